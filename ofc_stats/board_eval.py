@@ -1,0 +1,63 @@
+"""Per-board evaluation on arrays: rank the three rows, check the foul, pay royalties."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ofc_stats.compiled import CompiledRules
+from ofc_stats.rank_tables import classify_five_columns, classify_three_columns, tables
+
+
+@dataclass(frozen=True)
+class BoardColumns:
+    """Per-board results; arrays of shape (boards,)."""
+
+    top_class: npt.NDArray[np.int16]
+    middle_class: npt.NDArray[np.int16]
+    bottom_class: npt.NDArray[np.int16]
+    fouled: npt.NDArray[np.bool_]
+    royalty_top: npt.NDArray[np.int16]
+    royalty_middle: npt.NDArray[np.int16]
+    royalty_bottom: npt.NDArray[np.int16]
+
+
+def classify_boards(
+    flat: npt.NDArray[np.integer], rules: CompiledRules
+) -> BoardColumns:
+    """Rank, foul-check and pay royalties for (N, 13) joker-free boards."""
+    cols = np.ascontiguousarray(flat.T, dtype=np.int32)
+    top = classify_three_columns(cols[0:3])
+    middle = classify_five_columns(cols[3:8])
+    bottom = classify_five_columns(cols[8:13])
+    t = tables()
+    key_top, key_mid, key_bot = t.key3[top], t.key5[middle], t.key5[bottom]
+    fouled = (key_top > key_mid) | (key_mid > key_bot)
+    live = ~fouled
+    return BoardColumns(
+        top_class=top,
+        middle_class=middle,
+        bottom_class=bottom,
+        fouled=fouled,
+        royalty_top=rules.royalty_top[top] * live,
+        royalty_middle=rules.royalty_middle[middle] * live,
+        royalty_bottom=rules.royalty_bottom[bottom] * live,
+    )
+
+
+def reading_value(b: BoardColumns) -> npt.NDArray[np.int64]:
+    """One int64 per joker reading, ordered as :data:`jokers.ReadingValue`.
+
+    Not fouled (1 bit), royalties (16), then bottom (13), middle (13) and top
+    (9 bits) strength classes: the tie-breaks of RULES.md §1 in order.
+    """
+    royalty = (
+        b.royalty_top.astype(np.int64) + b.royalty_middle + b.royalty_bottom
+    ).clip(0, 65535)
+    value = (~b.fouled).astype(np.int64)
+    value = (value << 16) | royalty
+    value = (value << 13) | b.bottom_class.astype(np.int64)
+    value = (value << 13) | b.middle_class.astype(np.int64)
+    return (value << 9) | b.top_class.astype(np.int64)
