@@ -20,12 +20,11 @@ from ofc_stats.board_eval import BoardColumns, classify_boards
 from ofc_stats.compiled import CompiledRules, compile_rules
 from ofc_stats.errors import HandError
 from ofc_stats.joker_batch import resolve_jokers
-from ofc_stats.rank_tables import tables
 from ofc_stats.rules import Ruleset
 from ofc_stats.scoring import settlement_order
 
 # A board of 13 distinct real cards, put in place of absent seats so lookups stay valid.
-_FILLER = np.arange(BOARD_SIZE, dtype=np.int32)
+_FILLER = np.arange(BOARD_SIZE, dtype=np.int8)
 
 
 @dataclass(frozen=True)
@@ -51,29 +50,30 @@ class BatchResult:
 
     @property
     def royalty_total(self) -> npt.NDArray[np.int32]:
-        return (
-            self.royalty_top.astype(np.int32)
-            + self.royalty_middle
-            + self.royalty_bottom
-        )
+        return self.royalty_top.astype(np.int32) + self.royalty_middle + self.royalty_bottom
 
 
-def _check(
-    boards: npt.NDArray[np.int32], seated: npt.NDArray[np.bool_], deck_size: int
-) -> None:
-    """Raise for a card outside the deck or a card twice in one hand."""
-    hands, seats, _ = boards.shape
+_POW2 = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
+
+
+def _check(boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_], deck_size: int) -> None:
+    """Raise for a card outside the deck or a card twice in one hand.
+
+    Duplicates are found with one 64-bit card mask per hand: OR in each card's
+    bit and count the bits; fewer bits than cards means a card came twice.
+    """
+    hands = boards.shape[0]
     out_of_deck = ((boards < 0) | (boards >= deck_size)) & seated[:, :, None]
     if out_of_deck.any():
         hand = int(np.argwhere(out_of_deck)[0][0])
         raise HandError(f"hand {hand}: card id outside the {deck_size}-card deck")
-    # Absent seats get distinct ids above the deck so they never look duplicated.
-    sentinel = 100 + np.arange(seats * BOARD_SIZE, dtype=np.int32).reshape(
-        seats, BOARD_SIZE
-    )
-    cards = np.where(seated[:, :, None], boards, sentinel[None]).reshape(hands, -1)
-    cards.sort(axis=1)
-    repeated = (cards[:, 1:] == cards[:, :-1]).any(axis=1)
+    by_column = np.ascontiguousarray(boards.reshape(hands, -1).T)
+    column_seated = np.repeat(seated.T, BOARD_SIZE, axis=0)
+    mask = np.zeros(hands, dtype=np.uint64)
+    for column, present in zip(by_column, column_seated, strict=True):
+        bits = np.take(_POW2, column)
+        mask |= bits if present.all() else bits * present
+    repeated = np.bitwise_count(mask) != seated.sum(axis=1) * BOARD_SIZE
     if repeated.any():
         raise HandError(f"hand {int(np.argmax(repeated))}: a card appears twice")
 
@@ -95,21 +95,26 @@ def score_batch(
     Fantasyland seat (0 = unknown; only the ultimate mode needs it).
     ``stacks``: (H, S) points on the table, NaN = uncapped.
     """
-    cards = np.asarray(boards, dtype=np.int32)
+    cards = np.asarray(boards)
     if cards.ndim != 3 or cards.shape[2] != BOARD_SIZE:
         raise HandError(f"boards must have shape (hands, seats, 13), not {cards.shape}")
     hands, seats, _ = cards.shape
     if not 2 <= seats <= ruleset.max_seats:
-        raise HandError(
-            f"{seats} seats; ruleset {ruleset.name} seats 2 to {ruleset.max_seats}"
-        )
+        raise HandError(f"{seats} seats; ruleset {ruleset.name} seats 2 to {ruleset.max_seats}")
     seat_mask = _mask(seated, (hands, seats), True)
+    if cards.dtype != np.int8:
+        if check and cards.size and (cards.min() < -1 or cards.max() > 127):
+            raise HandError("card ids must be small integers (0..53)")
+        cards = cards.astype(np.int8)
     if check:
         _check(cards, seat_mask, ruleset.deck.size)
     fantasy_mask = _mask(in_fantasy, (hands, seats), False)
     rules = compile_rules(ruleset)
 
-    flat = np.where(seat_mask[:, :, None], cards, _FILLER).reshape(-1, BOARD_SIZE)
+    if seat_mask.all():
+        flat = cards.reshape(-1, BOARD_SIZE)
+    else:
+        flat = np.where(seat_mask[:, :, None], cards, _FILLER).reshape(-1, BOARD_SIZE)
     if ruleset.deck.size > 52:
         flat = resolve_jokers(flat, rules)
     per_board = classify_boards(flat, rules)
@@ -123,30 +128,23 @@ def score_batch(
     if rules.repeat_cards:
         repeat = np.where(stays, rules.repeat_cards, 0)
     else:
-        played = (
-            np.zeros(shape, np.int8)
-            if fantasy_cards is None
-            else np.asarray(fantasy_cards)
-        )
+        played = np.zeros(shape, np.int8) if fantasy_cards is None else np.asarray(fantasy_cards)
         repeat = np.where(stays, played, 0)
 
     royalty = (
-        per_board.royalty_top.astype(np.int32)
-        + per_board.royalty_middle
-        + per_board.royalty_bottom
+        per_board.royalty_top.astype(np.int32) + per_board.royalty_middle + per_board.royalty_bottom
     ).reshape(shape)
-    keys = tables()
-    row_keys = (
-        keys.key3[top],
-        keys.key5[per_board.middle_class.reshape(shape)],
-        keys.key5[per_board.bottom_class.reshape(shape)],
+    # Within one row size the dense class orders boards exactly as the key does.
+    row_classes = (
+        top,
+        per_board.middle_class.reshape(shape),
+        per_board.bottom_class.reshape(shape),
     )
-    points = _pairwise(rules, row_keys, fouled, royalty, seat_mask)
-    net = points.sum(axis=2, dtype=np.int32)
-    capped = _settle(ruleset, points, stacks, shape)
+    points, net = _pairwise(rules, row_classes, fouled, royalty, seat_mask)
+    capped = _settle(ruleset, points, net, stacks)
     return BatchResult(
         seated=seat_mask,
-        boards=flat.reshape(hands, seats, BOARD_SIZE).astype(np.int8),
+        boards=flat.reshape(hands, seats, BOARD_SIZE),
         top_class=top,
         middle_class=per_board.middle_class.reshape(shape),
         bottom_class=per_board.bottom_class.reshape(shape),
@@ -187,56 +185,56 @@ def _repeat_ok(
         checks.append(rules.repeat_middle[board.middle_class])
     if rules.repeat_bottom is not None:
         checks.append(rules.repeat_bottom[board.bottom_class])
-    combined = (
-        np.logical_and.reduce(checks)
-        if rules.repeat_all
-        else np.logical_or.reduce(checks)
-    )
+    combined = np.logical_and.reduce(checks) if rules.repeat_all else np.logical_or.reduce(checks)
     return np.asarray(combined).reshape(shape)
 
 
 def _pairwise(
     rules: CompiledRules,
-    row_keys: tuple[npt.NDArray[np.int32], ...],
+    row_classes: tuple[npt.NDArray[np.int16], ...],
     fouled: npt.NDArray[np.bool_],
     royalty: npt.NDArray[np.int32],
     seated: npt.NDArray[np.bool_],
-) -> npt.NDArray[np.int32]:
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """Points matrix (H, S, S) and net (H, S) before caps."""
     hands, seats = fouled.shape
     points = np.zeros((hands, seats, seats), dtype=np.int32)
+    net = np.zeros((hands, seats), dtype=np.int32)
+    # Seat-major copies make every per-seat column below contiguous.
+    by_seat = [np.ascontiguousarray(row.T) for row in row_classes]
+    foul_t, royalty_t = np.ascontiguousarray(fouled.T), np.ascontiguousarray(royalty.T)
+    absent = ~np.ascontiguousarray(seated.T)
     for i, j in settlement_order(seats):
-        won = np.zeros(hands, dtype=np.int32)
-        lost = np.zeros(hands, dtype=np.int32)
-        for key in row_keys:
-            won += key[:, i] > key[:, j]
-            lost += key[:, i] < key[:, j]
-        rows = rules.live_rows[won * 4 + lost].astype(np.int32)
-        fi, fj = fouled[:, i], fouled[:, j]
-        rows = np.where(
-            fi & ~fj, -rules.foul_win, np.where(fj & ~fi, rules.foul_win, rows)
-        )
-        pair = (rows + royalty[:, i] - royalty[:, j]) * (
-            ~(fi & fj) & seated[:, i] & seated[:, j]
-        )
+        code = np.zeros(hands, dtype=np.int32)  # won * 4 + lost
+        for row in by_seat:
+            code += (row[i] > row[j]) * np.int32(4)
+            code += row[i] < row[j]
+        rows = np.take(rules.live_rows, code).astype(np.int32)
+        fi, fj = foul_t[i], foul_t[j]
+        rows[fi] = -rules.foul_win
+        rows[fj] = rules.foul_win
+        pair = rows + royalty_t[i] - royalty_t[j]
+        pair[absent[i] | absent[j] | (fi & fj)] = 0
         points[:, i, j] = pair
         points[:, j, i] = -pair
-    return points
+        net[:, i] += pair
+        net[:, j] -= pair
+    return points, net
 
 
 def _settle(
     ruleset: Ruleset,
     points: npt.NDArray[np.int32],
+    uncapped: npt.NDArray[np.int32],
     stacks: npt.ArrayLike | None,
-    shape: tuple[int, int],
 ) -> npt.NDArray[np.float64]:
     """Pair-by-pair settlement with stack caps and max loss, as scoring.settle."""
-    net = np.zeros(shape, dtype=np.float64)
+    shape = uncapped.shape
     use_stacks = stacks is not None and ruleset.stack_cap
     if not use_stacks and ruleset.max_loss is None:
-        return points.sum(axis=2).astype(np.float64)
-    chips = (
-        np.asarray(stacks, dtype=np.float64).copy() if use_stacks else np.zeros(shape)
-    )
+        return uncapped.astype(np.float64)
+    net = np.zeros(shape, dtype=np.float64)
+    chips = np.asarray(stacks, dtype=np.float64).copy() if use_stacks else np.zeros(shape)
     if chips.shape != shape:
         raise HandError(f"stacks have shape {chips.shape}, boards need {shape}")
     for i, j in settlement_order(shape[1]):

@@ -55,17 +55,13 @@ class Board:
 
     def check_shape(self, where: str = "") -> None:
         origin = f"{where}: " if where else ""
-        for name, row, size in zip(ROWS, self.rows, ROW_SIZES):
+        for name, row, size in zip(ROWS, self.rows, ROW_SIZES, strict=True):
             if len(row) != size:
-                raise BoardError(
-                    f"{origin}{name} row has {len(row)} cards, needs {size}"
-                )
+                raise BoardError(f"{origin}{name} row has {len(row)} cards, needs {size}")
         cards = self.cards
         if len(set(cards)) != len(cards):
             dupes = sorted({c for c in cards if cards.count(c) > 1})
-            raise BoardError(
-                f"{origin}duplicate card {format_cards(dupes)} on one board"
-            )
+            raise BoardError(f"{origin}duplicate card {format_cards(dupes)} on one board")
 
     def check_deck(self, deck: Deck, where: str = "") -> None:
         origin = f"{where}: " if where else ""
@@ -73,23 +69,17 @@ class Board:
         bad = [card for card in self.cards if not 0 <= card < limit]
         if bad:
             extra = " (jokers need the joker54 deck)" if deck is Deck.STANDARD52 else ""
-            raise BoardError(
-                f"{origin}card ids {bad} are not in the {deck} deck{extra}"
-            )
+            raise BoardError(f"{origin}card ids {bad} are not in the {deck} deck{extra}")
 
     def __str__(self) -> str:
         return " / ".join(format_cards(row) for row in self.rows)
 
 
-def check_hand(
-    boards: Sequence[Board], deck: Deck, max_seats: int, where: str = ""
-) -> None:
+def check_hand(boards: Sequence[Board], deck: Deck, max_seats: int, where: str = "") -> None:
     """A hand is 2..max_seats valid boards with no card on two boards."""
     origin = f"{where}: " if where else ""
     if not 2 <= len(boards) <= max_seats:
-        raise HandError(
-            f"{origin}{len(boards)} seats; this ruleset seats 2 to {max_seats}"
-        )
+        raise HandError(f"{origin}{len(boards)} seats; this ruleset seats 2 to {max_seats}")
     seen: dict[int, int] = {}
     for seat, board in enumerate(boards):
         board.check_shape(where)

@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ofc_stats.compiled import CompiledRules
-from ofc_stats.rank_tables import classify_five_columns, classify_three_columns, tables
+from ofc_stats.rank_tables import classify_five_columns, classify_three_columns, columns, tables
 
 
 @dataclass(frozen=True)
@@ -24,11 +24,9 @@ class BoardColumns:
     royalty_bottom: npt.NDArray[np.int16]
 
 
-def classify_boards(
-    flat: npt.NDArray[np.integer], rules: CompiledRules
-) -> BoardColumns:
+def classify_boards(flat: npt.NDArray[np.integer], rules: CompiledRules) -> BoardColumns:
     """Rank, foul-check and pay royalties for (N, 13) joker-free boards."""
-    cols = np.ascontiguousarray(flat.T, dtype=np.int32)
+    cols = columns(flat)
     top = classify_three_columns(cols[0:3])
     middle = classify_five_columns(cols[3:8])
     bottom = classify_five_columns(cols[8:13])
@@ -53,9 +51,7 @@ def reading_value(b: BoardColumns) -> npt.NDArray[np.int64]:
     Not fouled (1 bit), royalties (16), then bottom (13), middle (13) and top
     (9 bits) strength classes: the tie-breaks of RULES.md §1 in order.
     """
-    royalty = (
-        b.royalty_top.astype(np.int64) + b.royalty_middle + b.royalty_bottom
-    ).clip(0, 65535)
+    royalty = (b.royalty_top.astype(np.int64) + b.royalty_middle + b.royalty_bottom).clip(0, 65535)
     value = (~b.fouled).astype(np.int64)
     value = (value << 16) | royalty
     value = (value << 13) | b.bottom_class.astype(np.int64)

@@ -43,12 +43,8 @@ def compile_rules(ruleset: Ruleset) -> CompiledRules:
     table = ruleset.royalties
     fantasy = ruleset.fantasy
     royalty_top = np.array([table.top_points(r) for r in t.rank3], dtype=np.int16)
-    royalty_middle = np.array(
-        [table.five_points("middle", r) for r in t.rank5], dtype=np.int16
-    )
-    royalty_bottom = np.array(
-        [table.five_points("bottom", r) for r in t.rank5], dtype=np.int16
-    )
+    royalty_middle = np.array([table.five_points("middle", r) for r in t.rank5], dtype=np.int16)
+    royalty_bottom = np.array([table.five_points("bottom", r) for r in t.rank5], dtype=np.int16)
     entry = np.array([fantasy.entry_cards_for(r) or 0 for r in t.rank3], dtype=np.int8)
     repeat = fantasy.repeat
     top = middle = bottom = None
@@ -59,14 +55,10 @@ def compile_rules(ruleset: Ruleset) -> CompiledRules:
             top = np.array([only_top.holds(r, t.rank5[0], t.rank5[0]) for r in t.rank3])
         if repeat.middle is not None:
             only_mid = type(repeat)(top=None, middle=repeat.middle, bottom=None)
-            middle = np.array(
-                [only_mid.holds(t.rank3[0], r, t.rank5[0]) for r in t.rank5]
-            )
+            middle = np.array([only_mid.holds(t.rank3[0], r, t.rank5[0]) for r in t.rank5])
         if repeat.bottom is not None:
             only_bot = type(repeat)(top=None, middle=None, bottom=repeat.bottom)
-            bottom = np.array(
-                [only_bot.holds(t.rank3[0], t.rank5[0], r) for r in t.rank5]
-            )
+            bottom = np.array([only_bot.holds(t.rank3[0], t.rank5[0], r) for r in t.rank5])
     live_rows = np.zeros(16, dtype=np.int16)
     for won in range(4):
         for lost in range(4 - won):
@@ -84,7 +76,5 @@ def compile_rules(ruleset: Ruleset) -> CompiledRules:
         repeat_cards=fantasy.repeat_cards or 0,
         live_rows=live_rows,
         foul_win=row_points(ruleset, 3, 0, foul=True),
-        royalty_cap=int(
-            royalty_top.max() + royalty_middle.max() + royalty_bottom.max()
-        ),
+        royalty_cap=int(royalty_top.max() + royalty_middle.max() + royalty_bottom.max()),
     )

@@ -45,9 +45,7 @@ def _best(
     return readings[np.arange(n), value.argmax(axis=1)]
 
 
-def resolve_jokers(
-    flat: npt.NDArray[np.int32], rules: CompiledRules
-) -> npt.NDArray[np.int32]:
+def resolve_jokers(flat: npt.NDArray[np.int32], rules: CompiledRules) -> npt.NDArray[np.int32]:
     """(N, 13) boards with jokers (ids 52, 53) replaced by their best reading."""
     is_joker = flat >= DECK_SIZE
     count = is_joker.sum(axis=1)
@@ -66,7 +64,5 @@ def resolve_jokers(
         per_chunk = max(1, READINGS_PER_CHUNK // len(candidates))
         for start in range(0, len(index), per_chunk):
             part = index[start : start + per_chunk]
-            out[part] = _best(
-                flat[part], slots[start : start + per_chunk], candidates, rules
-            )
+            out[part] = _best(flat[part], slots[start : start + per_chunk], candidates, rules)
     return out

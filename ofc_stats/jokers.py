@@ -21,18 +21,13 @@ ReadingValue = tuple[bool, int, int, int, int]
 RoyaltyFn = Callable[[RowRank, RowRank, RowRank], int]
 
 
-def _row_options(
-    row: tuple[int, ...], free: list[int]
-) -> list[tuple[tuple[int, ...], RowRank]]:
+def _row_options(row: tuple[int, ...], free: list[int]) -> list[tuple[tuple[int, ...], RowRank]]:
     """Every (joker values, rank) for one row; values in the order of its jokers."""
     joker_count = sum(card in JOKERS for card in row)
     fixed = [card for card in row if card not in JOKERS]
     if joker_count == 0:
         return [((), rank_row(row))]
-    return [
-        (values, rank_row(fixed + list(values)))
-        for values in combinations(free, joker_count)
-    ]
+    return [(values, rank_row(fixed + list(values))) for values in combinations(free, joker_count)]
 
 
 def best_reading(board: Board, royalties: RoyaltyFn) -> tuple[Board, ReadingValue]:
@@ -57,7 +52,7 @@ def best_reading(board: Board, royalties: RoyaltyFn) -> tuple[Board, ReadingValu
             best = (value, tuple(row_values for row_values, _ in choice))
     assert best is not None
     rows = []
-    for row, row_values in zip(board.rows, best[1]):
+    for row, row_values in zip(board.rows, best[1], strict=True):
         fill = iter(row_values)
         rows.append(tuple(next(fill) if card in JOKERS else card for card in row))
     resolved = Board(*rows)

@@ -15,9 +15,7 @@ from ofc_stats.rules import (
 )
 
 
-def _pineapple(
-    name: str, mode: FantasyMode, description: str, **options: object
-) -> Ruleset:
+def _pineapple(name: str, mode: FantasyMode, description: str, **options: object) -> Ruleset:
     return Ruleset(
         name=name,
         variant=Variant.PINEAPPLE,
@@ -27,9 +25,7 @@ def _pineapple(
     )
 
 
-def _classic(
-    name: str, variant: Variant, scoring: Scoring, description: str
-) -> Ruleset:
+def _classic(name: str, variant: Variant, scoring: Scoring, description: str) -> Ruleset:
     royalties = AMERICAN_ROYALTIES if scoring is Scoring.AMERICAN else CLASSIC_ROYALTIES
     return Ruleset(
         name=name,
@@ -44,9 +40,7 @@ def _classic(
 PRESETS: dict[str, Ruleset] = {
     rs.name: rs
     for rs in (
-        _pineapple(
-            "pineapple", FantasyMode.STANDARD, "Pineapple OFC, 14-card Fantasyland"
-        ),
+        _pineapple("pineapple", FantasyMode.STANDARD, "Pineapple OFC, 14-card Fantasyland"),
         _pineapple(
             "pineapple-progressive",
             FantasyMode.PROGRESSIVE,
@@ -91,9 +85,7 @@ PRESETS: dict[str, Ruleset] = {
             Scoring.AMERICAN,
             "Classic OFC with 1-6 scoring",
         ),
-        _classic(
-            "turbo", Variant.TURBO, Scoring.CLASSIC, "Turbo OFC: 5 cards, then 2 × 4"
-        ),
+        _classic("turbo", Variant.TURBO, Scoring.CLASSIC, "Turbo OFC: 5 cards, then 2 × 4"),
     )
 }
 

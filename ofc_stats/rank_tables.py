@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ofc_stats.cards import DECK_SIZE
-from ofc_stats.hand_rank import Category, RowRank, rank_row
+from ofc_stats.hand_rank import RowRank, rank_row
 
 IntArray = npt.NDArray[np.integer]
 MIXED = 4
@@ -73,9 +73,7 @@ def _representative(ranks: tuple[int, ...], flush: bool) -> list[int]:
 
 def _class_table(
     finals: list[tuple[int, ...]], with_flush: bool
-) -> tuple[
-    dict[tuple[tuple[int, ...], bool], int], npt.NDArray[np.int32], tuple[RowRank, ...]
-]:
+) -> tuple[dict[tuple[tuple[int, ...], bool], int], npt.NDArray[np.int32], tuple[RowRank, ...]]:
     """Dense strength classes for final multisets; returns (index, keys, ranks)."""
     ranked: dict[tuple[tuple[int, ...], bool], RowRank] = {}
     for ranks in finals:
@@ -109,7 +107,7 @@ def tables() -> RankTables:
     last3_by_rank = np.full((n_ms, 13), -1, dtype=np.int64)
     for ms, i in ms_id.items():
         for r in range(13):
-            grown = tuple(sorted(ms + (r,)))
+            grown = tuple(sorted((*ms, r)))
             if grown.count(r) > 4:
                 continue
             if len(grown) <= 4:
@@ -123,7 +121,7 @@ def tables() -> RankTables:
     suit_next = np.empty((SUIT_STATUSES, 4), dtype=np.int64)
     for status in range(SUIT_STATUSES):
         for suit in range(4):
-            same = status == suit or status == EMPTY
+            same = status in (suit, EMPTY)
             suit_next[status, suit] = suit if same else MIXED
 
     # Combined state = multiset * 6 + suit status, stored pre-multiplied by 52.
@@ -135,9 +133,7 @@ def tables() -> RankTables:
     flush = (status_index[:, None] == card_suit[None, :]).astype(np.int64)
     last5 = last5_by_rank[ms_index[:, None], card_rank[None, :], flush]
     # The 3-card machine ignores suits: state = multiset, pre-multiplied by 52.
-    next3 = np.where(
-        rank_next[:, card_rank] >= 0, rank_next[:, card_rank] * DECK_SIZE, 0
-    )
+    next3 = np.where(rank_next[:, card_rank] >= 0, rank_next[:, card_rank] * DECK_SIZE, 0)
     last3 = last3_by_rank[:, card_rank]
     return RankTables(
         next5=next5.reshape(-1).astype(np.int32),
@@ -151,15 +147,18 @@ def tables() -> RankTables:
     )
 
 
-def columns(cards: IntArray) -> npt.NDArray[np.int32]:
-    """(N, k) card ids as a contiguous (k, N) int32 array: the ranker's layout."""
-    return np.ascontiguousarray(np.asarray(cards).T, dtype=np.int32)
+def columns(cards: IntArray) -> npt.NDArray[np.int8]:
+    """(N, k) card ids as a contiguous (k, N) int8 array: the ranker's layout.
+
+    One byte a card keeps the transpose cheap; the state stays int32.
+    """
+    return np.ascontiguousarray(np.asarray(cards, dtype=np.int8).T)
 
 
-def classify_five_columns(cols: npt.NDArray[np.int32]) -> npt.NDArray[np.int16]:
-    """Strength class (0..7461) of 5-card rows given as five (N,) int32 columns."""
+def classify_five_columns(cols: IntArray) -> npt.NDArray[np.int16]:
+    """Strength class (0..7461) of 5-card rows given as five (N,) card columns."""
     t = tables()
-    state = np.take(t.next5, cols[0] + START5)
+    state = np.take(t.next5, cols[0].astype(np.int32) + START5)
     for column in range(1, 4):
         np.add(state, cols[column], out=state)
         state = np.take(t.next5, state)
@@ -167,10 +166,10 @@ def classify_five_columns(cols: npt.NDArray[np.int32]) -> npt.NDArray[np.int16]:
     return np.take(t.last5, state)
 
 
-def classify_three_columns(cols: npt.NDArray[np.int32]) -> npt.NDArray[np.int16]:
-    """Strength class (0..454) of 3-card rows given as three (N,) int32 columns."""
+def classify_three_columns(cols: IntArray) -> npt.NDArray[np.int16]:
+    """Strength class (0..454) of 3-card rows given as three (N,) card columns."""
     t = tables()
-    state = np.take(t.next3, cols[0])
+    state = np.take(t.next3, cols[0].astype(np.int32))
     np.add(state, cols[1], out=state)
     state = np.take(t.next3, state)
     np.add(state, cols[2], out=state)
@@ -195,11 +194,3 @@ def keys_five(cards: IntArray) -> npt.NDArray[np.int32]:
 def keys_three(cards: IntArray) -> npt.NDArray[np.int32]:
     """Shared-scale keys of (N, 3) rows."""
     return tables().key3[classify_three(cards)]
-
-
-def categories_five(classes: IntArray) -> npt.NDArray[np.int8]:
-    """Category of each 5-card class."""
-    return (tables().key5[classes] // (14**5)).astype(np.int8)
-
-
-CATEGORY_COUNT = len(Category)

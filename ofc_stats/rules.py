@@ -61,7 +61,7 @@ class Variant(StrEnum):
             Variant.TURBO: ((4, 4),) * 2,
             Variant.PINEAPPLE: ((3, 2),) * 4,
         }[self]
-        return ((5, 5),) + later
+        return ((5, 5), *later)
 
     @property
     def max_seats(self) -> int:
@@ -147,9 +147,7 @@ def top_threshold(pattern: str, where: str = "") -> RowRank:
     """The weakest top row that counts as ``pattern`` (``"QQ"``, ``"222"``, ``"trips"``)."""
     text = _TOP_ALIASES.get(pattern.lower(), pattern.upper())
     if text not in TOP_PATTERNS:
-        raise RulesetError(
-            f"{where}unknown top pattern {pattern!r}; use one of 66..AA, 222..AAA"
-        )
+        raise RulesetError(f"{where}unknown top pattern {pattern!r}; use one of 66..AA, 222..AAA")
     rank = RANK_CHARS.index(text[0])
     category = Category.PAIR if len(text) == 2 else Category.THREE_OF_A_KIND
     return RowRank(category, (rank,))
@@ -175,11 +173,7 @@ class RoyaltyTable:
                     raise RulesetError(
                         f"royalties.{row}: unknown key {key!r}; known: {', '.join(allowed)}"
                     )
-                if (
-                    not isinstance(points, int)
-                    or isinstance(points, bool)
-                    or points < 0
-                ):
+                if not isinstance(points, int) or isinstance(points, bool) or points < 0:
                     raise RulesetError(
                         f"royalties.{row}.{key}: {points!r} is not a whole number ≥ 0"
                     )
@@ -196,8 +190,8 @@ class RoyaltyTable:
 
 
 def _top_table() -> FrozenMap[int]:
-    pairs = {c * 2: points for c, points in zip("6789TJQKA", range(1, 10))}
-    trips = {c * 3: points for c, points in zip(RANK_CHARS, range(10, 23))}
+    pairs = {c * 2: points for c, points in zip("6789TJQKA", range(1, 10), strict=True)}
+    trips = {c * 3: points for c, points in zip(RANK_CHARS, range(10, 23), strict=True)}
     return FrozenMap({**pairs, **trips})
 
 
@@ -205,14 +199,14 @@ _FIVE_ORDER = ("three_of_a_kind", "straight", "flush", "full_house", "four_of_a_
 _FIVE_ORDER += ("straight_flush", "royal_flush")
 CLASSIC_ROYALTIES = RoyaltyTable(
     top=_top_table(),
-    middle=FrozenMap(dict(zip(_FIVE_ORDER, (2, 4, 8, 12, 16, 20, 30)))),
-    bottom=FrozenMap(dict(zip(_FIVE_ORDER[1:], (2, 4, 6, 8, 10, 15)))),
+    middle=FrozenMap(dict(zip(_FIVE_ORDER, (2, 4, 8, 12, 16, 20, 30), strict=True))),
+    bottom=FrozenMap(dict(zip(_FIVE_ORDER[1:], (2, 4, 6, 8, 10, 15), strict=True))),
     name="classic",
 )
 AMERICAN_ROYALTIES = RoyaltyTable(
     top=_top_table(),
-    middle=FrozenMap(dict(zip(_FIVE_ORDER, (2, 4, 8, 12, 20, 30, 50)))),
-    bottom=FrozenMap(dict(zip(_FIVE_ORDER[1:], (2, 4, 6, 10, 15, 25)))),
+    middle=FrozenMap(dict(zip(_FIVE_ORDER, (2, 4, 8, 12, 20, 30, 50), strict=True))),
+    bottom=FrozenMap(dict(zip(_FIVE_ORDER[1:], (2, 4, 6, 10, 15, 25), strict=True))),
     name="american",
 )
 ROYALTY_TABLES = {"classic": CLASSIC_ROYALTIES, "american": AMERICAN_ROYALTIES}
@@ -241,9 +235,7 @@ class RepeatRule:
                     + ", ".join(FIVE_CARD_KEYS)
                 )
         if self.top is None and self.middle is None and self.bottom is None:
-            raise RulesetError(
-                "fantasy.repeat: set at least one of top, middle, bottom"
-            )
+            raise RulesetError("fantasy.repeat: set at least one of top, middle, bottom")
 
     def holds(self, top: RowRank, middle: RowRank, bottom: RowRank) -> bool:
         checks = []
@@ -251,9 +243,7 @@ class RepeatRule:
             checks.append(top.key >= top_threshold(self.top).key)
         for label, rank in ((self.middle, middle), (self.bottom, bottom)):
             if label is not None:
-                checks.append(
-                    five_card_order(five_card_label(rank)) >= five_card_order(label)
-                )
+                checks.append(five_card_order(five_card_label(rank)) >= five_card_order(label))
         return any(checks) if self.combine is Combine.ANY else all(checks)
 
 
@@ -281,14 +271,10 @@ class FantasyRules:
     def __post_init__(self) -> None:
         if self.mode is FantasyMode.NONE:
             if self.entry_cards or self.repeat is not None:
-                raise RulesetError(
-                    "fantasy.mode = none takes no entry_cards and no repeat"
-                )
+                raise RulesetError("fantasy.mode = none takes no entry_cards and no repeat")
             return
         if not self.entry_cards:
-            raise RulesetError(
-                f"fantasy.mode = {self.mode}: entry_cards must not be empty"
-            )
+            raise RulesetError(f"fantasy.mode = {self.mode}: entry_cards must not be empty")
         tiers = sorted(
             (top_threshold(pattern, "fantasy.entry_cards: ").key, cards)
             for pattern, cards in self.entry_cards.items()
@@ -301,8 +287,7 @@ class FantasyRules:
     def tiers(self) -> list[tuple[int, int]]:
         """(threshold key, cards) ascending by threshold."""
         return sorted(
-            (top_threshold(pattern).key, cards)
-            for pattern, cards in self.entry_cards.items()
+            (top_threshold(pattern).key, cards) for pattern, cards in self.entry_cards.items()
         )
 
     def entry_cards_for(self, top: RowRank) -> int | None:
@@ -377,9 +362,7 @@ class Ruleset:
             raise RulesetError(f"max_loss: {self.max_loss!r} is not a whole number > 0")
         for flag in ("stack_cap", "button_moves_on_fantasy"):
             if not isinstance(getattr(self, flag), bool):
-                raise RulesetError(
-                    f"{flag}: {getattr(self, flag)!r} is not true or false"
-                )
+                raise RulesetError(f"{flag}: {getattr(self, flag)!r} is not true or false")
 
     @property
     def min_seats(self) -> int:
@@ -408,7 +391,8 @@ class Ruleset:
                 if value
             ]
             cards = "as entry" if fl.repeat_cards is None else fl.repeat_cards
-            repeat = f"repeat on {f' {fl.repeat.combine} '.join(parts)} ({cards} cards)"
+            joiner = " or " if fl.repeat.combine is Combine.ANY else " and "
+            repeat = f"repeat on {joiner.join(parts)} ({cards} cards)"
         return (
             f"{self.variant} {self.deck}, {self.scoring} scoring, "
             f"{self.royalties.name} royalties, "

@@ -63,9 +63,7 @@ class HandResult:
     net_capped: tuple[float, ...]
 
 
-def row_royalties(
-    ruleset: Ruleset, top: RowRank, middle: RowRank, bottom: RowRank
-) -> Royalties:
+def row_royalties(ruleset: Ruleset, top: RowRank, middle: RowRank, bottom: RowRank) -> Royalties:
     """Royalties of an unfouled board's rows under ``ruleset``."""
     table = ruleset.royalties
     return Royalties(
@@ -91,9 +89,7 @@ def fantasy_outcome(
         return FantasyOutcome(qualifies=cards is not None, cards=cards)
     if rules.repeat is None or not rules.repeat.holds(*ranks):
         return FantasyOutcome()
-    repeat_cards = (
-        rules.repeat_cards if rules.repeat_cards is not None else fantasy_cards
-    )
+    repeat_cards = rules.repeat_cards if rules.repeat_cards is not None else fantasy_cards
     return FantasyOutcome(stays=True, repeat_cards=repeat_cards)
 
 
@@ -105,9 +101,7 @@ def score_board(
 ) -> BoardResult:
     """Foul, royalties and Fantasyland of one board; jokers read at their best."""
     if board.jokers:
-        board, _ = best_reading(
-            board, lambda t, m, b: row_royalties(ruleset, t, m, b).total
-        )
+        board, _ = best_reading(board, lambda t, m, b: row_royalties(ruleset, t, m, b).total)
     top, middle, bottom = (rank_row(row) for row in board.rows)
     ranks = (top, middle, bottom)
     fouled = top.key > middle.key or middle.key > bottom.key
@@ -138,7 +132,7 @@ def pair_points(ruleset: Ruleset, a: BoardResult, b: BoardResult) -> int:
         won, lost = (0, 3) if a.fouled else (3, 0)
         rows = row_points(ruleset, won, lost, foul=True)
     else:
-        signs = [(x.key > y.key) - (x.key < y.key) for x, y in zip(a.ranks, b.ranks)]
+        signs = [(x.key > y.key) - (x.key < y.key) for x, y in zip(a.ranks, b.ranks, strict=True)]
         rows = row_points(ruleset, signs.count(1), signs.count(-1), foul=False)
     return rows + a.royalties.total - b.royalties.total
 
@@ -168,11 +162,7 @@ def settle(
     seats = len(points)
     net = [0.0] * seats
     use_stacks = stacks is not None and ruleset.stack_cap
-    chips = (
-        [float(s) for s in stacks]
-        if stacks is not None and use_stacks
-        else [0.0] * seats
-    )
+    chips = [float(s) for s in stacks] if stacks is not None and use_stacks else [0.0] * seats
     for i, j in settlement_order(seats):
         owed = points[i][j]
         if owed == 0:
@@ -205,22 +195,17 @@ def score_hand(
     origin = f"{where}: " if where else ""
     for name, values in (("stacks", stacks), ("in_fantasy", in_fantasy)):
         if values is not None and len(values) != seats:
-            raise HandError(
-                f"{origin}{name} has {len(values)} entries for {seats} seats"
-            )
+            raise HandError(f"{origin}{name} has {len(values)} entries for {seats} seats")
     if stacks is not None and any(s < 0 for s in stacks):
         raise HandError(f"{origin}stacks must not be negative: {list(stacks)}")
     flags = list(in_fantasy) if in_fantasy is not None else [False] * seats
     counts = list(fantasy_cards) if fantasy_cards is not None else [None] * seats
     results = tuple(
         score_board(board, ruleset, bool(flag), count)
-        for board, flag, count in zip(boards, flags, counts)
+        for board, flag, count in zip(boards, flags, counts, strict=True)
     )
     points = tuple(
-        tuple(
-            0 if i == j else pair_points(ruleset, results[i], results[j])
-            for j in range(seats)
-        )
+        tuple(0 if i == j else pair_points(ruleset, results[i], results[j]) for j in range(seats))
         for i in range(seats)
     )
     net = tuple(sum(row) for row in points)

@@ -1,0 +1,44 @@
+"""ofc-stats: Open Face Chinese Poker rules engine, hand-history analytics and audit.
+
+The public API: cards, boards, rulesets and the scalar and batch scorers.
+"""
+
+from ofc_stats.batch import BatchResult, score_batch
+from ofc_stats.board import Board
+from ofc_stats.cards import format_card, format_cards, parse_card, parse_cards
+from ofc_stats.errors import BoardError, CardError, HandError, OfcError, RulesetError
+from ofc_stats.hand_rank import Category, RowRank, rank_row
+from ofc_stats.presets import PRESETS, get_ruleset
+from ofc_stats.rules import Ruleset
+from ofc_stats.ruleset_file import load_ruleset, resolve_ruleset
+from ofc_stats.scoring import BoardResult, HandResult, score_board, score_hand
+from ofc_stats.timeout import Street, timeout_streets
+
+__all__ = [
+    "PRESETS",
+    "BatchResult",
+    "Board",
+    "BoardError",
+    "BoardResult",
+    "CardError",
+    "Category",
+    "HandError",
+    "HandResult",
+    "OfcError",
+    "RowRank",
+    "Ruleset",
+    "RulesetError",
+    "Street",
+    "format_card",
+    "format_cards",
+    "get_ruleset",
+    "load_ruleset",
+    "parse_card",
+    "parse_cards",
+    "rank_row",
+    "resolve_ruleset",
+    "score_batch",
+    "score_board",
+    "score_hand",
+    "timeout_streets",
+]

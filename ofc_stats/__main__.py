@@ -1,0 +1,5 @@
+"""`python -m ofc_stats` is the `ofc-stats` command."""
+
+from ofc_stats.cli import main
+
+main()
