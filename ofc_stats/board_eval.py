@@ -56,4 +56,5 @@ def reading_value(b: BoardColumns) -> npt.NDArray[np.int64]:
     value = (value << 16) | royalty
     value = (value << 13) | b.bottom_class.astype(np.int64)
     value = (value << 13) | b.middle_class.astype(np.int64)
-    return (value << 9) | b.top_class.astype(np.int64)
+    packed: npt.NDArray[np.int64] = (value << 9) | b.top_class.astype(np.int64)
+    return packed

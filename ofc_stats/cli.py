@@ -10,8 +10,8 @@ import click
 
 from ofc_stats.errors import OfcError
 from ofc_stats.presets import ALIASES, PRESETS
-from ofc_stats.ruleset_file import resolve_ruleset
 from ofc_stats.rules import Ruleset
+from ofc_stats.ruleset_file import resolve_ruleset
 from ofc_stats.score_io import LineError, format_table, score_stream
 
 
@@ -102,7 +102,9 @@ def rules(name: str | None) -> None:
         table = getattr(ruleset.royalties, row)
         click.echo(f"  {row}: " + ", ".join(f"{k}={v}" for k, v in table.items()))
     click.echo(f"fantasy: {fl.mode}")
-    click.echo("  entry_cards: " + (", ".join(f"{k}={v}" for k, v in fl.entry_cards.items()) or "-"))
+    click.echo(
+        "  entry_cards: " + (", ".join(f"{k}={v}" for k, v in fl.entry_cards.items()) or "-")
+    )
     if fl.repeat is None:
         click.echo("  repeat: none")
     else:

@@ -42,7 +42,8 @@ def _best(
         legal &= ~on_board[:, candidates[:, slot]]
     value = reading_value(classify_boards(readings.reshape(-1, BOARD_SIZE), rules))
     value = np.where(legal.reshape(-1), value, -1).reshape(n, c)
-    return readings[np.arange(n), value.argmax(axis=1)]
+    best: npt.NDArray[np.int32] = readings[np.arange(n), value.argmax(axis=1)]
+    return best
 
 
 def resolve_jokers(flat: npt.NDArray[np.int32], rules: CompiledRules) -> npt.NDArray[np.int32]:

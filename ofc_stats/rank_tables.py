@@ -15,6 +15,7 @@ by construction; the property tests check the machinery.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations_with_replacement
@@ -72,7 +73,7 @@ def _representative(ranks: tuple[int, ...], flush: bool) -> list[int]:
 
 
 def _class_table(
-    finals: list[tuple[int, ...]], with_flush: bool
+    finals: Sequence[tuple[int, ...]], with_flush: bool
 ) -> tuple[dict[tuple[tuple[int, ...], bool], int], npt.NDArray[np.int32], tuple[RowRank, ...]]:
     """Dense strength classes for final multisets; returns (index, keys, ranks)."""
     ranked: dict[tuple[tuple[int, ...], bool], RowRank] = {}
@@ -163,7 +164,8 @@ def classify_five_columns(cols: IntArray) -> npt.NDArray[np.int16]:
         np.add(state, cols[column], out=state)
         state = np.take(t.next5, state)
     np.add(state, cols[4], out=state)
-    return np.take(t.last5, state)
+    classes: npt.NDArray[np.int16] = np.take(t.last5, state)
+    return classes
 
 
 def classify_three_columns(cols: IntArray) -> npt.NDArray[np.int16]:
@@ -173,7 +175,8 @@ def classify_three_columns(cols: IntArray) -> npt.NDArray[np.int16]:
     np.add(state, cols[1], out=state)
     state = np.take(t.next3, state)
     np.add(state, cols[2], out=state)
-    return np.take(t.last3, state)
+    classes: npt.NDArray[np.int16] = np.take(t.last3, state)
+    return classes
 
 
 def classify_five(cards: IntArray) -> npt.NDArray[np.int16]:

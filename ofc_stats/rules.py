@@ -195,8 +195,7 @@ def _top_table() -> FrozenMap[int]:
     return FrozenMap({**pairs, **trips})
 
 
-_FIVE_ORDER = ("three_of_a_kind", "straight", "flush", "full_house", "four_of_a_kind")
-_FIVE_ORDER += ("straight_flush", "royal_flush")
+_FIVE_ORDER: tuple[str, ...] = FIVE_CARD_KEYS[3:]  # three of a kind .. royal flush
 CLASSIC_ROYALTIES = RoyaltyTable(
     top=_top_table(),
     middle=FrozenMap(dict(zip(_FIVE_ORDER, (2, 4, 8, 12, 16, 20, 30), strict=True))),

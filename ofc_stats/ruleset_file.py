@@ -98,7 +98,8 @@ def _fantasy(base: Ruleset, value: Any, where: str) -> FantasyRules:
             rules = fantasy_preset(value["mode"], base.variant)
         except ValueError:
             known = ", ".join(mode.value for mode in FantasyMode)
-            raise RulesetError(f"{where}fantasy.mode: {value['mode']!r} is not one of {known}")
+            message = f"{where}fantasy.mode: {value['mode']!r} is not one of {known}"
+            raise RulesetError(message) from None
     options: dict[str, Any] = {}
     if "entry_cards" in value:
         if not isinstance(value["entry_cards"], Mapping):
@@ -119,7 +120,7 @@ def _repeat(value: Any, where: str) -> RepeatRule | None:
     if value == "none":
         return None
     if not isinstance(value, Mapping):
-        raise RulesetError(f"{where}fantasy.repeat: expected \"none\" or a table")
+        raise RulesetError(f'{where}fantasy.repeat: expected "none" or a table')
     _unknown(f"{where}fantasy.repeat: ", value, _REPEAT_KEYS)
     combine = value.get("combine", "any")
     if combine not in ("any", "all"):
@@ -153,7 +154,9 @@ def ruleset_from_mapping(data: Mapping[str, Any], source: str = "") -> Ruleset:
     except RulesetError as error:
         raise RulesetError(f"{where}{error}") from None
     if "royalties" in data:
-        ruleset = replace(ruleset, royalties=_royalties(ruleset.royalties, data["royalties"], where))
+        ruleset = replace(
+            ruleset, royalties=_royalties(ruleset.royalties, data["royalties"], where)
+        )
     if "fantasy" in data:
         ruleset = replace(ruleset, fantasy=_fantasy(ruleset, data["fantasy"], where))
     return ruleset

@@ -53,7 +53,7 @@ def _board(value: Any, where: str) -> Board:
         if not isinstance(cards, str):
             raise HandError(f"{where}: board has no {row} row")
         rows.append(cards)
-    return Board.parse(*rows, where=where)
+    return Board.parse(rows[0], rows[1], rows[2], where=where)
 
 
 def parse_hand(text: str, line: int, ruleset: Ruleset, source: str = "-") -> HandInput:
@@ -178,7 +178,17 @@ def result_record(result: BatchResult, index: int, seats: int) -> dict[str, Any]
 
 def format_table(hand: HandInput, record: dict[str, Any], result: BatchResult, index: int) -> str:
     """A hand's result laid out for a person."""
-    header = ["seat", "top", "middle", "bottom", "foul", "royalties", "fantasyland", "net", "capped"]
+    header = [
+        "seat",
+        "top",
+        "middle",
+        "bottom",
+        "foul",
+        "royalties",
+        "fantasyland",
+        "net",
+        "capped",
+    ]
     rows = [header]
     for seat, board in enumerate(record["boards"]):
         played = result.boards[index, seat]

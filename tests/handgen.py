@@ -33,7 +33,8 @@ def _arrange(cards: npt.NDArray[np.int8], rng: np.random.Generator) -> npt.NDArr
 def random_hands(
     ruleset: Ruleset, hands: int, seed: int, *, min_seats: int = 2
 ) -> dict[str, npt.NDArray]:  # type: ignore[type-arg]
-    """Boards (H, S, 13), seated, in_fantasy, fantasy_cards, stacks (NaN-free per hand or all NaN)."""
+    """Boards (H, S, 13), seated, in_fantasy, fantasy_cards and stacks (a hand's are all NaN
+    or none)."""
     rng = np.random.default_rng(seed)
     seats = ruleset.max_seats
     deck = ruleset.deck.size

@@ -7,10 +7,10 @@ import zlib
 
 import numpy as np
 import pytest
+from handgen import random_hands
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from handgen import random_hands
 from ofc_stats.batch import score_batch
 from ofc_stats.board import Board
 from ofc_stats.errors import HandError

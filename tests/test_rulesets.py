@@ -74,7 +74,7 @@ def test_validation_names_the_option() -> None:
         Ruleset(name="x", scoring="1-6")  # type: ignore[arg-type]
     with pytest.raises(RulesetError, match="max_loss"):
         Ruleset(name="x", max_loss=-5)
-    with pytest.raises(RulesetError, match="royalties.middle: unknown key 'quads'"):
+    with pytest.raises(RulesetError, match=r"royalties\.middle: unknown key 'quads'"):
         RoyaltyTable(top=FrozenMap({}), middle=FrozenMap({"quads": 20}), bottom=FrozenMap({}))
     with pytest.raises(RulesetError, match="whole number"):
         RoyaltyTable(top=FrozenMap({"QQ": -1}), middle=FrozenMap({}), bottom=FrozenMap({}))
@@ -142,9 +142,9 @@ def test_toml_named_royalty_table_and_other_variant() -> None:
         ('scoring = "1-6"', "scoring: '1-6' is not one of"),
         ("max_loss = true", "max_loss: True is not a int"),
         ("[royalties.bottom]\nquads = 10", "royalties.bottom: unknown key 'quads'"),
-        ("[fantasy]\nmode = \"forever\"", "fantasy.mode"),
+        ('[fantasy]\nmode = "forever"', "fantasy.mode"),
         ("[fantasy]\nentry_cards = {QQ = 25}", "fantasy.entry_cards: 25"),
-        ("[fantasy]\nrepeat = {top = \"QQQQ\"}", "unknown top pattern"),
+        ('[fantasy]\nrepeat = {top = "QQQQ"}', "unknown top pattern"),
         ("[fantasy]\nrepeat_card = 14", "unknown key 'repeat_card'"),
         ('extends = "nope"', "unknown ruleset 'nope'"),
         ("this is not toml", "not valid TOML"),

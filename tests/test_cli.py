@@ -1,0 +1,111 @@
+"""The command line, with exact expected output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ofc_stats.cli import main
+
+HAND = (
+    '{"boards": [{"top": "Qs Qh 5c", "middle": "Qd Qc 4s 3d 2h", "bottom": "Ks Kd Kh 9h 9d"}, '
+    '{"top": "2c 3c 4c", "middle": "Ac Ad 7h 8h 9s", "bottom": "Tc Jc 8c 6c 7c"}], '
+    '"stacks": [6, 100]}'
+)
+SAMPLE = Path(__file__).parent.parent / "data" / "sample-hands.jsonl"
+
+
+def run(*args: str, stdin: str | None = None):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(main, list(args), input=stdin)
+
+
+def test_score_json_line() -> None:
+    result = run("score", "-", stdin=HAND + "\n")
+    assert result.exit_code == 0
+    assert result.stdout == (
+        '{"net": [-10, 10], "net_capped": [-6, 6], "points": [[0, -10], [10, 0]], '
+        '"boards": [{"fouled": true, "royalties": {"top": 0, "middle": 0, "bottom": 0, '
+        '"total": 0}, "fantasyland": {"qualifies": false, "cards": null, "stays": false, '
+        '"repeat_cards": null}}, {"fouled": false, "royalties": {"top": 0, "middle": 0, '
+        '"bottom": 4, "total": 4}, "fantasyland": {"qualifies": false, "cards": null, '
+        '"stays": false, "repeat_cards": null}}]}\n'
+    )
+
+
+def test_score_table() -> None:
+    result = run("score", "--format", "table", stdin=HAND)
+    assert result.exit_code == 0
+    assert result.stdout == (
+        "hand at line 1\n"
+        "seat  top       middle          bottom          foul  royalties  fantasyland  net  capped\n"
+        "0     Qs Qh 5c  Qd Qc 4s 3d 2h  Ks Kd Kh 9h 9d  FOUL  0 (0/0/0)  -            -10  -6\n"
+        "1     2c 3c 4c  Ac Ad 7h 8h 9s  Tc Jc 8c 6c 7c        4 (0/0/4)  -            +10  +6\n"
+    )
+
+
+def test_bad_lines_are_reported_and_the_rest_scored() -> None:
+    lines = "\n".join(
+        [
+            HAND,
+            '{"boards": [{"top": "Qs Qs 5c", "middle": "2c 3c 4c 5c 7d", "bottom": "Ah Kh Qh Jh 9h"},'
+            ' {"top": "2d 3d 4d", "middle": "2s 3s 4s 5s 7c", "bottom": "As Ks Qd Jd 9d"}]}',
+            "{not json",
+            '{"boards": [{"top": "Zz 2c 3c", "middle": "", "bottom": ""}]}',
+            "",
+            HAND.replace("Qs Qh 5c", "Qs Qh 5c 6c"),
+            HAND,
+        ]
+    )
+    result = run("score", stdin=lines)
+    assert result.exit_code == 1
+    assert len(result.stdout.splitlines()) == 2
+    assert result.stderr.splitlines() == [
+        "-:2: duplicate card 5c Qs on one board",
+        "-:3: not JSON: Expecting property name enclosed in double quotes at column 2",
+        "bad card 'Zz' in -:4: expected rank and suit like 'As'",
+        "-:6: top row has 4 cards, needs 3",
+        "4 line(s) could not be scored",
+    ]
+
+
+def test_rules_option_takes_names_and_files(tmp_path: Path) -> None:
+    classic = run("score", "--rules", "CLASSIC", stdin=HAND)
+    assert json.loads(classic.stdout)["net"] == [-10, 10]  # 6 rows + classic flush 4
+    room = tmp_path / "room.toml"
+    room.write_text('extends = "pineapple"\nfoul_policy = "rows-only"\n', encoding="utf-8")
+    custom = run("score", "--rules", str(room), stdin=HAND)
+    assert json.loads(custom.stdout)["net"] == [-7, 7]
+    bad = run("score", "--rules", "nope", stdin=HAND)
+    assert bad.exit_code == 2
+    assert "unknown ruleset 'nope'" in bad.stderr
+
+
+def test_seat_count_is_checked_against_the_ruleset() -> None:
+    four = json.loads(HAND)
+    four["boards"] = four["boards"] * 2
+    four.pop("stacks")
+    result = run("score", stdin=json.dumps(four))
+    assert result.exit_code == 1
+    assert "-:1: 4 seats; this ruleset seats 2 to 3" in result.stderr
+
+
+def test_sample_file_scores_cleanly() -> None:
+    result = run("score", str(SAMPLE))
+    assert result.exit_code == 0
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(records) == 5
+    assert all(sum(r["net"]) == 0 for r in records)
+    assert records[4]["net"] == [47, -36, -11]
+    assert records[4]["net_capped"] == [30, -12, -18]
+
+
+def test_rules_listing_and_detail() -> None:
+    listing = run("rules")
+    assert listing.exit_code == 0
+    assert listing.stdout.splitlines()[0].startswith("pineapple              pineapple standard52")
+    detail = run("rules", "progressive")
+    assert "fantasy: progressive" in detail.stdout
+    assert "  entry_cards: QQ=14, KK=15, AA=16, 222=17" in detail.stdout
+    assert "  repeat: top=222 middle=- bottom=four_of_a_kind combine=any" in detail.stdout
