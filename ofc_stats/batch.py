@@ -54,6 +54,7 @@ class BatchResult:
 
 
 _POW2 = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
+CHECK_CHUNK = 65_536
 
 
 def _check(boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_], deck_size: int) -> None:
@@ -67,13 +68,22 @@ def _check(boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_], deck_siz
     if out_of_deck.any():
         hand = int(np.argwhere(out_of_deck)[0][0])
         raise HandError(f"hand {hand}: card id outside the {deck_size}-card deck")
-    by_column = np.ascontiguousarray(boards.reshape(hands, -1).T)
-    column_seated = np.repeat(seated.T, BOARD_SIZE, axis=0)
-    mask = np.zeros(hands, dtype=np.uint64)
-    for column, present in zip(by_column, column_seated, strict=True):
-        bits = np.take(_POW2, column)
-        mask |= bits if present.all() else bits * present
-    repeated = np.bitwise_count(mask) != seated.sum(axis=1) * BOARD_SIZE
+    flat = boards.reshape(hands, -1)
+    present = np.repeat(seated, BOARD_SIZE, axis=1)
+    all_present = bool(present.all())
+    expected = seated.sum(axis=1) * BOARD_SIZE
+    repeated = np.zeros(hands, dtype=bool)
+    for start in range(0, hands, CHECK_CHUNK):  # chunks keep the masks in cache
+        stop = min(start + CHECK_CHUNK, hands)
+        columns = np.ascontiguousarray(flat[start:stop].T)
+        mask = np.zeros(stop - start, dtype=np.uint64)
+        bits = np.empty_like(mask)
+        for index, column in enumerate(columns):
+            np.take(_POW2, column, out=bits)
+            if not all_present:
+                bits *= present[start:stop, index]
+            mask |= bits
+        repeated[start:stop] = np.bitwise_count(mask) != expected[start:stop]
     if repeated.any():
         raise HandError(f"hand {int(np.argmax(repeated))}: a card appears twice")
 
@@ -111,54 +121,62 @@ def score_batch(
     fantasy_mask = _mask(in_fantasy, (hands, seats), False)
     rules = compile_rules(ruleset)
 
-    if seat_mask.all():
-        flat = cards.reshape(-1, BOARD_SIZE)
-    else:
-        flat = np.where(seat_mask[:, :, None], cards, _FILLER).reshape(-1, BOARD_SIZE)
+    # Seat-major from here on: every per-seat column below is contiguous.
+    by_seat = np.ascontiguousarray(cards.transpose(1, 0, 2))
+    seated_t = np.ascontiguousarray(seat_mask.T)
+    all_seated = bool(seated_t.all())
+    if not all_seated:
+        by_seat = np.where(seated_t[:, :, None], by_seat, _FILLER)
+    flat = by_seat.reshape(-1, BOARD_SIZE)
     if ruleset.deck.size > 52:
         flat = resolve_jokers(flat, rules)
     per_board = classify_boards(flat, rules)
-    shape = (hands, seats)
-    fouled = per_board.fouled.reshape(shape) & seat_mask
+    shape = (seats, hands)
+    fouled = per_board.fouled.reshape(shape)
+    if not all_seated:
+        fouled &= seated_t
     top = per_board.top_class.reshape(shape)
+    middle = per_board.middle_class.reshape(shape)
+    bottom = per_board.bottom_class.reshape(shape)
+    fantasy_t = fantasy_mask.T
 
-    live = seat_mask & ~fouled
-    entry = rules.entry_cards[top] * (live & ~fantasy_mask)
-    stays = live & fantasy_mask & _repeat_ok(rules, per_board, shape)
+    live = ~fouled if all_seated else seated_t & ~fouled
+    entry = rules.entry_cards[top] * (live & ~fantasy_t)
+    stays = live & fantasy_t & _repeat_ok(rules, per_board, shape)
     if rules.repeat_cards:
         repeat = np.where(stays, rules.repeat_cards, 0)
     else:
-        played = np.zeros(shape, np.int8) if fantasy_cards is None else np.asarray(fantasy_cards)
-        repeat = np.where(stays, played, 0)
+        played = np.zeros((hands, seats), np.int8) if fantasy_cards is None else fantasy_cards
+        repeat = np.where(stays, np.asarray(played).T, 0)
 
-    royalty = (
-        per_board.royalty_top.astype(np.int32) + per_board.royalty_middle + per_board.royalty_bottom
-    ).reshape(shape)
-    # Within one row size the dense class orders boards exactly as the key does.
-    row_classes = (
-        top,
-        per_board.middle_class.reshape(shape),
-        per_board.bottom_class.reshape(shape),
+    royalty = per_board.royalty_top.astype(np.int32)
+    royalty += per_board.royalty_middle
+    royalty += per_board.royalty_bottom
+    points, net = _pairwise(
+        rules,
+        (top, middle, bottom),
+        fouled,
+        royalty.reshape(shape),
+        None if all_seated else seated_t,
     )
-    points, net = _pairwise(rules, row_classes, fouled, royalty, seat_mask)
     capped = _settle(ruleset, points, net, stacks)
     return BatchResult(
         seated=seat_mask,
-        boards=flat.reshape(hands, seats, BOARD_SIZE),
-        top_class=top,
-        middle_class=per_board.middle_class.reshape(shape),
-        bottom_class=per_board.bottom_class.reshape(shape),
-        fouled=fouled,
-        royalty_top=per_board.royalty_top.reshape(shape),
-        royalty_middle=per_board.royalty_middle.reshape(shape),
-        royalty_bottom=per_board.royalty_bottom.reshape(shape),
-        fantasy_qualifies=entry > 0,
-        fantasy_cards=entry.astype(np.int8),
-        fantasy_stays=stays,
-        repeat_cards=repeat.astype(np.int8),
-        points=points,
-        net=net,
-        net_capped=capped,
+        boards=flat.reshape(seats, hands, BOARD_SIZE).transpose(1, 0, 2),
+        top_class=top.T,
+        middle_class=middle.T,
+        bottom_class=bottom.T,
+        fouled=fouled.T,
+        royalty_top=per_board.royalty_top.reshape(shape).T,
+        royalty_middle=per_board.royalty_middle.reshape(shape).T,
+        royalty_bottom=per_board.royalty_bottom.reshape(shape).T,
+        fantasy_qualifies=(entry > 0).T,
+        fantasy_cards=entry.astype(np.int8).T,
+        fantasy_stays=stays.T,
+        repeat_cards=repeat.astype(np.int8).T,
+        points=points.transpose(2, 0, 1),
+        net=net.T,
+        net_capped=capped.T,
     )
 
 
@@ -194,31 +212,36 @@ def _pairwise(
     row_classes: tuple[npt.NDArray[np.int16], ...],
     fouled: npt.NDArray[np.bool_],
     royalty: npt.NDArray[np.int32],
-    seated: npt.NDArray[np.bool_],
+    seated: npt.NDArray[np.bool_] | None,
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
-    """Points matrix (H, S, S) and net (H, S) before caps."""
-    hands, seats = fouled.shape
-    points = np.zeros((hands, seats, seats), dtype=np.int32)
-    net = np.zeros((hands, seats), dtype=np.int32)
-    # Seat-major copies make every per-seat column below contiguous.
-    by_seat = [np.ascontiguousarray(row.T) for row in row_classes]
-    foul_t, royalty_t = np.ascontiguousarray(fouled.T), np.ascontiguousarray(royalty.T)
-    absent = ~np.ascontiguousarray(seated.T)
+    """Seat-major points (S, S, H) and net (S, H) before caps.
+
+    Each pair's row outcome (won/tied/lost per row, and which side fouled) is
+    packed into one code that indexes ``rules.pair_rows``.
+    """
+    seats, hands = fouled.shape
+    points = np.zeros((seats, seats, hands), dtype=np.int32)
+    net = np.zeros((seats, hands), dtype=np.int32)
+    foul_code = fouled.astype(np.int16)
     for i, j in settlement_order(seats):
-        code = np.zeros(hands, dtype=np.int32)  # won * 4 + lost
-        for row in by_seat:
-            code += (row[i] > row[j]) * np.int32(4)
-            code += row[i] < row[j]
-        rows = np.take(rules.live_rows, code).astype(np.int32)
-        fi, fj = foul_t[i], foul_t[j]
-        rows[fi] = -rules.foul_win
-        rows[fj] = rules.foul_win
-        pair = rows + royalty_t[i] - royalty_t[j]
-        pair[absent[i] | absent[j] | (fi & fj)] = 0
-        points[:, i, j] = pair
-        points[:, j, i] = -pair
-        net[:, i] += pair
-        net[:, j] -= pair
+        code = foul_code[i] * np.int16(54)
+        code += foul_code[j] * np.int16(27)
+        code += np.int16(13)
+        for weight, row in zip((9, 3, 1), row_classes, strict=True):
+            diff = row[i] - row[j]
+            np.sign(diff, out=diff)
+            if weight != 1:
+                diff *= np.int16(weight)
+            code += diff
+        pair = np.take(rules.pair_rows, code)
+        pair += royalty[i]
+        pair -= royalty[j]  # a fouled board's royalties are already zero
+        if seated is not None:
+            pair *= seated[i] & seated[j]
+        points[i, j] = pair
+        np.negative(pair, out=points[j, i])
+        net[i] += pair
+        net[j] -= pair
     return points, net
 
 
@@ -228,29 +251,35 @@ def _settle(
     uncapped: npt.NDArray[np.int32],
     stacks: npt.ArrayLike | None,
 ) -> npt.NDArray[np.float64]:
-    """Pair-by-pair settlement with stack caps and max loss, as scoring.settle."""
+    """Pair-by-pair settlement with stack caps and max loss, as scoring.settle.
+
+    Seat-major: ``points`` is (S, S, H), ``uncapped`` and the result (S, H).
+    """
     shape = uncapped.shape
     use_stacks = stacks is not None and ruleset.stack_cap
     if not use_stacks and ruleset.max_loss is None:
         return uncapped.astype(np.float64)
     net = np.zeros(shape, dtype=np.float64)
-    chips = np.asarray(stacks, dtype=np.float64).copy() if use_stacks else np.zeros(shape)
-    if chips.shape != shape:
-        raise HandError(f"stacks have shape {chips.shape}, boards need {shape}")
-    for i, j in settlement_order(shape[1]):
-        owed = points[:, i, j].astype(np.float64)
+    if use_stacks:
+        chips = np.asarray(stacks, dtype=np.float64).T.copy()
+        if chips.shape != shape:
+            raise HandError(f"stacks have shape {chips.T.shape}, boards need {shape[::-1]}")
+    else:
+        chips = np.zeros(shape)
+    for i, j in settlement_order(shape[0]):
+        owed = points[i, j].astype(np.float64)
         j_pays = owed > 0
         amount = np.abs(owed)
         if use_stacks:
-            payer_chips = np.where(j_pays, chips[:, j], chips[:, i])
+            payer_chips = np.where(j_pays, chips[j], chips[i])
             capped = np.minimum(amount, np.maximum(payer_chips, 0.0))
             amount = np.where(np.isnan(payer_chips), amount, capped)
         if ruleset.max_loss is not None:
-            payer_net = np.where(j_pays, net[:, j], net[:, i])
+            payer_net = np.where(j_pays, net[j], net[i])
             amount = np.minimum(amount, np.maximum(ruleset.max_loss + payer_net, 0.0))
         transfer = np.where(j_pays, amount, -amount)  # from j to i
-        net[:, i] += transfer
-        net[:, j] -= transfer
-        chips[:, i] += transfer
-        chips[:, j] -= transfer
+        net[i] += transfer
+        net[j] -= transfer
+        chips[i] += transfer
+        chips[j] -= transfer
     return net

@@ -32,7 +32,9 @@ class CompiledRules:
     repeat_all: bool  # combine the set conditions with "all" (else "any")
     has_repeat: bool
     repeat_cards: int  # 0 = as many as the Fantasyland hand played
-    live_rows: npt.NDArray[np.int16]  # (16,) row points at index won*4+lost
+    # Row points of a pair by code 54*a_fouled + 27*b_fouled + 9*(top+1) + 3*(middle+1)
+    # + (bottom+1), each row -1 lost, 0 tied, +1 won from side a.
+    pair_rows: npt.NDArray[np.int32]  # (108,)
     foul_win: int  # row points for beating a fouled board
     royalty_cap: int
 
@@ -59,10 +61,18 @@ def compile_rules(ruleset: Ruleset) -> CompiledRules:
         if repeat.bottom is not None:
             only_bot = type(repeat)(top=None, middle=None, bottom=repeat.bottom)
             bottom = np.array([only_bot.holds(t.rank3[0], t.rank5[0], r) for r in t.rank5])
-    live_rows = np.zeros(16, dtype=np.int16)
-    for won in range(4):
-        for lost in range(4 - won):
-            live_rows[won * 4 + lost] = row_points(ruleset, won, lost, foul=False)
+    foul_win = row_points(ruleset, 3, 0, foul=True)
+    pair_rows = np.zeros(108, dtype=np.int32)
+    for code in range(108):
+        fouls, signs = divmod(code, 27)
+        a_fouled, b_fouled = divmod(fouls, 2)
+        rows = [signs // 9 - 1, signs // 3 % 3 - 1, signs % 3 - 1]
+        if a_fouled and b_fouled:
+            pair_rows[code] = 0
+        elif a_fouled or b_fouled:
+            pair_rows[code] = -foul_win if a_fouled else foul_win
+        else:
+            pair_rows[code] = row_points(ruleset, rows.count(1), rows.count(-1), foul=False)
     return CompiledRules(
         royalty_top=royalty_top,
         royalty_middle=royalty_middle,
@@ -74,7 +84,7 @@ def compile_rules(ruleset: Ruleset) -> CompiledRules:
         repeat_all=repeat is not None and repeat.combine is Combine.ALL,
         has_repeat=repeat is not None,
         repeat_cards=fantasy.repeat_cards or 0,
-        live_rows=live_rows,
-        foul_win=row_points(ruleset, 3, 0, foul=True),
+        pair_rows=pair_rows,
+        foul_win=foul_win,
         royalty_cap=int(royalty_top.max() + royalty_middle.max() + royalty_bottom.max()),
     )
