@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ofc_stats.board import BOARD_SIZE
-from ofc_stats.board_eval import BoardColumns, classify_boards
+from ofc_stats.board_eval import BoardColumns, classify_columns
 from ofc_stats.compiled import CompiledRules, compile_rules
 from ofc_stats.errors import HandError
 from ofc_stats.joker_batch import resolve_jokers
@@ -121,16 +121,18 @@ def score_batch(
     fantasy_mask = _mask(in_fantasy, (hands, seats), False)
     rules = compile_rules(ruleset)
 
-    # Seat-major from here on: every per-seat column below is contiguous.
-    by_seat = np.ascontiguousarray(cards.transpose(1, 0, 2))
+    # Seat-major from here on (board n = seat * H + hand): every per-seat
+    # column below is contiguous.  One transpose gives the ranker's layout.
     seated_t = np.ascontiguousarray(seat_mask.T)
     all_seated = bool(seated_t.all())
     if not all_seated:
-        by_seat = np.where(seated_t[:, :, None], by_seat, _FILLER)
-    flat = by_seat.reshape(-1, BOARD_SIZE)
+        cards = np.where(seat_mask[:, :, None], cards, _FILLER)
     if ruleset.deck.size > 52:
-        flat = resolve_jokers(flat, rules)
-    per_board = classify_boards(flat, rules)
+        flat = np.ascontiguousarray(cards.transpose(1, 0, 2)).reshape(-1, BOARD_SIZE)
+        cols = np.ascontiguousarray(resolve_jokers(flat, rules).T, dtype=np.int8)
+    else:
+        cols = np.ascontiguousarray(cards.transpose(2, 1, 0)).reshape(BOARD_SIZE, -1)
+    per_board = classify_columns(cols, rules)
     shape = (seats, hands)
     fouled = per_board.fouled.reshape(shape)
     if not all_seated:
@@ -162,7 +164,7 @@ def score_batch(
     capped = _settle(ruleset, points, net, stacks)
     return BatchResult(
         seated=seat_mask,
-        boards=flat.reshape(seats, hands, BOARD_SIZE).transpose(1, 0, 2),
+        boards=cols.reshape(BOARD_SIZE, seats, hands).transpose(2, 1, 0),
         top_class=top.T,
         middle_class=middle.T,
         bottom_class=bottom.T,

@@ -26,7 +26,11 @@ class BoardColumns:
 
 def classify_boards(flat: npt.NDArray[np.integer], rules: CompiledRules) -> BoardColumns:
     """Rank, foul-check and pay royalties for (N, 13) joker-free boards."""
-    cols = columns(flat)
+    return classify_columns(columns(flat), rules)
+
+
+def classify_columns(cols: npt.NDArray[np.integer], rules: CompiledRules) -> BoardColumns:
+    """As :func:`classify_boards` for boards already in the (13, N) column layout."""
     top = classify_three_columns(cols[0:3])
     middle = classify_five_columns(cols[3:8])
     bottom = classify_five_columns(cols[8:13])
