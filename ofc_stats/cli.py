@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TextIO
 
 import click
@@ -13,6 +15,22 @@ from ofc_stats.presets import ALIASES, PRESETS
 from ofc_stats.rules import Ruleset
 from ofc_stats.ruleset_file import resolve_ruleset
 from ofc_stats.score_io import LineError, format_table, score_stream
+
+MAX_MESSAGES = 20
+
+
+@contextmanager
+def _progress(quiet: bool, total: int, label: str) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr for long jobs (only when stderr is a terminal)."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+
+    if quiet or not sys.stderr.isatty():
+        yield lambda n: None
+        return
+    columns = (label, BarColumn(), DownloadColumn(), TimeRemainingColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda n: bar.advance(task, n)
 
 
 def _ruleset(value: str) -> Ruleset:
@@ -74,6 +92,80 @@ def score(rules_name: str, output_format: str, source: TextIO) -> None:
     if errors:
         click.echo(f"{errors} line(s) could not be scored", err=True)
         sys.exit(1)
+
+
+@main.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--data", default="ofc-data", show_default=True, help="The dataset folder.")
+@click.option(
+    "--format",
+    "format_name",
+    default="auto",
+    show_default=True,
+    help="auto (sniff each file) or one of the formats `ofc-stats formats` lists.",
+)
+@click.option(
+    "--rules",
+    "rules_name",
+    default=None,
+    metavar="NAME|FILE.toml",
+    help="Score these hands under this ruleset instead of the one the room named.",
+)
+@click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for another import to end.")
+@click.option("--quiet", is_flag=True, help="No progress bar, no per-hand messages.")
+def import_command(
+    paths: tuple[str, ...],
+    data: str,
+    format_name: str,
+    rules_name: str | None,
+    wait: float,
+    quiet: bool,
+) -> None:
+    """Import hand-history files, folders and .zip archives into the Parquet dataset.
+
+    Re-importing changes nothing; a grown file adds only its new hands; hands
+    that cannot be stored are quarantined with the reason, file and line.
+    """
+    from ofc_stats.importer import import_paths, total_bytes
+    from parsers.base import get_parser
+
+    ruleset = _ruleset(rules_name) if rules_name else None
+    if format_name != "auto":
+        try:
+            get_parser(format_name)
+        except KeyError as error:
+            raise click.BadParameter(str(error.args[0]), param_hint="--format") from None
+    with _progress(quiet, total_bytes(paths), "importing") as advance:
+        try:
+            summary = import_paths(
+                paths,
+                data,
+                format_name=format_name,
+                rules=ruleset,
+                wait_seconds=wait,
+                on_bytes=advance,
+            )
+        except OfcError as error:
+            raise click.ClickException(str(error)) from None
+    if not quiet:
+        for message in summary.messages[:MAX_MESSAGES]:
+            click.echo(message, err=True)
+        if len(summary.messages) > MAX_MESSAGES:
+            more = len(summary.messages) - MAX_MESSAGES
+            click.echo(f"... and {more} more in the quarantine table", err=True)
+    for line in summary.lines():
+        click.echo(line)
+    click.echo(f"dataset: {data}")
+
+
+@main.command()
+def formats() -> None:
+    """List the hand-history formats `import` reads."""
+    from parsers.base import REGISTRY, known_formats
+
+    known_formats()  # loads every parser
+    for name, parser in sorted(REGISTRY.items()):
+        click.echo(f"{name.ljust(10)}  {parser.description}")
 
 
 @main.command()

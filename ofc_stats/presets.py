@@ -6,8 +6,11 @@ from ofc_stats.errors import RulesetError
 from ofc_stats.rules import (
     AMERICAN_ROYALTIES,
     CLASSIC_ROYALTIES,
+    TRIPS_OR_QUADS,
     Deck,
     FantasyMode,
+    FantasyRules,
+    FrozenMap,
     Ruleset,
     Scoring,
     Variant,
@@ -16,10 +19,10 @@ from ofc_stats.rules import (
 
 
 def _pineapple(name: str, mode: FantasyMode, description: str, **options: object) -> Ruleset:
+    options.setdefault("fantasy", fantasy_preset(mode, Variant.PINEAPPLE))
     return Ruleset(
         name=name,
         variant=Variant.PINEAPPLE,
-        fantasy=fantasy_preset(mode, Variant.PINEAPPLE),
         description=description,
         **options,  # type: ignore[arg-type]
     )
@@ -62,6 +65,18 @@ PRESETS: dict[str, Ruleset] = {
             "14-card Fantasyland, unlimited repeats",
         ),
         _pineapple(
+            "pineapple-progressive-16",
+            FantasyMode.PROGRESSIVE,
+            "Progressive capped at 16 (QQ 14, KK 15, AA 16, trips 16), repeats 14: "
+            "the apps' progressive16_refant14",
+            fantasy=FantasyRules(
+                FantasyMode.PROGRESSIVE,
+                FrozenMap({"QQ": 14, "KK": 15, "AA": 16, "222": 16}),
+                TRIPS_OR_QUADS,
+                14,
+            ),
+        ),
+        _pineapple(
             "pineapple-russian",
             FantasyMode.STANDARD,
             "Pineapple with the classic (Russian) royalty table",
@@ -94,6 +109,9 @@ ALIASES: dict[str, str] = {
     "ofc-pineapple": "pineapple",
     "pofc": "pineapple",
     "progressive": "pineapple-progressive",
+    "progressive17-nojokers": "pineapple-progressive",
+    "progressive16-refant14-nojokers": "pineapple-progressive-16",
+    "progressive16": "pineapple-progressive-16",
     "ultimate": "pineapple-ultimate",
     "tournament": "pineapple-tournament",
     "unlimited": "pineapple-unlimited",

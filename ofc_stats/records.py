@@ -1,0 +1,149 @@
+"""The hand-record model: what every parser and the simulator produce.
+
+Frozen dataclasses with card ids only; the dataset writer turns batches of
+them into the Parquet tables.  :func:`validate_hand` is the one place that
+decides whether a record is storable; parsers call it and quarantine what it
+rejects, with its message as the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ofc_stats.board import ROW_SIZES, ROWS
+from ofc_stats.cards import format_cards
+from ofc_stats.errors import HandError
+from ofc_stats.rules import Ruleset
+
+DESTINATIONS = (*ROWS, "discard")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One card of one seat: the street it came on (0 = first; a Fantasyland set is 0)."""
+
+    seat: int
+    street: int
+    card: int
+    destination: str  # top | middle | bottom | discard
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    """One seat of one hand, in order of action (seat 0 acts first, last is the button)."""
+
+    seat: int
+    player: str
+    top: tuple[int, ...]
+    middle: tuple[int, ...]
+    bottom: tuple[int, ...]
+    discards: tuple[int, ...] | None = None  # None: the room hid them
+    player_id: str | None = None
+    hero: bool = False
+    in_fantasy: bool = False
+    reported_points: float | None = None
+    reported_money: float | None = None
+    stack: float | None = None
+
+    @property
+    def complete(self) -> bool:
+        return (len(self.top), len(self.middle), len(self.bottom)) == ROW_SIZES
+
+    @property
+    def fantasy_cards(self) -> int | None:
+        """Cards dealt to a Fantasyland seat, when its discards are known."""
+        if not self.in_fantasy or self.discards is None:
+            return None
+        return len(self.top) + len(self.middle) + len(self.bottom) + len(self.discards)
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """One hand as a room reported it."""
+
+    format: str
+    room: str
+    table_id: str
+    room_hand_id: str
+    ruleset: str
+    seats: tuple[SeatRecord, ...]
+    placements: tuple[Placement, ...] = ()
+    played_at: datetime | None = None
+    rules_text: str | None = None
+    stakes: float | None = None
+    currency: str | None = None
+    source_file: str = ""
+    source_line: int | None = None
+    source_offset: int | None = None
+    raw_text: str = ""
+    extra: dict[str, str] = field(default_factory=dict, compare=False)
+    key_suffix: str = ""  # set when the room reused a hand id for another hand
+
+    @property
+    def hand_key(self) -> str:
+        """Stable across re-imports and files: format, room, table, the room's hand id."""
+        return f"{self.format}:{self.room}:{self.table_id}:{self.room_hand_id}{self.key_suffix}"
+
+    @property
+    def fingerprint(self) -> str:
+        """A digest of who sat where with which cards: equal for the same hand in any file."""
+        digest = hashlib.blake2b(digest_size=8)
+        for seat in self.seats:
+            digest.update(seat.player.encode("utf-8", "replace") + b"\0")
+            for row in (seat.top, seat.middle, seat.bottom, seat.discards or ()):
+                digest.update(bytes(row) + b"|")
+        return digest.hexdigest()
+
+    @property
+    def complete(self) -> bool:
+        return all(seat.complete for seat in self.seats)
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    """A hand or fragment that could not be imported, kept with the reason."""
+
+    source_file: str
+    reason: str
+    raw_text: str
+    line: int | None = None
+    offset: int | None = None
+    hand_id: str | None = None
+
+    def message(self) -> str:
+        where = f"{self.source_file}:{self.line}" if self.line else self.source_file
+        hand = f" (hand {self.hand_id})" if self.hand_id else ""
+        return f"{where}{hand}: {self.reason}"
+
+
+def validate_hand(hand: HandRecord, ruleset: Ruleset) -> None:
+    """Raise HandError for anything impossible; incomplete boards are allowed."""
+    max_seats, deck = ruleset.max_seats, ruleset.deck.size
+    if not 2 <= len(hand.seats) <= max_seats:
+        raise HandError(f"{len(hand.seats)} seats; {hand.ruleset} seats 2 to {max_seats}")
+    seen: dict[int, str] = {}
+    for seat in hand.seats:
+        for name, row, size in zip(
+            ROWS, (seat.top, seat.middle, seat.bottom), ROW_SIZES, strict=True
+        ):
+            if len(row) > size:
+                raise HandError(
+                    f"seat {seat.seat} ({seat.player}): {name} row has {len(row)} cards"
+                )
+        cards = seat.top + seat.middle + seat.bottom + (seat.discards or ())
+        for card in cards:
+            if not 0 <= card < deck:
+                raise HandError(f"seat {seat.seat}: card id {card} is not in a {deck}-card deck")
+            if card in seen:
+                owner = seen[card]
+                raise HandError(
+                    f"card {format_cards([card])} appears twice ({owner} and seat {seat.seat})"
+                )
+            seen[card] = f"seat {seat.seat}"
+    if len({seat.seat for seat in hand.seats}) != len(hand.seats):
+        raise HandError("two seats have the same position")
+    for placement in hand.placements:
+        if placement.destination not in DESTINATIONS:
+            raise HandError(f"unknown destination {placement.destination!r}")

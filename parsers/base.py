@@ -1,0 +1,74 @@
+"""One interface for every hand-history format, and the registry `--format auto` uses.
+
+A parser has a name, a content sniffer and a streaming ``parse`` that yields
+:class:`HandRecord` or :class:`Quarantined` items, never raising for bad
+input: whatever it cannot read becomes a quarantine entry naming the file,
+line and reason.  Parsers never execute or unpickle input.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from typing import BinaryIO, ClassVar
+
+from ofc_stats.records import HandRecord, Quarantined
+
+ParseItem = HandRecord | Quarantined
+SNIFF_BYTES = 65_536
+
+
+class Parser(ABC):
+    """A hand-history format."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    needs_path: ClassVar[bool] = False  # reads a file path (SQLite), not a byte stream
+
+    @classmethod
+    @abstractmethod
+    def sniff(cls, head: bytes, filename: str) -> bool:
+        """Whether a file starting with ``head`` is in this format."""
+
+    @abstractmethod
+    def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
+        """Every hand of ``stream``; bad fragments come out as Quarantined."""
+
+    def parse_path(self, path: str, source: str) -> Iterator[ParseItem]:
+        """For formats that need a real file (databases)."""
+        with open(path, "rb") as stream:
+            yield from self.parse(stream, source)
+
+
+REGISTRY: dict[str, type[Parser]] = {}
+
+
+def register(parser: type[Parser]) -> type[Parser]:
+    REGISTRY[parser.name] = parser
+    return parser
+
+
+def known_formats() -> str:
+    _load_all()
+    return ", ".join(sorted(REGISTRY))
+
+
+def get_parser(name: str) -> type[Parser]:
+    _load_all()
+    if name not in REGISTRY:
+        raise KeyError(f"unknown format {name!r}; known formats: {known_formats()}")
+    return REGISTRY[name]
+
+
+def detect(head: bytes, filename: str) -> type[Parser] | None:
+    """The first registered parser that recognises this content."""
+    _load_all()
+    for parser in REGISTRY.values():
+        if parser.sniff(head, filename):
+            return parser
+    return None
+
+
+def _load_all() -> None:
+    # Import for the side effect of registering; the order is the sniffing order.
+    from parsers import app_json, open_format  # noqa: F401

@@ -1,0 +1,262 @@
+"""The ofc-stats open format: JSON Lines, one hand per line (docs/format.md).
+
+It carries everything the model holds, so any room, app or the simulator can
+write it and nothing is lost on the way in: the ruleset, seats in order of
+action, every street's cards in the order dealt with where each went, and
+the room's reported results.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any, BinaryIO
+
+from ofc_stats.cards import format_card, parse_card
+from ofc_stats.errors import OfcError
+from ofc_stats.presets import get_ruleset
+from ofc_stats.records import DESTINATIONS, HandRecord, Placement, Quarantined, SeatRecord
+from parsers.base import ParseItem, Parser, register
+
+FORMAT = "open"
+VERSION = 1
+ROW_NAMES = ("top", "middle", "bottom")
+
+
+class OpenFormatError(OfcError):
+    """A line that is JSON but breaks the open format."""
+
+
+def _card(value: Any, where: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 0 <= value <= 53:
+            raise OpenFormatError(f"card id {value} out of range")
+        return value
+    if isinstance(value, str):
+        return parse_card(value, where)
+    raise OpenFormatError(f"bad card {value!r}")
+
+
+def _optional_float(data: dict[str, Any], key: str) -> float | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise OpenFormatError(f"{key} must be a number, not {value!r}")
+    return float(value)
+
+
+def _seat(index: int, data: Any, where: str) -> tuple[SeatRecord, list[Placement]]:
+    if not isinstance(data, dict):
+        raise OpenFormatError(f"seat {index} is not an object")
+    placements: list[Placement] = []
+    rows: dict[str, list[int]] = {name: [] for name in ROW_NAMES}
+    discards: list[int] | None = []
+    for street, step in enumerate(data.get("streets") or []):
+        if not isinstance(step, dict):
+            raise OpenFormatError(f"seat {index} street {street} is not an object")
+        cards, to = step.get("cards"), step.get("to")
+        if not isinstance(cards, list) or not isinstance(to, list) or len(cards) != len(to):
+            raise OpenFormatError(f"seat {index} street {street}: cards and to must pair up")
+        for value, destination in zip(cards, to, strict=True):
+            if destination not in DESTINATIONS:
+                raise OpenFormatError(
+                    f"seat {index} street {street}: bad destination {destination!r}"
+                )
+            card = _card(value, where)
+            if card is None:
+                if destination != "discard":
+                    raise OpenFormatError(f"seat {index} street {street}: a placed card is hidden")
+                discards = None  # the room hid at least one discard
+                continue
+            placements.append(Placement(index, street, card, destination))
+            if destination == "discard":
+                if discards is not None:
+                    discards.append(card)
+            else:
+                rows[destination].append(card)
+    final = data.get("rows")
+    if final is not None:
+        if not isinstance(final, dict):
+            raise OpenFormatError(f"seat {index}: rows must be an object")
+        given = {name: [_card(c, where) for c in final.get(name, [])] for name in ROW_NAMES}
+        if placements and any(sorted(rows[n]) != sorted(given[n]) for n in ROW_NAMES):  # type: ignore[type-var]
+            raise OpenFormatError(f"seat {index}: rows do not match the streets")
+        if not placements:
+            rows = {n: [c for c in given[n] if c is not None] for n in ROW_NAMES}
+            if "discards" in data and data["discards"] is not None:
+                discards = [c for c in (_card(v, where) for v in data["discards"]) if c is not None]
+            else:
+                discards = None
+    result = data.get("result") or {}
+    if not isinstance(result, dict):
+        raise OpenFormatError(f"seat {index}: result must be an object")
+    seat = SeatRecord(
+        seat=index,
+        player=str(data.get("player", "")),
+        player_id=None if data.get("player_id") is None else str(data["player_id"]),
+        hero=bool(data.get("hero", False)),
+        in_fantasy=bool(data.get("in_fantasy", False)),
+        top=tuple(rows["top"]),
+        middle=tuple(rows["middle"]),
+        bottom=tuple(rows["bottom"]),
+        discards=None if discards is None else tuple(discards),
+        reported_points=_optional_float(result, "points"),
+        reported_money=_optional_float(result, "money"),
+        stack=_optional_float(data, "stack"),
+    )
+    return seat, placements
+
+
+def hand_from_json(data: Any, source: str, line: int, offset: int, raw: str) -> HandRecord:
+    where = f"{source}:{line}"
+    if not isinstance(data, dict) or data.get("ofc_format") != VERSION:
+        raise OpenFormatError(f"not an open-format hand (ofc_format must be {VERSION})")
+    for key in ("room", "table", "hand_id", "ruleset", "seats"):
+        if key not in data:
+            raise OpenFormatError(f"missing {key!r}")
+    if not isinstance(data["seats"], list):
+        raise OpenFormatError("seats must be a list")
+    seats, placements = [], []
+    for index, seat_data in enumerate(data["seats"]):
+        seat, seat_placements = _seat(index, seat_data, where)
+        seats.append(seat)
+        placements += seat_placements
+    played_at = None
+    if data.get("played_at"):
+        try:
+            played_at = datetime.fromisoformat(str(data["played_at"]).replace("Z", "+00:00"))
+        except ValueError:
+            raise OpenFormatError(f"played_at {data['played_at']!r} is not ISO 8601") from None
+        if played_at.tzinfo is not None:
+            played_at = played_at.astimezone(tz=None).replace(tzinfo=None)
+    return HandRecord(
+        format=FORMAT,
+        room=str(data["room"]),
+        table_id=str(data["table"]),
+        room_hand_id=str(data["hand_id"]),
+        ruleset=get_ruleset(str(data["ruleset"])).name,
+        seats=tuple(seats),
+        placements=tuple(placements),
+        played_at=played_at,
+        rules_text=None if data.get("rules_text") is None else str(data["rules_text"]),
+        stakes=_optional_float(data, "stakes"),
+        currency=None if data.get("currency") is None else str(data["currency"]),
+        source_file=source,
+        source_line=line,
+        source_offset=offset,
+        raw_text=raw,
+    )
+
+
+def hand_to_json(hand: HandRecord) -> dict[str, Any]:
+    """The open-format object of a hand record (streets from its placements)."""
+    seats = []
+    for seat in hand.seats:
+        streets: dict[int, dict[str, list[Any]]] = {}
+        for placement in hand.placements:
+            if placement.seat != seat.seat:
+                continue
+            step = streets.setdefault(placement.street, {"cards": [], "to": []})
+            step["cards"].append(format_card(placement.card))
+            step["to"].append(placement.destination)
+        entry: dict[str, Any] = {"player": seat.player}
+        if seat.player_id is not None:
+            entry["player_id"] = seat.player_id
+        if seat.hero:
+            entry["hero"] = True
+        if seat.in_fantasy:
+            entry["in_fantasy"] = True
+        if seat.stack is not None:
+            entry["stack"] = seat.stack
+        if streets:
+            entry["streets"] = [streets[s] for s in sorted(streets)]
+        else:
+            entry["rows"] = {
+                name: [format_card(c) for c in row]
+                for name, row in zip(ROW_NAMES, (seat.top, seat.middle, seat.bottom), strict=True)
+            }
+            if seat.discards is not None:
+                entry["discards"] = [format_card(c) for c in seat.discards]
+        result = {}
+        if seat.reported_points is not None:
+            result["points"] = seat.reported_points
+        if seat.reported_money is not None:
+            result["money"] = seat.reported_money
+        if result:
+            entry["result"] = result
+        seats.append(entry)
+    out: dict[str, Any] = {
+        "ofc_format": VERSION,
+        "room": hand.room,
+        "table": hand.table_id,
+        "hand_id": hand.room_hand_id,
+        "ruleset": hand.ruleset,
+    }
+    if hand.played_at is not None:
+        out["played_at"] = hand.played_at.isoformat()
+    for key, value in (
+        ("rules_text", hand.rules_text),
+        ("stakes", hand.stakes),
+        ("currency", hand.currency),
+    ):
+        if value is not None:
+            out[key] = value
+    out["seats"] = seats
+    return out
+
+
+def dumps(hand: HandRecord) -> str:
+    """One open-format line (no newline), compact and with a stable key order."""
+    return json.dumps(hand_to_json(hand), separators=(",", ":"), ensure_ascii=False)
+
+
+@register
+class OpenFormatParser(Parser):
+    name = FORMAT
+    description = "ofc-stats open format: JSON Lines, one hand per line (docs/format.md)"
+
+    @classmethod
+    def sniff(cls, head: bytes, filename: str) -> bool:
+        first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+        return first.startswith(b"{") and b'"ofc_format"' in first
+
+    def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
+        offset = 0
+        for number, raw in enumerate(stream, start=1):
+            start, offset = offset, offset + len(raw)
+            if not raw.strip():
+                continue
+            try:
+                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as error:
+                yield Quarantined(
+                    source,
+                    f"wrong encoding: line is not UTF-8 ({error.reason} at byte {error.start})",
+                    raw.decode("utf-8", errors="replace"),
+                    number,
+                    start,
+                )
+                continue
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as error:
+                truncated = not text.endswith("\n") or error.pos >= len(text.rstrip())
+                kind = "truncated JSON" if truncated else "bad JSON"
+                yield Quarantined(source, f"{kind}: {error.msg}", text, number, start)
+                continue
+            try:
+                yield hand_from_json(data, source, number, start, text.rstrip("\r\n"))
+            except OfcError as error:
+                hand_id = data.get("hand_id") if isinstance(data, dict) else None
+                yield Quarantined(
+                    source,
+                    str(error),
+                    text,
+                    number,
+                    start,
+                    None if hand_id is None else str(hand_id),
+                )
