@@ -56,3 +56,58 @@ def random_hands(
         "fantasy_cards": fantasy_cards,
         "stacks": stacks,
     }
+
+
+def random_records(count: int, seed: int, ruleset_name: str = "pineapple") -> list:  # type: ignore[type-arg]
+    """Open-format-ready HandRecords with Pineapple streets and discards."""
+    from datetime import datetime, timedelta
+
+    from ofc_stats.records import HandRecord, Placement, SeatRecord
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for index in range(count):
+        seats_n = int(rng.integers(2, 4))
+        deck = rng.permutation(52).tolist()
+        seats, placements = [], []
+        for seat in range(seats_n):
+            cards = deck[seat * 17 : seat * 17 + 17]
+            board, discards = cards[:13], cards[13:]
+            rows = {"top": board[:3], "middle": board[3:8], "bottom": board[8:]}
+            order = [(c, r) for r, cs in rows.items() for c in cs]
+            rng.shuffle(order)
+            street_cards = [order[:5]] + [order[5 + 2 * k : 7 + 2 * k] for k in range(4)]
+            rows = {r: [c for c, row in order if row == r] for r in rows}  # in placement order
+            for street, placed in enumerate(street_cards):
+                for card, row in placed:
+                    placements.append(Placement(seat, street, int(card), row))
+                if street:
+                    placements.append(Placement(seat, street, int(discards[street - 1]), "discard"))
+            seats.append(
+                SeatRecord(
+                    seat=seat,
+                    player=f"player {rng.integers(0, 9)} <{seat}>",
+                    top=tuple(int(c) for c in rows["top"]),
+                    middle=tuple(int(c) for c in rows["middle"]),
+                    bottom=tuple(int(c) for c in rows["bottom"]),
+                    discards=tuple(int(c) for c in discards),
+                    hero=seat == 0,
+                    reported_points=float(rng.integers(-20, 20)),
+                    stack=float(rng.integers(50, 200)) if rng.random() < 0.5 else None,
+                )
+            )
+        out.append(
+            HandRecord(
+                format="open",
+                room="sim",
+                table_id=f"t{seed}",
+                room_hand_id=str(index),
+                ruleset=ruleset_name,
+                seats=tuple(seats),
+                placements=tuple(placements),
+                played_at=datetime(2026, 1, 1) + timedelta(minutes=index),
+                stakes=0.5,
+                currency="EUR",
+            )
+        )
+    return out
