@@ -71,4 +71,4 @@ def detect(head: bytes, filename: str) -> type[Parser] | None:
 
 def _load_all() -> None:
     # Import for the side effect of registering; the order is the sniffing order.
-    from parsers import app_json, open_format  # noqa: F401
+    from parsers import app_json, fpdb, open_format, swc, swc_chat  # noqa: F401
