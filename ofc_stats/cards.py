@@ -111,6 +111,13 @@ def parse_card(token: str, where: str = "") -> int:
 
     ``where`` names the source (``file:line``) for the error message.
     """
+    card = _SPELLINGS.get(token)
+    if card is not None:
+        return card
+    return _parse_card(token, where)
+
+
+def _parse_card(token: str, where: str) -> int:
     text = token.strip()
     low = text.lower()
     origin = f" in {where}" if where else ""
@@ -128,6 +135,16 @@ def parse_card(token: str, where: str = "") -> int:
     if rank < 0 or suit < 0:
         raise CardError(f"bad card {token!r}{origin}: expected rank and suit like 'As'")
     return rank * 4 + suit
+
+
+# Every common spelling, so parsing a card is one dict lookup on the hot path.
+_SPELLINGS: dict[str, int] = {}
+for _card in range(DECK_SIZE):
+    for _rank in {RANK_CHARS[_card >> 2], RANK_CHARS[_card >> 2].lower()}:
+        for _suit in {SUIT_CHARS[_card & 3], SUIT_CHARS[_card & 3].upper()}:
+            _SPELLINGS[_rank + _suit] = _card
+            if _rank in "Tt":
+                _SPELLINGS["10" + _suit] = _card
 
 
 def parse_cards(text: str | Iterable[str], where: str = "") -> tuple[int, ...]:

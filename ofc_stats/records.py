@@ -88,13 +88,12 @@ class HandRecord:
 
     @property
     def fingerprint(self) -> str:
-        """A digest of who sat where with which cards: equal for the same hand in any file."""
-        digest = hashlib.blake2b(digest_size=8)
-        for seat in self.seats:
-            digest.update(seat.player.encode("utf-8", "replace") + b"\0")
-            for row in (seat.top, seat.middle, seat.bottom, seat.discards or ()):
-                digest.update(bytes(row) + b"|")
-        return digest.hexdigest()
+        """Who sat where with which cards, hashed: equal for the same hand in any file.
+
+        md5 of ``player US top,ids|middle|bottom|discards`` per seat joined by ``;``
+        (US = chr(31)); the columnar importer computes the same string in SQL.
+        """
+        return hashlib.md5(fingerprint_text(self.seats).encode("utf-8")).hexdigest()[:16]
 
     @property
     def complete(self) -> bool:
@@ -116,6 +115,16 @@ class Quarantined:
         where = f"{self.source_file}:{self.line}" if self.line else self.source_file
         hand = f" (hand {self.hand_id})" if self.hand_id else ""
         return f"{where}{hand}: {self.reason}"
+
+
+def fingerprint_text(seats: tuple[SeatRecord, ...]) -> str:
+    def ids(cards: tuple[int, ...] | None) -> str:
+        return ",".join(str(c) for c in cards or ())
+
+    return ";".join(
+        f"{s.player}\x1f{ids(s.top)}|{ids(s.middle)}|{ids(s.bottom)}|{ids(s.discards)}"
+        for s in seats
+    )
 
 
 def validate_hand(hand: HandRecord, ruleset: Ruleset) -> None:

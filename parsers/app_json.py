@@ -218,3 +218,54 @@ def _hand_id(data: Any) -> str | None:
         keys = list(data["handData"])
         return str(keys[0]) if len(keys) == 1 else None
     return None
+
+
+APP_RULES = {
+    "pineapple-progressive": "progressive17_nojokers",
+    "pineapple-progressive-16": "progressive16_refant14_nojokers",
+}
+
+
+def hand_to_app_object(hand: HandRecord) -> dict[str, Any]:
+    """A hand as the apps write it (cards carry their street digit)."""
+    from ofc_stats.cards import format_card
+
+    def cards(seat: int, destination: str) -> str:
+        placed = [p for p in hand.placements if p.seat == seat and p.destination == destination]
+        return " ".join(f"{format_card(p.card)}{p.street}" for p in placed)
+
+    seats = []
+    for seat in hand.seats:
+        entry: dict[str, Any] = {
+            "inFantasy": seat.in_fantasy,
+            "playerName": seat.player,
+            "orderIndex": seat.seat,
+            "hero": seat.hero,
+            "dead": cards(seat.seat, "discard") if seat.discards is not None else "",
+            "rows": "/".join(cards(seat.seat, row) for row in ("top", "middle", "bottom")),
+            "playerId": seat.player_id or seat.player,
+        }
+        if seat.reported_points is not None:
+            entry["result"] = seat.reported_points
+        if seat.reported_money is not None:
+            entry["win"] = seat.reported_money
+        seats.append(entry)
+    out: dict[str, Any] = {
+        "stakes": hand.stakes if hand.stakes is not None else 1,
+        "handData": {hand.room_hand_id: seats},
+        "joined": True,
+        "clubId": "0",
+        "rules": hand.rules_text or APP_RULES.get(hand.ruleset, hand.ruleset),
+        "appName": hand.room,
+        "roomId": hand.table_id,
+    }
+    if hand.played_at is not None:
+        out["endDateTime"] = hand.played_at.strftime("%Y-%m-%d %H:%M:%S")
+    if hand.currency and hand.stakes is not None:
+        out["price"] = f"{hand.stakes:g}{hand.currency}"
+    return out
+
+
+def dumps_app(hand: HandRecord) -> str:
+    """One pretty-printed app object followed by the blank-line separator."""
+    return json.dumps(hand_to_app_object(hand), indent=4, ensure_ascii=False) + "\n\n\n"
