@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import stat
 import zipfile
@@ -22,13 +23,22 @@ from pathlib import Path
 from typing import BinaryIO
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ofc_stats.dataset import FILES, Dataset, hands_table, quarantine_table
 from ofc_stats.errors import OfcError
 from ofc_stats.presets import get_ruleset
 from ofc_stats.records import HandRecord, Quarantined, validate_hand
 from ofc_stats.rules import Ruleset
-from parsers.base import SNIFF_BYTES, Parser, detect, get_parser, known_formats
+from parsers.base import (
+    SNIFF_BYTES,
+    ColumnarHands,
+    ParseItem,
+    Parser,
+    detect,
+    get_parser,
+    known_formats,
+)
 
 BATCH_HANDS = 50_000
 ZIP_MAX_MEMBERS = 10_000
@@ -208,6 +218,8 @@ class Importer:
         self.hashes = dataset.file_hashes()
         self.quarantine_keys = dataset.quarantine_keys()
         self.pending_hands: list[HandRecord] = []
+        self.pending_columns: list[ColumnarHands] = []
+        self.pending_count = 0
         self.pending_quarantine: list[Quarantined] = []
         self.pending_files: list[dict[str, object]] = []
         self._rulesets: dict[str, Ruleset] = {}
@@ -240,6 +252,8 @@ class Importer:
             self._ledger(source, digest, file)
             return
         parser = parser_type()
+        if self.ruleset is not None and hasattr(parser, "columnar"):
+            parser.columnar = False  # the override applies hand by hand
         if parser.needs_path:
             items = parser.parse_path(source.path or source.name, source.name)
             self.on_bytes(source.size)
@@ -251,10 +265,13 @@ class Importer:
         self.hashes.add(digest)
         self._ledger(source, digest, file)
 
-    def _consume(self, items: Iterable[HandRecord | Quarantined], file: FileSummary) -> None:
+    def _consume(self, items: Iterable[ParseItem], file: FileSummary) -> None:
         for item in items:
             if isinstance(item, Quarantined):
                 self._quarantine(file, item)
+                continue
+            if isinstance(item, ColumnarHands):
+                self._consume_columns(item, file)
                 continue
             file.hands_seen += 1
             try:
@@ -287,8 +304,57 @@ class Importer:
             self.keys[item.hand_key] = fingerprint
             file.stored += 1
             self.pending_hands.append(item)
-            if len(self.pending_hands) >= self.batch_hands:
+            self.pending_count += 1
+            if self.pending_count >= self.batch_hands:
                 self.flush()
+
+    def _consume_columns(self, chunk: ColumnarHands, file: FileSummary) -> None:
+        """Hands a parser laid out as tables: dedupe by key and fingerprint, keep the rest."""
+        keys = chunk.hands.column("hand_key").to_pylist()
+        fingerprints = chunk.hands.column("fingerprint").to_pylist()
+        keep, reparse = [], []
+        for index, (key, fingerprint) in enumerate(zip(keys, fingerprints, strict=True)):
+            known = self.keys.get(key)
+            if known is None:
+                self.keys[key] = fingerprint
+                keep.append(index)
+            elif known == fingerprint:
+                file.hands_seen += 1
+                file.duplicates += 1
+            else:
+                reparse.append(index)  # a reused room hand id: the record path suffixes it
+        file.hands_seen += len(keep)
+        file.stored += len(keep)
+        while keep:  # in slices, so commits keep to the batch size
+            room = max(self.batch_hands - self.pending_count, 1)
+            part, keep = keep[:room], keep[room:]
+            hands = chunk.hands.take(part)
+            lines = hands["source_line"]
+            seats = chunk.seats.filter(pc.is_in(chunk.seats["source_line"], lines))
+            placements = chunk.placements.filter(pc.is_in(chunk.placements["source_line"], lines))
+            seats = seats.drop_columns(["source_line"])
+            placements = placements.drop_columns(["source_line"])
+            self.pending_columns.append(ColumnarHands(hands, seats, placements))
+            self.pending_count += len(part)
+            if self.pending_count >= self.batch_hands:
+                self.flush()
+        if reparse:
+            from parsers.open_format import hand_from_json
+
+            rows = chunk.hands.take(reparse).to_pylist()
+            records = [
+                hand_from_json(
+                    json.loads(row["raw_text"]),
+                    row["source_file"],
+                    row["source_line"],
+                    row["source_offset"],
+                    row["raw_text"],
+                )
+                for row in rows
+            ]
+            self._consume(records, file)
+        if self.pending_count >= self.batch_hands:
+            self.flush()
 
     def _ruleset(self, name: str) -> Ruleset:
         if name not in self._rulesets:
@@ -325,16 +391,32 @@ class Importer:
 
     def flush(self) -> None:
         """Commit what is pending as one atomic batch."""
-        if not (self.pending_hands or self.pending_quarantine or self.pending_files):
+        if not (
+            self.pending_hands
+            or self.pending_columns
+            or self.pending_quarantine
+            or self.pending_files
+        ):
             return
         batch = self.dataset.new_batch_id()
         tables = hands_table(self.pending_hands, batch)
+        if self.pending_columns:
+            hands = [tables["hands"]]
+            for chunk in self.pending_columns:
+                column = pa.array([batch] * chunk.hands.num_rows, pa.string())
+                index = chunk.hands.schema.get_field_index("batch")
+                hands.append(chunk.hands.set_column(index, "batch", column))
+            tables["hands"] = pa.concat_tables(hands)
+            for name in ("seats", "placements"):
+                parts = [tables[name]] + [getattr(c, name) for c in self.pending_columns]
+                tables[name] = pa.concat_tables(parts)
         tables["quarantine"] = quarantine_table(self.pending_quarantine, batch)
         now = datetime.now(UTC).replace(tzinfo=None)
         rows = [{**f, "imported_at": now, "batch": batch} for f in self.pending_files]
         tables["files"] = pa.Table.from_pylist(rows, schema=FILES)
         self.dataset.commit(batch, tables)
         self.pending_hands, self.pending_quarantine, self.pending_files = [], [], []
+        self.pending_columns, self.pending_count = [], 0
 
 
 class _Counting(io.RawIOBase):

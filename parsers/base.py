@@ -10,12 +10,30 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import BinaryIO, ClassVar
+
+import pyarrow as pa
 
 from ofc_stats.records import HandRecord, Quarantined
 
-ParseItem = HandRecord | Quarantined
 SNIFF_BYTES = 65_536
+
+
+@dataclass(frozen=True)
+class ColumnarHands:
+    """Hands a parser already laid out as the dataset's tables.
+
+    The hands' batch column is empty; seats and placements carry one extra last
+    column, ``source_line``, that ties them to their hand row.
+    """
+
+    hands: pa.Table
+    seats: pa.Table
+    placements: pa.Table
+
+
+ParseItem = HandRecord | Quarantined | ColumnarHands
 
 
 class Parser(ABC):

@@ -9,9 +9,11 @@ the room's reported results.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any, BinaryIO
+
+import pyarrow as pa
 
 from ofc_stats.cards import format_card, parse_card
 from ofc_stats.errors import OfcError
@@ -214,6 +216,13 @@ def dumps(hand: HandRecord) -> str:
     return json.dumps(hand_to_json(hand), separators=(",", ":"), ensure_ascii=False)
 
 
+def _numbered(stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
+    offset = 0
+    for number, raw in enumerate(stream, start=1):
+        yield number, offset, raw
+        offset += len(raw)
+
+
 @register
 class OpenFormatParser(Parser):
     name = FORMAT
@@ -224,10 +233,48 @@ class OpenFormatParser(Parser):
         first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
         return first.startswith(b"{") and b'"ofc_format"' in first
 
+    columnar = True  # off when the import overrides the ruleset
+
     def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-        offset = 0
-        for number, raw in enumerate(stream, start=1):
-            start, offset = offset, offset + len(raw)
+        if not self.columnar:
+            yield from self.parse_lines(_numbered(stream), source)
+            return
+        from parsers.open_columnar import connect, convert, read_chunks
+
+        connection = connect()
+        try:
+            for numbers, offsets, raws in read_chunks(stream):
+                texts, slow = [], []
+                for number, start, raw in zip(numbers, offsets, raws, strict=True):
+                    try:
+                        texts.append((number, start, raw.decode("utf-8").rstrip("\r\n")))
+                    except UnicodeDecodeError:
+                        slow.append((number, start, raw))
+                src = pa.table(
+                    {
+                        "line_no": pa.array([t[0] for t in texts], pa.int64()),
+                        "off": pa.array([t[1] for t in texts], pa.int64()),
+                        "raw": pa.array([t[2] for t in texts], pa.string()),
+                    }
+                )
+                connection.register("src", src)
+                chunk, slow_lines = convert(connection, source)
+                if chunk.hands.num_rows:
+                    yield chunk
+                lookup = {
+                    number: (start, raw)
+                    for number, start, raw in zip(numbers, offsets, raws, strict=True)
+                }
+                slow += [(n, *lookup[n]) for n in slow_lines]
+                yield from self.parse_lines(sorted(slow), source)
+        finally:
+            connection.close()
+
+    def parse_lines(
+        self, lines: Iterable[tuple[int, int, bytes]], source: str
+    ) -> Iterator[ParseItem]:
+        """The per-line Python parser: (line number, byte offset, raw bytes) in."""
+        for number, start, raw in lines:
             if not raw.strip():
                 continue
             try:
