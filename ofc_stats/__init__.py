@@ -14,6 +14,16 @@ from ofc_stats.ruleset_file import load_ruleset, resolve_ruleset
 from ofc_stats.scoring import BoardResult, HandResult, score_board, score_hand
 from ofc_stats.timeout import Street, timeout_streets
 
+
+def __getattr__(name: str) -> object:
+    """Load the import layer (pyarrow, parsers) only when it is asked for."""
+    if name == "import_paths":
+        from ofc_stats.importer import import_paths
+
+        return import_paths
+    raise AttributeError(f"module 'ofc_stats' has no attribute {name!r}")
+
+
 __all__ = [
     "PRESETS",
     "BatchResult",
@@ -32,6 +42,7 @@ __all__ = [
     "format_card",
     "format_cards",
     "get_ruleset",
+    "import_paths",
     "load_ruleset",
     "parse_card",
     "parse_cards",

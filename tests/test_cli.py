@@ -110,3 +110,53 @@ def test_rules_listing_and_detail() -> None:
     assert "fantasy: progressive" in detail.stdout
     assert "  entry_cards: QQ=14, KK=15, AA=16, 222=17" in detail.stdout
     assert "  repeat: top=222 middle=- bottom=four_of_a_kind combine=any" in detail.stdout
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_import_command_summary(tmp_path: Path) -> None:
+    data = tmp_path / "ofc-data"
+    first = run("import", "--data", str(data), str(DATA / "app-json" / "two_hands.hh"))
+    assert first.exit_code == 0, first.output
+    assert first.stdout == (
+        "files: 1 (0 skipped)\n"
+        "hands: 2 seen, 2 stored, 0 duplicates, 0 quarantined\n"
+        f"dataset: {data}\n"
+    )
+    again = run("import", "--data", str(data), str(DATA / "app-json" / "two_hands.hh"))
+    assert again.stdout.splitlines()[:3] == [
+        "files: 1 (1 skipped)",
+        "hands: 0 seen, 0 stored, 0 duplicates, 0 quarantined",
+        f"  skipped {DATA / 'app-json' / 'two_hands.hh'}: already imported (same content)",
+    ]
+
+
+def test_import_command_reports_quarantine_on_stderr(tmp_path: Path) -> None:
+    result = run("import", "--data", str(tmp_path / "d"), str(DATA / "app-json" / "bad.hh"))
+    assert result.exit_code == 0
+    assert "hands: 7 seen, 1 stored, 0 duplicates, 6 quarantined" in result.stdout
+    assert "  quarantined 1 × truncated JSON" in result.stdout
+    assert (
+        f"{DATA / 'app-json' / 'bad.hh'}:113 (hand big-top): seat 1 (ana): top row has 4 cards"
+        in result.stderr
+    )
+
+
+def test_import_command_rejects_an_unknown_format(tmp_path: Path) -> None:
+    result = run("import", "--format", "pdf", "--data", str(tmp_path), str(DATA / "app-json"))
+    assert result.exit_code == 2
+    assert (
+        "unknown format 'pdf'; known formats: app-json, fpdb, open, swc, swc-chat" in result.stderr
+    )
+
+
+def test_formats_listing() -> None:
+    result = run("formats")
+    assert [line.split()[0] for line in result.stdout.splitlines()] == [
+        "app-json",
+        "fpdb",
+        "open",
+        "swc",
+        "swc-chat",
+    ]
