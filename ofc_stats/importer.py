@@ -40,7 +40,7 @@ from parsers.base import (
     known_formats,
 )
 
-BATCH_HANDS = 50_000
+BATCH_HANDS = 20_000
 ZIP_MAX_MEMBERS = 10_000
 ZIP_MAX_TOTAL = 4 << 30  # bytes uncompressed in one archive
 ZIP_MAX_RATIO = 200  # uncompressed / compressed for one member

@@ -23,7 +23,8 @@ from ofc_stats.presets import ALIASES, PRESETS, normalise_name
 from ofc_stats.records import DESTINATIONS
 from parsers.base import ColumnarHands
 
-CHUNK_LINES = 100_000
+CHUNK_LINES = 10_000
+MEMORY_LIMIT = "256MB"
 NUMBER_OR_NULL = "('UBIGINT', 'BIGINT', 'DOUBLE', 'NULL')"
 STRUCTURE = (
     '{"ofc_format":"JSON","room":"JSON","table":"JSON","hand_id":"JSON","ruleset":"JSON",'
@@ -296,5 +297,7 @@ def read_chunks(
 def connect() -> duckdb.DuckDBPyConnection:
     connection = duckdb.connect()
     connection.execute("SET threads TO 1")  # one core, as the benchmark promises
+    connection.execute("SET enable_progress_bar = false")  # ours is the import's
+    connection.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")  # bounded, spills past it
     _lookup_tables(connection)
     return connection
