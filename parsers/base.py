@@ -58,6 +58,11 @@ class Parser(ABC):
             yield from self.parse(stream, source)
 
 
+def first_line(head: bytes) -> bytes:
+    """The first non-blank line of a file's head, byte-order mark and indent dropped."""
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+
+
 REGISTRY: dict[str, type[Parser]] = {}
 
 

@@ -19,7 +19,7 @@ from ofc_stats.cards import format_card, parse_card
 from ofc_stats.errors import OfcError
 from ofc_stats.presets import get_ruleset
 from ofc_stats.records import DESTINATIONS, HandRecord, Placement, Quarantined, SeatRecord
-from parsers.base import ParseItem, Parser, register
+from parsers.base import ParseItem, Parser, first_line, register
 
 FORMAT = "open"
 VERSION = 1
@@ -230,7 +230,7 @@ class OpenFormatParser(Parser):
 
     @classmethod
     def sniff(cls, head: bytes, filename: str) -> bool:
-        first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+        first = first_line(head)
         return first.startswith(b"{") and b'"ofc_format"' in first
 
     columnar = True  # off when the import overrides the ruleset

@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
-from parsers.base import ParseItem, Parser, register
+from parsers.base import ParseItem, Parser, first_line, register
 
 FORMAT = "swc"
 ROOM = "SwC"
@@ -91,7 +91,7 @@ class _Hand:
     gi: str
     ti: str
     code: int
-    first_line: int
+    start_line: int
     captured_at: str | None
     seats: list[_Seat | None]
     lines: list[str] = field(default_factory=list)
@@ -200,7 +200,7 @@ def _record(hand: _Hand, source: str) -> HandRecord:
         played_at=played_at,
         rules_text=f"gt={hand.code}",
         source_file=source,
-        source_line=hand.first_line,
+        source_line=hand.start_line,
         raw_text="".join(hand.lines),
         extra={"started_late": str(hand.started_late), "settled": str(hand.settled)},
     )
@@ -236,7 +236,7 @@ class SwcParser(Parser):
 
     @classmethod
     def sniff(cls, head: bytes, filename: str) -> bool:
-        first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+        first = first_line(head)
         return first.startswith(b"{") and (
             b'"gameState"' in first or b'"site": "SealsWithClubs"' in first
         )
@@ -294,5 +294,5 @@ class SwcParser(Parser):
             yield _record(hand, source)
         except OfcError as error:
             yield Quarantined(
-                source, str(error), "".join(hand.lines), hand.first_line, hand_id=hand.gi
+                source, str(error), "".join(hand.lines), hand.start_line, hand_id=hand.gi
             )

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import BinaryIO
 
 from ofc_stats.records import HandRecord, Quarantined, SeatRecord
-from parsers.base import ParseItem, Parser, register
+from parsers.base import ParseItem, Parser, first_line, register
 
 FORMAT = "swc-chat"
 LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) table=(\S+) Dealer: (.*)$")
@@ -46,7 +46,7 @@ class _Table:
     session: str = ""
     fantasy_next: set[str] = field(default_factory=set)
     lines: list[str] = field(default_factory=list)
-    first_line: int = 0
+    start_line: int = 0
 
 
 @register
@@ -56,7 +56,7 @@ class SwcChatParser(Parser):
 
     @classmethod
     def sniff(cls, head: bytes, filename: str) -> bool:
-        first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+        first = first_line(head)
         try:
             return LINE.match(first.decode("utf-8").rstrip("\r")) is not None
         except UnicodeDecodeError:
@@ -81,7 +81,7 @@ class SwcChatParser(Parser):
             if GAME_START.match(message):
                 table.session, table.fantasy_next = stamp, set()
             if not table.lines:
-                table.first_line = number
+                table.start_line = number
             table.lines.append(text + "\n")
             if fantasy := FANTASY.match(message):
                 table.fantasy_next.add(fantasy.group(1))
@@ -116,7 +116,7 @@ class SwcChatParser(Parser):
                 seats=seats,
                 played_at=datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S"),
                 source_file=source,
-                source_line=table.first_line,
+                source_line=table.start_line,
                 raw_text="".join(table.lines),
             )
             table.lines = []

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from handgen import random_records
+from readers import records_from
 
 from ofc_stats.cards import parse_cards
 from ofc_stats.dataset import Dataset, DatasetLocked
@@ -25,16 +26,8 @@ DATA = Path(__file__).parent / "data"
 SHARED_APPS = Path(__file__).parent.parent.parent / "shared" / "samples" / "apps"
 
 
-def parse_file(parser, path: Path) -> list:  # type: ignore[no-untyped-def]
-    """Records from the per-hand path (the open format's columnar path is off)."""
-    instance = parser()
-    instance.columnar = False
-    with open(path, "rb") as stream:
-        return list(instance.parse(stream, path.name))
-
-
 def test_app_json_golden() -> None:
-    first, second = parse_file(AppJsonParser, DATA / "app-json" / "two_hands.hh")
+    first, second = records_from(AppJsonParser, DATA / "app-json" / "two_hands.hh")
     assert first.hand_key == "app-json:Upoker:6852666:h-1"
     assert first.ruleset == "pineapple-progressive" and first.rules_text == "progressive17_nojokers"
     assert first.stakes == 0.2 and first.currency == "AUD"
@@ -118,7 +111,7 @@ def test_open_format_round_trip_through_parquet(tmp_path: Path) -> None:
     records = random_records(200, seed=9)
     source = tmp_path / "hands.jsonl"
     source.write_text("".join(dumps(r) + "\n" for r in records), encoding="utf-8")
-    parsed = parse_file(OpenFormatParser, source)
+    parsed = records_from(OpenFormatParser, source)
     for original, back in zip(records, parsed, strict=True):
         assert back.seats == original.seats
         assert back.placements == original.placements

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from handgen import random_records
+from readers import records_from
 
 from ofc_stats.cards import parse_card
 from ofc_stats.dataset import Dataset
@@ -21,14 +22,6 @@ from parsers.swc_chat import SwcChatParser, scores
 
 DATA = Path(__file__).parent / "data"
 SWC_SAMPLES = Path(__file__).parent.parent.parent / "shared" / "samples" / "swc"
-
-
-def parse(parser, path: Path) -> list:  # type: ignore[no-untyped-def]
-    """Records from the per-hand path (the open format's columnar path is off)."""
-    instance = parser()
-    instance.columnar = False
-    with open(path, "rb") as stream:
-        return list(instance.parse(stream, path.name))
 
 
 def test_seat_layout_strings() -> None:
@@ -48,7 +41,7 @@ def test_street_numbers_from_placed_counts() -> None:
 
 def test_swc_golden() -> None:
     expected = json.loads((DATA / "swc" / "two_hands.expected.json").read_text())
-    hands = parse(SwcParser, DATA / "swc" / "two_hands.jsonl")
+    hands = records_from(SwcParser, DATA / "swc" / "two_hands.jsonl")
     assert [h.room_hand_id for h in hands] == ["900001", "900002"]
     for hand in hands:
         want = expected[hand.room_hand_id]
@@ -95,7 +88,7 @@ def test_swc_round_trip_keeps_every_placement() -> None:
 )
 def test_swc_shared_samples_match_their_ground_truth(name: str) -> None:
     truth = json.loads((SWC_SAMPLES / "expected_results.json").read_text())[name]
-    items = parse(SwcParser, SWC_SAMPLES / name)
+    items = records_from(SwcParser, SWC_SAMPLES / name)
     hands = [i for i in items if isinstance(i, HandRecord)]
     assert len(hands) == 1  # the next hand's pre-deal snapshot is quarantined, not stored
     assert all("before any card" in i.reason for i in items if isinstance(i, Quarantined))
@@ -124,7 +117,7 @@ def test_swc_shared_samples_match_their_ground_truth(name: str) -> None:
 
 
 def test_swc_chat_golden() -> None:
-    items = parse(SwcChatParser, DATA / "swc-chat" / "session.txt")
+    items = records_from(SwcChatParser, DATA / "swc-chat" / "session.txt")
     hands = [i for i in items if isinstance(i, HandRecord)]
     bad = [i for i in items if isinstance(i, Quarantined)]
     assert [(h.table_id, h.room_hand_id) for h in hands] == [
@@ -150,7 +143,7 @@ def test_swc_chat_shared_sample() -> None:
     ]
     hands = [
         i
-        for i in parse(SwcChatParser, SWC_SAMPLES / "dealer_chat_session.txt")
+        for i in records_from(SwcChatParser, SWC_SAMPLES / "dealer_chat_session.txt")
         if isinstance(i, HandRecord)
     ]
     assert len(hands) == truth["hands_played"]
@@ -187,7 +180,7 @@ def test_fpdb_import_by_sniffing(tmp_path: Path) -> None:
 
 
 def test_open_format_golden() -> None:
-    hands = parse(OpenFormatParser, DATA / "open" / "three_hands.jsonl")
+    hands = records_from(OpenFormatParser, DATA / "open" / "three_hands.jsonl")
     assert [dumps(h) for h in hands] == (
         DATA / "open" / "three_hands.jsonl"
     ).read_text().splitlines()
