@@ -18,6 +18,8 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,58 +28,58 @@ sys.path.insert(0, str(ROOT / "tests"))
 from handgen import random_records  # noqa: E402
 from swcgen import FPDB_DDL, raw_json, snapshots  # noqa: E402
 
+from ofc_stats.records import HandRecord  # noqa: E402
 from parsers.app_json import dumps_app  # noqa: E402
 from parsers.open_format import dumps  # noqa: E402
 
 CHILD = """
-import resource, sys, time, json
+import sys, time, json
 from ofc_stats.importer import import_paths
 start = time.perf_counter()
 summary = import_paths([sys.argv[1]], sys.argv[2], format_name=sys.argv[3])
 seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# VmHWM is this process's own peak (ru_maxrss can carry the parent's over fork/exec).
+status = open("/proc/self/status").read().split("VmHWM:")[1].split()[0]
+peak = int(status) / 1024
 print(json.dumps({"seconds": seconds, "stored": summary.stored, "peak_mib": peak}))
 """
 
 
+def _records(hands: int) -> Iterator[HandRecord]:
+    """Random hands, generated a chunk at a time so the parent stays small."""
+    for start in range(0, hands, 10_000):
+        count = min(10_000, hands - start)
+        for record in random_records(count, seed=2026 + start):
+            yield replace(record, room_hand_id=str(start + int(record.room_hand_id)))
+
+
 def write_files(folder: Path, hands: int, small: int) -> dict[str, tuple[Path, int]]:
-    records = random_records(hands, seed=2026)
     files = {}
-    path = folder / "hands.jsonl"
-    with path.open("w", encoding="utf-8") as out:
-        for record in records:
-            out.write(dumps(record) + "\n")
-    files["open"] = (path, hands)
-    path = folder / "hands.hh"
-    with path.open("w", encoding="utf-8") as out:
-        for record in records:
-            out.write(
-                dumps_app(
-                    record.__class__(
-                        **{
-                            **record.__dict__,
-                            "format": "app-json",
-                            "ruleset": "pineapple-progressive",
-                        }
-                    )
-                )
-            )
-    files["app-json"] = (path, hands)
-    path = folder / "capture.jsonl"
-    with path.open("w", encoding="utf-8") as out:
-        for index, record in enumerate(records[:small]):
-            out.write("\n".join(snapshots(record, gi=index + 1, ti=1)) + "\n")
-    files["swc"] = (path, small)
-    path = folder / "fpdb.db3"
-    connection = sqlite3.connect(path)
+    open_path, app_path = folder / "hands.jsonl", folder / "hands.hh"
+    swc_path, fpdb_path = folder / "capture.jsonl", folder / "fpdb.db3"
+    connection = sqlite3.connect(fpdb_path)
     connection.executescript(FPDB_DDL)
-    connection.executemany(
-        "INSERT INTO HttpOFCHands (site, siteHandNo, tableName, rawJson) VALUES (?, ?, ?, ?)",
-        (("SealsWithClubs", r.room_hand_id, "t", json.dumps(raw_json(r))) for r in records[:small]),
-    )
+    insert = "INSERT INTO HttpOFCHands (site, siteHandNo, tableName, rawJson) VALUES (?, ?, ?, ?)"
+    with (
+        open_path.open("w", encoding="utf-8") as open_out,
+        app_path.open("w", encoding="utf-8") as app_out,
+        swc_path.open("w", encoding="utf-8") as swc_out,
+    ):
+        for index, record in enumerate(_records(hands)):
+            open_out.write(dumps(record) + "\n")
+            app_out.write(
+                dumps_app(replace(record, format="app-json", ruleset="pineapple-progressive"))
+            )
+            if index < small:
+                swc_out.write("\n".join(snapshots(record, gi=index + 1, ti=1)) + "\n")
+                raw = json.dumps(raw_json(record))
+                connection.execute(insert, ("SealsWithClubs", record.room_hand_id, "t", raw))
     connection.commit()
     connection.close()
-    files["fpdb"] = (path, small)
+    files["open"] = (open_path, hands)
+    files["app-json"] = (app_path, hands)
+    files["swc"] = (swc_path, small)
+    files["fpdb"] = (fpdb_path, small)
     return files
 
 
