@@ -140,7 +140,3 @@ def rank_row(cards: Sequence[int]) -> RowRank:
         (1, 1, 1, 1, 1): Category.HIGH_CARD,
     }[shape]
     return RowRank(category, ordered)
-
-
-def category_of_key(key: int) -> Category:
-    return Category(key // CATEGORY_WEIGHT)

@@ -115,3 +115,18 @@ def test_three_card_classes_vectorised() -> None:
     rows = np.array([parse_cards("2c 2d 2h"), parse_cards("Ac Kd Qh"), parse_cards("As Ad 2c")])
     classes = classify_three(rows)
     assert classes[0] > classes[2] > classes[1]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Qs Qh 5d", "pair of Qs"),
+        ("7s 7h 7d", "three 7s"),
+        ("Ah 2c 3d 4s 5h", "straight 5-high"),
+        ("Th Jh Qh Kh Ah", "royal flush"),
+        ("9c 9d 9h 4s 4c", "full house 9s over 4s"),
+        ("2c 7d 9h Js Kc", "K-high"),
+    ],
+)
+def test_rows_describe_themselves_for_people(text: str, name: str) -> None:
+    assert rank_row(parse_cards(text)).describe() == name
