@@ -79,18 +79,20 @@ class RowRank:
         chars = [RANK_CHARS[r] for r in self.ranks]
         if self.is_royal:
             return "royal flush"
+        first = chars[0]
+        second = chars[1] if len(chars) > 1 else ""
         names = {
-            Category.HIGH_CARD: f"{chars[0]}-high",
-            Category.PAIR: f"pair of {chars[0]}s",
-            Category.TWO_PAIR: f"two pair {chars[0]}s and {chars[1]}s",
-            Category.THREE_OF_A_KIND: f"three {chars[0]}s",
-            Category.STRAIGHT: f"straight {chars[0]}-high",
-            Category.FLUSH: f"flush {chars[0]}-high",
-            Category.FULL_HOUSE: f"full house {chars[0]}s over {chars[1]}s",
-            Category.FOUR_OF_A_KIND: f"four {chars[0]}s",
-            Category.STRAIGHT_FLUSH: f"straight flush {chars[0]}-high",
+            Category.HIGH_CARD: "{first}-high",
+            Category.PAIR: "pair of {first}s",
+            Category.TWO_PAIR: "two pair {first}s and {second}s",
+            Category.THREE_OF_A_KIND: "three {first}s",
+            Category.STRAIGHT: "straight {first}-high",
+            Category.FLUSH: "flush {first}-high",
+            Category.FULL_HOUSE: "full house {first}s over {second}s",
+            Category.FOUR_OF_A_KIND: "four {first}s",
+            Category.STRAIGHT_FLUSH: "straight flush {first}-high",
         }
-        return names[self.category]
+        return names[self.category].format(first=first, second=second)
 
 
 def _straight_high(distinct_desc: Sequence[int]) -> int | None:
