@@ -34,9 +34,10 @@ def classify_columns(cols: npt.NDArray[np.integer], rules: CompiledRules) -> Boa
     top = classify_three_columns(cols[0:3])
     middle = classify_five_columns(cols[3:8])
     bottom = classify_five_columns(cols[8:13])
-    t = tables()
-    key_top, key_mid, key_bot = t.key3[top], t.key5[middle], t.key5[bottom]
-    fouled = (key_top > key_mid) | (key_mid > key_bot)
+    # Middle against bottom compare on one dense scale; top against middle through
+    # the highest top class each middle class allows (one gather, no keys).
+    fouled = top > np.take(tables().top_limit, middle)
+    fouled |= middle > bottom
     live = ~fouled
     return BoardColumns(
         top_class=top,

@@ -43,6 +43,7 @@ class RankTables:
     last3: npt.NDArray[np.int16]
     key5: npt.NDArray[np.int32]  # class -> shared-scale key
     key3: npt.NDArray[np.int32]
+    top_limit: npt.NDArray[np.int16]  # 5-card class -> highest top class not above it
     rank5: tuple[RowRank, ...]  # class -> RowRank, for tables keyed by category
     rank3: tuple[RowRank, ...]
 
@@ -143,6 +144,7 @@ def tables() -> RankTables:
         last3=np.maximum(last3, 0).reshape(-1).astype(np.int16),
         key5=key5,
         key3=key3,
+        top_limit=(np.searchsorted(key3, key5, side="right") - 1).astype(np.int16),
         rank5=rank5,
         rank3=rank3,
     )

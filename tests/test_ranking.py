@@ -130,3 +130,12 @@ def test_three_card_classes_vectorised() -> None:
 )
 def test_rows_describe_themselves_for_people(text: str, name: str) -> None:
     assert rank_row(parse_cards(text)).describe() == name
+
+
+def test_top_limit_table_equals_key_comparison_for_every_pair() -> None:
+    t = tables()
+    tops = np.arange(len(t.key3))[:, None]
+    middles = np.arange(len(t.key5))[None, :]
+    by_table = tops > t.top_limit[middles]
+    by_keys = t.key3[tops] > t.key5[middles]
+    assert np.array_equal(by_table, by_keys)
