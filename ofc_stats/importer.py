@@ -172,16 +172,33 @@ def _zip_members(path: Path, summary: ImportSummary) -> Iterator[Source]:
             )
             continue
 
-        def opener(member: zipfile.ZipInfo = member) -> BinaryIO:
-            archive = zipfile.ZipFile(path)
-            return archive.open(member)  # type: ignore[return-value]
-
         yield Source(
             name=name,
             size=member.file_size,
             modified=datetime(*member.date_time),
-            open=opener,
+            open=partial(_ZipMember, path, member),  # type: ignore[arg-type]
         )
+
+
+class _ZipMember(io.RawIOBase):
+    """One archive member as a stream that closes its archive when closed."""
+
+    def __init__(self, path: Path, member: zipfile.ZipInfo) -> None:
+        self.archive = zipfile.ZipFile(path)
+        self.member = self.archive.open(member)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.member.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self.member.close()
+        self.archive.close()
+        super().close()
 
 
 def _open_binary(path: Path) -> BinaryIO:
