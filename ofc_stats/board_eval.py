@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ofc_stats.compiled import CompiledRules
-from ofc_stats.rank_tables import classify_five_columns, classify_three_columns, columns, tables
+from ofc_stats.rank_tables import classify_five_columns, classify_three_columns, tables
 
 
 @dataclass(frozen=True)
@@ -24,13 +24,8 @@ class BoardColumns:
     royalty_bottom: npt.NDArray[np.int16]
 
 
-def classify_boards(flat: npt.NDArray[np.integer], rules: CompiledRules) -> BoardColumns:
-    """Rank, foul-check and pay royalties for (N, 13) joker-free boards."""
-    return classify_columns(columns(flat), rules)
-
-
 def classify_columns(cols: npt.NDArray[np.integer], rules: CompiledRules) -> BoardColumns:
-    """As :func:`classify_boards` for boards already in the (13, N) column layout."""
+    """Rank, foul-check and pay royalties for joker-free boards in the (13, N) column layout."""
     top = classify_three_columns(cols[0:3])
     middle = classify_five_columns(cols[3:8])
     bottom = classify_five_columns(cols[8:13])
@@ -48,18 +43,3 @@ def classify_columns(cols: npt.NDArray[np.integer], rules: CompiledRules) -> Boa
         royalty_middle=rules.royalty_middle[middle] * live,
         royalty_bottom=rules.royalty_bottom[bottom] * live,
     )
-
-
-def reading_value(b: BoardColumns) -> npt.NDArray[np.int64]:
-    """One int64 per joker reading, ordered as :data:`jokers.ReadingValue`.
-
-    Not fouled (1 bit), royalties (16), then bottom (13), middle (13) and top
-    (9 bits) strength classes: the tie-breaks of RULES.md §1 in order.
-    """
-    royalty = (b.royalty_top.astype(np.int64) + b.royalty_middle + b.royalty_bottom).clip(0, 65535)
-    value = (~b.fouled).astype(np.int64)
-    value = (value << 16) | royalty
-    value = (value << 13) | b.bottom_class.astype(np.int64)
-    value = (value << 13) | b.middle_class.astype(np.int64)
-    packed: npt.NDArray[np.int64] = (value << 9) | b.top_class.astype(np.int64)
-    return packed
