@@ -1,0 +1,193 @@
+"""Choosing placements for many tables at once by Monte Carlo completion.
+
+Every legal way to place a street's cards is one row of a fixed candidate
+table (232 for the first five cards, 27 for a Pineapple street with its
+discard).  For each table and candidate the board is completed at random
+from the cards the player has not seen, the completed boards are ranked
+with the engine's tables, and the candidate with the best average value
+under the player's style wins.  Nothing loops over tables in Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+
+import numpy as np
+import numpy.typing as npt
+
+from ofc_stats.board_eval import classify_columns
+from ofc_stats.compiled import CompiledRules
+from ofc_stats.joker_batch import resolve_jokers
+
+ROW_START = np.array([0, 3, 8])
+ROW_SIZE = np.array([3, 5, 5])
+DISCARD = 3
+EMPTY = -1
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Destinations (C, k): row 0-2 or DISCARD for each of a street's k cards."""
+
+    dest: npt.NDArray[np.int8]
+    count: npt.NDArray[np.int8]  # (C, 3) cards each candidate adds to each row
+    within: npt.NDArray[np.int8]  # (C, k) position of each card among its row's new cards
+
+
+@lru_cache(maxsize=16)
+def candidates(cards: int, discards: int) -> Candidates:
+    """Every assignment of ``cards`` cards with exactly ``discards`` discarded."""
+    options = []
+    for dest in product(range(4), repeat=cards):
+        if dest.count(DISCARD) != discards:
+            continue
+        counts = [dest.count(row) for row in range(3)]
+        if any(c > s for c, s in zip(counts, ROW_SIZE, strict=True)):
+            continue
+        options.append(dest)
+    dest_array = np.array(options, dtype=np.int8)
+    count = np.stack([(dest_array == row).sum(axis=1) for row in range(3)], axis=1)
+    within = np.zeros_like(dest_array)
+    for row in range(3):
+        mask = dest_array == row
+        within += ((np.cumsum(mask, axis=1) - 1) * mask).astype(np.int8)
+    return Candidates(dest_array, count.astype(np.int8), within)
+
+
+def apply(
+    boards: npt.NDArray[np.int8],
+    fill: npt.NDArray[np.int8],
+    dealt: npt.NDArray[np.int8],
+    cands: Candidates,
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
+    """Boards (T, C, 13) after each candidate, and which candidates fit (T, C)."""
+    t, c = len(boards), len(cands.dest)
+    fits = np.all(fill[:, None, :] + cands.count[None, :, :] <= ROW_SIZE, axis=2)
+    out = np.repeat(boards[:, None, :], c, axis=1)
+    placed = cands.dest != DISCARD  # (C, k)
+    dest = np.where(placed, cands.dest, 0)
+    position = ROW_START[dest][None] + fill[:, dest] + cands.within[None]  # (T, C, k)
+    position = np.where(fits[:, :, None] & placed[None], position, 13)  # 13: nowhere
+    rows = np.arange(t)[:, None, None]
+    cols = np.arange(c)[None, :, None]
+    padded = np.concatenate([out, np.full((t, c, 1), EMPTY, np.int8)], axis=2)
+    padded[rows, cols, position] = np.broadcast_to(dealt[:, None, :], position.shape)
+    return padded[:, :, :13], fits
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a bot values a completed board."""
+
+    name: str
+    foul_penalty: float  # points a foul costs it, in its mind
+    fantasy_bonus: float  # points an entry into Fantasyland is worth to it
+    noise: float  # random spread added to each candidate's value (weak play)
+    strength_weight: float = 2.0  # value of strong middle and bottom rows (winning rows)
+
+
+def _pair_the_top(  # type: ignore[no-untyped-def]
+    boards, after, draws, slots, empty
+) -> None:
+    """Move a drawn card that pairs a top card (sixes or better) onto the top, in place.
+
+    A player who catches such a card puts it on top when there is room; the
+    plain high-to-bottom completion never would, and would never value a
+    queen on top.
+    """
+    top_ranks = np.where(after[:, :, :3] >= 0, after[:, :, :3] >> 2, -1)  # (T, C, 3)
+    draw_ranks = (draws >> 2)[:, None, :, :, None]  # (T, 1, R, need, 1)
+    pairs = (draw_ranks == top_ranks[:, :, None, None, :]).any(axis=4)
+    pairs &= (draws >> 2)[:, None, :, :] >= 4  # (T, C, R, need)
+    room = empty[:, :, :3]
+    has_room = room.any(axis=2)  # (T, C)
+    top_slot = room.argmax(axis=2)  # (T, C)
+    which = pairs.argmax(axis=3)  # (T, C, R)
+    source = np.take_along_axis(slots[:, :, None, :], which[..., None], axis=3)[..., 0]
+    move = pairs.any(axis=3) & has_room[:, :, None] & (source >= 3)
+    t, c, r = np.nonzero(move)
+    if not len(t):
+        return
+    target = top_slot[t, c]
+    src = source[t, c, r]
+    moved = boards[t, c, r, src].copy()
+    boards[t, c, r, src] = boards[t, c, r, target]
+    boards[t, c, r, target] = moved
+
+
+def completion_values(
+    after: npt.NDArray[np.int8],
+    unseen: npt.NDArray[np.bool_],
+    rollouts: int,
+    rng: np.random.Generator,
+    rules: CompiledRules,
+    style_terms: tuple[npt.NDArray[np.float64], ...],
+) -> npt.NDArray[np.float64]:
+    """Average value (T, C) of completing each candidate board at random ``rollouts`` times."""
+    t, c, _ = after.shape
+    empty = after == EMPTY
+    need = int(empty[0, 0].sum())
+    if need:
+        # One set of draws per table and rollout, shared by all its candidates.
+        keys = rng.random((t, rollouts, unseen.shape[1])) + (~unseen)[:, None, :]
+        draws = np.argsort(keys, axis=2)[:, :, :need].astype(np.int8)  # (T, R, need)
+        # A sensible future: drawn pairs and trips stay together, and the
+        # strongest groups fill the lowest rows first.
+        ranks = draws.astype(np.int16) >> 2
+        groups = (ranks[:, :, :, None] == ranks[:, :, None, :]).sum(axis=3)
+        order = np.argsort(-(groups * 64 + draws), axis=2)
+        draws = np.take_along_axis(draws, order, axis=2)
+        slots = np.argsort(~empty, axis=2, kind="stable")[:, :, :need][:, :, ::-1]
+        boards = np.repeat(after[:, :, None, :], rollouts, axis=2)  # (T, C, R, 13)
+        ti = np.arange(t)[:, None, None, None]
+        ci = np.arange(c)[None, :, None, None]
+        ri = np.arange(rollouts)[None, None, :, None]
+        boards[ti, ci, ri, slots[:, :, None, :]] = draws[:, None, :, :]
+        _pair_the_top(boards, after, draws, slots, empty)
+    else:
+        boards = after[:, :, None, :]
+    flat = boards.reshape(-1, 13)
+    if flat.max() >= 52:
+        flat = resolve_jokers(flat, rules)
+    scored = classify_columns(np.ascontiguousarray(flat.T), rules)
+    foul_penalty, fantasy_bonus, strength_weight = style_terms
+    royalty = scored.royalty_top.astype(np.float64) + scored.royalty_middle + scored.royalty_bottom
+    live = ~scored.fouled
+    entry = (rules.entry_cards[scored.top_class] > 0) & live
+    strength = (scored.middle_class.astype(np.float64) + scored.bottom_class) / 7462.0 * live
+    shape = boards.shape[:3]
+    value = royalty.reshape(shape)
+    value = value - foul_penalty[:, None, None] * scored.fouled.reshape(shape)
+    value = value + fantasy_bonus[:, None, None] * entry.reshape(shape)
+    value = value + strength_weight[:, None, None] * strength.reshape(shape)
+    result: npt.NDArray[np.float64] = value.mean(axis=2)
+    return result
+
+
+def choose(
+    boards: npt.NDArray[np.int8],
+    fill: npt.NDArray[np.int8],
+    dealt: npt.NDArray[np.int8],
+    unseen: npt.NDArray[np.bool_],
+    discards: int,
+    styles: list[Style],
+    rollouts: int,
+    rng: np.random.Generator,
+    rules: CompiledRules,
+) -> npt.NDArray[np.int8]:
+    """Destinations (T, k) for each table's dealt cards: its style's best candidate."""
+    cands = candidates(dealt.shape[1], discards)
+    after, fits = apply(boards, fill, dealt, cands)
+    terms = tuple(
+        np.array([getattr(s, name) for s in styles], dtype=np.float64)
+        for name in ("foul_penalty", "fantasy_bonus", "strength_weight")
+    )
+    value = completion_values(after, unseen, rollouts, rng, rules, terms)
+    noise = np.array([s.noise for s in styles])[:, None]
+    value = value + noise * rng.standard_normal(value.shape)
+    value[~fits] = -np.inf
+    best = value.argmax(axis=1)
+    chosen: npt.NDArray[np.int8] = cands.dest[best]
+    return chosen

@@ -1,0 +1,116 @@
+"""The simulator core: legal play, reproducibility, Fantasyland as the engine grants it."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import numpy as np
+import pytest
+
+from ofc_stats.board import Board
+from ofc_stats.presets import get_ruleset
+from ofc_stats.records import validate_hand
+from ofc_stats.scoring import score_board
+from ofc_stats.sim.choose import ROW_SIZE, Style, candidates
+from ofc_stats.sim.fantasy import set_fantasy
+from ofc_stats.sim.match import Player, TableSpec, play_hands
+from ofc_stats.timeout import Street, timeout_streets
+from parsers.open_format import dumps
+
+STYLES = [Style("careful", 16, 10, 0.5), Style("chaser", 8, 60, 0.5), Style("weak", 5, 15, 3.0)]
+
+
+def play(ruleset: str, seats: int, tables: int, hands: int, seed: int, **options):  # type: ignore[no-untyped-def]
+    pool = [Player(f"player {i}", STYLES[i % 3]) for i in range(seats * 2)]
+    seating = [[pool[(i + j) % len(pool)] for j in range(seats)] for i in range(tables)]
+    spec = TableSpec(get_ruleset(ruleset), seats, rollouts=3, **options)
+    return list(play_hands(spec, seating, hands, np.random.default_rng(seed)))
+
+
+@pytest.mark.parametrize(
+    ("cards", "discards", "count"), [(5, 0, 232), (3, 1, 27), (1, 0, 3), (4, 0, 80)]
+)
+def test_candidate_tables(cards: int, discards: int, count: int) -> None:
+    table = candidates(cards, discards)
+    assert len(table.dest) == count
+    assert np.all((table.dest == 3).sum(axis=1) == discards)
+    assert np.all(table.count <= ROW_SIZE)
+    assert len({tuple(row) for row in table.dest.tolist()}) == count
+
+
+def test_fantasy_setter_keeps_every_card_and_never_fouls() -> None:
+    rng = np.random.default_rng(5)
+    for n in (13, 14, 16, 17):
+        cards = np.argsort(rng.random((200, 52)), axis=1)[:, :n].astype(np.int8)
+        boards, thrown = set_fantasy(cards)
+        assert thrown.shape == (200, n - 13)
+        for board, rest, dealt in zip(boards, thrown, cards, strict=True):
+            assert sorted(board.tolist() + rest.tolist()) == sorted(dealt.tolist())
+            assert not score_board(Board.from_flat(board), get_ruleset("pineapple")).fouled
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "seats"), [("pineapple-progressive", 3), ("classic", 4), ("turbo", 2)]
+)
+def test_every_hand_is_legal(ruleset: str, seats: int) -> None:
+    rules = get_ruleset(ruleset)
+    records = play(ruleset, seats, tables=12, hands=6, seed=3)
+    assert len(records) == 72
+    later = [dealt - placed for dealt, placed in rules.variant.streets]
+    for record in records:
+        validate_hand(record, rules)
+        assert record.complete
+        assert sum(s.reported_points for s in record.seats) == pytest.approx(0)
+        for seat in record.seats:
+            mine = [p for p in record.placements if p.seat == seat.seat]
+            thrown = sorted(p.card for p in mine if p.destination == "discard")
+            assert thrown == sorted(seat.discards or ())
+            if not seat.in_fantasy:
+                assert len(thrown) == sum(later)
+                for street, (dealt, _) in enumerate(rules.variant.streets):
+                    assert sum(p.street == street for p in mine) == dealt
+
+
+def test_same_seed_same_hands_other_seed_other_hands() -> None:
+    first = [dumps(r) for r in play("pineapple", 3, tables=5, hands=4, seed=9)]
+    again = [dumps(r) for r in play("pineapple", 3, tables=5, hands=4, seed=9)]
+    other = [dumps(r) for r in play("pineapple", 3, tables=5, hands=4, seed=10)]
+    assert first == again and first != other
+
+
+def test_fantasyland_follows_the_engine() -> None:
+    rules = get_ruleset("pineapple-progressive")
+    records = play("pineapple-progressive", 3, tables=40, hands=8, seed=21)
+    by_table: dict[str, list] = {}  # type: ignore[type-arg]
+    for record in records:
+        by_table.setdefault(record.table_id, []).append(record)
+    checked = 0
+    for hands in by_table.values():
+        for this, after in pairwise(hands):
+            following = {s.player: s for s in after.seats}
+            for seat in this.seats:
+                board = Board(seat.top, seat.middle, seat.bottom)
+                outcome = score_board(board, rules, seat.in_fantasy, seat.fantasy_cards).fantasyland
+                granted = outcome.cards if outcome.qualifies else outcome.repeat_cards
+                nxt = following[seat.player]
+                assert nxt.in_fantasy is bool(granted)
+                if granted:
+                    assert nxt.fantasy_cards == granted
+                    checked += 1
+    assert checked > 0  # some Fantasyland hands were actually played
+
+
+def test_timed_out_streets_follow_the_auto_placement_rule() -> None:
+    rules = get_ruleset("pineapple")
+    records = play("pineapple", 2, tables=6, hands=2, seed=4, timeout_rate=1.0)
+    for record in records:
+        for seat in record.seats:
+            if seat.in_fantasy:
+                continue
+            streets = []
+            for number in range(5):
+                mine = [p for p in record.placements if p.seat == seat.seat and p.street == number]
+                streets.append(
+                    Street(tuple(p.card for p in mine), tuple(p.destination for p in mine))
+                )
+            assert timeout_streets(rules.variant, streets) == [True] * 5
