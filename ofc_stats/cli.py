@@ -22,12 +22,19 @@ MAX_MESSAGES = 20
 @contextmanager
 def _progress(quiet: bool, total: int, label: str) -> Iterator[Callable[[int], None]]:
     """A progress bar on stderr for long jobs (only when stderr is a terminal)."""
-    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        MofNCompleteColumn,
+        Progress,
+        TimeRemainingColumn,
+    )
 
     if quiet or not sys.stderr.isatty():
         yield lambda n: None
         return
-    columns = (label, BarColumn(), DownloadColumn(), TimeRemainingColumn())
+    amount = DownloadColumn() if label == "importing" else MofNCompleteColumn()
+    columns = (label, BarColumn(), amount, TimeRemainingColumn())
     with Progress(*columns, transient=True) as bar:
         task = bar.add_task(label, total=total)
         yield lambda n: bar.advance(task, n)
@@ -156,6 +163,86 @@ def import_command(
     for line in summary.lines():
         click.echo(line)
     click.echo(f"dataset: {data}")
+
+
+@main.command()
+@click.option("--hands", type=click.IntRange(1), required=True, help="How many hands to write.")
+@click.option(
+    "--rules",
+    "rules_name",
+    default="pineapple-progressive",
+    show_default=True,
+    metavar="NAME|FILE.toml",
+)
+@click.option("--seats", type=click.IntRange(2, 4), default=3, show_default=True)
+@click.option(
+    "--players",
+    type=click.IntRange(2),
+    default=9,
+    show_default=True,
+    help="Size of the pool of named bot players (styles in turn).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same file.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["open", "app-json"]),
+    default="open",
+    show_default=True,
+)
+@click.option(
+    "--room-errors",
+    type=click.FloatRange(0, 1),
+    default=0.0,
+    show_default=True,
+    help="Share of hands whose reported results a buggy room corrupts (truth file).",
+)
+@click.option(
+    "--timeouts",
+    type=click.FloatRange(0, 1),
+    default=0.02,
+    show_default=True,
+    help="Share of streets the room places on a timeout.",
+)
+@click.option("--stack", type=float, default=None, help="Points each player brings (caps).")
+@click.option("--out", type=click.Path(dir_okay=False), required=True)
+@click.option("--quiet", is_flag=True)
+def simulate(
+    hands: int,
+    rules_name: str,
+    seats: int,
+    players: int,
+    seed: int,
+    output_format: str,
+    room_errors: float,
+    timeouts: float,
+    stack: float | None,
+    out: str,
+    quiet: bool,
+) -> None:
+    """Bots play whole sessions and write realistic hand histories."""
+    from ofc_stats.sim.simulate import write_simulation
+
+    ruleset = _ruleset(rules_name)
+    with _progress(quiet, hands, "simulating") as advance:
+        try:
+            summary = write_simulation(
+                out,
+                hands,
+                ruleset,
+                output_format=output_format,
+                seats=seats,
+                players=players,
+                seed=seed,
+                room_errors=room_errors,
+                timeout_rate=timeouts,
+                stack=stack,
+                progress=advance,
+            )
+        except OfcError as error:
+            raise click.ClickException(str(error)) from None
+    click.echo(summary.line())
+    click.echo(f"wrote {out}" + (f" and {out}.truth.jsonl" if summary.corrupted else ""))
 
 
 @main.command()
