@@ -97,21 +97,24 @@ def _pair_the_top(  # type: ignore[no-untyped-def]
     plain high-to-bottom completion never would, and would never value a
     queen on top.
     """
-    top_ranks = np.where(after[:, :, :3] >= 0, after[:, :, :3] >> 2, -1)  # (T, C, 3)
-    draw_ranks = (draws >> 2)[:, None, :, :, None]  # (T, 1, R, need, 1)
-    pairs = (draw_ranks == top_ranks[:, :, None, None, :]).any(axis=4)
-    pairs &= (draws >> 2)[:, None, :, :] >= 4  # (T, C, R, need)
     room = empty[:, :, :3]
-    has_room = room.any(axis=2)  # (T, C)
-    top_slot = room.argmax(axis=2)  # (T, C)
-    which = pairs.argmax(axis=3)  # (T, C, R)
-    source = np.take_along_axis(slots[:, :, None, :], which[..., None], axis=3)[..., 0]
-    move = pairs.any(axis=3) & has_room[:, :, None] & (source >= 3)
-    t, c, r = np.nonzero(move)
-    if not len(t):
+    tc = np.nonzero(room.any(axis=2))  # boards whose top still has room
+    if not len(tc[0]):
         return
-    target = top_slot[t, c]
-    src = source[t, c, r]
+    top = after[tc][:, :3]  # (B, 3)
+    ranks = np.where(top >= 0, top >> 2, 0).astype(np.int32)
+    mask = np.bitwise_or.reduce(np.where((top >= 0) & (ranks >= 4), 1 << ranks, 0), axis=1)
+    drawn = (draws[tc[0]] >> 2).astype(np.int32)  # (B, R, need)
+    pairs = (mask[:, None, None] >> drawn) & 1 == 1
+    which = pairs.argmax(axis=2)  # (B, R)
+    source = slots[tc][np.arange(len(which))[:, None], which]  # (B, R)
+    move = pairs.any(axis=2) & (source >= 3)
+    b, r = np.nonzero(move)
+    if not len(b):
+        return
+    t, c = tc[0][b], tc[1][b]
+    target = room[t, c].argmax(axis=1)
+    src = source[b, r]
     moved = boards[t, c, r, src].copy()
     boards[t, c, r, src] = boards[t, c, r, target]
     boards[t, c, r, target] = moved

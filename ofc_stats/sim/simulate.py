@@ -15,11 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ofc_stats.batch import score_batch
 from ofc_stats.board import Board
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord
 from ofc_stats.rules import AMERICAN_ROYALTIES, CLASSIC_ROYALTIES, Ruleset
-from ofc_stats.scoring import score_board, score_hand
+from ofc_stats.scoring import score_hand
 from ofc_stats.sim.choose import Style
 from ofc_stats.sim.match import Player, TableSpec, play_hands
 
@@ -58,6 +59,31 @@ class SimulationSummary:
             f"{sum(self.entries.values()) / total:.1%} ({per_style}); "
             f"{self.corrupted} hands with room errors"
         )
+
+
+def _tally(
+    summary: SimulationSummary, hands: list[HandRecord], ruleset: Ruleset, style_of: dict[str, str]
+) -> None:
+    """Count fouls and Fantasyland entries per style with the batch engine; empties ``hands``."""
+    if not hands:
+        return
+    seats = max(len(h.seats) for h in hands)
+    boards = np.zeros((len(hands), seats, 13), dtype=np.int8)
+    seated = np.zeros((len(hands), seats), dtype=bool)
+    in_fantasy = np.zeros((len(hands), seats), dtype=bool)
+    for i, hand in enumerate(hands):
+        for seat in hand.seats:
+            boards[i, seat.seat] = seat.top + seat.middle + seat.bottom
+            seated[i, seat.seat] = True
+            in_fantasy[i, seat.seat] = seat.in_fantasy
+    result = score_batch(boards, ruleset, seated=seated, in_fantasy=in_fantasy, check=False)
+    for i, hand in enumerate(hands):
+        for seat in hand.seats:
+            style = style_of.get(seat.player, "?")
+            summary.seats[style] += 1
+            summary.fouls[style] += bool(result.fouled[i, seat.seat])
+            summary.entries[style] += bool(result.fantasy_qualifies[i, seat.seat])
+    hands.clear()
 
 
 def player_pool(count: int) -> list[Player]:
@@ -181,6 +207,7 @@ def write_simulation(
     style_of = {p.name: p.style.name for p in player_pool(int(options.get("players", 9)))}  # type: ignore[call-overload]
     start = time.perf_counter()
     truth_path = out.with_name(out.name + ".truth.jsonl")
+    pending: list[HandRecord] = []
     with (
         out.open("w", encoding="utf-8") as stream,
         truth_path.open("w", encoding="utf-8") as truth_out,
@@ -196,14 +223,10 @@ def write_simulation(
                 truth_out.write(json.dumps(truth, ensure_ascii=False) + "\n")
                 summary.corrupted += 1
             summary.hands += 1
-            for seat in hand.seats:
-                style = style_of.get(seat.player, "?")
-                result = score_board(
-                    Board(seat.top, seat.middle, seat.bottom), ruleset, seat.in_fantasy
-                )
-                summary.seats[style] += 1
-                summary.fouls[style] += result.fouled
-                summary.entries[style] += result.fantasyland.qualifies
+            pending.append(hand)
+            if len(pending) >= 5_000:
+                _tally(summary, pending, ruleset, style_of)
+        _tally(summary, pending, ruleset, style_of)
     if not summary.corrupted:
         truth_path.unlink()
     summary.seconds = time.perf_counter() - start
