@@ -86,6 +86,7 @@ class Style:
     fantasy_bonus: float  # points an entry into Fantasyland is worth to it
     noise: float  # random spread added to each candidate's value (weak play)
     strength_weight: float = 2.0  # value of strong middle and bottom rows (winning rows)
+    top_chase: float = 0.0  # value of each queen or better already on the top row
 
 
 def _pair_the_top(  # type: ignore[no-untyped-def]
@@ -188,6 +189,9 @@ def choose(
         for name in ("foul_penalty", "fantasy_bonus", "strength_weight")
     )
     value = completion_values(after, unseen, rollouts, rng, rules, terms)
+    chase = np.array([s.top_chase for s in styles])[:, None]
+    top = after[:, :, :3]
+    value = value + chase * ((top >= 0) & ((top >> 2) >= 10)).sum(axis=2)
     noise = np.array([s.noise for s in styles])[:, None]
     value = value + noise * rng.standard_normal(value.shape)
     value[~fits] = -np.inf

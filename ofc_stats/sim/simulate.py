@@ -26,9 +26,9 @@ from ofc_stats.sim.match import Player, TableSpec, play_hands
 
 STYLES = {
     "careful": Style("careful", foul_penalty=16, fantasy_bonus=10, noise=0.5),
-    "chaser": Style("chaser", foul_penalty=8, fantasy_bonus=60, noise=0.5),
-    "weak": Style("weak", foul_penalty=5, fantasy_bonus=15, noise=3.0),
-    "strong": Style("strong", foul_penalty=10, fantasy_bonus=30, noise=0.0),
+    "chaser": Style("chaser", foul_penalty=8, fantasy_bonus=60, noise=0.5, top_chase=6),
+    "weak": Style("weak", foul_penalty=5, fantasy_bonus=15, noise=3.0, top_chase=1),
+    "strong": Style("strong", foul_penalty=10, fantasy_bonus=30, noise=0.0, top_chase=2),
 }
 NAMES = (
     "Ana", "Bo", "Chen", "Dara", "Emil", "Fay", "Gus", "Hana", "Ivo", "Jun",
