@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from dataclasses import replace
@@ -14,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from handgen import random_records
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from readers import records_from
 
 from ofc_stats.cards import parse_cards
@@ -223,3 +226,26 @@ def test_a_reused_hand_id_with_other_cards_is_kept(tmp_path: Path) -> None:
     assert summary.stored == 2 and summary.files[0].reused_ids == 1
     keys = sorted(Dataset(tmp_path / "data").read("hands").column("hand_key").to_pylist())
     assert keys[0] == first[0].hand_key and keys[1].startswith(first[0].hand_key + "~")
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**31), count=st.integers(1, 40), columnar=st.booleans())
+def test_reimporting_any_file_changes_nothing(seed: int, count: int, columnar: bool) -> None:
+    from parsers.open_format import OpenFormatParser
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        source = root / "hands.jsonl"
+        source.write_text("".join(dumps(r) + "\n" for r in random_records(count, seed)), "utf-8")
+        OpenFormatParser.columnar = columnar
+        try:
+            first = import_paths([source], root / "data")
+            tables = {name: Dataset(root / "data").read(name) for name in ("hands", "seats")}
+            (root / "copy.jsonl").write_bytes(source.read_bytes() + b"\n")  # new file, same hands
+            second = import_paths([source, root / "copy.jsonl"], root / "data")
+        finally:
+            OpenFormatParser.columnar = True
+        assert first.stored == count
+        assert second.stored == 0 and second.duplicates == count
+        for name, table in tables.items():
+            assert Dataset(root / "data").read(name).equals(table)
