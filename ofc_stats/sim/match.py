@@ -82,9 +82,18 @@ def play_hands(
     hands: int,
     rng: np.random.Generator,
     first_hand: int = 0,
-) -> Iterator[HandRecord]:
-    """Play ``hands`` hands at each table in lockstep and yield every hand's record."""
+    fantasy_errors: float = 0.0,
+    error_rng: np.random.Generator | None = None,
+) -> Iterator[tuple[HandRecord, dict[str, object] | None]]:
+    """Play ``hands`` hands at each table in lockstep; yield each record and its truth.
+
+    With ``fantasy_errors`` the room, on that share of table-hands, gets the
+    next hand's Fantasyland wrong for one seat (misses an earned one, or deals
+    one not earned); the truth entry comes with the hand that shows it.
+    """
     ruleset = spec.ruleset
+    errors = error_rng or np.random.default_rng(0)
+    pending: dict[int, dict[str, object]] = {}
     if ruleset.deck is Deck.JOKER54:
         raise OfcError("the simulator does not play joker decks yet")
     rules = compile_rules(ruleset)
@@ -146,7 +155,7 @@ def play_hands(
             check=False,
         )
         for i in range(t):
-            yield _record(
+            record = _record(
                 spec,
                 tables[i],
                 i,
@@ -158,7 +167,26 @@ def play_hands(
                 discards[i],
                 result.net_capped[i],
             )
+            truth = pending.pop(i, None)
+            if truth is not None:
+                truth["hand_key"] = record.hand_key
+            yield record, truth
         granted = np.where(result.fantasy_stays, result.repeat_cards, result.fantasy_cards)
+        if fantasy_errors:
+            granted = granted.astype(np.int8)
+            for wrong in np.flatnonzero(errors.random(t) < fantasy_errors).tolist():
+                seat = int(errors.integers(0, s))
+                earned = int(granted[wrong, seat])
+                granted[wrong, seat] = 0 if earned else int(ruleset.variant.standard_fantasy_cards)
+                pending[wrong] = {
+                    "kind": "missed_fantasy" if earned else "extra_fantasy",
+                    "player": tables[wrong][int(order[wrong, seat])].name,
+                    "detail": (
+                        f"earned {earned} cards of Fantasyland in the previous hand; not dealt"
+                        if earned
+                        else "dealt Fantasyland without earning it in the previous hand"
+                    ),
+                }
         next_by_position = np.zeros_like(fantasy_next)
         np.put_along_axis(next_by_position, order, granted.astype(np.int8), axis=1)
         fantasy_next = next_by_position

@@ -163,11 +163,14 @@ def simulate(
     spec = TableSpec(ruleset, seats, rollouts=rollouts, timeout_rate=timeout_rate, stack=stack)
     rounds = -(-hands // table_count)
     error_rng = np.random.default_rng(seed + 1)
-    for emitted, hand in enumerate(play_hands(spec, seating, rounds, rng)):
+    played = play_hands(
+        spec, seating, rounds, rng, fantasy_errors=room_errors / 5, error_rng=error_rng
+    )
+    for emitted, (hand, fantasy_truth) in enumerate(played):
         if emitted == hands:
             break
-        truth: dict[str, object] | None = None
-        if room_errors and error_rng.random() < room_errors:
+        truth: dict[str, object] | None = fantasy_truth
+        if truth is None and room_errors and error_rng.random() < room_errors:
             kinds = list(ERROR_KINDS)
             error_rng.shuffle(kinds)
             for kind in kinds:
