@@ -184,3 +184,29 @@ def test_simulate_app_json_imports_without_loss(tmp_path) -> None:  # type: igno
     )
     summary = import_paths([out], tmp_path / "data")
     assert (summary.stored, summary.quarantined) == (60, 0)
+
+
+def test_fantasy_setter_with_jokers_keeps_them_and_never_fouls() -> None:
+    rng = np.random.default_rng(8)
+    rules = get_ruleset("joker-pineapple")
+    deck = np.arange(54)
+    for jokers in (1, 2):
+        hands = []
+        for _ in range(60):
+            real = rng.permutation(52)[: 15 - jokers]
+            hands.append(np.concatenate([real, deck[52 : 52 + jokers]]))
+        cards = np.array(hands, dtype=np.int8)
+        boards, thrown = set_fantasy(cards)
+        for board, rest, dealt in zip(boards, thrown, cards, strict=True):
+            assert sorted(board.tolist() + rest.tolist()) == sorted(dealt.tolist())
+            assert not score_board(Board.from_flat(board), rules, True).fouled
+
+
+def test_joker_decks_play_legal_hands() -> None:
+    rules = get_ruleset("joker-pineapple")
+    records = play("joker-pineapple", 3, tables=4, hands=3, seed=12)
+    jokers = 0
+    for record in records:
+        validate_hand(record, rules)
+        jokers += sum(c >= 52 for s in record.seats for c in s.top + s.middle + s.bottom)
+    assert jokers > 0

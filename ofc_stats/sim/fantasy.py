@@ -48,15 +48,48 @@ def _take(cards: npt.NDArray[np.int8], combo: npt.NDArray[np.int64], k: int):  #
     return chosen, rest
 
 
-def set_fantasy(cards: npt.NDArray[np.int8]) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
-    """Boards (n, 13: top, middle, bottom) and discards (n, N - 13) for (n, N) dealt cards.
+def _stand_ins(cards: npt.NDArray[np.int8]) -> npt.NDArray[np.int8]:
+    """Each joker replaced by a real card it could be: the hand's most frequent rank
+    (the highest on ties) in a suit the hand does not hold.
 
-    Joker-free cards only; the simulator sets joker Fantasylands by reading the
-    joker as its best card first.
+    The engine reads a joker at least as well as any one card it could stand
+    for, so a board that does not foul with the stand-ins does not foul with
+    the jokers back.
     """
+    out = cards.copy()
+    for row in range(len(cards)):
+        for index in np.flatnonzero(out[row] >= 52):
+            real = out[row][out[row] < 52]
+            counts = np.bincount(real >> 2, minlength=13) * 16 + np.arange(13)
+            for rank in np.argsort(-counts):
+                free = [rank * 4 + suit for suit in range(4) if rank * 4 + suit not in real]
+                if free:
+                    out[row, index] = free[0]
+                    break
+    return out
+
+
+def set_fantasy(cards: npt.NDArray[np.int8]) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+    """Boards (n, 13: top, middle, bottom) and discards (n, N - 13) for (n, N) dealt cards."""
+    jokers = cards >= 52
+    if jokers.any():
+        stand_in = _stand_ins(cards)
+        boards, thrown = set_fantasy(stand_in)
+        return _jokers_back(boards, cards, stand_in), _jokers_back(thrown, cards, stand_in)
     bottom, rest = _take(cards, _best(cards, 5, None), 5)
     middle, rest = _take(rest, _best(rest, 5, None), 5)
     middle_class = classify_five_columns(np.ascontiguousarray(middle.T))
     limit = tables().top_limit[middle_class]
     top, discards = _take(rest, _best(rest, 3, limit), 3)
     return np.concatenate([top, middle, bottom], axis=1), discards
+
+
+def _jokers_back(
+    placed: npt.NDArray[np.int8], cards: npt.NDArray[np.int8], stand_in: npt.NDArray[np.int8]
+) -> npt.NDArray[np.int8]:
+    """Put each joker back where its stand-in went."""
+    out = placed.copy()
+    rows, columns = np.nonzero(cards >= 52)
+    for row, column in zip(rows.tolist(), columns.tolist(), strict=True):
+        out[row][out[row] == stand_in[row, column]] = cards[row, column]
+    return out

@@ -20,7 +20,7 @@ from ofc_stats.batch import score_batch
 from ofc_stats.compiled import compile_rules
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Placement, SeatRecord
-from ofc_stats.rules import Deck, Ruleset
+from ofc_stats.rules import Ruleset
 from ofc_stats.sim.choose import DISCARD, ROW_SIZE, ROW_START, Style, choose
 from ofc_stats.sim.fantasy import set_fantasy
 
@@ -94,8 +94,6 @@ def play_hands(
     ruleset = spec.ruleset
     errors = error_rng or np.random.default_rng(0)
     pending: dict[int, dict[str, object]] = {}
-    if ruleset.deck is Deck.JOKER54:
-        raise OfcError("the simulator does not play joker decks yet")
     rules = compile_rules(ruleset)
     t, s = len(tables), spec.seats
     block = _block(spec)
