@@ -17,7 +17,10 @@ $(STAMP): $(BIN)/python pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
+	rm -rf out/demo-data
+	$(BIN)/ofc-stats import --data out/demo-data data/sim-open.jsonl data/sim-app.hh
 	$(BIN)/ofc-stats score --format table data/sample-hands.jsonl
+	@echo "demo dataset: out/demo-data (the browser report comes with the report issue)"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

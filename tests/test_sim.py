@@ -210,3 +210,18 @@ def test_joker_decks_play_legal_hands() -> None:
         validate_hand(record, rules)
         jokers += sum(c >= 52 for s in record.seats for c in s.top + s.middle + s.bottom)
     assert jokers > 0
+
+
+def test_the_bundled_sample_imports_cleanly_and_its_truth_matches(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    from ofc_stats.dataset import Dataset
+    from ofc_stats.importer import import_paths
+
+    data = Path(__file__).parent.parent / "data"
+    summary = import_paths([data / "sim-open.jsonl", data / "sim-app.hh"], tmp_path)
+    assert (summary.stored, summary.quarantined) == (3000, 0)
+    keys = set(Dataset(tmp_path).read("hands").column("hand_key").to_pylist())
+    for name in ("sim-open.jsonl.truth.jsonl", "sim-app.hh.truth.jsonl"):
+        listed = [json.loads(line)["hand_key"] for line in (data / name).read_text().splitlines()]
+        assert listed and set(listed) <= keys
