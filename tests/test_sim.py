@@ -225,3 +225,18 @@ def test_the_bundled_sample_imports_cleanly_and_its_truth_matches(tmp_path) -> N
     for name in ("sim-open.jsonl.truth.jsonl", "sim-app.hh.truth.jsonl"):
         listed = [json.loads(line)["hand_key"] for line in (data / name).read_text().splitlines()]
         assert listed and set(listed) <= keys
+
+
+def test_simulate_rejects_impossible_tables(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from ofc_stats.cli import main
+
+    out = str(tmp_path / "x.jsonl")
+    too_many = CliRunner().invoke(main, ["simulate", "--hands", "5", "--seats", "4", "--out", out])
+    assert too_many.exit_code == 1
+    assert "pineapple-progressive seats 2 to 3, not 4" in too_many.stderr
+    too_few = CliRunner().invoke(
+        main, ["simulate", "--hands", "5", "--players", "2", "--seats", "3", "--out", out]
+    )
+    assert too_few.exit_code == 1 and "2 players cannot fill 3 seats" in too_few.stderr

@@ -84,6 +84,7 @@ def play_hands(
     first_hand: int = 0,
     fantasy_errors: float = 0.0,
     error_rng: np.random.Generator | None = None,
+    first_table: int = 0,
 ) -> Iterator[tuple[HandRecord, dict[str, object] | None]]:
     """Play ``hands`` hands at each table in lockstep; yield each record and its truth.
 
@@ -156,7 +157,7 @@ def play_hands(
             record = _record(
                 spec,
                 tables[i],
-                i,
+                first_table + i,
                 hand,
                 order[i],
                 in_fantasy[i],

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -132,6 +133,15 @@ def corrupt(hand: HandRecord, ruleset: Ruleset, kind: str) -> tuple[HandRecord, 
     return replace(hand, seats=seats), detail
 
 
+def check_options(ruleset: Ruleset, seats: int, players: int) -> None:
+    if not ruleset.min_seats <= seats <= ruleset.max_seats:
+        raise OfcError(
+            f"{ruleset.name} seats {ruleset.min_seats} to {ruleset.max_seats}, not {seats}"
+        )
+    if players < seats:
+        raise OfcError(f"{players} players cannot fill {seats} seats")
+
+
 def simulate(
     hands: int,
     ruleset: Ruleset,
@@ -144,31 +154,37 @@ def simulate(
     timeout_rate: float = 0.02,
     rollouts: int = 6,
     stack: float | None = None,
-    progress: Callable[[int], None] | None = None,
+    worker: int = 0,
+    workers: int = 1,
 ) -> Iterator[tuple[HandRecord, dict[str, object] | None]]:
-    """Hands and, for each corrupted one, its truth entry."""
-    if not ruleset.min_seats <= seats <= ruleset.max_seats:
-        raise OfcError(
-            f"{ruleset.name} seats {ruleset.min_seats} to {ruleset.max_seats}, not {seats}"
-        )
-    if players < seats:
-        raise OfcError(f"{players} players cannot fill {seats} seats")
-    rng = np.random.default_rng(seed)
+    """Hands and, for each corrupted one, its truth entry, in hand-major order.
+
+    With ``workers`` > 1 this yields only worker ``worker``'s share of the
+    tables; every worker derives the same seating from ``seed``.
+    """
+    check_options(ruleset, seats, players)
     pool = player_pool(players)
-    table_count = tables or max(1, min(256, hands // 20 or 1))
+    table_count = tables or max(workers, min(256, hands // 20 or 1))
+    seat_rng = np.random.default_rng(seed)
     seating = [
-        [pool[int(i)] for i in rng.choice(players, size=seats, replace=False)]
+        [pool[int(i)] for i in seat_rng.choice(players, size=seats, replace=False)]
         for _ in range(table_count)
     ]
+    mine = np.array_split(np.arange(table_count), workers)[worker]
     spec = TableSpec(ruleset, seats, rollouts=rollouts, timeout_rate=timeout_rate, stack=stack)
     rounds = -(-hands // table_count)
-    error_rng = np.random.default_rng(seed + 1)
+    rng = np.random.default_rng([seed, worker, workers])
+    error_rng = np.random.default_rng([seed, worker, workers, 1])
     played = play_hands(
-        spec, seating, rounds, rng, fantasy_errors=room_errors / 5, error_rng=error_rng
+        spec,
+        [seating[int(i)] for i in mine],
+        rounds,
+        rng,
+        fantasy_errors=room_errors / 5,
+        error_rng=error_rng,
+        first_table=int(mine[0]),
     )
-    for emitted, (hand, fantasy_truth) in enumerate(played):
-        if emitted == hands:
-            break
+    for hand, fantasy_truth in played:
         truth: dict[str, object] | None = fantasy_truth
         if truth is None and room_errors and error_rng.random() < room_errors:
             kinds = list(ERROR_KINDS)
@@ -186,9 +202,60 @@ def simulate(
                         "reported_points": [s.reported_points for s in hand.seats],
                     }
                     break
-        if progress:
-            progress(1)
         yield hand, truth
+
+
+Batch = tuple[list[tuple[str, str | None]], dict[str, Counter[str]]]
+
+
+def _batches(
+    hands: int, ruleset: Ruleset, output_format: str, options: dict[str, object]
+) -> Iterator[Batch]:
+    """Serialized hands and style tallies of one worker, one hand round at a time."""
+    from parsers.app_json import dumps_app
+    from parsers.open_format import dumps
+
+    def number(key: str, default: int) -> int:
+        value = options.get(key)
+        return int(value) if isinstance(value, int) else default
+
+    style_of = {p.name: p.style.name for p in player_pool(number("players", 9))}
+    workers = number("workers", 1)
+    tables = number("tables", 0) or max(workers, min(256, hands // 20 or 1))
+    share = len(np.array_split(np.arange(tables), workers)[number("worker", 0)])
+    lines: list[tuple[str, str | None]] = []
+    records: list[HandRecord] = []
+    for hand, truth in simulate(hands, ruleset, **options):  # type: ignore[arg-type]
+        if output_format == "app-json":
+            hand = replace(hand, format="app-json", room="Ppp")
+            text = dumps_app(hand)
+        else:
+            text = dumps(hand) + "\n"
+        if truth is not None:
+            truth["hand_key"] = hand.hand_key
+        lines.append((text, None if truth is None else json.dumps(truth, ensure_ascii=False)))
+        records.append(hand)
+        if len(lines) == share:
+            summary = SimulationSummary()
+            _tally(summary, records, ruleset, style_of)
+            yield (
+                lines,
+                {"seats": summary.seats, "fouls": summary.fouls, "entries": summary.entries},
+            )
+            lines = []
+
+
+def _produce(
+    queue: Any, hands: int, ruleset: Ruleset, output_format: str, options: dict[str, object]
+) -> None:
+    """A worker process: send each hand round to the parent, then None."""
+    try:
+        for batch in _batches(hands, ruleset, output_format, options):
+            queue.put(batch)
+    except BaseException as error:  # the parent re-raises it with the worker's message
+        queue.put(f"{type(error).__name__}: {error}")
+    finally:
+        queue.put(None)
 
 
 def write_simulation(
@@ -197,39 +264,72 @@ def write_simulation(
     ruleset: Ruleset,
     *,
     output_format: str = "open",
+    workers: int = 2,
+    progress: Callable[[int], None] | None = None,
     **options: object,
 ) -> SimulationSummary:
-    """Write hands to ``out`` (and ``out`` + ``.truth.jsonl`` when errors are injected)."""
+    """Write hands to ``out`` (and ``out`` + ``.truth.jsonl`` when errors are injected).
+
+    ``workers`` processes each play a share of the tables; rounds are written
+    in worker order, so the output depends on the seed and ``workers`` only.
+    """
+    import multiprocessing
     import time
 
-    from parsers.app_json import dumps_app
-    from parsers.open_format import dumps
-
+    check_options(ruleset, int(options.get("seats", 0)), int(options.get("players", 9)))  # type: ignore[call-overload]
     out = Path(out)
     summary = SimulationSummary()
-    style_of = {p.name: p.style.name for p in player_pool(int(options.get("players", 9)))}  # type: ignore[call-overload]
     start = time.perf_counter()
     truth_path = out.with_name(out.name + ".truth.jsonl")
-    pending: list[HandRecord] = []
-    with (
-        out.open("w", encoding="utf-8") as stream,
-        truth_path.open("w", encoding="utf-8") as truth_out,
-    ):
-        for hand, truth in simulate(hands, ruleset, **options):  # type: ignore[arg-type]
-            if output_format == "app-json":
-                stream.write(dumps_app(replace(hand, format="app-json", room="Ppp")))
-            else:
-                stream.write(dumps(hand) + "\n")
-            if truth is not None:
-                if output_format == "app-json":
-                    truth["hand_key"] = replace(hand, format="app-json", room="Ppp").hand_key
-                truth_out.write(json.dumps(truth, ensure_ascii=False) + "\n")
-                summary.corrupted += 1
-            summary.hands += 1
-            pending.append(hand)
-            if len(pending) >= 5_000:
-                _tally(summary, pending, ruleset, style_of)
-        _tally(summary, pending, ruleset, style_of)
+    context = multiprocessing.get_context("fork")
+    queues = [context.Queue(maxsize=8) for _ in range(workers)]
+    processes = [
+        context.Process(
+            target=_produce,
+            args=(
+                queues[w],
+                hands,
+                ruleset,
+                output_format,
+                {**options, "worker": w, "workers": workers},
+            ),
+            daemon=True,
+        )
+        for w in range(workers)
+    ]
+    for process in processes:
+        process.start()
+    try:
+        with (
+            out.open("w", encoding="utf-8") as stream,
+            truth_path.open("w", encoding="utf-8") as truth_out,
+        ):
+            running = list(range(workers))
+            while running and summary.hands < hands:
+                for w in list(running):
+                    batch = queues[w].get()
+                    if batch is None:
+                        running.remove(w)
+                        continue
+                    if isinstance(batch, str):
+                        raise OfcError(f"simulation worker {w} failed: {batch}")
+                    lines, tallies = batch
+                    for text, truth in lines[: hands - summary.hands]:
+                        stream.write(text)
+                        if truth is not None:
+                            truth_out.write(truth + "\n")
+                            summary.corrupted += 1
+                        summary.hands += 1
+                        if progress:
+                            progress(1)
+                    for name in ("seats", "fouls", "entries"):
+                        getattr(summary, name).update(tallies[name])
+                    if summary.hands >= hands:
+                        break
+    finally:
+        for process in processes:
+            process.kill()
+            process.join()
     if not summary.corrupted:
         truth_path.unlink()
     summary.seconds = time.perf_counter() - start
