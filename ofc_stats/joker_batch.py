@@ -17,17 +17,11 @@ import numpy.typing as npt
 from ofc_stats.board import BOARD_SIZE, ROW_SLICES
 from ofc_stats.cards import DECK_SIZE
 from ofc_stats.compiled import CompiledRules
-from ofc_stats.rank_tables import classify_five_columns, classify_three_columns, tables
+from ofc_stats.rank_tables import classify_rows, tables
 
 ROWS_PER_CHUNK = 1 << 20
 ROW_OF = np.repeat(np.arange(3), [3, 5, 5])
 VALUES = np.arange(DECK_SIZE, dtype=np.int8)
-
-
-def _classify(rows: npt.NDArray[np.int8]) -> npt.NDArray[np.int16]:
-    """Classes of (N, 3) or (N, 5) joker-free rows."""
-    cols = np.ascontiguousarray(rows.T)
-    return classify_three_columns(cols) if rows.shape[1] == 3 else classify_five_columns(cols)
 
 
 def _row_classes(boards: npt.NDArray[np.int8], row: int, slots: list[int]) -> npt.NDArray[np.int16]:
@@ -35,17 +29,17 @@ def _row_classes(boards: npt.NDArray[np.int8], row: int, slots: list[int]) -> np
     cells = boards[:, ROW_SLICES[row]]
     n, size = cells.shape
     if not slots:
-        return _classify(cells)
+        return classify_rows(cells)
     start = ROW_SLICES[row].start
     if len(slots) == 1:
         variants = np.repeat(cells[:, None, :], DECK_SIZE, axis=1)
         variants[:, :, slots[0] - start] = VALUES[None, :]
-        return _classify(variants.reshape(-1, size)).reshape(n, DECK_SIZE)
+        return classify_rows(variants.reshape(-1, size)).reshape(n, DECK_SIZE)
     variants = np.repeat(cells[:, None, :], DECK_SIZE * DECK_SIZE, axis=1)
     variants = variants.reshape(n, DECK_SIZE, DECK_SIZE, size)
     variants[:, :, :, slots[0] - start] = VALUES[None, :, None]
     variants[:, :, :, slots[1] - start] = VALUES[None, None, :]
-    return _classify(variants.reshape(-1, size)).reshape(n, DECK_SIZE, DECK_SIZE)
+    return classify_rows(variants.reshape(-1, size)).reshape(n, DECK_SIZE, DECK_SIZE)
 
 
 def _resolve_group(

@@ -191,6 +191,11 @@ def classify_three(cards: IntArray) -> npt.NDArray[np.int16]:
     return classify_three_columns(columns(cards))
 
 
+def classify_rows(cards: IntArray) -> npt.NDArray[np.int16]:
+    """Strength classes of (N, 3) top rows or (N, 5) middle/bottom rows."""
+    return classify_three(cards) if np.shape(cards)[1] == 3 else classify_five(cards)
+
+
 def keys_five(cards: IntArray) -> npt.NDArray[np.int32]:
     """Shared-scale keys (as :attr:`RowRank.key`) of (N, 5) rows."""
     return tables().key5[classify_five(cards)]

@@ -14,7 +14,7 @@ from itertools import combinations
 import numpy as np
 import numpy.typing as npt
 
-from ofc_stats.rank_tables import classify_five_columns, classify_three_columns, tables
+from ofc_stats.rank_tables import classify_five, classify_rows, tables
 
 
 @lru_cache(maxsize=32)
@@ -28,9 +28,7 @@ def _best(
     """Index into _combos(n, k) of each row's strongest k cards (at most ``limit`` for tops)."""
     combos = _combos(cards.shape[1], k)
     chosen = cards[:, combos]  # (n, M, k)
-    cols = np.ascontiguousarray(chosen.reshape(-1, k).T)
-    classify = classify_three_columns if k == 3 else classify_five_columns
-    classes = classify(cols).reshape(len(cards), -1).astype(np.int32)
+    classes = classify_rows(chosen.reshape(-1, k)).reshape(len(cards), -1).astype(np.int32)
     if limit is not None:
         classes = np.where(classes <= limit[:, None], classes, -1 - classes)
     best: npt.NDArray[np.int64] = classes.argmax(axis=1)
@@ -78,7 +76,7 @@ def set_fantasy(cards: npt.NDArray[np.int8]) -> tuple[npt.NDArray[np.int8], npt.
         return _jokers_back(boards, cards, stand_in), _jokers_back(thrown, cards, stand_in)
     bottom, rest = _take(cards, _best(cards, 5, None), 5)
     middle, rest = _take(rest, _best(rest, 5, None), 5)
-    middle_class = classify_five_columns(np.ascontiguousarray(middle.T))
+    middle_class = classify_five(middle)
     limit = tables().top_limit[middle_class]
     top, discards = _take(rest, _best(rest, 3, limit), 3)
     return np.concatenate([top, middle, bottom], axis=1), discards
