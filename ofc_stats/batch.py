@@ -10,6 +10,7 @@ never over hands.  ``tests/test_batch.py`` proves the result equals
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -179,6 +180,43 @@ def score_batch(
         points=points.transpose(2, 0, 1),
         net=net.T,
         net_capped=capped.T,
+    )
+
+
+SeatInput = tuple[Sequence[int], bool, int, float | None]  # cards, in Fantasyland, its cards, stack
+
+
+def score_seat_lists(
+    hands: Sequence[Sequence[SeatInput]], ruleset: Ruleset, *, check: bool = False
+) -> BatchResult:
+    """Score hands given seat by seat (seat counts may differ) through :func:`score_batch`.
+
+    A seat is (13 card ids, in Fantasyland, cards of that Fantasyland or 0,
+    stack or None for uncapped), in order of action.
+    """
+    seats = max(len(hand) for hand in hands)
+    count = len(hands)
+    boards = np.zeros((count, seats, BOARD_SIZE), dtype=np.int8)
+    seated = np.zeros((count, seats), dtype=bool)
+    in_fantasy = np.zeros((count, seats), dtype=bool)
+    fantasy_cards = np.zeros((count, seats), dtype=np.int8)
+    stacks = np.full((count, seats), np.nan)
+    for index, hand in enumerate(hands):
+        for seat, (cards, fantasy, dealt, stack) in enumerate(hand):
+            boards[index, seat] = cards
+            seated[index, seat] = True
+            in_fantasy[index, seat] = fantasy
+            fantasy_cards[index, seat] = dealt
+            if stack is not None:
+                stacks[index, seat] = stack
+    return score_batch(
+        boards,
+        ruleset,
+        seated=seated,
+        in_fantasy=in_fantasy,
+        fantasy_cards=fantasy_cards,
+        stacks=stacks,
+        check=check,
     )
 
 

@@ -16,9 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from ofc_stats.batch import BatchResult, score_batch
+from ofc_stats.batch import BatchResult, score_seat_lists
 from ofc_stats.board import ROWS, Board, check_hand
 from ofc_stats.cards import format_cards
 from ofc_stats.errors import HandError, OfcError
@@ -113,30 +111,16 @@ def read_hands(
 
 def score_hands(hands: list[HandInput], ruleset: Ruleset) -> BatchResult:
     """Score parsed hands together (seat counts may differ) through the batch engine."""
-    seats = max(len(hand.boards) for hand in hands)
-    count = len(hands)
-    boards = np.zeros((count, seats, 13), dtype=np.int8)
-    seated = np.zeros((count, seats), dtype=bool)
-    in_fantasy = np.zeros((count, seats), dtype=bool)
-    fantasy_cards = np.zeros((count, seats), dtype=np.int8)
-    stacks = np.full((count, seats), np.nan)
-    for index, hand in enumerate(hands):
-        width = len(hand.boards)
-        boards[index, :width] = [board.cards for board in hand.boards]
-        seated[index, :width] = True
-        in_fantasy[index, :width] = hand.in_fantasy
-        fantasy_cards[index, :width] = hand.fantasy_cards
-        if hand.stacks is not None:
-            stacks[index, :width] = hand.stacks
-    return score_batch(
-        boards,
-        ruleset,
-        seated=seated,
-        in_fantasy=in_fantasy,
-        fantasy_cards=fantasy_cards,
-        stacks=stacks,
-        check=False,  # parse_hand validated every hand
-    )
+    seat_lists = [
+        [
+            (board.cards, flag, count, None if hand.stacks is None else hand.stacks[seat])
+            for seat, (board, flag, count) in enumerate(
+                zip(hand.boards, hand.in_fantasy, hand.fantasy_cards, strict=True)
+            )
+        ]
+        for hand in hands
+    ]
+    return score_seat_lists(seat_lists, ruleset)  # parse_hand validated every hand
 
 
 def _number(value: float) -> int | float:

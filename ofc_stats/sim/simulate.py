@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ofc_stats.batch import score_batch
+from ofc_stats.batch import score_seat_lists
 from ofc_stats.board import Board
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord
@@ -68,16 +68,16 @@ def _tally(
     """Count fouls and Fantasyland entries per style with the batch engine; empties ``hands``."""
     if not hands:
         return
-    seats = max(len(h.seats) for h in hands)
-    boards = np.zeros((len(hands), seats, 13), dtype=np.int8)
-    seated = np.zeros((len(hands), seats), dtype=bool)
-    in_fantasy = np.zeros((len(hands), seats), dtype=bool)
-    for i, hand in enumerate(hands):
-        for seat in hand.seats:
-            boards[i, seat.seat] = seat.top + seat.middle + seat.bottom
-            seated[i, seat.seat] = True
-            in_fantasy[i, seat.seat] = seat.in_fantasy
-    result = score_batch(boards, ruleset, seated=seated, in_fantasy=in_fantasy, check=False)
+    result = score_seat_lists(
+        [
+            [
+                (s.top + s.middle + s.bottom, s.in_fantasy, s.fantasy_cards or 0, None)
+                for s in hand.seats
+            ]
+            for hand in hands
+        ],
+        ruleset,
+    )
     for i, hand in enumerate(hands):
         for seat in hand.seats:
             style = style_of.get(seat.player, "?")
