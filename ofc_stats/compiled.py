@@ -35,8 +35,6 @@ class CompiledRules:
     # Row points of a pair by code 54*a_fouled + 27*b_fouled + 9*(top+1) + 3*(middle+1)
     # + (bottom+1), each row -1 lost, 0 tied, +1 won from side a.
     pair_rows: npt.NDArray[np.int32]  # (108,)
-    foul_win: int  # row points for beating a fouled board
-    royalty_cap: int
 
 
 @lru_cache(maxsize=64)
@@ -85,6 +83,4 @@ def compile_rules(ruleset: Ruleset) -> CompiledRules:
         has_repeat=repeat is not None,
         repeat_cards=fantasy.repeat_cards or 0,
         pair_rows=pair_rows,
-        foul_win=foul_win,
-        royalty_cap=int(royalty_top.max() + royalty_middle.max() + royalty_bottom.max()),
     )
