@@ -98,6 +98,7 @@ def score_batch(
     fantasy_cards: npt.ArrayLike | None = None,
     stacks: npt.ArrayLike | None = None,
     check: bool = True,
+    forced_fouls: npt.ArrayLike | None = None,
 ) -> BatchResult:
     """Score H hands at once.
 
@@ -105,6 +106,8 @@ def score_batch(
     ``in_fantasy``: (H, S) bool.  ``fantasy_cards``: (H, S) cards dealt to a
     Fantasyland seat (0 = unknown; only the ultimate mode needs it).
     ``stacks``: (H, S) points on the table, NaN = uncapped.
+    ``forced_fouls``: (H, S) foul flags to use instead of the boards' own, for
+    "what if the room judged this foul differently" (the audit asks that).
     """
     cards = np.asarray(boards)
     if cards.ndim != 3 or cards.shape[2] != BOARD_SIZE:
@@ -135,6 +138,9 @@ def score_batch(
         cols = np.ascontiguousarray(cards.transpose(2, 1, 0)).reshape(BOARD_SIZE, -1)
     per_board = classify_columns(cols, rules)
     shape = (seats, hands)
+    if forced_fouls is not None:
+        forced = np.asarray(forced_fouls, dtype=bool).T.reshape(-1)
+        per_board = _forced_fouls(per_board, rules, forced)
     fouled = per_board.fouled.reshape(shape)
     if not all_seated:
         fouled &= seated_t
@@ -229,6 +235,22 @@ def _mask(
     if mask.shape != shape:
         raise HandError(f"mask has shape {mask.shape}, boards need {shape}")
     return mask
+
+
+def _forced_fouls(
+    board: BoardColumns, rules: CompiledRules, fouled: npt.NDArray[np.bool_]
+) -> BoardColumns:
+    """The board results with the given foul flags; royalties paid only to live boards."""
+    live = ~fouled
+    return BoardColumns(
+        top_class=board.top_class,
+        middle_class=board.middle_class,
+        bottom_class=board.bottom_class,
+        fouled=fouled,
+        royalty_top=rules.royalty_top[board.top_class] * live,
+        royalty_middle=rules.royalty_middle[board.middle_class] * live,
+        royalty_bottom=rules.royalty_bottom[board.bottom_class] * live,
+    )
 
 
 def _repeat_ok(

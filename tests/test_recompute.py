@@ -1,0 +1,268 @@
+"""The results tables: batch recompute equals the scalar engine; incremental; views."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from handgen import random_records
+
+import ofc_stats
+from ofc_stats.board import Board
+from ofc_stats.cards import parse_cards
+from ofc_stats.importer import import_paths
+from ofc_stats.presets import get_ruleset
+from ofc_stats.recompute import recompute
+from ofc_stats.records import HandRecord, Placement, SeatRecord
+from ofc_stats.scoring import score_hand
+from parsers.open_format import dumps
+
+
+def write_dataset(tmp_path: Path, records: list[HandRecord], name: str = "hands") -> Path:
+    source = tmp_path / f"{name}.jsonl"
+    source.write_text("".join(dumps(r) + "\n" for r in records), encoding="utf-8")
+    data = tmp_path / "data"
+    summary = import_paths([source], data)
+    assert summary.stored == len(records), summary.lines()
+    recompute(data)
+    return data
+
+
+def sim_records(hands: int, seed: int, **options: object) -> list[HandRecord]:
+    from ofc_stats.sim.simulate import simulate
+
+    ruleset = get_ruleset(str(options.pop("rules", "pineapple-progressive")))
+    return [
+        record
+        for record, _ in simulate(
+            hands, ruleset, seats=3, players=6, seed=seed, rollouts=2, **options
+        )  # type: ignore[arg-type]
+    ]
+
+
+def test_results_equal_the_scalar_engine(tmp_path: Path) -> None:
+    """Every seat of every hand, against score_hand: fouls, royalties, rows, points, Fantasyland."""
+    records = sim_records(300, seed=11, stack=15.0) + random_records(160, seed=3)
+    data = write_dataset(tmp_path, records)
+    with ofc_stats.open(data) as db:
+        frame = db.df("SELECT * FROM results ORDER BY hand_key, seat")
+        versus = db.df("SELECT * FROM versus ORDER BY hand_key, seat, opponent")
+    by_key = frame.groupby("hand_key")
+    vs_key = versus.groupby("hand_key")
+    fantasy_seen = caps_seen = fouls_seen = 0
+    for record in records:
+        ruleset = get_ruleset(record.ruleset)
+        boards = [Board(s.top, s.middle, s.bottom) for s in record.seats]
+        stacks = [s.stack for s in record.seats]
+        use_stacks = ruleset.stack_cap and all(x is not None for x in stacks)
+        scalar = score_hand(
+            boards,
+            ruleset,
+            stacks=[float(x or 0) for x in stacks] if use_stacks else None,
+            in_fantasy=[s.in_fantasy for s in record.seats],
+            fantasy_cards=[s.fantasy_cards for s in record.seats],
+        )
+        rows = by_key.get_group(record.hand_key)
+        assert list(rows["status"]) == ["scored"] * len(record.seats)
+        for index, (board, row) in enumerate(zip(scalar.boards, rows.itertuples(), strict=True)):
+            assert row.fouled == board.fouled
+            assert (row.royalty_top, row.royalty_middle, row.royalty_bottom) == (
+                board.royalties.top,
+                board.royalties.middle,
+                board.royalties.bottom,
+            )
+            assert row.net == scalar.net[index]
+            assert row.net_capped == pytest.approx(scalar.net_capped[index])
+            outcome = board.fantasyland
+            assert row.fantasy_entry == (outcome.cards or 0)
+            assert row.fantasy_stays == outcome.stays
+            fantasy_seen += bool(outcome.cards or outcome.stays)
+            fouls_seen += board.fouled
+        caps_seen += scalar.net_capped != tuple(float(x) for x in scalar.net)
+        pairs = vs_key.get_group(record.hand_key)
+        for pair in pairs.itertuples():
+            assert pair.points == scalar.points[pair.seat][pair.opponent]
+            assert pair.rows_won + pair.rows_lost + pair.rows_tied in (0, 3)
+    assert fantasy_seen >= 3 and caps_seen >= 5 and fouls_seen > 50
+
+
+def _seat(
+    seat: int, player: str, top: str, middle: str, bottom: str, **extra: object
+) -> SeatRecord:
+    return SeatRecord(
+        seat=seat,
+        player=player,
+        top=parse_cards(top),
+        middle=parse_cards(middle),
+        bottom=parse_cards(bottom),
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def _hand(number: int, seats: tuple[SeatRecord, ...], **extra: object) -> HandRecord:
+    return HandRecord(
+        format="open",
+        room="test",
+        table_id="T1",
+        room_hand_id=str(number),
+        ruleset="pineapple-progressive",
+        seats=seats,
+        played_at=datetime(2026, 3, 1, 20, 0) + timedelta(minutes=2 * number),
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def test_hand_computed_results(tmp_path: Path) -> None:
+    """Alice: QQ top (7), straight middle (4), flush bottom (4): royalties 15.
+    Bob fouls (middle trips over a bottom pair).  Carol: K-high top, pair middle, two pair bottom.
+
+    Alice against Bob: scoop 6 + her royalties 15 = +21.  Alice against Carol: she wins
+    top (QQ > K), middle (straight > pair), bottom (flush > two pair): 6 + 15 = +21.
+    Carol against Bob: scoop 6, no royalties: +6.  Nets: Alice +42, Bob -27, Carol -15.
+    """
+    alice = _seat(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    bob = _seat(1, "Bob", "Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c")
+    carol = _seat(2, "Carol", "Kc 3d 2d", "Tc Td 3c 6s 7s", "Jc Jd 9d 9s 2s")
+    data = write_dataset(tmp_path, [_hand(1, (alice, bob, carol))])
+    with ofc_stats.open(data) as db:
+        rows = db.df(
+            "SELECT seat, fouled, royalty_top, royalty_middle, royalty_bottom, royalties, rows_won,"
+            " rows_lost, scoops, scooped, net, fantasy_entry FROM results ORDER BY seat"
+        )
+        names = db.df(
+            "SELECT r.seat, t.description AS top, m.description AS middle FROM results r"
+            " JOIN row_classes t ON t.cards = 3 AND t.class = r.top_class"
+            " JOIN row_classes m ON m.cards = 5 AND m.class = r.middle_class ORDER BY r.seat"
+        )
+        versus = db.df("SELECT seat, opponent, points, rows_won, scoop FROM versus ORDER BY ALL")
+    assert rows.to_dict("list") == {
+        "seat": [0, 1, 2],
+        "fouled": [False, True, False],
+        "royalty_top": [7, 0, 0],
+        "royalty_middle": [4, 0, 0],
+        "royalty_bottom": [4, 0, 0],
+        "royalties": [15, 0, 0],
+        "rows_won": [6, 0, 3],
+        "rows_lost": [0, 6, 3],
+        "scoops": [2, 0, 1],
+        "scooped": [0, 2, 1],
+        "net": [42, -27, -15],
+        "fantasy_entry": [14, 0, 0],
+    }
+    assert list(names["top"]) == ["pair of Qs", "A-high", "K-high"]
+    assert names["middle"].iloc[0] == "straight 9-high"
+    assert versus.to_dict("list") == {
+        "seat": [0, 0, 1, 1, 2, 2],
+        "opponent": [1, 2, 0, 2, 0, 1],
+        "points": [21, 21, -21, -6, -21, 6],
+        "rows_won": [3, 3, 0, 0, 0, 3],
+        "scoop": [True, True, False, False, False, True],
+    }
+
+
+def test_timeout_streets_follow_the_auto_placement(tmp_path: Path) -> None:
+    """Street 1 goes bottom, bottom + discard (the room's pattern) -> flagged; street 0 top-heavy
+    is a decision; the last street has one way to go (forced) -> never flagged."""
+    seat = _seat(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    other = _seat(1, "Bob", "Ac Kd 3s", "4c 4d 5s Js Ks", "5c 5d 6c 8d 9c")
+    cards = {c: row for row in ("top", "middle", "bottom") for c in getattr(seat, row)}
+    order = [*seat.top[:2], *seat.middle[:3]]  # street 0: 2 top, 3 middle
+    order += [seat.bottom[0], seat.bottom[1]]  # street 1: both to the bottom
+    order += [seat.bottom[2], seat.middle[3]]  # street 2
+    order += [seat.bottom[3], seat.middle[4]]  # street 3
+    order += [seat.top[2], seat.bottom[4]]  # street 4: forced
+    discards = parse_cards("3c 3h 4s 6h")
+    streets = [5, 2, 2, 2, 2]
+    placements, position = [], 0
+    for street, count in enumerate(streets):
+        for card in order[position : position + count]:
+            placements.append(Placement(0, street, card, cards[card]))
+        position += count
+        if street:
+            placements.append(Placement(0, street, discards[street - 1], "discard"))
+    hand = _hand(1, (replace(seat, discards=discards), other), placements=tuple(placements))
+    data = write_dataset(tmp_path, [hand])
+    with ofc_stats.open(data) as db:
+        streets_df = db.df("SELECT street, forced, timeout FROM streets WHERE seat = 0 ORDER BY 1")
+        flags = db.df("SELECT timeout_streets, timeouts FROM results WHERE seat = 0")
+    assert list(streets_df["timeout"]) == [False, True, False, False, False]
+    assert list(streets_df["forced"]) == [False, False, False, False, True]
+    assert flags.to_dict("list") == {"timeout_streets": [2], "timeouts": [1]}
+
+
+def test_recompute_is_incremental_and_force_redoes(tmp_path: Path) -> None:
+    records = random_records(60, seed=5)
+    data = write_dataset(tmp_path, records[:40], "first")
+    again = recompute(data)
+    assert (again.batches, again.up_to_date) == (0, 1)
+    with ofc_stats.open(data) as db:
+        before = db.df("SELECT * FROM results ORDER BY hand_key, seat")
+    second = tmp_path / "second.jsonl"
+    second.write_text("".join(dumps(r) + "\n" for r in records[40:]), encoding="utf-8")
+    import_paths([second], data)
+    summary = recompute(data)
+    assert (summary.batches, summary.up_to_date, summary.hands) == (1, 1, 20)
+    forced = recompute(data, force=True)
+    assert (forced.batches, forced.up_to_date, forced.hands) == (2, 0, 60)
+    with ofc_stats.open(data) as db:
+        after = db.df("SELECT * FROM results ORDER BY hand_key, seat")
+        assert db.sql("SELECT count(DISTINCT hand_key) FROM results").fetchall() == [(60,)]
+    first_keys = set(before["hand_key"])
+    kept = after[after["hand_key"].isin(first_keys)].reset_index(drop=True)
+    assert kept.equals(before)
+
+
+def test_incomplete_and_unknown_ruleset_hands_are_kept_with_a_status(tmp_path: Path) -> None:
+    complete = _hand(
+        1,
+        (
+            _seat(0, "A", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah"),
+            _seat(1, "B", "Ac Kd 3s", "4c 4d 5s Js Ks", "5c 5d 6c 8d 9c"),
+        ),
+    )
+    short = replace(
+        complete,
+        room_hand_id="2",
+        seats=(complete.seats[0], replace(complete.seats[1], bottom=complete.seats[1].bottom[:3])),
+    )
+    data = write_dataset(tmp_path, [complete, short])
+    with ofc_stats.open(data) as db:
+        statuses = db.df(
+            "SELECT room_hand_id, status, count(*) n FROM seat_results GROUP BY ALL ORDER BY 1"
+        )
+    assert statuses.to_dict("list") == {
+        "room_hand_id": ["1", "2"],
+        "status": ["scored", "incomplete"],
+        "n": [2, 2],
+    }
+
+
+def test_fantasy_view_links_a_players_next_hand(tmp_path: Path) -> None:
+    """Hand 1: Alice QQ on top earns 14 cards.  Hand 2: the room deals her Fantasyland
+    with 14 (4 discards).  Hand 3: she did not stay; the room deals a normal hand."""
+    alice1 = _seat(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    bob = _seat(1, "Bob", "Ac Kd 3s", "4c 4d 5s Js Ks", "5c 5d 6c 8d 9c")
+    alice2 = replace(
+        _seat(0, "Alice", "2s 3d 4h", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah"),
+        in_fantasy=True,
+        discards=parse_cards("Kh"),
+    )
+    hands = [
+        _hand(1, (alice1, bob)),
+        _hand(2, (alice2, bob)),
+        _hand(3, (replace(alice1, top=parse_cards("2s 3d 4h")), bob)),
+    ]
+    data = write_dataset(tmp_path, hands)
+    with ofc_stats.open(data) as db:
+        links = db.df(
+            "SELECT hand_key, rules_fantasy, rules_cards, room_fantasy, room_cards, next_hand_key "
+            "FROM fantasy WHERE player = $p ORDER BY played_at",
+            {"p": "Alice"},
+        )
+    assert list(links["rules_fantasy"]) == [True, False, False]
+    assert list(links["rules_cards"]) == [14, 0, 0]
+    assert list(links["room_fantasy"][:2]) == [True, False]
+    assert list(links["room_cards"][:2]) == [14, 0]
+    assert links["next_hand_key"].iloc[2] is None or links["next_hand_key"].isna().iloc[2]
