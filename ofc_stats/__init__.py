@@ -16,11 +16,19 @@ from ofc_stats.timeout import Street, timeout_streets
 
 
 def __getattr__(name: str) -> object:
-    """Load the import layer (pyarrow, parsers) only when it is asked for."""
+    """Load the data layers (pyarrow, DuckDB, parsers) only when they are asked for."""
     if name == "import_paths":
         from ofc_stats.importer import import_paths
 
         return import_paths
+    if name == "open":
+        from ofc_stats.db import open_dataset
+
+        return open_dataset
+    if name == "recompute":
+        from ofc_stats.recompute import recompute
+
+        return recompute
     raise AttributeError(f"module 'ofc_stats' has no attribute {name!r}")
 
 
@@ -44,9 +52,11 @@ __all__ = [
     "get_ruleset",
     "import_paths",
     "load_ruleset",
+    "open",
     "parse_card",
     "parse_cards",
     "rank_row",
+    "recompute",
     "resolve_ruleset",
     "score_batch",
     "score_board",

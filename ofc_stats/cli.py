@@ -4,47 +4,17 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import TextIO
 
 import click
 
+from ofc_stats.cli_util import progress_bar as _progress
+from ofc_stats.cli_util import ruleset_option as _ruleset
 from ofc_stats.errors import OfcError
 from ofc_stats.presets import ALIASES, PRESETS
-from ofc_stats.rules import Ruleset
-from ofc_stats.ruleset_file import resolve_ruleset
 from ofc_stats.score_io import LineError, format_table, score_stream
 
 MAX_MESSAGES = 20
-
-
-@contextmanager
-def _progress(quiet: bool, total: int, label: str) -> Iterator[Callable[[int], None]]:
-    """A progress bar on stderr for long jobs (only when stderr is a terminal)."""
-    from rich.progress import (
-        BarColumn,
-        DownloadColumn,
-        MofNCompleteColumn,
-        Progress,
-        TimeRemainingColumn,
-    )
-
-    if quiet or not sys.stderr.isatty():
-        yield lambda n: None
-        return
-    amount = DownloadColumn() if label == "importing" else MofNCompleteColumn()
-    columns = (label, BarColumn(), amount, TimeRemainingColumn())
-    with Progress(*columns, transient=True) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda n: bar.advance(task, n)
-
-
-def _ruleset(value: str) -> Ruleset:
-    try:
-        return resolve_ruleset(value)
-    except OfcError as error:
-        raise click.BadParameter(str(error)) from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -120,6 +90,11 @@ def score(rules_name: str, output_format: str, source: TextIO) -> None:
 )
 @click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for another import to end.")
 @click.option("--quiet", is_flag=True, help="No progress bar, no per-hand messages.")
+@click.option(
+    "--no-recompute",
+    is_flag=True,
+    help="Do not score the new hands now (`ofc-stats recompute` does it later).",
+)
 def import_command(
     paths: tuple[str, ...],
     data: str,
@@ -127,6 +102,7 @@ def import_command(
     rules_name: str | None,
     wait: float,
     quiet: bool,
+    no_recompute: bool,
 ) -> None:
     """Import hand-history files, folders and .zip archives into the Parquet dataset.
 
@@ -162,6 +138,14 @@ def import_command(
             click.echo(f"... and {more} more in the quarantine table", err=True)
     for line in summary.lines():
         click.echo(line)
+    if not no_recompute:
+        from ofc_stats.cli_data import run_recompute
+
+        try:
+            for line in run_recompute(data, force=False, quiet=quiet, wait=wait):
+                click.echo(line)
+        except OfcError as error:
+            raise click.ClickException(str(error)) from None
     click.echo(f"dataset: {data}")
 
 
@@ -294,6 +278,16 @@ def rules(name: str | None) -> None:
         )
         cards = "entry" if fl.repeat_cards is None else fl.repeat_cards
         click.echo(f"  repeat_cards: {cards}")
+
+
+def _register() -> None:
+    from ofc_stats.cli_data import audit_command, recompute_command, sql_command
+
+    for command in (recompute_command, sql_command, audit_command):
+        main.add_command(command)
+
+
+_register()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -122,6 +122,8 @@ def test_import_command_summary(tmp_path: Path) -> None:
     assert first.stdout == (
         "files: 1 (0 skipped)\n"
         "hands: 2 seen, 2 stored, 0 duplicates, 0 quarantined\n"
+        "recomputed: 2 hands in 1 batch(es), 0 batch(es) already up to date\n"
+        "  scored: 4 seats\n"
         f"dataset: {data}\n"
     )
     again = run("import", "--data", str(data), str(DATA / "app-json" / "two_hands.hh"))
