@@ -109,7 +109,9 @@ ALIASES: dict[str, str] = {
     "ofc-pineapple": "pineapple",
     "pofc": "pineapple",
     "progressive": "pineapple-progressive",
-    "progressive17-nojokers": "pineapple-progressive",
+    # The apps' progressive17 deals a repeat with the count just played (the real
+    # hands show it: 15 and 16 card repeats), which is the ultimate mode.
+    "progressive17-nojokers": "pineapple-ultimate",
     "progressive16-refant14-nojokers": "pineapple-progressive-16",
     "progressive16": "pineapple-progressive-16",
     "ultimate": "pineapple-ultimate",

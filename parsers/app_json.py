@@ -221,7 +221,7 @@ def _hand_id(data: Any) -> str | None:
 
 
 APP_RULES = {
-    "pineapple-progressive": "progressive17_nojokers",
+    "pineapple-ultimate": "progressive17_nojokers",
     "pineapple-progressive-16": "progressive16_refant14_nojokers",
 }
 

@@ -32,7 +32,7 @@ SHARED_APPS = Path(__file__).parent.parent.parent / "shared" / "samples" / "apps
 def test_app_json_golden() -> None:
     first, second = records_from(AppJsonParser, DATA / "app-json" / "two_hands.hh")
     assert first.hand_key == "app-json:Upoker:6852666:h-1"
-    assert first.ruleset == "pineapple-progressive" and first.rules_text == "progressive17_nojokers"
+    assert first.ruleset == "pineapple-ultimate" and first.rules_text == "progressive17_nojokers"
     assert first.stakes == 0.2 and first.currency == "AUD"
     assert str(first.played_at) == "2020-05-27 21:04:17"
     assert (first.source_line, first.source_offset) == (1, 0)
@@ -60,7 +60,7 @@ def test_every_bad_hand_is_quarantined_with_its_reason(tmp_path: Path) -> None:
     reasons = sorted(Dataset(tmp_path).read("quarantine").column("reason").to_pylist())
     assert len(reasons) == 7
     expected = [
-        "1 seats; pineapple-progressive seats 2 to 3",
+        "1 seats; pineapple-ultimate seats 2 to 3",
         "bad card 'Zz' in",
         "card As appears twice",
         "seat 1 (ana): top row has 4 cards",

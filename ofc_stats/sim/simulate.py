@@ -19,8 +19,9 @@ import numpy as np
 from ofc_stats.batch import score_seat_lists
 from ofc_stats.board import Board
 from ofc_stats.errors import OfcError
+from ofc_stats.mistakes import ROYALTY_MISTAKES
 from ofc_stats.records import HandRecord
-from ofc_stats.rules import AMERICAN_ROYALTIES, CLASSIC_ROYALTIES, Ruleset
+from ofc_stats.rules import Ruleset
 from ofc_stats.scoring import score_hand
 from ofc_stats.sim.choose import Style
 from ofc_stats.sim.match import Player, TableSpec, play_hands
@@ -102,18 +103,30 @@ def corrupt(hand: HandRecord, ruleset: Ruleset, kind: str) -> tuple[HandRecord, 
     boards = [Board(s.top, s.middle, s.bottom) for s in hand.seats]
     flags = [s.in_fantasy for s in hand.seats]
     counts = [s.fantasy_cards for s in hand.seats]
+    chips = [s.stack for s in hand.seats]
+    stacks = None if any(x is None for x in chips) else [float(x or 0.0) for x in chips]
     if kind == "royalty_table":
-        other = CLASSIC_ROYALTIES if ruleset.royalties == AMERICAN_ROYALTIES else AMERICAN_ROYALTIES
-        wrong = score_hand(
-            boards, ruleset.with_options(royalties=other), in_fantasy=flags, fantasy_cards=counts
-        ).net_capped
-        detail = f"royalties paid from the {other.name} table"
+        # The first mistake of the catalogue that changes this hand's points.
+        for mistake in ROYALTY_MISTAKES.values():
+            other = mistake(ruleset.royalties)
+            if other == ruleset.royalties:
+                continue
+            wrong = score_hand(
+                boards,
+                ruleset.with_options(royalties=other),
+                stacks=stacks,
+                in_fantasy=flags,
+                fantasy_cards=counts,
+            ).net_capped
+            detail = f"royalties paid from the {other.name}"
+            before = [s.reported_points or 0.0 for s in hand.seats]
+            if any(abs(a - b) > 1e-9 for a, b in zip(wrong, before, strict=True)):
+                break
     elif kind == "sign_error":
         wrong = tuple(-(s.reported_points or 0.0) for s in hand.seats)
         detail = "every seat's points negated"
     elif kind == "cap_ignored":
-        stacks = [s.stack for s in hand.seats]
-        if any(x is None for x in stacks):
+        if stacks is None:
             return None
         wrong = tuple(
             float(x)
