@@ -181,12 +181,10 @@ def use_ruleset(data: OfcData, ruleset: Ruleset) -> None:
             continue
         hands = pq.read_table(batch / "hands.parquet", columns=HAND_COLUMNS)
         seats = pq.read_table(batch / "seats.parquet", columns=SEAT_COLUMNS)
-        results = score_tables(hands, seats, get_ruleset, ruleset=ruleset).results
-        zeros = pa.array(np.zeros(results.num_rows, np.int16))
-        results = results.append_column("timeout_streets", zeros)
-        results = results.append_column("timeouts", zeros.cast(pa.int8()))
-        parts.append(results.cast(FINAL_RESULTS))
-    table = pa.concat_tables(parts) if parts else FINAL_RESULTS.empty_table()
+        parts.append(score_tables(hands, seats, get_ruleset, ruleset=ruleset).results)
+    table = pa.concat_tables(parts, promote_options="permissive") if parts else None
+    if table is None:
+        table = FINAL_RESULTS.empty_table()
     data.connection.register("results_override", table)
     data.connection.sql("CREATE OR REPLACE VIEW results AS SELECT * FROM results_override")
 

@@ -281,9 +281,9 @@ def rules(name: str | None) -> None:
 
 
 def _register() -> None:
-    from ofc_stats.cli_data import audit_command, recompute_command, sql_command
+    from ofc_stats.cli_data import audit_command, recompute_command, report_command, sql_command
 
-    for command in (recompute_command, sql_command, audit_command):
+    for command in (recompute_command, sql_command, audit_command, report_command):
         main.add_command(command)
 
 

@@ -3,7 +3,7 @@
 A dataset is a folder::
 
     ofc-data/
-      dataset.json                 {"schema_version": 1}
+      dataset.json                 {"schema_version": 2}
       batches/<batch id>/          one committed import batch, renamed into place whole
         hands.parquet  seats.parquet  placements.parquet  files.parquet  quarantine.parquet
       .tmp/                        batches being written (never read)
@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 from ofc_stats.errors import OfcError
 from ofc_stats.records import DESTINATIONS, HandRecord, Quarantined
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: seats.board_streets
 CARDS = pa.list_(pa.int8())
 DESTINATION = pa.dictionary(pa.int8(), pa.string())
 
@@ -72,6 +72,7 @@ SEATS = pa.schema(
         ("middle", CARDS),
         ("bottom", CARDS),
         ("board", pa.binary(13)),  # top+middle+bottom card ids as 13 bytes; null if incomplete
+        ("board_streets", pa.binary(13)),  # street of each board card, 255 = unknown; null if none
         ("discards", CARDS),
         ("reported_points", pa.float64()),
         ("reported_money", pa.float64()),
@@ -138,6 +139,10 @@ def hands_table(hands: Sequence[HandRecord], batch: str) -> dict[str, pa.Table]:
     p: dict[str, list[Any]] = {name: [] for name in PLACEMENTS.names}
     for hand in hands:
         key = hand.hand_key
+        streets_of: dict[int, dict[int, int]] = {}
+        for placement in hand.placements:
+            if placement.destination != "discard":
+                streets_of.setdefault(placement.seat, {})[placement.card] = placement.street
         hand_row: dict[str, Any] = dict(
             hand_key=key,
             format=hand.format,
@@ -174,6 +179,7 @@ def hands_table(hands: Sequence[HandRecord], batch: str) -> dict[str, pa.Table]:
                 middle=list(seat.middle),
                 bottom=list(seat.bottom),
                 board=bytes(board) if seat.complete else None,
+                board_streets=_board_streets(board, streets_of.get(seat.seat)),
                 discards=None if seat.discards is None else list(seat.discards),
                 reported_points=seat.reported_points,
                 reported_money=seat.reported_money,
@@ -202,6 +208,13 @@ def hands_table(hands: Sequence[HandRecord], batch: str) -> dict[str, pa.Table]:
         "seats": pa.table(s, schema=SEATS),
         "placements": placements,
     }
+
+
+def _board_streets(board: tuple[int, ...], streets: dict[int, int] | None) -> bytes | None:
+    """The street each board card was placed on (255 where unknown); None without placements."""
+    if streets is None or len(board) != 13:
+        return None
+    return bytes(min(streets.get(card, 255), 255) for card in board)
 
 
 def quarantine_table(entries: Sequence[Quarantined], batch: str) -> pa.Table:
@@ -247,8 +260,13 @@ class Dataset:
         if meta.get("schema_version") != SCHEMA_VERSION:
             raise OfcError(
                 f"{self.root}: dataset schema version {meta.get('schema_version')}, "
-                f"this ofc-stats reads version {SCHEMA_VERSION}"
+                f"this ofc-stats reads version {SCHEMA_VERSION}; import the files again "
+                "into a new --data folder"
             )
+
+    def check_version(self) -> None:
+        """Refuse a dataset written by another schema version, saying what to do."""
+        self._check_version()
 
     def batches(self) -> list[Path]:
         if not self.batches_dir.is_dir():

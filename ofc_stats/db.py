@@ -22,11 +22,11 @@ from ofc_stats.errors import OfcError
 from ofc_stats.rank_tables import tables
 from ofc_stats.recompute import FINAL_RESULTS, results_dir
 from ofc_stats.results import VERSUS
-from ofc_stats.streets import STREETS, rule_tables
+from ofc_stats.streets import STREETS_SQL, rule_tables
 
 Params = Sequence[object] | Mapping[str, object] | None
 
-RESULT_TABLES = {"results": FINAL_RESULTS, "versus": VERSUS, "streets": STREETS}
+RESULT_TABLES = {"results": FINAL_RESULTS, "versus": VERSUS}
 
 SEAT_RESULTS_VIEW = """
 CREATE OR REPLACE VIEW seat_results AS
@@ -73,6 +73,7 @@ class OfcData:
             raise OfcError(
                 f"{self.root}: no ofc-stats dataset here; create one with `ofc-stats import`"
             )
+        dataset.check_version()
         config: dict[str, Any] = {}
         if threads is not None:
             config["threads"] = threads
@@ -87,6 +88,10 @@ class OfcData:
         for name, schema in RESULT_TABLES.items():
             self._parquet_view(name, results / "*" / f"{name}.parquet", schema)
         rule_tables(con)
+        con.sql(
+            "CREATE OR REPLACE VIEW streets AS "
+            + STREETS_SQL.format(placements="placements", hands="hands", seats="seats")
+        )
         con.register("row_classes", row_classes())
         con.sql(SEAT_RESULTS_VIEW)
         con.sql(FANTASY_VIEW)

@@ -1,7 +1,7 @@
 """Recompute: score every stored import batch again and store the results beside it.
 
-Results live in ``<dataset>/results/<batch id>/`` (``results``, ``versus`` and
-``streets`` Parquet files plus ``done.json``), one folder per import batch,
+Results live in ``<dataset>/results/<batch id>/`` (``results`` and ``versus``
+Parquet files plus ``done.json``), one folder per import batch,
 written under ``.tmp`` and published with one rename like the batches
 themselves.  Import batches never change, so "not yet scored" is simply
 "no results folder for this engine version"; ``force`` redoes them all.
@@ -11,39 +11,37 @@ Memory is bounded by the import batch size, not by the dataset.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.dataset import Dataset
 from ofc_stats.presets import get_ruleset
 from ofc_stats.results import RESULTS, RulesetLookup, score_tables
-from ofc_stats.streets import rule_tables, street_table
 
-ENGINE_VERSION = 1  # bump when a rule fix changes results: stored results are redone
+ENGINE_VERSION = 2  # bump when a rule fix changes results: stored results are redone
 HAND_COLUMNS = ["hand_key", "ruleset", "seat_count", "complete"]
-SEAT_COLUMNS = ["hand_key", "seat", "board", "in_fantasy", "fantasy_cards", "stack"]
-RESULT_FILES = ("results", "versus", "streets")
-FINAL_RESULTS = pa.schema([*RESULTS, ("timeout_streets", pa.int16()), ("timeouts", pa.int8())])
-
-TIMEOUT_SQL = """
-SELECT r.*, coalesce(t.mask, 0)::SMALLINT AS timeout_streets,
-       coalesce(t.count, 0)::TINYINT AS timeouts
-FROM scored r LEFT JOIN (
-  SELECT hand_key, seat,
-         sum(CASE WHEN timeout THEN 1 << street ELSE 0 END) AS mask,
-         count(*) FILTER (WHERE timeout) AS count
-  FROM street_rows GROUP BY hand_key, seat
-) t USING (hand_key, seat)
-"""
+SEAT_COLUMNS = [
+    "hand_key",
+    "seat",
+    "board",
+    "board_streets",
+    "in_fantasy",
+    "fantasy_cards",
+    "stack",
+]
+RESULT_FILES = ("results", "versus")
+FINAL_RESULTS = RESULTS
 
 
 @dataclass
@@ -81,40 +79,12 @@ def _done(folder: Path) -> bool:
         return False
 
 
-def score_batch_folder(
-    batch: Path,
-    connection: duckdb.DuckDBPyConnection,
-    lookup: RulesetLookup = get_ruleset,
-) -> dict[str, pa.Table]:
-    """The results, versus and streets tables of one import batch folder."""
+def score_batch_folder(batch: Path, lookup: RulesetLookup = get_ruleset) -> dict[str, pa.Table]:
+    """The results and versus tables of one import batch folder."""
     hands = pq.read_table(batch / "hands.parquet", columns=HAND_COLUMNS)
     seats = pq.read_table(batch / "seats.parquet", columns=SEAT_COLUMNS)
     scored = score_tables(hands, seats, lookup)
-    placements = batch / "placements.parquet"
-    source = f"read_parquet('{_quote(placements)}')" if placements.exists() else "street_empty"
-    connection.register("batch_hands", hands)
-    connection.register("batch_seats", seats)
-    streets = street_table(connection, source, "batch_hands", "batch_seats")
-    connection.register("scored", scored.results)
-    connection.register("street_rows", streets)
-    results = connection.sql(TIMEOUT_SQL).to_arrow_table().cast(FINAL_RESULTS)
-    for name in ("scored", "street_rows", "batch_hands", "batch_seats"):
-        connection.unregister(name)
-    return {"results": results, "versus": scored.versus, "streets": streets}
-
-
-def _quote(path: Path) -> str:
-    return str(path).replace("'", "''")
-
-
-def connection_for_recompute() -> duckdb.DuckDBPyConnection:
-    connection = duckdb.connect(config={"threads": 1, "memory_limit": "512MB"})
-    rule_tables(connection)
-    connection.sql(
-        "CREATE TEMP TABLE street_empty (hand_key VARCHAR, seat TINYINT, street TINYINT, "
-        "card TINYINT, destination VARCHAR)"
-    )
-    return connection
+    return {"results": scored.results, "versus": scored.versus}
 
 
 def recompute(
@@ -123,45 +93,68 @@ def recompute(
     force: bool = False,
     lookup: RulesetLookup = get_ruleset,
     progress: Callable[[int], None] | None = None,
+    workers: int | None = None,
 ) -> RecomputeSummary:
     """Score the import batches that have no current results (all with ``force``).
 
     The caller holds the dataset lock (``import`` does; the CLI takes it).
-    ``progress`` is called with the hands of each finished batch.
+    ``progress`` is called with the hands of each finished batch.  Batches are
+    independent, so ``workers`` processes (default: one per core, at most 2
+    on small jobs) score them side by side.
     """
     started = time.perf_counter()
     dataset = Dataset(root)
     summary = RecomputeSummary()
     out = results_dir(dataset)
     out.mkdir(exist_ok=True)
-    staging_root = dataset.root / ".tmp"
-    staging_root.mkdir(exist_ok=True)
-    connection = connection_for_recompute()
-    try:
-        for batch in dataset.batches():
-            target = out / batch.name
-            if not force and _done(target):
-                summary.up_to_date += 1
-                continue
-            if not (batch / "hands.parquet").exists():
-                continue
-            tables = score_batch_folder(batch, connection, lookup)
-            _publish(staging_root / f"results-{batch.name}", target, tables)
-            results = tables["results"]
-            summary.batches += 1
-            summary.seats += results.num_rows
-            hands = pq.read_metadata(batch / "hands.parquet").num_rows
-            summary.hands += hands
-            counts = results.group_by("status").aggregate([("status", "count")]).to_pydict()
-            summary.statuses.update(
-                dict(zip(counts["status"], counts["status_count"], strict=True))
-            )
-            if progress is not None:
-                progress(hands)
-    finally:
-        connection.close()
+    (dataset.root / ".tmp").mkdir(exist_ok=True)
+    todo = []
+    for batch in dataset.batches():
+        if not force and _done(out / batch.name):
+            summary.up_to_date += 1
+        elif (batch / "hands.parquet").exists():
+            todo.append(batch)
+    count = workers or min(os.cpu_count() or 1, 4)
+    if lookup is not get_ruleset:  # a custom lookup may not survive pickling
+        count = 1
+    if count > 1 and len(todo) > 1:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(min(count, len(todo)), mp_context=context) as pool:
+            jobs = [pool.submit(_score_and_publish, batch, out, lookup) for batch in todo]
+            for job in as_completed(jobs):
+                _count(summary, *job.result(), progress)
+    else:
+        for batch in todo:
+            _count(summary, *_score_and_publish(batch, out, lookup), progress)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _score_and_publish(
+    batch: Path, out: Path, lookup: RulesetLookup
+) -> tuple[int, int, dict[str, int]]:
+    """Score one batch and publish its results; (hands, seats, seats by status)."""
+    tables = score_batch_folder(batch, lookup)
+    _publish(batch.parent.parent / ".tmp" / f"results-{batch.name}", out / batch.name, tables)
+    results = tables["results"]
+    statuses = pc.value_counts(results["status"].cast(pa.string())).to_pylist()
+    hands = pq.read_metadata(batch / "hands.parquet").num_rows
+    return hands, results.num_rows, {item["values"]: item["counts"] for item in statuses}
+
+
+def _count(
+    summary: RecomputeSummary,
+    hands: int,
+    seats: int,
+    statuses: dict[str, int],
+    progress: Callable[[int], None] | None,
+) -> None:
+    summary.batches += 1
+    summary.hands += hands
+    summary.seats += seats
+    summary.statuses.update(statuses)
+    if progress is not None:
+        progress(hands)
 
 
 def _publish(staging: Path, target: Path, tables: dict[str, pa.Table]) -> None:
@@ -169,7 +162,13 @@ def _publish(staging: Path, target: Path, tables: dict[str, pa.Table]) -> None:
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     for name, table in tables.items():
-        pq.write_table(table, staging / f"{name}.parquet", compression="zstd")
+        # hand_key is unique per seat: a dictionary would cost time and save nothing.
+        pq.write_table(
+            table,
+            staging / f"{name}.parquet",
+            compression="zstd",
+            use_dictionary=[c for c in table.column_names if c != "hand_key"],
+        )
     (staging / "done.json").write_text(
         json.dumps({"engine": ENGINE_VERSION, "seats": tables["results"].num_rows}) + "\n"
     )

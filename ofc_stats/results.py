@@ -26,8 +26,8 @@ RESULTS = pa.schema(
     [
         ("hand_key", pa.string()),
         ("seat", pa.int8()),
-        ("ruleset", pa.string()),  # the ruleset these results were computed with
-        ("status", pa.string()),  # scored | incomplete | unknown ruleset
+        ("ruleset", pa.dictionary(pa.int32(), pa.string())),  # the ruleset scored with
+        ("status", pa.dictionary(pa.int8(), pa.string())),  # scored | incomplete | unknown ruleset
         ("fouled", pa.bool_()),
         ("top_class", pa.int16()),  # dense strength class; names in the row_classes view
         ("middle_class", pa.int16()),
@@ -47,6 +47,8 @@ RESULTS = pa.schema(
         ("fantasy_stays", pa.bool_()),  # a Fantasyland seat keeps Fantasyland
         ("repeat_cards", pa.int8()),  # cards of that repeat, 0 = none or unknown
         ("fantasy_next", pa.int8()),  # cards the rules deal next hand, 0 = normal, null = unknown
+        ("timeout_streets", pa.int16()),  # bit s: street s matches the timeout auto-placement
+        ("timeouts", pa.int8()),  # how many streets did
     ]
 )
 VERSUS = pa.schema(
@@ -132,72 +134,130 @@ def score_tables(
     boards' own foul verdicts, for the audit's "what if" questions.
     """
     seats, starts = _seat_order(hands, seats)
-    hand_count = hands.num_rows
     rows = seats.num_rows
     counts = hands["seat_count"].to_numpy().astype(np.int64)
     boards, valid = _boards(seats["board"])
     hand_valid = np.logical_and.reduceat(valid, starts) if rows else np.zeros(0, bool)
     hand_valid &= hands["complete"].to_numpy(zero_copy_only=False).astype(bool)
+    streets = _street_column(seats, rows)
 
     in_fantasy = _numbers(seats["in_fantasy"], False, np.bool_)
     fantasy_cards = _numbers(seats["fantasy_cards"], 0, np.int8)
     stacks = _numbers(seats["stack"], np.nan, np.float64)
 
     out = _Columns(rows)
-    status = np.full(rows, INCOMPLETE, dtype=object)
-    used = np.empty(rows, dtype=object)
-    names = hands["ruleset"].to_numpy(zero_copy_only=False)
-    hand_rows = np.repeat(np.arange(hand_count), counts)
+    # Per seat row: 0 = incomplete, 1 = scored, 2 = unknown ruleset; which ruleset name.
+    status = np.zeros(rows, dtype=np.int8)
+    names = hands["ruleset"].combine_chunks().dictionary_encode()
+    name_list = names.dictionary.to_pylist()
+    name_code = np.asarray(names.indices.fill_null(0).to_numpy(), dtype=np.int32)
+    used_names = list(name_list) if ruleset is None else [ruleset.name]
+    used = np.repeat(name_code if ruleset is None else np.zeros_like(name_code), counts)
     versus: list[dict[str, npt.NDArray[np.generic]]] = []
-    groups = _groups(names, counts, hand_valid, ruleset)
     seat_numbers = seats["seat"].to_numpy().astype(np.int8)
-    for (name, seat_count), members in groups.items():
+    for (code, seat_count), members in _groups(name_code, counts, hand_valid, ruleset).items():
         index = starts[members][:, None] + np.arange(seat_count)  # (G, S) seat rows
+        flat = index.reshape(-1)
         try:
-            rules = ruleset or lookup(name)
+            rules = ruleset or lookup(name_list[code])
         except OfcError:
-            status[index.reshape(-1)] = UNKNOWN_RULESET
+            status[flat] = 2
             continue
+        fantasy = in_fantasy[index]
         result = score_batch(
             boards[index],
             rules,
-            in_fantasy=in_fantasy[index],
+            in_fantasy=fantasy,
             fantasy_cards=fantasy_cards[index],
             stacks=stacks[index] if rules.stack_cap else None,
             check=False,
             forced_fouls=None if forced_fouls is None else forced_fouls[index],
         )
-        flat = index.reshape(-1)
-        status[flat] = SCORED
-        used[flat] = rules.name
-        out.fill(flat, result)
-        versus.append(_versus(result, index, seat_numbers))
-    key_column = pc.take(hands["hand_key"], pa.array(hand_rows))
-    if ruleset is not None:
-        used[:] = ruleset.name
-    else:
-        used = np.where(used == None, names[hand_rows], used)  # noqa: E711
-    results = out.table(key_column, seats["seat"], used, status)
-    return Scored(results, _versus_table(hands, starts, versus))
+        status[flat] = 1
+        outcomes = _row_outcomes(result)
+        out.fill(flat, result, outcomes)
+        if streets is not None:
+            out.timeouts(flat, timeout_mask(streets[flat], fantasy.reshape(-1), rules))
+        versus.append(_versus(result, outcomes, index, seat_numbers))
+    results = out.table(
+        seats["hand_key"],
+        seats["seat"],
+        pa.DictionaryArray.from_arrays(pa.array(used, pa.int32()), pa.array(used_names)),
+        pa.DictionaryArray.from_arrays(pa.array(status), pa.array(STATUSES)),
+    )
+    return Scored(results, _versus_table(seats, versus))
+
+
+STATUSES = (INCOMPLETE, SCORED, UNKNOWN_RULESET)
+ROW_LENGTHS = (3, 5, 5)
+
+
+def _street_column(seats: pa.Table, rows: int) -> npt.NDArray[np.int8] | None:
+    """(N, 13) street of each board card, -1 unknown; None when the column is absent."""
+    if "board_streets" not in seats.column_names:
+        return None
+    streets, known = _boards(seats["board_streets"])
+    streets = streets.copy()
+    streets[~known] = -1
+    return streets
+
+
+def timeout_mask(
+    streets: npt.NDArray[np.int8], in_fantasy: npt.NDArray[np.bool_], ruleset: Ruleset
+) -> npt.NDArray[np.int16]:
+    """Bit s set where street s matches the room's auto-placement (RULES.md §2).
+
+    Counts per row, not card order: fill the bottom, then the middle, then the
+    top with the variant's placed cards.  Streets where the rows left one way
+    to place (forced), Fantasyland seats and unknown streets are never flagged.
+    The SQL ``streets`` view computes the same flags from the placements.
+    """
+    count = len(streets)
+    plan = ruleset.variant.streets
+    # Each card adds 1 in the 4-bit field of its street: one int64 per row holds the
+    # card count of every street (at most 5 per field; field 15 collects unknowns).
+    street = np.ascontiguousarray(streets.T).astype(np.int64)
+    street[(street < 0) | (street >= len(plan))] = 15
+    fields = np.left_shift(np.int64(1), street * 4)
+    packed = [fields[0:3].sum(axis=0), fields[3:8].sum(axis=0), fields[8:13].sum(axis=0)]
+    top, middle, bottom = (
+        [((row >> (4 * n)) & 15).astype(np.int16) for n in [*range(len(plan)), 15]]
+        for row in packed
+    )
+    known = (top[-1] + middle[-1] + bottom[-1] == 0) & ~in_fantasy
+    mask = np.zeros(count, dtype=np.int16)
+    free_top = np.full(count, 3, dtype=np.int16)
+    free_middle = np.full(count, 5, dtype=np.int16)
+    free_bottom = np.full(count, 5, dtype=np.int16)
+    for number, (_, placed) in enumerate(plan):
+        want_bottom = np.minimum(placed, free_bottom)
+        want_middle = np.minimum(placed - want_bottom, free_middle)
+        want_top = placed - want_bottom - want_middle
+        open_rows = (free_top > 0).view(np.int8) + (free_middle > 0) + (free_bottom > 0)
+        forced = (free_top + free_middle + free_bottom == placed) | (open_rows <= 1)
+        match = (bottom[number] == want_bottom) & (middle[number] == want_middle)
+        match &= top[number] == want_top
+        match &= known & ~forced
+        mask |= match.astype(np.int16) << number
+        free_top -= top[number]
+        free_middle -= middle[number]
+        free_bottom -= bottom[number]
+    return mask
 
 
 def _groups(
-    names: npt.NDArray[np.object_],
+    codes: npt.NDArray[np.int32],
     counts: npt.NDArray[np.int64],
     valid: npt.NDArray[np.bool_],
     override: Ruleset | None,
-) -> dict[tuple[str, int], npt.NDArray[np.int64]]:
-    """Scorable hands by (ruleset, seat count)."""
-    groups: dict[tuple[str, int], npt.NDArray[np.int64]] = {}
+) -> dict[tuple[int, int], npt.NDArray[np.int64]]:
+    """Scorable hands by (ruleset code, seat count), on integer codes."""
     scorable = np.flatnonzero(valid)
-    keys = (
-        np.asarray(names[scorable], dtype=str) if override is None else np.full(len(scorable), "")
-    )
-    for name in np.unique(keys).tolist():
-        of_name = scorable[keys == name]
-        sizes = counts[of_name]
-        for size in np.unique(sizes).tolist():
-            groups[(name, int(size))] = of_name[sizes == size]
+    keys = (codes[scorable] if override is None else np.zeros(len(scorable), np.int32)) * 8
+    keys = keys.astype(np.int64) + counts[scorable]
+    groups: dict[tuple[int, int], npt.NDArray[np.int64]] = {}
+    for key in np.unique(keys).tolist():
+        groups[(key // 8, key % 8)] = scorable[keys == key]
     return groups
 
 
@@ -205,6 +265,7 @@ class _Columns:
     """Result columns for every seat row, filled group by group."""
 
     def __init__(self, rows: int) -> None:
+        self.rows = rows
         self.valid = np.zeros(rows, dtype=bool)
         self.fouled = np.zeros(rows, dtype=bool)
         self.classes = [np.zeros(rows, dtype=np.int16) for _ in range(3)]
@@ -219,8 +280,12 @@ class _Columns:
         self.entry = np.zeros(rows, dtype=np.int8)
         self.stays = np.zeros(rows, dtype=bool)
         self.repeat = np.zeros(rows, dtype=np.int8)
+        self.timeout_streets = np.zeros(rows, dtype=np.int16)
 
-    def fill(self, flat: npt.NDArray[np.int64], result: BatchResult) -> None:
+    def fill(self, rows: npt.NDArray[np.int64], result: BatchResult, outcomes: Outcomes) -> None:
+        # One group covering every row in order (the usual batch) copies instead of scattering.
+        whole = len(rows) == self.rows and (len(rows) == 0 or rows[-1] == len(rows) - 1)
+        flat: npt.NDArray[np.int64] | slice = slice(None) if whole else rows
         self.valid[flat] = True
         self.fouled[flat] = result.fouled.reshape(-1)
         for target, source in zip(
@@ -233,42 +298,48 @@ class _Columns:
             strict=True,
         ):
             target[flat] = source.reshape(-1)
-        won, lost, tied = _row_outcomes(result)
-        self.rows_won[flat] = won.sum(axis=2).reshape(-1)
-        self.rows_lost[flat] = lost.sum(axis=2).reshape(-1)
-        self.rows_tied[flat] = tied.sum(axis=2).reshape(-1)
-        self.scoops[flat] = (won == 3).sum(axis=2).reshape(-1)
-        self.scooped[flat] = (lost == 3).sum(axis=2).reshape(-1)
+        won, lost, tied = outcomes
+        self.rows_won[flat] = _over_opponents(won).reshape(-1)
+        self.rows_lost[flat] = _over_opponents(lost).reshape(-1)
+        self.rows_tied[flat] = _over_opponents(tied).reshape(-1)
+        self.scoops[flat] = _over_opponents(won == 3).reshape(-1)
+        self.scooped[flat] = _over_opponents(lost == 3).reshape(-1)
         self.net[flat] = result.net.reshape(-1)
         self.net_capped[flat] = result.net_capped.reshape(-1)
         self.entry[flat] = result.fantasy_cards.reshape(-1)
         self.stays[flat] = result.fantasy_stays.reshape(-1)
         self.repeat[flat] = result.repeat_cards.reshape(-1)
 
+    def timeouts(self, flat: npt.NDArray[np.int64], mask: npt.NDArray[np.int16]) -> None:
+        self.timeout_streets[flat] = mask
+
     def table(
         self,
-        hand_key: pa.Array,
+        hand_key: pa.ChunkedArray,
         seat: pa.ChunkedArray,
-        ruleset: npt.NDArray[np.object_],
-        status: npt.NDArray[np.object_],
+        ruleset: pa.Array,
+        status: pa.Array,
     ) -> pa.Table:
-        mask = ~self.valid
+        all_valid = bool(self.valid.all())
+        mask = None if all_valid else ~self.valid
 
         def col(values: npt.NDArray[np.generic], kind: pa.DataType) -> pa.Array:
             return pa.array(values, kind, mask=mask)
 
-        royalties = sum(r.astype(np.int16) for r in self.royalty)
-        next_cards = np.where(self.stays, self.repeat, self.entry)
+        royalties = self.royalty[0] + self.royalty[1] + self.royalty[2]
+        next_cards = np.where(self.stays, self.repeat, self.entry).astype(np.int8)
         unknown = self.stays & (self.repeat == 0)  # a repeat whose count the data lacks
+        next_mask = unknown if mask is None else mask | unknown
+        timeouts = np.bitwise_count(self.timeout_streets.view(np.uint16)).astype(np.int8)
         columns = [
             hand_key,
             seat,
-            pa.array(ruleset, pa.string()),
-            pa.array(status, pa.string()),
+            ruleset,
+            status,
             col(self.fouled, pa.bool_()),
             *(col(c, pa.int16()) for c in self.classes),
             *(col(r, pa.int16()) for r in self.royalty),
-            col(np.asarray(royalties, np.int16), pa.int16()),
+            col(royalties, pa.int16()),
             col(self.rows_won, pa.int8()),
             col(self.rows_lost, pa.int8()),
             col(self.rows_tied, pa.int8()),
@@ -279,45 +350,60 @@ class _Columns:
             col(self.entry, pa.int8()),
             col(self.stays, pa.bool_()),
             col(self.repeat, pa.int8()),
-            pa.array(next_cards.astype(np.int8), pa.int8(), mask=mask | unknown),
+            pa.array(next_cards, pa.int8(), mask=next_mask if next_mask.any() else None),
+            col(self.timeout_streets, pa.int16()),
+            col(timeouts, pa.int8()),
         ]
         return pa.Table.from_arrays(columns, schema=RESULTS)
 
 
-def _row_outcomes(
-    result: BatchResult,
-) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+Outcomes = tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int8]]
+
+
+def _over_opponents(values: npt.NDArray[np.int8] | npt.NDArray[np.bool_]) -> npt.NDArray[np.int8]:
+    """Sum over the last axis (2-4 seats) by adding slices: faster than a short-axis reduce."""
+    small = values.view(np.int8)
+    total = small[:, :, 0].copy()
+    for other in range(1, small.shape[2]):
+        total += small[:, :, other]
+    return total
+
+
+def _row_outcomes(result: BatchResult) -> Outcomes:
     """Rows won, lost and tied by seat i against seat j, each (H, S, S).
 
     A fouled board loses all three rows to a live one; two fouled boards
     compare no rows (0 won, lost or tied); a seat against itself counts nothing.
     """
-    won = np.zeros(result.points.shape, dtype=np.int8)
-    lost = np.zeros_like(won)
+    shape = result.points.shape
+    won = np.zeros(shape, dtype=np.int8)
+    lost = np.zeros(shape, dtype=np.int8)
     for row in (result.top_class, result.middle_class, result.bottom_class):
-        diff = row[:, :, None].astype(np.int32) - row[:, None, :]
-        won += diff > 0
-        lost += diff < 0
+        mine, theirs = row[:, :, None], row[:, None, :]
+        won += mine > theirs
+        lost += mine < theirs
     fouled = result.fouled
-    mine, theirs = fouled[:, :, None], fouled[:, None, :]
-    live = ~mine & ~theirs
-    seats = fouled.shape[1]
-    live &= ~np.eye(seats, dtype=bool)
-    won = np.where(live, won, np.where(~mine & theirs, 3, 0)).astype(np.int8)
-    lost = np.where(live, lost, np.where(mine & ~theirs, 3, 0)).astype(np.int8)
-    tied = np.where(live, 3 - won - lost, 0).astype(np.int8)
+    mine_fouled, theirs_fouled = fouled[:, :, None], fouled[:, None, :]
+    live = ~(mine_fouled | theirs_fouled)
+    live &= ~np.eye(shape[1], dtype=bool)
+    won = np.where(live, won, np.int8(3) * (~mine_fouled & theirs_fouled)).astype(np.int8)
+    lost = np.where(live, lost, np.int8(3) * (mine_fouled & ~theirs_fouled)).astype(np.int8)
+    tied = np.where(live, np.int8(3) - won - lost, np.int8(0)).astype(np.int8)
     return won, lost, tied
 
 
 def _versus(
-    result: BatchResult, index: npt.NDArray[np.int64], seat_numbers: npt.NDArray[np.int8]
+    result: BatchResult,
+    outcomes: Outcomes,
+    index: npt.NDArray[np.int64],
+    seat_numbers: npt.NDArray[np.int8],
 ) -> dict[str, npt.NDArray[np.generic]]:
-    won, lost, tied = _row_outcomes(result)
+    """Hand-major pair rows of one group: (hand, seat, opponent) in seat order."""
+    won, lost, tied = outcomes
     seats = index.shape[1]
     me, them = np.nonzero(~np.eye(seats, dtype=bool))
     return {
-        "row": np.repeat(index[:, 0], len(me)),
-        "seat": seat_numbers[index[:, me]].reshape(-1),
+        "row": index[:, me].reshape(-1),  # the seat row of "me"
         "opponent": seat_numbers[index[:, them]].reshape(-1),
         "rows_won": won[:, me, them].reshape(-1),
         "rows_lost": lost[:, me, them].reshape(-1),
@@ -326,24 +412,26 @@ def _versus(
     }
 
 
-def _versus_table(
-    hands: pa.Table, starts: npt.NDArray[np.int64], parts: list[dict[str, npt.NDArray[np.generic]]]
-) -> pa.Table:
+def _versus_table(seats: pa.Table, parts: list[dict[str, npt.NDArray[np.generic]]]) -> pa.Table:
     if not parts:
         return VERSUS.empty_table()
-    joined = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
-    hand_of_row = np.searchsorted(starts, joined["row"], side="right") - 1
-    order = np.lexsort((joined["opponent"], joined["seat"], hand_of_row))
+    if len(parts) == 1:
+        joined = parts[0]
+    else:  # several groups: back into the seats' order
+        joined = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+        order = np.argsort(joined["row"], kind="stable")
+        joined = {name: values[order] for name, values in joined.items()}
+    rows = pa.array(joined["row"])
     return pa.Table.from_arrays(
         [
-            pc.take(hands["hand_key"], pa.array(hand_of_row[order])),
-            pa.array(joined["seat"][order].astype(np.int8)),
-            pa.array(joined["opponent"][order].astype(np.int8)),
-            pa.array(joined["rows_won"][order]),
-            pa.array(joined["rows_lost"][order]),
-            pa.array(joined["rows_tied"][order]),
-            pa.array(joined["rows_won"][order] == 3),
-            pa.array(joined["points"][order].astype(np.int32)),
+            pc.take(seats["hand_key"], rows),
+            pc.take(seats["seat"], rows),
+            pa.array(joined["opponent"].astype(np.int8)),
+            pa.array(joined["rows_won"]),
+            pa.array(joined["rows_lost"]),
+            pa.array(joined["rows_tied"]),
+            pa.array(joined["rows_won"] == 3),
+            pa.array(joined["points"].astype(np.int32)),
         ],
         schema=VERSUS,
     )

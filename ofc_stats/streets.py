@@ -1,5 +1,9 @@
 """Street summaries and the timeout flag, in SQL over the placements table.
 
+This is the ``streets`` view (computed when queried); the stored results
+carry the same flags computed in NumPy (:func:`ofc_stats.results.timeout_mask`)
+from each seat's ``board_streets``, and a test holds the two equal.
+
 A *street* row counts where one seat's cards went on one street and how full
 each row was before it.  A street is a possible timeout (RULES.md §2) when its
 rows got exactly what the room's auto-placement gives: fill the bottom, then
@@ -16,24 +20,6 @@ import pyarrow as pa
 
 from ofc_stats.presets import PRESETS
 from ofc_stats.rules import Variant
-
-STREETS = pa.schema(
-    [
-        ("hand_key", pa.string()),
-        ("seat", pa.int8()),
-        ("street", pa.int8()),
-        ("cards", pa.int8()),  # cards of this street the room recorded
-        ("to_top", pa.int8()),
-        ("to_middle", pa.int8()),
-        ("to_bottom", pa.int8()),
-        ("discarded", pa.int8()),
-        ("top_before", pa.int8()),  # cards in the row before this street
-        ("middle_before", pa.int8()),
-        ("bottom_before", pa.int8()),
-        ("forced", pa.bool_()),  # the rows left room for one way of placing only
-        ("timeout", pa.bool_()),  # a choice existed and it matches the auto-placement pattern
-    ]
-)
 
 
 def rule_tables(connection: duckdb.DuckDBPyConnection) -> None:
@@ -97,13 +83,4 @@ SELECT hand_key, seat::TINYINT AS seat, street::TINYINT AS street, cards::TINYIN
     AND to_top = placed - want_bottom - least(placed - want_bottom, 5 - middle_before),
     false) AS timeout
 FROM expected
-ORDER BY hand_key, seat, street
 """
-
-
-def street_table(
-    connection: duckdb.DuckDBPyConnection, placements: str, hands: str, seats: str
-) -> pa.Table:
-    """The streets of the given relations (table names or ``read_parquet(...)`` calls)."""
-    query = STREETS_SQL.format(placements=placements, hands=hands, seats=seats)
-    return connection.sql(query).to_arrow_table().cast(STREETS)

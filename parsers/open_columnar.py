@@ -140,6 +140,9 @@ SELECT c.line_no, c.seat,
   list(c.card ORDER BY c.street, c.pos) FILTER (WHERE c.dest = 'top') AS top,
   list(c.card ORDER BY c.street, c.pos) FILTER (WHERE c.dest = 'middle') AS middle,
   list(c.card ORDER BY c.street, c.pos) FILTER (WHERE c.dest = 'bottom') AS bottom,
+  list(c.street ORDER BY c.street, c.pos) FILTER (WHERE c.dest = 'top') AS top_streets,
+  list(c.street ORDER BY c.street, c.pos) FILTER (WHERE c.dest = 'middle') AS middle_streets,
+  list(c.street ORDER BY c.street, c.pos) FILTER (WHERE c.dest = 'bottom') AS bottom_streets,
   CASE WHEN count(*) FILTER (WHERE c.dest = 'discard' AND c.card IS NULL) > 0 THEN NULL
        ELSE coalesce(list(c.card ORDER BY c.street, c.pos)
                      FILTER (WHERE c.dest = 'discard' AND c.card IS NOT NULL), []) END AS discards,
@@ -156,6 +159,8 @@ SELECT s.line_no, s.seat,
   coalesce(sc.top, []) AS top,
   coalesce(sc.middle, []) AS middle,
   coalesce(sc.bottom, []) AS bottom,
+  list_concat(coalesce(sc.top_streets, []), coalesce(sc.middle_streets, []),
+              coalesce(sc.bottom_streets, [])) AS board_streets,
   CASE WHEN sc.line_no IS NULL THEN [] ELSE sc.discards END AS discards,
   coalesce(sc.cards_seen, 0) AS cards_seen,
   json_extract(s.s.result, '$.points')::DOUBLE AS reported_points,
@@ -201,7 +206,7 @@ ORDER BY g.line_no
 SEATS_SQL = """
 SELECT h.hand_key, s.seat::TINYINT AS seat, s.player, s.player_id, s.hero, s.in_fantasy,
   CASE WHEN s.in_fantasy AND s.discards IS NOT NULL THEN s.cards_seen END::TINYINT AS fantasy_cards,
-  s.top, s.middle, s.bottom, list_concat(s.top, s.middle, s.bottom) AS board,
+  s.top, s.middle, s.bottom, list_concat(s.top, s.middle, s.bottom) AS board, s.board_streets,
   s.discards, s.reported_points, s.reported_money, s.stack, s.line_no AS source_line
 FROM seat_rows s JOIN hand_keys h USING (line_no)
 ORDER BY s.line_no, s.seat
@@ -217,7 +222,10 @@ ORDER BY c.line_no, c.seat, c.street, c.pos
 
 
 def _boards(lists: pa.ChunkedArray) -> pa.Array:
-    """13 card ids per complete board as fixed 13-byte values, null otherwise."""
+    """13 small ints per complete board (card ids, or streets) as fixed 13-byte values.
+
+    Null where the list is not 13 long.
+    """
     array = lists.combine_chunks()
     offsets = np.asarray(array.offsets)
     values = np.asarray(array.values.fill_null(0), dtype=np.int8)
@@ -252,6 +260,11 @@ def convert(connection: duckdb.DuckDBPyConnection, source: str) -> tuple[Columna
     seats = _table(connection, SEATS_SQL)
     seats = seats.set_column(
         seats.schema.get_field_index("board"), "board", _boards(seats["board"])
+    )
+    seats = seats.set_column(
+        seats.schema.get_field_index("board_streets"),
+        "board_streets",
+        _boards(seats["board_streets"]),
     )
     placements = _table(connection, PLACEMENTS_SQL)
     destination = pa.DictionaryArray.from_arrays(

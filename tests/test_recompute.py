@@ -88,6 +88,22 @@ def test_results_equal_the_scalar_engine(tmp_path: Path) -> None:
     assert fantasy_seen >= 3 and caps_seen >= 5 and fouls_seen > 50
 
 
+def test_numpy_timeout_flags_equal_the_sql_streets_view(tmp_path: Path) -> None:
+    records = sim_records(150, seed=12, timeout_rate=0.2) + random_records(50, seed=4)
+    data = write_dataset(tmp_path, records)
+    with ofc_stats.open(data) as db:
+        pairs = db.sql(
+            """SELECT r.timeout_streets, coalesce(s.mask, 0)
+               FROM results r LEFT JOIN (
+                 SELECT hand_key, seat, sum(CASE WHEN timeout THEN 1 << street END) AS mask
+                 FROM streets GROUP BY ALL) s USING (hand_key, seat)"""
+        ).fetchall()
+        flagged = db.sql("SELECT count(*) FROM streets WHERE timeout").fetchall()[0][0]
+    assert len(pairs) == sum(len(r.seats) for r in records)
+    assert all(a == b for a, b in pairs)
+    assert flagged > 50
+
+
 def _seat(
     seat: int, player: str, top: str, middle: str, bottom: str, **extra: object
 ) -> SeatRecord:

@@ -1,0 +1,201 @@
+"""Recompute speed: a dataset of simulated hands scored into the results tables.
+
+    .venv/bin/python bench/recompute.py [--hands 1000000] [--base 10000] [--repeat 3]
+
+Builds the dataset once: ``--base`` simulated 3-seat hands are imported, then
+each import batch is copied under new hand keys until ``--hands`` are stored
+(the copies score like the originals; the point is the volume).  Then, each in
+a child process so peak memory is its own, repeated and reported as medians:
+
+* **I/O floor**: read every batch's input columns and write the ``results``
+  and ``versus`` tables (taken from a finished run), no scoring;
+* **engine**: read, score through the engine, write the same tables;
+* **recompute**: the whole ``ofc-stats recompute --force``: the same work
+  plus staging folders, renames and done markers, with one worker process
+  per core (2 here); peak memory is the largest of parent and workers.
+
+It also times reading the cards stored three ways (fixed 13-byte binary, 13
+int8 columns, three list<int8> rows) to justify the storage choice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHILD = r"""
+import json, sys, time
+from pathlib import Path
+import pyarrow.parquet as pq
+mode, root = sys.argv[1], Path(sys.argv[2])
+from ofc_stats.dataset import Dataset
+from ofc_stats.recompute import HAND_COLUMNS, SEAT_COLUMNS, recompute, results_dir
+from ofc_stats.results import score_tables
+from ofc_stats.presets import get_ruleset
+import resource
+batches = Dataset(root).batches()
+pq.read_table(batches[0] / "hands.parquet", columns=["hand_key"])  # Arrow's one-time set-up
+start = time.perf_counter()
+if mode == "recompute":
+    summary = recompute(root, force=True)
+    hands = summary.hands
+else:
+    hands = 0
+    out = root / ".bench-out"
+    out.mkdir(exist_ok=True)
+    for batch in batches:
+        h = pq.read_table(batch / "hands.parquet", columns=HAND_COLUMNS)
+        s = pq.read_table(batch / "seats.parquet", columns=SEAT_COLUMNS)
+        hands += h.num_rows
+        if mode == "floor":
+            done = results_dir(Dataset(root)) / batch.name
+            tables = {name: pq.read_table(done / f"{name}.parquet")
+                      for name in ("results", "versus")}
+        else:
+            scored = score_tables(h, s, get_ruleset)
+            tables = {"results": scored.results, "versus": scored.versus}
+        for name, table in tables.items():
+            pq.write_table(table, out / f"{name}.parquet", compression="zstd")
+seconds = time.perf_counter() - start
+peak = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) / 1024
+workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # recompute's workers
+peak = max(peak, workers)
+print(json.dumps({"seconds": seconds, "hands": hands, "peak_mib": peak}))
+"""
+
+
+def build(root: Path, hands: int, base: int) -> None:
+    """Simulate ``base`` hands, import them, copy batches up to ``hands``."""
+    from ofc_stats.dataset import Dataset
+    from ofc_stats.importer import import_paths
+    from ofc_stats.presets import get_ruleset
+    from ofc_stats.recompute import recompute
+    from ofc_stats.sim.simulate import write_simulation
+
+    source = root.parent / "base.jsonl"
+    started = time.perf_counter()
+    write_simulation(source, base, get_ruleset("pineapple-progressive"), seats=3, seed=7)
+    import_paths([source], root)
+    print(f"simulated and imported {base:,} hands in {time.perf_counter() - started:.0f} s")
+    dataset = Dataset(root)
+    originals = dataset.batches()
+    stored = sum(pq.read_metadata(b / "hands.parquet").num_rows for b in originals)
+    copy = 0
+    while stored < hands:
+        for batch in originals:
+            if stored >= hands:
+                break
+            copy += 1
+            target = dataset.batches_dir / f"{batch.name}-copy{copy:04d}"
+            target.mkdir()
+            for path in batch.glob("*.parquet"):
+                table = pq.read_table(path)
+                if "hand_key" in table.column_names:
+                    keys = pc.binary_join_element_wise(table["hand_key"], pa.scalar(f"#{copy}"), "")
+                    table = table.set_column(
+                        table.schema.get_field_index("hand_key"), "hand_key", keys
+                    )
+                pq.write_table(table, target / path.name, compression="zstd")
+            stored += pq.read_metadata(target / "hands.parquet").num_rows
+    recompute(root)  # the floor writes tables of this shape
+    print(f"dataset: {stored:,} hands in {len(dataset.batches())} batches")
+
+
+def run(mode: str, root: Path) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, mode, str(root)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def card_layouts(root: Path, rows: int = 3_000_000) -> None:
+    """Read time of 3M boards stored three ways (one file each, zstd)."""
+    rng = np.random.default_rng(1)
+    cards = np.argsort(rng.random((rows, 52)), axis=1)[:, :13].astype(np.int8)
+    layouts = {
+        "binary(13)": pa.table(
+            {
+                "board": pa.FixedSizeBinaryArray.from_buffers(
+                    pa.binary(13), rows, [None, pa.py_buffer(cards.tobytes())]
+                )
+            }
+        ),
+        "13 × int8": pa.table({f"c{i}": cards[:, i] for i in range(13)}),
+        "3 × list<int8>": pa.table(
+            {
+                row: pa.ListArray.from_arrays(
+                    np.arange(0, rows * size + 1, size, dtype=np.int32),
+                    cards[:, start : start + size].reshape(-1),
+                )
+                for row, start, size in (("top", 0, 3), ("middle", 3, 5), ("bottom", 8, 5))
+            }
+        ),
+    }
+    print(f"\nreading {rows:,} boards (median of 5):")
+    for name, table in layouts.items():
+        path = root / f"layout-{name.replace(' ', '')}.parquet"
+        pq.write_table(table, path, compression="zstd")
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            pq.read_table(path)
+            times.append(time.perf_counter() - start)
+        size = path.stat().st_size / 2**20
+        print(f"  {name:15} {statistics.median(times) * 1000:7.0f} ms  {size:6.1f} MiB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=1_000_000)
+    parser.add_argument("--base", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="ofc-bench-recompute-"))
+    try:
+        root = work / "data"
+        build(root, args.hands, args.base)
+        runs: dict[str, list[dict[str, float]]] = {"floor": [], "results": [], "recompute": []}
+        for _ in range(args.repeat):  # interleaved, so host noise hits each mode alike
+            for mode in runs:
+                runs[mode].append(run(mode, root))
+        floor = statistics.median(r["seconds"] for r in runs["floor"])
+        print(f"\n{'step':34} {'median s':>9} {'hands/s':>11} {'× floor':>8} {'peak MiB':>9}")
+        labels = {
+            "floor": "I/O floor (read + write, no scoring)",
+            "results": "read, score, write (engine)",
+            "recompute": "recompute --force",
+        }
+        for mode, results in runs.items():
+            seconds = statistics.median(r["seconds"] for r in results)
+            hands = results[0]["hands"]
+            peak = max(r["peak_mib"] for r in results)
+            print(
+                f"{labels[mode]:34} {seconds:9.2f} {hands / seconds:11,.0f} "
+                f"{seconds / floor:8.2f} {peak:9.0f}"
+            )
+        card_layouts(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
