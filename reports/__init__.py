@@ -1,0 +1,42 @@
+"""Reports a player reads: results, fouls, Fantasyland, street decisions, royalties.
+
+Each module's ``build(data, filters)`` returns a :class:`reports.base.Report`
+(tidy pandas tables and matplotlib figures), usable from a notebook;
+:func:`build_all` runs them all and :mod:`reports.html` writes the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ofc_stats.db import OfcData
+from reports import decisions, fantasy, fouls, results, royalties
+from reports.base import Report
+from reports.filters import Filters, UnknownPlayer, resolve_player
+
+BUILDERS: tuple[Callable[[OfcData, Filters], Report], ...] = (
+    results.build,
+    fouls.build,
+    fantasy.build,
+    decisions.build,
+    royalties.build,
+)
+
+
+def build_all(data: OfcData, filters: Filters) -> list[Report]:
+    return [build(data, filters) for build in BUILDERS]
+
+
+def leak_summary(reports: list[Report]) -> list[str]:
+    """The written summary: the three costliest decisions, then the headline numbers."""
+    by_key = {r.key: r for r in reports}
+    lines = list(by_key["decisions"].notes[:3]) if "decisions" in by_key else []
+    if not lines:
+        lines.append("No decision stands out as a leak yet: more hands will tell.")
+    for key in ("results", "fouls", "fantasyland"):
+        if key in by_key and by_key[key].notes:
+            lines.append(by_key[key].notes[0])
+    return lines
+
+
+__all__ = ["Filters", "Report", "UnknownPlayer", "build_all", "leak_summary", "resolve_player"]

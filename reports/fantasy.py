@@ -1,0 +1,166 @@
+"""Fantasyland: how often the player gets there, stays, and what it is worth."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ofc_stats.db import OfcData
+from reports.base import Report, player_seats
+from reports.charts import bars_with_ci
+from reports.filters import Filters
+from reports.stats import mean_ci, wilson
+
+ATTEMPT_SQL = """
+SELECT DISTINCT p.hand_key, p.seat
+FROM placements p
+WHERE p.street <= 1 AND p.destination = 'top' AND p.card // 4 >= 10
+  AND (p.hand_key, p.seat) IN (SELECT (hand_key, seat) FROM seat_results s WHERE {where})
+"""
+
+OPPONENT_FANTASY_SQL = """
+SELECT v.hand_key, v.points, o.in_fantasy AS opponent_in_fantasy
+FROM versus v
+JOIN seat_results s ON s.hand_key = v.hand_key AND s.seat = v.seat
+JOIN seats o ON o.hand_key = v.hand_key AND o.seat = v.opponent
+WHERE {where}
+"""
+
+
+def _rate(count: int, trials: int) -> dict[str, float | int]:
+    rate, low, high = wilson(count, trials)
+    return {"rate": rate, "low": low, "high": high, "count": count, "of": trials}
+
+
+def build(data: OfcData, filters: Filters) -> Report:
+    report = Report("fantasyland", "Fantasyland")
+    seats = player_seats(
+        data,
+        filters,
+        "s.hand_key, s.seat, s.in_fantasy, s.fantasy_cards, s.fouled, s.fantasy_entry, "
+        "s.fantasy_stays, s.net_capped AS points",
+    )
+    in_fl = seats["in_fantasy"].astype(bool)
+    normal, fantasy = seats[~in_fl], seats[in_fl]
+    entries = int((normal["fantasy_entry"] > 0).sum())
+    stays = int(fantasy["fantasy_stays"].astype(bool).sum())
+    entry = wilson(entries, len(normal))
+    stay = wilson(stays, len(fantasy))
+    fl_points = mean_ci(fantasy["points"])
+    normal_points = mean_ci(normal["points"])
+
+    where, params = filters.player_where("s")
+    attempts = data.df(ATTEMPT_SQL.format(where=where), params)
+    keys = set(zip(attempts["hand_key"], attempts["seat"], strict=True))
+    tried = normal[
+        [(k, s) in keys for k, s in zip(normal["hand_key"], normal["seat"], strict=True)]
+    ]
+    made = int((tried["fantasy_entry"] > 0).sum())
+    fouled = int(tried["fouled"].astype(bool).sum())
+
+    versus = data.df(OPPONENT_FANTASY_SQL.format(where=where), params)
+    against_fl = versus[versus["opponent_in_fantasy"].astype(bool)]
+    report.tables["rates"] = pd.DataFrame(
+        [
+            {
+                "measure": "entry (of normal hands)",
+                "rate": entry[0],
+                "low": entry[1],
+                "high": entry[2],
+                "count": entries,
+                "of": len(normal),
+            },
+            {
+                "measure": "stay (of Fantasyland hands)",
+                "rate": stay[0],
+                "low": stay[1],
+                "high": stay[2],
+                "count": stays,
+                "of": len(fantasy),
+            },
+            {"measure": "attempts reaching Fantasyland", **_rate(made, len(tried))},
+            {"measure": "attempts ending in a foul", **_rate(fouled, len(tried))},
+        ]
+    )
+    report.captions["rates"] = "an attempt: a queen or better on top in the first two streets"
+    report.tables["points"] = pd.DataFrame(
+        [
+            {
+                "measure": "per Fantasyland hand",
+                "points": fl_points[0],
+                "low": fl_points[1],
+                "high": fl_points[2],
+                "hands": len(fantasy),
+            },
+            {
+                "measure": "per normal hand",
+                "points": normal_points[0],
+                "low": normal_points[1],
+                "high": normal_points[2],
+                "hands": len(normal),
+            },
+            {
+                "measure": "lost to opponents in Fantasyland",
+                "points": float(-against_fl["points"].sum()),
+                "low": None,
+                "high": None,
+                "hands": int(against_fl["hand_key"].nunique()),
+            },
+        ]
+    )
+    played = fantasy["fantasy_cards"].fillna(0).astype(int).replace(0, -1)
+    cards = (
+        pd.concat(
+            [
+                played.map(lambda c: "unknown" if c < 0 else str(c))
+                .value_counts()
+                .rename("played"),
+                normal.loc[normal["fantasy_entry"] > 0, "fantasy_entry"]
+                .astype(int)
+                .astype(str)
+                .value_counts()
+                .rename("earned"),
+            ],
+            axis=1,
+        )
+        .fillna(0)
+        .astype(int)
+    )
+    cards.index.name = "cards"
+    report.tables["card_counts"] = cards.reset_index().sort_values("cards").reset_index(drop=True)
+    compare = pd.DataFrame(
+        [
+            {
+                "hands": "Fantasyland",
+                "mean": fl_points[0],
+                "low": fl_points[1],
+                "high": fl_points[2],
+            },
+            {
+                "hands": "normal",
+                "mean": normal_points[0],
+                "low": normal_points[1],
+                "high": normal_points[2],
+            },
+        ]
+    ).dropna()
+    if len(compare):
+        report.figures["points"] = bars_with_ci(
+            compare,
+            "hands",
+            "mean",
+            "low",
+            "high",
+            "Points per hand: Fantasyland or not",
+            "points per hand",
+        )
+    if len(normal):
+        report.notes.append(
+            f"You reached Fantasyland from {entry[0]:.1%} of normal hands and stayed in "
+            f"{stay[0]:.0%} of {len(fantasy)} Fantasyland hands"
+            + (
+                f"; {fouled} of {len(tried)} attempts with a queen or better on top fouled."
+                if tried.size
+                else "."
+            )
+        )
+    return report

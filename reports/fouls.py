@@ -1,0 +1,228 @@
+"""Fouls: how often, since when, in which setups, and when a foul became certain."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ofc_stats.db import OfcData
+from ofc_stats.rank_tables import tables
+from reports.base import Report, player_seats
+from reports.charts import bars_with_ci, line
+from reports.filters import Filters
+from reports.stats import wilson
+
+QUEEN = 10  # rank index: 2 = 0 ... Q = 10, K = 11, A = 12
+
+FIRST_STREET_SQL = """
+SELECT p.hand_key, p.seat,
+  count(*) FILTER (WHERE p.destination = 'top') AS to_top,
+  count(*) FILTER (WHERE p.destination = 'middle') AS to_middle,
+  count(*) FILTER (WHERE p.destination = 'bottom') AS to_bottom,
+  max(p.card // 4) FILTER (WHERE p.destination = 'top') AS top_rank,
+  count(*) FILTER (WHERE p.destination = 'top') - count(DISTINCT p.card // 4)
+    FILTER (WHERE p.destination = 'top') AS top_pairs
+FROM placements p
+WHERE p.street = 0
+  AND (p.hand_key, p.seat) IN (SELECT (hand_key, seat) FROM seat_results s WHERE {where})
+GROUP BY p.hand_key, p.seat
+"""
+
+CHASE_SQL = """
+SELECT DISTINCT p.hand_key, p.seat
+FROM placements p
+WHERE p.street <= 1 AND p.destination = 'top' AND p.card // 4 >= 10
+  AND (p.hand_key, p.seat) IN (SELECT (hand_key, seat) FROM seats_in_scope)
+"""
+
+
+def top_label(rank: float, pairs: float) -> str:
+    """What the first street put on top, in words."""
+    if pd.isna(rank):
+        return "nothing on top"
+    if pairs and pairs > 0:
+        return "a pair on top"
+    if rank >= QUEEN:
+        return "Q, K or A on top"
+    if rank >= 8:
+        return "T or J on top"
+    return "2 to 9 on top"
+
+
+def rate_table(frame: pd.DataFrame, by: str, flag: str = "fouled") -> pd.DataFrame:
+    """Per group: hands, events, rate and Wilson 95% interval, average points."""
+    rows = []
+    for value, group in frame.groupby(by, sort=True, observed=True):
+        rate, low, high = wilson(int(group[flag].sum()), len(group))
+        rows.append(
+            {
+                by: value,
+                "hands": len(group),
+                flag: int(group[flag].sum()),
+                "rate": rate,
+                "low": low,
+                "high": high,
+                "points_per_hand": float(group["points"].mean()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def locked_street(
+    streets: np.ndarray, top: np.ndarray, middle: np.ndarray, bottom: np.ndarray
+) -> np.ndarray:
+    """The street after which a fouled board's foul was certain, -1 where unknown.
+
+    A foul is certain once both rows of a violated pair are complete: top over
+    middle, or middle over bottom (the earlier if both).  The street of a row's
+    last card comes from ``board_streets`` (255 = unknown).
+    """
+    done = [streets[:, 0:3].max(axis=1), streets[:, 3:8].max(axis=1), streets[:, 8:13].max(axis=1)]
+    unknown = (streets == 255).any(axis=1)
+    limit = tables().top_limit
+    top_over = top > limit[middle]
+    middle_over = middle > bottom
+    first = np.where(top_over, np.maximum(done[0], done[1]), 99)
+    second = np.where(middle_over, np.maximum(done[1], done[2]), 99)
+    street = np.minimum(first, second).astype(np.int16)
+    street[unknown | (street == 99)] = -1
+    return street
+
+
+def build(data: OfcData, filters: Filters) -> Report:
+    report = Report("fouls", "Fouls")
+    seats = player_seats(
+        data,
+        filters,
+        "s.hand_key, s.seat, s.played_at, s.seat_count, s.in_fantasy, s.fouled, "
+        "s.net_capped AS points, s.top_class, s.middle_class, s.bottom_class",
+    )
+    normal = seats[~seats["in_fantasy"].astype(bool)].copy()
+    fouls = int(normal["fouled"].sum())
+    rate, low, high = wilson(fouls, len(normal))
+    fl = seats[seats["in_fantasy"].astype(bool)]
+    fl_rate = wilson(int(fl["fouled"].sum()), len(fl))
+    report.tables["summary"] = pd.DataFrame(
+        [
+            {
+                "hands": "normal hands",
+                "count": len(normal),
+                "fouls": fouls,
+                "rate": rate,
+                "low": low,
+                "high": high,
+            },
+            {
+                "hands": "Fantasyland hands",
+                "count": len(fl),
+                "fouls": int(fl["fouled"].sum()),
+                "rate": fl_rate[0],
+                "low": fl_rate[1],
+                "high": fl_rate[2],
+            },
+        ]
+    )
+    if normal.empty:
+        report.notes.append("No normal hands match these filters.")
+        return report
+    report.notes.append(
+        f"You fouled {rate:.1%} of {len(normal):,} normal hands "
+        f"(95% interval {low:.1%} to {high:.1%})."
+    )
+
+    window = int(min(200, max(20, len(normal) // 10)))
+    rolling = normal["fouled"].astype(float).rolling(window, min_periods=window).mean()
+    report.tables["over_time"] = pd.DataFrame(
+        {
+            "hand": np.arange(1, len(normal) + 1),
+            "played_at": normal["played_at"].to_numpy(),
+            "rolling_rate": rolling.to_numpy(),
+        }
+    )
+    report.figures["over_time"] = line(
+        np.arange(1, len(normal) + 1),
+        {f"foul rate, last {window} hands": rolling.to_numpy()},
+        "Foul rate over time",
+        "hand",
+        "foul rate",
+        percent=True,
+    )
+
+    by_players = rate_table(normal, "seat_count")
+    report.tables["by_players"] = by_players
+
+    where, params = filters.player_where("s")
+    first = data.df(FIRST_STREET_SQL.format(where=where), params)
+    normal = normal.merge(first, on=["hand_key", "seat"], how="left")
+    known = normal.dropna(subset=["to_top"]).copy()
+    if len(known):
+        known["setup"] = [
+            f"{int(t)}-{int(m)}-{int(b)}"
+            for t, m, b in zip(known["to_top"], known["to_middle"], known["to_bottom"], strict=True)
+        ]
+        known["on_top"] = [
+            top_label(r, p) for r, p in zip(known["top_rank"], known["top_pairs"], strict=True)
+        ]
+        setup = rate_table(known, "setup").sort_values("hands", ascending=False)
+        report.tables["by_setup"] = setup.reset_index(drop=True)
+        report.captions["by_setup"] = "first five cards as top-middle-bottom counts"
+        on_top = rate_table(known, "on_top").sort_values("rate", ascending=False)
+        report.tables["by_top_card"] = on_top.reset_index(drop=True)
+        shown = setup.head(10).assign(
+            label=lambda f: f["setup"] + " (" + f["hands"].astype(str) + ")"
+        )
+        report.figures["by_setup"] = bars_with_ci(
+            shown,
+            "label",
+            "rate",
+            "low",
+            "high",
+            "Foul rate by first-street setup (top-middle-bottom)",
+            "foul rate",
+            percent=True,
+        )
+
+    data.connection.register(
+        "seats_in_scope", normal[["hand_key", "seat"]].astype({"seat": "int8"})
+    )
+    chasing = data.df(CHASE_SQL)
+    data.connection.unregister("seats_in_scope")
+    keys = set(zip(chasing["hand_key"], chasing["seat"], strict=True))
+    normal["chasing"] = [
+        "chasing (Q+ on top by street 2)" if (k, s) in keys else "not chasing"
+        for k, s in zip(normal["hand_key"], normal["seat"], strict=True)
+    ]
+    report.tables["by_chasing"] = rate_table(normal, "chasing")
+
+    fouled = seats[seats["fouled"].astype(bool) & ~seats["in_fantasy"].astype(bool)]
+    if len(fouled):
+        report.tables["locked_street"] = _locked(data, fouled)
+        report.captions["locked_street"] = (
+            "the street after which the foul was certain: both rows it compares were complete"
+        )
+    return report
+
+
+def _locked(data: OfcData, fouled: pd.DataFrame) -> pd.DataFrame:
+    data.connection.register("fouled_seats", fouled[["hand_key", "seat"]].astype({"seat": "int8"}))
+    frame = data.df(
+        "SELECT f.hand_key, f.seat, s.board_streets FROM fouled_seats f "
+        "JOIN seats s USING (hand_key, seat)"
+    )
+    data.connection.unregister("fouled_seats")
+    frame = frame.merge(fouled, on=["hand_key", "seat"])
+    raw = [
+        b if isinstance(b, (bytes, bytearray)) and len(b) == 13 else bytes([255] * 13)
+        for b in frame["board_streets"]
+    ]
+    streets = np.frombuffer(b"".join(raw), dtype=np.uint8).reshape(-1, 13).astype(np.int16)
+    street = locked_street(
+        streets,
+        frame["top_class"].to_numpy(dtype=np.int64),
+        frame["middle_class"].to_numpy(dtype=np.int64),
+        frame["bottom_class"].to_numpy(dtype=np.int64),
+    )
+    labels = np.where(street < 0, "unknown", np.char.add("street ", (street + 1).astype(str)))
+    counts = pd.Series(labels).value_counts().rename_axis("certain after").reset_index(name="fouls")
+    counts["share"] = counts["fouls"] / counts["fouls"].sum()
+    return counts.sort_values("certain after").reset_index(drop=True)

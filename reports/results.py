@@ -1,0 +1,143 @@
+"""Results: how much the player won, how steadily, where and against whom."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ofc_stats.db import OfcData
+from reports.base import Report, player_seats
+from reports.charts import bars_with_ci, line
+from reports.filters import Filters
+from reports.stats import grouped_mean_ci, mean_ci
+
+ROW_POINTS_SQL = """
+SELECT v.hand_key, v.seat,
+       sum(v.points - (me.royalties - opp.royalties)) AS row_points
+FROM versus v
+JOIN results me ON me.hand_key = v.hand_key AND me.seat = v.seat
+JOIN results opp ON opp.hand_key = v.hand_key AND opp.seat = v.opponent
+WHERE (v.hand_key, v.seat) IN (SELECT (hand_key, seat) FROM seat_results s WHERE {where})
+GROUP BY v.hand_key, v.seat
+"""
+
+OPPONENT_SQL = """
+SELECT o.player AS opponent, v.hand_key, v.points
+FROM versus v
+JOIN seat_results s ON s.hand_key = v.hand_key AND s.seat = v.seat
+JOIN seats o ON o.hand_key = v.hand_key AND o.seat = v.opponent
+WHERE {where}
+"""
+
+
+def position_name(seat: int, seats: int) -> str:
+    """Seats act in order; the last to act holds the button."""
+    if seat == seats - 1:
+        return "button (acts last)"
+    if seat == 0:
+        return "first to act"
+    return "middle"
+
+
+def build(data: OfcData, filters: Filters) -> Report:
+    report = Report("results", "Results")
+    seats = player_seats(
+        data,
+        filters,
+        "s.hand_key, s.played_at, s.seat, s.seat_count, s.net_capped AS points, "
+        "s.in_fantasy, s.reported_money, s.currency",
+    )
+    where, params = filters.player_where("s")
+    row_points = data.df(ROW_POINTS_SQL.format(where=where), params)
+    seats = seats.merge(row_points, on=["hand_key", "seat"], how="left")
+    hands = len(seats)
+    mean, low, high = mean_ci(seats["points"])
+    money = seats.dropna(subset=["reported_money"])
+    summary = pd.DataFrame(
+        [
+            {"measure": "hands", "value": hands},
+            {"measure": "net points", "value": float(seats["points"].sum())},
+            {"measure": "points per hand", "value": mean},
+            {"measure": "95% interval, low", "value": low},
+            {"measure": "95% interval, high", "value": high},
+            {"measure": "Fantasyland hands", "value": int(seats["in_fantasy"].sum())},
+            {"measure": "points per hand without royalties", "value": _mean(seats["row_points"])},
+        ]
+    )
+    for currency, group in money.groupby(money["currency"].fillna("")):
+        label = f"money won ({currency})" if currency else "money won"
+        summary.loc[len(summary)] = {
+            "measure": label,
+            "value": float(group["reported_money"].sum()),
+        }
+    report.tables["summary"] = summary
+    if hands == 0:
+        report.notes.append("No hands match these filters.")
+        return report
+
+    order = np.arange(1, hands + 1)
+    cumulative = seats["points"].cumsum().to_numpy()
+    without = seats["row_points"].fillna(0).cumsum().to_numpy()
+    fantasy = seats["in_fantasy"].to_numpy(dtype=bool)
+    report.figures["cumulative"] = line(
+        order,
+        {"points": cumulative, "without royalties": without},
+        "Cumulative points",
+        "hand",
+        "points",
+        marks=(order[fantasy], cumulative[fantasy], "Fantasyland hand"),
+    )
+    report.tables["cumulative"] = pd.DataFrame(
+        {
+            "hand": order,
+            "hand_key": seats["hand_key"],
+            "points": cumulative,
+            "without_royalties": without,
+            "fantasyland": fantasy,
+        }
+    )
+
+    seats["position"] = [
+        position_name(int(s), int(n))
+        for s, n in zip(seats["seat"], seats["seat_count"], strict=True)
+    ]
+    by_position = grouped_mean_ci(seats, ["seat_count", "position"], "points")
+    report.tables["by_position"] = by_position
+    by_players = grouped_mean_ci(seats, "seat_count", "points")
+    report.tables["by_players"] = by_players
+    labelled = by_position.assign(
+        label=[
+            f"{n}-handed, {p}"
+            for n, p in zip(by_position["seat_count"], by_position["position"], strict=True)
+        ]
+    )
+    report.figures["by_position"] = bars_with_ci(
+        labelled, "label", "mean", "low", "high", "Points per hand by seat", "points per hand"
+    )
+
+    versus = data.df(OPPONENT_SQL.format(where=where), params)
+    by_opponent = grouped_mean_ci(versus, "opponent", "points")
+    totals = versus.groupby("opponent")["points"].sum().rename("total")
+    by_opponent = by_opponent.merge(totals, on="opponent").sort_values("total")
+    report.tables["by_opponent"] = by_opponent.reset_index(drop=True)
+    shown = by_opponent.head(12)
+    report.figures["by_opponent"] = bars_with_ci(
+        shown,
+        "opponent",
+        "mean",
+        "low",
+        "high",
+        "Points per hand against each opponent",
+        "points per hand (before caps)",
+    )
+    sign = "won" if mean >= 0 else "lost"
+    report.notes.append(
+        f"Over {hands:,} hands you {sign} {abs(mean):.2f} points per hand "
+        f"(95% interval {low:+.2f} to {high:+.2f})."
+    )
+    return report
+
+
+def _mean(values: pd.Series) -> float:
+    clean = values.dropna()
+    return float(clean.mean()) if len(clean) else float("nan")

@@ -1,0 +1,89 @@
+"""Royalties: what each row made and what it paid, by hand class."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ofc_stats.db import OfcData
+from reports.base import Report
+from reports.charts import bars_with_ci
+from reports.filters import Filters
+
+ROWS_SQL = """
+WITH boards AS (
+  SELECT s.royalty_top, s.royalty_middle, s.royalty_bottom, s.top_class, s.middle_class,
+         s.bottom_class
+  FROM seat_results s WHERE {where} AND NOT s.fouled
+)
+SELECT 'top' AS row, CASE WHEN c.top_pattern <> '' THEN c.top_pattern ELSE c.category END
+         AS hand_class, b.royalty_top AS royalty
+FROM boards b JOIN row_classes c ON c.cards = 3 AND c.class = b.top_class
+UNION ALL
+SELECT 'middle', c.category, b.royalty_middle
+FROM boards b JOIN row_classes c ON c.cards = 5 AND c.class = b.middle_class
+UNION ALL
+SELECT 'bottom', c.category, b.royalty_bottom
+FROM boards b JOIN row_classes c ON c.cards = 5 AND c.class = b.bottom_class
+"""
+
+ROW_ORDER = {"top": 0, "middle": 1, "bottom": 2}
+
+
+def build(data: OfcData, filters: Filters) -> Report:
+    report = Report("royalties", "Royalties")
+    where, params = filters.player_where("s")
+    rows = data.df(ROWS_SQL.format(where=where), params)
+    if rows.empty:
+        report.notes.append("No live boards match these filters.")
+        report.tables["by_class"] = pd.DataFrame(
+            columns=["row", "hand_class", "boards", "share", "royalty_per_board", "royalty_total"]
+        )
+        return report
+    boards = rows.groupby("row").size().rename("row_boards")
+    table = (
+        rows.groupby(["row", "hand_class"])
+        .agg(
+            boards=("royalty", "size"),
+            royalty_per_board=("royalty", "mean"),
+            royalty_total=("royalty", "sum"),
+        )
+        .reset_index()
+        .merge(boards, on="row")
+    )
+    table["share"] = table["boards"] / table["row_boards"]
+    table = table.drop(columns="row_boards")
+    table["order"] = table["row"].map(ROW_ORDER)
+    table = table.sort_values(["order", "royalty_total", "boards"], ascending=[True, False, False])
+    table = table.drop(columns="order").reset_index(drop=True)
+    report.tables["by_class"] = table[
+        ["row", "hand_class", "boards", "share", "royalty_per_board", "royalty_total"]
+    ]
+    per_row = (
+        rows.groupby("row")["royalty"]
+        .agg(["mean", "sum", "size"])
+        .reset_index()
+        .assign(order=lambda f: f["row"].map(ROW_ORDER))
+        .sort_values("order")
+    )
+    per_row["low"] = per_row["mean"]
+    per_row["high"] = per_row["mean"]
+    report.tables["by_row"] = (
+        per_row.drop(columns=["order", "low", "high"])
+        .rename(columns={"mean": "royalty_per_board", "sum": "royalty_total", "size": "boards"})
+        .reset_index(drop=True)
+    )
+    report.figures["by_row"] = bars_with_ci(
+        per_row,
+        "row",
+        "mean",
+        "low",
+        "high",
+        "Royalty points per live board, by row",
+        "royalty points",
+    )
+    best = table.iloc[0]
+    report.notes.append(
+        f"Your biggest royalty source is {best['hand_class']} on the {best['row']} "
+        f"({int(best['royalty_total'])} points from {int(best['boards'])} boards)."
+    )
+    return report
