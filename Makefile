@@ -18,9 +18,12 @@ install: $(STAMP)
 
 demo: $(STAMP)
 	rm -rf out/demo-data
-	$(BIN)/ofc-stats import --data out/demo-data data/sim-open.jsonl data/sim-app.hh
 	$(BIN)/ofc-stats score --format table data/sample-hands.jsonl
-	@echo "demo dataset: out/demo-data (the browser report comes with the report issue)"
+	$(BIN)/ofc-stats import --quiet --data out/demo-data data/sim-open.jsonl data/sim-app.hh
+	$(BIN)/ofc-stats audit --data out/demo-data --out out/demo-audit.csv
+	$(BIN)/ofc-stats report --data out/demo-data --out out/demo-report.html
+	@echo "audit mismatches: out/demo-audit.csv"
+	@echo "open the report in a browser: out/demo-report.html"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -87,6 +87,7 @@ def build(root: Path, hands: int, base: int) -> None:
     from ofc_stats.sim.simulate import write_simulation
 
     source = root.parent / "base.jsonl"
+    source.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     write_simulation(source, base, get_ruleset("pineapple-progressive"), seats=3, seed=7)
     import_paths([source], root)

@@ -140,9 +140,12 @@ def hands_table(hands: Sequence[HandRecord], batch: str) -> dict[str, pa.Table]:
     for hand in hands:
         key = hand.hand_key
         streets_of: dict[int, dict[int, int]] = {}
+        discard_street: dict[tuple[int, int], int] = {}
         for placement in hand.placements:
             if placement.destination != "discard":
                 streets_of.setdefault(placement.seat, {})[placement.card] = placement.street
+            else:
+                discard_street[(placement.seat, placement.card)] = placement.street
         hand_row: dict[str, Any] = dict(
             hand_key=key,
             format=hand.format,
@@ -180,7 +183,7 @@ def hands_table(hands: Sequence[HandRecord], batch: str) -> dict[str, pa.Table]:
                 bottom=list(seat.bottom),
                 board=bytes(board) if seat.complete else None,
                 board_streets=_board_streets(board, streets_of.get(seat.seat)),
-                discards=None if seat.discards is None else list(seat.discards),
+                discards=_street_order(seat.seat, seat.discards, discard_street),
                 reported_points=seat.reported_points,
                 reported_money=seat.reported_money,
                 stack=seat.stack,
@@ -208,6 +211,15 @@ def hands_table(hands: Sequence[HandRecord], batch: str) -> dict[str, pa.Table]:
         "seats": pa.table(s, schema=SEATS),
         "placements": placements,
     }
+
+
+def _street_order(
+    seat: int, discards: tuple[int, ...] | None, streets: dict[tuple[int, int], int]
+) -> list[int] | None:
+    """Discards in the order of their streets (as the columnar import stores them)."""
+    if discards is None:
+        return None
+    return sorted(discards, key=lambda card: streets.get((seat, card), 99))
 
 
 def _board_streets(board: tuple[int, ...], streets: dict[int, int] | None) -> bytes | None:

@@ -33,7 +33,7 @@ CREATE OR REPLACE VIEW seat_results AS
 SELECT h.hand_key, h.format, h.room, h.table_id, h.room_hand_id, h.played_at, h.ruleset,
        h.seat_count, h.stakes, h.currency, s.seat, s.player, s.player_id,
        coalesce(s.player_id, s.player) AS player_key, s.hero, s.in_fantasy, s.fantasy_cards,
-       s.reported_points, s.reported_money, s.stack,
+       s.reported_points, s.reported_money, s.stack, s.board, s.board_streets, s.discards,
        r.* EXCLUDE (hand_key, seat, ruleset), r.ruleset AS scored_with
 FROM hands h JOIN seats s USING (hand_key) LEFT JOIN results r USING (hand_key, seat)
 """
@@ -78,6 +78,7 @@ class OfcData:
         if threads is not None:
             config["threads"] = threads
         self.connection = duckdb.connect(config=config)
+        self.connection.sql("SET enable_progress_bar = false")  # ours, when there is one
         self._views(dataset)
 
     def _views(self, dataset: Dataset) -> None:

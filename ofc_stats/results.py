@@ -76,7 +76,7 @@ class Scored:
     versus: pa.Table
 
 
-def _boards(
+def board_array(
     column: pa.ChunkedArray | pa.Array,
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
     """(N, 13) card ids and validity from a fixed_size_binary(13) column, without copying rows."""
@@ -136,7 +136,7 @@ def score_tables(
     seats, starts = _seat_order(hands, seats)
     rows = seats.num_rows
     counts = hands["seat_count"].to_numpy().astype(np.int64)
-    boards, valid = _boards(seats["board"])
+    boards, valid = board_array(seats["board"])
     hand_valid = np.logical_and.reduceat(valid, starts) if rows else np.zeros(0, bool)
     hand_valid &= hands["complete"].to_numpy(zero_copy_only=False).astype(bool)
     streets = _street_column(seats, rows)
@@ -196,7 +196,7 @@ def _street_column(seats: pa.Table, rows: int) -> npt.NDArray[np.int8] | None:
     """(N, 13) street of each board card, -1 unknown; None when the column is absent."""
     if "board_streets" not in seats.column_names:
         return None
-    streets, known = _boards(seats["board_streets"])
+    streets, known = board_array(seats["board_streets"])
     streets = streets.copy()
     streets[~known] = -1
     return streets

@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 
 from ofc_stats.db import OfcData
 from reports.filters import Filters
+from reports.streetwise import SeatCards, seat_cards
 
 
 @dataclass
@@ -23,10 +24,60 @@ class Report:
     captions: dict[str, str] = field(default_factory=dict)
 
 
+SEATS = "report_seats"  # the player's scored seats under the filters
+OTHERS = "report_others"  # other players' scored seats under the filters (a hash sample)
+HANDS = "report_hands"  # every seat of the hands the player played
+OTHERS_SEATS = 250_000  # at most about this many other players' seats are sampled
+
+
+def prepare(data: OfcData, filters: Filters) -> None:
+    """Materialise the report's scope once as temp tables; every report reads those.
+
+    Joining the views once, not once per query, and never scanning the
+    placements (street facts come from each seat's board and board streets,
+    :mod:`reports.streetwise`) is what keeps a report on a million hands fast.
+    """
+    if getattr(data, "_report_scope", None) == filters:
+        return
+    where, params = filters.player_where("s")
+    con = data.connection
+    con.sql(
+        f"CREATE OR REPLACE TEMP TABLE {SEATS} AS SELECT s.* FROM seat_results s WHERE {where}",
+        params=params,
+    )
+    everyone = int(con.sql("SELECT count(*) FROM seats").fetchall()[0][0])
+    permille = int(min(1000, max(1, 1000 * OTHERS_SEATS // max(everyone, 1))))
+    others_where, others_params = filters.where("s")
+    con.sql(
+        f"CREATE OR REPLACE TEMP TABLE {OTHERS} AS SELECT s.hand_key, s.seat, s.net_capped, "
+        "s.timeout_streets, s.in_fantasy, s.board, s.board_streets, s.discards "
+        f"FROM seat_results s WHERE {others_where} "
+        "AND s.player_key <> $player AND hash(s.hand_key) % 1000 < $permille",
+        params={**others_params, "player": filters.player, "permille": permille},
+    )
+    con.sql(
+        f"CREATE OR REPLACE TEMP TABLE {HANDS} AS SELECT s.hand_key, s.seat, s.player, "
+        "s.in_fantasy, r.royalties FROM seats s JOIN results r USING (hand_key, seat) "
+        f"WHERE s.hand_key IN (SELECT hand_key FROM {SEATS})"
+    )
+    data._report_scope = filters  # type: ignore[attr-defined]
+    data._report_sample = permille  # type: ignore[attr-defined]
+
+
 def player_seats(data: OfcData, filters: Filters, columns: str) -> pd.DataFrame:
     """The player's scored seats under the filters, oldest first."""
-    where, params = filters.player_where("s")
-    return data.df(
-        f"SELECT {columns} FROM seat_results s WHERE {where} ORDER BY s.played_at, s.hand_key",
-        params,
+    prepare(data, filters)
+    return data.df(f"SELECT {columns} FROM {SEATS} s ORDER BY {ORDER}")
+
+
+ORDER = "s.played_at, s.hand_key, s.seat"
+
+
+def player_cards(data: OfcData, filters: Filters, where: str = "true") -> SeatCards:
+    """Board facts of the player's seats matching ``where``, in :func:`player_seats` order."""
+    prepare(data, filters)
+    return seat_cards(
+        data.arrow(
+            f"SELECT board, board_streets, discards FROM {SEATS} s WHERE {where} ORDER BY {ORDER}"
+        )
     )

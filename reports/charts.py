@@ -9,6 +9,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 BLUE, RED, GREY, GOLD = "#1f5fa8", "#c0392b", "#8a8f98", "#d4a017"
+MAX_POINTS = 2_000  # points drawn per line
+MAX_MARKS = 600  # markers drawn per scatter
 
 
 def figure(width: float = 7.0, height: float = 3.4) -> Figure:
@@ -58,11 +60,14 @@ def line(
     fig = figure()
     ax = fig.add_subplot()
     colors = [BLUE, GREY, RED, GOLD]
+    x = np.asarray(x)
+    step = max(1, len(x) // MAX_POINTS)  # a chart is 700 pixels wide: thin long series
     for (name, values), color in zip(series.items(), colors, strict=False):
-        ax.plot(x, values, label=name, color=color, linewidth=1.4)
+        ax.plot(x[::step], np.asarray(values)[::step], label=name, color=color, linewidth=1.4)
     if marks is not None:
         mx, my, label = marks
-        ax.scatter(mx, my, s=14, color=GOLD, zorder=3, label=label)
+        every = max(1, len(mx) // MAX_MARKS)
+        ax.scatter(mx[::every], my[::every], s=14, color=GOLD, zorder=3, label=label)
     ax.set_title(title, loc="left", fontsize=11)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)

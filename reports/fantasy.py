@@ -5,24 +5,17 @@ from __future__ import annotations
 import pandas as pd
 
 from ofc_stats.db import OfcData
-from reports.base import Report, player_seats
+from reports.base import HANDS, SEATS, Report, player_cards, player_seats
 from reports.charts import bars_with_ci
 from reports.filters import Filters
 from reports.stats import mean_ci, wilson
+from reports.streetwise import queen_up
 
-ATTEMPT_SQL = """
-SELECT DISTINCT p.hand_key, p.seat
-FROM placements p
-WHERE p.street <= 1 AND p.destination = 'top' AND p.card // 4 >= 10
-  AND (p.hand_key, p.seat) IN (SELECT (hand_key, seat) FROM seat_results s WHERE {where})
-"""
-
-OPPONENT_FANTASY_SQL = """
+OPPONENT_FANTASY_SQL = f"""
 SELECT v.hand_key, v.points, o.in_fantasy AS opponent_in_fantasy
 FROM versus v
-JOIN seat_results s ON s.hand_key = v.hand_key AND s.seat = v.seat
-JOIN seats o ON o.hand_key = v.hand_key AND o.seat = v.opponent
-WHERE {where}
+SEMI JOIN {SEATS} m ON m.hand_key = v.hand_key AND m.seat = v.seat
+JOIN {HANDS} o ON o.hand_key = v.hand_key AND o.seat = v.opponent
 """
 
 
@@ -48,16 +41,11 @@ def build(data: OfcData, filters: Filters) -> Report:
     fl_points = mean_ci(fantasy["points"])
     normal_points = mean_ci(normal["points"])
 
-    where, params = filters.player_where("s")
-    attempts = data.df(ATTEMPT_SQL.format(where=where), params)
-    keys = set(zip(attempts["hand_key"], attempts["seat"], strict=True))
-    tried = normal[
-        [(k, s) in keys for k, s in zip(normal["hand_key"], normal["seat"], strict=True)]
-    ]
+    tried = normal[queen_up(player_cards(data, filters, "NOT s.in_fantasy"), 1)]
     made = int((tried["fantasy_entry"] > 0).sum())
     fouled = int(tried["fouled"].astype(bool).sum())
 
-    versus = data.df(OPPONENT_FANTASY_SQL.format(where=where), params)
+    versus = data.df(OPPONENT_FANTASY_SQL)
     against_fl = versus[versus["opponent_in_fantasy"].astype(bool)]
     report.tables["rates"] = pd.DataFrame(
         [

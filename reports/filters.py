@@ -84,16 +84,16 @@ def resolve_player(data: OfcData, name: str | None) -> tuple[str, str]:
     """(player_key, display name) for ``name``; the most frequent hero, else player, if None."""
     if name is None:
         rows = data.sql(
-            "SELECT player_key, any_value(player) FROM seat_results "
-            "GROUP BY player_key ORDER BY bool_or(hero) DESC, "
-            "count(*) FILTER (WHERE hero) DESC, count(*) DESC, player_key LIMIT 1"
+            "SELECT coalesce(player_id, player) AS key, any_value(player) FROM seats "
+            "GROUP BY key ORDER BY bool_or(hero) DESC, "
+            "count(*) FILTER (WHERE hero) DESC, count(*) DESC, key LIMIT 1"
         ).fetchall()
         if not rows:
             raise UnknownPlayer("the dataset has no hands yet; import some first")
         return str(rows[0][0]), str(rows[0][1])
     rows = data.sql(
-        "SELECT player_key, any_value(player) FROM seat_results "
-        "WHERE player = $name OR player_key = $name GROUP BY player_key "
+        "SELECT coalesce(player_id, player) AS key, any_value(player) FROM seats "
+        "WHERE player = $name OR coalesce(player_id, player) = $name GROUP BY key "
         "ORDER BY count(*) DESC",
         {"name": name},
     ).fetchall()

@@ -7,46 +7,22 @@ import pandas as pd
 
 from ofc_stats.db import OfcData
 from ofc_stats.rank_tables import tables
-from reports.base import Report, player_seats
+from reports.base import SEATS, Report, player_cards, player_seats
 from reports.charts import bars_with_ci, line
 from reports.filters import Filters
 from reports.stats import wilson
+from reports.streetwise import first_street, queen_up
 
 QUEEN = 10  # rank index: 2 = 0 ... Q = 10, K = 11, A = 12
 
-FIRST_STREET_SQL = """
-SELECT p.hand_key, p.seat,
-  count(*) FILTER (WHERE p.destination = 'top') AS to_top,
-  count(*) FILTER (WHERE p.destination = 'middle') AS to_middle,
-  count(*) FILTER (WHERE p.destination = 'bottom') AS to_bottom,
-  max(p.card // 4) FILTER (WHERE p.destination = 'top') AS top_rank,
-  count(*) FILTER (WHERE p.destination = 'top') - count(DISTINCT p.card // 4)
-    FILTER (WHERE p.destination = 'top') AS top_pairs
-FROM placements p
-WHERE p.street = 0
-  AND (p.hand_key, p.seat) IN (SELECT (hand_key, seat) FROM seat_results s WHERE {where})
-GROUP BY p.hand_key, p.seat
-"""
 
-CHASE_SQL = """
-SELECT DISTINCT p.hand_key, p.seat
-FROM placements p
-WHERE p.street <= 1 AND p.destination = 'top' AND p.card // 4 >= 10
-  AND (p.hand_key, p.seat) IN (SELECT (hand_key, seat) FROM seats_in_scope)
-"""
-
-
-def top_label(rank: float, pairs: float) -> str:
+def top_labels(rank: np.ndarray, pair: np.ndarray) -> np.ndarray:
     """What the first street put on top, in words."""
-    if pd.isna(rank):
-        return "nothing on top"
-    if pairs and pairs > 0:
-        return "a pair on top"
-    if rank >= QUEEN:
-        return "Q, K or A on top"
-    if rank >= 8:
-        return "T or J on top"
-    return "2 to 9 on top"
+    return np.select(
+        [rank < 0, pair, rank >= QUEEN, rank >= 8],
+        ["nothing on top", "a pair on top", "Q, K or A on top", "T or J on top"],
+        "2 to 9 on top",
+    )
 
 
 def rate_table(frame: pd.DataFrame, by: str, flag: str = "fouled") -> pd.DataFrame:
@@ -151,18 +127,19 @@ def build(data: OfcData, filters: Filters) -> Report:
     by_players = rate_table(normal, "seat_count")
     report.tables["by_players"] = by_players
 
-    where, params = filters.player_where("s")
-    first = data.df(FIRST_STREET_SQL.format(where=where), params)
-    normal = normal.merge(first, on=["hand_key", "seat"], how="left")
-    known = normal.dropna(subset=["to_top"]).copy()
+    cards = player_cards(data, filters, "NOT s.in_fantasy")
+    first = first_street(cards)
+    normal["setup"] = (
+        first["to_top"].astype(str)
+        + np.char.add("-", first["to_middle"].astype(str)).astype(object)
+        + np.char.add("-", first["to_bottom"].astype(str)).astype(object)
+    )
+    normal["on_top"] = top_labels(first["top_rank"], first["top_pair"])
+    normal["chasing"] = np.where(
+        queen_up(cards, 1), "chasing (Q+ on top by street 2)", "not chasing"
+    )
+    known = normal[first["known"]].copy()
     if len(known):
-        known["setup"] = [
-            f"{int(t)}-{int(m)}-{int(b)}"
-            for t, m, b in zip(known["to_top"], known["to_middle"], known["to_bottom"], strict=True)
-        ]
-        known["on_top"] = [
-            top_label(r, p) for r, p in zip(known["top_rank"], known["top_pairs"], strict=True)
-        ]
         setup = rate_table(known, "setup").sort_values("hands", ascending=False)
         report.tables["by_setup"] = setup.reset_index(drop=True)
         report.captions["by_setup"] = "first five cards as top-middle-bottom counts"
@@ -182,17 +159,7 @@ def build(data: OfcData, filters: Filters) -> Report:
             percent=True,
         )
 
-    data.connection.register(
-        "seats_in_scope", normal[["hand_key", "seat"]].astype({"seat": "int8"})
-    )
-    chasing = data.df(CHASE_SQL)
-    data.connection.unregister("seats_in_scope")
-    keys = set(zip(chasing["hand_key"], chasing["seat"], strict=True))
-    normal["chasing"] = [
-        "chasing (Q+ on top by street 2)" if (k, s) in keys else "not chasing"
-        for k, s in zip(normal["hand_key"], normal["seat"], strict=True)
-    ]
-    report.tables["by_chasing"] = rate_table(normal, "chasing")
+    report.tables["by_chasing"] = rate_table(known, "chasing")
 
     fouled = seats[seats["fouled"].astype(bool) & ~seats["in_fantasy"].astype(bool)]
     if len(fouled):
@@ -204,12 +171,9 @@ def build(data: OfcData, filters: Filters) -> Report:
 
 
 def _locked(data: OfcData, fouled: pd.DataFrame) -> pd.DataFrame:
-    data.connection.register("fouled_seats", fouled[["hand_key", "seat"]].astype({"seat": "int8"}))
     frame = data.df(
-        "SELECT f.hand_key, f.seat, s.board_streets FROM fouled_seats f "
-        "JOIN seats s USING (hand_key, seat)"
+        f"SELECT hand_key, seat, board_streets FROM {SEATS} WHERE fouled AND NOT in_fantasy"
     )
-    data.connection.unregister("fouled_seats")
     frame = frame.merge(fouled, on=["hand_key", "seat"])
     raw = [
         b if isinstance(b, (bytes, bytearray)) and len(b) == 13 else bytes([255] * 13)

@@ -6,27 +6,27 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.db import OfcData
-from reports.base import Report, player_seats
+from reports.base import HANDS, ORDER, SEATS, Report, prepare
 from reports.charts import bars_with_ci, line
 from reports.filters import Filters
 from reports.stats import grouped_mean_ci, mean_ci
 
-ROW_POINTS_SQL = """
-SELECT v.hand_key, v.seat,
-       sum(v.points - (me.royalties - opp.royalties)) AS row_points
-FROM versus v
-JOIN results me ON me.hand_key = v.hand_key AND me.seat = v.seat
-JOIN results opp ON opp.hand_key = v.hand_key AND opp.seat = v.opponent
-WHERE (v.hand_key, v.seat) IN (SELECT (hand_key, seat) FROM seat_results s WHERE {where})
-GROUP BY v.hand_key, v.seat
+# Points without royalties: against each opponent, points - (mine - theirs);
+# summed over the S - 1 opponents that is net - S * mine + the hand's total.
+SEATS_SQL = f"""
+SELECT s.hand_key, s.played_at, s.seat, s.seat_count, s.net_capped AS points, s.in_fantasy,
+       s.reported_money, s.currency, s.net - s.seat_count * s.royalties + t.total AS row_points
+FROM {SEATS} s
+LEFT JOIN (SELECT hand_key, sum(royalties) AS total FROM {HANDS} GROUP BY hand_key) t
+  USING (hand_key)
+ORDER BY {ORDER}
 """
 
-OPPONENT_SQL = """
+OPPONENT_SQL = f"""
 SELECT o.player AS opponent, v.hand_key, v.points
 FROM versus v
-JOIN seat_results s ON s.hand_key = v.hand_key AND s.seat = v.seat
-JOIN seats o ON o.hand_key = v.hand_key AND o.seat = v.opponent
-WHERE {where}
+SEMI JOIN {SEATS} m ON m.hand_key = v.hand_key AND m.seat = v.seat
+JOIN {HANDS} o ON o.hand_key = v.hand_key AND o.seat = v.opponent
 """
 
 
@@ -39,17 +39,17 @@ def position_name(seat: int, seats: int) -> str:
     return "middle"
 
 
+def positions(seat: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """:func:`position_name` over arrays."""
+    return np.select(
+        [seat == seats - 1, seat == 0], ["button (acts last)", "first to act"], "middle"
+    )
+
+
 def build(data: OfcData, filters: Filters) -> Report:
     report = Report("results", "Results")
-    seats = player_seats(
-        data,
-        filters,
-        "s.hand_key, s.played_at, s.seat, s.seat_count, s.net_capped AS points, "
-        "s.in_fantasy, s.reported_money, s.currency",
-    )
-    where, params = filters.player_where("s")
-    row_points = data.df(ROW_POINTS_SQL.format(where=where), params)
-    seats = seats.merge(row_points, on=["hand_key", "seat"], how="left")
+    prepare(data, filters)
+    seats = data.df(SEATS_SQL)
     hands = len(seats)
     mean, low, high = mean_ci(seats["points"])
     money = seats.dropna(subset=["reported_money"])
@@ -97,10 +97,7 @@ def build(data: OfcData, filters: Filters) -> Report:
         }
     )
 
-    seats["position"] = [
-        position_name(int(s), int(n))
-        for s, n in zip(seats["seat"], seats["seat_count"], strict=True)
-    ]
+    seats["position"] = positions(seats["seat"].to_numpy(), seats["seat_count"].to_numpy())
     by_position = grouped_mean_ci(seats, ["seat_count", "position"], "points")
     report.tables["by_position"] = by_position
     by_players = grouped_mean_ci(seats, "seat_count", "points")
@@ -115,7 +112,7 @@ def build(data: OfcData, filters: Filters) -> Report:
         labelled, "label", "mean", "low", "high", "Points per hand by seat", "points per hand"
     )
 
-    versus = data.df(OPPONENT_SQL.format(where=where), params)
+    versus = data.df(OPPONENT_SQL)
     by_opponent = grouped_mean_ci(versus, "opponent", "points")
     totals = versus.groupby("opponent")["points"].sum().rename("total")
     by_opponent = by_opponent.merge(totals, on="opponent").sort_values("total")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ofc_stats.db import OfcData
-from reports.base import Report
+from reports.base import SEATS, Report, prepare
 from reports.charts import bars_with_ci
 from reports.filters import Filters
 
@@ -13,7 +13,7 @@ ROWS_SQL = """
 WITH boards AS (
   SELECT s.royalty_top, s.royalty_middle, s.royalty_bottom, s.top_class, s.middle_class,
          s.bottom_class
-  FROM seat_results s WHERE {where} AND NOT s.fouled
+  FROM {seats} s WHERE NOT s.fouled
 )
 SELECT 'top' AS row, CASE WHEN c.top_pattern <> '' THEN c.top_pattern ELSE c.category END
          AS hand_class, b.royalty_top AS royalty
@@ -31,8 +31,8 @@ ROW_ORDER = {"top": 0, "middle": 1, "bottom": 2}
 
 def build(data: OfcData, filters: Filters) -> Report:
     report = Report("royalties", "Royalties")
-    where, params = filters.player_where("s")
-    rows = data.df(ROWS_SQL.format(where=where), params)
+    prepare(data, filters)
+    rows = data.df(ROWS_SQL.format(seats=SEATS))
     if rows.empty:
         report.notes.append("No live boards match these filters.")
         report.tables["by_class"] = pd.DataFrame(
