@@ -9,6 +9,12 @@ interval, against the player's own average and against every other player's
 hands with the same decision.  Streets that match the room's timeout
 auto-placement are counted apart and kept out of the classes.
 
+A leak is a decision after which the player does worse *relative to their own
+average* than other players do relative to theirs: cost = count × ((mean −
+own average) − (others' mean − others' average)).  A decision nearly every
+hand contains (a low discard on the last street) then costs nothing however
+the player's session went; one the player handles worse than the field does.
+
 Other players' numbers come from a hash sample of their hands when the
 dataset is large (:data:`reports.base.OTHERS_SEATS` seats at most), so a
 report stays fast on a million hands; the sample share is reported.
@@ -61,16 +67,25 @@ def build(data: OfcData, filters: Filters) -> Report:
         table = table.merge(theirs, on=["street", "kind", "decision"], how="left")
     else:
         table["others_count"], table["others_mean"] = 0, np.nan
+    others_baseline = data.sql(
+        f"SELECT avg(net_capped) FROM {OTHERS} WHERE NOT in_fantasy"
+    ).fetchall()[0][0]
+    field = baseline if others_baseline is None else float(others_baseline)
     table["vs_baseline"] = table["mean"] - baseline
     table["vs_others"] = table["mean"] - table["others_mean"]
-    reference = table["others_mean"].fillna(baseline)
-    table["cost"] = (table["mean"] - reference) * table["count"]
+    others_effect = (table["others_mean"] - field).fillna(0.0)
+    table["cost"] = (table["vs_baseline"] - others_effect) * table["count"]
     table.insert(0, "street_name", "street " + (table["street"] + 1).astype(str))
     report.tables["decisions"] = table.sort_values(
         ["street", "kind", "count"], ascending=[True, True, False]
     ).reset_index(drop=True)
     decided = table[table["kind"] != "timeout"]
-    leaks = decided[(decided["count"] >= 5) & (decided["cost"] < 0)].sort_values("cost")
+    # A clear leak: the 95% interval of the player's mean lies wholly below what the
+    # field's own effect predicts; clear ones come first, then by cost.
+    expected = baseline + others_effect[decided.index]
+    decided = decided.assign(clear=decided["high"] < expected)
+    leaks = decided[(decided["count"] >= 5) & (decided["cost"] < 0)]
+    leaks = leaks.sort_values(["clear", "cost"], ascending=[False, True])
     report.tables["leaks"] = leaks.drop(columns="street").reset_index(drop=True)
     timeouts = table[table["kind"] == "timeout"]
     report.tables["timeouts"] = timeouts.drop(columns="street").reset_index(drop=True)
@@ -87,16 +102,19 @@ def build(data: OfcData, filters: Filters) -> Report:
             "cost",
             "lo",
             "hi",
-            "Costliest decisions (points against other players' average)",
+            "Costliest decisions (against your average, compared with other players)",
             "points lost in total",
         )
     for row in leaks.head(3).to_dict("records"):
         theirs = row["others_mean"]
-        others_mean = baseline if pd.isna(theirs) else float(theirs)
-        who = "your average" if pd.isna(theirs) else "other players"
+        field_text = (
+            ""
+            if pd.isna(theirs)
+            else f"; other players {float(theirs) - field:+.1f} against theirs"
+        )
         report.notes.append(
             f"Street {int(row['street']) + 1}, {row['decision']}: {int(row['count'])} times, "
-            f"{float(row['mean']):+.1f} points per hand against {others_mean:+.1f} for {who}: "
-            f"about {-float(row['cost']):.0f} points lost."
+            f"{float(row['vs_baseline']):+.1f} points per hand against your average"
+            f"{field_text}: about {-float(row['cost']):.0f} points lost."
         )
     return report

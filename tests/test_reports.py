@@ -217,6 +217,9 @@ def test_decisions_report(dataset: Path) -> None:
     assert frame.loc[(first, "kept a dealt pair in one row"), "count"] == 3
     assert frame.loc[(first, "first five as 1-2-2"), "mean"] == -18
     assert frame.loc[(first, "first five as 1-2-2"), "vs_baseline"] == -15  # baseline -3
+    # Bob's boards carry no streets, so no field to compare: the cost is count × (mean - own)
+    assert frame.loc[(first, "first five as 1-2-2"), "cost"] == -15
+    assert frame.loc[(first, "Q, K or A to the top"), "cost"] == pytest.approx(2 * 7.5)
     assert frame.loc[("street 5", "to top + bottom"), "count"] == 2  # H1 and H3
     assert frame.loc[("street 5", "discarded a T or lower"), "count"] == 3
     # H1's fourth street (Th, Jh to the bottom) matches the timeout pattern: counted apart

@@ -3,9 +3,12 @@
 Every legal way to place a street's cards is one row of a fixed candidate
 table (232 for the first five cards, 27 for a Pineapple street with its
 discard).  For each table and candidate the board is completed at random
-from the cards the player has not seen, the completed boards are ranked
-with the engine's tables, and the candidate with the best average value
-under the player's style wins.  Nothing loops over tables in Python.
+from the cards the player has not seen, in two plans per draw (strongest
+groups to the bottom first, or to the middle first: the player adapts to the
+cards), the completed boards are ranked with the engine's tables, and the
+candidate with the best average value under the player's style wins.  Large
+candidate tables are screened with one rollout first.  Nothing loops over
+tables in Python.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from ofc_stats.board_eval import classify_columns
 from ofc_stats.compiled import CompiledRules
 from ofc_stats.joker_batch import resolve_jokers
 
+SCREEN_ABOVE = 64  # candidate tables larger than this are screened first
+SCREEN_KEEP = 32  # candidates per table kept for the full look-ahead
 ROW_START = np.array([0, 3, 8])
 ROW_SIZE = np.array([3, 5, 5])
 DISCARD = 3
@@ -146,14 +151,24 @@ def completion_values(
         order = np.argsort(-(groups * 64 + draws), axis=2)
         draws = np.take_along_axis(draws, order, axis=2)
         slots = np.argsort(~empty, axis=2, kind="stable")[:, :, :need][:, :, ::-1]
-        boards = np.repeat(after[:, :, None, :], rollouts, axis=2)  # (T, C, R, 13)
+        # A second plan for the same draws: the strongest groups go to the middle
+        # first (bottom next), the way a player protecting a strong top row plays.
+        position = np.arange(13)
+        middle_first = np.where((position >= 3) & (position < 8), position + 20, position)
+        middle_first = np.where(position >= 8, position + 10, middle_first)
+        order_b = np.argsort(np.where(empty, middle_first, -1), axis=2, kind="stable")
+        slots_b = order_b[:, :, ::-1][:, :, :need]
+        boards = np.repeat(after[:, :, None, :], 2 * rollouts, axis=2)  # (T, C, 2R, 13)
         ti = np.arange(t)[:, None, None, None]
         ci = np.arange(c)[None, :, None, None]
         ri = np.arange(rollouts)[None, None, :, None]
         boards[ti, ci, ri, slots[:, :, None, :]] = draws[:, None, :, :]
-        _pair_the_top(boards, after, draws, slots, empty)
+        boards[ti, ci, ri + rollouts, slots_b[:, :, None, :]] = draws[:, None, :, :]
+        _pair_the_top(boards[:, :, :rollouts], after, draws, slots, empty)
+        plans = 2
     else:
         boards = after[:, :, None, :]
+        plans = 1
     flat = boards.reshape(-1, 13)
     if flat.max() >= 52:
         flat = resolve_jokers(flat, rules)
@@ -168,6 +183,8 @@ def completion_values(
     value = value - foul_penalty[:, None, None] * scored.fouled.reshape(shape)
     value = value + fantasy_bonus[:, None, None] * entry.reshape(shape)
     value = value + strength_weight[:, None, None] * strength.reshape(shape)
+    if plans == 2:  # the better plan for each draw: the player adapts to the cards
+        value = np.maximum(value[:, :, :rollouts], value[:, :, rollouts:])
     result: npt.NDArray[np.float64] = value.mean(axis=2)
     return result
 
@@ -190,13 +207,27 @@ def choose(
         np.array([getattr(s, name) for s in styles], dtype=np.float64)
         for name in ("foul_penalty", "fantasy_bonus", "strength_weight")
     )
-    value = completion_values(after, unseen, rollouts, rng, rules, terms)
     chase = np.array([s.top_chase for s in styles])[:, None]
-    top = after[:, :, :3]
-    value = value + chase * ((top >= 0) & ((top >> 2) >= 10)).sum(axis=2)
     noise = np.array([s.noise for s in styles])[:, None]
+
+    def judged(boards: npt.NDArray[np.int8], draws: int) -> npt.NDArray[np.float64]:
+        value = completion_values(boards, unseen, draws, rng, rules, terms)
+        top = boards[:, :, :3]
+        queens: npt.NDArray[np.float64] = chase * ((top >= 0) & ((top >> 2) >= 10)).sum(axis=2)
+        return value + queens
+
+    index = np.broadcast_to(np.arange(len(cands.dest)), fits.shape)
+    if len(cands.dest) > SCREEN_ABOVE:
+        # Many candidates (the first street's 232): one cheap rollout each, then the
+        # full look-ahead for the most promising few of each table.
+        rough = judged(after, 1)
+        rough[~fits] = -np.inf
+        index = np.argpartition(-rough, SCREEN_KEEP - 1, axis=1)[:, :SCREEN_KEEP]
+        after = np.take_along_axis(after, index[:, :, None], axis=1)
+        fits = np.take_along_axis(fits, index, axis=1)
+    value = judged(after, rollouts)
     value = value + noise * rng.standard_normal(value.shape)
     value[~fits] = -np.inf
-    best = value.argmax(axis=1)
+    best = np.take_along_axis(index, value.argmax(axis=1)[:, None], axis=1)[:, 0]
     chosen: npt.NDArray[np.int8] = cands.dest[best]
     return chosen
