@@ -218,3 +218,21 @@ def test_real_apps_audit(tmp_path: Path) -> None:
     rakes = {rake.room: rake for rake in report.rakes}
     assert (rakes["Ppp USD"].rate, rakes["Ppp USD"].tick) == (0.03, 0.1)
     assert rakes["Upoker BRL"].multiplier == 6
+
+
+def test_a_short_stacked_loser_shares_down_the_winners_money() -> None:
+    """Bob owes 20 but has 15: Alice's gross is 15, less 3% rounded to 0.1 (0.45 -> 0.5) = 14.5.
+    Bob is flagged (paid less than owed), Alice is not (she got what was paid, less rake)."""
+    from ofc_stats.money import Rake, money_mismatches
+
+    frame = expected_money(
+        pd.DataFrame(
+            [
+                dict(hand_key="h", seat=0, net_capped=20.0, stakes=1.0, reported_money=14.5),
+                dict(hand_key="h", seat=1, net_capped=-20.0, stakes=1.0, reported_money=-15.0),
+            ]
+        )
+    )
+    assert frame["gross"].tolist() == [15.0, -20.0]
+    flagged = money_mismatches(frame, Rake("room", 0.03, 0.1, "nearest", 1, 1))
+    assert flagged["seat"].tolist() == [1] and flagged["short_paid"].tolist() == [True]
