@@ -94,17 +94,20 @@ class Style:
     top_chase: float = 0.0  # value of each queen or better already on the top row
 
 
-def _pair_the_top(  # type: ignore[no-untyped-def]
-    boards, after, draws, slots, empty
+def _pair_the_top(
+    boards: npt.NDArray[np.int8],
+    after: npt.NDArray[np.int8],
+    draws: npt.NDArray[np.int8],
+    free: npt.NDArray[np.int32],
 ) -> None:
     """Move a drawn card that pairs a top card (sixes or better) onto the top, in place.
 
     A player who catches such a card puts it on top when there is room; the
     plain high-to-bottom completion never would, and would never value a
-    queen on top.
+    queen on top.  ``boards`` are plan A's (bottom, then middle, then top), so
+    draw k sits at a position known from the rows' free slots ``free``.
     """
-    room = empty[:, :, :3]
-    tc = np.nonzero(room.any(axis=2))  # boards whose top still has room
+    tc = np.nonzero(free[:, :, 0] > 0)  # boards whose top still has room
     if not len(tc[0]):
         return
     top = after[tc][:, :3]  # (B, 3)
@@ -112,32 +115,69 @@ def _pair_the_top(  # type: ignore[no-untyped-def]
     mask = np.bitwise_or.reduce(np.where((top >= 0) & (ranks >= 4), 1 << ranks, 0), axis=1)
     drawn = (draws[tc[0]] >> 2).astype(np.int32)  # (B, R, need)
     pairs = (mask[:, None, None] >> drawn) & 1 == 1
-    which = pairs.argmax(axis=2)  # (B, R)
-    source = slots[tc][np.arange(len(which))[:, None], which]  # (B, R)
-    move = pairs.any(axis=2) & (source >= 3)
+    which = pairs.argmax(axis=2)  # (B, R): the draw that pairs the top
+    room = free[tc]  # (B, 3)
+    bottom, middle = room[:, 2:3], room[:, 1:2]
+    move = pairs.any(axis=2) & (which < bottom + middle)  # it landed below the top
+    source = np.where(which < bottom, 12 - which, 7 - (which - bottom))
     b, r = np.nonzero(move)
     if not len(b):
         return
     t, c = tc[0][b], tc[1][b]
-    target = room[t, c].argmax(axis=1)
+    target = 3 - room[b, 0]  # the top's first empty slot
     src = source[b, r]
     moved = boards[t, c, r, src].copy()
     boards[t, c, r, src] = boards[t, c, r, target]
     boards[t, c, r, target] = moved
 
 
+# For each board position: the slots after it in its row.
+WITHIN = np.array([2, 1, 0, 4, 3, 2, 1, 0, 4, 3, 2, 1, 0], dtype=np.int32)
+
+
+def _fill_ranks(
+    free: npt.NDArray[np.int32],
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """(T, C, 13) fill ranks of the empty positions in two plans' orders.
+
+    ``free`` (T, C, 3) is each row's empty slots.  Rows fill left to right, so
+    a row's empty slots are its last ones; taking each row from its last
+    slot, an empty position's rank is the slots after it in its row plus the
+    empty slots of the rows filled before.  Plan A fills the bottom, then the
+    middle, then the top; plan B the middle, then the bottom, then the top.
+    Filled positions get ranks that are never used.
+    """
+    middle, bottom = free[:, :, 1:2], free[:, :, 2:3]
+    after_top, after_middle, after_bottom = WITHIN[0:3], WITHIN[3:8], WITHIN[8:13]
+    rank_a = np.concatenate(
+        [after_top + (bottom + middle), after_middle + bottom, after_bottom + 0 * bottom], axis=2
+    )
+    rank_b = np.concatenate(
+        [after_top + (middle + bottom), after_middle + 0 * middle, after_bottom + middle], axis=2
+    )
+    return rank_a.astype(np.int32), rank_b.astype(np.int32)
+
+
 def completion_values(
     after: npt.NDArray[np.int8],
+    free: npt.NDArray[np.int32],
     unseen: npt.NDArray[np.bool_],
     rollouts: int,
     rng: np.random.Generator,
     rules: CompiledRules,
     style_terms: tuple[npt.NDArray[np.float64], ...],
+    both_plans: bool = True,
 ) -> npt.NDArray[np.float64]:
-    """Average value (T, C) of completing each candidate board at random ``rollouts`` times."""
-    t, c, _ = after.shape
+    """Average value (T, C) of completing each candidate board at random ``rollouts`` times.
+
+    ``free`` (T, C, 3) counts each row's empty slots after the candidate;
+    ``both_plans`` False completes with plan A only (a rough screening).
+    """
+    t = after.shape[0]
     empty = after == EMPTY
-    need = int(empty[0, 0].sum())
+    # Cards still to come: every candidate that fits leaves the same number of empty
+    # slots; one that does not fit placed nothing and leaves more.
+    need = int(free.sum(axis=2).min())
     if need:
         # One set of draws per table and rollout, shared by all its candidates.
         keys = rng.random((t, rollouts, unseen.shape[1])) + (~unseen)[:, None, :]
@@ -150,27 +190,34 @@ def completion_values(
         groups = (ranks[:, :, :, None] == ranks[:, :, None, :]).sum(axis=3)
         order = np.argsort(-(groups * 64 + draws), axis=2)
         draws = np.take_along_axis(draws, order, axis=2)
-        slots = np.argsort(~empty, axis=2, kind="stable")[:, :, :need][:, :, ::-1]
-        # A second plan for the same draws: the strongest groups go to the middle
-        # first (bottom next), the way a player protecting a strong top row plays.
-        position = np.arange(13)
-        middle_first = np.where((position >= 3) & (position < 8), position + 20, position)
-        middle_first = np.where(position >= 8, position + 10, middle_first)
-        order_b = np.argsort(np.where(empty, middle_first, -1), axis=2, kind="stable")
-        slots_b = order_b[:, :, ::-1][:, :, :need]
-        boards = np.repeat(after[:, :, None, :], 2 * rollouts, axis=2)  # (T, C, 2R, 13)
-        ti = np.arange(t)[:, None, None, None]
-        ci = np.arange(c)[None, :, None, None]
-        ri = np.arange(rollouts)[None, None, :, None]
-        boards[ti, ci, ri, slots[:, :, None, :]] = draws[:, None, :, :]
-        boards[ti, ci, ri + rollouts, slots_b[:, :, None, :]] = draws[:, None, :, :]
-        _pair_the_top(boards[:, :, :rollouts], after, draws, slots, empty)
-        plans = 2
+        # Where each drawn card goes, as a gather: an empty position's rank among the
+        # empty positions in a plan's fill order is the index of the draw it takes.
+        # (A candidate that does not fit has more empty slots than ``need``; it is
+        # never chosen, so its extra slots just repeat the last draw.)
+        rank_a, rank_b = _fill_ranks(free)
+        np.minimum(rank_a, need - 1, out=rank_a)
+        np.minimum(rank_b, need - 1, out=rank_b)
+        # Flat indices into draws (T, R, need), one int32 add per element: cheaper than
+        # broadcasting three index arrays.
+        base = (
+            np.arange(t, dtype=np.int32)[:, None, None, None] * (rollouts * need)
+            + np.arange(rollouts, dtype=np.int32)[None, None, :, None] * need
+        )
+        flat_draws = draws.reshape(-1)
+        blank = empty[:, :, None, :]
+        keep = after[:, :, None, :]
+        boards = np.where(blank, np.take(flat_draws, base + rank_a[:, :, None, :]), keep)
+        _pair_the_top(boards, after, draws, free)
+        plans = 1
+        if both_plans:
+            plan_b = np.where(blank, np.take(flat_draws, base + rank_b[:, :, None, :]), keep)
+            boards = np.concatenate([boards, plan_b], axis=2)  # (T, C, 2R, 13)
+            plans = 2
     else:
         boards = after[:, :, None, :]
         plans = 1
     flat = boards.reshape(-1, 13)
-    if flat.max() >= 52:
+    if unseen.shape[1] > 52 and flat.max() >= 52:  # a joker deck
         flat = resolve_jokers(flat, rules)
     scored = classify_columns(np.ascontiguousarray(flat.T), rules)
     foul_penalty, fantasy_bonus, strength_weight = style_terms
@@ -210,22 +257,29 @@ def choose(
     chase = np.array([s.top_chase for s in styles])[:, None]
     noise = np.array([s.noise for s in styles])[:, None]
 
-    def judged(boards: npt.NDArray[np.int8], draws: int) -> npt.NDArray[np.float64]:
-        value = completion_values(boards, unseen, draws, rng, rules, terms)
+    # Empty slots per row after each candidate (a misfit places nothing).
+    filled = np.where(fits[:, :, None], fill[:, None, :] + cands.count[None], fill[:, None, :])
+    free = (ROW_SIZE - filled).astype(np.int32)
+
+    def judged(
+        boards: npt.NDArray[np.int8], room: npt.NDArray[np.int32], draws: int, both: bool
+    ) -> npt.NDArray[np.float64]:
+        value = completion_values(boards, room, unseen, draws, rng, rules, terms, both)
         top = boards[:, :, :3]
         queens: npt.NDArray[np.float64] = chase * ((top >= 0) & ((top >> 2) >= 10)).sum(axis=2)
         return value + queens
 
     index = np.broadcast_to(np.arange(len(cands.dest)), fits.shape)
     if len(cands.dest) > SCREEN_ABOVE:
-        # Many candidates (the first street's 232): one cheap rollout each, then the
-        # full look-ahead for the most promising few of each table.
-        rough = judged(after, 1)
+        # Many candidates (the first street's 232): one cheap rollout each (one plan),
+        # then the full look-ahead for the most promising few of each table.
+        rough = judged(after, free, 1, False)
         rough[~fits] = -np.inf
         index = np.argpartition(-rough, SCREEN_KEEP - 1, axis=1)[:, :SCREEN_KEEP]
         after = np.take_along_axis(after, index[:, :, None], axis=1)
         fits = np.take_along_axis(fits, index, axis=1)
-    value = judged(after, rollouts)
+        free = np.take_along_axis(free, index[:, :, None], axis=1)
+    value = judged(after, free, rollouts, True)
     value = value + noise * rng.standard_normal(value.shape)
     value[~fits] = -np.inf
     best = np.take_along_axis(index, value.argmax(axis=1)[:, None], axis=1)[:, 0]

@@ -40,7 +40,7 @@ class TableSpec:
 
     ruleset: Ruleset
     seats: int
-    rollouts: int = 6
+    rollouts: int = 5
     timeout_rate: float = 0.0
     stack: float | None = None  # points each player brings to every hand (caps)
     stakes: float = 1.0
