@@ -29,7 +29,6 @@ import pyarrow.parquet as pq
 from ofc_stats.dataset import Dataset
 from ofc_stats.db import OfcData
 from ofc_stats.explain import (
-    describe_rows,
     fantasy_text,
     foul_text,
     money_text,
@@ -39,8 +38,8 @@ from ofc_stats.explain import (
 from ofc_stats.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
 from ofc_stats.money import Rake, expected_money, infer_rake, money_mismatches, money_multiplier
 from ofc_stats.presets import PRESETS, get_ruleset
-from ofc_stats.recompute import FINAL_RESULTS, HAND_COLUMNS, SEAT_COLUMNS
-from ofc_stats.results import score_tables
+from ofc_stats.recompute import HAND_COLUMNS, SEAT_COLUMNS
+from ofc_stats.results import RESULTS, score_tables
 from ofc_stats.rules import Ruleset
 
 CLASSES = (
@@ -184,7 +183,7 @@ def use_ruleset(data: OfcData, ruleset: Ruleset) -> None:
         parts.append(score_tables(hands, seats, get_ruleset, ruleset=ruleset).results)
     table = pa.concat_tables(parts, promote_options="permissive") if parts else None
     if table is None:
-        table = FINAL_RESULTS.empty_table()
+        table = RESULTS.empty_table()
     data.connection.register("results_override", table)
     data.connection.sql("CREATE OR REPLACE VIEW results AS SELECT * FROM results_override")
 
@@ -448,4 +447,4 @@ def _cards(value: object) -> str:
     return "no Fantasyland" if count == 0 else f"{count} cards"
 
 
-__all__ = ["AuditReport", "audit", "describe_rows", "use_ruleset", "write_mismatches"]
+__all__ = ["AuditReport", "audit", "use_ruleset", "write_mismatches"]

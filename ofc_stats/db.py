@@ -20,13 +20,13 @@ import pyarrow as pa
 from ofc_stats.dataset import TABLES, Dataset
 from ofc_stats.errors import OfcError
 from ofc_stats.rank_tables import tables
-from ofc_stats.recompute import FINAL_RESULTS, results_dir
-from ofc_stats.results import VERSUS
+from ofc_stats.recompute import results_dir
+from ofc_stats.results import RESULTS, VERSUS
 from ofc_stats.streets import STREETS_SQL, rule_tables
 
 Params = Sequence[object] | Mapping[str, object] | None
 
-RESULT_TABLES = {"results": FINAL_RESULTS, "versus": VERSUS}
+RESULT_TABLES = {"results": RESULTS, "versus": VERSUS}
 
 SEAT_RESULTS_VIEW = """
 CREATE OR REPLACE VIEW seat_results AS
@@ -100,7 +100,7 @@ class OfcData:
     def restore_results(self) -> None:
         """Point ``results`` back at the stored results (after an audit under other rules)."""
         dataset = Dataset(self.root)
-        self._parquet_view("results", results_dir(dataset) / "*" / "results.parquet", FINAL_RESULTS)
+        self._parquet_view("results", results_dir(dataset) / "*" / "results.parquet", RESULTS)
 
     def _parquet_view(self, name: str, pattern: Path, schema: pa.Schema) -> None:
         con = self.connection

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 from ofc_stats.dataset import Dataset
 from ofc_stats.presets import get_ruleset
-from ofc_stats.results import RESULTS, RulesetLookup, score_tables
+from ofc_stats.results import RulesetLookup, score_tables
 
 ENGINE_VERSION = 2  # bump when a rule fix changes results: stored results are redone
 HAND_COLUMNS = ["hand_key", "ruleset", "seat_count", "complete"]
@@ -40,8 +40,6 @@ SEAT_COLUMNS = [
     "fantasy_cards",
     "stack",
 ]
-RESULT_FILES = ("results", "versus")
-FINAL_RESULTS = RESULTS
 
 
 @dataclass
