@@ -24,7 +24,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ofc_stats.dataset import Dataset
 from ofc_stats.db import OfcData
@@ -38,7 +37,7 @@ from ofc_stats.explain import (
 from ofc_stats.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
 from ofc_stats.money import Rake, expected_money, infer_rake, money_mismatches, money_multiplier
 from ofc_stats.presets import PRESETS, get_ruleset
-from ofc_stats.recompute import HAND_COLUMNS, SEAT_COLUMNS
+from ofc_stats.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_folder
 from ofc_stats.results import RESULTS, score_tables
 from ofc_stats.rules import Ruleset
 
@@ -174,16 +173,14 @@ def _explained(points: _Check, fantasy: _Check) -> pd.DataFrame:
 
 def use_ruleset(data: OfcData, ruleset: Ruleset) -> None:
     """Point the connection's ``results`` view at every hand scored under ``ruleset``."""
-    parts = []
-    for batch in Dataset(data.root).batches():
-        if not (batch / "hands.parquet").exists():
-            continue
-        hands = pq.read_table(batch / "hands.parquet", columns=HAND_COLUMNS)
-        seats = pq.read_table(batch / "seats.parquet", columns=SEAT_COLUMNS)
-        parts.append(score_tables(hands, seats, get_ruleset, ruleset=ruleset).results)
-    table = pa.concat_tables(parts, promote_options="permissive") if parts else None
-    if table is None:
-        table = RESULTS.empty_table()
+    parts = [
+        score_batch_folder(batch, ruleset=ruleset)["results"]
+        for batch in Dataset(data.root).batches()
+        if (batch / "hands.parquet").exists()
+    ]
+    table = (
+        pa.concat_tables(parts, promote_options="permissive") if parts else RESULTS.empty_table()
+    )
     data.connection.register("results_override", table)
     data.connection.sql("CREATE OR REPLACE VIEW results AS SELECT * FROM results_override")
 

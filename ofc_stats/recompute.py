@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 from ofc_stats.dataset import Dataset
 from ofc_stats.presets import get_ruleset
 from ofc_stats.results import RulesetLookup, score_tables
+from ofc_stats.rules import Ruleset
 
 ENGINE_VERSION = 2  # bump when a rule fix changes results: stored results are redone
 HAND_COLUMNS = ["hand_key", "ruleset", "seat_count", "complete"]
@@ -77,11 +78,13 @@ def _done(folder: Path) -> bool:
         return False
 
 
-def score_batch_folder(batch: Path, lookup: RulesetLookup = get_ruleset) -> dict[str, pa.Table]:
-    """The results and versus tables of one import batch folder."""
+def score_batch_folder(
+    batch: Path, lookup: RulesetLookup = get_ruleset, ruleset: Ruleset | None = None
+) -> dict[str, pa.Table]:
+    """The results and versus tables of one import batch folder (``ruleset`` overrides)."""
     hands = pq.read_table(batch / "hands.parquet", columns=HAND_COLUMNS)
     seats = pq.read_table(batch / "seats.parquet", columns=SEAT_COLUMNS)
-    scored = score_tables(hands, seats, lookup)
+    scored = score_tables(hands, seats, lookup, ruleset=ruleset)
     return {"results": scored.results, "versus": scored.versus}
 
 
