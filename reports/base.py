@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from weakref import WeakKeyDictionary
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -27,18 +28,32 @@ class Report:
 SEATS = "report_seats"  # the player's scored seats under the filters
 OTHERS = "report_others"  # other players' scored seats under the filters (a hash sample)
 HANDS = "report_hands"  # every seat of the hands the player played
+VERSUS = "report_versus"  # the player's points against each opponent, hand by hand
 OTHERS_SEATS = 250_000  # at most about this many other players' seats are sampled
+ORDER = "s.played_at, s.hand_key, s.seat"
 
 
-def prepare(data: OfcData, filters: Filters) -> None:
+@dataclass(frozen=True)
+class Scope:
+    """What :func:`prepare` materialised on a connection."""
+
+    filters: Filters
+    sample_permille: int  # the share of other players' hands in OTHERS, per thousand
+
+
+_SCOPES: WeakKeyDictionary[OfcData, Scope] = WeakKeyDictionary()
+
+
+def prepare(data: OfcData, filters: Filters) -> Scope:
     """Materialise the report's scope once as temp tables; every report reads those.
 
     Joining the views once, not once per query, and never scanning the
     placements (street facts come from each seat's board and board streets,
     :mod:`reports.streetwise`) is what keeps a report on a million hands fast.
     """
-    if getattr(data, "_report_scope", None) == filters:
-        return
+    known = _SCOPES.get(data)
+    if known is not None and known.filters == filters:
+        return known
     where, params = filters.player_where("s")
     con = data.connection
     con.sql(
@@ -60,17 +75,21 @@ def prepare(data: OfcData, filters: Filters) -> None:
         "s.in_fantasy, r.royalties FROM seats s JOIN results r USING (hand_key, seat) "
         f"WHERE s.hand_key IN (SELECT hand_key FROM {SEATS})"
     )
-    data._report_scope = filters  # type: ignore[attr-defined]
-    data._report_sample = permille  # type: ignore[attr-defined]
+    con.sql(
+        f"CREATE OR REPLACE TEMP TABLE {VERSUS} AS SELECT v.hand_key, v.points, "
+        "o.player AS opponent, o.in_fantasy AS opponent_in_fantasy FROM versus v "
+        f"SEMI JOIN {SEATS} m ON m.hand_key = v.hand_key AND m.seat = v.seat "
+        f"JOIN {HANDS} o ON o.hand_key = v.hand_key AND o.seat = v.opponent"
+    )
+    scope = Scope(filters, permille)
+    _SCOPES[data] = scope
+    return scope
 
 
 def player_seats(data: OfcData, filters: Filters, columns: str) -> pd.DataFrame:
     """The player's scored seats under the filters, oldest first."""
     prepare(data, filters)
     return data.df(f"SELECT {columns} FROM {SEATS} s ORDER BY {ORDER}")
-
-
-ORDER = "s.played_at, s.hand_key, s.seat"
 
 
 def player_cards(data: OfcData, filters: Filters, where: str = "true") -> SeatCards:

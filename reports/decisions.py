@@ -44,7 +44,7 @@ STREET_COLUMNS = "board, board_streets, discards, net_capped, timeout_streets"
 
 def build(data: OfcData, filters: Filters) -> Report:
     report = Report("decisions", "Points won per street decision")
-    prepare(data, filters)
+    scope = prepare(data, filters)
     mine = pd.DataFrame(
         summarise(data.arrow(f"SELECT {STREET_COLUMNS} FROM {SEATS} WHERE NOT in_fantasy"))
     )
@@ -56,7 +56,7 @@ def build(data: OfcData, filters: Filters) -> Report:
         data.sql(f"SELECT avg(net_capped) FROM {SEATS} WHERE NOT in_fantasy").fetchall()[0][0]
     )
     table = _with_interval(mine)
-    permille = int(getattr(data, "_report_sample", 1000))
+    permille = scope.sample_permille
     others = pd.DataFrame(
         summarise(data.arrow(f"SELECT {STREET_COLUMNS} FROM {OTHERS} WHERE NOT in_fantasy"))
     )

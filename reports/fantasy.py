@@ -5,18 +5,11 @@ from __future__ import annotations
 import pandas as pd
 
 from ofc_stats.db import OfcData
-from reports.base import HANDS, SEATS, Report, player_cards, player_seats
+from reports.base import VERSUS, Report, player_cards, player_seats
 from reports.charts import bars_with_ci
 from reports.filters import Filters
 from reports.stats import mean_ci, wilson
 from reports.streetwise import queen_up
-
-OPPONENT_FANTASY_SQL = f"""
-SELECT v.hand_key, v.points, o.in_fantasy AS opponent_in_fantasy
-FROM versus v
-SEMI JOIN {SEATS} m ON m.hand_key = v.hand_key AND m.seat = v.seat
-JOIN {HANDS} o ON o.hand_key = v.hand_key AND o.seat = v.opponent
-"""
 
 
 def _rate(count: int, trials: int) -> dict[str, float | int]:
@@ -45,7 +38,7 @@ def build(data: OfcData, filters: Filters) -> Report:
     made = int((tried["fantasy_entry"] > 0).sum())
     fouled = int(tried["fouled"].astype(bool).sum())
 
-    versus = data.df(OPPONENT_FANTASY_SQL)
+    versus = data.df(f"SELECT hand_key, points, opponent_in_fantasy FROM {VERSUS}")
     against_fl = versus[versus["opponent_in_fantasy"].astype(bool)]
     report.tables["rates"] = pd.DataFrame(
         [

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ofc_stats.db import OfcData
 from ofc_stats.rank_tables import tables
-from reports.base import SEATS, Report, player_cards, player_seats
+from reports.base import Report, player_cards, player_seats
 from reports.charts import bars_with_ci, line
 from reports.filters import Filters
 from reports.stats import wilson
@@ -51,10 +51,10 @@ def locked_street(
 
     A foul is certain once both rows of a violated pair are complete: top over
     middle, or middle over bottom (the earlier if both).  The street of a row's
-    last card comes from ``board_streets`` (255 = unknown).
+    last card comes from the board streets (-1 = unknown).
     """
     done = [streets[:, 0:3].max(axis=1), streets[:, 3:8].max(axis=1), streets[:, 8:13].max(axis=1)]
-    unknown = (streets == 255).any(axis=1)
+    unknown = (streets < 0).any(axis=1)
     limit = tables().top_limit
     top_over = top > limit[middle]
     middle_over = middle > bottom
@@ -161,30 +161,22 @@ def build(data: OfcData, filters: Filters) -> Report:
 
     report.tables["by_chasing"] = rate_table(known, "chasing")
 
-    fouled = seats[seats["fouled"].astype(bool) & ~seats["in_fantasy"].astype(bool)]
-    if len(fouled):
-        report.tables["locked_street"] = _locked(data, fouled)
+    fouled = normal["fouled"].to_numpy(dtype=bool)
+    if fouled.any():
+        report.tables["locked_street"] = _locked(normal[fouled], cards.streets[fouled])
         report.captions["locked_street"] = (
             "the street after which the foul was certain: both rows it compares were complete"
         )
     return report
 
 
-def _locked(data: OfcData, fouled: pd.DataFrame) -> pd.DataFrame:
-    frame = data.df(
-        f"SELECT hand_key, seat, board_streets FROM {SEATS} WHERE fouled AND NOT in_fantasy"
-    )
-    frame = frame.merge(fouled, on=["hand_key", "seat"])
-    raw = [
-        b if isinstance(b, (bytes, bytearray)) and len(b) == 13 else bytes([255] * 13)
-        for b in frame["board_streets"]
-    ]
-    streets = np.frombuffer(b"".join(raw), dtype=np.uint8).reshape(-1, 13).astype(np.int16)
+def _locked(fouled: pd.DataFrame, streets: np.ndarray) -> pd.DataFrame:
+    """Fouled boards by the street their foul became certain (``streets`` aligned rows)."""
     street = locked_street(
         streets,
-        frame["top_class"].to_numpy(dtype=np.int64),
-        frame["middle_class"].to_numpy(dtype=np.int64),
-        frame["bottom_class"].to_numpy(dtype=np.int64),
+        fouled["top_class"].to_numpy(dtype=np.int64),
+        fouled["middle_class"].to_numpy(dtype=np.int64),
+        fouled["bottom_class"].to_numpy(dtype=np.int64),
     )
     labels = np.where(street < 0, "unknown", np.char.add("street ", (street + 1).astype(str)))
     counts = pd.Series(labels).value_counts().rename_axis("certain after").reset_index(name="fouls")

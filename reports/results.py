@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.db import OfcData
-from reports.base import HANDS, ORDER, SEATS, Report, prepare
+from reports.base import HANDS, ORDER, SEATS, VERSUS, Report, prepare
 from reports.charts import bars_with_ci, line
 from reports.filters import Filters
 from reports.stats import grouped_mean_ci, mean_ci
@@ -22,25 +22,9 @@ LEFT JOIN (SELECT hand_key, sum(royalties) AS total FROM {HANDS} GROUP BY hand_k
 ORDER BY {ORDER}
 """
 
-OPPONENT_SQL = f"""
-SELECT o.player AS opponent, v.hand_key, v.points
-FROM versus v
-SEMI JOIN {SEATS} m ON m.hand_key = v.hand_key AND m.seat = v.seat
-JOIN {HANDS} o ON o.hand_key = v.hand_key AND o.seat = v.opponent
-"""
-
-
-def position_name(seat: int, seats: int) -> str:
-    """Seats act in order; the last to act holds the button."""
-    if seat == seats - 1:
-        return "button (acts last)"
-    if seat == 0:
-        return "first to act"
-    return "middle"
-
 
 def positions(seat: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """:func:`position_name` over arrays."""
+    """Seats act in order: 0 first, the last to act holds the button."""
     return np.select(
         [seat == seats - 1, seat == 0], ["button (acts last)", "first to act"], "middle"
     )
@@ -112,7 +96,7 @@ def build(data: OfcData, filters: Filters) -> Report:
         labelled, "label", "mean", "low", "high", "Points per hand by seat", "points per hand"
     )
 
-    versus = data.df(OPPONENT_SQL)
+    versus = data.df(f"SELECT opponent, hand_key, points FROM {VERSUS}")
     by_opponent = grouped_mean_ci(versus, "opponent", "points")
     totals = versus.groupby("opponent")["points"].sum().rename("total")
     by_opponent = by_opponent.merge(totals, on="opponent").sort_values("total")
