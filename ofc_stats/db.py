@@ -91,7 +91,7 @@ class OfcData:
         rule_tables(con)
         con.sql(
             "CREATE OR REPLACE VIEW streets AS "
-            + STREETS_SQL.format(placements="placements", hands="hands", seats="seats")
+            + STREETS_SQL.format(placements="placements", hands="hands", results="results")
         )
         con.register("row_classes", row_classes())
         con.sql(SEAT_RESULTS_VIEW)

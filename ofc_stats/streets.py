@@ -1,8 +1,8 @@
-"""Street summaries and the timeout flag, in SQL over the placements table.
+"""Street summaries in SQL over the placements table: the ``streets`` view.
 
-This is the ``streets`` view (computed when queried); the stored results
-carry the same flags computed in NumPy (:func:`ofc_stats.results.timeout_mask`)
-from each seat's ``board_streets``, and a test holds the two equal.
+Computed when queried.  Its ``timeout`` flag is read from the stored results
+(:func:`ofc_stats.results.timeout_mask` computes it in NumPy from each
+seat's ``board_streets``), so the rule has one implementation.
 
 A *street* row counts where one seat's cards went on one street and how full
 each row was before it.  A street is a possible timeout (RULES.md §2) when its
@@ -60,14 +60,13 @@ WITH counts AS (
   WINDOW earlier AS (PARTITION BY hand_key, seat ORDER BY street
                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ), expected AS (
-  SELECT f.*, s.in_fantasy, r.placed,
-    least(r.placed, 5 - f.bottom_before) AS want_bottom,
+  SELECT f.*, ((x.timeout_streets >> f.street) & 1) = 1 AS timeout,
     (3 - f.top_before) + (5 - f.middle_before) + (5 - f.bottom_before) = r.placed
       OR (f.top_before < 3)::INT + (f.middle_before < 5)::INT + (f.bottom_before < 5)::INT <= 1
       AS forced
   FROM filled f
   JOIN {hands} h USING (hand_key)
-  LEFT JOIN {seats} s USING (hand_key, seat)
+  LEFT JOIN {results} x USING (hand_key, seat)
   LEFT JOIN ruleset_variants v ON v.ruleset = h.ruleset
   LEFT JOIN street_rules r ON r.variant = v.variant AND r.street = f.street
 )
@@ -77,10 +76,6 @@ SELECT hand_key, seat::TINYINT AS seat, street::TINYINT AS street, cards::TINYIN
   top_before::TINYINT AS top_before, middle_before::TINYINT AS middle_before,
   bottom_before::TINYINT AS bottom_before,
   coalesce(forced, false) AS forced,
-  coalesce(NOT in_fantasy AND NOT forced
-    AND to_bottom = want_bottom
-    AND to_middle = least(placed - want_bottom, 5 - middle_before)
-    AND to_top = placed - want_bottom - least(placed - want_bottom, 5 - middle_before),
-    false) AS timeout
+  coalesce(timeout, false) AS timeout
 FROM expected
 """

@@ -88,20 +88,53 @@ def test_results_equal_the_scalar_engine(tmp_path: Path) -> None:
     assert fantasy_seen >= 3 and caps_seen >= 5 and fouls_seen > 50
 
 
-def test_numpy_timeout_flags_equal_the_sql_streets_view(tmp_path: Path) -> None:
+def test_numpy_timeout_flags_equal_the_scalar_rule(tmp_path: Path) -> None:
+    """results.timeout_streets (NumPy, from board streets) against ofc_stats.timeout's
+    scalar rule on each seat's placements, order-free, leaving out Fantasyland seats and
+    the streets the view calls forced (one way to place: no decision, never a timeout)."""
+    from collections import defaultdict
+
+    from ofc_stats.timeout import Street, timeout_streets
+
     records = sim_records(150, seed=12, timeout_rate=0.2) + random_records(50, seed=4)
     data = write_dataset(tmp_path, records)
     with ofc_stats.open(data) as db:
-        pairs = db.sql(
-            """SELECT r.timeout_streets, coalesce(s.mask, 0)
-               FROM results r LEFT JOIN (
-                 SELECT hand_key, seat, sum(CASE WHEN timeout THEN 1 << street END) AS mask
-                 FROM streets GROUP BY ALL) s USING (hand_key, seat)"""
-        ).fetchall()
-        flagged = db.sql("SELECT count(*) FROM streets WHERE timeout").fetchall()[0][0]
-    assert len(pairs) == sum(len(r.seats) for r in records)
-    assert all(a == b for a, b in pairs)
+        stored = dict(
+            ((k, s), m)
+            for k, s, m in db.sql("SELECT hand_key, seat, timeout_streets FROM results").fetchall()
+        )
+        forced = {
+            (k, s, n)
+            for k, s, n in db.sql(
+                "SELECT hand_key, seat, street FROM streets WHERE forced"
+            ).fetchall()
+        }
+        view = {
+            (k, s, n)
+            for k, s, n in db.sql(
+                "SELECT hand_key, seat, street FROM streets WHERE timeout"
+            ).fetchall()
+        }
+    flagged = 0
+    for record in records:
+        variant = get_ruleset(record.ruleset).variant
+        by_seat: dict[int, dict[int, list[Placement]]] = defaultdict(lambda: defaultdict(list))
+        for placement in record.placements:
+            by_seat[placement.seat][placement.street].append(placement)
+        for seat in record.seats:
+            expected = 0
+            if not seat.in_fantasy:
+                streets = [
+                    Street(tuple(p.card for p in ps), tuple(p.destination for p in ps))
+                    for _, ps in sorted(by_seat[seat.seat].items())
+                ]
+                for number, match in enumerate(timeout_streets(variant, streets, ordered=False)):
+                    if match and (record.hand_key, seat.seat, number) not in forced:
+                        expected |= 1 << number
+            assert stored[(record.hand_key, seat.seat)] == expected
+            flagged += bin(expected).count("1")
     assert flagged > 50
+    assert len(view) == flagged  # the view reads the same flags
 
 
 def _seat(
