@@ -33,6 +33,7 @@ from ofc_stats.explain import (
     money_text,
     points_text,
     royalty_text,
+    signed,
 )
 from ofc_stats.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
 from ofc_stats.money import Rake, expected_money, infer_rake, money_mismatches, money_multiplier
@@ -433,8 +434,7 @@ def write_mismatches(report: AuditReport, path: str | Path) -> None:
 def _number(value: object) -> str:
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return ""
-    number = float(value)  # type: ignore[arg-type]
-    return f"{number:+g}" if number else "0"
+    return signed(float(value))  # type: ignore[arg-type]
 
 
 def _cards(value: object) -> str:

@@ -29,17 +29,18 @@ def _rows(seat: Mapping[Any, Any]) -> tuple[str, str, str]:
     )
 
 
-def _points(value: float) -> str:
+def signed(value: float) -> str:
+    """Points as people write them: +7, -12, 0."""
     return f"{value:+g}" if value else "0"
 
 
 def points_text(seat: Mapping[Any, Any], cause: str) -> str:
     room, ours = float(seat["reported_points"]), float(seat["net_capped"])
-    text = f"room {_points(room)}, recomputed {_points(ours)} ({abs(room - ours):g} points apart)"
+    text = f"room {signed(room)}, recomputed {signed(ours)} ({abs(room - ours):g} points apart)"
     if cause == "sign flipped":
         return text + "; every seat's points have the opposite sign"
     if cause == "caps not applied":
-        return text + f"; the room paid the uncapped {_points(float(seat['net']))}"
+        return text + f"; the room paid the uncapped {signed(float(seat['net']))}"
     return text + "; no single rule change explains it"
 
 
@@ -118,12 +119,12 @@ def money_text(row: Mapping[Any, Any], rake: Rake) -> str:
     if owed < 0:
         if bool(row["short_paid"]):
             return (
-                f"lost {_points(float(row['net_capped']))} points × {row['stakes']:g} = "
+                f"lost {signed(float(row['net_capped']))} points × {row['stakes']:g} = "
                 f"{owed:g}{unit}; the room took only {money:g}{unit} (a short stack?)"
             )
         return f"lost {owed:g}{unit} by points × stakes; the room charged {money:g}{unit}"
     return (
-        f"won {_points(float(row['net_capped']))} points × {row['stakes']:g}, "
+        f"won {signed(float(row['net_capped']))} points × {row['stakes']:g}, "
         f"{expected:g}{unit} after the room's rake ({rake.describe()}); "
         f"the room paid {money:g}{unit}"
     )
