@@ -17,12 +17,17 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ofc_stats.batch import score_batch
-from ofc_stats.board import Board
-from ofc_stats.hand_rank import rank_row
-from ofc_stats.presets import get_ruleset
-from ofc_stats.rank_tables import classify_five, classify_five_columns, columns, tables
-from ofc_stats.scoring import score_hand
+from ofc_stats.engine.board import Board
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.engine.rank import rank_row
+from ofc_stats.engine.scoring import score_hand
+from ofc_stats.engine.vector.rank_tables import (
+    classify_five,
+    classify_five_columns,
+    columns,
+    tables,
+)
+from ofc_stats.engine.vector.scoring import score_batch
 
 
 def deal(hands: int, seats: int, deck: int, seed: int) -> np.ndarray:

@@ -34,7 +34,7 @@ from parsers.open_format import dumps  # noqa: E402
 
 CHILD = """
 import sys, time, json
-from ofc_stats.importer import import_paths
+from ofc_stats.store.importer import import_paths
 start = time.perf_counter()
 summary = import_paths([sys.argv[1]], sys.argv[2], format_name=sys.argv[3])
 seconds = time.perf_counter() - start

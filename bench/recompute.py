@@ -42,10 +42,10 @@ import json, sys, time
 from pathlib import Path
 import pyarrow.parquet as pq
 mode, root = sys.argv[1], Path(sys.argv[2])
-from ofc_stats.dataset import Dataset
-from ofc_stats.recompute import HAND_COLUMNS, SEAT_COLUMNS, recompute, results_dir
-from ofc_stats.results import score_tables
-from ofc_stats.presets import get_ruleset
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, recompute, results_dir
+from ofc_stats.store.rescore import score_tables
+from ofc_stats.engine.presets import get_ruleset
 import resource
 batches = Dataset(root).batches()
 pq.read_table(batches[0] / "hands.parquet", columns=["hand_key"])  # Arrow's one-time set-up
@@ -80,11 +80,11 @@ print(json.dumps({"seconds": seconds, "hands": hands, "peak_mib": peak}))
 
 def build(root: Path, hands: int, base: int) -> None:
     """Simulate ``base`` hands, import them, copy batches up to ``hands``."""
-    from ofc_stats.dataset import Dataset
-    from ofc_stats.importer import import_paths
-    from ofc_stats.presets import get_ruleset
-    from ofc_stats.recompute import recompute
-    from ofc_stats.sim.simulate import write_simulation
+    from ofc_stats.engine.presets import get_ruleset
+    from ofc_stats.sim.rooms import write_simulation
+    from ofc_stats.store.dataset import Dataset
+    from ofc_stats.store.importer import import_paths
+    from ofc_stats.store.recompute import recompute
 
     source = root.parent / "base.jsonl"
     source.parent.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from ofc_stats.presets import get_ruleset
+from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.sim import simulate as sim
 
 

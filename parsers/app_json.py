@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, BinaryIO
 
-from ofc_stats.cards import parse_card
+from ofc_stats.engine.cards import parse_card
+from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError, RulesetError
-from ofc_stats.presets import get_ruleset
 from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
 from parsers.base import ParseItem, Parser, register
 
@@ -228,7 +228,7 @@ APP_RULES = {
 
 def hand_to_app_object(hand: HandRecord) -> dict[str, Any]:
     """A hand as the apps write it (cards carry their street digit)."""
-    from ofc_stats.cards import format_card
+    from ofc_stats.engine.cards import format_card
 
     def cards(seat: int, destination: str) -> str:
         placed = [p for p in hand.placements if p.seat == seat and p.destination == destination]

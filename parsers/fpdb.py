@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, BinaryIO
 
-from ofc_stats.cards import parse_card
+from ofc_stats.engine.cards import parse_card
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
 from parsers.base import ParseItem, Parser, register

@@ -17,10 +17,10 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from ofc_stats.cards import _SPELLINGS, JOKER_1, JOKER_2
-from ofc_stats.dataset import HANDS, PLACEMENTS, SEATS
-from ofc_stats.presets import ALIASES, PRESETS, normalise_name
+from ofc_stats.engine.cards import _SPELLINGS, JOKER_1, JOKER_2
+from ofc_stats.engine.presets import ALIASES, PRESETS, normalise_name
 from ofc_stats.records import DESTINATIONS
+from ofc_stats.store.dataset import HANDS, PLACEMENTS, SEATS
 from parsers.base import ColumnarHands
 
 CHUNK_LINES = 10_000

@@ -15,9 +15,9 @@ from typing import Any, BinaryIO
 
 import pyarrow as pa
 
-from ofc_stats.cards import format_card, parse_card
+from ofc_stats.engine.cards import format_card, parse_card
+from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError
-from ofc_stats.presets import get_ruleset
 from ofc_stats.records import DESTINATIONS, HandRecord, Placement, Quarantined, SeatRecord
 from parsers.base import ParseItem, Parser, first_line, register
 

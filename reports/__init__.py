@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ofc_stats.db import OfcData
+from ofc_stats.store.views import OfcData
 from reports import decisions, fantasy, fouls, results, royalties
 from reports.base import Report
 from reports.filters import Filters, UnknownPlayer, resolve_player

@@ -8,7 +8,7 @@ from weakref import WeakKeyDictionary
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ofc_stats.db import OfcData
+from ofc_stats.store.views import OfcData
 from reports.filters import Filters
 from reports.streetwise import SeatCards, seat_cards
 

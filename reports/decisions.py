@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ofc_stats.db import OfcData
+from ofc_stats.store.views import OfcData
 from reports.base import OTHERS, SEATS, Report, prepare
 from reports.charts import bars_with_ci
 from reports.filters import Filters

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ofc_stats.db import OfcData
+from ofc_stats.store.views import OfcData
 from reports.base import VERSUS, Report, player_cards, player_seats
 from reports.charts import bars_with_ci
 from reports.filters import Filters

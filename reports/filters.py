@@ -11,8 +11,8 @@ import difflib
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from ofc_stats.db import OfcData
 from ofc_stats.errors import OfcError
+from ofc_stats.store.views import OfcData
 
 
 class UnknownPlayer(OfcError, ValueError):

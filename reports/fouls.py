@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ofc_stats.db import OfcData
-from ofc_stats.rank_tables import tables
+from ofc_stats.engine.vector.rank_tables import tables
+from ofc_stats.store.views import OfcData
 from reports.base import Report, player_cards, player_seats
 from reports.charts import bars_with_ci, line
 from reports.filters import Filters

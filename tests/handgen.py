@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ofc_stats.rules import Ruleset
+from ofc_stats.engine.rules import Ruleset
 
 
 def _arrange(cards: npt.NDArray[np.int8], rng: np.random.Generator) -> npt.NDArray[np.int8]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ofc_stats.cards import format_card
+from ofc_stats.engine.cards import format_card
 from ofc_stats.records import HandRecord
 
 ROWS = ("top", "middle", "bottom")

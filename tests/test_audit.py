@@ -12,16 +12,16 @@ from click.testing import CliRunner
 from test_recompute import _hand, _seat, write_dataset
 
 import ofc_stats
-from ofc_stats.audit import audit, guess_rulesets
-from ofc_stats.board import Board
+from ofc_stats.audit.money import expected_money, infer_rake
+from ofc_stats.audit.points import audit, guess_rulesets
 from ofc_stats.cli import main
-from ofc_stats.importer import import_paths
-from ofc_stats.money import expected_money, infer_rake
-from ofc_stats.presets import get_ruleset
-from ofc_stats.recompute import recompute
+from ofc_stats.engine.board import Board
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.engine.scoring import score_hand
 from ofc_stats.records import HandRecord
-from ofc_stats.scoring import score_hand
-from ofc_stats.sim.simulate import write_simulation
+from ofc_stats.sim.rooms import write_simulation
+from ofc_stats.store.importer import import_paths
+from ofc_stats.store.recompute import recompute
 
 APPS = Path(__file__).resolve().parents[2] / "shared" / "samples" / "apps"
 
@@ -223,7 +223,7 @@ def test_real_apps_audit(tmp_path: Path) -> None:
 def test_a_short_stacked_loser_shares_down_the_winners_money() -> None:
     """Bob owes 20 but has 15: Alice's gross is 15, less 3% rounded to 0.1 (0.45 -> 0.5) = 14.5.
     Bob is flagged (paid less than owed), Alice is not (she got what was paid, less rake)."""
-    from ofc_stats.money import Rake, money_mismatches
+    from ofc_stats.audit.money import Rake, money_mismatches
 
     frame = expected_money(
         pd.DataFrame(

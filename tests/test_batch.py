@@ -11,12 +11,12 @@ from handgen import random_hands
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ofc_stats.batch import score_batch
-from ofc_stats.board import Board
+from ofc_stats.engine.board import Board
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.engine.rules import MajorityBonus, Ruleset, Scoring
+from ofc_stats.engine.scoring import score_hand
+from ofc_stats.engine.vector.scoring import score_batch
 from ofc_stats.errors import HandError
-from ofc_stats.presets import get_ruleset
-from ofc_stats.rules import MajorityBonus, Ruleset, Scoring
-from ofc_stats.scoring import score_hand
 
 TWO_FOUR = get_ruleset("pineapple").with_options(
     name="two-four-capped", scoring=Scoring.TWO_FOUR, max_loss=20
@@ -80,7 +80,7 @@ def compare(ruleset: Ruleset, data: dict, hands: range) -> dict[str, int]:
 
 
 def _key3(top_class: int) -> int:
-    from ofc_stats.rank_tables import tables
+    from ofc_stats.engine.vector.rank_tables import tables
 
     return int(tables().key3[top_class])
 

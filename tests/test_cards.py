@@ -1,8 +1,8 @@
-"""Card ids and parsing (the id table of ofc_stats.cards)."""
+"""Card ids and parsing (the id table of ofc_stats.engine.cards)."""
 
 import pytest
 
-from ofc_stats.cards import (
+from ofc_stats.engine.cards import (
     JOKER_1,
     JOKER_2,
     Rank,

@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from readers import records_from
 
-from ofc_stats.cards import parse_cards
-from ofc_stats.dataset import Dataset, DatasetLocked
-from ofc_stats.importer import import_paths
+from ofc_stats.engine.cards import parse_cards
+from ofc_stats.store.dataset import Dataset, DatasetLocked
+from ofc_stats.store.importer import import_paths
 from parsers.app_json import AppJsonParser
 from parsers.open_format import OpenFormatParser, dumps
 
@@ -185,7 +185,7 @@ def test_an_import_killed_midway_leaves_whole_batches(tmp_path: Path) -> None:
     source.write_text("".join(dumps(r) + "\n" for r in records), encoding="utf-8")
     data = tmp_path / "data"
     code = (
-        "import sys; from ofc_stats.importer import import_paths; "
+        "import sys; from ofc_stats.store.importer import import_paths; "
         f"import_paths([{str(source)!r}], {str(data)!r}, batch_hands=200)"
     )
     process = subprocess.Popen([sys.executable, "-c", code])

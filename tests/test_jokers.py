@@ -1,10 +1,10 @@
 """Jokers (joker54): the whole board read at once, hand-computed cases."""
 
-from ofc_stats.board import Board
-from ofc_stats.cards import format_cards
-from ofc_stats.hand_rank import Category
-from ofc_stats.presets import get_ruleset
-from ofc_stats.scoring import score_board, score_hand
+from ofc_stats.engine.board import Board
+from ofc_stats.engine.cards import format_cards
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.engine.rank import Category
+from ofc_stats.engine.scoring import score_board, score_hand
 
 JOKER = get_ruleset("joker-pineapple")
 

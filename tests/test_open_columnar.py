@@ -9,8 +9,8 @@ import pyarrow as pa
 import pytest
 from handgen import random_records
 
-from ofc_stats.dataset import Dataset
-from ofc_stats.importer import import_paths
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.importer import import_paths
 from parsers.open_format import OpenFormatParser, dumps
 
 
@@ -31,7 +31,7 @@ def tricky_lines() -> list[str]:
         street["cards"][street["to"].index("discard")] = None
 
     def integer_cards(d):  # type: ignore[no-untyped-def]
-        from ofc_stats.cards import parse_card
+        from ofc_stats.engine.cards import parse_card
 
         d["seats"][0]["streets"][0]["cards"] = [
             parse_card(c) for c in d["seats"][0]["streets"][0]["cards"]

@@ -10,10 +10,10 @@ import pytest
 from handgen import random_records
 from readers import records_from
 
-from ofc_stats.cards import parse_card
-from ofc_stats.dataset import Dataset
-from ofc_stats.importer import import_paths
+from ofc_stats.engine.cards import parse_card
 from ofc_stats.records import HandRecord, Quarantined
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.importer import import_paths
 from parsers.base import detect, known_formats
 from parsers.fpdb import FpdbParser
 from parsers.open_format import OpenFormatParser, dumps

@@ -6,10 +6,16 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from ofc_stats.cards import parse_cards
+from ofc_stats.engine.cards import parse_cards
+from ofc_stats.engine.rank import Category, rank_row
+from ofc_stats.engine.vector.rank_tables import (
+    classify_five,
+    classify_three,
+    keys_five,
+    keys_three,
+    tables,
+)
 from ofc_stats.errors import BoardError
-from ofc_stats.hand_rank import Category, rank_row
-from ofc_stats.rank_tables import classify_five, classify_three, keys_five, keys_three, tables
 
 
 def key(text: str) -> int:

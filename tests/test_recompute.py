@@ -10,13 +10,13 @@ import pytest
 from handgen import random_records
 
 import ofc_stats
-from ofc_stats.board import Board
-from ofc_stats.cards import parse_cards
-from ofc_stats.importer import import_paths
-from ofc_stats.presets import get_ruleset
-from ofc_stats.recompute import recompute
+from ofc_stats.engine.board import Board
+from ofc_stats.engine.cards import parse_cards
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.engine.scoring import score_hand
 from ofc_stats.records import HandRecord, Placement, SeatRecord
-from ofc_stats.scoring import score_hand
+from ofc_stats.store.importer import import_paths
+from ofc_stats.store.recompute import recompute
 from parsers.open_format import dumps
 
 
@@ -31,7 +31,7 @@ def write_dataset(tmp_path: Path, records: list[HandRecord], name: str = "hands"
 
 
 def sim_records(hands: int, seed: int, **options: object) -> list[HandRecord]:
-    from ofc_stats.sim.simulate import simulate
+    from ofc_stats.sim.rooms import simulate
 
     ruleset = get_ruleset(str(options.pop("rules", "pineapple-progressive")))
     return [
@@ -89,12 +89,12 @@ def test_results_equal_the_scalar_engine(tmp_path: Path) -> None:
 
 
 def test_numpy_timeout_flags_equal_the_scalar_rule(tmp_path: Path) -> None:
-    """results.timeout_streets (NumPy, from board streets) against ofc_stats.timeout's
+    """results.timeout_streets (NumPy, from board streets) against ofc_stats.engine.timeout's
     scalar rule on each seat's placements, order-free, leaving out Fantasyland seats and
     the streets the view calls forced (one way to place: no decision, never a timeout)."""
     from collections import defaultdict
 
-    from ofc_stats.timeout import Street, timeout_streets
+    from ofc_stats.engine.timeout import Street, timeout_streets
 
     records = sim_records(150, seed=12, timeout_rate=0.2) + random_records(50, seed=4)
     data = write_dataset(tmp_path, records)

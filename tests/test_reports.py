@@ -30,8 +30,8 @@ from click.testing import CliRunner
 from test_recompute import _hand, _seat, write_dataset
 
 import ofc_stats
-from ofc_stats.cards import parse_card, parse_cards
 from ofc_stats.cli import main
+from ofc_stats.engine.cards import parse_card, parse_cards
 from ofc_stats.records import HandRecord, Placement
 from reports import (
     Filters,

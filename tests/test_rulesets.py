@@ -4,9 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from ofc_stats.errors import RulesetError
-from ofc_stats.presets import PRESETS, get_ruleset
-from ofc_stats.rules import (
+from ofc_stats.engine.presets import PRESETS, get_ruleset
+from ofc_stats.engine.rules import (
     CLASSIC_ROYALTIES,
     Deck,
     FantasyMode,
@@ -17,7 +16,8 @@ from ofc_stats.rules import (
     Scoring,
     Variant,
 )
-from ofc_stats.ruleset_file import load_ruleset, resolve_ruleset, ruleset_from_mapping
+from ofc_stats.engine.ruleset_toml import load_ruleset, resolve_ruleset, ruleset_from_mapping
+from ofc_stats.errors import RulesetError
 
 RULES_MD_TABLE = {
     # name: (variant, deck, scoring, royalties, fantasy mode, entry cards for QQ)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from ofc_stats.board import Board
+from ofc_stats.engine.board import Board
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.engine.rules import MajorityBonus, Scoring
+from ofc_stats.engine.scoring import score_board, score_hand, settle
 from ofc_stats.errors import HandError
-from ofc_stats.presets import get_ruleset
-from ofc_stats.rules import MajorityBonus, Scoring
-from ofc_stats.scoring import score_board, score_hand, settle
 
 
 def board(text: str) -> Board:
@@ -237,7 +237,7 @@ def test_ultimate_repeat_count_unknown_without_the_played_count() -> None:
 
 
 def test_strict_repeat_rule_needs_all_three_rows() -> None:
-    from ofc_stats.rules import STRICT_REPEAT, fantasy_preset
+    from ofc_stats.engine.rules import STRICT_REPEAT, fantasy_preset
 
     fantasy = fantasy_preset("progressive", PINEAPPLE.variant)
     strict = PINEAPPLE.with_options(

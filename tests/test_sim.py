@@ -8,14 +8,14 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
-from ofc_stats.board import Board
-from ofc_stats.presets import get_ruleset
+from ofc_stats.engine.board import Board
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.engine.scoring import score_board, score_hand
+from ofc_stats.engine.timeout import Street, timeout_streets
 from ofc_stats.records import HandRecord, validate_hand
-from ofc_stats.scoring import score_board, score_hand
-from ofc_stats.sim.choose import ROW_SIZE, Style, candidates
-from ofc_stats.sim.fantasy import set_fantasy
-from ofc_stats.sim.match import Player, TableSpec, play_hands
-from ofc_stats.timeout import Street, timeout_streets
+from ofc_stats.sim.fantasy_set import set_fantasy
+from ofc_stats.sim.lookahead import ROW_SIZE, Style, candidates
+from ofc_stats.sim.tables import Player, TableSpec, play_hands
 from parsers.open_format import dumps
 
 STYLES = [Style("careful", 16, 10, 0.5), Style("chaser", 8, 60, 0.5), Style("weak", 5, 15, 3.0)]
@@ -175,8 +175,8 @@ def test_simulate_command_round_trips_and_reproduces(tmp_path) -> None:  # type:
 
 
 def test_simulate_app_json_imports_without_loss(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from ofc_stats.importer import import_paths
-    from ofc_stats.sim.simulate import write_simulation
+    from ofc_stats.sim.rooms import write_simulation
+    from ofc_stats.store.importer import import_paths
 
     out = tmp_path / "sim.hh"
     write_simulation(
@@ -215,8 +215,8 @@ def test_joker_decks_play_legal_hands() -> None:
 def test_the_bundled_sample_imports_cleanly_and_its_truth_matches(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from pathlib import Path
 
-    from ofc_stats.dataset import Dataset
-    from ofc_stats.importer import import_paths
+    from ofc_stats.store.dataset import Dataset
+    from ofc_stats.store.importer import import_paths
 
     data = Path(__file__).parent.parent / "data"
     summary = import_paths([data / "sim-open.jsonl", data / "sim-app.hh"], tmp_path)

@@ -2,9 +2,9 @@
 
 import pytest
 
-from ofc_stats.cards import parse_cards
-from ofc_stats.rules import Variant
-from ofc_stats.timeout import Street, auto_placement, timeout_streets
+from ofc_stats.engine.cards import parse_cards
+from ofc_stats.engine.rules import Variant
+from ofc_stats.engine.timeout import Street, auto_placement, timeout_streets
 
 
 def street(cards: str, destinations: str) -> Street:

@@ -1,0 +1,130 @@
+"""One-line explanations of audit mismatches, for a person to check by hand.
+
+They run once per mismatching seat (never per hand of the dataset) and name
+the rows, the hands made and the rule that decides, e.g. "pair of Qs on top
+pays 7 under pineapple-progressive; the room's points match 0 (american
+table)".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ofc_stats.audit.money import Rake
+from ofc_stats.engine.vector.rank_tables import tables
+
+ROW_NAMES = ("top", "middle", "bottom")
+
+
+def describe_rows(top: int, middle: int, bottom: int) -> tuple[str, str, str]:
+    """What each row made, from the dense row classes."""
+    t = tables()
+    return t.rank3[top].describe(), t.rank5[middle].describe(), t.rank5[bottom].describe()
+
+
+def _rows(seat: Mapping[Any, Any]) -> tuple[str, str, str]:
+    return describe_rows(
+        int(seat["top_class"]), int(seat["middle_class"]), int(seat["bottom_class"])
+    )
+
+
+def signed(value: float) -> str:
+    """Points as people write them: +7, -12, 0."""
+    return f"{value:+g}" if value else "0"
+
+
+def points_text(seat: Mapping[Any, Any], cause: str) -> str:
+    room, ours = float(seat["reported_points"]), float(seat["net_capped"])
+    text = f"room {signed(room)}, recomputed {signed(ours)} ({abs(room - ours):g} points apart)"
+    if cause == "sign flipped":
+        return text + "; every seat's points have the opposite sign"
+    if cause == "caps not applied":
+        return text + f"; the room paid the uncapped {signed(float(seat['net']))}"
+    return text + "; no single rule change explains it"
+
+
+def royalty_text(seat: Mapping[Any, Any], alt: Mapping[Any, Any], table: str) -> str:
+    names = _rows(seat)
+    parts = []
+    for row, name in zip(ROW_NAMES, names, strict=True):
+        ours, theirs = int(seat[f"royalty_{row}"]), int(alt[f"royalty_{row}"])
+        if ours != theirs:
+            parts.append(
+                f"{name} on {row} pays {ours} under {seat['scored_with']}; room paid {theirs}"
+            )
+    rows = "; ".join(parts) or "royalties differ on an opponent's board"
+    return f"{rows} (the room's points match the {table})"
+
+
+def foul_text(seat: Mapping[Any, Any]) -> str:
+    top, middle, bottom = _rows(seat)
+    if bool(seat["fouled"]):
+        return (
+            f"board fouls (top {top}, middle {middle}, bottom {bottom}): it scores as a "
+            "scoop for every live opponent and no royalties; the room scored it as live"
+        )
+    return (
+        f"board is live (top {top}, middle {middle}, bottom {bottom}); the room scored it as fouled"
+    )
+
+
+def fantasy_text(kind: str, row: Mapping[Any, Any]) -> str:
+    previous = str(row["hand_key"])
+    top = row.get("top_description") or "its top row"
+    rules_cards = _count(row["rules_cards"])
+    room_cards = _count(row["room_cards"])
+    if kind == "fantasy_entry":
+        if rules_cards:
+            return (
+                f"{top} on top in {previous} earns {rules_cards} cards of Fantasyland under "
+                f"{row['ruleset']}; the room dealt a normal hand"
+            )
+        fouled = " (a fouled board)" if bool(row["fouled"]) else ""
+        return (
+            f"dealt Fantasyland, but {previous}'s board{fouled} with {top} on top earns none "
+            f"under {row['ruleset']}"
+        )
+    if kind == "repeat":
+        if rules_cards:
+            return (
+                f"the Fantasyland board of {previous} meets the repeat condition of "
+                f"{row['ruleset']} ({rules_cards} cards); the room ended Fantasyland"
+            )
+        return (
+            f"the Fantasyland board of {previous} does not meet the repeat condition of "
+            f"{row['ruleset']}; the room dealt Fantasyland again"
+        )
+    what = "repeat" if bool(row["in_fantasy"]) else f"{top} on top"
+    return (
+        f"{what} in {previous} gives {rules_cards} cards under {row['ruleset']}; "
+        f"the room dealt {room_cards}"
+    )
+
+
+def _count(value: Any) -> int:
+    """A card count from a nullable column; unknown counts as 0."""
+    try:
+        return 0 if value is None or value != value else int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def money_text(row: Mapping[Any, Any], rake: Rake) -> str:
+    owed = float(row["owed"])
+    money = float(row["reported_money"])
+    expected = float(row["expected_money"])
+    currency = row.get("currency") or ""
+    unit = f" {currency}" if isinstance(currency, str) and currency else ""
+    if owed < 0:
+        if bool(row["short_paid"]):
+            return (
+                f"lost {signed(float(row['net_capped']))} points × {row['stakes']:g} = "
+                f"{owed:g}{unit}; the room took only {money:g}{unit} (a short stack?)"
+            )
+        return f"lost {owed:g}{unit} by points × stakes; the room charged {money:g}{unit}"
+    return (
+        f"won {signed(float(row['net_capped']))} points × {row['stakes']:g}, "
+        f"{expected:g}{unit} after the room's rake ({rake.describe()}); "
+        f"the room paid {money:g}{unit}"
+    )

@@ -1,0 +1,453 @@
+"""Audit: the room's reported results against the rules, every difference explained.
+
+Three checks, each over whole columns:
+
+* **points** — reported points against recomputed (capped) points.  A hand
+  that differs is scored again under each single hypothesis a buggy room
+  could be following — signs flipped, caps not applied, another royalty
+  table, one board's foul judged the other way — and the first hypothesis
+  that reproduces the room's numbers names the class (``points``, ``caps``,
+  ``royalties``, ``foul``).
+* **Fantasyland** — from the ``fantasy`` view: did the player get the
+  Fantasyland (``fantasy_entry``), the repeat (``repeat``) and the card count
+  (``fantasy_cards``) the rules give?  Reported on the hand where the room's
+  decision shows, the next one.
+* **money** — reported money against points × stakes less the room's
+  inferred rake (:mod:`ofc_stats.audit.money`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ofc_stats.audit.explain import (
+    fantasy_text,
+    foul_text,
+    money_text,
+    points_text,
+    royalty_text,
+    signed,
+)
+from ofc_stats.audit.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
+from ofc_stats.audit.money import (
+    Rake,
+    expected_money,
+    infer_rake,
+    money_mismatches,
+    money_multiplier,
+)
+from ofc_stats.engine.presets import PRESETS, get_ruleset
+from ofc_stats.engine.rules import Ruleset
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_folder
+from ofc_stats.store.rescore import RESULTS, score_tables
+from ofc_stats.store.views import OfcData
+
+CLASSES = (
+    "points",
+    "caps",
+    "royalties",
+    "foul",
+    "fantasy_entry",
+    "repeat",
+    "fantasy_cards",
+    "money",
+)
+MISMATCH_COLUMNS = [
+    "hand_key",
+    "seat",
+    "player",
+    "room",
+    "ruleset",
+    "class",
+    "cause",
+    "room_value",
+    "recomputed_value",
+    "explanation",
+]
+EPS = 1e-6
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    summary: pd.DataFrame  # one row per room and ruleset
+    by_class: pd.DataFrame  # room, ruleset, class, hands, rate
+    mismatches: pd.DataFrame  # one row per seat and class, MISMATCH_COLUMNS
+    rakes: tuple[Rake, ...]
+    rules: str  # "each hand's own" or the ruleset audited against
+
+    def lines(self) -> list[str]:
+        out = [f"audit against {self.rules}"]
+        for row in self.summary.itertuples(index=False):
+            out.append(
+                f"{row.room} · {row.ruleset}: {row.hands:,} hands, {row.matching:,} match "
+                f"({row.match_rate:.1%})"
+            )
+            for check in ("points", "fantasy", "money"):
+                checked = getattr(row, f"{check}_checked")
+                if checked:
+                    matching = getattr(row, f"{check}_matching")
+                    rate = matching / checked
+                    out.append(f"  {check}: {matching:,} of {checked:,} hands match ({rate:.1%})")
+            classes = self.by_class[
+                (self.by_class["room"] == row.room) & (self.by_class["ruleset"] == row.ruleset)
+            ]
+            for item in classes.itertuples(index=False):
+                out.append(f"    {item._2}: {item.hands:,} hands ({item.rate:.1%})")
+        for rake in self.rakes:
+            out.append(f"rake {rake.describe()}")
+        return out
+
+
+def audit(
+    data: OfcData, *, ruleset: Ruleset | None = None, max_gap_minutes: float = 15.0
+) -> AuditReport:
+    """Compare every stored hand's reported results with the recomputed ones."""
+    if ruleset is not None:
+        use_ruleset(data, ruleset)
+    try:
+        points = _points(data, ruleset)
+        fantasy = _fantasy(data, max_gap_minutes)
+        money, rakes = _money(data)
+    finally:
+        if ruleset is not None:
+            data.restore_results()
+    parts = [frame for frame in (points.mismatches, fantasy.mismatches, money.mismatches)]
+    mismatches = pd.concat([p for p in parts if len(p)], ignore_index=True)
+    if mismatches.empty:
+        mismatches = pd.DataFrame(columns=MISMATCH_COLUMNS)
+    mismatches = mismatches[MISMATCH_COLUMNS].sort_values(["hand_key", "seat", "class"])
+    summary, by_class = _summary(data, mismatches, [points, fantasy, money])
+    label = f"ruleset {ruleset.name}" if ruleset is not None else "each hand's own ruleset"
+    return AuditReport(summary, by_class, mismatches.reset_index(drop=True), tuple(rakes), label)
+
+
+def guess_rulesets(data: OfcData, *, max_gap_minutes: float = 15.0) -> pd.DataFrame:
+    """Every named ruleset ranked by the hands whose points and Fantasyland it explains.
+
+    One ranking per room and rule string the room wrote, because one app can
+    run several rule sets under different names.
+    """
+    rows = []
+    rule_texts = data.df("SELECT hand_key, coalesce(rules_text, ruleset) AS rules_text FROM hands")
+    try:
+        for name, candidate in PRESETS.items():
+            use_ruleset(data, candidate)
+            points = _points(data, candidate)
+            fantasy = _fantasy(data, max_gap_minutes)
+            explained = _explained(points, fantasy).merge(rule_texts, on="hand_key")
+            for (room, text), checked in explained.groupby(["room", "rules_text"]):
+                rows.append(
+                    {
+                        "room": room,
+                        "room_rules": text,
+                        "ruleset": name,
+                        "hands": len(checked),
+                        "explained": int(checked["ok"].sum()),
+                        "points_ok": int(checked["points_ok"].sum()),
+                        "fantasy_ok": int(checked["fantasy_ok"].sum()),
+                    }
+                )
+    finally:
+        data.restore_results()
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    frame["explained_rate"] = (frame["explained"] / frame["hands"]).round(4)
+    frame = frame.sort_values(
+        ["room", "room_rules", "explained", "ruleset"], ascending=[True, True, False, True]
+    )
+    frame["rank"] = frame.groupby(["room", "room_rules"]).cumcount() + 1
+    return frame.reset_index(drop=True)
+
+
+def _explained(points: _Check, fantasy: _Check) -> pd.DataFrame:
+    """Per checked hand: no points mismatch, no Fantasyland mismatch, neither."""
+    hands = pd.concat([points.checked, fantasy.checked]).drop_duplicates("hand_key")
+    bad_points = set(points.mismatches["hand_key"]) if len(points.mismatches) else set()
+    bad_fantasy = set(fantasy.mismatches["hand_key"]) if len(fantasy.mismatches) else set()
+    hands = hands.copy()
+    hands["points_ok"] = ~hands["hand_key"].isin(bad_points)
+    hands["fantasy_ok"] = ~hands["hand_key"].isin(bad_fantasy)
+    hands["ok"] = hands["points_ok"] & hands["fantasy_ok"]
+    return hands
+
+
+def use_ruleset(data: OfcData, ruleset: Ruleset) -> None:
+    """Point the connection's ``results`` view at every hand scored under ``ruleset``."""
+    parts = [
+        score_batch_folder(batch, ruleset=ruleset)["results"]
+        for batch in Dataset(data.root).batches()
+        if (batch / "hands.parquet").exists()
+    ]
+    table = (
+        pa.concat_tables(parts, promote_options="permissive") if parts else RESULTS.empty_table()
+    )
+    data.connection.register("results_override", table)
+    data.connection.sql("CREATE OR REPLACE VIEW results AS SELECT * FROM results_override")
+
+
+@dataclass(frozen=True)
+class _Check:
+    name: str
+    checked: pd.DataFrame  # room, ruleset, hand_key of every hand this check looked at
+    mismatches: pd.DataFrame
+
+
+def _points(data: OfcData, override: Ruleset | None) -> _Check:
+    seats = data.df(
+        """SELECT hand_key, seat, player, room, ruleset, scored_with, reported_points, net,
+                  net_capped, fouled, stack, top_class, middle_class, bottom_class,
+                  royalty_top, royalty_middle, royalty_bottom
+           FROM seat_results
+           WHERE status = 'scored'
+             AND hand_key IN (SELECT hand_key FROM seats WHERE reported_points IS NOT NULL)
+           ORDER BY hand_key, seat"""
+    )
+    checked = seats[["room", "ruleset", "hand_key"]].drop_duplicates()
+    off = ~_agrees(seats["reported_points"], seats["net_capped"])
+    bad_keys = seats.loc[off, "hand_key"].unique()
+    if not len(bad_keys):
+        return _Check("points", checked, pd.DataFrame(columns=MISMATCH_COLUMNS))
+    bad = seats[seats["hand_key"].isin(bad_keys)].copy()
+    bad["off"] = off[bad.index]
+    cause = pd.Series("", index=bad.index, dtype=object)
+    klass = pd.Series("points", index=bad.index, dtype=object)
+    detail = pd.Series("", index=bad.index, dtype=object)
+    unexplained = pd.Series(True, index=bad.index)
+
+    def settle(mask: pd.Series, name: str, why: str) -> None:
+        whole = mask.groupby(bad["hand_key"]).transform("all") & unexplained
+        klass[whole] = name
+        cause[whole] = why
+        unexplained[whole] = False
+
+    reported = bad["reported_points"]
+    settle(
+        _agrees(reported, -bad["net_capped"])
+        & (bad["net_capped"] != 0).groupby(bad["hand_key"]).transform("any"),
+        "points",
+        "sign flipped",
+    )
+    settle(
+        _agrees(reported, bad["net"])
+        & (bad["net"] != bad["net_capped"]).groupby(bad["hand_key"]).transform("any"),
+        "caps",
+        "caps not applied",
+    )
+    hands, seat_rows = _subset(data, bad_keys)
+    for mistake in ROYALTY_MISTAKES.values():
+
+        def with_table(name: str, mistake: RoyaltyMistake = mistake) -> Ruleset:
+            own = override or get_ruleset(name)
+            return own.with_options(royalties=mistake(own.royalties))
+
+        scored = score_tables(hands, seat_rows, with_table)
+        alt = scored.results.to_pandas()
+        alt.index = bad.index
+        before = unexplained.copy()
+        settle(_agrees(reported, alt["net_capped"]), "royalties", "wrong royalty table")
+        newly = before & ~unexplained
+        for index in bad.index[newly & bad["off"]]:
+            table_name = mistake(
+                (override or get_ruleset(bad.loc[index, "ruleset"])).royalties
+            ).name
+            detail[index] = royalty_text(bad.loc[index], alt.loc[index], table_name)
+    position = bad.groupby("hand_key").cumcount().to_numpy()
+    fouled = bad["fouled"].to_numpy(dtype=bool)
+    for flip in range(int(position.max()) + 1):
+        forced = np.where(position == flip, ~fouled, fouled)
+        alt = score_tables(
+            hands, seat_rows, lambda name: override or get_ruleset(name), forced_fouls=forced
+        ).results.to_pandas()
+        alt.index = bad.index
+        before = unexplained.copy()
+        settle(_agrees(reported, alt["net_capped"]), "foul", "foul judged the other way")
+        newly = before & ~unexplained & pd.Series(position == flip, index=bad.index)
+        for index in bad.index[newly]:
+            detail[index] = foul_text(bad.loc[index])
+    rows = bad[bad["off"]].copy()
+    rows["class"] = klass[rows.index]
+    rows["cause"] = cause[rows.index].where(cause[rows.index] != "", "no single rule explains it")
+    rows["room_value"] = rows["reported_points"].map(_number)
+    rows["recomputed_value"] = rows["net_capped"].map(_number)
+    rows["explanation"] = [
+        detail[i] or points_text(rows.loc[i], rows.loc[i, "cause"]) for i in rows.index
+    ]
+    rows["ruleset"] = rows["scored_with"]
+    return _Check("points", checked, rows)
+
+
+def _agrees(reported: pd.Series, ours: pd.Series) -> pd.Series:
+    """Reported equals ours, or the room reported nothing for that seat."""
+    return reported.isna() | ((reported - ours).abs() <= EPS)
+
+
+def _subset(data: OfcData, keys: np.ndarray) -> tuple[pa.Table, pa.Table]:
+    """The hands and seats (hand_key, seat order) of the given hand keys."""
+    data.connection.register("audit_keys", pa.table({"hand_key": pa.array(keys, pa.string())}))
+    hands = data.arrow(
+        f"SELECT {', '.join(HAND_COLUMNS)} FROM hands "
+        "WHERE hand_key IN (SELECT hand_key FROM audit_keys) ORDER BY hand_key"
+    )
+    seats = data.arrow(
+        f"SELECT {', '.join(SEAT_COLUMNS)} FROM seats "
+        "WHERE hand_key IN (SELECT hand_key FROM audit_keys) ORDER BY hand_key, seat"
+    )
+    data.connection.unregister("audit_keys")
+    return hands, seats
+
+
+def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
+    frame = data.df(
+        """SELECT f.*, h.ruleset, h.room AS hand_room, t.description AS top_description
+           FROM fantasy f JOIN hands h USING (hand_key)
+           LEFT JOIN seat_results s USING (hand_key, seat)
+           LEFT JOIN row_classes t ON t.cards = 3 AND t.class = s.top_class
+           WHERE f.status = 'scored' AND f.next_hand_key IS NOT NULL
+             AND f.seconds_to_next <= $gap""",
+        {"gap": max_gap_minutes * 60},
+    )
+    checked = frame.rename(columns={"next_hand_key": "key"})[["room", "ruleset", "key"]]
+    checked = checked.rename(columns={"key": "hand_key"}).drop_duplicates()
+    rules_fl = frame["rules_fantasy"].astype(bool)
+    room_fl = frame["room_fantasy"].astype(bool)
+    entry = ~frame["in_fantasy"].astype(bool) & (rules_fl != room_fl)
+    repeat = frame["in_fantasy"].astype(bool) & (rules_fl != room_fl)
+    cards = (
+        rules_fl
+        & room_fl
+        & frame["room_cards"].notna()
+        & frame["rules_cards"].notna()
+        & (frame["room_cards"].fillna(0) != frame["rules_cards"].fillna(0))
+    )
+    parts = []
+    for name, mask in (("fantasy_entry", entry), ("repeat", repeat), ("fantasy_cards", cards)):
+        rows = frame[mask].copy()
+        if rows.empty:
+            continue
+        rows["class"] = name
+        rows["cause"] = np.where(rows["room_fantasy"].astype(bool), "dealt", "not dealt")
+        if name == "fantasy_cards":
+            rows["cause"] = "card count"
+        rows["room_value"] = rows["room_cards"].map(_cards)
+        rows["recomputed_value"] = rows["rules_cards"].map(_cards)
+        rows["explanation"] = [fantasy_text(name, row) for row in rows.to_dict("records")]
+        rows["previous_hand"] = rows["hand_key"]
+        rows["hand_key"] = rows["next_hand_key"]
+        rows["seat"] = rows["next_seat"]
+        parts.append(rows)
+    mismatches = pd.concat(parts) if parts else pd.DataFrame(columns=MISMATCH_COLUMNS)
+    return _Check("fantasy", checked, mismatches)
+
+
+def _money(data: OfcData) -> tuple[_Check, list[Rake]]:
+    seats = data.df(
+        """SELECT hand_key, seat, player, room, ruleset, scored_with, net_capped, stakes,
+                  reported_money, currency
+           FROM seat_results WHERE status = 'scored'
+             AND hand_key IN (SELECT hand_key FROM seats WHERE reported_money IS NOT NULL)"""
+    )
+    rakes: list[Rake] = []
+    parts = []
+    seats["currency"] = seats["currency"].fillna("")
+    for (room, currency), group in seats.groupby(["room", "currency"], sort=True):
+        multiplier = money_multiplier(group)
+        frame = expected_money(group, multiplier)
+        rake = infer_rake(f"{room} {currency or '(no currency)'}", frame, multiplier)
+        rakes.append(rake)
+        off = money_mismatches(frame, rake)
+        if off.empty:
+            continue
+        off = off.copy()
+        off["class"] = "money"
+        off["cause"] = np.where(off["short_paid"], "loser paid less than owed", "amount")
+        off["room_value"] = off["reported_money"].map(_number)
+        off["recomputed_value"] = off["expected_money"].map(_number)
+        off["explanation"] = [money_text(row, rake) for row in off.to_dict("records")]
+        off["ruleset"] = off["scored_with"]
+        parts.append(off)
+    checked = seats[["room", "ruleset", "hand_key"]].drop_duplicates()
+    mismatches = pd.concat(parts) if parts else pd.DataFrame(columns=MISMATCH_COLUMNS)
+    return _Check("money", checked, mismatches), rakes
+
+
+def _summary(
+    data: OfcData, mismatches: pd.DataFrame, checks: list[_Check]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    hands = data.df(
+        "SELECT room, ruleset, count(*) AS hands FROM hands GROUP BY ALL ORDER BY room, ruleset"
+    )
+    bad_hands = mismatches[["room", "hand_key"]].drop_duplicates()
+    hand_rooms = data.df("SELECT hand_key, room, ruleset FROM hands")
+    bad_hands = hand_rooms[hand_rooms["hand_key"].isin(bad_hands["hand_key"])]
+    hands["matching"] = hands["hands"] - hands.merge(
+        bad_hands.groupby(["room", "ruleset"]).size().rename("bad"),
+        on=["room", "ruleset"],
+        how="left",
+    )["bad"].fillna(0).astype(int)
+    hands["match_rate"] = hands["matching"] / hands["hands"]
+    for check in checks:
+        counts = check.checked.groupby(["room", "ruleset"]).size().rename("n")
+        wrong = check.mismatches.merge(hand_rooms, on="hand_key", suffixes=("_x", ""))
+        wrong = wrong[["room", "ruleset", "hand_key"]].drop_duplicates()
+        wrong = wrong[wrong["hand_key"].isin(check.checked["hand_key"])]
+        bad = wrong.groupby(["room", "ruleset"]).size().rename("bad")
+        merged = hands[["room", "ruleset"]].merge(counts, on=["room", "ruleset"], how="left")
+        merged = merged.merge(bad, on=["room", "ruleset"], how="left").fillna(0)
+        hands[f"{check.name}_checked"] = merged["n"].astype(int).to_numpy()
+        hands[f"{check.name}_matching"] = (merged["n"] - merged["bad"]).astype(int).to_numpy()
+    per_class = mismatches.merge(hand_rooms, on="hand_key", suffixes=("_x", ""))
+    by_class = (
+        per_class[["room", "ruleset", "class", "hand_key"]]
+        .drop_duplicates()
+        .groupby(["room", "ruleset", "class"])
+        .size()
+        .rename("hands")
+        .reset_index()
+    )
+    by_class = by_class.merge(
+        hands[["room", "ruleset", "hands"]], on=["room", "ruleset"], suffixes=("", "_all")
+    )
+    by_class["rate"] = by_class["hands"] / by_class["hands_all"]
+    by_class = by_class.drop(columns="hands_all")
+    by_class["order"] = by_class["class"].map(CLASSES.index)
+    by_class = by_class.sort_values(["room", "ruleset", "order"]).drop(columns="order")
+    return hands.reset_index(drop=True), by_class.reset_index(drop=True)
+
+
+def write_mismatches(report: AuditReport, path: str | Path) -> None:
+    """Parquet or CSV by the file's extension."""
+    target = Path(path)
+    frame = report.mismatches.astype({"seat": "int64"}).astype(
+        {c: "string" for c in MISMATCH_COLUMNS if c != "seat"}
+    )
+    if target.suffix.lower() == ".parquet":
+        frame.to_parquet(target, index=False)
+    elif target.suffix.lower() == ".csv":
+        frame.to_csv(target, index=False)
+    else:
+        from ofc_stats.errors import OfcError
+
+        raise OfcError(f"{target}: write the mismatches as .parquet or .csv")
+
+
+def _number(value: object) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    return signed(float(value))  # type: ignore[arg-type]
+
+
+def _cards(value: object) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "unknown"
+    count = int(value)  # type: ignore[call-overload]
+    return "no Fantasyland" if count == 0 else f"{count} cards"
+
+
+__all__ = ["AuditReport", "audit", "guess_rulesets", "use_ruleset", "write_mismatches"]

@@ -1,0 +1,41 @@
+"""Helpers the command modules share: progress bars and ruleset options."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import click
+
+from ofc_stats.engine.rules import Ruleset
+from ofc_stats.engine.ruleset_toml import resolve_ruleset
+from ofc_stats.errors import OfcError
+
+
+@contextmanager
+def progress_bar(quiet: bool, total: int, label: str) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr for long jobs (only when stderr is a terminal)."""
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        MofNCompleteColumn,
+        Progress,
+        TimeRemainingColumn,
+    )
+
+    if quiet or not sys.stderr.isatty():
+        yield lambda n: None
+        return
+    amount = DownloadColumn() if label == "importing" else MofNCompleteColumn()
+    columns = (label, BarColumn(), amount, TimeRemainingColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda n: bar.advance(task, n)
+
+
+def ruleset_option(value: str) -> Ruleset:
+    try:
+        return resolve_ruleset(value)
+    except OfcError as error:
+        raise click.BadParameter(str(error)) from None

@@ -1,0 +1,231 @@
+"""`ofc-stats score`: JSON Lines of finished hands in, one result line per hand out.
+
+Input line::
+
+    {"boards": [{"top": "Qs Qd 5c", "middle": "...", "bottom": "..."}, ...],
+     "stacks": [50, 50], "in_fantasy": [false, true], "fantasy_cards": [null, 15]}
+
+Valid lines are scored in chunks through the batch engine; a bad line is
+reported with its line number and the rest are still scored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ofc_stats.engine.board import ROWS, Board, check_hand
+from ofc_stats.engine.cards import format_cards
+from ofc_stats.engine.rules import Ruleset
+from ofc_stats.engine.vector.scoring import BatchResult, score_seat_lists
+from ofc_stats.errors import HandError, OfcError
+
+CHUNK = 10_000
+
+
+@dataclass(frozen=True)
+class HandInput:
+    line: int
+    boards: tuple[Board, ...]
+    stacks: tuple[float, ...] | None
+    in_fantasy: tuple[bool, ...]
+    fantasy_cards: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class LineError:
+    line: int
+    message: str
+
+
+def _board(value: Any, where: str) -> Board:
+    if not isinstance(value, dict):
+        raise HandError(f"{where}: a board is an object with top, middle and bottom")
+    rows = []
+    for row in ROWS:
+        cards = value.get(row)
+        if isinstance(cards, list):
+            cards = " ".join(str(card) for card in cards)
+        if not isinstance(cards, str):
+            raise HandError(f"{where}: board has no {row} row")
+        rows.append(cards)
+    return Board.parse(rows[0], rows[1], rows[2], where=where)
+
+
+def parse_hand(text: str, line: int, ruleset: Ruleset, source: str = "-") -> HandInput:
+    """One input line as a validated hand; raises OfcError naming ``source:line``."""
+    where = f"{source}:{line}"
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise HandError(f"{where}: not JSON: {error.msg} at column {error.colno}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("boards"), list):
+        raise HandError(f"{where}: expected an object with a list of boards")
+    boards = tuple(_board(value, where) for value in data["boards"])
+    check_hand(boards, ruleset.deck, ruleset.max_seats, where)
+    seats = len(boards)
+
+    def per_seat(key: str, default: Any) -> list[Any]:
+        values = data.get(key)
+        if values is None:
+            return [default] * seats
+        if not isinstance(values, list) or len(values) != seats:
+            raise HandError(f"{where}: {key} needs one entry per seat ({seats})")
+        return values
+
+    stacks = data.get("stacks")
+    if stacks is not None:
+        stacks = per_seat("stacks", None)
+        if not all(isinstance(s, int | float) and not isinstance(s, bool) for s in stacks):
+            raise HandError(f"{where}: stacks must be numbers")
+        if any(s < 0 for s in stacks):
+            raise HandError(f"{where}: stacks must not be negative")
+    flags = per_seat("in_fantasy", False)
+    if not all(isinstance(flag, bool) for flag in flags):
+        raise HandError(f"{where}: in_fantasy must be true or false per seat")
+    counts = [count or 0 for count in per_seat("fantasy_cards", None)]
+    if not all(isinstance(count, int) and 0 <= count <= 18 for count in counts):
+        raise HandError(f"{where}: fantasy_cards must be card counts or null")
+    return HandInput(
+        line=line,
+        boards=boards,
+        stacks=tuple(float(s) for s in stacks) if stacks is not None else None,
+        in_fantasy=tuple(flags),
+        fantasy_cards=tuple(counts),
+    )
+
+
+def read_hands(
+    lines: Iterable[str], ruleset: Ruleset, source: str = "-"
+) -> Iterator[HandInput | LineError]:
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            yield parse_hand(text, number, ruleset, source)
+        except OfcError as error:
+            yield LineError(number, str(error))
+
+
+def score_hands(hands: list[HandInput], ruleset: Ruleset) -> BatchResult:
+    """Score parsed hands together (seat counts may differ) through the batch engine."""
+    seat_lists = [
+        [
+            (board.cards, flag, count, None if hand.stacks is None else hand.stacks[seat])
+            for seat, (board, flag, count) in enumerate(
+                zip(hand.boards, hand.in_fantasy, hand.fantasy_cards, strict=True)
+            )
+        ]
+        for hand in hands
+    ]
+    return score_seat_lists(seat_lists, ruleset)  # parse_hand validated every hand
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else round(float(value), 6)
+
+
+def result_record(result: BatchResult, index: int, seats: int) -> dict[str, Any]:
+    """The JSON object for one hand of a batch."""
+    boards = []
+    for seat in range(seats):
+        qualifies = bool(result.fantasy_qualifies[index, seat])
+        stays = bool(result.fantasy_stays[index, seat])
+        repeat = int(result.repeat_cards[index, seat])
+        royalties = {
+            "top": int(result.royalty_top[index, seat]),
+            "middle": int(result.royalty_middle[index, seat]),
+            "bottom": int(result.royalty_bottom[index, seat]),
+        }
+        royalties["total"] = sum(royalties.values())
+        boards.append(
+            {
+                "fouled": bool(result.fouled[index, seat]),
+                "royalties": royalties,
+                "fantasyland": {
+                    "qualifies": qualifies,
+                    "cards": int(result.fantasy_cards[index, seat]) if qualifies else None,
+                    "stays": stays,
+                    "repeat_cards": repeat if stays and repeat else None,
+                },
+            }
+        )
+    return {
+        "net": [int(v) for v in result.net[index, :seats]],
+        "net_capped": [_number(v) for v in result.net_capped[index, :seats]],
+        "points": [[int(v) for v in row[:seats]] for row in result.points[index, :seats]],
+        "boards": boards,
+    }
+
+
+def format_table(hand: HandInput, record: dict[str, Any], result: BatchResult, index: int) -> str:
+    """A hand's result laid out for a person."""
+    header = [
+        "seat",
+        "top",
+        "middle",
+        "bottom",
+        "foul",
+        "royalties",
+        "fantasyland",
+        "net",
+        "capped",
+    ]
+    rows = [header]
+    for seat, board in enumerate(record["boards"]):
+        played = result.boards[index, seat]
+        fl = board["fantasyland"]
+        fantasy = "-"
+        if fl["qualifies"]:
+            fantasy = f"enters ({fl['cards']})"
+        elif fl["stays"]:
+            fantasy = f"stays ({fl['repeat_cards'] or '?'})"
+        royalties = board["royalties"]
+        rows.append(
+            [
+                str(seat),
+                format_cards(played[0:3].tolist()),
+                format_cards(played[3:8].tolist()),
+                format_cards(played[8:13].tolist()),
+                "FOUL" if board["fouled"] else "",
+                f"{royalties['total']} ({royalties['top']}/{royalties['middle']}/"
+                f"{royalties['bottom']})",
+                fantasy,
+                f"{record['net'][seat]:+d}",
+                f"{record['net_capped'][seat]:+g}",
+            ]
+        )
+    widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
+    lines = [f"hand at line {hand.line}"]
+    for row in rows:
+        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def score_stream(
+    lines: Iterable[str], ruleset: Ruleset, source: str = "-"
+) -> Iterator[tuple[HandInput, dict[str, Any], BatchResult, int] | LineError]:
+    """Scored hands and line errors, in input order, scoring CHUNK hands at a time."""
+    pending: list[HandInput | LineError] = []
+
+    def flush() -> Iterator[tuple[HandInput, dict[str, Any], BatchResult, int] | LineError]:
+        hands = [item for item in pending if isinstance(item, HandInput)]
+        result = score_hands(hands, ruleset) if hands else None
+        position = 0
+        for item in pending:
+            if isinstance(item, LineError):
+                yield item
+                continue
+            assert result is not None
+            record = result_record(result, position, len(item.boards))
+            yield item, record, result, position
+            position += 1
+        pending.clear()
+
+    for item in read_hands(lines, ruleset, source):
+        pending.append(item)
+        if len(pending) >= CHUNK:
+            yield from flush()
+    yield from flush()

@@ -1,0 +1,8 @@
+"""The rules of Open Face Chinese Poker, pure: standard library and NumPy only.
+
+Cards, row ranking, rulesets (frozen, validated presets and TOML files), the
+scalar scorer that is the definition of every rule, and under
+:mod:`ofc_stats.engine.vector` its batch twins, built from the scalar rule
+functions and proven equal to them.  Nothing here reads files other than a
+ruleset's TOML, and nothing imports pyarrow, pandas, DuckDB or the CLI.
+"""

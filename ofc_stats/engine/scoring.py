@@ -1,0 +1,212 @@
+"""Scoring one hand, readably (RULES.md §3-§6).
+
+This is the scalar path: one hand at a time, for the CLI, the tests and as
+the reference the batch engine (:mod:`ofc_stats.engine.vector.scoring`) must equal.  Seats are
+in order of action: seat 0 acts first, the last seat is the button.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ofc_stats.engine.board import Board, check_hand
+from ofc_stats.engine.jokers import best_reading
+from ofc_stats.engine.rank import RowRank, rank_row
+from ofc_stats.engine.rules import FantasyMode, FoulPolicy, MajorityBonus, Ruleset, Scoring
+from ofc_stats.errors import HandError
+
+
+@dataclass(frozen=True)
+class Royalties:
+    top: int = 0
+    middle: int = 0
+    bottom: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.top + self.middle + self.bottom
+
+
+@dataclass(frozen=True)
+class FantasyOutcome:
+    """What the board means for the next hand.
+
+    ``qualifies``/``cards``: entry into Fantasyland from a normal hand and the
+    cards the next hand deals.  ``stays``/``repeat_cards``: a Fantasyland hand
+    that earns a repeat, and its card count (None when the ruleset deals "as
+    many as this Fantasyland" and that count was not given).
+    """
+
+    qualifies: bool = False
+    cards: int | None = None
+    stays: bool = False
+    repeat_cards: int | None = None
+
+
+@dataclass(frozen=True)
+class BoardResult:
+    board: Board  # jokers replaced by the values they stand for
+    ranks: tuple[RowRank, RowRank, RowRank]
+    fouled: bool
+    royalties: Royalties
+    fantasyland: FantasyOutcome
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """``points[i][j]``: what seat i wins from seat j before caps (antisymmetric)."""
+
+    boards: tuple[BoardResult, ...]
+    points: tuple[tuple[int, ...], ...]
+    net: tuple[int, ...]
+    net_capped: tuple[float, ...]
+
+
+def row_royalties(ruleset: Ruleset, top: RowRank, middle: RowRank, bottom: RowRank) -> Royalties:
+    """Royalties of an unfouled board's rows under ``ruleset``."""
+    table = ruleset.royalties
+    return Royalties(
+        table.top_points(top),
+        table.five_points("middle", middle),
+        table.five_points("bottom", bottom),
+    )
+
+
+def fantasy_outcome(
+    ruleset: Ruleset,
+    ranks: tuple[RowRank, RowRank, RowRank],
+    fouled: bool,
+    in_fantasy: bool,
+    fantasy_cards: int | None = None,
+) -> FantasyOutcome:
+    """Fantasyland entry or repeat earned by one board (RULES.md §6)."""
+    rules = ruleset.fantasy
+    if rules.mode is FantasyMode.NONE or fouled:
+        return FantasyOutcome()
+    if not in_fantasy:
+        cards = rules.entry_cards_for(ranks[0])
+        return FantasyOutcome(qualifies=cards is not None, cards=cards)
+    if rules.repeat is None or not rules.repeat.holds(*ranks):
+        return FantasyOutcome()
+    repeat_cards = rules.repeat_cards if rules.repeat_cards is not None else fantasy_cards
+    return FantasyOutcome(stays=True, repeat_cards=repeat_cards)
+
+
+def score_board(
+    board: Board,
+    ruleset: Ruleset,
+    in_fantasy: bool = False,
+    fantasy_cards: int | None = None,
+) -> BoardResult:
+    """Foul, royalties and Fantasyland of one board; jokers read at their best."""
+    if board.jokers:
+        board, _ = best_reading(board, lambda t, m, b: row_royalties(ruleset, t, m, b).total)
+    top, middle, bottom = (rank_row(row) for row in board.rows)
+    ranks = (top, middle, bottom)
+    fouled = top.key > middle.key or middle.key > bottom.key
+    royalties = Royalties() if fouled else row_royalties(ruleset, *ranks)
+    outcome = fantasy_outcome(ruleset, ranks, fouled, in_fantasy, fantasy_cards)
+    return BoardResult(board, ranks, fouled, royalties, outcome)
+
+
+def row_points(ruleset: Ruleset, won: int, lost: int, foul: bool) -> int:
+    """Row points for winning ``won`` and losing ``lost`` of the three rows."""
+    diff = won - lost
+    if ruleset.scoring is Scoring.CLASSIC:
+        return 2 * diff
+    if foul and ruleset.foul_policy is FoulPolicy.ROWS_ONLY:
+        return diff
+    if ruleset.scoring is Scoring.AMERICAN:
+        return diff + (3 if won == 3 else -3 if lost == 3 else 0)
+    if ruleset.majority_bonus is MajorityBonus.MORE_ROWS:
+        return diff + (1 if won > lost else -1 if lost > won else 0)
+    return diff + (1 if won >= 2 else -1 if lost >= 2 else 0)
+
+
+def pair_points(ruleset: Ruleset, a: BoardResult, b: BoardResult) -> int:
+    """What board ``a`` wins from board ``b``: rows plus the royalty difference."""
+    if a.fouled and b.fouled:
+        return 0
+    if a.fouled or b.fouled:
+        won, lost = (0, 3) if a.fouled else (3, 0)
+        rows = row_points(ruleset, won, lost, foul=True)
+    else:
+        signs = [(x.key > y.key) - (x.key < y.key) for x, y in zip(a.ranks, b.ranks, strict=True)]
+        rows = row_points(ruleset, signs.count(1), signs.count(-1), foul=False)
+    return rows + a.royalties.total - b.royalties.total
+
+
+def settlement_order(seats: int) -> list[tuple[int, int]]:
+    """Pairs in the order they settle (RULES.md §4, 002).
+
+    Seats are in order of action, the button last.  With three players this is
+    (first, second), (first, button), (second, button): the players after the
+    button settle with each other, then the first with the button, then the
+    button with the second.  More seats follow the same lexicographic order.
+    """
+    return [(i, j) for i in range(seats) for j in range(i + 1, seats)]
+
+
+def settle(
+    ruleset: Ruleset,
+    points: Sequence[Sequence[int]],
+    stacks: Sequence[float] | None,
+) -> tuple[float, ...]:
+    """Net results after stack caps and the maximum loss, settling pair by pair.
+
+    A loser pays at most what it has on the table at that moment (its stack,
+    grown or shrunk by the pairs settled before) and at most what is left of
+    ``max_loss``.  Without stacks or caps this is just the sum of ``points``.
+    """
+    seats = len(points)
+    net = [0.0] * seats
+    use_stacks = stacks is not None and ruleset.stack_cap
+    chips = [float(s) for s in stacks] if stacks is not None and use_stacks else [0.0] * seats
+    for i, j in settlement_order(seats):
+        owed = points[i][j]
+        if owed == 0:
+            continue
+        payer, payee = (j, i) if owed > 0 else (i, j)
+        amount = float(abs(owed))
+        if use_stacks:
+            amount = min(amount, max(chips[payer], 0.0))
+        if ruleset.max_loss is not None:
+            amount = min(amount, max(ruleset.max_loss + net[payer], 0.0))
+        chips[payer] -= amount
+        chips[payee] += amount
+        net[payer] -= amount
+        net[payee] += amount
+    return tuple(net)
+
+
+def score_hand(
+    boards: Sequence[Board],
+    ruleset: Ruleset,
+    *,
+    stacks: Sequence[float] | None = None,
+    in_fantasy: Sequence[bool] | None = None,
+    fantasy_cards: Sequence[int | None] | None = None,
+    where: str = "",
+) -> HandResult:
+    """Score one finished hand of 2-4 boards, seats in order of action."""
+    check_hand(boards, ruleset.deck, ruleset.max_seats, where)
+    seats = len(boards)
+    origin = f"{where}: " if where else ""
+    for name, values in (("stacks", stacks), ("in_fantasy", in_fantasy)):
+        if values is not None and len(values) != seats:
+            raise HandError(f"{origin}{name} has {len(values)} entries for {seats} seats")
+    if stacks is not None and any(s < 0 for s in stacks):
+        raise HandError(f"{origin}stacks must not be negative: {list(stacks)}")
+    flags = list(in_fantasy) if in_fantasy is not None else [False] * seats
+    counts = list(fantasy_cards) if fantasy_cards is not None else [None] * seats
+    results = tuple(
+        score_board(board, ruleset, bool(flag), count)
+        for board, flag, count in zip(boards, flags, counts, strict=True)
+    )
+    points = tuple(
+        tuple(0 if i == j else pair_points(ruleset, results[i], results[j]) for j in range(seats))
+        for i in range(seats)
+    )
+    net = tuple(sum(row) for row in points)
+    return HandResult(results, points, net, settle(ruleset, points, stacks))

@@ -1,0 +1,350 @@
+"""`ofc-stats simulate`: bots play whole sessions and write hand histories.
+
+The room's reported results come from the engine; ``room_errors`` corrupts a
+known share of hands the way a buggy room would and lists each one in a truth
+file, so an audit can be checked against ground truth.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ofc_stats.audit.mistakes import ROYALTY_MISTAKES
+from ofc_stats.engine.board import Board
+from ofc_stats.engine.rules import Ruleset
+from ofc_stats.engine.scoring import score_hand
+from ofc_stats.engine.vector.scoring import score_seat_lists
+from ofc_stats.errors import OfcError
+from ofc_stats.records import HandRecord
+from ofc_stats.sim.lookahead import Style
+from ofc_stats.sim.tables import Player, TableSpec, play_hands
+
+STYLES = {
+    "careful": Style("careful", foul_penalty=9, fantasy_bonus=60, noise=1.5),
+    "chaser": Style("chaser", foul_penalty=6, fantasy_bonus=150, noise=0.5, top_chase=8),
+    "weak": Style("weak", foul_penalty=4, fantasy_bonus=60, noise=3.0, top_chase=4),
+    "strong": Style("strong", foul_penalty=8, fantasy_bonus=80, noise=0.0, top_chase=3),
+}
+NAMES = (
+    "Ana", "Bo", "Chen", "Dara", "Emil", "Fay", "Gus", "Hana", "Ivo", "Jun",
+    "Kai", "Lea", "Milo", "Nia", "Omar", 'Zoë "Z" <Z>',
+)  # fmt: skip
+MAX_TABLES = 1024  # tables played in lockstep: wider arrays, fewer NumPy calls per hand
+ERROR_KINDS = ("royalty_table", "sign_error", "cap_ignored", "points_rounded")
+
+
+@dataclass
+class SimulationSummary:
+    hands: int = 0
+    seconds: float = 0.0
+    seats: Counter[str] = field(default_factory=Counter)  # by style
+    fouls: Counter[str] = field(default_factory=Counter)
+    entries: Counter[str] = field(default_factory=Counter)
+    corrupted: int = 0
+
+    def line(self) -> str:
+        rate = self.hands / self.seconds if self.seconds else 0.0
+        total = sum(self.seats.values()) or 1
+        per_style = ", ".join(
+            f"{style} {self.fouls[style] / n:.0%} foul / {self.entries[style] / n:.0%} FL"
+            for style, n in sorted(self.seats.items())
+        )
+        return (
+            f"simulated {self.hands} hands in {self.seconds:.1f} s ({rate:,.0f} hands/s); "
+            f"fouls {sum(self.fouls.values()) / total:.1%}, Fantasyland entries "
+            f"{sum(self.entries.values()) / total:.1%} ({per_style}); "
+            f"{self.corrupted} hands with room errors"
+        )
+
+
+def _tally(
+    summary: SimulationSummary, hands: list[HandRecord], ruleset: Ruleset, style_of: dict[str, str]
+) -> None:
+    """Count fouls and Fantasyland entries per style with the batch engine; empties ``hands``."""
+    if not hands:
+        return
+    result = score_seat_lists(
+        [
+            [
+                (s.top + s.middle + s.bottom, s.in_fantasy, s.fantasy_cards or 0, None)
+                for s in hand.seats
+            ]
+            for hand in hands
+        ],
+        ruleset,
+    )
+    for i, hand in enumerate(hands):
+        for seat in hand.seats:
+            style = style_of.get(seat.player, "?")
+            summary.seats[style] += 1
+            summary.fouls[style] += bool(result.fouled[i, seat.seat])
+            summary.entries[style] += bool(result.fantasy_qualifies[i, seat.seat])
+    hands.clear()
+
+
+def player_pool(count: int) -> list[Player]:
+    """``count`` named players, styles in turn: careful, chaser, weak, strong."""
+    styles = list(STYLES.values())
+    names = [
+        NAMES[i % len(NAMES)] + ("" if i < len(NAMES) else f" {i // len(NAMES) + 1}")
+        for i in range(count)
+    ]
+    return [Player(name, styles[i % len(styles)]) for i, name in enumerate(names)]
+
+
+def corrupt(hand: HandRecord, ruleset: Ruleset, kind: str) -> tuple[HandRecord, str] | None:
+    """The hand as a buggy room would report it, and what changed; None if no change shows."""
+    boards = [Board(s.top, s.middle, s.bottom) for s in hand.seats]
+    flags = [s.in_fantasy for s in hand.seats]
+    counts = [s.fantasy_cards for s in hand.seats]
+    chips = [s.stack for s in hand.seats]
+    stacks = None if any(x is None for x in chips) else [float(x or 0.0) for x in chips]
+    if kind == "royalty_table":
+        # The first mistake of the catalogue that changes this hand's points.
+        for mistake in ROYALTY_MISTAKES.values():
+            other = mistake(ruleset.royalties)
+            if other == ruleset.royalties:
+                continue
+            wrong = score_hand(
+                boards,
+                ruleset.with_options(royalties=other),
+                stacks=stacks,
+                in_fantasy=flags,
+                fantasy_cards=counts,
+            ).net_capped
+            detail = f"royalties paid from the {other.name}"
+            before = [s.reported_points or 0.0 for s in hand.seats]
+            if any(abs(a - b) > 1e-9 for a, b in zip(wrong, before, strict=True)):
+                break
+    elif kind == "sign_error":
+        wrong = tuple(-(s.reported_points or 0.0) for s in hand.seats)
+        detail = "every seat's points negated"
+    elif kind == "cap_ignored":
+        if stacks is None:
+            return None
+        wrong = tuple(
+            float(x)
+            for x in score_hand(boards, ruleset, in_fantasy=flags, fantasy_cards=counts).net
+        )
+        detail = "stack caps not applied"
+    else:
+        wrong = tuple(float(round((s.reported_points or 0.0) / 2) * 2) for s in hand.seats)
+        detail = "points rounded to even numbers"
+    current = tuple(s.reported_points for s in hand.seats)
+    if all(abs((a or 0.0) - b) < 1e-9 for a, b in zip(current, wrong, strict=True)):
+        return None
+    seats = tuple(
+        replace(s, reported_points=float(w), reported_money=round(float(w) * (hand.stakes or 1), 2))
+        for s, w in zip(hand.seats, wrong, strict=True)
+    )
+    return replace(hand, seats=seats), detail
+
+
+def check_options(ruleset: Ruleset, seats: int, players: int) -> None:
+    if not ruleset.min_seats <= seats <= ruleset.max_seats:
+        raise OfcError(
+            f"{ruleset.name} seats {ruleset.min_seats} to {ruleset.max_seats}, not {seats}"
+        )
+    if players < seats:
+        raise OfcError(f"{players} players cannot fill {seats} seats")
+
+
+def simulate(
+    hands: int,
+    ruleset: Ruleset,
+    *,
+    seats: int,
+    players: int = 9,
+    seed: int = 0,
+    tables: int | None = None,
+    room_errors: float = 0.0,
+    timeout_rate: float = 0.02,
+    rollouts: int = 5,
+    stack: float | None = None,
+    worker: int = 0,
+    workers: int = 1,
+) -> Iterator[tuple[HandRecord, dict[str, object] | None]]:
+    """Hands and, for each corrupted one, its truth entry, in hand-major order.
+
+    With ``workers`` > 1 this yields only worker ``worker``'s share of the
+    tables; every worker derives the same seating from ``seed``.
+    """
+    check_options(ruleset, seats, players)
+    pool = player_pool(players)
+    table_count = tables or max(workers, min(MAX_TABLES, hands // 20 or 1))
+    seat_rng = np.random.default_rng(seed)
+    seating = [
+        [pool[int(i)] for i in seat_rng.choice(players, size=seats, replace=False)]
+        for _ in range(table_count)
+    ]
+    mine = np.array_split(np.arange(table_count), workers)[worker]
+    spec = TableSpec(ruleset, seats, rollouts=rollouts, timeout_rate=timeout_rate, stack=stack)
+    rounds = -(-hands // table_count)
+    rng = np.random.default_rng([seed, worker, workers])
+    error_rng = np.random.default_rng([seed, worker, workers, 1])
+    played = play_hands(
+        spec,
+        [seating[int(i)] for i in mine],
+        rounds,
+        rng,
+        fantasy_errors=room_errors / 5,
+        error_rng=error_rng,
+        first_table=int(mine[0]),
+    )
+    for hand, fantasy_truth in played:
+        truth: dict[str, object] | None = fantasy_truth
+        if truth is None and room_errors and error_rng.random() < room_errors:
+            kinds = list(ERROR_KINDS)
+            error_rng.shuffle(kinds)
+            for kind in kinds:
+                changed = corrupt(hand, ruleset, kind)
+                if changed is not None:
+                    before = [s.reported_points for s in hand.seats]
+                    hand, detail = changed
+                    truth = {
+                        "hand_key": hand.hand_key,
+                        "kind": kind,
+                        "detail": detail,
+                        "correct_points": before,
+                        "reported_points": [s.reported_points for s in hand.seats],
+                    }
+                    break
+        yield hand, truth
+
+
+Batch = tuple[list[tuple[str, str | None]], dict[str, Counter[str]]]
+
+
+def _batches(
+    hands: int, ruleset: Ruleset, output_format: str, options: dict[str, object]
+) -> Iterator[Batch]:
+    """Serialized hands and style tallies of one worker, one hand round at a time."""
+    from parsers.app_json import dumps_app
+    from parsers.open_format import dumps
+
+    def number(key: str, default: int) -> int:
+        value = options.get(key)
+        return int(value) if isinstance(value, int) else default
+
+    style_of = {p.name: p.style.name for p in player_pool(number("players", 9))}
+    workers = number("workers", 1)
+    tables = number("tables", 0) or max(workers, min(MAX_TABLES, hands // 20 or 1))
+    share = len(np.array_split(np.arange(tables), workers)[number("worker", 0)])
+    lines: list[tuple[str, str | None]] = []
+    records: list[HandRecord] = []
+    for hand, truth in simulate(hands, ruleset, **options):  # type: ignore[arg-type]
+        if output_format == "app-json":
+            hand = replace(hand, format="app-json", room="Ppp")
+            text = dumps_app(hand)
+        else:
+            text = dumps(hand) + "\n"
+        if truth is not None:
+            truth["hand_key"] = hand.hand_key
+        lines.append((text, None if truth is None else json.dumps(truth, ensure_ascii=False)))
+        records.append(hand)
+        if len(lines) == share:
+            summary = SimulationSummary()
+            _tally(summary, records, ruleset, style_of)
+            yield (
+                lines,
+                {"seats": summary.seats, "fouls": summary.fouls, "entries": summary.entries},
+            )
+            lines = []
+
+
+def _produce(
+    queue: Any, hands: int, ruleset: Ruleset, output_format: str, options: dict[str, object]
+) -> None:
+    """A worker process: send each hand round to the parent, then None."""
+    try:
+        for batch in _batches(hands, ruleset, output_format, options):
+            queue.put(batch)
+    except BaseException as error:  # the parent re-raises it with the worker's message
+        queue.put(f"{type(error).__name__}: {error}")
+    finally:
+        queue.put(None)
+
+
+def write_simulation(
+    out: str | Path,
+    hands: int,
+    ruleset: Ruleset,
+    *,
+    output_format: str = "open",
+    workers: int = 2,
+    progress: Callable[[int], None] | None = None,
+    **options: object,
+) -> SimulationSummary:
+    """Write hands to ``out`` (and ``out`` + ``.truth.jsonl`` when errors are injected).
+
+    ``workers`` processes each play a share of the tables; rounds are written
+    in worker order, so the output depends on the seed and ``workers`` only.
+    """
+    import multiprocessing
+    import time
+
+    check_options(ruleset, int(options.get("seats", 0)), int(options.get("players", 9)))  # type: ignore[call-overload]
+    out = Path(out)
+    summary = SimulationSummary()
+    start = time.perf_counter()
+    truth_path = out.with_name(out.name + ".truth.jsonl")
+    context = multiprocessing.get_context("fork")
+    queues = [context.Queue(maxsize=8) for _ in range(workers)]
+    processes = [
+        context.Process(
+            target=_produce,
+            args=(
+                queues[w],
+                hands,
+                ruleset,
+                output_format,
+                {**options, "worker": w, "workers": workers},
+            ),
+            daemon=True,
+        )
+        for w in range(workers)
+    ]
+    for process in processes:
+        process.start()
+    try:
+        with (
+            out.open("w", encoding="utf-8") as stream,
+            truth_path.open("w", encoding="utf-8") as truth_out,
+        ):
+            running = list(range(workers))
+            while running and summary.hands < hands:
+                for w in list(running):
+                    batch = queues[w].get()
+                    if batch is None:
+                        running.remove(w)
+                        continue
+                    if isinstance(batch, str):
+                        raise OfcError(f"simulation worker {w} failed: {batch}")
+                    lines, tallies = batch
+                    for text, truth in lines[: hands - summary.hands]:
+                        stream.write(text)
+                        if truth is not None:
+                            truth_out.write(truth + "\n")
+                            summary.corrupted += 1
+                        summary.hands += 1
+                        if progress:
+                            progress(1)
+                    for name in ("seats", "fouls", "entries"):
+                        getattr(summary, name).update(tallies[name])
+                    if summary.hands >= hands:
+                        break
+    finally:
+        for process in processes:
+            process.kill()
+            process.join()
+    if not summary.corrupted:
+        truth_path.unlink()
+    summary.seconds = time.perf_counter() - start
+    return summary

@@ -1,0 +1,1 @@
+"""The dataset: Parquet tables (one folder per table), import, recompute, DuckDB views."""

@@ -1,0 +1,180 @@
+"""Recompute: score every stored import batch again and store the results beside it.
+
+Results live in ``<dataset>/results/<batch id>/`` (``results`` and ``versus``
+Parquet files plus ``done.json``), one folder per import batch,
+written under ``.tmp`` and published with one rename like the batches
+themselves.  Import batches never change, so "not yet scored" is simply
+"no results folder for this engine version"; ``force`` redoes them all.
+Memory is bounded by the import batch size, not by the dataset.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.engine.rules import Ruleset
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.rescore import RulesetLookup, score_tables
+
+ENGINE_VERSION = 2  # bump when a rule fix changes results: stored results are redone
+HAND_COLUMNS = ["hand_key", "ruleset", "seat_count", "complete"]
+SEAT_COLUMNS = [
+    "hand_key",
+    "seat",
+    "board",
+    "board_streets",
+    "in_fantasy",
+    "fantasy_cards",
+    "stack",
+]
+
+
+@dataclass
+class RecomputeSummary:
+    batches: int = 0  # scored now
+    up_to_date: int = 0  # already scored, left alone
+    hands: int = 0
+    seats: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def lines(self) -> list[str]:
+        text = [
+            f"recomputed: {self.hands} hands in {self.batches} batch(es), "
+            f"{self.up_to_date} batch(es) already up to date"
+        ]
+        if self.seconds >= 2:  # worth a figure; short runs stay exact for tests
+            text[0] += f" ({self.hands / self.seconds:,.0f} hands/s)"
+        for status, count in sorted(self.statuses.items()):
+            text.append(f"  {status}: {count} seats")
+        return text
+
+
+def results_dir(dataset: Dataset) -> Path:
+    return dataset.root / "results"
+
+
+def _done(folder: Path) -> bool:
+    marker = folder / "done.json"
+    if not marker.is_file():
+        return False
+    try:
+        return bool(json.loads(marker.read_text()).get("engine") == ENGINE_VERSION)
+    except (OSError, ValueError):
+        return False
+
+
+def score_batch_folder(
+    batch: Path, lookup: RulesetLookup = get_ruleset, ruleset: Ruleset | None = None
+) -> dict[str, pa.Table]:
+    """The results and versus tables of one import batch folder (``ruleset`` overrides)."""
+    hands = pq.read_table(batch / "hands.parquet", columns=HAND_COLUMNS)
+    seats = pq.read_table(batch / "seats.parquet", columns=SEAT_COLUMNS)
+    scored = score_tables(hands, seats, lookup, ruleset=ruleset)
+    return {"results": scored.results, "versus": scored.versus}
+
+
+def recompute(
+    root: str | Path,
+    *,
+    force: bool = False,
+    lookup: RulesetLookup = get_ruleset,
+    progress: Callable[[int], None] | None = None,
+    workers: int | None = None,
+) -> RecomputeSummary:
+    """Score the import batches that have no current results (all with ``force``).
+
+    The caller holds the dataset lock (``import`` does; the CLI takes it).
+    ``progress`` is called with the hands of each finished batch.  Batches are
+    independent, so ``workers`` processes (default: one per core, at most 2
+    on small jobs) score them side by side.
+    """
+    started = time.perf_counter()
+    dataset = Dataset(root)
+    summary = RecomputeSummary()
+    out = results_dir(dataset)
+    out.mkdir(exist_ok=True)
+    (dataset.root / ".tmp").mkdir(exist_ok=True)
+    todo = []
+    for batch in dataset.batches():
+        if not force and _done(out / batch.name):
+            summary.up_to_date += 1
+        elif (batch / "hands.parquet").exists():
+            todo.append(batch)
+    count = workers or min(os.cpu_count() or 1, 4)
+    if lookup is not get_ruleset:  # a custom lookup may not survive pickling
+        count = 1
+    if count > 1 and len(todo) > 1:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(min(count, len(todo)), mp_context=context) as pool:
+            jobs = [pool.submit(_score_and_publish, batch, out, lookup) for batch in todo]
+            for job in as_completed(jobs):
+                _count(summary, *job.result(), progress)
+    else:
+        for batch in todo:
+            _count(summary, *_score_and_publish(batch, out, lookup), progress)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _score_and_publish(
+    batch: Path, out: Path, lookup: RulesetLookup
+) -> tuple[int, int, dict[str, int]]:
+    """Score one batch and publish its results; (hands, seats, seats by status)."""
+    tables = score_batch_folder(batch, lookup)
+    _publish(batch.parent.parent / ".tmp" / f"results-{batch.name}", out / batch.name, tables)
+    results = tables["results"]
+    statuses = pc.value_counts(results["status"].cast(pa.string())).to_pylist()
+    hands = pq.read_metadata(batch / "hands.parquet").num_rows
+    return hands, results.num_rows, {item["values"]: item["counts"] for item in statuses}
+
+
+def _count(
+    summary: RecomputeSummary,
+    hands: int,
+    seats: int,
+    statuses: dict[str, int],
+    progress: Callable[[int], None] | None,
+) -> None:
+    summary.batches += 1
+    summary.hands += hands
+    summary.seats += seats
+    summary.statuses.update(statuses)
+    if progress is not None:
+        progress(hands)
+
+
+def _publish(staging: Path, target: Path, tables: dict[str, pa.Table]) -> None:
+    """Write the tables under ``staging`` and swap the folder in for ``target``."""
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for name, table in tables.items():
+        # hand_key is unique per seat: a dictionary would cost time and save nothing.
+        pq.write_table(
+            table,
+            staging / f"{name}.parquet",
+            compression="zstd",
+            use_dictionary=[c for c in table.column_names if c != "hand_key"],
+        )
+    (staging / "done.json").write_text(
+        json.dumps({"engine": ENGINE_VERSION, "seats": tables["results"].num_rows}) + "\n"
+    )
+    old = staging.with_name(staging.name + ".old")
+    if target.exists():
+        os.rename(target, old)
+    os.rename(staging, target)
+    shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,437 @@
+"""Stored hands scored again through the batch engine, as Arrow tables.
+
+Input is one import batch's ``hands`` and ``seats`` columns; output is the
+``results`` table (one row per seat) and the ``versus`` table (one row per
+seat and opponent).  Hands are grouped by ruleset and seat count, and each
+group is one :func:`ofc_stats.engine.vector.scoring.score_batch` call on NumPy arrays made
+straight from the Arrow buffers: no Python call per hand or per seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ofc_stats.engine.board import BOARD_SIZE
+from ofc_stats.engine.rules import Ruleset
+from ofc_stats.engine.vector.scoring import BatchResult, score_batch
+from ofc_stats.errors import OfcError
+
+RESULTS = pa.schema(
+    [
+        ("hand_key", pa.string()),
+        ("seat", pa.int8()),
+        ("ruleset", pa.dictionary(pa.int32(), pa.string())),  # the ruleset scored with
+        ("status", pa.dictionary(pa.int8(), pa.string())),  # scored | incomplete | unknown ruleset
+        ("fouled", pa.bool_()),
+        ("top_class", pa.int16()),  # dense strength class; names in the row_classes view
+        ("middle_class", pa.int16()),
+        ("bottom_class", pa.int16()),
+        ("royalty_top", pa.int16()),
+        ("royalty_middle", pa.int16()),
+        ("royalty_bottom", pa.int16()),
+        ("royalties", pa.int16()),
+        ("rows_won", pa.int8()),  # summed over opponents
+        ("rows_lost", pa.int8()),
+        ("rows_tied", pa.int8()),
+        ("scoops", pa.int8()),  # opponents this seat won all three rows from
+        ("scooped", pa.int8()),  # opponents that won all three rows from this seat
+        ("net", pa.int32()),  # points before stack caps
+        ("net_capped", pa.float64()),  # points after caps and max loss, as settled
+        ("fantasy_entry", pa.int8()),  # cards of the Fantasyland this board earns, 0 = none
+        ("fantasy_stays", pa.bool_()),  # a Fantasyland seat keeps Fantasyland
+        ("repeat_cards", pa.int8()),  # cards of that repeat, 0 = none or unknown
+        ("fantasy_next", pa.int8()),  # cards the rules deal next hand, 0 = normal, null = unknown
+        ("timeout_streets", pa.int16()),  # bit s: street s matches the timeout auto-placement
+        ("timeouts", pa.int8()),  # how many streets did
+    ]
+)
+VERSUS = pa.schema(
+    [
+        ("hand_key", pa.string()),
+        ("seat", pa.int8()),
+        ("opponent", pa.int8()),
+        ("rows_won", pa.int8()),
+        ("rows_lost", pa.int8()),
+        ("rows_tied", pa.int8()),
+        ("scoop", pa.bool_()),
+        ("points", pa.int32()),  # uncapped, royalties included
+    ]
+)
+SCORED = "scored"
+INCOMPLETE = "incomplete"
+UNKNOWN_RULESET = "unknown ruleset"
+
+RulesetLookup = Callable[[str], Ruleset]
+
+
+@dataclass(frozen=True)
+class Scored:
+    results: pa.Table
+    versus: pa.Table
+
+
+def board_array(
+    column: pa.ChunkedArray | pa.Array,
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
+    """(N, 13) card ids and validity from a fixed_size_binary(13) column, without copying rows."""
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if array.type != pa.binary(BOARD_SIZE):  # e.g. a DuckDB BLOB
+        array = array.cast(pa.binary(BOARD_SIZE))
+    count = len(array)
+    data = array.buffers()[1]
+    if data is None:
+        return np.zeros((count, BOARD_SIZE), np.int8), np.zeros(count, bool)
+    start = array.offset * BOARD_SIZE
+    cards = np.frombuffer(data, dtype=np.int8, count=count * BOARD_SIZE, offset=start)
+    valid = array.is_valid().to_numpy(zero_copy_only=False)
+    return cards.reshape(count, BOARD_SIZE), valid
+
+
+def _numbers(column: pa.ChunkedArray, fill: float, dtype: type) -> npt.NDArray[np.generic]:
+    return np.asarray(pc.fill_null(column, fill).to_numpy(), dtype=dtype)
+
+
+def _seat_order(hands: pa.Table, seats: pa.Table) -> tuple[pa.Table, npt.NDArray[np.int64]]:
+    """Seats grouped by hand in the hands' order, and each hand's first seat row.
+
+    Importers write seats hand by hand in that order; anything else is sorted.
+    """
+    counts = hands["seat_count"].to_numpy().astype(np.int64)
+    starts = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    if int(counts.sum()) == seats.num_rows:
+        firsts = pc.take(seats["hand_key"], pa.array(starts)) if len(starts) else None
+        if firsts is None or firsts.equals(hands["hand_key"]):
+            return seats, starts
+    order = {key: i for i, key in enumerate(hands["hand_key"].to_pylist())}
+    position = pa.array([order.get(k, len(order)) for k in seats["hand_key"].to_pylist()])
+    seats = seats.append_column("_pos", position).sort_by(
+        [("_pos", "ascending"), ("seat", "ascending")]
+    )
+    seats = seats.drop_columns(["_pos"])
+    if int(counts.sum()) != seats.num_rows:
+        raise OfcError("seats table does not match the hands' seat counts")
+    return seats, starts
+
+
+def score_tables(
+    hands: pa.Table,
+    seats: pa.Table,
+    lookup: RulesetLookup,
+    *,
+    ruleset: Ruleset | None = None,
+    forced_fouls: npt.NDArray[np.bool_] | None = None,
+) -> Scored:
+    """Score the hands of one batch; ``ruleset`` overrides each hand's own.
+
+    ``forced_fouls`` (one flag per seat row, in the seats' order) replaces the
+    boards' own foul verdicts, for the audit's "what if" questions.
+    """
+    seats, starts = _seat_order(hands, seats)
+    rows = seats.num_rows
+    counts = hands["seat_count"].to_numpy().astype(np.int64)
+    boards, valid = board_array(seats["board"])
+    hand_valid = np.logical_and.reduceat(valid, starts) if rows else np.zeros(0, bool)
+    hand_valid &= hands["complete"].to_numpy(zero_copy_only=False).astype(bool)
+    streets = _street_column(seats, rows)
+
+    in_fantasy = _numbers(seats["in_fantasy"], False, np.bool_)
+    fantasy_cards = _numbers(seats["fantasy_cards"], 0, np.int8)
+    stacks = _numbers(seats["stack"], np.nan, np.float64)
+
+    out = _Columns(rows)
+    # Per seat row: 0 = incomplete, 1 = scored, 2 = unknown ruleset; which ruleset name.
+    status = np.zeros(rows, dtype=np.int8)
+    names = hands["ruleset"].combine_chunks().dictionary_encode()
+    name_list = names.dictionary.to_pylist()
+    name_code = np.asarray(names.indices.fill_null(0).to_numpy(), dtype=np.int32)
+    used_names = list(name_list) if ruleset is None else [ruleset.name]
+    used = np.repeat(name_code if ruleset is None else np.zeros_like(name_code), counts)
+    versus: list[dict[str, npt.NDArray[np.generic]]] = []
+    seat_numbers = seats["seat"].to_numpy().astype(np.int8)
+    for (code, seat_count), members in _groups(name_code, counts, hand_valid, ruleset).items():
+        index = starts[members][:, None] + np.arange(seat_count)  # (G, S) seat rows
+        flat = index.reshape(-1)
+        try:
+            rules = ruleset or lookup(name_list[code])
+        except OfcError:
+            status[flat] = 2
+            continue
+        fantasy = in_fantasy[index]
+        result = score_batch(
+            boards[index],
+            rules,
+            in_fantasy=fantasy,
+            fantasy_cards=fantasy_cards[index],
+            stacks=stacks[index] if rules.stack_cap else None,
+            check=False,
+            forced_fouls=None if forced_fouls is None else forced_fouls[index],
+        )
+        status[flat] = 1
+        outcomes = _row_outcomes(result)
+        out.fill(flat, result, outcomes)
+        if streets is not None:
+            out.timeouts(flat, timeout_mask(streets[flat], fantasy.reshape(-1), rules))
+        versus.append(_versus(result, outcomes, index, seat_numbers))
+    results = out.table(
+        seats["hand_key"],
+        seats["seat"],
+        pa.DictionaryArray.from_arrays(pa.array(used, pa.int32()), pa.array(used_names)),
+        pa.DictionaryArray.from_arrays(pa.array(status), pa.array(STATUSES)),
+    )
+    return Scored(results, _versus_table(seats, versus))
+
+
+STATUSES = (INCOMPLETE, SCORED, UNKNOWN_RULESET)
+ROW_LENGTHS = (3, 5, 5)
+
+
+def _street_column(seats: pa.Table, rows: int) -> npt.NDArray[np.int8] | None:
+    """(N, 13) street of each board card, -1 unknown; None when the column is absent."""
+    if "board_streets" not in seats.column_names:
+        return None
+    streets, known = board_array(seats["board_streets"])
+    streets = streets.copy()
+    streets[~known] = -1
+    return streets
+
+
+def timeout_mask(
+    streets: npt.NDArray[np.int8], in_fantasy: npt.NDArray[np.bool_], ruleset: Ruleset
+) -> npt.NDArray[np.int16]:
+    """Bit s set where street s matches the room's auto-placement (RULES.md §2).
+
+    Counts per row, not card order: fill the bottom, then the middle, then the
+    top with the variant's placed cards.  Streets where the rows left one way
+    to place (forced), Fantasyland seats and unknown streets are never flagged.
+    The SQL ``streets`` view computes the same flags from the placements.
+    """
+    count = len(streets)
+    plan = ruleset.variant.streets
+    # Each card adds 1 in the 4-bit field of its street: one int64 per row holds the
+    # card count of every street (at most 5 per field; field 15 collects unknowns).
+    street = np.ascontiguousarray(streets.T).astype(np.int64)
+    street[(street < 0) | (street >= len(plan))] = 15
+    fields = np.left_shift(np.int64(1), street * 4)
+    packed = [fields[0:3].sum(axis=0), fields[3:8].sum(axis=0), fields[8:13].sum(axis=0)]
+    top, middle, bottom = (
+        [((row >> (4 * n)) & 15).astype(np.int16) for n in [*range(len(plan)), 15]]
+        for row in packed
+    )
+    known = (top[-1] + middle[-1] + bottom[-1] == 0) & ~in_fantasy
+    mask = np.zeros(count, dtype=np.int16)
+    free_top = np.full(count, 3, dtype=np.int16)
+    free_middle = np.full(count, 5, dtype=np.int16)
+    free_bottom = np.full(count, 5, dtype=np.int16)
+    for number, (_, placed) in enumerate(plan):
+        want_bottom = np.minimum(placed, free_bottom)
+        want_middle = np.minimum(placed - want_bottom, free_middle)
+        want_top = placed - want_bottom - want_middle
+        open_rows = (free_top > 0).view(np.int8) + (free_middle > 0) + (free_bottom > 0)
+        forced = (free_top + free_middle + free_bottom == placed) | (open_rows <= 1)
+        match = (bottom[number] == want_bottom) & (middle[number] == want_middle)
+        match &= top[number] == want_top
+        match &= known & ~forced
+        mask |= match.astype(np.int16) << number
+        free_top -= top[number]
+        free_middle -= middle[number]
+        free_bottom -= bottom[number]
+    return mask
+
+
+def _groups(
+    codes: npt.NDArray[np.int32],
+    counts: npt.NDArray[np.int64],
+    valid: npt.NDArray[np.bool_],
+    override: Ruleset | None,
+) -> dict[tuple[int, int], npt.NDArray[np.int64]]:
+    """Scorable hands by (ruleset code, seat count), on integer codes."""
+    scorable = np.flatnonzero(valid)
+    keys = (codes[scorable] if override is None else np.zeros(len(scorable), np.int32)) * 8
+    keys = keys.astype(np.int64) + counts[scorable]
+    groups: dict[tuple[int, int], npt.NDArray[np.int64]] = {}
+    for key in np.unique(keys).tolist():
+        groups[(key // 8, key % 8)] = scorable[keys == key]
+    return groups
+
+
+class _Columns:
+    """Result columns for every seat row, filled group by group."""
+
+    def __init__(self, rows: int) -> None:
+        self.rows = rows
+        self.valid = np.zeros(rows, dtype=bool)
+        self.fouled = np.zeros(rows, dtype=bool)
+        self.classes = [np.zeros(rows, dtype=np.int16) for _ in range(3)]
+        self.royalty = [np.zeros(rows, dtype=np.int16) for _ in range(3)]
+        self.rows_won = np.zeros(rows, dtype=np.int8)
+        self.rows_lost = np.zeros(rows, dtype=np.int8)
+        self.rows_tied = np.zeros(rows, dtype=np.int8)
+        self.scoops = np.zeros(rows, dtype=np.int8)
+        self.scooped = np.zeros(rows, dtype=np.int8)
+        self.net = np.zeros(rows, dtype=np.int32)
+        self.net_capped = np.zeros(rows, dtype=np.float64)
+        self.entry = np.zeros(rows, dtype=np.int8)
+        self.stays = np.zeros(rows, dtype=bool)
+        self.repeat = np.zeros(rows, dtype=np.int8)
+        self.timeout_streets = np.zeros(rows, dtype=np.int16)
+
+    def fill(self, rows: npt.NDArray[np.int64], result: BatchResult, outcomes: Outcomes) -> None:
+        # One group covering every row in order (the usual batch) copies instead of scattering.
+        whole = len(rows) == self.rows and (len(rows) == 0 or rows[-1] == len(rows) - 1)
+        flat: npt.NDArray[np.int64] | slice = slice(None) if whole else rows
+        self.valid[flat] = True
+        self.fouled[flat] = result.fouled.reshape(-1)
+        for target, source in zip(
+            self.classes, (result.top_class, result.middle_class, result.bottom_class), strict=True
+        ):
+            target[flat] = source.reshape(-1)
+        for target, source in zip(
+            self.royalty,
+            (result.royalty_top, result.royalty_middle, result.royalty_bottom),
+            strict=True,
+        ):
+            target[flat] = source.reshape(-1)
+        won, lost, tied = outcomes
+        self.rows_won[flat] = _over_opponents(won).reshape(-1)
+        self.rows_lost[flat] = _over_opponents(lost).reshape(-1)
+        self.rows_tied[flat] = _over_opponents(tied).reshape(-1)
+        self.scoops[flat] = _over_opponents(won == 3).reshape(-1)
+        self.scooped[flat] = _over_opponents(lost == 3).reshape(-1)
+        self.net[flat] = result.net.reshape(-1)
+        self.net_capped[flat] = result.net_capped.reshape(-1)
+        self.entry[flat] = result.fantasy_cards.reshape(-1)
+        self.stays[flat] = result.fantasy_stays.reshape(-1)
+        self.repeat[flat] = result.repeat_cards.reshape(-1)
+
+    def timeouts(self, flat: npt.NDArray[np.int64], mask: npt.NDArray[np.int16]) -> None:
+        self.timeout_streets[flat] = mask
+
+    def table(
+        self,
+        hand_key: pa.ChunkedArray,
+        seat: pa.ChunkedArray,
+        ruleset: pa.Array,
+        status: pa.Array,
+    ) -> pa.Table:
+        all_valid = bool(self.valid.all())
+        mask = None if all_valid else ~self.valid
+
+        def col(values: npt.NDArray[np.generic], kind: pa.DataType) -> pa.Array:
+            return pa.array(values, kind, mask=mask)
+
+        royalties = self.royalty[0] + self.royalty[1] + self.royalty[2]
+        next_cards = np.where(self.stays, self.repeat, self.entry).astype(np.int8)
+        unknown = self.stays & (self.repeat == 0)  # a repeat whose count the data lacks
+        next_mask = unknown if mask is None else mask | unknown
+        timeouts = np.bitwise_count(self.timeout_streets.view(np.uint16)).astype(np.int8)
+        columns = [
+            hand_key,
+            seat,
+            ruleset,
+            status,
+            col(self.fouled, pa.bool_()),
+            *(col(c, pa.int16()) for c in self.classes),
+            *(col(r, pa.int16()) for r in self.royalty),
+            col(royalties, pa.int16()),
+            col(self.rows_won, pa.int8()),
+            col(self.rows_lost, pa.int8()),
+            col(self.rows_tied, pa.int8()),
+            col(self.scoops, pa.int8()),
+            col(self.scooped, pa.int8()),
+            col(self.net, pa.int32()),
+            col(self.net_capped, pa.float64()),
+            col(self.entry, pa.int8()),
+            col(self.stays, pa.bool_()),
+            col(self.repeat, pa.int8()),
+            pa.array(next_cards, pa.int8(), mask=next_mask if next_mask.any() else None),
+            col(self.timeout_streets, pa.int16()),
+            col(timeouts, pa.int8()),
+        ]
+        return pa.Table.from_arrays(columns, schema=RESULTS)
+
+
+Outcomes = tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int8]]
+
+
+def _over_opponents(values: npt.NDArray[np.int8] | npt.NDArray[np.bool_]) -> npt.NDArray[np.int8]:
+    """Sum over the last axis (2-4 seats) by adding slices: faster than a short-axis reduce."""
+    small = values.view(np.int8)
+    total = small[:, :, 0].copy()
+    for other in range(1, small.shape[2]):
+        total += small[:, :, other]
+    return total
+
+
+def _row_outcomes(result: BatchResult) -> Outcomes:
+    """Rows won, lost and tied by seat i against seat j, each (H, S, S).
+
+    A fouled board loses all three rows to a live one; two fouled boards
+    compare no rows (0 won, lost or tied); a seat against itself counts nothing.
+    """
+    shape = result.points.shape
+    won = np.zeros(shape, dtype=np.int8)
+    lost = np.zeros(shape, dtype=np.int8)
+    for row in (result.top_class, result.middle_class, result.bottom_class):
+        mine, theirs = row[:, :, None], row[:, None, :]
+        won += mine > theirs
+        lost += mine < theirs
+    fouled = result.fouled
+    mine_fouled, theirs_fouled = fouled[:, :, None], fouled[:, None, :]
+    live = ~(mine_fouled | theirs_fouled)
+    live &= ~np.eye(shape[1], dtype=bool)
+    won = np.where(live, won, np.int8(3) * (~mine_fouled & theirs_fouled)).astype(np.int8)
+    lost = np.where(live, lost, np.int8(3) * (mine_fouled & ~theirs_fouled)).astype(np.int8)
+    tied = np.where(live, np.int8(3) - won - lost, np.int8(0)).astype(np.int8)
+    return won, lost, tied
+
+
+def _versus(
+    result: BatchResult,
+    outcomes: Outcomes,
+    index: npt.NDArray[np.int64],
+    seat_numbers: npt.NDArray[np.int8],
+) -> dict[str, npt.NDArray[np.generic]]:
+    """Hand-major pair rows of one group: (hand, seat, opponent) in seat order."""
+    won, lost, tied = outcomes
+    seats = index.shape[1]
+    me, them = np.nonzero(~np.eye(seats, dtype=bool))
+    return {
+        "row": index[:, me].reshape(-1),  # the seat row of "me"
+        "opponent": seat_numbers[index[:, them]].reshape(-1),
+        "rows_won": won[:, me, them].reshape(-1),
+        "rows_lost": lost[:, me, them].reshape(-1),
+        "rows_tied": tied[:, me, them].reshape(-1),
+        "points": result.points[:, me, them].reshape(-1),
+    }
+
+
+def _versus_table(seats: pa.Table, parts: list[dict[str, npt.NDArray[np.generic]]]) -> pa.Table:
+    if not parts:
+        return VERSUS.empty_table()
+    if len(parts) == 1:
+        joined = parts[0]
+    else:  # several groups: back into the seats' order
+        joined = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+        order = np.argsort(joined["row"], kind="stable")
+        joined = {name: values[order] for name, values in joined.items()}
+    rows = pa.array(joined["row"])
+    return pa.Table.from_arrays(
+        [
+            pc.take(seats["hand_key"], rows),
+            pc.take(seats["seat"], rows),
+            pa.array(joined["opponent"].astype(np.int8)),
+            pa.array(joined["rows_won"]),
+            pa.array(joined["rows_lost"]),
+            pa.array(joined["rows_tied"]),
+            pa.array(joined["rows_won"] == 3),
+            pa.array(joined["points"].astype(np.int32)),
+        ],
+        schema=VERSUS,
+    )
