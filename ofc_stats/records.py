@@ -12,12 +12,10 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ofc_stats.engine.board import ROW_SIZES, ROWS
+from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES, ROWS
 from ofc_stats.engine.cards import format_cards
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import HandError
-
-DESTINATIONS = (*ROWS, "discard")
 
 
 @dataclass(frozen=True)

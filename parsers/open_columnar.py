@@ -17,9 +17,9 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.cards import _SPELLINGS, JOKER_1, JOKER_2
 from ofc_stats.engine.presets import ALIASES, PRESETS, normalise_name
-from ofc_stats.records import DESTINATIONS
 from ofc_stats.store.dataset import HANDS, PLACEMENTS, SEATS
 from parsers.base import ColumnarHands
 

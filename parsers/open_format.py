@@ -15,10 +15,11 @@ from typing import Any, BinaryIO
 
 import pyarrow as pa
 
+from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.cards import format_card, parse_card
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError
-from ofc_stats.records import DESTINATIONS, HandRecord, Placement, Quarantined, SeatRecord
+from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
 from parsers.base import ParseItem, Parser, first_line, register
 
 FORMAT = "open"

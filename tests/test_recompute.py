@@ -89,12 +89,12 @@ def test_results_equal_the_scalar_engine(tmp_path: Path) -> None:
 
 
 def test_numpy_timeout_flags_equal_the_scalar_rule(tmp_path: Path) -> None:
-    """results.timeout_streets (NumPy, from board streets) against ofc_stats.engine.timeout's
-    scalar rule on each seat's placements, order-free, leaving out Fantasyland seats and
-    the streets the view calls forced (one way to place: no decision, never a timeout)."""
+    """results.timeout_streets (engine.vector.timeout, from board streets) against the scalar
+    rule of engine.timeout on every stored street, order-free; Fantasyland seats are never
+    flagged, and the scalar forced streets are exactly the view's forced streets."""
     from collections import defaultdict
 
-    from ofc_stats.engine.timeout import Street, timeout_streets
+    from ofc_stats.engine.timeout import Street, forced_street, timeout_streets
 
     records = sim_records(150, seed=12, timeout_rate=0.2) + random_records(50, seed=4)
     data = write_dataset(tmp_path, records)
@@ -115,7 +115,7 @@ def test_numpy_timeout_flags_equal_the_scalar_rule(tmp_path: Path) -> None:
                 "SELECT hand_key, seat, street FROM streets WHERE timeout"
             ).fetchall()
         }
-    flagged = 0
+    flagged = forced_seen = 0
     for record in records:
         variant = get_ruleset(record.ruleset).variant
         by_seat: dict[int, dict[int, list[Placement]]] = defaultdict(lambda: defaultdict(list))
@@ -129,11 +129,20 @@ def test_numpy_timeout_flags_equal_the_scalar_rule(tmp_path: Path) -> None:
                     for _, ps in sorted(by_seat[seat.seat].items())
                 ]
                 for number, match in enumerate(timeout_streets(variant, streets, ordered=False)):
-                    if match and (record.hand_key, seat.seat, number) not in forced:
+                    if match:
                         expected |= 1 << number
+                filled = [0, 0, 0]
+                for number, st in enumerate(streets):
+                    key = (record.hand_key, seat.seat, number)
+                    is_forced = forced_street(variant, number, filled, len(st.cards))
+                    assert is_forced == (key in forced), key
+                    forced_seen += is_forced
+                    for d in st.destinations:
+                        if d != "discard":
+                            filled[("top", "middle", "bottom").index(d)] += 1
             assert stored[(record.hand_key, seat.seat)] == expected
             flagged += bin(expected).count("1")
-    assert flagged > 50
+    assert flagged > 50 and forced_seen > 50
     assert len(view) == flagged  # the view reads the same flags
 
 

@@ -11,7 +11,7 @@ import pytest
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.scoring import score_board, score_hand
-from ofc_stats.engine.timeout import Street, timeout_streets
+from ofc_stats.engine.timeout import Street, forced_street, timeout_streets
 from ofc_stats.records import HandRecord, validate_hand
 from ofc_stats.sim.fantasy_set import set_fantasy
 from ofc_stats.sim.lookahead import ROW_SIZE, Style, candidates
@@ -114,7 +114,16 @@ def test_timed_out_streets_follow_the_auto_placement_rule() -> None:
                 streets.append(
                     Street(tuple(p.card for p in mine), tuple(p.destination for p in mine))
                 )
-            assert timeout_streets(rules.variant, streets) == [True] * 5
+            # every street the room placed matches the rule; forced streets are never flagged
+            filled = [0, 0, 0]
+            expected = []
+            for number, st in enumerate(streets):
+                expected.append(not forced_street(rules.variant, number, filled, len(st.cards)))
+                for d in st.destinations:
+                    if d != "discard":
+                        filled[("top", "middle", "bottom").index(d)] += 1
+            assert timeout_streets(rules.variant, streets) == expected
+            assert expected[:4] == [True] * 4
 
 
 def test_simulate_command_round_trips_and_reproduces(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -12,9 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ofc_stats.audit.money import Rake
+from ofc_stats.engine.board import ROWS
 from ofc_stats.engine.vector.rank_tables import tables
-
-ROW_NAMES = ("top", "middle", "bottom")
 
 
 def describe_rows(top: int, middle: int, bottom: int) -> tuple[str, str, str]:
@@ -47,7 +46,7 @@ def points_text(seat: Mapping[Any, Any], cause: str) -> str:
 def royalty_text(seat: Mapping[Any, Any], alt: Mapping[Any, Any], table: str) -> str:
     names = _rows(seat)
     parts = []
-    for row, name in zip(ROW_NAMES, names, strict=True):
+    for row, name in zip(ROWS, names, strict=True):
         ours, theirs = int(seat[f"royalty_{row}"]), int(alt[f"royalty_{row}"])
         if ours != theirs:
             parts.append(

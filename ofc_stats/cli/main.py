@@ -11,6 +11,7 @@ import click
 from ofc_stats.cli.options import progress_bar as _progress
 from ofc_stats.cli.options import ruleset_option as _ruleset
 from ofc_stats.cli.score_io import LineError, format_table, score_stream
+from ofc_stats.engine.board import ROWS
 from ofc_stats.engine.presets import ALIASES, PRESETS
 from ofc_stats.errors import OfcError
 
@@ -261,7 +262,7 @@ def rules(name: str | None) -> None:
     click.echo(f"max_loss: {ruleset.max_loss if ruleset.max_loss is not None else 'none'}")
     click.echo(f"button_moves_on_fantasy: {str(ruleset.button_moves_on_fantasy).lower()}")
     click.echo(f"royalties: {ruleset.royalties.name}")
-    for row in ("top", "middle", "bottom"):
+    for row in ROWS:
         table = getattr(ruleset.royalties, row)
         click.echo(f"  {row}: " + ", ".join(f"{k}={v}" for k, v in table.items()))
     click.echo(f"fantasy: {fl.mode}")

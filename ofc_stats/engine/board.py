@@ -14,6 +14,11 @@ ROW_SIZES = (3, 5, 5)
 BOARD_SIZE = 13
 # Positions of each row in the flat 13-card layout used by the batch engine.
 ROW_SLICES = (slice(0, 3), slice(3, 8), slice(8, 13))
+DISCARD = "discard"
+# Where a dealt card can go; a card's destination code is its index here
+# (0 top, 1 middle, 2 bottom, 3 discard) in every table and array.
+DESTINATIONS = (*ROWS, DISCARD)
+DISCARD_CODE = DESTINATIONS.index(DISCARD)
 
 
 @dataclass(frozen=True)

@@ -20,15 +20,16 @@ from itertools import product
 import numpy as np
 import numpy.typing as npt
 
+from ofc_stats.engine.board import DISCARD_CODE, ROW_SIZES, ROW_SLICES
 from ofc_stats.engine.vector.boards import classify_columns
 from ofc_stats.engine.vector.jokers import resolve_jokers
 from ofc_stats.engine.vector.rule_arrays import CompiledRules
 
 SCREEN_ABOVE = 64  # candidate tables larger than this are screened first
 SCREEN_KEEP = 32  # candidates per table kept for the full look-ahead
-ROW_START = np.array([0, 3, 8])
-ROW_SIZE = np.array([3, 5, 5])
-DISCARD = 3
+ROW_START = np.array([row.start for row in ROW_SLICES])
+ROW_SIZE = np.array(ROW_SIZES)
+DISCARD = DISCARD_CODE
 EMPTY = -1
 
 

@@ -16,15 +16,16 @@ from datetime import datetime, timedelta
 import numpy as np
 import numpy.typing as npt
 
+from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.vector.rule_arrays import compile_rules
 from ofc_stats.engine.vector.scoring import score_batch
+from ofc_stats.engine.vector.timeout import auto_destinations
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Placement, SeatRecord
 from ofc_stats.sim.fantasy_set import set_fantasy
 from ofc_stats.sim.lookahead import DISCARD, ROW_SIZE, ROW_START, Style, choose
 
-ROWS = ("top", "middle", "bottom", "discard")
 START = datetime(2026, 1, 1, 12, 0, 0)
 
 
@@ -45,20 +46,6 @@ class TableSpec:
     stack: float | None = None  # points each player brings to every hand (caps)
     stakes: float = 1.0
     room: str = "ofc-stats-sim"
-
-
-def _auto_destinations(
-    fill: npt.NDArray[np.int8], cards: int, discard_last: bool
-) -> npt.NDArray[np.int8]:
-    """The room's timeout placement (RULES.md §2) for each table: bottom, middle, top."""
-    room = ROW_SIZE[None, :] - fill
-    dest = np.full((len(fill), cards), DISCARD, dtype=np.int8)
-    placed = cards - 1 if discard_last else cards
-    for index in range(placed):
-        row = np.where(room[:, 2] > 0, 2, np.where(room[:, 1] > 0, 1, 0))
-        dest[:, index] = row
-        room[np.arange(len(fill)), row] -= 1
-    return dest
 
 
 def _block(spec: TableSpec) -> int:
@@ -138,9 +125,7 @@ def play_hands(
                     rules,
                 )
                 if spec.timeout_rate > 0:
-                    auto = _auto_destinations(
-                        fill[active, seat], dealt_count, dealt_count > placed_count
-                    )
+                    auto = auto_destinations(fill[active, seat], dealt_count, placed_count)
                     timed_out = rng.random(len(active)) < spec.timeout_rate
                     dest[timed_out] = auto[timed_out]
                 _place(active, seat, street, dealt, dest, boards, fill, placements, discards)
@@ -265,7 +250,9 @@ def _record(  # type: ignore[no-untyped-def]
                 stack=spec.stack,
             )
         )
-        moves += [Placement(seat, street, card, ROWS[to]) for street, card, to in placements[seat]]
+        moves += [
+            Placement(seat, street, card, DESTINATIONS[to]) for street, card, to in placements[seat]
+        ]
     return HandRecord(
         format="open",
         room=spec.room,

@@ -30,8 +30,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.errors import OfcError
-from ofc_stats.records import DESTINATIONS, HandRecord, Quarantined
+from ofc_stats.records import HandRecord, Quarantined
 
 SCHEMA_VERSION = 2  # 2: seats.board_streets
 CARDS = pa.list_(pa.int8())

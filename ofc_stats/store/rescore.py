@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from ofc_stats.engine.board import BOARD_SIZE
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.vector.scoring import BatchResult, score_batch
+from ofc_stats.engine.vector.timeout import timeout_mask
 from ofc_stats.errors import OfcError
 
 RESULTS = pa.schema(
@@ -177,7 +178,7 @@ def score_tables(
         outcomes = _row_outcomes(result)
         out.fill(flat, result, outcomes)
         if streets is not None:
-            out.timeouts(flat, timeout_mask(streets[flat], fantasy.reshape(-1), rules))
+            out.timeouts(flat, timeout_mask(streets[flat], fantasy.reshape(-1), rules.variant))
         versus.append(_versus(result, outcomes, index, seat_numbers))
     results = out.table(
         seats["hand_key"],
@@ -189,7 +190,6 @@ def score_tables(
 
 
 STATUSES = (INCOMPLETE, SCORED, UNKNOWN_RULESET)
-ROW_LENGTHS = (3, 5, 5)
 
 
 def _street_column(seats: pa.Table, rows: int) -> npt.NDArray[np.int8] | None:
@@ -200,49 +200,6 @@ def _street_column(seats: pa.Table, rows: int) -> npt.NDArray[np.int8] | None:
     streets = streets.copy()
     streets[~known] = -1
     return streets
-
-
-def timeout_mask(
-    streets: npt.NDArray[np.int8], in_fantasy: npt.NDArray[np.bool_], ruleset: Ruleset
-) -> npt.NDArray[np.int16]:
-    """Bit s set where street s matches the room's auto-placement (RULES.md §2).
-
-    Counts per row, not card order: fill the bottom, then the middle, then the
-    top with the variant's placed cards.  Streets where the rows left one way
-    to place (forced), Fantasyland seats and unknown streets are never flagged.
-    The SQL ``streets`` view computes the same flags from the placements.
-    """
-    count = len(streets)
-    plan = ruleset.variant.streets
-    # Each card adds 1 in the 4-bit field of its street: one int64 per row holds the
-    # card count of every street (at most 5 per field; field 15 collects unknowns).
-    street = np.ascontiguousarray(streets.T).astype(np.int64)
-    street[(street < 0) | (street >= len(plan))] = 15
-    fields = np.left_shift(np.int64(1), street * 4)
-    packed = [fields[0:3].sum(axis=0), fields[3:8].sum(axis=0), fields[8:13].sum(axis=0)]
-    top, middle, bottom = (
-        [((row >> (4 * n)) & 15).astype(np.int16) for n in [*range(len(plan)), 15]]
-        for row in packed
-    )
-    known = (top[-1] + middle[-1] + bottom[-1] == 0) & ~in_fantasy
-    mask = np.zeros(count, dtype=np.int16)
-    free_top = np.full(count, 3, dtype=np.int16)
-    free_middle = np.full(count, 5, dtype=np.int16)
-    free_bottom = np.full(count, 5, dtype=np.int16)
-    for number, (_, placed) in enumerate(plan):
-        want_bottom = np.minimum(placed, free_bottom)
-        want_middle = np.minimum(placed - want_bottom, free_middle)
-        want_top = placed - want_bottom - want_middle
-        open_rows = (free_top > 0).view(np.int8) + (free_middle > 0) + (free_bottom > 0)
-        forced = (free_top + free_middle + free_bottom == placed) | (open_rows <= 1)
-        match = (bottom[number] == want_bottom) & (middle[number] == want_middle)
-        match &= top[number] == want_top
-        match &= known & ~forced
-        mask |= match.astype(np.int16) << number
-        free_top -= top[number]
-        free_middle -= middle[number]
-        free_bottom -= bottom[number]
-    return mask
 
 
 def _groups(
