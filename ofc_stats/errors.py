@@ -26,3 +26,39 @@ class HandError(OfcError):
 
 class RulesetError(OfcError):
     """An unknown ruleset name, or a ruleset option with a bad key or value."""
+
+
+class UnknownFormat(OfcError):
+    """A format name that no parser registers."""
+
+
+class FormatError(OfcError):
+    """A hand that breaks its file format's rules (each format has its own subclass)."""
+
+
+class AppFormatError(FormatError):
+    """A hand the mobile apps' JSON format cannot hold."""
+
+
+class OpenFormatError(FormatError):
+    """A line that breaks the ofc-stats open format (docs/format.md)."""
+
+
+class SwcError(FormatError):
+    """A Spades-with-Chips capture that breaks shared/formats/SWC.md."""
+
+
+class FpdbError(FormatError):
+    """An fpdb-3 database row that is not a hand ofc-stats can read."""
+
+
+class DatasetLocked(OfcError):
+    """Another process holds the dataset's lock."""
+
+
+class DatasetError(OfcError):
+    """A folder that is not a usable ofc-stats dataset (or one of an unknown version)."""
+
+
+class UnknownPlayer(OfcError):
+    """A player filter that matches no stored player; the message lists the closest names."""

@@ -17,17 +17,13 @@ from typing import Any, BinaryIO
 
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.errors import OfcError, RulesetError
+from ofc_stats.errors import AppFormatError, OfcError, RulesetError
 from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
 from parsers.base import ParseItem, Parser, register
 
 FORMAT = "app-json"
 DEFAULT_APP = "Ppp"  # files without appName come from Pokerrrr 2 (README)
 _PRICE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]{3})\s*$")
-
-
-class AppFormatError(OfcError):
-    """An object that is JSON but not an app hand."""
 
 
 def _cards(text: str, where: str) -> list[tuple[int, int]]:

@@ -15,6 +15,7 @@ from typing import BinaryIO, ClassVar
 
 import pyarrow as pa
 
+from ofc_stats.errors import UnknownFormat
 from ofc_stats.records import HandRecord, Quarantined
 
 SNIFF_BYTES = 65_536
@@ -37,11 +38,18 @@ ParseItem = HandRecord | Quarantined | ColumnarHands
 
 
 class Parser(ABC):
-    """A hand-history format."""
+    """A hand-history format.
+
+    ``parse`` is the definition: one :class:`HandRecord` per hand.  A format
+    that can also lay hands out as columns declares ``columnar = True`` and
+    implements ``parse_columnar`` (and ``hand_from_raw`` for the hands the
+    importer sends back through the record path); the two are proven equal.
+    """
 
     name: ClassVar[str]
     description: ClassVar[str]
     needs_path: ClassVar[bool] = False  # reads a file path (SQLite), not a byte stream
+    columnar: ClassVar[bool] = False  # implements parse_columnar and hand_from_raw
 
     @classmethod
     @abstractmethod
@@ -51,6 +59,14 @@ class Parser(ABC):
     @abstractmethod
     def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
         """Every hand of ``stream``; bad fragments come out as Quarantined."""
+
+    def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
+        """Like ``parse``, but most hands may come as :class:`ColumnarHands` chunks."""
+        yield from self.parse(stream, source)
+
+    def hand_from_raw(self, raw_text: str, source: str, line: int, offset: int) -> ParseItem:
+        """One hand of a columnar chunk again, through the record path."""
+        raise NotImplementedError(f"{self.name} has no columnar reader")
 
     def parse_path(self, path: str, source: str) -> Iterator[ParseItem]:
         """For formats that need a real file (databases)."""
@@ -79,7 +95,7 @@ def known_formats() -> str:
 def get_parser(name: str) -> type[Parser]:
     _load_all()
     if name not in REGISTRY:
-        raise KeyError(f"unknown format {name!r}; known formats: {known_formats()}")
+        raise UnknownFormat(f"unknown format {name!r}; known formats: {known_formats()}")
     return REGISTRY[name]
 
 

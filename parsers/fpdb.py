@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, BinaryIO
 
 from ofc_stats.engine.cards import parse_card
-from ofc_stats.errors import OfcError
+from ofc_stats.errors import FpdbError, OfcError
 from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
 from parsers.base import ParseItem, Parser, register
 from parsers.swc import street_of
@@ -23,10 +23,6 @@ FORMAT = "fpdb"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 VARIANTS = {"ofc": "classic-american", "ofcp": "pineapple"}
 ROW_NAMES = ("top", "middle", "bottom")
-
-
-class FpdbError(OfcError):
-    """A stored hand that cannot be rebuilt."""
 
 
 def _cards(values: Any) -> list[int]:

@@ -18,17 +18,13 @@ import pyarrow as pa
 from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.cards import format_card, parse_card
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.errors import OfcError
+from ofc_stats.errors import OfcError, OpenFormatError
 from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
 from parsers.base import ParseItem, Parser, first_line, register
 
 FORMAT = "open"
 VERSION = 1
 ROW_NAMES = ("top", "middle", "bottom")
-
-
-class OpenFormatError(OfcError):
-    """A line that is JSON but breaks the open format."""
 
 
 def _card(value: Any, where: str) -> int | None:
@@ -234,12 +230,15 @@ class OpenFormatParser(Parser):
         first = first_line(head)
         return first.startswith(b"{") and b'"ofc_format"' in first
 
-    columnar = True  # off when the import overrides the ruleset
+    columnar = True
 
     def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-        if not self.columnar:
-            yield from self.parse_lines(_numbered(stream), source)
-            return
+        yield from self.parse_lines(_numbered(stream), source)
+
+    def hand_from_raw(self, raw_text: str, source: str, line: int, offset: int) -> ParseItem:
+        return hand_from_json(json.loads(raw_text), source, line, offset, raw_text)
+
+    def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
         from parsers.open_columnar import connect, convert, read_chunks
 
         connection = connect()

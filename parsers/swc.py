@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, BinaryIO
 
-from ofc_stats.errors import OfcError
+from ofc_stats.errors import OfcError, SwcError
 from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
 from parsers.base import ParseItem, Parser, first_line, register
 
@@ -26,10 +26,6 @@ FRAME_PREFIX = "42/poker/,"
 PINEAPPLE_CODES = {74: "pineapple", 75: "pineapple-progressive", 77: "pineapple"}
 CLASSIC_CODES = {70: "classic-american", 73: "classic-american", 84: "classic-american"}
 ROW_NAMES = ("top", "middle", "bottom")
-
-
-class SwcError(OfcError):
-    """A capture that cannot be rebuilt into a hand."""
 
 
 def ruleset_for_code(code: int) -> str:

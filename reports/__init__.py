@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ofc_stats.errors import UnknownPlayer
 from ofc_stats.store.views import OfcData
 from reports import decisions, fantasy, fouls, results, royalties
 from reports.base import Report
-from reports.filters import Filters, UnknownPlayer, resolve_player
+from reports.filters import Filters, resolve_player
 
 BUILDERS: tuple[Callable[[OfcData, Filters], Report], ...] = (
     results.build,

@@ -11,12 +11,8 @@ import difflib
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from ofc_stats.errors import OfcError
+from ofc_stats.errors import OfcError, UnknownPlayer
 from ofc_stats.store.views import OfcData
-
-
-class UnknownPlayer(OfcError, ValueError):
-    """No seat in the dataset belongs to the asked-for player."""
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,7 @@ from parsers.base import ParseItem, Parser
 
 
 def records_from(parser: type[Parser], path: Path) -> list[ParseItem]:
-    """Every item of ``path``, from the per-hand path (the open format's columnar path off)."""
+    """Every item of ``path``, from the parser's record path (its definition)."""
     instance = parser()
-    if hasattr(instance, "columnar"):
-        instance.columnar = False  # type: ignore[attr-defined]
     with open(path, "rb") as stream:
         return list(instance.parse(stream, path.name))

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from readers import records_from
 
 from ofc_stats.engine.cards import parse_cards
-from ofc_stats.store.dataset import Dataset, DatasetLocked
+from ofc_stats.errors import DatasetLocked
+from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
 from parsers.app_json import AppJsonParser
 from parsers.open_format import OpenFormatParser, dumps
@@ -231,20 +232,14 @@ def test_a_reused_hand_id_with_other_cards_is_kept(tmp_path: Path) -> None:
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**31), count=st.integers(1, 40), columnar=st.booleans())
 def test_reimporting_any_file_changes_nothing(seed: int, count: int, columnar: bool) -> None:
-    from parsers.open_format import OpenFormatParser
-
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         source = root / "hands.jsonl"
         source.write_text("".join(dumps(r) + "\n" for r in random_records(count, seed)), "utf-8")
-        OpenFormatParser.columnar = columnar
-        try:
-            first = import_paths([source], root / "data")
-            tables = {name: Dataset(root / "data").read(name) for name in ("hands", "seats")}
-            (root / "copy.jsonl").write_bytes(source.read_bytes() + b"\n")  # new file, same hands
-            second = import_paths([source, root / "copy.jsonl"], root / "data")
-        finally:
-            OpenFormatParser.columnar = True
+        first = import_paths([source], root / "data", columnar=columnar)
+        tables = {name: Dataset(root / "data").read(name) for name in ("hands", "seats")}
+        (root / "copy.jsonl").write_bytes(source.read_bytes() + b"\n")  # new file, same hands
+        second = import_paths([source, root / "copy.jsonl"], root / "data", columnar=columnar)
         assert first.stored == count
         assert second.stored == 0 and second.duplicates == count
         for name, table in tables.items():

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pyarrow as pa
-import pytest
 from handgen import random_records
 
 from ofc_stats.store.dataset import Dataset
@@ -104,14 +103,11 @@ def snapshot(data: Path) -> dict[str, list[dict]]:  # type: ignore[type-arg]
     return out
 
 
-def test_columnar_and_per_hand_paths_store_the_same(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_columnar_and_per_hand_paths_store_the_same(tmp_path: Path) -> None:
     source = tmp_path / "hands.jsonl"
     source.write_text("\n".join(tricky_lines()), encoding="utf-8")
     fast = import_paths([source], tmp_path / "fast", batch_hands=100)
-    monkeypatch.setattr(OpenFormatParser, "columnar", False)
-    slow = import_paths([source], tmp_path / "slow", batch_hands=100)
+    slow = import_paths([source], tmp_path / "slow", batch_hands=100, columnar=False)
     assert (fast.stored, fast.duplicates, fast.quarantined) == (
         slow.stored,
         slow.duplicates,
@@ -131,6 +127,6 @@ def test_most_ordinary_lines_take_the_columnar_path(tmp_path: Path) -> None:
     source = tmp_path / "hands.jsonl"
     source.write_text("\n".join(tricky_lines()), encoding="utf-8")
     with open(source, "rb") as stream:
-        items = list(OpenFormatParser().parse(stream, "x"))
+        items = list(OpenFormatParser().parse_columnar(stream, "x"))
     columnar = sum(i.hands.num_rows for i in items if isinstance(i, ColumnarHands))
     assert columnar >= 250

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ofc_stats.engine.board import DESTINATIONS
-from ofc_stats.errors import OfcError
+from ofc_stats.errors import DatasetLocked, OfcError
 from ofc_stats.records import HandRecord, Quarantined
 
 SCHEMA_VERSION = 2  # 2: seats.board_streets
@@ -123,10 +123,6 @@ TABLES = {
     "files": FILES,
     "quarantine": QUARANTINE,
 }
-
-
-class DatasetLocked(OfcError):
-    """Another import holds the dataset."""
 
 
 def _now() -> datetime:

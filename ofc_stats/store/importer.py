@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import os
 import stat
 import zipfile
@@ -224,8 +223,10 @@ class Importer:
         ruleset: Ruleset | None = None,
         batch_hands: int = BATCH_HANDS,
         on_bytes: Callable[[int], None] | None = None,
+        columnar: bool = True,
     ) -> None:
         self.dataset = dataset
+        self.columnar = columnar
         self.format_name = format_name
         self.ruleset = ruleset
         self.batch_hands = batch_hands
@@ -269,26 +270,27 @@ class Importer:
             self._ledger(source, digest, file)
             return
         parser = parser_type()
-        if self.ruleset is not None and hasattr(parser, "columnar"):
-            parser.columnar = False  # the override applies hand by hand
+        # A ruleset override applies hand by hand, so it takes the record path.
+        columnar = parser.columnar and self.columnar and self.ruleset is None
         if parser.needs_path:
             items = parser.parse_path(source.path or source.name, source.name)
             self.on_bytes(source.size)
-            self._consume(items, file)
+            self._consume(items, file, parser)
         else:
             with source.open() as raw:
                 stream = io.BufferedReader(_Counting(raw, self.on_bytes), 1 << 20)
-                self._consume(parser.parse(stream, source.name), file)
+                parse = parser.parse_columnar if columnar else parser.parse
+                self._consume(parse(stream, source.name), file, parser)
         self.hashes.add(digest)
         self._ledger(source, digest, file)
 
-    def _consume(self, items: Iterable[ParseItem], file: FileSummary) -> None:
+    def _consume(self, items: Iterable[ParseItem], file: FileSummary, parser: Parser) -> None:
         for item in items:
             if isinstance(item, Quarantined):
                 self._quarantine(file, item)
                 continue
             if isinstance(item, ColumnarHands):
-                self._consume_columns(item, file)
+                self._consume_columns(item, file, parser)
                 continue
             file.hands_seen += 1
             try:
@@ -325,7 +327,7 @@ class Importer:
             if self.pending_count >= self.batch_hands:
                 self.flush()
 
-    def _consume_columns(self, chunk: ColumnarHands, file: FileSummary) -> None:
+    def _consume_columns(self, chunk: ColumnarHands, file: FileSummary, parser: Parser) -> None:
         """Hands a parser laid out as tables: dedupe by key and fingerprint, keep the rest."""
         keys = chunk.hands.column("hand_key").to_pylist()
         fingerprints = chunk.hands.column("fingerprint").to_pylist()
@@ -356,20 +358,14 @@ class Importer:
             if self.pending_count >= self.batch_hands:
                 self.flush()
         if reparse:
-            from parsers.open_format import hand_from_json
-
             rows = chunk.hands.take(reparse).to_pylist()
             records = [
-                hand_from_json(
-                    json.loads(row["raw_text"]),
-                    row["source_file"],
-                    row["source_line"],
-                    row["source_offset"],
-                    row["raw_text"],
+                parser.hand_from_raw(
+                    row["raw_text"], row["source_file"], row["source_line"], row["source_offset"]
                 )
                 for row in rows
             ]
-            self._consume(records, file)
+            self._consume(records, file, parser)
         if self.pending_count >= self.batch_hands:
             self.flush()
 
@@ -462,8 +458,13 @@ def import_paths(
     wait_seconds: float = 0.0,
     batch_hands: int = BATCH_HANDS,
     on_bytes: Callable[[int], None] | None = None,
+    columnar: bool = True,
 ) -> ImportSummary:
-    """Import files, folders and .zip archives into the dataset at ``data``."""
+    """Import files, folders and .zip archives into the dataset at ``data``.
+
+    ``columnar=False`` reads every hand through its parser's record path (the
+    definition) even where the parser has a faster columnar reader.
+    """
     from ofc_stats.engine.ruleset_toml import resolve_ruleset
 
     ruleset = resolve_ruleset(rules) if isinstance(rules, str) else rules
@@ -478,6 +479,7 @@ def import_paths(
             ruleset=ruleset,
             batch_hands=batch_hands,
             on_bytes=on_bytes,
+            columnar=columnar,
         )
         return importer.run(paths)
 

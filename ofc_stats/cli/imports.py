@@ -1,0 +1,160 @@
+"""Hands in: `import` (files into the dataset) and `simulate` (bots write files)."""
+
+from __future__ import annotations
+
+import click
+
+from ofc_stats.cli.options import progress_bar as _progress
+from ofc_stats.cli.options import ruleset_option as _ruleset
+from ofc_stats.errors import UnknownFormat
+
+MAX_MESSAGES = 20
+
+
+@click.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--data", default="ofc-data", show_default=True, help="The dataset folder.")
+@click.option(
+    "--format",
+    "format_name",
+    default="auto",
+    show_default=True,
+    help="auto (sniff each file) or one of the formats `ofc-stats formats` lists.",
+)
+@click.option(
+    "--rules",
+    "rules_name",
+    default=None,
+    metavar="NAME|FILE.toml",
+    help="Score these hands under this ruleset instead of the one the room named.",
+)
+@click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for another import to end.")
+@click.option("--quiet", is_flag=True, help="No progress bar, no per-hand messages.")
+@click.option(
+    "--no-recompute",
+    is_flag=True,
+    help="Do not score the new hands now (`ofc-stats recompute` does it later).",
+)
+def import_command(
+    paths: tuple[str, ...],
+    data: str,
+    format_name: str,
+    rules_name: str | None,
+    wait: float,
+    quiet: bool,
+    no_recompute: bool,
+) -> None:
+    """Import hand-history files, folders and .zip archives into the Parquet dataset.
+
+    Re-importing changes nothing; a grown file adds only its new hands; hands
+    that cannot be stored are quarantined with the reason, file and line.
+    """
+    from ofc_stats.store.importer import import_paths, total_bytes
+    from parsers.base import get_parser
+
+    ruleset = _ruleset(rules_name) if rules_name else None
+    if format_name != "auto":
+        try:
+            get_parser(format_name)
+        except UnknownFormat as error:
+            raise click.BadParameter(str(error), param_hint="--format") from None
+    with _progress(quiet, total_bytes(paths), "importing") as advance:
+        summary = import_paths(
+            paths,
+            data,
+            format_name=format_name,
+            rules=ruleset,
+            wait_seconds=wait,
+            on_bytes=advance,
+        )
+    if not quiet:
+        for message in summary.messages[:MAX_MESSAGES]:
+            click.echo(message, err=True)
+        if len(summary.messages) > MAX_MESSAGES:
+            more = len(summary.messages) - MAX_MESSAGES
+            click.echo(f"... and {more} more in the quarantine table", err=True)
+    for line in summary.lines():
+        click.echo(line)
+    if not no_recompute:
+        from ofc_stats.cli.data import run_recompute
+
+        for line in run_recompute(data, force=False, quiet=quiet, wait=wait):
+            click.echo(line)
+    click.echo(f"dataset: {data}")
+
+
+@click.command()
+@click.option("--hands", type=click.IntRange(1), required=True, help="How many hands to write.")
+@click.option(
+    "--rules",
+    "rules_name",
+    default="pineapple-progressive",
+    show_default=True,
+    metavar="NAME|FILE.toml",
+)
+@click.option("--seats", type=click.IntRange(2, 4), default=3, show_default=True)
+@click.option(
+    "--players",
+    type=click.IntRange(2),
+    default=9,
+    show_default=True,
+    help="Size of the pool of named bot players (styles in turn).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same file.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["open", "app-json"]),
+    default="open",
+    show_default=True,
+)
+@click.option(
+    "--room-errors",
+    type=click.FloatRange(0, 1),
+    default=0.0,
+    show_default=True,
+    help="Share of hands whose reported results a buggy room corrupts (truth file).",
+)
+@click.option(
+    "--timeouts",
+    type=click.FloatRange(0, 1),
+    default=0.02,
+    show_default=True,
+    help="Share of streets the room places on a timeout.",
+)
+@click.option("--stack", type=float, default=None, help="Points each player brings (caps).")
+@click.option("--out", type=click.Path(dir_okay=False), required=True)
+@click.option("--quiet", is_flag=True)
+def simulate(
+    hands: int,
+    rules_name: str,
+    seats: int,
+    players: int,
+    seed: int,
+    output_format: str,
+    room_errors: float,
+    timeouts: float,
+    stack: float | None,
+    out: str,
+    quiet: bool,
+) -> None:
+    """Bots play whole sessions and write realistic hand histories."""
+    from ofc_stats.sim.rooms import write_simulation
+
+    ruleset = _ruleset(rules_name)
+    with _progress(quiet, hands, "simulating") as advance:
+        summary = write_simulation(
+            out,
+            hands,
+            ruleset,
+            output_format=output_format,
+            seats=seats,
+            players=players,
+            seed=seed,
+            room_errors=room_errors,
+            timeout_rate=timeouts,
+            stack=stack,
+            progress=advance,
+        )
+    click.echo(summary.line())
+    click.echo(f"wrote {out}" + (f" and {out}.truth.jsonl" if summary.corrupted else ""))

@@ -1,0 +1,113 @@
+"""The engine's commands: `score`, `rules`, `formats`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TextIO
+
+import click
+
+from ofc_stats.cli.options import ruleset_option as _ruleset
+from ofc_stats.cli.score_io import LineError, format_table, score_stream
+from ofc_stats.engine.board import ROWS
+from ofc_stats.engine.presets import ALIASES, PRESETS
+
+
+@click.command()
+@click.option(
+    "--rules",
+    "rules_name",
+    default="pineapple",
+    show_default=True,
+    metavar="NAME|FILE.toml",
+    help="A named ruleset (see `ofc-stats rules`) or a ruleset TOML file.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["json", "table"]),
+    default="json",
+    show_default=True,
+)
+@click.argument("source", type=click.File("r", encoding="utf-8"), default="-")
+def score(rules_name: str, output_format: str, source: TextIO) -> None:
+    """Score finished hands from JSON Lines (FILE or - for stdin).
+
+    Each line: {"boards": [{"top": "Qs Qd 5c", "middle": "...", "bottom": "..."}, ...],
+    "stacks": [50, 50], "in_fantasy": [false, true]}.  Seats are in order of
+    action, the button last.  Bad lines are reported on stderr with their line
+    number; the rest are still scored and the exit code is 1.
+    """
+    ruleset = _ruleset(rules_name)
+    name = getattr(source, "name", "-")
+    name = "-" if name == "<stdin>" else name
+    errors = 0
+    first = True
+    for item in score_stream(source, ruleset, name):
+        if isinstance(item, LineError):
+            errors += 1
+            click.echo(item.message, err=True)
+            continue
+        hand, record, result, index = item
+        if output_format == "json":
+            click.echo(json.dumps(record, separators=(", ", ": ")))
+        else:
+            if not first:
+                click.echo("")
+            click.echo(format_table(hand, record, result, index))
+        first = False
+    if errors:
+        click.echo(f"{errors} line(s) could not be scored", err=True)
+        sys.exit(1)
+
+
+@click.command()
+def formats() -> None:
+    """List the hand-history formats `import` reads."""
+    from parsers.base import REGISTRY, known_formats
+
+    known_formats()  # loads every parser
+    for name, parser in sorted(REGISTRY.items()):
+        click.echo(f"{name.ljust(10)}  {parser.description}")
+
+
+@click.command()
+@click.argument("name", required=False, metavar="[NAME|FILE.toml]")
+def rules(name: str | None) -> None:
+    """List the named rulesets, or show every option of one."""
+    if name is None:
+        width = max(len(n) for n in PRESETS)
+        for preset in PRESETS.values():
+            click.echo(f"{preset.name.ljust(width)}  {preset.summary()}")
+        aliases = ", ".join(f"{alias}={target}" for alias, target in sorted(ALIASES.items()))
+        click.echo(f"\naliases: {aliases}")
+        return
+    ruleset = _ruleset(name)
+    fl = ruleset.fantasy
+    click.echo(f"name: {ruleset.name}")
+    if ruleset.description:
+        click.echo(f"description: {ruleset.description}")
+    for option in ("variant", "deck", "scoring", "foul_policy", "majority_bonus"):
+        click.echo(f"{option}: {getattr(ruleset, option)}")
+    click.echo(f"stack_cap: {str(ruleset.stack_cap).lower()}")
+    click.echo(f"max_loss: {ruleset.max_loss if ruleset.max_loss is not None else 'none'}")
+    click.echo(f"button_moves_on_fantasy: {str(ruleset.button_moves_on_fantasy).lower()}")
+    click.echo(f"royalties: {ruleset.royalties.name}")
+    for row in ROWS:
+        table = getattr(ruleset.royalties, row)
+        click.echo(f"  {row}: " + ", ".join(f"{k}={v}" for k, v in table.items()))
+    click.echo(f"fantasy: {fl.mode}")
+    click.echo(
+        "  entry_cards: " + (", ".join(f"{k}={v}" for k, v in fl.entry_cards.items()) or "-")
+    )
+    if fl.repeat is None:
+        click.echo("  repeat: none")
+    else:
+        rule = fl.repeat
+        click.echo(
+            f"  repeat: top={rule.top or '-'} middle={rule.middle or '-'} "
+            f"bottom={rule.bottom or '-'} combine={rule.combine}"
+        )
+        cards = "entry" if fl.repeat_cards is None else fl.repeat_cards
+        click.echo(f"  repeat_cards: {cards}")
