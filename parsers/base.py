@@ -25,7 +25,9 @@ SNIFF_BYTES = 65_536
 class ColumnarHands:
     """Hands a parser already laid out as the dataset's tables.
 
-    The hands' batch column is empty; seats and placements carry one extra last
+    Columns are named and ordered as the dataset's ``hands``, ``seats`` and
+    ``placements`` tables (the importer casts them to the stored schema).  The
+    hands' batch column is empty; seats and placements carry one extra last
     column, ``source_line``, that ties them to their hand row.
     """
 

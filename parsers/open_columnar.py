@@ -18,9 +18,8 @@ import numpy as np
 import pyarrow as pa
 
 from ofc_stats.engine.board import DESTINATIONS
-from ofc_stats.engine.cards import _SPELLINGS, JOKER_1, JOKER_2
+from ofc_stats.engine.cards import JOKER_1, JOKER_2, card_spellings
 from ofc_stats.engine.presets import ALIASES, PRESETS, normalise_name
-from ofc_stats.store.dataset import HANDS, PLACEMENTS, SEATS
 from parsers.base import ColumnarHands
 
 CHUNK_LINES = 10_000
@@ -36,7 +35,7 @@ STRUCTURE = (
 
 
 def _lookup_tables(connection: duckdb.DuckDBPyConnection) -> None:
-    spellings = dict(_SPELLINGS)
+    spellings = card_spellings()
     for alias in ("X", "X1", "x", "x1"):
         spellings[alias] = JOKER_1
     for alias in ("X2", "x2"):
@@ -277,13 +276,8 @@ def convert(connection: duckdb.DuckDBPyConnection, source: str) -> tuple[Columna
     good = set(hands.column("source_line").to_pylist())
     all_lines = connection.execute("SELECT line_no FROM src").fetchnumpy()["line_no"]
     slow = [int(n) for n in all_lines if int(n) not in good]
-    line = pa.field("source_line", pa.int64())
-    result = ColumnarHands(
-        hands=hands.cast(HANDS),
-        seats=seats.cast(pa.schema([*SEATS, line])),
-        placements=placements.cast(pa.schema([*PLACEMENTS, line])),
-    )
-    return result, slow
+    # Column order and names are the dataset's; the importer casts to its schema.
+    return ColumnarHands(hands=hands, seats=seats, placements=placements), slow
 
 
 def read_chunks(

@@ -190,10 +190,9 @@ def test_an_import_killed_midway_leaves_whole_batches(tmp_path: Path) -> None:
         f"import_paths([{str(source)!r}], {str(data)!r}, batch_hands=200)"
     )
     process = subprocess.Popen([sys.executable, "-c", code])
-    batches = data / "batches"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        if batches.is_dir() and len(list(batches.iterdir())) >= 3:
+        if len(Dataset(data).batches()) >= 3:
             break
         time.sleep(0.01)
     os.kill(process.pid, signal.SIGKILL)

@@ -44,8 +44,9 @@ from ofc_stats.audit.money import (
 from ofc_stats.engine.presets import PRESETS, get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_folder
-from ofc_stats.store.rescore import RESULTS, score_tables
+from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_files
+from ofc_stats.store.rescore import score_tables
+from ofc_stats.store.schema import RESULTS
 from ofc_stats.store.views import OfcData
 
 CLASSES = (
@@ -180,10 +181,9 @@ def _explained(points: _Check, fantasy: _Check) -> pd.DataFrame:
 
 def use_ruleset(data: OfcData, ruleset: Ruleset) -> None:
     """Point the connection's ``results`` view at every hand scored under ``ruleset``."""
+    dataset = Dataset(data.root)
     parts = [
-        score_batch_folder(batch, ruleset=ruleset)["results"]
-        for batch in Dataset(data.root).batches()
-        if (batch / "hands.parquet").exists()
+        score_batch_files(dataset, batch, ruleset=ruleset)["results"] for batch in dataset.batches()
     ]
     table = (
         pa.concat_tables(parts, promote_options="permissive") if parts else RESULTS.empty_table()

@@ -52,6 +52,27 @@ def recompute_command(data: str, force: bool, wait: float, quiet: bool) -> None:
         click.echo(line)
 
 
+@click.command("migrate")
+@DATA_OPTION
+@click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
+def migrate_command(data: str, wait: float) -> None:
+    """Upgrade a dataset written by an older ofc-stats (opening it does this too)."""
+    from ofc_stats.store.dataset import Dataset
+    from ofc_stats.store.migrate import needs_upgrade
+    from ofc_stats.store.schema import SCHEMA_VERSION
+
+    dataset = Dataset(data)
+    if not dataset.exists():
+        raise OfcError(f"{data}: no ofc-stats dataset here")
+    if not needs_upgrade(data):
+        dataset.check_version()
+        click.echo(f"{data}: schema version {SCHEMA_VERSION}, nothing to do")
+        return
+    with dataset.locked(wait):
+        pass  # taking the lock upgrades
+    click.echo(f"{data}: upgraded to schema version {SCHEMA_VERSION}")
+
+
 def _parameter(text: str) -> tuple[str, object]:
     name, sep, value = text.partition("=")
     if not sep or not name.isidentifier():

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from ofc_stats.cli.data import audit_command, recompute_command, sql_command
+from ofc_stats.cli.data import audit_command, migrate_command, recompute_command, sql_command
 from ofc_stats.cli.imports import import_command, simulate
 from ofc_stats.cli.report import report_command
 from ofc_stats.cli.score import formats, rules, score
@@ -46,6 +46,7 @@ for _command in (
     sql_command,
     audit_command,
     report_command,
+    migrate_command,
 ):
     main.add_command(_command)
 

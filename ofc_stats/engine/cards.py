@@ -147,6 +147,16 @@ for _card in range(DECK_SIZE):
                 _SPELLINGS["10" + _suit] = _card
 
 
+def card_spellings() -> dict[str, int]:
+    """Every common spelling of the 52 cards and its id (what a columnar reader joins on).
+
+    >>> spellings = card_spellings()
+    >>> spellings["As"], spellings["10d"], spellings["qH"]
+    (51, 33, 42)
+    """
+    return dict(_SPELLINGS)
+
+
 def parse_cards(text: str | Iterable[str], where: str = "") -> tuple[int, ...]:
     """Parse space- or comma-separated cards (or an iterable of tokens)."""
     if isinstance(text, str):

@@ -1,17 +1,24 @@
-"""The Parquet dataset: tables, atomic batch commits, the import lock.
+"""The Parquet dataset: one folder per table, atomic batch commits, the lock.
 
 A dataset is a folder::
 
     ofc-data/
-      dataset.json                 {"schema_version": 2}
-      batches/<batch id>/          one committed import batch, renamed into place whole
-        hands.parquet  seats.parquet  placements.parquet  files.parquet  quarantine.parquet
-      .tmp/                        batches being written (never read)
-      .lock                        held by the running import
+      dataset.json           {"schema_version": 3}
+      hands/  seats/  placements/  files/  quarantine/    written by import
+      results/  versus/                                    written by recompute
+        schema.parquet       no rows: the table's schema, so an empty table reads
+        <batch id>.parquet   one file per import batch
+      .tmp/                  batches being written (never read)
+      .lock                  held by the running import or recompute
 
-A batch directory is written under ``.tmp`` and renamed into ``batches`` in
-one ``rename``: an import killed at any moment leaves each batch either
-entirely present or absent, and readers only ever see ``batches/*``.
+Any engine reads a table by its folder (``pd.read_parquet("ofc-data/hands")``,
+DuckDB ``read_parquet('ofc-data/hands/*.parquet')``, Spark, polars).
+
+A batch is written whole under ``.tmp/<batch>/``; a ``COMMIT`` marker written
+after every file is fsynced is the commit point; the files are then renamed
+into their table folders.  A process killed before the marker leaves nothing
+(the staging folder is removed on the next lock); one killed after it is
+rolled forward on the next lock, so a batch is never half stored.
 """
 
 from __future__ import annotations
@@ -21,226 +28,33 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ofc_stats.engine.board import DESTINATIONS
-from ofc_stats.errors import DatasetLocked, OfcError
-from ofc_stats.records import HandRecord, Quarantined
+from ofc_stats.errors import DatasetError, DatasetLocked
+from ofc_stats.store.schema import SCHEMA_VERSION, TABLES
 
-SCHEMA_VERSION = 2  # 2: seats.board_streets
-CARDS = pa.list_(pa.int8())
-DESTINATION = pa.dictionary(pa.int8(), pa.string())
-
-HANDS = pa.schema(
-    [
-        ("hand_key", pa.string()),
-        ("format", pa.string()),
-        ("room", pa.string()),
-        ("table_id", pa.string()),
-        ("room_hand_id", pa.string()),
-        ("played_at", pa.timestamp("us")),
-        ("rules_text", pa.string()),
-        ("ruleset", pa.string()),
-        ("seat_count", pa.int8()),
-        ("complete", pa.bool_()),
-        ("stakes", pa.float64()),
-        ("currency", pa.string()),
-        ("source_file", pa.string()),
-        ("source_line", pa.int64()),
-        ("source_offset", pa.int64()),
-        ("raw_text", pa.string()),
-        ("fingerprint", pa.string()),
-        ("batch", pa.string()),
-    ]
-)
-SEATS = pa.schema(
-    [
-        ("hand_key", pa.string()),
-        ("seat", pa.int8()),
-        ("player", pa.string()),
-        ("player_id", pa.string()),
-        ("hero", pa.bool_()),
-        ("in_fantasy", pa.bool_()),
-        ("fantasy_cards", pa.int8()),
-        ("top", CARDS),
-        ("middle", CARDS),
-        ("bottom", CARDS),
-        ("board", pa.binary(13)),  # top+middle+bottom card ids as 13 bytes; null if incomplete
-        ("board_streets", pa.binary(13)),  # street of each board card, 255 = unknown; null if none
-        ("discards", CARDS),
-        ("reported_points", pa.float64()),
-        ("reported_money", pa.float64()),
-        ("stack", pa.float64()),
-    ]
-)
-PLACEMENTS = pa.schema(
-    [
-        ("hand_key", pa.string()),
-        ("seat", pa.int8()),
-        ("street", pa.int8()),
-        ("card", pa.int8()),
-        ("destination", DESTINATION),
-    ]
-)
-FILES = pa.schema(
-    [
-        ("path", pa.string()),
-        ("size", pa.int64()),
-        ("modified_at", pa.timestamp("us")),
-        ("sha256", pa.string()),
-        ("format", pa.string()),
-        ("hands_seen", pa.int64()),
-        ("stored", pa.int64()),
-        ("duplicates", pa.int64()),
-        ("quarantined", pa.int64()),
-        ("imported_at", pa.timestamp("us")),
-        ("batch", pa.string()),
-    ]
-)
-QUARANTINE = pa.schema(
-    [
-        ("source_file", pa.string()),
-        ("line", pa.int64()),
-        ("offset", pa.int64()),
-        ("hand_id", pa.string()),
-        ("reason", pa.string()),
-        ("raw_text", pa.string()),
-        ("quarantined_at", pa.timestamp("us")),
-        ("batch", pa.string()),
-    ]
-)
-TABLES = {
-    "hands": HANDS,
-    "seats": SEATS,
-    "placements": PLACEMENTS,
-    "files": FILES,
-    "quarantine": QUARANTINE,
-}
+COMMIT = "COMMIT"
+EMPTY = "schema.parquet"
 
 
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
+def fsync_dir(folder: Path) -> None:
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
 
 
-def hands_table(hands: Sequence[HandRecord], batch: str) -> dict[str, pa.Table]:
-    """The hands, seats and placements rows of some hand records."""
-    h: dict[str, list[Any]] = {name: [] for name in HANDS.names}
-    s: dict[str, list[Any]] = {name: [] for name in SEATS.names}
-    p: dict[str, list[Any]] = {name: [] for name in PLACEMENTS.names}
-    for hand in hands:
-        key = hand.hand_key
-        streets_of: dict[int, dict[int, int]] = {}
-        discard_street: dict[tuple[int, int], int] = {}
-        for placement in hand.placements:
-            if placement.destination != "discard":
-                streets_of.setdefault(placement.seat, {})[placement.card] = placement.street
-            else:
-                discard_street[(placement.seat, placement.card)] = placement.street
-        hand_row: dict[str, Any] = dict(
-            hand_key=key,
-            format=hand.format,
-            room=hand.room,
-            table_id=hand.table_id,
-            room_hand_id=hand.room_hand_id,
-            played_at=hand.played_at,
-            rules_text=hand.rules_text,
-            ruleset=hand.ruleset,
-            seat_count=len(hand.seats),
-            complete=hand.complete,
-            stakes=hand.stakes,
-            currency=hand.currency,
-            source_file=hand.source_file,
-            source_line=hand.source_line,
-            source_offset=hand.source_offset,
-            raw_text=hand.raw_text,
-            fingerprint=hand.fingerprint,
-            batch=batch,
-        )
-        for name, value in hand_row.items():
-            h[name].append(value)
-        for seat in hand.seats:
-            board = seat.top + seat.middle + seat.bottom
-            seat_row: dict[str, Any] = dict(
-                hand_key=key,
-                seat=seat.seat,
-                player=seat.player,
-                player_id=seat.player_id,
-                hero=seat.hero,
-                in_fantasy=seat.in_fantasy,
-                fantasy_cards=seat.fantasy_cards,
-                top=list(seat.top),
-                middle=list(seat.middle),
-                bottom=list(seat.bottom),
-                board=bytes(board) if seat.complete else None,
-                board_streets=_board_streets(board, streets_of.get(seat.seat)),
-                discards=_street_order(seat.seat, seat.discards, discard_street),
-                reported_points=seat.reported_points,
-                reported_money=seat.reported_money,
-                stack=seat.stack,
-            )
-            for name, value in seat_row.items():
-                s[name].append(value)
-        for placement in hand.placements:
-            p["hand_key"].append(key)
-            p["seat"].append(placement.seat)
-            p["street"].append(placement.street)
-            p["card"].append(placement.card)
-            p["destination"].append(DESTINATIONS.index(placement.destination))
-    destinations = pa.DictionaryArray.from_arrays(
-        pa.array(p.pop("destination"), pa.int8()), pa.array(DESTINATIONS)
-    )
-    placements = pa.table(
-        {
-            **{k: pa.array(v, PLACEMENTS.field(k).type) for k, v in p.items()},
-            "destination": destinations,
-        },
-        schema=PLACEMENTS,
-    )
-    return {
-        "hands": pa.table(h, schema=HANDS),
-        "seats": pa.table(s, schema=SEATS),
-        "placements": placements,
-    }
-
-
-def _street_order(
-    seat: int, discards: tuple[int, ...] | None, streets: dict[tuple[int, int], int]
-) -> list[int] | None:
-    """Discards in the order of their streets (as the columnar import stores them)."""
-    if discards is None:
-        return None
-    return sorted(discards, key=lambda card: streets.get((seat, card), 99))
-
-
-def _board_streets(board: tuple[int, ...], streets: dict[int, int] | None) -> bytes | None:
-    """The street each board card was placed on (255 where unknown); None without placements."""
-    if streets is None or len(board) != 13:
-        return None
-    return bytes(min(streets.get(card, 255), 255) for card in board)
-
-
-def quarantine_table(entries: Sequence[Quarantined], batch: str) -> pa.Table:
-    now = _now()
-    return pa.table(
-        {
-            "source_file": [q.source_file for q in entries],
-            "line": [q.line for q in entries],
-            "offset": [q.offset for q in entries],
-            "hand_id": [q.hand_id for q in entries],
-            "reason": [q.reason for q in entries],
-            "raw_text": [q.raw_text for q in entries],
-            "quarantined_at": [now] * len(entries),
-            "batch": [batch] * len(entries),
-        },
-        schema=QUARANTINE,
-    )
+def write_parquet(table: pa.Table, path: Path, **options: object) -> None:
+    """Write one Parquet file and make it durable before anything points at it."""
+    pq.write_table(table, path, compression="zstd", **options)
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
 
 
 class Dataset:
@@ -249,43 +63,92 @@ class Dataset:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
 
-    @property
-    def batches_dir(self) -> Path:
-        return self.root / "batches"
-
     def exists(self) -> bool:
         return (self.root / "dataset.json").is_file()
 
-    def create(self) -> None:
-        self.batches_dir.mkdir(parents=True, exist_ok=True)
-        (self.root / ".tmp").mkdir(exist_ok=True)
-        meta = self.root / "dataset.json"
-        if not meta.exists():
-            meta.write_text(json.dumps({"schema_version": SCHEMA_VERSION}) + "\n")
-        self._check_version()
+    def table_dir(self, table: str) -> Path:
+        return self.root / table
 
-    def _check_version(self) -> None:
-        meta = json.loads((self.root / "dataset.json").read_text())
-        if meta.get("schema_version") != SCHEMA_VERSION:
-            raise OfcError(
-                f"{self.root}: dataset schema version {meta.get('schema_version')}, "
-                f"this ofc-stats reads version {SCHEMA_VERSION}; import the files again "
-                "into a new --data folder"
-            )
+    def create(self) -> None:
+        """Make the folder a dataset (every table folder present), or check it is one.
+
+        An existing folder that holds anything else is refused, never taken over.
+        """
+        if self.root.exists() and not self.root.is_dir():
+            raise DatasetError(f"{self.root}: is a file, not a dataset folder")
+        if not self.exists():
+            if self.root.is_dir() and any(
+                p.name not in (".lock", ".tmp") for p in self.root.iterdir()
+            ):
+                raise DatasetError(
+                    f"{self.root}: the folder holds other files and no dataset.json; "
+                    "give --data an empty or new folder"
+                )
+            self.root.mkdir(parents=True, exist_ok=True)
+            meta = self.root / "dataset.json"
+            meta.write_text(json.dumps({"schema_version": SCHEMA_VERSION}) + "\n")
+        self.check_version()
+        (self.root / ".tmp").mkdir(exist_ok=True)
+        for name, schema in TABLES.items():
+            folder = self.table_dir(name)
+            folder.mkdir(exist_ok=True)
+            if not (folder / EMPTY).exists():
+                write_parquet(schema.empty_table(), folder / EMPTY)
+
+    def schema_version(self) -> object:
+        try:
+            meta = json.loads((self.root / "dataset.json").read_text())
+        except (OSError, ValueError) as error:
+            raise DatasetError(f"{self.root}: dataset.json is unreadable ({error})") from None
+        if not isinstance(meta, dict):
+            raise DatasetError(f"{self.root}: dataset.json is not an object")
+        return meta.get("schema_version")
 
     def check_version(self) -> None:
-        """Refuse a dataset written by another schema version, saying what to do."""
-        self._check_version()
+        """Refuse a dataset of another schema version, saying what to do."""
+        version = self.schema_version()
+        if version == SCHEMA_VERSION:
+            return
+        from ofc_stats.store.migrate import MIGRATIONS
 
-    def batches(self) -> list[Path]:
-        if not self.batches_dir.is_dir():
-            return []
-        return sorted(p for p in self.batches_dir.iterdir() if p.is_dir())
+        if version in MIGRATIONS:
+            raise DatasetError(
+                f"{self.root}: dataset schema version {version}; run `ofc-stats migrate "
+                f"--data {self.root}` (this ofc-stats reads version {SCHEMA_VERSION})"
+            )
+        raise DatasetError(
+            f"{self.root}: dataset schema version {version}, this ofc-stats reads version "
+            f"{SCHEMA_VERSION}; import the files again into a new --data folder"
+        )
+
+    def batches(self) -> list[str]:
+        """Ids of the committed import batches, oldest first."""
+        return [Path(path).stem for path in self.files("hands")]
+
+    def batch_file(self, table: str, batch: str) -> Path:
+        return self.table_dir(table) / f"{batch}.parquet"
+
+    def publishing(self) -> set[str]:
+        """Batches committed but not yet wholly renamed into place (a killed writer's)."""
+        tmp = self.root / ".tmp"
+        if not tmp.is_dir():
+            return set()
+        return {p.name.split("+", 1)[-1] for p in tmp.iterdir() if (p / COMMIT).is_file()}
 
     def files(self, table: str) -> list[str]:
-        """Parquet files of one table, committed batches only."""
+        """Parquet files of one table with rows in them, whole batches only.
+
+        A batch still being published is left out until the next lock holder
+        finishes it, so readers never see half of one.
+        """
+        folder = self.table_dir(table)
+        if not folder.is_dir():
+            return []
+        hidden = self.publishing()
         return [
-            str(b / f"{table}.parquet") for b in self.batches() if (b / f"{table}.parquet").exists()
+            str(p)
+            for p in sorted(folder.glob("*.parquet"))
+            if p.name != EMPTY and p.stem not in hidden
         ]
 
     def read(self, table: str, columns: list[str] | None = None) -> pa.Table:
@@ -310,8 +173,16 @@ class Dataset:
 
     @contextmanager
     def locked(self, wait_seconds: float = 0.0) -> Iterator[None]:
-        """Hold the dataset's import lock; wait up to ``wait_seconds`` for it."""
-        self.create()
+        """Hold the dataset's lock; wait up to ``wait_seconds`` for it.
+
+        Taking the lock upgrades a dataset of an older schema version and
+        finishes what a killed holder left: committed batches are rolled
+        forward, uncommitted ones removed.
+        """
+        from ofc_stats.store.migrate import upgrade
+
+        if not self.exists():
+            self.create()
         with open(self.root / ".lock", "a+") as handle:
             deadline = time.monotonic() + wait_seconds
             while True:
@@ -332,6 +203,9 @@ class Dataset:
             handle.write(f"pid {os.getpid()}")
             handle.flush()
             try:
+                upgrade(self)
+                self.create()
+                self.recover()
                 yield
             finally:
                 handle.seek(0)
@@ -341,33 +215,44 @@ class Dataset:
     def new_batch_id(self) -> str:
         return f"{time.time_ns():020d}-{os.getpid()}"
 
-    def commit(self, batch: str, tables: dict[str, pa.Table]) -> Path:
-        """Write a batch's tables and publish them with one rename."""
-        staging = self.root / ".tmp" / batch
+    def commit(
+        self, batch: str, tables: dict[str, pa.Table], *, step: str = "", **options: object
+    ) -> None:
+        """Write one batch of some tables, then publish every file of it (see module doc).
+
+        ``step`` names a later writer of the same batch (``results``), so its
+        staging folder never collides with the import's.
+        """
+        staging = self.root / ".tmp" / (f"{step}+{batch}" if step else batch)
+        shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
         try:
             for name, table in tables.items():
-                if table.num_rows == 0 and name != "files":
-                    continue
-                path = staging / f"{name}.parquet"
-                pq.write_table(table, path, compression="zstd")
-                with open(path, "rb") as handle:
-                    os.fsync(handle.fileno())
-            final = self.batches_dir / batch
-            os.rename(staging, final)
-            directory = os.open(self.batches_dir, os.O_RDONLY)
-            try:
-                os.fsync(directory)
-            finally:
-                os.close(directory)
-            return final
+                write_parquet(table, staging / f"{name}.parquet", **options)
+            (staging / COMMIT).write_text(json.dumps(sorted(tables)) + "\n")
+            fsync_dir(staging)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
+        self._publish(staging, batch)
 
-    def clean_staging(self) -> None:
-        """Remove batches left half-written by a killed import (never published)."""
+    def _publish(self, staging: Path, batch: str) -> None:
+        """Rename a committed staging folder's files into their tables (idempotent)."""
+        for path in sorted(staging.glob("*.parquet")):
+            folder = self.table_dir(path.stem)
+            os.replace(path, folder / f"{batch}.parquet")
+            fsync_dir(folder)
+        shutil.rmtree(staging, ignore_errors=True)
+
+    def recover(self) -> None:
+        """Roll committed batches forward and drop uncommitted ones (the caller holds the lock)."""
         tmp = self.root / ".tmp"
-        if tmp.is_dir():
-            for leftover in tmp.iterdir():
+        if not tmp.is_dir():
+            return
+        for leftover in sorted(tmp.iterdir()):
+            if not leftover.is_dir():
+                leftover.unlink()
+            elif (leftover / COMMIT).is_file():
+                self._publish(leftover, leftover.name.split("+", 1)[-1])
+            else:
                 shutil.rmtree(leftover, ignore_errors=True)

@@ -28,7 +28,9 @@ from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Quarantined, validate_hand
-from ofc_stats.store.dataset import FILES, Dataset, hands_table, quarantine_table
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.rows import hands_table, quarantine_table
+from ofc_stats.store.schema import FILES, HANDS, PLACEMENTS, SEATS
 from parsers.base import (
     SNIFF_BYTES,
     ColumnarHands,
@@ -329,6 +331,12 @@ class Importer:
 
     def _consume_columns(self, chunk: ColumnarHands, file: FileSummary, parser: Parser) -> None:
         """Hands a parser laid out as tables: dedupe by key and fingerprint, keep the rest."""
+        line = pa.field("source_line", pa.int64())
+        chunk = ColumnarHands(
+            hands=chunk.hands.cast(HANDS),
+            seats=chunk.seats.cast(pa.schema([*SEATS, line])),
+            placements=chunk.placements.cast(pa.schema([*PLACEMENTS, line])),
+        )
         keys = chunk.hands.column("hand_key").to_pylist()
         fingerprints = chunk.hands.column("fingerprint").to_pylist()
         keep, reparse = [], []
@@ -472,7 +480,6 @@ def import_paths(
         get_parser(format_name)  # fail before touching anything
     dataset = Dataset(data)
     with dataset.locked(wait_seconds):
-        dataset.clean_staging()
         importer = Importer(
             dataset,
             format_name=format_name,

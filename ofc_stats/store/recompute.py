@@ -1,19 +1,16 @@
-"""Recompute: score every stored import batch again and store the results beside it.
+"""Recompute: score every stored import batch again into the ``results`` and ``versus`` tables.
 
-Results live in ``<dataset>/results/<batch id>/`` (``results`` and ``versus``
-Parquet files plus ``done.json``), one folder per import batch,
-written under ``.tmp`` and published with one rename like the batches
-themselves.  Import batches never change, so "not yet scored" is simply
-"no results folder for this engine version"; ``force`` redoes them all.
-Memory is bounded by the import batch size, not by the dataset.
+Each import batch gets ``results/<batch>.parquet`` and ``versus/<batch>.parquet``,
+committed together like an import batch.  The engine version that wrote them
+is in the results file's Parquet metadata; import batches never change, so
+"not yet scored" is simply "no results file of this engine version";
+``force`` redoes them all.  Memory is bounded by the import batch size.
 """
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
-import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -64,26 +61,30 @@ class RecomputeSummary:
         return text
 
 
-def results_dir(dataset: Dataset) -> Path:
-    return dataset.root / "results"
+ENGINE_KEY = b"ofc_stats.engine"
 
 
-def _done(folder: Path) -> bool:
-    marker = folder / "done.json"
-    if not marker.is_file():
+def up_to_date(dataset: Dataset, batch: str) -> bool:
+    """Whether the batch's results were written by this engine version."""
+    path = dataset.batch_file("results", batch)
+    if not path.is_file() or not dataset.batch_file("versus", batch).is_file():
         return False
     try:
-        return bool(json.loads(marker.read_text()).get("engine") == ENGINE_VERSION)
-    except (OSError, ValueError):
+        metadata = pq.read_schema(path).metadata or {}
+    except (OSError, pa.ArrowInvalid):
         return False
+    return metadata.get(ENGINE_KEY) == str(ENGINE_VERSION).encode()
 
 
-def score_batch_folder(
-    batch: Path, lookup: RulesetLookup = get_ruleset, ruleset: Ruleset | None = None
+def score_batch_files(
+    dataset: Dataset,
+    batch: str,
+    lookup: RulesetLookup = get_ruleset,
+    ruleset: Ruleset | None = None,
 ) -> dict[str, pa.Table]:
-    """The results and versus tables of one import batch folder (``ruleset`` overrides)."""
-    hands = pq.read_table(batch / "hands.parquet", columns=HAND_COLUMNS)
-    seats = pq.read_table(batch / "seats.parquet", columns=SEAT_COLUMNS)
+    """The results and versus tables of one import batch (``ruleset`` overrides)."""
+    hands = pq.read_table(dataset.batch_file("hands", batch), columns=HAND_COLUMNS)
+    seats = pq.read_table(dataset.batch_file("seats", batch), columns=SEAT_COLUMNS)
     scored = score_tables(hands, seats, lookup, ruleset=ruleset)
     return {"results": scored.results, "versus": scored.versus}
 
@@ -105,15 +106,13 @@ def recompute(
     """
     started = time.perf_counter()
     dataset = Dataset(root)
+    dataset.create()
     summary = RecomputeSummary()
-    out = results_dir(dataset)
-    out.mkdir(exist_ok=True)
-    (dataset.root / ".tmp").mkdir(exist_ok=True)
     todo = []
     for batch in dataset.batches():
-        if not force and _done(out / batch.name):
+        if not force and up_to_date(dataset, batch):
             summary.up_to_date += 1
-        elif (batch / "hands.parquet").exists():
+        else:
             todo.append(batch)
     count = workers or min(os.cpu_count() or 1, 4)
     if lookup is not get_ruleset:  # a custom lookup may not survive pickling
@@ -121,25 +120,29 @@ def recompute(
     if count > 1 and len(todo) > 1:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(min(count, len(todo)), mp_context=context) as pool:
-            jobs = [pool.submit(_score_and_publish, batch, out, lookup) for batch in todo]
+            jobs = [pool.submit(_score_and_publish, dataset, batch, lookup) for batch in todo]
             for job in as_completed(jobs):
                 _count(summary, *job.result(), progress)
     else:
         for batch in todo:
-            _count(summary, *_score_and_publish(batch, out, lookup), progress)
+            _count(summary, *_score_and_publish(dataset, batch, lookup), progress)
     summary.seconds = time.perf_counter() - started
     return summary
 
 
 def _score_and_publish(
-    batch: Path, out: Path, lookup: RulesetLookup
+    dataset: Dataset, batch: str, lookup: RulesetLookup
 ) -> tuple[int, int, dict[str, int]]:
     """Score one batch and publish its results; (hands, seats, seats by status)."""
-    tables = score_batch_folder(batch, lookup)
-    _publish(batch.parent.parent / ".tmp" / f"results-{batch.name}", out / batch.name, tables)
+    tables = score_batch_files(dataset, batch, lookup)
+    stamp = {ENGINE_KEY: str(ENGINE_VERSION).encode()}
+    tables["results"] = tables["results"].replace_schema_metadata(stamp)
+    # hand_key is unique per seat: a dictionary would cost time and save nothing.
+    columns = sorted({c for table in tables.values() for c in table.column_names} - {"hand_key"})
+    dataset.commit(batch, tables, step="results", use_dictionary=columns)
     results = tables["results"]
     statuses = pc.value_counts(results["status"].cast(pa.string())).to_pylist()
-    hands = pq.read_metadata(batch / "hands.parquet").num_rows
+    hands = pq.read_metadata(dataset.batch_file("hands", batch)).num_rows
     return hands, results.num_rows, {item["values"]: item["counts"] for item in statuses}
 
 
@@ -156,25 +159,3 @@ def _count(
     summary.statuses.update(statuses)
     if progress is not None:
         progress(hands)
-
-
-def _publish(staging: Path, target: Path, tables: dict[str, pa.Table]) -> None:
-    """Write the tables under ``staging`` and swap the folder in for ``target``."""
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    for name, table in tables.items():
-        # hand_key is unique per seat: a dictionary would cost time and save nothing.
-        pq.write_table(
-            table,
-            staging / f"{name}.parquet",
-            compression="zstd",
-            use_dictionary=[c for c in table.column_names if c != "hand_key"],
-        )
-    (staging / "done.json").write_text(
-        json.dumps({"engine": ENGINE_VERSION, "seats": tables["results"].num_rows}) + "\n"
-    )
-    old = staging.with_name(staging.name + ".old")
-    if target.exists():
-        os.rename(target, old)
-    os.rename(staging, target)
-    shutil.rmtree(old, ignore_errors=True)

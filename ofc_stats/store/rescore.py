@@ -22,48 +22,8 @@ from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.vector.scoring import BatchResult, score_batch
 from ofc_stats.engine.vector.timeout import timeout_mask
 from ofc_stats.errors import OfcError
+from ofc_stats.store.schema import RESULTS, VERSUS
 
-RESULTS = pa.schema(
-    [
-        ("hand_key", pa.string()),
-        ("seat", pa.int8()),
-        ("ruleset", pa.dictionary(pa.int32(), pa.string())),  # the ruleset scored with
-        ("status", pa.dictionary(pa.int8(), pa.string())),  # scored | incomplete | unknown ruleset
-        ("fouled", pa.bool_()),
-        ("top_class", pa.int16()),  # dense strength class; names in the row_classes view
-        ("middle_class", pa.int16()),
-        ("bottom_class", pa.int16()),
-        ("royalty_top", pa.int16()),
-        ("royalty_middle", pa.int16()),
-        ("royalty_bottom", pa.int16()),
-        ("royalties", pa.int16()),
-        ("rows_won", pa.int8()),  # summed over opponents
-        ("rows_lost", pa.int8()),
-        ("rows_tied", pa.int8()),
-        ("scoops", pa.int8()),  # opponents this seat won all three rows from
-        ("scooped", pa.int8()),  # opponents that won all three rows from this seat
-        ("net", pa.int32()),  # points before stack caps
-        ("net_capped", pa.float64()),  # points after caps and max loss, as settled
-        ("fantasy_entry", pa.int8()),  # cards of the Fantasyland this board earns, 0 = none
-        ("fantasy_stays", pa.bool_()),  # a Fantasyland seat keeps Fantasyland
-        ("repeat_cards", pa.int8()),  # cards of that repeat, 0 = none or unknown
-        ("fantasy_next", pa.int8()),  # cards the rules deal next hand, 0 = normal, null = unknown
-        ("timeout_streets", pa.int16()),  # bit s: street s matches the timeout auto-placement
-        ("timeouts", pa.int8()),  # how many streets did
-    ]
-)
-VERSUS = pa.schema(
-    [
-        ("hand_key", pa.string()),
-        ("seat", pa.int8()),
-        ("opponent", pa.int8()),
-        ("rows_won", pa.int8()),
-        ("rows_lost", pa.int8()),
-        ("rows_tied", pa.int8()),
-        ("scoop", pa.bool_()),
-        ("points", pa.int32()),  # uncapped, royalties included
-    ]
-)
 SCORED = "scored"
 INCOMPLETE = "incomplete"
 UNKNOWN_RULESET = "unknown ruleset"

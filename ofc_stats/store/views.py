@@ -19,14 +19,12 @@ import pyarrow as pa
 
 from ofc_stats.engine.vector.rank_tables import tables
 from ofc_stats.errors import OfcError
-from ofc_stats.store.dataset import TABLES, Dataset
-from ofc_stats.store.recompute import results_dir
-from ofc_stats.store.rescore import RESULTS, VERSUS
+from ofc_stats.store.dataset import EMPTY, Dataset
+from ofc_stats.store.migrate import needs_upgrade
+from ofc_stats.store.schema import TABLES
 from ofc_stats.store.streets import STREETS_SQL, rule_tables
 
 Params = Sequence[object] | Mapping[str, object] | None
-
-RESULT_TABLES = {"results": RESULTS, "versus": VERSUS}
 
 SEAT_RESULTS_VIEW = """
 CREATE OR REPLACE VIEW seat_results AS
@@ -73,6 +71,9 @@ class OfcData:
             raise OfcError(
                 f"{self.root}: no ofc-stats dataset here; create one with `ofc-stats import`"
             )
+        if needs_upgrade(self.root):
+            with dataset.locked():  # upgrades the dataset in place
+                pass
         dataset.check_version()
         config: dict[str, Any] = {}
         if threads is not None:
@@ -83,11 +84,8 @@ class OfcData:
 
     def _views(self, dataset: Dataset) -> None:
         con = self.connection
-        for name, schema in TABLES.items():
-            self._parquet_view(name, self.root / "batches" / "*" / f"{name}.parquet", schema)
-        results = results_dir(dataset)
-        for name, schema in RESULT_TABLES.items():
-            self._parquet_view(name, results / "*" / f"{name}.parquet", schema)
+        for name in TABLES:
+            self._parquet_view(dataset, name)
         rule_tables(con)
         con.sql(
             "CREATE OR REPLACE VIEW streets AS "
@@ -99,20 +97,16 @@ class OfcData:
 
     def restore_results(self) -> None:
         """Point ``results`` back at the stored results (after an audit under other rules)."""
-        dataset = Dataset(self.root)
-        self._parquet_view("results", results_dir(dataset) / "*" / "results.parquet", RESULTS)
+        self._parquet_view(Dataset(self.root), "results")
 
-    def _parquet_view(self, name: str, pattern: Path, schema: pa.Schema) -> None:
-        con = self.connection
-        if any(pattern.parent.parent.glob(f"*/{pattern.name}")):
-            glob = str(pattern).replace("'", "''")
-            con.sql(
-                f"CREATE OR REPLACE VIEW {name} AS "
-                f"SELECT * FROM read_parquet('{glob}', union_by_name = true)"
-            )
-        else:
-            con.register(f"{name}_empty", schema.empty_table())
-            con.sql(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM {name}_empty")
+    def _parquet_view(self, dataset: Dataset, name: str) -> None:
+        """A view over the table's files, named one by one: no glob, so any folder name works."""
+        paths = [str(dataset.table_dir(name) / EMPTY), *dataset.files(name)]
+        listed = ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
+        self.connection.sql(
+            f"CREATE OR REPLACE VIEW {name} AS "
+            f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"
+        )
 
     def sql(self, query: str, params: Params = None) -> duckdb.DuckDBPyRelation:
         """A DuckDB relation; ``params`` are bound, not formatted into ``query``."""

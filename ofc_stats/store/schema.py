@@ -1,0 +1,144 @@
+"""Every Arrow schema of the dataset, in one place (README "Schema" documents them).
+
+A dataset folder holds one folder per table, named as in :data:`TABLES`.
+Imports write ``hands``, ``seats``, ``placements``, ``files`` and
+``quarantine``; recompute writes ``results`` and ``versus``.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+SCHEMA_VERSION = 3  # 2: seats.board_streets; 3: one folder per table
+CARDS = pa.list_(pa.int8())
+DESTINATION = pa.dictionary(pa.int8(), pa.string())
+
+HANDS = pa.schema(
+    [
+        ("hand_key", pa.string()),
+        ("format", pa.string()),
+        ("room", pa.string()),
+        ("table_id", pa.string()),
+        ("room_hand_id", pa.string()),
+        ("played_at", pa.timestamp("us")),
+        ("rules_text", pa.string()),
+        ("ruleset", pa.string()),
+        ("seat_count", pa.int8()),
+        ("complete", pa.bool_()),
+        ("stakes", pa.float64()),
+        ("currency", pa.string()),
+        ("source_file", pa.string()),
+        ("source_line", pa.int64()),
+        ("source_offset", pa.int64()),
+        ("raw_text", pa.string()),
+        ("fingerprint", pa.string()),
+        ("batch", pa.string()),
+    ]
+)
+SEATS = pa.schema(
+    [
+        ("hand_key", pa.string()),
+        ("seat", pa.int8()),
+        ("player", pa.string()),
+        ("player_id", pa.string()),
+        ("hero", pa.bool_()),
+        ("in_fantasy", pa.bool_()),
+        ("fantasy_cards", pa.int8()),
+        ("top", CARDS),
+        ("middle", CARDS),
+        ("bottom", CARDS),
+        ("board", pa.binary(13)),  # top+middle+bottom card ids as 13 bytes; null if incomplete
+        ("board_streets", pa.binary(13)),  # street of each board card, 255 = unknown; null if none
+        ("discards", CARDS),
+        ("reported_points", pa.float64()),
+        ("reported_money", pa.float64()),
+        ("stack", pa.float64()),
+    ]
+)
+PLACEMENTS = pa.schema(
+    [
+        ("hand_key", pa.string()),
+        ("seat", pa.int8()),
+        ("street", pa.int8()),
+        ("card", pa.int8()),
+        ("destination", DESTINATION),
+    ]
+)
+FILES = pa.schema(
+    [
+        ("path", pa.string()),
+        ("size", pa.int64()),
+        ("modified_at", pa.timestamp("us")),
+        ("sha256", pa.string()),
+        ("format", pa.string()),
+        ("hands_seen", pa.int64()),
+        ("stored", pa.int64()),
+        ("duplicates", pa.int64()),
+        ("quarantined", pa.int64()),
+        ("imported_at", pa.timestamp("us")),
+        ("batch", pa.string()),
+    ]
+)
+QUARANTINE = pa.schema(
+    [
+        ("source_file", pa.string()),
+        ("line", pa.int64()),
+        ("offset", pa.int64()),
+        ("hand_id", pa.string()),
+        ("reason", pa.string()),
+        ("raw_text", pa.string()),
+        ("quarantined_at", pa.timestamp("us")),
+        ("batch", pa.string()),
+    ]
+)
+RESULTS = pa.schema(
+    [
+        ("hand_key", pa.string()),
+        ("seat", pa.int8()),
+        ("ruleset", pa.dictionary(pa.int32(), pa.string())),  # the ruleset scored with
+        ("status", pa.dictionary(pa.int8(), pa.string())),  # scored | incomplete | unknown ruleset
+        ("fouled", pa.bool_()),
+        ("top_class", pa.int16()),  # dense strength class; names in the row_classes view
+        ("middle_class", pa.int16()),
+        ("bottom_class", pa.int16()),
+        ("royalty_top", pa.int16()),
+        ("royalty_middle", pa.int16()),
+        ("royalty_bottom", pa.int16()),
+        ("royalties", pa.int16()),
+        ("rows_won", pa.int8()),  # summed over opponents
+        ("rows_lost", pa.int8()),
+        ("rows_tied", pa.int8()),
+        ("scoops", pa.int8()),  # opponents this seat won all three rows from
+        ("scooped", pa.int8()),  # opponents that won all three rows from this seat
+        ("net", pa.int32()),  # points before stack caps
+        ("net_capped", pa.float64()),  # points after caps and max loss, as settled
+        ("fantasy_entry", pa.int8()),  # cards of the Fantasyland this board earns, 0 = none
+        ("fantasy_stays", pa.bool_()),  # a Fantasyland seat keeps Fantasyland
+        ("repeat_cards", pa.int8()),  # cards of that repeat, 0 = none or unknown
+        ("fantasy_next", pa.int8()),  # cards the rules deal next hand, 0 = normal, null = unknown
+        ("timeout_streets", pa.int16()),  # bit s: street s matches the timeout auto-placement
+        ("timeouts", pa.int8()),  # how many streets did
+    ]
+)
+VERSUS = pa.schema(
+    [
+        ("hand_key", pa.string()),
+        ("seat", pa.int8()),
+        ("opponent", pa.int8()),
+        ("rows_won", pa.int8()),
+        ("rows_lost", pa.int8()),
+        ("rows_tied", pa.int8()),
+        ("scoop", pa.bool_()),
+        ("points", pa.int32()),  # uncapped, royalties included
+    ]
+)
+
+IMPORTED = {
+    "hands": HANDS,
+    "seats": SEATS,
+    "placements": PLACEMENTS,
+    "files": FILES,
+    "quarantine": QUARANTINE,
+}
+DERIVED = {"results": RESULTS, "versus": VERSUS}  # recompute's, from hands and seats
+TABLES = {**IMPORTED, **DERIVED}
