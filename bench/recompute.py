@@ -43,12 +43,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 mode, root = sys.argv[1], Path(sys.argv[2])
 from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, recompute, results_dir
+from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, recompute
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.engine.presets import get_ruleset
 import resource
-batches = Dataset(root).batches()
-pq.read_table(batches[0] / "hands.parquet", columns=["hand_key"])  # Arrow's one-time set-up
+dataset = Dataset(root)
+batches = dataset.batches()
+pq.read_table(dataset.batch_file("hands", batches[0]), columns=["hand_key"])  # Arrow's set-up
 start = time.perf_counter()
 if mode == "recompute":
     summary = recompute(root, force=True)
@@ -58,12 +59,11 @@ else:
     out = root / ".bench-out"
     out.mkdir(exist_ok=True)
     for batch in batches:
-        h = pq.read_table(batch / "hands.parquet", columns=HAND_COLUMNS)
-        s = pq.read_table(batch / "seats.parquet", columns=SEAT_COLUMNS)
+        h = pq.read_table(dataset.batch_file("hands", batch), columns=HAND_COLUMNS)
+        s = pq.read_table(dataset.batch_file("seats", batch), columns=SEAT_COLUMNS)
         hands += h.num_rows
         if mode == "floor":
-            done = results_dir(Dataset(root)) / batch.name
-            tables = {name: pq.read_table(done / f"{name}.parquet")
+            tables = {name: pq.read_table(dataset.batch_file(name, batch))
                       for name in ("results", "versus")}
         else:
             scored = score_tables(h, s, get_ruleset)
@@ -94,24 +94,25 @@ def build(root: Path, hands: int, base: int) -> None:
     print(f"simulated and imported {base:,} hands in {time.perf_counter() - started:.0f} s")
     dataset = Dataset(root)
     originals = dataset.batches()
-    stored = sum(pq.read_metadata(b / "hands.parquet").num_rows for b in originals)
+    stored = sum(pq.read_metadata(dataset.batch_file("hands", b)).num_rows for b in originals)
     copy = 0
     while stored < hands:
         for batch in originals:
             if stored >= hands:
                 break
             copy += 1
-            target = dataset.batches_dir / f"{batch.name}-copy{copy:04d}"
-            target.mkdir()
-            for path in batch.glob("*.parquet"):
-                table = pq.read_table(path)
+            target = f"{batch}-copy{copy:04d}"
+            tables = {}
+            for name in ("hands", "seats", "placements", "files", "quarantine"):
+                table = pq.read_table(dataset.batch_file(name, batch))
                 if "hand_key" in table.column_names:
                     keys = pc.binary_join_element_wise(table["hand_key"], pa.scalar(f"#{copy}"), "")
                     table = table.set_column(
                         table.schema.get_field_index("hand_key"), "hand_key", keys
                     )
-                pq.write_table(table, target / path.name, compression="zstd")
-            stored += pq.read_metadata(target / "hands.parquet").num_rows
+                tables[name] = table
+            dataset.commit(target, tables)
+            stored += tables["hands"].num_rows
     recompute(root)  # the floor writes tables of this shape
     print(f"dataset: {stored:,} hands in {len(dataset.batches())} batches")
 
