@@ -1,6 +1,9 @@
 """ofc-stats: Open Face Chinese Poker rules engine, hand-history analytics and audit.
 
 The public API: cards, boards, rulesets and the scalar and batch scorers.
+``ofc_stats.open``, ``ofc_stats.import_paths`` and ``ofc_stats.recompute``
+load the data layers on first use and stay out of ``__all__``, so that
+``from ofc_stats import *`` neither hides the builtin ``open`` nor loads DuckDB.
 """
 
 from ofc_stats.engine.board import Board
@@ -50,13 +53,10 @@ __all__ = [
     "format_card",
     "format_cards",
     "get_ruleset",
-    "import_paths",
     "load_ruleset",
-    "open",
     "parse_card",
     "parse_cards",
     "rank_row",
-    "recompute",
     "resolve_ruleset",
     "score_batch",
     "score_board",

@@ -9,7 +9,7 @@ rejects, with its message as the reason.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES, ROWS
@@ -76,7 +76,6 @@ class HandRecord:
     source_line: int | None = None
     source_offset: int | None = None
     raw_text: str = ""
-    extra: dict[str, str] = field(default_factory=dict, compare=False)
     key_suffix: str = ""  # set when the room reused a hand id for another hand
 
     @property

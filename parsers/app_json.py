@@ -128,7 +128,6 @@ def hand_from_object(data: Any, source: str, line: int, offset: int, raw: str) -
         source_line=line,
         source_offset=offset,
         raw_text=raw,
-        extra={k: str(data[k]) for k in ("clubId", "price", "joined") if k in data},
     )
 
 

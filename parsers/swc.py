@@ -198,7 +198,6 @@ def _record(hand: _Hand, source: str) -> HandRecord:
         source_file=source,
         source_line=hand.start_line,
         raw_text="".join(hand.lines),
-        extra={"started_late": str(hand.started_late), "settled": str(hand.settled)},
     )
 
 

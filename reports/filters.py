@@ -8,7 +8,7 @@ id; an unknown name fails with the closest names the dataset knows.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 
 from ofc_stats.errors import OfcError, UnknownPlayer
@@ -26,7 +26,6 @@ class Filters:
     ruleset: str | None = None
     seats: int | None = None
     opponent: str | None = None
-    extra: dict[str, object] = field(default_factory=dict, compare=False)
 
     def where(self, alias: str = "s") -> tuple[str, dict[str, object]]:
         """A WHERE clause over ``seat_results`` and its parameters, the player left out."""

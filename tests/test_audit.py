@@ -9,7 +9,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from test_recompute import _hand, _seat, write_dataset
 
 import ofc_stats
 from ofc_stats.audit.money import expected_money, infer_rake
@@ -22,6 +21,7 @@ from ofc_stats.records import HandRecord
 from ofc_stats.sim.rooms import write_simulation
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute
+from tests.builders import hand_record, seat_record, write_dataset
 
 APPS = Path(__file__).resolve().parents[2] / "shared" / "samples" / "apps"
 
@@ -87,13 +87,13 @@ def _reported(hand: HandRecord, points: tuple[float, ...]) -> HandRecord:
     return replace(hand, seats=seats)
 
 
-ALICE = _seat(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
-BOB = _seat(1, "Bob", "Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c")
+ALICE = seat_record(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+BOB = seat_record(1, "Bob", "Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c")
 
 
 def test_a_room_without_top_royalties_is_named(tmp_path: Path) -> None:
     """Heads-up Alice +21 (scoop 6 + royalties 15); a room that skips top royalties pays +14."""
-    data = write_dataset(tmp_path, [_reported(_hand(1, (ALICE, BOB)), (14.0, -14.0))])
+    data = write_dataset(tmp_path, [_reported(hand_record(1, (ALICE, BOB)), (14.0, -14.0))])
     with ofc_stats.open(data) as db:
         report = audit(db)
     alice = report.mismatches[report.mismatches["seat"] == 0].iloc[0]
@@ -110,11 +110,11 @@ def test_a_foul_judged_the_other_way_is_named(tmp_path: Path) -> None:
     """Bob's AA top over a KK middle over a 55 bottom fouls twice: Alice scoops, +6 + 15 = +21.
     A room that misses the foul scores Bob as live: he wins the top (AA > QQ), Alice the
     middle and bottom: +1, royalties 15 - 9 (AA on top) = +7 for Alice."""
-    bob = _seat(1, "Bob", "Ac Ad 3s", "Kc Kh 4c 3d Js", "5c 5d 6c 8d 9c")
+    bob = seat_record(1, "Bob", "Ac Ad 3s", "Kc Kh 4c 3d Js", "5c 5d 6c 8d 9c")
     ruleset = get_ruleset("pineapple-progressive")
     boards = [Board(ALICE.top, ALICE.middle, ALICE.bottom), Board(bob.top, bob.middle, bob.bottom)]
     assert score_hand(boards, ruleset).net == (21, -21)
-    data = write_dataset(tmp_path, [_reported(_hand(1, (ALICE, bob)), (7.0, -7.0))])
+    data = write_dataset(tmp_path, [_reported(hand_record(1, (ALICE, bob)), (7.0, -7.0))])
     with ofc_stats.open(data) as db:
         report = audit(db)
     assert set(report.mismatches["class"]) == {"foul"}
@@ -154,7 +154,7 @@ def test_rake_inference_finds_rate_and_rounding() -> None:
 
 def test_sql_cli_binds_parameters_and_prints_exactly(tmp_path: Path) -> None:
     hostile = "Robert'); DROP TABLE hands;--"
-    data = write_dataset(tmp_path, [_hand(1, (replace(ALICE, player=hostile), BOB))])
+    data = write_dataset(tmp_path, [hand_record(1, (replace(ALICE, player=hostile), BOB))])
     runner = CliRunner()
     query = "SELECT seat, net FROM seat_results WHERE player = $p ORDER BY seat"
     result = runner.invoke(main, ["sql", query, "--data", str(data), "-p", f"p={hostile}"])
@@ -186,7 +186,7 @@ def test_sql_cli_binds_parameters_and_prints_exactly(tmp_path: Path) -> None:
 
 
 def test_audit_cli_writes_the_mismatch_file(tmp_path: Path) -> None:
-    data = write_dataset(tmp_path, [_reported(_hand(1, (ALICE, BOB)), (14.0, -14.0))])
+    data = write_dataset(tmp_path, [_reported(hand_record(1, (ALICE, BOB)), (14.0, -14.0))])
     out = tmp_path / "mismatches.csv"
     result = CliRunner().invoke(main, ["audit", "--data", str(data), "--out", str(out)])
     assert result.exit_code == 0, result.output

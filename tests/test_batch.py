@@ -7,7 +7,6 @@ import zlib
 
 import numpy as np
 import pytest
-from handgen import random_hands
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +16,7 @@ from ofc_stats.engine.rules import MajorityBonus, Ruleset, Scoring
 from ofc_stats.engine.scoring import score_hand
 from ofc_stats.engine.vector.scoring import score_batch
 from ofc_stats.errors import HandError
+from tests.handgen import random_hands
 
 TWO_FOUR = get_ruleset("pineapple").with_options(
     name="two-four-capped", scoring=Scoring.TWO_FOUR, max_loss=20

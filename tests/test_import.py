@@ -14,10 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from handgen import random_records
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from readers import records_from
 
 from ofc_stats.engine.cards import parse_cards
 from ofc_stats.errors import DatasetLocked
@@ -25,6 +23,8 @@ from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
 from parsers.app_json import AppJsonParser
 from parsers.open_format import OpenFormatParser, dumps
+from tests.handgen import random_records
+from tests.readers import records_from
 
 DATA = Path(__file__).parent / "data"
 SHARED_APPS = Path(__file__).parent.parent.parent / "shared" / "samples" / "apps"

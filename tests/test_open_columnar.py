@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pyarrow as pa
-from handgen import random_records
 
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
 from parsers.open_format import OpenFormatParser, dumps
+from tests.handgen import random_records
 
 
 def tricky_lines() -> list[str]:

@@ -7,8 +7,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from handgen import random_records
-from readers import records_from
 
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.records import HandRecord, Quarantined
@@ -19,6 +17,8 @@ from parsers.fpdb import FpdbParser
 from parsers.open_format import OpenFormatParser, dumps
 from parsers.swc import SwcParser, parse_layout, street_of
 from parsers.swc_chat import SwcChatParser, scores
+from tests.handgen import random_records
+from tests.readers import records_from
 
 DATA = Path(__file__).parent / "data"
 SWC_SAMPLES = Path(__file__).parent.parent.parent / "shared" / "samples" / "swc"
@@ -58,7 +58,7 @@ def test_swc_golden() -> None:
 
 
 def test_swc_round_trip_keeps_every_placement() -> None:
-    from swcgen import snapshots
+    from tests.swcgen import snapshots
 
     for record in random_records(20, seed=31):
         lines = snapshots(record, gi=int(record.room_hand_id) + 1, ti=9)

@@ -3,43 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from handgen import random_records
 
 import ofc_stats
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.cards import parse_cards
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.scoring import score_hand
-from ofc_stats.records import HandRecord, Placement, SeatRecord
+from ofc_stats.records import Placement
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute
 from parsers.open_format import dumps
-
-
-def write_dataset(tmp_path: Path, records: list[HandRecord], name: str = "hands") -> Path:
-    source = tmp_path / f"{name}.jsonl"
-    source.write_text("".join(dumps(r) + "\n" for r in records), encoding="utf-8")
-    data = tmp_path / "data"
-    summary = import_paths([source], data)
-    assert summary.stored == len(records), summary.lines()
-    recompute(data)
-    return data
-
-
-def sim_records(hands: int, seed: int, **options: object) -> list[HandRecord]:
-    from ofc_stats.sim.rooms import simulate
-
-    ruleset = get_ruleset(str(options.pop("rules", "pineapple-progressive")))
-    return [
-        record
-        for record, _ in simulate(
-            hands, ruleset, seats=3, players=6, seed=seed, rollouts=2, **options
-        )  # type: ignore[arg-type]
-    ]
+from tests.builders import hand_record, seat_record, sim_records, write_dataset
+from tests.handgen import random_records
 
 
 def test_results_equal_the_scalar_engine(tmp_path: Path) -> None:
@@ -146,32 +124,6 @@ def test_numpy_timeout_flags_equal_the_scalar_rule(tmp_path: Path) -> None:
     assert len(view) == flagged  # the view reads the same flags
 
 
-def _seat(
-    seat: int, player: str, top: str, middle: str, bottom: str, **extra: object
-) -> SeatRecord:
-    return SeatRecord(
-        seat=seat,
-        player=player,
-        top=parse_cards(top),
-        middle=parse_cards(middle),
-        bottom=parse_cards(bottom),
-        **extra,  # type: ignore[arg-type]
-    )
-
-
-def _hand(number: int, seats: tuple[SeatRecord, ...], **extra: object) -> HandRecord:
-    return HandRecord(
-        format="open",
-        room="test",
-        table_id="T1",
-        room_hand_id=str(number),
-        ruleset="pineapple-progressive",
-        seats=seats,
-        played_at=datetime(2026, 3, 1, 20, 0) + timedelta(minutes=2 * number),
-        **extra,  # type: ignore[arg-type]
-    )
-
-
 def test_hand_computed_results(tmp_path: Path) -> None:
     """Alice: QQ top (7), straight middle (4), flush bottom (4): royalties 15.
     Bob fouls (middle trips over a bottom pair).  Carol: K-high top, pair middle, two pair bottom.
@@ -180,10 +132,10 @@ def test_hand_computed_results(tmp_path: Path) -> None:
     top (QQ > K), middle (straight > pair), bottom (flush > two pair): 6 + 15 = +21.
     Carol against Bob: scoop 6, no royalties: +6.  Nets: Alice +42, Bob -27, Carol -15.
     """
-    alice = _seat(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
-    bob = _seat(1, "Bob", "Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c")
-    carol = _seat(2, "Carol", "Kc 3d 2d", "Tc Td 3c 6s 7s", "Jc Jd 9d 9s 2s")
-    data = write_dataset(tmp_path, [_hand(1, (alice, bob, carol))])
+    alice = seat_record(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    bob = seat_record(1, "Bob", "Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c")
+    carol = seat_record(2, "Carol", "Kc 3d 2d", "Tc Td 3c 6s 7s", "Jc Jd 9d 9s 2s")
+    data = write_dataset(tmp_path, [hand_record(1, (alice, bob, carol))])
     with ofc_stats.open(data) as db:
         rows = db.df(
             "SELECT seat, fouled, royalty_top, royalty_middle, royalty_bottom, royalties, rows_won,"
@@ -223,8 +175,8 @@ def test_hand_computed_results(tmp_path: Path) -> None:
 def test_timeout_streets_follow_the_auto_placement(tmp_path: Path) -> None:
     """Street 1 goes bottom, bottom + discard (the room's pattern) -> flagged; street 0 top-heavy
     is a decision; the last street has one way to go (forced) -> never flagged."""
-    seat = _seat(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
-    other = _seat(1, "Bob", "Ac Kd 3s", "4c 4d 5s Js Ks", "5c 5d 6c 8d 9c")
+    seat = seat_record(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    other = seat_record(1, "Bob", "Ac Kd 3s", "4c 4d 5s Js Ks", "5c 5d 6c 8d 9c")
     cards = {c: row for row in ("top", "middle", "bottom") for c in getattr(seat, row)}
     order = [*seat.top[:2], *seat.middle[:3]]  # street 0: 2 top, 3 middle
     order += [seat.bottom[0], seat.bottom[1]]  # street 1: both to the bottom
@@ -240,7 +192,7 @@ def test_timeout_streets_follow_the_auto_placement(tmp_path: Path) -> None:
         position += count
         if street:
             placements.append(Placement(0, street, discards[street - 1], "discard"))
-    hand = _hand(1, (replace(seat, discards=discards), other), placements=tuple(placements))
+    hand = hand_record(1, (replace(seat, discards=discards), other), placements=tuple(placements))
     data = write_dataset(tmp_path, [hand])
     with ofc_stats.open(data) as db:
         streets_df = db.df("SELECT street, forced, timeout FROM streets WHERE seat = 0 ORDER BY 1")
@@ -273,11 +225,11 @@ def test_recompute_is_incremental_and_force_redoes(tmp_path: Path) -> None:
 
 
 def test_incomplete_and_unknown_ruleset_hands_are_kept_with_a_status(tmp_path: Path) -> None:
-    complete = _hand(
+    complete = hand_record(
         1,
         (
-            _seat(0, "A", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah"),
-            _seat(1, "B", "Ac Kd 3s", "4c 4d 5s Js Ks", "5c 5d 6c 8d 9c"),
+            seat_record(0, "A", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah"),
+            seat_record(1, "B", "Ac Kd 3s", "4c 4d 5s Js Ks", "5c 5d 6c 8d 9c"),
         ),
     )
     short = replace(
@@ -300,17 +252,17 @@ def test_incomplete_and_unknown_ruleset_hands_are_kept_with_a_status(tmp_path: P
 def test_fantasy_view_links_a_players_next_hand(tmp_path: Path) -> None:
     """Hand 1: Alice QQ on top earns 14 cards.  Hand 2: the room deals her Fantasyland
     with 14 (4 discards).  Hand 3: she did not stay; the room deals a normal hand."""
-    alice1 = _seat(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
-    bob = _seat(1, "Bob", "Ac Kd 3s", "4c 4d 5s Js Ks", "5c 5d 6c 8d 9c")
+    alice1 = seat_record(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    bob = seat_record(1, "Bob", "Ac Kd 3s", "4c 4d 5s Js Ks", "5c 5d 6c 8d 9c")
     alice2 = replace(
-        _seat(0, "Alice", "2s 3d 4h", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah"),
+        seat_record(0, "Alice", "2s 3d 4h", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah"),
         in_fantasy=True,
         discards=parse_cards("Kh"),
     )
     hands = [
-        _hand(1, (alice1, bob)),
-        _hand(2, (alice2, bob)),
-        _hand(3, (replace(alice1, top=parse_cards("2s 3d 4h")), bob)),
+        hand_record(1, (alice1, bob)),
+        hand_record(2, (alice2, bob)),
+        hand_record(3, (replace(alice1, top=parse_cards("2s 3d 4h")), bob)),
     ]
     data = write_dataset(tmp_path, hands)
     with ofc_stats.open(data) as db:

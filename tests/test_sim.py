@@ -128,10 +128,10 @@ def test_timed_out_streets_follow_the_auto_placement_rule() -> None:
 
 def test_simulate_command_round_trips_and_reproduces(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from click.testing import CliRunner
-    from readers import records_from
 
     from ofc_stats.cli import main
     from parsers.open_format import OpenFormatParser
+    from tests.readers import records_from
 
     out = tmp_path / "sim.jsonl"
     args = ["simulate", "--hands", "120", "--seed", "5", "--room-errors", "0.2", "--out", str(out)]

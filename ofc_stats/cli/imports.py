@@ -76,7 +76,7 @@ def import_command(
     for line in summary.lines():
         click.echo(line)
     if not no_recompute:
-        from ofc_stats.cli.data import run_recompute
+        from ofc_stats.cli.recompute import run_recompute
 
         for line in run_recompute(data, force=False, quiet=quiet, wait=wait):
             click.echo(line)

@@ -12,10 +12,12 @@ from typing import Any
 
 import click
 
-from ofc_stats.cli.data import audit_command, migrate_command, recompute_command, sql_command
+from ofc_stats.cli.audit import audit_command
 from ofc_stats.cli.imports import import_command, simulate
+from ofc_stats.cli.recompute import migrate_command, recompute_command
 from ofc_stats.cli.report import report_command
 from ofc_stats.cli.score import formats, rules, score
+from ofc_stats.cli.sql import sql_command
 from ofc_stats.cli.text import terminal_safe
 from ofc_stats.errors import OfcError
 

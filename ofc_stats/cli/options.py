@@ -1,4 +1,4 @@
-"""Helpers the command modules share: progress bars and ruleset options."""
+"""Helpers the command modules share: the --data option, progress bars, ruleset options."""
 
 from __future__ import annotations
 
@@ -11,6 +11,14 @@ import click
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.ruleset_toml import resolve_ruleset
 from ofc_stats.errors import OfcError
+
+DATA_OPTION = click.option(
+    "--data",
+    default="ofc-data",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="The dataset folder.",
+)
 
 
 @contextmanager

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ofc_stats.cli.data import DATA_OPTION
+from ofc_stats.cli.options import DATA_OPTION
 
 
 @click.command("report")

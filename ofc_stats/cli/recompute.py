@@ -1,0 +1,63 @@
+"""`recompute` (score stored hands into the results tables) and `migrate`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ofc_stats.cli.options import DATA_OPTION, progress_bar
+from ofc_stats.errors import OfcError
+
+
+def run_recompute(data: str, *, force: bool, quiet: bool, wait: float = 0.0) -> list[str]:
+    """Score the batches without results (all with ``force``) under the dataset lock."""
+    from ofc_stats.store.dataset import Dataset
+    from ofc_stats.store.recompute import recompute
+
+    dataset = Dataset(data)
+    if not dataset.exists():
+        raise OfcError(f"{data}: no ofc-stats dataset here; create one with `ofc-stats import`")
+    hands = _stored_hands(dataset)
+    with dataset.locked(wait), progress_bar(quiet, hands, "recomputing") as advance:
+        summary = recompute(data, force=force, progress=advance)
+    return summary.lines()
+
+
+def _stored_hands(dataset: Any) -> int:
+    import pyarrow.parquet as pq
+
+    return sum(pq.read_metadata(path).num_rows for path in dataset.files("hands"))
+
+
+@click.command("recompute")
+@DATA_OPTION
+@click.option("--force", is_flag=True, help="Score every hand again, not only new batches.")
+@click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
+@click.option("--quiet", is_flag=True)
+def recompute_command(data: str, force: bool, wait: float, quiet: bool) -> None:
+    """Score stored hands through the engine into the results tables (import does this)."""
+    lines = run_recompute(data, force=force, quiet=quiet, wait=wait)
+    for line in lines:
+        click.echo(line)
+
+
+@click.command("migrate")
+@DATA_OPTION
+@click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
+def migrate_command(data: str, wait: float) -> None:
+    """Upgrade a dataset written by an older ofc-stats (opening it does this too)."""
+    from ofc_stats.store.dataset import Dataset
+    from ofc_stats.store.migrate import needs_upgrade
+    from ofc_stats.store.schema import SCHEMA_VERSION
+
+    dataset = Dataset(data)
+    if not dataset.exists():
+        raise OfcError(f"{data}: no ofc-stats dataset here")
+    if not needs_upgrade(data):
+        dataset.check_version()
+        click.echo(f"{data}: schema version {SCHEMA_VERSION}, nothing to do")
+        return
+    with dataset.locked(wait):
+        pass  # taking the lock upgrades
+    click.echo(f"{data}: upgraded to schema version {SCHEMA_VERSION}")
