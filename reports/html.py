@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ofc_stats.safe_text import csv_safe
 from reports.base import Report
 
 PERCENT_COLUMNS = {"rate", "share", "explained_rate"}
@@ -131,7 +132,7 @@ def write_files(folder: Path, reports: Sequence[Report], kind: str) -> list[Path
         if kind == "csv":
             for key, frame in report.tables.items():
                 path = folder / f"{report.key}-{key}.csv"
-                frame.to_csv(path, index=False)
+                csv_safe(frame).to_csv(path, index=False)
                 written.append(path)
         else:
             for key, fig in report.figures.items():

@@ -43,6 +43,7 @@ from ofc_stats.audit.money import (
 )
 from ofc_stats.engine.presets import PRESETS, get_ruleset
 from ofc_stats.engine.rules import Ruleset
+from ofc_stats.safe_text import csv_safe
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_files
 from ofc_stats.store.rescore import score_tables
@@ -430,7 +431,7 @@ def write_mismatches(report: AuditReport, path: str | Path) -> None:
     if target.suffix.lower() == ".parquet":
         frame.to_parquet(target, index=False)
     elif target.suffix.lower() == ".csv":
-        frame.to_csv(target, index=False)
+        csv_safe(frame).to_csv(target, index=False)
     else:
         from ofc_stats.errors import OfcError
 

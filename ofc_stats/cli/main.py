@@ -18,7 +18,7 @@ from ofc_stats.cli.recompute import migrate_command, recompute_command
 from ofc_stats.cli.report import report_command
 from ofc_stats.cli.score import formats, rules, score
 from ofc_stats.cli.sql import sql_command
-from ofc_stats.cli.text import terminal_safe
+from ofc_stats.safe_text import terminal_safe
 from ofc_stats.errors import OfcError
 
 
