@@ -9,6 +9,7 @@ rejects, with its message as the reason.
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -114,6 +115,23 @@ class Quarantined:
         return f"{where}{hand}: {self.reason}"
 
 
+@dataclass(frozen=True)
+class Partial:
+    """A record cut off at the end of a file: the file is still being written.
+
+    Neither stored nor quarantined: the file's next import reads it whole.
+    """
+
+    source_file: str
+    line: int | None
+    offset: int | None
+    reason: str
+
+    def message(self) -> str:
+        where = f"{self.source_file}:{self.line}" if self.line else self.source_file
+        return f"{where}: {self.reason}; left for the next import"
+
+
 def fingerprint_text(seats: tuple[SeatRecord, ...]) -> str:
     def ids(cards: tuple[int, ...] | None) -> str:
         return ",".join(str(c) for c in cards or ())
@@ -124,13 +142,53 @@ def fingerprint_text(seats: tuple[SeatRecord, ...]) -> str:
     )
 
 
+SMALL_INT = 127  # seats and streets are stored as int8
+
+
+def _check_text(hand: HandRecord) -> None:
+    """Every text field must be storable Unicode (JSON can spell lone surrogates)."""
+    texts = [hand.format, hand.room, hand.table_id, hand.room_hand_id, hand.ruleset]
+    texts += [hand.rules_text or "", hand.currency or "", hand.raw_text, hand.source_file]
+    for seat in hand.seats:
+        texts += [seat.player, seat.player_id or ""]
+    for text in texts:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            bad = text[error.start : error.end].encode("utf-8", "backslashreplace").decode()
+            raise HandError(
+                f"text holds {bad}, which is not a character (lone surrogate)"
+            ) from None
+
+
+def _check_numbers(hand: HandRecord) -> None:
+    values = [("stakes", hand.stakes)]
+    for seat in hand.seats:
+        values += [
+            (f"seat {seat.seat} points", seat.reported_points),
+            (f"seat {seat.seat} money", seat.reported_money),
+            (f"seat {seat.seat} stack", seat.stack),
+        ]
+    for name, value in values:
+        if value is not None and not math.isfinite(value):
+            raise HandError(f"{name} {value} is not a finite number")
+
+
 def validate_hand(hand: HandRecord, ruleset: Ruleset) -> None:
-    """Raise HandError for anything impossible; incomplete boards are allowed."""
+    """Raise HandError for anything impossible or unstorable; incomplete boards are allowed.
+
+    Storable means it fits the dataset's columns (int8 seats and streets,
+    finite numbers, valid Unicode), so no batch write can fail on it later.
+    """
     max_seats, deck = ruleset.max_seats, ruleset.deck.size
     if not 2 <= len(hand.seats) <= max_seats:
         raise HandError(f"{len(hand.seats)} seats; {hand.ruleset} seats 2 to {max_seats}")
+    _check_text(hand)
+    _check_numbers(hand)
     seen: dict[int, str] = {}
     for seat in hand.seats:
+        if not 0 <= seat.seat <= SMALL_INT:
+            raise HandError(f"seat position {seat.seat} is out of range 0-{SMALL_INT}")
         for name, row, size in zip(
             ROWS, (seat.top, seat.middle, seat.bottom), ROW_SIZES, strict=True
         ):
@@ -150,6 +208,13 @@ def validate_hand(hand: HandRecord, ruleset: Ruleset) -> None:
             seen[card] = f"seat {seat.seat}"
     if len({seat.seat for seat in hand.seats}) != len(hand.seats):
         raise HandError("two seats have the same position")
+    positions = {seat.seat for seat in hand.seats}
     for placement in hand.placements:
         if placement.destination not in DESTINATIONS:
             raise HandError(f"unknown destination {placement.destination!r}")
+        if placement.seat not in positions:
+            raise HandError(f"a card is placed for seat {placement.seat}, which is not in the hand")
+        if not 0 <= placement.street <= SMALL_INT:
+            raise HandError(f"street {placement.street} is out of range 0-{SMALL_INT}")
+        if not 0 <= placement.card < deck:
+            raise HandError(f"card id {placement.card} is not in a {deck}-card deck")

@@ -10,16 +10,18 @@ bounded by the largest hand, and a broken object is quarantined on its own.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, BinaryIO
 
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.errors import AppFormatError, OfcError, RulesetError
-from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
-from parsers.base import ParseItem, Parser, register
+from ofc_stats.errors import AppFormatError, RulesetError
+from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
+from parsers.base import BAD_INPUT, ParseItem, Parser, reason_of, register
 
 FORMAT = "app-json"
 DEFAULT_APP = "Ppp"  # files without appName come from Pokerrrr 2 (README)
@@ -48,8 +50,14 @@ def _number(value: Any) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise AppFormatError(f"expected a number, got {value!r}")
-    return float(value)
+        raise AppFormatError(f"expected a number, got {str(value)[:40]!r}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise AppFormatError(f"the number {str(value)[:40]} is out of range")
+    return number
 
 
 def ruleset_for(rules_text: str | None) -> str:
@@ -74,11 +82,16 @@ def hand_from_object(data: Any, source: str, line: int, offset: int, raw: str) -
     ((hand_id, seats_data),) = data["handData"].items()
     if not isinstance(seats_data, list) or not seats_data:
         raise AppFormatError("handData holds no seats")
-    seats = []
-    placements = []
-    for index, seat in enumerate(sorted(seats_data, key=lambda s: s.get("orderIndex", 0))):
+    for index, seat in enumerate(seats_data):
         if not isinstance(seat, dict) or "rows" not in seat:
             raise AppFormatError(f"seat {index} has no rows")
+        order = seat.get("orderIndex", index)
+        if isinstance(order, bool) or not isinstance(order, int) or not 0 <= order <= 127:
+            raise AppFormatError(f"seat {index}: orderIndex {str(order)[:40]!r} is not 0 to 127")
+    seats = []
+    placements = []
+    in_order = sorted(enumerate(seats_data), key=lambda s: s[1].get("orderIndex", s[0]))
+    for index, seat in in_order:
         order = seat.get("orderIndex", index)
         rows = _rows(str(seat["rows"]), where)
         dead_text = str(seat.get("dead") or "")
@@ -131,43 +144,140 @@ def hand_from_object(data: Any, source: str, line: int, offset: int, raw: str) -
     )
 
 
-def _objects(stream: BinaryIO, source: str) -> Iterator[tuple[int, int, str] | Quarantined]:
-    """(first line, byte offset, text) of each blank-line-separated chunk."""
-    lines: list[str] = []
-    start_line = start_offset = 0
+MAX_OBJECT_BYTES = 64 << 20  # one hand is a few KiB; past this the object is junk
+
+
+@dataclass
+class _Pending:
+    """Lines read but not yet decoded into whole objects."""
+
+    lines: list[str] = field(default_factory=list)
+    line: int = 0  # first line number of lines[0]
+    offset: int = 0  # its byte offset
+    size: int = 0
+    bad_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, why) not UTF-8
+
+
+_Item = tuple[int, int, Any, str] | Quarantined | Partial
+
+
+def _objects(stream: BinaryIO, source: str) -> Iterator[_Item]:
+    """(first line, byte offset, decoded value, text) of each top-level JSON value.
+
+    Values end where the JSON ends, not at blank lines, so a file written one
+    object per line is read one object at a time (memory bounded by the
+    largest object).  A value that cannot be decoded ends at the next line
+    that starts with ``{`` after a blank line, or at the next line starting
+    ``{`` at all, and is quarantined alone; one cut off at the end of a file
+    that does not end with a newline (still being written) is a
+    :class:`Partial`, left for the next import.
+    """
+    decoder = json.JSONDecoder()
+    pending = _Pending()
     offset = 0
-    bad_encoding: str | None = None
+    blank_before = False
     for number, raw in enumerate(stream, start=1):
         try:
             text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError as error:
-            bad_encoding = f"line {number} is not UTF-8 ({error.reason} at byte {error.start})"
+            why = f"line {number} is not UTF-8 ({error.reason} at byte {error.start})"
+            pending.bad_lines.append((number, why))
             text = raw.decode("utf-8", errors="replace")
-        if text.strip():
-            if not lines:
-                start_line, start_offset = number, offset
-            lines.append(text)
-        elif lines:
-            yield _chunk(lines, start_line, start_offset, bad_encoding, source)
-            lines, bad_encoding = [], None
+        if not text.strip():
+            blank_before = True
+            offset += len(raw)
+            continue
+        if pending.lines and blank_before and text.startswith("{"):
+            yield from _decode(decoder, pending, source, final=True, eof=False)
+        if not pending.lines:
+            pending.line, pending.offset = number, offset
+        pending.lines.append(text)
+        pending.size += len(raw)
+        stripped = text.rstrip()
+        if stripped.endswith("}") and (text[0] in "{}" or len(pending.lines) == 1):
+            yield from _decode(decoder, pending, source, final=False, eof=False)
+        elif pending.size > MAX_OBJECT_BYTES:
+            yield from _decode(decoder, pending, source, final=True, eof=False)
+        blank_before = False
         offset += len(raw)
-    if lines:
-        yield _chunk(lines, start_line, start_offset, bad_encoding, source)
+    if pending.lines:
+        yield from _decode(decoder, pending, source, final=True, eof=True)
 
 
-def _chunk(
-    lines: list[str], line: int, offset: int, bad_encoding: str | None, source: str
-) -> tuple[int, int, str] | Quarantined:
-    text = "".join(lines)
-    if bad_encoding:
-        return Quarantined(source, f"wrong encoding: {bad_encoding}", text, line, offset)
-    return (line, offset, text)
+def _decode(
+    decoder: json.JSONDecoder, pending: _Pending, source: str, *, final: bool, eof: bool
+) -> Iterator[_Item]:
+    """Yield the whole values at the start of ``pending``; keep an unfinished rest unless final."""
+    text = "".join(pending.lines)
+    position, line, offset = 0, pending.line, pending.offset
+
+    def advance(to: int) -> None:
+        nonlocal position, line, offset
+        line += text.count("\n", position, to)
+        offset += len(text[position:to].encode("utf-8", "surrogatepass"))
+        position = to
+
+    while True:
+        stripped = len(text) - len(text[position:].lstrip())
+        advance(stripped)
+        if position >= len(text):
+            pending.lines, pending.size, pending.bad_lines = [], 0, []
+            return
+        try:
+            data, end = decoder.raw_decode(text, position)
+            error = None
+        except json.JSONDecodeError as caught:
+            error, end = caught, -1
+        except BAD_INPUT as caught:  # nested too deep, a number too long to read
+            yield Quarantined(
+                source, reason_of(caught), text[position : _next_start(text, position)], line
+            )
+            advance(_next_start(text, position))
+            continue
+        if error is None:
+            last = line + text.count("\n", position, end)
+            bad = [why for number, why in pending.bad_lines if line <= number <= last]
+            if bad:
+                yield Quarantined(
+                    source, f"wrong encoding: {bad[0]}", text[position:end], line, offset
+                )
+            else:
+                yield (line, offset, data, text[position:end])
+            advance(end)
+            continue
+        at_end = error.pos >= len(text.rstrip())
+        restart = _next_start(text, position)
+        if not final and (at_end or restart == len(text)):
+            _keep(pending, text[position:], line, offset)  # the rest may still come
+            return
+        if eof and at_end and restart == len(text) and not text.endswith("\n"):
+            yield Partial(source, line, offset, "an object cut off at the end of the file")
+        else:
+            kind = "truncated JSON" if error.pos >= restart - 1 else "bad JSON"
+            where = error.lineno - 1 + pending.line
+            yield Quarantined(
+                source, f"{kind}: {error.msg} (line {where})", text[position:restart], line, offset
+            )
+        advance(restart)
+
+
+def _next_start(text: str, position: int) -> int:
+    """Where the next line starting with ``{`` begins after ``position`` (or the end)."""
+    found = text.find("\n{", position + 1)
+    return len(text) if found < 0 else found + 1
+
+
+def _keep(pending: _Pending, rest: str, line: int, offset: int) -> None:
+    pending.lines = [rest]
+    pending.line, pending.offset = line, offset
+    pending.size = len(rest)
+    pending.bad_lines = [(n, why) for n, why in pending.bad_lines if n >= line]
 
 
 @register
 class AppJsonParser(Parser):
     name = FORMAT
-    description = "Pokerrrr 2 / Upoker / Spartan app exports (.hh, blank-line separated JSON)"
+    description = "Pokerrrr 2 / Upoker / Spartan app exports (.hh, JSON objects one after another)"
 
     @classmethod
     def sniff(cls, head: bytes, filename: str) -> bool:
@@ -175,37 +285,15 @@ class AppJsonParser(Parser):
         return text.startswith(b"{") and b'"handData"' in head
 
     def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-        decoder = json.JSONDecoder()
         for item in _objects(stream, source):
-            if isinstance(item, Quarantined):
+            if isinstance(item, Quarantined | Partial):
                 yield item
                 continue
-            line, offset, text = item
-            position = 0
-            while position < len(text):
-                while position < len(text) and text[position].isspace():
-                    position += 1
-                if position >= len(text):
-                    break
-                try:
-                    data, end = decoder.raw_decode(text, position)
-                except json.JSONDecodeError as error:
-                    reason = "truncated JSON" if error.pos >= len(text.rstrip()) else "bad JSON"
-                    yield Quarantined(
-                        source,
-                        f"{reason}: {error.msg} (line {line + error.lineno - 1})",
-                        text[position:],
-                        line,
-                        offset,
-                    )
-                    break
-                raw = text[position:end]
-                position = end
-                hand_id = _hand_id(data)
-                try:
-                    yield hand_from_object(data, source, line, offset, raw)
-                except OfcError as error:
-                    yield Quarantined(source, str(error), raw, line, offset, hand_id)
+            line, offset, data, raw = item
+            try:
+                yield hand_from_object(data, source, line, offset, raw)
+            except BAD_INPUT as error:
+                yield Quarantined(source, reason_of(error), raw, line, offset, _hand_id(data))
 
 
 def _hand_id(data: Any) -> str | None:

@@ -15,10 +15,35 @@ from typing import BinaryIO, ClassVar
 
 import pyarrow as pa
 
-from ofc_stats.errors import UnknownFormat
-from ofc_stats.records import HandRecord, Quarantined
+from ofc_stats.errors import OfcError, UnknownFormat
+from ofc_stats.records import HandRecord, Partial, Quarantined
 
 SNIFF_BYTES = 65_536
+SNIFF_LINES = 8  # a broken first line does not hide the format of the rest
+# What malformed input can make the standard library raise while a parser
+# reads one hand (OfcError is a ValueError): caught per hand, so one bad hand
+# is quarantined and the next is still read.  Not Exception: a bug in our own
+# code must still show.
+BAD_INPUT: tuple[type[BaseException], ...] = (
+    ValueError,
+    TypeError,
+    LookupError,
+    AttributeError,
+    ArithmeticError,
+    RecursionError,
+)
+
+
+def reason_of(error: BaseException) -> str:
+    """A quarantine reason: our own messages as they are, others named by their kind."""
+    if isinstance(error, OfcError):
+        return str(error)
+    if isinstance(error, RecursionError):
+        return "nested too deep to read"
+    text = str(error)
+    if len(text) > 200:
+        text = text[:197] + "..."
+    return f"unreadable hand ({type(error).__name__}: {text})"
 
 
 @dataclass(frozen=True)
@@ -36,7 +61,7 @@ class ColumnarHands:
     placements: pa.Table
 
 
-ParseItem = HandRecord | Quarantined | ColumnarHands
+ParseItem = HandRecord | Quarantined | ColumnarHands | Partial
 
 
 class Parser(ABC):
@@ -79,6 +104,21 @@ class Parser(ABC):
 def first_line(head: bytes) -> bytes:
     """The first non-blank line of a file's head, byte-order mark and indent dropped."""
     return head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+
+
+def head_lines(head: bytes, count: int = SNIFF_LINES) -> list[bytes]:
+    """The first ``count`` non-blank lines of a file's head (BOM and indent dropped).
+
+    Sniffers look at each, so one broken line at the top does not make a
+    whole file of good hands "unknown format".
+    """
+    lines = []
+    for line in head.lstrip(b"\xef\xbb\xbf").split(b"\n"):
+        if line.strip():
+            lines.append(line.strip())
+            if len(lines) == count:
+                break
+    return lines
 
 
 REGISTRY: dict[str, type[Parser]] = {}

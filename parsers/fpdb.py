@@ -8,15 +8,17 @@ The database is opened read-only and only SELECTed from.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from ofc_stats.engine.cards import parse_card
-from ofc_stats.errors import FpdbError, OfcError
+from ofc_stats.errors import FpdbError
 from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
-from parsers.base import ParseItem, Parser, register
+from parsers.base import BAD_INPUT, ParseItem, Parser, reason_of, register
 from parsers.swc import street_of
 
 FORMAT = "fpdb"
@@ -31,25 +33,44 @@ def _cards(values: Any) -> list[int]:
     return [parse_card(str(v)) for v in values or [] if str(v) != "--"]
 
 
+def _round(record: dict[str, Any]) -> int:
+    number = record.get("round")
+    return number if isinstance(number, int) and not isinstance(number, bool) else 0
+
+
 def _number(value: Any) -> float | None:
     if value is None or value == "":
         return None
     try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise FpdbError(f"points {value!r} is not a number") from None
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise FpdbError(f"points {str(value)[:40]!r} is not a number") from None
+    if not math.isfinite(number):
+        raise FpdbError(f"points {str(value)[:40]} is out of range")
+    return number
 
 
-def hand_from_raw(raw: dict[str, Any], table_name: str, source: str, row_id: int) -> HandRecord:
+def hand_from_raw(
+    raw: dict[str, Any], table_name: str, source: str, row_id: int | None
+) -> HandRecord:
     """One rawJson hand model as a HandRecord."""
     variant = raw.get("variant") or {}
+    if not isinstance(variant, dict):
+        raise FpdbError(f"variant {str(variant)[:40]!r} is not an object")
     name = str(variant.get("variant", "ofcp"))
     if variant.get("deuce_to_seven") or name == "ofcp_27":
         raise FpdbError("OFC/P 2-7: its rules are unknown; import with --rules")
     if name not in VARIANTS:
         raise FpdbError(f"unknown OFC variant {name!r}")
     pineapple = bool(variant.get("pineapple", name == "ofcp"))
-    players = sorted(raw.get("players") or [], key=lambda p: p.get("seat_idx") or 0)
+    players = raw.get("players") or []
+    if not isinstance(players, list) or not all(isinstance(p, dict) for p in players):
+        raise FpdbError("players is not a list of objects")
+    for player in players:
+        seat_idx = player.get("seat_idx") or 0
+        if isinstance(seat_idx, bool) or not isinstance(seat_idx, int):
+            raise FpdbError(f"seat_idx {str(seat_idx)[:40]!r} is not a number")
+    players = sorted(players, key=lambda p: p.get("seat_idx") or 0)
     if not players:
         raise FpdbError("the hand has no players")
     index_of = {str(p.get("name")): i for i, p in enumerate(players)}
@@ -58,7 +79,10 @@ def hand_from_raw(raw: dict[str, Any], table_name: str, source: str, row_id: int
     dealt_any = dict.fromkeys(index_of, False)
     discards: dict[str, list[int]] = {n: [] for n in index_of}
     placements = []
-    for record in sorted(raw.get("rounds") or [], key=lambda r: r.get("round") or 0):
+    rounds = raw.get("rounds") or []
+    if not isinstance(rounds, list) or not all(isinstance(r, dict) for r in rounds):
+        raise FpdbError("rounds is not a list of objects")
+    for record in sorted(rounds, key=_round):
         player = str(record.get("player"))
         if player not in index_of:
             continue
@@ -74,7 +98,12 @@ def hand_from_raw(raw: dict[str, Any], table_name: str, source: str, row_id: int
         for card in _cards(record.get("discarded")):
             placements.append(Placement(seat, street, card, "discard"))
             discards[player].append(card)
-    settled = ((raw.get("result") or {}).get("points_settled")) or {}
+    result = raw.get("result") or {}
+    if not isinstance(result, dict):
+        raise FpdbError(f"result {str(result)[:40]!r} is not an object")
+    settled = result.get("points_settled") or {}
+    if not isinstance(settled, dict):
+        raise FpdbError("points_settled is not an object")
     seats = []
     for index, player in enumerate(players):
         name_ = str(player.get("name"))
@@ -131,8 +160,11 @@ class FpdbParser(Parser):
 
     def parse_path(self, path: str, source: str) -> Iterator[ParseItem]:
         try:
-            connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        except sqlite3.Error as error:
+            # The path goes through pathname2url, so "#", "?" and "%" in a file
+            # name stay part of the name and never become URI parameters.
+            uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+            connection = sqlite3.connect(uri, uri=True)
+        except (sqlite3.Error, ValueError) as error:
             yield Quarantined(source, f"cannot open the database: {error}", "")
             return
         try:
@@ -144,16 +176,20 @@ class FpdbParser(Parser):
                 yield Quarantined(source, f"no fpdb-3 OFC tables: {error}", "")
                 return
             for row_id, hand_no, table_name, raw_json in rows:
+                line = row_id if isinstance(row_id, int) else None
+                hand_id = None if hand_no is None else str(hand_no)[:200]
                 try:
                     raw = json.loads(raw_json)
                     if not isinstance(raw, dict):
                         raise FpdbError("rawJson is not an object")
-                    yield hand_from_raw(raw, table_name or "", source, row_id)
-                except (json.JSONDecodeError, TypeError) as error:
+                    yield hand_from_raw(raw, str(table_name or ""), source, line)
+                except json.JSONDecodeError as error:
                     yield Quarantined(
-                        source, f"bad rawJson: {error}", str(raw_json), row_id, hand_id=hand_no
+                        source, f"bad rawJson: {error}", str(raw_json), line, hand_id=hand_id
                     )
-                except OfcError as error:
-                    yield Quarantined(source, str(error), str(raw_json), row_id, hand_id=hand_no)
+                except BAD_INPUT as error:
+                    yield Quarantined(
+                        source, reason_of(error), str(raw_json), line, hand_id=hand_id
+                    )
         finally:
             connection.close()

@@ -77,9 +77,11 @@ WHERE p.h IS NOT NULL
   AND coalesce(json_type(p.h.rules_text), 'VARCHAR') IN ('VARCHAR', 'NULL')
   AND coalesce(json_type(p.h.currency), 'VARCHAR') IN ('VARCHAR', 'NULL')
   AND coalesce(json_type(p.h.stakes), 'DOUBLE') IN {NUMBER_OR_NULL}
-  AND (p.h.played_at IS NULL OR json_type(p.h.played_at) = 'NULL' OR regexp_full_match(
+  AND coalesce(isfinite(TRY_CAST(p.h.stakes AS DOUBLE)), json_type(p.h.stakes) = 'NULL', true)
+  AND (p.h.played_at IS NULL OR json_type(p.h.played_at) = 'NULL' OR (regexp_full_match(
        json_extract_string(p.h.played_at, '$'),
-       '\\d{{4}}-\\d\\d-\\d\\d[T ]\\d\\d:\\d\\d(:\\d\\d(\\.\\d{{1,6}})?)?'))
+       '\\d{{4}}-\\d\\d-\\d\\d[T ]\\d\\d:\\d\\d(:\\d\\d(\\.\\d{{1,6}})?)?')
+       AND TRY_CAST(json_extract_string(p.h.played_at, '$') AS TIMESTAMP) IS NOT NULL))
   AND len(p.h.seats) BETWEEN 2 AND 4;
 
 CREATE OR REPLACE TEMP TABLE seats0 AS
@@ -110,8 +112,14 @@ WHERE s.streets IS NULL OR s.rows IS NOT NULL OR s.discards IS NOT NULL
    OR coalesce(json_type(s.result), 'OBJECT') NOT IN ('OBJECT', 'NULL')
    OR coalesce(json_type(s.result, '$.points'), 'NULL') NOT IN {NUMBER_OR_NULL}
    OR coalesce(json_type(s.result, '$.money'), 'NULL') NOT IN {NUMBER_OR_NULL}
+   OR NOT coalesce(isfinite(TRY_CAST(s.stack AS DOUBLE)), json_type(s.stack) = 'NULL', true)
+   OR NOT coalesce(isfinite(TRY_CAST(json_extract(s.result, '$.points') AS DOUBLE)),
+                   json_type(s.result, '$.points') = 'NULL', true)
+   OR NOT coalesce(isfinite(TRY_CAST(json_extract(s.result, '$.money') AS DOUBLE)),
+                   json_type(s.result, '$.money') = 'NULL', true)
 UNION
 SELECT line_no FROM streets0 WHERE st IS NULL OR st.cards IS NULL OR st."to" IS NULL
+   OR street > 127
 UNION
 SELECT line_no FROM cards0
 WHERE NOT paired OR dest IS NULL OR dest NOT IN ('top', 'middle', 'bottom', 'discard')
@@ -185,7 +193,7 @@ SELECT 'open:' || json_extract_string(g.h.room, '$') || ':' || json_extract_stri
   json_extract_string(g.h.room, '$') AS room,
   json_extract_string(g.h."table", '$') AS table_id,
   json_extract_string(g.h.hand_id, '$') AS room_hand_id,
-  CAST(json_extract_string(g.h.played_at, '$') AS TIMESTAMP) AS played_at,
+  TRY_CAST(json_extract_string(g.h.played_at, '$') AS TIMESTAMP) AS played_at,
   json_extract_string(g.h.rules_text, '$') AS rules_text,
   g.ruleset,
   len(g.h.seats)::TINYINT AS seat_count,

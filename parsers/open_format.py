@@ -9,6 +9,7 @@ the room's reported results.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any, BinaryIO
@@ -18,9 +19,9 @@ import pyarrow as pa
 from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.cards import format_card, parse_card
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.errors import OfcError, OpenFormatError
-from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
-from parsers.base import ParseItem, Parser, first_line, register
+from ofc_stats.errors import OpenFormatError
+from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
+from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, reason_of, register
 
 FORMAT = "open"
 VERSION = 1
@@ -44,8 +45,14 @@ def _optional_float(data: dict[str, Any], key: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise OpenFormatError(f"{key} must be a number, not {value!r}")
-    return float(value)
+        raise OpenFormatError(f"{key} must be a number, not {str(value)[:40]!r}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise OpenFormatError(f"{key} {str(value)[:40]} is out of range")
+    return number
 
 
 def _seat(index: int, data: Any, where: str) -> tuple[SeatRecord, list[Placement]]:
@@ -227,8 +234,7 @@ class OpenFormatParser(Parser):
 
     @classmethod
     def sniff(cls, head: bytes, filename: str) -> bool:
-        first = first_line(head)
-        return first.startswith(b"{") and b'"ofc_format"' in first
+        return any(line.startswith(b"{") and b'"ofc_format"' in line for line in head_lines(head))
 
     columnar = True
 
@@ -239,6 +245,8 @@ class OpenFormatParser(Parser):
         return hand_from_json(json.loads(raw_text), source, line, offset, raw_text)
 
     def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
+        import duckdb
+
         from parsers.open_columnar import connect, convert, read_chunks
 
         connection = connect()
@@ -258,9 +266,13 @@ class OpenFormatParser(Parser):
                     }
                 )
                 connection.register("src", src)
-                chunk, slow_lines = convert(connection, source)
-                if chunk.hands.num_rows:
-                    yield chunk
+                try:
+                    chunk, slow_lines = convert(connection, source)
+                except duckdb.Error:  # a line DuckDB cannot take: all go the per-line way
+                    slow_lines = [t[0] for t in texts]
+                else:
+                    if chunk.hands.num_rows:
+                        yield chunk
                 lookup = {
                     number: (start, raw)
                     for number, start, raw in zip(numbers, offsets, raws, strict=True)
@@ -277,9 +289,15 @@ class OpenFormatParser(Parser):
         for number, start, raw in lines:
             if not raw.strip():
                 continue
+            # Only a file's last line can lack its newline: one that does not
+            # read yet is still being written, and the next import reads it.
+            cut = not raw.endswith(b"\n")
             try:
                 text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as error:
+                if cut:
+                    yield Partial(source, number, start, "a line cut off at the end of the file")
+                    continue
                 yield Quarantined(
                     source,
                     f"wrong encoding: line is not UTF-8 ({error.reason} at byte {error.start})",
@@ -291,19 +309,24 @@ class OpenFormatParser(Parser):
             try:
                 data = json.loads(text)
             except json.JSONDecodeError as error:
-                truncated = not text.endswith("\n") or error.pos >= len(text.rstrip())
-                kind = "truncated JSON" if truncated else "bad JSON"
+                if cut:
+                    yield Partial(source, number, start, "a line cut off at the end of the file")
+                    continue
+                kind = "truncated JSON" if error.pos >= len(text.rstrip()) else "bad JSON"
                 yield Quarantined(source, f"{kind}: {error.msg}", text, number, start)
+                continue
+            except BAD_INPUT as error:  # nested too deep, a number too long
+                yield Quarantined(source, reason_of(error), text, number, start)
                 continue
             try:
                 yield hand_from_json(data, source, number, start, text.rstrip("\r\n"))
-            except OfcError as error:
+            except BAD_INPUT as error:
                 hand_id = data.get("hand_id") if isinstance(data, dict) else None
                 yield Quarantined(
                     source,
-                    str(error),
+                    reason_of(error),
                     text,
                     number,
                     start,
-                    None if hand_id is None else str(hand_id),
+                    None if hand_id is None else str(hand_id)[:200],
                 )

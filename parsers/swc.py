@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, BinaryIO
 
-from ofc_stats.errors import OfcError, SwcError
-from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
-from parsers.base import ParseItem, Parser, first_line, register
+from ofc_stats.errors import SwcError
+from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
+from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, reason_of, register
 
 FORMAT = "swc"
 ROOM = "SwC"
@@ -231,9 +231,10 @@ class SwcParser(Parser):
 
     @classmethod
     def sniff(cls, head: bytes, filename: str) -> bool:
-        first = first_line(head)
-        return first.startswith(b"{") and (
-            b'"gameState"' in first or b'"site": "SealsWithClubs"' in first
+        return any(
+            line.startswith(b"{")
+            and (b'"gameState"' in line or b'"site": "SealsWithClubs"' in line)
+            for line in head_lines(head)
         )
 
     def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
@@ -245,49 +246,80 @@ class SwcParser(Parser):
             try:
                 text = raw.decode("utf-8")
                 found = _game_state(json.loads(text))
-            except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            except BAD_INPUT as error:
+                if not raw.endswith(b"\n"):  # the capture is still being written
+                    yield Partial(source, number, None, "a line cut off at the end of the file")
+                    continue
+                why = reason_of(error) if isinstance(error, RecursionError) else str(error)[:200]
                 yield Quarantined(
-                    source, f"unreadable capture line: {error}", repr(raw[:2000]), number
+                    source, f"unreadable capture line: {why}", repr(raw[:2000]), number
                 )
                 continue
             if found is None:
                 continue
-            state, events, captured_at = found
-            gi, ti = state.get("gi"), state.get("ti")
-            if not gi:
-                continue
-            gi, ti = str(gi), str(ti if ti is not None else "__unknown_table__")
-            if (ti, gi) in closed:
-                continue  # an old hand's snapshot arriving late (SWC.md §4.8)
-            hand = open_hands.get(ti)
-            if hand is not None and hand.gi != gi:
-                yield from self._close(hand, source)
-                closed.add((ti, hand.gi))
-                hand = None
-            if hand is None:
-                seats = [
-                    _Seat(str(s["n"])) if isinstance(s, dict) and s.get("n") else None
-                    for s in state.get("s") or []
-                ]
-                hand = _Hand(gi, ti, int(state.get("gt", 74)), number, captured_at, seats)
-                open_hands[ti] = hand
-            hand.lines.append(text)
-            key = _state_key(state)
-            if key in hand.keys:
-                continue
-            hand.keys.add(key)
-            hand.snapshots += 1
             try:
-                _apply(hand, state, events)
-            except (TypeError, ValueError, AttributeError) as error:
-                yield Quarantined(source, f"bad snapshot: {error}", text, number, hand_id=gi)
+                yield from self._snapshot(found, text, number, open_hands, closed, source)
+            except BAD_INPUT as error:
+                gi = found[0].get("gi")
+                yield Quarantined(
+                    source,
+                    f"bad snapshot: {reason_of(error)}",
+                    text,
+                    number,
+                    hand_id=None if gi is None else str(gi)[:200],
+                )
         for hand in open_hands.values():
             yield from self._close(hand, source)
+
+    def _snapshot(
+        self,
+        found: tuple[dict[str, Any], list[Any], str | None],
+        text: str,
+        number: int,
+        open_hands: dict[str, _Hand],
+        closed: set[tuple[str, str]],
+        source: str,
+    ) -> Iterator[ParseItem]:
+        """Fold one capture line into its table's hand; a new hand id closes the last one."""
+        state, events, captured_at = found
+        gi, ti = state.get("gi"), state.get("ti")
+        if not gi:
+            return
+        gi, ti = str(gi), str(ti if ti is not None else "__unknown_table__")
+        if (ti, gi) in closed:
+            return  # an old hand's snapshot arriving late (SWC.md §4.8)
+        hand = open_hands.get(ti)
+        if hand is not None and hand.gi != gi:
+            yield from self._close(hand, source)
+            closed.add((ti, hand.gi))
+            del open_hands[ti]
+            hand = None
+        if hand is None:
+            seats = [
+                _Seat(str(s["n"])) if isinstance(s, dict) and s.get("n") else None
+                for s in _list(state.get("s"))
+            ]
+            code = state.get("gt", 74)
+            if isinstance(code, bool) or not isinstance(code, int):
+                raise SwcError(f"game type {str(code)[:40]!r} is not a number")
+            hand = _Hand(gi, ti, code, number, captured_at, seats)
+            open_hands[ti] = hand
+        hand.lines.append(text)
+        key = _state_key(state)
+        if key in hand.keys:
+            return
+        hand.keys.add(key)
+        hand.snapshots += 1
+        _apply(hand, state, events)
 
     def _close(self, hand: _Hand, source: str) -> Iterator[ParseItem]:
         try:
             yield _record(hand, source)
-        except OfcError as error:
+        except BAD_INPUT as error:
             yield Quarantined(
-                source, str(error), "".join(hand.lines), hand.start_line, hand_id=hand.gi
+                source, reason_of(error), "".join(hand.lines), hand.start_line, hand_id=hand.gi
             )
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []

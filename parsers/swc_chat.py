@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import BinaryIO
 
-from ofc_stats.records import HandRecord, Quarantined, SeatRecord
-from parsers.base import ParseItem, Parser, first_line, register
+from ofc_stats.records import HandRecord, Partial, Quarantined, SeatRecord
+from parsers.base import ParseItem, Parser, head_lines, register
 
 FORMAT = "swc-chat"
 LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) table=(\S+) Dealer: (.*)$")
 GAME_START = re.compile(r"^New game started \((\d+) hands\)$")
 HAND_DONE = re.compile(r"^Hand #(\d+) finished - (.+)$")
+HAND_DONE_START = re.compile(r"^Hand #\d+ finished")
 TOTAL = re.compile(r"^TOTAL - (.+)$")
 FANTASY = re.compile(r"^(.+?) is in fantasy land\. The button will not be moved$")
 GAME_OVER = re.compile(r"^Game complete, (\d+) hands played$")
@@ -35,7 +36,7 @@ def scores(text: str) -> dict[str, int] | None:
     out = {}
     for item in text.split(", "):
         name, sep, value = item.rpartition(": ")
-        if not sep or not name or not re.fullmatch(r"[+-]?\d+", value):
+        if not sep or not name or not re.fullmatch(r"[+-]?\d{1,15}", value) or name in out:
             return None
         out[name] = int(value)
     return out
@@ -56,15 +57,22 @@ class SwcChatParser(Parser):
 
     @classmethod
     def sniff(cls, head: bytes, filename: str) -> bool:
-        first = first_line(head)
-        try:
-            return LINE.match(first.decode("utf-8").rstrip("\r")) is not None
-        except UnicodeDecodeError:
-            return False
+        for line in head_lines(head):
+            try:
+                if LINE.match(line.decode("utf-8").rstrip("\r")) is not None:
+                    return True
+            except UnicodeDecodeError:
+                continue
+        return False
 
     def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
         tables: dict[str, _Table] = {}
         for number, raw in enumerate(stream, start=1):
+            if raw.strip() and not raw.endswith(b"\n") and not FOOTER.match(raw.decode("latin-1")):
+                # The chat is still being written: "+58" cut to "+5" reads as a
+                # score, so a last line without its newline waits for the next import.
+                yield Partial(source, number, None, "a line cut off at the end of the file")
+                continue
             try:
                 text = raw.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError as error:
@@ -77,6 +85,11 @@ class SwcChatParser(Parser):
                 yield Quarantined(source, "not a dealer chat line", text, number)
                 continue
             stamp, table_id, message = match.groups()
+            try:
+                played_at = datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S")
+            except ValueError:
+                yield Quarantined(source, f"{stamp!r} is not a date and time", text, number)
+                continue
             table = tables.setdefault(table_id, _Table(session=stamp))
             if GAME_START.match(message):
                 table.session, table.fantasy_next = stamp, set()
@@ -87,11 +100,15 @@ class SwcChatParser(Parser):
                 table.fantasy_next.add(fantasy.group(1))
             done = HAND_DONE.match(message)
             if done is None:
-                if TOTAL.match(message) or GAME_OVER.match(message):
+                if HAND_DONE_START.match(message):
+                    yield Quarantined(source, "hand result line without scores", text, number)
+                    table.lines = []
+                elif TOTAL.match(message) or GAME_OVER.match(message):
                     table.lines = []
                 continue
             points = scores(done.group(2))
             if points is None:
+                table.lines = []
                 yield Quarantined(source, "hand result line with unreadable scores", text, number)
                 continue
             in_fantasy, table.fantasy_next = table.fantasy_next, set()
@@ -114,7 +131,7 @@ class SwcChatParser(Parser):
                 room_hand_id=f"{table.session}#{done.group(1)}",
                 ruleset="pineapple",
                 seats=seats,
-                played_at=datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S"),
+                played_at=played_at,
                 source_file=source,
                 source_line=table.start_line,
                 raw_text="".join(table.lines),

@@ -28,11 +28,12 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError, DatasetLocked
@@ -40,6 +41,8 @@ from ofc_stats.store.schema import SCHEMA_VERSION, TABLES
 
 COMMIT = "COMMIT"
 EMPTY = "schema.parquet"
+# Tables keyed by hand_key: what removing a hand from a batch rewrites.
+HAND_TABLES = ("hands", "seats", "placements", "results", "versus")
 
 
 def fsync_dir(folder: Path) -> None:
@@ -133,7 +136,11 @@ class Dataset:
         tmp = self.root / ".tmp"
         if not tmp.is_dir():
             return set()
-        return {p.name.split("+", 1)[-1] for p in tmp.iterdir() if (p / COMMIT).is_file()}
+        out: set[str] = set()
+        for staging in tmp.iterdir():
+            if (staging / COMMIT).is_file():
+                out.update(self._marker(staging).get("batches", []))
+        return out
 
     def files(self, table: str) -> list[str]:
         """Parquet files of one table with rows in them, whole batches only.
@@ -167,9 +174,45 @@ class Dataset:
     def file_hashes(self) -> set[str]:
         return set(self.read("files", ["sha256"]).column(0).to_pylist())
 
-    def quarantine_keys(self) -> set[tuple[str, int | None, str]]:
-        table = self.read("quarantine", ["source_file", "offset", "reason"])
-        return set(zip(*(table.column(i).to_pylist() for i in range(3)), strict=True))
+    def quarantine_keys(self) -> set[tuple[str, int | None, int | None, str]]:
+        """(file, line, offset, reason) of every quarantine entry: one per refused hand."""
+        table = self.read("quarantine", ["source_file", "line", "offset", "reason"])
+        return set(zip(*(table.column(i).to_pylist() for i in range(4)), strict=True))
+
+    def incomplete_hands(self) -> dict[str, str | None]:
+        """hand_key -> batch of every stored hand with a board short of 13 cards."""
+        table = self.read("hands", ["hand_key", "complete", "batch"])
+        table = table.filter(pc.invert(table["complete"]))
+        return dict(zip(table["hand_key"].to_pylist(), table["batch"].to_pylist(), strict=True))
+
+    def batch_of(self, hand_key: str) -> str | None:
+        for path in self.files("hands"):
+            keys = pq.read_table(path, columns=["hand_key"])["hand_key"]
+            if pc.any(pc.equal(keys, hand_key)).as_py():
+                return Path(path).stem
+        return None
+
+    def seats_of(self, batch: str, hand_key: str) -> list[dict[str, object]]:
+        """The stored seat rows of one hand, in seat order."""
+        table = pq.read_table(
+            self.batch_file("seats", batch), filters=[("hand_key", "=", hand_key)]
+        )
+        return sorted(table.to_pylist(), key=lambda row: int(row["seat"]))
+
+    def without_hands(self, batch: str, keys: Iterable[str]) -> dict[str, pa.Table | None]:
+        """The batch's hand tables (and its results) with ``keys`` left out, for a rewrite.
+
+        The batch's import tables keep their other rows; a table file left
+        with no rows is removed (None).
+        """
+        drop = pa.array(sorted(set(keys)), pa.string())
+        out: dict[str, pa.Table | None] = {}
+        for name in HAND_TABLES:
+            path = self.batch_file(name, batch)
+            if path.is_file():
+                table = pq.read_table(path)
+                out[name] = table.filter(pc.invert(pc.is_in(table["hand_key"], drop)))
+        return out
 
     @contextmanager
     def locked(self, wait_seconds: float = 0.0) -> Iterator[None]:
@@ -216,31 +259,63 @@ class Dataset:
         return f"{time.time_ns():020d}-{os.getpid()}"
 
     def commit(
-        self, batch: str, tables: dict[str, pa.Table], *, step: str = "", **options: object
+        self,
+        batch: str,
+        tables: dict[str, pa.Table],
+        *,
+        step: str = "",
+        rewrites: Mapping[str, Mapping[str, pa.Table | None]] | None = None,
+        **options: object,
     ) -> None:
         """Write one batch of some tables, then publish every file of it (see module doc).
 
         ``step`` names a later writer of the same batch (``results``), so its
-        staging folder never collides with the import's.
+        staging folder never collides with the import's.  ``rewrites`` gives
+        other batches' files new contents (None: remove the file) in the same
+        commit, so a hand replaced or forgotten is never both there and gone.
         """
         staging = self.root / ".tmp" / (f"{step}+{batch}" if step else batch)
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
+        removed: list[str] = []
         try:
             for name, table in tables.items():
                 write_parquet(table, staging / f"{name}.parquet", **options)
-            (staging / COMMIT).write_text(json.dumps(sorted(tables)) + "\n")
+            for other, parts in (rewrites or {}).items():
+                for name, part in parts.items():
+                    if part is None:
+                        removed.append(f"{name}/{other}.parquet")
+                    else:
+                        write_parquet(part, staging / f"{name}@{other}.parquet")
+            marker = {
+                "tables": sorted(tables),
+                "batches": sorted({batch, *(rewrites or {})}),
+                "remove": removed,
+            }
+            (staging / COMMIT).write_text(json.dumps(marker) + "\n")
             fsync_dir(staging)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         self._publish(staging, batch)
 
+    def _marker(self, staging: Path) -> dict[str, list[str]]:
+        try:
+            marker = json.loads((staging / COMMIT).read_text())
+        except (OSError, ValueError):
+            marker = None
+        if not isinstance(marker, dict):  # a version-3 marker: the list of tables
+            return {"batches": [staging.name.split("+", 1)[-1]], "remove": []}
+        return marker
+
     def _publish(self, staging: Path, batch: str) -> None:
         """Rename a committed staging folder's files into their tables (idempotent)."""
+        for name in self._marker(staging).get("remove", []):
+            (self.root / name).unlink(missing_ok=True)
         for path in sorted(staging.glob("*.parquet")):
-            folder = self.table_dir(path.stem)
-            os.replace(path, folder / f"{batch}.parquet")
+            table, _, other = path.stem.partition("@")
+            folder = self.table_dir(table)
+            os.replace(path, folder / f"{other or batch}.parquet")
             fsync_dir(folder)
         shutil.rmtree(staging, ignore_errors=True)
 

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
-import stat
-import zipfile
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
@@ -27,11 +25,22 @@ import pyarrow.compute as pc
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import OfcError
-from ofc_stats.records import HandRecord, Quarantined, validate_hand
+from ofc_stats.records import HandRecord, Partial, Quarantined, validate_hand
+from ofc_stats.safe_text import terminal_safe
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.rows import hands_table, quarantine_table
 from ofc_stats.store.schema import FILES, HANDS, PLACEMENTS, SEATS
+from ofc_stats.store.sources import (
+    READ_ERRORS,
+    Skipped,
+    Source,
+    expand,
+    open_utf8,
+    read_head,
+    total_bytes,
+)
 from parsers.base import (
+    BAD_INPUT,
     SNIFF_BYTES,
     ColumnarHands,
     ParseItem,
@@ -39,12 +48,13 @@ from parsers.base import (
     detect,
     get_parser,
     known_formats,
+    reason_of,
 )
 
+__all__ = ["FileSummary", "ImportSummary", "Importer", "import_paths", "total_bytes"]
+
 BATCH_HANDS = 20_000
-ZIP_MAX_MEMBERS = 10_000
-ZIP_MAX_TOTAL = 4 << 30  # bytes uncompressed in one archive
-ZIP_MAX_RATIO = 200  # uncompressed / compressed for one member
+MAX_RAW_TEXT = 1 << 20  # characters of a quarantined fragment kept (a 10 MB line is junk)
 
 
 @dataclass
@@ -55,8 +65,15 @@ class FileSummary:
     stored: int = 0
     duplicates: int = 0
     quarantined: int = 0
+    partial: int = 0  # records cut off at the end: left for the next import
+    replaced: int = 0  # stored hands that were incomplete, replaced by their whole version
     reused_ids: int = 0  # stored under a suffixed key: the room reused a hand id
     skipped: str | None = None  # why the whole file was skipped
+
+    @property
+    def accounted(self) -> int:
+        """Hands stored, duplicate, quarantined or left for later: equals hands_seen."""
+        return self.stored + self.duplicates + self.quarantined + self.partial
 
 
 @dataclass
@@ -78,17 +95,29 @@ class ImportSummary:
         return sum(f.quarantined for f in self.files)
 
     @property
+    def partial(self) -> int:
+        return sum(f.partial for f in self.files)
+
+    @property
     def hands_seen(self) -> int:
         return sum(f.hands_seen for f in self.files)
 
     def lines(self) -> list[str]:
-        """The closing summary a person reads."""
+        """The closing summary a person reads (file names are untrusted: made terminal-safe)."""
         skipped = [f for f in self.files if f.skipped]
         out = [
             f"files: {len(self.files)} ({len(skipped)} skipped)",
             f"hands: {self.hands_seen} seen, {self.stored} stored, "
             f"{self.duplicates} duplicates, {self.quarantined} quarantined",
         ]
+        if self.partial:
+            out.append(
+                f"  {self.partial} record(s) cut off at the end of a file still being written: "
+                "left for the next import"
+            )
+        replaced = sum(f.replaced for f in self.files)
+        if replaced:
+            out.append(f"  {replaced} incomplete hand(s) replaced by their whole version")
         reused = sum(f.reused_ids for f in self.files)
         if reused:
             out.append(
@@ -99,18 +128,7 @@ class ImportSummary:
             out.append(f"  skipped {f.path}: {f.skipped}")
         for reason, count in self.reasons.most_common():
             out.append(f"  quarantined {count} × {reason}")
-        return out
-
-
-@dataclass(frozen=True)
-class Source:
-    """One input: a file on disk or a member of a zip archive."""
-
-    name: str
-    size: int
-    modified: datetime | None
-    open: Callable[[], BinaryIO]
-    path: str | None = None  # a real file path, for parsers that need one
+        return [terminal_safe(line) for line in out]
 
 
 def _reason_class(reason: str) -> str:
@@ -121,97 +139,19 @@ def _reason_class(reason: str) -> str:
     return head if len(head) < 60 else head[:57] + "..."
 
 
-def expand(paths: Iterable[str | Path], summary: ImportSummary) -> Iterator[Source]:
-    """Files, folders (recursively, sorted) and the members of .zip archives."""
-    for given in paths:
-        path = Path(given)
-        if path.is_dir():
-            children = sorted(p for p in path.rglob("*") if p.is_file())
-            yield from expand(children, summary)
-        elif path.suffix.lower() == ".zip" and zipfile.is_zipfile(path):
-            yield from _zip_members(path, summary)
-        elif path.is_file():
-            info = path.stat()
-            yield Source(
-                name=str(path),
-                size=info.st_size,
-                modified=datetime.fromtimestamp(info.st_mtime, UTC).replace(tzinfo=None),
-                open=partial(_open_binary, path),
-                path=str(path),
-            )
-        else:
-            summary.files.append(FileSummary(str(path), "-", skipped="no such file"))
-
-
-def _zip_members(path: Path, summary: ImportSummary) -> Iterator[Source]:
-    with zipfile.ZipFile(path) as archive:
-        members = [m for m in archive.infolist() if not m.is_dir()]
-    if len(members) > ZIP_MAX_MEMBERS:
-        summary.files.append(
-            FileSummary(
-                str(path), "zip", skipped=f"{len(members)} members; limit {ZIP_MAX_MEMBERS}"
-            )
-        )
-        return
-    total = sum(m.file_size for m in members)
-    if total > ZIP_MAX_TOTAL:
-        summary.files.append(
-            FileSummary(
-                str(path), "zip", skipped=f"unpacks to {total} bytes; limit {ZIP_MAX_TOTAL}"
-            )
-        )
-        return
-    for member in members:
-        name = f"{path}!{member.filename}"
-        if stat.S_ISLNK(member.external_attr >> 16):
-            summary.files.append(FileSummary(name, "zip", skipped="symbolic link in archive"))
-            continue
-        ratio = member.file_size / max(member.compress_size, 1)
-        if ratio > ZIP_MAX_RATIO and member.file_size > 1 << 20:
-            summary.files.append(
-                FileSummary(name, "zip", skipped=f"compression ratio {ratio:.0f}:1 (zip bomb?)")
-            )
-            continue
-
-        yield Source(
-            name=name,
-            size=member.file_size,
-            modified=datetime(*member.date_time),
-            open=partial(_ZipMember, path, member),  # type: ignore[arg-type]
-        )
-
-
-class _ZipMember(io.RawIOBase):
-    """One archive member as a stream that closes its archive when closed."""
-
-    def __init__(self, path: Path, member: zipfile.ZipInfo) -> None:
-        self.archive = zipfile.ZipFile(path)
-        self.member = self.archive.open(member)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        data = self.member.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
-
-    def close(self) -> None:
-        self.member.close()
-        self.archive.close()
-        super().close()
-
-
-def _open_binary(path: Path) -> BinaryIO:
-    return path.open("rb")
-
-
 def _sha256(source: Source) -> str:
+    """The content hash, which also reads every byte (a zip member's CRC is checked here)."""
     digest = hashlib.sha256()
     with source.open() as stream:
         for chunk in iter(lambda: stream.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_RAW_TEXT:
+        return text
+    return text[:MAX_RAW_TEXT] + f"... [{len(text) - MAX_RAW_TEXT} more characters not kept]"
 
 
 class Importer:
@@ -226,6 +166,7 @@ class Importer:
         batch_hands: int = BATCH_HANDS,
         on_bytes: Callable[[int], None] | None = None,
         columnar: bool = True,
+        force: bool = False,
     ) -> None:
         self.dataset = dataset
         self.columnar = columnar
@@ -233,19 +174,28 @@ class Importer:
         self.ruleset = ruleset
         self.batch_hands = batch_hands
         self.on_bytes = on_bytes or (lambda n: None)
+        self.force = force
         self.summary = ImportSummary()
         self.keys = dataset.hand_keys()
-        self.hashes = dataset.file_hashes()
+        self.incomplete = dataset.incomplete_hands()  # hand_key -> batch (None: pending)
+        self.hashes = set() if force else dataset.file_hashes()
         self.quarantine_keys = dataset.quarantine_keys()
+        self.file_quarantine_keys: set[tuple[str, int | None, int | None, str]] = set()
         self.pending_hands: list[HandRecord] = []
         self.pending_columns: list[ColumnarHands] = []
         self.pending_count = 0
         self.pending_quarantine: list[Quarantined] = []
         self.pending_files: list[dict[str, object]] = []
+        self.replacing: dict[str, set[str]] = {}  # batch -> incomplete hands to drop from it
         self._rulesets: dict[str, Ruleset] = {}
 
     def run(self, paths: Iterable[str | Path]) -> ImportSummary:
-        for source in expand(paths, self.summary):
+        for source in expand(paths):
+            if isinstance(source, Skipped):
+                self.summary.files.append(
+                    FileSummary(source.name, source.kind, skipped=source.reason)
+                )
+                continue
             self.import_source(source)
         self.flush()
         return self.summary
@@ -253,15 +203,22 @@ class Importer:
     def _parser(self, source: Source) -> type[Parser] | None:
         if self.format_name != "auto":
             return get_parser(self.format_name)
-        with source.open() as stream:
-            head = stream.read(SNIFF_BYTES)
+        with open_utf8(source) as stream:
+            head = read_head(stream, SNIFF_BYTES)
         return detect(head, source.name)
 
     def import_source(self, source: Source) -> None:
-        digest = _sha256(source)
-        parser_type = self._parser(source)
-        file = FileSummary(source.name, parser_type.name if parser_type else "unknown")
+        """Read one source; nothing in it, however broken, stops the run."""
+        file = FileSummary(source.name, "unknown")
         self.summary.files.append(file)
+        try:
+            digest = _sha256(source)
+            parser_type = self._parser(source)
+        except READ_ERRORS as error:
+            self._unreadable(file, f"unreadable file: {error}")
+            self.on_bytes(source.size)
+            return
+        file.format = parser_type.name if parser_type else "unknown"
         if digest in self.hashes:
             file.skipped = "already imported (same content)"
             self.on_bytes(source.size)
@@ -269,27 +226,49 @@ class Importer:
         if parser_type is None:
             file.skipped = f"unknown format; known formats: {known_formats()}"
             self.on_bytes(source.size)
-            self._ledger(source, digest, file)
             return
         parser = parser_type()
         # A ruleset override applies hand by hand, so it takes the record path.
         columnar = parser.columnar and self.columnar and self.ruleset is None
-        if parser.needs_path:
-            items = parser.parse_path(source.path or source.name, source.name)
-            self.on_bytes(source.size)
-            self._consume(items, file, parser)
-        else:
-            with source.open() as raw:
-                stream = io.BufferedReader(_Counting(raw, self.on_bytes), 1 << 20)
-                parse = parser.parse_columnar if columnar else parser.parse
-                self._consume(parse(stream, source.name), file, parser)
+        try:
+            if parser.needs_path:
+                with _real_path(source) as path:
+                    self._consume(parser.parse_path(path, source.name), file, parser)
+                self.on_bytes(source.size)
+            else:
+                with open_utf8(source) as raw:
+                    stream = io.BufferedReader(_Counting(raw, self.on_bytes), 1 << 20)
+                    parse = parser.parse_columnar if columnar else parser.parse
+                    self._consume(parse(stream, source.name), file, parser)
+        except READ_ERRORS as error:
+            self._unreadable(file, f"the file could not be read to its end: {error}")
+            return
+        self._file_done(file)
+        if file.quarantined and not (file.stored or file.duplicates or file.partial):
+            return  # every hand refused: not imported, so a later import reads it again
         self.hashes.add(digest)
         self._ledger(source, digest, file)
+
+    def _unreadable(self, file: FileSummary, reason: str) -> None:
+        """A whole file that cannot be read: one quarantine entry, never silence."""
+        self._quarantine(file, Quarantined(file.path, reason, ""), counted=True)
+        file.skipped = reason
+        self._file_done(file)
+
+    def _file_done(self, file: FileSummary) -> None:
+        """Later files dedupe their quarantine against this one's; itself, never."""
+        self.quarantine_keys |= self.file_quarantine_keys
+        self.file_quarantine_keys = set()
 
     def _consume(self, items: Iterable[ParseItem], file: FileSummary, parser: Parser) -> None:
         for item in items:
             if isinstance(item, Quarantined):
                 self._quarantine(file, item)
+                continue
+            if isinstance(item, Partial):
+                file.hands_seen += 1
+                file.partial += 1
+                self.summary.messages.append(item.message())
                 continue
             if isinstance(item, ColumnarHands):
                 self._consume_columns(item, file, parser)
@@ -314,42 +293,98 @@ class Importer:
                     counted=True,
                 )
                 continue
-            fingerprint = item.fingerprint
-            if self.keys.get(item.hand_key, fingerprint) != fingerprint:
+            self._keep(item, file)
+
+    def _keep(self, item: HandRecord, file: FileSummary) -> None:
+        """Store a valid hand unless it is known: dedupe, suffix or replace."""
+        fingerprint = item.fingerprint
+        known = self.keys.get(item.hand_key)
+        if known is not None and known != fingerprint:
+            growth = self._growth(item)
+            if growth == "older":  # an earlier, shorter copy of a stored hand
+                file.duplicates += 1
+                return
+            if growth == "newer":
+                file.replaced += 1
+            else:
                 # Same room hand id, other cards: a different hand, never a duplicate.
                 item = replace(item, key_suffix=f"~{fingerprint[:8]}")
                 file.reused_ids += 1
-            if item.hand_key in self.keys:
-                file.duplicates += 1
-                continue
-            self.keys[item.hand_key] = fingerprint
-            file.stored += 1
-            self.pending_hands.append(item)
-            self.pending_count += 1
-            if self.pending_count >= self.batch_hands:
-                self.flush()
+        if item.hand_key in self.keys and self.keys[item.hand_key] == item.fingerprint:
+            file.duplicates += 1
+            return
+        self.keys[item.hand_key] = item.fingerprint
+        if not item.complete:
+            self.incomplete[item.hand_key] = None
+        file.stored += 1
+        self.pending_hands.append(item)
+        self.pending_count += 1
+        if self.pending_count >= self.batch_hands:
+            self.flush()
+
+    def _growth(self, item: HandRecord) -> str:
+        """ "newer" if ``item`` completes a stored incomplete hand, "older" if the reverse.
+
+        Either way the seats are the same players and every stored row is a
+        prefix of the other's (a placed card never leaves its row).
+        """
+        key = item.hand_key
+        if key not in self.incomplete and not item.complete:
+            stored = self._stored_seats(key)
+            if stored is not None and _extends(item.seats, stored):
+                return "older"
+            return "other"
+        if key not in self.incomplete:
+            return "other"
+        if self.incomplete[key] is None:
+            self.flush()  # the stored copy is still pending: commit it to compare
+        stored = self._stored_seats(key)
+        if stored is None:
+            return "other"
+        if _extends(stored, item.seats):
+            batch = self.incomplete.pop(key)
+            assert batch is not None
+            self.replacing.setdefault(batch, set()).add(key)
+            return "newer"
+        if _extends(item.seats, stored):
+            return "older"
+        return "other"
+
+    def _stored_seats(self, key: str) -> list[dict[str, object]] | None:
+        batch = self.incomplete.get(key) or self.dataset.batch_of(key)
+        if batch is None:
+            return None
+        return self.dataset.seats_of(batch, key)
 
     def _consume_columns(self, chunk: ColumnarHands, file: FileSummary, parser: Parser) -> None:
         """Hands a parser laid out as tables: dedupe by key and fingerprint, keep the rest."""
         line = pa.field("source_line", pa.int64())
-        chunk = ColumnarHands(
-            hands=chunk.hands.cast(HANDS),
-            seats=chunk.seats.cast(pa.schema([*SEATS, line])),
-            placements=chunk.placements.cast(pa.schema([*PLACEMENTS, line])),
-        )
+        try:
+            chunk = ColumnarHands(
+                hands=chunk.hands.cast(HANDS),
+                seats=chunk.seats.cast(pa.schema([*SEATS, line])),
+                placements=chunk.placements.cast(pa.schema([*PLACEMENTS, line])),
+            )
+        except (pa.ArrowException, ValueError, OverflowError):
+            # A value the columns cannot hold: every hand of the chunk takes the record path.
+            self._reparse(chunk.hands, list(range(chunk.hands.num_rows)), file, parser)
+            return
         keys = chunk.hands.column("hand_key").to_pylist()
         fingerprints = chunk.hands.column("fingerprint").to_pylist()
+        complete = chunk.hands.column("complete").to_pylist()
         keep, reparse = [], []
         for index, (key, fingerprint) in enumerate(zip(keys, fingerprints, strict=True)):
             known = self.keys.get(key)
             if known is None:
                 self.keys[key] = fingerprint
+                if not complete[index]:
+                    self.incomplete[key] = None
                 keep.append(index)
             elif known == fingerprint:
                 file.hands_seen += 1
                 file.duplicates += 1
             else:
-                reparse.append(index)  # a reused room hand id: the record path suffixes it
+                reparse.append(index)  # a reused or completed hand id: the record path decides
         file.hands_seen += len(keep)
         file.stored += len(keep)
         while keep:  # in slices, so commits keep to the batch size
@@ -366,16 +401,37 @@ class Importer:
             if self.pending_count >= self.batch_hands:
                 self.flush()
         if reparse:
-            rows = chunk.hands.take(reparse).to_pylist()
-            records = [
-                parser.hand_from_raw(
-                    row["raw_text"], row["source_file"], row["source_line"], row["source_offset"]
-                )
-                for row in rows
-            ]
-            self._consume(records, file, parser)
+            self._reparse(chunk.hands, reparse, file, parser)
         if self.pending_count >= self.batch_hands:
             self.flush()
+
+    def _reparse(self, hands: pa.Table, rows: list[int], file: FileSummary, parser: Parser) -> None:
+        items: list[ParseItem] = []
+        for row in (
+            hands.select(["raw_text", "source_file", "source_line", "source_offset"])
+            .take(rows)
+            .to_pylist()
+        ):
+            try:
+                items.append(
+                    parser.hand_from_raw(
+                        row["raw_text"],
+                        row["source_file"],
+                        row["source_line"],
+                        row["source_offset"],
+                    )
+                )
+            except BAD_INPUT as error:
+                items.append(
+                    Quarantined(
+                        row["source_file"],
+                        reason_of(error),
+                        row["raw_text"],
+                        row["source_line"],
+                        row["source_offset"],
+                    )
+                )
+        self._consume(items, file, parser)
 
     def _ruleset(self, name: str) -> Ruleset:
         if name not in self._rulesets:
@@ -383,15 +439,20 @@ class Importer:
         return self._rulesets[name]
 
     def _quarantine(self, file: FileSummary, item: Quarantined, counted: bool = False) -> None:
+        """Count and keep one refused item; an entry an earlier import stored is not doubled.
+
+        Entries are told apart by file, line, offset and reason, so each
+        refused hand of a file has its own row.
+        """
         if not counted:
             file.hands_seen += 1
         file.quarantined += 1
         self.summary.reasons[_reason_class(item.reason)] += 1
-        self.summary.messages.append(item.message())
-        key = (item.source_file, item.offset, item.reason)
+        self.summary.messages.append(terminal_safe(item.message()))
+        key = (item.source_file, item.line, item.offset, item.reason)
         if key not in self.quarantine_keys:
-            self.quarantine_keys.add(key)
-            self.pending_quarantine.append(item)
+            self.file_quarantine_keys.add(key)
+            self.pending_quarantine.append(replace(item, raw_text=_clip(item.raw_text)))
 
     def _ledger(self, source: Source, digest: str, file: FileSummary) -> None:
         self.pending_files.append(
@@ -411,12 +472,13 @@ class Importer:
             self.flush()
 
     def flush(self) -> None:
-        """Commit what is pending as one atomic batch."""
+        """Commit what is pending as one atomic batch (with the replaced hands' removal)."""
         if not (
             self.pending_hands
             or self.pending_columns
             or self.pending_quarantine
             or self.pending_files
+            or self.replacing
         ):
             return
         batch = self.dataset.new_batch_id()
@@ -435,9 +497,58 @@ class Importer:
         now = datetime.now(UTC).replace(tzinfo=None)
         rows = [{**f, "imported_at": now, "batch": batch} for f in self.pending_files]
         tables["files"] = pa.Table.from_pylist(rows, schema=FILES)
-        self.dataset.commit(batch, tables)
+        rewrites = {
+            old: self.dataset.without_hands(old, keys) for old, keys in self.replacing.items()
+        }
+        self.dataset.commit(batch, tables, rewrites=rewrites)
+        for key, where in self.incomplete.items():
+            if where is None:
+                self.incomplete[key] = batch
         self.pending_hands, self.pending_quarantine, self.pending_files = [], [], []
-        self.pending_columns, self.pending_count = [], 0
+        self.pending_columns, self.pending_count, self.replacing = [], 0, {}
+
+
+def _extends(shorter: object, longer: object) -> bool:
+    """Whether the seats ``longer`` continue ``shorter``: same players, each row a prefix."""
+    first, second = _boards(shorter), _boards(longer)
+    if len(first) != len(second):
+        return False
+    grew = False
+    for (player_a, rows_a), (player_b, rows_b) in zip(first, second, strict=True):
+        if player_a != player_b:
+            return False
+        for a, b in zip(rows_a, rows_b, strict=True):
+            if list(b[: len(a)]) != list(a):
+                return False
+            grew |= len(b) > len(a)
+    return grew
+
+
+def _boards(seats: object) -> list[tuple[str, tuple[tuple[int, ...], ...]]]:
+    """(player, (top, middle, bottom, discards)) of SeatRecords or stored seat rows."""
+    out = []
+    for seat in seats:  # type: ignore[attr-defined]
+        if isinstance(seat, dict):
+            rows = tuple(tuple(seat.get(n) or ()) for n in ("top", "middle", "bottom", "discards"))
+            out.append((str(seat["player"]), rows))
+        else:
+            rows = (seat.top, seat.middle, seat.bottom, seat.discards or ())
+            out.append((seat.player, rows))
+    return out
+
+
+@contextmanager
+def _real_path(source: Source) -> Iterator[str]:
+    """A file path for parsers that need one: the file itself, or a zip member extracted."""
+    if source.path is not None:
+        yield source.path
+        return
+    with tempfile.TemporaryDirectory(prefix="ofc-import-") as folder:
+        target = Path(folder) / "member"
+        with source.open() as stream, target.open("wb") as out:
+            for chunk in iter(lambda: stream.read(1 << 20), b""):
+                out.write(chunk)
+        yield str(target)
 
 
 class _Counting(io.RawIOBase):
@@ -467,11 +578,14 @@ def import_paths(
     batch_hands: int = BATCH_HANDS,
     on_bytes: Callable[[int], None] | None = None,
     columnar: bool = True,
+    force: bool = False,
 ) -> ImportSummary:
     """Import files, folders and .zip archives into the dataset at ``data``.
 
     ``columnar=False`` reads every hand through its parser's record path (the
     definition) even where the parser has a faster columnar reader.
+    ``force`` reads files again that the ledger says were imported (their
+    hands are still deduplicated).
     """
     from ofc_stats.engine.ruleset_toml import resolve_ruleset
 
@@ -487,16 +601,6 @@ def import_paths(
             batch_hands=batch_hands,
             on_bytes=on_bytes,
             columnar=columnar,
+            force=force,
         )
         return importer.run(paths)
-
-
-def total_bytes(paths: Iterable[str | Path]) -> int:
-    total = 0
-    for given in paths:
-        path = Path(given)
-        if path.is_dir():
-            total += sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-        elif path.is_file():
-            total += os.path.getsize(path)
-    return total
