@@ -25,9 +25,10 @@ from parsers.app_json import AppJsonParser
 from parsers.open_format import OpenFormatParser, dumps
 from tests.handgen import random_records
 from tests.readers import records_from
+from tests.shared_samples import APPS
 
 DATA = Path(__file__).parent / "data"
-SHARED_APPS = Path(__file__).parent.parent.parent / "shared" / "samples" / "apps"
+SHARED_APPS = APPS
 
 
 def test_app_json_golden() -> None:

@@ -19,9 +19,10 @@ from parsers.swc import SwcParser, parse_layout, street_of
 from parsers.swc_chat import SwcChatParser, scores
 from tests.handgen import random_records
 from tests.readers import records_from
+from tests.shared_samples import SWC
 
 DATA = Path(__file__).parent / "data"
-SWC_SAMPLES = Path(__file__).parent.parent.parent / "shared" / "samples" / "swc"
+SWC_SAMPLES = SWC
 
 
 def test_seat_layout_strings() -> None:

@@ -9,7 +9,7 @@ A dataset is a folder::
         schema.parquet       no rows: the table's schema, so an empty table reads
         <batch id>.parquet   one file per import batch
       .tmp/                  batches being written (never read)
-      .lock                  held by the running import or recompute
+      .lock                  held by the running import or recompute (names its pid)
 
 Any engine reads a table by its folder (``pd.read_parquet("ofc-data/hands")``,
 DuckDB ``read_parquet('ofc-data/hands/*.parquet')``, Spark, polars).
@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -41,6 +42,8 @@ from ofc_stats.store.schema import SCHEMA_VERSION, TABLES
 
 COMMIT = "COMMIT"
 EMPTY = "schema.parquet"
+LOCK = ".lock"
+TAKEOVER = ".lock-takeover"
 # Tables keyed by hand_key: what removing a hand from a batch rewrites.
 HAND_TABLES = ("hands", "seats", "placements", "results", "versus")
 
@@ -58,6 +61,57 @@ def write_parquet(table: pa.Table, path: Path, **options: object) -> None:
     pq.write_table(table, path, compression="zstd", **options)
     with open(path, "rb") as handle:
         os.fsync(handle.fileno())
+
+
+def _start_time(pid: int) -> str | None:
+    """A process's start time (Linux /proc), so a reused pid is not taken for the holder."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text.rsplit(")", 1)[-1].split()
+    if fields and fields[0] == "Z":
+        return "zombie"
+    return fields[19] if len(fields) > 19 else None
+
+
+def _write_holder(handle: IO[str]) -> None:
+    pid = os.getpid()
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"pid {pid} started {_start_time(pid) or '?'}")
+    handle.flush()
+
+
+def _pid_text(holder: str) -> str:
+    parts = holder.split()
+    return " ".join(parts[:2]) if len(parts) >= 2 and parts[0] == "pid" else "another process"
+
+
+def _holder_alive(holder: str) -> bool:
+    """Whether the process the lock file names still runs (unknown text: assume it does)."""
+    parts = holder.split()
+    if len(parts) < 2 or parts[0] != "pid" or not parts[1].isdigit():
+        return True
+    pid = int(parts[1])
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    started = _start_time(pid)
+    if started == "zombie":
+        return False
+    recorded = parts[3] if len(parts) >= 4 and parts[2] == "started" else "?"
+    return recorded in ("?", started) or started is None
+
+
+def _same_file(handle: IO[str], path: Path) -> bool:
+    try:
+        return os.fstat(handle.fileno()).st_ino == os.stat(path).st_ino
+    except OSError:
+        return False
 
 
 class Dataset:
@@ -81,7 +135,7 @@ class Dataset:
             raise DatasetError(f"{self.root}: is a file, not a dataset folder")
         if not self.exists():
             if self.root.is_dir() and any(
-                p.name not in (".lock", ".tmp") for p in self.root.iterdir()
+                not (p.name.startswith(LOCK) or p.name == ".tmp") for p in self.root.iterdir()
             ):
                 raise DatasetError(
                     f"{self.root}: the folder holds other files and no dataset.json; "
@@ -220,31 +274,23 @@ class Dataset:
 
         Taking the lock upgrades a dataset of an older schema version and
         finishes what a killed holder left: committed batches are rolled
-        forward, uncommitted ones removed.
+        forward, uncommitted ones removed.  A lock whose holder is gone (a
+        killed process whose children kept its file open) is taken over.
         """
         from ofc_stats.store.migrate import upgrade
 
-        if not self.exists():
-            self.create()
-        with open(self.root / ".lock", "a+") as handle:
-            deadline = time.monotonic() + wait_seconds
-            while True:
-                try:
-                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        handle.seek(0)
-                        holder = handle.read().strip() or "another process"
-                        raise DatasetLocked(
-                            f"{self.root} is being imported into by {holder}; "
-                            "wait for it to finish or pass --wait SECONDS"
-                        ) from None
-                    time.sleep(0.2)
-            handle.seek(0)
-            handle.truncate()
-            handle.write(f"pid {os.getpid()}")
-            handle.flush()
+        try:
+            if not self.exists():
+                self.create()
+            handle = self._acquire(wait_seconds)
+        except PermissionError as error:
+            raise DatasetError(
+                f"{self.root}: cannot write to the dataset ({error.strerror}); "
+                "reading it (sql, report, audit) needs no write access"
+            ) from None
+        except OSError as error:
+            raise DatasetError(f"{self.root}: cannot lock the dataset ({error})") from None
+        with handle:
             try:
                 upgrade(self)
                 self.create()
@@ -254,6 +300,64 @@ class Dataset:
                 handle.seek(0)
                 handle.truncate()
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _acquire(self, wait_seconds: float) -> IO[str]:
+        """The open, flocked lock file, its holder line naming this process."""
+        path = self.root / LOCK
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            handle = open(path, "a+")  # noqa: SIM115 - returned to the caller, who closes it
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.seek(0)
+                holder = handle.read().strip()
+                handle.close()
+                if holder and not _holder_alive(holder):
+                    taken = self._take_over(holder)
+                    if taken is not None:
+                        return taken
+                    continue
+                if time.monotonic() >= deadline:
+                    raise DatasetLocked(
+                        f"{self.root} is being imported into by {_pid_text(holder)}; "
+                        "wait for it to finish or pass --wait SECONDS"
+                    ) from None
+                time.sleep(0.2)
+                continue
+            if _same_file(handle, path):
+                _write_holder(handle)
+                return handle
+            handle.close()  # the lock file was replaced while we waited: lock the new one
+
+    def _take_over(self, holder: str) -> IO[str] | None:
+        """Replace a lock file whose holder is dead by a fresh one that this process holds.
+
+        The dead holder's children may still hold the old file's lock, which
+        no one can take from them; a new file (renamed over the old) has a
+        lock of its own.  A second lock file serialises takers, so two of them
+        never both believe they hold the dataset.
+        """
+        with open(self.root / TAKEOVER, "a+") as guard:
+            fcntl.flock(guard, fcntl.LOCK_EX)
+            try:
+                with open(self.root / LOCK) as current:
+                    if current.read().strip() != holder:
+                        return None  # someone else moved first: start again
+                    try:
+                        fcntl.flock(current, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        fcntl.flock(current, fcntl.LOCK_UN)
+                        return None  # free after all: lock it the ordinary way
+                    except BlockingIOError:
+                        pass
+                fresh = self.root / f"{LOCK}.{os.getpid()}"
+                handle = open(fresh, "w+")  # noqa: SIM115 - returned to the caller
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                _write_holder(handle)
+                os.replace(fresh, self.root / LOCK)
+                return handle
+            finally:
+                fcntl.flock(guard, fcntl.LOCK_UN)
 
     def new_batch_id(self) -> str:
         return f"{time.time_ns():020d}-{os.getpid()}"
