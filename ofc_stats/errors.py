@@ -62,3 +62,7 @@ class DatasetError(OfcError):
 
 class UnknownPlayer(OfcError):
     """A player filter that matches no stored player; the message lists the closest names."""
+
+
+class UnknownSource(OfcError):
+    """A file or batch id that ``forget`` finds nowhere in the dataset."""

@@ -7,6 +7,7 @@ import click
 from ofc_stats.cli.options import progress_bar as _progress
 from ofc_stats.cli.options import ruleset_option as _ruleset
 from ofc_stats.errors import UnknownFormat
+from ofc_stats.safe_text import terminal_safe
 
 MAX_MESSAGES = 20
 
@@ -31,6 +32,11 @@ MAX_MESSAGES = 20
 @click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for another import to end.")
 @click.option("--quiet", is_flag=True, help="No progress bar, no per-hand messages.")
 @click.option(
+    "--force",
+    is_flag=True,
+    help="Read files again that were already imported (hands are still stored once).",
+)
+@click.option(
     "--no-recompute",
     is_flag=True,
     help="Do not score the new hands now (`ofc-stats recompute` does it later).",
@@ -42,6 +48,7 @@ def import_command(
     rules_name: str | None,
     wait: float,
     quiet: bool,
+    force: bool,
     no_recompute: bool,
 ) -> None:
     """Import hand-history files, folders and .zip archives into the Parquet dataset.
@@ -66,10 +73,11 @@ def import_command(
             rules=ruleset,
             wait_seconds=wait,
             on_bytes=advance,
+            force=force,
         )
     if not quiet:
         for message in summary.messages[:MAX_MESSAGES]:
-            click.echo(message, err=True)
+            click.echo(terminal_safe(message), err=True)
         if len(summary.messages) > MAX_MESSAGES:
             more = len(summary.messages) - MAX_MESSAGES
             click.echo(f"... and {more} more in the quarantine table", err=True)
@@ -80,7 +88,7 @@ def import_command(
 
         for line in run_recompute(data, force=False, quiet=quiet, wait=wait):
             click.echo(line)
-    click.echo(f"dataset: {data}")
+    click.echo(terminal_safe(f"dataset: {data}"))
 
 
 @click.command()

@@ -13,13 +13,14 @@ from typing import Any
 import click
 
 from ofc_stats.cli.audit import audit_command
+from ofc_stats.cli.forget import forget_command
 from ofc_stats.cli.imports import import_command, simulate
 from ofc_stats.cli.recompute import migrate_command, recompute_command
 from ofc_stats.cli.report import report_command
 from ofc_stats.cli.score import formats, rules, score
 from ofc_stats.cli.sql import sql_command
-from ofc_stats.safe_text import terminal_safe
 from ofc_stats.errors import OfcError
+from ofc_stats.safe_text import terminal_safe
 
 
 class OfcGroup(click.Group):
@@ -49,6 +50,7 @@ for _command in (
     audit_command,
     report_command,
     migrate_command,
+    forget_command,
 ):
     main.add_command(_command)
 

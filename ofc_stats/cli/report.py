@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.safe_text import terminal_safe
 
 
 @click.command("report")
@@ -68,10 +69,10 @@ def report_command(
         scope = _scope(filters)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(render(name, scope, built, leak_summary(built)), encoding="utf-8")
-        click.echo(f"report for {name}: {target}")
+        click.echo(terminal_safe(f"report for {name}: {target}"))
     else:
         written = write_files(target, built, output_format)
-        click.echo(f"{len(written)} {output_format} file(s) for {name} in {target}")
+        click.echo(terminal_safe(f"{len(written)} {output_format} file(s) for {name} in {target}"))
 
 
 def _scope(filters: Any) -> str:

@@ -1,0 +1,25 @@
+"""`ofc-stats forget FILE|BATCH`: take back what one import stored."""
+
+from __future__ import annotations
+
+import click
+
+from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.safe_text import terminal_safe
+
+
+@click.command("forget")
+@click.argument("targets", nargs=-1, required=True, metavar="FILE|BATCH...")
+@DATA_OPTION
+@click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
+def forget_command(targets: tuple[str, ...], data: str, wait: float) -> None:
+    """Remove every hand, quarantine entry and ledger row a file (or a batch id) brought in.
+
+    The dataset afterwards is the one that never imported it, so importing
+    the file again reads it anew (with another --format, say).
+    """
+    from ofc_stats.store.forget import forget
+
+    for target in targets:
+        for line in forget(data, target, wait_seconds=wait).lines():
+            click.echo(terminal_safe(line))

@@ -1,0 +1,173 @@
+"""`ofc-stats forget`: take back what importing one file, or one import batch, stored.
+
+Forgetting rewrites the batches that hold the file's rows (hands, their
+seats, placements and results, its quarantine entries and its ledger row)
+in one commit, so the dataset afterwards is the one that never imported it
+and a later import reads the file anew.  A hand the file shared with another
+file is stored once, under the file that came first: forgetting that file
+takes the hand too, and ``import --force OTHER`` brings it back.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ofc_stats.errors import DatasetError, UnknownSource
+from ofc_stats.store.dataset import HAND_TABLES, Dataset
+from ofc_stats.store.schema import TABLES
+
+# The column naming a row's source file, per table that has one.
+SOURCE_COLUMN = {"hands": "source_file", "quarantine": "source_file", "files": "path"}
+
+
+@dataclass
+class ForgetSummary:
+    target: str
+    sources: list[str] = field(default_factory=list)
+    hands: int = 0
+    quarantined: int = 0
+    ledger: int = 0
+    batches: int = 0
+
+    def lines(self) -> list[str]:
+        return [
+            f"forgot {self.target}: {self.hands} hands, {self.quarantined} quarantine entries, "
+            f"{self.ledger} ledger rows, from {self.batches} batch(es)",
+            "import the file again to read it anew",
+        ]
+
+
+def forget(root: str | Path, target: str, *, wait_seconds: float = 0.0) -> ForgetSummary:
+    """Remove what importing ``target`` stored: a file path as imported, or a batch id."""
+    dataset = Dataset(root)
+    if not dataset.exists():
+        raise DatasetError(f"{root}: no ofc-stats dataset here")
+    with dataset.locked(wait_seconds):
+        batches = _batch_ids(dataset)
+        if target in batches:
+            return _forget_batch(dataset, target)
+        sources = _matching_sources(dataset, target)
+        if not sources:
+            raise UnknownSource(
+                f"{target}: no file of that name and no batch of that id in {root}; "
+                '`ofc-stats sql "SELECT path, batch FROM files"` lists them'
+            )
+        return _forget_sources(dataset, target, sources)
+
+
+def _batch_ids(dataset: Dataset) -> set[str]:
+    ids: set[str] = set()
+    for table in TABLES:
+        ids.update(Path(path).stem for path in dataset.files(table))
+    return ids
+
+
+def _matching_sources(dataset: Dataset, target: str) -> set[str]:
+    """Recorded source names that mean ``target``: as given, resolved, or a zip's members."""
+    names: set[str] = set()
+    for table, column in SOURCE_COLUMN.items():
+        names.update(v for v in dataset.read(table, [column])[column].to_pylist() if v)
+    wanted = os.path.realpath(target)
+
+    def means(name: str) -> bool:
+        if name == target or name.startswith(f"{target}!"):
+            return True
+        archive = name.split("!", 1)[0]
+        return os.path.realpath(archive) == wanted
+
+    return {name for name in names if means(name)}
+
+
+def _forget_sources(dataset: Dataset, target: str, sources: set[str]) -> ForgetSummary:
+    summary = ForgetSummary(target, sorted(sources))
+    names = pa.array(sorted(sources), pa.string())
+    rewrites: dict[str, dict[str, pa.Table | None]] = {}
+    for batch in sorted(_batch_ids(dataset)):
+        parts: dict[str, pa.Table | None] = {}
+        hands_path = dataset.batch_file("hands", batch)
+        keys = pa.array([], pa.string())
+        if hands_path.is_file():
+            hands = pq.read_table(hands_path, columns=["hand_key", "source_file"])
+            keys = hands.filter(pc.is_in(hands["source_file"], names))["hand_key"].combine_chunks()
+        if len(keys):
+            summary.hands += len(keys)
+            for table in HAND_TABLES:
+                path = dataset.batch_file(table, batch)
+                if path.is_file():
+                    rows = pq.read_table(path)
+                    parts[table] = rows.filter(pc.invert(pc.is_in(rows["hand_key"], keys)))
+        for table in ("quarantine", "files"):
+            path = dataset.batch_file(table, batch)
+            if not path.is_file():
+                continue
+            rows = pq.read_table(path)
+            mask = pc.is_in(rows[SOURCE_COLUMN[table]], names)
+            removed = pc.sum(mask).as_py() or 0
+            if removed:
+                parts[table] = rows.filter(pc.invert(mask))
+                if table == "quarantine":
+                    summary.quarantined += removed
+                else:
+                    summary.ledger += removed
+        if parts:
+            rewrites[batch] = _drop_if_empty(dataset, batch, parts)
+    summary.batches = len(rewrites)
+    dataset.commit(dataset.new_batch_id(), {}, rewrites=rewrites)
+    return summary
+
+
+def _forget_batch(dataset: Dataset, batch: str) -> ForgetSummary:
+    """Every row of one batch; the ledger rows of its files, so they import again."""
+    summary = ForgetSummary(batch)
+    rewrites: dict[str, dict[str, pa.Table | None]] = {batch: {}}
+    sources: set[str] = set()
+    for table in TABLES:
+        path = dataset.batch_file(table, batch)
+        if not path.is_file():
+            continue
+        rows = pq.read_table(path)
+        if table == "hands":
+            summary.hands = rows.num_rows
+        elif table == "quarantine":
+            summary.quarantined = rows.num_rows
+        elif table == "files":
+            summary.ledger += rows.num_rows
+        if table in ("hands", "quarantine"):
+            sources.update(v for v in rows[SOURCE_COLUMN[table]].to_pylist() if v)
+        rewrites[batch][table] = None
+    names = pa.array(sorted(sources), pa.string())
+    for other in sorted(_batch_ids(dataset) - {batch}):
+        path = dataset.batch_file("files", other)
+        if not path.is_file():
+            continue
+        rows = pq.read_table(path)
+        mask = pc.is_in(rows["path"], names)
+        removed = pc.sum(mask).as_py() or 0
+        if removed:
+            summary.ledger += removed
+            rewrites[other] = {"files": rows.filter(pc.invert(mask))}
+    summary.sources = sorted(sources)
+    summary.batches = 1
+    dataset.commit(dataset.new_batch_id(), {}, rewrites=rewrites)
+    return summary
+
+
+def _drop_if_empty(
+    dataset: Dataset, batch: str, parts: dict[str, pa.Table | None]
+) -> dict[str, pa.Table | None]:
+    """A batch left with no rows in any table is removed whole, not kept as empty files."""
+    for table in TABLES:
+        if table in parts:
+            continue
+        path = dataset.batch_file(table, batch)
+        if path.is_file() and pq.read_metadata(path).num_rows:
+            return parts
+    if any(part is not None and part.num_rows for part in parts.values()):
+        return parts
+    return {table: None for table in TABLES if dataset.batch_file(table, batch).is_file()}
