@@ -132,6 +132,35 @@ class Partial:
         return f"{where}: {self.reason}; left for the next import"
 
 
+def continues(shorter: object, longer: object) -> bool:
+    """Whether the seats ``longer`` continue ``shorter``: same players, each row a prefix."""
+    first, second = _seat_rows(shorter), _seat_rows(longer)
+    if len(first) != len(second):
+        return False
+    grew = False
+    for (player_a, rows_a), (player_b, rows_b) in zip(first, second, strict=True):
+        if player_a != player_b:
+            return False
+        for a, b in zip(rows_a, rows_b, strict=True):
+            if list(b[: len(a)]) != list(a):
+                return False
+            grew |= len(b) > len(a)
+    return grew
+
+
+def _seat_rows(seats: object) -> list[tuple[str, tuple[tuple[int, ...], ...]]]:
+    """(player, (top, middle, bottom, discards)) of SeatRecords or stored seat rows."""
+    out = []
+    for seat in seats:  # type: ignore[attr-defined]
+        if isinstance(seat, dict):
+            rows = tuple(tuple(seat.get(n) or ()) for n in ("top", "middle", "bottom", "discards"))
+            out.append((str(seat["player"]), rows))
+        else:
+            rows = (seat.top, seat.middle, seat.bottom, seat.discards or ())
+            out.append((seat.player, rows))
+    return out
+
+
 def fingerprint_text(seats: tuple[SeatRecord, ...]) -> str:
     def ids(cards: tuple[int, ...] | None) -> str:
         return ",".join(str(c) for c in cards or ())

@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import io
-import tempfile
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
@@ -25,9 +22,10 @@ import pyarrow.compute as pc
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import OfcError
-from ofc_stats.records import HandRecord, Partial, Quarantined, validate_hand
+from ofc_stats.records import HandRecord, Partial, Quarantined, continues, validate_hand
 from ofc_stats.safe_text import terminal_safe
 from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.import_summary import FileSummary, ImportSummary, reason_class
 from ofc_stats.store.rows import hands_table, quarantine_table
 from ofc_stats.store.schema import FILES, HANDS, PLACEMENTS, SEATS
 from ofc_stats.store.sources import (
@@ -37,6 +35,7 @@ from ofc_stats.store.sources import (
     expand,
     open_utf8,
     read_head,
+    real_path,
     total_bytes,
 )
 from parsers.base import (
@@ -55,88 +54,6 @@ __all__ = ["FileSummary", "ImportSummary", "Importer", "import_paths", "total_by
 
 BATCH_HANDS = 20_000
 MAX_RAW_TEXT = 1 << 20  # characters of a quarantined fragment kept (a 10 MB line is junk)
-
-
-@dataclass
-class FileSummary:
-    path: str
-    format: str
-    hands_seen: int = 0
-    stored: int = 0
-    duplicates: int = 0
-    quarantined: int = 0
-    partial: int = 0  # records cut off at the end: left for the next import
-    replaced: int = 0  # stored hands that were incomplete, replaced by their whole version
-    reused_ids: int = 0  # stored under a suffixed key: the room reused a hand id
-    skipped: str | None = None  # why the whole file was skipped
-
-    @property
-    def accounted(self) -> int:
-        """Hands stored, duplicate, quarantined or left for later: equals hands_seen."""
-        return self.stored + self.duplicates + self.quarantined + self.partial
-
-
-@dataclass
-class ImportSummary:
-    files: list[FileSummary] = field(default_factory=list)
-    reasons: Counter[str] = field(default_factory=Counter)
-    messages: list[str] = field(default_factory=list)  # one per quarantined item
-
-    @property
-    def stored(self) -> int:
-        return sum(f.stored for f in self.files)
-
-    @property
-    def duplicates(self) -> int:
-        return sum(f.duplicates for f in self.files)
-
-    @property
-    def quarantined(self) -> int:
-        return sum(f.quarantined for f in self.files)
-
-    @property
-    def partial(self) -> int:
-        return sum(f.partial for f in self.files)
-
-    @property
-    def hands_seen(self) -> int:
-        return sum(f.hands_seen for f in self.files)
-
-    def lines(self) -> list[str]:
-        """The closing summary a person reads (file names are untrusted: made terminal-safe)."""
-        skipped = [f for f in self.files if f.skipped]
-        out = [
-            f"files: {len(self.files)} ({len(skipped)} skipped)",
-            f"hands: {self.hands_seen} seen, {self.stored} stored, "
-            f"{self.duplicates} duplicates, {self.quarantined} quarantined",
-        ]
-        if self.partial:
-            out.append(
-                f"  {self.partial} record(s) cut off at the end of a file still being written: "
-                "left for the next import"
-            )
-        replaced = sum(f.replaced for f in self.files)
-        if replaced:
-            out.append(f"  {replaced} incomplete hand(s) replaced by their whole version")
-        reused = sum(f.reused_ids for f in self.files)
-        if reused:
-            out.append(
-                f"  {reused} hand(s) reused another hand's room hand id: "
-                "stored under hand_key~<fingerprint>"
-            )
-        for f in skipped:
-            out.append(f"  skipped {f.path}: {f.skipped}")
-        for reason, count in self.reasons.most_common():
-            out.append(f"  quarantined {count} × {reason}")
-        return [terminal_safe(line) for line in out]
-
-
-def _reason_class(reason: str) -> str:
-    """Group quarantine reasons for the summary (drop card names and numbers)."""
-    head = reason.split(":", 1)[0]
-    if head.startswith("card ") and "appears twice" in reason:
-        return "duplicate card"
-    return head if len(head) < 60 else head[:57] + "..."
 
 
 def _sha256(source: Source) -> str:
@@ -232,7 +149,7 @@ class Importer:
         columnar = parser.columnar and self.columnar and self.ruleset is None
         try:
             if parser.needs_path:
-                with _real_path(source) as path:
+                with real_path(source) as path:
                     self._consume(parser.parse_path(path, source.name), file, parser)
                 self.on_bytes(source.size)
             else:
@@ -331,7 +248,7 @@ class Importer:
         key = item.hand_key
         if key not in self.incomplete and not item.complete:
             stored = self._stored_seats(key)
-            if stored is not None and _extends(item.seats, stored):
+            if stored is not None and continues(item.seats, stored):
                 return "older"
             return "other"
         if key not in self.incomplete:
@@ -341,12 +258,12 @@ class Importer:
         stored = self._stored_seats(key)
         if stored is None:
             return "other"
-        if _extends(stored, item.seats):
+        if continues(stored, item.seats):
             batch = self.incomplete.pop(key)
             assert batch is not None
             self.replacing.setdefault(batch, set()).add(key)
             return "newer"
-        if _extends(item.seats, stored):
+        if continues(item.seats, stored):
             return "older"
         return "other"
 
@@ -447,7 +364,7 @@ class Importer:
         if not counted:
             file.hands_seen += 1
         file.quarantined += 1
-        self.summary.reasons[_reason_class(item.reason)] += 1
+        self.summary.reasons[reason_class(item.reason)] += 1
         self.summary.messages.append(terminal_safe(item.message()))
         key = (item.source_file, item.line, item.offset, item.reason)
         if key not in self.quarantine_keys:
@@ -506,49 +423,6 @@ class Importer:
                 self.incomplete[key] = batch
         self.pending_hands, self.pending_quarantine, self.pending_files = [], [], []
         self.pending_columns, self.pending_count, self.replacing = [], 0, {}
-
-
-def _extends(shorter: object, longer: object) -> bool:
-    """Whether the seats ``longer`` continue ``shorter``: same players, each row a prefix."""
-    first, second = _boards(shorter), _boards(longer)
-    if len(first) != len(second):
-        return False
-    grew = False
-    for (player_a, rows_a), (player_b, rows_b) in zip(first, second, strict=True):
-        if player_a != player_b:
-            return False
-        for a, b in zip(rows_a, rows_b, strict=True):
-            if list(b[: len(a)]) != list(a):
-                return False
-            grew |= len(b) > len(a)
-    return grew
-
-
-def _boards(seats: object) -> list[tuple[str, tuple[tuple[int, ...], ...]]]:
-    """(player, (top, middle, bottom, discards)) of SeatRecords or stored seat rows."""
-    out = []
-    for seat in seats:  # type: ignore[attr-defined]
-        if isinstance(seat, dict):
-            rows = tuple(tuple(seat.get(n) or ()) for n in ("top", "middle", "bottom", "discards"))
-            out.append((str(seat["player"]), rows))
-        else:
-            rows = (seat.top, seat.middle, seat.bottom, seat.discards or ())
-            out.append((seat.player, rows))
-    return out
-
-
-@contextmanager
-def _real_path(source: Source) -> Iterator[str]:
-    """A file path for parsers that need one: the file itself, or a zip member extracted."""
-    if source.path is not None:
-        yield source.path
-        return
-    with tempfile.TemporaryDirectory(prefix="ofc-import-") as folder:
-        target = Path(folder) / "member"
-        with source.open() as stream, target.open("wb") as out:
-            for chunk in iter(lambda: stream.read(1 << 20), b""):
-                out.write(chunk)
-        yield str(target)
 
 
 class _Counting(io.RawIOBase):

@@ -13,8 +13,10 @@ import codecs
 import io
 import os
 import stat
+import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -233,6 +235,20 @@ def read_head(stream: BinaryIO, size: int, limit: int = 1 << 30) -> bytes:
             return text + stream.read(size - len(text))
         skipped += len(chunk)
     return b""
+
+
+@contextmanager
+def real_path(source: Source) -> Iterator[str]:
+    """A file path for parsers that need one: the file itself, or a zip member extracted."""
+    if source.path is not None:
+        yield source.path
+        return
+    with tempfile.TemporaryDirectory(prefix="ofc-import-") as folder:
+        target = Path(folder) / "member"
+        with source.open() as stream, target.open("wb") as out:
+            for chunk in iter(lambda: stream.read(1 << 20), b""):
+                out.write(chunk)
+        yield str(target)
 
 
 def total_bytes(paths: Iterable[str | Path]) -> int:

@@ -1,0 +1,95 @@
+"""What one import did, per file and in total: the summary a person reads.
+
+Every hand an import sees is accounted for: stored, a duplicate,
+quarantined, or (cut off at the end of a file still being written) left for
+the next import; ``FileSummary.accounted`` equals ``hands_seen``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ofc_stats.safe_text import terminal_safe
+
+
+@dataclass
+class FileSummary:
+    path: str
+    format: str
+    hands_seen: int = 0
+    stored: int = 0
+    duplicates: int = 0
+    quarantined: int = 0
+    partial: int = 0  # records cut off at the end: left for the next import
+    replaced: int = 0  # stored hands that were incomplete, replaced by their whole version
+    reused_ids: int = 0  # stored under a suffixed key: the room reused a hand id
+    skipped: str | None = None  # why the whole file was skipped
+
+    @property
+    def accounted(self) -> int:
+        """Hands stored, duplicate, quarantined or left for later: equals hands_seen."""
+        return self.stored + self.duplicates + self.quarantined + self.partial
+
+
+@dataclass
+class ImportSummary:
+    files: list[FileSummary] = field(default_factory=list)
+    reasons: Counter[str] = field(default_factory=Counter)
+    messages: list[str] = field(default_factory=list)  # one per quarantined item
+
+    @property
+    def stored(self) -> int:
+        return sum(f.stored for f in self.files)
+
+    @property
+    def duplicates(self) -> int:
+        return sum(f.duplicates for f in self.files)
+
+    @property
+    def quarantined(self) -> int:
+        return sum(f.quarantined for f in self.files)
+
+    @property
+    def partial(self) -> int:
+        return sum(f.partial for f in self.files)
+
+    @property
+    def hands_seen(self) -> int:
+        return sum(f.hands_seen for f in self.files)
+
+    def lines(self) -> list[str]:
+        """The closing summary a person reads (file names are untrusted: made terminal-safe)."""
+        skipped = [f for f in self.files if f.skipped]
+        out = [
+            f"files: {len(self.files)} ({len(skipped)} skipped)",
+            f"hands: {self.hands_seen} seen, {self.stored} stored, "
+            f"{self.duplicates} duplicates, {self.quarantined} quarantined",
+        ]
+        if self.partial:
+            out.append(
+                f"  {self.partial} record(s) cut off at the end of a file still being written: "
+                "left for the next import"
+            )
+        replaced = sum(f.replaced for f in self.files)
+        if replaced:
+            out.append(f"  {replaced} incomplete hand(s) replaced by their whole version")
+        reused = sum(f.reused_ids for f in self.files)
+        if reused:
+            out.append(
+                f"  {reused} hand(s) reused another hand's room hand id: "
+                "stored under hand_key~<fingerprint>"
+            )
+        for f in skipped:
+            out.append(f"  skipped {f.path}: {f.skipped}")
+        for reason, count in self.reasons.most_common():
+            out.append(f"  quarantined {count} × {reason}")
+        return [terminal_safe(line) for line in out]
+
+
+def reason_class(reason: str) -> str:
+    """Group quarantine reasons for the summary (drop card names and numbers)."""
+    head = reason.split(":", 1)[0]
+    if head.startswith("card ") and "appears twice" in reason:
+        return "duplicate card"
+    return head if len(head) < 60 else head[:57] + "..."
