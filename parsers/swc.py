@@ -244,7 +244,7 @@ class SwcParser(Parser):
             if not raw.strip():
                 continue
             try:
-                text = raw.decode("utf-8")
+                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
                 found = _game_state(json.loads(text))
             except BAD_INPUT as error:
                 if not raw.endswith(b"\n"):  # the capture is still being written

@@ -74,7 +74,7 @@ class SwcChatParser(Parser):
                 yield Partial(source, number, None, "a line cut off at the end of the file")
                 continue
             try:
-                text = raw.decode("utf-8").rstrip("\r\n")
+                text = raw.decode("utf-8-sig" if number == 1 else "utf-8").rstrip("\r\n")
             except UnicodeDecodeError as error:
                 yield Quarantined(source, f"wrong encoding: {error.reason}", repr(raw), number)
                 continue
