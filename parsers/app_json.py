@@ -87,7 +87,7 @@ def hand_from_object(data: Any, source: str, line: int, offset: int, raw: str) -
             raise AppFormatError(f"seat {index} has no rows")
         order = seat.get("orderIndex", index)
         if isinstance(order, bool) or not isinstance(order, int) or not 0 <= order <= 127:
-            raise AppFormatError(f"seat {index}: orderIndex {str(order)[:40]!r} is not 0 to 127")
+            raise AppFormatError(f"seat {index}: orderIndex {repr(order)[:40]} is not 0 to 127")
     seats = []
     placements = []
     in_order = sorted(enumerate(seats_data), key=lambda s: s[1].get("orderIndex", s[0]))
