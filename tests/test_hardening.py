@@ -432,9 +432,7 @@ def test_bad_dataset_folders_give_a_message_not_a_traceback(tmp_path: Path) -> N
     ]
     for args, message in cases:
         result = run(*args)
-        assert (result.exit_code != 0 and result.exception is None) or isinstance(
-            result.exception, SystemExit
-        ), args
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), args
         assert message in result.output, (args, result.output)
     assert (other / "notes.txt").read_text() == "mine" and not (other / "dataset.json").exists()
 
