@@ -168,7 +168,7 @@ class Importer:
 
     def _unreadable(self, file: FileSummary, reason: str) -> None:
         """A whole file that cannot be read: one quarantine entry, never silence."""
-        self._quarantine(file, Quarantined(file.path, reason, ""), counted=True)
+        self._quarantine(file, Quarantined(file.path, reason, ""))
         file.skipped = reason
         self._file_done(file)
 
