@@ -26,8 +26,8 @@ from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.rescore import RulesetLookup, score_tables
+from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION
 
-ENGINE_VERSION = 2  # bump when a rule fix changes results: stored results are redone
 HAND_COLUMNS = ["hand_key", "ruleset", "seat_count", "complete"]
 SEAT_COLUMNS = [
     "hand_key",
@@ -59,9 +59,6 @@ class RecomputeSummary:
         for status, count in sorted(self.statuses.items()):
             text.append(f"  {status}: {count} seats")
         return text
-
-
-ENGINE_KEY = b"ofc_stats.engine"
 
 
 def up_to_date(dataset: Dataset, batch: str) -> bool:
