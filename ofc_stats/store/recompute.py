@@ -98,8 +98,8 @@ def recompute(
 
     The caller holds the dataset lock (``import`` does; the CLI takes it).
     ``progress`` is called with the hands of each finished batch.  Batches are
-    independent, so ``workers`` processes (default: one per core, at most 2
-    on small jobs) score them side by side.
+    independent, so ``workers`` processes (default: one per core, at most 4,
+    never more than there are batches) score them side by side.
     """
     started = time.perf_counter()
     dataset = Dataset(root)
