@@ -32,7 +32,7 @@ from ofc_stats.engine.presets import get_ruleset  # noqa: E402
 from ofc_stats.errors import OfcError  # noqa: E402
 from ofc_stats.records import HandRecord, validate_hand  # noqa: E402
 from ofc_stats.store.rows import hands_table  # noqa: E402
-from parsers.base import REGISTRY, get_parser  # noqa: E402
+from parsers.registry import REGISTRY, get_parser  # noqa: E402
 from tests.fuzz.corpus import corpus  # noqa: E402
 from tests.fuzz.run import Totals, run  # noqa: E402
 

@@ -21,7 +21,7 @@ from ofc_stats.engine.cards import parse_card
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import AppFormatError, RulesetError
 from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
-from parsers.base import BAD_INPUT, ParseItem, Parser, reason_of, register
+from parsers.base import BAD_INPUT, ParseItem, Parser, reason_of
 
 FORMAT = "app-json"
 DEFAULT_APP = "Ppp"  # files without appName come from Pokerrrr 2 (README)
@@ -274,7 +274,6 @@ def _keep(pending: _Pending, rest: str, line: int, offset: int) -> None:
     pending.bad_lines = [(n, why) for n, why in pending.bad_lines if n >= line]
 
 
-@register
 class AppJsonParser(Parser):
     name = FORMAT
     description = "Pokerrrr 2 / Upoker / Spartan app exports (.hh, JSON objects one after another)"

@@ -1,4 +1,4 @@
-"""One interface for every hand-history format, and the registry `--format auto` uses.
+"""One interface for every hand-history format (the registry is :mod:`parsers.registry`).
 
 A parser has a name, a content sniffer and a streaming ``parse`` that yields
 :class:`HandRecord` or :class:`Quarantined` items, never raising for bad
@@ -15,7 +15,7 @@ from typing import BinaryIO, ClassVar
 
 import pyarrow as pa
 
-from ofc_stats.errors import OfcError, UnknownFormat
+from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Partial, Quarantined
 
 SNIFF_BYTES = 65_536
@@ -119,37 +119,3 @@ def head_lines(head: bytes, count: int = SNIFF_LINES) -> list[bytes]:
             if len(lines) == count:
                 break
     return lines
-
-
-REGISTRY: dict[str, type[Parser]] = {}
-
-
-def register(parser: type[Parser]) -> type[Parser]:
-    REGISTRY[parser.name] = parser
-    return parser
-
-
-def known_formats() -> str:
-    _load_all()
-    return ", ".join(sorted(REGISTRY))
-
-
-def get_parser(name: str) -> type[Parser]:
-    _load_all()
-    if name not in REGISTRY:
-        raise UnknownFormat(f"unknown format {name!r}; known formats: {known_formats()}")
-    return REGISTRY[name]
-
-
-def detect(head: bytes, filename: str) -> type[Parser] | None:
-    """The first registered parser that recognises this content."""
-    _load_all()
-    for parser in REGISTRY.values():
-        if parser.sniff(head, filename):
-            return parser
-    return None
-
-
-def _load_all() -> None:
-    # Import for the side effect of registering; the order is the sniffing order.
-    from parsers import app_json, fpdb, open_format, swc, swc_chat  # noqa: F401

@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.errors import FpdbError
 from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
-from parsers.base import BAD_INPUT, ParseItem, Parser, reason_of, register
+from parsers.base import BAD_INPUT, ParseItem, Parser, reason_of
 from parsers.swc import street_of
 
 FORMAT = "fpdb"
@@ -145,7 +145,6 @@ def hand_from_raw(
     )
 
 
-@register
 class FpdbParser(Parser):
     name = FORMAT
     description = "fpdb-3 SQLite database (its HttpOFCHands tables)"

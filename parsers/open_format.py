@@ -21,7 +21,7 @@ from ofc_stats.engine.cards import format_card, parse_card
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OpenFormatError
 from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
-from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, reason_of, register
+from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, reason_of
 
 FORMAT = "open"
 VERSION = 1
@@ -227,7 +227,6 @@ def _numbered(stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
         offset += len(raw)
 
 
-@register
 class OpenFormatParser(Parser):
     name = FORMAT
     description = "ofc-stats open format: JSON Lines, one hand per line (docs/format.md)"

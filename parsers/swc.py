@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 
 from ofc_stats.errors import SwcError
 from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
-from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, reason_of, register
+from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, reason_of
 
 FORMAT = "swc"
 ROOM = "SwC"
@@ -224,7 +224,6 @@ def _game_state(data: Any) -> tuple[dict[str, Any], list[Any], str | None] | Non
     return data["gameState"], events if isinstance(events, list) else [], captured_at
 
 
-@register
 class SwcParser(Parser):
     name = FORMAT
     description = "SwC Poker GameState captures (decoded messages or fpdb-3 raw_messages.jsonl)"

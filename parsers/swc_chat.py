@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import BinaryIO
 
 from ofc_stats.records import HandRecord, Partial, Quarantined, SeatRecord
-from parsers.base import ParseItem, Parser, head_lines, register
+from parsers.base import ParseItem, Parser, head_lines
 
 FORMAT = "swc-chat"
 LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) table=(\S+) Dealer: (.*)$")
@@ -50,7 +50,6 @@ class _Table:
     start_line: int = 0
 
 
-@register
 class SwcChatParser(Parser):
     name = FORMAT
     description = "SwC Poker dealer chat (fpdb-3 --dealer-history text)"

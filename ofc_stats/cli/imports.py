@@ -57,7 +57,7 @@ def import_command(
     that cannot be stored are quarantined with the reason, file and line.
     """
     from ofc_stats.store.importer import import_paths, total_bytes
-    from parsers.base import get_parser
+    from parsers.registry import get_parser
 
     ruleset = _ruleset(rules_name) if rules_name else None
     if format_name != "auto":
@@ -82,7 +82,7 @@ def import_command(
             more = len(summary.messages) - MAX_MESSAGES
             click.echo(f"... and {more} more in the quarantine table", err=True)
     for line in summary.lines():
-        click.echo(line)
+        click.echo(terminal_safe(line))
     if not no_recompute:
         from ofc_stats.cli.recompute import run_recompute
 

@@ -38,6 +38,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError, DatasetLocked
+from ofc_stats.store.files import fsync_dir, write_parquet
+from ofc_stats.store.migrate import MIGRATIONS, upgrade
 from ofc_stats.store.schema import SCHEMA_VERSION, TABLES
 
 COMMIT = "COMMIT"
@@ -46,21 +48,6 @@ LOCK = ".lock"
 TAKEOVER = ".lock-takeover"
 # Tables keyed by hand_key: what removing a hand from a batch rewrites.
 HAND_TABLES = ("hands", "seats", "placements", "results", "versus")
-
-
-def fsync_dir(folder: Path) -> None:
-    handle = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)
-
-
-def write_parquet(table: pa.Table, path: Path, **options: object) -> None:
-    """Write one Parquet file and make it durable before anything points at it."""
-    pq.write_table(table, path, compression="zstd", **options)
-    with open(path, "rb") as handle:
-        os.fsync(handle.fileno())
 
 
 def _start_time(pid: int) -> str | None:
@@ -166,8 +153,6 @@ class Dataset:
         version = self.schema_version()
         if version == SCHEMA_VERSION:
             return
-        from ofc_stats.store.migrate import MIGRATIONS
-
         if version in MIGRATIONS:
             raise DatasetError(
                 f"{self.root}: dataset schema version {version}; run `ofc-stats migrate "
@@ -277,8 +262,6 @@ class Dataset:
         forward, uncommitted ones removed.  A lock whose holder is gone (a
         killed process whose children kept its file open) is taken over.
         """
-        from ofc_stats.store.migrate import upgrade
-
         try:
             if not self.exists():
                 self.create()
@@ -292,7 +275,7 @@ class Dataset:
             raise DatasetError(f"{self.root}: cannot lock the dataset ({error})") from None
         with handle:
             try:
-                upgrade(self)
+                upgrade(self.root)
                 self.create()
                 self.recover()
                 yield

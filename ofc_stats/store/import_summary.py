@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ofc_stats.safe_text import terminal_safe
-
 
 @dataclass
 class FileSummary:
@@ -59,7 +57,7 @@ class ImportSummary:
         return sum(f.hands_seen for f in self.files)
 
     def lines(self) -> list[str]:
-        """The closing summary a person reads (file names are untrusted: made terminal-safe)."""
+        """The closing summary a person reads (file names are untrusted: print it terminal-safe)."""
         skipped = [f for f in self.files if f.skipped]
         out = [
             f"files: {len(self.files)} ({len(skipped)} skipped)",
@@ -84,7 +82,7 @@ class ImportSummary:
             out.append(f"  skipped {f.path}: {f.skipped}")
         for reason, count in self.reasons.most_common():
             out.append(f"  quarantined {count} × {reason}")
-        return [terminal_safe(line) for line in out]
+        return out
 
 
 def reason_class(reason: str) -> str:

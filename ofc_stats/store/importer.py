@@ -23,7 +23,6 @@ from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Partial, Quarantined, continues, validate_hand
-from ofc_stats.safe_text import terminal_safe
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.import_summary import FileSummary, ImportSummary, reason_class
 from ofc_stats.store.rows import hands_table, quarantine_table
@@ -44,11 +43,9 @@ from parsers.base import (
     ColumnarHands,
     ParseItem,
     Parser,
-    detect,
-    get_parser,
-    known_formats,
     reason_of,
 )
+from parsers.registry import detect, get_parser, known_formats
 
 __all__ = ["FileSummary", "ImportSummary", "Importer", "import_paths", "total_bytes"]
 
@@ -365,7 +362,7 @@ class Importer:
             file.hands_seen += 1
         file.quarantined += 1
         self.summary.reasons[reason_class(item.reason)] += 1
-        self.summary.messages.append(terminal_safe(item.message()))
+        self.summary.messages.append(item.message())
         key = (item.source_file, item.line, item.offset, item.reason)
         if key not in self.quarantine_keys:
             self.file_quarantine_keys.add(key)
