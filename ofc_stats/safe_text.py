@@ -26,6 +26,9 @@ def terminal_safe(text: str) -> str:
     >>> terminal_safe("bad\\x1b]0;pwned\\x07name")
     'bad\\\\x1b]0;pwned\\\\x07name'
     """
+    # A lone surrogate (JSON's "\\ud800", an undecodable file name) cannot be
+    # written to a terminal at all: shown as its escape too.
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 

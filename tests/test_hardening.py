@@ -553,3 +553,20 @@ def _holds(process: Path, lock: Path) -> bool:
         return any(os.readlink(fd) == str(lock) for fd in (process / "fd").iterdir())
     except OSError:
         return False
+
+
+def test_a_file_name_that_is_not_utf8_and_a_surrogate_hand_id_are_stored_safely(
+    tmp_path: Path,
+) -> None:
+    record = random_records(2, seed=41)
+    bad = hand_to_json(record[1])
+    bad["hand_id"] = "h\ud800"  # refused, and its quarantine row must still be writable
+    name = os.fsdecode(b"caf\xe9.jsonl")  # Latin-1 bytes in a Linux file name
+    path = tmp_path / name
+    path.write_text(dumps(record[0]) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
+    summary = import_paths([path], tmp_path / "data")
+    assert (summary.stored, summary.quarantined) == (1, 1)
+    row = Dataset(tmp_path / "data").read("quarantine").to_pylist()[0]
+    assert row["hand_id"] == "h\\ud800" and row["source_file"].endswith("caf\\xe9.jsonl")
+    result = run("import", "--data", str(tmp_path / "d2"), str(path))
+    assert result.exit_code == 0 and "caf\\xe9.jsonl" in result.output

@@ -114,16 +114,28 @@ def _board_streets(board: tuple[int, ...], streets: dict[int, int] | None) -> by
     return bytes(min(streets.get(card, 255), 255) for card in board)
 
 
+def storable(text: str | None) -> str | None:
+    """Text Arrow can store: a lone surrogate (refused input can hold one) as its escape."""
+    if text is None:
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def quarantine_table(entries: Sequence[Quarantined], batch: str) -> pa.Table:
+    """The quarantine rows; their text is what was refused, so it is made storable first."""
     now = _now()
     return pa.table(
         {
-            "source_file": [q.source_file for q in entries],
+            "source_file": [storable(q.source_file) for q in entries],
             "line": [q.line for q in entries],
             "offset": [q.offset for q in entries],
-            "hand_id": [q.hand_id for q in entries],
-            "reason": [q.reason for q in entries],
-            "raw_text": [q.raw_text for q in entries],
+            "hand_id": [storable(q.hand_id) for q in entries],
+            "reason": [storable(q.reason) for q in entries],
+            "raw_text": [storable(q.raw_text) for q in entries],
             "quarantined_at": [now] * len(entries),
             "batch": [batch] * len(entries),
         },

@@ -85,7 +85,7 @@ def expand(paths: Iterable[str | Path]) -> Iterator[Source | Skipped]:
         elif path.is_file():
             info = path.stat()
             yield Source(
-                name=str(path),
+                name=display_name(path),
                 size=info.st_size,
                 modified=datetime.fromtimestamp(info.st_mtime, UTC).replace(tzinfo=None),
                 open=partial(_open_binary, path),
@@ -93,6 +93,11 @@ def expand(paths: Iterable[str | Path]) -> Iterator[Source | Skipped]:
             )
         else:
             yield Skipped(str(path), "-", "no such file")
+
+
+def display_name(path: Path) -> str:
+    """The path as text that can be stored: bytes that are not UTF-8 shown as escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _is_zip(path: Path) -> bool:
@@ -117,7 +122,7 @@ def _zip_members(path: Path) -> Iterator[Source | Skipped]:
         yield Skipped(str(path), "zip", f"unpacks to {total} bytes; limit {ZIP_MAX_TOTAL}")
         return
     for member in members:
-        name = f"{path}!{member.filename}"
+        name = f"{display_name(path)}!{member.filename}"
         if stat.S_ISLNK(member.external_attr >> 16):
             yield Skipped(name, "zip", "symbolic link in archive")
             continue

@@ -25,7 +25,7 @@ def test_no_malformed_file_crashes_loses_or_doubles_a_hand() -> None:
     reasons = " | ".join(totals.reasons)
     for family in (
         "nested too deep to read",
-        "lone surrogate",
+        "is not a character",
         "is out of range",
         "unreadable file",
         "wrong encoding",
