@@ -23,6 +23,7 @@ class FileSummary:
     replaced: int = 0  # stored hands that were incomplete, replaced by their whole version
     reused_ids: int = 0  # stored under a suffixed key: the room reused a hand id
     skipped: str | None = None  # why the whole file was skipped
+    refused: bool = False  # every hand quarantined: left out of the ledger, read again next time
 
     @property
     def accounted(self) -> int:
@@ -80,6 +81,12 @@ class ImportSummary:
             )
         for f in skipped:
             out.append(f"  skipped {f.path}: {f.skipped}")
+        for f in self.files:
+            if f.refused:
+                out.append(
+                    f"  every hand of {f.path} was refused: it is not recorded as imported "
+                    f"(wrong --format? `ofc-stats forget {f.path}` clears its quarantine rows)"
+                )
         for reason, count in self.reasons.most_common():
             out.append(f"  quarantined {count} × {reason}")
         return out

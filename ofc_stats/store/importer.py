@@ -159,7 +159,8 @@ class Importer:
             return
         self._file_done(file)
         if file.quarantined and not (file.stored or file.duplicates or file.partial):
-            return  # every hand refused: not imported, so a later import reads it again
+            file.refused = True  # not imported, so a later import reads it again
+            return
         self.hashes.add(digest)
         self._ledger(source, digest, file)
 
