@@ -88,20 +88,25 @@ def _subsets(n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.
     """For the no-joker path: 5- and 3-subsets, and for each bottom the global index of
     every middle (B, Pm) and of every 3-subset of its rest (B, C(n-5,3)), plus each
     (middle, top) pair's top as an index into that rest list (Pm, Pt)."""
+    bit = 1 << np.arange(n, dtype=np.int64)
     five = np.array(list(combinations(range(n), 5)), dtype=np.int64)
     three = np.array(list(combinations(range(n), 3)), dtype=np.int64)
-    index5 = {c: i for i, c in enumerate(map(tuple, five.tolist()))}
-    index3 = {c: i for i, c in enumerate(map(tuple, three.tolist()))}
-    rest_sets = [tuple(p for p in range(n) if p not in b) for b in map(tuple, five.tolist())]
-    rel5 = list(combinations(range(n - 5), 5))
+    index5 = np.zeros(1 << n, dtype=np.int64)
+    index5[bit[five].sum(axis=1)] = np.arange(len(five))
+    index3 = np.zeros(1 << n, dtype=np.int64)
+    index3[bit[three].sum(axis=1)] = np.arange(len(three))
+    inside = np.zeros((len(five), n), dtype=bool)
+    inside[np.arange(len(five))[:, None], five] = True
+    rest = np.nonzero(~inside)[1].reshape(len(five), n - 5)
+    rel5 = np.array(list(combinations(range(n - 5), 5)), dtype=np.int64)
     rel3 = list(combinations(range(n - 5), 3))
+    middle = index5[bit[rest[:, rel5]].sum(axis=2)]
+    rest3 = index3[bit[rest[:, np.array(rel3)]].sum(axis=2)]
     rel3_index = {c: i for i, c in enumerate(rel3)}
-    middle = np.array([[index5[tuple(r[p] for p in m)] for m in rel5] for r in rest_sets])
-    rest3 = np.array([[index3[tuple(r[p] for p in t)] for t in rel3] for r in rest_sets])
     top_rel = np.array(
         [
             [rel3_index[t] for t in combinations([p for p in range(n - 5) if p not in m], 3)]
-            for m in rel5
+            for m in rel5.tolist()
         ]
     )
     return five, three, middle, rest3, top_rel
