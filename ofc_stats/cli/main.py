@@ -285,6 +285,7 @@ def _register() -> None:
 
     for command in (recompute_command, sql_command, audit_command, report_command):
         main.add_command(command)
+    main.add_command(__import__("ofc_stats.cli.solve", fromlist=["_"]).solve_fantasy_command)
 
 
 _register()
