@@ -39,6 +39,7 @@ from itertools import combinations
 import numpy as np
 import numpy.typing as npt
 
+from ofc_stats.engine import fantasy_rows as rows
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.cards import DECK_SIZE, format_cards
 from ofc_stats.engine.rules import Ruleset
@@ -127,48 +128,6 @@ def _layout(n: int) -> _Layout:
     )
 
 
-@lru_cache(maxsize=1)
-def _joker_values() -> tuple[I64, I64]:
-    """Readings of one joker (52 values) and of two (1,326 unordered distinct pairs)."""
-    return np.arange(DECK_SIZE).reshape(-1, 1), _combos(DECK_SIZE, 2)
-
-
-def _row_bounds(rows: npt.NDArray[np.int8], per_class: list[I32]) -> tuple[I32, I32, list[I32]]:
-    """Lowest and highest class of each row and the maximum of each per-class array.
-
-    A row without jokers has one class; a row with jokers takes every reading
-    that does not copy one of its own cards (a relaxation of the board-wide rule).
-    """
-    classify = classify_five if rows.shape[1] == 5 else classify_three
-    jokers = (rows >= DECK_SIZE).sum(axis=1)
-    cls = np.zeros(len(rows), dtype=np.int32)
-    plain = np.flatnonzero(jokers == 0)
-    cls[plain] = classify(rows[plain])
-    low, high = cls.copy(), cls.copy()
-    maxima = [table[cls] for table in per_class]
-    for count, values in zip((1, 2), _joker_values(), strict=True):
-        which = np.flatnonzero(jokers == count)
-        if not len(which):
-            continue
-        sub = rows[which].astype(np.int64)
-        slots = np.argsort(sub < DECK_SIZE, axis=1, kind="stable")[:, :count]  # joker columns
-        variants = np.repeat(sub[:, None, :], len(values), axis=1)
-        for j in range(count):
-            np.put_along_axis(
-                variants, np.broadcast_to(slots[:, None, j : j + 1], (len(which), len(values), 1)),
-                np.broadcast_to(values[None, :, j : j + 1], (len(which), len(values), 1)), axis=2,
-            )  # fmt: skip
-        real = np.where(sub < DECK_SIZE, sub, -1)
-        clash = (real[:, None, :, None] == values[None, :, None, :]).any(axis=(2, 3))
-        found = classify(variants.reshape(-1, rows.shape[1]).astype(np.int8))
-        found = found.reshape(len(which), len(values)).astype(np.int32)
-        low[which] = np.where(clash, 1 << 20, found).min(axis=1)
-        high[which] = np.where(clash, -1, found).max(axis=1)
-        for out, table in zip(maxima, per_class, strict=True):
-            out[which] = np.where(clash, INFEASIBLE, table[found]).max(axis=1)
-    return low, high, maxima
-
-
 @dataclass
 class _Best:
     value: float = -np.inf
@@ -204,26 +163,36 @@ class _Search:
             source = neutral if array is None or not rules.has_repeat else array
             return source.astype(np.int32)
 
-        five_tables = [
-            rules.royalty_bottom.astype(np.int32),
-            rules.royalty_middle.astype(np.int32),
-            flags(rules.repeat_bottom, neutral5),
-            flags(rules.repeat_middle, neutral5),
-        ]
-        top_tables = [rules.royalty_top.astype(np.int32), flags(rules.repeat_top, neutral3)]
-        self.c5lo, self.c5, (self.rb, self.rm, fb, fm) = _row_bounds(cards[lay.five], five_tables)
-        self.c3lo, self.c3, (self.rt, ft) = _row_bounds(cards[lay.three], top_tables)
-        self.fb, self.fm, self.ft = fb > 0, fm > 0, ft > 0
+        rb, rm = rules.royalty_bottom.astype(np.int32), rules.royalty_middle.astype(np.int32)
+        fb, fm = flags(rules.repeat_bottom, neutral5), flags(rules.repeat_middle, neutral5)
+        rt, ft = rules.royalty_top.astype(np.int32), flags(rules.repeat_top, neutral3)
+        self.rm_of = rm  # by class: the bottoms' bound and the engine-read boards
+        self.fb_of, self.fm_of, self.ft_of = fb > 0, fm > 0, ft > 0
+        m5, m3 = len(lay.five), len(lay.three)
+        self.r5 = owner5, cls5 = rows.readings(cards[lay.five])
+        owner3, cls3 = rows.readings(cards[lay.three])
+        self.c5lo, self.c5 = rows.class_range(owner5, cls5, m5)
+        self.c3lo, self.c3 = rows.class_range(owner3, cls3, m3)
+        self.rb, self.rm = rows.most(owner5, rb[cls5], m5), rows.most(owner5, rm[cls5], m5)
+        self.fb = rows.most(owner5, fb[cls5], m5) > 0
+        self.fm = rows.most(owner5, fm[cls5], m5) > 0
+        self.rt, self.ft = rows.most(owner3, rt[cls3], m3), rows.most(owner3, ft[cls3], m3) > 0
+        self.top_limit = tables().top_limit.astype(np.int32)
+        if self.jokers:  # royalties and repeats of a row under a cap on its class
+            self.lowest = rows.lowest_by_label(owner5, cls5, m5)
+            self.label_roy, self.label_flag = rows.label_values(rm), rows.label_values(fm) > 0
+            self.top_cap = rows.capped(owner3, cls3, rt[cls3], m3)
+            self.top_flag = rows.capped(owner3, cls3, ft[cls3], m3) > 0
+            self.top_roy = self.top_cap.max(axis=0)
+            self.top_rep = np.asarray(self.top_flag.any(axis=0))
+            return
         # Best top royalty / repeat reachable under each top-class limit.
-        limit = np.arange(len(tables().key3))
-        order3 = np.argsort(self.c3lo, kind="stable")
-        lows = self.c3lo[order3]
-        upto = np.searchsorted(lows, limit, side="right") - 1
+        order3 = np.argsort(self.c3, kind="stable")
+        upto = np.searchsorted(self.c3[order3], np.arange(len(tables().key3)), side="right") - 1
         top_roy = np.maximum.accumulate(self.rt[order3])
         top_rep = np.logical_or.accumulate(self.ft[order3])
         self.top_roy = np.where(upto >= 0, top_roy[upto], INFEASIBLE)
         self.top_rep = (upto >= 0) & top_rep[np.maximum(upto, 0)]
-        self.top_limit = tables().top_limit.astype(np.int32)
 
     def _combine(self, *flags: Bools) -> Bools:
         out = flags[0]
@@ -236,14 +205,18 @@ class _Search:
         return np.asarray(royalties, np.float64) + self.stay * stays.astype(np.float64)
 
     def bottom_bounds(self) -> F64:
-        """Upper bound of every set on each 5-subset as the bottom."""
-        lim = self.top_limit[self.c5]
-        middle_plus_top = self.rm + self.top_roy[lim]
-        order = np.argsort(self.c5lo, kind="stable")
+        """Upper bound of every set on each 5-subset as the bottom.
+
+        The best middle-plus-top royalty of any middle reading not above the
+        bottom (ignoring which cards the bottom takes), and the repeat if reachable.
+        """
+        cls = self.r5[1]
+        order = np.argsort(cls, kind="stable")
+        middle_plus_top = self.rm_of[cls] + self.top_roy[self.top_limit[cls]]
         best = np.maximum.accumulate(middle_plus_top[order])
-        any_fm = np.logical_or.accumulate(self.fm[order])
-        upto = np.searchsorted(self.c5lo[order], self.c5, side="right") - 1  # >= 0: itself
-        reach = self._combine(self.fb, any_fm[upto], self.top_rep[lim])
+        any_fm = np.logical_or.accumulate(self.fm_of[cls][order])
+        upto = np.searchsorted(cls[order], self.c5, side="right") - 1  # >= 0: itself
+        reach = self._combine(self.fb, any_fm[upto], self.top_rep[self.top_limit[self.c5]])
         return self._worth(self.rb + best[upto], reach)
 
     def run(self) -> _Best:
@@ -265,29 +238,41 @@ class _Search:
         lay = self.layout
         mids = lay.disjoint[bottoms].astype(np.int64)  # (k, d)
         b = np.broadcast_to(bottoms[:, None], mids.shape)
-        cm = self.c5[mids]
+        cap = self.c5[b]  # a middle reads at most as strong as its bottom
+        if self.jokers:
+            under = self.lowest[mids] <= cap[:, :, None]  # (k, d, labels)
+            mid_roy = np.where(under, self.label_roy, INFEASIBLE).max(axis=2)
+            mid_flag = np.asarray((under & self.label_flag).any(axis=2))
+            cm = np.minimum(self.c5[mids], cap)
+        else:
+            mid_roy, mid_flag, cm = self.rm[mids], self.fm[mids], self.c5[mids]
         lim = self.top_limit[cm]
         bound = self._worth(
-            self.rb[b] + self.rm[mids] + self.top_roy[lim],
-            self._combine(self.fb[b], self.fm[mids], self.top_rep[lim]),
+            self.rb[b] + mid_roy + self.top_roy[lim],
+            self._combine(self.fb[b], mid_flag, self.top_rep[lim]),
         )
-        code = _pack(self.c5[b], cm, 511)
-        keep = (self.c5lo[mids] <= self.c5[b]) & (
+        code = _pack(cap, cm, 511)
+        keep = (self.c5lo[mids] <= cap) & (
             (bound > best.value) | ((bound == best.value) & (code > best.code))
         )
         bi, mi = np.nonzero(keep)
         if not len(bi):
             return
-        bot, mid = bottoms[bi], mids[bi, mi]
+        bot, mid, cm_kept, lim_kept = bottoms[bi], mids[bi, mi], cm[bi, mi], lim[bi, mi][:, None]
         left = ((1 << len(self.cards)) - 1) ^ (lay.five_mask[bot] | lay.five_mask[mid])
         tops = lay.left_tops[lay.left_index[left]].astype(np.int64)  # (p, t)
+        if self.jokers:
+            top_roy, top_flag = self.top_cap[tops, lim_kept], self.top_flag[tops, lim_kept]
+            fits, ct = top_roy > INFEASIBLE, np.minimum(self.c3[tops], lim_kept)
+        else:
+            top_roy, top_flag = self.rt[tops], self.ft[tops]
+            fits, ct = self.c3[tops] <= lim_kept, self.c3[tops]
+        royalties = (self.rb[bot] + mid_roy[bi, mi])[:, None] + top_roy
+        stays = self._combine(self.fb[bot][:, None], mid_flag[bi, mi][:, None], top_flag)
+        worth = np.where(fits, self._worth(royalties, stays), -np.inf)
+        codes = _pack(self.c5[bot][:, None], cm_kept[:, None], ct)
         bot2 = np.broadcast_to(bot[:, None], tops.shape)
         mid2 = np.broadcast_to(mid[:, None], tops.shape)
-        fits = self.c3lo[tops] <= self.top_limit[self.c5[mid2]]
-        royalties = self.rb[bot2] + self.rm[mid2] + self.rt[tops]
-        stays = self._combine(self.fb[bot2], self.fm[mid2], self.ft[tops])
-        worth = np.where(fits, self._worth(royalties, stays), -np.inf)
-        codes = _pack(self.c5[bot2], self.c5[mid2], self.c3[tops])
         if self.jokers:
             self._read_jokers(bot2[fits], mid2[fits], tops[fits], worth[fits], codes[fits], best)
             return
@@ -328,7 +313,7 @@ class _Search:
                 + rules.royalty_middle[mc]
                 + rules.royalty_bottom[bc]
             )
-            stays = self._combine(self.fb_of(bc), self.fm_of(mc), self.ft_of(tc)) & ~fouled
+            stays = self._combine(self.fb_of[bc], self.fm_of[mc], self.ft_of[tc]) & ~fouled
             worth = np.where(fouled, -np.inf, self._worth(royalties, stays))
             codes = _pack(bc, mc, tc)
             top_worth = worth.max()
@@ -343,22 +328,6 @@ class _Search:
                     int(top[part[at]]),
                 )
                 best.royalties, best.stays = int(royalties[at]), bool(stays[at])
-
-    def fb_of(self, cls: I64) -> Bools:
-        return self._flag(self.rules.repeat_bottom, cls)
-
-    def fm_of(self, cls: I64) -> Bools:
-        return self._flag(self.rules.repeat_middle, cls)
-
-    def ft_of(self, cls: I64) -> Bools:
-        return self._flag(self.rules.repeat_top, cls)
-
-    def _flag(self, array: Bools | None, cls: I64) -> Bools:
-        if not self.rules.has_repeat:
-            return np.zeros(len(cls), dtype=bool)
-        if array is None:
-            return np.full(len(cls), self.all)
-        return array[cls]
 
 
 def check_deal(cards: Sequence[int], ruleset: Ruleset, where: str = "") -> tuple[int, ...]:
