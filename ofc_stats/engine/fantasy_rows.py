@@ -46,6 +46,8 @@ def readings(rows: npt.NDArray[np.int8]) -> tuple[I64, I32]:
     jokers = (rows >= DECK_SIZE).sum(axis=1)
     plain = np.flatnonzero(jokers == 0)
     owners, found = [plain], [classify(rows[plain]).astype(np.int32)]
+    if len(plain) == len(rows):  # no jokers: one reading a row, already in order
+        return plain.astype(np.int64), found[0]
     for count, values in zip((1, 2), _joker_values(), strict=True):
         which = np.flatnonzero(jokers == count)
         if not len(which):
@@ -67,6 +69,8 @@ def readings(rows: npt.NDArray[np.int8]) -> tuple[I64, I32]:
 
 def class_range(owner: I64, cls: I32, count: int) -> tuple[I32, I32]:
     """Lowest and highest class of each of ``count`` rows (readings sorted by row, class)."""
+    if len(cls) == count:
+        return cls, cls
     starts = np.searchsorted(owner, np.arange(count))
     ends = np.searchsorted(owner, np.arange(count), side="right") - 1
     return cls[starts], cls[ends]
@@ -74,6 +78,8 @@ def class_range(owner: I64, cls: I32, count: int) -> tuple[I32, I32]:
 
 def most(owner: I64, values: I32, count: int) -> I32:
     """The largest of ``values`` over each row's readings."""
+    if len(values) == count:
+        return values.astype(np.int32)
     starts = np.searchsorted(owner, np.arange(count))
     return np.maximum.reduceat(values, starts).astype(np.int32)
 
