@@ -53,7 +53,7 @@ I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
 MIN_CARDS, MAX_CARDS = 13, 18
-INFEASIBLE = -(10**6)  # a royalty bound meaning "no row fits under this limit"
+INFEASIBLE = rows.NONE  # a royalty bound meaning "no row fits under this limit"
 FIRST_CHUNK, MAX_CHUNK = 4, 256  # bottoms per step: small first, to find a good set fast
 JOKER_BATCH = 256  # candidate joker boards read per engine call
 
