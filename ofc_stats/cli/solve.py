@@ -21,7 +21,7 @@ from ofc_stats.engine.cards import format_cards, parse_cards
 from ofc_stats.engine.fantasy_solver import FantasySet, check_deal, solve_fantasy
 from ofc_stats.engine.rules import FantasyMode, Ruleset
 from ofc_stats.errors import HandError, OfcError
-from ofc_stats.fantasy_value import documented_stay_value
+from ofc_stats.fantasy_value import FantasyValues, documented_stay_value
 
 
 @dataclass(frozen=True)
@@ -112,6 +112,32 @@ def _stay_value(text: str) -> float | None:
     return points
 
 
+def _hands(count: int) -> str:
+    return f"{count:,} hand" + ("" if count == 1 else "s")
+
+
+def _estimate(data: str, ruleset: Ruleset) -> FantasyValues | None:
+    """The dataset's Fantasyland values for the ruleset, said on stderr (None: not enough)."""
+    from ofc_stats.store.fantasy import dataset_fantasy_values
+    from ofc_stats.store.views import open_dataset
+
+    with open_dataset(data) as dataset:
+        values = dataset_fantasy_values(dataset, ruleset.name)
+    if values is None:
+        click.echo(
+            f"{data}: too few {ruleset.name} Fantasyland hands to estimate; "
+            "using the published figures",
+            err=True,
+        )
+        return None
+    figures = ", ".join(
+        f"{cards} cards {value:+.2f} ({_hands(values.hands[cards])})"
+        for cards, value in sorted(values.value.items())
+    )
+    click.echo(f"{data}: Fantasyland worth {figures}", err=True)
+    return values
+
+
 @click.command("solve-fantasy")
 @click.option(
     "--rules",
@@ -137,9 +163,16 @@ def _stay_value(text: str) -> float | None:
     default="json",
     show_default=True,
 )
+@click.option(
+    "--data",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="With --stay-value auto: estimate the value of a repeat from this dataset's "
+    "results (falls back to the published figure where the data cannot tell).",
+)
 @click.argument("source", type=click.File("r", encoding="utf-8"), default="-")
 def solve_fantasy_command(
-    rules_name: str, stay_text: str, output_format: str, source: TextIO
+    rules_name: str, stay_text: str, output_format: str, data: str | None, source: TextIO
 ) -> None:
     """The exact Fantasyland set of each deal in JSON Lines (FILE or - for stdin).
 
@@ -151,6 +184,7 @@ def solve_fantasy_command(
     """
     ruleset = ruleset_option(rules_name)
     fixed = _stay_value(stay_text)
+    estimated = _estimate(data, ruleset) if fixed is None and data is not None else None
     name = getattr(source, "name", "-")
     name = "-" if name == "<stdin>" else name
     errors = 0
@@ -164,7 +198,11 @@ def solve_fantasy_command(
             errors += 1
             click.echo(str(error), err=True)
             continue
-        stay = documented_stay_value(ruleset, len(deal.cards)) if fixed is None else fixed
+        stay = fixed
+        if stay is None and estimated is not None:
+            stay = estimated.stay_value(ruleset, len(deal.cards))
+        if stay is None:
+            stay = documented_stay_value(ruleset, len(deal.cards))
         found = solve_fantasy(deal.cards, ruleset, stay)
         if output_format == "json":
             click.echo(json.dumps(set_record(found), separators=(", ", ": ")))
