@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ofc_stats.engine.fantasy_value import documented_stay_value, fantasy_values, published_value
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.fantasy_value import documented_stay_value, fantasy_values, published_value
 
 
 def test_documented_figures_follow_the_repeat_count() -> None:
