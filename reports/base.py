@@ -3,26 +3,33 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 from weakref import WeakKeyDictionary
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from ofc_stats.store.views import OfcData
+from reports.charts import Chart
 from reports.filters import Filters
 from reports.streetwise import SeatCards, seat_cards
 
 
 @dataclass
 class Report:
-    """One report: ``tables`` and ``figures`` by name, ``notes`` for people."""
+    """One report: ``tables`` and ``figures`` (charts) by name, ``notes`` for people.
+
+    ``hands`` names the tables whose ``hand_key`` column the page links to
+    the hand replayer (biggest wins, fouls, Fantasyland hands, ...).
+    """
 
     key: str
     title: str
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
-    figures: dict[str, Figure] = field(default_factory=dict)
+    figures: dict[str, Chart] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     captions: dict[str, str] = field(default_factory=dict)
+    hands: set[str] = field(default_factory=set)
+    replays: dict[str, dict[str, Any]] = field(default_factory=dict)  # hand_key -> replayer data
 
 
 SEATS = "report_seats"  # the player's scored seats under the filters
@@ -63,12 +70,13 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
     everyone = int(con.sql("SELECT count(*) FROM seats").fetchall()[0][0])
     permille = int(min(1000, max(1, 1000 * OTHERS_SEATS // max(everyone, 1))))
     others_where, others_params = filters.where("s")
+    mine, mine_params = filters.me("s")
     con.sql(
         f"CREATE OR REPLACE TEMP TABLE {OTHERS} AS SELECT s.hand_key, s.seat, s.net_capped, "
         "s.timeout_streets, s.in_fantasy, s.board, s.board_streets, s.discards "
         f"FROM seat_results s WHERE {others_where} "
-        "AND s.player_key <> $player AND hash(s.hand_key) % 1000 < $permille",
-        params={**others_params, "player": filters.player, "permille": permille},
+        f"AND NOT ({mine}) AND hash(s.hand_key) % 1000 < $permille",
+        params={**others_params, **mine_params, "permille": permille},
     )
     con.sql(
         f"CREATE OR REPLACE TEMP TABLE {HANDS} AS SELECT s.hand_key, s.seat, s.player, "
@@ -84,6 +92,12 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
     scope = Scope(filters, permille)
     _SCOPES[data] = scope
     return scope
+
+
+def hand_count(data: OfcData, filters: Filters) -> int:
+    """How many of the player's scored seats the filters keep."""
+    prepare(data, filters)
+    return int(data.sql(f"SELECT count(*) FROM {SEATS}").fetchall()[0][0])
 
 
 def player_seats(data: OfcData, filters: Filters, columns: str) -> pd.DataFrame:

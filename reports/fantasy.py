@@ -8,7 +8,7 @@ from ofc_stats.store.views import OfcData
 from reports.base import VERSUS, Report, player_cards, player_seats
 from reports.charts import bars_with_ci
 from reports.filters import Filters
-from reports.stats import mean_ci, wilson
+from reports.stats import mean_ci, plural, wilson
 from reports.streetwise import queen_up
 
 
@@ -137,9 +137,10 @@ def build(data: OfcData, filters: Filters) -> Report:
     if len(normal):
         report.notes.append(
             f"You reached Fantasyland from {entry[0]:.1%} of normal hands and stayed in "
-            f"{stay[0]:.0%} of {len(fantasy)} Fantasyland hands"
+            f"{stay[0]:.0%} of {plural(len(fantasy), 'Fantasyland hand')}"
             + (
-                f"; {fouled} of {len(tried)} attempts with a queen or better on top fouled."
+                f"; {fouled:,} of {plural(len(tried), 'attempt')} with a queen or better "
+                "on top fouled."
                 if tried.size
                 else "."
             )
