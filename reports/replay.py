@@ -97,17 +97,19 @@ def hand_details(data: OfcData, keys: Sequence[str]) -> dict[str, dict[str, Any]
     if not wanted["keys"]:
         return {}
     hands: dict[str, dict[str, Any]] = {}
-    for row in data.df(HANDS_SQL, wanted).to_dict("records"):
+    relation = data.sql(HANDS_SQL, wanted)
+    for values in relation.fetchall():
+        row = dict(zip(relation.columns, values, strict=True))
         played = row["played_at"]
         hands[row["hand_key"]] = {
             "key": row["hand_key"],
             "room": row["room"],
             "table": row["table_id"],
             "room_hand_id": row["room_hand_id"],
-            "played_at": None if played is None or played != played else str(played)[:19],
+            "played_at": None if played is None else str(played)[:19],
             "ruleset": row["ruleset"],
             "stakes": _number(row["stakes"]),
-            "currency": row["currency"],
+            "currency": row["currency"] or None,
             "seats": [],
         }
     versus: dict[tuple[str, int], dict[int, float]] = {}
