@@ -9,7 +9,7 @@ from ofc_stats.store.views import OfcData
 from reports.base import HANDS, ORDER, SEATS, VERSUS, Report, prepare
 from reports.charts import bars_with_ci, line
 from reports.filters import Filters
-from reports.stats import grouped_mean_ci, mean_ci
+from reports.stats import grouped_mean_ci, mean_ci, plural
 
 # Points without royalties: against each opponent, points - (mine - theirs);
 # summed over the S - 1 opponents that is net - S * mine + the hand's total.
@@ -113,7 +113,7 @@ def build(data: OfcData, filters: Filters) -> Report:
     )
     sign = "won" if mean >= 0 else "lost"
     report.notes.append(
-        f"Over {hands:,} hands you {sign} {abs(mean):.2f} points per hand "
+        f"Over {plural(hands, 'hand')} you {sign} {abs(mean):.2f} points per hand "
         f"(95% interval {low:+.2f} to {high:+.2f})."
     )
     return report
