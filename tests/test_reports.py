@@ -462,13 +462,13 @@ def test_filters_check_names_and_match_rooms_in_any_case(dataset: Path) -> None:
 
     with ofc_stats.open(dataset) as db:
         assert hand_count(db, checked(db, Filters(player="Alice", room="TEST"))) == 4
-        with pytest.raises(UnknownFilter, match="no room 'tset'.*closest: test"):
+        with pytest.raises(UnknownFilter, match=r"no room 'tset'.*closest: test"):
             checked(db, Filters(player="Alice", room="tset"))
         rules = checked(db, Filters(player="Alice", ruleset="progressive"))  # an alias
         assert rules.rulesets == ("pineapple-progressive",) and hand_count(db, rules) == 4
-        with pytest.raises(UnknownFilter, match="no ruleset 'ultimate'.*pineapple-progressive"):
+        with pytest.raises(UnknownFilter, match=r"no ruleset 'ultimate'.*pineapple-progressive"):
             checked(db, Filters(player="Alice", ruleset="ultimate"))
-        with pytest.raises(UnknownPlayer, match="no opponent 'Bobby'.*closest: Bob"):
+        with pytest.raises(UnknownPlayer, match=r"no opponent 'Bobby'.*closest: Bob"):
             checked(db, Filters(player="Alice", opponent="Bobby"))
 
 
