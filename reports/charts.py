@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:  # matplotlib loads only when a file is drawn (--format png|svg)
+    from matplotlib.figure import Figure
 
 BLUE, RED, GREY, GOLD = "#1f5fa8", "#c0392b", "#8a8f98", "#d4a017"
 MAX_POINTS = 2_000  # points drawn per line
@@ -188,6 +190,8 @@ def line(
 
 
 def _bars_figure(chart: Chart) -> Figure:
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(7.0, max(2.2, 0.42 * len(chart.labels) + 1.2)), layout="constrained")
     ax = fig.add_subplot()
     y = np.arange(len(chart.labels))
@@ -204,6 +208,8 @@ def _bars_figure(chart: Chart) -> Figure:
 
 
 def _line_figure(chart: Chart) -> Figure:
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(7.0, 3.4), layout="constrained")
     ax = fig.add_subplot()
     step = max(1, len(chart.x) // MAX_POINTS)  # a chart is 700 pixels wide: thin long series

@@ -3,7 +3,8 @@
 :func:`hand_details` reads a few hands by key (the report's named hands, or
 ``ofc-stats hand KEY``) into plain JSON-ready dicts: cards as text ("Qs"),
 streets numbered from 1, the engine's numbers beside the room's.  Street
-placements come from each seat's board streets and discards, so no
+placements come from each seat's board streets and discards, and only the
+batch files holding the hands are read (:meth:`OfcData.pick_hands`), so no
 placements scan is needed; a seat whose streets are unknown shows its final
 board only.
 """
@@ -25,7 +26,7 @@ ROW_SLICES = {"top": slice(0, 3), "middle": slice(3, 8), "bottom": slice(8, 13)}
 HANDS_SQL = """
 SELECT hand_key, format, room, table_id, room_hand_id, played_at, ruleset, seat_count, stakes,
        currency
-FROM hands WHERE list_contains($keys, hand_key)
+FROM picked_hands WHERE hand_key IN (SELECT unnest($keys))
 """
 
 SEATS_SQL = """
@@ -35,16 +36,17 @@ SELECT s.hand_key, s.seat, s.player, coalesce(s.player_id, s.player) AS account,
        r.royalty_middle, r.royalty_bottom, r.royalties, r.net, r.net_capped, r.fantasy_entry,
        r.fantasy_stays, t.description AS top_name, m.description AS middle_name,
        b.description AS bottom_name
-FROM seats s LEFT JOIN results r USING (hand_key, seat)
+FROM picked_seats s LEFT JOIN picked_results r USING (hand_key, seat)
 LEFT JOIN row_classes t ON t.cards = 3 AND t.class = r.top_class
 LEFT JOIN row_classes m ON m.cards = 5 AND m.class = r.middle_class
 LEFT JOIN row_classes b ON b.cards = 5 AND b.class = r.bottom_class
-WHERE list_contains($keys, s.hand_key)
+WHERE s.hand_key IN (SELECT unnest($keys))
 ORDER BY s.hand_key, s.seat
 """
 
 VERSUS_SQL = """
-SELECT hand_key, seat, opponent, points FROM versus WHERE list_contains($keys, hand_key)
+SELECT hand_key, seat, opponent, points FROM picked_versus
+WHERE hand_key IN (SELECT unnest($keys))
 """
 
 
@@ -96,6 +98,7 @@ def hand_details(data: OfcData, keys: Sequence[str]) -> dict[str, dict[str, Any]
     wanted = {"keys": list(dict.fromkeys(keys))}
     if not wanted["keys"]:
         return {}
+    data.pick_hands(wanted["keys"])
     hands: dict[str, dict[str, Any]] = {}
     relation = data.sql(HANDS_SQL, wanted)
     for values in relation.fetchall():

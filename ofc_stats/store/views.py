@@ -167,6 +167,35 @@ class OfcData:
         con.sql(PLAYERS_VIEW)
         con.sql(BOARDS_VIEW)
 
+    def pick_hands(self, keys: Sequence[str]) -> None:
+        """Views ``picked_hands``, ``picked_seats``, ``picked_results``, ``picked_versus``
+        over only the batch files that hold these hands: one hand opens without
+        scanning every batch's seats and versus rows.
+        """
+        dataset = Dataset(self.root)
+        hands = dataset.files("hands")
+        stems: list[str] = []
+        if hands and keys:
+            listed = ", ".join("'" + path.replace("'", "''") + "'" for path in hands)
+            rows = self.sql(
+                f"SELECT DISTINCT filename FROM read_parquet([{listed}], filename = true) "
+                "WHERE hand_key IN (SELECT unnest($keys))",
+                {"keys": list(keys)},
+            ).fetchall()
+            stems = sorted(Path(str(r[0])).stem for r in rows)
+        for table in ("hands", "seats", "results", "versus"):
+            folder = dataset.table_dir(table)
+            paths = [str(folder / EMPTY)] + [
+                str(folder / f"{stem}.parquet")
+                for stem in stems
+                if (folder / f"{stem}.parquet").is_file()
+            ]
+            listed = ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
+            self.connection.sql(
+                f"CREATE OR REPLACE TEMP VIEW picked_{table} AS "
+                f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"
+            )
+
     def restore_results(self) -> None:
         """Point ``results`` back at the stored results (after an audit under other rules)."""
         self._parquet_view(Dataset(self.root), "results")
