@@ -66,7 +66,9 @@ SELECT h.hand_key, h.format, h.room, h.table_id, h.room_hand_id, h.played_at, h.
        s.in_fantasy, s.fantasy_cards, s.reported_points, s.reported_money, s.stack, s.board,
        s.board_streets, s.discards, r.* EXCLUDE (hand_key, seat, ruleset),
        r.ruleset AS scored_with
-FROM (SELECT * FROM hands WHERE {hands} AND hand_key IN (SELECT hand_key FROM keys)) h
+FROM (SELECT hand_key, format, room, table_id, room_hand_id, played_at, ruleset, seat_count,
+             stakes, currency
+      FROM hands WHERE {hands} AND hand_key IN (SELECT hand_key FROM keys)) h
 JOIN s USING (hand_key)
 JOIN (SELECT * FROM results WHERE {hands} AND hand_key IN (SELECT hand_key FROM keys)) r
   USING (hand_key, seat)
@@ -138,11 +140,22 @@ def player_seats(data: OfcData, filters: Filters, columns: str) -> pd.DataFrame:
     return data.df(f"SELECT {columns} FROM {SEATS} s ORDER BY {ORDER}")
 
 
+_CARDS: WeakKeyDictionary[OfcData, tuple[Scope, str, SeatCards]] = WeakKeyDictionary()
+
+
 def player_cards(data: OfcData, filters: Filters, where: str = "true") -> SeatCards:
-    """Board facts of the player's seats matching ``where``, in :func:`player_seats` order."""
-    prepare(data, filters)
-    return seat_cards(
+    """Board facts of the player's seats matching ``where``, in :func:`player_seats` order.
+
+    The last one asked for is kept with its scope: fouls and Fantasyland read the same.
+    """
+    scope = prepare(data, filters)
+    known = _CARDS.get(data)
+    if known is not None and known[0] is scope and known[1] == where:
+        return known[2]
+    cards = seat_cards(
         data.arrow(
             f"SELECT board, board_streets, discards FROM {SEATS} s WHERE {where} ORDER BY {ORDER}"
         )
     )
+    _CARDS[data] = (scope, where, cards)
+    return cards

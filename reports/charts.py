@@ -122,7 +122,7 @@ class Chart:
                         "name": label,
                         "x": _finite(mx[::every]),
                         "y": _finite(my[::every]),
-                        "marker": {"color": GOLD, "size": 5, "opacity": 0.7},
+                        "marker": {"color": GOLD, "size": 4, "opacity": 0.6},
                         "hovertemplate": f"{label}, {self.xlabel} %{{x:,}}: "
                         f"%{{y:{fmt}}}<extra></extra>",
                     }

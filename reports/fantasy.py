@@ -38,8 +38,10 @@ def build(data: OfcData, filters: Filters) -> Report:
     made = int((tried["fantasy_entry"] > 0).sum())
     fouled = int(tried["fouled"].astype(bool).sum())
 
-    versus = data.df(f"SELECT hand_key, points, opponent_in_fantasy FROM {VERSUS}")
-    against_fl = versus[versus["opponent_in_fantasy"].astype(bool)]
+    lost_to_fl, hands_against_fl = data.sql(
+        f"SELECT coalesce(-sum(points), 0), count(DISTINCT hand_key) FROM {VERSUS} "
+        "WHERE opponent_in_fantasy"
+    ).fetchall()[0]
     report.tables["rates"] = pd.DataFrame(
         [
             {
@@ -81,10 +83,10 @@ def build(data: OfcData, filters: Filters) -> Report:
             },
             {
                 "measure": "lost to opponents in Fantasyland",
-                "points": float(-against_fl["points"].sum()),
+                "points": float(lost_to_fl),
                 "low": None,
                 "high": None,
-                "hands": int(against_fl["hand_key"].nunique()),
+                "hands": int(hands_against_fl),
             },
         ]
     )

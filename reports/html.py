@@ -111,7 +111,9 @@ def cell(column: str, value: object, percent_ci: bool) -> str:
         number = float(value)
         if column in PERCENT_COLUMNS or (percent_ci and column in ("low", "high")):
             return f"{number:.1%}"
-        if number.is_integer() and abs(number) < 1e12 and column not in ("stakes",):
+        if "money" in column:
+            return f"{number:,.2f}"  # money always in cents, so a column lines up
+        if number.is_integer() and abs(number) < 1e12 and column != "stakes":
             return f"{int(number):,}"
         return f"{number:,.2f}"
     if isinstance(value, int | np.integer):
