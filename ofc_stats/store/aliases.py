@@ -16,7 +16,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from ofc_stats.errors import OfcError
-from ofc_stats.store.dataset import EMPTY, Dataset, write_parquet
+from ofc_stats.store.dataset import EMPTY, Dataset
+from ofc_stats.store.files import write_parquet
 from ofc_stats.store.schema import ALIASES
 
 TABLE = "aliases"
