@@ -22,6 +22,7 @@ Times are wall-clock medians; the machine is shared, so read the ratios.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shutil
 import statistics
@@ -91,13 +92,20 @@ def main() -> None:
         cli = ROOT / ".venv" / "bin" / "ofc-stats"
         out = work / "report.html"
         command = [str(cli), "report", "--data", str(root), "--out", str(out)]
-        report = median_time(
-            lambda: subprocess.run(command, check=True, capture_output=True), args.repeat
-        )
+        cpu = []
+
+        def report_run() -> None:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run(command, check=True, capture_output=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+
+        report = median_time(report_run, args.repeat)
         peak = peak_children_mib()
         print(
-            f"ofc-stats report (whole CLI run), median of {args.repeat}: {report:.1f} s, "
-            f"peak memory {peak:,.0f} MiB"
+            f"ofc-stats report (whole CLI run), median of {args.repeat}: {report:.1f} s wall, "
+            f"{statistics.median(cpu):.1f} s CPU (user + system), peak memory {peak:,.0f} MiB; "
+            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
         )
         print(
             f"floor (one query reading the player's scored seats), median: {floor:.2f} s; "

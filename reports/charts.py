@@ -56,9 +56,10 @@ class Chart:
         """The figure as plotly.js takes it: ``{"data": [...], "layout": {...}}``."""
         fmt = ".1%" if self.percent else ",.2f"
         axis = {"tickformat": ".0%"} if self.percent else {}
+        title = wrap(self.title)
         layout: dict[str, Any] = {
-            "title": {"text": self.title, "x": 0, "xanchor": "left", "font": {"size": 15}},
-            "margin": {"l": 10, "r": 10, "t": 40, "b": 40},
+            "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
+            "margin": {"l": 10, "r": 10, "t": 24 + 20 * (title.count("<br>") + 1), "b": 40},
             "font": {"size": 13},
             "hovermode": "closest",
             "showlegend": self.kind == "line" and (len(self.series) > 1 or bool(self.marks)),
@@ -131,6 +132,17 @@ class Chart:
             layout["yaxis"] = {"title": {"text": self.ylabel}, "automargin": True, **axis}
             layout["height"] = 340
         return {"data": data, "layout": layout}
+
+
+def wrap(title: str, width: int = 40) -> str:
+    """A title in lines of about ``width`` characters: plotly never wraps, phones are narrow."""
+    lines: list[str] = []
+    for word in title.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
 
 
 def _finite(values: npt.ArrayLike) -> list[float | None]:

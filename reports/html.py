@@ -150,6 +150,8 @@ def table_html(
 ) -> str:
     """A sortable, filterable table with an export link; hands link to the replayer."""
     linked = set(replays)
+    if "street_name" in frame.columns and "street" in frame.columns:
+        frame = frame.drop(columns="street")  # SQL's 0-4; people read "street 1" to "street 5"
     percent_ci = "rate" in frame.columns
     numeric = [
         pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
