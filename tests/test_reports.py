@@ -561,3 +561,39 @@ def test_hands_to_look_at_carry_their_replays(dataset: Path) -> None:
     assert first["streets"][1]["discards"] == ["3h"] and len(first["streets"]) == 5
     assert first["names"]["top"] == "pair of Qs" and first["royalties"]["total"] == 15
     assert first["versus"] == {"2": 21.0}
+
+
+def test_dealt_pairs_match_a_seat_by_seat_reading(tmp_path: Path) -> None:
+    """streetwise's column-wise pair test against the plain rule, seat by seat: of the
+    cards a street dealt, two of one rank with one discarded broke a pair, two placed
+    in different rows split one, else two in one row kept it."""
+    import numpy as np
+
+    from reports.streetwise import PAIR_LABELS, ROW_OF, seat_cards, street_decisions
+    from tests.builders import sim_records
+
+    data = write_dataset(tmp_path, sim_records(150, seed=3))
+    with ofc_stats.open(data) as db:
+        seats = seat_cards(db.arrow("SELECT board, board_streets, discards FROM seats"))
+    checked_any = 0
+    for street in range(5):
+        codes, _ = street_decisions(seats, street)["pair"]
+        for n in range(len(seats.cards)):
+            if (seats.streets[n] < 0).any() or not (seats.streets[n] == street).any():
+                continue
+            placed = [
+                (int(seats.ranks[n, p]), int(ROW_OF[p]))
+                for p in np.flatnonzero(seats.streets[n] == street)
+            ]
+            discard = int(seats.discards[n, street - 1]) if 1 <= street <= 4 else -1
+            dealt = [r for r, _ in placed] + ([discard >> 2] if discard >= 0 else [])
+            pairs = {r for r in dealt if dealt.count(r) >= 2}
+            if discard >= 0 and (discard >> 2) in pairs:
+                expected = 2
+            elif any(len({row for r, row in placed if r == rank}) > 1 for rank in pairs):
+                expected = 1
+            else:
+                expected = 0 if pairs else -1
+            assert codes[n] == expected, (street, n, PAIR_LABELS)
+            checked_any += expected >= 0
+    assert checked_any > 50  # the simulated hands hold pairs of every kind
