@@ -19,6 +19,7 @@ from ofc_stats.cli.players import players_command
 from ofc_stats.cli.recompute import migrate_command, recompute_command
 from ofc_stats.cli.report import report_command
 from ofc_stats.cli.score import formats, rules, score
+from ofc_stats.cli.solve import solve_fantasy_command
 from ofc_stats.cli.sql import sql_command
 from ofc_stats.cli.text import terminal_safe
 from ofc_stats.errors import OfcError
@@ -53,6 +54,7 @@ for _command in (
     hand_command,
     players_command,
     migrate_command,
+    solve_fantasy_command,
 ):
     main.add_command(_command)
 
