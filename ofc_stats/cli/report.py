@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.text import terminal_safe
 
 
 @click.command("report")
@@ -81,6 +82,7 @@ def report_command(
     from reports import Filters, build_all, checked, choose_player, leak_summary
     from reports.base import hand_count
     from reports.html import render, write_files
+    from reports.stats import plural
 
     if hero and player is not None:
         raise OfcError("give --player NAME or --hero, not both")
@@ -108,10 +110,11 @@ def report_command(
         scope = _scope(filters)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(render(name, scope, built, leak_summary(built)), encoding="utf-8")
-        click.echo(f"report for {name}: {target}")
+        click.echo(terminal_safe(f"report for {name}: {target}"))
     else:
         written = write_files(target, built, output_format)
-        click.echo(f"{len(written)} {output_format} file(s) for {name} in {target}")
+        files = plural(len(written), f"{output_format} file")
+        click.echo(terminal_safe(f"{files} for {name} in {target}"))
 
 
 def _scope(filters: Any) -> str:
