@@ -13,7 +13,9 @@ from typing import Any
 import click
 
 from ofc_stats.cli.audit import audit_command
+from ofc_stats.cli.hand import hand_command
 from ofc_stats.cli.imports import import_command, simulate
+from ofc_stats.cli.players import players_command
 from ofc_stats.cli.recompute import migrate_command, recompute_command
 from ofc_stats.cli.report import report_command
 from ofc_stats.cli.score import formats, rules, score
@@ -49,6 +51,8 @@ for _command in (
     sql_command,
     audit_command,
     report_command,
+    hand_command,
+    players_command,
     migrate_command,
     solve_fantasy_command,
 ):

@@ -137,6 +137,15 @@ VERSUS = pa.schema(
     ]
 )
 
+ALIASES = pa.schema(
+    [
+        ("name", pa.string()),  # the person, as ``--player NAME`` takes it
+        ("account", pa.string()),  # a player_key: the room's player id, else the stored name
+        ("action", pa.string()),  # join | leave: the latest event of an account wins
+        ("changed_at", pa.timestamp("us")),
+    ]
+)
+
 IMPORTED = {
     "hands": HANDS,
     "seats": SEATS,
@@ -146,3 +155,6 @@ IMPORTED = {
 }
 DERIVED = {"results": RESULTS, "versus": VERSUS}  # recompute's, from hands and seats
 TABLES = {**IMPORTED, **DERIVED}
+# Written by `ofc-stats players alias`; kept out of TABLES because datasets made
+# before it have no folder for it (ofc_stats.store.aliases makes it on first use).
+PLAYER_TABLES = {"aliases": ALIASES}
