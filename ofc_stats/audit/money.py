@@ -53,7 +53,7 @@ class Rake:
         return f"{self.room}: {rule} ({counts})"
 
 
-def _rounded(values: npt.NDArray[np.float64], tick: float, mode: str) -> npt.NDArray[np.float64]:
+def rounded(values: npt.NDArray[np.float64], tick: float, mode: str) -> npt.NDArray[np.float64]:
     """Round to a multiple of ``tick``; the 1e-9 absorbs binary fractions like 0.1."""
     scaled = values / tick
     if mode == "nearest":
@@ -104,7 +104,7 @@ def after_rake(gross: pd.Series, rake: Rake) -> pd.Series:
     """Money a seat gets: winners' gross less the rounded rake, losers' as is."""
     values = gross.to_numpy(dtype=np.float64).copy()
     winning = values > 0
-    values[winning] -= _rounded(values[winning] * rake.rate, rake.tick, rake.mode)
+    values[winning] -= rounded(values[winning] * rake.rate, rake.tick, rake.mode)
     return pd.Series(values, index=gross.index)
 
 
@@ -122,7 +122,7 @@ def infer_rake(room: str, seats: pd.DataFrame, multiplier: float = 1.0) -> Rake:
     for tick in TICKS:
         for mode in MODES:
             for rate in RATES.tolist():
-                rake = _rounded(gross * rate, tick, mode)
+                rake = rounded(gross * rate, tick, mode)
                 explained = int((np.abs(gross - rake - money) <= TOLERANCE).sum())
                 if explained > best.explained:
                     best = Rake(room, float(rate), tick, mode, len(winners), explained, multiplier)
