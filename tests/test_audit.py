@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 import ofc_stats
 from ofc_stats.audit.money import expected_money, infer_rake
-from ofc_stats.audit.points import audit, guess_rulesets
+from ofc_stats.audit.guess import guess_rulesets
+from ofc_stats.audit.points import audit
 from ofc_stats.cli import main
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.presets import get_ruleset

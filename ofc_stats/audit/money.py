@@ -11,12 +11,13 @@ next, so a short-stacked loser does not make every winner look wrong.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from ofc_stats.audit.room_rules import RoomRules
 from ofc_stats.audit.settle import (
     KINDS,
     Settlement,
@@ -41,6 +42,7 @@ class Rake:
     winners: int
     explained: int
     multiplier: float = 1.0  # money per point is stakes × this (1 unless the data says else)
+    given: bool = False  # from a ruleset file, not inferred
 
     def describe(self) -> str:
         share = self.explained / self.winners if self.winners else 0.0
@@ -50,7 +52,8 @@ class Rake:
         if self.multiplier != 1:
             rule += f"; money = points × stakes × {self.multiplier:g}"
         counts = f"explains {self.explained} of {self.winners} winning seats, {share:.1%}"
-        return f"{self.room}: {rule} ({counts})"
+        source = "; from the rules file" if self.given else ""
+        return f"{self.room}: {rule} ({counts}{source})"
 
 
 def rounded(values: npt.NDArray[np.float64], tick: float, mode: str) -> npt.NDArray[np.float64]:
@@ -108,6 +111,19 @@ def after_rake(gross: pd.Series, rake: Rake) -> pd.Series:
     return pd.Series(values, index=gross.index)
 
 
+def given_rake(
+    room: str, seats: pd.DataFrame, multiplier: float, rule: tuple[float, float, str]
+) -> Rake:
+    """The file's rake (rate, tick, mode), with the winning seats paid in full it explains."""
+    rate, tick, mode = rule
+    winners = seats[(seats["gross"] > 0) & seats["reported_money"].notna() & ~seats["short"]]
+    gross = winners["gross"].to_numpy(dtype=np.float64)
+    rake = rounded(gross * rate, tick, mode)
+    money = winners["reported_money"].to_numpy(dtype=np.float64)
+    explained = int((np.abs(gross - rake - money) <= TOLERANCE).sum())
+    return Rake(room, rate, tick, mode, len(winners), explained, multiplier, given=True)
+
+
 def infer_rake(room: str, seats: pd.DataFrame, multiplier: float = 1.0) -> Rake:
     """The (rate, rounding) that explains the most winning seats of one room.
 
@@ -163,9 +179,13 @@ ORDER BY hand_key, seat
 """
 
 
-def room_money(data: OfcData) -> RoomMoney:
+def room_money(data: OfcData, rules: RoomRules | None = None) -> RoomMoney:
     """Per room and currency: the multiplier, the rake (from hands paid in full), then
-    the short-stack settlement (from the rest), and every seat's expected money."""
+    the short-stack settlement (from the rest), and every seat's expected money.
+
+    With ``rules`` (a ruleset file's ``[room]`` table) the rake and settlement
+    are the file's, and the inference only counts the hands that agree.
+    """
     seats = data.df(MONEY_SQL)
     rakes: list[Rake] = []
     settlements: list[Settlement] = []
@@ -175,10 +195,14 @@ def room_money(data: OfcData) -> RoomMoney:
         multiplier = money_multiplier(group)
         frame = expected_money(group, multiplier)
         rake = infer_rake(label, frame, multiplier)
+        if rules is not None:
+            rake = given_rake(label, frame, multiplier, rules.rake_for(str(currency)))
         rakes.append(rake)
         pairwise = _pairwise(data, frame, multiplier)
         net = {kind: after_rake(gross_by_kind(frame, kind, pairwise), rake) for kind in KINDS}
         settlement = infer_settlement(label, frame, net)
+        if rules is not None:
+            settlement = replace(settlement, kind=rules.settlement, tied=(), given=True)
         settlements.append(settlement)
         frame["gross"] = gross_by_kind(frame, settlement.kind, pairwise)
         frame["settlement"] = settlement.kind

@@ -18,10 +18,8 @@ Three checks, each over whole columns:
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TextIO
 
 import numpy as np
 import pandas as pd
@@ -37,10 +35,10 @@ from ofc_stats.audit.explain import (
 from ofc_stats.audit.fields import FieldVerdict, field_verdicts
 from ofc_stats.audit.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
 from ofc_stats.audit.money import Rake, RoomMoney, money_mismatches, room_money
+from ofc_stats.audit.room_rules import RoomRules
 from ofc_stats.audit.settle import Settlement
-from ofc_stats.engine.presets import PRESETS, get_ruleset
+from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
-from ofc_stats.errors import OfcError
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_files
 from ofc_stats.store.rescore import score_tables
@@ -71,6 +69,7 @@ MISMATCH_COLUMNS = [
     "explanation",
 ]
 EPS = 1e-6
+AUDIT_STEPS = 4  # progress steps of audit(): fields, points, Fantasyland, money
 
 
 @dataclass(frozen=True)
@@ -117,19 +116,26 @@ def audit(
     ruleset: Ruleset | None = None,
     max_gap_minutes: float = 15.0,
     all_fields: bool = False,
+    room_rules: RoomRules | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> AuditReport:
     """Compare every stored hand's reported results with the recomputed ones.
 
     A room whose points field is not this hand's points (:mod:`.fields`) has
     its points left out of the per-hand mismatches unless ``all_fields``.
     """
+    step = progress or (lambda n: None)
     if ruleset is not None:
         use_ruleset(data, ruleset)
     try:
         verdicts = tuple(field_verdicts(data))
+        step(1)
         points = _points(data, ruleset)
+        step(1)
         fantasy = _fantasy(data, max_gap_minutes)
-        money, room = _money(data)
+        step(1)
+        money, room = _money(data, room_rules)
+        step(1)
     finally:
         if ruleset is not None:
             data.restore_results()
@@ -159,57 +165,6 @@ def audit(
         verdicts,
         room.seats,
     )
-
-
-def guess_rulesets(data: OfcData, *, max_gap_minutes: float = 15.0) -> pd.DataFrame:
-    """Every named ruleset ranked by the hands whose points and Fantasyland it explains.
-
-    One ranking per room and rule string the room wrote, because one app can
-    run several rule sets under different names.
-    """
-    rows = []
-    rule_texts = data.df("SELECT hand_key, coalesce(rules_text, ruleset) AS rules_text FROM hands")
-    try:
-        for name, candidate in PRESETS.items():
-            use_ruleset(data, candidate)
-            points = _points(data, candidate)
-            fantasy = _fantasy(data, max_gap_minutes)
-            explained = _explained(points, fantasy).merge(rule_texts, on="hand_key")
-            for (room, text), checked in explained.groupby(["room", "rules_text"]):
-                rows.append(
-                    {
-                        "room": room,
-                        "room_rules": text,
-                        "ruleset": name,
-                        "hands": len(checked),
-                        "explained": int(checked["ok"].sum()),
-                        "points_ok": int(checked["points_ok"].sum()),
-                        "fantasy_ok": int(checked["fantasy_ok"].sum()),
-                    }
-                )
-    finally:
-        data.restore_results()
-    frame = pd.DataFrame(rows)
-    if frame.empty:
-        return frame
-    frame["explained_rate"] = (frame["explained"] / frame["hands"]).round(4)
-    frame = frame.sort_values(
-        ["room", "room_rules", "explained", "ruleset"], ascending=[True, True, False, True]
-    )
-    frame["rank"] = frame.groupby(["room", "room_rules"]).cumcount() + 1
-    return frame.reset_index(drop=True)
-
-
-def _explained(points: _Check, fantasy: _Check) -> pd.DataFrame:
-    """Per checked hand: no points mismatch, no Fantasyland mismatch, neither."""
-    hands = pd.concat([points.checked, fantasy.checked]).drop_duplicates("hand_key")
-    bad_points = set(points.mismatches["hand_key"]) if len(points.mismatches) else set()
-    bad_fantasy = set(fantasy.mismatches["hand_key"]) if len(fantasy.mismatches) else set()
-    hands = hands.copy()
-    hands["points_ok"] = ~hands["hand_key"].isin(bad_points)
-    hands["fantasy_ok"] = ~hands["hand_key"].isin(bad_fantasy)
-    hands["ok"] = hands["points_ok"] & hands["fantasy_ok"]
-    return hands
 
 
 def use_ruleset(data: OfcData, ruleset: Ruleset) -> None:
@@ -381,8 +336,8 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
     return _Check("fantasy", checked, mismatches)
 
 
-def _money(data: OfcData) -> tuple[_Check, RoomMoney]:
-    money = room_money(data)
+def _money(data: OfcData, rules: RoomRules | None) -> tuple[_Check, RoomMoney]:
+    money = room_money(data, rules)
     seats = money.seats
     parts = []
     groups = list(seats.groupby(["room", "currency"], sort=True)) if len(seats) else []
@@ -448,43 +403,4 @@ def _summary(
     return hands.reset_index(drop=True), by_class.reset_index(drop=True)
 
 
-def write_mismatches(report: AuditReport, path: str | Path, stream: TextIO | None = None) -> None:
-    """Parquet or CSV by the file's extension; ``-`` writes CSV to ``stream`` (stdout).
-
-    ``room_value`` and ``recomputed_value`` are numbers in ``unit`` (points,
-    cards or the currency); text cells are neutralised for spreadsheets.
-    """
-    frame = report.mismatches.astype({"seat": "int64"})
-    for column in ("room_value", "recomputed_value"):
-        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64").round(6)
-    text = [c for c in MISMATCH_COLUMNS if c not in ("seat", "room_value", "recomputed_value")]
-    frame = frame.astype({c: "string" for c in text})
-    if str(path) == "-":
-        for column in text:
-            frame[column] = frame[column].map(csv_safe, na_action="ignore")
-        frame.to_csv(stream or sys.stdout, index=False)
-        return
-    target = Path(path)
-    if target.suffix.lower() == ".parquet":
-        frame.to_parquet(target, index=False)
-    elif target.suffix.lower() == ".csv":
-        for column in text:
-            frame[column] = frame[column].map(csv_safe, na_action="ignore")
-        frame.to_csv(target, index=False)
-    else:
-        raise OfcError(f"{target}: write the mismatches as .parquet or .csv (or - for stdout)")
-
-
-def csv_safe(value: str) -> str:
-    """A cell a spreadsheet shows as text: a leading = + - @ tab or CR gets a quote mark."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
-
-
-__all__ = [
-    "AuditReport",
-    "audit",
-    "csv_safe",
-    "guess_rulesets",
-    "use_ruleset",
-    "write_mismatches",
-]
+__all__ = ["AUDIT_STEPS", "AuditReport", "audit", "use_ruleset"]

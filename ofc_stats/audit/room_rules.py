@@ -10,6 +10,11 @@ the engine's loader skips:
     rake_mode = "nearest"     # nearest | down | up
     settlement = "action"     # action | rules | proportional
 
+    [room.rake.PHP]           # a currency the room rounds otherwise
+    rate = 0.03
+    tick = 1
+    mode = "nearest"
+
 The audit writes it (``--write-rules``) and reads it back (``--rules``); the
 simulator plays rooms by it.  Simulated rooms can also report a non-standard
 ``result_field`` ("running_total") and give each player ``money_stack``.
@@ -17,6 +22,7 @@ simulator plays rooms by it.  Simulated rooms can also report a non-standard
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -37,6 +43,14 @@ class RoomRules:
     settlement: str = "proportional"
     money_stack: float | None = None  # simulator: money each player brings to a hand
     result_field: str = "points"  # simulator: what the room writes as `result`
+    currencies: tuple[tuple[str, float, float, str], ...] = ()  # (currency, rate, tick, mode)
+
+    def rake_for(self, currency: str) -> tuple[float, float, str]:
+        """(rate, tick, mode) of ``currency``: its own table, else the room's."""
+        for name, rate, tick, mode in self.currencies:
+            if name == currency:
+                return rate, tick, mode
+        return self.rake_rate, self.rake_tick, self.rake_mode
 
     def __post_init__(self) -> None:
         if not 0 <= self.rake_rate < 1:
@@ -63,6 +77,10 @@ class RoomRules:
             lines.append(f"money_stack = {self.money_stack:g}")
         if self.result_field != "points":
             lines.append(f'result_field = "{self.result_field}"')
+        for name, rate, tick, mode in self.currencies:
+            key = name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else '"' + _quoted(name) + '"'
+            lines += ["", f"[room.rake.{key}]", f"rate = {rate:g}", f"tick = {tick:g}"]
+            lines.append(f'mode = "{mode}"')
         return "\n".join(lines) + "\n"
 
 
@@ -70,11 +88,22 @@ def room_rules_from_mapping(table: Any, source: str = "") -> RoomRules:
     where = f"{source}: " if source else ""
     if not isinstance(table, dict):
         raise RulesetError(f"{where}room: expected a table")
-    known = {f.name for f in fields(RoomRules)}
+    known = {f.name for f in fields(RoomRules) if f.name != "currencies"} | {"rake"}
     extra = sorted(set(table) - known)
     if extra:
         raise RulesetError(f"{where}room: unknown key {extra[0]!r}; known: {', '.join(known)}")
     values = dict(table)
+    currencies = []
+    for name, rake in dict(values.pop("rake", {})).items():
+        if not isinstance(rake, dict) or set(rake) - {"rate", "tick", "mode"}:
+            raise RulesetError(f"{where}room.rake.{name}: expected rate, tick and mode")
+        try:
+            currencies.append(
+                (str(name), float(rake["rate"]), float(rake["tick"]), str(rake["mode"]))
+            )
+        except (KeyError, TypeError, ValueError):
+            raise RulesetError(f"{where}room.rake.{name}: expected rate, tick and mode") from None
+    values["currencies"] = tuple(currencies)
     for key in ("rake_rate", "rake_tick", "money_stack"):
         if key in values and (
             isinstance(values[key], bool) or not isinstance(values[key], int | float)
@@ -100,3 +129,7 @@ def load_room_rules(path: str | Path) -> RoomRules | None:
     if "room" not in data:
         return None
     return room_rules_from_mapping(data["room"], str(path))
+
+
+def _quoted(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')

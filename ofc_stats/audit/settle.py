@@ -105,6 +105,7 @@ class Settlement:
     telling: int  # of those, hands where the kinds give different amounts
     explained: dict[str, int]  # kind -> telling hands it explains
     tied: tuple[str, ...] = ()  # kinds that explain as many telling hands as ``kind``
+    given: bool = False  # from a ruleset file, not inferred
 
     def describe(self) -> str:
         if not self.short_hands:
@@ -115,6 +116,7 @@ class Settlement:
                 f"{self.room}: {self.short_hands} short-stack hand(s), none tells the kinds apart"
             )
         tie = f" (tied with {', '.join(self.tied)})" if self.tied else ""
+        tie += " (from the rules file)" if self.given else ""
         return (
             f"{self.room}: {KIND_TEXT[self.kind]}{tie}; of {self.telling} short-stack hands "
             f"that tell the kinds apart, explained: {counts}"

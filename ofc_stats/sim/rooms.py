@@ -251,7 +251,8 @@ def room_pays(
     )
     gross = settle_hand(owed, paid, room.settlement, pairs * stakes)
     winning = gross > 0
-    gross[winning] -= rounded(gross[winning] * room.rake_rate, room.rake_tick, room.rake_mode)
+    rate, tick, mode = room.rake_for(hand.currency or "")
+    gross[winning] -= rounded(gross[winning] * rate, tick, mode)
     seats = []
     for seat, money, point in zip(hand.seats, gross.tolist(), points, strict=True):
         result = point
