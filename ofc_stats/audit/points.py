@@ -37,6 +37,7 @@ from ofc_stats.audit.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
 from ofc_stats.audit.money import Rake, RoomMoney, money_mismatches, room_money
 from ofc_stats.audit.room_rules import RoomRules
 from ofc_stats.audit.settle import Settlement
+from ofc_stats.audit.timeouts import TimeoutEvidence, timeout_evidence
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.store.dataset import Dataset
@@ -82,6 +83,7 @@ class AuditReport:
     settlements: tuple[Settlement, ...] = ()
     fields: tuple[FieldVerdict, ...] = ()
     money: pd.DataFrame | None = None  # every seat with money: expected and reported
+    timeouts: tuple[TimeoutEvidence, ...] = ()
 
     def lines(self) -> list[str]:
         out = [f"audit against {self.rules}"]
@@ -107,6 +109,8 @@ class AuditReport:
             out.append(f"short stacks {settlement.describe()}")
         for verdict in self.fields:
             out.append(f"field {verdict.describe()}")
+        for evidence in self.timeouts:
+            out += evidence.lines()
         return out
 
 
@@ -136,6 +140,7 @@ def audit(
         step(1)
         money, room = _money(data, room_rules)
         step(1)
+        timeouts = tuple(timeout_evidence(data))
     finally:
         if ruleset is not None:
             data.restore_results()
@@ -164,6 +169,7 @@ def audit(
         room.settlements,
         verdicts,
         room.seats,
+        timeouts,
     )
 
 
