@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 import ofc_stats
-from ofc_stats.audit.money import expected_money, infer_rake
 from ofc_stats.audit.guess import guess_rulesets
+from ofc_stats.audit.money import expected_money, infer_rake
 from ofc_stats.audit.points import audit
 from ofc_stats.cli import main
 from ofc_stats.engine.board import Board
@@ -224,7 +224,9 @@ def test_real_apps_audit(tmp_path: Path) -> None:
     assert not verdicts["Spartan"].measures and verdicts["Spartan"].agree < 0.2
     assert verdicts["Ppp"].measures and verdicts["Ppp"].agree == 1.0
     assert spartan["points_checked"] == 0  # result is not points: out of the mismatches
-    assert not ((report.mismatches["room"] == "Spartan") & (report.mismatches["unit"] == "points")).any()
+    assert not (
+        (report.mismatches["room"] == "Spartan") & (report.mismatches["unit"] == "points")
+    ).any()
     assert spartan["money_matching"] / spartan["money_checked"] > 0.95
     rakes = {rake.room: rake for rake in report.rakes}
     assert (rakes["Ppp USD"].rate, rakes["Ppp USD"].tick) == (0.03, 0.1)

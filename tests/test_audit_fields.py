@@ -51,7 +51,9 @@ def test_a_running_total_is_detected_as_such(running_total: Path) -> None:
     assert "running total" in verdict.describe()
     # Left out of the per-hand mismatches, said once; --all-fields brings them back.
     assert report.mismatches.empty
-    assert any("field ofc-stats-sim `result`: not this hand's points" in line for line in report.lines())
+    assert any(
+        "field ofc-stats-sim `result`: not this hand's points" in line for line in report.lines()
+    )
     assert (everything.mismatches["unit"] == "points").sum() > 100
 
 

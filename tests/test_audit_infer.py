@@ -62,7 +62,9 @@ def inferred(odd_room: tuple[Path, Path]) -> Inferred:
         return infer_rules(db)
 
 
-def test_the_inferred_options_are_the_rooms(inferred: Inferred, odd_room: tuple[Path, Path]) -> None:
+def test_the_inferred_options_are_the_rooms(
+    inferred: Inferred, odd_room: tuple[Path, Path]
+) -> None:
     (group,) = inferred.groups
     truth = load_ruleset(odd_room[1])
     found = group.ruleset
