@@ -76,7 +76,7 @@ def ledger(
                 "hands": int(group["hand_key"].nunique()),
                 "money_rules": float(np.round(group["expected_money"].sum(), 6)),
                 "money_paid": float(np.round(group["reported_money"].sum(), 6)),
-                "difference": float(np.round(group["diff"].sum(), 6)),
+                "difference": float(np.round(group["diff"].sum(), 6)) + 0.0,  # no -0
                 "hands_off": len(off),
                 "off_hand_keys": list(off["hand_key"]),
             }
