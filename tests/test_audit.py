@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 import ofc_stats
 from ofc_stats.audit.guess import guess_rulesets
+from ofc_stats.audit.infer import infer_rules
 from ofc_stats.audit.money import expected_money, infer_rake
 from ofc_stats.audit.points import audit
 from ofc_stats.cli import main
@@ -231,6 +232,32 @@ def test_real_apps_audit(tmp_path: Path) -> None:
     rakes = {rake.room: rake for rake in report.rakes}
     assert (rakes["Ppp USD"].rate, rakes["Ppp USD"].tick) == (0.03, 0.1)
     assert rakes["Upoker BRL"].multiplier == 6
+    # Short stacks: Ppp pays winners in order of action (issue 15's hand among them).
+    settlements = {s.room: s for s in report.settlements}
+    for label in ("Ppp USD", "Ppp PHP"):
+        assert settlements[label].kind == "action" and not settlements[label].tied
+        assert settlements[label].explained["action"] > settlements[label].explained["proportional"]
+    issue = "app-json:Ppp:21907751:210330040443-21907751-0000247-1"
+    assert issue not in set(report.mismatches["hand_key"])
+    # The apps record no deal order: no street is flagged as a timeout.
+    (timeouts,) = report.timeouts
+    assert timeouts.format == "app-json" and not timeouts.flaggable
+    with ofc_stats.open(data) as db:
+        assert db.df("SELECT count(*) FILTER (WHERE timeout) AS n FROM streets")["n"][0] == 0
+        inferred = infer_rules(db)
+    groups = {(g.room, g.rules_text): g for g in inferred.groups}
+    ppp = groups[("Ppp", "progressive17_nojokers")]
+    evidence = {e.option: e for e in ppp.evidence}
+    # Ppp deals 16 cards after trips on top, not the ultimate mode's 17.
+    trips = evidence["fantasy.entry_cards.222"]
+    assert (trips.value, trips.contradict) == ("16", 0) and trips.support >= 5
+    assert evidence["fantasy.repeat_cards"].value == "entry"
+    assert all(
+        e.value == "standard52" for g in inferred.groups for e in g.evidence if e.option == "deck"
+    )
+    ranking = inferred.ranking
+    jokers = ranking[ranking["ruleset"] == "joker-pineapple"]
+    assert (jokers["ruled_out"] != "").all()
 
 
 def test_a_short_stacked_loser_shares_down_the_winners_money() -> None:
