@@ -129,3 +129,23 @@ def test_simulated_rooms_settlement_is_inferred(tmp_path: Path, kind: str) -> No
     assert settlement.kind == kind or kind in settlement.tied
     assert settlement.explained[kind] == settlement.telling
     assert report.mismatches.empty
+
+
+def test_a_loser_with_a_recorded_stack_is_not_short() -> None:
+    """Bob's stack (30) is recorded and his 20 points are within it, so paying 15 is the
+    room's error: Bob is flagged, and Alice is owed her full 20 less 3% (0.6) = 19.4."""
+    from ofc_stats.audit.money import money_mismatches
+
+    frame = expected_money(
+        pd.DataFrame(
+            [
+                dict(hand_key="h", seat=0, net_capped=20.0, stakes=1.0, reported_money=19.4,
+                     stack=30.0),
+                dict(hand_key="h", seat=1, net_capped=-20.0, stakes=1.0, reported_money=-15.0,
+                     stack=30.0),
+            ]
+        )
+    )  # fmt: skip
+    assert not frame["short"].any() and frame["gross"].tolist() == [20.0, -20.0]
+    flagged = money_mismatches(frame, Rake("room", 0.03, 0.1, "nearest", 1, 1))
+    assert flagged["seat"].tolist() == [1] and flagged["short_paid"].tolist() == [True]

@@ -124,10 +124,16 @@ class Settlement:
 
 
 def short_hands(frame: pd.DataFrame) -> pd.Series:
-    """Per seat row: its hand has a loser who paid less than the rules say (all losers known)."""
+    """Per seat row: its hand has a loser who paid less than the rules say (all losers known).
+
+    A loser whose stack is recorded is never short: his points are already
+    capped by it, so paying less is the room's error, not his stack.
+    """
     losing = frame["owed"] < 0
     short = losing & frame["reported_money"].notna()
     short &= -frame["reported_money"] < -frame["owed"] - TOLERANCE
+    if "stack" in frame:
+        short &= frame["stack"].isna()
     known = (~losing | frame["reported_money"].notna()).groupby(frame["hand_key"]).transform("all")
     return short.groupby(frame["hand_key"]).transform("any") & known
 
