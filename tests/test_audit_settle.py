@@ -149,3 +149,20 @@ def test_a_loser_with_a_recorded_stack_is_not_short() -> None:
     assert not frame["short"].any() and frame["gross"].tolist() == [20.0, -20.0]
     flagged = money_mismatches(frame, Rake("room", 0.03, 0.1, "nearest", 1, 1))
     assert flagged["seat"].tolist() == [1] and flagged["short_paid"].tolist() == [True]
+
+
+def test_other_orders_tried_on_a_real_ppp_hand() -> None:
+    """Ppp hand 21910272-0000064 at 0.2 USD: seat 0 -38 (owes 7.6, paid 6.3), seat 1 +15
+    (3.0), seat 2 +23 (4.6); pairs: 0 owes 1 18 (3.6) and 2 20 (4.0), 1 owes 2 3 (0.6).
+    The room paid 1.6 and 4.5.  Order of action gives seat 1 its 3.0 first (then 3.3 for seat
+    2): 2.9 and 3.2 after rake, wrong.  Paying backwards from the short stack (seat 2 first):
+    4.6 and 6.3 - 4.6 = 1.7, rake 0.138 -> 0.1 and 0.051 -> 0.1: 4.5 and 1.6, right.  So does
+    the pair order 0-2, 0-1, 1-2: seat 0 pays 4.0 to seat 2, its last 2.3 to seat 1, who pays
+    0.6 to seat 2: 1.7 and 4.6."""
+    owed, paid = np.array([-7.6, 3.0, 4.6]), np.array([6.3, 0.0, 0.0])
+    pairs = np.array([[0, -18, -20], [18, 0, -3], [20, 3, 0]], dtype=float) * 0.2
+    rake = lambda gross: after_rake(pd.Series(gross), PPP).tolist()  # noqa: E731
+    assert rake(settle_hand(owed, paid, "action")) == pytest.approx([-6.3, 2.9, 3.2])
+    assert rake(settle_hand(owed, paid, "before")) == pytest.approx([-6.3, 1.6, 4.5])
+    assert rake(settle_hand(owed, paid, "pairs:02-01-12", pairs)) == pytest.approx([-6.3, 1.6, 4.5])
+    assert rake(settle_hand(owed, paid, "rules", pairs)) == pytest.approx([-6.3, 2.9, 3.2])

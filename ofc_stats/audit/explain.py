@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ofc_stats.audit.money import Rake
-from ofc_stats.audit.settle import KIND_TEXT
+from ofc_stats.audit.settle import kind_text
 from ofc_stats.engine.board import ROWS
 from ofc_stats.engine.vector.rank_tables import tables
 
@@ -124,7 +124,7 @@ def money_text(row: Mapping[Any, Any], rake: Rake) -> str:
             )
         return f"lost {owed:g}{unit} by points × stakes; the room charged {money:g}{unit}"
     if bool(row.get("short", False)):
-        kind = KIND_TEXT.get(str(row.get("settlement", "")), "winners share what was paid")
+        kind = kind_text(str(row.get("settlement", "proportional")))
         return (
             f"won {signed(float(row['net_capped']))} points × {row['stakes']:g} = "
             f"{owed:g}{unit}, but a loser was short; with {kind} this seat gets "

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ofc_stats.audit.room_rules import RoomRules
 from ofc_stats.audit.settle import (
-    KINDS,
+    ALL_KINDS,
     Settlement,
     gross_by_kind,
     infer_settlement,
@@ -199,7 +199,7 @@ def room_money(data: OfcData, rules: RoomRules | None = None) -> RoomMoney:
             rake = given_rake(label, frame, multiplier, rules.rake_for(str(currency)))
         rakes.append(rake)
         pairwise = _pairwise(data, frame, multiplier)
-        net = {kind: after_rake(gross_by_kind(frame, kind, pairwise), rake) for kind in KINDS}
+        net = {kind: after_rake(gross_by_kind(frame, kind, pairwise), rake) for kind in ALL_KINDS}
         settlement = infer_settlement(label, frame, net)
         if rules is not None:
             settlement = replace(settlement, kind=rules.settlement, tied=(), given=True)

@@ -8,7 +8,7 @@ the engine's loader skips:
     rake_rate = 0.03          # share of each winner's money
     rake_tick = 0.1           # rounded to this many units of the currency
     rake_mode = "nearest"     # nearest | down | up
-    settlement = "action"     # action | rules | proportional
+    settlement = "action"     # action | rules | proportional | pairs:02-01-12 (a pair order)
 
     [room.rake.PHP]           # a currency the room rounds otherwise
     rate = 0.03
@@ -28,7 +28,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from ofc_stats.audit.settle import KINDS
+from ofc_stats.audit.settle import ALL_KINDS, is_kind
 from ofc_stats.errors import RulesetError
 
 MODES = ("nearest", "down", "up")
@@ -59,8 +59,9 @@ class RoomRules:
             raise RulesetError(f"room.rake_tick: {self.rake_tick} is not positive")
         if self.rake_mode not in MODES:
             raise RulesetError(f"room.rake_mode: {self.rake_mode!r} is not one of {MODES}")
-        if self.settlement not in KINDS:
-            raise RulesetError(f"room.settlement: {self.settlement!r} is not one of {KINDS}")
+        if not is_kind(self.settlement):
+            known = ", ".join(ALL_KINDS)
+            raise RulesetError(f"room.settlement: {self.settlement!r} is not one of {known}")
         if self.result_field not in RESULT_FIELDS:
             raise RulesetError(f"room.result_field: {self.result_field!r} not in {RESULT_FIELDS}")
 

@@ -12,6 +12,10 @@ three ways and infers each room's from its hands, as it infers the rake:
 * ``proportional`` — winners share what was paid in proportion to what the
   rules owe them.
 
+Because the real rooms do not all follow the rules' pair order, the audit
+also tries, on three-seat hands, every other order of the three pairs
+(``pairs:02-01-12`` settles seats 0 and 2 first, then 0 and 1, then 1 and 2).
+
 Only hands with a short loser can tell the kinds apart, and among those only
 hands where the kinds give different amounts; :func:`infer_settlement` counts
 those, and reports ties as ties.
@@ -20,7 +24,7 @@ those, and reports ties as ties.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, permutations
 
 import numpy as np
 import pandas as pd
@@ -32,6 +36,34 @@ KIND_TEXT = {
     "proportional": "winners share in proportion to their points",
 }
 TOLERANCE = 0.011
+_PAIRS3 = ((0, 1), (0, 2), (1, 2))
+
+
+def _pair_kind(order: tuple[tuple[int, int], ...]) -> str:
+    return "pairs:" + "-".join(f"{a}{b}" for a, b in order)
+
+
+# Every order of the three pairs of a three-seat hand but the rules' own.
+PAIR_KINDS = tuple(
+    _pair_kind(order) for order in permutations(_PAIRS3) if order != ((0, 1), (0, 2), (1, 2))
+)
+# Net amounts, winners paid starting from the seat acting just before the short stack and
+# going backwards round the table (a room found paying so on real hands).
+BEFORE = "before"
+ALL_KINDS = (*KINDS, BEFORE, *PAIR_KINDS)
+
+
+def is_kind(kind: str) -> bool:
+    return kind in ALL_KINDS
+
+
+def kind_text(kind: str) -> str:
+    if kind == BEFORE:
+        return "winners paid from the seat before the short stack, backwards"
+    if kind.startswith("pairs:"):
+        pairs = ", ".join(f"{p[0]}–{p[1]}" for p in kind[6:].split("-"))
+        return f"pairs settled in the order {pairs} (seat 0 acts first)"
+    return KIND_TEXT[kind]
 
 
 def rules_pairs(seats: int) -> list[tuple[int, int]]:
@@ -70,18 +102,26 @@ def settle_hand(
         return owed.copy()
     if kind == "proportional":
         gross[winners] = owed[winners] * pool / due
-    elif kind == "action":
+    elif kind in ("action", BEFORE):
+        payees = [int(seat) for seat in np.flatnonzero(winners)]
+        if kind == BEFORE:
+            behind = np.flatnonzero(losers & (np.asarray(paid) < -owed - TOLERANCE))
+            loser = int(behind[0]) if len(behind) else int(np.flatnonzero(losers)[0])
+            payees.sort(key=lambda seat: (loser - seat) % len(owed))
         left = pool
-        for seat in np.flatnonzero(winners):
+        for seat in payees:
             gross[seat] = min(owed[seat], left)
             left -= gross[seat]
-    elif kind == "rules":
+    elif kind == "rules" or kind.startswith("pairs:"):
         if pairwise is None:
-            raise ValueError("the rules' order needs the pairwise amounts")
+            raise ValueError("a pair order needs the pairwise amounts")
+        order = rules_pairs(len(owed))
+        if kind.startswith("pairs:") and len(owed) == 3:
+            order = [(int(p[0]), int(p[1])) for p in kind[6:].split("-")]
         short = losers & (np.asarray(paid) < -owed - TOLERANCE)
         chips = np.where(short, np.asarray(paid, dtype=np.float64), np.inf)
         flow = np.zeros(len(owed))
-        for a, b in rules_pairs(len(owed)):
+        for a, b in order:
             amount = float(pairwise[a, b])
             payee, payer = (a, b) if amount > 0 else (b, a)
             amount = min(abs(amount), chips[payer])
@@ -110,7 +150,7 @@ class Settlement:
     def describe(self) -> str:
         if not self.short_hands:
             return f"{self.room}: no short-stacked loser; settlement not observable"
-        counts = ", ".join(f"{k} {self.explained.get(k, 0)}" for k in KINDS)
+        counts = ", ".join(f"{k} {n}" for k, n in self.explained.items() if k in KINDS or n)
         if not self.telling:
             return (
                 f"{self.room}: {self.short_hands} short-stack hand(s), none tells the kinds apart"
@@ -118,7 +158,7 @@ class Settlement:
         tie = f" (tied with {', '.join(self.tied)})" if self.tied else ""
         tie += " (from the rules file)" if self.given else ""
         return (
-            f"{self.room}: {KIND_TEXT[self.kind]}{tie}; of {self.telling} short-stack hands "
+            f"{self.room}: {kind_text(self.kind)}{tie}; of {self.telling} short-stack hands "
             f"that tell the kinds apart, explained: {counts}"
         )
 
@@ -153,7 +193,7 @@ def gross_by_kind(
         owed = hand["owed"].to_numpy(dtype=np.float64)
         paid = np.where(owed < 0, -hand["reported_money"].fillna(0).to_numpy(dtype=float), 0.0)
         pairs = None if pairwise is None else pairwise.get(str(key))
-        if kind == "rules" and pairs is None:
+        if (kind == "rules" or kind.startswith("pairs:")) and pairs is None:
             pairs = _pairwise_from_net(owed)
         gross[hand.index] = settle_hand(owed, paid, kind, pairs)
     return gross
@@ -188,16 +228,17 @@ def infer_settlement(
     if not winners.any():
         return Settlement(room, "proportional", short_count, 0, {})
     keys = frame.loc[winners, "hand_key"]
-    expected = pd.DataFrame({k: net_of_rake[k][winners] for k in KINDS})
+    kinds = list(net_of_rake)
+    expected = pd.DataFrame({k: net_of_rake[k][winners] for k in kinds})
     spread = (expected.max(axis=1) - expected.min(axis=1)).groupby(keys).max()
     telling = spread[spread > TOLERANCE].index
     money = frame.loc[winners, "reported_money"]
     explained: dict[str, int] = {}
-    for kind in KINDS:
+    for kind in kinds:
         ok = ((expected[kind] - money).abs() <= TOLERANCE).groupby(keys).all()
         explained[kind] = int(ok[ok.index.isin(telling)].sum())
-    best = max(KINDS, key=lambda k: (explained[k], -KINDS.index(k)))
-    tied = tuple(k for k in KINDS if k != best and explained[k] == explained[best])
+    best = max(kinds, key=lambda k: (explained[k], -kinds.index(k)))
+    tied = tuple(k for k in kinds if k != best and explained[k] == explained[best])
     if not len(telling) or explained[best] == 0:
         best, tied = "proportional", ()
     return Settlement(room, best, short_count, len(telling), explained, tied)
