@@ -105,7 +105,7 @@ class FieldVerdict:
         evidence = (
             f"{self.agree:.1%} of {self.rows:,} seat rows agree, {self.zero_sum:.1%} of hands "
             f"sum to zero, correlation {self.corr_points:.2f} with the points and "
-            f"{self.corr_money:.2f} with the money"
+            f"{self.corr_money:.2f} with money / stakes"
         )
         if self.measures:
             return f"{self.room} `{self.name}`: this hand's points — {evidence}"
@@ -156,9 +156,51 @@ def field_verdicts(data: OfcData) -> list[FieldVerdict]:
                 agree=tried["this hand's points"],
                 zero_sum=_rate(full["field_sum"].abs() <= EPS),
                 corr_points=_corr(field, rows["net_capped"]),
-                corr_money=_corr(field, rows["reported_money"]),
+                corr_money=_corr(field, rows["reported_money"] / rows["stakes"].fillna(1.0)),
                 tried=tried,
                 change_is_points=float(change_ok.sum() / max(int(with_previous.sum()), 1)),
             )
         )
     return verdicts
+
+
+@dataclass(frozen=True)
+class MoneyVerdict:
+    """One room's money field (``win`` in the apps) against the rules' money."""
+
+    room: str
+    rows: int
+    agree: float  # share of seats within a cent of points × stakes, rake and settlement
+    conserved: float  # share of hands paying out no more than they take in
+    corr_points: float
+
+    @property
+    def measures(self) -> bool:
+        return self.agree > AGREES
+
+    def describe(self) -> str:
+        what = "the money after the room's rake" if self.measures else "not the rules' money"
+        return (
+            f"{self.room} `win`: {what} — {self.agree:.1%} of {self.rows:,} seats agree, "
+            f"{self.conserved:.1%} of hands pay out no more than they take in, "
+            f"correlation {self.corr_points:.2f} with points × stakes"
+        )
+
+
+def money_verdicts(seats: pd.DataFrame, tolerance: float = 0.011) -> list[MoneyVerdict]:
+    """Per room, from :func:`ofc_stats.audit.money.room_money`'s seats."""
+    out = []
+    known = seats[seats["reported_money"].notna()]
+    for room, rows in known.groupby("room", sort=True):
+        agree = (rows["reported_money"] - rows["expected_money"]).abs() <= tolerance
+        sums = rows.groupby("hand_key")["reported_money"].sum()
+        out.append(
+            MoneyVerdict(
+                str(room),
+                len(rows),
+                _rate(agree),
+                _rate(sums <= tolerance),
+                _corr(rows["reported_money"], rows["owed"]),
+            )
+        )
+    return out

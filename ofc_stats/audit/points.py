@@ -32,7 +32,7 @@ from ofc_stats.audit.explain import (
     points_text,
     royalty_text,
 )
-from ofc_stats.audit.fields import FieldVerdict, field_verdicts
+from ofc_stats.audit.fields import FieldVerdict, MoneyVerdict, field_verdicts, money_verdicts
 from ofc_stats.audit.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
 from ofc_stats.audit.money import Rake, RoomMoney, money_mismatches, room_money
 from ofc_stats.audit.room_rules import RoomRules
@@ -84,6 +84,7 @@ class AuditReport:
     fields: tuple[FieldVerdict, ...] = ()
     money: pd.DataFrame | None = None  # every seat with money: expected and reported
     timeouts: tuple[TimeoutEvidence, ...] = ()
+    money_fields: tuple[MoneyVerdict, ...] = ()
 
     def lines(self) -> list[str]:
         out = [f"audit against {self.rules}"]
@@ -109,6 +110,8 @@ class AuditReport:
             out.append(f"short stacks {settlement.describe()}")
         for verdict in self.fields:
             out.append(f"field {verdict.describe()}")
+        for money in self.money_fields:
+            out.append(f"field {money.describe()}")
         for evidence in self.timeouts:
             out += evidence.lines()
         return out
@@ -170,6 +173,7 @@ def audit(
         verdicts,
         room.seats,
         timeouts,
+        tuple(money_verdicts(room.seats)),
     )
 
 

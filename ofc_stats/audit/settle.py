@@ -186,17 +186,27 @@ def gross_by_kind(
     Hands paid in full keep ``owed``; only short-stack hands are settled one
     by one, so the loop runs over the few hands that need it.
     """
-    gross = frame["owed"].astype(float).copy()
-    mask = short_hands(frame)
-    for key, hand in frame[mask].groupby("hand_key", sort=False):
-        hand = hand.sort_values("seat")
-        owed = hand["owed"].to_numpy(dtype=np.float64)
-        paid = np.where(owed < 0, -hand["reported_money"].fillna(0).to_numpy(dtype=float), 0.0)
-        pairs = None if pairwise is None else pairwise.get(str(key))
-        if (kind == "rules" or kind.startswith("pairs:")) and pairs is None:
-            pairs = _pairwise_from_net(owed)
-        gross[hand.index] = settle_hand(owed, paid, kind, pairs)
-    return gross
+    gross = frame["owed"].to_numpy(dtype=np.float64).copy()
+    mask = short_hands(frame).to_numpy()
+    if mask.any():
+        rows = np.flatnonzero(mask)
+        sub = frame.iloc[rows]
+        order = np.lexsort((sub["seat"].to_numpy(), sub["hand_key"].to_numpy()))
+        rows = rows[order]
+        keys = frame["hand_key"].to_numpy()[rows]
+        owed_all = gross[rows]
+        money = frame["reported_money"].to_numpy(dtype=np.float64)[rows]
+        paid_all = np.where(owed_all < 0, -np.nan_to_num(money), 0.0)
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        ends = np.r_[starts[1:], len(rows)]
+        pair_kind = kind == "rules" or kind.startswith("pairs:")
+        for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+            owed = owed_all[start:end]
+            pairs = None if pairwise is None else pairwise.get(str(keys[start]))
+            if pair_kind and pairs is None:
+                pairs = _pairwise_from_net(owed)
+            gross[rows[start:end]] = settle_hand(owed, paid_all[start:end], kind, pairs)
+    return pd.Series(gross, index=frame.index)
 
 
 def _pairwise_from_net(owed: np.ndarray) -> np.ndarray:
