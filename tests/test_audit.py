@@ -224,6 +224,7 @@ def test_real_apps_audit(tmp_path: Path) -> None:
     verdicts = {v.room: v for v in report.fields}
     assert not verdicts["Spartan"].measures and verdicts["Spartan"].agree < 0.2
     assert verdicts["Ppp"].measures and verdicts["Ppp"].agree == 1.0
+    assert all(m.measures and m.agree > 0.99 and m.conserved == 1.0 for m in report.money_fields)
     assert spartan["points_checked"] == 0  # result is not points: out of the mismatches
     assert not (
         (report.mismatches["room"] == "Spartan") & (report.mismatches["unit"] == "points")
