@@ -34,7 +34,7 @@ from ofc_stats.audit.guess import guess_rulesets, joker_groups
 from ofc_stats.audit.money import Rake, room_money
 from ofc_stats.audit.room_rules import RoomRules
 from ofc_stats.audit.settle import Settlement
-from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.engine.presets import PRESETS, get_ruleset
 from ofc_stats.engine.rules import (
     ROYALTY_TABLES,
     Combine,
@@ -61,7 +61,8 @@ REPEATS: dict[str, RepeatRule | None] = {
     "trips on top": RepeatRule("222", None, None, Combine.ANY),
 }
 EPS = 1e-6
-INFER_STEPS = 3 + 9  # progress steps: the rescored options, then each named ruleset
+SHOWN_RANKS = 3  # named rulesets printed per group (the frame has them all)
+INFER_STEPS = 3 + len(PRESETS)  # progress steps: the rescored options, each named ruleset
 
 
 @dataclass(frozen=True)
@@ -413,6 +414,7 @@ def infer_rules(
                 updated.add(name)
         updated.clear()
         step(1)
+    step(3 - len(options))  # the caps step when no stack is recorded
     fantasy_rows = _fantasy_frame(data, max_gap_minutes)
     button_rows = data.df(BUTTON_SQL)
     settlements = {s.room: s for s in money.settlements}
@@ -579,8 +581,13 @@ def guess_lines(inferred: Inferred) -> Iterable[str]:
         for evidence in group.evidence:
             yield f"  {evidence.describe()}"
     if not inferred.ranking.empty:
-        yield "named rulesets, by the telling hands they explain (ties share a rank):"
+        yield (
+            f"named rulesets, by the telling hands they explain (ties share a rank; the first "
+            f"{SHOWN_RANKS} ranks and those ruled out):"
+        )
         for row in inferred.ranking.to_dict("records"):
+            if int(row["rank"]) > SHOWN_RANKS and not row["ruled_out"]:
+                continue
             out = f" — ruled out: {row['ruled_out']}" if row["ruled_out"] else ""
             tie = " (tie)" if row["tied"] else ""
             yield (
