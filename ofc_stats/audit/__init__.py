@@ -1,10 +1,11 @@
 """The room's reported results against the rules: points, Fantasyland, money, ledgers."""
 
 from ofc_stats.audit.guess import guess_rulesets
-from ofc_stats.audit.infer import infer_rules, write_rule_files
+from ofc_stats.audit.infer import infer_rules
 from ofc_stats.audit.ledger import ledger
 from ofc_stats.audit.output import write_mismatches
 from ofc_stats.audit.points import AuditReport, audit, use_ruleset
+from ofc_stats.audit.rules_file import write_rule_files
 
 __all__ = [
     "AuditReport",

@@ -14,16 +14,15 @@ Per room and rule string, starting from the ruleset the room's string names:
   hand someone played in Fantasyland;
 * **rake** and **short-stack settlement** — from :mod:`.money`.
 
-:func:`write_rule_files` writes each as a ruleset TOML (``[room]`` for the
+:mod:`ofc_stats.audit.rules_file` writes each as a ruleset TOML (``[room]`` for the
 money rules) that ``ofc-stats audit --rules FILE.toml`` audits with.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -61,7 +60,6 @@ REPEATS: dict[str, RepeatRule | None] = {
     "trips on top": RepeatRule("222", None, None, Combine.ANY),
 }
 EPS = 1e-6
-SHOWN_RANKS = 3  # named rulesets printed per group (the frame has them all)
 INFER_STEPS = 3 + len(PRESETS)  # progress steps: the rescored options, each named ruleset
 
 
@@ -204,7 +202,7 @@ def _pick(option: str, per_value: dict[str, pd.Series], default: str, note: str 
     return Evidence(option, best, support[best], len(telling) - support[best], alternatives, note)
 
 
-def _royalty_name(ruleset: Ruleset) -> str:
+def royalty_name(ruleset: Ruleset) -> str:
     for name, table in ROYALTY_TABLES.items():
         if table == ruleset.royalties:
             return name
@@ -399,7 +397,7 @@ def infer_rules(
             base = _base(bases[key])
             default = {
                 "scoring": str(base.scoring),
-                "royalties": _royalty_name(base),
+                "royalties": royalty_name(base),
                 "stack_cap": str(base.stack_cap).lower(),
             }[option]
             source = "result" if key[0] in points_rooms else "the losers' money"
@@ -516,81 +514,3 @@ def _currency(label: str, room: str) -> str:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "room"
-
-
-def ruleset_toml(group: GroupRules) -> str:
-    """The inferred rules as a ruleset file; every option's evidence as a comment."""
-    r = group.ruleset
-    lines = [
-        f"# Inferred by `ofc-stats audit --guess-rules` from {group.hands} hands of "
-        f"{_comment(group.room)}, rule string {_comment(group.rules_text)}.",
-        *(f"# {_comment(e.describe())}" for e in group.evidence),
-        f'extends = "{group.base}"',
-        f'name = "{r.name}"',
-        f'deck = "{r.deck}"',
-        f'scoring = "{r.scoring}"',
-        f'royalties = "{_royalty_name(r)}"' if _royalty_name(r) != "custom" else "",
-        f"stack_cap = {str(r.stack_cap).lower()}",
-        f"button_moves_on_fantasy = {str(r.button_moves_on_fantasy).lower()}",
-    ]
-    if r.fantasy.entry_cards:
-        cards = ", ".join(f'"{k}" = {v}' for k, v in r.fantasy.entry_cards.items())
-        repeat_cards = "entry" if r.fantasy.repeat_cards is None else r.fantasy.repeat_cards
-        lines += [
-            "",
-            "[fantasy]",
-            f"entry_cards = {{ {cards} }}",
-            f'repeat_cards = "{repeat_cards}"' if repeat_cards == "entry" else
-            f"repeat_cards = {repeat_cards}",
-        ]  # fmt: skip
-        rule = r.fantasy.repeat
-        if rule is None:
-            lines.append('repeat = "none"')
-        else:
-            lines += ["", "[fantasy.repeat]"]
-            lines += [
-                f'{row} = "{getattr(rule, row)}"'
-                for row in ("top", "middle", "bottom")
-                if getattr(rule, row)
-            ]
-            lines.append(f'combine = "{rule.combine}"')
-    lines += ["", group.room_rules.toml()]
-    return "\n".join(line for line in lines if line is not None) + ""
-
-
-def _comment(text: str) -> str:
-    """One line of a TOML comment: no newline or control character from the room's text."""
-    return re.sub(r"[\x00-\x1f\x7f]", " ", text)
-
-
-def write_rule_files(inferred: Inferred, folder: Path) -> list[Path]:
-    """One ``<room>-<rule string>.toml`` per group; returns the paths written."""
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for group in inferred.groups:
-        path = folder / f"{group.ruleset.name}.toml"
-        path.write_text(ruleset_toml(group), encoding="utf-8")
-        paths.append(path)
-    return paths
-
-
-def guess_lines(inferred: Inferred) -> Iterable[str]:
-    """The inference for a terminal: per group its options, then the named rulesets."""
-    for group in inferred.groups:
-        yield f"{group.room} · {group.rules_text}: {group.hands:,} hands (named: {group.base})"
-        for evidence in group.evidence:
-            yield f"  {evidence.describe()}"
-    if not inferred.ranking.empty:
-        yield (
-            f"named rulesets, by the telling hands they explain (ties share a rank; the first "
-            f"{SHOWN_RANKS} ranks and those ruled out):"
-        )
-        for row in inferred.ranking.to_dict("records"):
-            if int(row["rank"]) > SHOWN_RANKS and not row["ruled_out"]:
-                continue
-            out = f" — ruled out: {row['ruled_out']}" if row["ruled_out"] else ""
-            tie = " (tie)" if row["tied"] else ""
-            yield (
-                f"  {row['room']} · {row['room_rules']}: #{row['rank']}{tie} {row['ruleset']} "
-                f"explains {row['explained']} of {row['hands']} telling hands{out}"
-            )

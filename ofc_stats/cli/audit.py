@@ -95,11 +95,12 @@ def audit_command(
     max_gap: float,
 ) -> None:
     """Compare the room's reported results with the rules; explain every difference."""
-    from ofc_stats.audit.infer import INFER_STEPS, guess_lines, infer_rules, write_rule_files
+    from ofc_stats.audit.infer import INFER_STEPS, infer_rules
     from ofc_stats.audit.ledger import ledger, ledger_lines
     from ofc_stats.audit.output import write_mismatches
     from ofc_stats.audit.points import AUDIT_STEPS, audit
     from ofc_stats.audit.room_rules import load_room_rules
+    from ofc_stats.audit.rules_file import guess_lines, write_rule_files
     from ofc_stats.cli.options import progress_bar
     from ofc_stats.store.views import open_dataset
 
