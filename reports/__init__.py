@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from ofc_stats.errors import UnknownPlayer
 from ofc_stats.store.views import OfcData
-from reports import decisions, fantasy, fouls, results, royalties
+from reports import decisions, fantasy, fouls, regret, results, royalties
 from reports.base import Report
 from reports.filters import Filters, resolve_player
 
@@ -21,6 +21,7 @@ BUILDERS: tuple[Callable[[OfcData, Filters], Report], ...] = (
     fantasy.build,
     decisions.build,
     royalties.build,
+    regret.build,
 )
 
 

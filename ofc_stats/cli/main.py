@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ofc_stats.cli.audit import audit_command
+from ofc_stats.cli.grade import grade_command
 from ofc_stats.cli.imports import import_command, simulate
 from ofc_stats.cli.recompute import migrate_command, recompute_command
 from ofc_stats.cli.report import report_command
@@ -49,6 +50,7 @@ for _command in (
     audit_command,
     report_command,
     migrate_command,
+    grade_command,
 ):
     main.add_command(_command)
 

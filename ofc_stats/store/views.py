@@ -21,7 +21,7 @@ from ofc_stats.engine.vector.rank_tables import tables
 from ofc_stats.errors import OfcError
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.migrate import needs_upgrade
-from ofc_stats.store.schema import TABLES
+from ofc_stats.store.schema import GRADE_TABLES, TABLES
 from ofc_stats.store.streets import STREETS_SQL, rule_tables
 
 Params = Sequence[object] | Mapping[str, object] | None
@@ -94,6 +94,16 @@ class OfcData:
         con.register("row_classes", row_classes())
         con.sql(SEAT_RESULTS_VIEW)
         con.sql(FANTASY_VIEW)
+        self._grade_views(dataset)
+
+    # --- Grades (issue 11): `grades`, `grade_candidates`; empty until `ofc-stats grade` ran ---
+    def _grade_views(self, dataset: Dataset) -> None:
+        for name, schema in GRADE_TABLES.items():
+            if (dataset.table_dir(name) / EMPTY).is_file():
+                self._parquet_view(dataset, name)
+            else:  # a dataset never graded has no folder: an empty view, same columns
+                self.connection.register(f"_{name}_empty", schema.empty_table())
+                self.connection.sql(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM _{name}_empty")
 
     def restore_results(self) -> None:
         """Point ``results`` back at the stored results (after an audit under other rules)."""

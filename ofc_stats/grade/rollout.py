@@ -1,0 +1,245 @@
+"""The value of each candidate play: expected final points by Monte Carlo rollouts.
+
+A rollout deals the cards the player has not seen in a random order and
+hands them out in blocks: the seat's own later streets first, then each
+opponent's remaining streets (or its whole Fantasyland deal).  Every
+candidate of a decision gets the *same* rollouts (common random numbers), and
+because the opponents' blocks do not depend on the candidate, their boards are
+played once per rollout, not once per candidate.  Boards are played on by
+:mod:`ofc_stats.grade.policy`; Fantasyland opponents are set by the
+simulator's setter.  The finished hands are scored by
+:func:`~ofc_stats.engine.vector.scoring.score_batch`; a candidate's value is
+the seat's net points (uncapped) plus the value of the Fantasyland its board
+earns (:func:`fantasy_value`).  The value splits into four parts that sum to
+it: row points on live boards, row points lost to fouls, royalties (own minus
+each opponent's), and Fantasyland.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ofc_stats.engine.board import ROW_SIZES
+from ofc_stats.engine.rules import Deck, Ruleset
+from ofc_stats.engine.vector.rule_arrays import CompiledRules, compile_rules
+from ofc_stats.engine.vector.scoring import score_batch
+from ofc_stats.grade.policy import imagine, play_street, state_of
+from ofc_stats.grade.position import Decision
+from ofc_stats.sim.fantasy_set import set_fantasy
+from ofc_stats.sim.lookahead import Candidates, apply, candidates
+
+# Points a Fantasyland of n cards is worth over a normal hand (published figures:
+# 13 cards openfaceodds.com; 14 giovinco0807/pineapple, direct simulation; 15
+# openfaceodds.com; 16-17 none published, so the 15-card figure, a floor).  With
+# jokers: victorywys/OFC_Solver, tiers F14-F17.  The same figures the solver's
+# ``--stay-value auto`` uses.
+FANTASY_VALUE = {13: 2.3, 14: 10.23, 15: 12.4, 16: 12.4, 17: 12.4, 18: 12.4}
+FANTASY_VALUE_JOKERS = {13: 29.5, 14: 29.5, 15: 42.4, 16: 40.6, 17: 67.2, 18: 67.2}
+PARTS = ("rows", "fouls", "royalties", "fantasy")
+
+
+def fantasy_value(cards: int, deck: Deck = Deck.STANDARD52) -> float:
+    """Points a ``cards``-card Fantasyland is worth over a normal hand; 0 for no entry."""
+    table = FANTASY_VALUE_JOKERS if deck is Deck.JOKER54 else FANTASY_VALUE
+    return table.get(cards, 0.0) if cards else 0.0
+
+
+class Unplayable(ValueError):
+    """A decision the grader cannot replay (too few unseen cards, an impossible play)."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything about one decision that every rollout shares."""
+
+    decision: Decision
+    ruleset: Ruleset
+    rules: CompiledRules
+    cands: Candidates
+    legal: npt.NDArray[np.int64]  # candidates that fit the rows
+    chosen: int  # index of the play made, in cands
+    after: npt.NDArray[np.int8]  # (C, 13) board after each candidate
+    fill: npt.NDArray[np.int8]  # (C, 3)
+    known: npt.NDArray[np.bool_]  # (deck,) cards the player has seen
+    unseen: int
+    fantasy_values: npt.NDArray[np.float64]  # by cards of the Fantasyland earned
+
+
+def setup(decision: Decision) -> Setup:
+    ruleset = decision.ruleset
+    rules = compile_rules(ruleset)
+    board = np.array(decision.board, dtype=np.int8)
+    fill = np.array(
+        [(board[s] >= 0).sum() for s in (slice(0, 3), slice(3, 8), slice(8, 13))], np.int8
+    )
+    cands = candidates(len(decision.dealt), decision.discards)
+    after, fits = apply(board[None], fill[None], np.array([decision.dealt], np.int8), cands)
+    legal = np.flatnonzero(fits[0])
+    match = np.flatnonzero((cands.dest == np.array(decision.chosen)).all(axis=1))
+    if not len(match) or not fits[0, match[0]]:
+        raise Unplayable("the play made does not fit the rows")
+    deck = ruleset.deck.size
+    known = np.zeros(deck, dtype=bool)
+    seen = [c for c in decision.board if c >= 0] + list(decision.dealt) + list(decision.dead)
+    for opponent in decision.opponents:
+        seen += [c for c in opponent.board if c >= 0]
+    known[seen] = True
+    need = _own_need(decision) + sum(_opponent_need(decision, o) for o in decision.opponents)
+    unseen = int((~known).sum())
+    if need > unseen:
+        raise Unplayable(f"the rollouts need {need} cards, {unseen} are unseen")
+    new_fill = fill[None] + cands.count
+    values = np.array([fantasy_value(n, ruleset.deck) for n in range(32)])
+    return Setup(
+        decision,
+        ruleset,
+        rules,
+        cands,
+        legal,
+        int(match[0]),
+        after[0],
+        new_fill.astype(np.int8),
+        known,
+        unseen,
+        values,
+    )
+
+
+def _own_need(decision: Decision) -> int:
+    streets = decision.ruleset.variant.streets
+    return sum(dealt for dealt, _ in streets[decision.street + 1 :])
+
+
+def _opponent_need(decision: Decision, opponent: object) -> int:
+    from ofc_stats.grade.position import Opponent
+
+    assert isinstance(opponent, Opponent)
+    if opponent.fantasy_cards:
+        return opponent.fantasy_cards
+    streets = decision.ruleset.variant.streets
+    return sum(dealt for dealt, _ in streets[opponent.next_street :])
+
+
+@dataclass(frozen=True)
+class Rollouts:
+    """Values (C, R) of C candidates over R common rollouts, and their parts."""
+
+    total: npt.NDArray[np.float64]
+    parts: dict[str, npt.NDArray[np.float64]]
+
+
+def _play_on(
+    boards: npt.NDArray[np.int8],
+    state: npt.NDArray[np.int64],
+    block: npt.NDArray[np.int8],
+    streets: tuple[tuple[int, int], ...],
+    known: npt.NDArray[np.bool_],
+    copies: int,
+    rng: np.random.Generator,
+    rules: CompiledRules,
+    jokers: bool,
+) -> npt.NDArray[np.int8]:
+    """Play ``streets`` on (copies x R) boards with each rollout's cards ``block`` (R, n)."""
+    placed = int((boards[0] >= 0).sum())
+    known = known.copy()
+    rollouts = np.arange(len(block))[:, None]
+    offset = 0
+    for dealt_count, placed_count in streets:
+        dealt = block[:, offset : offset + dealt_count]
+        offset += dealt_count
+        known[rollouts, dealt] = True
+        placed += placed_count
+        need = sum(ROW_SIZES) - placed
+        imagined = imagine(known, need, rng) if need else None
+        boards, state = play_street(
+            boards,
+            state,
+            np.tile(dealt, (copies, 1)),
+            dealt_count - placed_count,
+            None if imagined is None else np.tile(imagined, (copies, 1)),
+            rules,
+            jokers,
+        )
+    return boards
+
+
+def simulate(
+    plan: Setup, rows: npt.NDArray[np.int64], rollouts: int, rng: np.random.Generator
+) -> Rollouts:
+    """The values of candidates ``rows`` over ``rollouts`` common rollouts."""
+    decision, rules, ruleset = plan.decision, plan.rules, plan.ruleset
+    deck = ruleset.deck.size
+    jokers = deck > 52
+    streets = ruleset.variant.streets
+    keys = rng.random((rollouts, deck)) + plan.known
+    order = np.argsort(keys, axis=1)[:, : plan.unseen].astype(np.int8)
+    known = np.broadcast_to(plan.known, (rollouts, deck))
+    count = len(rows)
+    offset = _own_need(decision)
+    own = _play_on(
+        np.repeat(plan.after[rows], rollouts, axis=0),
+        np.repeat(state_of(plan.fill[rows]), rollouts, axis=0),
+        order[:, :offset],
+        streets[decision.street + 1 :],
+        known,
+        count,
+        rng,
+        rules,
+        jokers,
+    )
+    seats = len(decision.opponents) + 1
+    me = decision.position
+    table = np.empty((count, rollouts, seats, 13), dtype=np.int8)
+    table[:, :, me] = own.reshape(count, rollouts, 13)
+    in_fantasy = np.zeros(seats, dtype=bool)
+    fantasy_cards = np.zeros(seats, dtype=np.int8)
+    for opponent in decision.opponents:
+        need = _opponent_need(decision, opponent)
+        block = order[:, offset : offset + need]
+        offset += need
+        if opponent.fantasy_cards:
+            boards, _ = set_fantasy(block)
+            in_fantasy[opponent.seat] = True
+            fantasy_cards[opponent.seat] = opponent.fantasy_cards
+        else:
+            start = np.array(opponent.board, dtype=np.int8)
+            fill = np.array(
+                [(start[s] >= 0).sum() for s in (slice(0, 3), slice(3, 8), slice(8, 13))], np.int8
+            )
+            boards = _play_on(
+                np.tile(start, (rollouts, 1)),
+                np.repeat(state_of(fill), rollouts),
+                block,
+                streets[opponent.next_street :],
+                known,
+                1,
+                rng,
+                rules,
+                jokers,
+            )
+        table[:, :, opponent.seat] = boards[None]
+    hands = count * rollouts
+    result = score_batch(
+        table.reshape(hands, seats, 13),
+        ruleset,
+        in_fantasy=np.broadcast_to(in_fantasy, (hands, seats)),
+        fantasy_cards=np.broadcast_to(fantasy_cards, (hands, seats)),
+        check=False,
+    )
+    net = result.net[:, me].astype(np.float64)
+    royalty = result.royalty_total.astype(np.float64)
+    royalties = (seats - 1) * royalty[:, me] - (royalty.sum(axis=1) - royalty[:, me])
+    rows_points = net - royalties
+    fouled = result.fouled[:, me]
+    fantasy = plan.fantasy_values[result.fantasy_cards[:, me]]
+    shape = (count, rollouts)
+    parts = {
+        "rows": np.where(fouled, 0.0, rows_points).reshape(shape),
+        "fouls": np.where(fouled, rows_points, 0.0).reshape(shape),
+        "royalties": royalties.reshape(shape),
+        "fantasy": fantasy.reshape(shape),
+    }
+    return Rollouts((net + fantasy).reshape(shape), parts)
