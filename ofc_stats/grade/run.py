@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -55,16 +56,13 @@ class GradeOptions:
     player: str | None = None
     seed: int = 0
 
-    def stamp(self) -> bytes:
-        return json.dumps(
-            {
-                "version": GRADER_VERSION,
-                "rollouts": self.rollouts,
-                "player": self.player,
-                "seed": self.seed,
-            },
-            sort_keys=True,
-        ).encode()
+    def grader(self) -> dict[str, object]:
+        """What makes two runs' grades comparable: the grader and its options."""
+        return {"version": GRADER_VERSION, "rollouts": self.rollouts, "seed": self.seed}
+
+    def stamp(self, players: list[str] | None) -> bytes:
+        """The grades file's metadata; ``players`` None means every seat is graded."""
+        return json.dumps({**self.grader(), "players": players}, sort_keys=True).encode()
 
 
 @dataclass
@@ -102,15 +100,62 @@ def ensure_tables(dataset: Dataset) -> None:
             write_parquet(schema.empty_table(), folder / EMPTY)
 
 
-def up_to_date(dataset: Dataset, batch: str, options: GradeOptions) -> bool:
+def stored_stamp(dataset: Dataset, batch: str, options: GradeOptions) -> dict[str, Any] | None:
+    """The stamp of the batch's grades when they came from this grader and these options."""
     path = dataset.batch_file("grades", batch)
     if not path.is_file() or not dataset.batch_file("grade_candidates", batch).is_file():
-        return False
+        return None
     try:
         metadata = pq.read_schema(path).metadata or {}
-    except (OSError, pa.ArrowInvalid):
+        stamp = json.loads(metadata.get(GRADER_KEY, b"{}"))
+    except (OSError, ValueError, pa.ArrowInvalid):
+        return None
+    if not isinstance(stamp, dict) or "players" not in stamp:
+        return None
+    if any(stamp.get(k) != v for k, v in options.grader().items()):
+        return None
+    return stamp
+
+
+def up_to_date(dataset: Dataset, batch: str, options: GradeOptions) -> bool:
+    """Whether the batch holds grades of this grader for the seats asked for."""
+    stamp = stored_stamp(dataset, batch, options)
+    if stamp is None:
         return False
-    return metadata.get(GRADER_KEY) == options.stamp()
+    players = stamp.get("players")
+    return players is None or (options.player is not None and options.player in players)
+
+
+def _merge(
+    dataset: Dataset, batch: str, options: GradeOptions, tables: dict[str, pa.Table]
+) -> tuple[dict[str, pa.Table], list[str] | None]:
+    """One player's new grades with the batch's other stored grades of the same grader.
+
+    Grading a second player keeps the first one's grades; the stamp lists both.
+    """
+    if options.player is None:
+        return tables, None
+    stamp = stored_stamp(dataset, batch, options)
+    if stamp is None:
+        return tables, [options.player]
+    players = stamp.get("players")
+    new_seats = set(
+        zip(
+            tables["grades"]["hand_key"].to_pylist(),
+            tables["grades"]["seat"].to_pylist(),
+            strict=True,
+        )
+    )
+    merged = {}
+    for name, table in tables.items():
+        old = pq.read_table(dataset.batch_file(name, batch)).replace_schema_metadata(None)
+        keep = [
+            (key, seat) not in new_seats
+            for key, seat in zip(old["hand_key"].to_pylist(), old["seat"].to_pylist(), strict=True)
+        ]
+        merged[name] = pa.concat_tables([old.filter(pa.array(keep, pa.bool_())), table])
+    listed = None if players is None else sorted({*players, options.player})
+    return merged, listed
 
 
 def play_text(dealt: tuple[int, ...], dest: tuple[int, ...] | list[int]) -> str:
@@ -322,7 +367,10 @@ def grade_dataset(
         for batch in todo:  # one batch in memory at a time
             positions, results, stored = _positions(dataset, batch, options)
             tables, counted = _grade_batch(positions, results, options, pool, progress)
-            stamp = {GRADER_KEY: options.stamp()}
+            loss = tables["grades"]["loss"].to_numpy(zero_copy_only=False)
+            summary.loss += float(np.nansum(loss.astype(np.float64)))
+            tables, players = _merge(dataset, batch, options, tables)
+            stamp = {GRADER_KEY: options.stamp(players)}
             tables["grades"] = tables["grades"].replace_schema_metadata(stamp)
             dataset.commit(batch, tables, step="grades")
             if progress is not None:
@@ -332,8 +380,6 @@ def grade_dataset(
             summary.decisions += len(positions.decisions)
             summary.fantasy_sets += len(positions.fantasies)
             summary.skipped.update(positions.skipped)
-            loss = tables["grades"]["loss"].to_numpy(zero_copy_only=False)
-            summary.loss += float(np.nansum(loss.astype(np.float64)))
     finally:
         if pool is not None:
             pool.shutdown()
