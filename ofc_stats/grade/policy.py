@@ -135,6 +135,35 @@ def board_value(cols: Cards, rules: CompiledRules, jokers: bool) -> npt.NDArray[
     return value
 
 
+def candidate_values(
+    boards: Cards,
+    state: npt.NDArray[np.int64],
+    dealt: Cards,
+    discards: int,
+    imagined: Cards | None,
+    rules: CompiledRules,
+    jokers: bool,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int8], Layout]:
+    """The policy's value (N, K) of every candidate of every table, -inf where it does not fit.
+
+    Also the gather source and the layout, so the caller can build the boards it picks.
+    """
+    n, k = dealt.shape
+    need = 0 if imagined is None else imagined.shape[1]
+    plan = layout(k, discards, need)
+    parts = [boards, dealt] + ([] if imagined is None else [imagined])
+    source = np.concatenate([*parts, np.full((n, 1), -1, np.int8)], axis=1).reshape(-1)
+    base = np.arange(n, dtype=np.int32) * plan.width
+    choices = plan.dream.shape[2]
+    # Column layout (13, N, K) straight from the gather: what the ranker reads.
+    index = plan.dream[:, state]
+    index += base[None, :, None]
+    cols = np.take(source, index).reshape(13, -1)
+    value = board_value(cols, rules, jokers).reshape(n, choices)
+    value[~plan.fits[state]] = -np.inf
+    return value, source, plan
+
+
 def play_street(
     boards: Cards,
     state: npt.NDArray[np.int64],
@@ -149,19 +178,8 @@ def play_street(
     ``imagined`` (N, need) are the cards each table imagines for its empty
     slots after this street (None on the last street).
     """
-    n, k = dealt.shape
-    need = 0 if imagined is None else imagined.shape[1]
-    plan = layout(k, discards, need)
-    parts = [boards, dealt] + ([] if imagined is None else [imagined])
-    source = np.concatenate([*parts, np.full((n, 1), -1, np.int8)], axis=1).reshape(-1)
-    base = (np.arange(n, dtype=np.int32) * plan.width)[:, None]
-    choices = plan.dream.shape[2]
-    # Column layout (13, N, K) straight from the gather: what the ranker reads.
-    index = plan.dream[:, state]
-    index += base[None]
-    cols = np.take(source, index).reshape(13, -1)
-    value = board_value(cols, rules, jokers).reshape(n, choices)
-    value[~plan.fits[state]] = -np.inf
+    value, source, plan = candidate_values(boards, state, dealt, discards, imagined, rules, jokers)
     best = value.argmax(axis=1)
+    base = (np.arange(len(boards), dtype=np.int32) * plan.width)[:, None]
     chosen = np.take(source, plan.placed[state, best] + base)
     return chosen, plan.next_state[state, best]

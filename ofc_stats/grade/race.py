@@ -1,17 +1,19 @@
 """Grading one decision: a race between its candidates, rollouts spent where they matter.
 
-Every legal candidate starts with the same rollouts (a cheap screen of
-``SCREEN_ROLLOUTS`` first when there are more than ``SCREEN_ABOVE``, like the
-first street's 232).  Then rounds of ``STEP`` common rollouts go to the
-candidates still in the race; one leaves it when it is behind the leader by
-more than ``Z`` standard errors of the paired difference.  The play made and
-the leader always stay.  The race ends when they are the only ones left and
-the loss is known to ``TARGET_SE`` points, or at the rollout budget.  The
-loss is the leader's mean minus the chosen one's over fresh common rollouts
-(0 when the play made leads or the fresh rollouts say it is as good; see
-:func:`_result`), with the SE
-of that paired difference; the SE two independent estimates would have had
-is kept too, to measure what the common random numbers save.
+When a street has more than ``SCREEN_ABOVE`` legal candidates (the first
+street's 232, a Pineapple street's 27) and is not the last, a cheap screen
+first keeps the ``SCREEN_KEEP`` the policy itself values most over
+``SCREEN_DREAMS`` imagined completions, and always the play made.  Every
+remaining candidate starts with the same rollouts.  Then rounds of
+``STEP`` common rollouts go to the candidates still in the race; one leaves
+it when it is behind the leader by more than ``Z`` standard errors of the
+paired difference.  The play made and the leader always stay.  The race ends
+when they are the only ones left and the loss is known to ``TARGET_SE``
+points, or at the rollout budget.  The loss is the leader's mean minus the
+chosen one's over fresh common rollouts (0 when the play made leads or the
+fresh rollouts say it is as good; see :func:`_result`), with the SE of that
+paired difference; the SE two independent estimates would have had is kept
+too, to measure what the common random numbers save.
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ofc_stats.grade.policy import candidate_values, imagine, state_of
 from ofc_stats.grade.rollout import PARTS, Setup, simulate
 
-SCREEN_ABOVE = 64
-SCREEN_ROLLOUTS = 4
-SCREEN_KEEP = 12
+SCREEN_ABOVE = 12
+SCREEN_DREAMS = 32
+SCREEN_KEEP = 10
 STEP = 16
 Z = 3.0
 TARGET_SE = 0.5
@@ -65,12 +68,11 @@ def grade(plan: Setup, budget: int, rng: np.random.Generator) -> Graded:
     values: list[list[npt.NDArray[np.float64]]] = [[] for _ in range(count)]
     parts: list[list[dict[str, npt.NDArray[np.float64]]]] = [[] for _ in range(count)]
     alive = np.arange(count)
-    if count > SCREEN_ABOVE:
-        _round(plan, alive, SCREEN_ROLLOUTS, rng, values, parts)
-        means = np.array([np.mean(values[i][0]) for i in alive])
-        keep = set(np.argsort(-means)[:SCREEN_KEEP].tolist()) | {chosen}
+    if count > SCREEN_ABOVE and plan.decision.street + 1 < len(plan.ruleset.variant.streets):
+        rough = screen(plan, rng)
+        keep = set(np.argsort(-rough)[:SCREEN_KEEP].tolist()) | {chosen}
         alive = np.array(sorted(keep))
-    done = SCREEN_ROLLOUTS if count > SCREEN_ABOVE else 0
+    done = 0
     while done < budget:
         step = min(STEP, budget - done)
         _round(plan, alive, step, rng, values, parts)
@@ -89,6 +91,31 @@ def grade(plan: Setup, budget: int, rng: np.random.Generator) -> Graded:
         if set(alive.tolist()) <= {leader, chosen} and chosen_se <= TARGET_SE:
             break
     return _result(plan, values, parts, alive, chosen, max(budget, 2), rng)
+
+
+def screen(plan: Setup, rng: np.random.Generator) -> npt.NDArray[np.float64]:
+    """The policy's own value of each legal candidate, averaged over imagined completions.
+
+    Cheap (one board per candidate and imagination, no play-out): it only
+    decides which candidates are worth rollouts.
+    """
+    decision = plan.decision
+    board = np.array(decision.board, dtype=np.int8)
+    fill = np.array([(board[s] >= 0).sum() for s in (slice(0, 3), slice(3, 8), slice(8, 13))])
+    dealt = np.array(decision.dealt, dtype=np.int8)
+    need = 13 - int(fill.sum()) - (len(dealt) - decision.discards)
+    known = np.broadcast_to(plan.known, (SCREEN_DREAMS, len(plan.known)))
+    value, _, _ = candidate_values(
+        np.tile(board, (SCREEN_DREAMS, 1)),
+        np.full(SCREEN_DREAMS, state_of(fill.astype(np.int8))),
+        np.tile(dealt, (SCREEN_DREAMS, 1)),
+        decision.discards,
+        imagine(known, need, rng) if need else None,
+        plan.rules,
+        plan.ruleset.deck.size > 52,
+    )
+    mean: npt.NDArray[np.float64] = value[:, plan.legal].mean(axis=0)
+    return mean
 
 
 def _round(
@@ -123,10 +150,11 @@ def _result(
     best and the loss is 0 (so the loss is never negative; the price is a
     small upward bias, under 0.4 SE, where the two are truly equal).
     """
-    flat = [np.concatenate(v) for v in values]
+    empty = np.zeros(0)
+    flat = [np.concatenate(v) if v else empty for v in values]  # screened out: no rollouts
     n = np.array([len(v) for v in flat], dtype=np.int32)
-    ev = np.array([v.mean() for v in flat])
-    se = np.array([v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else 0.0 for v in flat])
+    ev = np.array([v.mean() if len(v) else np.nan for v in flat])
+    se = np.array([v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan for v in flat])
     finalists = alive[n[alive] == n[alive].max()]
     best = int(finalists[int(ev[finalists].argmax())])
     if best == chosen:

@@ -219,8 +219,9 @@ class _Rows:
             c["candidate"].append(index)
             c["play"].append(play_text(dealt, dest))
             c["destinations"].append(dest)
-            c["ev"].append(float(graded.ev[i]))
-            c["se"].append(float(graded.se[i]))
+            rolled = bool(graded.rollouts[i])  # screened-out candidates have no value
+            c["ev"].append(float(graded.ev[i]) if rolled else None)
+            c["se"].append(float(graded.se[i]) if rolled and graded.rollouts[i] > 1 else None)
             c["rollouts"].append(int(graded.rollouts[i]))
             c["chosen"].append(i == chosen)
             c["best"].append(i == best)
