@@ -157,3 +157,23 @@ def test_fantasy_values_are_the_published_figures() -> None:
     assert fantasy_value(0) == 0.0
     assert fantasy_value(14) == 10.23
     assert fantasy_value(17) == fantasy_value(15)  # no published 16-17 figure: the floor
+
+
+def test_a_missed_repeat_is_graded_by_the_solver() -> None:
+    pytest.importorskip("ofc_stats.engine.fantasy_solver")  # issue 11 part 1, other branch
+    from ofc_stats.grade.fantasy import grade_set, solver
+    from ofc_stats.grade.position import FantasyDeal
+
+    # 14 cards with four sevens.  The real set split them (bottom 777 2 K, middle 7 Q J 9 8,
+    # top 2 3 4): no royalty, no repeat, value 0.  Quads on the bottom pay 10 (american) and
+    # repeat (progressive: bottom four of a kind), worth 10.23 more: the best set is worth at
+    # least 20.23, so the real set lost at least that and missed a repeat.
+    cards = parse_cards("7s 7d 7h 7c 2d Ks Qd Jh 9c 8d 2s 3c 4h 5h")
+    played = parse_cards("2s 3c 4h 7c Qd Jh 9c 8d 7s 7d 7h 2d Ks")
+    deal = FantasyDeal("test:fl", 0, "me", get_ruleset("pineapple-progressive"), cards, played)
+    solve = solver()
+    assert solve is not None
+    graded = grade_set(deal, royalties=0, stays=False, solve=solve)
+    assert graded.best_stays and graded.missed_repeat
+    assert graded.best_value >= 10 + 10.23
+    assert graded.loss == pytest.approx(graded.best_value)

@@ -48,6 +48,7 @@ from ofc_stats.store.schema import GRADE_CANDIDATES, GRADE_TABLES, GRADES
 GRADER_VERSION = 1  # bump when the policy or the values change: stored grades are redone
 GRADER_KEY = b"ofc_stats.grader"
 CHUNK_HANDS = 16  # hands per task given to a worker
+FANTASY_CHUNK = 32  # Fantasyland sets per task
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ class GradeSummary:
     hands: int = 0
     decisions: int = 0
     fantasy_sets: int = 0
+    seats: int = 0  # seats with something graded
     loss: float = 0.0
     skipped: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
@@ -84,8 +86,8 @@ class GradeSummary:
         ]
         if self.decisions and self.seconds >= 2:
             text[0] += f" ({self.decisions / self.seconds:,.0f} decisions/s)"
-        if self.hands and self.batches:
-            text.append(f"  expected points lost: {self.loss / self.hands:.2f} per hand")
+        if self.seats:
+            text.append(f"  expected points lost: {self.loss / self.seats:.2f} per seat and hand")
         for reason, count in sorted(self.skipped.items()):
             text.append(f"  not graded ({reason}): {count}")
         return text
@@ -261,19 +263,24 @@ def grade_chunk(decisions: list[Decision], options: GradeOptions) -> dict[str, p
     return rows.tables()
 
 
-def _fantasy_rows(deals: list[FantasyDeal], results: pa.Table) -> dict[str, pa.Table]:
+Real = dict[tuple[str, int], tuple[int | None, bool | None]]
+
+
+def _real_sets(results: pa.Table) -> Real:
+    """(hand_key, seat) -> the stored royalties and repeat of each board."""
+    columns = [results[name].to_pylist() for name in ("hand_key", "seat", "royalties")]
+    stays = results["fantasy_stays"].to_pylist()
+    return {(k, s): (r, st) for k, s, r, st in zip(*columns, stays, strict=True)}
+
+
+def _keys(deals: list[FantasyDeal]) -> list[tuple[str, int]]:
+    return [(deal.hand_key, deal.seat) for deal in deals]
+
+
+def fantasy_chunk(deals: list[FantasyDeal], real: Real) -> dict[str, pa.Table]:
+    """Grade some Fantasyland sets against the solver's (a worker's task)."""
     rows = _Rows()
     solve = solver()
-    real = {
-        (k, s): (r, st)
-        for k, s, r, st in zip(
-            results["hand_key"].to_pylist(),
-            results["seat"].to_pylist(),
-            results["royalties"].to_pylist(),
-            results["fantasy_stays"].to_pylist(),
-            strict=True,
-        )
-    }
     for deal in deals:
         royalties, stays = real.get((deal.hand_key, deal.seat), (None, None))
         base: dict[str, object] = dict(
@@ -380,6 +387,8 @@ def grade_dataset(
             summary.hands += positions.hands
             summary.decisions += len(positions.decisions)
             summary.fantasy_sets += len(positions.fantasies)
+            graded = {(d.hand_key, d.seat) for d in positions.decisions}
+            summary.seats += len(graded | set(_keys(positions.fantasies)))
             summary.skipped.update(positions.skipped)
     finally:
         if pool is not None:
@@ -411,21 +420,32 @@ def _grade_batch(
     pool: ProcessPoolExecutor | None,
     progress: Callable[[int], None] | None,
 ) -> tuple[dict[str, pa.Table], int]:
-    parts = [_fantasy_rows(positions.fantasies, results)]
+    real = _real_sets(results)
+    sets = positions.fantasies
+    fantasy_tasks = [sets[i : i + FANTASY_CHUNK] for i in range(0, len(sets), FANTASY_CHUNK)]
     chunks = list(_chunks(positions.decisions))
     if pool is None:
+        parts = [fantasy_chunk(task, real) for task in fantasy_tasks]
         outputs = []
         for chunk, hands in chunks:
             outputs.append(grade_chunk(chunk, options))
             if progress is not None:
                 progress(hands)
     else:
+        fantasy_jobs = [
+            pool.submit(fantasy_chunk, task, {key: real[key] for key in _keys(task) if key in real})
+            for task in fantasy_tasks
+        ]
         jobs = [pool.submit(grade_chunk, chunk, options) for chunk, _ in chunks]
         outputs = []
         for job, (_, hands) in zip(jobs, chunks, strict=True):
             outputs.append(job.result())
             if progress is not None:
                 progress(hands)
+        parts = [job.result() for job in fantasy_jobs]
     parts += outputs
-    tables = {name: pa.concat_tables([p[name] for p in parts]) for name in GRADE_TABLES}
+    empty = _Rows().tables()
+    tables = {
+        name: pa.concat_tables([empty[name], *(p[name] for p in parts)]) for name in GRADE_TABLES
+    }
     return tables, sum(hands for _, hands in chunks)
