@@ -62,3 +62,7 @@ class DatasetError(OfcError):
 
 class UnknownPlayer(OfcError):
     """A player filter that matches no stored player; the message lists the closest names."""
+
+
+class UnplayablePosition(OfcError):
+    """A stored decision the grader cannot replay: a play that does not fit, too few cards."""

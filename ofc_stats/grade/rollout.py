@@ -26,6 +26,7 @@ from ofc_stats.engine.board import ROW_SIZES
 from ofc_stats.engine.rules import Deck, Ruleset
 from ofc_stats.engine.vector.rule_arrays import CompiledRules, compile_rules
 from ofc_stats.engine.vector.scoring import score_batch
+from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.policy import imagine, play_street, state_of
 from ofc_stats.grade.position import Decision
 from ofc_stats.sim.fantasy_set import set_fantasy
@@ -45,10 +46,6 @@ def fantasy_value(cards: int, deck: Deck = Deck.STANDARD52) -> float:
     """Points a ``cards``-card Fantasyland is worth over a normal hand; 0 for no entry."""
     table = FANTASY_VALUE_JOKERS if deck is Deck.JOKER54 else FANTASY_VALUE
     return table.get(cards, 0.0) if cards else 0.0
-
-
-class Unplayable(ValueError):
-    """A decision the grader cannot replay (too few unseen cards, an impossible play)."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +77,7 @@ def setup(decision: Decision) -> Setup:
     legal = np.flatnonzero(fits[0])
     match = np.flatnonzero((cands.dest == np.array(decision.chosen)).all(axis=1))
     if not len(match) or not fits[0, match[0]]:
-        raise Unplayable("the play made does not fit the rows")
+        raise UnplayablePosition("the play made does not fit the rows")
     deck = ruleset.deck.size
     known = np.zeros(deck, dtype=bool)
     seen = [c for c in decision.board if c >= 0] + list(decision.dealt) + list(decision.dead)
@@ -90,7 +87,7 @@ def setup(decision: Decision) -> Setup:
     need = _own_need(decision) + sum(_opponent_need(decision, o) for o in decision.opponents)
     unseen = int((~known).sum())
     if need > unseen:
-        raise Unplayable(f"the rollouts need {need} cards, {unseen} are unseen")
+        raise UnplayablePosition(f"the rollouts need {need} cards, {unseen} are unseen")
     new_fill = fill[None] + cands.count
     values = np.array([fantasy_value(n, ruleset.deck) for n in range(32)])
     return Setup(

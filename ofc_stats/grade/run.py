@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 from ofc_stats.engine.board import DESTINATIONS, ROWS
 from ofc_stats.engine.cards import format_cards
 from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.fantasy import grade_set, solver
 from ofc_stats.grade.position import (
     HAND_COLUMNS,
@@ -41,8 +42,9 @@ from ofc_stats.grade.position import (
     read_positions,
 )
 from ofc_stats.grade.race import Graded, decision_seed, grade
-from ofc_stats.grade.rollout import PARTS, Unplayable, setup
-from ofc_stats.store.dataset import EMPTY, Dataset, write_parquet
+from ofc_stats.grade.rollout import PARTS, setup
+from ofc_stats.store.dataset import EMPTY, Dataset
+from ofc_stats.store.files import write_parquet
 from ofc_stats.store.schema import GRADE_CANDIDATES, GRADE_TABLES, GRADES
 
 GRADER_VERSION = 1  # bump when the policy or the values change: stored grades are redone
@@ -254,7 +256,7 @@ def grade_chunk(decisions: list[Decision], options: GradeOptions) -> dict[str, p
     for decision in decisions:
         try:
             plan = setup(decision)
-        except Unplayable as error:
+        except UnplayablePosition as error:
             rows.unplayable(decision, str(error))
             continue
         seed = decision_seed(options.seed, decision.hand_key, decision.seat, decision.street)
