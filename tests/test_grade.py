@@ -10,7 +10,8 @@ from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.grade.position import EMPTY, Decision, Opponent
 from ofc_stats.grade.race import grade
 from ofc_stats.grade.rollout import FANTASY_VALUE, fantasy_value, setup, simulate
-from ofc_stats.grade.run import GradeOptions, grade_chunk, play_text
+from ofc_stats.grade.run import GradeOptions, grade_chunk
+from ofc_stats.grade.tasks import play_text
 
 TOP, MIDDLE, BOTTOM, DISCARD = 0, 1, 2, 3
 

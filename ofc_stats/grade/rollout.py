@@ -28,7 +28,7 @@ from ofc_stats.engine.vector.rule_arrays import CompiledRules, compile_rules
 from ofc_stats.engine.vector.scoring import score_batch
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.policy import imagine, play_street, state_of
-from ofc_stats.grade.position import Decision
+from ofc_stats.grade.position import Decision, Opponent
 from ofc_stats.sim.fantasy_set import set_fantasy
 from ofc_stats.sim.lookahead import Candidates, apply, candidates
 
@@ -110,10 +110,8 @@ def _own_need(decision: Decision) -> int:
     return sum(dealt for dealt, _ in streets[decision.street + 1 :])
 
 
-def _opponent_need(decision: Decision, opponent: object) -> int:
-    from ofc_stats.grade.position import Opponent
-
-    assert isinstance(opponent, Opponent)
+def _opponent_need(decision: Decision, opponent: Opponent) -> int:
+    """Cards an opponent still gets: its remaining streets, or its whole Fantasyland deal."""
     if opponent.fantasy_cards:
         return opponent.fantasy_cards
     streets = decision.ruleset.variant.streets

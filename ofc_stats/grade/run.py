@@ -3,11 +3,11 @@
 Like recompute, one file per import batch and table, committed together
 (:meth:`Dataset.commit` with ``step="grades"``), so a batch's grades appear
 whole or not at all.  The grades file's Parquet metadata holds the grader
-version and the options (rollouts, player, seed); a batch whose stamp matches
-is left alone, ``force`` redoes it.  Work is split into chunks of hands that
-``workers`` processes grade side by side; every decision has its own seed
-(:func:`~ofc_stats.grade.race.decision_seed`), so the grades do not depend on
-the chunking or the number of workers.
+version and the options (rollouts, seed, the players graded); a batch whose
+stamp covers the request is left alone, ``force`` redoes it.  Work is split
+into chunks of hands that ``workers`` processes grade side by side (the
+tasks are :mod:`ofc_stats.grade.tasks`); every decision has its own seed, so
+the grades do not depend on the chunking or the number of workers.
 """
 
 from __future__ import annotations
@@ -27,45 +27,30 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ofc_stats.engine.board import DESTINATIONS, ROWS
-from ofc_stats.engine.cards import format_cards
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.errors import UnplayablePosition
-from ofc_stats.grade.fantasy import grade_set, solver
 from ofc_stats.grade.position import (
     HAND_COLUMNS,
     PLACEMENT_COLUMNS,
     SEAT_COLUMNS,
     Decision,
-    FantasyDeal,
     Positions,
     read_positions,
 )
-from ofc_stats.grade.race import Graded, decision_seed, grade
-from ofc_stats.grade.rollout import PARTS, setup
+from ofc_stats.grade.tasks import (
+    GradeOptions,
+    GradeRows,
+    fantasy_chunk,
+    grade_chunk,
+    real_sets,
+    seat_keys,
+)
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.files import write_parquet
-from ofc_stats.store.schema import GRADE_CANDIDATES, GRADE_TABLES, GRADES
+from ofc_stats.store.schema import GRADE_TABLES
 
-GRADER_VERSION = 1  # bump when the policy or the values change: stored grades are redone
 GRADER_KEY = b"ofc_stats.grader"
 CHUNK_HANDS = 16  # hands per task given to a worker
 FANTASY_CHUNK = 32  # Fantasyland sets per task
-
-
-@dataclass(frozen=True)
-class GradeOptions:
-    rollouts: int = 32  # at most this many rollouts per candidate
-    player: str | None = None
-    seed: int = 0
-
-    def grader(self) -> dict[str, object]:
-        """What makes two runs' grades comparable: the grader and its options."""
-        return {"version": GRADER_VERSION, "rollouts": self.rollouts, "seed": self.seed}
-
-    def stamp(self, players: list[str] | None) -> bytes:
-        """The grades file's metadata; ``players`` None means every seat is graded."""
-        return json.dumps({**self.grader(), "players": players}, sort_keys=True).encode()
 
 
 @dataclass
@@ -162,173 +147,6 @@ def _merge(
     return merged, listed
 
 
-def play_text(dealt: tuple[int, ...], dest: tuple[int, ...] | list[int]) -> str:
-    """``top Qs | bottom 7h 7d | discard 2c``: where each dealt card went."""
-    parts = []
-    for code, name in enumerate(DESTINATIONS):
-        cards = [c for c, d in zip(dealt, dest, strict=True) if d == code]
-        if cards:
-            parts.append(f"{name} {format_cards(cards)}")
-    return " | ".join(parts)
-
-
-def _main_part(parts: dict[str, float], loss: float) -> str:
-    if loss <= 0:
-        return "none"
-    return max(PARTS, key=lambda name: parts[name])
-
-
-class _Rows:
-    """Column lists of the two tables, filled decision by decision."""
-
-    def __init__(self) -> None:
-        self.grades: dict[str, list[object]] = {name: [] for name in GRADES.names}
-        self.candidates: dict[str, list[object]] = {name: [] for name in GRADE_CANDIDATES.names}
-
-    def grade_row(self, **values: object) -> None:
-        for name in GRADES.names:
-            self.grades[name].append(values.get(name))
-
-    def street(self, decision: Decision, graded: Graded, candidate_dest: np.ndarray) -> None:
-        dealt = decision.dealt
-        chosen, best = graded.chosen, graded.best
-        self.grade_row(
-            hand_key=decision.hand_key,
-            seat=decision.seat,
-            player=decision.player,
-            street=decision.street,
-            kind="street",
-            decision=_main_part(graded.parts, graded.loss),
-            status="forced" if graded.forced else "graded",
-            candidates=len(graded.candidates),
-            rollouts=int(graded.rollouts[chosen]),
-            dealt=list(dealt),
-            chosen_play=play_text(dealt, decision.chosen),
-            best_play=play_text(dealt, candidate_dest[graded.candidates[best]].tolist()),
-            ev_chosen=float(graded.ev[chosen]),
-            se_chosen=float(graded.se[chosen]),
-            ev_best=float(graded.ev[best]),
-            se_best=float(graded.se[best]),
-            loss=graded.loss,
-            loss_se=graded.loss_se,
-            loss_se_independent=graded.loss_se_independent,
-            **{f"loss_{name}": graded.parts[name] for name in PARTS},
-        )
-        c = self.candidates
-        for i, index in enumerate(graded.candidates.tolist()):
-            dest = candidate_dest[index].tolist()
-            c["hand_key"].append(decision.hand_key)
-            c["seat"].append(decision.seat)
-            c["street"].append(decision.street)
-            c["candidate"].append(index)
-            c["play"].append(play_text(dealt, dest))
-            c["destinations"].append(dest)
-            rolled = bool(graded.rollouts[i])  # screened-out candidates have no value
-            c["ev"].append(float(graded.ev[i]) if rolled else None)
-            c["se"].append(float(graded.se[i]) if rolled and graded.rollouts[i] > 1 else None)
-            c["rollouts"].append(int(graded.rollouts[i]))
-            c["chosen"].append(i == chosen)
-            c["best"].append(i == best)
-
-    def unplayable(self, decision: Decision, why: str) -> None:
-        self.grade_row(
-            hand_key=decision.hand_key,
-            seat=decision.seat,
-            player=decision.player,
-            street=decision.street,
-            kind="street",
-            decision="none",
-            status=f"unplayable: {why}",
-            dealt=list(decision.dealt),
-            chosen_play=play_text(decision.dealt, decision.chosen),
-        )
-
-    def tables(self) -> dict[str, pa.Table]:
-        return {
-            "grades": pa.table(self.grades, schema=GRADES),
-            "grade_candidates": pa.table(self.candidates, schema=GRADE_CANDIDATES),
-        }
-
-
-def grade_chunk(decisions: list[Decision], options: GradeOptions) -> dict[str, pa.Table]:
-    """Grade some street decisions (a worker's task)."""
-    rows = _Rows()
-    for decision in decisions:
-        try:
-            plan = setup(decision)
-        except UnplayablePosition as error:
-            rows.unplayable(decision, str(error))
-            continue
-        seed = decision_seed(options.seed, decision.hand_key, decision.seat, decision.street)
-        graded = grade(plan, options.rollouts, np.random.default_rng(seed))
-        rows.street(decision, graded, plan.cands.dest)
-    return rows.tables()
-
-
-Real = dict[tuple[str, int], tuple[int | None, bool | None]]
-
-
-def _real_sets(results: pa.Table) -> Real:
-    """(hand_key, seat) -> the stored royalties and repeat of each board."""
-    columns = [results[name].to_pylist() for name in ("hand_key", "seat", "royalties")]
-    stays = results["fantasy_stays"].to_pylist()
-    return {(k, s): (r, st) for k, s, r, st in zip(*columns, stays, strict=True)}
-
-
-def _keys(deals: list[FantasyDeal]) -> list[tuple[str, int]]:
-    return [(deal.hand_key, deal.seat) for deal in deals]
-
-
-def fantasy_chunk(deals: list[FantasyDeal], real: Real) -> dict[str, pa.Table]:
-    """Grade some Fantasyland sets against the solver's (a worker's task)."""
-    rows = _Rows()
-    solve = solver()
-    for deal in deals:
-        royalties, stays = real.get((deal.hand_key, deal.seat), (None, None))
-        base: dict[str, object] = dict(
-            hand_key=deal.hand_key,
-            seat=deal.seat,
-            player=deal.player,
-            street=0,
-            kind="fantasy",
-            dealt=list(deal.cards),
-            chosen_play=_board_text(deal.board),
-            fantasy_cards=len(deal.cards),
-        )
-        if solve is None or royalties is None:
-            rows.grade_row(
-                **base, status="no solver" if solve is None else "no results", decision="none"
-            )
-            continue
-        graded = grade_set(deal, int(royalties), bool(stays), solve)
-        rows.grade_row(
-            **base,
-            status="graded",
-            decision="fantasy" if graded.loss > 0 else "none",
-            best_play=_board_text(graded.best_board),
-            ev_chosen=graded.real_value,
-            se_chosen=0.0,
-            ev_best=graded.best_value,
-            se_best=0.0,
-            loss=graded.loss,
-            loss_se=0.0,
-            loss_se_independent=0.0,
-            loss_rows=0.0,
-            loss_fouls=0.0,
-            loss_royalties=graded.loss if not graded.missed_repeat else 0.0,
-            loss_fantasy=graded.loss if graded.missed_repeat else 0.0,
-            missed_repeat=graded.missed_repeat,
-        )
-    return rows.tables()
-
-
-def _board_text(board: tuple[int, ...]) -> str:
-    rows = (board[0:3], board[3:8], board[8:13])
-    return " | ".join(
-        f"{name} {format_cards(cards)}" for name, cards in zip(ROWS, rows, strict=True)
-    )
-
-
 def _chunks(decisions: list[Decision]) -> Iterator[tuple[list[Decision], int]]:
     """Decisions in chunks of whole hands, with the hands in each."""
     chunk: list[Decision] = []
@@ -390,7 +208,7 @@ def grade_dataset(
             summary.decisions += len(positions.decisions)
             summary.fantasy_sets += len(positions.fantasies)
             graded = {(d.hand_key, d.seat) for d in positions.decisions}
-            summary.seats += len(graded | set(_keys(positions.fantasies)))
+            summary.seats += len(graded | set(seat_keys(positions.fantasies)))
             summary.skipped.update(positions.skipped)
     finally:
         if pool is not None:
@@ -422,7 +240,7 @@ def _grade_batch(
     pool: ProcessPoolExecutor | None,
     progress: Callable[[int], None] | None,
 ) -> tuple[dict[str, pa.Table], int]:
-    real = _real_sets(results)
+    real = real_sets(results)
     sets = positions.fantasies
     fantasy_tasks = [sets[i : i + FANTASY_CHUNK] for i in range(0, len(sets), FANTASY_CHUNK)]
     chunks = list(_chunks(positions.decisions))
@@ -435,7 +253,9 @@ def _grade_batch(
                 progress(hands)
     else:
         fantasy_jobs = [
-            pool.submit(fantasy_chunk, task, {key: real[key] for key in _keys(task) if key in real})
+            pool.submit(
+                fantasy_chunk, task, {key: real[key] for key in seat_keys(task) if key in real}
+            )
             for task in fantasy_tasks
         ]
         jobs = [pool.submit(grade_chunk, chunk, options) for chunk, _ in chunks]
@@ -446,8 +266,11 @@ def _grade_batch(
                 progress(hands)
         parts = [job.result() for job in fantasy_jobs]
     parts += outputs
-    empty = _Rows().tables()
+    empty = GradeRows().tables()
     tables = {
         name: pa.concat_tables([empty[name], *(p[name] for p in parts)]) for name in GRADE_TABLES
     }
     return tables, sum(hands for _, hands in chunks)
+
+
+__all__ = ["GradeOptions", "GradeSummary", "grade_chunk", "grade_dataset", "up_to_date"]
