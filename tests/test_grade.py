@@ -7,6 +7,7 @@ import pytest
 
 from ofc_stats.engine.cards import parse_cards
 from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.position import EMPTY, Decision, Opponent
 from ofc_stats.grade.race import grade
 from ofc_stats.grade.rollout import FANTASY_VALUE, fantasy_value, setup, simulate
@@ -178,3 +179,19 @@ def test_a_missed_repeat_is_graded_by_the_solver() -> None:
     assert graded.best_stays and graded.missed_repeat
     assert graded.best_value >= 10 + 10.23
     assert graded.loss == pytest.approx(graded.best_value)
+
+
+def test_a_position_that_cannot_be_replayed_is_stored_as_such() -> None:
+    # Qh dealt while Qs sits on the board twice over: the grader says why, the run goes on.
+    broken = decision(
+        street=4,
+        board=board("Qs Qd", "Kh Kc 4d 5s", "9c 9d 9h Ts Js"),
+        dealt=parse_cards("Qs 2c 3h"),
+        opponents=(DONE,),
+        chosen=(TOP, DISCARD, MIDDLE),
+    )
+    with pytest.raises(UnplayablePosition, match="seen twice"):
+        setup(broken)
+    rows = grade_chunk([broken, last_street((MIDDLE, TOP, DISCARD))], GradeOptions(rollouts=8))
+    statuses = rows["grades"]["status"].to_pylist()
+    assert statuses == ["unplayable: a card is outside the deck or seen twice", "graded"]

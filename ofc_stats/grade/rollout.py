@@ -66,12 +66,17 @@ class Setup:
 
 
 def setup(decision: Decision) -> Setup:
+    """The decision's candidates and what every rollout shares; a bad position is refused."""
     ruleset = decision.ruleset
     rules = compile_rules(ruleset)
     board = np.array(decision.board, dtype=np.int8)
     fill = np.array(
         [(board[s] >= 0).sum() for s in (slice(0, 3), slice(3, 8), slice(8, 13))], np.int8
     )
+    if len(decision.dealt) != len(decision.chosen) or not 0 <= decision.discards <= len(
+        decision.dealt
+    ):
+        raise UnplayablePosition("the street's cards and destinations do not match")
     cands = candidates(len(decision.dealt), decision.discards)
     after, fits = apply(board[None], fill[None], np.array([decision.dealt], np.int8), cands)
     legal = np.flatnonzero(fits[0])
@@ -83,6 +88,8 @@ def setup(decision: Decision) -> Setup:
     seen = [c for c in decision.board if c >= 0] + list(decision.dealt) + list(decision.dead)
     for opponent in decision.opponents:
         seen += [c for c in opponent.board if c >= 0]
+    if any(not 0 <= c < deck for c in seen) or len(set(seen)) != len(seen):
+        raise UnplayablePosition("a card is outside the deck or seen twice")
     known[seen] = True
     need = _own_need(decision) + sum(_opponent_need(decision, o) for o in decision.opponents)
     unseen = int((~known).sum())
