@@ -348,4 +348,11 @@ def test_build_all_runs_every_report(dataset: Path) -> None:
     with ofc_stats.open(dataset) as db:
         key, _ = resolve_player(db, "Alice")
         built = build_all(db, Filters(player=key))
-    assert [r.key for r in built] == ["results", "fouls", "fantasyland", "decisions", "royalties"]
+    assert [r.key for r in built] == [
+        "results",
+        "fouls",
+        "fantasyland",
+        "decisions",
+        "royalties",
+        "regret",
+    ]
