@@ -92,14 +92,17 @@ def grade_command(
 
 
 def _check_player(data: str, player: str) -> None:
-    """Refuse an unknown player with the closest stored names (bound parameters only)."""
+    """Refuse a player matching no stored name or room id, with the closest names."""
     from ofc_stats.errors import UnknownPlayer
     from ofc_stats.store.views import open_dataset
 
     with open_dataset(data) as db:
+        found = db.sql(
+            "SELECT count(*) FROM seats WHERE player = $p OR player_id = $p", {"p": player}
+        ).fetchall()[0][0]
+        if found:
+            return
         names = [r[0] for r in db.sql("SELECT DISTINCT player FROM seats").fetchall()]
-    if player in names:
-        return
     import difflib
 
     close = difflib.get_close_matches(player, [str(n) for n in names], n=3)
