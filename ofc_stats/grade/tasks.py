@@ -23,7 +23,7 @@ from ofc_stats.grade.fantasy import grade_set, solver
 from ofc_stats.grade.position import Decision, FantasyDeal
 from ofc_stats.grade.race import Graded, decision_seed, grade
 from ofc_stats.grade.rollout import PARTS, setup
-from ofc_stats.store.schema import GRADE_CANDIDATES, GRADES
+from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 
 GRADER_VERSION = 1  # bump when the policy or the values change: stored grades are redone
 
@@ -36,7 +36,12 @@ class GradeOptions:
 
     def grader(self) -> dict[str, object]:
         """What makes two runs' grades comparable: the grader and its options."""
-        return {"version": GRADER_VERSION, "rollouts": self.rollouts, "seed": self.seed}
+        return {
+            "version": GRADER_VERSION,
+            "engine": ENGINE_VERSION,
+            "rollouts": self.rollouts,
+            "seed": self.seed,
+        }
 
     def stamp(self, players: list[str] | None) -> bytes:
         """The grades file's metadata; ``players`` None means every seat is graded."""
