@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from ofc_stats.cli import main
 from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.grade.position import read_positions
 from ofc_stats.grade.run import GradeOptions, grade_dataset
 from ofc_stats.sim.rooms import simulate
 from ofc_stats.store.dataset import Dataset
@@ -179,3 +180,30 @@ def test_weaker_styles_lose_more_per_hand(tmp_path: Path) -> None:
     for bad in ("weak", "chaser"):
         for good in ("careful", "strong"):
             assert by_style[bad] > by_style[good], by_style.to_dict()
+
+
+def test_a_decision_sees_nothing_of_the_future(small: Path) -> None:
+    """Every decision's cards: own board and dealt cards, own discards, and opponents' cards
+    placed before it in order of action; never a later card, never an opponent's discard."""
+    dataset = Dataset(small)
+    batch = dataset.batches()[0]
+    tables = [pq.read_table(dataset.batch_file(n, batch)) for n in ("hands", "seats", "placements")]
+    placements = tables[2].to_pylist()
+    decisions = read_positions(*tables, get_ruleset).decisions
+    assert decisions
+    for d in decisions:
+        moves = [p for p in placements if p["hand_key"] == d.hand_key]
+        mine = [p for p in moves if p["seat"] == d.seat]
+        assert set(d.dealt) == {p["card"] for p in mine if p["street"] == d.street}
+        before = [p for p in mine if p["street"] < d.street]
+        assert set(d.dead) == {p["card"] for p in before if p["destination"] == "discard"}
+        assert {c for c in d.board if c >= 0} == {
+            p["card"] for p in before if p["destination"] != "discard"
+        }
+        for o in d.opponents:
+            theirs = [p for p in moves if p["seat"] != d.seat and p["destination"] != "discard"]
+            last = d.street if o.seat < d.position else d.street - 1
+            assert {c for c in o.board if c >= 0} == {
+                p["card"] for p in theirs if p["street"] <= last
+            }
+            assert o.next_street == last + 1
