@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.engine.presets import get_ruleset
@@ -64,6 +64,13 @@ class GradeSummary:
     loss: float = 0.0
     skipped: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
+
+    def count(self, grades: pa.Table) -> None:
+        """Add one batch's losses: seats with at least one graded decision or set."""
+        scored = grades.filter(pc.is_valid(grades["loss"]))
+        self.loss += float(pc.sum(scored["loss"]).as_py() or 0.0)
+        keys, seats = scored["hand_key"].to_pylist(), scored["seat"].to_pylist()
+        self.seats += len(set(zip(keys, seats, strict=True)))
 
     def lines(self) -> list[str]:
         text = [
@@ -195,8 +202,7 @@ def grade_dataset(
         for batch in todo:  # one batch in memory at a time
             positions, results, stored = _positions(dataset, batch, options)
             tables, counted = _grade_batch(positions, results, options, pool, progress)
-            loss = tables["grades"]["loss"].to_numpy(zero_copy_only=False)
-            summary.loss += float(np.nansum(loss.astype(np.float64)))
+            summary.count(tables["grades"])
             tables, players = _merge(dataset, batch, options, tables)
             stamp = {GRADER_KEY: options.stamp(players)}
             tables["grades"] = tables["grades"].replace_schema_metadata(stamp)
@@ -207,8 +213,6 @@ def grade_dataset(
             summary.hands += positions.hands
             summary.decisions += len(positions.decisions)
             summary.fantasy_sets += len(positions.fantasies)
-            graded = {(d.hand_key, d.seat) for d in positions.decisions}
-            summary.seats += len(graded | set(seat_keys(positions.fantasies)))
             summary.skipped.update(positions.skipped)
     finally:
         if pool is not None:
