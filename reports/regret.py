@@ -129,9 +129,4 @@ def build(data: OfcData, filters: Filters) -> Report:
                 }
             )
         report.tables["fantasy_sets"] = pd.DataFrame(rows)
-    waiting = int((frame["status"] == "no solver").sum())
-    if waiting:
-        report.notes.append(
-            f"{waiting} Fantasyland sets are not graded: the exact solver is not installed."
-        )
     return report

@@ -10,7 +10,7 @@ from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.position import EMPTY, Decision, Opponent
 from ofc_stats.grade.race import grade
-from ofc_stats.grade.rollout import FANTASY_VALUE, fantasy_value, setup, simulate
+from ofc_stats.grade.rollout import fantasy_value, setup, simulate
 from ofc_stats.grade.run import GradeOptions, grade_chunk
 from ofc_stats.grade.tasks import play_text
 
@@ -66,7 +66,7 @@ def test_a_sure_foul_loses_exactly_what_the_rules_say() -> None:
     graded = grade(setup(foul), 16, np.random.default_rng(1))
     chosen = graded.ev[graded.chosen]
     assert chosen == pytest.approx(-6.0)
-    assert graded.ev[graded.best] == pytest.approx(6 + 7 + FANTASY_VALUE[14])
+    assert graded.ev[graded.best] == pytest.approx(6 + 7 + 10.23)
     assert graded.loss == pytest.approx(29.23)
     assert graded.loss_se == pytest.approx(0.0)
     # The loss split: rows won (6), the foul's rows (6), royalties (7), Fantasyland (10.23).
@@ -162,8 +162,7 @@ def test_fantasy_values_are_the_published_figures() -> None:
 
 
 def test_a_missed_repeat_is_graded_by_the_solver() -> None:
-    pytest.importorskip("ofc_stats.engine.fantasy_solver")  # issue 11 part 1, other branch
-    from ofc_stats.grade.fantasy import grade_set, solver
+    from ofc_stats.grade.fantasy import grade_set
     from ofc_stats.grade.position import FantasyDeal
 
     # 14 cards with four sevens.  The real set split them (bottom 777 2 K, middle 7 Q J 9 8,
@@ -173,9 +172,7 @@ def test_a_missed_repeat_is_graded_by_the_solver() -> None:
     cards = parse_cards("7s 7d 7h 7c 2d Ks Qd Jh 9c 8d 2s 3c 4h 5h")
     played = parse_cards("2s 3c 4h 7c Qd Jh 9c 8d 7s 7d 7h 2d Ks")
     deal = FantasyDeal("test:fl", 0, "me", get_ruleset("pineapple-progressive"), cards, played)
-    solve = solver()
-    assert solve is not None
-    graded = grade_set(deal, royalties=0, stays=False, solve=solve)
+    graded = grade_set(deal, royalties=0, stays=False)
     assert graded.best_stays and graded.missed_repeat
     assert graded.best_value >= 10 + 10.23
     assert graded.loss == pytest.approx(graded.best_value)

@@ -6,8 +6,8 @@ opponent's remaining streets (or its whole Fantasyland deal).  Every
 candidate of a decision gets the *same* rollouts (common random numbers), and
 because the opponents' blocks do not depend on the candidate, their boards are
 played once per rollout, not once per candidate.  Boards are played on by
-:mod:`ofc_stats.grade.policy`; Fantasyland opponents are set by the
-simulator's setter.  The finished hands are scored by
+:mod:`ofc_stats.grade.policy`; Fantasyland opponents are set by the greedy
+:mod:`ofc_stats.grade.setter`.  The finished hands are scored by
 :func:`~ofc_stats.engine.vector.scoring.score_batch`; a candidate's value is
 the seat's net points (uncapped) plus the value of the Fantasyland its board
 earns (:func:`fantasy_value`).  The value splits into four parts that sum to
@@ -27,25 +27,22 @@ from ofc_stats.engine.rules import Deck, Ruleset
 from ofc_stats.engine.vector.rule_arrays import CompiledRules, compile_rules
 from ofc_stats.engine.vector.scoring import score_batch
 from ofc_stats.errors import UnplayablePosition
+from ofc_stats.fantasy_value import published_value
 from ofc_stats.grade.policy import imagine, play_street, state_of
 from ofc_stats.grade.position import Decision, Opponent
-from ofc_stats.sim.fantasy_set import set_fantasy
+from ofc_stats.grade.setter import set_fantasy
 from ofc_stats.sim.lookahead import Candidates, apply, candidates
 
-# Points a Fantasyland of n cards is worth over a normal hand (published figures:
-# 13 cards openfaceodds.com; 14 giovinco0807/pineapple, direct simulation; 15
-# openfaceodds.com; 16-17 none published, so the 15-card figure, a floor).  With
-# jokers: victorywys/OFC_Solver, tiers F14-F17.  The same figures the solver's
-# ``--stay-value auto`` uses.
-FANTASY_VALUE = {13: 2.3, 14: 10.23, 15: 12.4, 16: 12.4, 17: 12.4, 18: 12.4}
-FANTASY_VALUE_JOKERS = {13: 29.5, 14: 29.5, 15: 42.4, 16: 40.6, 17: 67.2, 18: 67.2}
 PARTS = ("rows", "fouls", "royalties", "fantasy")
 
 
 def fantasy_value(cards: int, deck: Deck = Deck.STANDARD52) -> float:
-    """Points a ``cards``-card Fantasyland is worth over a normal hand; 0 for no entry."""
-    table = FANTASY_VALUE_JOKERS if deck is Deck.JOKER54 else FANTASY_VALUE
-    return table.get(cards, 0.0) if cards else 0.0
+    """Points a ``cards``-card Fantasyland is worth over a normal hand; 0 for no entry.
+
+    The published figures the solver's ``--stay-value auto`` uses
+    (:func:`ofc_stats.fantasy_value.published_value`).
+    """
+    return published_value(cards, deck)[0] if cards else 0.0
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import pyarrow as pa
 from ofc_stats.engine.board import DESTINATIONS, ROWS
 from ofc_stats.engine.cards import format_cards
 from ofc_stats.errors import UnplayablePosition
-from ofc_stats.grade.fantasy import grade_set, solver
+from ofc_stats.grade.fantasy import grade_set
 from ofc_stats.grade.position import Decision, FantasyDeal
 from ofc_stats.grade.race import Graded, decision_seed, grade
 from ofc_stats.grade.rollout import PARTS, setup
@@ -168,7 +168,6 @@ def seat_keys(deals: list[FantasyDeal]) -> list[tuple[str, int]]:
 def fantasy_chunk(deals: list[FantasyDeal], real: Real) -> dict[str, pa.Table]:
     """Grade some Fantasyland sets against the solver's (a worker's task)."""
     rows = GradeRows()
-    solve = solver()
     for deal in deals:
         royalties, stays = real.get((deal.hand_key, deal.seat), (None, None))
         base: dict[str, object] = dict(
@@ -181,12 +180,10 @@ def fantasy_chunk(deals: list[FantasyDeal], real: Real) -> dict[str, pa.Table]:
             chosen_play=_board_text(deal.board),
             fantasy_cards=len(deal.cards),
         )
-        if solve is None or royalties is None:
-            rows.grade_row(
-                **base, status="no solver" if solve is None else "no results", decision="none"
-            )
+        if royalties is None:  # the board was not scored (incomplete)
+            rows.grade_row(**base, status="no results", decision="none")
             continue
-        graded = grade_set(deal, int(royalties), bool(stays), solve)
+        graded = grade_set(deal, int(royalties), bool(stays))
         rows.grade_row(
             **base,
             status="graded",

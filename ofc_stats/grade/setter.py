@@ -1,9 +1,13 @@
-"""Setting Fantasyland hands for many seats at once.
+"""How the grader's rollouts set a Fantasyland opponent's hand: fast and greedy.
 
-A Fantasyland player sees 13-17 cards and sets 13.  The setter takes the
-strongest five-card bottom among all the cards, the strongest middle among
-the rest, then the strongest top that does not foul; the rest are discarded.
-Each step ranks every combination with the engine's tables in one call.
+A Fantasyland opponent's board is hidden, so each rollout deals it cards and
+sets them; the exact solver costs milliseconds a deal, too much for every
+rollout.  The setter (the simulator's before it used the solver) takes the
+strongest five-card bottom, the strongest middle among the rest, then the
+strongest top that does not foul; the rest are discarded.  Each step ranks
+every combination with the engine's tables in one call.  Greedy sets score
+a few royalty points below the exact ones: opponents in Fantasyland are
+played a little weaker than they are.
 """
 
 from __future__ import annotations
