@@ -106,7 +106,8 @@ def main() -> None:
     count = len(decisions)
     by_street = np.bincount([d.street for d in decisions])
     print(
-        f"{count} decisions from {args.hands} real hands (by street: {by_street.tolist()}), "
+        f"{count} decisions of the graded seats of {args.hands} real hands "
+        f"(by street: {by_street.tolist()}), "
         f"budget {args.rollouts} rollouts a candidate, median of {args.repeat} runs"
     )
     grade_chunk(decisions[:5], options)  # rank tables and layouts built once, as in a long run
@@ -144,9 +145,10 @@ def main() -> None:
         f"{lost['loss_se_independent'].median() / lost['loss_se'].median():.2f}x), "
         f"plain {peer_se:.2f}"
     )
+    seats = grades.groupby(["hand_key", "seat"]).ngroups
     print(
         f"mean loss {grades['loss'].mean():.2f} points a decision, "
-        f"{grades['loss'].sum() / args.hands:.2f} a hand"
+        f"{grades['loss'].sum() / seats:.2f} a seat and hand ({seats} seats)"
     )
     goal = GOAL_DECISIONS / rate_two
     verdict = "met" if goal <= GOAL_SECONDS else "NOT met"
