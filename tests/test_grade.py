@@ -9,7 +9,7 @@ from ofc_stats.engine.cards import parse_cards
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.position import EMPTY, Decision, Opponent
-from ofc_stats.grade.race import grade
+from ofc_stats.grade.race import grade, grade_many
 from ofc_stats.grade.rollout import fantasy_value, setup, simulate
 from ofc_stats.grade.run import GradeOptions, grade_chunk
 from ofc_stats.grade.tasks import play_text
@@ -192,3 +192,21 @@ def test_a_position_that_cannot_be_replayed_is_stored_as_such() -> None:
     rows = grade_chunk([broken, last_street((MIDDLE, TOP, DISCARD))], GradeOptions(rollouts=8))
     statuses = rows["grades"]["status"].to_pylist()
     assert statuses == ["unplayable: a card is outside the deck or seen twice", "graded"]
+
+
+def test_decisions_graded_together_grade_as_alone() -> None:
+    # grade_chunk runs many races in lockstep; each draws from its own generator only.
+    flush = decision(
+        street=1,
+        board=board("", "8c 3d", "Ah Kh 7h"),
+        dealt=parse_cards("9h 2c 5s"),
+        opponents=(Opponent(0, board("4s", "Tc Td", "Js Jd 5c 6c"), next_street=2),),
+        chosen=(DISCARD, BOTTOM, MIDDLE),
+    )
+    cases = [flush, last_street((TOP, DISCARD, MIDDLE)), flush, last_street((MIDDLE, TOP, DISCARD))]
+    plans = [setup(c) for c in cases]
+    together = grade_many(plans, 32, [np.random.default_rng(i) for i in range(4)])
+    for i, plan in enumerate(plans):
+        alone = grade(plan, 32, np.random.default_rng(i))
+        assert together[i].loss == alone.loss and together[i].best == alone.best
+        assert np.array_equal(together[i].ev, alone.ev, equal_nan=True)

@@ -19,13 +19,14 @@ too, to measure what the common random numbers save.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Generator
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from ofc_stats.grade.policy import candidate_values, imagine, state_of
-from ofc_stats.grade.rollout import PARTS, Setup, simulate
+from ofc_stats.grade.rollout import PARTS, Rollouts, Setup, shape, simulate_many
 
 SCREEN_ABOVE = 12
 SCREEN_DREAMS = 32
@@ -60,8 +61,52 @@ def decision_seed(seed: int, hand_key: str, seat: int, street: int) -> list[int]
     return [seed, zlib.crc32(hand_key.encode("utf-8")), seat, street]
 
 
+# A race asks for rollouts by yielding (candidate rows, rollouts) and is sent their values.
+Race = Generator[tuple[npt.NDArray[np.int64], int], Rollouts, Graded]
+
+
 def grade(plan: Setup, budget: int, rng: np.random.Generator) -> Graded:
     """Race the legal candidates of one decision with at most ``budget`` rollouts each."""
+    return grade_many([plan], budget, [rng])[0]
+
+
+def grade_many(plans: list[Setup], budget: int, rngs: list[np.random.Generator]) -> list[Graded]:
+    """Run the races of many decisions in lockstep: each round, the rollouts every race
+    asks for are simulated together for the decisions of one shape.
+
+    Each race draws only from its own generator, so its grade is the same
+    whatever else runs beside it.
+    """
+    races = [racing(p, budget, r) for p, r in zip(plans, rngs, strict=True)]
+    done: dict[int, Graded] = {}
+    asks: dict[int, tuple[npt.NDArray[np.int64], int]] = {}
+    for i, race in enumerate(races):
+        try:
+            asks[i] = next(race)
+        except StopIteration as stop:
+            done[i] = stop.value
+    while asks:
+        groups: dict[tuple[tuple[object, ...], int], list[int]] = {}
+        for i, (_, count) in asks.items():
+            groups.setdefault((shape(plans[i]), count), []).append(i)
+        for (_, count), members in groups.items():
+            outs = simulate_many(
+                [plans[i] for i in members],
+                [asks[i][0] for i in members],
+                count,
+                [rngs[i] for i in members],
+            )
+            for i, out in zip(members, outs, strict=True):
+                try:
+                    asks[i] = races[i].send(out)
+                except StopIteration as stop:
+                    done[i] = stop.value
+                    del asks[i]
+    return [done[i] for i in range(len(plans))]
+
+
+def racing(plan: Setup, budget: int, rng: np.random.Generator) -> Race:
+    """One decision's race (see the module doc), asking for its rollouts as it goes."""
     legal = plan.legal
     chosen = int(np.flatnonzero(legal == plan.chosen)[0])
     count = len(legal)
@@ -75,7 +120,8 @@ def grade(plan: Setup, budget: int, rng: np.random.Generator) -> Graded:
     done = 0
     while done < budget:
         step = min(STEP, budget - done)
-        _round(plan, alive, step, rng, values, parts)
+        out = yield plan.legal[alive], step
+        _record(out, alive, values, parts)
         done += step
         common = np.stack([np.concatenate(values[i]) for i in alive])  # (A, n)
         n = common.shape[1]
@@ -90,7 +136,7 @@ def grade(plan: Setup, budget: int, rng: np.random.Generator) -> Graded:
             break
         if set(alive.tolist()) <= {leader, chosen} and chosen_se <= TARGET_SE:
             break
-    return _result(plan, values, parts, alive, chosen, max(budget, 2), rng)
+    return (yield from _result(plan, values, parts, alive, chosen, max(budget, 2)))
 
 
 def screen(plan: Setup, rng: np.random.Generator) -> npt.NDArray[np.float64]:
@@ -118,15 +164,12 @@ def screen(plan: Setup, rng: np.random.Generator) -> npt.NDArray[np.float64]:
     return mean
 
 
-def _round(
-    plan: Setup,
+def _record(
+    out: Rollouts,
     alive: npt.NDArray[np.int64],
-    rollouts: int,
-    rng: np.random.Generator,
     values: list[list[npt.NDArray[np.float64]]],
     parts: list[list[dict[str, npt.NDArray[np.float64]]]],
 ) -> None:
-    out = simulate(plan, plan.legal[alive], rollouts, rng)
     for row, i in enumerate(alive.tolist()):
         values[i].append(out.total[row])
         parts[i].append({name: out.parts[name][row] for name in PARTS})
@@ -139,8 +182,7 @@ def _result(
     alive: npt.NDArray[np.int64],
     chosen: int,
     fresh: int,
-    rng: np.random.Generator,
-) -> Graded:
+) -> Race:
     """The race's estimates, and the loss measured again on ``fresh`` rollouts.
 
     The leader of a race is the candidate whose estimate came out highest, so
@@ -159,7 +201,7 @@ def _result(
     best = int(finalists[int(ev[finalists].argmax())])
     if best == chosen:
         return Graded(plan.legal, ev, se, n, chosen, best, 0.0, 0.0, 0.0, dict.fromkeys(PARTS, 0.0))
-    again = simulate(plan, plan.legal[[best, chosen]], fresh, rng)
+    again = yield plan.legal[[best, chosen]], fresh
     diff = again.total[0] - again.total[1]
     if diff.mean() <= 0:  # on fresh evidence the play made is as good: it is the best
         return Graded(

@@ -136,15 +136,20 @@ def _play_on(
     block: npt.NDArray[np.int8],
     streets: tuple[tuple[int, int], ...],
     known: npt.NDArray[np.bool_],
-    copies: int,
-    rng: np.random.Generator,
+    where: npt.NDArray[np.int64],
+    rngs: list[np.random.Generator],
     rules: CompiledRules,
     jokers: bool,
 ) -> npt.NDArray[np.int8]:
-    """Play ``streets`` on (copies x R) boards with each rollout's cards ``block`` (R, n)."""
+    """Play ``streets`` on boards (N, 13); board n belongs to rollout ``where[n]``.
+
+    The G x R rollouts (decision-major) deal the cards ``block`` (G x R, n) and
+    know the cards ``known`` (G x R, deck); decision g imagines with ``rngs[g]``.
+    """
     placed = int((boards[0] >= 0).sum())
     known = known.copy()
     rollouts = np.arange(len(block))[:, None]
+    per = len(block) // len(rngs)
     offset = 0
     for dealt_count, placed_count in streets:
         dealt = block[:, offset : offset + dealt_count]
@@ -152,50 +157,95 @@ def _play_on(
         known[rollouts, dealt] = True
         placed += placed_count
         need = sum(ROW_SIZES) - placed
-        imagined = imagine(known, need, rng) if need else None
+        imagined = None
+        if need:
+            imagined = np.concatenate(
+                [imagine(known[g * per : (g + 1) * per], need, r) for g, r in enumerate(rngs)]
+            )
         boards, state = play_street(
             boards,
             state,
-            np.tile(dealt, (copies, 1)),
+            dealt[where],
             dealt_count - placed_count,
-            None if imagined is None else np.tile(imagined, (copies, 1)),
+            None if imagined is None else imagined[where],
             rules,
             jokers,
         )
     return boards
 
 
+def shape(plan: Setup) -> tuple[object, ...]:
+    """Decisions of one shape share every array size: :func:`simulate_many` takes them together."""
+    d = plan.decision
+    rivals = tuple((o.seat, o.next_street, o.fantasy_cards) for o in d.opponents)
+    return (d.ruleset, d.street, d.position, rivals, plan.unseen)
+
+
 def simulate(
     plan: Setup, rows: npt.NDArray[np.int64], rollouts: int, rng: np.random.Generator
 ) -> Rollouts:
     """The values of candidates ``rows`` over ``rollouts`` common rollouts."""
-    decision, rules, ruleset = plan.decision, plan.rules, plan.ruleset
+    return simulate_many([plan], [rows], rollouts, [rng])[0]
+
+
+def _start_states(boards: npt.NDArray[np.int8]) -> npt.NDArray[np.int64]:
+    fill = np.stack([(boards[:, s] >= 0).sum(axis=1) for s in ROW_PARTS], axis=1)
+    return state_of(fill.astype(np.int8))
+
+
+ROW_PARTS = (slice(0, 3), slice(3, 8), slice(8, 13))
+
+
+def simulate_many(
+    plans: list[Setup],
+    rows: list[npt.NDArray[np.int64]],
+    rollouts: int,
+    rngs: list[np.random.Generator],
+) -> list[Rollouts]:
+    """:func:`simulate` for decisions of one :func:`shape`, in one set of NumPy calls.
+
+    Each decision draws from its own generator in the order :func:`simulate`
+    does, so its values are the same as when it is simulated alone.
+    """
+    first = plans[0]
+    decision, rules, ruleset = first.decision, first.rules, first.ruleset
     deck = ruleset.deck.size
     jokers = deck > 52
     streets = ruleset.variant.streets
-    keys = rng.random((rollouts, deck)) + plan.known
-    order = np.argsort(keys, axis=1)[:, : plan.unseen].astype(np.int8)
-    known = np.broadcast_to(plan.known, (rollouts, deck))
-    count = len(rows)
+    count = len(plans)
+    keys = np.stack(
+        [rng.random((rollouts, deck)) + p.known for p, rng in zip(plans, rngs, strict=True)]
+    )
+    order = np.argsort(keys, axis=2)[:, :, : first.unseen].astype(np.int8)
+    order = order.reshape(count * rollouts, -1)
+    known = np.repeat(np.stack([p.known for p in plans]), rollouts, axis=0)
+    sizes = [len(r) for r in rows]
+    where = np.concatenate(
+        [g * rollouts + np.tile(np.arange(rollouts), size) for g, size in enumerate(sizes)]
+    )
     offset = _own_need(decision)
     own = _play_on(
-        np.repeat(plan.after[rows], rollouts, axis=0),
-        np.repeat(state_of(plan.fill[rows]), rollouts, axis=0),
+        np.concatenate(
+            [np.repeat(p.after[r], rollouts, axis=0) for p, r in zip(plans, rows, strict=True)]
+        ),
+        np.concatenate(
+            [np.repeat(state_of(p.fill[r]), rollouts) for p, r in zip(plans, rows, strict=True)]
+        ),
         order[:, :offset],
         streets[decision.street + 1 :],
         known,
-        count,
-        rng,
+        where,
+        rngs,
         rules,
         jokers,
     )
     seats = len(decision.opponents) + 1
     me = decision.position
-    table = np.empty((count, rollouts, seats, 13), dtype=np.int8)
-    table[:, :, me] = own.reshape(count, rollouts, 13)
+    table = np.empty((len(where), seats, 13), dtype=np.int8)
+    table[:, me] = own
     in_fantasy = np.zeros(seats, dtype=bool)
     fantasy_cards = np.zeros(seats, dtype=np.int8)
-    for opponent in decision.opponents:
+    for j, opponent in enumerate(decision.opponents):
         need = _opponent_need(decision, opponent)
         block = order[:, offset : offset + need]
         offset += need
@@ -204,25 +254,23 @@ def simulate(
             in_fantasy[opponent.seat] = True
             fantasy_cards[opponent.seat] = opponent.fantasy_cards
         else:
-            start = np.array(opponent.board, dtype=np.int8)
-            fill = np.array(
-                [(start[s] >= 0).sum() for s in (slice(0, 3), slice(3, 8), slice(8, 13))], np.int8
-            )
+            start = np.stack([np.array(p.decision.opponents[j].board, np.int8) for p in plans])
+            start = np.repeat(start, rollouts, axis=0)
             boards = _play_on(
-                np.tile(start, (rollouts, 1)),
-                np.repeat(state_of(fill), rollouts),
+                start,
+                _start_states(start),
                 block,
                 streets[opponent.next_street :],
                 known,
-                1,
-                rng,
+                np.arange(len(start)),
+                rngs,
                 rules,
                 jokers,
             )
-        table[:, :, opponent.seat] = boards[None]
-    hands = count * rollouts
+        table[:, opponent.seat] = boards[where]
+    hands = len(where)
     result = score_batch(
-        table.reshape(hands, seats, 13),
+        table,
         ruleset,
         in_fantasy=np.broadcast_to(in_fantasy, (hands, seats)),
         fantasy_cards=np.broadcast_to(fantasy_cards, (hands, seats)),
@@ -233,12 +281,20 @@ def simulate(
     royalties = (seats - 1) * royalty[:, me] - (royalty.sum(axis=1) - royalty[:, me])
     rows_points = net - royalties
     fouled = result.fouled[:, me]
-    fantasy = plan.fantasy_values[result.fantasy_cards[:, me]]
-    shape = (count, rollouts)
-    parts = {
-        "rows": np.where(fouled, 0.0, rows_points).reshape(shape),
-        "fouls": np.where(fouled, rows_points, 0.0).reshape(shape),
-        "royalties": royalties.reshape(shape),
-        "fantasy": fantasy.reshape(shape),
+    fantasy = first.fantasy_values[result.fantasy_cards[:, me]]
+    columns = {
+        "total": net + fantasy,
+        "rows": np.where(fouled, 0.0, rows_points),
+        "fouls": np.where(fouled, rows_points, 0.0),
+        "royalties": royalties,
+        "fantasy": fantasy,
     }
-    return Rollouts((net + fantasy).reshape(shape), parts)
+    out = []
+    start_at = 0
+    for size in sizes:
+        stop = start_at + size * rollouts
+        part = {k: v[start_at:stop].reshape(size, rollouts) for k, v in columns.items()}
+        total = part.pop("total")
+        out.append(Rollouts(total, part))
+        start_at = stop
+    return out

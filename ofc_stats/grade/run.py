@@ -49,7 +49,7 @@ from ofc_stats.store.files import write_parquet
 from ofc_stats.store.schema import GRADE_TABLES
 
 GRADER_KEY = b"ofc_stats.grader"
-CHUNK_HANDS = 16  # hands per task given to a worker
+CHUNK_HANDS = 64  # hands per task: bigger tasks, bigger lockstep groups (see race.grade_many)
 FANTASY_CHUNK = 32  # Fantasyland sets per task
 
 

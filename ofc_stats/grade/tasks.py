@@ -21,8 +21,8 @@ from ofc_stats.engine.cards import format_cards
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.fantasy import grade_set
 from ofc_stats.grade.position import Decision, FantasyDeal
-from ofc_stats.grade.race import Graded, decision_seed, grade
-from ofc_stats.grade.rollout import PARTS, setup
+from ofc_stats.grade.race import Graded, decision_seed, grade_many
+from ofc_stats.grade.rollout import PARTS, Setup, setup
 from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 
 GRADER_VERSION = 1  # bump when the policy or the values change: stored grades are redone
@@ -137,17 +137,26 @@ class GradeRows:
 
 
 def grade_chunk(decisions: list[Decision], options: GradeOptions) -> dict[str, pa.Table]:
-    """Grade some street decisions (a worker's task)."""
-    rows = GradeRows()
-    for decision in decisions:
+    """Grade some street decisions (a worker's task), their races in lockstep."""
+    plans: dict[int, Setup] = {}
+    refused: dict[int, str] = {}
+    for i, decision in enumerate(decisions):
         try:
-            plan = setup(decision)
+            plans[i] = setup(decision)
         except UnplayablePosition as error:
-            rows.unplayable(decision, str(error))
-            continue
-        seed = decision_seed(options.seed, decision.hand_key, decision.seat, decision.street)
-        graded = grade(plan, options.rollouts, np.random.default_rng(seed))
-        rows.street(decision, graded, plan.cands.dest)
+            refused[i] = str(error)
+    rngs = [
+        np.random.default_rng(decision_seed(options.seed, d.hand_key, d.seat, d.street))
+        for i, d in enumerate(decisions)
+        if i in plans
+    ]
+    grades = dict(zip(plans, grade_many(list(plans.values()), options.rollouts, rngs), strict=True))
+    rows = GradeRows()
+    for i, decision in enumerate(decisions):
+        if i in refused:
+            rows.unplayable(decision, refused[i])
+        else:
+            rows.street(decision, grades[i], plans[i].cands.dest)
     return rows.tables()
 
 
