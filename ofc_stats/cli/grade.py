@@ -42,7 +42,11 @@ def _bar(quiet: bool) -> Iterator[tuple[Callable[[int], None], Callable[[int], N
 
 @click.command("grade")
 @DATA_OPTION
-@click.option("--player", default=None, help="Grade only this player's seats (name as stored).")
+@click.option(
+    "--player",
+    default=None,
+    help="Grade only this player's seats (stored name or room id); others' grades are kept.",
+)
 @click.option(
     "--rollouts",
     type=click.IntRange(4, 4096),
