@@ -2,7 +2,7 @@
 
 The objective is the solver's: ``royalties + stay value x repeat``, the stay
 value being the published value of the Fantasyland the repeat deals
-(:func:`ofc_stats.fantasy_value.documented_stay_value`).  The real set's
+(:func:`ofc_stats.engine.fantasy_value.documented_stay_value`).  The real set's
 royalties and repeat come from the stored results, so it is judged by the
 same engine.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ofc_stats.engine.fantasy_solver import solve_fantasy
 from ofc_stats.engine.rules import Ruleset
-from ofc_stats.fantasy_value import documented_stay_value
+from ofc_stats.engine.fantasy_value import documented_stay_value
 from ofc_stats.grade.position import FantasyDeal
 
 

@@ -27,7 +27,7 @@ from ofc_stats.engine.rules import Deck, Ruleset
 from ofc_stats.engine.vector.rule_arrays import CompiledRules, compile_rules
 from ofc_stats.engine.vector.scoring import score_batch
 from ofc_stats.errors import UnplayablePosition
-from ofc_stats.fantasy_value import published_value
+from ofc_stats.engine.fantasy_value import published_value
 from ofc_stats.grade.policy import imagine, play_street, state_of
 from ofc_stats.grade.position import Decision, Opponent
 from ofc_stats.grade.setter import set_fantasy
@@ -40,7 +40,7 @@ def fantasy_value(cards: int, deck: Deck = Deck.STANDARD52) -> float:
     """Points a ``cards``-card Fantasyland is worth over a normal hand; 0 for no entry.
 
     The published figures the solver's ``--stay-value auto`` uses
-    (:func:`ofc_stats.fantasy_value.published_value`).
+    (:func:`ofc_stats.engine.fantasy_value.published_value`).
     """
     return published_value(cards, deck)[0] if cards else 0.0
 
