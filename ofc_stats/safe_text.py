@@ -50,7 +50,7 @@ def csv_cell(value: Any) -> Any:
     return value
 
 
-def csv_safe(frame: Any) -> Any:
+def csv_frame(frame: Any) -> Any:
     """A copy of a pandas DataFrame whose text cells are :func:`csv_cell` (numbers stay numbers)."""
     out = frame.copy()
     for column in out.columns:
