@@ -154,6 +154,21 @@ def test_the_regret_report(small: Path) -> None:
     assert report.notes[-1].endswith("against the best legal play.")
     mistakes = report.tables["biggest_mistakes"]
     assert mistakes["loss"].is_monotonic_decreasing
+    # every mistake links to its hand in the replayer
+    assert "biggest_mistakes" in report.hands
+    assert set(mistakes["hand_key"]) == set(report.replays)
+
+
+def test_the_summary_leads_with_the_costliest_graded_decisions(small: Path) -> None:
+    from reports import build_all, leak_summary
+
+    player = grades(small)["player"].value_counts().index[0]
+    with open_dataset(small) as db:
+        built = build_all(db, Filters(player=player))
+    regret_notes = next(r for r in built if r.key == "regret").notes
+    summary = leak_summary(built)
+    assert summary[:3] == regret_notes[:3]
+    assert "expected points lost per 100 hands" in summary[0]
 
 
 def test_a_dataset_without_grades_says_so(tmp_path: Path) -> None:
