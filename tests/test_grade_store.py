@@ -222,3 +222,23 @@ def test_a_decision_sees_nothing_of_the_future(small: Path) -> None:
                 p["card"] for p in theirs if p["street"] <= last
             }
             assert o.next_street == last + 1
+
+
+def test_the_hand_view_shows_each_streets_loss_and_best_play(small: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from ofc_stats.cli import main
+
+    row = grades(small).query("kind == 'street' and status == 'graded'")
+    row = row.sort_values("loss", ascending=False).iloc[0]
+    done = CliRunner().invoke(
+        main, ["hand", row["hand_key"], "--data", str(small), "--format", "json"]
+    )
+    assert done.exit_code == 0, done.output
+    seat = json.loads(done.stdout)["seats"][int(row["seat"])]
+    grade = seat["streets"][int(row["street"])]["grade"]
+    assert grade["loss"] == pytest.approx(row["loss"]) and grade["best"] == row["best_play"]
+    text = CliRunner().invoke(main, ["hand", row["hand_key"], "--data", str(small)])
+    assert f"expected loss {row['loss']:.2f}" in text.stdout and row["best_play"] in text.stdout
