@@ -62,3 +62,7 @@ class DatasetError(OfcError):
 
 class UnknownPlayer(OfcError):
     """A player filter that matches no stored player; the message lists the closest names."""
+
+
+class SparkUnavailable(OfcError):
+    """Spark cannot run here: PySpark not installed, no Java, or a bad --conf."""
