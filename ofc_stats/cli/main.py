@@ -17,6 +17,7 @@ from ofc_stats.cli.imports import import_command, simulate
 from ofc_stats.cli.recompute import migrate_command, recompute_command
 from ofc_stats.cli.report import report_command
 from ofc_stats.cli.score import formats, rules, score
+from ofc_stats.cli.solve import solve_fantasy_command
 from ofc_stats.cli.sql import sql_command
 from ofc_stats.cli.text import terminal_safe
 from ofc_stats.errors import OfcError
@@ -49,6 +50,7 @@ for _command in (
     audit_command,
     report_command,
     migrate_command,
+    solve_fantasy_command,
 ):
     main.add_command(_command)
 

@@ -16,17 +16,15 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from ofc_stats.store.dataset import Dataset, fsync_dir, write_parquet
+from ofc_stats.store.files import fsync_dir, write_parquet
+from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION
 
 V2_RESULTS = ".v2-results"
 
 
-def _two_to_three(dataset: Dataset) -> None:
+def _two_to_three(root: Path) -> None:
     """v2 kept every table of a batch in ``batches/<batch>/``: one folder per table now."""
-    from ofc_stats.store.recompute import ENGINE_KEY, ENGINE_VERSION
-
-    root = dataset.root
-    dataset.root.joinpath(".tmp").mkdir(exist_ok=True)
+    (root / ".tmp").mkdir(exist_ok=True)
     old_results = root / V2_RESULTS
     if (root / "results").is_dir() and not old_results.exists():
         has_v2 = any(p.is_dir() for p in (root / "results").iterdir())
@@ -60,28 +58,36 @@ def _two_to_three(dataset: Dataset) -> None:
     fsync_dir(root)
 
 
-MIGRATIONS: dict[object, tuple[int, Callable[[Dataset], None]]] = {2: (3, _two_to_three)}
+MIGRATIONS: dict[object, tuple[int, Callable[[Path], None]]] = {2: (3, _two_to_three)}
 
 
-def upgrade(dataset: Dataset) -> list[str]:
+def schema_version(root: Path) -> object:
+    """The version dataset.json names, or None when it names none."""
+    try:
+        meta = json.loads((root / "dataset.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return meta.get("schema_version") if isinstance(meta, dict) else None
+
+
+def upgrade(root: Path) -> list[str]:
     """Bring the dataset to the current schema version; what was done, one line a step.
 
     The caller holds the dataset's lock.
     """
     lines = []
-    version = dataset.schema_version()
+    version = schema_version(root)
     while version in MIGRATIONS:
         target, step = MIGRATIONS[version]
-        step(dataset)
-        meta = dataset.root / "dataset.json"
+        step(root)
+        meta = root / "dataset.json"
         staged = meta.with_suffix(".json.new")
         staged.write_text(json.dumps({"schema_version": target}) + "\n")
         os.replace(staged, meta)
-        lines.append(f"{dataset.root}: schema version {version} -> {target}")
+        lines.append(f"{root}: schema version {version} -> {target}")
         version = target
     return lines
 
 
 def needs_upgrade(root: str | Path) -> bool:
-    dataset = Dataset(root)
-    return dataset.exists() and dataset.schema_version() in MIGRATIONS
+    return schema_version(Path(root)) in MIGRATIONS

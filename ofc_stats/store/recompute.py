@@ -26,8 +26,8 @@ from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.rescore import RulesetLookup, score_tables
+from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION
 
-ENGINE_VERSION = 2  # bump when a rule fix changes results: stored results are redone
 HAND_COLUMNS = ["hand_key", "ruleset", "seat_count", "complete"]
 SEAT_COLUMNS = [
     "hand_key",
@@ -59,9 +59,6 @@ class RecomputeSummary:
         for status, count in sorted(self.statuses.items()):
             text.append(f"  {status}: {count} seats")
         return text
-
-
-ENGINE_KEY = b"ofc_stats.engine"
 
 
 def up_to_date(dataset: Dataset, batch: str) -> bool:
@@ -101,8 +98,8 @@ def recompute(
 
     The caller holds the dataset lock (``import`` does; the CLI takes it).
     ``progress`` is called with the hands of each finished batch.  Batches are
-    independent, so ``workers`` processes (default: one per core, at most 2
-    on small jobs) score them side by side.
+    independent, so ``workers`` processes (default: one per core, at most 4,
+    never more than there are batches) score them side by side.
     """
     started = time.perf_counter()
     dataset = Dataset(root)
