@@ -25,8 +25,8 @@ from ofc_stats.records import HandRecord
 from ofc_stats.sim.rooms import simulate
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
-from ofc_stats.store.recompute import ENGINE_KEY, ENGINE_VERSION
 from ofc_stats.store.recompute import recompute as local_recompute
+from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION
 from parsers.open_format import dumps
 from tests.builders import hand_record, seat_record
 from tests.handgen import random_records

@@ -22,8 +22,8 @@ import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError
 from ofc_stats.store.dataset import COMMIT, EMPTY, Dataset
-from ofc_stats.store.recompute import ENGINE_KEY, ENGINE_VERSION, up_to_date
-from ofc_stats.store.schema import SCHEMA_VERSION
+from ofc_stats.store.recompute import up_to_date
+from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, SCHEMA_VERSION
 
 STEP = "results"  # the staging folder's prefix, as the local recompute names it
 ARROW_SCHEMES = {"s3a": "s3", "s3n": "s3"}  # Hadoop's names for what pyarrow calls s3

@@ -37,15 +37,9 @@ import pyarrow.compute as pc
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.spark.layout import Layout, open_layout
 from ofc_stats.spark.session import run_with_progress
-from ofc_stats.store.recompute import (
-    ENGINE_KEY,
-    ENGINE_VERSION,
-    HAND_COLUMNS,
-    SEAT_COLUMNS,
-    RecomputeSummary,
-)
+from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, RecomputeSummary
 from ofc_stats.store.rescore import score_tables
-from ofc_stats.store.schema import HANDS, SEATS
+from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, HANDS, SEATS
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, Row, SparkSession
