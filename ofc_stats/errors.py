@@ -66,3 +66,7 @@ class UnknownPlayer(OfcError):
 
 class SparkUnavailable(OfcError):
     """Spark cannot run here: PySpark not installed, no Java, or a bad --conf."""
+
+
+class SparkJobFailed(OfcError):
+    """A Spark recompute stopped (a task failed): batches committed before it stay committed."""

@@ -225,3 +225,62 @@ def test_conf_pairs() -> None:
     assert parse_conf(["a.b=1", " c = x=y"]) == {"a.b": "1", "c": " x=y"}
     with pytest.raises(SparkUnavailable, match="expected KEY=VALUE"):
         parse_conf(["=1"])
+
+
+def test_a_failed_task_is_one_message_and_the_good_batches_stay(
+    spark: Any, mixed: Path, tmp_path: Path
+) -> None:
+    """One batch's seats file is not Parquet: the command says so in one line (exit 1); every
+    batch that was committed is whole and equal to the local path's."""
+    copy = _copy(mixed, tmp_path)
+    broken = Dataset(copy).batches()[1]
+    Dataset(copy).batch_file("seats", broken).write_bytes(b"not parquet at all")
+    args = ["recompute", "--data", str(copy), "--engine", "spark", "--master", "local[2]"]
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 1, done.output
+    assert (
+        done.stderr.startswith("Error: Spark recompute failed: ") and "Traceback" not in done.stderr
+    )
+    assert len(done.stderr.splitlines()) == 1 and "ArrowInvalid" in done.stderr
+    assert f"seats/{broken}.parquet" in done.stderr
+    for batch in Dataset(copy).batches():
+        path = Dataset(copy).batch_file("results", batch)
+        if path.exists():
+            assert batch != broken
+            assert pq.read_table(path).equals(
+                pq.read_table(Dataset(mixed).batch_file("results", batch))
+            )
+
+
+def test_progress_is_read_from_sparks_status_tracker(spark: Any) -> None:
+    """A job group's fraction of finished tasks: 3 of 3 after a 3-partition count; nothing for a
+    group that never ran."""
+    from ofc_stats.spark.session import _fraction
+
+    spark.sparkContext.setJobGroup("ofc-test-group", "test")
+    try:
+        assert spark.range(0, 30, 1, 3).rdd.map(lambda x: x).count() == 30
+    finally:
+        spark.sparkContext.setJobGroup("", "")
+    assert _fraction(spark, "ofc-test-group") == 1.0
+    assert _fraction(spark, "no-such-group") == 0.0
+
+
+def test_without_java_the_command_says_so(mixed: Path, tmp_path: Path) -> None:
+    """A JAVA_HOME with no java in it: one message naming Java, exit 1, no stack trace."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "JAVA_HOME": str(tmp_path / "no-java")}
+    done = subprocess.run(
+        [sys.executable, "-m", "ofc_stats", "recompute", "--engine", "spark", "--data", str(mixed)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("Error: Spark did not start") and "is Java installed" in last
+    assert "Traceback" not in done.stderr

@@ -84,6 +84,7 @@ class UriLayout:
 
     def __init__(self, uri: str) -> None:
         self.uri = uri.rstrip("/")
+        self._opened: tuple[pafs.FileSystem, str] | None = None
         meta = self._read_text("dataset.json")
         try:
             version = json.loads(meta).get("schema_version") if meta is not None else None
@@ -95,7 +96,15 @@ class UriLayout:
                 f"(run `ofc-stats migrate` on a local copy of an older one)"
             )
 
+    def __getstate__(self) -> dict[str, object]:
+        return {"uri": self.uri, "_opened": None}  # each worker opens its own filesystem
+
     def _fs(self) -> tuple[pafs.FileSystem, str]:
+        if self._opened is None:
+            self._opened = self._open()
+        return self._opened
+
+    def _open(self) -> tuple[pafs.FileSystem, str]:
         scheme, rest = self.uri.split("://", 1)
         arrow_uri = f"{ARROW_SCHEMES.get(scheme, scheme)}://{rest}"
         try:

@@ -24,6 +24,7 @@ Two plans feed the tasks (``read``):
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -35,6 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.errors import SparkJobFailed
 from ofc_stats.spark.layout import Layout, open_layout
 from ofc_stats.spark.session import run_with_progress
 from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, RecomputeSummary
@@ -91,7 +93,7 @@ def recompute(
         count = min(len(todo), partitions or 2 * spark.sparkContext.defaultParallelism)
         plan = batch_frame if read == "workers" else scoring_frame
         frame = plan(spark, layout, todo, count)
-        rows = run_with_progress(spark, lambda: _without_adaptive(spark, frame.collect), progress)
+        rows = run_with_progress(spark, lambda: _collect(spark, frame), progress)
         batches: set[str] = set()
         statuses: Counter[str] = Counter()
         for row in rows:  # one per batch and status: a summary, not the data
@@ -134,16 +136,35 @@ def scoring_frame(spark: SparkSession, layout: Layout, todo: list[str], count: i
     return arranged.mapInArrow(_RowScorer(layout), SUMMARY_DDL)
 
 
-def _without_adaptive(spark: SparkSession, action: Callable[[], list[Row]]) -> list[Row]:
-    """Run with adaptive execution off: one job, its stages known up front (honest progress),
-    and exactly the partitions asked for."""
+def _collect(spark: SparkSession, frame: DataFrame) -> list[Row]:
+    """The summary rows, with adaptive execution off: one job whose stages are known up front
+    (honest progress) and exactly the partitions asked for.  A failed task is reported as
+    :class:`SparkJobFailed` with the worker's last line, not a JVM stack trace."""
+    from pyspark.errors import PySparkException
+
     key = "spark.sql.adaptive.enabled"
     before = spark.conf.get(key, "true")
     spark.conf.set(key, "false")
     try:
-        return action()
+        return frame.collect()
+    except PySparkException as error:
+        last = _exception_line(str(error))
+        raise SparkJobFailed(
+            f"Spark recompute failed: {last}; batches committed before it are kept, "
+            "run it again to score the rest"
+        ) from None
     finally:
         spark.conf.set(key, before or "true")
+
+
+def _exception_line(text: str) -> str:
+    """The last ``module.Name: message`` line of a Python traceback inside Spark's error."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    found = [line for line in lines if EXCEPTION_LINE.match(line) and "SQLSTATE" not in line]
+    return (found or lines or ["no message"])[-1]
+
+
+EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*: \S")
 
 
 class _Scorer:

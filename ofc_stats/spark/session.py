@@ -65,7 +65,7 @@ def spark_session(master: str = "local[*]", conf: dict[str, str] | None = None) 
             f"Spark did not start ({str(error).strip().splitlines()[0]}); "
             f"is Java installed (java -version)? {INSTALL_HINT}"
         ) from None
-    session.sparkContext.setLogLevel("ERROR")
+    session.sparkContext.setLogLevel("FATAL")  # a failed task reaches the caller as an exception
     return session
 
 
