@@ -6,8 +6,8 @@ Builds the simulated dataset of ``bench/recompute.py`` (``--data`` reuses one
 already built there), then, interleaved ``--repeat`` times so host noise hits
 each mode alike, each mode in its own child process:
 
-* **local**: ``recompute(force=True)``, one worker process per core (2 here):
-  the peer;
+* **local**: ``recompute(force=True)`` with 2 worker processes (one per core
+  here): the peer; and with 1, the peer of the 1 -> 2 core scaling;
 * **spark local[1]** and **spark local[2]**: ``ofc_stats.spark.recompute``
   (batches read by the Python workers, the default plan) in a fresh
   SparkSession with one and two cores;
@@ -40,11 +40,11 @@ CHILD = r"""
 import json, sys, time
 mode, root, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 out = {"runs": []}
-if mode == "local":
+if mode.startswith("local/"):
     from ofc_stats.store.recompute import recompute
     for _ in range(runs):
         start = time.perf_counter()
-        hands = recompute(root, force=True).hands
+        hands = recompute(root, force=True, workers=int(mode.split("/")[1])).hands
         out["runs"].append(time.perf_counter() - start)
 else:
     master, read = mode.split("/")
@@ -63,7 +63,8 @@ print(json.dumps(out))
 """
 
 MODES = {
-    "local": "local recompute (2 worker processes)",
+    "local/2": "local recompute (2 worker processes)",
+    "local/1": "local recompute (1 worker process)",
     "local[1]/workers": "spark local[1]",
     "local[2]/workers": "spark local[2]",
     "local[2]/spark": "spark local[2], Spark reads the tables",
@@ -125,7 +126,7 @@ def report(results: dict[str, list[dict[str, object]]], runs: int) -> None:
         return statistics.median(min(r["runs"][1:] or r["runs"]) for r in results[mode])  # type: ignore[index]
 
     hands = int(next(iter(results.values()))[0]["hands"])  # type: ignore[call-overload]
-    local = steady("local") if "local" in results else None
+    local = steady("local/2") if "local/2" in results else None
     print(f"\n{hands:,} hands, median of {len(next(iter(results.values())))} repeats")
     print(f"{'mode':40} {'steady s':>9} {'hands/s':>10} {'× local s':>10} {'start s':>8}")
     for mode, label in MODES.items():
@@ -134,7 +135,7 @@ def report(results: dict[str, list[dict[str, object]]], runs: int) -> None:
         seconds = steady(mode)
         ratio = f"{seconds / local:10.2f}" if local else f"{'':10}"
         start = ""
-        if mode != "local":
+        if not mode.startswith("local/"):
             overhead = statistics.median(
                 float(r["session"]) + r["runs"][0] - min(r["runs"][1:] or r["runs"])  # type: ignore[index, operator, arg-type]
                 for r in results[mode]
@@ -144,6 +145,8 @@ def report(results: dict[str, list[dict[str, object]]], runs: int) -> None:
     if "local[1]/workers" in results and "local[2]/workers" in results:
         scaling = steady("local[1]/workers") / steady("local[2]/workers")
         print(f"\nspark 1 -> 2 cores: {scaling:.2f}x the throughput (goal >= 1.7)")
+    if "local/1" in results and "local/2" in results:
+        print(f"local 1 -> 2 workers: {steady('local/1') / steady('local/2'):.2f}x (the peer)")
     if local and "local[2]/workers" in results:
         ratio = steady("local[2]/workers") / local
         print(f"spark local[2] takes {ratio:.2f}x the local time (goal <= 1.5)")
