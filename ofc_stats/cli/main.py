@@ -13,7 +13,10 @@ from typing import Any
 import click
 
 from ofc_stats.cli.audit import audit_command
+from ofc_stats.cli.grade import grade_command
+from ofc_stats.cli.hand import hand_command
 from ofc_stats.cli.imports import import_command, simulate
+from ofc_stats.cli.players import players_command
 from ofc_stats.cli.recompute import migrate_command, recompute_command
 from ofc_stats.cli.report import report_command
 from ofc_stats.cli.score import formats, rules, score
@@ -49,8 +52,11 @@ for _command in (
     sql_command,
     audit_command,
     report_command,
+    hand_command,
+    players_command,
     migrate_command,
     solve_fantasy_command,
+    grade_command,
 ):
     main.add_command(_command)
 

@@ -19,9 +19,9 @@ import click
 from ofc_stats.cli.options import ruleset_option
 from ofc_stats.engine.cards import format_cards, parse_cards
 from ofc_stats.engine.fantasy_solver import FantasySet, check_deal, solve_fantasy
+from ofc_stats.engine.fantasy_value import FantasyValues, documented_stay_value
 from ofc_stats.engine.rules import FantasyMode, Ruleset
 from ofc_stats.errors import HandError, OfcError
-from ofc_stats.fantasy_value import FantasyValues, documented_stay_value
 
 
 @dataclass(frozen=True)

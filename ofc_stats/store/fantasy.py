@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ofc_stats.fantasy_value import FantasyValues, fantasy_values
+from ofc_stats.engine.fantasy_value import FantasyValues, fantasy_values
 from ofc_stats.store.views import OfcData
 
 # One row per scored seat of the ruleset: the Fantasyland it played (0 = a normal
