@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -51,13 +52,7 @@ def _recompute_on_spark(
     with dataset.locked(wait):
         spark = spark_session(master, settings)
         with progress_bar(quiet, hands, "recomputing on Spark") as advance:
-            shown = [0]
-
-            def progress(fraction: float) -> None:
-                now = int(fraction * hands)
-                advance(now - shown[0])
-                shown[0] = now
-
+            progress = fraction_to_hands(hands, advance)
             summary = recompute(spark, dataset.root, force=force, progress=progress)
     return [*summary.lines(), f"  engine: spark ({spark.sparkContext.master})"]
 
@@ -68,30 +63,59 @@ def _stored_hands(dataset: Any) -> int:
     return sum(pq.read_metadata(path).num_rows for path in dataset.files("hands"))
 
 
+def spark_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``--engine local|spark``, ``--master URL`` and ``--conf KEY=VALUE`` (recompute, grade)."""
+    for option in reversed(SPARK_OPTIONS):
+        command = option(command)
+    return command
+
+
+def check_engine(engine: str, master: str | None, conf: tuple[str, ...]) -> None:
+    if engine != "spark" and (master or conf):
+        raise OfcError("--master and --conf are Spark settings: add --engine spark")
+
+
+def fraction_to_hands(hands: int, advance: Callable[[int], None]) -> Callable[[float], None]:
+    """Spark's fraction of tasks done as hands for a bar counting hands."""
+    shown = [0]
+
+    def progress(fraction: float) -> None:
+        now = int(fraction * hands)
+        advance(now - shown[0])
+        shown[0] = now
+
+    return progress
+
+
+SPARK_OPTIONS = [
+    click.option(
+        "--engine",
+        type=click.Choice(["local", "spark"]),
+        default="local",
+        show_default=True,
+        help="Run here, or on Apache Spark (needs the spark extra and Java).",
+    ),
+    click.option(
+        "--master",
+        metavar="URL",
+        help="Spark master for --engine spark: local[*] (the default), local[N], "
+        "spark://host:7077, yarn.",
+    ),
+    click.option(
+        "--conf",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="A Spark setting for --engine spark; repeat for more.",
+    ),
+]
+
+
 @click.command("recompute")
 @DATA_OPTION
 @click.option("--force", is_flag=True, help="Score every hand again, not only new batches.")
 @click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
 @click.option("--quiet", is_flag=True)
-@click.option(
-    "--engine",
-    type=click.Choice(["local", "spark"]),
-    default="local",
-    show_default=True,
-    help="Score here, or on Apache Spark (needs the spark extra and Java).",
-)
-@click.option(
-    "--master",
-    metavar="URL",
-    help="Spark master for --engine spark: local[*] (the default), local[N], "
-    "spark://host:7077, yarn.",
-)
-@click.option(
-    "--conf",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="A Spark setting for --engine spark; repeat for more.",
-)
+@spark_options
 def recompute_command(
     data: str,
     force: bool,
@@ -102,8 +126,7 @@ def recompute_command(
     conf: tuple[str, ...],
 ) -> None:
     """Score stored hands through the engine into the results tables (import does this)."""
-    if engine != "spark" and (master or conf):
-        raise OfcError("--master and --conf are Spark settings: add --engine spark")
+    check_engine(engine, master, conf)
     lines = run_recompute(
         data,
         force=force,

@@ -24,7 +24,6 @@ Two plans feed the tasks (``read``):
 from __future__ import annotations
 
 import itertools
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -36,15 +35,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.errors import SparkJobFailed
 from ofc_stats.spark.layout import Layout, open_layout
-from ofc_stats.spark.session import run_with_progress
+from ofc_stats.spark.session import collect_summary, run_with_progress
 from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, RecomputeSummary
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, HANDS, SEATS
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, Row, SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 BATCH, TABLE, ROW = "_batch", "_table", "_row"  # the columns Spark adds; 0 = hands, 1 = seats
 SUMMARY = pa.schema(
@@ -93,7 +91,7 @@ def recompute(
         count = min(len(todo), partitions or 2 * spark.sparkContext.defaultParallelism)
         plan = batch_frame if read == "workers" else scoring_frame
         frame = plan(spark, layout, todo, count)
-        rows = run_with_progress(spark, lambda: _collect(spark, frame), progress)
+        rows = run_with_progress(spark, lambda: collect_summary(spark, frame), progress)
         batches: set[str] = set()
         statuses: Counter[str] = Counter()
         for row in rows:  # one per batch and status: a summary, not the data
@@ -134,37 +132,6 @@ def scoring_frame(spark: SparkSession, layout: Layout, todo: list[str], count: i
     )
     arranged = both.repartition(count, BATCH).sortWithinPartitions(BATCH, TABLE, ROW)
     return arranged.mapInArrow(_RowScorer(layout), SUMMARY_DDL)
-
-
-def _collect(spark: SparkSession, frame: DataFrame) -> list[Row]:
-    """The summary rows, with adaptive execution off: one job whose stages are known up front
-    (honest progress) and exactly the partitions asked for.  A failed task is reported as
-    :class:`SparkJobFailed` with the worker's last line, not a JVM stack trace."""
-    from pyspark.errors import PySparkException
-
-    key = "spark.sql.adaptive.enabled"
-    before = spark.conf.get(key, "true")
-    spark.conf.set(key, "false")
-    try:
-        return frame.collect()
-    except PySparkException as error:
-        last = _exception_line(str(error))
-        raise SparkJobFailed(
-            f"Spark recompute failed: {last}; batches committed before it are kept, "
-            "run it again to score the rest"
-        ) from None
-    finally:
-        spark.conf.set(key, before or "true")
-
-
-def _exception_line(text: str) -> str:
-    """The last ``module.Name: message`` line of a Python traceback inside Spark's error."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    found = [line for line in lines if EXCEPTION_LINE.match(line) and "SQLSTATE" not in line]
-    return (found or lines or ["no message"])[-1]
-
-
-EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*: \S")
 
 
 class _Scorer:

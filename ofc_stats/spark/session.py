@@ -8,6 +8,7 @@ too, instead of Spark's stack trace.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 import time
@@ -15,10 +16,10 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar
 
-from ofc_stats.errors import SparkUnavailable
+from ofc_stats.errors import SparkJobFailed, SparkUnavailable
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, Row, SparkSession
 
 INSTALL_HINT = "install the Spark extra: pip install 'ofc-stats[spark]' (and Java 17 or 21)"
 T = TypeVar("T")
@@ -121,3 +122,34 @@ def _fraction(spark: SparkSession, group: str) -> float:
                 total += stage_info.numTasks
                 completed += stage_info.numCompletedTasks
     return completed / total if total else 0.0
+
+
+def collect_summary(spark: SparkSession, frame: DataFrame) -> list[Row]:
+    """The summary rows, with adaptive execution off: one job whose stages are known up front
+    (honest progress) and exactly the partitions asked for.  A failed task is reported as
+    :class:`SparkJobFailed` with the worker's last line, not a JVM stack trace."""
+    from pyspark.errors import PySparkException
+
+    key = "spark.sql.adaptive.enabled"
+    before = spark.conf.get(key, "true")
+    spark.conf.set(key, "false")
+    try:
+        return frame.collect()
+    except PySparkException as error:
+        last = _exception_line(str(error))
+        raise SparkJobFailed(
+            f"Spark job failed: {last}; batches committed before it are kept, "
+            "run it again for the rest"
+        ) from None
+    finally:
+        spark.conf.set(key, before or "true")
+
+
+def _exception_line(text: str) -> str:
+    """The last ``module.Name: message`` line of a Python traceback inside Spark's error."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    found = [line for line in lines if EXCEPTION_LINE.match(line) and "SQLSTATE" not in line]
+    return (found or lines or ["no message"])[-1]
+
+
+EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*: \S")
