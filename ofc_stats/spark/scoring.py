@@ -9,16 +9,16 @@ rows per batch go back to the driver; memory per task is one import batch.
 
 Two plans feed the tasks (``read``):
 
-* ``"workers"`` (the default): a frame of batch numbers, one per task, and
-  each task reads its batch's ``hands``/``seats`` files itself with pyarrow.
-  The cards never pass through the JVM, so Spark adds only its scheduling.
+* ``"workers"`` (the default): a frame of batch numbers split over the tasks,
+  and each task reads its batches' ``hands``/``seats`` files itself with
+  pyarrow.  The cards never pass through the JVM, so Spark adds only its
+  scheduling.
 * ``"spark"``: Spark's own Parquet reader scans both tables, tags every row
   with its batch (the file's name) and its place in the file, and one
   shuffle hashed on the batch, sorted on (batch, table, row), brings each
   batch whole and in file order to one task.  Every row crosses the JVM
   three times (scan, shuffle, Arrow), which costs several times the scoring
-  (README, "Beyond one machine"); it is kept to measure that, and for
-  input only Spark can read.
+  (README, "Beyond one machine"); it is kept to measure that.
 """
 
 from __future__ import annotations
