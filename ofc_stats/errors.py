@@ -80,5 +80,13 @@ class UnplayablePosition(OfcError):
     """A stored decision the grader cannot replay: a play that does not fit, too few cards."""
 
 
+class SparkUnavailable(OfcError):
+    """Spark cannot run here: PySpark not installed, no Java, or a bad --conf."""
+
+
+class SparkJobFailed(OfcError):
+    """A Spark recompute stopped (a task failed): batches committed before it stay committed."""
+
+
 class UnknownSource(OfcError):
     """A file or batch id that ``forget`` finds nowhere in the dataset."""

@@ -5,10 +5,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import click
 
 from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.recompute import check_engine, fraction_to_hands, spark_options
 from ofc_stats.errors import OfcError
 
 
@@ -64,6 +66,7 @@ def _bar(quiet: bool) -> Iterator[tuple[Callable[[int], None], Callable[[int], N
 @click.option("--force", is_flag=True, help="Grade every batch again, not only new ones.")
 @click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@spark_options
 def grade_command(
     data: str,
     player: str | None,
@@ -73,6 +76,9 @@ def grade_command(
     force: bool,
     wait: float,
     quiet: bool,
+    engine: str,
+    master: str | None,
+    conf: tuple[str, ...],
 ) -> None:
     """Grade every decision: expected points lost against the best legal play.
 
@@ -87,12 +93,45 @@ def grade_command(
     if player is not None:
         _check_player(data, player)
     options = GradeOptions(rollouts=rollouts, player=player, seed=seed)
-    with dataset.locked(wait), _bar(quiet) as (planned, advance):
-        summary = grade_dataset(
-            data, options, force=force, workers=workers, progress=advance, planned=planned
-        )
+    check_engine(engine, master, conf)
+    if engine == "spark":
+        summary = _grade_on_spark(dataset, options, force, wait, quiet, master, conf)
+    else:
+        with dataset.locked(wait), _bar(quiet) as (planned, advance):
+            summary = grade_dataset(
+                data, options, force=force, workers=workers, progress=advance, planned=planned
+            )
     for line in summary.lines():
         click.echo(line)
+
+
+def _grade_on_spark(
+    dataset: Any,
+    options: Any,
+    force: bool,
+    wait: float,
+    quiet: bool,
+    master: str | None,
+    conf: tuple[str, ...],
+) -> Any:
+    """The same grades from Spark tasks (ofc_stats.spark.grade); the bar follows Spark's tasks."""
+    import pyarrow.parquet as pq
+
+    from ofc_stats.spark import grade, parse_conf, spark_session
+
+    settings = parse_conf(conf)
+    hands = sum(pq.read_metadata(path).num_rows for path in dataset.files("hands"))
+    with dataset.locked(wait):
+        spark = spark_session(master or "local[*]", settings)
+        with _bar(quiet) as (planned, advance):
+            planned(hands)
+            return grade(
+                spark,
+                dataset.root,
+                options,
+                force=force,
+                progress=fraction_to_hands(hands, advance),
+            )
 
 
 def _check_player(data: str, player: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -10,7 +11,16 @@ from ofc_stats.cli.options import DATA_OPTION, progress_bar
 from ofc_stats.errors import OfcError
 
 
-def run_recompute(data: str, *, force: bool, quiet: bool, wait: float = 0.0) -> list[str]:
+def run_recompute(
+    data: str,
+    *,
+    force: bool,
+    quiet: bool,
+    wait: float = 0.0,
+    engine: str = "local",
+    master: str = "local[*]",
+    conf: tuple[str, ...] = (),
+) -> list[str]:
     """Score the batches without results (all with ``force``) under the dataset lock."""
     from ofc_stats.store.dataset import Dataset
     from ofc_stats.store.recompute import recompute
@@ -19,9 +29,32 @@ def run_recompute(data: str, *, force: bool, quiet: bool, wait: float = 0.0) -> 
     if not dataset.exists():
         raise OfcError(f"{data}: no ofc-stats dataset here; create one with `ofc-stats import`")
     hands = _stored_hands(dataset)
+    if engine == "spark":
+        return _recompute_on_spark(dataset, hands, force, quiet, wait, master, conf)
     with dataset.locked(wait), progress_bar(quiet, hands, "recomputing") as advance:
         summary = recompute(data, force=force, progress=advance)
     return summary.lines()
+
+
+def _recompute_on_spark(
+    dataset: Any,
+    hands: int,
+    force: bool,
+    quiet: bool,
+    wait: float,
+    master: str,
+    conf: tuple[str, ...],
+) -> list[str]:
+    """The same under Spark; the bar follows the fraction of Spark tasks done."""
+    from ofc_stats.spark import parse_conf, recompute, spark_session
+
+    settings = parse_conf(conf)
+    with dataset.locked(wait):
+        spark = spark_session(master, settings)
+        with progress_bar(quiet, hands, "recomputing on Spark") as advance:
+            progress = fraction_to_hands(hands, advance)
+            summary = recompute(spark, dataset.root, force=force, progress=progress)
+    return [*summary.lines(), f"  engine: spark ({spark.sparkContext.master})"]
 
 
 def _stored_hands(dataset: Any) -> int:
@@ -30,14 +63,79 @@ def _stored_hands(dataset: Any) -> int:
     return sum(pq.read_metadata(path).num_rows for path in dataset.files("hands"))
 
 
+def spark_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``--engine local|spark``, ``--master URL`` and ``--conf KEY=VALUE`` (recompute, grade)."""
+    for option in reversed(SPARK_OPTIONS):
+        command = option(command)
+    return command
+
+
+def check_engine(engine: str, master: str | None, conf: tuple[str, ...]) -> None:
+    if engine != "spark" and (master or conf):
+        raise OfcError("--master and --conf are Spark settings: add --engine spark")
+
+
+def fraction_to_hands(hands: int, advance: Callable[[int], None]) -> Callable[[float], None]:
+    """Spark's fraction of tasks done as hands for a bar counting hands."""
+    shown = [0]
+
+    def progress(fraction: float) -> None:
+        now = int(fraction * hands)
+        advance(now - shown[0])
+        shown[0] = now
+
+    return progress
+
+
+SPARK_OPTIONS = [
+    click.option(
+        "--engine",
+        type=click.Choice(["local", "spark"]),
+        default="local",
+        show_default=True,
+        help="Run here, or on Apache Spark (needs the spark extra and Java).",
+    ),
+    click.option(
+        "--master",
+        metavar="URL",
+        help="Spark master for --engine spark: local[*] (the default), local[N], "
+        "spark://host:7077, yarn.",
+    ),
+    click.option(
+        "--conf",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="A Spark setting for --engine spark; repeat for more.",
+    ),
+]
+
+
 @click.command("recompute")
 @DATA_OPTION
 @click.option("--force", is_flag=True, help="Score every hand again, not only new batches.")
 @click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
 @click.option("--quiet", is_flag=True)
-def recompute_command(data: str, force: bool, wait: float, quiet: bool) -> None:
+@spark_options
+def recompute_command(
+    data: str,
+    force: bool,
+    wait: float,
+    quiet: bool,
+    engine: str,
+    master: str | None,
+    conf: tuple[str, ...],
+) -> None:
     """Score stored hands through the engine into the results tables (import does this)."""
-    lines = run_recompute(data, force=force, quiet=quiet, wait=wait)
+    check_engine(engine, master, conf)
+    lines = run_recompute(
+        data,
+        force=force,
+        quiet=quiet,
+        wait=wait,
+        engine=engine,
+        master=master or "local[*]",
+        conf=conf,
+    )
     for line in lines:
         click.echo(line)
 
