@@ -49,7 +49,7 @@ from ofc_stats.engine.presets import get_ruleset
 import resource
 dataset = Dataset(root)
 batches = dataset.batches()
-pq.read_table(dataset.batch_file("hands", batches[0]), columns=["hand_key"])  # Arrow's set-up
+pq.read_table(dataset.batch_file("hands", batches[0]), columns=["hand_id"])  # Arrow's set-up
 start = time.perf_counter()
 if mode == "recompute":
     summary = recompute(root, force=True)
@@ -68,8 +68,10 @@ else:
         else:
             scored = score_tables(h, s, get_ruleset)
             tables = {"results": scored.results, "versus": scored.versus}
-        for name, table in tables.items():
-            pq.write_table(table, out / f"{name}.parquet", compression="zstd")
+        for name, table in tables.items():  # written as recompute writes them
+            dictionary = [c for c in table.column_names if c != "hand_id"]
+            pq.write_table(table, out / f"{name}.parquet", compression="zstd",
+                           use_dictionary=dictionary)
 seconds = time.perf_counter() - start
 peak = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) / 1024
 workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # recompute's workers
@@ -83,6 +85,7 @@ def build(root: Path, hands: int, base: int) -> None:
     from ofc_stats.engine.presets import get_ruleset
     from ofc_stats.sim.rooms import write_simulation
     from ofc_stats.store.dataset import Dataset
+    from ofc_stats.store.hand_ids import next_hand_id, with_hand_ids
     from ofc_stats.store.importer import import_paths
     from ofc_stats.store.recompute import recompute
 
@@ -111,7 +114,7 @@ def build(root: Path, hands: int, base: int) -> None:
                         table.schema.get_field_index("hand_key"), "hand_key", keys
                     )
                 tables[name] = table
-            dataset.commit(target, tables)
+            dataset.commit(target, with_hand_ids(tables, next_hand_id(dataset)))
             stored += tables["hands"].num_rows
     recompute(root)  # the floor writes tables of this shape
     print(f"dataset: {stored:,} hands in {len(dataset.batches())} batches")

@@ -14,9 +14,13 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ofc_stats.store.dataset import Dataset, fsync_dir, write_parquet
+from ofc_stats.store.dataset import EMPTY, Dataset, fsync_dir, write_parquet
+from ofc_stats.store.schema import HAND_ID, TABLES
 
 V2_RESULTS = ".v2-results"
 
@@ -60,7 +64,57 @@ def _two_to_three(dataset: Dataset) -> None:
     fsync_dir(root)
 
 
-MIGRATIONS: dict[object, tuple[int, Callable[[Dataset], None]]] = {2: (3, _two_to_three)}
+def _three_to_four(dataset: Dataset) -> None:
+    """v4 gives every hand an integer ``hand_id`` and keys results and versus by it.
+
+    Ids count the hands of the batches in order, so a run after a kill gives
+    the same ids; each batch's rewritten files are committed together.
+    """
+    dataset.recover()  # a killed run's committed batch first (batches() hides it)
+    for name, schema in TABLES.items():  # the empty tables' schemas, which the views read
+        folder = dataset.table_dir(name)
+        if folder.is_dir():
+            write_parquet(schema.empty_table(), folder / EMPTY)
+    first = 0
+    for batch in dataset.batches():
+        hands = pq.read_table(dataset.batch_file("hands", batch))
+        count = hands.num_rows
+        if "hand_id" not in hands.column_names:
+            ids = pa.array(np.arange(first, first + count, dtype=np.int64))
+            hands = hands.append_column(HAND_ID, ids)
+            changed = {"hands": hands}
+        else:
+            changed = {}
+        first += count
+        keys = hands["hand_key"].combine_chunks()
+        ids = hands["hand_id"].combine_chunks()
+        for name in ("seats", "results", "versus"):
+            path = dataset.batch_file(name, batch)
+            if not path.is_file():
+                continue
+            names = pq.read_schema(path).names
+            if "hand_id" not in names if name == "seats" else "hand_key" in names:
+                changed[name] = _with_hand_id(pq.read_table(path), keys, ids, name)
+        if changed:
+            dataset.commit(batch, changed, step="v4")
+
+
+def _with_hand_id(table: pa.Table, keys: pa.Array, ids: pa.Array, name: str) -> pa.Table:
+    """Seats gain ``hand_id``; results and versus have it in place of ``hand_key``."""
+    position = pc.index_in(table["hand_key"], value_set=keys)
+    table = table.filter(pc.is_valid(position))  # rows of no stored hand: none are expected
+    hand_ids = pc.take(ids, pc.drop_null(position))
+    if name == "seats":
+        return table.append_column(HAND_ID, hand_ids)
+    metadata = table.schema.metadata  # the engine stamp of the results
+    index = table.schema.get_field_index("hand_key")
+    return table.set_column(index, HAND_ID, hand_ids).replace_schema_metadata(metadata)
+
+
+MIGRATIONS: dict[object, tuple[int, Callable[[Dataset], None]]] = {
+    2: (3, _two_to_three),
+    3: (4, _three_to_four),
+}
 
 
 def upgrade(dataset: Dataset) -> list[str]:

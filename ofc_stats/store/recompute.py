@@ -9,8 +9,11 @@ is in the results file's Parquet metadata; import batches never change, so
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -28,9 +31,9 @@ from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.rescore import RulesetLookup, score_tables
 
 ENGINE_VERSION = 2  # bump when a rule fix changes results: stored results are redone
-HAND_COLUMNS = ["hand_key", "ruleset", "seat_count", "complete"]
+HAND_COLUMNS = ["hand_id", "ruleset", "seat_count", "complete"]
 SEAT_COLUMNS = [
-    "hand_key",
+    "hand_id",
     "seat",
     "board",
     "board_streets",
@@ -81,10 +84,17 @@ def score_batch_files(
     batch: str,
     lookup: RulesetLookup = get_ruleset,
     ruleset: Ruleset | None = None,
+    *,
+    hand_key: bool = True,
 ) -> dict[str, pa.Table]:
-    """The results and versus tables of one import batch (``ruleset`` overrides)."""
+    """The results and versus tables of one import batch (``ruleset`` overrides).
+
+    With ``hand_key`` they carry it, shaped as the views show them; recompute
+    stores them without (``hand_id`` is the key, and the string costs time).
+    """
     hands = pq.read_table(dataset.batch_file("hands", batch), columns=HAND_COLUMNS)
-    seats = pq.read_table(dataset.batch_file("seats", batch), columns=SEAT_COLUMNS)
+    columns = ["hand_key", *SEAT_COLUMNS] if hand_key else SEAT_COLUMNS
+    seats = pq.read_table(dataset.batch_file("seats", batch), columns=columns)
     scored = score_tables(hands, seats, lookup, ruleset=ruleset)
     return {"results": scored.results, "versus": scored.versus}
 
@@ -119,7 +129,10 @@ def recompute(
         count = 1
     if count > 1 and len(todo) > 1:
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(min(count, len(todo)), mp_context=context) as pool:
+        start = (str(dataset.root / ".lock"), os.getpid())
+        with ProcessPoolExecutor(
+            min(count, len(todo)), mp_context=context, initializer=_worker_start, initargs=start
+        ) as pool:
             jobs = [pool.submit(_score_and_publish, dataset, batch, lookup) for batch in todo]
             for job in as_completed(jobs):
                 _count(summary, *job.result(), progress)
@@ -130,15 +143,67 @@ def recompute(
     return summary
 
 
+def _worker_start(lock: str, parent: int) -> None:
+    """A forked worker lets go of the dataset lock and dies with its parent.
+
+    Forked, it holds a copy of the parent's locked descriptor: were the parent
+    killed, the worker would keep the dataset locked, and with nothing left to
+    feed it, wait forever.  So it closes that descriptor (the parent's lock
+    stays: flock belongs to the open file, which the parent still has) and
+    asks the kernel for SIGKILL when the parent goes (Linux; a watching
+    thread elsewhere).
+    """
+    _close_inherited(Path(lock))
+    if not _kill_with_parent():
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # the parent went before we asked
+        os._exit(1)
+
+
+def _close_inherited(path: Path) -> None:
+    try:
+        wanted = os.stat(path)
+    except OSError:
+        return
+    folder = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
+    for name in os.listdir(folder):
+        fd = int(name)
+        try:
+            found = os.fstat(fd)
+        except OSError:
+            continue
+        if fd > 2 and (found.st_dev, found.st_ino) == (wanted.st_dev, wanted.st_ino):
+            os.close(fd)
+
+
+def _kill_with_parent() -> bool:
+    """prctl(PR_SET_PDEATHSIG, SIGKILL); False where there is no prctl."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return False
+    return int(prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)) == 0
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+PR_SET_PDEATHSIG = 1
+
+
 def _score_and_publish(
     dataset: Dataset, batch: str, lookup: RulesetLookup
 ) -> tuple[int, int, dict[str, int]]:
     """Score one batch and publish its results; (hands, seats, seats by status)."""
-    tables = score_batch_files(dataset, batch, lookup)
+    tables = score_batch_files(dataset, batch, lookup, hand_key=False)
     stamp = {ENGINE_KEY: str(ENGINE_VERSION).encode()}
     tables["results"] = tables["results"].replace_schema_metadata(stamp)
-    # hand_key is unique per seat: a dictionary would cost time and save nothing.
-    columns = sorted({c for table in tables.values() for c in table.column_names} - {"hand_key"})
+    # hand_id is unique per hand: a dictionary would cost time and save nothing.
+    columns = sorted({c for table in tables.values() for c in table.column_names} - {"hand_id"})
     dataset.commit(batch, tables, step="results", use_dictionary=columns)
     results = tables["results"]
     statuses = pc.value_counts(results["status"].cast(pa.string())).to_pylist()

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ofc_stats.engine.board import BOARD_SIZE
-from ofc_stats.engine.rules import Ruleset
+from ofc_stats.engine.rules import Ruleset, Variant
 from ofc_stats.engine.vector.scoring import BatchResult, score_batch
 from ofc_stats.engine.vector.timeout import timeout_mask
 from ofc_stats.errors import OfcError
@@ -58,20 +58,27 @@ def _numbers(column: pa.ChunkedArray, fill: float, dtype: type) -> npt.NDArray[n
     return np.asarray(pc.fill_null(column, fill).to_numpy(), dtype=dtype)
 
 
+def key_column(hands: pa.Table, seats: pa.Table) -> str:
+    """The column that ties seats to hands: ``hand_id`` when both have it (stored tables)."""
+    both = set(hands.column_names) & set(seats.column_names)
+    return "hand_id" if "hand_id" in both else "hand_key"
+
+
 def _seat_order(hands: pa.Table, seats: pa.Table) -> tuple[pa.Table, npt.NDArray[np.int64]]:
     """Seats grouped by hand in the hands' order, and each hand's first seat row.
 
     Importers write seats hand by hand in that order; anything else is sorted.
     """
+    key = key_column(hands, seats)
     counts = hands["seat_count"].to_numpy().astype(np.int64)
     starts = np.zeros(len(counts), dtype=np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
     if int(counts.sum()) == seats.num_rows:
-        firsts = pc.take(seats["hand_key"], pa.array(starts)) if len(starts) else None
-        if firsts is None or firsts.equals(hands["hand_key"]):
+        firsts = pc.take(seats[key], pa.array(starts)) if len(starts) else None
+        if firsts is None or firsts.equals(hands[key]):
             return seats, starts
-    order = {key: i for i, key in enumerate(hands["hand_key"].to_pylist())}
-    position = pa.array([order.get(k, len(order)) for k in seats["hand_key"].to_pylist()])
+    position = pc.index_in(seats[key], value_set=hands[key].combine_chunks())
+    position = pc.fill_null(position, len(counts))
     seats = seats.append_column("_pos", position).sort_by(
         [("_pos", "ascending"), ("seat", "ascending")]
     )
@@ -116,6 +123,7 @@ def score_tables(
     used = np.repeat(name_code if ruleset is None else np.zeros_like(name_code), counts)
     versus: list[dict[str, npt.NDArray[np.generic]]] = []
     seat_numbers = seats["seat"].to_numpy().astype(np.int8)
+    variants: dict[Variant, list[npt.NDArray[np.int64]]] = {}
     for (code, seat_count), members in _groups(name_code, counts, hand_valid, ruleset).items():
         index = starts[members][:, None] + np.arange(seat_count)  # (G, S) seat rows
         flat = index.reshape(-1)
@@ -137,16 +145,26 @@ def score_tables(
         status[flat] = 1
         outcomes = _row_outcomes(result)
         out.fill(flat, result, outcomes)
-        if streets is not None:
-            out.timeouts(flat, timeout_mask(streets[flat], fantasy.reshape(-1), rules.variant))
+        variants.setdefault(rules.variant, []).append(flat)
         versus.append(_versus(result, outcomes, index, seat_numbers))
+    if streets is not None:  # one pass per variant over all its seats, not one per group
+        for variant, parts in variants.items():
+            flat = parts[0] if len(parts) == 1 else np.concatenate(parts)
+            out.timeouts(
+                flat, timeout_mask(streets[flat], np.asarray(in_fantasy[flat], bool), variant)
+            )
+    names = [name for name in KEYS if name in seats.column_names]
     results = out.table(
-        seats["hand_key"],
+        names,
+        [seats.column(name) for name in names],
         seats["seat"],
         pa.DictionaryArray.from_arrays(pa.array(used, pa.int32()), pa.array(used_names)),
         pa.DictionaryArray.from_arrays(pa.array(status), pa.array(STATUSES)),
     )
     return Scored(results, _versus_table(seats, versus))
+
+
+KEYS = ("hand_key", "hand_id")  # passed from seats to results and versus when present
 
 
 STATUSES = (INCOMPLETE, SCORED, UNKNOWN_RULESET)
@@ -232,7 +250,8 @@ class _Columns:
 
     def table(
         self,
-        hand_key: pa.ChunkedArray,
+        names: list[str],
+        keys: list[pa.ChunkedArray],
         seat: pa.ChunkedArray,
         ruleset: pa.Array,
         status: pa.Array,
@@ -249,7 +268,7 @@ class _Columns:
         next_mask = unknown if mask is None else mask | unknown
         timeouts = np.bitwise_count(self.timeout_streets.view(np.uint16)).astype(np.int8)
         columns = [
-            hand_key,
+            *keys,
             seat,
             ruleset,
             status,
@@ -271,7 +290,7 @@ class _Columns:
             col(self.timeout_streets, pa.int16()),
             col(timeouts, pa.int8()),
         ]
-        return pa.Table.from_arrays(columns, schema=RESULTS)
+        return pa.Table.from_arrays(columns, schema=_keyed(RESULTS, names))
 
 
 Outcomes = tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int8]]
@@ -329,9 +348,16 @@ def _versus(
     }
 
 
+def _keyed(schema: pa.Schema, names: list[str]) -> pa.Schema:
+    """``schema`` with only the key columns the seats had (stored tables: ``hand_id``)."""
+    return pa.schema([f for f in schema if f.name not in KEYS or f.name in names])
+
+
 def _versus_table(seats: pa.Table, parts: list[dict[str, npt.NDArray[np.generic]]]) -> pa.Table:
+    names = [name for name in KEYS if name in seats.column_names]
+    schema = _keyed(VERSUS, names)
     if not parts:
-        return VERSUS.empty_table()
+        return schema.empty_table()
     if len(parts) == 1:
         joined = parts[0]
     else:  # several groups: back into the seats' order
@@ -341,7 +367,7 @@ def _versus_table(seats: pa.Table, parts: list[dict[str, npt.NDArray[np.generic]
     rows = pa.array(joined["row"])
     return pa.Table.from_arrays(
         [
-            pc.take(seats["hand_key"], rows),
+            *(pc.take(seats[name], rows) for name in names),
             pc.take(seats["seat"], rows),
             pa.array(joined["opponent"].astype(np.int8)),
             pa.array(joined["rows_won"]),
@@ -350,5 +376,5 @@ def _versus_table(seats: pa.Table, parts: list[dict[str, npt.NDArray[np.generic]
             pa.array(joined["rows_won"] == 3),
             pa.array(joined["points"].astype(np.int32)),
         ],
-        schema=VERSUS,
+        schema=schema,
     )

@@ -3,15 +3,22 @@
 A dataset folder holds one folder per table, named as in :data:`TABLES`.
 Imports write ``hands``, ``seats``, ``placements``, ``files`` and
 ``quarantine``; recompute writes ``results`` and ``versus``.
+
+``HANDS`` and ``SEATS`` are the rows as parsers and the record path lay them
+out; the stored tables add :data:`HAND_ID`, the dataset's integer key of a
+hand (``store.hand_ids``).  ``results`` and ``versus`` are stored keyed by
+``hand_id`` alone (no string repeated per row); the views add ``hand_key``
+back, so :data:`RESULTS` and :data:`VERSUS` are the shapes users see.
 """
 
 from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 3  # 2: seats.board_streets; 3: one folder per table
+SCHEMA_VERSION = 4  # 2: seats.board_streets; 3: one folder per table; 4: hand_id
 CARDS = pa.list_(pa.int8())
 DESTINATION = pa.dictionary(pa.int8(), pa.string())
+HAND_ID = pa.field("hand_id", pa.int64())  # unique in the dataset, given at import, never changed
 
 HANDS = pa.schema(
     [
@@ -94,6 +101,7 @@ QUARANTINE = pa.schema(
 RESULTS = pa.schema(
     [
         ("hand_key", pa.string()),
+        HAND_ID,
         ("seat", pa.int8()),
         ("ruleset", pa.dictionary(pa.int32(), pa.string())),  # the ruleset scored with
         ("status", pa.dictionary(pa.int8(), pa.string())),  # scored | incomplete | unknown ruleset
@@ -123,6 +131,7 @@ RESULTS = pa.schema(
 VERSUS = pa.schema(
     [
         ("hand_key", pa.string()),
+        HAND_ID,
         ("seat", pa.int8()),
         ("opponent", pa.int8()),
         ("rows_won", pa.int8()),
@@ -133,12 +142,17 @@ VERSUS = pa.schema(
     ]
 )
 
+STORED_HANDS = HANDS.append(HAND_ID)
+STORED_SEATS = SEATS.append(HAND_ID)
+STORED_RESULTS = RESULTS.remove(RESULTS.get_field_index("hand_key"))
+STORED_VERSUS = VERSUS.remove(VERSUS.get_field_index("hand_key"))
+
 IMPORTED = {
-    "hands": HANDS,
-    "seats": SEATS,
+    "hands": STORED_HANDS,
+    "seats": STORED_SEATS,
     "placements": PLACEMENTS,
     "files": FILES,
     "quarantine": QUARANTINE,
 }
-DERIVED = {"results": RESULTS, "versus": VERSUS}  # recompute's, from hands and seats
+DERIVED = {"results": STORED_RESULTS, "versus": STORED_VERSUS}  # recompute's, keyed by hand_id
 TABLES = {**IMPORTED, **DERIVED}

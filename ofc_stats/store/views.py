@@ -21,7 +21,7 @@ from ofc_stats.engine.vector.rank_tables import tables
 from ofc_stats.errors import OfcError
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.migrate import needs_upgrade
-from ofc_stats.store.schema import TABLES
+from ofc_stats.store.schema import DERIVED, IMPORTED
 from ofc_stats.store.streets import STREETS_SQL, rule_tables
 
 Params = Sequence[object] | Mapping[str, object] | None
@@ -32,8 +32,15 @@ SELECT h.hand_key, h.format, h.room, h.table_id, h.room_hand_id, h.played_at, h.
        h.seat_count, h.stakes, h.currency, s.seat, s.player, s.player_id,
        coalesce(s.player_id, s.player) AS player_key, s.hero, s.in_fantasy, s.fantasy_cards,
        s.reported_points, s.reported_money, s.stack, s.board, s.board_streets, s.discards,
-       r.* EXCLUDE (hand_key, seat, ruleset), r.ruleset AS scored_with
-FROM hands h JOIN seats s USING (hand_key) LEFT JOIN results r USING (hand_key, seat)
+       r.* EXCLUDE (hand_key, hand_id, seat, ruleset), r.ruleset AS scored_with, h.hand_id
+FROM hands h JOIN seats s USING (hand_id) LEFT JOIN results r USING (hand_id, seat)
+"""
+
+# results and versus are stored keyed by hand_id; their views add the hand's key.
+KEYED_VIEW = """
+CREATE OR REPLACE VIEW {name} AS
+SELECT h.hand_key, t.* FROM read_parquet([{files}], union_by_name = true) t
+JOIN (SELECT hand_id, hand_key FROM hands) h ON h.hand_id = t.hand_id
 """
 
 FANTASY_VIEW = """
@@ -84,7 +91,7 @@ class OfcData:
 
     def _views(self, dataset: Dataset) -> None:
         con = self.connection
-        for name in TABLES:
+        for name in [*IMPORTED, *DERIVED]:  # hands before the views that join it
             self._parquet_view(dataset, name)
         rule_tables(con)
         con.sql(
@@ -103,6 +110,9 @@ class OfcData:
         """A view over the table's files, named one by one: no glob, so any folder name works."""
         paths = [str(dataset.table_dir(name) / EMPTY), *dataset.files(name)]
         listed = ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
+        if name in DERIVED:
+            self.connection.sql(KEYED_VIEW.format(name=name, files=listed))
+            return
         self.connection.sql(
             f"CREATE OR REPLACE VIEW {name} AS "
             f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"
