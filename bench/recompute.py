@@ -43,7 +43,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 mode, root = sys.argv[1], Path(sys.argv[2])
 from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, recompute
+from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, WRITE_OPTIONS, recompute
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.engine.presets import get_ruleset
 import resource
@@ -69,9 +69,7 @@ else:
             scored = score_tables(h, s, get_ruleset)
             tables = {"results": scored.results, "versus": scored.versus}
         for name, table in tables.items():  # written as recompute writes them
-            dictionary = [c for c in table.column_names if c != "hand_id"]
-            pq.write_table(table, out / f"{name}.parquet", compression="zstd",
-                           use_dictionary=dictionary)
+            pq.write_table(table, out / f"{name}.parquet", compression="zstd", **WRITE_OPTIONS)
 seconds = time.perf_counter() - start
 peak = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) / 1024
 workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # recompute's workers

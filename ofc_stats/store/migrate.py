@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.store.dataset import EMPTY, Dataset, fsync_dir, write_parquet
-from ofc_stats.store.schema import HAND_ID, TABLES
+from ofc_stats.store.schema import HAND_ID, STORED_VERSUS, TABLES
 
 V2_RESULTS = ".v2-results"
 
@@ -67,6 +67,8 @@ def _two_to_three(dataset: Dataset) -> None:
 def _three_to_four(dataset: Dataset) -> None:
     """v4 gives every hand an integer ``hand_id`` and keys results and versus by it.
 
+    ``versus`` keeps each pair of seats once (the view gives both directions).
+
     Ids count the hands of the batches in order, so a run after a kill gives
     the same ids; each batch's rewritten files are committed together.
     """
@@ -108,7 +110,11 @@ def _with_hand_id(table: pa.Table, keys: pa.Array, ids: pa.Array, name: str) -> 
         return table.append_column(HAND_ID, hand_ids)
     metadata = table.schema.metadata  # the engine stamp of the results
     index = table.schema.get_field_index("hand_key")
-    return table.set_column(index, HAND_ID, hand_ids).replace_schema_metadata(metadata)
+    table = table.set_column(index, HAND_ID, hand_ids).replace_schema_metadata(metadata)
+    if name == "versus":  # once per pair of seats
+        table = table.filter(pc.less(table["seat"], table["opponent"]))
+        table = table.select(STORED_VERSUS.names)
+    return table
 
 
 MIGRATIONS: dict[object, tuple[int, Callable[[Dataset], None]]] = {

@@ -65,6 +65,12 @@ class RecomputeSummary:
 
 
 ENGINE_KEY = b"ofc_stats.engine"
+# Encoding, not compression, is most of the write: dictionaries only where the values
+# already are (zstd packs the small integers well without), statistics only on the keys.
+WRITE_OPTIONS: dict[str, object] = {
+    "use_dictionary": ["ruleset", "status"],
+    "write_statistics": ["hand_id", "seat"],
+}
 
 
 def up_to_date(dataset: Dataset, batch: str) -> bool:
@@ -202,9 +208,7 @@ def _score_and_publish(
     tables = score_batch_files(dataset, batch, lookup, hand_key=False)
     stamp = {ENGINE_KEY: str(ENGINE_VERSION).encode()}
     tables["results"] = tables["results"].replace_schema_metadata(stamp)
-    # hand_id is unique per hand: a dictionary would cost time and save nothing.
-    columns = sorted({c for table in tables.values() for c in table.column_names} - {"hand_id"})
-    dataset.commit(batch, tables, step="results", use_dictionary=columns)
+    dataset.commit(batch, tables, step="results", **WRITE_OPTIONS)
     results = tables["results"]
     statuses = pc.value_counts(results["status"].cast(pa.string())).to_pylist()
     hands = pq.read_metadata(dataset.batch_file("hands", batch)).num_rows

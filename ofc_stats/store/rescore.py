@@ -2,8 +2,9 @@
 
 Input is one import batch's ``hands`` and ``seats`` columns; output is the
 ``results`` table (one row per seat) and the ``versus`` table (one row per
-seat and opponent).  Hands are grouped by ruleset and seat count, and each
-group is one :func:`ofc_stats.engine.vector.scoring.score_batch` call on NumPy arrays made
+pair of seats, seat < opponent, as stored: the view adds the other way
+round).  Hands are grouped by ruleset and seat count, and each group is one
+:func:`ofc_stats.engine.vector.scoring.score_batch` call on NumPy arrays made
 straight from the Arrow buffers: no Python call per hand or per seat.
 """
 
@@ -22,7 +23,7 @@ from ofc_stats.engine.rules import Ruleset, Variant
 from ofc_stats.engine.vector.scoring import BatchResult, score_batch
 from ofc_stats.engine.vector.timeout import timeout_mask
 from ofc_stats.errors import OfcError
-from ofc_stats.store.schema import RESULTS, VERSUS
+from ofc_stats.store.schema import PAIRS, RESULTS
 
 SCORED = "scored"
 INCOMPLETE = "incomplete"
@@ -234,11 +235,12 @@ class _Columns:
         ):
             target[flat] = source.reshape(-1)
         won, lost, tied = outcomes
-        self.rows_won[flat] = _over_opponents(won).reshape(-1)
-        self.rows_lost[flat] = _over_opponents(lost).reshape(-1)
-        self.rows_tied[flat] = _over_opponents(tied).reshape(-1)
-        self.scoops[flat] = _over_opponents(won == 3).reshape(-1)
-        self.scooped[flat] = _over_opponents(lost == 3).reshape(-1)
+        seats = result.fouled.shape[1]
+        self.rows_won[flat] = _over_opponents(won, seats).reshape(-1)
+        self.rows_lost[flat] = _over_opponents(lost, seats).reshape(-1)
+        self.rows_tied[flat] = _over_opponents(tied, seats).reshape(-1)
+        self.scoops[flat] = _over_opponents((won == 3).view(np.int8), seats).reshape(-1)
+        self.scooped[flat] = _over_opponents((lost == 3).view(np.int8), seats).reshape(-1)
         self.net[flat] = result.net.reshape(-1)
         self.net_capped[flat] = result.net_capped.reshape(-1)
         self.entry[flat] = result.fantasy_cards.reshape(-1)
@@ -296,35 +298,52 @@ class _Columns:
 Outcomes = tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int8]]
 
 
-def _over_opponents(values: npt.NDArray[np.int8] | npt.NDArray[np.bool_]) -> npt.NDArray[np.int8]:
-    """Sum over the last axis (2-4 seats) by adding slices: faster than a short-axis reduce."""
-    small = values.view(np.int8)
-    total = small[:, :, 0].copy()
-    for other in range(1, small.shape[2]):
-        total += small[:, :, other]
+def _pairs(seats: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(me, them) of every ordered seat pair, me-major: the versus rows of one hand."""
+    me, them = np.nonzero(~np.eye(seats, dtype=bool))
+    return me.astype(np.int64), them.astype(np.int64)
+
+
+def _over_opponents(values: npt.NDArray[np.int8], seats: int) -> npt.NDArray[np.int8]:
+    """(H, S) sums over each seat's opponents of (H, pairs) values, by adding columns."""
+    per_seat = values.reshape(len(values), seats, seats - 1)
+    total = per_seat[:, :, 0].copy()
+    for other in range(1, seats - 1):
+        total += per_seat[:, :, other]
     return total
 
 
 def _row_outcomes(result: BatchResult) -> Outcomes:
-    """Rows won, lost and tied by seat i against seat j, each (H, S, S).
+    """Rows won, lost and tied by ``me`` against ``them``, each (H, pairs) in :func:`_pairs`.
 
     A fouled board loses all three rows to a live one; two fouled boards
-    compare no rows (0 won, lost or tied); a seat against itself counts nothing.
+    compare no rows (0 won, lost or tied).  Seat by seat on whole columns:
+    each seat's classes are contiguous in the batch result.
     """
-    shape = result.points.shape
-    won = np.zeros(shape, dtype=np.int8)
-    lost = np.zeros(shape, dtype=np.int8)
-    for row in (result.top_class, result.middle_class, result.bottom_class):
-        mine, theirs = row[:, :, None], row[:, None, :]
-        won += mine > theirs
-        lost += mine < theirs
-    fouled = result.fouled
-    mine_fouled, theirs_fouled = fouled[:, :, None], fouled[:, None, :]
-    live = ~(mine_fouled | theirs_fouled)
-    live &= ~np.eye(shape[1], dtype=bool)
-    won = np.where(live, won, np.int8(3) * (~mine_fouled & theirs_fouled)).astype(np.int8)
-    lost = np.where(live, lost, np.int8(3) * (mine_fouled & ~theirs_fouled)).astype(np.int8)
-    tied = np.where(live, np.int8(3) - won - lost, np.int8(0)).astype(np.int8)
+    hands, seats = result.fouled.shape
+    me, them = _pairs(seats)
+    won = np.empty((hands, len(me)), dtype=np.int8)
+    lost = np.empty_like(won)
+    tied = np.empty_like(won)
+    column = {(int(i), int(j)): p for p, (i, j) in enumerate(zip(me, them, strict=True))}
+    rows = (result.top_class, result.middle_class, result.bottom_class)
+    three = np.int8(3)
+    for i in range(seats):
+        for j in range(i + 1, seats):
+            beats = np.zeros(hands, dtype=np.int8)
+            loses = np.zeros(hands, dtype=np.int8)
+            for row in rows:
+                beats += (row[:, i] > row[:, j]).view(np.int8)
+                loses += (row[:, i] < row[:, j]).view(np.int8)
+            mine, theirs = result.fouled[:, i], result.fouled[:, j]
+            live = ~(mine | theirs)
+            forward, back = column[(i, j)], column[(j, i)]
+            won[:, forward] = np.where(live, beats, three * (~mine & theirs))
+            lost[:, forward] = np.where(live, loses, three * (mine & ~theirs))
+            tied[:, forward] = np.where(live, three - beats - loses, 0)
+            won[:, back] = lost[:, forward]
+            lost[:, back] = won[:, forward]
+            tied[:, back] = tied[:, forward]
     return won, lost, tied
 
 
@@ -336,14 +355,15 @@ def _versus(
 ) -> dict[str, npt.NDArray[np.generic]]:
     """Hand-major pair rows of one group: (hand, seat, opponent) in seat order."""
     won, lost, tied = outcomes
-    seats = index.shape[1]
-    me, them = np.nonzero(~np.eye(seats, dtype=bool))
+    me, them = _pairs(index.shape[1])
+    once = np.flatnonzero(me < them)  # each pair once; the view adds the other way round
+    me, them = me[once], them[once]
     return {
         "row": index[:, me].reshape(-1),  # the seat row of "me"
         "opponent": seat_numbers[index[:, them]].reshape(-1),
-        "rows_won": won[:, me, them].reshape(-1),
-        "rows_lost": lost[:, me, them].reshape(-1),
-        "rows_tied": tied[:, me, them].reshape(-1),
+        "rows_won": won[:, once].reshape(-1),
+        "rows_lost": lost[:, once].reshape(-1),
+        "rows_tied": tied[:, once].reshape(-1),
         "points": result.points[:, me, them].reshape(-1),
     }
 
@@ -355,7 +375,7 @@ def _keyed(schema: pa.Schema, names: list[str]) -> pa.Schema:
 
 def _versus_table(seats: pa.Table, parts: list[dict[str, npt.NDArray[np.generic]]]) -> pa.Table:
     names = [name for name in KEYS if name in seats.column_names]
-    schema = _keyed(VERSUS, names)
+    schema = _keyed(PAIRS, names)
     if not parts:
         return schema.empty_table()
     if len(parts) == 1:
@@ -373,7 +393,6 @@ def _versus_table(seats: pa.Table, parts: list[dict[str, npt.NDArray[np.generic]
             pa.array(joined["rows_won"]),
             pa.array(joined["rows_lost"]),
             pa.array(joined["rows_tied"]),
-            pa.array(joined["rows_won"] == 3),
             pa.array(joined["points"].astype(np.int32)),
         ],
         schema=schema,

@@ -7,8 +7,9 @@ Imports write ``hands``, ``seats``, ``placements``, ``files`` and
 ``HANDS`` and ``SEATS`` are the rows as parsers and the record path lay them
 out; the stored tables add :data:`HAND_ID`, the dataset's integer key of a
 hand (``store.hand_ids``).  ``results`` and ``versus`` are stored keyed by
-``hand_id`` alone (no string repeated per row); the views add ``hand_key``
-back, so :data:`RESULTS` and :data:`VERSUS` are the shapes users see.
+``hand_id`` alone (no string repeated per row), ``versus`` once per pair of
+seats; the views add ``hand_key`` back and both directions of a pair, so
+:data:`RESULTS` and :data:`VERSUS` are the shapes users see.
 """
 
 from __future__ import annotations
@@ -145,7 +146,9 @@ VERSUS = pa.schema(
 STORED_HANDS = HANDS.append(HAND_ID)
 STORED_SEATS = SEATS.append(HAND_ID)
 STORED_RESULTS = RESULTS.remove(RESULTS.get_field_index("hand_key"))
-STORED_VERSUS = VERSUS.remove(VERSUS.get_field_index("hand_key"))
+# versus is stored once per pair of seats (seat < opponent); the view adds the other way round.
+PAIRS = pa.schema([f for f in VERSUS if f.name != "scoop"])
+STORED_VERSUS = PAIRS.remove(PAIRS.get_field_index("hand_key"))
 
 IMPORTED = {
     "hands": STORED_HANDS,

@@ -37,10 +37,21 @@ FROM hands h JOIN seats s USING (hand_id) LEFT JOIN results r USING (hand_id, se
 """
 
 # results and versus are stored keyed by hand_id; their views add the hand's key.
-KEYED_VIEW = """
-CREATE OR REPLACE VIEW {name} AS
+RESULTS_VIEW = """
+CREATE OR REPLACE VIEW results AS
 SELECT h.hand_key, t.* FROM read_parquet([{files}], union_by_name = true) t
 JOIN (SELECT hand_id, hand_key FROM hands) h ON h.hand_id = t.hand_id
+"""
+# versus holds each pair of seats once (seat < opponent): here both ways round.
+VERSUS_VIEW = """
+CREATE OR REPLACE VIEW versus AS
+WITH pairs AS (SELECT * FROM read_parquet([{files}], union_by_name = true))
+SELECT h.hand_key, p.hand_id, p.seat, p.opponent, p.rows_won, p.rows_lost, p.rows_tied,
+       p.rows_won = 3 AS scoop, p.points
+FROM (SELECT hand_id, seat, opponent, rows_won, rows_lost, rows_tied, points FROM pairs
+      UNION ALL
+      SELECT hand_id, opponent, seat, rows_lost, rows_won, rows_tied, -points FROM pairs) p
+JOIN (SELECT hand_id, hand_key FROM hands) h ON h.hand_id = p.hand_id
 """
 
 FANTASY_VIEW = """
@@ -111,7 +122,8 @@ class OfcData:
         paths = [str(dataset.table_dir(name) / EMPTY), *dataset.files(name)]
         listed = ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
         if name in DERIVED:
-            self.connection.sql(KEYED_VIEW.format(name=name, files=listed))
+            view = RESULTS_VIEW if name == "results" else VERSUS_VIEW
+            self.connection.sql(view.format(files=listed))
             return
         self.connection.sql(
             f"CREATE OR REPLACE VIEW {name} AS "
