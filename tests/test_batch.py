@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import zlib
 
@@ -163,3 +164,78 @@ def test_absent_seats_score_nothing() -> None:
     assert np.all(result.net[absent] == 0)
     assert np.all(result.points[absent] == 0)
     assert math.isclose(float(np.abs(result.net_capped[absent]).sum()), 0.0)
+
+
+def _score_line_cases(seed: int, count: int) -> list[str]:
+    """Input lines for `score`: mostly the usual shape, and every way a line can differ."""
+    from ofc_stats.engine.cards import format_cards
+
+    rng = np.random.default_rng(seed)
+    lines = []
+    for number in range(count):
+        seats = 4 if number % 29 == 0 else int(rng.integers(2, 4))  # 4: too many for pineapple
+        deck = rng.permutation(52)
+        boards = []
+        for seat in range(seats):
+            cards = deck[seat * 13 : seat * 13 + 13].tolist()
+            boards.append(
+                {
+                    "top": format_cards(cards[0:3]),
+                    "middle": format_cards(cards[3:8]),
+                    "bottom": format_cards(cards[8:13]),
+                }
+            )
+        hand: dict[str, object] = {"boards": boards}
+        kind = number % 13
+        if kind == 1:
+            hand["stacks"] = [float(rng.integers(0, 40)) for _ in range(seats)]
+        elif kind == 2:
+            hand["in_fantasy"] = [bool(rng.integers(0, 2)) for _ in range(seats)]
+            hand["fantasy_cards"] = [int(rng.choice([14, 15, 16, 17])) for _ in range(seats)]
+        elif kind == 3:
+            boards[0]["top"] = boards[0]["top"].replace("s", "♠")  # suit symbols: the slow path
+        elif kind == 4:
+            boards[1]["bottom"] = boards[0]["bottom"]  # a card on two boards
+        elif kind == 5:
+            boards[0]["middle"] = boards[0]["middle"][:-1] + "x"  # no such suit
+        elif kind == 6:
+            boards[0]["top"] = boards[0]["top"].split()  # rows as lists
+        elif kind == 7:
+            hand["stacks"] = [-1.0] * seats
+        elif kind == 8:
+            hand["in_fantasy"] = [True]  # one flag for several seats
+        elif kind == 9:
+            lines.append("{not json")
+            continue
+        elif kind == 10:
+            lines.append("   ")
+            continue
+        elif kind == 11:
+            boards[0]["top"] = boards[0]["top"].replace(" ", "  ", 1)  # two spaces
+        elif kind == 12:
+            hand["stacks"] = [12.5, 7.25, 3.0, 1.0][:seats]  # caps with fractions
+        lines.append(json.dumps(hand, ensure_ascii=bool(number % 2)))
+    return lines
+
+
+@pytest.mark.parametrize(
+    "name", ["pineapple-progressive", "classic", "pineapple", "joker-pineapple"]
+)
+def test_score_lines_write_what_the_record_path_writes(name: str) -> None:
+    """`score --format json` end to end (arrays, fast text) against parse_hand + json.dumps of
+    result_record, line for line, errors included; small chunks cross their boundaries."""
+    from ofc_stats.cli.score_fast import score_lines
+    from ofc_stats.cli.score_io import LineError, score_stream
+
+    ruleset = get_ruleset(name)
+    if name == "pineapple":
+        ruleset = ruleset.with_options(name="capped", max_loss=15)
+    lines = _score_line_cases(seed=len(name), count=600)
+    fast = list(score_lines(lines, ruleset, "in.jsonl", chunk=37))
+    slow = [
+        item if isinstance(item, LineError) else json.dumps(item[1], separators=(", ", ": "))
+        for item in score_stream(lines, ruleset, "in.jsonl")
+    ]
+    assert fast == slow
+    errors = sum(isinstance(item, LineError) for item in fast)
+    assert 50 < errors < len(fast) // 2  # both kinds are really there

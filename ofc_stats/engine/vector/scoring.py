@@ -59,20 +59,32 @@ CHECK_CHUNK = 65_536
 
 
 def _check(boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_], deck_size: int) -> None:
-    """Raise for a card outside the deck or a card twice in one hand.
-
-    Duplicates are found with one 64-bit card mask per hand: OR in each card's
-    bit and count the bits; fewer bits than cards means a card came twice.
-    """
-    hands = boards.shape[0]
+    """Raise for a card outside the deck or a card twice in one hand."""
     out_of_deck = ((boards < 0) | (boards >= deck_size)) & seated[:, :, None]
     if out_of_deck.any():
         hand = int(np.argwhere(out_of_deck)[0][0])
         raise HandError(f"hand {hand}: card id outside the {deck_size}-card deck")
+    repeated = repeated_cards(boards, seated)
+    if repeated.any():
+        raise HandError(f"hand {int(np.argmax(repeated))}: a card appears twice")
+
+
+def repeated_cards(
+    boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_] | None = None
+) -> npt.NDArray[np.bool_]:
+    """(H,) hands with a card twice, for (H, S, 13) card ids 0..63.
+
+    One 64-bit card mask per hand: OR in each card's bit and count the bits;
+    fewer bits than cards means a card came twice.
+    """
+    hands = boards.shape[0]
     flat = boards.reshape(hands, -1)
-    present = np.repeat(seated, BOARD_SIZE, axis=1)
-    all_present = bool(present.all())
-    expected = seated.sum(axis=1) * BOARD_SIZE
+    present = None
+    if seated is not None and not seated.all():
+        present = np.repeat(seated, BOARD_SIZE, axis=1)
+        expected = seated.sum(axis=1) * BOARD_SIZE
+    else:
+        expected = np.full(hands, flat.shape[1])
     repeated = np.zeros(hands, dtype=bool)
     for start in range(0, hands, CHECK_CHUNK):  # chunks keep the masks in cache
         stop = min(start + CHECK_CHUNK, hands)
@@ -81,12 +93,11 @@ def _check(boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_], deck_siz
         bits = np.empty_like(mask)
         for index, column in enumerate(columns):
             np.take(_POW2, column, out=bits)
-            if not all_present:
+            if present is not None:
                 bits *= present[start:stop, index]
             mask |= bits
         repeated[start:stop] = np.bitwise_count(mask) != expected[start:stop]
-    if repeated.any():
-        raise HandError(f"hand {int(np.argmax(repeated))}: a card appears twice")
+    return repeated
 
 
 def score_batch(
