@@ -239,3 +239,39 @@ def test_score_lines_write_what_the_record_path_writes(name: str) -> None:
     assert fast == slow
     errors = sum(isinstance(item, LineError) for item in fast)
     assert 50 < errors < len(fast) // 2  # both kinds are really there
+
+
+def test_repeated_cards_finds_exactly_the_hands_with_a_card_twice() -> None:
+    """Against a set per hand, with absent seats (whose cards never count) and copies
+    planted within a board, across boards, and in an absent seat only (not a repeat)."""
+    from ofc_stats.engine.vector.scoring import repeated_cards
+
+    rng = np.random.default_rng(5)
+    hands, seats = 40_000, 4  # more than two chunks of the check
+    boards = rng.permuted(np.tile(np.arange(54, dtype=np.int8), (hands, 1)), axis=1)
+    boards = boards[:, : seats * 13].reshape(hands, seats, 13).copy()
+    seated = rng.random((hands, seats)) < 0.8
+    seated[:, :2] = True
+    plant = rng.integers(0, 4, hands)  # 0 none, 1 same board, 2 other board, 3 absent seat
+    for hand in np.flatnonzero(plant).tolist():
+        if plant[hand] == 1:
+            boards[hand, 0, 5] = boards[hand, 0, 1]
+        elif plant[hand] == 2:
+            boards[hand, 1, 12] = boards[hand, 0, 0]
+        elif not seated[hand, 3]:
+            boards[hand, 3, 0] = boards[hand, 0, 0]
+    want = np.array(
+        [
+            len(cards) != len(set(cards))
+            for cards in (
+                [c for s in range(seats) if seated[h, s] for c in boards[h, s].tolist()]
+                for h in range(hands)
+            )
+        ]
+    )
+    assert want.sum() > hands // 3
+    assert np.array_equal(repeated_cards(boards, seated), want)
+    assert np.array_equal(
+        repeated_cards(boards[:, :2]),
+        [len(set(b.reshape(-1).tolist())) < 26 for b in boards[:, :2]],
+    )
