@@ -98,7 +98,9 @@ def score_batch_files(
     With ``hand_key`` they carry it, shaped as the views show them; recompute
     stores them without (``hand_id`` is the key, and the string costs time).
     """
-    hands = pq.read_table(dataset.batch_file("hands", batch), columns=HAND_COLUMNS)
+    hands = pq.read_table(
+        dataset.batch_file("hands", batch), columns=HAND_COLUMNS, read_dictionary=["ruleset"]
+    )
     columns = ["hand_key", *SEAT_COLUMNS] if hand_key else SEAT_COLUMNS
     seats = pq.read_table(dataset.batch_file("seats", batch), columns=columns)
     scored = score_tables(hands, seats, lookup, ruleset=ruleset)
