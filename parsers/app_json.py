@@ -19,7 +19,7 @@ from ofc_stats.engine.cards import parse_card
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import AppFormatError, OfcError, RulesetError
 from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
-from parsers.base import ParseItem, Parser, register
+from parsers.base import ParseItem, Parser
 
 FORMAT = "app-json"
 DEFAULT_APP = "Ppp"  # files without appName come from Pokerrrr 2 (README)
@@ -164,7 +164,6 @@ def _chunk(
     return (line, offset, text)
 
 
-@register
 class AppJsonParser(Parser):
     name = FORMAT
     description = "Pokerrrr 2 / Upoker / Spartan app exports (.hh, blank-line separated JSON)"

@@ -1,4 +1,4 @@
-"""One interface for every hand-history format, and the registry `--format auto` uses.
+"""One interface for every hand-history format (the registry is :mod:`parsers.registry`).
 
 A parser has a name, a content sniffer and a streaming ``parse`` that yields
 :class:`HandRecord` or :class:`Quarantined` items, never raising for bad
@@ -15,7 +15,6 @@ from typing import BinaryIO, ClassVar
 
 import pyarrow as pa
 
-from ofc_stats.errors import UnknownFormat
 from ofc_stats.records import HandRecord, Quarantined
 
 SNIFF_BYTES = 65_536
@@ -79,37 +78,3 @@ class Parser(ABC):
 def first_line(head: bytes) -> bytes:
     """The first non-blank line of a file's head, byte-order mark and indent dropped."""
     return head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
-
-
-REGISTRY: dict[str, type[Parser]] = {}
-
-
-def register(parser: type[Parser]) -> type[Parser]:
-    REGISTRY[parser.name] = parser
-    return parser
-
-
-def known_formats() -> str:
-    _load_all()
-    return ", ".join(sorted(REGISTRY))
-
-
-def get_parser(name: str) -> type[Parser]:
-    _load_all()
-    if name not in REGISTRY:
-        raise UnknownFormat(f"unknown format {name!r}; known formats: {known_formats()}")
-    return REGISTRY[name]
-
-
-def detect(head: bytes, filename: str) -> type[Parser] | None:
-    """The first registered parser that recognises this content."""
-    _load_all()
-    for parser in REGISTRY.values():
-        if parser.sniff(head, filename):
-            return parser
-    return None
-
-
-def _load_all() -> None:
-    # Import for the side effect of registering; the order is the sniffing order.
-    from parsers import app_json, fpdb, open_format, swc, swc_chat  # noqa: F401

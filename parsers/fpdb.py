@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.errors import FpdbError, OfcError
 from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
-from parsers.base import ParseItem, Parser, register
+from parsers.base import ParseItem, Parser
 from parsers.swc import street_of
 
 FORMAT = "fpdb"
@@ -116,7 +116,6 @@ def hand_from_raw(raw: dict[str, Any], table_name: str, source: str, row_id: int
     )
 
 
-@register
 class FpdbParser(Parser):
     name = FORMAT
     description = "fpdb-3 SQLite database (its HttpOFCHands tables)"

@@ -20,7 +20,7 @@ from ofc_stats.engine.cards import format_card, parse_card
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError, OpenFormatError
 from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
-from parsers.base import ParseItem, Parser, first_line, register
+from parsers.base import ParseItem, Parser, first_line
 
 FORMAT = "open"
 VERSION = 1
@@ -220,7 +220,6 @@ def _numbered(stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
         offset += len(raw)
 
 
-@register
 class OpenFormatParser(Parser):
     name = FORMAT
     description = "ofc-stats open format: JSON Lines, one hand per line (docs/format.md)"

@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 
 from ofc_stats.errors import OfcError, SwcError
 from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
-from parsers.base import ParseItem, Parser, first_line, register
+from parsers.base import ParseItem, Parser, first_line
 
 FORMAT = "swc"
 ROOM = "SwC"
@@ -224,7 +224,6 @@ def _game_state(data: Any) -> tuple[dict[str, Any], list[Any], str | None] | Non
     return data["gameState"], events if isinstance(events, list) else [], captured_at
 
 
-@register
 class SwcParser(Parser):
     name = FORMAT
     description = "SwC Poker GameState captures (decoded messages or fpdb-3 raw_messages.jsonl)"

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import BinaryIO
 
 from ofc_stats.records import HandRecord, Quarantined, SeatRecord
-from parsers.base import ParseItem, Parser, first_line, register
+from parsers.base import ParseItem, Parser, first_line
 
 FORMAT = "swc-chat"
 LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) table=(\S+) Dealer: (.*)$")
@@ -49,7 +49,6 @@ class _Table:
     start_line: int = 0
 
 
-@register
 class SwcChatParser(Parser):
     name = FORMAT
     description = "SwC Poker dealer chat (fpdb-3 --dealer-history text)"

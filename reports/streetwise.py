@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from ofc_stats.store.rescore import board_array
+from ofc_stats.store.views import board_array
 
 ROW_OF = np.repeat(np.arange(3), (3, 5, 5))  # board position -> 0 top, 1 middle, 2 bottom
 QUEEN = 10  # rank index of the queen (2 = 0 ... A = 12)

@@ -133,32 +133,40 @@ def test_a_version_3_dataset_gets_hand_ids_and_keeps_its_results(tmp_path: Path)
     assert recompute(data).up_to_date == 3
 
 
+@pytest.mark.parametrize(
+    ("where", "call"),
+    [("write_parquet", 12), ("_publish", 2)],  # staging batch 2 (no marker); marker written
+)
 def test_the_version_3_upgrade_finishes_after_a_kill(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, call: int
 ) -> None:
-    """Killed after its first batch, the upgrade run again gives the same ids as one clean run."""
+    """Killed inside the upgrade (before a batch's commit marker, or after it and before
+    its files are renamed into place), the upgrade run again gives what one clean run gives.
+    The 12th write is the second batch's first: 7 empty tables' schemas, then batch 1's
+    hands, seats, results and versus."""
+    from ofc_stats.store import migrate
+
     clean = tmp_path / "clean"
     shutil.copytree(V3, clean)
     with Dataset(clean).locked():
         pass
     killed = tmp_path / "killed"
     shutil.copytree(V3, killed)
-    commit = Dataset.commit
+    original = getattr(migrate, where)
     calls = []
 
-    def dies_on_the_second(
-        self: Dataset, batch: str, tables: dict[str, pa.Table], **kw: object
-    ) -> None:
-        calls.append(batch)
-        if len(calls) == 2:
-            raise KeyboardInterrupt  # as a kill between two batches
-        commit(self, batch, tables, **kw)  # type: ignore[arg-type]
+    def dies(*args: object, **kw: object) -> None:
+        calls.append(args)
+        if len(calls) == call:
+            raise KeyboardInterrupt  # as a kill
+        original(*args, **kw)
 
-    monkeypatch.setattr(Dataset, "commit", dies_on_the_second)
+    monkeypatch.setattr(migrate, where, dies)
     with pytest.raises(KeyboardInterrupt), Dataset(killed).locked():
         pass
-    monkeypatch.setattr(Dataset, "commit", commit)
+    monkeypatch.setattr(migrate, where, original)
     assert Dataset(killed).schema_version() == 3
+    assert any((killed / ".tmp").iterdir())  # the kill left a batch half done
     with Dataset(killed).locked():
         pass
     assert Dataset(killed).schema_version() == 4

@@ -12,9 +12,9 @@ from ofc_stats.engine.cards import parse_card
 from ofc_stats.records import HandRecord, Quarantined
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
-from parsers.base import detect, known_formats
 from parsers.fpdb import FpdbParser
 from parsers.open_format import OpenFormatParser, dumps
+from parsers.registry import detect, known_formats
 from parsers.swc import SwcParser, parse_layout, street_of
 from parsers.swc_chat import SwcChatParser, scores
 from tests.handgen import random_records

@@ -161,20 +161,6 @@ def _spare_top(middle: str, bottom: str) -> str:
     return " ".join(top)
 
 
-def test_four_player_classic_table() -> None:
-    c = board("Jh 7h 4s / 5h 5c 9h Ts 3c / Qc Qh 6s 6h Ad")  # J-high, pair 5, QQ66
-    d = board("Th 9s 3d / Ac 4c 7c Qs Js / Kd Kh Ks Ah As")  # T-high, A-high, KKKAA (6)
-    result = score_hand([A, B, c, d], CLASSIC)
-    assert result.points[0][1] == 6  # A scoops B: 3 rows × 2
-    assert result.points[0][2] == 2  # K>J, 99>55, JJ33<QQ66: 2 × (2 - 1)
-    assert result.points[0][3] == -4  # K>T, 99>A-high, two pair<FH: 2 - 6 royalty
-    assert result.points[1][2] == 2  # Q>J, 88>55, TT22<QQ66
-    assert result.points[1][3] == -4
-    assert result.points[2][3] == -4  # J>T, 55>A-high, QQ66<FH: 2 - 6
-    assert result.net == (6 + 2 - 4, -6 + 2 - 4, -2 - 2 - 4, 4 + 4 + 4)
-    assert sum(result.net) == 0
-
-
 @pytest.mark.parametrize(
     ("ruleset", "top", "cards"),
     [

@@ -50,7 +50,7 @@ def import_command(
     that cannot be stored are quarantined with the reason, file and line.
     """
     from ofc_stats.store.importer import import_paths, total_bytes
-    from parsers.base import get_parser
+    from parsers.registry import get_parser
 
     ruleset = _ruleset(rules_name) if rules_name else None
     if format_name != "auto":

@@ -94,9 +94,8 @@ def _echo_json(items: Iterable[str | LineError]) -> int:
 @click.command()
 def formats() -> None:
     """List the hand-history formats `import` reads."""
-    from parsers.base import REGISTRY, known_formats
+    from parsers.registry import REGISTRY
 
-    known_formats()  # loads every parser
     for name, parser in sorted(REGISTRY.items()):
         click.echo(f"{name.ljust(10)}  {parser.description}")
 

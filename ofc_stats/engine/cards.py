@@ -86,19 +86,31 @@ _JOKER_TOKENS = {"x", "jk", "joker", "🃏", "xx", "*"}
 
 
 def card_id(rank: int, suit: int) -> int:
-    """The id of the card of ``rank`` (0 = deuce) and ``suit`` (0 = clubs)."""
+    """The id of the card of ``rank`` (0 = deuce) and ``suit`` (0 = clubs).
+
+    >>> card_id(12, 3)  # the ace of spades: 12 * 4 + 3
+    51
+    """
     if not (0 <= rank < 13 and 0 <= suit < 4):
         raise CardError(f"no card with rank {rank} and suit {suit}")
     return rank * 4 + suit
 
 
 def rank_of(card: int) -> int:
-    """The rank (0 = deuce .. 12 = ace) of a non-joker card id."""
+    """The rank (0 = deuce .. 12 = ace) of a non-joker card id.
+
+    >>> rank_of(parse_card("Qh"))
+    10
+    """
     return card >> 2
 
 
 def suit_of(card: int) -> int:
-    """The suit (0 = clubs .. 3 = spades) of a non-joker card id."""
+    """The suit (0 = clubs .. 3 = spades) of a non-joker card id.
+
+    >>> suit_of(parse_card("Qh"))  # clubs 0, diamonds 1, hearts 2, spades 3
+    2
+    """
     return card & 3
 
 
@@ -110,6 +122,13 @@ def parse_card(token: str, where: str = "") -> int:
     """Parse ``As``, ``td``, ``10d``, ``Q♠`` or a joker token into a card id.
 
     ``where`` names the source (``file:line``) for the error message.
+
+    >>> parse_card("As"), parse_card("10d"), parse_card("Q♠"), parse_card("X1")
+    (51, 33, 43, 52)
+    >>> parse_card("Zz", "hands.jsonl:3")
+    Traceback (most recent call last):
+    ...
+    ofc_stats.errors.CardError: bad card 'Zz' in hands.jsonl:3: expected rank and suit like 'As'
     """
     card = _SPELLINGS.get(token)
     if card is not None:
@@ -158,7 +177,11 @@ def card_spellings() -> dict[str, int]:
 
 
 def parse_cards(text: str | Iterable[str], where: str = "") -> tuple[int, ...]:
-    """Parse space- or comma-separated cards (or an iterable of tokens)."""
+    """Parse space- or comma-separated cards (or an iterable of tokens).
+
+    >>> parse_cards("2c, 2d As")
+    (0, 1, 51)
+    """
     if isinstance(text, str):
         tokens: Iterable[str] = text.replace(",", " ").split()
     else:
@@ -167,7 +190,11 @@ def parse_cards(text: str | Iterable[str], where: str = "") -> tuple[int, ...]:
 
 
 def format_card(card: int) -> str:
-    """``As`` for 51; ``X1``/``X2`` for the jokers."""
+    """``As`` for 51; ``X1``/``X2`` for the jokers.
+
+    >>> format_card(51), format_card(0), format_card(53)
+    ('As', '2c', 'X2')
+    """
     if card == JOKER_1:
         return "X1"
     if card == JOKER_2:
@@ -178,4 +205,9 @@ def format_card(card: int) -> str:
 
 
 def format_cards(cards: Sequence[int]) -> str:
+    """Cards as text for people, space-separated.
+
+    >>> format_cards(parse_cards("qs QD 5c"))
+    'Qs Qd 5c'
+    """
     return " ".join(format_card(card) for card in cards)

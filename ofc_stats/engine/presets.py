@@ -136,7 +136,13 @@ def normalise_name(name: str) -> str:
 
 
 def get_ruleset(name: str) -> Ruleset:
-    """The preset called ``name`` or one of its aliases (case and ``_``/``-`` ignored)."""
+    """The preset called ``name`` or one of its aliases (case and ``_``/``-`` ignored).
+
+    >>> get_ruleset("Pineapple_Progressive").name
+    'pineapple-progressive'
+    >>> get_ruleset("progressive").name  # an alias
+    'pineapple-progressive'
+    """
     key = normalise_name(name)
     key = ALIASES.get(key, key)
     if key in PRESETS:

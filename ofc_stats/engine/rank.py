@@ -75,7 +75,14 @@ class RowRank:
         return ""
 
     def describe(self) -> str:
-        """A short name for people: ``pair of Qs``, ``flush A-high``."""
+        """A short name for people: ``pair of Qs``, ``flush A-high``.
+
+        >>> from ofc_stats.engine.cards import parse_cards
+        >>> rank_row(parse_cards("Qs Qd 5c")).describe()
+        'pair of Qs'
+        >>> rank_row(parse_cards("Ah Kh Qh Jh Th")).describe()
+        'royal flush'
+        """
         chars = [RANK_CHARS[r] for r in self.ranks]
         if self.is_royal:
             return "royal flush"
@@ -107,7 +114,20 @@ def _straight_high(distinct_desc: Sequence[int]) -> int | None:
 
 
 def rank_row(cards: Sequence[int]) -> RowRank:
-    """Rank a 3-card (top) or 5-card (middle/bottom) row without jokers."""
+    """Rank a 3-card (top) or 5-card (middle/bottom) row without jokers.
+
+    Three- and five-card rows share one scale, so the foul rule compares keys:
+    a top of QQ5 beats a middle of QQ432 (the 5 outkicks the 4), which fouls.
+
+    >>> from ofc_stats.engine.cards import parse_cards
+    >>> rank_row(parse_cards("Qs Qd 5c"))
+    RowRank(category=<Category.PAIR: 1>, ranks=(10, 3))
+    >>> rank_row(parse_cards("As 2d 3c 4h 5s")).describe()  # the wheel is 5-high
+    'straight 5-high'
+    >>> top, middle = rank_row(parse_cards("Qs Qd 5c")), rank_row(parse_cards("Qh Qc 4d 3s 2s"))
+    >>> top.key > middle.key
+    True
+    """
     if len(cards) not in (3, 5):
         raise BoardError(f"a row has 3 or 5 cards, not {len(cards)}: {list(cards)}")
     if any(is_joker(card) for card in cards):

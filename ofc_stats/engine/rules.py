@@ -237,6 +237,15 @@ class RepeatRule:
             raise RulesetError("fantasy.repeat: set at least one of top, middle, bottom")
 
     def holds(self, top: RowRank, middle: RowRank, bottom: RowRank) -> bool:
+        """Whether a Fantasyland board earns the repeat.
+
+        >>> from ofc_stats.engine.cards import parse_cards
+        >>> from ofc_stats.engine.rank import rank_row
+        >>> rows = ("5s 5d 5c", "2h 3h 4h 6d 8c", "Ts Jd Qh Kc As")
+        >>> rows = [rank_row(parse_cards(row)) for row in rows]
+        >>> TRIPS_OR_QUADS.holds(*rows)  # trips on top
+        True
+        """
         checks = []
         if self.top is not None:
             checks.append(top.key >= top_threshold(self.top).key)
@@ -290,7 +299,18 @@ class FantasyRules:
         )
 
     def entry_cards_for(self, top: RowRank) -> int | None:
-        """Cards the next hand deals after this (unfouled) top row, or None."""
+        """Cards the next hand deals after this (unfouled) top row, or None.
+
+        Progressive Pineapple: QQ 14, KK 15, AA 16, trips 17; JJ earns nothing.
+
+        >>> from ofc_stats.engine.cards import parse_cards
+        >>> from ofc_stats.engine.presets import get_ruleset
+        >>> from ofc_stats.engine.rank import rank_row
+        >>> fl = get_ruleset("pineapple-progressive").fantasy
+        >>> tops = ("Js Jd Ac", "Ks Kd 2c", "5s 5d 5c")
+        >>> [fl.entry_cards_for(rank_row(parse_cards(top))) for top in tops]
+        [None, 15, 17]
+        """
         cards = None
         for threshold, count in self.tiers():
             if top.key >= threshold:
@@ -372,7 +392,16 @@ class Ruleset:
         return self.variant.max_seats
 
     def with_options(self, **options: Any) -> Ruleset:
-        """A copy with some options changed (validated like any ruleset)."""
+        """A copy with some options changed (validated like any ruleset).
+
+        >>> from ofc_stats.engine.presets import get_ruleset
+        >>> get_ruleset("pineapple").with_options(max_loss=30).max_loss
+        30
+        >>> get_ruleset("pineapple").with_options(max_loss=-1)
+        Traceback (most recent call last):
+        ...
+        ofc_stats.errors.RulesetError: max_loss: -1 is not a whole number > 0
+        """
         return replace(self, **options)
 
     def summary(self) -> str:

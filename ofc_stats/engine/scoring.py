@@ -64,7 +64,14 @@ class HandResult:
 
 
 def row_royalties(ruleset: Ruleset, top: RowRank, middle: RowRank, bottom: RowRank) -> Royalties:
-    """Royalties of an unfouled board's rows under ``ruleset``."""
+    """Royalties of an unfouled board's rows under ``ruleset``.
+
+    >>> from ofc_stats.engine.cards import parse_cards
+    >>> from ofc_stats.engine.presets import get_ruleset
+    >>> rows = [rank_row(parse_cards(r)) for r in ("Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")]
+    >>> row_royalties(get_ruleset("pineapple"), *rows)  # QQ 7, straight 4, flush 4
+    Royalties(top=7, middle=4, bottom=4)
+    """
     table = ruleset.royalties
     return Royalties(
         table.top_points(top),
@@ -99,7 +106,17 @@ def score_board(
     in_fantasy: bool = False,
     fantasy_cards: int | None = None,
 ) -> BoardResult:
-    """Foul, royalties and Fantasyland of one board; jokers read at their best."""
+    """Foul, royalties and Fantasyland of one board; jokers read at their best.
+
+    >>> from ofc_stats.engine.presets import get_ruleset
+    >>> board = Board.parse("Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    >>> result = score_board(board, get_ruleset("pineapple-progressive"))
+    >>> result.fouled, result.royalties.total, result.fantasyland.cards  # QQ on top: 14 cards
+    (False, 15, 14)
+    >>> score_board(Board.parse("Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c"),
+    ...             get_ruleset("pineapple")).fouled  # trips in the middle over a pair
+    True
+    """
     if board.jokers:
         board, _ = best_reading(board, lambda t, m, b: row_royalties(ruleset, t, m, b).total)
     top, middle, bottom = (rank_row(row) for row in board.rows)
@@ -111,7 +128,15 @@ def score_board(
 
 
 def row_points(ruleset: Ruleset, won: int, lost: int, foul: bool) -> int:
-    """Row points for winning ``won`` and losing ``lost`` of the three rows."""
+    """Row points for winning ``won`` and losing ``lost`` of the three rows.
+
+    >>> from ofc_stats.engine.presets import get_ruleset
+    >>> pineapple = get_ruleset("pineapple")
+    >>> row_points(pineapple, 3, 0, False), row_points(pineapple, 2, 1, False)  # scoop 3+3
+    (6, 1)
+    >>> row_points(get_ruleset("classic"), 2, 1, False)  # classic: 2 a row, no scoop bonus
+    2
+    """
     diff = won - lost
     if ruleset.scoring is Scoring.CLASSIC:
         return 2 * diff
@@ -189,7 +214,19 @@ def score_hand(
     fantasy_cards: Sequence[int | None] | None = None,
     where: str = "",
 ) -> HandResult:
-    """Score one finished hand of 2-4 boards, seats in order of action."""
+    """Score one finished hand of 2-4 boards, seats in order of action.
+
+    Alice (QQ top 7, straight 4, flush 4 = 15 royalties) scoops Bob, who
+    fouls: 6 for the rows + 15 = 21 each way.
+
+    >>> from ofc_stats.engine.presets import get_ruleset
+    >>> alice = Board.parse("Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    >>> bob = Board.parse("Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c")
+    >>> score_hand([alice, bob], get_ruleset("pineapple-progressive")).net
+    (21, -21)
+    >>> score_hand([alice, bob], get_ruleset("pineapple-progressive"), stacks=[50, 10]).net_capped
+    (10.0, -10.0)
+    """
     check_hand(boards, ruleset.deck, ruleset.max_seats, where)
     seats = len(boards)
     origin = f"{where}: " if where else ""

@@ -36,25 +36,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError, DatasetLocked
+from ofc_stats.store.files import fsync_dir, write_parquet
+from ofc_stats.store.migrate import MIGRATIONS, upgrade
 from ofc_stats.store.schema import SCHEMA_VERSION, TABLES
 
 COMMIT = "COMMIT"
 EMPTY = "schema.parquet"
-
-
-def fsync_dir(folder: Path) -> None:
-    handle = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)
-
-
-def write_parquet(table: pa.Table, path: Path, **options: object) -> None:
-    """Write one Parquet file and make it durable before anything points at it."""
-    pq.write_table(table, path, compression="zstd", **options)
-    with open(path, "rb") as handle:
-        os.fsync(handle.fileno())
 
 
 class Dataset:
@@ -109,8 +96,6 @@ class Dataset:
         version = self.schema_version()
         if version == SCHEMA_VERSION:
             return
-        from ofc_stats.store.migrate import MIGRATIONS
-
         if version in MIGRATIONS:
             raise DatasetError(
                 f"{self.root}: dataset schema version {version}; run `ofc-stats migrate "
@@ -179,8 +164,6 @@ class Dataset:
         finishes what a killed holder left: committed batches are rolled
         forward, uncommitted ones removed.
         """
-        from ofc_stats.store.migrate import upgrade
-
         if not self.exists():
             self.create()
         with open(self.root / ".lock", "a+") as handle:
@@ -203,7 +186,7 @@ class Dataset:
             handle.write(f"pid {os.getpid()}")
             handle.flush()
             try:
-                upgrade(self)
+                upgrade(self.root)
                 self.create()
                 self.recover()
                 yield

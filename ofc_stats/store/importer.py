@@ -32,15 +32,8 @@ from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.hand_ids import next_hand_id, with_hand_ids
 from ofc_stats.store.rows import hands_table, quarantine_table
 from ofc_stats.store.schema import FILES, HANDS, PLACEMENTS, SEATS
-from parsers.base import (
-    SNIFF_BYTES,
-    ColumnarHands,
-    ParseItem,
-    Parser,
-    detect,
-    get_parser,
-    known_formats,
-)
+from parsers.base import SNIFF_BYTES, ColumnarHands, ParseItem, Parser
+from parsers.registry import detect, get_parser, known_formats
 
 BATCH_HANDS = 20_000
 ZIP_MAX_MEMBERS = 10_000

@@ -19,18 +19,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ofc_stats.store.dataset import EMPTY, Dataset, fsync_dir, write_parquet
-from ofc_stats.store.schema import HAND_ID, STORED_VERSUS, TABLES
+from ofc_stats.store.files import fsync_dir, write_parquet
+from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, HAND_ID, STORED_VERSUS, TABLES
 
 V2_RESULTS = ".v2-results"
 
 
-def _two_to_three(dataset: Dataset) -> None:
+def _two_to_three(root: Path) -> None:
     """v2 kept every table of a batch in ``batches/<batch>/``: one folder per table now."""
-    from ofc_stats.store.recompute import ENGINE_KEY, ENGINE_VERSION
-
-    root = dataset.root
-    dataset.root.joinpath(".tmp").mkdir(exist_ok=True)
+    (root / ".tmp").mkdir(exist_ok=True)
     old_results = root / V2_RESULTS
     if (root / "results").is_dir() and not old_results.exists():
         has_v2 = any(p.is_dir() for p in (root / "results").iterdir())
@@ -64,41 +61,72 @@ def _two_to_three(dataset: Dataset) -> None:
     fsync_dir(root)
 
 
-def _three_to_four(dataset: Dataset) -> None:
+# dataset.py's names: it imports this module, so they cannot be imported from there.
+COMMIT = "COMMIT"
+EMPTY = "schema.parquet"
+
+
+def _three_to_four(root: Path) -> None:
     """v4 gives every hand an integer ``hand_id`` and keys results and versus by it.
 
     ``versus`` keeps each pair of seats once (the view gives both directions).
-
     Ids count the hands of the batches in order, so a run after a kill gives
-    the same ids; each batch's rewritten files are committed together.
+    the same ids; each batch's rewritten files are staged and committed
+    together, as ``Dataset.commit`` does.
     """
-    dataset.recover()  # a killed run's committed batch first (batches() hides it)
+    _finish_staged(root)  # every batch in place first, in the v3 layout
     for name, schema in TABLES.items():  # the empty tables' schemas, which the views read
-        folder = dataset.table_dir(name)
-        if folder.is_dir():
-            write_parquet(schema.empty_table(), folder / EMPTY)
+        if (root / name).is_dir():
+            write_parquet(schema.empty_table(), root / name / EMPTY)
     first = 0
-    for batch in dataset.batches():
-        hands = pq.read_table(dataset.batch_file("hands", batch))
+    batches = sorted(p.stem for p in (root / "hands").glob("*.parquet") if p.name != EMPTY)
+    for batch in batches:
+        hands = pq.read_table(root / "hands" / f"{batch}.parquet")
         count = hands.num_rows
+        changed = {}
         if "hand_id" not in hands.column_names:
             ids = pa.array(np.arange(first, first + count, dtype=np.int64))
             hands = hands.append_column(HAND_ID, ids)
-            changed = {"hands": hands}
-        else:
-            changed = {}
+            changed["hands"] = hands
         first += count
         keys = hands["hand_key"].combine_chunks()
         ids = hands["hand_id"].combine_chunks()
         for name in ("seats", "results", "versus"):
-            path = dataset.batch_file(name, batch)
+            path = root / name / f"{batch}.parquet"
             if not path.is_file():
                 continue
             names = pq.read_schema(path).names
             if "hand_id" not in names if name == "seats" else "hand_key" in names:
                 changed[name] = _with_hand_id(pq.read_table(path), keys, ids, name)
         if changed:
-            dataset.commit(batch, changed, step="v4")
+            staging = root / ".tmp" / f"v4+{batch}"
+            shutil.rmtree(staging, ignore_errors=True)
+            staging.mkdir(parents=True)
+            for name, table in changed.items():
+                write_parquet(table, staging / f"{name}.parquet")
+            (staging / COMMIT).write_text(json.dumps(sorted(changed)) + "\n")
+            fsync_dir(staging)
+            _publish(root, staging, batch)
+
+
+def _finish_staged(root: Path) -> None:
+    """Roll committed staging folders forward, drop the rest (``Dataset.recover``'s rule)."""
+    tmp = root / ".tmp"
+    for leftover in sorted(tmp.iterdir()) if tmp.is_dir() else []:
+        if leftover.is_dir() and (leftover / COMMIT).is_file():
+            _publish(root, leftover, leftover.name.split("+", 1)[-1])
+        elif leftover.is_dir():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            leftover.unlink()
+
+
+def _publish(root: Path, staging: Path, batch: str) -> None:
+    for path in sorted(staging.glob("*.parquet")):
+        (root / path.stem).mkdir(exist_ok=True)
+        os.replace(path, root / path.stem / f"{batch}.parquet")
+        fsync_dir(root / path.stem)
+    shutil.rmtree(staging, ignore_errors=True)
 
 
 def _with_hand_id(table: pa.Table, keys: pa.Array, ids: pa.Array, name: str) -> pa.Table:
@@ -117,31 +145,39 @@ def _with_hand_id(table: pa.Table, keys: pa.Array, ids: pa.Array, name: str) -> 
     return table
 
 
-MIGRATIONS: dict[object, tuple[int, Callable[[Dataset], None]]] = {
+MIGRATIONS: dict[object, tuple[int, Callable[[Path], None]]] = {
     2: (3, _two_to_three),
     3: (4, _three_to_four),
 }
 
 
-def upgrade(dataset: Dataset) -> list[str]:
+def schema_version(root: Path) -> object:
+    """The version dataset.json names, or None when it names none."""
+    try:
+        meta = json.loads((root / "dataset.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return meta.get("schema_version") if isinstance(meta, dict) else None
+
+
+def upgrade(root: Path) -> list[str]:
     """Bring the dataset to the current schema version; what was done, one line a step.
 
     The caller holds the dataset's lock.
     """
     lines = []
-    version = dataset.schema_version()
+    version = schema_version(root)
     while version in MIGRATIONS:
         target, step = MIGRATIONS[version]
-        step(dataset)
-        meta = dataset.root / "dataset.json"
+        step(root)
+        meta = root / "dataset.json"
         staged = meta.with_suffix(".json.new")
         staged.write_text(json.dumps({"schema_version": target}) + "\n")
         os.replace(staged, meta)
-        lines.append(f"{dataset.root}: schema version {version} -> {target}")
+        lines.append(f"{root}: schema version {version} -> {target}")
         version = target
     return lines
 
 
 def needs_upgrade(root: str | Path) -> bool:
-    dataset = Dataset(root)
-    return dataset.exists() and dataset.schema_version() in MIGRATIONS
+    return schema_version(Path(root)) in MIGRATIONS

@@ -29,8 +29,8 @@ from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.rescore import RulesetLookup, score_tables
+from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION
 
-ENGINE_VERSION = 2  # bump when a rule fix changes results: stored results are redone
 HAND_COLUMNS = ["hand_id", "ruleset", "seat_count", "complete"]
 SEAT_COLUMNS = [
     "hand_id",
@@ -64,7 +64,6 @@ class RecomputeSummary:
         return text
 
 
-ENGINE_KEY = b"ofc_stats.engine"
 # Encoding, not compression, is most of the write: dictionaries only where the values
 # already are (zstd packs the small integers well without), statistics only on the keys.
 WRITE_OPTIONS: dict[str, object] = {
@@ -119,8 +118,8 @@ def recompute(
 
     The caller holds the dataset lock (``import`` does; the CLI takes it).
     ``progress`` is called with the hands of each finished batch.  Batches are
-    independent, so ``workers`` processes (default: one per core, at most 2
-    on small jobs) score them side by side.
+    independent, so ``workers`` processes (default: one per core, at most 4,
+    never more than there are batches) score them side by side.
     """
     started = time.perf_counter()
     dataset = Dataset(root)

@@ -17,6 +17,10 @@ from __future__ import annotations
 import pyarrow as pa
 
 SCHEMA_VERSION = 4  # 2: seats.board_streets; 3: one folder per table; 4: hand_id
+# Stored results are this engine version's when their Parquet metadata says so;
+# bump when a rule fix changes results, and recompute redoes them.
+ENGINE_VERSION = 2
+ENGINE_KEY = b"ofc_stats.engine"
 CARDS = pa.list_(pa.int8())
 DESTINATION = pa.dictionary(pa.int8(), pa.string())
 HAND_ID = pa.field("hand_id", pa.int64())  # unique in the dataset, given at import, never changed

@@ -21,10 +21,13 @@ from ofc_stats.engine.vector.rank_tables import tables
 from ofc_stats.errors import OfcError
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.migrate import needs_upgrade
+from ofc_stats.store.rescore import board_array
 from ofc_stats.store.schema import DERIVED, IMPORTED
 from ofc_stats.store.streets import STREETS_SQL, rule_tables
 
 Params = Sequence[object] | Mapping[str, object] | None
+
+__all__ = ["OfcData", "Params", "board_array", "open_dataset"]  # what reports may use
 
 SEAT_RESULTS_VIEW = """
 CREATE OR REPLACE VIEW seat_results AS
