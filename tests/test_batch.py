@@ -239,6 +239,10 @@ def test_score_lines_write_what_the_record_path_writes(name: str) -> None:
     assert fast == slow
     errors = sum(isinstance(item, LineError) for item in fast)
     assert 50 < errors < len(fast) // 2  # both kinds are really there
+    only_errors = ["{not json", json.dumps({"boards": []}), "  "]
+    assert list(score_lines(only_errors, ruleset, "x")) == list(
+        score_stream(only_errors, ruleset, "x")
+    )
 
 
 def test_repeated_cards_finds_exactly_the_hands_with_a_card_twice() -> None:

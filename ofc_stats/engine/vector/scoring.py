@@ -80,7 +80,7 @@ def repeated_cards(
     means a card came twice.  Absent seats shift by 255, which sets no bit.
     """
     hands = boards.shape[0]
-    flat = boards.reshape(hands, -1)
+    flat = boards.reshape(hands, boards.shape[1] * boards.shape[2])  # -1 fails on 0 hands
     if seated is not None and not seated.all():
         flat = np.where(np.repeat(seated, BOARD_SIZE, axis=1), flat, np.int8(-1))
         expected = seated.sum(axis=1) * BOARD_SIZE
