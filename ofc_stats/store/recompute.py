@@ -5,6 +5,8 @@ committed together like an import batch.  The engine version that wrote them
 is in the results file's Parquet metadata; import batches never change, so
 "not yet scored" is simply "no results file of this engine version";
 ``force`` redoes them all.  Memory is bounded by the import batch size.
+Results are keyed by ``hand_id`` (no ``hand_key`` is read or written), and
+forked workers neither hold the dataset lock nor outlive their parent.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import pyarrow.parquet as pq
 
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
+from ofc_stats.engine.vector.rank_tables import tables
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.rescore import RulesetLookup, score_tables
 from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION
@@ -135,6 +138,7 @@ def recompute(
     if lookup is not get_ruleset:  # a custom lookup may not survive pickling
         count = 1
     if count > 1 and len(todo) > 1:
+        tables()  # the rank tables once here, inherited by every worker, not built in each
         context = multiprocessing.get_context("fork")
         start = (str(dataset.root / ".lock"), os.getpid())
         with ProcessPoolExecutor(
