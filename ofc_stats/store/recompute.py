@@ -19,7 +19,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -144,12 +144,14 @@ def recompute(
         with ProcessPoolExecutor(
             min(count, len(todo)), mp_context=context, initializer=_worker_start, initargs=start
         ) as pool:
-            jobs = [pool.submit(_score_and_publish, dataset, batch, lookup) for batch in todo]
+            runs = [todo[i : i + RUN] for i in range(0, len(todo), RUN)]
+            jobs = [pool.submit(_score_and_publish_run, dataset, run, lookup) for run in runs]
             for job in as_completed(jobs):
-                _count(summary, *job.result(), progress)
+                for done in job.result():
+                    _count(summary, *done, progress)
     else:
         for batch in todo:
-            _count(summary, *_score_and_publish(dataset, batch, lookup), progress)
+            _count(summary, *_publish(dataset, batch, _score(dataset, batch, lookup)), progress)
     summary.seconds = time.perf_counter() - started
     return summary
 
@@ -206,13 +208,40 @@ def _watch_parent(parent: int) -> None:
 PR_SET_PDEATHSIG = 1
 
 
-def _score_and_publish(
-    dataset: Dataset, batch: str, lookup: RulesetLookup
-) -> tuple[int, int, dict[str, int]]:
-    """Score one batch and publish its results; (hands, seats, seats by status)."""
+Done = tuple[int, int, dict[str, int]]  # hands, seats, seats by status
+RUN = 4  # batches a worker takes at once: it writes one while it scores the next
+
+
+def _score_and_publish_run(
+    dataset: Dataset, batches: list[str], lookup: RulesetLookup
+) -> list[Done]:
+    """Score a run of batches, each one's files written while the next is scored.
+
+    Writing waits on the disk (fsync) and scoring on the CPU: a thread for the
+    writes keeps the worker's core busy meanwhile (both release the GIL).
+    """
+    done: list[Done] = []
+    with ThreadPoolExecutor(1) as writer:
+        pending: Future[Done] | None = None
+        for batch in batches:
+            tables = _score(dataset, batch, lookup)
+            if pending is not None:
+                done.append(pending.result())
+            pending = writer.submit(_publish, dataset, batch, tables)
+        if pending is not None:
+            done.append(pending.result())
+    return done
+
+
+def _score(dataset: Dataset, batch: str, lookup: RulesetLookup) -> dict[str, pa.Table]:
     tables = score_batch_files(dataset, batch, lookup, hand_key=False)
     stamp = {ENGINE_KEY: str(ENGINE_VERSION).encode()}
     tables["results"] = tables["results"].replace_schema_metadata(stamp)
+    return tables
+
+
+def _publish(dataset: Dataset, batch: str, tables: dict[str, pa.Table]) -> Done:
+    """Commit one batch's results and versus; (hands, seats, seats by status)."""
     dataset.commit(batch, tables, step="results", **WRITE_OPTIONS)
     results = tables["results"]
     statuses = pc.value_counts(results["status"].cast(pa.string())).to_pylist()
