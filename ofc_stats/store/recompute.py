@@ -144,7 +144,8 @@ def recompute(
         with ProcessPoolExecutor(
             min(count, len(todo)), mp_context=context, initializer=_worker_start, initargs=start
         ) as pool:
-            runs = [todo[i : i + RUN] for i in range(0, len(todo), RUN)]
+            size = max(1, min(RUN, len(todo) // (2 * count)))  # few batches: spread them
+            runs = [todo[i : i + size] for i in range(0, len(todo), size)]
             jobs = [pool.submit(_score_and_publish_run, dataset, run, lookup) for run in runs]
             for job in as_completed(jobs):
                 for done in job.result():
