@@ -32,8 +32,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# Debian's chromium lets the report test open the page headless and take a
-# screenshot.  Best effort: without root or apt the test is skipped, not failed.
+# Debian's chromium lets tests/test_browser.py drive the report page through
+# Playwright (pip's playwright, from the test extra, uses this browser: no
+# download).  Best effort: without root or apt the test is skipped, not failed.
 browser:
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
 	  && (apt-get install -y -q chromium >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 \

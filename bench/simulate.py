@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.sim import simulate as sim
+from ofc_stats.sim import rooms as sim
 
 
 def main() -> None:

@@ -62,3 +62,15 @@ class DatasetError(OfcError):
 
 class UnknownPlayer(OfcError):
     """A player filter that matches no stored player; the message lists the closest names."""
+
+
+class UnknownFilter(OfcError):
+    """A report filter (room, ruleset) naming nothing in the dataset; lists the closest names."""
+
+
+class NoHands(OfcError):
+    """Valid filters that match no hand: a report would be empty."""
+
+
+class UnknownHand(OfcError):
+    """A hand key (or room hand id) that names no stored hand, or more than one."""

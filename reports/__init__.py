@@ -1,8 +1,10 @@
-"""Reports a player reads: results, fouls, Fantasyland, street decisions, royalties.
+"""Reports a player reads: results, sessions, hands, fouls, Fantasyland, decisions, royalties.
 
 Each module's ``build(data, filters)`` returns a :class:`reports.base.Report`
-(tidy pandas tables and matplotlib figures), usable from a notebook;
-:func:`build_all` runs them all and :mod:`reports.html` writes the page.
+(tidy pandas tables and :class:`reports.charts.Chart` charts), usable from a
+notebook; :func:`build_all` runs them all and :mod:`reports.html` writes the
+page.  A new section registers its builder in :data:`BUILDERS` (the page
+shows sections in this order).
 """
 
 from __future__ import annotations
@@ -11,17 +13,22 @@ from collections.abc import Callable
 
 from ofc_stats.errors import UnknownPlayer
 from ofc_stats.store.views import OfcData
-from reports import decisions, fantasy, fouls, results, royalties
+from reports import decisions, fantasy, fouls, hands, results, royalties, sessions
 from reports.base import Report
-from reports.filters import Filters, resolve_player
+from reports.filters import Filters, Player, checked, choose_player, resolve_player
 
-BUILDERS: tuple[Callable[[OfcData, Filters], Report], ...] = (
+Builder = Callable[[OfcData, Filters], Report]
+
+BUILDERS: list[Builder] = [
     results.build,
+    sessions.build,
+    hands.build,
     fouls.build,
     fantasy.build,
     decisions.build,
     royalties.build,
-)
+    # Extra sections register here, e.g. BUILDERS.append(regret.build) from reports/regret.py.
+]
 
 
 def build_all(data: OfcData, filters: Filters) -> list[Report]:
@@ -34,10 +41,21 @@ def leak_summary(reports: list[Report]) -> list[str]:
     lines = list(by_key["decisions"].notes[:3]) if "decisions" in by_key else []
     if not lines:
         lines.append("No decision stands out as a leak yet: more hands will tell.")
-    for key in ("results", "fouls", "fantasyland"):
+    for key in ("results", "sessions", "fouls", "fantasyland"):
         if key in by_key and by_key[key].notes:
             lines.append(by_key[key].notes[0])
     return lines
 
 
-__all__ = ["Filters", "Report", "UnknownPlayer", "build_all", "leak_summary", "resolve_player"]
+__all__ = [
+    "BUILDERS",
+    "Filters",
+    "Player",
+    "Report",
+    "UnknownPlayer",
+    "build_all",
+    "checked",
+    "choose_player",
+    "leak_summary",
+    "resolve_player",
+]

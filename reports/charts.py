@@ -1,21 +1,154 @@
-"""Small chart helpers on matplotlib's object API (no pyplot state, safe in servers)."""
+"""Charts as data: one description, drawn by plotly.js on the page or matplotlib in files.
+
+A :class:`Chart` keeps what it shows (labels, values, intervals, series);
+:meth:`Chart.plotly` gives the figure plotly.js draws in the HTML report
+(vector, hover values, resizes to a phone), :meth:`Chart.figure` the
+matplotlib figure ``--format png|svg`` saves (object API, no pyplot state).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:  # matplotlib loads only when a file is drawn (--format png|svg)
+    from matplotlib.figure import Figure
 
 BLUE, RED, GREY, GOLD = "#1f5fa8", "#c0392b", "#8a8f98", "#d4a017"
 MAX_POINTS = 2_000  # points drawn per line
 MAX_MARKS = 600  # markers drawn per scatter
 
+Floats = npt.NDArray[np.float64]
 
-def figure(width: float = 7.0, height: float = 3.4) -> Figure:
-    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
-    return fig
+
+@dataclass
+class Chart:
+    """Horizontal bars with 95% whiskers (``bars``) or lines over hands (``line``)."""
+
+    kind: str
+    title: str
+    xlabel: str
+    ylabel: str = ""
+    percent: bool = False
+    labels: list[str] = field(default_factory=list)
+    values: Floats = field(default_factory=lambda: np.zeros(0))
+    low: Floats = field(default_factory=lambda: np.zeros(0))
+    high: Floats = field(default_factory=lambda: np.zeros(0))
+    x: Floats = field(default_factory=lambda: np.zeros(0))
+    series: dict[str, Floats] = field(default_factory=dict)
+    marks: tuple[Floats, Floats, str] | None = None
+
+    def errors(self) -> Floats:
+        """Whisker lengths below and above each bar, never negative."""
+        below = np.nan_to_num(self.values - self.low)
+        above = np.nan_to_num(self.high - self.values)
+        return np.clip(np.vstack([below, above]), 0.0, None)
+
+    def figure(self) -> Figure:
+        return _bars_figure(self) if self.kind == "bars" else _line_figure(self)
+
+    def plotly(self) -> dict[str, Any]:
+        """The figure as plotly.js takes it: ``{"data": [...], "layout": {...}}``."""
+        fmt = ".1%" if self.percent else ",.2f"
+        axis = {"tickformat": ".0%"} if self.percent else {}
+        title = wrap(self.title)
+        layout: dict[str, Any] = {
+            "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
+            "margin": {"l": 10, "r": 10, "t": 24 + 20 * (title.count("<br>") + 1), "b": 40},
+            "font": {"size": 13},
+            "hovermode": "closest",
+            "showlegend": self.kind == "line" and (len(self.series) > 1 or bool(self.marks)),
+            "legend": {"orientation": "h", "y": -0.25},
+            "paper_bgcolor": "rgba(0,0,0,0)",
+        }
+        if self.kind == "bars":
+            err = self.errors()
+            colors = [BLUE if self.percent or v >= 0 else RED for v in self.values.tolist()]
+            data = [
+                {
+                    "type": "bar",
+                    "orientation": "h",
+                    "y": self.labels,
+                    "x": _finite(self.values),
+                    "error_x": {
+                        "type": "data",
+                        "symmetric": False,
+                        "array": _finite(err[1]),
+                        "arrayminus": _finite(err[0]),
+                        "color": "#444",
+                    },
+                    "customdata": [
+                        list(p) for p in zip(_finite(self.low), _finite(self.high), strict=True)
+                    ],
+                    "marker": {"color": colors},
+                    "hovertemplate": f"%{{y}}: %{{x:{fmt}}}<br>95% interval "
+                    f"%{{customdata[0]:{fmt}}} to %{{customdata[1]:{fmt}}}<extra></extra>",
+                }
+            ]
+            layout["xaxis"] = {
+                "title": {"text": self.xlabel},
+                "zeroline": True,
+                "automargin": True,
+                **axis,
+            }
+            layout["yaxis"] = {"autorange": "reversed", "automargin": True}
+            layout["height"] = max(220, 28 * len(self.labels) + 110)
+        else:
+            step = max(1, len(self.x) // MAX_POINTS)
+            colors = [BLUE, GREY, RED, GOLD]
+            data = [
+                {
+                    "type": "scatter",
+                    "mode": "lines",
+                    "name": name,
+                    "x": _finite(self.x[::step]),
+                    "y": _finite(np.asarray(values, dtype=np.float64)[::step]),
+                    "line": {"color": color, "width": 2},
+                    "hovertemplate": f"{self.xlabel} %{{x:,}}: %{{y:{fmt}}}<extra>{name}</extra>",
+                }
+                for (name, values), color in zip(self.series.items(), colors, strict=False)
+            ]
+            if self.marks is not None:
+                mx, my, label = self.marks
+                every = max(1, len(mx) // MAX_MARKS)
+                data.append(
+                    {
+                        "type": "scatter",
+                        "mode": "markers",
+                        "name": label,
+                        "x": _finite(mx[::every]),
+                        "y": _finite(my[::every]),
+                        "marker": {"color": GOLD, "size": 4, "opacity": 0.6},
+                        "hovertemplate": f"{label}, {self.xlabel} %{{x:,}}: "
+                        f"%{{y:{fmt}}}<extra></extra>",
+                    }
+                )
+            layout["xaxis"] = {"title": {"text": self.xlabel}, "automargin": True}
+            layout["yaxis"] = {"title": {"text": self.ylabel}, "automargin": True, **axis}
+            layout["height"] = 340
+        return {"data": data, "layout": layout}
+
+
+def wrap(title: str, width: int = 40) -> str:
+    """A title in lines of about ``width`` characters: plotly never wraps, phones are narrow."""
+    lines: list[str] = []
+    for word in title.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
+
+
+def _finite(values: npt.ArrayLike) -> list[float | None]:
+    """JSON-safe numbers: NaN and infinities become gaps (null)."""
+    array = np.asarray(values, dtype=np.float64)
+    return [float(v) if np.isfinite(v) else None for v in array.tolist()]
 
 
 def bars_with_ci(
@@ -27,53 +160,83 @@ def bars_with_ci(
     title: str,
     xlabel: str,
     percent: bool = False,
-) -> Figure:
+) -> Chart:
     """Horizontal bars with 95% interval whiskers, one per row of ``frame``."""
-    fig = figure(7.0, max(2.2, 0.42 * len(frame) + 1.2))
-    ax = fig.add_subplot()
-    y = np.arange(len(frame))
-    values = frame[value].to_numpy(dtype=float)
-    err = np.vstack(
-        [values - frame[low].to_numpy(dtype=float), frame[high].to_numpy(dtype=float) - values]
+    return Chart(
+        "bars",
+        title,
+        xlabel,
+        percent=percent,
+        labels=[str(v) for v in frame[label]],
+        values=frame[value].to_numpy(dtype=np.float64),
+        low=frame[low].to_numpy(dtype=np.float64),
+        high=frame[high].to_numpy(dtype=np.float64),
     )
-    colors = [RED if v < 0 else BLUE for v in values] if not percent else [BLUE] * len(values)
-    ax.barh(y, values, xerr=np.nan_to_num(err), color=colors, alpha=0.85, capsize=3)
-    ax.set_yticks(y, [str(v) for v in frame[label]])
+
+
+def line(
+    x: Sequence[float] | npt.NDArray[np.generic],
+    series: dict[str, npt.NDArray[np.generic]],
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    marks: tuple[npt.NDArray[np.generic], npt.NDArray[np.generic], str] | None = None,
+    percent: bool = False,
+) -> Chart:
+    return Chart(
+        "line",
+        title,
+        xlabel,
+        ylabel,
+        percent=percent,
+        x=np.asarray(x, dtype=np.float64),
+        series={k: np.asarray(v, dtype=np.float64) for k, v in series.items()},
+        marks=None
+        if marks is None
+        else (
+            np.asarray(marks[0], dtype=np.float64),
+            np.asarray(marks[1], dtype=np.float64),
+            marks[2],
+        ),
+    )
+
+
+def _bars_figure(chart: Chart) -> Figure:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7.0, max(2.2, 0.42 * len(chart.labels) + 1.2)), layout="constrained")
+    ax = fig.add_subplot()
+    y = np.arange(len(chart.labels))
+    colors = [BLUE if chart.percent or v >= 0 else RED for v in chart.values.tolist()]
+    ax.barh(y, np.nan_to_num(chart.values), xerr=chart.errors(), color=colors, capsize=3)
+    ax.set_yticks(y, chart.labels)
     ax.invert_yaxis()
     ax.axvline(0, color=GREY, linewidth=0.8)
-    ax.set_title(title, loc="left", fontsize=11)
-    ax.set_xlabel(xlabel)
-    if percent:
+    ax.set_title(chart.title, loc="left", fontsize=11)
+    ax.set_xlabel(chart.xlabel)
+    if chart.percent:
         ax.xaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
     return fig
 
 
-def line(
-    x: Sequence[float] | np.ndarray,
-    series: dict[str, np.ndarray],
-    title: str,
-    xlabel: str,
-    ylabel: str,
-    marks: tuple[np.ndarray, np.ndarray, str] | None = None,
-    percent: bool = False,
-) -> Figure:
-    fig = figure()
+def _line_figure(chart: Chart) -> Figure:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7.0, 3.4), layout="constrained")
     ax = fig.add_subplot()
-    colors = [BLUE, GREY, RED, GOLD]
-    x = np.asarray(x)
-    step = max(1, len(x) // MAX_POINTS)  # a chart is 700 pixels wide: thin long series
-    for (name, values), color in zip(series.items(), colors, strict=False):
-        ax.plot(x[::step], np.asarray(values)[::step], label=name, color=color, linewidth=1.4)
-    if marks is not None:
-        mx, my, label = marks
+    step = max(1, len(chart.x) // MAX_POINTS)  # a chart is 700 pixels wide: thin long series
+    for (name, values), color in zip(chart.series.items(), [BLUE, GREY, RED, GOLD], strict=False):
+        ax.plot(chart.x[::step], values[::step], label=name, color=color, linewidth=1.4)
+    if chart.marks is not None:
+        mx, my, label = chart.marks
         every = max(1, len(mx) // MAX_MARKS)
         ax.scatter(mx[::every], my[::every], s=14, color=GOLD, zorder=3, label=label)
-    ax.set_title(title, loc="left", fontsize=11)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set_title(chart.title, loc="left", fontsize=11)
+    ax.set_xlabel(chart.xlabel)
+    ax.set_ylabel(chart.ylabel)
     ax.grid(alpha=0.25)
-    if percent:
+    if chart.percent:
         ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
-    if len(series) > 1 or marks is not None:
+    if len(chart.series) > 1 or chart.marks is not None:
         ax.legend(fontsize=8, loc="best")
     return fig

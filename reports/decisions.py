@@ -113,8 +113,8 @@ def build(data: OfcData, filters: Filters) -> Report:
             else f"; other players {float(theirs) - field:+.1f} against theirs"
         )
         report.notes.append(
-            f"Street {int(row['street']) + 1}, {row['decision']}: {int(row['count'])} times, "
+            f"Street {int(row['street']) + 1}, {row['decision']}: {int(row['count']):,} times, "
             f"{float(row['vs_baseline']):+.1f} points per hand against your average"
-            f"{field_text}: about {-float(row['cost']):.0f} points lost."
+            f"{field_text}: about {-float(row['cost']):,.0f} points lost."
         )
     return report

@@ -8,7 +8,7 @@ from ofc_stats.store.views import OfcData
 from reports.base import VERSUS, Report, player_cards, player_seats
 from reports.charts import bars_with_ci
 from reports.filters import Filters
-from reports.stats import mean_ci, wilson
+from reports.stats import mean_ci, plural, wilson
 from reports.streetwise import queen_up
 
 
@@ -38,8 +38,10 @@ def build(data: OfcData, filters: Filters) -> Report:
     made = int((tried["fantasy_entry"] > 0).sum())
     fouled = int(tried["fouled"].astype(bool).sum())
 
-    versus = data.df(f"SELECT hand_key, points, opponent_in_fantasy FROM {VERSUS}")
-    against_fl = versus[versus["opponent_in_fantasy"].astype(bool)]
+    lost_to_fl, hands_against_fl = data.sql(
+        f"SELECT coalesce(-sum(points), 0), count(DISTINCT hand_key) FROM {VERSUS} "
+        "WHERE opponent_in_fantasy"
+    ).fetchall()[0]
     report.tables["rates"] = pd.DataFrame(
         [
             {
@@ -81,10 +83,10 @@ def build(data: OfcData, filters: Filters) -> Report:
             },
             {
                 "measure": "lost to opponents in Fantasyland",
-                "points": float(-against_fl["points"].sum()),
+                "points": float(lost_to_fl),
                 "low": None,
                 "high": None,
-                "hands": int(against_fl["hand_key"].nunique()),
+                "hands": int(hands_against_fl),
             },
         ]
     )
@@ -137,9 +139,10 @@ def build(data: OfcData, filters: Filters) -> Report:
     if len(normal):
         report.notes.append(
             f"You reached Fantasyland from {entry[0]:.1%} of normal hands and stayed in "
-            f"{stay[0]:.0%} of {len(fantasy)} Fantasyland hands"
+            f"{stay[0]:.0%} of {plural(len(fantasy), 'Fantasyland hand')}"
             + (
-                f"; {fouled} of {len(tried)} attempts with a queen or better on top fouled."
+                f"; {fouled:,} of {plural(len(tried), 'attempt')} with a queen or better "
+                "on top fouled."
                 if tried.size
                 else "."
             )

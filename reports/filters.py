@@ -1,17 +1,20 @@
 """Which hands a report looks at: a player and optional filters, as bound SQL.
 
 Every value is a bound parameter (``$name``); nothing a user typed is pasted
-into SQL text.  A player is matched on the stored name or the room's player
-id; an unknown name fails with the closest names the dataset knows.
+into SQL text.  The player is one account (``player``), several accounts
+joined by an alias (``accounts``), or every seat the files mark as the hero's
+(``hero``).  :func:`checked` turns what a user typed into filters that match
+the stored values, or fails listing the closest names the dataset knows.
 """
 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
-from datetime import date, datetime
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
 
-from ofc_stats.errors import OfcError, UnknownPlayer
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.errors import OfcError, RulesetError, UnknownFilter, UnknownPlayer
 from ofc_stats.store.views import OfcData
 
 
@@ -19,13 +22,18 @@ from ofc_stats.store.views import OfcData
 class Filters:
     """A report's scope; ``None`` leaves a dimension unfiltered."""
 
-    player: str | None = None
+    player: str | None = None  # one player_key
     since: date | datetime | None = None
     until: date | datetime | None = None  # inclusive day when a date
-    room: str | None = None
+    room: str | None = None  # matched case-insensitively
     ruleset: str | None = None
     seats: int | None = None
     opponent: str | None = None
+    accounts: tuple[str, ...] = ()  # several player_keys: one person (an alias)
+    hero: bool = False  # every seat marked hero in the files
+    rulesets: tuple[str, ...] = ()  # stored ruleset names the ruleset filter stands for
+    opponents: tuple[str, ...] = ()  # player_keys the opponent filter stands for
+    session_gap: int = 30  # minutes between hands that end a session
 
     def where(self, alias: str = "s") -> tuple[str, dict[str, object]]:
         """A WHERE clause over ``seat_results`` and its parameters, the player left out."""
@@ -38,15 +46,24 @@ class Filters:
             parts.append(f"{alias}.played_at < $until")
             params["until"] = _end(self.until)
         if self.room is not None:
-            parts.append(f"{alias}.room = $room")
+            parts.append(f"lower({alias}.room) = lower($room)")
             params["room"] = self.room
-        if self.ruleset is not None:
+        if self.rulesets:
+            parts.append(f"list_contains($rulesets, {alias}.ruleset)")
+            params["rulesets"] = list(self.rulesets)
+        elif self.ruleset is not None:
             parts.append(f"{alias}.ruleset = $ruleset")
             params["ruleset"] = self.ruleset
         if self.seats is not None:
             parts.append(f"{alias}.seat_count = $seats")
             params["seats"] = self.seats
-        if self.opponent is not None:
+        if self.opponents:
+            parts.append(
+                f"{alias}.hand_key IN (SELECT hand_key FROM seat_results "
+                "WHERE list_contains($opponents, player_key))"
+            )
+            params["opponents"] = list(self.opponents)
+        elif self.opponent is not None:
             parts.append(
                 f"{alias}.hand_key IN (SELECT hand_key FROM seat_results "
                 "WHERE player = $opponent OR player_key = $opponent)"
@@ -54,13 +71,23 @@ class Filters:
             params["opponent"] = self.opponent
         return " AND ".join(parts), params
 
-    def player_where(self, alias: str = "s") -> tuple[str, dict[str, object]]:
-        """The filters and this report's player."""
+    def me(self, alias: str = "s") -> tuple[str, dict[str, object]]:
+        """The condition that a seat is this report's player's, and its parameters."""
+        if self.hero:
+            return f"coalesce({alias}.hero, false)", {}
+        if self.accounts:
+            return f"list_contains($accounts, {alias}.player_key)", {
+                "accounts": list(self.accounts)
+            }
         if self.player is None:
             raise OfcError("no player chosen")
+        return f"{alias}.player_key = $player", {"player": self.player}
+
+    def player_where(self, alias: str = "s") -> tuple[str, dict[str, object]]:
+        """The filters and this report's player."""
         clause, params = self.where(alias)
-        params["player"] = self.player
-        return f"{clause} AND {alias}.player_key = $player", params
+        mine, mine_params = self.me(alias)
+        return f"{clause} AND {mine}", {**params, **mine_params}
 
 
 def _start(value: date | datetime) -> datetime:
@@ -70,9 +97,24 @@ def _start(value: date | datetime) -> datetime:
 def _end(value: date | datetime) -> datetime:
     if isinstance(value, datetime):
         return value
-    from datetime import timedelta
-
     return datetime(value.year, value.month, value.day) + timedelta(days=1)
+
+
+@dataclass(frozen=True)
+class Player:
+    """Whose report: the accounts it covers (empty with ``hero``) and a name for people."""
+
+    name: str
+    accounts: tuple[str, ...] = ()
+    hero: bool = False
+
+    def scope(self, filters: Filters) -> Filters:
+        """``filters`` narrowed to this player."""
+        if self.hero:
+            return replace(filters, player=None, accounts=(), hero=True)
+        if len(self.accounts) == 1:
+            return replace(filters, player=self.accounts[0], accounts=(), hero=False)
+        return replace(filters, player=None, accounts=self.accounts, hero=False)
 
 
 def resolve_player(data: OfcData, name: str | None) -> tuple[str, str]:
@@ -94,7 +136,112 @@ def resolve_player(data: OfcData, name: str | None) -> tuple[str, str]:
     ).fetchall()
     if rows:
         return str(rows[0][0]), str(rows[0][1])
-    known = [str(r[0]) for r in data.sql("SELECT DISTINCT player FROM seats").fetchall()]
+    raise UnknownPlayer(f"no player {name!r} in this dataset{_closest(data, name)}")
+
+
+def choose_player(data: OfcData, name: str | None, hero: bool | None = None) -> Player:
+    """The report's player: ``--hero``, an alias, an account or a stored name.
+
+    With neither a name nor ``hero=False``, every hero seat is "me" when the
+    files mark any (the usual case: one's own hand histories), else the most
+    frequent player.
+    """
+    if name is None:
+        heroes = data.sql(
+            "SELECT count(DISTINCT coalesce(player_id, player)), count(*) FROM seats WHERE hero"
+        ).fetchall()[0]
+        if hero is not False and heroes[1]:
+            accounts = int(heroes[0])
+            label = "you (the hero)" if accounts == 1 else f"you (the hero, {accounts:,} accounts)"
+            return Player(label, hero=True)
+        if hero:
+            raise UnknownPlayer("no seat in this dataset is marked as the hero's")
+        key, shown = resolve_player(data, None)
+        return Player(shown, (key,))
+    aliased = data.sql(
+        "SELECT account FROM player_aliases WHERE name = $name ORDER BY account", {"name": name}
+    ).fetchall()
+    if aliased:
+        return Player(name, tuple(str(r[0]) for r in aliased))
+    rows = data.sql(
+        "SELECT coalesce(player_id, player) AS key, any_value(player), count(*) AS n FROM seats "
+        "WHERE player = $name OR coalesce(player_id, player) = $name GROUP BY key "
+        "ORDER BY n DESC, key",
+        {"name": name},
+    ).fetchall()
+    if not rows:
+        raise UnknownPlayer(f"no player {name!r} in this dataset{_closest(data, name)}")
+    shown = name if len(rows) > 1 else str(rows[0][1])
+    return Player(shown, tuple(str(r[0]) for r in rows))
+
+
+def checked(data: OfcData, filters: Filters) -> Filters:
+    """Filters whose room, ruleset and opponent exist in the dataset, or an error.
+
+    Rooms match case-insensitively; a ruleset may be named by any alias
+    (``progressive``) and stands for every stored name of that preset; an
+    opponent is a stored name, an account or an alias.
+    """
+    out = filters
+    if filters.room is not None:
+        rooms = _distinct(data, "SELECT DISTINCT room FROM hands WHERE room IS NOT NULL")
+        if filters.room.lower() not in {r.lower() for r in rooms}:
+            raise UnknownFilter(_unknown("room", filters.room, rooms))
+    if filters.ruleset is not None:
+        stored = _distinct(data, "SELECT DISTINCT ruleset FROM hands WHERE ruleset IS NOT NULL")
+        wanted = _canonical(filters.ruleset)
+        matching = tuple(
+            r for r in stored if r == filters.ruleset or (wanted and _canonical(r) == wanted)
+        )
+        if not matching:
+            raise UnknownFilter(_unknown("ruleset", filters.ruleset, stored))
+        out = replace(out, rulesets=matching)
+    if filters.opponent is not None:
+        out = replace(out, opponents=_opponents(data, filters.opponent))
+    return out
+
+
+def _opponents(data: OfcData, name: str) -> tuple[str, ...]:
+    rows = data.sql(
+        "SELECT account FROM player_aliases WHERE name = $n UNION "
+        "SELECT DISTINCT coalesce(player_id, player) FROM seats "
+        "WHERE player = $n OR coalesce(player_id, player) = $n",
+        {"n": name},
+    ).fetchall()
+    if not rows:
+        raise UnknownPlayer(f"no opponent {name!r} in this dataset{_closest(data, name)}")
+    return tuple(sorted(str(r[0]) for r in rows))
+
+
+def _canonical(name: str) -> str | None:
+    try:
+        return get_ruleset(name).name
+    except RulesetError:
+        return None
+
+
+def _distinct(data: OfcData, query: str) -> list[str]:
+    return sorted(str(r[0]) for r in data.sql(query).fetchall())
+
+
+def _unknown(what: str, value: str, known: list[str]) -> str:
+    lowered = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(value.lower(), list(lowered), n=5, cutoff=0.4)
+    if close:
+        hint = "closest: " + ", ".join(lowered[c] for c in close)
+    elif known:
+        hint = "known: " + ", ".join(known[:10]) + (" …" if len(known) > 10 else "")
+    else:
+        hint = "the dataset has none"
+    return f"no {what} {value!r} in this dataset; {hint}"
+
+
+def _closest(data: OfcData, name: str) -> str:
+    known = _distinct(
+        data,
+        "SELECT DISTINCT player FROM seats WHERE player IS NOT NULL UNION "
+        "SELECT DISTINCT player_id FROM seats WHERE player_id IS NOT NULL UNION "
+        "SELECT DISTINCT name FROM player_aliases",
+    )
     close = difflib.get_close_matches(name, known, n=5, cutoff=0.5)
-    hint = f"; closest: {', '.join(close)}" if close else f"; {len(known)} players are known"
-    raise UnknownPlayer(f"no player {name!r} in this dataset{hint}")
+    return f"; closest: {', '.join(close)}" if close else f"; {len(known):,} players are known"

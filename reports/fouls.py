@@ -10,7 +10,7 @@ from ofc_stats.store.views import OfcData
 from reports.base import Report, player_cards, player_seats
 from reports.charts import bars_with_ci, line
 from reports.filters import Filters
-from reports.stats import wilson
+from reports.stats import plural, wilson
 from reports.streetwise import first_street, queen_up
 
 QUEEN = 10  # rank index: 2 = 0 ... Q = 10, K = 11, A = 12
@@ -102,7 +102,7 @@ def build(data: OfcData, filters: Filters) -> Report:
         report.notes.append("No normal hands match these filters.")
         return report
     report.notes.append(
-        f"You fouled {rate:.1%} of {len(normal):,} normal hands "
+        f"You fouled {rate:.1%} of {plural(len(normal), 'normal hand')} "
         f"(95% interval {low:.1%} to {high:.1%})."
     )
 

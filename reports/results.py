@@ -9,7 +9,7 @@ from ofc_stats.store.views import OfcData
 from reports.base import HANDS, ORDER, SEATS, VERSUS, Report, prepare
 from reports.charts import bars_with_ci, line
 from reports.filters import Filters
-from reports.stats import grouped_mean_ci, mean_ci
+from reports.stats import grouped_mean_ci, mean_ci, moments_ci, plural
 
 # Points without royalties: against each opponent, points - (mine - theirs);
 # summed over the S - 1 opponents that is net - S * mine + the hand's total.
@@ -96,10 +96,17 @@ def build(data: OfcData, filters: Filters) -> Report:
         labelled, "label", "mean", "low", "high", "Points per hand by seat", "points per hand"
     )
 
-    versus = data.df(f"SELECT opponent, hand_key, points FROM {VERSUS}")
-    by_opponent = grouped_mean_ci(versus, "opponent", "points")
-    totals = versus.groupby("opponent")["points"].sum().rename("total")
-    by_opponent = by_opponent.merge(totals, on="opponent").sort_values("total")
+    # Aggregated in DuckDB: the player's points against each opponent never come to pandas.
+    by_opponent = data.df(
+        "SELECT opponent, count(*) AS n, sum(points) AS total, "
+        f"sum(points::DOUBLE * points) AS squares FROM {VERSUS} GROUP BY opponent"
+    )
+    centre, below, above = moments_ci(
+        by_opponent["n"], by_opponent["total"], by_opponent["squares"]
+    )
+    by_opponent = by_opponent.assign(mean=centre, low=below, high=above)[
+        ["opponent", "n", "mean", "low", "high", "total"]
+    ].sort_values(["total", "opponent"])
     report.tables["by_opponent"] = by_opponent.reset_index(drop=True)
     shown = by_opponent.head(12)
     report.figures["by_opponent"] = bars_with_ci(
@@ -113,7 +120,7 @@ def build(data: OfcData, filters: Filters) -> Report:
     )
     sign = "won" if mean >= 0 else "lost"
     report.notes.append(
-        f"Over {hands:,} hands you {sign} {abs(mean):.2f} points per hand "
+        f"Over {plural(hands, 'hand')} you {sign} {abs(mean):.2f} points per hand "
         f"(95% interval {low:+.2f} to {high:+.2f})."
     )
     return report

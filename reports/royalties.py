@@ -8,6 +8,7 @@ from ofc_stats.store.views import OfcData
 from reports.base import SEATS, Report, prepare
 from reports.charts import bars_with_ci
 from reports.filters import Filters
+from reports.stats import plural
 
 ROWS_SQL = """
 WITH boards AS (
@@ -15,14 +16,15 @@ WITH boards AS (
          s.bottom_class
   FROM {seats} s WHERE NOT s.fouled
 )
-SELECT 'top' AS row, CASE WHEN c.top_pattern <> '' THEN c.top_pattern ELSE c.category END
+SELECT 'top' AS row,
+       CASE WHEN c.top_pattern <> '' THEN c.top_pattern ELSE replace(c.category, '_', ' ') END
          AS hand_class, b.royalty_top AS royalty
 FROM boards b JOIN row_classes c ON c.cards = 3 AND c.class = b.top_class
 UNION ALL
-SELECT 'middle', c.category, b.royalty_middle
+SELECT 'middle', replace(c.category, '_', ' '), b.royalty_middle
 FROM boards b JOIN row_classes c ON c.cards = 5 AND c.class = b.middle_class
 UNION ALL
-SELECT 'bottom', c.category, b.royalty_bottom
+SELECT 'bottom', replace(c.category, '_', ' '), b.royalty_bottom
 FROM boards b JOIN row_classes c ON c.cards = 5 AND c.class = b.bottom_class
 """
 
@@ -84,6 +86,6 @@ def build(data: OfcData, filters: Filters) -> Report:
     best = table.iloc[0]
     report.notes.append(
         f"Your biggest royalty source is {best['hand_class']} on the {best['row']} "
-        f"({int(best['royalty_total'])} points from {int(best['boards'])} boards)."
+        f"({int(best['royalty_total']):,} points from {plural(int(best['boards']), 'board')})."
     )
     return report

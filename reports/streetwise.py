@@ -132,24 +132,35 @@ def _pairs(
     discard_rank: npt.NDArray[np.int16],
     has_discard: npt.NDArray[np.bool_],
 ) -> npt.NDArray[np.int16]:
-    """What happened to a pair among the street's dealt cards: code into PAIR_LABELS."""
+    """What happened to a pair among the street's dealt cards: code into PAIR_LABELS.
+
+    A normal street deals five placed cards or two and a discard, so every pair
+    of them is compared directly (whole columns at a time): two of one rank
+    with one discarded broke a pair, two placed in different rows split one.
+    """
     n = len(here)
-    rows_with = np.zeros((n, 3, 13), dtype=np.int8)  # cards of each rank placed in each row
-    index = np.arange(n)
-    for position in range(13):
-        placed = here[:, position]
-        rank = np.clip(seats.ranks[:, position], 0, 12)
-        rows_with[index[placed], ROW_OF[position], rank[placed]] += 1
-    per_rank = rows_with.sum(axis=1)  # placed cards of each rank
-    discarded = np.zeros((n, 13), dtype=np.int8)
-    discarded[index[has_discard], np.clip(discard_rank[has_discard], 0, 12)] = 1
-    dealt = per_rank + discarded
-    paired = dealt >= 2
-    broken = (paired & (discarded > 0)).any(axis=1)
-    rows_used = (rows_with > 0).sum(axis=1)
-    split = (paired & (rows_used > 1)).any(axis=1)
+    width = int(here.sum(axis=1).max(initial=0))
+    # positions of each seat's placed cards, left-aligned (the rest masked out)
+    order = np.argsort(~here, axis=1, kind="stable")[:, :width]
+    placed = np.take_along_axis(here, order, axis=1)
+    ranks = np.where(placed, np.take_along_axis(seats.ranks, order, axis=1), -1)
+    rows = np.where(placed, ROW_OF[order], -1)
+    ranks = np.column_stack([ranks, np.where(has_discard, discard_rank, -1)]).astype(np.int16)
+    rows = np.column_stack([rows, np.full(n, 3)])  # the discard is row 3: no row at all
+    last = ranks.shape[1] - 1
+    paired = np.zeros(n, dtype=bool)
+    split = np.zeros(n, dtype=bool)
+    broken = np.zeros(n, dtype=bool)
+    for a in range(last + 1):
+        for b in range(a + 1, last + 1):
+            same = (ranks[:, a] == ranks[:, b]) & (ranks[:, a] >= 0)
+            paired |= same
+            if b == last:
+                broken |= same
+            else:
+                split |= same & (rows[:, a] != rows[:, b])
     result = np.full(n, -1, dtype=np.int16)
-    result[paired.any(axis=1)] = 0
+    result[paired] = 0
     result[split] = 1
     result[broken] = 2
     return result

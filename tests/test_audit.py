@@ -176,7 +176,7 @@ def test_sql_cli_binds_parameters_and_prints_exactly(tmp_path: Path) -> None:
         main,
         ["sql", "SELECT player FROM seats ORDER BY seat", "--data", str(data), "--format", "json"],
     )
-    assert as_json.output.splitlines()[0] == json.dumps({"player": hostile})
+    assert json.loads(as_json.output)[0] == {"player": hostile}  # one JSON array
     bad = runner.invoke(main, ["sql", "SELECT nope", "--data", str(data)])
     assert bad.exit_code == 1 and "SQL error" in bad.output
     assert (

@@ -162,3 +162,111 @@ def test_formats_listing() -> None:
         "swc",
         "swc-chat",
     ]
+
+
+# --- sql: SQL types kept on the way out -----------------------------------------------
+
+TYPES_QUERY = (
+    "SELECT INTERVAL 3 DAY + INTERVAL 2 HOUR AS i, 1.25::DECIMAL(10, 2) AS d, "
+    "DATE '2026-03-01' AS day, '\\x01\\xff'::BLOB AS b, [1, NULL] AS l, {'a': 1} AS s, "
+    "MAP {'k': 2} AS m, NULL::INTEGER AS n, 'a9ba5ca6-0e0e-4e6e-9e8e-0a0b0c0d0e0f'::UUID AS u"
+)
+
+
+def small_dataset(tmp_path: Path) -> Path:
+    from tests.builders import hand_record, seat_record, write_dataset
+
+    alice = seat_record(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    bob = seat_record(1, "Bob", "Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c")
+    return write_dataset(tmp_path, [hand_record(1, (alice, bob)), hand_record(2, (alice, bob))])
+
+
+def test_sql_json_is_one_array_of_every_type_and_nl_is_json_lines(tmp_path: Path) -> None:
+    data = str(small_dataset(tmp_path))
+    result = run("sql", TYPES_QUERY, "--data", data, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == [
+        {
+            "i": "P3DT2H",
+            "d": 1.25,
+            "day": "2026-03-01",
+            "b": "\\x01ff",
+            "l": [1, None],
+            "s": {"a": 1},
+            "m": {"k": 2},
+            "n": None,
+            "u": "a9ba5ca6-0e0e-4e6e-9e8e-0a0b0c0d0e0f",
+        }
+    ]
+    lines = run(
+        "sql",
+        "SELECT seat FROM seats ORDER BY hand_key, seat",
+        "--data",
+        data,
+        "--format",
+        "json",
+        "--nl",
+    ).output
+    assert lines == '{"seat": 0}\n{"seat": 1}\n{"seat": 0}\n{"seat": 1}\n'
+
+
+def test_sql_table_prints_integers_with_nulls_as_integers_and_no_raw_blob(tmp_path: Path) -> None:
+    data = str(small_dataset(tmp_path))
+    query = "SELECT CASE WHEN seat = 1 THEN 7 END AS maybe, board FROM seats ORDER BY hand_key, seat LIMIT 2"
+    out = run("sql", query, "--data", data).output.splitlines()
+    assert out[0].split() == ["maybe", "board"] and out[1].split()[0] == "NULL"
+    assert out[2].split()[0] == "7"  # not 7.0
+    assert "b'" not in "".join(out) and out[1].split()[1].startswith("\\x")
+
+
+def test_sql_binds_text_unless_a_type_is_given(tmp_path: Path) -> None:
+    data = str(small_dataset(tmp_path))
+    query = "SELECT $p AS p, typeof($p) AS t, $n + 1 AS n"
+    result = run("sql", query, "--data", data, "-p", "p=007", "-p", "n:int=7", "--format", "csv")
+    assert result.output == "p,t,n\n007,VARCHAR,8\n"
+    bad = run("sql", query, "--data", data, "-p", "n:int=seven")
+    assert bad.exit_code == 2 and "'seven' is not a int" in bad.output
+    formula = run("sql", "SELECT '=1+1' AS f, -3 AS g", "--data", data, "--format", "csv").output
+    assert formula == "f,g\n'=1+1,-3\n"  # a formula neutralised, a negative number kept
+
+
+def test_boards_view_and_card_macros_give_cards_as_text(tmp_path: Path) -> None:
+    data = str(small_dataset(tmp_path))
+    query = (
+        "SELECT b.top, b.middle, b.bottom, board_text(s.board) AS board, card_text(52) AS joker "
+        "FROM boards b JOIN seats s USING (hand_key, seat) WHERE b.player = 'Alice' LIMIT 1"
+    )
+    row = json.loads(run("sql", query, "--data", data, "--format", "json").output)[0]
+    assert row == {
+        "top": "Qs Qd 2c",
+        "middle": "5h 6d 7c 8s 9h",
+        "bottom": "2h 7h Th Jh Ah",
+        "board": "Qs Qd 2c 5h 6d 7c 8s 9h 2h 7h Th Jh Ah",
+        "joker": "X1",
+    }
+
+
+# --- hand: one hand as text, JSON or a page ---------------------------------------------
+
+
+def test_hand_command_shows_boards_points_and_fails_on_unknown_keys(tmp_path: Path) -> None:
+    """Alice QQ / 9-high straight / A-high flush (7 + 4 + 4) against Bob's foul: +21."""
+    data = str(small_dataset(tmp_path))
+    key = json.loads(
+        run(
+            "sql", "SELECT min(hand_key) AS k FROM hands", "--data", data, "--format", "json"
+        ).output
+    )[0]["k"]
+    text = run("hand", key, "--data", data)
+    assert text.exit_code == 0, text.output
+    assert "  top    Qs Qd 2c        pair of Qs" in text.output
+    assert "  royalties 15 (top 7, middle 4, bottom 4)" in text.output
+    assert "  points +21 (engine)" in text.output and "  fouled: no royalties" in text.output
+    assert "streets: unknown (final board only)" in text.output
+    by_room_id = json.loads(run("hand", "1", "--data", data, "--format", "json").output)
+    assert by_room_id["key"] == key and by_room_id["seats"][1]["versus"] == {"1": -21.0}
+    page = tmp_path / "hand.html"
+    html = run("hand", key, "--data", data, "--format", "html", "--out", str(page))
+    assert html.exit_code == 0 and 'data-standalone="' in page.read_text()
+    missing = run("hand", "nope", "--data", data)
+    assert missing.exit_code == 1 and "no hand 'nope'" in missing.output

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from ofc_stats.engine.board import Board
+from ofc_stats.engine.fantasy_solver import solve_fantasy_batch
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.scoring import score_board, score_hand
 from ofc_stats.engine.timeout import Street, forced_street, timeout_streets
 from ofc_stats.records import HandRecord, validate_hand
-from ofc_stats.sim.fantasy_set import set_fantasy
 from ofc_stats.sim.lookahead import ROW_SIZE, Style, candidates
 from ofc_stats.sim.tables import Player, TableSpec, play_hands
 from parsers.open_format import dumps
@@ -40,11 +40,12 @@ def test_candidate_tables(cards: int, discards: int, count: int) -> None:
 
 
 def test_fantasy_setter_keeps_every_card_and_never_fouls() -> None:
+    # The setter is the exact solver (tests/test_fantasy_solver.py); 50 deals a size suffice here.
     rng = np.random.default_rng(5)
     for n in (13, 14, 16, 17):
-        cards = np.argsort(rng.random((200, 52)), axis=1)[:, :n].astype(np.int8)
-        boards, thrown = set_fantasy(cards)
-        assert thrown.shape == (200, n - 13)
+        cards = np.argsort(rng.random((50, 52)), axis=1)[:, :n].astype(np.int8)
+        boards, thrown, _ = solve_fantasy_batch(cards, get_ruleset("pineapple-progressive"), 10.0)
+        assert thrown.shape == (50, n - 13)
         for board, rest, dealt in zip(boards, thrown, cards, strict=True):
             assert sorted(board.tolist() + rest.tolist()) == sorted(dealt.tolist())
             assert not score_board(Board.from_flat(board), get_ruleset("pineapple")).fouled
@@ -201,11 +202,11 @@ def test_fantasy_setter_with_jokers_keeps_them_and_never_fouls() -> None:
     deck = np.arange(54)
     for jokers in (1, 2):
         hands = []
-        for _ in range(60):
+        for _ in range(10):  # the exact solver reads joker boards one by one: fewer deals
             real = rng.permutation(52)[: 15 - jokers]
             hands.append(np.concatenate([real, deck[52 : 52 + jokers]]))
         cards = np.array(hands, dtype=np.int8)
-        boards, thrown = set_fantasy(cards)
+        boards, thrown, _ = solve_fantasy_batch(cards, rules, 29.5)
         for board, rest, dealt in zip(boards, thrown, cards, strict=True):
             assert sorted(board.tolist() + rest.tolist()) == sorted(dealt.tolist())
             assert not score_board(Board.from_flat(board), rules, True).fouled

@@ -13,10 +13,13 @@ from typing import Any
 import click
 
 from ofc_stats.cli.audit import audit_command
+from ofc_stats.cli.hand import hand_command
 from ofc_stats.cli.imports import import_command, simulate
+from ofc_stats.cli.players import players_command
 from ofc_stats.cli.recompute import migrate_command, recompute_command
 from ofc_stats.cli.report import report_command
 from ofc_stats.cli.score import formats, rules, score
+from ofc_stats.cli.solve import solve_fantasy_command
 from ofc_stats.cli.sql import sql_command
 from ofc_stats.cli.text import terminal_safe
 from ofc_stats.errors import OfcError
@@ -48,7 +51,10 @@ for _command in (
     sql_command,
     audit_command,
     report_command,
+    hand_command,
+    players_command,
     migrate_command,
+    solve_fantasy_command,
 ):
     main.add_command(_command)
 

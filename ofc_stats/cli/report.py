@@ -7,17 +7,44 @@ from typing import Any
 import click
 
 from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.text import terminal_safe
 
 
 @click.command("report")
 @DATA_OPTION
-@click.option("--player", default=None, help="Whose report (default: the most frequent hero).")
+@click.option(
+    "--player",
+    default=None,
+    help="Whose report: an alias, a name or a room's player id (default: the hero).",
+)
+@click.option(
+    "--hero",
+    is_flag=True,
+    default=False,
+    help="Every seat the files mark as the hero's, across accounts (the default when any is).",
+)
 @click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None, help="From this day.")
 @click.option("--until", type=click.DateTime(["%Y-%m-%d"]), default=None, help="To this day.")
-@click.option("--room", default=None, help="Only this app or room.")
-@click.option("--rules", "ruleset", default=None, metavar="NAME", help="Only this ruleset.")
+@click.option("--room", default=None, help="Only this app or room (any case).")
+@click.option(
+    "--rules", "ruleset", default=None, metavar="NAME", help="Only this ruleset (or an alias)."
+)
 @click.option("--seats", type=click.IntRange(2, 4), default=None, help="Only tables this size.")
 @click.option("--opponent", default=None, help="Only hands against this player.")
+@click.option(
+    "--session-gap",
+    type=click.IntRange(1),
+    default=30,
+    show_default=True,
+    metavar="MINUTES",
+    help="A longer gap between hands at a table starts a new session.",
+)
+@click.option(
+    "--allow-empty",
+    is_flag=True,
+    default=False,
+    help="Write the report even when no hand matches the filters (else exit 1).",
+)
 @click.option(
     "--format",
     "output_format",
@@ -35,43 +62,59 @@ from ofc_stats.cli.options import DATA_OPTION
 def report_command(
     data: str,
     player: str | None,
+    hero: bool,
     since: Any,
     until: Any,
     room: str | None,
     ruleset: str | None,
     seats: int | None,
     opponent: str | None,
+    session_gap: int,
+    allow_empty: bool,
     output_format: str,
     out: str,
 ) -> None:
-    """Write the player's report: results, fouls, Fantasyland, decisions, royalties."""
+    """Write the player's report: results, sessions, hands, fouls, Fantasyland, decisions."""
     from pathlib import Path
 
+    from ofc_stats.errors import NoHands, OfcError
     from ofc_stats.store.views import open_dataset
-    from reports import Filters, build_all, leak_summary, resolve_player
+    from reports import Filters, build_all, checked, choose_player, leak_summary
+    from reports.base import hand_count
     from reports.html import render, write_files
+    from reports.stats import plural
 
+    if hero and player is not None:
+        raise OfcError("give --player NAME or --hero, not both")
     with open_dataset(data) as dataset:
-        key, name = resolve_player(dataset, player)
-        filters = Filters(
-            player=key,
+        chosen = choose_player(dataset, player, hero=True if hero else None)
+        name = chosen.name
+        wanted = Filters(
             since=since.date() if since else None,
             until=until.date() if until else None,
             room=room,
             ruleset=ruleset,
             seats=seats,
             opponent=opponent,
+            session_gap=session_gap,
         )
+        filters = checked(dataset, chosen.scope(wanted))
+        if not allow_empty and hand_count(dataset, filters) == 0:
+            raise NoHands(
+                f"no scored hand of {name} matches {_scope(filters)}; "
+                "widen the filters, or pass --allow-empty to write an empty report"
+            )
         built = build_all(dataset, filters)
     target = Path(out)
     if output_format == "html":
         scope = _scope(filters)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(render(name, scope, built, leak_summary(built)), encoding="utf-8")
-        click.echo(f"report for {name}: {target}")
+        click.echo(terminal_safe(f"report for {name}: {target}"))
     else:
         written = write_files(target, built, output_format)
-        click.echo(f"{len(written)} {output_format} file(s) for {name} in {target}")
+        files = plural(len(written), f"{output_format} file")
+        click.echo(terminal_safe(f"{files} for {name} in {target}"))
 
 
 def _scope(filters: Any) -> str:

@@ -1,34 +1,119 @@
-"""`ofc-stats sql`: DuckDB queries over the dataset's views, parameters always bound."""
+"""`ofc-stats sql`: DuckDB queries over the dataset's views, parameters always bound.
+
+Values keep their SQL type on the way out: integers with NULLs stay
+integers, a BLOB is shown as hex (never raw bytes), and JSON takes every
+DuckDB type (DATE, TIMESTAMP, INTERVAL as ISO 8601, DECIMAL as a number when
+exact, UUID, lists, structs, maps).  Text from the data is made safe for a
+terminal in tables and neutralised against spreadsheet formulas in CSV.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
 from typing import Any
+from uuid import UUID
 
 import click
 
 from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.text import terminal_safe
+
+FORMULA = ("=", "+", "-", "@", "\t", "\r")
+TYPES = ("str", "int", "float", "bool", "date", "timestamp")
 
 
 def _parameter(text: str) -> tuple[str, object]:
-    name, sep, value = text.partition("=")
+    """``NAME=VALUE`` binds text as written; ``NAME:TYPE=VALUE`` converts it first."""
+    spec, sep, value = text.partition("=")
+    name, _, kind = spec.partition(":")
+    kind = kind or "str"
     if not sep or not name.isidentifier():
-        raise click.BadParameter(f"{text!r}: write NAME=VALUE", param_hint="--param")
-    return name, _typed(value)
-
-
-def _typed(value: str) -> object:
-    """Numbers as numbers, everything else as text (the query can CAST)."""
+        raise click.BadParameter(f"{text!r}: write NAME=VALUE or NAME:TYPE=VALUE", param_hint="-p")
+    if kind not in TYPES:
+        raise click.BadParameter(
+            f"{text!r}: type {kind!r}; one of {', '.join(TYPES)}", param_hint="-p"
+        )
     try:
+        return name, _convert(kind, value)
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: {value!r} is not a {kind}", param_hint="-p") from None
+
+
+def _convert(kind: str, value: str) -> object:
+    if kind == "int":
         return int(value)
-    except ValueError:
-        pass
-    try:
+    if kind == "float":
         number = float(value)
-        return number if math.isfinite(number) else value
-    except ValueError:
+        if not math.isfinite(number):
+            raise ValueError(value)
+        return number
+    if kind == "bool":
+        lowered = value.strip().lower()
+        if lowered not in ("true", "false", "1", "0", "yes", "no"):
+            raise ValueError(value)
+        return lowered in ("true", "1", "yes")
+    if kind == "date":
+        return date.fromisoformat(value)
+    if kind == "timestamp":
+        return datetime.fromisoformat(value)
+    return value
+
+
+def iso_duration(value: timedelta) -> str:
+    """An INTERVAL as ISO 8601 (``P3DT2H``, ``-PT1.5S``)."""
+    sign = "-" if value < timedelta(0) else ""
+    value = abs(value)
+    days, seconds = value.days, value.seconds + value.microseconds / 1e6
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    clock = "".join(
+        f"{amount:g}{unit}"
+        for amount, unit in ((hours, "H"), (minutes, "M"), (secs, "S"))
+        if amount
+    )
+    text = (f"{days}D" if days else "") + (f"T{clock}" if clock else "")
+    return f"{sign}P{text or 'T0S'}"
+
+
+def json_value(value: object) -> Any:
+    """Any value DuckDB returns as JSON-ready Python."""
+    if value is None or isinstance(value, bool | int | str):
         return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Decimal):
+        as_float = float(value)
+        return as_float if Decimal(repr(as_float)) == value else str(value)
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return iso_duration(value)
+    if isinstance(value, bytes | bytearray | memoryview):
+        return "\\x" + bytes(value).hex()
+    if isinstance(value, UUID):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [json_value(v) for v in value]
+    return str(value)
+
+
+def text_value(value: object) -> str:
+    """A cell for the table or CSV: NULL as ``NULL`` (table) is the caller's; no raw bytes."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return repr(value)
+    converted = json_value(value)
+    if isinstance(converted, list | dict):
+        return json.dumps(converted, ensure_ascii=False)
+    return str(converted)
 
 
 @click.command("sql")
@@ -39,8 +124,9 @@ def _typed(value: str) -> object:
     "-p",
     "params",
     multiple=True,
-    metavar="NAME=VALUE",
-    help="Bind $NAME in the query to VALUE (never pasted into the SQL).",
+    metavar="NAME[:TYPE]=VALUE",
+    help="Bind $NAME to VALUE, as text unless a TYPE is given: "
+    "int, float, bool, date, timestamp (never pasted into the SQL).",
 )
 @click.option(
     "--format",
@@ -48,57 +134,87 @@ def _typed(value: str) -> object:
     type=click.Choice(["table", "csv", "json"]),
     default="table",
     show_default=True,
+    help="json writes one JSON array of row objects.",
 )
+@click.option("--nl", is_flag=True, default=False, help="With json: one object per line.")
 @click.option("--limit", type=click.IntRange(0), default=None, help="At most this many rows.")
 def sql_command(
-    query: str, data: str, params: tuple[str, ...], output_format: str, limit: int | None
+    query: str,
+    data: str,
+    params: tuple[str, ...],
+    output_format: str,
+    nl: bool,
+    limit: int | None,
 ) -> None:
-    """Run a DuckDB query over the dataset's views (hands, seats, results, fantasy, ...).
+    """Run a DuckDB query over the dataset's views (hands, seats, results, boards, ...).
 
     \b
     ofc-stats sql "SELECT player, avg(net) FROM seat_results GROUP BY player"
-    ofc-stats sql "SELECT * FROM seat_results WHERE player = $p" -p p=Alice
+    ofc-stats sql "SELECT * FROM boards WHERE player = $p" -p p=Alice
+    ofc-stats sql "SELECT * FROM hands WHERE seat_count = $n" -p n:int=3
     """
     from ofc_stats.store.views import open_dataset
 
     bound = dict(_parameter(p) for p in params) or None
     with open_dataset(data) as dataset:
-        table = dataset.arrow(query, bound)
-    if limit is not None:
-        table = table.slice(0, limit)
-    frame = table.to_pandas()
-    if output_format == "csv":
-        click.echo(frame.to_csv(index=False), nl=False)
-    elif output_format == "json":
-        for record in json.loads(frame.to_json(orient="records", date_format="iso")):
-            click.echo(json.dumps(record, ensure_ascii=False))
-    elif frame.empty:
+        relation = dataset.sql(query, bound)
+        if relation is None:
+            return
+        if limit is not None:
+            relation = relation.limit(limit)
+        columns = list(relation.columns)
+        types = [str(t) for t in relation.types]
+        rows = relation.fetchall()
+    if output_format == "json":
+        records = [{c: json_value(v) for c, v in zip(columns, row, strict=True)} for row in rows]
+        if nl:
+            for record in records:
+                click.echo(json.dumps(record, ensure_ascii=False))
+        else:
+            click.echo(json.dumps(records, ensure_ascii=False, indent=None))
+    elif output_format == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow(["" if v is None else _csv_safe(text_value(v)) for v in row])
+        click.echo(out.getvalue(), nl=False)
+    elif not rows:
         click.echo("(no rows)")
     else:
-        click.echo(text_table(frame))
+        click.echo(text_table(columns, types, rows))
 
 
-def text_table(frame: Any) -> str:
+def _csv_safe(text: str) -> str:
+    """A cell a spreadsheet would run as a formula gets a leading apostrophe."""
+    if text.startswith(FORMULA) and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
+
+
+def text_table(columns: list[str], types: list[str], rows: list[tuple[Any, ...]]) -> str:
     """Columns separated by two spaces; numbers right-aligned, text left-aligned, NULL shown."""
-    import pandas as pd
-
-    lines: list[list[str]] = [[str(name) for name in frame.columns]]
-    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and frame[c].dtype != bool for c in frame]
-    for row in frame.itertuples(index=False):
-        lines.append(["NULL" if _missing(v) else str(v) for v in row])
-    widths = [max(len(line[i]) for line in lines) for i in range(len(frame.columns))]
+    right = [t.startswith(NUMERIC) or (t.startswith("U") and "INT" in t) for t in types]
+    lines = [[terminal_safe(c) for c in columns]]
+    for row in rows:
+        lines.append(["NULL" if v is None else terminal_safe(text_value(v)) for v in row])
+    widths = [max(len(line[i]) for line in lines) for i in range(len(columns))]
     out = []
     for line in lines:
         cells = [
-            cell.rjust(width) if right else cell.ljust(width)
-            for cell, width, right in zip(line, widths, numeric, strict=True)
+            cell.rjust(width) if r else cell.ljust(width)
+            for cell, width, r in zip(line, widths, right, strict=True)
         ]
         out.append("  ".join(cells).rstrip())
     return "\n".join(out)
-
-
-def _missing(value: object) -> bool:
-    try:
-        return value is None or bool(value != value)
-    except (TypeError, ValueError):
-        return False

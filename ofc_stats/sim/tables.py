@@ -17,13 +17,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ofc_stats.engine.board import DESTINATIONS
+from ofc_stats.engine.fantasy_solver import solve_fantasy_batch
+from ofc_stats.engine.fantasy_value import documented_stay_value
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.vector.rule_arrays import compile_rules
 from ofc_stats.engine.vector.scoring import score_batch
 from ofc_stats.engine.vector.timeout import auto_destinations
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Placement, SeatRecord
-from ofc_stats.sim.fantasy_set import set_fantasy
 from ofc_stats.sim.lookahead import DISCARD, ROW_SIZE, ROW_START, Style, choose
 
 START = datetime(2026, 1, 1, 12, 0, 0)
@@ -103,7 +104,9 @@ def play_hands(
             [[] for _ in range(s)] for _ in range(t)
         ]
         discards: list[list[list[int]]] = [[[] for _ in range(s)] for _ in range(t)]
-        _set_fantasies(blocks, in_fantasy, fantasy_cards, boards, fill, placements, discards)
+        _set_fantasies(
+            ruleset, blocks, in_fantasy, fantasy_cards, boards, fill, placements, discards
+        )
         offset = 0
         for street, (dealt_count, placed_count) in enumerate(streets):
             for seat in range(s):
@@ -208,11 +211,22 @@ def _place(active, seat, street, dealt, dest, boards, fill, placements, discards
                 discards[table][seat].append(card)
 
 
-def _set_fantasies(blocks, in_fantasy, fantasy_cards, boards, fill, placements, discards) -> None:  # type: ignore[no-untyped-def]
+def _set_fantasies(
+    ruleset: Ruleset,
+    blocks: npt.NDArray[np.int8],
+    in_fantasy: npt.NDArray[np.bool_],
+    fantasy_cards: npt.NDArray[np.int8],
+    boards: npt.NDArray[np.int8],
+    fill: npt.NDArray[np.int8],
+    placements: list[list[list[tuple[int, int, int]]]],
+    discards: list[list[list[int]]],
+) -> None:
+    """Fantasyland seats set their exact best (a repeat valued at the published figure)."""
     for count in np.unique(fantasy_cards[in_fantasy]):
         tables_here, seats_here = np.nonzero(in_fantasy & (fantasy_cards == count))
         cards = blocks[tables_here, seats_here, :count]
-        set_boards, thrown = set_fantasy(cards)
+        stay = documented_stay_value(ruleset, int(count))
+        set_boards, thrown, _ = solve_fantasy_batch(cards, ruleset, stay)
         boards[tables_here, seats_here] = set_boards
         fill[tables_here, seats_here] = ROW_SIZE
         for i, (table, seat) in enumerate(

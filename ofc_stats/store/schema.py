@@ -153,6 +153,14 @@ STORED_RESULTS = RESULTS.remove(RESULTS.get_field_index("hand_key"))
 # versus is stored once per pair of seats (seat < opponent); the view adds the other way round.
 PAIRS = pa.schema([f for f in VERSUS if f.name != "scoop"])
 STORED_VERSUS = PAIRS.remove(PAIRS.get_field_index("hand_key"))
+ALIASES = pa.schema(
+    [
+        ("name", pa.string()),  # the person, as ``--player NAME`` takes it
+        ("account", pa.string()),  # a player_key: the room's player id, else the stored name
+        ("action", pa.string()),  # join | leave: the latest event of an account wins
+        ("changed_at", pa.timestamp("us")),
+    ]
+)
 
 IMPORTED = {
     "hands": STORED_HANDS,
@@ -163,3 +171,6 @@ IMPORTED = {
 }
 DERIVED = {"results": STORED_RESULTS, "versus": STORED_VERSUS}  # recompute's, keyed by hand_id
 TABLES = {**IMPORTED, **DERIVED}
+# Written by `ofc-stats players alias`; kept out of TABLES because datasets made
+# before it have no folder for it (ofc_stats.store.aliases makes it on first use).
+PLAYER_TABLES = {"aliases": ALIASES}

@@ -82,6 +82,59 @@ FROM linked
 """
 
 
+# Cards as people write them: card ids 0-51 are rank * 4 + suit (2..A, c d h s),
+# 52 and 53 the jokers X1 and X2; a board BLOB is 13 card ids, top then middle, bottom.
+CARD_MACROS = (
+    "CREATE OR REPLACE MACRO card_text(c) AS CASE WHEN c IS NULL OR c < 0 THEN NULL "
+    "WHEN c >= 52 THEN 'X' || (c - 51)::VARCHAR "
+    "ELSE substr('23456789TJQKA', (c // 4) + 1, 1) || substr('cdhs', (c % 4) + 1, 1) END",
+    "CREATE OR REPLACE MACRO cards_text(l) AS "
+    "array_to_string(list_transform(l, lambda x: card_text(x)), ' ')",
+    "CREATE OR REPLACE MACRO board_ids(b) AS list_transform(range(octet_length(b)), "
+    "lambda i: ('0x' || substr(hex(b), 2 * i + 1, 2))::INTEGER)",
+    "CREATE OR REPLACE MACRO board_text(b) AS cards_text(board_ids(b))",
+)
+
+EMPTY_ALIASES_VIEW = """
+CREATE OR REPLACE VIEW aliases AS
+SELECT NULL::VARCHAR AS name, NULL::VARCHAR AS account, NULL::VARCHAR AS action,
+       NULL::TIMESTAMP AS changed_at
+WHERE false
+"""
+
+# The latest event of an account decides: joined to a name, or on its own.
+PLAYER_ALIASES_VIEW = """
+CREATE OR REPLACE VIEW player_aliases AS
+SELECT account, name, changed_at AS since FROM (
+  SELECT *, row_number() OVER (PARTITION BY account ORDER BY changed_at DESC, action) AS latest
+  FROM aliases
+) WHERE latest = 1 AND action = 'join'
+"""
+
+PLAYERS_VIEW = """
+CREATE OR REPLACE VIEW players AS
+SELECT coalesce(a.name, p.player_key) AS person, p.*
+FROM (
+  SELECT s.player_key, mode(s.player) AS player, count(*) AS hands,
+         count(*) FILTER (WHERE s.hero) AS hero_hands,
+         string_agg(DISTINCT h.room, ', ' ORDER BY h.room) AS rooms,
+         min(h.played_at) AS first_seen, max(h.played_at) AS last_seen
+  FROM (SELECT *, coalesce(player_id, player) AS player_key FROM seats) s
+  JOIN hands h USING (hand_key)
+  GROUP BY s.player_key
+) p LEFT JOIN player_aliases a ON a.account = p.player_key
+"""
+
+BOARDS_VIEW = """
+CREATE OR REPLACE VIEW boards AS
+SELECT s.hand_key, s.seat, s.player, coalesce(s.player_id, s.player) AS player_key,
+       cards_text(s.top) AS top, cards_text(s.middle) AS middle, cards_text(s.bottom) AS bottom,
+       cards_text(s.discards) AS discards, s.in_fantasy, r.fouled, r.royalties, r.net,
+       r.net_capped
+FROM seats s LEFT JOIN results r USING (hand_key, seat)
+"""
+
+
 class OfcData:
     """A read-only DuckDB view of one dataset: ``sql`` for relations, ``df`` for frames."""
 
@@ -115,6 +168,54 @@ class OfcData:
         con.register("row_classes", row_classes())
         con.sql(SEAT_RESULTS_VIEW)
         con.sql(FANTASY_VIEW)
+        self._people_views(dataset)
+
+    def _people_views(self, dataset: Dataset) -> None:
+        """Cards as text, the players and their aliases (README "Querying")."""
+        con = self.connection
+        for macro in CARD_MACROS:
+            con.sql(macro)
+        folder = dataset.table_dir("aliases")
+        paths = [str(p) for p in sorted(folder.glob("*.parquet"))] if folder.is_dir() else []
+        hidden = dataset.publishing()
+        paths = [p for p in paths if Path(p).stem not in hidden]
+        if paths:
+            listed = ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
+            con.sql(f"CREATE OR REPLACE VIEW aliases AS SELECT * FROM read_parquet([{listed}])")
+        else:
+            con.sql(EMPTY_ALIASES_VIEW)
+        con.sql(PLAYER_ALIASES_VIEW)
+        con.sql(PLAYERS_VIEW)
+        con.sql(BOARDS_VIEW)
+
+    def pick_hands(self, keys: Sequence[str]) -> None:
+        """Views ``picked_hands``, ``picked_seats``, ``picked_results``, ``picked_versus``
+        over only the batch files that hold these hands: one hand opens without
+        scanning every batch's seats and versus rows.
+        """
+        dataset = Dataset(self.root)
+        hands = dataset.files("hands")
+        stems: list[str] = []
+        if hands and keys:
+            listed = ", ".join("'" + path.replace("'", "''") + "'" for path in hands)
+            rows = self.sql(
+                f"SELECT DISTINCT filename FROM read_parquet([{listed}], filename = true) "
+                "WHERE hand_key IN (SELECT unnest($keys))",
+                {"keys": list(keys)},
+            ).fetchall()
+            stems = sorted(Path(str(r[0])).stem for r in rows)
+        for table in ("hands", "seats", "results", "versus"):
+            folder = dataset.table_dir(table)
+            paths = [str(folder / EMPTY)] + [
+                str(folder / f"{stem}.parquet")
+                for stem in stems
+                if (folder / f"{stem}.parquet").is_file()
+            ]
+            listed = ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
+            self.connection.sql(
+                f"CREATE OR REPLACE TEMP VIEW picked_{table} AS "
+                f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"
+            )
 
     def restore_results(self) -> None:
         """Point ``results`` back at the stored results (after an audit under other rules)."""

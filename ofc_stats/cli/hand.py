@@ -1,0 +1,112 @@
+"""`ofc-stats hand KEY`: one hand, every seat street by street, as text, JSON or a page."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.text import terminal_safe
+
+ROWS = ("top", "middle", "bottom")
+
+
+def _signed(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:+,.2f}".replace(".00", "")
+
+
+def hand_text(hand: dict[str, Any]) -> str:
+    """The hand for a terminal: streets numbered 1-5, then final boards and points."""
+    where = [
+        hand["room"],
+        f"table {hand['table']}" if hand["table"] else "",
+        hand["played_at"] or "",
+        hand["ruleset"],
+        f"{hand['stakes']:g} {hand['currency'] or ''} a point".replace("  ", " ")
+        if hand["stakes"] is not None
+        else "",
+    ]
+    lines = [
+        f"hand {hand['key']}"
+        + (f" (room id {hand['room_hand_id']})" if hand["room_hand_id"] else ""),
+        " · ".join(str(w) for w in where if w),
+    ]
+    for seat in hand["seats"]:
+        tags = [t for t, on in (("hero", seat["hero"]), ("Fantasyland", seat["in_fantasy"])) if on]
+        lines += [
+            "",
+            f"seat {seat['seat']}: {seat['player']}" + (f" ({', '.join(tags)})" if tags else ""),
+        ]
+        if not seat["streets"]:
+            lines.append("  streets: unknown (final board only)")
+        for street in seat["streets"]:
+            placed = ", ".join(f"{row} {' '.join(street[row])}" for row in ROWS if street[row])
+            dropped = f"; discards {' '.join(street['discards'])}" if street["discards"] else ""
+            lines.append(f"  street {street['street']}: {placed or '-'}{dropped}")
+        for row in ROWS:
+            name = seat["names"][row] or ""
+            lines.append(f"  {row:<6} {' '.join(seat['rows'][row]):<15} {name}".rstrip())
+        royalties = seat["royalties"]
+        if seat["fouled"]:
+            lines.append("  fouled: no royalties")
+        elif royalties["total"] is not None:
+            lines.append(
+                f"  royalties {royalties['total']} (top {royalties['top']}, "
+                f"middle {royalties['middle']}, bottom {royalties['bottom']})"
+            )
+        points = f"  points {_signed(seat['net_capped'])} (engine)"
+        if seat["reported_points"] is not None:
+            points += f", {_signed(seat['reported_points'])} (room)"
+        if seat["reported_money"] is not None:
+            points += f"; money {_signed(seat['reported_money'])}"
+        lines.append(points)
+        if seat["versus"]:
+            lines.append(
+                "  against "
+                + ", ".join(f"seat {o}: {_signed(p)}" for o, p in seat["versus"].items())
+            )
+        if seat["fantasy_entry"]:
+            lines.append(f"  earns Fantasyland ({seat['fantasy_entry']} cards)")
+        if seat["fantasy_stays"]:
+            lines.append("  stays in Fantasyland")
+    return "\n".join(terminal_safe(line) for line in lines)
+
+
+@click.command("hand")
+@click.argument("key")
+@DATA_OPTION
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "json", "html"]),
+    default="table",
+    show_default=True,
+    help="Text, one JSON object, or a page with the hand replayer.",
+)
+@click.option(
+    "--out", type=click.Path(dir_okay=False), default=None, help="Write to this file, not stdout."
+)
+def hand_command(key: str, data: str, output_format: str, out: str | None) -> None:
+    """Show one hand (its hand_key, or the room's hand id): streets, boards, points."""
+    from ofc_stats.store.views import open_dataset
+    from reports.html import hand_page
+    from reports.replay import find_hand
+
+    with open_dataset(data) as dataset:
+        hand = find_hand(dataset, key)
+    if output_format == "json":
+        text = json.dumps(hand, ensure_ascii=False, indent=2)
+    elif output_format == "html":
+        text = hand_page(hand)
+    else:
+        text = hand_text(hand)
+    if out is None:
+        click.echo(text)
+    else:
+        Path(out).write_text(text + "\n", encoding="utf-8")
+        click.echo(f"hand {terminal_safe(hand['key'])}: {terminal_safe(out)}")

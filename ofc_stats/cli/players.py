@@ -1,0 +1,111 @@
+"""`ofc-stats players`: who is in the dataset, and aliases that join accounts into one person."""
+
+from __future__ import annotations
+
+import click
+
+from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.text import terminal_safe
+from reports.stats import plural
+
+LIST_SQL = """
+SELECT person, count(*) AS accounts, string_agg(player, ', ' ORDER BY hands DESC) AS names,
+       sum(hands) AS hands, sum(hero_hands) AS hero_hands,
+       string_agg(DISTINCT rooms, ', ' ORDER BY rooms) AS rooms,
+       strftime(min(first_seen), '%Y-%m-%d') AS first_seen,
+       strftime(max(last_seen), '%Y-%m-%d') AS last_seen
+FROM players GROUP BY person HAVING NOT $hero OR sum(hero_hands) > 0
+ORDER BY hands DESC, person LIMIT $limit
+"""
+
+
+@click.group("players", invoke_without_command=True)
+@DATA_OPTION
+@click.option("--hero", is_flag=True, default=False, help="Only accounts with hero seats.")
+@click.option(
+    "--limit", type=click.IntRange(1), default=50, show_default=True, help="At most this many."
+)
+@click.pass_context
+def players_command(ctx: click.Context, data: str, hero: bool, limit: int) -> None:
+    """List players (an alias is one): accounts, hands, hero hands, rooms, first/last seen."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from ofc_stats.cli.sql import text_table
+    from ofc_stats.store.views import open_dataset
+
+    with open_dataset(data) as dataset:
+        relation = dataset.sql(LIST_SQL, {"hero": hero, "limit": limit})
+        columns, types, rows = (
+            relation.columns,
+            [str(t) for t in relation.types],
+            relation.fetchall(),
+        )
+        total = dataset.sql("SELECT count(DISTINCT person) FROM players").fetchall()[0][0]
+    if not rows:
+        click.echo("(no players: import some hands first)")
+        return
+    click.echo(text_table(list(columns), types, rows))
+    if total > len(rows) and not hero:
+        click.echo(f"… {total - len(rows):,} more; --limit N shows more")
+
+
+def _accounts(data: str, names: tuple[str, ...]) -> list[str]:
+    """Each ACCOUNT as a player_key: an account id as stored, or a stored player name."""
+    from ofc_stats.errors import UnknownPlayer
+    from ofc_stats.store.views import open_dataset
+    from reports.filters import resolve_player
+
+    keys: list[str] = []
+    with open_dataset(data) as dataset:
+        for name in names:
+            rows = dataset.sql(
+                "SELECT DISTINCT coalesce(player_id, player) FROM seats "
+                "WHERE coalesce(player_id, player) = $n OR player = $n",
+                {"n": name},
+            ).fetchall()
+            if not rows:
+                resolve_player(dataset, name)  # raises with the closest names
+                raise UnknownPlayer(f"no account {name!r}")
+            keys += sorted(str(r[0]) for r in rows)
+    return keys
+
+
+@players_command.command("alias")
+@click.argument("name")
+@click.argument("accounts", nargs=-1, required=True)
+@DATA_OPTION
+def alias_command(name: str, accounts: tuple[str, ...], data: str) -> None:
+    """Join ACCOUNTS (ids or names) into one person NAME: `report --player NAME` covers all."""
+    from ofc_stats.store.aliases import record
+
+    keys = _accounts(data, accounts)
+    count = record(data, name, keys, "join")
+    joined = terminal_safe(", ".join(keys))
+    click.echo(f"{terminal_safe(name)}: {plural(count, 'account')} joined ({joined})")
+
+
+@players_command.command("unalias")
+@click.argument("name")
+@click.argument("accounts", nargs=-1)
+@DATA_OPTION
+def unalias_command(name: str, accounts: tuple[str, ...], data: str) -> None:
+    """Undo an alias: ACCOUNTS leave NAME (all of them when none is given)."""
+    from ofc_stats.errors import UnknownPlayer
+    from ofc_stats.store.aliases import record
+    from ofc_stats.store.views import open_dataset
+
+    with open_dataset(data) as dataset:
+        joined = [
+            str(r[0])
+            for r in dataset.sql(
+                "SELECT account FROM player_aliases WHERE name = $n ORDER BY account", {"n": name}
+            ).fetchall()
+        ]
+    if not joined:
+        raise UnknownPlayer(f"no alias {name!r}; `ofc-stats players` lists them")
+    keys = _accounts(data, accounts) if accounts else joined
+    leaving = [k for k in keys if k in joined]
+    if not leaving:
+        raise UnknownPlayer(f"none of those accounts belongs to {name!r}")
+    count = record(data, name, leaving, "leave")
+    click.echo(f"{terminal_safe(name)}: {plural(count, 'account')} left")

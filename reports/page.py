@@ -1,0 +1,25 @@
+"""The report page's style and script: tables, page filter, charts, hand replayer.
+
+Plain CSS and JavaScript kept as files beside this module (``assets/``) and
+inlined in every page with plotly.js (shipped in the plotly wheel), so a
+report is one file that works offline.  The script puts every text from the
+data in the page with ``textContent``, never as markup.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+
+
+@cache
+def asset(name: str) -> str:
+    return files("reports").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def css() -> str:
+    return asset("report.css")
+
+
+def script() -> str:
+    return asset("report.js")

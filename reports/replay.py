@@ -1,0 +1,179 @@
+"""One hand as people look at it: every seat street by street, final boards, points.
+
+:func:`hand_details` reads a few hands by key (the report's named hands, or
+``ofc-stats hand KEY``) into plain JSON-ready dicts: cards as text ("Qs"),
+streets numbered from 1, the engine's numbers beside the room's.  Street
+placements come from each seat's board streets and discards, and only the
+batch files holding the hands are read (:meth:`OfcData.pick_hands`), so no
+placements scan is needed; a seat whose streets are unknown shows its final
+board only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ofc_stats.engine.cards import format_card
+from ofc_stats.errors import UnknownHand
+from ofc_stats.store.views import OfcData
+
+ROWS = ("top", "middle", "bottom")
+ROW_SLICES = {"top": slice(0, 3), "middle": slice(3, 8), "bottom": slice(8, 13)}
+
+HANDS_SQL = """
+SELECT hand_key, format, room, table_id, room_hand_id, played_at, ruleset, seat_count, stakes,
+       currency
+FROM picked_hands WHERE hand_key IN (SELECT unnest($keys))
+"""
+
+SEATS_SQL = """
+SELECT s.hand_key, s.seat, s.player, coalesce(s.player_id, s.player) AS account, s.hero,
+       s.in_fantasy, s.fantasy_cards, s.top, s.middle, s.bottom, s.board_streets, s.discards,
+       s.reported_points, s.reported_money, r.status, r.fouled, r.royalty_top,
+       r.royalty_middle, r.royalty_bottom, r.royalties, r.net, r.net_capped, r.fantasy_entry,
+       r.fantasy_stays, t.description AS top_name, m.description AS middle_name,
+       b.description AS bottom_name
+FROM picked_seats s LEFT JOIN picked_results r USING (hand_key, seat)
+LEFT JOIN row_classes t ON t.cards = 3 AND t.class = r.top_class
+LEFT JOIN row_classes m ON m.cards = 5 AND m.class = r.middle_class
+LEFT JOIN row_classes b ON b.cards = 5 AND b.class = r.bottom_class
+WHERE s.hand_key IN (SELECT unnest($keys))
+ORDER BY s.hand_key, s.seat
+"""
+
+VERSUS_SQL = """
+SELECT hand_key, seat, opponent, points FROM picked_versus
+WHERE hand_key IN (SELECT unnest($keys))
+"""
+
+
+def cards_text(cards: Sequence[int] | None) -> list[str]:
+    return [format_card(int(c)) for c in cards or () if c is not None and c >= 0]
+
+
+def streets_of(seat: dict[str, Any]) -> list[dict[str, Any]]:
+    """The seat's streets (1-based) with the cards each put in each row and discarded."""
+    rows = {row: list(seat[row] or ()) for row in ROWS}
+    board = rows["top"] + rows["middle"] + rows["bottom"]
+    raw = seat["board_streets"]
+    discards = [int(c) for c in seat["discards"] or () if c is not None]
+    if raw is None or len(board) != 13 or any(b == 255 for b in raw):
+        return []
+    street_of = np.frombuffer(bytes(raw), dtype=np.uint8)
+    count = int(street_of.max()) + 1
+    out = []
+    for street in range(count):
+        placed = {
+            row: cards_text(
+                [
+                    c
+                    for c, s in zip(rows[row], street_of[ROW_SLICES[row]], strict=True)
+                    if s == street
+                ]
+            )
+            for row in ROWS
+        }
+        if len(discards) == count - 1 and street >= 1:
+            dropped = cards_text([discards[street - 1]])
+        elif len(discards) != count - 1 and street == count - 1:
+            dropped = cards_text(discards)  # Fantasyland: every discard at the one street
+        else:
+            dropped = []
+        out.append({"street": street + 1, **placed, "discards": dropped})
+    return out
+
+
+def _number(value: object) -> float | None:
+    if value is None:
+        return None
+    number = float(value)  # type: ignore[arg-type]
+    return None if number != number else number
+
+
+def hand_details(data: OfcData, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """hand_key -> the hand as a JSON-ready dict (see the module doc)."""
+    wanted = {"keys": list(dict.fromkeys(keys))}
+    if not wanted["keys"]:
+        return {}
+    data.pick_hands(wanted["keys"])
+    hands: dict[str, dict[str, Any]] = {}
+    relation = data.sql(HANDS_SQL, wanted)
+    for values in relation.fetchall():
+        row = dict(zip(relation.columns, values, strict=True))
+        played = row["played_at"]
+        hands[row["hand_key"]] = {
+            "key": row["hand_key"],
+            "room": row["room"],
+            "table": row["table_id"],
+            "room_hand_id": row["room_hand_id"],
+            "played_at": None if played is None else str(played)[:19],
+            "ruleset": row["ruleset"],
+            "stakes": _number(row["stakes"]),
+            "currency": row["currency"] or None,
+            "seats": [],
+        }
+    versus: dict[tuple[str, int], dict[int, float]] = {}
+    for key, seat, opponent, points in data.sql(VERSUS_SQL, wanted).fetchall():
+        versus.setdefault((key, int(seat)), {})[int(opponent)] = float(points)
+    relation = data.sql(SEATS_SQL, wanted)
+    columns = relation.columns
+    for values in relation.fetchall():
+        seat = dict(zip(columns, values, strict=True))
+        hand = hands.get(seat["hand_key"])
+        if hand is None:
+            continue
+        number = int(seat["seat"])
+        opponents = versus.get((seat["hand_key"], number), {})
+        hand["seats"].append(
+            {
+                "seat": number + 1,
+                "player": seat["player"],
+                "account": seat["account"],
+                "hero": bool(seat["hero"]),
+                "in_fantasy": bool(seat["in_fantasy"]),
+                "fantasy_cards": seat["fantasy_cards"],
+                "rows": {row: cards_text(seat[row]) for row in ROWS},
+                "names": {row: seat[f"{row}_name"] for row in ROWS},
+                "streets": streets_of(seat),
+                "discards": cards_text(seat["discards"]),
+                "status": seat["status"],
+                "fouled": seat["fouled"],
+                "royalties": {
+                    "top": seat["royalty_top"],
+                    "middle": seat["royalty_middle"],
+                    "bottom": seat["royalty_bottom"],
+                    "total": seat["royalties"],
+                },
+                "net": seat["net"],
+                "net_capped": _number(seat["net_capped"]),
+                "reported_points": _number(seat["reported_points"]),
+                "reported_money": _number(seat["reported_money"]),
+                "fantasy_entry": seat["fantasy_entry"],
+                "fantasy_stays": seat["fantasy_stays"],
+                "versus": {str(o + 1): p for o, p in sorted(opponents.items())},
+            }
+        )
+    return hands
+
+
+def find_hand(data: OfcData, key: str) -> dict[str, Any]:
+    """One hand by its ``hand_key`` or the room's hand id (when that is unique)."""
+    found = hand_details(data, [key])
+    if key in found:
+        return found[key]
+    matches = [
+        str(r[0])
+        for r in data.sql(
+            "SELECT hand_key FROM hands WHERE room_hand_id = $k LIMIT 6", {"k": key}
+        ).fetchall()
+    ]
+    if len(matches) == 1:
+        return hand_details(data, matches)[matches[0]]
+    if matches:
+        raise UnknownHand(
+            f"hand id {key!r} is in several rooms; give one hand_key: {', '.join(matches[:5])}"
+        )
+    raise UnknownHand(f"no hand {key!r} in this dataset (give a hand_key or the room's hand id)")

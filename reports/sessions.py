@@ -1,0 +1,136 @@
+"""Results as a tracker shows them: by session, day, stakes, room and currency.
+
+A session is the player's consecutive hands at one table with no gap longer
+than ``Filters.session_gap`` minutes.  Everything is aggregated in DuckDB
+over the report's scope (count, sum and sum of squares per group), so the
+player's seats never come into Python one by one.  Money is summed only
+within one currency: a group that mixes currencies shows none.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ofc_stats.store.views import OfcData
+from reports.base import SEATS, Report, prepare
+from reports.charts import bars_with_ci
+from reports.filters import Filters
+from reports.stats import moments_ci, plural
+
+MARKED = f"""
+WITH marked AS (
+  SELECT s.format, s.room, s.table_id, s.played_at, s.hand_key, s.stakes, s.currency,
+         s.net_capped AS points, s.reported_money AS money,
+         CASE WHEN lag(s.played_at) OVER w IS NULL OR s.played_at IS NULL
+                OR s.played_at - lag(s.played_at) OVER w > to_minutes($gap::BIGINT)
+              THEN 1 ELSE 0 END AS fresh
+  FROM {SEATS} s
+  WINDOW w AS (PARTITION BY s.format, s.room, s.table_id ORDER BY s.played_at, s.hand_key)
+)
+SELECT *, sum(fresh) OVER (PARTITION BY format, room, table_id
+                           ORDER BY played_at, hand_key ROWS UNBOUNDED PRECEDING) AS session
+FROM marked
+"""
+
+MOMENTS = """count(*) AS hands, sum(points) AS net_points, sum(points * points) AS points_sq,
+  CASE WHEN count(DISTINCT currency) <= 1 THEN any_value(currency) END AS currency,
+  CASE WHEN count(DISTINCT currency) <= 1 THEN count(money) END AS money_hands,
+  CASE WHEN count(DISTINCT currency) <= 1 THEN sum(money) END AS net_money,
+  CASE WHEN count(DISTINCT currency) <= 1 THEN sum(money * money) END AS money_sq"""
+
+SESSIONS_SQL = f"""
+SELECT min(played_at) AS start, date_diff('minute', min(played_at), max(played_at)) AS minutes,
+       room, table_id AS "table", any_value(stakes) AS stakes, {MOMENTS}
+FROM ({MARKED}) GROUP BY format, room, table_id, session ORDER BY start, room, "table"
+"""
+
+GROUPS = {
+    "day": "CAST(played_at AS DATE)",
+    "stakes": "stakes",
+    "room": "room",
+    "currency": "coalesce(currency, '(none)')",
+}
+
+
+def _with_intervals(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-hand means and 95% intervals, points and money, from the SQL moments."""
+    mean, low, high = moments_ci(frame["hands"], frame["net_points"], frame["points_sq"])
+    frame["points_per_hand"], frame["low"], frame["high"] = mean, low, high
+    money = frame["money_hands"].fillna(0)
+    mmean, mlow, mhigh = moments_ci(money, frame["net_money"], frame["money_sq"])
+    frame["money_per_hand"], frame["money_low"], frame["money_high"] = mmean, mlow, mhigh
+    return frame.drop(columns=["points_sq", "money_sq", "money_hands"])
+
+
+COLUMNS = [
+    "hands",
+    "net_points",
+    "points_per_hand",
+    "low",
+    "high",
+    "currency",
+    "net_money",
+    "money_per_hand",
+    "money_low",
+    "money_high",
+]
+
+
+def build(data: OfcData, filters: Filters) -> Report:
+    report = Report("sessions", "Sessions, days and stakes")
+    prepare(data, filters)
+    gap = {"gap": filters.session_gap}
+    sessions = _with_intervals(data.df(SESSIONS_SQL, gap))
+    report.tables["sessions"] = sessions[
+        [
+            "start",
+            "minutes",
+            "room",
+            "table",
+            "stakes",
+            "hands",
+            "net_points",
+            "currency",
+            "net_money",
+        ]
+    ]
+    report.captions["sessions"] = (
+        f"a session: consecutive hands at one table, no gap over {filters.session_gap} minutes"
+    )
+    for name, expression in GROUPS.items():
+        frame = _with_intervals(
+            data.df(
+                f"SELECT {expression} AS grp, {MOMENTS} FROM (SELECT *, net_capped AS points, "
+                f"reported_money AS money FROM {SEATS}) GROUP BY 1 ORDER BY 1"
+            )
+        )
+        if name == "currency":
+            frame = frame.drop(columns="currency")
+        report.tables[f"by_{name}"] = frame.rename(columns={"grp": name})[
+            [name, *[c for c in COLUMNS if c in frame.columns]]
+        ]
+    if sessions.empty:
+        report.notes.append("No sessions match these filters.")
+        return report
+    winning = int((sessions["net_points"] > 0).sum())
+    report.notes.append(
+        f"{plural(len(sessions), 'session')}, {winning:,} of them winning; "
+        f"the best {sessions['net_points'].max():+,.0f} points, "
+        f"the worst {sessions['net_points'].min():+,.0f}."
+    )
+    days = report.tables["by_day"].tail(30).assign(day=lambda f: f["day"].astype(str))
+    report.figures["by_day"] = bars_with_ci(
+        days, "day", "points_per_hand", "low", "high", "Points per hand by day", "points per hand"
+    )
+    stakes = report.tables["by_stakes"].dropna(subset=["stakes"])
+    if len(stakes):
+        report.figures["by_stakes"] = bars_with_ci(
+            stakes.assign(label=stakes["stakes"].map(lambda v: f"{v:g} a point")),
+            "label",
+            "points_per_hand",
+            "low",
+            "high",
+            "Points per hand by stakes",
+            "points per hand",
+        )
+    return report
