@@ -41,21 +41,22 @@ FROM hands h JOIN seats s USING (hand_id) LEFT JOIN results r USING (hand_id, se
 
 # results and versus are stored keyed by hand_id; their views add the hand's key.
 RESULTS_VIEW = """
-CREATE OR REPLACE VIEW results AS
+CREATE OR REPLACE {temp} VIEW {name} AS
 SELECT h.hand_key, t.* FROM read_parquet([{files}], union_by_name = true) t
-JOIN (SELECT hand_id, hand_key FROM hands) h ON h.hand_id = t.hand_id
+JOIN (SELECT hand_id, hand_key FROM {hands}) h ON h.hand_id = t.hand_id
 """
 # versus holds each pair of seats once (seat < opponent): here both ways round.
 VERSUS_VIEW = """
-CREATE OR REPLACE VIEW versus AS
+CREATE OR REPLACE {temp} VIEW {name} AS
 WITH pairs AS (SELECT * FROM read_parquet([{files}], union_by_name = true))
 SELECT h.hand_key, p.hand_id, p.seat, p.opponent, p.rows_won, p.rows_lost, p.rows_tied,
        p.rows_won = 3 AS scoop, p.points
 FROM (SELECT hand_id, seat, opponent, rows_won, rows_lost, rows_tied, points FROM pairs
       UNION ALL
       SELECT hand_id, opponent, seat, rows_lost, rows_won, rows_tied, -points FROM pairs) p
-JOIN (SELECT hand_id, hand_key FROM hands) h ON h.hand_id = p.hand_id
+JOIN (SELECT hand_id, hand_key FROM {hands}) h ON h.hand_id = p.hand_id
 """
+KEYED_VIEWS = {"results": RESULTS_VIEW, "versus": VERSUS_VIEW}
 
 FANTASY_VIEW = """
 CREATE OR REPLACE VIEW fantasy AS
@@ -212,6 +213,13 @@ class OfcData:
                 if (folder / f"{stem}.parquet").is_file()
             ]
             listed = ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
+            if table in KEYED_VIEWS:  # stored by hand_id: hand_key from the picked hands
+                self.connection.sql(
+                    KEYED_VIEWS[table].format(
+                        temp="TEMP", name=f"picked_{table}", files=listed, hands="picked_hands"
+                    )
+                )
+                continue
             self.connection.sql(
                 f"CREATE OR REPLACE TEMP VIEW picked_{table} AS "
                 f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"
@@ -226,8 +234,8 @@ class OfcData:
         paths = [str(dataset.table_dir(name) / EMPTY), *dataset.files(name)]
         listed = ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
         if name in DERIVED:
-            view = RESULTS_VIEW if name == "results" else VERSUS_VIEW
-            self.connection.sql(view.format(files=listed))
+            view = KEYED_VIEWS[name].format(temp="", name=name, files=listed, hands="hands")
+            self.connection.sql(view)
             return
         self.connection.sql(
             f"CREATE OR REPLACE VIEW {name} AS "
