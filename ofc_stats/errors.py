@@ -74,3 +74,7 @@ class NoHands(OfcError):
 
 class UnknownHand(OfcError):
     """A hand key (or room hand id) that names no stored hand, or more than one."""
+
+
+class UnplayablePosition(OfcError):
+    """A stored decision the grader cannot replay: a play that does not fit, too few cards."""

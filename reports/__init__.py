@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from ofc_stats.errors import UnknownPlayer
 from ofc_stats.store.views import OfcData
-from reports import decisions, fantasy, fouls, hands, results, royalties, sessions
+from reports import decisions, fantasy, fouls, hands, regret, results, royalties, sessions
 from reports.base import Report
 from reports.filters import Filters, Player, checked, choose_player, resolve_player
 
@@ -27,7 +27,7 @@ BUILDERS: list[Builder] = [
     fantasy.build,
     decisions.build,
     royalties.build,
-    # Extra sections register here, e.g. BUILDERS.append(regret.build) from reports/regret.py.
+    regret.build,
 ]
 
 

@@ -42,11 +42,3 @@ def test_the_chain_on_a_hand_computed_sample() -> None:
 def test_the_chain_needs_both_kinds_of_hand() -> None:
     with pytest.raises(ValueError, match="needs normal hands"):
         fantasy_values(np.array([14, 14]), np.array([3.0, 5.0]), np.array([0, 0]))
-
-
-def test_the_docstring_examples_hold() -> None:
-    import doctest
-
-    from ofc_stats import fantasy_value
-
-    assert doctest.testmod(fantasy_value).failed == 0

@@ -329,6 +329,7 @@ def test_build_all_runs_every_report(dataset: Path) -> None:
         "fantasyland",
         "decisions",
         "royalties",
+        "regret",
     ]
 
 

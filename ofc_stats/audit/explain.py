@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ofc_stats.audit.money import Rake
+from ofc_stats.audit.settle import kind_text
 from ofc_stats.engine.board import ROWS
 from ofc_stats.engine.vector.rank_tables import tables
 
@@ -122,6 +123,14 @@ def money_text(row: Mapping[Any, Any], rake: Rake) -> str:
                 f"{owed:g}{unit}; the room took only {money:g}{unit} (a short stack?)"
             )
         return f"lost {owed:g}{unit} by points × stakes; the room charged {money:g}{unit}"
+    if bool(row.get("short", False)):
+        kind = kind_text(str(row.get("settlement", "proportional")))
+        return (
+            f"won {signed(float(row['net_capped']))} points × {row['stakes']:g} = "
+            f"{owed:g}{unit}, but a loser was short; with {kind} this seat gets "
+            f"{float(row['gross']):g}{unit}, {expected:g}{unit} after the room's rake "
+            f"({rake.describe()}); the room paid {money:g}{unit}"
+        )
     return (
         f"won {signed(float(row['net_capped']))} points × {row['stakes']:g}, "
         f"{expected:g}{unit} after the room's rake ({rake.describe()}); "

@@ -2,19 +2,30 @@
 
 Rooms pay winners the points times the stake minus a rake, and losers pay
 points times the stake, or less when their chips run out.  Rather than assume
-a rake, :func:`infer_rake` tries rates from 0 to 10% and four rounding rules
-on every winning seat and keeps the rule that explains the most of them.
-Money actually paid is shared among winners in proportion to their points,
-so a short-stacked loser does not make every winner look wrong.
+a rake, :func:`infer_rake` tries rates from 0 to 10% and three rounding rules
+on every winning seat of hands paid in full and keeps the rule that explains
+the most of them.  Hands where a loser paid less than he owed are settled by
+the room's own short-stack rule (:mod:`ofc_stats.audit.settle`), inferred
+next, so a short-stacked loser does not make every winner look wrong.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+
+from ofc_stats.audit.room_rules import RoomRules
+from ofc_stats.audit.settle import (
+    ALL_KINDS,
+    Settlement,
+    gross_by_kind,
+    infer_settlement,
+    short_hands,
+)
+from ofc_stats.store.views import OfcData
 
 RATES = np.round(np.arange(0, 0.1001, 0.0025), 4)
 TICKS = (0.01, 0.1, 1.0)
@@ -31,6 +42,7 @@ class Rake:
     winners: int
     explained: int
     multiplier: float = 1.0  # money per point is stakes × this (1 unless the data says else)
+    given: bool = False  # from a ruleset file, not inferred
 
     def describe(self) -> str:
         share = self.explained / self.winners if self.winners else 0.0
@@ -40,10 +52,11 @@ class Rake:
         if self.multiplier != 1:
             rule += f"; money = points × stakes × {self.multiplier:g}"
         counts = f"explains {self.explained} of {self.winners} winning seats, {share:.1%}"
-        return f"{self.room}: {rule} ({counts})"
+        source = "; from the rules file" if self.given else ""
+        return f"{self.room}: {rule} ({counts}{source})"
 
 
-def _rounded(values: npt.NDArray[np.float64], tick: float, mode: str) -> npt.NDArray[np.float64]:
+def rounded(values: npt.NDArray[np.float64], tick: float, mode: str) -> npt.NDArray[np.float64]:
     """Round to a multiple of ``tick``; the 1e-9 absorbs binary fractions like 0.1."""
     scaled = values / tick
     if mode == "nearest":
@@ -68,26 +81,47 @@ def money_multiplier(seats: pd.DataFrame) -> float:
     return float(common.iloc[0])
 
 
-def expected_money(seats: pd.DataFrame, multiplier: float = 1.0) -> pd.DataFrame:
-    """Add ``owed`` (points × stakes × multiplier), ``paid_share`` and ``gross`` to a seat frame.
+def expected_money(
+    seats: pd.DataFrame,
+    multiplier: float = 1.0,
+    kind: str = "proportional",
+    pairwise: dict[str, npt.NDArray[np.float64]] | None = None,
+) -> pd.DataFrame:
+    """Add ``owed`` (points × stakes × multiplier), ``short`` and ``gross`` to a seat frame.
 
-    Needs columns hand_key, net_capped, stakes, reported_money.
+    ``gross`` is what each seat wins or pays before rake when short stacks
+    settle by ``kind``.  Needs columns hand_key, seat, net_capped, stakes,
+    reported_money.
     """
     frame = seats.copy()
+    if "seat" not in frame:
+        frame["seat"] = frame.groupby("hand_key").cumcount()
     stakes = frame["stakes"].fillna(1.0)
     frame["owed"] = frame["net_capped"] * stakes * multiplier
-    losing = frame["owed"] < 0
-    paid = (-frame["reported_money"].where(losing, 0.0)).groupby(frame["hand_key"]).transform("sum")
-    owed_wins = frame["owed"].where(~losing, 0.0).groupby(frame["hand_key"]).transform("sum")
-    owed_losses = (-frame["owed"].where(losing, 0.0)).groupby(frame["hand_key"]).transform("sum")
-    share = np.where(
-        owed_wins > 0, np.minimum(paid / owed_wins.where(owed_wins > 0, 1.0), 1.0), 1.0
-    )
-    # Every loser reported: winners share what was paid; else assume payment in full.
-    complete = owed_losses > 0
-    frame["paid_share"] = np.where(complete, share, 1.0)
-    frame["gross"] = np.where(frame["owed"] > 0, frame["owed"] * frame["paid_share"], frame["owed"])
+    frame["short"] = short_hands(frame)
+    frame["gross"] = gross_by_kind(frame, kind, pairwise)
     return frame
+
+
+def after_rake(gross: pd.Series, rake: Rake) -> pd.Series:
+    """Money a seat gets: winners' gross less the rounded rake, losers' as is."""
+    values = gross.to_numpy(dtype=np.float64).copy()
+    winning = values > 0
+    values[winning] -= rounded(values[winning] * rake.rate, rake.tick, rake.mode)
+    return pd.Series(values, index=gross.index)
+
+
+def given_rake(
+    room: str, seats: pd.DataFrame, multiplier: float, rule: tuple[float, float, str]
+) -> Rake:
+    """The file's rake (rate, tick, mode), with the winning seats paid in full it explains."""
+    rate, tick, mode = rule
+    winners = seats[(seats["gross"] > 0) & seats["reported_money"].notna() & ~seats["short"]]
+    gross = winners["gross"].to_numpy(dtype=np.float64)
+    rake = rounded(gross * rate, tick, mode)
+    money = winners["reported_money"].to_numpy(dtype=np.float64)
+    explained = int((np.abs(gross - rake - money) <= TOLERANCE).sum())
+    return Rake(room, rate, tick, mode, len(winners), explained, multiplier, given=True)
 
 
 def infer_rake(room: str, seats: pd.DataFrame, multiplier: float = 1.0) -> Rake:
@@ -96,14 +130,15 @@ def infer_rake(room: str, seats: pd.DataFrame, multiplier: float = 1.0) -> Rake:
     ``room`` labels the group: the audit infers one rule per room and currency,
     since one app rounds dollars to 0.1 and pesos to 1.
     """
-    winners = seats[(seats["gross"] > 0) & seats["reported_money"].notna()]
+    paid_in_full = ~seats["short"] if "short" in seats else True
+    winners = seats[(seats["gross"] > 0) & seats["reported_money"].notna() & paid_in_full]
     gross = winners["gross"].to_numpy(dtype=np.float64)
     money = winners["reported_money"].to_numpy(dtype=np.float64)
     best = Rake(room, 0.0, 0.01, "nearest", len(winners), 0, multiplier)
     for tick in TICKS:
         for mode in MODES:
             for rate in RATES.tolist():
-                rake = _rounded(gross * rate, tick, mode)
+                rake = rounded(gross * rate, tick, mode)
                 explained = int((np.abs(gross - rake - money) <= TOLERANCE).sum())
                 if explained > best.explained:
                     best = Rake(room, float(rate), tick, mode, len(winners), explained, multiplier)
@@ -111,14 +146,94 @@ def infer_rake(room: str, seats: pd.DataFrame, multiplier: float = 1.0) -> Rake:
 
 
 def money_mismatches(seats: pd.DataFrame, rake: Rake) -> pd.DataFrame:
-    """Seats of one room whose money differs from points × stakes under ``rake``."""
+    """Seats of one room whose money differs from the rules' under ``rake`` and settlement.
+
+    A short-stacked loser's own payment is his stack, not an error: it is
+    checked through what the winners got.  ``expected_money`` is the column
+    the ledger sums.
+    """
     frame = seats[seats["reported_money"].notna()].copy()
-    expected = frame["gross"].to_numpy(dtype=np.float64).copy()
-    winning = expected > 0
-    expected[winning] -= _rounded(expected[winning] * rake.rate, rake.tick, rake.mode)
-    frame["expected_money"] = expected
+    frame["expected_money"] = after_rake(frame["gross"], rake)
     short = (frame["owed"] < 0) & (frame["reported_money"] > frame["owed"] + TOLERANCE)
     frame["short_paid"] = short & (frame["reported_money"] <= 0)
-    off = np.abs(frame["reported_money"] - expected) > TOLERANCE
+    off = np.abs(frame["reported_money"] - frame["expected_money"]) > TOLERANCE
     result: pd.DataFrame = frame[off]
     return result
+
+
+@dataclass(frozen=True)
+class RoomMoney:
+    """Every seat with reported money, its expected money, and each room's inferred rules."""
+
+    seats: pd.DataFrame  # seat rows + owed, gross, expected_money, short, short_paid
+    rakes: tuple[Rake, ...]
+    settlements: tuple[Settlement, ...]
+
+
+MONEY_SQL = """
+SELECT hand_key, seat, player, player_key, hero, room, ruleset, scored_with, net_capped,
+       stakes, reported_money, stack, coalesce(currency, '') AS currency
+FROM seat_results WHERE status = 'scored'
+  AND hand_key IN (SELECT hand_key FROM seats WHERE reported_money IS NOT NULL)
+ORDER BY hand_key, seat
+"""
+
+
+def room_money(data: OfcData, rules: RoomRules | None = None) -> RoomMoney:
+    """Per room and currency: the multiplier, the rake (from hands paid in full), then
+    the short-stack settlement (from the rest), and every seat's expected money.
+
+    With ``rules`` (a ruleset file's ``[room]`` table) the rake and settlement
+    are the file's, and the inference only counts the hands that agree.
+    """
+    seats = data.df(MONEY_SQL)
+    rakes: list[Rake] = []
+    settlements: list[Settlement] = []
+    parts = []
+    for (room, currency), group in seats.groupby(["room", "currency"], sort=True):
+        label = f"{room} {currency or '(no currency)'}"
+        multiplier = money_multiplier(group)
+        frame = expected_money(group, multiplier)
+        rake = infer_rake(label, frame, multiplier)
+        if rules is not None:
+            rake = given_rake(label, frame, multiplier, rules.rake_for(str(currency)))
+        rakes.append(rake)
+        pairwise = _pairwise(data, frame, multiplier)
+        net = {kind: after_rake(gross_by_kind(frame, kind, pairwise), rake) for kind in ALL_KINDS}
+        settlement = infer_settlement(label, frame, net)
+        if rules is not None:
+            settlement = replace(settlement, kind=rules.settlement, tied=(), given=True)
+        settlements.append(settlement)
+        frame["gross"] = gross_by_kind(frame, settlement.kind, pairwise)
+        frame["settlement"] = settlement.kind
+        frame["expected_money"] = after_rake(frame["gross"], rake)
+        parts.append(frame)
+    frame = pd.concat(parts, ignore_index=True) if parts else seats.assign(expected_money=0.0)
+    return RoomMoney(frame, tuple(rakes), tuple(settlements))
+
+
+def _pairwise(
+    data: OfcData, frame: pd.DataFrame, multiplier: float
+) -> dict[str, npt.NDArray[np.float64]]:
+    """Money each seat owes each other by the pair's points, for the short-stack hands."""
+    keys = frame.loc[frame["short"], "hand_key"].unique()
+    if not len(keys):
+        return {}
+    data.connection.register("short_keys", pd.DataFrame({"hand_key": keys}))
+    pairs = data.df(
+        """SELECT v.hand_key, v.seat, v.opponent, v.points * coalesce(h.stakes, 1) AS money,
+                  h.seat_count
+           FROM versus v JOIN hands h USING (hand_key)
+           WHERE v.hand_key IN (SELECT hand_key FROM short_keys)"""
+    )
+    data.connection.unregister("short_keys")
+    out: dict[str, npt.NDArray[np.float64]] = {}
+    for key, hand in pairs.groupby("hand_key"):
+        n = int(hand["seat_count"].iloc[0])
+        matrix = np.zeros((n, n))
+        seat = hand["seat"].to_numpy(dtype=int)
+        opponent = hand["opponent"].to_numpy(dtype=int)
+        ok = (seat < n) & (opponent < n)
+        matrix[seat[ok], opponent[ok]] = hand["money"].to_numpy(dtype=float)[ok] * multiplier
+        out[str(key)] = matrix
+    return out

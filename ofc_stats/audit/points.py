@@ -18,8 +18,8 @@ Three checks, each over whole columns:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -31,17 +31,14 @@ from ofc_stats.audit.explain import (
     money_text,
     points_text,
     royalty_text,
-    signed,
 )
+from ofc_stats.audit.fields import FieldVerdict, MoneyVerdict, field_verdicts, money_verdicts
 from ofc_stats.audit.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
-from ofc_stats.audit.money import (
-    Rake,
-    expected_money,
-    infer_rake,
-    money_mismatches,
-    money_multiplier,
-)
-from ofc_stats.engine.presets import PRESETS, get_ruleset
+from ofc_stats.audit.money import Rake, RoomMoney, money_mismatches, room_money
+from ofc_stats.audit.room_rules import RoomRules
+from ofc_stats.audit.settle import Settlement
+from ofc_stats.audit.timeouts import TimeoutEvidence, timeout_evidence
+from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_files
@@ -69,9 +66,11 @@ MISMATCH_COLUMNS = [
     "cause",
     "room_value",
     "recomputed_value",
+    "unit",
     "explanation",
 ]
 EPS = 1e-6
+AUDIT_STEPS = 4  # progress steps of audit(): fields, points, Fantasyland, money
 
 
 @dataclass(frozen=True)
@@ -81,6 +80,11 @@ class AuditReport:
     mismatches: pd.DataFrame  # one row per seat and class, MISMATCH_COLUMNS
     rakes: tuple[Rake, ...]
     rules: str  # "each hand's own" or the ruleset audited against
+    settlements: tuple[Settlement, ...] = ()
+    fields: tuple[FieldVerdict, ...] = ()
+    money: pd.DataFrame | None = None  # every seat with money: expected and reported
+    timeouts: tuple[TimeoutEvidence, ...] = ()
+    money_fields: tuple[MoneyVerdict, ...] = ()
 
     def lines(self) -> list[str]:
         out = [f"audit against {self.rules}"]
@@ -102,81 +106,75 @@ class AuditReport:
                 out.append(f"    {item._2}: {item.hands:,} hands ({item.rate:.1%})")
         for rake in self.rakes:
             out.append(f"rake {rake.describe()}")
+        for settlement in self.settlements:
+            out.append(f"short stacks {settlement.describe()}")
+        for verdict in self.fields:
+            out.append(f"field {verdict.describe()}")
+        for money in self.money_fields:
+            out.append(f"field {money.describe()}")
+        for evidence in self.timeouts:
+            out += evidence.lines()
         return out
 
 
 def audit(
-    data: OfcData, *, ruleset: Ruleset | None = None, max_gap_minutes: float = 15.0
+    data: OfcData,
+    *,
+    ruleset: Ruleset | None = None,
+    max_gap_minutes: float = 15.0,
+    all_fields: bool = False,
+    room_rules: RoomRules | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> AuditReport:
-    """Compare every stored hand's reported results with the recomputed ones."""
+    """Compare every stored hand's reported results with the recomputed ones.
+
+    A room whose points field is not this hand's points (:mod:`.fields`) has
+    its points left out of the per-hand mismatches unless ``all_fields``.
+    """
+    step = progress or (lambda n: None)
     if ruleset is not None:
         use_ruleset(data, ruleset)
     try:
+        verdicts = tuple(field_verdicts(data))
+        step(1)
         points = _points(data, ruleset)
+        step(1)
         fantasy = _fantasy(data, max_gap_minutes)
-        money, rakes = _money(data)
+        step(1)
+        money, room = _money(data, room_rules)
+        step(1)
+        timeouts = tuple(timeout_evidence(data))
     finally:
         if ruleset is not None:
             data.restore_results()
+    not_points = {v.room for v in verdicts if not v.measures}
+    if not all_fields and not_points and len(points.mismatches):
+        keep = ~points.mismatches["room"].isin(not_points)
+        points = _Check(
+            "points",
+            points.checked[~points.checked["room"].isin(not_points)],
+            points.mismatches[keep],
+        )
     parts = [frame for frame in (points.mismatches, fantasy.mismatches, money.mismatches)]
-    mismatches = pd.concat([p for p in parts if len(p)], ignore_index=True)
+    found = [p[[c for c in MISMATCH_COLUMNS if c in p]] for p in parts if len(p)]
+    mismatches = pd.concat(found, ignore_index=True) if found else pd.DataFrame()
     if mismatches.empty:
         mismatches = pd.DataFrame(columns=MISMATCH_COLUMNS)
     mismatches = mismatches[MISMATCH_COLUMNS].sort_values(["hand_key", "seat", "class"])
     summary, by_class = _summary(data, mismatches, [points, fantasy, money])
     label = f"ruleset {ruleset.name}" if ruleset is not None else "each hand's own ruleset"
-    return AuditReport(summary, by_class, mismatches.reset_index(drop=True), tuple(rakes), label)
-
-
-def guess_rulesets(data: OfcData, *, max_gap_minutes: float = 15.0) -> pd.DataFrame:
-    """Every named ruleset ranked by the hands whose points and Fantasyland it explains.
-
-    One ranking per room and rule string the room wrote, because one app can
-    run several rule sets under different names.
-    """
-    rows = []
-    rule_texts = data.df("SELECT hand_key, coalesce(rules_text, ruleset) AS rules_text FROM hands")
-    try:
-        for name, candidate in PRESETS.items():
-            use_ruleset(data, candidate)
-            points = _points(data, candidate)
-            fantasy = _fantasy(data, max_gap_minutes)
-            explained = _explained(points, fantasy).merge(rule_texts, on="hand_key")
-            for (room, text), checked in explained.groupby(["room", "rules_text"]):
-                rows.append(
-                    {
-                        "room": room,
-                        "room_rules": text,
-                        "ruleset": name,
-                        "hands": len(checked),
-                        "explained": int(checked["ok"].sum()),
-                        "points_ok": int(checked["points_ok"].sum()),
-                        "fantasy_ok": int(checked["fantasy_ok"].sum()),
-                    }
-                )
-    finally:
-        data.restore_results()
-    frame = pd.DataFrame(rows)
-    if frame.empty:
-        return frame
-    frame["explained_rate"] = (frame["explained"] / frame["hands"]).round(4)
-    frame = frame.sort_values(
-        ["room", "room_rules", "explained", "ruleset"], ascending=[True, True, False, True]
+    return AuditReport(
+        summary,
+        by_class,
+        mismatches.reset_index(drop=True),
+        room.rakes,
+        label,
+        room.settlements,
+        verdicts,
+        room.seats,
+        timeouts,
+        tuple(money_verdicts(room.seats)),
     )
-    frame["rank"] = frame.groupby(["room", "room_rules"]).cumcount() + 1
-    return frame.reset_index(drop=True)
-
-
-def _explained(points: _Check, fantasy: _Check) -> pd.DataFrame:
-    """Per checked hand: no points mismatch, no Fantasyland mismatch, neither."""
-    hands = pd.concat([points.checked, fantasy.checked]).drop_duplicates("hand_key")
-    bad_points = set(points.mismatches["hand_key"]) if len(points.mismatches) else set()
-    bad_fantasy = set(fantasy.mismatches["hand_key"]) if len(fantasy.mismatches) else set()
-    hands = hands.copy()
-    hands["points_ok"] = ~hands["hand_key"].isin(bad_points)
-    hands["fantasy_ok"] = ~hands["hand_key"].isin(bad_fantasy)
-    hands["ok"] = hands["points_ok"] & hands["fantasy_ok"]
-    return hands
 
 
 def use_ruleset(data: OfcData, ruleset: Ruleset) -> None:
@@ -274,8 +272,9 @@ def _points(data: OfcData, override: Ruleset | None) -> _Check:
     rows = bad[bad["off"]].copy()
     rows["class"] = klass[rows.index]
     rows["cause"] = cause[rows.index].where(cause[rows.index] != "", "no single rule explains it")
-    rows["room_value"] = rows["reported_points"].map(_number)
-    rows["recomputed_value"] = rows["net_capped"].map(_number)
+    rows["room_value"] = rows["reported_points"].astype(float)
+    rows["recomputed_value"] = rows["net_capped"].astype(float)
+    rows["unit"] = "points"
     rows["explanation"] = [
         detail[i] or points_text(rows.loc[i], rows.loc[i, "cause"]) for i in rows.index
     ]
@@ -335,8 +334,9 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
         rows["cause"] = np.where(rows["room_fantasy"].astype(bool), "dealt", "not dealt")
         if name == "fantasy_cards":
             rows["cause"] = "card count"
-        rows["room_value"] = rows["room_cards"].map(_cards)
-        rows["recomputed_value"] = rows["rules_cards"].map(_cards)
+        rows["room_value"] = rows["room_cards"].astype(float)
+        rows["recomputed_value"] = rows["rules_cards"].astype(float)
+        rows["unit"] = "cards"
         rows["explanation"] = [fantasy_text(name, row) for row in rows.to_dict("records")]
         rows["previous_hand"] = rows["hand_key"]
         rows["hand_key"] = rows["next_hand_key"]
@@ -346,35 +346,27 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
     return _Check("fantasy", checked, mismatches)
 
 
-def _money(data: OfcData) -> tuple[_Check, list[Rake]]:
-    seats = data.df(
-        """SELECT hand_key, seat, player, room, ruleset, scored_with, net_capped, stakes,
-                  reported_money, currency
-           FROM seat_results WHERE status = 'scored'
-             AND hand_key IN (SELECT hand_key FROM seats WHERE reported_money IS NOT NULL)"""
-    )
-    rakes: list[Rake] = []
+def _money(data: OfcData, rules: RoomRules | None) -> tuple[_Check, RoomMoney]:
+    money = room_money(data, rules)
+    seats = money.seats
     parts = []
-    seats["currency"] = seats["currency"].fillna("")
-    for (room, currency), group in seats.groupby(["room", "currency"], sort=True):
-        multiplier = money_multiplier(group)
-        frame = expected_money(group, multiplier)
-        rake = infer_rake(f"{room} {currency or '(no currency)'}", frame, multiplier)
-        rakes.append(rake)
-        off = money_mismatches(frame, rake)
+    groups = list(seats.groupby(["room", "currency"], sort=True)) if len(seats) else []
+    for (_, group), rake in zip(groups, money.rakes, strict=True):
+        off = money_mismatches(group, rake)
         if off.empty:
             continue
         off = off.copy()
         off["class"] = "money"
         off["cause"] = np.where(off["short_paid"], "loser paid less than owed", "amount")
-        off["room_value"] = off["reported_money"].map(_number)
-        off["recomputed_value"] = off["expected_money"].map(_number)
+        off["room_value"] = off["reported_money"]
+        off["recomputed_value"] = off["expected_money"]
+        off["unit"] = off["currency"]
         off["explanation"] = [money_text(row, rake) for row in off.to_dict("records")]
         off["ruleset"] = off["scored_with"]
         parts.append(off)
     checked = seats[["room", "ruleset", "hand_key"]].drop_duplicates()
     mismatches = pd.concat(parts) if parts else pd.DataFrame(columns=MISMATCH_COLUMNS)
-    return _Check("money", checked, mismatches), rakes
+    return _Check("money", checked, mismatches), money
 
 
 def _summary(
@@ -421,33 +413,4 @@ def _summary(
     return hands.reset_index(drop=True), by_class.reset_index(drop=True)
 
 
-def write_mismatches(report: AuditReport, path: str | Path) -> None:
-    """Parquet or CSV by the file's extension."""
-    target = Path(path)
-    frame = report.mismatches.astype({"seat": "int64"}).astype(
-        {c: "string" for c in MISMATCH_COLUMNS if c != "seat"}
-    )
-    if target.suffix.lower() == ".parquet":
-        frame.to_parquet(target, index=False)
-    elif target.suffix.lower() == ".csv":
-        frame.to_csv(target, index=False)
-    else:
-        from ofc_stats.errors import OfcError
-
-        raise OfcError(f"{target}: write the mismatches as .parquet or .csv")
-
-
-def _number(value: object) -> str:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return ""
-    return signed(float(value))  # type: ignore[arg-type]
-
-
-def _cards(value: object) -> str:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return "unknown"
-    count = int(value)  # type: ignore[call-overload]
-    return "no Fantasyland" if count == 0 else f"{count} cards"
-
-
-__all__ = ["AuditReport", "audit", "guess_rulesets", "use_ruleset", "write_mismatches"]
+__all__ = ["AUDIT_STEPS", "AuditReport", "audit", "use_ruleset"]

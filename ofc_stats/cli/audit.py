@@ -1,10 +1,25 @@
-"""`ofc-stats audit`: the room's reported results against the rules."""
+"""`ofc-stats audit`: the room's reported results against the rules.
+
+Exit status: 0 when the audit ran (whatever it found), 1 on an input error
+(the one OfcError handler of ``main``), 2 on a usage error (click), and 3
+with ``--fail-on-mismatch`` when any hand differs from the rules.
+"""
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 import click
 
 from ofc_stats.cli.options import DATA_OPTION, ruleset_option
+from ofc_stats.cli.text import terminal_safe
+
+MISMATCH_EXIT = 3
+
+
+def _say(line: str, to_stderr: bool) -> None:
+    click.echo(terminal_safe(line), err=to_stderr)
 
 
 @click.command("audit")
@@ -14,19 +29,51 @@ from ofc_stats.cli.options import DATA_OPTION, ruleset_option
     "rules_name",
     default=None,
     metavar="NAME|FILE.toml",
-    help="Audit against this ruleset instead of the one each room named.",
+    help="Audit against this ruleset (a file's [room] table also fixes rake and settlement).",
 )
 @click.option(
     "--out",
-    type=click.Path(dir_okay=False),
     default=None,
-    help="Write one row per mismatch (.parquet or .csv).",
+    metavar="FILE|-",
+    help="Write one row per mismatch (.parquet or .csv; - writes CSV to stdout).",
 )
 @click.option(
     "--guess-rules",
     is_flag=True,
-    help="Rank the named rulesets by how many of each room's hands they explain.",
+    help="Infer each room's rules option by option, and rank the named rulesets.",
 )
+@click.option(
+    "--write-rules",
+    "write_rules",
+    default=None,
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="With --guess-rules: write one ruleset TOML per room and rule string into DIR.",
+)
+@click.option(
+    "--player",
+    "players",
+    multiple=True,
+    metavar="NAME",
+    help="Print the ledger of this player (name, player id, or hero); repeatable.",
+)
+@click.option(
+    "--alias",
+    default=None,
+    metavar="LABEL",
+    help="With several --player: sum them as one person's aliases under LABEL.",
+)
+@click.option(
+    "--all-fields",
+    is_flag=True,
+    help="Compare every field hand by hand, even one the data shows is not what it is named.",
+)
+@click.option(
+    "--fail-on-mismatch",
+    is_flag=True,
+    help=f"Exit with status {MISMATCH_EXIT} when any hand differs from the rules.",
+)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option(
     "--max-gap",
     type=click.FloatRange(0),
@@ -35,25 +82,64 @@ from ofc_stats.cli.options import DATA_OPTION, ruleset_option
     help="Minutes between hands beyond which Fantasyland is not traced.",
 )
 def audit_command(
-    data: str, rules_name: str | None, out: str | None, guess_rules: bool, max_gap: float
+    data: str,
+    rules_name: str | None,
+    out: str | None,
+    guess_rules: bool,
+    write_rules: str | None,
+    players: tuple[str, ...],
+    alias: str | None,
+    all_fields: bool,
+    fail_on_mismatch: bool,
+    quiet: bool,
+    max_gap: float,
 ) -> None:
     """Compare the room's reported results with the rules; explain every difference."""
-    from ofc_stats.audit.points import audit, guess_rulesets, write_mismatches
+    from ofc_stats.audit.infer import INFER_STEPS, infer_rules
+    from ofc_stats.audit.ledger import ledger, ledger_lines
+    from ofc_stats.audit.output import write_mismatches
+    from ofc_stats.audit.points import AUDIT_STEPS, audit
+    from ofc_stats.audit.room_rules import load_room_rules
+    from ofc_stats.audit.rules_file import guess_lines, write_rule_files
+    from ofc_stats.cli.options import progress_bar
     from ofc_stats.store.views import open_dataset
 
+    if write_rules and not guess_rules:
+        raise click.UsageError("--write-rules needs --guess-rules")
     ruleset = ruleset_option(rules_name) if rules_name else None
+    room_rules = load_room_rules(rules_name) if rules_name else None
+    to_stderr = out == "-"
     with open_dataset(data) as dataset:
         if guess_rules:
-            ranking = guess_rulesets(dataset, max_gap_minutes=max_gap)
-            click.echo(ranking.to_string(index=False))
+            with progress_bar(quiet, INFER_STEPS, "inferring rules") as advance:
+                inferred = infer_rules(dataset, max_gap_minutes=max_gap, progress=advance)
+            for line in guess_lines(inferred):
+                _say(line, to_stderr)
+            if write_rules:
+                for path in write_rule_files(inferred, Path(write_rules)):
+                    _say(f"wrote {path}", to_stderr)
             return
-        report = audit(dataset, ruleset=ruleset, max_gap_minutes=max_gap)
+        with progress_bar(quiet, AUDIT_STEPS, "auditing") as advance:
+            report = audit(
+                dataset,
+                ruleset=ruleset,
+                max_gap_minutes=max_gap,
+                all_fields=all_fields,
+                room_rules=room_rules,
+                progress=advance,
+            )
+        book = ledger(dataset, players, alias=alias, rules=room_rules) if players else None
     if out:
-        write_mismatches(report, out)
+        write_mismatches(report, out, sys.stdout)
     for line in report.lines():
-        click.echo(line)
+        _say(line, to_stderr)
+    if book is not None:
+        for line in ledger_lines(book):
+            _say(line, to_stderr)
     mismatches = len(report.mismatches)
     if out:
-        click.echo(f"{mismatches} mismatch row(s) written to {out}")
+        _say(f"{mismatches} mismatch row(s) written to {'stdout' if to_stderr else out}", True)
     elif mismatches:
-        click.echo(f"{mismatches} mismatch row(s); --out FILE.csv writes them with explanations")
+        _say(f"{mismatches} mismatch row(s); --out FILE.csv writes them with explanations", False)
+    if fail_on_mismatch and mismatches:
+        sys.exit(MISMATCH_EXIT)

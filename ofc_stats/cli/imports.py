@@ -139,9 +139,11 @@ def simulate(
     quiet: bool,
 ) -> None:
     """Bots play whole sessions and write realistic hand histories."""
+    from ofc_stats.audit.room_rules import load_room_rules
     from ofc_stats.sim.rooms import write_simulation
 
     ruleset = _ruleset(rules_name)
+    room = load_room_rules(rules_name)  # a ruleset file's [room]: rake, settlement, stacks
     with _progress(quiet, hands, "simulating") as advance:
         summary = write_simulation(
             out,
@@ -155,6 +157,7 @@ def simulate(
             timeout_rate=timeouts,
             stack=stack,
             progress=advance,
+            room=room,
         )
     click.echo(summary.line())
     click.echo(f"wrote {out}" + (f" and {out}.truth.jsonl" if summary.corrupted else ""))

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ofc_stats.cli.audit import audit_command
+from ofc_stats.cli.grade import grade_command
 from ofc_stats.cli.hand import hand_command
 from ofc_stats.cli.imports import import_command, simulate
 from ofc_stats.cli.players import players_command
@@ -55,6 +56,7 @@ for _command in (
     players_command,
     migrate_command,
     solve_fantasy_command,
+    grade_command,
 ):
     main.add_command(_command)
 

@@ -56,7 +56,9 @@ _SCALAR_OPTIONS = {
     "max_loss": int,
     "button_moves_on_fantasy": bool,
 }
-_TOP_LEVEL = {"extends", "royalties", "fantasy", *_SCALAR_OPTIONS}
+# [room] (rake, short-stack settlement) is the room's way of paying, read by the
+# audit and the simulator (ofc_stats.audit.room_rules); the game's rules skip it.
+_TOP_LEVEL = {"extends", "royalties", "fantasy", "room", *_SCALAR_OPTIONS}
 _FANTASY_KEYS = {"mode", "entry_cards", "repeat", "repeat_cards"}
 _REPEAT_KEYS = {"top", "middle", "bottom", "combine"}
 

@@ -2,7 +2,10 @@
 
 The room's reported results come from the engine; ``room_errors`` corrupts a
 known share of hands the way a buggy room would and lists each one in a truth
-file, so an audit can be checked against ground truth.
+file, so an audit can be checked against ground truth.  A ``RoomRules`` (the
+``[room]`` table of a ruleset TOML) makes the room pay like a real one: a
+rake, players with a money stack that can run short, a short-stack
+settlement kind, and optionally a ``result`` field that is a running total.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from typing import Any
 import numpy as np
 
 from ofc_stats.audit.mistakes import ROYALTY_MISTAKES
+from ofc_stats.audit.money import rounded
+from ofc_stats.audit.room_rules import RoomRules
+from ofc_stats.audit.settle import settle_hand
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.scoring import score_hand
@@ -170,6 +176,7 @@ def simulate(
     stack: float | None = None,
     worker: int = 0,
     workers: int = 1,
+    room: RoomRules | None = None,
 ) -> Iterator[tuple[HandRecord, dict[str, object] | None]]:
     """Hands and, for each corrupted one, its truth entry, in hand-major order.
 
@@ -198,6 +205,7 @@ def simulate(
         error_rng=error_rng,
         first_table=int(mine[0]),
     )
+    totals: dict[tuple[str, str], float] = {}
     for hand, fantasy_truth in played:
         truth: dict[str, object] | None = fantasy_truth
         if truth is None and room_errors and error_rng.random() < room_errors:
@@ -216,7 +224,43 @@ def simulate(
                         "reported_points": [s.reported_points for s in hand.seats],
                     }
                     break
+        if room is not None:
+            hand = room_pays(hand, ruleset, room, totals)
         yield hand, truth
+
+
+def room_pays(
+    hand: HandRecord, ruleset: Ruleset, room: RoomRules, totals: dict[tuple[str, str], float]
+) -> HandRecord:
+    """The hand's money as ``room`` pays it, and its ``result`` as the room writes it.
+
+    Losers pay what they owe up to ``money_stack``; winners share that by the
+    room's settlement kind, less the rake.  ``totals`` carries each player's
+    running total at the table from hand to hand.
+    """
+    stakes = hand.stakes or 1.0
+    points = [s.reported_points or 0.0 for s in hand.seats]
+    owed = np.array(points, dtype=np.float64) * stakes
+    stack = np.inf if room.money_stack is None else room.money_stack
+    paid = np.where(owed < 0, np.minimum(-owed, stack), 0.0)
+    boards = [Board(s.top, s.middle, s.bottom) for s in hand.seats]
+    flags = [s.in_fantasy for s in hand.seats]
+    counts = [s.fantasy_cards for s in hand.seats]
+    pairs = np.array(
+        score_hand(boards, ruleset, in_fantasy=flags, fantasy_cards=counts).points, dtype=float
+    )
+    gross = settle_hand(owed, paid, room.settlement, pairs * stakes)
+    winning = gross > 0
+    rate, tick, mode = room.rake_for(hand.currency or "")
+    gross[winning] -= rounded(gross[winning] * rate, tick, mode)
+    seats = []
+    for seat, money, point in zip(hand.seats, gross.tolist(), points, strict=True):
+        result = point
+        if room.result_field == "running_total":
+            key = (hand.table_id or "", seat.player)
+            result = totals[key] = totals.get(key, 0.0) + point
+        seats.append(replace(seat, reported_points=float(result), reported_money=round(money, 2)))
+    return replace(hand, seats=tuple(seats))
 
 
 Batch = tuple[list[tuple[str, str | None]], dict[str, Counter[str]]]

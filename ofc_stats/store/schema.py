@@ -174,3 +174,51 @@ TABLES = {**IMPORTED, **DERIVED}
 # Written by `ofc-stats players alias`; kept out of TABLES because datasets made
 # before it have no folder for it (ofc_stats.store.aliases makes it on first use).
 PLAYER_TABLES = {"aliases": ALIASES}
+
+# --- Grades (issue 11: ofc_stats.grade writes them; `ofc-stats grade`) ----------------
+# Not in TABLES: datasets without grades stay valid; the grader creates the folders.
+GRADES = pa.schema(
+    [
+        ("hand_key", pa.string()),
+        ("seat", pa.int8()),
+        ("player", pa.string()),
+        ("street", pa.int8()),  # 0 = first; a Fantasyland set is 0
+        ("kind", pa.string()),  # street | fantasy
+        ("decision", pa.string()),  # where the loss is: rows | fouls | royalties | fantasy | none
+        ("status", pa.string()),  # graded | forced | no solver | unplayable: <why>
+        ("candidates", pa.int16()),  # legal plays
+        ("rollouts", pa.int32()),  # rollouts behind the chosen play's value
+        ("dealt", CARDS),
+        ("chosen_play", pa.string()),
+        ("best_play", pa.string()),
+        ("ev_chosen", pa.float64()),  # expected points (Fantasyland: the set's value)
+        ("se_chosen", pa.float64()),
+        ("ev_best", pa.float64()),
+        ("se_best", pa.float64()),
+        ("loss", pa.float64()),  # ev_best - ev_chosen >= 0, on common rollouts
+        ("loss_se", pa.float64()),
+        ("loss_se_independent", pa.float64()),  # the SE without common random numbers
+        ("loss_rows", pa.float64()),  # the loss split; the four sum to loss
+        ("loss_fouls", pa.float64()),
+        ("loss_royalties", pa.float64()),
+        ("loss_fantasy", pa.float64()),
+        ("fantasy_cards", pa.int8()),  # Fantasyland sets: cards dealt
+        ("missed_repeat", pa.bool_()),  # Fantasyland sets: the best set repeats, the real one not
+    ]
+)
+GRADE_CANDIDATES = pa.schema(
+    [
+        ("hand_key", pa.string()),
+        ("seat", pa.int8()),
+        ("street", pa.int8()),
+        ("candidate", pa.int16()),  # row of the street's candidate table
+        ("play", pa.string()),
+        ("destinations", CARDS),  # per dealt card: 0 top, 1 middle, 2 bottom, 3 discard
+        ("ev", pa.float64()),
+        ("se", pa.float64()),
+        ("rollouts", pa.int32()),
+        ("chosen", pa.bool_()),
+        ("best", pa.bool_()),
+    ]
+)
+GRADE_TABLES = {"grades": GRADES, "grade_candidates": GRADE_CANDIDATES}

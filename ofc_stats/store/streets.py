@@ -11,6 +11,14 @@ the middle, then the top, with the variant's number of placed cards, on a
 street where the rows left a choice (a *forced* street is never flagged).  The
 check compares counts, not card order, because most rooms record no order;
 discards are ignored because most rooms hide opponents' discards.
+
+A count pattern is evidence only where the format records enough to tell a
+timeout from a free choice ("both cards to the bottom" matches it too):
+``flaggable`` is true for the formats of :data:`DEAL_ORDER_FORMATS`, which
+record every street's cards in the order dealt, and ``timeout`` is
+``pattern_match AND flaggable``, so reports never count an unflaggable
+street.  ``pattern_match`` keeps the order-free match for base-rate studies
+(``ofc_stats.audit.timeouts``).
 """
 
 from __future__ import annotations
@@ -21,6 +29,11 @@ import pyarrow as pa
 from ofc_stats.engine.presets import PRESETS
 from ofc_stats.engine.rules import Variant
 
+# Formats that record the order cards were dealt within a street (docs/format.md): the
+# open format and its columnar twin.  The apps' JSON keeps only each card's street, SWC
+# captures list rows in id order, fpdb has no deal order: none can tell a timeout.
+DEAL_ORDER_FORMATS = ("open", "open-columnar")
+
 
 def rule_tables(connection: duckdb.DuckDBPyConnection) -> None:
     """Register ``ruleset_variants`` and ``street_rules`` (cards placed per street)."""
@@ -30,6 +43,7 @@ def rule_tables(connection: duckdb.DuckDBPyConnection) -> None:
             "variant": [str(r.variant) for r in PRESETS.values()],
         }
     )
+    connection.register("deal_order_formats", pa.table({"format": list(DEAL_ORDER_FORMATS)}))
     streets: dict[str, list[object]] = {"variant": [], "street": [], "dealt": [], "placed": []}
     for variant in Variant:
         for number, (dealt, placed) in enumerate(variant.streets):
@@ -60,7 +74,8 @@ WITH counts AS (
   WINDOW earlier AS (PARTITION BY hand_key, seat ORDER BY street
                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ), expected AS (
-  SELECT f.*, ((x.timeout_streets >> f.street) & 1) = 1 AS timeout,
+  SELECT f.*, ((x.timeout_streets >> f.street) & 1) = 1 AS pattern_match,
+    h.format IN (SELECT format FROM deal_order_formats) AS flaggable,
     (3 - f.top_before) + (5 - f.middle_before) + (5 - f.bottom_before) = r.placed
       OR (f.top_before < 3)::INT + (f.middle_before < 5)::INT + (f.bottom_before < 5)::INT <= 1
       AS forced
@@ -76,6 +91,8 @@ SELECT hand_key, seat::TINYINT AS seat, street::TINYINT AS street, cards::TINYIN
   top_before::TINYINT AS top_before, middle_before::TINYINT AS middle_before,
   bottom_before::TINYINT AS bottom_before,
   coalesce(forced, false) AS forced,
-  coalesce(timeout, false) AS timeout
+  coalesce(pattern_match, false) AS pattern_match,
+  coalesce(flaggable AND NOT coalesce(forced, false), false) AS flaggable,
+  coalesce(pattern_match AND flaggable, false) AS timeout
 FROM expected
 """

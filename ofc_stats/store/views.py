@@ -22,7 +22,7 @@ from ofc_stats.errors import OfcError
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.migrate import needs_upgrade
 from ofc_stats.store.rescore import board_array
-from ofc_stats.store.schema import DERIVED, IMPORTED
+from ofc_stats.store.schema import DERIVED, GRADE_TABLES, IMPORTED
 from ofc_stats.store.streets import STREETS_SQL, rule_tables
 
 Params = Sequence[object] | Mapping[str, object] | None
@@ -170,6 +170,7 @@ class OfcData:
         con.sql(SEAT_RESULTS_VIEW)
         con.sql(FANTASY_VIEW)
         self._people_views(dataset)
+        self._grade_views(dataset)
 
     def _people_views(self, dataset: Dataset) -> None:
         """Cards as text, the players and their aliases (README "Querying")."""
@@ -224,6 +225,15 @@ class OfcData:
                 f"CREATE OR REPLACE TEMP VIEW picked_{table} AS "
                 f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"
             )
+
+    # --- Grades (issue 11): `grades`, `grade_candidates`; empty until `ofc-stats grade` ran ---
+    def _grade_views(self, dataset: Dataset) -> None:
+        for name, schema in GRADE_TABLES.items():
+            if (dataset.table_dir(name) / EMPTY).is_file():
+                self._parquet_view(dataset, name)
+            else:  # a dataset never graded has no folder: an empty view, same columns
+                self.connection.register(f"_{name}_empty", schema.empty_table())
+                self.connection.sql(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM _{name}_empty")
 
     def restore_results(self) -> None:
         """Point ``results`` back at the stored results (after an audit under other rules)."""

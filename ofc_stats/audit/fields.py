@@ -1,0 +1,206 @@
+"""Does a room's field measure what its name says?  A verdict per room and field.
+
+The apps' ``result`` is meant to be the hand's points, but one room's is not:
+it agrees with the rules on a few percent of hands and does not sum to zero.
+Comparing such a field hand by hand floods the audit with "no single rule
+explains it", so the audit first asks, per room, whether the field measures
+this hand's points at all — agreement with the recomputed points, zero-sum
+hands, correlation with the points and with the money — and, when it does
+not, leaves it out of the per-hand mismatches and says so once, with the
+evidence.  It also tries what such a field could measure instead
+(:data:`HYPOTHESES`) and reports how often each one agrees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ofc_stats.store.views import OfcData
+
+AGREES = 0.5  # a field that matches on at most half the hands is not the hand's points
+MIN_HANDS = 20  # fewer hands cannot overrule the field's name: compare it hand by hand
+LAWFUL = 0.9  # zero-sum and |correlation| this high: the hand's points, however wrong
+EPS = 1e-6
+
+FIELDS_SQL = """
+WITH s AS (
+  SELECT hand_key, room, table_id, played_at, room_hand_id, seat, seat_count, player_key,
+         reported_points AS field, net, net_capped, royalties, reported_money, stakes,
+         sum(royalties) OVER (PARTITION BY hand_key) AS hand_royalties,
+         sum(reported_points) OVER (PARTITION BY hand_key) AS field_sum,
+         count(reported_points) OVER (PARTITION BY hand_key) AS field_seats
+  FROM seat_results WHERE status = 'scored'
+), t AS (
+  SELECT *,
+    sum(net_capped) OVER run AS running_total,
+    field - lag(field) OVER run AS field_change,
+    lag(net_capped) OVER run AS previous_points,
+    lead(net_capped) OVER ring AS next_seat_points,
+    lag(net_capped) OVER ring AS previous_seat_points
+  FROM s
+  WINDOW run AS (PARTITION BY room, table_id, player_key
+                 ORDER BY played_at, room_hand_id, hand_key ROWS UNBOUNDED PRECEDING),
+         ring AS (PARTITION BY hand_key ORDER BY seat)
+)
+SELECT t.*, coalesce(w.won, 0) AS pairs_won
+FROM t LEFT JOIN (SELECT hand_key, seat, sum(greatest(points, 0)) AS won
+                  FROM versus GROUP BY ALL) w USING (hand_key, seat)
+WHERE field IS NOT NULL
+"""
+
+Hypothesis = Callable[[pd.DataFrame], pd.Series]
+HYPOTHESES: dict[str, Hypothesis] = {
+    "this hand's points": lambda f: f["net_capped"],
+    "points before caps": lambda f: f["net"],
+    "points with the sign flipped": lambda f: -f["net_capped"],
+    "points before royalties": lambda f: (
+        f["net"] - (f["seat_count"] * f["royalties"] - f["hand_royalties"])
+    ),
+    "royalties alone": lambda f: f["royalties"],
+    "a running total of the player's points at the table": lambda f: f["running_total"],
+    "points of the previous hand": lambda f: f["previous_points"],
+    "the next seat's points": lambda f: f["next_seat_points"],
+    "the previous seat's points": lambda f: f["previous_seat_points"],
+    "points won from the pairs the seat won": lambda f: f["pairs_won"],
+    "money divided by stakes": lambda f: f["reported_money"] / f["stakes"].fillna(1.0),
+}
+
+
+@dataclass(frozen=True)
+class FieldVerdict:
+    """One room's field against the rules, with the evidence and the alternatives tried."""
+
+    room: str
+    field: str  # the dataset column: reported_points
+    name: str  # what the room calls it: result
+    rows: int
+    hands: int
+    agree: float  # share of seat rows equal to this hand's points
+    zero_sum: float  # share of fully reported hands whose field sums to 0
+    corr_points: float
+    corr_money: float
+    tried: dict[str, float]  # hypothesis -> share of seat rows it reproduces
+    change_is_points: float  # share of rows whose change since the last hand is its points
+
+    @property
+    def measures(self) -> bool:
+        """Too few hands, most agree, or zero-sum and (anti)correlated: a points field."""
+        lawful = self.zero_sum >= LAWFUL and abs(np.nan_to_num(self.corr_points)) >= LAWFUL
+        return self.hands < MIN_HANDS or self.agree > AGREES or lawful
+
+    @property
+    def best(self) -> tuple[str, float]:
+        name = max(self.tried, key=lambda k: self.tried[k])
+        if self.change_is_points > self.tried[name]:
+            return "a running total (its change since the last hand is the hand's points)", (
+                self.change_is_points
+            )
+        return name, self.tried[name]
+
+    def describe(self) -> str:
+        evidence = (
+            f"{self.agree:.1%} of {self.rows:,} seat rows agree, {self.zero_sum:.1%} of hands "
+            f"sum to zero, correlation {self.corr_points:.2f} with the points and "
+            f"{self.corr_money:.2f} with money / stakes"
+        )
+        if self.measures:
+            return f"{self.room} `{self.name}`: this hand's points — {evidence}"
+        name, share = self.best
+        found = (
+            f"it matches {name} on {share:.1%}"
+            if share > AGREES
+            else f"nothing tried explains it (best: {name}, {share:.1%})"
+        )
+        return (
+            f"{self.room} `{self.name}`: not this hand's points — {evidence}; money used "
+            f"instead; {found}"
+        )
+
+
+def _rate(mask: pd.Series) -> float:
+    return float(mask.mean()) if len(mask) else 0.0
+
+
+def _corr(a: pd.Series, b: pd.Series) -> float:
+    ok = a.notna() & b.notna()
+    if ok.sum() < 3 or a[ok].std() == 0 or b[ok].std() == 0:
+        return float("nan")
+    return float(np.corrcoef(a[ok].astype(float), b[ok].astype(float))[0, 1])
+
+
+def field_verdicts(data: OfcData) -> list[FieldVerdict]:
+    """One verdict per room for the points field (``result`` in the apps)."""
+    frame = data.df(FIELDS_SQL)
+    verdicts = []
+    for room, rows in frame.groupby("room", sort=True):
+        field = rows["field"].astype(float)
+        tried = {}
+        for name, hypothesis in HYPOTHESES.items():
+            value = hypothesis(rows).astype(float)
+            tried[name] = _rate((field - value).abs() <= EPS)
+        change = rows["field_change"].astype(float)
+        with_previous = change.notna()
+        change_ok = ((change - rows["net_capped"]).abs() <= EPS) & with_previous
+        full = rows[rows["field_seats"] == rows["seat_count"]].drop_duplicates("hand_key")
+        verdicts.append(
+            FieldVerdict(
+                room=str(room),
+                field="reported_points",
+                name="result",
+                rows=len(rows),
+                hands=int(rows["hand_key"].nunique()),
+                agree=tried["this hand's points"],
+                zero_sum=_rate(full["field_sum"].abs() <= EPS),
+                corr_points=_corr(field, rows["net_capped"]),
+                corr_money=_corr(field, rows["reported_money"] / rows["stakes"].fillna(1.0)),
+                tried=tried,
+                change_is_points=float(change_ok.sum() / max(int(with_previous.sum()), 1)),
+            )
+        )
+    return verdicts
+
+
+@dataclass(frozen=True)
+class MoneyVerdict:
+    """One room's money field (``win`` in the apps) against the rules' money."""
+
+    room: str
+    rows: int
+    agree: float  # share of seats within a cent of points × stakes, rake and settlement
+    conserved: float  # share of hands paying out no more than they take in
+    corr_points: float
+
+    @property
+    def measures(self) -> bool:
+        return self.agree > AGREES
+
+    def describe(self) -> str:
+        what = "the money after the room's rake" if self.measures else "not the rules' money"
+        return (
+            f"{self.room} `win`: {what} — {self.agree:.1%} of {self.rows:,} seats agree, "
+            f"{self.conserved:.1%} of hands pay out no more than they take in, "
+            f"correlation {self.corr_points:.2f} with points × stakes"
+        )
+
+
+def money_verdicts(seats: pd.DataFrame, tolerance: float = 0.011) -> list[MoneyVerdict]:
+    """Per room, from :func:`ofc_stats.audit.money.room_money`'s seats."""
+    out = []
+    known = seats[seats["reported_money"].notna()]
+    for room, rows in known.groupby("room", sort=True):
+        agree = (rows["reported_money"] - rows["expected_money"]).abs() <= tolerance
+        sums = rows.groupby("hand_key")["reported_money"].sum()
+        out.append(
+            MoneyVerdict(
+                str(room),
+                len(rows),
+                _rate(agree),
+                _rate(sums <= tolerance),
+                _corr(rows["reported_money"], rows["owed"]),
+            )
+        )
+    return out

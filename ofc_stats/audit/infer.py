@@ -1,0 +1,516 @@
+"""The room's rules inferred option by option, with the hands for and against each.
+
+Per room and rule string, starting from the ruleset the room's string names:
+
+* **deck** — a joker on any board or discard, or none;
+* **scoring**, **royalties**, **caps** — every hand rescored with one option
+  changed at a time; the evidence is the ``result`` field where the data
+  shows it is the hand's points (:mod:`.fields`), else the losers' money
+  (losers pay no rake), and only hands where the candidates disagree count;
+* **Fantasyland** — read off the room's own decisions in the ``fantasy``
+  view: the cards dealt after each entry tier, whether a Fantasyland board
+  stayed (each repeat rule tried), and the cards of a repeat;
+* **button on Fantasyland** — whether the order of action turned after a
+  hand someone played in Fantasyland;
+* **rake** and **short-stack settlement** — from :mod:`.money`.
+
+:mod:`ofc_stats.audit.rules_file` writes each as a ruleset TOML (``[room]`` for the
+money rules) that ``ofc-stats audit --rules FILE.toml`` audits with.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ofc_stats.audit.fields import field_verdicts
+from ofc_stats.audit.guess import guess_rulesets, joker_groups
+from ofc_stats.audit.money import Rake, room_money
+from ofc_stats.audit.room_rules import RoomRules
+from ofc_stats.audit.settle import Settlement
+from ofc_stats.engine.presets import PRESETS, get_ruleset
+from ofc_stats.engine.rules import (
+    ROYALTY_TABLES,
+    Combine,
+    Deck,
+    FantasyRules,
+    FrozenMap,
+    RepeatRule,
+    Ruleset,
+    Scoring,
+    top_threshold,
+)
+from ofc_stats.engine.vector.rank_tables import tables
+from ofc_stats.errors import RulesetError
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.recompute import score_batch_files
+from ofc_stats.store.views import OfcData
+
+REPEATS: dict[str, RepeatRule | None] = {
+    "none": None,
+    "trips on top or quads on bottom": RepeatRule("222", None, "four_of_a_kind", Combine.ANY),
+    "trips on top, full house middle and quads bottom": RepeatRule(
+        "222", "full_house", "four_of_a_kind", Combine.ALL
+    ),
+    "trips on top": RepeatRule("222", None, None, Combine.ANY),
+}
+EPS = 1e-6
+INFER_STEPS = 3 + len(PRESETS)  # progress steps: the rescored options, each named ruleset
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One option's inferred value and the hands that support and contradict it."""
+
+    option: str
+    value: str  # as written in the TOML file; "" when not observable
+    support: int
+    contradict: int
+    alternatives: dict[str, int] = field(default_factory=dict)  # other value -> support
+    note: str = ""
+
+    @property
+    def tied(self) -> list[str]:
+        return [v for v, n in self.alternatives.items() if n == self.support and self.support]
+
+    def describe(self) -> str:
+        if not self.value:
+            return f"{self.option}: not observable ({self.note})"
+        tie = f"; tied with {', '.join(self.tied)}" if self.tied else ""
+        others = ", ".join(f"{v} {n}" for v, n in self.alternatives.items() if v not in self.tied)
+        others = f"; others: {others}" if others else ""
+        note = f"; {self.note}" if self.note else ""
+        return (
+            f"{self.option} = {self.value}: {self.support} hands support, "
+            f"{self.contradict} contradict{tie}{others}{note}"
+        )
+
+
+@dataclass(frozen=True)
+class GroupRules:
+    """The inferred rules of one room and rule string."""
+
+    room: str
+    rules_text: str
+    base: str
+    hands: int
+    evidence: tuple[Evidence, ...]
+    ruleset: Ruleset
+    room_rules: RoomRules
+
+
+@dataclass(frozen=True)
+class Inferred:
+    groups: tuple[GroupRules, ...]
+    ranking: pd.DataFrame  # the named rulesets (:func:`guess_rulesets`)
+
+
+def _groups(data: OfcData) -> pd.DataFrame:
+    return data.df(
+        """SELECT room, coalesce(rules_text, ruleset) AS rules_text, mode(ruleset) AS base,
+                  count(*) AS hands
+           FROM hands GROUP BY ALL ORDER BY room, rules_text"""
+    )
+
+
+def _base(name: str) -> Ruleset:
+    try:
+        return get_ruleset(name)
+    except RulesetError:
+        return get_ruleset("pineapple")
+
+
+def _score_all(data: OfcData, lookup: Callable[[str], Ruleset]) -> pd.DataFrame:
+    """hand_key, seat, net_capped of every stored hand under ``lookup``."""
+    dataset = Dataset(data.root)
+    parts = [
+        score_batch_files(dataset, batch, lookup)["results"].select(
+            ["hand_key", "seat", "net_capped", "status"]
+        )
+        for batch in dataset.batches()
+    ]
+    if not parts:
+        return pd.DataFrame(columns=["hand_key", "seat", "net_capped"])
+    frame: pd.DataFrame = pa.concat_tables(parts, promote_options="permissive").to_pandas()
+    return frame[frame["status"].astype(str) == "scored"].drop(columns="status")
+
+
+def _evidence(data: OfcData, points_rooms: set[str], multiplier: dict[str, float]) -> pd.DataFrame:
+    """What each seat's points were, as far as the data tells: the result field in a room
+    where it is the points, else a loser's money over stakes (no rake on losses)."""
+    frame = data.df(
+        """SELECT s.hand_key, s.seat, h.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
+                  s.reported_points, s.reported_money / coalesce(h.stakes, 1) AS money_points,
+                  h.room || ' ' || coalesce(nullif(h.currency, ''), '(no currency)') AS label
+           FROM seats s JOIN hands h USING (hand_key)"""
+    )
+    frame["money_points"] /= frame["label"].map(multiplier).fillna(1.0)
+    use_points = frame["room"].isin(points_rooms) & frame["reported_points"].notna()
+    frame["shown"] = np.where(
+        use_points,
+        frame["reported_points"],
+        frame["money_points"].where(frame["money_points"] < 0),
+    )
+    return frame[["hand_key", "seat", "room", "rules_text", "shown"]]
+
+
+def _candidates(
+    data: OfcData,
+    shown: pd.DataFrame,
+    option: str,
+    values: dict[str, Callable[[Ruleset], Ruleset]],
+    current: dict[str, Ruleset],
+) -> dict[tuple[str, str], dict[str, pd.Series]]:
+    """Per group: per value, whether each hand's shown points match (NaN = cannot tell)."""
+    out: dict[tuple[str, str], dict[str, pd.Series]] = {}
+    for value, change in values.items():
+
+        def lookup(name: str, change: Callable[[Ruleset], Ruleset] = change) -> Ruleset:
+            return change(current.get(name, _base(name)))
+
+        scored = _score_all(data, lookup)
+        merged = shown.merge(scored, on=["hand_key", "seat"])
+        shown_points = merged["shown"]
+        seen = shown_points.notna()
+        merged["ok"] = ((shown_points - merged["net_capped"]).abs() <= EPS) | ~seen
+        merged["seen"] = seen
+        per_hand = merged.groupby(["room", "rules_text", "hand_key"]).agg(
+            ok=("ok", "all"), seen=("seen", "any")
+        )
+        per_hand = per_hand[per_hand["seen"]]
+        for (room, text), hands in per_hand.groupby(level=[0, 1]):
+            out.setdefault((str(room), str(text)), {})[value] = hands["ok"].droplevel([0, 1])
+    return out
+
+
+def _pick(option: str, per_value: dict[str, pd.Series], default: str, note: str = "") -> Evidence:
+    """The value explaining the most telling hands (ties go to the room's named value)."""
+    if not per_value:
+        return Evidence(option, "", 0, 0, note=note or "no hand shows it")
+    wide = pd.concat(per_value, axis=1).fillna(False)
+    telling = wide[wide.nunique(axis=1) > 1]
+    support = {v: int(telling[v].sum()) for v in wide.columns}
+    best = max(support, key=lambda v: (support[v], v == default))
+    if not len(telling):
+        return Evidence(option, default, 0, 0, note="no hand tells the values apart; kept")
+    alternatives = {v: n for v, n in support.items() if v != best}
+    return Evidence(option, best, support[best], len(telling) - support[best], alternatives, note)
+
+
+def royalty_name(ruleset: Ruleset) -> str:
+    for name, table in ROYALTY_TABLES.items():
+        if table == ruleset.royalties:
+            return name
+    return "custom"
+
+
+def _fantasy_frame(data: OfcData, max_gap_minutes: float) -> pd.DataFrame:
+    return data.df(
+        """SELECT f.hand_key, f.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
+                  f.in_fantasy, f.fantasy_cards, f.fouled, f.room_fantasy, f.room_cards,
+                  s.top_class, s.middle_class, s.bottom_class
+           FROM fantasy f JOIN hands h USING (hand_key)
+           JOIN seat_results s USING (hand_key, seat)
+           WHERE f.status = 'scored' AND f.next_hand_key IS NOT NULL
+             AND f.seconds_to_next <= $gap""",
+        {"gap": max_gap_minutes * 60},
+    )
+
+
+def _entry_evidence(rows: pd.DataFrame, base: Ruleset) -> tuple[list[Evidence], FrozenMap[int]]:
+    """Cards dealt after each entry tier, read off the room's Fantasyland hands."""
+    t = tables()
+    entries = rows[~rows["in_fantasy"].astype(bool) & ~rows["fouled"].astype(bool)]
+    tiers = sorted(base.fantasy.entry_cards.items(), key=lambda kv: top_threshold(kv[0]).key)
+    keys = [top_threshold(pattern).key for pattern, _ in tiers]
+    found: dict[str, int] = {}
+    evidence = []
+    tops = entries["top_class"].astype(int).map(lambda c: t.rank3[c].key)
+    for index, (pattern, cards) in enumerate(tiers):
+        upper = keys[index + 1] if index + 1 < len(keys) else None
+        mask = tops >= keys[index]
+        if upper is not None:
+            mask &= tops < upper
+        dealt = entries.loc[mask & entries["room_fantasy"].astype(bool), "room_cards"].dropna()
+        counts = dealt.astype(int).value_counts()
+        missed = int((mask & ~entries["room_fantasy"].astype(bool)).sum())
+        if counts.empty:
+            found[pattern] = cards
+            evidence.append(
+                Evidence(f"fantasy.entry_cards.{pattern}", "", 0, 0, note="no entry seen; kept")
+            )
+            continue
+        tally = {
+            int(k): int(n) for k, n in zip(counts.index.tolist(), counts.tolist(), strict=True)
+        }
+        value = max(tally, key=lambda k: tally[k])
+        found[pattern] = value
+        others = {str(k): n for k, n in tally.items() if k != value}
+        note = f"{missed} qualifying boards got no Fantasyland" if missed else ""
+        evidence.append(
+            Evidence(
+                f"fantasy.entry_cards.{pattern}",
+                str(value),
+                tally[value],
+                sum(tally.values()) - tally[value] + missed,
+                others,
+                note,
+            )
+        )
+    below = int(((tops < keys[0]) & entries["room_fantasy"].astype(bool)).sum()) if keys else 0
+    if below:
+        evidence.append(
+            Evidence("fantasy entry threshold", tiers[0][0], 0, below, note="entries below it")
+        )
+    return evidence, FrozenMap(found)
+
+
+def _repeat_evidence(rows: pd.DataFrame, base: Ruleset) -> tuple[list[Evidence], FantasyRules]:
+    t = tables()
+    stays = rows[rows["in_fantasy"].astype(bool)]
+    fantasy = base.fantasy
+    if stays.empty:
+        note = "no Fantasyland hand traced to the next"
+        return [Evidence("fantasy.repeat", "", 0, 0, note=note)], fantasy
+    live = ~stays["fouled"].astype(bool)
+    per_rule = {}
+    for name, rule in REPEATS.items():
+        holds = [
+            bool(ok) and rule is not None and rule.holds(t.rank3[a], t.rank5[b], t.rank5[c])
+            for ok, a, b, c in zip(
+                live,
+                stays["top_class"].astype(int),
+                stays["middle_class"].astype(int),
+                stays["bottom_class"].astype(int),
+                strict=True,
+            )
+        ]
+        per_rule[name] = pd.Series(
+            np.array(holds) == stays["room_fantasy"].astype(bool).to_numpy(), index=stays.index
+        )
+    default = next((n for n, r in REPEATS.items() if r == fantasy.repeat), "none")
+    repeat = _pick("fantasy.repeat", per_rule, default)
+    evidence = [repeat]
+    fantasy = replace(fantasy, repeat=REPEATS.get(repeat.value, fantasy.repeat))
+    kept = stays[stays["room_fantasy"].astype(bool) & stays["room_cards"].notna()]
+    if kept.empty:
+        evidence.append(Evidence("fantasy.repeat_cards", "", 0, 0, note="no repeat seen"))
+        return evidence, fantasy
+    same = kept["room_cards"].astype(int) == kept["fantasy_cards"].fillna(-1).astype(int)
+    counts = kept["room_cards"].astype(int).value_counts()
+    fixed = int(counts.index[0])
+    # A repeat tells "entry" from a fixed count only when this hand's cards differ from it.
+    telling = kept["fantasy_cards"].fillna(-1).astype(int) != fixed
+    entry_support = int((same & telling).sum())
+    fixed_support = int(((kept["room_cards"].astype(int) == fixed) & telling).sum())
+    total = int(telling.sum())
+    if entry_support > fixed_support:
+        value, support, others = "entry", entry_support, {str(fixed): fixed_support}
+        fantasy = replace(fantasy, repeat_cards=None)
+    else:
+        value, support, others = str(fixed), fixed_support, {"entry": entry_support}
+        fantasy = replace(fantasy, repeat_cards=fixed)
+    note = "" if total else "every repeat had that many cards before; kept"
+    evidence.append(Evidence("fantasy.repeat_cards", value, support, total - support, others, note))
+    return evidence, fantasy
+
+
+BUTTON_SQL = """
+WITH firsts AS (
+  SELECT h.hand_key, h.room, coalesce(h.rules_text, h.ruleset) AS rules_text, h.table_id,
+         h.played_at, h.room_hand_id, h.seat_count,
+         bool_or(s.in_fantasy) AS any_fantasy,
+         max(coalesce(s.player_id, s.player)) FILTER (WHERE s.seat = 0) AS first_player,
+         string_agg(coalesce(s.player_id, s.player), ',' ORDER BY coalesce(s.player_id, s.player))
+           AS players
+  FROM hands h JOIN seats s USING (hand_key) GROUP BY ALL
+), linked AS (
+  SELECT *, lead(hand_key) OVER w AS next_key, lead(players) OVER w AS next_players
+  FROM firsts WINDOW w AS (PARTITION BY room, table_id ORDER BY played_at, room_hand_id, hand_key)
+)
+SELECT l.room, l.rules_text, l.any_fantasy, l.seat_count, s.seat AS next_seat
+FROM linked l JOIN seats s ON s.hand_key = l.next_key
+  AND coalesce(s.player_id, s.player) = l.first_player
+WHERE l.players = l.next_players AND l.seat_count > 2
+"""
+
+
+def _button_evidence(rows: pd.DataFrame, base: Ruleset) -> Evidence:
+    """After a hand with a Fantasyland seat: did the first to act become the button?"""
+    moved = rows["next_seat"] == rows["seat_count"] - 1
+    stayed = rows["next_seat"] == 0
+    after = rows["any_fantasy"].astype(bool)
+    usual = int((moved & ~after).sum()), int((~after).sum())
+    note = f"after other hands the button moved {usual[0]} of {usual[1]} times"
+    yes, no = int((moved & after).sum()), int((stayed & after).sum())
+    if not yes and not no:
+        return Evidence("button_moves_on_fantasy", "", 0, 0, note="no Fantasyland hand followed")
+    value = yes > no or (yes == no and base.button_moves_on_fantasy)
+    support, contradict = (yes, no) if value else (no, yes)
+    other = {str(not value).lower(): contradict}
+    return Evidence("button_moves_on_fantasy", str(value).lower(), support, contradict, other, note)
+
+
+def infer_rules(
+    data: OfcData,
+    *,
+    max_gap_minutes: float = 15.0,
+    progress: Callable[[int], None] | None = None,
+) -> Inferred:
+    """Every option of every room and rule string, with the hands for and against it."""
+    step = progress or (lambda n: None)
+    groups = _groups(data)
+    verdicts = {v.room: v for v in field_verdicts(data)}
+    points_rooms = {room for room, v in verdicts.items() if v.measures}
+    points_rooms |= set(groups["room"]) - set(verdicts)
+    money = room_money(data)
+    shown = _evidence(data, points_rooms, {r.room: r.multiplier for r in money.rakes})
+    current = {str(g.base): _base(str(g.base)) for g in groups.itertuples()}
+    per_group: dict[tuple[str, str], list[Evidence]] = {
+        (str(g.room), str(g.rules_text)): [] for g in groups.itertuples()
+    }
+    for deck_row in joker_groups(data).to_dict("records"):
+        key = (str(deck_row["room"]), str(deck_row["rules_text"]))
+        jokers, hands = int(deck_row["joker_hands"]), int(deck_row["hands"])
+        deck = Deck.JOKER54 if jokers else Deck.STANDARD52
+        note = "hands with a joker" if jokers else "hands, none with a joker"
+        per_group[key].append(Evidence("deck", str(deck), jokers or hands, 0, note=note))
+    options: list[tuple[str, dict[str, Callable[[Ruleset], Ruleset]]]] = [
+        ("scoring", {str(s): _setter("scoring", s) for s in Scoring}),
+        ("royalties", {n: _setter("royalties", t) for n, t in ROYALTY_TABLES.items()}),
+    ]
+    if int(data.df("SELECT count(stack) AS n FROM seats")["n"].iloc[0]):
+        caps = {v: _setter("stack_cap", v == "true") for v in ("true", "false")}
+        options.append(("stack_cap", caps))
+    chosen: dict[tuple[str, str], dict[str, str]] = {key: {} for key in per_group}
+    sizes = {(str(g.room), str(g.rules_text)): int(str(g.hands)) for g in groups.itertuples()}
+    bases = {(str(g.room), str(g.rules_text)): str(g.base) for g in groups.itertuples()}
+    updated: set[str] = set()
+    for option, values in options:
+        found = _candidates(data, shown, option, values, current)
+        for key in sorted(per_group, key=lambda k: -sizes[k]):
+            base = _base(bases[key])
+            default = {
+                "scoring": str(base.scoring),
+                "royalties": royalty_name(base),
+                "stack_cap": str(base.stack_cap).lower(),
+            }[option]
+            source = "result" if key[0] in points_rooms else "the losers' money"
+            source += " (the losers' money where it is missing)" if key[0] in points_rooms else ""
+            evidence = _pick(option, found.get(key, {}), default, f"read from {source}")
+            per_group[key].append(evidence)
+            chosen[key][option] = evidence.value or default
+            # Later options are tried on top of this choice (the busiest group's, per base).
+            name = bases[key]
+            if evidence.value and name not in updated:
+                current[name] = values[evidence.value](current[name])
+                updated.add(name)
+        updated.clear()
+        step(1)
+    step(3 - len(options))  # the caps step when no stack is recorded
+    fantasy_rows = _fantasy_frame(data, max_gap_minutes)
+    button_rows = data.df(BUTTON_SQL)
+    settlements = {s.room: s for s in money.settlements}
+    rakes = {r.room: r for r in money.rakes}
+    out = []
+    for g in groups.itertuples():
+        key = (str(g.room), str(g.rules_text))
+        base = _base(str(g.base))
+        picks = chosen[key]
+        ruleset = base.with_options(
+            name=_slug(f"{g.room}-{g.rules_text}"),
+            deck=Deck(per_group[key][0].value),
+            scoring=Scoring(picks.get("scoring", str(base.scoring))),
+            royalties=ROYALTY_TABLES.get(picks.get("royalties", ""), base.royalties),
+            stack_cap=picks.get("stack_cap", str(base.stack_cap).lower()) == "true",
+        )
+        rows = fantasy_rows[
+            (fantasy_rows["room"] == g.room) & (fantasy_rows["rules_text"] == g.rules_text)
+        ]
+        if not base.fantasy.entry_cards:
+            per_group[key].append(Evidence("fantasy", "none", 0, 0, note="the named rules"))
+        else:
+            entry, cards = _entry_evidence(rows, base)
+            repeat, fantasy = _repeat_evidence(rows, base)
+            ruleset = ruleset.with_options(fantasy=replace(fantasy, entry_cards=cards))
+            per_group[key] += entry + repeat
+        button = _button_evidence(
+            button_rows[
+                (button_rows["room"] == g.room) & (button_rows["rules_text"] == g.rules_text)
+            ],
+            base,
+        )
+        per_group[key].append(button)
+        if button.value:
+            ruleset = ruleset.with_options(button_moves_on_fantasy=button.value == "true")
+        room_rules, money_evidence = _money_evidence(str(g.room), rakes, settlements)
+        per_group[key] += money_evidence
+        out.append(
+            GroupRules(
+                key[0], key[1], base.name, sizes[key], tuple(per_group[key]), ruleset, room_rules
+            )
+        )
+    ranking = guess_rulesets(data, max_gap_minutes=max_gap_minutes, progress=progress)
+    return Inferred(tuple(out), ranking)
+
+
+def _setter(option: str, value: object) -> Callable[[Ruleset], Ruleset]:
+    return lambda ruleset: ruleset.with_options(**{option: value})
+
+
+def _money_evidence(
+    room: str, rakes: Mapping[str, Rake], settlements: Mapping[str, Settlement]
+) -> tuple[RoomRules, list[Evidence]]:
+    """The rake and settlement of the room's busiest currency (others named in the note)."""
+    mine = [r for label, r in rakes.items() if label.startswith(room + " ")]
+    if not mine:
+        note = "no money reported"
+        return RoomRules(), [Evidence("room.rake", "", 0, 0, note=note)]
+    rake = max(mine, key=lambda r: r.winners)
+    evidence = []
+    for each in sorted(mine, key=lambda r: -r.winners):
+        rate = f"{each.rate:g}, {each.mode} to {each.tick:g}"
+        if each.multiplier != 1:
+            rate += f" (money = points × stakes × {each.multiplier:g})"
+        option = f"room.rake.{_currency(each.room, room) or '(no currency)'}"
+        evidence.append(Evidence(option, rate, each.explained, each.winners - each.explained))
+    currencies = tuple(
+        (_currency(r.room, room), r.rate, r.tick, r.mode)
+        for r in mine
+        if r is not rake and (r.rate, r.tick, r.mode) != (rake.rate, rake.tick, rake.mode)
+    )
+    settlement = settlements.get(rake.room)
+    kind = "proportional"
+    if settlement is not None and settlement.telling:
+        kind = settlement.kind
+        alternatives = {k: n for k, n in settlement.explained.items() if k != kind}
+        evidence.append(
+            Evidence(
+                "room.settlement",
+                kind,
+                settlement.explained[kind],
+                settlement.telling - settlement.explained[kind],
+                alternatives,
+                f"{settlement.short_hands} short-stack hands",
+            )
+        )
+    else:
+        evidence.append(
+            Evidence("room.settlement", "", 0, 0, note="no short-stack hand tells the kinds apart")
+        )
+    return RoomRules(rake.rate, rake.tick, rake.mode, kind, currencies=currencies), evidence
+
+
+def _currency(label: str, room: str) -> str:
+    """The currency of a rake label "<room> <currency>" ("" for "(no currency)")."""
+    currency = label[len(room) + 1 :]
+    return "" if currency == "(no currency)" else currency
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "room"

@@ -1,0 +1,44 @@
+"""The mismatch file: Parquet, CSV, or CSV on stdout, numbers with their unit."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+import pandas as pd
+
+from ofc_stats.audit.points import MISMATCH_COLUMNS, AuditReport
+from ofc_stats.errors import OfcError
+
+
+def write_mismatches(report: AuditReport, path: str | Path, stream: TextIO | None = None) -> None:
+    """Parquet or CSV by the file's extension; ``-`` writes CSV to ``stream`` (stdout).
+
+    ``room_value`` and ``recomputed_value`` are numbers in ``unit`` (points,
+    cards or the currency); text cells are neutralised for spreadsheets.
+    """
+    frame = report.mismatches.astype({"seat": "int64"})
+    for column in ("room_value", "recomputed_value"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64").round(6)
+    text = [c for c in MISMATCH_COLUMNS if c not in ("seat", "room_value", "recomputed_value")]
+    frame = frame.astype({c: "string" for c in text})
+    if str(path) == "-":
+        for column in text:
+            frame[column] = frame[column].map(csv_safe, na_action="ignore")
+        frame.to_csv(stream or sys.stdout, index=False)
+        return
+    target = Path(path)
+    if target.suffix.lower() == ".parquet":
+        frame.to_parquet(target, index=False)
+    elif target.suffix.lower() == ".csv":
+        for column in text:
+            frame[column] = frame[column].map(csv_safe, na_action="ignore")
+        frame.to_csv(target, index=False)
+    else:
+        raise OfcError(f"{target}: write the mismatches as .parquet or .csv (or - for stdout)")
+
+
+def csv_safe(value: str) -> str:
+    """A cell a spreadsheet shows as text: a leading = + - @ tab or CR gets a quote mark."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value

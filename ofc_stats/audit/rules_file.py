@@ -1,0 +1,96 @@
+"""The inferred rules on paper: a ruleset TOML per room and rule string, and terminal lines.
+
+Every option's evidence goes into the file as a comment, so the file says
+why it says what it says; ``[room]`` holds the money rules
+(:mod:`ofc_stats.audit.room_rules`).  The room's texts (names, rule
+strings) reach the file only inside comments, with control characters
+replaced, so they cannot add a key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from ofc_stats.audit.infer import GroupRules, Inferred, royalty_name
+
+SHOWN_RANKS = 3  # named rulesets printed per group (the frame has them all)
+
+
+def ruleset_toml(group: GroupRules) -> str:
+    """The inferred rules as a ruleset file; every option's evidence as a comment."""
+    r = group.ruleset
+    lines = [
+        f"# Inferred by `ofc-stats audit --guess-rules` from {group.hands} hands of "
+        f"{_comment(group.room)}, rule string {_comment(group.rules_text)}.",
+        *(f"# {_comment(e.describe())}" for e in group.evidence),
+        f'extends = "{group.base}"',
+        f'name = "{r.name}"',
+        f'deck = "{r.deck}"',
+        f'scoring = "{r.scoring}"',
+        f'royalties = "{royalty_name(r)}"' if royalty_name(r) != "custom" else "",
+        f"stack_cap = {str(r.stack_cap).lower()}",
+        f"button_moves_on_fantasy = {str(r.button_moves_on_fantasy).lower()}",
+    ]
+    if r.fantasy.entry_cards:
+        cards = ", ".join(f'"{k}" = {v}' for k, v in r.fantasy.entry_cards.items())
+        repeat_cards = "entry" if r.fantasy.repeat_cards is None else r.fantasy.repeat_cards
+        lines += [
+            "",
+            "[fantasy]",
+            f"entry_cards = {{ {cards} }}",
+            f'repeat_cards = "{repeat_cards}"' if repeat_cards == "entry" else
+            f"repeat_cards = {repeat_cards}",
+        ]  # fmt: skip
+        rule = r.fantasy.repeat
+        if rule is None:
+            lines.append('repeat = "none"')
+        else:
+            lines += ["", "[fantasy.repeat]"]
+            lines += [
+                f'{row} = "{getattr(rule, row)}"'
+                for row in ("top", "middle", "bottom")
+                if getattr(rule, row)
+            ]
+            lines.append(f'combine = "{rule.combine}"')
+    lines += ["", group.room_rules.toml()]
+    return "\n".join(line for line in lines if line is not None) + ""
+
+
+def _comment(text: str) -> str:
+    """One line of a TOML comment: no newline or control character from the room's text."""
+    return re.sub(r"[\x00-\x1f\x7f]", " ", text)
+
+
+def write_rule_files(inferred: Inferred, folder: Path) -> list[Path]:
+    """One ``<room>-<rule string>.toml`` per group; returns the paths written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for group in inferred.groups:
+        path = folder / f"{group.ruleset.name}.toml"
+        path.write_text(ruleset_toml(group), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def guess_lines(inferred: Inferred) -> Iterable[str]:
+    """The inference for a terminal: per group its options, then the named rulesets."""
+    for group in inferred.groups:
+        yield f"{group.room} · {group.rules_text}: {group.hands:,} hands (named: {group.base})"
+        for evidence in group.evidence:
+            yield f"  {evidence.describe()}"
+    if not inferred.ranking.empty:
+        yield (
+            f"named rulesets, by the telling hands they explain (ties share a rank; the first "
+            f"{SHOWN_RANKS} ranks and those ruled out):"
+        )
+        for row in inferred.ranking.to_dict("records"):
+            if int(row["rank"]) > SHOWN_RANKS and not row["ruled_out"]:
+                continue
+            out = f" — ruled out: {row['ruled_out']}" if row["ruled_out"] else ""
+            tie = " (tie)" if row["tied"] else ""
+            yield (
+                f"  {row['room']} · {row['room_rules']}: #{row['rank']}{tie} {row['ruleset']} "
+                f"explains {row['explained']} of {row['hands']} telling hands{out}"
+            )

@@ -1,0 +1,254 @@
+"""Short-stack settlement: who gets paid first when a loser cannot pay all he owes.
+
+A loser who has less money than he owes pays only what he has, and the room
+must decide how the winners share it.  Rooms differ, so the audit models
+three ways and infers each room's from its hands, as it infers the rake:
+
+* ``action`` — winners are paid in full in order of action (seat 0 acts
+  first) until the short stack's money runs out;
+* ``rules`` — the settlement order of RULES.md §4: pair by pair, first the
+  players after the button with each other, then each with the button, the
+  short stack paying each pair's points (not his net) while money lasts;
+* ``proportional`` — winners share what was paid in proportion to what the
+  rules owe them.
+
+Because the real rooms do not all follow the rules' pair order, the audit
+also tries, on three-seat hands, every other order of the three pairs
+(``pairs:02-01-12`` settles seats 0 and 2 first, then 0 and 1, then 1 and 2).
+
+Only hands with a short loser can tell the kinds apart, and among those only
+hands where the kinds give different amounts; :func:`infer_settlement` counts
+those, and reports ties as ties.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations, permutations
+
+import numpy as np
+import pandas as pd
+
+KINDS = ("action", "rules", "proportional")
+KIND_TEXT = {
+    "action": "winners paid in order of action",
+    "rules": "pairs settled in the rules' order (after the button first, then the button)",
+    "proportional": "winners share in proportion to their points",
+}
+TOLERANCE = 0.011
+_PAIRS3 = ((0, 1), (0, 2), (1, 2))
+
+
+def _pair_kind(order: tuple[tuple[int, int], ...]) -> str:
+    return "pairs:" + "-".join(f"{a}{b}" for a, b in order)
+
+
+# Every order of the three pairs of a three-seat hand but the rules' own.
+PAIR_KINDS = tuple(
+    _pair_kind(order) for order in permutations(_PAIRS3) if order != ((0, 1), (0, 2), (1, 2))
+)
+# Net amounts, winners paid starting from the seat acting just before the short stack and
+# going backwards round the table (a room found paying so on real hands).
+BEFORE = "before"
+ALL_KINDS = (*KINDS, BEFORE, *PAIR_KINDS)
+
+
+def is_kind(kind: str) -> bool:
+    return kind in ALL_KINDS
+
+
+def kind_text(kind: str) -> str:
+    if kind == BEFORE:
+        return "winners paid from the seat before the short stack, backwards"
+    if kind.startswith("pairs:"):
+        pairs = ", ".join(f"{p[0]}–{p[1]}" for p in kind[6:].split("-"))
+        return f"pairs settled in the order {pairs} (seat 0 acts first)"
+    return KIND_TEXT[kind]
+
+
+def rules_pairs(seats: int) -> list[tuple[int, int]]:
+    """Pairs in the settlement order of RULES.md §4; the button acts last (seat n-1).
+
+    Three seats: (0, 1), then (0, 2) (the first after the button with the
+    button), then (2, 1) (the button with the second player).
+    """
+    button = seats - 1
+    others = list(range(button))
+    pairs = list(combinations(others, 2))
+    return pairs + [(others[0], button)] + [(button, o) for o in others[1:]]
+
+
+def settle_hand(
+    owed: np.ndarray,
+    paid: np.ndarray,
+    kind: str,
+    pairwise: np.ndarray | None = None,
+) -> np.ndarray:
+    """Gross money of every seat (winners' before rake) under one settlement kind.
+
+    ``owed[i]``: money the rules give seat i (negative for a loser); ``paid[i]``:
+    money a loser actually gave up (>= 0, 0 for winners); ``pairwise[i, j]``:
+    money j owes i by the pair's points (needed by ``rules``).  Losers keep
+    their reported loss; only winners' shares depend on the kind.
+    """
+    owed = np.asarray(owed, dtype=np.float64)
+    gross = owed.copy()
+    winners = owed > 0
+    losers = owed < 0
+    gross[losers] = -np.asarray(paid, dtype=np.float64)[losers]
+    pool = float(np.asarray(paid, dtype=np.float64)[losers].sum())
+    due = float(owed[winners].sum())
+    if due <= 0 or pool >= due - TOLERANCE:
+        return owed.copy()
+    if kind == "proportional":
+        gross[winners] = owed[winners] * pool / due
+    elif kind in ("action", BEFORE):
+        payees = [int(seat) for seat in np.flatnonzero(winners)]
+        if kind == BEFORE:
+            behind = np.flatnonzero(losers & (np.asarray(paid) < -owed - TOLERANCE))
+            loser = int(behind[0]) if len(behind) else int(np.flatnonzero(losers)[0])
+            payees.sort(key=lambda seat: (loser - seat) % len(owed))
+        left = pool
+        for seat in payees:
+            gross[seat] = min(owed[seat], left)
+            left -= gross[seat]
+    elif kind == "rules" or kind.startswith("pairs:"):
+        if pairwise is None:
+            raise ValueError("a pair order needs the pairwise amounts")
+        order = rules_pairs(len(owed))
+        if kind.startswith("pairs:") and len(owed) == 3:
+            order = [(int(p[0]), int(p[1])) for p in kind[6:].split("-")]
+        short = losers & (np.asarray(paid) < -owed - TOLERANCE)
+        chips = np.where(short, np.asarray(paid, dtype=np.float64), np.inf)
+        flow = np.zeros(len(owed))
+        for a, b in order:
+            amount = float(pairwise[a, b])
+            payee, payer = (a, b) if amount > 0 else (b, a)
+            amount = min(abs(amount), chips[payer])
+            chips[payer] -= amount
+            chips[payee] += amount
+            flow[payee] += amount
+            flow[payer] -= amount
+        gross[winners] = flow[winners]
+    else:
+        raise ValueError(f"unknown settlement kind {kind!r}")
+    return gross
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """A room's inferred settlement kind and the hands that showed it."""
+
+    room: str
+    kind: str
+    short_hands: int  # hands with a loser paying less than owed
+    telling: int  # of those, hands where the kinds give different amounts
+    explained: dict[str, int]  # kind -> telling hands it explains
+    tied: tuple[str, ...] = ()  # kinds that explain as many telling hands as ``kind``
+    given: bool = False  # from a ruleset file, not inferred
+
+    def describe(self) -> str:
+        if not self.short_hands:
+            return f"{self.room}: no short-stacked loser; settlement not observable"
+        counts = ", ".join(f"{k} {n}" for k, n in self.explained.items() if k in KINDS or n)
+        if not self.telling:
+            return (
+                f"{self.room}: {self.short_hands} short-stack hand(s), none tells the kinds apart"
+            )
+        tie = f" (tied with {', '.join(self.tied)})" if self.tied else ""
+        tie += " (from the rules file)" if self.given else ""
+        return (
+            f"{self.room}: {kind_text(self.kind)}{tie}; of {self.telling} short-stack hands "
+            f"that tell the kinds apart, explained: {counts}"
+        )
+
+
+def short_hands(frame: pd.DataFrame) -> pd.Series:
+    """Per seat row: its hand has a loser who paid less than the rules say (all losers known).
+
+    A loser whose stack is recorded is never short: his points are already
+    capped by it, so paying less is the room's error, not his stack.
+    """
+    losing = frame["owed"] < 0
+    short = losing & frame["reported_money"].notna()
+    short &= -frame["reported_money"] < -frame["owed"] - TOLERANCE
+    if "stack" in frame:
+        short &= frame["stack"].isna()
+    known = (~losing | frame["reported_money"].notna()).groupby(frame["hand_key"]).transform("all")
+    return short.groupby(frame["hand_key"]).transform("any") & known
+
+
+def gross_by_kind(
+    frame: pd.DataFrame, kind: str, pairwise: dict[str, np.ndarray] | None = None
+) -> pd.Series:
+    """Gross money per seat row under ``kind`` (frame needs hand_key, seat, owed, reported_money).
+
+    Hands paid in full keep ``owed``; only short-stack hands are settled one
+    by one, so the loop runs over the few hands that need it.
+    """
+    gross = frame["owed"].to_numpy(dtype=np.float64).copy()
+    mask = short_hands(frame).to_numpy()
+    if mask.any():
+        rows = np.flatnonzero(mask)
+        sub = frame.iloc[rows]
+        order = np.lexsort((sub["seat"].to_numpy(), sub["hand_key"].to_numpy()))
+        rows = rows[order]
+        keys = frame["hand_key"].to_numpy()[rows]
+        owed_all = gross[rows]
+        money = frame["reported_money"].to_numpy(dtype=np.float64)[rows]
+        paid_all = np.where(owed_all < 0, -np.nan_to_num(money), 0.0)
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        ends = np.r_[starts[1:], len(rows)]
+        pair_kind = kind == "rules" or kind.startswith("pairs:")
+        for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+            owed = owed_all[start:end]
+            pairs = None if pairwise is None else pairwise.get(str(keys[start]))
+            if pair_kind and pairs is None:
+                pairs = _pairwise_from_net(owed)
+            gross[rows[start:end]] = settle_hand(owed, paid_all[start:end], kind, pairs)
+    return pd.Series(gross, index=frame.index)
+
+
+def _pairwise_from_net(owed: np.ndarray) -> np.ndarray:
+    """Heads-up or one-loser hands: each winner's whole net is owed by the loser."""
+    n = len(owed)
+    pairs = np.zeros((n, n))
+    losers = np.flatnonzero(owed < 0)
+    if len(losers) == 1:
+        for seat in np.flatnonzero(owed > 0):
+            pairs[seat, losers[0]] = owed[seat]
+            pairs[losers[0], seat] = -owed[seat]
+    return pairs
+
+
+def infer_settlement(
+    room: str,
+    frame: pd.DataFrame,
+    net_of_rake: dict[str, pd.Series],
+) -> Settlement:
+    """The kind whose winners' money (after rake) explains the most telling short-stack hands.
+
+    ``net_of_rake[kind]`` is each seat row's expected money under that kind.
+    A hand *tells* when the kinds' expectations for its winners differ; a
+    kind explains it when every winner's reported money is within a cent.
+    """
+    mask = short_hands(frame)
+    winners = mask & (frame["owed"] > 0) & frame["reported_money"].notna()
+    short_count = int(frame.loc[mask, "hand_key"].nunique())
+    if not winners.any():
+        return Settlement(room, "proportional", short_count, 0, {})
+    keys = frame.loc[winners, "hand_key"]
+    kinds = list(net_of_rake)
+    expected = pd.DataFrame({k: net_of_rake[k][winners] for k in kinds})
+    spread = (expected.max(axis=1) - expected.min(axis=1)).groupby(keys).max()
+    telling = spread[spread > TOLERANCE].index
+    money = frame.loc[winners, "reported_money"]
+    explained: dict[str, int] = {}
+    for kind in kinds:
+        ok = ((expected[kind] - money).abs() <= TOLERANCE).groupby(keys).all()
+        explained[kind] = int(ok[ok.index.isin(telling)].sum())
+    best = max(kinds, key=lambda k: (explained[k], -kinds.index(k)))
+    tied = tuple(k for k in kinds if k != best and explained[k] == explained[best])
+    if not len(telling) or explained[best] == 0:
+        best, tied = "proportional", ()
+    return Settlement(room, best, short_count, len(telling), explained, tied)

@@ -1,0 +1,114 @@
+"""`grade`: the expected points every street decision and Fantasyland set lost."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import click
+
+from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.errors import OfcError
+
+
+@contextmanager
+def _bar(quiet: bool) -> Iterator[tuple[Callable[[int], None], Callable[[int], None]]]:
+    """A rich bar on stderr with hands/s and an ETA: (set total, advance)."""
+    if quiet or not sys.stderr.isatty():
+        yield (lambda n: None), (lambda n: None)
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    speed = TextColumn("{task.fields[rate]}")
+    with Progress(
+        "grading", BarColumn(), MofNCompleteColumn(), speed, TimeRemainingColumn(), transient=True
+    ) as bar:
+        task = bar.add_task("grading", total=None, rate="")
+
+        def advance(n: int) -> None:
+            bar.advance(task, n)
+            rate = bar.tasks[0].speed
+            bar.update(task, rate=f"{rate:,.1f} hands/s" if rate else "")
+
+        yield (lambda n: bar.update(task, total=n)), advance
+
+
+@click.command("grade")
+@DATA_OPTION
+@click.option(
+    "--player",
+    default=None,
+    help="Grade only this player's seats (stored name or room id); others' grades are kept.",
+)
+@click.option(
+    "--rollouts",
+    type=click.IntRange(4, 4096),
+    default=32,
+    show_default=True,
+    help="Most rollouts per candidate; close races get them, clear ones stop early.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Processes grading side by side (default: one per core, at most 4).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same grades.")
+@click.option("--force", is_flag=True, help="Grade every batch again, not only new ones.")
+@click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def grade_command(
+    data: str,
+    player: str | None,
+    rollouts: int,
+    workers: int | None,
+    seed: int,
+    force: bool,
+    wait: float,
+    quiet: bool,
+) -> None:
+    """Grade every decision: expected points lost against the best legal play.
+
+    Stored in the dataset's grades and grade_candidates tables, batch by batch.
+    """
+    from ofc_stats.grade.run import GradeOptions, grade_dataset
+    from ofc_stats.store.dataset import Dataset
+
+    dataset = Dataset(data)
+    if not dataset.exists():
+        raise OfcError(f"{data}: no ofc-stats dataset here; create one with `ofc-stats import`")
+    if player is not None:
+        _check_player(data, player)
+    options = GradeOptions(rollouts=rollouts, player=player, seed=seed)
+    with dataset.locked(wait), _bar(quiet) as (planned, advance):
+        summary = grade_dataset(
+            data, options, force=force, workers=workers, progress=advance, planned=planned
+        )
+    for line in summary.lines():
+        click.echo(line)
+
+
+def _check_player(data: str, player: str) -> None:
+    """Refuse a player matching no stored name or room id, with the closest names."""
+    from ofc_stats.errors import UnknownPlayer
+    from ofc_stats.store.views import open_dataset
+
+    with open_dataset(data) as db:
+        found = db.sql(
+            "SELECT count(*) FROM seats WHERE player = $p OR player_id = $p", {"p": player}
+        ).fetchall()[0][0]
+        if found:
+            return
+        names = [r[0] for r in db.sql("SELECT DISTINCT player FROM seats").fetchall()]
+    import difflib
+
+    close = difflib.get_close_matches(player, [str(n) for n in names], n=3)
+    hint = f"; closest: {', '.join(close)}" if close else ""
+    raise UnknownPlayer(f"no player named {player!r} in {data}{hint}")

@@ -1,0 +1,280 @@
+"""`ofc-stats grade`: grade every import batch into the ``grades`` and ``grade_candidates`` tables.
+
+Like recompute, one file per import batch and table, committed together
+(:meth:`Dataset.commit` with ``step="grades"``), so a batch's grades appear
+whole or not at all.  The grades file's Parquet metadata holds the grader
+version and the options (rollouts, seed, the players graded); a batch whose
+stamp covers the request is left alone, ``force`` redoes it.  Work is split
+into chunks of hands that ``workers`` processes grade side by side (the
+tasks are :mod:`ofc_stats.grade.tasks`); every decision has its own seed, so
+the grades do not depend on the chunking or the number of workers.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.grade.position import (
+    HAND_COLUMNS,
+    PLACEMENT_COLUMNS,
+    SEAT_COLUMNS,
+    Decision,
+    Positions,
+    read_positions,
+)
+from ofc_stats.grade.tasks import (
+    GradeOptions,
+    GradeRows,
+    fantasy_chunk,
+    grade_chunk,
+    real_sets,
+    seat_keys,
+)
+from ofc_stats.store.dataset import EMPTY, Dataset
+from ofc_stats.store.files import write_parquet
+from ofc_stats.store.schema import GRADE_TABLES
+
+GRADER_KEY = b"ofc_stats.grader"
+CHUNK_HANDS = 64  # hands per task: bigger tasks, bigger lockstep groups (see race.grade_many)
+FANTASY_CHUNK = 32  # Fantasyland sets per task
+
+
+@dataclass
+class GradeSummary:
+    batches: int = 0
+    up_to_date: int = 0
+    hands: int = 0
+    decisions: int = 0
+    fantasy_sets: int = 0
+    seats: int = 0  # seats with something graded
+    loss: float = 0.0
+    skipped: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def count(self, grades: pa.Table) -> None:
+        """Add one batch's losses: seats with at least one graded decision or set."""
+        scored = grades.filter(pc.is_valid(grades["loss"]))
+        self.loss += float(pc.sum(scored["loss"]).as_py() or 0.0)
+        keys, seats = scored["hand_key"].to_pylist(), scored["seat"].to_pylist()
+        self.seats += len(set(zip(keys, seats, strict=True)))
+
+    def lines(self) -> list[str]:
+        text = [
+            f"graded: {self.decisions} street decisions and {self.fantasy_sets} Fantasyland "
+            f"sets in {self.hands} hands, {self.batches} batch(es); "
+            f"{self.up_to_date} batch(es) already up to date"
+        ]
+        if self.decisions and self.seconds >= 2:
+            text[0] += f" ({self.decisions / self.seconds:,.0f} decisions/s)"
+        if self.seats:
+            text.append(f"  expected points lost: {self.loss / self.seats:.2f} per seat and hand")
+        for reason, count in sorted(self.skipped.items()):
+            text.append(f"  not graded ({reason}): {count}")
+        return text
+
+
+def ensure_tables(dataset: Dataset) -> None:
+    """The grade folders with their empty schema files (older datasets lack them)."""
+    for name, schema in GRADE_TABLES.items():
+        folder = dataset.table_dir(name)
+        folder.mkdir(exist_ok=True)
+        if not (folder / EMPTY).exists():
+            write_parquet(schema.empty_table(), folder / EMPTY)
+
+
+def stored_stamp(dataset: Dataset, batch: str, options: GradeOptions) -> dict[str, Any] | None:
+    """The stamp of the batch's grades when they came from this grader and these options."""
+    path = dataset.batch_file("grades", batch)
+    if not path.is_file() or not dataset.batch_file("grade_candidates", batch).is_file():
+        return None
+    try:
+        metadata = pq.read_schema(path).metadata or {}
+        stamp = json.loads(metadata.get(GRADER_KEY, b"{}"))
+    except (OSError, ValueError, pa.ArrowInvalid):
+        return None
+    if not isinstance(stamp, dict) or "players" not in stamp:
+        return None
+    if any(stamp.get(k) != v for k, v in options.grader().items()):
+        return None
+    return stamp
+
+
+def up_to_date(dataset: Dataset, batch: str, options: GradeOptions) -> bool:
+    """Whether the batch holds grades of this grader for the seats asked for."""
+    stamp = stored_stamp(dataset, batch, options)
+    if stamp is None:
+        return False
+    players = stamp.get("players")
+    return players is None or (options.player is not None and options.player in players)
+
+
+def _merge(
+    dataset: Dataset, batch: str, options: GradeOptions, tables: dict[str, pa.Table]
+) -> tuple[dict[str, pa.Table], list[str] | None]:
+    """One player's new grades with the batch's other stored grades of the same grader.
+
+    Grading a second player keeps the first one's grades; the stamp lists both.
+    """
+    if options.player is None:
+        return tables, None
+    stamp = stored_stamp(dataset, batch, options)
+    if stamp is None:
+        return tables, [options.player]
+    players = stamp.get("players")
+    new_seats = set(
+        zip(
+            tables["grades"]["hand_key"].to_pylist(),
+            tables["grades"]["seat"].to_pylist(),
+            strict=True,
+        )
+    )
+    merged = {}
+    for name, table in tables.items():
+        old = pq.read_table(dataset.batch_file(name, batch)).replace_schema_metadata(None)
+        keep = [
+            (key, seat) not in new_seats
+            for key, seat in zip(old["hand_key"].to_pylist(), old["seat"].to_pylist(), strict=True)
+        ]
+        merged[name] = pa.concat_tables([old.filter(pa.array(keep, pa.bool_())), table])
+    listed = None if players is None else sorted({*players, options.player})
+    return merged, listed
+
+
+def _chunks(decisions: list[Decision]) -> Iterator[tuple[list[Decision], int]]:
+    """Decisions in chunks of whole hands, with the hands in each."""
+    chunk: list[Decision] = []
+    keys: set[str] = set()
+    for decision in decisions:
+        if decision.hand_key not in keys and len(keys) == CHUNK_HANDS:
+            yield chunk, len(keys)
+            chunk, keys = [], set()
+        chunk.append(decision)
+        keys.add(decision.hand_key)
+    if chunk:
+        yield chunk, len(keys)
+
+
+def grade_dataset(
+    root: str | Path,
+    options: GradeOptions,
+    *,
+    force: bool = False,
+    workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    planned: Callable[[int], None] | None = None,
+) -> GradeSummary:
+    """Grade the import batches without current grades (all with ``force``).
+
+    The caller holds the dataset lock.  ``planned`` is told how many hands
+    will be graded, ``progress`` the hands of each finished chunk.
+    """
+    started = time.perf_counter()
+    dataset = Dataset(root)
+    ensure_tables(dataset)
+    summary = GradeSummary()
+    todo = []
+    for batch in dataset.batches():
+        if not force and up_to_date(dataset, batch, options):
+            summary.up_to_date += 1
+        else:
+            todo.append(batch)
+    if planned is not None:
+        planned(sum(pq.read_metadata(dataset.batch_file("hands", b)).num_rows for b in todo))
+    count = max(1, workers or min(os.cpu_count() or 1, 4))
+    pool = None
+    if count > 1:
+        pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"))
+    try:
+        for batch in todo:  # one batch in memory at a time
+            positions, results, stored = _positions(dataset, batch, options)
+            tables, counted = _grade_batch(positions, results, options, pool, progress)
+            summary.count(tables["grades"])
+            tables, players = _merge(dataset, batch, options, tables)
+            stamp = {GRADER_KEY: options.stamp(players)}
+            tables["grades"] = tables["grades"].replace_schema_metadata(stamp)
+            dataset.commit(batch, tables, step="grades")
+            if progress is not None:
+                progress(stored - counted)  # hands with nothing to grade
+            summary.batches += 1
+            summary.hands += positions.hands
+            summary.decisions += len(positions.decisions)
+            summary.fantasy_sets += len(positions.fantasies)
+            summary.skipped.update(positions.skipped)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _positions(
+    dataset: Dataset, batch: str, options: GradeOptions
+) -> tuple[Positions, pa.Table, int]:
+    hands = pq.read_table(dataset.batch_file("hands", batch), columns=HAND_COLUMNS)
+    seats = pq.read_table(dataset.batch_file("seats", batch), columns=SEAT_COLUMNS)
+    placements = pq.read_table(dataset.batch_file("placements", batch), columns=PLACEMENT_COLUMNS)
+    results_path = dataset.batch_file("results", batch)
+    results = (
+        pq.read_table(results_path, columns=["hand_key", "seat", "royalties", "fantasy_stays"])
+        if results_path.is_file()
+        else pa.table({"hand_key": [], "seat": [], "royalties": [], "fantasy_stays": []})
+    )
+    positions = read_positions(hands, seats, placements, get_ruleset, options.player)
+    return positions, results, hands.num_rows
+
+
+def _grade_batch(
+    positions: Positions,
+    results: pa.Table,
+    options: GradeOptions,
+    pool: ProcessPoolExecutor | None,
+    progress: Callable[[int], None] | None,
+) -> tuple[dict[str, pa.Table], int]:
+    real = real_sets(results)
+    sets = positions.fantasies
+    fantasy_tasks = [sets[i : i + FANTASY_CHUNK] for i in range(0, len(sets), FANTASY_CHUNK)]
+    chunks = list(_chunks(positions.decisions))
+    if pool is None:
+        parts = [fantasy_chunk(task, real) for task in fantasy_tasks]
+        outputs = []
+        for chunk, hands in chunks:
+            outputs.append(grade_chunk(chunk, options))
+            if progress is not None:
+                progress(hands)
+    else:
+        fantasy_jobs = [
+            pool.submit(
+                fantasy_chunk, task, {key: real[key] for key in seat_keys(task) if key in real}
+            )
+            for task in fantasy_tasks
+        ]
+        jobs = [pool.submit(grade_chunk, chunk, options) for chunk, _ in chunks]
+        outputs = []
+        for job, (_, hands) in zip(jobs, chunks, strict=True):
+            outputs.append(job.result())
+            if progress is not None:
+                progress(hands)
+        parts = [job.result() for job in fantasy_jobs]
+    parts += outputs
+    empty = GradeRows().tables()
+    tables = {
+        name: pa.concat_tables([empty[name], *(p[name] for p in parts)]) for name in GRADE_TABLES
+    }
+    return tables, sum(hands for _, hands in chunks)
+
+
+__all__ = ["GradeOptions", "GradeSummary", "grade_chunk", "grade_dataset", "up_to_date"]

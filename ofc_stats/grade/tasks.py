@@ -1,0 +1,221 @@
+"""A worker's tasks: grade street decisions and Fantasyland sets into Arrow rows.
+
+:func:`grade_chunk` and :func:`fantasy_chunk` run in the worker processes of
+:mod:`ofc_stats.grade.run`; each returns the ``grades`` and
+``grade_candidates`` rows of its share, in the schemas of
+:mod:`ofc_stats.store.schema`.  Every decision is seeded on its own
+(:func:`~ofc_stats.grade.race.decision_seed`), so a task's rows do not depend
+on which worker ran it or what else it held.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from ofc_stats.engine.board import DESTINATIONS, ROWS
+from ofc_stats.engine.cards import format_cards
+from ofc_stats.errors import UnplayablePosition
+from ofc_stats.grade.fantasy import grade_set
+from ofc_stats.grade.position import Decision, FantasyDeal
+from ofc_stats.grade.race import Graded, decision_seed, grade_many
+from ofc_stats.grade.rollout import PARTS, Setup, setup
+from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
+
+GRADER_VERSION = 1  # bump when the policy or the values change: stored grades are redone
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    rollouts: int = 32  # at most this many rollouts per candidate
+    player: str | None = None
+    seed: int = 0
+
+    def grader(self) -> dict[str, object]:
+        """What makes two runs' grades comparable: the grader and its options."""
+        return {
+            "version": GRADER_VERSION,
+            "engine": ENGINE_VERSION,
+            "rollouts": self.rollouts,
+            "seed": self.seed,
+        }
+
+    def stamp(self, players: list[str] | None) -> bytes:
+        """The grades file's metadata; ``players`` None means every seat is graded."""
+        return json.dumps({**self.grader(), "players": players}, sort_keys=True).encode()
+
+
+def play_text(dealt: tuple[int, ...], dest: tuple[int, ...] | list[int]) -> str:
+    """``top Qs | bottom 7h 7d | discard 2c``: where each dealt card went."""
+    parts = []
+    for code, name in enumerate(DESTINATIONS):
+        cards = [c for c, d in zip(dealt, dest, strict=True) if d == code]
+        if cards:
+            parts.append(f"{name} {format_cards(cards)}")
+    return " | ".join(parts)
+
+
+def _main_part(parts: dict[str, float], loss: float) -> str:
+    if loss <= 0:
+        return "none"
+    return max(PARTS, key=lambda name: parts[name])
+
+
+class GradeRows:
+    """Column lists of the two tables, filled decision by decision."""
+
+    def __init__(self) -> None:
+        self.grades: dict[str, list[object]] = {name: [] for name in GRADES.names}
+        self.candidates: dict[str, list[object]] = {name: [] for name in GRADE_CANDIDATES.names}
+
+    def grade_row(self, **values: object) -> None:
+        for name in GRADES.names:
+            self.grades[name].append(values.get(name))
+
+    def street(self, decision: Decision, graded: Graded, candidate_dest: np.ndarray) -> None:
+        dealt = decision.dealt
+        chosen, best = graded.chosen, graded.best
+        self.grade_row(
+            hand_key=decision.hand_key,
+            seat=decision.seat,
+            player=decision.player,
+            street=decision.street,
+            kind="street",
+            decision=_main_part(graded.parts, graded.loss),
+            status="forced" if graded.forced else "graded",
+            candidates=len(graded.candidates),
+            rollouts=int(graded.rollouts[chosen]),
+            dealt=list(dealt),
+            chosen_play=play_text(dealt, decision.chosen),
+            best_play=play_text(dealt, candidate_dest[graded.candidates[best]].tolist()),
+            ev_chosen=float(graded.ev[chosen]),
+            se_chosen=float(graded.se[chosen]),
+            ev_best=float(graded.ev[best]),
+            se_best=float(graded.se[best]),
+            loss=graded.loss,
+            loss_se=graded.loss_se,
+            loss_se_independent=graded.loss_se_independent,
+            **{f"loss_{name}": graded.parts[name] for name in PARTS},
+        )
+        c = self.candidates
+        for i, index in enumerate(graded.candidates.tolist()):
+            dest = candidate_dest[index].tolist()
+            c["hand_key"].append(decision.hand_key)
+            c["seat"].append(decision.seat)
+            c["street"].append(decision.street)
+            c["candidate"].append(index)
+            c["play"].append(play_text(dealt, dest))
+            c["destinations"].append(dest)
+            rolled = bool(graded.rollouts[i])  # screened-out candidates have no value
+            c["ev"].append(float(graded.ev[i]) if rolled else None)
+            c["se"].append(float(graded.se[i]) if rolled and graded.rollouts[i] > 1 else None)
+            c["rollouts"].append(int(graded.rollouts[i]))
+            c["chosen"].append(i == chosen)
+            c["best"].append(i == best)
+
+    def unplayable(self, decision: Decision, why: str) -> None:
+        self.grade_row(
+            hand_key=decision.hand_key,
+            seat=decision.seat,
+            player=decision.player,
+            street=decision.street,
+            kind="street",
+            decision="none",
+            status=f"unplayable: {why}",
+            dealt=list(decision.dealt),
+            chosen_play=play_text(decision.dealt, decision.chosen),
+        )
+
+    def tables(self) -> dict[str, pa.Table]:
+        return {
+            "grades": pa.table(self.grades, schema=GRADES),
+            "grade_candidates": pa.table(self.candidates, schema=GRADE_CANDIDATES),
+        }
+
+
+def grade_chunk(decisions: list[Decision], options: GradeOptions) -> dict[str, pa.Table]:
+    """Grade some street decisions (a worker's task), their races in lockstep."""
+    plans: dict[int, Setup] = {}
+    refused: dict[int, str] = {}
+    for i, decision in enumerate(decisions):
+        try:
+            plans[i] = setup(decision)
+        except UnplayablePosition as error:
+            refused[i] = str(error)
+    rngs = [
+        np.random.default_rng(decision_seed(options.seed, d.hand_key, d.seat, d.street))
+        for i, d in enumerate(decisions)
+        if i in plans
+    ]
+    grades = dict(zip(plans, grade_many(list(plans.values()), options.rollouts, rngs), strict=True))
+    rows = GradeRows()
+    for i, decision in enumerate(decisions):
+        if i in refused:
+            rows.unplayable(decision, refused[i])
+        else:
+            rows.street(decision, grades[i], plans[i].cands.dest)
+    return rows.tables()
+
+
+Real = dict[tuple[str, int], tuple[int | None, bool | None]]
+
+
+def real_sets(results: pa.Table) -> Real:
+    """(hand_key, seat) -> the stored royalties and repeat of each board."""
+    columns = [results[name].to_pylist() for name in ("hand_key", "seat", "royalties")]
+    stays = results["fantasy_stays"].to_pylist()
+    return {(k, s): (r, st) for k, s, r, st in zip(*columns, stays, strict=True)}
+
+
+def seat_keys(deals: list[FantasyDeal]) -> list[tuple[str, int]]:
+    return [(deal.hand_key, deal.seat) for deal in deals]
+
+
+def fantasy_chunk(deals: list[FantasyDeal], real: Real) -> dict[str, pa.Table]:
+    """Grade some Fantasyland sets against the solver's (a worker's task)."""
+    rows = GradeRows()
+    for deal in deals:
+        royalties, stays = real.get((deal.hand_key, deal.seat), (None, None))
+        base: dict[str, object] = dict(
+            hand_key=deal.hand_key,
+            seat=deal.seat,
+            player=deal.player,
+            street=0,
+            kind="fantasy",
+            dealt=list(deal.cards),
+            chosen_play=_board_text(deal.board),
+            fantasy_cards=len(deal.cards),
+        )
+        if royalties is None:  # the board was not scored (incomplete)
+            rows.grade_row(**base, status="no results", decision="none")
+            continue
+        graded = grade_set(deal, int(royalties), bool(stays))
+        rows.grade_row(
+            **base,
+            status="graded",
+            decision="fantasy" if graded.loss > 0 else "none",
+            best_play=_board_text(graded.best_board),
+            ev_chosen=graded.real_value,
+            se_chosen=0.0,
+            ev_best=graded.best_value,
+            se_best=0.0,
+            loss=graded.loss,
+            loss_se=0.0,
+            loss_se_independent=0.0,
+            loss_rows=0.0,
+            loss_fouls=0.0,
+            loss_royalties=graded.loss if not graded.missed_repeat else 0.0,
+            loss_fantasy=graded.loss if graded.missed_repeat else 0.0,
+            missed_repeat=graded.missed_repeat,
+        )
+    return rows.tables()
+
+
+def _board_text(board: tuple[int, ...]) -> str:
+    rows = (board[0:3], board[3:8], board[8:13])
+    return " | ".join(
+        f"{name} {format_cards(cards)}" for name, cards in zip(ROWS, rows, strict=True)
+    )

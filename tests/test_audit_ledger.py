@@ -1,0 +1,75 @@
+"""The ledger: what the rules say each player should have got, against what the room paid."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from click.testing import CliRunner
+
+import ofc_stats
+from ofc_stats.audit.ledger import ledger
+from ofc_stats.cli import main
+from ofc_stats.records import HandRecord
+from tests.builders import hand_record, seat_record, write_dataset
+
+# Heads-up, 0.5 USD a point: Alice scoops Bob (6) with 15 points of royalties = +21, so
+# the rules give Alice 21 × 0.5 = 10.5 USD and take 10.5 from Bob.
+ALICE = seat_record(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah", hero=True)
+BOB = seat_record(1, "Bob", "Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c", player_id="p-bob")
+
+
+def _hand(number: int, alice_money: float) -> HandRecord:
+    seats = (
+        replace(ALICE, reported_points=21.0, reported_money=alice_money),
+        replace(BOB, reported_points=-21.0, reported_money=-10.5),
+    )
+    return hand_record(number, seats, stakes=0.5, currency="USD")
+
+
+def _data(tmp_path: Path) -> Path:
+    # Hands 1 and 2 paid Alice 10.5; hand 3 paid her 9.5: one dollar short.
+    return write_dataset(tmp_path, [_hand(1, 10.5), _hand(2, 10.5), _hand(3, 9.5)])
+
+
+def test_the_ledger_sums_rules_and_payments_per_player(tmp_path: Path) -> None:
+    """Alice: rules 3 × 10.5 = 31.5, paid 10.5 + 10.5 + 9.5 = 30.5, difference -1 on hand 3.
+    Bob (by name or by player id): -31.5 both ways.  No rake explains hand 3 and not 1, 2."""
+    data = _data(tmp_path)
+    with ofc_stats.open(data) as db:
+        third = db.df("SELECT hand_key FROM hands WHERE room_hand_id = '3'")["hand_key"][0]
+        book = ledger(db, ["Alice", "p-bob"]).set_index("player")
+        hero = ledger(db, ["hero"]).iloc[0]
+        both = ledger(db, ["Alice", "Bob"], alias="the couple").iloc[0]
+        nobody = ledger(db, ["Carol"])
+    alice = book.loc["Alice"]
+    assert (alice["room"], alice["currency"], alice["hands"]) == ("test", "USD", 3)
+    assert (alice["money_rules"], alice["money_paid"], alice["difference"]) == (31.5, 30.5, -1.0)
+    assert (alice["hands_off"], alice["off_hand_keys"]) == (1, [third])
+    bob = book.loc["p-bob"]
+    assert (bob["money_rules"], bob["money_paid"], bob["difference"], bob["hands_off"]) == (
+        -31.5,
+        -31.5,
+        0.0,
+        0,
+    )
+    assert (hero["player"], hero["money_paid"], hero["difference"]) == ("hero", 30.5, -1.0)
+    # Alice and Bob as one person: 31.5 - 31.5 = 0 by the rules, 30.5 - 31.5 = -1 paid.
+    assert (both["player"], both["hands"], both["money_rules"], both["money_paid"]) == (
+        "the couple",
+        3,
+        0.0,
+        -1.0,
+    )
+    assert nobody.empty
+
+
+def test_audit_player_prints_the_ledger(tmp_path: Path) -> None:
+    data = _data(tmp_path)
+    result = CliRunner().invoke(main, ["audit", "--data", str(data), "--player", "Alice"])
+    assert result.exit_code == 0, result.output
+    assert (
+        "Alice · test USD: 3 hands, rules 31.5, paid 30.5, difference -1 (the room owes 1 USD)"
+        in result.output
+    )
+    assert "1 hand(s) differ: open:" in result.output

@@ -1,0 +1,209 @@
+"""Grading stored hands: the tables, increments, determinism, the CLI, the regret report."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from ofc_stats.cli import main
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.grade.position import read_positions
+from ofc_stats.grade.run import GradeOptions, grade_dataset
+from ofc_stats.sim.rooms import simulate
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.views import open_dataset
+from reports import regret
+from reports.filters import Filters
+from tests.builders import write_dataset
+
+# simulate's pool hands out styles in turn: careful, chaser, weak, strong, careful, ...
+STYLE = {"Ana": "careful", "Bo": "chaser", "Chen": "weak", "Dara": "strong",
+         "Emil": "careful", "Fay": "chaser", "Gus": "weak", "Hana": "strong"}  # fmt: skip
+
+
+def heads_up(tmp: Path, hands: int, seed: int) -> Path:
+    ruleset = get_ruleset("pineapple")
+    records = [
+        record
+        for record, _ in simulate(
+            hands, ruleset, seats=2, players=8, seed=seed, tables=max(hands // 5, 1),
+            timeout_rate=0.0, rollouts=3,
+        )
+    ]  # fmt: skip
+    return write_dataset(tmp, records)
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = heads_up(tmp_path_factory.mktemp("small"), 8, seed=1)
+    grade_dataset(data, GradeOptions(rollouts=8), workers=1)
+    return data
+
+
+def grades(data: Path) -> pd.DataFrame:
+    with open_dataset(data) as db:
+        return db.df("SELECT * FROM grades ORDER BY hand_key, seat, street")
+
+
+def test_every_street_of_every_seat_is_graded(small: Path) -> None:
+    frame = grades(small)
+    with open_dataset(small) as db:
+        normal = db.sql("SELECT count(*) FROM seats WHERE NOT in_fantasy").fetchall()[0][0]
+    streets = frame[frame["kind"] == "street"]
+    assert len(streets) == normal * 5  # Pineapple: five streets a hand
+    assert set(streets["status"]) <= {"graded", "forced"}
+    first = streets[streets["street"] == 0]
+    assert (first["candidates"] == 232).all()
+    assert (streets[streets["street"] > 0]["candidates"] <= 27).all()
+
+
+def test_loss_is_never_below_zero_beyond_its_se(small: Path) -> None:
+    frame = grades(small)
+    streets = frame[frame["kind"] == "street"]
+    assert (streets["loss"] >= -2 * streets["loss_se"] - 1e-9).all()
+    assert (streets[streets["status"] == "forced"]["loss"] == 0).all()
+    parts = streets[["loss_rows", "loss_fouls", "loss_royalties", "loss_fantasy"]].sum(axis=1)
+    assert np.allclose(parts, streets["loss"])
+    assert (streets["ev_best"] - streets["ev_chosen"] - streets["loss"]).abs().max() < 1e-9
+
+
+def test_candidates_are_stored_with_the_chosen_and_the_best(small: Path) -> None:
+    with open_dataset(small) as db:
+        counts = db.df(
+            "SELECT hand_key, seat, street, count(*) FILTER (WHERE chosen) AS chosen, "
+            "count(*) FILTER (WHERE best) AS best FROM grade_candidates GROUP BY ALL"
+        )
+    assert (counts["chosen"] == 1).all() and (counts["best"] == 1).all()
+
+
+def test_grading_is_incremental_and_the_same_with_more_workers(small: Path, tmp_path: Path) -> None:
+    again = grade_dataset(small, GradeOptions(rollouts=8), workers=1)
+    assert again.up_to_date == 1 and again.batches == 0
+    copy = tmp_path / "copy"
+    shutil.copytree(small, copy)
+    redone = grade_dataset(copy, GradeOptions(rollouts=8), workers=2, force=True)
+    assert redone.batches == 1
+    pd.testing.assert_frame_equal(grades(small), grades(copy))
+
+
+def test_one_player_then_another_keeps_both(small: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(small, copy)
+    for table in ("grades", "grade_candidates"):
+        for path in Dataset(copy).files(table):
+            Path(path).unlink()
+    players = grades(small)["player"].value_counts().index[:2].tolist()
+    for player in players:
+        grade_dataset(copy, GradeOptions(rollouts=8, player=player), workers=1)
+    mine = grades(copy)
+    assert set(mine["player"]) == set(players)
+    theirs = grades(small)
+    expected = theirs[theirs["player"].isin(players)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine.reset_index(drop=True), expected)
+    stamp = pq.read_schema(Dataset(copy).files("grades")[0]).metadata
+    assert stamp is not None and all(p.encode() in stamp[b"ofc_stats.grader"] for p in players)
+
+
+def test_an_ungraded_dataset_has_empty_grade_views(tmp_path: Path) -> None:
+    data = heads_up(tmp_path, 2, seed=2)
+    with open_dataset(data) as db:
+        assert db.sql("SELECT count(*) FROM grades").fetchall()[0][0] == 0
+        assert "loss_se" in db.table("grades").columns
+
+
+def test_the_command_grades_and_refuses_an_unknown_player(small: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(small, copy)
+    runner = CliRunner()
+    result = runner.invoke(main, ["grade", "--data", str(copy), "--rollouts", "8", "--force"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("graded: ")
+    result = runner.invoke(main, ["grade", "--data", str(copy), "--player", "Nobody\x1b[31m"])
+    assert result.exit_code == 1 and "no player named" in result.output
+    assert "\x1b" not in result.output
+
+
+def test_per_100_hands_by_hand() -> None:
+    # Three hands; hand a lost 1.0 and 0.5 on street 1, hand b 2.0, hand c nothing.
+    # Per hand: 1.5, 2.0, 0 -> mean 3.5/3 = 1.1667 -> 116.67 per 100 hands.
+    # SD of (1.5, 2, 0) with ddof 1: mean 7/6; squares 0.1111 + 0.6944 + 1.3611 = 2.1667,
+    # / 2 = 1.0833, sqrt = 1.0408; SE = 1.0408 / sqrt(3) = 0.6009 -> 60.09 per 100 hands.
+    frame = pd.DataFrame(
+        {"hand": ["a", "a", "b"], "street_name": ["street 1"] * 3, "loss": [1.0, 0.5, 2.0]}
+    )
+    table = regret.per_100(frame, pd.Index(["a", "b", "c"]), ["street_name"])
+    row = table.iloc[0]
+    assert row["per_100_hands"] == pytest.approx(116.667, abs=1e-3)
+    assert row["se"] == pytest.approx(60.09, abs=1e-2)
+    assert row["decisions"] == 3
+    assert bool(row["clear"]) is False  # 116.7 < 2 x 60.1
+
+
+def test_the_regret_report(small: Path) -> None:
+    player = grades(small)["player"].value_counts().index[0]
+    with open_dataset(small) as db:
+        report = regret.build(db, Filters(player=player))
+    assert {"by_street", "by_decision", "biggest_mistakes", "loss_parts"} <= set(report.tables)
+    assert len(report.tables["by_street"]) == 5
+    assert report.notes[-1].endswith("against the best legal play.")
+    mistakes = report.tables["biggest_mistakes"]
+    assert mistakes["loss"].is_monotonic_decreasing
+
+
+def test_a_dataset_without_grades_says_so(tmp_path: Path) -> None:
+    data = heads_up(tmp_path, 2, seed=3)
+    with open_dataset(data) as db:
+        player = db.sql("SELECT player FROM seats LIMIT 1").fetchall()[0][0]
+        report = regret.build(db, Filters(player=player))
+    assert report.notes[0].startswith("No graded decisions")
+
+
+def test_weaker_styles_lose_more_per_hand(tmp_path: Path) -> None:
+    # Heads-up bots: weak (noisy, cheap fouls) and chaser (chases Fantasyland) against
+    # careful and strong.  100 hands, every seat graded with 8 rollouts a candidate.
+    data = heads_up(tmp_path, 100, seed=5)
+    grade_dataset(data, GradeOptions(rollouts=8), workers=2)
+    frame = grades(data)
+    streets = frame[frame["kind"] == "street"]
+    per_seat = streets.groupby(["hand_key", "seat", "player"])["loss"].sum().reset_index()
+    per_seat["style"] = per_seat["player"].map(STYLE)
+    by_style = per_seat.groupby("style")["loss"].mean()
+    worse = per_seat[per_seat["style"].isin(["weak", "chaser"])]["loss"].mean()
+    better = per_seat[per_seat["style"].isin(["careful", "strong"])]["loss"].mean()
+    assert worse > better
+    for bad in ("weak", "chaser"):
+        for good in ("careful", "strong"):
+            assert by_style[bad] > by_style[good], by_style.to_dict()
+
+
+def test_a_decision_sees_nothing_of_the_future(small: Path) -> None:
+    """Every decision's cards: own board and dealt cards, own discards, and opponents' cards
+    placed before it in order of action; never a later card, never an opponent's discard."""
+    dataset = Dataset(small)
+    batch = dataset.batches()[0]
+    tables = [pq.read_table(dataset.batch_file(n, batch)) for n in ("hands", "seats", "placements")]
+    placements = tables[2].to_pylist()
+    decisions = read_positions(*tables, get_ruleset).decisions
+    assert decisions
+    for d in decisions:
+        moves = [p for p in placements if p["hand_key"] == d.hand_key]
+        mine = [p for p in moves if p["seat"] == d.seat]
+        assert set(d.dealt) == {p["card"] for p in mine if p["street"] == d.street}
+        before = [p for p in mine if p["street"] < d.street]
+        assert set(d.dead) == {p["card"] for p in before if p["destination"] == "discard"}
+        assert {c for c in d.board if c >= 0} == {
+            p["card"] for p in before if p["destination"] != "discard"
+        }
+        for o in d.opponents:
+            theirs = [p for p in moves if p["seat"] != d.seat and p["destination"] != "discard"]
+            last = d.street if o.seat < d.position else d.street - 1
+            assert {c for c in o.board if c >= 0} == {
+                p["card"] for p in theirs if p["street"] <= last
+            }
+            assert o.next_street == last + 1
