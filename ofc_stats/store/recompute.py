@@ -87,6 +87,21 @@ def up_to_date(dataset: Dataset, batch: str) -> bool:
     return metadata.get(ENGINE_KEY) == str(ENGINE_VERSION).encode()
 
 
+def stored_results(dataset: Dataset, batch: str, columns: list[str]) -> pa.Table:
+    """One batch's stored ``results`` columns, ``hand_key`` among them if asked.
+
+    Results are stored keyed by ``hand_id``; a reader of one batch's file gets
+    ``hand_key`` from that batch's hands, as the ``results`` view does.
+    """
+    stored = [c for c in columns if c not in ("hand_key", "hand_id")]
+    table = pq.read_table(dataset.batch_file("results", batch), columns=["hand_id", *stored])
+    if "hand_key" in columns:
+        hands = pq.read_table(dataset.batch_file("hands", batch), columns=["hand_id", "hand_key"])
+        position = pc.index_in(table["hand_id"], value_set=hands["hand_id"].combine_chunks())
+        table = table.append_column("hand_key", pc.take(hands["hand_key"], position))
+    return table.select(columns)
+
+
 def score_batch_files(
     dataset: Dataset,
     batch: str,
