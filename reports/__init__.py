@@ -36,9 +36,18 @@ def build_all(data: OfcData, filters: Filters) -> list[Report]:
 
 
 def leak_summary(reports: list[Report]) -> list[str]:
-    """The written summary: the three costliest decisions, then the headline numbers."""
+    """The written summary: the three costliest decision types, then the headline numbers.
+
+    With grades (``ofc-stats grade``) those are expected points lost against
+    the best legal play; without, the observational street-decision table.
+    """
     by_key = {r.key: r for r in reports}
-    lines = list(by_key["decisions"].notes[:3]) if "decisions" in by_key else []
+    regret = by_key.get("regret")
+    if regret is not None and "by_decision" in regret.tables:
+        # Graded hands: the three costliest decision types in expected points, with SEs.
+        lines = list(regret.notes[:3])
+    else:  # ungraded: the observational table, which says so
+        lines = list(by_key["decisions"].notes[:3]) if "decisions" in by_key else []
     if not lines:
         lines.append("No decision stands out as a leak yet: more hands will tell.")
     for key in ("results", "sessions", "fouls", "fantasyland"):

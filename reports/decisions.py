@@ -43,7 +43,9 @@ STREET_COLUMNS = "board, board_streets, discards, net_capped, timeout_streets"
 
 
 def build(data: OfcData, filters: Filters) -> Report:
-    report = Report("decisions", "Points won per street decision")
+    report = Report(
+        "decisions", "Points won per street decision (description: results, not expected loss)"
+    )
     scope = prepare(data, filters)
     mine = pd.DataFrame(
         summarise(data.arrow(f"SELECT {STREET_COLUMNS} FROM {SEATS} WHERE NOT in_fantasy"))

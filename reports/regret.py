@@ -19,6 +19,7 @@ import pandas as pd
 from ofc_stats.store.views import OfcData
 from reports.base import Report
 from reports.filters import Filters
+from reports.replay import hand_details
 from reports.stats import Z95
 
 CLEAR = 2.0  # a leak is clear when its loss exceeds this many SEs
@@ -112,6 +113,8 @@ def build(data: OfcData, filters: Filters) -> Report:
     report.tables["biggest_mistakes"] = worst[
         ["hand_key", "played_at", "kind", "street", "chosen_play", "best_play", "loss", "loss_se"]
     ].reset_index(drop=True)
+    report.hands.add("biggest_mistakes")  # each mistake opens its hand in the replayer
+    report.replays = hand_details(data, worst["hand_key"].drop_duplicates().tolist())
     fantasy = graded[graded["kind"] == "fantasy"]
     if len(fantasy):
         rows = []

@@ -6,7 +6,8 @@ streets numbered from 1, the engine's numbers beside the room's.  Street
 placements come from each seat's board streets and discards, and only the
 batch files holding the hands are read (:meth:`OfcData.pick_hands`), so no
 placements scan is needed; a seat whose streets are unknown shows its final
-board only.
+board only.  Where the hand was graded (``ofc-stats grade``) each street
+carries its ``grade``: what was played, the best play and the expected loss.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ LEFT JOIN row_classes m ON m.cards = 5 AND m.class = r.middle_class
 LEFT JOIN row_classes b ON b.cards = 5 AND b.class = r.bottom_class
 WHERE s.hand_key IN (SELECT unnest($keys))
 ORDER BY s.hand_key, s.seat
+"""
+
+GRADES_SQL = """
+SELECT hand_key, seat, street, kind, status, chosen_play, best_play, loss, loss_se
+FROM grades WHERE hand_key IN (SELECT unnest($keys))
 """
 
 VERSUS_SQL = """
@@ -118,6 +124,18 @@ def hand_details(data: OfcData, keys: Sequence[str]) -> dict[str, dict[str, Any]
     versus: dict[tuple[str, int], dict[int, float]] = {}
     for key, seat, opponent, points in data.sql(VERSUS_SQL, wanted).fetchall():
         versus.setdefault((key, int(seat)), {})[int(opponent)] = float(points)
+    graded: dict[tuple[str, int, int], dict[str, Any]] = {}
+    for key, seat_no, street, kind, status, chosen, best, loss, se in data.sql(
+        GRADES_SQL, wanted
+    ).fetchall():
+        graded[(key, int(seat_no), int(street))] = {
+            "kind": kind,
+            "status": status,
+            "played": chosen,
+            "best": best,
+            "loss": _number(loss),
+            "loss_se": _number(se),
+        }
     relation = data.sql(SEATS_SQL, wanted)
     columns = relation.columns
     for values in relation.fetchall():
@@ -126,7 +144,8 @@ def hand_details(data: OfcData, keys: Sequence[str]) -> dict[str, dict[str, Any]
         if hand is None:
             continue
         number = int(seat["seat"])
-        opponents = versus.get((seat["hand_key"], number), {})
+        key = seat["hand_key"]
+        opponents = versus.get((key, number), {})
         hand["seats"].append(
             {
                 "seat": number + 1,
@@ -137,7 +156,13 @@ def hand_details(data: OfcData, keys: Sequence[str]) -> dict[str, dict[str, Any]
                 "fantasy_cards": seat["fantasy_cards"],
                 "rows": {row: cards_text(seat[row]) for row in ROWS},
                 "names": {row: seat[f"{row}_name"] for row in ROWS},
-                "streets": streets_of(seat),
+                "streets": [
+                    {
+                        **street,
+                        "grade": graded.get((seat["hand_key"], number, street["street"] - 1)),
+                    }
+                    for street in streets_of(seat)
+                ],
                 "discards": cards_text(seat["discards"]),
                 "status": seat["status"],
                 "fouled": seat["fouled"],

@@ -154,6 +154,21 @@ def test_the_regret_report(small: Path) -> None:
     assert report.notes[-1].endswith("against the best legal play.")
     mistakes = report.tables["biggest_mistakes"]
     assert mistakes["loss"].is_monotonic_decreasing
+    # every mistake links to its hand in the replayer
+    assert "biggest_mistakes" in report.hands
+    assert set(mistakes["hand_key"]) == set(report.replays)
+
+
+def test_the_summary_leads_with_the_costliest_graded_decisions(small: Path) -> None:
+    from reports import build_all, leak_summary
+
+    player = grades(small)["player"].value_counts().index[0]
+    with open_dataset(small) as db:
+        built = build_all(db, Filters(player=player))
+    regret_notes = next(r for r in built if r.key == "regret").notes
+    summary = leak_summary(built)
+    assert summary[:3] == regret_notes[:3]
+    assert "expected points lost per 100 hands" in summary[0]
 
 
 def test_a_dataset_without_grades_says_so(tmp_path: Path) -> None:
@@ -207,3 +222,23 @@ def test_a_decision_sees_nothing_of_the_future(small: Path) -> None:
                 p["card"] for p in theirs if p["street"] <= last
             }
             assert o.next_street == last + 1
+
+
+def test_the_hand_view_shows_each_streets_loss_and_best_play(small: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from ofc_stats.cli import main
+
+    row = grades(small).query("kind == 'street' and status == 'graded'")
+    row = row.sort_values("loss", ascending=False).iloc[0]
+    done = CliRunner().invoke(
+        main, ["hand", row["hand_key"], "--data", str(small), "--format", "json"]
+    )
+    assert done.exit_code == 0, done.output
+    seat = json.loads(done.stdout)["seats"][int(row["seat"])]
+    grade = seat["streets"][int(row["street"])]["grade"]
+    assert grade["loss"] == pytest.approx(row["loss"]) and grade["best"] == row["best_play"]
+    text = CliRunner().invoke(main, ["hand", row["hand_key"], "--data", str(small)])
+    assert f"expected loss {row['loss']:.2f}" in text.stdout and row["best_play"] in text.stdout

@@ -558,6 +558,7 @@ def test_hands_to_look_at_carry_their_replays(dataset: Path) -> None:
         "middle": ["5h", "6d", "7c"],
         "bottom": [],
         "discards": [],
+        "grade": None,  # not graded
     }
     assert first["streets"][1]["discards"] == ["3h"] and len(first["streets"]) == 5
     assert first["names"]["top"] == "pair of Qs" and first["royalties"]["total"] == 15

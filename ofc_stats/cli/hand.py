@@ -48,6 +48,11 @@ def hand_text(hand: dict[str, Any]) -> str:
             placed = ", ".join(f"{row} {' '.join(street[row])}" for row in ROWS if street[row])
             dropped = f"; discards {' '.join(street['discards'])}" if street["discards"] else ""
             lines.append(f"  street {street['street']}: {placed or '-'}{dropped}")
+            grade = street.get("grade")
+            if grade and grade["loss"] is not None:
+                best = "" if grade["loss"] <= 0 else f"; best: {grade['best']}"
+                se = grade["loss_se"] or 0.0
+                lines.append(f"    expected loss {grade['loss']:.2f} ± {se:.2f}{best}")
         for row in ROWS:
             name = seat["names"][row] or ""
             lines.append(f"  {row:<6} {' '.join(seat['rows'][row]):<15} {name}".rstrip())

@@ -23,11 +23,11 @@ import numpy as np
 import numpy.typing as npt
 
 from ofc_stats.engine.board import ROW_SIZES
+from ofc_stats.engine.fantasy_value import published_value
 from ofc_stats.engine.rules import Deck, Ruleset
 from ofc_stats.engine.vector.rule_arrays import CompiledRules, compile_rules
 from ofc_stats.engine.vector.scoring import score_batch
 from ofc_stats.errors import UnplayablePosition
-from ofc_stats.engine.fantasy_value import published_value
 from ofc_stats.grade.policy import imagine, play_street, state_of
 from ofc_stats.grade.position import Decision, Opponent
 from ofc_stats.grade.setter import set_fantasy
