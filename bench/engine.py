@@ -27,7 +27,7 @@ from ofc_stats.engine.vector.rank_tables import (
     columns,
     tables,
 )
-from ofc_stats.engine.vector.scoring import score_batch
+from ofc_stats.engine.vector.scoring import repeated_cards, score_batch
 
 
 def deal(hands: int, seats: int, deck: int, seed: int) -> np.ndarray:
@@ -90,6 +90,7 @@ def main() -> None:
     loop_rate = args.scalar_hands / loop
     unchecked = median_seconds(lambda: score_batch(boards, pineapple, check=False), args.repeats)
     checked = median_seconds(lambda: score_batch(boards, pineapple), args.repeats)
+    check_only = median_seconds(lambda: repeated_cards(boards), args.repeats)
     stacks = np.full((args.hands, 3), 30.0)
     capped = median_seconds(
         lambda: score_batch(boards, pineapple, stacks=stacks, check=False), args.repeats
@@ -103,6 +104,10 @@ def main() -> None:
     ):
         rate = args.hands / seconds
         print(f"  {label:<29} {rate:>14,.0f}   {rate / loop_rate:7.0f}x   ({seconds:.3f} s)")
+    print(
+        f"  duplicate-card check alone: {check_only:.3f} s = "
+        f"{check_only / unchecked:.2f} of the scoring it guards"
+    )
 
     # 3. jokers: the expensive reading search
     joker = get_ruleset("joker-pineapple")

@@ -3,8 +3,9 @@
     .venv/bin/python bench/recompute.py [--hands 1000000] [--base 10000] [--repeat 3]
 
 Builds the dataset once: ``--base`` simulated 3-seat hands are imported, then
-each import batch is copied under new hand keys until ``--hands`` are stored
-(the copies score like the originals; the point is the volume).  Then, each in
+each import batch is copied under new hand keys until ``--hands`` are stored,
+as many copies to a batch as an import batch holds (20,000 hands); the copies
+score like the originals, the point is the volume.  Then, each in
 a child process so peak memory is its own, repeated and reported as medians:
 
 * **I/O floor**: read every batch's input columns and write the ``results``
@@ -43,13 +44,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 mode, root = sys.argv[1], Path(sys.argv[2])
 from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, recompute
+from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, WRITE_OPTIONS, recompute
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.engine.presets import get_ruleset
 import resource
 dataset = Dataset(root)
 batches = dataset.batches()
-pq.read_table(dataset.batch_file("hands", batches[0]), columns=["hand_key"])  # Arrow's set-up
+pq.read_table(dataset.batch_file("hands", batches[0]), columns=["hand_id"])  # Arrow's set-up
 start = time.perf_counter()
 if mode == "recompute":
     summary = recompute(root, force=True)
@@ -59,7 +60,8 @@ else:
     out = root / ".bench-out"
     out.mkdir(exist_ok=True)
     for batch in batches:
-        h = pq.read_table(dataset.batch_file("hands", batch), columns=HAND_COLUMNS)
+        h = pq.read_table(dataset.batch_file("hands", batch), columns=HAND_COLUMNS,
+                          read_dictionary=["ruleset"])
         s = pq.read_table(dataset.batch_file("seats", batch), columns=SEAT_COLUMNS)
         hands += h.num_rows
         if mode == "floor":
@@ -68,8 +70,8 @@ else:
         else:
             scored = score_tables(h, s, get_ruleset)
             tables = {"results": scored.results, "versus": scored.versus}
-        for name, table in tables.items():
-            pq.write_table(table, out / f"{name}.parquet", compression="zstd")
+        for name, table in tables.items():  # written as recompute writes them
+            pq.write_table(table, out / f"{name}.parquet", compression="zstd", **WRITE_OPTIONS)
 seconds = time.perf_counter() - start
 peak = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) / 1024
 workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # recompute's workers
@@ -83,7 +85,8 @@ def build(root: Path, hands: int, base: int) -> None:
     from ofc_stats.engine.presets import get_ruleset
     from ofc_stats.sim.rooms import write_simulation
     from ofc_stats.store.dataset import Dataset
-    from ofc_stats.store.importer import import_paths
+    from ofc_stats.store.hand_ids import next_hand_id, with_hand_ids
+    from ofc_stats.store.importer import BATCH_HANDS, import_paths
     from ofc_stats.store.recompute import recompute
 
     source = root.parent / "base.jsonl"
@@ -98,20 +101,24 @@ def build(root: Path, hands: int, base: int) -> None:
     copy = 0
     while stored < hands:
         for batch in originals:
-            if stored >= hands:
-                break
-            copy += 1
-            target = f"{batch}-copy{copy:04d}"
-            tables = {}
-            for name in ("hands", "seats", "placements", "files", "quarantine"):
-                table = pq.read_table(dataset.batch_file(name, batch))
-                if "hand_key" in table.column_names:
-                    keys = pc.binary_join_element_wise(table["hand_key"], pa.scalar(f"#{copy}"), "")
-                    table = table.set_column(
-                        table.schema.get_field_index("hand_key"), "hand_key", keys
-                    )
-                tables[name] = table
-            dataset.commit(target, tables)
+            rows = pq.read_metadata(dataset.batch_file("hands", batch)).num_rows
+            if stored >= hands or not rows:
+                continue
+            # As many copies in one batch as an import batch holds (BATCH_HANDS).
+            parts: dict[str, list[pa.Table]] = {}
+            for _ in range(max(1, min(BATCH_HANDS // rows, -(-(hands - stored) // rows)))):
+                copy += 1
+                for name in ("hands", "seats", "placements", "files", "quarantine"):
+                    table = pq.read_table(dataset.batch_file(name, batch))
+                    if "hand_key" in table.column_names:
+                        suffix = pa.scalar(f"#{copy}")
+                        keys = pc.binary_join_element_wise(table["hand_key"], suffix, "")
+                        index = table.schema.get_field_index("hand_key")
+                        table = table.set_column(index, "hand_key", keys)
+                    parts.setdefault(name, []).append(table)
+            tables = {name: pa.concat_tables(tables) for name, tables in parts.items()}
+            target = f"{batch}-copy{copy:05d}"
+            dataset.commit(target, with_hand_ids(tables, next_hand_id(dataset)))
             stored += tables["hands"].num_rows
     recompute(root)  # the floor writes tables of this shape
     print(f"dataset: {stored:,} hands in {len(dataset.batches())} batches")

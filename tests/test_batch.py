@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import zlib
 
@@ -163,3 +164,118 @@ def test_absent_seats_score_nothing() -> None:
     assert np.all(result.net[absent] == 0)
     assert np.all(result.points[absent] == 0)
     assert math.isclose(float(np.abs(result.net_capped[absent]).sum()), 0.0)
+
+
+def _score_line_cases(seed: int, count: int) -> list[str]:
+    """Input lines for `score`: mostly the usual shape, and every way a line can differ."""
+    from ofc_stats.engine.cards import format_cards
+
+    rng = np.random.default_rng(seed)
+    lines = []
+    for number in range(count):
+        seats = 4 if number % 29 == 0 else int(rng.integers(2, 4))  # 4: too many for pineapple
+        deck = rng.permutation(52)
+        boards = []
+        for seat in range(seats):
+            cards = deck[seat * 13 : seat * 13 + 13].tolist()
+            boards.append(
+                {
+                    "top": format_cards(cards[0:3]),
+                    "middle": format_cards(cards[3:8]),
+                    "bottom": format_cards(cards[8:13]),
+                }
+            )
+        hand: dict[str, object] = {"boards": boards}
+        kind = number % 13
+        if kind == 1:
+            hand["stacks"] = [float(rng.integers(0, 40)) for _ in range(seats)]
+        elif kind == 2:
+            hand["in_fantasy"] = [bool(rng.integers(0, 2)) for _ in range(seats)]
+            hand["fantasy_cards"] = [int(rng.choice([14, 15, 16, 17])) for _ in range(seats)]
+        elif kind == 3:
+            boards[0]["top"] = boards[0]["top"].replace("s", "♠")  # suit symbols: the slow path
+        elif kind == 4:
+            boards[1]["bottom"] = boards[0]["bottom"]  # a card on two boards
+        elif kind == 5:
+            boards[0]["middle"] = boards[0]["middle"][:-1] + "x"  # no such suit
+        elif kind == 6:
+            boards[0]["top"] = boards[0]["top"].split()  # rows as lists
+        elif kind == 7:
+            hand["stacks"] = [-1.0] * seats
+        elif kind == 8:
+            hand["in_fantasy"] = [True]  # one flag for several seats
+        elif kind == 9:
+            lines.append("{not json")
+            continue
+        elif kind == 10:
+            lines.append("   ")
+            continue
+        elif kind == 11:
+            boards[0]["top"] = boards[0]["top"].replace(" ", "  ", 1)  # two spaces
+        elif kind == 12:
+            hand["stacks"] = [12.5, 7.25, 3.0, 1.0][:seats]  # caps with fractions
+        lines.append(json.dumps(hand, ensure_ascii=bool(number % 2)))
+    return lines
+
+
+@pytest.mark.parametrize(
+    "name", ["pineapple-progressive", "classic", "pineapple", "joker-pineapple"]
+)
+def test_score_lines_write_what_the_record_path_writes(name: str) -> None:
+    """`score --format json` end to end (arrays, fast text) against parse_hand + json.dumps of
+    result_record, line for line, errors included; small chunks cross their boundaries."""
+    from ofc_stats.cli.score_fast import score_lines
+    from ofc_stats.cli.score_io import LineError, score_stream
+
+    ruleset = get_ruleset(name)
+    if name == "pineapple":
+        ruleset = ruleset.with_options(name="capped", max_loss=15)
+    lines = _score_line_cases(seed=len(name), count=600)
+    fast = list(score_lines(lines, ruleset, "in.jsonl", chunk=37))
+    slow = [
+        item if isinstance(item, LineError) else json.dumps(item[1], separators=(", ", ": "))
+        for item in score_stream(lines, ruleset, "in.jsonl")
+    ]
+    assert fast == slow
+    errors = sum(isinstance(item, LineError) for item in fast)
+    assert 50 < errors < len(fast) // 2  # both kinds are really there
+    only_errors = ["{not json", json.dumps({"boards": []}), "  "]
+    assert list(score_lines(only_errors, ruleset, "x")) == list(
+        score_stream(only_errors, ruleset, "x")
+    )
+
+
+def test_repeated_cards_finds_exactly_the_hands_with_a_card_twice() -> None:
+    """Against a set per hand, with absent seats (whose cards never count) and copies
+    planted within a board, across boards, and in an absent seat only (not a repeat)."""
+    from ofc_stats.engine.vector.scoring import repeated_cards
+
+    rng = np.random.default_rng(5)
+    hands, seats = 40_000, 4  # more than two chunks of the check
+    boards = rng.permuted(np.tile(np.arange(54, dtype=np.int8), (hands, 1)), axis=1)
+    boards = boards[:, : seats * 13].reshape(hands, seats, 13).copy()
+    seated = rng.random((hands, seats)) < 0.8
+    seated[:, :2] = True
+    plant = rng.integers(0, 4, hands)  # 0 none, 1 same board, 2 other board, 3 absent seat
+    for hand in np.flatnonzero(plant).tolist():
+        if plant[hand] == 1:
+            boards[hand, 0, 5] = boards[hand, 0, 1]
+        elif plant[hand] == 2:
+            boards[hand, 1, 12] = boards[hand, 0, 0]
+        elif not seated[hand, 3]:
+            boards[hand, 3, 0] = boards[hand, 0, 0]
+    want = np.array(
+        [
+            len(cards) != len(set(cards))
+            for cards in (
+                [c for s in range(seats) if seated[h, s] for c in boards[h, s].tolist()]
+                for h in range(hands)
+            )
+        ]
+    )
+    assert want.sum() > hands // 3
+    assert np.array_equal(repeated_cards(boards, seated), want)
+    assert np.array_equal(
+        repeated_cards(boards[:, :2]),
+        [len(set(b.reshape(-1).tolist())) < 26 for b in boards[:, :2]],
+    )

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
@@ -22,6 +23,9 @@ from ofc_stats.store.schema import SCHEMA_VERSION, TABLES
 
 DATA = Path(__file__).parent / "data"
 V2 = DATA / "dataset-v2"  # written by ofc-stats at schema version 2 (12 hands, 1 quarantined)
+# Written by ofc-stats at schema version 3 from app-json/two_hands.hh + bad.hh (batches of
+# 2 hands: 2 and 1 stored, 6 quarantined) and open/three_hands.jsonl (3), then recomputed.
+V3 = DATA / "dataset-v3"
 
 
 def test_every_table_is_a_folder_any_engine_reads_even_when_empty(tmp_path: Path) -> None:
@@ -61,12 +65,130 @@ def test_a_version_2_dataset_is_upgraded_on_open_without_losing_a_row(tmp_path: 
     dataset = Dataset(data)
     assert dataset.schema_version() == SCHEMA_VERSION
     assert not (data / "batches").exists()
-    for name, table in before.items():
-        assert dataset.read(name).equals(table), name
-    for name, table in old_results.items():
-        assert dataset.read(name).drop_columns([]).select(table.column_names).equals(table), name
+    for name, table in before.items():  # every old column as it was; v4 adds hand_id
+        assert dataset.read(name).select(table.column_names).equals(table), name
+    with ofc_stats.open(data) as db:  # stored by hand_id now; the views give hand_key back
+        for name, table in old_results.items():
+            order = "hand_key, seat" + (", opponent" if name == "versus" else "")
+            view = db.arrow(f"SELECT * FROM {name} ORDER BY {order}")
+            want = table.sort_by(order_of(order)).to_pylist()
+            assert view.select(table.column_names).to_pylist() == want, name
     # the v2 results were this engine's: kept, not redone
     assert recompute(data).up_to_date == 1
+
+
+def order_of(columns: str) -> list[tuple[str, str]]:
+    return [(name.strip(), "ascending") for name in columns.split(",")]
+
+
+def _tables(root: Path) -> dict[str, pa.Table]:
+    """Every stored table of a dataset, rows in hand_key order (batch order aside)."""
+    dataset = Dataset(root)
+    out = {}
+    for name in TABLES:
+        table = dataset.read(name)
+        if "hand_key" in table.column_names:
+            keys = [
+                ("hand_key", "ascending"),
+                *(("seat", "ascending"),) * ("seat" in table.column_names),
+            ]
+            table = table.sort_by(keys)
+        out[name] = table
+    return out
+
+
+def test_a_version_3_dataset_gets_hand_ids_and_keeps_its_results(tmp_path: Path) -> None:
+    """v3 -> v4: hands and seats gain hand_id (0..5 in batch order: batches of 2, 1 and 3
+    hands), results and versus are keyed by it, and through the views every row is as it
+    was; the engine stamp survives, so nothing is scored again."""
+    data = tmp_path / "old"
+    shutil.copytree(V3, data)
+    old = Dataset(data)
+    before = {name: old.read(name) for name in TABLES}
+    with ofc_stats.open(data) as db:
+        hands = db.arrow("SELECT hand_key, hand_id, batch FROM hands ORDER BY hand_id")
+        seats = db.arrow(
+            "SELECT s.hand_key, s.hand_id AS id, h.hand_id FROM seats s "
+            "JOIN hands h USING (hand_key)"
+        )
+        views = {
+            name: db.arrow(
+                f"SELECT * FROM {name} ORDER BY hand_key, seat"
+                + (", opponent" if name == "versus" else "")
+            )
+            for name in ("results", "versus")
+        }
+    assert Dataset(data).schema_version() == SCHEMA_VERSION == 4
+    assert hands["hand_id"].to_pylist() == [0, 1, 2, 3, 4, 5]
+    batches = hands["batch"].to_pylist()
+    assert [batches.count(b) for b in dict.fromkeys(batches)] == [2, 1, 3]
+    assert seats["id"].equals(seats["hand_id"]) and seats.num_rows == before["seats"].num_rows
+    for name in ("results", "versus"):
+        order = "hand_key, seat" + (", opponent" if name == "versus" else "")
+        want = before[name].sort_by(order_of(order)).to_pylist()
+        assert views[name].select(before[name].column_names).to_pylist() == want, name
+        assert "hand_key" not in pq.read_schema(next(iter(Dataset(data).files(name)))).names
+    for name in ("hands", "seats", "placements", "files", "quarantine"):
+        assert Dataset(data).read(name).select(before[name].column_names).equals(before[name])
+    assert recompute(data).up_to_date == 3
+
+
+@pytest.mark.parametrize(
+    ("where", "call"),
+    [("write_parquet", 12), ("_publish", 2)],  # staging batch 2 (no marker); marker written
+)
+def test_the_version_3_upgrade_finishes_after_a_kill(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, call: int
+) -> None:
+    """Killed inside the upgrade (before a batch's commit marker, or after it and before
+    its files are renamed into place), the upgrade run again gives what one clean run gives.
+    The 12th write is the second batch's first: 7 empty tables' schemas, then batch 1's
+    hands, seats, results and versus."""
+    from ofc_stats.store import migrate
+
+    clean = tmp_path / "clean"
+    shutil.copytree(V3, clean)
+    with Dataset(clean).locked():
+        pass
+    killed = tmp_path / "killed"
+    shutil.copytree(V3, killed)
+    original = getattr(migrate, where)
+    calls = []
+
+    def dies(*args: object, **kw: object) -> None:
+        calls.append(args)
+        if len(calls) == call:
+            raise KeyboardInterrupt  # as a kill
+        original(*args, **kw)
+
+    monkeypatch.setattr(migrate, where, dies)
+    with pytest.raises(KeyboardInterrupt), Dataset(killed).locked():
+        pass
+    monkeypatch.setattr(migrate, where, original)
+    assert Dataset(killed).schema_version() == 3
+    assert any((killed / ".tmp").iterdir())  # the kill left a batch half done
+    with Dataset(killed).locked():
+        pass
+    assert Dataset(killed).schema_version() == 4
+    want, got = _tables(clean), _tables(killed)
+    for name in TABLES:
+        assert got[name].equals(want[name]), name
+
+
+def test_new_hands_take_ids_after_the_largest_stored(tmp_path: Path) -> None:
+    data = tmp_path / "old"
+    shutil.copytree(V3, data)
+    summary = import_paths([DATA / "swc"], data)
+    assert summary.stored > 0
+    with ofc_stats.open(data) as db:
+        ids = db.arrow("SELECT hand_id, batch FROM hands ORDER BY hand_id")
+        joined = db.sql(
+            "SELECT count(*), count(*) FILTER (s.hand_key = h.hand_key) FROM seats s "
+            "JOIN hands h USING (hand_id)"
+        ).fetchall()
+        seats = db.sql("SELECT count(*) FROM seats").fetchall()[0][0]
+    assert ids["hand_id"].to_pylist() == list(range(6 + summary.stored))
+    assert joined == [(seats, seats)]  # each seat joins its own hand, and only it
 
 
 def test_migrate_command(tmp_path: Path) -> None:

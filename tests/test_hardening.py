@@ -193,8 +193,11 @@ def test_a_swc_hand_in_progress_is_replaced_when_the_capture_completes(tmp_path:
     assert keys(data) == ["swc:SwC:9:500", "swc:SwC:9:501", "swc:SwC:9:502"]  # no ~suffix
     dataset = Dataset(data)
     assert all(dataset.read("hands")["complete"].to_pylist())
-    results = dataset.read("results", ["hand_key", "status"]).to_pylist()
-    third = [r["status"] for r in results if r["hand_key"] == "swc:SwC:9:502"]
+    ids = dict(
+        zip(*dataset.read("hands", ["hand_key", "hand_id"]).to_pydict().values(), strict=True)
+    )
+    results = dataset.read("results", ["hand_id", "status"]).to_pylist()
+    third = [r["status"] for r in results if r["hand_id"] == ids["swc:SwC:9:502"]]
     assert third == ["scored"] * len(records[2].seats)  # the incomplete one's rows are gone
 
 

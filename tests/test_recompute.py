@@ -276,3 +276,77 @@ def test_fantasy_view_links_a_players_next_hand(tmp_path: Path) -> None:
     assert list(links["room_fantasy"][:2]) == [True, False]
     assert list(links["room_cards"][:2]) == [14, 0]
     assert links["next_hand_key"].iloc[2] is None or links["next_hand_key"].isna().iloc[2]
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_killed_recompute_leaves_no_worker_holding_the_lock(tmp_path: Path) -> None:
+    """kill -9 of the parent mid-run: its workers die with it, the lock is free at once,
+    and a second run finishes the batches the first did not."""
+    import fcntl
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from ofc_stats.store.dataset import Dataset
+
+    source = tmp_path / "hands.jsonl"
+    source.write_text("".join(dumps(r) + "\n" for r in random_records(1200, seed=9)))
+    data = tmp_path / "data"
+    assert import_paths([source], data, batch_hands=12).stored == 1200  # 100 batches
+    script = (
+        "import sys; from ofc_stats.cli import main; "
+        "main(['recompute', '--quiet', '--data', sys.argv[1]])"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script, str(data)])
+    deadline = time.monotonic() + 60
+    workers: list[int] = []
+    while time.monotonic() < deadline and parent.poll() is None:
+        workers = _children(parent.pid)
+        if len(workers) >= 2 and len(list((data / "results").glob("0*.parquet"))) >= 4:
+            break
+        time.sleep(0.005)
+    assert parent.poll() is None, "the first run ended before it could be killed"
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    done = len(list((data / "results").glob("0*.parquet")))
+    assert 4 <= done < 100
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    orphans = [w for w in workers if _alive(w)]
+    for worker in orphans:  # a failing run leaves none behind
+        os.kill(worker, signal.SIGKILL)
+    assert not orphans
+    with open(data / ".lock", "a+") as handle:  # nobody holds it
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    with Dataset(data).locked():
+        summary = recompute(data)
+    batches = len(Dataset(data).batches())  # 100, and the last one's file ledger
+    assert summary.batches + summary.up_to_date == batches and 0 < summary.batches < batches
+    with ofc_stats.open(data) as db:
+        counts = db.sql("SELECT (SELECT count(*) FROM results), (SELECT count(*) FROM seats)")
+        assert counts.fetchall()[0][0] == counts.fetchall()[0][1]

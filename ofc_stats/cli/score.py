@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from typing import TextIO
+from collections.abc import Iterable
+from typing import Any, TextIO
 
 import click
 
 from ofc_stats.cli.options import ruleset_option as _ruleset
-from ofc_stats.cli.score_io import LineError, format_table, score_stream
+from ofc_stats.cli.score_fast import score_lines
+from ofc_stats.cli.score_io import HandInput, LineError, format_table, score_stream
 from ofc_stats.engine.board import ROWS
 from ofc_stats.engine.presets import ALIASES, PRESETS
+from ofc_stats.engine.vector.scoring import BatchResult
 
 
 @click.command()
@@ -42,24 +44,51 @@ def score(rules_name: str, output_format: str, source: TextIO) -> None:
     ruleset = _ruleset(rules_name)
     name = getattr(source, "name", "-")
     name = "-" if name == "<stdin>" else name
+    if output_format == "json":  # from arrays to text, chunk by chunk
+        errors = _echo_json(score_lines(source, ruleset, name))
+    else:
+        errors = _echo_tables(score_stream(source, ruleset, name))
+    if errors:
+        click.echo(f"{errors} line(s) could not be scored", err=True)
+        sys.exit(1)
+
+
+def _echo_tables(
+    items: Iterable[tuple[HandInput, dict[str, Any], BatchResult, int] | LineError],
+) -> int:
     errors = 0
     first = True
-    for item in score_stream(source, ruleset, name):
+    for item in items:
         if isinstance(item, LineError):
             errors += 1
             click.echo(item.message, err=True)
             continue
-        hand, record, result, index = item
-        if output_format == "json":
-            click.echo(json.dumps(record, separators=(", ", ": ")))
-        else:
-            if not first:
-                click.echo("")
-            click.echo(format_table(hand, record, result, index))
+        if not first:
+            click.echo("")
+        click.echo(format_table(*item))
         first = False
-    if errors:
-        click.echo(f"{errors} line(s) could not be scored", err=True)
-        sys.exit(1)
+    return errors
+
+
+def _echo_json(items: Iterable[str | LineError]) -> int:
+    """Write result lines in blocks (one write per run of lines), errors as they come."""
+    errors = 0
+    block: list[str] = []
+    for item in items:
+        if isinstance(item, LineError):
+            if block:
+                click.echo("\n".join(block))
+                block = []
+            errors += 1
+            click.echo(item.message, err=True)
+            continue
+        block.append(item)
+        if len(block) >= 4096:
+            click.echo("\n".join(block))
+            block = []
+    if block:
+        click.echo("\n".join(block))
+    return errors
 
 
 @click.command()

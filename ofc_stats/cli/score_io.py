@@ -66,6 +66,21 @@ def parse_hand(text: str, line: int, ruleset: Ruleset, source: str = "-") -> Han
     boards = tuple(_board(value, where) for value in data["boards"])
     check_hand(boards, ruleset.deck, ruleset.max_seats, where)
     seats = len(boards)
+    stacks, flags, counts = seat_options(data, seats, where)
+    return HandInput(
+        line=line,
+        boards=boards,
+        stacks=stacks,
+        in_fantasy=flags,
+        fantasy_cards=counts,
+    )
+
+
+SeatOptions = tuple[tuple[float, ...] | None, tuple[bool, ...], tuple[int, ...]]
+
+
+def seat_options(data: dict[str, Any], seats: int, where: str) -> SeatOptions:
+    """Stacks (None = uncapped), Fantasyland flags and their card counts, checked."""
 
     def per_seat(key: str, default: Any) -> list[Any]:
         values = data.get(key)
@@ -88,12 +103,10 @@ def parse_hand(text: str, line: int, ruleset: Ruleset, source: str = "-") -> Han
     counts = [count or 0 for count in per_seat("fantasy_cards", None)]
     if not all(isinstance(count, int) and 0 <= count <= 18 for count in counts):
         raise HandError(f"{where}: fantasy_cards must be card counts or null")
-    return HandInput(
-        line=line,
-        boards=boards,
-        stacks=tuple(float(s) for s in stacks) if stacks is not None else None,
-        in_fantasy=tuple(flags),
-        fantasy_cards=tuple(counts),
+    return (
+        tuple(float(s) for s in stacks) if stacks is not None else None,
+        tuple(flags),
+        tuple(counts),
     )
 
 

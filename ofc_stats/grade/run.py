@@ -46,6 +46,7 @@ from ofc_stats.grade.tasks import (
 )
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.files import write_parquet
+from ofc_stats.store.recompute import stored_results
 from ofc_stats.store.schema import GRADE_TABLES
 
 GRADER_KEY = b"ofc_stats.grader"
@@ -229,7 +230,7 @@ def _positions(
     placements = pq.read_table(dataset.batch_file("placements", batch), columns=PLACEMENT_COLUMNS)
     results_path = dataset.batch_file("results", batch)
     results = (
-        pq.read_table(results_path, columns=["hand_key", "seat", "royalties", "fantasy_stays"])
+        stored_results(dataset, batch, ["hand_key", "seat", "royalties", "fantasy_stays"])
         if results_path.is_file()
         else pa.table({"hand_key": [], "seat": [], "royalties": [], "fantasy_stays": []})
     )

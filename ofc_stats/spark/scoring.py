@@ -39,7 +39,7 @@ from ofc_stats.spark.layout import Layout, open_layout
 from ofc_stats.spark.session import collect_summary, run_with_progress
 from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, RecomputeSummary
 from ofc_stats.store.rescore import score_tables
-from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, HANDS, SEATS
+from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, HAND_ID, HANDS, SEATS
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -55,8 +55,9 @@ SUMMARY = pa.schema(
     ]
 )
 SUMMARY_DDL = "batch string, hands bigint, seats bigint, status string, count bigint"
-HAND_INPUT = pa.schema([HANDS.field(name) for name in HAND_COLUMNS])
-SEAT_INPUT = pa.schema([SEATS.field(name) for name in SEAT_COLUMNS])
+# The stored hands and seats carry hand_id (given at commit, not in the parsers' schema).
+HAND_INPUT = pa.schema([HAND_ID if n == "hand_id" else HANDS.field(n) for n in HAND_COLUMNS])
+SEAT_INPUT = pa.schema([HAND_ID if n == "hand_id" else SEATS.field(n) for n in SEAT_COLUMNS])
 
 
 def recompute(

@@ -28,10 +28,10 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -99,6 +99,15 @@ def _same_file(handle: IO[str], path: Path) -> bool:
         return os.fstat(handle.fileno()).st_ino == os.stat(path).st_ino
     except OSError:
         return False
+
+
+def hand_rows(table: pa.Table, keys: pa.Array, ids: pa.ChunkedArray | None) -> pa.Array:
+    """Which rows of a hand table belong to these hands (results and versus hold hand_id only)."""
+    if "hand_key" in table.column_names:
+        return pc.is_in(table["hand_key"], keys)
+    if ids is None or "hand_id" not in table.column_names:
+        return pa.array([False] * table.num_rows)
+    return pc.is_in(table["hand_id"], ids.combine_chunks())
 
 
 class Dataset:
@@ -246,11 +255,14 @@ class Dataset:
         """
         drop = pa.array(sorted(set(keys)), pa.string())
         out: dict[str, pa.Table | None] = {}
+        ids = None
         for name in HAND_TABLES:
             path = self.batch_file(name, batch)
             if path.is_file():
                 table = pq.read_table(path)
-                out[name] = table.filter(pc.invert(pc.is_in(table["hand_key"], drop)))
+                if name == "hands" and "hand_id" in table.column_names:
+                    ids = table.filter(pc.is_in(table["hand_key"], drop))["hand_id"]
+                out[name] = table.filter(pc.invert(hand_rows(table, drop, ids)))
         return out
 
     @contextmanager
@@ -351,8 +363,8 @@ class Dataset:
         tables: dict[str, pa.Table],
         *,
         step: str = "",
-        rewrites: Mapping[str, Mapping[str, pa.Table | None]] | None = None,
-        **options: object,
+        rewrites: Any = None,  # Mapping[batch, Mapping[table, pa.Table | None]] (Any: **options)
+        **options: Any,
     ) -> None:
         """Write one batch of some tables, then publish every file of it (see module doc).
 

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError, UnknownSource
-from ofc_stats.store.dataset import HAND_TABLES, Dataset
+from ofc_stats.store.dataset import HAND_TABLES, Dataset, hand_rows
 from ofc_stats.store.schema import TABLES
 
 # The column naming a row's source file, per table that has one.
@@ -92,16 +92,19 @@ def _forget_sources(dataset: Dataset, target: str, sources: set[str]) -> ForgetS
         parts: dict[str, pa.Table | None] = {}
         hands_path = dataset.batch_file("hands", batch)
         keys = pa.array([], pa.string())
+        ids = None
         if hands_path.is_file():
-            hands = pq.read_table(hands_path, columns=["hand_key", "source_file"])
-            keys = hands.filter(pc.is_in(hands["source_file"], names))["hand_key"].combine_chunks()
+            hands = pq.read_table(hands_path)
+            mine = hands.filter(pc.is_in(hands["source_file"], names))
+            keys = mine["hand_key"].combine_chunks()
+            ids = mine["hand_id"] if "hand_id" in mine.column_names else None
         if len(keys):
             summary.hands += len(keys)
             for table in HAND_TABLES:
                 path = dataset.batch_file(table, batch)
                 if path.is_file():
                     rows = pq.read_table(path)
-                    parts[table] = rows.filter(pc.invert(pc.is_in(rows["hand_key"], keys)))
+                    parts[table] = rows.filter(pc.invert(hand_rows(rows, keys, ids)))
         for table in ("quarantine", "files"):
             path = dataset.batch_file(table, batch)
             if not path.is_file():

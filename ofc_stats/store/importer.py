@@ -24,6 +24,7 @@ from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Partial, Quarantined, continues, validate_hand
 from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.hand_ids import next_hand_id, with_hand_ids
 from ofc_stats.store.import_summary import FileSummary, ImportSummary, reason_class
 from ofc_stats.store.rows import hands_table, quarantine_table
 from ofc_stats.store.schema import FILES, HANDS, PLACEMENTS, SEATS
@@ -408,6 +409,7 @@ class Importer:
             for name in ("seats", "placements"):
                 parts = [tables[name]] + [getattr(c, name) for c in self.pending_columns]
                 tables[name] = pa.concat_tables(parts)
+        tables = with_hand_ids(tables, next_hand_id(self.dataset))
         tables["quarantine"] = quarantine_table(self.pending_quarantine, batch)
         now = datetime.now(UTC).replace(tzinfo=None)
         rows = [{**f, "imported_at": now, "batch": batch} for f in self.pending_files]

@@ -14,10 +14,13 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.store.files import fsync_dir, write_parquet
-from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION
+from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, HAND_ID, STORED_VERSUS, TABLES
 
 V2_RESULTS = ".v2-results"
 
@@ -58,7 +61,94 @@ def _two_to_three(root: Path) -> None:
     fsync_dir(root)
 
 
-MIGRATIONS: dict[object, tuple[int, Callable[[Path], None]]] = {2: (3, _two_to_three)}
+# dataset.py's names: it imports this module, so they cannot be imported from there.
+COMMIT = "COMMIT"
+EMPTY = "schema.parquet"
+
+
+def _three_to_four(root: Path) -> None:
+    """v4 gives every hand an integer ``hand_id`` and keys results and versus by it.
+
+    ``versus`` keeps each pair of seats once (the view gives both directions).
+    Ids count the hands of the batches in order, so a run after a kill gives
+    the same ids; each batch's rewritten files are staged and committed
+    together, as ``Dataset.commit`` does.
+    """
+    _finish_staged(root)  # every batch in place first, in the v3 layout
+    for name, schema in TABLES.items():  # the empty tables' schemas, which the views read
+        if (root / name).is_dir():
+            write_parquet(schema.empty_table(), root / name / EMPTY)
+    first = 0
+    batches = sorted(p.stem for p in (root / "hands").glob("*.parquet") if p.name != EMPTY)
+    for batch in batches:
+        hands = pq.read_table(root / "hands" / f"{batch}.parquet")
+        count = hands.num_rows
+        changed = {}
+        if "hand_id" not in hands.column_names:
+            ids = pa.array(np.arange(first, first + count, dtype=np.int64))
+            hands = hands.append_column(HAND_ID, ids)
+            changed["hands"] = hands
+        first += count
+        keys = hands["hand_key"].combine_chunks()
+        ids = hands["hand_id"].combine_chunks()
+        for name in ("seats", "results", "versus"):
+            path = root / name / f"{batch}.parquet"
+            if not path.is_file():
+                continue
+            names = pq.read_schema(path).names
+            if "hand_id" not in names if name == "seats" else "hand_key" in names:
+                changed[name] = _with_hand_id(pq.read_table(path), keys, ids, name)
+        if changed:
+            staging = root / ".tmp" / f"v4+{batch}"
+            shutil.rmtree(staging, ignore_errors=True)
+            staging.mkdir(parents=True)
+            for name, table in changed.items():
+                write_parquet(table, staging / f"{name}.parquet")
+            (staging / COMMIT).write_text(json.dumps(sorted(changed)) + "\n")
+            fsync_dir(staging)
+            _publish(root, staging, batch)
+
+
+def _finish_staged(root: Path) -> None:
+    """Roll committed staging folders forward, drop the rest (``Dataset.recover``'s rule)."""
+    tmp = root / ".tmp"
+    for leftover in sorted(tmp.iterdir()) if tmp.is_dir() else []:
+        if leftover.is_dir() and (leftover / COMMIT).is_file():
+            _publish(root, leftover, leftover.name.split("+", 1)[-1])
+        elif leftover.is_dir():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            leftover.unlink()
+
+
+def _publish(root: Path, staging: Path, batch: str) -> None:
+    for path in sorted(staging.glob("*.parquet")):
+        (root / path.stem).mkdir(exist_ok=True)
+        os.replace(path, root / path.stem / f"{batch}.parquet")
+        fsync_dir(root / path.stem)
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def _with_hand_id(table: pa.Table, keys: pa.Array, ids: pa.Array, name: str) -> pa.Table:
+    """Seats gain ``hand_id``; results and versus have it in place of ``hand_key``."""
+    position = pc.index_in(table["hand_key"], value_set=keys)
+    table = table.filter(pc.is_valid(position))  # rows of no stored hand: none are expected
+    hand_ids = pc.take(ids, pc.drop_null(position))
+    if name == "seats":
+        return table.append_column(HAND_ID, hand_ids)
+    metadata = table.schema.metadata  # the engine stamp of the results
+    index = table.schema.get_field_index("hand_key")
+    table = table.set_column(index, HAND_ID, hand_ids).replace_schema_metadata(metadata)
+    if name == "versus":  # once per pair of seats
+        table = table.filter(pc.less(table["seat"], table["opponent"]))
+        table = table.select(STORED_VERSUS.names)
+    return table
+
+
+MIGRATIONS: dict[object, tuple[int, Callable[[Path], None]]] = {
+    2: (3, _two_to_three),
+    3: (4, _three_to_four),
+}
 
 
 def schema_version(root: Path) -> object:

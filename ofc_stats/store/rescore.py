@@ -2,8 +2,9 @@
 
 Input is one import batch's ``hands`` and ``seats`` columns; output is the
 ``results`` table (one row per seat) and the ``versus`` table (one row per
-seat and opponent).  Hands are grouped by ruleset and seat count, and each
-group is one :func:`ofc_stats.engine.vector.scoring.score_batch` call on NumPy arrays made
+pair of seats, seat < opponent, as stored: the view adds the other way
+round).  Hands are grouped by ruleset and seat count, and each group is one
+:func:`ofc_stats.engine.vector.scoring.score_batch` call on NumPy arrays made
 straight from the Arrow buffers: no Python call per hand or per seat.
 """
 
@@ -18,11 +19,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ofc_stats.engine.board import BOARD_SIZE
-from ofc_stats.engine.rules import Ruleset
+from ofc_stats.engine.rules import Ruleset, Variant
 from ofc_stats.engine.vector.scoring import BatchResult, score_batch
 from ofc_stats.engine.vector.timeout import timeout_mask
 from ofc_stats.errors import OfcError
-from ofc_stats.store.schema import RESULTS, VERSUS
+from ofc_stats.store.schema import PAIRS, RESULTS
 
 SCORED = "scored"
 INCOMPLETE = "incomplete"
@@ -58,20 +59,27 @@ def _numbers(column: pa.ChunkedArray, fill: float, dtype: type) -> npt.NDArray[n
     return np.asarray(pc.fill_null(column, fill).to_numpy(), dtype=dtype)
 
 
+def key_column(hands: pa.Table, seats: pa.Table) -> str:
+    """The column that ties seats to hands: ``hand_id`` when both have it (stored tables)."""
+    both = set(hands.column_names) & set(seats.column_names)
+    return "hand_id" if "hand_id" in both else "hand_key"
+
+
 def _seat_order(hands: pa.Table, seats: pa.Table) -> tuple[pa.Table, npt.NDArray[np.int64]]:
     """Seats grouped by hand in the hands' order, and each hand's first seat row.
 
     Importers write seats hand by hand in that order; anything else is sorted.
     """
+    key = key_column(hands, seats)
     counts = hands["seat_count"].to_numpy().astype(np.int64)
     starts = np.zeros(len(counts), dtype=np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
     if int(counts.sum()) == seats.num_rows:
-        firsts = pc.take(seats["hand_key"], pa.array(starts)) if len(starts) else None
-        if firsts is None or firsts.equals(hands["hand_key"]):
+        firsts = pc.take(seats[key], pa.array(starts)) if len(starts) else None
+        if firsts is None or firsts.equals(hands[key]):
             return seats, starts
-    order = {key: i for i, key in enumerate(hands["hand_key"].to_pylist())}
-    position = pa.array([order.get(k, len(order)) for k in seats["hand_key"].to_pylist()])
+    position = pc.index_in(seats[key], value_set=hands[key].combine_chunks())
+    position = pc.fill_null(position, len(counts))
     seats = seats.append_column("_pos", position).sort_by(
         [("_pos", "ascending"), ("seat", "ascending")]
     )
@@ -116,6 +124,7 @@ def score_tables(
     used = np.repeat(name_code if ruleset is None else np.zeros_like(name_code), counts)
     versus: list[dict[str, npt.NDArray[np.generic]]] = []
     seat_numbers = seats["seat"].to_numpy().astype(np.int8)
+    variants: dict[Variant, list[npt.NDArray[np.int64]]] = {}
     for (code, seat_count), members in _groups(name_code, counts, hand_valid, ruleset).items():
         index = starts[members][:, None] + np.arange(seat_count)  # (G, S) seat rows
         flat = index.reshape(-1)
@@ -137,16 +146,26 @@ def score_tables(
         status[flat] = 1
         outcomes = _row_outcomes(result)
         out.fill(flat, result, outcomes)
-        if streets is not None:
-            out.timeouts(flat, timeout_mask(streets[flat], fantasy.reshape(-1), rules.variant))
+        variants.setdefault(rules.variant, []).append(flat)
         versus.append(_versus(result, outcomes, index, seat_numbers))
+    if streets is not None:  # one pass per variant over all its seats, not one per group
+        for variant, parts in variants.items():
+            flat = parts[0] if len(parts) == 1 else np.concatenate(parts)
+            out.timeouts(
+                flat, timeout_mask(streets[flat], np.asarray(in_fantasy[flat], bool), variant)
+            )
+    names = [name for name in KEYS if name in seats.column_names]
     results = out.table(
-        seats["hand_key"],
+        names,
+        [seats.column(name) for name in names],
         seats["seat"],
         pa.DictionaryArray.from_arrays(pa.array(used, pa.int32()), pa.array(used_names)),
         pa.DictionaryArray.from_arrays(pa.array(status), pa.array(STATUSES)),
     )
     return Scored(results, _versus_table(seats, versus))
+
+
+KEYS = ("hand_key", "hand_id")  # passed from seats to results and versus when present
 
 
 STATUSES = (INCOMPLETE, SCORED, UNKNOWN_RULESET)
@@ -216,11 +235,12 @@ class _Columns:
         ):
             target[flat] = source.reshape(-1)
         won, lost, tied = outcomes
-        self.rows_won[flat] = _over_opponents(won).reshape(-1)
-        self.rows_lost[flat] = _over_opponents(lost).reshape(-1)
-        self.rows_tied[flat] = _over_opponents(tied).reshape(-1)
-        self.scoops[flat] = _over_opponents(won == 3).reshape(-1)
-        self.scooped[flat] = _over_opponents(lost == 3).reshape(-1)
+        seats = result.fouled.shape[1]
+        self.rows_won[flat] = _over_opponents(won, seats).reshape(-1)
+        self.rows_lost[flat] = _over_opponents(lost, seats).reshape(-1)
+        self.rows_tied[flat] = _over_opponents(tied, seats).reshape(-1)
+        self.scoops[flat] = _over_opponents((won == 3).view(np.int8), seats).reshape(-1)
+        self.scooped[flat] = _over_opponents((lost == 3).view(np.int8), seats).reshape(-1)
         self.net[flat] = result.net.reshape(-1)
         self.net_capped[flat] = result.net_capped.reshape(-1)
         self.entry[flat] = result.fantasy_cards.reshape(-1)
@@ -232,7 +252,8 @@ class _Columns:
 
     def table(
         self,
-        hand_key: pa.ChunkedArray,
+        names: list[str],
+        keys: list[pa.ChunkedArray],
         seat: pa.ChunkedArray,
         ruleset: pa.Array,
         status: pa.Array,
@@ -249,7 +270,7 @@ class _Columns:
         next_mask = unknown if mask is None else mask | unknown
         timeouts = np.bitwise_count(self.timeout_streets.view(np.uint16)).astype(np.int8)
         columns = [
-            hand_key,
+            *keys,
             seat,
             ruleset,
             status,
@@ -271,41 +292,58 @@ class _Columns:
             col(self.timeout_streets, pa.int16()),
             col(timeouts, pa.int8()),
         ]
-        return pa.Table.from_arrays(columns, schema=RESULTS)
+        return pa.Table.from_arrays(columns, schema=_keyed(RESULTS, names))
 
 
 Outcomes = tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int8]]
 
 
-def _over_opponents(values: npt.NDArray[np.int8] | npt.NDArray[np.bool_]) -> npt.NDArray[np.int8]:
-    """Sum over the last axis (2-4 seats) by adding slices: faster than a short-axis reduce."""
-    small = values.view(np.int8)
-    total = small[:, :, 0].copy()
-    for other in range(1, small.shape[2]):
-        total += small[:, :, other]
+def _pairs(seats: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(me, them) of every ordered seat pair, me-major: the versus rows of one hand."""
+    me, them = np.nonzero(~np.eye(seats, dtype=bool))
+    return me.astype(np.int64), them.astype(np.int64)
+
+
+def _over_opponents(values: npt.NDArray[np.int8], seats: int) -> npt.NDArray[np.int8]:
+    """(H, S) sums over each seat's opponents of (H, pairs) values, by adding columns."""
+    per_seat = values.reshape(len(values), seats, seats - 1)
+    total = per_seat[:, :, 0].copy()
+    for other in range(1, seats - 1):
+        total += per_seat[:, :, other]
     return total
 
 
 def _row_outcomes(result: BatchResult) -> Outcomes:
-    """Rows won, lost and tied by seat i against seat j, each (H, S, S).
+    """Rows won, lost and tied by ``me`` against ``them``, each (H, pairs) in :func:`_pairs`.
 
     A fouled board loses all three rows to a live one; two fouled boards
-    compare no rows (0 won, lost or tied); a seat against itself counts nothing.
+    compare no rows (0 won, lost or tied).  Seat by seat on whole columns:
+    each seat's classes are contiguous in the batch result.
     """
-    shape = result.points.shape
-    won = np.zeros(shape, dtype=np.int8)
-    lost = np.zeros(shape, dtype=np.int8)
-    for row in (result.top_class, result.middle_class, result.bottom_class):
-        mine, theirs = row[:, :, None], row[:, None, :]
-        won += mine > theirs
-        lost += mine < theirs
-    fouled = result.fouled
-    mine_fouled, theirs_fouled = fouled[:, :, None], fouled[:, None, :]
-    live = ~(mine_fouled | theirs_fouled)
-    live &= ~np.eye(shape[1], dtype=bool)
-    won = np.where(live, won, np.int8(3) * (~mine_fouled & theirs_fouled)).astype(np.int8)
-    lost = np.where(live, lost, np.int8(3) * (mine_fouled & ~theirs_fouled)).astype(np.int8)
-    tied = np.where(live, np.int8(3) - won - lost, np.int8(0)).astype(np.int8)
+    hands, seats = result.fouled.shape
+    me, them = _pairs(seats)
+    won = np.empty((hands, len(me)), dtype=np.int8)
+    lost = np.empty_like(won)
+    tied = np.empty_like(won)
+    column = {(int(i), int(j)): p for p, (i, j) in enumerate(zip(me, them, strict=True))}
+    rows = (result.top_class, result.middle_class, result.bottom_class)
+    three = np.int8(3)
+    for i in range(seats):
+        for j in range(i + 1, seats):
+            beats = np.zeros(hands, dtype=np.int8)
+            loses = np.zeros(hands, dtype=np.int8)
+            for row in rows:
+                beats += (row[:, i] > row[:, j]).view(np.int8)
+                loses += (row[:, i] < row[:, j]).view(np.int8)
+            mine, theirs = result.fouled[:, i], result.fouled[:, j]
+            live = ~(mine | theirs)
+            forward, back = column[(i, j)], column[(j, i)]
+            won[:, forward] = np.where(live, beats, three * (~mine & theirs))
+            lost[:, forward] = np.where(live, loses, three * (mine & ~theirs))
+            tied[:, forward] = np.where(live, three - beats - loses, 0)
+            won[:, back] = lost[:, forward]
+            lost[:, back] = won[:, forward]
+            tied[:, back] = tied[:, forward]
     return won, lost, tied
 
 
@@ -317,21 +355,29 @@ def _versus(
 ) -> dict[str, npt.NDArray[np.generic]]:
     """Hand-major pair rows of one group: (hand, seat, opponent) in seat order."""
     won, lost, tied = outcomes
-    seats = index.shape[1]
-    me, them = np.nonzero(~np.eye(seats, dtype=bool))
+    me, them = _pairs(index.shape[1])
+    once = np.flatnonzero(me < them)  # each pair once; the view adds the other way round
+    me, them = me[once], them[once]
     return {
         "row": index[:, me].reshape(-1),  # the seat row of "me"
         "opponent": seat_numbers[index[:, them]].reshape(-1),
-        "rows_won": won[:, me, them].reshape(-1),
-        "rows_lost": lost[:, me, them].reshape(-1),
-        "rows_tied": tied[:, me, them].reshape(-1),
+        "rows_won": won[:, once].reshape(-1),
+        "rows_lost": lost[:, once].reshape(-1),
+        "rows_tied": tied[:, once].reshape(-1),
         "points": result.points[:, me, them].reshape(-1),
     }
 
 
+def _keyed(schema: pa.Schema, names: list[str]) -> pa.Schema:
+    """``schema`` with only the key columns the seats had (stored tables: ``hand_id``)."""
+    return pa.schema([f for f in schema if f.name not in KEYS or f.name in names])
+
+
 def _versus_table(seats: pa.Table, parts: list[dict[str, npt.NDArray[np.generic]]]) -> pa.Table:
+    names = [name for name in KEYS if name in seats.column_names]
+    schema = _keyed(PAIRS, names)
     if not parts:
-        return VERSUS.empty_table()
+        return schema.empty_table()
     if len(parts) == 1:
         joined = parts[0]
     else:  # several groups: back into the seats' order
@@ -341,14 +387,13 @@ def _versus_table(seats: pa.Table, parts: list[dict[str, npt.NDArray[np.generic]
     rows = pa.array(joined["row"])
     return pa.Table.from_arrays(
         [
-            pc.take(seats["hand_key"], rows),
+            *(pc.take(seats[name], rows) for name in names),
             pc.take(seats["seat"], rows),
             pa.array(joined["opponent"].astype(np.int8)),
             pa.array(joined["rows_won"]),
             pa.array(joined["rows_lost"]),
             pa.array(joined["rows_tied"]),
-            pa.array(joined["rows_won"] == 3),
             pa.array(joined["points"].astype(np.int32)),
         ],
-        schema=VERSUS,
+        schema=schema,
     )

@@ -3,19 +3,27 @@
 A dataset folder holds one folder per table, named as in :data:`TABLES`.
 Imports write ``hands``, ``seats``, ``placements``, ``files`` and
 ``quarantine``; recompute writes ``results`` and ``versus``.
+
+``HANDS`` and ``SEATS`` are the rows as parsers and the record path lay them
+out; the stored tables add :data:`HAND_ID`, the dataset's integer key of a
+hand (``store.hand_ids``).  ``results`` and ``versus`` are stored keyed by
+``hand_id`` alone (no string repeated per row), ``versus`` once per pair of
+seats; the views add ``hand_key`` back and both directions of a pair, so
+:data:`RESULTS` and :data:`VERSUS` are the shapes users see.
 """
 
 from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 3  # 2: seats.board_streets; 3: one folder per table
+SCHEMA_VERSION = 4  # 2: seats.board_streets; 3: one folder per table; 4: hand_id
 # Stored results are this engine version's when their Parquet metadata says so;
 # bump when a rule fix changes results, and recompute redoes them.
 ENGINE_VERSION = 2
 ENGINE_KEY = b"ofc_stats.engine"
 CARDS = pa.list_(pa.int8())
 DESTINATION = pa.dictionary(pa.int8(), pa.string())
+HAND_ID = pa.field("hand_id", pa.int64())  # unique in the dataset, given at import, never changed
 
 HANDS = pa.schema(
     [
@@ -98,6 +106,7 @@ QUARANTINE = pa.schema(
 RESULTS = pa.schema(
     [
         ("hand_key", pa.string()),
+        HAND_ID,
         ("seat", pa.int8()),
         ("ruleset", pa.dictionary(pa.int32(), pa.string())),  # the ruleset scored with
         ("status", pa.dictionary(pa.int8(), pa.string())),  # scored | incomplete | unknown ruleset
@@ -127,6 +136,7 @@ RESULTS = pa.schema(
 VERSUS = pa.schema(
     [
         ("hand_key", pa.string()),
+        HAND_ID,
         ("seat", pa.int8()),
         ("opponent", pa.int8()),
         ("rows_won", pa.int8()),
@@ -137,6 +147,12 @@ VERSUS = pa.schema(
     ]
 )
 
+STORED_HANDS = HANDS.append(HAND_ID)
+STORED_SEATS = SEATS.append(HAND_ID)
+STORED_RESULTS = RESULTS.remove(RESULTS.get_field_index("hand_key"))
+# versus is stored once per pair of seats (seat < opponent); the view adds the other way round.
+PAIRS = pa.schema([f for f in VERSUS if f.name != "scoop"])
+STORED_VERSUS = PAIRS.remove(PAIRS.get_field_index("hand_key"))
 ALIASES = pa.schema(
     [
         ("name", pa.string()),  # the person, as ``--player NAME`` takes it
@@ -147,13 +163,13 @@ ALIASES = pa.schema(
 )
 
 IMPORTED = {
-    "hands": HANDS,
-    "seats": SEATS,
+    "hands": STORED_HANDS,
+    "seats": STORED_SEATS,
     "placements": PLACEMENTS,
     "files": FILES,
     "quarantine": QUARANTINE,
 }
-DERIVED = {"results": RESULTS, "versus": VERSUS}  # recompute's, from hands and seats
+DERIVED = {"results": STORED_RESULTS, "versus": STORED_VERSUS}  # recompute's, keyed by hand_id
 TABLES = {**IMPORTED, **DERIVED}
 # Written by `ofc-stats players alias`; kept out of TABLES because datasets made
 # before it have no folder for it (ofc_stats.store.aliases makes it on first use).

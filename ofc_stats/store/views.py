@@ -22,7 +22,7 @@ from ofc_stats.errors import OfcError
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.migrate import needs_upgrade
 from ofc_stats.store.rescore import board_array
-from ofc_stats.store.schema import GRADE_TABLES, TABLES
+from ofc_stats.store.schema import DERIVED, GRADE_TABLES, IMPORTED
 from ofc_stats.store.streets import STREETS_SQL, rule_tables
 
 Params = Sequence[object] | Mapping[str, object] | None
@@ -35,9 +35,28 @@ SELECT h.hand_key, h.format, h.room, h.table_id, h.room_hand_id, h.played_at, h.
        h.seat_count, h.stakes, h.currency, s.seat, s.player, s.player_id,
        coalesce(s.player_id, s.player) AS player_key, s.hero, s.in_fantasy, s.fantasy_cards,
        s.reported_points, s.reported_money, s.stack, s.board, s.board_streets, s.discards,
-       r.* EXCLUDE (hand_key, seat, ruleset), r.ruleset AS scored_with
-FROM hands h JOIN seats s USING (hand_key) LEFT JOIN results r USING (hand_key, seat)
+       r.* EXCLUDE (hand_key, hand_id, seat, ruleset), r.ruleset AS scored_with, h.hand_id
+FROM hands h JOIN seats s USING (hand_id) LEFT JOIN results r USING (hand_id, seat)
 """
+
+# results and versus are stored keyed by hand_id; their views add the hand's key.
+RESULTS_VIEW = """
+CREATE OR REPLACE {temp} VIEW {name} AS
+SELECT h.hand_key, t.* FROM read_parquet([{files}], union_by_name = true) t
+JOIN (SELECT hand_id, hand_key FROM {hands}) h ON h.hand_id = t.hand_id
+"""
+# versus holds each pair of seats once (seat < opponent): here both ways round.
+VERSUS_VIEW = """
+CREATE OR REPLACE {temp} VIEW {name} AS
+WITH pairs AS (SELECT * FROM read_parquet([{files}], union_by_name = true))
+SELECT h.hand_key, p.hand_id, p.seat, p.opponent, p.rows_won, p.rows_lost, p.rows_tied,
+       p.rows_won = 3 AS scoop, p.points
+FROM (SELECT hand_id, seat, opponent, rows_won, rows_lost, rows_tied, points FROM pairs
+      UNION ALL
+      SELECT hand_id, opponent, seat, rows_lost, rows_won, rows_tied, -points FROM pairs) p
+JOIN (SELECT hand_id, hand_key FROM {hands}) h ON h.hand_id = p.hand_id
+"""
+KEYED_VIEWS = {"results": RESULTS_VIEW, "versus": VERSUS_VIEW}
 
 FANTASY_VIEW = """
 CREATE OR REPLACE VIEW fantasy AS
@@ -140,7 +159,7 @@ class OfcData:
 
     def _views(self, dataset: Dataset) -> None:
         con = self.connection
-        for name in TABLES:
+        for name in [*IMPORTED, *DERIVED]:  # hands before the views that join it
             self._parquet_view(dataset, name)
         rule_tables(con)
         con.sql(
@@ -195,6 +214,13 @@ class OfcData:
                 if (folder / f"{stem}.parquet").is_file()
             ]
             listed = ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
+            if table in KEYED_VIEWS:  # stored by hand_id: hand_key from the picked hands
+                self.connection.sql(
+                    KEYED_VIEWS[table].format(
+                        temp="TEMP", name=f"picked_{table}", files=listed, hands="picked_hands"
+                    )
+                )
+                continue
             self.connection.sql(
                 f"CREATE OR REPLACE TEMP VIEW picked_{table} AS "
                 f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"
@@ -217,6 +243,10 @@ class OfcData:
         """A view over the table's files, named one by one: no glob, so any folder name works."""
         paths = [str(dataset.table_dir(name) / EMPTY), *dataset.files(name)]
         listed = ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
+        if name in DERIVED:
+            view = KEYED_VIEWS[name].format(temp="", name=name, files=listed, hands="hands")
+            self.connection.sql(view)
+            return
         self.connection.sql(
             f"CREATE OR REPLACE VIEW {name} AS "
             f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"

@@ -54,39 +54,50 @@ class BatchResult:
         return self.royalty_top.astype(np.int32) + self.royalty_middle + self.royalty_bottom
 
 
-_POW2 = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
-CHECK_CHUNK = 65_536
+CHECK_CHUNK = 16_384  # hands: a chunk's masks stay in cache
 
 
 def _check(boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_], deck_size: int) -> None:
-    """Raise for a card outside the deck or a card twice in one hand.
-
-    Duplicates are found with one 64-bit card mask per hand: OR in each card's
-    bit and count the bits; fewer bits than cards means a card came twice.
-    """
-    hands = boards.shape[0]
-    out_of_deck = ((boards < 0) | (boards >= deck_size)) & seated[:, :, None]
+    """Raise for a card outside the deck or a card twice in one hand."""
+    out_of_deck = boards.view(np.uint8) >= deck_size  # negative ids wrap to 128 and up
+    if not seated.all():
+        out_of_deck &= seated[:, :, None]
     if out_of_deck.any():
         hand = int(np.argwhere(out_of_deck)[0][0])
         raise HandError(f"hand {hand}: card id outside the {deck_size}-card deck")
-    flat = boards.reshape(hands, -1)
-    present = np.repeat(seated, BOARD_SIZE, axis=1)
-    all_present = bool(present.all())
-    expected = seated.sum(axis=1) * BOARD_SIZE
-    repeated = np.zeros(hands, dtype=bool)
-    for start in range(0, hands, CHECK_CHUNK):  # chunks keep the masks in cache
-        stop = min(start + CHECK_CHUNK, hands)
-        columns = np.ascontiguousarray(flat[start:stop].T)
-        mask = np.zeros(stop - start, dtype=np.uint64)
-        bits = np.empty_like(mask)
-        for index, column in enumerate(columns):
-            np.take(_POW2, column, out=bits)
-            if not all_present:
-                bits *= present[start:stop, index]
-            mask |= bits
-        repeated[start:stop] = np.bitwise_count(mask) != expected[start:stop]
+    repeated = repeated_cards(boards, None if seated.all() else seated)
     if repeated.any():
         raise HandError(f"hand {int(np.argmax(repeated))}: a card appears twice")
+
+
+def repeated_cards(
+    boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_] | None = None
+) -> npt.NDArray[np.bool_]:
+    """(H,) hands with a card twice, for (H, S, 13) card ids 0..63.
+
+    One 64-bit card mask per hand: OR in each card's bit (one shift per card
+    column, in cache-sized chunks) and count the bits; fewer bits than cards
+    means a card came twice.  Absent seats shift by 255, which sets no bit.
+    """
+    hands = boards.shape[0]
+    flat = boards.reshape(hands, boards.shape[1] * boards.shape[2])  # -1 fails on 0 hands
+    if seated is not None and not seated.all():
+        flat = np.where(np.repeat(seated, BOARD_SIZE, axis=1), flat, np.int8(-1))
+        expected = seated.sum(axis=1) * BOARD_SIZE
+    else:
+        expected = np.full(hands, flat.shape[1])
+    repeated = np.zeros(hands, dtype=bool)
+    one = np.uint64(1)
+    for start in range(0, hands, CHECK_CHUNK):
+        stop = min(start + CHECK_CHUNK, hands)
+        columns = np.ascontiguousarray(flat[start:stop].T).view(np.uint8)
+        mask = np.zeros(stop - start, dtype=np.uint64)
+        bits = np.empty_like(mask)
+        for column in columns:
+            np.left_shift(one, column, out=bits, dtype=np.uint64)
+            mask |= bits
+        repeated[start:stop] = np.bitwise_count(mask) != expected[start:stop]
+    return repeated
 
 
 def score_batch(

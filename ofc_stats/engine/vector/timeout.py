@@ -20,16 +20,34 @@ SIZES = np.array(ROW_SIZES, dtype=np.int16)
 
 def auto_counts(free: Int16, placed: int) -> Int16:
     """(n, 3) cards the rule puts on top, middle, bottom, given the (n, 3) free slots."""
-    bottom = np.minimum(placed, free[:, 2])
-    middle = np.minimum(placed - bottom, free[:, 1])
-    top = placed - bottom - middle
+    top, middle, bottom = auto_columns(free[:, 0], free[:, 1], free[:, 2], placed)
     return np.stack([top, middle, bottom], axis=1).astype(np.int16)
+
+
+def auto_columns(
+    free_top: Int16, free_middle: Int16, free_bottom: Int16, placed: int
+) -> tuple[Int16, Int16, Int16]:
+    """The rule on one column per row: fill the bottom, then the middle, then the top."""
+    bottom = np.minimum(free_bottom, placed)
+    middle = np.minimum(placed - bottom, free_middle)
+    top = placed - bottom - middle
+    return top, middle, bottom
 
 
 def forced(free: Int16, placed: int) -> npt.NDArray[np.bool_]:
     """(n,) streets whose rows leave one way to split ``placed`` cards."""
-    open_rows = (free > 0).sum(axis=1)
-    result: npt.NDArray[np.bool_] = (free.sum(axis=1) == placed) | (open_rows <= 1)
+    return forced_columns(free[:, 0], free[:, 1], free[:, 2], placed)
+
+
+def forced_columns(
+    free_top: Int16, free_middle: Int16, free_bottom: Int16, placed: int
+) -> npt.NDArray[np.bool_]:
+    """:func:`forced` on one column per row."""
+    open_rows = (free_top > 0).view(np.int8) + (free_middle > 0).view(np.int8)
+    open_rows += (free_bottom > 0).view(np.int8)
+    result: npt.NDArray[np.bool_] = (free_top + free_middle + free_bottom == placed) | (
+        open_rows <= 1
+    )
     return result
 
 
@@ -58,7 +76,8 @@ def timeout_mask(
 
     ``streets`` is (n, 13): the street of each board card, -1 when unknown.
     Counts per row, not card order.  Forced streets, Fantasyland seats and
-    seats with an unknown street are never flagged.
+    seats with an unknown street are never flagged.  One column per row
+    throughout: element-wise steps only, no reduction along a short axis.
     """
     count = len(streets)
     plan = variant.streets
@@ -68,17 +87,16 @@ def timeout_mask(
     street[(street < 0) | (street >= len(plan))] = 15
     fields = np.left_shift(np.int64(1), street * 4)
     packed = [fields[0:3].sum(axis=0), fields[3:8].sum(axis=0), fields[8:13].sum(axis=0)]
-    per_row = [
-        np.stack([((row >> (4 * n)) & 15) for n in [*range(len(plan)), 15]]).astype(np.int16)
-        for row in packed
-    ]
-    got = np.stack(per_row, axis=2)  # (streets + 1, n, 3)
-    known = (got[-1].sum(axis=1) == 0) & ~in_fantasy
+    unknown = (packed[0] | packed[1] | packed[2]) >> 60
+    known = (unknown == 0) & ~np.asarray(in_fantasy, dtype=bool)
     mask = np.zeros(count, dtype=np.int16)
-    free = np.broadcast_to(SIZES, (count, 3)).copy()
+    free = [np.full(count, size, dtype=np.int16) for size in ROW_SIZES]
     for number, (_, placed) in enumerate(plan):
-        match = (got[number] == auto_counts(free, placed)).all(axis=1)
-        match &= known & ~forced(free, placed)
-        mask |= match.astype(np.int16) << number
-        free -= got[number]
+        got = [((row >> (4 * number)) & 15).astype(np.int16) for row in packed]
+        want = auto_columns(free[0], free[1], free[2], placed)
+        match = known & ~forced_columns(free[0], free[1], free[2], placed)
+        for row in range(3):
+            match &= got[row] == want[row]
+            free[row] -= got[row]
+        mask |= match.view(np.int8).astype(np.int16) << number
     return mask

@@ -1,0 +1,133 @@
+"""`ofc-stats score` speed: JSON Lines of finished hands scored end to end, against a floor.
+
+    .venv/bin/python bench/score.py [--hands 1000000] [--repeat 3]
+
+Writes ``--hands`` random 3-seat pineapple hands (every 4th with stacks),
+then times, each in a child process so start-up is left out, interleaved and
+repeated (medians):
+
+* **floor**: ``json.loads`` of every line of the same file, nothing else;
+* **score**: ``ofc-stats score FILE`` (JSON out, written to /dev/null): the
+  batch engine end to end, arrays in and text out;
+* **record path**: the per-hand path the command took before (``parse_hand``
+  into Board objects, ``result_record`` dicts, ``json.dumps``), on a tenth
+  of the lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHILD = r"""
+import json, os, sys, time
+mode, path, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
+from ofc_stats.cli import main
+from ofc_stats.cli.score_io import score_stream
+from ofc_stats.engine.presets import get_ruleset
+with open(path, encoding="utf-8") as handle:
+    lines = [line for _, line in zip(range(limit), handle)]
+start = time.perf_counter()
+if mode == "floor":
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            json.loads(line)
+    hands = sum(1 for _ in open(path, encoding="utf-8"))
+elif mode == "score":
+    sys.stdout = open(os.devnull, "w")
+    main(["score", path], standalone_mode=False)
+    sys.stdout.close()
+    sys.stdout = sys.__stdout__
+    hands = sum(1 for _ in open(path, encoding="utf-8"))
+else:
+    start = time.perf_counter()
+    ruleset = get_ruleset("pineapple")
+    for item in score_stream(lines, ruleset, path):
+        json.dumps(item[1], separators=(", ", ": "))
+    hands = len(lines)
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "hands": hands}))
+"""
+
+
+def write_hands(path: Path, hands: int, seed: int = 1) -> None:
+    """Random finished boards (fouls and all), the way `score` reads them."""
+    from ofc_stats.engine.cards import format_cards
+
+    names = np.array([format_cards([card]) for card in range(52)])
+    rng = np.random.default_rng(seed)
+    with open(path, "w", encoding="utf-8") as out:
+        for start in range(0, hands, 100_000):
+            count = min(100_000, hands - start)
+            decks = rng.permuted(np.tile(np.arange(52), (count, 1)), axis=1)[:, :39]
+            text = names[decks]
+            for row, cards in enumerate(text.tolist()):
+                boards = [
+                    {
+                        "top": " ".join(cards[s * 13 : s * 13 + 3]),
+                        "middle": " ".join(cards[s * 13 + 3 : s * 13 + 8]),
+                        "bottom": " ".join(cards[s * 13 + 8 : s * 13 + 13]),
+                    }
+                    for s in range(3)
+                ]
+                hand: dict[str, object] = {"boards": boards}
+                if (start + row) % 4 == 0:
+                    hand["stacks"] = [30, 30, 30]
+                out.write(json.dumps(hand) + "\n")
+
+
+def run(mode: str, path: Path, limit: int) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, mode, str(path), str(limit)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="ofc-bench-score-"))
+    try:
+        path = work / "hands.jsonl"
+        write_hands(path, args.hands)
+        size = path.stat().st_size / 2**20
+        print(f"{args.hands:,} hands, {size:,.0f} MiB of JSON Lines")
+        runs: dict[str, list[dict[str, float]]] = {"floor": [], "score": [], "record": []}
+        for _ in range(args.repeat):  # interleaved, so host noise hits each mode alike
+            for mode in runs:
+                runs[mode].append(run(mode, path, max(1, args.hands // 10)))
+        rates = {
+            mode: statistics.median(r["hands"] / r["seconds"] for r in results)
+            for mode, results in runs.items()
+        }
+        labels = {
+            "floor": "floor: json.loads of each line",
+            "score": "ofc-stats score (batch engine)",
+            "record": "record path (before), 1/10",
+        }
+        print(f"\n{'step':36} {'hands/s':>11} {'× floor time':>13}")
+        for mode, rate in rates.items():
+            print(f"{labels[mode]:36} {rate:11,.0f} {rates['floor'] / rate:13.2f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""``hand_id``: the dataset's integer key of a hand, given when a batch is committed.
+
+``hand_key`` is what a room calls a hand (a string); ``hand_id`` is what the
+dataset calls it: an int64, unique in the dataset, never changed once stored.
+``results`` and ``versus`` are keyed by it, so they store 8 bytes a row
+instead of the key string and every join on them is on integers.
+
+Ids count up in commit order: a batch takes the range after the largest id
+stored, read from the Parquet footers (cached by file, so an import of many
+batches reads each footer once).  Batches are committed under the dataset
+lock, so two writers never take the same range.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ofc_stats.errors import DatasetError
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.schema import HAND_ID
+
+_LARGEST: dict[str, tuple[tuple[int, int], int]] = {}  # path -> ((size, mtime), largest id)
+
+
+def largest_in_file(path: str | Path) -> int:
+    """The largest ``hand_id`` of one hands file, -1 when it has none."""
+    stat = os.stat(path)
+    stamp = (stat.st_size, stat.st_mtime_ns)
+    cached = _LARGEST.get(str(path))
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    metadata = pq.read_metadata(path)
+    names = metadata.schema.to_arrow_schema().names
+    largest = -1
+    if HAND_ID.name in names:
+        column = names.index(HAND_ID.name)
+        for group in range(metadata.num_row_groups):
+            stats = metadata.row_group(group).column(column).statistics
+            if stats is None or not stats.has_min_max:  # no statistics: read the column
+                top = pc.max(pq.read_table(path, columns=[HAND_ID.name]).column(0)).as_py()
+                largest = max(largest, -1 if top is None else int(top))
+                break
+            largest = max(largest, int(stats.max))
+    _LARGEST[str(path)] = (stamp, largest)
+    return largest
+
+
+def next_hand_id(dataset: Dataset) -> int:
+    """The first id a new batch takes (the caller holds the lock)."""
+    return 1 + max((largest_in_file(path) for path in dataset.files("hands")), default=-1)
+
+
+def with_hand_ids(tables: dict[str, pa.Table], first: int) -> dict[str, pa.Table]:
+    """``hands`` and ``seats`` of one batch with their ``hand_id``: ``first`` on, in hand order."""
+    hands = tables["hands"]
+    ids = pa.array(np.arange(first, first + hands.num_rows, dtype=np.int64))
+    out = dict(tables)
+    out["hands"] = _set(hands, ids)
+    seats = tables["seats"]
+    position = pc.index_in(seats["hand_key"], value_set=hands["hand_key"])
+    if position.null_count:
+        raise DatasetError("a seat row names a hand_key that is not in its batch")
+    out["seats"] = _set(seats, pc.take(ids, position))
+    return out
+
+
+def _set(table: pa.Table, ids: pa.Array | pa.ChunkedArray) -> pa.Table:
+    if HAND_ID.name in table.column_names:
+        return table.set_column(table.schema.get_field_index(HAND_ID.name), HAND_ID, ids)
+    return table.append_column(HAND_ID, ids)
