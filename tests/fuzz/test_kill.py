@@ -1,8 +1,8 @@
 """kill -9 at random moments: an import, then a recompute, a few times each.
 
 After every kill the dataset opens, no hand is lost or doubled, no process
-is left holding the lock (a killed recompute's workers still do: defect 2,
-marked until its fix lands), and a re-run completes the dataset.
+is left holding the lock (a killed recompute's workers included: defect 2),
+and a re-run completes the dataset.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pyarrow.compute as pc
-import pytest
 
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
@@ -53,8 +52,10 @@ def _check(data: Path, *, locked_by_orphans: bool = False) -> int:
     assert len(pc.unique(keys)) == len(keys), "a hand stored twice"
     seat_keys = pc.unique(dataset.read("seats", ["hand_key"])["hand_key"])
     assert len(seat_keys) == len(keys), "seats without their hand, or hands without seats"
-    results = dataset.read("results", ["hand_key", "seat"])
-    pairs = pc.binary_join_element_wise(results["hand_key"], results["seat"].cast("string"), "#")
+    results = dataset.read("results", ["hand_id", "seat"])
+    pairs = pc.binary_join_element_wise(
+        results["hand_id"].cast("string"), results["seat"].cast("string"), "#"
+    )
     assert len(pc.unique(pairs)) == len(pairs), "a seat scored twice"
     if not locked_by_orphans:
         assert _holders((data / ".lock").resolve()) == [], "a process still holds the lock"
@@ -126,11 +127,6 @@ def test_kill_minus_nine_an_import_or_a_recompute_never_loses_or_doubles(tmp_pat
     _kill_orphans(data)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 12 defect 2: recompute's workers outlive a killed parent and keep the lock "
-    "(the fix is the speed engineer's, in store/recompute.py; remove this mark with it)",
-)
 def test_a_killed_recompute_leaves_no_worker_holding_the_lock(tmp_path: Path) -> None:
     source, data = _dataset(tmp_path)
     import_paths([source], data, batch_hands=150)
