@@ -48,6 +48,10 @@ def _check(data: Path, *, locked_by_orphans: bool = False) -> int:
     lock file (defect 2, tested on its own below); the lock is taken over anyway.
     """
     dataset = Dataset(data)
+    if not locked_by_orphans:
+        assert _holders((data / ".lock").resolve()) == [], "a process still holds the lock"
+    with dataset.locked():  # the lock can be taken; it rolls a killed commit forward
+        pass
     keys = dataset.read("hands", ["hand_key"])["hand_key"]
     assert len(pc.unique(keys)) == len(keys), "a hand stored twice"
     seat_keys = pc.unique(dataset.read("seats", ["hand_key"])["hand_key"])
@@ -57,10 +61,6 @@ def _check(data: Path, *, locked_by_orphans: bool = False) -> int:
         results["hand_id"].cast("string"), results["seat"].cast("string"), "#"
     )
     assert len(pc.unique(pairs)) == len(pairs), "a seat scored twice"
-    if not locked_by_orphans:
-        assert _holders((data / ".lock").resolve()) == [], "a process still holds the lock"
-    with dataset.locked():  # and the lock can be taken
-        pass
     return len(keys)
 
 
