@@ -26,6 +26,7 @@ from urllib.parse import quote
 import numpy as np
 import pandas as pd
 
+from ofc_stats.safe_text import csv_cell
 from reports.base import Report
 from reports.page import css, script
 
@@ -44,7 +45,6 @@ HEADERS = {
     "vs_others": "vs others",
 }
 DAY_COLUMNS = ("day", "start", "played_at")
-FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 @cache
@@ -75,19 +75,12 @@ def script_json(value: object) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def csv_safe(value: object) -> object:
-    """A text cell a spreadsheet would run as a formula gets a leading apostrophe."""
-    if isinstance(value, str) and value.startswith(FORMULA):
-        return "'" + value
-    return value
-
-
 def frame_csv(frame: pd.DataFrame) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([str(c) for c in frame.columns])
     for record in frame.itertuples(index=False):
-        writer.writerow(["" if _missing(v) else csv_safe(v) for v in record])
+        writer.writerow(["" if _missing(v) else csv_cell(v) for v in record])
     return out.getvalue()
 
 

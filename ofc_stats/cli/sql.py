@@ -22,8 +22,8 @@ import click
 
 from ofc_stats.cli.options import DATA_OPTION
 from ofc_stats.cli.text import terminal_safe
+from ofc_stats.safe_text import csv_cell
 
-FORMULA = ("=", "+", "-", "@", "\t", "\r")
 TYPES = ("str", "int", "float", "bool", "date", "timestamp")
 
 
@@ -177,27 +177,12 @@ def sql_command(
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
         for row in rows:
-            writer.writerow(["" if v is None else _csv_safe(text_value(v)) for v in row])
+            writer.writerow(["" if v is None else csv_cell(text_value(v)) for v in row])
         click.echo(out.getvalue(), nl=False)
     elif not rows:
         click.echo("(no rows)")
     else:
         click.echo(text_table(columns, types, rows))
-
-
-def _csv_safe(text: str) -> str:
-    """A cell a spreadsheet would run as a formula gets a leading apostrophe."""
-    if text.startswith(FORMULA) and not _is_number(text):
-        return "'" + text
-    return text
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
