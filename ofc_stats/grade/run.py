@@ -44,7 +44,7 @@ from ofc_stats.grade.tasks import (
     real_sets,
     seat_keys,
 )
-from ofc_stats.store.dataset import EMPTY, Dataset
+from ofc_stats.store.dataset import EMPTY, Dataset, stale_batches
 from ofc_stats.store.files import write_parquet
 from ofc_stats.store.recompute import stored_results
 from ofc_stats.store.schema import GRADE_TABLES
@@ -187,12 +187,9 @@ def grade_dataset(
     dataset = Dataset(root)
     ensure_tables(dataset)
     summary = GradeSummary()
-    todo = []
-    for batch in dataset.batches():
-        if not force and up_to_date(dataset, batch, options):
-            summary.up_to_date += 1
-        else:
-            todo.append(batch)
+    todo, summary.up_to_date = stale_batches(
+        dataset.batches(), lambda b: up_to_date(dataset, b, options), force
+    )
     if planned is not None:
         planned(sum(pq.read_metadata(dataset.batch_file("hands", b)).num_rows for b in todo))
     count = max(1, workers or min(os.cpu_count() or 1, 4))

@@ -32,7 +32,7 @@ from ofc_stats.grade.run import (
     up_to_date,
 )
 from ofc_stats.spark.session import collect_summary, run_with_progress
-from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.dataset import Dataset, stale_batches
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -76,12 +76,9 @@ def grade(
     dataset.check_version()
     ensure_tables(dataset)
     summary = GradeSummary()
-    todo = []
-    for batch in dataset.batches():
-        if not force and up_to_date(dataset, batch, options):
-            summary.up_to_date += 1
-        else:
-            todo.append(batch)
+    todo, summary.up_to_date = stale_batches(
+        dataset.batches(), lambda b: up_to_date(dataset, b, options), force
+    )
     if todo:
         count = min(len(todo), partitions or len(todo))
         numbers = spark.range(0, len(todo), 1, count)

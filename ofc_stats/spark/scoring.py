@@ -37,6 +37,7 @@ import pyarrow.compute as pc
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.spark.layout import Layout, open_layout
 from ofc_stats.spark.session import collect_summary, run_with_progress
+from ofc_stats.store.dataset import stale_batches
 from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, RecomputeSummary
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, HAND_ID, HANDS, SEATS
@@ -82,12 +83,7 @@ def recompute(
     started = time.perf_counter()
     layout = open_layout(root)
     summary = RecomputeSummary()
-    todo = []
-    for batch in layout.batches():
-        if not force and layout.up_to_date(batch):
-            summary.up_to_date += 1
-        else:
-            todo.append(batch)
+    todo, summary.up_to_date = stale_batches(layout.batches(), layout.up_to_date, force)
     if todo:
         count = min(len(todo), partitions or 2 * spark.sparkContext.defaultParallelism)
         plan = batch_frame if read == "workers" else scoring_frame

@@ -28,7 +28,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -108,6 +108,23 @@ def hand_rows(table: pa.Table, keys: pa.Array, ids: pa.ChunkedArray | None) -> p
     if ids is None or "hand_id" not in table.column_names:
         return pa.array([False] * table.num_rows)
     return pc.is_in(table["hand_id"], ids.combine_chunks())
+
+
+def stale_batches(
+    batches: Iterable[str], current: Callable[[str], bool], force: bool
+) -> tuple[list[str], int]:
+    """The batches a derived table still needs (all with ``force``), and how many are current.
+
+    Recompute, grading and their Spark runners all ask this of their own
+    ``current`` test (the engine or grader version stamped in the files).
+    """
+    todo, done = [], 0
+    for batch in batches:
+        if not force and current(batch):
+            done += 1
+        else:
+            todo.append(batch)
+    return todo, done
 
 
 class Dataset:

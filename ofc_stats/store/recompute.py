@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.vector.rank_tables import tables
-from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.dataset import Dataset, stale_batches
 from ofc_stats.store.rescore import RulesetLookup, score_tables
 from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION
 
@@ -143,12 +143,9 @@ def recompute(
     dataset = Dataset(root)
     dataset.create()
     summary = RecomputeSummary()
-    todo = []
-    for batch in dataset.batches():
-        if not force and up_to_date(dataset, batch):
-            summary.up_to_date += 1
-        else:
-            todo.append(batch)
+    todo, summary.up_to_date = stale_batches(
+        dataset.batches(), lambda b: up_to_date(dataset, b), force
+    )
     count = workers or min(os.cpu_count() or 1, 4)
     if lookup is not get_ruleset:  # a custom lookup may not survive pickling
         count = 1
