@@ -8,6 +8,7 @@ file and line).
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import io
 from collections.abc import Callable, Iterable
@@ -16,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -26,6 +28,8 @@ from ofc_stats.records import HandRecord, Partial, Quarantined, continues, valid
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.hand_ids import next_hand_id, with_hand_ids
 from ofc_stats.store.import_summary import FileSummary, ImportSummary, reason_class
+from ofc_stats.store.key_index import key_hashes
+from ofc_stats.store.known import Known, KnownHands, KnownQuarantine
 from ofc_stats.store.rows import hands_table, quarantine_table
 from ofc_stats.store.schema import FILES, HANDS, PLACEMENTS, SEATS
 from ofc_stats.store.sources import (
@@ -51,6 +55,7 @@ from parsers.registry import detect, get_parser, known_formats
 __all__ = ["FileSummary", "ImportSummary", "Importer", "import_paths", "total_bytes"]
 
 BATCH_HANDS = 20_000
+GROUP_HANDS = 2_000  # record-path hands looked up in the key index together
 MAX_RAW_TEXT = 1 << 20  # characters of a quarantined fragment kept (a 10 MB line is junk)
 
 
@@ -91,12 +96,13 @@ class Importer:
         self.on_bytes = on_bytes or (lambda n: None)
         self.force = force
         self.summary = ImportSummary()
-        self.keys = dataset.hand_keys()
-        self.incomplete = dataset.incomplete_hands()  # hand_key -> batch (None: pending)
+        self.known = KnownHands(dataset)
+        self.known_now: dict[str, Known] = {}  # the last search's hits, and hands stored since
         self.hashes = set() if force else dataset.file_hashes()
-        self.quarantine_keys = dataset.quarantine_keys()
-        self.file_quarantine_keys: set[tuple[str, int | None, int | None, str]] = set()
+        self.known_quarantine = KnownQuarantine(dataset)
+        self.file_quarantine: list[Quarantined] = []  # this file's, checked when it is done
         self.pending_hands: list[HandRecord] = []
+        self.pending_fingerprints: list[str] = []
         self.pending_columns: list[ColumnarHands] = []
         self.pending_count = 0
         self.pending_quarantine: list[Quarantined] = []
@@ -105,14 +111,21 @@ class Importer:
         self._rulesets: dict[str, Ruleset] = {}
 
     def run(self, paths: Iterable[str | Path]) -> ImportSummary:
-        for source in expand(paths):
-            if isinstance(source, Skipped):
-                self.summary.files.append(
-                    FileSummary(source.name, source.kind, skipped=source.reason)
-                )
-                continue
-            self.import_source(source)
-        self.flush()
+        """Import every source; the cyclic GC only runs between batches (it cost 30%)."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for source in expand(paths):
+                if isinstance(source, Skipped):
+                    self.summary.files.append(
+                        FileSummary(source.name, source.kind, skipped=source.reason)
+                    )
+                    continue
+                self.import_source(source)
+            self.flush()
+        finally:
+            if enabled:
+                gc.enable()
         return self.summary
 
     def _parser(self, source: Source) -> type[Parser] | None:
@@ -173,11 +186,26 @@ class Importer:
 
     def _file_done(self, file: FileSummary) -> None:
         """Later files dedupe their quarantine against this one's; itself, never."""
-        self.quarantine_keys |= self.file_quarantine_keys
-        self.file_quarantine_keys = set()
+        self.pending_quarantine += self.known_quarantine.new(self.file_quarantine)
+        self.file_quarantine = []
+        if len(self.pending_quarantine) >= self.batch_hands:
+            self.flush()
 
     def _consume(self, items: Iterable[ParseItem], file: FileSummary, parser: Parser) -> None:
+        group: list[HandRecord] = []  # valid hands, looked up together
         for item in items:
+            if isinstance(item, HandRecord):
+                file.hands_seen += 1
+                valid = self._validated(item, file)
+                if valid is not None:
+                    group.append(valid)
+                    if len(group) >= GROUP_HANDS:
+                        self._keep_group(group, file)
+                        group = []
+                continue
+            if group:
+                self._keep_group(group, file)
+                group = []
             if isinstance(item, Quarantined):
                 self._quarantine(file, item)
                 continue
@@ -188,35 +216,52 @@ class Importer:
                 continue
             if isinstance(item, ColumnarHands):
                 self._consume_columns(item, file, parser)
-                continue
-            file.hands_seen += 1
-            try:
-                ruleset = self.ruleset or self._ruleset(item.ruleset)
-                if self.ruleset is not None and item.ruleset != ruleset.name:
-                    item = replace(item, ruleset=ruleset.name)
-                validate_hand(item, ruleset)
-            except OfcError as error:
-                self._quarantine(
-                    file,
-                    Quarantined(
-                        item.source_file,
-                        str(error),
-                        item.raw_text,
-                        item.source_line,
-                        item.source_offset,
-                        item.room_hand_id,
-                    ),
-                    counted=True,
-                )
-                continue
-            self._keep(item, file)
+        if group:
+            self._keep_group(group, file)
 
-    def _keep(self, item: HandRecord, file: FileSummary) -> None:
+    def _validated(self, item: HandRecord, file: FileSummary) -> HandRecord | None:
+        """The hand under its ruleset, or None when it is quarantined."""
+        try:
+            ruleset = self.ruleset or self._ruleset(item.ruleset)
+            if self.ruleset is not None and item.ruleset != ruleset.name:
+                item = replace(item, ruleset=ruleset.name)
+            validate_hand(item, ruleset)
+        except OfcError as error:
+            self._quarantine(
+                file,
+                Quarantined(
+                    item.source_file,
+                    str(error),
+                    item.raw_text,
+                    item.source_line,
+                    item.source_offset,
+                    item.room_hand_id,
+                ),
+                counted=True,
+            )
+            return None
+        return item
+
+    def _keep_group(self, group: list[HandRecord], file: FileSummary) -> None:
+        """Look a group of hands up at once (with the keys a reused id would get), keep each."""
+        fingerprints = [item.fingerprint for item in group]  # computed once, stored as is
+        keys = [item.hand_key for item in group]
+        suffixed = [f"{key}~{fp[:8]}" for key, fp in zip(keys, fingerprints, strict=True)]
+        probe = pa.array(keys + suffixed, pa.string())
+        hashes = key_hashes(probe)
+        _, self.known_now = self.known.search(probe, hashes)
+        count = len(group)
+        for at, item in enumerate(group):
+            self._keep(item, fingerprints[at], file, (int(hashes[at]), int(hashes[count + at])))
+
+    def _keep(
+        self, item: HandRecord, fingerprint: str, file: FileSummary, hashed: tuple[int, int]
+    ) -> None:
         """Store a valid hand unless it is known: dedupe, suffix or replace."""
-        fingerprint = item.fingerprint
-        known = self.keys.get(item.hand_key)
-        if known is not None and known != fingerprint:
-            growth = self._growth(item)
+        known = self.known_now.get(item.hand_key)
+        hash_of_key = hashed[0]
+        if known is not None and known.fingerprint != fingerprint:
+            growth = self._growth(item, known)
             if growth == "older":  # an earlier, shorter copy of a stored hand
                 file.duplicates += 1
                 return
@@ -226,51 +271,52 @@ class Importer:
                 # Same room hand id, other cards: a different hand, never a duplicate.
                 item = replace(item, key_suffix=f"~{fingerprint[:8]}")
                 file.reused_ids += 1
-        if item.hand_key in self.keys and self.keys[item.hand_key] == item.fingerprint:
+                hash_of_key = hashed[1]
+            known = self.known_now.get(item.hand_key)
+        if known is not None and known.fingerprint == fingerprint:
             file.duplicates += 1
             return
-        self.keys[item.hand_key] = item.fingerprint
-        if not item.complete:
-            self.incomplete[item.hand_key] = None
+        complete = item.complete
+        self.known_now[item.hand_key] = Known(fingerprint, complete, None)
+        self.known.add_one(hash_of_key, item.hand_key, fingerprint, complete)
         file.stored += 1
         self.pending_hands.append(item)
+        self.pending_fingerprints.append(fingerprint)
         self.pending_count += 1
         if self.pending_count >= self.batch_hands:
             self.flush()
 
-    def _growth(self, item: HandRecord) -> str:
+    def _growth(self, item: HandRecord, known: Known) -> str:
         """ "newer" if ``item`` completes a stored incomplete hand, "older" if the reverse.
 
         Either way the seats are the same players and every stored row is a
         prefix of the other's (a placed card never leaves its row).
         """
         key = item.hand_key
-        if key not in self.incomplete and not item.complete:
-            stored = self._stored_seats(key)
+        if known.complete:
+            if item.complete:
+                return "other"
+            stored = self._stored_seats(key, known)
             if stored is not None and continues(item.seats, stored):
                 return "older"
             return "other"
-        if key not in self.incomplete:
-            return "other"
-        if self.incomplete[key] is None:
-            self.flush()  # the stored copy is still pending: commit it to compare
-        stored = self._stored_seats(key)
+        stored = self._stored_seats(key, known)
         if stored is None:
             return "other"
         if continues(stored, item.seats):
-            batch = self.incomplete.pop(key)
-            assert batch is not None
-            self.replacing.setdefault(batch, set()).add(key)
+            assert known.batch is not None
+            self.replacing.setdefault(known.batch, set()).add(key)
             return "newer"
         if continues(item.seats, stored):
             return "older"
         return "other"
 
-    def _stored_seats(self, key: str) -> list[dict[str, object]] | None:
-        batch = self.incomplete.get(key) or self.dataset.batch_of(key)
-        if batch is None:
+    def _stored_seats(self, key: str, known: Known) -> list[dict[str, object]] | None:
+        if known.batch is None:
+            self.flush()  # the stored copy is still pending: commit it to compare
+        if known.batch is None:
             return None
-        return self.dataset.seats_of(batch, key)
+        return self.dataset.seats_of(known.batch, key)
 
     def _consume_columns(self, chunk: ColumnarHands, file: FileSummary, parser: Parser) -> None:
         """Hands a parser laid out as tables: dedupe by key and fingerprint, keep the rest."""
@@ -285,41 +331,95 @@ class Importer:
             # A value the columns cannot hold: every hand of the chunk takes the record path.
             self._reparse(chunk.hands, list(range(chunk.hands.num_rows)), file, parser)
             return
-        keys = chunk.hands.column("hand_key").to_pylist()
-        fingerprints = chunk.hands.column("fingerprint").to_pylist()
-        complete = chunk.hands.column("complete").to_pylist()
-        keep, reparse = [], []
-        for index, (key, fingerprint) in enumerate(zip(keys, fingerprints, strict=True)):
-            known = self.keys.get(key)
-            if known is None:
-                self.keys[key] = fingerprint
-                if not complete[index]:
-                    self.incomplete[key] = None
-                keep.append(index)
-            elif known == fingerprint:
-                file.hands_seen += 1
-                file.duplicates += 1
-            else:
-                reparse.append(index)  # a reused or completed hand id: the record path decides
+        keep, reparse = self._decide(chunk.hands, file)
         file.hands_seen += len(keep)
         file.stored += len(keep)
-        while keep:  # in slices, so commits keep to the batch size
-            room = max(self.batch_hands - self.pending_count, 1)
-            part, keep = keep[:room], keep[room:]
-            hands = chunk.hands.take(part)
-            lines = hands["source_line"]
-            seats = chunk.seats.filter(pc.is_in(chunk.seats["source_line"], lines))
-            placements = chunk.placements.filter(pc.is_in(chunk.placements["source_line"], lines))
-            seats = seats.drop_columns(["source_line"])
-            placements = placements.drop_columns(["source_line"])
-            self.pending_columns.append(ColumnarHands(hands, seats, placements))
-            self.pending_count += len(part)
-            if self.pending_count >= self.batch_hands:
-                self.flush()
+        self._pend(chunk, keep)
         if reparse:
             self._reparse(chunk.hands, reparse, file, parser)
         if self.pending_count >= self.batch_hands:
             self.flush()
+
+    def _decide(self, hands: pa.Table, file: FileSummary) -> tuple[np.ndarray, list[int]]:
+        """Rows to keep and rows for the record path; duplicates are counted.
+
+        Rows no hash flags are kept as a block; only the flagged ones (a
+        stored or pending key, or a key twice in the chunk) go row by row.
+        """
+        keys = hands["hand_key"].combine_chunks()
+        hashes = key_hashes(keys)
+        flagged, self.known_now = self.known.search(keys, hashes)
+        keep = ~flagged
+        reparse: list[int] = []
+        rows = np.flatnonzero(flagged)
+        if len(rows):
+            picked = hands.select(["hand_key", "fingerprint", "complete"]).take(pa.array(rows))
+            for row, key, fingerprint, complete in zip(
+                rows.tolist(),
+                picked["hand_key"].to_pylist(),
+                picked["fingerprint"].to_pylist(),
+                picked["complete"].to_pylist(),
+                strict=True,
+            ):
+                known = self.known_now.get(key)
+                if known is None:
+                    self.known_now[key] = Known(fingerprint, bool(complete), None)
+                    keep[row] = True
+                elif known.fingerprint == fingerprint:
+                    file.hands_seen += 1
+                    file.duplicates += 1
+                else:
+                    reparse.append(row)  # a reused or completed hand id: the record path decides
+        kept = np.flatnonzero(keep)
+        if len(kept) == len(keep):
+            self.known.add(hashes, keys, hands["fingerprint"], hands["complete"])
+        elif len(kept):
+            taken = hands.select(["fingerprint", "complete"]).take(pa.array(kept))
+            self.known.add(
+                hashes[kept], keys.take(pa.array(kept)), taken["fingerprint"], taken["complete"]
+            )
+        return kept, reparse
+
+    def _pend(self, chunk: ColumnarHands, keep: np.ndarray) -> None:
+        """The kept rows of a chunk, in slices so commits keep to the batch size.
+
+        Seat and placement rows find their hand by ``source_line`` once per
+        chunk; each slice is one boolean filter (no set membership per slice).
+        """
+        count = chunk.hands.num_rows
+        if not len(keep):
+            return
+        owners = {}
+        for name in ("seats", "placements"):
+            table = getattr(chunk, name)
+            at = pc.index_in(table["source_line"], value_set=chunk.hands["source_line"])
+            owners[name] = np.asarray(at.fill_null(count), np.int64)
+        cursor = 0
+        while cursor < len(keep):
+            room = max(self.batch_hands - self.pending_count, 1)
+            part = keep[cursor : cursor + room]
+            cursor += len(part)
+            if len(part) == count:
+                tables = [chunk.hands, chunk.seats, chunk.placements]
+            else:
+                chosen = np.zeros(count + 1, bool)
+                chosen[part] = True
+                tables = [
+                    chunk.hands.take(pa.array(part)),
+                    chunk.seats.filter(pa.array(chosen[owners["seats"]])),
+                    chunk.placements.filter(pa.array(chosen[owners["placements"]])),
+                ]
+            hands, seats, placements = tables
+            self.pending_columns.append(
+                ColumnarHands(
+                    hands,
+                    seats.drop_columns(["source_line"]),
+                    placements.drop_columns(["source_line"]),
+                )
+            )
+            self.pending_count += len(part)
+            if self.pending_count >= self.batch_hands:
+                self.flush()
 
     def _reparse(self, hands: pa.Table, rows: list[int], file: FileSummary, parser: Parser) -> None:
         items: list[ParseItem] = []
@@ -365,10 +465,7 @@ class Importer:
         file.quarantined += 1
         self.summary.reasons[reason_class(item.reason)] += 1
         self.summary.messages.append(item.message())
-        key = (item.source_file, item.line, item.offset, item.reason)
-        if key not in self.quarantine_keys:
-            self.file_quarantine_keys.add(key)
-            self.pending_quarantine.append(replace(item, raw_text=_clip(item.raw_text)))
+        self.file_quarantine.append(replace(item, raw_text=_clip(item.raw_text)))
 
     def _ledger(self, source: Source, digest: str, file: FileSummary) -> None:
         self.pending_files.append(
@@ -398,11 +495,11 @@ class Importer:
         ):
             return
         batch = self.dataset.new_batch_id()
-        tables = hands_table(self.pending_hands, batch)
+        tables = hands_table(self.pending_hands, batch, self.pending_fingerprints)
         if self.pending_columns:
             hands = [tables["hands"]]
             for chunk in self.pending_columns:
-                column = pa.array([batch] * chunk.hands.num_rows, pa.string())
+                column = pa.repeat(pa.scalar(batch, pa.string()), chunk.hands.num_rows)
                 index = chunk.hands.schema.get_field_index("batch")
                 hands.append(chunk.hands.set_column(index, "batch", column))
             tables["hands"] = pa.concat_tables(hands)
@@ -418,11 +515,15 @@ class Importer:
             old: self.dataset.without_hands(old, keys) for old, keys in self.replacing.items()
         }
         self.dataset.commit(batch, tables, rewrites=rewrites)
-        for key, where in self.incomplete.items():
-            if where is None:
-                self.incomplete[key] = batch
+        self.known.committed(batch, tables["hands"])
+        self.known_quarantine.committed(batch, tables["quarantine"])
+        for known in self.known_now.values():
+            if known.batch is None:
+                known.batch = batch
         self.pending_hands, self.pending_quarantine, self.pending_files = [], [], []
         self.pending_columns, self.pending_count, self.replacing = [], 0, {}
+        self.pending_fingerprints = []
+        gc.collect(1)  # the batch's garbage, young objects only (the GC is off in a run)
 
 
 class _Counting(io.RawIOBase):

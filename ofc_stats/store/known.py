@@ -1,0 +1,217 @@
+"""What is already stored: the importer's duplicate test, in bounded memory.
+
+Two sources answer "is this hand known?": the dataset's on-disk key index
+(every committed batch, this run's included) and the keys this run stored
+that are not committed yet.  Both are asked a chunk of keys at a time in
+NumPy; only the rows a hash flags are looked at one by one, and each flag
+is confirmed exactly against the stored keys, so the answer is the old
+dict's answer without the dict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ofc_stats.records import Quarantined
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.key_index import KeyIndex, hand_keys_of, key_hashes, quarantine_keys_of
+from ofc_stats.store.rows import storable
+
+QUARANTINE_CACHE = 64 << 20  # bytes of quarantine index kept loaded (8 per refused hand)
+
+
+@dataclass
+class Known:
+    """A stored hand: its fingerprint, whether its boards are whole, its batch (None: pending)."""
+
+    fingerprint: str
+    complete: bool
+    batch: str | None
+
+
+@dataclass
+class _Part:
+    """Keys this run stored, as columns: the pending rows the index does not hold yet."""
+
+    hashes: np.ndarray
+    keys: pa.Array
+    fingerprints: pa.Array
+    complete: pa.Array
+    batch: str | None = None
+
+
+def _array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks()
+    return values
+
+
+class KnownHands:
+    """The stored hands' keys, asked a chunk at a time."""
+
+    def __init__(self, dataset: Dataset) -> None:
+        self.dataset = dataset
+        self.index = KeyIndex(
+            dataset.root, "hands", lambda: dataset.files("hands"), ["hand_key"], hand_keys_of
+        )
+        self.parts: list[_Part] = []
+        self._loose: tuple[list[int], list[str], list[str], list[bool]] = ([], [], [], [])
+
+    def search(self, keys: pa.Array, hashes: np.ndarray) -> tuple[np.ndarray, dict[str, Known]]:
+        """Rows to decide one by one (a mask), and what is stored under their keys.
+
+        A row is flagged when its key is stored or pending, or when its hash
+        repeats within ``keys`` (so the caller sees the first copy before the
+        second).  Pending copies override stored ones: they are newer.
+        """
+        self._seal()
+        self.parts = [part for part in self.parts if part.batch is None]
+        flagged = np.zeros(len(hashes), bool)
+        known: dict[str, Known] = {}
+        for batch, mask in self.index.candidates(hashes):
+            path = self.dataset.batch_file("hands", batch)
+            stored = pq.read_table(path, columns=["hand_key", "fingerprint", "complete"])
+            self._confirm(keys, mask, stored, batch, flagged, known)
+        for part in self.parts:
+            mask = np.isin(hashes, part.hashes)
+            if mask.any():
+                table = pa.table(
+                    {
+                        "hand_key": part.keys,
+                        "fingerprint": part.fingerprints,
+                        "complete": part.complete,
+                    }
+                )
+                self._confirm(keys, mask, table, None, flagged, known)
+        if len(hashes) > 1:
+            _, inverse, counts = np.unique(hashes, return_inverse=True, return_counts=True)
+            flagged |= counts[inverse] > 1
+        return flagged, known
+
+    @staticmethod
+    def _confirm(
+        keys: pa.Array,
+        mask: np.ndarray,
+        stored: pa.Table,
+        batch: str | None,
+        flagged: np.ndarray,
+        known: dict[str, Known],
+    ) -> None:
+        """Keep the hash hits whose key is really in ``stored``."""
+        rows = np.flatnonzero(mask)
+        at = pc.index_in(keys.take(pa.array(rows)), value_set=stored["hand_key"])
+        hit = np.asarray(at.is_valid())
+        if not hit.any():
+            return
+        flagged[rows[hit]] = True
+        found = stored.take(at.filter(pa.array(hit)))
+        for key, fingerprint, complete in zip(
+            found["hand_key"].to_pylist(),
+            found["fingerprint"].to_pylist(),
+            found["complete"].to_pylist(),
+            strict=True,
+        ):
+            known[key] = Known(fingerprint, bool(complete), batch)
+
+    def add(
+        self, hashes: np.ndarray, keys: pa.Array, fingerprints: pa.Array, complete: pa.Array
+    ) -> None:
+        """Rows stored by this run, not committed yet."""
+        if len(hashes):
+            self.parts.append(_Part(hashes, _array(keys), _array(fingerprints), _array(complete)))
+
+    def add_one(self, hashed: int, key: str, fingerprint: str, complete: bool) -> None:
+        """One record-path hand stored by this run (sealed into a part before the next search)."""
+        for values, value in zip(self._loose, (hashed, key, fingerprint, complete), strict=True):
+            values.append(value)  # type: ignore[attr-defined]
+
+    def _seal(self) -> None:
+        hashes, keys, fingerprints, complete = self._loose
+        if keys:
+            self.add(
+                np.array(hashes, np.uint64),
+                pa.array(keys, pa.string()),
+                pa.array(fingerprints, pa.string()),
+                pa.array(complete, pa.bool_()),
+            )
+            self._loose = ([], [], [], [])
+
+    def committed(self, batch: str, hands: pa.Table) -> None:
+        """The pending rows are now ``batch`` (its index built from the rows in hand)."""
+        self._seal()
+        for part in self.parts:
+            if part.batch is None:
+                part.batch = batch
+        path = self.dataset.batch_file("hands", batch)
+        if path.is_file():
+            self.index.build(path, hands.select(["hand_key"]))
+
+
+def _probe(entries: Sequence[Quarantined]) -> pa.Array:
+    """The entries' keys, made as the stored rows' are (so both hash alike)."""
+    table = pa.table(
+        {
+            "source_file": pa.array([storable(q.source_file) for q in entries], pa.string()),
+            "line": pa.array([q.line for q in entries], pa.int64()),
+            "offset": pa.array([q.offset for q in entries], pa.int64()),
+            "reason": pa.array([storable(q.reason) for q in entries], pa.string()),
+        }
+    )
+    return _array(quarantine_keys_of(table))
+
+
+class KnownQuarantine:
+    """Quarantine entries stored already, or pending from an earlier file of this run.
+
+    Entries are told apart by file, line, offset and reason; a file's own
+    entries never hide each other, so a file's entries are checked when the
+    file is done.
+    """
+
+    COLUMNS: ClassVar[list[str]] = ["source_file", "line", "offset", "reason"]
+
+    def __init__(self, dataset: Dataset) -> None:
+        self.dataset = dataset
+        self.index = KeyIndex(
+            dataset.root,
+            "quarantine",
+            lambda: dataset.files("quarantine"),
+            self.COLUMNS,
+            quarantine_keys_of,
+            cache_bytes=QUARANTINE_CACHE,
+        )
+        self.pending: set[str] = set()
+
+    def new(self, entries: Sequence[Quarantined]) -> list[Quarantined]:
+        """The entries not stored yet (in order); they count as pending from now on."""
+        if not entries:
+            return []
+        keys = _probe(entries)
+        hashes = key_hashes(keys)
+        seen = np.zeros(len(entries), bool)
+        for batch, mask in self.index.candidates(hashes):
+            stored = pq.read_table(
+                self.dataset.batch_file("quarantine", batch), columns=self.COLUMNS
+            )
+            hit = pc.is_in(keys, value_set=_array(quarantine_keys_of(stored)))
+            seen |= mask & np.asarray(hit.fill_null(False))
+        out = []
+        for entry, key, old in zip(entries, keys.to_pylist(), seen, strict=True):
+            if not old and key not in self.pending:
+                out.append(entry)
+        self.pending.update(keys.to_pylist())
+        return out
+
+    def committed(self, batch: str, table: pa.Table) -> None:
+        self.pending = set()
+        path = self.dataset.batch_file("quarantine", batch)
+        if path.is_file():
+            self.index.build(Path(path), table.select(self.COLUMNS))
