@@ -1,11 +1,22 @@
-"""Import speed per format: hands/s, MB/s and peak memory.
+"""Import speed per format against the fastest decode of the same file: hands/s, ratio, memory.
 
-    .venv/bin/python bench/import.py [--hands 200000] [--small-hands 20000]
+    .venv/bin/python bench/import.py [--hands 50000] [--small-hands 5000] [--repeat 3]
 
 Each format's file is generated first (open format and app JSON with
 --hands, the snapshot-heavy SwC captures and fpdb databases with
---small-hands), then imported into a fresh dataset in a child process so its
-peak resident memory is its own.  Single-threaded Python parsing.
+--small-hands).  Then, ``--repeat`` times and interleaved so host noise hits
+each alike, every file is imported into a fresh dataset in a child process
+(its peak resident memory is its own, VmHWM) and decoded by the floors:
+
+* **orjson** and **msgspec**: decode every JSON object of the file (the app
+  files' blank-line separated objects, the NDJSON lines, the SwC snapshot
+  lines, fpdb's ``rawJson`` column read from SQLite) into Python objects;
+* **duckdb**: ``read_json`` with explicit columns, one thread, materialised
+  (app JSON as concatenated objects, the open format as NDJSON).
+
+The ratio is import seconds ÷ the fastest floor's seconds (medians).
+orjson and msgspec are only needed here; a floor whose library is missing
+is left out with a note.
 """
 
 from __future__ import annotations
@@ -15,10 +26,12 @@ import json
 import os
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -43,6 +56,28 @@ status = open("/proc/self/status").read().split("VmHWM:")[1].split()[0]
 peak = int(status) / 1024
 print(json.dumps({"seconds": seconds, "stored": summary.stored, "peak_mib": peak}))
 """
+APP_COLUMNS = {
+    "stakes": "DOUBLE",
+    "handData": "JSON",
+    "joined": "BOOLEAN",
+    "clubId": "VARCHAR",
+    "rules": "VARCHAR",
+    "appName": "VARCHAR",
+    "roomId": "VARCHAR",
+    "endDateTime": "VARCHAR",
+    "price": "VARCHAR",
+}
+OPEN_COLUMNS = {
+    "ofc_format": "INTEGER",
+    "room": "VARCHAR",
+    "table": "VARCHAR",
+    "hand_id": "VARCHAR",
+    "ruleset": "VARCHAR",
+    "played_at": "VARCHAR",
+    "stakes": "DOUBLE",
+    "currency": "VARCHAR",
+    "seats": "JSON",
+}
 
 
 def _records(hands: int) -> Iterator[HandRecord]:
@@ -83,10 +118,83 @@ def write_files(folder: Path, hands: int, small: int) -> dict[str, tuple[Path, i
     return files
 
 
+def _objects(name: str, path: Path) -> list[bytes]:
+    """The file's JSON texts as the floors decode them (reading is part of the floor)."""
+    if name == "fpdb":
+        with sqlite3.connect(path) as connection:
+            rows = connection.execute("SELECT rawJson FROM HttpOFCHands").fetchall()
+        return [row[0].encode() if isinstance(row[0], str) else row[0] for row in rows]
+    data = path.read_bytes()
+    if name == "app-json":
+        return [part for part in data.split(b"\n\n") if part.strip()]
+    return [line for line in data.split(b"\n") if line]
+
+
+def _decoders() -> dict[str, Callable[[bytes], object]]:
+    out: dict[str, Callable[[bytes], object]] = {}
+    try:
+        import orjson
+
+        out["orjson"] = orjson.loads
+    except ImportError:
+        print("note: orjson not installed, its floor is left out (pip install orjson)")
+    try:
+        import msgspec
+
+        out["msgspec"] = msgspec.json.Decoder().decode
+    except ImportError:
+        print("note: msgspec not installed, its floor is left out (pip install msgspec)")
+    return out
+
+
+def floor_seconds(name: str, path: Path, decode: Callable[[bytes], object]) -> float:
+    start = time.perf_counter()
+    for text in _objects(name, path):
+        decode(text)
+    return time.perf_counter() - start
+
+
+def duckdb_seconds(name: str, path: Path) -> float | None:
+    """DuckDB's JSON reader with the columns given (no sniffing), one thread."""
+    if name not in ("open", "app-json"):
+        return None
+    import duckdb
+
+    columns = OPEN_COLUMNS if name == "open" else APP_COLUMNS
+    form = "newline_delimited" if name == "open" else "unstructured"
+    connection = duckdb.connect()
+    connection.execute("SET threads = 1")
+    start = time.perf_counter()
+    connection.execute(
+        "CREATE TEMP TABLE decoded AS SELECT * FROM read_json(?, format = ?, columns = ?)",
+        [str(path), form, columns],
+    )
+    seconds = time.perf_counter() - start
+    connection.close()
+    return seconds
+
+
+def import_once(name: str, path: Path, data: Path, hands: int) -> dict[str, float]:
+    shutil.rmtree(data, ignore_errors=True)
+    result = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path), str(data), name],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    figures: dict[str, float] = json.loads(result.stdout.strip().splitlines()[-1])
+    assert figures["stored"] == hands, figures
+    shutil.rmtree(data, ignore_errors=True)
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=200_000)
-    parser.add_argument("--small-hands", type=int, default=20_000)
+    parser.add_argument("--hands", type=int, default=50_000)
+    parser.add_argument("--small-hands", type=int, default=5_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--formats", default="open,app-json,swc,fpdb")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="ofc-bench-"))
     try:
@@ -96,25 +204,43 @@ def main() -> None:
             flush=True,
         )
         files = write_files(folder, args.hands, args.small_hands)
-        header = ("format", "hands", "MB", "seconds", "hands/s", "MB/s", "peak MiB")
-        print("\n{:<10} {:>9} {:>8} {:>8} {:>9} {:>7} {:>9}".format(*header))
+        files = {k: v for k, v in files.items() if k in args.formats.split(",")}
+        decoders = _decoders()
+        runs: dict[str, dict[str, list[float]]] = {name: {} for name in files}
+        peaks: dict[str, list[float]] = {name: [] for name in files}
+        for attempt in range(args.repeat):
+            for name, (path, hands) in files.items():
+                figures = import_once(name, path, folder / f"data-{name}", hands)
+                runs[name].setdefault("import", []).append(figures["seconds"])
+                peaks[name].append(figures["peak_mib"])
+                for floor, decode in decoders.items():
+                    runs[name].setdefault(floor, []).append(floor_seconds(name, path, decode))
+                duck = duckdb_seconds(name, path)
+                if duck is not None:
+                    runs[name].setdefault("duckdb", []).append(duck)
+            print(f"  run {attempt + 1}/{args.repeat} done", flush=True)
+        load = os.getloadavg()
+        print(f"\nmedians of {args.repeat} runs; load average {load[0]:.2f} {load[1]:.2f}")
+        header = ("format", "hands", "MB", "step", "median s", "hands/s", "× floor", "peak MiB")
+        print("{:<9} {:>8} {:>7}  {:<8} {:>9} {:>10} {:>8} {:>9}".format(*header))
         for name, (path, hands) in files.items():
-            data = folder / f"data-{name}"
-            result = subprocess.run(
-                [sys.executable, "-c", CHILD, str(path), str(data), name],
-                capture_output=True,
-                text=True,
-                check=True,
-                cwd=ROOT,
-            )
-            figures = json.loads(result.stdout.strip().splitlines()[-1])
-            assert figures["stored"] == hands, figures
             megabytes = os.path.getsize(path) / 1e6
-            seconds = figures["seconds"]
-            print(
-                f"{name:<10} {hands:>9,} {megabytes:>8.1f} {seconds:>8.1f} "
-                f"{hands / seconds:>9,.0f} {megabytes / seconds:>7.1f} {figures['peak_mib']:>9,.0f}"
-            )
+            medians = {step: statistics.median(times) for step, times in runs[name].items()}
+            floors = {step: s for step, s in medians.items() if step != "import"}
+            fastest = min(floors.values()) if floors else None
+            for step, seconds in medians.items():
+                ratio = f"{seconds / fastest:8.2f}" if fastest else f"{'-':>8}"
+                peak = f"{statistics.median(peaks[name]):9.0f}" if step == "import" else ""
+                print(
+                    f"{name:<9} {hands:>8,} {megabytes:>7.1f}  {step:<8} {seconds:>9.3f} "
+                    f"{hands / seconds:>10,.0f} {ratio} {peak}"
+                )
+            if fastest:
+                floor_name = min(floors, key=lambda step: floors[step])
+                print(
+                    f"{name:<9} ratio import ÷ fastest floor ({floor_name}): "
+                    f"{medians['import'] / fastest:.1f}×"
+                )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
