@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ofc_stats.store.chunks as chunks_module
 import ofc_stats.store.importer as importer_module
 import ofc_stats.store.key_index as index_module
 import ofc_stats.store.known as known_module
@@ -68,7 +69,7 @@ def test_every_hash_colliding_still_dedupes_exactly(
     def same(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
         return np.full(len(values), 7, np.uint64)
 
-    for module in (importer_module, known_module, index_module):
+    for module in (importer_module, chunks_module, known_module, index_module):
         monkeypatch.setattr(module, "key_hashes", same)
     records = random_records(30, seed=11)
     data = tmp_path / "data"

@@ -9,22 +9,19 @@ file and line).
 from __future__ import annotations
 
 import gc
-import hashlib
 import io
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Partial, Quarantined, continues, validate_hand
+from ofc_stats.store import chunks
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.hand_ids import next_hand_id, with_hand_ids
 from ofc_stats.store.import_summary import FileSummary, ImportSummary, reason_class
@@ -34,12 +31,14 @@ from ofc_stats.store.rows import hands_table, quarantine_table
 from ofc_stats.store.schema import FILES, HANDS, PLACEMENTS, SEATS
 from ofc_stats.store.sources import (
     READ_ERRORS,
+    Counting,
     Skipped,
     Source,
     expand,
     open_utf8,
     read_head,
     real_path,
+    sha256_of,
     total_bytes,
 )
 from parsers.base import (
@@ -57,15 +56,6 @@ __all__ = ["FileSummary", "ImportSummary", "Importer", "import_paths", "total_by
 BATCH_HANDS = 20_000
 GROUP_HANDS = 2_000  # record-path hands looked up in the key index together
 MAX_RAW_TEXT = 1 << 20  # characters of a quarantined fragment kept (a 10 MB line is junk)
-
-
-def _sha256(source: Source) -> str:
-    """The content hash, which also reads every byte (a zip member's CRC is checked here)."""
-    digest = hashlib.sha256()
-    with source.open() as stream:
-        for chunk in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _clip(text: str) -> str:
@@ -140,7 +130,7 @@ class Importer:
         file = FileSummary(source.name, "unknown")
         self.summary.files.append(file)
         try:
-            digest = _sha256(source)
+            digest = sha256_of(source)
             parser_type = self._parser(source)
         except READ_ERRORS as error:
             self._unreadable(file, f"unreadable file: {error}")
@@ -165,7 +155,7 @@ class Importer:
                 self.on_bytes(source.size)
             else:
                 with open_utf8(source) as raw:
-                    stream = io.BufferedReader(_Counting(raw, self.on_bytes), 1 << 20)
+                    stream = io.BufferedReader(Counting(raw, self.on_bytes), 1 << 20)
                     parse = parser.parse_columnar if columnar else parser.parse
                     self._consume(parse(stream, source.name), file, parser)
         except READ_ERRORS as error:
@@ -331,95 +321,21 @@ class Importer:
             # A value the columns cannot hold: every hand of the chunk takes the record path.
             self._reparse(chunk.hands, list(range(chunk.hands.num_rows)), file, parser)
             return
-        keep, reparse = self._decide(chunk.hands, file)
-        file.hands_seen += len(keep)
-        file.stored += len(keep)
-        self._pend(chunk, keep)
-        if reparse:
-            self._reparse(chunk.hands, reparse, file, parser)
-        if self.pending_count >= self.batch_hands:
-            self.flush()
-
-    def _decide(self, hands: pa.Table, file: FileSummary) -> tuple[np.ndarray, list[int]]:
-        """Rows to keep and rows for the record path; duplicates are counted.
-
-        Rows no hash flags are kept as a block; only the flagged ones (a
-        stored or pending key, or a key twice in the chunk) go row by row.
-        """
-        keys = hands["hand_key"].combine_chunks()
-        hashes = key_hashes(keys)
-        flagged, self.known_now = self.known.search(keys, hashes)
-        keep = ~flagged
-        reparse: list[int] = []
-        rows = np.flatnonzero(flagged)
-        if len(rows):
-            picked = hands.select(["hand_key", "fingerprint", "complete"]).take(pa.array(rows))
-            for row, key, fingerprint, complete in zip(
-                rows.tolist(),
-                picked["hand_key"].to_pylist(),
-                picked["fingerprint"].to_pylist(),
-                picked["complete"].to_pylist(),
-                strict=True,
-            ):
-                known = self.known_now.get(key)
-                if known is None:
-                    self.known_now[key] = Known(fingerprint, bool(complete), None)
-                    keep[row] = True
-                elif known.fingerprint == fingerprint:
-                    file.hands_seen += 1
-                    file.duplicates += 1
-                else:
-                    reparse.append(row)  # a reused or completed hand id: the record path decides
-        kept = np.flatnonzero(keep)
-        if len(kept) == len(keep):
-            self.known.add(hashes, keys, hands["fingerprint"], hands["complete"])
-        elif len(kept):
-            taken = hands.select(["fingerprint", "complete"]).take(pa.array(kept))
-            self.known.add(
-                hashes[kept], keys.take(pa.array(kept)), taken["fingerprint"], taken["complete"]
-            )
-        return kept, reparse
-
-    def _pend(self, chunk: ColumnarHands, keep: np.ndarray) -> None:
-        """The kept rows of a chunk, in slices so commits keep to the batch size.
-
-        Seat and placement rows find their hand by ``source_line`` once per
-        chunk; each slice is one boolean filter (no set membership per slice).
-        """
-        count = chunk.hands.num_rows
-        if not len(keep):
-            return
-        owners = {}
-        for name in ("seats", "placements"):
-            table = getattr(chunk, name)
-            at = pc.index_in(table["source_line"], value_set=chunk.hands["source_line"])
-            owners[name] = np.asarray(at.fill_null(count), np.int64)
-        cursor = 0
-        while cursor < len(keep):
-            room = max(self.batch_hands - self.pending_count, 1)
-            part = keep[cursor : cursor + room]
-            cursor += len(part)
-            if len(part) == count:
-                tables = [chunk.hands, chunk.seats, chunk.placements]
-            else:
-                chosen = np.zeros(count + 1, bool)
-                chosen[part] = True
-                tables = [
-                    chunk.hands.take(pa.array(part)),
-                    chunk.seats.filter(pa.array(chosen[owners["seats"]])),
-                    chunk.placements.filter(pa.array(chosen[owners["placements"]])),
-                ]
-            hands, seats, placements = tables
-            self.pending_columns.append(
-                ColumnarHands(
-                    hands,
-                    seats.drop_columns(["source_line"]),
-                    placements.drop_columns(["source_line"]),
-                )
-            )
-            self.pending_count += len(part)
+        decision = chunks.decide(self.known, chunk.hands)
+        self.known_now = decision.known
+        file.hands_seen += len(decision.kept) + decision.duplicates
+        file.duplicates += decision.duplicates
+        file.stored += len(decision.kept)
+        room = lambda: self.batch_hands - self.pending_count  # noqa: E731 - asked per slice
+        for part in chunks.slices(chunk, decision.kept, room):
+            self.pending_columns.append(part)
+            self.pending_count += part.hands.num_rows
             if self.pending_count >= self.batch_hands:
                 self.flush()
+        if decision.reparse:
+            self._reparse(chunk.hands, decision.reparse, file, parser)
+        if self.pending_count >= self.batch_hands:
+            self.flush()
 
     def _reparse(self, hands: pa.Table, rows: list[int], file: FileSummary, parser: Parser) -> None:
         items: list[ParseItem] = []
@@ -524,23 +440,6 @@ class Importer:
         self.pending_columns, self.pending_count, self.replacing = [], 0, {}
         self.pending_fingerprints = []
         gc.collect(1)  # the batch's garbage, young objects only (the GC is off in a run)
-
-
-class _Counting(io.RawIOBase):
-    """A read-only stream that reports bytes read (for the progress bar)."""
-
-    def __init__(self, raw: BinaryIO, report: Callable[[int], None]) -> None:
-        self.raw = raw
-        self.report = report
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        data = self.raw.read(len(buffer))
-        buffer[: len(data)] = data
-        self.report(len(data))
-        return len(data)
 
 
 def import_paths(

@@ -10,6 +10,7 @@ file count UTF-8 bytes; line numbers are the file's own.
 from __future__ import annotations
 
 import codecs
+import hashlib
 import io
 import os
 import stat
@@ -265,3 +266,29 @@ def total_bytes(paths: Iterable[str | Path]) -> int:
         elif path.is_file():
             total += os.path.getsize(path)
     return total
+
+
+def sha256_of(source: Source) -> str:
+    """The content hash, which also reads every byte (a zip member's CRC is checked here)."""
+    digest = hashlib.sha256()
+    with source.open() as stream:
+        for chunk in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class Counting(io.RawIOBase):
+    """A read-only stream that reports bytes read (for the progress bar)."""
+
+    def __init__(self, raw: BinaryIO, report: Callable[[int], None]) -> None:
+        self.raw = raw
+        self.report = report
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.raw.read(len(buffer))
+        buffer[: len(data)] = data
+        self.report(len(data))
+        return len(data)

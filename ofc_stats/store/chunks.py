@@ -1,0 +1,99 @@
+"""A parser's columnar chunk, deduplicated and cut to the batch size, in NumPy.
+
+Rows no key hash flags are kept as a block; only the flagged ones (a stored
+or pending key, or a key twice in the chunk) are looked at one by one.
+Seat and placement rows find their hand by ``source_line`` once per chunk,
+so a slice of the chunk is one boolean filter, never a set membership test
+per slice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ofc_stats.store.key_index import key_hashes
+from ofc_stats.store.known import Known, KnownHands
+from parsers.base import ColumnarHands
+
+
+@dataclass
+class Decision:
+    """What becomes of a chunk's rows: kept (in order), duplicates, the record path's."""
+
+    kept: np.ndarray
+    duplicates: int = 0
+    reparse: list[int] = field(default_factory=list)  # a reused or completed hand id
+    known: dict[str, Known] = field(default_factory=dict)  # the search's hits and the kept
+
+
+def decide(known: KnownHands, hands: pa.Table) -> Decision:
+    """Dedupe a chunk's hands by key and fingerprint; the kept rows count as pending."""
+    keys = hands["hand_key"].combine_chunks()
+    hashes = key_hashes(keys)
+    flagged, hits = known.search(keys, hashes)
+    keep = ~flagged
+    decision = Decision(np.empty(0, np.int64), known=hits)
+    rows = np.flatnonzero(flagged)
+    if len(rows):
+        picked = hands.select(["hand_key", "fingerprint", "complete"]).take(pa.array(rows))
+        for row, key, fingerprint, complete in zip(
+            rows.tolist(),
+            picked["hand_key"].to_pylist(),
+            picked["fingerprint"].to_pylist(),
+            picked["complete"].to_pylist(),
+            strict=True,
+        ):
+            stored = hits.get(key)
+            if stored is None:
+                hits[key] = Known(fingerprint, bool(complete), None)
+                keep[row] = True
+            elif stored.fingerprint == fingerprint:
+                decision.duplicates += 1
+            else:
+                decision.reparse.append(row)
+    kept = np.flatnonzero(keep)
+    if len(kept) == len(keep):
+        known.add(hashes, keys, hands["fingerprint"], hands["complete"])
+    elif len(kept):
+        taken = hands.select(["fingerprint", "complete"]).take(pa.array(kept))
+        known.add(hashes[kept], keys.take(pa.array(kept)), taken["fingerprint"], taken["complete"])
+    decision.kept = kept
+    return decision
+
+
+def slices(
+    chunk: ColumnarHands, kept: np.ndarray, room: Callable[[], int]
+) -> Iterator[ColumnarHands]:
+    """The kept hands with their seats and placements, ``room()`` hands at a time.
+
+    ``room`` is asked again before each slice (the caller commits between
+    them).  The slices drop the ``source_line`` tie of seats and placements.
+    """
+    count = chunk.hands.num_rows
+    if not len(kept):
+        return
+    owners = {}
+    for name in ("seats", "placements"):
+        table = getattr(chunk, name)
+        at = pc.index_in(table["source_line"], value_set=chunk.hands["source_line"])
+        owners[name] = np.asarray(at.fill_null(count), np.int64)
+    cursor = 0
+    while cursor < len(kept):
+        part = kept[cursor : cursor + max(room(), 1)]
+        cursor += len(part)
+        if len(part) == count:
+            hands, seats, placements = chunk.hands, chunk.seats, chunk.placements
+        else:
+            chosen = np.zeros(count + 1, bool)
+            chosen[part] = True
+            hands = chunk.hands.take(pa.array(part))
+            seats = chunk.seats.filter(pa.array(chosen[owners["seats"]]))
+            placements = chunk.placements.filter(pa.array(chosen[owners["placements"]]))
+        yield ColumnarHands(
+            hands, seats.drop_columns(["source_line"]), placements.drop_columns(["source_line"])
+        )
