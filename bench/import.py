@@ -15,6 +15,12 @@ each alike, every file is imported into a fresh dataset in a child process
   (app JSON as concatenated objects, the open format as NDJSON).
 
 The ratio is import seconds ÷ the fastest floor's seconds (medians).
+
+Last, what ``placements`` (about 43 rows a hand, the string ``hand_key`` on
+each) costs to write, as stored and with the alternatives that keep the
+table's type: the ``hand_key`` column left out (the floor), written as an
+Arrow dictionary array (read back as a dictionary, so not adopted), and
+without column statistics.
 orjson and msgspec are only needed here; a floor whose library is missing
 is left out with a note.
 """
@@ -189,12 +195,44 @@ def import_once(name: str, path: Path, data: Path, hands: int) -> dict[str, floa
     return figures
 
 
+def placements_cost(hands: int, repeat: int) -> None:
+    """Parquet write time of one batch's placements, as stored and without the string key."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from ofc_stats.store.rows import hands_table
+
+    table = hands_table(random_records(hands, seed=5), "bench")["placements"]
+    others = [name for name in table.column_names if name != "hand_key"]
+    encoded = table.set_column(0, "hand_key", pc.dictionary_encode(table["hand_key"]))
+    cases = {
+        "as stored (string hand_key)": (table, {}),
+        "floor: no hand_key column": (table.drop_columns(["hand_key"]), {}),
+        "hand_key as a dictionary array": (encoded, {}),
+        "hand_key without statistics": (table, {"write_statistics": others}),
+    }
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    with tempfile.TemporaryDirectory(prefix="ofc-bench-placements-") as scratch:
+        path = Path(scratch) / "placements.parquet"
+        for _ in range(repeat):  # interleaved
+            for name, (data, options) in cases.items():
+                start = time.perf_counter()
+                pq.write_table(data, path, compression="zstd", **options)  # type: ignore[arg-type]
+                times[name].append(time.perf_counter() - start)
+    floor = statistics.median(times["floor: no hand_key column"])
+    print(f"\nwriting placements of {hands:,} hands ({table.num_rows:,} rows), medians of {repeat}")
+    for name, values in times.items():
+        seconds = statistics.median(values)
+        print(f"  {name:<32} {seconds * 1000:8.1f} ms  × floor {seconds / floor:5.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=50_000)
     parser.add_argument("--small-hands", type=int, default=5_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--formats", default="open,app-json,swc,fpdb")
+    parser.add_argument("--placement-hands", type=int, default=20_000, help="0: skip")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="ofc-bench-"))
     try:
@@ -241,6 +279,8 @@ def main() -> None:
                     f"{name:<9} ratio import ÷ fastest floor ({floor_name}): "
                     f"{medians['import'] / fastest:.1f}×"
                 )
+        if args.placement_hands:
+            placements_cost(args.placement_hands, max(args.repeat, 5))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

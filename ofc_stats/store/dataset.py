@@ -231,31 +231,9 @@ class Dataset:
         parts = [pq.read_table(path, columns=columns) for path in paths]
         return pa.concat_tables(parts)
 
-    def hand_keys(self) -> dict[str, str]:
-        """hand_key -> fingerprint of every stored hand."""
-        table = self.read("hands", ["hand_key", "fingerprint"])
-        return dict(zip(table.column(0).to_pylist(), table.column(1).to_pylist(), strict=True))
-
     def file_hashes(self) -> set[str]:
+        """Content hashes of the imported files (one per file, not per hand: kept whole)."""
         return set(self.read("files", ["sha256"]).column(0).to_pylist())
-
-    def quarantine_keys(self) -> set[tuple[str, int | None, int | None, str]]:
-        """(file, line, offset, reason) of every quarantine entry: one per refused hand."""
-        table = self.read("quarantine", ["source_file", "line", "offset", "reason"])
-        return set(zip(*(table.column(i).to_pylist() for i in range(4)), strict=True))
-
-    def incomplete_hands(self) -> dict[str, str | None]:
-        """hand_key -> batch of every stored hand with a board short of 13 cards."""
-        table = self.read("hands", ["hand_key", "complete", "batch"])
-        table = table.filter(pc.invert(table["complete"]))
-        return dict(zip(table["hand_key"].to_pylist(), table["batch"].to_pylist(), strict=True))
-
-    def batch_of(self, hand_key: str) -> str | None:
-        for path in self.files("hands"):
-            keys = pq.read_table(path, columns=["hand_key"])["hand_key"]
-            if pc.any(pc.equal(keys, hand_key)).as_py():
-                return Path(path).stem
-        return None
 
     def seats_of(self, batch: str, hand_key: str) -> list[dict[str, object]]:
         """The stored seat rows of one hand, in seat order."""
