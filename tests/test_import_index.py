@@ -142,3 +142,32 @@ def test_a_shorter_copy_of_a_hand_still_pending_is_a_duplicate(tmp_path: Path) -
     cut = replace(whole, seats=seats, placements=())
     summary = import_paths([_write(tmp_path / "a.jsonl", [whole, cut])], tmp_path / "data")
     assert (summary.stored, summary.duplicates, summary.files[0].reused_ids) == (1, 1, 0)
+
+
+def test_the_largest_hand_id_is_kept_across_processes_and_checked_by_stamp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    import ofc_stats.store.hand_ids as hand_ids
+
+    data = tmp_path / "data"
+    import_paths([_write(tmp_path / "a.jsonl", random_records(12, seed=2))], data, batch_hands=5)
+    dataset = Dataset(data)
+    assert hand_ids.next_hand_id(dataset) == 12  # ids 0-11 in batches of 5, 5, 2
+    monkeypatch.setattr(hand_ids, "_LARGEST", {})  # a new process: only the saved readings
+
+    def no_footers(path: object) -> None:
+        raise AssertionError("read a footer the saved readings hold")
+
+    monkeypatch.setattr(hand_ids.pq, "read_metadata", no_footers)
+    assert hand_ids.next_hand_id(dataset) == 12
+    # A reading whose stamp is not the file's is read again from the footer.
+    cache = data / INDEX / "hand_ids.json"
+    saved = json.loads(cache.read_text())
+    last = max(saved)
+    saved[last] = [saved[last][0] + 1, saved[last][1], 99]  # another size, a wrong largest id
+    cache.write_text(json.dumps(saved))
+    monkeypatch.undo()  # footers readable again
+    monkeypatch.setattr(hand_ids, "_LARGEST", {})
+    assert hand_ids.next_hand_id(dataset) == 12

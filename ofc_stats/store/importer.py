@@ -54,7 +54,7 @@ from parsers.registry import detect, get_parser, known_formats
 __all__ = ["FileSummary", "ImportSummary", "Importer", "import_paths", "total_bytes"]
 
 BATCH_HANDS = 20_000
-GROUP_HANDS = 2_000  # record-path hands looked up in the key index together
+GROUP_HANDS = 5_000  # record-path hands looked up in the key index together
 MAX_RAW_TEXT = 1 << 20  # characters of a quarantined fragment kept (a 10 MB line is junk)
 
 

@@ -16,7 +16,6 @@ and deleting ``.index`` is always safe.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -105,6 +104,7 @@ class KeyIndex:
         self.cache_bytes = cache_bytes
         self._cache: dict[str, tuple[tuple[int, int, int], np.ndarray]] = {}
         self._cached = 0
+        self._buffer = bytearray(1 << 20)
 
     def candidates(self, hashes: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
         """(batch, mask of ``hashes`` that batch's index holds) for each batch with a hit."""
@@ -127,10 +127,7 @@ class KeyIndex:
         cached = self._cache.get(path.stem)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        index = self.folder / f"{path.stem}.u64"
-        words = np.empty(0, np.uint64)
-        with contextlib.suppress(OSError, ValueError):
-            words = np.fromfile(index, np.uint64)
+        words = self._read(self.folder / f"{path.stem}.u64")
         header = tuple(int(word) for word in words[:HEADER])
         if len(words) >= HEADER and header == (VERSION, *stamp, len(words) - HEADER):
             stored = words[HEADER:]
@@ -138,6 +135,23 @@ class KeyIndex:
             stored = self.build(path)
         self._remember(path.stem, stamp, stored)
         return stored
+
+    def _read(self, index: Path) -> np.ndarray:
+        """The index file's words, in one buffer reused from file to file (no heap churn).
+
+        The array is a view of that buffer, valid until the next read; a
+        cached one is copied.
+        """
+        try:
+            with open(index, "rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if size > len(self._buffer):
+                    self._buffer = bytearray(max(size, 2 * len(self._buffer)))
+                view = memoryview(self._buffer)[:size]
+                got = handle.readinto(view)
+        except OSError:
+            return np.empty(0, np.uint64)
+        return np.frombuffer(self._buffer, np.uint64, got // 8)
 
     def build(self, path: Path, table: pa.Table | None = None) -> np.ndarray:
         """Index one batch file (``table``: its rows, when the caller has them) and save it."""
@@ -161,7 +175,7 @@ class KeyIndex:
         if old is not None:
             self._cached -= old[1].nbytes
         if self._cached + stored.nbytes <= self.cache_bytes:
-            self._cache[batch] = (stamp, stored)
+            self._cache[batch] = (stamp, stored.copy())
             self._cached += stored.nbytes
 
 
