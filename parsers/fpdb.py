@@ -33,10 +33,24 @@ CHUNK_HANDS = 2_000  # hands per columnar chunk
 QUERY = "SELECT id, siteHandNo, tableName, rawJson FROM HttpOFCHands ORDER BY id"
 
 
+# Card texts parse_card has read, and what it gave: a lookup skips the call per card.
+_CARD_IDS: dict[str, int] = {}
+
+
 def _cards(values: Any) -> list[int]:
     if isinstance(values, str):
         values = values.split()
-    return [parse_card(str(v)) for v in values or [] if str(v) != "--"]
+    if not values:
+        return []
+    try:
+        return [_CARD_IDS[v] for v in values if v != "--"]  # every card a text seen before
+    except (KeyError, TypeError):
+        pass
+    cards = [parse_card(str(v)) for v in values if str(v) != "--"]
+    for v in values:
+        if isinstance(v, str) and v != "--" and len(_CARD_IDS) < 4096:
+            _CARD_IDS[v] = parse_card(v)
+    return cards
 
 
 def _round(record: dict[str, Any]) -> int:

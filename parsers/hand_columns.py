@@ -68,15 +68,22 @@ def _storable(text: str) -> bool:
     return True
 
 
+_LIMITS: dict[str, tuple[int, int]] = {}  # ruleset -> (most seats, deck size)
+
+
 def surely_valid(
     ruleset: str, texts: Sequence[str], seats: Sequence[SeatRow], moves: Sequence[Move]
 ) -> bool:
     """Whether validate_hand passes: a False sends the hand to the record path, never loses it."""
-    rules = get_ruleset(ruleset)
-    deck = rules.deck.size
-    if not 2 <= len(seats) <= min(rules.max_seats, SMALL_INT + 1):
+    if ruleset not in _LIMITS:
+        rules = get_ruleset(ruleset)
+        _LIMITS[ruleset] = (min(rules.max_seats, SMALL_INT + 1), rules.deck.size)
+    most, deck = _LIMITS[ruleset]
+    if not 2 <= len(seats) <= most:
         return False
-    if not all(_storable(t) for t in texts) or not all(_storable(s.player) for s in seats):
+    names = [s.player for s in seats]
+    ascii_only = "".join(texts).isascii() and "".join(names).isascii()
+    if not ascii_only and not all(_storable(t) for t in [*texts, *names]):
         return False
     seen: set[int] = set()
     count = 0
@@ -160,9 +167,8 @@ class HandColumns:
         h["rules_text"].append(rules_text)
         h["ruleset"].append(ruleset)
         h["seat_count"].append(len(seats))
-        h["complete"].append(
-            all((len(s.top), len(s.middle), len(s.bottom)) == ROW_SIZES for s in seats)
-        )
+        fulls = [(len(s.top), len(s.middle), len(s.bottom)) == ROW_SIZES for s in seats]
+        h["complete"].append(all(fulls))
         h["source_line"].append(source_line)
         h["raw_text"].append(raw_text)
         h["fingerprint"].append(fingerprint(seats))
@@ -185,7 +191,7 @@ class HandColumns:
         c = self.seats
         for index, seat in enumerate(seats):
             board = seat.top + seat.middle + seat.bottom
-            full = (len(seat.top), len(seat.middle), len(seat.bottom)) == ROW_SIZES
+            full = fulls[index]
             placed = streets_of.get(index)
             discards = seat.discards
             if discards is not None:
@@ -207,7 +213,7 @@ class HandColumns:
             c["board_streets"].append(
                 None
                 if placed is None or len(board) != 13
-                else bytes(min(placed.get(card, 255), 255) for card in board)
+                else bytes([placed.get(card, 255) for card in board])  # streets are <= 127
             )
             c["discards"].append(discards)
             c["reported_points"].append(seat.reported_points)
