@@ -57,27 +57,37 @@ def parse_layout(text: Any) -> tuple[list[list[int]], list[int]] | None:
     """A seat ``d`` string as ([top, middle, bottom], active); None if no cards show."""
     if not isinstance(text, str) or not text:
         return None
+    head, _, tail = text.partition("-")
+    counts_text = tail.split("-")
+    if len(counts_text) == 3:  # "ids-T-M-B": one pass, and any odd item takes the long way
+        try:
+            ids = list(map(int, head.split(";")))
+            top, middle, bottom = map(int, counts_text)
+        except ValueError:
+            ids = []
+        if ids and min(ids) >= 0 and max(ids) < 52:
+            second, third = top + middle, top + middle + bottom
+            return [ids[0:top], ids[top:second], ids[second:third]], ids[third:]
     parts = text.split("-")
     items = parts[0].split(";")
     try:
         ids = [int(i) for i in items if i != ""] if "" in items else list(map(int, items))
-        counts = [int(p) for p in parts[1:4]] if len(parts) >= 4 else None
+        counts = list(map(int, parts[1:4])) if len(parts) >= 4 else None
     except ValueError:
         return None  # invalid: treat as if the player were absent (SWC.md §4.8)
     if not ids:
         return None
     if counts is None:
         return [[], [], []], [i for i in ids if 0 <= i < 52]
-    rows, position = [], 0
+    top, middle, bottom = counts
+    second, third = top + middle, top + middle + bottom
     if min(ids) >= 0 and max(ids) < 52:  # every id a card: nothing to drop
-        for count in counts:
-            rows.append(ids[position : position + count])
-            position += count
-        return rows, ids[position:]
-    for count in counts:
-        rows.append([i for i in ids[position : position + count] if 0 <= i < 52])
-        position += count
-    return rows, [i for i in ids[position:] if 0 <= i < 52]
+        return [ids[0:top], ids[top:second], ids[second:third]], ids[third:]
+    rows = [
+        [i for i in ids[start:stop] if 0 <= i < 52]
+        for start, stop in ((0, top), (top, second), (second, third))
+    ]
+    return rows, [i for i in ids[third:] if 0 <= i < 52]
 
 
 @dataclass
@@ -197,7 +207,7 @@ def _fold_layout(hand: _Hand, seat: _Seat, d: Any) -> None:
     new_rows = []
     placed_now: list[tuple[int, str]] = []
     for name, old, new in zip(ROW_NAMES, seat.rows, rows, strict=True):
-        added = _added(new, old)
+        added = _added(new, old) if new != old else None
         if added:
             new_rows.append(old + added)  # a placed card never leaves its row
             placed_now += [(card, name) for card in added]
@@ -205,13 +215,18 @@ def _fold_layout(hand: _Hand, seat: _Seat, d: Any) -> None:
             new_rows.append(old)
     if active:
         seat.seen_active = True
-    gone = [c for c in seat.active if c not in active and all(c != p for p, _ in placed_now)]
+    if placed_now:
+        placed = {card for card, _ in placed_now}
+        gone = [c for c in seat.active if c not in active and c not in placed]
+    else:
+        gone = [c for c in seat.active if c not in active]
     if placed_now or gone:
         pineapple = hand.code in PINEAPPLE_CODES or hand.code == 76
         jump = len(placed_now) > 5
         seat.fantasy = seat.fantasy or jump
         seat.rows = new_rows
-        street = street_of(seat.placed, pineapple, seat.fantasy)
+        count = len(new_rows[0]) + len(new_rows[1]) + len(new_rows[2])
+        street = street_of(count, pineapple, seat.fantasy)
         order = {card: i for i, card in enumerate(seat.active)}
         for card, name in sorted(placed_now, key=lambda item: order.get(item[0], 99)):
             seat.placements.append((street, card, name))
