@@ -186,7 +186,9 @@ def _apply(hand: _Hand, state: dict[str, Any], events: list[Any]) -> None:
         if points is not None and isinstance(points, NUMBER):
             seat.points = float(points)
         d = seat_data.get("d")
-        if d is not None and d == seat.last_d:
+        if not d or not isinstance(d, str):
+            continue  # no cards show (parse_layout's None): keep the layout (SWC.md §4.3)
+        if d == seat.last_d:
             # The layout last applied, again: every card is already in its row and
             # the active cards are the same, so folding it would change nothing.
             continue
@@ -196,7 +198,7 @@ def _apply(hand: _Hand, state: dict[str, Any], events: list[Any]) -> None:
         hand.settled = True
 
 
-def _fold_layout(hand: _Hand, seat: _Seat, d: Any) -> None:
+def _fold_layout(hand: _Hand, seat: _Seat, d: str) -> None:
     """One seat's new ``d`` string: the cards that reached a row, the ones discarded."""
     layout = parse_layout(d)
     if layout is None:
@@ -234,7 +236,7 @@ def _fold_layout(hand: _Hand, seat: _Seat, d: Any) -> None:
             seat.placements.append((street, card, "discard"))
             seat.discards.append(card)
     seat.active = active
-    seat.last_d = d if isinstance(d, str) else None
+    seat.last_d = d
 
 
 def _parts(hand: _Hand) -> tuple[str, list[SeatRow], list[Move], datetime | None]:
