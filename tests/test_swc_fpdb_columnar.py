@@ -98,10 +98,10 @@ def database(path: Path, raws: list[dict[str, Any]], table: str = "t") -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in SWC.glob("http_*.jsonl")))
+@pytest.mark.parametrize("name", sorted(p.name for p in SWC.iterdir() if p.suffix != ".md"))
 def test_shared_swc_samples(name: str, tmp_path: Path) -> None:
     counts = assert_same([[SWC / name]], tmp_path)
-    assert counts["hands"] >= 1
+    assert counts["hands"] >= (1 if name.startswith("http_") else 0)
 
 
 def test_golden_files(tmp_path: Path) -> None:
