@@ -177,16 +177,43 @@ FROM seat_results WHERE status = 'scored'
   AND hand_key IN (SELECT hand_key FROM seats WHERE reported_money IS NOT NULL)
 ORDER BY hand_key, seat
 """
+# The same rows for the hands named in ``{keys}`` only: each table is cut down to those
+# hands before the join, so a ledger of one player's hands does not scan the dataset.
+SCOPED_MONEY_SQL = """
+WITH h AS (
+  SELECT hand_id, hand_key, room, ruleset, stakes, coalesce(currency, '') AS currency
+  FROM hands WHERE hand_key IN (SELECT hand_key FROM {keys})
+), s AS (
+  SELECT hand_id, seat, player, coalesce(player_id, player) AS player_key, hero,
+         reported_money, stack
+  FROM seats WHERE hand_id IN (SELECT hand_id FROM h)
+), r AS (
+  SELECT hand_id, seat, net_capped, ruleset AS scored_with FROM results
+  WHERE status = 'scored' AND hand_id IN (SELECT hand_id FROM h)
+)
+SELECT h.hand_key, s.seat, s.player, s.player_key, s.hero, h.room, h.ruleset, r.scored_with,
+       r.net_capped, h.stakes, s.reported_money, s.stack, h.currency
+FROM h JOIN s USING (hand_id) JOIN r USING (hand_id, seat)
+WHERE s.hand_id IN (SELECT hand_id FROM s WHERE reported_money IS NOT NULL)
+ORDER BY h.hand_key, s.seat
+"""
 
 
-def room_money(data: OfcData, rules: RoomRules | None = None) -> RoomMoney:
+def room_money(
+    data: OfcData, rules: RoomRules | None = None, *, hands: str | None = None
+) -> RoomMoney:
     """Per room and currency: the multiplier, the rake (from hands paid in full), then
     the short-stack settlement (from the rest), and every seat's expected money.
 
     With ``rules`` (a ruleset file's ``[room]`` table) the rake and settlement
-    are the file's, and the inference only counts the hands that agree.
+    are the file's, and the inference only counts the hands that agree.  With
+    ``hands`` (a table or view with a ``hand_key`` column on the connection)
+    only those hands are read, and the rules are inferred from them: what a
+    ledger of one player's hands needs, at the cost of those hands only.
     """
-    seats = data.df(MONEY_SQL)
+    if hands is not None and not hands.isidentifier():
+        raise ValueError(f"not a table name: {hands!r}")
+    seats = data.df(MONEY_SQL if hands is None else SCOPED_MONEY_SQL.format(keys=hands))
     rakes: list[Rake] = []
     settlements: list[Settlement] = []
     parts = []
