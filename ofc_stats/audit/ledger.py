@@ -24,8 +24,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ofc_stats.audit.money import TOLERANCE, Rake, room_money
-from ofc_stats.audit.room_rules import RoomRules
+from ofc_stats.audit.money import TOLERANCE, MoneyRules, Rake, room_money
 from ofc_stats.audit.settle import Settlement
 from ofc_stats.store.views import OfcData
 
@@ -89,7 +88,7 @@ def player_seats(
     return pd.concat(parts, ignore_index=True)[["who", "hand_key", "seat"]]
 
 
-def book(data: OfcData, seats: pd.DataFrame, rules: RoomRules | None = None) -> Ledger:
+def book(data: OfcData, seats: pd.DataFrame, rules: MoneyRules = None) -> Ledger:
     """The ledger of ``seats`` (columns who, hand_key, seat), settled from their hands only."""
     seats = seats.drop_duplicates(["who", "hand_key", "seat"])
     if seats.empty:
@@ -141,7 +140,7 @@ def ledger(
     player_keys: Sequence[str],
     *,
     alias: str | None = None,
-    rules: RoomRules | None = None,
+    rules: MoneyRules = None,
 ) -> pd.DataFrame:
     """One row per player (or ``alias`` for all of them) × room × currency.
 

@@ -11,6 +11,7 @@ next, so a short-stacked loser does not make every winner look wrong.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -199,14 +200,16 @@ ORDER BY h.hand_key, s.seat
 """
 
 
-def room_money(
-    data: OfcData, rules: RoomRules | None = None, *, hands: str | None = None
-) -> RoomMoney:
+MoneyRules = RoomRules | Callable[[str], RoomRules | None] | None  # one for all, or per room
+
+
+def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = None) -> RoomMoney:
     """Per room and currency: the multiplier, the rake (from hands paid in full), then
     the short-stack settlement (from the rest), and every seat's expected money.
 
-    With ``rules`` (a ruleset file's ``[room]`` table) the rake and settlement
-    are the file's, and the inference only counts the hands that agree.  With
+    With ``rules`` (a ruleset file's ``[room]`` table, or a function giving a
+    room's) the rake and settlement are the file's, and the inference only
+    counts the hands that agree.  With
     ``hands`` (a table or view with a ``hand_key`` column on the connection)
     only those hands are read, and the rules are inferred from them: what a
     ledger of one player's hands needs, at the cost of those hands only.
@@ -219,17 +222,18 @@ def room_money(
     parts = []
     for (room, currency), group in seats.groupby(["room", "currency"], sort=True):
         label = f"{room} {currency or '(no currency)'}"
+        given = rules(str(room)) if callable(rules) else rules
         multiplier = money_multiplier(group)
         frame = expected_money(group, multiplier)
         rake = infer_rake(label, frame, multiplier)
-        if rules is not None:
-            rake = given_rake(label, frame, multiplier, rules.rake_for(str(currency)))
+        if given is not None:
+            rake = given_rake(label, frame, multiplier, given.rake_for(str(currency)))
         rakes.append(rake)
         pairwise = _pairwise(data, frame, multiplier)
         net = {kind: after_rake(gross_by_kind(frame, kind, pairwise), rake) for kind in ALL_KINDS}
         settlement = infer_settlement(label, frame, net)
-        if rules is not None:
-            settlement = replace(settlement, kind=rules.settlement, tied=(), given=True)
+        if given is not None:
+            settlement = replace(settlement, kind=given.settlement, tied=(), given=True)
         settlements.append(settlement)
         frame["gross"] = gross_by_kind(frame, settlement.kind, pairwise)
         frame["settlement"] = settlement.kind

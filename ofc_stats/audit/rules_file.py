@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from ofc_stats.audit.infer import GroupRules, Inferred, royalty_name
@@ -54,7 +55,7 @@ def ruleset_toml(group: GroupRules) -> str:
                 if getattr(rule, row)
             ]
             lines.append(f'combine = "{rule.combine}"')
-    lines += ["", group.room_rules.toml()]
+    lines += ["", replace(group.room_rules, room=group.room, rule_string=group.rules_text).toml()]
     return "\n".join(line for line in lines if line is not None) + ""
 
 
