@@ -32,7 +32,7 @@ NO_MONEY = (
 def build(data: OfcData, filters: Filters) -> Report:
     report = Report("ledger", "What the room owes you")
     prepare(data, filters)
-    seats = data.df(f"SELECT hand_key, seat FROM {SEATS} WHERE reported_money IS NOT NULL")
+    seats = data.df(f"SELECT hand_id, hand_key, seat FROM {SEATS} WHERE reported_money IS NOT NULL")
     if seats.empty:
         report.notes.append(NO_MONEY)
         return report

@@ -44,7 +44,7 @@ HAND_COLUMNS = ["player", "hand_key", "room", "currency", "money_rules", "money_
 KEYS_TABLE = "ledger_keys"  # the ledger's hand keys, registered while its money is read
 
 SEATS_SQL = """
-SELECT hand_key, seat FROM seats WHERE reported_money IS NOT NULL AND ({who})
+SELECT hand_id, hand_key, seat FROM seats WHERE reported_money IS NOT NULL AND ({who})
 """
 
 
@@ -76,7 +76,8 @@ def _who(data: OfcData, key: str) -> tuple[str, dict[str, object]]:
 def player_seats(
     data: OfcData, player_keys: Sequence[str], alias: str | None = None
 ) -> pd.DataFrame:
-    """who, hand_key, seat of every seat with money of these players (``alias`` names them all)."""
+    """who, hand_id, hand_key, seat of every seat with money of these players
+    (``alias`` names them all)."""
     parts = []
     for key in player_keys:
         who, params = _who(data, key)
@@ -84,50 +85,59 @@ def player_seats(
         mine["who"] = alias or key
         parts.append(mine)
     if not parts:
-        return pd.DataFrame(columns=["who", "hand_key", "seat"])
-    return pd.concat(parts, ignore_index=True)[["who", "hand_key", "seat"]]
+        return pd.DataFrame(columns=["who", "hand_id", "hand_key", "seat"])
+    return pd.concat(parts, ignore_index=True)[["who", "hand_id", "hand_key", "seat"]]
 
 
 def book(data: OfcData, seats: pd.DataFrame, rules: MoneyRules = None) -> Ledger:
-    """The ledger of ``seats`` (columns who, hand_key, seat), settled from their hands only."""
-    seats = seats.drop_duplicates(["who", "hand_key", "seat"])
+    """The ledger of ``seats`` (columns who, hand_id, hand_key, seat), settled from their
+    hands only."""
+    seats = seats.drop_duplicates(["who", "hand_id", "seat"])
     if seats.empty:
         return Ledger(
             pd.DataFrame(columns=LEDGER_COLUMNS), pd.DataFrame(columns=HAND_COLUMNS), (), ()
         )
-    keys = pa.table({"hand_key": pa.array(seats["hand_key"].unique(), pa.string())})
-    data.connection.register(KEYS_TABLE, keys)
+    ids = pd.unique(seats["hand_id"].to_numpy(dtype=np.int64))
+    data.connection.register(KEYS_TABLE, pa.table({"hand_id": pa.array(ids, pa.int64())}))
     try:
         money = room_money(data, rules, hands=KEYS_TABLE)
     finally:
         data.connection.unregister(KEYS_TABLE)
-    frame = seats.merge(money.seats, on=["hand_key", "seat"])
+    priced = money.seats[
+        ["hand_id", "seat", "room", "currency", "expected_money", "reported_money"]
+    ]
+    frame = seats[["who", "hand_id", "seat"]].merge(priced, on=["hand_id", "seat"])
     frame = frame[frame["reported_money"].notna()]
     per_hand = (
-        frame.groupby(["who", "room", "currency", "hand_key"], sort=True)
+        frame.groupby(["who", "room", "currency", "hand_id"], sort=True, observed=True)
         .agg(money_rules=("expected_money", "sum"), money_paid=("reported_money", "sum"))
         .reset_index()
     )
+    names = seats.drop_duplicates("hand_id").set_index("hand_id")["hand_key"]
+    per_hand["hand_key"] = names.reindex(per_hand["hand_id"]).to_numpy()
     per_hand["difference"] = per_hand["money_paid"] - per_hand["money_rules"]
     order = per_hand["difference"].abs().sort_values(ascending=False, kind="stable").index
     per_hand = per_hand.reindex(order)
     rows = []
-    for (who, room, currency), group in per_hand.groupby(["who", "room", "currency"], sort=True):
+    groups = per_hand.groupby(["who", "room", "currency"], sort=True, observed=True)
+    for (who, room, currency), group in groups:
         off = group[group["difference"].abs() > TOLERANCE]
         rows.append(
             {
                 "player": who,
-                "room": room,
-                "currency": currency,
+                "room": str(room),
+                "currency": str(currency),
                 "hands": len(group),
                 "money_rules": _cents(group["money_rules"].sum()),
                 "money_paid": _cents(group["money_paid"].sum()),
                 "difference": _cents(group["difference"].sum()),
                 "hands_off": len(off),
-                "off_hand_keys": list(off["hand_key"]),
+                "off_hand_keys": [str(k) for k in off["hand_key"]],
             }
         )
     hands = per_hand.rename(columns={"who": "player"})[HAND_COLUMNS].reset_index(drop=True)
+    hands["room"] = hands["room"].astype(str)
+    hands["currency"] = hands["currency"].astype(str)
     return Ledger(pd.DataFrame(rows, columns=LEDGER_COLUMNS), hands, money.rakes, money.settlements)
 
 

@@ -32,6 +32,7 @@ def ruleset_toml(group: GroupRules) -> str:
         f'scoring = "{r.scoring}"',
         f'royalties = "{royalty_name(r)}"' if royalty_name(r) != "custom" else "",
         f"stack_cap = {str(r.stack_cap).lower()}",
+        f"max_loss = {r.max_loss}" if r.max_loss is not None else "",
         f"button_moves_on_fantasy = {str(r.button_moves_on_fantasy).lower()}",
     ]
     if r.fantasy.entry_cards:
