@@ -10,6 +10,7 @@ hand) applies to every hand, as a preset does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.ruleset_toml import resolve_ruleset
 from ofc_stats.errors import RulesetError
 from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS
+from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_files
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.store.schema import RESULTS
 from ofc_stats.store.views import OfcData
@@ -121,6 +122,22 @@ def _entry(name_or_path: str) -> RulesEntry:
     return RulesEntry(name_or_path, resolve_ruleset(name_or_path), load_room_rules(name_or_path))
 
 
+def use_lookup(data: OfcData, lookup: Callable[[str], Ruleset]) -> None:
+    """Point the connection's ``results`` view at every hand scored by ``lookup`` (by the
+    hand's stored ruleset name); ``data.restore_results()`` undoes it."""
+    dataset = Dataset(data.root)
+    parts = [score_batch_files(dataset, b, lookup)["results"] for b in dataset.batches()]
+    _override(data, parts)
+
+
+def _override(data: OfcData, parts: list[pa.Table]) -> None:
+    table = (
+        pa.concat_tables(parts, promote_options="permissive") if parts else RESULTS.empty_table()
+    )
+    data.connection.register("results_override", table)
+    data.connection.sql("CREATE OR REPLACE VIEW results AS SELECT * FROM results_override")
+
+
 def use_book(data: OfcData, book: RulesBook) -> None:
     """Point the connection's ``results`` view at every hand scored under its entry's rules.
 
@@ -136,8 +153,4 @@ def use_book(data: OfcData, book: RulesBook) -> None:
             dataset.batch_file("seats", batch), columns=["hand_key", *SEAT_COLUMNS]
         )
         parts.append(score_tables(book.relabel(hands), seats, book.lookup).results)
-    table = (
-        pa.concat_tables(parts, promote_options="permissive") if parts else RESULTS.empty_table()
-    )
-    data.connection.register("results_override", table)
-    data.connection.sql("CREATE OR REPLACE VIEW results AS SELECT * FROM results_override")
+    _override(data, parts)
