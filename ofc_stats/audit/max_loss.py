@@ -7,6 +7,9 @@ and with that one, and only hands where the two differ (a seat that would
 lose more than the candidate) count, for or against.  When no hand would
 lose more than the largest loss seen, the data cannot tell a cap from none:
 the option is reported as not inferable, and the file keeps the named rules.
+So it is when fewer than :data:`MIN_SUPPORT` hands stop at the candidate:
+where the evidence is the losers' money, a short stack that paid all it had
+stops at its stack, not at a cap.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from ofc_stats.engine.rules import Ruleset
 from ofc_stats.store.views import OfcData
 
 NOT_INFERABLE = "not inferable from these hands"
+MIN_SUPPORT = 3  # hands that must stop at the cap: one short stack that paid its all is not a cap
 
 
 def largest_losses(shown: pd.DataFrame) -> dict[tuple[str, str], int]:
@@ -61,6 +65,12 @@ def infer_max_loss(
         evidence = pick("max_loss", mine, default)
         if not evidence.support and not evidence.contradict:
             note = f"{NOT_INFERABLE}: no hand would lose more than the largest loss seen, {largest}"
+            evidence = Evidence("max_loss", "", 0, 0, note=note)
+        elif evidence.value != "none" and evidence.support < MIN_SUPPORT:
+            note = (
+                f"{NOT_INFERABLE}: only {evidence.support} hand(s) stop at {largest} "
+                f"and {evidence.contradict} do not (a short stack paying its all looks the same)"
+            )
             evidence = Evidence("max_loss", "", 0, 0, note=note)
         out[key] = evidence
     return out
