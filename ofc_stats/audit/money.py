@@ -181,8 +181,8 @@ class RoomMoney:
 
 
 MONEY_SQL = """
-SELECT hand_key, seat, player, player_key, hero, room, ruleset, scored_with, net_capped,
-       stakes, reported_money, stack, coalesce(currency, '') AS currency
+SELECT hand_key, hand_id, seat, player, player_key, hero, room, ruleset, scored_with,
+       net_capped, stakes, reported_money, stack, coalesce(currency, '') AS currency
 FROM seat_results WHERE status = 'scored'
   AND hand_key IN (SELECT hand_key FROM seats WHERE reported_money IS NOT NULL)
 ORDER BY hand_key, seat
