@@ -172,11 +172,36 @@ def _objects(stream: BinaryIO, source: str) -> Iterator[_Item]:
     that does not end with a newline (still being written) is a
     :class:`Partial`, left for the next import.
     """
-    decoder = json.JSONDecoder()
-    pending = _Pending()
+    splitter = Splitter(source)
     offset = 0
-    blank_before = False
     for number, raw in enumerate(stream, start=1):
+        yield from splitter.line(number, offset, raw)
+        offset += len(raw)
+    yield from splitter.end()
+
+
+class Splitter:
+    """The line-by-line reading of :func:`_objects`, resumable line by line.
+
+    The fast reader (:mod:`parsers.app_columnar`) hands it the lines it does
+    not take itself, and takes over again once :attr:`idle` says no object
+    is open.
+    """
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.decoder = json.JSONDecoder()
+        self.pending = _Pending()
+        self.blank_before = False
+
+    @property
+    def idle(self) -> bool:
+        """No object is open: the next non-blank line starts one."""
+        return not self.pending.lines
+
+    def line(self, number: int, offset: int, raw: bytes) -> Iterator[_Item]:
+        """Read one line (``raw`` with its newline) that starts at byte ``offset``."""
+        pending = self.pending
         try:
             text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError as error:
@@ -184,24 +209,25 @@ def _objects(stream: BinaryIO, source: str) -> Iterator[_Item]:
             pending.bad_lines.append((number, why))
             text = raw.decode("utf-8", errors="replace")
         if not text.strip():
-            blank_before = True
-            offset += len(raw)
-            continue
-        if pending.lines and blank_before and text.startswith("{"):
-            yield from _decode(decoder, pending, source, final=True, eof=False)
+            self.blank_before = True
+            return
+        if pending.lines and self.blank_before and text.startswith("{"):
+            yield from _decode(self.decoder, pending, self.source, final=True, eof=False)
         if not pending.lines:
             pending.line, pending.offset = number, offset
         pending.lines.append(text)
         pending.size += len(raw)
         stripped = text.rstrip()
         if stripped.endswith("}") and (text[0] in "{}" or len(pending.lines) == 1):
-            yield from _decode(decoder, pending, source, final=False, eof=False)
+            yield from _decode(self.decoder, pending, self.source, final=False, eof=False)
         elif pending.size > MAX_OBJECT_BYTES:
-            yield from _decode(decoder, pending, source, final=True, eof=False)
-        blank_before = False
-        offset += len(raw)
-    if pending.lines:
-        yield from _decode(decoder, pending, source, final=True, eof=True)
+            yield from _decode(self.decoder, pending, self.source, final=True, eof=False)
+        self.blank_before = False
+
+    def end(self) -> Iterator[_Item]:
+        """The end of the file: what is still open is decoded, quarantined or Partial."""
+        if self.pending.lines:
+            yield from _decode(self.decoder, self.pending, self.source, final=True, eof=True)
 
 
 def _decode(
@@ -288,11 +314,25 @@ class AppJsonParser(Parser):
             if isinstance(item, Quarantined | Partial):
                 yield item
                 continue
-            line, offset, data, raw = item
-            try:
-                yield hand_from_object(data, source, line, offset, raw)
-            except BAD_INPUT as error:
-                yield Quarantined(source, reason_of(error), raw, line, offset, _hand_id(data))
+            yield record_item(*item, source)
+
+    columnar = True
+
+    def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
+        from parsers.app_columnar import read_columnar
+
+        yield from read_columnar(stream, source)
+
+    def hand_from_raw(self, raw_text: str, source: str, line: int, offset: int) -> ParseItem:
+        return record_item(line, offset, json.loads(raw_text), raw_text, source)
+
+
+def record_item(line: int, offset: int, data: Any, raw: str, source: str) -> ParseItem:
+    """What the record path makes of one decoded object: a hand, or its quarantine entry."""
+    try:
+        return hand_from_object(data, source, line, offset, raw)
+    except BAD_INPUT as error:
+        return Quarantined(source, reason_of(error), raw, line, offset, _hand_id(data))
 
 
 def _hand_id(data: Any) -> str | None:

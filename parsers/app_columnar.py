@@ -1,0 +1,401 @@
+"""App JSON read in columns: msgspec decodes, NumPy parses a chunk's cards at once.
+
+The line-by-line reader of :mod:`parsers.app_json` is the definition.  This
+one takes only objects it can prove it reads the same way: a line that is
+exactly ``{`` up to the next line that is exactly ``}`` with no blank or
+``{``/``}`` line between (the apps' pretty layout), or a line from ``{`` to
+``}`` (one object per line), met while the definition would have no object
+open; it decodes them with msgspec into typed structs (any other type is a
+decode error), checks every card string with one regular expression over the
+chunk, and parses all cards from one byte buffer.  Everything else (a broken
+object, an odd spelling, a blank line inside an object, a wrong type) goes
+line by line through the definition's :class:`~parsers.app_json.Splitter`
+or, for a decoded hand the checks refuse, through
+:func:`~parsers.app_json.record_item`; hands stay in file order, so both
+paths store the same rows (``tests/test_fast_import.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+import msgspec
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ofc_stats.engine.cards import RANK_CHARS, SUIT_CHARS
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.errors import OfcError
+from ofc_stats.records import HandRecord, Partial, Quarantined
+from parsers import columns
+from parsers.app_json import _PRICE, DEFAULT_APP, FORMAT, Splitter, record_item, ruleset_for
+from parsers.base import ColumnarHands, ParseItem
+from parsers.fastlines import Block, Lines, frozen_gc, source_storable
+
+BLOCK_BYTES = 4 << 20
+CHUNK_HANDS = 8192
+MAX_FAST_BYTES = 1 << 20  # an object open for longer than this is the definition's to read
+_TOKEN = "[2-9TJQKAtjqka][cdhsCDHS][0-9]"
+_ROW = f"(?:{_TOKEN}(?: {_TOKEN})*)?"
+CARD_TEXT = f"^{_ROW}/{_ROW}/{_ROW}\\|{_ROW}$"  # rows "|" dead, every card as the apps write it
+_RANK = np.full(256, -1, dtype=np.int64)
+_SUIT = np.full(256, -1, dtype=np.int64)
+for _index, _char in enumerate(RANK_CHARS):
+    _RANK[ord(_char)] = _RANK[ord(_char.lower())] = _index
+for _index, _char in enumerate(SUIT_CHARS):
+    _SUIT[ord(_char)] = _SUIT[ord(_char.upper())] = _index
+
+
+class _Seat(msgspec.Struct, gc=False):
+    rows: str
+    dead: str | None = None
+    playerName: str = ""  # noqa: N815 (the apps' field names)
+    playerId: str | int | None = None  # noqa: N815
+    hero: bool = False
+    inFantasy: bool = False  # noqa: N815
+    orderIndex: int | msgspec.UnsetType = msgspec.UNSET  # noqa: N815
+    result: float | None = None
+    win: float | None = None
+
+
+class _Hand(msgspec.Struct, gc=False):
+    handData: dict[str, list[_Seat]]  # noqa: N815
+    appName: str | None = None  # noqa: N815
+    roomId: str | int = ""  # noqa: N815
+    rules: str | None = None
+    stakes: float | None = None
+    endDateTime: str | None = None  # noqa: N815
+    price: Any = None
+
+
+_DECODE = msgspec.json.Decoder(_Hand).decode
+_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError)
+
+
+@dataclass
+class _Chunk:
+    """Decoded hands waiting to be laid out as columns."""
+
+    hands: list[_Hand] = field(default_factory=list)
+    hand_ids: list[str] = field(default_factory=list)
+    seat_lists: list[list[_Seat]] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    offsets: list[int] = field(default_factory=list)
+    raws: list[bytes] = field(default_factory=list)
+
+
+class _Rulesets:
+    """A rule string's preset, its seat limit and deck, looked up once per string."""
+
+    def __init__(self) -> None:
+        self.known: dict[str | None, tuple[str, int, int] | None] = {}
+
+    def __call__(self, rules: str | None) -> tuple[str, int, int] | None:
+        if rules not in self.known:
+            try:
+                name = ruleset_for(rules)
+                preset = get_ruleset(name)
+                self.known[rules] = (name, preset.max_seats, preset.deck.size)
+            except OfcError:
+                self.known[rules] = None
+        return self.known[rules]
+
+
+def read_columnar(stream: BinaryIO, source: str) -> Iterator[ParseItem]:
+    """Every item the record path yields for ``stream``, most hands as ColumnarHands."""
+    if not source_storable(source):  # every hand of it is refused: the definition says why
+        from parsers.app_json import AppJsonParser
+
+        yield from AppJsonParser().parse(stream, source)
+        return
+    yield from _Reader(source).run(stream)
+
+
+class _Reader:
+    """One file: the fast scan, the definition's splitter for what it does not take."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.splitter = Splitter(source)
+        self.chunk = _Chunk()
+        self.rulesets = _Rulesets()
+        self.prices: dict[str, str | None] = {}
+        self.out: list[ParseItem] = []
+
+    def run(self, stream: BinaryIO) -> Iterator[ParseItem]:
+        lines = Lines(stream, BLOCK_BYTES)
+        for block in lines:
+            with frozen_gc():  # never across a yield: the importer runs with GC on
+                self.block(block, lines)
+            yield from self.take()
+        with frozen_gc():
+            self.flush()
+            for item in self.splitter.end():
+                self.definition(item)
+        yield from self.take()
+
+    def take(self) -> list[ParseItem]:
+        out, self.out = self.out, []
+        return out
+
+    def definition(self, item: tuple[int, int, Any, str] | Quarantined | Partial) -> None:
+        """An item of the definition's splitter, in file order after the hands before it."""
+        if isinstance(item, Quarantined | Partial):
+            self.out.append(item)
+            return
+        made = record_item(*item, self.source)
+        if isinstance(made, HandRecord):
+            self.flush()
+        self.out.append(made)
+
+    def slow_line(self, block: Block, index: int) -> None:
+        for item in self.splitter.line(block.number(index), block.offset(index), block.raw(index)):
+            self.definition(item)
+
+    def block(self, block: Block, lines: Lines) -> None:
+        """Read one block of whole lines; an object still open at its end waits for the next."""
+        kinds, count = block.kinds, block.count
+        data, starts, ends = block.data, block.starts, block.content_ends
+        view = memoryview(data)
+        chunk = self.chunk
+        index = 0
+        while index < count:
+            if not self.splitter.idle:
+                self.slow_line(block, index)
+                index += 1
+                continue
+            kind = kinds[index]
+            if kind == Lines.BLANK:
+                index += 1
+                continue
+            last = index
+            if kind == Lines.OPEN:
+                last = block.next_structural(index)
+                if last < 0:  # not closed in this block
+                    if block.at_eof or block.size_from(index) > MAX_FAST_BYTES:
+                        self.slow_line(block, index)
+                        index += 1
+                        continue
+                    lines.keep_from(index)
+                    return
+                if (
+                    kinds[last] != Lines.CLOSE
+                    or block.blanks_between(index, last)
+                    or ends[last] - starts[index] > MAX_FAST_BYTES
+                ):
+                    self.slow_line(block, index)
+                    index += 1
+                    continue
+            elif kind != Lines.ONE:
+                self.slow_line(block, index)
+                index += 1
+                continue
+            start, end = starts[index], ends[last]
+            try:
+                hand = _DECODE(view[start:end])
+                ((hand_id, seats),) = hand.handData.items()
+            except (*_DECODE_ERRORS, ValueError):
+                self.slow_line(block, index)
+                index += 1
+                continue
+            chunk.hands.append(hand)
+            chunk.hand_ids.append(hand_id)
+            chunk.seat_lists.append(seats)
+            chunk.lines.append(block.first_number + index)
+            chunk.offsets.append(block.first_offset + start)
+            chunk.raws.append(data[start:end])
+            index = last + 1
+            if len(chunk.hands) >= CHUNK_HANDS:
+                self.flush()
+                chunk = self.chunk
+
+    def flush(self) -> None:
+        """The collected hands as columns, split where a hand takes the record path."""
+        chunk, self.chunk = self.chunk, _Chunk()
+        if chunk.hands:
+            built, referred = self.columns(chunk)
+            self.out += _in_order(built, referred, chunk, self.source)
+
+    def columns(self, chunk: _Chunk) -> tuple[ColumnarHands | None, list[int]]:
+        """Lay the chunk out; returns the tables and the hands the record path must read."""
+        count = len(chunk.hands)
+        seat_counts = np.fromiter((len(s) for s in chunk.seat_lists), np.int64, count)
+        seats: list[_Seat] = [seat for group in chunk.seat_lists for seat in group]
+        hand_of_seat = np.repeat(np.arange(count), seat_counts)
+        first_seat = np.cumsum(seat_counts) - seat_counts
+        within = np.arange(len(seats)) - first_seat[hand_of_seat]
+        unset = msgspec.UNSET
+        order = np.fromiter(
+            (-1 if s.orderIndex is unset else s.orderIndex for s in seats),
+            np.int64,
+            len(seats),
+        )
+        order = np.where(order == -1, within, order)
+        order_given = np.fromiter((s.orderIndex is not unset for s in seats), bool, len(seats))
+        referred = np.zeros(count, dtype=bool)
+        referred[seat_counts == 0] = True
+        bad_order = (order < 0) | (order > 127)
+        bad_order |= ~order_given & (order == -1)
+        np.logical_or.at(referred, hand_of_seat, bad_order)
+        # The definition sorts seats by position (stably).
+        perm = np.lexsort((within, order, hand_of_seat))
+        seats = [seats[i] for i in perm.tolist()]
+        order = order[perm]
+
+        texts = pa.array([f"{s.rows}|{s.dead or ''}" for s in seats], pa.string())
+        good_text = pc.fill_null(pc.match_substring_regex(texts, CARD_TEXT), False)
+        good_seat = np.asarray(good_text, dtype=bool)
+        np.logical_or.at(referred, hand_of_seat, ~good_seat)
+        texts = pc.if_else(good_text, texts, pa.scalar("//|"))
+        card_seat, destination, street, card = _cards(texts)
+
+        rules = [self.rulesets(h.rules) for h in chunk.hands]
+        referred |= np.fromiter((r is None for r in rules), bool, count)
+        ruleset = [r[0] if r else "" for r in rules]
+        max_seats = np.fromiter((r[1] if r else 0 for r in rules), np.int64, count)
+        deck = np.fromiter((r[2] if r else 0 for r in rules), np.int64, count)
+        played_at, bad_date = _dates([h.endDateTime or None for h in chunk.hands])
+        referred |= bad_date
+
+        hands = columns.HandColumns(
+            room=[h.appName or DEFAULT_APP for h in chunk.hands],
+            table_id=[str(h.roomId) for h in chunk.hands],
+            room_hand_id=chunk.hand_ids,
+            played_at=played_at,
+            rules_text=[h.rules for h in chunk.hands],
+            ruleset=ruleset,
+            max_seats=max_seats,
+            deck=deck,
+            stakes=[h.stakes for h in chunk.hands],
+            currency=[self.currency(h.price) for h in chunk.hands],
+            line=np.array(chunk.lines, dtype=np.int64),
+            offset=np.array(chunk.offsets, dtype=np.int64),
+            raw_text=chunk.raws,
+        )
+        seat_columns = columns.SeatColumns(
+            hand=hand_of_seat,
+            seat=order,
+            player=[s.playerName for s in seats],
+            player_id=[None if s.playerId is None else str(s.playerId) for s in seats],
+            hero=[s.hero for s in seats],
+            in_fantasy=[s.inFantasy for s in seats],
+            points=[s.result for s in seats],
+            money=[s.win for s in seats],
+            stack=[None] * len(seats),
+            discards_known=np.fromiter((bool(s.dead) for s in seats), bool, len(seats)),
+        )
+        card_columns = columns.CardColumns(card_seat, destination, street, card)
+        referred |= columns.refused(hands, seat_columns, card_columns)
+        if referred.all():
+            return None, np.flatnonzero(referred).tolist()
+        if referred.any():
+            hands, seat_columns, card_columns = columns.select(
+                hands, seat_columns, card_columns, ~referred
+            )
+        built = columns.build(FORMAT, self.source, hands, seat_columns, card_columns)
+        return built, np.flatnonzero(referred).tolist()
+
+    def currency(self, price: Any) -> str | None:
+        if not isinstance(price, str):
+            return None
+        if price not in self.prices:
+            match = _PRICE.match(price)
+            self.prices[price] = match.group(2).upper() if match else None
+        return self.prices[price]
+
+
+def _cards(texts: pa.Array) -> tuple[Any, Any, Any, Any]:
+    """(seat, destination, street, card) of every card in checked ``rows|dead`` texts.
+
+    Each text is cards of three bytes (rank, suit, street digit) split by
+    spaces, ``/`` between rows and ``|`` before the discards, so a card
+    starts after a separator and its destination is the number of ``/`` and
+    ``|`` before it in its text.
+    """
+    _, offset_buffer, buffer = texts.buffers()
+    offsets = np.frombuffer(offset_buffer, dtype=np.int32)[texts.offset : texts.offset + len(texts) + 1]
+    offsets = offsets.astype(np.int64)
+    raw = np.frombuffer(buffer, dtype=np.uint8) if buffer else np.zeros(0, np.uint8)
+    raw = raw[offsets[0] : offsets[-1]]
+    offsets = offsets - offsets[0]
+    size = len(raw)
+    if size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty, empty
+    is_space = raw == 32
+    is_row_end = (raw == 47) | (raw == 124)
+    separator = is_space | is_row_end
+    seat_start = np.zeros(size, dtype=bool)
+    starts_inside = offsets[:-1][offsets[:-1] < size]
+    seat_start[starts_inside] = True
+    previous_separator = np.empty(size, dtype=bool)
+    previous_separator[0] = True
+    previous_separator[1:] = separator[:-1]
+    token = ~separator & (previous_separator | seat_start)
+    positions = np.flatnonzero(token)
+    seat = np.searchsorted(offsets, positions, side="right") - 1
+    row_ends = np.cumsum(is_row_end)
+    before = np.concatenate(([0], row_ends))[offsets[:-1]]
+    destination = row_ends[positions] - is_row_end[positions] - before[seat]
+    rank, suit = _RANK[raw[positions]], _SUIT[raw[positions + 1]]
+    street = raw[positions + 2].astype(np.int64) - 48
+    return seat, destination, street, rank * 4 + suit
+
+
+def _dates(texts: list[str | None]) -> tuple[list[Any], Any]:
+    """``YYYY-MM-DD HH:MM:SS`` texts as datetimes, and where one is not exactly that."""
+    array = pa.array(texts, pa.string())
+    parsed = pc.strptime(array, format="%Y-%m-%d %H:%M:%S", unit="us", error_is_null=True)
+    again = pc.strftime(parsed, format="%Y-%m-%d %H:%M:%S")
+    expected = pc.binary_join_element_wise(array, pa.scalar(".000000"), "")
+    same = pc.fill_null(pc.equal(again, expected), False)
+    year_zero = pc.fill_null(pc.starts_with(array, "0000"), False)
+    bad = np.asarray(pc.or_(pc.invert(same), year_zero), dtype=bool)
+    bad &= np.asarray(array.is_valid(), dtype=bool)
+    return parsed.to_pylist(), bad
+
+
+def _in_order(
+    built: ColumnarHands | None, referred: list[int], chunk: _Chunk, source: str
+) -> list[ParseItem]:
+    """The chunk's columns in slices, each referred hand's record item in its place.
+
+    A referred hand that is refused anyway (a quarantine entry, or a record
+    that validation refuses) cannot change what the others store, so only a
+    record splits the columns.
+    """
+    out: list[ParseItem] = []
+    done = 0  # rows of ``built`` already out
+    for number, index in enumerate(referred):
+        raw = chunk.raws[index].decode("utf-8")
+        item = record_item(chunk.lines[index], chunk.offsets[index], json.loads(raw), raw, source)
+        if isinstance(item, HandRecord) and built is not None:
+            before = index - number  # fast hands ahead of this one
+            if before > done:
+                out.append(_rows(built, done, before))
+                done = before
+        out.append(item)
+    if built is not None and built.hands.num_rows > done:
+        out.append(_rows(built, done, built.hands.num_rows))
+    return out
+
+
+def _rows(built: ColumnarHands, start: int, stop: int) -> ColumnarHands:
+    """Hands ``start..stop`` of a built chunk with their seats and placements."""
+    if start == 0 and stop == built.hands.num_rows:
+        return built
+    lines = np.asarray(built.hands["source_line"])
+    first, last = lines[start], lines[stop - 1]
+    seat_lines = np.asarray(built.seats["source_line"])
+    card_lines = np.asarray(built.placements["source_line"])
+    s0, s1 = np.searchsorted(seat_lines, [first, last + 1])
+    c0, c1 = np.searchsorted(card_lines, [first, last + 1])
+    return ColumnarHands(
+        hands=built.hands.slice(start, stop - start),
+        seats=built.seats.slice(int(s0), int(s1 - s0)),
+        placements=built.placements.slice(int(c0), int(c1 - c0)),
+    )

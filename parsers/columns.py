@@ -1,0 +1,303 @@
+"""Hands as the dataset's tables, built from per-card arrays: the fast import's one builder.
+
+The app-json and open-format fast readers decode a chunk of hands into flat
+columns (one entry per hand, per seat, per placed card) and hand them here.
+Everything the record path derives hand by hand (rows, ``board``,
+``board_streets``, discards in street order, ``complete``, the fingerprint)
+is derived here for the whole chunk with NumPy and Arrow compute, and every
+check of :func:`ofc_stats.records.validate_hand` is made on the arrays.  A
+hand that fails one is not built: its index comes back so the reader sends
+it through the record path, which quarantines it with the exact reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES
+from ofc_stats.records import SMALL_INT
+from parsers.base import ColumnarHands
+
+Ints = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
+CARDS = pa.list_(pa.int8())
+DISCARD = 3  # DESTINATIONS.index("discard")
+_NO_STREET = 255
+
+
+@dataclass
+class HandColumns:
+    """One entry per hand of a chunk, in file order."""
+
+    room: list[str]
+    table_id: list[str]
+    room_hand_id: list[str]
+    played_at: list[Any]  # datetime or None
+    rules_text: list[str | None]
+    ruleset: list[str]
+    max_seats: Ints
+    deck: Ints
+    stakes: list[float | None]
+    currency: list[str | None]
+    line: Ints
+    offset: Ints
+    raw_text: list[bytes]  # UTF-8, as the file holds it
+
+
+@dataclass
+class SeatColumns:
+    """One entry per seat, grouped by hand, each hand's seats in the record's order."""
+
+    hand: Ints  # index into the hand columns
+    seat: Ints  # the seat's position
+    player: list[str]
+    player_id: list[str | None]
+    hero: list[bool]
+    in_fantasy: list[bool]
+    points: list[float | None]
+    money: list[float | None]
+    stack: list[float | None]
+    discards_known: Bools  # False: the room hid this seat's discards (stored as null)
+
+
+@dataclass
+class CardColumns:
+    """One entry per placed card, grouped by seat, each seat's in the record's placement order."""
+
+    seat: Ints  # index into the seat columns
+    destination: Ints  # index into DESTINATIONS
+    street: Ints
+    card: Ints
+
+
+def _floats(values: list[float | None]) -> tuple[pa.Array, Bools]:
+    """A float column and where it holds a value that is not finite (validate_hand refuses it)."""
+    array = pa.array(values, pa.float64())
+    bad = np.asarray(pc.fill_null(pc.invert(pc.is_finite(array)), False), dtype=bool)
+    return array, bad
+
+
+def _lists(
+    owner: Ints, values: npt.NDArray[Any], count: int, value_type: pa.DataType
+) -> pa.ListArray:
+    """``values`` (sorted by ``owner``) as one list per owner ``0..count-1``."""
+    offsets = np.zeros(count + 1, dtype=np.int32)
+    np.cumsum(np.bincount(owner, minlength=count), out=offsets[1:])
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, value_type))
+
+
+def _fixed13(rows: Bools, values: npt.NDArray[np.uint8]) -> pa.Array:
+    """13 bytes per selected row (``values`` holds 13 per selected row, in order), else null."""
+    count = len(rows)
+    data = np.zeros((count, 13), dtype=np.uint8)
+    data[rows] = values.reshape(-1, 13)
+    validity = pa.array(rows).buffers()[1]
+    return pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(13), count, [validity, pa.py_buffer(data.tobytes())], null_count=count - rows.sum()
+    )
+
+
+def refused(hands: HandColumns, seats: SeatColumns, cards: CardColumns) -> Bools:
+    """Per hand: whether :func:`validate_hand` would refuse it (the builder leaves it out)."""
+    count = len(hands.line)
+    bad = np.zeros(count, dtype=bool)
+    seat_count = np.bincount(seats.hand, minlength=count)
+    bad |= (seat_count < 2) | (seat_count > hands.max_seats)
+    for values in (seats.points, seats.money, seats.stack):
+        np.logical_or.at(bad, seats.hand, _floats(values)[1])
+    bad |= _floats(hands.stakes)[1]
+    bad_seat = (seats.seat < 0) | (seats.seat > SMALL_INT)
+    hand_of_card = seats.hand[cards.seat]
+    bad_seat_card = (cards.card < 0) | (cards.card >= hands.deck[hand_of_card])
+    bad_seat_card |= (cards.street < 0) | (cards.street > SMALL_INT)
+    np.logical_or.at(bad, hand_of_card, bad_seat_card)
+    per_row = np.bincount(cards.seat * 4 + cards.destination, minlength=len(seats.seat) * 4)
+    per_row = per_row.reshape(-1, 4)[:, :3]
+    bad_seat |= (per_row > np.array(ROW_SIZES)).any(axis=1)
+    np.logical_or.at(bad, seats.hand, bad_seat)
+    # A card twice in a hand; two seats at one position.
+    for keys, width in ((hand_of_card * 64 + cards.card, 64), (seats.hand * 256 + seats.seat, 256)):
+        ordered = np.sort(keys)
+        twice = ordered[1:][ordered[1:] == ordered[:-1]]
+        bad[twice // width] = True
+    return bad
+
+
+def select(
+    hands: HandColumns, seats: SeatColumns, cards: CardColumns, keep: Bools
+) -> tuple[HandColumns, SeatColumns, CardColumns]:
+    """Only the hands where ``keep`` is set, with their seats and cards (renumbered)."""
+    hand_index = np.cumsum(keep) - 1
+    seat_keep = keep[seats.hand]
+    seat_index = np.cumsum(seat_keep) - 1
+    card_keep = seat_keep[cards.seat]
+    picks = np.flatnonzero(keep).tolist()
+    seat_picks = np.flatnonzero(seat_keep).tolist()
+
+    def rows(values: list[Any], chosen: list[int]) -> list[Any]:
+        return [values[i] for i in chosen]
+
+    new_hands = HandColumns(
+        *(
+            value[keep] if isinstance(value, np.ndarray) else rows(value, picks)
+            for value in vars(hands).values()
+        )
+    )
+    new_seats = SeatColumns(
+        hand=hand_index[seats.hand[seat_keep]],
+        seat=seats.seat[seat_keep],
+        **{
+            name: value[seat_keep] if isinstance(value, np.ndarray) else rows(value, seat_picks)
+            for name, value in vars(seats).items()
+            if name not in ("hand", "seat")
+        },
+    )
+    new_cards = CardColumns(
+        seat=seat_index[cards.seat[card_keep]],
+        destination=cards.destination[card_keep],
+        street=cards.street[card_keep],
+        card=cards.card[card_keep],
+    )
+    return new_hands, new_seats, new_cards
+
+
+def build(
+    format_name: str, source: str, hands: HandColumns, seats: SeatColumns, cards: CardColumns
+) -> ColumnarHands:
+    """The hands, seats and placements tables of hands that :func:`refused` passed."""
+    count, seat_total = len(hands.line), len(seats.seat)
+    room, table_id = pa.array(hands.room, pa.string()), pa.array(hands.table_id, pa.string())
+    room_hand_id = pa.array(hands.room_hand_id, pa.string())
+    prefix = pa.array([format_name] * count, pa.string())
+    hand_key = pc.binary_join_element_wise(prefix, room, table_id, room_hand_id, ":")
+    seat_key = hand_key.take(pa.array(seats.hand))
+    hand_line = pa.array(hands.line, pa.int64())
+
+    # Cards ordered by seat, then destination, then placement order: each row's list.
+    slot = cards.seat * 4 + cards.destination
+    order = np.argsort(slot, kind="stable")
+    slot_sorted, card_sorted = slot[order], cards.card[order]
+    street_sorted = cards.street[order]
+    per_slot = np.bincount(slot_sorted, minlength=seat_total * 4).reshape(-1, 4)
+    row_lists = []
+    row_text = []
+    for destination in range(4):
+        pick = (slot_sorted & 3) == destination
+        owner = slot_sorted[pick] >> 2
+        values = card_sorted[pick]
+        ids = _lists(owner, values, seat_total, pa.int8())
+        row_lists.append(ids)
+        row_text.append(
+            pc.binary_join(
+                pa.ListArray.from_arrays(ids.offsets, pc.cast(ids.values, pa.string())), ","
+            )
+        )
+    complete_seat = (per_slot[:, :3] == np.array(ROW_SIZES)).all(axis=1)
+    complete = np.ones(count, dtype=bool)
+    np.logical_and.at(complete, seats.hand, complete_seat)
+
+    # Fingerprint: md5 of "player US top|middle|bottom|discards" per seat, joined by ";".
+    player = pa.array(seats.player, pa.string())
+    rows_text = pc.binary_join_element_wise(*row_text, "|")
+    seat_text = pc.binary_join_element_wise(player, rows_text, "\x1f")
+    seat_offsets = np.zeros(count + 1, dtype=np.int32)
+    np.cumsum(np.bincount(seats.hand, minlength=count), out=seat_offsets[1:])
+    hand_text = pc.binary_join(pa.ListArray.from_arrays(pa.array(seat_offsets), seat_text), ";")
+    _, offset_buffer, data = hand_text.buffers()
+    start = hand_text.offset
+    text_offsets = np.frombuffer(offset_buffer, np.int32)[start : start + count + 1].tolist()
+    blob = b"" if data is None else data.to_pybytes()
+    md5 = hashlib.md5
+    fingerprint = [
+        md5(blob[a:b]).hexdigest()[:16]
+        for a, b in zip(text_offsets[:-1], text_offsets[1:], strict=True)
+    ]
+
+    hands_table = pa.table(
+        {
+            "hand_key": hand_key,
+            "format": prefix,
+            "room": room,
+            "table_id": table_id,
+            "room_hand_id": room_hand_id,
+            "played_at": pa.array(hands.played_at, pa.timestamp("us")),
+            "rules_text": pa.array(hands.rules_text, pa.string()),
+            "ruleset": pa.array(hands.ruleset, pa.string()),
+            "seat_count": pa.array(np.diff(seat_offsets), pa.int8()),
+            "complete": pa.array(complete),
+            "stakes": pa.array(hands.stakes, pa.float64()),
+            "currency": pa.array(hands.currency, pa.string()),
+            "source_file": pa.array([source] * count, pa.string()),
+            "source_line": hand_line,
+            "source_offset": pa.array(hands.offset, pa.int64()),
+            "raw_text": pa.array(hands.raw_text, pa.binary()).cast(pa.string()),
+            "fingerprint": pa.array(fingerprint, pa.string()),
+            "batch": pa.array([""] * count, pa.string()),
+        }
+    )
+
+    # board: the 13 ids of a complete seat; board_streets: their streets (the seat's
+    # non-discard placements are exactly its board, in row order).
+    on_board = (slot_sorted & 3) != DISCARD
+    board_seat = slot_sorted[on_board] >> 2
+    full = complete_seat[board_seat]
+    board = _fixed13(complete_seat, card_sorted[on_board][full].astype(np.uint8))
+    streets = np.minimum(street_sorted[on_board][full], _NO_STREET).astype(np.uint8)
+    board_streets = _fixed13(complete_seat, streets)
+
+    # Discards in street order (stable), null where the room hid them.
+    discard_pick = (slot_sorted & 3) == DISCARD
+    discard_seat = slot_sorted[discard_pick] >> 2
+    by_street = np.lexsort((street_sorted[discard_pick], discard_seat))
+    discards = _lists(discard_seat[by_street], card_sorted[discard_pick][by_street], seat_total, pa.int8())
+    known = seats.discards_known
+    discards = pc.if_else(pa.array(known), discards, pa.nulls(seat_total, CARDS))
+    in_fantasy = np.asarray(seats.in_fantasy, dtype=bool)
+    dealt = per_slot.sum(axis=1)
+    fantasy_mask = ~(in_fantasy & known)
+    fantasy_cards = pa.array(dealt.astype(np.int8), pa.int8(), mask=fantasy_mask)
+    seat_line = hand_line.take(pa.array(seats.hand))
+    seats_table = pa.table(
+        {
+            "hand_key": seat_key,
+            "seat": pa.array(seats.seat, pa.int8()),
+            "player": player,
+            "player_id": pa.array(seats.player_id, pa.string()),
+            "hero": pa.array(seats.hero, pa.bool_()),
+            "in_fantasy": pa.array(in_fantasy),
+            "fantasy_cards": fantasy_cards,
+            "top": row_lists[0],
+            "middle": row_lists[1],
+            "bottom": row_lists[2],
+            "board": board,
+            "board_streets": board_streets,
+            "discards": discards,
+            "reported_points": pa.array(seats.points, pa.float64()),
+            "reported_money": pa.array(seats.money, pa.float64()),
+            "stack": pa.array(seats.stack, pa.float64()),
+            "source_line": seat_line,
+        }
+    )
+
+    card_hand = pa.array(seats.hand[cards.seat])
+    destination = pa.DictionaryArray.from_arrays(
+        pa.array(cards.destination, pa.int8()), pa.array(DESTINATIONS)
+    )
+    placements = pa.table(
+        {
+            "hand_key": hand_key.take(card_hand),
+            "seat": pa.array(seats.seat[cards.seat], pa.int8()),
+            "street": pa.array(cards.street, pa.int8()),
+            "card": pa.array(cards.card, pa.int8()),
+            "destination": destination,
+            "source_line": hand_line.take(card_hand),
+        }
+    )
+    return ColumnarHands(hands=hands_table, seats=seats_table, placements=placements)
