@@ -42,6 +42,7 @@ MAX_FAST_BYTES = 1 << 20  # an object open for longer than this is the definitio
 _TOKEN = "[2-9TJQKAtjqka][cdhsCDHS][0-9]"
 _ROW = f"(?:{_TOKEN}(?: {_TOKEN})*)?"
 CARD_TEXT = f"^{_ROW}/{_ROW}/{_ROW}\\|{_ROW}$"  # rows "|" dead, every card as the apps write it
+_DATE = r"^[1-9][0-9]{3}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$"
 _RANK = np.full(256, -1, dtype=np.int64)
 _SUIT = np.full(256, -1, dtype=np.int64)
 for _index, _char in enumerate(RANK_CHARS):
@@ -85,7 +86,12 @@ class _Chunk:
     seat_lists: list[list[_Seat]] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     offsets: list[int] = field(default_factory=list)
-    raws: list[bytes] = field(default_factory=list)
+    data: bytes = b""  # the block the hands are in (a chunk never spans two)
+    starts: list[int] = field(default_factory=list)  # each hand's text in ``data``
+    ends: list[int] = field(default_factory=list)
+
+    def raw(self, index: int) -> str:
+        return self.data[self.starts[index] : self.ends[index]].decode("utf-8")
 
 
 class _Rulesets:
@@ -127,7 +133,7 @@ class _Reader:
         self.out: list[ParseItem] = []
 
     def run(self, stream: BinaryIO) -> Iterator[ParseItem]:
-        lines = Lines(stream, BLOCK_BYTES)
+        lines = Lines(stream, BLOCK_BYTES, MAX_FAST_BYTES)
         for block in lines:
             with frozen_gc():  # never across a yield: the importer runs with GC on
                 self.block(block, lines)
@@ -158,67 +164,73 @@ class _Reader:
 
     def block(self, block: Block, lines: Lines) -> None:
         """Read one block of whole lines; an object still open at its end waits for the next."""
-        kinds, count = block.kinds, block.count
-        data, starts, ends = block.data, block.starts, block.content_ends
+        firsts, lasts, starts, ends = block.first, block.last, block.start, block.end
+        others, broken = block.others, block.broken
+        data = block.data
         view = memoryview(data)
         chunk = self.chunk
-        index = 0
-        while index < count:
+        chunk.data = data
+        line = 0  # the next line not yet read
+        candidate, other = 0, 0
+        stop = block.count
+        if block.open_tail >= 0:
+            if len(data) - int(block.line_starts[block.open_tail]) > MAX_FAST_BYTES:
+                others = others + list(range(block.open_tail, block.count))
+            else:
+                stop = block.open_tail
+                lines.keep_from(stop)
+        while True:
             if not self.splitter.idle:
-                self.slow_line(block, index)
-                index += 1
+                if line >= stop:
+                    break
+                self.slow_line(block, line)
+                chunk = self.chunk  # a record hand flushes the chunk
+                line += 1
                 continue
-            kind = kinds[index]
-            if kind == Lines.BLANK:
-                index += 1
-                continue
-            last = index
-            if kind == Lines.OPEN:
-                last = block.next_structural(index)
-                if last < 0:  # not closed in this block
-                    if block.at_eof or block.size_from(index) > MAX_FAST_BYTES:
-                        self.slow_line(block, index)
-                        index += 1
-                        continue
-                    lines.keep_from(index)
-                    return
-                if (
-                    kinds[last] != Lines.CLOSE
-                    or block.blanks_between(index, last)
-                    or ends[last] - starts[index] > MAX_FAST_BYTES
-                ):
-                    self.slow_line(block, index)
-                    index += 1
+            while candidate < len(firsts) and firsts[candidate] < line:
+                candidate += 1
+            while other < len(others) and others[other] < line:
+                other += 1
+            next_other = others[other] if other < len(others) else stop
+            if candidate < len(firsts) and firsts[candidate] < next_other:
+                index = candidate
+                first = firsts[index]
+                try:
+                    if index in broken:
+                        raise ValueError("not UTF-8")
+                    hand = _DECODE(view[starts[index] : ends[index]])
+                    ((hand_id, seats),) = hand.handData.items()
+                except (*_DECODE_ERRORS, ValueError):
+                    self.slow_line(block, first)
+                    chunk = self.chunk  # a record hand flushes the chunk
+                    line = first + 1
                     continue
-            elif kind != Lines.ONE:
-                self.slow_line(block, index)
-                index += 1
-                continue
-            start, end = starts[index], ends[last]
-            try:
-                hand = _DECODE(view[start:end])
-                ((hand_id, seats),) = hand.handData.items()
-            except (*_DECODE_ERRORS, ValueError):
-                self.slow_line(block, index)
-                index += 1
-                continue
-            chunk.hands.append(hand)
-            chunk.hand_ids.append(hand_id)
-            chunk.seat_lists.append(seats)
-            chunk.lines.append(block.first_number + index)
-            chunk.offsets.append(block.first_offset + start)
-            chunk.raws.append(data[start:end])
-            index = last + 1
-            if len(chunk.hands) >= CHUNK_HANDS:
-                self.flush()
-                chunk = self.chunk
+                chunk.hands.append(hand)
+                chunk.hand_ids.append(hand_id)
+                chunk.seat_lists.append(seats)
+                chunk.lines.append(block.first_number + first)
+                chunk.offsets.append(block.first_offset + starts[index])
+                chunk.starts.append(starts[index])
+                chunk.ends.append(ends[index])
+                line = lasts[index] + 1
+                if len(chunk.hands) >= CHUNK_HANDS:
+                    self.flush()
+                    chunk = self.chunk
+                    chunk.data = data
+            elif next_other < stop:
+                self.slow_line(block, next_other)
+                chunk = self.chunk  # a record hand flushes the chunk
+                line = next_other + 1
+            else:
+                break
+        self.flush()  # the chunk's texts are in this block
 
     def flush(self) -> None:
         """The collected hands as columns, split where a hand takes the record path."""
-        chunk, self.chunk = self.chunk, _Chunk()
+        chunk, self.chunk = self.chunk, _Chunk(data=self.chunk.data)
         if chunk.hands:
             built, referred = self.columns(chunk)
-            self.out += _in_order(built, referred, chunk, self.source)
+            self.out += columns.in_order(built, referred, lambda index: self.referred(chunk, index))
 
     def columns(self, chunk: _Chunk) -> tuple[ColumnarHands | None, list[int]]:
         """Lay the chunk out; returns the tables and the hands the record path must read."""
@@ -240,7 +252,7 @@ class _Reader:
         referred[seat_counts == 0] = True
         bad_order = (order < 0) | (order > 127)
         bad_order |= ~order_given & (order == -1)
-        np.logical_or.at(referred, hand_of_seat, bad_order)
+        referred |= columns.any_of(hand_of_seat, bad_order, count)
         # The definition sorts seats by position (stably).
         perm = np.lexsort((within, order, hand_of_seat))
         seats = [seats[i] for i in perm.tolist()]
@@ -249,7 +261,7 @@ class _Reader:
         texts = pa.array([f"{s.rows}|{s.dead or ''}" for s in seats], pa.string())
         good_text = pc.fill_null(pc.match_substring_regex(texts, CARD_TEXT), False)
         good_seat = np.asarray(good_text, dtype=bool)
-        np.logical_or.at(referred, hand_of_seat, ~good_seat)
+        referred |= columns.any_of(hand_of_seat, ~good_seat, count)
         texts = pc.if_else(good_text, texts, pa.scalar("//|"))
         card_seat, destination, street, card = _cards(texts)
 
@@ -274,7 +286,7 @@ class _Reader:
             currency=[self.currency(h.price) for h in chunk.hands],
             line=np.array(chunk.lines, dtype=np.int64),
             offset=np.array(chunk.offsets, dtype=np.int64),
-            raw_text=chunk.raws,
+            raw_text=columns.texts(chunk.data, chunk.starts, chunk.ends),
         )
         seat_columns = columns.SeatColumns(
             hand=hand_of_seat,
@@ -298,6 +310,12 @@ class _Reader:
             )
         built = columns.build(FORMAT, self.source, hands, seat_columns, card_columns)
         return built, np.flatnonzero(referred).tolist()
+
+    def referred(self, chunk: _Chunk, index: int) -> ParseItem:
+        """A hand of the chunk the checks refused, through the record path."""
+        raw = chunk.raw(index)
+        line, offset = chunk.lines[index], chunk.offsets[index]
+        return record_item(line, offset, json.loads(raw), raw, self.source)
 
     def currency(self, price: Any) -> str | None:
         if not isinstance(price, str):
@@ -346,56 +364,23 @@ def _cards(texts: pa.Array) -> tuple[Any, Any, Any, Any]:
     return seat, destination, street, rank * 4 + suit
 
 
-def _dates(texts: list[str | None]) -> tuple[list[Any], Any]:
-    """``YYYY-MM-DD HH:MM:SS`` texts as datetimes, and where one is not exactly that."""
-    array = pa.array(texts, pa.string())
-    parsed = pc.strptime(array, format="%Y-%m-%d %H:%M:%S", unit="us", error_is_null=True)
-    again = pc.strftime(parsed, format="%Y-%m-%d %H:%M:%S")
-    expected = pc.binary_join_element_wise(array, pa.scalar(".000000"), "")
-    same = pc.fill_null(pc.equal(again, expected), False)
-    year_zero = pc.fill_null(pc.starts_with(array, "0000"), False)
-    bad = np.asarray(pc.or_(pc.invert(same), year_zero), dtype=bool)
-    bad &= np.asarray(array.is_valid(), dtype=bool)
-    return parsed.to_pylist(), bad
+def _dates(texts: list[str | None]) -> tuple[pa.Array, Any]:
+    """``YYYY-MM-DD HH:MM:SS`` texts as timestamps, and where one is not exactly that.
 
-
-def _in_order(
-    built: ColumnarHands | None, referred: list[int], chunk: _Chunk, source: str
-) -> list[ParseItem]:
-    """The chunk's columns in slices, each referred hand's record item in its place.
-
-    A referred hand that is refused anyway (a quarantine entry, or a record
-    that validation refuses) cannot change what the others store, so only a
-    record splits the columns.
+    Arrow's ISO parser reads exactly what ``strptime`` with that format does
+    for texts of that shape (checked first); a chunk with an impossible date
+    (February 30) is read again text by text, and that hand is referred.
     """
-    out: list[ParseItem] = []
-    done = 0  # rows of ``built`` already out
-    for number, index in enumerate(referred):
-        raw = chunk.raws[index].decode("utf-8")
-        item = record_item(chunk.lines[index], chunk.offsets[index], json.loads(raw), raw, source)
-        if isinstance(item, HandRecord) and built is not None:
-            before = index - number  # fast hands ahead of this one
-            if before > done:
-                out.append(_rows(built, done, before))
-                done = before
-        out.append(item)
-    if built is not None and built.hands.num_rows > done:
-        out.append(_rows(built, done, built.hands.num_rows))
-    return out
-
-
-def _rows(built: ColumnarHands, start: int, stop: int) -> ColumnarHands:
-    """Hands ``start..stop`` of a built chunk with their seats and placements."""
-    if start == 0 and stop == built.hands.num_rows:
-        return built
-    lines = np.asarray(built.hands["source_line"])
-    first, last = lines[start], lines[stop - 1]
-    seat_lines = np.asarray(built.seats["source_line"])
-    card_lines = np.asarray(built.placements["source_line"])
-    s0, s1 = np.searchsorted(seat_lines, [first, last + 1])
-    c0, c1 = np.searchsorted(card_lines, [first, last + 1])
-    return ColumnarHands(
-        hands=built.hands.slice(start, stop - start),
-        seats=built.seats.slice(int(s0), int(s1 - s0)),
-        placements=built.placements.slice(int(c0), int(c1 - c0)),
-    )
+    array = pa.array(texts, pa.string())
+    shaped = pc.fill_null(pc.match_substring_regex(array, _DATE), True)
+    bad = ~np.asarray(shaped, dtype=bool)
+    clean = pc.if_else(shaped, array, pa.scalar(None, pa.string()))
+    try:
+        return clean.cast(pa.timestamp("us")), bad
+    except (pa.ArrowInvalid, ValueError):
+        parsed = pc.strptime(clean, format="%Y-%m-%d %H:%M:%S", unit="us", error_is_null=True)
+        again = pc.strftime(parsed, format="%Y-%m-%d %H:%M:%S")  # strptime rolls Feb 30 over
+        same = pc.equal(again, pc.binary_join_element_wise(clean, pa.scalar(".000000"), ""))
+        bad |= ~np.asarray(pc.fill_null(same, True), dtype=bool)
+        bad |= np.asarray(pc.and_(parsed.is_null(), clean.is_valid()), dtype=bool)
+        return pc.if_else(pa.array(bad), pa.scalar(None, pa.timestamp("us")), parsed), bad

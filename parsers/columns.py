@@ -13,6 +13,7 @@ it through the record path, which quarantines it with the exact reason.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,14 +23,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES
-from ofc_stats.records import SMALL_INT
-from parsers.base import ColumnarHands
+from ofc_stats.records import SMALL_INT, HandRecord
+from parsers.base import ColumnarHands, ParseItem
 
 Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 CARDS = pa.list_(pa.int8())
 DISCARD = 3  # DESTINATIONS.index("discard")
 _NO_STREET = 255
+_DECIMALS = pa.array([str(card) for card in range(128)], pa.string())  # card ids as the fingerprint spells them
 
 
 @dataclass
@@ -39,7 +41,7 @@ class HandColumns:
     room: list[str]
     table_id: list[str]
     room_hand_id: list[str]
-    played_at: list[Any]  # datetime or None
+    played_at: pa.Array  # timestamp[us]
     rules_text: list[str | None]
     ruleset: list[str]
     max_seats: Ints
@@ -48,7 +50,7 @@ class HandColumns:
     currency: list[str | None]
     line: Ints
     offset: Ints
-    raw_text: list[bytes]  # UTF-8, as the file holds it
+    raw_text: pa.Array  # string: each hand's text as the file holds it
 
 
 @dataclass
@@ -104,6 +106,53 @@ def _fixed13(rows: Bools, values: npt.NDArray[np.uint8]) -> pa.Array:
     )
 
 
+def any_of(owner: Ints, flags: Bools, count: int) -> Bools:
+    """Per owner ``0..count-1``: whether any of its entries is flagged."""
+    return np.bincount(owner[flags], minlength=count) > 0
+
+
+_any_of = any_of
+
+
+def constant(text: str, count: int) -> pa.Array:
+    """``count`` copies of one string, built as buffers (no Python object per row)."""
+    data = text.encode("utf-8")
+    offsets = np.arange(count + 1, dtype=np.int32) * len(data)
+    return pa.StringArray.from_buffers(
+        count, pa.py_buffer(offsets.tobytes()), pa.py_buffer(data * count)
+    )
+
+
+def texts(data: bytes, starts: list[int], ends: list[int]) -> pa.Array:
+    """Slices of one buffer as a string array (the readers checked they are UTF-8)."""
+    count = len(starts)
+    if count == 0:
+        return pa.array([], pa.string())
+    bounds = np.empty(2 * count, dtype=np.int32)
+    bounds[0::2], bounds[1::2] = starts, ends
+    # Texts and the gaps between them, alternating; then every other one.
+    both = pa.StringArray.from_buffers(
+        2 * count - 1, pa.py_buffer(bounds.tobytes()), pa.py_buffer(data)
+    )
+    return both.take(pa.array(np.arange(0, 2 * count, 2)))
+
+
+def _md5_prefixes(text: pa.Array) -> pa.Array:
+    """The first 16 hex digits of each string's md5 (HandRecord.fingerprint's hash)."""
+    count = len(text)
+    _, offset_buffer, data = text.buffers()
+    offsets = np.frombuffer(offset_buffer, np.int32)[text.offset : text.offset + count + 1]
+    view = memoryview(b"" if data is None else data)
+    md5 = hashlib.md5
+    bounds = offsets.tolist()
+    digests = b"".join([md5(view[a:b]).digest()[:8] for a, b in zip(bounds, bounds[1:])])  # noqa: B905
+    hexed = digests.hex().encode("ascii")
+    hex_offsets = np.arange(count + 1, dtype=np.int32) * 16
+    return pa.StringArray.from_buffers(
+        count, pa.py_buffer(hex_offsets.tobytes()), pa.py_buffer(hexed)
+    )
+
+
 def refused(hands: HandColumns, seats: SeatColumns, cards: CardColumns) -> Bools:
     """Per hand: whether :func:`validate_hand` would refuse it (the builder leaves it out)."""
     count = len(hands.line)
@@ -111,17 +160,17 @@ def refused(hands: HandColumns, seats: SeatColumns, cards: CardColumns) -> Bools
     seat_count = np.bincount(seats.hand, minlength=count)
     bad |= (seat_count < 2) | (seat_count > hands.max_seats)
     for values in (seats.points, seats.money, seats.stack):
-        np.logical_or.at(bad, seats.hand, _floats(values)[1])
+        bad |= _any_of(seats.hand, _floats(values)[1], count)
     bad |= _floats(hands.stakes)[1]
     bad_seat = (seats.seat < 0) | (seats.seat > SMALL_INT)
     hand_of_card = seats.hand[cards.seat]
     bad_seat_card = (cards.card < 0) | (cards.card >= hands.deck[hand_of_card])
     bad_seat_card |= (cards.street < 0) | (cards.street > SMALL_INT)
-    np.logical_or.at(bad, hand_of_card, bad_seat_card)
+    bad |= _any_of(hand_of_card, bad_seat_card, count)
     per_row = np.bincount(cards.seat * 4 + cards.destination, minlength=len(seats.seat) * 4)
     per_row = per_row.reshape(-1, 4)[:, :3]
     bad_seat |= (per_row > np.array(ROW_SIZES)).any(axis=1)
-    np.logical_or.at(bad, seats.hand, bad_seat)
+    bad |= _any_of(seats.hand, bad_seat, count)
     # A card twice in a hand; two seats at one position.
     for keys, width in ((hand_of_card * 64 + cards.card, 64), (seats.hand * 256 + seats.seat, 256)):
         ordered = np.sort(keys)
@@ -144,12 +193,14 @@ def select(
     def rows(values: list[Any], chosen: list[int]) -> list[Any]:
         return [values[i] for i in chosen]
 
-    new_hands = HandColumns(
-        *(
-            value[keep] if isinstance(value, np.ndarray) else rows(value, picks)
-            for value in vars(hands).values()
-        )
-    )
+    def pick(value: Any) -> Any:
+        if isinstance(value, np.ndarray):
+            return value[keep]
+        if isinstance(value, pa.Array):
+            return value.filter(pa.array(keep))
+        return rows(value, picks)
+
+    new_hands = HandColumns(*(pick(value) for value in vars(hands).values()))
     new_seats = SeatColumns(
         hand=hand_index[seats.hand[seat_keep]],
         seat=seats.seat[seat_keep],
@@ -175,7 +226,7 @@ def build(
     count, seat_total = len(hands.line), len(seats.seat)
     room, table_id = pa.array(hands.room, pa.string()), pa.array(hands.table_id, pa.string())
     room_hand_id = pa.array(hands.room_hand_id, pa.string())
-    prefix = pa.array([format_name] * count, pa.string())
+    prefix = constant(format_name, count)
     hand_key = pc.binary_join_element_wise(prefix, room, table_id, room_hand_id, ":")
     seat_key = hand_key.take(pa.array(seats.hand))
     hand_line = pa.array(hands.line, pa.int64())
@@ -196,29 +247,22 @@ def build(
         row_lists.append(ids)
         row_text.append(
             pc.binary_join(
-                pa.ListArray.from_arrays(ids.offsets, pc.cast(ids.values, pa.string())), ","
+                pa.ListArray.from_arrays(ids.offsets, _DECIMALS.take(ids.values)), ","
             )
         )
     complete_seat = (per_slot[:, :3] == np.array(ROW_SIZES)).all(axis=1)
-    complete = np.ones(count, dtype=bool)
-    np.logical_and.at(complete, seats.hand, complete_seat)
+    complete = ~_any_of(seats.hand, ~complete_seat, count)
 
     # Fingerprint: md5 of "player US top|middle|bottom|discards" per seat, joined by ";".
     player = pa.array(seats.player, pa.string())
+    known = pa.array(seats.discards_known)
+    row_text[DISCARD] = pc.if_else(known, row_text[DISCARD], pa.scalar(""))  # hidden: ""
     rows_text = pc.binary_join_element_wise(*row_text, "|")
     seat_text = pc.binary_join_element_wise(player, rows_text, "\x1f")
     seat_offsets = np.zeros(count + 1, dtype=np.int32)
     np.cumsum(np.bincount(seats.hand, minlength=count), out=seat_offsets[1:])
     hand_text = pc.binary_join(pa.ListArray.from_arrays(pa.array(seat_offsets), seat_text), ";")
-    _, offset_buffer, data = hand_text.buffers()
-    start = hand_text.offset
-    text_offsets = np.frombuffer(offset_buffer, np.int32)[start : start + count + 1].tolist()
-    blob = b"" if data is None else data.to_pybytes()
-    md5 = hashlib.md5
-    fingerprint = [
-        md5(blob[a:b]).hexdigest()[:16]
-        for a, b in zip(text_offsets[:-1], text_offsets[1:], strict=True)
-    ]
+    fingerprint = _md5_prefixes(hand_text)
 
     hands_table = pa.table(
         {
@@ -227,19 +271,19 @@ def build(
             "room": room,
             "table_id": table_id,
             "room_hand_id": room_hand_id,
-            "played_at": pa.array(hands.played_at, pa.timestamp("us")),
+            "played_at": hands.played_at,
             "rules_text": pa.array(hands.rules_text, pa.string()),
             "ruleset": pa.array(hands.ruleset, pa.string()),
             "seat_count": pa.array(np.diff(seat_offsets), pa.int8()),
             "complete": pa.array(complete),
             "stakes": pa.array(hands.stakes, pa.float64()),
             "currency": pa.array(hands.currency, pa.string()),
-            "source_file": pa.array([source] * count, pa.string()),
+            "source_file": constant(source, count),
             "source_line": hand_line,
             "source_offset": pa.array(hands.offset, pa.int64()),
-            "raw_text": pa.array(hands.raw_text, pa.binary()).cast(pa.string()),
-            "fingerprint": pa.array(fingerprint, pa.string()),
-            "batch": pa.array([""] * count, pa.string()),
+            "raw_text": hands.raw_text,
+            "fingerprint": fingerprint,
+            "batch": constant("", count),
         }
     )
 
@@ -257,13 +301,13 @@ def build(
     discard_seat = slot_sorted[discard_pick] >> 2
     by_street = np.lexsort((street_sorted[discard_pick], discard_seat))
     discards = _lists(discard_seat[by_street], card_sorted[discard_pick][by_street], seat_total, pa.int8())
+    discards = pc.if_else(known, discards, pa.nulls(seat_total, CARDS))
     known = seats.discards_known
-    discards = pc.if_else(pa.array(known), discards, pa.nulls(seat_total, CARDS))
     in_fantasy = np.asarray(seats.in_fantasy, dtype=bool)
     dealt = per_slot.sum(axis=1)
     fantasy_mask = ~(in_fantasy & known)
     fantasy_cards = pa.array(dealt.astype(np.int8), pa.int8(), mask=fantasy_mask)
-    seat_line = hand_line.take(pa.array(seats.hand))
+    seat_line = pa.array(hands.line[seats.hand], pa.int64())
     seats_table = pa.table(
         {
             "hand_key": seat_key,
@@ -286,7 +330,8 @@ def build(
         }
     )
 
-    card_hand = pa.array(seats.hand[cards.seat])
+    card_hand_index = seats.hand[cards.seat]
+    card_hand = pa.array(card_hand_index)
     destination = pa.DictionaryArray.from_arrays(
         pa.array(cards.destination, pa.int8()), pa.array(DESTINATIONS)
     )
@@ -297,7 +342,48 @@ def build(
             "street": pa.array(cards.street, pa.int8()),
             "card": pa.array(cards.card, pa.int8()),
             "destination": destination,
-            "source_line": hand_line.take(card_hand),
+            "source_line": pa.array(hands.line[card_hand_index], pa.int64()),
         }
     )
     return ColumnarHands(hands=hands_table, seats=seats_table, placements=placements)
+
+
+def in_order(
+    built: ColumnarHands | None, referred: list[int], record: Callable[[int], ParseItem]
+) -> list[ParseItem]:
+    """A built chunk in slices with each referred hand's record item in its file place.
+
+    ``referred`` are chunk indices (ascending) of the hands left out of
+    ``built``; ``record(index)`` reads one through the record path.  A
+    referred hand that comes out refused (a quarantine entry, or a record
+    validation refuses) cannot change what the others store, so only a
+    valid record needs the columns split around it; any record does here.
+    """
+    out: list[ParseItem] = []
+    done = 0  # rows of ``built`` already out
+    for number, index in enumerate(referred):
+        item = record(index)
+        if isinstance(item, HandRecord) and built is not None:
+            before = index - number  # built hands ahead of this one
+            if before > done:
+                out.append(_rows(built, done, before))
+                done = before
+        out.append(item)
+    if built is not None and built.hands.num_rows > done:
+        out.append(_rows(built, done, built.hands.num_rows))
+    return out
+
+
+def _rows(built: ColumnarHands, start: int, stop: int) -> ColumnarHands:
+    """Hands ``start..stop`` of a built chunk with their seats and placements."""
+    if start == 0 and stop == built.hands.num_rows:
+        return built
+    lines = np.asarray(built.hands["source_line"])
+    bounds = [lines[start], lines[stop - 1] + 1]
+    s0, s1 = np.searchsorted(np.asarray(built.seats["source_line"]), bounds)
+    c0, c1 = np.searchsorted(np.asarray(built.placements["source_line"]), bounds)
+    return ColumnarHands(
+        hands=built.hands.slice(start, stop - start),
+        seats=built.seats.slice(int(s0), int(s1 - s0)),
+        placements=built.placements.slice(int(c0), int(c1 - c0)),
+    )
