@@ -20,12 +20,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, BinaryIO
 
 import msgspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from msgspec.structs import astuple
 
 from ofc_stats.engine.cards import RANK_CHARS, SUIT_CHARS
 from ofc_stats.engine.presets import get_ruleset
@@ -41,7 +43,9 @@ CHUNK_HANDS = 8192
 MAX_FAST_BYTES = 1 << 20  # an object open for longer than this is the definition's to read
 _TOKEN = "[2-9TJQKAtjqka][cdhsCDHS][0-9]"
 _ROW = f"(?:{_TOKEN}(?: {_TOKEN})*)?"
-CARD_TEXT = f"^{_ROW}/{_ROW}/{_ROW}\\|{_ROW}$"  # rows "|" dead, every card as the apps write it
+# rows "|" dead "#", every card as the apps write it
+CARD_TEXT = f"^{_ROW}/{_ROW}/{_ROW}\\|{_ROW}#$"
+_END = pa.scalar("#")
 _DATE = r"^[1-9][0-9]{3}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$"
 _RANK = np.full(256, -1, dtype=np.int64)
 _SUIT = np.full(256, -1, dtype=np.int64)
@@ -52,28 +56,42 @@ for _index, _char in enumerate(SUIT_CHARS):
 
 
 class _Seat(msgspec.Struct, gc=False):
+    """A seat as the apps write it (their field names); any other type is a decode error."""
+
     rows: str
     dead: str | None = None
-    playerName: str = ""  # noqa: N815 (the apps' field names)
-    playerId: str | int | None = None  # noqa: N815
+    playerName: str = ""
+    playerId: str | int | None = None
     hero: bool = False
-    inFantasy: bool = False  # noqa: N815
-    orderIndex: int | msgspec.UnsetType = msgspec.UNSET  # noqa: N815
+    inFantasy: bool = False
+    orderIndex: int | msgspec.UnsetType = msgspec.UNSET
     result: float | None = None
     win: float | None = None
 
 
 class _Hand(msgspec.Struct, gc=False):
-    handData: dict[str, list[_Seat]]  # noqa: N815
-    appName: str | None = None  # noqa: N815
-    roomId: str | int = ""  # noqa: N815
+    handData: dict[str, list[_Seat]]
+    appName: str | None = None
+    roomId: str | int = ""
     rules: str | None = None
     stakes: float | None = None
-    endDateTime: str | None = None  # noqa: N815
+    endDateTime: str | None = None
     price: Any = None
 
 
 _DECODE = msgspec.json.Decoder(_Hand).decode
+_SEAT_FIELDS = _Seat.__struct_fields__
+_HAND_FIELDS = _Hand.__struct_fields__
+
+
+def _texts(values: tuple[str | int | None, ...]) -> pa.Array:
+    """Strings as the definition's ``str()`` makes them (ids may be numbers)."""
+    try:
+        return pa.array(values, pa.string())
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        return pa.array([None if v is None else str(v) for v in values], pa.string())
+
+
 _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError)
 
 
@@ -235,55 +253,53 @@ class _Reader:
     def columns(self, chunk: _Chunk) -> tuple[ColumnarHands | None, list[int]]:
         """Lay the chunk out; returns the tables and the hands the record path must read."""
         count = len(chunk.hands)
-        seat_counts = np.fromiter((len(s) for s in chunk.seat_lists), np.int64, count)
-        seats: list[_Seat] = [seat for group in chunk.seat_lists for seat in group]
+        seat_counts = np.fromiter(map(len, chunk.seat_lists), np.int64, count)
+        seats: list[_Seat] = list(chain.from_iterable(chunk.seat_lists))
+        total = len(seats)
         hand_of_seat = np.repeat(np.arange(count), seat_counts)
-        first_seat = np.cumsum(seat_counts) - seat_counts
-        within = np.arange(len(seats)) - first_seat[hand_of_seat]
-        unset = msgspec.UNSET
-        order = np.fromiter(
-            (-1 if s.orderIndex is unset else s.orderIndex for s in seats),
-            np.int64,
-            len(seats),
-        )
-        order = np.where(order == -1, within, order)
-        order_given = np.fromiter((s.orderIndex is not unset for s in seats), bool, len(seats))
-        referred = np.zeros(count, dtype=bool)
-        referred[seat_counts == 0] = True
-        bad_order = (order < 0) | (order > 127)
-        bad_order |= ~order_given & (order == -1)
-        referred |= columns.any_of(hand_of_seat, bad_order, count)
+        within = np.arange(total) - np.repeat(np.cumsum(seat_counts) - seat_counts, seat_counts)
+        referred = seat_counts == 0
+        if total == 0:
+            return None, np.flatnonzero(referred).tolist()
+        # One C call per seat gives all its fields; zip turns them into columns.
+        fields = dict(zip(_SEAT_FIELDS, zip(*map(astuple, seats), strict=True), strict=True))
+        given = fields["orderIndex"]
+        if msgspec.UNSET in given:  # a seat without orderIndex is at its index
+            at = within.tolist()
+            given = tuple(w if o is msgspec.UNSET else o for o, w in zip(given, at, strict=True))
+        order = np.array(given, dtype=np.int64)
+        referred |= columns.any_of(hand_of_seat, (order < 0) | (order > 127), count)
         # The definition sorts seats by position (stably).
         perm = np.lexsort((within, order, hand_of_seat))
-        seats = [seats[i] for i in perm.tolist()]
         order = order[perm]
-
-        texts = pa.array([f"{s.rows}|{s.dead or ''}" for s in seats], pa.string())
+        take = pa.array(perm)
+        rows = pa.array(fields["rows"], pa.string()).take(take)
+        dead = pa.array(fields["dead"], pa.string()).take(take)
+        texts = pc.binary_join_element_wise(rows, pc.fill_null(dead, ""), "|")
+        texts = pc.binary_join_element_wise(texts, _END, "")
         good_text = pc.fill_null(pc.match_substring_regex(texts, CARD_TEXT), False)
-        good_seat = np.asarray(good_text, dtype=bool)
-        referred |= columns.any_of(hand_of_seat, ~good_seat, count)
-        texts = pc.if_else(good_text, texts, pa.scalar("//|"))
+        referred |= columns.any_of(hand_of_seat, ~np.asarray(good_text, dtype=bool), count)
+        texts = pc.if_else(good_text, texts, pa.scalar("//|#"))
         card_seat, destination, street, card = _cards(texts)
 
-        rules = [self.rulesets(h.rules) for h in chunk.hands]
+        hand_fields = dict(
+            zip(_HAND_FIELDS, zip(*map(astuple, chunk.hands), strict=True), strict=True)
+        )
+        rules = [self.rulesets(r) for r in hand_fields["rules"]]
         referred |= np.fromiter((r is None for r in rules), bool, count)
-        ruleset = [r[0] if r else "" for r in rules]
-        max_seats = np.fromiter((r[1] if r else 0 for r in rules), np.int64, count)
-        deck = np.fromiter((r[2] if r else 0 for r in rules), np.int64, count)
-        played_at, bad_date = _dates([h.endDateTime or None for h in chunk.hands])
+        played_at, bad_date = _dates([d or None for d in hand_fields["endDateTime"]])
         referred |= bad_date
-
         hands = columns.HandColumns(
-            room=[h.appName or DEFAULT_APP for h in chunk.hands],
-            table_id=[str(h.roomId) for h in chunk.hands],
+            room=[a or DEFAULT_APP for a in hand_fields["appName"]],
+            table_id=_texts(hand_fields["roomId"]),
             room_hand_id=chunk.hand_ids,
             played_at=played_at,
-            rules_text=[h.rules for h in chunk.hands],
-            ruleset=ruleset,
-            max_seats=max_seats,
-            deck=deck,
-            stakes=[h.stakes for h in chunk.hands],
-            currency=[self.currency(h.price) for h in chunk.hands],
+            rules_text=hand_fields["rules"],
+            ruleset=[r[0] if r else "" for r in rules],
+            max_seats=np.fromiter((r[1] if r else 0 for r in rules), np.int64, count),
+            deck=np.fromiter((r[2] if r else 0 for r in rules), np.int64, count),
+            stakes=hand_fields["stakes"],
+            currency=[self.currency(p) for p in hand_fields["price"]],
             line=np.array(chunk.lines, dtype=np.int64),
             offset=np.array(chunk.offsets, dtype=np.int64),
             raw_text=columns.texts(chunk.data, chunk.starts, chunk.ends),
@@ -291,14 +307,14 @@ class _Reader:
         seat_columns = columns.SeatColumns(
             hand=hand_of_seat,
             seat=order,
-            player=[s.playerName for s in seats],
-            player_id=[None if s.playerId is None else str(s.playerId) for s in seats],
-            hero=[s.hero for s in seats],
-            in_fantasy=[s.inFantasy for s in seats],
-            points=[s.result for s in seats],
-            money=[s.win for s in seats],
-            stack=[None] * len(seats),
-            discards_known=np.fromiter((bool(s.dead) for s in seats), bool, len(seats)),
+            player=pa.array(fields["playerName"], pa.string()).take(take),
+            player_id=_texts(fields["playerId"]).take(take),
+            hero=pa.array(fields["hero"], pa.bool_()).take(take),
+            in_fantasy=np.array(fields["inFantasy"], dtype=bool)[perm],
+            points=pa.array(fields["result"], pa.float64()).take(take),
+            money=pa.array(fields["win"], pa.float64()).take(take),
+            stack=pa.nulls(total, pa.float64()),
+            discards_known=np.asarray(pc.fill_null(pc.not_equal(dead, ""), False), dtype=bool),
         )
         card_columns = columns.CardColumns(card_seat, destination, street, card)
         referred |= columns.refused(hands, seat_columns, card_columns)
@@ -327,41 +343,30 @@ class _Reader:
 
 
 def _cards(texts: pa.Array) -> tuple[Any, Any, Any, Any]:
-    """(seat, destination, street, card) of every card in checked ``rows|dead`` texts.
+    """(seat, destination, street, card) of every card in checked ``rows|dead#`` texts.
 
     Each text is cards of three bytes (rank, suit, street digit) split by
-    spaces, ``/`` between rows and ``|`` before the discards, so a card
-    starts after a separator and its destination is the number of ``/`` and
-    ``|`` before it in its text.
+    spaces, with ``/`` ``/`` ``|`` ``#`` ending the three rows, the discards
+    and the seat: so a card starts after a separator, and the number of
+    those four marks before it is ``4 * seat + destination``.
     """
     _, offset_buffer, buffer = texts.buffers()
-    offsets = np.frombuffer(offset_buffer, dtype=np.int32)[texts.offset : texts.offset + len(texts) + 1]
-    offsets = offsets.astype(np.int64)
-    raw = np.frombuffer(buffer, dtype=np.uint8) if buffer else np.zeros(0, np.uint8)
-    raw = raw[offsets[0] : offsets[-1]]
-    offsets = offsets - offsets[0]
-    size = len(raw)
-    if size == 0:
+    offsets = np.frombuffer(offset_buffer, dtype=np.int32)[
+        texts.offset : texts.offset + len(texts) + 1
+    ]
+    raw = np.frombuffer(buffer, dtype=np.uint8)[offsets[0] : offsets[-1]]
+    if len(raw) == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty, empty
-    is_space = raw == 32
-    is_row_end = (raw == 47) | (raw == 124)
-    separator = is_space | is_row_end
-    seat_start = np.zeros(size, dtype=bool)
-    starts_inside = offsets[:-1][offsets[:-1] < size]
-    seat_start[starts_inside] = True
-    previous_separator = np.empty(size, dtype=bool)
-    previous_separator[0] = True
-    previous_separator[1:] = separator[:-1]
-    token = ~separator & (previous_separator | seat_start)
+    mark = (raw == 47) | (raw == 124) | (raw == 35)
+    separator = mark | (raw == 32)
+    token = ~separator
+    token[1:] &= separator[:-1]
     positions = np.flatnonzero(token)
-    seat = np.searchsorted(offsets, positions, side="right") - 1
-    row_ends = np.cumsum(is_row_end)
-    before = np.concatenate(([0], row_ends))[offsets[:-1]]
-    destination = row_ends[positions] - is_row_end[positions] - before[seat]
+    before = np.searchsorted(np.flatnonzero(mark), positions)
     rank, suit = _RANK[raw[positions]], _SUIT[raw[positions + 1]]
     street = raw[positions + 2].astype(np.int64) - 48
-    return seat, destination, street, rank * 4 + suit
+    return before >> 2, before & 3, street, rank * 4 + suit
 
 
 def _dates(texts: list[str | None]) -> tuple[pa.Array, Any]:

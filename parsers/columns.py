@@ -15,7 +15,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from itertools import pairwise
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -27,27 +28,30 @@ from ofc_stats.records import SMALL_INT, HandRecord
 from parsers.base import ColumnarHands, ParseItem
 
 Ints = npt.NDArray[np.int64]
+# A column as a reader gives it: a Python sequence or an Arrow array (untyped for mypy).
+Texts: TypeAlias = Any
+Numbers: TypeAlias = Any
 Bools = npt.NDArray[np.bool_]
 CARDS = pa.list_(pa.int8())
 DISCARD = 3  # DESTINATIONS.index("discard")
 _NO_STREET = 255
-_DECIMALS = pa.array([str(card) for card in range(128)], pa.string())  # card ids as the fingerprint spells them
+_DECIMALS = pa.array([str(card) for card in range(128)], pa.string())  # the fingerprint's ids
 
 
 @dataclass
 class HandColumns:
     """One entry per hand of a chunk, in file order."""
 
-    room: list[str]
-    table_id: list[str]
-    room_hand_id: list[str]
+    room: Texts
+    table_id: Texts
+    room_hand_id: Texts
     played_at: pa.Array  # timestamp[us]
-    rules_text: list[str | None]
-    ruleset: list[str]
+    rules_text: Texts
+    ruleset: Texts
     max_seats: Ints
     deck: Ints
-    stakes: list[float | None]
-    currency: list[str | None]
+    stakes: Numbers
+    currency: Texts
     line: Ints
     offset: Ints
     raw_text: pa.Array  # string: each hand's text as the file holds it
@@ -59,13 +63,13 @@ class SeatColumns:
 
     hand: Ints  # index into the hand columns
     seat: Ints  # the seat's position
-    player: list[str]
-    player_id: list[str | None]
-    hero: list[bool]
-    in_fantasy: list[bool]
-    points: list[float | None]
-    money: list[float | None]
-    stack: list[float | None]
+    player: Texts
+    player_id: Texts
+    hero: Any  # bools: a sequence or an Arrow array
+    in_fantasy: Any
+    points: Numbers
+    money: Numbers
+    stack: Numbers
     discards_known: Bools  # False: the room hid this seat's discards (stored as null)
 
 
@@ -79,9 +83,16 @@ class CardColumns:
     card: Ints
 
 
-def _floats(values: list[float | None]) -> tuple[pa.Array, Bools]:
+def column(values: Any, value_type: pa.DataType) -> pa.Array:
+    """Values as an Arrow column (readers give Python sequences or Arrow arrays)."""
+    if isinstance(values, pa.Array):
+        return values
+    return pa.array(values, value_type)
+
+
+def _floats(values: Any) -> tuple[pa.Array, Bools]:
     """A float column and where it holds a value that is not finite (validate_hand refuses it)."""
-    array = pa.array(values, pa.float64())
+    array = column(values, pa.float64())
     bad = np.asarray(pc.fill_null(pc.invert(pc.is_finite(array)), False), dtype=bool)
     return array, bad
 
@@ -102,7 +113,10 @@ def _fixed13(rows: Bools, values: npt.NDArray[np.uint8]) -> pa.Array:
     data[rows] = values.reshape(-1, 13)
     validity = pa.array(rows).buffers()[1]
     return pa.FixedSizeBinaryArray.from_buffers(
-        pa.binary(13), count, [validity, pa.py_buffer(data.tobytes())], null_count=count - rows.sum()
+        pa.binary(13),
+        count,
+        [validity, pa.py_buffer(data.tobytes())],
+        null_count=count - rows.sum(),
     )
 
 
@@ -145,7 +159,7 @@ def _md5_prefixes(text: pa.Array) -> pa.Array:
     view = memoryview(b"" if data is None else data)
     md5 = hashlib.md5
     bounds = offsets.tolist()
-    digests = b"".join([md5(view[a:b]).digest()[:8] for a, b in zip(bounds, bounds[1:])])  # noqa: B905
+    digests = b"".join([md5(view[a:b]).digest()[:8] for a, b in pairwise(bounds)])
     hexed = digests.hex().encode("ascii")
     hex_offsets = np.arange(count + 1, dtype=np.int32) * 16
     return pa.StringArray.from_buffers(
@@ -169,7 +183,8 @@ def refused(hands: HandColumns, seats: SeatColumns, cards: CardColumns) -> Bools
     bad |= _any_of(hand_of_card, bad_seat_card, count)
     per_row = np.bincount(cards.seat * 4 + cards.destination, minlength=len(seats.seat) * 4)
     per_row = per_row.reshape(-1, 4)[:, :3]
-    bad_seat |= (per_row > np.array(ROW_SIZES)).any(axis=1)
+    top, middle, bottom = ROW_SIZES
+    bad_seat |= (per_row[:, 0] > top) | (per_row[:, 1] > middle) | (per_row[:, 2] > bottom)
     bad |= _any_of(seats.hand, bad_seat, count)
     # A card twice in a hand; two seats at one position.
     for keys, width in ((hand_of_card * 64 + cards.card, 64), (seats.hand * 256 + seats.seat, 256)):
@@ -200,12 +215,19 @@ def select(
             return value.filter(pa.array(keep))
         return rows(value, picks)
 
+    def seat_pick(value: Any) -> Any:
+        if isinstance(value, np.ndarray):
+            return value[seat_keep]
+        if isinstance(value, pa.Array):
+            return value.filter(pa.array(seat_keep))
+        return rows(value, seat_picks)
+
     new_hands = HandColumns(*(pick(value) for value in vars(hands).values()))
     new_seats = SeatColumns(
         hand=hand_index[seats.hand[seat_keep]],
         seat=seats.seat[seat_keep],
         **{
-            name: value[seat_keep] if isinstance(value, np.ndarray) else rows(value, seat_picks)
+            name: seat_pick(value)
             for name, value in vars(seats).items()
             if name not in ("hand", "seat")
         },
@@ -224,8 +246,8 @@ def build(
 ) -> ColumnarHands:
     """The hands, seats and placements tables of hands that :func:`refused` passed."""
     count, seat_total = len(hands.line), len(seats.seat)
-    room, table_id = pa.array(hands.room, pa.string()), pa.array(hands.table_id, pa.string())
-    room_hand_id = pa.array(hands.room_hand_id, pa.string())
+    room, table_id = column(hands.room, pa.string()), column(hands.table_id, pa.string())
+    room_hand_id = column(hands.room_hand_id, pa.string())
     prefix = constant(format_name, count)
     hand_key = pc.binary_join_element_wise(prefix, room, table_id, room_hand_id, ":")
     seat_key = hand_key.take(pa.array(seats.hand))
@@ -246,15 +268,13 @@ def build(
         ids = _lists(owner, values, seat_total, pa.int8())
         row_lists.append(ids)
         row_text.append(
-            pc.binary_join(
-                pa.ListArray.from_arrays(ids.offsets, _DECIMALS.take(ids.values)), ","
-            )
+            pc.binary_join(pa.ListArray.from_arrays(ids.offsets, _DECIMALS.take(ids.values)), ",")
         )
     complete_seat = (per_slot[:, :3] == np.array(ROW_SIZES)).all(axis=1)
     complete = ~_any_of(seats.hand, ~complete_seat, count)
 
     # Fingerprint: md5 of "player US top|middle|bottom|discards" per seat, joined by ";".
-    player = pa.array(seats.player, pa.string())
+    player = column(seats.player, pa.string())
     known = pa.array(seats.discards_known)
     row_text[DISCARD] = pc.if_else(known, row_text[DISCARD], pa.scalar(""))  # hidden: ""
     rows_text = pc.binary_join_element_wise(*row_text, "|")
@@ -272,12 +292,12 @@ def build(
             "table_id": table_id,
             "room_hand_id": room_hand_id,
             "played_at": hands.played_at,
-            "rules_text": pa.array(hands.rules_text, pa.string()),
-            "ruleset": pa.array(hands.ruleset, pa.string()),
+            "rules_text": column(hands.rules_text, pa.string()),
+            "ruleset": column(hands.ruleset, pa.string()),
             "seat_count": pa.array(np.diff(seat_offsets), pa.int8()),
             "complete": pa.array(complete),
-            "stakes": pa.array(hands.stakes, pa.float64()),
-            "currency": pa.array(hands.currency, pa.string()),
+            "stakes": column(hands.stakes, pa.float64()),
+            "currency": column(hands.currency, pa.string()),
             "source_file": constant(source, count),
             "source_line": hand_line,
             "source_offset": pa.array(hands.offset, pa.int64()),
@@ -300,7 +320,9 @@ def build(
     discard_pick = (slot_sorted & 3) == DISCARD
     discard_seat = slot_sorted[discard_pick] >> 2
     by_street = np.lexsort((street_sorted[discard_pick], discard_seat))
-    discards = _lists(discard_seat[by_street], card_sorted[discard_pick][by_street], seat_total, pa.int8())
+    discards = _lists(
+        discard_seat[by_street], card_sorted[discard_pick][by_street], seat_total, pa.int8()
+    )
     discards = pc.if_else(known, discards, pa.nulls(seat_total, CARDS))
     known = seats.discards_known
     in_fantasy = np.asarray(seats.in_fantasy, dtype=bool)
@@ -313,8 +335,8 @@ def build(
             "hand_key": seat_key,
             "seat": pa.array(seats.seat, pa.int8()),
             "player": player,
-            "player_id": pa.array(seats.player_id, pa.string()),
-            "hero": pa.array(seats.hero, pa.bool_()),
+            "player_id": column(seats.player_id, pa.string()),
+            "hero": column(seats.hero, pa.bool_()),
             "in_fantasy": pa.array(in_fantasy),
             "fantasy_cards": fantasy_cards,
             "top": row_lists[0],
@@ -323,9 +345,9 @@ def build(
             "board": board,
             "board_streets": board_streets,
             "discards": discards,
-            "reported_points": pa.array(seats.points, pa.float64()),
-            "reported_money": pa.array(seats.money, pa.float64()),
-            "stack": pa.array(seats.stack, pa.float64()),
+            "reported_points": column(seats.points, pa.float64()),
+            "reported_money": column(seats.money, pa.float64()),
+            "stack": column(seats.stack, pa.float64()),
             "source_line": seat_line,
         }
     )

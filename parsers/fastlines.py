@@ -100,7 +100,7 @@ class Block:
         if count == 0:
             self.first = self.last = self.start = self.end = self.line_end = self.others = []
             self.open_tail = -1
-            self.broken = set()
+            self.broken: set[int] = set()
             return
         content = ends - (raw[ends - 1] == 10)
         content = content - ((content > starts) & (raw[np.maximum(content - 1, 0)] == 13))
@@ -142,7 +142,7 @@ class Block:
         self.line_end = ends[lasts].tolist()  # with the newline
         self.others = np.flatnonzero(others).tolist()
         # msgspec skips unknown keys unread, so it does not see bad UTF-8 in them.
-        self.broken: set[int] = set() if _utf8(data) else self._broken()
+        self.broken = set() if _utf8(data) else self._broken()
 
     def _broken(self) -> set[int]:
         """The candidates that are not UTF-8 (only asked when the block is not)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgspec
@@ -29,7 +30,7 @@ from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord
 from parsers import columns
-from parsers.base import ParseItem
+from parsers.base import ColumnarHands, ParseItem
 from parsers.fastlines import Block, Lines, frozen_gc, source_storable
 
 if TYPE_CHECKING:
@@ -190,7 +191,7 @@ class _Reader:
                 self.rulesets[name] = None
         return self.rulesets[name]
 
-    def columns(self, chunk: _Chunk) -> tuple[columns.ColumnarHands | None, list[int]]:
+    def columns(self, chunk: _Chunk) -> tuple[ColumnarHands | None, list[int]]:
         hands = chunk.hands
         count = len(hands)
         referred = np.fromiter((h.ofc_format != 1 for h in hands), bool, count)
@@ -200,24 +201,33 @@ class _Reader:
         first_seat = np.cumsum(seat_counts) - seat_counts
         position = np.arange(len(seats)) - first_seat[hand_of_seat]
 
-        # Cards street by street: the one loop that walks below the seat.
-        card_texts: list[str | None] = []
-        destinations: list[str] = []
-        card_seat: list[int] = []
-        card_street: list[int] = []
-        unpaired: list[int] = []
-        for seat_index, seat in enumerate(seats):
-            for street, step in enumerate(seat.streets or ()):
-                size = len(step.cards)
-                if size != len(step.to):
-                    unpaired.append(seat_index)
-                    continue
-                card_texts += step.cards
-                destinations += step.to
-                card_seat += [seat_index] * size
-                card_street += [street] * size
-        referred |= columns.any_of(hand_of_seat, _flags(unpaired, len(seats)), count)
-        card_seat_array = np.array(card_seat, dtype=np.int64)
+        # Cards street by street, flattened by C loops (chain, map): no Python per card.
+        street_lists = [seat.streets or () for seat in seats]
+        street_counts = np.fromiter(map(len, street_lists), np.int64, len(seats))
+        steps = list(chain.from_iterable(street_lists))
+        card_lists = [step.cards for step in steps]
+        to_lists = [step.to for step in steps]
+        sizes = np.fromiter(map(len, card_lists), np.int64, len(steps))
+        to_sizes = np.fromiter(map(len, to_lists), np.int64, len(steps))
+        street_seat = np.repeat(np.arange(len(seats)), street_counts)
+        street_index = np.arange(len(steps)) - np.repeat(
+            np.cumsum(street_counts) - street_counts, street_counts
+        )
+        unpaired = sizes != to_sizes
+        if unpaired.any():  # the hand is the definition's; its cards are left out here
+            referred |= columns.any_of(hand_of_seat[street_seat], unpaired, count)
+            paired = np.flatnonzero(~unpaired).tolist()
+            card_lists = [card_lists[i] for i in paired]
+            to_lists = [to_lists[i] for i in paired]
+            sizes, street_seat, street_index = (
+                sizes[~unpaired],
+                street_seat[~unpaired],
+                street_index[~unpaired],
+            )
+        card_texts = list(chain.from_iterable(card_lists))
+        destinations = list(chain.from_iterable(to_lists))
+        card_seat_array = np.repeat(street_seat, sizes)
+        card_street = np.repeat(street_index, sizes)
         text_array = pa.array(card_texts, pa.string())
         where = pc.index_in(text_array, value_set=_CARD_TEXTS)
         card = np.asarray(pc.fill_null(pc.take(_CARD_IDS, where), -1), dtype=np.int64)
@@ -265,7 +275,7 @@ class _Reader:
         card_columns = columns.CardColumns(
             seat=card_seat_array[placed],
             destination=destination_ids[placed],
-            street=np.array(card_street, dtype=np.int64)[placed],
+            street=card_street[placed],
             card=card[placed],
         )
         referred |= columns.refused(hand_columns, seat_columns, card_columns)
@@ -278,12 +288,6 @@ class _Reader:
             )
         built = columns.build("open", self.source, hand_columns, seat_columns, card_columns)
         return built, picks
-
-
-def _flags(indices: list[int], count: int) -> columns.Bools:
-    flags = np.zeros(count, dtype=bool)
-    flags[indices] = True
-    return flags
 
 
 def _times(texts: list[str | None]) -> tuple[pa.Array, columns.Bools]:
@@ -302,4 +306,3 @@ def _times(texts: list[str | None]) -> tuple[pa.Array, columns.Bools]:
             values.append(None)
             bad[index] = True
     return pa.array(values, pa.timestamp("us")), bad
-
