@@ -1,6 +1,6 @@
 """App JSON read in columns: msgspec decodes, NumPy parses a chunk's cards at once.
 
-The line-by-line reader of :mod:`parsers.app_json` is the definition.  This
+The line-by-line reader of :mod:`parsers.app_records` is the definition.  This
 one takes only objects it can prove it reads the same way: a line that is
 exactly ``{`` up to the next line that is exactly ``}`` with no blank or
 ``{``/``}`` line between (the apps' pretty layout), or a line from ``{`` to
@@ -9,9 +9,9 @@ open; it decodes them with msgspec into typed structs (any other type is a
 decode error), checks every card string with one regular expression over the
 chunk, and parses all cards from one byte buffer.  Everything else (a broken
 object, an odd spelling, a blank line inside an object, a wrong type) goes
-line by line through the definition's :class:`~parsers.app_json.Splitter`
+line by line through the definition's :class:`~parsers.app_records.Splitter`
 or, for a decoded hand the checks refuse, through
-:func:`~parsers.app_json.record_item`; hands stay in file order, so both
+:func:`~parsers.app_records.record_item`; hands stay in file order, so both
 paths store the same rows (``tests/test_fast_import.py``).
 """
 
@@ -34,7 +34,7 @@ from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Partial, Quarantined
 from parsers import columns
-from parsers.app_json import _PRICE, DEFAULT_APP, FORMAT, Splitter, record_item, ruleset_for
+from parsers.app_records import _PRICE, DEFAULT_APP, FORMAT, Splitter, record_item, ruleset_for
 from parsers.base import ColumnarHands, ParseItem
 from parsers.fastlines import Block, Lines, frozen_gc, source_storable
 
@@ -132,9 +132,10 @@ class _Rulesets:
 def read_columnar(stream: BinaryIO, source: str) -> Iterator[ParseItem]:
     """Every item the record path yields for ``stream``, most hands as ColumnarHands."""
     if not source_storable(source):  # every hand of it is refused: the definition says why
-        from parsers.app_json import AppJsonParser
+        from parsers.app_records import _objects
 
-        yield from AppJsonParser().parse(stream, source)
+        for item in _objects(stream, source):
+            yield item if isinstance(item, Quarantined | Partial) else record_item(*item, source)
         return
     yield from _Reader(source).run(stream)
 

@@ -13,11 +13,11 @@ order, so both paths store the same rows (``tests/test_fast_import.py``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import chain
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 import msgspec
 import numpy as np
@@ -33,8 +33,16 @@ from parsers import columns
 from parsers.base import ColumnarHands, ParseItem
 from parsers.fastlines import Block, Lines, frozen_gc, source_storable
 
-if TYPE_CHECKING:
-    from parsers.open_format import OpenFormatParser
+
+class LineParser(Protocol):
+    """What this reader needs of the definition (:class:`parsers.open_format.OpenFormatParser`)."""
+
+    def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]: ...
+
+    def parse_lines(
+        self, lines: Iterable[tuple[int, int, bytes]], source: str
+    ) -> Iterator[ParseItem]: ...
+
 
 BLOCK_BYTES = 4 << 20
 CHUNK_HANDS = 8192
@@ -103,17 +111,25 @@ class _Chunk:
     line_ends: list[int] = field(default_factory=list)  # the line's, newline included
 
 
-def read_columnar(parser: OpenFormatParser, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-    """Every item the per-line parser yields for ``stream``, most hands as ColumnarHands."""
+def read_columnar(
+    parser: LineParser, stream: BinaryIO, source: str, played_at: Callable[[Any], datetime]
+) -> Iterator[ParseItem]:
+    """Every item the per-line parser yields for ``stream``, most hands as ColumnarHands.
+
+    ``played_at`` is the definition's reading of a ``played_at`` text.
+    """
     if not source_storable(source):
         yield from parser.parse(stream, source)
         return
-    yield from _Reader(parser, source).run(stream)
+    yield from _Reader(parser, source, played_at).run(stream)
 
 
 class _Reader:
-    def __init__(self, parser: OpenFormatParser, source: str) -> None:
+    def __init__(
+        self, parser: LineParser, source: str, played_at: Callable[[Any], datetime]
+    ) -> None:
         self.parser = parser
+        self.played_at = played_at
         self.source = source
         self.chunk = _Chunk()
         self.rulesets: dict[str, tuple[str, int, int] | None] = {}
@@ -242,7 +258,7 @@ class _Reader:
 
         rulesets = [self.ruleset(h.ruleset) for h in hands]
         referred |= np.fromiter((r is None for r in rulesets), bool, count)
-        played_at, bad_date = _times([h.played_at for h in hands])
+        played_at, bad_date = _times([h.played_at for h in hands], self.played_at)
         referred |= bad_date
         results = [s.result for s in seats]
         hand_columns = columns.HandColumns(
@@ -290,10 +306,10 @@ class _Reader:
         return built, picks
 
 
-def _times(texts: list[str | None]) -> tuple[pa.Array, columns.Bools]:
+def _times(
+    texts: list[str | None], played_at_of: Callable[[Any], datetime]
+) -> tuple[pa.Array, columns.Bools]:
     """The definition's reading of each ``played_at`` (it is cheap), and where it fails."""
-    from parsers.open_format import played_at_of
-
     values: list[datetime | None] = []
     bad = np.zeros(len(texts), dtype=bool)
     for index, text in enumerate(texts):

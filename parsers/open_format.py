@@ -248,7 +248,7 @@ class OpenFormatParser(Parser):
     def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
         from parsers.open_columnar import read_columnar
 
-        yield from read_columnar(self, stream, source)
+        yield from read_columnar(self, stream, source, played_at_of)
 
     def parse_lines(
         self, lines: Iterable[tuple[int, int, bytes]], source: str
