@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -128,24 +129,28 @@ def score_tables(
     for (code, seat_count), members in _groups(name_code, counts, hand_valid, ruleset).items():
         index = starts[members][:, None] + np.arange(seat_count)  # (G, S) seat rows
         flat = index.reshape(-1)
+        # One group holding every hand (the usual batch): views, not gathers.
+        whole = len(members) == len(counts)
         try:
             rules = ruleset or lookup(name_list[code])
         except OfcError:
             status[flat] = 2
             continue
-        fantasy = in_fantasy[index]
+        group_stacks = _rows(stacks, index, whole) if rules.stack_cap else None
+        if group_stacks is not None and np.isnan(group_stacks).all():
+            group_stacks = None  # no stack known: caps change nothing
         result = score_batch(
-            boards[index],
+            _rows(boards, index, whole),
             rules,
-            in_fantasy=fantasy,
-            fantasy_cards=fantasy_cards[index],
-            stacks=stacks[index] if rules.stack_cap else None,
+            in_fantasy=_rows(in_fantasy, index, whole),
+            fantasy_cards=_rows(fantasy_cards, index, whole),
+            stacks=group_stacks,
             check=False,
-            forced_fouls=None if forced_fouls is None else forced_fouls[index],
+            forced_fouls=None if forced_fouls is None else _rows(forced_fouls, index, whole),
         )
         status[flat] = 1
         outcomes = _row_outcomes(result)
-        out.fill(flat, result, outcomes)
+        out.fill(index, whole, result, outcomes)
         variants.setdefault(rules.variant, []).append(flat)
         versus.append(_versus(result, outcomes, index, seat_numbers))
     if streets is not None:  # one pass per variant over all its seats, not one per group
@@ -166,6 +171,13 @@ def score_tables(
 
 
 KEYS = ("hand_key", "hand_id")  # passed from seats to results and versus when present
+
+
+def _rows(values: npt.NDArray[Any], index: npt.NDArray[np.int64], whole: bool) -> npt.NDArray[Any]:
+    """(G, S, ...) per-seat values of a group: a view when it is every row in order."""
+    if whole:
+        return values.reshape(index.shape + values.shape[1:])
+    return values[index]
 
 
 STATUSES = (INCOMPLETE, SCORED, UNKNOWN_RULESET)
@@ -218,34 +230,49 @@ class _Columns:
         self.repeat = np.zeros(rows, dtype=np.int8)
         self.timeout_streets = np.zeros(rows, dtype=np.int16)
 
-    def fill(self, rows: npt.NDArray[np.int64], result: BatchResult, outcomes: Outcomes) -> None:
-        # One group covering every row in order (the usual batch) copies instead of scattering.
-        whole = len(rows) == self.rows and (len(rows) == 0 or rows[-1] == len(rows) - 1)
-        flat: npt.NDArray[np.int64] | slice = slice(None) if whole else rows
-        self.valid[flat] = True
-        self.fouled[flat] = result.fouled.reshape(-1)
+    def fill(
+        self,
+        index: npt.NDArray[np.int64],
+        whole: bool,
+        result: BatchResult,
+        outcomes: Outcomes,
+    ) -> None:
+        """Put one group's (G, S) results at its seat rows ``index``.
+
+        A group of every row in order (``whole``, the usual batch) is one
+        strided copy per column; any other is a scatter.
+        """
+
+        def put(target: npt.NDArray[Any], source: npt.NDArray[Any]) -> None:
+            if whole:
+                target.reshape(index.shape)[...] = source
+            else:
+                target[index] = source
+
+        put(self.valid, np.True_)
+        put(self.fouled, result.fouled)
         for target, source in zip(
             self.classes, (result.top_class, result.middle_class, result.bottom_class), strict=True
         ):
-            target[flat] = source.reshape(-1)
+            put(target, source)
         for target, source in zip(
             self.royalty,
             (result.royalty_top, result.royalty_middle, result.royalty_bottom),
             strict=True,
         ):
-            target[flat] = source.reshape(-1)
+            put(target, source)
         won, lost, tied = outcomes
         seats = result.fouled.shape[1]
-        self.rows_won[flat] = _over_opponents(won, seats).reshape(-1)
-        self.rows_lost[flat] = _over_opponents(lost, seats).reshape(-1)
-        self.rows_tied[flat] = _over_opponents(tied, seats).reshape(-1)
-        self.scoops[flat] = _over_opponents((won == 3).view(np.int8), seats).reshape(-1)
-        self.scooped[flat] = _over_opponents((lost == 3).view(np.int8), seats).reshape(-1)
-        self.net[flat] = result.net.reshape(-1)
-        self.net_capped[flat] = result.net_capped.reshape(-1)
-        self.entry[flat] = result.fantasy_cards.reshape(-1)
-        self.stays[flat] = result.fantasy_stays.reshape(-1)
-        self.repeat[flat] = result.repeat_cards.reshape(-1)
+        put(self.rows_won, _over_opponents(won, seats))
+        put(self.rows_lost, _over_opponents(lost, seats))
+        put(self.rows_tied, _over_opponents(tied, seats))
+        put(self.scoops, _over_opponents((won == 3).view(np.int8), seats))
+        put(self.scooped, _over_opponents((lost == 3).view(np.int8), seats))
+        put(self.net, result.net)
+        put(self.net_capped, result.net_capped)
+        put(self.entry, result.fantasy_cards)
+        put(self.stays, result.fantasy_stays)
+        put(self.repeat, result.repeat_cards)
 
     def timeouts(self, flat: npt.NDArray[np.int64], mask: npt.NDArray[np.int16]) -> None:
         self.timeout_streets[flat] = mask
