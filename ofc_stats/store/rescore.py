@@ -76,9 +76,14 @@ def _seat_order(hands: pa.Table, seats: pa.Table) -> tuple[pa.Table, npt.NDArray
     starts = np.zeros(len(counts), dtype=np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
     if int(counts.sum()) == seats.num_rows:
-        firsts = pc.take(seats[key], pa.array(starts)) if len(starts) else None
-        if firsts is None or firsts.equals(hands[key]):
-            return seats, starts
+        if key == "hand_id" and not (hands[key].null_count or seats[key].null_count):
+            ids = np.asarray(seats[key].to_numpy())  # integers: compared in NumPy
+            if np.array_equal(ids[starts], np.asarray(hands[key].to_numpy())):
+                return seats, starts
+        else:
+            firsts = pc.take(seats[key], pa.array(starts)) if len(starts) else None
+            if firsts is None or firsts.equals(hands[key]):
+                return seats, starts
     position = pc.index_in(seats[key], value_set=hands[key].combine_chunks())
     position = pc.fill_null(position, len(counts))
     seats = seats.append_column("_pos", position).sort_by(
@@ -243,7 +248,7 @@ class _Columns:
         strided copy per column; any other is a scatter.
         """
 
-        def put(target: npt.NDArray[Any], source: npt.NDArray[Any]) -> None:
+        def put(target: npt.NDArray[Any], source: npt.NDArray[Any] | np.bool_) -> None:
             if whole:
                 target.reshape(index.shape)[...] = source
             else:

@@ -160,11 +160,12 @@ def mask_table(variant: Variant) -> MaskTable | None:
     rest = placed - top_counts[top] - five_counts[middle]
     fits = (rest >= 0).all(axis=1) & (rest.sum(axis=1) == ROW_SIZES[2])
     top, middle, rest = top[fits], middle[fits], rest[fits]
-    bottom = five_index[(rest * 6 ** streets).sum(axis=1)]
+    bottom = five_index[(rest * 6**streets).sum(axis=1)]
     boards = np.concatenate([tops[top], fives[middle], fives[bottom]], axis=1)
     masks = np.full(shape, -1, np.int16)
     masks[-1, :, :] = masks[:, -1, :] = masks[:, :, -1] = 0  # an unknown street: no flag
-    masks[top, middle, bottom] = timeout_mask_by_counts(boards, np.zeros(len(boards), bool), variant)
+    plain = np.zeros(len(boards), bool)
+    masks[top, middle, bottom] = timeout_mask_by_counts(boards, plain, variant)
     return MaskTable(
         top_weight, five_weight, top_index, five_index, len(fives) + 1, masks.reshape(-1)
     )
