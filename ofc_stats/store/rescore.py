@@ -43,7 +43,10 @@ def board_array(
     column: pa.ChunkedArray | pa.Array,
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
     """(N, 13) card ids and validity from a fixed_size_binary(13) column, without copying rows."""
-    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if isinstance(column, pa.ChunkedArray):  # one chunk (a file read whole) is not copied
+        array = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    else:
+        array = column
     if array.type != pa.binary(BOARD_SIZE):  # e.g. a DuckDB BLOB
         array = array.cast(pa.binary(BOARD_SIZE))
     count = len(array)
@@ -52,7 +55,10 @@ def board_array(
         return np.zeros((count, BOARD_SIZE), np.int8), np.zeros(count, bool)
     start = array.offset * BOARD_SIZE
     cards = np.frombuffer(data, dtype=np.int8, count=count * BOARD_SIZE, offset=start)
-    valid = array.is_valid().to_numpy(zero_copy_only=False)
+    if array.null_count == 0:
+        valid = np.ones(count, bool)
+    else:
+        valid = array.is_valid().to_numpy(zero_copy_only=False)
     return cards.reshape(count, BOARD_SIZE), valid
 
 
@@ -127,7 +133,10 @@ def score_tables(
     name_list = names.dictionary.to_pylist()
     name_code = np.asarray(names.indices.fill_null(0).to_numpy(), dtype=np.int32)
     used_names = list(name_list) if ruleset is None else [ruleset.name]
-    used = np.repeat(name_code if ruleset is None else np.zeros_like(name_code), counts)
+    if ruleset is not None or (len(name_code) and bool((name_code == name_code[0]).all())):
+        used = np.full(rows, 0 if ruleset is not None else name_code[0], np.int32)
+    else:
+        used = np.repeat(name_code, counts)
     versus: list[dict[str, npt.NDArray[np.generic]]] = []
     seat_numbers = seats["seat"].to_numpy().astype(np.int8)
     variants: dict[Variant, list[npt.NDArray[np.int64]]] = {}
@@ -193,6 +202,8 @@ def _street_column(seats: pa.Table, rows: int) -> npt.NDArray[np.int8] | None:
     if "board_streets" not in seats.column_names:
         return None
     streets, known = board_array(seats["board_streets"])
+    if known.all():
+        return streets
     streets = streets.copy()
     streets[~known] = -1
     return streets
@@ -206,6 +217,10 @@ def _groups(
 ) -> dict[tuple[int, int], npt.NDArray[np.int64]]:
     """Scorable hands by (ruleset code, seat count), on integer codes."""
     scorable = np.flatnonzero(valid)
+    if len(scorable) == len(valid) and len(valid):  # every hand scorable: often one group
+        one_code = override is not None or bool((codes == codes[0]).all())
+        if one_code and bool((counts == counts[0]).all()):
+            return {(0 if override is not None else int(codes[0]), int(counts[0])): scorable}
     keys = (codes[scorable] if override is None else np.zeros(len(scorable), np.int32)) * 8
     keys = keys.astype(np.int64) + counts[scorable]
     groups: dict[tuple[int, int], npt.NDArray[np.int64]] = {}

@@ -88,9 +88,11 @@ def timeout_mask(
     if table is None:
         return timeout_mask_by_counts(streets, in_fantasy, variant)
     cards = np.ascontiguousarray(np.asarray(streets, dtype=np.int8).T).view(np.uint8)
-    top = np.take(table.top_weight, cards[0:3]).sum(axis=0)
-    middle = np.take(table.five_weight, cards[3:8]).sum(axis=0)
-    bottom = np.take(table.five_weight, cards[8:13]).sum(axis=0)
+    top, middle, bottom = (
+        _code(table.top_weight, cards[0:3]),
+        _code(table.five_weight, cards[3:8]),
+        _code(table.five_weight, cards[8:13]),
+    )
     key = np.take(table.top_index, top) * np.int32(table.fives)
     key += np.take(table.five_index, middle)
     key *= np.int32(table.fives)
@@ -101,6 +103,14 @@ def timeout_mask(
     if len(odd):
         mask[odd] = timeout_mask_by_counts(streets[odd], np.zeros(len(odd), bool), variant)
     return mask
+
+
+def _code(weight: npt.NDArray[np.uint16], cards: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint16]:
+    """One row's multiset code: its cards' weights added in 16 bits (a sum would widen)."""
+    code = np.take(weight, cards[0])
+    for column in cards[1:]:
+        code += np.take(weight, column)
+    return code
 
 
 @dataclass(frozen=True)
@@ -116,8 +126,8 @@ class MaskTable:
     not deal the variant's cards (such a seat is computed by counts).
     """
 
-    top_weight: npt.NDArray[np.int32]  # (256,) by street as uint8 (-1 is 255)
-    five_weight: npt.NDArray[np.int32]
+    top_weight: npt.NDArray[np.uint16]  # (256,) by street as uint8 (-1 is 255)
+    five_weight: npt.NDArray[np.uint16]
     top_index: npt.NDArray[np.int32]
     five_index: npt.NDArray[np.int32]
     fives: int  # 5-card multisets + 1
@@ -142,11 +152,16 @@ def mask_table(variant: Variant) -> MaskTable | None:
     if shape[0] * shape[1] * shape[2] > TABLE_LIMIT:
         return None
 
-    def coding(sets: npt.NDArray[np.int8], base: int) -> tuple[npt.NDArray[np.int32], ...]:
-        weight = np.full(256, base**count, np.int32)
+    if ROW_SIZES[1] * 6**count >= 1 << 16:  # codes must fit 16 bits
+        return None
+
+    def coding(
+        sets: npt.NDArray[np.int8], base: int
+    ) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.int32]]:
+        weight = np.full(256, base**count, np.uint16)
         weight[:count] = base ** np.arange(count)
         index = np.full(base ** (count + 1), len(sets), np.int32)
-        index[weight[sets].sum(axis=1)] = np.arange(len(sets))
+        index[weight[sets].astype(np.int64).sum(axis=1)] = np.arange(len(sets))
         return weight, index
 
     top_weight, top_index = coding(tops, 4)
