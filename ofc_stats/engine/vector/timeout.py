@@ -107,7 +107,7 @@ def timeout_mask(
 
 def _code(weight: npt.NDArray[np.uint16], cards: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint16]:
     """One row's multiset code: its cards' weights added in 16 bits (a sum would widen)."""
-    code = np.take(weight, cards[0])
+    code: npt.NDArray[np.uint16] = np.take(weight, cards[0])
     for column in cards[1:]:
         code += np.take(weight, column)
     return code
