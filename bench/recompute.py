@@ -9,9 +9,9 @@ score like the originals, the point is the volume.  Then, each in
 a child process so peak memory is its own, repeated and reported as medians:
 
 * **I/O floor**: read every batch's input columns and write the ``results``
-  and ``versus`` tables with recompute's own reader and writer options, no
-  scoring, no fsync, one process (the tables to write are loaded from a
-  finished run outside the timed part);
+  and ``versus`` tables with recompute's own reader, writer options and
+  malloc settings, no scoring, no fsync, one process (the tables to write
+  are loaded from a finished run outside the timed part);
 * **engine**: read, score through the engine, write the same tables;
 * **recompute**: the whole ``ofc-stats recompute --force``: the same work
   plus staging folders, fsyncs, renames and commit markers, with one worker
@@ -62,6 +62,9 @@ import resource
 dataset = Dataset(root)
 batches = dataset.batches()
 pq.read_table(dataset.batch_file("hands", batches[0]), columns=["hand_id"])  # Arrow's set-up
+if mode in ("floor", "results"):  # the same malloc settings as recompute's workers
+    from ofc_stats.store.recompute import _keep_freed_memory
+    _keep_freed_memory()
 if mode == "floor":  # what is written, loaded before the clock starts
     outputs = {batch: {name: pq.read_table(dataset.batch_file(name, batch))
                        for name in ("results", "versus")} for batch in batches}

@@ -248,11 +248,33 @@ def _worker_start(
     """
     global _CLAIMS, _FINISHED
     _CLAIMS, _FINISHED = claims, finished
+    _keep_freed_memory()
     _close_inherited(Path(lock))
     if not _kill_with_parent():
         threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     if os.getppid() != parent:  # the parent went before we asked
         os._exit(1)
+
+
+def _keep_freed_memory() -> None:
+    """Let a worker's malloc reuse freed memory instead of handing it back to the kernel.
+
+    Every batch allocates the same arrays again; glibc returns large blocks to
+    the kernel and then faults fresh zeroed pages in for the next batch (about
+    2,800 page faults and 5 ms of a 40 ms batch here).  Keeping them (mmap and
+    trim thresholds raised) costs no more memory than one batch already peaks
+    at.  A worker exits when the run ends, so nothing outlives it; elsewhere
+    than glibc there is no ``mallopt`` and nothing changes.
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(M_MMAP_THRESHOLD, 64 << 20)
+    mallopt(M_TRIM_THRESHOLD, 256 << 20)
+
+
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
 
 
 def _close_inherited(path: Path) -> None:
