@@ -149,6 +149,7 @@ def tiny(root: Path) -> None:
     from ofc_stats.store.importer import import_paths
 
     source = root.parent / "tiny.jsonl"
+    source.parent.mkdir(parents=True, exist_ok=True)
     write_simulation(source, 20, get_ruleset("pineapple-progressive"), seats=3, seed=8)
     import_paths([source], root, batch_hands=10)
 
