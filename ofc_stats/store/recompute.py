@@ -6,7 +6,10 @@ is in the results file's Parquet metadata; import batches never change, so
 "not yet scored" is simply "no results file of this engine version";
 ``force`` redoes them all.  Memory is bounded by the import batch size.
 Results are keyed by ``hand_id`` (no ``hand_key`` is read or written), and
-forked workers neither hold the dataset lock nor outlive their parent.
+forked workers neither hold the dataset lock nor outlive their parent.  Each
+worker claims the next batch when it is ready for one and commits what it
+scored while its previous commit was on disk in one go; the engine's tables
+come from the disk cache (:mod:`ofc_stats.store.engine_cache`) before forking.
 """
 
 from __future__ import annotations
@@ -207,7 +210,12 @@ def _collect(
     total: int,
     report: Callable[[Done], None],
 ) -> None:
-    """Report each batch the workers publish; the first failure stops them and is raised."""
+    """Report each batch the workers publish; the first failure stops them and is raised.
+
+    A worker's reports travel on their own queue, so they may arrive after its
+    job is done: the loop ends when every job is done and all the batches
+    they say they published have been reported.
+    """
     received = 0
     while received < total:
         try:
@@ -218,7 +226,7 @@ def _collect(
                 with claims.get_lock():
                     claims.value = total  # the other workers claim nothing more
                 failed.result()
-            if all(job.done() for job in jobs) and finished.empty():
+            if all(job.done() for job in jobs) and received >= sum(j.result() for j in jobs):
                 break
             continue
         received += 1

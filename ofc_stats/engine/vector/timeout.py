@@ -139,11 +139,11 @@ TABLE_LIMIT = 1 << 20  # entries; classic's nine streets would need 270 million
 
 @lru_cache(maxsize=8)
 def mask_table(variant: Variant) -> MaskTable | None:
-    """The table for ``variant`` (built once, about a millisecond), None when too big.
+    """The table for ``variant`` (built once, about 2 ms), None when too big.
 
     Only the boards whose streets place the plan's cards are evaluated: for
-    each top and middle multiset the bottom is what is left, so a few
-    thousand boards, not every triple.
+    each top and middle multiset the bottom is what is left (843 boards for
+    Pineapple, not all 555,660 triples).
     """
     count = len(variant.streets)
     tops = np.array(list(combinations_with_replacement(range(count), ROW_SIZES[0])), np.int8)
