@@ -114,6 +114,25 @@ def test_a_corrupt_or_unwritable_cache_is_only_ignored(
     assert rank_tables.tables().next5.shape == rank_tables.build_tables().next5.shape
 
 
+def test_the_cache_keeps_one_engine_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    monkeypatch.setenv("OFC_STATS_CACHE", str(folder))
+    stale = ["rank-tables-0123456789abcdef01234567.npz", "rules-0123456789abcdef01234567-x.npz"]
+    for name in [*stale, "notes.txt"]:
+        (folder / name).write_bytes(b"old")
+    engine_cache.warm([get_ruleset("pineapple")])  # builds this version's, drops the others
+    names = sorted(p.name for p in folder.iterdir())
+    stamp = engine_cache.engine_fingerprint()
+    assert "notes.txt" in names and not set(stale) & set(names)
+    assert [n for n in names if n != "notes.txt"] == sorted(
+        [f"rank-tables-{stamp}.npz", *(n for n in names if n.startswith(f"rules-{stamp}-"))]
+    )
+    assert len(names) == 3  # notes, the rank tables, pineapple's rules
+
+
 def _tables(rows: int) -> dict[str, pa.Table]:
     return {"results": pa.table({"hand_id": pa.array(range(rows), pa.int64())})}
 

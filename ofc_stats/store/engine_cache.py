@@ -94,5 +94,13 @@ def _load_or_build(path: Path, build: Callable[[], Arrays], use: Callable[[Array
         except BaseException:
             Path(name).unlink(missing_ok=True)
             raise
+        _prune(path.parent, engine_fingerprint())
     except OSError:
         pass  # a read-only home: this run built them, the next builds them again
+
+
+def _prune(folder: Path, stamp: str) -> None:
+    """Drop the tables of other engine versions, so the cache holds one version (~5 MB)."""
+    for old in folder.glob("*.npz"):
+        if old.name.startswith(("rank-tables-", "rules-")) and f"-{stamp}" not in old.name:
+            old.unlink(missing_ok=True)
