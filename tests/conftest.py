@@ -11,4 +11,8 @@ if "OFC_STATS_CACHE" not in os.environ:
     _CACHE = tempfile.mkdtemp(prefix="ofc-stats-test-cache-")
     os.environ["OFC_STATS_CACHE"] = _CACHE
     _OWNER = os.getpid()
-    atexit.register(lambda: os.getpid() == _OWNER and shutil.rmtree(_CACHE, ignore_errors=True))
+
+    @atexit.register
+    def _remove_cache() -> None:
+        if os.getpid() == _OWNER:  # not in forked workers
+            shutil.rmtree(_CACHE, ignore_errors=True)
