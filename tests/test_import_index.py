@@ -171,3 +171,19 @@ def test_the_largest_hand_id_is_kept_across_processes_and_checked_by_stamp(
     monkeypatch.undo()  # footers readable again
     monkeypatch.setattr(hand_ids, "_LARGEST", {})
     assert hand_ids.next_hand_id(dataset) == 12
+
+
+@pytest.mark.parametrize("columnar", [True, False])
+def test_hands_still_pending_after_a_commit_are_known_to_the_next_file(
+    tmp_path: Path, columnar: bool
+) -> None:
+    """Batches of 2: the first file's third hand is still pending when the second file,
+    the same hands, is read; it must be found there, not stored twice."""
+    records = random_records(3, seed=31)
+    first = _write(tmp_path / "a.jsonl", records)
+    second = tmp_path / "b.jsonl"
+    second.write_text(first.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    data = tmp_path / "data"
+    summary = import_paths([first, second], data, batch_hands=2, columnar=columnar)
+    assert (summary.stored, summary.duplicates) == (3, 3)
+    assert Dataset(data).read("hands").num_rows == 3

@@ -26,18 +26,24 @@ class Decision:
     """What becomes of a chunk's rows: kept (in order), duplicates, the record path's."""
 
     kept: np.ndarray
+    hashes: np.ndarray  # of every row's key
     duplicates: int = 0
     reparse: list[int] = field(default_factory=list)  # a reused or completed hand id
     known: dict[str, Known] = field(default_factory=dict)  # the search's hits and the kept
 
 
 def decide(known: KnownHands, hands: pa.Table) -> Decision:
-    """Dedupe a chunk's hands by key and fingerprint; the kept rows count as pending."""
+    """Dedupe a chunk's hands by key and fingerprint.
+
+    The kept rows become pending slice by slice (``slices``), as the caller
+    queues them: a commit between two slices must not take the second's
+    keys for committed.
+    """
     keys = hands["hand_key"].combine_chunks()
     hashes = key_hashes(keys)
     flagged, hits = known.search(keys, hashes)
     keep = ~flagged
-    decision = Decision(np.empty(0, np.int64), known=hits)
+    decision = Decision(np.empty(0, np.int64), hashes, known=hits)
     rows = np.flatnonzero(flagged)
     if len(rows):
         picked = hands.select(["hand_key", "fingerprint", "complete"]).take(pa.array(rows))
@@ -56,24 +62,20 @@ def decide(known: KnownHands, hands: pa.Table) -> Decision:
                 decision.duplicates += 1
             else:
                 decision.reparse.append(row)
-    kept = np.flatnonzero(keep)
-    if len(kept) == len(keep):
-        known.add(hashes, keys, hands["fingerprint"], hands["complete"])
-    elif len(kept):
-        taken = hands.select(["fingerprint", "complete"]).take(pa.array(kept))
-        known.add(hashes[kept], keys.take(pa.array(kept)), taken["fingerprint"], taken["complete"])
-    decision.kept = kept
+    decision.kept = np.flatnonzero(keep)
     return decision
 
 
 def slices(
-    chunk: ColumnarHands, kept: np.ndarray, room: Callable[[], int]
+    chunk: ColumnarHands, decision: Decision, known: KnownHands, room: Callable[[], int]
 ) -> Iterator[ColumnarHands]:
     """The kept hands with their seats and placements, ``room()`` hands at a time.
 
     ``room`` is asked again before each slice (the caller commits between
-    them).  The slices drop the ``source_line`` tie of seats and placements.
+    them); each slice's keys are pending in ``known`` from when it is
+    yielded.  The slices drop the ``source_line`` tie of seats and placements.
     """
+    kept = decision.kept
     count = chunk.hands.num_rows
     if not len(kept):
         return
@@ -94,6 +96,8 @@ def slices(
             hands = chunk.hands.take(pa.array(part))
             seats = chunk.seats.filter(pa.array(chosen[owners["seats"]]))
             placements = chunk.placements.filter(pa.array(chosen[owners["placements"]]))
+        keys = hands["hand_key"]
+        known.add(decision.hashes[part], keys, hands["fingerprint"], hands["complete"])
         yield ColumnarHands(
             hands, seats.drop_columns(["source_line"]), placements.drop_columns(["source_line"])
         )

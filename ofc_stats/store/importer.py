@@ -328,7 +328,7 @@ class Importer:
         file.duplicates += decision.duplicates
         file.stored += len(decision.kept)
         room = lambda: self.batch_hands - self.pending_count  # noqa: E731 - asked per slice
-        for part in chunks.slices(chunk, decision.kept, room):
+        for part in chunks.slices(chunk, decision, self.known, room):
             self.pending_columns.append(part)
             self.pending_count += part.hands.num_rows
             if self.pending_count >= self.batch_hands:
