@@ -246,6 +246,11 @@ class OfcData:
         if name in DERIVED:
             view = KEYED_VIEWS[name].format(temp="", name=name, files=listed, hands="hands")
             self.connection.sql(view)
+            # as stored, keyed by hand_id alone: integer joins with no hand_key (reports)
+            self.connection.sql(
+                f"CREATE OR REPLACE VIEW {name}_stored AS "
+                f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"
+            )
             return
         self.connection.sql(
             f"CREATE OR REPLACE VIEW {name} AS "
