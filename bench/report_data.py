@@ -71,8 +71,13 @@ def _copy(
     return out
 
 
-def build(root: Path, hands: int, player_seats: int, base: int = 10_000) -> dict[str, object]:
-    """Build the dataset at ``root`` (see the module doc); what was built, for the printout."""
+def build(
+    root: Path, hands: int, player_seats: int, base: int = 10_000, source: Path | None = None
+) -> dict[str, object]:
+    """Build the dataset at ``root`` (see the module doc); what was built, for the printout.
+
+    The simulated base is kept in ``source`` (default: beside ``root``) for the next size.
+    """
     from ofc_stats.engine.presets import get_ruleset
     from ofc_stats.sim.rooms import write_simulation
     from ofc_stats.store.dataset import Dataset
@@ -81,7 +86,7 @@ def build(root: Path, hands: int, player_seats: int, base: int = 10_000) -> dict
     from ofc_stats.store.recompute import recompute
 
     started = time.perf_counter()
-    work = root.parent / f"source-{base}"
+    work = (source or root.parent) / f"source-{base}"
     simulated = work / "base.jsonl"
     if not (work / "data" / "dataset.json").exists():
         shutil.rmtree(work, ignore_errors=True)

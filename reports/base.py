@@ -99,7 +99,15 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
     mine = mine.replace("seats.player_key", "coalesce(player_id, player)")
     con = data.connection
     bound = {**params, **mine_params}
-    _scoped(data, SEATS, f"SELECT {SEAT_COLUMNS} FROM seats WHERE {mine}", "true", RESULT_COLUMNS, where, bound)
+    _scoped(
+        data,
+        SEATS,
+        f"SELECT {SEAT_COLUMNS} FROM seats WHERE {mine}",
+        "true",
+        RESULT_COLUMNS,
+        where,
+        bound,
+    )
     everyone = int(con.sql("SELECT count(*) FROM seats").fetchall()[0][0])
     ppm = int(min(SAMPLE_SCALE, max(1, SAMPLE_SCALE * OTHERS_SEATS // max(everyone, 1))))
     sample = f"hash(hand_id) % {SAMPLE_SCALE} < $ppm"

@@ -19,7 +19,13 @@ from reports.streetwise import first_street, queen_up
 QUEEN = 10  # rank index: 2 = 0 ... Q = 10, K = 11, A = 12
 
 
-TOP_LABELS = ("nothing on top", "a pair on top", "Q, K or A on top", "T or J on top", "2 to 9 on top")
+TOP_LABELS = (
+    "nothing on top",
+    "a pair on top",
+    "Q, K or A on top",
+    "T or J on top",
+    "2 to 9 on top",
+)
 CHASING = ("not chasing", "chasing (Q+ on top by street 2)")
 
 
