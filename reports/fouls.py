@@ -159,15 +159,18 @@ def build(data: OfcData, filters: Filters) -> Report:
     cards = player_cards(data, filters, "NOT s.in_fantasy")
     first = first_street(cards)
     size = 14  # counts of one street's cards in a row: 0 to 13
-    setup = (first["to_top"].astype(np.int64) * size + first["to_middle"]) * size
+    top, middle, bottom = (
+        np.asarray(first[k], dtype=np.int64) for k in ("to_top", "to_middle", "to_bottom")
+    )
     normal["setup"] = labelled(
-        setup + first["to_bottom"],
+        (top * size + middle) * size + bottom,
         lambda c: f"{c // (size * size)}-{c // size % size}-{c % size}",
     )
     # which of TOP_LABELS: nothing, a pair, Q+, T or J, 2 to 9 on top
-    rank, pair = first["top_rank"], first["top_pair"]
+    rank = np.asarray(first["top_rank"], dtype=np.int64)
+    pair = np.asarray(first["top_pair"], dtype=bool)
     case = np.select([rank < 0, pair, rank >= QUEEN, rank >= 8], [0, 1, 2, 3], 4)
-    normal["on_top"] = labelled(case, lambda c: TOP_LABELS[c])
+    normal["on_top"] = labelled(np.asarray(case, dtype=np.int64), lambda c: TOP_LABELS[c])
     normal["chasing"] = labelled(queen_up(cards, 1).astype(np.int64), lambda c: CHASING[c])
     known = normal[first["known"]].copy()
     if len(known):
