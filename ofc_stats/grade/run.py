@@ -198,25 +198,52 @@ def grade_dataset(
         pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"))
     try:
         for batch in todo:  # one batch in memory at a time
-            positions, results, stored = _positions(dataset, batch, options)
-            tables, counted = _grade_batch(positions, results, options, pool, progress)
-            summary.count(tables["grades"])
-            tables, players = _merge(dataset, batch, options, tables)
-            stamp = {GRADER_KEY: options.stamp(players)}
-            tables["grades"] = tables["grades"].replace_schema_metadata(stamp)
-            dataset.commit(batch, tables, step="grades")
+            graded = grade_batch(dataset, batch, options, pool, progress)
+            summary.count(graded.grades)
             if progress is not None:
-                progress(stored - counted)  # hands with nothing to grade
+                progress(graded.stored - graded.counted)  # hands with nothing to grade
             summary.batches += 1
-            summary.hands += positions.hands
-            summary.decisions += len(positions.decisions)
-            summary.fantasy_sets += len(positions.fantasies)
-            summary.skipped.update(positions.skipped)
+            summary.hands += graded.positions.hands
+            summary.decisions += len(graded.positions.decisions)
+            summary.fantasy_sets += len(graded.positions.fantasies)
+            summary.skipped.update(graded.positions.skipped)
     finally:
         if pool is not None:
             pool.shutdown()
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+@dataclass
+class BatchGrades:
+    """What grading one import batch did: its new grades and the positions behind them."""
+
+    grades: pa.Table  # this run's grade rows (before merging with other players' grades)
+    positions: Positions
+    stored: int  # hands in the batch
+    counted: int  # hands that had something to grade
+
+
+def grade_batch(
+    dataset: Dataset,
+    batch: str,
+    options: GradeOptions,
+    pool: ProcessPoolExecutor | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> BatchGrades:
+    """Grade one import batch and commit its grades (merged with other players', stamped).
+
+    The one per-batch step both ``grade_dataset`` and the Spark runner take;
+    the caller holds the dataset lock.
+    """
+    positions, results, stored = _positions(dataset, batch, options)
+    tables, counted = _grade_batch(positions, results, options, pool, progress)
+    grades = tables["grades"]
+    tables, players = _merge(dataset, batch, options, tables)
+    stamp = {GRADER_KEY: options.stamp(players)}
+    tables["grades"] = tables["grades"].replace_schema_metadata(stamp)
+    dataset.commit(batch, tables, step="grades")
+    return BatchGrades(grades, positions, stored, counted)
 
 
 def _positions(
@@ -275,4 +302,12 @@ def _grade_batch(
     return tables, sum(hands for _, hands in chunks)
 
 
-__all__ = ["GradeOptions", "GradeSummary", "grade_chunk", "grade_dataset", "up_to_date"]
+__all__ = [
+    "BatchGrades",
+    "GradeOptions",
+    "GradeSummary",
+    "grade_batch",
+    "grade_chunk",
+    "grade_dataset",
+    "up_to_date",
+]

@@ -22,13 +22,10 @@ import pyarrow as pa
 
 from ofc_stats.errors import DatasetError
 from ofc_stats.grade.run import (
-    GRADER_KEY,
     GradeOptions,
     GradeSummary,
-    _grade_batch,
-    _merge,
-    _positions,
     ensure_tables,
+    grade_batch,
     up_to_date,
 )
 from ofc_stats.spark.session import collect_summary, run_with_progress
@@ -108,14 +105,10 @@ class _BatchGrader:
                 yield self.grade(dataset, self.todo[number])
 
     def grade(self, dataset: Dataset, batch: str) -> pa.RecordBatch:
-        positions, results, _ = _positions(dataset, batch, self.options)
-        tables, _ = _grade_batch(positions, results, self.options, None, None)
+        graded = grade_batch(dataset, batch, self.options)
+        positions = graded.positions
         counted = GradeSummary()
-        counted.count(tables["grades"])
-        tables, players = _merge(dataset, batch, self.options, tables)
-        stamp = {GRADER_KEY: self.options.stamp(players)}
-        tables["grades"] = tables["grades"].replace_schema_metadata(stamp)
-        dataset.commit(batch, tables, step="grades")
+        counted.count(graded.grades)
         values = [
             batch,
             positions.hands,
