@@ -38,6 +38,7 @@ OTHERS = "report_others"  # other players' scored seats under the filters (a has
 HANDS = "report_hands"  # every seat of the hands the player played
 VERSUS = "report_versus"  # the player's points against each opponent, hand by hand
 OTHERS_SEATS = 250_000  # at most about this many other players' seats are sampled
+SAMPLE_RUNS = 64  # the others' sample: this many runs of consecutive hands, spread evenly
 SAMPLE_SCALE = 1_000_000  # the others' sample share is counted in millionths
 ORDER = "s.played_at, s.hand_key, s.seat"
 
@@ -70,10 +71,10 @@ HAND_COLUMNS = (
 # results cut down to those hands by an integer semi-join on hand_id before the join.
 SCOPED_SEATS = """
 SELECT h.* EXCLUDE (hand_id), p.* EXCLUDE (hand_id), r.* EXCLUDE (seat)
-FROM (SELECT {hand_columns} FROM hands
+FROM (SELECT {hand_columns} FROM {hands_table}
       WHERE {hands} AND hand_id IN (SELECT hand_id FROM {picked})) h
 JOIN {picked} p USING (hand_id)
-JOIN (SELECT {result_columns} FROM results_stored
+JOIN (SELECT {result_columns} FROM {results_table}
       WHERE {hands} AND hand_id IN (SELECT hand_id FROM {picked})) r USING (hand_id, seat)
 """
 RESULT_COLUMNS = "* EXCLUDE (ruleset), ruleset AS scored_with"
@@ -86,10 +87,11 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
     The player's seats are read once from ``seats`` (the only full scan),
     then their hands, results, the other seats of those hands and the points
     against each opponent are fetched by integer semi-joins on ``hand_id``
-    (no string key is joined); other players' seats are a hash sample of at
-    most about :data:`OTHERS_SEATS` seats however large the dataset.  The
-    placements are never scanned (street facts come from each seat's board
-    and board streets, :mod:`reports.streetwise`).
+    (no string key is joined); other players' seats are a sample of about
+    :data:`OTHERS_SEATS` seats however large the dataset (:func:`others_sample`),
+    read from the few batch files that hold it.  The placements are never
+    scanned (street facts come from each seat's board and board streets,
+    :mod:`reports.streetwise`).
     """
     known = _SCOPES.get(data)
     if known is not None and known.filters == filters:
@@ -108,20 +110,24 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
         where,
         bound,
     )
-    everyone = int(con.sql("SELECT count(*) FROM seats").fetchall()[0][0])
-    ppm = int(min(SAMPLE_SCALE, max(1, SAMPLE_SCALE * OTHERS_SEATS // max(everyone, 1))))
-    sample = f"hash(hand_id) % {SAMPLE_SCALE} < $ppm"
+    ranges, ppm = others_sample(data)
+    sample = " OR ".join(f"hand_id BETWEEN {low:d} AND {high:d}" for low, high in ranges)
+    tables = {"seats": "seats", "hands": "hands", "results": "results_stored"}
+    if ranges:  # only the batch files that hold the sampled hands are read
+        tables = {name: data.batch_source(name, ranges) for name in tables}
     _scoped(
         data,
         OTHERS,
-        "SELECT hand_id, seat, in_fantasy, board, board_streets, discards FROM seats "
-        f"WHERE {sample} AND NOT ({mine})",
-        sample,
+        "SELECT hand_id, seat, in_fantasy, board, board_streets, discards "
+        f"FROM {tables['seats']} seats WHERE ({sample or 'true'}) AND NOT ({mine})",
+        f"({sample or 'true'})",
         "hand_id, seat, status, net_capped, timeout_streets",
         where,
-        {**bound, "ppm": ppm},
+        bound,
         keep="s.hand_id, s.seat, s.net_capped, s.timeout_streets, s.in_fantasy, s.board, "
         "s.board_streets, s.discards",
+        hands_table=tables["hands"],
+        results_table=tables["results"],
     )
     mine_ids = f"hand_id IN (SELECT hand_id FROM {SEATS})"
     con.sql(
@@ -155,17 +161,48 @@ def _scoped(
     where: str,
     params: dict[str, object],
     keep: str = "s.*",
+    hands_table: str = "hands",
+    results_table: str = "results_stored",
 ) -> None:
     """Temp table ``name``: the seats ``picked`` selects, with their hands and results."""
     con = data.connection
     query = f"CREATE OR REPLACE TEMP TABLE {PICKED} AS {picked}"
     con.sql(query, params=_used(query, params))
     scoped = SCOPED_SEATS.format(
-        hand_columns=HAND_COLUMNS, hands=hands, picked=PICKED, result_columns=result_columns
+        hand_columns=HAND_COLUMNS,
+        hands=hands,
+        picked=PICKED,
+        result_columns=result_columns,
+        hands_table=hands_table,
+        results_table=results_table,
     )
     query = f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT {keep} FROM ({scoped}) s WHERE {where}"
     con.sql(query, params=_used(query, params))
     con.sql(f"DROP TABLE {PICKED}")
+
+
+def others_sample(data: OfcData) -> tuple[list[tuple[int, int]], int]:
+    """The hand_id ranges (inclusive) of the other players' sample, and its share per million.
+
+    Every hand when the dataset holds at most about :data:`OTHERS_SEATS`
+    seats (no ranges); else :data:`SAMPLE_RUNS` runs of consecutive hand ids
+    spread evenly from the first hand to the last, together about that many
+    seats.  Consecutive ids are stored together, so the sample is read from
+    a few dozen batch files whatever the dataset's size; runs spread over the
+    whole span (every period and import) keep it close to the field.
+    """
+    hands, last = data.sql("SELECT count(*), max(hand_id) FROM hands").fetchall()[0]
+    everyone = int(data.sql("SELECT count(*) FROM seats").fetchall()[0][0])
+    wanted = OTHERS_SEATS * int(hands) // max(everyone, 1)
+    if last is None or wanted >= int(hands):
+        return [], SAMPLE_SCALE
+    runs = max(1, min(SAMPLE_RUNS, wanted))
+    length = -(-wanted // runs)
+    free = max(0, int(last) + 1 - length)
+    starts = sorted({round(i * free / max(runs - 1, 1)) for i in range(runs)})
+    ranges = [(start, start + length - 1) for start in starts]
+    share = SAMPLE_SCALE * len(ranges) * length // int(hands)
+    return ranges, int(min(SAMPLE_SCALE, max(1, share)))
 
 
 def _used(query: str, params: dict[str, object]) -> dict[str, object]:

@@ -10,7 +10,6 @@ what the per-seat string grouping they replaced gives.
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -135,27 +134,47 @@ def test_other_players_are_every_other_seat_on_a_small_dataset(data: Path) -> No
             assert same_rows(db, others, got, {**params, **mine_params}) > 0
 
 
-def test_the_others_sample_is_bounded_by_whole_hands(
+def test_the_others_sample_is_whole_hands_in_runs_spread_over_the_dataset(
     data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With room for about 60 seats of 540, the sample is whole hands, about that many seats."""
+    """Room for 60 seats of 540 (3 a hand): 20 hands, as 4 runs of 5 consecutive ids from
+    the first hand to the last (ids 0-179: runs start at 0, 58, 117, 175), each hand with
+    every other player's seat."""
     monkeypatch.setattr(scope_module, "OTHERS_SEATS", 60)
+    monkeypatch.setattr(scope_module, "SAMPLE_RUNS", 4)
     with ofc_stats.open(data) as db:
-        everyone = int(db.sql("SELECT count(*) FROM seats").fetchall()[0][0])
-        assert everyone == 540  # 180 hands of 3 seats
+        assert db.sql("SELECT count(*), max(hand_id) FROM seats").fetchall()[0] == (540, 179)
+        ranges, ppm = scope_module.others_sample(db)
+        assert ranges == [(0, 4), (58, 62), (117, 121), (175, 179)]
+        assert ppm == 1_000_000 * 20 // 180
         scope = prepare(db, Filters(hero=True))
-        assert scope.sample_ppm == 1_000_000 * 60 // everyone  # 111,111: 11.1% of hands
-        sampled = db.sql(f"SELECT hand_id, count(*) FROM {OTHERS} GROUP BY 1").fetchall()
-        seats = sum(int(n) for _, n in sampled)
-        # about 20 hands of 180, two or three other seats each; 3 standard deviations wide
-        hands = len(sampled)
-        assert 180 * 0.111 - 3 * math.sqrt(180 * 0.111 * 0.889) < hands < 35
-        assert 0 < seats <= 3 * hands
-        full = db.sql(
-            "SELECT hand_id, count(*) FROM seat_results "
-            "WHERE status = 'scored' AND NOT coalesce(hero, false) GROUP BY 1"
-        ).fetchall()
-        assert set(sampled) <= set(full)  # every sampled hand with all its other seats
+        assert scope.sample_ppm == ppm
+        sampled = dict(db.sql(f"SELECT hand_id, count(*) FROM {OTHERS} GROUP BY 1").fetchall())
+        assert sorted(sampled) == [i for a, b in ranges for i in range(a, b + 1)]
+        full = dict(
+            db.sql(
+                "SELECT hand_id, count(*) FROM seat_results "
+                "WHERE status = 'scored' AND NOT coalesce(hero, false) GROUP BY 1"
+            ).fetchall()
+        )
+        assert all(full[i] == n for i, n in sampled.items())
+        # a run's batch files only: ids 0-4 are in the first import's batch
+        source = db.batch_source("seats", [(0, 4)])
+        assert source.count(".parquet") == 2  # schema.parquet and that batch
+        assert db.batch_source("seats", [(0, 4), (175, 179)]).count(".parquet") == 3
+
+
+def test_the_others_sample_does_not_grow_with_the_dataset(
+    data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seats sampled = about OTHERS_SEATS whatever the hands: 30 and 90 of 540 here."""
+    with ofc_stats.open(data) as db:
+        for room in (30, 90):
+            monkeypatch.setattr(scope_module, "OTHERS_SEATS", room)
+            scope_module._SCOPES.clear()
+            prepare(db, Filters(hero=True))
+            hands = db.sql(f"SELECT count(DISTINCT hand_id) FROM {OTHERS}").fetchall()[0][0]
+            assert hands == room // 3
 
 
 def test_the_scope_is_built_once_per_filters(data: Path) -> None:

@@ -159,6 +159,8 @@ class OfcData:
             config["threads"] = threads
         self.connection = duckdb.connect(config=config)
         self.connection.sql("SET enable_progress_bar = false")  # ours, when there is one
+        # every view lists every batch file: read each footer once, not once per query
+        self.connection.sql("SET parquet_metadata_cache = true")
         self._views(dataset)
 
     def _views(self, dataset: Dataset) -> None:
@@ -242,6 +244,23 @@ class OfcData:
             else:
                 query = f"{create} picked_{table} AS SELECT * FROM {source}"
             self.sql(query, bound)
+
+    def batch_source(self, table: str, ranges: Sequence[tuple[int, int]]) -> str:
+        """SQL reading ``table`` from only the batch files holding hands in ``ranges``.
+
+        ``ranges`` are inclusive ``hand_id`` ranges; a file is chosen by its
+        hands' id range in the Parquet footer (no data read).  Raw stored
+        columns (``results`` and ``versus`` keyed by ``hand_id`` alone).
+        """
+        dataset = Dataset(self.root)
+        stems = set()
+        for path in dataset.files("hands"):
+            low, high = hand_id_range(path)
+            if any(a <= high and low <= b for a, b in ranges):
+                stems.add(Path(path).stem)
+        folder = dataset.table_dir(table)
+        paths = [str(folder / EMPTY)] + [p for p in dataset.files(table) if Path(p).stem in stems]
+        return f"read_parquet([{_listed(paths)}], union_by_name = true)"
 
     # --- Grades (issue 11): `grades`, `grade_candidates`; empty until `ofc-stats grade` ran ---
     def _grade_views(self, dataset: Dataset) -> None:
