@@ -110,17 +110,16 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
         where,
         bound,
     )
-    ranges, ppm = others_sample(data)
-    sample = " OR ".join(f"hand_id BETWEEN {low:d} AND {high:d}" for low, high in ranges)
+    sample = others_sample(data)
     tables = {"seats": "seats", "hands": "hands", "results": "results_stored"}
-    if ranges:  # only the batch files that hold the sampled hands are read
-        tables = {name: data.batch_source(name, ranges) for name in tables}
+    if sample.runs:  # only the batch files that hold the sampled hands are read
+        tables = {name: data.batch_source(name, sample.ranges) for name in tables}
     _scoped(
         data,
         OTHERS,
         "SELECT hand_id, seat, in_fantasy, board, board_streets, discards "
-        f"FROM {tables['seats']} seats WHERE ({sample or 'true'}) AND NOT ({mine})",
-        f"({sample or 'true'})",
+        f"FROM {tables['seats']} seats WHERE {sample.condition} AND NOT ({mine})",
+        sample.condition,
         "hand_id, seat, status, net_capped, timeout_streets",
         where,
         bound,
@@ -147,7 +146,7 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
         f"FROM both_ways v SEMI JOIN {SEATS} m ON m.hand_id = v.hand_id AND m.seat = v.seat "
         f"JOIN {HANDS} o ON o.hand_id = v.hand_id AND o.seat = v.opponent"
     )
-    scope = Scope(filters, ppm)
+    scope = Scope(filters, sample.ppm)
     _SCOPES[data] = scope
     return scope
 
@@ -181,28 +180,54 @@ def _scoped(
     con.sql(f"DROP TABLE {PICKED}")
 
 
-def others_sample(data: OfcData) -> tuple[list[tuple[int, int]], int]:
-    """The hand_id ranges (inclusive) of the other players' sample, and its share per million.
+@dataclass(frozen=True)
+class Sample:
+    """Other players' sample: ``runs`` runs of ``length`` consecutive hand ids, ``stride`` apart.
+
+    ``runs == 0``: every hand.
+    """
+
+    runs: int = 0
+    length: int = 0
+    stride: int = 1
+    ppm: int = SAMPLE_SCALE  # the share of the hands, per million
+
+    @property
+    def ranges(self) -> list[tuple[int, int]]:
+        """The runs as inclusive hand_id ranges."""
+        return [(i * self.stride, i * self.stride + self.length - 1) for i in range(self.runs)]
+
+    @property
+    def condition(self) -> str:
+        """SQL: a hand is in the sample (integers of ours only, no user text)."""
+        if not self.runs:
+            return "true"
+        return (
+            f"(hand_id % {self.stride:d} < {self.length:d} "
+            f"AND hand_id < {self.runs * self.stride:d})"
+        )
+
+
+def others_sample(data: OfcData) -> Sample:
+    """Which other players' hands the report compares with (see :class:`Sample`).
 
     Every hand when the dataset holds at most about :data:`OTHERS_SEATS`
-    seats (no ranges); else :data:`SAMPLE_RUNS` runs of consecutive hand ids
-    spread evenly from the first hand to the last, together about that many
-    seats.  Consecutive ids are stored together, so the sample is read from
-    a few dozen batch files whatever the dataset's size; runs spread over the
-    whole span (every period and import) keep it close to the field.
+    seats; else :data:`SAMPLE_RUNS` runs of consecutive hand ids spread
+    evenly over the whole span of ids, together about that many seats.
+    Consecutive ids are stored together, so the sample is read from a few
+    dozen batch files whatever the dataset's size; runs spread over every
+    period and import keep it close to the field.
     """
     hands, last = data.sql("SELECT count(*), max(hand_id) FROM hands").fetchall()[0]
     everyone = int(data.sql("SELECT count(*) FROM seats").fetchall()[0][0])
     wanted = OTHERS_SEATS * int(hands) // max(everyone, 1)
     if last is None or wanted >= int(hands):
-        return [], SAMPLE_SCALE
+        return Sample()
     runs = max(1, min(SAMPLE_RUNS, wanted))
     length = -(-wanted // runs)
-    free = max(0, int(last) + 1 - length)
-    starts = sorted({round(i * free / max(runs - 1, 1)) for i in range(runs)})
-    ranges = [(start, start + length - 1) for start in starts]
-    share = SAMPLE_SCALE * len(ranges) * length // int(hands)
-    return ranges, int(min(SAMPLE_SCALE, max(1, share)))
+    stride = max(length, (int(last) + 1) // runs)
+    share = SAMPLE_SCALE * runs * length // int(hands)
+    return Sample(runs, length, stride, int(min(SAMPLE_SCALE, max(1, share))))
 
 
 def _used(query: str, params: dict[str, object]) -> dict[str, object]:

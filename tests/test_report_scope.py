@@ -137,16 +137,18 @@ def test_other_players_are_every_other_seat_on_a_small_dataset(data: Path) -> No
 def test_the_others_sample_is_whole_hands_in_runs_spread_over_the_dataset(
     data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Room for 60 seats of 540 (3 a hand): 20 hands, as 4 runs of 5 consecutive ids from
-    the first hand to the last (ids 0-179: runs start at 0, 58, 117, 175), each hand with
+    """Room for 60 seats of 540 (3 a hand): 20 hands, as 4 runs of 5 consecutive ids spread
+    over ids 0-179 (180 // 4 = 45 apart: 0-4, 45-49, 90-94, 135-139), each hand with
     every other player's seat."""
     monkeypatch.setattr(scope_module, "OTHERS_SEATS", 60)
     monkeypatch.setattr(scope_module, "SAMPLE_RUNS", 4)
     with ofc_stats.open(data) as db:
         assert db.sql("SELECT count(*), max(hand_id) FROM seats").fetchall()[0] == (540, 179)
-        ranges, ppm = scope_module.others_sample(db)
-        assert ranges == [(0, 4), (58, 62), (117, 121), (175, 179)]
+        sample = scope_module.others_sample(db)
+        ranges, ppm = sample.ranges, sample.ppm
+        assert ranges == [(0, 4), (45, 49), (90, 94), (135, 139)]
         assert ppm == 1_000_000 * 20 // 180
+        assert sample.condition == "(hand_id % 45 < 5 AND hand_id < 180)"
         scope = prepare(db, Filters(hero=True))
         assert scope.sample_ppm == ppm
         sampled = dict(db.sql(f"SELECT hand_id, count(*) FROM {OTHERS} GROUP BY 1").fetchall())
@@ -161,7 +163,7 @@ def test_the_others_sample_is_whole_hands_in_runs_spread_over_the_dataset(
         # a run's batch files only: ids 0-4 are in the first import's batch
         source = db.batch_source("seats", [(0, 4)])
         assert source.count(".parquet") == 2  # schema.parquet and that batch
-        assert db.batch_source("seats", [(0, 4), (175, 179)]).count(".parquet") == 3
+        assert db.batch_source("seats", [(0, 4), (135, 139)]).count(".parquet") == 3
 
 
 def test_the_others_sample_does_not_grow_with_the_dataset(

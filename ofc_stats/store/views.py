@@ -159,8 +159,6 @@ class OfcData:
             config["threads"] = threads
         self.connection = duckdb.connect(config=config)
         self.connection.sql("SET enable_progress_bar = false")  # ours, when there is one
-        # every view lists every batch file: read each footer once, not once per query
-        self.connection.sql("SET parquet_metadata_cache = true")
         self._views(dataset)
 
     def _views(self, dataset: Dataset) -> None:
