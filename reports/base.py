@@ -34,7 +34,7 @@ class Report:
 
 
 SEATS = "report_seats"  # the player's scored seats under the filters
-OTHERS = "report_others"  # other players' scored seats under the filters (a hash sample)
+OTHERS = "report_others"  # other players' scored seats under the filters (a sample)
 HANDS = "report_hands"  # every seat of the hands the player played
 VERSUS = "report_versus"  # the player's points against each opponent, hand by hand
 OTHERS_SEATS = 250_000  # at most about this many other players' seats are sampled
@@ -52,6 +52,7 @@ class Scope:
 
     @property
     def sample_permille(self) -> float:
+        """The same share per thousand, as the page's caption shows it."""
         return self.sample_ppm / 1000
 
 
@@ -84,10 +85,10 @@ PICKED = "report_picked"  # a step of prepare(): seat rows before their hands ar
 def prepare(data: OfcData, filters: Filters) -> Scope:
     """Materialise the report's scope once as temp tables; every report reads those.
 
-    The player's seats are read once from ``seats`` (the only full scan),
-    then their hands, results, the other seats of those hands and the points
-    against each opponent are fetched by integer semi-joins on ``hand_id``
-    (no string key is joined); other players' seats are a sample of about
+    The player's seats are picked from ``seats`` once, then their hands,
+    results, the other seats of those hands and the points against each
+    opponent are fetched by integer semi-joins on ``hand_id`` (no string key
+    is joined); other players' seats are a sample of about
     :data:`OTHERS_SEATS` seats however large the dataset (:func:`others_sample`),
     read from the few batch files that hold it.  The placements are never
     scanned (street facts come from each seat's board and board streets,
