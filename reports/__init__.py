@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from ofc_stats.errors import UnknownPlayer
 from ofc_stats.store.views import OfcData
-from reports import decisions, fantasy, fouls, hands, regret, results, royalties, sessions
+from reports import decisions, fantasy, fouls, hands, ledger, regret, results, royalties, sessions
 from reports.base import Report
 from reports.filters import Filters, Player, checked, choose_player, resolve_player
 
@@ -21,6 +21,7 @@ Builder = Callable[[OfcData, Filters], Report]
 
 BUILDERS: list[Builder] = [
     results.build,
+    ledger.build,
     sessions.build,
     hands.build,
     fouls.build,

@@ -73,3 +73,29 @@ def test_audit_player_prints_the_ledger(tmp_path: Path) -> None:
         in result.output
     )
     assert "1 hand(s) differ: open:" in result.output
+
+
+def test_the_scoped_read_prices_every_seat_as_the_whole_audit_does(tmp_path: Path) -> None:
+    """A simulated room with short stacks (money stack 15, order of action, 5% rounded down):
+    read for all its hands by integer id (the ledger's way), every seat's expected money,
+    its short flag, the rakes and the settlements equal the dataset-wide audit's."""
+    import pyarrow as pa
+
+    from ofc_stats.audit.money import room_money
+    from ofc_stats.audit.room_rules import RoomRules
+    from tests.builders import sim_records
+
+    room = RoomRules(0.05, 0.1, "down", "action", money_stack=15)
+    data = write_dataset(tmp_path, sim_records(200, 9, room=room))
+    with ofc_stats.open(data) as db:
+        whole = room_money(db)
+        ids = db.arrow("SELECT hand_id FROM hands")
+        db.connection.register("all_ids", pa.table({"hand_id": ids["hand_id"]}))
+        scoped = room_money(db, hands="all_ids")
+    assert whole.seats["short"].sum() > 10  # the room has short stacks to settle
+    columns = ["hand_id", "seat", "expected_money", "short", "reported_money"]
+    left = whole.seats[columns].sort_values(["hand_id", "seat"]).reset_index(drop=True)
+    right = scoped.seats[columns].sort_values(["hand_id", "seat"]).reset_index(drop=True)
+    assert left.astype(float).equals(right.astype(float))
+    assert [r.describe() for r in whole.rakes] == [r.describe() for r in scoped.rakes]
+    assert [s.describe() for s in whole.settlements] == [s.describe() for s in scoped.settlements]

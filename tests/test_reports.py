@@ -323,6 +323,7 @@ def test_build_all_runs_every_report(dataset: Path) -> None:
         built = build_all(db, Filters(player=key))
     assert [r.key for r in built] == [
         "results",
+        "ledger",
         "sessions",
         "hands",
         "fouls",

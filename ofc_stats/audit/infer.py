@@ -10,6 +10,8 @@ Per room and rule string, starting from the ruleset the room's string names:
 * **Fantasyland** — read off the room's own decisions in the ``fantasy``
   view: the cards dealt after each entry tier, whether a Fantasyland board
   stayed (each repeat rule tried), and the cards of a repeat;
+* **maximum loss** — the largest loss seen, tested against no cap
+  (:mod:`.max_loss`), or "not inferable" when no hand would lose more;
 * **button on Fantasyland** — whether the order of action turned after a
   hand someone played in Fantasyland;
 * **rake** and **short-stack settlement** — from :mod:`.money`.
@@ -22,18 +24,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
+from ofc_stats.audit.evidence import Evidence, base_ruleset, candidates, pick, setter
 from ofc_stats.audit.fields import field_verdicts
 from ofc_stats.audit.guess import guess_rulesets, joker_groups
+from ofc_stats.audit.max_loss import infer_max_loss, max_loss_value
 from ofc_stats.audit.money import Rake, room_money
 from ofc_stats.audit.room_rules import RoomRules
+from ofc_stats.audit.rules_book import use_lookup
 from ofc_stats.audit.settle import Settlement
-from ofc_stats.engine.presets import PRESETS, get_ruleset
+from ofc_stats.engine.presets import PRESETS
 from ofc_stats.engine.rules import (
     ROYALTY_TABLES,
     Combine,
@@ -46,9 +50,6 @@ from ofc_stats.engine.rules import (
     top_threshold,
 )
 from ofc_stats.engine.vector.rank_tables import tables
-from ofc_stats.errors import RulesetError
-from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.recompute import score_batch_files
 from ofc_stats.store.views import OfcData
 
 REPEATS: dict[str, RepeatRule | None] = {
@@ -59,36 +60,7 @@ REPEATS: dict[str, RepeatRule | None] = {
     ),
     "trips on top": RepeatRule("222", None, None, Combine.ANY),
 }
-EPS = 1e-6
-INFER_STEPS = 3 + len(PRESETS)  # progress steps: the rescored options, each named ruleset
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """One option's inferred value and the hands that support and contradict it."""
-
-    option: str
-    value: str  # as written in the TOML file; "" when not observable
-    support: int
-    contradict: int
-    alternatives: dict[str, int] = field(default_factory=dict)  # other value -> support
-    note: str = ""
-
-    @property
-    def tied(self) -> list[str]:
-        return [v for v, n in self.alternatives.items() if n == self.support and self.support]
-
-    def describe(self) -> str:
-        if not self.value:
-            return f"{self.option}: not observable ({self.note})"
-        tie = f"; tied with {', '.join(self.tied)}" if self.tied else ""
-        others = ", ".join(f"{v} {n}" for v, n in self.alternatives.items() if v not in self.tied)
-        others = f"; others: {others}" if others else ""
-        note = f"; {self.note}" if self.note else ""
-        return (
-            f"{self.option} = {self.value}: {self.support} hands support, "
-            f"{self.contradict} contradict{tie}{others}{note}"
-        )
+INFER_STEPS = 4 + len(PRESETS)  # progress steps: the rescored options, each named ruleset
 
 
 @dataclass(frozen=True)
@@ -118,28 +90,6 @@ def _groups(data: OfcData) -> pd.DataFrame:
     )
 
 
-def _base(name: str) -> Ruleset:
-    try:
-        return get_ruleset(name)
-    except RulesetError:
-        return get_ruleset("pineapple")
-
-
-def _score_all(data: OfcData, lookup: Callable[[str], Ruleset]) -> pd.DataFrame:
-    """hand_key, seat, net_capped of every stored hand under ``lookup``."""
-    dataset = Dataset(data.root)
-    parts = [
-        score_batch_files(dataset, batch, lookup)["results"].select(
-            ["hand_key", "seat", "net_capped", "status"]
-        )
-        for batch in dataset.batches()
-    ]
-    if not parts:
-        return pd.DataFrame(columns=["hand_key", "seat", "net_capped"])
-    frame: pd.DataFrame = pa.concat_tables(parts, promote_options="permissive").to_pandas()
-    return frame[frame["status"].astype(str) == "scored"].drop(columns="status")
-
-
 def _evidence(data: OfcData, points_rooms: set[str], multiplier: dict[str, float]) -> pd.DataFrame:
     """What each seat's points were, as far as the data tells: the result field in a room
     where it is the points, else a loser's money over stakes (no rake on losses)."""
@@ -157,49 +107,6 @@ def _evidence(data: OfcData, points_rooms: set[str], multiplier: dict[str, float
         frame["money_points"].where(frame["money_points"] < 0),
     )
     return frame[["hand_key", "seat", "room", "rules_text", "shown"]]
-
-
-def _candidates(
-    data: OfcData,
-    shown: pd.DataFrame,
-    option: str,
-    values: dict[str, Callable[[Ruleset], Ruleset]],
-    current: dict[str, Ruleset],
-) -> dict[tuple[str, str], dict[str, pd.Series]]:
-    """Per group: per value, whether each hand's shown points match (NaN = cannot tell)."""
-    out: dict[tuple[str, str], dict[str, pd.Series]] = {}
-    for value, change in values.items():
-
-        def lookup(name: str, change: Callable[[Ruleset], Ruleset] = change) -> Ruleset:
-            return change(current.get(name, _base(name)))
-
-        scored = _score_all(data, lookup)
-        merged = shown.merge(scored, on=["hand_key", "seat"])
-        shown_points = merged["shown"]
-        seen = shown_points.notna()
-        merged["ok"] = ((shown_points - merged["net_capped"]).abs() <= EPS) | ~seen
-        merged["seen"] = seen
-        per_hand = merged.groupby(["room", "rules_text", "hand_key"]).agg(
-            ok=("ok", "all"), seen=("seen", "any")
-        )
-        per_hand = per_hand[per_hand["seen"]]
-        for (room, text), hands in per_hand.groupby(level=[0, 1]):
-            out.setdefault((str(room), str(text)), {})[value] = hands["ok"].droplevel([0, 1])
-    return out
-
-
-def _pick(option: str, per_value: dict[str, pd.Series], default: str, note: str = "") -> Evidence:
-    """The value explaining the most telling hands (ties go to the room's named value)."""
-    if not per_value:
-        return Evidence(option, "", 0, 0, note=note or "no hand shows it")
-    wide = pd.concat(per_value, axis=1).fillna(False)
-    telling = wide[wide.nunique(axis=1) > 1]
-    support = {v: int(telling[v].sum()) for v in wide.columns}
-    best = max(support, key=lambda v: (support[v], v == default))
-    if not len(telling):
-        return Evidence(option, default, 0, 0, note="no hand tells the values apart; kept")
-    alternatives = {v: n for v, n in support.items() if v != best}
-    return Evidence(option, best, support[best], len(telling) - support[best], alternatives, note)
 
 
 def royalty_name(ruleset: Ruleset) -> str:
@@ -294,7 +201,7 @@ def _repeat_evidence(rows: pd.DataFrame, base: Ruleset) -> tuple[list[Evidence],
             np.array(holds) == stays["room_fantasy"].astype(bool).to_numpy(), index=stays.index
         )
     default = next((n for n, r in REPEATS.items() if r == fantasy.repeat), "none")
-    repeat = _pick("fantasy.repeat", per_rule, default)
+    repeat = pick("fantasy.repeat", per_rule, default)
     evidence = [repeat]
     fantasy = replace(fantasy, repeat=REPEATS.get(repeat.value, fantasy.repeat))
     kept = stays[stays["room_fantasy"].astype(bool) & stays["room_cards"].notna()]
@@ -370,7 +277,7 @@ def infer_rules(
     points_rooms |= set(groups["room"]) - set(verdicts)
     money = room_money(data)
     shown = _evidence(data, points_rooms, {r.room: r.multiplier for r in money.rakes})
-    current = {str(g.base): _base(str(g.base)) for g in groups.itertuples()}
+    current = {str(g.base): base_ruleset(str(g.base)) for g in groups.itertuples()}
     per_group: dict[tuple[str, str], list[Evidence]] = {
         (str(g.room), str(g.rules_text)): [] for g in groups.itertuples()
     }
@@ -381,20 +288,20 @@ def infer_rules(
         note = "hands with a joker" if jokers else "hands, none with a joker"
         per_group[key].append(Evidence("deck", str(deck), jokers or hands, 0, note=note))
     options: list[tuple[str, dict[str, Callable[[Ruleset], Ruleset]]]] = [
-        ("scoring", {str(s): _setter("scoring", s) for s in Scoring}),
-        ("royalties", {n: _setter("royalties", t) for n, t in ROYALTY_TABLES.items()}),
+        ("scoring", {str(s): setter("scoring", s) for s in Scoring}),
+        ("royalties", {n: setter("royalties", t) for n, t in ROYALTY_TABLES.items()}),
     ]
     if int(data.df("SELECT count(stack) AS n FROM seats")["n"].iloc[0]):
-        caps = {v: _setter("stack_cap", v == "true") for v in ("true", "false")}
+        caps = {v: setter("stack_cap", v == "true") for v in ("true", "false")}
         options.append(("stack_cap", caps))
     chosen: dict[tuple[str, str], dict[str, str]] = {key: {} for key in per_group}
     sizes = {(str(g.room), str(g.rules_text)): int(str(g.hands)) for g in groups.itertuples()}
     bases = {(str(g.room), str(g.rules_text)): str(g.base) for g in groups.itertuples()}
     updated: set[str] = set()
     for option, values in options:
-        found = _candidates(data, shown, option, values, current)
+        found = candidates(data, shown, option, values, current)
         for key in sorted(per_group, key=lambda k: -sizes[k]):
-            base = _base(bases[key])
+            base = base_ruleset(bases[key])
             default = {
                 "scoring": str(base.scoring),
                 "royalties": royalty_name(base),
@@ -402,7 +309,7 @@ def infer_rules(
             }[option]
             source = "result" if key[0] in points_rooms else "the losers' money"
             source += " (the losers' money where it is missing)" if key[0] in points_rooms else ""
-            evidence = _pick(option, found.get(key, {}), default, f"read from {source}")
+            evidence = pick(option, found.get(key, {}), default, f"read from {source}")
             per_group[key].append(evidence)
             chosen[key][option] = evidence.value or default
             # Later options are tried on top of this choice (the busiest group's, per base).
@@ -413,14 +320,24 @@ def infer_rules(
         updated.clear()
         step(1)
     step(3 - len(options))  # the caps step when no stack is recorded
+    losses = infer_max_loss(data, shown, current, {k: base_ruleset(b) for k, b in bases.items()})
+    step(1)
     fantasy_rows = _fantasy_frame(data, max_gap_minutes)
     button_rows = data.df(BUTTON_SQL)
+    # The money rules from the points of the rules inferred so far, not the named preset's:
+    # where the two disagree (another royalty table) the winners' shares of a short stack
+    # differ too, and the settlement kind would be charged with the game's difference.
+    use_lookup(data, lambda name: current.get(name, base_ruleset(name)))
+    try:
+        money = room_money(data)
+    finally:
+        data.restore_results()
     settlements = {s.room: s for s in money.settlements}
     rakes = {r.room: r for r in money.rakes}
     out = []
     for g in groups.itertuples():
         key = (str(g.room), str(g.rules_text))
-        base = _base(str(g.base))
+        base = base_ruleset(str(g.base))
         picks = chosen[key]
         ruleset = base.with_options(
             name=_slug(f"{g.room}-{g.rules_text}"),
@@ -428,7 +345,9 @@ def infer_rules(
             scoring=Scoring(picks.get("scoring", str(base.scoring))),
             royalties=ROYALTY_TABLES.get(picks.get("royalties", ""), base.royalties),
             stack_cap=picks.get("stack_cap", str(base.stack_cap).lower()) == "true",
+            max_loss=max_loss_value(losses.get(key), base),
         )
+        per_group[key].append(losses[key])
         rows = fantasy_rows[
             (fantasy_rows["room"] == g.room) & (fantasy_rows["rules_text"] == g.rules_text)
         ]
@@ -457,10 +376,6 @@ def infer_rules(
         )
     ranking = guess_rulesets(data, max_gap_minutes=max_gap_minutes, progress=progress)
     return Inferred(tuple(out), ranking)
-
-
-def _setter(option: str, value: object) -> Callable[[Ruleset], Ruleset]:
-    return lambda ruleset: ruleset.with_options(**{option: value})
 
 
 def _money_evidence(

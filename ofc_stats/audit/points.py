@@ -34,8 +34,9 @@ from ofc_stats.audit.explain import (
 )
 from ofc_stats.audit.fields import FieldVerdict, MoneyVerdict, field_verdicts, money_verdicts
 from ofc_stats.audit.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
-from ofc_stats.audit.money import Rake, RoomMoney, money_mismatches, room_money
+from ofc_stats.audit.money import MoneyRules, Rake, RoomMoney, money_mismatches, room_money
 from ofc_stats.audit.room_rules import RoomRules
+from ofc_stats.audit.rules_book import RulesBook, use_book
 from ofc_stats.audit.settle import Settlement
 from ofc_stats.audit.timeouts import TimeoutEvidence, timeout_evidence
 from ofc_stats.engine.presets import get_ruleset
@@ -124,28 +125,34 @@ def audit(
     max_gap_minutes: float = 15.0,
     all_fields: bool = False,
     room_rules: RoomRules | None = None,
+    book: RulesBook | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> AuditReport:
     """Compare every stored hand's reported results with the recomputed ones.
 
-    A room whose points field is not this hand's points (:mod:`.fields`) has
-    its points left out of the per-hand mismatches unless ``all_fields``.
+    ``ruleset`` and ``room_rules`` apply to every hand; a ``book`` (``--rules``:
+    a preset, a file or a folder of them) gives each room and rule string its
+    own.  A room whose points field is not this hand's points (:mod:`.fields`)
+    has its points left out of the per-hand mismatches unless ``all_fields``.
     """
     step = progress or (lambda n: None)
     if ruleset is not None:
         use_ruleset(data, ruleset)
+    elif book is not None:
+        use_book(data, book)
+    money_rules: MoneyRules = room_rules if book is None else book.money_for
     try:
         verdicts = tuple(field_verdicts(data))
         step(1)
-        points = _points(data, ruleset)
+        points = _points(data, ruleset, book)
         step(1)
         fantasy = _fantasy(data, max_gap_minutes)
         step(1)
-        money, room = _money(data, room_rules)
+        money, room = _money(data, money_rules)
         step(1)
         timeouts = tuple(timeout_evidence(data))
     finally:
-        if ruleset is not None:
+        if ruleset is not None or book is not None:
             data.restore_results()
     not_points = {v.room for v in verdicts if not v.measures}
     if not all_fields and not_points and len(points.mismatches):
@@ -163,6 +170,8 @@ def audit(
     mismatches = mismatches[MISMATCH_COLUMNS].sort_values(["hand_key", "seat", "class"])
     summary, by_class = _summary(data, mismatches, [points, fantasy, money])
     label = f"ruleset {ruleset.name}" if ruleset is not None else "each hand's own ruleset"
+    if ruleset is None and book is not None:
+        label = book.label()
     return AuditReport(
         summary,
         by_class,
@@ -197,7 +206,7 @@ class _Check:
     mismatches: pd.DataFrame
 
 
-def _points(data: OfcData, override: Ruleset | None) -> _Check:
+def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = None) -> _Check:
     seats = data.df(
         """SELECT hand_key, seat, player, room, ruleset, scored_with, reported_points, net,
                   net_capped, fouled, stack, top_class, middle_class, bottom_class,
@@ -238,11 +247,12 @@ def _points(data: OfcData, override: Ruleset | None) -> _Check:
         "caps",
         "caps not applied",
     )
-    hands, seat_rows = _subset(data, bad_keys)
+    hands, seat_rows = _subset(data, bad_keys, book)
+    lookup = get_ruleset if book is None else book.lookup
     for mistake in ROYALTY_MISTAKES.values():
 
         def with_table(name: str, mistake: RoyaltyMistake = mistake) -> Ruleset:
-            own = override or get_ruleset(name)
+            own = override or lookup(name)
             return own.with_options(royalties=mistake(own.royalties))
 
         scored = score_tables(hands, seat_rows, with_table)
@@ -252,16 +262,14 @@ def _points(data: OfcData, override: Ruleset | None) -> _Check:
         settle(_agrees(reported, alt["net_capped"]), "royalties", "wrong royalty table")
         newly = before & ~unexplained
         for index in bad.index[newly & bad["off"]]:
-            table_name = mistake(
-                (override or get_ruleset(bad.loc[index, "ruleset"])).royalties
-            ).name
+            table_name = mistake((override or lookup(bad.loc[index, "scored_with"])).royalties).name
             detail[index] = royalty_text(bad.loc[index], alt.loc[index], table_name)
     position = bad.groupby("hand_key").cumcount().to_numpy()
     fouled = bad["fouled"].to_numpy(dtype=bool)
     for flip in range(int(position.max()) + 1):
         forced = np.where(position == flip, ~fouled, fouled)
         alt = score_tables(
-            hands, seat_rows, lambda name: override or get_ruleset(name), forced_fouls=forced
+            hands, seat_rows, lambda name: override or lookup(name), forced_fouls=forced
         ).results.to_pandas()
         alt.index = bad.index
         before = unexplained.copy()
@@ -287,13 +295,19 @@ def _agrees(reported: pd.Series, ours: pd.Series) -> pd.Series:
     return reported.isna() | ((reported - ours).abs() <= EPS)
 
 
-def _subset(data: OfcData, keys: np.ndarray) -> tuple[pa.Table, pa.Table]:
-    """The hands and seats (hand_key, seat order) of the given hand keys."""
+def _subset(
+    data: OfcData, keys: np.ndarray, book: RulesBook | None = None
+) -> tuple[pa.Table, pa.Table]:
+    """The hands and seats (hand_key, seat order) of the given hand keys; with a ``book``,
+    each hand's ruleset named as the book scores it."""
     data.connection.register("audit_keys", pa.table({"hand_key": pa.array(keys, pa.string())}))
+    extra = ", room, rules_text" if book is not None else ""
     hands = data.arrow(
-        f"SELECT {', '.join(HAND_COLUMNS)} FROM hands "
+        f"SELECT {', '.join(HAND_COLUMNS)}{extra} FROM hands "
         "WHERE hand_key IN (SELECT hand_key FROM audit_keys) ORDER BY hand_key"
     )
+    if book is not None:
+        hands = book.relabel(hands)
     seats = data.arrow(
         f"SELECT {', '.join(SEAT_COLUMNS)} FROM seats "
         "WHERE hand_key IN (SELECT hand_key FROM audit_keys) ORDER BY hand_key, seat"
@@ -346,7 +360,7 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
     return _Check("fantasy", checked, mismatches)
 
 
-def _money(data: OfcData, rules: RoomRules | None) -> tuple[_Check, RoomMoney]:
+def _money(data: OfcData, rules: MoneyRules) -> tuple[_Check, RoomMoney]:
     money = room_money(data, rules)
     seats = money.seats
     parts = []

@@ -10,6 +10,9 @@ the engine's loader skips:
     rake_mode = "nearest"     # nearest | down | up
     settlement = "action"     # action | rules | proportional | pairs:02-01-12 (a pair order)
 
+    room = "Ppp"              # optional: the room these rules are for (else every room)
+    rule_string = "progressive17_nojokers"  # optional: and the room's rule string
+
     [room.rake.PHP]           # a currency the room rounds otherwise
     rate = 0.03
     tick = 1
@@ -22,6 +25,7 @@ simulator plays rooms by it.  Simulated rooms can also report a non-standard
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from dataclasses import dataclass, fields
@@ -44,6 +48,8 @@ class RoomRules:
     money_stack: float | None = None  # simulator: money each player brings to a hand
     result_field: str = "points"  # simulator: what the room writes as `result`
     currencies: tuple[tuple[str, float, float, str], ...] = ()  # (currency, rate, tick, mode)
+    room: str | None = None  # the room these rules are for; None: every room
+    rule_string: str | None = None  # the room's rule string they are for; None: every one
 
     def rake_for(self, currency: str) -> tuple[float, float, str]:
         """(rate, tick, mode) of ``currency``: its own table, else the room's."""
@@ -78,6 +84,10 @@ class RoomRules:
             lines.append(f"money_stack = {self.money_stack:g}")
         if self.result_field != "points":
             lines.append(f'result_field = "{self.result_field}"')
+        if self.room is not None:
+            lines.append(f"room = {_string(self.room)}")
+        if self.rule_string is not None:
+            lines.append(f"rule_string = {_string(self.rule_string)}")
         for name, rate, tick, mode in self.currencies:
             key = name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else '"' + _quoted(name) + '"'
             lines += ["", f"[room.rake.{key}]", f"rate = {rate:g}", f"tick = {tick:g}"]
@@ -105,6 +115,9 @@ def room_rules_from_mapping(table: Any, source: str = "") -> RoomRules:
         except (KeyError, TypeError, ValueError):
             raise RulesetError(f"{where}room.rake.{name}: expected rate, tick and mode") from None
     values["currencies"] = tuple(currencies)
+    for key in ("room", "rule_string"):
+        if key in values and not isinstance(values[key], str):
+            raise RulesetError(f"{where}room.{key}: {values[key]!r} is not a string")
     for key in ("rake_rate", "rake_tick", "money_stack"):
         if key in values and (
             isinstance(values[key], bool) or not isinstance(values[key], int | float)
@@ -130,6 +143,11 @@ def load_room_rules(path: str | Path) -> RoomRules | None:
     if "room" not in data:
         return None
     return room_rules_from_mapping(data["room"], str(path))
+
+
+def _string(text: str) -> str:
+    """A TOML basic string: JSON's escapes are TOML's (DEL too), so no room text can end it."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def _quoted(text: str) -> str:

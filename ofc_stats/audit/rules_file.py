@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from ofc_stats.audit.infer import GroupRules, Inferred, royalty_name
@@ -31,6 +32,7 @@ def ruleset_toml(group: GroupRules) -> str:
         f'scoring = "{r.scoring}"',
         f'royalties = "{royalty_name(r)}"' if royalty_name(r) != "custom" else "",
         f"stack_cap = {str(r.stack_cap).lower()}",
+        f"max_loss = {r.max_loss}" if r.max_loss is not None else "",
         f"button_moves_on_fantasy = {str(r.button_moves_on_fantasy).lower()}",
     ]
     if r.fantasy.entry_cards:
@@ -54,7 +56,7 @@ def ruleset_toml(group: GroupRules) -> str:
                 if getattr(rule, row)
             ]
             lines.append(f'combine = "{rule.combine}"')
-    lines += ["", group.room_rules.toml()]
+    lines += ["", replace(group.room_rules, room=group.room, rule_string=group.rules_text).toml()]
     return "\n".join(line for line in lines if line is not None) + ""
 
 

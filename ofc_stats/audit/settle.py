@@ -174,8 +174,17 @@ def short_hands(frame: pd.DataFrame) -> pd.Series:
     short &= -frame["reported_money"] < -frame["owed"] - TOLERANCE
     if "stack" in frame:
         short &= frame["stack"].isna()
-    known = (~losing | frame["reported_money"].notna()).groupby(frame["hand_key"]).transform("all")
-    return short.groupby(frame["hand_key"]).transform("any") & known
+    codes = pd.factorize(frame["hand_key"])[0]
+    known = ~_any_per_hand(losing & frame["reported_money"].isna(), codes)
+    return pd.Series(_any_per_hand(short, codes) & known, index=frame.index)
+
+
+def _any_per_hand(mask: pd.Series, codes: np.ndarray) -> np.ndarray:
+    """Per row: does any row of its hand (same ``codes``) have ``mask``?  One bincount."""
+    if not len(codes):
+        return np.zeros(0, dtype=bool)
+    hits = np.bincount(codes, weights=mask.to_numpy(dtype=np.float64), minlength=codes.max() + 1)
+    return np.asarray(hits[codes] > 0)
 
 
 def gross_by_kind(
@@ -187,7 +196,7 @@ def gross_by_kind(
     by one, so the loop runs over the few hands that need it.
     """
     gross = frame["owed"].to_numpy(dtype=np.float64).copy()
-    mask = short_hands(frame).to_numpy()
+    mask = (frame["short"] if "short" in frame else short_hands(frame)).to_numpy(dtype=bool)
     if mask.any():
         rows = np.flatnonzero(mask)
         sub = frame.iloc[rows]
@@ -232,7 +241,7 @@ def infer_settlement(
     A hand *tells* when the kinds' expectations for its winners differ; a
     kind explains it when every winner's reported money is within a cent.
     """
-    mask = short_hands(frame)
+    mask = frame["short"] if "short" in frame else short_hands(frame)
     winners = mask & (frame["owed"] > 0) & frame["reported_money"].notna()
     short_count = int(frame.loc[mask, "hand_key"].nunique())
     if not winners.any():

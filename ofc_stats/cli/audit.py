@@ -9,13 +9,27 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION, ruleset_option
+if TYPE_CHECKING:
+    from ofc_stats.audit.rules_book import RulesBook
+
+from ofc_stats.cli.options import DATA_OPTION
 from ofc_stats.cli.text import terminal_safe
 
 MISMATCH_EXIT = 3
+
+
+def _rules_book(value: str) -> RulesBook:
+    from ofc_stats.audit.rules_book import RulesBook
+    from ofc_stats.errors import OfcError
+
+    try:
+        return RulesBook.load(value)
+    except OfcError as error:  # a bad option value: a usage error, as ruleset_option's
+        raise click.BadParameter(str(error), param_hint="--rules") from None
 
 
 def _say(line: str, to_stderr: bool) -> None:
@@ -28,8 +42,12 @@ def _say(line: str, to_stderr: bool) -> None:
     "--rules",
     "rules_name",
     default=None,
-    metavar="NAME|FILE.toml",
-    help="Audit against this ruleset (a file's [room] table also fixes rake and settlement).",
+    metavar="NAME|FILE.toml|DIR",
+    help=(
+        "Audit against this ruleset, file, or folder of files (--write-rules'): a file "
+        "naming its room and rule string audits those hands only; its [room] table also "
+        "fixes rake and settlement."
+    ),
 )
 @click.option(
     "--out",
@@ -99,15 +117,19 @@ def audit_command(
     from ofc_stats.audit.ledger import ledger, ledger_lines
     from ofc_stats.audit.output import write_mismatches
     from ofc_stats.audit.points import AUDIT_STEPS, audit
-    from ofc_stats.audit.room_rules import load_room_rules
+    from ofc_stats.audit.rules_book import use_book
     from ofc_stats.audit.rules_file import guess_lines, write_rule_files
     from ofc_stats.cli.options import progress_bar
     from ofc_stats.store.views import open_dataset
 
     if write_rules and not guess_rules:
         raise click.UsageError("--write-rules needs --guess-rules")
-    ruleset = ruleset_option(rules_name) if rules_name else None
-    room_rules = load_room_rules(rules_name) if rules_name else None
+    book = _rules_book(rules_name) if rules_name else None
+    # One file or preset for every hand: the ruleset override; else each hand its entry.
+    whole = book is not None and len(book.entries) == 1 and book.entries[0].room is None
+    ruleset = book.entries[0].ruleset if book is not None and whole else None
+    room_rules = book.entries[0].money if book is not None and whole else None
+    money_rules = room_rules if book is None or whole else book.money_for
     to_stderr = out == "-"
     with open_dataset(data) as dataset:
         if guess_rules:
@@ -126,15 +148,24 @@ def audit_command(
                 max_gap_minutes=max_gap,
                 all_fields=all_fields,
                 room_rules=room_rules,
+                book=None if whole else book,
                 progress=advance,
             )
-        book = ledger(dataset, players, alias=alias, rules=room_rules) if players else None
+        accounts = None
+        if players:
+            if book is not None:  # the ledger's money by the same rules as the audit's
+                use_book(dataset, book)
+            try:
+                accounts = ledger(dataset, players, alias=alias, rules=money_rules)
+            finally:
+                if book is not None:
+                    dataset.restore_results()
     if out:
         write_mismatches(report, out, sys.stdout)
     for line in report.lines():
         _say(line, to_stderr)
-    if book is not None:
-        for line in ledger_lines(book):
+    if accounts is not None:
+        for line in ledger_lines(accounts):
             _say(line, to_stderr)
     mismatches = len(report.mismatches)
     if out:

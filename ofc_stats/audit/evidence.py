@@ -1,0 +1,122 @@
+"""One option's evidence: hands rescored under each value, and the value most of them show.
+
+:mod:`ofc_stats.audit.infer` and :mod:`ofc_stats.audit.max_loss` ask the same
+question of every option: rescore every stored hand with one option changed,
+keep the hands where the values disagree (the *telling* hands), and count
+which value each of them supports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pandas as pd
+import pyarrow as pa
+
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.engine.rules import Ruleset
+from ofc_stats.errors import RulesetError
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.recompute import score_batch_files
+from ofc_stats.store.views import OfcData
+
+EPS = 1e-6
+
+
+def base_ruleset(name: str) -> Ruleset:
+    """The preset a stored name means, else plain pineapple (an unknown rule string)."""
+    try:
+        return get_ruleset(name)
+    except RulesetError:
+        return get_ruleset("pineapple")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One option's inferred value and the hands that support and contradict it."""
+
+    option: str
+    value: str  # as written in the TOML file; "" when not observable
+    support: int
+    contradict: int
+    alternatives: dict[str, int] = field(default_factory=dict)  # other value -> support
+    note: str = ""
+
+    @property
+    def tied(self) -> list[str]:
+        return [v for v, n in self.alternatives.items() if n == self.support and self.support]
+
+    def describe(self) -> str:
+        if not self.value:
+            return f"{self.option}: not observable ({self.note})"
+        tie = f"; tied with {', '.join(self.tied)}" if self.tied else ""
+        others = ", ".join(f"{v} {n}" for v, n in self.alternatives.items() if v not in self.tied)
+        others = f"; others: {others}" if others else ""
+        note = f"; {self.note}" if self.note else ""
+        return (
+            f"{self.option} = {self.value}: {self.support} hands support, "
+            f"{self.contradict} contradict{tie}{others}{note}"
+        )
+
+
+def score_all(data: OfcData, lookup: Callable[[str], Ruleset]) -> pd.DataFrame:
+    """hand_key, seat, net_capped of every stored hand under ``lookup``."""
+    dataset = Dataset(data.root)
+    parts = [
+        score_batch_files(dataset, batch, lookup)["results"].select(
+            ["hand_key", "seat", "net_capped", "status"]
+        )
+        for batch in dataset.batches()
+    ]
+    if not parts:
+        return pd.DataFrame(columns=["hand_key", "seat", "net_capped"])
+    frame: pd.DataFrame = pa.concat_tables(parts, promote_options="permissive").to_pandas()
+    return frame[frame["status"].astype(str) == "scored"].drop(columns="status")
+
+
+def candidates(
+    data: OfcData,
+    shown: pd.DataFrame,
+    option: str,
+    values: dict[str, Callable[[Ruleset], Ruleset]],
+    current: dict[str, Ruleset],
+) -> dict[tuple[str, str], dict[str, pd.Series]]:
+    """Per group: per value, whether each hand's shown points match (NaN = cannot tell)."""
+    out: dict[tuple[str, str], dict[str, pd.Series]] = {}
+    for value, change in values.items():
+
+        def lookup(name: str, change: Callable[[Ruleset], Ruleset] = change) -> Ruleset:
+            return change(current.get(name, base_ruleset(name)))
+
+        scored = score_all(data, lookup)
+        merged = shown.merge(scored, on=["hand_key", "seat"])
+        shown_points = merged["shown"]
+        seen = shown_points.notna()
+        merged["ok"] = ((shown_points - merged["net_capped"]).abs() <= EPS) | ~seen
+        merged["seen"] = seen
+        per_hand = merged.groupby(["room", "rules_text", "hand_key"]).agg(
+            ok=("ok", "all"), seen=("seen", "any")
+        )
+        per_hand = per_hand[per_hand["seen"]]
+        for (room, text), hands in per_hand.groupby(level=[0, 1]):
+            out.setdefault((str(room), str(text)), {})[value] = hands["ok"].droplevel([0, 1])
+    return out
+
+
+def pick(option: str, per_value: dict[str, pd.Series], default: str, note: str = "") -> Evidence:
+    """The value explaining the most telling hands (ties go to the room's named value)."""
+    if not per_value:
+        return Evidence(option, "", 0, 0, note=note or "no hand shows it")
+    wide = pd.concat(per_value, axis=1).fillna(False)
+    telling = wide[wide.nunique(axis=1) > 1]
+    support = {v: int(telling[v].sum()) for v in wide.columns}
+    best = max(support, key=lambda v: (support[v], v == default))
+    if not len(telling):
+        return Evidence(option, default, 0, 0, note="no hand tells the values apart; kept")
+    alternatives = {v: n for v, n in support.items() if v != best}
+    return Evidence(option, best, support[best], len(telling) - support[best], alternatives, note)
+
+
+def setter(option: str, value: object) -> Callable[[Ruleset], Ruleset]:
+    return lambda ruleset: ruleset.with_options(**{option: value})

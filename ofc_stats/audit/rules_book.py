@@ -1,0 +1,156 @@
+"""Which rules audit which hands: ``--rules`` as a preset, one TOML file, or a folder of them.
+
+``--write-rules DIR`` writes one file per room and rule string, and names
+them in its ``[room]`` table (``room = "Ppp"``, ``rule_string = "…"``), so
+that ``--rules DIR`` (or one of its files) audits each room and rule string
+with its own options, game and money alike, and leaves the others to their
+own named ruleset and inferred rake.  A file that names no room (written by
+hand) applies to every hand, as a preset does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ofc_stats.audit.room_rules import RoomRules, load_room_rules
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.engine.rules import Ruleset
+from ofc_stats.engine.ruleset_toml import resolve_ruleset
+from ofc_stats.errors import RulesetError
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_files
+from ofc_stats.store.rescore import score_tables
+from ofc_stats.store.schema import RESULTS
+from ofc_stats.store.views import OfcData
+
+
+@dataclass(frozen=True)
+class RulesEntry:
+    """One preset or file: its game rules, its money rules, and the hands it is for."""
+
+    source: str
+    ruleset: Ruleset
+    money: RoomRules | None  # the file's [room] table (None: infer the rake and settlement)
+
+    @property
+    def room(self) -> str | None:
+        return None if self.money is None else self.money.room
+
+    @property
+    def rule_string(self) -> str | None:
+        return None if self.money is None else self.money.rule_string
+
+    def covers(self, room: str, rule_string: str) -> bool:
+        return self.room in (None, room) and self.rule_string in (None, rule_string)
+
+
+@dataclass(frozen=True)
+class RulesBook:
+    entries: tuple[RulesEntry, ...]
+
+    @classmethod
+    def load(cls, name_or_path: str) -> RulesBook:
+        """A preset name, a ruleset TOML file, or a folder of them (``--write-rules``'s)."""
+        folder = Path(name_or_path)
+        if folder.is_dir():
+            files = sorted(folder.glob("*.toml"))
+            if not files:
+                raise RulesetError(f"{folder}: no .toml ruleset file in this folder")
+            return cls(tuple(_entry(str(f)) for f in files))
+        return cls((_entry(name_or_path),))
+
+    def for_hand(self, room: str, rule_string: str) -> RulesEntry | None:
+        """The most specific entry for a room and rule string (room and string, room, any)."""
+        covering = [e for e in self.entries if e.covers(room, rule_string)]
+        if not covering:
+            return None
+        return max(covering, key=lambda e: (e.room is not None, e.rule_string is not None))
+
+    def money_for(self, room: str) -> RoomRules | None:
+        """The [room] table for a room's money (rake and settlement are the room's, not a
+        rule string's): the first file for that room, else a file for every room."""
+        mine = [e.money for e in self.entries if e.money is not None and e.room == room]
+        anywhere = [e.money for e in self.entries if e.money is not None and e.room is None]
+        found = mine or anywhere
+        return found[0] if found else None
+
+    def lookup(self, name: str) -> Ruleset:
+        """A ruleset by name: an entry's (as :meth:`relabel` names hands), else a preset."""
+        for entry in self.entries:
+            if entry.ruleset.name == name:
+                return entry.ruleset
+        return get_ruleset(name)
+
+    def relabel(self, hands: pa.Table) -> pa.Table:
+        """``hands`` (with room and rules_text) with each covered hand's ruleset named as its
+        entry's, for scoring by :meth:`lookup`; room and rules_text dropped.
+
+        Hands are told apart by room and rule string, which the stored ruleset name is
+        not, so the name is replaced rather than the lookup widened.
+        """
+        keys = hands.select(["room", "rules_text", "ruleset"]).to_pandas()
+        keys["rules_text"] = keys["rules_text"].fillna(keys["ruleset"])
+        triples = list(zip(keys["room"], keys["rules_text"], keys["ruleset"], strict=True))
+        chosen = {t: self._name(*t) for t in set(triples)}
+        index = hands.schema.get_field_index("ruleset")
+        named = pa.array([chosen[t] for t in triples], pa.string())
+        return hands.set_column(index, "ruleset", named).drop_columns(["room", "rules_text"])
+
+    def _name(self, room: object, rule_string: object, own: object) -> str | None:
+        entry = self.for_hand(str(room or ""), str(rule_string or ""))
+        if entry is not None:
+            return entry.ruleset.name
+        return None if own is None or own != own else str(own)
+
+    def label(self) -> str:
+        if len(self.entries) == 1 and self.entries[0].room is None:
+            return f"ruleset {self.entries[0].ruleset.name}"
+        parts = [
+            f"{e.ruleset.name} for {e.room or 'every room'}"
+            + (f" · {e.rule_string}" if e.rule_string else "")
+            for e in self.entries
+        ]
+        return "the rules files: " + "; ".join(parts) + " (other hands: their own)"
+
+
+def _entry(name_or_path: str) -> RulesEntry:
+    return RulesEntry(name_or_path, resolve_ruleset(name_or_path), load_room_rules(name_or_path))
+
+
+def use_lookup(data: OfcData, lookup: Callable[[str], Ruleset]) -> None:
+    """Point the connection's ``results`` view at every hand scored by ``lookup`` (by the
+    hand's stored ruleset name); ``data.restore_results()`` undoes it."""
+    dataset = Dataset(data.root)
+    parts = [score_batch_files(dataset, b, lookup)["results"] for b in dataset.batches()]
+    _override(data, parts)
+
+
+def _override(data: OfcData, parts: list[pa.Table]) -> None:
+    table = (
+        pa.concat_tables(parts, promote_options="permissive") if parts else RESULTS.empty_table()
+    )
+    data.connection.register("results_override", table)
+    data.connection.sql("CREATE OR REPLACE VIEW results AS SELECT * FROM results_override")
+
+
+def use_book(data: OfcData, book: RulesBook) -> None:
+    """Point the connection's ``results`` view at every hand scored under its entry's rules.
+
+    Hands no entry covers keep their own named ruleset.
+    """
+    dataset = Dataset(data.root)
+    parts = []
+    for batch in dataset.batches():
+        hands = pq.read_table(
+            dataset.batch_file("hands", batch), columns=[*HAND_COLUMNS, "room", "rules_text"]
+        )
+        seats = pq.read_table(
+            dataset.batch_file("seats", batch), columns=["hand_key", *SEAT_COLUMNS]
+        )
+        parts.append(score_tables(book.relabel(hands), seats, book.lookup).results)
+    _override(data, parts)
