@@ -100,6 +100,10 @@ class Parser(ABC):
         with open(path, "rb") as stream:
             yield from self.parse(stream, source)
 
+    def parse_path_columnar(self, path: str, source: str) -> Iterator[ParseItem]:
+        """Like ``parse_path``, but most hands may come as :class:`ColumnarHands` chunks."""
+        yield from self.parse_path(path, source)
+
 
 def first_line(head: bytes) -> bytes:
     """The first non-blank line of a file's head, byte-order mark and indent dropped."""

@@ -10,27 +10,47 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
+from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.errors import FpdbError
 from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
+from parsers import fast_json
 from parsers.base import BAD_INPUT, ParseItem, Parser, reason_of
+from parsers.hand_columns import HandColumns, Move, SeatRow
 from parsers.swc import street_of
 
 FORMAT = "fpdb"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 VARIANTS = {"ofc": "classic-american", "ofcp": "pineapple"}
 ROW_NAMES = ("top", "middle", "bottom")
+FETCH_ROWS = 2_000  # rows read from SQLite at a time
+CHUNK_HANDS = 2_000  # hands per columnar chunk
+QUERY = "SELECT id, siteHandNo, tableName, rawJson FROM HttpOFCHands ORDER BY id"
+
+
+# Card texts parse_card has read, and what it gave: a lookup skips the call per card.
+_CARD_IDS: dict[str, int] = {}
 
 
 def _cards(values: Any) -> list[int]:
     if isinstance(values, str):
         values = values.split()
-    return [parse_card(str(v)) for v in values or [] if str(v) != "--"]
+    if not values:
+        return []
+    try:
+        return [_CARD_IDS[v] for v in values if v != "--"]  # every card a text seen before
+    except (KeyError, TypeError):
+        pass
+    cards = [parse_card(str(v)) for v in values if str(v) != "--"]
+    for v in values:
+        if isinstance(v, str) and v != "--" and len(_CARD_IDS) < 4096:
+            _CARD_IDS[v] = parse_card(v)
+    return cards
 
 
 def _round(record: dict[str, Any]) -> int:
@@ -50,10 +70,21 @@ def _number(value: Any) -> float | None:
     return number
 
 
-def hand_from_raw(
-    raw: dict[str, Any], table_name: str, source: str, row_id: int | None
-) -> HandRecord:
-    """One rawJson hand model as a HandRecord."""
+class Hand(NamedTuple):
+    """The parts of one rawJson hand model both readers build on."""
+
+    room: str
+    table_id: str
+    room_hand_id: str
+    ruleset: str
+    rules_text: str
+    played_at: datetime | None
+    seats: list[SeatRow]
+    moves: list[Move]
+
+
+def hand_parts(raw: dict[str, Any], table_name: str) -> Hand:
+    """One rawJson hand model read; FpdbError (or a BAD_INPUT error) if it cannot be."""
     variant = raw.get("variant") or {}
     if not isinstance(variant, dict):
         raise FpdbError(f"variant {str(variant)[:40]!r} is not an object")
@@ -78,7 +109,7 @@ def hand_from_raw(
     fantasy = dict.fromkeys(index_of, False)
     dealt_any = dict.fromkeys(index_of, False)
     discards: dict[str, list[int]] = {n: [] for n in index_of}
-    placements = []
+    moves: list[Move] = []
     rounds = raw.get("rounds") or []
     if not isinstance(rounds, list) or not all(isinstance(r, dict) for r in rounds):
         raise FpdbError("rounds is not a list of objects")
@@ -87,16 +118,17 @@ def hand_from_raw(
         if player not in index_of:
             continue
         dealt_any[player] |= bool(record.get("dealt"))
-        placed = {row: _cards((record.get("placed") or {}).get(row)) for row in ROW_NAMES}
-        count = sum(len(cards) for cards in placed.values())
+        placed_rows = record.get("placed") or {}
+        placed = [_cards(placed_rows.get(row)) for row in ROW_NAMES]
+        count = len(placed[0]) + len(placed[1]) + len(placed[2])
         fantasy[player] |= count > 5
         placed_count[player] += count
         street = street_of(placed_count[player], pineapple, fantasy[player])
         seat = index_of[player]
-        for row in ROW_NAMES:
-            placements += [Placement(seat, street, card, row) for card in placed[row]]
+        for row, cards in enumerate(placed):
+            moves += [(seat, street, card, row) for card in cards]
         for card in _cards(record.get("discarded")):
-            placements.append(Placement(seat, street, card, "discard"))
+            moves.append((seat, street, card, DISCARD_CODE))
             discards[player].append(card)
     result = raw.get("result") or {}
     if not isinstance(result, dict):
@@ -105,12 +137,11 @@ def hand_from_raw(
     if not isinstance(settled, dict):
         raise FpdbError("points_settled is not an object")
     seats = []
-    for index, player in enumerate(players):
+    for player in players:
         name_ = str(player.get("name"))
         points = settled.get(name_, player.get("points"))
         seats.append(
-            SeatRecord(
-                seat=index,
+            SeatRow(
                 player=name_,
                 top=tuple(_cards(player.get("top"))),
                 middle=tuple(_cards(player.get("middle"))),
@@ -119,7 +150,6 @@ def hand_from_raw(
                 hero=dealt_any[name_],
                 in_fantasy=fantasy[name_],
                 reported_points=_number(points) if settled else None,
-                stack=None,
             )
         )
     played_at = None
@@ -129,19 +159,53 @@ def hand_from_raw(
             played_at = played_at.replace(tzinfo=None)
         except ValueError:
             played_at = None
-    return HandRecord(
-        format=FORMAT,
+    return Hand(
         room=str(raw.get("site") or "SealsWithClubs"),
         table_id=str(raw.get("table_id") or table_name or ""),
         room_hand_id=str(raw.get("hand_id")),
         ruleset=VARIANTS[name],
-        seats=tuple(seats),
-        placements=tuple(placements),
-        played_at=played_at,
         rules_text=name,
+        played_at=played_at,
+        seats=seats,
+        moves=moves,
+    )
+
+
+def hand_from_raw(
+    raw: dict[str, Any], table_name: str, source: str, row_id: int | None, raw_text: str = ""
+) -> HandRecord:
+    """One rawJson hand model as a HandRecord (``raw_text``: the row's text as stored)."""
+    hand = hand_parts(raw, table_name)
+    return HandRecord(
+        format=FORMAT,
+        room=hand.room,
+        table_id=hand.table_id,
+        room_hand_id=hand.room_hand_id,
+        ruleset=hand.ruleset,
+        seats=tuple(
+            SeatRecord(
+                seat=index,
+                player=seat.player,
+                top=seat.top,
+                middle=seat.middle,
+                bottom=seat.bottom,
+                discards=seat.discards,
+                hero=seat.hero,
+                in_fantasy=seat.in_fantasy,
+                reported_points=seat.reported_points,
+                stack=None,
+            )
+            for index, seat in enumerate(hand.seats)
+        ),
+        placements=tuple(
+            Placement(seat, street, card, DESTINATIONS[dest])
+            for seat, street, card, dest in hand.moves
+        ),
+        played_at=hand.played_at,
+        rules_text=hand.rules_text,
         source_file=source,
         source_line=row_id,
-        raw_text=json.dumps(raw, sort_keys=True),
+        raw_text=raw_text or json.dumps(raw, sort_keys=True),
     )
 
 
@@ -149,6 +213,7 @@ class FpdbParser(Parser):
     name = FORMAT
     description = "fpdb-3 SQLite database (its HttpOFCHands tables)"
     needs_path = True
+    columnar = True
 
     @classmethod
     def sniff(cls, head: bytes, filename: str) -> bool:
@@ -158,37 +223,115 @@ class FpdbParser(Parser):
         raise FpdbError("fpdb databases are read from a file path")
 
     def parse_path(self, path: str, source: str) -> Iterator[ParseItem]:
+        for item in _rows(path, source, json.loads):
+            yield item if isinstance(item, Quarantined) else _record(item, source)
+
+    def parse_path_columnar(self, path: str, source: str) -> Iterator[ParseItem]:
+        """The same hands, decoded with orjson and laid out as columns.
+
+        A hand the columns cannot surely hold, or whose table name is not in
+        its rawJson (a reparse sees only that text), comes out of the record
+        path; columns gathered so far go first, so hands keep the rows' order.
+        """
+        columns = HandColumns(FORMAT, source)
+        for item in _rows(path, source, fast_json.loads):
+            if isinstance(item, _Row) and _add(columns, item):
+                if len(columns) >= CHUNK_HANDS:
+                    yield columns.take()
+                continue
+            if len(columns) and not isinstance(item, Quarantined):
+                yield columns.take()
+            yield item if isinstance(item, Quarantined) else _record(item, source)
+        if len(columns):
+            yield columns.take()
+
+    def hand_from_raw(self, raw_text: str, source: str, line: int, offset: int) -> ParseItem:
+        """One stored rawJson text again through the record path."""
+        return _record(_Row(line, None, "", raw_text, json.loads(raw_text)), source)
+
+
+class _Row(NamedTuple):
+    line: int | None
+    hand_id: str | None
+    table_name: str
+    raw_json: Any
+    raw: Any
+
+
+def _rows(path: str, source: str, loads: Callable[[Any], Any]) -> Iterator[_Row | Quarantined]:
+    """Every HttpOFCHands row, decoded; what cannot be opened or decoded is quarantined."""
+    try:
+        # The path goes through pathname2url, so "#", "?" and "%" in a file
+        # name stay part of the name and never become URI parameters.
+        uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+        connection = sqlite3.connect(uri, uri=True)
+    except (sqlite3.Error, ValueError) as error:
+        yield Quarantined(source, f"cannot open the database: {error}", "")
+        return
+    try:
         try:
-            # The path goes through pathname2url, so "#", "?" and "%" in a file
-            # name stay part of the name and never become URI parameters.
-            uri = f"{Path(path).resolve().as_uri()}?mode=ro"
-            connection = sqlite3.connect(uri, uri=True)
-        except (sqlite3.Error, ValueError) as error:
-            yield Quarantined(source, f"cannot open the database: {error}", "")
+            cursor = connection.execute(QUERY)
+            rows = cursor.fetchmany(FETCH_ROWS)
+        except sqlite3.Error as error:
+            yield Quarantined(source, f"no fpdb-3 OFC tables: {error}", "")
             return
-        try:
-            try:
-                rows = connection.execute(
-                    "SELECT id, siteHandNo, tableName, rawJson FROM HttpOFCHands ORDER BY id"
-                ).fetchall()
-            except sqlite3.Error as error:
-                yield Quarantined(source, f"no fpdb-3 OFC tables: {error}", "")
-                return
+        while rows:
             for row_id, hand_no, table_name, raw_json in rows:
                 line = row_id if isinstance(row_id, int) else None
                 hand_id = None if hand_no is None else str(hand_no)[:200]
                 try:
-                    raw = json.loads(raw_json)
-                    if not isinstance(raw, dict):
-                        raise FpdbError("rawJson is not an object")
-                    yield hand_from_raw(raw, str(table_name or ""), source, line)
+                    raw = loads(raw_json)
                 except json.JSONDecodeError as error:
                     yield Quarantined(
                         source, f"bad rawJson: {error}", str(raw_json), line, hand_id=hand_id
                     )
+                    continue
                 except BAD_INPUT as error:
                     yield Quarantined(
                         source, reason_of(error), str(raw_json), line, hand_id=hand_id
                     )
-        finally:
-            connection.close()
+                    continue
+                yield _Row(line, hand_id, str(table_name or ""), raw_json, raw)
+            rows = cursor.fetchmany(FETCH_ROWS)
+    finally:
+        connection.close()
+
+
+def _raw_text(row: _Row) -> str:
+    """The hand's text as the database holds it (a BLOB as its canonical JSON)."""
+    if isinstance(row.raw_json, str):
+        return row.raw_json
+    return json.dumps(row.raw, sort_keys=True)
+
+
+def _record(row: _Row, source: str) -> HandRecord | Quarantined:
+    try:
+        if not isinstance(row.raw, dict):
+            raise FpdbError("rawJson is not an object")
+        return hand_from_raw(row.raw, row.table_name, source, row.line, _raw_text(row))
+    except BAD_INPUT as error:
+        return Quarantined(
+            source, reason_of(error), str(row.raw_json), row.line, hand_id=row.hand_id
+        )
+
+
+def _add(columns: HandColumns, row: _Row) -> bool:
+    """Put one row's hand in the columns; False if the record path must take it."""
+    if not isinstance(row.raw, dict) or not row.raw.get("table_id"):
+        return False
+    try:
+        hand = hand_parts(row.raw, row.table_name)
+    except BAD_INPUT:
+        return False
+    return columns.add(
+        room=hand.room,
+        table_id=hand.table_id,
+        room_hand_id=hand.room_hand_id,
+        ruleset=hand.ruleset,
+        played_at=hand.played_at,
+        rules_text=hand.rules_text,
+        source_line=row.line,
+        raw_text=_raw_text(row),
+        seats=hand.seats,
+        moves=hand.moves,
+    )

@@ -1,318 +1,324 @@
-"""The open format read in columns: DuckDB parses, unnests and checks whole chunks.
+"""The open format read in columns: msgspec decodes lines, Arrow and NumPy do the rest.
 
-The per-line Python parser (:mod:`parsers.open_format`) is the definition.
-This path takes only lines it can prove ordinary: every scalar of the
-expected JSON type, every card a known spelling, every check of
-:func:`ofc_stats.records.validate_hand` passed in SQL.  Any other line goes
-through the Python parser, which stores it or quarantines it with the exact
-reason, so both paths store the same rows (``tests/test_open_columnar.py``).
+The per-line parser (:meth:`parsers.open_format.OpenFormatParser.parse_lines`)
+is the definition.  This reader takes a line only if it is one ``{...}``
+object that msgspec decodes into the typed structs below (every field of the
+type the definition reads without converting, cards as strings or null, each
+seat's cards given street by street); a chunk's card spellings and
+destinations are looked up in one Arrow call each, and
+:mod:`parsers.columns` checks and lays out the hands.  Any other line, and
+any decoded hand the checks refuse, goes through the definition, in file
+order, so both paths store the same rows (``tests/test_fast_import.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import BinaryIO
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from itertools import chain
+from typing import Any, BinaryIO, Protocol
 
-import duckdb
+import msgspec
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ofc_stats.engine.board import DESTINATIONS
-from ofc_stats.engine.cards import JOKER_1, JOKER_2, card_spellings
-from ofc_stats.engine.presets import ALIASES, PRESETS, normalise_name
-from parsers.base import ColumnarHands
-
-CHUNK_LINES = 10_000
-MEMORY_LIMIT = "256MB"
-NUMBER_OR_NULL = "('UBIGINT', 'BIGINT', 'DOUBLE', 'NULL')"
-STRUCTURE = (
-    '{"ofc_format":"JSON","room":"JSON","table":"JSON","hand_id":"JSON","ruleset":"JSON",'
-    '"rules_text":"JSON","played_at":"JSON","stakes":"JSON","currency":"JSON",'
-    '"seats":[{"player":"JSON","player_id":"JSON","hero":"JSON","in_fantasy":"JSON",'
-    '"stack":"JSON","rows":"JSON","discards":"JSON","result":"JSON",'
-    '"streets":[{"cards":["VARCHAR"],"to":["VARCHAR"]}]}]}'
-)
+from ofc_stats.engine.cards import JOKER_1, JOKER_2, card_spellings, parse_card
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.errors import OfcError
+from ofc_stats.records import HandRecord
+from parsers import columns
+from parsers.base import ColumnarHands, ParseItem
+from parsers.fastlines import Block, Lines, frozen_gc, source_storable
 
 
-def _lookup_tables(connection: duckdb.DuckDBPyConnection) -> None:
-    spellings = card_spellings()
-    for alias in ("X", "X1", "x", "x1"):
-        spellings[alias] = JOKER_1
-    for alias in ("X2", "x2"):
-        spellings[alias] = JOKER_2
-    connection.register(
-        "spellings",
-        pa.table({"text": list(spellings), "id": pa.array(list(spellings.values()), pa.int8())}),
-    )
-    names = {normalise_name(n): n for n in PRESETS} | {
-        normalise_name(a): t for a, t in ALIASES.items()
-    }
-    connection.register(
-        "rulesets",
-        pa.table(
-            {
-                "name": list(names),
-                "canonical": list(names.values()),
-                "max_seats": [PRESETS[t].max_seats for t in names.values()],
-                "deck": [PRESETS[t].deck.size for t in names.values()],
-            }
-        ),
-    )
+class LineParser(Protocol):
+    """What this reader needs of the definition (:class:`parsers.open_format.OpenFormatParser`)."""
+
+    def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]: ...
+
+    def parse_lines(
+        self, lines: Iterable[tuple[int, int, bytes]], source: str
+    ) -> Iterator[ParseItem]: ...
 
 
-SQL = f"""
-CREATE OR REPLACE TEMP TABLE parsed AS
-SELECT line_no, TRY(json_transform(raw, '{STRUCTURE}')) AS h FROM src;
-
-CREATE OR REPLACE TEMP TABLE hands0 AS
-SELECT p.line_no, p.h, r.canonical AS ruleset, r.max_seats, r.deck
-FROM parsed p
-LEFT JOIN rulesets r
-  ON r.name = lower(trim(replace(replace(
-       json_extract_string(p.h.ruleset, '$'), '_', '-'), ' ', '-')))
-WHERE p.h IS NOT NULL
-  AND json_type(p.h.ofc_format) IN ('UBIGINT', 'BIGINT') AND p.h.ofc_format::BIGINT = 1
-  AND json_type(p.h.room) = 'VARCHAR' AND json_type(p.h."table") = 'VARCHAR'
-  AND json_type(p.h.hand_id) = 'VARCHAR' AND json_type(p.h.ruleset) = 'VARCHAR'
-  AND coalesce(json_type(p.h.rules_text), 'VARCHAR') IN ('VARCHAR', 'NULL')
-  AND coalesce(json_type(p.h.currency), 'VARCHAR') IN ('VARCHAR', 'NULL')
-  AND coalesce(json_type(p.h.stakes), 'DOUBLE') IN {NUMBER_OR_NULL}
-  AND coalesce(isfinite(TRY_CAST(p.h.stakes AS DOUBLE)), json_type(p.h.stakes) = 'NULL', true)
-  AND (p.h.played_at IS NULL OR json_type(p.h.played_at) = 'NULL' OR (regexp_full_match(
-       json_extract_string(p.h.played_at, '$'),
-       '\\d{{4}}-\\d\\d-\\d\\d[T ]\\d\\d:\\d\\d(:\\d\\d(\\.\\d{{1,6}})?)?')
-       AND TRY_CAST(json_extract_string(p.h.played_at, '$') AS TIMESTAMP) IS NOT NULL))
-  AND len(p.h.seats) BETWEEN 2 AND 4;
-
-CREATE OR REPLACE TEMP TABLE seats0 AS
-SELECT line_no, unnest(h.seats) AS s, unnest(range(len(h.seats))) AS seat FROM hands0;
-
-CREATE OR REPLACE TEMP TABLE streets0 AS
-SELECT line_no, seat, unnest(s.streets) AS st, unnest(range(len(s.streets))) AS street
-FROM seats0 WHERE s.streets IS NOT NULL;
-
-CREATE OR REPLACE TEMP TABLE cards0 AS
-WITH cards AS (
-  SELECT line_no, seat, street, len(st.cards) = len(st."to") AS paired,
-         unnest(st.cards) AS card, unnest(st."to") AS dest, unnest(range(len(st.cards))) AS pos
-  FROM streets0
-)
-SELECT c.line_no, c.seat, c.street, c.pos, c.paired, c.dest, c.card IS NULL AS hidden, sp.id AS card
-FROM cards c
-LEFT JOIN spellings sp ON sp.text = c.card;
-
-CREATE OR REPLACE TEMP TABLE bad_lines AS
-SELECT line_no FROM seats0
-WHERE s.streets IS NULL OR s.rows IS NOT NULL OR s.discards IS NOT NULL
-   OR json_type(s.player) IS DISTINCT FROM 'VARCHAR'
-   OR coalesce(json_type(s.player_id), 'VARCHAR') NOT IN ('VARCHAR', 'NULL')
-   OR coalesce(json_type(s.hero), 'BOOLEAN') NOT IN ('BOOLEAN', 'NULL')
-   OR coalesce(json_type(s.in_fantasy), 'BOOLEAN') NOT IN ('BOOLEAN', 'NULL')
-   OR coalesce(json_type(s.stack), 'NULL') NOT IN {NUMBER_OR_NULL}
-   OR coalesce(json_type(s.result), 'OBJECT') NOT IN ('OBJECT', 'NULL')
-   OR coalesce(json_type(s.result, '$.points'), 'NULL') NOT IN {NUMBER_OR_NULL}
-   OR coalesce(json_type(s.result, '$.money'), 'NULL') NOT IN {NUMBER_OR_NULL}
-   OR NOT coalesce(isfinite(TRY_CAST(s.stack AS DOUBLE)), json_type(s.stack) = 'NULL', true)
-   OR NOT coalesce(isfinite(TRY_CAST(json_extract(s.result, '$.points') AS DOUBLE)),
-                   json_type(s.result, '$.points') = 'NULL', true)
-   OR NOT coalesce(isfinite(TRY_CAST(json_extract(s.result, '$.money') AS DOUBLE)),
-                   json_type(s.result, '$.money') = 'NULL', true)
-UNION
-SELECT line_no FROM streets0 WHERE st IS NULL OR st.cards IS NULL OR st."to" IS NULL
-   OR street > 127
-UNION
-SELECT line_no FROM cards0
-WHERE NOT paired OR dest IS NULL OR dest NOT IN ('top', 'middle', 'bottom', 'discard')
-   OR (hidden AND dest <> 'discard')
-   OR (NOT hidden AND card IS NULL)
-UNION
-SELECT line_no FROM cards0 WHERE card IS NOT NULL
-GROUP BY line_no HAVING count(*) <> count(DISTINCT card)
-UNION
-SELECT line_no FROM cards0 GROUP BY line_no, seat
-HAVING count(*) FILTER (WHERE dest = 'top') > 3 OR count(*) FILTER (WHERE dest = 'middle') > 5
-    OR count(*) FILTER (WHERE dest = 'bottom') > 5
-UNION
-SELECT h.line_no FROM hands0 h
-WHERE h.ruleset IS NULL OR len(h.h.seats) > h.max_seats
-UNION
-SELECT c.line_no FROM cards0 c JOIN hands0 h USING (line_no) WHERE c.card >= h.deck;
-
-CREATE OR REPLACE TEMP TABLE good AS
-SELECT h.*, s.off, s.raw FROM hands0 h JOIN src s USING (line_no)
-WHERE h.line_no NOT IN (SELECT line_no FROM bad_lines);
-
-CREATE OR REPLACE TEMP TABLE seat_cards AS
-SELECT c.line_no, c.seat,
-  list(c.card ORDER BY c.street, c.pos) FILTER (WHERE c.dest = 'top') AS top,
-  list(c.card ORDER BY c.street, c.pos) FILTER (WHERE c.dest = 'middle') AS middle,
-  list(c.card ORDER BY c.street, c.pos) FILTER (WHERE c.dest = 'bottom') AS bottom,
-  list(c.street ORDER BY c.street, c.pos) FILTER (WHERE c.dest = 'top') AS top_streets,
-  list(c.street ORDER BY c.street, c.pos) FILTER (WHERE c.dest = 'middle') AS middle_streets,
-  list(c.street ORDER BY c.street, c.pos) FILTER (WHERE c.dest = 'bottom') AS bottom_streets,
-  CASE WHEN count(*) FILTER (WHERE c.dest = 'discard' AND c.card IS NULL) > 0 THEN NULL
-       ELSE coalesce(list(c.card ORDER BY c.street, c.pos)
-                     FILTER (WHERE c.dest = 'discard' AND c.card IS NOT NULL), []) END AS discards,
-  count(c.card) AS cards_seen
-FROM cards0 c SEMI JOIN good g ON g.line_no = c.line_no
-GROUP BY c.line_no, c.seat;
-
-CREATE OR REPLACE TEMP TABLE seat_rows AS
-SELECT s.line_no, s.seat,
-  json_extract_string(s.s.player, '$') AS player,
-  json_extract_string(s.s.player_id, '$') AS player_id,
-  coalesce(s.s.hero::BOOLEAN, false) AS hero,
-  coalesce(s.s.in_fantasy::BOOLEAN, false) AS in_fantasy,
-  coalesce(sc.top, []) AS top,
-  coalesce(sc.middle, []) AS middle,
-  coalesce(sc.bottom, []) AS bottom,
-  list_concat(coalesce(sc.top_streets, []), coalesce(sc.middle_streets, []),
-              coalesce(sc.bottom_streets, [])) AS board_streets,
-  CASE WHEN sc.line_no IS NULL THEN [] ELSE sc.discards END AS discards,
-  coalesce(sc.cards_seen, 0) AS cards_seen,
-  json_extract(s.s.result, '$.points')::DOUBLE AS reported_points,
-  json_extract(s.s.result, '$.money')::DOUBLE AS reported_money,
-  s.s.stack::DOUBLE AS stack
-FROM seats0 s
-SEMI JOIN good g ON g.line_no = s.line_no
-LEFT JOIN seat_cards sc ON sc.line_no = s.line_no AND sc.seat = s.seat;
-"""
-
-HANDS_SQL = """
-WITH agg AS (
-  SELECT line_no,
-    bool_and(len(top) = 3 AND len(middle) = 5 AND len(bottom) = 5) AS complete,
-    left(md5(string_agg(player || chr(31) || array_to_string(top, ',') || '|'
-         || array_to_string(middle, ',') || '|' || array_to_string(bottom, ',') || '|'
-         || coalesce(array_to_string(discards, ','), ''), ';' ORDER BY seat)), 16) AS fingerprint
-  FROM seat_rows GROUP BY line_no
-)
-SELECT 'open:' || json_extract_string(g.h.room, '$') || ':' || json_extract_string(g.h."table", '$')
-         || ':' || json_extract_string(g.h.hand_id, '$') AS hand_key,
-  'open' AS format,
-  json_extract_string(g.h.room, '$') AS room,
-  json_extract_string(g.h."table", '$') AS table_id,
-  json_extract_string(g.h.hand_id, '$') AS room_hand_id,
-  TRY_CAST(json_extract_string(g.h.played_at, '$') AS TIMESTAMP) AS played_at,
-  json_extract_string(g.h.rules_text, '$') AS rules_text,
-  g.ruleset,
-  len(g.h.seats)::TINYINT AS seat_count,
-  a.complete,
-  g.h.stakes::DOUBLE AS stakes,
-  json_extract_string(g.h.currency, '$') AS currency,
-  $source AS source_file,
-  g.line_no AS source_line,
-  g.off AS source_offset,
-  g.raw AS raw_text,
-  a.fingerprint,
-  '' AS batch
-FROM good g JOIN agg a USING (line_no)
-ORDER BY g.line_no
-"""
-
-SEATS_SQL = """
-SELECT h.hand_key, s.seat::TINYINT AS seat, s.player, s.player_id, s.hero, s.in_fantasy,
-  CASE WHEN s.in_fantasy AND s.discards IS NOT NULL THEN s.cards_seen END::TINYINT AS fantasy_cards,
-  s.top, s.middle, s.bottom, list_concat(s.top, s.middle, s.bottom) AS board, s.board_streets,
-  s.discards, s.reported_points, s.reported_money, s.stack, s.line_no AS source_line
-FROM seat_rows s JOIN hand_keys h USING (line_no)
-ORDER BY s.line_no, s.seat
-"""
-
-PLACEMENTS_SQL = """
-SELECT h.hand_key, c.seat::TINYINT AS seat, c.street::TINYINT AS street, c.card,
-  c.dest AS destination, c.line_no AS source_line
-FROM cards0 c JOIN hand_keys h USING (line_no)
-WHERE c.card IS NOT NULL
-ORDER BY c.line_no, c.seat, c.street, c.pos
-"""
+BLOCK_BYTES = 4 << 20
+CHUNK_HANDS = 8192
+MAX_FAST_BYTES = 1 << 20
 
 
-def _boards(lists: pa.ChunkedArray) -> pa.Array:
-    """13 small ints per complete board (card ids, or streets) as fixed 13-byte values.
+def _spellings() -> pa.Array:
+    """Every card text read with one dict lookup, and the jokers' short names."""
+    texts = [*card_spellings(), "X", "X1", "x", "x1", "X2", "x2"]
+    ids = [parse_card(text) for text in texts]  # the definition's reading of each
+    assert JOKER_1 in ids and JOKER_2 in ids
+    return pa.array(texts, pa.string()), pa.array(ids, pa.int64())
 
-    Null where the list is not 13 long.
+
+_CARD_TEXTS, _CARD_IDS = _spellings()
+_DESTINATIONS = pa.array(DESTINATIONS, pa.string())
+
+
+class _Street(msgspec.Struct, gc=False):
+    cards: list[str | None]
+    to: list[str]
+
+
+class _Result(msgspec.Struct, gc=False):
+    points: float | None = None
+    money: float | None = None
+
+
+class _Seat(msgspec.Struct, gc=False):
+    player: str = ""
+    player_id: str | None = None
+    hero: bool = False
+    in_fantasy: bool = False
+    stack: float | None = None
+    streets: list[_Street] | None = None
+    rows: None = None  # the final-rows form is the definition's to read
+    discards: Any = None  # read only in the final-rows form
+    result: _Result | None = None
+
+
+class _Hand(msgspec.Struct, gc=False):
+    ofc_format: int
+    room: str
+    table: str | int
+    hand_id: str | int
+    ruleset: str
+    seats: list[_Seat]
+    played_at: str | None = None
+    rules_text: str | None = None
+    stakes: float | None = None
+    currency: str | None = None
+
+
+_DECODE = msgspec.json.Decoder(_Hand).decode
+_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError)
+
+
+@dataclass
+class _Chunk:
+    hands: list[_Hand] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    offsets: list[int] = field(default_factory=list)
+    data: bytes = b""
+    starts: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)  # the text's end
+    line_ends: list[int] = field(default_factory=list)  # the line's, newline included
+
+
+def read_columnar(
+    parser: LineParser, stream: BinaryIO, source: str, played_at: Callable[[Any], datetime]
+) -> Iterator[ParseItem]:
+    """Every item the per-line parser yields for ``stream``, most hands as ColumnarHands.
+
+    ``played_at`` is the definition's reading of a ``played_at`` text.
     """
-    array = lists.combine_chunks()
-    offsets = np.asarray(array.offsets)
-    values = np.asarray(array.values.fill_null(0), dtype=np.int8)
-    lengths = np.diff(offsets)
-    complete = lengths == 13
-    data = np.zeros((len(array), 13), dtype=np.int8)
-    starts = offsets[:-1][complete]
-    data[complete] = values[starts[:, None] + np.arange(13)]
-    mask = pa.array(~complete)
-    binary = pa.FixedSizeBinaryArray.from_buffers(
-        pa.binary(13), len(array), [None, pa.py_buffer(data.tobytes())]
-    )
-    return pa.compute.if_else(mask, pa.nulls(len(array), pa.binary(13)), binary)
+    if not source_storable(source):
+        yield from parser.parse(stream, source)
+        return
+    yield from _Reader(parser, source, played_at).run(stream)
 
 
-def _table(
-    connection: duckdb.DuckDBPyConnection, query: str, params: dict[str, str] | None = None
-) -> pa.Table:
-    table = connection.sql(query, params=params).to_arrow_table()
-    assert table is not None
-    return table
+class _Reader:
+    def __init__(
+        self, parser: LineParser, source: str, played_at: Callable[[Any], datetime]
+    ) -> None:
+        self.parser = parser
+        self.played_at = played_at
+        self.source = source
+        self.chunk = _Chunk()
+        self.rulesets: dict[str, tuple[str, int, int] | None] = {}
+        self.out: list[ParseItem] = []
+
+    def run(self, stream: BinaryIO) -> Iterator[ParseItem]:
+        for block in Lines(stream, BLOCK_BYTES, MAX_FAST_BYTES, pretty=False):
+            with frozen_gc():  # never across a yield
+                self.block(block)
+            out, self.out = self.out, []
+            yield from out
+
+    def slow_line(self, block: Block, index: int) -> None:
+        line = (block.number(index), block.offset(index), block.raw(index))
+        for item in self.parser.parse_lines([line], self.source):
+            if isinstance(item, HandRecord):
+                self.flush()
+            self.out.append(item)
+
+    def block(self, block: Block) -> None:
+        firsts, starts, ends, others = block.first, block.start, block.end, block.others
+        line_ends, broken = block.line_end, block.broken
+        data = block.data
+        view = memoryview(data)
+        chunk = self.chunk
+        chunk.data = data
+        other = 0
+        for index, first in enumerate(firsts):
+            while other < len(others) and others[other] < first:
+                self.slow_line(block, others[other])
+                chunk = self.chunk  # a record hand flushes the chunk
+                other += 1
+            try:
+                if index in broken:
+                    raise UnicodeDecodeError("utf-8", b"", 0, 1, "not UTF-8")
+                hand = _DECODE(view[starts[index] : ends[index]])
+            except _DECODE_ERRORS:
+                self.slow_line(block, first)
+                chunk = self.chunk  # a record hand flushes the chunk
+                continue
+            chunk.hands.append(hand)
+            chunk.lines.append(block.first_number + first)
+            chunk.offsets.append(block.first_offset + starts[index])
+            chunk.starts.append(starts[index])
+            chunk.ends.append(ends[index])
+            chunk.line_ends.append(line_ends[index])
+            if len(chunk.hands) >= CHUNK_HANDS:
+                self.flush()
+                chunk = self.chunk
+        for index in others[other:]:
+            self.slow_line(block, index)
+            chunk = self.chunk  # a record hand flushes the chunk
+        self.flush()
+
+    def flush(self) -> None:
+        chunk, self.chunk = self.chunk, _Chunk(data=self.chunk.data)
+        if chunk.hands:
+            built, referred = self.columns(chunk)
+            self.out += columns.in_order(built, referred, lambda index: self.referred(chunk, index))
+
+    def referred(self, chunk: _Chunk, index: int) -> ParseItem:
+        """A hand of the chunk the checks refused, through the definition."""
+        raw = chunk.data[chunk.starts[index] : chunk.line_ends[index]]
+        line = (chunk.lines[index], chunk.offsets[index], raw)
+        items = list(self.parser.parse_lines([line], self.source))
+        assert len(items) == 1
+        return items[0]
+
+    def ruleset(self, name: str) -> tuple[str, int, int] | None:
+        if name not in self.rulesets:
+            try:
+                preset = get_ruleset(name)
+                self.rulesets[name] = (preset.name, preset.max_seats, preset.deck.size)
+            except OfcError:
+                self.rulesets[name] = None
+        return self.rulesets[name]
+
+    def columns(self, chunk: _Chunk) -> tuple[ColumnarHands | None, list[int]]:
+        hands = chunk.hands
+        count = len(hands)
+        referred = np.fromiter((h.ofc_format != 1 for h in hands), bool, count)
+        seat_counts = np.fromiter((len(h.seats) for h in hands), np.int64, count)
+        seats = [seat for hand in hands for seat in hand.seats]
+        hand_of_seat = np.repeat(np.arange(count), seat_counts)
+        first_seat = np.cumsum(seat_counts) - seat_counts
+        position = np.arange(len(seats)) - first_seat[hand_of_seat]
+
+        # Cards street by street, flattened by C loops (chain, map): no Python per card.
+        street_lists = [seat.streets or () for seat in seats]
+        street_counts = np.fromiter(map(len, street_lists), np.int64, len(seats))
+        steps = list(chain.from_iterable(street_lists))
+        card_lists = [step.cards for step in steps]
+        to_lists = [step.to for step in steps]
+        sizes = np.fromiter(map(len, card_lists), np.int64, len(steps))
+        to_sizes = np.fromiter(map(len, to_lists), np.int64, len(steps))
+        street_seat = np.repeat(np.arange(len(seats)), street_counts)
+        street_index = np.arange(len(steps)) - np.repeat(
+            np.cumsum(street_counts) - street_counts, street_counts
+        )
+        unpaired = sizes != to_sizes
+        if unpaired.any():  # the hand is the definition's; its cards are left out here
+            referred |= columns.any_of(hand_of_seat[street_seat], unpaired, count)
+            paired = np.flatnonzero(~unpaired).tolist()
+            card_lists = [card_lists[i] for i in paired]
+            to_lists = [to_lists[i] for i in paired]
+            sizes, street_seat, street_index = (
+                sizes[~unpaired],
+                street_seat[~unpaired],
+                street_index[~unpaired],
+            )
+        card_texts = list(chain.from_iterable(card_lists))
+        destinations = list(chain.from_iterable(to_lists))
+        card_seat_array = np.repeat(street_seat, sizes)
+        card_street = np.repeat(street_index, sizes)
+        text_array = pa.array(card_texts, pa.string())
+        where = pc.index_in(text_array, value_set=_CARD_TEXTS)
+        card = np.asarray(pc.fill_null(pc.take(_CARD_IDS, where), -1), dtype=np.int64)
+        destination = pc.index_in(pa.array(destinations, pa.string()), value_set=_DESTINATIONS)
+        destination_ids = np.asarray(pc.fill_null(destination, -1), dtype=np.int64)
+        hidden = np.asarray(text_array.is_null(), dtype=bool)
+        wrong = (destination_ids < 0) | (card < 0) & ~hidden
+        wrong |= hidden & (destination_ids != columns.DISCARD)
+        referred |= columns.any_of(hand_of_seat[card_seat_array], wrong, count)
+        discards_known = ~columns.any_of(card_seat_array, hidden, len(seats))
+        placed = ~hidden & ~wrong
+
+        rulesets = [self.ruleset(h.ruleset) for h in hands]
+        referred |= np.fromiter((r is None for r in rulesets), bool, count)
+        played_at, bad_date = _times([h.played_at for h in hands], self.played_at)
+        referred |= bad_date
+        results = [s.result for s in seats]
+        hand_columns = columns.HandColumns(
+            room=[h.room for h in hands],
+            table_id=[str(h.table) for h in hands],
+            room_hand_id=[str(h.hand_id) for h in hands],
+            played_at=played_at,
+            rules_text=[h.rules_text for h in hands],
+            ruleset=[r[0] if r else "" for r in rulesets],
+            max_seats=np.fromiter((r[1] if r else 0 for r in rulesets), np.int64, count),
+            deck=np.fromiter((r[2] if r else 0 for r in rulesets), np.int64, count),
+            stakes=[h.stakes for h in hands],
+            currency=[h.currency for h in hands],
+            line=np.array(chunk.lines, dtype=np.int64),
+            offset=np.array(chunk.offsets, dtype=np.int64),
+            raw_text=columns.texts(chunk.data, chunk.starts, chunk.ends),
+        )
+        seat_columns = columns.SeatColumns(
+            hand=hand_of_seat,
+            seat=position,
+            player=[s.player for s in seats],
+            player_id=[s.player_id for s in seats],
+            hero=[s.hero for s in seats],
+            in_fantasy=[s.in_fantasy for s in seats],
+            points=[None if r is None else r.points for r in results],
+            money=[None if r is None else r.money for r in results],
+            stack=[s.stack for s in seats],
+            discards_known=discards_known,
+        )
+        card_columns = columns.CardColumns(
+            seat=card_seat_array[placed],
+            destination=destination_ids[placed],
+            street=card_street[placed],
+            card=card[placed],
+        )
+        referred |= columns.refused(hand_columns, seat_columns, card_columns)
+        picks = np.flatnonzero(referred).tolist()
+        if referred.all():
+            return None, picks
+        if referred.any():
+            hand_columns, seat_columns, card_columns = columns.select(
+                hand_columns, seat_columns, card_columns, ~referred
+            )
+        built = columns.build("open", self.source, hand_columns, seat_columns, card_columns)
+        return built, picks
 
 
-def convert(connection: duckdb.DuckDBPyConnection, source: str) -> tuple[ColumnarHands, list[int]]:
-    """Run the pipeline on the registered ``src`` table; returns tables and slow line numbers."""
-    connection.execute(SQL)
-    hands = _table(connection, HANDS_SQL, {"source": source})
-    connection.register(
-        "hand_keys",
-        hands.select(["hand_key"]).append_column("line_no", hands.column("source_line")),
-    )
-    seats = _table(connection, SEATS_SQL)
-    seats = seats.set_column(
-        seats.schema.get_field_index("board"), "board", _boards(seats["board"])
-    )
-    seats = seats.set_column(
-        seats.schema.get_field_index("board_streets"),
-        "board_streets",
-        _boards(seats["board_streets"]),
-    )
-    placements = _table(connection, PLACEMENTS_SQL)
-    destination = pa.DictionaryArray.from_arrays(
-        pa.compute.index_in(
-            placements["destination"].combine_chunks(), pa.array(DESTINATIONS)
-        ).cast(pa.int8()),
-        pa.array(DESTINATIONS),
-    )
-    placements = placements.set_column(4, "destination", destination)
-    good = set(hands.column("source_line").to_pylist())
-    all_lines = connection.execute("SELECT line_no FROM src").fetchnumpy()["line_no"]
-    slow = [int(n) for n in all_lines if int(n) not in good]
-    # Column order and names are the dataset's; the importer casts to its schema.
-    return ColumnarHands(hands=hands, seats=seats, placements=placements), slow
-
-
-def read_chunks(
-    stream: BinaryIO, chunk_lines: int = CHUNK_LINES
-) -> Iterator[tuple[list[int], list[int], list[bytes]]]:
-    """(line numbers, byte offsets, raw lines) of non-blank lines, a chunk at a time."""
-    numbers: list[int] = []
-    offsets: list[int] = []
-    raws: list[bytes] = []
-    offset = 0
-    for number, raw in enumerate(stream, start=1):
-        if raw.strip():
-            numbers.append(number)
-            offsets.append(offset)
-            raws.append(raw)
-        offset += len(raw)
-        if len(raws) >= chunk_lines:
-            yield numbers, offsets, raws
-            numbers, offsets, raws = [], [], []
-    if raws:
-        yield numbers, offsets, raws
-
-
-def connect() -> duckdb.DuckDBPyConnection:
-    connection = duckdb.connect()
-    connection.execute("SET threads TO 1")  # one core, as the benchmark promises
-    connection.execute("SET enable_progress_bar = false")  # ours is the import's
-    connection.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")  # bounded, spills past it
-    _lookup_tables(connection)
-    return connection
+def _times(
+    texts: list[str | None], played_at_of: Callable[[Any], datetime]
+) -> tuple[pa.Array, columns.Bools]:
+    """The definition's reading of each ``played_at`` (it is cheap), and where it fails."""
+    values: list[datetime | None] = []
+    bad = np.zeros(len(texts), dtype=bool)
+    for index, text in enumerate(texts):
+        if not text:
+            values.append(None)
+            continue
+        try:
+            values.append(played_at_of(text))
+        except (OfcError, ValueError, OverflowError):
+            values.append(None)
+            bad[index] = True
+    return pa.array(values, pa.timestamp("us")), bad

@@ -14,8 +14,6 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any, BinaryIO
 
-import pyarrow as pa
-
 from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.cards import format_card, parse_card
 from ofc_stats.engine.presets import get_ruleset
@@ -117,6 +115,17 @@ def _seat(index: int, data: Any, where: str) -> tuple[SeatRecord, list[Placement
     return seat, placements
 
 
+def played_at_of(value: Any) -> datetime:
+    """An ISO 8601 time as naive local time (a zone, if given, converted away)."""
+    try:
+        played_at = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        raise OpenFormatError(f"played_at {value!r} is not ISO 8601") from None
+    if played_at.tzinfo is not None:
+        played_at = played_at.astimezone(tz=None).replace(tzinfo=None)
+    return played_at
+
+
 def hand_from_json(data: Any, source: str, line: int, offset: int, raw: str) -> HandRecord:
     where = f"{source}:{line}"
     if not isinstance(data, dict) or data.get("ofc_format") != VERSION:
@@ -131,14 +140,7 @@ def hand_from_json(data: Any, source: str, line: int, offset: int, raw: str) -> 
         seat, seat_placements = _seat(index, seat_data, where)
         seats.append(seat)
         placements += seat_placements
-    played_at = None
-    if data.get("played_at"):
-        try:
-            played_at = datetime.fromisoformat(str(data["played_at"]).replace("Z", "+00:00"))
-        except ValueError:
-            raise OpenFormatError(f"played_at {data['played_at']!r} is not ISO 8601") from None
-        if played_at.tzinfo is not None:
-            played_at = played_at.astimezone(tz=None).replace(tzinfo=None)
+    played_at = played_at_of(data["played_at"]) if data.get("played_at") else None
     return HandRecord(
         format=FORMAT,
         room=str(data["room"]),
@@ -244,42 +246,9 @@ class OpenFormatParser(Parser):
         return hand_from_json(json.loads(raw_text), source, line, offset, raw_text)
 
     def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-        import duckdb
+        from parsers.open_columnar import read_columnar
 
-        from parsers.open_columnar import connect, convert, read_chunks
-
-        connection = connect()
-        try:
-            for numbers, offsets, raws in read_chunks(stream):
-                texts, slow = [], []
-                for number, start, raw in zip(numbers, offsets, raws, strict=True):
-                    try:
-                        texts.append((number, start, raw.decode("utf-8").rstrip("\r\n")))
-                    except UnicodeDecodeError:
-                        slow.append((number, start, raw))
-                src = pa.table(
-                    {
-                        "line_no": pa.array([t[0] for t in texts], pa.int64()),
-                        "off": pa.array([t[1] for t in texts], pa.int64()),
-                        "raw": pa.array([t[2] for t in texts], pa.string()),
-                    }
-                )
-                connection.register("src", src)
-                try:
-                    chunk, slow_lines = convert(connection, source)
-                except duckdb.Error:  # a line DuckDB cannot take: all go the per-line way
-                    slow_lines = [t[0] for t in texts]
-                else:
-                    if chunk.hands.num_rows:
-                        yield chunk
-                lookup = {
-                    number: (start, raw)
-                    for number, start, raw in zip(numbers, offsets, raws, strict=True)
-                }
-                slow += [(n, *lookup[n]) for n in slow_lines]
-                yield from self.parse_lines(sorted(slow), source)
-        finally:
-            connection.close()
+        yield from read_columnar(self, stream, source, played_at_of)
 
     def parse_lines(
         self, lines: Iterable[tuple[int, int, bytes]], source: str

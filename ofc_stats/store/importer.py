@@ -147,8 +147,9 @@ class Importer:
         columnar = parser.columnar and self.columnar and self.ruleset is None
         try:
             if parser.needs_path:
+                read = parser.parse_path_columnar if columnar else parser.parse_path
                 with real_path(source) as path:
-                    self._consume(parser.parse_path(path, source.name), file, parser)
+                    self._consume(read(path, source.name), file, parser)
                 self.on_bytes(source.size)
             else:
                 with open_utf8(source) as raw:

@@ -1,0 +1,161 @@
+"""SwC and fpdb import speed against the decode floor, measured in the same run.
+
+    .venv/bin/python bench/import_swc.py [--hands 5000] [--repeat 3]
+
+Writes a snapshot-heavy SwC capture (tests/swcgen.py: one GameState line per
+placement, ~21 lines a hand) and an fpdb-3 database of the same hands, then,
+each in a fresh child process, ``--repeat`` times:
+
+* import: ``import_paths`` into an empty dataset (columnar readers, the default);
+* record: the same with ``columnar=False`` (the record path, the definition);
+* parse: the parser's columnar reader alone, no importer (the parser's share);
+* floor: for SwC orjson decoding every line; for fpdb the raw ``SELECT`` of the
+  same rows through sqlite3, and that SELECT plus orjson decoding each rawJson.
+
+It prints medians of wall and CPU seconds (CPU time is steadier on a shared
+host), hands/s, and each figure's ratio to the floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from handgen import random_records  # noqa: E402
+from swcgen import FPDB_DDL, raw_json, snapshots  # noqa: E402
+
+CHILD = """
+import json, sqlite3, sys, time
+import orjson
+from ofc_stats.store.importer import import_paths
+from parsers.base import ColumnarHands
+from parsers.registry import get_parser
+kind, fmt, path, data = sys.argv[1:5]
+wall, cpu = time.perf_counter(), time.process_time()  # after the imports: not the modules' load
+if kind in ("import", "record"):
+    summary = import_paths([path], data, format_name=fmt, columnar=kind == "import")
+    count = summary.stored
+elif kind == "parse":
+    parser = get_parser(fmt)()
+    if fmt == "fpdb":
+        items = parser.parse_path_columnar(path, "bench")
+    else:
+        items = parser.parse_columnar(open(path, "rb"), "bench")
+    count = 0
+    for item in items:
+        count += item.hands.num_rows if isinstance(item, ColumnarHands) else 1
+elif kind == "floor-lines":
+    with open(path, "rb") as stream:
+        for line in stream:
+            orjson.loads(line)
+        count = int(sys.argv[5])
+elif kind in ("floor-select", "floor-select-decode"):
+    connection = sqlite3.connect(path)
+    cursor = connection.execute(
+        "SELECT id, siteHandNo, tableName, rawJson FROM HttpOFCHands ORDER BY id"
+    )
+    count = 0
+    decode = kind == "floor-select-decode"
+    while rows := cursor.fetchmany(2000):
+        count += len(rows)
+        if decode:
+            for row in rows:
+                orjson.loads(row[3])
+print(json.dumps({"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu,
+                  "count": count}))
+"""
+
+
+def write_files(folder: Path, hands: int) -> tuple[Path, Path]:
+    swc, fpdb = folder / "capture.jsonl", folder / "fpdb.db3"
+    connection = sqlite3.connect(fpdb)
+    connection.executescript(FPDB_DDL)
+    insert = "INSERT INTO HttpOFCHands (site, siteHandNo, tableName, rawJson) VALUES (?, ?, ?, ?)"
+    with swc.open("w", encoding="utf-8") as out:
+        for start in range(0, hands, 5_000):
+            records = random_records(min(5_000, hands - start), seed=2026 + start)
+            for index, record in enumerate(records, start=start):
+                out.write("\n".join(snapshots(record, gi=index + 1, ti=1)) + "\n")
+                raw = raw_json(record)
+                raw["hand_id"] = index + 1
+                connection.execute(insert, ("SealsWithClubs", str(index + 1), "t", json.dumps(raw)))
+    connection.commit()
+    connection.close()
+    return swc, fpdb
+
+
+def measure(kind: str, fmt: str, path: Path, folder: Path, hands: int) -> dict[str, float]:
+    data = folder / "data"
+    shutil.rmtree(data, ignore_errors=True)
+    result = subprocess.run(
+        [sys.executable, "-c", CHILD, kind, fmt, str(path), str(data), str(hands)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    figures: dict[str, float] = json.loads(result.stdout.strip().splitlines()[-1])
+    if kind in ("import", "record"):
+        assert figures["count"] == hands, figures
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=5_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="ofc-bench-swc-"))
+    try:
+        swc, fpdb = write_files(folder, args.hands)
+        print(
+            f"{args.hands:,} hands: swc {os.path.getsize(swc) / 1e6:.1f} MB, "
+            f"fpdb {os.path.getsize(fpdb) / 1e6:.1f} MB; load average {os.getloadavg()[0]:.2f}; "
+            f"medians of {args.repeat}",
+            flush=True,
+        )
+        plan = {
+            "swc": (swc, ["floor-lines", "import", "record", "parse"]),
+            "fpdb": (fpdb, ["floor-select", "floor-select-decode", "import", "record", "parse"]),
+        }
+        header = ("format", "run", "wall s", "cpu s", "hands/s", "× floor (wall)", "× floor (cpu)")
+        print("\n{:<6} {:<20} {:>7} {:>7} {:>9} {:>15} {:>14}".format(*header))
+        for fmt, (path, kinds) in plan.items():
+            runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
+            for _ in range(args.repeat):  # interleaved, so drifting load hits every kind alike
+                for kind in kinds:
+                    runs[kind].append(measure(kind, fmt, path, folder, args.hands))
+            wall = {k: statistics.median(r["wall"] for r in v) for k, v in runs.items()}
+            cpu = {k: statistics.median(r["cpu"] for r in v) for k, v in runs.items()}
+            floor = kinds[0]
+            for kind in kinds:
+                print(
+                    f"{fmt:<6} {kind:<20} {wall[kind]:>7.2f} {cpu[kind]:>7.2f} "
+                    f"{args.hands / wall[kind]:>9,.0f} {wall[kind] / wall[floor]:>15.1f} "
+                    f"{cpu[kind] / cpu[floor]:>14.1f}"
+                )
+            share = (cpu["import"] - cpu["parse"]) / cpu["import"]
+            print(
+                f"{fmt:<6} import {args.hands / wall['import']:,.0f} hands/s "
+                f"(goal 20,000), {wall['import'] / wall[floor]:.1f}x the {floor} floor; "
+                f"record path {args.hands / wall['record']:,.0f} hands/s; "
+                f"the importer's share of import CPU {share:.0%}",
+                flush=True,
+            )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""A stream as blocks of whole lines, each line classified by NumPy: what the fast readers scan.
+
+The fast readers walk objects, not bytes: for each line they need its kind
+(blank, ``{``, ``}``, one ``{...}`` object, anything else), where it starts
+and where its text ends, and for a ``{`` line the next line that starts with
+a brace.  One pass of vectorised comparisons over a block gives all of it.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import BinaryIO
+
+import numpy as np
+import pyarrow as pa
+
+# What ``str.strip()`` removes that is ASCII: a line of only these is blank to the definition.
+_BLANK_BYTES = np.zeros(256, dtype=bool)
+_BLANK_BYTES[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+
+
+@contextmanager
+def frozen_gc() -> Iterator[None]:
+    """No cyclic garbage collection while a chunk is built (its objects hold no cycles).
+
+    Disabling alone only defers the work: the first allocation after
+    ``gc.enable()`` would scan everything made meanwhile.  ``gc.freeze()``
+    resets that count and ``gc.unfreeze()`` hands the objects to the oldest
+    generation, which is what a collection would have done with them.  A
+    process that froze objects itself keeps them frozen (plain disable then).
+    """
+    enabled = gc.isenabled()
+    ours = gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        yield
+    finally:
+        if ours:
+            gc.freeze()
+            gc.unfreeze()
+        if enabled:
+            gc.enable()
+
+
+def source_storable(source: str) -> bool:
+    """Whether the file name is valid Unicode (validate_hand refuses every hand otherwise)."""
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8, checked by Arrow without making a str."""
+    offsets = pa.py_buffer(np.array([0, len(data)], dtype=np.int64).tobytes())
+    try:
+        pa.LargeStringArray.from_buffers(1, offsets, pa.py_buffer(data)).validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
+class Block:
+    """Whole lines of a stream, reduced to what a reader walks: objects and other lines.
+
+    ``first``/``last`` are the lines of each candidate object (a ``{...}``
+    line, or a line that is exactly ``{`` up to the next line starting with
+    a brace when that one is exactly ``}``, with no blank line between and
+    at most ``max_object`` bytes); ``start``/``end`` its bytes (text end:
+    newline and CR excluded).  ``others`` are the non-blank lines outside
+    every candidate, and ``open_tail`` a ``{`` line with no brace line after
+    it in the block (its object may end in the next one), or -1.  Not
+    ``pretty`` (JSON Lines): only one-line objects are candidates and every
+    other line, blank or not, is in ``others``.
+    """
+
+    def __init__(
+        self,
+        data: bytes,
+        first_number: int,
+        first_offset: int,
+        at_eof: bool,
+        max_object: int,
+        pretty: bool = True,
+    ) -> None:
+        self.data, self.first_number, self.first_offset = data, first_number, first_offset
+        self.at_eof = at_eof
+        raw = np.frombuffer(data, dtype=np.uint8)
+        size = len(raw)
+        newlines = np.flatnonzero(raw == 10)
+        starts = np.concatenate(([0], newlines + 1))
+        if starts[-1] == size:
+            starts = starts[:-1]
+        ends = np.append(starts[1:], size)
+        self.line_starts, self.line_ends = starts, ends
+        self.count = count = len(starts)
+        if count == 0:
+            self.first = self.last = self.start = self.end = self.line_end = self.others = []
+            self.open_tail = -1
+            self.broken: set[int] = set()
+            return
+        content = ends - (raw[ends - 1] == 10)
+        content = content - ((content > starts) & (raw[np.maximum(content - 1, 0)] == 13))
+        length = content - starts
+        first, last = raw[starts], raw[np.maximum(content - 1, 0)]
+        # Blank: only bytes str.strip() removes.  Most lines have a byte above space.
+        blank = ~np.logical_or.reduceat(raw > 32, starts)
+        for line in np.flatnonzero(blank & (ends - starts > 1)).tolist():
+            blank[line] = bool(_BLANK_BYTES[raw[starts[line] : ends[line]]].all())
+        brace = ((first == ord("{")) | (first == ord("}"))) & ~blank
+        opening = (length == 1) & (first == ord("{")) & pretty
+        closing = (length == 1) & (first == ord("}"))
+        one = (length >= 2) & (first == ord("{")) & (last == ord("}"))
+        structural = np.flatnonzero(brace)
+        opens = np.flatnonzero(opening)
+        after = np.searchsorted(structural, opens, side="right")
+        has_next = after < len(structural)
+        partner = np.where(has_next, structural[np.minimum(after, len(structural) - 1)], -1)
+        blanks = np.concatenate(([0], np.cumsum(blank)))
+        safe_partner = np.maximum(partner, 0)
+        paired = has_next & closing[safe_partner]
+        paired &= blanks[safe_partner] == blanks[opens + 1]
+        paired &= content[safe_partner] - starts[opens] <= max_object
+        tails = opens[~has_next]
+        self.open_tail = int(tails[0]) if len(tails) and not at_eof else -1
+        firsts = np.concatenate((opens[paired], np.flatnonzero(one)))
+        lasts = np.concatenate((partner[paired], np.flatnonzero(one)))
+        order = np.argsort(firsts, kind="stable")
+        firsts, lasts = firsts[order], lasts[order]
+        covered = np.zeros(count + 1, dtype=np.int64)
+        np.add.at(covered, firsts, 1)
+        np.add.at(covered, lasts + 1, -1)
+        inside = np.cumsum(covered[:-1]) > 0
+        others = ~inside & ~blank if pretty else ~inside
+        if self.open_tail >= 0:
+            others[self.open_tail :] = False
+        self.first, self.last = firsts.tolist(), lasts.tolist()
+        self.start, self.end = starts[firsts].tolist(), content[lasts].tolist()
+        self.line_end = ends[lasts].tolist()  # with the newline
+        self.others = np.flatnonzero(others).tolist()
+        # msgspec skips unknown keys unread, so it does not see bad UTF-8 in them.
+        self.broken = set() if _utf8(data) else self._broken()
+
+    def _broken(self) -> set[int]:
+        """The candidates that are not UTF-8 (only asked when the block is not)."""
+        out = set()
+        for index, (start, end) in enumerate(zip(self.start, self.end, strict=True)):
+            try:
+                self.data[start:end].decode("utf-8")
+            except UnicodeDecodeError:
+                out.add(index)
+        return out
+
+    def number(self, index: int) -> int:
+        """The line number (from 1) of line ``index`` of the block."""
+        return self.first_number + index
+
+    def offset(self, index: int) -> int:
+        return self.first_offset + int(self.line_starts[index])
+
+    def raw(self, index: int) -> bytes:
+        """The line's bytes with its newline, as iterating the stream gives it."""
+        return self.data[int(self.line_starts[index]) : int(self.line_ends[index])]
+
+
+class Lines:
+    """Blocks of whole lines of a stream; the reader may leave a block's tail for the next."""
+
+    def __init__(
+        self, stream: BinaryIO, block_bytes: int, max_object: int, pretty: bool = True
+    ) -> None:
+        self.pretty = pretty
+        self.stream = stream
+        self.block_bytes = block_bytes
+        self.max_object = max_object
+        self._kept: int | None = None
+
+    def keep_from(self, index: int) -> None:
+        """Lines from ``index`` on were not read: they start the next block."""
+        self._kept = index
+
+    def __iter__(self) -> Iterator[Block]:
+        carry = b""
+        number, offset = 1, 0
+        while True:
+            data = self.stream.read(self.block_bytes)
+            at_eof = not data
+            buffer = carry + data if carry else data
+            if at_eof:
+                work, carry = buffer, b""
+            else:
+                cut = buffer.rfind(b"\n") + 1
+                if cut == 0:
+                    carry = buffer
+                    continue
+                work, carry = buffer[:cut], buffer[cut:]
+            if not work:
+                return
+            self._kept = None
+            block = Block(work, number, offset, at_eof, self.max_object, self.pretty)
+            yield block
+            used = len(work) if self._kept is None else int(block.line_starts[self._kept])
+            number += work.count(b"\n", 0, used)
+            offset += used
+            if used < len(work):
+                carry = work[used:] + carry
+            if at_eof:
+                return

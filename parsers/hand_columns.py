@@ -1,0 +1,288 @@
+"""Hands laid out straight into the dataset's columns, for parsers' columnar paths.
+
+A parser that has a hand's seats and placements as plain tuples adds them
+here instead of building a :class:`~ofc_stats.records.HandRecord`; the rows
+are those :func:`ofc_stats.store.rows.hands_table` would write for that
+record.  :meth:`HandColumns.add` takes only hands that surely pass
+:func:`ofc_stats.records.validate_hand`; it refuses the rest, which the parser
+then sends through the record path so the importer quarantines them with the
+exact reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, NamedTuple
+
+import pyarrow as pa
+
+from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.records import SMALL_INT
+from parsers.base import ColumnarHands
+
+Cards = tuple[int, ...]
+DISCARD = DESTINATIONS.index("discard")
+CARD_LIST = pa.list_(pa.int8())
+
+
+class SeatRow(NamedTuple):
+    """One seat as the columns need it (the fields of a SeatRecord these formats set)."""
+
+    player: str
+    top: Cards
+    middle: Cards
+    bottom: Cards
+    discards: Cards | None
+    hero: bool
+    in_fantasy: bool
+    reported_points: float | None
+
+
+Move = tuple[int, int, int, int]  # (seat, street, card, index in DESTINATIONS)
+
+
+def fingerprint(seats: Sequence[SeatRow]) -> str:
+    """:attr:`HandRecord.fingerprint` of these seats (the same text, hashed the same way)."""
+
+    def ids(cards: Cards | None) -> str:
+        return ",".join(map(str, cards or ()))
+
+    text = ";".join(
+        f"{s.player}\x1f{ids(s.top)}|{ids(s.middle)}|{ids(s.bottom)}|{ids(s.discards)}"
+        for s in seats
+    )
+    return hashlib.md5(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _storable(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_LIMITS: dict[str, tuple[int, int]] = {}  # ruleset -> (most seats, deck size)
+
+
+def surely_valid(
+    ruleset: str, texts: Sequence[str], seats: Sequence[SeatRow], moves: Sequence[Move]
+) -> bool:
+    """Whether validate_hand passes: a False sends the hand to the record path, never loses it."""
+    if ruleset not in _LIMITS:
+        rules = get_ruleset(ruleset)
+        _LIMITS[ruleset] = (min(rules.max_seats, SMALL_INT + 1), rules.deck.size)
+    most, deck = _LIMITS[ruleset]
+    if not 2 <= len(seats) <= most:
+        return False
+    names = [s.player for s in seats]
+    ascii_only = "".join(texts).isascii() and "".join(names).isascii()
+    if not ascii_only and not all(_storable(t) for t in [*texts, *names]):
+        return False
+    seen: set[int] = set()
+    count = 0
+    for seat in seats:
+        points = seat.reported_points
+        if points is not None and not math.isfinite(points):
+            return False
+        if len(seat.top) > ROW_SIZES[0] or len(seat.middle) > ROW_SIZES[1]:
+            return False
+        if len(seat.bottom) > ROW_SIZES[2]:
+            return False
+        cards = seat.top + seat.middle + seat.bottom + (seat.discards or ())
+        seen.update(cards)
+        count += len(cards)
+        if cards and not (min(cards) >= 0 and max(cards) < deck):
+            return False
+    if len(seen) != count:
+        return False
+    return all(0 <= street <= SMALL_INT and 0 <= card < deck for _, street, card, _ in moves)
+
+
+class HandColumns:
+    """Hands of one format gathered as column lists, turned into Arrow tables a chunk at a time."""
+
+    def __init__(self, format_name: str, source: str) -> None:
+        self.format = format_name
+        self.source = source
+        self._clear()
+
+    def _clear(self) -> None:
+        self.hands: dict[str, list[Any]] = {
+            name: []
+            for name in (
+                "hand_key", "room", "table_id", "room_hand_id", "played_at", "rules_text",
+                "ruleset", "seat_count", "complete", "source_line", "raw_text", "fingerprint",
+            )
+        }  # fmt: skip
+        self.seats: dict[str, list[Any]] = {
+            name: []
+            for name in (
+                "hand_key", "seat", "player", "hero", "in_fantasy", "fantasy_cards", "top",
+                "middle", "bottom", "board", "board_streets", "discards", "reported_points",
+                "source_line",
+            )
+        }  # fmt: skip
+        moves = ("hand_key", "seat", "street", "card", "destination", "source_line")
+        self.moves: dict[str, list[Any]] = {name: [] for name in moves}
+        self.lines: set[int] = set()  # source lines tie seats and placements to their hand
+
+    def __len__(self) -> int:
+        return len(self.hands["hand_key"])
+
+    def add(
+        self,
+        *,
+        room: str,
+        table_id: str,
+        room_hand_id: str,
+        ruleset: str,
+        played_at: datetime | None,
+        rules_text: str,
+        source_line: int | None,
+        raw_text: str,
+        seats: Sequence[SeatRow],
+        moves: Sequence[Move],
+    ) -> bool:
+        """Add one hand; False (and nothing added) unless it surely passes validate_hand."""
+        if source_line is None or source_line in self.lines:
+            return False
+        texts = (room, table_id, room_hand_id, rules_text, raw_text, self.source)
+        if not surely_valid(ruleset, texts, seats, moves):
+            return False
+        self.lines.add(source_line)
+        key = f"{self.format}:{room}:{table_id}:{room_hand_id}"
+        h = self.hands
+        h["hand_key"].append(key)
+        h["room"].append(room)
+        h["table_id"].append(table_id)
+        h["room_hand_id"].append(room_hand_id)
+        h["played_at"].append(played_at)
+        h["rules_text"].append(rules_text)
+        h["ruleset"].append(ruleset)
+        h["seat_count"].append(len(seats))
+        fulls = [(len(s.top), len(s.middle), len(s.bottom)) == ROW_SIZES for s in seats]
+        h["complete"].append(all(fulls))
+        h["source_line"].append(source_line)
+        h["raw_text"].append(raw_text)
+        h["fingerprint"].append(fingerprint(seats))
+        streets_of: dict[int, dict[int, int]] = {}
+        discard_street: dict[tuple[int, int], int] = {}
+        for position, street, card, destination in moves:
+            if destination != DISCARD:
+                streets_of.setdefault(position, {})[card] = street
+            else:
+                discard_street[(position, card)] = street
+        if moves:
+            m = self.moves
+            positions, streets, cards, destinations = zip(*moves, strict=True)
+            m["hand_key"] += [key] * len(moves)
+            m["seat"] += positions
+            m["street"] += streets
+            m["card"] += cards
+            m["destination"] += destinations
+            m["source_line"] += [source_line] * len(moves)
+        c = self.seats
+        for index, seat in enumerate(seats):
+            board = seat.top + seat.middle + seat.bottom
+            full = fulls[index]
+            placed = streets_of.get(index)
+            discards = seat.discards
+            if discards is not None:
+                discards = tuple(
+                    sorted(discards, key=lambda card: discard_street.get((index, card), 99))
+                )
+            c["hand_key"].append(key)
+            c["seat"].append(index)
+            c["player"].append(seat.player)
+            c["hero"].append(seat.hero)
+            c["in_fantasy"].append(seat.in_fantasy)
+            c["fantasy_cards"].append(
+                len(board) + len(discards) if seat.in_fantasy and discards is not None else None
+            )
+            c["top"].append(seat.top)
+            c["middle"].append(seat.middle)
+            c["bottom"].append(seat.bottom)
+            c["board"].append(bytes(board) if full else None)
+            c["board_streets"].append(
+                None
+                if placed is None or len(board) != 13
+                else bytes([placed.get(card, 255) for card in board])  # streets are <= 127
+            )
+            c["discards"].append(discards)
+            c["reported_points"].append(seat.reported_points)
+            c["source_line"].append(source_line)
+        return True
+
+    def take(self) -> ColumnarHands:
+        """The gathered hands as tables in the dataset's column order; starts a new chunk."""
+        h, s, m = self.hands, self.seats, self.moves
+        count, seat_count = len(h["hand_key"]), len(s["hand_key"])
+
+        def nulls(n: int, kind: pa.DataType) -> pa.Array:
+            return pa.nulls(n, kind)
+
+        hands = pa.table(
+            {
+                "hand_key": pa.array(h["hand_key"], pa.string()),
+                "format": pa.array([self.format] * count, pa.string()),
+                "room": pa.array(h["room"], pa.string()),
+                "table_id": pa.array(h["table_id"], pa.string()),
+                "room_hand_id": pa.array(h["room_hand_id"], pa.string()),
+                "played_at": pa.array(h["played_at"], pa.timestamp("us")),
+                "rules_text": pa.array(h["rules_text"], pa.string()),
+                "ruleset": pa.array(h["ruleset"], pa.string()),
+                "seat_count": pa.array(h["seat_count"], pa.int8()),
+                "complete": pa.array(h["complete"], pa.bool_()),
+                "stakes": nulls(count, pa.float64()),
+                "currency": nulls(count, pa.string()),
+                "source_file": pa.array([self.source] * count, pa.string()),
+                "source_line": pa.array(h["source_line"], pa.int64()),
+                "source_offset": nulls(count, pa.int64()),
+                "raw_text": pa.array(h["raw_text"], pa.string()),
+                "fingerprint": pa.array(h["fingerprint"], pa.string()),
+                "batch": pa.array([""] * count, pa.string()),
+            }
+        )
+        seats = pa.table(
+            {
+                "hand_key": pa.array(s["hand_key"], pa.string()),
+                "seat": pa.array(s["seat"], pa.int8()),
+                "player": pa.array(s["player"], pa.string()),
+                "player_id": nulls(seat_count, pa.string()),
+                "hero": pa.array(s["hero"], pa.bool_()),
+                "in_fantasy": pa.array(s["in_fantasy"], pa.bool_()),
+                "fantasy_cards": pa.array(s["fantasy_cards"], pa.int8()),
+                "top": pa.array(s["top"], CARD_LIST),
+                "middle": pa.array(s["middle"], CARD_LIST),
+                "bottom": pa.array(s["bottom"], CARD_LIST),
+                "board": pa.array(s["board"], pa.binary(13)),
+                "board_streets": pa.array(s["board_streets"], pa.binary(13)),
+                "discards": pa.array(s["discards"], CARD_LIST),
+                "reported_points": pa.array(s["reported_points"], pa.float64()),
+                "reported_money": nulls(seat_count, pa.float64()),
+                "stack": nulls(seat_count, pa.float64()),
+                "source_line": pa.array(s["source_line"], pa.int64()),
+            }
+        )
+        destination = pa.DictionaryArray.from_arrays(
+            pa.array(m["destination"], pa.int8()), pa.array(DESTINATIONS)
+        )
+        placements = pa.table(
+            {
+                "hand_key": pa.array(m["hand_key"], pa.string()),
+                "seat": pa.array(m["seat"], pa.int8()),
+                "street": pa.array(m["street"], pa.int8()),
+                "card": pa.array(m["card"], pa.int8()),
+                "destination": destination,
+                "source_line": pa.array(m["source_line"], pa.int64()),
+            }
+        )
+        self._clear()
+        return ColumnarHands(hands=hands, seats=seats, placements=placements)

@@ -1,0 +1,236 @@
+"""The fast (columnar) import paths of app JSON and the open format store what the record path stores.
+
+Every real app sample, every test file in ``tests/data`` of the two formats
+and a fuzzed corpus (``tests/fuzz``) are imported twice, once through the
+fast readers and once with ``columnar=False`` (the definition), and the
+stored ``hands``, ``seats``, ``placements`` and ``quarantine`` tables must be
+equal row for row.  Hypothesis adds random hands written in both app
+layouts and the open format, with damage the fast path must hand over.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ofc_stats.records import HandRecord
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.importer import import_paths
+from parsers.app_json import AppJsonParser, dumps_app, hand_to_app_object
+from parsers.base import ColumnarHands
+from parsers.open_format import OpenFormatParser, dumps, hand_to_json
+from tests.fuzz.corpus import corpus
+from tests.handgen import random_records
+from tests.shared_samples import APPS
+
+DATA = Path(__file__).parent / "data"
+KEYS = {
+    "hands": ["hand_key"],
+    "seats": ["hand_key", "seat"],
+    "placements": ["hand_key", "seat", "street", "card", "destination"],
+    "quarantine": ["source_file", "line", "offset", "reason"],
+}
+
+
+def snapshot(data: Path) -> dict[str, list[dict[str, Any]]]:
+    """The four tables sorted by key, without batch ids, hand ids and times."""
+    dataset = Dataset(data)
+    out = {}
+    for name, keys in KEYS.items():
+        table = dataset.read(name)
+        drop = [c for c in ("batch", "hand_id", "quarantined_at") if c in table.column_names]
+        table = table.drop_columns(drop)
+        if name == "placements":
+            index = table.schema.get_field_index("destination")
+            table = table.set_column(index, "destination", table["destination"].cast(pa.string()))
+        out[name] = table.sort_by([(k, "ascending") for k in keys]).to_pylist()
+    return out
+
+
+def assert_same_import(paths: list[Path], root: Path, batch_hands: int = 500) -> dict[str, int]:
+    """Import ``paths`` both ways into fresh datasets under ``root``; the tables must match."""
+    fast = import_paths(paths, root / "fast", batch_hands=batch_hands)
+    slow = import_paths(paths, root / "slow", batch_hands=batch_hands, columnar=False)
+    assert (fast.stored, fast.duplicates, fast.quarantined) == (
+        slow.stored,
+        slow.duplicates,
+        slow.quarantined,
+    )
+    fast_rows, slow_rows = snapshot(root / "fast"), snapshot(root / "slow")
+    for name in KEYS:
+        assert len(fast_rows[name]) == len(slow_rows[name]), name
+        for a, b in zip(fast_rows[name], slow_rows[name], strict=True):
+            assert a == b, name
+    return {name: len(rows) for name, rows in fast_rows.items()}
+
+
+def chunks_of(parser: AppJsonParser | OpenFormatParser, data: bytes) -> tuple[int, int]:
+    """(hands in columnar chunks, items of any other kind) the fast reader yields."""
+    fast = other = 0
+    for item in parser.parse_columnar(io.BytesIO(data), "x"):
+        if isinstance(item, ColumnarHands):
+            fast += item.hands.num_rows
+        else:
+            other += 1
+    return fast, other
+
+
+# ---------------------------------------------------------------- real and test files
+
+
+def test_every_real_app_sample_is_stored_alike(tmp_path: Path) -> None:
+    if not APPS.exists():
+        pytest.skip("shared samples not found")
+    files = sorted(APPS.rglob("*.hh"))
+    assert len(files) > 50
+    counts = assert_same_import(files, tmp_path)
+    assert counts["hands"] > 1800 and counts["placements"] > 60_000
+
+
+def test_real_samples_go_the_fast_way() -> None:
+    """The apps' own layout is what the fast reader is for: every real hand is a column row."""
+    if not APPS.exists():
+        pytest.skip("shared samples not found")
+    data = b"".join(path.read_bytes() for path in sorted(APPS.rglob("*.hh"))[:20])
+    fast, other = chunks_of(AppJsonParser(), data)
+    assert fast > 300 and other == 0
+
+
+@pytest.mark.parametrize("folder", ["app-json", "open"])
+def test_every_test_file_is_stored_alike(tmp_path: Path, folder: str) -> None:
+    files = sorted((DATA / folder).iterdir())
+    assert files
+    assert_same_import(files, tmp_path)
+
+
+def test_both_app_layouts_and_the_open_format(tmp_path: Path) -> None:
+    records = random_records(400, seed=13)
+    pretty = "".join(dumps_app(r) for r in records[:200])
+    lines = "".join(json.dumps(hand_to_app_object(r)) + "\n" for r in records[200:])
+    (tmp_path / "pretty.hh").write_text(pretty, encoding="utf-8")
+    (tmp_path / "lines.hh").write_text(lines, encoding="utf-8")
+    (tmp_path / "hands.jsonl").write_text("".join(dumps(r) + "\n" for r in records), "utf-8")
+    counts = assert_same_import(sorted(tmp_path.glob("*.*")), tmp_path / "out")
+    assert counts["hands"] == 800  # 400 app hands, 400 open (another format, other keys)
+    for parser, text in ((AppJsonParser(), pretty + lines), (OpenFormatParser(), "")):
+        if text:
+            assert chunks_of(parser, text.encode()) == (400, 0)
+    assert chunks_of(OpenFormatParser(), (tmp_path / "hands.jsonl").read_bytes()) == (400, 0)
+
+
+# ---------------------------------------------------------------- the fuzzed corpus
+
+
+def test_fuzzed_files_are_stored_alike(tmp_path: Path) -> None:
+    """All broken files of a format in one import: duplicates across files must agree too."""
+    cases = [c for c in corpus(seed=3, rounds=1) if c.format in ("app-json", "open")]
+    assert len(cases) > 60
+    for fmt in ("app-json", "open"):
+        folder = tmp_path / fmt
+        folder.mkdir()
+        paths = []
+        for case in cases:
+            if case.format == fmt:
+                paths.append(folder / case.name)
+                paths[-1].write_bytes(case.data)
+        counts = assert_same_import(paths, tmp_path / f"{fmt}-data", batch_hands=50)
+        print(fmt, counts)
+        assert counts["hands"] > 20 and counts["quarantine"] > 30
+
+
+# ---------------------------------------------------------------- random hands
+
+
+def _damage(data: dict[str, Any], how: int, app: bool) -> None:
+    """One of the ways a writer gets a hand wrong (or merely odd): the fast path must agree."""
+    seats = next(iter(data["handData"].values())) if app else data["seats"]
+    seat = seats[0]
+    if how == 1:
+        seats.append(dict(seats[-1]))  # a seat twice: the same cards twice
+    elif how == 2:
+        seat["orderIndex" if app else "hero"] = "1"
+    elif how == 3:
+        if app:
+            seat["rows"] = seat["rows"].replace(" ", "  ", 1)  # two spaces: still readable
+        elif seat.get("streets"):
+            seat["streets"][0]["cards"][0] = seat["streets"][0]["cards"][0].lower()
+    elif how == 4:
+        data["rules" if app else "ruleset"] = "no such rules"
+    elif how == 5:
+        data["endDateTime" if app else "played_at"] = "2026-02-30 10:00:00"
+    elif how == 6:
+        seat["result" if app else "stack"] = 10**400 if app else 1e300 * 10
+    elif how == 7:
+        seats[:] = seats[:1]  # one seat
+    elif how == 8:
+        if app:
+            seat["dead"] = seat["rows"].split("/")[0]  # discards that are on the board too
+        else:
+            data["hand_id"] = 77
+    elif how == 9:
+        if app:
+            seat["orderIndex"] = -1
+        elif seat.get("streets"):
+            seat["streets"][0]["to"].pop()  # cards and destinations do not pair up
+    elif how == 10:
+        if app:
+            seat.pop("orderIndex")
+        elif seat.get("streets"):
+            seat["streets"][-1]["cards"][-1] = None  # a hidden card: fine only if discarded
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    damages=st.lists(st.integers(0, 10), min_size=6, max_size=6),
+    pretty=st.booleans(),
+)
+def test_random_hands_decode_alike(seed: int, damages: list[int], pretty: bool) -> None:
+    """Random records written out (some damaged): the fast reader's hands equal the record path's."""
+    records = random_records(6, seed=seed)
+    app_texts, open_texts = [], []
+    for record, how in zip(records, damages, strict=True):
+        app, line = hand_to_app_object(record), hand_to_json(record)
+        _damage(app, how, True)
+        _damage(line, how, False)
+        app_texts.append(
+            json.dumps(app, indent=4 if pretty else None) + ("\n\n" if pretty else "\n")
+        )
+        open_texts.append(json.dumps(line) + "\n")
+    for parser, text in (
+        (AppJsonParser(), "".join(app_texts)),
+        (OpenFormatParser(), "".join(open_texts)),
+    ):
+        data = text.encode("utf-8")
+        assert _hands_of(parser.parse_columnar(io.BytesIO(data), "f")) == _hands_of(
+            parser.parse(io.BytesIO(data), "f")
+        )
+
+
+def _hands_of(items: Any) -> list[tuple[Any, ...]]:
+    """Each item as comparable rows: a record's columns, a chunk's rows, a refusal's reason."""
+    from ofc_stats.store.rows import hands_table
+
+    out: list[tuple[Any, ...]] = []
+    for item in items:
+        if isinstance(item, HandRecord):
+            tables = hands_table([item], "")
+            out += _table_rows(tables["hands"], tables["seats"])
+        elif isinstance(item, ColumnarHands):
+            out += _table_rows(item.hands, item.seats.drop_columns(["source_line"]))
+        else:
+            out.append((type(item).__name__, item.line, item.offset, item.reason))
+    return sorted(out, key=repr)
+
+
+def _table_rows(hands: pa.Table, seats: pa.Table) -> list[tuple[Any, ...]]:
+    rows = [("hand", tuple(sorted(r.items()))) for r in hands.drop_columns(["batch"]).to_pylist()]
+    rows += [("seat", tuple(sorted(r.items()))) for r in seats.to_pylist()]
+    return [(kind, repr(values)) for kind, values in rows]

@@ -1,0 +1,197 @@
+"""SwC and fpdb read in columns store exactly what their record paths store.
+
+Every file is imported twice, once with ``columnar=False`` (the record path,
+the definition) and once through the parsers' columnar readers, and the
+hands, seats, placements and quarantine tables are compared row for row:
+the shared SwC samples, the golden files, generated captures and databases,
+files imported over earlier ones (reused ids, hands completed later) and
+every SwC and fpdb file of the fuzz corpus.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.importer import import_paths
+from parsers import fast_json
+from parsers.base import ColumnarHands
+from parsers.fpdb import FpdbParser
+from parsers.swc import SwcParser
+from tests.fuzz.corpus import corpus
+from tests.handgen import random_records
+from tests.shared_samples import SWC
+from tests.swcgen import FPDB_DDL, raw_json, snapshots
+
+DATA = Path(__file__).parent / "data"
+
+
+def tables(data: Path) -> dict[str, list[dict[str, Any]]]:
+    """Every stored row but the per-import ones (batch, hand_id, quarantine time), sorted."""
+    dataset = Dataset(data)
+    out = {}
+    for name, keys in (
+        ("hands", ["hand_key"]),
+        ("seats", ["hand_key", "seat"]),
+        ("placements", ["hand_key", "seat", "street", "card", "destination"]),
+        ("quarantine", ["source_file", "line", "reason"]),
+    ):
+        table = dataset.read(name)
+        drop = [c for c in ("batch", "hand_id", "quarantined_at") if c in table.column_names]
+        table = table.drop_columns(drop)
+        if name == "placements":
+            index = table.schema.get_field_index("destination")
+            table = table.set_column(index, "destination", table["destination"].cast(pa.string()))
+        out[name] = table.sort_by([(k, "ascending") for k in keys]).to_pylist()
+    return out
+
+
+def assert_same(runs: list[list[Path]], folder: Path) -> dict[str, int]:
+    """Import each run of files both ways (in order, into one dataset each) and compare."""
+    figures = []
+    for columnar in (False, True):
+        data = folder / f"data-{columnar}"
+        summaries = [import_paths(files, data, columnar=columnar) for files in runs]
+        figures.append([(s.stored, s.duplicates, s.quarantined) for s in summaries])
+    assert figures[0] == figures[1]
+    fast, slow = tables(folder / "data-True"), tables(folder / "data-False")
+    for name in fast:
+        assert len(fast[name]) == len(slow[name]), name
+        for a, b in zip(fast[name], slow[name], strict=True):
+            assert a == b, name
+    return {name: len(rows) for name, rows in fast.items()}
+
+
+def capture(records: list[Any], tables: int = 1) -> str:
+    """Captures of generated hands, ``tables`` tables interleaved line by line."""
+    streams = [
+        snapshots(record, gi=100 + index, ti=index % tables + 1)
+        for index, record in enumerate(records)
+    ]
+    lines = []
+    for start in range(0, len(streams), tables):
+        group = streams[start : start + tables]
+        for row in range(max(len(s) for s in group)):
+            lines += [s[row] for s in group if row < len(s)]
+    return "\n".join(lines) + "\n"
+
+
+def database(path: Path, raws: list[dict[str, Any]], table: str = "t") -> Path:
+    connection = sqlite3.connect(path)
+    connection.executescript(FPDB_DDL)
+    for number, raw in enumerate(raws, start=1):
+        connection.execute(
+            "INSERT INTO HttpOFCHands (site, siteHandNo, tableName, rawJson) VALUES (?, ?, ?, ?)",
+            ("SealsWithClubs", str(number), table, json.dumps(raw)),
+        )
+    connection.commit()
+    connection.close()
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SWC.iterdir() if p.suffix != ".md"))
+def test_shared_swc_samples(name: str, tmp_path: Path) -> None:
+    counts = assert_same([[SWC / name]], tmp_path)
+    assert counts["hands"] >= (1 if name.startswith("http_") else 0)
+
+
+def test_golden_files(tmp_path: Path) -> None:
+    sql = (DATA / "fpdb" / "hands.sql").read_text()
+    fpdb = tmp_path / "golden.db3"
+    connection = sqlite3.connect(fpdb)
+    connection.executescript(sql)
+    connection.close()
+    counts = assert_same([[DATA / "swc" / "two_hands.jsonl", fpdb]], tmp_path)
+    assert counts["hands"] == 3
+
+
+def test_generated_captures_and_databases(tmp_path: Path) -> None:
+    records = random_records(60, seed=13)
+    swc = tmp_path / "capture.jsonl"
+    swc.write_text(capture(records, tables=3))
+    raws = [raw_json(r) for r in records]
+    raws[5].pop("table_id")  # the table name comes from the row: the record path's
+    settled = raws[6]["result"]["points_settled"]
+    settled[next(iter(settled))] = "lots"  # quarantined, with the record path's reason
+    raws[7]["variant"]["variant"] = "ofcp_27"
+    fpdb = database(tmp_path / "fpdb.db3", raws)
+    counts = assert_same([[swc, fpdb]], tmp_path)
+    assert counts["hands"] == 60 + 58 and counts["quarantine"] == 2
+
+
+def test_hands_imported_over_earlier_ones(tmp_path: Path) -> None:
+    """A capture cut short, then whole (replaced); the same ids with other cards (suffixed)."""
+    records = random_records(12, seed=5)
+    whole = capture(records).splitlines(keepends=True)
+    first = tmp_path / "first.jsonl"
+    first.write_text("".join(whole[: len(whole) // 2]))
+    second = tmp_path / "second.jsonl"
+    second.write_text("".join(whole))
+    others = random_records(12, seed=6)
+    reused = tmp_path / "reused.jsonl"
+    reused.write_text(capture(others))
+    raws = [raw_json(r) for r in records]
+    db_one = database(tmp_path / "one.db3", raws)
+    db_two = database(tmp_path / "two.db3", [raw_json(r) | {"hand_id": 1} for r in others[:3]])
+    counts = assert_same([[first], [second], [reused], [db_one], [db_two]], tmp_path)
+    assert counts["hands"] > 24
+
+
+def test_fuzz_corpus(tmp_path: Path) -> None:
+    cases = [c for c in corpus(seed=0, rounds=1) if c.format in ("swc", "fpdb")]
+    assert len(cases) > 40
+    for case in cases:
+        folder = tmp_path / case.name
+        folder.mkdir()
+        path = folder / f"case.{case.format}"
+        path.write_bytes(case.data)
+        assert_same([[path]], folder)
+
+
+def test_ordinary_hands_take_the_columnar_path(tmp_path: Path) -> None:
+    records = random_records(40, seed=21)
+    stream = io.BytesIO(capture(records, tables=2).encode())
+    items = list(SwcParser().parse_columnar(stream, "x"))
+    assert sum(i.hands.num_rows for i in items if isinstance(i, ColumnarHands)) == 40
+    fpdb = database(tmp_path / "f.db3", [raw_json(r) for r in records])
+    items = list(FpdbParser().parse_path_columnar(str(fpdb), "f"))
+    assert sum(i.hands.num_rows for i in items if isinstance(i, ColumnarHands)) == 40
+
+
+JSON_TEXT = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=30,
+).map(json.dumps)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    JSON_TEXT,
+    st.sampled_from(["", "NaN", "1e400", '"\\ud800"', "[" * 600, "1" * 25, " x", "{"]),
+)
+def test_fast_json_gives_json_s_answer(text: str, tail: str) -> None:
+    """The same value, or the same error message, as json.loads, for any text."""
+    for candidate in (text, f"[{text}, {tail}]" if tail else text, tail):
+        try:
+            expected: Any = ("value", json.loads(candidate))
+        except (ValueError, RecursionError) as error:
+            expected = ("error", type(error), str(error))
+        try:
+            got: Any = ("value", fast_json.loads(candidate))
+        except (ValueError, RecursionError) as error:
+            got = ("error", type(error), str(error))
+        assert repr(got) == repr(expected)
