@@ -9,12 +9,20 @@ score like the originals, the point is the volume.  Then, each in
 a child process so peak memory is its own, repeated and reported as medians:
 
 * **I/O floor**: read every batch's input columns and write the ``results``
-  and ``versus`` tables (taken from a finished run), no scoring;
+  and ``versus`` tables with recompute's own reader, writer options and
+  malloc settings, no scoring, no fsync, one process (the tables to write
+  are loaded from a finished run outside the timed part);
 * **engine**: read, score through the engine, write the same tables;
 * **recompute**: the whole ``ofc-stats recompute --force``: the same work
-  plus staging folders, renames and done markers, with one worker process
-  per core (2 here); peak memory is the largest of parent and workers.
+  plus staging folders, fsyncs, renames and commit markers, with one worker
+  process per core (2 here); peak memory is the largest of parent and workers;
+* **start-up**: ``recompute --force`` of a dataset of two 10-hand batches, so
+  nearly all of it is the fixed cost of a run (engine tables, forking the
+  workers, their first batch, the commits), with the engine cache warm and
+  cold (``OFC_STATS_CACHE`` pointed at an empty folder).
 
+Each line also gives the CPU seconds of the process and its workers: on this
+shared host wall time follows the other sessions' load, CPU time less so.
 It also times reading the cards stored three ways (fixed 13-byte binary, 13
 int8 columns, three list<int8> rows) to justify the storage choice.
 """
@@ -23,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -39,20 +48,29 @@ import pyarrow.parquet as pq
 ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
-import json, sys, time
+import json, os, sys, time
 from pathlib import Path
 import pyarrow.parquet as pq
 mode, root = sys.argv[1], Path(sys.argv[2])
 from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, WRITE_OPTIONS, recompute
+from ofc_stats.store.recompute import (
+    HAND_COLUMNS, SEAT_COLUMNS, WRITE_OPTIONS, read_columns, recompute,
+)
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.engine.presets import get_ruleset
 import resource
 dataset = Dataset(root)
 batches = dataset.batches()
 pq.read_table(dataset.batch_file("hands", batches[0]), columns=["hand_id"])  # Arrow's set-up
+if mode in ("floor", "results"):  # the same malloc settings as recompute's workers
+    from ofc_stats.store.recompute import _keep_freed_memory
+    _keep_freed_memory()
+if mode == "floor":  # what is written, loaded before the clock starts
+    outputs = {batch: {name: pq.read_table(dataset.batch_file(name, batch))
+                       for name in ("results", "versus")} for batch in batches}
+times = os.times()
 start = time.perf_counter()
-if mode == "recompute":
+if mode in ("recompute", "startup", "cold"):
     summary = recompute(root, force=True)
     hands = summary.hands
 else:
@@ -60,23 +78,23 @@ else:
     out = root / ".bench-out"
     out.mkdir(exist_ok=True)
     for batch in batches:
-        h = pq.read_table(dataset.batch_file("hands", batch), columns=HAND_COLUMNS,
-                          read_dictionary=["ruleset"])
-        s = pq.read_table(dataset.batch_file("seats", batch), columns=SEAT_COLUMNS)
+        h = read_columns(dataset.batch_file("hands", batch), HAND_COLUMNS, ["ruleset"])
+        s = read_columns(dataset.batch_file("seats", batch), SEAT_COLUMNS)
         hands += h.num_rows
         if mode == "floor":
-            tables = {name: pq.read_table(dataset.batch_file(name, batch))
-                      for name in ("results", "versus")}
+            tables = outputs[batch]
         else:
             scored = score_tables(h, s, get_ruleset)
             tables = {"results": scored.results, "versus": scored.versus}
         for name, table in tables.items():  # written as recompute writes them
-            pq.write_table(table, out / f"{name}.parquet", compression="zstd", **WRITE_OPTIONS)
+            pq.write_table(table, out / f"{name}.parquet", **WRITE_OPTIONS)
 seconds = time.perf_counter() - start
+end = os.times()
+cpu = sum(end[:4]) - sum(times[:4])  # user + system, this process and its reaped workers
 peak = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) / 1024
 workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # recompute's workers
 peak = max(peak, workers)
-print(json.dumps({"seconds": seconds, "hands": hands, "peak_mib": peak}))
+print(json.dumps({"seconds": seconds, "cpu": cpu, "hands": hands, "peak_mib": peak}))
 """
 
 
@@ -124,13 +142,30 @@ def build(root: Path, hands: int, base: int) -> None:
     print(f"dataset: {stored:,} hands in {len(dataset.batches())} batches")
 
 
-def run(mode: str, root: Path) -> dict[str, float]:
+def tiny(root: Path) -> None:
+    """A dataset of two 10-hand batches: recompute's fixed cost, nearly alone."""
+    from ofc_stats.engine.presets import get_ruleset
+    from ofc_stats.sim.rooms import write_simulation
+    from ofc_stats.store.importer import import_paths
+
+    source = root.parent / "tiny.jsonl"
+    source.parent.mkdir(parents=True, exist_ok=True)
+    write_simulation(source, 20, get_ruleset("pineapple-progressive"), seats=3, seed=8)
+    import_paths([source], root, batch_hands=10)
+
+
+def run(mode: str, root: Path, cache: Path | None = None) -> dict[str, float]:
+    env = dict(os.environ)
+    if cache is not None:  # a fresh, empty engine cache: the tables are built
+        shutil.rmtree(cache, ignore_errors=True)
+        env["OFC_STATS_CACHE"] = str(cache)
     done = subprocess.run(
         [sys.executable, "-c", CHILD, mode, str(root)],
         check=True,
         capture_output=True,
         text=True,
         cwd=ROOT,
+        env=env,
     )
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
@@ -182,24 +217,42 @@ def main() -> None:
     try:
         root = work / "data"
         build(root, args.hands, args.base)
-        runs: dict[str, list[dict[str, float]]] = {"floor": [], "results": [], "recompute": []}
+        small = work / "tiny" / "data"
+        tiny(small)
+        print(f"load average before: {os.getloadavg()[0]:.2f}")
+        runs: dict[str, list[dict[str, float]]] = {
+            "floor": [],
+            "results": [],
+            "recompute": [],
+            "startup": [],
+            "cold": [],
+        }
         for _ in range(args.repeat):  # interleaved, so host noise hits each mode alike
             for mode in runs:
-                runs[mode].append(run(mode, root))
+                target = small if mode in ("startup", "cold") else root
+                runs[mode].append(run(mode, target, work / "cache" if mode == "cold" else None))
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
         floor = statistics.median(r["seconds"] for r in runs["floor"])
-        print(f"\n{'step':34} {'median s':>9} {'hands/s':>11} {'× floor':>8} {'peak MiB':>9}")
+        floor_cpu = statistics.median(r["cpu"] for r in runs["floor"])
+        header = f"{'step':40} {'median s':>9} {'hands/s':>11} {'× floor':>8}"
+        print(f"\n{header} {'CPU s':>7} {'CPU × floor':>11} {'peak MiB':>9}")
         labels = {
             "floor": "I/O floor (read + write, no scoring)",
             "results": "read, score, write (engine)",
-            "recompute": "recompute --force",
+            "recompute": "recompute --force (2 workers)",
+            "startup": "start-up: 2 batches of 10 hands, warm",
+            "cold": "start-up, engine cache cold",
         }
         for mode, results in runs.items():
             seconds = statistics.median(r["seconds"] for r in results)
+            cpu = statistics.median(r["cpu"] for r in results)
             hands = results[0]["hands"]
             peak = max(r["peak_mib"] for r in results)
+            ratio = f"{seconds / floor:8.2f}" if mode in ("floor", "results", "recompute") else ""
+            cpu_ratio = f"{cpu / floor_cpu:11.2f}" if ratio else ""
             print(
-                f"{labels[mode]:34} {seconds:9.2f} {hands / seconds:11,.0f} "
-                f"{seconds / floor:8.2f} {peak:9.0f}"
+                f"{labels[mode]:40} {seconds:9.3f} {hands / seconds:11,.0f} {ratio:>8} "
+                f"{cpu:7.2f} {cpu_ratio:>11} {peak:9.0f}"
             )
         card_layouts(work)
     finally:

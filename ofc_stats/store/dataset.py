@@ -402,7 +402,7 @@ class Dataset:
                     if part is None:
                         removed.append(f"{name}/{other}.parquet")
                     else:
-                        write_parquet(part, staging / f"{name}@{other}.parquet")
+                        write_parquet(part, staging / f"{name}@{other}.parquet", **options)
             marker = {
                 "tables": sorted(tables),
                 "batches": sorted({batch, *(rewrites or {})}),
@@ -414,6 +414,23 @@ class Dataset:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         self._publish(staging, batch)
+
+    def commit_batches(
+        self, batches: dict[str, dict[str, pa.Table]], *, step: str, **options: Any
+    ) -> None:
+        """Several batches' tables in one commit: one marker, one fsync per table folder.
+
+        Recompute publishes what it scored while its last commit was on disk
+        this way; readers see all of these batches or none of them.
+        """
+        first, *others = batches
+        self.commit(
+            first,
+            batches[first],
+            step=step,
+            rewrites={batch: batches[batch] for batch in others},
+            **options,
+        )
 
     def _marker(self, staging: Path) -> dict[str, list[str]]:
         try:
@@ -428,10 +445,13 @@ class Dataset:
         """Rename a committed staging folder's files into their tables (idempotent)."""
         for name in self._marker(staging).get("remove", []):
             (self.root / name).unlink(missing_ok=True)
+        folders: set[Path] = set()
         for path in sorted(staging.glob("*.parquet")):
             table, _, other = path.stem.partition("@")
             folder = self.table_dir(table)
             os.replace(path, folder / f"{other or batch}.parquet")
+            folders.add(folder)
+        for folder in sorted(folders):  # every rename durable before the marker goes
             fsync_dir(folder)
         shutil.rmtree(staging, ignore_errors=True)
 

@@ -19,6 +19,6 @@ def fsync_dir(folder: Path) -> None:
 
 def write_parquet(table: pa.Table, path: Path, **options: object) -> None:
     """Write one Parquet file and make it durable before anything points at it."""
-    pq.write_table(table, path, compression="zstd", **options)
+    pq.write_table(table, path, **{"compression": "zstd", **options})
     with open(path, "rb") as handle:
         os.fsync(handle.fileno())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -42,7 +43,10 @@ def board_array(
     column: pa.ChunkedArray | pa.Array,
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
     """(N, 13) card ids and validity from a fixed_size_binary(13) column, without copying rows."""
-    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if isinstance(column, pa.ChunkedArray):  # one chunk (a file read whole) is not copied
+        array = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    else:
+        array = column
     if array.type != pa.binary(BOARD_SIZE):  # e.g. a DuckDB BLOB
         array = array.cast(pa.binary(BOARD_SIZE))
     count = len(array)
@@ -51,7 +55,10 @@ def board_array(
         return np.zeros((count, BOARD_SIZE), np.int8), np.zeros(count, bool)
     start = array.offset * BOARD_SIZE
     cards = np.frombuffer(data, dtype=np.int8, count=count * BOARD_SIZE, offset=start)
-    valid = array.is_valid().to_numpy(zero_copy_only=False)
+    if array.null_count == 0:
+        valid = np.ones(count, bool)
+    else:
+        valid = array.is_valid().to_numpy(zero_copy_only=False)
     return cards.reshape(count, BOARD_SIZE), valid
 
 
@@ -75,9 +82,14 @@ def _seat_order(hands: pa.Table, seats: pa.Table) -> tuple[pa.Table, npt.NDArray
     starts = np.zeros(len(counts), dtype=np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
     if int(counts.sum()) == seats.num_rows:
-        firsts = pc.take(seats[key], pa.array(starts)) if len(starts) else None
-        if firsts is None or firsts.equals(hands[key]):
-            return seats, starts
+        if key == "hand_id" and not (hands[key].null_count or seats[key].null_count):
+            ids = np.asarray(seats[key].to_numpy())  # integers: compared in NumPy
+            if np.array_equal(ids[starts], np.asarray(hands[key].to_numpy())):
+                return seats, starts
+        else:
+            firsts = pc.take(seats[key], pa.array(starts)) if len(starts) else None
+            if firsts is None or firsts.equals(hands[key]):
+                return seats, starts
     position = pc.index_in(seats[key], value_set=hands[key].combine_chunks())
     position = pc.fill_null(position, len(counts))
     seats = seats.append_column("_pos", position).sort_by(
@@ -121,31 +133,38 @@ def score_tables(
     name_list = names.dictionary.to_pylist()
     name_code = np.asarray(names.indices.fill_null(0).to_numpy(), dtype=np.int32)
     used_names = list(name_list) if ruleset is None else [ruleset.name]
-    used = np.repeat(name_code if ruleset is None else np.zeros_like(name_code), counts)
+    if ruleset is not None or (len(name_code) and bool((name_code == name_code[0]).all())):
+        used = np.full(rows, 0 if ruleset is not None else name_code[0], np.int32)
+    else:
+        used = np.repeat(name_code, counts)
     versus: list[dict[str, npt.NDArray[np.generic]]] = []
     seat_numbers = seats["seat"].to_numpy().astype(np.int8)
     variants: dict[Variant, list[npt.NDArray[np.int64]]] = {}
     for (code, seat_count), members in _groups(name_code, counts, hand_valid, ruleset).items():
         index = starts[members][:, None] + np.arange(seat_count)  # (G, S) seat rows
         flat = index.reshape(-1)
+        # One group holding every hand (the usual batch): views, not gathers.
+        whole = len(members) == len(counts)
         try:
             rules = ruleset or lookup(name_list[code])
         except OfcError:
             status[flat] = 2
             continue
-        fantasy = in_fantasy[index]
+        group_stacks = _rows(stacks, index, whole) if rules.stack_cap else None
+        if group_stacks is not None and np.isnan(group_stacks).all():
+            group_stacks = None  # no stack known: caps change nothing
         result = score_batch(
-            boards[index],
+            _rows(boards, index, whole),
             rules,
-            in_fantasy=fantasy,
-            fantasy_cards=fantasy_cards[index],
-            stacks=stacks[index] if rules.stack_cap else None,
+            in_fantasy=_rows(in_fantasy, index, whole),
+            fantasy_cards=_rows(fantasy_cards, index, whole),
+            stacks=group_stacks,
             check=False,
-            forced_fouls=None if forced_fouls is None else forced_fouls[index],
+            forced_fouls=None if forced_fouls is None else _rows(forced_fouls, index, whole),
         )
         status[flat] = 1
         outcomes = _row_outcomes(result)
-        out.fill(flat, result, outcomes)
+        out.fill(index, whole, result, outcomes)
         variants.setdefault(rules.variant, []).append(flat)
         versus.append(_versus(result, outcomes, index, seat_numbers))
     if streets is not None:  # one pass per variant over all its seats, not one per group
@@ -168,6 +187,13 @@ def score_tables(
 KEYS = ("hand_key", "hand_id")  # passed from seats to results and versus when present
 
 
+def _rows(values: npt.NDArray[Any], index: npt.NDArray[np.int64], whole: bool) -> npt.NDArray[Any]:
+    """(G, S, ...) per-seat values of a group: a view when it is every row in order."""
+    if whole:
+        return values.reshape(index.shape + values.shape[1:])
+    return values[index]
+
+
 STATUSES = (INCOMPLETE, SCORED, UNKNOWN_RULESET)
 
 
@@ -176,6 +202,8 @@ def _street_column(seats: pa.Table, rows: int) -> npt.NDArray[np.int8] | None:
     if "board_streets" not in seats.column_names:
         return None
     streets, known = board_array(seats["board_streets"])
+    if known.all():
+        return streets
     streets = streets.copy()
     streets[~known] = -1
     return streets
@@ -189,6 +217,10 @@ def _groups(
 ) -> dict[tuple[int, int], npt.NDArray[np.int64]]:
     """Scorable hands by (ruleset code, seat count), on integer codes."""
     scorable = np.flatnonzero(valid)
+    if len(scorable) == len(valid) and len(valid):  # every hand scorable: often one group
+        one_code = override is not None or bool((codes == codes[0]).all())
+        if one_code and bool((counts == counts[0]).all()):
+            return {(0 if override is not None else int(codes[0]), int(counts[0])): scorable}
     keys = (codes[scorable] if override is None else np.zeros(len(scorable), np.int32)) * 8
     keys = keys.astype(np.int64) + counts[scorable]
     groups: dict[tuple[int, int], npt.NDArray[np.int64]] = {}
@@ -218,34 +250,49 @@ class _Columns:
         self.repeat = np.zeros(rows, dtype=np.int8)
         self.timeout_streets = np.zeros(rows, dtype=np.int16)
 
-    def fill(self, rows: npt.NDArray[np.int64], result: BatchResult, outcomes: Outcomes) -> None:
-        # One group covering every row in order (the usual batch) copies instead of scattering.
-        whole = len(rows) == self.rows and (len(rows) == 0 or rows[-1] == len(rows) - 1)
-        flat: npt.NDArray[np.int64] | slice = slice(None) if whole else rows
-        self.valid[flat] = True
-        self.fouled[flat] = result.fouled.reshape(-1)
+    def fill(
+        self,
+        index: npt.NDArray[np.int64],
+        whole: bool,
+        result: BatchResult,
+        outcomes: Outcomes,
+    ) -> None:
+        """Put one group's (G, S) results at its seat rows ``index``.
+
+        A group of every row in order (``whole``, the usual batch) is one
+        strided copy per column; any other is a scatter.
+        """
+
+        def put(target: npt.NDArray[Any], source: npt.NDArray[Any] | np.bool_) -> None:
+            if whole:
+                target.reshape(index.shape)[...] = source
+            else:
+                target[index] = source
+
+        put(self.valid, np.True_)
+        put(self.fouled, result.fouled)
         for target, source in zip(
             self.classes, (result.top_class, result.middle_class, result.bottom_class), strict=True
         ):
-            target[flat] = source.reshape(-1)
+            put(target, source)
         for target, source in zip(
             self.royalty,
             (result.royalty_top, result.royalty_middle, result.royalty_bottom),
             strict=True,
         ):
-            target[flat] = source.reshape(-1)
+            put(target, source)
         won, lost, tied = outcomes
         seats = result.fouled.shape[1]
-        self.rows_won[flat] = _over_opponents(won, seats).reshape(-1)
-        self.rows_lost[flat] = _over_opponents(lost, seats).reshape(-1)
-        self.rows_tied[flat] = _over_opponents(tied, seats).reshape(-1)
-        self.scoops[flat] = _over_opponents((won == 3).view(np.int8), seats).reshape(-1)
-        self.scooped[flat] = _over_opponents((lost == 3).view(np.int8), seats).reshape(-1)
-        self.net[flat] = result.net.reshape(-1)
-        self.net_capped[flat] = result.net_capped.reshape(-1)
-        self.entry[flat] = result.fantasy_cards.reshape(-1)
-        self.stays[flat] = result.fantasy_stays.reshape(-1)
-        self.repeat[flat] = result.repeat_cards.reshape(-1)
+        put(self.rows_won, _over_opponents(won, seats))
+        put(self.rows_lost, _over_opponents(lost, seats))
+        put(self.rows_tied, _over_opponents(tied, seats))
+        put(self.scoops, _over_opponents((won == 3).view(np.int8), seats))
+        put(self.scooped, _over_opponents((lost == 3).view(np.int8), seats))
+        put(self.net, result.net)
+        put(self.net_capped, result.net_capped)
+        put(self.entry, result.fantasy_cards)
+        put(self.stays, result.fantasy_stays)
+        put(self.repeat, result.repeat_cards)
 
     def timeouts(self, flat: npt.NDArray[np.int64], mask: npt.NDArray[np.int16]) -> None:
         self.timeout_streets[flat] = mask

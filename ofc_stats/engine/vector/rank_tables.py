@@ -15,16 +15,15 @@ by construction; the property tests check the machinery.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import combinations_with_replacement
 
 import numpy as np
 import numpy.typing as npt
 
 from ofc_stats.engine.cards import DECK_SIZE
-from ofc_stats.engine.rank import RowRank, rank_row
+from ofc_stats.engine.rank import Category, RowRank, rank_row
 
 IntArray = npt.NDArray[np.integer]
 MIXED = 4
@@ -90,9 +89,68 @@ def _class_table(
     return index, keys, rows
 
 
-@lru_cache(maxsize=1)
+_INSTALLED: list[RankTables] = []  # the process's tables, once built or installed
+
+
 def tables() -> RankTables:
-    """Build (once per process, ~0.2 s) every lookup table."""
+    """Every lookup table, built on first use (~0.2 s) unless :func:`install` gave them."""
+    if not _INSTALLED:
+        _INSTALLED.append(build_tables())
+    return _INSTALLED[0]
+
+
+def install(built: RankTables) -> None:
+    """Use these tables (e.g. :func:`from_arrays` of a saved copy) instead of building."""
+    _INSTALLED[:] = [built]
+
+
+def to_arrays(built: RankTables) -> dict[str, npt.NDArray[np.integer]]:
+    """The tables as plain arrays, for a cache that needs no pickle to load."""
+    arrays: dict[str, npt.NDArray[np.integer]] = {
+        name: getattr(built, name) for name in ARRAY_FIELDS
+    }
+    for name in ("rank5", "rank3"):
+        ranks: tuple[RowRank, ...] = getattr(built, name)
+        out = np.full((len(ranks), 6), -1, dtype=np.int8)  # category, then up to 5 ranks
+        for index, rank in enumerate(ranks):
+            out[index, 0] = int(rank.category)
+            out[index, 1 : 1 + len(rank.ranks)] = rank.ranks
+        arrays[name] = out
+    return arrays
+
+
+def from_arrays(arrays: Mapping[str, npt.NDArray[np.integer]]) -> RankTables:
+    """The tables back from :func:`to_arrays` (KeyError or ValueError when it is not that)."""
+    categories = list(Category)
+
+    def ranks(rows: npt.NDArray[np.integer]) -> tuple[RowRank, ...]:
+        if rows.ndim != 2 or rows.shape[1] != 6:
+            raise ValueError("not a table of row ranks")
+        return tuple(
+            RowRank(categories[row[0]], tuple(r for r in row[1:] if r >= 0))
+            for row in rows.tolist()
+        )
+
+    loaded = {name: np.asarray(arrays[name]) for name in ARRAY_FIELDS}
+    for name, kind in ARRAY_FIELDS.items():
+        if loaded[name].dtype != kind or loaded[name].ndim != 1:
+            raise ValueError(f"{name}: not a {kind} vector")
+    return RankTables(**loaded, rank5=ranks(arrays["rank5"]), rank3=ranks(arrays["rank3"]))
+
+
+ARRAY_FIELDS = {
+    "next5": np.int32,
+    "last5": np.int16,
+    "next3": np.int32,
+    "last3": np.int16,
+    "key5": np.int32,
+    "key3": np.int32,
+    "top_limit": np.int16,
+}
+
+
+def build_tables() -> RankTables:
+    """Build every lookup table from :func:`rank_row` (~0.2 s)."""
     ms4 = _multisets(4)
     ms_id = {ms: i for i, ms in enumerate(ms4)}
     n_ms = len(ms4)

@@ -7,8 +7,8 @@ for, so the batch path applies exactly the rules the scalar path applies.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -37,8 +37,60 @@ class CompiledRules:
     pair_rows: npt.NDArray[np.int32]  # (108,)
 
 
-@lru_cache(maxsize=64)
+_COMPILED: dict[Ruleset, CompiledRules] = {}  # by ruleset, built on first use or installed
+COMPILED_LIMIT = 64
+
+
 def compile_rules(ruleset: Ruleset) -> CompiledRules:
+    """The ruleset's arrays, compiled once per process (~30 ms) unless installed."""
+    found = _COMPILED.get(ruleset)
+    if found is None:
+        if len(_COMPILED) >= COMPILED_LIMIT:
+            _COMPILED.pop(next(iter(_COMPILED)))
+        found = _COMPILED[ruleset] = _compile(ruleset)
+    return found
+
+
+def install_rules(ruleset: Ruleset, compiled: CompiledRules) -> None:
+    """Use ``compiled`` for ``ruleset`` (e.g. :func:`rules_from_arrays` of a saved copy)."""
+    _COMPILED[ruleset] = compiled
+
+
+def rules_to_arrays(compiled: CompiledRules) -> dict[str, npt.NDArray[np.generic]]:
+    """The compiled arrays and flags as plain arrays (absent repeat conditions left out)."""
+    return {name: np.asarray(value) for name, value in vars(compiled).items() if value is not None}
+
+
+def rules_from_arrays(arrays: Mapping[str, npt.NDArray[np.generic]]) -> CompiledRules:
+    """:func:`rules_to_arrays` back (KeyError or ValueError when it is not that)."""
+    values: dict[str, object] = {}
+    for name, kind in COMPILED_FIELDS.items():
+        if name not in arrays and name.startswith("repeat_") and kind is np.bool_:
+            values[name] = None
+            continue
+        array = np.asarray(arrays[name])
+        if array.dtype != kind:
+            raise ValueError(f"{name}: {array.dtype}, not {np.dtype(kind)}")
+        values[name] = array.item() if array.ndim == 0 else array
+    return CompiledRules(**values)  # type: ignore[arg-type]
+
+
+COMPILED_FIELDS: dict[str, type] = {
+    "royalty_top": np.int16,
+    "royalty_middle": np.int16,
+    "royalty_bottom": np.int16,
+    "entry_cards": np.int8,
+    "repeat_top": np.bool_,
+    "repeat_middle": np.bool_,
+    "repeat_bottom": np.bool_,
+    "repeat_all": np.bool_,
+    "has_repeat": np.bool_,
+    "repeat_cards": np.int64,
+    "pair_rows": np.int32,
+}
+
+
+def _compile(ruleset: Ruleset) -> CompiledRules:
     t = tables()
     table = ruleset.royalties
     fantasy = ruleset.fantasy

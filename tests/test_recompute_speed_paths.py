@@ -1,0 +1,207 @@
+"""The fast paths recompute takes are the slow paths' answers, and commits stay whole.
+
+* timeout flags read from a table equal the street-by-street counts they are
+  built from, on every variant, plausible and implausible streets alike;
+* the engine tables loaded from the disk cache equal the built ones, and a
+  cache that is corrupt or cannot be written is only ignored;
+* several batches committed at once are all published or none, also when
+  the publishing process dies half way;
+* two workers claiming batches write exactly what one process writes, and a
+  worker's failure stops the run with its error instead of hanging it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ofc_stats.engine.presets import PRESETS, get_ruleset
+from ofc_stats.engine.rules import Variant
+from ofc_stats.engine.vector import rank_tables, rule_arrays
+from ofc_stats.engine.vector.timeout import mask_table, timeout_mask, timeout_mask_by_counts
+from ofc_stats.store import engine_cache
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.importer import import_paths
+from ofc_stats.store.recompute import recompute
+from parsers.open_format import dumps
+from tests.handgen import random_records
+
+
+def _plausible(rng: np.random.Generator, variant: Variant, count: int) -> np.ndarray:
+    """Boards whose streets deal the variant's plan, cards shuffled over the 13 slots."""
+    plan = np.repeat(np.arange(len(variant.streets)), [n for _, n in variant.streets])
+    return np.array([rng.permutation(plan) for _ in range(count)], dtype=np.int8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), variant=st.sampled_from(list(Variant)))
+def test_table_timeout_flags_equal_the_counted_ones(seed: int, variant: Variant) -> None:
+    rng = np.random.default_rng(seed)
+    plausible = _plausible(rng, variant, 300)
+    plausible[rng.random(plausible.shape) < 0.02] = -1  # a few unknown streets
+    anything = rng.integers(-3, len(variant.streets) + 2, size=(300, 13)).astype(np.int8)
+    streets = np.concatenate([plausible, anything])
+    fantasy = rng.random(len(streets)) < 0.1
+    fast = timeout_mask(streets, fantasy, variant)
+    slow = timeout_mask_by_counts(streets, fantasy, variant)
+    assert fast.dtype == slow.dtype == np.int16
+    np.testing.assert_array_equal(fast, slow)
+
+
+def test_the_table_holds_the_auto_placement_and_is_left_out_when_too_big() -> None:
+    # A Pineapple board dealt wholly by the rule (bottom first, then middle, then top).
+    # Streets by slot, top 3 | middle 5 | bottom 5:
+    ruled = np.array([[3, 4, 4, 1, 1, 2, 2, 3, 0, 0, 0, 0, 0]], dtype=np.int8)
+    # Street 0, free (3, 5, 5), 5 cards: the rule puts all 5 on the bottom, as here: bit 0.
+    # Street 1, free (3, 5, 0), 2 cards: both to the middle, as here: bit 1.  Street 2,
+    # free (3, 3, 0): the same, bit 2.  Street 3, free (3, 1, 0): one to the middle, one
+    # on top, as here: bit 3.  Street 4, free (2, 0, 0): only the top is open, a forced
+    # street, never flagged.  1 + 2 + 4 + 8 = 15.
+    assert timeout_mask(ruled, np.zeros(1, bool), Variant.PINEAPPLE).tolist() == [15]
+    assert mask_table(Variant.CLASSIC) is None  # nine streets: counted, not tabled
+    classic = _plausible(np.random.default_rng(1), Variant.CLASSIC, 50)
+    np.testing.assert_array_equal(
+        timeout_mask(classic, np.zeros(50, bool), Variant.CLASSIC),
+        timeout_mask_by_counts(classic, np.zeros(50, bool), Variant.CLASSIC),
+    )
+
+
+def test_cached_engine_tables_equal_the_built_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OFC_STATS_CACHE", str(tmp_path / "cache"))
+    built = rank_tables.build_tables()
+    rulesets = list(PRESETS.values())
+    engine_cache.warm(rulesets)  # builds and saves
+    saved = sorted(p.name for p in (tmp_path / "cache").iterdir())
+    assert len(saved) == 1 + len(rulesets) and all(n.endswith(".npz") for n in saved)
+    compiled = {r.name: rule_arrays.compile_rules(r) for r in rulesets}
+    engine_cache.warm(rulesets)  # loads and installs
+    loaded = rank_tables.tables()
+    for name in rank_tables.ARRAY_FIELDS:
+        np.testing.assert_array_equal(getattr(loaded, name), getattr(built, name))
+        assert getattr(loaded, name).dtype == getattr(built, name).dtype
+    assert loaded.rank5 == built.rank5 and loaded.rank3 == built.rank3
+    for ruleset in rulesets:
+        again = rule_arrays.compile_rules(ruleset)
+        for field, value in vars(compiled[ruleset.name]).items():
+            other = getattr(again, field)
+            assert (value is None and other is None) or np.array_equal(value, other), field
+
+
+def test_a_corrupt_or_unwritable_cache_is_only_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("OFC_STATS_CACHE", str(folder))
+    ruleset = get_ruleset("pineapple")
+    engine_cache.warm([ruleset])
+    for path in folder.iterdir():
+        path.write_bytes(path.read_bytes()[:1000])  # truncated
+    engine_cache.warm([ruleset])  # rebuilt and saved again, whole
+    engine_cache.warm([ruleset])
+    assert rank_tables.tables().key5.tolist() == rank_tables.build_tables().key5.tolist()
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("OFC_STATS_CACHE", str(blocked / "cache"))
+    engine_cache.warm([ruleset])  # cannot save: built in memory, no error
+    assert rank_tables.tables().next5.shape == rank_tables.build_tables().next5.shape
+
+
+def test_the_cache_keeps_one_engine_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    monkeypatch.setenv("OFC_STATS_CACHE", str(folder))
+    stale = ["rank-tables-0123456789abcdef01234567.npz", "rules-0123456789abcdef01234567-x.npz"]
+    for name in [*stale, "notes.txt"]:
+        (folder / name).write_bytes(b"old")
+    engine_cache.warm([get_ruleset("pineapple")])  # builds this version's, drops the others
+    names = sorted(p.name for p in folder.iterdir())
+    stamp = engine_cache.engine_fingerprint()
+    assert "notes.txt" in names and not set(stale) & set(names)
+    assert [n for n in names if n != "notes.txt"] == sorted(
+        [f"rank-tables-{stamp}.npz", *(n for n in names if n.startswith(f"rules-{stamp}-"))]
+    )
+    assert len(names) == 3  # notes, the rank tables, pineapple's rules
+
+
+def _tables(rows: int) -> dict[str, pa.Table]:
+    return {"results": pa.table({"hand_id": pa.array(range(rows), pa.int64())})}
+
+
+def test_batches_committed_together_are_published_together(tmp_path: Path) -> None:
+    dataset = Dataset(tmp_path / "data")
+    dataset.create()
+    dataset.commit_batches({f"b{i}": _tables(i + 1) for i in range(3)}, step="results")
+    assert [
+        pq.read_metadata(dataset.batch_file("results", f"b{i}")).num_rows for i in range(3)
+    ] == [
+        1,
+        2,
+        3,
+    ]
+    assert not any((tmp_path / "data" / ".tmp").iterdir())
+
+
+def test_a_commit_of_several_batches_killed_while_publishing_rolls_forward_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset = Dataset(tmp_path / "data")
+    dataset.create()
+    renamed: list[str] = []
+    real_replace = __import__("os").replace
+
+    def dies_after_one(source: object, target: object) -> None:
+        if renamed:
+            raise SystemExit("killed")  # the process dies between two renames
+        renamed.append(str(target))
+        real_replace(source, target)
+
+    monkeypatch.setattr("ofc_stats.store.dataset.os.replace", dies_after_one)
+    with pytest.raises(SystemExit):
+        dataset.commit_batches({f"b{i}": _tables(2) for i in range(3)}, step="results")
+    monkeypatch.undo()
+    assert len(renamed) == 1
+    # Readers hide every batch of the interrupted commit, the one already renamed too.
+    assert dataset.files("results") == []
+    with dataset.locked():  # the next lock holder finishes the commit
+        pass
+    assert len(dataset.files("results")) == 3
+
+
+def _dataset(tmp_path: Path, name: str) -> Path:
+    source = tmp_path / f"{name}.jsonl"
+    source.write_text("".join(dumps(r) + "\n" for r in random_records(600, 21)), "utf-8")
+    data = tmp_path / name
+    import_paths([source], data, batch_hands=50)  # a dozen batches
+    return data
+
+
+def test_two_workers_write_what_one_process_writes(tmp_path: Path) -> None:
+    one, two = _dataset(tmp_path, "one"), _dataset(tmp_path, "two")
+    first = recompute(one, force=True, workers=1)
+    second = recompute(two, force=True, workers=2)
+    assert first.batches == second.batches == len(Dataset(one).batches()) > 10
+    assert (first.hands, first.statuses) == (second.hands, second.statuses)
+    for table in ("results", "versus"):
+        mine = Dataset(one).read(table).sort_by([("hand_id", "ascending"), ("seat", "ascending")])
+        theirs = Dataset(two).read(table)
+        theirs = theirs.sort_by([("hand_id", "ascending"), ("seat", "ascending")])
+        assert mine.num_rows > 0 and mine.equals(theirs)
+
+
+def test_a_worker_failure_stops_the_run_with_its_error(tmp_path: Path) -> None:
+    data = _dataset(tmp_path, "data")
+    dataset = Dataset(data)
+    broken = dataset.batch_file("seats", dataset.batches()[5])
+    broken.write_bytes(b"not parquet")
+    with pytest.raises(pa.ArrowInvalid):
+        recompute(data, force=True, workers=2)
