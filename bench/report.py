@@ -1,29 +1,36 @@
-"""Report and hand-view speed on a large dataset, with the floor measured in the same run.
+"""Report speed and memory at growing sizes, with the floor measured in the same run.
 
-    .venv/bin/python bench/report.py [--hands 1000000] [--base 10000] [--repeat 3] [--keep DIR]
+    .venv/bin/python bench/report.py [--sizes 1000000] [--player-seats 200000] [--repeat 3]
+                                     [--base 10000] [--keep DIR]
+    .venv/bin/python bench/report.py --sizes 1000000,10000000 --keep /tmp/ofc-report
 
-Builds the dataset as bench/recompute.py does (``--base`` simulated hands,
-batches copied under new keys up to ``--hands``, recomputed) unless
-``--keep DIR`` already holds one.  Then, for the player the CLI picks by
-default (the hero when the files mark one, else the most frequent player):
+For each size a dataset is built by ``bench/report_data.py`` (simulated
+hands copied under new keys; the chosen player has ``--player-seats`` seats
+whatever the size, marked as the hero's, the rest are other players), or
+reused from ``--keep DIR`` (``DIR/n<size>/data``).  Then, per size, runs
+interleaved so host noise hits each size alike:
 
-* ``ofc-stats report`` end to end in a child process (open, every section,
-  charts, HTML), median of ``--repeat`` runs, and the children's peak memory;
-* the floor: one DuckDB query reading the player's scored seats joined with
-  their hands and results (what any report must read), median in this run;
-* each section alone, in this process;
-* the hand view: ``ofc-stats hand KEY`` end to end, and opening a hand in
-  this process (``reports.replay.find_hand``), against the floor of finding
-  that hand's row in ``hands``.
+* ``ofc-stats report`` for the hero (the CLI's default player), the whole
+  CLI run in a child process: wall and CPU seconds (user + system, DuckDB's
+  threads included) and that run's peak resident memory; medians of
+  ``--repeat``;
+* the floor: one DuckDB query reading the player's scored seats with their
+  results and hands, joined on ``hand_id`` (the least any report must
+  read), in this process;
+* the ratio of the two wall times.
 
-Times are wall-clock medians; the machine is shared, so read the ratios.
+For the first size it also prints each section's CPU seconds in this
+process (the scope, every report, the page) and the hand view: opening one
+hand (``reports.replay.find_hand``) against finding its row in ``hands``.
+The machine is shared: read the ratios, and the CPU seconds, which load
+inflates less than wall time.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -36,15 +43,45 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from recompute import build  # noqa: E402
+from report_data import build  # noqa: E402
 
+# The least any report of the player must read: their seats with their results and hands,
+# joined on hand_id (the seat_results view joins every hand's string key: 10x slower at 10M).
 FLOOR_SQL = """
-SELECT count(*), sum(net_capped), count(board), count(discards), max(played_at)
-FROM seat_results s WHERE {where}
+SELECT count(*), sum(r.net_capped), count(s.board), count(s.discards), max(h.played_at)
+FROM (SELECT hand_id, seat, board, discards FROM seats WHERE {mine}) s
+JOIN (SELECT hand_id, seat, net_capped FROM results_stored WHERE status = 'scored') r
+  USING (hand_id, seat)
+JOIN (SELECT hand_id, played_at FROM hands) h USING (hand_id)
+"""
+GOALS = {1_000_000: 10.0, 10_000_000: 60.0}  # issue 13: seconds for the whole report
+MEMORY_GOAL_MIB = 1536  # issue 13: under 1.5 GB at 10M hands
+
+# One CLI run in a child of a child, so the peak memory read is that run's alone.
+CHILD = r"""
+import json, resource, subprocess, sys, time
+start = time.perf_counter()
+subprocess.run(sys.argv[1:], check=True, capture_output=True)
+wall = time.perf_counter() - start
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+                  "peak_mib": usage.ru_maxrss / 1024}))
 """
 
 
-def median_time(run: Callable[[], object], repeat: int) -> float:
+def cli_run(root: Path, out: Path) -> dict[str, float]:
+    command = [str(ROOT / ".venv" / "bin" / "ofc-stats"), "report", "--data", str(root)]
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, *command, "--out", str(out)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def timed(run: Callable[[], object], repeat: int) -> float:
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -53,101 +90,128 @@ def median_time(run: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
-def peak_children_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+def floor(root: Path, repeat: int) -> tuple[float, int, int]:
+    """(median seconds of the floor query, hands, the player's scored seats)."""
+    import ofc_stats
+    from reports import Filters, checked, choose_player
+
+    with ofc_stats.open(root) as db:
+        hands = int(db.sql("SELECT count(*) FROM hands").fetchall()[0][0])
+        filters = checked(db, choose_player(db, None).scope(Filters()))
+        mine, params = filters.me("seats")
+        query = FLOOR_SQL.format(
+            mine=mine.replace("seats.player_key", "coalesce(player_id, player)")
+        )
+        seats = int(db.sql(query, params).fetchall()[0][0])
+        return timed(lambda: db.sql(query, params).fetchall(), repeat), hands, seats
+
+
+def sections(root: Path) -> None:
+    """Each part of the report's CPU seconds, in this process."""
+    import ofc_stats
+    from reports import BUILDERS, Filters, checked, choose_player, leak_summary
+    from reports.base import prepare
+    from reports.html import render
+
+    def cpu(label: str, run: Callable[[], object]) -> object:
+        start = time.process_time()
+        value = run()
+        print(f"  {label:28} {time.process_time() - start:6.2f} s CPU")
+        return value
+
+    with ofc_stats.open(root) as db:
+        me = choose_player(db, None)
+        filters = checked(db, me.scope(Filters()))
+        cpu("scope (prepare: temp tables)", lambda: prepare(db, filters))
+        built = []
+        for build_section in BUILDERS:
+            built.append(
+                cpu(build_section.__module__.split(".")[-1], lambda b=build_section: b(db, filters))
+            )
+        page = cpu(
+            "page (render HTML)", lambda: render(me.name, "all hands", built, leak_summary(built))
+        )  # type: ignore[arg-type]
+        print(f"  page size {len(str(page)) / 1e6:.1f} MB")
+
+
+def hand_view(root: Path, repeat: int) -> None:
+    import ofc_stats
+    from reports.replay import find_hand
+
+    with ofc_stats.open(root) as db:
+        sample = [r[0] for r in db.sql("SELECT hand_key FROM hands USING SAMPLE 5 ROWS").fetchall()]
+    cli = [str(ROOT / ".venv" / "bin" / "ofc-stats"), "hand", sample[0], "--data", str(root)]
+    whole = timed(lambda: subprocess.run(cli, check=True, capture_output=True), repeat)
+    opened, found = [], []
+    for hand_key in sample:
+        start = time.perf_counter()
+        with ofc_stats.open(root) as db:
+            find_hand(db, hand_key)
+            opened.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            db.sql("SELECT * FROM hands WHERE hand_key = $k", {"k": hand_key}).fetchall()
+            found.append(time.perf_counter() - start)
+    view, row = statistics.median(opened), statistics.median(found)
+    print(f"ofc-stats hand KEY, whole CLI run (Python start included), median: {whole:.2f} s")
+    print(
+        f"hand view in process (open the dataset + the hand), median of {len(sample)}: "
+        f"{view:.2f} s; floor (the hand's row in hands) {row:.2f} s; ratio {view / row:.1f}"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=1_000_000)
+    parser.add_argument("--sizes", default="1000000", help="Hands per dataset, comma-separated.")
+    parser.add_argument("--player-seats", type=int, default=200_000)
     parser.add_argument("--base", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--keep", type=Path, default=None, help="Build the dataset here, keep it.")
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="Build the datasets here, keep them."
+    )
     args = parser.parse_args()
+    sizes = [int(size) for size in args.sizes.split(",")]
     work = args.keep or Path(tempfile.mkdtemp(prefix="ofc-bench-report-"))
-    root = work / "data"
+    roots = {size: work / f"n{size}" / "data" for size in sizes}
     try:
-        if not (root / "dataset.json").exists():
-            build(root, args.hands, args.base)
-        import ofc_stats
-        from reports import BUILDERS, Filters, checked, choose_player
-        from reports.base import prepare
-        from reports.replay import find_hand
-
-        with ofc_stats.open(root) as db:
-            hands = db.sql("SELECT count(*) FROM hands").fetchall()[0][0]
-            me = choose_player(db, None)
-            filters = checked(db, me.scope(Filters()))
-            where, params = filters.player_where("s")
-            seats = db.sql(f"SELECT count(*) FROM seat_results s WHERE {where}", params).fetchall()[
-                0
-            ][0]
-            floor_sql = FLOOR_SQL.format(where=where)
-            floor = median_time(lambda: db.sql(floor_sql, params).fetchall(), args.repeat)
-            sample = [
-                r[0] for r in db.sql("SELECT hand_key FROM hands USING SAMPLE 5 ROWS").fetchall()
-            ]
-        print(f"dataset: {hands:,} hands; player {me.name}: {seats:,} scored seats")
-
-        cli = ROOT / ".venv" / "bin" / "ofc-stats"
-        out = work / "report.html"
-        command = [str(cli), "report", "--data", str(root), "--out", str(out)]
-        cpu = []
-
-        def report_run() -> None:
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            subprocess.run(command, check=True, capture_output=True)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-
-        report = median_time(report_run, args.repeat)
-        peak = peak_children_mib()
+        for size, root in roots.items():
+            if not (root / "dataset.json").exists():
+                built = build(root, size, args.player_seats, args.base, source=work)
+                print(f"built {root}: {built}")
+        runs: dict[int, list[dict[str, float]]] = {size: [] for size in sizes}
+        for _ in range(args.repeat):
+            for size, root in roots.items():
+                runs[size].append(cli_run(root, root.parent / "report.html"))
+        floors = {size: floor(root, args.repeat) for size, root in roots.items()}
+        load = os.getloadavg()
         print(
-            f"ofc-stats report (whole CLI run), median of {args.repeat}: {report:.1f} s wall, "
-            f"{statistics.median(cpu):.1f} s CPU (user + system), peak memory {peak:,.0f} MiB; "
-            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+            f"\nofc-stats report, whole CLI run, medians of {args.repeat}; load average "
+            f"{load[0]:.1f} / {load[1]:.1f} on {os.cpu_count()} cores"
         )
         print(
-            f"floor (one query reading the player's scored seats), median: {floor:.2f} s; "
-            f"report / floor = {report / floor:.1f}"
+            f"{'hands':>11} {'seats':>8} {'wall s':>7} {'CPU s':>6} {'peak MiB':>9} "
+            f"{'floor s':>8} {'ratio':>6}  goal"
         )
-        print(
-            f"goal: <= 10 s (issue 13), < 20 s (issue 14): {'met' if report <= 10 else 'NOT met'}"
-        )
-
-        with ofc_stats.open(root) as db:
-            start = time.perf_counter()
-            prepare(db, filters)
-            print(f"  scope (temp tables)  {time.perf_counter() - start:6.2f} s")
-            for build_section in BUILDERS:
-                start = time.perf_counter()
-                section = build_section(db, filters)
-                print(f"  {section.key:20} {time.perf_counter() - start:6.2f} s")
-
-        hand_cli = median_time(
-            lambda: subprocess.run(
-                [str(cli), "hand", sample[0], "--data", str(root)], check=True, capture_output=True
-            ),
-            args.repeat,
-        )
-        opened, found = [], []
-        for hand_key in sample:
-            start = time.perf_counter()
-            with ofc_stats.open(root) as db:
-                find_hand(db, hand_key)
-                opened.append(time.perf_counter() - start)
-                start = time.perf_counter()
-                db.sql("SELECT * FROM hands WHERE hand_key = $k", {"k": hand_key}).fetchall()
-                found.append(time.perf_counter() - start)
-        view, row = statistics.median(opened), statistics.median(found)
-        print(
-            f"ofc-stats hand KEY (whole CLI run, Python start included), median: {hand_cli:.2f} s"
-        )
-        print(
-            f"hand view in process (open the dataset + the hand), median of {len(sample)}: "
-            f"{view:.2f} s; floor (the hand's row in hands) {row:.2f} s; ratio {view / row:.1f}"
-        )
-        print(f"goal: hand view < 1 s: {'met' if view < 1 else 'NOT met'} in process")
+        for size in sizes:
+            wall = statistics.median(r["wall"] for r in runs[size])
+            cpu = statistics.median(r["cpu"] for r in runs[size])
+            peak = max(r["peak_mib"] for r in runs[size])
+            seconds, hands, seats = floors[size]
+            goal = GOALS.get(size)
+            verdict = (
+                "" if goal is None else f"<= {goal:g} s: {'met' if wall <= goal else 'NOT met'}"
+            )
+            if size >= 10_000_000:
+                verdict += (
+                    f", < {MEMORY_GOAL_MIB} MiB: {'met' if peak < MEMORY_GOAL_MIB else 'NOT met'}"
+                )
+            print(
+                f"{hands:11,} {seats:8,} {wall:7.2f} {cpu:6.2f} {peak:9,.0f} "
+                f"{seconds:8.2f} {wall / seconds:6.1f}  {verdict}"
+            )
+        first = roots[sizes[0]]
+        print(f"\nwhere the CPU goes at {sizes[0]:,} hands (in this process):")
+        sections(first)
+        hand_view(first, args.repeat)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)

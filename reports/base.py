@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -33,10 +34,12 @@ class Report:
 
 
 SEATS = "report_seats"  # the player's scored seats under the filters
-OTHERS = "report_others"  # other players' scored seats under the filters (a hash sample)
+OTHERS = "report_others"  # other players' scored seats under the filters (a sample)
 HANDS = "report_hands"  # every seat of the hands the player played
 VERSUS = "report_versus"  # the player's points against each opponent, hand by hand
 OTHERS_SEATS = 250_000  # at most about this many other players' seats are sampled
+SAMPLE_RUNS = 64  # the others' sample: this many runs of consecutive hands, spread evenly
+SAMPLE_SCALE = 1_000_000  # the others' sample share is counted in millionths
 ORDER = "s.played_at, s.hand_key, s.seat"
 
 
@@ -45,43 +48,51 @@ class Scope:
     """What :func:`prepare` materialised on a connection."""
 
     filters: Filters
-    sample_permille: int  # the share of other players' hands in OTHERS, per thousand
+    sample_ppm: int  # the share of other players' hands in OTHERS, per million
+
+    @property
+    def sample_permille(self) -> float:
+        """The same share per thousand, as the page's caption shows it."""
+        return self.sample_ppm / 1000
 
 
 _SCOPES: WeakKeyDictionary[OfcData, Scope] = WeakKeyDictionary()
 
+SEAT_COLUMNS = (
+    "hand_id, seat, player, player_id, coalesce(player_id, player) AS player_key, hero, "
+    "in_fantasy, fantasy_cards, reported_points, reported_money, stack, board, board_streets, "
+    "discards"
+)
+HAND_COLUMNS = (
+    "hand_id, hand_key, format, room, table_id, room_hand_id, played_at, ruleset, seat_count, "
+    "stakes, currency"
+)
 
-# seat_results' columns, built from pre-filtered scans of hands, seats and results: each
-# table is cut down to the scope's hands before the join on the string key.
+# seat_results' columns for the seats in {picked} (a temp table of seat rows): hands and
+# results cut down to those hands by an integer semi-join on hand_id before the join.
 SCOPED_SEATS = """
-WITH s AS (
-  SELECT hand_key, seat, player, player_id, coalesce(player_id, player) AS player_key, hero,
-         in_fantasy, fantasy_cards, reported_points, reported_money, stack, board,
-         board_streets, discards
-  FROM seats WHERE {seats}
-),
-keys AS (SELECT DISTINCT hand_key FROM s)
-SELECT h.hand_key, h.format, h.room, h.table_id, h.room_hand_id, h.played_at, h.ruleset,
-       h.seat_count, h.stakes, h.currency, s.seat, s.player, s.player_id, s.player_key, s.hero,
-       s.in_fantasy, s.fantasy_cards, s.reported_points, s.reported_money, s.stack, s.board,
-       s.board_streets, s.discards, r.* EXCLUDE (hand_key, seat, ruleset),
-       r.ruleset AS scored_with
-FROM (SELECT hand_key, format, room, table_id, room_hand_id, played_at, ruleset, seat_count,
-             stakes, currency
-      FROM hands WHERE {hands} AND hand_key IN (SELECT hand_key FROM keys)) h
-JOIN s USING (hand_key)
-JOIN (SELECT * FROM results WHERE {hands} AND hand_key IN (SELECT hand_key FROM keys)) r
-  USING (hand_key, seat)
+SELECT h.* EXCLUDE (hand_id), p.* EXCLUDE (hand_id), r.* EXCLUDE (seat)
+FROM (SELECT {hand_columns} FROM {hands_table}
+      WHERE {hands} AND hand_id IN (SELECT hand_id FROM {picked})) h
+JOIN {picked} p USING (hand_id)
+JOIN (SELECT {result_columns} FROM {results_table}
+      WHERE {hands} AND hand_id IN (SELECT hand_id FROM {picked})) r USING (hand_id, seat)
 """
+RESULT_COLUMNS = "* EXCLUDE (ruleset), ruleset AS scored_with"
+PICKED = "report_picked"  # a step of prepare(): seat rows before their hands are joined
 
 
 def prepare(data: OfcData, filters: Filters) -> Scope:
     """Materialise the report's scope once as temp tables; every report reads those.
 
-    Joining the tables once, not once per query, cutting each down to the
-    scope's hands before the join, and never scanning the placements (street
-    facts come from each seat's board and board streets,
-    :mod:`reports.streetwise`) is what keeps a report on a million hands fast.
+    The player's seats are picked from ``seats`` once, then their hands,
+    results, the other seats of those hands and the points against each
+    opponent are fetched by integer semi-joins on ``hand_id`` (no string key
+    is joined); other players' seats are a sample of about
+    :data:`OTHERS_SEATS` seats however large the dataset (:func:`others_sample`),
+    read from the few batch files that hold it.  The placements are never
+    scanned (street facts come from each seat's board and board streets,
+    :mod:`reports.streetwise`).
     """
     known = _SCOPES.get(data)
     if known is not None and known.filters == filters:
@@ -90,42 +101,139 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
     mine, mine_params = filters.me("seats")
     mine = mine.replace("seats.player_key", "coalesce(player_id, player)")
     con = data.connection
-    mine_sql = SCOPED_SEATS.format(seats=mine, hands="true")
-    con.sql(
-        f"CREATE OR REPLACE TEMP TABLE {SEATS} AS SELECT * FROM ({mine_sql}) s WHERE {where}",
-        params={**params, **mine_params},
+    bound = {**params, **mine_params}
+    _scoped(
+        data,
+        SEATS,
+        f"SELECT {SEAT_COLUMNS} FROM seats WHERE {mine}",
+        "true",
+        RESULT_COLUMNS,
+        where,
+        bound,
     )
-    everyone = int(con.sql("SELECT count(*) FROM seats").fetchall()[0][0])
-    permille = int(min(1000, max(1, 1000 * OTHERS_SEATS // max(everyone, 1))))
-    sample = "hash(hand_key) % 1000 < $permille"
-    others_sql = SCOPED_SEATS.format(
-        seats=f"{sample} AND NOT ({mine})",
-        hands=sample,
+    sample = others_sample(data)
+    tables = {"seats": "seats", "hands": "hands", "results": "results_stored"}
+    if sample.runs:  # only the batch files that hold the sampled hands are read
+        tables = {name: data.batch_source(name, sample.ranges) for name in tables}
+    _scoped(
+        data,
+        OTHERS,
+        "SELECT hand_id, seat, in_fantasy, board, board_streets, discards "
+        f"FROM {tables['seats']} seats WHERE {sample.condition} AND NOT ({mine})",
+        sample.condition,
+        "hand_id, seat, status, net_capped, timeout_streets",
+        where,
+        bound,
+        keep="s.hand_id, s.seat, s.net_capped, s.timeout_streets, s.in_fantasy, s.board, "
+        "s.board_streets, s.discards",
+        hands_table=tables["hands"],
+        results_table=tables["results"],
     )
+    mine_ids = f"hand_id IN (SELECT hand_id FROM {SEATS})"
     con.sql(
-        f"CREATE OR REPLACE TEMP TABLE {OTHERS} AS SELECT s.hand_key, s.seat, s.net_capped, "
-        "s.timeout_streets, s.in_fantasy, s.board, s.board_streets, s.discards "
-        f"FROM ({others_sql}) s WHERE {where}",
-        params={**params, **mine_params, "permille": permille},
-    )
-    con.sql(
-        f"CREATE OR REPLACE TEMP TABLE {HANDS} AS SELECT s.hand_key, s.seat, s.player, "
+        f"CREATE OR REPLACE TEMP TABLE {HANDS} AS SELECT s.hand_id, s.seat, s.player, "
         "s.in_fantasy, r.royalties "
-        "FROM (SELECT hand_key, seat, player, in_fantasy FROM seats "
-        f"WHERE hand_key IN (SELECT hand_key FROM {SEATS})) s "
-        "JOIN (SELECT hand_key, seat, royalties FROM results "
-        f"WHERE hand_key IN (SELECT hand_key FROM {SEATS})) r "
-        "USING (hand_key, seat)"
+        f"FROM (SELECT hand_id, seat, player, in_fantasy FROM seats WHERE {mine_ids}) s "
+        f"JOIN (SELECT hand_id, seat, royalties FROM results_stored WHERE {mine_ids}) r "
+        "USING (hand_id, seat)"
     )
     con.sql(
-        f"CREATE OR REPLACE TEMP TABLE {VERSUS} AS SELECT v.hand_key, v.points, "
-        "o.player AS opponent, o.in_fantasy AS opponent_in_fantasy FROM versus v "
-        f"SEMI JOIN {SEATS} m ON m.hand_key = v.hand_key AND m.seat = v.seat "
-        f"JOIN {HANDS} o ON o.hand_key = v.hand_key AND o.seat = v.opponent"
+        f"CREATE OR REPLACE TEMP TABLE {VERSUS} AS "
+        "WITH pairs AS (SELECT hand_id, seat, opponent, points FROM versus_stored "
+        f"WHERE {mine_ids}), "
+        "both_ways AS (SELECT hand_id, seat, opponent, points FROM pairs UNION ALL "
+        "SELECT hand_id, opponent, seat, -points FROM pairs) "
+        "SELECT v.hand_id, v.points, o.player AS opponent, o.in_fantasy AS opponent_in_fantasy "
+        f"FROM both_ways v SEMI JOIN {SEATS} m ON m.hand_id = v.hand_id AND m.seat = v.seat "
+        f"JOIN {HANDS} o ON o.hand_id = v.hand_id AND o.seat = v.opponent"
     )
-    scope = Scope(filters, permille)
+    scope = Scope(filters, sample.ppm)
     _SCOPES[data] = scope
     return scope
+
+
+def _scoped(
+    data: OfcData,
+    name: str,
+    picked: str,
+    hands: str,
+    result_columns: str,
+    where: str,
+    params: dict[str, object],
+    keep: str = "s.*",
+    hands_table: str = "hands",
+    results_table: str = "results_stored",
+) -> None:
+    """Temp table ``name``: the seats ``picked`` selects, with their hands and results."""
+    con = data.connection
+    query = f"CREATE OR REPLACE TEMP TABLE {PICKED} AS {picked}"
+    con.sql(query, params=_used(query, params))
+    scoped = SCOPED_SEATS.format(
+        hand_columns=HAND_COLUMNS,
+        hands=hands,
+        picked=PICKED,
+        result_columns=result_columns,
+        hands_table=hands_table,
+        results_table=results_table,
+    )
+    query = f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT {keep} FROM ({scoped}) s WHERE {where}"
+    con.sql(query, params=_used(query, params))
+    con.sql(f"DROP TABLE {PICKED}")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Other players' sample: ``runs`` runs of ``length`` consecutive hand ids, ``stride`` apart.
+
+    ``runs == 0``: every hand.
+    """
+
+    runs: int = 0
+    length: int = 0
+    stride: int = 1
+    ppm: int = SAMPLE_SCALE  # the share of the hands, per million
+
+    @property
+    def ranges(self) -> list[tuple[int, int]]:
+        """The runs as inclusive hand_id ranges."""
+        return [(i * self.stride, i * self.stride + self.length - 1) for i in range(self.runs)]
+
+    @property
+    def condition(self) -> str:
+        """SQL: a hand is in the sample (integers of ours only, no user text)."""
+        if not self.runs:
+            return "true"
+        return (
+            f"(hand_id % {self.stride:d} < {self.length:d} "
+            f"AND hand_id < {self.runs * self.stride:d})"
+        )
+
+
+def others_sample(data: OfcData) -> Sample:
+    """Which other players' hands the report compares with (see :class:`Sample`).
+
+    Every hand when the dataset holds at most about :data:`OTHERS_SEATS`
+    seats; else :data:`SAMPLE_RUNS` runs of consecutive hand ids spread
+    evenly over the whole span of ids, together about that many seats.
+    Consecutive ids are stored together, so the sample is read from a few
+    dozen batch files whatever the dataset's size; runs spread over every
+    period and import keep it close to the field.
+    """
+    hands, last = data.sql("SELECT count(*), max(hand_id) FROM hands").fetchall()[0]
+    everyone = int(data.sql("SELECT count(*) FROM seats").fetchall()[0][0])
+    wanted = OTHERS_SEATS * int(hands) // max(everyone, 1)
+    if last is None or wanted >= int(hands):
+        return Sample()
+    runs = max(1, min(SAMPLE_RUNS, wanted))
+    length = -(-wanted // runs)
+    stride = max(length, (int(last) + 1) // runs)
+    share = SAMPLE_SCALE * runs * length // int(hands)
+    return Sample(runs, length, stride, int(min(SAMPLE_SCALE, max(1, share))))
+
+
+def _used(query: str, params: dict[str, object]) -> dict[str, object]:
+    """The parameters ``query`` names: DuckDB refuses any it does not."""
+    return {k: v for k, v in params.items() if re.search(rf"\${k}\b", query)}
 
 
 def hand_count(data: OfcData, filters: Filters) -> int:

@@ -15,9 +15,10 @@ own average) − (others' mean − others' average)).  A decision nearly every
 hand contains (a low discard on the last street) then costs nothing however
 the player's session went; one the player handles worse than the field does.
 
-Other players' numbers come from a hash sample of their hands when the
-dataset is large (:data:`reports.base.OTHERS_SEATS` seats at most), so a
-report stays fast on a million hands; the sample share is reported.
+Other players' numbers come from a sample of their hands when the dataset
+is large (about :data:`reports.base.OTHERS_SEATS` seats, runs of consecutive
+hands spread over the whole dataset, :func:`reports.base.others_sample`), so
+a report costs the same on ten million hands as on one; the share is shown.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.store.views import OfcData
-from reports.base import OTHERS, SEATS, Report, prepare
+from reports.base import OTHERS, SAMPLE_RUNS, SEATS, Report, prepare
 from reports.charts import bars_with_ci
 from reports.filters import Filters
 from reports.stats import Z95
@@ -92,7 +93,8 @@ def build(data: OfcData, filters: Filters) -> Report:
     timeouts = table[table["kind"] == "timeout"]
     report.tables["timeouts"] = timeouts.drop(columns="street").reset_index(drop=True)
     report.captions["decisions"] = (
-        f"others: {permille / 10:g}% hash sample of other players' hands"
+        f"others: a {permille / 10:.3g}% sample of other players' hands "
+        f"({SAMPLE_RUNS} runs of consecutive hands spread over the dataset)"
         if permille < 1000
         else "others: every other player's hands"
     )

@@ -39,7 +39,7 @@ def build(data: OfcData, filters: Filters) -> Report:
     fouled = int(tried["fouled"].astype(bool).sum())
 
     lost_to_fl, hands_against_fl = data.sql(
-        f"SELECT coalesce(-sum(points), 0), count(DISTINCT hand_key) FROM {VERSUS} "
+        f"SELECT coalesce(-sum(points), 0), count(DISTINCT hand_id) FROM {VERSUS} "
         "WHERE opponent_in_fantasy"
     ).fetchall()[0]
     report.tables["rates"] = pd.DataFrame(

@@ -36,7 +36,8 @@ class Filters:
     session_gap: int = 30  # minutes between hands that end a session
 
     def where(self, alias: str = "s") -> tuple[str, dict[str, object]]:
-        """A WHERE clause over ``seat_results`` and its parameters, the player left out."""
+        """A WHERE clause over ``seat_results`` (or the report's scope) and its parameters,
+        the player left out."""
         parts = [f"{alias}.status = 'scored'"]
         params: dict[str, object] = {}
         if self.since is not None:
@@ -59,14 +60,14 @@ class Filters:
             params["seats"] = self.seats
         if self.opponents:
             parts.append(
-                f"{alias}.hand_key IN (SELECT hand_key FROM seat_results "
-                "WHERE list_contains($opponents, player_key))"
+                f"{alias}.hand_id IN (SELECT hand_id FROM seats "
+                "WHERE list_contains($opponents, coalesce(player_id, player)))"
             )
             params["opponents"] = list(self.opponents)
         elif self.opponent is not None:
             parts.append(
-                f"{alias}.hand_key IN (SELECT hand_key FROM seat_results "
-                "WHERE player = $opponent OR player_key = $opponent)"
+                f"{alias}.hand_id IN (SELECT hand_id FROM seats "
+                "WHERE player = $opponent OR coalesce(player_id, player) = $opponent)"
             )
             params["opponent"] = self.opponent
         return " AND ".join(parts), params

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from ofc_stats.engine.vector.rank_tables import tables
@@ -16,32 +19,58 @@ from reports.streetwise import first_street, queen_up
 QUEEN = 10  # rank index: 2 = 0 ... Q = 10, K = 11, A = 12
 
 
-def top_labels(rank: np.ndarray, pair: np.ndarray) -> np.ndarray:
-    """What the first street put on top, in words."""
-    return np.select(
-        [rank < 0, pair, rank >= QUEEN, rank >= 8],
-        ["nothing on top", "a pair on top", "Q, K or A on top", "T or J on top"],
-        "2 to 9 on top",
-    )
+TOP_LABELS = (
+    "nothing on top",
+    "a pair on top",
+    "Q, K or A on top",
+    "T or J on top",
+    "2 to 9 on top",
+)
+CHASING = ("not chasing", "chasing (Q+ on top by street 2)")
 
 
 def rate_table(frame: pd.DataFrame, by: str, flag: str = "fouled") -> pd.DataFrame:
-    """Per group: hands, events, rate and Wilson 95% interval, average points."""
+    """Per group: hands, events, rate and Wilson 95% interval, average points.
+
+    Groups come out in the order of their values (a categorical ``by`` in the
+    order of its categories) and as plain values, not categories.
+    """
+    sums = frame.groupby(by, sort=True, observed=True).agg(
+        hands=(flag, "size"), events=(flag, "sum"), points=("points", "mean")
+    )
     rows = []
-    for value, group in frame.groupby(by, sort=True, observed=True):
-        rate, low, high = wilson(int(group[flag].sum()), len(group))
+    for value, hands, events, points in zip(
+        sums.index.tolist(), sums["hands"], sums["events"], sums["points"], strict=True
+    ):
+        rate, low, high = wilson(int(events), int(hands))
         rows.append(
             {
                 by: value,
-                "hands": len(group),
-                flag: int(group[flag].sum()),
+                "hands": int(hands),
+                flag: int(events),
                 "rate": rate,
                 "low": low,
                 "high": high,
-                "points_per_hand": float(group["points"].mean()),
+                "points_per_hand": float(points),
             }
         )
     return pd.DataFrame(rows)
+
+
+def labelled(codes: npt.NDArray[np.integer], label: Callable[[int], str]) -> pd.Categorical:
+    """Per-seat labels as a categorical, categories in the labels' string order.
+
+    One string per distinct code instead of one per seat; grouping on it
+    gives the groups in the order grouping the strings would.
+    """
+    distinct = np.unique(codes)
+    names = np.array([label(int(c)) for c in distinct], dtype=object)
+    order = np.argsort(names, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return pd.Categorical.from_codes(
+        rank[np.searchsorted(distinct, codes)], categories=names[order].tolist()
+    )
 
 
 def locked_street(
@@ -70,7 +99,7 @@ def build(data: OfcData, filters: Filters) -> Report:
     seats = player_seats(
         data,
         filters,
-        "s.hand_key, s.seat, s.played_at, s.seat_count, s.in_fantasy, s.fouled, "
+        "s.played_at, s.seat_count, s.in_fantasy, s.fouled, "
         "s.net_capped AS points, s.top_class, s.middle_class, s.bottom_class",
     )
     normal = seats[~seats["in_fantasy"].astype(bool)].copy()
@@ -129,15 +158,20 @@ def build(data: OfcData, filters: Filters) -> Report:
 
     cards = player_cards(data, filters, "NOT s.in_fantasy")
     first = first_street(cards)
-    normal["setup"] = (
-        first["to_top"].astype(str)
-        + np.char.add("-", first["to_middle"].astype(str)).astype(object)
-        + np.char.add("-", first["to_bottom"].astype(str)).astype(object)
+    size = 14  # counts of one street's cards in a row: 0 to 13
+    top, middle, bottom = (
+        np.asarray(first[k], dtype=np.int64) for k in ("to_top", "to_middle", "to_bottom")
     )
-    normal["on_top"] = top_labels(first["top_rank"], first["top_pair"])
-    normal["chasing"] = np.where(
-        queen_up(cards, 1), "chasing (Q+ on top by street 2)", "not chasing"
+    normal["setup"] = labelled(
+        (top * size + middle) * size + bottom,
+        lambda c: f"{c // (size * size)}-{c // size % size}-{c % size}",
     )
+    # which of TOP_LABELS: nothing, a pair, Q+, T or J, 2 to 9 on top
+    rank = np.asarray(first["top_rank"], dtype=np.int64)
+    pair = np.asarray(first["top_pair"], dtype=bool)
+    case = np.select([rank < 0, pair, rank >= QUEEN, rank >= 8], [0, 1, 2, 3], 4)
+    normal["on_top"] = labelled(np.asarray(case, dtype=np.int64), lambda c: TOP_LABELS[c])
+    normal["chasing"] = labelled(queen_up(cards, 1).astype(np.int64), lambda c: CHASING[c])
     known = normal[first["known"]].copy()
     if len(known):
         setup = rate_table(known, "setup").sort_values("hands", ascending=False)

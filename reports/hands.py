@@ -25,7 +25,7 @@ LISTS = {
 WHERE = {"fouls": "fouled", "Fantasyland hands": "in_fantasy"}
 
 LIST_SQL = """
-SELECT $kind AS kind, s.hand_key, s.played_at, s.room, s.player, s.net_capped AS points,
+SELECT $kind AS kind, s.hand_id, s.hand_key, s.played_at, s.room, s.player, s.net_capped AS points,
        s.reported_money AS money, s.currency, s.royalties, s.fouled
 FROM {seats} s WHERE {where} ORDER BY {order}, s.hand_key LIMIT {limit}
 """
@@ -45,10 +45,11 @@ def build(data: OfcData, filters: Filters) -> Report:
         parts.append(data.df(sql, {"kind": kind}))
     kept = [p for p in parts if len(p)]
     listed = pd.concat(kept, ignore_index=True) if kept else parts[0]
+    ids = listed.pop("hand_id").tolist()  # finds the hands' files; not shown
     report.tables["hands"] = listed.reset_index(drop=True)
     report.captions["hands"] = "open a hand to replay it street by street"
     report.hands.add("hands")
-    report.replays = hand_details(data, listed["hand_key"].tolist())
+    report.replays = hand_details(data, listed["hand_key"].tolist(), ids)
     if listed.empty:
         report.notes.append("No hands match these filters.")
     return report

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.store.views import OfcData
-from reports.base import Report
+from reports.base import SEATS, Report, prepare
 from reports.filters import Filters
 from reports.replay import hand_details
 from reports.stats import Z95
@@ -33,11 +33,11 @@ PART_COLUMNS = ("loss_rows", "loss_fouls", "loss_royalties", "loss_fantasy")
 
 
 def _grades(data: OfcData, filters: Filters) -> pd.DataFrame:
-    where, params = filters.player_where("s")
+    """The grades of the report's seats (its scope holds the player and the filters)."""
+    prepare(data, filters)
     return data.df(
-        f"SELECT {GRADE_COLUMNS} FROM grades g JOIN seat_results s USING (hand_key, seat) "
-        f"WHERE {where} ORDER BY s.played_at, g.hand_key, g.street",
-        params,
+        f"SELECT {GRADE_COLUMNS} FROM grades g JOIN {SEATS} s USING (hand_key, seat) "
+        "ORDER BY s.played_at, g.hand_key, g.street"
     )
 
 

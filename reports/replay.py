@@ -99,12 +99,21 @@ def _number(value: object) -> float | None:
     return None if number != number else number
 
 
-def hand_details(data: OfcData, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """hand_key -> the hand as a JSON-ready dict (see the module doc)."""
+def hand_details(
+    data: OfcData, keys: Sequence[str], ids: Sequence[int] = ()
+) -> dict[str, dict[str, Any]]:
+    """hand_key -> the hand as a JSON-ready dict (see the module doc).
+
+    ``ids``, the same hands' ``hand_id`` when the caller has them, spare a
+    scan of every stored key to find the files that hold them.
+    """
     wanted = {"keys": list(dict.fromkeys(keys))}
     if not wanted["keys"]:
         return {}
-    data.pick_hands(wanted["keys"])
+    if ids:
+        data.pick_hands(ids=ids)
+    else:
+        data.pick_hands(wanted["keys"])
     hands: dict[str, dict[str, Any]] = {}
     relation = data.sql(HANDS_SQL, wanted)
     for values in relation.fetchall():

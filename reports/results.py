@@ -17,8 +17,8 @@ SEATS_SQL = f"""
 SELECT s.hand_key, s.played_at, s.seat, s.seat_count, s.net_capped AS points, s.in_fantasy,
        s.reported_money, s.currency, s.net - s.seat_count * s.royalties + t.total AS row_points
 FROM {SEATS} s
-LEFT JOIN (SELECT hand_key, sum(royalties) AS total FROM {HANDS} GROUP BY hand_key) t
-  USING (hand_key)
+LEFT JOIN (SELECT hand_id, sum(royalties) AS total FROM {HANDS} GROUP BY hand_id) t
+  USING (hand_id)
 ORDER BY {ORDER}
 """
 

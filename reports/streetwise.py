@@ -9,6 +9,7 @@ decision needs.  Everything here works on whole arrays of seats.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +18,7 @@ import pyarrow as pa
 from ofc_stats.store.views import board_array
 
 ROW_OF = np.repeat(np.arange(3), (3, 5, 5))  # board position -> 0 top, 1 middle, 2 bottom
+ROW_POSITIONS = (slice(0, 3), slice(3, 8), slice(8, 13))  # top, middle, bottom
 QUEEN = 10  # rank index of the queen (2 = 0 ... A = 12)
 UNKNOWN = -1
 
@@ -32,6 +34,16 @@ class SeatCards:
     @property
     def ranks(self) -> npt.NDArray[np.int16]:
         return self.cards >> 2
+
+    @cached_property
+    def complete(self) -> npt.NDArray[np.bool_]:
+        """Seats whose every board card's street is known."""
+        return np.asarray((self.streets >= 0).all(axis=1), dtype=bool)
+
+    @cached_property
+    def by_position(self) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int16]]:
+        """(streets, ranks) as (13, N): one board position's column contiguous, for speed."""
+        return np.ascontiguousarray(self.streets.T), np.ascontiguousarray(self.ranks.T)
 
 
 def seat_cards(table: pa.Table) -> SeatCards:
@@ -105,16 +117,17 @@ def street_decisions(seats: SeatCards, street: int) -> Classes:
     discard; discard: its rank class.  Seats with unknown streets get -1.
     """
     n = len(seats.cards)
-    here = seats.streets == street
-    known = (seats.streets >= 0).all(axis=1) & here.any(axis=1)
-    counts = [np.minimum(here[:, row == ROW_OF].sum(axis=1), 5) for row in range(3)]
+    streets, ranks = seats.by_position
+    here = streets == street  # (13, N)
+    known = seats.complete & here.any(axis=0)
+    counts = [np.minimum(here[rows].sum(axis=0), 5) for rows in ROW_POSITIONS]
     placement = (counts[0] * 36 + counts[1] * 6 + counts[2]).astype(np.int16)
-    top = np.where((here[:, :3] & (seats.ranks[:, :3] >= QUEEN)).any(axis=1), 0, -1)
+    top = np.where((here[:3] & (ranks[:3] >= QUEEN)).any(axis=0), 0, -1)
     discard = seats.discards[:, street - 1] if 1 <= street <= 4 else np.full(n, UNKNOWN)
     has_discard = discard >= 0
     discard_rank = np.where(has_discard, discard >> 2, -1)
     discard_code = np.where(~has_discard, -1, (discard_rank >= QUEEN).astype(np.int16))
-    pair = _pairs(seats, here, discard_rank, has_discard)
+    pair = _pairs(ranks, here, discard_rank, has_discard)
     out: Classes = {
         "placement": (placement, FIRST_LABELS if street == 0 else LATER_LABELS),
         "top": (top.astype(np.int16), ["Q, K or A to the top"]),
@@ -126,43 +139,43 @@ def street_decisions(seats: SeatCards, street: int) -> Classes:
     return out
 
 
+NIBBLES = np.uint64(0x1111_1111_1111_11)  # the low bit of each rank's 4-bit count (14 ranks)
+
+
 def _pairs(
-    seats: SeatCards,
+    ranks: npt.NDArray[np.int16],
     here: npt.NDArray[np.bool_],
     discard_rank: npt.NDArray[np.int16],
     has_discard: npt.NDArray[np.bool_],
 ) -> npt.NDArray[np.int16]:
     """What happened to a pair among the street's dealt cards: code into PAIR_LABELS.
 
-    A normal street deals five placed cards or two and a discard, so every pair
-    of them is compared directly (whole columns at a time): two of one rank
-    with one discarded broke a pair, two placed in different rows split one.
+    Each row's cards of the street are counted by rank in one 64-bit word, four
+    bits a rank (a street deals at most five cards, jokers are rank 13), whole
+    columns at a time: two of one rank among the placed cards and the discard
+    made a pair; the discard's rank among the placed cards broke it; one rank
+    in two rows split it.  ``ranks`` and ``here`` are position-major, (13, N).
     """
-    n = len(here)
-    width = int(here.sum(axis=1).max(initial=0))
-    # positions of each seat's placed cards, left-aligned (the rest masked out)
-    order = np.argsort(~here, axis=1, kind="stable")[:, :width]
-    placed = np.take_along_axis(here, order, axis=1)
-    ranks = np.where(placed, np.take_along_axis(seats.ranks, order, axis=1), -1)
-    rows = np.where(placed, ROW_OF[order], -1)
-    ranks = np.column_stack([ranks, np.where(has_discard, discard_rank, -1)]).astype(np.int16)
-    rows = np.column_stack([rows, np.full(n, 3)])  # the discard is row 3: no row at all
-    last = ranks.shape[1] - 1
-    paired = np.zeros(n, dtype=bool)
-    split = np.zeros(n, dtype=bool)
-    broken = np.zeros(n, dtype=bool)
-    for a in range(last + 1):
-        for b in range(a + 1, last + 1):
-            same = (ranks[:, a] == ranks[:, b]) & (ranks[:, a] >= 0)
-            paired |= same
-            if b == last:
-                broken |= same
-            else:
-                split |= same & (rows[:, a] != rows[:, b])
+    n = here.shape[1]
+    rows = np.zeros((3, n), dtype=np.uint64)
+    shifts = (ranks.astype(np.uint64) & np.uint64(15)) * np.uint64(4)
+    one = np.uint64(1)
+    for position in range(13):
+        bit = np.where(here[position], one << shifts[position], np.uint64(0))
+        rows[ROW_OF[position]] += bit
+    placed = rows[0] + rows[1] + rows[2]
+    discard_shift = np.where(has_discard, discard_rank, 0).astype(np.uint64) * np.uint64(4)
+    discarded = np.where(has_discard, one << discard_shift, np.uint64(0))
+    dealt = placed + discarded
+    paired = (dealt & (NIBBLES * np.uint64(14))) != 0  # some rank counted twice or more
+    broken = has_discard & (((placed >> discard_shift) & np.uint64(15)) != 0)
+    present = [(r | (r >> one) | (r >> np.uint64(2)) | (r >> np.uint64(3))) & NIBBLES for r in rows]
+    in_rows = present[0] + present[1] + present[2]  # rows holding each rank: 0 to 3
+    split = (in_rows & (NIBBLES * np.uint64(2))) != 0  # some rank in two rows or more
     result = np.full(n, -1, dtype=np.int16)
     result[paired] = 0
-    result[split] = 1
-    result[broken] = 2
+    result[paired & split] = 1
+    result[paired & broken] = 2
     return result
 
 
@@ -181,7 +194,7 @@ def summarise(table: pa.Table) -> list[dict[str, object]]:
     last = int(seats.streets.max()) if seats.streets.size else -1
     for street in range(last + 1):
         timed_out = (timeouts >> street) & 1 == 1
-        played = (seats.streets == street).any(axis=1)
+        played = (seats.by_position[0] == street).any(axis=0)
         for kind, (codes, labels) in street_decisions(seats, street).items():
             use = (codes >= 0) & ~timed_out
             rows += _stats(street, kind, codes[use], points[use], labels)

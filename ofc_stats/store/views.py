@@ -8,14 +8,17 @@ names are untrusted text.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import duckdb
+import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ofc_stats.engine.vector.rank_tables import tables
 from ofc_stats.errors import OfcError
@@ -41,14 +44,14 @@ FROM hands h JOIN seats s USING (hand_id) LEFT JOIN results r USING (hand_id, se
 
 # results and versus are stored keyed by hand_id; their views add the hand's key.
 RESULTS_VIEW = """
-CREATE OR REPLACE {temp} VIEW {name} AS
-SELECT h.hand_key, t.* FROM read_parquet([{files}], union_by_name = true) t
+{create} {name} AS
+SELECT h.hand_key, t.* FROM {source} t
 JOIN (SELECT hand_id, hand_key FROM {hands}) h ON h.hand_id = t.hand_id
 """
 # versus holds each pair of seats once (seat < opponent): here both ways round.
 VERSUS_VIEW = """
-CREATE OR REPLACE {temp} VIEW {name} AS
-WITH pairs AS (SELECT * FROM read_parquet([{files}], union_by_name = true))
+{create} {name} AS
+WITH pairs AS (SELECT * FROM {source})
 SELECT h.hand_key, p.hand_id, p.seat, p.opponent, p.rows_won, p.rows_lost, p.rows_tied,
        p.rows_won = 3 AS scoop, p.points
 FROM (SELECT hand_id, seat, opponent, rows_won, rows_lost, rows_tied, points FROM pairs
@@ -57,6 +60,7 @@ FROM (SELECT hand_id, seat, opponent, rows_won, rows_lost, rows_tied, points FRO
 JOIN (SELECT hand_id, hand_key FROM {hands}) h ON h.hand_id = p.hand_id
 """
 KEYED_VIEWS = {"results": RESULTS_VIEW, "versus": VERSUS_VIEW}
+VIEW = "CREATE OR REPLACE VIEW"
 
 FANTASY_VIEW = """
 CREATE OR REPLACE VIEW fantasy AS
@@ -190,41 +194,71 @@ class OfcData:
         con.sql(PLAYERS_VIEW)
         con.sql(BOARDS_VIEW)
 
-    def pick_hands(self, keys: Sequence[str]) -> None:
-        """Views ``picked_hands``, ``picked_seats``, ``picked_results``, ``picked_versus``
-        over only the batch files that hold these hands: one hand opens without
-        scanning every batch's seats and versus rows.
+    def pick_hands(self, keys: Sequence[str] = (), ids: Sequence[int] = ()) -> None:
+        """Temp tables ``picked_hands``, ``picked_seats``, ``picked_results``,
+        ``picked_versus`` holding only these hands (by ``hand_key`` or ``hand_id``).
+
+        Only the batch files that hold them are read: found for ids from the
+        files' ``hand_id`` ranges in their Parquet footers (no data read), for
+        keys by one scan of the hands' keys.  One hand, or the few dozen a
+        report names, opens without reading every batch's seats and versus.
         """
         dataset = Dataset(self.root)
+        wanted = {int(i) for i in ids}
+        stems: set[str] = set()
         hands = dataset.files("hands")
-        stems: list[str] = []
         if hands and keys:
-            listed = ", ".join("'" + path.replace("'", "''") + "'" for path in hands)
             rows = self.sql(
-                f"SELECT DISTINCT filename FROM read_parquet([{listed}], filename = true) "
+                f"SELECT hand_id, filename FROM read_parquet([{_listed(hands)}], filename = true) "
                 "WHERE hand_key IN (SELECT unnest($keys))",
                 {"keys": list(keys)},
             ).fetchall()
-            stems = sorted(Path(str(r[0])).stem for r in rows)
+            wanted |= {int(r[0]) for r in rows}
+            stems |= {Path(str(r[1])).stem for r in rows}
+        if wanted:
+            ordered = np.array(sorted(wanted), dtype=np.int64)
+            for path in hands:
+                low, high = hand_id_range(path)
+                at = int(np.searchsorted(ordered, low))
+                if at < len(ordered) and ordered[at] <= high:
+                    stems.add(Path(path).stem)
+        bound = {"ids": sorted(wanted)}
         for table in ("hands", "seats", "results", "versus"):
             folder = dataset.table_dir(table)
             paths = [str(folder / EMPTY)] + [
                 str(folder / f"{stem}.parquet")
-                for stem in stems
+                for stem in sorted(stems)
                 if (folder / f"{stem}.parquet").is_file()
             ]
-            listed = ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
-            if table in KEYED_VIEWS:  # stored by hand_id: hand_key from the picked hands
-                self.connection.sql(
-                    KEYED_VIEWS[table].format(
-                        temp="TEMP", name=f"picked_{table}", files=listed, hands="picked_hands"
-                    )
-                )
-                continue
-            self.connection.sql(
-                f"CREATE OR REPLACE TEMP VIEW picked_{table} AS "
-                f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"
+            source = (
+                f"(SELECT * FROM read_parquet([{_listed(paths)}], union_by_name = true) "
+                "WHERE hand_id IN (SELECT unnest($ids)))"
             )
+            create = "CREATE OR REPLACE TEMP TABLE"
+            if table in KEYED_VIEWS:  # stored by hand_id: hand_key from the picked hands
+                query = KEYED_VIEWS[table].format(
+                    create=create, name=f"picked_{table}", source=source, hands="picked_hands"
+                )
+            else:
+                query = f"{create} picked_{table} AS SELECT * FROM {source}"
+            self.sql(query, bound)
+
+    def batch_source(self, table: str, ranges: Sequence[tuple[int, int]]) -> str:
+        """SQL reading ``table`` from only the batch files holding hands in ``ranges``.
+
+        ``ranges`` are inclusive ``hand_id`` ranges; a file is chosen by its
+        hands' id range in the Parquet footer (no data read).  Raw stored
+        columns (``results`` and ``versus`` keyed by ``hand_id`` alone).
+        """
+        dataset = Dataset(self.root)
+        stems = set()
+        for path in dataset.files("hands"):
+            low, high = hand_id_range(path)
+            if any(a <= high and low <= b for a, b in ranges):
+                stems.add(Path(path).stem)
+        folder = dataset.table_dir(table)
+        paths = [str(folder / EMPTY)] + [p for p in dataset.files(table) if Path(p).stem in stems]
+        return f"read_parquet([{_listed(paths)}], union_by_name = true)"
 
     # --- Grades (issue 11): `grades`, `grade_candidates`; empty until `ofc-stats grade` ran ---
     def _grade_views(self, dataset: Dataset) -> None:
@@ -244,8 +278,14 @@ class OfcData:
         paths = [str(dataset.table_dir(name) / EMPTY), *dataset.files(name)]
         listed = ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
         if name in DERIVED:
-            view = KEYED_VIEWS[name].format(temp="", name=name, files=listed, hands="hands")
+            source = f"read_parquet([{listed}], union_by_name = true)"
+            view = KEYED_VIEWS[name].format(create=VIEW, name=name, source=source, hands="hands")
             self.connection.sql(view)
+            # as stored, keyed by hand_id alone: integer joins with no hand_key (reports)
+            self.connection.sql(
+                f"CREATE OR REPLACE VIEW {name}_stored AS "
+                f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"
+            )
             return
         self.connection.sql(
             f"CREATE OR REPLACE VIEW {name} AS "
@@ -285,6 +325,43 @@ class OfcData:
         trace: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _listed(paths: Sequence[str]) -> str:
+    """File paths as SQL string literals, quotes doubled (any folder name works)."""
+    return ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
+
+
+_RANGES: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {}  # path -> (stamp, range)
+
+
+def hand_id_range(path: str | Path) -> tuple[int, int]:
+    """(smallest, largest) ``hand_id`` of a hands file from its footer; (0, -1) if none.
+
+    Cached by size and modification time: a batch file is never rewritten in place.
+    """
+    stat = os.stat(path)
+    stamp = (stat.st_size, stat.st_mtime_ns)
+    cached = _RANGES.get(str(path))
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    metadata = pq.read_metadata(path)
+    names = metadata.schema.to_arrow_schema().names
+    low, high = 0, -1
+    if "hand_id" in names and metadata.num_rows:
+        column = names.index("hand_id")
+        lows, highs = [], []
+        for group in range(metadata.num_row_groups):
+            stats = metadata.row_group(group).column(column).statistics
+            if stats is None or not stats.has_min_max:
+                ids = pq.read_table(path, columns=["hand_id"]).column(0).to_numpy()
+                lows, highs = [int(ids.min())], [int(ids.max())]
+                break
+            lows.append(int(stats.min))
+            highs.append(int(stats.max))
+        low, high = min(lows), max(highs)
+    _RANGES[str(path)] = (stamp, (low, high))
+    return low, high
 
 
 def open_dataset(root: str | Path, *, threads: int | None = None) -> OfcData:
