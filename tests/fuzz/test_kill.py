@@ -64,10 +64,21 @@ def _check(data: Path, *, locked_by_orphans: bool = False) -> int:
     return len(keys)
 
 
-def _kill_at_random(args: list[str], rng: random.Random, data: Path) -> bool:
-    """Start, wait a random moment, kill -9; whether it was still running when killed."""
+def _duration(args: list[str]) -> float:
+    """How long one whole run takes on this host now (the kills are timed within it)."""
+    start = time.monotonic()
+    subprocess.run(args, capture_output=True, check=True, timeout=300)
+    return time.monotonic() - start
+
+
+def _kill_at_random(args: list[str], rng: random.Random, data: Path, seconds: float) -> bool:
+    """Start, wait a random moment of a run ``seconds`` long, kill -9; whether it still ran.
+
+    The moments are drawn within a measured run, so a faster import or a
+    quieter host does not make every kill land after the run has finished.
+    """
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(rng.uniform(0.2, 2.5))
+    time.sleep(rng.uniform(0.1, 0.9) * seconds)
     alive = process.poll() is None
     if alive:
         os.kill(process.pid, signal.SIGKILL)
@@ -99,25 +110,33 @@ def _dataset(tmp_path: Path) -> tuple[Path, Path]:
 def test_kill_minus_nine_an_import_or_a_recompute_never_loses_or_doubles(tmp_path: Path) -> None:
     rng = random.Random(12)
     source, data = _dataset(tmp_path)
-    importing = [
-        sys.executable,
-        "-c",
-        "from ofc_stats.store.importer import import_paths; "
-        f"import_paths([{str(source)!r}], {str(data)!r}, batch_hands=150)",
-    ]
+
+    def importing(into: Path) -> list[str]:
+        return [
+            sys.executable,
+            "-c",
+            "from ofc_stats.store.importer import import_paths; "
+            f"import_paths([{str(source)!r}], {str(into)!r}, batch_hands=150)",
+        ]
+
+    def recomputing(into: Path) -> list[str]:
+        return [str(OFC_STATS), "recompute", "--force", "--quiet", "--data", str(into)]
+
+    scratch = tmp_path / "timing"
+    import_seconds = _duration(importing(scratch))
+    recompute_seconds = _duration(recomputing(scratch))
     survived = 0
     for _ in range(KILLS):
-        survived += _kill_at_random(importing, rng, data)
+        survived += _kill_at_random(importing(data), rng, data, import_seconds)
         assert _check(data) <= HANDS
     resumed = import_paths([source], data)
     finished_before = resumed.files[0].skipped == "already imported (same content)"
     assert finished_before or resumed.stored + resumed.duplicates == HANDS
     assert _check(data) == HANDS
-    recomputing = [str(OFC_STATS), "recompute", "--force", "--quiet", "--data", str(data)]
     for _ in range(KILLS):
-        survived += _kill_at_random(recomputing, rng, data)
+        survived += _kill_at_random(recomputing(data), rng, data, recompute_seconds)
         assert _check(data, locked_by_orphans=True) == HANDS
-    finished = subprocess.run(recomputing, capture_output=True, text=True, timeout=300)
+    finished = subprocess.run(recomputing(data), capture_output=True, text=True, timeout=300)
     assert finished.returncode == 0, finished.stderr  # a lock whose holder died is taken over
     assert _check(data, locked_by_orphans=True) == HANDS
     seats = Dataset(data).read("seats").num_rows
