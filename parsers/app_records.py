@@ -22,7 +22,7 @@ from ofc_stats.engine.cards import parse_card
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import AppFormatError, RulesetError
 from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
-from parsers.base import BAD_INPUT, ParseItem, reason_of
+from parsers.base import BAD_INPUT, ParseItem, reason_of, ruleset_override
 
 FORMAT = "app-json"
 DEFAULT_APP = "Ppp"  # files without appName come from Pokerrrr 2 (README)
@@ -62,7 +62,13 @@ def _number(value: Any) -> float | None:
 
 
 def ruleset_for(rules_text: str | None) -> str:
-    """The preset a room's rule string maps to; RulesetError if there is none."""
+    """The preset a room's rule string maps to; RulesetError if there is none.
+
+    Under ``import --rules`` (:func:`parsers.base.played_under`) the override.
+    """
+    override = ruleset_override()
+    if override:
+        return override
     if not rules_text:
         raise RulesetError("the hand has no rule string; import it with --rules NAME")
     try:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import BinaryIO, ClassVar
 
 import pyarrow as pa
 
+from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Partial, Quarantined
 
@@ -32,6 +35,32 @@ BAD_INPUT: tuple[type[BaseException], ...] = (
     ArithmeticError,
     RecursionError,
 )
+
+
+# ``import --rules NAME|FILE.toml``: the ruleset every hand of the run is played
+# under.  A file's own ruleset name is then not looked up (a room's custom rules
+# have no preset), so the override is not refused before it can apply.
+_PLAYED_UNDER: ContextVar[str | None] = ContextVar("played_under", default=None)
+
+
+@contextmanager
+def played_under(name: str | None) -> Iterator[None]:
+    """While parsing, take ``name`` as every hand's ruleset (None: the file's own)."""
+    token = _PLAYED_UNDER.set(name)
+    try:
+        yield
+    finally:
+        _PLAYED_UNDER.reset(token)
+
+
+def ruleset_override() -> str | None:
+    """The ruleset :func:`played_under` set, if any."""
+    return _PLAYED_UNDER.get()
+
+
+def preset_name(name: str) -> str:
+    """The preset a file's ruleset name means (RulesetError if none), unless overridden."""
+    return ruleset_override() or get_ruleset(name).name
 
 
 def reason_of(error: BaseException) -> str:

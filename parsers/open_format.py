@@ -16,10 +16,9 @@ from typing import Any, BinaryIO
 
 from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.cards import format_card, parse_card
-from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OpenFormatError
 from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
-from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, reason_of
+from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, preset_name, reason_of
 
 FORMAT = "open"
 VERSION = 1
@@ -146,7 +145,7 @@ def hand_from_json(data: Any, source: str, line: int, offset: int, raw: str) -> 
         room=str(data["room"]),
         table_id=str(data["table"]),
         room_hand_id=str(data["hand_id"]),
-        ruleset=get_ruleset(str(data["ruleset"])).name,
+        ruleset=preset_name(str(data["ruleset"])),
         seats=tuple(seats),
         placements=tuple(placements),
         played_at=played_at,

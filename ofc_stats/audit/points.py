@@ -39,11 +39,11 @@ from ofc_stats.audit.room_rules import RoomRules
 from ofc_stats.audit.rules_book import RulesBook, use_book
 from ofc_stats.audit.settle import Settlement
 from ofc_stats.audit.timeouts import TimeoutEvidence, timeout_evidence
-from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_files
 from ofc_stats.store.rescore import score_tables
+from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import RESULTS
 from ofc_stats.store.views import OfcData
 
@@ -248,7 +248,7 @@ def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = No
         "caps not applied",
     )
     hands, seat_rows = _subset(data, bad_keys, book)
-    lookup = get_ruleset if book is None else book.lookup
+    lookup = DatasetRulesets(data.root) if book is None else book.lookup
     for mistake in ROYALTY_MISTAKES.values():
 
         def with_table(name: str, mistake: RoyaltyMistake = mistake) -> Ruleset:

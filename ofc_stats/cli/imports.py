@@ -59,7 +59,8 @@ def import_command(
     from ofc_stats.store.importer import import_paths, total_bytes
     from parsers.registry import get_parser
 
-    ruleset = _ruleset(rules_name) if rules_name else None
+    if rules_name:
+        _ruleset(rules_name)  # a usage error before anything is read
     if format_name != "auto":
         try:
             get_parser(format_name)
@@ -70,7 +71,7 @@ def import_command(
             paths,
             data,
             format_name=format_name,
-            rules=ruleset,
+            rules=rules_name,  # by name, so a TOML file's rules are kept in the dataset
             wait_seconds=wait,
             on_bytes=advance,
             force=force,

@@ -27,7 +27,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.grade.position import (
     HAND_COLUMNS,
     PLACEMENT_COLUMNS,
@@ -47,6 +46,7 @@ from ofc_stats.grade.tasks import (
 from ofc_stats.store.dataset import EMPTY, Dataset, stale_batches
 from ofc_stats.store.files import write_parquet
 from ofc_stats.store.recompute import stored_results
+from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import GRADE_TABLES
 
 GRADER_KEY = b"ofc_stats.grader"
@@ -258,7 +258,9 @@ def _positions(
         if results_path.is_file()
         else pa.table({"hand_key": [], "seat": [], "royalties": [], "fantasy_stays": []})
     )
-    positions = read_positions(hands, seats, placements, get_ruleset, options.player)
+    positions = read_positions(
+        hands, seats, placements, DatasetRulesets(dataset.root), options.player
+    )
     return positions, results, hands.num_rows
 
 

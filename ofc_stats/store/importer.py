@@ -47,6 +47,7 @@ from parsers.base import (
     ColumnarHands,
     ParseItem,
     Parser,
+    played_under,
     reason_of,
 )
 from parsers.registry import detect, get_parser, known_formats
@@ -148,17 +149,21 @@ class Importer:
         parser = parser_type()
         # A ruleset override applies hand by hand, so it takes the record path.
         columnar = parser.columnar and self.columnar and self.ruleset is None
+        # Under --rules the file's own ruleset name is not looked up (a room's
+        # custom TOML rules have no preset name the parser could find).
+        override = None if self.ruleset is None else self.ruleset.name
         try:
-            if parser.needs_path:
-                read = parser.parse_path_columnar if columnar else parser.parse_path
-                with real_path(source) as path:
-                    self._consume(read(path, source.name), file, parser)
-                self.on_bytes(source.size)
-            else:
-                with open_utf8(source) as raw:
-                    stream = io.BufferedReader(Counting(raw, self.on_bytes), 1 << 20)
-                    parse = parser.parse_columnar if columnar else parser.parse
-                    self._consume(parse(stream, source.name), file, parser)
+            with played_under(override):
+                if parser.needs_path:
+                    read = parser.parse_path_columnar if columnar else parser.parse_path
+                    with real_path(source) as path:
+                        self._consume(read(path, source.name), file, parser)
+                    self.on_bytes(source.size)
+                else:
+                    with open_utf8(source) as raw:
+                        stream = io.BufferedReader(Counting(raw, self.on_bytes), 1 << 20)
+                        parse = parser.parse_columnar if columnar else parser.parse
+                        self._consume(parse(stream, source.name), file, parser)
         except READ_ERRORS as error:
             self._unreadable(file, f"the file could not be read to its end: {error}")
             return
@@ -463,12 +468,15 @@ def import_paths(
     hands are still deduplicated).
     """
     from ofc_stats.engine.ruleset_toml import resolve_ruleset
+    from ofc_stats.store.rulesets import keep_ruleset
 
     ruleset = resolve_ruleset(rules) if isinstance(rules, str) else rules
     if format_name != "auto":
         get_parser(format_name)  # fail before touching anything
     dataset = Dataset(data)
     with dataset.locked(wait_seconds):
+        if isinstance(rules, str) and (rules.endswith(".toml") or Path(rules).is_file()):
+            keep_ruleset(dataset.root, rules)  # as resolve_ruleset read it: recompute finds it
         importer = Importer(
             dataset,
             format_name=format_name,

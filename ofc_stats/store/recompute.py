@@ -40,6 +40,7 @@ from ofc_stats.errors import OfcError
 from ofc_stats.store.dataset import Dataset, stale_batches
 from ofc_stats.store.engine_cache import warm
 from ofc_stats.store.rescore import RulesetLookup, score_tables
+from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION
 
 HAND_COLUMNS = ["hand_id", "ruleset", "seat_count", "complete"]
@@ -115,7 +116,7 @@ def stored_results(dataset: Dataset, batch: str, columns: list[str]) -> pa.Table
 def score_batch_files(
     dataset: Dataset,
     batch: str,
-    lookup: RulesetLookup = get_ruleset,
+    lookup: RulesetLookup | None = None,
     ruleset: Ruleset | None = None,
     *,
     hand_key: bool = True,
@@ -128,7 +129,7 @@ def score_batch_files(
     hands = read_columns(dataset.batch_file("hands", batch), HAND_COLUMNS, ["ruleset"])
     columns = ["hand_key", *SEAT_COLUMNS] if hand_key else SEAT_COLUMNS
     seats = read_columns(dataset.batch_file("seats", batch), columns)
-    scored = score_tables(hands, seats, lookup, ruleset=ruleset)
+    scored = score_tables(hands, seats, lookup or DatasetRulesets(dataset.root), ruleset=ruleset)
     return {"results": scored.results, "versus": scored.versus}
 
 
@@ -141,7 +142,7 @@ def recompute(
     root: str | Path,
     *,
     force: bool = False,
-    lookup: RulesetLookup = get_ruleset,
+    lookup: RulesetLookup | None = None,
     progress: Callable[[int], None] | None = None,
     workers: int | None = None,
 ) -> RecomputeSummary:
@@ -161,7 +162,9 @@ def recompute(
         dataset.batches(), lambda b: up_to_date(dataset, b), force
     )
     count = workers or min(os.cpu_count() or 1, 4)
-    if lookup is not get_ruleset:  # a custom lookup may not survive pickling
+    if lookup is None:  # presets, then the rulesets the dataset keeps (store.rulesets)
+        lookup = DatasetRulesets(dataset.root)
+    elif lookup is not get_ruleset:  # a custom lookup may not survive pickling
         count = 1
 
     def report(done: Done) -> None:

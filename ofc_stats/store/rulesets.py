@@ -1,0 +1,105 @@
+"""A dataset's own rulesets: the TOML files hands were imported under.
+
+``ofc-stats import --rules ROOM.toml`` stores hands under the file's ruleset
+name (``ROOM``), which no preset knows.  The file's text is kept in the
+dataset as ``rulesets/<name>.toml``, so a later ``recompute`` (or the audit,
+or the grader) on any machine scores those hands by the same rules instead
+of marking them "unknown ruleset".  Names are looked up as presets first,
+then among the dataset's files.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.engine.rules import Ruleset
+from ofc_stats.engine.ruleset_toml import ruleset_from_mapping
+from ofc_stats.errors import OfcError, RulesetError
+
+FOLDER = "rulesets"
+
+
+def _parse(text: str, source: str) -> Ruleset:
+    import tomllib
+
+    try:
+        return ruleset_from_mapping(tomllib.loads(text), source)
+    except tomllib.TOMLDecodeError as error:
+        raise RulesetError(f"{source}: not valid TOML: {error}") from None
+
+
+def keep_ruleset(root: str | Path, path: str | Path) -> Ruleset:
+    """Copy the TOML ruleset at ``path`` into the dataset (the caller holds its lock).
+
+    A preset's name is never shadowed; a different ruleset under a name the
+    dataset already keeps is refused (its hands would change meaning).
+    """
+    text = Path(path).read_text(encoding="utf-8")
+    ruleset = _parse(text, str(path))
+    try:
+        preset = get_ruleset(ruleset.name)
+    except RulesetError:
+        preset = None
+    if preset is not None:
+        if preset != ruleset:
+            raise RulesetError(
+                f"{path}: the ruleset is named {ruleset.name!r} like a preset but differs "
+                "from it; rename the file"
+            )
+        return ruleset
+    folder = Path(root) / FOLDER
+    target = folder / f"{ruleset.name}.toml"
+    if target.is_file():
+        if _parse(target.read_text(encoding="utf-8"), str(target)) != ruleset:
+            raise RulesetError(
+                f"{path}: the dataset already keeps other rules named {ruleset.name!r} "
+                f"({target}); rename the file"
+            )
+        return ruleset
+    folder.mkdir(exist_ok=True)
+    handle, name = tempfile.mkstemp(dir=folder, prefix=".", suffix=".toml")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(text)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(name, target)
+    return ruleset
+
+
+class DatasetRulesets:
+    """A ruleset lookup (name → Ruleset): presets, then the dataset's own files.
+
+    A plain object holding a path, so recompute's worker processes can take it.
+    """
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = str(root)
+        self._kept: dict[str, Ruleset] = {}
+
+    def __call__(self, name: str) -> Ruleset:
+        try:
+            return get_ruleset(name)
+        except RulesetError:
+            pass
+        if name not in self._kept:
+            safe = name and not any(c in name for c in "/\\\0") and not name.startswith(".")
+            path = Path(self.root) / FOLDER / f"{name}.toml"
+            if not safe or not path.is_file():  # a stored name is input: never a path out
+                raise RulesetError(
+                    f"unknown ruleset {name!r}: not a preset, and the dataset keeps no "
+                    f"{FOLDER}/{name}.toml"
+                )
+            try:
+                self._kept[name] = _parse(path.read_text(encoding="utf-8"), str(path))
+            except (OSError, OfcError) as error:
+                raise RulesetError(f"{path}: {error}") from None
+        return self._kept[name]
+
+    def __getstate__(self) -> dict[str, object]:
+        return {"root": self.root, "_kept": {}}
+
+
+__all__ = ["DatasetRulesets", "keep_ruleset"]
