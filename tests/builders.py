@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
 
 from ofc_stats.engine.cards import parse_cards
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.records import HandRecord, SeatRecord
+from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute
 from parsers.open_format import dumps
@@ -59,3 +63,30 @@ def hand_record(number: int, seats: tuple[SeatRecord, ...], **extra: object) -> 
         played_at=datetime(2026, 3, 1, 20, 0) + timedelta(minutes=2 * number),
         **extra,  # type: ignore[arg-type]
     )
+
+
+STORED_KEYS = {
+    "hands": ["hand_key"],
+    "seats": ["hand_key", "seat"],
+    "placements": ["hand_key", "seat", "street", "card", "destination"],
+    "quarantine": ["source_file", "line", "offset", "reason"],
+}
+
+
+def stored_rows(data: Path) -> dict[str, list[dict[str, Any]]]:
+    """The four imported tables sorted by key, without batch ids, hand ids and times.
+
+    What two imports of the same files (say the columnar and the record path)
+    must store alike.
+    """
+    dataset = Dataset(data)
+    out = {}
+    for name, keys in STORED_KEYS.items():
+        table = dataset.read(name)
+        drop = [c for c in ("batch", "hand_id", "quarantined_at") if c in table.column_names]
+        table = table.drop_columns(drop)
+        if name == "placements":
+            index = table.schema.get_field_index("destination")
+            table = table.set_column(index, "destination", table["destination"].cast(pa.string()))
+        out[name] = table.sort_by([(k, "ascending") for k in keys]).to_pylist()
+    return out

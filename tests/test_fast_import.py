@@ -21,37 +21,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ofc_stats.records import HandRecord
-from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
 from parsers.app_json import AppJsonParser, dumps_app, hand_to_app_object
 from parsers.base import ColumnarHands
 from parsers.open_format import OpenFormatParser, dumps, hand_to_json
+from tests.builders import STORED_KEYS, stored_rows
 from tests.fuzz.corpus import corpus
 from tests.handgen import random_records
 from tests.shared_samples import APPS
 
 DATA = Path(__file__).parent / "data"
-KEYS = {
-    "hands": ["hand_key"],
-    "seats": ["hand_key", "seat"],
-    "placements": ["hand_key", "seat", "street", "card", "destination"],
-    "quarantine": ["source_file", "line", "offset", "reason"],
-}
-
-
-def snapshot(data: Path) -> dict[str, list[dict[str, Any]]]:
-    """The four tables sorted by key, without batch ids, hand ids and times."""
-    dataset = Dataset(data)
-    out = {}
-    for name, keys in KEYS.items():
-        table = dataset.read(name)
-        drop = [c for c in ("batch", "hand_id", "quarantined_at") if c in table.column_names]
-        table = table.drop_columns(drop)
-        if name == "placements":
-            index = table.schema.get_field_index("destination")
-            table = table.set_column(index, "destination", table["destination"].cast(pa.string()))
-        out[name] = table.sort_by([(k, "ascending") for k in keys]).to_pylist()
-    return out
 
 
 def assert_same_import(paths: list[Path], root: Path, batch_hands: int = 500) -> dict[str, int]:
@@ -63,8 +42,8 @@ def assert_same_import(paths: list[Path], root: Path, batch_hands: int = 500) ->
         slow.duplicates,
         slow.quarantined,
     )
-    fast_rows, slow_rows = snapshot(root / "fast"), snapshot(root / "slow")
-    for name in KEYS:
+    fast_rows, slow_rows = stored_rows(root / "fast"), stored_rows(root / "slow")
+    for name in STORED_KEYS:
         assert len(fast_rows[name]) == len(slow_rows[name]), name
         for a, b in zip(fast_rows[name], slow_rows[name], strict=True):
             assert a == b, name

@@ -19,9 +19,10 @@ import pytest
 
 import ofc_stats
 from ofc_stats.records import HandRecord
+from ofc_stats.store.hand_ids import hand_id_range
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute
-from ofc_stats.store.views import OfcData, hand_id_range
+from ofc_stats.store.views import OfcData
 from parsers.open_format import dumps
 from reports import Filters, build_all, checked, fouls
 from reports import base as scope_module

@@ -16,43 +16,22 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
 from parsers import fast_json
 from parsers.base import ColumnarHands
 from parsers.fpdb import FpdbParser
 from parsers.swc import SwcParser
+from tests.builders import stored_rows
 from tests.fuzz.corpus import corpus
 from tests.handgen import random_records
 from tests.shared_samples import SWC
 from tests.swcgen import FPDB_DDL, raw_json, snapshots
 
 DATA = Path(__file__).parent / "data"
-
-
-def tables(data: Path) -> dict[str, list[dict[str, Any]]]:
-    """Every stored row but the per-import ones (batch, hand_id, quarantine time), sorted."""
-    dataset = Dataset(data)
-    out = {}
-    for name, keys in (
-        ("hands", ["hand_key"]),
-        ("seats", ["hand_key", "seat"]),
-        ("placements", ["hand_key", "seat", "street", "card", "destination"]),
-        ("quarantine", ["source_file", "line", "reason"]),
-    ):
-        table = dataset.read(name)
-        drop = [c for c in ("batch", "hand_id", "quarantined_at") if c in table.column_names]
-        table = table.drop_columns(drop)
-        if name == "placements":
-            index = table.schema.get_field_index("destination")
-            table = table.set_column(index, "destination", table["destination"].cast(pa.string()))
-        out[name] = table.sort_by([(k, "ascending") for k in keys]).to_pylist()
-    return out
 
 
 def assert_same(runs: list[list[Path]], folder: Path) -> dict[str, int]:
@@ -63,7 +42,7 @@ def assert_same(runs: list[list[Path]], folder: Path) -> dict[str, int]:
         summaries = [import_paths(files, data, columnar=columnar) for files in runs]
         figures.append([(s.stored, s.duplicates, s.quarantined) for s in summaries])
     assert figures[0] == figures[1]
-    fast, slow = tables(folder / "data-True"), tables(folder / "data-False")
+    fast, slow = stored_rows(folder / "data-True"), stored_rows(folder / "data-False")
     for name in fast:
         assert len(fast[name]) == len(slow[name]), name
         for a, b in zip(fast[name], slow[name], strict=True):

@@ -31,6 +31,38 @@ from ofc_stats.store.schema import HAND_ID
 _LARGEST: dict[str, tuple[tuple[int, int], int]] = {}  # path -> ((size, mtime), largest id)
 
 
+_RANGES: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {}  # path -> (stamp, range)
+
+
+def hand_id_range(path: str | Path) -> tuple[int, int]:
+    """(smallest, largest) ``hand_id`` of a hands file from its footer; (0, -1) if none.
+
+    Cached by size and modification time: a batch file is never rewritten in place.
+    """
+    stat = os.stat(path)
+    stamp = (stat.st_size, stat.st_mtime_ns)
+    cached = _RANGES.get(str(path))
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    metadata = pq.read_metadata(path)
+    names = metadata.schema.to_arrow_schema().names
+    low, high = 0, -1
+    if "hand_id" in names and metadata.num_rows:
+        column = names.index("hand_id")
+        lows, highs = [], []
+        for group in range(metadata.num_row_groups):
+            stats = metadata.row_group(group).column(column).statistics
+            if stats is None or not stats.has_min_max:
+                ids = pq.read_table(path, columns=["hand_id"]).column(0).to_numpy()
+                lows, highs = [int(ids.min())], [int(ids.max())]
+                break
+            lows.append(int(stats.min))
+            highs.append(int(stats.max))
+        low, high = min(lows), max(highs)
+    _RANGES[str(path)] = (stamp, (low, high))
+    return low, high
+
+
 def largest_in_file(path: str | Path) -> int:
     """The largest ``hand_id`` of one hands file, -1 when it has none."""
     stat = os.stat(path)
@@ -38,18 +70,7 @@ def largest_in_file(path: str | Path) -> int:
     cached = _LARGEST.get(str(path))
     if cached is not None and cached[0] == stamp:
         return cached[1]
-    metadata = pq.read_metadata(path)
-    names = metadata.schema.to_arrow_schema().names
-    largest = -1
-    if HAND_ID.name in names:
-        column = names.index(HAND_ID.name)
-        for group in range(metadata.num_row_groups):
-            stats = metadata.row_group(group).column(column).statistics
-            if stats is None or not stats.has_min_max:  # no statistics: read the column
-                top = pc.max(pq.read_table(path, columns=[HAND_ID.name]).column(0)).as_py()
-                largest = max(largest, -1 if top is None else int(top))
-                break
-            largest = max(largest, int(stats.max))
+    largest = hand_id_range(path)[1]
     _LARGEST[str(path)] = (stamp, largest)
     return largest
 

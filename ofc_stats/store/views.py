@@ -8,7 +8,6 @@ names are untrusted text.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -18,11 +17,11 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ofc_stats.engine.vector.rank_tables import tables
 from ofc_stats.errors import OfcError
 from ofc_stats.store.dataset import EMPTY, Dataset
+from ofc_stats.store.hand_ids import hand_id_range
 from ofc_stats.store.migrate import needs_upgrade
 from ofc_stats.store.rescore import board_array
 from ofc_stats.store.schema import DERIVED, GRADE_TABLES, IMPORTED
@@ -330,38 +329,6 @@ class OfcData:
 def _listed(paths: Sequence[str]) -> str:
     """File paths as SQL string literals, quotes doubled (any folder name works)."""
     return ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
-
-
-_RANGES: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {}  # path -> (stamp, range)
-
-
-def hand_id_range(path: str | Path) -> tuple[int, int]:
-    """(smallest, largest) ``hand_id`` of a hands file from its footer; (0, -1) if none.
-
-    Cached by size and modification time: a batch file is never rewritten in place.
-    """
-    stat = os.stat(path)
-    stamp = (stat.st_size, stat.st_mtime_ns)
-    cached = _RANGES.get(str(path))
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    metadata = pq.read_metadata(path)
-    names = metadata.schema.to_arrow_schema().names
-    low, high = 0, -1
-    if "hand_id" in names and metadata.num_rows:
-        column = names.index("hand_id")
-        lows, highs = [], []
-        for group in range(metadata.num_row_groups):
-            stats = metadata.row_group(group).column(column).statistics
-            if stats is None or not stats.has_min_max:
-                ids = pq.read_table(path, columns=["hand_id"]).column(0).to_numpy()
-                lows, highs = [int(ids.min())], [int(ids.max())]
-                break
-            lows.append(int(stats.min))
-            highs.append(int(stats.max))
-        low, high = min(lows), max(highs)
-    _RANGES[str(path)] = (stamp, (low, high))
-    return low, high
 
 
 def open_dataset(root: str | Path, *, threads: int | None = None) -> OfcData:
