@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES, ROWS
 from ofc_stats.engine.cards import format_cards
@@ -91,7 +93,7 @@ class HandRecord:
         md5 of ``player US top,ids|middle|bottom|discards`` per seat joined by ``;``
         (US = chr(31)); the columnar importer computes the same string in SQL.
         """
-        return hashlib.md5(fingerprint_text(self.seats).encode("utf-8")).hexdigest()[:16]
+        return fingerprint_of(self.seats)
 
     @property
     def complete(self) -> bool:
@@ -161,14 +163,34 @@ def _seat_rows(seats: object) -> list[tuple[str, tuple[tuple[int, ...], ...]]]:
     return out
 
 
-def fingerprint_text(seats: tuple[SeatRecord, ...]) -> str:
+class SeatCards(Protocol):
+    """What the fingerprint reads of a seat (a SeatRecord, or a parser's lighter row)."""
+
+    @property
+    def player(self) -> str: ...
+    @property
+    def top(self) -> tuple[int, ...]: ...
+    @property
+    def middle(self) -> tuple[int, ...]: ...
+    @property
+    def bottom(self) -> tuple[int, ...]: ...
+    @property
+    def discards(self) -> tuple[int, ...] | None: ...
+
+
+def fingerprint_text(seats: Iterable[SeatCards]) -> str:
     def ids(cards: tuple[int, ...] | None) -> str:
-        return ",".join(str(c) for c in cards or ())
+        return ",".join(map(str, cards or ()))
 
     return ";".join(
         f"{s.player}\x1f{ids(s.top)}|{ids(s.middle)}|{ids(s.bottom)}|{ids(s.discards)}"
         for s in seats
     )
+
+
+def fingerprint_of(seats: Iterable[SeatCards]) -> str:
+    """:attr:`HandRecord.fingerprint` of these seats: md5 of :func:`fingerprint_text`, 16 hex."""
+    return hashlib.md5(fingerprint_text(seats).encode("utf-8")).hexdigest()[:16]
 
 
 SMALL_INT = 127  # seats and streets are stored as int8

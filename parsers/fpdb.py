@@ -15,13 +15,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
-from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE
+from ofc_stats.engine.board import DISCARD_CODE
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.errors import FpdbError
-from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord
+from ofc_stats.records import HandRecord, Quarantined
 from parsers import fast_json
 from parsers.base import BAD_INPUT, ParseItem, Parser, reason_of
-from parsers.hand_columns import HandColumns, Move, SeatRow
+from parsers.hand_columns import HandColumns, Move, SeatRow, placements, seat_records
 from parsers.swc import street_of
 
 FORMAT = "fpdb"
@@ -182,25 +182,8 @@ def hand_from_raw(
         table_id=hand.table_id,
         room_hand_id=hand.room_hand_id,
         ruleset=hand.ruleset,
-        seats=tuple(
-            SeatRecord(
-                seat=index,
-                player=seat.player,
-                top=seat.top,
-                middle=seat.middle,
-                bottom=seat.bottom,
-                discards=seat.discards,
-                hero=seat.hero,
-                in_fantasy=seat.in_fantasy,
-                reported_points=seat.reported_points,
-                stack=None,
-            )
-            for index, seat in enumerate(hand.seats)
-        ),
-        placements=tuple(
-            Placement(seat, street, card, DESTINATIONS[dest])
-            for seat, street, card, dest in hand.moves
-        ),
+        seats=seat_records(hand.seats),
+        placements=placements(hand.moves),
         played_at=hand.played_at,
         rules_text=hand.rules_text,
         source_file=source,

@@ -11,7 +11,6 @@ exact reason.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Sequence
 from datetime import datetime
@@ -21,7 +20,7 @@ import pyarrow as pa
 
 from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.records import SMALL_INT
+from ofc_stats.records import SMALL_INT, Placement, SeatRecord, fingerprint_of
 from parsers.base import ColumnarHands
 
 Cards = tuple[int, ...]
@@ -45,17 +44,29 @@ class SeatRow(NamedTuple):
 Move = tuple[int, int, int, int]  # (seat, street, card, index in DESTINATIONS)
 
 
-def fingerprint(seats: Sequence[SeatRow]) -> str:
-    """:attr:`HandRecord.fingerprint` of these seats (the same text, hashed the same way)."""
-
-    def ids(cards: Cards | None) -> str:
-        return ",".join(map(str, cards or ()))
-
-    text = ";".join(
-        f"{s.player}\x1f{ids(s.top)}|{ids(s.middle)}|{ids(s.bottom)}|{ids(s.discards)}"
-        for s in seats
+def seat_records(seats: Sequence[SeatRow]) -> tuple[SeatRecord, ...]:
+    """The record path's seats of these rows (seat numbers in order)."""
+    return tuple(
+        SeatRecord(
+            seat=index,
+            player=seat.player,
+            top=seat.top,
+            middle=seat.middle,
+            bottom=seat.bottom,
+            discards=seat.discards,
+            hero=seat.hero,
+            in_fantasy=seat.in_fantasy,
+            reported_points=seat.reported_points,
+        )
+        for index, seat in enumerate(seats)
     )
-    return hashlib.md5(text.encode("utf-8")).hexdigest()[:16]
+
+
+def placements(moves: Sequence[Move]) -> tuple[Placement, ...]:
+    """The record path's placements of these moves."""
+    return tuple(
+        Placement(seat, street, card, DESTINATIONS[dest]) for seat, street, card, dest in moves
+    )
 
 
 def _storable(text: str) -> bool:
@@ -171,7 +182,7 @@ class HandColumns:
         h["complete"].append(all(fulls))
         h["source_line"].append(source_line)
         h["raw_text"].append(raw_text)
-        h["fingerprint"].append(fingerprint(seats))
+        h["fingerprint"].append(fingerprint_of(seats))
         streets_of: dict[int, dict[int, int]] = {}
         discard_street: dict[tuple[int, int], int] = {}
         for position, street, card, destination in moves:

@@ -19,10 +19,10 @@ from typing import Any, BinaryIO
 
 from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.errors import SwcError
-from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
+from ofc_stats.records import HandRecord, Partial, Quarantined
 from parsers import fast_json
 from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, reason_of
-from parsers.hand_columns import HandColumns, Move, SeatRow
+from parsers.hand_columns import HandColumns, Move, SeatRow, placements, seat_records
 
 FORMAT = "swc"
 ROOM = "SwC"
@@ -279,23 +279,8 @@ def _record(hand: _Hand, source: str) -> HandRecord:
         table_id=hand.ti,
         room_hand_id=hand.gi,
         ruleset=ruleset,
-        seats=tuple(
-            SeatRecord(
-                seat=index,
-                player=seat.player,
-                top=seat.top,
-                middle=seat.middle,
-                bottom=seat.bottom,
-                discards=seat.discards,
-                hero=seat.hero,
-                in_fantasy=seat.in_fantasy,
-                reported_points=seat.reported_points,
-            )
-            for index, seat in enumerate(seats)
-        ),
-        placements=tuple(
-            Placement(seat, street, card, DESTINATIONS[dest]) for seat, street, card, dest in moves
-        ),
+        seats=seat_records(seats),
+        placements=placements(moves),
         played_at=played_at,
         rules_text=f"gt={hand.code}",
         source_file=source,
