@@ -33,7 +33,6 @@ import os
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,6 +41,9 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
+from child import run_child  # noqa: E402
+
 sys.path.insert(0, str(ROOT / "tests"))
 
 from handgen import random_records  # noqa: E402
@@ -182,14 +184,7 @@ def duckdb_seconds(name: str, path: Path) -> float | None:
 
 def import_once(name: str, path: Path, data: Path, hands: int) -> dict[str, float]:
     shutil.rmtree(data, ignore_errors=True)
-    result = subprocess.run(
-        [sys.executable, "-c", CHILD, str(path), str(data), name],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    )
-    figures: dict[str, float] = json.loads(result.stdout.strip().splitlines()[-1])
+    figures = run_child(CHILD, str(path), str(data), name)
     assert figures["stored"] == hands, figures
     shutil.rmtree(data, ignore_errors=True)
     return figures

@@ -22,11 +22,9 @@ memory limit), timed in a child with its peak memory.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +36,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
+from child import run_child  # noqa: E402
+
 sys.path.insert(0, str(ROOT))
 
 from ofc_stats.store.dataset import Dataset  # noqa: E402
@@ -118,11 +119,7 @@ def grow(root: Path, target: int, originals: list[str], copy: int) -> int:
 
 
 def child(code: str, *args: str) -> dict[str, float]:
-    done = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    return run_child(code, *args)
 
 
 def main() -> None:

@@ -24,12 +24,14 @@ import os
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
+from child import run_child  # noqa: E402
+
 sys.path.insert(0, str(ROOT / "tests"))
 
 from handgen import random_records  # noqa: E402
@@ -98,14 +100,7 @@ def write_files(folder: Path, hands: int) -> tuple[Path, Path]:
 def measure(kind: str, fmt: str, path: Path, folder: Path, hands: int) -> dict[str, float]:
     data = folder / "data"
     shutil.rmtree(data, ignore_errors=True)
-    result = subprocess.run(
-        [sys.executable, "-c", CHILD, kind, fmt, str(path), str(data), str(hands)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    )
-    figures: dict[str, float] = json.loads(result.stdout.strip().splitlines()[-1])
+    figures = run_child(CHILD, kind, fmt, str(path), str(data), str(hands))
     if kind in ("import", "record"):
         assert figures["count"] == hands, figures
     return figures

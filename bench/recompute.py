@@ -30,11 +30,9 @@ int8 columns, three list<int8> rows) to justify the storage choice.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -46,6 +44,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
+from child import run_child  # noqa: E402
 
 CHILD = r"""
 import json, os, sys, time
@@ -159,16 +159,7 @@ def run(mode: str, root: Path, cache: Path | None = None) -> dict[str, float]:
     if cache is not None:  # a fresh, empty engine cache: the tables are built
         shutil.rmtree(cache, ignore_errors=True)
         env["OFC_STATS_CACHE"] = str(cache)
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, mode, str(root)],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-    )
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    return run_child(CHILD, mode, str(root), env=env)
 
 
 def card_layouts(root: Path, rows: int = 3_000_000) -> None:

@@ -29,7 +29,6 @@ inflates less than wall time.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -41,6 +40,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
+from child import run_child  # noqa: E402
+
 sys.path.insert(0, str(ROOT / "bench"))
 
 from report_data import build  # noqa: E402
@@ -71,14 +73,7 @@ print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
 
 def cli_run(root: Path, out: Path) -> dict[str, float]:
     command = [str(ROOT / ".venv" / "bin" / "ofc-stats"), "report", "--data", str(root)]
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, *command, "--out", str(out)],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    return run_child(CHILD, *command, "--out", str(out), cwd=None)
 
 
 def timed(run: Callable[[], object], repeat: int) -> float:

@@ -19,16 +19,17 @@ batch size, so the peak column should not grow.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
+from child import run_child  # noqa: E402
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recompute import build, tiny  # noqa: E402  (bench/recompute.py, the same dataset)
@@ -87,15 +88,7 @@ def subset(full: Path, target: Path, hands: int) -> int:
 
 
 def run(root: Path) -> dict[str, float]:
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(root)],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    return run_child(CHILD, str(root))
 
 
 def main() -> None:

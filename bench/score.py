@@ -20,7 +20,6 @@ import argparse
 import json
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -28,6 +27,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
+from child import run_child  # noqa: E402
 
 CHILD = r"""
 import json, os, sys, time
@@ -87,15 +88,7 @@ def write_hands(path: Path, hands: int, seed: int = 1) -> None:
 
 
 def run(mode: str, path: Path, limit: int) -> dict[str, float]:
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, mode, str(path), str(limit)],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    return run_child(CHILD, mode, str(path), str(limit))
 
 
 def main() -> None:

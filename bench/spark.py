@@ -26,15 +26,15 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
+from child import run_child  # noqa: E402
 
 CHILD = r"""
 import json, sys, time
@@ -83,15 +83,7 @@ def build(root: Path, hands: int, base: int) -> None:
 
 
 def run(mode: str, root: Path, runs: int) -> dict[str, object]:
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, mode, str(root), str(runs)],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    return run_child(CHILD, mode, str(root), str(runs))
 
 
 def main() -> None:
