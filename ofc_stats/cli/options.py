@@ -12,6 +12,14 @@ from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.ruleset_toml import resolve_ruleset
 from ofc_stats.errors import OfcError
 
+# score and solve-fantasy: JSON Lines for programs, or an aligned table for people.
+JSON_OR_TABLE = click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["json", "table"]),
+    default="json",
+    show_default=True,
+)
 DATA_OPTION = click.option(
     "--data",
     default="ofc-data",

@@ -8,6 +8,7 @@ from typing import Any, TextIO
 
 import click
 
+from ofc_stats.cli.options import JSON_OR_TABLE
 from ofc_stats.cli.options import ruleset_option as _ruleset
 from ofc_stats.cli.score_fast import score_lines
 from ofc_stats.cli.score_io import HandInput, LineError, format_table, score_stream
@@ -25,13 +26,7 @@ from ofc_stats.engine.vector.scoring import BatchResult
     metavar="NAME|FILE.toml",
     help="A named ruleset (see `ofc-stats rules`) or a ruleset TOML file.",
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["json", "table"]),
-    default="json",
-    show_default=True,
-)
+@JSON_OR_TABLE
 @click.argument("source", type=click.File("r", encoding="utf-8"), default="-")
 def score(rules_name: str, output_format: str, source: TextIO) -> None:
     """Score finished hands from JSON Lines (FILE or - for stdin).

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 import click
 
-from ofc_stats.cli.options import ruleset_option
+from ofc_stats.cli.options import JSON_OR_TABLE, ruleset_option
 from ofc_stats.engine.cards import format_cards, parse_cards
 from ofc_stats.engine.fantasy_solver import FantasySet, check_deal, solve_fantasy
 from ofc_stats.engine.fantasy_value import FantasyValues, documented_stay_value
@@ -156,13 +156,7 @@ def _estimate(data: str, ruleset: Ruleset) -> FantasyValues | None:
     help="Points a Fantasyland repeat is worth; auto: the published figure for the "
     "repeat's card count (0 when the ruleset has no repeat).",
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["json", "table"]),
-    default="json",
-    show_default=True,
-)
+@JSON_OR_TABLE
 @click.option(
     "--data",
     default=None,
