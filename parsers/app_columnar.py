@@ -30,8 +30,6 @@ import pyarrow.compute as pc
 from msgspec.structs import astuple
 
 from ofc_stats.engine.cards import RANK_CHARS, SUIT_CHARS
-from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Partial, Quarantined
 from parsers import columns
 from parsers.app_records import _PRICE, DEFAULT_APP, FORMAT, Splitter, record_item, ruleset_for
@@ -112,23 +110,6 @@ class _Chunk:
         return self.data[self.starts[index] : self.ends[index]].decode("utf-8")
 
 
-class _Rulesets:
-    """A rule string's preset, its seat limit and deck, looked up once per string."""
-
-    def __init__(self) -> None:
-        self.known: dict[str | None, tuple[str, int, int] | None] = {}
-
-    def __call__(self, rules: str | None) -> tuple[str, int, int] | None:
-        if rules not in self.known:
-            try:
-                name = ruleset_for(rules)
-                preset = get_ruleset(name)
-                self.known[rules] = (name, preset.max_seats, preset.deck.size)
-            except OfcError:
-                self.known[rules] = None
-        return self.known[rules]
-
-
 def read_columnar(stream: BinaryIO, source: str) -> Iterator[ParseItem]:
     """Every item the record path yields for ``stream``, most hands as ColumnarHands."""
     if not source_storable(source):  # every hand of it is refused: the definition says why
@@ -147,7 +128,7 @@ class _Reader:
         self.source = source
         self.splitter = Splitter(source)
         self.chunk = _Chunk()
-        self.rulesets = _Rulesets()
+        self.rulesets = columns.Presets(ruleset_for)
         self.prices: dict[str, str | None] = {}
         self.out: list[ParseItem] = []
 
@@ -286,8 +267,8 @@ class _Reader:
         hand_fields = dict(
             zip(_HAND_FIELDS, zip(*map(astuple, chunk.hands), strict=True), strict=True)
         )
-        rules = [self.rulesets(r) for r in hand_fields["rules"]]
-        referred |= np.fromiter((r is None for r in rules), bool, count)
+        presets, unknown = self.rulesets.columns(hand_fields["rules"])
+        referred |= unknown
         played_at, bad_date = _dates([d or None for d in hand_fields["endDateTime"]])
         referred |= bad_date
         hands = columns.HandColumns(
@@ -296,9 +277,7 @@ class _Reader:
             room_hand_id=chunk.hand_ids,
             played_at=played_at,
             rules_text=hand_fields["rules"],
-            ruleset=[r[0] if r else "" for r in rules],
-            max_seats=np.fromiter((r[1] if r else 0 for r in rules), np.int64, count),
-            deck=np.fromiter((r[2] if r else 0 for r in rules), np.int64, count),
+            **presets,
             stakes=hand_fields["stakes"],
             currency=[self.currency(p) for p in hand_fields["price"]],
             line=np.array(chunk.lines, dtype=np.int64),

@@ -13,7 +13,7 @@ it through the record path, which quarantines it with the exact reason.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, TypeAlias
@@ -24,6 +24,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.errors import OfcError
 from ofc_stats.records import SMALL_INT, HandRecord
 from parsers.base import ColumnarHands, ParseItem
 
@@ -126,6 +128,39 @@ def any_of(owner: Ints, flags: Bools, count: int) -> Bools:
 
 
 _any_of = any_of
+
+
+class Presets:
+    """Per ruleset text of a file: its preset's name, seat limit and deck, looked up once.
+
+    ``resolve`` turns the text into a preset name as the format's record path
+    does (RulesetError if there is none); :meth:`columns` gives a chunk's
+    three hand columns and which hands name no preset (the record path says why).
+    """
+
+    def __init__(self, resolve: Callable[[Any], str]) -> None:
+        self.resolve = resolve
+        self.known: dict[Any, tuple[str, int, int] | None] = {}
+
+    def __call__(self, text: Any) -> tuple[str, int, int] | None:
+        if text not in self.known:
+            try:
+                preset = get_ruleset(self.resolve(text))
+                self.known[text] = (preset.name, preset.max_seats, preset.deck.size)
+            except OfcError:
+                self.known[text] = None
+        return self.known[text]
+
+    def columns(self, texts: Sequence[Any]) -> tuple[dict[str, Any], Bools]:
+        """``ruleset``, ``max_seats`` and ``deck`` for :class:`HandColumns`; the unknown ones."""
+        found = [self(text) for text in texts]
+        count = len(found)
+        fields = {
+            "ruleset": [f[0] if f else "" for f in found],
+            "max_seats": np.fromiter((f[1] if f else 0 for f in found), np.int64, count),
+            "deck": np.fromiter((f[2] if f else 0 for f in found), np.int64, count),
+        }
+        return fields, np.fromiter((f is None for f in found), bool, count)
 
 
 def constant(text: str, count: int) -> pa.Array:

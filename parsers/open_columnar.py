@@ -26,7 +26,6 @@ import pyarrow.compute as pc
 
 from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.cards import JOKER_1, JOKER_2, card_spellings, parse_card
-from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord
 from parsers import columns
@@ -132,7 +131,7 @@ class _Reader:
         self.played_at = played_at
         self.source = source
         self.chunk = _Chunk()
-        self.rulesets: dict[str, tuple[str, int, int] | None] = {}
+        self.rulesets = columns.Presets(str)
         self.out: list[ParseItem] = []
 
     def run(self, stream: BinaryIO) -> Iterator[ParseItem]:
@@ -198,15 +197,6 @@ class _Reader:
         assert len(items) == 1
         return items[0]
 
-    def ruleset(self, name: str) -> tuple[str, int, int] | None:
-        if name not in self.rulesets:
-            try:
-                preset = get_ruleset(name)
-                self.rulesets[name] = (preset.name, preset.max_seats, preset.deck.size)
-            except OfcError:
-                self.rulesets[name] = None
-        return self.rulesets[name]
-
     def columns(self, chunk: _Chunk) -> tuple[ColumnarHands | None, list[int]]:
         hands = chunk.hands
         count = len(hands)
@@ -256,8 +246,8 @@ class _Reader:
         discards_known = ~columns.any_of(card_seat_array, hidden, len(seats))
         placed = ~hidden & ~wrong
 
-        rulesets = [self.ruleset(h.ruleset) for h in hands]
-        referred |= np.fromiter((r is None for r in rulesets), bool, count)
+        presets, unknown = self.rulesets.columns([h.ruleset for h in hands])
+        referred |= unknown
         played_at, bad_date = _times([h.played_at for h in hands], self.played_at)
         referred |= bad_date
         results = [s.result for s in seats]
@@ -267,9 +257,7 @@ class _Reader:
             room_hand_id=[str(h.hand_id) for h in hands],
             played_at=played_at,
             rules_text=[h.rules_text for h in hands],
-            ruleset=[r[0] if r else "" for r in rulesets],
-            max_seats=np.fromiter((r[1] if r else 0 for r in rulesets), np.int64, count),
-            deck=np.fromiter((r[2] if r else 0 for r in rulesets), np.int64, count),
+            **presets,
             stakes=[h.stakes for h in hands],
             currency=[h.currency for h in hands],
             line=np.array(chunk.lines, dtype=np.int64),
