@@ -176,8 +176,17 @@ def load_ruleset(path: str | Path) -> Ruleset:
     return ruleset_from_mapping(data, str(path))
 
 
+def names_a_file(name_or_path: str) -> bool:
+    """Whether :func:`resolve_ruleset` reads ``name_or_path`` as a TOML file, not a preset.
+
+    >>> names_a_file("my-room.toml"), names_a_file("pineapple")
+    (True, False)
+    """
+    return name_or_path.endswith(".toml") or Path(name_or_path).is_file()
+
+
 def resolve_ruleset(name_or_path: str) -> Ruleset:
     """A preset name or alias, or a path to a ``.toml`` ruleset file."""
-    if name_or_path.endswith(".toml") or Path(name_or_path).is_file():
+    if names_a_file(name_or_path):
         return load_ruleset(name_or_path)
     return get_ruleset(name_or_path)

@@ -467,7 +467,7 @@ def import_paths(
     ``force`` reads files again that the ledger says were imported (their
     hands are still deduplicated).
     """
-    from ofc_stats.engine.ruleset_toml import resolve_ruleset
+    from ofc_stats.engine.ruleset_toml import names_a_file, resolve_ruleset
     from ofc_stats.store.rulesets import keep_ruleset
 
     ruleset = resolve_ruleset(rules) if isinstance(rules, str) else rules
@@ -475,8 +475,8 @@ def import_paths(
         get_parser(format_name)  # fail before touching anything
     dataset = Dataset(data)
     with dataset.locked(wait_seconds):
-        if isinstance(rules, str) and (rules.endswith(".toml") or Path(rules).is_file()):
-            keep_ruleset(dataset.root, rules)  # as resolve_ruleset read it: recompute finds it
+        if isinstance(rules, str) and names_a_file(rules):
+            keep_ruleset(dataset.root, rules)  # recompute and the audit find it there later
         importer = Importer(
             dataset,
             format_name=format_name,
