@@ -11,29 +11,36 @@ from __future__ import annotations
 
 import io
 import json
-from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, BinaryIO
+
+import msgspec
 
 from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.errors import SwcError
 from ofc_stats.records import HandRecord, Partial, Quarantined
-from parsers import fast_json
+from parsers import fast_json, swc_fast
 from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, reason_of
 from parsers.hand_columns import HandColumns, Move, SeatRow, placements, seat_records
+from parsers.swc_fold import (
+    CLASSIC_CODES,
+    PINEAPPLE_CODES,
+    Hand,
+    Tables,
+    parse_layout,
+    snapshot,
+    street_of,
+)
 
 FORMAT = "swc"
 ROOM = "SwC"
 FRAME_PREFIX = "42/poker/,"
-PINEAPPLE_CODES = {74: "pineapple", 75: "pineapple-progressive", 77: "pineapple"}
-CLASSIC_CODES = {70: "classic-american", 73: "classic-american", 84: "classic-american"}
-ROW_NAMES = ("top", "middle", "bottom")
 DESTINATION_CODE = {name: DESTINATIONS.index(name) for name in DESTINATIONS}
 CHUNK_HANDS = 2_000  # hands per columnar chunk
 Loads = Callable[[str], Any]
-NUMBER = (int, float)
+__all__ = ["SwcParser", "parse_layout", "ruleset_for_code", "street_of"]
 
 
 def ruleset_for_code(code: int) -> str:
@@ -46,200 +53,7 @@ def ruleset_for_code(code: int) -> str:
     raise SwcError(f"game type {code} is not an OFC game")
 
 
-def street_of(placed: int, pineapple: bool, fantasy: bool) -> int:
-    """The OFC street (0-based) on which a player's placed-card count was reached."""
-    if fantasy or placed <= 5:
-        return 0
-    return (placed - 4) // 2 if pineapple else placed - 5
-
-
-def parse_layout(text: Any) -> tuple[list[list[int]], list[int]] | None:
-    """A seat ``d`` string as ([top, middle, bottom], active); None if no cards show."""
-    if not isinstance(text, str) or not text:
-        return None
-    head, _, tail = text.partition("-")
-    counts_text = tail.split("-")
-    if len(counts_text) == 3:  # "ids-T-M-B": one pass, and any odd item takes the long way
-        try:
-            ids = list(map(int, head.split(";")))
-            top, middle, bottom = map(int, counts_text)
-        except ValueError:
-            ids = []
-        if ids and min(ids) >= 0 and max(ids) < 52:
-            second, third = top + middle, top + middle + bottom
-            return [ids[0:top], ids[top:second], ids[second:third]], ids[third:]
-    parts = text.split("-")
-    items = parts[0].split(";")
-    try:
-        ids = [int(i) for i in items if i != ""] if "" in items else list(map(int, items))
-        counts = list(map(int, parts[1:4])) if len(parts) >= 4 else None
-    except ValueError:
-        return None  # invalid: treat as if the player were absent (SWC.md §4.8)
-    if not ids:
-        return None
-    if counts is None:
-        return [[], [], []], [i for i in ids if 0 <= i < 52]
-    top, middle, bottom = counts
-    second, third = top + middle, top + middle + bottom
-    if min(ids) >= 0 and max(ids) < 52:  # every id a card: nothing to drop
-        return [ids[0:top], ids[top:second], ids[second:third]], ids[third:]
-    rows = [
-        [i for i in ids[start:stop] if 0 <= i < 52]
-        for start, stop in ((0, top), (top, second), (second, third))
-    ]
-    return rows, [i for i in ids[third:] if 0 <= i < 52]
-
-
-@dataclass
-class _Seat:
-    name: str
-    rows: list[list[int]] = field(default_factory=lambda: [[], [], []])
-    active: list[int] = field(default_factory=list)
-    seen_active: bool = False
-    discards: list[int] = field(default_factory=list)
-    placements: list[tuple[int, int, str]] = field(default_factory=list)  # (street, card, dest)
-    fantasy: bool = False
-    points: float | None = None
-    last_d: str | None = None  # the d string last applied: the same again changes nothing
-
-    @property
-    def placed(self) -> int:
-        return sum(len(row) for row in self.rows)
-
-
-@dataclass
-class _Hand:
-    gi: str
-    ti: str
-    code: int
-    start_line: int
-    captured_at: str | None
-    seats: list[_Seat | None]
-    lines: list[str] = field(default_factory=list)
-    keys: set[object] = field(default_factory=set)
-    snapshots: int = 0
-    settled: bool = False
-    started_late: bool = False
-    fantasy_names: set[str] = field(default_factory=set)
-    texts: set[str] = field(default_factory=set)  # lines whose state key is already in keys
-
-
-_PLAIN = frozenset({int, str, type(None)})  # JSON values whose == matches their text's
-
-
-def _state_key(state: dict[str, Any]) -> object:
-    """What tells two snapshots apart: equal keys are equal JSON texts of these fields.
-
-    A tuple when every field is an integer (not a bool), a string or null, where
-    tuple equality is text equality; the JSON text otherwise (which no such
-    tuple can equal, so both kinds of key live in one set).
-    """
-    table = state.get("d") or {}
-    seats = [
-        (s.get("n"), s.get("c"), s.get("b"), s.get("d")) if isinstance(s, dict) else None
-        for s in state.get("s") or []
-    ]
-    hc = (state.get("ss") or {}).get("hc")
-    head = (table.get("c"), table.get("p"), state.get("ts"), hc)
-    plain = _PLAIN
-    if (
-        type(head[0]) in plain
-        and type(head[1]) in plain
-        and type(head[2]) in plain
-        and type(hc) in plain
-    ) and all(
-        seat is None
-        or (
-            type(seat[0]) in plain
-            and type(seat[1]) in plain
-            and type(seat[2]) in plain
-            and type(seat[3]) in plain
-        )
-        for seat in seats
-    ):
-        return (*head, *seats)
-    return json.dumps([*head[:3], hc, seats])
-
-
-def _added(new: list[int], old: list[int]) -> list[int]:
-    """The cards of ``new`` not in ``old`` (multiset difference, in ``new``'s order)."""
-    if new == old:
-        return []
-    if len(set(new)) == len(new):  # distinct cards: what Counter subtraction keeps, in order
-        before = set(old)
-        return [card for card in new if card not in before]
-    return list((Counter(new) - Counter(old)).elements())
-
-
-def _apply(hand: _Hand, state: dict[str, Any], events: list[Any]) -> None:
-    """Fold one distinct snapshot into the hand."""
-    for event in events:
-        text = event.get("table-msg") if isinstance(event, dict) else None
-        if isinstance(text, str) and "is in fantasy land" in text:
-            hand.fantasy_names.add(text.split(" is in fantasy land", 1)[0].strip())
-    # zip stops at the roster's end, as the first snapshot fixed the seats (SWC.md §3.2);
-    # the state key has already iterated state["s"], so it is iterable.
-    for seat, seat_data in zip(hand.seats, state.get("s") or [], strict=False):
-        if seat is None or not isinstance(seat_data, dict) or seat_data.get("n") != seat.name:
-            continue
-        points = seat_data.get("p")
-        if points is not None and isinstance(points, NUMBER):
-            seat.points = float(points)
-        d = seat_data.get("d")
-        if not d or not isinstance(d, str):
-            continue  # no cards show (parse_layout's None): keep the layout (SWC.md §4.3)
-        if d == seat.last_d:
-            # The layout last applied, again: every card is already in its row and
-            # the active cards are the same, so folding it would change nothing.
-            continue
-        _fold_layout(hand, seat, d)
-    hc = (state.get("ss") or {}).get("hc")
-    if isinstance(hc, str) and hc.strip():
-        hand.settled = True
-
-
-def _fold_layout(hand: _Hand, seat: _Seat, d: str) -> None:
-    """One seat's new ``d`` string: the cards that reached a row, the ones discarded."""
-    layout = parse_layout(d)
-    if layout is None:
-        return  # nothing visible: keep the previous layout (SWC.md §4.3)
-    rows, active = layout
-    if hand.snapshots == 1 and any(rows):
-        hand.started_late = True
-    new_rows = []
-    placed_now: list[tuple[int, str]] = []
-    for name, old, new in zip(ROW_NAMES, seat.rows, rows, strict=True):
-        added = _added(new, old) if new != old else None
-        if added:
-            new_rows.append(old + added)  # a placed card never leaves its row
-            placed_now += [(card, name) for card in added]
-        else:
-            new_rows.append(old)
-    if active:
-        seat.seen_active = True
-    if placed_now:
-        placed = {card for card, _ in placed_now}
-        gone = [c for c in seat.active if c not in active and c not in placed]
-    else:
-        gone = [c for c in seat.active if c not in active]
-    if placed_now or gone:
-        pineapple = hand.code in PINEAPPLE_CODES or hand.code == 76
-        jump = len(placed_now) > 5
-        seat.fantasy = seat.fantasy or jump
-        seat.rows = new_rows
-        count = len(new_rows[0]) + len(new_rows[1]) + len(new_rows[2])
-        street = street_of(count, pineapple, seat.fantasy)
-        order = {card: i for i, card in enumerate(seat.active)}
-        for card, name in sorted(placed_now, key=lambda item: order.get(item[0], 99)):
-            seat.placements.append((street, card, name))
-        for card in gone:
-            seat.placements.append((street, card, "discard"))
-            seat.discards.append(card)
-    seat.active = active
-    seat.last_d = d
-
-
-def _parts(hand: _Hand) -> tuple[str, list[SeatRow], list[Move], datetime | None]:
+def _parts(hand: Hand) -> tuple[str, list[SeatRow], list[Move], datetime | None]:
     """(ruleset, seats, placements, played_at) of a finished hand; SwcError if it has none."""
     ruleset = ruleset_for_code(hand.code)
     if not any(seat.placed or seat.active for seat in hand.seats if seat is not None):
@@ -271,7 +85,7 @@ def _parts(hand: _Hand) -> tuple[str, list[SeatRow], list[Move], datetime | None
     return ruleset, seats, moves, played_at
 
 
-def _record(hand: _Hand, source: str) -> HandRecord:
+def _record(hand: Hand, source: str) -> HandRecord:
     ruleset, seats, moves, played_at = _parts(hand)
     return HandRecord(
         format=FORMAT,
@@ -285,7 +99,7 @@ def _record(hand: _Hand, source: str) -> HandRecord:
         rules_text=f"gt={hand.code}",
         source_file=source,
         source_line=hand.start_line,
-        raw_text="".join(hand.lines),
+        raw_text=hand.raw_text(),
     )
 
 
@@ -329,7 +143,7 @@ class SwcParser(Parser):
 
     def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
         for item in _read(stream, source, json.loads):
-            yield _closed(item, source) if isinstance(item, _Hand) else item
+            yield _closed(item, source) if isinstance(item, Hand) else item
 
     def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
         """The same hands, read with orjson and laid out as columns.
@@ -340,14 +154,14 @@ class SwcParser(Parser):
         every hand in file order.
         """
         columns = HandColumns(FORMAT, source)
-        for item in _read(stream, source, fast_json.loads):
-            if isinstance(item, _Hand) and _add(columns, item):
+        for item in _read(stream, source, fast_json.loads, fast=True):
+            if isinstance(item, Hand) and _add(columns, item):
                 if len(columns) >= CHUNK_HANDS:
                     yield columns.take()
                 continue
             if len(columns) and not isinstance(item, Quarantined | Partial):
                 yield columns.take()
-            yield _closed(item, source) if isinstance(item, _Hand) else item
+            yield _closed(item, source) if isinstance(item, Hand) else item
         if len(columns):
             yield columns.take()
 
@@ -362,16 +176,16 @@ class SwcParser(Parser):
         return replace(last, line=line)
 
 
-def _closed(hand: _Hand, source: str) -> ParseItem:
+def _closed(hand: Hand, source: str) -> ParseItem:
     try:
         return _record(hand, source)
     except BAD_INPUT as error:
         return Quarantined(
-            source, reason_of(error), "".join(hand.lines), hand.start_line, hand_id=hand.gi
+            source, reason_of(error), hand.raw_text(), hand.start_line, hand_id=hand.gi
         )
 
 
-def _add(columns: HandColumns, hand: _Hand) -> bool:
+def _add(columns: HandColumns, hand: Hand) -> bool:
     """Put a finished hand in the columns; False if the record path must take it."""
     try:
         ruleset, seats, moves, played_at = _parts(hand)
@@ -385,103 +199,95 @@ def _add(columns: HandColumns, hand: _Hand) -> bool:
         played_at=played_at,
         rules_text=f"gt={hand.code}",
         source_line=hand.start_line,
-        raw_text="".join(hand.lines),
+        raw_text=hand.raw_text(),
         seats=seats,
         moves=moves,
     )
 
 
-def _read(stream: BinaryIO, source: str, loads: Loads) -> Iterator[ParseItem | _Hand]:
-    """Every capture line folded into its hand; finished hands come out as they close."""
-    open_hands: dict[str, _Hand] = {}  # by table
-    closed: set[tuple[str, str]] = set()
-    owner: dict[str, _Hand] = {}  # line text -> the open hand that already folded it
-    finished: list[_Hand] = []  # the hand a line closed
-    for number, raw in enumerate(stream, start=1):
-        if not raw or raw.isspace():
+def _read(
+    stream: BinaryIO, source: str, loads: Loads, fast: bool = False
+) -> Iterator[ParseItem | Hand]:
+    """Every capture line folded into its hand; finished hands come out as they close.
+
+    ``fast``: blocks of lines msgspec surely reads as json would are decoded
+    together into typed structs (``parsers/swc_fast.py``); every other line is
+    read here one at a time.  Both fold into the same tables, in line order.
+    """
+    tables = Tables()
+    pieces = swc_fast.blocks(stream) if fast else enumerate(stream, start=1)
+    for piece in pieces:
+        if isinstance(piece, swc_fast.Block):
+            yield from _block(tables, source, loads, piece)
             continue
-        try:
-            text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            hand = owner.get(text)
-            if hand is not None and open_hands.get(hand.ti) is hand:
-                # An exact resend: it decodes to a state this hand already folded.
-                hand.lines.append(text)
-                continue
-            found = _game_state(loads(text), loads)
-        except BAD_INPUT as error:
-            if not raw.endswith(b"\n"):  # the capture is still being written
-                yield Partial(source, number, None, "a line cut off at the end of the file")
-                continue
-            why = reason_of(error) if isinstance(error, RecursionError) else str(error)[:200]
-            yield Quarantined(source, f"unreadable capture line: {why}", repr(raw[:2000]), number)
-            continue
-        if found is None:
-            continue
-        try:
-            _snapshot(found, text, number, open_hands, closed, owner, finished)
-        except BAD_INPUT as error:
-            yield from finished
-            finished.clear()
-            gi = found[0].get("gi")
-            yield Quarantined(
-                source,
-                f"bad snapshot: {reason_of(error)}",
-                text,
-                number,
-                hand_id=None if gi is None else str(gi)[:200],
-            )
-            continue
-        if finished:
-            yield from finished
-            finished.clear()
-    yield from open_hands.values()
+        yield from _line(tables, source, loads, *piece)
+    yield from tables.open_hands.values()
 
 
-def _snapshot(
-    found: tuple[dict[str, Any], list[Any], str | None],
-    text: str,
-    number: int,
-    open_hands: dict[str, _Hand],
-    closed: set[tuple[str, str]],
-    owner: dict[str, _Hand],
-    finished: list[_Hand],
-) -> None:
-    """Fold one capture line into its table's hand; a new hand id closes the last one."""
-    state, events, captured_at = found
-    gi, ti = state.get("gi"), state.get("ti")
-    if not gi:
+def _block(
+    tables: Tables, source: str, loads: Loads, block: swc_fast.Block
+) -> Iterator[ParseItem | Hand]:
+    """The lines of one decoded block, folded from their structs."""
+    text, ends, start = block.text, block.ends, 0
+    for offset, message in enumerate(block.messages):
+        number, end = block.first + offset, ends[offset]
+        if message.payload is not msgspec.UNSET:
+            yield from _line(tables, source, loads, number, text[start:end].encode("ascii"))
+        elif message.t == "GameState" and message.gameState is not None:
+            try:
+                swc_fast.snapshot(tables, message, text, start, end, number)
+            except BAD_INPUT as error:
+                line, gi = text[start:end], message.gameState.gi
+                yield from _bad_snapshot(tables, source, error, line, number, gi)
+            if tables.finished:
+                yield from tables.finished
+                tables.finished.clear()
+        start = end
+
+
+def _line(
+    tables: Tables, source: str, loads: Loads, number: int, raw: bytes
+) -> Iterator[ParseItem | Hand]:
+    """One capture line decoded and folded (the record path's reader)."""
+    if not raw or raw.isspace():
         return
-    gi, ti = str(gi), str(ti if ti is not None else "__unknown_table__")
-    if (ti, gi) in closed:
-        return  # an old hand's snapshot arriving late (SWC.md §4.8)
-    hand = open_hands.get(ti)
-    if hand is not None and hand.gi != gi:
-        finished.append(hand)
-        closed.add((ti, hand.gi))
-        del open_hands[ti]
-        for line in hand.texts:
-            owner.pop(line, None)
-        hand = None
-    if hand is None:
-        seats = [
-            _Seat(str(s["n"])) if isinstance(s, dict) and s.get("n") else None
-            for s in _list(state.get("s"))
-        ]
-        code = state.get("gt", 74)
-        if isinstance(code, bool) or not isinstance(code, int):
-            raise SwcError(f"game type {str(code)[:40]!r} is not a number")
-        hand = _Hand(gi, ti, code, number, captured_at, seats)
-        open_hands[ti] = hand
-    hand.lines.append(text)
-    key = _state_key(state)
-    if key in hand.keys:
+    try:
+        text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        hand = tables.owner.get(text)
+        if hand is not None and tables.open_hands.get(hand.ti) is hand:
+            # An exact resend: it decodes to a state this hand already folded.
+            hand.add_line(text)
+            return
+        found = _game_state(loads(text), loads)
+    except BAD_INPUT as error:
+        if not raw.endswith(b"\n"):  # the capture is still being written
+            yield Partial(source, number, None, "a line cut off at the end of the file")
+            return
+        why = reason_of(error) if isinstance(error, RecursionError) else str(error)[:200]
+        yield Quarantined(source, f"unreadable capture line: {why}", repr(raw[:2000]), number)
         return
-    hand.keys.add(key)
-    hand.texts.add(text)
-    owner[text] = hand
-    hand.snapshots += 1
-    _apply(hand, state, events)
+    if found is None:
+        return
+    try:
+        snapshot(tables, found, text, number)
+    except BAD_INPUT as error:
+        yield from _bad_snapshot(tables, source, error, text, number, found[0].get("gi"))
+        return
+    if tables.finished:
+        yield from tables.finished
+        tables.finished.clear()
 
 
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
+def _bad_snapshot(
+    tables: Tables, source: str, error: BaseException, text: str, number: int, gi: Any
+) -> Iterator[ParseItem | Hand]:
+    """The hands the line closed, then the line itself, quarantined."""
+    yield from tables.finished
+    tables.finished.clear()
+    yield Quarantined(
+        source,
+        f"bad snapshot: {reason_of(error)}",
+        text,
+        number,
+        hand_id=None if gi is None else str(gi)[:200],
+    )

@@ -1,0 +1,307 @@
+"""SwC captures a block at a time: one msgspec call decodes a megabyte of lines into typed structs.
+
+Decoding a line to dicts and walking them cost more than the fold itself, so
+the columnar reader hands whole blocks to ``msgspec`` with struct types that
+hold only the fields the fold reads (the rest is skipped, never built).  A
+block takes this lane only when it surely decodes to what ``json.loads`` gives
+line by line:
+
+* every line is ASCII, starts with ``{`` and ends with ``}`` (then no value can
+  run across a line break, so the n values msgspec returns are the n lines'),
+* no line is long enough to hold a number or a nesting json would refuse
+  (``int`` digit limit, recursion depth), and
+* msgspec accepts every line under the struct types (each field of a type the
+  record path compares or converts exactly as msgspec's value: ints, strings,
+  nulls, finite floats for points).
+
+Anything else (a broken line, a float hand id, a raw archive record) goes
+through the record path's per-line reader, on the same fold state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated, BinaryIO, NamedTuple
+
+import msgspec
+import numpy as np
+
+from parsers import fast_json
+from parsers.swc_fold import (
+    FANTASY_TEXT,
+    PINEAPPLE_CODES,
+    UNKNOWN_TABLE,
+    Hand,
+    Seat,
+    Tables,
+    fantasy_names,
+    fold_layout,
+    street_of,
+)
+
+BLOCK_BYTES = 1 << 20  # bytes of capture decoded per msgspec call
+SHORT_LINE = 400  # a line this short cannot nest 400 deep nor hold a 4,300-digit number
+_DIGIT_RUNS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
+_LONG_NUMBER = b"0" * 20
+_MAX_BRACKETS = 400
+NEWLINE, OPEN, CLOSE = ord("\n"), ord("{"), ord("}")
+_FANTASY = FANTASY_TEXT.encode()
+Plain = int | str | None  # values whose == is their JSON text's (what state_key's tuple holds)
+Points = Annotated[int, msgspec.Meta(ge=-(2**53), le=2**53)] | float | None
+
+
+class SeatMsg(msgspec.Struct, gc=False):
+    n: Plain = None
+    c: Plain = None
+    b: Plain = None
+    d: Plain = None
+    p: Points = None
+
+
+class TableMsg(msgspec.Struct, gc=False):
+    c: Plain = None
+    p: Plain = None
+
+
+class ShowdownMsg(msgspec.Struct, gc=False):
+    hc: Plain = None
+
+
+class StateMsg(msgspec.Struct, gc=False):
+    gi: Plain = None
+    ti: Plain = None
+    gt: int = 74
+    ts: Plain = None
+    d: TableMsg | None = None
+    s: list[SeatMsg | None] | None = None
+    ss: ShowdownMsg | None = None
+
+
+class LineMsg(msgspec.Struct, gc=False):
+    t: Plain = None
+    gameState: StateMsg | None = None
+    events: msgspec.Raw = msgspec.Raw(b"null")
+    captured_at: str | None = None
+    payload: Plain | msgspec.UnsetType = msgspec.UNSET  # set: a raw archive record
+
+
+DECODER = msgspec.json.Decoder(LineMsg)
+
+
+class Block(NamedTuple):
+    """Lines ``first``, ``first + 1``, ... decoded together: line i is ends[i-1] to ends[i]."""
+
+    first: int
+    text: str
+    ends: list[int]  # where each line ends (after its newline)
+    messages: list[LineMsg]
+
+
+def blocks(stream: BinaryIO) -> Iterator[Block | tuple[int, bytes]]:
+    """The stream as decoded blocks, and (number, raw line) for lines the record path reads.
+
+    Lines are split at ``\n`` only, and numbered from 1, as iterating the stream does.
+    """
+    read = stream.read
+    number = 1
+    carry = b""
+    while True:
+        data = read(BLOCK_BYTES)
+        if not data:
+            break
+        data = carry + data if carry else data
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            carry = data
+            continue
+        carry = data[cut:]
+        block = data[:cut]
+        decoded = _decoded(block, number)
+        if decoded is None:
+            for raw in block.split(b"\n")[:-1]:
+                yield number, raw + b"\n"
+                number += 1
+        else:
+            yield decoded
+            number += len(decoded.ends)
+    if carry:
+        yield number, carry
+
+
+def _decoded(block: bytes, first: int) -> Block | None:
+    """The block's lines decoded, or None when any line needs the record path's reader."""
+    if not block.isascii():
+        return None
+    bytes_ = np.frombuffer(block, np.uint8)
+    ends = np.flatnonzero(bytes_ == NEWLINE) + 1
+    starts = np.concatenate(([0], ends[:-1]))
+    if not ((bytes_[starts] == OPEN).all() and (bytes_[ends - 2] == CLOSE).all()):
+        return None  # a blank line, a line not one object, or a line ending in "\r"
+    lengths = ends - starts
+    for index in np.flatnonzero(lengths >= SHORT_LINE).tolist():
+        line = block[starts[index] : ends[index]]
+        if line.count(b"[") + line.count(b"{") >= _MAX_BRACKETS or _LONG_NUMBER in line.translate(
+            _DIGIT_RUNS
+        ):
+            return None
+    try:
+        messages = DECODER.decode_lines(block)
+    except msgspec.DecodeError:
+        return None
+    if len(messages) != len(ends):
+        return None
+    return Block(first, block.decode("ascii"), ends.tolist(), messages)
+
+
+def snapshot(
+    tables: Tables, message: LineMsg, text: str, start: int, end: int, number: int
+) -> None:
+    """:func:`parsers.swc_fold.snapshot` for a typed line, step for step (same errors too).
+
+    The line is ``text[start:end]``.  The caller has already sent raw
+    archive records (``payload`` set) and lines without a GameState to their
+    own paths.  Lines folded here are not remembered as texts: the record
+    path's reader, meeting one again, decodes it and finds its state key.
+    """
+    state = message.gameState
+    assert state is not None
+    gi, ti = state.gi, state.ti
+    if not gi:
+        return
+    gi, ti = str(gi), str(ti if ti is not None else UNKNOWN_TABLE)
+    if (ti, gi) in tables.closed:
+        return
+    hand = tables.hand_for(gi, ti)
+    seats = state.s
+    if hand is None:
+        names = [str(s.n) if s is not None and s.n else None for s in seats or ()]
+        hand = tables.open(gi, ti, state.gt, number, message.captured_at, names)
+    hand.add_span(text, start, end)
+    table = state.d
+    showdown = state.ss
+    hc = None if showdown is None else showdown.hc
+    if seats:
+        key: object = (
+            None if table is None else table.c,
+            None if table is None else table.p,
+            state.ts,
+            hc,
+            *[None if s is None else (s.n, s.c, s.b, s.d) for s in seats],
+        )
+    else:
+        key = (None, None, state.ts, hc) if table is None else (table.c, table.p, state.ts, hc)
+    if key in hand.keys:
+        return
+    hand.keys.add(key)
+    hand.snapshots += 1
+    _apply(hand, message, seats, hc)
+
+
+def _apply(hand: Hand, message: LineMsg, seats: list[SeatMsg | None] | None, hc: Plain) -> None:
+    events = bytes(message.events)
+    if (
+        events != b"null"
+        and events != b"[]"
+        and (FANTASY_TEXT.encode() in events or b"\\u" in events)
+    ):
+        # Only a dealer line can name a Fantasyland player; read those events as json does.
+        decoded = fast_json.loads(events.decode("ascii"))
+        fantasy_names(hand, decoded if isinstance(decoded, list) else [])
+    if seats:
+        for seat, seat_data in zip(hand.seats, seats, strict=False):
+            if seat is None or seat_data is None or seat_data.n != seat.name:
+                continue
+            points = seat_data.p
+            if points is not None:
+                seat.points = float(points)
+            d = seat_data.d
+            if not d or not isinstance(d, str) or d == seat.last_d:
+                continue
+            fold(hand, seat, d)
+    if isinstance(hc, str) and hc.strip():
+        hand.settled = True
+
+
+_BOUNDS = {
+    f"{top}-{middle}-{bottom}": (top, top + middle, top + middle + bottom)
+    for top in range(4)
+    for middle in range(6)
+    for bottom in range(6)
+}
+_IDS = {str(card): card for card in range(52)}  # the canonical text of every card id
+_ROWS = ((0, "top"), (1, "middle"), (2, "bottom"))
+
+
+def fold(hand: Hand, seat: Seat, d: str) -> None:
+    """:func:`parsers.swc_fold.fold_layout`, for the usual ``ids-T-M-B`` text without its parser.
+
+    Distinct ids written canonically ("7", not "07" or " 7") and row counts
+    within a board's size are looked up in two tables; any other text is read
+    by ``fold_layout`` itself.  The fold that follows is ``fold_layout``'s
+    (``added_cards`` of distinct cards is a set difference in order), with
+    the rows compared only where they changed and no sort where nothing was
+    active (every card then ranks alike).
+    """
+    head, _, tail = d.partition("-")
+    bounds = _BOUNDS.get(tail)
+    if bounds is None:
+        fold_layout(hand, seat, d)
+        return
+    try:
+        ids = list(map(_IDS.__getitem__, head.split(";")))
+    except KeyError:
+        fold_layout(hand, seat, d)
+        return
+    if len(set(ids)) != len(ids):
+        fold_layout(hand, seat, d)
+        return
+    first, second, third = bounds
+    if hand.snapshots == 1 and third and ids:
+        hand.started_late = True
+    rows = seat.rows
+    placed: list[int] = []
+    names: list[str] = []
+    changed = None
+    for index, name, start, stop in ((0, "top", 0, first), (1, "middle", first, second),
+                                     (2, "bottom", second, third)):  # fmt: skip
+        old, row = rows[index], ids[start:stop]
+        if row != old:
+            if old:
+                known = set(old)
+                row = [card for card in row if card not in known]
+            if row:
+                if changed is None:
+                    changed = rows.copy()
+                changed[index] = old + row  # a placed card never leaves its row
+                placed += row
+                names += [name] * len(row)
+    active = ids[third:]
+    if active:
+        seat.seen_active = True
+    before = seat.active
+    if before:
+        if placed:
+            gone = [c for c in before if c not in active and c not in placed]
+        else:
+            gone = [c for c in before if c not in active]
+    else:
+        gone = []
+    if placed or gone:
+        pineapple = hand.code in PINEAPPLE_CODES or hand.code == 76
+        seat.fantasy = seat.fantasy or len(placed) > 5
+        if changed is not None:
+            seat.rows = rows = changed
+        count = len(rows[0]) + len(rows[1]) + len(rows[2])
+        street = street_of(count, pineapple, seat.fantasy)
+        moves = seat.placements
+        if before and len(placed) > 1:
+            order = {card: i for i, card in enumerate(before)}
+            pairs = sorted(zip(placed, names, strict=True), key=lambda p: order.get(p[0], 99))
+            moves += [(street, card, name) for card, name in pairs]
+        else:
+            moves += [(street, card, name) for card, name in zip(placed, names, strict=True)]
+        for card in gone:
+            moves.append((street, card, "discard"))
+            seat.discards.append(card)
+    seat.active = active
+    seat.last_d = d
