@@ -83,9 +83,16 @@ _LIMITS: dict[str, tuple[int, int]] = {}  # ruleset -> (most seats, deck size)
 
 
 def surely_valid(
-    ruleset: str, texts: Sequence[str], seats: Sequence[SeatRow], moves: Sequence[Move]
+    ruleset: str,
+    texts: Sequence[str],
+    seats: Sequence[SeatRow],
+    moves: Sequence[Move],
+    columns: Sequence[Sequence[int]] = (),
 ) -> bool:
-    """Whether validate_hand passes: a False sends the hand to the record path, never loses it."""
+    """Whether validate_hand passes: a False sends the hand to the record path, never loses it.
+
+    ``columns``: the moves as (seats, streets, cards, destinations), if the caller has them.
+    """
     if ruleset not in _LIMITS:
         rules = get_ruleset(ruleset)
         _LIMITS[ruleset] = (min(rules.max_seats, SMALL_INT + 1), rules.deck.size)
@@ -113,7 +120,10 @@ def surely_valid(
             return False
     if len(seen) != count:
         return False
-    return all(0 <= street <= SMALL_INT and 0 <= card < deck for _, street, card, _ in moves)
+    if not moves:
+        return True
+    _, streets, cards, _ = columns or list(zip(*moves, strict=True))
+    return min(streets) >= 0 and max(streets) <= SMALL_INT and min(cards) >= 0 and max(cards) < deck
 
 
 class HandColumns:
@@ -165,7 +175,8 @@ class HandColumns:
         if source_line is None or source_line in self.lines:
             return False
         texts = (room, table_id, room_hand_id, rules_text, raw_text, self.source)
-        if not surely_valid(ruleset, texts, seats, moves):
+        columns = list(zip(*moves, strict=True)) if moves else []
+        if not surely_valid(ruleset, texts, seats, moves, columns):
             return False
         self.lines.add(source_line)
         key = f"{self.format}:{room}:{table_id}:{room_hand_id}"
@@ -183,16 +194,27 @@ class HandColumns:
         h["source_line"].append(source_line)
         h["raw_text"].append(raw_text)
         h["fingerprint"].append(fingerprint_of(seats))
-        streets_of: dict[int, dict[int, int]] = {}
-        discard_street: dict[tuple[int, int], int] = {}
-        for position, street, card, destination in moves:
-            if destination != DISCARD:
-                streets_of.setdefault(position, {})[card] = street
-            else:
-                discard_street[(position, card)] = street
+        # seat * 256 + card -> the street of its last placement in a row, and of its discard
+        # (cards are below the deck size, so below 256: one key per seat and card)
+        placed: dict[int, int] = {}
+        discarded: dict[int, int] = {}
+        placed_seats: set[int] = set()  # seats with a card placed in a row
         if moves:
+            positions, streets, cards, destinations = columns
+            keys = [position * 256 + card for position, card in zip(positions, cards, strict=True)]
+            if DISCARD in destinations:
+                for where, position, street, destination in zip(
+                    keys, positions, streets, destinations, strict=True
+                ):
+                    if destination == DISCARD:
+                        discarded[where] = street
+                    else:
+                        placed[where] = street
+                        placed_seats.add(position)
+            else:
+                placed = dict(zip(keys, streets, strict=True))
+                placed_seats = set(positions)
             m = self.moves
-            positions, streets, cards, destinations = zip(*moves, strict=True)
             m["hand_key"] += [key] * len(moves)
             m["seat"] += positions
             m["street"] += streets
@@ -203,12 +225,10 @@ class HandColumns:
         for index, seat in enumerate(seats):
             board = seat.top + seat.middle + seat.bottom
             full = fulls[index]
-            placed = streets_of.get(index)
             discards = seat.discards
-            if discards is not None:
-                discards = tuple(
-                    sorted(discards, key=lambda card: discard_street.get((index, card), 99))
-                )
+            base = index * 256
+            if discards is not None and len(discards) > 1:
+                discards = tuple(sorted(discards, key=lambda card: discarded.get(base + card, 99)))
             c["hand_key"].append(key)
             c["seat"].append(index)
             c["player"].append(seat.player)
@@ -221,11 +241,11 @@ class HandColumns:
             c["middle"].append(seat.middle)
             c["bottom"].append(seat.bottom)
             c["board"].append(bytes(board) if full else None)
-            c["board_streets"].append(
-                None
-                if placed is None or len(board) != 13
-                else bytes([placed.get(card, 255) for card in board])  # streets are <= 127
-            )
+            streets_row = None
+            if len(board) == 13 and index in placed_seats:
+                # streets are <= 127, so 255 (a card never placed) cannot be one
+                streets_row = bytes([placed.get(base + card, 255) for card in board])
+            c["board_streets"].append(streets_row)
             c["discards"].append(discards)
             c["reported_points"].append(seat.reported_points)
             c["source_line"].append(source_line)
