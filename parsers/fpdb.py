@@ -27,11 +27,12 @@ from parsers.swc import street_of
 FORMAT = "fpdb"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 VARIANTS = {"ofc": "classic-american", "ofcp": "pineapple"}
-ROW_NAMES = ("top", "middle", "bottom")
 FETCH_ROWS = 2_000  # rows read from SQLite at a time
 CHUNK_HANDS = 2_000  # hands per columnar chunk
 QUERY = "SELECT id, siteHandNo, tableName, rawJson FROM HttpOFCHands ORDER BY id"
 
+
+NONE: list[int] = []  # no cards (never changed)
 
 # Card texts parse_card has read, and what it gave: a lookup skips the call per card.
 _CARD_IDS: dict[str, int] = {}
@@ -43,7 +44,9 @@ def _cards(values: Any) -> list[int]:
     if not values:
         return []
     try:
-        return [_CARD_IDS[v] for v in values if v != "--"]  # every card a text seen before
+        if type(values) is list and "--" not in values:
+            return list(map(_CARD_IDS.__getitem__, values))  # every card a text seen before
+        return [_CARD_IDS[v] for v in values if v != "--"]
     except (KeyError, TypeError):
         pass
     cards = [parse_card(str(v)) for v in values if str(v) != "--"]
@@ -119,17 +122,30 @@ def hand_parts(raw: dict[str, Any], table_name: str) -> Hand:
             continue
         dealt_any[player] |= bool(record.get("dealt"))
         placed_rows = record.get("placed") or {}
-        placed = [_cards(placed_rows.get(row)) for row in ROW_NAMES]
-        count = len(placed[0]) + len(placed[1]) + len(placed[2])
+        top, middle, bottom = (
+            placed_rows.get("top"),
+            placed_rows.get("middle"),
+            placed_rows.get("bottom"),
+        )
+        top = _cards(top) if top else NONE
+        middle = _cards(middle) if middle else NONE
+        bottom = _cards(bottom) if bottom else NONE
+        count = len(top) + len(middle) + len(bottom)
         fantasy[player] |= count > 5
         placed_count[player] += count
         street = street_of(placed_count[player], pineapple, fantasy[player])
         seat = index_of[player]
-        for row, cards in enumerate(placed):
-            moves += [(seat, street, card, row) for card in cards]
-        for card in _cards(record.get("discarded")):
-            moves.append((seat, street, card, DISCARD_CODE))
-            discards[player].append(card)
+        if top:
+            moves += [(seat, street, card, 0) for card in top]
+        if middle:
+            moves += [(seat, street, card, 1) for card in middle]
+        if bottom:
+            moves += [(seat, street, card, 2) for card in bottom]
+        gone = record.get("discarded")
+        if gone:
+            for card in _cards(gone):
+                moves.append((seat, street, card, DISCARD_CODE))
+                discards[player].append(card)
     result = raw.get("result") or {}
     if not isinstance(result, dict):
         raise FpdbError(f"result {str(result)[:40]!r} is not an object")

@@ -122,8 +122,10 @@ def surely_valid(
         return False
     if not moves:
         return True
-    _, streets, cards, _ = columns or list(zip(*moves, strict=True))
-    return min(streets) >= 0 and max(streets) <= SMALL_INT and min(cards) >= 0 and max(cards) < deck
+    streets, placed = columns[1:3] if columns else list(zip(*moves, strict=True))[1:3]
+    if min(streets) < 0 or max(streets) > SMALL_INT:
+        return False
+    return min(placed) >= 0 and max(placed) < deck
 
 
 class HandColumns:
@@ -202,18 +204,21 @@ class HandColumns:
         if moves:
             positions, streets, cards, destinations = columns
             keys = [position * 256 + card for position, card in zip(positions, cards, strict=True)]
+            placed = dict(zip(keys, streets, strict=True))
             if DISCARD in destinations:
-                for where, position, street, destination in zip(
-                    keys, positions, streets, destinations, strict=True
-                ):
-                    if destination == DISCARD:
-                        discarded[where] = street
-                    else:
-                        placed[where] = street
-                        placed_seats.add(position)
-            else:
-                placed = dict(zip(keys, streets, strict=True))
-                placed_seats = set(positions)
+                gone = [i for i, destination in enumerate(destinations) if destination == DISCARD]
+                gone_keys = {keys[i] for i in gone}
+                if sum(keys.count(where) for where in gone_keys) == len(gone):
+                    # no discarded card of a seat also reached one of its rows
+                    for i in gone:
+                        discarded[keys[i]] = streets[i]
+                    for where in gone_keys:
+                        del placed[where]
+                else:
+                    placed = {}
+                    for where, street, destination in zip(keys, streets, destinations, strict=True):
+                        (discarded if destination == DISCARD else placed)[where] = street
+            placed_seats = {where >> 8 for where in placed}
             m = self.moves
             m["hand_key"] += [key] * len(moves)
             m["seat"] += positions

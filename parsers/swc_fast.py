@@ -199,12 +199,9 @@ def snapshot(
 
 def _apply(hand: Hand, message: LineMsg, seats: list[SeatMsg | None] | None, hc: Plain) -> None:
     events = bytes(message.events)
-    if (
-        events != b"null"
-        and events != b"[]"
-        and (FANTASY_TEXT.encode() in events or b"\\u" in events)
-    ):
-        # Only a dealer line can name a Fantasyland player; read those events as json does.
+    if len(events) > 4 and (_FANTASY in events or b"\\u" in events):
+        # Only a dealer line can name a Fantasyland player, and only its text (or an
+        # escape) can spell the words: read those events as json does, the rest not at all.
         decoded = fast_json.loads(events.decode("ascii"))
         fantasy_names(hand, decoded if isinstance(decoded, list) else [])
     if seats:
