@@ -229,13 +229,19 @@ def _block(
 ) -> Iterator[ParseItem | Hand]:
     """The lines of one decoded block, folded from their structs."""
     text, ends, start = block.text, block.ends, 0
-    for offset, message in enumerate(block.messages):
+    for offset, record in enumerate(block.messages):
         number, end = block.first + offset, ends[offset]
-        if message.payload is not msgspec.UNSET:
-            yield from _line(tables, source, loads, number, text[start:end].encode("ascii"))
-        elif message.t == "GameState" and message.gameState is not None:
+        message = record
+        if record.payload is not msgspec.UNSET:
+            carried = swc_fast.archived(record)
+            if carried is None:
+                yield from _line(tables, source, loads, number, text[start:end].encode("ascii"))
+                start = end
+                continue
+            message = carried
+        if message.t == "GameState" and message.gameState is not None:
             try:
-                swc_fast.snapshot(tables, message, text, start, end, number)
+                swc_fast.snapshot(tables, message, record.captured_at, text, start, end, number)
             except BAD_INPUT as error:
                 line, gi = text[start:end], message.gameState.gi
                 yield from _bad_snapshot(tables, source, error, line, number, gi)

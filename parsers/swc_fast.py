@@ -83,9 +83,46 @@ class LineMsg(msgspec.Struct, gc=False):
     events: msgspec.Raw = msgspec.Raw(b"null")
     captured_at: str | None = None
     payload: Plain | msgspec.UnsetType = msgspec.UNSET  # set: a raw archive record
+    message_type: Plain = None
 
 
 DECODER = msgspec.json.Decoder(LineMsg)
+FRAME = msgspec.json.Decoder(tuple[str, str])  # a Socket.IO event: ["proxy-message", "{...}"]
+FRAME_PREFIX = "42/poker/,"
+SKIP = LineMsg()  # a line the record path passes over (it has no GameState)
+
+
+def archived(record: LineMsg) -> LineMsg | None:
+    """The proxy message a raw archive record carries (``SKIP`` if none); None: read it per line.
+
+    The steps of the record path's ``_game_state``; a frame or message msgspec
+    might read otherwise than json (or not as these types) is left to it.
+    """
+    payload = record.payload
+    if record.message_type != "GameState" or not isinstance(payload, str):
+        return SKIP
+    if not payload.startswith(FRAME_PREFIX):
+        return SKIP
+    try:
+        name, text = FRAME.decode(payload[len(FRAME_PREFIX) :])
+    except msgspec.DecodeError:
+        return None
+    if name != "proxy-message":
+        return SKIP
+    if len(text) >= SHORT_LINE and not _plain(text):
+        return None
+    try:
+        message = DECODER.decode(text)
+    except msgspec.DecodeError:
+        return None
+    return message if message.t == "GameState" and message.gameState is not None else SKIP
+
+
+def _plain(text: str) -> bool:
+    """Whether a long text is shallow and holds no number json would refuse."""
+    if text.count("[") + text.count("{") >= _MAX_BRACKETS:
+        return False
+    return _LONG_NUMBER not in text.encode("utf-8", "surrogatepass").translate(_DIGIT_RUNS)
 
 
 class Block(NamedTuple):
@@ -139,10 +176,7 @@ def _decoded(block: bytes, first: int) -> Block | None:
         return None  # a blank line, a line not one object, or a line ending in "\r"
     lengths = ends - starts
     for index in np.flatnonzero(lengths >= SHORT_LINE).tolist():
-        line = block[starts[index] : ends[index]]
-        if line.count(b"[") + line.count(b"{") >= _MAX_BRACKETS or _LONG_NUMBER in line.translate(
-            _DIGIT_RUNS
-        ):
+        if not _plain(block[starts[index] : ends[index]].decode("ascii")):
             return None
     try:
         messages = DECODER.decode_lines(block)
@@ -154,14 +188,20 @@ def _decoded(block: bytes, first: int) -> Block | None:
 
 
 def snapshot(
-    tables: Tables, message: LineMsg, text: str, start: int, end: int, number: int
+    tables: Tables,
+    message: LineMsg,
+    captured_at: str | None,
+    text: str,
+    start: int,
+    end: int,
+    number: int,
 ) -> None:
     """:func:`parsers.swc_fold.snapshot` for a typed line, step for step (same errors too).
 
-    The line is ``text[start:end]``.  The caller has already sent raw
-    archive records (``payload`` set) and lines without a GameState to their
-    own paths.  Lines folded here are not remembered as texts: the record
-    path's reader, meeting one again, decodes it and finds its state key.
+    The line is ``text[start:end]``; ``message`` has a GameState (for a raw
+    archive record, the one it carries: ``captured_at`` is the record's).
+    Lines folded here are not remembered as texts: the record path's reader,
+    meeting one again, decodes it and finds its state key.
     """
     state = message.gameState
     assert state is not None
@@ -175,7 +215,7 @@ def snapshot(
     seats = state.s
     if hand is None:
         names = [str(s.n) if s is not None and s.n else None for s in seats or ()]
-        hand = tables.open(gi, ti, state.gt, number, message.captured_at, names)
+        hand = tables.open(gi, ti, state.gt, number, captured_at, names)
     hand.add_span(text, start, end)
     table = state.d
     showdown = state.ss

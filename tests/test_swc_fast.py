@@ -84,11 +84,24 @@ MUTATIONS: dict[str, Any] = {
     "seat_zero": lambda lines, i, r: lines.__setitem__(i, lines[i].replace('"s": [{', '"s": [0, {', 1)),
     "layout_odd": _seat_field("d", lambda r: r.choice(["07;5-1-0-0", "5;5;6-1-1-0", "60;1;2-1-1-0", "1;2;3-9-9-9", "1;;2-1-0-0", "-0-0-0", "1;x-1-0-0", "4;8-1-0"])),
     "layout_number": _seat_field("d", 12),
-    "archive": lambda lines, i, r: lines.__setitem__(i, json.dumps({"site": "SealsWithClubs", "message_type": "GameState", "captured_at": "2026-08-14T19:02:05.212004Z", "payload": "42/poker/," + json.dumps(["proxy-message", lines[i]])})),
+    "archive": lambda lines, i, r: lines.__setitem__(i, archive(lines[i])),
+    "archive_other": lambda lines, i, r: lines.__setitem__(i, archive(lines[i]).replace('"GameState", "captured_at"', '"Action", "captured_at"', 1)),
+    "archive_null": lambda lines, i, r: lines.__setitem__(i, json.dumps({"message_type": "GameState", "payload": None})),
+    "archive_prefix": lambda lines, i, r: lines.__setitem__(i, archive(lines[i]).replace("42/poker/,", "42/other/,", 1)),
+    "archive_frame": lambda lines, i, r: lines.__setitem__(i, archive(lines[i], r.choice([["proxy-message", lines[i], 3], ["other", lines[i]], ["proxy-message", 5], ["proxy-message"], {"a": 1}, "[1,", ["proxy-message", "[1]"], ["proxy-message", lines[i].replace('"n": "', '"n": "\u00e9\ud800', 1)]]))),
     "captured_at": lambda lines, i, r: lines.__setitem__(i, lines[i].replace('{"t"', '{"captured_at": "2026-08-14T19:02:05Z", "t"', 1)),
     "not_object": lambda lines, i, r: lines.__setitem__(i, r.choice(["[1, 2]", "5", '"x"', "null", "{}"])),
     "long_line": lambda lines, i, r: lines.__setitem__(i, lines[i].replace('"m": {', '"pad": "' + "a" * 500 + '", "m": {', 1)),
 }  # fmt: skip
+
+
+def archive(line: str, frame: Any = None) -> str:
+    """A line as fpdb-3's raw archive keeps it (the frame inside a Socket.IO text)."""
+    frame = ["proxy-message", line] if frame is None else frame
+    payload = frame if isinstance(frame, str) else json.dumps(frame)
+    record = {"site": "SealsWithClubs", "message_type": "GameState",
+              "captured_at": "2026-08-14T19:02:05.212004Z", "payload": "42/poker/," + payload}  # fmt: skip
+    return json.dumps(record)
 
 
 def capture_lines(seed: int, tables: int) -> list[str]:
@@ -137,12 +150,15 @@ def both_readers(data: bytes) -> tuple[list[Any], list[Any]]:
     damage=st.lists(st.sampled_from(sorted(MUTATIONS)), max_size=6),
     block=st.sampled_from([200, 700, 3000, 1 << 20]),
     final_newline=st.booleans(),
+    archived=st.booleans(),
 )
 def test_block_reader_folds_as_the_record_path(
-    seed: int, tables: int, damage: list[str], block: int, final_newline: bool
+    seed: int, tables: int, damage: list[str], block: int, final_newline: bool, archived: bool
 ) -> None:
     chance = random.Random(seed)
     lines = capture_lines(seed, tables)
+    if archived:
+        lines = [archive(line) for line in lines]
     for name in damage:
         MUTATIONS[name](lines, chance.randrange(len(lines) - 1), chance)
     text = "\n".join(lines) + ("\n" if final_newline else "")
@@ -155,11 +171,16 @@ def test_block_reader_folds_as_the_record_path(
     assert fast == slow
 
 
-def test_clean_blocks_take_the_struct_lane(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("archived", [False, True])
+def test_clean_blocks_take_the_struct_lane(archived: bool) -> None:
     """An undamaged capture is read without one line through the per-line reader."""
-    data = ("\n".join(capture_lines(1, 2)) + "\n").encode()
+    lines = capture_lines(1, 2)
+    if archived:
+        lines = [archive(line) for line in lines]
+    data = ("\n".join(lines) + "\n").encode()
     pieces = list(swc_fast.blocks(io.BytesIO(data)))
     assert pieces and all(isinstance(p, swc_fast.Block) for p in pieces)
+    assert all(swc_fast.archived(m) is not None for p in pieces for m in p.messages) or not archived
     slow, fast = both_readers(data)
     assert fast == slow and len(fast) == len(RECORDS)
 
