@@ -235,7 +235,8 @@ def _block(
         if record.payload is not msgspec.UNSET:
             carried = swc_fast.archived(record)
             if carried is None:
-                yield from _line(tables, source, loads, number, text[start:end].encode("ascii"))
+                raw = block.line(start, end).encode("utf-8")
+                yield from _line(tables, source, loads, number, raw)
                 start = end
                 continue
             message = carried
@@ -243,7 +244,7 @@ def _block(
             try:
                 swc_fast.snapshot(tables, message, record.captured_at, text, start, end, number)
             except BAD_INPUT as error:
-                line, gi = text[start:end], message.gameState.gi
+                line, gi = block.line(start, end), message.gameState.gi
                 yield from _bad_snapshot(tables, source, error, line, number, gi)
             if tables.finished:
                 yield from tables.finished

@@ -40,6 +40,7 @@ from parsers.swc_fold import (
 )
 
 BLOCK_BYTES = 1 << 20  # bytes of capture decoded per msgspec call
+SPLITS = 4  # a block refused is halved this many times before its lines go one by one
 SHORT_LINE = 400  # a line this short cannot nest 400 deep nor hold a 4,300-digit number
 _DIGIT_RUNS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
 _LONG_NUMBER = b"0" * 20
@@ -126,18 +127,26 @@ def _plain(text: str) -> bool:
 
 
 class Block(NamedTuple):
-    """Lines ``first``, ``first + 1``, ... decoded together: line i is ends[i-1] to ends[i]."""
+    """Lines ``first``, ``first + 1``, ... decoded together: line i is ends[i-1] to ends[i].
+
+    ``text`` is the block as a string when it is ASCII (offsets are characters
+    then), else its UTF-8 bytes (a slice is decoded where a text is needed).
+    """
 
     first: int
-    text: str
+    text: str | bytes
     ends: list[int]  # where each line ends (after its newline)
     messages: list[LineMsg]
+
+    def line(self, start: int, end: int) -> str:
+        piece = self.text[start:end]
+        return piece if isinstance(piece, str) else piece.decode("utf-8")
 
 
 def blocks(stream: BinaryIO) -> Iterator[Block | tuple[int, bytes]]:
     """The stream as decoded blocks, and (number, raw line) for lines the record path reads.
 
-    Lines are split at ``\n`` only, and numbered from 1, as iterating the stream does.
+    Lines end at each newline byte and are numbered from 1, as iterating the stream does.
     """
     read = stream.read
     number = 1
@@ -152,23 +161,42 @@ def blocks(stream: BinaryIO) -> Iterator[Block | tuple[int, bytes]]:
             carry = data
             continue
         carry = data[cut:]
-        block = data[:cut]
-        decoded = _decoded(block, number)
-        if decoded is None:
-            for raw in block.split(b"\n")[:-1]:
-                yield number, raw + b"\n"
-                number += 1
-        else:
-            yield decoded
-            number += len(decoded.ends)
+        yield from _pieces(data[:cut], number, SPLITS)
+        number += data.count(b"\n", 0, cut)
     if carry:
         yield number, carry
 
 
+def _pieces(block: bytes, number: int, splits: int) -> Iterator[Block | tuple[int, bytes]]:
+    """A block decoded, or its halves (``splits`` times at most), or its lines one by one.
+
+    Halving keeps a rare odd line from sending a whole megabyte through the
+    per-line reader, at no more than ``SPLITS`` extra decodes of a block.
+    """
+    decoded = _decoded(block, number)
+    if decoded is not None:
+        yield decoded
+        return
+    middle = block.find(b"\n", len(block) // 2) + 1
+    if splits and 0 < middle < len(block):
+        yield from _pieces(block[:middle], number, splits - 1)
+        yield from _pieces(block[middle:], number + block.count(b"\n", 0, middle), splits - 1)
+        return
+    for raw in block.split(b"\n")[:-1]:
+        yield number, raw + b"\n"
+        number += 1
+
+
 def _decoded(block: bytes, first: int) -> Block | None:
     """The block's lines decoded, or None when any line needs the record path's reader."""
-    if not block.isascii():
-        return None
+    text: str | bytes = block
+    if block.isascii():
+        text = block.decode("ascii")
+    else:
+        try:
+            block.decode("utf-8")  # the record path decodes each line so (a BOM fails below)
+        except UnicodeDecodeError:
+            return None
     bytes_ = np.frombuffer(block, np.uint8)
     ends = np.flatnonzero(bytes_ == NEWLINE) + 1
     starts = np.concatenate(([0], ends[:-1]))
@@ -176,7 +204,7 @@ def _decoded(block: bytes, first: int) -> Block | None:
         return None  # a blank line, a line not one object, or a line ending in "\r"
     lengths = ends - starts
     for index in np.flatnonzero(lengths >= SHORT_LINE).tolist():
-        if not _plain(block[starts[index] : ends[index]].decode("ascii")):
+        if not _plain(block[starts[index] : ends[index]].decode("utf-8")):
             return None
     try:
         messages = DECODER.decode_lines(block)
@@ -184,14 +212,14 @@ def _decoded(block: bytes, first: int) -> Block | None:
         return None
     if len(messages) != len(ends):
         return None
-    return Block(first, block.decode("ascii"), ends.tolist(), messages)
+    return Block(first, text, ends.tolist(), messages)
 
 
 def snapshot(
     tables: Tables,
     message: LineMsg,
     captured_at: str | None,
-    text: str,
+    text: str | bytes,
     start: int,
     end: int,
     number: int,
@@ -242,7 +270,7 @@ def _apply(hand: Hand, message: LineMsg, seats: list[SeatMsg | None] | None, hc:
     if len(events) > 4 and (_FANTASY in events or b"\\u" in events):
         # Only a dealer line can name a Fantasyland player, and only its text (or an
         # escape) can spell the words: read those events as json does, the rest not at all.
-        decoded = fast_json.loads(events.decode("ascii"))
+        decoded = fast_json.loads(events.decode("utf-8"))
         fantasy_names(hand, decoded if isinstance(decoded, list) else [])
     if seats:
         for seat, seat_data in zip(hand.seats, seats, strict=False):

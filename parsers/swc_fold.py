@@ -101,7 +101,7 @@ class Hand:
     texts: set[str] = field(default_factory=set)  # lines whose state key is already in keys
     # The last lines added as one run of a block's text (``lines`` holds the rest):
     # consecutive lines of one hand cost no string of their own until the hand closes.
-    run_text: str = ""
+    run_text: str | bytes = ""  # a block's text, or its UTF-8 bytes
     run_start: int = 0
     run_end: int = 0
 
@@ -110,7 +110,7 @@ class Hand:
             self._end_run()
         self.lines.append(text)
 
-    def add_span(self, text: str, start: int, end: int) -> None:
+    def add_span(self, text: str | bytes, start: int, end: int) -> None:
         """Add the line ``text[start:end]``."""
         if self.run_end == start and self.run_text is text:
             self.run_end = end
@@ -120,7 +120,8 @@ class Hand:
         self.run_text, self.run_start, self.run_end = text, start, end
 
     def _end_run(self) -> None:
-        self.lines.append(self.run_text[self.run_start : self.run_end])
+        run = self.run_text[self.run_start : self.run_end]
+        self.lines.append(run if isinstance(run, str) else run.decode("utf-8"))
         self.run_text, self.run_start, self.run_end = "", 0, 0
 
     def raw_text(self) -> str:
