@@ -41,10 +41,13 @@ from parsers.swc_fold import (
 
 BLOCK_BYTES = 1 << 20  # bytes of capture decoded per msgspec call
 SPLITS = 4  # a block refused is halved this many times before its lines go one by one
-SHORT_LINE = 400  # a line this short cannot nest 400 deep nor hold a 4,300-digit number
+# json refuses a document nested ~1,000 deep (RecursionError) or an integer of more than
+# 4,300 digits; msgspec reads both.  Lines shorter than these cannot hold either.
+_MAX_BRACKETS = 400  # brackets a line may open (fast_json's bound, far below json's)
+DEEP_LINE = 2 * _MAX_BRACKETS  # each level costs two characters
+LONG_LINE = 4_300
 _DIGIT_RUNS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
 _LONG_NUMBER = b"0" * 20
-_MAX_BRACKETS = 400
 NEWLINE, OPEN, CLOSE = ord("\n"), ord("{"), ord("}")
 _FANTASY = FANTASY_TEXT.encode()
 Plain = int | str | None  # values whose == is their JSON text's (what state_key's tuple holds)
@@ -110,7 +113,7 @@ def archived(record: LineMsg) -> LineMsg | None:
         return None
     if name != "proxy-message":
         return SKIP
-    if len(text) >= SHORT_LINE and not _plain(text):
+    if len(text) >= DEEP_LINE and not _plain(text.encode("utf-8", "surrogatepass")):
         return None
     try:
         message = DECODER.decode(text)
@@ -119,11 +122,14 @@ def archived(record: LineMsg) -> LineMsg | None:
     return message if message.t == "GameState" and message.gameState is not None else SKIP
 
 
-def _plain(text: str) -> bool:
-    """Whether a long text is shallow and holds no number json would refuse."""
-    if text.count("[") + text.count("{") >= _MAX_BRACKETS:
+def _plain(text: bytes, start: int = 0, end: int | None = None) -> bool:
+    """Whether ``text[start:end]`` is shallow and holds no number json would refuse."""
+    end = len(text) if end is None else end
+    if text.count(b"[", start, end) + text.count(b"{", start, end) >= _MAX_BRACKETS:
         return False
-    return _LONG_NUMBER not in text.encode("utf-8", "surrogatepass").translate(_DIGIT_RUNS)
+    if end - start < LONG_LINE:
+        return True
+    return _LONG_NUMBER not in text[start:end].translate(_DIGIT_RUNS)
 
 
 class Block(NamedTuple):
@@ -203,8 +209,8 @@ def _decoded(block: bytes, first: int) -> Block | None:
     if not ((bytes_[starts] == OPEN).all() and (bytes_[ends - 2] == CLOSE).all()):
         return None  # a blank line, a line not one object, or a line ending in "\r"
     lengths = ends - starts
-    for index in np.flatnonzero(lengths >= SHORT_LINE).tolist():
-        if not _plain(block[starts[index] : ends[index]].decode("utf-8")):
+    for index in np.flatnonzero(lengths >= DEEP_LINE).tolist():
+        if not _plain(block, int(starts[index]), int(ends[index])):
             return None
     try:
         messages = DECODER.decode_lines(block)

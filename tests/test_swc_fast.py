@@ -66,6 +66,8 @@ MUTATIONS: dict[str, Any] = {
     "points_float": _seat_field("p", 2.5),
     "points_huge": lambda lines, i, r: lines.__setitem__(i, lines[i].replace('"p": 0', '"p": ' + "9" * 30, 1)),
     "stack_huge": lambda lines, i, r: lines.__setitem__(i, lines[i].replace('"c": 10000', '"c": ' + "9" * 25, 1)),
+    "stack_4400_digits": _replace('"c": 10000', '"c": ' + "9" * 4400),
+    "archive_escaped_digits": lambda lines, i, r: lines.__setitem__(i, archive(lines[i].replace('"c": 10000', '"c": ' + "9" * 4400, 1)).replace("9" * 4400, "\\u0039" * 4400, 1)),
     "nan": lambda lines, i, r: lines.__setitem__(i, lines[i].replace('"c": 10000', '"c": NaN', 1)),
     "inf": lambda lines, i, r: lines.__setitem__(i, lines[i].replace('"c": 10000', '"c": 1e400', 1)),
     "deep": lambda lines, i, r: lines.__setitem__(i, lines[i].replace('"m": {', '"x": ' + "[" * 450 + "]" * 450 + ', "m": {', 1)),
