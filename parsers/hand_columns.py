@@ -14,8 +14,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import datetime
+from itertools import chain
 from typing import Any, NamedTuple
 
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
 from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES
@@ -128,6 +131,87 @@ def surely_valid(
     return min(placed) >= 0 and max(placed) < deck
 
 
+def _last(keys: npt.NDArray[np.int64], values: npt.NDArray[np.int64]) -> tuple[Any, Any]:
+    """Each distinct key (sorted) with the value of its last occurrence."""
+    distinct, first = np.unique(keys[::-1], return_index=True)
+    return distinct, values[::-1][first]
+
+
+def _lookup(
+    distinct: npt.NDArray[np.int64], values: Any, keys: npt.NDArray[np.int64], missing: int
+) -> npt.NDArray[np.int64]:
+    """``values`` at each key's place in ``distinct``; ``missing`` for keys not there."""
+    if not len(distinct):
+        return np.full(len(keys), missing, dtype=np.int64)
+    where = np.minimum(np.searchsorted(distinct, keys), len(distinct) - 1)
+    return np.where(distinct[where] == keys, values[where], missing)
+
+
+def _streets(
+    seat_counts: list[int],
+    move_counts: list[int],
+    boards: list[Cards | None],
+    discards: list[Cards | None],
+    moves: dict[str, list[Any]],
+) -> tuple[pa.Array, pa.Array]:
+    """A chunk's ``board_streets`` and its ``discards`` in street order, in one NumPy pass.
+
+    A seat's board streets are, card by card, the street of the card's last
+    placement in a row (255 for none), for a seat of 13 placed cards with at
+    least one such placement; its discards are sorted (stably) by the street
+    of each card's last discard, 99 for none.  Cards are below 256, so
+    ``seat * 256 + card`` names one card of one seat in the chunk.
+    """
+    total = len(boards)
+    starts = np.zeros(len(seat_counts), dtype=np.int64)
+    np.cumsum(seat_counts[:-1], out=starts[1:])
+    counts = np.asarray(seat_counts, dtype=np.int64)
+    hand = np.repeat(np.arange(len(move_counts)), move_counts)
+    position = np.asarray(moves["seat"], dtype=np.int64)
+    card = np.asarray(moves["card"], dtype=np.int64)
+    street = np.asarray(moves["street"], dtype=np.int64)
+    discard = np.asarray(moves["destination"], dtype=np.int64) == DISCARD
+    real = (position >= 0) & (position < counts[hand])  # moves of seats the hand has
+    seat = starts[hand] + position
+    key = seat * 256 + card
+    rows = real & ~discard
+    placed_keys, placed_streets = _last(key[rows], street[rows])
+    placed_any = np.zeros(total, dtype=bool)
+    placed_any[seat[rows]] = True
+
+    with_board = np.fromiter((b is not None for b in boards), bool, total) & placed_any
+    board_seat = np.repeat(np.flatnonzero(with_board), 13)
+    chosen = [b for b, w in zip(boards, with_board.tolist(), strict=True) if w and b is not None]
+    board_cards = np.fromiter(chain.from_iterable(chosen), np.int64, 13 * len(chosen))
+    data = np.zeros((total, 13), dtype=np.uint8)
+    data[with_board] = _lookup(
+        placed_keys, placed_streets, board_seat * 256 + board_cards, 255
+    ).reshape(-1, 13)
+    board_streets = pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(13),
+        total,
+        [pa.array(with_board).buffers()[1], pa.py_buffer(data.tobytes())],
+        null_count=total - int(with_board.sum()),
+    )
+
+    lengths = np.fromiter((0 if d is None else len(d) for d in discards), np.int64, total)
+    owner = np.repeat(np.arange(total), lengths)
+    values = np.fromiter(
+        chain.from_iterable(d for d in discards if d), np.int64, int(lengths.sum())
+    )
+    gone = real & discard
+    gone_keys, gone_streets = _last(key[gone], street[gone])
+    when = _lookup(gone_keys, gone_streets, owner * 256 + values, 99)
+    order = np.lexsort((np.arange(len(values)), when, owner))
+    offsets = np.zeros(total + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    hidden = pa.array(np.fromiter((d is None for d in discards), bool, total))
+    in_order = pa.ListArray.from_arrays(
+        pa.array(offsets), pa.array(values[order], pa.int8()), mask=hidden
+    )
+    return board_streets, in_order
+
+
 class HandColumns:
     """Hands of one format gathered as column lists, turned into Arrow tables a chunk at a time."""
 
@@ -142,14 +226,15 @@ class HandColumns:
             for name in (
                 "hand_key", "room", "table_id", "room_hand_id", "played_at", "rules_text",
                 "ruleset", "seat_count", "complete", "source_line", "raw_text", "fingerprint",
+                "moves",
             )
         }  # fmt: skip
         self.seats: dict[str, list[Any]] = {
             name: []
             for name in (
                 "hand_key", "seat", "player", "hero", "in_fantasy", "fantasy_cards", "top",
-                "middle", "bottom", "board", "board_streets", "discards", "reported_points",
-                "source_line",
+                "middle", "bottom", "board", "discards", "reported_points", "source_line",
+                "cards",
             )
         }  # fmt: skip
         moves = ("hand_key", "seat", "street", "card", "destination", "source_line")
@@ -196,30 +281,10 @@ class HandColumns:
         h["source_line"].append(source_line)
         h["raw_text"].append(raw_text)
         h["fingerprint"].append(fingerprint_of(seats))
-        # seat * 256 + card -> the street of its last placement in a row, and of its discard
-        # (cards are below the deck size, so below 256: one key per seat and card)
-        placed: dict[int, int] = {}
-        discarded: dict[int, int] = {}
-        placed_seats: set[int] = set()  # seats with a card placed in a row
+        h["moves"].append(len(moves))
         if moves:
-            positions, streets, cards, destinations = columns
-            keys = [position * 256 + card for position, card in zip(positions, cards, strict=True)]
-            placed = dict(zip(keys, streets, strict=True))
-            if DISCARD in destinations:
-                gone = [i for i, destination in enumerate(destinations) if destination == DISCARD]
-                gone_keys = {keys[i] for i in gone}
-                if sum(keys.count(where) for where in gone_keys) == len(gone):
-                    # no discarded card of a seat also reached one of its rows
-                    for i in gone:
-                        discarded[keys[i]] = streets[i]
-                    for where in gone_keys:
-                        del placed[where]
-                else:
-                    placed = {}
-                    for where, street, destination in zip(keys, streets, destinations, strict=True):
-                        (discarded if destination == DISCARD else placed)[where] = street
-            placed_seats = {where >> 8 for where in placed}
             m = self.moves
+            positions, streets, cards, destinations = columns
             m["hand_key"] += [key] * len(moves)
             m["seat"] += positions
             m["street"] += streets
@@ -229,11 +294,7 @@ class HandColumns:
         c = self.seats
         for index, seat in enumerate(seats):
             board = seat.top + seat.middle + seat.bottom
-            full = fulls[index]
             discards = seat.discards
-            base = index * 256
-            if discards is not None and len(discards) > 1:
-                discards = tuple(sorted(discards, key=lambda card: discarded.get(base + card, 99)))
             c["hand_key"].append(key)
             c["seat"].append(index)
             c["player"].append(seat.player)
@@ -245,12 +306,8 @@ class HandColumns:
             c["top"].append(seat.top)
             c["middle"].append(seat.middle)
             c["bottom"].append(seat.bottom)
-            c["board"].append(bytes(board) if full else None)
-            streets_row = None
-            if len(board) == 13 and index in placed_seats:
-                # streets are <= 127, so 255 (a card never placed) cannot be one
-                streets_row = bytes([placed.get(base + card, 255) for card in board])
-            c["board_streets"].append(streets_row)
+            c["board"].append(bytes(board) if fulls[index] else None)
+            c["cards"].append(board if len(board) == 13 else None)  # board_streets' cards
             c["discards"].append(discards)
             c["reported_points"].append(seat.reported_points)
             c["source_line"].append(source_line)
@@ -263,6 +320,10 @@ class HandColumns:
 
         def nulls(n: int, kind: pa.DataType) -> pa.Array:
             return pa.nulls(n, kind)
+
+        board_streets, discards = _streets(
+            h["seat_count"], h["moves"], s["cards"], s["discards"], m
+        )
 
         hands = pa.table(
             {
@@ -299,8 +360,8 @@ class HandColumns:
                 "middle": pa.array(s["middle"], CARD_LIST),
                 "bottom": pa.array(s["bottom"], CARD_LIST),
                 "board": pa.array(s["board"], pa.binary(13)),
-                "board_streets": pa.array(s["board_streets"], pa.binary(13)),
-                "discards": pa.array(s["discards"], CARD_LIST),
+                "board_streets": board_streets,
+                "discards": discards,
                 "reported_points": pa.array(s["reported_points"], pa.float64()),
                 "reported_money": nulls(seat_count, pa.float64()),
                 "stack": nulls(seat_count, pa.float64()),
