@@ -1,6 +1,6 @@
 """SwC and fpdb import speed against the decode floor, measured in the same run.
 
-    .venv/bin/python bench/import_swc.py [--hands 5000] [--repeat 3]
+    .venv/bin/python bench/import_swc.py [--hands 5000] [--repeat 3] [--against DIR]
 
 Writes a snapshot-heavy SwC capture (tests/swcgen.py: one GameState line per
 placement, ~21 lines a hand), the same capture as fpdb-3 keeps it
@@ -48,10 +48,11 @@ import json, sqlite3, sys, time
 import orjson
 from ofc_stats.store.importer import import_paths
 from parsers.base import ColumnarHands
-from parsers import swc_fast
 from parsers.registry import get_parser
 kind, fmt, path, data = sys.argv[1:5]
 fmt = fmt.split("-")[0]  # swc-archive: the swc reader
+if kind == "floor-structs":
+    from parsers import swc_fast  # not in a checkout from before it (--against)
 wall, cpu = time.perf_counter(), time.process_time()  # after the imports: not the modules' load
 if kind in ("import", "record"):
     summary = import_paths([path], data, format_name=fmt, columnar=kind == "import")
@@ -137,11 +138,17 @@ def write_files(folder: Path, hands: int) -> tuple[Path, Path, Path]:
     return swc, archive, fpdb
 
 
-def measure(kind: str, fmt: str, path: Path, folder: Path, hands: int) -> dict[str, float]:
+def measure(
+    kind: str, fmt: str, path: Path, folder: Path, hands: int, against: Path | None
+) -> dict[str, float]:
     data = folder / "data"
     shutil.rmtree(data, ignore_errors=True)
-    figures = run_child(CHILD, kind, fmt, str(path), str(data), str(hands))
-    if kind in ("import", "record"):
+    # "import-before": the same child run in the other checkout (its ofc_stats and parsers).
+    code, cwd = (
+        (kind.removesuffix("-before"), against) if kind.endswith("-before") else (kind, ROOT)
+    )
+    figures = run_child(CHILD, code, fmt, str(path), str(data), str(hands), cwd=cwd)
+    if kind.startswith(("import", "record")):
         assert figures["count"] == hands, figures
     return figures
 
@@ -150,6 +157,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=5_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="a checkout of an earlier commit (git worktree or git archive): its import is "
+        "timed in the same runs, for a before/after ratio",
+    )
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="ofc-bench-swc-"))
     try:
@@ -170,10 +183,12 @@ def main() -> None:
         header = ("format", "run", "wall s", "cpu s", "hands/s", "× floor (wall)", "× floor (cpu)")
         print("\n{:<11} {:<20} {:>7} {:>7} {:>9} {:>15} {:>14}".format(*header))
         for fmt, (path, kinds) in plan.items():
+            if args.against:
+                kinds = [*kinds, "import-before"]
             runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
             for _ in range(args.repeat):  # interleaved, so drifting load hits every kind alike
                 for kind in kinds:
-                    runs[kind].append(measure(kind, fmt, path, folder, args.hands))
+                    runs[kind].append(measure(kind, fmt, path, folder, args.hands, args.against))
             wall = {k: statistics.median(r["wall"] for r in v) for k, v in runs.items()}
             cpu = {k: statistics.median(r["cpu"] for r in v) for k, v in runs.items()}
             floor = kinds[0]
@@ -191,6 +206,13 @@ def main() -> None:
                 f"the importer's share of import CPU {share:.0%}",
                 flush=True,
             )
+            if args.against:
+                print(
+                    f"{fmt:<11} import is {cpu['import-before'] / cpu['import']:.2f}x "
+                    f"(CPU; {wall['import-before'] / wall['import']:.2f}x wall) as fast as "
+                    f"in {args.against}",
+                    flush=True,
+                )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

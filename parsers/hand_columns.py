@@ -152,7 +152,7 @@ def _streets(
     move_counts: list[int],
     boards: list[Cards | None],
     discards: list[Cards | None],
-    moves: dict[str, list[Any]],
+    moves: dict[str, npt.NDArray[np.int64]],
 ) -> tuple[pa.Array, pa.Array]:
     """A chunk's ``board_streets`` and its ``discards`` in street order, in one NumPy pass.
 
@@ -167,10 +167,8 @@ def _streets(
     np.cumsum(seat_counts[:-1], out=starts[1:])
     counts = np.asarray(seat_counts, dtype=np.int64)
     hand = np.repeat(np.arange(len(move_counts)), move_counts)
-    position = np.asarray(moves["seat"], dtype=np.int64)
-    card = np.asarray(moves["card"], dtype=np.int64)
-    street = np.asarray(moves["street"], dtype=np.int64)
-    discard = np.asarray(moves["destination"], dtype=np.int64) == DISCARD
+    position, card, street = moves["seat"], moves["card"], moves["street"]
+    discard = moves["destination"] == DISCARD
     real = (position >= 0) & (position < counts[hand])  # moves of seats the hand has
     seat = starts[hand] + position
     key = seat * 256 + card
@@ -321,8 +319,12 @@ class HandColumns:
         def nulls(n: int, kind: pa.DataType) -> pa.Array:
             return pa.nulls(n, kind)
 
+        numbers = {
+            name: np.asarray(m[name], dtype=np.int64)
+            for name in ("seat", "street", "card", "destination")
+        }
         board_streets, discards = _streets(
-            h["seat_count"], h["moves"], s["cards"], s["discards"], m
+            h["seat_count"], h["moves"], s["cards"], s["discards"], numbers
         )
 
         hands = pa.table(
@@ -369,14 +371,14 @@ class HandColumns:
             }
         )
         destination = pa.DictionaryArray.from_arrays(
-            pa.array(m["destination"], pa.int8()), pa.array(DESTINATIONS)
+            pa.array(numbers["destination"], pa.int8()), pa.array(DESTINATIONS)
         )
         placements = pa.table(
             {
                 "hand_key": pa.array(m["hand_key"], pa.string()),
-                "seat": pa.array(m["seat"], pa.int8()),
-                "street": pa.array(m["street"], pa.int8()),
-                "card": pa.array(m["card"], pa.int8()),
+                "seat": pa.array(numbers["seat"], pa.int8()),
+                "street": pa.array(numbers["street"], pa.int8()),
+                "card": pa.array(numbers["card"], pa.int8()),
                 "destination": destination,
                 "source_line": pa.array(m["source_line"], pa.int64()),
             }

@@ -146,12 +146,14 @@ class SwcParser(Parser):
             yield _closed(item, source) if isinstance(item, Hand) else item
 
     def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-        """The same hands, read with orjson and laid out as columns.
+        """The same hands, read a block at a time with msgspec and laid out as columns.
 
-        A hand the columns cannot surely hold (one validate_hand may refuse,
-        or one whose record cannot be built) comes out of the record path
-        instead; columns gathered so far are sent first, so the importer sees
-        every hand in file order.
+        Lines the block reader leaves to the per-line reader are decoded with
+        orjson (json's answer where the two could differ).  A hand the columns
+        cannot surely hold (one validate_hand may refuse, or one whose record
+        cannot be built) comes out of the record path instead; columns
+        gathered so far are sent first, so the importer sees every hand in
+        file order.
         """
         columns = HandColumns(FORMAT, source)
         for item in _read(stream, source, fast_json.loads, fast=True):

@@ -6,16 +6,18 @@ hold only the fields the fold reads (the rest is skipped, never built).  A
 block takes this lane only when it surely decodes to what ``json.loads`` gives
 line by line:
 
-* every line is ASCII, starts with ``{`` and ends with ``}`` (then no value can
-  run across a line break, so the n values msgspec returns are the n lines'),
+* it is UTF-8 and every line starts with ``{`` and ends with ``}`` (then no
+  value can run across a line break, so the n values msgspec returns are the
+  n lines'),
 * no line is long enough to hold a number or a nesting json would refuse
   (``int`` digit limit, recursion depth), and
 * msgspec accepts every line under the struct types (each field of a type the
   record path compares or converts exactly as msgspec's value: ints, strings,
   nulls, finite floats for points).
 
-Anything else (a broken line, a float hand id, a raw archive record) goes
-through the record path's per-line reader, on the same fold state.
+A refused block is halved a few times, so an odd line takes a small piece of
+it to the record path's per-line reader (on the same fold state); fpdb-3 raw
+archive records are unwrapped here too (:func:`archived`).
 """
 
 from __future__ import annotations
