@@ -28,7 +28,7 @@ from typing import Annotated, BinaryIO, NamedTuple
 import msgspec
 import numpy as np
 
-from parsers import fast_json
+from parsers import exact_json
 from parsers.swc_fold import (
     FANTASY_TEXT,
     PINEAPPLE_CODES,
@@ -278,7 +278,7 @@ def _apply(hand: Hand, message: LineMsg, seats: list[SeatMsg | None] | None, hc:
     if len(events) > 4 and (_FANTASY in events or b"\\u" in events):
         # Only a dealer line can name a Fantasyland player, and only its text (or an
         # escape) can spell the words: read those events as json does, the rest not at all.
-        decoded = fast_json.loads(events.decode("utf-8"))
+        decoded = exact_json.loads(events.decode("utf-8"))
         fantasy_names(hand, decoded if isinstance(decoded, list) else [])
     if seats:
         for seat, seat_data in zip(hand.seats, seats, strict=False):
@@ -303,6 +303,14 @@ _BOUNDS = {
 }
 _IDS = {str(card): card for card in range(52)}  # the canonical text of every card id
 _ROWS = ((0, "top"), (1, "middle"), (2, "bottom"))
+
+
+def _added(new: list[int], old: list[int]) -> list[int]:
+    """``added_cards`` for distinct ``new``: the cards not in ``old``, in ``new``'s order."""
+    if not old:
+        return new
+    known = set(old)
+    return [card for card in new if card not in known]
 
 
 def fold(hand: Hand, seat: Seat, d: str) -> None:
@@ -332,22 +340,29 @@ def fold(hand: Hand, seat: Seat, d: str) -> None:
     if hand.snapshots == 1 and third and ids:
         hand.started_late = True
     rows = seat.rows
+    top, middle, bottom = rows
+    new_top, new_middle, new_bottom = ids[:first], ids[first:second], ids[second:third]
     placed: list[int] = []
     names: list[str] = []
-    changed = None
-    for index, name, start, stop in ((0, "top", 0, first), (1, "middle", first, second),
-                                     (2, "bottom", second, third)):  # fmt: skip
-        old, row = rows[index], ids[start:stop]
-        if row != old:
-            if old:
-                known = set(old)
-                row = [card for card in row if card not in known]
-            if row:
-                if changed is None:
-                    changed = rows.copy()
-                changed[index] = old + row  # a placed card never leaves its row
-                placed += row
-                names += [name] * len(row)
+    changed = False
+    if new_top != top:
+        added = _added(new_top, top)
+        if added:
+            top, changed = top + added, True
+            placed += added
+            names += ["top"] * len(added)
+    if new_middle != middle:
+        added = _added(new_middle, middle)
+        if added:
+            middle, changed = middle + added, True
+            placed += added
+            names += ["middle"] * len(added)
+    if new_bottom != bottom:
+        added = _added(new_bottom, bottom)
+        if added:
+            bottom, changed = bottom + added, True
+            placed += added
+            names += ["bottom"] * len(added)
     active = ids[third:]
     if active:
         seat.seen_active = True
@@ -362,9 +377,9 @@ def fold(hand: Hand, seat: Seat, d: str) -> None:
     if placed or gone:
         pineapple = hand.code in PINEAPPLE_CODES or hand.code == 76
         seat.fantasy = seat.fantasy or len(placed) > 5
-        if changed is not None:
-            seat.rows = rows = changed
-        count = len(rows[0]) + len(rows[1]) + len(rows[2])
+        if changed:
+            seat.rows = [top, middle, bottom]  # a placed card never leaves its row
+        count = len(top) + len(middle) + len(bottom)
         street = street_of(count, pineapple, seat.fantasy)
         moves = seat.placements
         if before and len(placed) > 1:

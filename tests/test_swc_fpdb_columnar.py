@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ofc_stats.store.importer import import_paths
-from parsers import fast_json
+from parsers import exact_json
 from parsers.base import ColumnarHands
 from parsers.fpdb import FpdbParser
 from parsers.swc import SwcParser
@@ -162,15 +162,35 @@ JSON_TEXT = st.recursive(
     JSON_TEXT,
     st.sampled_from(["", "NaN", "1e400", '"\\ud800"', "[" * 600, "1" * 25, " x", "{"]),
 )
-def test_fast_json_gives_json_s_answer(text: str, tail: str) -> None:
-    """The same value, or the same error message, as json.loads, for any text."""
+@example("-9223372036854775809", "")  # below -2**63: orjson gives a float
+def test_the_readers_json_gives_json_s_answer(text: str, tail: str) -> None:
+    """The same value, or the same error message, as json.loads, for any text.
+
+    ``exact_json.loads`` is what the SwC and fpdb readers decode with
+    (``fast_json.loads`` plus json for a 19-digit integer).
+    """
     for candidate in (text, f"[{text}, {tail}]" if tail else text, tail):
         try:
             expected: Any = ("value", json.loads(candidate))
         except (ValueError, RecursionError) as error:
             expected = ("error", type(error), str(error))
         try:
-            got: Any = ("value", fast_json.loads(candidate))
+            got: Any = ("value", exact_json.loads(candidate))
         except (ValueError, RecursionError) as error:
             got = ("error", type(error), str(error))
         assert repr(got) == repr(expected)
+
+
+def test_integers_past_64_bits_read_alike(tmp_path: Path) -> None:
+    """A hand id and points below -2**63 (orjson would make floats of them) store as json reads."""
+    records = random_records(3, seed=8)
+    raws = [raw_json(r) for r in records]
+    raws[0]["hand_id"] = -9223372036854775809
+    settled = raws[1]["result"]["points_settled"]
+    settled[next(iter(settled))] = -9223372036854775809
+    fpdb = database(tmp_path / "big.db3", raws)
+    lines = capture(records).replace('"gi": 100,', '"gi": -9223372036854775809,')
+    swc = tmp_path / "big.jsonl"
+    swc.write_text(lines)
+    counts = assert_same([[swc, fpdb]], tmp_path)
+    assert counts["hands"] == 6
