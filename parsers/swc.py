@@ -252,6 +252,8 @@ def _block(
                 yield from tables.finished
                 tables.finished.clear()
         start = end
+    for hand in tables.open_hands.values():  # hands still open hold no block past its end
+        hand.end_run()
 
 
 def _line(

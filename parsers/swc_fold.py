@@ -107,7 +107,7 @@ class Hand:
 
     def add_line(self, text: str) -> None:
         if self.run_end:
-            self._end_run()
+            self.end_run()
         self.lines.append(text)
 
     def add_span(self, text: str | bytes, start: int, end: int) -> None:
@@ -116,10 +116,13 @@ class Hand:
             self.run_end = end
             return
         if self.run_end:
-            self._end_run()
+            self.end_run()
         self.run_text, self.run_start, self.run_end = text, start, end
 
-    def _end_run(self) -> None:
+    def end_run(self) -> None:
+        """Keep the run's lines as their own string (the block's text may then go)."""
+        if not self.run_end:
+            return
         run = self.run_text[self.run_start : self.run_end]
         self.lines.append(run if isinstance(run, str) else run.decode("utf-8"))
         self.run_text, self.run_start, self.run_end = "", 0, 0
@@ -127,7 +130,7 @@ class Hand:
     def raw_text(self) -> str:
         """Every line of the hand, in file order."""
         if self.run_end:
-            self._end_run()
+            self.end_run()
         return "".join(self.lines)
 
 
