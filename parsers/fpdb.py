@@ -56,6 +56,16 @@ def _cards(values: Any) -> list[int]:
     return cards
 
 
+def _row(values: Any) -> list[int]:
+    """``_cards`` of a row, without its call for a list of card texts seen before."""
+    if type(values) is list:
+        try:
+            return list(map(_CARD_IDS.__getitem__, values))  # "--" is never a key
+        except (KeyError, TypeError):
+            pass
+    return _cards(values)
+
+
 def _round(record: dict[str, Any]) -> int:
     number = record.get("round")
     return number if isinstance(number, int) and not isinstance(number, bool) else 0
@@ -108,33 +118,33 @@ def hand_parts(raw: dict[str, Any], table_name: str) -> Hand:
     if not players:
         raise FpdbError("the hand has no players")
     index_of = {str(p.get("name")): i for i, p in enumerate(players)}
-    placed_count = dict.fromkeys(index_of, 0)
-    fantasy = dict.fromkeys(index_of, False)
-    dealt_any = dict.fromkeys(index_of, False)
-    discards: dict[str, list[int]] = {n: [] for n in index_of}
+    # per player: [seat, cards placed so far, in Fantasyland, dealt to, discards]
+    states: dict[str, list[Any]] = {n: [i, 0, False, False, []] for n, i in index_of.items()}
     moves: list[Move] = []
     rounds = raw.get("rounds") or []
     if not isinstance(rounds, list) or not all(isinstance(r, dict) for r in rounds):
         raise FpdbError("rounds is not a list of objects")
     for record in sorted(rounds, key=_round):
-        player = str(record.get("player"))
-        if player not in index_of:
+        state = states.get(str(record.get("player")))
+        if state is None:
             continue
-        dealt_any[player] |= bool(record.get("dealt"))
+        if record.get("dealt"):
+            state[3] = True
         placed_rows = record.get("placed") or {}
         top, middle, bottom = (
             placed_rows.get("top"),
             placed_rows.get("middle"),
             placed_rows.get("bottom"),
         )
-        top = _cards(top) if top else NONE
-        middle = _cards(middle) if middle else NONE
-        bottom = _cards(bottom) if bottom else NONE
+        top = _row(top) if top else NONE
+        middle = _row(middle) if middle else NONE
+        bottom = _row(bottom) if bottom else NONE
         count = len(top) + len(middle) + len(bottom)
-        fantasy[player] |= count > 5
-        placed_count[player] += count
-        street = street_of(placed_count[player], pineapple, fantasy[player])
-        seat = index_of[player]
+        if count > 5:
+            state[2] = True
+        state[1] += count
+        street = street_of(state[1], pineapple, state[2])
+        seat = state[0]
         if top:
             moves += [(seat, street, card, 0) for card in top]
         if middle:
@@ -145,7 +155,7 @@ def hand_parts(raw: dict[str, Any], table_name: str) -> Hand:
         if gone:
             for card in _cards(gone):
                 moves.append((seat, street, card, DISCARD_CODE))
-                discards[player].append(card)
+                state[4].append(card)
     result = raw.get("result") or {}
     if not isinstance(result, dict):
         raise FpdbError(f"result {str(result)[:40]!r} is not an object")
@@ -162,9 +172,9 @@ def hand_parts(raw: dict[str, Any], table_name: str) -> Hand:
                 top=tuple(_cards(player.get("top"))),
                 middle=tuple(_cards(player.get("middle"))),
                 bottom=tuple(_cards(player.get("bottom"))),
-                discards=tuple(discards[name_]) if dealt_any[name_] else None,
-                hero=dealt_any[name_],
-                in_fantasy=fantasy[name_],
+                discards=tuple(states[name_][4]) if states[name_][3] else None,
+                hero=states[name_][3],
+                in_fantasy=states[name_][2],
                 reported_points=_number(points) if settled else None,
             )
         )
