@@ -158,19 +158,25 @@ def blocks(stream: BinaryIO) -> Iterator[Block | tuple[int, bytes]]:
     """
     read = stream.read
     number = 1
+    pending: list[bytes] = []  # the start of a line longer than a block, piece by piece
     carry = b""
     while True:
         data = read(BLOCK_BYTES)
         if not data:
             break
-        data = carry + data if carry else data
         cut = data.rfind(b"\n") + 1
         if cut == 0:
-            carry = data
+            pending.append(data)  # joined once its newline comes: no copy per block
             continue
+        if carry or pending:
+            head = b"".join([carry, *pending, data[:cut]])
+            pending = []
+        else:
+            head = data[:cut]
         carry = data[cut:]
-        yield from _pieces(data[:cut], number, SPLITS)
-        number += data.count(b"\n", 0, cut)
+        yield from _pieces(head, number, SPLITS)
+        number += head.count(b"\n")
+    carry = b"".join([carry, *pending])
     if carry:
         yield number, carry
 

@@ -233,3 +233,28 @@ def test_fold_is_fold_layout(layouts: list[str], code: int) -> None:
         swc_fast.fold(hands[1], seats[1], d)
         assert seats[1] == seats[0], d
         assert hands[1].started_late == hands[0].started_late
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"t": "GameState", "x": "' + b"a" * 3_000_000 + b'"}\n{"t": 1}\n{"tail": 1',
+        b"x" * 2_500_000,
+        b"\n" * 5 + b"y" * 2_500_000 + b"\n" + b"z",
+    ],
+)
+def test_blocks_split_lines_as_iterating_the_stream_does(data: bytes) -> None:
+    """Lines longer than a block (read in pieces, joined once) keep their text and number."""
+    lines, numbers = [], []
+    for piece in swc_fast.blocks(io.BytesIO(data)):
+        if isinstance(piece, swc_fast.Block):
+            start = 0
+            for offset, end in enumerate(piece.ends):
+                lines.append(piece.line(start, end).encode())
+                numbers.append(piece.first + offset)
+                start = end
+        else:
+            numbers.append(piece[0])
+            lines.append(piece[1])
+    assert lines == list(io.BytesIO(data))
+    assert numbers == list(range(1, len(lines) + 1))
