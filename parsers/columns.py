@@ -388,13 +388,15 @@ def build(
     )
 
     card_hand_index = seats.hand[cards.seat]
-    card_hand = pa.array(card_hand_index)
     destination = pa.DictionaryArray.from_arrays(
         pa.array(cards.destination, pa.int8()), pa.array(DESTINATIONS)
     )
     placements = pa.table(
         {
-            "hand_key": hand_key.take(card_hand),
+            # each card's hand as an index into the hands' keys: no string copied per card
+            "hand_key": pa.DictionaryArray.from_arrays(
+                pa.array(card_hand_index, pa.int32()), hand_key
+            ),
             "seat": pa.array(seats.seat[cards.seat], pa.int8()),
             "street": pa.array(cards.street, pa.int8()),
             "card": pa.array(cards.card, pa.int8()),

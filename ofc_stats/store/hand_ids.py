@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError
 from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.schema import HAND_ID
+from ofc_stats.store.schema import HAND_ID, STORED_PLACEMENTS
 
 _LARGEST: dict[str, tuple[tuple[int, int], int]] = {}  # path -> ((size, mtime), largest id)
 
@@ -114,17 +114,48 @@ def _save(cache: Path, paths: list[str]) -> None:
         pass  # a cache: the footers are still there
 
 
-def with_hand_ids(tables: dict[str, pa.Table], first: int) -> dict[str, pa.Table]:
-    """``hands`` and ``seats`` of one batch with their ``hand_id``: ``first`` on, in hand order."""
+def with_hand_ids(
+    tables: dict[str, pa.Table], first: int, placements: list[pa.Table] | None = None
+) -> dict[str, pa.Table]:
+    """One batch's tables keyed by ``hand_id``: ``first`` on, in hand order.
+
+    ``hands`` and ``seats`` gain the column; ``placements`` (the parts the
+    batch was gathered from, else ``tables["placements"]``) have it in place
+    of ``hand_key``.  A part whose ``hand_key`` is a dictionary array (the
+    fast readers') is looked up once per dictionary entry, not per placement.
+    """
     hands = tables["hands"]
     ids = pa.array(np.arange(first, first + hands.num_rows, dtype=np.int64))
+    keys = hands["hand_key"].combine_chunks()
     out = dict(tables)
     out["hands"] = _set(hands, ids)
     seats = tables["seats"]
-    position = pc.index_in(seats["hand_key"], value_set=hands["hand_key"])
-    if position.null_count:
-        raise DatasetError("a seat row names a hand_key that is not in its batch")
-    out["seats"] = _set(seats, pc.take(ids, position))
+    out["seats"] = _set(seats, _ids_of(seats["hand_key"], keys, ids))
+    if placements is None:
+        placements = [tables["placements"]] if "placements" in tables else []
+    stored = [keyed_by_id(part, _ids_of(part["hand_key"], keys, ids)) for part in placements]
+    out["placements"] = pa.concat_tables(stored) if stored else STORED_PLACEMENTS.empty_table()
+    return out
+
+
+def keyed_by_id(placements: pa.Table, hand_ids: pa.ChunkedArray) -> pa.Table:
+    """Placements as stored: ``hand_id`` in place of ``hand_key`` (STORED_PLACEMENTS)."""
+    columns = [hand_ids, *(placements[name] for name in STORED_PLACEMENTS.names[1:])]
+    return pa.Table.from_arrays(columns, schema=STORED_PLACEMENTS)
+
+
+def _ids_of(row_keys: pa.ChunkedArray, keys: pa.Array, ids: pa.Array) -> pa.ChunkedArray:
+    """The ``hand_id`` of each row's ``hand_key`` (every key is one of the batch's hands)."""
+    found = []
+    for chunk in row_keys.chunks:  # a dictionary chunk has a dictionary of its own
+        if isinstance(chunk, pa.DictionaryArray):
+            entry_ids = pc.take(ids, pc.index_in(chunk.dictionary, value_set=keys))
+            found.append(pc.take(entry_ids, chunk.indices))
+        else:
+            found.append(pc.take(ids, pc.index_in(chunk, value_set=keys)))
+    out = pa.chunked_array(found, HAND_ID.type)
+    if out.null_count:
+        raise DatasetError("a row names a hand_key that is not in its batch")
     return out
 
 
