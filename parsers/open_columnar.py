@@ -16,19 +16,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import chain
 from typing import Any, BinaryIO, Protocol
 
 import msgspec
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.cards import JOKER_1, JOKER_2, card_spellings, parse_card
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord
-from parsers import columns
+from parsers import columns, open_streets
 from parsers.base import ColumnarHands, ParseItem
 from parsers.fastlines import Block, Lines, frozen_gc, source_storable
 
@@ -56,13 +53,7 @@ def _spellings() -> pa.Array:
     return pa.array(texts, pa.string()), pa.array(ids, pa.int64())
 
 
-_CARD_TEXTS, _CARD_IDS = _spellings()
-_DESTINATIONS = pa.array(DESTINATIONS, pa.string())
-
-
-class _Street(msgspec.Struct, gc=False):
-    cards: list[str | None]
-    to: list[str]
+_CARDS = open_streets.CardTable(*_spellings())
 
 
 class _Result(msgspec.Struct, gc=False):
@@ -76,7 +67,7 @@ class _Seat(msgspec.Struct, gc=False):
     hero: bool = False
     in_fantasy: bool = False
     stack: float | None = None
-    streets: list[_Street] | None = None
+    streets: msgspec.Raw = msgspec.Raw(b"null")  # read by open_streets, no object per card
     rows: None = None  # the final-rows form is the definition's to read
     discards: Any = None  # read only in the final-rows form
     result: _Result | None = None
@@ -207,40 +198,12 @@ class _Reader:
         first_seat = np.cumsum(seat_counts) - seat_counts
         position = np.arange(len(seats)) - first_seat[hand_of_seat]
 
-        # Cards street by street, flattened by C loops (chain, map): no Python per card.
-        street_lists = [seat.streets or () for seat in seats]
-        street_counts = np.fromiter(map(len, street_lists), np.int64, len(seats))
-        steps = list(chain.from_iterable(street_lists))
-        card_lists = [step.cards for step in steps]
-        to_lists = [step.to for step in steps]
-        sizes = np.fromiter(map(len, card_lists), np.int64, len(steps))
-        to_sizes = np.fromiter(map(len, to_lists), np.int64, len(steps))
-        street_seat = np.repeat(np.arange(len(seats)), street_counts)
-        street_index = np.arange(len(steps)) - np.repeat(
-            np.cumsum(street_counts) - street_counts, street_counts
-        )
-        unpaired = sizes != to_sizes
-        if unpaired.any():  # the hand is the definition's; its cards are left out here
-            referred |= columns.any_of(hand_of_seat[street_seat], unpaired, count)
-            paired = np.flatnonzero(~unpaired).tolist()
-            card_lists = [card_lists[i] for i in paired]
-            to_lists = [to_lists[i] for i in paired]
-            sizes, street_seat, street_index = (
-                sizes[~unpaired],
-                street_seat[~unpaired],
-                street_index[~unpaired],
-            )
-        card_texts = list(chain.from_iterable(card_lists))
-        destinations = list(chain.from_iterable(to_lists))
-        card_seat_array = np.repeat(street_seat, sizes)
-        card_street = np.repeat(street_index, sizes)
-        text_array = pa.array(card_texts, pa.string())
-        where = pc.index_in(text_array, value_set=_CARD_TEXTS)
-        card = np.asarray(pc.fill_null(pc.take(_CARD_IDS, where), -1), dtype=np.int64)
-        destination = pc.index_in(pa.array(destinations, pa.string()), value_set=_DESTINATIONS)
-        destination_ids = np.asarray(pc.fill_null(destination, -1), dtype=np.int64)
-        hidden = np.asarray(text_array.is_null(), dtype=bool)
-        wrong = (destination_ids < 0) | (card < 0) & ~hidden
+        # Cards from each seat's streets text at once (open_streets: NumPy, no object per card).
+        read = open_streets.read([seat.streets for seat in seats], _CARDS)
+        referred |= columns.any_of(hand_of_seat, read.unread, count)
+        card_seat_array, card_street, card = read.seat, read.street, read.card
+        destination_ids, hidden = read.destination, read.hidden
+        wrong = (card < 0) & ~hidden
         wrong |= hidden & (destination_ids != columns.DISCARD)
         referred |= columns.any_of(hand_of_seat[card_seat_array], wrong, count)
         discards_known = ~columns.any_of(card_seat_array, hidden, len(seats))
