@@ -61,7 +61,7 @@ class CardTable:
         """The id of the card string opening at each ``quote``, -1 where no spelling has it."""
         first, second = raw[quote + 1].astype(np.int64), raw[quote + 2].astype(np.int64)
         one = second == 34
-        out = self.short[first << 8 | np.where(one, 0, second)]
+        out: Ints = self.short[first << 8 | np.where(one, 0, second)]
         three = ~one & (raw[quote + 3] != 34)
         if three.any() and len(self.long_codes):
             code = first[three] << 16 | second[three] << 8 | raw[quote[three] + 3]
