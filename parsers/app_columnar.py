@@ -18,6 +18,7 @@ paths store the same rows (``tests/test_fast_import.py``).
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import chain
@@ -193,6 +194,15 @@ class _Reader:
                 other += 1
             next_other = others[other] if other < len(others) else stop
             if candidate < len(firsts) and firsts[candidate] < next_other:
+                room = CHUNK_HANDS - len(chunk.hands)
+                end = min(bisect_left(firsts, next_other, candidate), candidate + room)
+                if not broken and end - candidate > 1 and self.many(chunk, block, candidate, end):
+                    line = lasts[end - 1] + 1
+                    if len(chunk.hands) >= CHUNK_HANDS:
+                        self.flush()
+                        chunk = self.chunk
+                        chunk.data = data
+                    continue
                 index = candidate
                 first = firsts[index]
                 try:
@@ -224,6 +234,32 @@ class _Reader:
             else:
                 break
         self.flush()  # the chunk's texts are in this block
+
+    def many(self, chunk: _Chunk, block: Block, first: int, end: int) -> bool:
+        """Candidates ``first..end`` (no other line between) decoded at once into the chunk.
+
+        False, and nothing taken, if one of them is not a plain hand: the
+        caller then reads them one by one.
+        """
+        view = memoryview(block.data)
+        starts, ends = block.start[first:end], block.end[first:end]
+        try:
+            hands = [_DECODE(view[a:b]) for a, b in zip(starts, ends, strict=True)]
+        except _DECODE_ERRORS:
+            return False
+        data = [hand.handData for hand in hands]
+        if any(len(one) != 1 for one in data):
+            return False
+        ids, seats = zip(*map(next, map(iter, map(dict.items, data))), strict=True)
+        chunk.hands += hands
+        chunk.hand_ids += ids
+        chunk.seat_lists += seats
+        number, offset = block.first_number, block.first_offset
+        chunk.lines += [number + line for line in block.first[first:end]]
+        chunk.offsets += [offset + start for start in starts]
+        chunk.starts += starts
+        chunk.ends += ends
+        return True
 
     def flush(self) -> None:
         """The collected hands as columns, split where a hand takes the record path."""
@@ -279,7 +315,7 @@ class _Reader:
             rules_text=hand_fields["rules"],
             **presets,
             stakes=hand_fields["stakes"],
-            currency=[self.currency(p) for p in hand_fields["price"]],
+            currency=self.currencies(hand_fields["price"]),
             line=np.array(chunk.lines, dtype=np.int64),
             offset=np.array(chunk.offsets, dtype=np.int64),
             raw_text=columns.texts(chunk.data, chunk.starts, chunk.ends),
@@ -312,6 +348,15 @@ class _Reader:
         raw = chunk.raw(index)
         line, offset = chunk.lines[index], chunk.offsets[index]
         return record_item(line, offset, json.loads(raw), raw, self.source)
+
+    def currencies(self, prices: tuple[Any, ...]) -> pa.Array:
+        """Each hand's currency from its price text, each distinct text read once."""
+        try:
+            encoded = pa.array(prices, pa.string()).dictionary_encode()
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # a price that is no string
+            return pa.array([self.currency(p) for p in prices], pa.string())
+        distinct = [self.currency(p) for p in encoded.dictionary.to_pylist()]
+        return pa.array(distinct, pa.string()).take(encoded.indices)
 
     def currency(self, price: Any) -> str | None:
         if not isinstance(price, str):

@@ -152,15 +152,33 @@ class Presets:
         return self.known[text]
 
     def columns(self, texts: Sequence[Any]) -> tuple[dict[str, Any], Bools]:
-        """``ruleset``, ``max_seats`` and ``deck`` for :class:`HandColumns`; the unknown ones."""
-        found = [self(text) for text in texts]
-        count = len(found)
+        """``ruleset``, ``max_seats`` and ``deck`` for :class:`HandColumns`; the unknown ones.
+
+        Each distinct text is looked up once (a file names a handful): the
+        chunk's texts are dictionary-encoded and the answers taken by index.
+        """
+        count = len(texts)
+        try:
+            encoded = pa.array(texts, pa.string()).dictionary_encode(null_encoding="encode")
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # not all strings: one by one
+            encoded = None
+        if encoded is None:
+            distinct: list[Any] = list(texts)
+            index = np.arange(count)
+        else:
+            distinct = encoded.dictionary.to_pylist()
+            index = np.asarray(encoded.indices, dtype=np.int64)
+        found = [self(text) for text in distinct]
+        names = pa.array([f[0] if f else "" for f in found], pa.string())
+        seats = np.array([f[1] if f else 0 for f in found], dtype=np.int64)
+        decks = np.array([f[2] if f else 0 for f in found], dtype=np.int64)
+        unknown = np.array([f is None for f in found], dtype=bool)
         fields = {
-            "ruleset": [f[0] if f else "" for f in found],
-            "max_seats": np.fromiter((f[1] if f else 0 for f in found), np.int64, count),
-            "deck": np.fromiter((f[2] if f else 0 for f in found), np.int64, count),
+            "ruleset": names.take(pa.array(index)),
+            "max_seats": seats[index] if count else np.zeros(0, np.int64),
+            "deck": decks[index] if count else np.zeros(0, np.int64),
         }
-        return fields, np.fromiter((f is None for f in found), bool, count)
+        return fields, unknown[index] if count else np.zeros(0, bool)
 
 
 def constant(text: str, count: int) -> pa.Array:

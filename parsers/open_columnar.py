@@ -13,6 +13,7 @@ order, so both paths store the same rows (``tests/test_fast_import.py``).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -140,39 +141,64 @@ class _Reader:
             self.out.append(item)
 
     def block(self, block: Block) -> None:
-        firsts, starts, ends, others = block.first, block.start, block.end, block.others
-        line_ends, broken = block.line_end, block.broken
-        data = block.data
-        view = memoryview(data)
+        firsts, others = block.first, block.others
         chunk = self.chunk
-        chunk.data = data
-        other = 0
-        for index, first in enumerate(firsts):
-            while other < len(others) and others[other] < first:
+        chunk.data = block.data
+        index, other = 0, 0
+        while index < len(firsts):
+            while other < len(others) and others[other] < firsts[index]:
                 self.slow_line(block, others[other])
                 chunk = self.chunk  # a record hand flushes the chunk
                 other += 1
-            try:
-                if index in broken:
-                    raise UnicodeDecodeError("utf-8", b"", 0, 1, "not UTF-8")
-                hand = _DECODE(view[starts[index] : ends[index]])
-            except _DECODE_ERRORS:
-                self.slow_line(block, first)
-                chunk = self.chunk  # a record hand flushes the chunk
-                continue
-            chunk.hands.append(hand)
-            chunk.lines.append(block.first_number + first)
-            chunk.offsets.append(block.first_offset + starts[index])
-            chunk.starts.append(starts[index])
-            chunk.ends.append(ends[index])
-            chunk.line_ends.append(line_ends[index])
+            # The candidates up to the next other line, at most a chunk's room, at once.
+            stop = bisect_left(firsts, others[other], index) if other < len(others) else len(firsts)
+            stop = min(stop, index + CHUNK_HANDS - len(chunk.hands))
+            if block.broken or not self.many(chunk, block, index, stop):
+                self.one(block, index)
+                stop = index + 1
+            index = stop
+            chunk = self.chunk
             if len(chunk.hands) >= CHUNK_HANDS:
                 self.flush()
                 chunk = self.chunk
-        for index in others[other:]:
-            self.slow_line(block, index)
-            chunk = self.chunk  # a record hand flushes the chunk
+        for line in others[other:]:
+            self.slow_line(block, line)
         self.flush()
+
+    def many(self, chunk: _Chunk, block: Block, first: int, end: int) -> bool:
+        """Candidates ``first..end`` decoded at once; False (nothing taken) if one fails."""
+        view = memoryview(block.data)
+        starts, ends = block.start[first:end], block.end[first:end]
+        try:
+            hands = [_DECODE(view[a:b]) for a, b in zip(starts, ends, strict=True)]
+        except _DECODE_ERRORS:
+            return False
+        chunk.hands += hands
+        number, offset = block.first_number, block.first_offset
+        chunk.lines += [number + line for line in block.first[first:end]]
+        chunk.offsets += [offset + start for start in starts]
+        chunk.starts += starts
+        chunk.ends += ends
+        chunk.line_ends += block.line_end[first:end]
+        return True
+
+    def one(self, block: Block, index: int) -> None:
+        """One candidate: decoded into the chunk, or the definition's line."""
+        first, start = block.first[index], block.start[index]
+        try:
+            if index in block.broken:
+                raise UnicodeDecodeError("utf-8", b"", 0, 1, "not UTF-8")
+            hand = _DECODE(memoryview(block.data)[start : block.end[index]])
+        except _DECODE_ERRORS:
+            self.slow_line(block, first)
+            return
+        chunk = self.chunk
+        chunk.hands.append(hand)
+        chunk.lines.append(block.first_number + first)
+        chunk.offsets.append(block.first_offset + start)
+        chunk.starts.append(start)
+        chunk.ends.append(block.end[index])
+        chunk.line_ends.append(block.line_end[index])
 
     def flush(self) -> None:
         chunk, self.chunk = self.chunk, _Chunk(data=self.chunk.data)
