@@ -290,9 +290,14 @@ class _Reader:
         # The definition sorts seats by position (stably).
         perm = np.lexsort((within, order, hand_of_seat))
         order = order[perm]
+        in_order = bool((perm == np.arange(total)).all())  # the usual case: nothing to move
         take = pa.array(perm)
-        rows = pa.array(fields["rows"], pa.string()).take(take)
-        dead = pa.array(fields["dead"], pa.string()).take(take)
+
+        def seated(values: Any) -> pa.Array:
+            return values if in_order else values.take(take)
+
+        rows = seated(pa.array(fields["rows"], pa.string()))
+        dead = seated(pa.array(fields["dead"], pa.string()))
         texts = pc.binary_join_element_wise(rows, pc.fill_null(dead, ""), "|")
         texts = pc.binary_join_element_wise(texts, _END, "")
         good_text = pc.fill_null(pc.match_substring_regex(texts, CARD_TEXT), False)
@@ -323,12 +328,12 @@ class _Reader:
         seat_columns = columns.SeatColumns(
             hand=hand_of_seat,
             seat=order,
-            player=pa.array(fields["playerName"], pa.string()).take(take),
-            player_id=_texts(fields["playerId"]).take(take),
-            hero=pa.array(fields["hero"], pa.bool_()).take(take),
+            player=seated(pa.array(fields["playerName"], pa.string())),
+            player_id=seated(_texts(fields["playerId"])),
+            hero=seated(pa.array(fields["hero"], pa.bool_())),
             in_fantasy=np.array(fields["inFantasy"], dtype=bool)[perm],
-            points=pa.array(fields["result"], pa.float64()).take(take),
-            money=pa.array(fields["win"], pa.float64()).take(take),
+            points=seated(pa.array(fields["result"], pa.float64())),
+            money=seated(pa.array(fields["win"], pa.float64())),
             stack=pa.nulls(total, pa.float64()),
             discards_known=np.asarray(pc.fill_null(pc.not_equal(dead, ""), False), dtype=bool),
         )

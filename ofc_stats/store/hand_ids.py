@@ -115,27 +115,43 @@ def _save(cache: Path, paths: list[str]) -> None:
 
 
 def with_hand_ids(
-    tables: dict[str, pa.Table], first: int, placements: list[pa.Table] | None = None
+    tables: dict[str, pa.Table],
+    first: int,
+    seats: list[pa.Table] | None = None,
+    placements: list[pa.Table] | None = None,
 ) -> dict[str, pa.Table]:
     """One batch's tables keyed by ``hand_id``: ``first`` on, in hand order.
 
-    ``hands`` and ``seats`` gain the column; ``placements`` (the parts the
-    batch was gathered from, else ``tables["placements"]``) have it in place
-    of ``hand_key``.  A part whose ``hand_key`` is a dictionary array (the
-    fast readers') is looked up once per dictionary entry, not per placement.
+    ``hands`` and ``seats`` gain the column; ``placements`` have it in place
+    of ``hand_key``.  ``seats`` and ``placements`` are the parts the batch
+    was gathered from (else ``tables``'); a part whose ``hand_key`` is a
+    dictionary array (the fast readers') is looked up once per dictionary
+    entry, not per row, and its seats' keys are decoded to strings here.
     """
     hands = tables["hands"]
     ids = pa.array(np.arange(first, first + hands.num_rows, dtype=np.int64))
     keys = hands["hand_key"].combine_chunks()
     out = dict(tables)
     out["hands"] = _set(hands, ids)
-    seats = tables["seats"]
-    out["seats"] = _set(seats, _ids_of(seats["hand_key"], keys, ids))
+    if seats is None:
+        seats = [tables["seats"]]
+    out["seats"] = pa.concat_tables(
+        [_set(_decoded(part), _ids_of(part["hand_key"], keys, ids)) for part in seats]
+    )
     if placements is None:
         placements = [tables["placements"]] if "placements" in tables else []
     stored = [keyed_by_id(part, _ids_of(part["hand_key"], keys, ids)) for part in placements]
     out["placements"] = pa.concat_tables(stored) if stored else STORED_PLACEMENTS.empty_table()
     return out
+
+
+def _decoded(seats: pa.Table) -> pa.Table:
+    """Seats with ``hand_key`` as strings (a fast reader gives indices into its chunk's keys)."""
+    keys = seats["hand_key"]
+    if not pa.types.is_dictionary(keys.type):
+        return seats
+    strings = pa.chunked_array([c.dictionary.take(c.indices) for c in keys.chunks], pa.string())
+    return seats.set_column(0, "hand_key", strings)
 
 
 def keyed_by_id(placements: pa.Table, hand_ids: pa.ChunkedArray) -> pa.Table:
