@@ -54,7 +54,7 @@ import pyarrow.parquet as pq
 mode, root = sys.argv[1], Path(sys.argv[2])
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.recompute import (
-    HAND_COLUMNS, SEAT_COLUMNS, WRITE_OPTIONS, read_columns, recompute,
+    HAND_COLUMNS, SEAT_COLUMNS, WRITE_OPTIONS, read_columns, recompute, stored_tables,
 )
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.engine.presets import get_ruleset
@@ -84,8 +84,7 @@ else:
         if mode == "floor":
             tables = outputs[batch]
         else:
-            scored = score_tables(h, s, get_ruleset)
-            tables = {"results": scored.results, "versus": scored.versus}
+            tables = stored_tables(score_tables(h, s, get_ruleset))
         for name, table in tables.items():  # written as recompute writes them
             pq.write_table(table, out / f"{name}.parquet", **WRITE_OPTIONS)
 seconds = time.perf_counter() - start

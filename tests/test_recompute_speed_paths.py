@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +29,8 @@ from ofc_stats.engine.vector.timeout import mask_table, timeout_mask, timeout_ma
 from ofc_stats.store import engine_cache
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
-from ofc_stats.store.recompute import recompute
+from ofc_stats.store.recompute import recompute, score_batch_files
+from ofc_stats.store.views import open_dataset
 from parsers.open_format import dumps
 from tests.handgen import random_records
 
@@ -205,3 +207,50 @@ def test_a_worker_failure_stops_the_run_with_its_error(tmp_path: Path) -> None:
     broken.write_bytes(b"not parquet")
     with pytest.raises(pa.ArrowInvalid):
         recompute(data, force=True, workers=2)
+
+
+def test_columns_without_nulls_are_stored_required_and_read_back_alike(tmp_path: Path) -> None:
+    """A batch with an incomplete board keeps its nullable result columns; a full one not.
+
+    Hand 60 (not in the first batch) loses seat 0's last bottom card, so
+    the hand is "incomplete" and its seats' scores are null: Parquet must store
+    those columns as optional there, as required (definition level 0) in the
+    first batch, and every reader sees the scorer's values, nulls included.
+    """
+    records = random_records(100, 8)
+    broken = records[60]
+    seat = broken.seats[0]
+    lost = seat.bottom[-1]
+    records[60] = replace(
+        broken,
+        seats=(replace(seat, bottom=seat.bottom[:-1]), *broken.seats[1:]),
+        placements=tuple(p for p in broken.placements if (p.seat, p.card) != (0, lost)),
+    )
+    source = tmp_path / "hands.jsonl"
+    source.write_text("".join(dumps(r) + "\n" for r in records), "utf-8")
+    data = tmp_path / "data"
+    import_paths([source], data, batch_hands=50)
+    recompute(data, force=True, workers=1)
+    dataset = Dataset(data)
+    batches = dataset.batches()
+    holed = [
+        b for b in batches if pq.read_table(dataset.batch_file("results", b))["fouled"].null_count
+    ]
+    full = batches[0]
+    assert len(batches) > 1 and holed and holed != [full]
+
+    def definition_level(batch: str, column: str) -> int:
+        schema = pq.ParquetFile(dataset.batch_file("results", batch)).schema
+        return int(schema.column(schema.names.index(column)).max_definition_level)
+
+    assert definition_level(full, "fouled") == 0 and definition_level(holed[0], "fouled") == 1
+    assert definition_level(full, "hand_id") == definition_level(holed[0], "hand_id") == 0
+    for batch in batches:
+        stored = pq.read_table(dataset.batch_file("results", batch))
+        scored = score_batch_files(dataset, batch, hand_key=False)["results"]
+        assert stored.to_pylist() == scored.to_pylist()
+    with open_dataset(data) as db:  # DuckDB over the folder of both kinds of file
+        nulls = db.sql("SELECT count(*) FROM results WHERE fouled IS NULL").fetchall()
+        status = db.sql("SELECT status FROM results WHERE fouled IS NULL").fetchall()
+    seats = len(broken.seats)  # a hand with an incomplete board is scored for no seat
+    assert nulls == [(seats,)] and status == [("incomplete",)] * seats

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError
 from ofc_stats.store.dataset import COMMIT, EMPTY, Dataset
-from ofc_stats.store.recompute import up_to_date
+from ofc_stats.store.recompute import WRITE_OPTIONS, up_to_date
 from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, SCHEMA_VERSION
 
 STEP = "results"  # the staging folder's prefix, as the local recompute names it
@@ -43,11 +43,6 @@ def open_layout(root: str | Path) -> Layout:
     if "://" in text:
         return UriLayout(text)
     return LocalLayout(str(Path(text).resolve()))
-
-
-def _dictionary_columns(tables: dict[str, pa.Table]) -> list[str]:
-    # As the local recompute writes them: hand_key is unique per seat, a dictionary saves nothing.
-    return sorted({c for table in tables.values() for c in table.column_names} - {"hand_key"})
 
 
 class LocalLayout:
@@ -74,9 +69,7 @@ class LocalLayout:
         return pq.read_table(Dataset(self.root).batch_file(table, batch), columns=columns)
 
     def commit(self, batch: str, tables: dict[str, pa.Table]) -> None:
-        Dataset(self.root).commit(
-            batch, tables, step=STEP, use_dictionary=_dictionary_columns(tables)
-        )
+        Dataset(self.root).commit(batch, tables, step=STEP, **WRITE_OPTIONS)
 
 
 class UriLayout:
@@ -164,14 +157,9 @@ class UriLayout:
         filesystem, base = self._fs()
         staging = f"{base}/.tmp/{STEP}+{batch}"
         filesystem.create_dir(staging, recursive=True)
-        columns = _dictionary_columns(tables)
-        for name, table in tables.items():
+        for name, table in tables.items():  # as the local recompute writes them
             pq.write_table(
-                table,
-                f"{staging}/{name}.parquet",
-                filesystem=filesystem,
-                compression="zstd",
-                use_dictionary=columns,
+                table, f"{staging}/{name}.parquet", filesystem=filesystem, **WRITE_OPTIONS
             )
         with filesystem.open_output_stream(f"{staging}/{COMMIT}") as handle:
             handle.write((json.dumps(sorted(tables)) + "\n").encode())

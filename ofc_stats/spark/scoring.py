@@ -38,9 +38,9 @@ from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.spark.layout import Layout, open_layout
 from ofc_stats.spark.session import collect_summary, run_with_progress
 from ofc_stats.store.dataset import stale_batches
-from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, RecomputeSummary
+from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, RecomputeSummary, stored_tables
 from ofc_stats.store.rescore import score_tables
-from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, HAND_ID, HANDS, SEATS
+from ofc_stats.store.schema import HAND_ID, HANDS, SEATS
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -140,12 +140,7 @@ class _Scorer:
     def score(self, batch: str, hands: pa.Table, seats: pa.Table) -> pa.RecordBatch:
         """Score one whole import batch and commit its two files; its summary rows."""
         scored = score_tables(hands, seats, get_ruleset)
-        stamp = {ENGINE_KEY: str(ENGINE_VERSION).encode()}
-        tables = {
-            "results": scored.results.replace_schema_metadata(stamp),
-            "versus": scored.versus,
-        }
-        self.layout.commit(batch, tables)
+        self.layout.commit(batch, stored_tables(scored))
         counts = pc.value_counts(scored.results["status"].cast(pa.string())).to_pylist()
         statuses = [(item["values"], item["counts"]) for item in counts] or [("scored", 0)]
         return pa.RecordBatch.from_arrays(

@@ -259,40 +259,37 @@ class _Columns:
     ) -> None:
         """Put one group's (G, S) results at its seat rows ``index``.
 
-        A group of every row in order (``whole``, the usual batch) is one
-        strided copy per column; any other is a scatter.
+        A group of every row in order (``whole``, the usual batch) adopts the
+        result's arrays as they are (a view, no copy); any other is a scatter.
         """
 
-        def put(target: npt.NDArray[Any], source: npt.NDArray[Any] | np.bool_) -> None:
+        def put(target: npt.NDArray[Any], source: npt.NDArray[Any]) -> npt.NDArray[Any]:
             if whole:
-                target.reshape(index.shape)[...] = source
-            else:
-                target[index] = source
+                return np.asarray(source, dtype=target.dtype).reshape(-1)
+            target[index] = source
+            return target
 
-        put(self.valid, np.True_)
-        put(self.fouled, result.fouled)
-        for target, source in zip(
-            self.classes, (result.top_class, result.middle_class, result.bottom_class), strict=True
-        ):
-            put(target, source)
-        for target, source in zip(
-            self.royalty,
-            (result.royalty_top, result.royalty_middle, result.royalty_bottom),
-            strict=True,
-        ):
-            put(target, source)
+        if whole:
+            self.valid[...] = True
+        else:
+            self.valid[index] = True
+        self.fouled = put(self.fouled, result.fouled)
+        sources = (result.top_class, result.middle_class, result.bottom_class)
+        self.classes = [put(t, c) for t, c in zip(self.classes, sources, strict=True)]
+        sources = (result.royalty_top, result.royalty_middle, result.royalty_bottom)
+        self.royalty = [put(t, r) for t, r in zip(self.royalty, sources, strict=True)]
         won, lost, tied = outcomes
         seats = result.fouled.shape[1]
-        put(self.rows_won, _over_opponents(won, seats))
-        put(self.rows_lost, _over_opponents(lost, seats))
-        put(self.rows_tied, _over_opponents(tied, seats))
-        put(self.scoops, _over_opponents((won == 3).view(np.int8), seats))
-        put(self.scooped, _over_opponents((lost == 3).view(np.int8), seats))
-        put(self.net, result.net)
-        put(self.net_capped, result.net_capped)
-        put(self.entry, result.fantasy_cards)
-        put(self.stays, result.fantasy_stays)
-        put(self.repeat, result.repeat_cards)
+        self.rows_won = put(self.rows_won, _over_opponents(won, seats))
+        self.rows_lost = put(self.rows_lost, _over_opponents(lost, seats))
+        self.rows_tied = put(self.rows_tied, _over_opponents(tied, seats))
+        self.scoops = put(self.scoops, _over_opponents((won == 3).view(np.int8), seats))
+        self.scooped = put(self.scooped, _over_opponents((lost == 3).view(np.int8), seats))
+        self.net = put(self.net, result.net)
+        self.net_capped = put(self.net_capped, result.net_capped)
+        self.entry = put(self.entry, result.fantasy_cards)
+        self.stays = put(self.stays, result.fantasy_stays)
+        self.repeat = put(self.repeat, result.repeat_cards)
 
     def timeouts(self, flat: npt.NDArray[np.int64], mask: npt.NDArray[np.int16]) -> None:
         self.timeout_streets[flat] = mask
