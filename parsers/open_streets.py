@@ -124,8 +124,8 @@ def read(texts: Sequence[Any], cards: CardTable) -> Cards:
     raw = np.frombuffer(data, dtype=np.uint8)
     # Only readable seats' bytes from here on (so brackets and quotes pair up).
     lengths = np.diff(starts)
-    keep = np.repeat(good, lengths)
-    raw = raw[keep]
+    if not good.all():
+        raw = raw[np.repeat(good, lengths)]
     good_seats = np.flatnonzero(good)
     seat_starts = np.concatenate(([0], np.cumsum(lengths[good])))[:-1]
     empty = np.zeros(0, dtype=np.int64)
