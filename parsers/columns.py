@@ -315,26 +315,29 @@ def build(
     order = np.argsort(slot, kind="stable")
     slot_sorted, card_sorted = slot[order], cards.card[order]
     street_sorted = cards.street[order]
-    per_slot = np.bincount(slot_sorted, minlength=seat_total * 4).reshape(-1, 4)
+    slot_counts = np.bincount(slot_sorted, minlength=seat_total * 4)
+    per_slot = slot_counts.reshape(-1, 4)
     row_lists = []
-    row_text = []
-    for destination in range(4):
+    for destination in range(3):
         pick = (slot_sorted & 3) == destination
         owner = slot_sorted[pick] >> 2
-        values = card_sorted[pick]
-        ids = _lists(owner, values, seat_total, pa.int8())
-        row_lists.append(ids)
-        row_text.append(
-            pc.binary_join(pa.ListArray.from_arrays(ids.offsets, _DECIMALS.take(ids.values)), ",")
-        )
+        row_lists.append(_lists(owner, card_sorted[pick], seat_total, pa.int8()))
     complete_seat = (per_slot[:, :3] == np.array(ROW_SIZES)).all(axis=1)
     complete = ~_any_of(seats.hand, ~complete_seat, count)
 
     # Fingerprint: md5 of "player US top|middle|bottom|discards" per seat, joined by ";".
+    # Every seat's four rows are one list each of the slot-ordered cards: one join of all.
     player = column(seats.player, pa.string())
     known = pa.array(seats.discards_known)
-    row_text[DISCARD] = pc.if_else(known, row_text[DISCARD], pa.scalar(""))  # hidden: ""
-    rows_text = pc.binary_join_element_wise(*row_text, "|")
+    slot_offsets = np.zeros(seat_total * 4 + 1, dtype=np.int32)
+    np.cumsum(slot_counts, out=slot_offsets[1:])
+    slot_lists = pa.ListArray.from_arrays(pa.array(slot_offsets), _DECIMALS.take(card_sorted))
+    slot_text = pc.binary_join(slot_lists, ",")
+    hidden = np.zeros((seat_total, 4), dtype=bool)
+    hidden[:, DISCARD] = ~np.asarray(seats.discards_known, dtype=bool)
+    slot_text = pc.if_else(pa.array(hidden.ravel()), pa.scalar(""), slot_text)  # hidden: ""
+    four = pa.array(np.arange(0, 4 * seat_total + 1, 4, dtype=np.int32))
+    rows_text = pc.binary_join(pa.ListArray.from_arrays(four, slot_text), "|")
     seat_text = pc.binary_join_element_wise(player, rows_text, "\x1f")
     seat_offsets = np.zeros(count + 1, dtype=np.int32)
     np.cumsum(np.bincount(seats.hand, minlength=count), out=seat_offsets[1:])
