@@ -14,15 +14,17 @@ order, so both paths store the same rows (``tests/test_fast_import.py``).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
 from typing import Any, BinaryIO, Protocol
 
 import msgspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from msgspec.structs import astuple
 
 from ofc_stats.engine.cards import JOKER_1, JOKER_2, card_spellings, parse_card
 from ofc_stats.errors import OfcError
@@ -89,6 +91,18 @@ class _Hand(msgspec.Struct, gc=False):
 
 
 _DECODE = msgspec.json.Decoder(_Hand).decode
+_HAND_FIELDS = _Hand.__struct_fields__
+_SEAT_FIELDS = _Seat.__struct_fields__
+
+
+def _texts(values: tuple[str | int, ...]) -> pa.Array:
+    """Strings as the definition's ``str()`` makes them (ids may be numbers)."""
+    try:
+        return pa.array(values, pa.string())
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        return pa.array([str(v) for v in values], pa.string())
+
+
 _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError)
 
 
@@ -218,15 +232,21 @@ class _Reader:
     def columns(self, chunk: _Chunk) -> tuple[ColumnarHands | None, list[int]]:
         hands = chunk.hands
         count = len(hands)
-        referred = np.fromiter((h.ofc_format != 1 for h in hands), bool, count)
-        seat_counts = np.fromiter((len(h.seats) for h in hands), np.int64, count)
-        seats = [seat for hand in hands for seat in hand.seats]
+        # One C call per hand and per seat gives all its fields; zip turns them into columns.
+        h = dict(zip(_HAND_FIELDS, zip(*map(astuple, hands), strict=True), strict=True))
+        referred = np.fromiter((v != 1 for v in h["ofc_format"]), bool, count)
+        seat_counts = np.fromiter(map(len, h["seats"]), np.int64, count)
+        seats: list[_Seat] = list(chain.from_iterable(h["seats"]))
+        # (hands without seats, which the definition refuses, leave the seat columns empty)
+        s: dict[str, tuple[Any, ...]] = {name: () for name in _SEAT_FIELDS}
+        if seats:
+            s = dict(zip(_SEAT_FIELDS, zip(*map(astuple, seats), strict=True), strict=True))
         hand_of_seat = np.repeat(np.arange(count), seat_counts)
         first_seat = np.cumsum(seat_counts) - seat_counts
         position = np.arange(len(seats)) - first_seat[hand_of_seat]
 
         # Cards from each seat's streets text at once (open_streets: NumPy, no object per card).
-        read = open_streets.read([seat.streets for seat in seats], _CARDS)
+        read = open_streets.read(s["streets"], _CARDS)
         referred |= columns.any_of(hand_of_seat, read.unread, count)
         card_seat_array, card_street, card = read.seat, read.street, read.card
         destination_ids, hidden = read.destination, read.hidden
@@ -236,20 +256,20 @@ class _Reader:
         discards_known = ~columns.any_of(card_seat_array, hidden, len(seats))
         placed = ~hidden & ~wrong
 
-        presets, unknown = self.rulesets.columns([h.ruleset for h in hands])
+        presets, unknown = self.rulesets.columns(h["ruleset"])
         referred |= unknown
-        played_at, bad_date = _times([h.played_at for h in hands], self.played_at)
+        played_at, bad_date = _times(h["played_at"], self.played_at)
         referred |= bad_date
-        results = [s.result for s in seats]
+        results = s["result"]
         hand_columns = columns.HandColumns(
-            room=[h.room for h in hands],
-            table_id=[str(h.table) for h in hands],
-            room_hand_id=[str(h.hand_id) for h in hands],
+            room=h["room"],
+            table_id=_texts(h["table"]),
+            room_hand_id=_texts(h["hand_id"]),
             played_at=played_at,
-            rules_text=[h.rules_text for h in hands],
+            rules_text=h["rules_text"],
             **presets,
-            stakes=[h.stakes for h in hands],
-            currency=[h.currency for h in hands],
+            stakes=h["stakes"],
+            currency=h["currency"],
             line=np.array(chunk.lines, dtype=np.int64),
             offset=np.array(chunk.offsets, dtype=np.int64),
             raw_text=columns.texts(chunk.data, chunk.starts, chunk.ends),
@@ -257,13 +277,13 @@ class _Reader:
         seat_columns = columns.SeatColumns(
             hand=hand_of_seat,
             seat=position,
-            player=[s.player for s in seats],
-            player_id=[s.player_id for s in seats],
-            hero=[s.hero for s in seats],
-            in_fantasy=[s.in_fantasy for s in seats],
+            player=s["player"],
+            player_id=s["player_id"],
+            hero=s["hero"],
+            in_fantasy=s["in_fantasy"],
             points=[None if r is None else r.points for r in results],
             money=[None if r is None else r.money for r in results],
-            stack=[s.stack for s in seats],
+            stack=s["stack"],
             discards_known=discards_known,
         )
         card_columns = columns.CardColumns(
@@ -292,7 +312,7 @@ _PLAIN_TIME = (
 
 
 def _times(
-    texts: list[str | None], played_at_of: Callable[[Any], datetime]
+    texts: Sequence[str | None], played_at_of: Callable[[Any], datetime]
 ) -> tuple[pa.Array, columns.Bools]:
     """Each ``played_at`` as the definition reads it, and where it fails.
 
@@ -313,7 +333,7 @@ def _times(
 
 
 def _times_one_by_one(
-    texts: list[str | None], played_at_of: Callable[[Any], datetime]
+    texts: Sequence[str | None], played_at_of: Callable[[Any], datetime]
 ) -> tuple[pa.Array, columns.Bools]:
     """The definition's reading of each ``played_at``, and where it fails."""
     values: list[datetime | None] = []
