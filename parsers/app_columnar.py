@@ -35,7 +35,7 @@ from ofc_stats.records import HandRecord, Partial, Quarantined
 from parsers import columns
 from parsers.app_records import _PRICE, DEFAULT_APP, FORMAT, Splitter, record_item, ruleset_for
 from parsers.base import ColumnarHands, ParseItem
-from parsers.fastlines import Block, Lines, frozen_gc, source_storable
+from parsers.fastlines import Block, Lines, decoded_prefix, frozen_gc, source_storable
 
 BLOCK_BYTES = 4 << 20
 CHUNK_HANDS = 8192
@@ -196,8 +196,9 @@ class _Reader:
             if candidate < len(firsts) and firsts[candidate] < next_other:
                 room = CHUNK_HANDS - len(chunk.hands)
                 end = min(bisect_left(firsts, next_other, candidate), candidate + room)
-                if not broken and end - candidate > 1 and self.many(chunk, block, candidate, end):
-                    line = lasts[end - 1] + 1
+                taken = self.many(chunk, block, candidate, end) if not broken else 0
+                if taken:
+                    line = lasts[candidate + taken - 1] + 1
                     if len(chunk.hands) >= CHUNK_HANDS:
                         self.flush()
                         chunk = self.chunk
@@ -235,21 +236,21 @@ class _Reader:
                 break
         self.flush()  # the chunk's texts are in this block
 
-    def many(self, chunk: _Chunk, block: Block, first: int, end: int) -> bool:
-        """Candidates ``first..end`` (no other line between) decoded at once into the chunk.
-
-        False, and nothing taken, if one of them is not a plain hand: the
-        caller then reads them one by one.
-        """
+    def many(self, chunk: _Chunk, block: Block, first: int, end: int) -> int:
+        """Candidates ``first..end`` (no other line between) decoded at once into the chunk,
+        up to the first that is not a plain hand (the caller reads that one on its own);
+        how many were taken."""
         view = memoryview(block.data)
         starts, ends = block.start[first:end], block.end[first:end]
-        try:
-            hands = [_DECODE(view[a:b]) for a, b in zip(starts, ends, strict=True)]
-        except _DECODE_ERRORS:
-            return False
+        hands = decoded_prefix(_DECODE, _DECODE_ERRORS, view, starts, ends)
         data = [hand.handData for hand in hands]
-        if any(len(one) != 1 for one in data):
-            return False
+        if any(len(one) != 1 for one in data):  # one hand id a hand: the rest is the definition's
+            data = data[: next(i for i, one in enumerate(data) if len(one) != 1)]
+            hands = hands[: len(data)]
+        count = len(hands)
+        if not count:
+            return 0
+        starts, ends, end = starts[:count], ends[:count], first + count
         ids, seats = zip(*map(next, map(iter, map(dict.items, data))), strict=True)
         chunk.hands += hands
         chunk.hand_ids += ids
@@ -259,7 +260,7 @@ class _Reader:
         chunk.offsets += [offset + start for start in starts]
         chunk.starts += starts
         chunk.ends += ends
-        return True
+        return count
 
     def flush(self) -> None:
         """The collected hands as columns, split where a hand takes the record path."""

@@ -9,13 +9,14 @@ a brace.  One pass of vectorised comparisons over a block gives all of it.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 import numpy as np
 import pyarrow as pa
 
+T = TypeVar("T")
 # What ``str.strip()`` removes that is ASCII: a line of only these is blank to the definition.
 _BLANK_BYTES = np.zeros(256, dtype=bool)
 _BLANK_BYTES[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
@@ -42,6 +43,31 @@ def frozen_gc() -> Iterator[None]:
             gc.unfreeze()
         if enabled:
             gc.enable()
+
+
+def decoded_prefix(
+    decode: Callable[[memoryview], T],
+    errors: tuple[type[Exception], ...],
+    view: memoryview,
+    starts: list[int],
+    ends: list[int],
+) -> list[T]:
+    """The decoded texts ``view[start:end]``, up to the first that does not decode.
+
+    One comprehension in the usual case; a failure costs one more pass over
+    the texts before it (never one per text).
+    """
+    try:
+        return [decode(view[a:b]) for a, b in zip(starts, ends, strict=True)]
+    except errors:
+        pass
+    out = []
+    for a, b in zip(starts, ends, strict=True):
+        try:
+            out.append(decode(view[a:b]))
+        except errors:
+            break
+    return out
 
 
 def source_storable(source: str) -> bool:

@@ -31,7 +31,7 @@ from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord
 from parsers import columns, open_streets
 from parsers.base import ColumnarHands, ParseItem
-from parsers.fastlines import Block, Lines, frozen_gc, source_storable
+from parsers.fastlines import Block, Lines, decoded_prefix, frozen_gc, source_storable
 
 
 class LineParser(Protocol):
@@ -168,10 +168,11 @@ class _Reader:
             # The candidates up to the next other line, at most a chunk's room, at once.
             stop = bisect_left(firsts, others[other], index) if other < len(others) else len(firsts)
             stop = min(stop, index + CHUNK_HANDS - len(chunk.hands))
-            if block.broken or not self.many(chunk, block, index, stop):
+            taken = 0 if block.broken else self.many(chunk, block, index, stop)
+            if not taken:  # the first of them is not a plain hand
                 self.one(block, index)
-                stop = index + 1
-            index = stop
+                taken = 1
+            index += taken
             chunk = self.chunk
             if len(chunk.hands) >= CHUNK_HANDS:
                 self.flush()
@@ -180,14 +181,15 @@ class _Reader:
             self.slow_line(block, line)
         self.flush()
 
-    def many(self, chunk: _Chunk, block: Block, first: int, end: int) -> bool:
-        """Candidates ``first..end`` decoded at once; False (nothing taken) if one fails."""
+    def many(self, chunk: _Chunk, block: Block, first: int, end: int) -> int:
+        """Candidates ``first..end`` decoded at once into the chunk, up to the first that
+        fails; how many were taken."""
         view = memoryview(block.data)
         starts, ends = block.start[first:end], block.end[first:end]
-        try:
-            hands = [_DECODE(view[a:b]) for a, b in zip(starts, ends, strict=True)]
-        except _DECODE_ERRORS:
-            return False
+        hands = decoded_prefix(_DECODE, _DECODE_ERRORS, view, starts, ends)
+        count = len(hands)
+        starts, ends = starts[:count], ends[:count]
+        end = first + count
         chunk.hands += hands
         number, offset = block.first_number, block.first_offset
         chunk.lines += [number + line for line in block.first[first:end]]
@@ -195,7 +197,7 @@ class _Reader:
         chunk.starts += starts
         chunk.ends += ends
         chunk.line_ends += block.line_end[first:end]
-        return True
+        return count
 
     def one(self, block: Block, index: int) -> None:
         """One candidate: decoded into the chunk, or the definition's line."""
