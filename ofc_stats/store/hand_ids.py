@@ -130,19 +130,49 @@ def with_hand_ids(
     """
     hands = tables["hands"]
     ids = pa.array(np.arange(first, first + hands.num_rows, dtype=np.int64))
-    keys = hands["hand_key"].combine_chunks()
     out = dict(tables)
     out["hands"] = _set(hands, ids)
     if seats is None:
         seats = [tables["seats"]]
-    out["seats"] = pa.concat_tables(
-        [_set(_decoded(part), _ids_of(part["hand_key"], keys, ids)) for part in seats]
-    )
     if placements is None:
         placements = [tables["placements"]] if "placements" in tables else []
-    stored = [keyed_by_id(part, _ids_of(part["hand_key"], keys, ids)) for part in placements]
+    found = _Lookup(hands["hand_key"].combine_chunks(), ids, [*seats, *placements])
+    out["seats"] = pa.concat_tables([_set(_decoded(part), found(part)) for part in seats])
+    stored = [keyed_by_id(part, found(part)) for part in placements]
     out["placements"] = pa.concat_tables(stored) if stored else STORED_PLACEMENTS.empty_table()
     return out
+
+
+class _Lookup:
+    """Each row's ``hand_id`` by its ``hand_key``: every key of every part looked up at once.
+
+    The fast readers' parts hold their keys as dictionary arrays, so what is
+    hashed is each part's dictionary (a chunk's hands), all in one
+    ``index_in`` against the batch's keys (one hash table, not one a part).
+    """
+
+    def __init__(self, keys: pa.Array, ids: pa.Array, parts: list[pa.Table]) -> None:
+        texts = []
+        for part in parts:
+            for chunk in part["hand_key"].chunks:
+                texts.append(chunk.dictionary if isinstance(chunk, pa.DictionaryArray) else chunk)
+        self.starts = np.cumsum([0, *(len(t) for t in texts)])
+        joined = pa.concat_arrays([t.cast(pa.string()) for t in texts]) if texts else keys[:0]
+        self.ids = pc.take(ids, pc.index_in(joined, value_set=keys))
+        self.next = 0
+
+    def __call__(self, part: pa.Table) -> pa.ChunkedArray:
+        """The next part's ids (parts are asked in the order they were given)."""
+        found = []
+        for chunk in part["hand_key"].chunks:
+            start, self.next = int(self.starts[self.next]), self.next + 1
+            mine = self.ids.slice(start, int(self.starts[self.next]) - start)
+            indices = chunk.indices if isinstance(chunk, pa.DictionaryArray) else None
+            found.append(mine if indices is None else pc.take(mine, indices))
+        out = pa.chunked_array(found, HAND_ID.type)
+        if out.null_count:
+            raise DatasetError("a row names a hand_key that is not in its batch")
+        return out
 
 
 def _decoded(seats: pa.Table) -> pa.Table:
@@ -158,21 +188,6 @@ def keyed_by_id(placements: pa.Table, hand_ids: pa.ChunkedArray) -> pa.Table:
     """Placements as stored: ``hand_id`` in place of ``hand_key`` (STORED_PLACEMENTS)."""
     columns = [hand_ids, *(placements[name] for name in STORED_PLACEMENTS.names[1:])]
     return pa.Table.from_arrays(columns, schema=STORED_PLACEMENTS)
-
-
-def _ids_of(row_keys: pa.ChunkedArray, keys: pa.Array, ids: pa.Array) -> pa.ChunkedArray:
-    """The ``hand_id`` of each row's ``hand_key`` (every key is one of the batch's hands)."""
-    found = []
-    for chunk in row_keys.chunks:  # a dictionary chunk has a dictionary of its own
-        if isinstance(chunk, pa.DictionaryArray):
-            entry_ids = pc.take(ids, pc.index_in(chunk.dictionary, value_set=keys))
-            found.append(pc.take(entry_ids, chunk.indices))
-        else:
-            found.append(pc.take(ids, pc.index_in(chunk, value_set=keys)))
-    out = pa.chunked_array(found, HAND_ID.type)
-    if out.null_count:
-        raise DatasetError("a row names a hand_key that is not in its batch")
-    return out
 
 
 def _set(table: pa.Table, ids: pa.Array | pa.ChunkedArray) -> pa.Table:
