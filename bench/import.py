@@ -16,11 +16,12 @@ each alike, every file is imported into a fresh dataset in a child process
 
 The ratio is import seconds ÷ the fastest floor's seconds (medians).
 
-Last, what ``placements`` (about 43 rows a hand, the string ``hand_key`` on
-each) costs to write, as stored and with the alternatives that keep the
-table's type: the ``hand_key`` column left out (the floor), written as an
-Arrow dictionary array (read back as a dictionary, so not adopted), and
-without column statistics.
+Last, what one batch's ``placements`` (about 43 rows a hand) and raw texts
+cost to write: placements as stored (keyed by ``hand_id``, never null)
+against the schema-4 layout with the string ``hand_key`` on each row and
+against no key at all (the floor); ``raw_text`` under zstd (as stored), lz4
+and snappy, with the bytes each writes (lz4 and snappy trade a few percent
+of the write for a much larger hands file).
 orjson and msgspec are only needed here; a floor whose library is missing
 is left out with a note.
 """
@@ -190,35 +191,66 @@ def import_once(name: str, path: Path, data: Path, hands: int) -> dict[str, floa
     return figures
 
 
-def placements_cost(hands: int, repeat: int) -> None:
-    """Parquet write time of one batch's placements, as stored and without the string key."""
+def write_costs(hands: int, repeat: int) -> None:
+    """Parquet write time and size of one batch's placements and raw texts, with the options.
+
+    placements as stored since schema 5 (``hand_id``, no column nullable, the
+    dataset's write options; its time includes the fsync)
+    against the schema-4 layout (the string ``hand_key`` on each row) and
+    without the key at all (the floor); the hands' ``raw_text`` column under
+    zstd (as stored), lz4 and snappy, time and bytes.
+    """
+    import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
+    from ofc_stats.store.files import write_parquet
+    from ofc_stats.store.hand_ids import with_hand_ids
     from ofc_stats.store.rows import hands_table
 
-    table = hands_table(random_records(hands, seed=5), "bench")["placements"]
-    others = [name for name in table.column_names if name != "hand_key"]
-    encoded = table.set_column(0, "hand_key", pc.dictionary_encode(table["hand_key"]))
+    records = random_records(hands, seed=5)
+    tables = hands_table(records, "bench")
+    old = tables["placements"]
+    stored = with_hand_ids(tables, 0)["placements"]
+    app = [replace(r, format="app-json", ruleset="pineapple-progressive") for r in records]
+    raw = pa.table({"raw_text": pa.array([dumps_app(r) for r in app], pa.string())})
     cases = {
-        "as stored (string hand_key)": (table, {}),
-        "floor: no hand_key column": (table.drop_columns(["hand_key"]), {}),
-        "hand_key as a dictionary array": (encoded, {}),
-        "hand_key without statistics": (table, {"write_statistics": others}),
+        "placements as stored (hand_id)": (stored, "stored"),
+        "placements v4 (string hand_key)": (old, "zstd"),
+        "placements v4, hand_key dictionary": (
+            old.set_column(0, "hand_key", pc.dictionary_encode(old["hand_key"])),
+            "zstd",
+        ),
+        "floor: placements without a key": (stored.drop_columns(["hand_id"]), "zstd"),
+        "raw_text zstd (as stored)": (raw, "zstd"),
+        "raw_text lz4": (raw, "lz4"),
+        "raw_text snappy": (raw, "snappy"),
     }
     times: dict[str, list[float]] = {name: [] for name in cases}
-    with tempfile.TemporaryDirectory(prefix="ofc-bench-placements-") as scratch:
-        path = Path(scratch) / "placements.parquet"
+    sizes: dict[str, int] = {}
+    with tempfile.TemporaryDirectory(prefix="ofc-bench-writes-") as scratch:
+        path = Path(scratch) / "table.parquet"
         for _ in range(repeat):  # interleaved
-            for name, (data, options) in cases.items():
+            for name, (data, codec) in cases.items():
                 start = time.perf_counter()
-                pq.write_table(data, path, compression="zstd", **options)  # type: ignore[arg-type]
+                if codec == "stored":  # the dataset's own options for the table
+                    write_parquet(data, path)
+                else:
+                    pq.write_table(data, path, compression=codec)
                 times[name].append(time.perf_counter() - start)
-    floor = statistics.median(times["floor: no hand_key column"])
-    print(f"\nwriting placements of {hands:,} hands ({table.num_rows:,} rows), medians of {repeat}")
+                sizes[name] = path.stat().st_size
+    print(
+        f"\nwriting one batch of {hands:,} hands ({old.num_rows:,} placements), medians of {repeat}"
+    )
+    placement_floor = statistics.median(times["floor: placements without a key"])
+    raw_floor = statistics.median(times["raw_text zstd (as stored)"])
     for name, values in times.items():
         seconds = statistics.median(values)
-        print(f"  {name:<32} {seconds * 1000:8.1f} ms  × floor {seconds / floor:5.2f}")
+        floor = raw_floor if name.startswith("raw_text") else placement_floor
+        print(
+            f"  {name:<36} {seconds * 1000:8.1f} ms  × {seconds / floor:5.2f}"
+            f"  {sizes[name] / 1e6:7.2f} MB"
+        )
 
 
 def main() -> None:
@@ -275,7 +307,7 @@ def main() -> None:
                     f"{medians['import'] / fastest:.1f}×"
                 )
         if args.placement_hands:
-            placements_cost(args.placement_hands, max(args.repeat, 5))
+            write_costs(args.placement_hands, max(args.repeat, 5))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -18,6 +18,7 @@ paths store the same rows (``tests/test_fast_import.py``).
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import chain
@@ -34,7 +35,7 @@ from ofc_stats.records import HandRecord, Partial, Quarantined
 from parsers import columns
 from parsers.app_records import _PRICE, DEFAULT_APP, FORMAT, Splitter, record_item, ruleset_for
 from parsers.base import ColumnarHands, ParseItem
-from parsers.fastlines import Block, Lines, frozen_gc, source_storable
+from parsers.fastlines import Block, Lines, decoded_prefix, frozen_gc, source_storable
 
 BLOCK_BYTES = 4 << 20
 CHUNK_HANDS = 8192
@@ -193,6 +194,16 @@ class _Reader:
                 other += 1
             next_other = others[other] if other < len(others) else stop
             if candidate < len(firsts) and firsts[candidate] < next_other:
+                room = CHUNK_HANDS - len(chunk.hands)
+                end = min(bisect_left(firsts, next_other, candidate), candidate + room)
+                taken = self.many(chunk, block, candidate, end) if not broken else 0
+                if taken:
+                    line = lasts[candidate + taken - 1] + 1
+                    if len(chunk.hands) >= CHUNK_HANDS:
+                        self.flush()
+                        chunk = self.chunk
+                        chunk.data = data
+                    continue
                 index = candidate
                 first = firsts[index]
                 try:
@@ -225,6 +236,32 @@ class _Reader:
                 break
         self.flush()  # the chunk's texts are in this block
 
+    def many(self, chunk: _Chunk, block: Block, first: int, end: int) -> int:
+        """Candidates ``first..end`` (no other line between) decoded at once into the chunk,
+        up to the first that is not a plain hand (the caller reads that one on its own);
+        how many were taken."""
+        view = memoryview(block.data)
+        starts, ends = block.start[first:end], block.end[first:end]
+        hands = decoded_prefix(_DECODE, _DECODE_ERRORS, view, starts, ends)
+        data = [hand.handData for hand in hands]
+        if any(len(one) != 1 for one in data):  # one hand id a hand: the rest is the definition's
+            data = data[: next(i for i, one in enumerate(data) if len(one) != 1)]
+            hands = hands[: len(data)]
+        count = len(hands)
+        if not count:
+            return 0
+        starts, ends, end = starts[:count], ends[:count], first + count
+        ids, seats = zip(*map(next, map(iter, map(dict.items, data))), strict=True)
+        chunk.hands += hands
+        chunk.hand_ids += ids
+        chunk.seat_lists += seats
+        number, offset = block.first_number, block.first_offset
+        chunk.lines += [number + line for line in block.first[first:end]]
+        chunk.offsets += [offset + start for start in starts]
+        chunk.starts += starts
+        chunk.ends += ends
+        return count
+
     def flush(self) -> None:
         """The collected hands as columns, split where a hand takes the record path."""
         chunk, self.chunk = self.chunk, _Chunk(data=self.chunk.data)
@@ -254,9 +291,14 @@ class _Reader:
         # The definition sorts seats by position (stably).
         perm = np.lexsort((within, order, hand_of_seat))
         order = order[perm]
+        in_order = bool((perm == np.arange(total)).all())  # the usual case: nothing to move
         take = pa.array(perm)
-        rows = pa.array(fields["rows"], pa.string()).take(take)
-        dead = pa.array(fields["dead"], pa.string()).take(take)
+
+        def seated(values: Any) -> pa.Array:
+            return values if in_order else values.take(take)
+
+        rows = seated(pa.array(fields["rows"], pa.string()))
+        dead = seated(pa.array(fields["dead"], pa.string()))
         texts = pc.binary_join_element_wise(rows, pc.fill_null(dead, ""), "|")
         texts = pc.binary_join_element_wise(texts, _END, "")
         good_text = pc.fill_null(pc.match_substring_regex(texts, CARD_TEXT), False)
@@ -279,7 +321,7 @@ class _Reader:
             rules_text=hand_fields["rules"],
             **presets,
             stakes=hand_fields["stakes"],
-            currency=[self.currency(p) for p in hand_fields["price"]],
+            currency=self.currencies(hand_fields["price"]),
             line=np.array(chunk.lines, dtype=np.int64),
             offset=np.array(chunk.offsets, dtype=np.int64),
             raw_text=columns.texts(chunk.data, chunk.starts, chunk.ends),
@@ -287,12 +329,12 @@ class _Reader:
         seat_columns = columns.SeatColumns(
             hand=hand_of_seat,
             seat=order,
-            player=pa.array(fields["playerName"], pa.string()).take(take),
-            player_id=_texts(fields["playerId"]).take(take),
-            hero=pa.array(fields["hero"], pa.bool_()).take(take),
+            player=seated(pa.array(fields["playerName"], pa.string())),
+            player_id=seated(_texts(fields["playerId"])),
+            hero=seated(pa.array(fields["hero"], pa.bool_())),
             in_fantasy=np.array(fields["inFantasy"], dtype=bool)[perm],
-            points=pa.array(fields["result"], pa.float64()).take(take),
-            money=pa.array(fields["win"], pa.float64()).take(take),
+            points=seated(pa.array(fields["result"], pa.float64())),
+            money=seated(pa.array(fields["win"], pa.float64())),
             stack=pa.nulls(total, pa.float64()),
             discards_known=np.asarray(pc.fill_null(pc.not_equal(dead, ""), False), dtype=bool),
         )
@@ -312,6 +354,15 @@ class _Reader:
         raw = chunk.raw(index)
         line, offset = chunk.lines[index], chunk.offsets[index]
         return record_item(line, offset, json.loads(raw), raw, self.source)
+
+    def currencies(self, prices: tuple[Any, ...]) -> pa.Array:
+        """Each hand's currency from its price text, each distinct text read once."""
+        try:
+            encoded = pa.array(prices, pa.string()).dictionary_encode()
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # a price that is no string
+            return pa.array([self.currency(p) for p in prices], pa.string())
+        distinct = [self.currency(p) for p in encoded.dictionary.to_pylist()]
+        return pa.array(distinct, pa.string()).take(encoded.indices)
 
     def currency(self, price: Any) -> str | None:
         if not isinstance(price, str):

@@ -152,15 +152,33 @@ class Presets:
         return self.known[text]
 
     def columns(self, texts: Sequence[Any]) -> tuple[dict[str, Any], Bools]:
-        """``ruleset``, ``max_seats`` and ``deck`` for :class:`HandColumns`; the unknown ones."""
-        found = [self(text) for text in texts]
-        count = len(found)
+        """``ruleset``, ``max_seats`` and ``deck`` for :class:`HandColumns`; the unknown ones.
+
+        Each distinct text is looked up once (a file names a handful): the
+        chunk's texts are dictionary-encoded and the answers taken by index.
+        """
+        count = len(texts)
+        try:
+            encoded = pa.array(texts, pa.string()).dictionary_encode(null_encoding="encode")
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # not all strings: one by one
+            encoded = None
+        if encoded is None:
+            distinct: list[Any] = list(texts)
+            index = np.arange(count)
+        else:
+            distinct = encoded.dictionary.to_pylist()
+            index = np.asarray(encoded.indices, dtype=np.int64)
+        found = [self(text) for text in distinct]
+        names = pa.array([f[0] if f else "" for f in found], pa.string())
+        seats = np.array([f[1] if f else 0 for f in found], dtype=np.int64)
+        decks = np.array([f[2] if f else 0 for f in found], dtype=np.int64)
+        unknown = np.array([f is None for f in found], dtype=bool)
         fields = {
-            "ruleset": [f[0] if f else "" for f in found],
-            "max_seats": np.fromiter((f[1] if f else 0 for f in found), np.int64, count),
-            "deck": np.fromiter((f[2] if f else 0 for f in found), np.int64, count),
+            "ruleset": names.take(pa.array(index)),
+            "max_seats": seats[index] if count else np.zeros(0, np.int64),
+            "deck": decks[index] if count else np.zeros(0, np.int64),
         }
-        return fields, np.fromiter((f is None for f in found), bool, count)
+        return fields, unknown[index] if count else np.zeros(0, bool)
 
 
 def constant(text: str, count: int) -> pa.Array:
@@ -173,17 +191,20 @@ def constant(text: str, count: int) -> pa.Array:
 
 
 def texts(data: bytes, starts: list[int], ends: list[int]) -> pa.Array:
-    """Slices of one buffer as a string array (the readers checked they are UTF-8)."""
+    """Slices of one buffer as a string array (the readers checked they are UTF-8).
+
+    One ``bytes.join`` of memoryview slices: a plain copy of each text, where
+    Arrow's ``take`` of every other entry of a texts-and-gaps array cost several
+    times more.
+    """
     count = len(starts)
     if count == 0:
         return pa.array([], pa.string())
-    bounds = np.empty(2 * count, dtype=np.int32)
-    bounds[0::2], bounds[1::2] = starts, ends
-    # Texts and the gaps between them, alternating; then every other one.
-    both = pa.StringArray.from_buffers(
-        2 * count - 1, pa.py_buffer(bounds.tobytes()), pa.py_buffer(data)
-    )
-    return both.take(pa.array(np.arange(0, 2 * count, 2)))
+    view = memoryview(data)
+    joined = b"".join([view[a:b] for a, b in zip(starts, ends, strict=True)])
+    offsets = np.zeros(count + 1, dtype=np.int32)
+    np.cumsum(np.subtract(ends, starts), out=offsets[1:])
+    return pa.StringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(joined))
 
 
 def _md5_prefixes(text: pa.Array) -> pa.Array:
@@ -285,7 +306,8 @@ def build(
     room_hand_id = column(hands.room_hand_id, pa.string())
     prefix = constant(format_name, count)
     hand_key = pc.binary_join_element_wise(prefix, room, table_id, room_hand_id, ":")
-    seat_key = hand_key.take(pa.array(seats.hand))
+    # Seats and placements name their hand by index into the keys (the store decodes them).
+    seat_key = pa.DictionaryArray.from_arrays(pa.array(seats.hand, pa.int32()), hand_key)
     hand_line = pa.array(hands.line, pa.int64())
 
     # Cards ordered by seat, then destination, then placement order: each row's list.
@@ -293,26 +315,29 @@ def build(
     order = np.argsort(slot, kind="stable")
     slot_sorted, card_sorted = slot[order], cards.card[order]
     street_sorted = cards.street[order]
-    per_slot = np.bincount(slot_sorted, minlength=seat_total * 4).reshape(-1, 4)
+    slot_counts = np.bincount(slot_sorted, minlength=seat_total * 4)
+    per_slot = slot_counts.reshape(-1, 4)
     row_lists = []
-    row_text = []
-    for destination in range(4):
+    for destination in range(3):
         pick = (slot_sorted & 3) == destination
         owner = slot_sorted[pick] >> 2
-        values = card_sorted[pick]
-        ids = _lists(owner, values, seat_total, pa.int8())
-        row_lists.append(ids)
-        row_text.append(
-            pc.binary_join(pa.ListArray.from_arrays(ids.offsets, _DECIMALS.take(ids.values)), ",")
-        )
+        row_lists.append(_lists(owner, card_sorted[pick], seat_total, pa.int8()))
     complete_seat = (per_slot[:, :3] == np.array(ROW_SIZES)).all(axis=1)
     complete = ~_any_of(seats.hand, ~complete_seat, count)
 
     # Fingerprint: md5 of "player US top|middle|bottom|discards" per seat, joined by ";".
+    # Every seat's four rows are one list each of the slot-ordered cards: one join of all.
     player = column(seats.player, pa.string())
     known = pa.array(seats.discards_known)
-    row_text[DISCARD] = pc.if_else(known, row_text[DISCARD], pa.scalar(""))  # hidden: ""
-    rows_text = pc.binary_join_element_wise(*row_text, "|")
+    slot_offsets = np.zeros(seat_total * 4 + 1, dtype=np.int32)
+    np.cumsum(slot_counts, out=slot_offsets[1:])
+    slot_lists = pa.ListArray.from_arrays(pa.array(slot_offsets), _DECIMALS.take(card_sorted))
+    slot_text = pc.binary_join(slot_lists, ",")
+    hidden = np.zeros((seat_total, 4), dtype=bool)
+    hidden[:, DISCARD] = ~np.asarray(seats.discards_known, dtype=bool)
+    slot_text = pc.if_else(pa.array(hidden.ravel()), pa.scalar(""), slot_text)  # hidden: ""
+    four = pa.array(np.arange(0, 4 * seat_total + 1, 4, dtype=np.int32))
+    rows_text = pc.binary_join(pa.ListArray.from_arrays(four, slot_text), "|")
     seat_text = pc.binary_join_element_wise(player, rows_text, "\x1f")
     seat_offsets = np.zeros(count + 1, dtype=np.int32)
     np.cumsum(np.bincount(seats.hand, minlength=count), out=seat_offsets[1:])
@@ -388,13 +413,14 @@ def build(
     )
 
     card_hand_index = seats.hand[cards.seat]
-    card_hand = pa.array(card_hand_index)
     destination = pa.DictionaryArray.from_arrays(
         pa.array(cards.destination, pa.int8()), pa.array(DESTINATIONS)
     )
     placements = pa.table(
         {
-            "hand_key": hand_key.take(card_hand),
+            "hand_key": pa.DictionaryArray.from_arrays(
+                pa.array(card_hand_index, pa.int32()), hand_key
+            ),
             "seat": pa.array(seats.seat[cards.seat], pa.int8()),
             "street": pa.array(cards.street, pa.int8()),
             "card": pa.array(cards.card, pa.int8()),

@@ -9,13 +9,14 @@ a brace.  One pass of vectorised comparisons over a block gives all of it.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 import numpy as np
 import pyarrow as pa
 
+T = TypeVar("T")
 # What ``str.strip()`` removes that is ASCII: a line of only these is blank to the definition.
 _BLANK_BYTES = np.zeros(256, dtype=bool)
 _BLANK_BYTES[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
@@ -44,6 +45,31 @@ def frozen_gc() -> Iterator[None]:
             gc.enable()
 
 
+def decoded_prefix(
+    decode: Callable[[memoryview], T],
+    errors: tuple[type[Exception], ...],
+    view: memoryview,
+    starts: list[int],
+    ends: list[int],
+) -> list[T]:
+    """The decoded texts ``view[start:end]``, up to the first that does not decode.
+
+    One comprehension in the usual case; a failure costs one more pass over
+    the texts before it (never one per text).
+    """
+    try:
+        return [decode(view[a:b]) for a, b in zip(starts, ends, strict=True)]
+    except errors:
+        pass
+    out = []
+    for a, b in zip(starts, ends, strict=True):
+        try:
+            out.append(decode(view[a:b]))
+        except errors:
+            break
+    return out
+
+
 def source_storable(source: str) -> bool:
     """Whether the file name is valid Unicode (validate_hand refuses every hand otherwise)."""
     try:
@@ -61,6 +87,25 @@ def _utf8(data: bytes) -> bool:
     except pa.ArrowInvalid:
         return False
     return True
+
+
+def _blank(
+    raw: np.ndarray, starts: np.ndarray, ends: np.ndarray, first: np.ndarray, last: np.ndarray
+) -> np.ndarray:
+    """Per line: no byte above space in it (newline included).
+
+    A line whose first or last text byte is above space is not blank, which
+    settles nearly every line from what the caller has gathered; only the
+    rest have their bytes looked at, by one ``maximum.reduceat``.
+    """
+    blank = (first <= 32) & (last <= 32)
+    look = np.flatnonzero(blank & (ends - starts > 1))
+    if len(look):
+        padded = np.append(raw, np.uint8(0))  # the last line's end may be the data's end
+        bounds = np.empty(2 * len(look), dtype=np.int64)
+        bounds[0::2], bounds[1::2] = starts[look], ends[look]
+        blank[look] = np.maximum.reduceat(padded, bounds)[0::2] <= 32
+    return blank
 
 
 class Block:
@@ -107,7 +152,7 @@ class Block:
         length = content - starts
         first, last = raw[starts], raw[np.maximum(content - 1, 0)]
         # Blank: only bytes str.strip() removes.  Most lines have a byte above space.
-        blank = ~np.logical_or.reduceat(raw > 32, starts)
+        blank = _blank(raw, starts, ends, first, last)
         for line in np.flatnonzero(blank & (ends - starts > 1)).tolist():
             blank[line] = bool(_BLANK_BYTES[raw[starts[line] : ends[line]]].all())
         brace = ((first == ord("{")) | (first == ord("}"))) & ~blank
@@ -153,6 +198,13 @@ class Block:
             except UnicodeDecodeError:
                 out.add(index)
         return out
+
+    def newlines_before(self, offset: int) -> int:
+        """How many newlines the block has before byte ``offset`` (a line start or its end)."""
+        lines = int(np.searchsorted(self.line_starts, offset))  # lines starting before it
+        if lines and lines == self.count and not self.data.endswith(b"\n"):
+            return lines - 1  # the last line has no newline
+        return lines
 
     def number(self, index: int) -> int:
         """The line number (from 1) of line ``index`` of the block."""
@@ -203,7 +255,7 @@ class Lines:
             block = Block(work, number, offset, at_eof, self.max_object, self.pretty)
             yield block
             used = len(work) if self._kept is None else int(block.line_starts[self._kept])
-            number += work.count(b"\n", 0, used)
+            number += block.newlines_before(used)
             offset += used
             if used < len(work):
                 carry = work[used:] + carry

@@ -13,7 +13,8 @@ order, so both paths store the same rows (``tests/test_fast_import.py``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import chain
@@ -23,14 +24,14 @@ import msgspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from msgspec.structs import astuple
 
-from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.cards import JOKER_1, JOKER_2, card_spellings, parse_card
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord
-from parsers import columns
+from parsers import columns, open_streets
 from parsers.base import ColumnarHands, ParseItem
-from parsers.fastlines import Block, Lines, frozen_gc, source_storable
+from parsers.fastlines import Block, Lines, decoded_prefix, frozen_gc, source_storable
 
 
 class LineParser(Protocol):
@@ -56,13 +57,7 @@ def _spellings() -> pa.Array:
     return pa.array(texts, pa.string()), pa.array(ids, pa.int64())
 
 
-_CARD_TEXTS, _CARD_IDS = _spellings()
-_DESTINATIONS = pa.array(DESTINATIONS, pa.string())
-
-
-class _Street(msgspec.Struct, gc=False):
-    cards: list[str | None]
-    to: list[str]
+_CARDS = open_streets.CardTable(*_spellings())
 
 
 class _Result(msgspec.Struct, gc=False):
@@ -76,7 +71,7 @@ class _Seat(msgspec.Struct, gc=False):
     hero: bool = False
     in_fantasy: bool = False
     stack: float | None = None
-    streets: list[_Street] | None = None
+    streets: msgspec.Raw = msgspec.Raw(b"null")  # read by open_streets, no object per card
     rows: None = None  # the final-rows form is the definition's to read
     discards: Any = None  # read only in the final-rows form
     result: _Result | None = None
@@ -96,6 +91,18 @@ class _Hand(msgspec.Struct, gc=False):
 
 
 _DECODE = msgspec.json.Decoder(_Hand).decode
+_HAND_FIELDS = _Hand.__struct_fields__
+_SEAT_FIELDS = _Seat.__struct_fields__
+
+
+def _texts(values: tuple[str | int, ...]) -> pa.Array:
+    """Strings as the definition's ``str()`` makes them (ids may be numbers)."""
+    try:
+        return pa.array(values, pa.string())
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        return pa.array([str(v) for v in values], pa.string())
+
+
 _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError)
 
 
@@ -149,39 +156,66 @@ class _Reader:
             self.out.append(item)
 
     def block(self, block: Block) -> None:
-        firsts, starts, ends, others = block.first, block.start, block.end, block.others
-        line_ends, broken = block.line_end, block.broken
-        data = block.data
-        view = memoryview(data)
+        firsts, others = block.first, block.others
         chunk = self.chunk
-        chunk.data = data
-        other = 0
-        for index, first in enumerate(firsts):
-            while other < len(others) and others[other] < first:
+        chunk.data = block.data
+        index, other = 0, 0
+        while index < len(firsts):
+            while other < len(others) and others[other] < firsts[index]:
                 self.slow_line(block, others[other])
                 chunk = self.chunk  # a record hand flushes the chunk
                 other += 1
-            try:
-                if index in broken:
-                    raise UnicodeDecodeError("utf-8", b"", 0, 1, "not UTF-8")
-                hand = _DECODE(view[starts[index] : ends[index]])
-            except _DECODE_ERRORS:
-                self.slow_line(block, first)
-                chunk = self.chunk  # a record hand flushes the chunk
-                continue
-            chunk.hands.append(hand)
-            chunk.lines.append(block.first_number + first)
-            chunk.offsets.append(block.first_offset + starts[index])
-            chunk.starts.append(starts[index])
-            chunk.ends.append(ends[index])
-            chunk.line_ends.append(line_ends[index])
+            # The candidates up to the next other line, at most a chunk's room, at once.
+            stop = bisect_left(firsts, others[other], index) if other < len(others) else len(firsts)
+            stop = min(stop, index + CHUNK_HANDS - len(chunk.hands))
+            taken = 0 if block.broken else self.many(chunk, block, index, stop)
+            if not taken:  # the first of them is not a plain hand
+                self.one(block, index)
+                taken = 1
+            index += taken
+            chunk = self.chunk
             if len(chunk.hands) >= CHUNK_HANDS:
                 self.flush()
                 chunk = self.chunk
-        for index in others[other:]:
-            self.slow_line(block, index)
-            chunk = self.chunk  # a record hand flushes the chunk
+        for line in others[other:]:
+            self.slow_line(block, line)
         self.flush()
+
+    def many(self, chunk: _Chunk, block: Block, first: int, end: int) -> int:
+        """Candidates ``first..end`` decoded at once into the chunk, up to the first that
+        fails; how many were taken."""
+        view = memoryview(block.data)
+        starts, ends = block.start[first:end], block.end[first:end]
+        hands = decoded_prefix(_DECODE, _DECODE_ERRORS, view, starts, ends)
+        count = len(hands)
+        starts, ends = starts[:count], ends[:count]
+        end = first + count
+        chunk.hands += hands
+        number, offset = block.first_number, block.first_offset
+        chunk.lines += [number + line for line in block.first[first:end]]
+        chunk.offsets += [offset + start for start in starts]
+        chunk.starts += starts
+        chunk.ends += ends
+        chunk.line_ends += block.line_end[first:end]
+        return count
+
+    def one(self, block: Block, index: int) -> None:
+        """One candidate: decoded into the chunk, or the definition's line."""
+        first, start = block.first[index], block.start[index]
+        try:
+            if index in block.broken:
+                raise UnicodeDecodeError("utf-8", b"", 0, 1, "not UTF-8")
+            hand = _DECODE(memoryview(block.data)[start : block.end[index]])
+        except _DECODE_ERRORS:
+            self.slow_line(block, first)
+            return
+        chunk = self.chunk
+        chunk.hands.append(hand)
+        chunk.lines.append(block.first_number + first)
+        chunk.offsets.append(block.first_offset + start)
+        chunk.starts.append(start)
+        chunk.ends.append(block.end[index])
+        chunk.line_ends.append(block.line_end[index])
 
     def flush(self) -> None:
         chunk, self.chunk = self.chunk, _Chunk(data=self.chunk.data)
@@ -200,66 +234,44 @@ class _Reader:
     def columns(self, chunk: _Chunk) -> tuple[ColumnarHands | None, list[int]]:
         hands = chunk.hands
         count = len(hands)
-        referred = np.fromiter((h.ofc_format != 1 for h in hands), bool, count)
-        seat_counts = np.fromiter((len(h.seats) for h in hands), np.int64, count)
-        seats = [seat for hand in hands for seat in hand.seats]
+        # One C call per hand and per seat gives all its fields; zip turns them into columns.
+        h = dict(zip(_HAND_FIELDS, zip(*map(astuple, hands), strict=True), strict=True))
+        referred = np.fromiter((v != 1 for v in h["ofc_format"]), bool, count)
+        seat_counts = np.fromiter(map(len, h["seats"]), np.int64, count)
+        seats: list[_Seat] = list(chain.from_iterable(h["seats"]))
+        # (hands without seats, which the definition refuses, leave the seat columns empty)
+        s: dict[str, tuple[Any, ...]] = {name: () for name in _SEAT_FIELDS}
+        if seats:
+            s = dict(zip(_SEAT_FIELDS, zip(*map(astuple, seats), strict=True), strict=True))
         hand_of_seat = np.repeat(np.arange(count), seat_counts)
         first_seat = np.cumsum(seat_counts) - seat_counts
         position = np.arange(len(seats)) - first_seat[hand_of_seat]
 
-        # Cards street by street, flattened by C loops (chain, map): no Python per card.
-        street_lists = [seat.streets or () for seat in seats]
-        street_counts = np.fromiter(map(len, street_lists), np.int64, len(seats))
-        steps = list(chain.from_iterable(street_lists))
-        card_lists = [step.cards for step in steps]
-        to_lists = [step.to for step in steps]
-        sizes = np.fromiter(map(len, card_lists), np.int64, len(steps))
-        to_sizes = np.fromiter(map(len, to_lists), np.int64, len(steps))
-        street_seat = np.repeat(np.arange(len(seats)), street_counts)
-        street_index = np.arange(len(steps)) - np.repeat(
-            np.cumsum(street_counts) - street_counts, street_counts
-        )
-        unpaired = sizes != to_sizes
-        if unpaired.any():  # the hand is the definition's; its cards are left out here
-            referred |= columns.any_of(hand_of_seat[street_seat], unpaired, count)
-            paired = np.flatnonzero(~unpaired).tolist()
-            card_lists = [card_lists[i] for i in paired]
-            to_lists = [to_lists[i] for i in paired]
-            sizes, street_seat, street_index = (
-                sizes[~unpaired],
-                street_seat[~unpaired],
-                street_index[~unpaired],
-            )
-        card_texts = list(chain.from_iterable(card_lists))
-        destinations = list(chain.from_iterable(to_lists))
-        card_seat_array = np.repeat(street_seat, sizes)
-        card_street = np.repeat(street_index, sizes)
-        text_array = pa.array(card_texts, pa.string())
-        where = pc.index_in(text_array, value_set=_CARD_TEXTS)
-        card = np.asarray(pc.fill_null(pc.take(_CARD_IDS, where), -1), dtype=np.int64)
-        destination = pc.index_in(pa.array(destinations, pa.string()), value_set=_DESTINATIONS)
-        destination_ids = np.asarray(pc.fill_null(destination, -1), dtype=np.int64)
-        hidden = np.asarray(text_array.is_null(), dtype=bool)
-        wrong = (destination_ids < 0) | (card < 0) & ~hidden
+        # Cards from each seat's streets text at once (open_streets: NumPy, no object per card).
+        read = open_streets.read(s["streets"], _CARDS)
+        referred |= columns.any_of(hand_of_seat, read.unread, count)
+        card_seat_array, card_street, card = read.seat, read.street, read.card
+        destination_ids, hidden = read.destination, read.hidden
+        wrong = (card < 0) & ~hidden
         wrong |= hidden & (destination_ids != columns.DISCARD)
         referred |= columns.any_of(hand_of_seat[card_seat_array], wrong, count)
         discards_known = ~columns.any_of(card_seat_array, hidden, len(seats))
         placed = ~hidden & ~wrong
 
-        presets, unknown = self.rulesets.columns([h.ruleset for h in hands])
+        presets, unknown = self.rulesets.columns(h["ruleset"])
         referred |= unknown
-        played_at, bad_date = _times([h.played_at for h in hands], self.played_at)
+        played_at, bad_date = _times(h["played_at"], self.played_at)
         referred |= bad_date
-        results = [s.result for s in seats]
+        results = s["result"]
         hand_columns = columns.HandColumns(
-            room=[h.room for h in hands],
-            table_id=[str(h.table) for h in hands],
-            room_hand_id=[str(h.hand_id) for h in hands],
+            room=h["room"],
+            table_id=_texts(h["table"]),
+            room_hand_id=_texts(h["hand_id"]),
             played_at=played_at,
-            rules_text=[h.rules_text for h in hands],
+            rules_text=h["rules_text"],
             **presets,
-            stakes=[h.stakes for h in hands],
-            currency=[h.currency for h in hands],
+            stakes=h["stakes"],
+            currency=h["currency"],
             line=np.array(chunk.lines, dtype=np.int64),
             offset=np.array(chunk.offsets, dtype=np.int64),
             raw_text=columns.texts(chunk.data, chunk.starts, chunk.ends),
@@ -267,13 +279,13 @@ class _Reader:
         seat_columns = columns.SeatColumns(
             hand=hand_of_seat,
             seat=position,
-            player=[s.player for s in seats],
-            player_id=[s.player_id for s in seats],
-            hero=[s.hero for s in seats],
-            in_fantasy=[s.in_fantasy for s in seats],
+            player=s["player"],
+            player_id=s["player_id"],
+            hero=s["hero"],
+            in_fantasy=s["in_fantasy"],
             points=[None if r is None else r.points for r in results],
             money=[None if r is None else r.money for r in results],
-            stack=[s.stack for s in seats],
+            stack=s["stack"],
             discards_known=discards_known,
         )
         card_columns = columns.CardColumns(
@@ -294,10 +306,38 @@ class _Reader:
         return built, picks
 
 
+# A local time with no zone and no fraction: what Arrow's cast and fromisoformat read alike.
+_PLAIN_TIME = (
+    "^[1-9][0-9]{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+    "T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+)
+
+
 def _times(
-    texts: list[str | None], played_at_of: Callable[[Any], datetime]
+    texts: Sequence[str | None], played_at_of: Callable[[Any], datetime]
 ) -> tuple[pa.Array, columns.Bools]:
-    """The definition's reading of each ``played_at`` (it is cheap), and where it fails."""
+    """Each ``played_at`` as the definition reads it, and where it fails.
+
+    A chunk whose texts are all plain local times (or empty) is cast by
+    Arrow at once; any other chunk (a zone, a fraction, February 30) is read
+    text by text by the definition.
+    """
+    array = pa.array(texts, pa.string())
+    plain = pc.match_substring_regex(array, _PLAIN_TIME)
+    empty = pc.fill_null(pc.equal(array, ""), True)
+    if pc.all(pc.or_(pc.fill_null(plain, False), empty)).as_py():
+        try:
+            values = pc.if_else(empty, pa.scalar(None, pa.string()), array)
+            return values.cast(pa.timestamp("us")), np.zeros(len(texts), dtype=bool)
+        except (pa.ArrowInvalid, ValueError):
+            pass
+    return _times_one_by_one(texts, played_at_of)
+
+
+def _times_one_by_one(
+    texts: Sequence[str | None], played_at_of: Callable[[Any], datetime]
+) -> tuple[pa.Array, columns.Bools]:
+    """The definition's reading of each ``played_at``, and where it fails."""
     values: list[datetime | None] = []
     bad = np.zeros(len(texts), dtype=bool)
     for index, text in enumerate(texts):

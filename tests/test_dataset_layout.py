@@ -118,7 +118,7 @@ def test_a_version_3_dataset_gets_hand_ids_and_keeps_its_results(tmp_path: Path)
             )
             for name in ("results", "versus")
         }
-    assert Dataset(data).schema_version() == SCHEMA_VERSION == 4
+    assert Dataset(data).schema_version() == SCHEMA_VERSION == 5  # 5: placements by hand_id
     assert hands["hand_id"].to_pylist() == [0, 1, 2, 3, 4, 5]
     batches = hands["batch"].to_pylist()
     assert [batches.count(b) for b in dict.fromkeys(batches)] == [2, 1, 3]
@@ -169,7 +169,7 @@ def test_the_version_3_upgrade_finishes_after_a_kill(
     assert any((killed / ".tmp").iterdir())  # the kill left a batch half done
     with Dataset(killed).locked():
         pass
-    assert Dataset(killed).schema_version() == 4
+    assert Dataset(killed).schema_version() == SCHEMA_VERSION
     want, got = _tables(clean), _tables(killed)
     for name in TABLES:
         assert got[name].equals(want[name]), name

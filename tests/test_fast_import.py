@@ -213,3 +213,28 @@ def _table_rows(hands: pa.Table, seats: pa.Table) -> list[tuple[Any, ...]]:
     rows = [("hand", tuple(sorted(r.items()))) for r in hands.drop_columns(["batch"]).to_pylist()]
     rows += [("seat", tuple(sorted(r.items()))) for r in seats.to_pylist()]
     return [(kind, repr(values)) for kind, values in rows]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.just(""),
+            st.datetimes().map(lambda t: t.replace(microsecond=0).isoformat()),
+            st.tuples(
+                st.integers(1, 9999), st.integers(0, 13), st.integers(0, 32), st.integers(0, 61)
+            ).map(lambda t: f"{t[0]:04d}-{t[1]:02d}-{t[2]:02d}T23:{t[3]:02d}:{t[3]:02d}"),
+            st.sampled_from(["2026-01-01T10:00:00Z", "2026-01-01 10:00", "2026-01-01T10:00:00.5"]),
+        ),
+        max_size=6,
+    )
+)
+def test_played_at_read_at_once_is_the_definitions_reading(texts: list[str | None]) -> None:
+    """open_columnar casts a chunk of plain local times at once; anything else, text by text."""
+    from parsers.open_columnar import _times, _times_one_by_one
+    from parsers.open_format import played_at_of
+
+    fast, fast_bad = _times(texts, played_at_of)
+    slow, slow_bad = _times_one_by_one(texts, played_at_of)
+    assert fast.to_pylist() == slow.to_pylist() and fast_bad.tolist() == slow_bad.tolist()

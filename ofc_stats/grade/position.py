@@ -21,6 +21,7 @@ import pyarrow as pa
 from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SIZES, ROW_SLICES
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import OfcError
+from ofc_stats.store.rows import placements_with_keys
 
 EMPTY = -1
 
@@ -75,7 +76,7 @@ class Positions:
 
 Lookup = Callable[[str], Ruleset]
 Row = dict[str, Any]  # one seat row of the batch
-HAND_COLUMNS = ["hand_key", "ruleset"]
+HAND_COLUMNS = ["hand_key", "ruleset", "hand_id"]
 SEAT_COLUMNS = [
     "hand_key",
     "seat",
@@ -86,7 +87,7 @@ SEAT_COLUMNS = [
     "board",
     "discards",
 ]
-PLACEMENT_COLUMNS = ["hand_key", "seat", "street", "card", "destination"]
+PLACEMENT_COLUMNS = ["hand_id", "seat", "street", "card", "destination"]  # as stored (schema 5)
 
 
 def _is(seat: Row, player: str) -> bool:
@@ -113,7 +114,8 @@ def read_positions(
     """Every gradable decision and Fantasyland deal of the batch (``player``'s only, if given)."""
     out = Positions()
     moves: dict[tuple[str, int], list[tuple[int, int, int]]] = defaultdict(list)
-    columns = [placements[name].to_pylist() for name in PLACEMENT_COLUMNS[:4]]
+    placements = placements_with_keys(placements, hands)
+    columns = [placements[name].to_pylist() for name in ("hand_key", "seat", "street", "card")]
     destinations = placements["destination"].cast(pa.string()).to_pylist()
     codes = {name: code for code, name in enumerate(DESTINATIONS)}
     for key, seat, street, card, dest in zip(*columns, destinations, strict=True):

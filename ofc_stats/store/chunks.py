@@ -79,11 +79,7 @@ def slices(
     count = chunk.hands.num_rows
     if not len(kept):
         return
-    owners = {}
-    for name in ("seats", "placements"):
-        table = getattr(chunk, name)
-        at = pc.index_in(table["source_line"], value_set=chunk.hands["source_line"])
-        owners[name] = np.asarray(at.fill_null(count), np.int64)
+    owners = {name: _owners(chunk.hands, getattr(chunk, name)) for name in ("seats", "placements")}
     cursor = 0
     while cursor < len(kept):
         part = kept[cursor : cursor + max(room(), 1)]
@@ -101,3 +97,18 @@ def slices(
         yield ColumnarHands(
             hands, seats.drop_columns(["source_line"]), placements.drop_columns(["source_line"])
         )
+
+
+def _owners(hands: pa.Table, rows: pa.Table) -> np.ndarray:
+    """Each row's hand (its index in ``hands``, by ``source_line``; ``len(hands)`` if none).
+
+    The readers give hands in line order, so a binary search finds them (a
+    hash lookup per placement cost more); hands out of order are looked up.
+    """
+    lines = np.asarray(hands["source_line"], np.int64)
+    wanted = np.asarray(rows["source_line"], np.int64)
+    if len(lines) and (np.diff(lines) > 0).all():
+        at = np.minimum(np.searchsorted(lines, wanted), len(lines) - 1)
+        return np.where(lines[at] == wanted, at, len(lines))
+    found = pc.index_in(rows["source_line"], value_set=hands["source_line"])
+    return np.asarray(found.fill_null(hands.num_rows), np.int64)

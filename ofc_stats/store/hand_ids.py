@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError
 from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.schema import HAND_ID
+from ofc_stats.store.schema import HAND_ID, STORED_PLACEMENTS
 
 _LARGEST: dict[str, tuple[tuple[int, int], int]] = {}  # path -> ((size, mtime), largest id)
 
@@ -114,18 +114,80 @@ def _save(cache: Path, paths: list[str]) -> None:
         pass  # a cache: the footers are still there
 
 
-def with_hand_ids(tables: dict[str, pa.Table], first: int) -> dict[str, pa.Table]:
-    """``hands`` and ``seats`` of one batch with their ``hand_id``: ``first`` on, in hand order."""
+def with_hand_ids(
+    tables: dict[str, pa.Table],
+    first: int,
+    seats: list[pa.Table] | None = None,
+    placements: list[pa.Table] | None = None,
+) -> dict[str, pa.Table]:
+    """One batch's tables keyed by ``hand_id``: ``first`` on, in hand order.
+
+    ``hands`` and ``seats`` gain the column; ``placements`` have it in place
+    of ``hand_key``.  ``seats`` and ``placements`` are the parts the batch
+    was gathered from (else ``tables``'); a part whose ``hand_key`` is a
+    dictionary array (the fast readers') is looked up once per dictionary
+    entry, not per row, and its seats' keys are decoded to strings here.
+    """
     hands = tables["hands"]
     ids = pa.array(np.arange(first, first + hands.num_rows, dtype=np.int64))
     out = dict(tables)
     out["hands"] = _set(hands, ids)
-    seats = tables["seats"]
-    position = pc.index_in(seats["hand_key"], value_set=hands["hand_key"])
-    if position.null_count:
-        raise DatasetError("a seat row names a hand_key that is not in its batch")
-    out["seats"] = _set(seats, pc.take(ids, position))
+    if seats is None:
+        seats = [tables["seats"]]
+    if placements is None:
+        placements = [tables["placements"]] if "placements" in tables else []
+    found = _Lookup(hands["hand_key"].combine_chunks(), ids, [*seats, *placements])
+    out["seats"] = pa.concat_tables([_set(_decoded(part), found(part)) for part in seats])
+    stored = [keyed_by_id(part, found(part)) for part in placements]
+    out["placements"] = pa.concat_tables(stored) if stored else STORED_PLACEMENTS.empty_table()
     return out
+
+
+class _Lookup:
+    """Each row's ``hand_id`` by its ``hand_key``: every key of every part looked up at once.
+
+    The fast readers' parts hold their keys as dictionary arrays, so what is
+    hashed is each part's dictionary (a chunk's hands), all in one
+    ``index_in`` against the batch's keys (one hash table, not one a part).
+    """
+
+    def __init__(self, keys: pa.Array, ids: pa.Array, parts: list[pa.Table]) -> None:
+        texts = []
+        for part in parts:
+            for chunk in part["hand_key"].chunks:
+                texts.append(chunk.dictionary if isinstance(chunk, pa.DictionaryArray) else chunk)
+        self.starts = np.cumsum([0, *(len(t) for t in texts)])
+        joined = pa.concat_arrays([t.cast(pa.string()) for t in texts]) if texts else keys[:0]
+        self.ids = pc.take(ids, pc.index_in(joined, value_set=keys))
+        self.next = 0
+
+    def __call__(self, part: pa.Table) -> pa.ChunkedArray:
+        """The next part's ids (parts are asked in the order they were given)."""
+        found = []
+        for chunk in part["hand_key"].chunks:
+            start, self.next = int(self.starts[self.next]), self.next + 1
+            mine = self.ids.slice(start, int(self.starts[self.next]) - start)
+            indices = chunk.indices if isinstance(chunk, pa.DictionaryArray) else None
+            found.append(mine if indices is None else pc.take(mine, indices))
+        out = pa.chunked_array(found, HAND_ID.type)
+        if out.null_count:
+            raise DatasetError("a row names a hand_key that is not in its batch")
+        return out
+
+
+def _decoded(seats: pa.Table) -> pa.Table:
+    """Seats with ``hand_key`` as strings (a fast reader gives indices into its chunk's keys)."""
+    keys = seats["hand_key"]
+    if not pa.types.is_dictionary(keys.type):
+        return seats
+    strings = pa.chunked_array([c.dictionary.take(c.indices) for c in keys.chunks], pa.string())
+    return seats.set_column(0, "hand_key", strings)
+
+
+def keyed_by_id(placements: pa.Table, hand_ids: pa.ChunkedArray) -> pa.Table:
+    """Placements as stored: ``hand_id`` in place of ``hand_key`` (STORED_PLACEMENTS)."""
+    columns = [hand_ids, *(placements[name] for name in STORED_PLACEMENTS.names[1:])]
+    return pa.Table.from_arrays(columns, schema=STORED_PLACEMENTS)
 
 
 def _set(table: pa.Table, ids: pa.Array | pa.ChunkedArray) -> pa.Table:

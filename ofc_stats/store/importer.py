@@ -56,6 +56,7 @@ __all__ = ["FileSummary", "ImportSummary", "Importer", "import_paths", "total_by
 
 BATCH_HANDS = 20_000
 GROUP_HANDS = 5_000  # record-path hands looked up in the key index together
+KEYS = pa.dictionary(pa.int32(), pa.string())  # a chunk's hand keys, indexed per placement
 MAX_RAW_TEXT = 1 << 20  # characters of a quarantined fragment kept (a 10 MB line is junk)
 
 
@@ -316,12 +317,11 @@ class Importer:
 
     def _consume_columns(self, chunk: ColumnarHands, file: FileSummary, parser: Parser) -> None:
         """Hands a parser laid out as tables: dedupe by key and fingerprint, keep the rest."""
-        line = pa.field("source_line", pa.int64())
         try:
             chunk = ColumnarHands(
                 hands=chunk.hands.cast(HANDS),
-                seats=chunk.seats.cast(pa.schema([*SEATS, line])),
-                placements=chunk.placements.cast(pa.schema([*PLACEMENTS, line])),
+                seats=chunk.seats.cast(_keyed(chunk.seats, SEATS)),
+                placements=chunk.placements.cast(_keyed(chunk.placements, PLACEMENTS)),
             )
         except (pa.ArrowException, ValueError, OverflowError):
             # A value the columns cannot hold: every hand of the chunk takes the record path.
@@ -418,6 +418,7 @@ class Importer:
             return
         batch = self.dataset.new_batch_id()
         tables = hands_table(self.pending_hands, batch, self.pending_fingerprints)
+        seats, placements = [tables["seats"]], [tables["placements"]]
         if self.pending_columns:
             hands = [tables["hands"]]
             for chunk in self.pending_columns:
@@ -425,10 +426,10 @@ class Importer:
                 index = chunk.hands.schema.get_field_index("batch")
                 hands.append(chunk.hands.set_column(index, "batch", column))
             tables["hands"] = pa.concat_tables(hands)
-            for name in ("seats", "placements"):
-                parts = [tables[name]] + [getattr(c, name) for c in self.pending_columns]
-                tables[name] = pa.concat_tables(parts)
-        tables = with_hand_ids(tables, next_hand_id(self.dataset))
+            seats += [c.seats for c in self.pending_columns]
+            placements += [c.placements for c in self.pending_columns]
+        # placements are stored keyed by hand_id (the parts' keys may be dictionary arrays)
+        tables = with_hand_ids(tables, next_hand_id(self.dataset), seats, placements)
         tables["quarantine"] = quarantine_table(self.pending_quarantine, batch)
         now = datetime.now(UTC).replace(tzinfo=None)
         rows = [{**f, "imported_at": now, "batch": batch} for f in self.pending_files]
@@ -446,6 +447,14 @@ class Importer:
         self.pending_columns, self.pending_count, self.replacing = [], 0, {}
         self.pending_fingerprints = []
         gc.collect(1)  # the batch's garbage, young objects only (the GC is off in a run)
+
+
+def _keyed(table: pa.Table, schema: pa.Schema) -> pa.Schema:
+    """``schema`` with the tie to the hand; a dictionary ``hand_key`` stays one (no copy)."""
+    fields = [*schema, pa.field("source_line", pa.int64())]
+    if pa.types.is_dictionary(table.schema.field("hand_key").type):
+        fields[0] = pa.field("hand_key", KEYS)
+    return pa.schema(fields)
 
 
 def import_paths(

@@ -20,7 +20,15 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.store.files import fsync_dir, write_parquet
-from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, HAND_ID, STORED_VERSUS, TABLES
+from ofc_stats.store.schema import (
+    ENGINE_KEY,
+    ENGINE_VERSION,
+    HAND_ID,
+    STORED_HANDS,
+    STORED_PLACEMENTS,
+    STORED_VERSUS,
+    TABLES,
+)
 
 V2_RESULTS = ".v2-results"
 
@@ -145,9 +153,45 @@ def _with_hand_id(table: pa.Table, keys: pa.Array, ids: pa.Array, name: str) -> 
     return table
 
 
+def _four_to_five(root: Path) -> None:
+    """v5 stores ``placements`` keyed by ``hand_id`` (the view adds ``hand_key`` back).
+
+    Each batch's placements file is rewritten on its own (staged, then
+    renamed), so a run after a kill skips the files already keyed by id.
+    """
+    _finish_staged(root)
+    folder = root / "placements"
+    if not folder.is_dir():
+        return
+    write_parquet(STORED_PLACEMENTS.empty_table(), folder / EMPTY)
+    for path in sorted(p for p in folder.glob("*.parquet") if p.name != EMPTY):
+        if "hand_key" not in pq.read_schema(path).names:
+            continue
+        hands_path = root / "hands" / path.name
+        hands = (
+            pq.read_table(hands_path, columns=["hand_key", "hand_id"])
+            if hands_path.is_file()
+            else STORED_HANDS.empty_table().select(["hand_key", "hand_id"])
+        )
+        table = pq.read_table(path)
+        position = pc.index_in(table["hand_key"], value_set=hands["hand_key"].combine_chunks())
+        table = table.filter(pc.is_valid(position))  # rows of no stored hand: none are expected
+        ids = pc.take(hands["hand_id"].combine_chunks(), pc.drop_null(position))
+        columns = [ids, *(table[name] for name in STORED_PLACEMENTS.names[1:])]
+        stored = pa.Table.from_arrays(columns, schema=STORED_PLACEMENTS)
+        staging = root / ".tmp" / f"v5+{path.stem}"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        write_parquet(stored, staging / "placements.parquet")
+        (staging / COMMIT).write_text(json.dumps(["placements"]) + "\n")
+        fsync_dir(staging)
+        _publish(root, staging, path.stem)
+
+
 MIGRATIONS: dict[object, tuple[int, Callable[[Path], None]]] = {
     2: (3, _two_to_three),
     3: (4, _three_to_four),
+    4: (5, _four_to_five),
 }
 
 

@@ -215,3 +215,12 @@ def quarantine_table(entries: Sequence[Quarantined], batch: str) -> pa.Table:
         },
         schema=QUARANTINE,
     )
+
+
+def placements_with_keys(placements: pa.Table, hands: pa.Table) -> pa.Table:
+    """Stored placements with each row's ``hand_key`` first, as the ``placements`` view gives."""
+    if "hand_key" in placements.column_names:  # a version-4 file
+        return placements
+    position = pc.index_in(placements["hand_id"], value_set=hands["hand_id"].combine_chunks())
+    keys = pc.take(hands["hand_key"], position)
+    return placements.add_column(0, "hand_key", keys)

@@ -4,19 +4,21 @@ A dataset folder holds one folder per table, named as in :data:`TABLES`.
 Imports write ``hands``, ``seats``, ``placements``, ``files`` and
 ``quarantine``; recompute writes ``results`` and ``versus``.
 
-``HANDS`` and ``SEATS`` are the rows as parsers and the record path lay them
-out; the stored tables add :data:`HAND_ID`, the dataset's integer key of a
-hand (``store.hand_ids``).  ``results`` and ``versus`` are stored keyed by
-``hand_id`` alone (no string repeated per row), ``versus`` once per pair of
+``HANDS``, ``SEATS`` and ``PLACEMENTS`` are the rows as parsers and the
+record path lay them out; the stored tables add :data:`HAND_ID`, the
+dataset's integer key of a hand (``store.hand_ids``).  ``placements``,
+``results`` and ``versus`` are stored keyed by ``hand_id`` alone (no string
+repeated on each of a hand's ~43 placements), ``versus`` once per pair of
 seats; the views add ``hand_key`` back and both directions of a pair, so
-:data:`RESULTS` and :data:`VERSUS` are the shapes users see.
+:data:`PLACEMENTS`, :data:`RESULTS` and :data:`VERSUS` are the shapes users see.
 """
 
 from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 4  # 2: seats.board_streets; 3: one folder per table; 4: hand_id
+# 2: seats.board_streets; 3: one folder per table; 4: hand_id; 5: placements keyed by hand_id
+SCHEMA_VERSION = 5
 # Stored results are this engine version's when their Parquet metadata says so;
 # bump when a rule fix changes results, and recompute redoes them.
 ENGINE_VERSION = 2
@@ -149,6 +151,11 @@ VERSUS = pa.schema(
 
 STORED_HANDS = HANDS.append(HAND_ID)
 STORED_SEATS = SEATS.append(HAND_ID)
+# Never null, so Parquet writes no definition levels (a placement is always a whole card).
+STORED_PLACEMENTS = pa.schema(
+    [HAND_ID.with_nullable(False)]
+    + [f.with_nullable(False) for f in PLACEMENTS if f.name != "hand_key"]
+)
 STORED_RESULTS = RESULTS.remove(RESULTS.get_field_index("hand_key"))
 # versus is stored once per pair of seats (seat < opponent); the view adds the other way round.
 PAIRS = pa.schema([f for f in VERSUS if f.name != "scoop"])
@@ -165,7 +172,7 @@ ALIASES = pa.schema(
 IMPORTED = {
     "hands": STORED_HANDS,
     "seats": STORED_SEATS,
-    "placements": PLACEMENTS,
+    "placements": STORED_PLACEMENTS,
     "files": FILES,
     "quarantine": QUARANTINE,
 }

@@ -59,6 +59,8 @@ FROM (SELECT hand_id, seat, opponent, rows_won, rows_lost, rows_tied, points FRO
 JOIN (SELECT hand_id, hand_key FROM {hands}) h ON h.hand_id = p.hand_id
 """
 KEYED_VIEWS = {"results": RESULTS_VIEW, "versus": VERSUS_VIEW}
+# placements too (schema 5): about 43 a hand, each with no string of its own.
+STORED_BY_ID = {**KEYED_VIEWS, "placements": RESULTS_VIEW}
 VIEW = "CREATE OR REPLACE VIEW"
 
 FANTASY_VIEW = """
@@ -276,9 +278,9 @@ class OfcData:
         """A view over the table's files, named one by one: no glob, so any folder name works."""
         paths = [str(dataset.table_dir(name) / EMPTY), *dataset.files(name)]
         listed = ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
-        if name in DERIVED:
+        if name in STORED_BY_ID:
             source = f"read_parquet([{listed}], union_by_name = true)"
-            view = KEYED_VIEWS[name].format(create=VIEW, name=name, source=source, hands="hands")
+            view = STORED_BY_ID[name].format(create=VIEW, name=name, source=source, hands="hands")
             self.connection.sql(view)
             # as stored, keyed by hand_id alone: integer joins with no hand_key (reports)
             self.connection.sql(
