@@ -19,7 +19,7 @@ from ofc_stats.engine.board import DISCARD_CODE
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.errors import FpdbError
 from ofc_stats.records import HandRecord, Quarantined
-from parsers import exact_json
+from parsers import fast_json
 from parsers.base import BAD_INPUT, ParseItem, Parser, reason_of
 from parsers.hand_columns import HandColumns, Move, SeatRow, placements, seat_records
 from parsers.swc import street_of
@@ -243,7 +243,7 @@ class FpdbParser(Parser):
         path; columns gathered so far go first, so hands keep the rows' order.
         """
         columns = HandColumns(FORMAT, source)
-        for item in _rows(path, source, exact_json.loads):
+        for item in _rows(path, source, fast_json.loads):
             if isinstance(item, _Row) and _add(columns, item):
                 if len(columns) >= CHUNK_HANDS:
                     yield columns.take()

@@ -21,7 +21,7 @@ import msgspec
 from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.errors import SwcError
 from ofc_stats.records import HandRecord, Partial, Quarantined
-from parsers import exact_json, swc_fast
+from parsers import fast_json, swc_fast
 from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, reason_of
 from parsers.hand_columns import HandColumns, Move, SeatRow, placements, seat_records
 from parsers.swc_fold import (
@@ -156,7 +156,7 @@ class SwcParser(Parser):
         file order.
         """
         columns = HandColumns(FORMAT, source)
-        for item in _read(stream, source, exact_json.loads, fast=True):
+        for item in _read(stream, source, fast_json.loads, fast=True):
             if isinstance(item, Hand) and _add(columns, item):
                 if len(columns) >= CHUNK_HANDS:
                     yield columns.take()

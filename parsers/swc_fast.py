@@ -28,7 +28,7 @@ from typing import Annotated, BinaryIO, NamedTuple
 import msgspec
 import numpy as np
 
-from parsers import exact_json
+from parsers import fast_json
 from parsers.swc_fold import (
     FANTASY_TEXT,
     PINEAPPLE_CODES,
@@ -284,7 +284,7 @@ def _apply(hand: Hand, message: LineMsg, seats: list[SeatMsg | None] | None, hc:
     if len(events) > 4 and (_FANTASY in events or b"\\u" in events):
         # Only a dealer line can name a Fantasyland player, and only its text (or an
         # escape) can spell the words: read those events as json does, the rest not at all.
-        decoded = exact_json.loads(events.decode("utf-8"))
+        decoded = fast_json.loads(events.decode("utf-8"))
         fantasy_names(hand, decoded if isinstance(decoded, list) else [])
     if seats:
         for seat, seat_data in zip(hand.seats, seats, strict=False):
