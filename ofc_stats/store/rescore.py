@@ -118,8 +118,12 @@ def score_tables(
     rows = seats.num_rows
     counts = hands["seat_count"].to_numpy().astype(np.int64)
     boards, valid = board_array(seats["board"])
-    hand_valid = np.logical_and.reduceat(valid, starts) if rows else np.zeros(0, bool)
-    hand_valid &= hands["complete"].to_numpy(zero_copy_only=False).astype(bool)
+    complete = hands["complete"].to_numpy(zero_copy_only=False).astype(bool)
+    if valid.all():  # every board stored: a hand is scorable when it is complete
+        hand_valid = complete
+    else:
+        hand_valid = np.logical_and.reduceat(valid, starts) if rows else np.zeros(0, bool)
+        hand_valid &= complete
     streets = _street_column(seats, rows)
 
     in_fantasy = _numbers(seats["in_fantasy"], False, np.bool_)
@@ -170,9 +174,11 @@ def score_tables(
     if streets is not None:  # one pass per variant over all its seats, not one per group
         for variant, parts in variants.items():
             flat = parts[0] if len(parts) == 1 else np.concatenate(parts)
-            out.timeouts(
-                flat, timeout_mask(streets[flat], np.asarray(in_fantasy[flat], bool), variant)
-            )
+            if len(flat) == rows:  # every seat row plays this variant: no gather
+                out.timeout_streets = timeout_mask(streets, in_fantasy, variant)
+            else:
+                fantasy = np.asarray(in_fantasy[flat], bool)
+                out.timeouts(flat, timeout_mask(streets[flat], fantasy, variant))
     names = [name for name in KEYS if name in seats.column_names]
     results = out.table(
         names,
