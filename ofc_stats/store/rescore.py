@@ -175,7 +175,7 @@ def score_tables(
         for variant, parts in variants.items():
             flat = parts[0] if len(parts) == 1 else np.concatenate(parts)
             if len(flat) == rows:  # every seat row plays this variant: no gather
-                out.timeout_streets = timeout_mask(streets, in_fantasy, variant)
+                out.timeout_streets = timeout_mask(streets, np.asarray(in_fantasy, bool), variant)
             else:
                 fantasy = np.asarray(in_fantasy[flat], bool)
                 out.timeouts(flat, timeout_mask(streets[flat], fantasy, variant))
