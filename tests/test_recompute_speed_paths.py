@@ -245,10 +245,14 @@ def test_columns_without_nulls_are_stored_required_and_read_back_alike(tmp_path:
 
     assert definition_level(full, "fouled") == 0 and definition_level(holed[0], "fouled") == 1
     assert definition_level(full, "hand_id") == definition_level(holed[0], "hand_id") == 0
+    expected = []
     for batch in batches:
         stored = pq.read_table(dataset.batch_file("results", batch))
         scored = score_batch_files(dataset, batch, hand_key=False)["results"]
         assert stored.to_pylist() == scored.to_pylist()
+        expected += scored.to_pylist()
+    whole = dataset.read("results")  # Arrow over the folder: the table's own nullability
+    assert whole.to_pylist() == expected and whole.schema.field("fouled").nullable
     with open_dataset(data) as db:  # DuckDB over the folder of both kinds of file
         nulls = db.sql("SELECT count(*) FROM results WHERE fouled IS NULL").fetchall()
         status = db.sql("SELECT status FROM results WHERE fouled IS NULL").fetchall()

@@ -231,7 +231,7 @@ class Dataset:
         paths = self.files(table)
         if not paths:
             return schema.empty_table() if columns is None else schema.empty_table().select(columns)
-        parts = [pq.read_table(path, columns=columns) for path in paths]
+        parts = [_declared(pq.read_table(path, columns=columns), schema) for path in paths]
         return pa.concat_tables(parts)
 
     def _keyed_placements(self, columns: list[str] | None) -> pa.Table:
@@ -463,3 +463,21 @@ class Dataset:
                 self._publish(leftover, leftover.name.split("+", 1)[-1])
             else:
                 shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _declared(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """One file's columns, nullable wherever ``schema`` says a column may hold a null.
+
+    Recompute stores a column that holds no null in a batch as non-nullable
+    (``recompute.required_where_full``), so files of one table differ in
+    that alone; read together they take the table's own nullability (no copy).
+    """
+    fields = [
+        field.with_nullable(True)
+        if field.name in schema.names and schema.field(field.name).nullable
+        else field
+        for field in table.schema
+    ]
+    if all(a.nullable == b.nullable for a, b in zip(fields, table.schema, strict=True)):
+        return table
+    return pa.Table.from_arrays(table.columns, schema=pa.schema(fields, table.schema.metadata))
