@@ -258,26 +258,7 @@ def select(
     seat_keep = keep[seats.hand]
     seat_index = np.cumsum(seat_keep) - 1
     card_keep = seat_keep[cards.seat]
-    picks = np.flatnonzero(keep).tolist()
-    seat_picks = np.flatnonzero(seat_keep).tolist()
-
-    def rows(values: list[Any], chosen: list[int]) -> list[Any]:
-        return [values[i] for i in chosen]
-
-    def pick(value: Any) -> Any:
-        if isinstance(value, np.ndarray):
-            return value[keep]
-        if isinstance(value, pa.Array):
-            return value.filter(pa.array(keep))
-        return rows(value, picks)
-
-    def seat_pick(value: Any) -> Any:
-        if isinstance(value, np.ndarray):
-            return value[seat_keep]
-        if isinstance(value, pa.Array):
-            return value.filter(pa.array(seat_keep))
-        return rows(value, seat_picks)
-
+    pick, seat_pick = _picker(keep), _picker(seat_keep)
     new_hands = HandColumns(*(pick(value) for value in vars(hands).values()))
     new_seats = SeatColumns(
         hand=hand_index[seats.hand[seat_keep]],
@@ -295,6 +276,21 @@ def select(
         card=cards.card[card_keep],
     )
     return new_hands, new_seats, new_cards
+
+
+def _picker(mask: Bools) -> Callable[[Any], Any]:
+    """Take the rows where ``mask`` is set from a NumPy, Arrow or list column."""
+    chosen = np.flatnonzero(mask).tolist()
+    arrow_mask = pa.array(mask)  # once for every Arrow column, not once each
+
+    def pick(value: Any) -> Any:
+        if isinstance(value, np.ndarray):
+            return value[mask]
+        if isinstance(value, pa.Array):
+            return value.filter(arrow_mask)
+        return [value[i] for i in chosen]
+
+    return pick
 
 
 def build(
