@@ -90,3 +90,16 @@ def stored_rows(data: Path) -> dict[str, list[dict[str, Any]]]:
             table = table.set_column(index, "destination", table["destination"].cast(pa.string()))
         out[name] = table.sort_by([(k, "ascending") for k in keys]).to_pylist()
     return out
+
+
+def assert_stored_alike(one: Path, other: Path) -> dict[str, int]:
+    """Both datasets store the same rows (:func:`stored_rows`); rows per table.
+
+    Row by row, so a failure names the table and shows the first pair that differs.
+    """
+    mine, theirs = stored_rows(one), stored_rows(other)
+    for name in STORED_KEYS:
+        assert len(mine[name]) == len(theirs[name]), name
+        for a, b in zip(mine[name], theirs[name], strict=True):
+            assert a == b, name
+    return {name: len(rows) for name, rows in mine.items()}

@@ -25,7 +25,7 @@ from ofc_stats.store.importer import import_paths
 from parsers.app_json import AppJsonParser, dumps_app, hand_to_app_object
 from parsers.base import ColumnarHands
 from parsers.open_format import OpenFormatParser, dumps, hand_to_json
-from tests.builders import STORED_KEYS, stored_rows
+from tests.builders import assert_stored_alike
 from tests.fuzz.corpus import corpus
 from tests.handgen import random_records
 from tests.shared_samples import APPS
@@ -42,12 +42,7 @@ def assert_same_import(paths: list[Path], root: Path, batch_hands: int = 500) ->
         slow.duplicates,
         slow.quarantined,
     )
-    fast_rows, slow_rows = stored_rows(root / "fast"), stored_rows(root / "slow")
-    for name in STORED_KEYS:
-        assert len(fast_rows[name]) == len(slow_rows[name]), name
-        for a, b in zip(fast_rows[name], slow_rows[name], strict=True):
-            assert a == b, name
-    return {name: len(rows) for name, rows in fast_rows.items()}
+    return assert_stored_alike(root / "fast", root / "slow")
 
 
 def chunks_of(parser: AppJsonParser | OpenFormatParser, data: bytes) -> tuple[int, int]:

@@ -25,7 +25,7 @@ from parsers import fast_json
 from parsers.base import ColumnarHands
 from parsers.fpdb import FpdbParser
 from parsers.swc import SwcParser
-from tests.builders import stored_rows
+from tests.builders import assert_stored_alike
 from tests.fuzz.corpus import corpus
 from tests.handgen import random_records
 from tests.shared_samples import SWC
@@ -42,12 +42,7 @@ def assert_same(runs: list[list[Path]], folder: Path) -> dict[str, int]:
         summaries = [import_paths(files, data, columnar=columnar) for files in runs]
         figures.append([(s.stored, s.duplicates, s.quarantined) for s in summaries])
     assert figures[0] == figures[1]
-    fast, slow = stored_rows(folder / "data-True"), stored_rows(folder / "data-False")
-    for name in fast:
-        assert len(fast[name]) == len(slow[name]), name
-        for a, b in zip(fast[name], slow[name], strict=True):
-            assert a == b, name
-    return {name: len(rows) for name, rows in fast.items()}
+    return assert_stored_alike(folder / "data-True", folder / "data-False")
 
 
 def capture(records: list[Any], tables: int = 1) -> str:
