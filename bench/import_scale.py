@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 from ofc_stats.store.dataset import Dataset  # noqa: E402
 from ofc_stats.store.hand_ids import next_hand_id, with_hand_ids  # noqa: E402
 from ofc_stats.store.importer import BATCH_HANDS, import_paths  # noqa: E402
-from ofc_stats.store.rows import placements_with_keys  # noqa: E402
+from ofc_stats.store.rows import with_hand_keys  # noqa: E402
 from parsers.open_format import dumps  # noqa: E402
 from tests.handgen import random_records  # noqa: E402
 
@@ -100,7 +100,7 @@ def grow(root: Path, target: int, originals: list[str], copy: int) -> int:
     names = ("hands", "seats", "placements")
     tables = {b: {n: pq.read_table(dataset.batch_file(n, b)) for n in names} for b in originals}
     for parts in tables.values():  # placements are stored by hand_id (schema 5): key them again
-        keyed = placements_with_keys(parts["placements"], parts["hands"])
+        keyed = with_hand_keys(parts["placements"], parts["hands"])
         parts["placements"] = keyed.drop_columns(["hand_id"])
     with dataset.locked():
         while stored < target:

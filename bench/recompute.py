@@ -105,7 +105,7 @@ def build(root: Path, hands: int, base: int) -> None:
     from ofc_stats.store.hand_ids import next_hand_id, with_hand_ids
     from ofc_stats.store.importer import BATCH_HANDS, import_paths
     from ofc_stats.store.recompute import recompute
-    from ofc_stats.store.rows import placements_with_keys
+    from ofc_stats.store.rows import with_hand_keys
 
     source = root.parent / "base.jsonl"
     source.parent.mkdir(parents=True, exist_ok=True)
@@ -130,7 +130,7 @@ def build(root: Path, hands: int, base: int) -> None:
                     table = pq.read_table(dataset.batch_file(name, batch))
                     if name == "placements":  # stored by hand_id (schema 5): key it again
                         own = pq.read_table(dataset.batch_file("hands", batch))
-                        table = placements_with_keys(table, own).drop_columns(["hand_id"])
+                        table = with_hand_keys(table, own).drop_columns(["hand_id"])
                     if "hand_key" in table.column_names:
                         suffix = pa.scalar(f"#{copy}")
                         keys = pc.binary_join_element_wise(table["hand_key"], suffix, "")

@@ -84,7 +84,7 @@ def build(
     from ofc_stats.store.hand_ids import next_hand_id, with_hand_ids
     from ofc_stats.store.importer import BATCH_HANDS, import_paths
     from ofc_stats.store.recompute import recompute
-    from ofc_stats.store.rows import placements_with_keys
+    from ofc_stats.store.rows import with_hand_keys
 
     started = time.perf_counter()
     work = (source or root.parent) / f"source-{base}"
@@ -101,7 +101,7 @@ def build(
             table = pq.read_table(src.batch_file(name, batch))
             if name == "placements":  # stored by hand_id (schema 5): the key back for the copy
                 ids = pq.read_table(src.batch_file("hands", batch), columns=["hand_key", "hand_id"])
-                table = placements_with_keys(table, ids)
+                table = with_hand_keys(table, ids)
             if "hand_id" in table.column_names:
                 table = table.drop_columns(["hand_id"])
             parts.setdefault(name, []).append(table)

@@ -17,7 +17,7 @@ from ofc_stats.grade.position import read_positions
 from ofc_stats.grade.run import GradeOptions, grade_dataset
 from ofc_stats.sim.rooms import simulate
 from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.rows import placements_with_keys
+from ofc_stats.store.rows import with_hand_keys
 from ofc_stats.store.views import open_dataset
 from reports import regret
 from reports.filters import Filters
@@ -204,7 +204,7 @@ def test_a_decision_sees_nothing_of_the_future(small: Path) -> None:
     dataset = Dataset(small)
     batch = dataset.batches()[0]
     tables = [pq.read_table(dataset.batch_file(n, batch)) for n in ("hands", "seats", "placements")]
-    placements = placements_with_keys(tables[2], tables[0]).to_pylist()  # stored by hand_id
+    placements = with_hand_keys(tables[2], tables[0]).to_pylist()  # stored by hand_id
     decisions = read_positions(*tables, get_ruleset).decisions
     assert decisions
     for d in decisions:

@@ -21,7 +21,7 @@ import pyarrow as pa
 from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SIZES, ROW_SLICES
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import OfcError
-from ofc_stats.store.rows import placements_with_keys
+from ofc_stats.store.rows import with_hand_keys
 
 EMPTY = -1
 
@@ -114,7 +114,7 @@ def read_positions(
     """Every gradable decision and Fantasyland deal of the batch (``player``'s only, if given)."""
     out = Positions()
     moves: dict[tuple[str, int], list[tuple[int, int, int]]] = defaultdict(list)
-    placements = placements_with_keys(placements, hands)
+    placements = with_hand_keys(placements, hands)
     columns = [placements[name].to_pylist() for name in ("hand_key", "seat", "street", "card")]
     destinations = placements["destination"].cast(pa.string()).to_pylist()
     codes = {name: code for code, name in enumerate(DESTINATIONS)}

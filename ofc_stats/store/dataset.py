@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 from ofc_stats.errors import DatasetError, DatasetLocked
 from ofc_stats.store.files import fsync_dir, write_parquet
 from ofc_stats.store.migrate import MIGRATIONS, upgrade
-from ofc_stats.store.rows import placements_with_keys
+from ofc_stats.store.rows import with_hand_keys
 from ofc_stats.store.schema import SCHEMA_VERSION, TABLES
 
 COMMIT = "COMMIT"
@@ -237,13 +237,13 @@ class Dataset:
     def _keyed_placements(self, columns: list[str] | None) -> pa.Table:
         """Placements with ``hand_key`` from their batch's hands, as the view shows them."""
         hands = TABLES["hands"].empty_table().select(["hand_key", "hand_id"])
-        parts = [placements_with_keys(TABLES["placements"].empty_table(), hands)]
+        parts = [with_hand_keys(TABLES["placements"].empty_table(), hands)]
         for path in self.files("placements"):
             table = pq.read_table(path)
             if "hand_key" not in table.column_names:
                 hands_path = self.batch_file("hands", Path(path).stem)
                 hands = pq.read_table(hands_path, columns=["hand_key", "hand_id"])
-                table = placements_with_keys(table, hands)
+                table = with_hand_keys(table, hands)
             parts.append(table)
         out = pa.concat_tables(parts[1:] or parts, promote_options="default")
         out = out.cast(pa.schema([field.with_nullable(True) for field in out.schema]))

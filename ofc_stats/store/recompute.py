@@ -30,7 +30,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.engine.presets import get_ruleset
@@ -40,6 +39,7 @@ from ofc_stats.errors import OfcError
 from ofc_stats.store.dataset import Dataset, stale_batches
 from ofc_stats.store.engine_cache import warm
 from ofc_stats.store.rescore import RulesetLookup, Scored, score_tables
+from ofc_stats.store.rows import with_hand_keys
 from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, STORED_RESULTS, STORED_VERSUS
 
@@ -117,8 +117,7 @@ def stored_results(dataset: Dataset, batch: str, columns: list[str]) -> pa.Table
     table = pq.read_table(dataset.batch_file("results", batch), columns=["hand_id", *stored])
     if "hand_key" in columns:
         hands = pq.read_table(dataset.batch_file("hands", batch), columns=["hand_id", "hand_key"])
-        position = pc.index_in(table["hand_id"], value_set=hands["hand_id"].combine_chunks())
-        table = table.append_column("hand_key", pc.take(hands["hand_key"], position))
+        table = with_hand_keys(table, hands)
     return table.select(columns)
 
 

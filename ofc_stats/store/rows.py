@@ -217,10 +217,13 @@ def quarantine_table(entries: Sequence[Quarantined], batch: str) -> pa.Table:
     )
 
 
-def placements_with_keys(placements: pa.Table, hands: pa.Table) -> pa.Table:
-    """Stored placements with each row's ``hand_key`` first, as the ``placements`` view gives."""
-    if "hand_key" in placements.column_names:  # a version-4 file
-        return placements
-    position = pc.index_in(placements["hand_id"], value_set=hands["hand_id"].combine_chunks())
-    keys = pc.take(hands["hand_key"], position)
-    return placements.add_column(0, "hand_key", keys)
+def with_hand_keys(table: pa.Table, hands: pa.Table) -> pa.Table:
+    """A table stored keyed by ``hand_id`` with each row's ``hand_key`` first, from ``hands``.
+
+    As the views give ``placements``, ``results`` and ``versus``; a table that
+    already has the key (a version-4 placements file) is left as it is.
+    """
+    if "hand_key" in table.column_names:
+        return table
+    position = pc.index_in(table["hand_id"], value_set=hands["hand_id"].combine_chunks())
+    return table.add_column(0, "hand_key", pc.take(hands["hand_key"], position))
