@@ -134,11 +134,6 @@ class Parser(ABC):
         yield from self.parse_path(path, source)
 
 
-def first_line(head: bytes) -> bytes:
-    """The first non-blank line of a file's head, byte-order mark and indent dropped."""
-    return head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
-
-
 def head_lines(head: bytes, count: int = SNIFF_LINES) -> list[bytes]:
     """The first ``count`` non-blank lines of a file's head (BOM and indent dropped).
 
