@@ -12,10 +12,8 @@ it through the record path, which quarantines it with the exact reason.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -27,6 +25,7 @@ from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError
 from ofc_stats.records import SMALL_INT, HandRecord
+from parsers import fingerprints
 from parsers.base import ColumnarHands, ParseItem
 
 Ints = npt.NDArray[np.int64]
@@ -37,7 +36,6 @@ Bools = npt.NDArray[np.bool_]
 CARDS = pa.list_(pa.int8())
 DISCARD = 3  # DESTINATIONS.index("discard")
 _NO_STREET = 255
-_DECIMALS = pa.array([str(card) for card in range(128)], pa.string())  # the fingerprint's ids
 
 
 @dataclass
@@ -97,15 +95,6 @@ def _floats(values: Any) -> tuple[pa.Array, Bools]:
     array = column(values, pa.float64())
     bad = np.asarray(pc.fill_null(pc.invert(pc.is_finite(array)), False), dtype=bool)
     return array, bad
-
-
-def _lists(
-    owner: Ints, values: npt.NDArray[Any], count: int, value_type: pa.DataType
-) -> pa.ListArray:
-    """``values`` (sorted by ``owner``) as one list per owner ``0..count-1``."""
-    offsets = np.zeros(count + 1, dtype=np.int32)
-    np.cumsum(np.bincount(owner, minlength=count), out=offsets[1:])
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, value_type))
 
 
 def _fixed13(rows: Bools, values: npt.NDArray[np.uint8]) -> pa.Array:
@@ -207,22 +196,6 @@ def texts(data: bytes, starts: list[int], ends: list[int]) -> pa.Array:
     return pa.StringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(joined))
 
 
-def _md5_prefixes(text: pa.Array) -> pa.Array:
-    """The first 16 hex digits of each string's md5 (HandRecord.fingerprint's hash)."""
-    count = len(text)
-    _, offset_buffer, data = text.buffers()
-    offsets = np.frombuffer(offset_buffer, np.int32)[text.offset : text.offset + count + 1]
-    view = memoryview(b"" if data is None else data)
-    md5 = hashlib.md5
-    bounds = offsets.tolist()
-    digests = b"".join([md5(view[a:b]).digest()[:8] for a, b in pairwise(bounds)])
-    hexed = digests.hex().encode("ascii")
-    hex_offsets = np.arange(count + 1, dtype=np.int32) * 16
-    return pa.StringArray.from_buffers(
-        count, pa.py_buffer(hex_offsets.tobytes()), pa.py_buffer(hexed)
-    )
-
-
 def refused(hands: HandColumns, seats: SeatColumns, cards: CardColumns) -> Bools:
     """Per hand: whether :func:`validate_hand` would refuse it (the builder leaves it out)."""
     count = len(hands.line)
@@ -234,7 +207,8 @@ def refused(hands: HandColumns, seats: SeatColumns, cards: CardColumns) -> Bools
     bad |= _floats(hands.stakes)[1]
     bad_seat = (seats.seat < 0) | (seats.seat > SMALL_INT)
     hand_of_card = seats.hand[cards.seat]
-    bad_seat_card = (cards.card < 0) | (cards.card >= hands.deck[hand_of_card])
+    card_deck = hands.deck[hand_of_card]
+    bad_seat_card = (cards.card < 0) | (cards.card >= card_deck)
     bad_seat_card |= (cards.street < 0) | (cards.street > SMALL_INT)
     bad |= _any_of(hand_of_card, bad_seat_card, count)
     per_row = np.bincount(cards.seat * 4 + cards.destination, minlength=len(seats.seat) * 4)
@@ -242,11 +216,14 @@ def refused(hands: HandColumns, seats: SeatColumns, cards: CardColumns) -> Bools
     top, middle, bottom = ROW_SIZES
     bad_seat |= (per_row[:, 0] > top) | (per_row[:, 1] > middle) | (per_row[:, 2] > bottom)
     bad |= _any_of(seats.hand, bad_seat, count)
-    # A card twice in a hand; two seats at one position.
-    for keys, width in ((hand_of_card * 64 + cards.card, 64), (seats.hand * 256 + seats.seat, 256)):
-        ordered = np.sort(keys)
-        twice = ordered[1:][ordered[1:] == ordered[:-1]]
-        bad[twice // width] = True
+    # A card twice in a hand (cards out of range are refused above: clipped so the key
+    # stays in its hand); two seats at one position (same, for positions).
+    card_keys = hand_of_card * 128 + np.clip(cards.card, 0, 127)
+    twice = np.flatnonzero(np.bincount(card_keys, minlength=count * 128) > 1)
+    bad[twice >> 7] = True
+    seat_keys = seats.hand * 128 + np.clip(seats.seat, 0, 127)
+    twice = np.flatnonzero(np.bincount(seat_keys, minlength=count * 128) > 1)
+    bad[twice >> 7] = True
     return bad
 
 
@@ -293,6 +270,75 @@ def _picker(mask: Bools) -> Callable[[Any], Any]:
     return pick
 
 
+def _by_slot(cards: CardColumns, seat_total: int) -> tuple[Ints, Ints, npt.NDArray[np.int8], Ints]:
+    """(slot counts (seats, 4), cards, streets) with the cards ordered by seat, then
+    destination, then placement order (a reader's cards usually come that way already)."""
+    slot = cards.seat * 4 + cards.destination
+    if len(slot) > 1 and not (slot[1:] >= slot[:-1]).all():
+        order = np.argsort(slot, kind="stable")
+        slot, card, street = slot[order], cards.card[order], cards.street[order]
+    else:
+        card, street = cards.card, cards.street
+    counts = np.bincount(slot, minlength=seat_total * 4).reshape(seat_total, 4)
+    return counts, card.astype(np.int8), street
+
+
+def _row_lists(counts: Ints, card: npt.NDArray[np.int8]) -> list[pa.ListArray]:
+    """Each seat's top, middle, bottom and discards (placement order) as four list columns.
+
+    The slot-ordered cards are moved to destination-major order by one
+    scatter: each destination's lists are then one slice.
+    """
+    seats = len(counts)
+    per_card = counts.ravel()
+    slot_first = np.cumsum(per_card) - per_card  # each slot's first card, slot order
+    major = counts.T.ravel()  # destination-major: all seats' tops, then middles, ...
+    major_first = np.zeros(4 * seats + 1, dtype=np.int64)
+    np.cumsum(major, out=major_first[1:])
+    # where slot (seat, destination) starts in destination-major order
+    start = major_first[:-1].reshape(4, seats).T.ravel()
+    moved = np.empty_like(card)
+    moved[np.arange(len(card)) + np.repeat(start - slot_first, per_card)] = card
+    out = []
+    for destination in range(4):
+        bounds = major_first[destination * seats : (destination + 1) * seats + 1]
+        values = moved[bounds[0] : bounds[-1]]
+        out.append(
+            pa.ListArray.from_arrays(pa.array((bounds - bounds[0]).astype(np.int32)), values)
+        )
+    return out
+
+
+def _boards(
+    complete: Bools, counts: Ints, card: npt.NDArray[np.int8], street: Ints
+) -> tuple[pa.Array, pa.Array]:
+    """``board`` and ``board_streets``: a complete seat's 13 row cards are its first 13
+    in slot order (its discards come after)."""
+    per_card = counts.ravel()
+    seat_first = (np.cumsum(per_card) - per_card)[0::4]
+    at = (seat_first[complete][:, None] + np.arange(13)).ravel()
+    board = _fixed13(complete, card[at].view(np.uint8))
+    streets = np.minimum(street[at], _NO_STREET).astype(np.uint8)
+    return board, _fixed13(complete, streets)
+
+
+def _discards(
+    counts: Ints, card: npt.NDArray[np.int8], street: Ints, placed: pa.ListArray
+) -> pa.ListArray:
+    """Each seat's discards in street order (stable); ``placed`` is them in placement order."""
+    per_card = counts.ravel()
+    first = (np.cumsum(per_card) - per_card)[3::4]
+    seat_of = np.repeat(np.arange(len(counts)), counts[:, 3])
+    at = np.arange(len(seat_of)) + np.repeat(
+        first - np.cumsum(counts[:, 3]) + counts[:, 3], counts[:, 3]
+    )
+    keys = seat_of * 256 + street[at]
+    if len(keys) < 2 or (keys[1:] >= keys[:-1]).all():
+        return placed  # already in street order (the usual case)
+    order = np.argsort(keys, kind="stable")
+    return pa.ListArray.from_arrays(placed.offsets, pa.array(card[at][order], pa.int8()))
+
+
 def build(
     format_name: str, source: str, hands: HandColumns, seats: SeatColumns, cards: CardColumns
 ) -> ColumnarHands:
@@ -303,42 +349,21 @@ def build(
     prefix = constant(format_name, count)
     hand_key = pc.binary_join_element_wise(prefix, room, table_id, room_hand_id, ":")
     # Seats and placements name their hand by index into the keys (the store decodes them).
-    seat_key = pa.DictionaryArray.from_arrays(pa.array(seats.hand, pa.int32()), hand_key)
+    seat_hand = pa.array(seats.hand.astype(np.int32))
+    seat_key = pa.DictionaryArray.from_arrays(seat_hand, hand_key)
     hand_line = pa.array(hands.line, pa.int64())
 
-    # Cards ordered by seat, then destination, then placement order: each row's list.
-    slot = cards.seat * 4 + cards.destination
-    order = np.argsort(slot, kind="stable")
-    slot_sorted, card_sorted = slot[order], cards.card[order]
-    street_sorted = cards.street[order]
-    slot_counts = np.bincount(slot_sorted, minlength=seat_total * 4)
-    per_slot = slot_counts.reshape(-1, 4)
-    row_lists = []
-    for destination in range(3):
-        pick = (slot_sorted & 3) == destination
-        owner = slot_sorted[pick] >> 2
-        row_lists.append(_lists(owner, card_sorted[pick], seat_total, pa.int8()))
-    complete_seat = (per_slot[:, :3] == np.array(ROW_SIZES)).all(axis=1)
+    counts, card_sorted, street_sorted = _by_slot(cards, seat_total)
+    top, middle, bottom, placed_discards = _row_lists(counts, card_sorted)
+    complete_seat = (counts[:, :3] == np.array(ROW_SIZES)).all(axis=1)
     complete = ~_any_of(seats.hand, ~complete_seat, count)
 
-    # Fingerprint: md5 of "player US top|middle|bottom|discards" per seat, joined by ";".
-    # Every seat's four rows are one list each of the slot-ordered cards: one join of all.
     player = column(seats.player, pa.string())
-    known = pa.array(seats.discards_known)
-    slot_offsets = np.zeros(seat_total * 4 + 1, dtype=np.int32)
-    np.cumsum(slot_counts, out=slot_offsets[1:])
-    slot_lists = pa.ListArray.from_arrays(pa.array(slot_offsets), _DECIMALS.take(card_sorted))
-    slot_text = pc.binary_join(slot_lists, ",")
-    hidden = np.zeros((seat_total, 4), dtype=bool)
-    hidden[:, DISCARD] = ~np.asarray(seats.discards_known, dtype=bool)
-    slot_text = pc.if_else(pa.array(hidden.ravel()), pa.scalar(""), slot_text)  # hidden: ""
-    four = pa.array(np.arange(0, 4 * seat_total + 1, 4, dtype=np.int32))
-    rows_text = pc.binary_join(pa.ListArray.from_arrays(four, slot_text), "|")
-    seat_text = pc.binary_join_element_wise(player, rows_text, "\x1f")
+    known = np.asarray(seats.discards_known, dtype=bool)
+    text, text_starts = fingerprints.texts(player, seats.hand, card_sorted, counts, known)
+    fingerprint = fingerprints.md5_prefixes(text, text_starts)
     seat_offsets = np.zeros(count + 1, dtype=np.int32)
     np.cumsum(np.bincount(seats.hand, minlength=count), out=seat_offsets[1:])
-    hand_text = pc.binary_join(pa.ListArray.from_arrays(pa.array(seat_offsets), seat_text), ";")
-    fingerprint = _md5_prefixes(hand_text)
 
     hands_table = pa.table(
         {
@@ -350,7 +375,7 @@ def build(
             "played_at": hands.played_at,
             "rules_text": column(hands.rules_text, pa.string()),
             "ruleset": column(hands.ruleset, pa.string()),
-            "seat_count": pa.array(np.diff(seat_offsets), pa.int8()),
+            "seat_count": pa.array(np.diff(seat_offsets).astype(np.int8)),
             "complete": pa.array(complete),
             "stakes": column(hands.stakes, pa.float64()),
             "currency": column(hands.currency, pa.string()),
@@ -363,41 +388,28 @@ def build(
         }
     )
 
-    # board: the 13 ids of a complete seat; board_streets: their streets (the seat's
-    # non-discard placements are exactly its board, in row order).
-    on_board = (slot_sorted & 3) != DISCARD
-    board_seat = slot_sorted[on_board] >> 2
-    full = complete_seat[board_seat]
-    board = _fixed13(complete_seat, card_sorted[on_board][full].astype(np.uint8))
-    streets = np.minimum(street_sorted[on_board][full], _NO_STREET).astype(np.uint8)
-    board_streets = _fixed13(complete_seat, streets)
-
+    board, board_streets = _boards(complete_seat, counts, card_sorted, street_sorted)
     # Discards in street order (stable), null where the room hid them.
-    discard_pick = (slot_sorted & 3) == DISCARD
-    discard_seat = slot_sorted[discard_pick] >> 2
-    by_street = np.lexsort((street_sorted[discard_pick], discard_seat))
-    discards = _lists(
-        discard_seat[by_street], card_sorted[discard_pick][by_street], seat_total, pa.int8()
-    )
-    discards = pc.if_else(known, discards, pa.nulls(seat_total, CARDS))
-    known = seats.discards_known
+    discards = _discards(counts, card_sorted, street_sorted, placed_discards)
+    discards = pc.if_else(pa.array(known), discards, pa.nulls(seat_total, CARDS))
     in_fantasy = np.asarray(seats.in_fantasy, dtype=bool)
-    dealt = per_slot.sum(axis=1)
+    dealt = counts.sum(axis=1)
     fantasy_mask = ~(in_fantasy & known)
     fantasy_cards = pa.array(dealt.astype(np.int8), pa.int8(), mask=fantasy_mask)
     seat_line = pa.array(hands.line[seats.hand], pa.int64())
+    seat_position = seats.seat.astype(np.int8)
     seats_table = pa.table(
         {
             "hand_key": seat_key,
-            "seat": pa.array(seats.seat, pa.int8()),
+            "seat": pa.array(seat_position),
             "player": player,
             "player_id": column(seats.player_id, pa.string()),
             "hero": column(seats.hero, pa.bool_()),
             "in_fantasy": pa.array(in_fantasy),
             "fantasy_cards": fantasy_cards,
-            "top": row_lists[0],
-            "middle": row_lists[1],
-            "bottom": row_lists[2],
+            "top": top,
+            "middle": middle,
+            "bottom": bottom,
             "board": board,
             "board_streets": board_streets,
             "discards": discards,
@@ -408,18 +420,19 @@ def build(
         }
     )
 
-    card_hand_index = seats.hand[cards.seat]
+    card_seat = cards.seat
+    card_hand_index = seats.hand[card_seat]
     destination = pa.DictionaryArray.from_arrays(
-        pa.array(cards.destination, pa.int8()), pa.array(DESTINATIONS)
+        pa.array(cards.destination.astype(np.int8)), pa.array(DESTINATIONS)
     )
     placements = pa.table(
         {
             "hand_key": pa.DictionaryArray.from_arrays(
-                pa.array(card_hand_index, pa.int32()), hand_key
+                pa.array(card_hand_index.astype(np.int32)), hand_key
             ),
-            "seat": pa.array(seats.seat[cards.seat], pa.int8()),
-            "street": pa.array(cards.street, pa.int8()),
-            "card": pa.array(cards.card, pa.int8()),
+            "seat": pa.array(seat_position[card_seat]),
+            "street": pa.array(cards.street.astype(np.int8)),
+            "card": pa.array(cards.card.astype(np.int8)),
             "destination": destination,
             "source_line": pa.array(hands.line[card_hand_index], pa.int64()),
         }
