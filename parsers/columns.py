@@ -36,6 +36,7 @@ Bools = npt.NDArray[np.bool_]
 CARDS = pa.list_(pa.int8())
 DISCARD = 3  # DESTINATIONS.index("discard")
 _NO_STREET = 255
+_BIT = np.array([1 << n if n < 64 else 0 for n in range(128)], dtype=np.uint64)
 
 
 @dataclass
@@ -216,15 +217,36 @@ def refused(hands: HandColumns, seats: SeatColumns, cards: CardColumns) -> Bools
     top, middle, bottom = ROW_SIZES
     bad_seat |= (per_row[:, 0] > top) | (per_row[:, 1] > middle) | (per_row[:, 2] > bottom)
     bad |= _any_of(seats.hand, bad_seat, count)
-    # A card twice in a hand (cards out of range are refused above: clipped so the key
-    # stays in its hand); two seats at one position (same, for positions).
-    card_keys = hand_of_card * 128 + np.clip(cards.card, 0, 127)
-    twice = np.flatnonzero(np.bincount(card_keys, minlength=count * 128) > 1)
-    bad[twice >> 7] = True
+    bad |= _card_twice(hand_of_card, cards.card, count)
+    # Two seats at one position (positions out of range are refused above).
     seat_keys = seats.hand * 128 + np.clip(seats.seat, 0, 127)
-    twice = np.flatnonzero(np.bincount(seat_keys, minlength=count * 128) > 1)
-    bad[twice >> 7] = True
+    ordered = np.sort(seat_keys)
+    bad[ordered[1:][ordered[1:] == ordered[:-1]] >> 7] = True
     return bad
+
+
+def _card_twice(hand_of_card: Ints, card: Ints, count: int) -> Bools:
+    """Per hand: whether a card id is in it twice.
+
+    Cards come grouped by hand: one bit per id OR-ed over each hand's run
+    shows a repeat as fewer bits set than cards (ids out of 0..63 are refused
+    anyway: they get no bit).
+    """
+    if len(card) == 0:
+        return np.zeros(count, dtype=bool)
+    if not (hand_of_card[1:] >= hand_of_card[:-1]).all():  # not grouped: sort the keys
+        ordered = np.sort(hand_of_card * 64 + np.clip(card, 0, 63))
+        twice = np.zeros(count, dtype=bool)
+        twice[ordered[1:][ordered[1:] == ordered[:-1]] >> 6] = True
+        return twice
+    bits = _BIT[card & 127]
+    per_hand = np.bincount(hand_of_card, minlength=count)
+    first = np.cumsum(per_hand) - per_hand
+    has = per_hand > 0
+    ored = np.bitwise_or.reduceat(bits, first[has])
+    twice = np.zeros(count, dtype=bool)
+    twice[has] = np.bitwise_count(ored) != per_hand[has]
+    return twice
 
 
 def select(
