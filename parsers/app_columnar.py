@@ -42,9 +42,9 @@ CHUNK_HANDS = 8192
 MAX_FAST_BYTES = 1 << 20  # an object open for longer than this is the definition's to read
 _TOKEN = "[2-9TJQKAtjqka][cdhsCDHS][0-9]"
 _ROW = f"(?:{_TOKEN}(?: {_TOKEN})*)?"
-# rows "|" dead "#", every card as the apps write it
-CARD_TEXT = f"^{_ROW}/{_ROW}/{_ROW}\\|{_ROW}#$"
-_END = pa.scalar("#")
+# rows "|" dead "|", every card as the apps write it
+CARD_TEXT = f"^{_ROW}/{_ROW}/{_ROW}\\|{_ROW}\\|$"
+_NONE = pa.scalar("")
 _DATE = r"^[1-9][0-9]{3}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$"
 _RANK = np.full(256, -1, dtype=np.int64)
 _SUIT = np.full(256, -1, dtype=np.int64)
@@ -52,6 +52,10 @@ for _index, _char in enumerate(RANK_CHARS):
     _RANK[ord(_char)] = _RANK[ord(_char.lower())] = _index
 for _index, _char in enumerate(SUIT_CHARS):
     _SUIT[ord(_char)] = _SUIT[ord(_char.upper())] = _index
+_IS_RANK, _IS_SUIT = _RANK >= 0, _SUIT >= 0
+_IS_DIGIT = np.zeros(256, dtype=bool)
+_IS_DIGIT[ord("0") : ord("9") + 1] = True
+_MARKS = np.array([ord("/"), ord("/"), ord("|"), ord("|")], dtype=np.uint8)
 
 
 class _Seat(msgspec.Struct, gc=False):
@@ -299,12 +303,16 @@ class _Reader:
 
         rows = seated(pa.array(fields["rows"], pa.string()))
         dead = seated(pa.array(fields["dead"], pa.string()))
-        texts = pc.binary_join_element_wise(rows, pc.fill_null(dead, ""), "|")
-        texts = pc.binary_join_element_wise(texts, _END, "")
-        good_text = pc.fill_null(pc.match_substring_regex(texts, CARD_TEXT), False)
-        referred |= columns.any_of(hand_of_seat, ~np.asarray(good_text, dtype=bool), count)
-        texts = pc.if_else(good_text, texts, pa.scalar("//|#"))
-        card_seat, destination, street, card = _cards(texts)
+        texts = pc.binary_join_element_wise(
+            rows, dead, _NONE, "|", null_handling="replace", null_replacement=""
+        )
+        read = _cards(texts)
+        if read is None:  # some text is not cards as the apps write them: which ones
+            good_text = pc.fill_null(pc.match_substring_regex(texts, CARD_TEXT), False)
+            referred |= columns.any_of(hand_of_seat, ~np.asarray(good_text, dtype=bool), count)
+            read = _cards(pc.if_else(good_text, texts, pa.scalar("//||")))
+            assert read is not None
+        card_seat, destination, street, card = read
 
         hand_fields = dict(
             zip(_HAND_FIELDS, zip(*map(astuple, chunk.hands), strict=True), strict=True)
@@ -373,31 +381,49 @@ class _Reader:
         return self.prices[price]
 
 
-def _cards(texts: pa.Array) -> tuple[Any, Any, Any, Any]:
-    """(seat, destination, street, card) of every card in checked ``rows|dead#`` texts.
+def _cards(texts: pa.Array) -> tuple[Any, Any, Any, Any] | None:
+    """(seat, destination, street, card) of every card in ``rows|dead|`` texts, or None
+    unless every text matches :data:`CARD_TEXT`.
 
-    Each text is cards of three bytes (rank, suit, street digit) split by
-    spaces, with ``/`` ``/`` ``|`` ``#`` ending the three rows, the discards
-    and the seat: so a card starts after a separator, and the number of
-    those four marks before it is ``4 * seat + destination``.
+    The check is the regular expression's, on the bytes of all texts at once:
+    the separators (space, ``/``, ``|``) split the bytes into runs, and a text
+    matches exactly when every run is three bytes (rank, suit, street digit),
+    every space has a run on both sides, and its marks are ``/ / | |`` with
+    the last at its end.  A card's seat and destination are then the marks
+    before it: ``4 * seat + destination``.
     """
     _, offset_buffer, buffer = texts.buffers()
     offsets = np.frombuffer(offset_buffer, dtype=np.int32)[
         texts.offset : texts.offset + len(texts) + 1
     ]
     raw = np.frombuffer(buffer, dtype=np.uint8)[offsets[0] : offsets[-1]]
-    if len(raw) == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty, empty
-    mark = (raw == 47) | (raw == 124) | (raw == 35)
-    separator = mark | (raw == 32)
-    token = ~separator
-    token[1:] &= separator[:-1]
-    positions = np.flatnonzero(token)
-    before = np.searchsorted(np.flatnonzero(mark), positions)
-    rank, suit = _RANK[raw[positions]], _SUIT[raw[positions + 1]]
-    street = raw[positions + 2].astype(np.int64) - 48
-    return before >> 2, before & 3, street, rank * 4 + suit
+    count = len(texts)
+    space = raw == 32
+    mark = (raw == 47) | (raw == 124)
+    separators = np.flatnonzero(space | mark)
+    is_mark = mark[separators]
+    marks = separators[is_mark]
+    if len(marks) != 4 * count:
+        return None
+    kinds = raw[marks].reshape(count, 4)
+    if not ((kinds == _MARKS).all() and (marks[3::4] == offsets[1:] - offsets[0] - 1).all()):
+        return None
+    gap = np.diff(separators, prepend=-1)
+    if not ((gap == 1) | (gap == 4)).all():
+        return None
+    is_space = ~is_mark
+    if is_space.any():
+        after = np.append(gap[1:], 0)
+        if not ((gap[is_space] == 4) & (after[is_space] == 4)).all():
+            return None
+    ends = gap == 4  # a card ends just before this separator
+    at = separators[ends] - 3
+    rank, suit, digit = raw[at], raw[at + 1], raw[at + 2]
+    if not (_IS_RANK[rank] & _IS_SUIT[suit] & _IS_DIGIT[digit]).all():
+        return None
+    before = (np.cumsum(is_mark) - is_mark)[ends]
+    street = digit.astype(np.int64) - 48
+    return before >> 2, before & 3, street, _RANK[rank] * 4 + _SUIT[suit]
 
 
 def _dates(texts: list[str | None]) -> tuple[pa.Array, Any]:

@@ -233,3 +233,63 @@ def test_played_at_read_at_once_is_the_definitions_reading(texts: list[str | Non
     fast, fast_bad = _times(texts, played_at_of)
     slow, slow_bad = _times_one_by_one(texts, played_at_of)
     assert fast.to_pylist() == slow.to_pylist() and fast_bad.tolist() == slow_bad.tolist()
+
+
+_CARD_PIECES = ["Ah1", "td0", "2S9", "Kc", "1h2", "Ahx", "Ah12", "é", " ", "  ", "/", "|", "#", "x"]
+_TOKENS = ["Ah1", "td0", "2S9", "Qh4", "9c3"]
+_ROW_TEXT = st.lists(
+    st.one_of(st.sampled_from(_TOKENS), st.sampled_from(_CARD_PIECES)), max_size=4
+).map(" ".join)
+_CLEAN_ROW = st.lists(st.sampled_from(_TOKENS), max_size=5).map(" ".join)
+_ROWS = st.one_of(
+    st.tuples(_CLEAN_ROW, _CLEAN_ROW, _CLEAN_ROW).map("/".join),
+    st.tuples(_ROW_TEXT, _CLEAN_ROW, _ROW_TEXT).map("/".join),
+    st.lists(st.sampled_from([*_CARD_PIECES, "/"]), max_size=8).map("".join),
+)
+_DEAD = st.one_of(st.none(), _CLEAN_ROW, _ROW_TEXT)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(_ROWS, _DEAD), min_size=1, max_size=5))
+def test_card_texts_checked_at_once_as_the_regex_checks_each(
+    seats: list[tuple[str, str | None]],
+) -> None:
+    """app_columnar._cards says None exactly when some text fails CARD_TEXT (RE2's answer);
+    otherwise its cards are the ones the texts spell, seat by seat, row by row."""
+    import re
+
+    import pyarrow.compute as pc
+
+    from parsers.app_columnar import CARD_TEXT, _cards
+
+    rows = [r for r, _ in seats]
+    dead = [d for _, d in seats]
+    texts = pc.binary_join_element_wise(
+        pa.array(rows),
+        pa.array(dead, pa.string()),
+        pa.scalar(""),
+        "|",
+        null_handling="replace",
+        null_replacement="",
+    )
+    each = pc.match_substring_regex(texts, CARD_TEXT).to_pylist()
+    read = _cards(texts)
+    assert (read is not None) == all(each)
+    if read is None:
+        return
+    expected = []  # (seat, destination, street, rank char, suit char) by plain string work
+    for seat, text in enumerate(texts.to_pylist()):
+        parts = re.split("[/|]", text)[:4]
+        for destination, part in enumerate(parts):
+            expected += [
+                (seat, destination, int(c[2]), c[0].upper(), c[1].lower())
+                for c in part.split(" ")
+                if c
+            ]
+    seat, destination, street, card = read
+    ranks, suits = "23456789TJQKA", "cdhs"
+    got = [
+        (int(s), int(d), int(t), ranks[int(c) // 4], suits[int(c) % 4])
+        for s, d, t, c in zip(seat, destination, street, card, strict=True)
+    ]
+    assert got == expected
