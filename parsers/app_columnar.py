@@ -52,9 +52,12 @@ for _index, _char in enumerate(RANK_CHARS):
     _RANK[ord(_char)] = _RANK[ord(_char.lower())] = _index
 for _index, _char in enumerate(SUIT_CHARS):
     _SUIT[ord(_char)] = _SUIT[ord(_char.upper())] = _index
-_IS_RANK, _IS_SUIT = _RANK >= 0, _SUIT >= 0
-_IS_DIGIT = np.zeros(256, dtype=bool)
-_IS_DIGIT[ord("0") : ord("9") + 1] = True
+# card id by (rank byte << 8 | suit byte); -1 where either is not one the apps write
+_CARD_OF = (
+    np.where((_RANK[:, None] >= 0) & (_SUIT[None, :] >= 0), _RANK[:, None] * 4 + _SUIT[None, :], -1)
+    .astype(np.int8)
+    .ravel()
+)
 _MARKS = np.array([ord("/"), ord("/"), ord("|"), ord("|")], dtype=np.uint8)
 
 
@@ -409,21 +412,20 @@ def _cards(texts: pa.Array) -> tuple[Any, Any, Any, Any] | None:
     if not ((kinds == _MARKS).all() and (marks[3::4] == offsets[1:] - offsets[0] - 1).all()):
         return None
     gap = np.diff(separators, prepend=-1)
-    if not ((gap == 1) | (gap == 4)).all():
-        return None
-    is_space = ~is_mark
-    if is_space.any():
-        after = np.append(gap[1:], 0)
-        if not ((gap[is_space] == 4) & (after[is_space] == 4)).all():
-            return None
     ends = gap == 4  # a card ends just before this separator
-    at = separators[ends] - 3
-    rank, suit, digit = raw[at], raw[at + 1], raw[at + 2]
-    if not (_IS_RANK[rank] & _IS_SUIT[suit] & _IS_DIGIT[digit]).all():
+    if not (ends | (gap == 1)).all():
         return None
-    before = (np.cumsum(is_mark) - is_mark)[ends]
-    street = digit.astype(np.int64) - 48
-    return before >> 2, before & 3, street, _RANK[rank] * 4 + _SUIT[suit]
+    if not (is_mark | (ends & np.append(ends[1:], False))).all():  # a space between cards
+        return None
+    at = separators[ends] - 3
+    # (rank byte << 8 | suit byte) of each card, read through a 2-byte view at every offset
+    pairs = np.ndarray((len(raw) - 1,), ">u2", raw.data, strides=(1,)) if len(raw) > 1 else raw
+    card = _CARD_OF[pairs[at]]
+    street = raw[at + 2] - np.uint8(48)
+    if not ((card >= 0).all() and (street <= 9).all()):
+        return None
+    before = (np.cumsum(is_mark, dtype=np.int32) - is_mark)[ends]
+    return before >> 2, before & 3, street.astype(np.int64), card.astype(np.int64)
 
 
 def _dates(texts: list[str | None]) -> tuple[pa.Array, Any]:
