@@ -136,19 +136,22 @@ class Block:
         raw = np.frombuffer(data, dtype=np.uint8)
         size = len(raw)
         newlines = np.flatnonzero(raw == 10)
-        starts = np.concatenate(([0], newlines + 1))
-        if starts[-1] == size:
-            starts = starts[:-1]
-        ends = np.append(starts[1:], size)
+        tail = size > 0 and (len(newlines) == 0 or int(newlines[-1]) != size - 1)
+        self.count = count = len(newlines) + tail
+        starts = np.zeros(count, dtype=np.int64)
+        starts[1:] = newlines[: count - 1] + 1
+        content = np.append(newlines, size) if tail else newlines  # the text's end
+        ends = content + 1
+        if tail:
+            ends[-1] = size
         self.line_starts, self.line_ends = starts, ends
-        self.count = count = len(starts)
         if count == 0:
             self.first = self.last = self.start = self.end = self.line_end = self.others = []
             self.open_tail = -1
             self.broken: set[int] = set()
             return
-        content = ends - (raw[ends - 1] == 10)
-        content = content - ((content > starts) & (raw[np.maximum(content - 1, 0)] == 13))
+        if b"\r" in data:  # a CR before the newline is not the line's text
+            content = content - ((content > starts) & (raw[np.maximum(content - 1, 0)] == 13))
         length = content - starts
         first, last = raw[starts], raw[np.maximum(content - 1, 0)]
         # Blank: only bytes str.strip() removes.  Most lines have a byte above space.
@@ -156,18 +159,22 @@ class Block:
         for line in np.flatnonzero(blank & (ends - starts > 1)).tolist():
             blank[line] = bool(_BLANK_BYTES[raw[starts[line] : ends[line]]].all())
         brace = ((first == ord("{")) | (first == ord("}"))) & ~blank
-        opening = (length == 1) & (first == ord("{")) & pretty
-        closing = (length == 1) & (first == ord("}"))
-        one = (length >= 2) & (first == ord("{")) & (last == ord("}"))
+        one_byte = length == 1
+        opening = one_byte & (first == ord("{")) & pretty
+        closing = one_byte & (first == ord("}"))
+        one = (first == ord("{")) & (last == ord("}")) & (length >= 2)
         structural = np.flatnonzero(brace)
         opens = np.flatnonzero(opening)
         after = np.searchsorted(structural, opens, side="right")
         has_next = after < len(structural)
         partner = np.where(has_next, structural[np.minimum(after, len(structural) - 1)], -1)
-        blanks = np.concatenate(([0], np.cumsum(blank)))
         safe_partner = np.maximum(partner, 0)
         paired = has_next & closing[safe_partner]
-        paired &= blanks[safe_partner] == blanks[opens + 1]
+        blank_lines = np.flatnonzero(blank)
+        between = np.searchsorted(blank_lines, safe_partner) - np.searchsorted(
+            blank_lines, opens + 1
+        )
+        paired &= between <= 0  # no blank line inside the object
         paired &= content[safe_partner] - starts[opens] <= max_object
         tails = opens[~has_next]
         self.open_tail = int(tails[0]) if len(tails) and not at_eof else -1
@@ -175,10 +182,11 @@ class Block:
         lasts = np.concatenate((partner[paired], np.flatnonzero(one)))
         order = np.argsort(firsts, kind="stable")
         firsts, lasts = firsts[order], lasts[order]
-        covered = np.zeros(count + 1, dtype=np.int64)
-        np.add.at(covered, firsts, 1)
-        np.add.at(covered, lasts + 1, -1)
-        inside = np.cumsum(covered[:-1]) > 0
+        # Candidates do not overlap: a line is inside one where more have begun than ended.
+        covered = np.zeros(count + 1, dtype=np.int32)
+        covered[firsts] += 1
+        covered[lasts + 1] -= 1
+        inside = np.cumsum(covered[:-1], dtype=np.int32) > 0
         others = ~inside & ~blank if pretty else ~inside
         if self.open_tail >= 0:
             others[self.open_tail :] = False
