@@ -22,6 +22,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import attrgetter
 from typing import Any, BinaryIO
 
 import msgspec
@@ -86,6 +87,7 @@ class _Hand(msgspec.Struct, gc=False):
 
 
 _DECODE = msgspec.json.Decoder(_Hand).decode
+_HAND_DATA = attrgetter("handData")
 _SEAT_FIELDS = _Seat.__struct_fields__
 _HAND_FIELDS = _Hand.__struct_fields__
 
@@ -250,10 +252,11 @@ class _Reader:
         view = memoryview(block.data)
         starts, ends = block.start[first:end], block.end[first:end]
         hands = decoded_prefix(_DECODE, _DECODE_ERRORS, view, starts, ends)
-        data = [hand.handData for hand in hands]
-        if any(len(one) != 1 for one in data):  # one hand id a hand: the rest is the definition's
-            data = data[: next(i for i, one in enumerate(data) if len(one) != 1)]
-            hands = hands[: len(data)]
+        data = list(map(_HAND_DATA, hands))
+        sizes = list(map(len, data))
+        if sizes and (min(sizes) != 1 or max(sizes) != 1):  # one hand id a hand: the rest
+            data = data[: next(i for i, size in enumerate(sizes) if size != 1)]  # is the
+            hands = hands[: len(data)]  # definition's
         count = len(hands)
         if not count:
             return 0
@@ -262,9 +265,8 @@ class _Reader:
         chunk.hands += hands
         chunk.hand_ids += ids
         chunk.seat_lists += seats
-        number, offset = block.first_number, block.first_offset
-        chunk.lines += [number + line for line in block.first[first:end]]
-        chunk.offsets += [offset + start for start in starts]
+        chunk.lines += (block.first_array[first:end] + block.first_number).tolist()
+        chunk.offsets += (block.start_array[first:end] + block.first_offset).tolist()
         chunk.starts += starts
         chunk.ends += ends
         return count
@@ -320,18 +322,19 @@ class _Reader:
         hand_fields = dict(
             zip(_HAND_FIELDS, zip(*map(astuple, chunk.hands), strict=True), strict=True)
         )
-        presets, unknown = self.rulesets.columns(hand_fields["rules"])
+        rules = pa.array(hand_fields["rules"], pa.string())
+        presets, unknown = self.rulesets.columns(rules)
         referred |= unknown
-        played_at, bad_date = _dates([d or None for d in hand_fields["endDateTime"]])
+        played_at, bad_date = _dates(hand_fields["endDateTime"])
         referred |= bad_date
         hands = columns.HandColumns(
-            room=[a or DEFAULT_APP for a in hand_fields["appName"]],
+            room=_or_default(hand_fields["appName"]),
             table_id=_texts(hand_fields["roomId"]),
             room_hand_id=chunk.hand_ids,
             played_at=played_at,
-            rules_text=hand_fields["rules"],
+            rules_text=rules,
             **presets,
-            stakes=hand_fields["stakes"],
+            stakes=pa.array(hand_fields["stakes"], pa.float64()),
             currency=self.currencies(hand_fields["price"]),
             line=np.array(chunk.lines, dtype=np.int64),
             offset=np.array(chunk.offsets, dtype=np.int64),
@@ -428,14 +431,22 @@ def _cards(texts: pa.Array) -> tuple[Any, Any, Any, Any] | None:
     return before >> 2, before & 3, street.astype(np.int64), card.astype(np.int64)
 
 
-def _dates(texts: list[str | None]) -> tuple[pa.Array, Any]:
-    """``YYYY-MM-DD HH:MM:SS`` texts as timestamps, and where one is not exactly that.
+def _or_default(names: tuple[str | None, ...]) -> pa.Array:
+    """Each hand's app, the definition's ``appName or DEFAULT_APP``."""
+    array = pa.array(names, pa.string())
+    return pc.if_else(pc.fill_null(pc.equal(array, ""), True), DEFAULT_APP, array)
+
+
+def _dates(texts: tuple[str | None, ...]) -> tuple[pa.Array, Any]:
+    """``YYYY-MM-DD HH:MM:SS`` texts as timestamps, and where one is not exactly that
+    (an empty text is no date, as null is).
 
     Arrow's ISO parser reads exactly what ``strptime`` with that format does
     for texts of that shape (checked first); a chunk with an impossible date
     (February 30) is read again text by text, and that hand is referred.
     """
     array = pa.array(texts, pa.string())
+    array = pc.if_else(pc.equal(array, ""), pa.scalar(None, pa.string()), array)
     shaped = pc.fill_null(pc.match_substring_regex(array, _DATE), True)
     bad = ~np.asarray(shaped, dtype=bool)
     clean = pc.if_else(shaped, array, pa.scalar(None, pa.string()))

@@ -149,7 +149,8 @@ class Presets:
         """
         count = len(texts)
         try:
-            encoded = pa.array(texts, pa.string()).dictionary_encode(null_encoding="encode")
+            array = column(texts, pa.string())
+            encoded = array.dictionary_encode(null_encoding="encode")
         except (pa.ArrowInvalid, pa.ArrowTypeError):  # not all strings: one by one
             encoded = None
         if encoded is None:

@@ -147,6 +147,7 @@ class Block:
         self.line_starts, self.line_ends = starts, ends
         if count == 0:
             self.first = self.last = self.start = self.end = self.line_end = self.others = []
+            self.first_array = self.start_array = np.zeros(0, dtype=np.int64)
             self.open_tail = -1
             self.broken: set[int] = set()
             return
@@ -190,8 +191,9 @@ class Block:
         others = ~inside & ~blank if pretty else ~inside
         if self.open_tail >= 0:
             others[self.open_tail :] = False
+        self.first_array, self.start_array = firsts, starts[firsts]
         self.first, self.last = firsts.tolist(), lasts.tolist()
-        self.start, self.end = starts[firsts].tolist(), content[lasts].tolist()
+        self.start, self.end = self.start_array.tolist(), content[lasts].tolist()
         self.line_end = ends[lasts].tolist()  # with the newline
         self.others = np.flatnonzero(others).tolist()
         # msgspec skips unknown keys unread, so it does not see bad UTF-8 in them.

@@ -258,7 +258,7 @@ class _Reader:
         discards_known = ~columns.any_of(card_seat_array, hidden, len(seats))
         placed = ~hidden & ~wrong
 
-        presets, unknown = self.rulesets.columns(h["ruleset"])
+        presets, unknown = self.rulesets.columns(pa.array(h["ruleset"], pa.string()))
         referred |= unknown
         played_at, bad_date = _times(h["played_at"], self.played_at)
         referred |= bad_date
@@ -270,7 +270,7 @@ class _Reader:
             played_at=played_at,
             rules_text=h["rules_text"],
             **presets,
-            stakes=h["stakes"],
+            stakes=pa.array(h["stakes"], pa.float64()),
             currency=h["currency"],
             line=np.array(chunk.lines, dtype=np.int64),
             offset=np.array(chunk.offsets, dtype=np.int64),
@@ -283,9 +283,9 @@ class _Reader:
             player_id=s["player_id"],
             hero=s["hero"],
             in_fantasy=s["in_fantasy"],
-            points=[None if r is None else r.points for r in results],
-            money=[None if r is None else r.money for r in results],
-            stack=s["stack"],
+            points=pa.array([None if r is None else r.points for r in results], pa.float64()),
+            money=pa.array([None if r is None else r.money for r in results], pa.float64()),
+            stack=pa.array(s["stack"], pa.float64()),
             discards_known=discards_known,
         )
         card_columns = columns.CardColumns(
