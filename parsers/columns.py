@@ -298,7 +298,9 @@ def _by_slot(cards: CardColumns, seat_total: int) -> tuple[Ints, Ints, npt.NDArr
     destination, then placement order (a reader's cards usually come that way already)."""
     slot = cards.seat * 4 + cards.destination
     if len(slot) > 1 and not (slot[1:] >= slot[:-1]).all():
-        order = np.argsort(slot, kind="stable")
+        # a stable sort of 16-bit keys is NumPy's radix sort: linear, not n log n
+        keys = slot.astype(np.uint16) if seat_total * 4 <= 1 << 16 else slot
+        order = np.argsort(keys, kind="stable")
         slot, card, street = slot[order], cards.card[order], cards.street[order]
     else:
         card, street = cards.card, cards.street
