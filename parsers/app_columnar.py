@@ -261,7 +261,7 @@ class _Reader:
         if not count:
             return 0
         starts, ends, end = starts[:count], ends[:count], first + count
-        ids, seats = zip(*map(next, map(iter, map(dict.items, data))), strict=True)
+        ids, seats = zip(*map(dict.popitem, data), strict=True)  # (the dicts are ours)
         chunk.hands += hands
         chunk.hand_ids += ids
         chunk.seat_lists += seats
