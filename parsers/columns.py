@@ -293,7 +293,7 @@ def _picker(mask: Bools) -> Callable[[Any], Any]:
     return pick
 
 
-def _by_slot(cards: CardColumns, seat_total: int) -> tuple[Ints, Ints, npt.NDArray[np.int8], Ints]:
+def _by_slot(cards: CardColumns, seat_total: int) -> tuple[Ints, npt.NDArray[np.int8], Ints]:
     """(slot counts (seats, 4), cards, streets) with the cards ordered by seat, then
     destination, then placement order (a reader's cards usually come that way already)."""
     slot = cards.seat * 4 + cards.destination
@@ -304,7 +304,7 @@ def _by_slot(cards: CardColumns, seat_total: int) -> tuple[Ints, Ints, npt.NDArr
         slot, card, street = slot[order], cards.card[order], cards.street[order]
     else:
         card, street = cards.card, cards.street
-    counts = np.bincount(slot, minlength=seat_total * 4).reshape(seat_total, 4)
+    counts: Ints = np.bincount(slot, minlength=seat_total * 4).reshape(seat_total, 4)
     return counts, card.astype(np.int8), street
 
 

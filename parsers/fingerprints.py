@@ -11,6 +11,7 @@ per hand (hashlib has no batch form).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
 
@@ -18,8 +19,9 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+_md5: Callable[[Any], Any]
 try:  # CPython's own md5 (HACL*): a third cheaper than OpenSSL's for texts this short
-    from _md5 import md5 as _md5
+    from _md5 import md5 as _md5  # type: ignore[import-not-found,no-redef]
 except ImportError:  # pragma: no cover - a build without it
     _md5 = hashlib.md5
 
