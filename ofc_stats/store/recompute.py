@@ -408,9 +408,7 @@ def required_where_full(table: pa.Table) -> pa.Table:
 
 def _publish(dataset: Dataset, scored: dict[str, tuple[dict[str, pa.Table], int]]) -> list[Done]:
     """Commit several batches' results and versus at once; (hands, seats, by status) each."""
-    dataset.commit_batches(
-        {batch: tables for batch, (tables, _) in scored.items()}, step="results"
-    )
+    dataset.commit_batches({batch: tables for batch, (tables, _) in scored.items()}, step="results")
     return [
         (hands, tables["results"].num_rows, _statuses(tables["results"]))
         for tables, hands in scored.values()
