@@ -112,7 +112,7 @@ class _Chunk:
     seat_lists: list[list[_Seat]] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     offsets: list[int] = field(default_factory=list)
-    data: bytes = b""  # the block the hands are in (a chunk never spans two)
+    data: bytes | bytearray = b""  # the block the hands are in (a chunk never spans two)
     starts: list[int] = field(default_factory=list)  # each hand's text in ``data``
     ends: list[int] = field(default_factory=list)
 
@@ -184,7 +184,7 @@ class _Reader:
         candidate, other = 0, 0
         stop = block.count
         if block.open_tail >= 0:
-            if len(data) - int(block.line_starts[block.open_tail]) > MAX_FAST_BYTES:
+            if block.size - int(block.line_starts[block.open_tail]) > MAX_FAST_BYTES:
                 others = others + list(range(block.open_tail, block.count))
             else:
                 stop = block.open_tail

@@ -181,7 +181,7 @@ def constant(text: str, count: int) -> pa.Array:
     )
 
 
-def texts(data: bytes, starts: list[int], ends: list[int]) -> pa.Array:
+def texts(data: bytes | bytearray, starts: list[int], ends: list[int]) -> pa.Array:
     """Slices of one buffer as a string array (the readers checked they are UTF-8).
 
     One ``bytes.join`` of memoryview slices: a plain copy of each text, where

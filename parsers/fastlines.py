@@ -79,7 +79,7 @@ def source_storable(source: str) -> bool:
     return True
 
 
-def _utf8(data: bytes) -> bool:
+def _utf8(data: bytes | memoryview) -> bool:
     """Whether ``data`` is UTF-8, checked by Arrow without making a str."""
     offsets = pa.py_buffer(np.array([0, len(data)], dtype=np.int64).tobytes())
     try:
@@ -124,17 +124,18 @@ class Block:
 
     def __init__(
         self,
-        data: bytes,
+        data: bytes | bytearray,
         first_number: int,
         first_offset: int,
         at_eof: bool,
         max_object: int,
         pretty: bool = True,
+        size: int | None = None,
     ) -> None:
         self.data, self.first_number, self.first_offset = data, first_number, first_offset
         self.at_eof = at_eof
-        raw = np.frombuffer(data, dtype=np.uint8)
-        size = len(raw)
+        self.size = size = len(data) if size is None else size  # the block: data[:size]
+        raw = np.frombuffer(data, dtype=np.uint8, count=size)
         newlines = np.flatnonzero(raw == 10)
         tail = size > 0 and (len(newlines) == 0 or int(newlines[-1]) != size - 1)
         self.count = count = len(newlines) + tail
@@ -151,7 +152,7 @@ class Block:
             self.open_tail = -1
             self.broken: set[int] = set()
             return
-        if b"\r" in data:  # a CR before the newline is not the line's text
+        if data.find(b"\r", 0, size) >= 0:  # a CR before the newline is not the line's text
             content = content - ((content > starts) & (raw[np.maximum(content - 1, 0)] == 13))
         length = content - starts
         first, last = raw[starts], raw[np.maximum(content - 1, 0)]
@@ -197,7 +198,7 @@ class Block:
         self.line_end = ends[lasts].tolist()  # with the newline
         self.others = np.flatnonzero(others).tolist()
         # msgspec skips unknown keys unread, so it does not see bad UTF-8 in them.
-        self.broken = set() if _utf8(data) else self._broken()
+        self.broken = set() if _utf8(memoryview(data)[:size]) else self._broken()
 
     def _broken(self) -> set[int]:
         """The candidates that are not UTF-8 (only asked when the block is not)."""
@@ -212,7 +213,7 @@ class Block:
     def newlines_before(self, offset: int) -> int:
         """How many newlines the block has before byte ``offset`` (a line start or its end)."""
         lines = int(np.searchsorted(self.line_starts, offset))  # lines starting before it
-        if lines and lines == self.count and not self.data.endswith(b"\n"):
+        if lines and lines == self.count and self.data[self.size - 1] != 10:
             return lines - 1  # the last line has no newline
         return lines
 
@@ -225,7 +226,7 @@ class Block:
 
     def raw(self, index: int) -> bytes:
         """The line's bytes with its newline, as iterating the stream gives it."""
-        return self.data[int(self.line_starts[index]) : int(self.line_ends[index])]
+        return bytes(self.data[int(self.line_starts[index]) : int(self.line_ends[index])])
 
 
 class Lines:
@@ -244,30 +245,44 @@ class Lines:
         """Lines from ``index`` on were not read: they start the next block."""
         self._kept = index
 
+    def _read(self, carry: bytes) -> tuple[bytes | bytearray, int]:
+        """``carry`` and the stream's next bytes in one buffer, and how much of it is filled.
+
+        ``readinto`` puts the bytes after the carry without the copy that
+        ``carry + read()`` makes; a fresh buffer each time, as a block's hands
+        point into it until the reader is done with them.
+        """
+        readinto = getattr(self.stream, "readinto", None)
+        if readinto is None:
+            data = self.stream.read(self.block_bytes)
+            joined = carry + data if carry else data
+            return joined, len(joined)
+        buffer = bytearray(len(carry) + self.block_bytes)
+        buffer[: len(carry)] = carry
+        got = readinto(memoryview(buffer)[len(carry) :])
+        return buffer, len(carry) + (got or 0)
+
     def __iter__(self) -> Iterator[Block]:
         carry = b""
         number, offset = 1, 0
         while True:
-            data = self.stream.read(self.block_bytes)
-            at_eof = not data
-            buffer = carry + data if carry else data
+            buffer, filled = self._read(carry)
+            at_eof = filled == len(carry)
             if at_eof:
-                work, carry = buffer, b""
+                size = filled
             else:
-                cut = buffer.rfind(b"\n") + 1
-                if cut == 0:
-                    carry = buffer
+                size = buffer.rfind(b"\n", 0, filled) + 1
+                if size == 0:
+                    carry = bytes(buffer[:filled])
                     continue
-                work, carry = buffer[:cut], buffer[cut:]
-            if not work:
+            if size == 0:
                 return
             self._kept = None
-            block = Block(work, number, offset, at_eof, self.max_object, self.pretty)
+            block = Block(buffer, number, offset, at_eof, self.max_object, self.pretty, size)
             yield block
-            used = len(work) if self._kept is None else int(block.line_starts[self._kept])
+            used = size if self._kept is None else int(block.line_starts[self._kept])
             number += block.newlines_before(used)
             offset += used
-            if used < len(work):
-                carry = work[used:] + carry
+            carry = bytes(buffer[used:filled])  # a line not read, and the part after the cut
             if at_eof:
                 return

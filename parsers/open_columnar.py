@@ -111,7 +111,7 @@ class _Chunk:
     hands: list[_Hand] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     offsets: list[int] = field(default_factory=list)
-    data: bytes = b""
+    data: bytes | bytearray = b""
     starts: list[int] = field(default_factory=list)
     ends: list[int] = field(default_factory=list)  # the text's end
     line_ends: list[int] = field(default_factory=list)  # the line's, newline included
@@ -225,7 +225,7 @@ class _Reader:
 
     def referred(self, chunk: _Chunk, index: int) -> ParseItem:
         """A hand of the chunk the checks refused, through the definition."""
-        raw = chunk.data[chunk.starts[index] : chunk.line_ends[index]]
+        raw = bytes(chunk.data[chunk.starts[index] : chunk.line_ends[index]])
         line = (chunk.lines[index], chunk.offsets[index], raw)
         items = list(self.parser.parse_lines([line], self.source))
         assert len(items) == 1
