@@ -38,7 +38,7 @@ from parsers.app_records import _PRICE, DEFAULT_APP, FORMAT, Splitter, record_it
 from parsers.base import ColumnarHands, ParseItem
 from parsers.fastlines import Block, Lines, decoded_prefix, frozen_gc, source_storable
 
-BLOCK_BYTES = 4 << 20
+BLOCK_BYTES = 2 << 20
 CHUNK_HANDS = 8192
 MAX_FAST_BYTES = 1 << 20  # an object open for longer than this is the definition's to read
 _TOKEN = "[2-9TJQKAtjqka][cdhsCDHS][0-9]"

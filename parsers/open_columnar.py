@@ -44,7 +44,7 @@ class LineParser(Protocol):
     ) -> Iterator[ParseItem]: ...
 
 
-BLOCK_BYTES = 4 << 20
+BLOCK_BYTES = 2 << 20
 CHUNK_HANDS = 8192
 MAX_FAST_BYTES = 1 << 20
 
