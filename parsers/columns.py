@@ -25,7 +25,7 @@ from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError
 from ofc_stats.records import SMALL_INT, HandRecord
-from parsers import fingerprints
+from parsers import fingerprints, seat_cards
 from parsers.base import ColumnarHands, ParseItem
 
 Ints = npt.NDArray[np.int64]
@@ -35,7 +35,6 @@ Numbers: TypeAlias = Any
 Bools = npt.NDArray[np.bool_]
 CARDS = pa.list_(pa.int8())
 DISCARD = 3  # DESTINATIONS.index("discard")
-_NO_STREET = 255
 _BIT = np.array([1 << n if n < 64 else 0 for n in range(128)], dtype=np.uint64)
 
 
@@ -96,20 +95,6 @@ def _floats(values: Any) -> tuple[pa.Array, Bools]:
     array = column(values, pa.float64())
     bad = np.asarray(pc.fill_null(pc.invert(pc.is_finite(array)), False), dtype=bool)
     return array, bad
-
-
-def _fixed13(rows: Bools, values: npt.NDArray[np.uint8]) -> pa.Array:
-    """13 bytes per selected row (``values`` holds 13 per selected row, in order), else null."""
-    count = len(rows)
-    data = np.zeros((count, 13), dtype=np.uint8)
-    data[rows] = values.reshape(-1, 13)
-    validity = pa.array(rows).buffers()[1]
-    return pa.FixedSizeBinaryArray.from_buffers(
-        pa.binary(13),
-        count,
-        [validity, pa.py_buffer(data.tobytes())],
-        null_count=count - rows.sum(),
-    )
 
 
 def any_of(owner: Ints, flags: Bools, count: int) -> Bools:
@@ -293,77 +278,6 @@ def _picker(mask: Bools) -> Callable[[Any], Any]:
     return pick
 
 
-def _by_slot(cards: CardColumns, seat_total: int) -> tuple[Ints, npt.NDArray[np.int8], Ints]:
-    """(slot counts (seats, 4), cards, streets) with the cards ordered by seat, then
-    destination, then placement order (a reader's cards usually come that way already)."""
-    slot = cards.seat * 4 + cards.destination
-    if len(slot) > 1 and not (slot[1:] >= slot[:-1]).all():
-        # a stable sort of 16-bit keys is NumPy's radix sort: linear, not n log n
-        keys = slot.astype(np.uint16) if seat_total * 4 <= 1 << 16 else slot
-        order = np.argsort(keys, kind="stable")
-        slot, card, street = slot[order], cards.card[order], cards.street[order]
-    else:
-        card, street = cards.card, cards.street
-    counts: Ints = np.bincount(slot, minlength=seat_total * 4).reshape(seat_total, 4)
-    return counts, card.astype(np.int8), street
-
-
-def _row_lists(counts: Ints, card: npt.NDArray[np.int8]) -> list[pa.ListArray]:
-    """Each seat's top, middle, bottom and discards (placement order) as four list columns.
-
-    The slot-ordered cards are moved to destination-major order by one
-    scatter: each destination's lists are then one slice.
-    """
-    seats = len(counts)
-    per_card = counts.ravel()
-    slot_first = np.cumsum(per_card) - per_card  # each slot's first card, slot order
-    major = counts.T.ravel()  # destination-major: all seats' tops, then middles, ...
-    major_first = np.zeros(4 * seats + 1, dtype=np.int64)
-    np.cumsum(major, out=major_first[1:])
-    # where slot (seat, destination) starts in destination-major order
-    start = major_first[:-1].reshape(4, seats).T.ravel()
-    moved = np.empty_like(card)
-    moved[np.arange(len(card)) + np.repeat(start - slot_first, per_card)] = card
-    out = []
-    for destination in range(4):
-        bounds = major_first[destination * seats : (destination + 1) * seats + 1]
-        values = moved[bounds[0] : bounds[-1]]
-        out.append(
-            pa.ListArray.from_arrays(pa.array((bounds - bounds[0]).astype(np.int32)), values)
-        )
-    return out
-
-
-def _boards(
-    complete: Bools, counts: Ints, card: npt.NDArray[np.int8], street: Ints
-) -> tuple[pa.Array, pa.Array]:
-    """``board`` and ``board_streets``: a complete seat's 13 row cards are its first 13
-    in slot order (its discards come after)."""
-    per_card = counts.ravel()
-    seat_first = (np.cumsum(per_card) - per_card)[0::4]
-    at = (seat_first[complete][:, None] + np.arange(13)).ravel()
-    board = _fixed13(complete, card[at].view(np.uint8))
-    streets = np.minimum(street[at], _NO_STREET).astype(np.uint8)
-    return board, _fixed13(complete, streets)
-
-
-def _discards(
-    counts: Ints, card: npt.NDArray[np.int8], street: Ints, placed: pa.ListArray
-) -> pa.ListArray:
-    """Each seat's discards in street order (stable); ``placed`` is them in placement order."""
-    per_card = counts.ravel()
-    first = (np.cumsum(per_card) - per_card)[3::4]
-    seat_of = np.repeat(np.arange(len(counts)), counts[:, 3])
-    at = np.arange(len(seat_of)) + np.repeat(
-        first - np.cumsum(counts[:, 3]) + counts[:, 3], counts[:, 3]
-    )
-    keys = seat_of * 256 + street[at]
-    if len(keys) < 2 or (keys[1:] >= keys[:-1]).all():
-        return placed  # already in street order (the usual case)
-    order = np.argsort(keys, kind="stable")
-    return pa.ListArray.from_arrays(placed.offsets, pa.array(card[at][order], pa.int8()))
-
-
 def build(
     format_name: str, source: str, hands: HandColumns, seats: SeatColumns, cards: CardColumns
 ) -> ColumnarHands:
@@ -378,8 +292,10 @@ def build(
     seat_key = pa.DictionaryArray.from_arrays(seat_hand, hand_key)
     hand_line = pa.array(hands.line, pa.int64())
 
-    counts, card_sorted, street_sorted = _by_slot(cards, seat_total)
-    top, middle, bottom, placed_discards = _row_lists(counts, card_sorted)
+    counts, card_sorted, street_sorted = seat_cards.by_slot(
+        cards.seat, cards.destination, cards.card, cards.street, seat_total
+    )
+    top, middle, bottom, placed_discards = seat_cards.row_lists(counts, card_sorted)
     complete_seat = (counts[:, :3] == np.array(ROW_SIZES)).all(axis=1)
     complete = ~_any_of(seats.hand, ~complete_seat, count)
 
@@ -413,9 +329,9 @@ def build(
         }
     )
 
-    board, board_streets = _boards(complete_seat, counts, card_sorted, street_sorted)
+    board, board_streets = seat_cards.boards(complete_seat, counts, card_sorted, street_sorted)
     # Discards in street order (stable), null where the room hid them.
-    discards = _discards(counts, card_sorted, street_sorted, placed_discards)
+    discards = seat_cards.discards(counts, card_sorted, street_sorted, placed_discards)
     discards = pc.if_else(pa.array(known), discards, pa.nulls(seat_total, CARDS))
     in_fantasy = np.asarray(seats.in_fantasy, dtype=bool)
     dealt = counts.sum(axis=1)
