@@ -231,8 +231,19 @@ def _card_twice(hand_of_card: Ints, card: Ints, count: int) -> Bools:
     has = per_hand > 0
     ored = np.bitwise_or.reduceat(bits, first[has])
     twice = np.zeros(count, dtype=bool)
-    twice[has] = np.bitwise_count(ored) != per_hand[has]
+    twice[has] = _bits_set(ored) != per_hand[has]
     return twice
+
+
+_BITS_IN_BYTE = np.array([bin(n).count("1") for n in range(256)], dtype=np.int64)
+
+
+def _bits_set(words: npt.NDArray[np.uint64]) -> Ints:
+    """Bits set in each word (``np.bitwise_count`` from NumPy 2; a byte table before)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(words).astype(np.int64)
+    counted: Ints = _BITS_IN_BYTE[words.view(np.uint8)].reshape(-1, 8).sum(axis=1)
+    return counted
 
 
 def select(

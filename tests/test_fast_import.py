@@ -293,3 +293,17 @@ def test_card_texts_checked_at_once_as_the_regex_checks_each(
         for s, d, t, c in zip(seat, destination, street, card, strict=True)
     ]
     assert got == expected
+
+
+def test_bits_set_with_and_without_numpy_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """columns._bits_set counts as bin().count does, by np.bitwise_count or by its byte table."""
+    import numpy as np
+
+    from parsers.columns import _bits_set
+
+    words = [0, 1, 3, 2**63, 2**64 - 1, 12345678901234, 0xF0F0F0F0F0F0F0F0]
+    want = [bin(word).count("1") for word in words]
+    array = np.array(words, dtype=np.uint64)
+    assert _bits_set(array).tolist() == want
+    monkeypatch.delattr(np, "bitwise_count", raising=False)
+    assert _bits_set(array).tolist() == want
