@@ -85,6 +85,14 @@ def _storable(text: str) -> bool:
 _LIMITS: dict[str, tuple[int, int]] = {}  # ruleset -> (most seats, deck size)
 
 
+def limits(ruleset: str) -> tuple[int, int]:
+    """The most seats a hand of this ruleset may store, and its deck's size."""
+    if ruleset not in _LIMITS:
+        rules = get_ruleset(ruleset)
+        _LIMITS[ruleset] = (min(rules.max_seats, SMALL_INT + 1), rules.deck.size)
+    return _LIMITS[ruleset]
+
+
 def surely_valid(
     ruleset: str,
     texts: Sequence[str],
@@ -96,10 +104,7 @@ def surely_valid(
 
     ``columns``: the moves as (seats, streets, cards, destinations), if the caller has them.
     """
-    if ruleset not in _LIMITS:
-        rules = get_ruleset(ruleset)
-        _LIMITS[ruleset] = (min(rules.max_seats, SMALL_INT + 1), rules.deck.size)
-    most, deck = _LIMITS[ruleset]
+    most, deck = limits(ruleset)
     if not 2 <= len(seats) <= most:
         return False
     names = [s.player for s in seats]
@@ -147,7 +152,7 @@ def _lookup(
     return np.where(distinct[where] == keys, values[where], missing)
 
 
-def _streets(
+def streets_and_discards(
     seat_counts: list[int],
     move_counts: list[int],
     boards: list[Cards | None],
@@ -323,7 +328,7 @@ class HandColumns:
             name: np.asarray(m[name], dtype=np.int64)
             for name in ("seat", "street", "card", "destination")
         }
-        board_streets, discards = _streets(
+        board_streets, discards = streets_and_discards(
             h["seat_count"], h["moves"], s["cards"], s["discards"], numbers
         )
 
