@@ -27,7 +27,8 @@ import hashlib
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from itertools import chain
-from typing import Any, NamedTuple
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import msgspec
 import numpy as np
@@ -35,12 +36,28 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SIZES
-from ofc_stats.engine.cards import format_card, parse_card
-from ofc_stats.errors import CardError, FpdbError
+from ofc_stats.engine.cards import parse_card
+from ofc_stats.errors import FpdbError
 from parsers.base import ColumnarHands
 from parsers.hand_columns import limits, streets_and_discards
 
-Texts = list[str] | None
+
+def _spellings() -> dict[str, int]:
+    """The ASCII texts of a card a room is likely to write (parse_card reads more), with ids."""
+    ranks = [*"23456789TJQKAtjqka", "10"]
+    texts = {f"{rank}{suit}" for rank in ranks for suit in "cdhsCDHS"}  # ASCII only
+    return {text: parse_card(text) for text in sorted(texts)}
+
+
+_SPELLED = _spellings()
+if TYPE_CHECKING:
+    CardText = str
+else:
+    # A Literal: msgspec hands back the one string object of each spelling (its hash
+    # kept), so the lookup of a chunk's card texts costs no hashing; any other text
+    # refuses the row, and the per-row path reads it.
+    CardText = Literal[(*_SPELLED, "--")]
+Texts = list[CardText]
 Number = str | int | float | None
 _DIGIT_RUNS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
 _LONG_NUMBER = b"0" * 19
@@ -53,27 +70,29 @@ class Variant(msgspec.Struct, gc=False):
     deuce_to_seven: bool | None = None
 
 
+# A null where hand_parts reads ``or []`` refuses the row (the per-row path reads it):
+# defaults that are never None let a chunk gather each field with one map.
 class Player(msgspec.Struct, gc=False):
     name: str
     seat_idx: int | None = None
-    top: Texts = None
-    middle: Texts = None
-    bottom: Texts = None
+    top: Texts = []
+    middle: Texts = []
+    bottom: Texts = []
     points: Number = None
 
 
-class Placed(msgspec.Struct, gc=False):
-    top: Texts = None
-    middle: Texts = None
-    bottom: Texts = None
+class Placed(msgspec.Struct, gc=False, frozen=True):
+    top: Texts = []
+    middle: Texts = []
+    bottom: Texts = []
 
 
 class Round(msgspec.Struct, gc=False):
     player: str
-    round: int | None = None
-    dealt: list[msgspec.Raw] | None = None  # only whether any card was dealt counts
-    placed: Placed | None = None
-    discarded: Texts = None
+    round: int = 0
+    dealt: list[msgspec.Raw] = []  # only whether any card was dealt counts
+    placed: Placed = Placed()
+    discarded: Texts = []
 
 
 class Result(msgspec.Struct, gc=False):
@@ -93,13 +112,10 @@ class RawHand(msgspec.Struct, gc=False):
 
 DECODER = msgspec.json.Decoder(RawHand)
 VARIANTS = {"ofc": "classic-american", "ofcp": "pineapple"}
-NO_CARDS: list[str] = []
+_TOP, _MIDDLE, _BOTTOM = attrgetter("top"), attrgetter("middle"), attrgetter("bottom")
+_PLACED, _DISCARDED = attrgetter("placed"), attrgetter("discarded")
+_ROUND, _DEALT, _PLAYER = attrgetter("round"), attrgetter("dealt"), attrgetter("player")
 HIDDEN = -2  # "--": a card not shown, left out as _cards leaves it out
-UNKNOWN = -1  # a text parse_card refuses: the hand goes to the per-row path
-_CARD_IDS: dict[str, int] = {"--": HIDDEN}
-for _card in range(52):
-    _CARD_IDS[format_card(_card)] = _card
-    _CARD_IDS[format_card(_card).replace("T", "10")] = _card
 
 
 def typed(text: object) -> RawHand | None:
@@ -198,20 +214,32 @@ def prepare(
     )
 
 
-def _card_ids(texts: list[str]) -> npt.NDArray[np.int64]:
-    """Each text's card id; HIDDEN for "--", UNKNOWN where parse_card refuses it."""
-    try:
-        return np.fromiter(map(_CARD_IDS.__getitem__, texts), np.int64, len(texts))
-    except KeyError:
-        pass
-    for text in set(texts) - _CARD_IDS.keys():
-        try:
-            card = parse_card(text)
-        except CardError:
-            card = UNKNOWN
-        if len(_CARD_IDS) < 4096:
-            _CARD_IDS[text] = card
-    return np.fromiter((_CARD_IDS.get(t, UNKNOWN) for t in texts), np.int64, len(texts))
+_RANK = np.full(256, -1, dtype=np.int64)  # a card text's first byte -> its rank
+_SUIT = np.full(256, -1, dtype=np.int64)  # its last byte -> its suit
+for _text, _id in _SPELLED.items():
+    _RANK[ord(_text[0])], _SUIT[ord(_text[-1])] = _id // 4, _id % 4
+assert all(_RANK[ord(t[0])] * 4 + _SUIT[ord(t[-1])] == i for t, i in _SPELLED.items())
+_COMMA, _SEMICOLON, _DASH = ord(","), ord(";"), ord("-")
+
+
+def _card_ids(lists: list[list[str]]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Every card of the lists (HIDDEN for "--") and the list it is in, read as one text.
+
+    The texts are CardText spellings (no "," or ";", first byte the rank, last
+    the suit), so the lists joined by ";" and their cards by "," are cut and
+    looked up in NumPy: no hash of a card text, no Python call per card.
+    """
+    data = np.frombuffer(";".join(map(",".join, lists)).encode("ascii"), np.uint8)
+    cut = (data == _COMMA) | (data == _SEMICOLON)
+    where = np.flatnonzero(cut)
+    starts = np.concatenate(([0], where + 1))
+    ends = np.concatenate((where, [len(data)]))
+    owner = np.concatenate(([0], np.cumsum(data[where] == _SEMICOLON)))
+    card = ends > starts  # an empty list leaves an empty piece, which is no card
+    starts, ends, owner = starts[card], ends[card], owner[card]
+    first = data[starts]
+    ids = np.where(first == _DASH, HIDDEN, _RANK[first] * 4 + _SUIT[data[ends - 1]])
+    return ids, owner
 
 
 def _segments(lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -237,58 +265,54 @@ def build(
     count = len(hands)
     seat_counts = np.fromiter((len(h.players) for h in hands), np.int64, count)
     seat_hand = _segments(seat_counts)
-    seat_start = np.zeros(count, dtype=np.int64)
-    np.cumsum(seat_counts[:-1], out=seat_start[1:])
 
-    # Every card text of the chunk in one list: each seat's three rows, then each
-    # round's top, middle, bottom and discards.
+    # Every card text of the chunk in one list, in seven blocks: the seats' tops,
+    # middles and bottoms, then the rounds' tops, middles, bottoms and discards.
     players = list(chain.from_iterable(h.players for h in hands))
-    lists: list[list[str]] = []
-    for p in players:
-        lists += (p.top or NO_CARDS, p.middle or NO_CARDS, p.bottom or NO_CARDS)
-    round_hand: list[int] = []
-    round_seat: list[int] = []
-    round_number: list[int] = []
-    dealt_seats: list[int] = []
-    for position, hand in enumerate(hands):
-        index_of = hand.index_of
-        start = int(seat_start[position])
-        for record in hand.rounds:
-            seat = index_of.get(record.player)
-            if seat is None:
-                continue
-            round_hand.append(position)
-            round_seat.append(start + seat)
-            round_number.append(record.round or 0)
-            if record.dealt:
-                dealt_seats.append(start + seat)
-            placed = record.placed
-            if placed is None:
-                lists += (NO_CARDS, NO_CARDS, NO_CARDS, record.discarded or NO_CARDS)
-            else:
-                lists += (
-                    placed.top or NO_CARDS,
-                    placed.middle or NO_CARDS,
-                    placed.bottom or NO_CARDS,
-                    record.discarded or NO_CARDS,
-                )
-    texts = list(chain.from_iterable(lists))
-    ids = _card_ids(texts)
-    owner = _segments(np.fromiter(map(len, lists), np.int64, len(lists)))
-    shown = ids != HIDDEN
+    seats_total = len(players)
+    rounds_of = [h.rounds for h in hands]
+    records = list(chain.from_iterable(rounds_of))
+    round_counts = np.fromiter(map(len, rounds_of), np.int64, count)
+    all_rounds = len(records)
+    seat_of = list(
+        chain.from_iterable(
+            map(h.index_of.get, map(_PLAYER, rs)) for h, rs in zip(hands, rounds_of, strict=True)
+        )
+    )
+    placed_rows = list(map(_PLACED, records))
+    lists = list(map(_TOP, players))
+    lists += map(_MIDDLE, players)
+    lists += map(_BOTTOM, players)
+    lists += map(_TOP, placed_rows)
+    lists += map(_MIDDLE, placed_rows)
+    lists += map(_BOTTOM, placed_rows)
+    lists += map(_DISCARDED, records)
+    ids, owner = _card_ids(lists)
+
+    # Rounds of a player the hand has not are passed over (hand_parts does so too).
+    known = np.fromiter((s is not None for s in seat_of), bool, all_rounds)
+    first_round = 3 * seats_total
+    from_rounds = owner >= first_round
+    element_round = (owner - first_round) % max(all_rounds, 1)
+    shown = (ids != HIDDEN) & (~from_rounds | known[element_round])
     ids, owner = ids[shown], owner[shown]
     lengths = np.bincount(owner, minlength=len(lists))
-
-    seats_total = len(players)
-    rows = lengths[: 3 * seats_total].reshape(-1, 3)
-    rounds = len(round_hand)
-    per_round = lengths[3 * seats_total :].reshape(-1, 4)
-    hand_of_round = np.asarray(round_hand, dtype=np.int64)
-    seat_of_round = np.asarray(round_seat, dtype=np.int64)
+    rows = lengths[:first_round].reshape(3, -1).T
+    per_round = lengths[first_round:].reshape(4, -1).T[known]
+    renumber = np.cumsum(known) - 1
+    rounds = int(known.sum())
+    seat_start = np.zeros(count, dtype=np.int64)
+    np.cumsum(seat_counts[:-1], out=seat_start[1:])
+    hand_of_round = np.repeat(np.arange(count), round_counts)[known]
+    seat_of_round = seat_start[hand_of_round] + np.fromiter(
+        (s for s in seat_of if s is not None), np.int64, rounds
+    )
+    round_number = np.fromiter(map(_ROUND, records), np.int64, all_rounds)[known]
+    dealt = np.fromiter(map(bool, map(_DEALT, records)), bool, all_rounds)[known]
 
     # Rounds in hand_parts' order (stably by round number within each hand), then the
     # cards each seat had placed after each round, and whether it was in Fantasyland.
-    order = np.lexsort((np.arange(rounds), np.asarray(round_number, np.int64), hand_of_round))
+    order = np.lexsort((np.arange(rounds), round_number, hand_of_round))
     by_seat = order[np.argsort(seat_of_round[order], kind="stable")]
     placed_count = per_round[:, :3].sum(axis=1)
     running = _group_running(seat_of_round[by_seat], placed_count[by_seat])
@@ -303,19 +327,19 @@ def build(
     rank = np.empty(rounds, dtype=np.int64)
     rank[order] = np.arange(rounds)
     hero = np.zeros(seats_total, dtype=bool)
-    hero[np.asarray(dealt_seats, dtype=np.int64)] = True
+    hero[seat_of_round[dealt]] = True
     in_fantasy = np.zeros(seats_total, dtype=bool)
     in_fantasy[seat_of_round[placed_count > 5]] = True
 
     # The moves: each round's cards in hand_parts' order (rows, then discards).
-    first_move = 3 * seats_total
-    from_rounds = owner >= first_move
-    move_list = owner[from_rounds] - first_move
-    move_round = move_list // 4
-    move_order = np.argsort(rank[move_round], kind="stable")
+    from_rounds = owner >= first_round
+    move_list = owner[from_rounds] - first_round
+    move_kind = move_list // all_rounds if all_rounds else move_list
+    move_round = renumber[move_list % max(all_rounds, 1)]
+    move_order = np.argsort(rank[move_round] * 4 + move_kind, kind="stable")
     move_round = move_round[move_order]
     move_cards = ids[from_rounds][move_order]
-    move_kind = (move_list % 4)[move_order]
+    move_kind = move_kind[move_order]
     move_dest = np.where(move_kind == 3, DISCARD_CODE, move_kind)
     move_seat_global = seat_of_round[move_round]
     move_hand = hand_of_round[move_round]
@@ -331,9 +355,9 @@ def build(
     gone_lengths = np.bincount(gone_seat, minlength=seats_total)
 
     # surely_valid, for the whole chunk at once.
-    seat_cards = ids[~from_rounds]
-    seat_owner = owner[~from_rounds] // 3
-    seat_owner_kind = owner[~from_rounds] % 3
+    seat_cards = ids[~from_rounds]  # the tops of every seat, then middles, then bottoms
+    seat_owner = owner[~from_rounds] % seats_total
+    seat_owner_kind = owner[~from_rounds] // seats_total
     deck = np.fromiter((limits(h.ruleset)[1] for h in hands), np.int64, count)
     most = np.fromiter((limits(h.ruleset)[0] for h in hands), np.int64, count)
     valid = (seat_counts >= 2) & (seat_counts <= most)
@@ -363,22 +387,26 @@ def build(
     if not valid.all():
         return valid.tolist(), None
 
-    # The seats' cards as Python tuples, for the fingerprint and the board streets.
-    flat = seat_cards.tolist()
-    row_ends = np.cumsum(rows.reshape(-1)).tolist()
+    # The seats' cards as Python lists, for the fingerprint and the board streets.
+    row_cards = [seat_cards[seat_owner_kind == kind].tolist() for kind in range(3)]
+    row_ends = [np.cumsum(rows[:, kind]).tolist() for kind in range(3)]
     gone_flat = gone_cards.tolist()
     gone_ends = np.cumsum(gone_lengths).tolist()
     boards: list[tuple[int, ...] | None] = []
     discards: list[tuple[int, ...] | None] = []
     fingerprint_parts = []
-    start = gone_start = 0
-    for seat, (name, dealt) in enumerate(zip(names, hero.tolist(), strict=True)):
-        a, b, c = row_ends[3 * seat : 3 * seat + 3]
-        top, middle, bottom = flat[start:a], flat[a:b], flat[b:c]
-        boards.append(tuple(flat[start:c]) if c - start == 13 else None)
-        start = c
+    starts = [0, 0, 0]
+    gone_start = 0
+    tops, middles, bottoms = row_cards
+    top_ends, middle_ends, bottom_ends = row_ends
+    for seat, (name, to_hero) in enumerate(zip(names, hero.tolist(), strict=True)):
+        a, b, c = top_ends[seat], middle_ends[seat], bottom_ends[seat]
+        top, middle, bottom = tops[starts[0] : a], middles[starts[1] : b], bottoms[starts[2] : c]
+        starts = [a, b, c]
+        cards = top + middle + bottom
+        boards.append(tuple(cards) if len(cards) == 13 else None)
         end = gone_ends[seat]
-        gone_cards_of = gone_flat[gone_start:end] if dealt else None
+        gone_cards_of = gone_flat[gone_start:end] if to_hero else None
         gone_start = end
         discards.append(None if gone_cards_of is None else tuple(gone_cards_of))
         fingerprint_parts.append(
@@ -392,7 +420,9 @@ def build(
 
     full = (rows == np.asarray(ROW_SIZES)).all(axis=1)
     complete = np.bincount(seat_hand[~full], minlength=count) == 0
-    hand_keys = pa.array([f"{fmt}:{h.room}:{h.table_id}:{h.room_hand_id}" for h in hands])
+    hand_keys = pa.array(
+        [f"{fmt}:{h.room}:{h.table_id}:{h.room_hand_id}" for h in hands], pa.string()
+    )
     lines = np.fromiter((h.line for h in hands), np.int64, count)
     numbers = {
         "seat": move_seat,
@@ -429,12 +459,15 @@ def build(
     gone_count = np.where(hero, gone_lengths, 0)
     fantasy_cards = pa.array(board_size + gone_count, pa.int8(), mask=~(in_fantasy & hero))
     seat_kind = seat_owner_kind
-    full_cards = seat_cards.reshape(-1)  # rows in seat order: a full seat's 13 are adjacent
+    board_data = np.zeros((seats_total, 13), dtype=np.uint8)
     in_full = full[seat_owner]
+    board_data[full] = np.hstack(
+        [seat_cards[in_full & (seat_kind == k)].reshape(-1, n) for k, n in enumerate(ROW_SIZES)]
+    )
     board = pa.FixedSizeBinaryArray.from_buffers(
         pa.binary(13),
         seats_total,
-        [pa.array(full).buffers()[1], pa.py_buffer(_board_bytes(full_cards, in_full, full))],
+        [pa.array(full).buffers()[1], pa.py_buffer(board_data.tobytes())],
         null_count=seats_total - int(full.sum()),
     )
     seats_table = pa.table(
@@ -477,17 +510,12 @@ def build(
     )
 
 
+_ID_TEXTS = [str(card) for card in range(256)]
+
+
 def _ids(cards: list[int] | None) -> str:
-    return ",".join(map(str, cards)) if cards else ""
-
-
-def _board_bytes(
-    cards: npt.NDArray[np.int64], in_full: npt.NDArray[np.bool_], full: npt.NDArray[np.bool_]
-) -> bytes:
-    """13 bytes a seat, its board's cards for a full seat, zeros for the rest."""
-    data = np.zeros((len(full), 13), dtype=np.uint8)
-    data[full] = cards[in_full].reshape(-1, 13)
-    return data.tobytes()
+    """The fingerprint's text of a row: its card ids, comma-separated."""
+    return ",".join(map(_ID_TEXTS.__getitem__, cards)) if cards else ""
 
 
 def _row_column(
