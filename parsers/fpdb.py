@@ -19,7 +19,7 @@ from ofc_stats.engine.board import DISCARD_CODE
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.errors import FpdbError
 from ofc_stats.records import HandRecord, Quarantined
-from parsers import fast_json, fpdb_fast
+from parsers import fast_json, fpdb_columns, fpdb_fast
 from parsers.base import BAD_INPUT, ColumnarHands, ParseItem, Parser, reason_of
 from parsers.hand_columns import HandColumns, Move, SeatRow, placements, seat_records
 from parsers.swc import street_of
@@ -342,7 +342,7 @@ def _typed_chunk(
     typed: list[tuple[fpdb_fast.Prepared, tuple[Any, ...]]], source: str
 ) -> Iterator[ParseItem]:
     """Typed hands as columns; a hand they cannot surely hold goes through the record path."""
-    valid, columns = fpdb_fast.build([hand for hand, _ in typed], FORMAT, source)
+    valid, columns = fpdb_columns.build([hand for hand, _ in typed], FORMAT, source)
     if columns is not None:
         yield columns
         return
@@ -361,7 +361,7 @@ def _typed_chunk(
 
 
 def _built(hands: list[fpdb_fast.Prepared], source: str) -> ColumnarHands:
-    valid, columns = fpdb_fast.build(hands, FORMAT, source)
+    valid, columns = fpdb_columns.build(hands, FORMAT, source)
     assert columns is not None, valid  # every hand of the run passed the checks before
     return columns
 

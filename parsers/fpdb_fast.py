@@ -2,9 +2,9 @@
 
 Walking each rawJson's dicts in Python (players, rows, every round record)
 cost more than half of fpdb import, so this lane decodes a row straight into
-structs holding only the fields :func:`parsers.fpdb.hand_parts` reads, and
-lays a chunk of such hands out as the dataset's columns with one pass over
-its card texts and NumPy for streets, Fantasyland and discards.
+structs holding only the fields :func:`parsers.fpdb.hand_parts` reads;
+``parsers/fpdb_columns.py`` lays a chunk of such hands out as the dataset's
+columns with NumPy.
 
 A row takes the lane only where the answer is surely ``hand_parts``'s:
 
@@ -15,7 +15,7 @@ A row takes the lane only where the answer is surely ``hand_parts``'s:
   value means what ``hand_parts`` makes of it (a ``null`` where it reads
   ``or {}`` and the like is refused rather than re-derived);
 * the hand passes every check of :func:`parsers.hand_columns.surely_valid`
-  (computed here per chunk).
+  (computed per chunk by ``fpdb_columns``).
 
 Anything else, row or hand, goes to the per-row path of ``parsers/fpdb.py``,
 which gives exactly what it gave before this lane existed.
@@ -23,23 +23,14 @@ which gives exactly what it gave before this lane existed.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
-from itertools import chain
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import msgspec
-import numpy as np
-import numpy.typing as npt
-import pyarrow as pa
 
-from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SIZES
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.errors import FpdbError
-from parsers.base import ColumnarHands
-from parsers.hand_columns import limits, streets_and_discards
 
 
 def _spellings() -> dict[str, int]:
@@ -49,14 +40,14 @@ def _spellings() -> dict[str, int]:
     return {text: parse_card(text) for text in sorted(texts)}
 
 
-_SPELLED = _spellings()
+SPELLED = _spellings()
 if TYPE_CHECKING:
     CardText = str
 else:
-    # A Literal: msgspec hands back the one string object of each spelling (its hash
-    # kept), so the lookup of a chunk's card texts costs no hashing; any other text
-    # refuses the row, and the per-row path reads it.
-    CardText = Literal[(*_SPELLED, "--")]
+    # A Literal: only these spellings pass (any other text refuses the row, which the
+    # per-row path then reads), so fpdb_columns reads every card from its bytes, and
+    # msgspec hands back one shared string per spelling instead of a new one per card.
+    CardText = Literal[(*SPELLED, "--")]
 Texts = list[CardText]
 Number = str | int | float | None
 _DIGIT_RUNS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
@@ -112,9 +103,6 @@ class RawHand(msgspec.Struct, gc=False):
 
 DECODER = msgspec.json.Decoder(RawHand)
 VARIANTS = {"ofc": "classic-american", "ofcp": "pineapple"}
-_TOP, _MIDDLE, _BOTTOM = attrgetter("top"), attrgetter("middle"), attrgetter("bottom")
-_PLACED, _DISCARDED = attrgetter("placed"), attrgetter("discarded")
-_ROUND, _DEALT, _PLAYER = attrgetter("round"), attrgetter("dealt"), attrgetter("player")
 HIDDEN = -2  # "--": a card not shown, left out as _cards leaves it out
 
 
@@ -212,331 +200,3 @@ def prepare(
         points=points,
         rounds=hand.rounds or [],
     )
-
-
-_RANK = np.full(256, -1, dtype=np.int64)  # a card text's first byte -> its rank
-_SUIT = np.full(256, -1, dtype=np.int64)  # its last byte -> its suit
-for _text, _id in _SPELLED.items():
-    _RANK[ord(_text[0])], _SUIT[ord(_text[-1])] = _id // 4, _id % 4
-assert all(_RANK[ord(t[0])] * 4 + _SUIT[ord(t[-1])] == i for t, i in _SPELLED.items())
-_COMMA, _SEMICOLON, _DASH = ord(","), ord(";"), ord("-")
-
-
-def _card_ids(lists: list[list[str]]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Every card of the lists (HIDDEN for "--") and the list it is in, read as one text.
-
-    The texts are CardText spellings (no "," or ";", first byte the rank, last
-    the suit), so the lists joined by ";" and their cards by "," are cut and
-    looked up in NumPy: no hash of a card text, no Python call per card.
-    """
-    data = np.frombuffer(";".join(map(",".join, lists)).encode("ascii"), np.uint8)
-    cut = (data == _COMMA) | (data == _SEMICOLON)
-    where = np.flatnonzero(cut)
-    starts = np.concatenate(([0], where + 1))
-    ends = np.concatenate((where, [len(data)]))
-    owner = np.concatenate(([0], np.cumsum(data[where] == _SEMICOLON)))
-    card = ends > starts  # an empty list leaves an empty piece, which is no card
-    starts, ends, owner = starts[card], ends[card], owner[card]
-    first = data[starts]
-    ids = np.where(first == _DASH, HIDDEN, _RANK[first] * 4 + _SUIT[data[ends - 1]])
-    return ids, owner
-
-
-def _segments(lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    return np.repeat(np.arange(len(lengths)), lengths)
-
-
-def _group_running(
-    groups: npt.NDArray[np.int64], values: npt.NDArray[np.int64]
-) -> npt.NDArray[np.int64]:
-    """The running sum of ``values`` within each run of equal ``groups`` (groups sorted)."""
-    total = np.cumsum(values)
-    if not len(values):
-        return total
-    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
-    lengths = np.diff(np.r_[starts, len(values)])
-    return total - np.repeat(total[starts] - values[starts], lengths)
-
-
-def build(
-    hands: Sequence[Prepared], fmt: str, source: str
-) -> tuple[list[bool], ColumnarHands | None]:
-    """The hands as tables, if every one surely passes validate_hand; else which do."""
-    count = len(hands)
-    seat_counts = np.fromiter((len(h.players) for h in hands), np.int64, count)
-    seat_hand = _segments(seat_counts)
-
-    # Every card text of the chunk in one list, in seven blocks: the seats' tops,
-    # middles and bottoms, then the rounds' tops, middles, bottoms and discards.
-    players = list(chain.from_iterable(h.players for h in hands))
-    seats_total = len(players)
-    rounds_of = [h.rounds for h in hands]
-    records = list(chain.from_iterable(rounds_of))
-    round_counts = np.fromiter(map(len, rounds_of), np.int64, count)
-    all_rounds = len(records)
-    seat_of = list(
-        chain.from_iterable(
-            map(h.index_of.get, map(_PLAYER, rs)) for h, rs in zip(hands, rounds_of, strict=True)
-        )
-    )
-    placed_rows = list(map(_PLACED, records))
-    lists = list(map(_TOP, players))
-    lists += map(_MIDDLE, players)
-    lists += map(_BOTTOM, players)
-    lists += map(_TOP, placed_rows)
-    lists += map(_MIDDLE, placed_rows)
-    lists += map(_BOTTOM, placed_rows)
-    lists += map(_DISCARDED, records)
-    ids, owner = _card_ids(lists)
-
-    # Rounds of a player the hand has not are passed over (hand_parts does so too).
-    known = np.fromiter((s is not None for s in seat_of), bool, all_rounds)
-    first_round = 3 * seats_total
-    from_rounds = owner >= first_round
-    element_round = (owner - first_round) % max(all_rounds, 1)
-    shown = (ids != HIDDEN) & (~from_rounds | known[element_round])
-    ids, owner = ids[shown], owner[shown]
-    lengths = np.bincount(owner, minlength=len(lists))
-    rows = lengths[:first_round].reshape(3, -1).T
-    per_round = lengths[first_round:].reshape(4, -1).T[known]
-    renumber = np.cumsum(known) - 1
-    rounds = int(known.sum())
-    seat_start = np.zeros(count, dtype=np.int64)
-    np.cumsum(seat_counts[:-1], out=seat_start[1:])
-    hand_of_round = np.repeat(np.arange(count), round_counts)[known]
-    seat_of_round = seat_start[hand_of_round] + np.fromiter(
-        (s for s in seat_of if s is not None), np.int64, rounds
-    )
-    round_number = np.fromiter(map(_ROUND, records), np.int64, all_rounds)[known]
-    dealt = np.fromiter(map(bool, map(_DEALT, records)), bool, all_rounds)[known]
-
-    # Rounds in hand_parts' order (stably by round number within each hand), then the
-    # cards each seat had placed after each round, and whether it was in Fantasyland.
-    order = np.lexsort((np.arange(rounds), round_number, hand_of_round))
-    by_seat = order[np.argsort(seat_of_round[order], kind="stable")]
-    placed_count = per_round[:, :3].sum(axis=1)
-    running = _group_running(seat_of_round[by_seat], placed_count[by_seat])
-    fantasy_flag = (placed_count > 5).astype(np.int64)
-    fantasy_so_far = _group_running(seat_of_round[by_seat], fantasy_flag[by_seat]) > 0
-    pineapple = np.fromiter((h.pineapple for h in hands), bool, count)[hand_of_round[by_seat]]
-    street = np.where(
-        fantasy_so_far | (running <= 5), 0, np.where(pineapple, (running - 4) // 2, running - 5)
-    )
-    round_street = np.empty(rounds, dtype=np.int64)
-    round_street[by_seat] = street
-    rank = np.empty(rounds, dtype=np.int64)
-    rank[order] = np.arange(rounds)
-    hero = np.zeros(seats_total, dtype=bool)
-    hero[seat_of_round[dealt]] = True
-    in_fantasy = np.zeros(seats_total, dtype=bool)
-    in_fantasy[seat_of_round[placed_count > 5]] = True
-
-    # The moves: each round's cards in hand_parts' order (rows, then discards).
-    from_rounds = owner >= first_round
-    move_list = owner[from_rounds] - first_round
-    move_kind = move_list // all_rounds if all_rounds else move_list
-    move_round = renumber[move_list % max(all_rounds, 1)]
-    move_order = np.argsort(rank[move_round] * 4 + move_kind, kind="stable")
-    move_round = move_round[move_order]
-    move_cards = ids[from_rounds][move_order]
-    move_kind = move_kind[move_order]
-    move_dest = np.where(move_kind == 3, DISCARD_CODE, move_kind)
-    move_seat_global = seat_of_round[move_round]
-    move_hand = hand_of_round[move_round]
-    move_seat = move_seat_global - seat_start[move_hand]
-    move_street = round_street[move_round]
-    move_counts = np.bincount(move_hand, minlength=count)
-
-    # Each seat's discards (its rounds' in order) count only for a seat dealt to.
-    gone = move_dest == DISCARD_CODE
-    gone_seat = move_seat_global[gone]
-    gone_order = np.argsort(gone_seat, kind="stable")
-    gone_cards = move_cards[gone][gone_order]
-    gone_lengths = np.bincount(gone_seat, minlength=seats_total)
-
-    # surely_valid, for the whole chunk at once.
-    seat_cards = ids[~from_rounds]  # the tops of every seat, then middles, then bottoms
-    seat_owner = owner[~from_rounds] % seats_total
-    seat_owner_kind = owner[~from_rounds] // seats_total
-    deck = np.fromiter((limits(h.ruleset)[1] for h in hands), np.int64, count)
-    most = np.fromiter((limits(h.ruleset)[0] for h in hands), np.int64, count)
-    valid = (seat_counts >= 2) & (seat_counts <= most)
-    oversize = (rows > np.asarray(ROW_SIZES)).any(axis=1)
-    valid &= np.bincount(seat_hand[oversize], minlength=count) == 0
-    hero_gone = hero[gone_seat[gone_order]]
-    held = np.concatenate([seat_cards, gone_cards[hero_gone]])
-    held_hand = seat_hand[np.concatenate([seat_owner, gone_seat[gone_order][hero_gone]])]
-    bad_card = (held < 0) | (held >= deck[held_hand])
-    keys = np.sort(held_hand * 256 + np.where(held < 0, 255, held))
-    twice = keys[1:][keys[1:] == keys[:-1]] // 256
-    valid &= np.bincount(held_hand[bad_card], minlength=count) == 0
-    valid &= np.bincount(twice, minlength=count) == 0
-    bad_move = (move_cards < 0) | (move_cards >= deck[move_hand]) | (move_street > 127)
-    valid &= np.bincount(move_hand[bad_move], minlength=count) == 0
-    names = [p.name for p in players]
-    texts_ok = (
-        "".join(names).isascii()
-        and "".join(
-            chain.from_iterable((h.room, h.table_id, h.room_hand_id, h.raw_text) for h in hands)
-        ).isascii()
-    )
-    if not texts_ok:
-        valid &= np.fromiter((_storable_hand(h) for h in hands), bool, count)
-    if not source.isascii() and not _storable(source):
-        valid[:] = False
-    if not valid.all():
-        return valid.tolist(), None
-
-    # The seats' cards as Python lists, for the fingerprint and the board streets.
-    row_cards = [seat_cards[seat_owner_kind == kind].tolist() for kind in range(3)]
-    row_ends = [np.cumsum(rows[:, kind]).tolist() for kind in range(3)]
-    gone_flat = gone_cards.tolist()
-    gone_ends = np.cumsum(gone_lengths).tolist()
-    boards: list[tuple[int, ...] | None] = []
-    discards: list[tuple[int, ...] | None] = []
-    fingerprint_parts = []
-    starts = [0, 0, 0]
-    gone_start = 0
-    tops, middles, bottoms = row_cards
-    top_ends, middle_ends, bottom_ends = row_ends
-    for seat, (name, to_hero) in enumerate(zip(names, hero.tolist(), strict=True)):
-        a, b, c = top_ends[seat], middle_ends[seat], bottom_ends[seat]
-        top, middle, bottom = tops[starts[0] : a], middles[starts[1] : b], bottoms[starts[2] : c]
-        starts = [a, b, c]
-        cards = top + middle + bottom
-        boards.append(tuple(cards) if len(cards) == 13 else None)
-        end = gone_ends[seat]
-        gone_cards_of = gone_flat[gone_start:end] if to_hero else None
-        gone_start = end
-        discards.append(None if gone_cards_of is None else tuple(gone_cards_of))
-        fingerprint_parts.append(
-            f"{name}\x1f{_ids(top)}|{_ids(middle)}|{_ids(bottom)}|{_ids(gone_cards_of)}"
-        )
-    seat_ends = np.cumsum(seat_counts).tolist()
-    fingerprints = [
-        hashlib.md5(";".join(fingerprint_parts[s - n : s]).encode("utf-8")).hexdigest()[:16]
-        for s, n in zip(seat_ends, seat_counts.tolist(), strict=True)
-    ]
-
-    full = (rows == np.asarray(ROW_SIZES)).all(axis=1)
-    complete = np.bincount(seat_hand[~full], minlength=count) == 0
-    hand_keys = pa.array(
-        [f"{fmt}:{h.room}:{h.table_id}:{h.room_hand_id}" for h in hands], pa.string()
-    )
-    lines = np.fromiter((h.line for h in hands), np.int64, count)
-    numbers = {
-        "seat": move_seat,
-        "street": move_street,
-        "card": move_cards,
-        "destination": move_dest,
-    }
-    board_streets, discards_in_order = streets_and_discards(
-        seat_counts.tolist(), move_counts.tolist(), boards, discards, numbers
-    )
-    hands_table = pa.table(
-        {
-            "hand_key": hand_keys,
-            "format": pa.array([fmt] * count, pa.string()),
-            "room": pa.array([h.room for h in hands], pa.string()),
-            "table_id": pa.array([h.table_id for h in hands], pa.string()),
-            "room_hand_id": pa.array([h.room_hand_id for h in hands], pa.string()),
-            "played_at": pa.array([h.played_at for h in hands], pa.timestamp("us")),
-            "rules_text": pa.array([h.rules_text for h in hands], pa.string()),
-            "ruleset": pa.array([h.ruleset for h in hands], pa.string()),
-            "seat_count": pa.array(seat_counts, pa.int8()),
-            "complete": pa.array(complete),
-            "stakes": pa.nulls(count, pa.float64()),
-            "currency": pa.nulls(count, pa.string()),
-            "source_file": pa.array([source] * count, pa.string()),
-            "source_line": pa.array(lines),
-            "source_offset": pa.nulls(count, pa.int64()),
-            "raw_text": pa.array([h.raw_text for h in hands], pa.string()),
-            "fingerprint": pa.array(fingerprints, pa.string()),
-            "batch": pa.array([""] * count, pa.string()),
-        }
-    )
-    board_size = rows.sum(axis=1)
-    gone_count = np.where(hero, gone_lengths, 0)
-    fantasy_cards = pa.array(board_size + gone_count, pa.int8(), mask=~(in_fantasy & hero))
-    seat_kind = seat_owner_kind
-    board_data = np.zeros((seats_total, 13), dtype=np.uint8)
-    in_full = full[seat_owner]
-    board_data[full] = np.hstack(
-        [seat_cards[in_full & (seat_kind == k)].reshape(-1, n) for k, n in enumerate(ROW_SIZES)]
-    )
-    board = pa.FixedSizeBinaryArray.from_buffers(
-        pa.binary(13),
-        seats_total,
-        [pa.array(full).buffers()[1], pa.py_buffer(board_data.tobytes())],
-        null_count=seats_total - int(full.sum()),
-    )
-    seats_table = pa.table(
-        {
-            "hand_key": hand_keys.take(pa.array(seat_hand)),
-            "seat": pa.array(np.arange(seats_total) - seat_start[seat_hand], pa.int8()),
-            "player": pa.array(names, pa.string()),
-            "player_id": pa.nulls(seats_total, pa.string()),
-            "hero": pa.array(hero),
-            "in_fantasy": pa.array(in_fantasy),
-            "fantasy_cards": fantasy_cards,
-            "top": _row_column(seat_cards, seat_kind, 0, rows[:, 0]),
-            "middle": _row_column(seat_cards, seat_kind, 1, rows[:, 1]),
-            "bottom": _row_column(seat_cards, seat_kind, 2, rows[:, 2]),
-            "board": board,
-            "board_streets": board_streets,
-            "discards": discards_in_order,
-            "reported_points": pa.array(
-                list(chain.from_iterable(h.points for h in hands)), pa.float64()
-            ),
-            "reported_money": pa.nulls(seats_total, pa.float64()),
-            "stack": pa.nulls(seats_total, pa.float64()),
-            "source_line": pa.array(lines[seat_hand]),
-        }
-    )
-    placements = pa.table(
-        {
-            "hand_key": hand_keys.take(pa.array(move_hand)),
-            "seat": pa.array(move_seat, pa.int8()),
-            "street": pa.array(move_street, pa.int8()),
-            "card": pa.array(move_cards, pa.int8()),
-            "destination": pa.DictionaryArray.from_arrays(
-                pa.array(move_dest, pa.int8()), pa.array(DESTINATIONS)
-            ),
-            "source_line": pa.array(lines[move_hand]),
-        }
-    )
-    return valid.tolist(), ColumnarHands(
-        hands=hands_table, seats=seats_table, placements=placements
-    )
-
-
-_ID_TEXTS = [str(card) for card in range(256)]
-
-
-def _ids(cards: list[int] | None) -> str:
-    """The fingerprint's text of a row: its card ids, comma-separated."""
-    return ",".join(map(_ID_TEXTS.__getitem__, cards)) if cards else ""
-
-
-def _row_column(
-    cards: npt.NDArray[np.int64],
-    kind: npt.NDArray[np.int64],
-    row: int,
-    sizes: npt.NDArray[np.int64],
-) -> pa.Array:
-    offsets = np.zeros(len(sizes) + 1, dtype=np.int32)
-    np.cumsum(sizes, out=offsets[1:])
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(cards[kind == row], pa.int8()))
-
-
-def _storable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _storable_hand(hand: Prepared) -> bool:
-    texts = [hand.room, hand.table_id, hand.room_hand_id, hand.raw_text]
-    return all(_storable(t) for t in texts + [p.name for p in hand.players])

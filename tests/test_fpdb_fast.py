@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsers import fpdb_fast
+from parsers import fpdb_columns, fpdb_fast
 from parsers.base import ColumnarHands
 from parsers.fpdb import FpdbParser, _number
 from tests.handgen import random_records
@@ -145,7 +145,7 @@ def test_hands_the_chunk_checks_refuse_go_through_the_record_path(tmp_path: Path
         for i, raw in enumerate(raws)
     ]
     assert all(hands)
-    valid, columns = fpdb_fast.build(hands, "fpdb", "f")  # type: ignore[arg-type]
+    valid, columns = fpdb_columns.build(hands, "fpdb", "f")  # type: ignore[arg-type]
     assert valid == [True, False, True, True] and columns is None
     assert _typed_hands(path) == 3
     counts = assert_same([[path]], tmp_path)
