@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from itertools import chain
+from itertools import chain, pairwise
 from operator import attrgetter
 
 import numpy as np
@@ -22,7 +22,7 @@ import pyarrow as pa
 from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SIZES
 from parsers.base import ColumnarHands
 from parsers.fpdb_fast import HIDDEN, SPELLED, Prepared
-from parsers.hand_columns import limits, streets_and_discards
+from parsers.hand_columns import limits, street_columns
 
 _TOP, _MIDDLE, _BOTTOM = attrgetter("top"), attrgetter("middle"), attrgetter("bottom")
 _PLACED, _DISCARDED = attrgetter("placed"), attrgetter("discarded")
@@ -200,35 +200,22 @@ def build(
     if not valid.all():
         return valid.tolist(), None
 
-    # The seats' cards as Python lists, for the fingerprint and the board streets.
-    row_cards = [seat_cards[seat_owner_kind == kind].tolist() for kind in range(3)]
-    row_ends = [np.cumsum(rows[:, kind]).tolist() for kind in range(3)]
-    gone_flat = gone_cards.tolist()
-    gone_ends = np.cumsum(gone_lengths).tolist()
-    boards: list[tuple[int, ...] | None] = []
-    discards: list[tuple[int, ...] | None] = []
-    fingerprint_parts = []
-    starts = [0, 0, 0]
-    gone_start = 0
-    tops, middles, bottoms = row_cards
-    top_ends, middle_ends, bottom_ends = row_ends
-    for seat, (name, to_hero) in enumerate(zip(names, hero.tolist(), strict=True)):
-        a, b, c = top_ends[seat], middle_ends[seat], bottom_ends[seat]
-        top, middle, bottom = tops[starts[0] : a], middles[starts[1] : b], bottoms[starts[2] : c]
-        starts = [a, b, c]
-        cards = top + middle + bottom
-        boards.append(tuple(cards) if len(cards) == 13 else None)
-        end = gone_ends[seat]
-        gone_cards_of = gone_flat[gone_start:end] if to_hero else None
-        gone_start = end
-        discards.append(None if gone_cards_of is None else tuple(gone_cards_of))
-        fingerprint_parts.append(
-            f"{name}\x1f{_ids(top)}|{_ids(middle)}|{_ids(bottom)}|{_ids(gone_cards_of)}"
-        )
+    # The fingerprint: per seat "name\x1ftop|middle|bottom|discards", each row's ids
+    # comma-separated (discards of a seat not dealt to are none), seats joined by ";".
+    hero_gone = hero[gone_seat[gone_order]]
+    texts = [
+        _row_texts(seat_cards[seat_owner_kind == kind], seat_owner[seat_owner_kind == kind],
+                   seats_total) for kind in range(3)
+    ]  # fmt: skip
+    texts.append(_row_texts(gone_cards[hero_gone], np.sort(gone_seat)[hero_gone], seats_total))
+    parts = [
+        f"{name}\x1f{top}|{middle}|{bottom}|{gone}"
+        for name, top, middle, bottom, gone in zip(names, *texts, strict=True)
+    ]
     seat_ends = np.cumsum(seat_counts).tolist()
     fingerprints = [
-        hashlib.md5(";".join(fingerprint_parts[s - n : s]).encode("utf-8")).hexdigest()[:16]
-        for s, n in zip(seat_ends, seat_counts.tolist(), strict=True)
+        hashlib.md5(";".join(parts[end - n : end]).encode("utf-8")).hexdigest()[:16]
+        for end, n in zip(seat_ends, seat_counts.tolist(), strict=True)
     ]
 
     full = (rows == np.asarray(ROW_SIZES)).all(axis=1)
@@ -243,8 +230,15 @@ def build(
         "card": move_cards,
         "destination": move_dest,
     }
-    board_streets, discards_in_order = streets_and_discards(
-        seat_counts.tolist(), move_counts.tolist(), boards, discards, numbers
+    board_data = np.zeros((seats_total, 13), dtype=np.uint8)
+    in_full = full[seat_owner]
+    board_data[full] = np.hstack(
+        [seat_cards[in_full & (seat_owner_kind == k)].reshape(-1, n)
+         for k, n in enumerate(ROW_SIZES)]
+    )  # fmt: skip
+    stored_gone = (np.where(hero, gone_lengths, 0), gone_cards[hero_gone], ~hero)
+    board_streets, discards_in_order = street_columns(
+        seat_counts, move_counts, full, board_data[full], stored_gone, numbers
     )
     hands_table = pa.table(
         {
@@ -272,11 +266,6 @@ def build(
     gone_count = np.where(hero, gone_lengths, 0)
     fantasy_cards = pa.array(board_size + gone_count, pa.int8(), mask=~(in_fantasy & hero))
     seat_kind = seat_owner_kind
-    board_data = np.zeros((seats_total, 13), dtype=np.uint8)
-    in_full = full[seat_owner]
-    board_data[full] = np.hstack(
-        [seat_cards[in_full & (seat_kind == k)].reshape(-1, n) for k, n in enumerate(ROW_SIZES)]
-    )
     board = pa.FixedSizeBinaryArray.from_buffers(
         pa.binary(13),
         seats_total,
@@ -323,12 +312,28 @@ def build(
     )
 
 
-_ID_TEXTS = [str(card) for card in range(256)]
+_COMMA_BYTE = ord(",")
 
 
-def _ids(cards: list[int] | None) -> str:
-    """The fingerprint's text of a row: its card ids, comma-separated."""
-    return ",".join(map(_ID_TEXTS.__getitem__, cards)) if cards else ""
+def _row_texts(cards: npt.NDArray[np.int64], owner: npt.NDArray[np.int64], seats: int) -> list[str]:
+    """Each seat's cards (``owner`` sorted) as the fingerprint writes them: "7,12,51".
+
+    Written in NumPy as one ASCII text (every id below 100: one or two
+    digits, then a comma unless it is the seat's last), cut once per seat.
+    """
+    lengths = np.bincount(owner, minlength=seats)
+    data = np.zeros((len(cards), 3), dtype=np.uint8)
+    data[:, 0] = np.where(cards >= 10, 48 + cards // 10, 0)  # 0: no byte
+    data[:, 1] = 48 + cards % 10
+    data[:, 2] = _COMMA_BYTE
+    ends = np.cumsum(lengths)
+    data[ends[lengths > 0] - 1, 2] = 0  # no comma after a seat's last card
+    size = (data != 0).sum(axis=1)
+    text = data[data != 0].tobytes().decode("ascii")
+    cuts = np.zeros(seats + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner, weights=size, minlength=seats).astype(np.int64), out=cuts[1:])
+    bounds = cuts.tolist()
+    return [text[a:b] for a, b in pairwise(bounds)]
 
 
 def _row_column(
