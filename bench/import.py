@@ -16,12 +16,13 @@ each alike, every file is imported into a fresh dataset in a child process
 
 The ratio is import seconds ÷ the fastest floor's seconds (medians).
 
-Last, what one batch's ``placements`` (about 43 rows a hand) and raw texts
-cost to write: placements as stored (keyed by ``hand_id``, never null)
-against the schema-4 layout with the string ``hand_key`` on each row and
-against no key at all (the floor); ``raw_text`` under zstd (as stored), lz4
-and snappy, with the bytes each writes (lz4 and snappy trade a few percent
-of the write for a much larger hands file).
+Last, what one batch costs to write: its hands, seats and placements as
+the store writes them, per hand (the most an import that parsed for free
+could reach); placements (about 43 rows a hand) as stored (keyed by
+``hand_id``, never null) against the schema-4 layout with the string
+``hand_key`` on each row and against no key at all; ``raw_text`` under zstd
+(as stored), lz4 and snappy, with the bytes each writes (lz4 and snappy
+trade a few percent of the write for a much larger hands file).
 orjson and msgspec are only needed here; a floor whose library is missing
 is left out with a note.
 """
@@ -40,6 +41,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
@@ -192,15 +194,17 @@ def import_once(name: str, path: Path, data: Path, hands: int) -> dict[str, floa
 
 
 def write_costs(hands: int, repeat: int) -> None:
-    """Parquet write time and size of one batch's placements and raw texts, with the options.
+    """Parquet write time and size of one batch's tables, as stored and in other layouts.
 
-    placements as stored since schema 5 (``hand_id``, no column nullable, the
-    dataset's write options; its time includes the fsync)
-    against the schema-4 layout (the string ``hand_key`` on each row) and
-    without the key at all (the floor); the hands' ``raw_text`` column under
-    zstd (as stored), lz4 and snappy, time and bytes.
+    First the whole batch as the store writes it (hands, seats and
+    placements, each with its ``files.options_for`` entry, fsync included):
+    what the writes alone cost a hand, so the most an import that parsed for
+    free could reach.  Then placements as stored since schema 5 (``hand_id``,
+    no column nullable) against the schema-4 layout (the string ``hand_key``
+    on each row) and without the key at all; the hands' ``raw_text`` column
+    under zstd (as stored), lz4 and snappy, time and bytes.  Ratios are to
+    the stored layout.
     """
-    import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
@@ -209,19 +213,22 @@ def write_costs(hands: int, repeat: int) -> None:
     from ofc_stats.store.rows import hands_table
 
     records = random_records(hands, seed=5)
-    tables = hands_table(records, "bench")
+    app = [replace(r, format="app-json", ruleset="pineapple-progressive") for r in records]
+    app = [replace(r, raw_text=dumps_app(r)) for r in app]  # as an app-json import stores it
+    tables = hands_table(app, "bench")
     old = tables["placements"]
     stored = with_hand_ids(tables, 0)["placements"]
-    app = [replace(r, format="app-json", ruleset="pineapple-progressive") for r in records]
-    raw = pa.table({"raw_text": pa.array([dumps_app(r) for r in app], pa.string())})
-    cases = {
-        "placements as stored (hand_id)": (stored, "stored"),
+    raw = tables["hands"].select(["raw_text"])
+    batch = with_hand_ids(tables, 0)
+    cases: dict[str, tuple[Any, str]] = {
+        "hands + seats + placements as stored": (batch, "stored"),
+        "placements as stored (hand_id)": (stored, "placements"),
         "placements v4 (string hand_key)": (old, "zstd"),
         "placements v4, hand_key dictionary": (
             old.set_column(0, "hand_key", pc.dictionary_encode(old["hand_key"])),
             "zstd",
         ),
-        "floor: placements without a key": (stored.drop_columns(["hand_id"]), "zstd"),
+        "placements without a key, zstd": (stored.drop_columns(["hand_id"]), "zstd"),
         "raw_text zstd (as stored)": (raw, "zstd"),
         "raw_text lz4": (raw, "lz4"),
         "raw_text snappy": (raw, "snappy"),
@@ -233,8 +240,11 @@ def write_costs(hands: int, repeat: int) -> None:
         for _ in range(repeat):  # interleaved
             for name, (data, codec) in cases.items():
                 start = time.perf_counter()
-                if codec == "stored":  # the dataset's own options for the table
-                    write_parquet(data, path)
+                if codec == "stored":  # every table of the batch, each with its own options
+                    for table_name in ("hands", "seats", "placements"):
+                        write_parquet(data[table_name], path, table_name)
+                elif codec == "placements":
+                    write_parquet(data, path, "placements")
                 else:
                     pq.write_table(data, path, compression=codec)
                 times[name].append(time.perf_counter() - start)
@@ -242,7 +252,13 @@ def write_costs(hands: int, repeat: int) -> None:
     print(
         f"\nwriting one batch of {hands:,} hands ({old.num_rows:,} placements), medians of {repeat}"
     )
-    placement_floor = statistics.median(times["floor: placements without a key"])
+    whole = statistics.median(times.pop("hands + seats + placements as stored"))
+    print(
+        f"  hands + seats + placements as stored   {whole * 1000:8.1f} ms"
+        f"  = {whole / hands * 1e6:.2f} µs a hand: the writes alone cap an import at"
+        f" {hands / whole:,.0f} hands/s"
+    )
+    placement_floor = statistics.median(times["placements as stored (hand_id)"])
     raw_floor = statistics.median(times["raw_text zstd (as stored)"])
     for name, values in times.items():
         seconds = statistics.median(values)

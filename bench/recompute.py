@@ -53,8 +53,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 mode, root = sys.argv[1], Path(sys.argv[2])
 from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.files import options_for
 from ofc_stats.store.recompute import (
-    HAND_COLUMNS, SEAT_COLUMNS, WRITE_OPTIONS, read_columns, recompute, stored_tables,
+    HAND_COLUMNS, SEAT_COLUMNS, read_columns, recompute, stored_tables,
 )
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.engine.presets import get_ruleset
@@ -86,7 +87,7 @@ else:
         else:
             tables = stored_tables(score_tables(h, s, get_ruleset))
         for name, table in tables.items():  # written as recompute writes them
-            pq.write_table(table, out / f"{name}.parquet", **WRITE_OPTIONS)
+            pq.write_table(table, out / f"{name}.parquet", **options_for(name))
 seconds = time.perf_counter() - start
 end = os.times()
 cpu = sum(end[:4]) - sum(times[:4])  # user + system, this process and its reaped workers

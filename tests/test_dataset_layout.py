@@ -220,3 +220,36 @@ def test_a_dataset_folder_with_glob_characters_in_its_name(tmp_path: Path) -> No
     import_paths([DATA / "app-json" / "two_hands.hh"], data)
     with ofc_stats.open(data) as db:
         assert db.sql("SELECT count(*) FROM hands").fetchall() == [(2,)]
+
+
+def test_each_table_is_written_with_its_own_parquet_layout(tmp_path: Path) -> None:
+    """Import and recompute write every table by its ``STORED_OPTIONS`` entry, not a default.
+
+    The entries are a speed choice (store/files.py says why each); what can
+    silently break is a writer that stops naming the table and falls back to
+    zstd with a dictionary on every column.  So this reads the column
+    chunks' encodings and codecs back from the files the import wrote.
+    """
+    data = tmp_path / "data"
+    import_paths([DATA / "app-json" / "two_hands.hh"], data)
+    recompute(data)
+
+    def chunk(table: str, column: str) -> tuple[str, set[str]]:
+        (path,) = [p for p in (data / table).glob("*.parquet") if p.name != "schema.parquet"]
+        meta = pq.ParquetFile(path).metadata.row_group(0)
+        (found,) = [
+            meta.column(i)
+            for i in range(meta.num_columns)
+            if meta.column(i).path_in_schema == column
+        ]
+        return found.compression, set(found.encodings)
+
+    # Unique per hand: no dictionary; ascending ids and offsets: delta-coded.
+    assert chunk("hands", "raw_text") == ("ZSTD", {"PLAIN", "RLE"})
+    assert "DELTA_BINARY_PACKED" in chunk("hands", "source_offset")[1]
+    assert "RLE_DICTIONARY" in chunk("hands", "room")[1]  # one room a batch
+    assert "RLE_DICTIONARY" in chunk("seats", "top.list.element")[1]  # 52 card values
+    assert "RLE_DICTIONARY" not in chunk("seats", "board")[1]
+    assert chunk("placements", "hand_id")[0] == "LZ4"
+    assert chunk("results", "fouled")[0] == "UNCOMPRESSED"
+    assert "DELTA_BINARY_PACKED" in chunk("versus", "hand_id")[1]

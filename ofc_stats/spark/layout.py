@@ -22,7 +22,8 @@ import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError
 from ofc_stats.store.dataset import COMMIT, EMPTY, Dataset
-from ofc_stats.store.recompute import WRITE_OPTIONS, up_to_date
+from ofc_stats.store.files import options_for
+from ofc_stats.store.recompute import up_to_date
 from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, SCHEMA_VERSION
 
 STEP = "results"  # the staging folder's prefix, as the local recompute names it
@@ -69,7 +70,7 @@ class LocalLayout:
         return pq.read_table(Dataset(self.root).batch_file(table, batch), columns=columns)
 
     def commit(self, batch: str, tables: dict[str, pa.Table]) -> None:
-        Dataset(self.root).commit(batch, tables, step=STEP, **WRITE_OPTIONS)
+        Dataset(self.root).commit(batch, tables, step=STEP)
 
 
 class UriLayout:
@@ -159,7 +160,7 @@ class UriLayout:
         filesystem.create_dir(staging, recursive=True)
         for name, table in tables.items():  # as the local recompute writes them
             pq.write_table(
-                table, f"{staging}/{name}.parquet", filesystem=filesystem, **WRITE_OPTIONS
+                table, f"{staging}/{name}.parquet", filesystem=filesystem, **options_for(name)
             )
         with filesystem.open_output_stream(f"{staging}/{COMMIT}") as handle:
             handle.write((json.dumps(sorted(tables)) + "\n").encode())

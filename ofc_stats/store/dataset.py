@@ -392,13 +392,13 @@ class Dataset:
         removed: list[str] = []
         try:
             for name, table in tables.items():
-                write_parquet(table, staging / f"{name}.parquet", **options)
+                write_parquet(table, staging / f"{name}.parquet", name, **options)
             for other, parts in (rewrites or {}).items():
                 for name, part in parts.items():
                     if part is None:
                         removed.append(f"{name}/{other}.parquet")
                     else:
-                        write_parquet(part, staging / f"{name}@{other}.parquet", **options)
+                        write_parquet(part, staging / f"{name}@{other}.parquet", name, **options)
             marker = {
                 "tables": sorted(tables),
                 "batches": sorted({batch, *(rewrites or {})}),

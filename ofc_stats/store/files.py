@@ -1,14 +1,107 @@
-"""Durable writes: a file or folder is fsynced before anything points at it."""
+"""Durable writes: a file or folder is fsynced before anything points at it.
+
+Also the one home of how each stored table is laid out in Parquet
+(:data:`STORED_OPTIONS`): the local importer, recompute, the migrations and
+Spark's workers all write a table with its own entry, so a file never
+depends on which of them wrote it.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ofc_stats.store.schema import STORED_PLACEMENTS
+from ofc_stats.store.schema import STORED_RESULTS, STORED_VERSUS
+
+DEFAULT_OPTIONS: dict[str, Any] = {"compression": "zstd"}
+_DELTA = "DELTA_BINARY_PACKED"  # ascending integers (ids, lines, offsets): deltas, no dictionary
+
+# Why each table is written as it is (CPU per 20k-hand batch, min of 9, 2026-12-01; the
+# whole-table default of zstd with a dictionary tried on every column and statistics on
+# every column against these):
+# * hands 55 -> 46 ms, 2,969 -> 2,625 KiB: a dictionary only on the strings a batch
+#   repeats (keys, fingerprints and raw texts are unique: building one was pure loss);
+#   statistics on what readers prune by.  raw_text stays zstd: lz4 would save 6 ms a
+#   batch for a hands file 54% larger.
+# * seats 33 -> 26 ms, 1,557 -> 1,292 KiB: the rows' card lists dictionary-coded (52
+#   values), the board (13 cards, unique) and the keys not.
+# * placements (~43 rows a hand) 33 -> 25 ms, 902 -> 1,176 KiB: hand_id, seat and street
+#   under LZ4; hand_id ascends, a few dozen rows each.
+# * results and versus: LZ4, not zstd (recompute's writes are most of its time: a batch's
+#   results 19 -> 12.6 ms, files 1.5 -> 0.76 MB, and read faster too); the foul flag and
+#   row classes hardly compress (LZ4 ratio 1.0-1.9) and cost LZ4 a quarter of the write,
+#   so they are stored plain (12.2 -> 8.9 ms, the file 14% larger); hand_id delta-coded
+#   (versus 374 -> 234 kB a batch).  DuckDB, Arrow and Spark read every one of these.
+_UNCOMPRESSED_RESULTS = ("fouled", "top_class", "middle_class", "bottom_class")
+_LOW_CARDINALITY_HANDS = [
+    "format",
+    "room",
+    "table_id",
+    "rules_text",
+    "ruleset",
+    "currency",
+    "source_file",
+    "batch",
+]
+_SEAT_LISTS = [f"{row}.list.element" for row in ("top", "middle", "bottom", "discards")]
+STORED_OPTIONS: dict[str, dict[str, Any]] = {
+    "hands": {
+        "compression": "zstd",
+        "use_dictionary": _LOW_CARDINALITY_HANDS,
+        "write_statistics": ["hand_id", "played_at"],
+        "column_encoding": {"hand_id": _DELTA, "source_line": _DELTA, "source_offset": _DELTA},
+    },
+    "seats": {
+        "compression": "zstd",
+        "use_dictionary": [
+            *_SEAT_LISTS,
+            "player",
+            "player_id",
+            "board_streets",
+            "reported_points",
+            "seat",
+            "fantasy_cards",
+            "reported_money",
+            "stack",
+            "hero",
+            "in_fantasy",
+        ],
+        "write_statistics": ["hand_id"],
+        "column_encoding": {"hand_id": _DELTA},
+    },
+    "placements": {
+        "compression": {
+            "hand_id": "lz4",
+            "seat": "lz4",
+            "street": "lz4",
+            "card": "zstd",
+            "destination": "zstd",
+        },
+        "use_dictionary": ["card", "destination", "street"],
+        "write_statistics": ["hand_id"],
+    },
+    **{
+        name: {
+            "compression": {
+                column: "none" if column in _UNCOMPRESSED_RESULTS else "lz4"
+                for column in schema.names
+            },
+            "use_dictionary": ["ruleset", "status"],
+            "write_statistics": ["hand_id", "seat"],
+            "column_encoding": {"hand_id": _DELTA},
+        }
+        for name, schema in (("results", STORED_RESULTS), ("versus", STORED_VERSUS))
+    },
+}
+
+
+def options_for(name: str) -> dict[str, Any]:
+    """The Parquet writer options of a stored table (zstd for a table with no entry)."""
+    return STORED_OPTIONS.get(name, DEFAULT_OPTIONS)
 
 
 def fsync_dir(folder: Path) -> None:
@@ -19,19 +112,8 @@ def fsync_dir(folder: Path) -> None:
         os.close(handle)
 
 
-# Stored placements (~43 rows a hand): hand_id ascends, so deltas beat a dictionary, and
-# min/max of seat, street, card and destination prune nothing (68 -> 55 ms a batch, same size).
-_PLACEMENT_OPTIONS = {
-    "use_dictionary": ["seat", "street", "card", "destination"],
-    "column_encoding": {"hand_id": "DELTA_BINARY_PACKED"},
-    "write_statistics": ["hand_id"],
-}
-
-
-def write_parquet(table: pa.Table, path: Path, **options: object) -> None:
-    """Write one Parquet file and make it durable before anything points at it."""
-    if table.schema.names == STORED_PLACEMENTS.names:
-        options = {**_PLACEMENT_OPTIONS, **options}
-    pq.write_table(table, path, **{"compression": "zstd", **options})
+def write_parquet(table: pa.Table, path: Path, name: str = "", **options: Any) -> None:
+    """Write table ``name``'s file (its :func:`options_for`, then ``options``), durably."""
+    pq.write_table(table, path, **{**options_for(name), **options})
     with open(path, "rb") as handle:
         os.fsync(handle.fileno())

@@ -61,7 +61,7 @@ def _two_to_three(root: Path) -> None:
             table = pq.read_table(folder / "results.parquet").replace_schema_metadata(stamp)
             for name in ("results", "versus"):
                 (root / name).mkdir(exist_ok=True)
-            write_parquet(table, root / "results" / f"{folder.name}.parquet")
+            write_parquet(table, root / "results" / f"{folder.name}.parquet", "results")
             os.replace(folder / "versus.parquet", root / "versus" / f"{folder.name}.parquet")
         shutil.rmtree(folder)  # otherwise recompute scores the batch again
     if old_results.is_dir():
@@ -111,7 +111,7 @@ def _three_to_four(root: Path) -> None:
             shutil.rmtree(staging, ignore_errors=True)
             staging.mkdir(parents=True)
             for name, table in changed.items():
-                write_parquet(table, staging / f"{name}.parquet")
+                write_parquet(table, staging / f"{name}.parquet", name)
             (staging / COMMIT).write_text(json.dumps(sorted(changed)) + "\n")
             fsync_dir(staging)
             _publish(root, staging, batch)
@@ -182,7 +182,7 @@ def _four_to_five(root: Path) -> None:
         staging = root / ".tmp" / f"v5+{path.stem}"
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
-        write_parquet(stored, staging / "placements.parquet")
+        write_parquet(stored, staging / "placements.parquet", "placements")
         (staging / COMMIT).write_text(json.dumps(["placements"]) + "\n")
         fsync_dir(staging)
         _publish(root, staging, path.stem)

@@ -41,7 +41,7 @@ from ofc_stats.store.engine_cache import warm
 from ofc_stats.store.rescore import RulesetLookup, Scored, score_tables
 from ofc_stats.store.rows import with_hand_keys
 from ofc_stats.store.rulesets import DatasetRulesets
-from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, STORED_RESULTS, STORED_VERSUS
+from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION
 
 HAND_COLUMNS = ["hand_id", "ruleset", "seat_count", "complete"]
 SEAT_COLUMNS = [
@@ -74,25 +74,6 @@ class RecomputeSummary:
         for status, count in sorted(self.statuses.items()):
             text.append(f"  {status}: {count} seats")
         return text
-
-
-# LZ4, not zstd: recompute's writes are most of its time and zstd was most of a write
-# (a batch's results: 19 ms against 12.6 ms, files 1.5 MB against 0.76 MB, read
-# faster too); dictionaries only where the values already are, statistics only on keys.
-# The foul flag and the row classes hardly compress (LZ4 ratio 1.0-1.9) and cost LZ4
-# a quarter of the write: stored plain (12.2 -> 8.9 ms a batch, the file 14% larger).
-# hand_id runs in order, a few rows each: delta-coded it is smaller and quicker to
-# write and read (versus: 374 -> 234 kB a batch); DuckDB, Arrow and Spark read it.
-UNCOMPRESSED = ("fouled", "top_class", "middle_class", "bottom_class")
-WRITE_OPTIONS: dict[str, object] = {
-    "compression": {
-        name: "none" if name in UNCOMPRESSED else "lz4"
-        for name in (*STORED_RESULTS.names, *STORED_VERSUS.names)
-    },
-    "use_dictionary": ["ruleset", "status"],
-    "write_statistics": ["hand_id", "seat"],
-    "column_encoding": {"hand_id": "DELTA_BINARY_PACKED"},
-}
 
 
 def up_to_date(dataset: Dataset, batch: str) -> bool:
@@ -400,7 +381,7 @@ def _score(dataset: Dataset, batch: str, lookup: RulesetLookup) -> tuple[dict[st
 def stored_tables(scored: Scored) -> dict[str, pa.Table]:
     """A batch's results and versus as they are stored (here and by Spark's workers).
 
-    Written with :data:`WRITE_OPTIONS`; ``results`` carries the engine version
+    Written with ``files.options_for`` of each; ``results`` carries the engine version
     that :func:`up_to_date` reads back.
     """
     tables = {"results": scored.results, "versus": scored.versus}
@@ -427,9 +408,7 @@ def required_where_full(table: pa.Table) -> pa.Table:
 
 def _publish(dataset: Dataset, scored: dict[str, tuple[dict[str, pa.Table], int]]) -> list[Done]:
     """Commit several batches' results and versus at once; (hands, seats, by status) each."""
-    dataset.commit_batches(
-        {batch: tables for batch, (tables, _) in scored.items()}, step="results", **WRITE_OPTIONS
-    )
+    dataset.commit_batches({batch: tables for batch, (tables, _) in scored.items()}, step="results")
     return [
         (hands, tables["results"].num_rows, _statuses(tables["results"]))
         for tables, hands in scored.values()
