@@ -12,7 +12,8 @@ database of the same hands, then, each in a fresh child process,
 
 * import: ``import_paths`` into an empty dataset (columnar readers, the default);
 * record: the same with ``columnar=False`` (the record path, the definition);
-* parse: the parser's columnar reader alone, no importer (the parser's share);
+* parse: the parser's columnar reader alone, no importer (the parser's share),
+  with the cyclic GC off as the importer runs parsers;
 * floor: for SwC orjson decoding every line (and, in an archive, its frame and
   the message inside), and ``floor-structs``: msgspec decoding the file a
   megabyte at a time into the struct types the columnar reader uses (its own
@@ -59,6 +60,8 @@ if kind in ("import", "record"):
     summary = import_paths([path], data, format_name=fmt, columnar=kind == "import")
     count = summary.stored
 elif kind == "parse":
+    import gc
+    gc.disable()  # as import_paths runs every parser
     parser = get_parser(fmt)()
     if fmt == "fpdb":
         items = parser.parse_path_columnar(path, "bench")
