@@ -81,7 +81,7 @@ class Placed(msgspec.Struct, gc=False, frozen=True):
 class Round(msgspec.Struct, gc=False):
     player: str
     round: int = 0
-    dealt: list[msgspec.Raw] = []  # only whether any card was dealt counts
+    dealt: Texts = []  # only whether any card was dealt counts (cards: no new objects)
     placed: Placed = Placed()
     discarded: Texts = []
 
