@@ -106,8 +106,11 @@ def build(
     known = np.fromiter((s is not None for s in seat_of), bool, all_rounds)
     first_round = 3 * seats_total
     from_rounds = owner >= first_round
-    element_round = (owner - first_round) % max(all_rounds, 1)
-    shown = (ids != HIDDEN) & (~from_rounds | known[element_round])
+    if all_rounds:
+        of_known = known[(owner - first_round) % all_rounds]
+    else:
+        of_known = np.zeros(len(owner), dtype=bool)  # no round: every card is a seat's
+    shown = (ids != HIDDEN) & (~from_rounds | of_known)
     ids, owner = ids[shown], owner[shown]
     lengths = np.bincount(owner, minlength=len(lists))
     rows = lengths[:first_round].reshape(3, -1).T

@@ -166,3 +166,12 @@ def test_fantasyland_and_hidden_cards(tmp_path: Path) -> None:
     path = database(tmp_path / "f.db3", raws)
     assert _typed_hands(path) == 3
     assert assert_same([[path]], tmp_path)["hands"] == 3
+
+
+def test_a_chunk_without_rounds(tmp_path: Path) -> None:
+    """Hands whose rawJson lists no rounds: final rows only, no placements (Hypothesis found it)."""
+    raws = [raw_json(r) | {"rounds": []} for r in random_records(2, seed=34)]
+    path = database(tmp_path / "f.db3", raws)
+    assert _typed_hands(path) == 2
+    counts = assert_same([[path]], tmp_path)
+    assert counts["hands"] == 2 and counts["placements"] == 0
