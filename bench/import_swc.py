@@ -1,6 +1,7 @@
 """SwC and fpdb import speed against the decode floor, measured in the same run.
 
     .venv/bin/python bench/import_swc.py [--hands 5000] [--repeat 3] [--against DIR]
+        [--formats swc,swc-archive,fpdb]
 
 Writes a snapshot-heavy SwC capture (tests/swcgen.py: one GameState line per
 placement, ~21 lines a hand), the same capture as fpdb-3 keeps it
@@ -11,7 +12,8 @@ database of the same hands, then, each in a fresh child process,
 
 * import: ``import_paths`` into an empty dataset (columnar readers, the default);
 * record: the same with ``columnar=False`` (the record path, the definition);
-* parse: the parser's columnar reader alone, no importer (the parser's share);
+* parse: the parser's columnar reader alone, no importer (the parser's share),
+  with the cyclic GC off as the importer runs parsers;
 * floor: for SwC orjson decoding every line (and, in an archive, its frame and
   the message inside), and ``floor-structs``: msgspec decoding the file a
   megabyte at a time into the struct types the columnar reader uses (its own
@@ -58,6 +60,8 @@ if kind in ("import", "record"):
     summary = import_paths([path], data, format_name=fmt, columnar=kind == "import")
     count = summary.stored
 elif kind == "parse":
+    import gc
+    gc.disable()  # as import_paths runs every parser
     parser = get_parser(fmt)()
     if fmt == "fpdb":
         items = parser.parse_path_columnar(path, "bench")
@@ -163,7 +167,13 @@ def main() -> None:
         help="a checkout of an earlier commit (git worktree or git archive): its import is "
         "timed in the same runs, for a before/after ratio",
     )
+    parser.add_argument(
+        "--formats",
+        default="swc,swc-archive,fpdb",
+        help="which of swc, swc-archive and fpdb to measure (comma-separated)",
+    )
     args = parser.parse_args()
+    chosen = args.formats.split(",")
     folder = Path(tempfile.mkdtemp(prefix="ofc-bench-swc-"))
     try:
         swc, archive, fpdb = write_files(folder, args.hands)
@@ -183,6 +193,8 @@ def main() -> None:
         header = ("format", "run", "wall s", "cpu s", "hands/s", "× floor (wall)", "× floor (cpu)")
         print("\n{:<11} {:<20} {:>7} {:>7} {:>9} {:>15} {:>14}".format(*header))
         for fmt, (path, kinds) in plan.items():
+            if fmt not in chosen:
+                continue
             if args.against:
                 kinds = [*kinds, "import-before"]
             runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}

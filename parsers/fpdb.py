@@ -19,8 +19,8 @@ from ofc_stats.engine.board import DISCARD_CODE
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.errors import FpdbError
 from ofc_stats.records import HandRecord, Quarantined
-from parsers import fast_json
-from parsers.base import BAD_INPUT, ParseItem, Parser, reason_of
+from parsers import fast_json, fpdb_columns, fpdb_fast
+from parsers.base import BAD_INPUT, ColumnarHands, ParseItem, Parser, reason_of
 from parsers.hand_columns import HandColumns, Move, SeatRow, placements, seat_records
 from parsers.swc import street_of
 
@@ -236,21 +236,44 @@ class FpdbParser(Parser):
             yield item if isinstance(item, Quarantined) else _record(item, source)
 
     def parse_path_columnar(self, path: str, source: str) -> Iterator[ParseItem]:
-        """The same hands, decoded with orjson and laid out as columns.
+        """The same hands, laid out as columns a chunk at a time.
 
-        A hand the columns cannot surely hold, or whose table name is not in
-        its rawJson (a reparse sees only that text), comes out of the record
-        path; columns gathered so far go first, so hands keep the rows' order.
+        Rows go through ``fpdb_fast`` (a typed decode, then NumPy per chunk)
+        where its structs hold them; any other row, and a hand whose table
+        name is not in its rawJson (a reparse sees only that text), takes the
+        per-row path.  Whatever is gathered goes out before a row read
+        otherwise, so hands keep the rows' order.
         """
         columns = HandColumns(FORMAT, source)
-        for item in _rows(path, source, fast_json.loads):
-            if isinstance(item, _Row) and _add(columns, item):
+        typed: list[tuple[fpdb_fast.Prepared, tuple[Any, ...]]] = []
+        lines: set[int] = set()
+        for item in _fetch(path, source):
+            if not isinstance(item, Quarantined):
+                line = item[0]
+                raw = fpdb_fast.typed(item[3]) if line is not None and line not in lines else None
+                ready = raw and fpdb_fast.prepare(raw, line, item[3], _number)  # type: ignore[arg-type]
+                if ready:
+                    if len(columns):
+                        yield columns.take()
+                    typed.append((ready, item))
+                    lines.add(ready.line)
+                    if len(typed) >= CHUNK_HANDS:
+                        yield from _typed_chunk(typed, source)
+                        typed, lines = [], set()
+                    continue
+            if typed:
+                yield from _typed_chunk(typed, source)
+                typed, lines = [], set()
+            row = item if isinstance(item, Quarantined) else _decoded(item, source, fast_json.loads)
+            if isinstance(row, _Row) and _add(columns, row):
                 if len(columns) >= CHUNK_HANDS:
                     yield columns.take()
                 continue
-            if len(columns) and not isinstance(item, Quarantined):
+            if len(columns) and not isinstance(row, Quarantined):
                 yield columns.take()
-            yield item if isinstance(item, Quarantined) else _record(item, source)
+            yield row if isinstance(row, Quarantined) else _record(row, source)
+        if typed:
+            yield from _typed_chunk(typed, source)
         if len(columns):
             yield columns.take()
 
@@ -269,6 +292,14 @@ class _Row(NamedTuple):
 
 def _rows(path: str, source: str, loads: Callable[[Any], Any]) -> Iterator[_Row | Quarantined]:
     """Every HttpOFCHands row, decoded; what cannot be opened or decoded is quarantined."""
+    for item in _fetch(path, source):
+        yield item if isinstance(item, Quarantined) else _decoded(item, source, loads)
+
+
+def _fetch(
+    path: str, source: str
+) -> Iterator[tuple[int | None, str | None, str, Any] | Quarantined]:
+    """Every HttpOFCHands row as (line, siteHandNo, table name, rawJson), or why none can be."""
     try:
         # The path goes through pathname2url, so "#", "?" and "%" in a file
         # name stay part of the name and never become URI parameters.
@@ -288,22 +319,51 @@ def _rows(path: str, source: str, loads: Callable[[Any], Any]) -> Iterator[_Row 
             for row_id, hand_no, table_name, raw_json in rows:
                 line = row_id if isinstance(row_id, int) else None
                 hand_id = None if hand_no is None else str(hand_no)[:200]
-                try:
-                    raw = loads(raw_json)
-                except json.JSONDecodeError as error:
-                    yield Quarantined(
-                        source, f"bad rawJson: {error}", str(raw_json), line, hand_id=hand_id
-                    )
-                    continue
-                except BAD_INPUT as error:
-                    yield Quarantined(
-                        source, reason_of(error), str(raw_json), line, hand_id=hand_id
-                    )
-                    continue
-                yield _Row(line, hand_id, str(table_name or ""), raw_json, raw)
+                yield line, hand_id, str(table_name or ""), raw_json
             rows = cursor.fetchmany(FETCH_ROWS)
     finally:
         connection.close()
+
+
+def _decoded(
+    row: tuple[int | None, str | None, str, Any], source: str, loads: Callable[[Any], Any]
+) -> _Row | Quarantined:
+    line, hand_id, table_name, raw_json = row
+    try:
+        raw = loads(raw_json)
+    except json.JSONDecodeError as error:
+        return Quarantined(source, f"bad rawJson: {error}", str(raw_json), line, hand_id=hand_id)
+    except BAD_INPUT as error:
+        return Quarantined(source, reason_of(error), str(raw_json), line, hand_id=hand_id)
+    return _Row(line, hand_id, table_name, raw_json, raw)
+
+
+def _typed_chunk(
+    typed: list[tuple[fpdb_fast.Prepared, tuple[Any, ...]]], source: str
+) -> Iterator[ParseItem]:
+    """Typed hands as columns; a hand they cannot surely hold goes through the record path."""
+    valid, columns = fpdb_columns.build([hand for hand, _ in typed], FORMAT, source)
+    if columns is not None:
+        yield columns
+        return
+    run: list[fpdb_fast.Prepared] = []
+    for ok, (hand, row) in zip(valid, typed, strict=True):
+        if ok:
+            run.append(hand)
+            continue
+        if run:
+            yield _built(run, source)
+            run = []
+        decoded = _decoded(row, source, fast_json.loads)
+        yield decoded if isinstance(decoded, Quarantined) else _record(decoded, source)
+    if run:
+        yield _built(run, source)
+
+
+def _built(hands: list[fpdb_fast.Prepared], source: str) -> ColumnarHands:
+    valid, columns = fpdb_columns.build(hands, FORMAT, source)
+    assert columns is not None, valid  # every hand of the run passed the checks before
+    return columns
 
 
 def _raw_text(row: _Row) -> str:

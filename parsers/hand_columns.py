@@ -85,6 +85,14 @@ def _storable(text: str) -> bool:
 _LIMITS: dict[str, tuple[int, int]] = {}  # ruleset -> (most seats, deck size)
 
 
+def limits(ruleset: str) -> tuple[int, int]:
+    """The most seats a hand of this ruleset may store, and its deck's size."""
+    if ruleset not in _LIMITS:
+        rules = get_ruleset(ruleset)
+        _LIMITS[ruleset] = (min(rules.max_seats, SMALL_INT + 1), rules.deck.size)
+    return _LIMITS[ruleset]
+
+
 def surely_valid(
     ruleset: str,
     texts: Sequence[str],
@@ -96,10 +104,7 @@ def surely_valid(
 
     ``columns``: the moves as (seats, streets, cards, destinations), if the caller has them.
     """
-    if ruleset not in _LIMITS:
-        rules = get_ruleset(ruleset)
-        _LIMITS[ruleset] = (min(rules.max_seats, SMALL_INT + 1), rules.deck.size)
-    most, deck = _LIMITS[ruleset]
+    most, deck = limits(ruleset)
     if not 2 <= len(seats) <= most:
         return False
     names = [s.player for s in seats]
@@ -147,29 +152,59 @@ def _lookup(
     return np.where(distinct[where] == keys, values[where], missing)
 
 
-def _streets(
+def streets_and_discards(
     seat_counts: list[int],
     move_counts: list[int],
     boards: list[Cards | None],
     discards: list[Cards | None],
     moves: dict[str, npt.NDArray[np.int64]],
 ) -> tuple[pa.Array, pa.Array]:
+    """:func:`street_columns` of seats as lists: 13 cards (or None) and discards a seat."""
+    total = len(boards)
+    full = np.fromiter((b is not None for b in boards), bool, total)
+    cards = chain.from_iterable(b for b in boards if b is not None)
+    board_cards = np.fromiter(cards, np.int64, 13 * int(full.sum())).reshape(-1, 13)
+    lengths = np.fromiter((0 if d is None else len(d) for d in discards), np.int64, total)
+    values = np.fromiter(
+        chain.from_iterable(d for d in discards if d), np.int64, int(lengths.sum())
+    )
+    hidden = np.fromiter((d is None for d in discards), bool, total)
+    return street_columns(
+        np.asarray(seat_counts, dtype=np.int64),
+        np.asarray(move_counts, dtype=np.int64),
+        full,
+        board_cards,
+        (lengths, values, hidden),
+        moves,
+    )
+
+
+def street_columns(
+    seat_counts: npt.NDArray[np.int64],
+    move_counts: npt.NDArray[np.int64],
+    full: npt.NDArray[np.bool_],
+    board_cards: npt.NDArray[Any],
+    discards: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]],
+    moves: dict[str, npt.NDArray[np.int64]],
+) -> tuple[pa.Array, pa.Array]:
     """A chunk's ``board_streets`` and its ``discards`` in street order, in one NumPy pass.
 
-    A seat's board streets are, card by card, the street of the card's last
-    placement in a row (255 for none), for a seat of 13 placed cards with at
-    least one such placement; its discards are sorted (stably) by the street
-    of each card's last discard, 99 for none.  Cards are below 256, so
-    ``seat * 256 + card`` names one card of one seat in the chunk.
+    ``full``: the seats with 13 cards, whose cards ``board_cards`` holds (a row
+    each); ``discards``: each seat's count, all seats' cards one after the
+    other, and which seats have none stored (null).  A seat's board streets
+    are, card by card, the street of the card's last placement in a row (255
+    for none), for a seat of 13 placed cards with at least one such
+    placement; its discards are sorted (stably) by the street of each card's
+    last discard, 99 for none.  Cards are below 256, so ``seat * 256 + card``
+    names one card of one seat in the chunk.
     """
-    total = len(boards)
+    total = len(full)
     starts = np.zeros(len(seat_counts), dtype=np.int64)
     np.cumsum(seat_counts[:-1], out=starts[1:])
-    counts = np.asarray(seat_counts, dtype=np.int64)
     hand = np.repeat(np.arange(len(move_counts)), move_counts)
     position, card, street = moves["seat"], moves["card"], moves["street"]
     discard = moves["destination"] == DISCARD
-    real = (position >= 0) & (position < counts[hand])  # moves of seats the hand has
+    real = (position >= 0) & (position < seat_counts[hand])  # moves of seats the hand has
     seat = starts[hand] + position
     key = seat * 256 + card
     rows = real & ~discard
@@ -177,14 +212,13 @@ def _streets(
     placed_any = np.zeros(total, dtype=bool)
     placed_any[seat[rows]] = True
 
-    with_board = np.fromiter((b is not None for b in boards), bool, total) & placed_any
+    with_board = full & placed_any
     board_seat = np.repeat(np.flatnonzero(with_board), 13)
-    chosen = [b for b, w in zip(boards, with_board.tolist(), strict=True) if w and b is not None]
-    board_cards = np.fromiter(chain.from_iterable(chosen), np.int64, 13 * len(chosen))
+    chosen = board_cards[placed_any[full]].astype(np.int64).reshape(-1)
     data = np.zeros((total, 13), dtype=np.uint8)
-    data[with_board] = _lookup(
-        placed_keys, placed_streets, board_seat * 256 + board_cards, 255
-    ).reshape(-1, 13)
+    data[with_board] = _lookup(placed_keys, placed_streets, board_seat * 256 + chosen, 255).reshape(
+        -1, 13
+    )
     board_streets = pa.FixedSizeBinaryArray.from_buffers(
         pa.binary(13),
         total,
@@ -192,20 +226,16 @@ def _streets(
         null_count=total - int(with_board.sum()),
     )
 
-    lengths = np.fromiter((0 if d is None else len(d) for d in discards), np.int64, total)
+    lengths, values, hidden = discards
     owner = np.repeat(np.arange(total), lengths)
-    values = np.fromiter(
-        chain.from_iterable(d for d in discards if d), np.int64, int(lengths.sum())
-    )
     gone = real & discard
     gone_keys, gone_streets = _last(key[gone], street[gone])
     when = _lookup(gone_keys, gone_streets, owner * 256 + values, 99)
     order = np.lexsort((np.arange(len(values)), when, owner))
     offsets = np.zeros(total + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
-    hidden = pa.array(np.fromiter((d is None for d in discards), bool, total))
     in_order = pa.ListArray.from_arrays(
-        pa.array(offsets), pa.array(values[order], pa.int8()), mask=hidden
+        pa.array(offsets), pa.array(values[order], pa.int8()), mask=pa.array(hidden)
     )
     return board_streets, in_order
 
@@ -323,7 +353,7 @@ class HandColumns:
             name: np.asarray(m[name], dtype=np.int64)
             for name in ("seat", "street", "card", "destination")
         }
-        board_streets, discards = _streets(
+        board_streets, discards = streets_and_discards(
             h["seat_count"], h["moves"], s["cards"], s["discards"], numbers
         )
 

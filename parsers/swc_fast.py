@@ -311,14 +311,6 @@ _IDS = {str(card): card for card in range(52)}  # the canonical text of every ca
 _ROWS = ((0, "top"), (1, "middle"), (2, "bottom"))
 
 
-def _added(new: list[int], old: list[int]) -> list[int]:
-    """``added_cards`` for distinct ``new``: the cards not in ``old``, in ``new``'s order."""
-    if not old:
-        return new
-    known = set(old)
-    return [card for card in new if card not in known]
-
-
 def fold(hand: Hand, seat: Seat, d: str) -> None:
     """:func:`parsers.swc_fold.fold_layout`, for the usual ``ids-T-M-B`` text without its parser.
 
@@ -345,30 +337,33 @@ def fold(hand: Hand, seat: Seat, d: str) -> None:
     first, second, third = bounds
     if hand.snapshots == 1 and third and ids:
         hand.started_late = True
-    rows = seat.rows
-    top, middle, bottom = rows
-    new_top, new_middle, new_bottom = ids[:first], ids[first:second], ids[second:third]
+    top, middle, bottom = seat.rows
+    # A row's added cards: ``added_cards`` of distinct ids is the new ids not in the
+    # old row, in order (a row is a few cards: a list scan beats building a set).
     placed: list[int] = []
     names: list[str] = []
-    changed = False
+    new_top = ids[:first]
     if new_top != top:
-        added = _added(new_top, top)
+        added = [card for card in new_top if card not in top] if top else new_top
         if added:
-            top, changed = top + added, True
+            top = top + added
             placed += added
             names += ["top"] * len(added)
+    new_middle = ids[first:second]
     if new_middle != middle:
-        added = _added(new_middle, middle)
+        added = [card for card in new_middle if card not in middle] if middle else new_middle
         if added:
-            middle, changed = middle + added, True
+            middle = middle + added
             placed += added
             names += ["middle"] * len(added)
+    new_bottom = ids[second:third]
     if new_bottom != bottom:
-        added = _added(new_bottom, bottom)
+        added = [card for card in new_bottom if card not in bottom] if bottom else new_bottom
         if added:
-            bottom, changed = bottom + added, True
+            bottom = bottom + added
             placed += added
             names += ["bottom"] * len(added)
+    changed = bool(placed)
     active = ids[third:]
     if active:
         seat.seen_active = True
