@@ -196,6 +196,25 @@ def fingerprint_of(seats: Iterable[SeatCards]) -> str:
 SMALL_INT = 127  # seats and streets are stored as int8
 
 
+def storable_text(text: str) -> bool:
+    r"""Whether ``text`` is valid Unicode, so Arrow and Parquet can store it.
+
+    JSON can spell a lone surrogate (``"\ud800"``), which no UTF-8 holds;
+    :func:`validate_hand` refuses a hand with one (the fast readers ask
+    this first, to leave such a hand to the record path).
+
+    >>> storable_text("Zoë"), storable_text("\ud800")
+    (True, False)
+    """
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _check_text(hand: HandRecord) -> None:
     """Every text field must be storable Unicode (JSON can spell lone surrogates)."""
     texts = [hand.format, hand.room, hand.table_id, hand.room_hand_id, hand.ruleset]

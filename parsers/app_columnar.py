@@ -32,11 +32,11 @@ import pyarrow.compute as pc
 from msgspec.structs import astuple
 
 from ofc_stats.engine.cards import RANK_CHARS, SUIT_CHARS
-from ofc_stats.records import HandRecord, Partial, Quarantined
+from ofc_stats.records import HandRecord, Partial, Quarantined, storable_text
 from parsers import columns
 from parsers.app_records import _PRICE, DEFAULT_APP, FORMAT, Splitter, record_item, ruleset_for
 from parsers.base import ColumnarHands, ParseItem
-from parsers.fastlines import Block, Lines, decoded_prefix, frozen_gc, source_storable
+from parsers.fastlines import Block, Lines, decoded_prefix, frozen_gc
 
 BLOCK_BYTES = 2 << 20
 CHUNK_HANDS = 8192
@@ -122,7 +122,7 @@ class _Chunk:
 
 def read_columnar(stream: BinaryIO, source: str) -> Iterator[ParseItem]:
     """Every item the record path yields for ``stream``, most hands as ColumnarHands."""
-    if not source_storable(source):  # every hand of it is refused: the definition says why
+    if not storable_text(source):  # every hand of it is refused: the definition says why
         from parsers.app_records import _objects
 
         for item in _objects(stream, source):

@@ -70,15 +70,6 @@ def decoded_prefix(
     return out
 
 
-def source_storable(source: str) -> bool:
-    """Whether the file name is valid Unicode (validate_hand refuses every hand otherwise)."""
-    try:
-        source.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _utf8(data: bytes | memoryview) -> bool:
     """Whether ``data`` is UTF-8, checked by Arrow without making a str."""
     offsets = pa.py_buffer(np.array([0, len(data)], dtype=np.int64).tobytes())

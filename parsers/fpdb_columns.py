@@ -20,6 +20,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SIZES
+from ofc_stats.records import storable_text
 from parsers.base import ColumnarHands
 from parsers.fpdb_fast import HIDDEN, SPELLED, Prepared
 from parsers.hand_columns import limits, street_columns
@@ -198,7 +199,7 @@ def build(
     )
     if not texts_ok:
         valid &= np.fromiter((_storable_hand(h) for h in hands), bool, count)
-    if not source.isascii() and not _storable(source):
+    if not storable_text(source):
         valid[:] = False
     if not valid.all():
         return valid.tolist(), None
@@ -350,14 +351,6 @@ def _row_column(
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(cards[kind == row], pa.int8()))
 
 
-def _storable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _storable_hand(hand: Prepared) -> bool:
     texts = [hand.room, hand.table_id, hand.room_hand_id, hand.raw_text]
-    return all(_storable(t) for t in texts + [p.name for p in hand.players])
+    return all(storable_text(t) for t in texts + [p.name for p in hand.players])

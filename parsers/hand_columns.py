@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.records import SMALL_INT, Placement, SeatRecord, fingerprint_of
+from ofc_stats.records import SMALL_INT, Placement, SeatRecord, fingerprint_of, storable_text
 from parsers.base import ColumnarHands
 
 Cards = tuple[int, ...]
@@ -72,16 +72,6 @@ def placements(moves: Sequence[Move]) -> tuple[Placement, ...]:
     )
 
 
-def _storable(text: str) -> bool:
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 _LIMITS: dict[str, tuple[int, int]] = {}  # ruleset -> (most seats, deck size)
 
 
@@ -109,7 +99,7 @@ def surely_valid(
         return False
     names = [s.player for s in seats]
     ascii_only = "".join(texts).isascii() and "".join(names).isascii()
-    if not ascii_only and not all(_storable(t) for t in [*texts, *names]):
+    if not ascii_only and not all(storable_text(t) for t in [*texts, *names]):
         return False
     seen: set[int] = set()
     count = 0

@@ -28,10 +28,10 @@ from msgspec.structs import astuple
 
 from ofc_stats.engine.cards import JOKER_1, JOKER_2, card_spellings, parse_card
 from ofc_stats.errors import OfcError
-from ofc_stats.records import HandRecord
+from ofc_stats.records import HandRecord, storable_text
 from parsers import columns, open_streets
 from parsers.base import ColumnarHands, ParseItem
-from parsers.fastlines import Block, Lines, decoded_prefix, frozen_gc, source_storable
+from parsers.fastlines import Block, Lines, decoded_prefix, frozen_gc
 
 
 class LineParser(Protocol):
@@ -124,7 +124,7 @@ def read_columnar(
 
     ``played_at`` is the definition's reading of a ``played_at`` text.
     """
-    if not source_storable(source):
+    if not storable_text(source):
         yield from parser.parse(stream, source)
         return
     yield from _Reader(parser, source, played_at).run(stream)
