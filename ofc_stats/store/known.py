@@ -80,8 +80,12 @@ class KnownHands:
             path = self.dataset.batch_file("hands", batch)
             stored = pq.read_table(path, columns=["hand_key", "fingerprint", "complete"])
             self._confirm(keys, mask, stored, batch, flagged, known)
-        for part in self.parts:
-            mask = np.isin(hashes, part.hashes)
+        # One search of every pending part; each part is then asked only for the rows hit.
+        pending = [part.hashes for part in self.parts]
+        rows = np.flatnonzero(np.isin(hashes, np.concatenate(pending))) if pending else None
+        for part in self.parts if rows is not None and len(rows) else ():
+            mask = np.zeros(len(hashes), bool)
+            mask[rows] = np.isin(hashes[rows], part.hashes)
             if mask.any():
                 table = pa.table(
                     {
