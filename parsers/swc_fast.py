@@ -308,7 +308,6 @@ _BOUNDS = {
     for bottom in range(6)
 }
 _IDS = {str(card): card for card in range(52)}  # the canonical text of every card id
-_ROWS = ((0, "top"), (1, "middle"), (2, "bottom"))
 
 
 def fold(hand: Hand, seat: Seat, d: str) -> None:
@@ -337,33 +336,25 @@ def fold(hand: Hand, seat: Seat, d: str) -> None:
     first, second, third = bounds
     if hand.snapshots == 1 and third and ids:
         hand.started_late = True
-    top, middle, bottom = seat.rows
     # A row's added cards: ``added_cards`` of distinct ids is the new ids not in the
     # old row, in order (a row is a few cards: a list scan beats building a set).
+    rows = seat.rows
+    new_rows = rows
     placed: list[int] = []
     names: list[str] = []
-    new_top = ids[:first]
-    if new_top != top:
-        added = [card for card in new_top if card not in top] if top else new_top
+    for index, (name, start, stop) in enumerate(
+        (("top", 0, first), ("middle", first, second), ("bottom", second, third))
+    ):
+        old, new = rows[index], ids[start:stop]
+        if new == old:
+            continue
+        added = [card for card in new if card not in old] if old else new
         if added:
-            top = top + added
+            if new_rows is rows:
+                new_rows = list(rows)
+            new_rows[index] = old + added
             placed += added
-            names += ["top"] * len(added)
-    new_middle = ids[first:second]
-    if new_middle != middle:
-        added = [card for card in new_middle if card not in middle] if middle else new_middle
-        if added:
-            middle = middle + added
-            placed += added
-            names += ["middle"] * len(added)
-    new_bottom = ids[second:third]
-    if new_bottom != bottom:
-        added = [card for card in new_bottom if card not in bottom] if bottom else new_bottom
-        if added:
-            bottom = bottom + added
-            placed += added
-            names += ["bottom"] * len(added)
-    changed = bool(placed)
+            names += [name] * len(added)
     active = ids[third:]
     if active:
         seat.seen_active = True
@@ -378,9 +369,8 @@ def fold(hand: Hand, seat: Seat, d: str) -> None:
     if placed or gone:
         pineapple = hand.code in PINEAPPLE_CODES or hand.code == 76
         seat.fantasy = seat.fantasy or len(placed) > 5
-        if changed:
-            seat.rows = [top, middle, bottom]  # a placed card never leaves its row
-        count = len(top) + len(middle) + len(bottom)
+        seat.rows = new_rows  # a placed card never leaves its row (unchanged: the same list)
+        count = len(new_rows[0]) + len(new_rows[1]) + len(new_rows[2])
         street = street_of(count, pineapple, seat.fantasy)
         moves = seat.placements
         if before and len(placed) > 1:
