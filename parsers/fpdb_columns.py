@@ -3,16 +3,15 @@
 Every card text of the chunk is read in one NumPy pass over one joined text;
 streets, Fantasyland, discards and the checks of
 :func:`parsers.hand_columns.surely_valid` are array operations over the
-chunk's rounds; only the fingerprint and the board streets' helper walk the
-seats in Python.  The moves come out in ``hand_parts``' order: rounds stably
+chunk's rounds, and the fingerprints are laid out by ``parsers/fingerprints.py``
+as the other fast readers' are.  The moves come out in ``hand_parts``' order: rounds stably
 by round number, each round's top, middle and bottom cards, then its discards.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
-from itertools import chain, pairwise
+from itertools import chain
 from operator import attrgetter
 
 import numpy as np
@@ -21,6 +20,7 @@ import pyarrow as pa
 
 from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SIZES
 from ofc_stats.records import storable_text
+from parsers import fingerprints
 from parsers.base import ColumnarHands
 from parsers.fpdb_fast import HIDDEN, SPELLED, Prepared
 from parsers.hand_columns import limits, street_columns
@@ -204,23 +204,21 @@ def build(
     if not valid.all():
         return valid.tolist(), None
 
-    # The fingerprint: per seat "name\x1ftop|middle|bottom|discards", each row's ids
-    # comma-separated (discards of a seat not dealt to are none), seats joined by ";".
-    hero_gone = hero[gone_seat[gone_order]]
-    texts = [
-        _row_texts(seat_cards[seat_owner_kind == kind], seat_owner[seat_owner_kind == kind],
-                   seats_total) for kind in range(3)
-    ]  # fmt: skip
-    texts.append(_row_texts(gone_cards[hero_gone], np.sort(gone_seat)[hero_gone], seats_total))
-    parts = [
-        f"{name}\x1f{top}|{middle}|{bottom}|{gone}"
-        for name, top, middle, bottom, gone in zip(names, *texts, strict=True)
-    ]
-    seat_ends = np.cumsum(seat_counts).tolist()
-    fingerprints = [
-        hashlib.md5(";".join(parts[end - n : end]).encode("utf-8")).hexdigest()[:16]
-        for end, n in zip(seat_ends, seat_counts.tolist(), strict=True)
-    ]
+    # The fingerprint (records.fingerprint_of) by the shared chunk layout: each seat's
+    # rows, then the discards of a seat dealt to, in a slot of their own.
+    gone_owner = gone_seat[gone_order][hero_gone]
+    slot = np.concatenate([seat_owner * 4 + seat_owner_kind, gone_owner * 4 + 3])
+    slot_order = np.argsort(slot, kind="stable")  # within a slot, the cards' own order
+    slot_cards = np.concatenate([seat_cards, gone_cards[hero_gone]])[slot_order]
+    slot_counts = np.bincount(slot, minlength=4 * seats_total)
+    text, text_starts = fingerprints.texts(
+        pa.array(names, pa.string()),
+        seat_hand,
+        slot_cards,
+        slot_counts,
+        np.ones(seats_total, dtype=bool),
+    )
+    fingerprint = fingerprints.md5_prefixes(text, text_starts)
 
     full = (rows == np.asarray(ROW_SIZES)).all(axis=1)
     complete = np.bincount(seat_hand[~full], minlength=count) == 0
@@ -262,7 +260,7 @@ def build(
             "source_line": pa.array(lines),
             "source_offset": pa.nulls(count, pa.int64()),
             "raw_text": pa.array([h.raw_text for h in hands], pa.string()),
-            "fingerprint": pa.array(fingerprints, pa.string()),
+            "fingerprint": fingerprint,
             "batch": pa.array([""] * count, pa.string()),
         }
     )
@@ -314,30 +312,6 @@ def build(
     return valid.tolist(), ColumnarHands(
         hands=hands_table, seats=seats_table, placements=placements
     )
-
-
-_COMMA_BYTE = ord(",")
-
-
-def _row_texts(cards: npt.NDArray[np.int64], owner: npt.NDArray[np.int64], seats: int) -> list[str]:
-    """Each seat's cards (``owner`` sorted) as the fingerprint writes them: "7,12,51".
-
-    Written in NumPy as one ASCII text (every id below 100: one or two
-    digits, then a comma unless it is the seat's last), cut once per seat.
-    """
-    lengths = np.bincount(owner, minlength=seats)
-    data = np.zeros((len(cards), 3), dtype=np.uint8)
-    data[:, 0] = np.where(cards >= 10, 48 + cards // 10, 0)  # 0: no byte
-    data[:, 1] = 48 + cards % 10
-    data[:, 2] = _COMMA_BYTE
-    ends = np.cumsum(lengths)
-    data[ends[lengths > 0] - 1, 2] = 0  # no comma after a seat's last card
-    size = (data != 0).sum(axis=1)
-    text = data[data != 0].tobytes().decode("ascii")
-    cuts = np.zeros(seats + 1, dtype=np.int64)
-    np.cumsum(np.bincount(owner, weights=size, minlength=seats).astype(np.int64), out=cuts[1:])
-    bounds = cuts.tolist()
-    return [text[a:b] for a, b in pairwise(bounds)]
 
 
 def _row_column(
