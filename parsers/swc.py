@@ -20,10 +20,11 @@ import msgspec
 
 from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.errors import SwcError
-from ofc_stats.records import HandRecord, Partial, Quarantined
-from parsers import fast_json, swc_fast
+from ofc_stats.records import HandRecord, Partial, Quarantined, storable_text
+from parsers import fast_json, swc_block, swc_fast
 from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, reason_of
 from parsers.hand_columns import HandColumns, Move, SeatRow, placements, seat_records
+from parsers.swc_columns import Chunk, Piece
 from parsers.swc_fold import (
     CLASSIC_CODES,
     PINEAPPLE_CODES,
@@ -148,15 +149,28 @@ class SwcParser(Parser):
     def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
         """The same hands, read a block at a time with msgspec and laid out as columns.
 
-        Lines the block reader leaves to the per-line reader are decoded with
-        orjson (json's answer where the two could differ).  A hand the columns
-        cannot surely hold (one validate_hand may refuse, or one whose record
-        cannot be built) comes out of the record path instead; columns
-        gathered so far are sent first, so the importer sees every hand in
-        file order.
+        Hands a block holds whole are folded for the whole block at once
+        (``parsers/swc_block.py``) and built into tables a chunk at a time
+        (``parsers/swc_columns.py``).  Lines the block reader leaves to the
+        per-line reader are decoded with orjson (json's answer where the two
+        could differ).  A hand the columns cannot surely hold (one
+        validate_hand may refuse, or one whose record cannot be built) comes
+        out of the record path instead; columns gathered so far are sent
+        first, so the importer sees every hand in file order.
         """
         columns = HandColumns(FORMAT, source)
-        for item in _read(stream, source, fast_json.loads, fast=True):
+        chunk = Chunk(source, ruleset_for_code, lambda raw, line: self.hand_from_raw(raw, source, line, 0))
+        vector = storable_text(source)
+        for item in _read(stream, source, fast_json.loads, fast=True, vector=vector):
+            if isinstance(item, Piece):
+                if len(columns):
+                    yield columns.take()
+                chunk.add(item)
+                if len(chunk) >= CHUNK_HANDS:
+                    yield from chunk.take()
+                continue
+            if len(chunk) and not isinstance(item, Quarantined | Partial):
+                yield from chunk.take()
             if isinstance(item, Hand) and _add(columns, item):
                 if len(columns) >= CHUNK_HANDS:
                     yield columns.take()
@@ -164,6 +178,7 @@ class SwcParser(Parser):
             if len(columns) and not isinstance(item, Quarantined | Partial):
                 yield columns.take()
             yield _closed(item, source) if isinstance(item, Hand) else item
+        yield from chunk.take()
         if len(columns):
             yield columns.take()
 
@@ -208,19 +223,25 @@ def _add(columns: HandColumns, hand: Hand) -> bool:
 
 
 def _read(
-    stream: BinaryIO, source: str, loads: Loads, fast: bool = False
-) -> Iterator[ParseItem | Hand]:
+    stream: BinaryIO, source: str, loads: Loads, fast: bool = False, vector: bool = False
+) -> Iterator[ParseItem | Hand | Piece]:
     """Every capture line folded into its hand; finished hands come out as they close.
 
     ``fast``: blocks of lines msgspec surely reads as json would are decoded
     together into typed structs (``parsers/swc_fast.py``); every other line is
     read here one at a time.  Both fold into the same tables, in line order.
+    ``vector``: the hands a decoded block holds whole come out folded as
+    columns (:class:`Piece`), in their place among the others.
     """
     tables = Tables()
     pieces = swc_fast.blocks(stream) if fast else enumerate(stream, start=1)
     for piece in pieces:
         if isinstance(piece, swc_fast.Block):
-            yield from _block(tables, source, loads, piece)
+            planned = swc_block.plan(tables, piece) if vector else None
+            if planned is None:
+                yield from _block(tables, source, loads, piece)
+            else:
+                yield from _planned(tables, source, loads, piece, planned)
             continue
         yield from _line(tables, source, loads, *piece)
     yield from tables.open_hands.values()
@@ -230,29 +251,72 @@ def _block(
     tables: Tables, source: str, loads: Loads, block: swc_fast.Block
 ) -> Iterator[ParseItem | Hand]:
     """The lines of one decoded block, folded from their structs."""
-    text, ends, start = block.text, block.ends, 0
-    for offset, record in enumerate(block.messages):
-        number, end = block.first + offset, ends[offset]
-        message = record
-        if record.payload is not msgspec.UNSET:
-            carried = swc_fast.archived(record)
-            if carried is None:
-                raw = block.line(start, end).encode("utf-8")
-                yield from _line(tables, source, loads, number, raw)
-                start = end
-                continue
-            message = carried
-        if message.t == "GameState" and message.gameState is not None:
-            try:
-                swc_fast.snapshot(tables, message, record.captured_at, text, start, end, number)
-            except BAD_INPUT as error:
-                line, gi = block.line(start, end), message.gameState.gi
-                yield from _bad_snapshot(tables, source, error, line, number, gi)
-            if tables.finished:
-                yield from tables.finished
-                tables.finished.clear()
-        start = end
+    ends = block.ends
+    for offset in range(len(ends)):
+        yield from _fold_line(tables, source, loads, block, offset)
     for hand in tables.open_hands.values():  # hands still open hold no block past its end
+        hand.end_run()
+
+
+def _fold_line(
+    tables: Tables, source: str, loads: Loads, block: swc_fast.Block, offset: int
+) -> Iterator[ParseItem | Hand]:
+    """Line ``offset`` of a decoded block folded from its struct."""
+    record = block.messages[offset]
+    number, end = block.first + offset, block.ends[offset]
+    start = block.ends[offset - 1] if offset else 0
+    message = record
+    if record.payload is not msgspec.UNSET:
+        carried = swc_fast.archived(record)
+        if carried is None:
+            raw = block.line(start, end).encode("utf-8")
+            yield from _line(tables, source, loads, number, raw)
+            return
+        message = carried
+    if message.t == "GameState" and message.gameState is not None:
+        try:
+            swc_fast.snapshot(tables, message, record.captured_at, block.text, start, end, number)
+        except BAD_INPUT as error:
+            line, gi = block.line(start, end), message.gameState.gi
+            yield from _bad_snapshot(tables, source, error, line, number, gi)
+        if tables.finished:
+            yield from tables.finished
+            tables.finished.clear()
+
+
+def _planned(
+    tables: Tables, source: str, loads: Loads, block: swc_fast.Block, plan: swc_block.Plan
+) -> Iterator[ParseItem | Hand | Piece]:
+    """A block as ``swc_block.plan`` split it, every item in the place the per-line fold
+    gives it: a hand comes out at the line that closes it."""
+    steps = sorted(
+        [(at, 0, table) for at, table in plan.closes]
+        + [(at, 0, number) for number, at in enumerate(plan.inner_close)]
+        + [(at, 1, None) for at in plan.lines]
+    )  # type: ignore[operator]
+    run = -1  # the first inner hand not yet out
+    count = 0
+    for at, kind, what in steps:
+        if kind == 0 and isinstance(what, int):
+            if run < 0:
+                run = what
+            count += 1
+            continue
+        if count:
+            yield Piece(plan.inner, run, run + count)
+            run, count = -1, 0
+        if kind == 0:
+            assert isinstance(what, str)
+            hand = tables.open_hands.pop(what)
+            tables.closed.add((what, hand.gi))
+            for text in hand.texts:
+                tables.owner.pop(text, None)
+            yield hand
+        else:
+            yield from _fold_line(tables, source, loads, block, at)
+    if count:
+        yield Piece(plan.inner, run, run + count)
+    for hand in tables.open_hands.values():
         hand.end_run()
 
 

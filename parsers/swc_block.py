@@ -1,0 +1,391 @@
+"""A decoded SwC block folded as columns: its hands found, its resends dropped, its seats'
+layouts folded by :mod:`parsers.swc_vector`, in a few passes over the whole block.
+
+The lines of a block are grouped into hands as the per-line fold groups them
+(a new hand id on a table closes the table's hand): a hand that began in an
+earlier block, or that is still open at the block's end, is left to the
+per-line fold (:class:`Plan` says which lines, and where a hand it holds
+closes); every hand wholly inside the block is folded here.  A block whose
+grouping is not plain (a hand id that comes back on its table, a late line
+of a closed hand, ids that are not integers) returns None and is folded line
+by line.  Snapshots are told apart by a hash of their state key's fields,
+each pair of equal hashes checked on the keys themselves.
+"""
+
+from __future__ import annotations
+
+from itertools import chain
+from typing import Any, NamedTuple
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from parsers import fast_json, swc_vector
+from parsers.swc_fast import _FANTASY, Block, LineMsg, SeatMsg, archived
+from parsers.swc_fold import PINEAPPLE_CODES, UNKNOWN_TABLE, Hand, Tables, fantasy_names
+
+Ints = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
+_NONE_SEAT = SeatMsg()
+_MAX_SEATS = 64  # seats a snapshot may list here (more: the block is read line by line)
+_MIX = np.random.default_rng(13).integers(1, 2**63, size=(_MAX_SEATS + 1, 8), dtype=np.int64)
+_MIX = (_MIX.astype(np.uint64) << np.uint64(1)) | np.uint64(1)  # odd multipliers
+_LATE_CODES = np.array(sorted({*PINEAPPLE_CODES, 76}), dtype=np.int64)
+
+
+class Inner(NamedTuple):
+    """The hands a block holds whole, in the order they close, folded."""
+
+    table_id: list[str]
+    hand_id: list[str]
+    code: Ints
+    line: Ints  # each hand's first line number
+    captured_at: list[str | None]
+    raw_text: pa.Array  # string
+    odd: Bools  # hands to read through the record path
+    seat_hand: Ints  # per stored seat
+    position: Ints  # the seat's index in its hand
+    player: list[str]
+    hero: Bools
+    in_fantasy: Bools
+    points: pa.Array  # float64, null where not reported
+    card_seat: Ints  # per card, row order (swc_vector.Folded)
+    destination: Ints
+    street: Ints
+    card: Ints
+    move: Ints
+
+
+class Plan(NamedTuple):
+    """How one block is folded: which lines by the per-line fold, which hands here."""
+
+    lines: list[int]  # block line indices the per-line fold reads, in order
+    closes: list[tuple[int, str]]  # (line index, table): a hand open before closes there
+    inner: Inner
+    inner_close: list[int]  # the line index where each inner hand closes
+
+
+def messages(block: Block) -> list[LineMsg] | None:
+    """Each line's proxy message (a raw archive record's unwrapped); None if one needs json."""
+    records = block.messages
+    if all(record.payload is msgspec.UNSET for record in records):
+        return records
+    out = []
+    for record in records:
+        if record.payload is msgspec.UNSET:
+            out.append(record)
+            continue
+        carried = archived(record)
+        if carried is None:
+            return None
+        out.append(carried)
+    return out
+
+
+def codes(values: list[Any]) -> Ints | None:
+    """Equal values get equal integers (JSON ints, strings and nulls); None if not one kind."""
+    try:
+        array = pa.array(values)
+    except (ValueError, TypeError, OverflowError, pa.ArrowException):
+        return None
+    if array.type == pa.null():
+        return np.zeros(len(values), dtype=np.int64)
+    if array.type not in (pa.int64(), pa.string()):
+        return None
+    return np.asarray(array.dictionary_encode(null_encoding="encode").indices, dtype=np.int64)
+
+
+def plan(tables: Tables, block: Block) -> Plan | None:
+    """The block's hands as the per-line fold would group them; None: fold it line by line."""
+    found = messages(block)
+    if found is None:
+        return None
+    states = [m.gameState if m.t == "GameState" else None for m in found]
+    index = [i for i, state in enumerate(states) if state is not None]
+    if not index:
+        return None
+    shown = [states[i] for i in index]
+    try:
+        gi_array = pa.array([s.gi for s in shown], pa.int64())  # type: ignore[union-attr]
+        ti_array = pa.array([s.ti for s in shown])  # type: ignore[union-attr]
+    except (ValueError, TypeError, OverflowError, pa.ArrowException):
+        return None
+    if ti_array.type not in (pa.int64(), pa.string(), pa.null()):
+        return None
+    gi = np.asarray(gi_array.fill_null(0), dtype=np.int64)
+    real = gi != 0  # a falsy gi: the line is passed over
+    encoded = ti_array.dictionary_encode(null_encoding="encode")
+    names = [UNKNOWN_TABLE if v is None else str(v) for v in encoded.dictionary.to_pylist()]
+    if len(set(names)) != len(names):  # "__unknown_table__" spelled out and left out
+        return None
+    table = np.asarray(encoded.indices, dtype=np.int64)
+    line = np.asarray(index, dtype=np.int64)[real]
+    table, gi = table[real], gi[real]
+    if not len(line):
+        return None
+    # Runs of one hand id on one table, in line order within each table.
+    order = np.argsort(table, kind="stable")
+    t_sorted, g_sorted = table[order], gi[order]
+    starts = np.ones(len(order), dtype=bool)
+    starts[1:] = (t_sorted[1:] != t_sorted[:-1]) | (g_sorted[1:] != g_sorted[:-1])
+    run_sorted = np.cumsum(starts) - 1
+    run = np.empty(len(order), dtype=np.int64)
+    run[order] = run_sorted
+    run_table, run_gi, run_first = t_sorted[starts], g_sorted[starts], line[order][starts]
+    pairs = np.lexsort((run_gi, run_table))
+    if (
+        (run_table[pairs][1:] == run_table[pairs][:-1]) & (run_gi[pairs][1:] == run_gi[pairs][:-1])
+    ).any():
+        return None  # a hand id back on its table after another
+    run_ti = [names[t] for t in run_table.tolist()]
+    run_hand = [str(g) for g in run_gi.tolist()]
+    closed = tables.closed
+    if any((t, g) in closed for t, g in zip(run_ti, run_hand, strict=True)):
+        return None
+    runs = len(run_table)
+    last = np.ones(runs, dtype=bool)
+    last[:-1] = run_table[1:] != run_table[:-1]
+    first = np.ones(runs, dtype=bool)
+    first[1:] = run_table[1:] != run_table[:-1]
+    by_line = np.zeros(runs, dtype=bool)  # runs the per-line fold reads
+    by_line[last] = True
+    closes: list[tuple[int, str]] = []
+    for r in np.flatnonzero(first).tolist():
+        hand = tables.open_hands.get(run_ti[r])
+        if hand is None:
+            continue
+        if hand.gi == run_hand[r]:
+            by_line[r] = True  # it goes on from the last block
+            if not last[r]:
+                closes.append((int(run_first[r + 1]), run_ti[r]))
+        else:
+            closes.append((int(run_first[r]), run_ti[r]))
+    inner_runs = np.flatnonzero(~by_line)
+    close_at = run_first[np.minimum(inner_runs + 1, runs - 1)]
+    emit = np.argsort(close_at, kind="stable")
+    inner_runs, close_at = inner_runs[emit], close_at[emit]
+    for r in inner_runs.tolist():
+        closed.add((run_ti[r], run_hand[r]))
+    per_line = line[by_line[run]].tolist()
+    rank = np.full(runs, -1, dtype=np.int64)
+    rank[inner_runs] = np.arange(len(inner_runs))
+    hand_of = rank[run]
+    inner = _fold(
+        block,
+        found,
+        [run_ti[r] for r in inner_runs.tolist()],
+        [run_hand[r] for r in inner_runs.tolist()],
+        line,
+        hand_of,
+    )
+    if inner is None:
+        for r in inner_runs.tolist():
+            closed.discard((run_ti[r], run_hand[r]))
+        return None
+    return Plan(per_line, sorted(closes), inner, close_at.tolist())
+
+
+def _key(state: Any) -> object:
+    """The state key ``swc_fast.snapshot`` compares."""
+    table, seats = state.d, state.s
+    hc = None if state.ss is None else state.ss.hc
+    if seats:
+        return (
+            None if table is None else table.c,
+            None if table is None else table.p,
+            state.ts,
+            hc,
+            *[None if s is None else (s.n, s.c, s.b, s.d) for s in seats],
+        )
+    return (None, None, state.ts, hc) if table is None else (table.c, table.p, state.ts, hc)
+
+
+def _fold(
+    block: Block,
+    found: list[LineMsg],
+    table_ids: list[str],
+    hand_ids: list[str],
+    line: Ints,
+    hand_of: Ints,
+) -> Inner | None:
+    """The inner hands (``hand_of[i]`` >= 0: line ``line[i]``'s hand) folded; None if the
+    block's fields are not of the kinds compared here."""
+    count = len(table_ids)
+    keep = hand_of >= 0
+    order = np.lexsort((line[keep], hand_of[keep]))
+    lines, hands = line[keep][order], hand_of[keep][order]
+    picked = lines.tolist()
+    states = [found[i].gameState for i in picked]
+    hand_first = np.searchsorted(hands, np.arange(count))
+    text = _raw_texts(block, lines, hands, count)
+
+    seat_lists = [s.s or () for s in states]  # type: ignore[union-attr]
+    per_line = np.fromiter(map(len, seat_lists), np.int64, len(states))
+    flat: list[SeatMsg | None] = list(chain.from_iterable(seat_lists))
+    absent = np.zeros(len(flat), dtype=bool)
+    if None in flat:
+        absent = np.fromiter((s is None for s in flat), bool, len(flat))
+        flat = [_NONE_SEAT if s is None else s for s in flat]
+    if len(per_line) and int(per_line.max()) > _MAX_SEATS:
+        return None
+    n, c, b, d, p = (list(f) for f in zip(*map(msgspec.structs.astuple, flat), strict=True)) if flat else ([], [], [], [], [])
+    tables_ = [s.d for s in states]  # type: ignore[union-attr]
+    shows = [s.ss for s in states]  # type: ignore[union-attr]
+    hc = [None if x is None else x.hc for x in shows]
+    fields = [
+        [None if t is None else t.c for t in tables_],
+        [None if t is None else t.p for t in tables_],
+        [s.ts for s in states],  # type: ignore[union-attr]
+        hc,
+    ]
+    line_codes = [codes(f) for f in fields]
+    seat_codes = [codes(f) for f in (n, c, b, d)]
+    if any(x is None for x in line_codes) or any(x is None for x in seat_codes):
+        return None
+    try:
+        player = pa.array(n, pa.string())
+        layout = pa.array(d, pa.string())
+    except (ValueError, TypeError, pa.ArrowException):
+        return None  # a name or a layout that is not text (the fold compares it as it is)
+    line_of_seat = np.repeat(np.arange(len(states)), per_line)
+    seat_first = np.cumsum(per_line) - per_line
+    position = np.arange(len(flat)) - seat_first[line_of_seat]
+
+    # Distinct snapshots: equal hashes of the key fields, checked on the keys.
+    mixed = np.zeros(len(states), dtype=np.uint64)
+    for column, values in enumerate(line_codes):
+        mixed += values.astype(np.uint64) * _MIX[_MAX_SEATS, column]  # type: ignore[union-attr]
+    mixed += per_line.astype(np.uint64) * _MIX[_MAX_SEATS, 4]
+    seat_mix = absent.astype(np.uint64) * _MIX[position, 4]
+    for column, values in enumerate(seat_codes):
+        seat_mix += (values + 1).astype(np.uint64) * _MIX[position, column]  # type: ignore[union-attr]
+    if len(flat):
+        total = np.cumsum(seat_mix)
+        ends = seat_first + per_line
+        before = np.where(seat_first > 0, total[np.maximum(seat_first - 1, 0)], 0)
+        mixed += np.where(per_line > 0, total[np.maximum(ends - 1, 0)] - before, 0)
+    by_key = np.lexsort((np.arange(len(states)), mixed, hands))
+    repeat = np.zeros(len(states), dtype=bool)
+    same = (mixed[by_key][1:] == mixed[by_key][:-1]) & (hands[by_key][1:] == hands[by_key][:-1])
+    repeat[by_key[1:][same]] = True
+    if same.any():
+        group_first = by_key[np.maximum.accumulate(np.where(np.concatenate(([True], ~same)), np.arange(len(by_key)), 0))]
+        for later, earlier in zip(by_key[1:][same].tolist(), group_first[1:][same].tolist(), strict=True):
+            if _key(states[later]) != _key(states[earlier]):
+                return None  # two keys with one hash: let the per-line fold tell them apart
+    distinct = ~repeat
+
+    # The roster: the hand's first snapshot's named seats.
+    first_line = hand_first
+    roster_size = per_line[first_line]
+    seat_base = np.cumsum(roster_size) - roster_size
+    hand_of_seat = hands[line_of_seat]
+    name_code = seat_codes[0]
+    assert name_code is not None
+    named = ~absent & np.asarray(pc.fill_null(pc.greater(pc.binary_length(player), 0), False))
+    roster_entry = line_of_seat == first_line[hand_of_seat]
+    roster_code = np.full(int(roster_size.sum()), -1, dtype=np.int64)
+    at = seat_base[hand_of_seat[roster_entry]] + position[roster_entry]
+    roster_code[at] = np.where(named[roster_entry], name_code[roster_entry], -1)
+    inside = position < roster_size[hand_of_seat]
+    seat = np.where(inside, seat_base[hand_of_seat] + position, len(roster_code))
+    valid = inside & distinct[line_of_seat] & ~absent
+    wanted = np.append(roster_code, -1)[seat]  # (past the roster: no seat)
+    valid &= (wanted >= 0) & (name_code == wanted)
+
+    points = pa.array(p, pa.float64()) if flat else pa.array([], pa.float64())
+    has_points = valid & np.asarray(points.is_valid())
+    last_points = np.full(len(roster_code), -1, dtype=np.int64)
+    np.maximum.at(last_points, seat[has_points], np.flatnonzero(has_points))
+
+    shown_d = valid & np.asarray(pc.fill_null(pc.greater(pc.binary_length(layout), 0), False))
+    entries = np.flatnonzero(shown_d)
+    entries = entries[np.argsort(seat[entries], kind="stable")]
+    d_code = seat_codes[3]
+    assert d_code is not None
+    changed = np.ones(len(entries), dtype=bool)
+    changed[1:] = (seat[entries][1:] != seat[entries][:-1]) | (d_code[entries][1:] != d_code[entries][:-1])
+    entries = entries[changed]
+    codes_of_hand = np.array([found[i].gameState.gt for i in lines[first_line].tolist()], dtype=np.int64)  # type: ignore[union-attr]
+    late = np.isin(codes_of_hand, _LATE_CODES)
+    seat_count = len(roster_code)
+    hand_by_seat = np.repeat(np.arange(count), roster_size)
+    parsed = swc_vector.parse(layout.take(pa.array(entries)))
+    folded = swc_vector.fold(parsed, seat[entries], seat_count, late[hand_by_seat])
+
+    settled = np.zeros(count, dtype=bool)
+    for i in [i for i, h in enumerate(hc) if h is not None]:
+        value = hc[i]
+        if distinct[i] and isinstance(value, str) and value.strip():
+            settled[hands[i]] = True
+    fantasy: dict[int, Hand] = {}
+    for i in [i for i, s in enumerate(picked) if len(found[s].events) > 4]:
+        events = bytes(found[picked[i]].events)
+        if distinct[i] and (_FANTASY in events or b"\\u" in events):
+            holder = fantasy.setdefault(int(hands[i]), Hand("", "", 0, 0, None, []))
+            decoded = fast_json.loads(events.decode("utf-8"))
+            fantasy_names(holder, decoded if isinstance(decoded, list) else [])
+
+    stored = roster_code >= 0
+    roster_names = player.take(pa.array(np.flatnonzero(roster_entry)))
+    names_by_seat = np.full(seat_count, -1, dtype=np.int64)
+    names_by_seat[at] = np.arange(len(at))
+    stored_at = np.flatnonzero(stored)
+    player_names = roster_names.take(pa.array(names_by_seat[stored_at])).to_pylist()
+    in_fantasy = folded.fantasy[stored_at].copy()
+    for hand, holder in fantasy.items():
+        for j in np.flatnonzero(hand_by_seat[stored_at] == hand).tolist():
+            in_fantasy[j] |= player_names[j] in holder.fantasy_names
+    reported = np.where(settled[hand_by_seat] & (last_points >= 0), last_points, -1)[stored_at]
+    point_values = points.take(pa.array(np.maximum(reported, 0))) if len(flat) else points
+    point_values = pc.if_else(pa.array(reported >= 0), point_values, pa.scalar(None, pa.float64()))
+    odd = np.bincount(hand_by_seat[folded.odd], minlength=count) > 0
+    cards_seen = (folded.placed + folded.active)[stored_at] > 0
+    odd |= np.bincount(hand_by_seat[stored_at][cards_seen], minlength=count) == 0
+    renumber = np.full(seat_count, -1, dtype=np.int64)
+    renumber[stored_at] = np.arange(len(stored_at))
+    card_seat = renumber[folded.seat]
+    kept = card_seat >= 0
+    stored_hand = hand_by_seat[stored_at]
+    within = np.arange(len(stored_at)) - np.searchsorted(stored_hand, stored_hand)
+    return Inner(
+        table_id=table_ids,
+        hand_id=hand_ids,
+        code=codes_of_hand,
+        line=lines[first_line] + block.first,
+        captured_at=[block.messages[i].captured_at for i in lines[first_line].tolist()],
+        raw_text=text,
+        odd=odd,
+        seat_hand=stored_hand,
+        position=within,
+        player=player_names,
+        hero=folded.seen_active[stored_at],
+        in_fantasy=in_fantasy,
+        points=point_values,
+        card_seat=card_seat[kept],
+        destination=folded.destination[kept],
+        street=folded.street[kept],
+        card=folded.card[kept],
+        move=folded.move[kept],
+    )
+
+
+def _raw_texts(block: Block, lines: Ints, hands: Ints, count: int) -> pa.Array:
+    """Each hand's lines (in order) as one text: runs of consecutive lines copied at once."""
+    ends = np.asarray(block.ends, dtype=np.int64)
+    starts = np.concatenate(([0], ends[:-1]))
+    data = block.text.encode("utf-8") if isinstance(block.text, str) else block.text
+    new = np.ones(len(lines), dtype=bool)
+    new[1:] = (lines[1:] != lines[:-1] + 1) | (hands[1:] != hands[:-1])
+    last = np.ones(len(lines), dtype=bool)
+    last[:-1] = new[1:]
+    seg_start, seg_end = starts[lines[new]], ends[lines[last]]
+    view = memoryview(data)
+    joined = b"".join([view[a:b] for a, b in zip(seg_start.tolist(), seg_end.tolist(), strict=True)])
+    sizes = np.bincount(hands[new], weights=seg_end - seg_start, minlength=count).astype(np.int64)
+    offsets = np.zeros(count + 1, dtype=np.int32)
+    np.cumsum(sizes, out=offsets[1:])
+    return pa.StringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(joined))
