@@ -224,27 +224,14 @@ def _fold(
 
     seat_lists = [s.s or () for s in states]  # type: ignore[union-attr]
     per_line = np.fromiter(map(len, seat_lists), np.int64, len(states))
+    if len(per_line) and int(per_line.max()) > _MAX_SEATS:
+        return None
     flat: list[SeatMsg | None] = list(chain.from_iterable(seat_lists))
     absent = np.zeros(len(flat), dtype=bool)
     if None in flat:
         absent = np.fromiter((s is None for s in flat), bool, len(flat))
         flat = [_NONE_SEAT if s is None else s for s in flat]
-    if len(per_line) and int(per_line.max()) > _MAX_SEATS:
-        return None
-    n, c, b, d, p = (list(f) for f in zip(*map(msgspec.structs.astuple, flat), strict=True)) if flat else ([], [], [], [], [])
-    tables_ = [s.d for s in states]  # type: ignore[union-attr]
-    shows = [s.ss for s in states]  # type: ignore[union-attr]
-    hc = [None if x is None else x.hc for x in shows]
-    fields = [
-        [None if t is None else t.c for t in tables_],
-        [None if t is None else t.p for t in tables_],
-        [s.ts for s in states],  # type: ignore[union-attr]
-        hc,
-    ]
-    line_codes = [codes(f) for f in fields]
-    seat_codes = [codes(f) for f in (n, c, b, d)]
-    if any(x is None for x in line_codes) or any(x is None for x in seat_codes):
-        return None
+    n, d, p = [s.n for s in flat], [s.d for s in flat], [s.p for s in flat]
     try:
         player = pa.array(n, pa.string())
         layout = pa.array(d, pa.string())
@@ -253,48 +240,28 @@ def _fold(
     line_of_seat = np.repeat(np.arange(len(states)), per_line)
     seat_first = np.cumsum(per_line) - per_line
     position = np.arange(len(flat)) - seat_first[line_of_seat]
+    hc = [None if x is None else x.hc for x in [s.ss for s in states]]  # type: ignore[union-attr]
+    distinct = _distinct(block, found, picked, states, hands, per_line, position, absent, d, hc)
 
-    # Distinct snapshots: equal hashes of the key fields, checked on the keys.
-    mixed = np.zeros(len(states), dtype=np.uint64)
-    for column, values in enumerate(line_codes):
-        mixed += values.astype(np.uint64) * _MIX[_MAX_SEATS, column]  # type: ignore[union-attr]
-    mixed += per_line.astype(np.uint64) * _MIX[_MAX_SEATS, 4]
-    seat_mix = absent.astype(np.uint64) * _MIX[position, 4]
-    for column, values in enumerate(seat_codes):
-        seat_mix += (values + 1).astype(np.uint64) * _MIX[position, column]  # type: ignore[union-attr]
-    if len(flat):
-        total = np.cumsum(seat_mix)
-        ends = seat_first + per_line
-        before = np.where(seat_first > 0, total[np.maximum(seat_first - 1, 0)], 0)
-        mixed += np.where(per_line > 0, total[np.maximum(ends - 1, 0)] - before, 0)
-    by_key = np.lexsort((np.arange(len(states)), mixed, hands))
-    repeat = np.zeros(len(states), dtype=bool)
-    same = (mixed[by_key][1:] == mixed[by_key][:-1]) & (hands[by_key][1:] == hands[by_key][:-1])
-    repeat[by_key[1:][same]] = True
-    if same.any():
-        group_first = by_key[np.maximum.accumulate(np.where(np.concatenate(([True], ~same)), np.arange(len(by_key)), 0))]
-        for later, earlier in zip(by_key[1:][same].tolist(), group_first[1:][same].tolist(), strict=True):
-            if _key(states[later]) != _key(states[earlier]):
-                return None  # two keys with one hash: let the per-line fold tell them apart
-    distinct = ~repeat
-
-    # The roster: the hand's first snapshot's named seats.
+    # The roster: the hand's first snapshot's seats, those with a name; a seat's data
+    # counts where its name is the roster's.
     first_line = hand_first
     roster_size = per_line[first_line]
     seat_base = np.cumsum(roster_size) - roster_size
     hand_of_seat = hands[line_of_seat]
-    name_code = seat_codes[0]
-    assert name_code is not None
     named = ~absent & np.asarray(pc.fill_null(pc.greater(pc.binary_length(player), 0), False))
     roster_entry = line_of_seat == first_line[hand_of_seat]
-    roster_code = np.full(int(roster_size.sum()), -1, dtype=np.int64)
     at = seat_base[hand_of_seat[roster_entry]] + position[roster_entry]
-    roster_code[at] = np.where(named[roster_entry], name_code[roster_entry], -1)
+    roster_named = np.zeros(int(roster_size.sum()) + 1, dtype=bool)  # (one past: no seat)
+    roster_named[at] = named[roster_entry]
+    name_at = np.zeros(int(roster_size.sum()) + 1, dtype=np.int64)
+    name_at[at] = np.flatnonzero(roster_entry)
     inside = position < roster_size[hand_of_seat]
-    seat = np.where(inside, seat_base[hand_of_seat] + position, len(roster_code))
-    valid = inside & distinct[line_of_seat] & ~absent
-    wanted = np.append(roster_code, -1)[seat]  # (past the roster: no seat)
-    valid &= (wanted >= 0) & (name_code == wanted)
+    seat = np.where(inside, seat_base[hand_of_seat] + position, len(roster_named) - 1)
+    valid = inside & distinct[line_of_seat] & ~absent & roster_named[seat]
+    expected = player.take(pa.array(name_at[seat]))
+    valid &= np.asarray(pc.fill_null(pc.equal(player, expected), False))
+    roster_code = np.where(roster_named[:-1], 0, -1)
 
     points = pa.array(p, pa.float64()) if flat else pa.array([], pa.float64())
     has_points = valid & np.asarray(points.is_valid())
@@ -304,37 +271,35 @@ def _fold(
     shown_d = valid & np.asarray(pc.fill_null(pc.greater(pc.binary_length(layout), 0), False))
     entries = np.flatnonzero(shown_d)
     entries = entries[np.argsort(seat[entries], kind="stable")]
-    d_code = seat_codes[3]
-    assert d_code is not None
+    texts = layout.take(pa.array(entries))
     changed = np.ones(len(entries), dtype=bool)
-    changed[1:] = (seat[entries][1:] != seat[entries][:-1]) | (d_code[entries][1:] != d_code[entries][:-1])
+    if len(entries) > 1:
+        same_text = np.asarray(pc.equal(texts[1:], texts[:-1]))
+        changed[1:] = (seat[entries][1:] != seat[entries][:-1]) | ~same_text
     entries = entries[changed]
     codes_of_hand = np.array([found[i].gameState.gt for i in lines[first_line].tolist()], dtype=np.int64)  # type: ignore[union-attr]
     late = np.isin(codes_of_hand, _LATE_CODES)
     seat_count = len(roster_code)
     hand_by_seat = np.repeat(np.arange(count), roster_size)
-    parsed = swc_vector.parse(layout.take(pa.array(entries)))
+    parsed = swc_vector.parse(texts.filter(pa.array(changed)))
     folded = swc_vector.fold(parsed, seat[entries], seat_count, late[hand_by_seat])
 
     settled = np.zeros(count, dtype=bool)
-    for i in [i for i, h in enumerate(hc) if h is not None]:
+    for i in np.flatnonzero(np.fromiter((h is not None for h in hc), bool, len(hc))).tolist():
         value = hc[i]
         if distinct[i] and isinstance(value, str) and value.strip():
             settled[hands[i]] = True
     fantasy: dict[int, Hand] = {}
-    for i in [i for i, s in enumerate(picked) if len(found[s].events) > 4]:
-        events = bytes(found[picked[i]].events)
-        if distinct[i] and (_FANTASY in events or b"\\u" in events):
+    events = [found[i].events for i in picked]
+    for i in np.flatnonzero(np.fromiter(map(len, events), np.int64, len(events)) > 4).tolist():
+        raw = bytes(events[i])
+        if distinct[i] and (_FANTASY in raw or b"\\u" in raw):
             holder = fantasy.setdefault(int(hands[i]), Hand("", "", 0, 0, None, []))
-            decoded = fast_json.loads(events.decode("utf-8"))
+            decoded = fast_json.loads(raw.decode("utf-8"))
             fantasy_names(holder, decoded if isinstance(decoded, list) else [])
 
-    stored = roster_code >= 0
-    roster_names = player.take(pa.array(np.flatnonzero(roster_entry)))
-    names_by_seat = np.full(seat_count, -1, dtype=np.int64)
-    names_by_seat[at] = np.arange(len(at))
-    stored_at = np.flatnonzero(stored)
-    player_names = roster_names.take(pa.array(names_by_seat[stored_at])).to_pylist()
+    stored_at = np.flatnonzero(roster_code >= 0)
+    player_names = player.take(pa.array(name_at[stored_at])).to_pylist()
     in_fantasy = folded.fantasy[stored_at].copy()
     for hand, holder in fantasy.items():
         for j in np.flatnonzero(hand_by_seat[stored_at] == hand).tolist():
@@ -371,6 +336,72 @@ def _fold(
         card=folded.card[kept],
         move=folded.move[kept],
     )
+
+
+def _hashes(values: list[Any]) -> npt.NDArray[np.uint64]:
+    """A hash of each value (equal values, equal hashes): integers as themselves."""
+    try:
+        return np.asarray(pa.array(values, pa.int64()).fill_null(-1)).view(np.uint64)
+    except (ValueError, TypeError, OverflowError, pa.ArrowException):
+        return np.fromiter(map(hash, values), np.int64, len(values)).view(np.uint64)
+
+
+def _distinct(
+    block: Block,
+    found: list[LineMsg],
+    picked: list[int],
+    states: list[Any],
+    hands: Ints,
+    per_line: Ints,
+    position: Ints,
+    absent: Bools,
+    d: list[Any],
+    hc: list[Any],
+) -> Bools:
+    """Per line: whether its state key is new to its hand (``swc_fast.snapshot`` folds it).
+
+    Lines are grouped by a hash of the key's ``ts``, ``hc`` and seat layouts;
+    in a group of more than one (a resend, mostly) the keys themselves are
+    compared, the same text standing for the same key.
+    """
+    mixed = _hashes([s.ts for s in states]) * _MIX[_MAX_SEATS, 0]
+    mixed += np.fromiter(map(hash, hc), np.int64, len(hc)).view(np.uint64) * _MIX[_MAX_SEATS, 1]
+    mixed += per_line.astype(np.uint64) * _MIX[_MAX_SEATS, 2]
+    if len(d):
+        seat_mix = np.fromiter(map(hash, d), np.int64, len(d)).view(np.uint64) * _MIX[position, 0]
+        seat_mix += absent.astype(np.uint64) * _MIX[position, 1]
+        total = np.zeros(len(d) + 1, dtype=np.uint64)
+        np.cumsum(seat_mix, out=total[1:])
+        seat_first = np.cumsum(per_line) - per_line
+        mixed += total[seat_first + per_line] - total[seat_first]
+    by_key = np.lexsort((np.arange(len(states)), mixed, hands))
+    same = (mixed[by_key][1:] == mixed[by_key][:-1]) & (hands[by_key][1:] == hands[by_key][:-1])
+    repeat = np.zeros(len(states), dtype=bool)
+    if not same.any():
+        return ~repeat
+    ends = np.asarray(block.ends)
+    text = block.text
+    group_start = np.flatnonzero(np.concatenate(([True], ~same)))
+    group_end = np.append(group_start[1:], len(by_key))
+    several = group_end - group_start > 1
+    for a, b in zip(group_start[several].tolist(), group_end[several].tolist(), strict=True):
+        members = by_key[a:b].tolist()
+        first = picked[members[0]]
+        first_text = text[(ends[first - 1] if first else 0) : ends[first]]
+        keys: list[object] = []
+        for member in members[1:]:
+            line = picked[member]
+            if text[(ends[line - 1] if line else 0) : ends[line]] == first_text:
+                repeat[member] = True  # the same text: the same key
+                continue
+            if not keys:
+                keys.append(_key(states[members[0]]))
+            key = _key(states[member])
+            if key in keys:
+                repeat[member] = True
+            else:
+                keys.append(key)
+    return ~repeat
 
 
 def _raw_texts(block: Block, lines: Ints, hands: Ints, count: int) -> pa.Array:

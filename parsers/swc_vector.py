@@ -65,164 +65,156 @@ def parse(texts: pa.Array) -> Layouts:
 
     Each character is classed once: the tail must be ``-T-M-B`` (one digit
     each), the head only digits and ``;`` with no empty item, each item one
-    digit or two without a leading zero, below 52, and no id twice.
+    digit or two without a leading zero, below 52, and no id twice.  Counts
+    per text are differences of running sums at the texts' bounds.
     """
     count = len(texts)
     _, offset_buffer, data = texts.buffers()
     offsets = np.frombuffer(offset_buffer, np.int32)[texts.offset : texts.offset + count + 1]
     offsets = offsets.astype(np.int64)
     raw = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
-    raw = raw[offsets[0] : offsets[-1]]
+    raw = np.concatenate([raw[offsets[0] : offsets[-1]], np.zeros(8, np.uint8)])  # 8 spare
     starts, ends = offsets[:-1] - offsets[0], offsets[1:] - offsets[0]
     lengths = ends - starts
     odd = lengths < 7
-    tail = np.where(odd, 7, lengths)[:, None] - np.arange(6, 0, -1) + starts[:, None]
-    tail = np.where(odd[:, None], 0, tail)
-    chars = raw[tail] if len(raw) else np.zeros((count, 6), np.uint8)
+    head_end = np.where(odd, starts, ends - 6)
+    chars = raw[head_end[:, None] + np.arange(6)]
     digits = chars[:, 1::2].astype(np.int64) - ZERO
     odd |= (chars[:, 0::2] != DASH).any(axis=1)
     odd |= (digits < 0).any(axis=1) | (digits[:, 0] > 3) | (digits[:, 1:] > 5).any(axis=1)
-    owner = np.repeat(np.arange(count), lengths)
-    within = np.arange(len(raw)) - np.repeat(starts, lengths)
-    head = within < (lengths - 6)[owner]
-    digit = (raw >= ZERO) & (raw <= ZERO + 9)
-    semi = raw == SEMI
-    odd |= np.bincount(owner[head & ~digit & ~semi], minlength=count) > 0
-    before_semi = np.zeros(len(raw), dtype=bool)
-    before_semi[1:] = semi[:-1]
-    first = head & digit & ((within == 0) | before_semi)
-    items = np.bincount(owner[first], minlength=count)
-    odd |= np.bincount(owner[head & semi], minlength=count) + 1 != items  # an empty item
-    at = np.flatnonzero(first)
-    second = np.zeros(len(at), dtype=bool)
-    inside = at + 1 < len(raw)
-    second[inside] = (head & digit)[at[inside] + 1] & (owner[at[inside] + 1] == owner[at[inside]])
-    third = np.zeros(len(at), dtype=bool)
-    inside = at + 2 < len(raw)
-    third[inside] = (head & digit)[at[inside] + 2] & (owner[at[inside] + 2] == owner[at[inside]])
-    third &= second  # a third digit of the same item
+    bounds = np.zeros(len(raw) + 1, dtype=np.int8)
+    np.add.at(bounds, starts, 1)
+    np.add.at(bounds, head_end, -1)
+    head = np.cumsum(bounds[:-1], dtype=np.int8) > 0
+    digit = head & (raw >= ZERO) & (raw <= ZERO + 9)
+    semi = head & (raw == SEMI)
+    item_start = digit.copy()
+    item_start[1:] &= ~digit[:-1]  # a digit after a non-digit (";", or the text before)
+
+    def per_text(flags: Bools) -> Ints:
+        total = np.zeros(len(flags) + 1, dtype=np.int64)
+        np.cumsum(flags, out=total[1:])
+        return total[head_end] - total[starts]
+
+    items = per_text(item_start)
+    odd |= per_text(head & ~digit & ~semi) > 0
+    odd |= per_text(semi) + 1 != items  # an empty item (";;", or ";" at either end)
+    at = np.flatnonzero(item_start)
+    second = digit[at + 1]  # (the spare bytes keep these in range)
+    third = second & digit[at + 2]
     tens = raw[at].astype(np.int64) - ZERO
-    ones = np.where(second, raw[np.minimum(at + 1, len(raw) - 1)].astype(np.int64) - ZERO, 0)
-    card = np.where(second, tens * 10 + ones, tens)
-    text = owner[at]
+    card = np.where(second, tens * 10 + raw[at + 1].astype(np.int64) - ZERO, tens)
+    text = np.repeat(np.arange(count), items)
     bad_item = third | (second & (tens == 0)) | (card >= 52)
-    odd |= np.bincount(text[bad_item], minlength=count) > 0
+    odd[text[bad_item]] = True
     first_item = np.cumsum(items) - items
     position = np.arange(len(at)) - first_item[text]
     top, middle, bottom = digits[:, 0], digits[:, 1], digits[:, 2]
     rows = top + middle + bottom
     odd |= rows > items
-    keys = np.sort(text * 64 + np.clip(card, 0, 63))
-    twice = keys[1:][keys[1:] == keys[:-1]] >> 6
-    odd[twice] = True
+    # No id twice: one bit per id, OR-ed over each text, counts its distinct ids.
+    if len(at):
+        bits = np.left_shift(np.uint64(1), np.clip(card, 0, 63).astype(np.uint64))
+        some = items > 0
+        ored = np.bitwise_or.reduceat(bits, np.minimum(first_item[some], len(at) - 1))
+        odd[np.flatnonzero(some)[np.bitwise_count(ored) != items[some]]] = True
     return Layouts(odd, text, position, card, rows, np.stack([top, top + middle], 1), items)
 
 
 def fold(layouts: Layouts, seat: Ints, seats: int, pineapple: Bools) -> Folded:
     """The closed form of ``fold`` over each seat's layouts (``seat[i]``: text i's seat,
-    texts grouped by seat in the order they are applied); ``pineapple`` per seat."""
+    texts grouped by seat in the order they are applied); ``pineapple`` per seat.
+
+    No sort of the cards: a (seat, card) pair and a (seat, step, card) triple
+    index dense tables (a block holds a few hundred seats), so counts are
+    ``bincount`` and lookups are gathers.
+    """
     count = len(seat)
     step = np.arange(count) - np.searchsorted(seat, seat)  # each text's step in its seat
     steps = np.bincount(seat, minlength=seats)
-    odd = np.bincount(seat[layouts.odd], minlength=seats) > 0
-    text, position, card = layouts.text, layouts.position, layouts.card
+    odd = np.zeros(seats, dtype=bool)
+    odd[seat[layouts.odd]] = True
+    text, position = layouts.text, layouts.position
+    card = np.clip(layouts.card, 0, 63)  # (ids past 51 are in odd texts)
     owner, when = seat[text], step[text]
-    bounds = layouts.bounds[text]
-    row = np.where(position < bounds[:, 0], 0, np.where(position < bounds[:, 1], 1, 2))
-    row = np.where(position < layouts.rows[text], row, 3)
+    in_rows = layouts.rows[text]
+    row = (position >= layouts.bounds[text, 0]).astype(np.int64)
+    row += position >= layouts.bounds[text, 1]
+    row = np.where(position < in_rows, row, 3)
     span = int(steps.max()) + 2 if seats else 2
-    key = owner * 64 + np.clip(card, 0, 63)  # one card of one seat
-    # Rows: a card in a row is there, in that row, on every step from its first on.
+    pair = owner * 64 + card  # one card of one seat
+    pairs = seats * 64
+    # Rows: a card in a row is there, in that row, on every step from its first on.  Its
+    # steps are distinct, so they are exactly first..last when none is before
+    # ``steps - times seen``.
     in_row = row < 3
-    order = np.lexsort((when, key))
-    k_sorted, in_row_sorted = key[order], in_row[order]
-    start = np.ones(len(order), dtype=bool)
-    start[1:] = k_sorted[1:] != k_sorted[:-1]
-    group = np.cumsum(start) - 1
-    groups = int(group[-1]) + 1 if len(group) else 0
-    rows_of = np.bincount(group, weights=in_row_sorted, minlength=groups).astype(np.int64)
-    first_row_step = np.full(groups, span, dtype=np.int64)
-    np.minimum.at(first_row_step, group[in_row_sorted], when[order][in_row_sorted])
-    last_step = np.zeros(groups, dtype=np.int64)
-    np.maximum.at(last_step, group, when[order])
-    group_seat = k_sorted[start] >> 6
-    placed_rows = rows_of > 0
-    bad = placed_rows & (rows_of != steps[group_seat] - first_row_step)
-    row_min = np.full(groups, 9, dtype=np.int64)
-    row_max = np.full(groups, -1, dtype=np.int64)
-    np.minimum.at(row_min, group[in_row_sorted], row[order][in_row_sorted])
-    np.maximum.at(row_max, group[in_row_sorted], row[order][in_row_sorted])
-    bad |= placed_rows & (row_min != row_max)
-    late_active = ~in_row_sorted & (when[order] >= first_row_step[group])
-    bad |= np.bincount(group[late_active], minlength=groups) > 0
-    card_group = np.empty(len(order), dtype=np.int64)
-    card_group[order] = group
-
+    seen = np.bincount(pair[in_row], minlength=pairs)
+    first_row = np.repeat(steps, 64) - seen  # the step it reached its row, if it did
+    row_sum = np.bincount(pair[in_row], weights=row[in_row], minlength=pairs)
+    row_squares = np.bincount(pair[in_row], weights=row[in_row] ** 2, minlength=pairs)
+    bad = np.zeros(len(card), dtype=bool)
+    bad |= in_row & (when < first_row[pair])
+    one_row = row_squares * seen == row_sum * row_sum
+    bad |= in_row & ~one_row[pair]
+    bad |= ~in_row & (seen[pair] > 0) & (when >= first_row[pair])  # active again
     # Discards: an active card missing from the next layout, never to show again.
-    slot = (owner * span + when) * 64 + np.clip(card, 0, 63)  # a card of one step
-    slots = np.sort(slot)
+    slot = (owner * span + when) * 64 + card  # a card of one step
+    shown = np.zeros(seats * span * 64 + 64, dtype=bool)
+    shown[slot] = True
     active = row == 3
-    nxt = slot + 64  # the same card a step later
-    found = np.searchsorted(slots, nxt)
-    present = (found < len(slots)) & (slots[np.minimum(found, len(slots) - 1)] == nxt)
-    gone = active & (when + 1 < steps[owner]) & ~present
-    bad_gone = gone & (last_step[card_group] > when)
-    odd |= np.bincount(group_seat[bad], minlength=seats) > 0
-    odd |= np.bincount(owner[bad_gone], minlength=seats) > 0
+    gone = active & (when + 1 < steps[owner]) & ~shown[slot + 64]
+    last_seen = np.zeros(pairs, dtype=np.int64)
+    np.maximum.at(last_seen, pair, when)
+    bad |= gone & (last_seen[pair] > when)
+    odd[owner[bad]] = True
 
-    # Placements: a card on the first step it shows in a row.
-    placed = in_row & (when == first_row_step[card_group])
-    active_slot = np.sort(slot[active])
-    active_rank = (position - layouts.rows[text])[active][np.argsort(slot[active])]
-    before = np.full(len(slot), _NO_BEFORE, dtype=np.int64)
-    if len(active_slot):
-        earlier = slot - 64  # the same card a step before
-        found = np.minimum(np.searchsorted(active_slot, earlier), len(active_slot) - 1)
-        hit = (active_slot[found] == earlier) & (when > 0)
-        before = np.where(hit, active_rank[found], _NO_BEFORE)
-    before_gone = position - layouts.rows[text]
-
+    # Placements: a card on the first step it shows in a row, after the active cards
+    # of the step before in their order.
+    placed = in_row & (when == first_row[pair])
+    rank = position - in_rows  # an active card's place among the active cards
+    before_rank = np.full(seats * span * 64 + 64, _NO_BEFORE, dtype=np.int8)
+    before_rank[slot[active] + 64] = rank[active]  # looked up a step later
+    is_gone = np.concatenate([np.zeros(int(placed.sum()), bool), np.ones(int(gone.sum()), bool)])
     step_of = np.concatenate([when[placed], when[gone] + 1])
     seat_of = np.concatenate([owner[placed], owner[gone]])
-    is_gone = np.concatenate([np.zeros(int(placed.sum()), bool), np.ones(int(gone.sum()), bool)])
-    rank = np.concatenate([before[placed], before_gone[gone]])
+    order_in_step = np.concatenate([before_rank[slot[placed]].astype(np.int64), rank[gone]])
     within = np.concatenate([position[placed], position[gone]])
     destination = np.concatenate([row[placed], np.full(int(gone.sum()), 3)])
-    cards = np.concatenate([card[placed], card[gone]])
+    cards = np.concatenate([layouts.card[placed], layouts.card[gone]])
 
     # The street of each step: its layout's row count, 0 once a step placed six or more.
     step_index = seat_of * span + step_of
-    per_step = np.bincount(
-        (owner * span + when)[placed], minlength=seats * span
-    )  # cards placed per (seat, step)
-    jump = (per_step > 5).reshape(seats, span)
-    fantasy_by = np.cumsum(jump, axis=1) > 0
+    per_step = np.bincount((owner * span + when)[placed], minlength=seats * span)
+    fantasy_by = np.cumsum((per_step > 5).reshape(seats, span), axis=1) > 0
     fantasy = fantasy_by[:, -1] if seats else np.zeros(0, bool)
-    text_of_step = np.full(seats * span, -1, dtype=np.int64)
+    text_of_step = np.zeros(seats * span, dtype=np.int64)
     text_of_step[seat * span + step] = np.arange(count)
-    in_rows = layouts.rows[text_of_step[step_index]]
-    late = pineapple[seat_of]
-    street = np.where(late, (in_rows - 4) // 2, in_rows - 5)
-    street = np.where(fantasy_by.ravel()[step_index] | (in_rows <= 5), 0, street)
+    counted = layouts.rows[text_of_step[step_index]]
+    street = np.where(pineapple[seat_of], (counted - 4) // 2, counted - 5)
+    street = np.where(fantasy_by.ravel()[step_index] | (counted <= 5), 0, street)
 
-    move_order = np.lexsort((within, rank, is_gone, step_of, seat_of))
+    # Each card's place among its seat's placements, and the cards in row order.
+    moves_key = (((step_index * 2 + is_gone) * 128 + order_in_step) * 64) + within
+    move_order = np.argsort(moves_key)
     move = np.empty(len(move_order), dtype=np.int64)
     move[move_order] = np.arange(len(move_order))
-    row_order = np.lexsort((rank * is_gone, within, step_of, destination, seat_of))
-    move = move[row_order]
-    first_move = np.searchsorted(seat_of[move_order], np.arange(seats))
+    rows_key = ((seat_of * 4 + destination) * span + step_of) * 64 + within
+    row_order = np.argsort(rows_key)
     seat_sorted = seat_of[row_order]
-    move -= first_move[seat_sorted]
+    first_move = np.zeros(seats + 1, dtype=np.int64)
+    np.cumsum(np.bincount(seat_of, minlength=seats), out=first_move[1:])
+    move = move[row_order] - first_move[seat_sorted]
 
     last_text = np.searchsorted(seat, np.arange(seats), side="right") - 1
     has = steps > 0
     final_rows = np.where(has, layouts.rows[np.maximum(last_text, 0)], 0)
     final_active = np.where(has, layouts.ids[np.maximum(last_text, 0)] - final_rows, 0)
-    seen = np.bincount(seat[layouts.ids > layouts.rows], minlength=seats) > 0
+    seen_active = np.zeros(seats, dtype=bool)
+    seen_active[seat[layouts.ids > layouts.rows]] = True
     return Folded(
         odd,
         fantasy,
-        seen,
+        seen_active,
         final_rows,
         final_active,
         seat_sorted,
