@@ -356,3 +356,22 @@ def test_layout_texts_read_or_flagged(text: str, odd: bool) -> None:
     if not odd:
         head = text.rsplit("-", 3)[0]
         assert layouts.card[layouts.text == 1].tolist() == [int(i) for i in head.split(";")]
+
+
+def test_a_state_seen_before_is_passed_over() -> None:
+    """A snapshot whose key (not its points: they are not in it) an earlier one of the hand
+    had is not folded again, even after another: ann's third line, the first again with
+    new points, leaves her points at 3 and her active cards as the second line left them."""
+    first = [("ann", "38;6;45;16;9-0-0-0", 3), ("bob", "1;2;3;4;5-1-2-2", 0)]
+    second = [("ann", "38;45;16;9;6-1-2-2", 3), ("bob", "1;2;3;4;5-1-2-2", 0)]
+    again = [("ann", "38;6;45;16;9-0-0-0", 8), ("bob", "1;2;3;4;5-1-2-2", 0)]
+    settle = [("ann", "38;45;16;9;6-1-2-2", 3), ("bob", "1;2;3;4;5-1-2-2", -3)]
+    lines = [state(9, first), state(9, second), state(9, again), state(9, settle, 0, "x")]
+    lines.append(state(10, [("ann", "", 0), ("bob", "", 0)]))
+    data = ("\n".join(lines) + "\n").encode()
+    (piece,) = [i for i in swc_read(data) if isinstance(i, Piece)]
+    assert piece.inner.points.to_pylist() == [3.0, -3.0]
+    assert piece.inner.odd.tolist() == [False]
+    assert len(piece.inner.card) == 10  # five placed each, nothing discarded
+    fast, by_line, record = lanes(data)
+    assert fast == by_line and fast[0] == record[0]
