@@ -24,7 +24,7 @@ from ofc_stats.records import HandRecord, Partial, Quarantined, storable_text
 from parsers import fast_json, swc_block, swc_fast
 from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, reason_of
 from parsers.hand_columns import HandColumns, Move, SeatRow, placements, seat_records
-from parsers.swc_columns import Chunk, Piece
+from parsers.swc_columns import Chunk, Piece, hand_piece
 from parsers.swc_fold import (
     CLASSIC_CODES,
     PINEAPPLE_CODES,
@@ -144,6 +144,7 @@ class SwcParser(Parser):
 
     def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
         for item in _read(stream, source, json.loads):
+            assert not isinstance(item, Piece)  # (only the columnar reader folds blocks)
             yield _closed(item, source) if isinstance(item, Hand) else item
 
     def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
@@ -159,7 +160,9 @@ class SwcParser(Parser):
         first, so the importer sees every hand in file order.
         """
         columns = HandColumns(FORMAT, source)
-        chunk = Chunk(source, ruleset_for_code, lambda raw, line: self.hand_from_raw(raw, source, line, 0))
+        chunk = Chunk(
+            source, ruleset_for_code, lambda raw, line: self.hand_from_raw(raw, source, line, 0)
+        )
         vector = storable_text(source)
         for item in _read(stream, source, fast_json.loads, fast=True, vector=vector):
             if isinstance(item, Piece):
@@ -169,6 +172,13 @@ class SwcParser(Parser):
                 if len(chunk) >= CHUNK_HANDS:
                     yield from chunk.take()
                 continue
+            if isinstance(item, Hand) and vector and not len(columns):
+                piece = _piece(item)
+                if piece is not None:
+                    chunk.add(piece)
+                    if len(chunk) >= CHUNK_HANDS:
+                        yield from chunk.take()
+                    continue
             if len(chunk) and not isinstance(item, Quarantined | Partial):
                 yield from chunk.take()
             if isinstance(item, Hand) and _add(columns, item):
@@ -200,6 +210,15 @@ def _closed(hand: Hand, source: str) -> ParseItem:
         return Quarantined(
             source, reason_of(error), hand.raw_text(), hand.start_line, hand_id=hand.gi
         )
+
+
+def _piece(hand: Hand) -> Piece | None:
+    """A finished hand as a piece of the block fold's chunk; None if the old builder takes it."""
+    try:
+        _, seats, moves, _ = _parts(hand)
+    except BAD_INPUT:
+        return None
+    return hand_piece(hand, seats, moves)
 
 
 def _add(columns: HandColumns, hand: Hand) -> bool:
@@ -293,7 +312,7 @@ def _planned(
         [(at, 0, table) for at, table in plan.closes]
         + [(at, 0, number) for number, at in enumerate(plan.inner_close)]
         + [(at, 1, None) for at in plan.lines]
-    )  # type: ignore[operator]
+    )
     run = -1  # the first inner hand not yet out
     count = 0
     for at, kind, what in steps:

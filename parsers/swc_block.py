@@ -15,6 +15,7 @@ each pair of equal hashes checked on the keys themselves.
 from __future__ import annotations
 
 from itertools import chain
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 import msgspec
@@ -31,8 +32,13 @@ Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 _NONE_SEAT = SeatMsg()
 _MAX_SEATS = 64  # seats a snapshot may list here (more: the block is read line by line)
-_MIX = np.random.default_rng(13).integers(1, 2**63, size=(_MAX_SEATS + 1, 8), dtype=np.int64)
-_MIX = (_MIX.astype(np.uint64) << np.uint64(1)) | np.uint64(1)  # odd multipliers
+_MIX = (  # odd multipliers, a row per seat position (the last for the line's own fields)
+    np.random.default_rng(13).integers(1, 2**62, size=(_MAX_SEATS + 1, 8)).astype(np.uint64)
+    << np.uint64(1)
+) | np.uint64(1)
+_GI, _TI, _SEATS, _SS = (attrgetter(name) for name in ("gi", "ti", "s", "ss"))
+_TS, _PAYLOAD, _EVENTS = attrgetter("ts"), attrgetter("payload"), attrgetter("events")
+_N, _D, _P = (attrgetter(name) for name in ("n", "d", "p"))
 _LATE_CODES = np.array(sorted({*PINEAPPLE_CODES, 76}), dtype=np.int64)
 
 
@@ -71,7 +77,7 @@ class Plan(NamedTuple):
 def messages(block: Block) -> list[LineMsg] | None:
     """Each line's proxy message (a raw archive record's unwrapped); None if one needs json."""
     records = block.messages
-    if all(record.payload is msgspec.UNSET for record in records):
+    if list(map(_PAYLOAD, records)).count(msgspec.UNSET) == len(records):
         return records
     out = []
     for record in records:
@@ -104,13 +110,16 @@ def plan(tables: Tables, block: Block) -> Plan | None:
     if found is None:
         return None
     states = [m.gameState if m.t == "GameState" else None for m in found]
-    index = [i for i, state in enumerate(states) if state is not None]
+    if None in states:
+        index = [i for i, state in enumerate(states) if state is not None]
+        shown = [states[i] for i in index]
+    else:
+        index, shown = list(range(len(states))), states
     if not index:
         return None
-    shown = [states[i] for i in index]
     try:
-        gi_array = pa.array([s.gi for s in shown], pa.int64())  # type: ignore[union-attr]
-        ti_array = pa.array([s.ti for s in shown])  # type: ignore[union-attr]
+        gi_array = pa.array(list(map(_GI, shown)), pa.int64())
+        ti_array = pa.array(list(map(_TI, shown)))
     except (ValueError, TypeError, OverflowError, pa.ArrowException):
         return None
     if ti_array.type not in (pa.int64(), pa.string(), pa.null()):
@@ -176,6 +185,7 @@ def plan(tables: Tables, block: Block) -> Plan | None:
     inner = _fold(
         block,
         found,
+        states,
         [run_ti[r] for r in inner_runs.tolist()],
         [run_hand[r] for r in inner_runs.tolist()],
         line,
@@ -186,6 +196,13 @@ def plan(tables: Tables, block: Block) -> Plan | None:
             closed.discard((run_ti[r], run_hand[r]))
         return None
     return Plan(per_line, sorted(closes), inner, close_at.tolist())
+
+
+def _gather(values: list[Any], at: list[int]) -> list[Any]:
+    """``[values[i] for i in at]`` in one C call."""
+    if len(at) < 2:
+        return [values[i] for i in at]
+    return list(itemgetter(*at)(values))
 
 
 def _key(state: Any) -> object:
@@ -206,6 +223,7 @@ def _key(state: Any) -> object:
 def _fold(
     block: Block,
     found: list[LineMsg],
+    all_states: list[Any],
     table_ids: list[str],
     hand_ids: list[str],
     line: Ints,
@@ -218,11 +236,11 @@ def _fold(
     order = np.lexsort((line[keep], hand_of[keep]))
     lines, hands = line[keep][order], hand_of[keep][order]
     picked = lines.tolist()
-    states = [found[i].gameState for i in picked]
+    states = _gather(all_states, picked)
     hand_first = np.searchsorted(hands, np.arange(count))
     text = _raw_texts(block, lines, hands, count)
 
-    seat_lists = [s.s or () for s in states]  # type: ignore[union-attr]
+    seat_lists = [s or () for s in map(_SEATS, states)]
     per_line = np.fromiter(map(len, seat_lists), np.int64, len(states))
     if len(per_line) and int(per_line.max()) > _MAX_SEATS:
         return None
@@ -231,7 +249,7 @@ def _fold(
     if None in flat:
         absent = np.fromiter((s is None for s in flat), bool, len(flat))
         flat = [_NONE_SEAT if s is None else s for s in flat]
-    n, d, p = [s.n for s in flat], [s.d for s in flat], [s.p for s in flat]
+    n, d, p = list(map(_N, flat)), list(map(_D, flat)), list(map(_P, flat))
     try:
         player = pa.array(n, pa.string())
         layout = pa.array(d, pa.string())
@@ -240,7 +258,11 @@ def _fold(
     line_of_seat = np.repeat(np.arange(len(states)), per_line)
     seat_first = np.cumsum(per_line) - per_line
     position = np.arange(len(flat)) - seat_first[line_of_seat]
-    hc = [None if x is None else x.hc for x in [s.ss for s in states]]  # type: ignore[union-attr]
+    shows = list(map(_SS, states))
+    showdown = [i for i, x in enumerate(shows) if x is not None]  # a few lines a hand
+    hc: list[Any] = [None] * len(shows)
+    for i in showdown:
+        hc[i] = shows[i].hc
     distinct = _distinct(block, found, picked, states, hands, per_line, position, absent, d, hc)
 
     # The roster: the hand's first snapshot's seats, those with a name; a seat's data
@@ -277,7 +299,8 @@ def _fold(
         same_text = np.asarray(pc.equal(texts[1:], texts[:-1]))
         changed[1:] = (seat[entries][1:] != seat[entries][:-1]) | ~same_text
     entries = entries[changed]
-    codes_of_hand = np.array([found[i].gameState.gt for i in lines[first_line].tolist()], dtype=np.int64)  # type: ignore[union-attr]
+    firsts = _gather(all_states, lines[first_line].tolist())
+    codes_of_hand = np.array([state.gt for state in firsts], dtype=np.int64)
     late = np.isin(codes_of_hand, _LATE_CODES)
     seat_count = len(roster_code)
     hand_by_seat = np.repeat(np.arange(count), roster_size)
@@ -285,12 +308,12 @@ def _fold(
     folded = swc_vector.fold(parsed, seat[entries], seat_count, late[hand_by_seat])
 
     settled = np.zeros(count, dtype=bool)
-    for i in np.flatnonzero(np.fromiter((h is not None for h in hc), bool, len(hc))).tolist():
+    for i in showdown:
         value = hc[i]
         if distinct[i] and isinstance(value, str) and value.strip():
             settled[hands[i]] = True
     fantasy: dict[int, Hand] = {}
-    events = [found[i].events for i in picked]
+    events = list(map(_EVENTS, _gather(found, picked)))
     for i in np.flatnonzero(np.fromiter(map(len, events), np.int64, len(events)) > 4).tolist():
         raw = bytes(events[i])
         if distinct[i] and (_FANTASY in raw or b"\\u" in raw):
@@ -364,7 +387,7 @@ def _distinct(
     in a group of more than one (a resend, mostly) the keys themselves are
     compared, the same text standing for the same key.
     """
-    mixed = _hashes([s.ts for s in states]) * _MIX[_MAX_SEATS, 0]
+    mixed = _hashes(list(map(_TS, states))) * _MIX[_MAX_SEATS, 0]
     mixed += np.fromiter(map(hash, hc), np.int64, len(hc)).view(np.uint64) * _MIX[_MAX_SEATS, 1]
     mixed += per_line.astype(np.uint64) * _MIX[_MAX_SEATS, 2]
     if len(d):
@@ -415,7 +438,9 @@ def _raw_texts(block: Block, lines: Ints, hands: Ints, count: int) -> pa.Array:
     last[:-1] = new[1:]
     seg_start, seg_end = starts[lines[new]], ends[lines[last]]
     view = memoryview(data)
-    joined = b"".join([view[a:b] for a, b in zip(seg_start.tolist(), seg_end.tolist(), strict=True)])
+    joined = b"".join(
+        [view[a:b] for a, b in zip(seg_start.tolist(), seg_end.tolist(), strict=True)]
+    )
     sizes = np.bincount(hands[new], weights=seg_end - seg_start, minlength=count).astype(np.int64)
     offsets = np.zeros(count + 1, dtype=np.int32)
     np.cumsum(sizes, out=offsets[1:])

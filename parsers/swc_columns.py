@@ -17,10 +17,12 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from ofc_stats.records import storable_text
+from ofc_stats.records import HandRecord, storable_text
 from parsers import columns
 from parsers.base import ColumnarHands, ParseItem
+from parsers.hand_columns import Move, SeatRow
 from parsers.swc_block import Inner
+from parsers.swc_fold import Hand
 
 ROOM = "SwC"
 FORMAT = "swc"
@@ -87,7 +89,9 @@ class Chunk:
         captured = [t for inner, a, b in hand_parts for t in inner.captured_at[a:b]]
         raw_text = pa.concat_arrays([inner.raw_text[a:b] for inner, a, b in hand_parts])
         odd = np.concatenate([inner.odd[a:b] for inner, a, b in hand_parts])
-        seat_hand = np.concatenate([inner.seat_hand[a:b] + shift for inner, a, b, shift in seat_parts])
+        seat_hand = np.concatenate(
+            [inner.seat_hand[a:b] + shift for inner, a, b, shift in seat_parts]
+        )
         player = [n for inner, a, b, _ in seat_parts for n in inner.player[a:b]]
 
         def seats_of(name: str) -> np.ndarray:
@@ -96,13 +100,18 @@ class Chunk:
         def cards_of(name: str) -> np.ndarray:
             return np.concatenate([getattr(inner, name)[a:b] for inner, a, b, _ in card_parts])
 
-        card_seat = np.concatenate([inner.card_seat[a:b] + shift for inner, a, b, shift in card_parts])
+        card_seat = np.concatenate(
+            [inner.card_seat[a:b] + shift for inner, a, b, shift in card_parts]
+        )
         points = pa.concat_arrays([inner.points[a:b] for inner, a, b, _ in seat_parts])
         count = len(line)
         referred = odd.copy()
         texts = [*table_id, *hand_id, *player]
         if not "".join(texts).isascii():
-            bad_hand = [not (storable_text(t) and storable_text(h)) for t, h in zip(table_id, hand_id, strict=True)]
+            bad_hand = [
+                not (storable_text(t) and storable_text(h))
+                for t, h in zip(table_id, hand_id, strict=True)
+            ]
             referred |= np.array(bad_hand, dtype=bool)
             bad_seat = np.array([not storable_text(n) for n in player], dtype=bool)
             referred |= columns.any_of(seat_hand, bad_seat, count)
@@ -144,6 +153,7 @@ class Chunk:
         )
         referred |= columns.refused(hands, seat_columns, card_columns)
         built: ColumnarHands | None = None
+        bounds = (np.zeros(1, np.int64), np.zeros(1, np.int64))
         if not referred.all():
             keep = ~referred
             if referred.any():
@@ -157,15 +167,113 @@ class Chunk:
             built = columns.build(FORMAT, self.source, hands, seat_columns, card_columns)
             in_moves = np.lexsort((move, moved_seat))
             built = ColumnarHands(built.hands, built.seats, built.placements.take(in_moves))
+            built_hands = len(hands.line)
+            per_hand = np.bincount(seat_columns.hand, minlength=built_hands)
+            cards_per_hand = np.bincount(
+                seat_columns.hand[card_columns.seat], minlength=built_hands
+            )
+            bounds = (_offsets(per_hand), _offsets(cards_per_hand))
         lines = line.tolist()
-        return columns.in_order(
+        return _in_order(
             built,
+            bounds,
             np.flatnonzero(referred).tolist(),
             lambda index: self.record(raw_text[index].as_py(), lines[index]),
         )
+
+
+def _offsets(counts: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    return out
+
+
+def _in_order(
+    built: ColumnarHands | None,
+    bounds: tuple[np.ndarray, np.ndarray],
+    referred: list[int],
+    record: Callable[[int], ParseItem],
+) -> list[ParseItem]:
+    """:func:`parsers.columns.in_order`, the chunk cut by each hand's seat and placement
+    rows (its hands are in the order they closed, so their first lines need not rise)."""
+    out: list[ParseItem] = []
+    done = 0
+    seats, cards = bounds
+
+    def rows(start: int, stop: int) -> ColumnarHands:
+        assert built is not None
+        if start == 0 and stop == built.hands.num_rows:
+            return built
+        s0, s1, c0, c1 = int(seats[start]), int(seats[stop]), int(cards[start]), int(cards[stop])
+        return ColumnarHands(
+            built.hands.slice(start, stop - start),
+            built.seats.slice(s0, s1 - s0),
+            built.placements.slice(c0, c1 - c0),
+        )
+
+    for number, index in enumerate(referred):
+        item = record(index)
+        if isinstance(item, HandRecord) and built is not None:
+            before = index - number  # built hands ahead of this one
+            if before > done:
+                out.append(rows(done, before))
+                done = before
+        out.append(item)
+    if built is not None and built.hands.num_rows > done:
+        out.append(rows(done, built.hands.num_rows))
+    return out
 
 
 def _safe(texts: list[str]) -> pa.Array:
     """Texts as a column, those Arrow cannot hold (lone surrogates) left empty: their hands
     are referred to the record path and never built."""
     return pa.array([t if storable_text(t) else "" for t in texts], pa.string())
+
+
+def hand_piece(hand: Hand, seats: list[SeatRow], moves: list[Move]) -> Piece | None:
+    """A hand the per-line fold finished, as a one-hand piece; None if its cards are not
+    each placed once where its rows hold them (the old builder takes it then)."""
+    per_seat: dict[tuple[int, int], tuple[int, int, int]] = {}  # (seat, card) -> dest, street, move
+    counts = [0] * len(seats)
+    for seat, street, card, destination in moves:
+        if (seat, card) in per_seat or not 0 <= seat < len(seats):
+            return None
+        per_seat[seat, card] = (destination, street, counts[seat])
+        counts[seat] += 1
+    card_seat, destination_of, street_of, card_of, move_of = [], [], [], [], []
+    for index, row in enumerate(seats):
+        slots = (row.top, row.middle, row.bottom, row.discards or ())
+        for destination, cards in enumerate(slots):
+            for card in cards:
+                found = per_seat.pop((index, card), None)
+                if found is None or found[0] != destination:
+                    return None
+                card_seat.append(index)
+                destination_of.append(destination)
+                street_of.append(found[1])
+                card_of.append(card)
+                move_of.append(found[2])
+    if per_seat:
+        return None
+    count = len(seats)
+    inner = Inner(
+        table_id=[hand.ti],
+        hand_id=[hand.gi],
+        code=np.array([hand.code], dtype=np.int64),
+        line=np.array([hand.start_line], dtype=np.int64),
+        captured_at=[hand.captured_at],
+        raw_text=pa.array([hand.raw_text()], pa.string()),
+        odd=np.zeros(1, dtype=bool),
+        seat_hand=np.zeros(count, dtype=np.int64),
+        position=np.arange(count, dtype=np.int64),
+        player=[row.player for row in seats],
+        hero=np.array([row.hero for row in seats], dtype=bool),
+        in_fantasy=np.array([row.in_fantasy for row in seats], dtype=bool),
+        points=pa.array([row.reported_points for row in seats], pa.float64()),
+        card_seat=np.array(card_seat, dtype=np.int64),
+        destination=np.array(destination_of, dtype=np.int64),
+        street=np.array(street_of, dtype=np.int64),
+        card=np.array(card_of, dtype=np.int64),
+        move=np.array(move_of, dtype=np.int64),
+    )
+    return Piece(inner, 0, 1)

@@ -94,7 +94,8 @@ def parse(texts: pa.Array) -> Layouts:
     def per_text(flags: Bools) -> Ints:
         total = np.zeros(len(flags) + 1, dtype=np.int64)
         np.cumsum(flags, out=total[1:])
-        return total[head_end] - total[starts]
+        counted: Ints = total[head_end] - total[starts]
+        return counted
 
     items = per_text(item_start)
     odd |= per_text(head & ~digit & ~semi) > 0
