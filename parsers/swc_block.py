@@ -25,7 +25,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from parsers import fast_json, swc_vector
-from parsers.swc_fast import _FANTASY, Block, LineMsg, SeatMsg, archived
+from parsers.swc_fast import (
+    _FANTASY,
+    DECODER,
+    DEEP_LINE,
+    FRAME,
+    FRAME_PREFIX,
+    SKIP,
+    Block,
+    LineMsg,
+    SeatMsg,
+    _plain,
+    archived,
+)
 from parsers.swc_fold import PINEAPPLE_CODES, UNKNOWN_TABLE, Hand, Tables, fantasy_names
 
 Ints = npt.NDArray[np.int64]
@@ -77,8 +89,12 @@ class Plan(NamedTuple):
 def messages(block: Block) -> list[LineMsg] | None:
     """Each line's proxy message (a raw archive record's unwrapped); None if one needs json."""
     records = block.messages
-    if list(map(_PAYLOAD, records)).count(msgspec.UNSET) == len(records):
+    payloads = list(map(_PAYLOAD, records))
+    if payloads.count(msgspec.UNSET) == len(records):
         return records
+    batch = _unwrapped(records, payloads)
+    if batch is not None:
+        return batch
     out = []
     for record in records:
         if record.payload is msgspec.UNSET:
@@ -88,6 +104,57 @@ def messages(block: Block) -> list[LineMsg] | None:
         if carried is None:
             return None
         out.append(carried)
+    return out
+
+
+def _unwrapped(records: list[LineMsg], payloads: list[Any]) -> list[LineMsg] | None:
+    """``archived`` for a whole block: its frames decoded in one msgspec call, the messages
+    in them in another; None where one text might not decode alone as it does joined (a
+    line break in it, an error anywhere): then record by record."""
+    unset = msgspec.UNSET
+    wanted = [
+        i
+        for i, (record, payload) in enumerate(zip(records, payloads, strict=True))
+        if payload is not unset
+        and record.message_type == "GameState"
+        and isinstance(payload, str)
+        and payload.startswith(FRAME_PREFIX)
+    ]
+    frames = [payloads[i][len(FRAME_PREFIX) :] for i in wanted]
+    joined = "\n".join(frames)
+    if joined.count("\n") != len(frames) - 1 if frames else False:
+        return None
+    try:
+        decoded = FRAME.decode_lines(joined) if frames else []
+    except (msgspec.DecodeError, ValueError):
+        return None
+    if len(decoded) != len(frames):
+        return None
+    kept = [
+        (i, text)
+        for i, (name, text) in zip(wanted, decoded, strict=True)
+        if name == "proxy-message"
+    ]
+    texts = [text for _, text in kept]
+    joined = "\n".join(texts)
+    if texts and joined.count("\n") != len(texts) - 1:
+        return None
+    for text in texts:
+        if len(text) >= DEEP_LINE and not _plain(text.encode("utf-8", "surrogatepass")):
+            return None
+    try:
+        inner = DECODER.decode_lines(joined) if texts else []
+    except (msgspec.DecodeError, ValueError):
+        return None
+    if len(inner) != len(texts):
+        return None
+    out = [
+        record if payload is unset else SKIP
+        for record, payload in zip(records, payloads, strict=True)
+    ]
+    for (i, _), message in zip(kept, inner, strict=True):
+        if message.t == "GameState" and message.gameState is not None:
+            out[i] = message
     return out
 
 

@@ -50,7 +50,7 @@ DEEP_LINE = 2 * _MAX_BRACKETS  # each level costs two characters
 LONG_LINE = 4_300
 _DIGIT_RUNS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
 _LONG_NUMBER = b"0" * 20
-NEWLINE, OPEN, CLOSE = ord("\n"), ord("{"), ord("}")
+NEWLINE, OPEN, CLOSE, BRACKET = ord("\n"), ord("{"), ord("}"), ord("[")
 _FANTASY = FANTASY_TEXT.encode()
 Plain = int | str | None  # values whose == is their JSON text's (what state_key's tuple holds)
 Points = Annotated[int, msgspec.Meta(ge=-(2**53), le=2**53)] | float | None
@@ -217,9 +217,16 @@ def _decoded(block: bytes, first: int) -> Block | None:
     if not ((bytes_[starts] == OPEN).all() and (bytes_[ends - 2] == CLOSE).all()):
         return None  # a blank line, a line not one object, or a line ending in "\r"
     lengths = ends - starts
-    for index in np.flatnonzero(lengths >= DEEP_LINE).tolist():
-        if not _plain(block, int(starts[index]), int(ends[index])):
+    if (lengths >= DEEP_LINE).any():
+        # Brackets per line: their places, counted between line ends (a line deep
+        # enough for json to refuse holds _MAX_BRACKETS of them).
+        brackets = np.flatnonzero((bytes_ == OPEN) | (bytes_ == BRACKET))
+        per_line = np.bincount(np.searchsorted(ends, brackets, side="right"), minlength=len(ends))
+        if (per_line[: len(ends)] >= _MAX_BRACKETS).any():
             return None
+        for index in np.flatnonzero(lengths >= LONG_LINE).tolist():
+            if not _plain(block, int(starts[index]), int(ends[index])):
+                return None
     try:
         messages = DECODER.decode_lines(block)
     except msgspec.DecodeError:
