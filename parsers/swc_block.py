@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from parsers import fast_json, swc_vector
+from parsers.base import BAD_INPUT
 from parsers.swc_fast import (
     _FANTASY,
     DECODER,
@@ -239,6 +240,11 @@ def plan(tables: Tables, block: Block) -> Plan | None:
                 closes.append((int(run_first[r + 1]), run_ti[r]))
         else:
             closes.append((int(run_first[r]), run_ti[r]))
+            later = r + 1  # the open hand's late lines after another hand: passed over
+            while later < runs and not first[later]:
+                if run_hand[later] == hand.gi:
+                    return None
+                later += 1
     inner_runs = np.flatnonzero(~by_line)
     close_at = run_first[np.minimum(inner_runs + 1, runs - 1)]
     emit = np.argsort(close_at, kind="stable")
@@ -385,8 +391,11 @@ def _fold(
         raw = bytes(events[i])
         if distinct[i] and (_FANTASY in raw or b"\\u" in raw):
             holder = fantasy.setdefault(int(hands[i]), Hand("", "", 0, 0, None, []))
-            decoded = fast_json.loads(raw.decode("utf-8"))
-            fantasy_names(holder, decoded if isinstance(decoded, list) else [])
+            try:
+                decoded = fast_json.loads(raw.decode("utf-8"))
+                fantasy_names(holder, decoded if isinstance(decoded, list) else [])
+            except BAD_INPUT:
+                return None  # the per-line fold quarantines the line
 
     stored_at = np.flatnonzero(roster_code >= 0)
     player_names = player.take(pa.array(name_at[stored_at])).to_pylist()

@@ -383,3 +383,19 @@ def test_a_state_seen_before_is_passed_over() -> None:
     assert len(piece.inner.card) == 10  # five placed each, nothing discarded
     fast, by_line, record = lanes(data)
     assert fast == by_line and fast[0] == record[0]
+
+
+def test_an_open_hands_late_lines_are_passed_over() -> None:
+    """A hand open at a block's end, closed by the next hand in the next block, then a late
+    line of it and more hands: the late line is passed over, as the line fold does (hand 9's
+    long names make its two lines the first block)."""
+    long = [("ann" + "n" * 900, "38;6;45;16;9-1-2-2", 0), ("bob" + "b" * 900, "", 0)]
+    other = [("ann", "40;7;46;17;10-1-2-2", 0), ("bob", "11;12;13;14;15-1-2-2", 0)]
+    lines = [state(9, long)] * 2 + [state(10, other), state(9, other), state(11, other)]
+    lines += [state(12, other), state(13, other)]
+    data = ("\n".join(lines) + "\n").encode()
+    for size in (len(lines[0]) * 2 + 3, 1 << 20):
+        with blocks_of(size):
+            fast, by_line, record = lanes(data)
+        assert fast == by_line and fast[0] == record[0]
+        assert [hand[0]["room_hand_id"] for hand in fast[0]] == ["9", "10", "11", "12", "13"]
