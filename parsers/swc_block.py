@@ -336,7 +336,7 @@ def _fold(
     hc: list[Any] = [None] * len(shows)
     for i in showdown:
         hc[i] = shows[i].hc
-    distinct = _distinct(block, found, picked, states, hands, per_line, position, absent, d, hc)
+    distinct = _distinct(block, lines, states, hands, per_line, position, absent, d, hc)
 
     # The roster: the hand's first snapshot's seats, those with a name; a seat's data
     # counts where its name is the roster's.
@@ -447,8 +447,7 @@ def _hashes(values: list[Any]) -> npt.NDArray[np.uint64]:
 
 def _distinct(
     block: Block,
-    found: list[LineMsg],
-    picked: list[int],
+    lines: Ints,
     states: list[Any],
     hands: Ints,
     per_line: Ints,
@@ -478,29 +477,54 @@ def _distinct(
     repeat = np.zeros(len(states), dtype=bool)
     if not same.any():
         return ~repeat
-    ends = np.asarray(block.ends)
-    text = block.text
     group_start = np.flatnonzero(np.concatenate(([True], ~same)))
     group_end = np.append(group_start[1:], len(by_key))
-    several = group_end - group_start > 1
+    # A later member whose text is its group's first's is a resend: compared byte for
+    # byte at once; the keys of the groups left are compared one by one.
+    begins = np.zeros(len(by_key), dtype=bool)
+    begins[group_start] = True
+    first_of = by_key[np.maximum.accumulate(np.where(begins, np.arange(len(by_key)), 0))]
+    later = by_key[~begins]
+    resent = _same_text(block, lines[later], lines[first_of[~begins]])
+    repeat[later[resent]] = True
+    unsure = np.zeros(len(states), dtype=bool)
+    unsure[later[~resent]] = True
+    several = (group_end - group_start > 1) & (np.add.reduceat(unsure[by_key], group_start) > 0)
     for a, b in zip(group_start[several].tolist(), group_end[several].tolist(), strict=True):
         members = by_key[a:b].tolist()
-        first = picked[members[0]]
-        first_text = text[(ends[first - 1] if first else 0) : ends[first]]
-        keys: list[object] = []
+        keys: list[object] = [_key(states[members[0]])]
         for member in members[1:]:
-            line = picked[member]
-            if text[(ends[line - 1] if line else 0) : ends[line]] == first_text:
-                repeat[member] = True  # the same text: the same key
-                continue
-            if not keys:
-                keys.append(_key(states[members[0]]))
+            if repeat[member]:
+                continue  # the first's text: its key
             key = _key(states[member])
             if key in keys:
                 repeat[member] = True
             else:
                 keys.append(key)
     return ~repeat
+
+
+def _same_text(block: Block, one: Ints, other: Ints) -> Bools:
+    """Whether block lines ``one[i]`` and ``other[i]`` are the same text, for every i."""
+    ends = np.asarray(block.ends, dtype=np.int64)
+    starts = np.concatenate(([0], ends[:-1]))
+    size = ends[one] - starts[one]
+    same = size == ends[other] - starts[other]
+    pairs = np.flatnonzero(same & (size > 0))
+    if not len(pairs):
+        return same
+    data = block.text.encode("utf-8") if isinstance(block.text, str) else block.text
+    raw = np.frombuffer(data, np.uint8)
+    count = size[pairs]
+    first = np.cumsum(count) - count
+    step = np.arange(int(count.sum())) - np.repeat(first, count)
+    here = raw[np.repeat(starts[one[pairs]], count) + step]
+    there = raw[np.repeat(starts[other[pairs]], count) + step]
+    differ = np.bincount(
+        np.repeat(np.arange(len(pairs)), count)[here != there], minlength=len(pairs)
+    )
+    same[pairs] = differ == 0
+    return same
 
 
 def _raw_texts(block: Block, lines: Ints, hands: Ints, count: int) -> pa.Array:

@@ -185,7 +185,9 @@ def test_shared_samples_fold_alike(name: str) -> None:
         assert fast == by_line
 
 
-def state(gi: int, seats: list[tuple[str, str, int]], ts: int = 2, hc: str | None = None) -> str:
+def state(
+    gi: int, seats: list[tuple[str, str, int]], ts: int = 2, hc: str | None = None, chips: int = 100
+) -> str:
     """One GameState line: seats as (name, d, points)."""
     game: dict[str, Any] = {
         "gi": gi,
@@ -193,7 +195,7 @@ def state(gi: int, seats: list[tuple[str, str, int]], ts: int = 2, hc: str | Non
         "ti": 7,
         "ts": ts,
         "d": {"c": "", "p": 0},
-        "s": [{"n": n, "c": 100, "b": 0, "p": p, "d": d} for n, d, p in seats],
+        "s": [{"n": n, "c": chips, "b": 0, "p": p, "d": d} for n, d, p in seats],
     }
     if hc is not None:
         game["ss"] = {"hc": hc}
@@ -354,7 +356,7 @@ def test_ordinary_deals_are_never_odd() -> None:
      ("07;5-1-0-0", True), ("52-1-0-0", True), ("5;5-1-1-0", True), ("1;;2-1-0-0", True),
      (";1-1-0-0", True), ("1;-1-0-0", True), ("123-1-0-0", True), ("1-4-0-0", True),
      ("1-0-6-0", True), ("1;2-1-1-1", True), ("1-1-0", True), ("1-1-0-0-0", True),
-     ("-0-0-0", True), ("1 ;2-1-1-0", True), ("1;2-1-1-0 ", True)],
+     ("-0-0-0", True), ("1 ;2-1-1-0", True), ("1;2-1-1-0 ", True), ("", True)],
 )  # fmt: skip
 def test_layout_texts_read_or_flagged(text: str, odd: bool) -> None:
     layouts = swc_vector.parse(pa.array(["5;6-1-1-0", text, "7-0-0-1"]))
@@ -381,6 +383,16 @@ def test_a_state_seen_before_is_passed_over() -> None:
     assert piece.inner.points.to_pylist() == [3.0, -3.0]
     assert piece.inner.odd.tolist() == [False]
     assert len(piece.inner.card) == 10  # five placed each, nothing discarded
+    fast, by_line, record = lanes(data)
+    assert fast == by_line and fast[0] == record[0]
+    # Other chips (in the key, not in the hash of ts, hc and layouts), the text as long: a
+    # new state, whose points count.
+    again = [("ann", "38;45;16;9;6-1-2-2", 9), ("bob", "1;2;3;4;5-1-2-2", -9)]
+    lines[4:4] = [state(9, again, 0, "x", chips=200)]
+    assert len(lines[4]) == len(lines[3])
+    data = ("\n".join(lines) + "\n").encode()
+    (piece,) = [i for i in swc_read(data) if isinstance(i, Piece)]
+    assert piece.inner.points.to_pylist() == [9.0, -9.0]
     fast, by_line, record = lanes(data)
     assert fast == by_line and fast[0] == record[0]
 
