@@ -509,7 +509,7 @@ def _same_text(block: Block, one: Ints, other: Ints) -> Bools:
     ends = np.asarray(block.ends, dtype=np.int64)
     starts = np.concatenate(([0], ends[:-1]))
     size = ends[one] - starts[one]
-    same = size == ends[other] - starts[other]
+    same: Bools = size == ends[other] - starts[other]
     pairs = np.flatnonzero(same & (size > 0))
     if not len(pairs):
         return same
