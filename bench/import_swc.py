@@ -13,7 +13,9 @@ database of the same hands, then, each in a fresh child process,
 * import: ``import_paths`` into an empty dataset (columnar readers, the default);
 * record: the same with ``columnar=False`` (the record path, the definition);
 * parse: the parser's columnar reader alone, no importer (the parser's share),
-  with the cyclic GC off as the importer runs parsers;
+  with the cyclic GC off as the importer runs parsers; ``parse-by-line`` (SwC):
+  the same with the block fold (``parsers/swc_block.py``) off, every line
+  folded one by one;
 * floor: for SwC orjson decoding every line (and, in an archive, its frame and
   the message inside), and ``floor-structs``: msgspec decoding the file a
   megabyte at a time into the struct types the columnar reader uses (its own
@@ -59,9 +61,12 @@ wall, cpu = time.perf_counter(), time.process_time()  # after the imports: not t
 if kind in ("import", "record"):
     summary = import_paths([path], data, format_name=fmt, columnar=kind == "import")
     count = summary.stored
-elif kind == "parse":
+elif kind in ("parse", "parse-by-line"):
     import gc
     gc.disable()  # as import_paths runs every parser
+    if kind == "parse-by-line":  # the columnar reader with its block fold off
+        from parsers import swc_block
+        swc_block.plan = lambda tables, block: None
     parser = get_parser(fmt)()
     if fmt == "fpdb":
         items = parser.parse_path_columnar(path, "bench")
@@ -184,7 +189,7 @@ def main() -> None:
             f"medians of {args.repeat}",
             flush=True,
         )
-        swc_kinds = ["floor-lines", "floor-structs", "import", "record", "parse"]
+        swc_kinds = ["floor-lines", "floor-structs", "import", "record", "parse", "parse-by-line"]
         plan = {
             "swc": (swc, swc_kinds),
             "swc-archive": (archive, swc_kinds),
@@ -218,6 +223,12 @@ def main() -> None:
                 f"the importer's share of import CPU {share:.0%}",
                 flush=True,
             )
+            if "parse-by-line" in cpu:
+                print(
+                    f"{fmt:<11} parse: the block fold is "
+                    f"{cpu['parse-by-line'] / cpu['parse']:.2f}x (CPU) the line fold's speed",
+                    flush=True,
+                )
             if args.against:
                 print(
                     f"{fmt:<11} import is {cpu['import-before'] / cpu['import']:.2f}x "
