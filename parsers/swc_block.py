@@ -14,8 +14,9 @@ each pair of equal hashes checked on the keys themselves.
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import chain
-from operator import attrgetter, itemgetter
+from operator import attrgetter, is_not, itemgetter
 from typing import Any, NamedTuple
 
 import msgspec
@@ -51,6 +52,7 @@ _MIX = (  # odd multipliers, a row per seat position (the last for the line's ow
 ) | np.uint64(1)
 _GI, _TI, _SEATS, _SS = (attrgetter(name) for name in ("gi", "ti", "s", "ss"))
 _TS, _PAYLOAD, _EVENTS = attrgetter("ts"), attrgetter("payload"), attrgetter("events")
+_IS_SET = partial(is_not, None)
 _N, _D, _P = (attrgetter(name) for name in ("n", "d", "p"))
 _LATE_CODES = np.array(sorted({*PINEAPPLE_CODES, 76}), dtype=np.int64)
 
@@ -313,7 +315,9 @@ def _fold(
     hand_first = np.searchsorted(hands, np.arange(count))
     text = _raw_texts(block, lines, hands, count)
 
-    seat_lists = [s or () for s in map(_SEATS, states)]
+    seat_lists = list(map(_SEATS, states))
+    if None in seat_lists:
+        seat_lists = [s or () for s in seat_lists]
     per_line = np.fromiter(map(len, seat_lists), np.int64, len(states))
     if len(per_line) and int(per_line.max()) > _MAX_SEATS:
         return None
@@ -332,10 +336,8 @@ def _fold(
     seat_first = np.cumsum(per_line) - per_line
     position = np.arange(len(flat)) - seat_first[line_of_seat]
     shows = list(map(_SS, states))
-    showdown = [i for i, x in enumerate(shows) if x is not None]  # a few lines a hand
-    hc: list[Any] = [None] * len(shows)
-    for i in showdown:
-        hc[i] = shows[i].hc
+    showdown = np.flatnonzero(np.fromiter(map(_IS_SET, shows), bool, len(shows))).tolist()
+    hc = {i: shows[i].hc for i in showdown}  # a few lines a hand
     distinct = _distinct(block, lines, states, hands, per_line, position, absent, d, hc)
 
     # The roster: the hand's first snapshot's seats, those with a name; a seat's data
@@ -344,13 +346,17 @@ def _fold(
     roster_size = per_line[first_line]
     seat_base = np.cumsum(roster_size) - roster_size
     hand_of_seat = hands[line_of_seat]
-    named = ~absent & np.asarray(pc.fill_null(pc.greater(pc.binary_length(player), 0), False))
     roster_entry = line_of_seat == first_line[hand_of_seat]
+    roster_at = np.flatnonzero(roster_entry)
+    names = player.take(pa.array(roster_at))
+    named = ~absent[roster_at] & np.asarray(
+        pc.fill_null(pc.greater(pc.binary_length(names), 0), False)
+    )
     at = seat_base[hand_of_seat[roster_entry]] + position[roster_entry]
     roster_named = np.zeros(int(roster_size.sum()) + 1, dtype=bool)  # (one past: no seat)
-    roster_named[at] = named[roster_entry]
+    roster_named[at] = named
     name_at = np.zeros(int(roster_size.sum()) + 1, dtype=np.int64)
-    name_at[at] = np.flatnonzero(roster_entry)
+    name_at[at] = roster_at
     inside = position < roster_size[hand_of_seat]
     seat = np.where(inside, seat_base[hand_of_seat] + position, len(roster_named) - 1)
     valid = inside & distinct[line_of_seat] & ~absent & roster_named[seat]
@@ -381,8 +387,7 @@ def _fold(
     folded = swc_vector.fold(parsed, seat[entries], seat_count, late[hand_by_seat])
 
     settled = np.zeros(count, dtype=bool)
-    for i in showdown:
-        value = hc[i]
+    for i, value in hc.items():
         if distinct[i] and isinstance(value, str) and value.strip():
             settled[hands[i]] = True
     fantasy: dict[int, Hand] = {}
@@ -454,7 +459,7 @@ def _distinct(
     position: Ints,
     absent: Bools,
     d: list[Any],
-    hc: list[Any],
+    hc: dict[int, Any],
 ) -> Bools:
     """Per line: whether its state key is new to its hand (``swc_fast.snapshot`` folds it).
 
@@ -463,7 +468,10 @@ def _distinct(
     compared, the same text standing for the same key.
     """
     mixed = _hashes(list(map(_TS, states))) * _MIX[_MAX_SEATS, 0]
-    mixed += np.fromiter(map(hash, hc), np.int64, len(hc)).view(np.uint64) * _MIX[_MAX_SEATS, 1]
+    shown = np.fromiter(hc, np.int64, len(hc))
+    hc_hash = np.full(len(states), hash(None), dtype=np.int64)
+    hc_hash[shown] = np.fromiter(map(hash, hc.values()), np.int64, len(hc))
+    mixed += hc_hash.view(np.uint64) * _MIX[_MAX_SEATS, 1]
     mixed += per_line.astype(np.uint64) * _MIX[_MAX_SEATS, 2]
     if len(d):
         seat_mix = np.fromiter(map(hash, d), np.int64, len(d)).view(np.uint64) * _MIX[position, 0]
@@ -506,25 +514,16 @@ def _distinct(
 
 def _same_text(block: Block, one: Ints, other: Ints) -> Bools:
     """Whether block lines ``one[i]`` and ``other[i]`` are the same text, for every i."""
-    ends = np.asarray(block.ends, dtype=np.int64)
-    starts = np.concatenate(([0], ends[:-1]))
-    size = ends[one] - starts[one]
-    same: Bools = size == ends[other] - starts[other]
-    pairs = np.flatnonzero(same & (size > 0))
-    if not len(pairs):
-        return same
-    data = block.text.encode("utf-8") if isinstance(block.text, str) else block.text
-    raw = np.frombuffer(data, np.uint8)
-    count = size[pairs]
-    first = np.cumsum(count) - count
-    step = np.arange(int(count.sum())) - np.repeat(first, count)
-    here = raw[np.repeat(starts[one[pairs]], count) + step]
-    there = raw[np.repeat(starts[other[pairs]], count) + step]
-    differ = np.bincount(
-        np.repeat(np.arange(len(pairs)), count)[here != there], minlength=len(pairs)
+    ends = block.ends
+    text = block.text
+    return np.fromiter(
+        (
+            text[ends[a - 1] if a else 0 : ends[a]] == text[ends[b - 1] if b else 0 : ends[b]]
+            for a, b in zip(one.tolist(), other.tolist(), strict=True)
+        ),
+        bool,
+        len(one),
     )
-    same[pairs] = differ == 0
-    return same
 
 
 def _raw_texts(block: Block, lines: Ints, hands: Ints, count: int) -> pa.Array:
