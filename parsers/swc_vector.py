@@ -157,12 +157,11 @@ def fold(layouts: Layouts, seat: Ints, seats: int, pineapple: Bools) -> Folded:
     in_row = row < 3
     seen = np.bincount(pair[in_row], minlength=pairs)
     first_row = np.repeat(steps, 64) - seen  # the step it reached its row, if it did
-    row_sum = np.bincount(pair[in_row], weights=row[in_row], minlength=pairs)
-    row_squares = np.bincount(pair[in_row], weights=row[in_row] ** 2, minlength=pairs)
-    bad = np.zeros(len(card), dtype=bool)
-    bad |= in_row & (when < first_row[pair])
-    one_row = row_squares * seen == row_sum * row_sum
-    bad |= in_row & ~one_row[pair]
+    # Those steps include the seat's last: the row there is the row every step.
+    final = when == steps[owner] - 1
+    final_row = np.full(pairs, 9, dtype=np.int64)
+    final_row[pair[final]] = row[final]  # (a card once a layout, in ordinary texts)
+    bad = in_row & ((when < first_row[pair]) | (row != final_row[pair]))
     bad |= ~in_row & (seen[pair] > 0) & (when >= first_row[pair])  # active again
     # Discards: an active card missing from the next layout, never to show again.
     slot = (owner * span + when) * 64 + card  # a card of one step
@@ -181,13 +180,14 @@ def fold(layouts: Layouts, seat: Ints, seats: int, pineapple: Bools) -> Folded:
     rank = position - in_rows  # an active card's place among the active cards
     before_rank = np.full(seats * span * 64 + 64, _NO_BEFORE, dtype=np.int8)
     before_rank[slot[active] + 64] = rank[active]  # looked up a step later
-    is_gone = np.concatenate([np.zeros(int(placed.sum()), bool), np.ones(int(gone.sum()), bool)])
-    step_of = np.concatenate([when[placed], when[gone] + 1])
-    seat_of = np.concatenate([owner[placed], owner[gone]])
-    order_in_step = np.concatenate([before_rank[slot[placed]].astype(np.int64), rank[gone]])
-    within = np.concatenate([position[placed], position[gone]])
-    destination = np.concatenate([row[placed], np.full(int(gone.sum()), 3)])
-    cards = np.concatenate([layouts.card[placed], layouts.card[gone]])
+    events = np.concatenate([np.flatnonzero(placed), np.flatnonzero(gone)])
+    is_gone = np.arange(len(events)) >= len(events) - int(gone.sum())
+    step_of = when[events] + is_gone  # a card is gone on the step after it was active
+    seat_of = owner[events]
+    order_in_step = np.where(is_gone, rank[events], before_rank[slot[events]])
+    within = position[events]
+    destination = np.where(is_gone, 3, row[events])
+    cards = layouts.card[events]
 
     # The street of each step: its layout's row count, 0 once a step placed six or more.
     step_index = seat_of * span + step_of
