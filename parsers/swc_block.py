@@ -536,6 +536,12 @@ def _raw_texts(block: Block, lines: Ints, hands: Ints, count: int) -> pa.Array:
     last = np.ones(len(lines), dtype=bool)
     last[:-1] = new[1:]
     seg_start, seg_end = starts[lines[new]], ends[lines[last]]
+    if len(seg_start) == count and (seg_start[1:] == seg_end[:-1]).all():
+        # A hand a run, the runs end to end (one table): the texts are the block's bytes.
+        offsets = np.append(seg_start, seg_end[-1:]).astype(np.int32) if count else [0]
+        return pa.StringArray.from_buffers(
+            count, pa.py_buffer(np.asarray(offsets, np.int32)), pa.py_buffer(data)
+        )
     view = memoryview(data)
     joined = b"".join(
         [view[a:b] for a, b in zip(seg_start.tolist(), seg_end.tolist(), strict=True)]
