@@ -11,6 +11,7 @@ order; they are put back in the order the fold made them.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import NamedTuple
 
@@ -87,7 +88,10 @@ class Chunk:
         code = np.concatenate([inner.code[a:b] for inner, a, b in hand_parts])
         line = np.concatenate([inner.line[a:b] for inner, a, b in hand_parts])
         captured = [t for inner, a, b in hand_parts for t in inner.captured_at[a:b]]
-        raw_text = pa.concat_arrays([inner.raw_text[a:b] for inner, a, b in hand_parts])
+        # Chunked: each block's texts stay where they are (often the block's own bytes).
+        raw_text = pa.chunked_array(
+            [inner.raw_text[a:b] for inner, a, b in hand_parts], pa.string()
+        )
         odd = np.concatenate([inner.odd[a:b] for inner, a, b in hand_parts])
         seat_hand = np.concatenate(
             [inner.seat_hand[a:b] + shift for inner, a, b, shift in seat_parts]
@@ -157,6 +161,7 @@ class Chunk:
         if not referred.all():
             keep = ~referred
             if referred.any():
+                hands = replace(hands, raw_text=raw_text.combine_chunks())  # (select's kind)
                 card_keep = keep[seat_hand[card_seat]]
                 move, moved_seat = move[card_keep], card_seat[card_keep]
                 hands, seat_columns, card_columns = columns.select(
