@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SIZES
 from ofc_stats.records import storable_text
-from parsers import fingerprints
+from parsers import fingerprints, fpdb_rounds
 from parsers.base import ColumnarHands
 from parsers.fpdb_fast import HIDDEN, SPELLED, Prepared
 from parsers.hand_columns import limits, street_columns
@@ -97,11 +97,19 @@ def build(
     lists = list(map(_TOP, players))
     lists += map(_MIDDLE, players)
     lists += map(_BOTTOM, players)
-    lists += map(_TOP, placed_rows)
-    lists += map(_MIDDLE, placed_rows)
-    lists += map(_BOTTOM, placed_rows)
-    lists += map(_DISCARDED, records)
-    ids, owner = _card_ids(lists)
+    raws = list(map(_TOP, placed_rows))
+    raws += map(_MIDDLE, placed_rows)
+    raws += map(_BOTTOM, placed_rows)
+    raws += map(_DISCARDED, records)
+    raws += map(_DEALT, records)
+    seat_ids, seat_owner = _card_ids(lists)
+    round_ids, round_owner, lists_ok = fpdb_rounds.card_lists(raws)
+    dealt_block = round_owner >= 4 * all_rounds
+    dealt = np.bincount(round_owner[dealt_block] - 4 * all_rounds, minlength=all_rounds) > 0
+    ids = np.concatenate([seat_ids, round_ids[~dealt_block]])
+    owner = np.concatenate([seat_owner, round_owner[~dealt_block] + 3 * seats_total])
+    round_hand = np.repeat(np.arange(count), round_counts)
+    refused = ~lists_ok.reshape(5, -1).all(axis=0)  # a round with a list read otherwise
 
     # Rounds of a player the hand has not are passed over (hand_parts does so too).
     known = np.fromiter((s is not None for s in seat_of), bool, all_rounds)
@@ -113,7 +121,7 @@ def build(
         of_known = np.zeros(len(owner), dtype=bool)  # no round: every card is a seat's
     shown = (ids != HIDDEN) & (~from_rounds | of_known)
     ids, owner = ids[shown], owner[shown]
-    lengths = np.bincount(owner, minlength=len(lists))
+    lengths = np.bincount(owner, minlength=len(lists) + 4 * all_rounds)
     rows = lengths[:first_round].reshape(3, -1).T
     per_round = lengths[first_round:].reshape(4, -1).T[known]
     renumber = np.cumsum(known) - 1
@@ -125,7 +133,7 @@ def build(
         (s for s in seat_of if s is not None), np.int64, rounds
     )
     round_number = np.fromiter(map(_ROUND, records), np.int64, all_rounds)[known]
-    dealt = np.fromiter(map(bool, map(_DEALT, records)), bool, all_rounds)[known]
+    dealt = dealt[known]
 
     # Rounds in hand_parts' order (stably by round number within each hand), then the
     # cards each seat had placed after each round, and whether it was in Fantasyland.
@@ -178,6 +186,7 @@ def build(
     deck = np.fromiter((limits(h.ruleset)[1] for h in hands), np.int64, count)
     most = np.fromiter((limits(h.ruleset)[0] for h in hands), np.int64, count)
     valid = (seat_counts >= 2) & (seat_counts <= most)
+    valid &= np.bincount(round_hand[refused], minlength=count) == 0
     oversize = (rows > np.asarray(ROW_SIZES)).any(axis=1)
     valid &= np.bincount(seat_hand[oversize], minlength=count) == 0
     hero_gone = hero[gone_seat[gone_order]]

@@ -72,18 +72,24 @@ class Player(msgspec.Struct, gc=False):
     points: Number = None
 
 
+# A round's card lists are kept as their JSON text (no list or string object per card):
+# ``fpdb_rounds`` reads a chunk's lists at once and refuses any that is not plainly
+# ``["Ah", "Kd"]``, sending its hand to the per-row path.
+EMPTY = msgspec.Raw(b"[]")
+
+
 class Placed(msgspec.Struct, gc=False, frozen=True):
-    top: Texts = []
-    middle: Texts = []
-    bottom: Texts = []
+    top: msgspec.Raw = EMPTY
+    middle: msgspec.Raw = EMPTY
+    bottom: msgspec.Raw = EMPTY
 
 
 class Round(msgspec.Struct, gc=False):
     player: str
     round: int = 0
-    dealt: Texts = []  # only whether any card was dealt counts (cards: no new objects)
+    dealt: msgspec.Raw = EMPTY  # only whether any card was dealt counts
     placed: Placed = Placed()
-    discarded: Texts = []
+    discarded: msgspec.Raw = EMPTY
 
 
 class Result(msgspec.Struct, gc=False):
