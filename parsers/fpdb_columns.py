@@ -11,7 +11,7 @@ by round number, each round's top, middle and bottom cards, then its discards.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain
+from itertools import chain, repeat
 from operator import attrgetter
 
 import numpy as np
@@ -88,11 +88,14 @@ def build(
     records = list(chain.from_iterable(rounds_of))
     round_counts = np.fromiter(map(len, rounds_of), np.int64, count)
     all_rounds = len(records)
-    seat_of = list(
+    seat_of = np.fromiter(
         chain.from_iterable(
-            map(h.index_of.get, map(_PLAYER, rs)) for h, rs in zip(hands, rounds_of, strict=True)
-        )
-    )
+            map(h.index_of.get, map(_PLAYER, rs), repeat(-1))
+            for h, rs in zip(hands, rounds_of, strict=True)
+        ),
+        np.int64,
+        all_rounds,
+    )  # -1: a player the hand has not
     placed_rows = list(map(_PLACED, records))
     lists = list(map(_TOP, players))
     lists += map(_MIDDLE, players)
@@ -112,7 +115,7 @@ def build(
     refused = ~lists_ok.reshape(5, -1).all(axis=0)  # a round with a list read otherwise
 
     # Rounds of a player the hand has not are passed over (hand_parts does so too).
-    known = np.fromiter((s is not None for s in seat_of), bool, all_rounds)
+    known = seat_of >= 0
     first_round = 3 * seats_total
     from_rounds = owner >= first_round
     if all_rounds:
@@ -129,9 +132,7 @@ def build(
     seat_start = np.zeros(count, dtype=np.int64)
     np.cumsum(seat_counts[:-1], out=seat_start[1:])
     hand_of_round = np.repeat(np.arange(count), round_counts)[known]
-    seat_of_round = seat_start[hand_of_round] + np.fromiter(
-        (s for s in seat_of if s is not None), np.int64, rounds
-    )
+    seat_of_round = seat_start[hand_of_round] + seat_of[known]
     round_number = np.fromiter(map(_ROUND, records), np.int64, all_rounds)[known]
     dealt = dealt[known]
 

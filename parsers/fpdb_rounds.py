@@ -26,7 +26,7 @@ import numpy.typing as npt
 from parsers.fpdb_fast import HIDDEN, SPELLED
 
 _QUOTE, _COMMA, _SPACE = ord('"'), ord(","), ord(" ")
-_OPEN, _CLOSE, _NULL, _BACKSLASH = ord("["), ord("]"), ord("n"), ord("\\")
+_OPEN, _CLOSE, _NULL, _SEMICOLON = ord("["), ord("]"), ord("n"), ord(";")
 _RANK = np.full(256, -1, dtype=np.int64)  # a card text's first byte -> its rank
 _SUIT = np.full(256, -1, dtype=np.int64)  # its last byte -> its suit
 _TWO = np.zeros(256, dtype=bool)  # first bytes of a two-letter spelling
@@ -48,15 +48,21 @@ def card_lists(raws: Sequence[msgspec.Raw]) -> tuple[Ints, Ints, Bools]:
     count = len(raws)
     if not count:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool)
-    if b"\\" in b"".join(raws):
+    joined = b";".join(raws)  # ";" never stands outside a string in JSON
+    if b"\\" in joined:
         escaped = np.fromiter((b"\\" in bytes(raw) for raw in raws), bool, count)
         raws = [msgspec.Raw(b"[]") if bad else raw for raw, bad in zip(raws, escaped, strict=True)]
+        joined = b";".join(raws)
     else:
         escaped = np.zeros(count, dtype=bool)
-    lengths = np.fromiter(map(len, raws), np.int64, count)
-    data = np.frombuffer(b"".join(raws) + b"\0", np.uint8)  # the NUL: a byte past every list
+    data = np.frombuffer(joined + b"\0", np.uint8)  # the NUL: a byte past every list
+    cuts = np.flatnonzero(data == _SEMICOLON)
+    if len(cuts) == count - 1:  # no ";" in a string: the cuts are the lists' ends
+        lengths = np.diff(np.concatenate(([-1], cuts, [len(data) - 1]))) - 1
+    else:
+        lengths = np.fromiter(map(len, raws), np.int64, count)
     starts = np.zeros(count, dtype=np.int64)
-    np.cumsum(lengths[:-1], out=starts[1:])
+    np.cumsum(lengths[:-1] + 1, out=starts[1:])
     ends = starts + lengths  # one past each list's last byte
     is_list = (data[starts] == _OPEN) & (data[ends - 1] == _CLOSE)
     empty = (lengths == 4) & (data[starts] == _NULL)  # the only JSON of 4 bytes from "n"
