@@ -7,7 +7,7 @@ chunk's texts are joined into one buffer and read by their quotes alone.  A
 list is taken only in the plain forms a room writes:
 
 * ``[]`` or ``null`` (no cards: ``hand_parts`` reads both as none), or
-* ``["Ah", "10d", "--"]``: card texts separated by ``", "`` or ``","``,
+* ``["Ah", "10d", "--"]``: card texts separated by a comma and at most one space,
   each one of ``fpdb_fast.SPELLED`` or ``"--"``, and no backslash.
 
 Any other list (spaces elsewhere, a number, a nested list, an odd card)
@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from parsers.fpdb_fast import HIDDEN, SPELLED
 
-_QUOTE, _COMMA, _SPACE = ord('"'), ord(","), ord(" ")
+_QUOTE, _COMMA = ord('"'), ord(",")
 _OPEN, _CLOSE, _NULL, _SEMICOLON = ord("["), ord("]"), ord("n"), ord(";")
 _RANK = np.full(256, -1, dtype=np.int64)  # a card text's first byte -> its rank
 _SUIT = np.full(256, -1, dtype=np.int64)  # its last byte -> its suit
@@ -78,9 +78,8 @@ def card_lists(raws: Sequence[msgspec.Raw]) -> tuple[Ints, Ints, Bools]:
     last_of[ends[is_list] - 2] = True
     after = data[closes + 1]
     next_open = np.append(opens[1:], -1)
-    joined = (after == _COMMA) & (
-        (next_open == closes + 2) | ((next_open == closes + 3) & (data[closes + 2] == _SPACE))
-    )
+    # (one byte between the comma and the next quote: in valid JSON, a space or a tab)
+    joined = (after == _COMMA) & ((next_open == closes + 2) | (next_open == closes + 3))
     left = first_of[opens] | np.r_[False, joined[:-1]]
     right = last_of[closes] | joined
 
