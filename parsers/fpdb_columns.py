@@ -184,8 +184,7 @@ def build(
     seat_cards = ids[~from_rounds]  # the tops of every seat, then middles, then bottoms
     seat_owner = owner[~from_rounds] % seats_total
     seat_owner_kind = owner[~from_rounds] // seats_total
-    deck = np.fromiter((limits(h.ruleset)[1] for h in hands), np.int64, count)
-    most = np.fromiter((limits(h.ruleset)[0] for h in hands), np.int64, count)
+    most, deck = np.array([limits(h.ruleset) for h in hands], dtype=np.int64).reshape(-1, 2).T
     valid = (seat_counts >= 2) & (seat_counts <= most)
     valid &= np.bincount(round_hand[refused], minlength=count) == 0
     oversize = (rows > np.asarray(ROW_SIZES)).any(axis=1)
@@ -201,12 +200,10 @@ def build(
     bad_move = (move_cards < 0) | (move_cards >= deck[move_hand]) | (move_street > 127)
     valid &= np.bincount(move_hand[bad_move], minlength=count) == 0
     names = [p.name for p in players]
-    texts_ok = (
-        "".join(names).isascii()
-        and "".join(
-            chain.from_iterable((h.room, h.table_id, h.room_hand_id, h.raw_text) for h in hands)
-        ).isascii()
-    )
+    texts_ok = all(map(str.isascii, names)) and all(  # (isascii: a flag of each str)
+        map(str.isascii, chain.from_iterable((h.room, h.table_id, h.room_hand_id, h.raw_text)
+                                             for h in hands))
+    )  # fmt: skip
     if not texts_ok:
         valid &= np.fromiter((_storable_hand(h) for h in hands), bool, count)
     if not storable_text(source):

@@ -50,7 +50,10 @@ else:
     CardText = Literal[(*SPELLED, "--")]
 Texts = list[CardText]
 Number = str | int | float | None
-_DIGIT_RUNS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
+# One pass for both checks: every digit read as "0", "[" and "{" as "[", the rest as " ".
+_DIGITS_AND_OPENERS = bytes(
+    48 if 48 <= byte <= 57 else 91 if byte in (91, 123) else 32 for byte in range(256)
+)
 _LONG_NUMBER = b"0" * 19
 _MAX_BRACKETS = 400  # far below json's recursion limit (fast_json's bound)
 
@@ -120,9 +123,8 @@ def typed(text: object) -> RawHand | None:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         return None  # a lone surrogate: json's reading of it decides
-    if data.count(b"[") + data.count(b"{") >= _MAX_BRACKETS:
-        return None
-    if _LONG_NUMBER in data.translate(_DIGIT_RUNS):
+    shape = data.translate(_DIGITS_AND_OPENERS)
+    if shape.count(b"[") >= _MAX_BRACKETS or _LONG_NUMBER in shape:
         return None
     try:
         return DECODER.decode(data)
