@@ -181,30 +181,35 @@ def prepare(
     table_id = hand.table_id
     if not table_id or not hand.players:
         return None
-    players = sorted(hand.players, key=lambda p: p.seat_idx or 0)
+    players = hand.players
+    seats = [p.seat_idx or 0 for p in players]
+    if seats != sorted(seats):
+        players = sorted(players, key=lambda p: p.seat_idx or 0)  # stably, as hand_parts
     index_of = {p.name: i for i, p in enumerate(players)}
     if len(index_of) != len(players):
         return None  # two seats of one name share a state in hand_parts
     settled = None if hand.result is None else hand.result.points_settled
     try:
         if settled:
-            points = [number(settled.get(p.name, p.points)) for p in players]
+            values = [settled.get(p.name, p.points) for p in players]
+            # An int (under 19 digits: typed's check) is what number() makes of it, as a float.
+            points = [float(v) if type(v) is int else number(v) for v in values]
         else:
             points = [None] * len(players)
     except FpdbError:
         return None
-    return Prepared(
-        line=line,
-        raw_text=raw_text,
-        room=hand.site or "SealsWithClubs",
-        table_id=str(table_id),
-        room_hand_id=str(hand.hand_id),
-        ruleset=VARIANTS[name],
-        rules_text=name,
-        pineapple=pineapple,
-        played_at=_played_at(hand.timestamp),
-        players=players,
-        index_of=index_of,
-        points=points,
-        rounds=hand.rounds or [],
+    return Prepared(  # (positional: a third cheaper than by name)
+        line,
+        raw_text,
+        hand.site or "SealsWithClubs",
+        str(table_id),
+        str(hand.hand_id),
+        VARIANTS[name],
+        name,
+        pineapple,
+        _played_at(hand.timestamp),
+        players,
+        index_of,
+        points,
+        hand.rounds or [],
     )
