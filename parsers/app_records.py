@@ -11,7 +11,6 @@ The fast reader (:mod:`parsers.app_columnar`) is proven equal to this.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from ofc_stats.engine.cards import parse_card
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import AppFormatError, RulesetError
 from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
-from parsers.base import BAD_INPUT, ParseItem, reason_of, ruleset_override
+from parsers.base import BAD_INPUT, ParseItem, finite_number, reason_of, ruleset_override
 
 FORMAT = "app-json"
 DEFAULT_APP = "Ppp"  # files without appName come from Pokerrrr 2 (README)
@@ -45,20 +44,6 @@ def _rows(text: str, where: str) -> list[list[tuple[int, int]]]:
     if len(parts) != 3:
         raise AppFormatError(f"rows {text!r} do not have three parts top/middle/bottom")
     return [_cards(part, where) for part in parts]
-
-
-def _number(value: Any) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise AppFormatError(f"expected a number, got {str(value)[:40]!r}")
-    try:
-        number = float(value)
-    except OverflowError:
-        number = math.inf
-    if not math.isfinite(number):
-        raise AppFormatError(f"the number {str(value)[:40]} is out of range")
-    return number
 
 
 def ruleset_for(rules_text: str | None) -> str:
@@ -117,8 +102,8 @@ def hand_from_object(data: Any, source: str, line: int, offset: int, raw: str) -
                 middle=tuple(card for card, _ in rows[1]),
                 bottom=tuple(card for card, _ in rows[2]),
                 discards=tuple(card for card, _ in dead) if dead_text.strip() else None,
-                reported_points=_number(seat.get("result")),
-                reported_money=_number(seat.get("win")),
+                reported_points=finite_number(seat.get("result"), "result", AppFormatError),
+                reported_money=finite_number(seat.get("win"), "win", AppFormatError),
             )
         )
     played_at = None
@@ -142,7 +127,7 @@ def hand_from_object(data: Any, source: str, line: int, offset: int, raw: str) -
         placements=tuple(placements),
         played_at=played_at,
         rules_text=None if rules_text is None else str(rules_text),
-        stakes=_number(data.get("stakes")),
+        stakes=finite_number(data.get("stakes"), "stakes", AppFormatError),
         currency=currency,
         source_file=source,
         source_line=line,

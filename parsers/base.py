@@ -8,12 +8,13 @@ line and reason.  Parsers never execute or unpickle input.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import BinaryIO, ClassVar
+from typing import Any, BinaryIO, ClassVar
 
 import pyarrow as pa
 
@@ -73,6 +74,33 @@ def reason_of(error: BaseException) -> str:
     if len(text) > 200:
         text = text[:197] + "..."
     return f"unreadable hand ({type(error).__name__}: {text})"
+
+
+def finite_number(value: Any, name: str, error: type[OfcError]) -> float | None:
+    """A JSON number field as a float (null: None), refusing what the store cannot hold.
+
+    Booleans and strings are no numbers (``true`` is not 1 point), and a
+    number past a float's range (``1e400``, a 400-digit integer) is refused
+    rather than stored as infinity.
+
+    >>> finite_number(3, "stakes", OfcError), finite_number(None, "stakes", OfcError)
+    (3.0, None)
+    >>> finite_number(10**400, "result", OfcError)
+    Traceback (most recent call last):
+    ...
+    ofc_stats.errors.OfcError: result 1000000000000000000000000000000000000000 is out of range
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise error(f"{name} must be a number, not {str(value)[:40]!r}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise error(f"{name} {str(value)[:40]} is out of range")
+    return number
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ the room's reported results.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any, BinaryIO
@@ -18,7 +17,15 @@ from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.cards import format_card, parse_card
 from ofc_stats.errors import OpenFormatError
 from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
-from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, preset_name, reason_of
+from parsers.base import (
+    BAD_INPUT,
+    ParseItem,
+    Parser,
+    finite_number,
+    head_lines,
+    preset_name,
+    reason_of,
+)
 
 FORMAT = "open"
 VERSION = 1
@@ -35,21 +42,6 @@ def _card(value: Any, where: str) -> int | None:
     if isinstance(value, str):
         return parse_card(value, where)
     raise OpenFormatError(f"bad card {value!r}")
-
-
-def _optional_float(data: dict[str, Any], key: str) -> float | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise OpenFormatError(f"{key} must be a number, not {str(value)[:40]!r}")
-    try:
-        number = float(value)
-    except OverflowError:
-        number = math.inf
-    if not math.isfinite(number):
-        raise OpenFormatError(f"{key} {str(value)[:40]} is out of range")
-    return number
 
 
 def _seat(index: int, data: Any, where: str) -> tuple[SeatRecord, list[Placement]]:
@@ -107,9 +99,9 @@ def _seat(index: int, data: Any, where: str) -> tuple[SeatRecord, list[Placement
         middle=tuple(rows["middle"]),
         bottom=tuple(rows["bottom"]),
         discards=None if discards is None else tuple(discards),
-        reported_points=_optional_float(result, "points"),
-        reported_money=_optional_float(result, "money"),
-        stack=_optional_float(data, "stack"),
+        reported_points=finite_number(result.get("points"), "points", OpenFormatError),
+        reported_money=finite_number(result.get("money"), "money", OpenFormatError),
+        stack=finite_number(data.get("stack"), "stack", OpenFormatError),
     )
     return seat, placements
 
@@ -150,7 +142,7 @@ def hand_from_json(data: Any, source: str, line: int, offset: int, raw: str) -> 
         placements=tuple(placements),
         played_at=played_at,
         rules_text=None if data.get("rules_text") is None else str(data["rules_text"]),
-        stakes=_optional_float(data, "stakes"),
+        stakes=finite_number(data.get("stakes"), "stakes", OpenFormatError),
         currency=None if data.get("currency") is None else str(data["currency"]),
         source_file=source,
         source_line=line,

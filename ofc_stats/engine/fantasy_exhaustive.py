@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from ofc_stats.engine.cards import DECK_SIZE
 from ofc_stats.engine.rules import Ruleset
+from ofc_stats.engine.vector.boards import fouled_rows, royalty_sum
 from ofc_stats.engine.vector.jokers import resolve_jokers
 from ofc_stats.engine.vector.rank_tables import classify_five, classify_three, tables
 from ofc_stats.engine.vector.rule_arrays import CompiledRules, compile_rules
@@ -219,7 +220,6 @@ def _with_jokers(
     deal: npt.NDArray[np.int8], rules: CompiledRules, stay_value: float
 ) -> tuple[float, int, bool, tuple[int, int, int], Split]:
     """Every split of a joker deal as a whole board, read by the engine."""
-    t = tables()
     best: tuple[float, int, int, bool] | None = None
     chosen = np.zeros(13, dtype=np.int8)
     for positions in _boards(len(deal), JOKER_SPLITS_PER_STEP):
@@ -227,12 +227,8 @@ def _with_jokers(
         top = classify_three(read[:, 0:3]).astype(np.int64)
         mid = classify_five(read[:, 3:8]).astype(np.int64)
         bot = classify_five(read[:, 8:13]).astype(np.int64)
-        fouled = (top > t.top_limit[mid]) | (mid > bot)
-        royalties = (
-            rules.royalty_top[top].astype(np.int64)
-            + rules.royalty_middle[mid]
-            + rules.royalty_bottom[bot]
-        )
+        fouled = fouled_rows(top, mid, bot)
+        royalties = royalty_sum(rules, top, mid, bot)
         stays = _repeat(rules, top, mid, bot) & ~fouled
         value = np.where(fouled, -np.inf, royalties + stay_value * stays.astype(np.float64))
         code = (bot << 13 | mid) << 9 | top

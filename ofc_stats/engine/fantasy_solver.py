@@ -43,6 +43,7 @@ from ofc_stats.engine import fantasy_rows as rows
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.cards import DECK_SIZE, format_cards
 from ofc_stats.engine.rules import Ruleset
+from ofc_stats.engine.vector.boards import fouled_rows, royalty_sum
 from ofc_stats.engine.vector.jokers import resolve_jokers
 from ofc_stats.engine.vector.rank_tables import classify_five, classify_three, tables
 from ofc_stats.engine.vector.rule_arrays import CompiledRules, compile_rules
@@ -290,7 +291,7 @@ class _Search:
     ) -> None:
         """Candidate boards read by the engine, best bounds first, until none can win."""
         order = np.lexsort((-code, -bound))
-        lay, rules, t = self.layout, self.rules, tables()
+        lay, rules = self.layout, self.rules
         for start in range(0, len(order), JOKER_BATCH):
             part = order[start : start + JOKER_BATCH]
             if not best.beaten_by(float(bound[part[0]]), int(code[part[0]])):
@@ -307,12 +308,8 @@ class _Search:
             tc = classify_three(read[:, 0:3]).astype(np.int64)
             mc = classify_five(read[:, 3:8]).astype(np.int64)
             bc = classify_five(read[:, 8:13]).astype(np.int64)
-            fouled = (tc > t.top_limit[mc]) | (mc > bc)
-            royalties = (
-                rules.royalty_top[tc].astype(np.int64)
-                + rules.royalty_middle[mc]
-                + rules.royalty_bottom[bc]
-            )
+            fouled = fouled_rows(tc, mc, bc)
+            royalties = royalty_sum(rules, tc, mc, bc)
             stays = self._combine(self.fb_of[bc], self.fm_of[mc], self.ft_of[tc]) & ~fouled
             worth = np.where(fouled, -np.inf, self._worth(royalties, stays))
             codes = _pack(bc, mc, tc)

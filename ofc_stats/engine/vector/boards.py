@@ -28,15 +28,64 @@ class BoardColumns:
     royalty_bottom: npt.NDArray[np.int16]
 
 
+def fouled_rows(
+    top: npt.NDArray[np.integer], middle: npt.NDArray[np.integer], bottom: npt.NDArray[np.integer]
+) -> npt.NDArray[np.bool_]:
+    """Where a board fouls, from its rows' classes (arrays of one shape): the one home of the rule.
+
+    Middle against bottom compare on one dense scale; top against middle
+    through the highest top class each middle class allows (one gather, no
+    keys).  Aces on top over a pair of kings in the middle foul; over a
+    middle flush they do not:
+
+    >>> from ofc_stats.engine.cards import parse_cards
+    >>> from ofc_stats.engine.vector.rank_tables import classify_five, classify_three
+    >>> top = classify_three(np.array([parse_cards("Ah Ad 2c")] * 2, np.int8))
+    >>> middle = classify_five(np.array([parse_cards("Kh Kd 3c 4d 5s"),
+    ...                                  parse_cards("2h 6h 8h Th Jh")], np.int8))
+    >>> bottom = classify_five(np.array([parse_cards("9c 9d 9s 7c 7d")] * 2, np.int8))
+    >>> fouled_rows(top, middle, bottom).tolist()
+    [True, False]
+    """
+    fouled = top > np.take(tables().top_limit, middle)
+    fouled |= middle > bottom
+    return np.asarray(fouled, dtype=bool)
+
+
+def royalty_sum(
+    rules: CompiledRules,
+    top: npt.NDArray[np.integer],
+    middle: npt.NDArray[np.integer],
+    bottom: npt.NDArray[np.integer],
+) -> npt.NDArray[np.int64]:
+    """The three rows' royalties added (int64), fouled or not: the caller decides a foul's worth.
+
+    Queens on top pay 7, a middle flush 8 and a bottom full house 6 in
+    standard Pineapple:
+
+    >>> from ofc_stats.engine.cards import parse_cards
+    >>> from ofc_stats.engine.presets import get_ruleset
+    >>> from ofc_stats.engine.vector.rank_tables import classify_five, classify_three
+    >>> from ofc_stats.engine.vector.rule_arrays import compile_rules
+    >>> rules = compile_rules(get_ruleset("pineapple"))
+    >>> top = classify_three(np.array([parse_cards("Qh Qd 2c")], np.int8))
+    >>> middle = classify_five(np.array([parse_cards("2h 6h 8h Th Jh")], np.int8))
+    >>> bottom = classify_five(np.array([parse_cards("9c 9d 9s 7c 7d")], np.int8))
+    >>> royalty_sum(rules, top, middle, bottom).tolist()
+    [21]
+    """
+    total: npt.NDArray[np.int64] = rules.royalty_top[top].astype(np.int64)
+    total += rules.royalty_middle[middle]
+    total += rules.royalty_bottom[bottom]
+    return total
+
+
 def classify_columns(cols: npt.NDArray[np.integer], rules: CompiledRules) -> BoardColumns:
     """Rank, foul-check and pay royalties for joker-free boards in the (13, N) column layout."""
     top = classify_three_columns(cols[0:3])
     middle = classify_five_columns(cols[3:8])
     bottom = classify_five_columns(cols[8:13])
-    # Middle against bottom compare on one dense scale; top against middle through
-    # the highest top class each middle class allows (one gather, no keys).
-    fouled = top > np.take(tables().top_limit, middle)
-    fouled |= middle > bottom
+    fouled = fouled_rows(top, middle, bottom)
     live = ~fouled
     return BoardColumns(
         top_class=top,

@@ -16,7 +16,8 @@ import numpy.typing as npt
 
 from ofc_stats.engine.board import BOARD_SIZE, ROW_SLICES
 from ofc_stats.engine.cards import DECK_SIZE
-from ofc_stats.engine.vector.rank_tables import classify_rows, tables
+from ofc_stats.engine.vector.boards import fouled_rows, royalty_sum
+from ofc_stats.engine.vector.rank_tables import classify_rows
 from ofc_stats.engine.vector.rule_arrays import CompiledRules
 
 ROWS_PER_CHUNK = 1 << 20
@@ -60,10 +61,8 @@ def _resolve_group(
             found = found[:, :, None] if axis_first else found[:, None, :]
         classes.append(np.broadcast_to(found, shape))
     top, middle, bottom = classes
-    fouled = (top > tables().top_limit[middle]) | (middle > bottom)
-    royalty = rules.royalty_top[top].astype(np.int64)
-    royalty += rules.royalty_middle[middle]
-    royalty += rules.royalty_bottom[bottom]
+    fouled = fouled_rows(top, middle, bottom)
+    royalty = royalty_sum(rules, top, middle, bottom)
     royalty[fouled] = 0
     value = (~fouled).astype(np.int64) << 16 | np.minimum(royalty, 65535)
     value = value << 13 | bottom
