@@ -1,6 +1,7 @@
 """A chunk of fpdb's typed hands (``parsers/fpdb_fast.py``) laid out as the dataset's tables.
 
-Every card text of the chunk is read in one NumPy pass over one joined text;
+The seats' card texts are read in one NumPy pass over one joined text, the
+rounds' by ``parsers/fpdb_rounds.py`` from their JSON texts;
 streets, Fantasyland, discards and the checks of
 :func:`parsers.hand_columns.surely_valid` are array operations over the
 chunk's rounds, and the fingerprints are laid out by ``parsers/fingerprints.py``
@@ -80,8 +81,9 @@ def build(
     seat_counts = np.fromiter((len(h.players) for h in hands), np.int64, count)
     seat_hand = _segments(seat_counts)
 
-    # Every card text of the chunk in one list, in seven blocks: the seats' tops,
-    # middles and bottoms, then the rounds' tops, middles, bottoms and discards.
+    # Every card of the chunk by the list it is in, in seven blocks: the seats' tops,
+    # middles and bottoms (from their texts), then the rounds' tops, middles, bottoms
+    # and discards (from their JSON, read with the dealt lists, which only count).
     players = list(chain.from_iterable(h.players for h in hands))
     seats_total = len(players)
     rounds_of = [h.rounds for h in hands]

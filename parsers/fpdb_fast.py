@@ -13,7 +13,10 @@ A row takes the lane only where the answer is surely ``hand_parts``'s:
   integer is one msgspec and json read alike);
 * msgspec accepts it under the structs, whose fields are typed so that each
   value means what ``hand_parts`` makes of it (a ``null`` where it reads
-  ``or {}`` and the like is refused rather than re-derived);
+  ``or {}`` and the like is refused rather than re-derived); a round's card
+  lists are kept as their JSON text (``msgspec.Raw``: a list and a string per
+  card were a third of the decode), which ``parsers/fpdb_rounds.py`` reads a
+  chunk at a time, refusing any list not in a plain form;
 * the hand passes every check of :func:`parsers.hand_columns.surely_valid`
   (computed per chunk by ``fpdb_columns``).
 
