@@ -22,7 +22,7 @@ from ofc_stats.engine.cards import parse_card
 from parsers import fpdb_rounds
 from parsers.base import ColumnarHands
 from parsers.fpdb import FpdbParser
-from parsers.fpdb_fast import HIDDEN
+from parsers.fpdb_fast import HIDDEN, SPELLED
 from tests.handgen import random_records
 from tests.swcgen import FPDB_DDL, raw_json
 from tests.test_swc_fpdb_columnar import assert_same
@@ -176,3 +176,35 @@ def test_runs_between_refused_hands_keep_their_rows_order(tmp_path: Path) -> Non
                      len(raws[4]["players"]) + len(raws[5]["players"])]  # fmt: skip
     counts = assert_same([[path]], tmp_path)
     assert counts["hands"] == 4 and counts["quarantine"] == 3
+
+
+_SPELLINGS = [*sorted(SPELLED), "--"]
+_ODD = ["", "A", "1h", "Ahh", 'a"b', "a\\b", "A;h", "\u00e9s", " As", "Zz", 5, None, [], ["Ah"], {}]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    cards=st.lists(st.sampled_from(_SPELLINGS), max_size=6),
+    odd=st.lists(st.tuples(st.integers(0, 6), st.sampled_from(_ODD)), max_size=2),
+    separator=st.sampled_from([", ", ",", " , ", ",\t", ",\n ", ",  "]),
+    padded=st.booleans(),
+)
+def test_a_list_read_here_is_what_json_reads(
+    cards: list[str], odd: list[tuple[int, Any]], separator: str, padded: bool
+) -> None:
+    """Whatever card_lists takes, json.loads reads as the same cards; plain lists it takes."""
+    values: list[Any] = list(cards)
+    for at, value in odd:
+        values.insert(min(at, len(values)), value)
+    text = "[" + separator.join(json.dumps(v) for v in values) + "]"
+    text = text.replace("[", "[ ", 1) if padded else text
+    neighbours = [b'["Kd"]', text.encode(), b'["2c", "--"]']  # its bounds must hold, too
+    read, ok = _read(neighbours)
+    assert ok[0] and ok[2] and read[0] == [parse_card("Kd")]
+    assert read[2] == [parse_card("2c"), HIDDEN]
+    one_byte = separator in (", ", ",", ",\t")  # a comma and at most one blank
+    plain = not odd and not padded and (len(values) < 2 or one_byte)
+    assert ok[1] == plain
+    if ok[1]:
+        expected = [HIDDEN if c == "--" else parse_card(c) for c in json.loads(text)]
+        assert read[1] == expected
