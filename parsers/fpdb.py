@@ -15,6 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
+import numpy as np
+
 from ofc_stats.engine.board import DISCARD_CODE
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.errors import FpdbError
@@ -341,29 +343,50 @@ def _decoded(
 def _typed_chunk(
     typed: list[tuple[fpdb_fast.Prepared, tuple[Any, ...]]], source: str
 ) -> Iterator[ParseItem]:
-    """Typed hands as columns; a hand they cannot surely hold goes through the record path."""
+    """Typed hands as columns; a hand they cannot surely hold goes through the record path.
+
+    If some are refused, the others are laid out once more, together (not once
+    a run), and the tables cut between the refused ones: hands keep the rows' order.
+    """
     valid, columns = fpdb_columns.build([hand for hand, _ in typed], FORMAT, source)
     if columns is not None:
         yield columns
         return
-    run: list[fpdb_fast.Prepared] = []
-    for ok, (hand, row) in zip(valid, typed, strict=True):
+    kept = [hand for ok, (hand, _) in zip(valid, typed, strict=True) if ok]
+    cut = _cutter(fpdb_columns.build(kept, FORMAT, source)[1]) if kept else None
+    start = size = 0
+    for ok, (_, row) in zip(valid, typed, strict=True):
         if ok:
-            run.append(hand)
+            size += 1
             continue
-        if run:
-            yield _built(run, source)
-            run = []
+        if size and cut:
+            yield cut(start, size)
+            start, size = start + size, 0
         decoded = _decoded(row, source, fast_json.loads)
         yield decoded if isinstance(decoded, Quarantined) else _record(decoded, source)
-    if run:
-        yield _built(run, source)
+    if size and cut:
+        yield cut(start, size)
 
 
-def _built(hands: list[fpdb_fast.Prepared], source: str) -> ColumnarHands:
-    valid, columns = fpdb_columns.build(hands, FORMAT, source)
-    assert columns is not None, valid  # every hand of the run passed the checks before
-    return columns
+def _cutter(columns: ColumnarHands | None) -> Callable[[int, int], ColumnarHands]:
+    """A cut of the tables: ``size`` hands from hand ``start``, with their seats and moves."""
+    assert columns is not None  # every hand kept passed the checks the first time
+    hands, seats, moves = columns.hands, columns.seats, columns.placements
+    lines = hands["source_line"].to_numpy()  # one a row, so one a hand
+    order = np.argsort(lines)
+    owner = order[np.searchsorted(lines[order], moves["source_line"].to_numpy())]
+    move_at = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=len(lines)))))
+    seat_at = np.concatenate(([0], np.cumsum(hands["seat_count"].to_numpy())))
+
+    def cut(start: int, size: int) -> ColumnarHands:
+        end = start + size
+        return ColumnarHands(
+            hands=hands.slice(start, size),
+            seats=seats.slice(seat_at[start], seat_at[end] - seat_at[start]),
+            placements=moves.slice(move_at[start], move_at[end] - move_at[start]),
+        )
+
+    return cut
 
 
 def _raw_text(row: _Row) -> str:

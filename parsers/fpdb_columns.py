@@ -1,6 +1,7 @@
 """A chunk of fpdb's typed hands (``parsers/fpdb_fast.py``) laid out as the dataset's tables.
 
-Every card text of the chunk is read in one NumPy pass over one joined text;
+The seats' card texts are read in one NumPy pass over one joined text, the
+rounds' by ``parsers/fpdb_rounds.py`` from their JSON texts;
 streets, Fantasyland, discards and the checks of
 :func:`parsers.hand_columns.surely_valid` are array operations over the
 chunk's rounds, and the fingerprints are laid out by ``parsers/fingerprints.py``
@@ -11,7 +12,7 @@ by round number, each round's top, middle and bottom cards, then its discards.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain
+from itertools import chain, repeat
 from operator import attrgetter
 
 import numpy as np
@@ -20,7 +21,7 @@ import pyarrow as pa
 
 from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SIZES
 from ofc_stats.records import storable_text
-from parsers import fingerprints
+from parsers import fingerprints, fpdb_rounds
 from parsers.base import ColumnarHands
 from parsers.fpdb_fast import HIDDEN, SPELLED, Prepared
 from parsers.hand_columns import limits, street_columns
@@ -80,31 +81,43 @@ def build(
     seat_counts = np.fromiter((len(h.players) for h in hands), np.int64, count)
     seat_hand = _segments(seat_counts)
 
-    # Every card text of the chunk in one list, in seven blocks: the seats' tops,
-    # middles and bottoms, then the rounds' tops, middles, bottoms and discards.
+    # Every card of the chunk by the list it is in, in seven blocks: the seats' tops,
+    # middles and bottoms (from their texts), then the rounds' tops, middles, bottoms
+    # and discards (from their JSON, read with the dealt lists, which only count).
     players = list(chain.from_iterable(h.players for h in hands))
     seats_total = len(players)
     rounds_of = [h.rounds for h in hands]
     records = list(chain.from_iterable(rounds_of))
     round_counts = np.fromiter(map(len, rounds_of), np.int64, count)
     all_rounds = len(records)
-    seat_of = list(
+    seat_of = np.fromiter(
         chain.from_iterable(
-            map(h.index_of.get, map(_PLAYER, rs)) for h, rs in zip(hands, rounds_of, strict=True)
-        )
-    )
+            map(h.index_of.get, map(_PLAYER, rs), repeat(-1))
+            for h, rs in zip(hands, rounds_of, strict=True)
+        ),
+        np.int64,
+        all_rounds,
+    )  # -1: a player the hand has not
     placed_rows = list(map(_PLACED, records))
     lists = list(map(_TOP, players))
     lists += map(_MIDDLE, players)
     lists += map(_BOTTOM, players)
-    lists += map(_TOP, placed_rows)
-    lists += map(_MIDDLE, placed_rows)
-    lists += map(_BOTTOM, placed_rows)
-    lists += map(_DISCARDED, records)
-    ids, owner = _card_ids(lists)
+    raws = list(map(_TOP, placed_rows))
+    raws += map(_MIDDLE, placed_rows)
+    raws += map(_BOTTOM, placed_rows)
+    raws += map(_DISCARDED, records)
+    raws += map(_DEALT, records)
+    seat_ids, seat_owner = _card_ids(lists)
+    round_ids, round_owner, lists_ok = fpdb_rounds.card_lists(raws)
+    dealt_block = round_owner >= 4 * all_rounds
+    dealt = np.bincount(round_owner[dealt_block] - 4 * all_rounds, minlength=all_rounds) > 0
+    ids = np.concatenate([seat_ids, round_ids[~dealt_block]])
+    owner = np.concatenate([seat_owner, round_owner[~dealt_block] + 3 * seats_total])
+    round_hand = np.repeat(np.arange(count), round_counts)
+    refused = ~lists_ok.reshape(5, -1).all(axis=0)  # a round with a list read otherwise
 
     # Rounds of a player the hand has not are passed over (hand_parts does so too).
-    known = np.fromiter((s is not None for s in seat_of), bool, all_rounds)
+    known = seat_of >= 0
     first_round = 3 * seats_total
     from_rounds = owner >= first_round
     if all_rounds:
@@ -113,7 +126,7 @@ def build(
         of_known = np.zeros(len(owner), dtype=bool)  # no round: every card is a seat's
     shown = (ids != HIDDEN) & (~from_rounds | of_known)
     ids, owner = ids[shown], owner[shown]
-    lengths = np.bincount(owner, minlength=len(lists))
+    lengths = np.bincount(owner, minlength=len(lists) + 4 * all_rounds)
     rows = lengths[:first_round].reshape(3, -1).T
     per_round = lengths[first_round:].reshape(4, -1).T[known]
     renumber = np.cumsum(known) - 1
@@ -121,11 +134,9 @@ def build(
     seat_start = np.zeros(count, dtype=np.int64)
     np.cumsum(seat_counts[:-1], out=seat_start[1:])
     hand_of_round = np.repeat(np.arange(count), round_counts)[known]
-    seat_of_round = seat_start[hand_of_round] + np.fromiter(
-        (s for s in seat_of if s is not None), np.int64, rounds
-    )
+    seat_of_round = seat_start[hand_of_round] + seat_of[known]
     round_number = np.fromiter(map(_ROUND, records), np.int64, all_rounds)[known]
-    dealt = np.fromiter(map(bool, map(_DEALT, records)), bool, all_rounds)[known]
+    dealt = dealt[known]
 
     # Rounds in hand_parts' order (stably by round number within each hand), then the
     # cards each seat had placed after each round, and whether it was in Fantasyland.
@@ -175,9 +186,9 @@ def build(
     seat_cards = ids[~from_rounds]  # the tops of every seat, then middles, then bottoms
     seat_owner = owner[~from_rounds] % seats_total
     seat_owner_kind = owner[~from_rounds] // seats_total
-    deck = np.fromiter((limits(h.ruleset)[1] for h in hands), np.int64, count)
-    most = np.fromiter((limits(h.ruleset)[0] for h in hands), np.int64, count)
+    most, deck = np.array([limits(h.ruleset) for h in hands], dtype=np.int64).reshape(-1, 2).T
     valid = (seat_counts >= 2) & (seat_counts <= most)
+    valid &= np.bincount(round_hand[refused], minlength=count) == 0
     oversize = (rows > np.asarray(ROW_SIZES)).any(axis=1)
     valid &= np.bincount(seat_hand[oversize], minlength=count) == 0
     hero_gone = hero[gone_seat[gone_order]]
@@ -191,12 +202,10 @@ def build(
     bad_move = (move_cards < 0) | (move_cards >= deck[move_hand]) | (move_street > 127)
     valid &= np.bincount(move_hand[bad_move], minlength=count) == 0
     names = [p.name for p in players]
-    texts_ok = (
-        "".join(names).isascii()
-        and "".join(
-            chain.from_iterable((h.room, h.table_id, h.room_hand_id, h.raw_text) for h in hands)
-        ).isascii()
-    )
+    texts_ok = all(map(str.isascii, names)) and all(  # (isascii: a flag of each str)
+        map(str.isascii, chain.from_iterable((h.room, h.table_id, h.room_hand_id, h.raw_text)
+                                             for h in hands))
+    )  # fmt: skip
     if not texts_ok:
         valid &= np.fromiter((_storable_hand(h) for h in hands), bool, count)
     if not storable_text(source):

@@ -13,7 +13,10 @@ A row takes the lane only where the answer is surely ``hand_parts``'s:
   integer is one msgspec and json read alike);
 * msgspec accepts it under the structs, whose fields are typed so that each
   value means what ``hand_parts`` makes of it (a ``null`` where it reads
-  ``or {}`` and the like is refused rather than re-derived);
+  ``or {}`` and the like is refused rather than re-derived); a round's card
+  lists are kept as their JSON text (``msgspec.Raw``: a list and a string per
+  card were a third of the decode), which ``parsers/fpdb_rounds.py`` reads a
+  chunk at a time, refusing any list not in a plain form;
 * the hand passes every check of :func:`parsers.hand_columns.surely_valid`
   (computed per chunk by ``fpdb_columns``).
 
@@ -50,7 +53,10 @@ else:
     CardText = Literal[(*SPELLED, "--")]
 Texts = list[CardText]
 Number = str | int | float | None
-_DIGIT_RUNS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
+# One pass for both checks: every digit read as "0", "[" and "{" as "[", the rest as " ".
+_DIGITS_AND_OPENERS = bytes(
+    48 if 48 <= byte <= 57 else 91 if byte in (91, 123) else 32 for byte in range(256)
+)
 _LONG_NUMBER = b"0" * 19
 _MAX_BRACKETS = 400  # far below json's recursion limit (fast_json's bound)
 
@@ -72,18 +78,24 @@ class Player(msgspec.Struct, gc=False):
     points: Number = None
 
 
+# A round's card lists are kept as their JSON text (no list or string object per card):
+# ``fpdb_rounds`` reads a chunk's lists at once and refuses any that is not plainly
+# ``["Ah", "Kd"]``, sending its hand to the per-row path.
+EMPTY = msgspec.Raw(b"[]")
+
+
 class Placed(msgspec.Struct, gc=False, frozen=True):
-    top: Texts = []
-    middle: Texts = []
-    bottom: Texts = []
+    top: msgspec.Raw = EMPTY
+    middle: msgspec.Raw = EMPTY
+    bottom: msgspec.Raw = EMPTY
 
 
 class Round(msgspec.Struct, gc=False):
     player: str
     round: int = 0
-    dealt: Texts = []  # only whether any card was dealt counts (cards: no new objects)
+    dealt: msgspec.Raw = EMPTY  # only whether any card was dealt counts
     placed: Placed = Placed()
-    discarded: Texts = []
+    discarded: msgspec.Raw = EMPTY
 
 
 class Result(msgspec.Struct, gc=False):
@@ -114,9 +126,8 @@ def typed(text: object) -> RawHand | None:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         return None  # a lone surrogate: json's reading of it decides
-    if data.count(b"[") + data.count(b"{") >= _MAX_BRACKETS:
-        return None
-    if _LONG_NUMBER in data.translate(_DIGIT_RUNS):
+    shape = data.translate(_DIGITS_AND_OPENERS)
+    if shape.count(b"[") >= _MAX_BRACKETS or _LONG_NUMBER in shape:
         return None
     try:
         return DECODER.decode(data)
@@ -173,30 +184,35 @@ def prepare(
     table_id = hand.table_id
     if not table_id or not hand.players:
         return None
-    players = sorted(hand.players, key=lambda p: p.seat_idx or 0)
+    players = hand.players
+    seats = [p.seat_idx or 0 for p in players]
+    if seats != sorted(seats):
+        players = sorted(players, key=lambda p: p.seat_idx or 0)  # stably, as hand_parts
     index_of = {p.name: i for i, p in enumerate(players)}
     if len(index_of) != len(players):
         return None  # two seats of one name share a state in hand_parts
     settled = None if hand.result is None else hand.result.points_settled
     try:
         if settled:
-            points = [number(settled.get(p.name, p.points)) for p in players]
+            values = [settled.get(p.name, p.points) for p in players]
+            # An int (under 19 digits: typed's check) is what number() makes of it, as a float.
+            points = [float(v) if type(v) is int else number(v) for v in values]
         else:
             points = [None] * len(players)
     except FpdbError:
         return None
-    return Prepared(
-        line=line,
-        raw_text=raw_text,
-        room=hand.site or "SealsWithClubs",
-        table_id=str(table_id),
-        room_hand_id=str(hand.hand_id),
-        ruleset=VARIANTS[name],
-        rules_text=name,
-        pineapple=pineapple,
-        played_at=_played_at(hand.timestamp),
-        players=players,
-        index_of=index_of,
-        points=points,
-        rounds=hand.rounds or [],
+    return Prepared(  # (positional: a third cheaper than by name)
+        line,
+        raw_text,
+        hand.site or "SealsWithClubs",
+        str(table_id),
+        str(hand.hand_id),
+        VARIANTS[name],
+        name,
+        pineapple,
+        _played_at(hand.timestamp),
+        players,
+        index_of,
+        points,
+        hand.rounds or [],
     )
