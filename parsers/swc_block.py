@@ -8,8 +8,7 @@ per-line fold (:class:`Plan` says which lines, and where a hand it holds
 closes); every hand wholly inside the block is folded here.  A block whose
 grouping is not plain (a hand id that comes back on its table, a late line
 of a closed hand, ids that are not integers) returns None and is folded line
-by line.  Snapshots are told apart by a hash of their state key's fields,
-each pair of equal hashes checked on the keys themselves.
+by line.  Which snapshots are new states is ``parsers/swc_keys.py``'s.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from parsers import fast_json, swc_vector
+from parsers import fast_json, swc_keys, swc_vector
 from parsers.base import BAD_INPUT
 from parsers.swc_fast import (
     _FANTASY,
@@ -45,13 +44,8 @@ from parsers.swc_fold import PINEAPPLE_CODES, UNKNOWN_TABLE, Hand, Tables, fanta
 Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 _NONE_SEAT = SeatMsg()
-_MAX_SEATS = 64  # seats a snapshot may list here (more: the block is read line by line)
-_MIX = (  # odd multipliers, a row per seat position (the last for the line's own fields)
-    np.random.default_rng(13).integers(1, 2**62, size=(_MAX_SEATS + 1, 8)).astype(np.uint64)
-    << np.uint64(1)
-) | np.uint64(1)
 _GI, _TI, _SEATS, _SS = (attrgetter(name) for name in ("gi", "ti", "s", "ss"))
-_TS, _PAYLOAD, _EVENTS = attrgetter("ts"), attrgetter("payload"), attrgetter("events")
+_PAYLOAD, _EVENTS = attrgetter("payload"), attrgetter("events")
 _IS_SET = partial(is_not, None)
 _N, _D, _P = (attrgetter(name) for name in ("n", "d", "p"))
 _LATE_CODES = np.array(sorted({*PINEAPPLE_CODES, 76}), dtype=np.int64)
@@ -161,19 +155,6 @@ def _unwrapped(records: list[LineMsg], payloads: list[Any]) -> list[LineMsg] | N
     return out
 
 
-def codes(values: list[Any]) -> Ints | None:
-    """Equal values get equal integers (JSON ints, strings and nulls); None if not one kind."""
-    try:
-        array = pa.array(values)
-    except (ValueError, TypeError, OverflowError, pa.ArrowException):
-        return None
-    if array.type == pa.null():
-        return np.zeros(len(values), dtype=np.int64)
-    if array.type not in (pa.int64(), pa.string()):
-        return None
-    return np.asarray(array.dictionary_encode(null_encoding="encode").indices, dtype=np.int64)
-
-
 def plan(tables: Tables, block: Block) -> Plan | None:
     """The block's hands as the per-line fold would group them; None: fold it line by line."""
     found = messages(block)
@@ -280,21 +261,6 @@ def _gather(values: list[Any], at: list[int]) -> list[Any]:
     return list(itemgetter(*at)(values))
 
 
-def _key(state: Any) -> object:
-    """The state key ``swc_fast.snapshot`` compares."""
-    table, seats = state.d, state.s
-    hc = None if state.ss is None else state.ss.hc
-    if seats:
-        return (
-            None if table is None else table.c,
-            None if table is None else table.p,
-            state.ts,
-            hc,
-            *[None if s is None else (s.n, s.c, s.b, s.d) for s in seats],
-        )
-    return (None, None, state.ts, hc) if table is None else (table.c, table.p, state.ts, hc)
-
-
 def _fold(
     block: Block,
     found: list[LineMsg],
@@ -319,7 +285,7 @@ def _fold(
     if None in seat_lists:
         seat_lists = [s or () for s in seat_lists]
     per_line = np.fromiter(map(len, seat_lists), np.int64, len(states))
-    if len(per_line) and int(per_line.max()) > _MAX_SEATS:
+    if len(per_line) and int(per_line.max()) > swc_keys.MAX_SEATS:
         return None
     flat: list[SeatMsg | None] = list(chain.from_iterable(seat_lists))
     absent = np.zeros(len(flat), dtype=bool)
@@ -338,7 +304,7 @@ def _fold(
     shows = list(map(_SS, states))
     showdown = np.flatnonzero(np.fromiter(map(_IS_SET, shows), bool, len(shows))).tolist()
     hc = {i: shows[i].hc for i in showdown}  # a few lines a hand
-    distinct = _distinct(block, lines, states, hands, per_line, position, absent, d, hc)
+    distinct = swc_keys.distinct(block, lines, states, hands, per_line, position, absent, d, hc)
 
     # The roster: the hand's first snapshot's seats, those with a name; a seat's data
     # counts where its name is the roster's.
@@ -439,90 +405,6 @@ def _fold(
         street=folded.street[kept],
         card=folded.card[kept],
         move=folded.move[kept],
-    )
-
-
-def _hashes(values: list[Any]) -> npt.NDArray[np.uint64]:
-    """A hash of each value (equal values, equal hashes): integers as themselves."""
-    try:
-        return np.asarray(pa.array(values, pa.int64()).fill_null(-1)).view(np.uint64)
-    except (ValueError, TypeError, OverflowError, pa.ArrowException):
-        return np.fromiter(map(hash, values), np.int64, len(values)).view(np.uint64)
-
-
-def _distinct(
-    block: Block,
-    lines: Ints,
-    states: list[Any],
-    hands: Ints,
-    per_line: Ints,
-    position: Ints,
-    absent: Bools,
-    d: list[Any],
-    hc: dict[int, Any],
-) -> Bools:
-    """Per line: whether its state key is new to its hand (``swc_fast.snapshot`` folds it).
-
-    Lines are grouped by a hash of the key's ``ts``, ``hc`` and seat layouts;
-    in a group of more than one (a resend, mostly) the keys themselves are
-    compared, the same text standing for the same key.
-    """
-    mixed = _hashes(list(map(_TS, states))) * _MIX[_MAX_SEATS, 0]
-    shown = np.fromiter(hc, np.int64, len(hc))
-    hc_hash = np.full(len(states), hash(None), dtype=np.int64)
-    hc_hash[shown] = np.fromiter(map(hash, hc.values()), np.int64, len(hc))
-    mixed += hc_hash.view(np.uint64) * _MIX[_MAX_SEATS, 1]
-    mixed += per_line.astype(np.uint64) * _MIX[_MAX_SEATS, 2]
-    if len(d):
-        seat_mix = np.fromiter(map(hash, d), np.int64, len(d)).view(np.uint64) * _MIX[position, 0]
-        seat_mix += absent.astype(np.uint64) * _MIX[position, 1]
-        total = np.zeros(len(d) + 1, dtype=np.uint64)
-        np.cumsum(seat_mix, out=total[1:])
-        seat_first = np.cumsum(per_line) - per_line
-        mixed += total[seat_first + per_line] - total[seat_first]
-    by_key = np.lexsort((np.arange(len(states)), mixed, hands))
-    same = (mixed[by_key][1:] == mixed[by_key][:-1]) & (hands[by_key][1:] == hands[by_key][:-1])
-    repeat = np.zeros(len(states), dtype=bool)
-    if not same.any():
-        return ~repeat
-    group_start = np.flatnonzero(np.concatenate(([True], ~same)))
-    group_end = np.append(group_start[1:], len(by_key))
-    # A later member whose text is its group's first's is a resend: compared byte for
-    # byte at once; the keys of the groups left are compared one by one.
-    begins = np.zeros(len(by_key), dtype=bool)
-    begins[group_start] = True
-    first_of = by_key[np.maximum.accumulate(np.where(begins, np.arange(len(by_key)), 0))]
-    later = by_key[~begins]
-    resent = _same_text(block, lines[later], lines[first_of[~begins]])
-    repeat[later[resent]] = True
-    unsure = np.zeros(len(states), dtype=bool)
-    unsure[later[~resent]] = True
-    several = (group_end - group_start > 1) & (np.add.reduceat(unsure[by_key], group_start) > 0)
-    for a, b in zip(group_start[several].tolist(), group_end[several].tolist(), strict=True):
-        members = by_key[a:b].tolist()
-        keys: list[object] = [_key(states[members[0]])]
-        for member in members[1:]:
-            if repeat[member]:
-                continue  # the first's text: its key
-            key = _key(states[member])
-            if key in keys:
-                repeat[member] = True
-            else:
-                keys.append(key)
-    return ~repeat
-
-
-def _same_text(block: Block, one: Ints, other: Ints) -> Bools:
-    """Whether block lines ``one[i]`` and ``other[i]`` are the same text, for every i."""
-    ends = block.ends
-    text = block.text
-    return np.fromiter(
-        (
-            text[ends[a - 1] if a else 0 : ends[a]] == text[ends[b - 1] if b else 0 : ends[b]]
-            for a, b in zip(one.tolist(), other.tolist(), strict=True)
-        ),
-        bool,
-        len(one),
     )
 
 
