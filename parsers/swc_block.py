@@ -349,6 +349,9 @@ def _fold(
     late = np.isin(codes_of_hand, _LATE_CODES)
     seat_count = len(roster_code)
     hand_by_seat = np.repeat(np.arange(count), roster_size)
+    changes = np.bincount(seat[entries], minlength=seat_count)
+    if seat_count * (int(changes.max(initial=0)) + 2) > swc_vector.MAX_CELLS:
+        return None  # a seat of very many layouts: the fold's dense tables would be large
     parsed = swc_vector.parse(texts.filter(pa.array(changed)))
     folded = swc_vector.fold(parsed, seat[entries], seat_count, late[hand_by_seat])
 

@@ -26,6 +26,10 @@ Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 DASH, SEMI, ZERO = ord("-"), ord(";"), ord("0")
 _NO_BEFORE = 99  # fold's sort key of a placed card that was not active before
+# Seats x steps the dense tables of :func:`fold` may span (64 cards each: 16 MiB a table).
+# A block holds a few hundred seats of about 20 layouts each; a capture that repeats one
+# seat's layout thousands of times is folded line by line instead (swc_block checks).
+MAX_CELLS = 1 << 18
 
 
 class Folded(NamedTuple):

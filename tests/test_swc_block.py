@@ -176,6 +176,22 @@ def test_clean_captures_fold_by_blocks(tables: int) -> None:
     assert fast[0] == record[0]
 
 
+def test_a_block_too_large_for_the_dense_fold_is_folded_by_lines() -> None:
+    """Past ``MAX_CELLS`` seats x steps (a seat of thousands of layouts) the block fold
+    declines the block, so its tables stay small; the lines store the same."""
+    data = many_hands(60, 3, seed=4)
+    original = swc_vector.MAX_CELLS
+    swc_vector.MAX_CELLS = 10  # any block of these hands is past it
+    try:
+        with blocks_of(100_000):
+            assert pieces(data) == 0
+            fast, by_line, record = lanes(data)
+    finally:
+        swc_vector.MAX_CELLS = original
+    assert fast == by_line and len(fast[0]) == 60
+    assert fast[0] == record[0]
+
+
 @pytest.mark.parametrize("name", sorted(p.name for p in SWC.iterdir() if p.suffix != ".md"))
 def test_shared_samples_fold_alike(name: str) -> None:
     data = (SWC / name).read_bytes()
