@@ -8,6 +8,9 @@ a settlement snapshot with ``ts`` 0, ``ss.hc`` and ``p``.
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from ofc_stats.engine.cards import format_card
@@ -134,3 +137,17 @@ CREATE TABLE HttpOFCPlayers (id INTEGER PRIMARY KEY AUTOINCREMENT, ofcHandId INT
   playerName TEXT NOT NULL, seatNo INTEGER, startStack REAL, points REAL, collected REAL,
   topCards TEXT, middleCards TEXT, bottomCards TEXT);
 """
+
+
+def fpdb_database(path: Path, texts: Iterable[str], table: str = "t") -> Path:
+    """An fpdb-3 database at ``path`` whose HttpOFCHands rows hold these rawJson texts."""
+    connection = sqlite3.connect(path)
+    connection.executescript(FPDB_DDL)
+    for number, text in enumerate(texts, start=1):
+        connection.execute(
+            "INSERT INTO HttpOFCHands (site, siteHandNo, tableName, rawJson) VALUES (?, ?, ?, ?)",
+            ("SealsWithClubs", str(number), table, text),
+        )
+    connection.commit()
+    connection.close()
+    return path

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from parsers.base import ColumnarHands
 from parsers.fpdb import FpdbParser
 from parsers.fpdb_fast import HIDDEN, SPELLED
 from tests.handgen import random_records
-from tests.swcgen import FPDB_DDL, raw_json
+from tests.swcgen import fpdb_database, raw_json
 from tests.test_swc_fpdb_columnar import assert_same
 
 
@@ -65,19 +64,6 @@ def test_no_lists() -> None:
     assert _read([]) == ([], [])
 
 
-def _database(path: Path, texts: list[str]) -> Path:
-    connection = sqlite3.connect(path)
-    connection.executescript(FPDB_DDL)
-    for number, text in enumerate(texts, start=1):
-        connection.execute(
-            "INSERT INTO HttpOFCHands (site, siteHandNo, tableName, rawJson) VALUES (?, ?, ?, ?)",
-            ("SealsWithClubs", str(number), "t", text),
-        )
-    connection.commit()
-    connection.close()
-    return path
-
-
 def _items(path: Path) -> list[tuple[str, int]]:
     items = FpdbParser().parse_path_columnar(str(path), "f")
     return [
@@ -98,7 +84,7 @@ def test_refused_lists_go_through_the_per_row_path(tmp_path: Path) -> None:
     texts[3] = f'{head}"rounds": {rounds}'
     texts[4] = texts[4].replace('"discarded": []', '"discarded": [7]', 1)  # a bad card
     assert "\\u00" in texts[3] and json.loads(texts[3]) == raws[3]
-    path = _database(tmp_path / "f.db3", texts)
+    path = fpdb_database(tmp_path / "f.db3", texts)
     items = _items(path)
     # The chunk's other hands are laid out once and cut around the refused ones,
     # which the record path reads (hand 4 it quarantines: "7" is no card).
@@ -153,7 +139,7 @@ def test_respaced_rounds_store_alike(tmp_path_factory: Any, seed: int) -> None:
     raws = [raw_json(r) for r in random_records(5, seed=seed % 997)]
     texts = [_respaced(json.dumps(raw), rng) for raw in raws]
     folder = tmp_path_factory.mktemp("fpdb")
-    assert_same([[_database(folder / "f.db3", texts)]], folder)
+    assert_same([[fpdb_database(folder / "f.db3", texts)]], folder)
 
 
 def test_runs_between_refused_hands_keep_their_rows_order(tmp_path: Path) -> None:
@@ -162,7 +148,7 @@ def test_runs_between_refused_hands_keep_their_rows_order(tmp_path: Path) -> Non
     for index in (0, 3, 6):
         top = raws[index]["players"][1]["top"]
         top[1] = top[0]
-    path = _database(tmp_path / "f.db3", [json.dumps(raw) for raw in raws])
+    path = fpdb_database(tmp_path / "f.db3", [json.dumps(raw) for raw in raws])
     parsed = list(FpdbParser().parse_path_columnar(str(path), "f"))
     kinds = [type(i).__name__ for i in parsed]
     assert kinds == ["HandRecord", "ColumnarHands", "HandRecord", "ColumnarHands", "HandRecord"]

@@ -6,7 +6,6 @@ import csv
 import io
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import time
@@ -29,7 +28,7 @@ from ofc_stats.store.recompute import recompute
 from parsers.app_json import AppJsonParser, hand_to_app_object
 from parsers.open_format import dumps, hand_to_json
 from tests.handgen import random_records
-from tests.swcgen import FPDB_DDL, raw_json, snapshots
+from tests.swcgen import fpdb_database, raw_json, snapshots
 
 DEEP = "[" * 3000 + "]" * 3000
 
@@ -113,16 +112,7 @@ def test_open_format_values_that_fit_no_column_are_quarantined_on_both_paths(
 
 
 def fpdb_db(path: Path, raws: list[Any]) -> Path:
-    connection = sqlite3.connect(path)
-    connection.executescript(FPDB_DDL)
-    for number, raw in enumerate(raws, start=1):
-        connection.execute(
-            "INSERT INTO HttpOFCHands (site, siteHandNo, tableName, rawJson) VALUES (?, ?, ?, ?)",
-            ("SealsWithClubs", str(number), "t-9", json.dumps(raw)),
-        )
-    connection.commit()
-    connection.close()
-    return path
+    return fpdb_database(path, map(json.dumps, raws), "t-9")
 
 
 def test_fpdb_fields_of_the_wrong_type_and_awkward_paths(tmp_path: Path) -> None:

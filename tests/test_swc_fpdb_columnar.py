@@ -29,7 +29,7 @@ from tests.builders import assert_stored_alike
 from tests.fuzz.corpus import corpus
 from tests.handgen import random_records
 from tests.shared_samples import SWC
-from tests.swcgen import FPDB_DDL, raw_json, snapshots
+from tests.swcgen import fpdb_database, raw_json, snapshots
 
 DATA = Path(__file__).parent / "data"
 
@@ -60,16 +60,7 @@ def capture(records: list[Any], tables: int = 1) -> str:
 
 
 def database(path: Path, raws: list[dict[str, Any]], table: str = "t") -> Path:
-    connection = sqlite3.connect(path)
-    connection.executescript(FPDB_DDL)
-    for number, raw in enumerate(raws, start=1):
-        connection.execute(
-            "INSERT INTO HttpOFCHands (site, siteHandNo, tableName, rawJson) VALUES (?, ?, ?, ?)",
-            ("SealsWithClubs", str(number), table, json.dumps(raw)),
-        )
-    connection.commit()
-    connection.close()
-    return path
+    return fpdb_database(path, map(json.dumps, raws), table)
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in SWC.iterdir() if p.suffix != ".md"))
