@@ -405,29 +405,46 @@ def in_order(
     """
     out: list[ParseItem] = []
     done = 0  # rows of ``built`` already out
+    cut: Callable[[int, int], ColumnarHands] | None = None
     for number, index in enumerate(referred):
         item = record(index)
         if isinstance(item, HandRecord) and built is not None:
             before = index - number  # built hands ahead of this one
             if before > done:
-                out.append(_rows(built, done, before))
+                cut = cut or cutter(built)
+                out.append(cut(done, before))
                 done = before
         out.append(item)
     if built is not None and built.hands.num_rows > done:
-        out.append(_rows(built, done, built.hands.num_rows))
+        out.append(built if done == 0 else (cut or cutter(built))(done, built.hands.num_rows))
     return out
 
 
-def _rows(built: ColumnarHands, start: int, stop: int) -> ColumnarHands:
-    """Hands ``start..stop`` of a built chunk with their seats and placements."""
-    if start == 0 and stop == built.hands.num_rows:
-        return built
-    lines = np.asarray(built.hands["source_line"])
-    bounds = [lines[start], lines[stop - 1] + 1]
-    s0, s1 = np.searchsorted(np.asarray(built.seats["source_line"]), bounds)
-    c0, c1 = np.searchsorted(np.asarray(built.placements["source_line"]), bounds)
-    return ColumnarHands(
-        hands=built.hands.slice(start, stop - start),
-        seats=built.seats.slice(int(s0), int(s1 - s0)),
-        placements=built.placements.slice(int(c0), int(c1 - c0)),
-    )
+def cutter(built: ColumnarHands) -> Callable[[int, int], ColumnarHands]:
+    """Cuts of a built chunk: hands ``start..stop`` with their seats and placements.
+
+    A hand's seats and placements lie together, in the hands' order; where
+    each hand's begin is read from its ``seat_count`` and from which hand
+    each placement's ``source_line`` names (one a hand), so the hands need
+    not come in line order (SwC's close in the order their tables end them).
+    """
+    hands = built.hands
+    lines = np.asarray(hands["source_line"], np.int64)
+    order = np.argsort(lines, kind="stable")
+    owner = order[np.searchsorted(lines[order], np.asarray(built.placements["source_line"]))]
+    seat_at = np.zeros(len(lines) + 1, np.int64)
+    np.cumsum(np.asarray(hands["seat_count"], np.int64), out=seat_at[1:])
+    move_at = np.zeros(len(lines) + 1, np.int64)
+    np.cumsum(np.bincount(owner, minlength=len(lines)), out=move_at[1:])
+
+    def cut(start: int, stop: int) -> ColumnarHands:
+        s0, s1, c0, c1 = (
+            int(v) for v in (seat_at[start], seat_at[stop], move_at[start], move_at[stop])
+        )
+        return ColumnarHands(
+            hands=hands.slice(start, stop - start),
+            seats=built.seats.slice(s0, s1 - s0),
+            placements=built.placements.slice(c0, c1 - c0),
+        )
+
+    return cut

@@ -15,14 +15,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
-import numpy as np
-
 from ofc_stats.engine.board import DISCARD_CODE
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.errors import FpdbError
 from ofc_stats.records import HandRecord, Quarantined
 from parsers import fast_json, fpdb_columns, fpdb_fast
-from parsers.base import BAD_INPUT, ColumnarHands, ParseItem, Parser, reason_of
+from parsers.base import BAD_INPUT, ParseItem, Parser, reason_of
+from parsers.columns import in_order
 from parsers.hand_columns import HandColumns, Move, SeatRow, placements, seat_records
 from parsers.swc import street_of
 
@@ -345,48 +344,24 @@ def _typed_chunk(
 ) -> Iterator[ParseItem]:
     """Typed hands as columns; a hand they cannot surely hold goes through the record path.
 
-    If some are refused, the others are laid out once more, together (not once
-    a run), and the tables cut between the refused ones: hands keep the rows' order.
+    If some are refused, the others are laid out once more, together, and the
+    tables cut around the refused ones (:func:`parsers.columns.in_order`).
     """
-    valid, columns = fpdb_columns.build([hand for hand, _ in typed], FORMAT, source)
-    if columns is not None:
-        yield columns
+    valid, built = fpdb_columns.build([hand for hand, _ in typed], FORMAT, source)
+    if built is not None:
+        yield built
         return
     kept = [hand for ok, (hand, _) in zip(valid, typed, strict=True) if ok]
-    cut = _cutter(fpdb_columns.build(kept, FORMAT, source)[1]) if kept else None
-    start = size = 0
-    for ok, (_, row) in zip(valid, typed, strict=True):
-        if ok:
-            size += 1
-            continue
-        if size and cut:
-            yield cut(start, size)
-            start, size = start + size, 0
-        decoded = _decoded(row, source, fast_json.loads)
-        yield decoded if isinstance(decoded, Quarantined) else _record(decoded, source)
-    if size and cut:
-        yield cut(start, size)
+    if kept:
+        built = fpdb_columns.build(kept, FORMAT, source)[1]
+        assert built is not None  # every hand kept passed the checks the first time
 
+    def record(index: int) -> ParseItem:
+        decoded = _decoded(typed[index][1], source, fast_json.loads)
+        return decoded if isinstance(decoded, Quarantined) else _record(decoded, source)
 
-def _cutter(columns: ColumnarHands | None) -> Callable[[int, int], ColumnarHands]:
-    """A cut of the tables: ``size`` hands from hand ``start``, with their seats and moves."""
-    assert columns is not None  # every hand kept passed the checks the first time
-    hands, seats, moves = columns.hands, columns.seats, columns.placements
-    lines = hands["source_line"].to_numpy()  # one a row, so one a hand
-    order = np.argsort(lines)
-    owner = order[np.searchsorted(lines[order], moves["source_line"].to_numpy())]
-    move_at = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=len(lines)))))
-    seat_at = np.concatenate(([0], np.cumsum(hands["seat_count"].to_numpy())))
-
-    def cut(start: int, size: int) -> ColumnarHands:
-        end = start + size
-        return ColumnarHands(
-            hands=hands.slice(start, size),
-            seats=seats.slice(seat_at[start], seat_at[end] - seat_at[start]),
-            placements=moves.slice(move_at[start], move_at[end] - move_at[start]),
-        )
-
-    return cut
+    refused = [index for index, ok in enumerate(valid) if not ok]
+    yield from in_order(built, refused, record)
 
 
 def _raw_text(row: _Row) -> str:

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from ofc_stats.records import HandRecord, storable_text
+from ofc_stats.records import storable_text
 from parsers import columns
 from parsers.base import ColumnarHands, ParseItem
 from parsers.hand_columns import Move, SeatRow
@@ -157,7 +157,6 @@ class Chunk:
         )
         referred |= columns.refused(hands, seat_columns, card_columns)
         built: ColumnarHands | None = None
-        bounds = (np.zeros(1, np.int64), np.zeros(1, np.int64))
         if not referred.all():
             keep = ~referred
             if referred.any():
@@ -172,61 +171,12 @@ class Chunk:
             built = columns.build(FORMAT, self.source, hands, seat_columns, card_columns)
             in_moves = np.lexsort((move, moved_seat))
             built = ColumnarHands(built.hands, built.seats, built.placements.take(in_moves))
-            built_hands = len(hands.line)
-            per_hand = np.bincount(seat_columns.hand, minlength=built_hands)
-            cards_per_hand = np.bincount(
-                seat_columns.hand[card_columns.seat], minlength=built_hands
-            )
-            bounds = (_offsets(per_hand), _offsets(cards_per_hand))
         lines = line.tolist()
-        return _in_order(
+        return columns.in_order(
             built,
-            bounds,
             np.flatnonzero(referred).tolist(),
             lambda index: self.record(raw_text[index].as_py(), lines[index]),
         )
-
-
-def _offsets(counts: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=out[1:])
-    return out
-
-
-def _in_order(
-    built: ColumnarHands | None,
-    bounds: tuple[np.ndarray, np.ndarray],
-    referred: list[int],
-    record: Callable[[int], ParseItem],
-) -> list[ParseItem]:
-    """:func:`parsers.columns.in_order`, the chunk cut by each hand's seat and placement
-    rows (its hands are in the order they closed, so their first lines need not rise)."""
-    out: list[ParseItem] = []
-    done = 0
-    seats, cards = bounds
-
-    def rows(start: int, stop: int) -> ColumnarHands:
-        assert built is not None
-        if start == 0 and stop == built.hands.num_rows:
-            return built
-        s0, s1, c0, c1 = int(seats[start]), int(seats[stop]), int(cards[start]), int(cards[stop])
-        return ColumnarHands(
-            built.hands.slice(start, stop - start),
-            built.seats.slice(s0, s1 - s0),
-            built.placements.slice(c0, c1 - c0),
-        )
-
-    for number, index in enumerate(referred):
-        item = record(index)
-        if isinstance(item, HandRecord) and built is not None:
-            before = index - number  # built hands ahead of this one
-            if before > done:
-                out.append(rows(done, before))
-                done = before
-        out.append(item)
-    if built is not None and built.hands.num_rows > done:
-        out.append(rows(done, built.hands.num_rows))
-    return out
 
 
 def _safe(texts: list[str]) -> pa.Array:
