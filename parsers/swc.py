@@ -27,17 +27,18 @@ from parsers.hand_columns import HandColumns, Move, SeatRow, placements, seat_re
 from parsers.swc_columns import Chunk, Piece, hand_piece
 from parsers.swc_fold import (
     CLASSIC_CODES,
+    FORMAT,
+    FRAME_PREFIX,
     PINEAPPLE_CODES,
+    ROOM,
     Hand,
     Tables,
     parse_layout,
+    played_at,
     snapshot,
     street_of,
 )
 
-FORMAT = "swc"
-ROOM = "SwC"
-FRAME_PREFIX = "42/poker/,"
 DESTINATION_CODE = {name: DESTINATIONS.index(name) for name in DESTINATIONS}
 CHUNK_HANDS = 2_000  # hands per columnar chunk
 Loads = Callable[[str], Any]
@@ -76,14 +77,7 @@ def _parts(hand: Hand) -> tuple[str, list[SeatRow], list[Move], datetime | None]
         moves += [
             (index, street, card, DESTINATION_CODE[dest]) for street, card, dest in seat.placements
         ]
-    played_at = None
-    if hand.captured_at:
-        try:
-            played_at = datetime.fromisoformat(hand.captured_at.replace("Z", "+00:00"))
-            played_at = played_at.replace(tzinfo=None)
-        except ValueError:
-            played_at = None
-    return ruleset, seats, moves, played_at
+    return ruleset, seats, moves, played_at(hand.captured_at)
 
 
 def _record(hand: Hand, source: str) -> HandRecord:

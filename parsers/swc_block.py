@@ -27,19 +27,25 @@ import pyarrow.compute as pc
 from parsers import fast_json, swc_keys, swc_vector
 from parsers.base import BAD_INPUT
 from parsers.swc_fast import (
-    _FANTASY,
     DECODER,
     DEEP_LINE,
+    FANTASY_BYTES,
     FRAME,
-    FRAME_PREFIX,
     SKIP,
     Block,
     LineMsg,
     SeatMsg,
-    _plain,
     archived,
+    json_alike,
 )
-from parsers.swc_fold import PINEAPPLE_CODES, UNKNOWN_TABLE, Hand, Tables, fantasy_names
+from parsers.swc_fold import (
+    FRAME_PREFIX,
+    PINEAPPLE_CODES,
+    UNKNOWN_TABLE,
+    Hand,
+    Tables,
+    fantasy_names,
+)
 
 Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
@@ -137,7 +143,7 @@ def _unwrapped(records: list[LineMsg], payloads: list[Any]) -> list[LineMsg] | N
     if texts and joined.count("\n") != len(texts) - 1:
         return None
     for text in texts:
-        if len(text) >= DEEP_LINE and not _plain(text.encode("utf-8", "surrogatepass")):
+        if len(text) >= DEEP_LINE and not json_alike(text.encode("utf-8", "surrogatepass")):
             return None
     try:
         inner = DECODER.decode_lines(joined) if texts else []
@@ -363,7 +369,7 @@ def _fold(
     events = list(map(_EVENTS, _gather(found, picked)))
     for i in np.flatnonzero(np.fromiter(map(len, events), np.int64, len(events)) > 4).tolist():
         raw = bytes(events[i])
-        if distinct[i] and (_FANTASY in raw or b"\\u" in raw):
+        if distinct[i] and (FANTASY_BYTES in raw or b"\\u" in raw):
             holder = fantasy.setdefault(int(hands[i]), Hand("", "", 0, 0, None, []))
             try:
                 decoded = fast_json.loads(raw.decode("utf-8"))

@@ -19,6 +19,7 @@ from typing import BinaryIO
 
 from ofc_stats.records import HandRecord, Partial, Quarantined, SeatRecord
 from parsers.base import ParseItem, Parser, head_lines
+from parsers.swc_fold import ROOM
 
 FORMAT = "swc-chat"
 LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) table=(\S+) Dealer: (.*)$")
@@ -125,7 +126,7 @@ class SwcChatParser(Parser):
             )
             yield HandRecord(
                 format=FORMAT,
-                room="SwC",
+                room=ROOM,
                 table_id=table_id,
                 room_hand_id=f"{table.session}#{done.group(1)}",
                 ruleset="pineapple",

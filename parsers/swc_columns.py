@@ -23,10 +23,7 @@ from parsers import columns
 from parsers.base import ColumnarHands, ParseItem
 from parsers.hand_columns import Move, SeatRow
 from parsers.swc_block import Inner
-from parsers.swc_fold import Hand
-
-ROOM = "SwC"
-FORMAT = "swc"
+from parsers.swc_fold import FORMAT, ROOM, Hand, played_at
 
 
 class Piece(NamedTuple):
@@ -35,16 +32,6 @@ class Piece(NamedTuple):
     inner: Inner
     start: int
     stop: int
-
-
-def played_at(captured_at: str | None) -> datetime | None:
-    """The capture time as ``parsers.swc._parts`` reads it (naive UTC), None if unreadable."""
-    if not captured_at:
-        return None
-    try:
-        return datetime.fromisoformat(captured_at.replace("Z", "+00:00")).replace(tzinfo=None)
-    except ValueError:
-        return None
 
 
 class Chunk:

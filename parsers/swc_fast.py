@@ -31,6 +31,7 @@ import numpy as np
 from parsers import fast_json
 from parsers.swc_fold import (
     FANTASY_TEXT,
+    FRAME_PREFIX,
     PINEAPPLE_CODES,
     UNKNOWN_TABLE,
     Hand,
@@ -51,7 +52,7 @@ LONG_LINE = 4_300
 _DIGIT_RUNS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
 _LONG_NUMBER = b"0" * 20
 NEWLINE, OPEN, CLOSE, BRACKET = ord("\n"), ord("{"), ord("}"), ord("[")
-_FANTASY = FANTASY_TEXT.encode()
+FANTASY_BYTES = FANTASY_TEXT.encode()
 Plain = int | str | None  # values whose == is their JSON text's (what state_key's tuple holds)
 Points = Annotated[int, msgspec.Meta(ge=-(2**53), le=2**53)] | float | None
 
@@ -94,7 +95,6 @@ class LineMsg(msgspec.Struct, gc=False):
 
 DECODER = msgspec.json.Decoder(LineMsg)
 FRAME = msgspec.json.Decoder(tuple[str, str])  # a Socket.IO event: ["proxy-message", "{...}"]
-FRAME_PREFIX = "42/poker/,"
 SKIP = LineMsg()  # a line the record path passes over (it has no GameState)
 
 
@@ -115,7 +115,7 @@ def archived(record: LineMsg) -> LineMsg | None:
         return None
     if name != "proxy-message":
         return SKIP
-    if len(text) >= DEEP_LINE and not _plain(text.encode("utf-8", "surrogatepass")):
+    if len(text) >= DEEP_LINE and not json_alike(text.encode("utf-8", "surrogatepass")):
         return None
     try:
         message = DECODER.decode(text)
@@ -124,7 +124,7 @@ def archived(record: LineMsg) -> LineMsg | None:
     return message if message.t == "GameState" and message.gameState is not None else SKIP
 
 
-def _plain(text: bytes, start: int = 0, end: int | None = None) -> bool:
+def json_alike(text: bytes, start: int = 0, end: int | None = None) -> bool:
     """Whether ``text[start:end]`` is shallow and holds no number json would refuse."""
     end = len(text) if end is None else end
     if text.count(b"[", start, end) + text.count(b"{", start, end) >= _MAX_BRACKETS:
@@ -225,7 +225,7 @@ def _decoded(block: bytes, first: int) -> Block | None:
         if (per_line[: len(ends)] >= _MAX_BRACKETS).any():
             return None
         for index in np.flatnonzero(lengths >= LONG_LINE).tolist():
-            if not _plain(block, int(starts[index]), int(ends[index])):
+            if not json_alike(block, int(starts[index]), int(ends[index])):
                 return None
     try:
         messages = DECODER.decode_lines(block)
@@ -266,19 +266,8 @@ def snapshot(
         names = [str(s.n) if s is not None and s.n else None for s in seats or ()]
         hand = tables.open(gi, ti, state.gt, number, captured_at, names)
     hand.add_span(text, start, end)
-    table = state.d
-    showdown = state.ss
-    hc = None if showdown is None else showdown.hc
-    if seats:
-        key: object = (
-            None if table is None else table.c,
-            None if table is None else table.p,
-            state.ts,
-            hc,
-            *[None if s is None else (s.n, s.c, s.b, s.d) for s in seats],
-        )
-    else:
-        key = (None, None, state.ts, hc) if table is None else (table.c, table.p, state.ts, hc)
+    hc = None if state.ss is None else state.ss.hc
+    key = key_of(state)
     if key in hand.keys:
         return
     hand.keys.add(key)
@@ -286,9 +275,24 @@ def snapshot(
     _apply(hand, message, seats, hc)
 
 
+def key_of(state: StateMsg) -> object:
+    """The state key of a typed snapshot: ``swc_fold.state_key``'s tuple, from the structs."""
+    table, seats = state.d, state.s
+    hc = None if state.ss is None else state.ss.hc
+    if seats:
+        return (
+            None if table is None else table.c,
+            None if table is None else table.p,
+            state.ts,
+            hc,
+            *[None if s is None else (s.n, s.c, s.b, s.d) for s in seats],
+        )
+    return (None, None, state.ts, hc) if table is None else (table.c, table.p, state.ts, hc)
+
+
 def _apply(hand: Hand, message: LineMsg, seats: list[SeatMsg | None] | None, hc: Plain) -> None:
     events = bytes(message.events)
-    if len(events) > 4 and (_FANTASY in events or b"\\u" in events):
+    if len(events) > 4 and (FANTASY_BYTES in events or b"\\u" in events):
         # Only a dealer line can name a Fantasyland player, and only its text (or an
         # escape) can spell the words: read those events as json does, the rest not at all.
         decoded = fast_json.loads(events.decode("utf-8"))

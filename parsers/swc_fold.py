@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from ofc_stats.errors import SwcError
@@ -20,7 +21,20 @@ CLASSIC_CODES = {70: "classic-american", 73: "classic-american", 84: "classic-am
 ROW_NAMES = ("top", "middle", "bottom")
 NUMBER = (int, float)
 UNKNOWN_TABLE = "__unknown_table__"
+FORMAT = "swc"
+ROOM = "SwC"
+FRAME_PREFIX = "42/poker/,"  # a socket.io frame of the poker namespace, before its JSON
 FANTASY_TEXT = "is in fantasy land"
+
+
+def played_at(captured_at: str | None) -> datetime | None:
+    """A hand's time: its first line's capture time as naive UTC, None if unreadable."""
+    if not captured_at:
+        return None
+    try:
+        return datetime.fromisoformat(captured_at.replace("Z", "+00:00")).replace(tzinfo=None)
+    except ValueError:
+        return None
 
 
 def street_of(placed: int, pineapple: bool, fantasy: bool) -> int:

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from parsers.swc_fast import Block
+from parsers.swc_fast import Block, key_of
 
 Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
@@ -28,21 +28,6 @@ _MIX = (  # odd multipliers, a row per seat position (the last for the line's ow
     << np.uint64(1)
 ) | np.uint64(1)
 _TS = attrgetter("ts")
-
-
-def key_of(state: Any) -> object:
-    """The state key ``swc_fast.snapshot`` compares."""
-    table, seats = state.d, state.s
-    hc = None if state.ss is None else state.ss.hc
-    if seats:
-        return (
-            None if table is None else table.c,
-            None if table is None else table.p,
-            state.ts,
-            hc,
-            *[None if s is None else (s.n, s.c, s.b, s.d) for s in seats],
-        )
-    return (None, None, state.ts, hc) if table is None else (table.c, table.p, state.ts, hc)
 
 
 def _hashes(values: list[Any]) -> npt.NDArray[np.uint64]:
