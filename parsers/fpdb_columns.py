@@ -202,10 +202,11 @@ def build(
     bad_move = (move_cards < 0) | (move_cards >= deck[move_hand]) | (move_street > 127)
     valid &= np.bincount(move_hand[bad_move], minlength=count) == 0
     names = [p.name for p in players]
-    texts_ok = all(map(str.isascii, names)) and all(  # (isascii: a flag of each str)
-        map(str.isascii, chain.from_iterable((h.room, h.table_id, h.room_hand_id, h.raw_text)
-                                             for h in hands))
-    )  # fmt: skip
+    hand_texts = chain.from_iterable(
+        (h.room, h.table_id, h.room_hand_id, h.raw_text) for h in hands
+    )
+    # (isascii is a flag each str keeps: no pass over the characters)
+    texts_ok = all(map(str.isascii, names)) and all(map(str.isascii, hand_texts))
     if not texts_ok:
         valid &= np.fromiter((_storable_hand(h) for h in hands), bool, count)
     if not storable_text(source):
