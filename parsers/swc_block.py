@@ -123,15 +123,8 @@ def _unwrapped(records: list[LineMsg], payloads: list[Any]) -> list[LineMsg] | N
         and isinstance(payload, str)
         and payload.startswith(FRAME_PREFIX)
     ]
-    frames = [payloads[i][len(FRAME_PREFIX) :] for i in wanted]
-    joined = "\n".join(frames)
-    if joined.count("\n") != len(frames) - 1 if frames else False:
-        return None
-    try:
-        decoded = FRAME.decode_lines(joined) if frames else []
-    except (msgspec.DecodeError, ValueError):
-        return None
-    if len(decoded) != len(frames):
+    decoded = _each_alone(FRAME, [payloads[i][len(FRAME_PREFIX) :] for i in wanted])
+    if decoded is None:
         return None
     kept = [
         (i, text)
@@ -139,17 +132,11 @@ def _unwrapped(records: list[LineMsg], payloads: list[Any]) -> list[LineMsg] | N
         if name == "proxy-message"
     ]
     texts = [text for _, text in kept]
-    joined = "\n".join(texts)
-    if texts and joined.count("\n") != len(texts) - 1:
-        return None
     for text in texts:
         if len(text) >= DEEP_LINE and not json_alike(text.encode("utf-8", "surrogatepass")):
             return None
-    try:
-        inner = DECODER.decode_lines(joined) if texts else []
-    except (msgspec.DecodeError, ValueError):
-        return None
-    if len(inner) != len(texts):
+    inner = _each_alone(DECODER, texts)
+    if inner is None:
         return None
     out = [
         record if payload is unset else SKIP
@@ -159,6 +146,21 @@ def _unwrapped(records: list[LineMsg], payloads: list[Any]) -> list[LineMsg] | N
         if message.t == "GameState" and message.gameState is not None:
             out[i] = message
     return out
+
+
+def _each_alone(decoder: msgspec.json.Decoder[Any], texts: list[str]) -> list[Any] | None:
+    """Each text decoded, all in one call of ``decode_lines``; None unless that surely gives
+    what decoding each alone gives (no text holds a line break, none fails)."""
+    if not texts:
+        return []
+    joined = "\n".join(texts)
+    if joined.count("\n") != len(texts) - 1:
+        return None
+    try:
+        decoded = decoder.decode_lines(joined)
+    except (msgspec.DecodeError, ValueError):
+        return None
+    return decoded if len(decoded) == len(texts) else None
 
 
 def plan(tables: Tables, block: Block) -> Plan | None:
