@@ -22,7 +22,7 @@ from ofc_stats.records import HandRecord, Quarantined
 from parsers import fast_json, fpdb_columns, fpdb_fast
 from parsers.base import BAD_INPUT, ParseItem, Parser, reason_of
 from parsers.columns import in_order
-from parsers.hand_columns import HandColumns, Move, SeatRow, placements, seat_records
+from parsers.hand_columns import Move, SeatRow, placements, seat_records
 from parsers.swc import street_of
 
 FORMAT = "fpdb"
@@ -242,10 +242,9 @@ class FpdbParser(Parser):
         Rows go through ``fpdb_fast`` (a typed decode, then NumPy per chunk)
         where its structs hold them; any other row, and a hand whose table
         name is not in its rawJson (a reparse sees only that text), takes the
-        per-row path.  Whatever is gathered goes out before a row read
+        record path.  Whatever is gathered goes out before a row read
         otherwise, so hands keep the rows' order.
         """
-        columns = HandColumns(FORMAT, source)
         typed: list[tuple[fpdb_fast.Prepared, tuple[Any, ...]]] = []
         lines: set[int] = set()
         for item in _fetch(path, source):
@@ -254,8 +253,6 @@ class FpdbParser(Parser):
                 raw = fpdb_fast.typed(item[3]) if line is not None and line not in lines else None
                 ready = raw and fpdb_fast.prepare(raw, line, item[3], _number)  # type: ignore[arg-type]
                 if ready:
-                    if len(columns):
-                        yield columns.take()
                     typed.append((ready, item))
                     lines.add(ready.line)
                     if len(typed) >= CHUNK_HANDS:
@@ -266,17 +263,9 @@ class FpdbParser(Parser):
                 yield from _typed_chunk(typed, source)
                 typed, lines = [], set()
             row = item if isinstance(item, Quarantined) else _decoded(item, source, fast_json.loads)
-            if isinstance(row, _Row) and _add(columns, row):
-                if len(columns) >= CHUNK_HANDS:
-                    yield columns.take()
-                continue
-            if len(columns) and not isinstance(row, Quarantined):
-                yield columns.take()
             yield row if isinstance(row, Quarantined) else _record(row, source)
         if typed:
             yield from _typed_chunk(typed, source)
-        if len(columns):
-            yield columns.take()
 
     def hand_from_raw(self, raw_text: str, source: str, line: int, offset: int) -> ParseItem:
         """One stored rawJson text again through the record path."""
@@ -380,25 +369,3 @@ def _record(row: _Row, source: str) -> HandRecord | Quarantined:
         return Quarantined(
             source, reason_of(error), str(row.raw_json), row.line, hand_id=row.hand_id
         )
-
-
-def _add(columns: HandColumns, row: _Row) -> bool:
-    """Put one row's hand in the columns; False if the record path must take it."""
-    if not isinstance(row.raw, dict) or not row.raw.get("table_id"):
-        return False
-    try:
-        hand = hand_parts(row.raw, row.table_name)
-    except BAD_INPUT:
-        return False
-    return columns.add(
-        room=hand.room,
-        table_id=hand.table_id,
-        room_hand_id=hand.room_hand_id,
-        ruleset=hand.ruleset,
-        played_at=hand.played_at,
-        rules_text=hand.rules_text,
-        source_line=row.line,
-        raw_text=_raw_text(row),
-        seats=hand.seats,
-        moves=hand.moves,
-    )

@@ -1,12 +1,14 @@
 """A chunk of fpdb's typed hands (``parsers/fpdb_fast.py``) laid out as the dataset's tables.
 
 The seats' card texts are read in one NumPy pass over one joined text, the
-rounds' by ``parsers/fpdb_rounds.py`` from their JSON texts;
-streets, Fantasyland, discards and the checks of
-:func:`parsers.hand_columns.surely_valid` are array operations over the
-chunk's rounds, and the fingerprints are laid out by ``parsers/fingerprints.py``
-as the other fast readers' are.  The moves come out in ``hand_parts``' order: rounds stably
-by round number, each round's top, middle and bottom cards, then its discards.
+rounds' by ``parsers/fpdb_rounds.py`` from their JSON texts; streets,
+Fantasyland, discards and the checks that a hand surely passes validate_hand
+(its seat count within its ruleset's, no row over its size, every card in the
+deck and held once, streets that fit, storable texts) are array operations
+over the chunk's rounds, and the fingerprints are laid out by
+``parsers/fingerprints.py`` as the other fast readers' are.  The moves come
+out in ``hand_parts``' order: rounds stably by round number, each round's top,
+middle and bottom cards, then its discards.
 """
 
 from __future__ import annotations
@@ -182,7 +184,8 @@ def build(
     gone_cards = move_cards[gone][gone_order]
     gone_lengths = np.bincount(gone_seat, minlength=seats_total)
 
-    # surely_valid, for the whole chunk at once.
+    # What validate_hand surely passes, for the whole chunk at once (a hand that fails
+    # any of these goes through the record path, which says why it is refused).
     seat_cards = ids[~from_rounds]  # the tops of every seat, then middles, then bottoms
     seat_owner = owner[~from_rounds] % seats_total
     seat_owner_kind = owner[~from_rounds] // seats_total

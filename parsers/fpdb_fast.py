@@ -17,8 +17,8 @@ A row takes the lane only where the answer is surely ``hand_parts``'s:
   lists are kept as their JSON text (``msgspec.Raw``: a list and a string per
   card were a third of the decode), which ``parsers/fpdb_rounds.py`` reads a
   chunk at a time, refusing any list not in a plain form;
-* the hand passes every check of :func:`parsers.hand_columns.surely_valid`
-  (computed per chunk by ``fpdb_columns``).
+* the hand passes the checks ``fpdb_columns`` makes per chunk of what
+  validate_hand surely accepts.
 
 Anything else, row or hand, goes to the per-row path of ``parsers/fpdb.py``,
 which gives exactly what it gave before this lane existed.

@@ -1,30 +1,24 @@
-"""Hands laid out straight into the dataset's columns, for parsers' columnar paths.
+"""What the SwC and fpdb readers share: a seat and a move as plain tuples, the record
+path's objects made of them, and the NumPy pass that lays out a chunk's board streets
+and discards.
 
-A parser that has a hand's seats and placements as plain tuples adds them
-here instead of building a :class:`~ofc_stats.records.HandRecord`; the rows
-are those :func:`ofc_stats.store.rows.hands_table` would write for that
-record.  :meth:`HandColumns.add` takes only hands that surely pass
-:func:`ofc_stats.records.validate_hand`; it refuses the rest, which the parser
-then sends through the record path so the importer quarantines them with the
-exact reason.
+Each reader has one columnar builder (``parsers/swc_columns.py``,
+``parsers/fpdb_columns.py``) for the hands it can prove validate_hand passes;
+every other hand goes through the record path, the definition.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from datetime import datetime
-from itertools import chain
 from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES
+from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.records import SMALL_INT, Placement, SeatRecord, fingerprint_of, storable_text
-from parsers.base import ColumnarHands
+from ofc_stats.records import SMALL_INT, Placement, SeatRecord
 
 Cards = tuple[int, ...]
 DISCARD = DESTINATIONS.index("discard")
@@ -83,49 +77,6 @@ def limits(ruleset: str) -> tuple[int, int]:
     return _LIMITS[ruleset]
 
 
-def surely_valid(
-    ruleset: str,
-    texts: Sequence[str],
-    seats: Sequence[SeatRow],
-    moves: Sequence[Move],
-    columns: Sequence[Sequence[int]] = (),
-) -> bool:
-    """Whether validate_hand passes: a False sends the hand to the record path, never loses it.
-
-    ``columns``: the moves as (seats, streets, cards, destinations), if the caller has them.
-    """
-    most, deck = limits(ruleset)
-    if not 2 <= len(seats) <= most:
-        return False
-    names = [s.player for s in seats]
-    ascii_only = "".join(texts).isascii() and "".join(names).isascii()
-    if not ascii_only and not all(storable_text(t) for t in [*texts, *names]):
-        return False
-    seen: set[int] = set()
-    count = 0
-    for seat in seats:
-        points = seat.reported_points
-        if points is not None and not math.isfinite(points):
-            return False
-        if len(seat.top) > ROW_SIZES[0] or len(seat.middle) > ROW_SIZES[1]:
-            return False
-        if len(seat.bottom) > ROW_SIZES[2]:
-            return False
-        cards = seat.top + seat.middle + seat.bottom + (seat.discards or ())
-        seen.update(cards)
-        count += len(cards)
-        if cards and not (min(cards) >= 0 and max(cards) < deck):
-            return False
-    if len(seen) != count:
-        return False
-    if not moves:
-        return True
-    streets, placed = columns[1:3] if columns else list(zip(*moves, strict=True))[1:3]
-    if min(streets) < 0 or max(streets) > SMALL_INT:
-        return False
-    return min(placed) >= 0 and max(placed) < deck
-
-
 def _last(keys: npt.NDArray[np.int64], values: npt.NDArray[np.int64]) -> tuple[Any, Any]:
     """Each distinct key (sorted) with the value of its last occurrence."""
     distinct, first = np.unique(keys[::-1], return_index=True)
@@ -140,33 +91,6 @@ def _lookup(
         return np.full(len(keys), missing, dtype=np.int64)
     where = np.minimum(np.searchsorted(distinct, keys), len(distinct) - 1)
     return np.where(distinct[where] == keys, values[where], missing)
-
-
-def streets_and_discards(
-    seat_counts: list[int],
-    move_counts: list[int],
-    boards: list[Cards | None],
-    discards: list[Cards | None],
-    moves: dict[str, npt.NDArray[np.int64]],
-) -> tuple[pa.Array, pa.Array]:
-    """:func:`street_columns` of seats as lists: 13 cards (or None) and discards a seat."""
-    total = len(boards)
-    full = np.fromiter((b is not None for b in boards), bool, total)
-    cards = chain.from_iterable(b for b in boards if b is not None)
-    board_cards = np.fromiter(cards, np.int64, 13 * int(full.sum())).reshape(-1, 13)
-    lengths = np.fromiter((0 if d is None else len(d) for d in discards), np.int64, total)
-    values = np.fromiter(
-        chain.from_iterable(d for d in discards if d), np.int64, int(lengths.sum())
-    )
-    hidden = np.fromiter((d is None for d in discards), bool, total)
-    return street_columns(
-        np.asarray(seat_counts, dtype=np.int64),
-        np.asarray(move_counts, dtype=np.int64),
-        full,
-        board_cards,
-        (lengths, values, hidden),
-        moves,
-    )
 
 
 def street_columns(
@@ -228,180 +152,3 @@ def street_columns(
         pa.array(offsets), pa.array(values[order], pa.int8()), mask=pa.array(hidden)
     )
     return board_streets, in_order
-
-
-class HandColumns:
-    """Hands of one format gathered as column lists, turned into Arrow tables a chunk at a time."""
-
-    def __init__(self, format_name: str, source: str) -> None:
-        self.format = format_name
-        self.source = source
-        self._clear()
-
-    def _clear(self) -> None:
-        self.hands: dict[str, list[Any]] = {
-            name: []
-            for name in (
-                "hand_key", "room", "table_id", "room_hand_id", "played_at", "rules_text",
-                "ruleset", "seat_count", "complete", "source_line", "raw_text", "fingerprint",
-                "moves",
-            )
-        }  # fmt: skip
-        self.seats: dict[str, list[Any]] = {
-            name: []
-            for name in (
-                "hand_key", "seat", "player", "hero", "in_fantasy", "fantasy_cards", "top",
-                "middle", "bottom", "board", "discards", "reported_points", "source_line",
-                "cards",
-            )
-        }  # fmt: skip
-        moves = ("hand_key", "seat", "street", "card", "destination", "source_line")
-        self.moves: dict[str, list[Any]] = {name: [] for name in moves}
-        self.lines: set[int] = set()  # source lines tie seats and placements to their hand
-
-    def __len__(self) -> int:
-        return len(self.hands["hand_key"])
-
-    def add(
-        self,
-        *,
-        room: str,
-        table_id: str,
-        room_hand_id: str,
-        ruleset: str,
-        played_at: datetime | None,
-        rules_text: str,
-        source_line: int | None,
-        raw_text: str,
-        seats: Sequence[SeatRow],
-        moves: Sequence[Move],
-    ) -> bool:
-        """Add one hand; False (and nothing added) unless it surely passes validate_hand."""
-        if source_line is None or source_line in self.lines:
-            return False
-        texts = (room, table_id, room_hand_id, rules_text, raw_text, self.source)
-        columns = list(zip(*moves, strict=True)) if moves else []
-        if not surely_valid(ruleset, texts, seats, moves, columns):
-            return False
-        self.lines.add(source_line)
-        key = f"{self.format}:{room}:{table_id}:{room_hand_id}"
-        h = self.hands
-        h["hand_key"].append(key)
-        h["room"].append(room)
-        h["table_id"].append(table_id)
-        h["room_hand_id"].append(room_hand_id)
-        h["played_at"].append(played_at)
-        h["rules_text"].append(rules_text)
-        h["ruleset"].append(ruleset)
-        h["seat_count"].append(len(seats))
-        fulls = [(len(s.top), len(s.middle), len(s.bottom)) == ROW_SIZES for s in seats]
-        h["complete"].append(all(fulls))
-        h["source_line"].append(source_line)
-        h["raw_text"].append(raw_text)
-        h["fingerprint"].append(fingerprint_of(seats))
-        h["moves"].append(len(moves))
-        if moves:
-            m = self.moves
-            positions, streets, cards, destinations = columns
-            m["hand_key"] += [key] * len(moves)
-            m["seat"] += positions
-            m["street"] += streets
-            m["card"] += cards
-            m["destination"] += destinations
-            m["source_line"] += [source_line] * len(moves)
-        c = self.seats
-        for index, seat in enumerate(seats):
-            board = seat.top + seat.middle + seat.bottom
-            discards = seat.discards
-            c["hand_key"].append(key)
-            c["seat"].append(index)
-            c["player"].append(seat.player)
-            c["hero"].append(seat.hero)
-            c["in_fantasy"].append(seat.in_fantasy)
-            c["fantasy_cards"].append(
-                len(board) + len(discards) if seat.in_fantasy and discards is not None else None
-            )
-            c["top"].append(seat.top)
-            c["middle"].append(seat.middle)
-            c["bottom"].append(seat.bottom)
-            c["board"].append(bytes(board) if fulls[index] else None)
-            c["cards"].append(board if len(board) == 13 else None)  # board_streets' cards
-            c["discards"].append(discards)
-            c["reported_points"].append(seat.reported_points)
-            c["source_line"].append(source_line)
-        return True
-
-    def take(self) -> ColumnarHands:
-        """The gathered hands as tables in the dataset's column order; starts a new chunk."""
-        h, s, m = self.hands, self.seats, self.moves
-        count, seat_count = len(h["hand_key"]), len(s["hand_key"])
-
-        def nulls(n: int, kind: pa.DataType) -> pa.Array:
-            return pa.nulls(n, kind)
-
-        numbers = {
-            name: np.asarray(m[name], dtype=np.int64)
-            for name in ("seat", "street", "card", "destination")
-        }
-        board_streets, discards = streets_and_discards(
-            h["seat_count"], h["moves"], s["cards"], s["discards"], numbers
-        )
-
-        hands = pa.table(
-            {
-                "hand_key": pa.array(h["hand_key"], pa.string()),
-                "format": pa.array([self.format] * count, pa.string()),
-                "room": pa.array(h["room"], pa.string()),
-                "table_id": pa.array(h["table_id"], pa.string()),
-                "room_hand_id": pa.array(h["room_hand_id"], pa.string()),
-                "played_at": pa.array(h["played_at"], pa.timestamp("us")),
-                "rules_text": pa.array(h["rules_text"], pa.string()),
-                "ruleset": pa.array(h["ruleset"], pa.string()),
-                "seat_count": pa.array(h["seat_count"], pa.int8()),
-                "complete": pa.array(h["complete"], pa.bool_()),
-                "stakes": nulls(count, pa.float64()),
-                "currency": nulls(count, pa.string()),
-                "source_file": pa.array([self.source] * count, pa.string()),
-                "source_line": pa.array(h["source_line"], pa.int64()),
-                "source_offset": nulls(count, pa.int64()),
-                "raw_text": pa.array(h["raw_text"], pa.string()),
-                "fingerprint": pa.array(h["fingerprint"], pa.string()),
-                "batch": pa.array([""] * count, pa.string()),
-            }
-        )
-        seats = pa.table(
-            {
-                "hand_key": pa.array(s["hand_key"], pa.string()),
-                "seat": pa.array(s["seat"], pa.int8()),
-                "player": pa.array(s["player"], pa.string()),
-                "player_id": nulls(seat_count, pa.string()),
-                "hero": pa.array(s["hero"], pa.bool_()),
-                "in_fantasy": pa.array(s["in_fantasy"], pa.bool_()),
-                "fantasy_cards": pa.array(s["fantasy_cards"], pa.int8()),
-                "top": pa.array(s["top"], CARD_LIST),
-                "middle": pa.array(s["middle"], CARD_LIST),
-                "bottom": pa.array(s["bottom"], CARD_LIST),
-                "board": pa.array(s["board"], pa.binary(13)),
-                "board_streets": board_streets,
-                "discards": discards,
-                "reported_points": pa.array(s["reported_points"], pa.float64()),
-                "reported_money": nulls(seat_count, pa.float64()),
-                "stack": nulls(seat_count, pa.float64()),
-                "source_line": pa.array(s["source_line"], pa.int64()),
-            }
-        )
-        destination = pa.DictionaryArray.from_arrays(
-            pa.array(numbers["destination"], pa.int8()), pa.array(DESTINATIONS)
-        )
-        placements = pa.table(
-            {
-                "hand_key": pa.array(m["hand_key"], pa.string()),
-                "seat": pa.array(numbers["seat"], pa.int8()),
-                "street": pa.array(numbers["street"], pa.int8()),
-                "card": pa.array(numbers["card"], pa.int8()),
-                "destination": destination,
-                "source_line": pa.array(m["source_line"], pa.int64()),
-            }
-        )
-        self._clear()
-        return ColumnarHands(hands=hands, seats=seats, placements=placements)

@@ -23,7 +23,7 @@ from ofc_stats.errors import SwcError
 from ofc_stats.records import HandRecord, Partial, Quarantined, storable_text
 from parsers import fast_json, swc_block, swc_fast
 from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, reason_of
-from parsers.hand_columns import HandColumns, Move, SeatRow, placements, seat_records
+from parsers.hand_columns import Move, SeatRow, placements, seat_records
 from parsers.swc_columns import Chunk, Piece, hand_piece
 from parsers.swc_fold import (
     CLASSIC_CODES,
@@ -151,40 +151,26 @@ class SwcParser(Parser):
         could differ).  A hand the columns cannot surely hold (one
         validate_hand may refuse, or one whose record cannot be built) comes
         out of the record path instead; columns gathered so far are sent
-        first, so the importer sees every hand in file order.
+        first, so the importer sees every stored hand in file order.
         """
-        columns = HandColumns(FORMAT, source)
         chunk = Chunk(
             source, ruleset_for_code, lambda raw, line: self.hand_from_raw(raw, source, line, 0)
         )
         vector = storable_text(source)
         for item in _read(stream, source, fast_json.loads, fast=True, vector=vector):
-            if isinstance(item, Piece):
-                if len(columns):
-                    yield columns.take()
-                chunk.add(item)
+            piece = item if isinstance(item, Piece) else None
+            if isinstance(item, Hand) and vector:
+                piece = _piece(item)
+            if piece is not None:
+                chunk.add(piece)
                 if len(chunk) >= CHUNK_HANDS:
                     yield from chunk.take()
                 continue
-            if isinstance(item, Hand) and vector and not len(columns):
-                piece = _piece(item)
-                if piece is not None:
-                    chunk.add(piece)
-                    if len(chunk) >= CHUNK_HANDS:
-                        yield from chunk.take()
-                    continue
+            assert not isinstance(item, Piece)  # (a piece always goes in the chunk)
             if len(chunk) and not isinstance(item, Quarantined | Partial):
                 yield from chunk.take()
-            if isinstance(item, Hand) and _add(columns, item):
-                if len(columns) >= CHUNK_HANDS:
-                    yield columns.take()
-                continue
-            if len(columns) and not isinstance(item, Quarantined | Partial):
-                yield columns.take()
             yield _closed(item, source) if isinstance(item, Hand) else item
         yield from chunk.take()
-        if len(columns):
-            yield columns.take()
 
     def hand_from_raw(self, raw_text: str, source: str, line: int, offset: int) -> ParseItem:
         """One hand again from its own capture lines (the record path), at its first line."""
@@ -207,32 +193,12 @@ def _closed(hand: Hand, source: str) -> ParseItem:
 
 
 def _piece(hand: Hand) -> Piece | None:
-    """A finished hand as a piece of the block fold's chunk; None if the old builder takes it."""
+    """A finished hand as a piece of the block fold's chunk; None if the record path takes it."""
     try:
         _, seats, moves, _ = _parts(hand)
     except BAD_INPUT:
         return None
     return hand_piece(hand, seats, moves)
-
-
-def _add(columns: HandColumns, hand: Hand) -> bool:
-    """Put a finished hand in the columns; False if the record path must take it."""
-    try:
-        ruleset, seats, moves, played_at = _parts(hand)
-    except BAD_INPUT:
-        return False
-    return columns.add(
-        room=ROOM,
-        table_id=hand.ti,
-        room_hand_id=hand.gi,
-        ruleset=ruleset,
-        played_at=played_at,
-        rules_text=f"gt={hand.code}",
-        source_line=hand.start_line,
-        raw_text=hand.raw_text(),
-        seats=seats,
-        moves=moves,
-    )
 
 
 def _read(

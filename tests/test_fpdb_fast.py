@@ -17,6 +17,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ofc_stats.records import HandRecord
 from parsers import fpdb_columns, fpdb_fast
 from parsers.base import ColumnarHands
 from parsers.fpdb import FpdbParser, _number
@@ -128,7 +129,11 @@ def test_rows_the_structs_refuse_take_the_per_row_path(tmp_path: Path) -> None:
     texts = [json.dumps(raw) for raw in raws]
     assert [fpdb_fast.typed(t) is None for t in texts] == [True, True, True, False, False]
     path = database(tmp_path / "f.db3", raws)
-    assert _typed_hands(path) == 5  # the per-row path lays out the three as columns too
+    assert _typed_hands(path) == 2  # the three are records of the per-row path
+    items = list(FpdbParser().parse_path_columnar(str(path), "f"))
+    assert [i.room_hand_id for i in items if isinstance(i, HandRecord)] == [
+        r.room_hand_id for r in records[:3]
+    ]
     counts = assert_same([[path]], tmp_path)
     assert counts["hands"] == 5
 
