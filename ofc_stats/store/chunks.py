@@ -66,6 +66,9 @@ def decide(known: KnownHands, hands: pa.Table) -> Decision:
     return decision
 
 
+OWNED = ("seats", "placements")
+
+
 def slices(
     chunk: ColumnarHands, decision: Decision, known: KnownHands, room: Callable[[], int]
 ) -> Iterator[ColumnarHands]:
@@ -79,7 +82,7 @@ def slices(
     count = chunk.hands.num_rows
     if not len(kept):
         return
-    owners = {name: _owners(chunk.hands, getattr(chunk, name)) for name in ("seats", "placements")}
+    owners: dict[str, np.ndarray] = {}  # found only when a slice is less than the chunk
     cursor = 0
     while cursor < len(kept):
         part = kept[cursor : cursor + max(room(), 1)]
@@ -89,6 +92,8 @@ def slices(
         else:
             chosen = np.zeros(count + 1, bool)
             chosen[part] = True
+            if not owners:
+                owners = {name: _owners(chunk.hands, getattr(chunk, name)) for name in OWNED}
             hands = chunk.hands.take(pa.array(part))
             seats = chunk.seats.filter(pa.array(chosen[owners["seats"]]))
             placements = chunk.placements.filter(pa.array(chosen[owners["placements"]]))
