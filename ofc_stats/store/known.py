@@ -64,6 +64,7 @@ class KnownHands:
         )
         self.parts: list[_Part] = []
         self._loose: tuple[list[int], list[str], list[str], list[bool]] = ([], [], [], [])
+        self._sorted: tuple[int, np.ndarray] | None = None  # (parts' count, their hashes sorted)
 
     def search(self, keys: pa.Array, hashes: np.ndarray) -> tuple[np.ndarray, dict[str, Known]]:
         """Rows to decide one by one (a mask), and what is stored under their keys.
@@ -73,7 +74,9 @@ class KnownHands:
         second).  Pending copies override stored ones: they are newer.
         """
         self._seal()
-        self.parts = [part for part in self.parts if part.batch is None]
+        if any(part.batch is not None for part in self.parts):
+            self.parts = [part for part in self.parts if part.batch is None]
+            self._sorted = None
         flagged = np.zeros(len(hashes), bool)
         known: dict[str, Known] = {}
         for batch, mask in self.index.candidates(hashes):
@@ -81,8 +84,7 @@ class KnownHands:
             stored = pq.read_table(path, columns=["hand_key", "fingerprint", "complete"])
             self._confirm(keys, mask, stored, batch, flagged, known)
         # One search of every pending part; each part is then asked only for the rows hit.
-        pending = [part.hashes for part in self.parts]
-        rows = np.flatnonzero(np.isin(hashes, np.concatenate(pending))) if pending else None
+        rows = np.flatnonzero(_among(hashes, self._pending())) if self.parts else None
         for part in self.parts if rows is not None and len(rows) else ():
             mask = np.zeros(len(hashes), bool)
             mask[rows] = np.isin(hashes[rows], part.hashes)
@@ -99,6 +101,14 @@ class KnownHands:
             _, inverse, counts = np.unique(hashes, return_inverse=True, return_counts=True)
             flagged |= counts[inverse] > 1
         return flagged, known
+
+    def _pending(self) -> np.ndarray:
+        """Every pending part's hashes, sorted; sorted again only when a part has come
+        (parts only come, until a commit drops them all), not once per chunk searched."""
+        if self._sorted is None or self._sorted[0] != len(self.parts):
+            every = np.concatenate([part.hashes for part in self.parts])
+            self._sorted = (len(self.parts), np.sort(every))
+        return self._sorted[1]
 
     @staticmethod
     def _confirm(
@@ -157,6 +167,18 @@ class KnownHands:
         path = self.dataset.batch_file("hands", batch)
         if path.is_file():
             self.index.build(path, hands.select(["hand_key"]))
+
+
+def _among(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
+    """Which of ``values`` are in ``sorted_values`` (np.isin that does not sort them again).
+
+    >>> _among(np.array([5, 1, 9], np.uint64), np.array([1, 2, 9], np.uint64)).tolist()
+    [False, True, True]
+    """
+    if not len(sorted_values):
+        return np.zeros(len(values), bool)
+    at = np.minimum(np.searchsorted(sorted_values, values), len(sorted_values) - 1)
+    return np.asarray(sorted_values[at] == values)
 
 
 def _probe(entries: Sequence[Quarantined]) -> pa.Array:
