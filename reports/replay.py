@@ -2,12 +2,13 @@
 
 :func:`hand_details` reads a few hands by key (the report's named hands, or
 ``ofc-stats hand KEY``) into plain JSON-ready dicts: cards as text ("Qs"),
-streets numbered from 1, the engine's numbers beside the room's.  Street
-placements come from each seat's board streets and discards, and only the
-batch files holding the hands are read (:meth:`OfcData.pick_hands`), so no
-placements scan is needed; a seat whose streets are unknown shows its final
-board only.  Where the hand was graded (``ofc-stats grade``) each street
-carries its ``grade``: what was played, the best play and the expected loss.
+seats as stored (from 0, as every table and CSV counts them), streets numbered
+from 1, the engine's numbers beside the room's.  Street placements come from
+each seat's board streets and discards, and only the batch files holding the
+hands are read (:meth:`OfcData.pick_hands`), so no placements scan is needed;
+a seat whose streets are unknown shows its final board only.  Where the hand
+was graded (``ofc-stats grade``) each street carries its ``grade``: what was
+played, the best play and the expected loss.
 """
 
 from __future__ import annotations
@@ -157,7 +158,7 @@ def hand_details(
         opponents = versus.get((key, number), {})
         hand["seats"].append(
             {
-                "seat": number + 1,
+                "seat": number,  # the stored seat, as every table, view and CSV counts it
                 "player": seat["player"],
                 "account": seat["account"],
                 "hero": bool(seat["hero"]),
@@ -187,7 +188,7 @@ def hand_details(
                 "reported_money": _number(seat["reported_money"]),
                 "fantasy_entry": seat["fantasy_entry"],
                 "fantasy_stays": seat["fantasy_stays"],
-                "versus": {str(o + 1): p for o, p in sorted(opponents.items())},
+                "versus": {str(o): p for o, p in sorted(opponents.items())},
             }
         )
     return hands

@@ -264,7 +264,7 @@ def test_hand_command_shows_boards_points_and_fails_on_unknown_keys(tmp_path: Pa
     assert "  points +21 (engine)" in text.output and "  fouled: no royalties" in text.output
     assert "streets: unknown (final board only)" in text.output
     by_room_id = json.loads(run("hand", "1", "--data", data, "--format", "json").output)
-    assert by_room_id["key"] == key and by_room_id["seats"][1]["versus"] == {"1": -21.0}
+    assert by_room_id["key"] == key and by_room_id["seats"][1]["versus"] == {"0": -21.0}
     page = tmp_path / "hand.html"
     html = run("hand", key, "--data", data, "--format", "html", "--out", str(page))
     assert html.exit_code == 0 and 'data-standalone="' in page.read_text()
