@@ -1,19 +1,27 @@
-"""Untrusted text made safe for where it goes: a terminal, or a spreadsheet cell.
+"""Untrusted text made safe for where it goes: a terminal, JSON, or a spreadsheet cell.
 
 Player names, table ids and raw lines come from files anyone can write.  A
 terminal obeys escape sequences and a spreadsheet runs formulas, so both get
-the text defused, never trusted.  Lowest layer (stdlib only): the CLI, the
-reports and the audit all use it.
+the text defused, never trusted.  A data format (JSON, CSV) keeps the data as
+it is: JSON escapes what a terminal would obey, CSV quotes and neutralises
+formulas only.  Lowest layer (stdlib only): the CLI, the reports and the audit
+all use it.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
-# C0 and C1 control characters except tab and newline; DEL too.  ESC starts the
-# ANSI/OSC sequences that could recolour, retitle or rewrite a terminal.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Every C0 control (tab and newline too: one row stays one line), DEL and
+# every C1 control.  ESC starts the ANSI/OSC sequences that could recolour,
+# retitle or rewrite a terminal; U+009B is CSI on its own.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+# What JSON may carry raw but a terminal or a JavaScript parser should not see:
+# DEL, C1, the line and paragraph separators and lone surrogates.
+_JSON_RAW = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 # What a spreadsheet reads as the start of a formula (OWASP "CSV injection"),
 # also after leading blanks, which Excel skips.
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
@@ -21,15 +29,35 @@ _FORMULA = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", 
 
 
 def terminal_safe(text: str) -> str:
-    """``text`` with every control character shown as an escape, never sent raw.
+    """``text`` on one line with every control character shown as an escape, never sent raw.
 
-    >>> terminal_safe("bad\\x1b]0;pwned\\x07name")
-    'bad\\\\x1b]0;pwned\\\\x07name'
+    >>> terminal_safe("bad\\x1b]0;pwned\\x07name\\n")
+    'bad\\\\x1b]0;pwned\\\\x07name\\\\n'
     """
     # A lone surrogate (JSON's "\\ud800", an undecodable file name) cannot be
     # written to a terminal at all: shown as its escape too.
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _CONTROL.sub(_escape, text)
+
+
+def terminal_lines(text: str) -> str:
+    """Text whose line breaks are ours (a message, a block): each line :func:`terminal_safe`."""
+    return "\n".join(terminal_safe(line) for line in text.split("\n"))
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _NAMED.get(char) or f"\\x{ord(char):02x}"
+
+
+def json_text(value: Any, indent: int | None = None) -> str:
+    """``value`` as JSON (UTF-8 kept readable) with nothing a terminal would obey.
+
+    JSON already escapes C0; DEL, C1, U+2028/U+2029 and lone surrogates are
+    escaped as ``\\uXXXX`` too, which any JSON reader decodes to the same text.
+    """
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def csv_cell(value: Any) -> Any:
@@ -48,6 +76,20 @@ def csv_cell(value: Any) -> Any:
     ):
         return "'" + value
     return value
+
+
+def csv_field(text: str) -> str:
+    """One CSV field, quoted when it holds a comma, a quote or a line break.
+
+    The csv module leaves a lone CR unquoted when rows end in LF, and a
+    reader then splits the row there; here any CR or LF is quoted.
+
+    >>> print(csv_field("a,b"), csv_field('6" wide'), csv_field("plain"))
+    "a,b" "6"" wide" plain
+    """
+    if any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def csv_frame(frame: Any) -> Any:

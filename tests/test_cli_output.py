@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.test_cli import run, small_dataset
 
 
@@ -53,3 +55,115 @@ def test_hand_numbers_seats_as_every_table_does(tmp_path: Path) -> None:
         (0, "Alice", {"1": 21.0}),
         (1, "Bob", {"0": -21.0}),
     ]
+
+
+# --- control characters: escaped for a person, kept exact for a program -------------------
+
+CONTROLS = (
+    "SELECT chr(27) || '[31mX' || chr(7) || 'Y' || chr(10) || 'Z' || chr(13) || 'W' "
+    "|| chr(155) || 'Q' AS v, 'a' || chr(9) || 'b' || chr(127) AS t"
+)
+RAW = "\x1b[31mX\x07Y\nZ\rW\x9bQ"  # what CONTROLS' v holds
+
+
+def test_sql_table_shows_every_control_as_an_escape_on_one_line(tmp_path: Path) -> None:
+    data = str(small_dataset(tmp_path))
+    result = run("sql", CONTROLS, "--data", data)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "v                          t\n"  # 25 characters of escapes, two spaces, then t
+        "\\x1b[31mX\\x07Y\\nZ\\rW\\x9bQ  a\\tb\\x7f\n"
+    )
+
+
+def test_sql_csv_to_a_pipe_keeps_the_data_byte_exact(tmp_path: Path) -> None:
+    """No ANSI stripped, a CR or LF quoted (the csv module leaves a lone CR bare)."""
+    import csv
+    import io
+
+    data = str(small_dataset(tmp_path))
+    result = run("sql", CONTROLS, "--data", data, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f'v,t\n"{RAW}",a\tb\x7f\n'
+    assert list(csv.reader(io.StringIO(result.stdout, newline=""))) == [
+        ["v", "t"],
+        [RAW, "a\tb\x7f"],
+    ]
+    formula = run(
+        "sql", "SELECT '=1+1' AS \"=h\", chr(13) || 'x' AS r", "--data", data, "--format", "csv"
+    )
+    assert formula.stdout == "'=h,r\n'=1+1,\"'\rx\"\n"  # a leading CR starts a formula too
+
+
+def test_sql_csv_to_a_terminal_escapes_controls_as_the_table_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ofc_stats.cli.sql
+    import ofc_stats.cli.text
+
+    for module in (ofc_stats.cli.sql, ofc_stats.cli.text):
+        monkeypatch.setattr(module, "stdout_is_terminal", lambda: True)
+    data = str(small_dataset(tmp_path))
+    result = run("sql", CONTROLS, "--data", data, "--format", "csv")
+    assert result.stdout == "v,t\n\\x1b[31mX\\x07Y\\nZ\\rW\\x9bQ,a\\tb\\x7f\n"
+
+
+def test_sql_json_escapes_what_a_terminal_would_obey_and_reads_back_the_same(
+    tmp_path: Path,
+) -> None:
+    """JSON escapes C0 by itself; DEL, C1 and U+2028/U+2029 are escaped too (still JSON)."""
+    data = str(small_dataset(tmp_path))
+    query = CONTROLS + ", chr(8232) || chr(8233) AS s"
+    result = run("sql", query, "--data", data, "--format", "json")
+    assert result.stdout == (
+        '[{"v": "\\u001b[31mX\\u0007Y\\nZ\\rW\\u009bQ", "t": "a\\tb\\u007f", '
+        '"s": "\\u2028\\u2029"}]\n'
+    )
+    assert json.loads(result.stdout) == [{"v": RAW, "t": "a\tb\x7f", "s": "\u2028\u2029"}]
+    lines = run("sql", query, "--data", data, "--format", "json", "--nl").stdout
+    assert lines == result.stdout[1:-2] + "\n"
+
+
+def hostile_dataset(tmp_path: Path) -> Path:
+    from tests.builders import hand_record, seat_record, write_dataset
+
+    evil = seat_record(0, "Al\x1b]0;pwned\x07\nice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    bob = seat_record(1, "Bob\x9b2J", "Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c")
+    return write_dataset(tmp_path, [hand_record(1, (evil, bob))])
+
+
+def test_players_and_hand_print_hostile_names_escaped(tmp_path: Path) -> None:
+    data = str(hostile_dataset(tmp_path))
+    players = run("players", "--data", data)
+    assert players.exit_code == 0, players.output
+    # person is 23 characters escaped (2 + 4 + 8 + 4 + 2 + 3), accounts right-aligned in 8
+    assert players.stdout == (
+        "person                   accounts  names                    hands  hero_hands  rooms"
+        "  first_seen  last_seen\n"
+        "Al\\x1b]0;pwned\\x07\\nice         1  Al\\x1b]0;pwned\\x07\\nice      1           0  test"
+        "   2026-03-01  2026-03-01\n"
+        "Bob\\x9b2J                       1  Bob\\x9b2J                    1           0  test"
+        "   2026-03-01  2026-03-01\n"
+    )
+    hand = run("hand", "1", "--data", data).stdout
+    assert "seat 0: Al\\x1b]0;pwned\\x07\\nice\n" in hand and "seat 1: Bob\\x9b2J\n" in hand
+    assert not any(c in hand.replace("\n", "") for c in "\x1b\x07\x9b")
+    as_json = run("hand", "1", "--data", data, "--format", "json").stdout
+    assert '"player": "Bob\\u009b2J"' in as_json and "\x9b" not in as_json
+    assert json.loads(as_json)["seats"][0]["player"] == "Al\x1b]0;pwned\x07\nice"
+
+
+def test_import_prints_a_hostile_file_name_escaped(tmp_path: Path) -> None:
+    path = tmp_path / "x\x1b[31m\ny.hh"
+    path.write_text("hello\n", encoding="utf-8")
+    data = tmp_path / "data"
+    result = run("import", "--data", str(data), str(path))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "files: 1 (1 skipped)\n"
+        "hands: 0 seen, 0 stored, 0 duplicates, 0 quarantined\n"
+        f"  skipped {tmp_path}/x\\x1b[31m\\ny.hh: unknown format; "
+        "known formats: app-json, fpdb, open, swc, swc-chat\n"
+        "recomputed: 0 hands in 0 batch(es), 0 batch(es) already up to date\n"
+        f"dataset: {data}\n"
+    )

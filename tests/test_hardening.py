@@ -317,7 +317,7 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised() -> None:
         "ana",
         -7,
     )
-    assert terminal_safe("a\x1b]0;pwned\x07b\x9bc\n") == "a\\x1b]0;pwned\\x07b\\x9bc\n"
+    assert terminal_safe("a\x1b]0;pwned\x07b\x9bc\n") == "a\\x1b]0;pwned\\x07b\\x9bc\\n"
 
 
 def test_audit_and_report_csv_files_hold_no_formula(tmp_path: Path) -> None:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
 from ofc_stats.cli.options import DATA_OPTION
-from ofc_stats.cli.text import terminal_safe
+from ofc_stats.cli.text import echo_data, json_text, terminal_safe
 
 ROWS = ("top", "middle", "bottom")
 
@@ -105,13 +104,13 @@ def hand_command(key: str, data: str, output_format: str, out: str | None) -> No
     with open_dataset(data) as dataset:
         hand = find_hand(dataset, key)
     if output_format == "json":
-        text = json.dumps(hand, ensure_ascii=False, indent=2)
+        text = json_text(hand, indent=2)
     elif output_format == "html":
         text = hand_page(hand)
     else:
         text = hand_text(hand)
     if out is None:
-        click.echo(text)
+        echo_data(text)
     else:
         Path(out).write_text(text + "\n", encoding="utf-8")
         click.echo(f"hand {terminal_safe(hand['key'])}: {terminal_safe(out)}")

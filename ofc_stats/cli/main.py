@@ -24,7 +24,7 @@ from ofc_stats.cli.score import formats, rules, score
 from ofc_stats.cli.solve import solve_fantasy_command
 from ofc_stats.cli.sql import sql_command
 from ofc_stats.errors import OfcError
-from ofc_stats.safe_text import terminal_safe
+from ofc_stats.safe_text import terminal_lines
 
 
 class OfcGroup(click.Group):
@@ -34,7 +34,7 @@ class OfcGroup(click.Group):
         try:
             return super().invoke(ctx)
         except OfcError as error:
-            raise click.ClickException(terminal_safe(str(error))) from None
+            raise click.ClickException(terminal_lines(str(error))) from None
 
 
 @click.group(cls=OfcGroup, context_settings={"help_option_names": ["-h", "--help"]})

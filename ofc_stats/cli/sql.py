@@ -9,8 +9,6 @@ terminal in tables and neutralised against spreadsheet formulas in CSV.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from datetime import date, datetime, time, timedelta
@@ -21,8 +19,8 @@ from uuid import UUID
 import click
 
 from ofc_stats.cli.options import DATA_OPTION
-from ofc_stats.cli.text import terminal_safe
-from ofc_stats.safe_text import csv_cell
+from ofc_stats.cli.text import echo_data, json_text, stdout_is_terminal, terminal_safe
+from ofc_stats.safe_text import csv_cell, csv_field
 
 TYPES = ("str", "int", "float", "bool", "date", "timestamp")
 
@@ -168,21 +166,29 @@ def sql_command(
     if output_format == "json":
         records = [{c: json_value(v) for c, v in zip(columns, row, strict=True)} for row in rows]
         if nl:
-            for record in records:
-                click.echo(json.dumps(record, ensure_ascii=False))
+            echo_data("".join(json_text(record) + "\n" for record in records), nl=False)
         else:
-            click.echo(json.dumps(records, ensure_ascii=False, indent=None))
+            echo_data(json_text(records))
     elif output_format == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(columns)
-        for row in rows:
-            writer.writerow(["" if v is None else csv_cell(text_value(v)) for v in row])
-        click.echo(out.getvalue(), nl=False)
+        echo_data(csv_text(columns, rows, stdout_is_terminal()), nl=False)
     elif not rows:
         click.echo("(no rows)")
     else:
         click.echo(text_table(columns, types, rows))
+
+
+def csv_text(columns: list[str], rows: list[tuple[Any, ...]], for_terminal: bool) -> str:
+    """The rows as CSV: the data as it is, formulas neutralised, NULL as an empty field.
+
+    ``for_terminal`` shows control characters as escapes, as the table does
+    (one row, one line); to a file or a pipe nothing else is changed.
+    """
+    shown = terminal_safe if for_terminal else str
+    lines = []
+    for row in [columns, *rows]:
+        cells = ("" if v is None else shown(csv_cell(text_value(v))) for v in row)
+        lines.append(",".join(csv_field(c) for c in cells) + "\n")
+    return "".join(lines)
 
 
 NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
