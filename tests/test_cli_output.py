@@ -167,3 +167,52 @@ def test_import_prints_a_hostile_file_name_escaped(tmp_path: Path) -> None:
         "recomputed: 0 hands in 0 batch(es), 0 batch(es) already up to date\n"
         f"dataset: {data}\n"
     )
+
+
+# --- small things a new user tripped on ------------------------------------------------
+
+
+def test_sql_refuses_nl_without_json_and_a_zero_limit(tmp_path: Path) -> None:
+    data = str(small_dataset(tmp_path))
+    nl = run("sql", "SELECT 1 AS a", "--data", data, "--nl")
+    assert nl.exit_code == 2 and nl.stderr.endswith("Error: --nl goes with --format json\n")
+    zero = run("sql", "SELECT 1 AS a", "--data", data, "--limit", "0")
+    assert zero.exit_code == 2 and "'--limit': 0 is not in the range x>=1" in zero.stderr
+    one = run("sql", "SELECT seat FROM seats ORDER BY seat", "--data", data, "--limit", "1")
+    assert one.stdout == "seat\n   0\n"
+
+
+def test_players_hero_on_a_dataset_without_hero_seats_says_so(tmp_path: Path) -> None:
+    data = str(small_dataset(tmp_path))
+    result = run("players", "--data", data, "--hero")
+    assert result.exit_code == 0
+    assert result.stdout == "(no hero seat is marked in this dataset; `players` lists everyone)\n"
+
+
+def test_hand_id_reused_in_one_room_lists_what_tells_the_hands_apart(tmp_path: Path) -> None:
+    """Two hands of room test, table T1, both room id 7, two minutes apart: the second
+    is stored under hand_key~<fingerprint>; the id alone names neither."""
+    from dataclasses import replace
+    from datetime import datetime
+
+    from tests.builders import hand_record, seat_record, write_dataset
+
+    alice = seat_record(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    bob = seat_record(1, "Bob", "Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c")
+    first = replace(hand_record(7, (alice, bob)), played_at=datetime(2026, 3, 1, 20, 0))
+    swapped = (replace(bob, seat=0), replace(alice, seat=1))
+    second = replace(hand_record(7, swapped), played_at=datetime(2026, 3, 1, 20, 2))
+    data = str(write_dataset(tmp_path, [first, second]))
+    keys = run(
+        "sql", "SELECT hand_key FROM hands ORDER BY played_at", "--data", data, "--format", "csv"
+    )
+    plain, fingerprinted = keys.stdout.splitlines()[1:]
+    result = run("hand", "7", "--data", data)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: hand id '7' names 2 hands (format open, room test, table T1); they differ in "
+        "played at; give one hand_key:\n"
+        f"  {plain}  (played at 2026-03-01 20:00:00)\n"
+        f"  {fingerprinted}  (played at 2026-03-01 20:02:00)\n"
+    )
+    assert run("hand", fingerprinted, "--data", data).exit_code == 0

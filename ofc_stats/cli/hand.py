@@ -81,6 +81,40 @@ def hand_text(hand: dict[str, Any]) -> str:
     return "\n".join(terminal_safe(line) for line in lines)
 
 
+CHOICES_SQL = """
+SELECT hand_key, format, room, table_id, strftime(played_at, '%Y-%m-%d %H:%M:%S') AS played_at
+FROM hands WHERE room_hand_id = $k AND NOT EXISTS (SELECT 1 FROM hands WHERE hand_key = $k)
+ORDER BY played_at, hand_key LIMIT 11
+"""
+SHOWN_CHOICES = 10
+
+
+def _refuse_a_shared_id(dataset: Any, key: str) -> None:
+    """A room's hand id that names several hands: say what tells them apart, list each."""
+    from ofc_stats.errors import UnknownHand
+
+    rows = dataset.sql(CHOICES_SQL, {"k": key}).fetchall()
+    if len(rows) < 2:
+        return
+    fields = ("format", "room", "table", "played at")
+    shared = [
+        f"{name} {rows[0][i + 1]}"
+        for i, name in enumerate(fields)
+        if len({row[i + 1] for row in rows}) == 1
+    ]
+    differ = [name for i, name in enumerate(fields) if len({row[i + 1] for row in rows}) > 1]
+    where = f" ({', '.join(shared)})" if shared else ""
+    apart = f"; they differ in {' and '.join(differ)}" if differ else ""
+    lines = [
+        f"hand id {key!r} names {len(rows) if len(rows) <= SHOWN_CHOICES else 'more than 10'}"
+        f" hands{where}{apart}; give one hand_key:"
+    ]
+    for hand_key, *values in rows[:SHOWN_CHOICES]:
+        told = ", ".join(f"{name} {values[i]}" for i, name in enumerate(fields) if name in differ)
+        lines.append(f"  {hand_key}" + (f"  ({told})" if told else ""))
+    raise UnknownHand("\n".join(lines))
+
+
 @click.command("hand")
 @click.argument("key")
 @DATA_OPTION
@@ -102,6 +136,7 @@ def hand_command(key: str, data: str, output_format: str, out: str | None) -> No
     from reports.replay import find_hand
 
     with open_dataset(data) as dataset:
+        _refuse_a_shared_id(dataset, key)
         hand = find_hand(dataset, key)
     if output_format == "json":
         text = json_text(hand, indent=2)

@@ -42,7 +42,10 @@ def players_command(ctx: click.Context, data: str, hero: bool, limit: int) -> No
         )
         total = dataset.sql("SELECT count(DISTINCT person) FROM players").fetchall()[0][0]
     if not rows:
-        click.echo("(no players: import some hands first)")
+        if hero and total:
+            click.echo("(no hero seat is marked in this dataset; `players` lists everyone)")
+        else:
+            click.echo("(no players: import some hands first)")
         return
     click.echo(text_table(list(columns), types, rows))
     if total > len(rows) and not hero:

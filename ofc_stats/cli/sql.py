@@ -134,8 +134,15 @@ def text_value(value: object) -> str:
     show_default=True,
     help="json writes one JSON array of row objects.",
 )
-@click.option("--nl", is_flag=True, default=False, help="With json: one object per line.")
-@click.option("--limit", type=click.IntRange(0), default=None, help="At most this many rows.")
+@click.option(
+    "--nl", is_flag=True, default=False, help="With --format json: one object per line."
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(1),
+    default=None,
+    help="At most this many rows (1 or more; without it, every row).",
+)
 def sql_command(
     query: str,
     data: str,
@@ -153,6 +160,8 @@ def sql_command(
     """
     from ofc_stats.store.views import open_dataset
 
+    if nl and output_format != "json":
+        raise click.UsageError("--nl goes with --format json")
     bound = dict(_parameter(p) for p in params) or None
     with open_dataset(data) as dataset:
         relation = dataset.sql(query, bound)
