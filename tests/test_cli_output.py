@@ -216,3 +216,23 @@ def test_hand_id_reused_in_one_room_lists_what_tells_the_hands_apart(tmp_path: P
         f"  {fingerprinted}  (played at 2026-03-01 20:02:00)\n"
     )
     assert run("hand", fingerprinted, "--data", data).exit_code == 0
+
+
+def test_every_out_file_makes_its_folder_and_says_where_it_wrote(tmp_path: Path) -> None:
+    data = str(small_dataset(tmp_path))
+    page = tmp_path / "new" / "deeper" / "hand.txt"
+    hand = run("hand", "open:test:T1:1", "--data", data, "--out", str(page))
+    assert hand.exit_code == 0, hand.output
+    assert hand.stdout == f"hand open:test:T1:1: {page}\n"
+    assert page.read_text(encoding="utf-8").startswith("hand open:test:T1:1 (room id 1)\n")
+    hands = tmp_path / "sim" / "out.jsonl"
+    sim = run("simulate", "--hands", "2", "--seed", "1", "--quiet", "--out", str(hands))
+    assert sim.exit_code == 0, sim.output
+    assert sim.stdout.endswith(f"\nwrote {hands}\n") and len(hands.read_text().splitlines()) == 2
+    blocked = tmp_path / "file"
+    blocked.write_text("", encoding="utf-8")
+    refused = run("hand", "open:test:T1:1", "--data", data, "--out", str(blocked / "x.txt"))
+    assert refused.exit_code == 1 and refused.stderr.startswith(
+        f"Error: Could not open file '{blocked / 'x.txt'}': "
+    )
+    assert "Traceback" not in refused.output

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.options import DATA_OPTION, out_file
 from ofc_stats.cli.text import echo_data, json_text, terminal_safe
 
 ROWS = ("top", "middle", "bottom")
@@ -147,5 +146,8 @@ def hand_command(key: str, data: str, output_format: str, out: str | None) -> No
     if out is None:
         echo_data(text)
     else:
-        Path(out).write_text(text + "\n", encoding="utf-8")
+        try:
+            out_file(out).write_text(text + "\n", encoding="utf-8")
+        except OSError as error:
+            raise click.FileError(out, hint=error.strerror or str(error)) from None
         click.echo(f"hand {terminal_safe(hand['key'])}: {terminal_safe(out)}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ofc_stats.cli.options import out_file
 from ofc_stats.cli.options import progress_bar as _progress
 from ofc_stats.cli.options import ruleset_option as _ruleset
 from ofc_stats.errors import UnknownFormat
@@ -155,7 +156,7 @@ def simulate(
     room = load_room_rules(rules_name)  # a ruleset file's [room]: rake, settlement, stacks
     with _progress(quiet, hands, "simulating") as advance:
         summary = write_simulation(
-            out,
+            out_file(out),
             hands,
             ruleset,
             output_format=output_format,

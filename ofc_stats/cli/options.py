@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import click
 
@@ -55,3 +56,14 @@ def ruleset_option(value: str) -> Ruleset:
         return resolve_ruleset(value)
     except OfcError as error:
         raise click.BadParameter(str(error)) from None
+
+
+def out_file(out: str) -> Path:
+    """An --out FILE whose folder is made when missing, as every --out does (the
+    command then prints where it wrote); a folder that cannot be made is an error."""
+    path = Path(out)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise click.FileError(out, hint=error.strerror or str(error)) from None
+    return path

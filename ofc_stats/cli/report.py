@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.options import DATA_OPTION, out_file
 from ofc_stats.cli.text import terminal_safe
 
 
@@ -108,7 +108,7 @@ def report_command(
     target = Path(out)
     if output_format == "html":
         scope = _scope(filters)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target = out_file(out)
         target.write_text(render(name, scope, built, leak_summary(built)), encoding="utf-8")
         click.echo(terminal_safe(f"report for {name}: {target}"))
     else:
