@@ -236,3 +236,27 @@ def test_every_out_file_makes_its_folder_and_says_where_it_wrote(tmp_path: Path)
         f"Error: Could not open file '{blocked / 'x.txt'}': "
     )
     assert "Traceback" not in refused.output
+
+
+def test_a_second_import_counts_the_files_it_skips_and_verbose_names_them(
+    tmp_path: Path,
+) -> None:
+    """app-json and open samples, imported once, then again: both skipped, one line."""
+    source = Path(__file__).parent / "data"
+    files = [str(source / "app-json" / "two_hands.hh"), str(source / "open" / "three_hands.jsonl")]
+    data = str(tmp_path / "data")
+    assert run("import", "--quiet", "--data", data, *files).exit_code == 0
+    again = run("import", "--quiet", "--no-recompute", "--data", data, *files)
+    assert again.exit_code == 0
+    assert again.stdout == (
+        "files: 2 (2 skipped)\n"
+        "hands: 0 seen, 0 stored, 0 duplicates, 0 quarantined\n"
+        "  2 files already imported (same content), skipped (--verbose names them)\n"
+        f"dataset: {data}\n"
+    )
+    named = run("import", "--quiet", "--no-recompute", "--verbose", "--data", data, *files)
+    assert named.exit_code == 0
+    assert named.stdout.splitlines()[2:4] == [
+        f"  skipped {files[0]}: already imported (same content)",
+        f"  skipped {files[1]}: already imported (same content)",
+    ]

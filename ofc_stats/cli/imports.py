@@ -33,6 +33,12 @@ MAX_MESSAGES = 20
 @click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for another import to end.")
 @click.option("--quiet", is_flag=True, help="No progress bar, no per-hand messages.")
 @click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Name every file skipped as already imported (else they are counted).",
+)
+@click.option(
     "--force",
     is_flag=True,
     help="Read files again that were already imported (hands are still stored once).",
@@ -49,6 +55,7 @@ def import_command(
     rules_name: str | None,
     wait: float,
     quiet: bool,
+    verbose: bool,
     force: bool,
     no_recompute: bool,
 ) -> None:
@@ -83,7 +90,7 @@ def import_command(
         if len(summary.messages) > MAX_MESSAGES:
             more = len(summary.messages) - MAX_MESSAGES
             click.echo(f"... and {more} more in the quarantine table", err=True)
-    for line in summary.lines():
+    for line in summary.lines(verbose):
         click.echo(terminal_safe(line))
     if not no_recompute:
         from ofc_stats.cli.recompute import run_recompute

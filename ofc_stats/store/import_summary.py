@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+ALREADY_IMPORTED = "already imported (same content)"  # FileSummary.skipped of a known file
+
 
 @dataclass
 class FileSummary:
@@ -57,8 +59,12 @@ class ImportSummary:
     def hands_seen(self) -> int:
         return sum(f.hands_seen for f in self.files)
 
-    def lines(self) -> list[str]:
-        """The closing summary a person reads (file names are untrusted: print it terminal-safe)."""
+    def lines(self, verbose: bool = False) -> list[str]:
+        """The closing summary a person reads (file names are untrusted: print it terminal-safe).
+
+        Files skipped as already imported are counted in one line (a second
+        import of a folder skips them all); ``verbose`` names each.
+        """
         skipped = [f for f in self.files if f.skipped]
         out = [
             f"files: {len(self.files)} ({len(skipped)} skipped)",
@@ -79,8 +85,12 @@ class ImportSummary:
                 f"  {reused} hand(s) reused another hand's room hand id: "
                 "stored under hand_key~<fingerprint>"
             )
+        again = [f for f in skipped if f.skipped == ALREADY_IMPORTED]
+        if len(again) > 1 and not verbose:
+            out.append(f"  {len(again)} files {ALREADY_IMPORTED}, skipped (--verbose names them)")
         for f in skipped:
-            out.append(f"  skipped {f.path}: {f.skipped}")
+            if verbose or len(again) < 2 or f.skipped != ALREADY_IMPORTED:
+                out.append(f"  skipped {f.path}: {f.skipped}")
         for f in self.files:
             if f.refused:
                 out.append(
