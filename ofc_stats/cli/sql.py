@@ -134,9 +134,7 @@ def text_value(value: object) -> str:
     show_default=True,
     help="json writes one JSON array of row objects.",
 )
-@click.option(
-    "--nl", is_flag=True, default=False, help="With --format json: one object per line."
-)
+@click.option("--nl", is_flag=True, default=False, help="With --format json: one object per line.")
 @click.option(
     "--limit",
     type=click.IntRange(1),
