@@ -24,7 +24,12 @@ from ofc_stats.records import HandRecord, Partial, Quarantined, continues, valid
 from ofc_stats.store import chunks
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.hand_ids import next_hand_id, with_hand_ids
-from ofc_stats.store.import_summary import FileSummary, ImportSummary, reason_class
+from ofc_stats.store.import_summary import (
+    ALREADY_IMPORTED,
+    FileSummary,
+    ImportSummary,
+    reason_class,
+)
 from ofc_stats.store.key_index import key_hashes
 from ofc_stats.store.known import Known, KnownHands, KnownQuarantine
 from ofc_stats.store.rows import hands_table, quarantine_table
@@ -140,7 +145,7 @@ class Importer:
             return
         file.format = parser_type.name if parser_type else "unknown"
         if digest in self.hashes:
-            file.skipped = "already imported (same content)"
+            file.skipped = ALREADY_IMPORTED
             self.on_bytes(source.size)
             return
         if parser_type is None:
