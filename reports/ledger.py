@@ -5,7 +5,9 @@ Per room and currency: the hands with money, the money the rules give
 from these hands by :mod:`ofc_stats.audit.ledger`), the money the room paid,
 the difference, and the hands behind it, each opening the replayer.  Only
 the report's own seats and their hands are read, so the section costs the
-player's hands, not the dataset's.
+player's hands, not the dataset's.  The money the room paid is a fact, so
+the section (and the results' money won, :func:`money_seats`) counts it on
+every hand, scored or not; what the rules give needs a scored hand.
 """
 
 from __future__ import annotations
@@ -23,6 +25,26 @@ from reports.stats import plural
 LINKED = 30  # hands behind a difference carried with their replayer data
 LISTED = 200  # hands behind a difference listed
 
+# The player's seats with money under the filters, scored or not: the filters are the
+# report's (over seat_results' columns), with every seat's status read as scored, since
+# a hand the rules could not score was still paid.  Seats first, then their hands.
+MONEY_SEATS = """
+WITH mine AS (
+  SELECT * FROM (SELECT hand_id, seat, coalesce(player_id, player) AS player_key, hero,
+                        reported_money FROM seats WHERE reported_money IS NOT NULL) m
+  WHERE {mine}
+)
+SELECT s.hand_id, s.hand_key, s.seat, s.currency, s.reported_money,
+       (s.hand_id, s.seat) IN (SELECT (hand_id, seat) FROM {scored}) AS scored
+FROM (SELECT h.hand_id, h.hand_key, h.played_at, h.room, h.ruleset, h.seat_count,
+             coalesce(h.currency, '') AS currency, m.seat, m.reported_money,
+             'scored' AS status
+      FROM (SELECT * FROM hands WHERE hand_id IN (SELECT hand_id FROM mine)) h
+      JOIN mine m USING (hand_id)) s
+WHERE {where}
+ORDER BY s.hand_id, s.seat
+"""
+
 NO_MONEY = (
     "No money is recorded for these hands (simulated hands, or an app that does not "
     "write what each seat won), so there is no ledger to show."
@@ -32,7 +54,7 @@ NO_MONEY = (
 def build(data: OfcData, filters: Filters) -> Report:
     report = Report("ledger", "What the room owes you")
     prepare(data, filters)
-    seats = data.df(f"SELECT hand_id, hand_key, seat FROM {SEATS} WHERE reported_money IS NOT NULL")
+    seats = money_seats(data, filters)
     if seats.empty:
         report.notes.append(NO_MONEY)
         return report
@@ -42,10 +64,19 @@ def build(data: OfcData, filters: Filters) -> Report:
     for row in rows.to_dict("records"):
         currency = str(row["currency"])
         where = f"{row['room']} {currency}".strip()
+        hands, unscored = int(row["hands"]), int(row["hands_not_scored"])
+        paid, unscored_paid = float(row["money_paid"]), float(row["money_not_scored"])
+        over = f"over {plural(hands, 'hand')}"
+        if unscored:
+            over = f"the room paid {paid:,.2f} over {plural(hands, 'hand')}; over the "
+            over += f"{hands - unscored:,} scored"
+            paid -= unscored_paid
         report.notes.append(
-            f"{where}: over {plural(int(row['hands']), 'hand')} the rules give "
-            f"{float(row['money_rules']):,.2f}, the room paid {float(row['money_paid']):,.2f}; "
-            f"{owed_text(float(row['difference']), currency)}" + _differ(int(row["hands_off"]))
+            f"{where}: {over} the rules give "
+            f"{float(row['money_rules']):,.2f}, the room paid {paid:,.2f}; "
+            f"{owed_text(float(row['difference']), currency)}"
+            + _differ(int(row["hands_off"]))
+            + _not_scored(unscored, unscored_paid, currency)
         )
     report.tables["ledger"] = pd.DataFrame(
         {
@@ -56,10 +87,13 @@ def build(data: OfcData, filters: Filters) -> Report:
             "money_paid": rows["money_paid"],
             "money_difference": rows["difference"],
             "hands_that_differ": rows["hands_off"],
+            "hands_not_scored": rows["hands_not_scored"],
+            "money_paid_not_scored": rows["money_not_scored"],
         }
     )
     report.captions["ledger"] = (
-        "money difference = paid − what the rules give (negative: the room owes you); "
+        "money difference = paid − what the rules give on the scored hands (negative: the "
+        "room owes you); money paid counts the hands not scored too; "
         + "; ".join(r.describe() for r in ledger.rakes)
     )
     off = ledger.hands[ledger.hands["difference"].abs() > TOLERANCE].head(LISTED)
@@ -87,7 +121,24 @@ def build(data: OfcData, filters: Filters) -> Report:
     return report
 
 
+def money_seats(data: OfcData, filters: Filters) -> pd.DataFrame:
+    """hand_id, hand_key, seat, currency, reported_money and ``scored`` of the report
+    player's seats with money under ``filters``, hands not scored included."""
+    prepare(data, filters)
+    where, params = filters.where("s")
+    mine, mine_params = filters.me("m")
+    query = MONEY_SEATS.format(mine=mine, scored=SEATS, where=where)
+    return data.df(query, {**params, **mine_params})
+
+
 def _differ(count: int) -> str:
     if not count:
         return "."
     return f" ({plural(count, 'hand')} {'differs' if count == 1 else 'differ'})."
+
+
+def _not_scored(count: int, paid: float, currency: str) -> str:
+    if not count:
+        return ""
+    unit = f" {currency}" if currency else ""
+    return f" {plural(count, 'hand')} not scored ({paid:+,.2f}{unit} paid, not checked)."

@@ -9,6 +9,7 @@ from ofc_stats.store.views import OfcData
 from reports.base import HANDS, ORDER, SEATS, VERSUS, Report, prepare
 from reports.charts import bars_with_ci, line
 from reports.filters import Filters
+from reports.ledger import money_seats
 from reports.stats import grouped_mean_ci, mean_ci, moments_ci, plural
 
 # Points without royalties: against each opponent, points - (mine - theirs);
@@ -36,7 +37,7 @@ def build(data: OfcData, filters: Filters) -> Report:
     seats = data.df(SEATS_SQL)
     hands = len(seats)
     mean, low, high = mean_ci(seats["points"])
-    money = seats.dropna(subset=["reported_money"])
+    money = money_seats(data, filters)  # paid money counts on hands not scored too
     summary = pd.DataFrame(
         [
             {"measure": "hands", "value": hands},
@@ -48,12 +49,21 @@ def build(data: OfcData, filters: Filters) -> Report:
             {"measure": "points per hand without royalties", "value": _mean(seats["row_points"])},
         ]
     )
-    for currency, group in money.groupby(money["currency"].fillna("")):
+    for name, group in money.groupby("currency"):
+        currency = str(name)
         label = f"money won ({currency})" if currency else "money won"
         summary.loc[len(summary)] = {
             "measure": label,
             "value": float(group["reported_money"].sum()),
         }
+        unscored = group[~group["scored"]]
+        if len(unscored):
+            unit = f" {currency}" if currency else ""
+            report.notes.append(
+                f"{label} counts {plural(len(unscored), 'hand')} not scored "
+                f"({float(unscored['reported_money'].sum()):+,.2f}{unit} paid), "
+                "which the points leave out."
+            )
     report.tables["summary"] = summary
     if hands == 0:
         report.notes.append("No hands match these filters.")

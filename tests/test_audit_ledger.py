@@ -99,3 +99,28 @@ def test_the_scoped_read_prices_every_seat_as_the_whole_audit_does(tmp_path: Pat
     assert left.astype(float).equals(right.astype(float))
     assert [r.describe() for r in whole.rakes] == [r.describe() for r in scoped.rakes]
     assert [s.describe() for s in whole.settlements] == [s.describe() for s in scoped.settlements]
+
+
+def test_audit_player_with_an_unknown_name_is_an_error_like_report(tmp_path: Path) -> None:
+    """`Alise` is no stored player: the audit fails before its summary, with exit 1 and
+    the very message `report --player` gives (the closest names: Alice)."""
+    data = _data(tmp_path)
+    runner = CliRunner()
+    audited = runner.invoke(main, ["audit", "--data", str(data), "--player", "Alise"])
+    reported = runner.invoke(
+        main, ["report", "--data", str(data), "--player", "Alise", "--out", str(tmp_path / "r")]
+    )
+    assert (audited.exit_code, reported.exit_code) == (1, 1)
+    assert "closest: Alice" in audited.output
+    assert audited.output == reported.output
+    assert "audit against" not in audited.output
+
+
+def test_a_known_player_without_money_keeps_the_ledger_message(tmp_path: Path) -> None:
+    """Carol plays hand 4, where the room reported no money: a player, no ledger."""
+    carol = replace(ALICE, player="Carol", hero=False, reported_points=21.0)
+    records = [_hand(1, 10.5), hand_record(4, (carol, replace(BOB, reported_points=-21.0)))]
+    data = write_dataset(tmp_path, records)
+    result = CliRunner().invoke(main, ["audit", "--data", str(data), "--player", "Carol"])
+    assert result.exit_code == 0, result.output
+    assert "ledger: no seat of these players has reported money" in result.output

@@ -102,6 +102,21 @@ def fantasy_text(kind: str, row: Mapping[Any, Any]) -> str:
     )
 
 
+def unchecked_text(row: Mapping[Any, Any]) -> str:
+    """Why a Fantasyland decision cannot be checked: the room had no hand, or the files
+    do not show the one it dealt."""
+    previous, following = str(row["hand_key"]), str(row["next_hand_key"])
+    if row["next_link"] == "gap":
+        return (
+            f"after {previous} the table's hand numbers skip to {following}: the hand the "
+            "room dealt next is missing from the files, so its Fantasyland cannot be checked"
+        )
+    return (
+        f"{row['player']} sat out the table's next hand after {previous} and came back in "
+        f"{following}: the room had no hand of his to deal Fantasyland in, not checkable"
+    )
+
+
 def _count(value: Any) -> int:
     """A card count from a nullable column; unknown counts as 0."""
     try:

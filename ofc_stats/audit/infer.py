@@ -123,7 +123,7 @@ def _fantasy_frame(data: OfcData, max_gap_minutes: float) -> pd.DataFrame:
                   s.top_class, s.middle_class, s.bottom_class
            FROM fantasy f JOIN hands h USING (hand_key)
            JOIN seat_results s USING (hand_key, seat)
-           WHERE f.status = 'scored' AND f.next_hand_key IS NOT NULL
+           WHERE f.status = 'scored' AND f.next_link = 'next'
              AND f.seconds_to_next <= $gap""",
         {"gap": max_gap_minutes * 60},
     )

@@ -4,7 +4,10 @@ For each seat with reported money the audit knows what the rules say it
 should have got (points × stakes, the room's rake and short-stack
 settlement, :mod:`ofc_stats.audit.money`).  The ledger sums both per player,
 room and currency, and lists the hands behind the difference, so a player
-can take the numbers to the room.  A player is named by name, by the
+can take the numbers to the room.  What the room paid is a fact and is
+always counted; what the rules give needs a scored hand, so a hand that
+could not be scored (another seat's board incomplete) has its paid money
+in ``money_paid`` and is counted apart as not checked.  A player is named by name, by the
 room's player id, by an alias stored with ``ofc-stats players alias``, or
 ``hero`` (the player who recorded the files); several names can be summed as
 one person's aliases.
@@ -39,9 +42,23 @@ LEDGER_COLUMNS = [
     "difference",
     "hands_off",
     "off_hand_keys",
+    "hands_not_scored",
+    "money_not_scored",
+    "not_scored_hand_keys",
 ]
 HAND_COLUMNS = ["player", "hand_key", "room", "currency", "money_rules", "money_paid", "difference"]
 KEYS_TABLE = "ledger_keys"  # the ledger's hand keys, registered while its money is read
+UNSCORED_TABLE = "ledger_unscored"  # hands with money the rules could not price
+
+# The paid money, room and currency of seats whose hand was not scored: MONEY_SQL
+# reads scored hands only, and a fact the room reported must not be dropped.
+UNSCORED_SQL = f"""
+SELECT s.hand_id, s.seat, h.room, coalesce(h.currency, '') AS currency, s.reported_money
+FROM (SELECT hand_id, seat, reported_money FROM seats
+      WHERE hand_id IN (SELECT hand_id FROM {UNSCORED_TABLE})) s
+JOIN (SELECT hand_id, room, currency FROM hands
+      WHERE hand_id IN (SELECT hand_id FROM {UNSCORED_TABLE})) h USING (hand_id)
+"""
 
 SEATS_SQL = """
 SELECT hand_id, hand_key, seat FROM seats WHERE reported_money IS NOT NULL AND ({who})
@@ -106,13 +123,22 @@ def book(data: OfcData, seats: pd.DataFrame, rules: MoneyRules = None) -> Ledger
     priced = money.seats[
         ["hand_id", "seat", "room", "currency", "expected_money", "reported_money"]
     ]
-    frame = seats[["who", "hand_id", "seat"]].merge(priced, on=["hand_id", "seat"])
+    frame = seats[["who", "hand_id", "seat"]].merge(priced, on=["hand_id", "seat"], how="left")
+    frame = pd.concat([frame[frame["room"].notna()], _unscored(data, frame)], ignore_index=True)
     frame = frame[frame["reported_money"].notna()]
+    frame["scored"] = frame["expected_money"].notna()
+    frame["room"] = frame["room"].astype(str)
+    frame["currency"] = frame["currency"].astype(str)
     per_hand = (
         frame.groupby(["who", "room", "currency", "hand_id"], sort=True, observed=True)
-        .agg(money_rules=("expected_money", "sum"), money_paid=("reported_money", "sum"))
+        .agg(
+            money_rules=("expected_money", "sum"),
+            money_paid=("reported_money", "sum"),
+            scored=("scored", "all"),
+        )
         .reset_index()
     )
+    per_hand.loc[~per_hand["scored"], "money_rules"] = np.nan
     names = seats.drop_duplicates("hand_id").set_index("hand_id")["hand_key"]
     per_hand["hand_key"] = names.reindex(per_hand["hand_id"]).to_numpy()
     per_hand["difference"] = per_hand["money_paid"] - per_hand["money_rules"]
@@ -122,23 +148,43 @@ def book(data: OfcData, seats: pd.DataFrame, rules: MoneyRules = None) -> Ledger
     groups = per_hand.groupby(["who", "room", "currency"], sort=True, observed=True)
     for (who, room, currency), group in groups:
         off = group[group["difference"].abs() > TOLERANCE]
+        scored = group[group["scored"]]
+        unscored = group[~group["scored"]]
         rows.append(
             {
                 "player": who,
                 "room": str(room),
                 "currency": str(currency),
                 "hands": len(group),
-                "money_rules": _cents(group["money_rules"].sum()),
+                "money_rules": _cents(scored["money_rules"].sum()),
                 "money_paid": _cents(group["money_paid"].sum()),
-                "difference": _cents(group["difference"].sum()),
+                "difference": _cents(scored["difference"].sum()),
                 "hands_off": len(off),
                 "off_hand_keys": [str(k) for k in off["hand_key"]],
+                "hands_not_scored": len(unscored),
+                "money_not_scored": _cents(unscored["money_paid"].sum()),
+                "not_scored_hand_keys": [str(k) for k in unscored["hand_key"]],
             }
         )
     hands = per_hand.rename(columns={"who": "player"})[HAND_COLUMNS].reset_index(drop=True)
     hands["room"] = hands["room"].astype(str)
     hands["currency"] = hands["currency"].astype(str)
     return Ledger(pd.DataFrame(rows, columns=LEDGER_COLUMNS), hands, money.rakes, money.settlements)
+
+
+def _unscored(data: OfcData, frame: pd.DataFrame) -> pd.DataFrame:
+    """The ledger's seats (who, hand_id, seat) that ``room_money`` did not price, with
+    their paid money, room and currency and no expected money."""
+    missing = frame.loc[frame["room"].isna(), ["who", "hand_id", "seat"]]
+    if missing.empty:
+        return missing.assign(room="", currency="", expected_money=np.nan, reported_money=np.nan)
+    ids = pd.unique(missing["hand_id"].to_numpy(dtype=np.int64))
+    data.connection.register(UNSCORED_TABLE, pa.table({"hand_id": pa.array(ids, pa.int64())}))
+    try:
+        paid = data.df(UNSCORED_SQL)
+    finally:
+        data.connection.unregister(UNSCORED_TABLE)
+    return missing.merge(paid, on=["hand_id", "seat"]).assign(expected_money=np.nan)
 
 
 def _cents(value: float) -> float:
@@ -154,10 +200,13 @@ def ledger(
 ) -> pd.DataFrame:
     """One row per player (or ``alias`` for all of them) × room × currency.
 
-    ``money_rules`` is what the rules give, ``money_paid`` what the room
-    reported, ``difference`` = paid − rules (negative: the room owes the
-    player), ``off_hand_keys`` the hands whose money differs by more than a
-    cent, largest difference first.
+    ``money_paid`` is everything the room reported over ``hands``;
+    ``money_rules`` what the rules give on the scored hands, ``difference`` =
+    paid − rules on those (negative: the room owes the player),
+    ``off_hand_keys`` the hands whose money differs by more than a cent,
+    largest difference first.  ``hands_not_scored`` hands (``money_not_scored``
+    paid, ``not_scored_hand_keys``) could not be checked: the rules cannot
+    price a hand that was not scored.
     """
     return book(data, player_seats(data, player_keys, alias), rules).rows
 
@@ -170,11 +219,25 @@ def ledger_lines(frame: pd.DataFrame, shown: int = 5) -> list[str]:
     for row in frame.to_dict("records"):
         currency, difference = str(row["currency"]), float(row["difference"])
         unit = f" {currency}" if currency else ""
+        hands, paid = int(row["hands"]), float(row["money_paid"])
+        unscored, unscored_paid = int(row["hands_not_scored"]), float(row["money_not_scored"])
+        checked = f"rules {float(row['money_rules']):g}, paid {paid:g}"
+        if unscored:
+            checked = (
+                f"paid {paid:g}; on the {hands - unscored:,} scored: rules "
+                f"{float(row['money_rules']):g}, paid {_cents(paid - unscored_paid):g}"
+            )
         out.append(
-            f"{row['player']} · {row['room']}{unit}: {int(row['hands']):,} hands, "
-            f"rules {float(row['money_rules']):g}, paid {float(row['money_paid']):g}, "
+            f"{row['player']} · {row['room']}{unit}: {hands:,} hands, {checked}, "
             f"difference {difference:+g} ({owed_text(difference, currency)})"
         )
+        if unscored:
+            keys = [str(k) for k in row["not_scored_hand_keys"]]
+            more = f" and {len(keys) - shown} more" if len(keys) > shown else ""
+            out.append(
+                f"  {unscored} hand(s) not scored ({unscored_paid:+g}{unit} paid, not checked): "
+                f"{', '.join(keys[:shown])}{more}"
+            )
         if row["hands_off"]:
             keys = [str(k) for k in row["off_hand_keys"]]
             more = f" and {len(keys) - shown} more" if len(keys) > shown else ""

@@ -31,6 +31,7 @@ from ofc_stats.audit.explain import (
     money_text,
     points_text,
     royalty_text,
+    unchecked_text,
 )
 from ofc_stats.audit.fields import FieldVerdict, MoneyVerdict, field_verdicts, money_verdicts
 from ofc_stats.audit.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
@@ -70,6 +71,18 @@ MISMATCH_COLUMNS = [
     "unit",
     "explanation",
 ]
+# A Fantasyland decision the files cannot check: the seat's hand, the player's next
+# hand at the table, why (the fantasy view's next_link: 'sat out' or 'gap') in words.
+UNCHECKED_COLUMNS = [
+    "hand_key",
+    "seat",
+    "player",
+    "room",
+    "ruleset",
+    "next_hand_key",
+    "next_link",
+    "explanation",
+]
 EPS = 1e-6
 AUDIT_STEPS = 4  # progress steps of audit(): fields, points, Fantasyland, money
 
@@ -86,6 +99,7 @@ class AuditReport:
     money: pd.DataFrame | None = None  # every seat with money: expected and reported
     timeouts: tuple[TimeoutEvidence, ...] = ()
     money_fields: tuple[MoneyVerdict, ...] = ()
+    unchecked: pd.DataFrame | None = None  # Fantasyland decisions not checkable
 
     def lines(self) -> list[str]:
         out = [f"audit against {self.rules}"]
@@ -100,6 +114,12 @@ class AuditReport:
                     matching = getattr(row, f"{check}_matching")
                     rate = matching / checked
                     out.append(f"  {check}: {matching:,} of {checked:,} hands match ({rate:.1%})")
+                unchecked = getattr(row, f"{check}_unchecked", 0)
+                if unchecked:
+                    out.append(
+                        f"  {check}: {unchecked:,} not checkable (the player sat out the "
+                        "table's next hand, or it is missing from the files)"
+                    )
             classes = self.by_class[
                 (self.by_class["room"] == row.room) & (self.by_class["ruleset"] == row.ruleset)
             ]
@@ -169,6 +189,10 @@ def audit(
         mismatches = pd.DataFrame(columns=MISMATCH_COLUMNS)
     mismatches = mismatches[MISMATCH_COLUMNS].sort_values(["hand_key", "seat", "class"])
     summary, by_class = _summary(data, mismatches, [points, fantasy, money])
+    unchecked = fantasy.unchecked if fantasy.unchecked is not None else pd.DataFrame()
+    counts = unchecked.groupby(["room", "ruleset"]).size().rename("fantasy_unchecked")
+    summary = summary.merge(counts.reset_index(), on=["room", "ruleset"], how="left")
+    summary["fantasy_unchecked"] = summary["fantasy_unchecked"].fillna(0).astype(int)
     label = f"ruleset {ruleset.name}" if ruleset is not None else "each hand's own ruleset"
     if ruleset is None and book is not None:
         label = book.label()
@@ -183,6 +207,7 @@ def audit(
         room.seats,
         timeouts,
         tuple(money_verdicts(room.seats)),
+        unchecked.reset_index(drop=True),
     )
 
 
@@ -204,6 +229,7 @@ class _Check:
     name: str
     checked: pd.DataFrame  # room, ruleset, hand_key of every hand this check looked at
     mismatches: pd.DataFrame
+    unchecked: pd.DataFrame | None = None  # decisions it could not check, UNCHECKED_COLUMNS
 
 
 def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = None) -> _Check:
@@ -326,6 +352,10 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
              AND f.seconds_to_next <= $gap""",
         {"gap": max_gap_minutes * 60},
     )
+    at_stake = frame["rules_fantasy"].astype(bool) | frame["room_fantasy"].astype(bool)
+    unchecked = frame[(frame["next_link"] != "next") & at_stake].copy()
+    unchecked["explanation"] = [unchecked_text(row) for row in unchecked.to_dict("records")]
+    frame = frame[frame["next_link"] == "next"]
     checked = frame.rename(columns={"next_hand_key": "key"})[["room", "ruleset", "key"]]
     checked = checked.rename(columns={"key": "hand_key"}).drop_duplicates()
     rules_fl = frame["rules_fantasy"].astype(bool)
@@ -357,7 +387,7 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
         rows["seat"] = rows["next_seat"]
         parts.append(rows)
     mismatches = pd.concat(parts) if parts else pd.DataFrame(columns=MISMATCH_COLUMNS)
-    return _Check("fantasy", checked, mismatches)
+    return _Check("fantasy", checked, mismatches, unchecked[UNCHECKED_COLUMNS])
 
 
 def _money(data: OfcData, rules: MoneyRules) -> tuple[_Check, RoomMoney]:

@@ -1,7 +1,8 @@
 """`ofc-stats audit`: the room's reported results against the rules.
 
 Exit status: 0 when the audit ran (whatever it found), 1 on an input error
-(the one OfcError handler of ``main``), 2 on a usage error (click), and 3
+(the one OfcError handler of ``main``; an unknown ``--player`` is one, naming the
+closest players), 2 on a usage error (click), and 3
 with ``--fail-on-mismatch`` when any hand differs from the rules.
 """
 
@@ -114,13 +115,14 @@ def audit_command(
 ) -> None:
     """Compare the room's reported results with the rules; explain every difference."""
     from ofc_stats.audit.infer import INFER_STEPS, infer_rules
-    from ofc_stats.audit.ledger import ledger, ledger_lines
+    from ofc_stats.audit.ledger import HERO, ledger, ledger_lines
     from ofc_stats.audit.output import write_mismatches
     from ofc_stats.audit.points import AUDIT_STEPS, audit
     from ofc_stats.audit.rules_book import use_book
     from ofc_stats.audit.rules_file import guess_lines, write_rule_files
     from ofc_stats.cli.options import progress_bar
     from ofc_stats.store.views import open_dataset
+    from reports.filters import choose_player
 
     if write_rules and not guess_rules:
         raise click.UsageError("--write-rules needs --guess-rules")
@@ -132,6 +134,9 @@ def audit_command(
     money_rules = room_rules if book is None or whole else book.money_for
     to_stderr = out == "-"
     with open_dataset(data) as dataset:
+        for name in players:  # an unknown name fails first, as `report --player` does
+            if name != HERO:
+                choose_player(dataset, name)
         if guess_rules:
             with progress_bar(quiet, INFER_STEPS, "inferring rules") as advance:
                 inferred = infer_rules(dataset, max_gap_minutes=max_gap, progress=advance)

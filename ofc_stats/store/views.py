@@ -63,9 +63,24 @@ KEYED_VIEWS = {"results": RESULTS_VIEW, "versus": VERSUS_VIEW}
 STORED_BY_ID = {**KEYED_VIEWS, "placements": RESULTS_VIEW}
 VIEW = "CREATE OR REPLACE VIEW"
 
+# A player's next hand decides his Fantasyland only when it is the table's next hand:
+# after a hand he sat out, or a gap in the table's hand counter (a hand missing from
+# the files; the counter is the number after "<table_id>-" in the room's hand id, when
+# the id has one), what the room dealt cannot be checked (next_link 'sat out', 'gap').
 FANTASY_VIEW = """
 CREATE OR REPLACE VIEW fantasy AS
-WITH linked AS (
+WITH counted AS (
+  SELECT hand_key, format, room, table_id, played_at, room_hand_id,
+         CASE WHEN strpos(room_hand_id, table_id || '-') > 0 THEN TRY_CAST(regexp_extract(
+           substr(room_hand_id, strpos(room_hand_id, table_id || '-') + length(table_id) + 1),
+           '^[0-9]+') AS BIGINT) END AS counter
+  FROM hands
+), tabled AS (
+  SELECT hand_key, lead(hand_key) OVER next AS table_next_key,
+         lead(counter) OVER next - counter AS counter_step
+  FROM counted
+  WINDOW next AS (PARTITION BY format, room, table_id ORDER BY played_at, room_hand_id, hand_key)
+), linked AS (
   SELECT hand_key, format, room, table_id, played_at, seat, player, player_key,
          in_fantasy, fantasy_cards, status, fouled, fantasy_entry, fantasy_stays,
          repeat_cards, fantasy_next,
@@ -78,13 +93,17 @@ WITH linked AS (
   WINDOW next AS (PARTITION BY format, room, table_id, player_key
                   ORDER BY played_at, room_hand_id, hand_key)
 )
-SELECT *,
+SELECT l.*,
+  CASE WHEN l.next_hand_key IS NULL THEN NULL
+       WHEN l.next_hand_key IS DISTINCT FROM t.table_next_key THEN 'sat out'
+       WHEN t.counter_step > 1 THEN 'gap'
+       ELSE 'next' END AS next_link,
   date_diff('second', played_at, next_played_at) AS seconds_to_next,
   next_in_fantasy AS room_fantasy,
   CASE WHEN next_in_fantasy THEN next_fantasy_cards ELSE 0 END AS room_cards,
   fantasy_stays OR fantasy_entry > 0 AS rules_fantasy,
   fantasy_next AS rules_cards
-FROM linked
+FROM linked l LEFT JOIN tabled t USING (hand_key)
 """
 
 
