@@ -1,0 +1,94 @@
+"""A new user's findings on the report: each test fails on the report as it was.
+
+1. Ungraded, the summary told a correlation as "about 2,188 points lost"; the
+   decisions' ``cost`` was negative when points were lost.
+2. Royal flushes were counted as straight flushes in royalties by class.
+3. The title of ``decisions-leaks.png`` ran off the figure.
+4. The CSV wrote counts as floats (``hands,1083.0``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ofc_stats
+from reports import Filters, build_all, decisions, leak_summary
+from reports.base import Report
+from reports.html import render
+from tests.builders import sim_records, write_dataset
+
+PLAYER = "Ana"  # one of the simulated pool: in about half of the 90 three-handed hands
+
+
+@pytest.fixture(scope="module")
+def sim(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_dataset(tmp_path_factory.mktemp("findings"), sim_records(90, seed=21))
+
+
+# --- 1. the summary without grades claims no points lost -------------------------------
+
+
+def test_ungraded_summary_names_results_not_points_lost(sim: Path) -> None:
+    with ofc_stats.open(sim) as db:
+        built = build_all(db, Filters(player=PLAYER))
+    by_key = {r.key: r for r in built}
+    assert "by_decision" not in by_key["regret"].tables  # nothing graded
+    leaks = by_key["decisions"].tables["leaks"]
+    assert len(leaks) >= 3  # seed 21 gives the player leaks to name
+    summary = leak_summary(built)
+    for line, row in zip(summary[:3], leaks.head(3).to_dict("records"), strict=True):
+        assert "lost" not in line.replace("expected-points loss", "")
+        assert line.endswith("(not a cost: run `ofc-stats grade` for expected-points loss).")
+        numbers = re.search(
+            r"your (\d+) hands with this decision averaged ([-+]\d+\.\d) points "
+            r"vs ([-+]\d+\.\d) otherwise",
+            line,
+        )
+        assert numbers is not None, line
+        assert int(numbers[1]) == row["count"]
+        assert float(numbers[2]) == round(row["mean"], 1)
+        assert float(numbers[3]) == round(row["mean_otherwise"], 1)
+    page = render(PLAYER, "all hands", built, summary)
+    assert "<h2>Summary</h2>" in page and "where you lose" not in page
+    assert "points lost in total" not in page  # the old chart axis
+
+
+def test_a_decision_and_the_other_hands_make_up_the_average(sim: Path) -> None:
+    """The law behind "vs ... otherwise": count × mean + rest × mean otherwise is the sum
+    of every normal hand's points, whatever the decision."""
+    with ofc_stats.open(sim) as db:
+        table = decisions.build(db, Filters(player=PLAYER)).tables["decisions"]
+        normal, points = db.sql(
+            "SELECT count(*), sum(net_capped) FROM seat_results "
+            "WHERE player = $p AND status = 'scored' AND NOT in_fantasy",
+            params={"p": PLAYER},
+        ).fetchall()[0]
+    rest = normal - table["count"]
+    both = table["count"] * table["mean"] + rest * table["mean_otherwise"].fillna(0.0)
+    assert both.to_numpy() == pytest.approx([float(points)] * len(table))
+    assert table["mean_otherwise"].notna().all()  # no decision is in every hand here
+
+
+def test_graded_summary_heading_names_expected_points() -> None:
+    graded = Report("regret", "Regret", tables={"by_decision": pd.DataFrame({"x": [1]})})
+    assert "<h2>Summary: where you lose expected points</h2>" in render("p", "s", [graded], [])
+
+
+def test_the_leaks_export_and_chart_show_the_shortfall_as_positive(
+    sim: Path, tmp_path: Path
+) -> None:
+    from reports.html import write_files
+
+    with ofc_stats.open(sim) as db:
+        built = [r for r in build_all(db, Filters(player=PLAYER)) if r.key == "decisions"]
+    (path,) = [p for p in write_files(tmp_path, built, "csv") if p.name == "decisions-leaks.csv"]
+    rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    assert rows and "cost" not in rows[0] and all(float(r["shortfall"]) > 0 for r in rows)
+    chart = built[0].figures["leaks"]
+    assert (chart.values > 0).all() and "lost" not in chart.xlabel
