@@ -18,10 +18,10 @@ import pandas as pd
 import pytest
 
 import ofc_stats
-from reports import Filters, build_all, decisions, leak_summary
+from reports import Filters, build_all, decisions, leak_summary, royalties
 from reports.base import Report
 from reports.html import render
-from tests.builders import sim_records, write_dataset
+from tests.builders import hand_record, seat_record, sim_records, write_dataset
 
 PLAYER = "Ana"  # one of the simulated pool: in about half of the 90 three-handed hands
 
@@ -92,3 +92,34 @@ def test_the_leaks_export_and_chart_show_the_shortfall_as_positive(
     assert rows and "cost" not in rows[0] and all(float(r["shortfall"]) > 0 for r in rows)
     chart = built[0].figures["leaks"]
     assert (chart.values > 0).all() and "lost" not in chart.xlabel
+
+
+# --- 2. a royal flush is its own royalty class ------------------------------------------
+
+
+def test_royal_flushes_are_their_own_royalty_class(tmp_path: Path) -> None:
+    """American royalties (RULES.md §5), Alice against Bob, Bob fouling both hands:
+
+    * R1 Alice QQ2 / 9-high straight flush in clubs / royal flush in hearts:
+      top 7, middle straight flush 30, bottom royal flush 25.
+    * R2 Alice 2-3-4 high card / A-high flush in hearts (8) / 9-high straight flush
+      in spades: bottom straight flush 15.
+
+    Bottom: one royal flush (25) and one straight flush (15), not two straight flushes
+    (40, 20 a board); middle: one straight flush (30)."""
+    r1 = seat_record(0, "Alice", "Qs Qd 2d", "9c 8c 7c 6c 5c", "Ah Kh Qh Jh Th")
+    b1 = seat_record(1, "Bob", "As Ad 3s", "4d 4s 7d 8d Js", "2s 3h 5d 9d Ks")
+    r2 = seat_record(0, "Alice", "2c 3d 4c", "Ah Kh 9h 4h 2h", "9s 8s 7s 6s 5s")
+    b2 = seat_record(1, "Bob", "Ac Ad 3s", "Kc Kd 7d 8d Js", "2s 3h 5d 9d Ks")
+    data = write_dataset(tmp_path, [hand_record(1, (r1, b1)), hand_record(2, (r2, b2))])
+    with ofc_stats.open(data) as db:
+        frame = royalties.build(db, Filters(player="Alice")).tables["by_class"]
+    by_class = frame.set_index(["row", "hand_class"])
+    assert by_class.loc[("bottom", "royal flush"), ["boards", "royalty_total"]].tolist() == [1, 25]
+    assert by_class.loc[("bottom", "straight flush"), ["boards", "royalty_total"]].tolist() == [
+        1,
+        15,
+    ]
+    assert by_class.loc[("middle", "straight flush"), "royalty_total"] == 30
+    assert by_class.loc[("top", "QQ"), "royalty_total"] == 7
+    assert ("middle", "royal flush") not in by_class.index
