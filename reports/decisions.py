@@ -127,8 +127,8 @@ def build(data: OfcData, filters: Filters) -> Report:
             "shortfall",
             "lo",
             "hi",
-            "Decisions whose hands did worst against your average (results, not costs)",
-            "shortfall: points below your average beyond other players', in total",
+            "Decisions whose hands did worst, against your average (results, not costs)",
+            "shortfall (points, in total)",
         )
     report.notes += [_note(row) for row in leaks.head(3).to_dict("records")]
     return report

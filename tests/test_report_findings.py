@@ -16,10 +16,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from matplotlib.figure import Figure
 
 import ofc_stats
 from reports import Filters, build_all, decisions, leak_summary, royalties
 from reports.base import Report
+from reports.charts import Chart, bars_with_ci
 from reports.html import render
 from tests.builders import hand_record, seat_record, sim_records, write_dataset
 
@@ -123,3 +125,72 @@ def test_royal_flushes_are_their_own_royalty_class(tmp_path: Path) -> None:
     assert by_class.loc[("middle", "straight flush"), "royalty_total"] == 30
     assert by_class.loc[("top", "QQ"), "royalty_total"] == 7
     assert ("middle", "royal flush") not in by_class.index
+
+
+# --- 3. every text of a saved chart lies inside the figure ------------------------------
+
+
+def outside(chart: Chart) -> list[str]:
+    """The titles and axis labels of ``chart``'s saved figure that reach past its edges.
+
+    Measured after drawing, at the resolution ``write_files`` saves with.  (Tick labels
+    are left out: matplotlib keeps undrawn ones past the axis limits.)
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    figure = chart.figure()
+    canvas = FigureCanvasAgg(figure)
+    figure.set_dpi(110)  # as write_files saves it
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    box = figure.bbox
+    slack = 0.5  # pixels: antialiasing rounds an edge
+    out = []
+    texts = list(figure.texts)
+    for ax in figure.axes:
+        texts += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label]
+    for text in texts:
+        if not text.get_visible() or not text.get_text().strip():
+            continue
+        extent = text.get_window_extent(renderer)
+        if (
+            extent.x0 < box.x0 - slack
+            or extent.y0 < box.y0 - slack
+            or extent.x1 > box.x1 + slack
+            or extent.y1 > box.y1 + slack
+        ):
+            out.append(text.get_text())
+    return out
+
+
+def test_every_chart_title_and_label_fits_its_figure(sim: Path) -> None:
+    with ofc_stats.open(sim) as db:
+        built = build_all(db, Filters(player=PLAYER))
+    charts = {f"{r.key}-{k}": c for r in built for k, c in r.figures.items()}
+    assert "decisions-leaks" in charts and len(charts) >= 8
+    long = bars_with_ci(
+        pd.DataFrame({"l": ["street 4: split a dealt pair across rows"] * 3, "v": [1.0, 2, 3]}),
+        "l",
+        "v",
+        "v",
+        "v",
+        "A title far longer than any the report writes, " * 4,
+        "an axis label",
+    )
+    charts["long"] = long
+    assert {name: outside(chart) for name, chart in charts.items() if outside(chart)} == {}
+
+
+def test_the_check_sees_a_title_that_runs_off() -> None:
+    """The check itself: an axes title set past the width is caught (the old layout)."""
+    chart = bars_with_ci(
+        pd.DataFrame({"l": ["a long label for a bar"], "v": [1.0]}), "l", "v", "v", "v", "t", "x"
+    )
+    figure = chart.figure()
+    figure.axes[0].set_title("Costliest decisions (against your average, " * 2, loc="left")
+
+    class Drawn(Chart):
+        def figure(self) -> Figure:
+            return figure
+
+    assert outside(Drawn("bars", "t", "x")) != []
