@@ -8,6 +8,7 @@ matplotlib figure ``--format png|svg`` saves (object API, no pyplot state).
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -146,10 +147,16 @@ def wrap(title: str, width: int = 40) -> str:
     return "<br>".join(lines)
 
 
-def _finite(values: npt.ArrayLike) -> list[float | None]:
-    """JSON-safe numbers: NaN and infinities become gaps (null)."""
+def _finite(values: npt.ArrayLike) -> list[float | int | None]:
+    """JSON-safe numbers: NaN and infinities become gaps (null), whole numbers integers.
+
+    Hand numbers and counts then read ``12``, not ``12.0``, in the page's chart data.
+    """
     array = np.asarray(values, dtype=np.float64)
-    return [float(v) if np.isfinite(v) else None for v in array.tolist()]
+    return [
+        (int(v) if v.is_integer() and abs(v) < 2**53 else v) if math.isfinite(v) else None
+        for v in array.tolist()
+    ]
 
 
 def bars_with_ci(

@@ -194,3 +194,36 @@ def test_the_check_sees_a_title_that_runs_off() -> None:
             return figure
 
     assert outside(Drawn("bars", "t", "x")) != []
+
+
+# --- 4. counts are integers in the CSV, HTML and JSON -----------------------------------
+
+COUNTS = {"hands", "count", "others_count", "n", "fouls", "fouled", "boards", "of", "played"}
+COUNTS |= {"earned", "decisions", "sets", "missed_repeats", "hands_that_differ", "hand"}
+COUNT_MEASURES = {"hands", "Fantasyland hands"}  # rows of results-summary's value column
+
+
+def test_counts_are_integers_in_every_export(sim: Path, tmp_path: Path) -> None:
+    from reports.html import write_files
+
+    with ofc_stats.open(sim) as db:
+        built = build_all(db, Filters(player=PLAYER))
+    checked = 0
+    for path in write_files(tmp_path, built, "csv"):
+        rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+        for row in rows:
+            cells = [v for k, v in row.items() if k in COUNTS]
+            if path.name == "results-summary.csv" and row["measure"] in COUNT_MEASURES:
+                cells.append(row["value"])
+            for value in cells:
+                if re.fullmatch(r"-?\d+(\.\d*)?(e[-+]?\d+)?", value):  # a number, not a label
+                    assert re.fullmatch(r"-?\d+", value), (path.name, row)
+                    checked += 1
+    assert checked > 100
+    summary = next(r for r in built if r.key == "results").tables["summary"]
+    hands = summary.set_index("measure")["value"]["hands"]
+    page = render(PLAYER, "all hands", built, [])
+    assert f'<td data-v="{float(hands)!r}">{hands:,}</td>' in page  # e.g. 45, not 45.00
+    cumulative = next(r for r in built if r.key == "results").figures["cumulative"].plotly()
+    assert cumulative["data"][0]["x"][:3] == [1, 2, 3]
+    assert all(isinstance(x, int) for x in cumulative["data"][0]["x"])
