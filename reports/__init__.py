@@ -37,10 +37,12 @@ def build_all(data: OfcData, filters: Filters) -> list[Report]:
 
 
 def leak_summary(reports: list[Report]) -> list[str]:
-    """The written summary: the three costliest decision types, then the headline numbers.
+    """The written summary: three decision types to look at, then the headline numbers.
 
-    With grades (``ofc-stats grade``) those are expected points lost against
-    the best legal play; without, the observational street-decision table.
+    With grades (``ofc-stats grade``) those are the costliest in expected
+    points lost against the best legal play; without, the street decisions
+    whose hands did worst, told as averages of results and never as points
+    lost (a pattern of bad results is not the cost of the decision).
     """
     by_key = {r.key: r for r in reports}
     regret = by_key.get("regret")

@@ -8,6 +8,8 @@ matplotlib figure ``--format png|svg`` saves (object API, no pyplot state).
 
 from __future__ import annotations
 
+import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -145,10 +147,16 @@ def wrap(title: str, width: int = 40) -> str:
     return "<br>".join(lines)
 
 
-def _finite(values: npt.ArrayLike) -> list[float | None]:
-    """JSON-safe numbers: NaN and infinities become gaps (null)."""
+def _finite(values: npt.ArrayLike) -> list[float | int | None]:
+    """JSON-safe numbers: NaN and infinities become gaps (null), whole numbers integers.
+
+    Hand numbers and counts then read ``12``, not ``12.0``, in the page's chart data.
+    """
     array = np.asarray(values, dtype=np.float64)
-    return [float(v) if np.isfinite(v) else None for v in array.tolist()]
+    return [
+        (int(v) if v.is_integer() and abs(v) < 2**53 else v) if math.isfinite(v) else None
+        for v in array.tolist()
+    ]
 
 
 def bars_with_ci(
@@ -201,6 +209,27 @@ def line(
     )
 
 
+TITLE_SIZE = 11.0  # points
+XLABEL_SIZE = 10.0  # matplotlib's default label size
+CHAR_WIDTH = 0.56  # an average character of DejaVu Sans, in ems, a little wide: errs short
+
+
+def _wrapped(text: str, fig: Figure, size: float) -> str:
+    """``text`` in lines that fit the figure's width (matplotlib never wraps to a width)."""
+    width = int(fig.get_figwidth() * 72 * 0.96 / (CHAR_WIDTH * size))
+    return textwrap.fill(text, width=max(width, 10), break_on_hyphens=False)
+
+
+def _title(fig: Figure, text: str) -> None:
+    """The title over the whole figure, from its left edge, wrapped to its width.
+
+    An axes title starts at the axes, after the longest bar label, so a long
+    one ran off the right of the figure; a figure title has the whole width
+    and constrained layout makes room for every line of it.
+    """
+    fig.suptitle(_wrapped(text, fig, TITLE_SIZE), x=0.01, ha="left", fontsize=TITLE_SIZE)
+
+
 def _bars_figure(chart: Chart) -> Figure:
     from matplotlib.figure import Figure
 
@@ -212,8 +241,8 @@ def _bars_figure(chart: Chart) -> Figure:
     ax.set_yticks(y, chart.labels)
     ax.invert_yaxis()
     ax.axvline(0, color=GREY, linewidth=0.8)
-    ax.set_title(chart.title, loc="left", fontsize=11)
-    ax.set_xlabel(chart.xlabel)
+    _title(fig, chart.title)
+    ax.set_xlabel(_wrapped(chart.xlabel, fig, XLABEL_SIZE))
     if chart.percent:
         ax.xaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
     return fig
@@ -231,8 +260,8 @@ def _line_figure(chart: Chart) -> Figure:
         mx, my, label = chart.marks
         every = max(1, len(mx) // MAX_MARKS)
         ax.scatter(mx[::every], my[::every], s=14, color=GOLD, zorder=3, label=label)
-    ax.set_title(chart.title, loc="left", fontsize=11)
-    ax.set_xlabel(chart.xlabel)
+    _title(fig, chart.title)
+    ax.set_xlabel(_wrapped(chart.xlabel, fig, XLABEL_SIZE))
     ax.set_ylabel(chart.ylabel)
     ax.grid(alpha=0.25)
     if chart.percent:

@@ -1,4 +1,4 @@
-"""Points won per street decision, and the leaks: decisions that cost the most.
+"""Points won per street decision, and the leaks: decisions whose hands did worst.
 
 Every street of a normal (not Fantasyland) hand is sorted into classes, in
 NumPy from each seat's board and board streets (:mod:`reports.streetwise`):
@@ -10,10 +10,14 @@ hands with the same decision.  Streets that match the room's timeout
 auto-placement are counted apart and kept out of the classes.
 
 A leak is a decision after which the player does worse *relative to their own
-average* than other players do relative to theirs: cost = count × ((mean −
-own average) − (others' mean − others' average)).  A decision nearly every
-hand contains (a low discard on the last street) then costs nothing however
-the player's session went; one the player handles worse than the field does.
+average* than other players do relative to theirs: shortfall = count ×
+((own average − mean) − (others' average − others' mean)), positive when the
+hands came out worse.  A decision nearly every hand contains (a low discard
+on the last street) then shows none however the player's session went; one
+the player handles worse than the field does.  The shortfall describes
+results, it is not what the decision cost (bad cards lead to bad decisions
+and to bad results alike): only graded expected-points loss
+(``ofc-stats grade``, :mod:`reports.regret`) is a cost, so the notes say so.
 
 Other players' numbers come from a sample of their hands when the dataset
 is large (about :data:`reports.base.OTHERS_SEATS` seats, runs of consecutive
@@ -22,6 +26,9 @@ a report costs the same on ten million hands as on one; the share is shown.
 """
 
 from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -55,10 +62,14 @@ def build(data: OfcData, filters: Filters) -> Report:
         report.notes.append("No street-by-street placements for these hands.")
         report.tables["decisions"] = pd.DataFrame()
         return report
-    baseline = float(
-        data.sql(f"SELECT avg(net_capped) FROM {SEATS} WHERE NOT in_fantasy").fetchall()[0][0]
-    )
+    normal, points = data.sql(
+        f"SELECT count(net_capped), sum(net_capped) FROM {SEATS} WHERE NOT in_fantasy"
+    ).fetchall()[0]
+    baseline = float(points or 0.0) / max(int(normal), 1)
     table = _with_interval(mine)
+    table["mean_otherwise"] = _otherwise(
+        float(points or 0.0), int(normal), table["mean"], table["count"]
+    )
     permille = scope.sample_permille
     others = pd.DataFrame(
         summarise(data.arrow(f"SELECT {STREET_COLUMNS} FROM {OTHERS} WHERE NOT in_fantasy"))
@@ -68,27 +79,32 @@ def build(data: OfcData, filters: Filters) -> Report:
             columns={"count": "others_count", "mean": "others_mean"}
         )
         table = table.merge(theirs, on=["street", "kind", "decision"], how="left")
+        table["others_count"] = table["others_count"].fillna(0).astype(np.int64)
     else:
         table["others_count"], table["others_mean"] = 0, np.nan
-    others_baseline = data.sql(
-        f"SELECT avg(net_capped) FROM {OTHERS} WHERE NOT in_fantasy"
-    ).fetchall()[0][0]
-    field = baseline if others_baseline is None else float(others_baseline)
+    others_normal, others_points = data.sql(
+        f"SELECT count(net_capped), sum(net_capped) FROM {OTHERS} WHERE NOT in_fantasy"
+    ).fetchall()[0]
+    field = float(others_points or 0.0) / others_normal if others_normal else baseline
+    theirs_total = float(others_points or 0.0)
+    table["others_otherwise"] = _otherwise(
+        theirs_total, int(others_normal), table["others_mean"], table["others_count"]
+    )
     table["vs_baseline"] = table["mean"] - baseline
     table["vs_others"] = table["mean"] - table["others_mean"]
     others_effect = (table["others_mean"] - field).fillna(0.0)
-    table["cost"] = (table["vs_baseline"] - others_effect) * table["count"]
+    table["shortfall"] = (others_effect - table["vs_baseline"]) * table["count"]
     table.insert(0, "street_name", "street " + (table["street"] + 1).astype(str))
     report.tables["decisions"] = table.sort_values(
         ["street", "kind", "count"], ascending=[True, True, False]
     ).reset_index(drop=True)
     decided = table[table["kind"] != "timeout"]
     # A clear leak: the 95% interval of the player's mean lies wholly below what the
-    # field's own effect predicts; clear ones come first, then by cost.
+    # field's own effect predicts; clear ones come first, then by shortfall.
     expected = baseline + others_effect[decided.index]
     decided = decided.assign(clear=decided["high"] < expected)
-    leaks = decided[(decided["count"] >= 5) & (decided["cost"] < 0)]
-    leaks = leaks.sort_values(["clear", "cost"], ascending=[False, True])
+    leaks = decided[(decided["count"] >= 5) & (decided["shortfall"] > 0)]
+    leaks = leaks.sort_values(["clear", "shortfall"], ascending=[False, False])
     report.tables["leaks"] = leaks.drop(columns="street").reset_index(drop=True)
     timeouts = table[table["kind"] == "timeout"]
     report.tables["timeouts"] = timeouts.drop(columns="street").reset_index(drop=True)
@@ -98,27 +114,43 @@ def build(data: OfcData, filters: Filters) -> Report:
         if permille < 1000
         else "others: every other player's hands"
     )
+    report.captions["leaks"] = (
+        "shortfall: the points these hands came out below your average, beyond what other "
+        "players' same decision predicts; results, not a cost (`ofc-stats grade` measures "
+        "expected points lost)"
+    )
     shown = leaks.head(10).assign(label=lambda f: f["street_name"] + ": " + f["decision"])
     if len(shown):
         report.figures["leaks"] = bars_with_ci(
-            shown.assign(lo=shown["cost"], hi=shown["cost"]),
+            shown.assign(lo=shown["shortfall"], hi=shown["shortfall"]),
             "label",
-            "cost",
+            "shortfall",
             "lo",
             "hi",
-            "Costliest decisions (against your average, compared with other players)",
-            "points lost in total",
+            "Decisions whose hands did worst, against your average (results, not costs)",
+            "shortfall (points, in total)",
         )
-    for row in leaks.head(3).to_dict("records"):
-        theirs = row["others_mean"]
-        field_text = (
-            ""
-            if pd.isna(theirs)
-            else f"; other players {float(theirs) - field:+.1f} against theirs"
-        )
-        report.notes.append(
-            f"Street {int(row['street']) + 1}, {row['decision']}: {int(row['count']):,} times, "
-            f"{float(row['vs_baseline']):+.1f} points per hand against your average"
-            f"{field_text}: about {-float(row['cost']):,.0f} points lost."
-        )
+    report.notes += [_note(row) for row in leaks.head(3).to_dict("records")]
     return report
+
+
+def _otherwise(total: float, hands: int, mean: pd.Series, count: pd.Series) -> pd.Series:
+    """The average of the other hands: (all points − these hands' points) / the rest."""
+    rest = (hands - count).astype(np.float64)
+    return (total - mean * count) / rest.where(rest > 0)
+
+
+def _note(row: dict[Hashable, Any]) -> str:
+    """A leak in words: the plain averages, named as results, with the way to its cost."""
+    theirs, theirs_else = row["others_mean"], row["others_otherwise"]
+    field_text = (
+        ""
+        if pd.isna(theirs) or pd.isna(theirs_else)
+        else f"; other players {float(theirs):+.1f} vs {float(theirs_else):+.1f}"
+    )
+    return (
+        f"Street {int(row['street']) + 1}, {row['decision']}: your {int(row['count']):,} hands "
+        f"with this decision averaged {float(row['mean']):+.1f} points vs "
+        f"{float(row['mean_otherwise']):+.1f} otherwise{field_text} "
+        "(not a cost: run `ofc-stats grade` for expected-points loss)."
+    )

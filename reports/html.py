@@ -43,6 +43,8 @@ HEADERS = {
     "street_name": "street",
     "vs_baseline": "vs your average",
     "vs_others": "vs others",
+    "mean_otherwise": "mean otherwise",
+    "others_otherwise": "others' mean otherwise",
 }
 DAY_COLUMNS = ("day", "start", "played_at")
 
@@ -268,6 +270,9 @@ def render(
     for report in reports:
         replays.update(report.replays)
     charts: dict[str, Any] = {}
+    graded = any(r.key == "regret" and "by_decision" in r.tables for r in reports)
+    # Only graded decisions measure points lost; the street-decision table describes results.
+    heading = "Summary: where you lose expected points" if graded else "Summary"
     parts = [
         head(f"OFC report: {player}", charts=True),
         page_filter(reports),
@@ -275,7 +280,7 @@ def render(
         f"<h1>OFC report: {name}</h1>",
         f'<p class="meta">{html.escape(scope)} · made {when} by ofc-stats</p>',
         f"<nav>{nav}</nav>",
-        '<section id="summary"><h2>Summary: where you lose points</h2><div class="card">',
+        f'<section id="summary"><h2>{heading}</h2><div class="card">',
         '<ul class="leaks">',
         *(f"<li>{html.escape(line)}</li>" for line in summary),
         "</ul></div></section>",

@@ -47,7 +47,8 @@ def build(data: OfcData, filters: Filters) -> Report:
             {"measure": "95% interval, high", "value": high},
             {"measure": "Fantasyland hands", "value": int(seats["in_fantasy"].sum())},
             {"measure": "points per hand without royalties", "value": _mean(seats["row_points"])},
-        ]
+        ],
+        dtype=object,  # counts stay integers beside the means (CSV "hands,1083", not 1083.0)
     )
     for name, group in money.groupby("currency"):
         currency = str(name)

@@ -1,4 +1,8 @@
-"""Royalties: what each row made and what it paid, by hand class."""
+"""Royalties: what each row made and what it paid, by hand class.
+
+The classes are the ones the royalty tables pay by (the ``row_classes``
+view's ``royalty_class``, from the engine): a royal flush is its own.
+"""
 
 from __future__ import annotations
 
@@ -17,14 +21,14 @@ WITH boards AS (
   FROM {seats} s WHERE NOT s.fouled
 )
 SELECT 'top' AS row,
-       CASE WHEN c.top_pattern <> '' THEN c.top_pattern ELSE replace(c.category, '_', ' ') END
-         AS hand_class, b.royalty_top AS royalty
+       CASE WHEN c.top_pattern <> '' THEN c.top_pattern ELSE replace(c.royalty_class, '_', ' ')
+       END AS hand_class, b.royalty_top AS royalty
 FROM boards b JOIN row_classes c ON c.cards = 3 AND c.class = b.top_class
 UNION ALL
-SELECT 'middle', replace(c.category, '_', ' '), b.royalty_middle
+SELECT 'middle', replace(c.royalty_class, '_', ' '), b.royalty_middle
 FROM boards b JOIN row_classes c ON c.cards = 5 AND c.class = b.middle_class
 UNION ALL
-SELECT 'bottom', replace(c.category, '_', ' '), b.royalty_bottom
+SELECT 'bottom', replace(c.royalty_class, '_', ' '), b.royalty_bottom
 FROM boards b JOIN row_classes c ON c.cards = 5 AND c.class = b.bottom_class
 """
 

@@ -216,9 +216,15 @@ def test_decisions_report(dataset: Path) -> None:
     assert frame.loc[(first, "kept a dealt pair in one row"), "count"] == 3
     assert frame.loc[(first, "first five as 1-2-2"), "mean"] == -18
     assert frame.loc[(first, "first five as 1-2-2"), "vs_baseline"] == -15  # baseline -3
-    # Bob's boards carry no streets, so no field to compare: the cost is count × (mean - own)
-    assert frame.loc[(first, "first five as 1-2-2"), "cost"] == -15
-    assert frame.loc[(first, "Q, K or A to the top"), "cost"] == pytest.approx(2 * 7.5)
+    # Bob's boards carry no streets, so no field to compare: the shortfall is
+    # count × (own average - mean), positive when the hands did worse: H4 is 15 below.
+    assert frame.loc[(first, "first five as 1-2-2"), "shortfall"] == 15
+    assert frame.loc[(first, "Q, K or A to the top"), "shortfall"] == pytest.approx(-2 * 7.5)
+    # normal hands H1 +21, H3 -12, H4 -18 (sum -9): without H4 (-9 + 18) / 2 = 4.5; without
+    # H1 and H3, Q+ to the top: (-9 - 9) / 1 = -18
+    assert frame.loc[(first, "first five as 1-2-2"), "mean_otherwise"] == pytest.approx(4.5)
+    assert frame.loc[(first, "Q, K or A to the top"), "mean_otherwise"] == pytest.approx(-18)
+    assert "cost" not in frame.columns
     assert frame.loc[("street 5", "to top + bottom"), "count"] == 2  # H1 and H3
     assert frame.loc[("street 5", "discarded a T or lower"), "count"] == 3
     # H1's fourth street (Th, Jh to the bottom) matches the timeout pattern: counted apart

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ofc_stats.engine.rules import five_card_label
 from ofc_stats.engine.vector.rank_tables import tables
 from ofc_stats.errors import OfcError
 from ofc_stats.store.dataset import EMPTY, Dataset
@@ -358,7 +359,11 @@ def open_dataset(root: str | Path, *, threads: int | None = None) -> OfcData:
 
 
 def row_classes() -> pa.Table:
-    """Every dense row class with its category and a name people read ("pair of Qs")."""
+    """Every dense row class with its category and a name people read ("pair of Qs").
+
+    ``royalty_class`` is the class the royalty tables pay by: the category, or
+    ``royal_flush`` for an ace-high straight flush (RULES.md §5).
+    """
     t = tables()
     rows: dict[str, list[object]] = {
         "cards": [],
@@ -366,6 +371,7 @@ def row_classes() -> pa.Table:
         "category": [],
         "description": [],
         "top_pattern": [],
+        "royalty_class": [],
     }
     for cards, ranks in ((3, t.rank3), (5, t.rank5)):
         for index, rank in enumerate(ranks):
@@ -374,6 +380,7 @@ def row_classes() -> pa.Table:
             rows["category"].append(rank.category.label)
             rows["description"].append(rank.describe())
             rows["top_pattern"].append(rank.top_pattern if cards == 3 else "")
+            rows["royalty_class"].append(five_card_label(rank))
     return pa.table(
         {
             "cards": pa.array(rows["cards"], pa.int8()),
@@ -381,5 +388,6 @@ def row_classes() -> pa.Table:
             "category": pa.array(rows["category"], pa.string()),
             "description": pa.array(rows["description"], pa.string()),
             "top_pattern": pa.array(rows["top_pattern"], pa.string()),
+            "royalty_class": pa.array(rows["royalty_class"], pa.string()),
         }
     )
