@@ -11,7 +11,9 @@ all use it.
 from __future__ import annotations
 
 import json
+import math
 import re
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 # Every C0 control (tab and newline too: one row stays one line), DEL and
@@ -90,6 +92,27 @@ def csv_field(text: str) -> str:
     if any(c in text for c in ',"\r\n'):
         return '"' + text.replace('"', '""') + '"'
     return text
+
+
+def csv_text(header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> str:
+    """CSV of a header and rows, LF line ends: each text cell through :func:`csv_cell`
+    and every cell quoted as :func:`csv_field` says (a lone CR too); None and NaN are empty.
+
+    >>> csv_text(["name", "points"], [["a\\rb", 1.5], ["c", None]])
+    'name,points\\n"a\\rb",1.5\\nc,\\n'
+    """
+    lines = [",".join(csv_field(str(csv_cell(str(name)))) for name in header)]
+    for row in rows:
+        lines.append(",".join(csv_field(_csv_value(value)) for value in row))
+    return "\n".join(lines) + "\n"
+
+
+def _csv_value(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if type(value).__name__ in ("NAType", "NaTType"):  # pandas' missing values
+        return ""
+    return str(csv_cell(value))
 
 
 def csv_frame(frame: Any) -> Any:

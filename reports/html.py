@@ -11,9 +11,7 @@ as a formula.
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -26,7 +24,7 @@ from urllib.parse import quote
 import numpy as np
 import pandas as pd
 
-from ofc_stats.safe_text import csv_cell
+from ofc_stats.safe_text import csv_text
 from reports.base import Report
 from reports.page import css, script
 
@@ -78,12 +76,8 @@ def script_json(value: object) -> str:
 
 
 def frame_csv(frame: pd.DataFrame) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([str(c) for c in frame.columns])
-    for record in frame.itertuples(index=False):
-        writer.writerow(["" if _missing(v) else csv_cell(v) for v in record])
-    return out.getvalue()
+    """A report table as CSV (:func:`ofc_stats.safe_text.csv_text`: formulas and a lone CR safe)."""
+    return csv_text([str(c) for c in frame.columns], frame.itertuples(index=False))
 
 
 def _missing(value: object) -> bool:

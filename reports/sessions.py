@@ -15,6 +15,7 @@ from ofc_stats.store.views import OfcData
 from reports.base import SEATS, Report, prepare
 from reports.charts import bars_with_ci
 from reports.filters import Filters
+from reports.ledger import money_seats
 from reports.stats import moments_ci, plural
 
 MARKED = f"""
@@ -50,6 +51,20 @@ GROUPS = {
     "room": "room",
     "currency": "coalesce(currency, '(none)')",
 }
+
+
+def _unscored_money(data: OfcData, filters: Filters) -> str:
+    """The player's hands with paid money that were not scored, per currency ('' if none)."""
+    seats = money_seats(data, filters)
+    left = seats[~seats["scored"].astype(bool)]
+    if left.empty:
+        return ""
+    parts = [
+        f"{plural(len(group), 'hand')} ({group['reported_money'].sum():+,.2f}"
+        f"{' ' + currency if currency else ''} paid)"
+        for currency, group in left.groupby("currency", sort=True)
+    ]
+    return ", ".join(parts)
 
 
 def _with_intervals(frame: pd.DataFrame) -> pd.DataFrame:
@@ -109,6 +124,13 @@ def build(data: OfcData, filters: Filters) -> Report:
         report.tables[f"by_{name}"] = frame.rename(columns={"grp": name})[
             [name, *[c for c in COLUMNS if c in frame.columns]]
         ]
+    unscored = _unscored_money(data, filters)
+    if unscored:
+        report.notes.append(
+            f"These tables hold scored hands only: {unscored} not scored, with money the "
+            "room paid, are left out of them (the ledger, “What the room owes you”, "
+            "lists them and counts their money as paid)."
+        )
     if sessions.empty:
         report.notes.append("No sessions match these filters.")
         return report

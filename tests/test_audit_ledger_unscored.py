@@ -141,3 +141,14 @@ def test_the_real_spartan_ledger_matches_the_raw_files(tmp_path: Path) -> None:
     assert unscored.endswith(":338266151")
     assert (row["hands_not_scored"], row["money_not_scored"]) == (1, raw["338266151"])
     assert summary.loc["money won (INR)", "value"] == sum(raw.values())
+
+
+def test_the_sessions_tables_say_which_paid_hands_they_leave_out(data: Path) -> None:
+    """Sessions, days and stakes hold scored hands (points need a score): 3 of Alice's 4;
+    the note names the fourth's money (+7.00 USD) instead of dropping it unsaid."""
+    from reports import sessions
+
+    with ofc_stats.open(data) as db:
+        report = sessions.build(db, Filters(player="Alice"))
+    assert int(report.tables["by_currency"]["hands"].sum()) == 3
+    assert any("1 hand (+7.00 USD paid)" in note for note in report.notes), report.notes

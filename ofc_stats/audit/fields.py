@@ -13,6 +13,7 @@ evidence.  It also tries what such a field could measure instead
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -104,8 +105,8 @@ class FieldVerdict:
     def describe(self) -> str:
         evidence = (
             f"{self.agree:.1%} of {self.rows:,} seat rows agree, {self.zero_sum:.1%} of hands "
-            f"sum to zero, correlation {self.corr_points:.2f} with the points and "
-            f"{self.corr_money:.2f} with money / stakes"
+            f"sum to zero, correlation {_shown(self.corr_points)} with the points and "
+            f"{_shown(self.corr_money)} with money / stakes"
         )
         if self.measures:
             return f"{self.room} `{self.name}`: this hand's points — {evidence}"
@@ -123,6 +124,11 @@ class FieldVerdict:
 
 def _rate(mask: pd.Series) -> float:
     return float(mask.mean()) if len(mask) else 0.0
+
+
+def _shown(correlation: float) -> str:
+    """A correlation as the summary prints it; NaN (see :func:`_corr`) as words, not ``nan``."""
+    return "n/a (too few hands)" if math.isnan(correlation) else f"{correlation:.2f}"
 
 
 def _corr(a: pd.Series, b: pd.Series) -> float:
@@ -183,7 +189,7 @@ class MoneyVerdict:
         return (
             f"{self.room} `win`: {what} — {self.agree:.1%} of {self.rows:,} seats agree, "
             f"{self.conserved:.1%} of hands pay out no more than they take in, "
-            f"correlation {self.corr_points:.2f} with points × stakes"
+            f"correlation {_shown(self.corr_points)} with points × stakes"
         )
 
 

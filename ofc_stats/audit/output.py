@@ -10,6 +10,7 @@ import pandas as pd
 
 from ofc_stats.audit.points import MISMATCH_COLUMNS, AuditReport
 from ofc_stats.errors import OfcError
+from ofc_stats.safe_text import csv_text
 
 
 def write_mismatches(report: AuditReport, path: str | Path, stream: TextIO | None = None) -> None:
@@ -26,7 +27,7 @@ def write_mismatches(report: AuditReport, path: str | Path, stream: TextIO | Non
     if str(path) == "-":
         for column in text:
             frame[column] = frame[column].map(csv_safe, na_action="ignore")
-        frame.to_csv(stream or sys.stdout, index=False)
+        (stream or sys.stdout).write(csv_text(list(frame.columns), frame.itertuples(index=False)))
         return
     target = Path(path)
     if target.suffix.lower() == ".parquet":
@@ -34,7 +35,7 @@ def write_mismatches(report: AuditReport, path: str | Path, stream: TextIO | Non
     elif target.suffix.lower() == ".csv":
         for column in text:
             frame[column] = frame[column].map(csv_safe, na_action="ignore")
-        frame.to_csv(target, index=False)
+        target.write_text(csv_text(list(frame.columns), frame.itertuples(index=False)), "utf-8")
     else:
         raise OfcError(f"{target}: write the mismatches as .parquet or .csv (or - for stdout)")
 
