@@ -59,11 +59,12 @@ def _unscored_money(data: OfcData, filters: Filters) -> str:
     left = seats[~seats["scored"].astype(bool)]
     if left.empty:
         return ""
-    parts = [
-        f"{plural(len(group), 'hand')} ({group['reported_money'].sum():+,.2f}"
-        f"{' ' + currency if currency else ''} paid)"
-        for currency, group in left.groupby("currency", sort=True)
-    ]
+    parts = []
+    for currency, group in left.groupby("currency", sort=True):
+        unit = f" {currency!s}" if currency else ""
+        parts.append(
+            f"{plural(len(group), 'hand')} ({group['reported_money'].sum():+,.2f}{unit} paid)"
+        )
     return ", ".join(parts)
 
 
