@@ -64,7 +64,7 @@ def test_bad_lines_are_reported_and_the_rest_scored() -> None:
     assert result.stderr.splitlines() == [
         "-:2: duplicate card 5c Qs on one board",
         "-:3: not JSON: Expecting property name enclosed in double quotes at column 2",
-        "bad card 'Zz' in -:4: expected rank and suit like 'As'",
+        "-:4: bad card 'Zz': expected rank and suit like 'As'",
         "-:6: top row has 4 cards, needs 3",
         "4 line(s) could not be scored",
     ]

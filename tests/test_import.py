@@ -64,7 +64,7 @@ def test_every_bad_hand_is_quarantined_with_its_reason(tmp_path: Path) -> None:
     expected = [
         "truncated JSON",
         "1 seats; pineapple-ultimate seats 2 to 3",
-        "bad card 'Zz' in",
+        "bad card 'Zz': expected rank and suit",
         "card As appears twice",
         "seat 1 (ana): top row has 4 cards",
         "unknown rule string 'crazy_pineapple_9000'",

@@ -128,7 +128,7 @@ def parse_card(token: str, where: str = "") -> int:
     >>> parse_card("Zz", "hands.jsonl:3")
     Traceback (most recent call last):
     ...
-    ofc_stats.errors.CardError: bad card 'Zz' in hands.jsonl:3: expected rank and suit like 'As'
+    ofc_stats.errors.CardError: hands.jsonl:3: bad card 'Zz': expected rank and suit like 'As'
     """
     card = _SPELLINGS.get(token)
     if card is not None:
@@ -139,20 +139,20 @@ def parse_card(token: str, where: str = "") -> int:
 def _parse_card(token: str, where: str) -> int:
     text = token.strip()
     low = text.lower()
-    origin = f" in {where}" if where else ""
+    origin = f"{where}: " if where else ""  # as Board.check_shape names the place
     if low in _JOKER_TOKENS or low in ("x1", "jk1", "joker1"):
         return JOKER_1
     if low in ("x2", "jk2", "joker2"):
         return JOKER_2
     if len(text) < 2:
-        raise CardError(f"bad card {token!r}{origin}: expected rank and suit like 'As'")
+        raise CardError(f"{origin}bad card {token!r}: expected rank and suit like 'As'")
     rank_text, suit_text = text[:-1], text[-1]
     if rank_text == "10":
         rank_text = "T"
     rank = RANK_CHARS.find(rank_text.upper()) if len(rank_text) == 1 else -1
     suit = _SUIT_ALIASES.get(suit_text.lower(), -1)
     if rank < 0 or suit < 0:
-        raise CardError(f"bad card {token!r}{origin}: expected rank and suit like 'As'")
+        raise CardError(f"{origin}bad card {token!r}: expected rank and suit like 'As'")
     return rank * 4 + suit
 
 

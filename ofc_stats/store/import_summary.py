@@ -7,6 +7,7 @@ the next import; ``FileSummary.accounted`` equals ``hands_seen``.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -102,9 +103,16 @@ class ImportSummary:
         return out
 
 
+_PLACE = re.compile(r"^[^\n]*?:\d+: ")  # a leading FILE:LINE: (the quarantine row names it too)
+
+
 def reason_class(reason: str) -> str:
-    """Group quarantine reasons for the summary (drop card names and numbers)."""
-    head = reason.split(":", 1)[0]
+    """Group quarantine reasons for the summary (drop the place, card names and numbers).
+
+    >>> reason_class("hands.hh:61: bad card 'Zz': expected rank and suit like 'As'")
+    "bad card 'Zz'"
+    """
+    head = _PLACE.sub("", reason, count=1).split(":", 1)[0]
     if head.startswith("card ") and "appears twice" in reason:
         return "duplicate card"
     return head if len(head) < 60 else head[:57] + "..."
