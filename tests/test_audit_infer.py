@@ -140,3 +140,25 @@ def test_the_order_of_action_room_has_no_contradicting_hand(inferred: Inferred) 
     assert evidence.value == "action" and evidence.support > 50
     assert evidence.contradict == 0
     assert all(n < evidence.support for n in evidence.alternatives.values())
+
+
+def test_the_rooms_own_options_are_shown_once_per_room(inferred: Inferred) -> None:
+    """Rake and settlement are read from every hand of a room, whatever its rule string:
+    with two rule strings in one room they are printed once, under the room's total, not
+    under each group (where a 10-hand group seemed to show 700 hands' rake)."""
+    from ofc_stats.audit.rules_file import guess_lines
+
+    (group,) = inferred.groups
+    small = replace(group, rules_text="other-rules", hands=10)
+    lines = list(guess_lines(replace(inferred, groups=[group, small])))
+    rake = [line for line in lines if line.lstrip().startswith("room.rake")]
+    assert len(rake) == 1, lines
+    heads = [line for line in lines if not line.startswith(" ")]
+    at = heads.index(
+        f"{group.room} · every rule string: {group.hands + 10:,} hands (the room's own options)"
+    )
+    assert heads[:at] == [
+        f"{group.room} · {group.rules_text}: {group.hands:,} hands (named: {group.base})",
+        f"{group.room} · other-rules: 10 hands (named: {group.base})",
+    ]
+    assert any(line.lstrip().startswith("fantasy.entry_cards.QQ") for line in lines)

@@ -76,12 +76,29 @@ def write_rule_files(inferred: Inferred, folder: Path) -> list[Path]:
     return paths
 
 
+ROOM_WIDE = "room."  # options of the room itself, inferred from all its hands
+
+
 def guess_lines(inferred: Inferred) -> Iterable[str]:
-    """The inference for a terminal: per group its options, then the named rulesets."""
-    for group in inferred.groups:
+    """The inference for a terminal: per group its options, then the named rulesets.
+
+    The room's own options (``room.rake``, ``room.settlement``) are read from
+    all of a room's hands, whatever their rule string: they are shown once per
+    room, after its groups, not under each group as if that group showed them.
+    """
+    groups = list(inferred.groups)
+    for index, group in enumerate(groups):
         yield f"{group.room} · {group.rules_text}: {group.hands:,} hands (named: {group.base})"
         for evidence in group.evidence:
-            yield f"  {evidence.describe()}"
+            if not evidence.option.startswith(ROOM_WIDE):
+                yield f"  {evidence.describe()}"
+        last_of_room = index + 1 == len(groups) or groups[index + 1].room != group.room
+        room_wide = [e for e in group.evidence if e.option.startswith(ROOM_WIDE)]
+        if last_of_room and room_wide:
+            hands = sum(g.hands for g in groups if g.room == group.room)
+            yield f"{group.room} · every rule string: {hands:,} hands (the room's own options)"
+            for evidence in room_wide:
+                yield f"  {evidence.describe()}"
     if not inferred.ranking.empty:
         yield (
             f"named rulesets, by the telling hands they explain (ties share a rank; the first "
