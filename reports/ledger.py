@@ -12,16 +12,19 @@ every hand, scored or not; what the rules give needs a scored hand.
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 import pandas as pd
 
 from ofc_stats.audit.ledger import book, owed_text
 from ofc_stats.audit.money import TOLERANCE
 from ofc_stats.store.views import OfcData
-from reports.base import SEATS, Report, prepare
+from reports.base import SEATS, Report, Scope, prepare
 from reports.filters import Filters
 from reports.replay import hand_details
 from reports.stats import plural
 
+_MONEY: WeakKeyDictionary[OfcData, tuple[Scope, pd.DataFrame]] = WeakKeyDictionary()
 LINKED = 30  # hands behind a difference carried with their replayer data
 LISTED = 200  # hands behind a difference listed
 
@@ -123,12 +126,35 @@ def build(data: OfcData, filters: Filters) -> Report:
 
 def money_seats(data: OfcData, filters: Filters) -> pd.DataFrame:
     """hand_id, hand_key, seat, currency, reported_money and ``scored`` of the report
-    player's seats with money under ``filters``, hands not scored included."""
-    prepare(data, filters)
-    where, params = filters.where("s")
-    mine, mine_params = filters.me("m")
-    query = MONEY_SEATS.format(mine=mine, scored=SEATS, where=where)
-    return data.df(query, {**params, **mine_params})
+    player's seats with money under ``filters``, hands not scored included.
+
+    Read once per report scope (the ledger, the results and the sessions all
+    ask); each caller gets its own copy.
+    """
+    scope = prepare(data, filters)
+    known = _MONEY.get(data)
+    if known is None or known[0] is not scope:
+        where, params = filters.where("s")
+        mine, mine_params = filters.me("m")
+        query = MONEY_SEATS.format(mine=mine, scored=SEATS, where=where)
+        known = (scope, data.df(query, {**params, **mine_params}))
+        _MONEY[data] = known
+    return known[1].copy()
+
+
+def paid_not_scored(seats: pd.DataFrame) -> dict[str, tuple[int, float]]:
+    """Per currency ('' for none) of :func:`money_seats` rows: the seats not scored and
+    the money the room paid them."""
+    left = seats[~seats["scored"].astype(bool)]
+    return {
+        str(currency): (len(group), float(group["reported_money"].sum()))
+        for currency, group in left.groupby("currency", sort=True)
+    }
+
+
+def paid_text(paid: float, currency: str) -> str:
+    """``+7.00 USD paid``: money the room paid, as the notes on hands not scored say it."""
+    return f"{paid:+,.2f}{f' {currency}' if currency else ''} paid"
 
 
 def _differ(count: int) -> str:
@@ -140,5 +166,4 @@ def _differ(count: int) -> str:
 def _not_scored(count: int, paid: float, currency: str) -> str:
     if not count:
         return ""
-    unit = f" {currency}" if currency else ""
-    return f" {plural(count, 'hand')} not scored ({paid:+,.2f}{unit} paid, not checked)."
+    return f" {plural(count, 'hand')} not scored ({paid_text(paid, currency)}, not checked)."

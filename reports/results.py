@@ -9,7 +9,7 @@ from ofc_stats.store.views import OfcData
 from reports.base import HANDS, ORDER, SEATS, VERSUS, Report, prepare
 from reports.charts import bars_with_ci, line
 from reports.filters import Filters
-from reports.ledger import money_seats
+from reports.ledger import money_seats, paid_not_scored, paid_text
 from reports.stats import grouped_mean_ci, mean_ci, moments_ci, plural
 
 # Points without royalties: against each opponent, points - (mine - theirs);
@@ -50,6 +50,7 @@ def build(data: OfcData, filters: Filters) -> Report:
         ],
         dtype=object,  # counts stay integers beside the means (CSV "hands,1083", not 1083.0)
     )
+    unscored = paid_not_scored(money)
     for name, group in money.groupby("currency"):
         currency = str(name)
         label = f"money won ({currency})" if currency else "money won"
@@ -57,13 +58,11 @@ def build(data: OfcData, filters: Filters) -> Report:
             "measure": label,
             "value": float(group["reported_money"].sum()),
         }
-        unscored = group[~group["scored"]]
-        if len(unscored):
-            unit = f" {currency}" if currency else ""
+        if currency in unscored:
+            count, paid = unscored[currency]
             report.notes.append(
-                f"{label} counts {plural(len(unscored), 'hand')} not scored "
-                f"({float(unscored['reported_money'].sum()):+,.2f}{unit} paid), "
-                "which the points leave out."
+                f"{label} counts {plural(count, 'hand')} not scored "
+                f"({paid_text(paid, currency)}), which the points leave out."
             )
     report.tables["summary"] = summary
     if hands == 0:

@@ -15,7 +15,7 @@ from ofc_stats.store.views import OfcData
 from reports.base import SEATS, Report, prepare
 from reports.charts import bars_with_ci
 from reports.filters import Filters
-from reports.ledger import money_seats
+from reports.ledger import money_seats, paid_not_scored, paid_text
 from reports.stats import moments_ci, plural
 
 MARKED = f"""
@@ -55,17 +55,11 @@ GROUPS = {
 
 def _unscored_money(data: OfcData, filters: Filters) -> str:
     """The player's hands with paid money that were not scored, per currency ('' if none)."""
-    seats = money_seats(data, filters)
-    left = seats[~seats["scored"].astype(bool)]
-    if left.empty:
-        return ""
-    parts = []
-    for currency, group in left.groupby("currency", sort=True):
-        unit = f" {currency!s}" if currency else ""
-        parts.append(
-            f"{plural(len(group), 'hand')} ({group['reported_money'].sum():+,.2f}{unit} paid)"
-        )
-    return ", ".join(parts)
+    unscored = paid_not_scored(money_seats(data, filters))
+    return ", ".join(
+        f"{plural(count, 'hand')} ({paid_text(paid, currency)})"
+        for currency, (count, paid) in unscored.items()
+    )
 
 
 def _with_intervals(frame: pd.DataFrame) -> pd.DataFrame:
