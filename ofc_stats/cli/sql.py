@@ -20,7 +20,7 @@ import click
 
 from ofc_stats.cli.options import DATA_OPTION
 from ofc_stats.cli.text import echo_data, json_text, stdout_is_terminal, terminal_safe
-from ofc_stats.safe_text import csv_cell, csv_field
+from ofc_stats.safe_text import csv_cell, csv_text
 
 TYPES = ("str", "int", "float", "bool", "date", "timestamp")
 
@@ -177,25 +177,28 @@ def sql_command(
         else:
             echo_data(json_text(records))
     elif output_format == "csv":
-        echo_data(csv_text(columns, rows, stdout_is_terminal()), nl=False)
+        echo_data(sql_csv(columns, rows, stdout_is_terminal()), nl=False)
     elif not rows:
         click.echo("(no rows)")
     else:
         click.echo(text_table(columns, types, rows))
 
 
-def csv_text(columns: list[str], rows: list[tuple[Any, ...]], for_terminal: bool) -> str:
-    """The rows as CSV: the data as it is, formulas neutralised, NULL as an empty field.
+def sql_csv(columns: list[str], rows: list[tuple[Any, ...]], for_terminal: bool) -> str:
+    """The rows as CSV (:func:`ofc_stats.safe_text.csv_text`): the data as it is, formulas
+    neutralised, NULL as an empty field.
 
     ``for_terminal`` shows control characters as escapes, as the table does
-    (one row, one line); to a file or a pipe nothing else is changed.
+    (one row, one line); to a file or a pipe nothing else is changed.  Cells
+    are neutralised before they are escaped, so a leading tab or line break
+    still gets its quote mark.
     """
     shown = terminal_safe if for_terminal else str
-    lines = []
-    for row in [columns, *rows]:
-        cells = ("" if v is None else shown(csv_cell(text_value(v))) for v in row)
-        lines.append(",".join(csv_field(c) for c in cells) + "\n")
-    return "".join(lines)
+
+    def cell(value: object) -> str | None:
+        return None if value is None else shown(csv_cell(text_value(value)))
+
+    return csv_text([cell(c) for c in columns], ([cell(v) for v in row] for row in rows))
 
 
 NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
