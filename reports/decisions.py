@@ -62,14 +62,10 @@ def build(data: OfcData, filters: Filters) -> Report:
         report.notes.append("No street-by-street placements for these hands.")
         report.tables["decisions"] = pd.DataFrame()
         return report
-    normal, points = data.sql(
-        f"SELECT count(net_capped), sum(net_capped) FROM {SEATS} WHERE NOT in_fantasy"
-    ).fetchall()[0]
-    baseline = float(points or 0.0) / max(int(normal), 1)
+    normal, points = _normal_points(data, SEATS)
+    baseline = points / max(normal, 1)
     table = _with_interval(mine)
-    table["mean_otherwise"] = _otherwise(
-        float(points or 0.0), int(normal), table["mean"], table["count"]
-    )
+    table["mean_otherwise"] = _otherwise(points, normal, table["mean"], table["count"])
     permille = scope.sample_permille
     others = pd.DataFrame(
         summarise(data.arrow(f"SELECT {STREET_COLUMNS} FROM {OTHERS} WHERE NOT in_fantasy"))
@@ -82,13 +78,10 @@ def build(data: OfcData, filters: Filters) -> Report:
         table["others_count"] = table["others_count"].fillna(0).astype(np.int64)
     else:
         table["others_count"], table["others_mean"] = 0, np.nan
-    others_normal, others_points = data.sql(
-        f"SELECT count(net_capped), sum(net_capped) FROM {OTHERS} WHERE NOT in_fantasy"
-    ).fetchall()[0]
-    field = float(others_points or 0.0) / others_normal if others_normal else baseline
-    theirs_total = float(others_points or 0.0)
+    others_normal, others_points = _normal_points(data, OTHERS)
+    field = others_points / others_normal if others_normal else baseline
     table["others_otherwise"] = _otherwise(
-        theirs_total, int(others_normal), table["others_mean"], table["others_count"]
+        others_points, others_normal, table["others_mean"], table["others_count"]
     )
     table["vs_baseline"] = table["mean"] - baseline
     table["vs_others"] = table["mean"] - table["others_mean"]
@@ -132,6 +125,14 @@ def build(data: OfcData, filters: Filters) -> Report:
         )
     report.notes += [_note(row) for row in leaks.head(3).to_dict("records")]
     return report
+
+
+def _normal_points(data: OfcData, table: str) -> tuple[int, float]:
+    """How many seats of ``table`` were normal (not Fantasyland) hands, and their points."""
+    count, total = data.sql(
+        f"SELECT count(net_capped), sum(net_capped) FROM {table} WHERE NOT in_fantasy"
+    ).fetchall()[0]
+    return int(count), float(total or 0.0)
 
 
 def _otherwise(total: float, hands: int, mean: pd.Series, count: pd.Series) -> pd.Series:

@@ -189,7 +189,8 @@ def audit(
         mismatches = pd.DataFrame(columns=MISMATCH_COLUMNS)
     mismatches = mismatches[MISMATCH_COLUMNS].sort_values(["hand_key", "seat", "class"])
     summary, by_class = _summary(data, mismatches, [points, fantasy, money])
-    unchecked = fantasy.unchecked if fantasy.unchecked is not None else pd.DataFrame()
+    unchecked = fantasy.unchecked
+    assert unchecked is not None  # _fantasy always says which decisions it could not check
     counts = unchecked.groupby(["room", "ruleset"]).size().rename("fantasy_unchecked")
     summary = summary.merge(counts.reset_index(), on=["room", "ruleset"], how="left")
     summary["fantasy_unchecked"] = summary["fantasy_unchecked"].fillna(0).astype(int)
