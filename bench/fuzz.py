@@ -60,7 +60,7 @@ def corpus_phase(seconds: float) -> tuple[Totals, int]:
         part = run(corpus(seed=seed, rounds=1))
         totals.files += part.files
         totals.hands_seen += part.hands_seen
-        for name in ("tracebacks", "unaccounted", "lost", "changed", "disagree"):
+        for name in ("tracebacks", "unaccounted", "lost", "changed", "disagree", "unexplained"):
             getattr(totals, name).extend(getattr(part, name))
         totals.reasons.update(part.reasons)
     return totals, seed

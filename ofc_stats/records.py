@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Protocol
 
 from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES, ROWS
-from ofc_stats.engine.cards import format_cards
+from ofc_stats.engine.cards import JOKERS, format_cards
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import HandError
 
@@ -246,6 +246,13 @@ def _check_numbers(hand: HandRecord) -> None:
             raise HandError(f"{name} {value} is not a finite number")
 
 
+def _outside_deck(card: int, ruleset: str, deck: int) -> str:
+    """Why a card cannot be in this hand: a joker where the ruleset has none, or no card."""
+    if card in JOKERS:
+        return f"joker {format_cards([card])}, but {ruleset} has no jokers"
+    return f"card id {card} is not in a {deck}-card deck"
+
+
 def validate_hand(hand: HandRecord, ruleset: Ruleset) -> None:
     """Raise HandError for anything impossible or unstorable; incomplete boards are allowed.
 
@@ -271,7 +278,7 @@ def validate_hand(hand: HandRecord, ruleset: Ruleset) -> None:
         cards = seat.top + seat.middle + seat.bottom + (seat.discards or ())
         for card in cards:
             if not 0 <= card < deck:
-                raise HandError(f"seat {seat.seat}: card id {card} is not in a {deck}-card deck")
+                raise HandError(f"seat {seat.seat}: {_outside_deck(card, hand.ruleset, deck)}")
             if card in seen:
                 owner = seen[card]
                 raise HandError(
@@ -289,4 +296,4 @@ def validate_hand(hand: HandRecord, ruleset: Ruleset) -> None:
         if not 0 <= placement.street <= SMALL_INT:
             raise HandError(f"street {placement.street} is out of range 0-{SMALL_INT}")
         if not 0 <= placement.card < deck:
-            raise HandError(f"card id {placement.card} is not in a {deck}-card deck")
+            raise HandError(_outside_deck(placement.card, hand.ruleset, deck))

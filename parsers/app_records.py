@@ -46,7 +46,7 @@ def _rows(text: str, where: str) -> list[list[tuple[int, int]]]:
     return [_cards(part, where) for part in parts]
 
 
-def ruleset_for(rules_text: str | None) -> str:
+def ruleset_for(rules_text: object) -> str:
     """The preset a room's rule string maps to; RulesetError if there is none.
 
     Under ``import --rules`` (:func:`parsers.base.played_under`) the override.
@@ -56,6 +56,8 @@ def ruleset_for(rules_text: str | None) -> str:
         return override
     if not rules_text:
         raise RulesetError("the hand has no rule string; import it with --rules NAME")
+    if not isinstance(rules_text, str):
+        raise AppFormatError(f"rules must be a string, not {repr(rules_text)[:40]}")
     try:
         return get_ruleset(rules_text).name
     except RulesetError:
@@ -66,7 +68,6 @@ def ruleset_for(rules_text: str | None) -> str:
 
 def hand_from_object(data: Any, source: str, line: int, offset: int, raw: str) -> HandRecord:
     """One decoded app object as a HandRecord (AppFormatError/OfcError if impossible)."""
-    where = f"{source}:{line}"
     if not isinstance(data, dict) or not isinstance(data.get("handData"), dict):
         raise AppFormatError("not an app hand: no handData object")
     if len(data["handData"]) != 1:
@@ -85,6 +86,7 @@ def hand_from_object(data: Any, source: str, line: int, offset: int, raw: str) -
     in_order = sorted(enumerate(seats_data), key=lambda s: s[1].get("orderIndex", s[0]))
     for index, seat in in_order:
         order = seat.get("orderIndex", index)
+        where = f"seat {index}"  # the quarantine row names the file and line
         rows = _rows(str(seat["rows"]), where)
         dead_text = str(seat.get("dead") or "")
         dead = _cards(dead_text, where)

@@ -44,7 +44,7 @@ def _card(value: Any, where: str) -> int | None:
     raise OpenFormatError(f"bad card {value!r}")
 
 
-def _seat(index: int, data: Any, where: str) -> tuple[SeatRecord, list[Placement]]:
+def _seat(index: int, data: Any) -> tuple[SeatRecord, list[Placement]]:
     if not isinstance(data, dict):
         raise OpenFormatError(f"seat {index} is not an object")
     placements: list[Placement] = []
@@ -61,7 +61,7 @@ def _seat(index: int, data: Any, where: str) -> tuple[SeatRecord, list[Placement
                 raise OpenFormatError(
                     f"seat {index} street {street}: bad destination {destination!r}"
                 )
-            card = _card(value, where)
+            card = _card(value, f"seat {index} street {street}")  # the row names file, line
             if card is None:
                 if destination != "discard":
                     raise OpenFormatError(f"seat {index} street {street}: a placed card is hidden")
@@ -77,13 +77,19 @@ def _seat(index: int, data: Any, where: str) -> tuple[SeatRecord, list[Placement
     if final is not None:
         if not isinstance(final, dict):
             raise OpenFormatError(f"seat {index}: rows must be an object")
-        given = {name: [_card(c, where) for c in final.get(name, [])] for name in ROW_NAMES}
+        given = {
+            name: [_card(c, f"seat {index}") for c in final.get(name, [])] for name in ROW_NAMES
+        }
         if placements and any(sorted(rows[n]) != sorted(given[n]) for n in ROW_NAMES):  # type: ignore[type-var]
             raise OpenFormatError(f"seat {index}: rows do not match the streets")
         if not placements:
             rows = {n: [c for c in given[n] if c is not None] for n in ROW_NAMES}
             if "discards" in data and data["discards"] is not None:
-                discards = [c for c in (_card(v, where) for v in data["discards"]) if c is not None]
+                discards = [
+                    c
+                    for c in (_card(v, f"seat {index}") for v in data["discards"])
+                    if c is not None
+                ]
             else:
                 discards = None
     result = data.get("result") or {}
@@ -118,7 +124,6 @@ def played_at_of(value: Any) -> datetime:
 
 
 def hand_from_json(data: Any, source: str, line: int, offset: int, raw: str) -> HandRecord:
-    where = f"{source}:{line}"
     if not isinstance(data, dict) or data.get("ofc_format") != VERSION:
         raise OpenFormatError(f"not an open-format hand (ofc_format must be {VERSION})")
     for key in ("room", "table", "hand_id", "ruleset", "seats"):
@@ -128,7 +133,7 @@ def hand_from_json(data: Any, source: str, line: int, offset: int, raw: str) -> 
         raise OpenFormatError("seats must be a list")
     seats, placements = [], []
     for index, seat_data in enumerate(data["seats"]):
-        seat, seat_placements = _seat(index, seat_data, where)
+        seat, seat_placements = _seat(index, seat_data)
         seats.append(seat)
         placements += seat_placements
     played_at = played_at_of(data["played_at"]) if data.get("played_at") else None

@@ -145,6 +145,42 @@ def test_import_command_reports_quarantine_on_stderr(tmp_path: Path) -> None:
     )
 
 
+def test_import_summary_groups_reasons_by_kind_not_by_seat_or_player(tmp_path: Path) -> None:
+    """The summary counts kinds of refusal: no file, line, seat or player name in a group.
+
+    bad.hh's hands are refused for a bad card (seat 0), a card twice, a top
+    row of four (seat 1, player "ana"), an unknown rule string, one seat and
+    a truncated object; the stored reasons keep their seat and player.
+    """
+    result = run("import", "--data", str(tmp_path / "d"), str(DATA / "app-json" / "bad.hh"))
+    groups = [line for line in result.stdout.splitlines() if line.startswith("  quarantined")]
+    assert groups == [
+        "  quarantined 1 × bad card 'Zz'",
+        "  quarantined 1 × duplicate card",
+        "  quarantined 1 × top row has 4 cards",
+        "  quarantined 1 × unknown rule string 'crazy_pineapple_9000'; import it wit...",
+        "  quarantined 1 × 1 seats; pineapple-ultimate seats 2 to 3",
+        "  quarantined 1 × truncated JSON",
+    ]
+    # the place is said once: the file and line lead, the reason names the seat
+    bad = DATA / "app-json" / "bad.hh"
+    assert (
+        f"{bad}:37 (hand bad-card): seat 0: bad card 'Zz': expected rank and suit like 'As'\n"
+        in result.stderr
+    )
+
+
+def test_a_joker_in_a_ruleset_without_jokers_is_named_as_such(tmp_path: Path) -> None:
+    hand = json.loads((DATA.parent.parent / "data" / "sim-open.jsonl").read_text().splitlines()[0])
+    hand["seats"][1]["streets"][0]["cards"][0] = "Xx"  # a joker, in plain pineapple
+    path = tmp_path / "joker.jsonl"
+    path.write_text(json.dumps(hand) + "\n")
+    result = run("import", "--data", str(tmp_path / "d"), str(path))
+    assert "hands: 1 seen, 0 stored, 0 duplicates, 1 quarantined" in result.stdout
+    assert f"  quarantined 1 × joker X1, but {hand['ruleset']}" in result.stdout
+    assert f"{path}:1 (hand {hand['hand_id']}): seat 1: joker X1, but" in result.stderr
+
+
 def test_import_command_rejects_an_unknown_format(tmp_path: Path) -> None:
     result = run("import", "--format", "pdf", "--data", str(tmp_path), str(DATA / "app-json"))
     assert result.exit_code == 2

@@ -39,18 +39,27 @@ class Totals:
     lost: list[str] = field(default_factory=list)  # an untouched hand not stored
     changed: list[str] = field(default_factory=list)  # re-import changed the dataset
     disagree: list[str] = field(default_factory=list)  # the open format's readers differ
+    unexplained: list[str] = field(default_factory=list)  # a Python error as a quarantine reason
     reasons: Counter[str] = field(default_factory=Counter)
 
     @property
     def failures(self) -> list[str]:
-        return self.tracebacks + self.unaccounted + self.lost + self.changed + self.disagree
+        return (
+            self.tracebacks
+            + self.unaccounted
+            + self.lost
+            + self.changed
+            + self.disagree
+            + self.unexplained
+        )
 
     def line(self) -> str:
         return (
             f"files tried: {self.files}, hands seen: {self.hands_seen}, "
             f"tracebacks: {len(self.tracebacks)}, unaccounted: {len(self.unaccounted)}, "
             f"untouched hands lost: {len(self.lost)}, re-imports that changed something: "
-            f"{len(self.changed)}, reader disagreements: {len(self.disagree)}"
+            f"{len(self.changed)}, reader disagreements: {len(self.disagree)}, "
+            f"unexplained refusals: {len(self.unexplained)}"
         )
 
 
@@ -93,6 +102,10 @@ def check_case(case: Case, folder: Path, totals: Totals) -> None:
     totals.hands_seen += first.hands_seen
     for reason, count in first.reasons.items():
         totals.reasons[reason] += count
+    # A parser's own words, never a Python error it let through ("unreadable hand (KeyError…").
+    totals.unexplained += [
+        f"{case.name}: {message}" for message in first.messages if "unreadable hand (" in message
+    ]
     for file in first.files + again.files:
         if file.accounted != file.hands_seen:
             totals.unaccounted.append(
