@@ -187,6 +187,7 @@ class Splitter:
         self.decoder = json.JSONDecoder()
         self.pending = _Pending()
         self.blank_before = False
+        self.cut = False  # the last line read has no newline: the writer may not be done
 
     @property
     def idle(self) -> bool:
@@ -196,6 +197,7 @@ class Splitter:
     def line(self, number: int, offset: int, raw: bytes) -> Iterator[_Item]:
         """Read one line (``raw`` with its newline) that starts at byte ``offset``."""
         pending = self.pending
+        self.cut = not raw.endswith(b"\n")
         try:
             text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError as error:
@@ -221,13 +223,26 @@ class Splitter:
     def end(self) -> Iterator[_Item]:
         """The end of the file: what is still open is decoded, quarantined or Partial."""
         if self.pending.lines:
-            yield from _decode(self.decoder, self.pending, self.source, final=True, eof=True)
+            yield from _decode(
+                self.decoder, self.pending, self.source, final=True, eof=True, cut=self.cut
+            )
 
 
 def _decode(
-    decoder: json.JSONDecoder, pending: _Pending, source: str, *, final: bool, eof: bool
+    decoder: json.JSONDecoder,
+    pending: _Pending,
+    source: str,
+    *,
+    final: bool,
+    eof: bool,
+    cut: bool = False,
 ) -> Iterator[_Item]:
-    """Yield the whole values at the start of ``pending``; keep an unfinished rest unless final."""
+    """Yield the whole values at the start of ``pending``; keep an unfinished rest unless final.
+
+    ``cut``: the file ends without a newline (blank lines are not kept in
+    ``pending``, so its own text cannot tell), so a value open at the end is
+    Partial.
+    """
     text = "".join(pending.lines)
     position, line, offset = 0, pending.line, pending.offset
 
@@ -265,12 +280,12 @@ def _decode(
                 yield (line, offset, data, text[position:end])
             advance(end)
             continue
-        at_end = error.pos >= len(text.rstrip())
+        at_end = _stopped_by_the_end(text, error)
         restart = _next_start(text, position)
         if not final and (at_end or restart == len(text)):
             _keep(pending, text[position:], line, offset)  # the rest may still come
             return
-        if eof and at_end and restart == len(text) and not text.endswith("\n"):
+        if eof and at_end and restart == len(text) and cut:
             yield Partial(source, line, offset, "an object cut off at the end of the file")
         else:
             kind = "truncated JSON" if error.pos >= restart - 1 else "bad JSON"
@@ -279,6 +294,30 @@ def _decode(
                 source, f"{kind}: {error.msg} (line {where})", text[position:restart], line, offset
             )
         advance(restart)
+
+
+# The last token of a text cut anywhere: part of a number or of true/false/null, or
+# a string's escape begun (a string left open the decoder reports where it began).
+_CUT_TOKEN = re.compile(r"(?:[-+.0-9eE]+|[a-z]+|\\u[0-9a-fA-F]{0,3}|\\)$")
+
+
+def _stopped_by_the_end(text: str, error: json.JSONDecodeError) -> bool:
+    """Whether only the end of ``text`` stopped the decoder: more text could complete it.
+
+    >>> import json
+    >>> def why(text):
+    ...     try:
+    ...         json.loads(text)
+    ...     except json.JSONDecodeError as error:
+    ...         return _stopped_by_the_end(text, error)
+    >>> why('{"a": 0.'), why('{"a": tr'), why('{"a": "Qh'), why('{"a": 1, '), why('{"a" 1}')
+    (True, True, True, True, False)
+    """
+    if error.msg == "Unterminated string starting at":
+        return True
+    body = text.rstrip()
+    token = _CUT_TOKEN.search(body)
+    return error.pos >= (token.start() if token else len(body))
 
 
 def _next_start(text: str, position: int) -> int:
