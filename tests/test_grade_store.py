@@ -243,3 +243,47 @@ def test_the_hand_view_shows_each_streets_loss_and_best_play(small: Path) -> Non
     assert grade["loss"] == pytest.approx(row["loss"]) and grade["best"] == row["best_play"]
     text = CliRunner().invoke(main, ["hand", row["hand_key"], "--data", str(small)])
     assert f"expected loss {row['loss']:.2f}" in text.stdout and row["best_play"] in text.stdout
+
+
+def test_forget_takes_the_grades_of_the_hands_it_removes(tmp_path: Path) -> None:
+    """A forgotten file's hands leave no grade behind; the other file's grades stay.
+
+    Two files of four simulated hands each, imported in two batches and
+    graded; forgetting the first file leaves exactly the second's hand keys in
+    ``grades`` and ``grade_candidates``; forgetting the second's batch leaves none.
+    """
+    from ofc_stats.store.forget import forget
+    from ofc_stats.store.importer import import_paths
+    from parsers.open_format import dumps
+
+    ruleset = get_ruleset("pineapple")
+    records = [
+        r
+        for r, _ in simulate(
+            8, ruleset, seats=2, players=4, seed=3, tables=2, timeout_rate=0.0, rollouts=3
+        )
+    ]
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first.write_text("".join(dumps(r) + "\n" for r in records[:4]))
+    second.write_text("".join(dumps(r) + "\n" for r in records[4:]))
+    data = tmp_path / "data"
+    import_paths([first], data)
+    import_paths([second], data)
+    grade_dataset(data, GradeOptions(rollouts=4), workers=1)
+
+    def graded_keys(table: str) -> set[str]:
+        with open_dataset(data) as db:
+            return {row[0] for row in db.sql(f"SELECT DISTINCT hand_key FROM {table}").fetchall()}
+
+    def hand_keys(where: str) -> set[str]:
+        with open_dataset(data) as db:
+            query = "SELECT hand_key FROM hands WHERE source_file = ?"
+            return {row[0] for row in db.sql(query, params=[where]).fetchall()}
+
+    kept = hand_keys(str(second))
+    assert graded_keys("grades") == hand_keys(str(first)) | kept
+    forget(data, str(first))
+    assert graded_keys("grades") == kept == graded_keys("grade_candidates")
+    (batch,) = {Path(p).stem for p in Dataset(data).files("hands")}
+    forget(data, batch)
+    assert graded_keys("grades") == set() == graded_keys("grade_candidates")

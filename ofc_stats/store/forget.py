@@ -1,7 +1,7 @@
 """`ofc-stats forget`: take back what importing one file, or one import batch, stored.
 
 Forgetting rewrites the batches that hold the file's rows (hands, their
-seats, placements and results, its quarantine entries and its ledger row)
+seats, placements, results and grades, its quarantine entries and ledger row)
 in one commit, so the dataset afterwards is the one that never imported it
 and a later import reads the file anew.  A hand the file shared with another
 file is stored once, under the file that came first: forgetting that file
@@ -20,7 +20,11 @@ import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError, UnknownSource
 from ofc_stats.store.dataset import HAND_TABLES, Dataset, hand_rows
-from ofc_stats.store.schema import TABLES
+from ofc_stats.store.schema import GRADE_TABLES, TABLES
+
+# Every table whose rows belong to a stored hand: its grades go with it.
+_HAND_AND_GRADE_TABLES = (*HAND_TABLES, *GRADE_TABLES)
+_BATCH_TABLES = (*TABLES, *GRADE_TABLES)  # every table a batch can have a file in
 
 # The column naming a row's source file, per table that has one.
 SOURCE_COLUMN = {"hands": "source_file", "quarantine": "source_file", "files": "path"}
@@ -63,7 +67,7 @@ def forget(root: str | Path, target: str, *, wait_seconds: float = 0.0) -> Forge
 
 def _batch_ids(dataset: Dataset) -> set[str]:
     ids: set[str] = set()
-    for table in TABLES:
+    for table in _BATCH_TABLES:
         ids.update(Path(path).stem for path in dataset.files(table))
     return ids
 
@@ -100,7 +104,7 @@ def _forget_sources(dataset: Dataset, target: str, sources: set[str]) -> ForgetS
             ids = mine["hand_id"] if "hand_id" in mine.column_names else None
         if len(keys):
             summary.hands += len(keys)
-            for table in HAND_TABLES:
+            for table in _HAND_AND_GRADE_TABLES:
                 path = dataset.batch_file(table, batch)
                 if path.is_file():
                     rows = pq.read_table(path)
@@ -130,7 +134,7 @@ def _forget_batch(dataset: Dataset, batch: str) -> ForgetSummary:
     summary = ForgetSummary(batch)
     rewrites: dict[str, dict[str, pa.Table | None]] = {batch: {}}
     sources: set[str] = set()
-    for table in TABLES:
+    for table in _BATCH_TABLES:
         path = dataset.batch_file(table, batch)
         if not path.is_file():
             continue
@@ -165,7 +169,7 @@ def _drop_if_empty(
     dataset: Dataset, batch: str, parts: dict[str, pa.Table | None]
 ) -> dict[str, pa.Table | None]:
     """A batch left with no rows in any table is removed whole, not kept as empty files."""
-    for table in TABLES:
+    for table in _BATCH_TABLES:
         if table in parts:
             continue
         path = dataset.batch_file(table, batch)
@@ -173,4 +177,4 @@ def _drop_if_empty(
             return parts
     if any(part is not None and part.num_rows for part in parts.values()):
         return parts
-    return {table: None for table in TABLES if dataset.batch_file(table, batch).is_file()}
+    return {table: None for table in _BATCH_TABLES if dataset.batch_file(table, batch).is_file()}
