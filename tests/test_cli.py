@@ -110,6 +110,15 @@ def test_rules_listing_and_detail() -> None:
     assert "fantasy: progressive" in detail.stdout
     assert "  entry_cards: QQ=14, KK=15, AA=16, 222=17" in detail.stdout
     assert "  repeat: top=222 middle=- bottom=four_of_a_kind combine=any" in detail.stdout
+    # The majority bonus is two-four's alone: shown there, never under american scoring.
+    assert "majority_bonus" not in detail.stdout
+
+
+def test_rules_detail_shows_the_majority_bonus_only_where_it_is_paid(tmp_path: Path) -> None:
+    rules = tmp_path / "two_four.toml"
+    rules.write_text('extends = "pineapple"\nscoring = "two-four"\nmajority_bonus = "two-rows"\n')
+    lines = run("rules", str(rules)).stdout.splitlines()
+    assert lines[lines.index("scoring: two-four") + 2] == "majority_bonus: two-rows"
 
 
 DATA = Path(__file__).parent / "data"

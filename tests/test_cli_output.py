@@ -76,6 +76,16 @@ def test_sql_table_shows_every_control_as_an_escape_on_one_line(tmp_path: Path) 
     )
 
 
+def test_sql_table_rounds_a_double_s_noise_and_json_keeps_every_digit(tmp_path: Path) -> None:
+    """0.1 + 0.2 is 0.30000000000000004 as a double: a person reads 0.3, a program the double."""
+    data = str(small_dataset(tmp_path))
+    query = "SELECT 0.1::DOUBLE + 0.2::DOUBLE AS x, 5::DOUBLE AS y"
+    table = run("sql", query, "--data", data)
+    assert table.stdout == "  x    y\n0.3  5.0\n"
+    exact = run("sql", query, "--data", data, "--format", "json")
+    assert json.loads(exact.stdout) == [{"x": 0.30000000000000004, "y": 5.0}]
+
+
 def test_sql_csv_to_a_pipe_keeps_the_data_byte_exact(tmp_path: Path) -> None:
     """No ANSI stripped, a CR or LF quoted (the csv module leaves a lone CR bare)."""
     import csv

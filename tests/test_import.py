@@ -247,3 +247,12 @@ def test_reimporting_any_file_changes_nothing(seed: int, count: int, columnar: b
         assert second.stored == 0 and second.duplicates == count
         for name, table in tables.items():
             assert Dataset(root / "data").read(name).equals(table)
+
+
+def test_an_empty_file_is_skipped_as_empty_not_as_an_unknown_format(tmp_path: Path) -> None:
+    """An export the app has created but not yet written: nothing to lose, nothing to guess."""
+    path = tmp_path / "new.hh"
+    path.write_bytes(b"")
+    summary = import_paths([path], tmp_path / "data")
+    assert [f.skipped for f in summary.files] == ["empty file"]
+    assert summary.hands_seen == 0

@@ -14,6 +14,7 @@ from ofc_stats.cli.score_fast import score_lines
 from ofc_stats.cli.score_io import HandInput, LineError, format_table, score_stream
 from ofc_stats.engine.board import ROWS
 from ofc_stats.engine.presets import ALIASES, PRESETS
+from ofc_stats.engine.rules import Scoring
 from ofc_stats.engine.vector.scoring import BatchResult
 
 
@@ -111,8 +112,10 @@ def rules(name: str | None) -> None:
     click.echo(f"name: {ruleset.name}")
     if ruleset.description:
         click.echo(f"description: {ruleset.description}")
-    for option in ("variant", "deck", "scoring", "foul_policy", "majority_bonus"):
+    for option in ("variant", "deck", "scoring", "foul_policy"):
         click.echo(f"{option}: {getattr(ruleset, option)}")
+    if ruleset.scoring is Scoring.TWO_FOUR:  # the only scoring that pays a majority bonus
+        click.echo(f"majority_bonus: {ruleset.majority_bonus}")
     click.echo(f"stack_cap: {str(ruleset.stack_cap).lower()}")
     click.echo(f"max_loss: {ruleset.max_loss if ruleset.max_loss is not None else 'none'}")
     click.echo(f"button_moves_on_fantasy: {str(ruleset.button_moves_on_fantasy).lower()}")

@@ -114,6 +114,17 @@ def text_value(value: object) -> str:
     return str(converted)
 
 
+def _table_value(value: object) -> str:
+    """A table cell for a person: a double's binary noise rounded away (44.4, not 44.400…02).
+
+    15 significant digits are what a double holds exactly; CSV and JSON keep
+    every digit, for programs.
+    """
+    if isinstance(value, float) and math.isfinite(value) and not value.is_integer():
+        return f"{value:.15g}"
+    return text_value(value)
+
+
 @click.command("sql")
 @click.argument("query")
 @DATA_OPTION
@@ -209,7 +220,7 @@ def text_table(columns: list[str], types: list[str], rows: list[tuple[Any, ...]]
     right = [t.startswith(NUMERIC) or (t.startswith("U") and "INT" in t) for t in types]
     lines = [[terminal_safe(c) for c in columns]]
     for row in rows:
-        lines.append(["NULL" if v is None else terminal_safe(text_value(v)) for v in row])
+        lines.append(["NULL" if v is None else terminal_safe(_table_value(v)) for v in row])
     widths = [max(len(line[i]) for line in lines) for i in range(len(columns))]
     out = []
     for line in lines:

@@ -148,6 +148,10 @@ class Importer:
             file.skipped = ALREADY_IMPORTED
             self.on_bytes(source.size)
             return
+        if parser_type is None and source.size == 0:
+            file.skipped = "empty file"  # no hand to lose: a file still to be written
+            self.on_bytes(source.size)
+            return
         if parser_type is None:
             file.skipped = f"unknown format; known formats: {known_formats()}"
             self.on_bytes(source.size)
