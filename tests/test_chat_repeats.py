@@ -1,0 +1,55 @@
+"""A dealer chat beside a capture of the same table: the repeated hands are named at import.
+
+The chat names no hand id, so its hands never deduplicate against a capture;
+the import says how many repeat a captured hand instead of counting them
+twice unsaid.  The shared SwC samples are one session on table 310442: the
+chat's hands #1 (+8/-8) and #2 (+19/-19) are the captures 298331001 and
+298331002; its #3 (-4/+4) was not captured.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ofc_stats.cli import main
+from ofc_stats.store.importer import import_paths
+from ofc_stats.store.overlap import chat_repeats
+from tests.shared_samples import SWC
+
+pytestmark = pytest.mark.skipif(not SWC.is_dir(), reason="../shared/samples absent")
+CHAT = SWC / "dealer_chat_session.txt"
+FIRST, SECOND = SWC / "http_pineapple_2p_hand.jsonl", SWC / "http_fantasyland_2p_hand.jsonl"
+
+
+def test_the_chat_hands_a_capture_holds_are_paired_with_it(tmp_path: Path) -> None:
+    import_paths([CHAT, FIRST, SECOND], tmp_path)
+    pairs = {(r.chat_key.rsplit("#", 1)[1], r.capture_key) for r in chat_repeats(tmp_path)}
+    assert pairs == {("1", "swc:SwC:310442:298331001"), ("2", "swc:SwC:310442:298331002")}
+
+
+def test_two_chat_hands_alike_claim_one_capture_only_once(tmp_path: Path) -> None:
+    """Hands #1 and #2 both +8/-8: one capture of a +8/-8 hand repeats one of them."""
+    text = CHAT.read_text().replace("kestrel: +19, marlow: -19", "kestrel: +8, marlow: -8")
+    chat = tmp_path / "chat.txt"
+    chat.write_text(text)
+    import_paths([chat, FIRST], tmp_path / "data")
+    repeats = chat_repeats(tmp_path / "data")
+    assert [(r.chat_key.rsplit("#", 1)[1], r.capture_key) for r in repeats] == [
+        ("1", "swc:SwC:310442:298331001")  # the earlier chat hand, in order
+    ]
+
+
+def test_the_import_says_how_many_chat_hands_repeat_a_capture(tmp_path: Path) -> None:
+    runner = CliRunner()
+    args = ["import", "--quiet", "--no-recompute", "--data", str(tmp_path)]
+    alone = runner.invoke(main, [*args, str(CHAT)])
+    assert "repeat" not in alone.stdout  # nothing captured yet
+    both = runner.invoke(main, [*args, str(FIRST), str(SECOND)])
+    assert both.exit_code == 0, both.output
+    assert (
+        "  2 dealer-chat hands repeat a captured hand (same table, players and points):\n"
+        f"  both copies are stored and counted (README: swc-chat); 2 from {CHAT}\n"
+    ) in both.stdout
