@@ -24,7 +24,8 @@ WITH sig AS (
            list(struct_pack(p := s.player, pts := s.reported_points) ORDER BY s.player)
                AS signature
     FROM hands h JOIN seats s USING (hand_key)
-    WHERE h.table_id IN (SELECT table_id FROM hands WHERE format = $chat)
+    WHERE h.format IN ($chat, 'swc', 'fpdb')
+      AND h.table_id IN (SELECT table_id FROM hands WHERE format = $chat)
     GROUP BY ALL
 ),
 chat AS (
@@ -36,7 +37,7 @@ captured AS (
     SELECT *, row_number() OVER (
         PARTITION BY table_id, signature
         ORDER BY TRY_CAST(room_hand_id AS BIGINT) NULLS LAST, hand_key) AS nth
-    FROM sig WHERE format <> $chat
+    FROM sig WHERE format IN ('swc', 'fpdb')  -- SwC's own hand ids: a browser capture, fpdb-3
 )
 SELECT chat.hand_key, captured.hand_key, chat.source_file
 FROM chat JOIN captured USING (table_id, signature, nth)
