@@ -172,13 +172,10 @@ def floor_seconds(name: str, path: Path, decode: Callable[[bytes], object]) -> f
     return time.perf_counter() - start
 
 
-def duckdb_seconds(name: str, path: Path) -> float | None:
-    """DuckDB's JSON reader with the columns given (no sniffing), one thread."""
-    if name not in ("open", "app-json"):
-        return None
+def _duckdb_decoded(name: str, path: Path, columns: dict[str, str]) -> tuple[Any, float]:
+    """The file read by DuckDB's JSON reader into a temp table, one thread: (connection, s)."""
     import duckdb
 
-    columns = OPEN_COLUMNS if name == "open" else APP_COLUMNS
     form = "newline_delimited" if name == "open" else "unstructured"
     connection = duckdb.connect()
     connection.execute("SET threads = 1")
@@ -187,7 +184,16 @@ def duckdb_seconds(name: str, path: Path) -> float | None:
         "CREATE TEMP TABLE decoded AS SELECT * FROM read_json(?, format = ?, columns = ?)",
         [str(path), form, columns],
     )
-    seconds = time.perf_counter() - start
+    return connection, time.perf_counter() - start
+
+
+def duckdb_seconds(name: str, path: Path) -> float | None:
+    """DuckDB's JSON reader with the columns given (no sniffing), one thread."""
+    if name not in ("open", "app-json"):
+        return None
+    connection, seconds = _duckdb_decoded(
+        name, path, OPEN_COLUMNS if name == "open" else APP_COLUMNS
+    )
     connection.close()
     return seconds
 
@@ -223,24 +229,16 @@ def native_seconds(name: str, path: Path) -> tuple[float, float] | None:
     """
     if name not in _CARD_ROWS:
         return None
-    import duckdb
-
     if name == "open":
-        columns, form = {**OPEN_COLUMNS, "seats": f"{_OPEN_SEAT}[]"}, "newline_delimited"
+        columns = {**OPEN_COLUMNS, "seats": f"{_OPEN_SEAT}[]"}
     else:
-        columns, form = {**APP_COLUMNS, "handData": f"MAP(VARCHAR, {_APP_SEAT}[])"}, "unstructured"
-    connection = duckdb.connect()
-    connection.execute("SET threads = 1")
+        columns = {**APP_COLUMNS, "handData": f"MAP(VARCHAR, {_APP_SEAT}[])"}
+    connection, decode = _duckdb_decoded(name, path, columns)
     start = time.perf_counter()
-    connection.execute(
-        "CREATE TEMP TABLE decoded AS SELECT * FROM read_json(?, format = ?, columns = ?)",
-        [str(path), form, columns],
-    )
-    decoded = time.perf_counter()
     connection.execute(f"CREATE TEMP TABLE cards AS {_CARD_ROWS[name]}")
-    split = time.perf_counter()
+    cards = time.perf_counter() - start
     connection.close()
-    return decoded - start, split - decoded
+    return decode, cards
 
 
 def import_once(name: str, path: Path, data: Path, hands: int) -> dict[str, float]:
