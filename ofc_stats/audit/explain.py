@@ -34,9 +34,16 @@ def signed(value: float) -> str:
     return f"{value:+g}" if value else "0"
 
 
+def plural(count: float, noun: str, nouns: str | None = None) -> str:
+    """'1 point', '2 points', '1,409 hands': never '1 points'."""
+    text = f"{int(count):,}" if float(count).is_integer() else f"{count:g}"
+    return f"{text} {noun if count == 1 else nouns or noun + 's'}"
+
+
 def points_text(seat: Mapping[Any, Any], cause: str) -> str:
     room, ours = float(seat["reported_points"]), float(seat["net_capped"])
-    text = f"room {signed(room)}, recomputed {signed(ours)} ({abs(room - ours):g} points apart)"
+    apart = plural(abs(room - ours), "point")
+    text = f"room {signed(room)}, recomputed {signed(ours)} ({apart} apart)"
     if cause == "sign flipped":
         return text + "; every seat's points have the opposite sign"
     if cause == "caps not applied":
@@ -131,23 +138,25 @@ def money_text(row: Mapping[Any, Any], rake: Rake) -> str:
     expected = float(row["expected_money"])
     currency = row.get("currency") or ""
     unit = f" {currency}" if isinstance(currency, str) and currency else ""
-    if owed < 0:
+    points = plural(abs(float(row["net_capped"])), "point")
+    if owed < 0:  # amounts a loser gives up, written without a sign: "lost 5 points"
         if bool(row["short_paid"]):
             return (
-                f"lost {signed(float(row['net_capped']))} points × {row['stakes']:g} = "
-                f"{owed:g}{unit}; the room took only {money:g}{unit} (a short stack?)"
+                f"lost {points} × {row['stakes']:g} = {-owed:g}{unit}; "
+                f"the room took only {-money:g}{unit} (a short stack?)"
             )
-        return f"lost {owed:g}{unit} by points × stakes; the room charged {money:g}{unit}"
+        taken = f"charged {-money:g}{unit}" if money <= 0 else f"paid him {money:g}{unit}"
+        return f"lost {-owed:g}{unit} by points × stakes; the room {taken}"
     if bool(row.get("short", False)):
         kind = kind_text(str(row.get("settlement", "proportional")))
         return (
-            f"won {signed(float(row['net_capped']))} points × {row['stakes']:g} = "
+            f"won {points} × {row['stakes']:g} = "
             f"{owed:g}{unit}, but a loser was short; with {kind} this seat gets "
             f"{float(row['gross']):g}{unit}, {expected:g}{unit} after the room's rake "
             f"({rake.describe()}); the room paid {money:g}{unit}"
         )
     return (
-        f"won {signed(float(row['net_capped']))} points × {row['stakes']:g}, "
+        f"won {points} × {row['stakes']:g}, "
         f"{expected:g}{unit} after the room's rake ({rake.describe()}); "
         f"the room paid {money:g}{unit}"
     )
