@@ -25,6 +25,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ofc_stats.audit.coverage import (
+    empty_coverage,
+    fantasy_reasons,
+    group_lines,
+    reported_reasons,
+    summarize,
+)
 from ofc_stats.audit.explain import (
     fantasy_text,
     foul_text,
@@ -100,31 +107,13 @@ class AuditReport:
     timeouts: tuple[TimeoutEvidence, ...] = ()
     money_fields: tuple[MoneyVerdict, ...] = ()
     unchecked: pd.DataFrame | None = None  # Fantasyland decisions not checkable
+    coverage: pd.DataFrame | None = None  # room, ruleset, check, reason, hands not checked
 
     def lines(self) -> list[str]:
         out = [f"audit against {self.rules}"]
-        for row in self.summary.itertuples(index=False):
-            out.append(
-                f"{row.room} · {row.ruleset}: {row.hands:,} hands, {row.matching:,} match "
-                f"({row.match_rate:.1%})"
-            )
-            for check in ("points", "fantasy", "money"):
-                checked = getattr(row, f"{check}_checked")
-                if checked:
-                    matching = getattr(row, f"{check}_matching")
-                    rate = matching / checked
-                    out.append(f"  {check}: {matching:,} of {checked:,} hands match ({rate:.1%})")
-                unchecked = getattr(row, f"{check}_unchecked", 0)
-                if unchecked:
-                    out.append(
-                        f"  {check}: {unchecked:,} not checkable (the player sat out the "
-                        "table's next hand, or it is missing from the files)"
-                    )
-            classes = self.by_class[
-                (self.by_class["room"] == row.room) & (self.by_class["ruleset"] == row.ruleset)
-            ]
-            for item in classes.itertuples(index=False):
-                out.append(f"    {item._2}: {item.hands:,} hands ({item.rate:.1%})")
+        coverage = self.coverage if self.coverage is not None else empty_coverage()
+        for row in self.summary.to_dict("records"):
+            out += group_lines({str(k): v for k, v in row.items()}, coverage, self.by_class)
         for rake in self.rakes:
             out.append(f"rake {rake.describe()}")
         for settlement in self.settlements:
@@ -171,10 +160,16 @@ def audit(
         money, room = _money(data, money_rules)
         step(1)
         timeouts = tuple(timeout_evidence(data))
+        not_points = {v.room for v in verdicts if not v.measures}
+        skip_rooms = set() if all_fields else not_points
+        reasons = {
+            "points": reported_reasons(data, "reported_points", skip_rooms),
+            "fantasy": fantasy_reasons(data, max_gap_minutes),
+            "money": reported_reasons(data, "reported_money"),
+        }
     finally:
         if ruleset is not None or book is not None:
             data.restore_results()
-    not_points = {v.room for v in verdicts if not v.measures}
     if not all_fields and not_points and len(points.mismatches):
         keep = ~points.mismatches["room"].isin(not_points)
         points = _Check(
@@ -188,7 +183,8 @@ def audit(
     if mismatches.empty:
         mismatches = pd.DataFrame(columns=MISMATCH_COLUMNS)
     mismatches = mismatches[MISMATCH_COLUMNS].sort_values(["hand_key", "seat", "class"])
-    summary, by_class = _summary(data, mismatches, [points, fantasy, money])
+    checked = {check.name: check.checked for check in (points, fantasy, money)}
+    summary, by_class, coverage = summarize(data, mismatches, checked, reasons)
     unchecked = fantasy.unchecked
     assert unchecked is not None  # _fantasy always says which decisions it could not check
     counts = unchecked.groupby(["room", "ruleset"]).size().rename("fantasy_unchecked")
@@ -209,6 +205,7 @@ def audit(
         timeouts,
         tuple(money_verdicts(room.seats)),
         unchecked.reset_index(drop=True),
+        coverage,
     )
 
 
@@ -412,50 +409,6 @@ def _money(data: OfcData, rules: MoneyRules) -> tuple[_Check, RoomMoney]:
     checked = seats[["room", "ruleset", "hand_key"]].drop_duplicates()
     mismatches = pd.concat(parts) if parts else pd.DataFrame(columns=MISMATCH_COLUMNS)
     return _Check("money", checked, mismatches), money
-
-
-def _summary(
-    data: OfcData, mismatches: pd.DataFrame, checks: list[_Check]
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    hands = data.df(
-        "SELECT room, ruleset, count(*) AS hands FROM hands GROUP BY ALL ORDER BY room, ruleset"
-    )
-    bad_hands = mismatches[["room", "hand_key"]].drop_duplicates()
-    hand_rooms = data.df("SELECT hand_key, room, ruleset FROM hands")
-    bad_hands = hand_rooms[hand_rooms["hand_key"].isin(bad_hands["hand_key"])]
-    hands["matching"] = hands["hands"] - hands.merge(
-        bad_hands.groupby(["room", "ruleset"]).size().rename("bad"),
-        on=["room", "ruleset"],
-        how="left",
-    )["bad"].fillna(0).astype(int)
-    hands["match_rate"] = hands["matching"] / hands["hands"]
-    for check in checks:
-        counts = check.checked.groupby(["room", "ruleset"]).size().rename("n")
-        wrong = check.mismatches.merge(hand_rooms, on="hand_key", suffixes=("_x", ""))
-        wrong = wrong[["room", "ruleset", "hand_key"]].drop_duplicates()
-        wrong = wrong[wrong["hand_key"].isin(check.checked["hand_key"])]
-        bad = wrong.groupby(["room", "ruleset"]).size().rename("bad")
-        merged = hands[["room", "ruleset"]].merge(counts, on=["room", "ruleset"], how="left")
-        merged = merged.merge(bad, on=["room", "ruleset"], how="left").fillna(0)
-        hands[f"{check.name}_checked"] = merged["n"].astype(int).to_numpy()
-        hands[f"{check.name}_matching"] = (merged["n"] - merged["bad"]).astype(int).to_numpy()
-    per_class = mismatches.merge(hand_rooms, on="hand_key", suffixes=("_x", ""))
-    by_class = (
-        per_class[["room", "ruleset", "class", "hand_key"]]
-        .drop_duplicates()
-        .groupby(["room", "ruleset", "class"])
-        .size()
-        .rename("hands")
-        .reset_index()
-    )
-    by_class = by_class.merge(
-        hands[["room", "ruleset", "hands"]], on=["room", "ruleset"], suffixes=("", "_all")
-    )
-    by_class["rate"] = by_class["hands"] / by_class["hands_all"]
-    by_class = by_class.drop(columns="hands_all")
-    by_class["order"] = by_class["class"].map(CLASSES.index)
-    by_class = by_class.sort_values(["room", "ruleset", "order"]).drop(columns="order")
-    return hands.reset_index(drop=True), by_class.reset_index(drop=True)
 
 
 __all__ = ["AUDIT_STEPS", "AuditReport", "audit", "use_ruleset"]
