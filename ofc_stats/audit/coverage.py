@@ -185,7 +185,7 @@ def _by_class(
 
 
 def group_lines(
-    row: Mapping[str, Any], coverage: pd.DataFrame, by_class: pd.DataFrame
+    row: Mapping[str, Any], coverage: pd.DataFrame, by_class: pd.DataFrame, money_basis: str = ""
 ) -> list[str]:
     """The lines of one room and ruleset (a summary row): hands checked and matching, then
     each check with what it checked and why it skipped the rest, then the mismatch classes."""
@@ -210,6 +210,8 @@ def group_lines(
             line = f"  {check}: {ok:,} of {plural(looked, 'checked hand')} match ({share})"
             if why:
                 line += f"; {int(skipped['hands'].sum()):,} not checked ({why})"
+            if check == "money" and money_basis:
+                line += f"; {money_basis}"
         else:
             line = f"  {check}: no hand checked ({why})"
         out.append(line)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ofc_stats.audit.money import Rake
-from ofc_stats.audit.settle import kind_text
+from ofc_stats.audit.settle import Settlement, kind_text
 from ofc_stats.engine.board import ROWS
 from ofc_stats.engine.vector.rank_tables import tables
 
@@ -132,31 +132,59 @@ def _count(value: Any) -> int:
         return 0
 
 
-def money_text(row: Mapping[Any, Any], rake: Rake) -> str:
+def money_text(row: Mapping[Any, Any], rake: Rake, settlement: Settlement | None = None) -> str:
+    """A money row in words, naming the rake and settlement it is judged by, where they
+    come from (inferred from the same hands, or a rules file) and how much of the room
+    they explain, so "room wrong" reads apart from "inference uncertain"."""
     owed = float(row["owed"])
     money = float(row["reported_money"])
     expected = float(row["expected_money"])
     currency = row.get("currency") or ""
     unit = f" {currency}" if isinstance(currency, str) and currency else ""
     points = plural(abs(float(row["net_capped"])), "point")
+    stakes = _stakes(row)
     if owed < 0:  # amounts a loser gives up, written without a sign: "lost 5 points"
         if bool(row["short_paid"]):
             return (
-                f"lost {points} × {row['stakes']:g} = {-owed:g}{unit}; "
+                f"lost {points} × {stakes:g} = {-owed:g}{unit}; "
                 f"the room took only {-money:g}{unit} (a short stack?)"
             )
         taken = f"charged {-money:g}{unit}" if money <= 0 else f"paid him {money:g}{unit}"
         return f"lost {-owed:g}{unit} by points × stakes; the room {taken}"
+    won = f"{'won' if owed else 'scored'} {points} × {stakes:g} = {owed:g}{unit}"
+    rule = (
+        f"the rake rule {rake.source} ({rake.room}: {rake.rule()}; it {rake.support()}) "
+        f"leaves {expected:g}{unit}"
+    )
     if bool(row.get("short", False)):
         kind = kind_text(str(row.get("settlement", "proportional")))
+        how = f"{settlement.source}: {kind}; it {settlement.support()}" if settlement else kind
         return (
-            f"won {points} × {row['stakes']:g} = "
-            f"{owed:g}{unit}, but a loser was short; with {kind} this seat gets "
-            f"{float(row['gross']):g}{unit}, {expected:g}{unit} after the room's rake "
-            f"({rake.describe()}); the room paid {money:g}{unit}"
+            f"{won}, but a loser was short; by the settlement ({how}) this seat gets "
+            f"{float(row['gross']):g}{unit}, and {rule}; the room paid {money:g}{unit}"
         )
-    return (
-        f"won {points} × {row['stakes']:g}, "
-        f"{expected:g}{unit} after the room's rake ({rake.describe()}); "
-        f"the room paid {money:g}{unit}"
-    )
+    return f"{won}; {rule}; the room paid {money:g}{unit}{_kept(row, rake, unit)}"
+
+
+def _stakes(row: Mapping[Any, Any]) -> float:
+    """The hand's stakes; a hand with none is money at 1 per point, as the money check reads it."""
+    stakes = row.get("stakes")
+    return 1.0 if stakes is None or stakes != stakes else float(stakes)
+
+
+def _kept(row: Mapping[Any, Any], rake: Rake, unit: str) -> str:
+    """What the room kept of a winner's money, and whether the rule was ever seen to hold
+    at this size or the room's rake is the rule's rate unrounded."""
+    gross, money = float(row.get("gross", row["owed"])), float(row["reported_money"])
+    kept = gross - money
+    if kept < 0:
+        return f", {-kept:g}{unit} more than the winnings"
+    text = f", keeping {kept:g}{unit} ({kept / gross:.2%} of the winnings)" if gross else ""
+    if rake.rate and abs(kept - gross * rake.rate) <= 0.011 and gross:
+        return text + f": the rule's rate unrounded (the rule rounds {rake.mode} to {rake.tick:g})"
+    if rake.rate and gross > rake.largest + 0.011:
+        return text + (
+            f"; the rule is untested at this size: the largest winning seat it explains "
+            f"is {rake.largest:g}{unit}"
+        )
+    return text

@@ -35,14 +35,14 @@ from ofc_stats.audit.coverage import (
 from ofc_stats.audit.explain import (
     fantasy_text,
     foul_text,
-    money_text,
     points_text,
     royalty_text,
     unchecked_text,
 )
 from ofc_stats.audit.fields import FieldVerdict, MoneyVerdict, field_verdicts, money_verdicts
 from ofc_stats.audit.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
-from ofc_stats.audit.money import MoneyRules, Rake, RoomMoney, money_mismatches, room_money
+from ofc_stats.audit.money import MoneyRules, Rake, room_money
+from ofc_stats.audit.money_rows import money_rows
 from ofc_stats.audit.room_rules import RoomRules
 from ofc_stats.audit.rules_book import RulesBook, use_book
 from ofc_stats.audit.settle import Settlement
@@ -77,6 +77,7 @@ MISMATCH_COLUMNS = [
     "recomputed_value",
     "unit",
     "explanation",
+    "basis",  # what the row is judged by: the ruleset, or a rake inferred and how well it fits
 ]
 # A Fantasyland decision the files cannot check: the seat's hand, the player's next
 # hand at the table, why (the fantasy view's next_link: 'sat out' or 'gap') in words.
@@ -113,7 +114,8 @@ class AuditReport:
         out = [f"audit against {self.rules}"]
         coverage = self.coverage if self.coverage is not None else empty_coverage()
         for row in self.summary.to_dict("records"):
-            out += group_lines({str(k): v for k, v in row.items()}, coverage, self.by_class)
+            basis = self.money_basis(str(row["room"]))
+            out += group_lines({str(k): v for k, v in row.items()}, coverage, self.by_class, basis)
         for rake in self.rakes:
             out.append(f"rake {rake.describe()}")
         for settlement in self.settlements:
@@ -125,6 +127,25 @@ class AuditReport:
         for evidence in self.timeouts:
             out += evidence.lines()
         return out
+
+    def money_basis(self, room: str) -> str:
+        """What a room's money is judged by: a rake and settlement inferred from these very
+        hands (a mismatch may be the inference's) or given by a rules file."""
+        rakes = [r for r in self.rakes if r.room.startswith(f"{room} ")]
+        settled = [s for s in self.settlements if s.room.startswith(f"{room} ") and s.telling]
+        if not rakes:
+            return ""
+        source = (
+            "from the rules file" if all(r.given for r in rakes) else "inferred from these hands"
+        )
+        fits = ", ".join(f"{r.room} explains {r.explained:,} of {r.winners:,}" for r in rakes)
+        text = f"judged by a rake {source} ({fits} winning seats)"
+        if settled:
+            fits = ", ".join(
+                f"{s.room} {s.explained.get(s.kind, 0)} of {s.telling}" for s in settled
+            )
+            text += f" and a short-stack settlement likewise ({fits} telling hands)"
+        return text
 
 
 def audit(
@@ -157,7 +178,8 @@ def audit(
         step(1)
         fantasy = _fantasy(data, max_gap_minutes)
         step(1)
-        money, room = _money(data, money_rules)
+        room = room_money(data, money_rules)
+        money = _Check("money", room.seats[["room", "ruleset", "hand_key"]], money_rows(room))
         step(1)
         timeouts = tuple(timeout_evidence(data))
         not_points = {v.room for v in verdicts if not v.measures}
@@ -177,7 +199,8 @@ def audit(
             points.checked[~points.checked["room"].isin(not_points)],
             points.mismatches[keep],
         )
-    parts = [frame for frame in (points.mismatches, fantasy.mismatches, money.mismatches)]
+    money_found = money.mismatches
+    parts = [frame for frame in (points.mismatches, fantasy.mismatches, money_found)]
     found = [p[[c for c in MISMATCH_COLUMNS if c in p]] for p in parts if len(p)]
     mismatches = pd.concat(found, ignore_index=True) if found else pd.DataFrame()
     if mismatches.empty:
@@ -311,6 +334,7 @@ def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = No
         detail[i] or points_text(rows.loc[i], rows.loc[i, "cause"]) for i in rows.index
     ]
     rows["ruleset"] = rows["scored_with"]
+    rows["basis"] = "ruleset " + rows["ruleset"].astype(str)
     return _Check("points", checked, rows)
 
 
@@ -380,35 +404,13 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
         rows["recomputed_value"] = rows["rules_cards"].astype(float)
         rows["unit"] = "cards"
         rows["explanation"] = [fantasy_text(name, row) for row in rows.to_dict("records")]
+        rows["basis"] = "ruleset " + rows["ruleset"].astype(str)
         rows["previous_hand"] = rows["hand_key"]
         rows["hand_key"] = rows["next_hand_key"]
         rows["seat"] = rows["next_seat"]
         parts.append(rows)
     mismatches = pd.concat(parts) if parts else pd.DataFrame(columns=MISMATCH_COLUMNS)
     return _Check("fantasy", checked, mismatches, unchecked[UNCHECKED_COLUMNS])
-
-
-def _money(data: OfcData, rules: MoneyRules) -> tuple[_Check, RoomMoney]:
-    money = room_money(data, rules)
-    seats = money.seats
-    parts = []
-    groups = list(seats.groupby(["room", "currency"], sort=True)) if len(seats) else []
-    for (_, group), rake in zip(groups, money.rakes, strict=True):
-        off = money_mismatches(group, rake)
-        if off.empty:
-            continue
-        off = off.copy()
-        off["class"] = "money"
-        off["cause"] = np.where(off["short_paid"], "loser paid less than owed", "amount")
-        off["room_value"] = off["reported_money"]
-        off["recomputed_value"] = off["expected_money"]
-        off["unit"] = off["currency"]
-        off["explanation"] = [money_text(row, rake) for row in off.to_dict("records")]
-        off["ruleset"] = off["scored_with"]
-        parts.append(off)
-    checked = seats[["room", "ruleset", "hand_key"]].drop_duplicates()
-    mismatches = pd.concat(parts) if parts else pd.DataFrame(columns=MISMATCH_COLUMNS)
-    return _Check("money", checked, mismatches), money
 
 
 __all__ = ["AUDIT_STEPS", "AuditReport", "audit", "use_ruleset"]
