@@ -86,3 +86,23 @@ def test_a_rake_rule_never_seen_at_this_size_says_so() -> None:
     assert (
         "the rule is untested at this size: the largest winning seat it explains is 67 USD" in text
     )
+
+
+def test_money_that_follows_the_rooms_points_is_not_a_second_guess(tmp_path: Path) -> None:
+    """The room scores Alice +20 (the rules +21) and settles its own points: Bob, whose stack
+    is known, pays 20 (two hands settled right show the room pays points × stakes).  Not a
+    short stack: both money rows say they follow the points row."""
+    hands = [_hand(n, (21.0, -21.0), (21.0, -21.0), stack=100.0) for n in (1, 2)]
+    hands.append(_hand(3, (20.0, -20.0), (20.0, -20.0), stack=100.0))
+    data = write_dataset(tmp_path, hands)
+    with ofc_stats.open(data) as db:
+        report = audit(db)
+    rows = report.mismatches
+    assert set(rows.loc[rows["class"] != "money", "hand_key"]) == set(rows["hand_key"])
+    money = rows[rows["class"] == "money"].set_index("seat")
+    assert list(money["cause"]) == ["follows the room's points"] * 2
+    assert not money["explanation"].str.contains("short stack").any()
+    assert money.loc[1, "explanation"].startswith(
+        "the room charged this seat by the points it reported: -20 × 1 = 20, exactly"
+    )
+    assert "the money follows this hand's points row" in money.loc[0, "explanation"]

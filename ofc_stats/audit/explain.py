@@ -188,3 +188,27 @@ def _kept(row: Mapping[Any, Any], rake: Rake, unit: str) -> str:
             f"is {rake.largest:g}{unit}"
         )
     return text
+
+
+def follows_text(row: Mapping[Any, Any], rake: Rake) -> str:
+    """A seat paid exactly the money of the points the room reported for it: the money
+    follows the hand's points row, no separate error (and no short stack to guess)."""
+    currency = row.get("currency") or ""
+    unit = f" {currency}" if isinstance(currency, str) and currency else ""
+    own, expected = float(row["own_money"]), float(row["expected_money"])
+    verb = "charged" if own < 0 else "paid"
+    after = " after the rake" if own > 0 and rake.rate else ""
+    text = (
+        f"the room {verb} this seat by the points it reported: "
+        f"{signed(float(row['reported_points']))} × {_stakes(row):g} = {abs(own):g}{unit}"
+        f"{after}, exactly what it {verb}; the rules give "
+        f"{signed(float(row['net_capped']))} points"
+    )
+    if float(row["owed"]) > 0 and bool(row.get("short", False)):
+        text += (
+            f" and, as a loser paid the room's points rather than the rules', a short "
+            f"stack's settlement of {expected:g}{unit}"
+        )
+    else:
+        text += f", {abs(expected):g}{unit}"
+    return text + ": the money follows this hand's points row, not a separate money error"

@@ -42,7 +42,7 @@ from ofc_stats.audit.explain import (
 from ofc_stats.audit.fields import FieldVerdict, MoneyVerdict, field_verdicts, money_verdicts
 from ofc_stats.audit.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
 from ofc_stats.audit.money import MoneyRules, Rake, room_money
-from ofc_stats.audit.money_rows import money_rows
+from ofc_stats.audit.money_rows import follow_points, money_rows
 from ofc_stats.audit.room_rules import RoomRules
 from ofc_stats.audit.rules_book import RulesBook, use_book
 from ofc_stats.audit.settle import Settlement
@@ -199,7 +199,7 @@ def audit(
             points.checked[~points.checked["room"].isin(not_points)],
             points.mismatches[keep],
         )
-    money_found = money.mismatches
+    money_found = follow_points(money.mismatches, points.mismatches, room.rakes)
     parts = [frame for frame in (points.mismatches, fantasy.mismatches, money_found)]
     found = [p[[c for c in MISMATCH_COLUMNS if c in p]] for p in parts if len(p)]
     mismatches = pd.concat(found, ignore_index=True) if found else pd.DataFrame()
