@@ -45,8 +45,9 @@ CHECKS = ("points", "fantasy", "money")
 
 
 def per_room(report: AuditReport) -> pd.DataFrame:
-    """The audit summary summed per room: hands, matching, and each check's counts."""
-    columns = ["hands", "matching"] + [f"{c}_{k}" for c in CHECKS for k in ("checked", "matching")]
+    """The audit summary summed per room: hands, checked, matching, and each check's counts."""
+    columns = ["hands", "checked", "matching"]
+    columns += [f"{c}_{k}" for c in CHECKS for k in ("checked", "matching")]
     frame = report.summary.groupby("room")[columns].sum()
     rows = report.mismatches.groupby("room").size().rename("mismatch_rows")
     return frame.join(rows).fillna({"mismatch_rows": 0}).astype(int)
@@ -61,8 +62,12 @@ def comparison(before: pd.DataFrame, after: pd.DataFrame) -> Iterable[str]:
     yield "|---|---|---|---|"
     for room in before.index:
         b, a = before.loc[room], after.loc[room]
-        yield f"| {room} | hands explained | {_share(b.matching, b.hands)} | " + (
-            f"{_share(a.matching, a.hands)} |"
+        # a hand no check could look at (no points, money or earlier hand) is not explained
+        yield f"| {room} | hands checked | {_share(b.checked, b.hands)} | " + (
+            f"{_share(a.checked, a.hands)} |"
+        )
+        yield f"| {room} | checked hands explained | {_share(b.matching, b.checked)} | " + (
+            f"{_share(a.matching, a.checked)} |"
         )
         for check in CHECKS:
             checked, matching = f"{check}_checked", f"{check}_matching"

@@ -96,7 +96,7 @@ def test_the_audit_reports_them_not_checkable_not_as_room_errors(data: Path) -> 
         3,
         2,
     )
-    assert any("fantasy: 2 not checkable" in line for line in report.lines())
+    assert any("fantasy: 2 decisions not checkable" in line for line in report.lines())
 
 
 @pytest.mark.skipif(not APPS.is_dir(), reason="../shared/samples/apps is not here")

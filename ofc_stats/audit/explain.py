@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ofc_stats.audit.money import Rake
-from ofc_stats.audit.settle import kind_text
+from ofc_stats.audit.settle import Settlement, kind_text
 from ofc_stats.engine.board import ROWS
 from ofc_stats.engine.vector.rank_tables import tables
 
@@ -34,9 +34,16 @@ def signed(value: float) -> str:
     return f"{value:+g}" if value else "0"
 
 
+def plural(count: float, noun: str, nouns: str | None = None) -> str:
+    """'1 point', '2 points', '1,409 hands': never '1 points'."""
+    text = f"{int(count):,}" if float(count).is_integer() else f"{count:g}"
+    return f"{text} {noun if count == 1 else nouns or noun + 's'}"
+
+
 def points_text(seat: Mapping[Any, Any], cause: str) -> str:
     room, ours = float(seat["reported_points"]), float(seat["net_capped"])
-    text = f"room {signed(room)}, recomputed {signed(ours)} ({abs(room - ours):g} points apart)"
+    apart = plural(abs(room - ours), "point")
+    text = f"room {signed(room)}, recomputed {signed(ours)} ({apart} apart)"
     if cause == "sign flipped":
         return text + "; every seat's points have the opposite sign"
     if cause == "caps not applied":
@@ -125,29 +132,83 @@ def _count(value: Any) -> int:
         return 0
 
 
-def money_text(row: Mapping[Any, Any], rake: Rake) -> str:
+def money_text(row: Mapping[Any, Any], rake: Rake, settlement: Settlement | None = None) -> str:
+    """A money row in words, naming the rake and settlement it is judged by, where they
+    come from (inferred from the same hands, or a rules file) and how much of the room
+    they explain, so "room wrong" reads apart from "inference uncertain"."""
     owed = float(row["owed"])
     money = float(row["reported_money"])
     expected = float(row["expected_money"])
     currency = row.get("currency") or ""
     unit = f" {currency}" if isinstance(currency, str) and currency else ""
-    if owed < 0:
+    points = plural(abs(float(row["net_capped"])), "point")
+    stakes = _stakes(row)
+    if owed < 0:  # amounts a loser gives up, written without a sign: "lost 5 points"
         if bool(row["short_paid"]):
             return (
-                f"lost {signed(float(row['net_capped']))} points × {row['stakes']:g} = "
-                f"{owed:g}{unit}; the room took only {money:g}{unit} (a short stack?)"
+                f"lost {points} × {stakes:g} = {-owed:g}{unit}; "
+                f"the room took only {-money:g}{unit} (a short stack?)"
             )
-        return f"lost {owed:g}{unit} by points × stakes; the room charged {money:g}{unit}"
+        taken = f"charged {-money:g}{unit}" if money <= 0 else f"paid him {money:g}{unit}"
+        return f"lost {-owed:g}{unit} by points × stakes; the room {taken}"
+    won = f"{'won' if owed else 'scored'} {points} × {stakes:g} = {owed:g}{unit}"
+    rule = (
+        f"the rake rule {rake.source} ({rake.room}: {rake.rule()}; it {rake.support()}) "
+        f"leaves {expected:g}{unit}"
+    )
     if bool(row.get("short", False)):
         kind = kind_text(str(row.get("settlement", "proportional")))
+        how = f"{settlement.source}: {kind}; it {settlement.support()}" if settlement else kind
         return (
-            f"won {signed(float(row['net_capped']))} points × {row['stakes']:g} = "
-            f"{owed:g}{unit}, but a loser was short; with {kind} this seat gets "
-            f"{float(row['gross']):g}{unit}, {expected:g}{unit} after the room's rake "
-            f"({rake.describe()}); the room paid {money:g}{unit}"
+            f"{won}, but a loser was short; by the settlement ({how}) this seat gets "
+            f"{float(row['gross']):g}{unit}, and {rule}; the room paid {money:g}{unit}"
         )
-    return (
-        f"won {signed(float(row['net_capped']))} points × {row['stakes']:g}, "
-        f"{expected:g}{unit} after the room's rake ({rake.describe()}); "
-        f"the room paid {money:g}{unit}"
+    return f"{won}; {rule}; the room paid {money:g}{unit}{_kept(row, rake, unit)}"
+
+
+def _stakes(row: Mapping[Any, Any]) -> float:
+    """The hand's stakes; a hand with none is money at 1 per point, as the money check reads it."""
+    stakes = row.get("stakes")
+    return 1.0 if stakes is None or stakes != stakes else float(stakes)
+
+
+def _kept(row: Mapping[Any, Any], rake: Rake, unit: str) -> str:
+    """What the room kept of a winner's money, and whether the rule was ever seen to hold
+    at this size or the room's rake is the rule's rate unrounded."""
+    gross, money = float(row.get("gross", row["owed"])), float(row["reported_money"])
+    kept = gross - money
+    if kept < 0:
+        return f", {-kept:g}{unit} more than the winnings"
+    text = f", keeping {kept:g}{unit} ({kept / gross:.2%} of the winnings)" if gross else ""
+    if rake.rate and abs(kept - gross * rake.rate) <= 0.011 and gross:
+        return text + f": the rule's rate unrounded (the rule rounds {rake.mode} to {rake.tick:g})"
+    if rake.rate and gross > rake.largest + 0.011:
+        return text + (
+            f"; the rule is untested at this size: the largest winning seat it explains "
+            f"is {rake.largest:g}{unit}"
+        )
+    return text
+
+
+def follows_text(row: Mapping[Any, Any], rake: Rake) -> str:
+    """A seat paid exactly the money of the points the room reported for it: the money
+    follows the hand's points row, no separate error (and no short stack to guess)."""
+    currency = row.get("currency") or ""
+    unit = f" {currency}" if isinstance(currency, str) and currency else ""
+    own, expected = float(row["own_money"]), float(row["expected_money"])
+    verb = "charged" if own < 0 else "paid"
+    after = " after the rake" if own > 0 and rake.rate else ""
+    text = (
+        f"the room {verb} this seat by the points it reported: "
+        f"{signed(float(row['reported_points']))} × {_stakes(row):g} = {abs(own):g}{unit}"
+        f"{after}, exactly what it {verb}; the rules give "
+        f"{signed(float(row['net_capped']))} points"
     )
+    if float(row["owed"]) > 0 and bool(row.get("short", False)):
+        text += (
+            f" and, as a loser paid the room's points rather than the rules', a short "
+            f"stack's settlement of {expected:g}{unit}"
+        )
+    else:
+        text += f", {abs(expected):g}{unit}"
+    return text + ": the money follows this hand's points row, not a separate money error"

@@ -46,17 +46,28 @@ class Rake:
     explained: int
     multiplier: float = 1.0  # money per point is stakes × this (1 unless the data says else)
     given: bool = False  # from a ruleset file, not inferred
+    largest: float = 0.0  # the largest winning seat (gross) the rule explains
 
-    def describe(self) -> str:
-        share = self.explained / self.winners if self.winners else 0.0
+    def rule(self) -> str:
         rule = f"{self.rate:.2%} of the winnings, rounded {self.mode} to {self.tick:g}"
         if self.rate == 0:
             rule = "no rake"
         if self.multiplier != 1:
             rule += f"; money = points × stakes × {self.multiplier:g}"
-        counts = f"explains {self.explained} of {self.winners} winning seats, {share:.1%}"
-        source = "; from the rules file" if self.given else ""
-        return f"{self.room}: {rule} ({counts}{source})"
+        return rule
+
+    @property
+    def source(self) -> str:
+        return "from the rules file" if self.given else "inferred from these hands"
+
+    def support(self) -> str:
+        """How much of the room the rule explains: a mismatch against a rule inferred from
+        the same hands may be the inference's error, not the room's."""
+        share = self.explained / self.winners if self.winners else 0.0
+        return f"explains {self.explained:,} of {self.winners:,} winning seats, {share:.1%}"
+
+    def describe(self) -> str:
+        return f"{self.room}: {self.rule()} ({self.source}: {self.support()})"
 
 
 def rounded(values: npt.NDArray[np.float64], tick: float, mode: str) -> npt.NDArray[np.float64]:
@@ -123,8 +134,9 @@ def given_rake(
     gross = winners["gross"].to_numpy(dtype=np.float64)
     rake = rounded(gross * rate, tick, mode)
     money = winners["reported_money"].to_numpy(dtype=np.float64)
-    explained = int((np.abs(gross - rake - money) <= TOLERANCE).sum())
-    return Rake(room, rate, tick, mode, len(winners), explained, multiplier, given=True)
+    ok = np.abs(gross - rake - money) <= TOLERANCE
+    largest = float(gross[ok].max()) if ok.any() else 0.0
+    return Rake(room, rate, tick, mode, len(winners), int(ok.sum()), multiplier, True, largest)
 
 
 def infer_rake(room: str, seats: pd.DataFrame, multiplier: float = 1.0) -> Rake:
@@ -151,8 +163,9 @@ def infer_rake(room: str, seats: pd.DataFrame, multiplier: float = 1.0) -> Rake:
                     best, most = (float(rate), tick, mode), explained
     rate, tick, mode = best
     rake = rounded(all_gross * rate, tick, mode)
-    explained = int((np.abs(all_gross - rake - all_money) <= TOLERANCE).sum())
-    return Rake(room, rate, tick, mode, len(winners), explained, multiplier)
+    ok = np.abs(all_gross - rake - all_money) <= TOLERANCE
+    largest = float(all_gross[ok].max()) if ok.any() else 0.0
+    return Rake(room, rate, tick, mode, len(winners), int(ok.sum()), multiplier, largest=largest)
 
 
 def money_mismatches(seats: pd.DataFrame, rake: Rake) -> pd.DataFrame:
@@ -182,7 +195,8 @@ class RoomMoney:
 
 MONEY_SQL = """
 SELECT hand_key, hand_id, seat, player, player_key, hero, room, ruleset, scored_with,
-       net_capped, stakes, reported_money, stack, coalesce(currency, '') AS currency
+       net_capped, reported_points, stakes, reported_money, stack,
+       coalesce(currency, '') AS currency
 FROM seat_results WHERE status = 'scored'
   AND hand_key IN (SELECT hand_key FROM seats WHERE reported_money IS NOT NULL)
 ORDER BY hand_key, seat

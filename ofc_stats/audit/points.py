@@ -25,17 +25,24 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ofc_stats.audit.coverage import (
+    empty_coverage,
+    fantasy_reasons,
+    group_lines,
+    reported_reasons,
+    summarize,
+)
 from ofc_stats.audit.explain import (
     fantasy_text,
     foul_text,
-    money_text,
     points_text,
     royalty_text,
     unchecked_text,
 )
 from ofc_stats.audit.fields import FieldVerdict, MoneyVerdict, field_verdicts, money_verdicts
 from ofc_stats.audit.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
-from ofc_stats.audit.money import MoneyRules, Rake, RoomMoney, money_mismatches, room_money
+from ofc_stats.audit.money import MoneyRules, Rake, room_money
+from ofc_stats.audit.money_rows import follow_points, money_rows
 from ofc_stats.audit.room_rules import RoomRules
 from ofc_stats.audit.rules_book import RulesBook, use_book
 from ofc_stats.audit.settle import Settlement
@@ -70,6 +77,7 @@ MISMATCH_COLUMNS = [
     "recomputed_value",
     "unit",
     "explanation",
+    "basis",  # what the row is judged by: the ruleset, or a rake inferred and how well it fits
 ]
 # A Fantasyland decision the files cannot check: the seat's hand, the player's next
 # hand at the table, why (the fantasy view's next_link: 'sat out' or 'gap') in words.
@@ -100,31 +108,14 @@ class AuditReport:
     timeouts: tuple[TimeoutEvidence, ...] = ()
     money_fields: tuple[MoneyVerdict, ...] = ()
     unchecked: pd.DataFrame | None = None  # Fantasyland decisions not checkable
+    coverage: pd.DataFrame | None = None  # room, ruleset, check, reason, hands not checked
 
     def lines(self) -> list[str]:
         out = [f"audit against {self.rules}"]
-        for row in self.summary.itertuples(index=False):
-            out.append(
-                f"{row.room} · {row.ruleset}: {row.hands:,} hands, {row.matching:,} match "
-                f"({row.match_rate:.1%})"
-            )
-            for check in ("points", "fantasy", "money"):
-                checked = getattr(row, f"{check}_checked")
-                if checked:
-                    matching = getattr(row, f"{check}_matching")
-                    rate = matching / checked
-                    out.append(f"  {check}: {matching:,} of {checked:,} hands match ({rate:.1%})")
-                unchecked = getattr(row, f"{check}_unchecked", 0)
-                if unchecked:
-                    out.append(
-                        f"  {check}: {unchecked:,} not checkable (the player sat out the "
-                        "table's next hand, or it is missing from the files)"
-                    )
-            classes = self.by_class[
-                (self.by_class["room"] == row.room) & (self.by_class["ruleset"] == row.ruleset)
-            ]
-            for item in classes.itertuples(index=False):
-                out.append(f"    {item._2}: {item.hands:,} hands ({item.rate:.1%})")
+        coverage = self.coverage if self.coverage is not None else empty_coverage()
+        for row in self.summary.to_dict("records"):
+            basis = self.money_basis(str(row["room"]))
+            out += group_lines({str(k): v for k, v in row.items()}, coverage, self.by_class, basis)
         for rake in self.rakes:
             out.append(f"rake {rake.describe()}")
         for settlement in self.settlements:
@@ -136,6 +127,25 @@ class AuditReport:
         for evidence in self.timeouts:
             out += evidence.lines()
         return out
+
+    def money_basis(self, room: str) -> str:
+        """What a room's money is judged by: a rake and settlement inferred from these very
+        hands (a mismatch may be the inference's) or given by a rules file."""
+        rakes = [r for r in self.rakes if r.room.startswith(f"{room} ")]
+        settled = [s for s in self.settlements if s.room.startswith(f"{room} ") and s.telling]
+        if not rakes:
+            return ""
+        source = (
+            "from the rules file" if all(r.given for r in rakes) else "inferred from these hands"
+        )
+        fits = ", ".join(f"{r.room} explains {r.explained:,} of {r.winners:,}" for r in rakes)
+        text = f"judged by a rake {source} ({fits} winning seats)"
+        if settled:
+            fits = ", ".join(
+                f"{s.room} {s.explained.get(s.kind, 0)} of {s.telling}" for s in settled
+            )
+            text += f" and a short-stack settlement likewise ({fits} telling hands)"
+        return text
 
 
 def audit(
@@ -168,13 +178,20 @@ def audit(
         step(1)
         fantasy = _fantasy(data, max_gap_minutes)
         step(1)
-        money, room = _money(data, money_rules)
+        room = room_money(data, money_rules)
+        money = _Check("money", room.seats[["room", "ruleset", "hand_key"]], money_rows(room))
         step(1)
         timeouts = tuple(timeout_evidence(data))
+        not_points = {v.room for v in verdicts if not v.measures}
+        skip_rooms = set() if all_fields else not_points
+        reasons = {
+            "points": reported_reasons(data, "reported_points", skip_rooms),
+            "fantasy": fantasy_reasons(data, max_gap_minutes),
+            "money": reported_reasons(data, "reported_money"),
+        }
     finally:
         if ruleset is not None or book is not None:
             data.restore_results()
-    not_points = {v.room for v in verdicts if not v.measures}
     if not all_fields and not_points and len(points.mismatches):
         keep = ~points.mismatches["room"].isin(not_points)
         points = _Check(
@@ -182,13 +199,15 @@ def audit(
             points.checked[~points.checked["room"].isin(not_points)],
             points.mismatches[keep],
         )
-    parts = [frame for frame in (points.mismatches, fantasy.mismatches, money.mismatches)]
+    money_found = follow_points(money.mismatches, points.mismatches, room.rakes)
+    parts = [frame for frame in (points.mismatches, fantasy.mismatches, money_found)]
     found = [p[[c for c in MISMATCH_COLUMNS if c in p]] for p in parts if len(p)]
     mismatches = pd.concat(found, ignore_index=True) if found else pd.DataFrame()
     if mismatches.empty:
         mismatches = pd.DataFrame(columns=MISMATCH_COLUMNS)
     mismatches = mismatches[MISMATCH_COLUMNS].sort_values(["hand_key", "seat", "class"])
-    summary, by_class = _summary(data, mismatches, [points, fantasy, money])
+    checked = {check.name: check.checked for check in (points, fantasy, money)}
+    summary, by_class, coverage = summarize(data, mismatches, checked, reasons)
     unchecked = fantasy.unchecked
     assert unchecked is not None  # _fantasy always says which decisions it could not check
     counts = unchecked.groupby(["room", "ruleset"]).size().rename("fantasy_unchecked")
@@ -209,6 +228,7 @@ def audit(
         timeouts,
         tuple(money_verdicts(room.seats)),
         unchecked.reset_index(drop=True),
+        coverage,
     )
 
 
@@ -314,6 +334,7 @@ def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = No
         detail[i] or points_text(rows.loc[i], rows.loc[i, "cause"]) for i in rows.index
     ]
     rows["ruleset"] = rows["scored_with"]
+    rows["basis"] = "ruleset " + rows["ruleset"].astype(str)
     return _Check("points", checked, rows)
 
 
@@ -383,79 +404,13 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
         rows["recomputed_value"] = rows["rules_cards"].astype(float)
         rows["unit"] = "cards"
         rows["explanation"] = [fantasy_text(name, row) for row in rows.to_dict("records")]
+        rows["basis"] = "ruleset " + rows["ruleset"].astype(str)
         rows["previous_hand"] = rows["hand_key"]
         rows["hand_key"] = rows["next_hand_key"]
         rows["seat"] = rows["next_seat"]
         parts.append(rows)
     mismatches = pd.concat(parts) if parts else pd.DataFrame(columns=MISMATCH_COLUMNS)
     return _Check("fantasy", checked, mismatches, unchecked[UNCHECKED_COLUMNS])
-
-
-def _money(data: OfcData, rules: MoneyRules) -> tuple[_Check, RoomMoney]:
-    money = room_money(data, rules)
-    seats = money.seats
-    parts = []
-    groups = list(seats.groupby(["room", "currency"], sort=True)) if len(seats) else []
-    for (_, group), rake in zip(groups, money.rakes, strict=True):
-        off = money_mismatches(group, rake)
-        if off.empty:
-            continue
-        off = off.copy()
-        off["class"] = "money"
-        off["cause"] = np.where(off["short_paid"], "loser paid less than owed", "amount")
-        off["room_value"] = off["reported_money"]
-        off["recomputed_value"] = off["expected_money"]
-        off["unit"] = off["currency"]
-        off["explanation"] = [money_text(row, rake) for row in off.to_dict("records")]
-        off["ruleset"] = off["scored_with"]
-        parts.append(off)
-    checked = seats[["room", "ruleset", "hand_key"]].drop_duplicates()
-    mismatches = pd.concat(parts) if parts else pd.DataFrame(columns=MISMATCH_COLUMNS)
-    return _Check("money", checked, mismatches), money
-
-
-def _summary(
-    data: OfcData, mismatches: pd.DataFrame, checks: list[_Check]
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    hands = data.df(
-        "SELECT room, ruleset, count(*) AS hands FROM hands GROUP BY ALL ORDER BY room, ruleset"
-    )
-    bad_hands = mismatches[["room", "hand_key"]].drop_duplicates()
-    hand_rooms = data.df("SELECT hand_key, room, ruleset FROM hands")
-    bad_hands = hand_rooms[hand_rooms["hand_key"].isin(bad_hands["hand_key"])]
-    hands["matching"] = hands["hands"] - hands.merge(
-        bad_hands.groupby(["room", "ruleset"]).size().rename("bad"),
-        on=["room", "ruleset"],
-        how="left",
-    )["bad"].fillna(0).astype(int)
-    hands["match_rate"] = hands["matching"] / hands["hands"]
-    for check in checks:
-        counts = check.checked.groupby(["room", "ruleset"]).size().rename("n")
-        wrong = check.mismatches.merge(hand_rooms, on="hand_key", suffixes=("_x", ""))
-        wrong = wrong[["room", "ruleset", "hand_key"]].drop_duplicates()
-        wrong = wrong[wrong["hand_key"].isin(check.checked["hand_key"])]
-        bad = wrong.groupby(["room", "ruleset"]).size().rename("bad")
-        merged = hands[["room", "ruleset"]].merge(counts, on=["room", "ruleset"], how="left")
-        merged = merged.merge(bad, on=["room", "ruleset"], how="left").fillna(0)
-        hands[f"{check.name}_checked"] = merged["n"].astype(int).to_numpy()
-        hands[f"{check.name}_matching"] = (merged["n"] - merged["bad"]).astype(int).to_numpy()
-    per_class = mismatches.merge(hand_rooms, on="hand_key", suffixes=("_x", ""))
-    by_class = (
-        per_class[["room", "ruleset", "class", "hand_key"]]
-        .drop_duplicates()
-        .groupby(["room", "ruleset", "class"])
-        .size()
-        .rename("hands")
-        .reset_index()
-    )
-    by_class = by_class.merge(
-        hands[["room", "ruleset", "hands"]], on=["room", "ruleset"], suffixes=("", "_all")
-    )
-    by_class["rate"] = by_class["hands"] / by_class["hands_all"]
-    by_class = by_class.drop(columns="hands_all")
-    by_class["order"] = by_class["class"].map(CLASSES.index)
-    by_class = by_class.sort_values(["room", "ruleset", "order"]).drop(columns="order")
-    return hands.reset_index(drop=True), by_class.reset_index(drop=True)
 
 
 __all__ = ["AUDIT_STEPS", "AuditReport", "audit", "use_ruleset"]

@@ -147,19 +147,32 @@ class Settlement:
     tied: tuple[str, ...] = ()  # kinds that explain as many telling hands as ``kind``
     given: bool = False  # from a ruleset file, not inferred
 
+    @property
+    def source(self) -> str:
+        return "from the rules file" if self.given else "inferred from these hands"
+
+    def support(self) -> str:
+        """How many telling hands the kind explains: a winner's money judged by a kind
+        that explains few of them may be the inference's error, not the room's."""
+        if not self.telling:
+            return "no short-stack hand tells the kinds apart"
+        told = self.explained.get(self.kind, 0)
+        return f"explains {told} of {self.telling} short-stack hands that tell the kinds apart"
+
     def describe(self) -> str:
         if not self.short_hands:
             return f"{self.room}: no short-stacked loser; settlement not observable"
-        counts = ", ".join(f"{k} {n}" for k, n in self.explained.items() if k in KINDS or n)
+        counts = ", ".join(
+            f"{k} {n}" for k, n in self.explained.items() if k != self.kind and (k in KINDS or n)
+        )
         if not self.telling:
             return (
                 f"{self.room}: {self.short_hands} short-stack hand(s), none tells the kinds apart"
             )
         tie = f" (tied with {', '.join(self.tied)})" if self.tied else ""
-        tie += " (from the rules file)" if self.given else ""
         return (
-            f"{self.room}: {kind_text(self.kind)}{tie}; of {self.telling} short-stack hands "
-            f"that tell the kinds apart, explained: {counts}"
+            f"{self.room}: {kind_text(self.kind)}{tie} ({self.source}: {self.support()}; "
+            f"others: {counts})"
         )
 
 

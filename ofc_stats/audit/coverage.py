@@ -1,0 +1,237 @@
+"""Which hands each audit check looked at, and why it could not look at the others.
+
+A hand with no points reported was never compared with the rules' points: it
+must not count as matching them.  Each check keeps the hands it looked at;
+this module names a reason for every other hand of the room and ruleset
+("not reported", "not scored: incomplete", "no earlier hand at the table"), so the
+summary says "points: no hand checked (108 not reported)" and the
+match rates are over the hands actually checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ofc_stats.audit.explain import plural
+from ofc_stats.store.views import OfcData
+
+CHECKS = ("points", "fantasy", "money")
+# The check each mismatch class belongs to: its rate is over that check's hands.
+CLASS_CHECK = {
+    "points": "points",
+    "caps": "points",
+    "royalties": "points",
+    "foul": "points",
+    "fantasy_entry": "fantasy",
+    "repeat": "fantasy",
+    "fantasy_cards": "fantasy",
+    "money": "money",
+}
+COVERAGE_COLUMNS = ["room", "ruleset", "check", "reason", "hands"]
+NOT_POINTS = "with a points field that is not the hand's points, by its field verdict"
+OTHER = "not checkable"
+
+# Per hand: is the column reported on any seat, and the status of its seats when none
+# is scored (what the points and money checks need: a reported value and a scored seat).
+_REPORTED_SQL = """
+SELECT hand_key,
+       bool_or({column} IS NOT NULL) AS reported,
+       bool_or(status = 'scored') AS scored,
+       min(coalesce(status, 'no result')) FILTER (WHERE status IS DISTINCT FROM 'scored') AS why
+FROM seat_results GROUP BY hand_key
+"""
+# Per hand: how far the Fantasyland check got with the seats whose previous hand at the
+# table leads to it (0 checked, 1 the link is not the table's next hand, 2 too long
+# after or no time, 3 the previous hand not scored); no row: no earlier hand.
+_FANTASY_SQL = """
+SELECT next_hand_key AS hand_key,
+       min(CASE WHEN status IS DISTINCT FROM 'scored' THEN 3
+                WHEN seconds_to_next IS NULL OR seconds_to_next > $gap THEN 2
+                WHEN next_link <> 'next' THEN 1 ELSE 0 END) AS step
+FROM fantasy WHERE next_hand_key IS NOT NULL GROUP BY next_hand_key
+"""
+
+
+def reported_reasons(
+    data: OfcData, column: str, not_points: frozenset[str] | set[str] = frozenset()
+) -> pd.Series:
+    """Why the points (``reported_points``) or money (``reported_money``) check skips a
+    hand, by hand key: not reported, not scored, or (points) the room's field is not
+    points.  Hands it can check are absent."""
+    frame = data.df(_REPORTED_SQL.format(column=column))
+    rooms = data.df("SELECT hand_key, room FROM hands").set_index("hand_key")["room"]
+    reported = frame["reported"].fillna(False).to_numpy(dtype=bool)
+    scored = frame["scored"].fillna(False).to_numpy(dtype=bool)
+    status = frame["why"].fillna("no result").astype(str).to_numpy()
+    why = np.where(reported, "", "not reported").astype(object)
+    unscored = reported & ~scored
+    why[unscored] = [f"not scored: {s}" for s in status[unscored]]
+    if not_points:
+        room = rooms.reindex(frame["hand_key"].to_numpy()).isin(not_points).to_numpy()
+        why[reported & scored & room] = NOT_POINTS
+    series = pd.Series(why, index=frame["hand_key"].to_numpy(), dtype=object)
+    return series[series != ""]
+
+
+def fantasy_reasons(data: OfcData, gap_minutes: float) -> pd.Series:
+    """Why the Fantasyland check skips a hand: the room's decision shows in the hand
+    that follows a player's previous one, so a hand with none (or none it can use) is
+    not checked.  Checked hands map to ""."""
+    steps = data.df(_FANTASY_SQL, {"gap": gap_minutes * 60}).set_index("hand_key")["step"]
+    keys = data.df("SELECT hand_key FROM hands")["hand_key"]
+    words = {
+        0: "",
+        1: "after a hand the player sat out or one missing from the files",
+        2: f"more than {gap_minutes:g} minutes after the previous hand (or no time)",
+        3: "after a hand not scored",
+    }
+    step = steps.reindex(keys.to_numpy())
+    return step.map(words).fillna("with no earlier hand of its players at the table")
+
+
+def summarize(
+    data: OfcData,
+    mismatches: pd.DataFrame,
+    checked: dict[str, pd.DataFrame],
+    reasons: dict[str, pd.Series],
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Per room and ruleset: the summary, the mismatch classes and the not-checked reasons.
+
+    ``checked[check]`` holds the hand keys a check looked at; ``reasons[check]`` why it
+    skipped the others.  Every hand is counted by its own room and ruleset, checked or
+    not checked, so the two add up to the hands; ``matching`` counts the hands checked
+    by at least one check with no mismatch.
+    """
+    hand_rooms = data.df("SELECT hand_key, room, ruleset FROM hands")
+    keys = ["room", "ruleset"]
+    hands = hand_rooms.groupby(keys).size().rename("hands").reset_index()
+    hands = hands.sort_values(keys).reset_index(drop=True)
+    bad_keys = set(mismatches["hand_key"])
+    any_checked: set[str] = set()
+    coverage = []
+    for check in CHECKS:
+        looked = set(checked[check]["hand_key"])
+        any_checked |= looked
+        rows = hand_rooms.assign(
+            checked=hand_rooms["hand_key"].isin(looked),
+            bad=hand_rooms["hand_key"].isin(_check_bad(mismatches, check)),
+        )
+        rows["bad"] &= rows["checked"]
+        counts = rows.groupby(keys)[["checked", "bad"]].sum()
+        counts = hands[keys].merge(counts.reset_index(), on=keys, how="left").fillna(0)
+        hands[f"{check}_checked"] = counts["checked"].astype(int).to_numpy()
+        hands[f"{check}_matching"] = (counts["checked"] - counts["bad"]).astype(int).to_numpy()
+        hands[f"{check}_not_checked"] = hands["hands"] - hands[f"{check}_checked"]
+        skipped = rows[~rows["checked"]].copy()
+        why = reasons[check].reindex(skipped["hand_key"].to_numpy())
+        skipped["reason"] = why.fillna(OTHER).replace("", OTHER).to_numpy()
+        part = skipped.groupby([*keys, "reason"]).size().rename("hands").reset_index()
+        coverage.append(part.assign(check=check))
+    rows = hand_rooms.assign(
+        checked=hand_rooms["hand_key"].isin(any_checked),
+        bad=hand_rooms["hand_key"].isin(bad_keys),
+    )
+    rows["bad"] &= rows["checked"]
+    counts = rows.groupby(keys)[["checked", "bad"]].sum().reset_index()
+    counts = hands[keys].merge(counts, on=keys, how="left").fillna(0)
+    hands["checked"] = counts["checked"].astype(int).to_numpy()
+    hands["matching"] = (counts["checked"] - counts["bad"]).astype(int).to_numpy()
+    hands["match_rate"] = (hands["matching"] / hands["checked"].where(hands["checked"] > 0)).fillna(
+        0.0
+    )
+    table = pd.concat(coverage, ignore_index=True).reindex(columns=COVERAGE_COLUMNS)
+    table["order"] = table["check"].map(CHECKS.index)
+    table = table.sort_values([*keys, "order", "hands"], ascending=[True, True, True, False])
+    table = table.drop(columns="order").reset_index(drop=True)
+    return hands, _by_class(mismatches, hand_rooms, hands), table
+
+
+def empty_coverage() -> pd.DataFrame:
+    """No hand left unchecked (a report built without coverage)."""
+    return pd.DataFrame(columns=COVERAGE_COLUMNS)
+
+
+def _check_bad(mismatches: pd.DataFrame, check: str) -> set[str]:
+    classes = [k for k, v in CLASS_CHECK.items() if v == check]
+    return set(mismatches.loc[mismatches["class"].isin(classes), "hand_key"])
+
+
+def _by_class(
+    mismatches: pd.DataFrame, hand_rooms: pd.DataFrame, hands: pd.DataFrame
+) -> pd.DataFrame:
+    """Hands per mismatch class; the rate is over the hands its check looked at."""
+    keys = ["room", "ruleset"]
+    per_class = mismatches[["hand_key", "class"]].merge(hand_rooms, on="hand_key")
+    by_class = (
+        per_class[[*keys, "class", "hand_key"]]
+        .drop_duplicates()
+        .groupby([*keys, "class"])
+        .size()
+        .rename("hands")
+        .reset_index()
+    )
+    if by_class.empty:
+        return pd.DataFrame(columns=[*keys, "class", "hands", "rate"])
+    by_class = by_class.merge(hands, on=keys, suffixes=("", "_all"))
+    checked = [row[f"{CLASS_CHECK[row['class']]}_checked"] for row in by_class.to_dict("records")]
+    by_class["rate"] = by_class["hands"] / pd.Series(checked, index=by_class.index).clip(lower=1)
+    by_class["order"] = by_class["class"].map(list(CLASS_CHECK).index)
+    by_class = by_class.sort_values([*keys, "order"])
+    return by_class[[*keys, "class", "hands", "rate"]].reset_index(drop=True)
+
+
+def group_lines(
+    row: Mapping[str, Any], coverage: pd.DataFrame, by_class: pd.DataFrame, money_basis: str = ""
+) -> list[str]:
+    """The lines of one room and ruleset (a summary row): hands checked and matching, then
+    each check with what it checked and why it skipped the rest, then the mismatch classes."""
+    get = row.__getitem__
+    hands, checked, matching = int(get("hands")), int(get("checked")), int(get("matching"))
+    head = f"{get('room')} · {get('ruleset')}: {plural(hands, 'hand')}, "
+    if checked:
+        head += f"{checked:,} checked, {matching:,} match ({matching / checked:.1%})"
+    else:
+        head += "none checked"
+    if 0 < checked < hands:
+        head += f"; {plural(hands - checked, 'hand')} checked by no check"
+    out = [head]
+    mine = coverage[(coverage["room"] == get("room")) & (coverage["ruleset"] == get("ruleset"))]
+    for check in CHECKS:
+        looked = int(get(f"{check}_checked"))
+        skipped = mine[mine["check"] == check]
+        why = _reasons(skipped)
+        if looked:
+            ok = int(get(f"{check}_matching"))
+            share = f"{ok / looked:.1%}"
+            line = f"  {check}: {ok:,} of {plural(looked, 'checked hand')} match ({share})"
+            if why:
+                line += f"; {int(skipped['hands'].sum()):,} not checked ({why})"
+            if check == "money" and money_basis:
+                line += f"; {money_basis}"
+        else:
+            line = f"  {check}: no hand checked ({why})"
+        out.append(line)
+        unchecked = int(row.get(f"{check}_unchecked", 0))
+        if unchecked:
+            out.append(
+                f"  {check}: {plural(unchecked, 'decision')} not checkable (the player sat out "
+                "the table's next hand, or it is missing from the files)"
+            )
+    classes = by_class[(by_class["room"] == get("room")) & (by_class["ruleset"] == get("ruleset"))]
+    for item in classes.to_dict("records"):
+        name = str(item["class"])
+        out.append(
+            f"    {name}: {plural(int(item['hands']), 'hand')} "
+            f"({float(item['rate']):.1%} of the {CLASS_CHECK.get(name, name)}-checked)"
+        )
+    return out
+
+
+def _reasons(skipped: pd.DataFrame) -> str:
+    """'96 not reported, 1 not scored: incomplete'."""
+    pairs = zip(skipped["hands"].astype(int).tolist(), skipped["reason"].tolist(), strict=True)
+    return ", ".join(f"{hands:,} {reason}" for hands, reason in pairs)
