@@ -160,6 +160,11 @@ def test_results_report(dataset: Path) -> None:
     assert summary["hands"] == 4 and summary["net points"] == -8
     assert summary["points per hand"] == -2 and summary["Fantasyland hands"] == 1
     assert summary["points per hand without royalties"] == pytest.approx(-7 / 4)
+    # The page defines it where it shows it: row points alone (H1 +6 is rows won 3 - 0
+    # plus the scoop bonus 3), over every hand, Fantasyland ones included
+    caption = report.captions["summary"]
+    assert "over all 4 hands, Fantasyland hands included" in caption
+    assert "rows won minus rows lost and the scoop bonus" in caption
     cumulative = table(report, "cumulative")
     assert list(cumulative["points"]) == [21, 22, 10, -8]
     assert list(cumulative["without_royalties"]) == [6, 5, -1, -7]
