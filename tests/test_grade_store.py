@@ -178,6 +178,12 @@ def test_the_grade_summary_keeps_streets_and_sets_apart() -> None:
     )
 
 
+def test_the_share_of_optimal_sets_reads_as_a_percentage() -> None:
+    from reports.html import cell
+
+    assert cell("optimal", 1.0, False) == "100.0%" and cell("optimal", 0.922, False) == "92.2%"
+
+
 def test_per_100_hands_by_hand() -> None:
     # Three hands; hand a lost 1.0 and 0.5 on street 1, hand b 2.0, hand c nothing.
     # Per hand: 1.5, 2.0, 0 -> mean 3.5/3 = 1.1667 -> 116.67 per 100 hands.

@@ -209,6 +209,11 @@ def test_fantasy_report(dataset: Path) -> None:
     assert points.loc["lost to opponents in Fantasyland", "points"] == 0
     cards = table(report, "card_counts")
     assert cards.to_dict("list") == {"cards": ["14"], "played": [1], "earned": [1]}
+    # the note's rates say what they are over and round as the table does (0.0%, not 0%)
+    assert report.notes[0].startswith(
+        "You reached Fantasyland from 33.3% of 3 normal hands and stayed in 0.0% of "
+        "1 Fantasyland hand"
+    )
 
 
 def test_decisions_report(dataset: Path) -> None:
