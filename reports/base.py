@@ -124,8 +124,8 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
         "hand_id, seat, status, net_capped, timeout_streets",
         where,
         bound,
-        keep="s.hand_id, s.seat, s.net_capped, s.timeout_streets, s.in_fantasy, s.board, "
-        "s.board_streets, s.discards",
+        keep="s.hand_id, s.format, s.seat, s.net_capped, s.timeout_streets, s.in_fantasy, "
+        "s.board, s.board_streets, s.discards",
         hands_table=tables["hands"],
         results_table=tables["results"],
     )

@@ -6,8 +6,11 @@ where the cards went, a queen or better to the top,
 what happened to a dealt pair, what was discarded.  Each class gets its count
 and the average final points of the hands it occurred in, with a 95%
 interval, against the player's own average and against every other player's
-hands with the same decision.  Streets that match the room's timeout
-auto-placement are counted apart and kept out of the classes.
+hands with the same decision.  Streets flagged as timeouts (the room's
+auto-placement, in a format that records the deal order: the ``streets``
+view's ``timeout``, by its macro ``flagged_timeouts``) are counted apart and
+kept out of the classes; in a format that cannot tell a timeout from the same
+placement chosen, every street stays in the classes and the page says so.
 
 A leak is a decision after which the player does worse *relative to their own
 average* than other players do relative to theirs: shortfall = count ×
@@ -37,7 +40,7 @@ from ofc_stats.store.views import OfcData
 from reports.base import OTHERS, SAMPLE_RUNS, SEATS, Report, prepare
 from reports.charts import bars_with_ci
 from reports.filters import Filters
-from reports.stats import Z95
+from reports.stats import Z95, plural
 from reports.streetwise import summarise
 
 
@@ -47,7 +50,10 @@ def _with_interval(frame: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns=["sd"])
 
 
-STREET_COLUMNS = "board, board_streets, discards, net_capped, timeout_streets"
+STREET_COLUMNS = (
+    "board, board_streets, discards, net_capped, "
+    "flagged_timeouts(format, timeout_streets) AS flagged_timeouts"
+)
 
 
 def build(data: OfcData, filters: Filters) -> Report:
@@ -106,6 +112,10 @@ def build(data: OfcData, filters: Filters) -> Report:
         f"({SAMPLE_RUNS} runs of consecutive hands spread over the dataset)"
         if permille < 1000
         else "others: every other player's hands"
+    ) + _unflaggable_text(data)
+    report.captions["timeouts"] = (
+        "streets that match the room's timeout auto-placement, in formats that record the "
+        "deal order within a street; kept out of the classes above"
     )
     report.captions["leaks"] = (
         "shortfall: the points these hands came out below your average, beyond what other "
@@ -133,6 +143,23 @@ def _normal_points(data: OfcData, table: str) -> tuple[int, float]:
         f"SELECT count(net_capped), sum(net_capped) FROM {table} WHERE NOT in_fantasy"
     ).fetchall()[0]
     return int(count), float(total or 0.0)
+
+
+def _unflaggable_text(data: OfcData) -> str:
+    """The player's normal hands whose format cannot tell a timeout, for the caption."""
+    rows = data.sql(
+        f"SELECT format, count(*) FROM {SEATS} "
+        "WHERE NOT in_fantasy AND NOT records_deal_order(format) GROUP BY format ORDER BY format"
+    ).fetchall()
+    if not rows:
+        return ""
+    formats = " and ".join(f"{name} ({plural(int(count), 'hand')})" for name, count in rows)
+    which = "the format records" if len(rows) == 1 else "these formats record"
+    return (
+        f"; timeouts: none told in {formats}: {which} no deal order within a street, so a "
+        "street the room auto-placed cannot be told from the same placement chosen, and "
+        "every street is in these classes"
+    )
 
 
 def _otherwise(total: float, hands: int, mean: pd.Series, count: pd.Series) -> pd.Series:

@@ -138,8 +138,12 @@ def build(data: OfcData, filters: Filters) -> Report:
         )
     if len(normal):
         report.notes.append(
-            f"You reached Fantasyland from {entry[0]:.1%} of normal hands and stayed in "
-            f"{stay[0]:.0%} of {plural(len(fantasy), 'Fantasyland hand')}"
+            f"You reached Fantasyland from {entry[0]:.1%} of {plural(len(normal), 'normal hand')} "
+            + (
+                f"and stayed in {stay[0]:.1%} of {plural(len(fantasy), 'Fantasyland hand')}"
+                if len(fantasy)
+                else "and played no Fantasyland hand"
+            )
             + (
                 f"; {fouled:,} of {plural(len(tried), 'attempt')} with a queen or better "
                 "on top fouled."

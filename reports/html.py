@@ -28,7 +28,7 @@ from ofc_stats.safe_text import csv_text
 from reports.base import Report
 from reports.page import css, script
 
-PERCENT_COLUMNS = {"rate", "share", "explained_rate"}
+PERCENT_COLUMNS = {"rate", "share", "explained_rate", "optimal"}  # shares of 1, shown as %
 CHART_DATA = {"cumulative", "over_time"}  # one row per hand: CSV export only
 MAX_ROWS = 500  # rows put in the page per table; the export link has them all
 HEADERS = {

@@ -20,7 +20,7 @@ from ofc_stats.store.views import OfcData
 from reports.base import SEATS, Report, prepare
 from reports.filters import Filters
 from reports.replay import hand_details
-from reports.stats import Z95
+from reports.stats import Z95, plural
 
 CLEAR = 2.0  # a leak is clear when its loss exceeds this many SEs
 MISTAKES = 15
@@ -65,6 +65,11 @@ def per_100(frame: pd.DataFrame, hands: pd.Index, keys: list[str]) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
+def _normal_hands(data: OfcData) -> int:
+    """The player's normal (not Fantasyland) hands in the scope: what could be graded."""
+    return int(data.sql(f"SELECT count(*) FROM {SEATS} WHERE NOT in_fantasy").fetchall()[0][0])
+
+
 def build(data: OfcData, filters: Filters) -> Report:
     report = Report("regret", "Regret: expected points lost per decision")
     frame = _grades(data, filters)
@@ -82,6 +87,8 @@ def build(data: OfcData, filters: Filters) -> Report:
         street_name=lambda f: "street " + (f["street"] + 1).astype(str)
     )
     hands = pd.Index(streets["hand"].unique())
+    # Every rate says what it is over: `ofc-stats grade` prints the same measure.
+    over = f"over {plural(len(hands), 'graded hand')} of {_normal_hands(data):,} normal hands"
     if len(streets):
         by_street = per_100(streets, hands, ["street_name"])
         by_type = per_100(streets, hands, ["street_name", "decision"])
@@ -100,14 +107,16 @@ def build(data: OfcData, filters: Filters) -> Report:
             report.notes.append(
                 f"Street {row['street_name'].split()[-1]}, {row['decision']}: "
                 f"{row['per_100_hands']:.1f} ± {row['se']:.1f} expected points lost per 100 "
-                f"hands over {row['decisions']} decisions ({verdict})."
+                f"hands {over} ({plural(row['decisions'], 'decision')}; {verdict})."
             )
         total = per_100(streets.assign(all="all"), hands, ["all"]).iloc[0]
         report.notes.append(
-            f"{len(hands):,} hands graded street by street: "
+            f"Street decisions {over}: "
             f"{total['per_100_hands']:.0f} ± {total['se']:.0f} expected points lost per 100 "
             "hands against the best legal play."
         )
+        for key in ("by_street", "by_decision", "loss_parts"):
+            report.captions[key] = f"per 100 hands: {over}, a hand with no such loss counting 0"
     worst = graded.sort_values("loss", ascending=False).head(MISTAKES)
     worst = worst.assign(street=worst["street"] + 1)
     report.tables["biggest_mistakes"] = worst[
@@ -132,4 +141,8 @@ def build(data: OfcData, filters: Filters) -> Report:
                 }
             )
         report.tables["fantasy_sets"] = pd.DataFrame(rows)
+        report.captions["fantasy_sets"] = (
+            f"per set, over {plural(len(fantasy), 'graded Fantasyland set')}; optimal: the "
+            "share of sets the solver's set does not beat"
+        )
     return report

@@ -65,6 +65,11 @@ def build(data: OfcData, filters: Filters) -> Report:
                 f"({paid_text(paid, currency)}), which the points leave out."
             )
     report.tables["summary"] = summary
+    report.captions["summary"] = (
+        f"per hand: over all {plural(hands, 'hand')}, Fantasyland hands included; without "
+        "royalties: the row points alone, against each opponent rows won minus rows lost "
+        "and the scoop bonus (a fouled board loses every row), summed, before stack caps"
+    )
     if hands == 0:
         report.notes.append("No hands match these filters.")
         return report

@@ -182,13 +182,14 @@ def _pairs(
 def summarise(table: pa.Table) -> list[dict[str, object]]:
     """Count, mean and sd of final points per (street, kind, decision), by bincount.
 
-    ``table`` has board, board_streets, discards, net_capped and timeout_streets.
-    Streets matching the timeout pattern are counted under kind "timeout" only.
+    ``table`` has board, board_streets, discards, net_capped and flagged_timeouts
+    (the SQL macro of that name: stored timeout bits only where the format can
+    tell a timeout).  Flagged streets are counted under kind "timeout" only.
     """
     seats = seat_cards(table)
     points = np.asarray(table["net_capped"].to_numpy(zero_copy_only=False), dtype=np.float64)
     timeouts = np.asarray(
-        table["timeout_streets"].fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64
+        table["flagged_timeouts"].fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64
     )
     rows: list[dict[str, object]] = []
     last = int(seats.streets.max()) if seats.streets.size else -1

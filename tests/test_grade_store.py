@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
@@ -14,7 +16,7 @@ from click.testing import CliRunner
 from ofc_stats.cli import main
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.grade.position import read_positions
-from ofc_stats.grade.run import GradeOptions, grade_dataset
+from ofc_stats.grade.run import GradeOptions, GradeSummary, grade_dataset
 from ofc_stats.sim.rooms import simulate
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.rows import with_hand_keys
@@ -130,6 +132,58 @@ def test_the_command_grades_and_refuses_an_unknown_player(small: Path, tmp_path:
     assert "\x1b" not in result.output
 
 
+def test_grade_prints_the_regret_reports_measure_over_the_same_hands(
+    small: Path, tmp_path: Path
+) -> None:
+    """`grade --player P` and P's report give one figure over one count of hands: street
+    decisions per 100 graded hands, Fantasyland sets apart (a set is no street decision)."""
+    copy = tmp_path / "copy"
+    shutil.copytree(small, copy)
+    player = grades(small)["player"].value_counts().index[0]
+    args = ["grade", "--data", str(copy), "--player", player, "--rollouts", "8", "--force"]
+    result = CliRunner().invoke(main, [*args, "--quiet"])
+    assert result.exit_code == 0, result.output
+    printed = re.search(
+        r"expected points lost: (\d+) per 100 hands on the street decisions, over (\d+) "
+        r"graded hands",
+        result.output,
+    )
+    assert printed, result.output
+    with open_dataset(copy) as db:
+        note = regret.build(db, Filters(player=player)).notes[-1]
+    shown = re.match(
+        r"Street decisions over (\d+) graded hands of (\d+) normal hands: (\d+) ± \d+ ", note
+    )
+    assert shown, note
+    assert (shown[3], shown[1]) == (printed[1], printed[2])
+    assert shown[1] == shown[2]  # every normal hand of a simulated Pineapple game is graded
+
+
+def test_the_grade_summary_keeps_streets_and_sets_apart() -> None:
+    """Seat a lost 1.0 + 0.5 on its streets, b 2.0: 350 / 2 = 175 per 100 hands; one
+    Fantasyland set lost 0.3 (another had no result and counts nowhere)."""
+    grades = pa.table(
+        {
+            "hand_key": ["h1", "h1", "h2", "h3", "h4"],
+            "seat": [0, 0, 1, 0, 0],
+            "kind": ["street", "street", "street", "fantasy", "fantasy"],
+            "loss": [1.0, 0.5, 2.0, 0.3, None],
+        }
+    )
+    summary = GradeSummary(decisions=3, fantasy_sets=2)
+    summary.count(grades)
+    assert summary.lines()[1] == (
+        "  expected points lost: 175 per 100 hands on the street decisions, over 2 graded "
+        "hands; 0.30 per Fantasyland set, over 1 set"
+    )
+
+
+def test_the_share_of_optimal_sets_reads_as_a_percentage() -> None:
+    from reports.html import cell
+
+    assert cell("optimal", 1.0, False) == "100.0%" and cell("optimal", 0.922, False) == "92.2%"
+
+
 def test_per_100_hands_by_hand() -> None:
     # Three hands; hand a lost 1.0 and 0.5 on street 1, hand b 2.0, hand c nothing.
     # Per hand: 1.5, 2.0, 0 -> mean 3.5/3 = 1.1667 -> 116.67 per 100 hands.
@@ -169,7 +223,8 @@ def test_the_summary_leads_with_the_costliest_graded_decisions(small: Path) -> N
     regret_notes = next(r for r in built if r.key == "regret").notes
     summary = leak_summary(built)
     assert summary[:3] == regret_notes[:3]
-    assert "expected points lost per 100 hands" in summary[0]
+    assert "expected points lost per 100 hands over " in summary[0]
+    assert re.search(r"over \d+ graded hands? of \d+ normal hands \(\d+ decisions?; ", summary[0])
 
 
 def test_a_dataset_without_grades_says_so(tmp_path: Path) -> None:

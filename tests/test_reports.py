@@ -160,6 +160,11 @@ def test_results_report(dataset: Path) -> None:
     assert summary["hands"] == 4 and summary["net points"] == -8
     assert summary["points per hand"] == -2 and summary["Fantasyland hands"] == 1
     assert summary["points per hand without royalties"] == pytest.approx(-7 / 4)
+    # The page defines it where it shows it: row points alone (H1 +6 is rows won 3 - 0
+    # plus the scoop bonus 3), over every hand, Fantasyland ones included
+    caption = report.captions["summary"]
+    assert "over all 4 hands, Fantasyland hands included" in caption
+    assert "rows won minus rows lost and the scoop bonus" in caption
     cumulative = table(report, "cumulative")
     assert list(cumulative["points"]) == [21, 22, 10, -8]
     assert list(cumulative["without_royalties"]) == [6, 5, -1, -7]
@@ -204,6 +209,11 @@ def test_fantasy_report(dataset: Path) -> None:
     assert points.loc["lost to opponents in Fantasyland", "points"] == 0
     cards = table(report, "card_counts")
     assert cards.to_dict("list") == {"cards": ["14"], "played": [1], "earned": [1]}
+    # the note's rates say what they are over and round as the table does (0.0%, not 0%)
+    assert report.notes[0].startswith(
+        "You reached Fantasyland from 33.3% of 3 normal hands and stayed in 0.0% of "
+        "1 Fantasyland hand"
+    )
 
 
 def test_decisions_report(dataset: Path) -> None:

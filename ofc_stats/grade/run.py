@@ -61,17 +61,25 @@ class GradeSummary:
     hands: int = 0
     decisions: int = 0
     fantasy_sets: int = 0
-    seats: int = 0  # seats with something graded
-    loss: float = 0.0
+    # The report's regret section measures street decisions per graded hand and
+    # Fantasyland sets per set; these are the same two measures, so the figures agree.
+    seats: int = 0  # graded hands: seats with a graded street decision
+    loss: float = 0.0  # the street decisions' expected points lost
+    sets: int = 0  # Fantasyland sets graded
+    sets_loss: float = 0.0
     skipped: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
 
     def count(self, grades: pa.Table) -> None:
-        """Add one batch's losses: seats with at least one graded decision or set."""
+        """Add one batch's losses: street decisions by seat, Fantasyland sets by set."""
         scored = grades.filter(pc.is_valid(grades["loss"]))
-        self.loss += float(pc.sum(scored["loss"]).as_py() or 0.0)
-        keys, seats = scored["hand_key"].to_pylist(), scored["seat"].to_pylist()
+        streets = scored.filter(pc.equal(scored["kind"], "street"))
+        sets = scored.filter(pc.equal(scored["kind"], "fantasy"))
+        self.loss += float(pc.sum(streets["loss"]).as_py() or 0.0)
+        keys, seats = streets["hand_key"].to_pylist(), streets["seat"].to_pylist()
         self.seats += len(set(zip(keys, seats, strict=True)))
+        self.sets += sets.num_rows
+        self.sets_loss += float(pc.sum(sets["loss"]).as_py() or 0.0)
 
     def lines(self) -> list[str]:
         text = [
@@ -81,11 +89,27 @@ class GradeSummary:
         ]
         if self.decisions and self.seconds >= 2:
             text[0] += f" ({self.decisions / self.seconds:,.0f} decisions/s)"
-        if self.seats:
-            text.append(f"  expected points lost: {self.loss / self.seats:.2f} per seat and hand")
+        if self.seats or self.sets:
+            text.append("  expected points lost: " + "; ".join(self.rates()))
         for reason, count in sorted(self.skipped.items()):
             text.append(f"  not graded ({reason}): {count}")
         return text
+
+    def rates(self) -> list[str]:
+        """Each rate with what it is over, in the regret report's units."""
+        out = []
+        if self.seats:
+            per_100 = 100 * self.loss / self.seats
+            hands = "graded hand" if self.seats == 1 else "graded hands"
+            out.append(
+                f"{per_100:.0f} per 100 hands on the street decisions, over {self.seats:,} {hands}"
+            )
+        if self.sets:
+            sets = "set" if self.sets == 1 else "sets"
+            out.append(
+                f"{self.sets_loss / self.sets:.2f} per Fantasyland set, over {self.sets:,} {sets}"
+            )
+        return out
 
 
 def ensure_tables(dataset: Dataset) -> None:

@@ -42,12 +42,14 @@ GRADED = pa.schema(
         ("fantasy_sets", pa.int64()),
         ("seats", pa.int64()),
         ("loss", pa.float64()),
+        ("sets", pa.int64()),
+        ("sets_loss", pa.float64()),
         ("skipped", pa.string()),  # JSON: reason -> count
     ]
 )
 GRADED_DDL = (
     "batch string, hands bigint, decisions bigint, fantasy_sets bigint, seats bigint, "
-    "loss double, skipped string"
+    "loss double, sets bigint, sets_loss double, skipped string"
 )
 
 
@@ -87,6 +89,8 @@ def grade(
             summary.fantasy_sets += row["fantasy_sets"]
             summary.seats += row["seats"]
             summary.loss += row["loss"]
+            summary.sets += row["sets"]
+            summary.sets_loss += row["sets_loss"]
             summary.skipped.update(json.loads(row["skipped"]))
     summary.seconds = time.perf_counter() - started
     return summary
@@ -116,6 +120,8 @@ class _BatchGrader:
             len(positions.fantasies),
             counted.seats,
             counted.loss,
+            counted.sets,
+            counted.sets_loss,
             json.dumps(dict(positions.skipped)),
         ]
         return pa.RecordBatch.from_arrays(

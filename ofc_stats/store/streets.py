@@ -19,6 +19,12 @@ record every street's cards in the order dealt, and ``timeout`` is
 ``pattern_match AND flaggable``, so reports never count an unflaggable
 street.  ``pattern_match`` keeps the order-free match for base-rate studies
 (``ofc_stats.audit.timeouts``).
+
+The rule lives in two SQL macros, :data:`TIMEOUT_MACROS`, which the view uses
+and so do reports that read a seat's stored mask instead of its placements
+(``reports.decisions``): ``records_deal_order(format)`` and
+``flagged_timeouts(format, timeout_streets)``, the stored bits where the
+format can tell a timeout, else none.
 """
 
 from __future__ import annotations
@@ -33,17 +39,25 @@ from ofc_stats.engine.rules import Variant
 # open format and its columnar twin.  The apps' JSON keeps only each card's street, SWC
 # captures list rows in id order, fpdb has no deal order: none can tell a timeout.
 DEAL_ORDER_FORMATS = ("open", "open-columnar")
+_LISTED = ", ".join(f"'{name}'" for name in DEAL_ORDER_FORMATS)  # our constants, no user text
+TIMEOUT_MACROS = (
+    f"CREATE OR REPLACE MACRO records_deal_order(format) AS coalesce(format IN ({_LISTED}), false)",
+    "CREATE OR REPLACE MACRO flagged_timeouts(format, timeout_streets) AS "
+    "CASE WHEN records_deal_order(format) THEN coalesce(timeout_streets, 0) ELSE 0 END",
+)
 
 
 def rule_tables(connection: duckdb.DuckDBPyConnection) -> None:
-    """Register ``ruleset_variants`` and ``street_rules`` (cards placed per street)."""
+    """Register ``ruleset_variants``, ``street_rules`` (cards placed per street) and
+    the timeout macros."""
+    for macro in TIMEOUT_MACROS:
+        connection.sql(macro)
     variants = pa.table(
         {
             "ruleset": list(PRESETS),
             "variant": [str(r.variant) for r in PRESETS.values()],
         }
     )
-    connection.register("deal_order_formats", pa.table({"format": list(DEAL_ORDER_FORMATS)}))
     streets: dict[str, list[object]] = {"variant": [], "street": [], "dealt": [], "placed": []}
     for variant in Variant:
         for number, (dealt, placed) in enumerate(variant.streets):
@@ -75,7 +89,8 @@ WITH counts AS (
                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ), expected AS (
   SELECT f.*, ((x.timeout_streets >> f.street) & 1) = 1 AS pattern_match,
-    h.format IN (SELECT format FROM deal_order_formats) AS flaggable,
+    records_deal_order(h.format) AS flaggable,
+    ((flagged_timeouts(h.format, x.timeout_streets) >> f.street) & 1) = 1 AS flagged,
     (3 - f.top_before) + (5 - f.middle_before) + (5 - f.bottom_before) = r.placed
       OR (f.top_before < 3)::INT + (f.middle_before < 5)::INT + (f.bottom_before < 5)::INT <= 1
       AS forced
@@ -93,6 +108,6 @@ SELECT hand_key, seat::TINYINT AS seat, street::TINYINT AS street, cards::TINYIN
   coalesce(forced, false) AS forced,
   coalesce(pattern_match, false) AS pattern_match,
   coalesce(flaggable AND NOT coalesce(forced, false), false) AS flaggable,
-  coalesce(pattern_match AND flaggable, false) AS timeout
+  coalesce(flagged AND NOT coalesce(forced, false), false) AS timeout
 FROM expected
 """
