@@ -68,7 +68,8 @@ def build(data: OfcData, filters: Filters) -> Report:
     report.captions["summary"] = (
         f"per hand: over all {plural(hands, 'hand')}, Fantasyland hands included; without "
         "royalties: the row points alone, against each opponent rows won minus rows lost "
-        "and the scoop bonus (a fouled board loses every row), summed, before stack caps"
+        "and the scoop bonus (a fouled board loses every row to a live one), summed, before "
+        "stack caps"
     )
     if hands == 0:
         report.notes.append("No hands match these filters.")
