@@ -25,6 +25,8 @@ from parsers.base import BAD_INPUT, ParseItem, finite_number, reason_of, ruleset
 
 FORMAT = "app-json"
 DEFAULT_APP = "Ppp"  # files without appName come from Pokerrrr 2 (README)
+# The apps' own names for themselves (appName) beside the names people know them by.
+APP_NAMES = {"Ppp": "Pokerrrr 2"}
 _PRICE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]{3})\s*$")
 
 

@@ -16,6 +16,7 @@ from datetime import date, datetime, timedelta
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError, RulesetError, UnknownFilter, UnknownPlayer
 from ofc_stats.store.views import OfcData
+from parsers.app_records import APP_NAMES
 
 
 @dataclass(frozen=True)
@@ -187,7 +188,8 @@ def checked(data: OfcData, filters: Filters) -> Filters:
     if filters.room is not None:
         rooms = _distinct(data, "SELECT DISTINCT room FROM hands WHERE room IS NOT NULL")
         if filters.room.lower() not in {r.lower() for r in rooms}:
-            raise UnknownFilter(_unknown("room", filters.room, rooms))
+            named = [f"{r} ({APP_NAMES[r]})" if r in APP_NAMES else r for r in sorted(rooms)]
+            raise UnknownFilter(_unknown("room", filters.room, rooms, every=named))
     if filters.ruleset is not None:
         stored = _distinct(data, "SELECT DISTINCT ruleset FROM hands WHERE ruleset IS NOT NULL")
         wanted = _canonical(filters.ruleset)
@@ -225,7 +227,10 @@ def _distinct(data: OfcData, query: str) -> list[str]:
     return sorted(str(r[0]) for r in data.sql(query).fetchall())
 
 
-def _unknown(what: str, value: str, known: list[str]) -> str:
+def _unknown(what: str, value: str, known: list[str], every: list[str] | None = None) -> str:
+    """The refusal of a filter value: the closest known names, or ``every`` one when given."""
+    if every:  # a short list people know by other names: all of it
+        return f"no {what} {value!r} in this dataset; {what}s: {', '.join(every)}"
     lowered = {k.lower(): k for k in known}
     close = difflib.get_close_matches(value.lower(), list(lowered), n=5, cutoff=0.4)
     if close:

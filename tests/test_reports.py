@@ -452,7 +452,7 @@ def test_filters_check_names_and_match_rooms_in_any_case(dataset: Path) -> None:
 
     with ofc_stats.open(dataset) as db:
         assert hand_count(db, checked(db, Filters(player="Alice", room="TEST"))) == 4
-        with pytest.raises(UnknownFilter, match=r"no room 'tset'.*closest: test"):
+        with pytest.raises(UnknownFilter, match=r"no room 'tset' in this dataset; rooms: test$"):
             checked(db, Filters(player="Alice", room="tset"))
         rules = checked(db, Filters(player="Alice", ruleset="progressive"))  # an alias
         assert rules.rulesets == ("pineapple-progressive",) and hand_count(db, rules) == 4
@@ -460,6 +460,23 @@ def test_filters_check_names_and_match_rooms_in_any_case(dataset: Path) -> None:
             checked(db, Filters(player="Alice", ruleset="ultimate"))
         with pytest.raises(UnknownPlayer, match=r"no opponent 'Bobby'.*closest: Bob"):
             checked(db, Filters(player="Alice", opponent="Bobby"))
+
+
+def test_an_unknown_room_lists_every_room_with_the_name_people_know_it_by(
+    tmp_path: Path,
+) -> None:
+    """Pokerrrr 2 writes its hands as appName "Ppp": a user asking for Pokerrrr learns so."""
+    from ofc_stats.errors import UnknownFilter
+    from ofc_stats.store.importer import import_paths
+    from tests.shared_samples import APPS
+
+    files = sorted((APPS / "hh_nojokers").glob("*.hh"))[:1]
+    if not files:
+        pytest.skip("../shared/samples absent")
+    import_paths(files, tmp_path)
+    with ofc_stats.open(tmp_path) as db, pytest.raises(UnknownFilter) as refused:
+        checked(db, Filters(room="Pokerrrr"))
+    assert str(refused.value) == "no room 'Pokerrrr' in this dataset; rooms: Ppp (Pokerrrr 2)"
 
 
 def test_cli_filters_fail_on_unknown_names_and_on_empty_matches(
