@@ -300,7 +300,7 @@ def _decode(
 
 # The last token of a text cut anywhere: part of a number or of true/false/null, or
 # a string's escape begun (a string left open the decoder reports where it began).
-_CUT_TOKEN = re.compile(r"(?:[-+.0-9eE]+|[a-z]+|\\u[0-9a-fA-F]{0,3}|\\)$")
+_CUT_TOKEN = re.compile(r"(?:[-+.0-9eE]+|[a-z]+|\\u[0-9a-fA-F]{0,4}|\\)$")
 
 
 def _stopped_by_the_end(text: str, error: json.JSONDecodeError) -> bool:
@@ -314,6 +314,8 @@ def _stopped_by_the_end(text: str, error: json.JSONDecodeError) -> bool:
     ...         return _stopped_by_the_end(text, error)
     >>> why('{"a": 0.'), why('{"a": tr'), why('{"a": "Qh'), why('{"a": 1, '), why('{"a" 1}')
     (True, True, True, True, False)
+    >>> why(r'{"a": "p\\u00e9'), why(r'{"a": "p\\ud83d'), why(r'{"a": "p\\u00zz"}')
+    (True, True, False)
     """
     if error.msg == "Unterminated string starting at":
         return True
