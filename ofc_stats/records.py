@@ -261,7 +261,10 @@ def validate_hand(hand: HandRecord, ruleset: Ruleset) -> None:
     """
     max_seats, deck = ruleset.max_seats, ruleset.deck.size
     if not 2 <= len(hand.seats) <= max_seats:
-        raise HandError(f"{len(hand.seats)} seats; {hand.ruleset} seats 2 to {max_seats}")
+        count = len(hand.seats)
+        raise HandError(
+            f"{count} seat{'' if count == 1 else 's'}; {hand.ruleset} seats 2 to {max_seats}"
+        )
     _check_text(hand)
     _check_numbers(hand)
     seen: dict[int, str] = {}
@@ -272,8 +275,8 @@ def validate_hand(hand: HandRecord, ruleset: Ruleset) -> None:
             ROWS, (seat.top, seat.middle, seat.bottom), ROW_SIZES, strict=True
         ):
             if len(row) > size:
-                raise HandError(
-                    f"seat {seat.seat} ({seat.player}): {name} row has {len(row)} cards"
+                raise HandError(  # the player last: a name is free text, the kind is ours
+                    f"seat {seat.seat}: {name} row has {len(row)} cards: player {seat.player!r}"
                 )
         cards = seat.top + seat.middle + seat.bottom + (seat.discards or ())
         for card in cards:

@@ -149,7 +149,7 @@ def test_import_command_reports_quarantine_on_stderr(tmp_path: Path) -> None:
     assert "hands: 7 seen, 1 stored, 0 duplicates, 6 quarantined" in result.stdout
     assert "  quarantined 1 × truncated JSON" in result.stdout
     assert (
-        f"{DATA / 'app-json' / 'bad.hh'}:113 (hand big-top): seat 1 (ana): top row has 4 cards"
+        f"{DATA / 'app-json' / 'bad.hh'}:113 (hand big-top): seat 1: top row has 4 cards: player 'ana'"
         in result.stderr
     )
 
@@ -168,7 +168,7 @@ def test_import_summary_groups_reasons_by_kind_not_by_seat_or_player(tmp_path: P
         "  quarantined 1 × duplicate card",
         "  quarantined 1 × top row has 4 cards",
         "  quarantined 1 × unknown rule string 'crazy_pineapple_9000'; import it wit...",
-        "  quarantined 1 × 1 seats; pineapple-ultimate seats 2 to 3",
+        "  quarantined 1 × 1 seat; pineapple-ultimate seats 2 to 3",
         "  quarantined 1 × truncated JSON",
     ]
     # the place is said once: the file and line lead, the reason names the seat

@@ -63,10 +63,10 @@ def test_every_bad_hand_is_quarantined_with_its_reason(tmp_path: Path) -> None:
     assert len(reasons) == 7
     expected = [
         "truncated JSON",
-        "1 seats; pineapple-ultimate seats 2 to 3",
+        "1 seat; pineapple-ultimate seats 2 to 3",
         "bad card 'Zz': expected rank and suit",
         "card As appears twice",
-        "seat 1 (ana): top row has 4 cards",
+        "seat 1: top row has 4 cards: player 'ana'",
         "unknown rule string 'crazy_pineapple_9000'",
         "wrong encoding: line",
     ]

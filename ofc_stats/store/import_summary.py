@@ -103,9 +103,9 @@ class ImportSummary:
         return out
 
 
-_PLACE = re.compile(r"^[^\n]*?:\d+: ")  # a leading FILE:LINE: (the quarantine row names it too)
-# a leading place inside the hand: "seat 2: ", "seat 0 (Bo): ", "seat 1 street 3: "
-_SEAT_PLACE = re.compile(r"^seat \d+(?: \([^)\n]*\))?(?: street \d+)?: ")
+# A leading place inside the hand ("seat 2: ", "seat 1 street 3: "); reasons name the file
+# and line nowhere (the quarantine row does), and a player's name only after the kind.
+_SEAT_PLACE = re.compile(r"^seat \d+(?: street \d+)?: ")
 _NUMBERED = re.compile(r"\b(seat|street|orderIndex) \d+\b")
 
 
@@ -113,22 +113,21 @@ def reason_class(reason: str) -> str:
     """Group quarantine reasons for the summary (drop the place, card names and numbers).
 
     The quarantine rows keep every reason whole; the summary counts kinds, so
-    the file, line, seat and street a reason starts with are dropped, as is
-    whatever follows its first colon.
+    the seat and street a reason starts with are dropped, as is whatever
+    follows its first colon after them (a player's name, what was expected).
 
-    >>> reason_class("hands.hh:61: bad card 'Zz': expected rank and suit like 'As'")
+    >>> reason_class("seat 0: bad card 'Zz': expected rank and suit like 'As'")
     "bad card 'Zz'"
     >>> reason_class("seat 1: card id 52 is not in a 52-card deck")
     'card id 52 is not in a 52-card deck'
-    >>> reason_class("seat 0 (Bo): top row has 4 cards, not 3")
-    'top row has 4 cards, not 3'
+    >>> reason_class("seat 0: top row has 4 cards: player 'x:12: (y)'")
+    'top row has 4 cards'
     >>> reason_class("seat 3 street 1: cards and to must pair up")
     'cards and to must pair up'
     >>> reason_class("seat 4 has no rows")
     'seat N has no rows'
     """
-    place = _PLACE.sub("", reason, count=1)
-    head = _SEAT_PLACE.sub("", place, count=1).split(":", 1)[0]
+    head = _SEAT_PLACE.sub("", reason, count=1).split(":", 1)[0]
     if head.startswith("card ") and "appears twice" in reason:
         return "duplicate card"
     head = _NUMBERED.sub(lambda match: f"{match.group(1)} N", head)
