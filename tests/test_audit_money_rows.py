@@ -106,3 +106,28 @@ def test_money_that_follows_the_rooms_points_is_not_a_second_guess(tmp_path: Pat
         "the room charged this seat by the points it reported: -20 × 1 = 20, exactly"
     )
     assert "the money follows this hand's points row" in money.loc[0, "explanation"]
+
+
+def test_only_the_seats_whose_points_are_off_follow_the_points_row() -> None:
+    """Three seats; the room misreported seats 0 and 1 (+20/-20 for +21/-21) and paid each
+    its own points.  Seat 2's points are right (0) and the room paid it 5 where the rules'
+    short-stack settlement gives 3: its money row stays a money error, not 'follows'."""
+    import pandas as pd
+
+    from ofc_stats.audit.money_rows import FOLLOWS, follow_points
+
+    rake = Rake(room="R", rate=0.0, tick=0.01, mode="nearest", winners=4, explained=4)
+    base = {"hand_key": "h", "rake_index": 0, "currency": "", "stakes": 1.0, "short": False}
+    money = pd.DataFrame(
+        [
+            {**base, "seat": 0, "reported_points": 20.0, "net_capped": 21.0, "owed": 21.0,
+             "own_money": 20.0, "reported_money": 20.0, "expected_money": 21.0},
+            {**base, "seat": 1, "reported_points": -20.0, "net_capped": -21.0, "owed": -21.0,
+             "own_money": -20.0, "reported_money": -20.0, "expected_money": -21.0},
+            {**base, "seat": 2, "reported_points": 5.0, "net_capped": 5.0, "owed": 5.0,
+             "own_money": 5.0, "reported_money": 5.0, "expected_money": 3.0},
+        ]
+    ).assign(cause="amount", explanation="", basis="")  # fmt: skip
+    points = pd.DataFrame({"hand_key": ["h", "h"], "seat": [0, 1]})
+    out = follow_points(money, points, (rake,))
+    assert list(out["cause"]) == [FOLLOWS, FOLLOWS, "amount"]

@@ -67,11 +67,15 @@ def money_basis(row: Mapping[Any, Any], rake: Rake, settlement: Settlement) -> s
 def follow_points(
     money: pd.DataFrame, points: pd.DataFrame, rakes: tuple[Rake, ...]
 ) -> pd.DataFrame:
-    """Money rows of hands with a points mismatch whose seat got exactly the money of the
-    room's own points: the cause and explanation say the money follows the points row."""
+    """Money rows of seats with a points mismatch that got exactly the money of the room's
+    own points: the cause and explanation say the money follows the points row.  A seat
+    whose own points the room reported right keeps its money row as it is, even in a hand
+    where another seat's points are off."""
     if money.empty or points.empty:
         return money
-    follows = money["hand_key"].isin(set(points["hand_key"])) & (
+    seats = pd.MultiIndex.from_frame(money[["hand_key", "seat"]].astype({"seat": "int64"}))
+    off = pd.MultiIndex.from_frame(points[["hand_key", "seat"]].astype({"seat": "int64"}))
+    follows = pd.Series(seats.isin(off), index=money.index) & (
         (money["own_money"] - money["reported_money"]).abs() <= TOLERANCE
     )
     if not follows.any():
