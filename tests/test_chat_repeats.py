@@ -42,14 +42,35 @@ def test_two_chat_hands_alike_claim_one_capture_only_once(tmp_path: Path) -> Non
     ]
 
 
+def test_a_timed_capture_far_from_the_chat_is_another_hand(tmp_path: Path) -> None:
+    """The archive's hand 298331050 (+6... at 19:02) against a chat of the same table, players
+    and points two days later: not paired; the same chat the same evening is."""
+    from ofc_stats.store.dataset import Dataset
+
+    archive = SWC / "http_3p_foul_raw_messages.jsonl"
+    import_paths([archive], tmp_path / "probe")
+    seats = Dataset(tmp_path / "probe").read("seats", ["player", "reported_points"]).to_pylist()
+    scores = ", ".join(f"{s['player']}: {int(s['reported_points']):+d}" for s in seats)
+    for day, paired in (("2026-08-16", 0), ("2026-08-14", 1)):
+        chat = tmp_path / f"chat-{day}.txt"
+        chat.write_text(
+            f"{day} 19:00:00 table=310587 Dealer: New game started (1 hands)\n"
+            f"{day} 19:02:30 table=310587 Dealer: Hand #1 finished - {scores}\n"
+        )
+        data = tmp_path / f"data-{day}"
+        import_paths([chat, archive], data)
+        assert [r.timed for r in chat_repeats(data)] == [True] * paired, day
+
+
 def test_the_import_says_how_many_chat_hands_repeat_a_capture(tmp_path: Path) -> None:
     runner = CliRunner()
     args = ["import", "--quiet", "--no-recompute", "--data", str(tmp_path)]
     alone = runner.invoke(main, [*args, str(CHAT)])
-    assert "repeat" not in alone.stdout  # nothing captured yet
+    assert "dealer-chat" not in alone.stdout  # nothing captured yet
     both = runner.invoke(main, [*args, str(FIRST), str(SECOND)])
     assert both.exit_code == 0, both.output
     assert (
-        "  2 dealer-chat hands repeat a captured hand (same table, players and points):\n"
-        f"  both copies are stored and counted (README: swc-chat); 2 from {CHAT}\n"
+        "  2 dealer-chat hands look like captured ones (same table, players and points;\n"
+        "  2 without a capture time to confirm it): both copies are stored and counted\n"
+        f"  (README: swc-chat); 2 from {CHAT}\n"
     ) in both.stdout

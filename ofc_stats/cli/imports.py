@@ -11,8 +11,6 @@ from ofc_stats.errors import UnknownFormat
 from ofc_stats.safe_text import terminal_safe
 
 MAX_MESSAGES = 20
-# The formats whose hands a dealer chat can repeat (ofc_stats.store.overlap).
-SWC_FORMATS = ("swc", "swc-chat", "fpdb")
 
 
 @click.command("import")
@@ -94,9 +92,9 @@ def import_command(
             click.echo(f"... and {more} more in the quarantine table", err=True)
     for line in summary.lines(verbose):
         click.echo(terminal_safe(line))
-    if any(f.stored and f.format in SWC_FORMATS for f in summary.files):
-        from ofc_stats.store.overlap import chat_repeats, repeat_lines
+    from ofc_stats.store.overlap import SWC_FORMATS, chat_repeats, repeat_lines
 
+    if any(f.stored and f.format in SWC_FORMATS for f in summary.files):
         for line in repeat_lines(chat_repeats(data)):
             click.echo(terminal_safe(line))
     if not no_recompute:
