@@ -67,9 +67,9 @@ def build(data: OfcData, filters: Filters) -> Report:
     report.tables["summary"] = summary
     report.captions["summary"] = (
         f"per hand: over all {plural(hands, 'hand')}, Fantasyland hands included; without "
-        "royalties: the row points alone, against each opponent rows won minus rows lost "
-        "and the scoop bonus (a fouled board loses every row to a live one), summed, before "
-        "stack caps"
+        "royalties: the row points alone, as the ruleset pays them (rows won and lost and "
+        "any scoop or majority bonus against each opponent; a fouled board loses every row "
+        "to a live one), summed, before stack caps"
     )
     if hands == 0:
         report.notes.append("No hands match these filters.")

@@ -131,3 +131,12 @@ def test_only_the_seats_whose_points_are_off_follow_the_points_row() -> None:
     points = pd.DataFrame({"hand_key": ["h", "h"], "seat": [0, 1]})
     out = follow_points(money, points, (rake,))
     assert list(out["cause"]) == [FOLLOWS, FOLLOWS, "amount"]
+
+
+def test_a_money_rule_belongs_to_its_own_room_only() -> None:
+    """Rules are labelled "<room> <currency>": room X's are not room "X 2"'s."""
+    from ofc_stats.audit.points import _of_room
+
+    assert _of_room("Ppp USD", "Ppp") and _of_room("My Club USD", "My Club")
+    assert _of_room("X (no currency)", "X")
+    assert not _of_room("X 2 USD", "X") and not _of_room("Ppp USD", "Pp")

@@ -164,7 +164,7 @@ def test_results_report(dataset: Path) -> None:
     # plus the scoop bonus 3), over every hand, Fantasyland ones included
     caption = report.captions["summary"]
     assert "over all 4 hands, Fantasyland hands included" in caption
-    assert "rows won minus rows lost and the scoop bonus" in caption
+    assert "the row points alone, as the ruleset pays them" in caption
     cumulative = table(report, "cumulative")
     assert list(cumulative["points"]) == [21, 22, 10, -8]
     assert list(cumulative["without_royalties"]) == [6, 5, -1, -7]

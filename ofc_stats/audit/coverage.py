@@ -32,7 +32,7 @@ CLASS_CHECK = {
     "money": "money",
 }
 COVERAGE_COLUMNS = ["room", "ruleset", "check", "reason", "hands"]
-NOT_POINTS = "with a points field that is not the hand's points, by its field verdict"
+NOT_POINTS = "whose points field is not the hand's points (the field check's verdict)"
 OTHER = "not checkable"
 
 # Per hand: is the column reported on any seat, and the status of its seats when none

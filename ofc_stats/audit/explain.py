@@ -161,9 +161,14 @@ def money_text(row: Mapping[Any, Any], rake: Rake, settlement: Settlement | None
         how = f"{settlement.source}: {kind}; it {settlement.support()}" if settlement else kind
         return (
             f"{won}, but a loser was short; by the settlement ({how}) this seat gets "
-            f"{float(row['gross']):g}{unit}, and {rule}; the room paid {money:g}{unit}"
+            f"{float(row['gross']):g}{unit}, and {rule}; {_paid(money, unit)}"
         )
-    return f"{won}; {rule}; the room paid {money:g}{unit}{_kept(row, rake, unit)}"
+    return f"{won}; {rule}; {_paid(money, unit)}{_kept(row, rake, unit)}"
+
+
+def _paid(money: float, unit: str) -> str:
+    """What the room did with the seat's money, without a sign on top of the verb."""
+    return f"the room charged {-money:g}{unit}" if money < 0 else f"the room paid {money:g}{unit}"
 
 
 def _stakes(row: Mapping[Any, Any]) -> float:

@@ -131,8 +131,8 @@ class AuditReport:
     def money_basis(self, room: str) -> str:
         """What a room's money is judged by: a rake and settlement inferred from these very
         hands (a mismatch may be the inference's) or given by a rules file."""
-        rakes = [r for r in self.rakes if r.room.startswith(f"{room} ")]
-        settled = [s for s in self.settlements if s.room.startswith(f"{room} ") and s.telling]
+        rakes = [r for r in self.rakes if _of_room(r.room, room)]
+        settled = [s for s in self.settlements if _of_room(s.room, room) and s.telling]
         if not rakes:
             return ""
         source = (
@@ -146,6 +146,13 @@ class AuditReport:
             )
             text += f" and a short-stack settlement likewise ({fits} telling hands)"
         return text
+
+
+def _of_room(label: str, room: str) -> bool:
+    """Whether a money rule's label ("<room> <currency>", money.room_money) is this room's:
+    room "X" is not room "X 2" (a currency has no space; "(no currency)" is the one label)."""
+    rest = label.removeprefix(f"{room} ")
+    return rest != label and (rest == "(no currency)" or " " not in rest)
 
 
 def audit(
