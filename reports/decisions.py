@@ -37,10 +37,11 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 from reports.base import OTHERS, SAMPLE_RUNS, SEATS, Report, prepare
 from reports.charts import bars_with_ci
 from reports.filters import Filters
-from reports.stats import Z95, plural
+from reports.stats import Z95
 from reports.streetwise import summarise
 
 

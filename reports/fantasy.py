@@ -5,10 +5,11 @@ from __future__ import annotations
 import pandas as pd
 
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 from reports.base import VERSUS, Report, player_cards, player_seats
 from reports.charts import bars_with_ci
 from reports.filters import Filters
-from reports.stats import mean_ci, plural, wilson
+from reports.stats import mean_ci, wilson
 from reports.streetwise import queen_up
 
 

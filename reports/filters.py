@@ -16,7 +16,6 @@ from datetime import date, datetime, timedelta
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError, RulesetError, UnknownFilter, UnknownPlayer
 from ofc_stats.store.views import OfcData
-from parsers.app_records import APP_NAMES
 
 
 @dataclass(frozen=True)
@@ -188,7 +187,8 @@ def checked(data: OfcData, filters: Filters) -> Filters:
     if filters.room is not None:
         rooms = _distinct(data, "SELECT DISTINCT room FROM hands WHERE room IS NOT NULL")
         if filters.room.lower() not in {r.lower() for r in rooms}:
-            named = [f"{r} ({APP_NAMES[r]})" if r in APP_NAMES else r for r in sorted(rooms)]
+            apps = dict(data.sql("SELECT room, app FROM app_names").fetchall())
+            named = [f"{r} ({apps[r]})" if r in apps else r for r in sorted(rooms)]
             raise UnknownFilter(_unknown("room", filters.room, rooms, every=named))
     if filters.ruleset is not None:
         stored = _distinct(data, "SELECT DISTINCT ruleset FROM hands WHERE ruleset IS NOT NULL")

@@ -10,10 +10,11 @@ import pandas as pd
 
 from ofc_stats.engine.vector.rank_tables import tables
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 from reports.base import Report, player_cards, player_seats
 from reports.charts import bars_with_ci, line
 from reports.filters import Filters
-from reports.stats import plural, wilson
+from reports.stats import wilson
 from reports.streetwise import first_street, queen_up
 
 QUEEN = 10  # rank index: 2 = 0 ... Q = 10, K = 11, A = 12

@@ -19,10 +19,10 @@ import pandas as pd
 from ofc_stats.audit.ledger import book, owed_text
 from ofc_stats.audit.money import TOLERANCE
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 from reports.base import SEATS, Report, Scope, prepare
 from reports.filters import Filters
 from reports.replay import hand_details
-from reports.stats import plural
 
 _MONEY: WeakKeyDictionary[OfcData, tuple[Scope, pd.DataFrame]] = WeakKeyDictionary()
 LINKED = 30  # hands behind a difference carried with their replayer data

@@ -17,10 +17,11 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 from reports.base import SEATS, Report, prepare
 from reports.filters import Filters
 from reports.replay import hand_details
-from reports.stats import Z95, plural
+from reports.stats import Z95
 
 CLEAR = 2.0  # a leak is clear when its loss exceeds this many SEs
 MISTAKES = 15

@@ -6,11 +6,12 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 from reports.base import HANDS, ORDER, SEATS, VERSUS, Report, prepare
 from reports.charts import bars_with_ci, line
 from reports.filters import Filters
 from reports.ledger import money_seats, paid_not_scored, paid_text
-from reports.stats import grouped_mean_ci, mean_ci, moments_ci, plural
+from reports.stats import grouped_mean_ci, mean_ci, moments_ci
 
 # Points without royalties: against each opponent, points - (mine - theirs);
 # summed over the S - 1 opponents that is net - S * mine + the hand's total.

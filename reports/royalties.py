@@ -9,10 +9,10 @@ from __future__ import annotations
 import pandas as pd
 
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 from reports.base import SEATS, Report, prepare
 from reports.charts import bars_with_ci
 from reports.filters import Filters
-from reports.stats import plural
 
 ROWS_SQL = """
 WITH boards AS (

@@ -12,11 +12,12 @@ from __future__ import annotations
 import pandas as pd
 
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 from reports.base import SEATS, Report, prepare
 from reports.charts import bars_with_ci
 from reports.filters import Filters
 from reports.ledger import money_seats, paid_not_scored, paid_text
-from reports.stats import moments_ci, plural
+from reports.stats import moments_ci
 
 MARKED = f"""
 WITH marked AS (

@@ -77,8 +77,3 @@ def moments_ci(
         var = np.where(count > 1, (sq - count * mean * mean) / (count - 1), 0.0)
         half = Z95 * np.sqrt(np.maximum(var, 0.0)) / np.sqrt(np.maximum(count, 1.0))
     return mean, mean - half, mean + half
-
-
-def plural(count: int, noun: str, nouns: str | None = None) -> str:
-    """'1 session', '2,000 sessions': never '1 hands'."""
-    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"

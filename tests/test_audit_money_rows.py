@@ -6,10 +6,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import ofc_stats
-from ofc_stats.audit.explain import money_text, plural, points_text
+from ofc_stats.audit.explain import money_text, points_text
 from ofc_stats.audit.money import Rake
 from ofc_stats.audit.points import audit
 from ofc_stats.records import HandRecord
+from ofc_stats.wording import plural
 from tests.builders import hand_record, seat_record, write_dataset
 
 NO_RAKE = Rake("room PTS", 0.0, 0.01, "nearest", 10, 10)

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ofc_stats.audit.explain import plural
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 
 CHECKS = ("points", "fantasy", "money")
 # The check each mismatch class belongs to: its rate is over that check's hands.

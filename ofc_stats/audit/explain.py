@@ -15,6 +15,7 @@ from ofc_stats.audit.money import Rake
 from ofc_stats.audit.settle import Settlement, kind_text
 from ofc_stats.engine.board import ROWS
 from ofc_stats.engine.vector.rank_tables import tables
+from ofc_stats.wording import plural
 
 
 def describe_rows(top: int, middle: int, bottom: int) -> tuple[str, str, str]:
@@ -32,12 +33,6 @@ def _rows(seat: Mapping[Any, Any]) -> tuple[str, str, str]:
 def signed(value: float) -> str:
     """Points as people write them: +7, -12, 0."""
     return f"{value:+g}" if value else "0"
-
-
-def plural(count: float, noun: str, nouns: str | None = None) -> str:
-    """'1 point', '2 points', '1,409 hands': never '1 points'."""
-    text = f"{int(count):,}" if float(count).is_integer() else f"{count:g}"
-    return f"{text} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def points_text(seat: Mapping[Any, Any], cause: str) -> str:

@@ -6,7 +6,7 @@ import click
 
 from ofc_stats.cli.options import DATA_OPTION
 from ofc_stats.cli.text import terminal_safe
-from reports.stats import plural
+from ofc_stats.wording import plural
 
 LIST_SQL = """
 SELECT person, count(*) AS accounts, string_agg(player, ', ' ORDER BY hands DESC) AS names,

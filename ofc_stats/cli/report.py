@@ -79,10 +79,10 @@ def report_command(
 
     from ofc_stats.errors import NoHands, OfcError
     from ofc_stats.store.views import open_dataset
+    from ofc_stats.wording import plural
     from reports import Filters, build_all, checked, choose_player, leak_summary
     from reports.base import hand_count
     from reports.html import render, write_files
-    from reports.stats import plural
 
     if hero and player is not None:
         raise OfcError("give --player NAME or --hero, not both")

@@ -48,6 +48,7 @@ from ofc_stats.store.files import write_parquet
 from ofc_stats.store.recompute import stored_results
 from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import GRADE_TABLES
+from ofc_stats.wording import plural
 
 GRADER_KEY = b"ofc_stats.grader"
 CHUNK_HANDS = 64  # hands per task: bigger tasks, bigger lockstep groups (see race.grade_many)
@@ -100,15 +101,11 @@ class GradeSummary:
         out = []
         if self.seats:
             per_100 = 100 * self.loss / self.seats
-            hands = "graded hand" if self.seats == 1 else "graded hands"
-            out.append(
-                f"{per_100:.0f} per 100 hands on the street decisions, over {self.seats:,} {hands}"
-            )
+            hands = plural(self.seats, "graded hand")
+            out.append(f"{per_100:.0f} per 100 hands on the street decisions, over {hands}")
         if self.sets:
-            sets = "set" if self.sets == 1 else "sets"
-            out.append(
-                f"{self.sets_loss / self.sets:.2f} per Fantasyland set, over {self.sets:,} {sets}"
-            )
+            sets = plural(self.sets, "set")
+            out.append(f"{self.sets_loss / self.sets:.2f} per Fantasyland set, over {sets}")
         return out
 
 

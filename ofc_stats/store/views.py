@@ -27,6 +27,7 @@ from ofc_stats.store.migrate import needs_upgrade
 from ofc_stats.store.rescore import board_array
 from ofc_stats.store.schema import DERIVED, GRADE_TABLES, IMPORTED
 from ofc_stats.store.streets import STREETS_SQL, rule_tables
+from parsers.app_records import APP_NAMES
 
 Params = Sequence[object] | Mapping[str, object] | None
 
@@ -192,6 +193,8 @@ class OfcData:
             + STREETS_SQL.format(placements="placements", hands="hands", results="results")
         )
         con.register("row_classes", row_classes())
+        # each app's own name for itself (hands.room) beside the name people know it by
+        con.register("app_names", pa.table({"room": [*APP_NAMES], "app": [*APP_NAMES.values()]}))
         con.sql(SEAT_RESULTS_VIEW)
         con.sql(FANTASY_VIEW)
         self._people_views(dataset)
