@@ -289,7 +289,7 @@ def build(
     )
     seats_table = pa.table(
         {
-            "hand_key": hand_keys.take(pa.array(seat_hand)),
+            "hand_key": pa.DictionaryArray.from_arrays(pa.array(seat_hand, pa.int32()), hand_keys),
             "seat": pa.array(np.arange(seats_total) - seat_start[seat_hand], pa.int8()),
             "player": pa.array(names, pa.string()),
             "player_id": pa.nulls(seats_total, pa.string()),
@@ -312,7 +312,7 @@ def build(
     )
     placements = pa.table(
         {
-            "hand_key": hand_keys.take(pa.array(move_hand)),
+            "hand_key": pa.DictionaryArray.from_arrays(pa.array(move_hand, pa.int32()), hand_keys),
             "seat": pa.array(move_seat, pa.int8()),
             "street": pa.array(move_street, pa.int8()),
             "card": pa.array(move_cards, pa.int8()),
