@@ -60,6 +60,15 @@ def test_plain_lists_are_read_and_the_rest_refused() -> None:
     assert cards[1] == cards[2] == []
 
 
+def test_a_text_that_is_no_list_keeps_its_neighbours_cards() -> None:
+    """A string, an object or a number where a list was is refused; each list's cards stay its own."""
+    texts = [b'"Ah"', b'["Kd", "2c"]', b'{"a": ["Qs"]}', b'"x"', b'["Jh"]', b"7", b'["--", "3s"]']
+    cards, ok = _read(texts)
+    assert ok == [False, True, False, False, True, False, True]
+    assert cards[1] == [parse_card("Kd"), parse_card("2c")] and cards[4] == [parse_card("Jh")]
+    assert cards[6] == [HIDDEN, parse_card("3s")]
+
+
 def test_no_lists() -> None:
     assert _read([]) == ([], [])
 
