@@ -44,6 +44,8 @@ def _cards(values: Any) -> list[int]:
         values = values.split()
     if not values:
         return []
+    if not isinstance(values, list):  # a number or an object where a card list belongs
+        raise FpdbError(f"cards {str(values)[:40]!r} are not a list")
     try:
         if type(values) is list and "--" not in values:
             return list(map(_CARD_IDS.__getitem__, values))  # every card a text seen before

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ofc_stats.engine.cards import parse_card
+from ofc_stats.records import Quarantined
 from parsers import fpdb_rounds
 from parsers.base import ColumnarHands
 from parsers.fpdb import FpdbParser
@@ -203,3 +204,22 @@ def test_a_list_read_here_is_what_json_reads(
     if ok[1]:
         expected = [HIDDEN if c == "--" else parse_card(c) for c in json.loads(text)]
         assert read[1] == expected
+
+
+def test_a_number_where_a_card_list_belongs_is_refused_in_the_parser_s_words(
+    tmp_path: Path,
+) -> None:
+    """ "discarded": 7 (not [7]) is the hand's refusal, on both paths alike: never a Python
+    error let through as the reason ('unreadable hand (TypeError ...)')."""
+    texts = [json.dumps(raw_json(r)) for r in random_records(3, seed=43)]
+    texts[1] = texts[1].replace('"discarded": []', '"discarded": 7', 1)
+    assert '"discarded": 7' in texts[1]
+    path = fpdb_database(tmp_path / "f.db3", texts)
+    reasons = [
+        i.reason
+        for i in FpdbParser().parse_path_columnar(str(path), "f")
+        if isinstance(i, Quarantined)
+    ]
+    assert reasons == ["cards '7' are not a list"]
+    counts = assert_same([[path]], tmp_path)
+    assert counts["hands"] == 2 and counts["quarantine"] == 1
