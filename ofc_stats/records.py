@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -132,6 +132,26 @@ class Partial:
     def message(self) -> str:
         where = f"{self.source_file}:{self.line}" if self.line else self.source_file
         return f"{where}: {self.reason}; left for the next import"
+
+
+def growth(item: HandRecord, stored_complete: bool, stored: Callable[[], object | None]) -> str:
+    """``"newer"`` if ``item`` completes a stored incomplete copy of itself, ``"older"`` if the
+    stored copy completes ``item``, else ``"other"`` (``stored()`` gives the stored seats).
+
+    Either way the seats are the same players and every stored row is a
+    prefix of the other's (a placed card never leaves its row).
+    """
+    if stored_complete:
+        if item.complete:
+            return "other"
+        seats = stored()
+        return "older" if seats is not None and continues(item.seats, seats) else "other"
+    seats = stored()
+    if seats is None:
+        return "other"
+    if continues(seats, item.seats):
+        return "newer"
+    return "older" if continues(item.seats, seats) else "other"
 
 
 def continues(shorter: object, longer: object) -> bool:

@@ -58,7 +58,7 @@ def test_a_cut_at_any_byte_leaves_the_last_hand_for_later_and_refuses_none(
     for cut in range(1, len(text.rstrip())):
         if text[cut - 1] == "\n":
             # A file that ends with its newline looks finished: an object open there is
-            # quarantined as truncated (README "Files that grow": a known limit).
+            # quarantined as truncated, and replaced once stored (the test below).
             continue
         data = text[:cut].encode()
         items = list(read(io.BytesIO(data), "growing.hh"))
@@ -83,3 +83,41 @@ def test_a_file_cut_inside_a_string_imports_whole_once_it_is_written(tmp_path: P
     second = import_paths([path], data)
     assert (second.stored, second.duplicates, second.quarantined) == (1, 2, 0)
     assert Dataset(data).read("quarantine").num_rows == 0
+
+
+def test_a_cut_right_after_a_line_break_is_refused_then_replaced_by_the_hand(
+    tmp_path: Path,
+) -> None:
+    """The one cut a file cannot tell from a finished one: the export ends with a line break
+    inside its last object.  That object is quarantined as truncated; once the file has
+    grown, its import stores the hand and removes the stale quarantine row in the same
+    commit, so the dataset never holds a hand and a refusal of it."""
+    text = _app_text(3)
+    cut = text.rindex('"hero": ') + text[text.rindex('"hero": ') :].index("\n") + 1
+    path = tmp_path / "growing.hh"
+    path.write_text(text[:cut])
+    data = tmp_path / "data"
+    first = import_paths([path], data)
+    assert (first.stored, first.partial, first.quarantined) == (2, 0, 1)
+    rows = Dataset(data).read("quarantine", ["source_file", "offset", "reason"]).to_pylist()
+    assert [r["reason"].split(":")[0] for r in rows] == ["truncated JSON"]
+    path.write_text(text)
+    second = import_paths([path], data)
+    assert (second.stored, second.duplicates, second.quarantined) == (1, 2, 0)
+    assert second.superseded == 1
+    assert "  1 quarantine row(s) of an earlier import removed" in "\n".join(second.lines())
+    assert Dataset(data).read("quarantine").num_rows == 0
+    stored = Dataset(data).read("hands", ["source_offset"])["source_offset"].to_pylist()
+    assert rows[0]["offset"] in stored  # the refused object is the hand now stored
+
+
+def test_a_file_read_again_unchanged_keeps_its_refusals(tmp_path: Path) -> None:
+    """--force on the same cut file: the object is still truncated, its row stays (once)."""
+    text = _app_text(2)
+    cut = text.rindex('"hero": ') + text[text.rindex('"hero": ') :].index("\n") + 1
+    path = tmp_path / "cut.hh"
+    path.write_text(text[:cut])
+    import_paths([path], tmp_path / "data")
+    again = import_paths([path], tmp_path / "data", force=True)
+    assert again.superseded == 0
+    assert Dataset(tmp_path / "data").read("quarantine").num_rows == 1

@@ -39,6 +39,7 @@ class ImportSummary:
     files: list[FileSummary] = field(default_factory=list)
     reasons: Counter[str] = field(default_factory=Counter)
     messages: list[str] = field(default_factory=list)  # one per quarantined item
+    superseded: int = 0  # earlier quarantine rows of hands a grown file now stored
 
     @property
     def stored(self) -> int:
@@ -76,6 +77,11 @@ class ImportSummary:
             out.append(
                 f"  {self.partial} record(s) cut off at the end of a file still being written: "
                 "left for the next import"
+            )
+        if self.superseded:
+            out.append(
+                f"  {self.superseded} quarantine row(s) of an earlier import removed: "
+                "the grown file's hand is now stored"
             )
         replaced = sum(f.replaced for f in self.files)
         if replaced:

@@ -20,7 +20,7 @@ import pyarrow as pa
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import OfcError
-from ofc_stats.records import HandRecord, Partial, Quarantined, continues, validate_hand
+from ofc_stats.records import HandRecord, Partial, Quarantined, growth, validate_hand
 from ofc_stats.store import chunks
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.hand_ids import next_hand_id, with_hand_ids
@@ -46,6 +46,7 @@ from ofc_stats.store.sources import (
     sha256_of,
     total_bytes,
 )
+from ofc_stats.store.superseded import Superseded
 from parsers.base import (
     BAD_INPUT,
     SNIFF_BYTES,
@@ -97,6 +98,7 @@ class Importer:
         self.known_now: dict[str, Known] = {}  # the last search's hits, and hands stored since
         self.hashes = set() if force else dataset.file_hashes()
         self.known_quarantine = KnownQuarantine(dataset)
+        self.superseded = Superseded(dataset)  # a grown file's stale quarantine rows
         self.file_quarantine: list[Quarantined] = []  # this file's, checked when it is done
         self.pending_hands: list[HandRecord] = []
         self.pending_fingerprints: list[str] = []
@@ -123,6 +125,7 @@ class Importer:
         finally:
             if enabled:
                 gc.enable()
+        self.summary.superseded = self.superseded.dropped
         return self.summary
 
     def _parser(self, source: Source) -> type[Parser] | None:
@@ -157,6 +160,7 @@ class Importer:
             self.on_bytes(source.size)
             return
         parser = parser_type()
+        self.superseded.read_again(source.name)
         # A ruleset override applies hand by hand, so it takes the record path.
         columnar = parser.columnar and self.columnar and self.ruleset is None
         # Under --rules the file's own ruleset name is not looked up (a room's
@@ -293,29 +297,13 @@ class Importer:
             self.flush()
 
     def _growth(self, item: HandRecord, known: Known) -> str:
-        """ "newer" if ``item`` completes a stored incomplete hand, "older" if the reverse.
-
-        Either way the seats are the same players and every stored row is a
-        prefix of the other's (a placed card never leaves its row).
-        """
+        """:func:`~ofc_stats.records.growth` against the stored copy; a newer one replaces it."""
         key = item.hand_key
-        if known.complete:
-            if item.complete:
-                return "other"
-            stored = self._stored_seats(key, known)
-            if stored is not None and continues(item.seats, stored):
-                return "older"
-            return "other"
-        stored = self._stored_seats(key, known)
-        if stored is None:
-            return "other"
-        if continues(stored, item.seats):
+        found = growth(item, known.complete, lambda: self._stored_seats(key, known))
+        if found == "newer":
             assert known.batch is not None
             self.replacing.setdefault(known.batch, set()).add(key)
-            return "newer"
-        if continues(item.seats, stored):
-            return "older"
-        return "other"
+        return found
 
     def _stored_seats(self, key: str, known: Known) -> list[dict[str, object]] | None:
         if known.batch is None:
@@ -446,6 +434,8 @@ class Importer:
         rewrites = {
             old: self.dataset.without_hands(old, keys) for old, keys in self.replacing.items()
         }
+        for old, parts in self.superseded.rewrites(tables["hands"]).items():
+            rewrites[old] = {**rewrites.get(old, {}), **parts}
         self.dataset.commit(batch, tables, rewrites=rewrites)
         self.known.committed(batch, tables["hands"])
         self.known_quarantine.committed(batch, tables["quarantine"])
