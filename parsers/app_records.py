@@ -210,24 +210,22 @@ class Splitter:
             self.blank_before = True
             return
         if pending.lines and self.blank_before and text.startswith("{"):
-            yield from _decode(self.decoder, pending, self.source, final=True, eof=False)
+            yield from _decode(self.decoder, pending, self.source, final=True)
         if not pending.lines:
             pending.line, pending.offset = number, offset
         pending.lines.append(text)
         pending.size += len(raw)
         stripped = text.rstrip()
         if stripped.endswith("}") and (text[0] in "{}" or len(pending.lines) == 1):
-            yield from _decode(self.decoder, pending, self.source, final=False, eof=False)
+            yield from _decode(self.decoder, pending, self.source, final=False)
         elif pending.size > MAX_OBJECT_BYTES:
-            yield from _decode(self.decoder, pending, self.source, final=True, eof=False)
+            yield from _decode(self.decoder, pending, self.source, final=True)
         self.blank_before = False
 
     def end(self) -> Iterator[_Item]:
         """The end of the file: what is still open is decoded, quarantined or Partial."""
         if self.pending.lines:
-            yield from _decode(
-                self.decoder, self.pending, self.source, final=True, eof=True, cut=self.cut
-            )
+            yield from _decode(self.decoder, self.pending, self.source, final=True, cut=self.cut)
 
 
 def _decode(
@@ -236,14 +234,13 @@ def _decode(
     source: str,
     *,
     final: bool,
-    eof: bool,
     cut: bool = False,
 ) -> Iterator[_Item]:
     """Yield the whole values at the start of ``pending``; keep an unfinished rest unless final.
 
-    ``cut``: the file ends without a newline (blank lines are not kept in
-    ``pending``, so its own text cannot tell), so a value open at the end is
-    Partial.
+    ``cut``: this is the end of a file that ends without a newline (blank
+    lines are not kept in ``pending``, so its own text cannot tell), so a
+    value open at the end is Partial.
     """
     text = "".join(pending.lines)
     position, line, offset = 0, pending.line, pending.offset
@@ -287,7 +284,7 @@ def _decode(
         if not final and (at_end or restart == len(text)):
             _keep(pending, text[position:], line, offset)  # the rest may still come
             return
-        if eof and at_end and restart == len(text) and cut:
+        if cut and at_end and restart == len(text):
             yield Partial(source, line, offset, "an object cut off at the end of the file")
         else:
             kind = "truncated JSON" if error.pos >= restart - 1 else "bad JSON"
