@@ -134,8 +134,7 @@ def money_text(row: Mapping[Any, Any], rake: Rake, settlement: Settlement | None
     owed = float(row["owed"])
     money = float(row["reported_money"])
     expected = float(row["expected_money"])
-    currency = row.get("currency") or ""
-    unit = f" {currency}" if isinstance(currency, str) and currency else ""
+    unit = _unit(row)
     points = plural(abs(float(row["net_capped"])), "point")
     stakes = _stakes(row)
     if owed < 0:  # amounts a loser gives up, written without a sign: "lost 5 points"
@@ -159,6 +158,12 @@ def money_text(row: Mapping[Any, Any], rake: Rake, settlement: Settlement | None
             f"{float(row['gross']):g}{unit}, and {rule}; {_paid(money, unit)}"
         )
     return f"{won}; {rule}; {_paid(money, unit)}{_kept(row, rake, unit)}"
+
+
+def _unit(row: Mapping[Any, Any]) -> str:
+    """The currency after an amount (" USD"), or nothing for a hand with none."""
+    currency = row.get("currency") or ""
+    return f" {currency}" if isinstance(currency, str) and currency else ""
 
 
 def _paid(money: float, unit: str) -> str:
@@ -193,8 +198,7 @@ def _kept(row: Mapping[Any, Any], rake: Rake, unit: str) -> str:
 def follows_text(row: Mapping[Any, Any], rake: Rake) -> str:
     """A seat paid exactly the money of the points the room reported for it: the money
     follows the hand's points row, no separate error (and no short stack to guess)."""
-    currency = row.get("currency") or ""
-    unit = f" {currency}" if isinstance(currency, str) and currency else ""
+    unit = _unit(row)
     own, expected = float(row["own_money"]), float(row["expected_money"])
     verb = "charged" if own < 0 else "paid"
     after = " after the rake" if own > 0 and rake.rate else ""

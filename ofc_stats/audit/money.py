@@ -25,6 +25,7 @@ from ofc_stats.audit.settle import (
     Settlement,
     gross_by_kind,
     infer_settlement,
+    rule_source,
     short_hands,
 )
 from ofc_stats.store.views import OfcData
@@ -58,7 +59,7 @@ class Rake:
 
     @property
     def source(self) -> str:
-        return "from the rules file" if self.given else "inferred from these hands"
+        return rule_source(self.given)
 
     def support(self) -> str:
         """How much of the room the rule explains: a mismatch against a rule inferred from

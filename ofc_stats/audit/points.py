@@ -45,7 +45,7 @@ from ofc_stats.audit.money import MoneyRules, Rake, room_money
 from ofc_stats.audit.money_rows import follow_points, money_rows
 from ofc_stats.audit.room_rules import RoomRules
 from ofc_stats.audit.rules_book import RulesBook, use_book
-from ofc_stats.audit.settle import Settlement
+from ofc_stats.audit.settle import Settlement, rule_source
 from ofc_stats.audit.timeouts import TimeoutEvidence, timeout_evidence
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.store.dataset import Dataset
@@ -55,16 +55,6 @@ from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import RESULTS
 from ofc_stats.store.views import OfcData
 
-CLASSES = (
-    "points",
-    "caps",
-    "royalties",
-    "foul",
-    "fantasy_entry",
-    "repeat",
-    "fantasy_cards",
-    "money",
-)
 MISMATCH_COLUMNS = [
     "hand_key",
     "seat",
@@ -135,9 +125,7 @@ class AuditReport:
         settled = [s for s in self.settlements if _of_room(s.room, room) and s.telling]
         if not rakes:
             return ""
-        source = (
-            "from the rules file" if all(r.given for r in rakes) else "inferred from these hands"
-        )
+        source = rule_source(all(r.given for r in rakes))
         fits = ", ".join(f"{r.room} explains {r.explained:,} of {r.winners:,}" for r in rakes)
         text = f"judged by a rake {source} ({fits} winning seats)"
         if settled:

@@ -135,6 +135,11 @@ def settle_hand(
     return gross
 
 
+def rule_source(given: bool) -> str:
+    """Where a rake or settlement rule comes from, as every audit line says it."""
+    return "from the rules file" if given else "inferred from these hands"
+
+
 @dataclass(frozen=True)
 class Settlement:
     """A room's inferred settlement kind and the hands that showed it."""
@@ -149,7 +154,7 @@ class Settlement:
 
     @property
     def source(self) -> str:
-        return "from the rules file" if self.given else "inferred from these hands"
+        return rule_source(self.given)
 
     def support(self) -> str:
         """How many telling hands the kind explains: a winner's money judged by a kind
