@@ -249,10 +249,6 @@ class Dataset:
         out = out.cast(pa.schema([field.with_nullable(True) for field in out.schema]))
         return out if columns is None else out.select(columns)
 
-    def file_hashes(self) -> set[str]:
-        """Content hashes of the imported files (one per file, not per hand: kept whole)."""
-        return set(self.read("files", ["sha256"]).column(0).to_pylist())
-
     def seats_of(self, batch: str, hand_key: str) -> list[dict[str, object]]:
         """The stored seat rows of one hand, in seat order."""
         table = pq.read_table(

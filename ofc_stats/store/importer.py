@@ -96,9 +96,10 @@ class Importer:
         self.summary = ImportSummary()
         self.known = KnownHands(dataset)
         self.known_now: dict[str, Known] = {}  # the last search's hits, and hands stored since
-        self.hashes = set() if force else dataset.file_hashes()
+        ledger = dataset.read("files", ["sha256", "path"])  # one row per imported file
+        self.hashes = set() if force else set(ledger["sha256"].to_pylist())
         self.known_quarantine = KnownQuarantine(dataset)
-        self.superseded = Superseded(dataset)  # a grown file's stale quarantine rows
+        self.superseded = Superseded(dataset, ledger["path"].to_pylist())  # stale refusals
         self.file_quarantine: list[Quarantined] = []  # this file's, checked when it is done
         self.pending_hands: list[HandRecord] = []
         self.pending_fingerprints: list[str] = []

@@ -11,6 +11,7 @@ an import of new files pays nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import pyarrow as pa
@@ -22,10 +23,10 @@ from ofc_stats.store.dataset import Dataset
 class Superseded:
     """The earlier quarantine rows (file, offset) of the files this import reads again."""
 
-    def __init__(self, dataset: Dataset) -> None:
+    def __init__(self, dataset: Dataset, imported: Iterable[str | None]) -> None:
+        """``imported``: the paths the ledger (``files``) names."""
         self.dataset = dataset
-        ledger = dataset.read("files", ["path"])["path"] if dataset.exists() else pa.array([])
-        self.imported = {p for p in ledger.to_pylist() if p}
+        self.imported = {path for path in imported if path}
         self.watch: dict[tuple[str, int], set[str]] = {}  # (file, offset) -> batches with rows
         self.dropped = 0  # rows the rewrites took out, for the summary
 
