@@ -1,0 +1,16 @@
+//! ofc-core: the fast twin of `ofc_stats.engine`, the Python definition of the
+//! rules of Open Face Chinese Poker.
+//!
+//! Plain Rust, no Python: cards and row classes ([`eval`]), a ruleset compiled
+//! to per-class arrays ([`rules`]), whole boards and jokers ([`board`]),
+//! counter-based random numbers ([`rng`]).  Every rule here is proven equal to
+//! its Python definition by the project's property tests.
+
+pub mod board;
+pub mod cards;
+pub mod error;
+pub mod eval;
+pub mod rng;
+pub mod rules;
+
+pub use error::CoreError;

@@ -1,0 +1,19 @@
+//! `ofc_stats._core`: the PyO3 bindings of ofc-core, and nothing else.
+//!
+//! Each submodule binds one area of the core; every function that works on
+//! many hands releases the GIL.  Bad input becomes `ofc_stats.errors.HandError`
+//! (or `RulesetError`) with the core's message; `_core.pyi` is the typed stub.
+
+use pyo3::prelude::*;
+
+mod errors;
+mod rules;
+mod tables;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    tables::register(m)?;
+    rules::register(m)?;
+    Ok(())
+}
