@@ -66,6 +66,20 @@ impl BoardEval {
     pub fn stays(&self, rules: &Rules) -> bool {
         !self.fouled && rules.repeat_holds(self.top, self.middle, self.bottom)
     }
+
+    /// What this board wins from `other` before caps: row points plus the royalty
+    /// difference (`pair_points` in scoring.py).  Row outcomes and fouls index
+    /// the ruleset's `pair_rows`; a fouled board's royalties are already zero.
+    #[inline]
+    pub fn points_against(&self, other: &BoardEval, rules: &Rules) -> i32 {
+        let sign = |x: u16, y: u16| (x > y) as usize + 1 - (x < y) as usize;
+        let code = 54 * self.fouled as usize
+            + 27 * other.fouled as usize
+            + 9 * sign(self.top, other.top)
+            + 3 * sign(self.middle, other.middle)
+            + sign(self.bottom, other.bottom);
+        rules.pair_rows[code] + self.royalty_total() - other.royalty_total()
+    }
 }
 
 /// Evaluate a board of 13 distinct real cards.
@@ -147,6 +161,27 @@ mod tests {
         assert!(!e.fouled);
         assert_eq!(e.royalties, [7, 4, 4]);
         assert_eq!(e.entry_cards(&r), 14);
+    }
+
+    #[test]
+    fn a_live_board_scoops_a_fouled_one() {
+        // Alice (QQ 7 + straight 4 + flush 4 = 15 royalties) against Bob, who fouls:
+        // 3 rows + 3 for the scoop + 15 royalties = 21 each way (score_hand's doctest).
+        let (t, r) = (Tables::get(), Rules::pineapple_progressive());
+        let alice = evaluate(
+            t,
+            &r,
+            &board("Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah"),
+        );
+        let bob = evaluate(
+            t,
+            &r,
+            &board("Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c"),
+        );
+        assert_eq!(alice.points_against(&bob, &r), 21);
+        assert_eq!(bob.points_against(&alice, &r), -21);
+        // Two fouled boards score nothing against each other.
+        assert_eq!(bob.points_against(&bob, &r), 0);
     }
 
     #[test]
