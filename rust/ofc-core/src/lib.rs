@@ -7,6 +7,7 @@
 //! its Python definition by the project's property tests.
 
 pub mod board;
+pub mod candidates;
 pub mod cards;
 pub mod error;
 pub mod eval;
