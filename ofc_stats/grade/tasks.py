@@ -1,31 +1,34 @@
-"""A worker's tasks: grade street decisions and Fantasyland sets into Arrow rows.
+"""Grading tasks: street decisions and Fantasyland sets into Arrow rows.
 
-:func:`grade_chunk` and :func:`fantasy_chunk` run in the worker processes of
-:mod:`ofc_stats.grade.run`; each returns the ``grades`` and
-``grade_candidates`` rows of its share, in the schemas of
+:func:`grade_chunk` hands a chunk of street decisions to the core, which races
+them on threads; :func:`fantasy_chunk` grades Fantasyland sets.  Each returns
+the ``grades`` and ``grade_candidates`` rows of its share, in the schemas of
 :mod:`ofc_stats.store.schema`.  Every decision is seeded on its own
 (:func:`~ofc_stats.grade.race.decision_seed`), so a task's rows do not depend
-on which worker ran it or what else it held.
+on the threads or on what else the chunk held.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
 
 from ofc_stats.engine.board import DESTINATIONS, ROWS
-from ofc_stats.engine.cards import format_cards
+from ofc_stats.engine.cards import DECK_SIZE, format_card, format_cards
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.fantasy import grade_set
 from ofc_stats.grade.position import Decision, FantasyDeal
 from ofc_stats.grade.race import Graded, decision_seed, grade_many
-from ofc_stats.grade.rollout import PARTS, Setup, setup
+from ofc_stats.grade.rollout import PARTS
 from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 
-GRADER_VERSION = 1  # bump when the policy or the values change: stored grades are redone
+# Bump when the policy or the values change: stored grades are redone.
+# 2: the race in the core, with its own random streams.
+GRADER_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -48,14 +51,25 @@ class GradeOptions:
         return json.dumps({**self.grader(), "players": players}, sort_keys=True).encode()
 
 
-def play_text(dealt: tuple[int, ...], dest: tuple[int, ...] | list[int]) -> str:
-    """``top Qs | bottom 7h 7d | discard 2c``: where each dealt card went."""
+CARD_NAMES = tuple(format_card(card) for card in range(DECK_SIZE + 2))  # with the jokers
+
+
+@lru_cache(maxsize=4096)
+def _play_template(dest: tuple[int, ...]) -> str:
+    """``top {1} | discard {0}`` for a play's destinations: the text with card slots."""
     parts = []
     for code, name in enumerate(DESTINATIONS):
-        cards = [c for c, d in zip(dealt, dest, strict=True) if d == code]
-        if cards:
-            parts.append(f"{name} {format_cards(cards)}")
+        slots = " ".join(f"{{{i}}}" for i, d in enumerate(dest) if d == code)
+        if slots:
+            parts.append(f"{name} {slots}")
     return " | ".join(parts)
+
+
+def play_text(dealt: tuple[int, ...], dest: tuple[int, ...] | list[int]) -> str:
+    """``top Qs | bottom 7h 7d | discard 2c``: where each dealt card went."""
+    if len(dealt) != len(dest):
+        raise ValueError(f"{len(dealt)} cards and {len(dest)} destinations")
+    return _play_template(tuple(dest)).format(*[CARD_NAMES[c] for c in dealt])
 
 
 def _main_part(parts: dict[str, float], loss: float) -> str:
@@ -75,7 +89,7 @@ class GradeRows:
         for name in GRADES.names:
             self.grades[name].append(values.get(name))
 
-    def street(self, decision: Decision, graded: Graded, candidate_dest: np.ndarray) -> None:
+    def street(self, decision: Decision, graded: Graded) -> None:
         dealt = decision.dealt
         chosen, best = graded.chosen, graded.best
         self.grade_row(
@@ -90,7 +104,7 @@ class GradeRows:
             rollouts=int(graded.rollouts[chosen]),
             dealt=list(dealt),
             chosen_play=play_text(dealt, decision.chosen),
-            best_play=play_text(dealt, candidate_dest[graded.candidates[best]].tolist()),
+            best_play=play_text(dealt, graded.destinations[best].tolist()),
             ev_chosen=float(graded.ev[chosen]),
             se_chosen=float(graded.se[chosen]),
             ev_best=float(graded.ev[best]),
@@ -101,20 +115,24 @@ class GradeRows:
             **{f"loss_{name}": graded.parts[name] for name in PARTS},
         )
         c = self.candidates
-        for i, index in enumerate(graded.candidates.tolist()):
-            dest = candidate_dest[index].tolist()
-            c["hand_key"].append(decision.hand_key)
-            c["seat"].append(decision.seat)
-            c["street"].append(decision.street)
-            c["candidate"].append(index)
-            c["play"].append(play_text(dealt, dest))
-            c["destinations"].append(dest)
-            rolled = bool(graded.rollouts[i])  # screened-out candidates have no value
-            c["ev"].append(float(graded.ev[i]) if rolled else None)
-            c["se"].append(float(graded.se[i]) if rolled and graded.rollouts[i] > 1 else None)
-            c["rollouts"].append(int(graded.rollouts[i]))
-            c["chosen"].append(i == chosen)
-            c["best"].append(i == best)
+        count = len(graded.candidates)
+        destinations = graded.destinations.tolist()
+        rolled = (graded.rollouts > 0).tolist()  # screened-out candidates have no value
+        ev = [v if r else None for v, r in zip(graded.ev.tolist(), rolled, strict=True)]
+        known = ~np.isnan(graded.se)  # 0 when valued exactly
+        se = [v if k else None for v, k in zip(graded.se.tolist(), known.tolist(), strict=True)]
+        c["hand_key"] += [decision.hand_key] * count
+        c["seat"] += [decision.seat] * count
+        c["street"] += [decision.street] * count
+        c["candidate"] += graded.candidates.tolist()
+        names = [CARD_NAMES[card] for card in dealt]
+        c["play"] += [_play_template(tuple(dest)).format(*names) for dest in destinations]
+        c["destinations"] += destinations
+        c["ev"] += ev
+        c["se"] += se
+        c["rollouts"] += graded.rollouts.tolist()
+        c["chosen"] += [i == chosen for i in range(count)]
+        c["best"] += [i == best for i in range(count)]
 
     def unplayable(self, decision: Decision, why: str) -> None:
         self.grade_row(
@@ -136,27 +154,18 @@ class GradeRows:
         }
 
 
-def grade_chunk(decisions: list[Decision], options: GradeOptions) -> dict[str, pa.Table]:
-    """Grade some street decisions (a worker's task), their races in lockstep."""
-    plans: dict[int, Setup] = {}
-    refused: dict[int, str] = {}
-    for i, decision in enumerate(decisions):
-        try:
-            plans[i] = setup(decision)
-        except UnplayablePosition as error:
-            refused[i] = str(error)
-    rngs = [
-        np.random.default_rng(decision_seed(options.seed, d.hand_key, d.seat, d.street))
-        for i, d in enumerate(decisions)
-        if i in plans
-    ]
-    grades = dict(zip(plans, grade_many(list(plans.values()), options.rollouts, rngs), strict=True))
+def grade_chunk(
+    decisions: list[Decision], options: GradeOptions, threads: int | None = None
+) -> dict[str, pa.Table]:
+    """Grade some street decisions in the core, on ``threads`` threads (None: every core)."""
+    keys = [decision_seed(options.seed, d.hand_key, d.seat, d.street) for d in decisions]
+    grades = grade_many(decisions, options.rollouts, keys, threads)
     rows = GradeRows()
-    for i, decision in enumerate(decisions):
-        if i in refused:
-            rows.unplayable(decision, refused[i])
+    for decision, graded in zip(decisions, grades, strict=True):
+        if isinstance(graded, UnplayablePosition):
+            rows.unplayable(decision, str(graded))
         else:
-            rows.street(decision, grades[i], plans[i].cands.dest)
+            rows.street(decision, graded)
     return rows.tables()
 
 
@@ -168,10 +177,6 @@ def real_sets(results: pa.Table) -> Real:
     columns = [results[name].to_pylist() for name in ("hand_key", "seat", "royalties")]
     stays = results["fantasy_stays"].to_pylist()
     return {(k, s): (r, st) for k, s, r, st in zip(*columns, stays, strict=True)}
-
-
-def seat_keys(deals: list[FantasyDeal]) -> list[tuple[str, int]]:
-    return [(deal.hand_key, deal.seat) for deal in deals]
 
 
 def fantasy_chunk(deals: list[FantasyDeal], real: Real) -> dict[str, pa.Table]:
