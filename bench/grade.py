@@ -22,6 +22,7 @@ hands) take on two threads against the issue's goal of two minutes.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -65,13 +66,26 @@ def main() -> None:
     print(
         f"{count} street decisions of {args.hands} real hands "
         f"(by street: {by_street.tolist()}), budget {args.rollouts} rollouts a candidate, "
-        f"median of {args.repeat} runs"
+        f"median of {args.repeat} interleaved runs"
     )
-    old, ref = previous_grader(decisions, args.rollouts, options.seed, args.repeat)
-    ref_cpu = statistics.median(ref["cpu"])
+    # Interleaved (reference, 1 thread, 2 threads) rounds: on a shared machine each
+    # sees the same mix of loads.
     grade_chunk(decisions[:5], options, threads=1)  # tables built once, as in a long run
-    one_cpu, one_wall, one = timed(lambda: grade_chunk(decisions, options, threads=1), args.repeat)
-    two_cpu, two_wall, _ = timed(lambda: grade_chunk(decisions, options, threads=2), args.repeat)
+    ref_cpu_runs, one_cpu_runs, one_wall_runs, two_cpu_runs, two_wall_runs = [], [], [], [], []
+    one: object = None
+    for _ in range(args.repeat):
+        old, ref = previous_grader(decisions, args.rollouts, options.seed, 1)
+        ref_cpu_runs += ref["cpu"]
+        cpu, wall, one = timed(lambda: grade_chunk(decisions, options, threads=1), 1)
+        one_cpu_runs.append(cpu)
+        one_wall_runs.append(wall)
+        cpu, wall, _ = timed(lambda: grade_chunk(decisions, options, threads=2), 1)
+        two_cpu_runs.append(cpu)
+        two_wall_runs.append(wall)
+    ref_cpu = statistics.median(ref_cpu_runs)
+    one_cpu, one_wall = statistics.median(one_cpu_runs), statistics.median(one_wall_runs)
+    two_cpu, two_wall = statistics.median(two_cpu_runs), statistics.median(two_wall_runs)
+    load = os.getloadavg()[0]
 
     rate_ref, rate_one = count / ref_cpu, count / one_cpu
     print(
@@ -85,7 +99,8 @@ def main() -> None:
     print(
         f"core, 2 threads: {count / two_wall:8.1f} decisions/s wall ({two_wall:.2f} s, "
         f"{two_cpu:.2f} CPU s) against 1 thread's {count / one_wall:.1f}/s: "
-        f"2 threads/1 thread {one_wall / two_wall:.2f}x (goal {GOAL_THREADS}x)"
+        f"2 threads/1 thread {one_wall / two_wall:.2f}x (goal {GOAL_THREADS}x; "
+        f"load average {load:.1f} on {os.cpu_count()} cores)"
     )
     grades = one["grades"].to_pandas()  # type: ignore[index]
     previous = old["grades"].to_pandas()

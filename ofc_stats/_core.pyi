@@ -4,6 +4,7 @@ Checked against the built module by ``mypy.stubtest`` in ``make test``.
 Arrays are NumPy arrays; card ids are int8 (``-1`` an empty position).
 """
 
+from collections.abc import Sequence
 from typing import Any, TypeAlias, final
 
 import numpy as np
@@ -62,12 +63,12 @@ _Decision: TypeAlias = tuple[
     list[int],
     int,
     int,
-    list[int],
-    list[int],
+    Sequence[int],
+    Sequence[int],
     int,
-    list[int],
-    list[tuple[int, list[int], int, int]],
-    list[int],
+    Sequence[int],
+    list[tuple[int, Sequence[int], int, int]],
+    Sequence[int],
 ]
 
 @final

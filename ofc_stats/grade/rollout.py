@@ -38,12 +38,12 @@ CoreDecision = tuple[
     list[int],
     int,
     int,
-    list[int],
-    list[int],
+    Sequence[int],
+    Sequence[int],
     int,
-    list[int],
-    list[tuple[int, list[int], int, int]],
-    list[int],
+    Sequence[int],
+    list[tuple[int, Sequence[int], int, int]],
+    Sequence[int],
 ]
 
 
@@ -75,12 +75,12 @@ def core_decision(decision: Decision, key: Sequence[int]) -> CoreDecision:
         [k & U64 for k in key],
         decision.street,
         decision.position,
-        list(decision.board),
-        list(decision.dealt),
+        decision.board,
+        decision.dealt,
         decision.discards,
-        list(decision.dead),
-        [(o.seat, list(o.board), o.next_street, o.fantasy_cards) for o in decision.opponents],
-        list(decision.chosen),
+        decision.dead,
+        [(o.seat, o.board, o.next_street, o.fantasy_cards) for o in decision.opponents],
+        decision.chosen,
     )
 
 

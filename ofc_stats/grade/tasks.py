@@ -79,11 +79,13 @@ def _main_part(parts: dict[str, float], loss: float) -> str:
 
 
 class GradeRows:
-    """Column lists of the two tables, filled decision by decision."""
+    """The two tables, filled decision by decision: ``grades`` as column lists, each
+    decision's candidates as arrays (a first street has 232) joined at the end."""
 
     def __init__(self) -> None:
         self.grades: dict[str, list[object]] = {name: [] for name in GRADES.names}
-        self.candidates: dict[str, list[object]] = {name: [] for name in GRADE_CANDIDATES.names}
+        self.streets: list[tuple[Decision, Graded]] = []
+        self.plays: list[str] = []
 
     def grade_row(self, **values: object) -> None:
         for name in GRADES.names:
@@ -114,25 +116,11 @@ class GradeRows:
             loss_se_independent=graded.loss_se_independent,
             **{f"loss_{name}": graded.parts[name] for name in PARTS},
         )
-        c = self.candidates
-        count = len(graded.candidates)
-        destinations = graded.destinations.tolist()
-        rolled = (graded.rollouts > 0).tolist()  # screened-out candidates have no value
-        ev = [v if r else None for v, r in zip(graded.ev.tolist(), rolled, strict=True)]
-        known = ~np.isnan(graded.se)  # 0 when valued exactly
-        se = [v if k else None for v, k in zip(graded.se.tolist(), known.tolist(), strict=True)]
-        c["hand_key"] += [decision.hand_key] * count
-        c["seat"] += [decision.seat] * count
-        c["street"] += [decision.street] * count
-        c["candidate"] += graded.candidates.tolist()
+        self.streets.append((decision, graded))
         names = [CARD_NAMES[card] for card in dealt]
-        c["play"] += [_play_template(tuple(dest)).format(*names) for dest in destinations]
-        c["destinations"] += destinations
-        c["ev"] += ev
-        c["se"] += se
-        c["rollouts"] += graded.rollouts.tolist()
-        c["chosen"] += [i == chosen for i in range(count)]
-        c["best"] += [i == best for i in range(count)]
+        self.plays += [
+            _play_template(tuple(dest)).format(*names) for dest in graded.destinations.tolist()
+        ]
 
     def unplayable(self, decision: Decision, why: str) -> None:
         self.grade_row(
@@ -150,8 +138,46 @@ class GradeRows:
     def tables(self) -> dict[str, pa.Table]:
         return {
             "grades": pa.table(self.grades, schema=GRADES),
-            "grade_candidates": pa.table(self.candidates, schema=GRADE_CANDIDATES),
+            "grade_candidates": self._candidates(),
         }
+
+    def _candidates(self) -> pa.Table:
+        if not self.streets:
+            return GRADE_CANDIDATES.empty_table()
+        graded = [g for _, g in self.streets]
+        counts = np.array([len(g.candidates) for g in graded])
+        rolled = np.concatenate([g.rollouts for g in graded])
+        ev = np.concatenate([g.ev for g in graded])
+        se = np.concatenate([g.se for g in graded])
+        dest = [g.destinations for g in graded]
+        widths = np.repeat([d.shape[1] for d in dest], counts)
+        offsets = np.concatenate([[0], np.cumsum(widths)]).astype(np.int32)
+        first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        flags = {}
+        for name in ("chosen", "best"):
+            flag = np.zeros(len(ev), dtype=bool)
+            flag[first + [getattr(g, name) for g in graded]] = True
+            flags[name] = flag
+        keys: list[str] = []
+        for (decision, _), count in zip(self.streets, counts.tolist(), strict=True):
+            keys += [decision.hand_key] * count
+        columns = {
+            "hand_key": pa.array(keys, pa.string()),
+            "seat": np.repeat([d.seat for d, _ in self.streets], counts).astype(np.int8),
+            "street": np.repeat([d.street for d, _ in self.streets], counts).astype(np.int8),
+            "candidate": np.concatenate([g.candidates for g in graded]).astype(np.int16),
+            "play": pa.array(self.plays, pa.string()),
+            "destinations": pa.ListArray.from_arrays(
+                offsets, np.concatenate([d.reshape(-1) for d in dest]).astype(np.int8)
+            ),
+            # screened-out candidates have no value; an SE is 0 when valued exactly
+            "ev": pa.array(ev, mask=rolled == 0),
+            "se": pa.array(se, mask=np.isnan(se)),
+            "rollouts": rolled.astype(np.int32),
+            "chosen": flags["chosen"],
+            "best": flags["best"],
+        }
+        return pa.table(columns, schema=GRADE_CANDIDATES)
 
 
 def grade_chunk(

@@ -156,7 +156,7 @@ const MEMO_PER_MASK: usize = 1 + 6 + 11;
 const UNSET: u16 = u16::MAX;
 
 /// The policy's value of each candidate's imagined board, passed to `each(candidate,
-/// value)` for the candidates that fit: the same values as [`board_value`] of
+/// value, board)` with the board's evaluation, for the candidates that fit: the same values as [`board_value`] of
 /// [`dream`], each distinct row ranked once (a row depends only on which dealt cards
 /// join it and where its imagined cards start, and most candidates share their rows).
 #[allow(clippy::too_many_arguments)]
@@ -168,7 +168,7 @@ pub fn street_values(
     dealt: &[u8],
     cands: &Candidates,
     imagined: &[u8],
-    each: impl FnMut(usize, f64),
+    each: impl FnMut(usize, f64, &BoardEval),
 ) {
     let jokers = board.iter().any(|&c| c >= 0 && is_joker(c as u8))
         || dealt.iter().chain(imagined).any(|&c| is_joker(c));
@@ -176,8 +176,12 @@ pub fn street_values(
         // A joker's reading depends on the whole board: no row is ranked alone.
         let mut each = each;
         for i in (0..cands.len()).filter(|&i| cands.fits(i, fill)) {
-            let cards = dream(board, fill, dealt, cands.dest(i), imagined);
-            each(i, board_value(t, rules, &cards));
+            let e = evaluate_any(
+                t,
+                rules,
+                &dream(board, fill, dealt, cands.dest(i), imagined),
+            );
+            each(i, value_of(rules, &e), &e);
         }
         return;
     }
@@ -241,7 +245,7 @@ impl Rows<'_> {
         &self,
         rules: &Rules,
         cands: &Candidates,
-        mut each: impl FnMut(usize, f64),
+        mut each: impl FnMut(usize, f64, &BoardEval),
     ) {
         let mut memo = [UNSET; MEMO];
         let mut class = |row: usize, mask: usize, offset: usize| -> u16 {
@@ -268,13 +272,13 @@ impl Rows<'_> {
             let middle = class(1, mask[1], bottom_empty);
             let top = class(0, mask[0], bottom_empty + middle_empty);
             let e = BoardEval::from_classes(self.t, rules, top, middle, bottom, None);
-            each(i, value_of(rules, &e));
+            each(i, value_of(rules, &e), &e);
         }
     }
 }
 
 /// The candidate the policy plays: the best imagined board among those that fit
-/// (the first of equal ones).
+/// (the first of equal ones), and that board's evaluation.
 pub fn choose(
     t: &Tables,
     rules: &Rules,
@@ -283,15 +287,24 @@ pub fn choose(
     dealt: &[u8],
     cands: &Candidates,
     imagined: &[u8],
-) -> usize {
-    let mut best = 0;
+) -> (usize, Option<BoardEval>) {
+    let mut best = (0, None);
     let mut best_value = f64::NEG_INFINITY;
-    street_values(t, rules, board, fill, dealt, cands, imagined, |i, value| {
-        if value > best_value {
-            best = i;
-            best_value = value;
-        }
-    });
+    street_values(
+        t,
+        rules,
+        board,
+        fill,
+        dealt,
+        cands,
+        imagined,
+        |i, value, e| {
+            if value > best_value {
+                best = (i, Some(*e));
+                best_value = value;
+            }
+        },
+    );
     best
 }
 
@@ -341,13 +354,22 @@ pub fn plan_streets<'a>(
     out
 }
 
-/// Play `streets` on `board` by the policy; the board comes back complete.
-pub fn play_on(t: &Tables, rules: &Rules, board: &mut [i8; BOARD], streets: &[Street<'_>]) {
+/// Play `streets` on `board` by the policy; the board comes back complete, and its
+/// evaluation (the last street imagines nothing: its chosen board is the final one).
+pub fn play_on(
+    t: &Tables,
+    rules: &Rules,
+    board: &mut [i8; BOARD],
+    streets: &[Street<'_>],
+) -> BoardEval {
     let mut fill = crate::candidates::fill_of(board);
+    let mut last = None;
     for s in streets {
-        let chosen = choose(t, rules, board, fill, s.dealt, s.cands, s.imagined.cards());
+        let (chosen, e) = choose(t, rules, board, fill, s.dealt, s.cands, s.imagined.cards());
         apply(board, &mut fill, s.dealt, s.cands.dest(chosen));
+        last = e.filter(|_| s.imagined.cards().is_empty());
     }
+    last.unwrap_or_else(|| evaluate_any(t, rules, &board.map(|c| c as u8)))
 }
 
 #[cfg(test)]
@@ -449,7 +471,7 @@ mod tests {
             let empty = 13 - placed(&b) - (k - discards);
             let imagined = &deck[used + k..used + k + empty];
             let mut values = vec![f64::NEG_INFINITY; c.len()];
-            street_values(t, &r, &b, fill, dealt, c, imagined, |i, v| values[i] = v);
+            street_values(t, &r, &b, fill, dealt, c, imagined, |i, v, _| values[i] = v);
             for (i, &v) in values.iter().enumerate() {
                 let want = if c.fits(i, fill) {
                     board_value(t, &r, &dream(&b, fill, dealt, c.dest(i), imagined))
@@ -469,7 +491,7 @@ mod tests {
         let b = board("Qs Qd", "Kh Kc 4d 5s", "9c 9d 9h Ts Js");
         let dealt = cards("Qh 2c 3h");
         let cands = Candidates::get(3, 1);
-        let i = choose(
+        let (i, e) = choose(
             t,
             &r,
             &b,
@@ -479,5 +501,9 @@ mod tests {
             &[],
         );
         assert_ne!(cands.dest(i)[0], 0, "{:?}", cands.dest(i));
+        assert!(
+            !e.unwrap().fouled,
+            "the chosen board's evaluation comes back"
+        );
     }
 }

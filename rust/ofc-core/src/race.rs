@@ -101,7 +101,7 @@ pub fn screen(s: &Setup) -> Vec<f64> {
             &s.dealt,
             s.cands,
             imagined.cards(),
-            |i, v| values[i] = v,
+            |i, v, _| values[i] = v,
         );
         for (sum, &c) in sums.iter_mut().zip(&s.legal) {
             *sum += values[c];

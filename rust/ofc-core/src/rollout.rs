@@ -321,8 +321,8 @@ impl<'g> Setup<'g> {
             for (j, rival) in self.rivals.iter().enumerate() {
                 let block = &order[offset..offset + rival.need];
                 offset += rival.need;
-                let cards = if rival.fantasy {
-                    set_fantasy(t, block).0
+                let eval = if rival.fantasy {
+                    evaluate_any(t, rules, &set_fantasy(t, block).0)
                 } else {
                     let mut board = rival.board;
                     let plan = plan_streets(
@@ -333,10 +333,9 @@ impl<'g> Setup<'g> {
                         placed(&board),
                         |i| self.stream(&[RIVAL, phase, r, j as u64, i as u64]),
                     );
-                    play_on(t, rules, &mut board, &plan);
-                    board.map(|c| c as u8)
+                    play_on(t, rules, &mut board, &plan)
                 };
-                others.push(evaluate_any(t, rules, &cards));
+                others.push(eval);
             }
             let plan = plan_streets(
                 &self.own_streets,
@@ -348,8 +347,7 @@ impl<'g> Setup<'g> {
             );
             for (i, after) in afters.iter().enumerate() {
                 let mut board = *after;
-                play_on(t, rules, &mut board, &plan);
-                let mine = evaluate_any(t, rules, &board.map(|c| c as u8));
+                let mine = play_on(t, rules, &mut board, &plan);
                 let (total, parts) = self.score(&mine, &others);
                 out.total[i * count + k] = total;
                 out.parts[i * count + k] = parts;
