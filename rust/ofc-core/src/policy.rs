@@ -12,7 +12,9 @@
 
 use crate::board::{evaluate, read_jokers, BoardEval};
 use crate::candidates::{apply, Candidates};
-use crate::cards::{is_joker, rank, BOARD, EMPTY, ROW_SIZES, ROW_START};
+use std::sync::OnceLock;
+
+use crate::cards::{is_joker, rank, BOARD, DISCARD, EMPTY, ROW_SIZES, ROW_START};
 use crate::eval::{Tables, CLASSES5};
 use crate::rng::Stream;
 use crate::rules::Rules;
@@ -137,7 +139,7 @@ pub fn board_value(t: &Tables, rules: &Rules, cards: &[u8; BOARD]) -> f64 {
 
 /// The policy's value of an evaluated board.
 #[inline]
-fn value_of(rules: &Rules, e: &BoardEval) -> f64 {
+pub fn value_of(rules: &Rules, e: &BoardEval) -> f64 {
     let live = !e.fouled;
     let entry = live && rules.entry_cards[e.top as usize] > 0;
     let strength = if live {
@@ -150,15 +152,66 @@ fn value_of(rules: &Rules, e: &BoardEval) -> f64 {
         + STRENGTH_WEIGHT * strength
 }
 
-/// Row classes by dealt cards in the row (a bit mask) and first imagined card used:
-/// the bottom's imagined cards start at 0, the middle's at 0..=5, the top's at 0..=10.
-const MEMO_PER_MASK: usize = 1 + 6 + 11;
-const UNSET: u16 = u16::MAX;
+/// The distinct rows of a street's imagined boards, and each fitting candidate's
+/// three rows in that list.  A row depends only on its board cards, which dealt
+/// cards join it (a bit mask) and where its imagined cards start (the bottom's at
+/// 0, the middle's after the bottom's, the top's last), and most candidates share
+/// their rows: each distinct row is ranked once, in one tight loop.
+struct StreetPlan {
+    /// (row, dealt-card mask, first imagined card) of each distinct row.
+    rows: Vec<(u8, u8, u8)>,
+    /// (candidate, top, middle, bottom): indices into `rows`.
+    cands: Vec<(u16, u16, u16, u16)>,
+}
 
-/// The policy's value of each candidate's imagined board, passed to `each(candidate,
-/// value, board)` with the board's evaluation, for the candidates that fit: the same values as [`board_value`] of
-/// [`dream`], each distinct row ranked once (a row depends only on which dealt cards
-/// join it and where its imagined cards start, and most candidates share their rows).
+impl StreetPlan {
+    fn build(cands: &Candidates, fill: [u8; 3]) -> StreetPlan {
+        let mut rows: Vec<(u8, u8, u8)> = Vec::new();
+        let mut index = |key: (u8, u8, u8)| -> u16 {
+            match rows.iter().position(|&k| k == key) {
+                Some(i) => i as u16,
+                None => {
+                    rows.push(key);
+                    (rows.len() - 1) as u16
+                }
+            }
+        };
+        let mut out = Vec::new();
+        for i in (0..cands.len()).filter(|&i| cands.fits(i, fill)) {
+            let mut mask = [0u8; 4];
+            for (j, &d) in cands.dest(i).iter().enumerate() {
+                mask[d as usize] |= 1 << j;
+            }
+            let count = cands.count[i];
+            let bottom_empty = ROW_SIZES[2] as u8 - (fill[2] + count[2]);
+            let middle_empty = ROW_SIZES[1] as u8 - (fill[1] + count[1]);
+            let bottom = index((2, mask[2], 0));
+            let middle = index((1, mask[1], bottom_empty));
+            let top = index((0, mask[0], bottom_empty + middle_empty));
+            out.push((i as u16, top, middle, bottom));
+        }
+        StreetPlan { rows, cands: out }
+    }
+
+    /// The plan of a street shape on rows holding `fill` cards (built once per process).
+    fn get(cands: &'static Candidates, fill: [u8; 3]) -> &'static StreetPlan {
+        const FILLS: usize = 4 * 6 * 6;
+        static PLANS: OnceLock<Vec<OnceLock<StreetPlan>>> = OnceLock::new();
+        let plans = PLANS.get_or_init(|| (0..6 * 6 * FILLS).map(|_| OnceLock::new()).collect());
+        let discards = if cands.is_empty() {
+            0
+        } else {
+            cands.dest(0).iter().filter(|&&d| d == DISCARD).count()
+        };
+        let state = fill[0] as usize * 36 + fill[1] as usize * 6 + fill[2] as usize;
+        plans[(cands.cards * 6 + discards) * FILLS + state]
+            .get_or_init(|| StreetPlan::build(cands, fill))
+    }
+}
+
+/// Each candidate's imagined board, evaluated and passed to `each(candidate, board)`
+/// for the candidates that fit, in candidate order: the same boards as [`dream`]
+/// makes (its value is [`value_of`] the board).
 #[allow(clippy::too_many_arguments)]
 pub fn street_values(
     t: &Tables,
@@ -166,114 +219,66 @@ pub fn street_values(
     board: &[i8; BOARD],
     fill: [u8; 3],
     dealt: &[u8],
-    cands: &Candidates,
+    cands: &'static Candidates,
     imagined: &[u8],
-    each: impl FnMut(usize, f64, &BoardEval),
+    mut each: impl FnMut(usize, &BoardEval),
 ) {
     let jokers = board.iter().any(|&c| c >= 0 && is_joker(c as u8))
         || dealt.iter().chain(imagined).any(|&c| is_joker(c));
     if jokers {
         // A joker's reading depends on the whole board: no row is ranked alone.
-        let mut each = each;
         for i in (0..cands.len()).filter(|&i| cands.fits(i, fill)) {
-            let e = evaluate_any(
-                t,
-                rules,
-                &dream(board, fill, dealt, cands.dest(i), imagined),
-            );
-            each(i, value_of(rules, &e), &e);
+            let cards = dream(board, fill, dealt, cands.dest(i), imagined);
+            each(i, &evaluate_any(t, rules, &cards));
         }
         return;
     }
-    let rows = Rows {
-        t,
-        board,
-        fill,
-        dealt,
-        imagined,
+    let plan = StreetPlan::get(cands, fill);
+    let mut small = [0u16; 64];
+    let mut large = Vec::new(); // a first street's rows: 232 candidates share a few hundred
+    let classes: &mut [u16] = if plan.rows.len() <= small.len() {
+        &mut small
+    } else {
+        large.resize(plan.rows.len(), 0);
+        &mut large
     };
-    match dealt.len() {
-        0 | 1 => rows.values::<{ 2 * MEMO_PER_MASK }>(rules, cands, each),
-        2 => rows.values::<{ 4 * MEMO_PER_MASK }>(rules, cands, each),
-        3 => rows.values::<{ 8 * MEMO_PER_MASK }>(rules, cands, each),
-        4 => rows.values::<{ 16 * MEMO_PER_MASK }>(rules, cands, each),
-        _ => rows.values::<{ 32 * MEMO_PER_MASK }>(rules, cands, each),
-    }
-}
-
-/// What the rows of a street's imagined boards are made of.
-struct Rows<'a> {
-    t: &'a Tables,
-    board: &'a [i8; BOARD],
-    fill: [u8; 3],
-    dealt: &'a [u8],
-    imagined: &'a [u8],
-}
-
-impl Rows<'_> {
-    /// The class of `row` holding its board cards, the dealt cards in `mask`, and
-    /// imagined cards from `offset` on.
-    #[inline]
-    fn class(&self, row: usize, mask: usize, offset: usize) -> u16 {
+    let last = imagined.len().saturating_sub(1);
+    for (slot, &(row, mask, offset)) in classes.iter_mut().zip(&plan.rows) {
+        let row = row as usize;
         let mut cards = [0u8; 5];
         let start = ROW_START[row];
-        let mut n = self.fill[row] as usize;
-        for (cell, &c) in cards.iter_mut().zip(&self.board[start..start + n]) {
+        let mut n = fill[row] as usize;
+        for (cell, &c) in cards.iter_mut().zip(&board[start..start + n]) {
             *cell = c as u8;
         }
-        for (j, &c) in self.dealt.iter().enumerate() {
+        for (j, &c) in dealt.iter().enumerate() {
             if mask >> j & 1 == 1 {
                 cards[n] = c;
                 n += 1;
             }
         }
-        let last = self.imagined.len().saturating_sub(1);
-        let mut next = offset;
+        let mut next = offset as usize;
         while n < ROW_SIZES[row] {
-            cards[n] = self.imagined.get(next.min(last)).copied().unwrap_or(0);
+            cards[n] = imagined.get(next.min(last)).copied().unwrap_or(0);
             next += 1;
             n += 1;
         }
-        if row == 0 {
-            self.t.class3(&cards[..3])
+        *slot = if row == 0 {
+            t.class3(&cards[..3])
         } else {
-            self.t.class5(&cards)
-        }
-    }
-
-    fn values<const MEMO: usize>(
-        &self,
-        rules: &Rules,
-        cands: &Candidates,
-        mut each: impl FnMut(usize, f64, &BoardEval),
-    ) {
-        let mut memo = [UNSET; MEMO];
-        let mut class = |row: usize, mask: usize, offset: usize| -> u16 {
-            let base = [MEMO_PER_MASK - 11, 1, 0][row];
-            let at = mask * MEMO_PER_MASK + base + offset;
-            if memo[at] == UNSET {
-                memo[at] = self.class(row, mask, offset);
-            }
-            memo[at]
+            t.class5(&cards)
         };
-        let fill = self.fill;
-        for i in 0..cands.len() {
-            if !cands.fits(i, fill) {
-                continue;
-            }
-            let mut mask = [0usize; 4];
-            for (j, &d) in cands.dest(i).iter().enumerate() {
-                mask[d as usize] |= 1 << j;
-            }
-            let count = cands.count[i];
-            let bottom_empty = ROW_SIZES[2] - (fill[2] + count[2]) as usize;
-            let middle_empty = ROW_SIZES[1] - (fill[1] + count[1]) as usize;
-            let bottom = class(2, mask[2], 0);
-            let middle = class(1, mask[1], bottom_empty);
-            let top = class(0, mask[0], bottom_empty + middle_empty);
-            let e = BoardEval::from_classes(self.t, rules, top, middle, bottom, None);
-            each(i, value_of(rules, &e), &e);
-        }
+    }
+    for &(i, top, middle, bottom) in &plan.cands {
+        let (top, middle, bottom) = (
+            classes[top as usize],
+            classes[middle as usize],
+            classes[bottom as usize],
+        );
+        each(
+            i as usize,
+            &BoardEval::from_classes(t, rules, top, middle, bottom, None),
+        );
     }
 }
 
@@ -285,26 +290,18 @@ pub fn choose(
     board: &[i8; BOARD],
     fill: [u8; 3],
     dealt: &[u8],
-    cands: &Candidates,
+    cands: &'static Candidates,
     imagined: &[u8],
 ) -> (usize, Option<BoardEval>) {
     let mut best = (0, None);
     let mut best_value = f64::NEG_INFINITY;
-    street_values(
-        t,
-        rules,
-        board,
-        fill,
-        dealt,
-        cands,
-        imagined,
-        |i, value, e| {
-            if value > best_value {
-                best = (i, Some(*e));
-                best_value = value;
-            }
-        },
-    );
+    street_values(t, rules, board, fill, dealt, cands, imagined, |i, e| {
+        let value = value_of(rules, e);
+        if value > best_value {
+            best = (i, Some(*e));
+            best_value = value;
+        }
+    });
     best
 }
 
@@ -471,7 +468,9 @@ mod tests {
             let empty = 13 - placed(&b) - (k - discards);
             let imagined = &deck[used + k..used + k + empty];
             let mut values = vec![f64::NEG_INFINITY; c.len()];
-            street_values(t, &r, &b, fill, dealt, c, imagined, |i, v, _| values[i] = v);
+            street_values(t, &r, &b, fill, dealt, c, imagined, |i, e| {
+                values[i] = value_of(&r, e)
+            });
             for (i, &v) in values.iter().enumerate() {
                 let want = if c.fits(i, fill) {
                     board_value(t, &r, &dream(&b, fill, dealt, c.dest(i), imagined))

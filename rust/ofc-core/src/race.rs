@@ -19,7 +19,7 @@
 use rayon::prelude::*;
 
 use crate::eval::Tables;
-use crate::policy::{imagine, street_values};
+use crate::policy::{imagine, street_values, value_of};
 use crate::rollout::{Game, Position, Setup, Values, PARTS, SCREEN};
 
 pub const SCREEN_ABOVE: usize = 12;
@@ -101,7 +101,7 @@ pub fn screen(s: &Setup) -> Vec<f64> {
             &s.dealt,
             s.cands,
             imagined.cards(),
-            |i, v, _| values[i] = v,
+            |i, e| values[i] = value_of(rules, e),
         );
         for (sum, &c) in sums.iter_mut().zip(&s.legal) {
             *sum += values[c];
