@@ -318,3 +318,26 @@ def test_the_laws_of_a_grade(seed: int) -> None:
         assert graded.loss == 0.0 and all(v == 0.0 for v in graded.parts.values())
     if graded.forced:
         assert graded.loss == 0.0
+    dealt = random_decision(seed).dealt
+    assert graded.plays == [play_text(dealt, d) for d in graded.destinations.tolist()]
+
+
+def test_jokers_are_read_at_their_best_and_named() -> None:
+    # Joker Pineapple, last street, the opponent done: top Qs 2h _, middle Kh Kc 4d 5s _,
+    # bottom 9c 9d 9h Ts Js; dealt X1 2c 3h.  The joker on top reads as a queen (QQ under
+    # KK: 7 royalty points and Fantasyland), the only play that enters; 2c or 3h fills
+    # the middle.  The joker in the middle instead (KKK, 2 royalty points) and 2c on top
+    # (a pair of deuces) gives up the entry: it loses.
+    joker = decision(
+        ruleset=get_ruleset("joker-pineapple"),
+        street=4,
+        board=board("Qs 2h", "Kh Kc 4d 5s", "9c 9d 9h Ts Js"),
+        dealt=(52, *parse_cards("2c 3h")),
+        dead=parse_cards("6c 6d 6h 6s"),
+        opponents=(DONE,),
+        chosen=(MIDDLE, TOP, DISCARD),
+    )
+    graded = grade(joker, 8, [2])
+    assert graded.loss > 0 and (graded.rollouts == 1).all()
+    assert graded.plays[graded.best].startswith("top X1")
+    assert graded.plays == [play_text(joker.dealt, d) for d in graded.destinations.tolist()]

@@ -40,6 +40,7 @@ class Graded:
 
     candidates: npt.NDArray[np.int64]  # candidate index (into the candidate table)
     destinations: npt.NDArray[np.int8]  # (candidates, cards): 0 top .. 3 discard
+    plays: list[str]  # each candidate's play as text (tasks.play_text)
     ev: npt.NDArray[np.float64]  # NaN: screened out
     se: npt.NDArray[np.float64]  # NaN: screened out; 0: valued exactly
     rollouts: npt.NDArray[np.int32]
@@ -64,6 +65,7 @@ def _graded(core: _core.StreetGrade) -> Graded:
     return Graded(
         candidates=core.candidates,
         destinations=core.destinations,
+        plays=core.plays,
         ev=core.ev,
         se=core.se,
         rollouts=core.rollouts,

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
 
 from ofc_stats.engine.board import DESTINATIONS, ROWS
-from ofc_stats.engine.cards import DECK_SIZE, format_card, format_cards
+from ofc_stats.engine.cards import format_cards
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.fantasy import grade_set
 from ofc_stats.grade.position import Decision, FantasyDeal
@@ -51,25 +50,17 @@ class GradeOptions:
         return json.dumps({**self.grader(), "players": players}, sort_keys=True).encode()
 
 
-CARD_NAMES = tuple(format_card(card) for card in range(DECK_SIZE + 2))  # with the jokers
+def play_text(dealt: tuple[int, ...], dest: tuple[int, ...] | list[int]) -> str:
+    """``top Qs | bottom 7h 7d | discard 2c``: where each dealt card went.
 
-
-@lru_cache(maxsize=4096)
-def _play_template(dest: tuple[int, ...]) -> str:
-    """``top {1} | discard {0}`` for a play's destinations: the text with card slots."""
+    The core writes each candidate's text the same way (``StreetGrade.plays``).
+    """
     parts = []
     for code, name in enumerate(DESTINATIONS):
-        slots = " ".join(f"{{{i}}}" for i, d in enumerate(dest) if d == code)
-        if slots:
-            parts.append(f"{name} {slots}")
+        cards = [c for c, d in zip(dealt, dest, strict=True) if d == code]
+        if cards:
+            parts.append(f"{name} {format_cards(cards)}")
     return " | ".join(parts)
-
-
-def play_text(dealt: tuple[int, ...], dest: tuple[int, ...] | list[int]) -> str:
-    """``top Qs | bottom 7h 7d | discard 2c``: where each dealt card went."""
-    if len(dealt) != len(dest):
-        raise ValueError(f"{len(dealt)} cards and {len(dest)} destinations")
-    return _play_template(tuple(dest)).format(*[CARD_NAMES[c] for c in dealt])
 
 
 def _main_part(parts: dict[str, float], loss: float) -> str:
@@ -106,7 +97,7 @@ class GradeRows:
             rollouts=int(graded.rollouts[chosen]),
             dealt=list(dealt),
             chosen_play=play_text(dealt, decision.chosen),
-            best_play=play_text(dealt, graded.destinations[best].tolist()),
+            best_play=graded.plays[best],
             ev_chosen=float(graded.ev[chosen]),
             se_chosen=float(graded.se[chosen]),
             ev_best=float(graded.ev[best]),
@@ -117,10 +108,7 @@ class GradeRows:
             **{f"loss_{name}": graded.parts[name] for name in PARTS},
         )
         self.streets.append((decision, graded))
-        names = [CARD_NAMES[card] for card in dealt]
-        self.plays += [
-            _play_template(tuple(dest)).format(*names) for dest in graded.destinations.tolist()
-        ]
+        self.plays += graded.plays
 
     def unplayable(self, decision: Decision, why: str) -> None:
         self.grade_row(

@@ -5,9 +5,11 @@ use std::sync::{Arc, Mutex};
 
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1};
+use ofc_core::cards::format_card;
 use ofc_core::race::{grade_positions, Graded};
 use ofc_core::rollout::{Game, Opponent, Position, Setup, PARTS};
 use pyo3::prelude::*;
+use rayon::prelude::*;
 
 use crate::errors::unplayable;
 use crate::rules::Rules;
@@ -50,10 +52,33 @@ fn position(d: DecisionTuple) -> Position {
     }
 }
 
+/// Names of the destination codes, as `ofc_stats.engine.board.DESTINATIONS`.
+const DESTINATIONS: [&str; 4] = ["top", "middle", "bottom", "discard"];
+
+/// `top Qs | bottom 7h 7d | discard 2c`: where each dealt card went, as
+/// `ofc_stats.grade.tasks.play_text` writes it (made here, on the grading
+/// threads, because a first street has 232 of them).
+fn play_text(dealt: &[u8], dest: &[u8]) -> String {
+    let mut parts = Vec::with_capacity(4);
+    for (code, name) in DESTINATIONS.iter().enumerate() {
+        let cards: Vec<String> = dealt
+            .iter()
+            .zip(dest)
+            .filter(|(_, &d)| d as usize == code)
+            .map(|(&c, _)| format_card(c))
+            .collect();
+        if !cards.is_empty() {
+            parts.push(format!("{name} {}", cards.join(" ")));
+        }
+    }
+    parts.join(" | ")
+}
+
 /// The grade of one street decision (see `ofc_stats.grade.race.Graded`).
 #[pyclass(frozen, module = "ofc_stats._core")]
 pub struct StreetGrade {
     inner: Graded,
+    plays: Vec<String>,
 }
 
 #[pymethods]
@@ -117,6 +142,12 @@ impl StreetGrade {
         self.inner.loss_se_independent
     }
 
+    /// Each legal candidate's play as text (`top Qs | bottom 7h 7d | discard 2c`).
+    #[getter]
+    fn plays(&self) -> Vec<String> {
+        self.plays.clone()
+    }
+
     /// The loss split into rows, fouls, royalties and Fantasyland.
     #[getter]
     fn parts(&self) -> (f64, f64, f64, f64) {
@@ -168,14 +199,32 @@ fn grade_street_decisions<'py>(
     let g = game(rules, streets, fantasy_values.as_slice()?);
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
     let pool = threads.map(|n| pool(n.max(1))).transpose()?;
+    let grade_all = || {
+        let graded = grade_positions(&g, &positions, budget);
+        graded
+            .into_par_iter()
+            .zip(positions.par_iter())
+            .map(|(r, p)| {
+                r.map(|inner| {
+                    let dealt: Vec<u8> = p.dealt.iter().map(|&c| c as u8).collect();
+                    let plays = inner
+                        .destinations
+                        .chunks(inner.cards.max(1))
+                        .map(|dest| play_text(&dealt, dest))
+                        .collect();
+                    StreetGrade { inner, plays }
+                })
+            })
+            .collect::<Vec<_>>()
+    };
     let results = py.detach(|| match &pool {
-        Some(p) => p.install(|| grade_positions(&g, &positions, budget)),
-        None => grade_positions(&g, &positions, budget),
+        Some(p) => p.install(grade_all),
+        None => grade_all(),
     });
     results
         .into_iter()
         .map(|r| match r {
-            Ok(inner) => Ok(Bound::new(py, StreetGrade { inner })?.into_any()),
+            Ok(grade) => Ok(Bound::new(py, grade)?.into_any()),
             Err(why) => Ok(unplayable(py, why).into_value(py).into_bound(py).into_any()),
         })
         .collect()
