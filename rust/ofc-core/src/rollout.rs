@@ -102,7 +102,7 @@ pub struct Setup<'g> {
     rivals: Vec<Rival>,
 }
 
-/// One rollout's values of some candidates: total and parts.
+/// The values of some candidates over a run of common rollouts: totals and parts.
 #[derive(Debug, Clone, Default)]
 pub struct Values {
     /// Rollouts per candidate.
@@ -264,7 +264,7 @@ impl<'g> Setup<'g> {
         })
     }
 
-    /// The stream of this decision's key followed by `tail`.
+    /// The stream of this decision's key (its first 6 numbers) followed by `tail`.
     pub(crate) fn stream(&self, tail: &[u64]) -> Stream {
         let mut key = [0u64; 12];
         let n = self.key.len().min(6);
