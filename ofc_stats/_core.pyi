@@ -4,18 +4,24 @@ Checked against the built module by ``mypy.stubtest`` in ``make test``.
 Arrays are NumPy arrays; card ids are int8 (``-1`` an empty position).
 """
 
-from typing import Any, final
+from collections.abc import Sequence
+from typing import Any, TypeAlias, final
 
 import numpy as np
 import numpy.typing as npt
 
+from ofc_stats.errors import UnplayablePosition
+
 __version__: str
 __all__ = [
     "Rules",
+    "StreetGrade",
     "__version__",
     "classify_five",
     "classify_three",
+    "grade_street_decisions",
     "rank_tables",
+    "rollout_values",
 ]
 
 # --- row classes (rust/ofc-py/src/tables.rs) ---------------------------------
@@ -48,3 +54,65 @@ class Rules:
     ) -> Rules: ...
     @property
     def deck_size(self) -> int: ...
+
+# --- the grader's races (rust/ofc-py/src/grade.rs) ----------------------------
+
+# (key, street, seat in order of action, board (13, -1 empty), dealt, discards, dead,
+#  opponents as (seat, board, next street, Fantasyland cards), chosen destinations)
+_Decision: TypeAlias = tuple[
+    list[int],
+    int,
+    int,
+    Sequence[int],
+    Sequence[int],
+    int,
+    Sequence[int],
+    list[tuple[int, Sequence[int], int, int]],
+    Sequence[int],
+]
+
+@final
+class StreetGrade:
+    @property
+    def candidates(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def destinations(self) -> npt.NDArray[np.int8]: ...
+    @property
+    def ev(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def se(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def rollouts(self) -> npt.NDArray[np.int32]: ...
+    @property
+    def chosen(self) -> int: ...
+    @property
+    def best(self) -> int: ...
+    @property
+    def loss(self) -> float: ...
+    @property
+    def loss_se(self) -> float: ...
+    @property
+    def loss_se_independent(self) -> float: ...
+    @property
+    def plays(self) -> list[str]: ...
+    @property
+    def parts(self) -> tuple[float, float, float, float]: ...
+
+def grade_street_decisions(
+    rules: Rules,
+    streets: list[tuple[int, int]],
+    fantasy_values: npt.NDArray[np.float64],
+    decisions: list[_Decision],
+    budget: int,
+    threads: int | None = None,
+) -> list[StreetGrade | UnplayablePosition]: ...
+def rollout_values(
+    rules: Rules,
+    streets: list[tuple[int, int]],
+    fantasy_values: npt.NDArray[np.float64],
+    decision: _Decision,
+    rows: list[int],
+    rollouts: int,
+    phase: int = 0,
+    first: int = 0,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...

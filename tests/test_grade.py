@@ -2,19 +2,36 @@
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
+from itertools import product
 
-from ofc_stats.engine.cards import parse_cards
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ofc_stats.engine.cards import format_card, parse_cards
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.position import EMPTY, Decision, Opponent
-from ofc_stats.grade.race import grade, grade_many
-from ofc_stats.grade.rollout import fantasy_value, setup, simulate
+from ofc_stats.grade.race import Graded, grade, grade_many
+from ofc_stats.grade.rollout import PARTS, fantasy_value, simulate
 from ofc_stats.grade.run import GradeOptions, grade_chunk
 from ofc_stats.grade.tasks import play_text
 
 TOP, MIDDLE, BOTTOM, DISCARD = 0, 1, 2, 3
+
+
+def index(dest: tuple[int, ...]) -> int:
+    """A play's index among the street's candidates: itertools.product order, the
+    street's number of discards, no row over its size (the order stored grades use)."""
+    discards = dest.count(DISCARD)
+    table = [
+        d
+        for d in product(range(4), repeat=len(dest))
+        if d.count(DISCARD) == discards and d.count(TOP) <= 3
+    ]
+    return table.index(dest)
 
 
 def board(top: str = "", middle: str = "", bottom: str = "") -> tuple[int, ...]:
@@ -61,49 +78,57 @@ def test_a_sure_foul_loses_exactly_what_the_rules_say() -> None:
     # the scoop to the opponent (american: 3 + 3 = 6) and scores no royalties: -6 points.
     # Qh to the middle (2c top, 3h thrown) keeps QQ on top under KK under 999: it scoops
     # (3 + 3 = 6), adds QQ's 7 royalty points and earns a 14-card Fantasyland (10.23, the
-    # documented figure): 6 + 7 + 10.23 = 23.23.  Loss = 23.23 - (-6) = 29.23, no noise.
+    # documented figure): 6 + 7 + 10.23 = 23.23.  Loss = 23.23 - (-6) = 29.23, no noise:
+    # nothing is left to deal, so every candidate is valued exactly, by one rollout.
     foul = last_street((TOP, DISCARD, MIDDLE))  # Qh top, 2c thrown, 3h middle
-    graded = grade(setup(foul), 16, np.random.default_rng(1))
-    chosen = graded.ev[graded.chosen]
-    assert chosen == pytest.approx(-6.0)
-    assert graded.ev[graded.best] == pytest.approx(6 + 7 + 10.23)
-    assert graded.loss == pytest.approx(29.23)
-    assert graded.loss_se == pytest.approx(0.0)
+    graded = grade(foul, 16, [1])
+    exact = 1e-12
+    assert graded.ev[graded.chosen] == pytest.approx(-6.0, abs=exact)
+    assert graded.ev[graded.best] == pytest.approx(6 + 7 + 10.23, abs=exact)
+    assert graded.loss == pytest.approx(29.23, abs=exact)
+    assert graded.loss_se == 0.0 and (graded.se == 0.0).all() and (graded.rollouts == 1).all()
     # The loss split: rows won (6), the foul's rows (6), royalties (7), Fantasyland (10.23).
     assert graded.parts == pytest.approx(
-        {"rows": 6.0, "fouls": 6.0, "royalties": 7.0, "fantasy": 10.23}
+        {"rows": 6.0, "fouls": 6.0, "royalties": 7.0, "fantasy": 10.23}, abs=exact
     )
 
 
 def test_the_safe_play_loses_nothing() -> None:
-    graded = grade(setup(last_street((MIDDLE, TOP, DISCARD))), 16, np.random.default_rng(1))
+    graded = grade(last_street((MIDDLE, TOP, DISCARD)), 16, [1])
     assert graded.loss == 0.0
-    assert graded.ev[graded.chosen] == pytest.approx(23.23)
+    assert graded.ev[graded.chosen] == pytest.approx(23.23, abs=1e-12)
+
+
+FLUSH_BOARD = board("", "8c 3d", "Ah Kh 7h")
+FLUSH_RIVAL = Opponent(0, board("4s", "Tc Td", "Js Jd 5c 6c"), next_street=2)
+
+
+def flush(chosen: tuple[int, ...]) -> Decision:
+    """Second street: Ah Kh 7h on the bottom, 8c 3d in the middle; dealt 9h 2c 5s."""
+    return decision(
+        street=1,
+        board=FLUSH_BOARD,
+        dealt=parse_cards("9h 2c 5s"),
+        opponents=(FLUSH_RIVAL,),
+        chosen=chosen,
+    )
+
+
+KEEP = (BOTTOM, MIDDLE, DISCARD)  # 9h to the bottom, 2c to the middle, 5s thrown
+KILL = (DISCARD, BOTTOM, MIDDLE)  # 9h thrown, 2c to the bottom
 
 
 def test_killing_an_open_flush_draw_costs_points() -> None:
-    # Second street: Ah Kh 7h on the bottom, 8c 3d in the middle.  Dealt 9h 2c 5s.
     # Keeping the draw (9h to the bottom) against killing it (2c to the bottom, 9h thrown).
     # Nine hearts are unseen among 39 cards and the seat sees nine more: a flush comes in
     # about 9 times in 10 when the policy keeps the bottom for it, worth the bottom's 4
     # royalty points and most of its row; a dead A-K-7-2 bottom under a live middle fouls
     # more.  The loss is a few points: more than 1, less than a scoop plus royalties (12).
-    start = board("", "8c 3d", "Ah Kh 7h")
-    opponent = Opponent(0, board("4s", "Tc Td", "Js Jd 5c 6c"), next_street=2)
-    common = {
-        "street": 1,
-        "board": start,
-        "dealt": parse_cards("9h 2c 5s"),
-        "opponents": (opponent,),
-    }
-    keep = setup(decision(**common, chosen=(BOTTOM, MIDDLE, DISCARD)))
-    kill = setup(decision(**common, chosen=(DISCARD, BOTTOM, MIDDLE)))
-    rows = np.array([keep.chosen, kill.chosen])
-    values = simulate(keep, rows, 400, np.random.default_rng(7)).total
+    values = simulate(flush(KEEP), [index(KEEP), index(KILL)], 400, [7]).total
     diff = values[0] - values[1]
     gap, se = diff.mean(), diff.std(ddof=1) / np.sqrt(len(diff))
     assert 1.0 < gap < 12.0 and gap > 3 * se
-    graded = grade(kill, 64, np.random.default_rng(3))
+    graded = grade(flush(KILL), 64, [3])
     assert graded.loss > 2 * graded.loss_se
     assert 1.0 < graded.loss < 12.0
 
@@ -120,35 +145,45 @@ def test_a_forced_street_is_not_a_decision() -> None:
         opponents=(Opponent(0, DONE.board, next_street=9),),
         chosen=(TOP,),
     )
-    graded = grade(setup(forced), 16, np.random.default_rng(0))
+    graded = grade(forced, 16, [0])
     assert graded.forced and graded.loss == 0.0 and graded.loss_se == 0.0
 
 
 def test_common_random_numbers_shrink_the_se() -> None:
     # Same position as the flush test: paired differences against independent estimates.
-    start = board("", "8c 3d", "Ah Kh 7h")
-    opponent = Opponent(0, board("4s", "Tc Td", "Js Jd 5c 6c"), next_street=2)
-    plan = setup(
-        decision(
-            street=1,
-            board=start,
-            dealt=parse_cards("9h 2c 5s"),
-            opponents=(opponent,),
-            chosen=(BOTTOM, MIDDLE, DISCARD),
-        )
-    )
-    values = simulate(plan, plan.legal, 200, np.random.default_rng(11)).total
+    values = simulate(flush(KEEP), range(27), 200, [11]).total  # all 27 plays fit
     paired = (values[0] - values[1:]).std(axis=1, ddof=1).mean()
     independent = np.sqrt(values[0].var(ddof=1) + values[1:].var(axis=1, ddof=1)).mean()
     assert paired < 0.8 * independent
 
 
-def test_same_seed_same_grades_and_another_seed_other_rollouts() -> None:
-    cases = [last_street((TOP, DISCARD, MIDDLE)), last_street((MIDDLE, TOP, DISCARD))]
-    one = grade_chunk(cases, GradeOptions(rollouts=8, seed=5))
-    two = grade_chunk(cases, GradeOptions(rollouts=8, seed=5))
-    assert one["grades"].equals(two["grades"])
-    assert one["grade_candidates"].equals(two["grade_candidates"])
+def test_a_rollout_is_the_same_for_every_candidate_and_keyed_by_its_index() -> None:
+    # Rollouts 8..15 of two plays, asked alone, equal the same rollouts of a longer run
+    # beside every other play; the fresh phase draws other cards.
+    rows = [index(KEEP), index(KILL)]
+    run = simulate(flush(KEEP), range(27), 16, [5]).total
+    part = simulate(flush(KEEP), rows, 8, [5], first=8).total
+    assert np.array_equal(part, run[rows, 8:])
+    fresh = simulate(flush(KEEP), rows, 8, [5], phase=1, first=8).total
+    assert not np.array_equal(fresh, part)
+
+
+def test_same_seed_same_grades_on_any_threads_and_chunks() -> None:
+    cases = [
+        last_street((TOP, DISCARD, MIDDLE)),
+        flush(KILL),
+        last_street((MIDDLE, TOP, DISCARD)),
+        flush(KEEP),
+    ]
+    options = GradeOptions(rollouts=16, seed=5)
+    one = grade_chunk(cases, options, threads=1)
+    two = grade_chunk(cases, options, threads=2)
+    halves = [grade_chunk(cases[:1], options, 2), grade_chunk(cases[1:], options, 1)]
+    for name in ("grades", "grade_candidates"):
+        assert one[name].equals(two[name])
+        assert one[name].equals(pa.concat_tables([h[name] for h in halves]))
+    other = grade_chunk(cases, GradeOptions(rollouts=16, seed=6), threads=2)
+    assert not one["grade_candidates"].equals(other["grade_candidates"])
 
 
 def test_play_text_names_every_card() -> None:
@@ -188,25 +223,121 @@ def test_a_position_that_cannot_be_replayed_is_stored_as_such() -> None:
         chosen=(TOP, DISCARD, MIDDLE),
     )
     with pytest.raises(UnplayablePosition, match="seen twice"):
-        setup(broken)
+        grade(broken, 8)
+    with pytest.raises(UnplayablePosition, match="does not fit the rows"):
+        grade(last_street((TOP, TOP, TOP)), 8)
+    with pytest.raises(UnplayablePosition, match="cards and destinations do not match"):
+        grade(last_street((TOP, DISCARD)), 8)
     rows = grade_chunk([broken, last_street((MIDDLE, TOP, DISCARD))], GradeOptions(rollouts=8))
     statuses = rows["grades"]["status"].to_pylist()
     assert statuses == ["unplayable: a card is outside the deck or seen twice", "graded"]
 
 
 def test_decisions_graded_together_grade_as_alone() -> None:
-    # grade_chunk runs many races in lockstep; each draws from its own generator only.
-    flush = decision(
-        street=1,
-        board=board("", "8c 3d", "Ah Kh 7h"),
-        dealt=parse_cards("9h 2c 5s"),
-        opponents=(Opponent(0, board("4s", "Tc Td", "Js Jd 5c 6c"), next_street=2),),
-        chosen=(DISCARD, BOTTOM, MIDDLE),
+    # The core races a chunk's decisions side by side; each draws from its own key only.
+    cases = [flush(KILL), last_street((TOP, DISCARD, MIDDLE)), flush(KILL), flush(KEEP)]
+    together = grade_many(cases, 32, [[i] for i in range(4)], threads=2)
+    for i, case in enumerate(cases):
+        alone = grade(case, 32, [i])
+        mine = together[i]
+        assert isinstance(mine, Graded)
+        assert mine.loss == alone.loss and mine.best == alone.best
+        assert np.array_equal(mine.ev, alone.ev, equal_nan=True)
+    assert isinstance(together[0], Graded) and isinstance(together[2], Graded)
+    assert not np.array_equal(together[0].ev, together[2].ev, equal_nan=True)  # other keys
+
+
+def random_decision(seed: int) -> Decision:
+    """A heads-up Pineapple position at a random street, both boards played at random."""
+    rng = np.random.default_rng(seed)
+    ruleset = get_ruleset("pineapple-progressive")
+    streets = ruleset.variant.streets
+    street = int(rng.integers(len(streets)))
+    deck = rng.permutation(52).tolist()
+    opponent_first = bool(rng.integers(2))
+
+    def play(upto: int) -> tuple[list[list[int]], list[int], list[tuple[int, ...]]]:
+        rows: list[list[int]] = [[], [], []]
+        dead: list[int] = []
+        plays = []
+        for dealt_count, placed in streets[:upto]:
+            cards = [deck.pop() for _ in range(dealt_count)]
+            fits = [
+                d
+                for d in product(range(4), repeat=dealt_count)
+                if d.count(DISCARD) == dealt_count - placed
+                and all(len(rows[r]) + d.count(r) <= (3, 5, 5)[r] for r in range(3))
+            ]
+            dest = fits[int(rng.integers(len(fits)))]
+            for card, d in zip(cards, dest, strict=True):
+                (dead if d == DISCARD else rows[d]).append(card)
+            plays.append(dest)
+        return rows, dead, plays
+
+    seen = street + 1 if opponent_first else street
+    theirs, _, _ = play(seen)
+    mine, dead, _ = play(street)
+    dealt = [deck.pop() for _ in range(streets[street][0])]
+    options = [
+        d
+        for d in product(range(4), repeat=len(dealt))
+        if d.count(DISCARD) == streets[street][0] - streets[street][1]
+        and all(len(mine[r]) + d.count(r) <= (3, 5, 5)[r] for r in range(3))
+    ]
+    return decision(
+        hand_key=f"random:{seed}",
+        position=1 if opponent_first else 0,
+        street=street,
+        board=board(*(" ".join(format_card(c) for c in row) for row in mine)),
+        dealt=tuple(dealt),
+        discards=streets[street][0] - streets[street][1],
+        dead=tuple(dead),
+        opponents=(
+            Opponent(
+                0 if opponent_first else 1,
+                board(*(" ".join(format_card(c) for c in row) for row in theirs)),
+                next_street=seen,
+            ),
+        ),
+        chosen=options[int(rng.integers(len(options)))],
     )
-    cases = [flush, last_street((TOP, DISCARD, MIDDLE)), flush, last_street((MIDDLE, TOP, DISCARD))]
-    plans = [setup(c) for c in cases]
-    together = grade_many(plans, 32, [np.random.default_rng(i) for i in range(4)])
-    for i, plan in enumerate(plans):
-        alone = grade(plan, 32, np.random.default_rng(i))
-        assert together[i].loss == alone.loss and together[i].best == alone.best
-        assert np.array_equal(together[i].ev, alone.ev, equal_nan=True)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_the_laws_of_a_grade(seed: int) -> None:
+    """On any position: the loss is never negative, its parts sum to it, it is the best
+    play's EV minus the chosen one's, and a street with one legal play loses nothing."""
+    graded = grade(random_decision(seed), 16, [seed])
+    assert graded.loss >= 0.0 and graded.loss_se >= 0.0
+    assert sum(graded.parts[name] for name in PARTS) == pytest.approx(graded.loss, abs=1e-9)
+    if graded.best != graded.chosen:
+        gap = graded.ev[graded.best] - graded.ev[graded.chosen]
+        assert gap == pytest.approx(graded.loss, abs=1e-9)
+    else:
+        assert graded.loss == 0.0 and all(v == 0.0 for v in graded.parts.values())
+    if graded.forced:
+        assert graded.loss == 0.0
+    dealt = random_decision(seed).dealt
+    assert graded.plays == [play_text(dealt, d) for d in graded.destinations.tolist()]
+
+
+def test_jokers_are_read_at_their_best_and_named() -> None:
+    # Joker Pineapple, last street, the opponent done: top Qs 2h _, middle Kh Kc 4d 5s _,
+    # bottom 9c 9d 9h Ts Js; dealt X1 2c 3h.  The joker on top reads as a queen (QQ under
+    # KK: 7 royalty points and Fantasyland), the only play that enters; 2c or 3h fills
+    # the middle.  The joker in the middle instead (KKK, 2 royalty points) and 2c on top
+    # (a pair of deuces) gives up the entry: it loses.
+    joker = decision(
+        ruleset=get_ruleset("joker-pineapple"),
+        street=4,
+        board=board("Qs 2h", "Kh Kc 4d 5s", "9c 9d 9h Ts Js"),
+        dealt=(52, *parse_cards("2c 3h")),
+        dead=parse_cards("6c 6d 6h 6s"),
+        opponents=(DONE,),
+        chosen=(MIDDLE, TOP, DISCARD),
+    )
+    graded = grade(joker, 8, [2])
+    assert graded.loss > 0 and (graded.rollouts == 1).all()
+    assert graded.plays[graded.best].startswith("top X1")
+    assert graded.plays == [play_text(joker.dealt, d) for d in graded.destinations.tolist()]

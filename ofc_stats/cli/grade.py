@@ -60,7 +60,7 @@ def _bar(quiet: bool) -> Iterator[tuple[Callable[[int], None], Callable[[int], N
     "--workers",
     type=click.IntRange(1, 64),
     default=None,
-    help="Processes grading side by side (default: one per core, at most 4).",
+    help="Threads grading side by side (default: one per core).",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same grades.")
 @click.option("--force", is_flag=True, help="Grade every batch again, not only new ones.")

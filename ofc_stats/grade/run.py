@@ -4,21 +4,18 @@ Like recompute, one file per import batch and table, committed together
 (:meth:`Dataset.commit` with ``step="grades"``), so a batch's grades appear
 whole or not at all.  The grades file's Parquet metadata holds the grader
 version and the options (rollouts, seed, the players graded); a batch whose
-stamp covers the request is left alone, ``force`` redoes it.  Work is split
-into chunks of hands that ``workers`` processes grade side by side (the
-tasks are :mod:`ofc_stats.grade.tasks`); every decision has its own seed, so
-the grades do not depend on the chunking or the number of workers.
+stamp covers the request is left alone, ``force`` redoes it.  Street
+decisions go to the core in chunks of hands, which it grades on ``workers``
+threads (the tasks are :mod:`ofc_stats.grade.tasks`); every decision has its
+own seed, so the grades do not depend on the chunking or the number of threads.
 """
 
 from __future__ import annotations
 
 import json
-import multiprocessing
-import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,7 +38,6 @@ from ofc_stats.grade.tasks import (
     fantasy_chunk,
     grade_chunk,
     real_sets,
-    seat_keys,
 )
 from ofc_stats.store.dataset import EMPTY, Dataset, stale_batches
 from ofc_stats.store.files import write_parquet
@@ -51,7 +47,7 @@ from ofc_stats.store.schema import GRADE_TABLES
 from ofc_stats.wording import plural
 
 GRADER_KEY = b"ofc_stats.grader"
-CHUNK_HANDS = 64  # hands per task: bigger tasks, bigger lockstep groups (see race.grade_many)
+CHUNK_HANDS = 64  # hands per call to the core: enough decisions to keep every thread busy
 FANTASY_CHUNK = 32  # Fantasyland sets per task
 
 
@@ -201,8 +197,9 @@ def grade_dataset(
 ) -> GradeSummary:
     """Grade the import batches without current grades (all with ``force``).
 
-    The caller holds the dataset lock.  ``planned`` is told how many hands
-    will be graded, ``progress`` the hands of each finished chunk.
+    The caller holds the dataset lock.  ``workers`` threads grade (None: every
+    core).  ``planned`` is told how many hands will be graded, ``progress`` the
+    hands of each finished chunk.
     """
     started = time.perf_counter()
     dataset = Dataset(root)
@@ -213,24 +210,16 @@ def grade_dataset(
     )
     if planned is not None:
         planned(sum(pq.read_metadata(dataset.batch_file("hands", b)).num_rows for b in todo))
-    count = max(1, workers or min(os.cpu_count() or 1, 4))
-    pool = None
-    if count > 1:
-        pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"))
-    try:
-        for batch in todo:  # one batch in memory at a time
-            graded = grade_batch(dataset, batch, options, pool, progress)
-            summary.count(graded.grades)
-            if progress is not None:
-                progress(graded.stored - graded.counted)  # hands with nothing to grade
-            summary.batches += 1
-            summary.hands += graded.positions.hands
-            summary.decisions += len(graded.positions.decisions)
-            summary.fantasy_sets += len(graded.positions.fantasies)
-            summary.skipped.update(graded.positions.skipped)
-    finally:
-        if pool is not None:
-            pool.shutdown()
+    for batch in todo:  # one batch in memory at a time
+        graded = grade_batch(dataset, batch, options, workers, progress)
+        summary.count(graded.grades)
+        if progress is not None:
+            progress(graded.stored - graded.counted)  # hands with nothing to grade
+        summary.batches += 1
+        summary.hands += graded.positions.hands
+        summary.decisions += len(graded.positions.decisions)
+        summary.fantasy_sets += len(graded.positions.fantasies)
+        summary.skipped.update(graded.positions.skipped)
     summary.seconds = time.perf_counter() - started
     return summary
 
@@ -249,7 +238,7 @@ def grade_batch(
     dataset: Dataset,
     batch: str,
     options: GradeOptions,
-    pool: ProcessPoolExecutor | None = None,
+    threads: int | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> BatchGrades:
     """Grade one import batch and commit its grades (merged with other players', stamped).
@@ -258,7 +247,7 @@ def grade_batch(
     the caller holds the dataset lock.
     """
     positions, results, stored = _positions(dataset, batch, options)
-    tables, counted = _grade_batch(positions, results, options, pool, progress)
+    tables, counted = _grade_batch(positions, results, options, threads, progress)
     grades = tables["grades"]
     tables, players = _merge(dataset, batch, options, tables)
     stamp = {GRADER_KEY: options.stamp(players)}
@@ -289,34 +278,19 @@ def _grade_batch(
     positions: Positions,
     results: pa.Table,
     options: GradeOptions,
-    pool: ProcessPoolExecutor | None,
+    threads: int | None,
     progress: Callable[[int], None] | None,
 ) -> tuple[dict[str, pa.Table], int]:
     real = real_sets(results)
     sets = positions.fantasies
     fantasy_tasks = [sets[i : i + FANTASY_CHUNK] for i in range(0, len(sets), FANTASY_CHUNK)]
     chunks = list(_chunks(positions.decisions))
-    if pool is None:
-        parts = [fantasy_chunk(task, real) for task in fantasy_tasks]
-        outputs = []
-        for chunk, hands in chunks:
-            outputs.append(grade_chunk(chunk, options))
-            if progress is not None:
-                progress(hands)
-    else:
-        fantasy_jobs = [
-            pool.submit(
-                fantasy_chunk, task, {key: real[key] for key in seat_keys(task) if key in real}
-            )
-            for task in fantasy_tasks
-        ]
-        jobs = [pool.submit(grade_chunk, chunk, options) for chunk, _ in chunks]
-        outputs = []
-        for job, (_, hands) in zip(jobs, chunks, strict=True):
-            outputs.append(job.result())
-            if progress is not None:
-                progress(hands)
-        parts = [job.result() for job in fantasy_jobs]
+    parts = [fantasy_chunk(task, real) for task in fantasy_tasks]
+    outputs = []
+    for chunk, hands in chunks:
+        outputs.append(grade_chunk(chunk, options, threads))
+        if progress is not None:
+            progress(hands)
     parts += outputs
     empty = GradeRows().tables()
     tables = {

@@ -1,11 +1,11 @@
-"""A worker's tasks: grade street decisions and Fantasyland sets into Arrow rows.
+"""Grading tasks: street decisions and Fantasyland sets into Arrow rows.
 
-:func:`grade_chunk` and :func:`fantasy_chunk` run in the worker processes of
-:mod:`ofc_stats.grade.run`; each returns the ``grades`` and
-``grade_candidates`` rows of its share, in the schemas of
+:func:`grade_chunk` hands a chunk of street decisions to the core, which races
+them on threads; :func:`fantasy_chunk` grades Fantasyland sets.  Each returns
+the ``grades`` and ``grade_candidates`` rows of its share, in the schemas of
 :mod:`ofc_stats.store.schema`.  Every decision is seeded on its own
 (:func:`~ofc_stats.grade.race.decision_seed`), so a task's rows do not depend
-on which worker ran it or what else it held.
+on the threads or on what else the chunk held.
 """
 
 from __future__ import annotations
@@ -22,10 +22,12 @@ from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.fantasy import grade_set
 from ofc_stats.grade.position import Decision, FantasyDeal
 from ofc_stats.grade.race import Graded, decision_seed, grade_many
-from ofc_stats.grade.rollout import PARTS, Setup, setup
+from ofc_stats.grade.rollout import PARTS
 from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 
-GRADER_VERSION = 1  # bump when the policy or the values change: stored grades are redone
+# Bump when the policy or the values change: stored grades are redone.
+# 2: the race in the core, with its own random streams.
+GRADER_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,10 @@ class GradeOptions:
 
 
 def play_text(dealt: tuple[int, ...], dest: tuple[int, ...] | list[int]) -> str:
-    """``top Qs | bottom 7h 7d | discard 2c``: where each dealt card went."""
+    """``top Qs | bottom 7h 7d | discard 2c``: where each dealt card went.
+
+    The core writes each candidate's text the same way (``StreetGrade.plays``).
+    """
     parts = []
     for code, name in enumerate(DESTINATIONS):
         cards = [c for c, d in zip(dealt, dest, strict=True) if d == code]
@@ -65,17 +70,19 @@ def _main_part(parts: dict[str, float], loss: float) -> str:
 
 
 class GradeRows:
-    """Column lists of the two tables, filled decision by decision."""
+    """The two tables, filled decision by decision: ``grades`` as column lists, each
+    decision's candidates as arrays (a first street has 232) joined at the end."""
 
     def __init__(self) -> None:
         self.grades: dict[str, list[object]] = {name: [] for name in GRADES.names}
-        self.candidates: dict[str, list[object]] = {name: [] for name in GRADE_CANDIDATES.names}
+        self.streets: list[tuple[Decision, Graded]] = []
+        self.plays: list[str] = []
 
     def grade_row(self, **values: object) -> None:
         for name in GRADES.names:
             self.grades[name].append(values.get(name))
 
-    def street(self, decision: Decision, graded: Graded, candidate_dest: np.ndarray) -> None:
+    def street(self, decision: Decision, graded: Graded) -> None:
         dealt = decision.dealt
         chosen, best = graded.chosen, graded.best
         self.grade_row(
@@ -90,7 +97,7 @@ class GradeRows:
             rollouts=int(graded.rollouts[chosen]),
             dealt=list(dealt),
             chosen_play=play_text(dealt, decision.chosen),
-            best_play=play_text(dealt, candidate_dest[graded.candidates[best]].tolist()),
+            best_play=graded.plays[best],
             ev_chosen=float(graded.ev[chosen]),
             se_chosen=float(graded.se[chosen]),
             ev_best=float(graded.ev[best]),
@@ -100,21 +107,8 @@ class GradeRows:
             loss_se_independent=graded.loss_se_independent,
             **{f"loss_{name}": graded.parts[name] for name in PARTS},
         )
-        c = self.candidates
-        for i, index in enumerate(graded.candidates.tolist()):
-            dest = candidate_dest[index].tolist()
-            c["hand_key"].append(decision.hand_key)
-            c["seat"].append(decision.seat)
-            c["street"].append(decision.street)
-            c["candidate"].append(index)
-            c["play"].append(play_text(dealt, dest))
-            c["destinations"].append(dest)
-            rolled = bool(graded.rollouts[i])  # screened-out candidates have no value
-            c["ev"].append(float(graded.ev[i]) if rolled else None)
-            c["se"].append(float(graded.se[i]) if rolled and graded.rollouts[i] > 1 else None)
-            c["rollouts"].append(int(graded.rollouts[i]))
-            c["chosen"].append(i == chosen)
-            c["best"].append(i == best)
+        self.streets.append((decision, graded))
+        self.plays += graded.plays
 
     def unplayable(self, decision: Decision, why: str) -> None:
         self.grade_row(
@@ -132,31 +126,60 @@ class GradeRows:
     def tables(self) -> dict[str, pa.Table]:
         return {
             "grades": pa.table(self.grades, schema=GRADES),
-            "grade_candidates": pa.table(self.candidates, schema=GRADE_CANDIDATES),
+            "grade_candidates": self._candidates(),
         }
 
+    def _candidates(self) -> pa.Table:
+        if not self.streets:
+            return GRADE_CANDIDATES.empty_table()
+        graded = [g for _, g in self.streets]
+        counts = np.array([len(g.candidates) for g in graded])
+        rolled = np.concatenate([g.rollouts for g in graded])
+        ev = np.concatenate([g.ev for g in graded])
+        se = np.concatenate([g.se for g in graded])
+        dest = [g.destinations for g in graded]
+        widths = np.repeat([d.shape[1] for d in dest], counts)
+        offsets = np.concatenate([[0], np.cumsum(widths)]).astype(np.int32)
+        first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        flags = {}
+        for name in ("chosen", "best"):
+            flag = np.zeros(len(ev), dtype=bool)
+            flag[first + [getattr(g, name) for g in graded]] = True
+            flags[name] = flag
+        keys: list[str] = []
+        for (decision, _), count in zip(self.streets, counts.tolist(), strict=True):
+            keys += [decision.hand_key] * count
+        columns = {
+            "hand_key": pa.array(keys, pa.string()),
+            "seat": np.repeat([d.seat for d, _ in self.streets], counts).astype(np.int8),
+            "street": np.repeat([d.street for d, _ in self.streets], counts).astype(np.int8),
+            "candidate": np.concatenate([g.candidates for g in graded]).astype(np.int16),
+            "play": pa.array(self.plays, pa.string()),
+            "destinations": pa.ListArray.from_arrays(
+                offsets, np.concatenate([d.reshape(-1) for d in dest]).astype(np.int8)
+            ),
+            # screened-out candidates have no value; an SE is 0 when valued exactly
+            "ev": pa.array(ev, mask=rolled == 0),
+            "se": pa.array(se, mask=np.isnan(se)),
+            "rollouts": rolled.astype(np.int32),
+            "chosen": flags["chosen"],
+            "best": flags["best"],
+        }
+        return pa.table(columns, schema=GRADE_CANDIDATES)
 
-def grade_chunk(decisions: list[Decision], options: GradeOptions) -> dict[str, pa.Table]:
-    """Grade some street decisions (a worker's task), their races in lockstep."""
-    plans: dict[int, Setup] = {}
-    refused: dict[int, str] = {}
-    for i, decision in enumerate(decisions):
-        try:
-            plans[i] = setup(decision)
-        except UnplayablePosition as error:
-            refused[i] = str(error)
-    rngs = [
-        np.random.default_rng(decision_seed(options.seed, d.hand_key, d.seat, d.street))
-        for i, d in enumerate(decisions)
-        if i in plans
-    ]
-    grades = dict(zip(plans, grade_many(list(plans.values()), options.rollouts, rngs), strict=True))
+
+def grade_chunk(
+    decisions: list[Decision], options: GradeOptions, threads: int | None = None
+) -> dict[str, pa.Table]:
+    """Grade some street decisions in the core, on ``threads`` threads (None: every core)."""
+    keys = [decision_seed(options.seed, d.hand_key, d.seat, d.street) for d in decisions]
+    grades = grade_many(decisions, options.rollouts, keys, threads)
     rows = GradeRows()
-    for i, decision in enumerate(decisions):
-        if i in refused:
-            rows.unplayable(decision, refused[i])
+    for decision, graded in zip(decisions, grades, strict=True):
+        if isinstance(graded, UnplayablePosition):
+            rows.unplayable(decision, str(graded))
         else:
-            rows.street(decision, grades[i], plans[i].cands.dest)
+            rows.street(decision, graded)
     return rows.tables()
 
 
@@ -168,10 +191,6 @@ def real_sets(results: pa.Table) -> Real:
     columns = [results[name].to_pylist() for name in ("hand_key", "seat", "royalties")]
     stays = results["fantasy_stays"].to_pylist()
     return {(k, s): (r, st) for k, s, r, st in zip(*columns, stays, strict=True)}
-
-
-def seat_keys(deals: list[FantasyDeal]) -> list[tuple[str, int]]:
-    return [(deal.hand_key, deal.seat) for deal in deals]
 
 
 def fantasy_chunk(deals: list[FantasyDeal], real: Real) -> dict[str, pa.Table]:

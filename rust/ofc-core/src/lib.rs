@@ -11,7 +11,11 @@ pub mod candidates;
 pub mod cards;
 pub mod error;
 pub mod eval;
+pub mod policy;
+pub mod race;
 pub mod rng;
+pub mod rollout;
 pub mod rules;
+pub mod setter;
 
 pub use error::CoreError;

@@ -25,3 +25,8 @@ pub fn to_py(py: Python<'_>, error: CoreError) -> PyErr {
 pub fn hand_error(py: Python<'_>, message: impl Into<String>) -> PyErr {
     project_error(py, "HandError", message.into())
 }
+
+/// `ofc_stats.errors.UnplayablePosition`: a decision the grader cannot replay, and why.
+pub fn unplayable(py: Python<'_>, message: impl Into<String>) -> PyErr {
+    project_error(py, "UnplayablePosition", message.into())
+}

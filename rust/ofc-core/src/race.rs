@@ -1,0 +1,365 @@
+//! Grading one decision: a race between its candidates, rollouts spent where they matter.
+//!
+//! When a street has more than [`SCREEN_ABOVE`] legal candidates (the first
+//! street's 232, a Pineapple street's 27) and is not the last, a cheap screen
+//! first keeps the [`SCREEN_KEEP`] the policy itself values most over
+//! [`SCREEN_DREAMS`] imagined completions, and always the play made.  Every
+//! remaining candidate starts with the same rollouts.  Then rounds of [`STEP`]
+//! common rollouts go to the candidates still in the race; one leaves it when it
+//! is behind the leader by more than [`Z`] standard errors of the paired
+//! difference.  The play made and the leader always stay.  The race ends when
+//! they are the only ones left and the loss is known to [`TARGET_SE`] points, or
+//! at the rollout budget.  The loss is the leader's mean minus the chosen one's
+//! over fresh common rollouts (0 when the play made leads or the fresh rollouts
+//! say it is as good), with the SE of that paired difference; the SE two
+//! independent estimates would have had is kept too, to measure what the common
+//! random numbers save.  A position with nothing left to deal is valued exactly,
+//! by one rollout.
+
+use rayon::prelude::*;
+
+use crate::eval::Tables;
+use crate::policy::{imagine, street_values, value_of};
+use crate::rollout::{Game, Position, Setup, Values, PARTS, SCREEN};
+
+pub const SCREEN_ABOVE: usize = 12;
+pub const SCREEN_DREAMS: usize = 32;
+pub const SCREEN_KEEP: usize = 10;
+pub const STEP: usize = 16;
+pub const Z: f64 = 3.0;
+pub const TARGET_SE: f64 = 0.5;
+
+/// The grade of one decision; candidate arrays are in legal-candidate order.
+#[derive(Debug, Clone)]
+pub struct Graded {
+    /// Index of each legal candidate in the street's candidate table.
+    pub candidates: Vec<usize>,
+    /// Destinations of each legal candidate, `cards` per candidate.
+    pub destinations: Vec<u8>,
+    pub cards: usize,
+    /// Mean value and its SE (NaN: screened out, or one rollout of a random position).
+    pub ev: Vec<f64>,
+    pub se: Vec<f64>,
+    pub rollouts: Vec<i32>,
+    /// Positions in the arrays above.
+    pub chosen: usize,
+    pub best: usize,
+    pub loss: f64,
+    pub loss_se: f64,
+    pub loss_se_independent: f64,
+    /// The loss split into rows, fouls, royalties, fantasy; sums to the loss.
+    pub parts: [f64; PARTS],
+}
+
+fn mean(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>() / x.len() as f64
+}
+
+/// The standard error of the mean (sample SD with n - 1), NaN below two values.
+fn se_of(x: &[f64]) -> f64 {
+    let n = x.len();
+    if n < 2 {
+        return f64::NAN;
+    }
+    let m = mean(x);
+    let ss: f64 = x.iter().map(|v| (v - m) * (v - m)).sum();
+    (ss / (n - 1) as f64).sqrt() / (n as f64).sqrt()
+}
+
+/// The first index of the largest value.
+fn argmax(x: impl IntoIterator<Item = f64>) -> usize {
+    let mut best = (0, f64::NEG_INFINITY);
+    for (i, v) in x.into_iter().enumerate() {
+        if v > best.1 {
+            best = (i, v);
+        }
+    }
+    best.0
+}
+
+/// The policy's own value of each legal candidate, averaged over imagined completions.
+/// Cheap (one board per candidate and imagination, no play-out): it only decides
+/// which candidates are worth rollouts.
+pub fn screen(s: &Setup) -> Vec<f64> {
+    let t = Tables::get();
+    let rules = s.game.rules;
+    let need = s.empty_after();
+    let mut sums = vec![0.0; s.legal.len()];
+    let mut values = vec![0.0; s.cands.len()];
+    for d in 0..SCREEN_DREAMS {
+        let imagined = imagine(
+            &mut s.stream(&[SCREEN, d as u64]),
+            s.known,
+            rules.deck_size,
+            need,
+        );
+        street_values(
+            t,
+            rules,
+            &s.board,
+            s.fill,
+            &s.dealt,
+            s.cands,
+            imagined.cards(),
+            |i, e| values[i] = value_of(rules, e),
+        );
+        for (sum, &c) in sums.iter_mut().zip(&s.legal) {
+            *sum += values[c];
+        }
+    }
+    sums.iter().map(|v| v / SCREEN_DREAMS as f64).collect()
+}
+
+struct Race<'s, 'g> {
+    s: &'s Setup<'g>,
+    values: Vec<Vec<f64>>,
+    parts: Vec<Vec<[f64; PARTS]>>,
+}
+
+impl Race<'_, '_> {
+    fn record(&mut self, out: &Values, alive: &[usize]) {
+        for (row, &i) in alive.iter().enumerate() {
+            self.values[i].extend_from_slice(out.total_of(row));
+            self.parts[i].extend_from_slice(out.parts_of(row));
+        }
+    }
+
+    fn graded(&self, ev: Vec<f64>, se: Vec<f64>, rollouts: Vec<i32>, chosen: usize) -> Graded {
+        let s = self.s;
+        Graded {
+            candidates: s.legal.clone(),
+            destinations: s
+                .legal
+                .iter()
+                .flat_map(|&c| s.cands.dest(c))
+                .copied()
+                .collect(),
+            cards: s.cands.cards,
+            ev,
+            se,
+            rollouts,
+            chosen,
+            best: chosen,
+            loss: 0.0,
+            loss_se: 0.0,
+            loss_se_independent: 0.0,
+            parts: [0.0; PARTS],
+        }
+    }
+}
+
+/// Race the legal candidates of one decision with at most `budget` rollouts each.
+pub fn grade(s: &Setup, budget: usize) -> Graded {
+    let legal = &s.legal;
+    let count = legal.len();
+    let chosen = legal
+        .iter()
+        .position(|&c| c == s.chosen)
+        .expect("the play made is legal");
+    let mut race = Race {
+        s,
+        values: vec![Vec::new(); count],
+        parts: vec![Vec::new(); count],
+    };
+    if s.deterministic() {
+        return exact(&mut race, chosen);
+    }
+    let mut alive: Vec<usize> = (0..count).collect();
+    if count > SCREEN_ABOVE && !s.last_street() {
+        let rough = screen(s);
+        let mut order: Vec<usize> = (0..count).collect();
+        order.sort_by(|&a, &b| rough[b].total_cmp(&rough[a]));
+        alive = order[..SCREEN_KEEP.min(count)].to_vec();
+        alive.push(chosen);
+        alive.sort_unstable();
+        alive.dedup();
+    }
+    let budget = budget.max(1);
+    let mut done = 0;
+    while done < budget {
+        let step = STEP.min(budget - done);
+        let rows: Vec<usize> = alive.iter().map(|&i| legal[i]).collect();
+        let out = s.simulate(&rows, 0, done as u64, step);
+        race.record(&out, &alive);
+        done += step;
+        let leader = alive[argmax(alive.iter().map(|&i| mean(&race.values[i])))];
+        let mut chosen_se = 0.0;
+        let mut kept = Vec::with_capacity(alive.len());
+        for &i in &alive {
+            let diff: Vec<f64> = race.values[leader]
+                .iter()
+                .zip(&race.values[i])
+                .map(|(a, b)| a - b)
+                .collect();
+            let gap = mean(&diff);
+            let gap_se = if done > 1 { se_of(&diff) } else { 0.0 };
+            if i == chosen {
+                chosen_se = gap_se;
+            }
+            if gap - Z * gap_se <= 0.0 || i == leader || i == chosen {
+                kept.push(i);
+            }
+        }
+        alive = kept;
+        if alive.len() == 1 {
+            break;
+        }
+        if alive.iter().all(|&i| i == leader || i == chosen) && chosen_se <= TARGET_SE {
+            break;
+        }
+    }
+    result(&mut race, &alive, chosen, budget.max(2))
+}
+
+/// Nothing left to deal: each candidate's one rollout is its exact value.
+fn exact(race: &mut Race, chosen: usize) -> Graded {
+    let s = race.s;
+    let out = s.simulate(&s.legal, 0, 0, 1);
+    let ev: Vec<f64> = out.total.clone();
+    let mut g = race.graded(ev.clone(), vec![0.0; ev.len()], vec![1; ev.len()], chosen);
+    let best = argmax(ev.iter().copied());
+    if ev[best] > ev[chosen] {
+        g.best = best;
+        g.loss = ev[best] - ev[chosen];
+        for (k, part) in g.parts.iter_mut().enumerate() {
+            *part = out.parts_of(best)[0][k] - out.parts_of(chosen)[0][k];
+        }
+    }
+    g
+}
+
+/// The race's estimates, and the loss measured again on `fresh` rollouts.
+///
+/// The leader of a race is the candidate whose estimate came out highest, so its
+/// own estimate is biased upwards (the maximum of noisy numbers); the loss is
+/// therefore measured on new common rollouts of the leader and the play made.
+/// When they say the play made is at least as good, it is the best and the loss
+/// is 0 (so the loss is never negative; the price is a small upward bias, under
+/// 0.4 SE, where the two are truly equal).
+fn result(race: &mut Race, alive: &[usize], chosen: usize, fresh: usize) -> Graded {
+    let s = race.s;
+    let mut n: Vec<i32> = race.values.iter().map(|v| v.len() as i32).collect();
+    let mut ev: Vec<f64> = race
+        .values
+        .iter()
+        .map(|v| if v.is_empty() { f64::NAN } else { mean(v) })
+        .collect();
+    let mut se: Vec<f64> = race.values.iter().map(|v| se_of(v)).collect();
+    let most = alive.iter().map(|&i| n[i]).max().unwrap_or(0);
+    let finalists: Vec<usize> = alive.iter().copied().filter(|&i| n[i] == most).collect();
+    let best = finalists[argmax(finalists.iter().map(|&i| ev[i]))];
+    if best == chosen {
+        return race.graded(ev, se, n, chosen);
+    }
+    let again = s.simulate(&[s.legal[best], s.legal[chosen]], 1, 0, fresh);
+    let diff: Vec<f64> = again
+        .total_of(0)
+        .iter()
+        .zip(again.total_of(1))
+        .map(|(a, b)| a - b)
+        .collect();
+    let loss = mean(&diff);
+    if loss <= 0.0 {
+        // On fresh evidence the play made is as good: it is the best.
+        return race.graded(ev, se, n, chosen);
+    }
+    for (row, i) in [best, chosen].into_iter().enumerate() {
+        ev[i] = mean(again.total_of(row));
+        se[i] = se_of(again.total_of(row));
+        n[i] = fresh as i32;
+    }
+    let mut parts = [0.0; PARTS];
+    for (k, part) in parts.iter_mut().enumerate() {
+        let d: Vec<f64> = again
+            .parts_of(0)
+            .iter()
+            .zip(again.parts_of(1))
+            .map(|(a, b)| a[k] - b[k])
+            .collect();
+        *part = mean(&d);
+    }
+    let independent = se[best].hypot(se[chosen]);
+    let mut g = race.graded(ev, se, n, chosen);
+    g.best = best;
+    g.loss = loss;
+    g.loss_se = se_of(&diff);
+    g.loss_se_independent = independent;
+    g.parts = parts;
+    g
+}
+
+/// Grade many decisions of one ruleset on the current rayon pool, in order; a
+/// position that cannot be replayed comes back as the reason.
+pub fn grade_positions(
+    game: &Game,
+    positions: &[Position],
+    budget: usize,
+) -> Vec<Result<Graded, String>> {
+    positions
+        .par_iter()
+        .map(|p| Setup::new(game, p).map(|s| grade(&s, budget)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rollout::tests::{board, game, ids, last_street};
+    use crate::rollout::Opponent;
+    use crate::rules::Rules;
+
+    #[test]
+    fn a_sure_foul_loses_exactly_what_the_rules_say() {
+        // Qh on top: -6; Qh in the middle: 23.23 (see rollout's test): loss 29.23.
+        let rules = Rules::pineapple_progressive();
+        let g = game(&rules);
+        let graded = grade(&Setup::new(&g, &last_street([0, 3, 1])).unwrap(), 32);
+        assert!((graded.loss - 29.23).abs() < 1e-12);
+        assert_eq!(graded.loss_se, 0.0);
+        assert_eq!(graded.rollouts, vec![1; graded.candidates.len()]);
+        assert_eq!(graded.parts[..3], [6.0, 6.0, 7.0]);
+        let safe = grade(&Setup::new(&g, &last_street([1, 0, 3])).unwrap(), 32);
+        assert_eq!(safe.loss, 0.0);
+        assert_eq!(safe.best, safe.chosen);
+    }
+
+    fn flush(chosen: [i64; 3]) -> Position {
+        Position {
+            key: vec![0, 9, 1, 1],
+            street: 1,
+            seat: 1,
+            board: board("", "8c 3d", "Ah Kh 7h"),
+            dealt: ids("9h 2c 5s"),
+            discards: 1,
+            dead: vec![],
+            opponents: vec![Opponent {
+                seat: 0,
+                board: board("4s", "Tc Td", "Js Jd 5c 6c"),
+                next_street: 2,
+                fantasy_cards: 0,
+            }],
+            chosen: chosen.to_vec(),
+        }
+    }
+
+    #[test]
+    fn the_same_grades_on_any_number_of_threads() {
+        let rules = Rules::pineapple_progressive();
+        let g = game(&rules);
+        let positions = vec![flush([3, 2, 1]), last_street([0, 3, 1]), flush([2, 1, 3])];
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let a = one.install(|| grade_positions(&g, &positions, 32));
+        let b = two.install(|| grade_positions(&g, &positions[..1], 32));
+        let (x, y) = (a[0].as_ref().unwrap(), b[0].as_ref().unwrap());
+        assert_eq!(x.loss.to_bits(), y.loss.to_bits());
+        assert_eq!(format!("{:?}", x.ev), format!("{:?}", y.ev));
+        assert!(x.loss > 0.0, "killing the flush draw costs points");
+    }
+}

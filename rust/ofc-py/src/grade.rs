@@ -1,0 +1,273 @@
+//! The grader's races: a chunk of street decisions graded on threads, the GIL released.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use numpy::ndarray::{Array2, Array3};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1};
+use ofc_core::cards::format_card;
+use ofc_core::race::{grade_positions, Graded};
+use ofc_core::rollout::{Game, Opponent, Position, Setup, PARTS};
+use pyo3::prelude::*;
+use rayon::prelude::*;
+
+use crate::errors::unplayable;
+use crate::rules::Rules;
+
+/// A decision as Python hands it over: (key, street, seat in order of action, board,
+/// dealt, discards, dead, opponents as (seat, board, next street, Fantasyland cards),
+/// chosen destinations).
+type DecisionTuple = (
+    Vec<u64>,
+    usize,
+    usize,
+    Vec<i64>,
+    Vec<i64>,
+    usize,
+    Vec<i64>,
+    Vec<(usize, Vec<i64>, usize, usize)>,
+    Vec<i64>,
+);
+
+fn position(d: DecisionTuple) -> Position {
+    let (key, street, seat, board, dealt, discards, dead, opponents, chosen) = d;
+    Position {
+        key,
+        street,
+        seat,
+        board,
+        dealt,
+        discards,
+        dead,
+        opponents: opponents
+            .into_iter()
+            .map(|(seat, board, next_street, fantasy_cards)| Opponent {
+                seat,
+                board,
+                next_street,
+                fantasy_cards,
+            })
+            .collect(),
+        chosen,
+    }
+}
+
+/// Names of the destination codes, as `ofc_stats.engine.board.DESTINATIONS`.
+const DESTINATIONS: [&str; 4] = ["top", "middle", "bottom", "discard"];
+
+/// `top Qs | bottom 7h 7d | discard 2c`: where each dealt card went, as
+/// `ofc_stats.grade.tasks.play_text` writes it (made here, on the grading
+/// threads, because a first street has 232 of them).
+fn play_text(dealt: &[u8], dest: &[u8]) -> String {
+    let mut parts = Vec::with_capacity(4);
+    for (code, name) in DESTINATIONS.iter().enumerate() {
+        let cards: Vec<String> = dealt
+            .iter()
+            .zip(dest)
+            .filter(|(_, &d)| d as usize == code)
+            .map(|(&c, _)| format_card(c))
+            .collect();
+        if !cards.is_empty() {
+            parts.push(format!("{name} {}", cards.join(" ")));
+        }
+    }
+    parts.join(" | ")
+}
+
+/// The grade of one street decision (see `ofc_stats.grade.race.Graded`).
+#[pyclass(frozen, module = "ofc_stats._core")]
+pub struct StreetGrade {
+    inner: Graded,
+    plays: Vec<String>,
+}
+
+#[pymethods]
+impl StreetGrade {
+    /// Index of each legal candidate in the street's candidate table.
+    #[getter]
+    fn candidates<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        PyArray1::from_vec(
+            py,
+            self.inner.candidates.iter().map(|&c| c as i64).collect(),
+        )
+    }
+
+    /// (legal candidates, cards) destination codes: 0 top, 1 middle, 2 bottom, 3 discard.
+    #[getter]
+    fn destinations<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i8>> {
+        let g = &self.inner;
+        let codes: Vec<i8> = g.destinations.iter().map(|&d| d as i8).collect();
+        Array2::from_shape_vec((g.candidates.len(), g.cards), codes)
+            .expect("cards per candidate")
+            .into_pyarray(py)
+    }
+
+    #[getter]
+    fn ev<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, &self.inner.ev)
+    }
+
+    #[getter]
+    fn se<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, &self.inner.se)
+    }
+
+    #[getter]
+    fn rollouts<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
+        PyArray1::from_slice(py, &self.inner.rollouts)
+    }
+
+    #[getter]
+    fn chosen(&self) -> usize {
+        self.inner.chosen
+    }
+
+    #[getter]
+    fn best(&self) -> usize {
+        self.inner.best
+    }
+
+    #[getter]
+    fn loss(&self) -> f64 {
+        self.inner.loss
+    }
+
+    #[getter]
+    fn loss_se(&self) -> f64 {
+        self.inner.loss_se
+    }
+
+    #[getter]
+    fn loss_se_independent(&self) -> f64 {
+        self.inner.loss_se_independent
+    }
+
+    /// Each legal candidate's play as text (`top Qs | bottom 7h 7d | discard 2c`).
+    #[getter]
+    fn plays(&self) -> Vec<String> {
+        self.plays.clone()
+    }
+
+    /// The loss split into rows, fouls, royalties and Fantasyland.
+    #[getter]
+    fn parts(&self) -> (f64, f64, f64, f64) {
+        let p = self.inner.parts;
+        (p[0], p[1], p[2], p[3])
+    }
+}
+
+fn game<'a>(rules: &'a Rules, streets: Vec<(usize, usize)>, values: &[f64]) -> Game<'a> {
+    Game {
+        rules: &rules.inner,
+        streets,
+        fantasy_values: values.to_vec(),
+    }
+}
+
+/// A rayon pool of `threads` threads, built once per size.
+fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
+    static POOLS: Mutex<Option<HashMap<usize, Arc<rayon::ThreadPool>>>> = Mutex::new(None);
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    let pools = pools.get_or_insert_with(HashMap::new);
+    if let Some(p) = pools.get(&threads) {
+        return Ok(p.clone());
+    }
+    let built = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let built = Arc::new(built);
+    pools.insert(threads, built.clone());
+    Ok(built)
+}
+
+/// Grade a chunk of street decisions of one ruleset, at most `budget` rollouts a
+/// candidate, on `threads` threads (None: every core).  Each decision comes back as
+/// a `StreetGrade`, or as the `UnplayablePosition` saying why it cannot be replayed.
+/// The grades depend only on each decision and its key, never on the threads or the chunk.
+#[pyfunction]
+#[pyo3(signature = (rules, streets, fantasy_values, decisions, budget, threads=None))]
+fn grade_street_decisions<'py>(
+    py: Python<'py>,
+    rules: &Rules,
+    streets: Vec<(usize, usize)>,
+    fantasy_values: PyReadonlyArray1<'py, f64>,
+    decisions: Vec<DecisionTuple>,
+    budget: usize,
+    threads: Option<usize>,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let g = game(rules, streets, fantasy_values.as_slice()?);
+    let positions: Vec<Position> = decisions.into_iter().map(position).collect();
+    let pool = threads.map(|n| pool(n.max(1))).transpose()?;
+    let grade_all = || {
+        let graded = grade_positions(&g, &positions, budget);
+        graded
+            .into_par_iter()
+            .zip(positions.par_iter())
+            .map(|(r, p)| {
+                r.map(|inner| {
+                    let dealt: Vec<u8> = p.dealt.iter().map(|&c| c as u8).collect();
+                    let plays = inner
+                        .destinations
+                        .chunks(inner.cards.max(1))
+                        .map(|dest| play_text(&dealt, dest))
+                        .collect();
+                    StreetGrade { inner, plays }
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    let results = py.detach(|| match &pool {
+        Some(p) => p.install(grade_all),
+        None => grade_all(),
+    });
+    results
+        .into_iter()
+        .map(|r| match r {
+            Ok(grade) => Ok(Bound::new(py, grade)?.into_any()),
+            Err(why) => Ok(unplayable(py, why).into_value(py).into_bound(py).into_any()),
+        })
+        .collect()
+}
+
+/// The values of candidates `rows` (indices into the street's candidate table) over
+/// rollouts `first..first + rollouts` of `phase` (0 the race's, 1 the fresh
+/// re-measures): totals (C, R) and parts (C, R, 4).  For tests and benchmarks.
+#[pyfunction]
+#[pyo3(signature = (rules, streets, fantasy_values, decision, rows, rollouts, phase=0, first=0))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rollout_values<'py>(
+    py: Python<'py>,
+    rules: &Rules,
+    streets: Vec<(usize, usize)>,
+    fantasy_values: PyReadonlyArray1<'py, f64>,
+    decision: DecisionTuple,
+    rows: Vec<usize>,
+    rollouts: usize,
+    phase: u64,
+    first: u64,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray3<f64>>)> {
+    let g = game(rules, streets, fantasy_values.as_slice()?);
+    let p = position(decision);
+    let values = py.detach(|| {
+        let s = Setup::new(&g, &p)?;
+        if let Some(&bad) = rows.iter().find(|&&c| !s.legal.contains(&c)) {
+            return Err(format!("candidate {bad} does not fit the rows"));
+        }
+        Ok(s.simulate(&rows, phase, first, rollouts))
+    });
+    let values = values.map_err(|why| unplayable(py, why))?;
+    let total = Array2::from_shape_vec((rows.len(), rollouts), values.total)
+        .expect("candidate-major values");
+    let parts: Vec<f64> = values.parts.iter().flatten().copied().collect();
+    let parts = Array3::from_shape_vec((rows.len(), rollouts, PARTS), parts)
+        .expect("candidate-major parts");
+    Ok((total.into_pyarray(py), parts.into_pyarray(py)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<StreetGrade>()?;
+    m.add_function(wrap_pyfunction!(grade_street_decisions, m)?)?;
+    m.add_function(wrap_pyfunction!(rollout_values, m)?)?;
+    Ok(())
+}
