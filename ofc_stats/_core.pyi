@@ -16,6 +16,8 @@ __all__ = [
     "classify_five",
     "classify_three",
     "rank_tables",
+    "sim_deal",
+    "sim_play",
 ]
 
 # --- row classes (rust/ofc-py/src/tables.rs) ---------------------------------
@@ -48,3 +50,30 @@ class Rules:
     ) -> Rules: ...
     @property
     def deck_size(self) -> int: ...
+
+# --- the simulator (rust/ofc-py/src/sim.rs) -----------------------------------
+
+def sim_deal(
+    *,
+    seed: int,
+    hand: int,
+    tables: npt.NDArray[np.int64],
+    deck_size: int,
+    seats: int,
+    block: int,
+) -> npt.NDArray[np.int8]: ...
+def sim_play(
+    rules: Rules,
+    cards: npt.NDArray[np.int8],
+    boards: npt.NDArray[np.int8],
+    in_fantasy: npt.NDArray[np.bool_],
+    styles: npt.NDArray[np.float64],
+    *,
+    streets: list[tuple[int, int]],
+    rollouts: int,
+    timeout_rate: float,
+    seed: int,
+    hand: int,
+    tables: npt.NDArray[np.int64],
+    threads: int,
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int16]]: ...

@@ -11,7 +11,9 @@ pub mod candidates;
 pub mod cards;
 pub mod error;
 pub mod eval;
+pub mod lookahead;
 pub mod rng;
 pub mod rules;
+pub mod sim;
 
 pub use error::CoreError;
