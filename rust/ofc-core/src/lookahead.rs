@@ -169,81 +169,146 @@ pub fn board_value(t: &Tables, rules: &Rules, style: &Style, board: &[i8; 13]) -
     style.value(t, rules, e.top, e.middle, e.bottom)
 }
 
-/// `need` cards drawn from `unseen` and put in the order boards are filled:
+/// `need` cards drawn from `unseen` into `draws`, in the order boards are filled:
 /// bigger groups (pairs, trips) first, then higher cards.
-fn draw(unseen: &[u8], need: usize, rng: &mut Stream, scratch: &mut Vec<u8>) -> Vec<u8> {
+fn draw(unseen: &[u8], need: usize, rng: &mut Stream, scratch: &mut Vec<u8>, draws: &mut Vec<u8>) {
     scratch.clear();
     scratch.extend_from_slice(unseen);
     rng.choose_first(scratch, need);
-    let mut draws = scratch[..need].to_vec();
+    draws.clear();
+    draws.extend_from_slice(&scratch[..need]);
     let mut groups = [0u32; 14];
-    for &d in &draws {
+    for &d in draws.iter() {
         groups[rank(d) as usize] += 1;
     }
     draws.sort_unstable_by_key(|&d| std::cmp::Reverse(groups[rank(d) as usize] * 64 + d as u32));
-    draws
 }
 
-/// Row classes of one rollout and plan, by (row, dealt-card mask, start of the row's draws).
-struct RowMemo {
-    classes: Vec<u16>,
+/// One distinct row of a plan's completions: fixed cards plus a run of the draws.
+#[derive(Clone, Copy)]
+struct Row {
+    row: usize,
+    fixed: [u8; 5],
+    fixed_count: usize,
+    start: usize,
 }
 
-const MEMO_NONE: u16 = u16::MAX;
-const MEMO_STARTS: usize = 14;
+/// The distinct rows of one plan over a set of candidates, and each candidate's three.
+///
+/// Within one rollout and plan a row's cards are fixed by which dealt cards the
+/// candidate puts there and where its share of the draws starts, so many
+/// candidates share a row: each distinct row is ranked once per rollout.
+struct Layout {
+    rows: Vec<Row>,
+    /// Per candidate: its top, middle and bottom rows' indices in `rows`.
+    ids: Vec<[u32; 3]>,
+    class: Vec<u16>,
+    /// Each row's share of the style's value when the board is live: its royalty,
+    /// the Fantasyland bonus for a top that earns entry, strength for the others.
+    part: Vec<f64>,
+}
 
-impl RowMemo {
-    fn new() -> RowMemo {
-        RowMemo {
-            classes: vec![MEMO_NONE; 3 * 32 * MEMO_STARTS],
+/// Keys of a layout's rows: (row, dealt-card mask, start of its draws).
+const INDEX_SIZE: usize = 3 * 32 * 14;
+
+impl Layout {
+    /// `index` is scratch space of [`INDEX_SIZE`] entries, stamped with `generation`
+    /// so it never needs clearing.
+    fn new(
+        cands: &[Cand],
+        plan: Plan,
+        decision: &Decision<'_>,
+        index: &mut [(u32, u32)],
+        generation: u32,
+    ) -> Layout {
+        let starts_count = 14;
+        let mut rows = Vec::new();
+        let ids = cands
+            .iter()
+            .map(|c| {
+                let start = starts(&c.free, plan);
+                [0, 1, 2].map(|row| {
+                    let key = (row * 32 + c.masks[row]) * starts_count + start[row];
+                    if index[key].0 != generation {
+                        let mut fixed = [0u8; 5];
+                        let mut n = 0;
+                        let base = &decision.board[ROW_START[row]..ROW_START[row] + ROW_SIZES[row]];
+                        for &card in base.iter().filter(|&&x| x != EMPTY) {
+                            fixed[n] = card as u8;
+                            n += 1;
+                        }
+                        for (i, &card) in decision.dealt.iter().enumerate() {
+                            if c.masks[row] >> i & 1 == 1 {
+                                fixed[n] = card;
+                                n += 1;
+                            }
+                        }
+                        index[key] = (generation, rows.len() as u32);
+                        rows.push(Row {
+                            row,
+                            fixed,
+                            fixed_count: n,
+                            start: start[row],
+                        });
+                    }
+                    index[key].1
+                })
+            })
+            .collect();
+        let n = rows.len();
+        Layout {
+            rows,
+            ids,
+            class: vec![0; n],
+            part: vec![0.0; n],
         }
     }
 
-    fn clear(&mut self) {
-        self.classes.fill(MEMO_NONE);
+    /// Rank every row for one set of draws (only candidates that do not need a whole board).
+    fn rank(&mut self, t: &Tables, rules: &Rules, style: &Style, draws: &[u8]) {
+        let weight = style.strength_weight / CLASSES5 as f64;
+        for (i, r) in self.rows.iter().enumerate() {
+            let mut cards = r.fixed;
+            let size = ROW_SIZES[r.row];
+            let count = size - r.fixed_count;
+            let Some(run) = draws.get(r.start..r.start + count) else {
+                continue; // a row no candidate of this layout completes with these draws
+            };
+            if r.fixed[..r.fixed_count].iter().any(|&c| is_joker(c)) {
+                continue; // its candidates' boards are read whole
+            }
+            cards[r.fixed_count..size].copy_from_slice(run);
+            let c = if r.row == 0 {
+                t.class3(&cards[..3])
+            } else {
+                t.class5(&cards)
+            } as usize;
+            self.class[i] = c as u16;
+            self.part[i] = match r.row {
+                0 => {
+                    rules.royalty_top[c] as f64
+                        + if rules.entry_cards[c] > 0 {
+                            style.fantasy_bonus
+                        } else {
+                            0.0
+                        }
+                }
+                1 => rules.royalty_middle[c] as f64 + weight * c as f64,
+                _ => rules.royalty_bottom[c] as f64 + weight * c as f64,
+            };
+        }
     }
 
-    /// The class of `row` holding `base`'s cards, the dealt cards of `mask` and `count` draws.
+    /// Candidate `i`'s value from its ranked rows.
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn class(
-        &mut self,
-        t: &Tables,
-        base: &[i8; 13],
-        dealt: &[u8],
-        draws: &[u8],
-        row: usize,
-        mask: usize,
-        start: usize,
-        count: usize,
-    ) -> u16 {
-        let key = (row * 32 + mask) * MEMO_STARTS + start;
-        let known = self.classes[key];
-        if known != MEMO_NONE {
-            return known;
-        }
-        let mut cards = [0u8; 5];
-        let mut n = 0;
-        for &c in &base[ROW_START[row]..ROW_START[row] + ROW_SIZES[row]] {
-            if c != EMPTY {
-                cards[n] = c as u8;
-                n += 1;
-            }
-        }
-        for (i, &c) in dealt.iter().enumerate() {
-            if mask >> i & 1 == 1 {
-                cards[n] = c;
-                n += 1;
-            }
-        }
-        cards[n..n + count].copy_from_slice(&draws[start..start + count]);
-        let class = if row == 0 {
-            t.class3(&cards[..3])
+    fn value(&self, t: &Tables, style: &Style, i: usize) -> f64 {
+        let [top, middle, bottom] = self.ids[i].map(|r| r as usize);
+        let (tc, mc, bc) = (self.class[top], self.class[middle], self.class[bottom]);
+        if t.top_fouls(tc, mc) || mc > bc {
+            -style.foul_penalty
         } else {
-            t.class5(&cards)
-        };
-        self.classes[key] = class;
-        class
+            self.part[top] + self.part[middle] + self.part[bottom]
+        }
     }
 }
 
@@ -253,37 +318,48 @@ struct Judge<'a> {
     rules: &'a Rules,
     style: &'a Style,
     decision: &'a Decision<'a>,
-    memo: RowMemo,
     scratch: Vec<u8>,
+    draws: Vec<u8>,
     jokers: bool,
+    index: Vec<(u32, u32)>,
+    generation: u32,
 }
 
 impl Judge<'_> {
-    /// Value of one candidate under one set of draws and one plan.
-    #[inline]
-    fn plan_value(&mut self, c: &Cand, draws: &[u8], plan: Plan, whole: bool) -> f64 {
-        if whole {
-            let board = complete(&c.after, draws, plan);
-            return board_value(self.t, self.rules, self.style, &board);
+    fn layout(&mut self, cands: &[Cand], plan: Plan) -> Layout {
+        self.generation += 1;
+        Layout::new(cands, plan, self.decision, &mut self.index, self.generation)
+    }
+
+    /// Each candidate's value under the current draws and one plan, into `out`.
+    fn plan_values(&self, cands: &[Cand], layout: &mut Layout, plan: Plan, out: &mut [f64]) {
+        let (t, rules, style, draws) = (self.t, self.rules, self.style, &self.draws[..]);
+        let drawn_joker = self.jokers && draws.iter().any(|&d| is_joker(d));
+        // Ranks' first positions among the draws: where a draw pairing the top sits.
+        let mut first = [u8::MAX; 14];
+        for (i, &d) in draws.iter().enumerate().rev() {
+            first[rank(d) as usize] = i as u8;
         }
-        let start = starts(&c.free, plan);
-        let base = self.decision.board;
-        let dealt = self.decision.dealt;
-        let mut class = [0u16; 3];
-        for (row, slot) in class.iter_mut().enumerate() {
-            *slot = self.memo.class(
-                self.t,
-                base,
-                dealt,
-                draws,
-                row,
-                c.masks[row],
-                start[row],
-                c.free[row],
-            );
+        if !drawn_joker {
+            layout.rank(t, rules, style, draws);
         }
-        self.style
-            .value(self.t, self.rules, class[0], class[1], class[2])
+        for (i, (slot, c)) in out.iter_mut().zip(cands).enumerate() {
+            let mut whole = drawn_joker || c.joker;
+            if plan == Plan::BottomFirst && c.free[0] > 0 && c.top_ranks != 0 {
+                let mut bits = c.top_ranks;
+                let mut which = u8::MAX;
+                while bits != 0 {
+                    which = which.min(first[bits.trailing_zeros() as usize]);
+                    bits &= bits - 1;
+                }
+                whole |= (which as usize) < c.free[2] + c.free[1];
+            }
+            *slot = if whole {
+                board_value(t, rules, style, &complete(&c.after, draws, plan))
+            } else {
+                layout.value(t, style, i)
+            };
+        }
     }
 
     /// Average value of each candidate over `rollouts` completions (the better plan
@@ -302,25 +378,27 @@ impl Judge<'_> {
                 *slot = board_value(self.t, self.rules, self.style, &c.after);
             }
         } else {
-            let mut rollout = vec![0.0; cands.len()];
+            let mut a = vec![0.0; cands.len()];
+            let mut b = vec![0.0; cands.len()];
+            let mut layout_a = self.layout(cands, Plan::BottomFirst);
+            let mut layout_b = both.then(|| self.layout(cands, Plan::MiddleFirst));
             for _ in 0..rollouts {
-                let draws = draw(self.decision.unseen, need, rng, &mut self.scratch);
-                let drawn_joker = self.jokers && draws.iter().any(|&d| is_joker(d));
-                self.memo.clear();
-                for (slot, c) in rollout.iter_mut().zip(cands) {
-                    let moved = pairs_the_top(&c.free, c.top_ranks, &draws).is_some();
-                    let whole = drawn_joker || c.joker || moved;
-                    *slot = self.plan_value(c, &draws, Plan::BottomFirst, whole);
-                }
-                if both {
+                draw(
+                    self.decision.unseen,
+                    need,
+                    rng,
+                    &mut self.scratch,
+                    &mut self.draws,
+                );
+                self.plan_values(cands, &mut layout_a, Plan::BottomFirst, &mut a);
+                if let Some(layout_b) = layout_b.as_mut() {
                     // The player adapts to the cards: each rollout counts its better plan.
-                    self.memo.clear();
-                    for (slot, c) in rollout.iter_mut().zip(cands) {
-                        let whole = drawn_joker || c.joker;
-                        *slot = slot.max(self.plan_value(c, &draws, Plan::MiddleFirst, whole));
+                    self.plan_values(cands, layout_b, Plan::MiddleFirst, &mut b);
+                    for (x, y) in a.iter_mut().zip(&b) {
+                        *x = x.max(*y);
                     }
                 }
-                for (sum, v) in total.iter_mut().zip(&rollout) {
+                for (sum, v) in total.iter_mut().zip(&a) {
                     *sum += v;
                 }
             }
@@ -335,23 +413,15 @@ impl Judge<'_> {
     }
 }
 
-/// The candidate (an index into `Candidates::get(dealt, discards)`) a bot of
-/// `style` plays, or None when no candidate fits the board.
-pub fn choose(
-    t: &Tables,
-    rules: &Rules,
-    decision: &Decision<'_>,
-    style: &Style,
-    rollouts: usize,
-    rng: &mut Stream,
-) -> Option<usize> {
+/// The candidates of a decision that fit its board, with what valuing them needs.
+fn candidates_of(decision: &Decision<'_>, style: &Style) -> Vec<Cand> {
     let table = Candidates::get(decision.dealt.len(), decision.discards);
     let fill = fill_of(decision.board);
     let base_joker = decision
         .board
         .iter()
         .any(|&c| c != EMPTY && is_joker(c as u8));
-    let mut cands: Vec<Cand> = (0..table.len())
+    (0..table.len())
         .filter(|&i| table.fits(i, fill))
         .map(|i| {
             let dest = table.dest(i);
@@ -380,15 +450,31 @@ pub fn choose(
                 joker,
             }
         })
-        .collect();
+        .collect()
+}
+
+/// The candidate (an index into `Candidates::get(dealt, discards)`) a bot of
+/// `style` plays, or None when no candidate fits the board.
+pub fn choose(
+    t: &Tables,
+    rules: &Rules,
+    decision: &Decision<'_>,
+    style: &Style,
+    rollouts: usize,
+    rng: &mut Stream,
+) -> Option<usize> {
+    let table = Candidates::get(decision.dealt.len(), decision.discards);
+    let mut cands = candidates_of(decision, style);
     let need = cands.first()?.free.iter().sum::<usize>();
     let mut judge = Judge {
         t,
         rules,
         style,
         decision,
-        memo: RowMemo::new(),
         scratch: Vec::with_capacity(decision.unseen.len()),
+        draws: Vec::with_capacity(13),
+        index: vec![(0, 0); INDEX_SIZE],
+        generation: 0,
         jokers: rules.deck_size as usize > crate::cards::DECK,
     };
     if table.len() > SCREEN_ABOVE {
@@ -396,9 +482,11 @@ pub fn choose(
         // look-ahead for the most promising few (ties to the earlier candidate).
         let rough = judge.judged(&cands, need, 1, false, rng);
         let mut order: Vec<usize> = (0..cands.len()).collect();
-        order.sort_by(|&a, &b| rough[b].total_cmp(&rough[a]).then(a.cmp(&b)));
-        order.truncate(SCREEN_KEEP);
-        order.sort_unstable();
+        if order.len() > SCREEN_KEEP {
+            let better = |a: &usize, b: &usize| rough[*b].total_cmp(&rough[*a]).then(a.cmp(b));
+            order.select_nth_unstable_by(SCREEN_KEEP - 1, better);
+            order.truncate(SCREEN_KEEP);
+        }
         let mut keep = vec![false; cands.len()];
         for i in order {
             keep[i] = true;
@@ -494,61 +582,49 @@ mod tests {
             strength_weight: 2.0,
             top_chase: 3.0,
         };
-        // The row memo and whole boards agree on every candidate's value.
+        // The row layouts and whole boards agree on every candidate's value.
         let table = Candidates::get(dealt.len(), discards);
         let fill = fill_of(&board);
-        let mut cands = Vec::new();
-        for i in (0..table.len()).filter(|&i| table.fits(i, fill)) {
-            let mut after = board;
-            let mut f = fill;
-            apply(&mut after, &mut f, dealt, table.dest(i));
-            cands.push((i, after));
-        }
-        let need: usize =
-            13 - fill.iter().map(|&x| x as usize).sum::<usize>() - (dealt.len() - discards);
+        let cands = candidates_of(&d, &style);
+        let need: usize = cands[0].free.iter().sum();
         let mut rng = Stream::new(&[seed]);
-        let mut scratch = Vec::new();
+        let mut judge = Judge {
+            t,
+            rules: &rules,
+            style: &style,
+            decision: &d,
+            scratch: Vec::new(),
+            draws: Vec::new(),
+            jokers: false,
+            index: vec![(0, 0); INDEX_SIZE],
+            generation: 0,
+        };
         for _ in 0..4 {
             if need == 0 {
                 break;
             }
-            let draws = draw(&unseen, need, &mut rng, &mut scratch);
-            let mut judge = Judge {
-                t,
-                rules: &rules,
-                style: &style,
-                decision: &d,
-                memo: RowMemo::new(),
-                scratch: Vec::new(),
-                jokers: false,
-            };
+            draw(
+                &unseen,
+                need,
+                &mut rng,
+                &mut judge.scratch,
+                &mut judge.draws,
+            );
+            let draws = judge.draws.clone();
+            if draws.iter().any(|&x| is_joker(x)) {
+                continue; // such boards are always read whole
+            }
             for plan in [Plan::BottomFirst, Plan::MiddleFirst] {
-                judge.memo.clear();
-                for &(i, after) in &cands {
-                    let dest = table.dest(i);
-                    let mut masks = [0usize; 3];
-                    for (j, &x) in dest.iter().enumerate() {
-                        if x != DISCARD {
-                            masks[x as usize] |= 1 << j;
-                        }
-                    }
-                    let fill_after = fill_of(&after);
-                    let c = Cand {
-                        index: i,
-                        after,
-                        free: [0, 1, 2].map(|r| ROW_SIZES[r] - fill_after[r] as usize),
-                        masks,
-                        top_ranks: top_rank_bits(&after),
-                        chase: 0.0,
-                        joker: false,
-                    };
+                let mut layout = judge.layout(&cands, plan);
+                layout.rank(t, &rules, &style, &draws);
+                for (i, c) in cands.iter().enumerate() {
                     let moved = plan == Plan::BottomFirst
                         && pairs_the_top(&c.free, c.top_ranks, &draws).is_some();
-                    let full = complete(&after, &draws, plan);
+                    let full = complete(&c.after, &draws, plan);
                     let whole = board_value(t, &rules, &style, &full);
                     if !moved && !full.iter().any(|&x| is_joker(x as u8)) {
-                        let memo = judge.plan_value(&c, &draws, plan, false);
-                        assert_eq!(memo, whole, "candidate {i} {plan:?}");
+                        let fast = layout.value(t, &style, i);
+                        assert!((fast - whole).abs() < 1e-9, "candidate {i} {plan:?}");
                     }
                 }
             }
