@@ -18,8 +18,11 @@ from typing import Any
 
 # Every C0 control (tab and newline too: one row stays one line), DEL and
 # every C1 control.  ESC starts the ANSI/OSC sequences that could recolour,
-# retitle or rewrite a terminal; U+009B is CSI on its own.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# retitle or rewrite a terminal; U+009B is CSI on its own.  Also the invisible
+# format characters that reorder or hide text (bidirectional overrides and
+# isolates such as U+202E, zero-width marks, the line separators, the BOM):
+# a name must read on a terminal as the bytes it is.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 # What JSON may carry raw but a terminal or a JavaScript parser should not see:
 # DEL, C1, the line and paragraph separators and lone surrogates.
@@ -35,6 +38,8 @@ def terminal_safe(text: str) -> str:
 
     >>> terminal_safe("bad\\x1b]0;pwned\\x07name\\n")
     'bad\\\\x1b]0;pwned\\\\x07name\\\\n'
+    >>> terminal_safe("Ana\\u202egnp.exe")  # a right-to-left override shown, not obeyed
+    'Ana\\\\u202egnp.exe'
     """
     # A lone surrogate (JSON's "\\ud800", an undecodable file name) cannot be
     # written to a terminal at all: shown as its escape too.
@@ -49,7 +54,8 @@ def terminal_lines(text: str) -> str:
 
 def _escape(match: re.Match[str]) -> str:
     char = match.group()
-    return _NAMED.get(char) or f"\\x{ord(char):02x}"
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}")
 
 
 def json_text(value: Any, indent: int | None = None) -> str:

@@ -8,6 +8,7 @@ matplotlib figure ``--format png|svg`` saves (object API, no pyplot state).
 
 from __future__ import annotations
 
+import html
 import math
 import textwrap
 from collections.abc import Sequence
@@ -55,10 +56,15 @@ class Chart:
         return _bars_figure(self) if self.kind == "bars" else _line_figure(self)
 
     def plotly(self) -> dict[str, Any]:
-        """The figure as plotly.js takes it: ``{"data": [...], "layout": {...}}``."""
+        """The figure as plotly.js takes it: ``{"data": [...], "layout": {...}}``.
+
+        Every text is passed through :func:`plotly_text`: names come from hand
+        histories, and plotly reads ``<img>``, links and styles in its labels.
+        """
         fmt = ".1%" if self.percent else ",.2f"
         axis = {"tickformat": ".0%"} if self.percent else {}
-        title = wrap(self.title)
+        title = wrap(plotly_text(self.title))
+        xlabel, ylabel = plotly_text(self.xlabel), plotly_text(self.ylabel)
         layout: dict[str, Any] = {
             "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
             "margin": {"l": 10, "r": 10, "t": 24 + 20 * (title.count("<br>") + 1), "b": 40},
@@ -75,7 +81,7 @@ class Chart:
                 {
                     "type": "bar",
                     "orientation": "h",
-                    "y": self.labels,
+                    "y": [plotly_text(label) for label in self.labels],
                     "x": _finite(self.values),
                     "error_x": {
                         "type": "data",
@@ -93,7 +99,7 @@ class Chart:
                 }
             ]
             layout["xaxis"] = {
-                "title": {"text": self.xlabel},
+                "title": {"text": xlabel},
                 "zeroline": True,
                 "automargin": True,
                 **axis,
@@ -107,16 +113,18 @@ class Chart:
                 {
                     "type": "scatter",
                     "mode": "lines",
-                    "name": name,
+                    "name": plotly_text(name),
                     "x": _finite(self.x[::step]),
                     "y": _finite(np.asarray(values, dtype=np.float64)[::step]),
                     "line": {"color": color, "width": 2},
-                    "hovertemplate": f"{self.xlabel} %{{x:,}}: %{{y:{fmt}}}<extra>{name}</extra>",
+                    "hovertemplate": f"{xlabel} %{{x:,}}: %{{y:{fmt}}}"
+                    f"<extra>{plotly_text(name)}</extra>",
                 }
                 for (name, values), color in zip(self.series.items(), colors, strict=False)
             ]
             if self.marks is not None:
-                mx, my, label = self.marks
+                mx, my, raw_label = self.marks
+                label = plotly_text(raw_label)
                 every = max(1, len(mx) // MAX_MARKS)
                 data.append(
                     {
@@ -126,14 +134,31 @@ class Chart:
                         "x": _finite(mx[::every]),
                         "y": _finite(my[::every]),
                         "marker": {"color": GOLD, "size": 4, "opacity": 0.6},
-                        "hovertemplate": f"{label}, {self.xlabel} %{{x:,}}: "
-                        f"%{{y:{fmt}}}<extra></extra>",
+                        "hovertemplate": f"{label}, {xlabel} %{{x:,}}: %{{y:{fmt}}}<extra></extra>",
                     }
                 )
-            layout["xaxis"] = {"title": {"text": self.xlabel}, "automargin": True}
-            layout["yaxis"] = {"title": {"text": self.ylabel}, "automargin": True, **axis}
+            layout["xaxis"] = {"title": {"text": xlabel}, "automargin": True}
+            layout["yaxis"] = {"title": {"text": ylabel}, "automargin": True, **axis}
             layout["height"] = 340
         return {"data": data, "layout": layout}
+
+
+def plotly_text(text: str) -> str:
+    """``text`` shown as itself by plotly: its HTML-like markup and ``%{…}`` placeholders escaped.
+
+    >>> plotly_text('<img src="/pixel.png?who=Ana"> %{x} & co')
+    '&lt;img src="/pixel.png?who=Ana"&gt; %&#123;x} &amp; co'
+    """
+    return html.escape(text, quote=False).replace("%{", "%&#123;")
+
+
+def matplotlib_text(text: str) -> str:
+    """``text`` shown as itself by matplotlib: a ``$`` would start math text.
+
+    >>> print(matplotlib_text("$5 Ana$"))
+    \\$5 Ana\\$
+    """
+    return text.replace("$", r"\$")
 
 
 def wrap(title: str, width: int = 40) -> str:
@@ -227,7 +252,9 @@ def _title(fig: Figure, text: str) -> None:
     one ran off the right of the figure; a figure title has the whole width
     and constrained layout makes room for every line of it.
     """
-    fig.suptitle(_wrapped(text, fig, TITLE_SIZE), x=0.01, ha="left", fontsize=TITLE_SIZE)
+    fig.suptitle(
+        matplotlib_text(_wrapped(text, fig, TITLE_SIZE)), x=0.01, ha="left", fontsize=TITLE_SIZE
+    )
 
 
 def _bars_figure(chart: Chart) -> Figure:
@@ -238,11 +265,11 @@ def _bars_figure(chart: Chart) -> Figure:
     y = np.arange(len(chart.labels))
     colors = [BLUE if chart.percent or v >= 0 else RED for v in chart.values.tolist()]
     ax.barh(y, np.nan_to_num(chart.values), xerr=chart.errors(), color=colors, capsize=3)
-    ax.set_yticks(y, chart.labels)
+    ax.set_yticks(y, [matplotlib_text(label) for label in chart.labels])
     ax.invert_yaxis()
     ax.axvline(0, color=GREY, linewidth=0.8)
     _title(fig, chart.title)
-    ax.set_xlabel(_wrapped(chart.xlabel, fig, XLABEL_SIZE))
+    ax.set_xlabel(matplotlib_text(_wrapped(chart.xlabel, fig, XLABEL_SIZE)))
     if chart.percent:
         ax.xaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
     return fig
@@ -255,14 +282,18 @@ def _line_figure(chart: Chart) -> Figure:
     ax = fig.add_subplot()
     step = max(1, len(chart.x) // MAX_POINTS)  # a chart is 700 pixels wide: thin long series
     for (name, values), color in zip(chart.series.items(), [BLUE, GREY, RED, GOLD], strict=False):
-        ax.plot(chart.x[::step], values[::step], label=name, color=color, linewidth=1.4)
+        ax.plot(
+            chart.x[::step], values[::step], label=matplotlib_text(name), color=color, linewidth=1.4
+        )
     if chart.marks is not None:
         mx, my, label = chart.marks
         every = max(1, len(mx) // MAX_MARKS)
-        ax.scatter(mx[::every], my[::every], s=14, color=GOLD, zorder=3, label=label)
+        ax.scatter(
+            mx[::every], my[::every], s=14, color=GOLD, zorder=3, label=matplotlib_text(label)
+        )
     _title(fig, chart.title)
-    ax.set_xlabel(_wrapped(chart.xlabel, fig, XLABEL_SIZE))
-    ax.set_ylabel(chart.ylabel)
+    ax.set_xlabel(matplotlib_text(_wrapped(chart.xlabel, fig, XLABEL_SIZE)))
+    ax.set_ylabel(matplotlib_text(chart.ylabel))
     ax.grid(alpha=0.25)
     if chart.percent:
         ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")

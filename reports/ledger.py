@@ -71,13 +71,11 @@ def build(data: OfcData, filters: Filters) -> Report:
         paid, unscored_paid = float(row["money_paid"]), float(row["money_not_scored"])
         over = f"over {plural(hands, 'hand')}"
         if unscored:
-            over = f"the room paid {paid:,.2f} over {plural(hands, 'hand')}; over the "
-            over += f"{hands - unscored:,} scored"
-            paid -= unscored_paid
+            over = f"over the {hands - unscored:,} scored of {plural(hands, 'hand')}"
         report.notes.append(
             f"{where}: {over} the rules give "
             f"{float(row['money_rules']):,.2f}, the room paid {paid:,.2f}; "
-            f"{owed_text(float(row['difference']), currency)}"
+            f"{owed_text(row, currency)}"
             + _differ(int(row["hands_off"]))
             + _not_scored(unscored, unscored_paid, currency)
         )
@@ -89,14 +87,17 @@ def build(data: OfcData, filters: Filters) -> Report:
             "money_by_the_rules": rows["money_rules"],
             "money_paid": rows["money_paid"],
             "money_difference": rows["difference"],
+            "overpaid": rows["overpaid"],
+            "underpaid": rows["underpaid"],
             "hands_that_differ": rows["hands_off"],
             "hands_not_scored": rows["hands_not_scored"],
             "money_paid_not_scored": rows["money_not_scored"],
         }
     )
     report.captions["ledger"] = (
-        "money difference = paid − what the rules give on the scored hands (negative: the "
-        "room owes you); money paid counts the hands not scored too; "
+        "every money column is over the scored hands; money difference = paid − what the "
+        "rules give (negative: the room owes you) = overpaid − underpaid, which a hand "
+        "list below names one by one; money paid on hands not scored is apart; "
         + "; ".join(r.describe() for r in ledger.rakes)
     )
     off = ledger.hands[ledger.hands["difference"].abs() > TOLERANCE].head(LISTED)

@@ -72,7 +72,7 @@ def test_audit_player_prints_the_ledger(tmp_path: Path) -> None:
         "Alice · test USD: 3 hands, rules 31.5, paid 30.5, difference -1 (the room owes 1 USD)"
         in result.output
     )
-    assert "1 hand(s) differ: open:" in result.output
+    assert "  1 hand(s) paid less than the rules (1 USD): open:" in result.output
 
 
 def test_the_scoped_read_prices_every_seat_as_the_whole_audit_does(tmp_path: Path) -> None:
@@ -124,3 +124,24 @@ def test_a_known_player_without_money_keeps_the_ledger_message(tmp_path: Path) -
     result = CliRunner().invoke(main, ["audit", "--data", str(data), "--player", "Carol"])
     assert result.exit_code == 0, result.output
     assert "ledger: no seat of these players has reported money" in result.output
+
+
+def test_errors_that_net_to_zero_are_not_settled(tmp_path: Path) -> None:
+    """Hand 2 paid Alice 11.5 (+1 over the rules' 10.5), hand 3 paid 9.5 (-1): the net is
+    0, but two hands are wrong.  The ledger once printed "settled as the rules say"."""
+    data = write_dataset(tmp_path, [_hand(1, 10.5), _hand(2, 11.5), _hand(3, 9.5), _hand(4, 10.5)])
+    with ofc_stats.open(data) as db:
+        keys = db.df("SELECT room_hand_id, hand_key FROM hands").set_index("room_hand_id")
+        alice = ledger(db, ["Alice"]).iloc[0]
+    assert (alice["money_rules"], alice["money_paid"], alice["difference"]) == (42.0, 42.0, 0.0)
+    assert (alice["overpaid"], alice["underpaid"], alice["hands_off"]) == (1.0, 1.0, 2)
+    assert alice["overpaid_hand_keys"] == [keys.loc["2", "hand_key"]]
+    assert alice["underpaid_hand_keys"] == [keys.loc["3", "hand_key"]]
+    printed = CliRunner().invoke(main, ["audit", "--data", str(data), "--player", "Alice"])
+    assert "difference +0 (not settled: 1 USD overpaid and 1 USD underpaid net to 0)" in (
+        printed.output
+    )
+    assert "settled as the rules say" not in printed.output
+    assert f"  1 hand(s) paid more than the rules (1 USD): {keys.loc['2', 'hand_key']}" in (
+        printed.output
+    )

@@ -15,7 +15,8 @@ HEAVY = ("pyarrow", "pandas", "duckdb", "matplotlib", "click", "rich")
 
 
 def modules() -> dict[str, Path]:
-    found = {}
+    """Every project module by name; the compiled core counts as the module its stub describes."""
+    found = {"ofc_stats._core": ROOT / "ofc_stats" / "_core.pyi"}
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
             parts = path.relative_to(ROOT).with_suffix("").parts
@@ -38,7 +39,9 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
-            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            # `from package import module` imports the module, not the package's __init__.
+            named = [f"{base}.{alias.name}" for alias in node.names]
+            targets = named if all(t in known for t in named) else [base, *named]
         for target in targets:
             while target and target not in known:
                 target = target.rpartition(".")[0]
@@ -71,16 +74,37 @@ def test_the_engine_imports_only_itself_and_errors() -> None:
             assert not bad, f"{name} imports {bad}"
 
 
+def test_the_compiled_core_sits_right_above_the_engine() -> None:
+    """``ofc_stats.core`` wraps ``ofc_stats._core`` with rulesets compiled by the engine."""
+    for name, targets in GRAPH.items():
+        if under(name, "ofc_stats.core"):
+            allowed = ("ofc_stats.core", "ofc_stats._core", "ofc_stats.engine", "ofc_stats.errors")
+            bad = {t for t in targets if not under(t, *allowed)}
+            assert not bad, f"{name} imports {bad}"
+        elif under(name, "ofc_stats.engine"):
+            assert not {t for t in targets if under(t, "ofc_stats.core", "ofc_stats._core")}
+
+
 @pytest.mark.parametrize(
     ("layer", "allowed"),
     [
         ("ofc_stats.records", ("ofc_stats.engine", "ofc_stats.errors")),
-        ("parsers", ("parsers", "ofc_stats.records", "ofc_stats.engine", "ofc_stats.errors")),
+        (
+            "parsers",
+            (
+                "parsers",
+                "ofc_stats.records",
+                "ofc_stats.core",
+                "ofc_stats.engine",
+                "ofc_stats.errors",
+            ),
+        ),
         (
             "ofc_stats.store",
             (
                 "ofc_stats.store",
                 "ofc_stats.records",
+                "ofc_stats.core",
                 "ofc_stats.engine",
                 "ofc_stats.errors",
                 "parsers",

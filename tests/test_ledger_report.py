@@ -90,6 +90,8 @@ def test_the_section_shows_the_hand_computed_ledger(data: Path) -> None:
             "money_by_the_rules": -21.0,
             "money_paid": -21.0,
             "money_difference": 0.0,
+            "overpaid": 0.0,
+            "underpaid": 0.0,
             "hands_that_differ": 0,
             "hands_not_scored": 0,
             "money_paid_not_scored": 0.0,
@@ -101,6 +103,8 @@ def test_the_section_shows_the_hand_computed_ledger(data: Path) -> None:
             "money_by_the_rules": 31.5,
             "money_paid": 30.5,
             "money_difference": -1.0,
+            "overpaid": 0.0,
+            "underpaid": 1.0,
             "hands_that_differ": 1,
             "hands_not_scored": 0,
             "money_paid_not_scored": 0.0,
@@ -136,9 +140,9 @@ def test_the_section_equals_audit_player(data: Path) -> None:
                     "money_paid_not_scored": "money_not_scored",
                 }
             )
-            book = ledger(db, ["Alice"]).drop(
-                columns=["player", "off_hand_keys", "not_scored_hand_keys"]
-            )
+            keys = ["off_hand_keys", "overpaid_hand_keys", "underpaid_hand_keys"]
+            keys += ["net_hand_keys", "not_scored_hand_keys"]
+            book = ledger(db, ["Alice"]).drop(columns=["player", *keys])
             assert shown.to_dict("records") == book.to_dict("records")
     printed = CliRunner().invoke(main, ["audit", "--data", str(data), "--player", "Alice"])
     assert printed.exit_code == 0, printed.output

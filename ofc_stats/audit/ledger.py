@@ -20,8 +20,9 @@ dataset's, so the report can show one on a million hands.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -40,12 +41,18 @@ LEDGER_COLUMNS = [
     "money_rules",
     "money_paid",
     "difference",
+    "overpaid",
+    "underpaid",
     "hands_off",
     "off_hand_keys",
+    "overpaid_hand_keys",
+    "underpaid_hand_keys",
+    "net_hand_keys",
     "hands_not_scored",
     "money_not_scored",
     "not_scored_hand_keys",
 ]
+CENT = 0.005  # a difference that rounds to a cent or more is behind a ledger's net
 HAND_COLUMNS = ["player", "hand_key", "room", "currency", "money_rules", "money_paid", "difference"]
 KEYS_TABLE = "ledger_keys"  # the ledger's hand keys, registered while its money is read
 UNSCORED_TABLE = "ledger_unscored"  # hands with money the rules could not price
@@ -147,23 +154,32 @@ def book(data: OfcData, seats: pd.DataFrame, rules: MoneyRules = None) -> Ledger
     rows = []
     groups = per_hand.groupby(["who", "room", "currency"], sort=True, observed=True)
     for (who, room, currency), group in groups:
-        off = group[group["difference"].abs() > TOLERANCE]
         scored = group[group["scored"]]
         unscored = group[~group["scored"]]
+        difference = scored["difference"]
+        over = scored[difference > TOLERANCE]
+        under = scored[difference < -TOLERANCE]
         rows.append(
             {
                 "player": who,
                 "room": str(room),
                 "currency": str(currency),
                 "hands": len(group),
+                # Every money column is over the same hands, the scored ones: a hand
+                # the rules cannot price has its paid money in money_not_scored.
                 "money_rules": _cents(scored["money_rules"].sum()),
-                "money_paid": _cents(group["money_paid"].sum()),
-                "difference": _cents(scored["difference"].sum()),
-                "hands_off": len(off),
-                "off_hand_keys": [str(k) for k in off["hand_key"]],
+                "money_paid": _cents(scored["money_paid"].sum()),
+                "difference": _cents(difference.sum()),
+                "overpaid": _cents(over["difference"].sum()),
+                "underpaid": _cents(-under["difference"].sum()),
+                "hands_off": len(over) + len(under),
+                "off_hand_keys": _keys(scored[difference.abs() > TOLERANCE]),
+                "overpaid_hand_keys": _keys(over),
+                "underpaid_hand_keys": _keys(under),
+                "net_hand_keys": _keys(scored[difference.abs() >= CENT]),
                 "hands_not_scored": len(unscored),
                 "money_not_scored": _cents(unscored["money_paid"].sum()),
-                "not_scored_hand_keys": [str(k) for k in unscored["hand_key"]],
+                "not_scored_hand_keys": _keys(unscored),
             }
         )
     hands = per_hand.rename(columns={"who": "player"})[HAND_COLUMNS].reset_index(drop=True)
@@ -187,6 +203,11 @@ def _unscored(data: OfcData, frame: pd.DataFrame) -> pd.DataFrame:
     return missing.merge(paid, on=["hand_id", "seat"]).assign(expected_money=np.nan)
 
 
+def _keys(hands: pd.DataFrame) -> list[str]:
+    """The hand keys of some per-hand rows, largest difference first (their order)."""
+    return [str(k) for k in hands["hand_key"]]
+
+
 def _cents(value: float) -> float:
     return float(np.round(value, 6)) + 0.0  # + 0.0: no -0
 
@@ -200,56 +221,78 @@ def ledger(
 ) -> pd.DataFrame:
     """One row per player (or ``alias`` for all of them) × room × currency.
 
-    ``money_paid`` is everything the room reported over ``hands``;
-    ``money_rules`` what the rules give on the scored hands, ``difference`` =
-    paid − rules on those (negative: the room owes the player),
-    ``off_hand_keys`` the hands whose money differs by more than a cent,
-    largest difference first.  ``hands_not_scored`` hands (``money_not_scored``
-    paid, ``not_scored_hand_keys``) could not be checked: the rules cannot
-    price a hand that was not scored.
+    ``money_rules`` and ``money_paid`` are what the rules give and what the
+    room paid on the same hands, the scored ones; ``difference`` = paid − rules
+    (negative: the room owes the player) is the net of ``overpaid`` and
+    ``underpaid``, the gross amounts of the hands paid more and less than the
+    rules by over a cent (each with its hands, largest first); errors that
+    net to zero are still errors.  ``net_hand_keys`` lists every hand whose
+    difference rounds to a cent, so a net made of small roundings has hands
+    too.  ``hands_not_scored`` hands (``money_not_scored`` paid,
+    ``not_scored_hand_keys``) could not be checked: the rules cannot price a
+    hand that was not scored.
     """
     return book(data, player_seats(data, player_keys, alias), rules).rows
 
 
 def ledger_lines(frame: pd.DataFrame, shown: int = 5) -> list[str]:
-    """The ledger for a terminal: one line per row, then the hands behind a difference."""
+    """The ledger for a terminal: one line per row, then the hands behind each amount."""
     if frame.empty:
         return ["ledger: no seat of these players has reported money"]
     out = []
     for row in frame.to_dict("records"):
         currency, difference = str(row["currency"]), float(row["difference"])
         unit = f" {currency}" if currency else ""
-        hands, paid = int(row["hands"]), float(row["money_paid"])
-        unscored, unscored_paid = int(row["hands_not_scored"]), float(row["money_not_scored"])
-        checked = f"rules {float(row['money_rules']):g}, paid {paid:g}"
+        hands, unscored = int(row["hands"]), int(row["hands_not_scored"])
+        checked = f"rules {float(row['money_rules']):g}, paid {float(row['money_paid']):g}"
         if unscored:
-            checked = (
-                f"paid {paid:g}; on the {hands - unscored:,} scored: rules "
-                f"{float(row['money_rules']):g}, paid {_cents(paid - unscored_paid):g}"
-            )
+            checked = f"on the {hands - unscored:,} scored: {checked}"
         out.append(
             f"{row['player']} · {row['room']}{unit}: {hands:,} hands, {checked}, "
-            f"difference {difference:+g} ({owed_text(difference, currency)})"
+            f"difference {difference:+g} ({owed_text(row, currency)})"
         )
+
+        def listed(keys: list[str]) -> str:
+            more = f" and {len(keys) - shown} more" if len(keys) > shown else ""
+            return ", ".join(keys[:shown]) + more
+
+        for column, amount, what in (
+            ("overpaid_hand_keys", float(row["overpaid"]), "paid more than the rules"),
+            ("underpaid_hand_keys", float(row["underpaid"]), "paid less than the rules"),
+        ):
+            keys = [str(k) for k in row[column]]
+            if keys:
+                out.append(f"  {len(keys)} hand(s) {what} ({amount:g}{unit}): {listed(keys)}")
+        if not row["hands_off"] and abs(difference) > 0:
+            keys = [str(k) for k in row["net_hand_keys"]]
+            out.append(f"  the {difference:+g}{unit} is roundings of under a cent: {listed(keys)}")
         if unscored:
             keys = [str(k) for k in row["not_scored_hand_keys"]]
-            more = f" and {len(keys) - shown} more" if len(keys) > shown else ""
+            paid = float(row["money_not_scored"])
             out.append(
-                f"  {unscored} hand(s) not scored ({unscored_paid:+g}{unit} paid, not checked): "
-                f"{', '.join(keys[:shown])}{more}"
+                f"  {unscored} hand(s) not scored ({paid:+g}{unit} paid, not checked): "
+                f"{listed(keys)}"
             )
-        if row["hands_off"]:
-            keys = [str(k) for k in row["off_hand_keys"]]
-            more = f" and {len(keys) - shown} more" if len(keys) > shown else ""
-            out.append(f"  {row['hands_off']} hand(s) differ: {', '.join(keys[:shown])}{more}")
     return out
 
 
-def owed_text(difference: float, currency: str = "") -> str:
-    """Who owes whom, in words: "the room owes 1 USD" for a difference of -1."""
+def owed_text(row: Mapping[Any, Any], currency: str = "") -> str:
+    """Who owes whom on a ledger row, in words; "settled" only when every hand matches.
+
+    >>> owed_text({"difference": -1.0, "hands_off": 1, "overpaid": 0, "underpaid": 1}, "USD")
+    'the room owes 1 USD'
+    >>> owed_text({"difference": 0.0, "hands_off": 2, "overpaid": 40, "underpaid": 40}, "INR")
+    'not settled: 40 INR overpaid and 40 INR underpaid net to 0'
+    >>> owed_text({"difference": 0.0, "hands_off": 0, "overpaid": 0, "underpaid": 0})
+    'settled as the rules say'
+    """
     unit = f" {currency}" if currency else ""
+    difference = float(row["difference"])
     if difference < -TOLERANCE:
         return f"the room owes {-difference:g}{unit}"
     if difference > TOLERANCE:
         return f"the room paid {difference:g}{unit} more than the rules"
+    if int(row["hands_off"]):
+        over, under = float(row["overpaid"]), float(row["underpaid"])
+        return f"not settled: {over:g}{unit} overpaid and {under:g}{unit} underpaid net to 0"
     return "settled as the rules say"

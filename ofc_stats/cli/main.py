@@ -28,13 +28,31 @@ from ofc_stats.safe_text import terminal_lines
 
 
 class OfcGroup(click.Group):
-    """A click group whose commands may raise OfcError: one message, exit status 1."""
+    """A click group whose commands may raise OfcError: one message, exit status 1.
+
+    A file the system refuses (a folder where a file goes, a full disk, a path
+    through a file) is one message too, naming the file: never a traceback.
+    """
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except OfcError as error:
             raise click.ClickException(terminal_lines(str(error))) from None
+        except BrokenPipeError:
+            raise SystemExit(1) from None  # the reader went away (`| head`): nothing to tell
+        except OSError as error:
+            raise click.ClickException(terminal_lines(system_message(error))) from None
+
+
+def system_message(error: OSError) -> str:
+    """``PATH: reason`` for a refused file operation.
+
+    >>> system_message(IsADirectoryError(21, "Is a directory", "out"))
+    'out: Is a directory'
+    """
+    reason = error.strerror or str(error) or type(error).__name__
+    return f"{error.filename}: {reason}" if error.filename else reason
 
 
 @click.group(cls=OfcGroup, context_settings={"help_option_names": ["-h", "--help"]})

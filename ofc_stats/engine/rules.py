@@ -117,6 +117,41 @@ class Combine(StrEnum):
     ALL = "all"
 
 
+# Far above any real table's 50: three rows of it against three opponents still fit
+# the stored 16-bit royalty columns.
+MAX_ROYALTY = 1000
+NAME_LIMIT = 64  # characters: a ruleset's name is also a file name in a dataset
+
+
+def name_problem(name: object) -> str | None:
+    """Why ``name`` cannot name a ruleset, or None.
+
+    A dataset keeps a custom ruleset as ``rulesets/<name>.toml``, so a name is
+    one plain file name: not empty, no path separator, no leading dot, no
+    control character.
+
+    >>> name_problem("my-room") is None
+    True
+    >>> name_problem("../../victim/config")
+    'holds a path separator'
+    >>> name_problem("")
+    'is empty'
+    """
+    if not isinstance(name, str):
+        return "is not text"
+    if not name.strip():
+        return "is empty"
+    if len(name) > NAME_LIMIT:
+        return f"is longer than {NAME_LIMIT} characters"
+    if "/" in name or "\\" in name:
+        return "holds a path separator"
+    if name.startswith("."):
+        return "starts with a dot"
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
+        return "holds a control character"
+    return None
+
+
 FIVE_CARD_KEYS = (
     "high_card",
     "pair",
@@ -173,9 +208,14 @@ class RoyaltyTable:
                     raise RulesetError(
                         f"royalties.{row}: unknown key {key!r}; known: {', '.join(allowed)}"
                     )
-                if not isinstance(points, int) or isinstance(points, bool) or points < 0:
+                if (
+                    not isinstance(points, int)
+                    or isinstance(points, bool)
+                    or not 0 <= points <= MAX_ROYALTY
+                ):
                     raise RulesetError(
-                        f"royalties.{row}.{key}: {points!r} is not a whole number ≥ 0"
+                        f"royalties.{row}.{key}: {points!r} is not a whole number "
+                        f"from 0 to {MAX_ROYALTY}"
                     )
 
     def top_points(self, rank: RowRank) -> int:
@@ -360,6 +400,9 @@ class Ruleset:
     description: str = ""
 
     def __post_init__(self) -> None:
+        problem = name_problem(self.name)
+        if problem is not None:
+            raise RulesetError(f"name: {self.name!r} {problem}")
         for name, enum in (
             ("variant", Variant),
             ("deck", Deck),

@@ -164,16 +164,41 @@ def ruleset_from_mapping(data: Mapping[str, Any], source: str = "") -> Ruleset:
     return ruleset
 
 
-def load_ruleset(path: str | Path) -> Ruleset:
-    """Read a ruleset TOML file."""
+def ruleset_from_text(text: str, source: str = "") -> Ruleset:
+    """Build a ruleset from TOML text; any defect is a :class:`RulesetError` naming ``source``.
+
+    >>> ruleset_from_text('name = "home"').name
+    'home'
+    >>> ruleset_from_text("x = " + "[" * 5000, "deep.toml")
+    Traceback (most recent call last):
+    ...
+    ofc_stats.errors.RulesetError: deep.toml: not valid TOML: nested too deeply
+    """
+    where = source or "ruleset"
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise RulesetError(f"{where}: not valid TOML: {error}") from None
+    except RecursionError:
+        raise RulesetError(f"{where}: not valid TOML: nested too deeply") from None
+    return ruleset_from_mapping(data, source)
+
+
+def read_ruleset_file(path: str | Path) -> tuple[str, Ruleset]:
+    """A ruleset TOML file's text and its ruleset (the text is what a dataset keeps)."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as error:
-        raise RulesetError(f"{path}: not valid TOML: {error}") from None
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise RulesetError(f"{path}: not UTF-8 text (byte {error.start})") from None
     except OSError as error:
         raise RulesetError(f"{path}: cannot read: {error.strerror}") from None
-    return ruleset_from_mapping(data, str(path))
+    return text, ruleset_from_text(text, str(path))
+
+
+def load_ruleset(path: str | Path) -> Ruleset:
+    """Read a ruleset TOML file."""
+    return read_ruleset_file(path)[1]
 
 
 def names_a_file(name_or_path: str) -> bool:

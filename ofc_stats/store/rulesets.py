@@ -15,20 +15,11 @@ import tempfile
 from pathlib import Path
 
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.engine.rules import Ruleset
-from ofc_stats.engine.ruleset_toml import ruleset_from_mapping
+from ofc_stats.engine.rules import Ruleset, name_problem
+from ofc_stats.engine.ruleset_toml import read_ruleset_file
 from ofc_stats.errors import OfcError, RulesetError
 
 FOLDER = "rulesets"
-
-
-def _parse(text: str, source: str) -> Ruleset:
-    import tomllib
-
-    try:
-        return ruleset_from_mapping(tomllib.loads(text), source)
-    except tomllib.TOMLDecodeError as error:
-        raise RulesetError(f"{source}: not valid TOML: {error}") from None
 
 
 def keep_ruleset(root: str | Path, path: str | Path) -> Ruleset:
@@ -37,8 +28,7 @@ def keep_ruleset(root: str | Path, path: str | Path) -> Ruleset:
     A preset's name is never shadowed; a different ruleset under a name the
     dataset already keeps is refused (its hands would change meaning).
     """
-    text = Path(path).read_text(encoding="utf-8")
-    ruleset = _parse(text, str(path))
+    text, ruleset = read_ruleset_file(path)
     try:
         preset = get_ruleset(ruleset.name)
     except RulesetError:
@@ -51,9 +41,9 @@ def keep_ruleset(root: str | Path, path: str | Path) -> Ruleset:
             )
         return ruleset
     folder = Path(root) / FOLDER
-    target = folder / f"{ruleset.name}.toml"
+    target = folder / f"{ruleset.name}.toml"  # a valid name is one file name (Ruleset checks it)
     if target.is_file():
-        if _parse(target.read_text(encoding="utf-8"), str(target)) != ruleset:
+        if read_ruleset_file(target)[1] != ruleset:
             raise RulesetError(
                 f"{path}: the dataset already keeps other rules named {ruleset.name!r} "
                 f"({target}); rename the file"
@@ -85,7 +75,7 @@ class DatasetRulesets:
         except RulesetError:
             pass
         if name not in self._kept:
-            safe = name and not any(c in name for c in "/\\\0") and not name.startswith(".")
+            safe = name_problem(name) is None
             path = Path(self.root) / FOLDER / f"{name}.toml"
             if not safe or not path.is_file():  # a stored name is input: never a path out
                 raise RulesetError(
@@ -93,7 +83,7 @@ class DatasetRulesets:
                     f"{FOLDER}/{name}.toml"
                 )
             try:
-                self._kept[name] = _parse(path.read_text(encoding="utf-8"), str(path))
+                self._kept[name] = read_ruleset_file(path)[1]
             except (OSError, OfcError) as error:
                 raise RulesetError(f"{path}: {error}") from None
         return self._kept[name]

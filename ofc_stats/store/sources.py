@@ -75,16 +75,30 @@ class Skipped:
 
 
 def expand(paths: Iterable[str | Path]) -> Iterator[Source | Skipped]:
-    """Files, folders (recursively, sorted) and the members of .zip archives."""
+    """Files, folders (recursively, sorted) and the members of .zip archives.
+
+    Only regular files are opened: a FIFO or a device (which would block the
+    import or never end) and a dangling link are named as skipped, never read.
+    """
     for given in paths:
         path = Path(given)
-        if path.is_dir():
-            children = sorted(p for p in path.rglob("*") if p.is_file())
-            yield from expand(children)
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            reason = "dangling symbolic link" if path.is_symlink() else "no such file"
+            yield Skipped(display_name(path), "-", reason)
+            continue
+        except OSError as error:
+            yield Skipped(display_name(path), "-", f"cannot read: {error.strerror}")
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            yield from expand(sorted(p for p in path.rglob("*") if not p.is_dir()))
+        elif not stat.S_ISREG(info.st_mode):
+            kind = _SPECIAL.get(stat.S_IFMT(info.st_mode), "special file")
+            yield Skipped(display_name(path), "-", f"not a regular file ({kind})")
         elif path.suffix.lower() == ".zip" and _is_zip(path):
             yield from _zip_members(path)
-        elif path.is_file():
-            info = path.stat()
+        else:
             yield Source(
                 name=display_name(path),
                 size=info.st_size,
@@ -92,8 +106,14 @@ def expand(paths: Iterable[str | Path]) -> Iterator[Source | Skipped]:
                 open=partial(_open_binary, path),
                 path=str(path),
             )
-        else:
-            yield Skipped(str(path), "-", "no such file")
+
+
+_SPECIAL = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
 
 
 def display_name(path: Path) -> str:

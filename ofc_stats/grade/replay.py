@@ -1,0 +1,244 @@
+"""Counterfactual replay: what advice wins when it plays on the players' own cards.
+
+In a real hand every seat's cards per street are recorded, and the cards a
+seat receives do not depend on what it did before.  So a bot can take a
+player's place on the same cards: at each street it sees only what the player
+saw (its own board as the bot built it, the cards dealt, the opponents' boards
+as they actually stood, its own discards) and plays; at the end its board is
+scored against the opponents' actual final boards.  The player's real board is
+scored the same way, and the seat's *realised gain* is the difference.  A
+grader whose advice is right wins on this replay what it claims the player
+lost; one that only claims it does not.
+
+A board is worth its net points before caps (rows and royalties against every
+opponent) plus the value of the Fantasyland it earns.  That value comes from
+the dataset (:class:`~ofc_stats.engine.fantasy_value.FantasyValues`: what a
+Fantasyland of that size nets over a normal hand, repeats included), never
+from the grader's own assumption, so the replay cannot flatter the grader;
+where the data cannot estimate a size, the published figure is the fallback.
+
+The caveat: the opponents' plays are kept as they were, though in the real
+hand they reacted to the player's board, not the bot's.
+
+The advice is a function from decisions to the destinations to play, so the
+same replay measures the grader's best play, the continuation policy alone,
+or the player's own play (which must gain exactly 0: a test holds that).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pyarrow as pa
+
+from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SLICES, Board
+from ofc_stats.engine.fantasy_value import published_value
+from ofc_stats.engine.rules import Ruleset
+from ofc_stats.engine.scoring import score_hand
+from ofc_stats.engine.timeout import auto_placement
+from ofc_stats.grade.position import EMPTY, Decision
+
+# Destinations (0 top .. 3 discard) for each decision, in the order given.
+Advice = Callable[[Sequence[Decision]], Sequence[Sequence[int]]]
+# A final board in order of action: (13 cards, in Fantasyland, cards dealt to a Fantasyland).
+FinalSeat = tuple[tuple[int, ...], bool, int | None]
+# The value of a Fantasyland of n cards over a normal hand, per ruleset.
+FantasyWorth = Callable[[Ruleset, int], float]
+
+
+def published_worth(ruleset: Ruleset, cards: int) -> float:
+    """The fallback value: the published figure for that many cards (0 for no entry)."""
+    return published_value(cards, ruleset.deck)[0] if cards else 0.0
+
+
+@dataclass(frozen=True)
+class SeatReplay:
+    """One seat played again by the advice, beside what the player did."""
+
+    hand_key: str
+    seat: int
+    player: str
+    bot_board: tuple[int, ...]
+    bot_value: float  # net points before caps + the Fantasyland it earns
+    player_value: float
+    first_deviation: int | None  # first street the advice played otherwise; None: never
+
+    @property
+    def gain(self) -> float:
+        """What the advice won over the player on the player's cards."""
+        return self.bot_value - self.player_value
+
+
+def placeholder_play(decision: Decision, board: tuple[int, ...]) -> tuple[int, ...]:
+    """A legal play of the decision's cards on ``board`` (the room's auto-placement).
+
+    A grader needs *a* play made to grade against; for a bot's board the
+    player's own play may not fit, so the replay names this one instead.
+    """
+    filled = [sum(board[s] != EMPTY for s in range(sl.start, sl.stop)) for sl in ROW_SLICES]
+    names = auto_placement(decision.ruleset.variant, decision.street, filled, len(decision.dealt))
+    return tuple(DESTINATIONS.index(name) for name in names)
+
+
+def _place(board: list[int], dead: list[int], dealt: Sequence[int], dest: Sequence[int]) -> None:
+    for card, to in zip(dealt, dest, strict=True):
+        if to == DISCARD_CODE:
+            dead.append(card)
+            continue
+        sl = ROW_SLICES[to]
+        slot = next(i for i in range(sl.start, sl.stop) if board[i] == EMPTY)
+        board[slot] = card
+
+
+def _worth(
+    ruleset: Ruleset,
+    finals: Sequence[FinalSeat],
+    position: int,
+    board: tuple[int, ...],
+    fantasy_worth: FantasyWorth,
+) -> float:
+    """The seat's net points before caps with ``board`` in its place, plus its Fantasyland."""
+    boards = [Board.from_flat(b) for b, _, _ in finals]
+    boards[position] = Board.from_flat(board)
+    result = score_hand(
+        boards,
+        ruleset,
+        in_fantasy=[f for _, f, _ in finals],
+        fantasy_cards=[c for _, _, c in finals],
+    )
+    earned = result.boards[position].fantasyland.cards or 0
+    return float(result.net[position]) + fantasy_worth(ruleset, earned)
+
+
+def replay(
+    decisions: Sequence[Decision],
+    finals: dict[str, list[FinalSeat]],
+    advice: Advice,
+    fantasy_worth: FantasyWorth = published_worth,
+) -> list[SeatReplay]:
+    """Replay every seat whose every street is among ``decisions``, street by street.
+
+    ``finals[hand_key]`` holds each seat's final board in order of action.
+    All seats' street ``s`` decisions go to ``advice`` together, so a grader
+    can take them as one batch.
+    """
+    by_seat: dict[tuple[str, int], dict[int, Decision]] = defaultdict(dict)
+    for d in decisions:
+        by_seat[(d.hand_key, d.position)][d.street] = d
+    seats: dict[tuple[str, int], list[Decision]] = {}
+    for key, streets in by_seat.items():
+        plan = next(iter(streets.values())).ruleset.variant.streets
+        if key[0] in finals and sorted(streets) == list(range(len(plan))):
+            seats[key] = [streets[s] for s in range(len(plan))]
+    boards = {key: [EMPTY] * 13 for key in seats}
+    dead: dict[tuple[str, int], list[int]] = {key: [] for key in seats}
+    deviated: dict[tuple[str, int], int | None] = dict.fromkeys(seats)
+    rounds = max((len(streets) for streets in seats.values()), default=0)
+    for street in range(rounds):
+        keys = [key for key, streets in seats.items() if street < len(streets)]
+        asked = []
+        for key in keys:
+            real = seats[key][street]
+            board = tuple(boards[key])
+            asked.append(
+                replace(
+                    real,
+                    board=board,
+                    dead=tuple(dead[key]),
+                    chosen=real.chosen if board == real.board else placeholder_play(real, board),
+                )
+            )
+        plays = advice(asked)
+        for key, decision, play in zip(keys, asked, plays, strict=True):
+            if deviated[key] is None and (
+                tuple(play) != tuple(seats[key][street].chosen)
+                or decision.board != seats[key][street].board
+            ):
+                deviated[key] = street
+            _place(boards[key], dead[key], decision.dealt, play)
+    out = []
+    for key, played in seats.items():
+        hand_key, position = key
+        first = played[0]
+        hand = finals[hand_key]
+        bot = tuple(boards[key])
+        out.append(
+            SeatReplay(
+                hand_key=hand_key,
+                seat=first.seat,
+                player=first.player,
+                bot_board=bot,
+                bot_value=_worth(first.ruleset, hand, position, bot, fantasy_worth),
+                player_value=_worth(
+                    first.ruleset, hand, position, hand[position][0], fantasy_worth
+                ),
+                first_deviation=deviated[key],
+            )
+        )
+    return out
+
+
+def final_seats(seats: pa.Table) -> dict[str, list[FinalSeat]]:
+    """Each hand's final boards in order of action, from a batch's ``seats`` table.
+
+    Hands with a board not stored (the room hid it) are left out: they cannot be scored.
+    """
+    columns = ("hand_key", "seat", "board", "in_fantasy", "fantasy_cards")
+    rows = seats.select(list(columns)).to_pylist()
+    by_hand: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_hand[str(row["hand_key"])].append(row)
+    out: dict[str, list[FinalSeat]] = {}
+    for key, seated in by_hand.items():
+        seated.sort(key=lambda row: int(row["seat"]))
+        if any(row["board"] is None for row in seated):
+            continue
+        out[key] = [
+            (
+                tuple(c - 256 if c > 127 else c for c in bytes(row["board"])),
+                bool(row["in_fantasy"]),
+                None if row["fantasy_cards"] is None else int(row["fantasy_cards"]),
+            )
+            for row in seated
+        ]
+    return out
+
+
+@dataclass(frozen=True)
+class Realised:
+    """Mean realised gain with its standard error, over some seats."""
+
+    seats: int
+    mean: float
+    se: float
+
+    def __str__(self) -> str:
+        return f"{self.mean:+.2f} ± {self.se:.2f} over {self.seats} seats"
+
+
+def realised(gains: Sequence[float]) -> Realised:
+    """The mean gain a seat and its standard error (0 for fewer than two seats).
+
+    >>> str(realised([1.0, 3.0]))
+    '+2.00 ± 1.00 over 2 seats'
+    """
+    n = len(gains)
+    if not n:
+        return Realised(0, math.nan, math.nan)
+    mean = sum(gains) / n
+    if n < 2:
+        return Realised(n, mean, 0.0)
+    var = sum((g - mean) ** 2 for g in gains) / (n - 1)
+    return Realised(n, mean, math.sqrt(var / n))
+
+
+def by_first_deviation(seats: Sequence[SeatReplay]) -> dict[int | None, Realised]:
+    """The realised gain grouped by the street where the advice first played otherwise."""
+    groups: dict[int | None, list[float]] = defaultdict(list)
+    for seat in seats:
+        groups[seat.first_deviation].append(seat.gain)
+    return {street: realised(gains) for street, gains in groups.items()}

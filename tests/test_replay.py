@@ -1,0 +1,108 @@
+"""The counterfactual replay on imported hands: laws that hold whatever the advice."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from ofc_stats.cli.main import main
+from ofc_stats.engine.board import DESTINATIONS, Board
+from ofc_stats.engine.scoring import score_hand
+from ofc_stats.engine.timeout import auto_placement
+from ofc_stats.grade.position import (
+    HAND_COLUMNS,
+    PLACEMENT_COLUMNS,
+    SEAT_COLUMNS,
+    Decision,
+    read_positions,
+)
+from ofc_stats.grade.replay import (
+    by_first_deviation,
+    final_seats,
+    placeholder_play,
+    published_worth,
+    replay,
+)
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.rulesets import DatasetRulesets
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sim-open.jsonl"
+
+
+@pytest.fixture(scope="module")
+def hands(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    # The first 60 simulated hands: every seat's streets and final boards are known.
+    folder = tmp_path_factory.mktemp("replay")
+    source = folder / "sample.jsonl"
+    source.write_text("".join(SAMPLE.read_text().splitlines(keepends=True)[:60]))
+    root = folder / "data"
+    done = CliRunner().invoke(main, ["import", "--quiet", "--data", str(root), str(source)])
+    assert done.exit_code == 0, done.output
+    dataset = Dataset(root)
+    (batch,) = dataset.batches()
+    read = {
+        name: pq.read_table(dataset.batch_file(name, batch), columns=columns)
+        for name, columns in (
+            ("hands", HAND_COLUMNS),
+            ("seats", [*SEAT_COLUMNS, "stack"]),
+            ("placements", PLACEMENT_COLUMNS),
+        )
+    }
+    positions = read_positions(
+        read["hands"], read["seats"], read["placements"], DatasetRulesets(root)
+    )
+    return positions.decisions, final_seats(read["seats"])
+
+
+def own_play(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
+    return [d.chosen for d in decisions]
+
+
+def test_the_players_own_play_gains_exactly_nothing(hands) -> None:  # type: ignore[no-untyped-def]
+    decisions, finals = hands
+    seats = replay(decisions, finals, own_play)
+    assert len(seats) > 100
+    assert all(s.gain == 0 and s.first_deviation is None for s in seats)
+    assert all(s.bot_board == finals[s.hand_key][_position(s, decisions)][0] for s in seats)
+
+
+def _position(seat, decisions) -> int:  # type: ignore[no-untyped-def]
+    return next(d.position for d in decisions if (d.hand_key, d.seat) == (seat.hand_key, seat.seat))
+
+
+def auto_play(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
+    """The room's timeout placement, whatever the position."""
+    return [placeholder_play(d, d.board) for d in decisions]
+
+
+def test_a_bot_is_scored_against_the_opponents_real_final_boards(hands) -> None:  # type: ignore[no-untyped-def]
+    decisions, finals = hands
+    seats = replay(decisions, finals, auto_play)
+    seat = seats[0]
+    position = _position(seat, decisions)
+    # Independently: deal the seat's real cards street by street by the auto rule.
+    mine = sorted(
+        (d for d in decisions if (d.hand_key, d.position) == (seat.hand_key, position)),
+        key=lambda d: d.street,
+    )
+    rows: list[list[int]] = [[], [], []]
+    for d in mine:
+        filled = [len(r) for r in rows]
+        names = auto_placement(d.ruleset.variant, d.street, filled, len(d.dealt))
+        for card, name in zip(d.dealt, names, strict=True):
+            if name != "discard":
+                rows[DESTINATIONS.index(name)].append(card)
+    board = Board(*(tuple(r) for r in rows))
+    assert seat.bot_board == board.cards
+    boards = [Board.from_flat(b) for b, _, _ in finals[seat.hand_key]]
+    boards[position] = board
+    result = score_hand(boards, mine[0].ruleset)
+    entry = result.boards[position].fantasyland.cards or 0
+    assert seat.bot_value == result.net[position] + published_worth(mine[0].ruleset, entry)
+    groups = by_first_deviation(seats)
+    assert sum(g.seats for g in groups.values()) == len(seats)
+    assert 0 in groups  # the auto rule differs from every bot somewhere on the first street
