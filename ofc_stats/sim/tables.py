@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import astuple, dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -106,7 +107,9 @@ def play_hands(
     ids = np.arange(t, dtype=np.int64)
     button = np.random.default_rng(seed).integers(0, s, size=t)
     fantasy_next = np.zeros((t, s), dtype=np.int8)  # by table position: cards of a granted FL
-    street_of = [n for n, (dealt, _) in enumerate(ruleset.variant.streets) for _ in range(dealt)]
+    streets = ruleset.variant.streets
+    streets_of = np.array([n for n, (dealt, _) in enumerate(streets) for _ in range(dealt)])
+    table = _placements()
     style_numbers = np.array([[p.style.numbers() for p in players] for players in tables])
     for hand in range(first_hand, first_hand + hands):
         # order[t, a]: table position of the seat acting a-th (0 = left of the button).
@@ -140,6 +143,7 @@ def play_hands(
         )
         dealt = played.dest.shape[2]
         cards_of = blocks[:, :, :dealt].tolist()
+        keys_of = _keys(np.arange(s)[None, :, None], streets_of, blocks[:, :, :dealt], played.dest)
         dest_of = played.dest.tolist()
         boards_of = played.boards.tolist()
         net_of = result.net_capped.tolist()
@@ -153,9 +157,7 @@ def play_hands(
                     placed, thrown = fantasy_moves[i, seat]
                 else:
                     cards, dest = cards_of[i][seat], dest_of[i][seat]
-                    placed = [
-                        _placement(seat, *move) for move in zip(street_of, cards, dest, strict=True)
-                    ]
+                    placed = list(map(table.__getitem__, keys_of[i][seat]))
                     thrown = [c for c, d in zip(cards, dest, strict=True) if d == DISCARD_CODE]
                 board = boards_of[i][seat]
                 net = float(net_of[i][seat])
@@ -213,10 +215,26 @@ def play_hands(
         button = (button + moves_button) % s
 
 
-@lru_cache(maxsize=1 << 16)
-def _placement(seat: int, street: int, card: int, to: int) -> Placement:
-    """One placement; records share these immutable values (a hand has dozens)."""
-    return Placement(seat, street, card, DESTINATIONS[to])
+@lru_cache(maxsize=1)
+def _placements() -> list[Placement]:
+    """Every placement a record can hold, at index :func:`_keys` (records share these values)."""
+    return [
+        Placement(seat, street, card, DESTINATIONS[to])
+        for seat in range(4)
+        for street in range(16)
+        for card in range(64)
+        for to in range(4)
+    ]
+
+
+def _keys(
+    seat: npt.ArrayLike, street: npt.ArrayLike, card: npt.ArrayLike, to: npt.ArrayLike
+) -> list:  # type: ignore[type-arg]
+    """Indices into :func:`_placements` (broadcast), as nested lists."""
+    keys = (np.asarray(seat, np.int32) << 12) | (np.asarray(street, np.int32) << 8)
+    keys = keys | (np.asarray(card, np.int32) << 2) | np.asarray(to, np.int32)
+    result: list[Any] = keys.tolist()
+    return result
 
 
 def _set_fantasies(
@@ -238,8 +256,7 @@ def _set_fantasies(
             zip(tables_here.tolist(), seats_here.tolist(), strict=True)
         ):
             row_of = {int(c): r for r, sl in enumerate(ROW_SLICES) for c in set_boards[i, sl]}
-            placed = [
-                _placement(seat, 0, card, row_of.get(card, DISCARD_CODE))
-                for card in cards[i].tolist()
-            ]
+            dealt = cards[i].tolist()
+            to = [row_of.get(card, DISCARD_CODE) for card in dealt]
+            placed = [_placements()[k] for k in _keys(seat, 0, dealt, to)]
             moves[table, seat] = (placed, thrown[i].tolist())

@@ -206,6 +206,8 @@ struct Layout {
     /// Each row's share of the style's value when the board is live: its royalty,
     /// the Fantasyland bonus for a top that earns entry, strength for the others.
     part: Vec<f64>,
+    /// The rows that take draws (the others are ranked once by [`Layout::prepare`]).
+    drawn: Vec<u32>,
 }
 
 /// Keys of a layout's rows: (row, dealt-card mask, start of its draws).
@@ -222,7 +224,7 @@ impl Layout {
         generation: u32,
     ) -> Layout {
         let starts_count = 14;
-        let mut rows = Vec::new();
+        let mut rows = Vec::with_capacity(3 * cands.len());
         let ids = cands
             .iter()
             .map(|c| {
@@ -261,41 +263,62 @@ impl Layout {
             ids,
             class: vec![0; n],
             part: vec![0.0; n],
+            drawn: Vec::with_capacity(n),
         }
     }
 
-    /// Rank every row for one set of draws (only candidates that do not need a whole board).
-    fn rank(&mut self, t: &Tables, rules: &Rules, style: &Style, draws: &[u8]) {
+    /// Rank row `i` holding `cards` and set its share of the value.
+    #[inline]
+    fn set(&mut self, t: &Tables, rules: &Rules, style: &Style, i: usize, cards: &[u8; 5]) {
+        let row = self.rows[i].row;
+        let c = if row == 0 {
+            t.class3(&cards[..3])
+        } else {
+            t.class5(cards)
+        } as usize;
+        self.class[i] = c as u16;
         let weight = style.strength_weight / CLASSES5 as f64;
-        for (i, r) in self.rows.iter().enumerate() {
-            let mut cards = r.fixed;
-            let size = ROW_SIZES[r.row];
-            let count = size - r.fixed_count;
-            let Some(run) = draws.get(r.start..r.start + count) else {
-                continue; // a row no candidate of this layout completes with these draws
-            };
+        self.part[i] = match row {
+            0 => {
+                rules.royalty_top[c] as f64
+                    + if rules.entry_cards[c] > 0 {
+                        style.fantasy_bonus
+                    } else {
+                        0.0
+                    }
+            }
+            1 => rules.royalty_middle[c] as f64 + weight * c as f64,
+            _ => rules.royalty_bottom[c] as f64 + weight * c as f64,
+        };
+    }
+
+    /// Rank the rows that take draws and the complete ones once: call before [`Layout::rank`].
+    fn prepare(&mut self, t: &Tables, rules: &Rules, style: &Style) {
+        for i in 0..self.rows.len() {
+            let r = self.rows[i];
             if r.fixed[..r.fixed_count].iter().any(|&c| is_joker(c)) {
                 continue; // its candidates' boards are read whole
             }
-            cards[r.fixed_count..size].copy_from_slice(run);
-            let c = if r.row == 0 {
-                t.class3(&cards[..3])
+            if r.fixed_count == ROW_SIZES[r.row] {
+                self.set(t, rules, style, i, &r.fixed);
             } else {
-                t.class5(&cards)
-            } as usize;
-            self.class[i] = c as u16;
-            self.part[i] = match r.row {
-                0 => {
-                    rules.royalty_top[c] as f64
-                        + if rules.entry_cards[c] > 0 {
-                            style.fantasy_bonus
-                        } else {
-                            0.0
-                        }
-                }
-                1 => rules.royalty_middle[c] as f64 + weight * c as f64,
-                _ => rules.royalty_bottom[c] as f64 + weight * c as f64,
+                self.drawn.push(i as u32);
+            }
+        }
+    }
+
+    /// Rank every row that takes draws, for one set of draws.
+    fn rank(&mut self, t: &Tables, rules: &Rules, style: &Style, draws: &[u8]) {
+        for k in 0..self.drawn.len() {
+            let i = self.drawn[k] as usize;
+            let r = self.rows[i];
+            let size = ROW_SIZES[r.row];
+            let Some(run) = draws.get(r.start..r.start + size - r.fixed_count) else {
+                continue; // a row no candidate of this layout completes with these draws
             };
+            let mut cards = r.fixed;
+            cards[r.fixed_count..size].copy_from_slice(run);
+            self.set(t, rules, style, i, &cards);
         }
     }
 
@@ -328,7 +351,9 @@ struct Judge<'a> {
 impl Judge<'_> {
     fn layout(&mut self, cands: &[Cand], plan: Plan) -> Layout {
         self.generation += 1;
-        Layout::new(cands, plan, self.decision, &mut self.index, self.generation)
+        let mut layout = Layout::new(cands, plan, self.decision, &mut self.index, self.generation);
+        layout.prepare(self.t, self.rules, self.style);
+        layout
     }
 
     /// Each candidate's value under the current draws and one plan, into `out`.
