@@ -76,7 +76,7 @@ pub struct Decision<'a> {
 }
 
 /// Which plan fills a board's empty slots.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Plan {
     /// Bottom, then middle, then top; a drawn card pairing the top goes there.
     BottomFirst,
@@ -87,10 +87,10 @@ pub enum Plan {
 /// One candidate of the decision: its board after the street and what the rollouts need.
 struct Cand {
     index: usize,
+    /// Position among the decision's fitting candidates (its place in a [`Shape`]).
+    fit: usize,
     after: [i8; 13],
     free: [usize; 3],
-    /// Which of the dealt cards each row gets (bit i: dealt card i).
-    masks: [usize; 3],
     /// Ranks (sixes or better) on the top row, as bits: the cards a draw can pair there.
     top_ranks: u32,
     /// Value of the queens or better already on top, for a chasing style.
@@ -210,50 +210,104 @@ struct Layout {
     drawn: Vec<u32>,
 }
 
-/// Keys of a layout's rows: (row, dealt-card mask, start of its draws).
-const INDEX_SIZE: usize = 3 * 32 * 14;
+const NO_ROW: u32 = u32::MAX;
+
+/// A plan's distinct rows over every fitting candidate of one street shape on rows
+/// filled `fill`, as (row, dealt-card mask, start of its draws), and each
+/// candidate's three.  It depends on neither the cards nor the draws, so each
+/// thread builds a shape once and keeps it.
+struct Shape {
+    rows: Vec<(usize, usize, usize)>,
+    ids: Vec<[u32; 3]>,
+}
+
+type ShapeKey = (usize, usize, [u8; 3], Plan);
+
+impl Shape {
+    fn build(&(cards, discards, fill, plan): &ShapeKey) -> Shape {
+        let table = Candidates::get(cards, discards);
+        let mut index = std::collections::HashMap::new();
+        let mut rows = Vec::new();
+        let ids = (0..table.len())
+            .filter(|&i| table.fits(i, fill))
+            .map(|i| {
+                let mut masks = [0usize; 3];
+                let mut free = [0, 1, 2].map(|r| ROW_SIZES[r] - fill[r] as usize);
+                for (j, &d) in table.dest(i).iter().enumerate() {
+                    if d != DISCARD {
+                        masks[d as usize] |= 1 << j;
+                        free[d as usize] -= 1;
+                    }
+                }
+                let start = starts(&free, plan);
+                [0, 1, 2].map(|row| {
+                    let key = (row, masks[row], start[row]);
+                    *index.entry(key).or_insert_with(|| {
+                        rows.push(key);
+                        rows.len() as u32 - 1
+                    })
+                })
+            })
+            .collect();
+        Shape { rows, ids }
+    }
+
+    fn get(key: ShapeKey) -> std::rc::Rc<Shape> {
+        use std::cell::RefCell;
+        use std::collections::HashMap;
+        use std::rc::Rc;
+        thread_local! {
+            static SHAPES: RefCell<HashMap<ShapeKey, Rc<Shape>>> = RefCell::new(HashMap::new());
+        }
+        SHAPES.with(|shapes| {
+            Rc::clone(
+                shapes
+                    .borrow_mut()
+                    .entry(key)
+                    .or_insert_with(|| Rc::new(Shape::build(&key))),
+            )
+        })
+    }
+}
 
 impl Layout {
-    /// `index` is scratch space of [`INDEX_SIZE`] entries, stamped with `generation`
-    /// so it never needs clearing.
-    fn new(
-        cands: &[Cand],
-        plan: Plan,
-        decision: &Decision<'_>,
-        index: &mut [(u32, u32)],
-        generation: u32,
-    ) -> Layout {
-        let starts_count = 14;
+    /// The layout of `cands` (a subset of `shape`'s candidates); `remap` is scratch space.
+    fn new(cands: &[Cand], shape: &Shape, decision: &Decision<'_>, remap: &mut Vec<u32>) -> Layout {
+        let mut base = [([0u8; 5], 0usize); 3];
+        for (row, (cards, n)) in base.iter_mut().enumerate() {
+            for &card in &decision.board[ROW_START[row]..ROW_START[row] + ROW_SIZES[row]] {
+                if card != EMPTY {
+                    cards[*n] = card as u8;
+                    *n += 1;
+                }
+            }
+        }
+        remap.clear();
+        remap.resize(shape.rows.len(), NO_ROW);
         let mut rows = Vec::with_capacity(3 * cands.len());
         let ids = cands
             .iter()
             .map(|c| {
-                let start = starts(&c.free, plan);
-                [0, 1, 2].map(|row| {
-                    let key = (row * 32 + c.masks[row]) * starts_count + start[row];
-                    if index[key].0 != generation {
-                        let mut fixed = [0u8; 5];
-                        let mut n = 0;
-                        let base = &decision.board[ROW_START[row]..ROW_START[row] + ROW_SIZES[row]];
-                        for &card in base.iter().filter(|&&x| x != EMPTY) {
-                            fixed[n] = card as u8;
-                            n += 1;
-                        }
+                shape.ids[c.fit].map(|r| {
+                    let r = r as usize;
+                    if remap[r] == NO_ROW {
+                        let (row, mask, start) = shape.rows[r];
+                        let (mut fixed, mut n) = base[row];
                         for (i, &card) in decision.dealt.iter().enumerate() {
-                            if c.masks[row] >> i & 1 == 1 {
+                            if mask >> i & 1 == 1 {
                                 fixed[n] = card;
                                 n += 1;
                             }
                         }
-                        index[key] = (generation, rows.len() as u32);
+                        remap[r] = rows.len() as u32;
                         rows.push(Row {
                             row,
                             fixed,
                             fixed_count: n,
-                            start: start[row],
+                            start,
                         });
                     }
-                    index[key].1
+                    remap[r]
                 })
             })
             .collect();
@@ -344,14 +398,14 @@ struct Judge<'a> {
     scratch: Vec<u8>,
     draws: Vec<u8>,
     jokers: bool,
-    index: Vec<(u32, u32)>,
-    generation: u32,
+    remap: Vec<u32>,
 }
 
 impl Judge<'_> {
     fn layout(&mut self, cands: &[Cand], plan: Plan) -> Layout {
-        self.generation += 1;
-        let mut layout = Layout::new(cands, plan, self.decision, &mut self.index, self.generation);
+        let d = self.decision;
+        let shape = Shape::get((d.dealt.len(), d.discards, fill_of(d.board), plan));
+        let mut layout = Layout::new(cands, &shape, d, &mut self.remap);
         layout.prepare(self.t, self.rules, self.style);
         layout
     }
@@ -448,28 +502,26 @@ fn candidates_of(decision: &Decision<'_>, style: &Style) -> Vec<Cand> {
         .any(|&c| c != EMPTY && is_joker(c as u8));
     (0..table.len())
         .filter(|&i| table.fits(i, fill))
-        .map(|i| {
+        .enumerate()
+        .map(|(fit, i)| {
             let dest = table.dest(i);
             let mut after = *decision.board;
             let mut row_fill = fill;
             apply(&mut after, &mut row_fill, decision.dealt, dest);
-            let mut masks = [0usize; 3];
-            let mut joker = base_joker;
-            for (j, (&d, &card)) in dest.iter().zip(decision.dealt).enumerate() {
-                if d != DISCARD {
-                    masks[d as usize] |= 1 << j;
-                    joker |= is_joker(card);
-                }
-            }
+            let joker = base_joker
+                || dest
+                    .iter()
+                    .zip(decision.dealt)
+                    .any(|(&d, &card)| d != DISCARD && is_joker(card));
             let queens = after[0..3]
                 .iter()
                 .filter(|&&c| c != EMPTY && rank(c as u8) >= 10)
                 .count();
             Cand {
                 index: i,
+                fit,
                 after,
                 free: [0, 1, 2].map(|r| ROW_SIZES[r] - row_fill[r] as usize),
-                masks,
                 top_ranks: top_rank_bits(&after),
                 chase: style.top_chase * queens as f64,
                 joker,
@@ -498,8 +550,7 @@ pub fn choose(
         decision,
         scratch: Vec::with_capacity(decision.unseen.len()),
         draws: Vec::with_capacity(13),
-        index: vec![(0, 0); INDEX_SIZE],
-        generation: 0,
+        remap: Vec::new(),
         jokers: rules.deck_size as usize > crate::cards::DECK,
     };
     if table.len() > SCREEN_ABOVE {
@@ -621,8 +672,7 @@ mod tests {
             scratch: Vec::new(),
             draws: Vec::new(),
             jokers: false,
-            index: vec![(0, 0); INDEX_SIZE],
-            generation: 0,
+            remap: Vec::new(),
         };
         for _ in 0..4 {
             if need == 0 {
