@@ -158,7 +158,7 @@ fn top_rank_bits(board: &[i8; 13]) -> u32 {
 }
 
 /// A whole board's value: jokers read at their best first.  The definition the
-/// row memo of [`choose`] is held equal to.
+/// row layouts of [`choose`] are held equal to.
 pub fn board_value(t: &Tables, rules: &Rules, style: &Style, board: &[i8; 13]) -> f64 {
     let cards: [u8; 13] = board.map(|c| c as u8);
     let e = if cards.iter().any(|&c| is_joker(c)) {
@@ -710,7 +710,7 @@ mod tests {
     }
 
     #[test]
-    fn row_memo_equals_whole_boards_on_every_street() {
+    fn row_layouts_equal_whole_boards_on_every_street() {
         let mut board = [EMPTY; 13];
         for seed in 0..6u64 {
             let mut s = Stream::new(&[seed, 99]);

@@ -155,8 +155,10 @@ impl Round<'_> {
                     timed_out[seat] |= 1 << street;
                     auto_placement(fill, dealt_count, placed)?
                 } else {
+                    // What the seat sees: its own cards and the normal seats' boards; a
+                    // Fantasyland board is set face down until the showdown (RULES.md §6).
                     let mut visible = own[seat];
-                    for b in &boards {
+                    for (b, _) in boards.iter().zip(hand.in_fantasy).filter(|(_, &f)| !f) {
                         for &c in b.iter().filter(|&&c| c != EMPTY) {
                             visible |= 1 << c;
                         }
