@@ -140,6 +140,17 @@ def resolve_player(data: OfcData, name: str | None) -> tuple[str, str]:
     raise UnknownPlayer(f"no player {name!r} in this dataset{_closest(data, name)}")
 
 
+HERO = "hero"  # the player who recorded the files, unless a player is called so
+
+
+def _named(data: OfcData, name: str) -> bool:
+    found = data.sql(
+        "SELECT count(*) FROM seats WHERE player = $name OR coalesce(player_id, player) = $name",
+        {"name": name},
+    ).fetchall()
+    return bool(found[0][0])
+
+
 def choose_player(data: OfcData, name: str | None, hero: bool | None = None) -> Player:
     """The report's player: ``--hero``, an alias, an account or a stored name.
 
@@ -164,6 +175,8 @@ def choose_player(data: OfcData, name: str | None, hero: bool | None = None) -> 
     ).fetchall()
     if aliased:
         return Player(name, tuple(str(r[0]) for r in aliased))
+    if name == HERO and not _named(data, name):  # as `audit --player hero` reads it
+        return choose_player(data, None, hero=True)
     rows = data.sql(
         "SELECT coalesce(player_id, player) AS key, any_value(player), count(*) AS n FROM seats "
         "WHERE player = $name OR coalesce(player_id, player) = $name GROUP BY key "

@@ -168,15 +168,15 @@ def test_import_prints_a_hostile_file_name_escaped(tmp_path: Path) -> None:
     path.write_text("hello\n", encoding="utf-8")
     data = tmp_path / "data"
     result = run("import", "--data", str(data), str(path))
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # nothing readable: an error, no dataset left
     assert result.stdout == (
         "files: 1 (1 skipped)\n"
         "hands: 0 seen, 0 stored, 0 duplicates, 0 quarantined\n"
         f"  skipped {tmp_path}/x\\x1b[31m\\ny.hh: unknown format; "
         "known formats: app-json, fpdb, open, swc, swc-chat\n"
-        "recomputed: 0 hands in 0 batch(es), 0 batch(es) already up to date\n"
-        f"dataset: {data}\n"
     )
+    assert result.stderr == "Error: nothing to import: no readable file in the paths given\n"
+    assert not data.exists()
 
 
 # --- small things a new user tripped on ------------------------------------------------

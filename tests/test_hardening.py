@@ -349,7 +349,7 @@ def test_escape_sequences_never_reach_the_terminal(tmp_path: Path) -> None:
     bad["ruleset"] = "\x1b[31mred"
     name.write_text(json.dumps(bad) + "\n", encoding="utf-8")
     result = run("import", "--data", str(tmp_path / "d"), str(name))
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # its one hand is refused (no such ruleset): nothing stored
     assert "\x1b" not in result.output and "\x07" not in result.output
     assert "\\x1b]0;pwned\\x07" in result.output
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import click
 
 from ofc_stats.cli.options import out_file
 from ofc_stats.cli.options import progress_bar as _progress
 from ofc_stats.cli.options import ruleset_option as _ruleset
-from ofc_stats.errors import UnknownFormat
+from ofc_stats.errors import OfcError, UnknownFormat
 from ofc_stats.safe_text import terminal_safe
+from ofc_stats.store.import_summary import ALREADY_IMPORTED, ImportSummary
 
 MAX_MESSAGES = 20
 
@@ -74,6 +78,7 @@ def import_command(
             get_parser(format_name)
         except UnknownFormat as error:
             raise click.BadParameter(str(error), param_hint="--format") from None
+    existed = Path(data).exists()
     with _progress(quiet, total_bytes(paths), "importing") as advance:
         summary = import_paths(
             paths,
@@ -92,6 +97,7 @@ def import_command(
             click.echo(f"... and {more} more in the quarantine table", err=True)
     for line in summary.lines(verbose):
         click.echo(terminal_safe(line))
+    _refuse_nothing(summary, data, existed)
     from ofc_stats.store.overlap import SWC_FORMATS, chat_repeats, repeat_lines
 
     if any(f.stored and f.format in SWC_FORMATS for f in summary.files):
@@ -103,6 +109,28 @@ def import_command(
         for line in run_recompute(data, force=False, quiet=quiet, wait=wait):
             click.echo(line)
     click.echo(terminal_safe(f"dataset: {data}"))
+
+
+def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
+    """An import that stored nothing new and found nothing known is an error, not a success.
+
+    Nothing read at all (an empty folder, a lone picture) leaves no dataset
+    behind when this import created it; hands that were all refused stay in
+    the quarantine table, and the error says so.
+    """
+    known = summary.duplicates or any(f.skipped == ALREADY_IMPORTED for f in summary.files)
+    if summary.stored or known:
+        return
+    if not summary.hands_seen:
+        if not existed and not summary.quarantined:
+            shutil.rmtree(data, ignore_errors=True)
+        readable = [f for f in summary.files if not f.skipped]
+        found = "no file" if not summary.files else "no readable file" if not readable else ""
+        raise OfcError(f"nothing to import: {found or 'no hand'} in the paths given")
+    raise OfcError(
+        f"nothing stored: the {summary.hands_seen:,} hands seen were all refused "
+        "(their reasons are above and in the quarantine table)"
+    )
 
 
 @click.command()
