@@ -1,38 +1,108 @@
-"""Simulation speed: hands/s for the default pool and for each style alone.
+"""Simulation speed: hands per CPU-second of ``simulate``, the core against the previous commit.
 
-    .venv/bin/python bench/simulate.py [--hands 20000]
+    .venv/bin/python bench/simulate.py [--hands 6000] [--reference /work/main] [--runs 3]
 
-Each figure is one run writing the open format to a temporary file; the
-closing line of each run also gives that style's measured foul and
-Fantasyland rates.
+Each figure is the median of ``--runs`` runs, each in a fresh subprocess
+that warms up (class tables, rulesets) and then times ``simulate`` making
+HandRecords for pineapple-progressive, 3 seats, the default pool.  CPU time
+is the process's (every thread's); the reference is the checkout at
+``--reference`` (the NumPy simulator before the core), run the same way in
+the same run.  The core is also timed on 1 and 2 threads (CPU and wall).
 """
 
 from __future__ import annotations
 
 import argparse
-import tempfile
+import json
+import os
+import statistics
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
+HERE = Path(__file__).resolve().parent.parent
+
+RUN = """
+import inspect, json, sys, time
+import ofc_stats.sim.tables as tables
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.sim import rooms as sim
+from ofc_stats.sim.rooms import simulate
+hands, threads = int(sys.argv[1]), int(sys.argv[2])
+ruleset = get_ruleset("pineapple-progressive")
+options = {"threads": threads} if "threads" in inspect.signature(simulate).parameters else {}
+parts = {}
+def timed(name, f):
+    def run(*a, **k):
+        start = time.process_time()
+        try:
+            return f(*a, **k)
+        finally:
+            parts[name] = parts.get(name, 0.0) + time.process_time() - start
+    return run
+for name in ("play_streets", "solve_fantasy_batch", "score_batch"):
+    if hasattr(tables, name):
+        setattr(tables, name, timed(name, getattr(tables, name)))
+for _ in simulate(60, ruleset, seats=3, seed=99, **options):  # warm-up: tables, rulesets
+    pass
+parts.clear()
+cpu, wall = time.process_time(), time.perf_counter()
+made = sum(1 for _ in simulate(hands, ruleset, seats=3, seed=1, **options))
+print(json.dumps({"hands": made, "cpu": time.process_time() - cpu,
+                  "wall": time.perf_counter() - wall, "parts": parts}))
+"""
+
+
+def measure(checkout: Path, hands: int, threads: int) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    out = subprocess.run(
+        [sys.executable, "-c", RUN, str(hands), str(threads)],
+        cwd=checkout,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    figures: dict[str, Any] = json.loads(out.stdout.splitlines()[-1])
+    return figures
+
+
+def median_rates(
+    checkout: Path, hands: int, threads: int, runs: int
+) -> tuple[float, float, dict[str, float]]:
+    """Median hands per CPU-second and per wall-second over ``runs`` runs, and the
+    median CPU microseconds a hand of each timed part."""
+    results = [measure(checkout, hands, threads) for _ in range(runs)]
+    cpu = statistics.median(r["hands"] / r["cpu"] for r in results)
+    wall = statistics.median(r["hands"] / r["wall"] for r in results)
+    names = set().union(*(r["parts"] for r in results))
+    parts = {
+        name: statistics.median(r["parts"].get(name, 0.0) / r["hands"] * 1e6 for r in results)
+        for name in sorted(names)
+    }
+    return cpu, wall, parts
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=20_000)
+    parser.add_argument("--hands", type=int, default=6000)
+    parser.add_argument("--reference-hands", type=int, default=1500)
+    parser.add_argument("--reference", type=Path, default=Path("/work/main"))
+    parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    ruleset = get_ruleset("pineapple-progressive")
-    folder = Path(tempfile.mkdtemp(prefix="ofc-sim-"))
-    runs = {"default pool": dict(sim.STYLES)}
-    runs |= {name: {name: style} for name, style in sim.STYLES.items()}
-    original = dict(sim.STYLES)
-    for label, styles in runs.items():
-        sim.STYLES.clear()
-        sim.STYLES.update(styles)
-        summary = sim.write_simulation(folder / "hands.jsonl", args.hands, ruleset, seats=3, seed=1)
-        print(f"{label:<13} {summary.line()}")
-    sim.STYLES.clear()
-    sim.STYLES.update(original)
+    core = {t: median_rates(HERE, args.hands, t, args.runs) for t in (1, 2)}
+    reference, _, _ = median_rates(args.reference, args.reference_hands, 1, args.runs)
+    print(f"medians of {args.runs} runs, pineapple-progressive, 3 seats")
+    for threads, (cpu, wall, parts) in core.items():
+        print(
+            f"core, {threads} thread(s): {cpu:10,.0f} hands per CPU-second "
+            f"({wall:,.0f} per wall-second)"
+        )
+        spent = ", ".join(f"{name} {us:,.0f}" for name, us in parts.items())
+        print(f"  CPU microseconds a hand: {1e6 / cpu:,.0f} in all; {spent}")
+    print(f"reference ({args.reference}): {reference:10,.0f} hands per CPU-second")
+    print(f"ratio core (1 thread) / reference: {core[1][0] / reference:.1f}x")
+    print(f"ratio 2 threads / 1 thread, wall: {core[2][1] / core[1][1]:.2f}x")
 
 
 if __name__ == "__main__":

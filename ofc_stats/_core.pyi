@@ -22,6 +22,8 @@ __all__ = [
     "grade_street_decisions",
     "rank_tables",
     "rollout_values",
+    "sim_deal",
+    "sim_play",
 ]
 
 # --- row classes (rust/ofc-py/src/tables.rs) ---------------------------------
@@ -116,3 +118,30 @@ def rollout_values(
     phase: int = 0,
     first: int = 0,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+
+# --- the simulator (rust/ofc-py/src/sim.rs) -----------------------------------
+
+def sim_deal(
+    *,
+    seed: int,
+    hand: int,
+    tables: npt.NDArray[np.int64],
+    deck_size: int,
+    seats: int,
+    block: int,
+) -> npt.NDArray[np.int8]: ...
+def sim_play(
+    rules: Rules,
+    cards: npt.NDArray[np.int8],
+    boards: npt.NDArray[np.int8],
+    in_fantasy: npt.NDArray[np.bool_],
+    styles: npt.NDArray[np.float64],
+    *,
+    streets: list[tuple[int, int]],
+    rollouts: int,
+    timeout_rate: float,
+    seed: int,
+    hand: int,
+    tables: npt.NDArray[np.int64],
+    threads: int,
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int16]]: ...

@@ -15,7 +15,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -29,8 +28,7 @@ from ofc_stats.engine.scoring import score_hand
 from ofc_stats.engine.vector.scoring import score_seat_lists
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord
-from ofc_stats.sim.lookahead import Style
-from ofc_stats.sim.tables import Player, TableSpec, play_hands
+from ofc_stats.sim.tables import Player, Style, TableSpec, play_hands
 
 STYLES = {
     "careful": Style("careful", foul_penalty=9, fantasy_bonus=60, noise=1.5),
@@ -42,7 +40,7 @@ NAMES = (
     "Ana", "Bo", "Chen", "Dara", "Emil", "Fay", "Gus", "Hana", "Ivo", "Jun",
     "Kai", "Lea", "Milo", "Nia", "Omar", 'Zoë "Z" <Z>',
 )  # fmt: skip
-MAX_TABLES = 1024  # tables played in lockstep: wider arrays, fewer NumPy calls per hand
+MAX_TABLES = 1024  # tables played in lockstep: one core call per hand for all of them
 ERROR_KINDS = ("royalty_table", "sign_error", "cap_ignored", "points_rounded")
 
 
@@ -153,6 +151,11 @@ def corrupt(hand: HandRecord, ruleset: Ruleset, kind: str) -> tuple[HandRecord, 
     return replace(hand, seats=seats), detail
 
 
+def table_count_for(hands: int) -> int:
+    """Tables of a session of ``hands`` hands: about 20 hands each, at most MAX_TABLES."""
+    return min(MAX_TABLES, hands // 20 or 1)
+
+
 def check_options(ruleset: Ruleset, seats: int, players: int) -> None:
     if not ruleset.min_seats <= seats <= ruleset.max_seats:
         raise OfcError(
@@ -174,36 +177,34 @@ def simulate(
     timeout_rate: float = 0.02,
     rollouts: int = 5,
     stack: float | None = None,
-    worker: int = 0,
-    workers: int = 1,
+    threads: int = 1,
     room: RoomRules | None = None,
 ) -> Iterator[tuple[HandRecord, dict[str, object] | None]]:
     """Hands and, for each corrupted one, its truth entry, in hand-major order.
 
-    With ``workers`` > 1 this yields only worker ``worker``'s share of the
-    tables; every worker derives the same seating from ``seed``.
+    The core plays each hand of every table on ``threads`` threads; the hands
+    depend on ``seed`` alone.
     """
     check_options(ruleset, seats, players)
     pool = player_pool(players)
-    table_count = tables or max(workers, min(MAX_TABLES, hands // 20 or 1))
+    table_count = tables or table_count_for(hands)
     seat_rng = np.random.default_rng(seed)
     seating = [
         [pool[int(i)] for i in seat_rng.choice(players, size=seats, replace=False)]
         for _ in range(table_count)
     ]
-    mine = np.array_split(np.arange(table_count), workers)[worker]
-    spec = TableSpec(ruleset, seats, rollouts=rollouts, timeout_rate=timeout_rate, stack=stack)
+    spec = TableSpec(
+        ruleset,
+        seats,
+        rollouts=rollouts,
+        timeout_rate=timeout_rate,
+        stack=stack,
+        threads=threads,
+    )
     rounds = -(-hands // table_count)
-    rng = np.random.default_rng([seed, worker, workers])
-    error_rng = np.random.default_rng([seed, worker, workers, 1])
+    error_rng = np.random.default_rng([seed, 1])
     played = play_hands(
-        spec,
-        [seating[int(i)] for i in mine],
-        rounds,
-        rng,
-        fantasy_errors=room_errors / 5,
-        error_rng=error_rng,
-        first_table=int(mine[0]),
+        spec, seating, rounds, seed, fantasy_errors=room_errors / 5, error_rng=error_rng
     )
     totals: dict[tuple[str, str], float] = {}
     for hand, fantasy_truth in played:
@@ -263,131 +264,57 @@ def room_pays(
     return replace(hand, seats=tuple(seats))
 
 
-Batch = tuple[list[tuple[str, str | None]], dict[str, Counter[str]]]
-
-
-def _batches(
-    hands: int, ruleset: Ruleset, output_format: str, options: dict[str, object]
-) -> Iterator[Batch]:
-    """Serialized hands and style tallies of one worker, one hand round at a time."""
-    from parsers.app_json import dumps_app
-    from parsers.open_format import dumps
-
-    def number(key: str, default: int) -> int:
-        value = options.get(key)
-        return int(value) if isinstance(value, int) else default
-
-    style_of = {p.name: p.style.name for p in player_pool(number("players", 9))}
-    workers = number("workers", 1)
-    tables = number("tables", 0) or max(workers, min(MAX_TABLES, hands // 20 or 1))
-    share = len(np.array_split(np.arange(tables), workers)[number("worker", 0)])
-    lines: list[tuple[str, str | None]] = []
-    records: list[HandRecord] = []
-    for hand, truth in simulate(hands, ruleset, **options):  # type: ignore[arg-type]
-        if output_format == "app-json":
-            hand = replace(hand, format="app-json", room="Ppp")
-            text = dumps_app(hand)
-        else:
-            text = dumps(hand) + "\n"
-        if truth is not None:
-            truth["hand_key"] = hand.hand_key
-        lines.append((text, None if truth is None else json.dumps(truth, ensure_ascii=False)))
-        records.append(hand)
-        if len(lines) == share:
-            summary = SimulationSummary()
-            _tally(summary, records, ruleset, style_of)
-            yield (
-                lines,
-                {"seats": summary.seats, "fouls": summary.fouls, "entries": summary.entries},
-            )
-            lines = []
-
-
-def _produce(
-    queue: Any, hands: int, ruleset: Ruleset, output_format: str, options: dict[str, object]
-) -> None:
-    """A worker process: send each hand round to the parent, then None."""
-    try:
-        for batch in _batches(hands, ruleset, output_format, options):
-            queue.put(batch)
-    except BaseException as error:  # the parent re-raises it with the worker's message
-        queue.put(f"{type(error).__name__}: {error}")
-    finally:
-        queue.put(None)
-
-
 def write_simulation(
     out: str | Path,
     hands: int,
     ruleset: Ruleset,
     *,
     output_format: str = "open",
-    workers: int = 2,
+    threads: int = 2,
     progress: Callable[[int], None] | None = None,
     **options: object,
 ) -> SimulationSummary:
     """Write hands to ``out`` (and ``out`` + ``.truth.jsonl`` when errors are injected).
 
-    ``workers`` processes each play a share of the tables; rounds are written
-    in worker order, so the output depends on the seed and ``workers`` only.
+    The core plays on ``threads`` threads; the output depends on the seed only.
     """
-    import multiprocessing
     import time
 
-    check_options(ruleset, int(options.get("seats", 0)), int(options.get("players", 9)))  # type: ignore[call-overload]
+    from parsers.app_json import dumps_app
+    from parsers.open_format import dumps
+
+    players = options.get("players", 9)
+    check_options(ruleset, int(options.get("seats", 0)), int(players))  # type: ignore[call-overload]
     out = Path(out)
     summary = SimulationSummary()
     start = time.perf_counter()
     truth_path = out.with_name(out.name + ".truth.jsonl")
-    context = multiprocessing.get_context("fork")
-    queues = [context.Queue(maxsize=8) for _ in range(workers)]
-    processes = [
-        context.Process(
-            target=_produce,
-            args=(
-                queues[w],
-                hands,
-                ruleset,
-                output_format,
-                {**options, "worker": w, "workers": workers},
-            ),
-            daemon=True,
-        )
-        for w in range(workers)
-    ]
-    for process in processes:
-        process.start()
-    try:
-        with (
-            out.open("w", encoding="utf-8") as stream,
-            truth_path.open("w", encoding="utf-8") as truth_out,
-        ):
-            running = list(range(workers))
-            while running and summary.hands < hands:
-                for w in list(running):
-                    batch = queues[w].get()
-                    if batch is None:
-                        running.remove(w)
-                        continue
-                    if isinstance(batch, str):
-                        raise OfcError(f"simulation worker {w} failed: {batch}")
-                    lines, tallies = batch
-                    for text, truth in lines[: hands - summary.hands]:
-                        stream.write(text)
-                        if truth is not None:
-                            truth_out.write(truth + "\n")
-                            summary.corrupted += 1
-                        summary.hands += 1
-                        if progress:
-                            progress(1)
-                    for name in ("seats", "fouls", "entries"):
-                        getattr(summary, name).update(tallies[name])
-                    if summary.hands >= hands:
-                        break
-    finally:
-        for process in processes:
-            process.kill()
-            process.join()
+    style_of = {p.name: p.style.name for p in player_pool(int(players))}  # type: ignore[call-overload]
+    tables = options.get("tables") or table_count_for(hands)
+    played = simulate(hands, ruleset, threads=threads, **options)  # type: ignore[arg-type]
+    records: list[HandRecord] = []
+    with (
+        out.open("w", encoding="utf-8") as stream,
+        truth_path.open("w", encoding="utf-8") as truth_out,
+    ):
+        for hand, truth in played:
+            if output_format == "app-json":
+                hand = replace(hand, format="app-json", room="Ppp")
+                stream.write(dumps_app(hand))
+            else:
+                stream.write(dumps(hand) + "\n")
+            if truth is not None:
+                truth["hand_key"] = hand.hand_key
+                truth_out.write(json.dumps(truth, ensure_ascii=False) + "\n")
+                summary.corrupted += 1
+            records.append(hand)
+            summary.hands += 1
+            if progress:
+                progress(1)
+            if len(records) == tables or summary.hands == hands:
+                _tally(summary, records, ruleset, style_of)  # one hand round at a time
+            if summary.hands == hands:
+                break
     if not summary.corrupted:
         truth_path.unlink()
     summary.seconds = time.perf_counter() - start

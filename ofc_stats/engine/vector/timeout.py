@@ -2,8 +2,8 @@
 
 Rows are coded 0 top, 1 middle, 2 bottom, 3 discard (``board.DESTINATIONS``).
 :func:`auto_counts` is the rule (fill the bottom, then the middle, then the
-top); :func:`auto_destinations` places cards by it (the simulator's timeouts)
-and :func:`timeout_mask` compares stored streets with it (recompute).
+top); :func:`timeout_mask` compares stored streets with it (recompute).  The
+simulator's timeouts are placed by the core (``rust/ofc-core/src/sim.rs``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from itertools import combinations_with_replacement
 import numpy as np
 import numpy.typing as npt
 
-from ofc_stats.engine.board import DISCARD_CODE, ROW_SIZES
+from ofc_stats.engine.board import ROW_SIZES
 from ofc_stats.engine.rules import Variant
 
 Int16 = npt.NDArray[np.int16]
@@ -53,24 +53,6 @@ def forced_columns(
         open_rows <= 1
     )
     return result
-
-
-def auto_destinations(
-    fill: npt.NDArray[np.integer], dealt: int, placed: int
-) -> npt.NDArray[np.int8]:
-    """(n, dealt) destination codes the room gives each seat's cards, in the order received."""
-    free = (SIZES[None, :] - fill).astype(np.int16)
-    counts = auto_counts(free, placed)
-    dest = np.full((len(fill), dealt), DISCARD_CODE, dtype=np.int8)
-    # In fill order: the first counts[:, 2] cards to the bottom, then the middle, then the top.
-    index = np.arange(dealt)[None, :]
-    bottom_end = counts[:, 2:3]
-    middle_end = bottom_end + counts[:, 1:2]
-    top_end = middle_end + counts[:, 0:1]
-    dest[index < top_end] = 0
-    dest[index < middle_end] = 1
-    dest[index < bottom_end] = 2
-    return dest
 
 
 def timeout_mask(

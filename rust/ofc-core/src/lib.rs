@@ -11,11 +11,13 @@ pub mod candidates;
 pub mod cards;
 pub mod error;
 pub mod eval;
+pub mod lookahead;
 pub mod policy;
 pub mod race;
 pub mod rng;
 pub mod rollout;
 pub mod rules;
 pub mod setter;
+pub mod sim;
 
 pub use error::CoreError;

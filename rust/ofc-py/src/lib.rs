@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 mod errors;
 mod grade;
 mod rules;
+mod sim;
 mod tables;
 
 #[pymodule]
@@ -17,5 +18,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tables::register(m)?;
     rules::register(m)?;
     grade::register(m)?;
+    sim::register(m)?;
     Ok(())
 }

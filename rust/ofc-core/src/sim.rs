@@ -1,0 +1,309 @@
+//! The streets of one hand-round at many tables: dealing, each seat's
+//! decisions in order of action, and the room's timeouts.
+//!
+//! Python orchestrates a session (`ofc_stats/sim/tables.py`): it seats the
+//! players, sets Fantasyland seats with the exact solver, scores the finished
+//! hands and grants the next Fantasyland.  The core deals every table's deck
+//! and plays the normal seats' streets.  Every draw comes from a [`Stream`]
+//! keyed by (seed, table, hand, ...), so a table's hand is the same whichever
+//! thread plays it.
+
+use rayon::prelude::*;
+
+use crate::candidates::{apply, fill_of, Candidates};
+use crate::cards::{DISCARD, EMPTY, ROW_SIZES};
+use crate::error::CoreError;
+use crate::eval::Tables;
+use crate::lookahead::{choose, Decision, Style};
+use crate::rng::Stream;
+use crate::rules::Rules;
+
+/// Stream purposes: the last key part, so no two kinds of draw share a stream.
+const DEAL: u64 = 0;
+const PLAY: u64 = 1;
+const TIMEOUT: u64 = 2;
+
+/// What every table of one hand-round shares.
+#[derive(Debug, Clone, Copy)]
+pub struct Round<'a> {
+    pub rules: &'a Rules,
+    /// (cards dealt, cards placed) of each street, in order.
+    pub streets: &'a [(usize, usize)],
+    pub seats: usize,
+    /// Cards reserved for each seat: a whole hand, discards and Fantasyland included.
+    pub block: usize,
+    pub rollouts: usize,
+    /// Share of a seat's streets the room places on a timeout.
+    pub timeout_rate: f64,
+    pub seed: u64,
+    pub hand: u64,
+}
+
+/// One table's hand: its seats' cards and styles, and the Fantasyland boards already set.
+#[derive(Debug, Clone, Copy)]
+pub struct TableHand<'a> {
+    /// The table's number in the session (a key of its random streams).
+    pub table: u64,
+    /// `seats * block` cards: seat i's block is `cards[i * block..(i + 1) * block]`.
+    pub cards: &'a [u8],
+    /// Each seat's style, in order of action.
+    pub styles: &'a [Style],
+    /// Each seat's board before the streets: a Fantasyland seat's set board, else empty.
+    pub boards: &'a [[i8; 13]],
+    pub in_fantasy: &'a [bool],
+}
+
+/// A table's finished boards and, for each normal seat, where each dealt card went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Played {
+    pub boards: Vec<[i8; 13]>,
+    /// `seats * dealt` destination codes (0 top .. 3 discard), in the order dealt;
+    /// a Fantasyland seat's are all [`DISCARD`] (the caller records its set board).
+    pub dest: Vec<u8>,
+    /// Which seat's streets the room placed (bit s: street s).
+    pub timed_out: Vec<u16>,
+}
+
+/// The first `cards` cards of a deck of `deck_size` shuffled for (seed, table, hand).
+pub fn deal(seed: u64, table: u64, hand: u64, deck_size: usize, cards: usize) -> Vec<u8> {
+    let mut deck: Vec<u8> = (0..deck_size as u8).collect();
+    Stream::new(&[seed, table, hand, DEAL]).choose_first(&mut deck, cards);
+    deck.truncate(cards);
+    deck
+}
+
+/// Destinations the room gives a street's cards on a timeout (`engine/timeout.py`'s
+/// `auto_placement`): in the order received, the bottom first, then the middle,
+/// then the top, the rest discarded.
+pub fn auto_placement(fill: [u8; 3], dealt: usize, placed: usize) -> Result<Vec<u8>, CoreError> {
+    let mut room = [0, 1, 2].map(|r| ROW_SIZES[r] - fill[r] as usize);
+    let mut out = Vec::with_capacity(dealt);
+    for _ in 0..placed {
+        let row = [2usize, 1, 0]
+            .into_iter()
+            .find(|&r| room[r] > 0)
+            .ok_or_else(|| CoreError::Hand(format!("no room left for {placed} cards")))?;
+        room[row] -= 1;
+        out.push(row as u8);
+    }
+    out.resize(dealt, DISCARD);
+    Ok(out)
+}
+
+impl Round<'_> {
+    /// Cards dealt to a normal seat over the streets.
+    pub fn dealt(&self) -> usize {
+        self.streets.iter().map(|&(d, _)| d).sum()
+    }
+
+    fn check(&self, hand: &TableHand<'_>) -> Result<(), CoreError> {
+        let bad = |what: &str| Err(CoreError::Hand(format!("table {}: {what}", hand.table)));
+        if self.dealt() > self.block || self.streets.iter().any(|&(d, p)| p > d || d > 5) {
+            return bad("the streets do not fit a seat's cards");
+        }
+        if hand.cards.len() != self.seats * self.block
+            || hand.styles.len() != self.seats
+            || hand.boards.len() != self.seats
+            || hand.in_fantasy.len() != self.seats
+        {
+            return bad("cards, styles, boards or Fantasyland flags do not match the seats");
+        }
+        let mut seen = 0u64;
+        for &c in hand.cards {
+            if c >= self.rules.deck_size || seen >> c & 1 == 1 {
+                return bad("its cards are not distinct cards of the deck");
+            }
+            seen |= 1 << c;
+        }
+        for (board, &fantasy) in hand.boards.iter().zip(hand.in_fantasy) {
+            let empty = board.iter().all(|&c| c == EMPTY);
+            let full = board
+                .iter()
+                .all(|&c| c >= 0 && (c as u8) < self.rules.deck_size);
+            if (fantasy && !full) || (!fantasy && !empty) {
+                return bad("a Fantasyland seat needs a set board, a normal seat an empty one");
+            }
+        }
+        Ok(())
+    }
+
+    /// Play every normal seat's streets at one table.
+    pub fn play_table(&self, hand: &TableHand<'_>) -> Result<Played, CoreError> {
+        self.check(hand)?;
+        let t = Tables::get();
+        let total = self.dealt();
+        let mut boards = hand.boards.to_vec();
+        let mut dest = vec![DISCARD; self.seats * total];
+        let mut timed_out = vec![0u16; self.seats];
+        // Cards each seat has been dealt so far (it saw them, discards included).
+        let mut own = vec![0u64; self.seats];
+        let mut offset = 0;
+        let mut unseen = Vec::with_capacity(self.rules.deck_size as usize);
+        for (street, &(dealt_count, placed)) in self.streets.iter().enumerate() {
+            for seat in (0..self.seats).filter(|&s| !hand.in_fantasy[s]) {
+                let start = seat * self.block + offset;
+                let dealt = &hand.cards[start..start + dealt_count];
+                for &c in dealt {
+                    own[seat] |= 1 << c;
+                }
+                let board = boards[seat];
+                let fill = fill_of(&board);
+                let key = [self.seed, hand.table, self.hand, street as u64, seat as u64];
+                let timed = self.timeout_rate > 0.0
+                    && Stream::new(&[&key[..], &[TIMEOUT]].concat()).unit() < self.timeout_rate;
+                let chosen = if timed {
+                    timed_out[seat] |= 1 << street;
+                    auto_placement(fill, dealt_count, placed)?
+                } else {
+                    // What the seat sees: its own cards and the normal seats' boards; a
+                    // Fantasyland board is set face down until the showdown (RULES.md §6).
+                    let mut visible = own[seat];
+                    for (b, _) in boards.iter().zip(hand.in_fantasy).filter(|(_, &f)| !f) {
+                        for &c in b.iter().filter(|&&c| c != EMPTY) {
+                            visible |= 1 << c;
+                        }
+                    }
+                    unseen.clear();
+                    unseen.extend((0..self.rules.deck_size).filter(|&c| visible >> c & 1 == 0));
+                    let decision = Decision {
+                        board: &board,
+                        dealt,
+                        discards: dealt_count - placed,
+                        unseen: &unseen,
+                    };
+                    let mut rng = Stream::new(&[&key[..], &[PLAY]].concat());
+                    let style = &hand.styles[seat];
+                    let index = choose(t, self.rules, &decision, style, self.rollouts, &mut rng)
+                        .ok_or_else(|| {
+                            CoreError::Hand(format!(
+                                "table {}: no legal placement on street {street}",
+                                hand.table
+                            ))
+                        })?;
+                    Candidates::get(dealt_count, dealt_count - placed)
+                        .dest(index)
+                        .to_vec()
+                };
+                let mut row_fill = fill;
+                apply(&mut boards[seat], &mut row_fill, dealt, &chosen);
+                let at = seat * total + offset;
+                dest[at..at + dealt_count].copy_from_slice(&chosen);
+            }
+            offset += dealt_count;
+        }
+        Ok(Played {
+            boards,
+            dest,
+            timed_out,
+        })
+    }
+
+    /// Play every table, in parallel on the current rayon pool; results in table order.
+    pub fn play(&self, hands: &[TableHand<'_>]) -> Result<Vec<Played>, CoreError> {
+        hands.par_iter().map(|h| self.play_table(h)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::evaluate;
+
+    #[test]
+    fn timeouts_fill_the_bottom_first() {
+        // RULES.md §2's example: bottom full, a Pineapple street's three cards go
+        // middle, middle, discard.
+        assert_eq!(auto_placement([0, 0, 5], 3, 2).unwrap(), vec![1, 1, 3]);
+        // The first street: 5 to the bottom.
+        assert_eq!(auto_placement([0, 0, 0], 5, 5).unwrap(), vec![2; 5]);
+        // One slot on the bottom, then the middle.
+        assert_eq!(auto_placement([0, 2, 4], 3, 2).unwrap(), vec![2, 1, 3]);
+        assert!(auto_placement([3, 5, 5], 3, 2).is_err());
+    }
+
+    fn styles() -> Vec<Style> {
+        let s = |fp, fb, noise, tc| Style {
+            foul_penalty: fp,
+            fantasy_bonus: fb,
+            noise,
+            strength_weight: 2.0,
+            top_chase: tc,
+        };
+        vec![
+            s(9.0, 60.0, 1.5, 0.0),
+            s(6.0, 150.0, 0.5, 8.0),
+            s(8.0, 80.0, 0.0, 3.0),
+        ]
+    }
+
+    fn play(tables: u64, timeout_rate: f64, threads: usize) -> Vec<Played> {
+        let rules = Rules::pineapple_progressive();
+        let streets = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
+        let round = Round {
+            rules: &rules,
+            streets: &streets,
+            seats: 3,
+            block: 17,
+            rollouts: 3,
+            timeout_rate,
+            seed: 7,
+            hand: 2,
+        };
+        let decks: Vec<Vec<u8>> = (0..tables).map(|t| deal(7, t, 2, 52, 51)).collect();
+        let styles = styles();
+        let boards = vec![[EMPTY; 13]; 3];
+        let flags = vec![false; 3];
+        let hands: Vec<TableHand> = decks
+            .iter()
+            .enumerate()
+            .map(|(t, cards)| TableHand {
+                table: t as u64,
+                cards,
+                styles: &styles,
+                boards: &boards,
+                in_fantasy: &flags,
+            })
+            .collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| round.play(&hands)).unwrap()
+    }
+
+    #[test]
+    fn every_hand_is_complete_and_legal_and_the_same_on_any_thread_count() {
+        let one = play(12, 0.1, 1);
+        assert_eq!(one, play(12, 0.1, 2));
+        let t = Tables::get();
+        let rules = Rules::pineapple_progressive();
+        let mut fouls = 0;
+        for p in &one {
+            for (seat, board) in p.boards.iter().enumerate() {
+                assert!(board.iter().all(|&c| c >= 0));
+                // Four streets each discard one card: 4 discards a seat.
+                let dest = &p.dest[seat * 17..(seat + 1) * 17];
+                assert_eq!(dest.iter().filter(|&&d| d == DISCARD).count(), 4);
+                fouls += evaluate(t, &rules, &board.map(|c| c as u8)).fouled as u32;
+            }
+        }
+        // Bots that look ahead foul some boards, not most (36 boards).
+        assert!(fouls < 18, "{fouls} fouls");
+    }
+
+    #[test]
+    fn a_timed_out_street_follows_the_auto_placement() {
+        let all = play(3, 1.0, 1);
+        for p in &all {
+            // Every street timed out: the first 5 cards to the bottom, then each street's
+            // first two cards fill the middle (5 of them), then the top, the third thrown.
+            let dest = &p.dest[0..17];
+            assert_eq!(&dest[0..5], &[2; 5]);
+            assert_eq!(&dest[5..8], &[1, 1, 3]);
+            assert_eq!(&dest[8..11], &[1, 1, 3]);
+            assert_eq!(&dest[11..14], &[1, 0, 3]);
+            assert_eq!(&dest[14..17], &[0, 0, 3]);
+            assert_eq!(p.timed_out, vec![0b11111; 3]);
+        }
+    }
+}
