@@ -79,20 +79,6 @@ def test_the_hands_are_the_same_on_one_or_two_threads() -> None:
     assert any(s.in_fantasy for r in records for s in r.seats)  # Fantasyland seats included
 
 
-@pytest.mark.parametrize(
-    ("cards", "discards", "count"), [(5, 0, 232), (3, 1, 27), (1, 0, 3), (4, 0, 80)]
-)
-def test_candidate_tables(cards: int, discards: int, count: int) -> None:
-    """The NumPy candidate tables the grader still reads (the core's are tested in cargo test)."""
-    from ofc_stats.sim.lookahead import ROW_SIZE, candidates
-
-    table = candidates(cards, discards)
-    assert len(table.dest) == count
-    assert np.all((table.dest == 3).sum(axis=1) == discards)
-    assert np.all(table.count <= ROW_SIZE)
-    assert len({tuple(row) for row in table.dest.tolist()}) == count
-
-
 def test_fantasy_setter_keeps_every_card_and_never_fouls() -> None:
     # The setter is the exact solver (tests/test_fantasy_solver.py); 50 deals a size suffice here.
     rng = np.random.default_rng(5)
