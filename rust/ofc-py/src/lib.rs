@@ -6,6 +6,7 @@
 
 use pyo3::prelude::*;
 
+mod decode;
 mod errors;
 mod rules;
 mod tables;
@@ -14,6 +15,7 @@ mod tables;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     tables::register(m)?;
+    decode::register(m)?;
     rules::register(m)?;
     Ok(())
 }
