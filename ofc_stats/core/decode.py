@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from ofc_stats import _core
+import ofc_stats._core as _core
 from ofc_stats.engine.board import DESTINATIONS
 
 CARDS = pa.list_(pa.int8())
