@@ -12,6 +12,8 @@ from the hand's own lines.
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO, Protocol
 
@@ -22,6 +24,7 @@ from ofc_stats.records import storable_text
 from parsers.base import ColumnarHands, ParseItem
 
 BLOCK_BYTES = 4 << 20
+AHEAD = 8  # blocks decoded ahead of the importer: one batch of hands and more
 Line = tuple[int, int, bytes]  # (line number, byte offset, raw bytes with the newline)
 
 
@@ -63,11 +66,54 @@ def resolving(name_of: Callable[[str], str]) -> Resolver:
 def read(
     stream: BinaryIO, source: str, format_name: str, definition: Definition, resolve: Resolver
 ) -> Iterator[ParseItem]:
-    """Every item the definition yields for ``stream``, most hands as ColumnarHands."""
+    """Every item the definition yields for ``stream``, most hands as ColumnarHands.
+
+    A thread reads and decodes up to :data:`AHEAD` blocks ahead (the core
+    releases the GIL), so decoding runs on one core while this thread checks,
+    dedupes and writes (Parquet writes release it too) on the other.
+    """
     if not storable_text(source):  # every hand of it is refused: the definition says why
         yield from definition.feed(numbered(stream))
         yield from definition.end()
         return
+    blocks: queue.Queue[tuple[Decoded, bytes, int] | BaseException | None] = queue.Queue(AHEAD)
+    stop = threading.Event()
+
+    def put(item: tuple[Decoded, bytes, int] | BaseException | None) -> bool:
+        while not stop.is_set():
+            try:
+                blocks.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in _decoded(stream, source, format_name, resolve):
+                if not put(item):
+                    return
+            put(None)
+        except BaseException as error:  # raised again by the reader, in its place
+            put(error)
+
+    worker = threading.Thread(target=produce, name=f"decode {source}", daemon=True)
+    worker.start()
+    try:
+        while (item := blocks.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield from _walk(*item, definition)
+    finally:
+        stop.set()
+        worker.join()
+    yield from definition.end()
+
+
+def _decoded(
+    stream: BinaryIO, source: str, format_name: str, resolve: Resolver
+) -> Iterator[tuple[Decoded, bytes, int]]:
+    """Each block of whole lines decoded by the core: (decoded, block, its byte offset)."""
     core = decoder(format_name, resolve)
     carry, line, offset = b"", 1, 0
     while True:
@@ -86,15 +132,14 @@ def read(
             decoded = decode(
                 core, block, line, offset, last=last, format_name=format_name, source=source
             )
-            yield from _walk(decoded, block, offset, definition)
+            yield decoded, block, offset
             used = decoded.consumed
             if used < len(block):  # a hand open at the end of the block waits for the rest
                 carry = block[used:] + carry
             line += decoded.consumed_lines
             offset += used
         if last:
-            break
-    yield from definition.end()
+            return
 
 
 def _walk(decoded: Decoded, block: bytes, base: int, definition: Definition) -> Iterator[ParseItem]:

@@ -295,3 +295,4 @@ mod tests {
         assert_eq!(played_at("2026-02-30"), None);
     }
 }
+
