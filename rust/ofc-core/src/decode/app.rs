@@ -97,20 +97,32 @@ struct Hand<'a> {
     price: Option<&'a RawValue>,
 }
 
-/// ``"As1 Jd3"`` as (card, street) pairs; None unless every token is a card and a digit
-/// separated by single spaces (any other spelling is the definition's).
-fn cards(text: &str) -> Option<Vec<(u8, i64)>> {
+/// ``"As1 Jd3"``: each card to `cards` and its placement (street digit, `destination`) to
+/// `placements`; None unless every token is a card and a digit separated by single spaces
+/// (any other spelling is the definition's).
+fn read_cards(
+    text: &str,
+    destination: u8,
+    cards: &mut Vec<u8>,
+    placements: &mut Vec<Placed>,
+) -> Option<()> {
     if text.is_empty() {
-        return Some(Vec::new());
+        return Some(());
     }
-    text.split(' ')
-        .map(|token| {
-            let bytes = token.as_bytes();
-            let (&street, card) = bytes.split_last()?;
-            street.is_ascii_digit().then_some(())?;
-            Some((card_of(card)?, i64::from(street - b'0')))
-        })
-        .collect()
+    for token in text.split(' ') {
+        let (&street, card) = token.as_bytes().split_last()?;
+        if !street.is_ascii_digit() {
+            return None;
+        }
+        let card = card_of(card)?;
+        cards.push(card);
+        placements.push(Placed {
+            street: i64::from(street - b'0'),
+            card,
+            destination,
+        });
+    }
+    Some(())
 }
 
 /// `endDateTime` as ``strptime(text, "%Y-%m-%d %H:%M:%S")`` reads its usual shape.
@@ -227,48 +239,31 @@ fn hand_of<'a>(
         let Text::Str(rows_text) = &seat.rows else {
             return None;
         };
-        let mut parts = rows_text.split('/');
-        let rows = [
-            cards(parts.next()?)?,
-            cards(parts.next()?)?,
-            cards(parts.next()?)?,
-        ];
-        if parts.next().is_some() {
-            return None;
-        }
         let dead_text = match &seat.dead {
             Text::Absent | Text::Null => "",
             Text::Str(text) => text,
             Text::Int(text) if text == "0" => "",
             Text::Int(_) => return None,
         };
-        let dead = cards(dead_text)?;
-        let mut placements = Vec::new();
-        for (destination, row) in rows.iter().enumerate() {
-            placements.extend(row.iter().map(|&(card, street)| Placed {
-                street,
-                card,
-                destination: destination as u8,
-            }));
+        let mut rows: [Vec<u8>; 3] = Default::default();
+        let mut dead = Vec::new();
+        let mut placements = Vec::with_capacity(17);
+        let mut parts = rows_text.split('/');
+        for (destination, row) in rows.iter_mut().enumerate() {
+            read_cards(parts.next()?, destination as u8, row, &mut placements)?;
         }
-        placements.extend(dead.iter().map(|&(card, street)| Placed {
-            street,
-            card,
-            destination: DISCARD,
-        }));
-        let row_cards = |row: &Vec<(u8, i64)>| row.iter().map(|c| c.0).collect::<Vec<u8>>();
+        if parts.next().is_some() {
+            return None;
+        }
+        read_cards(dead_text, DISCARD, &mut dead, &mut placements)?;
         seats.push(SeatIn {
             position,
             player: seat.player_name.text_or(""),
             player_id: seat.player_id.text_or_none(),
             hero: seat.hero.unwrap_or(false),
             in_fantasy: seat.in_fantasy.unwrap_or(false),
-            rows: [
-                row_cards(&rows[0]),
-                row_cards(&rows[1]),
-                row_cards(&rows[2]),
-            ],
-            discards: (!dead_text.is_empty()).then(|| row_cards(&dead)),
+            rows,
+            discards: (!dead_text.is_empty()).then_some(dead),
             placements,
             points: seat.result,
             money: seat.win,
@@ -318,7 +313,7 @@ impl AppDecoder {
         resolve: &mut dyn FnMut(&str) -> Resolved,
     ) -> Block {
         let found: Vec<(usize, usize, usize)> = lines(data).collect();
-        let mut walk = Walk::new(first_line);
+        let mut walk = Walk::new(first_line, data.len());
         let mut i = 0;
         while i < found.len() {
             let (start, end, next) = found[i];

@@ -343,6 +343,46 @@ pub fn fingerprint(seats: &[SeatIn<'_>], text: &mut Vec<u8>) -> [u8; 16] {
 }
 
 impl Columns {
+    fn reserve(&mut self, bytes: usize) {
+        let hands = bytes / 900 + 1;
+        let (seats, cards) = (hands * 4, hands * 48);
+        self.raw_text.data.reserve(bytes);
+        for column in [
+            &mut self.raw_text,
+            &mut self.hand_key,
+            &mut self.room_hand_id,
+        ] {
+            column.offsets.reserve(hands);
+            column.valid.reserve(hands);
+        }
+        self.hand_key.data.reserve(hands * 32);
+        self.fingerprint.reserve(hands * 16);
+        for column in [&mut self.line, &mut self.offset, &mut self.played_at] {
+            column.reserve(hands);
+        }
+        self.player.data.reserve(seats * 16);
+        for list in [
+            &mut self.top,
+            &mut self.middle,
+            &mut self.bottom,
+            &mut self.discards,
+        ] {
+            list.offsets.reserve(seats);
+            list.values.reserve(seats * 5);
+        }
+        self.board.reserve(seats * 13);
+        self.board_streets.reserve(seats * 13);
+        self.card_hand.reserve(cards);
+        for column in [
+            &mut self.card_seat,
+            &mut self.street,
+            &mut self.card,
+            &mut self.destination,
+        ] {
+            column.reserve(cards);
+        }
+    }
+
     pub fn hands(&self) -> usize {
         self.line.len()
     }
@@ -419,19 +459,27 @@ impl Columns {
         self.bottom.push(Some(&seat.rows[2]));
         let complete = seat.rows.iter().map(Vec::len).eq(ROW_SIZES);
         // store/rows.py: a board card's street is its last non-discard placement's (255 if
-        // none); no board streets for a seat with no such placement.
-        let placed = seat.placements.iter().any(|p| p.destination != DISCARD);
+        // none); no board streets for a seat with no such placement.  Discards go in the
+        // street of their last discard placement (99 if none), stable.  Cards are below 64
+        // (storable checked them against the deck).
+        let mut row_street = [255u8; 64];
+        let mut discard_street = [99u8; 64];
+        let mut placed = false;
+        for p in &seat.placements {
+            let street = p.street.min(255) as u8;
+            if p.destination == DISCARD {
+                discard_street[p.card as usize] = street;
+            } else {
+                row_street[p.card as usize] = street;
+                placed = true;
+            }
+        }
         let mut board = [0u8; 13];
         let mut streets = [0u8; 13];
         if complete {
             for (slot, &card) in seat.rows.iter().flatten().enumerate() {
                 board[slot] = card;
-                streets[slot] = seat
-                    .placements
-                    .iter()
-                    .rev()
-                    .find(|p| p.destination != DISCARD && p.card == card)
-                    .map_or(255, |p| p.street.min(255) as u8);
+                streets[slot] = row_street[card as usize];
             }
         }
         self.board.extend_from_slice(&board);
@@ -442,24 +490,18 @@ impl Columns {
             &[0; 13]
         });
         self.board_streets_valid.push(complete && placed);
-        // Discards in the street of their last discard placement (99 if none), stable.
         match &seat.discards {
             Some(cards) => {
-                let mut keyed: Vec<(i64, u8)> = cards
-                    .iter()
-                    .map(|&card| {
-                        let street = seat
-                            .placements
-                            .iter()
-                            .rev()
-                            .find(|p| p.destination == DISCARD && p.card == card)
-                            .map_or(99, |p| p.street);
-                        (street, card)
-                    })
-                    .collect();
-                keyed.sort_by_key(|k| k.0);
-                let sorted: Vec<u8> = keyed.into_iter().map(|k| k.1).collect();
-                self.discards.push(Some(&sorted));
+                let start = self.discards.values.len();
+                self.discards.values.extend(cards.iter().map(|&c| c as i8));
+                let sorted = &mut self.discards.values[start..];
+                if !sorted.is_sorted_by_key(|&c| discard_street[c as usize]) {
+                    sorted.sort_by_key(|&c| discard_street[c as usize]); // stable
+                }
+                self.discards
+                    .offsets
+                    .push(self.discards.values.len() as i32);
+                self.discards.valid.push(true);
             }
             None => self.discards.push(None),
         }
@@ -512,9 +554,13 @@ pub(crate) struct Walk {
 }
 
 impl Walk {
-    pub fn new(first_line: i64) -> Self {
+    /// A walk over a block of `bytes` (the columns sized for it up front: hands of about a
+    /// kilobyte, four seats and 45 cards each).
+    pub fn new(first_line: i64, bytes: usize) -> Self {
+        let mut block = Block::default();
+        block.columns.reserve(bytes);
         Walk {
-            block: Block::default(),
+            block,
             gap: (0, first_line),
             gap_text: false,
         }
@@ -640,14 +686,35 @@ pub(crate) fn card_of(text: &[u8]) -> Option<u8> {
         [b'1', b'0', s] => (b'T', *s),
         _ => return None,
     };
-    let rank = b"23456789TJQKA"
-        .iter()
-        .position(|&c| c == rank.to_ascii_uppercase())?;
-    let suit = b"cdhs"
-        .iter()
-        .position(|&c| c == suit.to_ascii_lowercase())?;
-    Some((rank * 4 + suit) as u8)
+    let (rank, suit) = (RANK_OF[rank as usize], SUIT_OF[suit as usize]);
+    (rank != NONE && suit != NONE).then(|| rank * 4 + suit)
 }
+
+const NONE: u8 = 0xff;
+/// A rank's index by its letter (either case), [`NONE`] for other bytes.
+const RANK_OF: [u8; 256] = {
+    let mut table = [NONE; 256];
+    let ranks = b"23456789TJQKA";
+    let mut i = 0;
+    while i < ranks.len() {
+        table[ranks[i] as usize] = i as u8;
+        table[ranks[i].to_ascii_lowercase() as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+/// A suit's index by its letter (either case), [`NONE`] for other bytes.
+const SUIT_OF: [u8; 256] = {
+    let mut table = [NONE; 256];
+    let suits = b"cdhs";
+    let mut i = 0;
+    while i < suits.len() {
+        table[suits[i] as usize] = i as u8;
+        table[suits[i].to_ascii_uppercase() as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {

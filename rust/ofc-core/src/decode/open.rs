@@ -3,8 +3,11 @@
 //! Each line is read on its own, so the definition reads whatever line this
 //! decoder leaves (in file order) with no state between lines.
 
-use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
 
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess};
+use serde::de::{SeqAccess, Visitor};
 use serde::Deserialize as Derive;
 use serde_json::value::RawValue;
 
@@ -15,12 +18,158 @@ use super::{
 
 pub const FORMAT: &str = "open";
 
-#[derive(Derive)]
-struct Step<'a> {
-    #[serde(borrow)]
+/// A seat's ``streets``, flat: every card and destination in order, and each street's
+/// counts of both (read in one pass, no list a street; pairing is checked by the caller).
+#[derive(Default)]
+struct Streets<'a> {
     cards: Vec<Card<'a>>,
-    #[serde(borrow)]
-    to: Vec<Cow<'a, str>>,
+    /// Index into [`DESTINATIONS`]; [`NO_DESTINATION`] for any other text.
+    to: Vec<Dest>,
+    steps: Vec<(usize, usize)>,
+}
+
+const NO_DESTINATION: u8 = 0xff;
+
+impl<'de: 'a, 'a> Deserialize<'de> for Streets<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_seq(StreetsVisitor(PhantomData))
+    }
+}
+
+struct StreetsVisitor<'a>(PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for StreetsVisitor<'a> {
+    type Value = Streets<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of streets")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Streets::default();
+        while seq.next_element_seed(StepSeed(&mut out))?.is_some() {}
+        Ok(out)
+    }
+}
+
+/// One street (an object: `cards` and `to` lists, other keys ignored) into [`Streets`].
+struct StepSeed<'s, 'a>(&'s mut Streets<'a>);
+
+impl<'de: 'a, 'a> DeserializeSeed<'de> for StepSeed<'_, 'a> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+enum StepKey {
+    Cards,
+    To,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for StepKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = StepKey;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<StepKey, E> {
+                Ok(match v {
+                    "cards" => StepKey::Cards,
+                    "to" => StepKey::To,
+                    _ => StepKey::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(KeyVisitor)
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for StepSeed<'_, 'a> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a street: cards and to")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let out = self.0;
+        let (mut cards, mut to) = (None, None);
+        while let Some(key) = map.next_key::<StepKey>()? {
+            match key {
+                StepKey::Cards if cards.is_none() => {
+                    let before = out.cards.len();
+                    map.next_value_seed(ListSeed(&mut out.cards, PhantomData))?;
+                    cards = Some(out.cards.len() - before);
+                }
+                StepKey::To if to.is_none() => {
+                    let before = out.to.len();
+                    map.next_value_seed(ListSeed(&mut out.to, PhantomData))?;
+                    to = Some(out.to.len() - before);
+                }
+                StepKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                _ => return Err(de::Error::custom("a key twice")),
+            }
+        }
+        match (cards, to) {
+            (Some(cards), Some(to)) => out.steps.push((cards, to)),
+            _ => return Err(de::Error::custom("a street without cards or to")),
+        }
+        Ok(())
+    }
+}
+
+/// A list's items appended to a vector.
+struct ListSeed<'s, T>(&'s mut Vec<T>, PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for ListSeed<'_, T> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ListSeed<'_, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(item) = seq.next_element()? {
+            self.0.push(item);
+        }
+        Ok(())
+    }
+}
+
+/// A destination by its name (any other string is [`NO_DESTINATION`]: the definition's).
+#[derive(Clone, Copy)]
+struct Dest(u8);
+
+impl<'de> Deserialize<'de> for Dest {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct DestVisitor;
+        impl Visitor<'_> for DestVisitor {
+            type Value = Dest;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a destination")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Dest, E> {
+                let at = DESTINATIONS.iter().position(|d| *d == v);
+                Ok(Dest(at.map_or(NO_DESTINATION, |at| at as u8)))
+            }
+        }
+        d.deserialize_str(DestVisitor)
+    }
 }
 
 #[derive(Derive)]
@@ -54,7 +203,7 @@ struct Seat<'a> {
     #[serde(default)]
     stack: Option<f64>,
     #[serde(default, borrow)]
-    streets: Option<Vec<Obj<Step<'a>>>>,
+    streets: Option<Streets<'a>>,
     #[serde(default, borrow)]
     rows: Option<Obj<FinalRows<'a>>>,
     #[serde(default, borrow)]
@@ -125,27 +274,35 @@ fn seat_of(index: usize, seat: Seat<'_>) -> Option<SeatIn<'_>> {
     let mut rows: [Vec<u8>; 3] = Default::default();
     let mut discards = Some(Vec::new());
     let mut placements = Vec::new();
-    for (street, Obj(step)) in seat.streets.iter().flatten().enumerate() {
-        if step.cards.len() != step.to.len() {
-            return None;
-        }
-        for (value, to) in step.cards.iter().zip(&step.to) {
-            let destination = DESTINATIONS.iter().position(|d| *d == to)? as u8;
-            let Some(card) = card(value).ok()? else {
-                if destination != DISCARD {
+    if let Some(streets) = &seat.streets {
+        let (mut card_at, mut to_at) = (0, 0);
+        for (street, &(cards, to)) in streets.steps.iter().enumerate() {
+            if cards != to {
+                return None;
+            }
+            let values = &streets.cards[card_at..card_at + cards];
+            let destinations = &streets.to[to_at..to_at + to];
+            (card_at, to_at) = (card_at + cards, to_at + to);
+            for (value, &Dest(destination)) in values.iter().zip(destinations) {
+                if destination == NO_DESTINATION {
                     return None;
                 }
-                discards = None; // the room hid a discard
-                continue;
-            };
-            placements.push(Placed {
-                street: street as i64,
-                card,
-                destination,
-            });
-            match destination {
-                DISCARD => discards.iter_mut().for_each(|d| d.push(card)),
-                row => rows[row as usize].push(card),
+                let Some(card) = card(value).ok()? else {
+                    if destination != DISCARD {
+                        return None;
+                    }
+                    discards = None; // the room hid a discard
+                    continue;
+                };
+                placements.push(Placed {
+                    street: street as i64,
+                    card,
+                    destination,
+                });
+                match destination {
+                    DISCARD => discards.iter_mut().for_each(|d| d.push(card)),
+                    row => rows[row as usize].push(card),
+                }
             }
         }
     }
@@ -245,7 +402,7 @@ impl OpenDecoder {
         file_start: bool,
         resolve: &mut dyn FnMut(&str) -> Resolved,
     ) -> Block {
-        let mut walk = Walk::new(first_line);
+        let mut walk = Walk::new(first_line, data.len());
         let mut count = 0i64;
         for (i, (start, end, next)) in lines(data).enumerate() {
             count += 1;
@@ -295,4 +452,3 @@ mod tests {
         assert_eq!(played_at("2026-02-30"), None);
     }
 }
-
