@@ -4,7 +4,7 @@ Checked against the built module by ``mypy.stubtest`` in ``make test``.
 Arrays are NumPy arrays; card ids are int8 (``-1`` an empty position).
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias, final
 
 import numpy as np
@@ -14,6 +14,8 @@ from ofc_stats.errors import UnplayablePosition
 
 __version__: str
 __all__ = [
+    "AppDecoder",
+    "OpenDecoder",
     "Rules",
     "StreetGrade",
     "__version__",
@@ -145,3 +147,23 @@ def sim_play(
     tables: npt.NDArray[np.int64],
     threads: int,
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int16]]: ...
+# --- import decoders (rust/ofc-py/src/decode.rs) ------------------------------
+# resolve: rule text -> (preset name, max seats, deck size), or None (refused).
+# decode() gives the block's columns as NumPy arrays (names as in store/schema.py,
+# strings as "<name>.offsets"/".data"/".valid"), "units" (n, 4) int64 rows
+# (kind 0 hands start..stop | kind 1 bytes start..stop from line), "span_*",
+# "presets", "consumed" and "consumed_lines" (ofc_stats.core.decode reads it).
+
+@final
+class AppDecoder:
+    def __new__(cls, resolve: Callable[[str], tuple[str, int, int] | None]) -> AppDecoder: ...
+    def decode(
+        self, data: bytes, first_line: int, first_offset: int, file_start: bool, last: bool
+    ) -> dict[str, Any]: ...
+
+@final
+class OpenDecoder:
+    def __new__(cls, resolve: Callable[[str], tuple[str, int, int] | None]) -> OpenDecoder: ...
+    def decode(
+        self, data: bytes, first_line: int, first_offset: int, file_start: bool, last: bool
+    ) -> dict[str, Any]: ...

@@ -1,22 +1,24 @@
 """Mobile-app JSON (`.hh`): Pokerrrr 2, Upoker, Spartan.
 
 The format and its record path (the definition) are in
-:mod:`parsers.app_records`; the fast reader in :mod:`parsers.app_columnar`.
-Here: the parser the registry lists, and the writer the simulator and the
-tests use.
+:mod:`parsers.app_records`; the import lane (:mod:`parsers.core_lane`) has the
+core decode most hands straight into columns and this definition read the
+rest.  Here: the parser the registry lists, and the writer the simulator and
+the tests use.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
 from ofc_stats.records import HandRecord, Partial, Quarantined
+from parsers import core_lane
 from parsers.app_records import (
     DEFAULT_APP,
     FORMAT,
-    _objects,
+    Splitter,
     hand_from_object,
     record_item,
     ruleset_for,
@@ -44,21 +46,44 @@ class AppJsonParser(Parser):
         return text.startswith(b"{") and b'"handData"' in head
 
     def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-        for item in _objects(stream, source):
-            if isinstance(item, Quarantined | Partial):
-                yield item
-                continue
-            yield record_item(*item, source)
+        reader = AppReader(source)
+        yield from reader.feed(core_lane.numbered(stream))
+        yield from reader.end()
 
     columnar = True
 
     def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-        from parsers.app_columnar import read_columnar
-
-        yield from read_columnar(stream, source)
+        resolve = core_lane.resolving(ruleset_for)
+        yield from core_lane.read(stream, source, FORMAT, AppReader(source), resolve)
 
     def hand_from_raw(self, raw_text: str, source: str, line: int, offset: int) -> ParseItem:
         return record_item(line, offset, json.loads(raw_text), raw_text, source)
+
+
+class AppReader:
+    """The record path line by line: the splitter's objects, each read as a hand."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.splitter = Splitter(source)
+
+    @property
+    def idle(self) -> bool:
+        return self.splitter.idle
+
+    def feed(self, lines: Iterable[core_lane.Line]) -> Iterator[ParseItem]:
+        for number, offset, raw in lines:
+            for item in self.splitter.line(number, offset, raw):
+                yield self._item(item)
+
+    def end(self) -> Iterator[ParseItem]:
+        for item in self.splitter.end():
+            yield self._item(item)
+
+    def _item(self, item: tuple[int, int, Any, str] | Quarantined | Partial) -> ParseItem:
+        if isinstance(item, Quarantined | Partial):
+            return item
+        return record_item(*item, self.source)
 
 
 APP_RULES = {

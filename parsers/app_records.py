@@ -5,7 +5,8 @@ one hand each (see ``shared/samples/apps/README.md``).  Cards carry a trailing
 street digit: ``As1`` is the ace of spades placed on street 1; a Fantasyland
 board is all street 0.  Objects are read one at a time, so memory stays
 bounded by the largest hand, and a broken object is quarantined on its own.
-The fast reader (:mod:`parsers.app_columnar`) is proven equal to this.
+The core's decoder (``rust/ofc-core/src/decode/app.rs``, the import lane
+:mod:`parsers.core_lane`) is proven equal to this.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, BinaryIO
+from typing import Any
 
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.engine.presets import get_ruleset
@@ -157,8 +158,8 @@ class _Pending:
 _Item = tuple[int, int, Any, str] | Quarantined | Partial
 
 
-def _objects(stream: BinaryIO, source: str) -> Iterator[_Item]:
-    """(first line, byte offset, decoded value, text) of each top-level JSON value.
+class Splitter:
+    """The record path's reading of a file, one line at a time: whole JSON values out.
 
     Values end where the JSON ends, not at blank lines, so a file written one
     object per line is read one object at a time (memory bounded by the
@@ -166,22 +167,9 @@ def _objects(stream: BinaryIO, source: str) -> Iterator[_Item]:
     that starts with ``{`` after a blank line, or at the next line starting
     ``{`` at all, and is quarantined alone; one cut off at the end of a file
     that does not end with a newline (still being written) is a
-    :class:`Partial`, left for the next import.
-    """
-    splitter = Splitter(source)
-    offset = 0
-    for number, raw in enumerate(stream, start=1):
-        yield from splitter.line(number, offset, raw)
-        offset += len(raw)
-    yield from splitter.end()
-
-
-class Splitter:
-    """The line-by-line reading of :func:`_objects`, resumable line by line.
-
-    The fast reader (:mod:`parsers.app_columnar`) hands it the lines it does
-    not take itself, and takes over again once :attr:`idle` says no object
-    is open.
+    :class:`Partial`, left for the next import.  The import lane
+    (:mod:`parsers.core_lane`) hands it the lines the core does not take,
+    and lets the core take over again once :attr:`idle` says no object is open.
     """
 
     def __init__(self, source: str) -> None:

@@ -1,7 +1,7 @@
-"""Hands as the dataset's tables, built from per-card arrays: the fast import's one builder.
+"""Hands as the dataset's tables, built from per-card arrays: SwC's and fpdb's one builder.
 
-The app-json and open-format fast readers decode a chunk of hands into flat
-columns (one entry per hand, per seat, per placed card) and hand them here.
+The SwC and fpdb columnar readers decode a chunk of hands into flat columns
+(one entry per hand, per seat, per placed card) and hand them here.
 Everything the record path derives hand by hand (rows, ``board``,
 ``board_streets``, discards in street order, ``complete``, the fingerprint)
 is derived here for the whole chunk with NumPy and Arrow compute, and every
@@ -164,23 +164,6 @@ def constant(text: str, count: int) -> pa.Array:
     return pa.StringArray.from_buffers(
         count, pa.py_buffer(offsets.tobytes()), pa.py_buffer(data * count)
     )
-
-
-def texts(data: bytes | bytearray, starts: list[int], ends: list[int]) -> pa.Array:
-    """Slices of one buffer as a string array (the readers checked they are UTF-8).
-
-    One ``bytes.join`` of memoryview slices: a plain copy of each text, where
-    Arrow's ``take`` of every other entry of a texts-and-gaps array cost several
-    times more.
-    """
-    count = len(starts)
-    if count == 0:
-        return pa.array([], pa.string())
-    view = memoryview(data)
-    joined = b"".join([view[a:b] for a, b in zip(starts, ends, strict=True)])
-    offsets = np.zeros(count + 1, dtype=np.int32)
-    np.cumsum(np.subtract(ends, starts), out=offsets[1:])
-    return pa.StringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(joined))
 
 
 def refused(hands: HandColumns, seats: SeatColumns, cards: CardColumns) -> Bools:

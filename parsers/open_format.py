@@ -17,6 +17,7 @@ from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.cards import format_card, parse_card
 from ofc_stats.errors import OpenFormatError
 from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
+from parsers import core_lane
 from parsers.base import (
     BAD_INPUT,
     ParseItem,
@@ -218,11 +219,19 @@ def dumps(hand: HandRecord) -> str:
     return json.dumps(hand_to_json(hand), separators=(",", ":"), ensure_ascii=False)
 
 
-def _numbered(stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
-    offset = 0
-    for number, raw in enumerate(stream, start=1):
-        yield number, offset, raw
-        offset += len(raw)
+class _Lines:
+    """The per-line parser as the import lane feeds it (no state between lines)."""
+
+    idle = True
+
+    def __init__(self, parser: OpenFormatParser, source: str) -> None:
+        self.parser, self.source = parser, source
+
+    def feed(self, lines: Iterable[tuple[int, int, bytes]]) -> Iterator[ParseItem]:
+        return self.parser.parse_lines(lines, self.source)
+
+    def end(self) -> Iterator[ParseItem]:
+        return iter(())
 
 
 class OpenFormatParser(Parser):
@@ -236,15 +245,14 @@ class OpenFormatParser(Parser):
     columnar = True
 
     def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-        yield from self.parse_lines(_numbered(stream), source)
+        yield from self.parse_lines(core_lane.numbered(stream), source)
 
     def hand_from_raw(self, raw_text: str, source: str, line: int, offset: int) -> ParseItem:
         return hand_from_json(json.loads(raw_text), source, line, offset, raw_text)
 
     def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-        from parsers.open_columnar import read_columnar
-
-        yield from read_columnar(self, stream, source, played_at_of)
+        resolve = core_lane.resolving(preset_name)
+        yield from core_lane.read(stream, source, FORMAT, _Lines(self, source), resolve)
 
     def parse_lines(
         self, lines: Iterable[tuple[int, int, bytes]], source: str

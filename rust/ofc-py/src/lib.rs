@@ -6,6 +6,7 @@
 
 use pyo3::prelude::*;
 
+mod decode;
 mod errors;
 mod grade;
 mod rules;
@@ -16,6 +17,7 @@ mod tables;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     tables::register(m)?;
+    decode::register(m)?;
     rules::register(m)?;
     grade::register(m)?;
     sim::register(m)?;

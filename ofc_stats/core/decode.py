@@ -1,0 +1,217 @@
+"""The core's import decoders: a block of lines to the dataset's hands, seats and placements.
+
+``_core.AppDecoder`` and ``_core.OpenDecoder`` (``rust/ofc-core/src/decode``)
+decode whole lines into plain vectors with the GIL released; here they
+become Arrow arrays without a copy (``from_buffers`` over the NumPy arrays
+the vectors moved into).  What the core leaves to the readable reader comes
+back as units of lines, in file order (:class:`Decoded`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+import ofc_stats._core as _core
+from ofc_stats.engine.board import DESTINATIONS
+
+CARDS = pa.list_(pa.int8())
+_DESTINATIONS = pa.array(DESTINATIONS, pa.string())
+HANDS = 0  # a unit of decoded hands (start, stop: hand indices)
+LINES = 1  # a unit of lines for the readable reader (start, stop: bytes of the block)
+
+# rule text -> (preset name, max seats, deck size), or None where the definition refuses it
+Resolver = Callable[[str], tuple[str, int, int] | None]
+Decoder: TypeAlias = _core.AppDecoder | _core.OpenDecoder
+
+
+def decoder(format_name: str, resolve: Resolver) -> Decoder:
+    """A decoder for one file of ``app-json`` or ``open``."""
+    if format_name == "app-json":
+        return _core.AppDecoder(resolve)
+    return _core.OpenDecoder(resolve)
+
+
+def _validity(valid: npt.NDArray[np.bool_]) -> tuple[pa.Buffer | None, int]:
+    nulls = len(valid) - int(np.count_nonzero(valid))
+    if nulls == 0:
+        return None, 0
+    return pa.py_buffer(np.packbits(valid, bitorder="little")), nulls
+
+
+def _strings(d: dict[str, Any], name: str) -> pa.Array:
+    offsets = d[f"{name}.offsets"]
+    validity, nulls = _validity(d[f"{name}.valid"])
+    return pa.StringArray.from_buffers(
+        len(offsets) - 1,
+        pa.py_buffer(offsets),
+        pa.py_buffer(d[f"{name}.data"]),
+        validity,
+        nulls,
+    )
+
+
+def _primitive(d: dict[str, Any], name: str, kind: pa.DataType) -> pa.Array:
+    values = d[name]
+    validity, nulls = _validity(d[f"{name}.valid"])
+    return pa.Array.from_buffers(kind, len(values), [validity, pa.py_buffer(values)], nulls)
+
+
+def _lists(d: dict[str, Any], name: str) -> pa.Array:
+    offsets = d[f"{name}.offsets"]
+    validity, nulls = _validity(d[f"{name}.valid"])
+    values = pa.array(d[f"{name}.values"], pa.int8())
+    return pa.Array.from_buffers(
+        CARDS, len(offsets) - 1, [validity, pa.py_buffer(offsets)], nulls, children=[values]
+    )
+
+
+def _fixed13(d: dict[str, Any], name: str) -> pa.Array:
+    values = d[name]
+    validity, nulls = _validity(d[f"{name}.valid"])
+    return pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(13), len(values) // 13, [validity, pa.py_buffer(values)], nulls
+    )
+
+
+def _constant(text: str, count: int) -> pa.Array:
+    data = text.encode("utf-8")
+    offsets = np.arange(count + 1, dtype=np.int32) * len(data)
+    return pa.StringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(data * count))
+
+
+@dataclass
+class Decoded:
+    """One block: its decoded hands as tables, and the units in file order.
+
+    ``units`` rows are (kind, start, stop, first line): :data:`HANDS` for
+    hands ``start..stop``, :data:`LINES` for bytes ``start..stop`` of the
+    block that the readable reader reads.  ``span_*`` give each decoded
+    hand's bytes and first line with the blank lines before it, for the app
+    splitter to read again when it is not idle.  The seats and placements
+    tables carry one last column, ``source_line``, that ties them to their hand.
+    """
+
+    hands: pa.Table
+    seats: pa.Table
+    placements: pa.Table
+    units: npt.NDArray[np.int64]
+    span_start: npt.NDArray[np.int64]
+    span_stop: npt.NDArray[np.int64]
+    span_line: npt.NDArray[np.int64]
+    seat_at: npt.NDArray[np.int64]  # each hand's first seat row, and one more: the end
+    card_at: npt.NDArray[np.int64]  # each hand's first placement row, and the end
+    consumed: int
+    consumed_lines: int
+
+    def slice(self, start: int, stop: int) -> tuple[pa.Table, pa.Table, pa.Table]:
+        """Hands ``start..stop`` with their seats and placements (no copy)."""
+        if start == 0 and stop == self.hands.num_rows:
+            return self.hands, self.seats, self.placements
+        s0, s1 = int(self.seat_at[start]), int(self.seat_at[stop])
+        c0, c1 = int(self.card_at[start]), int(self.card_at[stop])
+        return (
+            self.hands.slice(start, stop - start),
+            self.seats.slice(s0, s1 - s0),
+            self.placements.slice(c0, c1 - c0),
+        )
+
+
+def decode(
+    core: Decoder,
+    data: bytes,
+    first_line: int,
+    first_offset: int,
+    *,
+    last: bool,
+    format_name: str,
+    source: str,
+) -> Decoded:
+    """Decode a block of whole lines (``last``: the file ends with it)."""
+    d = core.decode(data, first_line, first_offset, first_offset == 0, last)
+    count = len(d["line"])
+    hand_key = _strings(d, "hand_key")
+    line = d["line"]
+    presets = pa.array(d["presets"], pa.string())
+    hands = pa.table(
+        {
+            "hand_key": hand_key,
+            "format": _constant(format_name, count),
+            "room": _strings(d, "room"),
+            "table_id": _strings(d, "table_id"),
+            "room_hand_id": _strings(d, "room_hand_id"),
+            "played_at": _primitive(d, "played_at", pa.timestamp("us")),
+            "rules_text": _strings(d, "rules_text"),
+            "ruleset": presets.take(pa.array(d["preset"])),
+            "seat_count": pa.array(d["seat_count"], pa.int8()),
+            "complete": pa.array(d["complete"], pa.bool_()),
+            "stakes": _primitive(d, "stakes", pa.float64()),
+            "currency": _strings(d, "currency"),
+            "source_file": _constant(source, count),
+            "source_line": pa.array(line, pa.int64()),
+            "source_offset": pa.array(d["offset"], pa.int64()),
+            "raw_text": _strings(d, "raw_text"),
+            "fingerprint": pa.StringArray.from_buffers(
+                count,
+                pa.py_buffer(np.arange(count + 1, dtype=np.int32) * 16),
+                pa.py_buffer(d["fingerprint"]),
+            ),
+            "batch": _constant("", count),
+        }
+    )
+    seat_hand = d["seat_hand"]
+    seats = pa.table(
+        {
+            "hand_key": pa.DictionaryArray.from_arrays(pa.array(seat_hand), hand_key),
+            "seat": pa.array(d["seat"], pa.int8()),
+            "player": _strings(d, "player"),
+            "player_id": _strings(d, "player_id"),
+            "hero": pa.array(d["hero"], pa.bool_()),
+            "in_fantasy": pa.array(d["in_fantasy"], pa.bool_()),
+            "fantasy_cards": _primitive(d, "fantasy_cards", pa.int8()),
+            "top": _lists(d, "top"),
+            "middle": _lists(d, "middle"),
+            "bottom": _lists(d, "bottom"),
+            "board": _fixed13(d, "board"),
+            "board_streets": _fixed13(d, "board_streets"),
+            "discards": _lists(d, "discards"),
+            "reported_points": _primitive(d, "reported_points", pa.float64()),
+            "reported_money": _primitive(d, "reported_money", pa.float64()),
+            "stack": _primitive(d, "stack", pa.float64()),
+            "source_line": pa.array(line[seat_hand], pa.int64()),
+        }
+    )
+    card_hand = d["card_hand"]
+    placements = pa.table(
+        {
+            "hand_key": pa.DictionaryArray.from_arrays(pa.array(card_hand), hand_key),
+            "seat": pa.array(d["card_seat"], pa.int8()),
+            "street": pa.array(d["street"], pa.int8()),
+            "card": pa.array(d["card"], pa.int8()),
+            "destination": pa.DictionaryArray.from_arrays(
+                pa.array(d["destination"], pa.int8()), _DESTINATIONS
+            ),
+            "source_line": pa.array(line[card_hand], pa.int64()),
+        }
+    )
+    seat_at = np.zeros(count + 1, np.int64)
+    np.cumsum(d["seat_count"], out=seat_at[1:])
+    card_at = np.searchsorted(card_hand, np.arange(count + 1)).astype(np.int64)
+    return Decoded(
+        hands=hands,
+        seats=seats,
+        placements=placements,
+        units=d["units"],
+        span_start=d["span_start"],
+        span_stop=d["span_stop"],
+        span_line=d["span_line"],
+        seat_at=seat_at,
+        card_at=card_at,
+        consumed=d["consumed"],
+        consumed_lines=d["consumed_lines"],
+    )

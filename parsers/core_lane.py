@@ -1,0 +1,172 @@
+"""The one import lane of app JSON and the open format: the core decodes, the reader reads the rest.
+
+The core (:mod:`ofc_stats.core.decode`) decodes a block of whole lines
+straight into the stored columns and gives back, in file order, the lines it
+leaves to the format's readable reader (the definition): anything it cannot
+decode or judge exactly as the definition would.  Those are read here by the
+definition, so every hand is stored or quarantined as the record path would,
+in the same order.  App JSON's splitter carries state from line to line: a
+decoded hand met while it has an object open is read again by the splitter
+from the hand's own lines.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import BinaryIO, Protocol
+
+from ofc_stats.core.decode import HANDS, Decoded, Resolver, decode, decoder
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.errors import OfcError
+from ofc_stats.records import storable_text
+from parsers.base import ColumnarHands, ParseItem
+
+BLOCK_BYTES = 4 << 20
+AHEAD = 8  # blocks decoded ahead of the importer: one batch of hands and more
+Line = tuple[int, int, bytes]  # (line number, byte offset, raw bytes with the newline)
+
+
+class Definition(Protocol):
+    """A format's readable reader, fed whole lines in file order."""
+
+    @property
+    def idle(self) -> bool:
+        """Whether no hand is open: the next line may start one."""
+
+    def feed(self, lines: Iterable[Line]) -> Iterator[ParseItem]:
+        """The items of these lines."""
+
+    def end(self) -> Iterator[ParseItem]:
+        """The items still open at the end of the file."""
+
+
+def numbered(stream: BinaryIO) -> Iterator[Line]:
+    """Every line of ``stream`` with its number and byte offset."""
+    offset = 0
+    for number, raw in enumerate(stream, start=1):
+        yield number, offset, raw
+        offset += len(raw)
+
+
+def resolving(name_of: Callable[[str], str]) -> Resolver:
+    """The core's resolver from a definition's ``text -> preset name`` (OfcError: refused)."""
+
+    def resolve(text: str) -> tuple[str, int, int] | None:
+        try:
+            preset = get_ruleset(name_of(text))
+        except OfcError:
+            return None
+        return preset.name, preset.max_seats, preset.deck.size
+
+    return resolve
+
+
+def read(
+    stream: BinaryIO, source: str, format_name: str, definition: Definition, resolve: Resolver
+) -> Iterator[ParseItem]:
+    """Every item the definition yields for ``stream``, most hands as ColumnarHands.
+
+    A thread reads and decodes up to :data:`AHEAD` blocks ahead (the core
+    releases the GIL), so decoding runs on one core while this thread checks,
+    dedupes and writes (Parquet writes release it too) on the other.
+    """
+    if not storable_text(source):  # every hand of it is refused: the definition says why
+        yield from definition.feed(numbered(stream))
+        yield from definition.end()
+        return
+    blocks: queue.Queue[tuple[Decoded, bytes, int] | BaseException | None] = queue.Queue(AHEAD)
+    stop = threading.Event()
+
+    def put(item: tuple[Decoded, bytes, int] | BaseException | None) -> bool:
+        while not stop.is_set():
+            try:
+                blocks.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in _decoded(stream, source, format_name, resolve):
+                if not put(item):
+                    return
+            put(None)
+        except BaseException as error:  # raised again by the reader, in its place
+            put(error)
+
+    # the caller's context (``played_under``) holds in the thread that resolves rule texts
+    context = contextvars.copy_context()
+    worker = threading.Thread(
+        target=context.run, args=(produce,), name=f"decode {source}", daemon=True
+    )
+    worker.start()
+    try:
+        while (item := blocks.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield from _walk(*item, definition)
+    finally:
+        stop.set()
+        worker.join()
+    yield from definition.end()
+
+
+def _decoded(
+    stream: BinaryIO, source: str, format_name: str, resolve: Resolver
+) -> Iterator[tuple[Decoded, bytes, int]]:
+    """Each block of whole lines decoded by the core: (decoded, block, its byte offset)."""
+    core = decoder(format_name, resolve)
+    carry, line, offset = b"", 1, 0
+    while True:
+        chunk = stream.read(BLOCK_BYTES)
+        last = not chunk
+        data = carry + chunk if carry else chunk
+        if last:
+            block, carry = data, b""
+        else:
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:  # no whole line yet
+                carry = data
+                continue
+            block, carry = data[:cut], data[cut:]
+        if block:
+            decoded = decode(
+                core, block, line, offset, last=last, format_name=format_name, source=source
+            )
+            yield decoded, block, offset
+            used = decoded.consumed
+            if used < len(block):  # a hand open at the end of the block waits for the rest
+                carry = block[used:] + carry
+            line += decoded.consumed_lines
+            offset += used
+        if last:
+            return
+
+
+def _walk(decoded: Decoded, block: bytes, base: int, definition: Definition) -> Iterator[ParseItem]:
+    for kind, start, stop, first in decoded.units.tolist():
+        if kind != HANDS:
+            yield from definition.feed(_lines(block, start, stop, first, base))
+            continue
+        hand = start
+        while hand < stop and not definition.idle:  # the splitter reads it as part of its object
+            span = int(decoded.span_start[hand]), int(decoded.span_stop[hand])
+            yield from definition.feed(_lines(block, *span, int(decoded.span_line[hand]), base))
+            hand += 1
+        if hand < stop:
+            yield ColumnarHands(*decoded.slice(hand, stop))
+
+
+def _lines(block: bytes, start: int, stop: int, number: int, base: int) -> Iterator[Line]:
+    """The lines of ``block[start:stop]`` numbered from ``number``, offsets from ``base``."""
+    at = start
+    while at < stop:
+        newline = block.find(b"\n", at, stop)
+        end = stop if newline < 0 else newline + 1
+        yield number, base + at, block[at:end]
+        number += 1
+        at = end
