@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ofc_stats.core.scoring import repeated_cards, score_batch
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rank import rank_row
@@ -27,7 +28,6 @@ from ofc_stats.engine.vector.rank_tables import (
     columns,
     tables,
 )
-from ofc_stats.engine.vector.scoring import repeated_cards, score_batch
 
 
 def deal(hands: int, seats: int, deck: int, seed: int) -> np.ndarray:

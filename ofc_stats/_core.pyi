@@ -16,6 +16,8 @@ __all__ = [
     "classify_five",
     "classify_three",
     "rank_tables",
+    "repeated_cards",
+    "score_batch",
 ]
 
 # --- row classes (rust/ofc-py/src/tables.rs) ---------------------------------
@@ -48,3 +50,19 @@ class Rules:
     ) -> Rules: ...
     @property
     def deck_size(self) -> int: ...
+
+# --- batch scoring (rust/ofc-py/src/score.rs) ---------------------------------
+
+def score_batch(
+    rules: Rules,
+    boards: npt.NDArray[np.int8],
+    *,
+    seated: npt.NDArray[np.bool_] | None = None,
+    in_fantasy: npt.NDArray[np.bool_] | None = None,
+    fantasy_cards: npt.NDArray[np.int8] | None = None,
+    stacks: npt.NDArray[np.float64] | None = None,
+    forced_fouls: npt.NDArray[np.bool_] | None = None,
+) -> dict[str, npt.NDArray[Any]]: ...
+def repeated_cards(
+    boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_] | None = None
+) -> npt.NDArray[np.bool_]: ...

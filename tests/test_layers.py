@@ -56,7 +56,7 @@ def under(name: str, *prefixes: str) -> bool:
 
 def test_importing_the_engine_loads_no_data_library() -> None:
     code = (
-        "import sys, ofc_stats.engine, ofc_stats.engine.vector.scoring, ofc_stats.engine.scoring, "
+        "import sys, ofc_stats.engine, ofc_stats.core.scoring, ofc_stats.engine.scoring, "
         "ofc_stats.engine.ruleset_toml, ofc_stats.engine.timeout, ofc_stats.engine.vector.timeout; "
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     )
@@ -81,6 +81,7 @@ def test_the_engine_imports_only_itself_and_errors() -> None:
             (
                 "ofc_stats.store",
                 "ofc_stats.records",
+                "ofc_stats.core",
                 "ofc_stats.engine",
                 "ofc_stats.errors",
                 "parsers",

@@ -8,7 +8,7 @@ because the opponents' blocks do not depend on the candidate, their boards are
 played once per rollout, not once per candidate.  Boards are played on by
 :mod:`ofc_stats.grade.policy`; Fantasyland opponents are set by the greedy
 :mod:`ofc_stats.grade.setter`.  The finished hands are scored by
-:func:`~ofc_stats.engine.vector.scoring.score_batch`; a candidate's value is
+:func:`~ofc_stats.core.scoring.score_batch`; a candidate's value is
 the seat's net points (uncapped) plus the value of the Fantasyland its board
 earns (:func:`fantasy_value`).  The value splits into four parts that sum to
 it: row points on live boards, row points lost to fouls, royalties (own minus
@@ -22,11 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ofc_stats.core.scoring import score_batch
 from ofc_stats.engine.board import ROW_SIZES
 from ofc_stats.engine.fantasy_value import published_value
 from ofc_stats.engine.rules import Deck, Ruleset
 from ofc_stats.engine.vector.rule_arrays import CompiledRules, compile_rules
-from ofc_stats.engine.vector.scoring import score_batch
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.policy import imagine, play_street, state_of
 from ofc_stats.grade.position import Decision, Opponent

@@ -16,12 +16,12 @@ from datetime import datetime, timedelta
 import numpy as np
 import numpy.typing as npt
 
+from ofc_stats.core.scoring import score_batch
 from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.fantasy_solver import solve_fantasy_batch
 from ofc_stats.engine.fantasy_value import documented_stay_value
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.vector.rule_arrays import compile_rules
-from ofc_stats.engine.vector.scoring import score_batch
 from ofc_stats.engine.vector.timeout import auto_destinations
 from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Placement, SeatRecord

@@ -12,5 +12,6 @@ pub mod error;
 pub mod eval;
 pub mod rng;
 pub mod rules;
+pub mod score;
 
 pub use error::CoreError;

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod rules;
+mod score;
 mod tables;
 
 #[pymodule]
@@ -15,5 +16,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     tables::register(m)?;
     rules::register(m)?;
+    score::register(m)?;
     Ok(())
 }
