@@ -9,7 +9,7 @@
 use rayon::prelude::*;
 
 use crate::board::{read_jokers, BoardEval};
-use crate::cards::BOARD;
+use crate::cards::{is_joker, BOARD, DECK};
 use crate::error::CoreError;
 use crate::eval::Tables;
 use crate::rules::Rules;
@@ -18,6 +18,7 @@ use crate::rules::Rules;
 /// lookup stays valid.  Its points are zeroed; its classes and royalties are
 /// reported as this board's (as the NumPy engine did).
 pub const FILLER: [u8; 13] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+const FILLER_IDS: [i8; 13] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
 
 /// Hands scored per rayon task: big enough to amortise the task, small enough to balance.
 const CHUNK: usize = 512;
@@ -197,43 +198,26 @@ pub fn settle(
     }
 }
 
-/// The first hand with a card outside the deck, or else the first with a card
-/// twice, as the project's error (absent seats' cards are not looked at).
-pub fn check(batch: &Batch<'_>, deck_size: u8) -> Result<(), CoreError> {
-    let first_bad = |test: &(dyn Fn(usize) -> bool + Sync)| {
-        (0..batch.hands).into_par_iter().find_first(|&h| test(h))
-    };
-    if let Some(h) = first_bad(&|h| seated_cards(batch, h).any(|c| c < 0 || c as u8 >= deck_size)) {
-        return Err(CoreError::Hand(format!(
-            "hand {h}: card id outside the {deck_size}-card deck"
-        )));
-    }
-    if let Some(h) = first_bad(&|h| has_repeat(seated_cards(batch, h))) {
-        return Err(CoreError::Hand(format!("hand {h}: a card appears twice")));
-    }
-    Ok(())
-}
-
-fn seated_cards<'a>(batch: &'a Batch<'_>, hand: usize) -> impl Iterator<Item = i8> + 'a {
-    (0..batch.seats)
-        .filter(move |&s| batch.seated.is_none_or(|m| m[hand * batch.seats + s]))
-        .flat_map(move |s| {
-            let at = (hand * batch.seats + s) * BOARD;
-            batch.boards[at..at + BOARD].iter().copied()
-        })
-}
-
-/// Whether a card comes twice, or a card id is outside 0..63 (which cannot be told apart).
-fn has_repeat(cards: impl Iterator<Item = i8>) -> bool {
+/// A hand's seated cards: whether one is outside 0..deck_size, the mask of
+/// the ids 0..63 among them, and how many there are.
+#[inline]
+fn hand_cards(batch: &Batch<'_>, hand: usize, deck_size: u8) -> (bool, u64, u32) {
     let mut mask = 0u64;
     let mut count = 0u32;
-    for c in cards {
-        count += 1;
-        if (0..64).contains(&c) {
-            mask |= 1 << c;
+    let mut outside = false;
+    for s in 0..batch.seats {
+        let at = hand * batch.seats + s;
+        if batch.seated.is_some_and(|m| !m[at]) {
+            continue;
         }
+        for &c in &batch.boards[at * BOARD..(at + 1) * BOARD] {
+            let c = c as u8; // a negative id becomes 128 and up: outside any deck
+            outside |= c >= deck_size;
+            mask |= (1u64 << (c & 63)) & ((c < 64) as u64).wrapping_neg();
+        }
+        count += BOARD as u32;
     }
-    mask.count_ones() != count
+    (outside, mask, count)
 }
 
 /// Per hand, whether a card appears twice among its seated seats' cards (an id
@@ -241,7 +225,11 @@ fn has_repeat(cards: impl Iterator<Item = i8>) -> bool {
 pub fn repeated_cards(batch: &Batch<'_>) -> Vec<bool> {
     (0..batch.hands)
         .into_par_iter()
-        .map(|h| has_repeat(seated_cards(batch, h)))
+        .with_min_len(CHUNK)
+        .map(|h| {
+            let (_, mask, count) = hand_cards(batch, h, 64);
+            mask.count_ones() != count
+        })
         .collect()
 }
 
@@ -268,46 +256,111 @@ fn check_shapes(batch: &Batch<'_>, rules: &Rules) -> Result<(), CoreError> {
     sized("forced_fouls", batch.forced_fouls.map(<[bool]>::len), n)
 }
 
-/// Score every hand of the batch.  Cards are always checked (a card outside
-/// the deck or a card twice is a [`CoreError::Hand`]): the scorer never reads
-/// a table out of bounds, whatever it is given.
+/// Score every hand of the batch.  Cards are always checked: the first hand
+/// with a card outside the deck, or else the first with a card twice, is a
+/// [`CoreError::Hand`], so the scorer never reads a table out of bounds,
+/// whatever it is given.
 pub fn score_batch(batch: &Batch<'_>, rules: &Rules) -> Result<Scores, CoreError> {
     check_shapes(batch, rules)?;
-    check(batch, rules.deck_size)?;
     let mut out = Scores::zeroed(batch.hands, batch.seats);
     let t = Tables::get();
-    parts(&mut out, batch.seats)
+    let bad: Vec<BadHands> = parts(&mut out, batch.seats)
         .into_par_iter()
-        .for_each(|part| score_part(t, rules, batch, part));
+        .map(|part| score_part(t, rules, batch, part))
+        .collect();
+    // Parts are in hand order: the first part naming a hand names the batch's first.
+    if let Some(h) = bad.iter().find_map(|b| b.outside) {
+        return Err(CoreError::Hand(format!(
+            "hand {h}: card id outside the {}-card deck",
+            rules.deck_size
+        )));
+    }
+    if let Some(h) = bad.iter().find_map(|b| b.repeated) {
+        return Err(CoreError::Hand(format!("hand {h}: a card appears twice")));
+    }
     Ok(out)
 }
 
-fn score_part(t: &Tables, rules: &Rules, batch: &Batch<'_>, p: Part<'_>) {
+/// The first hand of a part with a card outside the deck, and with a card twice.
+#[derive(Default)]
+struct BadHands {
+    outside: Option<usize>,
+    repeated: Option<usize>,
+}
+
+/// Score one part's hands in two passes: first every board's cards checked,
+/// read (jokers) and classed, a short loop whose table walks overlap from one
+/// board to the next; then fouls, royalties, Fantasyland, points and caps.
+fn score_part(t: &Tables, rules: &Rules, batch: &Batch<'_>, p: Part<'_>) -> BadHands {
     let seats = batch.seats;
+    let hands = p.top_class.len() / seats;
+    let jokers = rules.deck_size as usize > DECK;
+    let mut bad = BadHands::default();
+    for local in 0..hands {
+        let hand = p.first + local;
+        let (outside, mask, count) = hand_cards(batch, hand, rules.deck_size);
+        if outside || mask.count_ones() != count {
+            let first = if outside {
+                &mut bad.outside
+            } else {
+                &mut bad.repeated
+            };
+            first.get_or_insert(hand);
+            continue;
+        }
+        for s in 0..seats {
+            let at = hand * seats + s;
+            let me = local * seats + s;
+            let given: &[i8; 13] = if batch.seated.is_none_or(|m| m[at]) {
+                batch.boards[at * BOARD..(at + 1) * BOARD]
+                    .try_into()
+                    .expect("13 cards a board")
+            } else {
+                &FILLER_IDS
+            };
+            let cards = given.map(|c| c as u8);
+            let out = &mut p.boards[me * BOARD..(me + 1) * BOARD];
+            // The board is copied from the input, not from `cards` just written byte
+            // by byte (reading those back as words stalls the store buffer).
+            let (top, middle, bottom) = if jokers && cards.iter().any(|&c| is_joker(c)) {
+                let (read, e) = read_jokers(t, rules, &cards);
+                for (slot, &c) in out.iter_mut().zip(&read) {
+                    *slot = c as i8;
+                }
+                (e.top, e.middle, e.bottom)
+            } else {
+                out.copy_from_slice(given);
+                (
+                    t.class3(&cards[0..3]),
+                    t.class5(&cards[3..8]),
+                    t.class5(&cards[8..13]),
+                )
+            };
+            p.top_class[me] = top as i16;
+            p.middle_class[me] = middle as i16;
+            p.bottom_class[me] = bottom as i16;
+        }
+    }
+    if bad.outside.is_some() || bad.repeated.is_some() {
+        return bad; // the batch is an error: nothing more to score
+    }
     let mut evals = [BoardEval::from_classes(t, rules, 0, 0, 0, Some(false)); 8];
     let mut seated = [true; 8];
-    for local in 0..p.top_class.len() / seats {
+    for local in 0..hands {
         let hand = p.first + local;
         for s in 0..seats {
-            let at = hand * seats + s; // this seat in the batch's arrays
-            let me = local * seats + s; // and in the part's
+            let at = hand * seats + s;
+            let me = local * seats + s;
             seated[s] = batch.seated.is_none_or(|m| m[at]);
-            let cards: [u8; 13] = if seated[s] {
-                std::array::from_fn(|k| batch.boards[at * BOARD + k] as u8)
-            } else {
-                FILLER
-            };
-            let (read, mut e) = read_jokers(t, rules, &cards);
-            if let Some(forced) = batch.forced_fouls {
-                e = BoardEval::from_classes(t, rules, e.top, e.middle, e.bottom, Some(forced[at]));
-            }
-            evals[s] = e;
-            for (slot, &c) in p.boards[me * BOARD..(me + 1) * BOARD].iter_mut().zip(&read) {
-                *slot = c as i8;
-            }
-            p.top_class[me] = e.top as i16;
-            p.middle_class[me] = e.middle as i16;
-            p.bottom_class[me] = e.bottom as i16;
+            evals[s] = BoardEval::from_classes(
+                t,
+                rules,
+                p.top_class[me] as u16,
+                p.middle_class[me] as u16,
+                p.bottom_class[me] as u16,
+                batch.forced_fouls.map(|f| f[at]),
+            );
+            let e = &evals[s];
             p.royalty_top[me] = e.royalties[0];
             p.royalty_middle[me] = e.royalties[1];
             p.royalty_bottom[me] = e.royalties[2];
@@ -351,6 +404,7 @@ fn score_part(t: &Tables, rules: &Rules, batch: &Batch<'_>, p: Part<'_>) {
             &mut p.net_capped[local * seats..(local + 1) * seats],
         );
     }
+    bad
 }
 
 #[cfg(test)]

@@ -3,7 +3,10 @@
 use std::borrow::Cow;
 
 use numpy::ndarray::{Array2, Array3};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2, PyReadonlyArray3, PyUntypedArrayMethods};
+use numpy::{
+    IntoPyArray, PyArray1, PyReadonlyArray, PyReadonlyArray2, PyReadonlyArray3,
+    PyUntypedArrayMethods,
+};
 use ofc_core::cards::BOARD;
 use ofc_core::score::{self, Batch};
 use pyo3::prelude::*;
@@ -12,33 +15,34 @@ use pyo3::types::PyDict;
 use crate::errors::{hand_error, to_py};
 use crate::rules::Rules;
 
-/// A C-contiguous array's data, or a contiguous copy of it.
-fn flat<T: numpy::Element + Copy>(view: numpy::ndarray::ArrayViewD<'_, T>) -> Vec<T> {
-    view.iter().copied().collect()
+/// An array's data in C order: borrowed when it is contiguous, else copied.
+fn c_order<'a, T: numpy::Element + Copy, D: numpy::ndarray::Dimension>(
+    array: &'a PyReadonlyArray<'_, T, D>,
+) -> Cow<'a, [T]> {
+    match array.as_slice() {
+        Ok(slice) => Cow::Borrowed(slice),
+        Err(_) => Cow::Owned(array.as_array().iter().copied().collect()),
+    }
 }
 
-fn seat_mask<'py, T: numpy::Element + Copy>(
-    py: Python<'py>,
+fn seat_mask<'a, T: numpy::Element + Copy>(
+    py: Python<'_>,
     name: &str,
-    array: &Option<PyReadonlyArray2<'py, T>>,
+    array: &'a Option<PyReadonlyArray2<'_, T>>,
     shape: (usize, usize),
-) -> PyResult<Option<Vec<T>>> {
+) -> PyResult<Option<Cow<'a, [T]>>> {
     match array {
         None => Ok(None),
-        Some(a) => {
-            if a.shape() != [shape.0, shape.1] {
-                return Err(hand_error(
-                    py,
-                    format!(
-                        "{name} has shape {:?}, boards need ({}, {})",
-                        a.shape(),
-                        shape.0,
-                        shape.1
-                    ),
-                ));
-            }
-            Ok(Some(flat(a.as_array().into_dyn())))
-        }
+        Some(a) if a.shape() != [shape.0, shape.1] => Err(hand_error(
+            py,
+            format!(
+                "{name} has shape {:?}, boards need ({}, {})",
+                a.shape(),
+                shape.0,
+                shape.1
+            ),
+        )),
+        Some(a) => Ok(Some(c_order(a))),
     }
 }
 
@@ -65,10 +69,7 @@ fn score_batch<'py>(
     }
     let (hands, seats) = (shape[0], shape[1]);
     let dims = (hands, seats);
-    let cards: Cow<'_, [i8]> = match boards.as_slice() {
-        Ok(slice) => Cow::Borrowed(slice),
-        Err(_) => Cow::Owned(flat(boards.as_array().into_dyn())),
-    };
+    let cards = c_order(&boards);
     let seated = seat_mask(py, "seated", &seated, dims)?;
     let in_fantasy = seat_mask(py, "in_fantasy", &in_fantasy, dims)?;
     let fantasy_cards = seat_mask(py, "fantasy_cards", &fantasy_cards, dims)?;
@@ -144,7 +145,7 @@ fn repeated_cards<'py>(
             format!("boards must have shape (hands, seats, 13), not {shape:?}"),
         ));
     }
-    let cards: Vec<i8> = flat(boards.as_array().into_dyn());
+    let cards = c_order(&boards);
     let seated = seat_mask(py, "seated", &seated, (hands, seats))?;
     let repeated = py.detach(|| {
         score::repeated_cards(&Batch {
