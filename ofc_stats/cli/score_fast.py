@@ -1,4 +1,4 @@
-"""`ofc-stats score --format json` end to end on arrays: text in, batch engine, text out.
+"""`ofc-stats score --format json` end to end on arrays: text in, the core scores, text out.
 
 Lines in the usual shape (rows like ``"Qs Qd 5c"``: cards of two ASCII
 characters one space apart) become card ids in one NumPy pass per chunk;
