@@ -154,3 +154,16 @@ def test_repeated_cards_counts_only_seated_seats() -> None:
     again = [0, *range(14, 26)]  # the 2c of the first board again
     assert repeated_cards([[first, again]]).tolist() == [True]
     assert repeated_cards([[first, again]], [[True, False]]).tolist() == [False]
+
+
+def test_any_memory_layout_scores_alike() -> None:
+    """Fortran-ordered and strided views are read in their logical order, not their memory's."""
+    ruleset = get_ruleset("pineapple-progressive")
+    data = random_hands(ruleset, 300, seed=11)
+    base = score_batch(ruleset=ruleset, **data)
+    fortran = {k: np.asfortranarray(v) for k, v in data.items()}
+    strided = {k: np.repeat(v, 2, axis=0)[::2] for k, v in data.items()}
+    for other in (fortran, strided):
+        again = score_batch(ruleset=ruleset, **other)
+        for field in ("boards", "points", "net", "net_capped", "fantasy_cards", "repeat_cards"):
+            assert np.array_equal(getattr(base, field), getattr(again, field)), field

@@ -19,9 +19,10 @@ use crate::rules::Rules;
 fn c_order<'a, T: numpy::Element + Copy, D: numpy::ndarray::Dimension>(
     array: &'a PyReadonlyArray<'_, T, D>,
 ) -> Cow<'a, [T]> {
+    // `as_slice` also accepts a Fortran-ordered array, whose data is in the wrong order here.
     match array.as_slice() {
-        Ok(slice) => Cow::Borrowed(slice),
-        Err(_) => Cow::Owned(array.as_array().iter().copied().collect()),
+        Ok(slice) if array.is_c_contiguous() => Cow::Borrowed(slice),
+        _ => Cow::Owned(array.as_array().iter().copied().collect()),
     }
 }
 
