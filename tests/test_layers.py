@@ -15,7 +15,8 @@ HEAVY = ("pyarrow", "pandas", "duckdb", "matplotlib", "click", "rich")
 
 
 def modules() -> dict[str, Path]:
-    found = {}
+    """Every project module by name; the compiled core counts as the module its stub describes."""
+    found = {"ofc_stats._core": ROOT / "ofc_stats" / "_core.pyi"}
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
             parts = path.relative_to(ROOT).with_suffix("").parts
@@ -38,7 +39,9 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
-            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            # `from package import module` imports the module, not the package's __init__.
+            named = [f"{base}.{alias.name}" for alias in node.names]
+            targets = named if all(t in known for t in named) else [base, *named]
         for target in targets:
             while target and target not in known:
                 target = target.rpartition(".")[0]
