@@ -167,3 +167,20 @@ def test_any_memory_layout_scores_alike() -> None:
         again = score_batch(ruleset=ruleset, **other)
         for field in ("boards", "points", "net", "net_capped", "fantasy_cards", "repeat_cards"):
             assert np.array_equal(getattr(base, field), getattr(again, field)), field
+
+
+def test_a_forked_process_scores_too() -> None:
+    """A fork copies only the forking thread: the child must not wait on the parent's
+    (absent) rayon threads, but score on its own and get the parent's answer."""
+    import multiprocessing
+
+    ruleset = get_ruleset("pineapple")
+    data = random_hands(ruleset, 3000, seed=5)
+    here = score_batch(ruleset=ruleset, **data).net  # the pool's threads are running now
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        there = pool.apply_async(_net_of, (data,)).get(timeout=120)
+    assert np.array_equal(here, there)
+
+
+def _net_of(data: dict[str, np.ndarray]) -> np.ndarray:
+    return score_batch(ruleset=get_ruleset("pineapple"), **data).net

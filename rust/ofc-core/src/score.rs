@@ -6,6 +6,8 @@
 //! Every hand is independent, so chunks of hands run on rayon's threads and
 //! the result is the same for any thread count.
 
+use std::sync::OnceLock;
+
 use rayon::prelude::*;
 
 use crate::board::{read_jokers, BoardEval};
@@ -223,14 +225,30 @@ fn hand_cards(batch: &Batch<'_>, hand: usize, deck_size: u8) -> (bool, u64, u32)
 /// Per hand, whether a card appears twice among its seated seats' cards (an id
 /// outside 0..63 counts as a repeat: it could not be checked).
 pub fn repeated_cards(batch: &Batch<'_>) -> Vec<bool> {
-    (0..batch.hands)
-        .into_par_iter()
-        .with_min_len(CHUNK)
-        .map(|h| {
-            let (_, mask, count) = hand_cards(batch, h, 64);
-            mask.count_ones() != count
-        })
-        .collect()
+    let repeated = |h: usize| {
+        let (_, mask, count) = hand_cards(batch, h, 64);
+        mask.count_ones() != count
+    };
+    if threads_usable() {
+        (0..batch.hands)
+            .into_par_iter()
+            .with_min_len(CHUNK)
+            .map(repeated)
+            .collect()
+    } else {
+        (0..batch.hands).map(repeated).collect()
+    }
+}
+
+/// Whether rayon's threads can be used: not in a process forked after they started.
+///
+/// A fork copies only the forking thread, so in the child rayon's pool exists
+/// on paper but has no threads, and a parallel call would wait forever.  The
+/// first call records the process; a call from another process (a forked
+/// worker) scores on its own thread instead.
+pub fn threads_usable() -> bool {
+    static STARTED_IN: OnceLock<u32> = OnceLock::new();
+    *STARTED_IN.get_or_init(std::process::id) == std::process::id()
 }
 
 fn check_shapes(batch: &Batch<'_>, rules: &Rules) -> Result<(), CoreError> {
@@ -264,10 +282,18 @@ pub fn score_batch(batch: &Batch<'_>, rules: &Rules) -> Result<Scores, CoreError
     check_shapes(batch, rules)?;
     let mut out = Scores::zeroed(batch.hands, batch.seats);
     let t = Tables::get();
-    let bad: Vec<BadHands> = parts(&mut out, batch.seats)
-        .into_par_iter()
-        .map(|part| score_part(t, rules, batch, part))
-        .collect();
+    let parts = parts(&mut out, batch.seats);
+    let bad: Vec<BadHands> = if threads_usable() {
+        parts
+            .into_par_iter()
+            .map(|part| score_part(t, rules, batch, part))
+            .collect()
+    } else {
+        parts
+            .into_iter()
+            .map(|part| score_part(t, rules, batch, part))
+            .collect()
+    };
     // Parts are in hand order: the first part naming a hand names the batch's first.
     if let Some(h) = bad.iter().find_map(|b| b.outside) {
         return Err(CoreError::Hand(format!(
