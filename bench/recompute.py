@@ -9,20 +9,20 @@ score like the originals, the point is the volume.  Then, each in
 a child process so peak memory is its own, repeated and reported as medians:
 
 * **I/O floor**: read every batch's input columns and write the ``results``
-  and ``versus`` tables with recompute's own reader, writer options and
-  malloc settings, no scoring, no fsync, one process (the tables to write
-  are loaded from a finished run outside the timed part);
-* **engine**: read, score through the engine, write the same tables;
+  and ``versus`` tables with recompute's own reader and writer options, no
+  scoring, no fsync, one thread (the tables to write are loaded from a
+  finished run outside the timed part);
+* **engine**: read, score through the compiled core, write the same tables,
+  one thread;
 * **recompute**: the whole ``ofc-stats recompute --force``: the same work
   plus staging folders, fsyncs, renames and commit markers, with one worker
-  process per core (2 here); peak memory is the largest of parent and workers;
+  thread per core (2 here);
 * **start-up**: ``recompute --force`` of a dataset of two 10-hand batches, so
-  nearly all of it is the fixed cost of a run (engine tables, forking the
-  workers, their first batch, the commits), with the engine cache warm and
-  cold (``OFC_STATS_CACHE`` pointed at an empty folder).
+  nearly all of it is the fixed cost of a run (the core's tables and
+  rulesets, the first batch, the commits).
 
-Each line also gives the CPU seconds of the process and its workers: on this
-shared host wall time follows the other sessions' load, CPU time less so.
+Each line also gives the CPU seconds of the process: on this shared host
+wall time follows the other sessions' load, CPU time less so.
 It also times reading the cards stored three ways (fixed 13-byte binary, 13
 int8 columns, three list<int8> rows) to justify the storage choice.
 """
@@ -59,19 +59,15 @@ from ofc_stats.store.recompute import (
 )
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.engine.presets import get_ruleset
-import resource
 dataset = Dataset(root)
 batches = dataset.batches()
 pq.read_table(dataset.batch_file("hands", batches[0]), columns=["hand_id"])  # Arrow's set-up
-if mode in ("floor", "results"):  # the same malloc settings as recompute's workers
-    from ofc_stats.store.recompute import _keep_freed_memory
-    _keep_freed_memory()
 if mode == "floor":  # what is written, loaded before the clock starts
     outputs = {batch: {name: pq.read_table(dataset.batch_file(name, batch))
                        for name in ("results", "versus")} for batch in batches}
 times = os.times()
 start = time.perf_counter()
-if mode in ("recompute", "startup", "cold"):
+if mode in ("recompute", "startup"):
     summary = recompute(root, force=True)
     hands = summary.hands
 else:
@@ -90,10 +86,8 @@ else:
             pq.write_table(table, out / f"{name}.parquet", **options_for(name))
 seconds = time.perf_counter() - start
 end = os.times()
-cpu = sum(end[:4]) - sum(times[:4])  # user + system, this process and its reaped workers
+cpu = sum(end[:2]) - sum(times[:2])  # user + system, every thread of this process
 peak = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) / 1024
-workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # recompute's workers
-peak = max(peak, workers)
 print(json.dumps({"seconds": seconds, "cpu": cpu, "hands": hands, "peak_mib": peak}))
 """
 
@@ -158,12 +152,8 @@ def tiny(root: Path) -> None:
     import_paths([source], root, batch_hands=10)
 
 
-def run(mode: str, root: Path, cache: Path | None = None) -> dict[str, float]:
-    env = dict(os.environ)
-    if cache is not None:  # a fresh, empty engine cache: the tables are built
-        shutil.rmtree(cache, ignore_errors=True)
-        env["OFC_STATS_CACHE"] = str(cache)
-    return run_child(CHILD, mode, str(root), env=env)
+def run(mode: str, root: Path) -> dict[str, float]:
+    return run_child(CHILD, mode, str(root))
 
 
 def card_layouts(root: Path, rows: int = 3_000_000) -> None:
@@ -220,12 +210,10 @@ def main() -> None:
             "results": [],
             "recompute": [],
             "startup": [],
-            "cold": [],
         }
         for _ in range(args.repeat):  # interleaved, so host noise hits each mode alike
             for mode in runs:
-                target = small if mode in ("startup", "cold") else root
-                runs[mode].append(run(mode, target, work / "cache" if mode == "cold" else None))
+                runs[mode].append(run(mode, small if mode == "startup" else root))
         print(f"load average after: {os.getloadavg()[0]:.2f}")
         floor = statistics.median(r["seconds"] for r in runs["floor"])
         floor_cpu = statistics.median(r["cpu"] for r in runs["floor"])
@@ -234,9 +222,8 @@ def main() -> None:
         labels = {
             "floor": "I/O floor (read + write, no scoring)",
             "results": "read, score, write (engine)",
-            "recompute": "recompute --force (2 workers)",
-            "startup": "start-up: 2 batches of 10 hands, warm",
-            "cold": "start-up, engine cache cold",
+            "recompute": "recompute --force (2 threads)",
+            "startup": "start-up: 2 batches of 10 hands",
         }
         for mode, results in runs.items():
             seconds = statistics.median(r["seconds"] for r in results)

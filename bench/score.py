@@ -8,7 +8,7 @@ repeated (medians):
 
 * **floor**: ``json.loads`` of every line of the same file, nothing else;
 * **score**: ``ofc-stats score FILE`` (JSON out, written to /dev/null): the
-  batch engine end to end, arrays in and text out;
+  compiled core end to end, arrays in and text out;
 * **record path**: the per-hand path the command took before (``parse_hand``
   into Board objects, ``result_record`` dicts, ``json.dumps``), on a tenth
   of the lines.
@@ -112,7 +112,7 @@ def main() -> None:
         }
         labels = {
             "floor": "floor: json.loads of each line",
-            "score": "ofc-stats score (batch engine)",
+            "score": "ofc-stats score (core)",
             "record": "record path (before), 1/10",
         }
         print(f"\n{'step':36} {'hands/s':>11} {'× floor time':>13}")

@@ -6,6 +6,7 @@ load the data layers on first use and stay out of ``__all__``, so that
 ``from ofc_stats import *`` neither hides the builtin ``open`` nor loads DuckDB.
 """
 
+from ofc_stats.core.scoring import BatchResult, score_batch
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.cards import format_card, format_cards, parse_card, parse_cards
 from ofc_stats.engine.presets import PRESETS, get_ruleset
@@ -14,7 +15,6 @@ from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.ruleset_toml import load_ruleset, resolve_ruleset
 from ofc_stats.engine.scoring import BoardResult, HandResult, score_board, score_hand
 from ofc_stats.engine.timeout import Street, timeout_streets
-from ofc_stats.engine.vector.scoring import BatchResult, score_batch
 from ofc_stats.errors import BoardError, CardError, HandError, OfcError, RulesetError
 
 

@@ -23,7 +23,9 @@ __all__ = [
     "classify_three",
     "grade_street_decisions",
     "rank_tables",
+    "repeated_cards",
     "rollout_values",
+    "score_batch",
     "sim_deal",
     "sim_play",
 ]
@@ -167,3 +169,18 @@ class OpenDecoder:
     def decode(
         self, data: bytes, first_line: int, first_offset: int, file_start: bool, last: bool
     ) -> dict[str, Any]: ...
+# --- batch scoring (rust/ofc-py/src/score.rs) ---------------------------------
+
+def score_batch(
+    rules: Rules,
+    boards: npt.NDArray[np.int8],
+    *,
+    seated: npt.NDArray[np.bool_] | None = None,
+    in_fantasy: npt.NDArray[np.bool_] | None = None,
+    fantasy_cards: npt.NDArray[np.int8] | None = None,
+    stacks: npt.NDArray[np.float64] | None = None,
+    forced_fouls: npt.NDArray[np.bool_] | None = None,
+) -> dict[str, npt.NDArray[Any]]: ...
+def repeated_cards(
+    boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_] | None = None
+) -> npt.NDArray[np.bool_]: ...

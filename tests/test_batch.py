@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ofc_stats.core.scoring import score_batch
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import MajorityBonus, Ruleset, Scoring
 from ofc_stats.engine.scoring import score_hand
-from ofc_stats.engine.vector.scoring import score_batch
 from ofc_stats.errors import HandError
 from tests.handgen import random_hands
 
@@ -248,7 +248,7 @@ def test_score_lines_write_what_the_record_path_writes(name: str) -> None:
 def test_repeated_cards_finds_exactly_the_hands_with_a_card_twice() -> None:
     """Against a set per hand, with absent seats (whose cards never count) and copies
     planted within a board, across boards, and in an absent seat only (not a repeat)."""
-    from ofc_stats.engine.vector.scoring import repeated_cards
+    from ofc_stats.core.scoring import repeated_cards
 
     rng = np.random.default_rng(5)
     hands, seats = 40_000, 4  # more than two chunks of the check

@@ -2,11 +2,9 @@
 
 * timeout flags read from a table equal the street-by-street counts they are
   built from, on every variant, plausible and implausible streets alike;
-* the engine tables loaded from the disk cache equal the built ones, and a
-  cache that is corrupt or cannot be written is only ignored;
 * several batches committed at once are all published or none, also when
   the publishing process dies half way;
-* two workers claiming batches write exactly what one process writes, and a
+* two worker threads claiming batches write exactly what one writes, and a
   worker's failure stops the run with its error instead of hanging it.
 """
 
@@ -22,11 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ofc_stats.engine.presets import PRESETS, get_ruleset
 from ofc_stats.engine.rules import Variant
-from ofc_stats.engine.vector import rank_tables, rule_arrays
 from ofc_stats.engine.vector.timeout import mask_table, timeout_mask, timeout_mask_by_counts
-from ofc_stats.store import engine_cache
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute, score_batch_files
@@ -72,67 +67,6 @@ def test_the_table_holds_the_auto_placement_and_is_left_out_when_too_big() -> No
         timeout_mask(classic, np.zeros(50, bool), Variant.CLASSIC),
         timeout_mask_by_counts(classic, np.zeros(50, bool), Variant.CLASSIC),
     )
-
-
-def test_cached_engine_tables_equal_the_built_ones(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("OFC_STATS_CACHE", str(tmp_path / "cache"))
-    built = rank_tables.build_tables()
-    rulesets = list(PRESETS.values())
-    engine_cache.warm(rulesets)  # builds and saves
-    saved = sorted(p.name for p in (tmp_path / "cache").iterdir())
-    assert len(saved) == 1 + len(rulesets) and all(n.endswith(".npz") for n in saved)
-    compiled = {r.name: rule_arrays.compile_rules(r) for r in rulesets}
-    engine_cache.warm(rulesets)  # loads and installs
-    loaded = rank_tables.tables()
-    for name in rank_tables.ARRAY_FIELDS:
-        np.testing.assert_array_equal(getattr(loaded, name), getattr(built, name))
-        assert getattr(loaded, name).dtype == getattr(built, name).dtype
-    assert loaded.rank5 == built.rank5 and loaded.rank3 == built.rank3
-    for ruleset in rulesets:
-        again = rule_arrays.compile_rules(ruleset)
-        for field, value in vars(compiled[ruleset.name]).items():
-            other = getattr(again, field)
-            assert (value is None and other is None) or np.array_equal(value, other), field
-
-
-def test_a_corrupt_or_unwritable_cache_is_only_ignored(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("OFC_STATS_CACHE", str(folder))
-    ruleset = get_ruleset("pineapple")
-    engine_cache.warm([ruleset])
-    for path in folder.iterdir():
-        path.write_bytes(path.read_bytes()[:1000])  # truncated
-    engine_cache.warm([ruleset])  # rebuilt and saved again, whole
-    engine_cache.warm([ruleset])
-    assert rank_tables.tables().key5.tolist() == rank_tables.build_tables().key5.tolist()
-    blocked = tmp_path / "file"
-    blocked.write_text("not a folder")
-    monkeypatch.setenv("OFC_STATS_CACHE", str(blocked / "cache"))
-    engine_cache.warm([ruleset])  # cannot save: built in memory, no error
-    assert rank_tables.tables().next5.shape == rank_tables.build_tables().next5.shape
-
-
-def test_the_cache_keeps_one_engine_version(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    folder = tmp_path / "cache"
-    folder.mkdir()
-    monkeypatch.setenv("OFC_STATS_CACHE", str(folder))
-    stale = ["rank-tables-0123456789abcdef01234567.npz", "rules-0123456789abcdef01234567-x.npz"]
-    for name in [*stale, "notes.txt"]:
-        (folder / name).write_bytes(b"old")
-    engine_cache.warm([get_ruleset("pineapple")])  # builds this version's, drops the others
-    names = sorted(p.name for p in folder.iterdir())
-    stamp = engine_cache.engine_fingerprint()
-    assert "notes.txt" in names and not set(stale) & set(names)
-    assert [n for n in names if n != "notes.txt"] == sorted(
-        [f"rank-tables-{stamp}.npz", *(n for n in names if n.startswith(f"rules-{stamp}-"))]
-    )
-    assert len(names) == 3  # notes, the rank tables, pineapple's rules
 
 
 def _tables(rows: int) -> dict[str, pa.Table]:

@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner
 
 from ofc_stats.cli import main
+from ofc_stats.core.scoring import score_batch
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.ruleset_toml import resolve_ruleset
 from ofc_stats.engine.scoring import score_hand
-from ofc_stats.engine.vector.scoring import score_batch
 
 CASES = [
     json.loads(line)

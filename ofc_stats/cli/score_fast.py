@@ -1,4 +1,4 @@
-"""`ofc-stats score --format json` end to end on arrays: text in, batch engine, text out.
+"""`ofc-stats score --format json` end to end on arrays: text in, the core scores, text out.
 
 Lines in the usual shape (rows like ``"Qs Qd 5c"``: cards of two ASCII
 characters one space apart) become card ids in one NumPy pass per chunk;
@@ -28,10 +28,10 @@ from ofc_stats.cli.score_io import (
     parse_hand,
     seat_options,
 )
+from ofc_stats.core.scoring import BatchResult, repeated_cards, score_batch
 from ofc_stats.engine.board import BOARD_SIZE
 from ofc_stats.engine.cards import RANK_CHARS, SUIT_CHARS
 from ofc_stats.engine.rules import Ruleset
-from ofc_stats.engine.vector.scoring import BatchResult, repeated_cards, score_batch
 from ofc_stats.errors import HandError, OfcError
 
 _RANKS = np.full(256, -1, np.int16)

@@ -16,10 +16,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ofc_stats.core.scoring import BatchResult, score_seat_lists
 from ofc_stats.engine.board import ROWS, Board, check_hand
 from ofc_stats.engine.cards import format_cards
 from ofc_stats.engine.rules import Ruleset
-from ofc_stats.engine.vector.scoring import BatchResult, score_seat_lists
 from ofc_stats.errors import HandError, OfcError
 
 CHUNK = 10_000

@@ -1,7 +1,7 @@
 """Scoring one hand, readably (RULES.md §3-§6).
 
 This is the scalar path: one hand at a time, for the CLI, the tests and as
-the reference the batch engine (:mod:`ofc_stats.engine.vector.scoring`) must equal.  Seats are
+the reference the compiled core (:mod:`ofc_stats.core.scoring`) must equal.  Seats are
 in order of action: seat 0 acts first, the last seat is the button.
 """
 

@@ -5,39 +5,30 @@ committed together like an import batch.  The engine version that wrote them
 is in the results file's Parquet metadata; import batches never change, so
 "not yet scored" is simply "no results file of this engine version";
 ``force`` redoes them all.  Memory is bounded by the import batch size.
-Results are keyed by ``hand_id`` (no ``hand_key`` is read or written), and
-forked workers neither hold the dataset lock nor outlive their parent.  Each
-worker claims the next batch when it is ready for one and commits what it
-scored while its previous commit was on disk in one go; the engine's tables
-come from the disk cache (:mod:`ofc_stats.store.engine_cache`) before forking.
+Results are keyed by ``hand_id`` (no ``hand_key`` is read or written).  Worker
+threads score batches side by side: each claims the next batch when it is
+ready for one and commits what it scored while its previous commit was on
+disk in one go.
 """
 
 from __future__ import annotations
 
-import ctypes
-import multiprocessing
 import os
 import queue
-import signal
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
-from ofc_stats.engine.vector.timeout import mask_table
-from ofc_stats.errors import OfcError
 from ofc_stats.store.dataset import Dataset, stale_batches
-from ofc_stats.store.engine_cache import warm
 from ofc_stats.store.rescore import RulesetLookup, Scored, score_tables
 from ofc_stats.store.rows import with_hand_keys
 from ofc_stats.store.rulesets import DatasetRulesets
@@ -138,10 +129,12 @@ def recompute(
     """Score the import batches that have no current results (all with ``force``).
 
     The caller holds the dataset lock (``import`` does; the CLI takes it).
-    ``progress`` is called with the hands of each finished batch.  Batches are
-    independent, so ``workers`` processes (default: one per core, at most 4,
-    never more than there are batches) score them side by side, each taking
-    the next unclaimed batch when it is ready for one.
+    ``progress`` is called with the hands of each finished batch, on the
+    calling thread.  Batches are independent, so ``workers`` threads
+    (default: one per core, at most 4, never more than there are batches)
+    score them side by side, each taking the next unclaimed batch when it is
+    ready for one: the core scores with the GIL released, and Arrow reads
+    and writes Parquet without it.
     """
     started = time.perf_counter()
     dataset = Dataset(root)
@@ -150,184 +143,78 @@ def recompute(
     todo, summary.up_to_date = stale_batches(
         dataset.batches(), lambda b: up_to_date(dataset, b), force
     )
-    count = workers or min(os.cpu_count() or 1, 4)
+    count = min(workers or min(os.cpu_count() or 1, 4), max(len(todo), 1))
     if lookup is None:  # presets, then the rulesets the dataset keeps (store.rulesets)
         lookup = DatasetRulesets(dataset.root)
-    elif lookup is not get_ruleset:  # a custom lookup may not survive pickling
-        count = 1
 
     def report(done: Done) -> None:
         _count(summary, *done, progress)
 
-    if todo:
-        _prepare(dataset, todo[0], lookup)  # once here: forked workers inherit them
-    if count > 1 and len(todo) > 1:
-        context = multiprocessing.get_context("fork")
-        claims = context.Value("q", 0)
-        finished: multiprocessing.Queue[Done] = context.Queue()
-        start = (str(dataset.root / ".lock"), os.getpid(), claims, finished)
-        size = min(count, len(todo))
-        with ProcessPoolExecutor(
-            size, mp_context=context, initializer=_worker_start, initargs=start
-        ) as pool:
-            jobs = [pool.submit(_worker, dataset, todo, lookup) for _ in range(size)]
-            _collect(jobs, finished, claims, len(todo), report)
+    claims = _Claims(len(todo))
+    if count > 1:
+        finished: queue.Queue[Done] = queue.Queue()
+        with ThreadPoolExecutor(count, thread_name_prefix="recompute") as pool:
+            jobs = [
+                pool.submit(_score_and_publish, dataset, todo, lookup, claims.next, finished.put)
+                for _ in range(count)
+            ]
+            _collect(jobs, finished, claims, report)
     else:
-        claimed = iter(range(len(todo)))
-        _score_and_publish(dataset, todo, lookup, lambda: next(claimed, len(todo)), report)
+        _score_and_publish(dataset, todo, lookup, claims.next, report)
     summary.seconds = time.perf_counter() - started
     return summary
 
 
-def _prepare(dataset: Dataset, batch: str, lookup: RulesetLookup) -> None:
-    """The rank tables and the first batch's rulesets, compiled (or loaded) before forking."""
-    names = read_columns(dataset.batch_file("hands", batch), ["ruleset"], ["ruleset"])
-    rulesets = []
-    for chunk in names["ruleset"].chunks:
-        for name in chunk.dictionary.to_pylist():
-            try:
-                rulesets.append(lookup(name))
-            except OfcError:
-                continue
-    warm(rulesets)
-    for rules in rulesets:
-        mask_table(rules.variant)
-    pa.array(np.zeros(1))  # Arrow imports pandas on its first array from NumPy: here, once
+class _Claims:
+    """The next batch to score, shared by the workers; :meth:`stop` hands out no more."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self._next = 0
+        self._lock = threading.Lock()
+
+    def next(self) -> int:
+        with self._lock:
+            index = self._next
+            self._next = min(index + 1, self.total)
+            return index
+
+    def stop(self) -> None:
+        with self._lock:
+            self._next = self.total
 
 
 def _collect(
     jobs: list[Future[int]],
-    finished: multiprocessing.Queue[Done],
-    claims: Synchronized[int],
-    total: int,
+    finished: queue.Queue[Done],
+    claims: _Claims,
     report: Callable[[Done], None],
 ) -> None:
     """Report each batch the workers publish; the first failure stops them and is raised.
 
-    A worker's reports travel on their own queue, so they may arrive after its
-    job is done: the loop ends when every job is done and all the batches
-    they say they published have been reported.
-    """
-    received = 0
-    while received < total:
-        try:
-            done = finished.get(timeout=0.05)
-        except queue.Empty:
-            failed = next((job for job in jobs if job.done() and job.exception()), None)
-            if failed is not None:
-                with claims.get_lock():
-                    claims.value = total  # the other workers claim nothing more
-                failed.result()
-            if all(job.done() for job in jobs) and received >= sum(j.result() for j in jobs):
-                break
-            continue
-        received += 1
-        report(done)
-    for job in jobs:
-        job.result()
-
-
-_CLAIMS: Synchronized[int] | None = None  # the next batch to claim, shared by the workers
-_FINISHED: multiprocessing.Queue[Done] | None = None  # what each worker has published
-
-
-def _worker_start(
-    lock: str,
-    parent: int,
-    claims: Synchronized[int] | None = None,
-    finished: multiprocessing.Queue[Done] | None = None,
-) -> None:
-    """A forked worker lets go of the dataset lock and dies with its parent.
-
-    Forked, it holds a copy of the parent's locked descriptor: were the parent
-    killed, the worker would keep the dataset locked, and with nothing left to
-    feed it, wait forever.  So it closes that descriptor (the parent's lock
-    stays: flock belongs to the open file, which the parent still has) and
-    asks the kernel for SIGKILL when the parent goes (Linux; a watching
-    thread elsewhere).
-    """
-    global _CLAIMS, _FINISHED
-    _CLAIMS, _FINISHED = claims, finished
-    _keep_freed_memory()
-    _close_inherited(Path(lock))
-    if not _kill_with_parent():
-        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-    if os.getppid() != parent:  # the parent went before we asked
-        os._exit(1)
-
-
-def _keep_freed_memory() -> None:
-    """Let a worker's malloc reuse freed memory instead of handing it back to the kernel.
-
-    Every batch allocates the same arrays again; glibc returns large blocks to
-    the kernel and then faults fresh zeroed pages in for the next batch (about
-    2,800 page faults and 5 ms of a 40 ms batch here).  Keeping them (mmap and
-    trim thresholds raised) costs no more memory than one batch already peaks
-    at.  A worker exits when the run ends, so nothing outlives it; elsewhere
-    than glibc there is no ``mallopt`` and nothing changes.
+    A worker puts what it published on the queue before its job is done, so
+    once every job is done the queue holds all that is left to report.
     """
     try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return
-    mallopt(M_MMAP_THRESHOLD, 64 << 20)
-    mallopt(M_TRIM_THRESHOLD, 256 << 20)
-
-
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
-
-
-def _close_inherited(path: Path) -> None:
-    try:
-        wanted = os.stat(path)
-    except OSError:
-        return
-    folder = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
-    for name in os.listdir(folder):
-        fd = int(name)
-        try:
-            found = os.fstat(fd)
-        except OSError:
-            continue
-        if fd > 2 and (found.st_dev, found.st_ino) == (wanted.st_dev, wanted.st_ino):
-            os.close(fd)
-
-
-def _kill_with_parent() -> bool:
-    """prctl(PR_SET_PDEATHSIG, SIGKILL); False where there is no prctl."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        prctl = libc.prctl
-    except (OSError, AttributeError):
-        return False
-    return int(prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)) == 0
-
-
-def _watch_parent(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(1)
-
-
-PR_SET_PDEATHSIG = 1
+        while True:
+            try:
+                done = finished.get(timeout=0.05)
+            except queue.Empty:
+                failed = next((job for job in jobs if job.done() and job.exception()), None)
+                if failed is not None:
+                    failed.result()
+                if all(job.done() for job in jobs) and finished.empty():
+                    break
+                continue
+            report(done)
+    except BaseException:  # a worker's error, or an interrupt: the others claim no more
+        claims.stop()
+        wait(jobs)
+        raise
 
 
 Done = tuple[int, int, dict[str, int]]  # hands, seats, seats by status
 QUEUED = 8  # scored batches a worker holds while its writer is busy: memory stays bounded
-
-
-def _worker(dataset: Dataset, todo: list[str], lookup: RulesetLookup) -> int:
-    """A worker's whole share: claim batches until none is left; how many it published."""
-    assert _CLAIMS is not None and _FINISHED is not None
-    claims, finished = _CLAIMS, _FINISHED
-
-    def claim() -> int:
-        with claims.get_lock():
-            index = int(claims.value)
-            claims.value = index + 1
-        return index
-
-    return _score_and_publish(dataset, todo, lookup, claim, finished.put)
 
 
 def _score_and_publish(

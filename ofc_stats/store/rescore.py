@@ -4,7 +4,7 @@ Input is one import batch's ``hands`` and ``seats`` columns; output is the
 ``results`` table (one row per seat) and the ``versus`` table (one row per
 pair of seats, seat < opponent, as stored: the view adds the other way
 round).  Hands are grouped by ruleset and seat count, and each group is one
-:func:`ofc_stats.engine.vector.scoring.score_batch` call on NumPy arrays made
+:func:`ofc_stats.core.scoring.score_batch` call on NumPy arrays made
 straight from the Arrow buffers: no Python call per hand or per seat.
 """
 
@@ -19,9 +19,9 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ofc_stats.core.scoring import BatchResult, score_batch
 from ofc_stats.engine.board import BOARD_SIZE
 from ofc_stats.engine.rules import Ruleset, Variant
-from ofc_stats.engine.vector.scoring import BatchResult, score_batch
 from ofc_stats.engine.vector.timeout import timeout_mask
 from ofc_stats.errors import OfcError
 from ofc_stats.store.schema import PAIRS, RESULTS

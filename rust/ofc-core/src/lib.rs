@@ -18,6 +18,7 @@ pub mod race;
 pub mod rng;
 pub mod rollout;
 pub mod rules;
+pub mod score;
 pub mod setter;
 pub mod sim;
 

@@ -10,6 +10,7 @@ mod decode;
 mod errors;
 mod grade;
 mod rules;
+mod score;
 mod sim;
 mod tables;
 
@@ -21,5 +22,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rules::register(m)?;
     grade::register(m)?;
     sim::register(m)?;
+    score::register(m)?;
     Ok(())
 }
