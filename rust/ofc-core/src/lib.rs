@@ -10,6 +10,7 @@ pub mod board;
 pub mod cards;
 pub mod error;
 pub mod eval;
+pub mod fantasy;
 pub mod rng;
 pub mod rules;
 
