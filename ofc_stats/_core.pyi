@@ -13,9 +13,12 @@ __version__: str
 __all__ = [
     "Rules",
     "__version__",
+    "check_fantasy_deal",
     "classify_five",
     "classify_three",
     "rank_tables",
+    "solve_fantasy",
+    "solve_fantasy_batch",
 ]
 
 # --- row classes (rust/ofc-py/src/tables.rs) ---------------------------------
@@ -48,3 +51,19 @@ class Rules:
     ) -> Rules: ...
     @property
     def deck_size(self) -> int: ...
+
+# --- the exact Fantasyland set (rust/ofc-py/src/fantasy.rs) -------------------
+
+def check_fantasy_deal(cards: list[int], rules: Rules) -> list[int]: ...
+def solve_fantasy(
+    cards: list[int], rules: Rules, stay_value: float
+) -> tuple[list[int], list[int], list[int], list[int], int, bool, float]: ...
+def solve_fantasy_batch(
+    deals: npt.NDArray[np.int8], rules: Rules, stay_value: float
+) -> tuple[
+    npt.NDArray[np.int8],
+    npt.NDArray[np.int8],
+    npt.NDArray[np.int32],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.float64],
+]: ...

@@ -16,8 +16,8 @@ from datetime import datetime, timedelta
 import numpy as np
 import numpy.typing as npt
 
+from ofc_stats.core.fantasy import solve_fantasy_batch
 from ofc_stats.engine.board import DESTINATIONS
-from ofc_stats.engine.fantasy_solver import solve_fantasy_batch
 from ofc_stats.engine.fantasy_value import documented_stay_value
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.vector.rule_arrays import compile_rules

@@ -7,6 +7,7 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod fantasy;
 mod rules;
 mod tables;
 
@@ -15,5 +16,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     tables::register(m)?;
     rules::register(m)?;
+    fantasy::register(m)?;
     Ok(())
 }
