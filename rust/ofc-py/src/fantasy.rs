@@ -93,9 +93,7 @@ fn solve_fantasy_batch<'py>(
     let mut checked = Vec::with_capacity(k);
     for row in view.rows() {
         let wide: Vec<i64> = row.iter().map(|&c| c as i64).collect();
-        checked.push(
-            fantasy::check_deal(&wide, rules.inner.deck_size).map_err(|e| to_py(py, e))?,
-        );
+        checked.push(fantasy::check_deal(&wide, rules.inner.deck_size).map_err(|e| to_py(py, e))?);
     }
     let sets = py
         .detach(|| fantasy::solve_batch(&checked, &rules.inner, stay_value))
