@@ -25,6 +25,7 @@
 //! engine's whole-board reading ([`read_jokers`]), so it gets exactly the
 //! royalties and repeat the scorer gives it.
 
+use std::collections::BinaryHeap;
 use std::sync::OnceLock;
 
 use rayon::prelude::*;
@@ -362,6 +363,30 @@ struct Candidate {
     middle: u32,
     top: u32,
 }
+
+/// Candidates order as sets do: bound, then code, then the earlier split first.
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.bound
+            .total_cmp(&other.bound)
+            .then(self.code.cmp(&other.code))
+            .then((other.middle, other.top).cmp(&(self.middle, self.top)))
+    }
+}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Candidate {}
 
 struct Search<'a> {
     t: &'static Tables,
@@ -792,13 +817,10 @@ impl<'a> Search<'a> {
         if candidates.is_empty() {
             return;
         }
-        candidates.sort_by(|x, y| {
-            y.bound
-                .total_cmp(&x.bound)
-                .then(y.code.cmp(&x.code))
-                .then((x.middle, x.top).cmp(&(y.middle, y.top)))
-        });
-        for cand in candidates.iter() {
+        // Best bound first, taken from a heap: the walk usually stops long
+        // before the last candidate, so a full sort would be wasted.
+        let mut heap: BinaryHeap<Candidate> = candidates.drain(..).collect();
+        while let Some(cand) = heap.pop() {
             if !self
                 .best
                 .beaten_by(cand.bound, cand.code, (b, cand.middle, cand.top))
@@ -807,6 +829,7 @@ impl<'a> Search<'a> {
             }
             self.read_board(b, cand.middle, cand.top);
         }
+        *candidates = heap.into_vec();
     }
 
     /// One (bottom, middle) pair: bounded with the middle's own royalty, then its tops.
