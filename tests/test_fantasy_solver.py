@@ -89,7 +89,7 @@ def test_the_core_equals_the_exhaustive_search(
     compare(cards[:count], ruleset, stay)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(st.integers(1, 2), st.permutations(range(52)), st.sampled_from([0.0, 10.0, 29.5]))
 def test_the_core_equals_the_exhaustive_search_with_jokers(
     jokers: int, cards: list[int], stay: float

@@ -25,7 +25,7 @@
 //! engine's whole-board reading ([`read_jokers`]), so it gets exactly the
 //! royalties and repeat the scorer gives it.
 
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::OnceLock;
 
 use rayon::prelude::*;
@@ -540,6 +540,7 @@ impl<'a> Search<'a> {
         let (t, rules, lay) = (self.t, self.rules, self.lay);
         let mut cards = [0u8; 5];
         let mut classes = Vec::new();
+        let mut seen: HashMap<u32, Row> = HashMap::new();
         for &mask in &lay.five {
             self.cards_of(mask, &mut cards);
             let jokers = cards.iter().filter(|&&c| is_joker(c)).count();
@@ -557,7 +558,20 @@ impl<'a> Search<'a> {
                 });
                 continue;
             }
-            joker_classes(t, &cards[..5 - jokers], jokers, &mut classes);
+            // Rows whose real cards have the same ranks (and suitedness)
+            // read the same: share one list of readings.
+            let real = &cards[..5 - jokers];
+            let suited = real.iter().all(|&c| suit(c) == suit(real[0]));
+            let key = real
+                .iter()
+                .fold(jokers as u32 * 2 + suited as u32, |k, &c| {
+                    k << 4 | rank(c) as u32
+                });
+            if let Some(row) = seen.get(&key) {
+                self.five.push(*row);
+                continue;
+            }
+            joker_classes(t, real, jokers, &mut classes);
             let start = self.r5.class.len() as u32;
             let (mut roy_a, mut flag_a) = (NONE, false);
             let (mut roy_b, mut flag_b) = (NONE, false);
@@ -570,7 +584,7 @@ impl<'a> Search<'a> {
                 self.r5.roy.push(roy_b);
                 self.r5.flag.push(flag_b);
             }
-            self.five.push(Row {
+            let row = Row {
                 hi: *classes.last().unwrap(),
                 lo: classes[0],
                 roy_a,
@@ -579,7 +593,9 @@ impl<'a> Search<'a> {
                 flag_b,
                 start,
                 end: self.r5.class.len() as u32,
-            });
+            };
+            seen.insert(key, row);
+            self.five.push(row);
         }
         for &mask in &lay.three {
             self.cards_of(mask, &mut cards[..3]);
