@@ -280,3 +280,23 @@ def test_the_docstring_examples_hold() -> None:
     from ofc_stats.core import fantasy
 
     assert doctest.testmod(fantasy).failed == 0
+
+
+def _solve_in_child(deals: np.ndarray) -> None:
+    solve_fantasy_batch(deals, PROGRESSIVE, 10.0)
+
+
+def test_a_forked_child_still_solves_batches() -> None:
+    # The simulator's workers fork after the parent has used the core's thread
+    # pool, whose threads do not survive a fork: the child must not wait on them.
+    import multiprocessing
+
+    deals = np.array([np.random.default_rng(5).permutation(52)[:15] for _ in range(8)])
+    solve_fantasy_batch(deals, PROGRESSIVE, 10.0)  # the parent's pool is up
+    child = multiprocessing.get_context("fork").Process(target=_solve_in_child, args=(deals,))
+    child.start()
+    child.join(60)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive and child.exitcode == 0

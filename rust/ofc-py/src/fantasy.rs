@@ -5,9 +5,19 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
 use ofc_core::fantasy::{self, FantasySet};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use std::sync::OnceLock;
 
 use crate::errors::to_py;
 use crate::rules::Rules;
+
+/// The process that loaded the module.  A child forked from it (the
+/// simulator's workers still fork) inherits a rayon pool whose threads did
+/// not survive the fork and would wait on them forever: it solves in order.
+static LOADED_BY: OnceLock<u32> = OnceLock::new();
+
+fn threads_usable() -> bool {
+    LOADED_BY.get().is_none_or(|&pid| pid == std::process::id())
+}
 
 /// Card ids as Python ints (a `Vec<u8>` would become `bytes`).
 type Ids = Vec<i16>;
@@ -96,7 +106,16 @@ fn solve_fantasy_batch<'py>(
         checked.push(fantasy::check_deal(&wide, rules.inner.deck_size).map_err(|e| to_py(py, e))?);
     }
     let sets = py
-        .detach(|| fantasy::solve_batch(&checked, &rules.inner, stay_value))
+        .detach(|| {
+            if threads_usable() {
+                fantasy::solve_batch(&checked, &rules.inner, stay_value)
+            } else {
+                checked
+                    .iter()
+                    .map(|deal| fantasy::solve(deal, &rules.inner, stay_value))
+                    .collect()
+            }
+        })
         .map_err(|e| to_py(py, e))?;
     let thrown = n.saturating_sub(13);
     let mut boards = Array2::<i8>::zeros((k, 13));
@@ -122,6 +141,7 @@ fn solve_fantasy_batch<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    LOADED_BY.get_or_init(std::process::id);
     m.add_function(wrap_pyfunction!(check_fantasy_deal, m)?)?;
     m.add_function(wrap_pyfunction!(solve_fantasy, m)?)?;
     m.add_function(wrap_pyfunction!(solve_fantasy_batch, m)?)?;
