@@ -19,6 +19,7 @@ __all__ = [
     "Rules",
     "StreetGrade",
     "__version__",
+    "check_fantasy_deal",
     "classify_five",
     "classify_three",
     "grade_street_decisions",
@@ -28,6 +29,8 @@ __all__ = [
     "score_batch",
     "sim_deal",
     "sim_play",
+    "solve_fantasy",
+    "solve_fantasy_batch",
 ]
 
 # --- row classes (rust/ofc-py/src/tables.rs) ---------------------------------
@@ -184,3 +187,18 @@ def score_batch(
 def repeated_cards(
     boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_] | None = None
 ) -> npt.NDArray[np.bool_]: ...
+# --- the exact Fantasyland set (rust/ofc-py/src/fantasy.rs) -------------------
+
+def check_fantasy_deal(cards: list[int], rules: Rules) -> list[int]: ...
+def solve_fantasy(
+    cards: list[int], rules: Rules, stay_value: float
+) -> tuple[list[int], list[int], list[int], list[int], int, bool, float]: ...
+def solve_fantasy_batch(
+    deals: npt.NDArray[np.int8], rules: Rules, stay_value: float
+) -> tuple[
+    npt.NDArray[np.int8],
+    npt.NDArray[np.int8],
+    npt.NDArray[np.int32],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.float64],
+]: ...

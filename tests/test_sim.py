@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ofc_stats.core.fantasy import solve_fantasy_batch
 from ofc_stats.engine.board import Board
-from ofc_stats.engine.fantasy_solver import solve_fantasy_batch
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.scoring import score_board, score_hand
 from ofc_stats.engine.timeout import Street, forced_street, timeout_streets

@@ -17,8 +17,8 @@ from typing import Any, TextIO
 import click
 
 from ofc_stats.cli.options import JSON_OR_TABLE, ruleset_option
+from ofc_stats.core.fantasy import FantasySet, check_deal, solve_fantasy
 from ofc_stats.engine.cards import format_cards, parse_cards
-from ofc_stats.engine.fantasy_solver import FantasySet, check_deal, solve_fantasy
 from ofc_stats.engine.fantasy_value import FantasyValues, documented_stay_value
 from ofc_stats.engine.rules import FantasyMode, Ruleset
 from ofc_stats.errors import HandError, OfcError

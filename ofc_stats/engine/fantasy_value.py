@@ -1,6 +1,6 @@
 """What a Fantasyland repeat is worth, in points: published figures and an estimate.
 
-The exact setter (:mod:`ofc_stats.engine.fantasy_solver`) maximises
+The exact setter (:mod:`ofc_stats.core.fantasy`) maximises
 ``royalties + stay_value × stays``; ``stay_value`` is what the repeat's
 Fantasyland hand is worth over a normal hand.  ``--stay-value auto`` uses
 :func:`documented_stay_value`: a published figure for the card count the

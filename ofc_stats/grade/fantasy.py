@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ofc_stats.engine.fantasy_solver import solve_fantasy
+from ofc_stats.core.fantasy import solve_fantasy
 from ofc_stats.engine.fantasy_value import documented_stay_value
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.grade.position import FantasyDeal

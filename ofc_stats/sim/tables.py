@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ofc_stats.core.fantasy import solve_fantasy_batch
 from ofc_stats.core.scoring import score_batch
 from ofc_stats.core.sim import deal, play_streets
 from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SLICES
-from ofc_stats.engine.fantasy_solver import solve_fantasy_batch
 from ofc_stats.engine.fantasy_value import documented_stay_value
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import OfcError

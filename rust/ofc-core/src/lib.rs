@@ -12,6 +12,7 @@ pub mod cards;
 pub mod decode;
 pub mod error;
 pub mod eval;
+pub mod fantasy;
 pub mod lookahead;
 pub mod policy;
 pub mod race;

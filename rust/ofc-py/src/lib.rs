@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 mod decode;
 mod errors;
+mod fantasy;
 mod grade;
 mod rules;
 mod score;
@@ -23,5 +24,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     grade::register(m)?;
     sim::register(m)?;
     score::register(m)?;
+    fantasy::register(m)?;
     Ok(())
 }
