@@ -22,5 +22,6 @@ pub mod rules;
 pub mod score;
 pub mod setter;
 pub mod sim;
+pub mod threads;
 
 pub use error::CoreError;

@@ -6,8 +6,6 @@
 //! Every hand is independent, so chunks of hands run on rayon's threads and
 //! the result is the same for any thread count.
 
-use std::sync::OnceLock;
-
 use rayon::prelude::*;
 
 use crate::board::{read_jokers, BoardEval};
@@ -229,7 +227,7 @@ pub fn repeated_cards(batch: &Batch<'_>) -> Vec<bool> {
         let (_, mask, count) = hand_cards(batch, h, 64);
         mask.count_ones() != count
     };
-    if threads_usable() {
+    if crate::threads::usable() {
         (0..batch.hands)
             .into_par_iter()
             .with_min_len(CHUNK)
@@ -238,17 +236,6 @@ pub fn repeated_cards(batch: &Batch<'_>) -> Vec<bool> {
     } else {
         (0..batch.hands).map(repeated).collect()
     }
-}
-
-/// Whether rayon's threads can be used: not in a process forked after they started.
-///
-/// A fork copies only the forking thread, so in the child rayon's pool exists
-/// on paper but has no threads, and a parallel call would wait forever.  The
-/// first call records the process; a call from another process (a forked
-/// worker) scores on its own thread instead.
-pub fn threads_usable() -> bool {
-    static STARTED_IN: OnceLock<u32> = OnceLock::new();
-    *STARTED_IN.get_or_init(std::process::id) == std::process::id()
 }
 
 fn check_shapes(batch: &Batch<'_>, rules: &Rules) -> Result<(), CoreError> {
@@ -283,7 +270,7 @@ pub fn score_batch(batch: &Batch<'_>, rules: &Rules) -> Result<Scores, CoreError
     let mut out = Scores::zeroed(batch.hands, batch.seats);
     let t = Tables::get();
     let parts = parts(&mut out, batch.seats);
-    let bad: Vec<BadHands> = if threads_usable() {
+    let bad: Vec<BadHands> = if crate::threads::usable() {
         parts
             .into_par_iter()
             .map(|part| score_part(t, rules, batch, part))

@@ -5,19 +5,9 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
 use ofc_core::fantasy::{self, FantasySet};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use std::sync::OnceLock;
 
 use crate::errors::to_py;
 use crate::rules::Rules;
-
-/// The process that loaded the module.  A child forked from it (the
-/// simulator's workers still fork) inherits a rayon pool whose threads did
-/// not survive the fork and would wait on them forever: it solves in order.
-static LOADED_BY: OnceLock<u32> = OnceLock::new();
-
-fn threads_usable() -> bool {
-    LOADED_BY.get().is_none_or(|&pid| pid == std::process::id())
-}
 
 /// Card ids as Python ints (a `Vec<u8>` would become `bytes`).
 type Ids = Vec<i16>;
@@ -107,7 +97,7 @@ fn solve_fantasy_batch<'py>(
     }
     let sets = py
         .detach(|| {
-            if threads_usable() {
+            if ofc_core::threads::usable() {
                 fantasy::solve_batch(&checked, &rules.inner, stay_value)
             } else {
                 checked
@@ -141,7 +131,6 @@ fn solve_fantasy_batch<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    LOADED_BY.get_or_init(std::process::id);
     m.add_function(wrap_pyfunction!(check_fantasy_deal, m)?)?;
     m.add_function(wrap_pyfunction!(solve_fantasy, m)?)?;
     m.add_function(wrap_pyfunction!(solve_fantasy_batch, m)?)?;

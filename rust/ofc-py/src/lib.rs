@@ -18,6 +18,9 @@ mod tables;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The importing process owns rayon's threads: a process forked from it
+    // later works on its own thread instead of waiting forever on the pool.
+    ofc_core::threads::usable();
     tables::register(m)?;
     decode::register(m)?;
     rules::register(m)?;

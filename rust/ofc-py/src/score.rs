@@ -164,9 +164,6 @@ fn repeated_cards<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    // The importing process owns rayon's threads: a process forked from it later
-    // (a fork pool's worker) scores on its own thread instead of waiting forever.
-    score::threads_usable();
     m.add_function(wrap_pyfunction!(score_batch, m)?)?;
     m.add_function(wrap_pyfunction!(repeated_cards, m)?)?;
     Ok(())
