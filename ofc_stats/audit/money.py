@@ -192,6 +192,8 @@ class RoomMoney:
     seats: pd.DataFrame  # seat rows + owed, gross, expected_money, short, short_paid
     rakes: tuple[Rake, ...]
     settlements: tuple[Settlement, ...]
+    # per room and currency (as rakes): money each seat owes each other in short-stack hands
+    pairwise: tuple[dict[str, npt.NDArray[np.float64]], ...] = ()
 
 
 MONEY_SQL = """
@@ -221,6 +223,7 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
     seats = data.df(MONEY_SQL) if hands is None else scoped_seats(data, hands)
     rakes: list[Rake] = []
     settlements: list[Settlement] = []
+    pairs: list[dict[str, npt.NDArray[np.float64]]] = []
     parts = []
     for (room, currency), group in seats.groupby(["room", "currency"], sort=True, observed=True):
         label = f"{room} {currency or '(no currency)'}"
@@ -232,6 +235,7 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
             rake = given_rake(label, frame, multiplier, given.rake_for(str(currency)))
         rakes.append(rake)
         pairwise = _pairwise(data, frame, multiplier, "hand_key" if hands is None else "hand_id")
+        pairs.append(pairwise)
         if frame["short"].any():
             net = {k: after_rake(gross_by_kind(frame, k, pairwise), rake) for k in ALL_KINDS}
             settlement = infer_settlement(label, frame, net)
@@ -245,7 +249,7 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
         frame["expected_money"] = after_rake(frame["gross"], rake)
         parts.append(frame)
     frame = pd.concat(parts, ignore_index=True) if parts else seats.assign(expected_money=0.0)
-    return RoomMoney(frame, tuple(rakes), tuple(settlements))
+    return RoomMoney(frame, tuple(rakes), tuple(settlements), tuple(pairs))
 
 
 def scoped_seats(data: OfcData, hands: str) -> pd.DataFrame:
