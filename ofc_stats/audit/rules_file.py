@@ -56,8 +56,28 @@ def ruleset_toml(group: GroupRules) -> str:
                 if getattr(rule, row)
             ]
             lines.append(f'combine = "{rule.combine}"')
-    lines += ["", replace(group.room_rules, room=group.room, rule_string=group.rules_text).toml()]
+    room = replace(group.room_rules, room=group.room, rule_string=group.rules_text).toml()
+    lines += ["", _assumed(room, group)]
     return "\n".join(line for line in lines if line is not None) + ""
+
+
+def _assumed(room: str, group: GroupRules) -> str:
+    """The ``[room]`` table with every option the hands could not tell written as a comment:
+    the default it reads as, marked assumed, never a setting the data did not show."""
+    untold = {e.option: e.note for e in group.evidence if not e.value}
+    keys = {
+        "room.settlement": ("settlement",),
+        "room.rake": ("rake_rate", "rake_tick", "rake_mode"),
+    }
+    out = []
+    for line in room.splitlines():
+        key = line.split(" = ")[0]
+        option = next((o for o, names in keys.items() if key in names and o in untold), None)
+        if option is None:
+            out.append(line)
+            continue
+        out.append(f"# {line}  # assumed (the default): not observable, {_comment(untold[option])}")
+    return "\n".join(out) + "\n"
 
 
 def _comment(text: str) -> str:
