@@ -150,6 +150,15 @@ class AuditReport:
         return text
 
 
+def _renamed(frame: pd.DataFrame, names: dict[tuple[str, str], str]) -> pd.DataFrame:
+    """``frame`` with each (room, ruleset) group's ruleset replaced by its files' names."""
+    if frame.empty or not names:
+        return frame
+    keys = zip(frame["room"].astype(str), frame["ruleset"].astype(str), strict=True)
+    renamed = [names.get(key, key[1]) for key in keys]
+    return frame.assign(ruleset=renamed)
+
+
 def _of_room(label: str, room: str) -> bool:
     """Whether a money rule's label ("<room> <currency>", money.room_money) is this room's:
     room "X" is not room "X 2" (a currency has no space; "(no currency)" is the one label)."""
@@ -221,6 +230,9 @@ def audit(
     mismatches = mismatches[MISMATCH_COLUMNS].sort_values(["hand_key", "seat", "class"])
     checked = {check.name: check.checked for check in (points, fantasy, money)}
     summary, by_class, coverage = summarize(data, mismatches, checked, reasons)
+    if book is not None and ruleset is None:  # each group as the file that audited it
+        names = book.group_names(data)
+        summary, by_class, coverage = (_renamed(f, names) for f in (summary, by_class, coverage))
     unchecked = fantasy.unchecked
     assert unchecked is not None  # _fantasy always says which decisions it could not check
     counts = unchecked.groupby(["room", "ruleset"]).size().rename("fantasy_unchecked")
