@@ -147,6 +147,10 @@ def main() -> None:
             *(f"- short stacks {s.describe()}" for s in after.settlements),
         ],
     )
+    out += lines(
+        "Money rules out of sample (before: rules inferred from the hands)", _holdout_lines(before)
+    )
+    out += lines("Money mismatches across the seats of a hand (before)", _pattern_lines(before))
     out += lines("Timeouts", (f"- {line.strip()}" for e in before.timeouts for line in e.lines()))
     out += lines("The hero's ledger (`ofc-stats audit --player hero --rules DIR`)", heroes)
     out += lines(
@@ -156,6 +160,28 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(out) + "\n", encoding="utf-8")
     print(f"wrote {args.out} in {seconds:.0f} s")
+
+
+def _holdout_lines(report: AuditReport) -> list[str]:
+    """Per room and currency: hands explained by rules inferred on the other date half against
+    rules inferred on all, and the total (the goal: out of sample within 1% of in sample)."""
+    held = report.holdouts
+    hands = sum(h.hands for h in held)
+    inside = sum(h.in_sample for h in held)
+    outside = sum(h.out_of_sample for h in held)
+    return [
+        *(f"- {h.describe()}" for h in held),
+        f"- all rooms: {outside:,} of {hands:,} money hands explained out of sample, "
+        f"{inside:,} in sample ({outside - inside:+,}; "
+        f"{sum(h.holds for h in held)} of {len(held)} rooms within 1%)",
+    ]
+
+
+def _pattern_lines(report: AuditReport) -> list[str]:
+    """The money rows per named pattern (the cause), and the hands behind each."""
+    money = report.mismatches[report.mismatches["class"] == "money"]
+    rows = money.groupby("cause").agg(rows=("seat", "size"), hands=("hand_key", "nunique"))
+    return [f"- {cause}: {r.rows} rows, {r.hands} hands" for cause, r in rows.iterrows()]
 
 
 def _hero_ledger(db: OfcData, book: RulesBook) -> list[str]:

@@ -42,6 +42,11 @@ class Evidence:
     contradict: int
     alternatives: dict[str, int] = field(default_factory=dict)  # other value -> support
     note: str = ""
+    # Judged on hands it was not inferred from (two folds by hand order): the telling hands
+    # of each half the other half's pick explains and contradicts; and (the in-sample
+    # runner-up, the hands the other half's second choice explains).
+    held: tuple[int, int] | None = None
+    runner_up: tuple[str, int] | None = None
 
     @property
     def tied(self) -> list[str]:
@@ -56,8 +61,21 @@ class Evidence:
         note = f"; {self.note}" if self.note else ""
         return (
             f"{self.option} = {self.value}: {self.support} hands support, "
-            f"{self.contradict} contradict{tie}{others}{note}"
+            f"{self.contradict} contradict{tie}{others}{note}{self.out_of_sample()}"
         )
+
+    def out_of_sample(self) -> str:
+        """How the option held on hands it was not inferred from, or that it was not tried."""
+        if self.held is None:
+            return ""
+        support, contradict = self.held
+        text = (
+            f"; out of sample (each half's pick judged on the other half, by hand order): "
+            f"{support} support, {contradict} contradict"
+        )
+        if self.runner_up is not None:
+            text += f"; the other half's second choice: {self.runner_up[1]} support"
+        return text
 
 
 def score_all(data: OfcData, lookup: Callable[[str], Ruleset]) -> pd.DataFrame:
@@ -112,10 +130,40 @@ def pick(option: str, per_value: dict[str, pd.Series], default: str, note: str =
     telling = wide[wide.nunique(axis=1) > 1]
     support = {v: int(telling[v].sum()) for v in wide.columns}
     best = max(support, key=lambda v: (support[v], v == default))
-    if not len(telling):
-        return Evidence(option, default, 0, 0, note="no hand tells the values apart; kept")
+    if not len(telling):  # the data cannot tell: the preset's value, assumed, not a setting
+        return Evidence(
+            option, "", 0, 0, note=f"no hand tells the values apart; the preset's {default} assumed"
+        )
     alternatives = {v: n for v, n in support.items() if v != best}
-    return Evidence(option, best, support[best], len(telling) - support[best], alternatives, note)
+    held, runner_up = _two_folds(telling, default, best, support)
+    return Evidence(
+        option, best, support[best], len(telling) - support[best], alternatives, note,
+        held, runner_up,
+    )  # fmt: skip
+
+
+def _two_folds(
+    telling: pd.DataFrame, default: str, best: str, support: dict[str, int]
+) -> tuple[tuple[int, int], tuple[str, int] | None]:
+    """Each half of the telling hands (by hand order) judged by the other half's pick: the
+    hands it explains and contradicts; and the hands the other half's second value explains
+    (named by the in-sample runner-up)."""
+    rows = telling.sort_index()
+    half = len(rows) // 2
+    halves = (rows.iloc[:half], rows.iloc[half:])
+    others = [v for v in support if v != best]
+    runner = max(others, key=lambda v: support[v]) if others else None
+    held_support = held_contradict = runner_support = 0
+    for train, test in (halves, halves[::-1]):
+        if not len(train) or not len(test):
+            continue
+        counts = {v: int(train[v].sum()) for v in train.columns}
+        ranked = sorted(counts, key=lambda v: (-counts[v], v != default))
+        held_support += int(test[ranked[0]].sum())
+        held_contradict += int((~test[ranked[0]].astype(bool)).sum())
+        if len(ranked) > 1:
+            runner_support += int(test[ranked[1]].sum())
+    return (held_support, held_contradict), None if runner is None else (runner, runner_support)
 
 
 def setter(option: str, value: object) -> Callable[[Ruleset], Ruleset]:

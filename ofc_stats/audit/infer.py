@@ -393,7 +393,13 @@ def _money_evidence(
         if each.multiplier != 1:
             rate += f" (money = points × stakes × {each.multiplier:g})"
         option = f"room.rake.{_currency(each.room, room) or '(no currency)'}"
-        evidence.append(Evidence(option, rate, each.explained, each.winners - each.explained))
+        others = {}
+        if each.runner_up is not None:  # the best rule of another rate or rounding
+            r_rate, r_tick, r_mode, r_count = each.runner_up
+            others[f"{r_rate:g}, {r_mode} to {r_tick:g}"] = r_count
+        evidence.append(
+            Evidence(option, rate, each.explained, each.winners - each.explained, others)
+        )
     currencies = tuple(
         (_currency(r.room, room), r.rate, r.tick, r.mode)
         for r in mine

@@ -48,6 +48,8 @@ class Rake:
     multiplier: float = 1.0  # money per point is stakes × this (1 unless the data says else)
     given: bool = False  # from a ruleset file, not inferred
     largest: float = 0.0  # the largest winning seat (gross) the rule explains
+    # the best rule of another rate or rounding: (rate, tick, mode, winning seats explained)
+    runner_up: tuple[float, float, str, int] | None = None
 
     def rule(self) -> str:
         rule = f"{self.rate:.2%} of the winnings, rounded {self.mode} to {self.tick:g}"
@@ -68,7 +70,12 @@ class Rake:
         return f"explains {self.explained:,} of {self.winners:,} winning seats, {share:.1%}"
 
     def describe(self) -> str:
-        return f"{self.room}: {self.rule()} ({self.source}: {self.support()})"
+        text = f"{self.room}: {self.rule()} ({self.source}: {self.support()}"
+        if self.runner_up is not None and not self.given:
+            rate, tick, mode, count = self.runner_up
+            other = replace(self, rate=rate, tick=tick, mode=mode, multiplier=1.0).rule()
+            text += f"; runner-up {other}, explains {count:,}"
+        return text + ")"
 
 
 def rounded(values: npt.NDArray[np.float64], tick: float, mode: str) -> npt.NDArray[np.float64]:
@@ -154,19 +161,34 @@ def infer_rake(room: str, seats: pd.DataFrame, multiplier: float = 1.0) -> Rake:
     # winner counted on them all (the sample ranks rules as the whole does; it costs less).
     step = max(1, len(all_gross) // RAKE_SAMPLE)
     gross, money = all_gross[::step], all_money[::step]
-    best, most = (0.0, 0.01, "nearest"), 0
+    counts: dict[tuple[float, float, str], int] = {}
     for tick in TICKS:
         for mode in MODES:
             for rate in RATES.tolist():
                 rake = rounded(gross * rate, tick, mode)
-                explained = int((np.abs(gross - rake - money) <= TOLERANCE).sum())
-                if explained > most:
-                    best, most = (float(rate), tick, mode), explained
+                counts[(float(rate), tick, mode)] = int(
+                    (np.abs(gross - rake - money) <= TOLERANCE).sum()
+                )
+    ranked = sorted(counts, key=lambda rule: -counts[rule])  # stable: the first rule wins ties
+    best = ranked[0] if counts[ranked[0]] else (0.0, 0.01, "nearest")
     rate, tick, mode = best
-    rake = rounded(all_gross * rate, tick, mode)
-    ok = np.abs(all_gross - rake - all_money) <= TOLERANCE
+
+    def explained(rate: float, tick: float, mode: str) -> npt.NDArray[np.bool_]:
+        rake = rounded(all_gross * rate, tick, mode)
+        return np.asarray(np.abs(all_gross - rake - all_money) <= TOLERANCE)
+
+    ok = explained(rate, tick, mode)
     largest = float(all_gross[ok].max()) if ok.any() else 0.0
-    return Rake(room, rate, tick, mode, len(winners), int(ok.sum()), multiplier, largest=largest)
+    # The runner-up: the best rule that differs from the winner's on some winning seat.
+    runner_up = None
+    for other in ranked[1:]:
+        if counts[other] and (explained(*other) != ok).any():
+            runner_up = (*other, int(explained(*other).sum()))
+            break
+    return Rake(
+        room, rate, tick, mode, len(winners), int(ok.sum()), multiplier, largest=largest,
+        runner_up=runner_up,
+    )  # fmt: skip
 
 
 def money_mismatches(seats: pd.DataFrame, rake: Rake) -> pd.DataFrame:
@@ -192,6 +214,8 @@ class RoomMoney:
     seats: pd.DataFrame  # seat rows + owed, gross, expected_money, short, short_paid
     rakes: tuple[Rake, ...]
     settlements: tuple[Settlement, ...]
+    # per room and currency (as rakes): money each seat owes each other in short-stack hands
+    pairwise: tuple[dict[str, npt.NDArray[np.float64]], ...] = ()
 
 
 MONEY_SQL = """
@@ -221,6 +245,7 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
     seats = data.df(MONEY_SQL) if hands is None else scoped_seats(data, hands)
     rakes: list[Rake] = []
     settlements: list[Settlement] = []
+    pairs: list[dict[str, npt.NDArray[np.float64]]] = []
     parts = []
     for (room, currency), group in seats.groupby(["room", "currency"], sort=True, observed=True):
         label = f"{room} {currency or '(no currency)'}"
@@ -232,6 +257,7 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
             rake = given_rake(label, frame, multiplier, given.rake_for(str(currency)))
         rakes.append(rake)
         pairwise = _pairwise(data, frame, multiplier, "hand_key" if hands is None else "hand_id")
+        pairs.append(pairwise)
         if frame["short"].any():
             net = {k: after_rake(gross_by_kind(frame, k, pairwise), rake) for k in ALL_KINDS}
             settlement = infer_settlement(label, frame, net)
@@ -245,7 +271,7 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
         frame["expected_money"] = after_rake(frame["gross"], rake)
         parts.append(frame)
     frame = pd.concat(parts, ignore_index=True) if parts else seats.assign(expected_money=0.0)
-    return RoomMoney(frame, tuple(rakes), tuple(settlements))
+    return RoomMoney(frame, tuple(rakes), tuple(settlements), tuple(pairs))
 
 
 def scoped_seats(data: OfcData, hands: str) -> pd.DataFrame:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from ofc_stats.audit.explain import follows_text, money_text
 from ofc_stats.audit.money import TOLERANCE, Rake, RoomMoney, after_rake, money_mismatches
+from ofc_stats.audit.patterns import NOTHING, HandPattern, hand_patterns
 from ofc_stats.audit.settle import Settlement
 
 FOLLOWS = "follows the room's points"
@@ -43,6 +44,9 @@ def money_rows(money: RoomMoney) -> pd.DataFrame:
         off["unit"] = off["currency"]
         records = off.to_dict("records")
         off["explanation"] = [money_text(row, rake, settlement) for row in records]
+        pairwise = money.pairwise[index] if index < len(money.pairwise) else {}
+        found = hand_patterns(group, off["hand_key"].unique(), rake, settlement, pairwise)
+        _name_patterns(off, found)
         off["basis"] = [money_basis(row, rake, settlement) for row in records]
         own = off["reported_points"] * off["stakes"].fillna(1.0) * rake.multiplier
         off["own_money"] = after_rake(own.astype(float), rake)
@@ -50,6 +54,27 @@ def money_rows(money: RoomMoney) -> pd.DataFrame:
         off["ruleset"] = off["scored_with"]
         parts.append(off)
     return pd.concat(parts) if parts else pd.DataFrame()
+
+
+def _name_patterns(off: pd.DataFrame, found: Mapping[str, HandPattern]) -> None:
+    """Every money row of a hand a pattern explains takes the pattern as its cause, and its
+    explanation leads with the pattern's evidence; a hand none explains says so plainly."""
+    patterns = [found[str(key)] for key in off["hand_key"]]
+    off["cause"] = [
+        p.name if p.explained else f"{cause}; {NOTHING}"
+        for p, cause in zip(patterns, off["cause"], strict=True)
+    ]
+    off["explanation"] = [
+        f"{p.name} across the hand: {p.evidence}{_also(p)}; this seat: "
+        + text.replace(" (a short stack?)", "")
+        if p.explained
+        else f"{text}; across the hand, {p.evidence}"
+        for p, text in zip(patterns, off["explanation"], strict=True)
+    ]
+
+
+def _also(pattern: HandPattern) -> str:
+    return f" (also fits: {', '.join(pattern.also)})" if pattern.also else ""
 
 
 def money_basis(row: Mapping[Any, Any], rake: Rake, settlement: Settlement) -> str:

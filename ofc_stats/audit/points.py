@@ -40,6 +40,7 @@ from ofc_stats.audit.explain import (
     unchecked_text,
 )
 from ofc_stats.audit.fields import FieldVerdict, MoneyVerdict, field_verdicts, money_verdicts
+from ofc_stats.audit.holdout import Holdout, holdout
 from ofc_stats.audit.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
 from ofc_stats.audit.money import MoneyRules, Rake, room_money
 from ofc_stats.audit.money_rows import follow_points, money_rows
@@ -99,6 +100,7 @@ class AuditReport:
     money_fields: tuple[MoneyVerdict, ...] = ()
     unchecked: pd.DataFrame | None = None  # Fantasyland decisions not checkable
     coverage: pd.DataFrame | None = None  # room, ruleset, check, reason, hands not checked
+    holdouts: tuple[Holdout, ...] = ()  # inferred money rules judged on hands not inferred from
 
     def lines(self) -> list[str]:
         out = [f"audit against {self.rules}"]
@@ -110,6 +112,8 @@ class AuditReport:
             out.append(f"rake {rake.describe()}")
         for settlement in self.settlements:
             out.append(f"short stacks {settlement.describe()}")
+        for held in self.holdouts:
+            out.append(f"out of sample {held.describe()}")
         for verdict in self.fields:
             out.append(f"field {verdict.describe()}")
         for money in self.money_fields:
@@ -133,7 +137,26 @@ class AuditReport:
                 f"{s.room} {s.explained.get(s.kind, 0)} of {s.telling}" for s in settled
             )
             text += f" and a short-stack settlement likewise ({fits} telling hands)"
+        held = [h for h in self.holdouts if _of_room(h.room, room)]
+        if held:
+            fits = ", ".join(
+                f"{h.room} {'holds' if h.holds else 'does not hold'} ({h.out_of_sample:,} of "
+                f"{h.hands:,} money hands out of sample, {h.in_sample:,} in sample)"
+                for h in held
+            )
+            text += f"; validated out of sample, by date halves: {fits}"
+        elif rakes and not all(r.given for r in rakes):
+            text += "; not validated out of sample"
         return text
+
+
+def _renamed(frame: pd.DataFrame, names: dict[tuple[str, str], str]) -> pd.DataFrame:
+    """``frame`` with each (room, ruleset) group's ruleset replaced by its files' names."""
+    if frame.empty or not names:
+        return frame
+    keys = zip(frame["room"].astype(str), frame["ruleset"].astype(str), strict=True)
+    renamed = [names.get(key, key[1]) for key in keys]
+    return frame.assign(ruleset=renamed)
 
 
 def _of_room(label: str, room: str) -> bool:
@@ -174,6 +197,10 @@ def audit(
         fantasy = _fantasy(data, max_gap_minutes)
         step(1)
         room = room_money(data, money_rules)
+        holdouts: tuple[Holdout, ...] = ()
+        if money_rules is None:  # rules inferred from these hands: judge them on the others
+            pairwise = {r.room: p for r, p in zip(room.rakes, room.pairwise, strict=True)}
+            holdouts = tuple(holdout(data, pairwise))
         money = _Check("money", room.seats[["room", "ruleset", "hand_key"]], money_rows(room))
         step(1)
         timeouts = tuple(timeout_evidence(data))
@@ -203,6 +230,9 @@ def audit(
     mismatches = mismatches[MISMATCH_COLUMNS].sort_values(["hand_key", "seat", "class"])
     checked = {check.name: check.checked for check in (points, fantasy, money)}
     summary, by_class, coverage = summarize(data, mismatches, checked, reasons)
+    if book is not None and ruleset is None:  # each group as the file that audited it
+        names = book.group_names(data)
+        summary, by_class, coverage = (_renamed(f, names) for f in (summary, by_class, coverage))
     unchecked = fantasy.unchecked
     assert unchecked is not None  # _fantasy always says which decisions it could not check
     counts = unchecked.groupby(["room", "ruleset"]).size().rename("fantasy_unchecked")
@@ -224,6 +254,7 @@ def audit(
         tuple(money_verdicts(room.seats)),
         unchecked.reset_index(drop=True),
         coverage,
+        holdouts,
     )
 
 

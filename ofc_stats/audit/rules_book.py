@@ -5,13 +5,15 @@ them in its ``[room]`` table (``room = "Ppp"``, ``rule_string = "…"``), so
 that ``--rules DIR`` (or one of its files) audits each room and rule string
 with its own options, game and money alike, and leaves the others to their
 own named ruleset and inferred rake.  A file that names no room (written by
-hand) applies to every hand, as a preset does.
+hand) applies its game rules to every hand, as a preset does; its ``[room]``
+table (rake, settlement) is one room's money, so it is refused on a dataset
+of several rooms unless given as ``--rules ROOM=FILE.toml``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -45,6 +47,12 @@ class RulesEntry:
     def rule_string(self) -> str | None:
         return None if self.money is None else self.money.rule_string
 
+    @property
+    def name(self) -> str:
+        """The file's own name (``spartan.toml``), or the preset's for a preset."""
+        path = Path(self.source)
+        return path.name if path.suffix == ".toml" else self.ruleset.name
+
     def covers(self, room: str, rule_string: str) -> bool:
         return self.room in (None, room) and self.rule_string in (None, rule_string)
 
@@ -55,7 +63,16 @@ class RulesBook:
 
     @classmethod
     def load(cls, name_or_path: str) -> RulesBook:
-        """A preset name, a ruleset TOML file, or a folder of them (``--write-rules``'s)."""
+        """A preset name, a ruleset TOML file, a folder of them (``--write-rules``'s), or
+        ``ROOM=FILE.toml``: the file's rules (its ``[room]`` table too) for that room only."""
+        room, eq, path = name_or_path.partition("=")
+        if eq and room and not Path(name_or_path).exists():
+            entry = _entry(path)
+            if entry.money is None:
+                raise RulesetError(f"{path}: no [room] table to give room {room!r}")
+            if entry.room not in (None, room):
+                raise RulesetError(f"{path}: its [room] table is for room {entry.room!r}")
+            return cls((replace(entry, money=replace(entry.money, room=room)),))
         folder = Path(name_or_path)
         if folder.is_dir():
             files = sorted(folder.glob("*.toml"))
@@ -107,11 +124,29 @@ class RulesBook:
             return entry.ruleset.name
         return None if own is None or own != own else str(own)
 
+    def group_names(self, data: OfcData) -> dict[tuple[str, str], str]:
+        """(room, stored ruleset name) -> the names of the files that audit its hands, so a
+        group reads as the file it was audited by, not as the preset its hands are named."""
+        rows = data.df(
+            "SELECT DISTINCT room, ruleset, coalesce(rules_text, ruleset) AS rules_text FROM hands"
+        )
+        found: dict[tuple[str, str], set[str]] = {}
+        for room, ruleset, text in rows.itertuples(index=False):
+            entry = self.for_hand(str(room or ""), str(text or ""))
+            if entry is not None:
+                found.setdefault((str(room), str(ruleset)), set()).add(entry.name)
+        return {key: " + ".join(sorted(names)) for key, names in found.items()}
+
+    def unnamed_money(self) -> RulesEntry | None:
+        """An entry whose ``[room]`` table names no room: its rake and settlement would be
+        every room's, which no room's hands showed (the caller refuses it for several)."""
+        return next((e for e in self.entries if e.money is not None and e.room is None), None)
+
     def label(self) -> str:
         if len(self.entries) == 1 and self.entries[0].room is None:
             return f"ruleset {self.entries[0].ruleset.name}"
         parts = [
-            f"{e.ruleset.name} for {e.room or 'every room'}"
+            f"{e.name} for {e.room or 'every room'}"
             + (f" · {e.rule_string}" if e.rule_string else "")
             for e in self.entries
         ]

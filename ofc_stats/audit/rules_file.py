@@ -57,7 +57,38 @@ def ruleset_toml(group: GroupRules) -> str:
             ]
             lines.append(f'combine = "{rule.combine}"')
     lines += ["", replace(group.room_rules, room=group.room, rule_string=group.rules_text).toml()]
-    return "\n".join(line for line in lines if line is not None) + ""
+    return _assumed("\n".join(line for line in lines if line is not None), group)
+
+
+ASSUMED = "# assumed (the preset's or the room's default)"
+# The file's keys of each option that can be "not observable" (evidence value "").
+ASSUMABLE = {
+    "scoring": ("scoring",),
+    "royalties": ("royalties",),
+    "stack_cap": ("stack_cap",),
+    "button_moves_on_fantasy": ("button_moves_on_fantasy",),
+    "fantasy.repeat_cards": ("repeat_cards",),
+    "room.settlement": ("settlement",),
+    "room.rake": ("rake_rate", "rake_tick", "rake_mode"),
+}
+
+
+def _assumed(text: str, group: GroupRules) -> str:
+    """The file with every option the hands could not tell written as a comment: the value
+    it reads as (the preset's, or the room's default), marked assumed, never a setting the
+    data did not show."""
+    untold = {e.option: e.note for e in group.evidence if not e.value}
+    keys = ASSUMABLE
+    out = []
+    for line in text.splitlines():
+        key = line.split(" = ")[0]
+        option = next((o for o, names in keys.items() if key in names and o in untold), None)
+        if option is None:
+            out.append(line)
+            continue
+        why = _comment(untold[option])
+        out.append(f"# {line}  {ASSUMED}: not observable, {why}")
+    return "\n".join(out) + "\n"
 
 
 def _comment(text: str) -> str:

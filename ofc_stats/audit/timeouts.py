@@ -5,10 +5,10 @@ A timed-out player's cards go bottom, then middle, then top, in the order
 dealt (RULES.md §2).  Without the deal order a street is only compared by
 counts, and a free choice such as "both cards to the bottom" matches that
 too, so formats without it (:data:`ofc_stats.store.streets.DEAL_ORDER_FORMATS`)
-get no flags.  For them the audit still reports the pattern's match rate
-against a base rate: the recorder's (hero's) own streets, a player who is
-at the screen, so his matches are mostly choices.  The excess over it is an
-estimate of timeouts, not a list of them.
+get no flags and no count: an estimate against a base rate (the hero's own
+streets) would assume every player chooses as the hero does, which nothing
+in the data shows.  The audit says plainly that the format does not record
+timeouts.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pandas as pd
 
 from ofc_stats.store.views import OfcData
 
-MIN_BASE = 30  # hero streets below this give no base rate
+MIN_BASE = 30  # hero streets below this give no base rate (kept in per_street, not printed)
 
 TIMEOUTS_SQL = """
 SELECT h.format, st.street,
@@ -50,25 +50,14 @@ class TimeoutEvidence:
                 f"timeouts {self.format}: the deal order is recorded; {flagged:,} of {total:,} "
                 "free streets match the auto-placement and are flagged"
             ]
-        out = [
-            f"timeouts {self.format}: not flaggable (no deal order within a street); "
-            "the order-free pattern against its base rate (the hero's own streets):"
+        # No timer, no deal order, no disconnect: nothing in the format tells a timeout,
+        # and a base rate from other players' (or the hero's) streets would assume they
+        # all choose alike.  No flag, no count, no estimate.
+        return [
+            f"timeouts {self.format}: the format does not record timeouts (no timer, no "
+            "deal order within a street, no disconnect): no street is flagged and none "
+            "is estimated"
         ]
-        for row in frame.to_dict("records"):
-            base = row["base_rate"]
-            if base != base:  # NaN: too few hero streets
-                compare = f"no base rate ({int(row['hero_streets'])} hero streets)"
-            else:
-                excess = max(float(row["rate"]) - float(base), 0.0)
-                compare = (
-                    f"base rate {base:.1%} of {int(row['hero_streets']):,} hero streets; excess "
-                    f"{excess:.1%} ≈ {excess * int(row['streets']):.0f} streets possibly timed out"
-                )
-            out.append(
-                f"  street {int(row['street']) + 1}: {int(row['matches']):,} of "
-                f"{int(row['streets']):,} ({float(row['rate']):.1%}) match; {compare}"
-            )
-        return out
 
 
 def timeout_evidence(data: OfcData) -> list[TimeoutEvidence]:

@@ -43,11 +43,11 @@ def _say(line: str, to_stderr: bool) -> None:
     "--rules",
     "rules_name",
     default=None,
-    metavar="NAME|FILE.toml|DIR",
+    metavar="NAME|FILE.toml|ROOM=FILE.toml|DIR",
     help=(
         "Audit against this ruleset, file, or folder of files (--write-rules'): a file "
         "naming its room and rule string audits those hands only; its [room] table also "
-        "fixes rake and settlement."
+        "fixes that room's rake and settlement (ROOM=FILE.toml gives it a room)."
     ),
 )
 @click.option(
@@ -74,7 +74,10 @@ def _say(line: str, to_stderr: bool) -> None:
     "players",
     multiple=True,
     metavar="NAME",
-    help="Print the ledger of this player (name, player id, or hero); repeatable.",
+    help=(
+        "Print the ledger of this player (name, player id, or hero) instead of the room "
+        "audit; repeatable (with --out, the audit's rows are still written)."
+    ),
 )
 @click.option(
     "--alias",
@@ -134,6 +137,19 @@ def audit_command(
     money_rules = room_rules if book is None or whole else book.money_for
     to_stderr = out == "-"
     with open_dataset(data) as dataset:
+        unnamed = book.unnamed_money() if book is not None else None
+        if unnamed is not None:
+            rooms = dataset.df(
+                "SELECT DISTINCT room FROM hands WHERE hand_key IN "
+                "(SELECT hand_key FROM seats WHERE reported_money IS NOT NULL) ORDER BY room"
+            )["room"].tolist()
+            if len(rooms) > 1:
+                raise click.BadParameter(
+                    f"{unnamed.source}: its [room] table (rake, settlement) names no room and "
+                    f"these hands are of {len(rooms)} rooms ({', '.join(map(str, rooms))}): "
+                    f'name it (room = "…") or give --rules ROOM={unnamed.source}',
+                    param_hint="--rules",
+                )
         for name in players:  # an unknown name fails first, as `report --player` does
             if name != HERO:
                 choose_player(dataset, name)
@@ -146,16 +162,20 @@ def audit_command(
                 for path in write_rule_files(inferred, Path(write_rules)):
                     _say(f"wrote {path}", to_stderr)
             return
-        with progress_bar(quiet, AUDIT_STEPS, "auditing") as advance:
-            report = audit(
-                dataset,
-                ruleset=ruleset,
-                max_gap_minutes=max_gap,
-                all_fields=all_fields,
-                room_rules=room_rules,
-                book=None if whole else book,
-                progress=advance,
-            )
+        # A ledger is read on its own (its money rules inferred or given as the audit's);
+        # the whole room audit runs only when its rows are asked for or decide the exit.
+        report = None
+        if not players or out or fail_on_mismatch:
+            with progress_bar(quiet, AUDIT_STEPS, "auditing") as advance:
+                report = audit(
+                    dataset,
+                    ruleset=ruleset,
+                    max_gap_minutes=max_gap,
+                    all_fields=all_fields,
+                    room_rules=room_rules,
+                    book=None if whole else book,
+                    progress=advance,
+                )
         accounts = None
         if players:
             if book is not None:  # the ledger's money by the same rules as the audit's
@@ -165,13 +185,16 @@ def audit_command(
             finally:
                 if book is not None:
                     dataset.restore_results()
-    if out:
+    if report is not None and out:
         write_mismatches(report, out, sys.stdout)
-    for line in report.lines():
-        _say(line, to_stderr)
+    if report is not None and not players:
+        for line in report.lines():
+            _say(line, to_stderr)
     if accounts is not None:
         for line in ledger_lines(accounts):
             _say(line, to_stderr)
+    if report is None:
+        return
     mismatches = len(report.mismatches)
     if out:
         _say(f"{mismatches} mismatch row(s) written to {'stdout' if to_stderr else out}", True)

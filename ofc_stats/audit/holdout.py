@@ -1,0 +1,155 @@
+"""Money rules validated out of sample: inferred on one half of a room's hands, judged on
+the other.
+
+The rake and the short-stack settlement are inferred from the very hands the
+audit then judges; a rule that only fits the hands it came from would call
+the room right (or wrong) for the inference's sake.  Per room and currency,
+the hands are split by date at the middle (the earlier half, the later half)
+and the rules are inferred on each half and applied to the other: two folds.
+A rule *holds out of sample* when the hands it was not inferred from are
+explained as well as by rules inferred on all of them.  The runner-up rake
+is judged the same way, with its own figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ofc_stats.audit.money import (
+    MONEY_SQL,
+    TOLERANCE,
+    Rake,
+    after_rake,
+    expected_money,
+    infer_rake,
+    money_multiplier,
+)
+from ofc_stats.audit.settle import ALL_KINDS, gross_by_kind, infer_settlement
+from ofc_stats.store.views import OfcData
+
+HOLD_SQL = f"""
+SELECT m.*, h.played_at FROM ({MONEY_SQL}) m JOIN hands h USING (hand_key)
+ORDER BY m.hand_key, m.seat
+"""
+
+
+UNTOLD = "proportional"  # a settlement no hand tells: the default, named as assumed
+
+
+def _named(kind: str, told: bool) -> str:
+    return kind if told else f"{kind} (assumed: no short-stack hand tells)"
+
+
+@dataclass(frozen=True)
+class Holdout:
+    """One room and currency: money hands explained by rules inferred on the other half
+    (out of sample) against rules inferred on all the hands (in sample)."""
+
+    room: str
+    hands: int
+    in_sample: int  # hands explained by rules inferred on all the hands
+    out_of_sample: int  # hands explained by rules inferred on the other half (both folds)
+    rules: tuple[str, str]  # the rake and settlement inferred on each half
+    agree: bool  # both halves infer the rule inferred on all
+    runner_up: str = ""  # the rake runner-up and the hands it explains out of sample
+
+    @property
+    def holds(self) -> bool:
+        """Out of sample explains as many hands as in sample, within 1%."""
+        return self.out_of_sample >= self.in_sample - 0.01 * self.hands
+
+    def describe(self) -> str:
+        verdict = "holds" if self.holds else "does not hold"
+        same = (
+            "both halves infer the same rule"
+            if self.agree
+            else "the halves infer " + (" and ".join(f"'{r}'" for r in self.rules))
+        )
+        text = (
+            f"{self.room}: the money rule {verdict} out of sample — inferred on one half of the "
+            f"{self.hands:,} money hands (split by date) and applied to the other, it explains "
+            f"{self.out_of_sample:,}; inferred on all, {self.in_sample:,}; {same}"
+        )
+        return text + (f"; runner-up {self.runner_up}" if self.runner_up else "")
+
+
+def holdout(
+    data: OfcData, pairwise: Mapping[str, Mapping[str, npt.NDArray[np.float64]]] | None = None
+) -> list[Holdout]:
+    """Two-fold by date, per room and currency (``pairwise``: room_money's, by label)."""
+    seats = data.df(HOLD_SQL)
+    out = []
+    for (room, currency), group in seats.groupby(["room", "currency"], sort=True, observed=True):
+        label = f"{room} {currency or '(no currency)'}"
+        pairs = dict((pairwise or {}).get(label, {}))
+        out.append(_fold(label, group.reset_index(drop=True), pairs))
+    return out
+
+
+def _infer(
+    label: str, frame: pd.DataFrame, pairs: dict[str, npt.NDArray[np.float64]]
+) -> tuple[Rake, str, bool]:
+    """The rake and settlement kind inferred on ``frame``, and the kind as the halves are
+    named (a half no short-stack hand tells about assumes proportional, and says so)."""
+    rake = infer_rake(label, frame, frame["multiplier"].iloc[0])
+    if frame["short"].any():
+        net = {k: after_rake(gross_by_kind(frame, k, pairs), rake) for k in ALL_KINDS}
+        settlement = infer_settlement(label, frame, net)
+        if settlement.telling:
+            return rake, settlement.kind, True
+    return rake, UNTOLD, False
+
+
+def _explained(
+    frame: pd.DataFrame, rake: Rake, kind: str, pairs: dict[str, npt.NDArray[np.float64]]
+) -> pd.Series:
+    """Per hand of ``frame``: every seat's money as the rule gives it."""
+    expected = after_rake(gross_by_kind(frame, kind, pairs), rake)
+    ok = (expected - frame["reported_money"]).abs() <= TOLERANCE
+    return ok.groupby(frame["hand_key"]).all()
+
+
+def _fold(label: str, group: pd.DataFrame, pairs: dict[str, npt.NDArray[np.float64]]) -> Holdout:
+    multiplier = money_multiplier(group)
+    frame = expected_money(group, multiplier).assign(multiplier=multiplier)
+    frame = frame[frame["reported_money"].notna() | (frame["owed"] >= 0)]
+    played = frame.groupby("hand_key")["played_at"].min().sort_values(kind="stable")
+    hands = played.index.to_numpy()
+    half = len(hands) // 2
+    halves = (set(hands[:half]), set(hands[half:]))
+    whole_rake, whole_kind, _ = _infer(label, frame, pairs)
+    in_sample = int(_explained(frame, whole_rake, whole_kind, pairs).sum())
+    out, rules, agree, runner = 0, [], True, 0
+    for train, test in (halves, halves[::-1]):
+        fit = frame[frame["hand_key"].isin(train)]
+        judged = frame[frame["hand_key"].isin(test)]
+        if fit.empty or judged.empty:
+            continue
+        rake, kind, told = _infer(label, fit, pairs)
+        out += int(_explained(judged, rake, kind, pairs).sum())
+        rules.append(f"{rake.rule()}, settlement {_named(kind, told)}")
+        agree &= (rake.rate, rake.tick, rake.mode, kind) == (
+            whole_rake.rate, whole_rake.tick, whole_rake.mode, whole_kind,
+        )  # fmt: skip
+        if rake.runner_up is not None:
+            rate, tick, mode, _ = rake.runner_up
+            other = Rake(label, rate, tick, mode, 0, 0, multiplier)
+            runner += int(_explained(judged, other, kind, pairs).sum())
+    shown = ""
+    if whole_rake.runner_up is not None:
+        rate, tick, mode, count = whole_rake.runner_up
+        name = Rake(label, rate, tick, mode, 0, 0).rule()
+        shown = (
+            f"'{name}' explains {count:,} of {whole_rake.winners:,} winning seats in sample, "
+            f"{runner:,} money hands out of sample"
+        )
+    pair = [*rules, "", ""][:2]
+    return Holdout(label, len(hands), in_sample, out, (pair[0], pair[1]), agree, shown)
+
+
+__all__ = ["Holdout", "holdout"]
