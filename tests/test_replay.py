@@ -106,3 +106,21 @@ def test_a_bot_is_scored_against_the_opponents_real_final_boards(hands) -> None:
     groups = by_first_deviation(seats)
     assert sum(g.seats for g in groups.values()) == len(seats)
     assert 0 in groups  # the auto rule differs from every bot somewhere on the first street
+
+
+def test_the_graders_advice_plays_legal_boards_on_the_real_cards(hands) -> None:  # type: ignore[no-untyped-def]
+    from ofc_stats.grade.replay import grader_advice
+
+    decisions, finals = hands
+    few = [d for d in decisions if d.hand_key in sorted(finals)[:6]]
+    seats = replay(few, finals, grader_advice(budget=4, seed=1, threads=1))
+    assert seats
+    for seat in seats:
+        position = _position(seat, few)
+        dealt = {
+            c for d in few if (d.hand_key, d.position) == (seat.hand_key, position) for c in d.dealt
+        }
+        assert -1 not in seat.bot_board and len(set(seat.bot_board)) == 13
+        assert set(seat.bot_board) <= dealt  # only the seat's own cards, each once
+    again = replay(few, finals, grader_advice(budget=4, seed=1, threads=2))
+    assert [s.bot_board for s in again] == [s.bot_board for s in seats]  # threads change nothing

@@ -40,7 +40,9 @@ from ofc_stats.engine.fantasy_value import published_value
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.scoring import score_hand
 from ofc_stats.engine.timeout import auto_placement
+from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.position import EMPTY, Decision
+from ofc_stats.grade.race import decision_seed, grade_many
 
 # Destinations (0 top .. 3 discard) for each decision, in the order given.
 Advice = Callable[[Sequence[Decision]], Sequence[Sequence[int]]]
@@ -48,6 +50,23 @@ Advice = Callable[[Sequence[Decision]], Sequence[Sequence[int]]]
 FinalSeat = tuple[tuple[int, ...], bool, int | None]
 # The value of a Fantasyland of n cards over a normal hand, per ruleset.
 FantasyWorth = Callable[[Ruleset, int], float]
+
+
+def grader_advice(budget: int = 32, seed: int = 0, threads: int | None = None) -> Advice:
+    """The grader's best play at every decision (a position it cannot replay: the room's
+    auto-placement, which the replay then counts as the advice)."""
+
+    def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
+        keys = [decision_seed(seed, d.hand_key, d.seat, d.street) for d in decisions]
+        graded = grade_many(decisions, budget, keys, threads)
+        return [
+            placeholder_play(d, d.board)
+            if isinstance(g, UnplayablePosition)
+            else tuple(int(x) for x in g.destinations[g.best])
+            for d, g in zip(decisions, graded, strict=True)
+        ]
+
+    return advise
 
 
 def published_worth(ruleset: Ruleset, cards: int) -> float:
@@ -63,6 +82,7 @@ class SeatReplay:
     seat: int
     player: str
     bot_board: tuple[int, ...]
+    player_board: tuple[int, ...]
     bot_value: float  # net points before caps + the Fantasyland it earns
     player_value: float
     first_deviation: int | None  # first street the advice played otherwise; None: never
@@ -172,6 +192,7 @@ def replay(
                 seat=first.seat,
                 player=first.player,
                 bot_board=bot,
+                player_board=hand[position][0],
                 bot_value=_worth(first.ruleset, hand, position, bot, fantasy_worth),
                 player_value=_worth(
                     first.ruleset, hand, position, hand[position][0], fantasy_worth
