@@ -61,9 +61,9 @@ def test_exhaustive_three_card_counts() -> None:
         Category.PAIR: 3_744,
         Category.HIGH_CARD: 18_304,
     }
-    vector = keys_three(rows)
-    assert vector.tolist() == [rank_row(row.tolist()).key for row in rows]
-    assert len(np.unique(vector)) == 455
+    core = keys_three(rows)
+    assert core.tolist() == [rank_row(row.tolist()).key for row in rows]
+    assert len(np.unique(core)) == 455
 
 
 def test_the_definition_equals_the_core_on_random_rows() -> None:
