@@ -152,7 +152,6 @@ def sim_play(
     tables: npt.NDArray[np.int64],
     threads: int,
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int16]]: ...
-
 # --- import decoders (rust/ofc-py/src/decode.rs) ------------------------------
 # resolve: rule text -> (preset name, max seats, deck size), or None (refused).
 # decode() gives the block's columns as NumPy arrays (names as in store/schema.py,
@@ -173,7 +172,6 @@ class OpenDecoder:
     def decode(
         self, data: bytes, first_line: int, first_offset: int, file_start: bool, last: bool
     ) -> dict[str, Any]: ...
-
 # --- batch scoring (rust/ofc-py/src/score.rs) ---------------------------------
 
 def score_batch(
@@ -189,7 +187,6 @@ def score_batch(
 def repeated_cards(
     boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_] | None = None
 ) -> npt.NDArray[np.bool_]: ...
-
 # --- the exact Fantasyland set (rust/ofc-py/src/fantasy.rs) -------------------
 
 def check_fantasy_deal(cards: list[int], rules: Rules) -> list[int]: ...
