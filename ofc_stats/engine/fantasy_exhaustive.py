@@ -1,15 +1,15 @@
 """The plain exhaustive Fantasyland search: the reference the solver is checked against.
 
-Every (bottom, middle, top) split of the dealt cards is scored (jokers aside,
-below).  Built on the definitions only: each 5- and 3-card
-subset of the deal is ranked once with :func:`~ofc_stats.engine.rank.rank_row`
-(at most C(18, 5) = 8,568 of them) and given its royalty and repeat condition
-by the ruleset's scalar functions; every split is then scored over those
-numbers in NumPy, fouled as :func:`~ofc_stats.engine.scoring.score_board`
-fouls.  Boards holding jokers are scored whole by ``score_board`` (the
-engine's joker reading), which is slow: only the splits whose upper bound
-reaches the best value found are read, and joker deals stay at 13 cards.  It
-shares nothing with the core (:mod:`ofc_stats.core.fantasy`,
+Built on the definitions only.  Each 5- and 3-card subset of the deal is
+ranked once with :func:`~ofc_stats.engine.rank.rank_row` (at most
+C(18, 5) = 8,568 of them) and given its royalty and repeat condition by the
+ruleset's scalar functions; every (bottom, middle, top) split is then scored
+over those numbers in NumPy, fouled as
+:func:`~ofc_stats.engine.scoring.score_board` fouls: no bounds, no pruning.
+Boards holding jokers are scored whole by ``score_board`` (the engine's joker
+reading), 1-30 ms a board: only the splits whose upper bound reaches the best
+value found are read (see :func:`_with_jokers`), and joker deals stay at 13
+cards.  It shares nothing with the core (:mod:`ofc_stats.core.fantasy`,
 ``rust/ofc-core/src/fantasy.rs``), not even the row classes, so the tests can
 hold the solver to it: the value and the very set.
 """
