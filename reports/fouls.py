@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ofc_stats.engine.vector.rank_tables import tables
+from ofc_stats.core.tables import tables
 from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
 from reports.base import Report, player_cards, player_seats

@@ -81,7 +81,7 @@ def compare(ruleset: Ruleset, data: dict, hands: range) -> dict[str, int]:
 
 
 def _key3(top_class: int) -> int:
-    from ofc_stats.engine.vector.rank_tables import tables
+    from ofc_stats.core.tables import tables
 
     return int(tables().key3[top_class])
 

@@ -1,8 +1,9 @@
 """The core's exact Fantasyland solver against the plain exhaustive search and hand-built deals.
 
 The exhaustive search (:mod:`ofc_stats.engine.fantasy_exhaustive`) is the
-definition: it scores every split with the vector engine and shares no code
-with the core's branch and bound, so equal answers (the value and the very
+definition: it scores every split on the engine's definitions (``rank_row``,
+the ruleset's royalty and repeat functions, ``score_board`` for jokers) and
+shares no code with the core's branch and bound, so equal answers (the value and the very
 set, ties included) say the bounds never cut a winner.
 
 Royalties below are the american table (pineapple presets) unless a test says
@@ -26,10 +27,9 @@ from ofc_stats.engine.board import Board
 from ofc_stats.engine.cards import parse_cards
 from ofc_stats.engine.fantasy_exhaustive import exhaustive_fantasy
 from ofc_stats.engine.presets import get_ruleset
-from ofc_stats.engine.rank import Category
+from ofc_stats.engine.rank import Category, rank_row
 from ofc_stats.engine.rules import STRICT_REPEAT, FantasyMode, FantasyRules, FrozenMap, Ruleset
 from ofc_stats.engine.scoring import score_board
-from ofc_stats.engine.vector.rank_tables import classify_five, classify_three
 from ofc_stats.errors import HandError
 
 PROGRESSIVE = get_ruleset("pineapple-progressive")
@@ -53,23 +53,19 @@ def check_against_engine(found: FantasySet, deal: list[int], ruleset: Ruleset, s
     assert found.value == pytest.approx(found.royalties + stay * found.stays)
 
 
-def classes(found: FantasySet) -> tuple[int, int, int]:
-    """(bottom, middle, top) strength classes of a joker-free set: the tie-break."""
-    return (
-        int(classify_five(np.array([found.bottom]))[0]),
-        int(classify_five(np.array([found.middle]))[0]),
-        int(classify_three(np.array([found.top]))[0]),
-    )
+def keys(found: FantasySet) -> tuple[int, int, int]:
+    """(bottom, middle, top) strength keys of a joker-free set: the tie-break."""
+    return (rank_row(found.bottom).key, rank_row(found.middle).key, rank_row(found.top).key)
 
 
 def compare(deal: list[int], ruleset: Ruleset, stay: float) -> None:
     """Value, royalties, repeat and the very set (ties included) equal the definition's."""
     found = solve_fantasy(deal, ruleset, stay)
-    value, royalties, stays, best_classes, split = exhaustive_fantasy(deal, ruleset, stay)
+    value, royalties, stays, best_keys, split = exhaustive_fantasy(deal, ruleset, stay)
     assert (found.value, found.royalties, found.stays) == (value, royalties, stays), deal
     assert (found.top, found.middle, found.bottom) == split, deal
     if max(deal) < 52:
-        assert classes(found) == best_classes, deal
+        assert keys(found) == best_keys, deal
     check_against_engine(found, deal, ruleset, stay)
 
 

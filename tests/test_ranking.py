@@ -1,4 +1,4 @@
-"""Row ranking: exhaustive counts, the shared 3/5-card scale, scalar == vectorised."""
+"""Row ranking: exhaustive counts, the shared 3/5-card scale, the definition == the core's classes."""
 
 from collections import Counter
 from itertools import combinations
@@ -6,16 +6,19 @@ from itertools import combinations
 import numpy as np
 import pytest
 
+from ofc_stats.core.tables import classify_five, classify_three, tables
 from ofc_stats.engine.cards import parse_cards
 from ofc_stats.engine.rank import Category, rank_row
-from ofc_stats.engine.vector.rank_tables import (
-    classify_five,
-    classify_three,
-    keys_five,
-    keys_three,
-    tables,
-)
 from ofc_stats.errors import BoardError
+
+
+def keys_five(cards: np.ndarray) -> np.ndarray:
+    """The core's key of each 5-card row (its class's key)."""
+    return tables().key5[classify_five(cards)]
+
+
+def keys_three(cards: np.ndarray) -> np.ndarray:
+    return tables().key3[classify_three(cards)]
 
 
 def key(text: str) -> int:
@@ -58,12 +61,12 @@ def test_exhaustive_three_card_counts() -> None:
         Category.PAIR: 3_744,
         Category.HIGH_CARD: 18_304,
     }
-    vector = keys_three(rows)
-    assert vector.tolist() == [rank_row(row.tolist()).key for row in rows]
-    assert len(np.unique(vector)) == 455
+    core = keys_three(rows)
+    assert core.tolist() == [rank_row(row.tolist()).key for row in rows]
+    assert len(np.unique(core)) == 455
 
 
-def test_scalar_equals_vectorised_on_random_rows() -> None:
+def test_the_definition_equals_the_core_on_random_rows() -> None:
     rng = np.random.default_rng(20261129)
     deals = np.argsort(rng.random((100_000, 52)), axis=1)[:, :8]
     five = keys_five(deals[:, :5])
@@ -117,7 +120,7 @@ def test_rank_row_rejects_bad_rows() -> None:
         rank_row(parse_cards("X1 As Kd"))
 
 
-def test_three_card_classes_vectorised() -> None:
+def test_three_card_classes_in_the_core() -> None:
     rows = np.array([parse_cards("2c 2d 2h"), parse_cards("Ac Kd Qh"), parse_cards("As Ad 2c")])
     classes = classify_three(rows)
     assert classes[0] > classes[2] > classes[1]

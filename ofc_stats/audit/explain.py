@@ -13,8 +13,8 @@ from typing import Any
 
 from ofc_stats.audit.money import Rake
 from ofc_stats.audit.settle import Settlement, kind_text
+from ofc_stats.core.tables import tables
 from ofc_stats.engine.board import ROWS
-from ofc_stats.engine.vector.rank_tables import tables
 from ofc_stats.wording import plural
 
 

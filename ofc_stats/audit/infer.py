@@ -37,6 +37,7 @@ from ofc_stats.audit.money import Rake, room_money
 from ofc_stats.audit.room_rules import RoomRules
 from ofc_stats.audit.rules_book import use_lookup
 from ofc_stats.audit.settle import Settlement
+from ofc_stats.core.tables import tables
 from ofc_stats.engine.presets import PRESETS
 from ofc_stats.engine.rules import (
     ROYALTY_TABLES,
@@ -49,7 +50,6 @@ from ofc_stats.engine.rules import (
     Scoring,
     top_threshold,
 )
-from ofc_stats.engine.vector.rank_tables import tables
 from ofc_stats.store.views import OfcData
 
 REPEATS: dict[str, RepeatRule | None] = {

@@ -1,98 +1,46 @@
 """The plain exhaustive Fantasyland search: the reference the solver is checked against.
 
-Every (bottom, middle, top) split of the dealt cards is scored: no bounds, no
-pruning, no ordering.  Rows are ranked with the vector rank tables and scored
-with the compiled rule arrays (each entry computed by the scalar rule
-functions); boards with jokers are read by the engine's whole-board reading.
-It shares nothing with the core's branch and bound (:mod:`ofc_stats.core.fantasy`,
-``rust/ofc-core/src/fantasy.rs``) but the engine's definitions, so the tests
-and ``bench/fantasy.py`` can hold the solver to it: the value and the very
-set.  It stays on the engine's vector modules on purpose (the engine layer
-does not import the core, and a reference that shares no ranking code with
-the core also checks the core's row classes).  Slow on purpose: about
-20 / 110 / 600 ms per deal for 14 / 15 / 16 cards, seconds for 17.
+Built on the definitions only.  Each 5- and 3-card subset of the deal is
+ranked once with :func:`~ofc_stats.engine.rank.rank_row` (at most
+C(18, 5) = 8,568 of them) and given its royalty and repeat condition by the
+ruleset's scalar functions; every (bottom, middle, top) split is then scored
+over those numbers in NumPy, fouled as
+:func:`~ofc_stats.engine.scoring.score_board` fouls: no bounds, no pruning.
+Boards holding jokers are scored whole by ``score_board`` (the engine's joker
+reading), 1-30 ms a board: only the splits whose upper bound reaches the best
+value found are read (see :func:`_with_jokers`), and joker deals stay at 13
+cards.  It shares nothing with the core (:mod:`ofc_stats.core.fantasy`,
+``rust/ofc-core/src/fantasy.rs``), not even the row classes, so the tests can
+hold the solver to it: the value and the very set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
 import numpy.typing as npt
 
+from ofc_stats.engine.board import Board
 from ofc_stats.engine.cards import DECK_SIZE
-from ofc_stats.engine.rules import Ruleset
-from ofc_stats.engine.vector.boards import fouled_rows, royalty_sum
-from ofc_stats.engine.vector.jokers import resolve_jokers
-from ofc_stats.engine.vector.rank_tables import classify_five, classify_three, tables
-from ofc_stats.engine.vector.rule_arrays import CompiledRules, compile_rules
+from ofc_stats.engine.rank import rank_row
+from ofc_stats.engine.rules import Combine, FantasyMode, RepeatRule, Ruleset
+from ofc_stats.engine.scoring import score_board
 
 Split = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # top, middle, bottom
+Ints = npt.NDArray[np.int64]
 SPLITS_PER_STEP = 1 << 21
-JOKER_SPLITS_PER_STEP = 1 << 14
+TOP_BITS = 10  # a 3-subset's strength order among the deal's: < C(18, 3) = 816
+FIVE_BITS = 14  # a 5-subset's: < C(18, 5) = 8,568
 
 
 @lru_cache(maxsize=8)
-def _layout(n: int) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int8]]:
-    """Bottoms (C(n,5), 5), then every (middle, top) of the n-5 positions left, as
-    positions into the sorted rest of the deal ((P, 5) and (P, 3))."""
-    bottoms = np.array(list(combinations(range(n), 5)), dtype=np.int8)
-    middles, tops = [], []
-    rest = range(n - 5)
-    for middle in combinations(rest, 5):
-        left = [p for p in rest if p not in middle]
-        for top in combinations(left, 3):
-            middles.append(middle)
-            tops.append(top)
-    return bottoms, np.array(middles, dtype=np.int8), np.array(tops, dtype=np.int8)
-
-
-def _boards(n: int, step: int) -> Iterator[npt.NDArray[np.int8]]:
-    """Every split as (k, 13) positions: top, middle, bottom, in steps of about ``step``."""
-    bottoms, middles, tops = _layout(n)
-    inside = np.zeros((len(bottoms), n), dtype=bool)
-    inside[np.arange(len(bottoms))[:, None], bottoms] = True
-    rest = np.nonzero(~inside)[1].reshape(len(bottoms), n - 5).astype(np.int8)
-    per = max(1, step // len(middles))
-    for start in range(0, len(bottoms), per):
-        chunk = slice(start, start + per)
-        k = len(bottoms[chunk])
-        yield np.concatenate(
-            [
-                rest[chunk][:, tops].reshape(-1, 3),
-                rest[chunk][:, middles].reshape(-1, 5),
-                np.repeat(bottoms[chunk], len(middles), axis=0),
-            ],
-            axis=1,
-        ).reshape(k * len(middles), 13)
-
-
-def _repeat(rules: CompiledRules, top: npt.NDArray[np.int64], mid: npt.NDArray[np.int64],
-            bot: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:  # fmt: skip
-    """The repeat condition of each (unfouled) board, combined as the ruleset says."""
-    if not rules.has_repeat:
-        return np.zeros(len(top), dtype=bool)
-    checks = [
-        array[cls]
-        for array, cls in (
-            (rules.repeat_top, top),
-            (rules.repeat_middle, mid),
-            (rules.repeat_bottom, bot),
-        )
-        if array is not None
-    ]
-    stacked = np.stack(checks)
-    return np.asarray(stacked.all(axis=0) if rules.repeat_all else stacked.any(axis=0))
-
-
-@lru_cache(maxsize=8)
-def _subsets(n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64],
-                              npt.NDArray[np.int64], npt.NDArray[np.int64]]:  # fmt: skip
-    """For the no-joker path: 5- and 3-subsets, and for each bottom the global index of
-    every middle (B, Pm) and of every 3-subset of its rest (B, C(n-5,3)), plus each
-    (middle, top) pair's top as an index into that rest list (Pm, Pt)."""
+def _subsets(n: int) -> tuple[Ints, Ints, Ints, Ints, Ints]:
+    """5- and 3-subsets of n positions, and for each bottom the index of every middle
+    (B, Pm) and of every 3-subset of its rest (B, C(n-5,3)), plus each (middle, top)
+    pair's top as an index into that rest list (Pm, Pt)."""
     bit = 1 << np.arange(n, dtype=np.int64)
     five = np.array(list(combinations(range(n), 5)), dtype=np.int64)
     three = np.array(list(combinations(range(n), 3)), dtype=np.int64)
@@ -117,35 +65,70 @@ def _subsets(n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.
     return five, three, middle, rest3, top_rel
 
 
-def _flags(rules: CompiledRules, array: npt.NDArray[np.bool_] | None,
-           cls: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:  # fmt: skip
-    """One row's repeat condition per class (neutral when that row has none)."""
-    if not rules.has_repeat:
-        return np.zeros(len(cls), dtype=bool)
-    return np.full(len(cls), rules.repeat_all) if array is None else array[cls]
+def _alone(repeat: RepeatRule | None, row: str) -> RepeatRule | None:
+    """The repeat rule with only ``row``'s condition (None when that row has none)."""
+    if repeat is None or getattr(repeat, row) is None:
+        return None
+    return RepeatRule(
+        top=repeat.top if row == "top" else None,
+        middle=repeat.middle if row == "middle" else None,
+        bottom=repeat.bottom if row == "bottom" else None,
+    )
+
+
+class _Rows:
+    """Keys, royalties and repeat conditions of every 5- and 3-subset of one deal."""
+
+    def __init__(self, deal: Sequence[int], ruleset: Ruleset) -> None:
+        five, three = _subsets(len(deal))[:2]
+        table, fantasy = ruleset.royalties, ruleset.fantasy
+        repeat = fantasy.repeat if fantasy.mode is not FantasyMode.NONE else None
+        self.has_repeat = repeat is not None
+        self.all = repeat is not None and repeat.combine is Combine.ALL
+        neutral = self.all  # an absent condition: true under "all", false under "any"
+        rank5 = [rank_row([deal[p] for p in s]) for s in five.tolist()]
+        rank3 = [rank_row([deal[p] for p in s]) for s in three.tolist()]
+        low3, low5 = rank_row([0, 1, 2]), rank_row([0, 1, 2, 3, 5])  # any rows: ignored
+        top, mid, bot = (_alone(repeat, row) for row in ("top", "middle", "bottom"))
+        self.key5 = np.array([r.key for r in rank5], dtype=np.int64)
+        self.key3 = np.array([r.key for r in rank3], dtype=np.int64)
+        self.roy_mid = np.array([table.five_points("middle", r) for r in rank5], dtype=np.int64)
+        self.roy_bot = np.array([table.five_points("bottom", r) for r in rank5], dtype=np.int64)
+        self.roy_top = np.array([table.top_points(r) for r in rank3], dtype=np.int64)
+        self.rep_mid = np.array(
+            [neutral if mid is None else mid.holds(low3, r, low5) for r in rank5]
+        )
+        self.rep_bot = np.array(
+            [neutral if bot is None else bot.holds(low3, low5, r) for r in rank5]
+        )
+        self.rep_top = np.array(
+            [neutral if top is None else top.holds(r, low5, low5) for r in rank3]
+        )
+        # Strength order among this deal's subsets: the tie-break, packed in few bits.
+        self.order5 = np.unique(self.key5, return_inverse=True)[1].astype(np.int64).ravel()
+        self.order3 = np.unique(self.key3, return_inverse=True)[1].astype(np.int64).ravel()
+
+    def combine(self, a: npt.NDArray[np.bool_], b: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        return np.asarray(a & b if self.all else a | b)
 
 
 def _plain(
-    deal: npt.NDArray[np.int8], rules: CompiledRules, stay_value: float
-) -> tuple[float, int, int, bool, tuple[int, int, int]]:
-    """(value, code, royalties, stays, (bottom, middle, top) subset indices), no jokers.
+    deal: Sequence[int], ruleset: Ruleset, stay_value: float
+) -> tuple[float, int, bool, tuple[int, int, int]]:
+    """(value, royalties, stays, (bottom, middle, top) subset indices), no jokers.
 
-    Each top is scored as one int32 key (top royalty << 9 | top class), best
-    taken per (bottom, middle) pair separately among the splits that repeat
-    and those that do not; the pairs then add their own royalties and the
-    stay value.  Every split is still looked at.
+    Each top is scored as one key (top royalty << TOP_BITS | its strength order),
+    best taken per (bottom, middle) pair separately among the splits that
+    repeat and those that do not; the pairs then add their own royalties and
+    the stay value.  Every split is still looked at.
     """
-    five, three, middle, rest3, top_rel = _subsets(len(deal))
-    limit = tables().top_limit.astype(np.int32)
-    c5 = classify_five(deal[five]).astype(np.int64)
-    c3 = classify_three(deal[three]).astype(np.int32)
-    roy5 = rules.royalty_bottom[c5].astype(np.int64)
-    roy_mid = rules.royalty_middle[c5].astype(np.int64)
-    key3 = (rules.royalty_top[c3].astype(np.int32) << 9) | c3
-    fb, fm = _flags(rules, rules.repeat_bottom, c5), _flags(rules, rules.repeat_middle, c5)
-    ft = _flags(rules, rules.repeat_top, c3.astype(np.int64))
+    five, _, middle, rest3, top_rel = _subsets(len(deal))
+    rows = _Rows(deal, ruleset)
+    o5, k5 = rows.order5, rows.key5
+    key3 = (rows.roy_top << TOP_BITS) | rows.order3
+    low = (1 << TOP_BITS) - 1
     per = max(1, SPLITS_PER_STEP // top_rel.size)
-    # A whole stay value rides in the key (value << 9 | top class): one max per pair.
+    # A whole stay value rides in the key (value << TOP_BITS | order): one max per pair.
     whole = float(stay_value).is_integer() and stay_value < 1 << 16
     branches: tuple[bool | None, ...] = (None,) if whole else (True, False)
     best: tuple[float, int, int, bool, int, int] | None = None
@@ -154,33 +137,33 @@ def _plain(
         m = middle[b]  # (k, Pm)
         rest = rest3[b]  # (k, C(n-5, 3))
         keys = key3[rest][:, top_rel]  # (k, Pm, Pt)
-        top_flags = ft[rest][:, top_rel]
-        fits = (keys & 511) <= limit[c5[m]][:, :, None]
-        pair_flags = (fb[b][:, None] & fm[m]) if rules.repeat_all else (fb[b][:, None] | fm[m])
-        if rules.repeat_all:
-            stays = pair_flags[:, :, None] & top_flags
-        else:
-            stays = pair_flags[:, :, None] | top_flags
-        pair_royalties = roy5[b][:, None] + roy_mid[m]
-        live = c5[m] <= c5[b][:, None]
+        fits = rows.key3[rest][:, top_rel] <= k5[m][:, :, None]  # top not above middle
+        stays = rows.combine(
+            rows.combine(rows.rep_bot[b][:, None], rows.rep_mid[m])[:, :, None],
+            rows.rep_top[rest][:, top_rel],
+        )
+        if not rows.has_repeat:
+            stays = np.zeros_like(stays)
+        pair_royalties = rows.roy_bot[b][:, None] + rows.roy_mid[m]
+        live = k5[m] <= k5[b][:, None]  # middle not above bottom
         scored = keys
         for branch in branches:
             if branch is None:
-                scored = keys + (stays.astype(np.int32) * int(stay_value) << 9)
+                scored = keys + (stays.astype(np.int64) * int(stay_value) << TOP_BITS)
                 top = np.where(fits, scored, -1).max(axis=2)
             else:
                 top = np.where(fits & (stays == branch), keys, -1).max(axis=2)
             ok = live & (top >= 0)
             if not ok.any():
                 continue
-            value = np.where(ok, pair_royalties + (top >> 9), -(1 << 40)).astype(np.float64)
+            value = np.where(ok, pair_royalties + (top >> TOP_BITS), -(1 << 40)).astype(np.float64)
             if branch:
                 value += stay_value
-            code = (c5[b][:, None] << 13 | c5[m]) << 9 | (top & 511)
+            code = (o5[b][:, None] << FIVE_BITS | o5[m]) << TOP_BITS | (top & low)
             top_value = value.max()
             at = np.unravel_index(int(np.where(value == top_value, code, -1).argmax()), value.shape)
             i, j = int(at[0]), int(at[1])
-            stay, total = bool(branch), int(pair_royalties[i, j] + (top[i, j] >> 9))
+            stay, total = bool(branch), int(pair_royalties[i, j] + (top[i, j] >> TOP_BITS))
             if branch is None:  # which top gave the key says whether the set repeats
                 row = np.flatnonzero(fits[i, j] & (scored[i, j] == top[i, j]))[0]
                 stay = bool(stays[i, j, row])
@@ -191,61 +174,118 @@ def _plain(
     assert best is not None
     best_value, best_code, royalties, stay, b_best, m_best = best
     tops = rest3[b_best][top_rel[list(middle[b_best]).index(m_best)]]
-    flag = (fb[b_best] & fm[m_best]) if rules.repeat_all else (fb[b_best] | fm[m_best])
-    top_stays = (flag & ft[tops]) if rules.repeat_all else (flag | ft[tops])
-    top_royalty = royalties - int(roy5[b_best]) - int(roy_mid[m_best])
-    match = (key3[tops] == (top_royalty << 9 | (best_code & 511))) & (top_stays == stay)
+    top_royalty = royalties - int(rows.roy_bot[b_best]) - int(rows.roy_mid[m_best])
+    flag = rows.combine(rows.rep_bot[b_best], rows.rep_mid[m_best])
+    top_stays = rows.combine(flag, rows.rep_top[tops]) & rows.has_repeat
+    match = (key3[tops] == (top_royalty << TOP_BITS | (best_code & low))) & (top_stays == stay)
     top_best = int(tops[np.flatnonzero(match)[0]])
-    return best_value, best_code, royalties, stay, (b_best, m_best, top_best)
+    return best_value, royalties, stay, (b_best, m_best, top_best)
 
 
 def exhaustive_fantasy(
     cards: Sequence[int], ruleset: Ruleset, stay_value: float = 0.0
 ) -> tuple[float, int, bool, tuple[int, int, int], Split]:
-    """Best (value, royalties, stays, (bottom, middle, top) classes, split) over every split.
+    """Best (value, royalties, stays, (bottom, middle, top) keys, split) over every split.
 
     The split's rows are card ids as placed (jokers as 52/53), highest first;
-    classes are of the rows as the engine reads them.  Ties: strongest bottom,
-    then middle, then top; then the first split in enumeration order.
+    keys (:attr:`~ofc_stats.engine.rank.RowRank.key`) are of the rows as the
+    engine reads them.  Ties: strongest bottom, then middle, then top; then the
+    first split in enumeration order (bottoms, then middles of the rest, then
+    tops of what is left, each in combination order of the sorted deal).
     """
-    deal = np.array(sorted(int(c) for c in cards), dtype=np.int8)
-    rules = compile_rules(ruleset)
-    if not (deal >= DECK_SIZE).any():
-        value, code, royalties, stays, (b, m, t) = _plain(deal, rules, stay_value)
-        five, three = _subsets(len(deal))[:2]
-        rows = (deal[three[t]], deal[five[m]], deal[five[b]])
-        split = tuple(tuple(sorted((int(c) for c in row), reverse=True)) for row in rows)
-        classes = (code >> 22, (code >> 9) & 8191, code & 511)
-        return value, royalties, stays, classes, (split[0], split[1], split[2])
-    return _with_jokers(deal, rules, stay_value)
+    deal = sorted(int(c) for c in cards)
+    if max(deal) >= DECK_SIZE:
+        return _with_jokers(deal, ruleset, stay_value)
+    value, royalties, stays, (b, m, t) = _plain(deal, ruleset, stay_value)
+    five, three = _subsets(len(deal))[:2]
+    picked = [[deal[p] for p in positions] for positions in (three[t], five[m], five[b])]
+    top, mid, bot = (tuple(sorted(row, reverse=True)) for row in picked)
+    keys = (rank_row(bot).key, rank_row(mid).key, rank_row(top).key)
+    return value, royalties, stays, keys, (top, mid, bot)
 
 
 def _with_jokers(
-    deal: npt.NDArray[np.int8], rules: CompiledRules, stay_value: float
+    deal: list[int], ruleset: Ruleset, stay_value: float
 ) -> tuple[float, int, bool, tuple[int, int, int], Split]:
-    """Every split of a joker deal as a whole board, read by the engine."""
-    best: tuple[float, int, int, bool] | None = None
-    chosen = np.zeros(13, dtype=np.int8)
-    for positions in _boards(len(deal), JOKER_SPLITS_PER_STEP):
-        read = resolve_jokers(deal[positions], rules)
-        top = classify_three(read[:, 0:3]).astype(np.int64)
-        mid = classify_five(read[:, 3:8]).astype(np.int64)
-        bot = classify_five(read[:, 8:13]).astype(np.int64)
-        fouled = fouled_rows(top, mid, bot)
-        royalties = royalty_sum(rules, top, mid, bot)
-        stays = _repeat(rules, top, mid, bot) & ~fouled
-        value = np.where(fouled, -np.inf, royalties + stay_value * stays.astype(np.float64))
-        code = (bot << 13 | mid) << 9 | top
-        top_value = value.max()
-        at = int(np.where(value == top_value, code, -1).argmax())
-        here = (float(top_value), int(code[at]), int(royalties[at]), bool(stays[at]))
-        if best is None or here[:2] > best[:2]:
-            best, chosen = here, positions[at]
-    assert best is not None and best[0] > -np.inf
-    packed = best[1]
-    classes = (packed >> 22, (packed >> 9) & 8191, packed & 511)
-    split = tuple(
-        tuple(sorted((int(c) for c in deal[chosen[rows]]), reverse=True))
-        for rows in (slice(0, 3), slice(3, 8), slice(8, 13))
-    )
-    return best[0], best[2], best[3], classes, (split[0], split[1], split[2])
+    """Every split of a joker deal that could win, scored whole by the engine.
+
+    ``score_board`` reads a board's jokers in 1-30 ms, too slow for all
+    72,072 splits of 13 cards, so splits are taken in order of an upper bound
+    (each row's most royalty over every reading of its own jokers, plus the
+    stay value if every needed row could repeat) and the search stops at the
+    first whose bound is below the best value found: no split that could
+    win or tie is skipped.  Ties as in :func:`exhaustive_fantasy`.
+    """
+    fantasy = ruleset.fantasy
+    repeat = fantasy.repeat if fantasy.mode is not FantasyMode.NONE else None
+    bounds: dict[tuple[str, tuple[int, ...]], tuple[int, bool]] = {}
+    every_all = repeat is not None and repeat.combine is Combine.ALL
+    alone = tuple(_alone(repeat, row) for row in ("top", "middle", "bottom"))
+
+    def bound(row: tuple[int, ...], name: str) -> tuple[int, bool]:
+        found = bounds.get((name, row))
+        if found is None:
+            found = bounds[(name, row)] = _row_bound_of(row, name, ruleset, alone, every_all)
+        return found
+
+    splits: list[tuple[float, int, Board]] = []
+    for bottom in combinations(deal, 5):
+        rest = [card for card in deal if card not in bottom]
+        for middle in combinations(rest, 5):
+            left = [card for card in rest if card not in middle]
+            for top in combinations(left, 3):
+                parts = (bound(top, "top"), bound(middle, "middle"), bound(bottom, "bottom"))
+                flags = [flag for _, flag in parts]
+                can_stay = repeat is not None and (all(flags) if every_all else any(flags))
+                most = sum(points for points, _ in parts) + max(stay_value * can_stay, 0.0)
+                splits.append((most, len(splits), Board(top, middle, bottom)))
+    splits.sort(key=lambda split: -split[0])  # stable: enumeration order among equal bounds
+    best: tuple[tuple[float, int, int, int, int], int, bool, Split] | None = None
+    for most, index, board in splits:
+        if best is not None and most < best[0][0]:
+            break
+        scored = score_board(board, ruleset, in_fantasy=True)
+        if scored.fouled:
+            continue
+        stays = scored.fantasyland.stays
+        t, m, b = (rank.key for rank in scored.ranks)
+        here = (float(scored.royalties.total + stay_value * stays), b, m, t, -index)
+        if best is None or here > best[0]:
+            split = tuple(tuple(sorted(row, reverse=True)) for row in board.rows)
+            best = (here, scored.royalties.total, stays, (split[0], split[1], split[2]))
+    assert best is not None
+    (value, b, m, t, _), royalties, stays, split = best
+    return value, royalties, stays, (b, m, t), split
+
+
+def _row_bound_of(
+    row: tuple[int, ...],
+    name: str,
+    ruleset: Ruleset,
+    alone: tuple[RepeatRule | None, ...],
+    every_all: bool,
+) -> tuple[int, bool]:
+    """Most royalty ``row`` can score as the ``name`` row, and whether its repeat
+    condition can hold, over every card its jokers could read as (a bound: the
+    board's reading is one of these)."""
+    fixed = [card for card in row if card < DECK_SIZE]
+    free = [card for card in range(DECK_SIZE) if card not in fixed]
+    table = ruleset.royalties
+    low3, low5 = rank_row([0, 1, 2]), rank_row([0, 1, 2, 3, 5])  # rows the check ignores
+    check = alone[("top", "middle", "bottom").index(name)]
+    most, can_repeat = 0, False
+    for values in combinations(free, len(row) - len(fixed)):
+        rank = rank_row(fixed + list(values))
+        if name == "top":
+            points = table.top_points(rank)
+            holds = every_all if check is None else check.holds(rank, low5, low5)
+        else:
+            points = table.five_points(name, rank)
+            if check is None:
+                holds = every_all
+            elif name == "middle":
+                holds = check.holds(low3, rank, low5)
+            else:
+                holds = check.holds(low3, low5, rank)
+        most, can_repeat = max(most, points), can_repeat or holds
+    return most, can_repeat

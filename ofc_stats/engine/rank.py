@@ -8,8 +8,9 @@ top ``QQ4`` against middle ``QQ432`` gives ``key(top) < key(middle)``, and a
 foul is only ``key(top) > key(middle)``, so "all of the top row's cards tie"
 is never a foul, exactly as the rules say.
 
-This module is the definition; :mod:`ofc_stats.engine.vector.rank_tables` derives the
-vectorised lookup tables from it, so the two paths cannot drift apart.
+This module is the definition; the compiled core ranks rows with its own twin
+(``rust/ofc-core/src/eval.rs``, :func:`ofc_stats.core.tables.tables`), and
+``tests/test_core_tables.py`` proves the two equal.
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ofc_stats.core.tables import tables
 from ofc_stats.engine.rules import five_card_label
-from ofc_stats.engine.vector.rank_tables import tables
 from ofc_stats.errors import OfcError
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.hand_ids import hand_id_range

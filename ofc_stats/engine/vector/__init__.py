@@ -1,7 +1,6 @@
-"""Batch twins of the engine's definitions, on NumPy arrays of card ids.
+"""The one NumPy twin left in the engine: ``timeout`` ↔ :mod:`ofc_stats.engine.timeout`.
 
-Each module is named after the definition it vectorises (``rank_tables`` ↔
-``rank``, ``scoring`` ↔ ``scoring``, ``jokers`` ↔ ``jokers``, ``timeout`` ↔
-``timeout``, ``boards`` ↔ ``board``); ``rule_arrays`` turns a ruleset into the
-lookup arrays the twins share, by calling the scalar rule functions.
+Row ranking, rule arrays, boards and jokers have their fast twin in the
+compiled core (:mod:`ofc_stats.core`); the timeout mask stays here because
+the recompute and the ``streets`` view run it over stored columns.
 """
