@@ -36,13 +36,13 @@ from typing import Any
 import pyarrow as pa
 
 from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SLICES, Board
-from ofc_stats.engine.fantasy_value import published_value
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.scoring import score_hand
 from ofc_stats.engine.timeout import auto_placement
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.position import EMPTY, Decision
 from ofc_stats.grade.race import decision_seed, grade_many
+from ofc_stats.grade.rollout import fantasy_value
 
 # Destinations (0 top .. 3 discard) for each decision, in the order given.
 Advice = Callable[[Sequence[Decision]], Sequence[Sequence[int]]]
@@ -70,8 +70,8 @@ def grader_advice(budget: int = 32, seed: int = 0, threads: int | None = None) -
 
 
 def published_worth(ruleset: Ruleset, cards: int) -> float:
-    """The fallback value: the published figure for that many cards (0 for no entry)."""
-    return published_value(cards, ruleset.deck)[0] if cards else 0.0
+    """The fallback value: the published figure the grader uses (0 for no entry)."""
+    return fantasy_value(cards, ruleset.deck)
 
 
 @dataclass(frozen=True)

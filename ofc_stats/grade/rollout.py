@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -30,21 +31,11 @@ from ofc_stats.engine.fantasy_value import published_value
 from ofc_stats.engine.rules import Deck, Ruleset
 from ofc_stats.grade.position import Decision
 
+if TYPE_CHECKING:  # the core's own description of a decision, in its stub
+    from ofc_stats._core import _Decision as CoreDecision
+
 PARTS = ("rows", "fouls", "royalties", "fantasy")
 U64 = (1 << 64) - 1
-# (key, street, seat in order of action, board, dealt, discards, dead,
-#  opponents as (seat, board, next street, Fantasyland cards), chosen destinations)
-CoreDecision = tuple[
-    list[int],
-    int,
-    int,
-    Sequence[int],
-    Sequence[int],
-    int,
-    Sequence[int],
-    list[tuple[int, Sequence[int], int, int]],
-    Sequence[int],
-]
 
 
 def fantasy_value(cards: int, deck: Deck = Deck.STANDARD52) -> float:

@@ -304,8 +304,7 @@ pub fn grade_positions(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rollout::tests::{board, game, ids, last_street};
-    use crate::rollout::Opponent;
+    use crate::rollout::tests::{flush_draw, game, last_street};
     use crate::rules::Rules;
 
     #[test]
@@ -324,22 +323,7 @@ mod tests {
     }
 
     fn flush(chosen: [i64; 3]) -> Position {
-        Position {
-            key: vec![0, 9, 1, 1],
-            street: 1,
-            seat: 1,
-            board: board("", "8c 3d", "Ah Kh 7h"),
-            dealt: ids("9h 2c 5s"),
-            discards: 1,
-            dead: vec![],
-            opponents: vec![Opponent {
-                seat: 0,
-                board: board("4s", "Tc Td", "Js Jd 5c 6c"),
-                next_street: 2,
-                fantasy_cards: 0,
-            }],
-            chosen: chosen.to_vec(),
-        }
+        flush_draw(vec![0, 9, 1, 1], chosen)
     }
 
     #[test]

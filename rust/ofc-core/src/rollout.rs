@@ -413,6 +413,27 @@ pub(crate) mod tests {
         cards(text).into_iter().map(|c| c as i64).collect()
     }
 
+    /// Second street with an open flush draw on the bottom (Ah Kh 7h; dealt 9h 2c 5s)
+    /// against an opponent still to play three streets: a position rollouts decide.
+    pub(crate) fn flush_draw(key: Vec<u64>, chosen: [i64; 3]) -> Position {
+        Position {
+            key,
+            street: 1,
+            seat: 1,
+            board: board("", "8c 3d", "Ah Kh 7h"),
+            dealt: ids("9h 2c 5s"),
+            discards: 1,
+            dead: vec![],
+            opponents: vec![Opponent {
+                seat: 0,
+                board: board("4s", "Tc Td", "Js Jd 5c 6c"),
+                next_street: 2,
+                fantasy_cards: 0,
+            }],
+            chosen: chosen.to_vec(),
+        }
+    }
+
     /// Top Qs Qd _, middle Kh Kc 4d 5s _, bottom 9c 9d 9h Ts Js; dealt Qh 2c 3h; the
     /// opponent acted first and is complete: nothing about the hand is random.
     pub(crate) fn last_street(chosen: [i64; 3]) -> Position {
@@ -479,22 +500,7 @@ pub(crate) mod tests {
         // alone, beside others, or as part of a longer run of rollouts.
         let rules = Rules::pineapple_progressive();
         let g = game(&rules);
-        let p = Position {
-            key: vec![3, 7, 1, 1],
-            street: 1,
-            seat: 1,
-            board: board("", "8c 3d", "Ah Kh 7h"),
-            dealt: ids("9h 2c 5s"),
-            discards: 1,
-            dead: vec![],
-            opponents: vec![Opponent {
-                seat: 0,
-                board: board("4s", "Tc Td", "Js Jd 5c 6c"),
-                next_street: 2,
-                fantasy_cards: 0,
-            }],
-            chosen: vec![2, 1, 3],
-        };
+        let p = flush_draw(vec![3, 7, 1, 1], [2, 1, 3]);
         let s = Setup::new(&g, &p).unwrap();
         assert!(!s.deterministic());
         let all = s.simulate(&s.legal, 0, 0, 8);
