@@ -19,7 +19,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install --quiet --upgrade pip 'maturin>=1.9.4,<2'
+	$(BIN)/python -m pip install --quiet --upgrade pip wheel 'maturin>=1.9.4,<2'
 	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test,spark]'
 	touch $(STAMP) $(CORE)
 
