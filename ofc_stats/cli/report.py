@@ -40,6 +40,14 @@ from ofc_stats.cli.text import terminal_safe
     help="A longer gap between hands at a table starts a new session.",
 )
 @click.option(
+    "--self-play",
+    type=click.Choice(["once", "skip"]),
+    default="once",
+    show_default=True,
+    help="Hands where your accounts (an alias, or the hero's) met at a table: count each "
+    "once, or leave them out.",
+)
+@click.option(
     "--allow-empty",
     is_flag=True,
     default=False,
@@ -70,6 +78,7 @@ def report_command(
     seats: int | None,
     opponent: str | None,
     session_gap: int,
+    self_play: str,
     allow_empty: bool,
     output_format: str,
     out: str,
@@ -81,8 +90,9 @@ def report_command(
     from ofc_stats.store.views import open_dataset
     from ofc_stats.wording import plural
     from reports import Filters, build_all, checked, choose_player, leak_summary
-    from reports.base import hand_count
-    from reports.html import render, write_files
+    from reports.base import hand_count, shared_hands
+    from reports.explore import page_data, replays
+    from reports.html import render, shared_text, write_files
 
     if hero and player is not None:
         raise OfcError("give --player NAME or --hero, not both")
@@ -97,6 +107,7 @@ def report_command(
             seats=seats,
             opponent=opponent,
             session_gap=session_gap,
+            self_play=self_play,
         )
         filters = checked(dataset, chosen.scope(wanted))
         if not allow_empty and hand_count(dataset, filters) == 0:
@@ -105,11 +116,21 @@ def report_command(
                 "widen the filters, or pass --allow-empty to write an empty report"
             )
         built = build_all(dataset, filters)
+        shared = shared_hands(dataset)
+        if shared:
+            click.echo(terminal_safe("warning: " + shared_text(shared)), err=True)
+        live: dict[str, Any] | None = None
+        carried: dict[str, Any] = {}
+        if output_format == "html":
+            live = page_data(dataset, filters)
+            known = {key for report in built for key in report.replays}
+            carried = replays(dataset, live, known)
     target = Path(out)
     if output_format == "html":
         scope = _scope(filters)
         target = out_file(out)
-        target.write_text(render(name, scope, built, leak_summary(built)), encoding="utf-8")
+        page = render(name, scope, built, leak_summary(built), live=live, carried=carried)
+        target.write_text(page, encoding="utf-8")
         click.echo(terminal_safe(f"report for {name}: {target}"))
     else:
         written = write_files(target, built, output_format)
