@@ -185,13 +185,15 @@ def table_html(
         )
     export = "data:text/csv;charset=utf-8," + quote(frame_csv(frame))
     filename = html.escape(f"{name}.csv")
+    wide = " wide" if len(columns) > 6 else ""  # a whole row of the grid: no sideways scroll
+    few = " few" if len(columns) <= 3 else ""  # stays a table on a phone
     return (
-        f'<div class="table-block card" id="table-{html.escape(name)}">'
+        f'<div class="table-block card{wide}" id="table-{html.escape(name)}">'
         f"<h3>{html.escape(title)}</h3>{notes}"
         '<div class="table-tools"><input class="filter" type="search" placeholder="filter rows"'
         f' aria-label="filter {html.escape(title)}"><span class="count"></span>'
         f'<a download="{filename}" href="{export}">export CSV</a></div>'
-        f'<div class="scroll"><table class="data"><thead><tr>{heads}</tr></thead>'
+        f'<div class="scroll"><table class="data{few}"><thead><tr>{heads}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div></div>"
     )
 

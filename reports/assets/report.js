@@ -193,7 +193,7 @@
     for (let i = 0; i < h.key.length; i++) {
       if (room >= 0 && h.room[i] !== room) continue;
       if (f.room && room < 0) continue;
-      if (stakes !== null && (String(h.stakes[i]) !== stakes || L.currencies[h.cur[i]] !== cur)) continue;
+      if (stakes !== null && (h.stakes[i] !== Number(stakes) || L.currencies[h.cur[i]] !== cur)) continue;
       if (f.seats && String(h.seats[i]) !== f.seats) continue;
       if (f.opponent && (opp < 0 || !h.opp[i].includes(opp))) continue;
       const d = day(h.t[i]);
@@ -207,7 +207,8 @@
   // A table built from columns and rows: sortable, with a row filter, every cell labelled for phones.
   function makeTable(id, title, caption, columns, rows, opts) {
     opts = opts || {};
-    const block = el("div", "table-block card live" + (columns.length > 7 ? " wide" : ""));
+    const wide = columns.length > 6 || (columns.length > 4 && columns.some(c => c.link));
+    const block = el("div", "table-block card live" + (wide ? " wide" : ""));
     block.id = "table-" + id;
     block.appendChild(el("h3", "", title));
     if (caption) block.appendChild(el("p", "caption", caption));
@@ -216,7 +217,7 @@
     filter.type = "search"; filter.placeholder = "filter rows"; filter.setAttribute("aria-label", "filter " + title);
     tools.appendChild(filter); tools.appendChild(el("span", "count"));
     block.appendChild(tools);
-    const scroll = el("div", "scroll"), table = el("table", "data"), head = el("thead"), tr = el("tr");
+    const scroll = el("div", "scroll"), table = el("table", "data" + (columns.length <= 3 ? " few" : "")), head = el("thead"), tr = el("tr");
     columns.forEach(c => {
       const th = el("th", c.num ? "num" : "text", c.label);
       th.dataset.type = c.num ? "num" : "text";
@@ -251,9 +252,22 @@
     filter.addEventListener("input", count); count();
     return block;
   }
+  // Names from hand histories shown by plotly as themselves: it reads markup and %{…} in labels.
+  const esc = t => String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/%\{/g, "%&#123;");
+  function wrapTitle(text, width) {  // plotly never wraps a title; a phone is narrow
+    const lines = [];
+    text.split(" ").forEach(w => { if (lines.length && lines[lines.length - 1].length + 1 + w.length <= width) lines[lines.length - 1] += " " + w; else lines.push(w); });
+    return lines;
+  }
   function plot(box, id, data, layout) {
     const card = el("div", "card"), div = el("div", "chart");
     div.id = id; card.appendChild(div); box.appendChild(card);
+    if (layout.title && layout.title.text) {  // titles are ours; the page escapes nothing here
+      const lines = wrapTitle(layout.title.text, Math.max(24, Math.floor((div.clientWidth || 600) / 8.5)));
+      layout.title.text = lines.join("<br>");
+      layout.margin = Object.assign({l: 10, r: 10, t: 44, b: 40}, layout.margin || {});
+      layout.margin.t += 20 * (lines.length - 1);
+    }
     const base = {margin: {l: 10, r: 10, t: 44, b: 40}, font: {size: 13}, hovermode: "closest", paper_bgcolor: "rgba(0,0,0,0)", legend: {orientation: "h", y: -0.3}};
     if (window.Plotly) window.Plotly.newPlot(div, data, Object.assign(base, layout), {responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]});
     return div;
@@ -264,6 +278,16 @@
     for (let i = 0; i < xs.length; i += step) { x.push(xs[i]); y.push(ys[i]); }
     if (xs.length && x[x.length - 1] !== xs[xs.length - 1]) { x.push(xs[xs.length - 1]); y.push(ys[ys.length - 1]); }
     return [x, y];
+  }
+
+  function dateAxis(times) {  // a date axis with the days nobody played left out
+    const axis = {type: "date", automargin: true};
+    if (!times.length) return axis;
+    const played = new Set(times.map(day)), first = Date.parse(day(times[0])), last = Date.parse(day(times[times.length - 1]));
+    const missing = [];
+    for (let t = first; t <= last && missing.length <= 5000; t += 86400000) { const d = new Date(t).toISOString().slice(0, 10); if (!played.has(d)) missing.push(d); }
+    if (missing.length && missing.length <= 5000) axis.rangebreaks = [{values: missing, dvalue: 86400000}];
+    return axis;
   }
 
   function sessionsOf(idx) {  // consecutive hands at one table, no gap over the session gap
@@ -309,6 +333,7 @@
       rows.push(["money won (" + c + ")", m, 2], ["money per hand (" + c + ")", m / k, 2], ["money per hour of play (" + c + ")", hours ? m / hours : null, 2]);
     });
     const grid = el("div", "grid");
+    box.appendChild(grid);  // in the page before plotly measures a chart
     grid.appendChild(makeTable("live-summary", "Summary", "every hand the filter bar keeps; an hour of play: a session's first to last hand plus a minute, summed over tables",
       [{label: "measure"}, {label: "value", num: true, fmt: (v, r) => r[2] === "%" ? pct(v) : num(v, r[2])}], rows));
     const hl = $("#live-headline");
@@ -318,23 +343,25 @@
     let run = 0; const cx = [], cy = [];
     dated.forEach(i => { run += h.points[i]; cx.push(iso(h.t[i])); cy.push(run); });
     const [tx, ty] = thin(cx, cy);
+    const times = dated.map(i => h.t[i]);
     plot(grid, "chart-live-cumulative", [{type: "scatter", mode: "lines", x: tx, y: ty, name: "points", line: {color: "#1f5fa8", width: 1.6}, hovertemplate: "%{x}<br>%{y:,.0f} points<extra></extra>"}],
-      {title: title("Cumulative points over dates"), xaxis: {type: "date", automargin: true}, yaxis: {title: {text: "points"}, automargin: true}, height: 340, showlegend: false});
+      {title: title("Cumulative points over dates (days without play left out)"), xaxis: dateAxis(times), yaxis: {title: {text: "points"}, automargin: true}, height: 340, showlegend: false});
     const byCur = {};
     dated.forEach(i => { if (h.money[i] !== null) { const c = L.currencies[h.cur[i]] || "no currency"; (byCur[c] = byCur[c] || []).push(i); } });
-    const money = Object.entries(byCur).sort().map(([c, list], k) => {
+    // One currency at a time (a menu picks it, the one with most hands first): never summed.
+    const money = Object.entries(byCur).sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1)).map(([c, list], k) => {
       let m = 0; const x = [], y = [];
       list.forEach(i => { m += h.money[i]; x.push(iso(h.t[i])); y.push(m); });
       const [a, b] = thin(x, y);
-      return {type: "scatter", mode: "lines", x: a, y: b, name: c, yaxis: k ? "y" + (k + 1) : "y", hovertemplate: "%{x}<br>%{y:,.2f} " + c + "<extra></extra>"};
+      return {type: "scatter", mode: "lines", x: a, y: b, name: esc(c), currency: c, visible: k === 0, line: {color: "#1f5fa8", width: 1.6}, hovertemplate: "%{x}<br>%{y:,.2f} " + esc(c) + "<extra></extra>"};
     });
     if (money.length) {
-      const layout = {title: title("Cumulative money over dates, per currency"), xaxis: {type: "date", automargin: true, domain: [0, 1]}, yaxis: {title: {text: money[0].name}, automargin: true}, height: 340, showlegend: true};
-      // each currency on its own scale: one axis each, overlaid, so none is summed with another
-      money.slice(1).forEach((m, k) => { layout["yaxis" + (k + 2)] = {overlaying: "y", showticklabels: false, showgrid: false, zeroline: false}; });
+      const layout = {title: title("Cumulative money over dates, one currency at a time"), xaxis: dateAxis(dated.filter(i => h.money[i] !== null).map(i => h.t[i])),
+        yaxis: {title: {text: money[0].name}, automargin: true}, height: 340, showlegend: false, margin: {l: 10, r: 10, t: 70, b: 40}};
+      if (money.length > 1) layout.updatemenus = [{type: "dropdown", x: 1, xanchor: "right", y: 1.18, yanchor: "top", showactive: true,
+        buttons: money.map((m, k) => ({label: m.name + " (" + byCur[m.currency].length + " hands)", method: "update", args: [{visible: money.map((_, j) => j === k)}, {"yaxis.title.text": m.name}]}))}];
       plot(grid, "chart-live-money", money, layout);
     }
-    box.appendChild(grid);
     drawPeriods(scored);
   }
 
@@ -351,6 +378,7 @@
       return [p, n, net, mean, low, high, hours, hours ? net / hours : null, moneyText(moneyBy(list))];
     });
     const grid = el("div", "grid");
+    box.appendChild(grid);  // in the page before plotly measures a chart
     const shown = rows.slice(-PERIODS);
     const more = rows.length > shown.length ? " (the last " + shown.length + " of " + rows.length + ")" : "";
     plot(grid, "chart-live-period", [{type: "bar", x: shown.map(r => r[0]), y: shown.map(r => r[3]), marker: {color: shown.map(r => r[3] >= 0 ? "#1f5fa8" : "#c0392b")},
@@ -364,7 +392,6 @@
       [{label: by}, {label: "hands", num: true, fmt: int}, {label: "net points", num: true, fmt: v => num(v, 0)}, {label: "points per hand", num: true, fmt: v => num(v)},
        {label: "95% low", num: true, fmt: v => num(v)}, {label: "95% high", num: true, fmt: v => num(v)}, {label: "hours", num: true, fmt: v => num(v, 1)},
        {label: "points per hour", num: true, fmt: v => num(v, 1)}, {label: "money"}], rows.slice().reverse()));
-    box.appendChild(grid);
   }
 
   function grouped(idx, keyOf) {  // key -> indexes
@@ -376,6 +403,7 @@
     const h = L.hands, box = $("#live-sessions");
     box.replaceChildren();
     const scored = idx.filter(i => h.scored[i]), grid = el("div", "grid");
+    box.appendChild(grid);
     const sessions = sessionsOf(scored).reverse();
     grid.appendChild(makeTable("live-session-list", "Sessions", "newest first; a session: consecutive hands at one table, no gap over " + L.session_gap + " minutes",
       [{label: "start"}, {label: "minutes", num: true, fmt: v => num(v, 0)}, {label: "room"}, {label: "table"}, {label: "stakes"}, {label: "hands", num: true, fmt: int},
@@ -397,7 +425,6 @@
     groupTable("live-stakes", "By stakes", "stakes", i => stakesLabel(h.stakes[i], L.currencies[h.cur[i]]), i => [h.stakes[i] === null ? Infinity : h.stakes[i], L.currencies[h.cur[i]]]);
     groupTable("live-rooms", "By room", "room", i => L.rooms[h.room[i]]);
     groupTable("live-seats", "By table size", "players", i => h.seats[i] + "-handed");
-    box.appendChild(grid);
   }
 
   function opponentsOf(i) { return L.hands.opp[i].map(o => L.opponents[o]).join(", "); }
@@ -409,9 +436,10 @@
     const rows = Array.from(per.entries()).map(([o, pts]) => { const [n, mean, low, high] = moments(pts); return [L.opponents[o], n, mean, low, high, sum(pts)]; })
       .sort((a, b) => a[5] - b[5] || (a[0] < b[0] ? -1 : 1));
     const grid = el("div", "grid"), worst = rows.slice(0, WORST).filter(r => r[5] < 0);
+    box.appendChild(grid);
     if (worst.length) {
       const label = "Points per hand against the " + (worst.length === 1 ? "opponent" : worst.length + " opponents") + " you lost most to (of " + rows.length + ")";
-      plot(grid, "chart-live-opponents", [{type: "bar", orientation: "h", y: worst.map(r => r[0]), x: worst.map(r => r[2]), marker: {color: "#c0392b"},
+      plot(grid, "chart-live-opponents", [{type: "bar", orientation: "h", y: worst.map(r => esc(r[0])), x: worst.map(r => r[2]), marker: {color: "#c0392b"},
         error_x: {type: "data", symmetric: false, array: worst.map(r => Math.max(0, r[4] - r[2])), arrayminus: worst.map(r => Math.max(0, r[2] - r[3])), color: "#1d2430", thickness: 1.2, width: 3},
         customdata: worst.map(r => [r[1], r[5]]), hovertemplate: "%{y}: %{x:,.2f} a hand over %{customdata[0]} hands, %{customdata[1]:,.0f} in all<extra></extra>"}],
         {title: title(label), yaxis: {type: "category", autorange: "reversed", automargin: true}, xaxis: {title: {text: "points per hand against them (before caps)"}, automargin: true}, height: Math.max(240, 28 * worst.length + 110), showlegend: false});
@@ -419,7 +447,6 @@
     grid.appendChild(makeTable("live-by-opponent", "Against each opponent", "every opponent of these hands, the one you lost most to first; open one for its page",
       [{label: "opponent", opponent: true}, {label: "hands", num: true, fmt: int}, {label: "points per hand", num: true, fmt: v => num(v)}, {label: "95% low", num: true, fmt: v => num(v)},
        {label: "95% high", num: true, fmt: v => num(v)}, {label: "net points", num: true, fmt: v => num(v, 0)}], rows));
-    box.appendChild(grid);
     drawOpponent(idx);
   }
   function drawOpponent(idx) {  // one opponent's page: results, hands, biggest pots
@@ -432,6 +459,7 @@
     idx.forEach(i => { const k = h.opp[i].indexOf(o); if (k >= 0 && h.scored[i]) rows.push([i, h.vs[i][k]]); });
     const [n, mean, low, high] = moments(rows.map(r => r[1]));
     const grid = el("div", "grid");
+    box.appendChild(grid);  // in the page before plotly measures a chart
     const list = rows.map(r => r[0]);
     const summary = [["hands together", int(n)], ["your points against them", num(sum(rows.map(r => r[1])), 0)], ["per hand", num(mean)], ["95% interval", num(low) + " to " + num(high)],
       ["your points in these hands (all opponents)", num(sum(list.map(i => h.points[i])), 0)], ["your money in these hands", moneyText(moneyBy(list))],
@@ -442,7 +470,6 @@
     grid.appendChild(makeTable("live-opponent-pots", "Biggest pots against " + pick.value, "the 10 hands with the most points between you", handColumns,
       rows.slice().sort((a, b) => Math.abs(b[1]) - Math.abs(a[1])).slice(0, 10).map(row)));
     grid.appendChild(makeTable("live-opponent-hands", "Hands with " + pick.value, "newest first", handColumns, rows.slice().reverse().map(row), {limit: 200}));
-    box.appendChild(grid);
   }
 
   let browserShown = SHOWN;
@@ -499,6 +526,7 @@
       rows.push([who, room, cur || "–", list.length, rules, money, over, under, money - rules, off, unscored.length, sum(unscored.map(i => h.paid[i]))]);
     });
     const grid = el("div", "grid");
+    box.appendChild(grid);  // in the page before plotly measures a chart
     grid.appendChild(makeTable("live-ledger-table", "Ledger", "per account, room and currency over the hands the filter bar keeps; every money column is over the scored hands: net = paid − by the rules = overpaid − underpaid (negative: the room owes you); money paid on hands not scored is apart",
       [{label: "account"}, {label: "room"}, {label: "currency"}, {label: "hands", num: true, fmt: int}, {label: "money by the rules", num: true, fmt: v => num(v)}, {label: "money paid", num: true, fmt: v => num(v)},
        {label: "overpaid", num: true, fmt: v => num(v)}, {label: "underpaid", num: true, fmt: v => num(v)}, {label: "net", num: true, fmt: v => num(v)}, {label: "hands that differ", num: true, fmt: int},
@@ -507,7 +535,6 @@
     if (behind.length) grid.appendChild(makeTable("live-ledger-hands", "Hands behind it", "largest difference first; open a hand to replay it",
       [{label: "played at"}, {label: "room"}, {label: "currency"}, {label: "by the rules", num: true, fmt: v => num(v)}, {label: "paid", num: true, fmt: v => num(v)}, {label: "difference", num: true, fmt: v => num(v)}, {label: "hand", link: true}],
       behind.slice(0, 200).map(([i, d]) => [iso(h.t[i]).slice(0, 16), L.rooms[h.room[i]], L.currencies[h.cur[i]] || "–", h.rules[i], h.paid[i], d, h.key[i]])));
-    box.appendChild(grid);
   }
 
   let current = [];
