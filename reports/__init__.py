@@ -72,6 +72,7 @@ def leak_summary(reports: list[Report]) -> list[str]:
 
 __all__ = [
     "BUILDERS",
+    "UNGRADED",
     "Filters",
     "Player",
     "Report",
