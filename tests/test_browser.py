@@ -89,14 +89,19 @@ def open_page(browser: Any, path: Path, width: int) -> tuple[Any, list[str]]:
 
 
 def too_wide(page: Any) -> list[str]:
-    """The tables wider than their box (each box scrolls nothing sideways)."""
+    """The tables and charts wider than their box (each box scrolls nothing sideways)."""
+    page.wait_for_timeout(300)  # plotly fits a chart to its card on the next frame
     return list(
         page.evaluate(
             """() => Array.from(document.querySelectorAll('.table-block'))
                 .filter(b => b.offsetParent !== null)
                 .filter(b => b.querySelector('table').getBoundingClientRect().width
                              > b.querySelector('.scroll').clientWidth + 1)
-                .map(b => b.id)"""
+                .map(b => b.id).concat(Array.from(document.querySelectorAll('.chart'))
+                .filter(c => c.offsetParent !== null && c.querySelector('.main-svg'))
+                .filter(c => c.querySelector('.main-svg').getBoundingClientRect().width
+                             > c.parentNode.clientWidth + 1)
+                .map(c => c.id))"""
         )
     )
 

@@ -254,6 +254,11 @@
   }
   // Names from hand histories shown by plotly as themselves: it reads markup and %{…} in labels.
   const esc = t => String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/%\{/g, "%&#123;");
+  let drawn = [];  // charts drawn since the last fit(): a grid's later cards narrow earlier ones
+  function fit() {
+    if (window.Plotly) drawn.forEach(div => { if (div.isConnected) window.Plotly.Plots.resize(div); });
+    drawn = [];
+  }
   function wrapTitle(text, width) {  // plotly never wraps a title; a phone is narrow
     const lines = [];
     text.split(" ").forEach(w => { if (lines.length && lines[lines.length - 1].length + 1 + w.length <= width) lines[lines.length - 1] += " " + w; else lines.push(w); });
@@ -270,6 +275,7 @@
     }
     const base = {margin: {l: 10, r: 10, t: 44, b: 40}, font: {size: 13}, hovermode: "closest", paper_bgcolor: "rgba(0,0,0,0)", legend: {orientation: "h", y: -0.3}};
     if (window.Plotly) window.Plotly.newPlot(div, data, Object.assign(base, layout), {responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]});
+    drawn.push(div);
     return div;
   }
   const title = t => ({text: t, x: 0, xanchor: "left", font: {size: 15}});
@@ -546,6 +552,7 @@
     if (status) status.textContent = current.length.toLocaleString("en") + " of " + L.hands.key.length.toLocaleString("en") + " hands";
     browserShown = SHOWN;
     drawResults(current); drawSessions(current); drawOpponents(current); drawBrowser(current); drawLedger(current);
+    fit();
   }
   function startLive() {
     const carried = $("#live-data");
@@ -554,7 +561,7 @@
     $$(".static").forEach(s => s.remove());
     $$(".live-only").forEach(s => { s.hidden = false; });
     $$(".filters select, .filters input").forEach(i => i.addEventListener("input", applyLive));
-    $$("#period-by").forEach(i => i.addEventListener("input", () => drawPeriods(current.filter(i => L.hands.scored[i]))));
+    $$("#period-by").forEach(i => i.addEventListener("input", () => { drawPeriods(current.filter(i => L.hands.scored[i])); fit(); }));
     $$(".hb-tools input, .hb-tools select").forEach(i => i.addEventListener("input", () => { browserShown = SHOWN; drawBrowser(current); }));
     const pick = $("#opponent-pick");
     if (pick) pick.addEventListener("input", () => drawOpponent(current));
