@@ -31,7 +31,8 @@ from reports.filters import Filters
 from reports.ledger import money_seats
 from reports.replay import hand_details
 
-REPLAYS = 2_000  # hands carried with their replayer data (the biggest pots and the newest)
+REPLAYS = 2_000  # a player with at most this many hands: every one opens in the replayer
+REPLAYS_LARGE = 400  # else the biggest pots and the newest (each costs a batch file's read)
 
 HANDS_SQL = f"""
 SELECT s.hand_id, s.hand_key, epoch(s.played_at)::BIGINT AS t, s.room, s.table_id,
@@ -103,10 +104,13 @@ def ledger_hands(data: OfcData, filters: Filters) -> LedgerHands:
 
 
 def page_data(data: OfcData, filters: Filters) -> dict[str, Any]:
-    """Everything the page's script recomputes from, as JSON-ready columns (see module doc)."""
+    """Everything the page's script recomputes from, as JSON-ready columns (see module doc).
+
+    Opponents are carried flat: hand ``i`` met ``opp[opp_at[i]:opp_at[i + 1]]`` (indexes
+    into ``opponents``) and scored ``vs`` against each; the script unpacks them.
+    """
     prepare(data, filters)
-    mine = data.arrow(HANDS_SQL)
-    frame = mine.to_pandas()
+    frame = data.arrow(HANDS_SQL).to_pandas()
     frame["scored"] = True
     ledger = ledger_hands(data, filters)
     unscored_ids = np.setdiff1d(ledger.hand_ids, frame["hand_id"].to_numpy(np.int64))
@@ -126,84 +130,89 @@ def page_data(data: OfcData, filters: Filters) -> dict[str, Any]:
             ["t", "hand_key"], kind="stable", na_position="first"
         )
     frame = frame.reset_index(drop=True)
-    position = pd.Series(np.arange(len(frame)), index=frame["hand_id"].to_numpy())
-    position = position[~position.index.duplicated()]
+    ids = frame["hand_id"].to_numpy(np.int64)
+    by_id = np.argsort(ids, kind="stable")
 
-    opponents = data.arrow(OPPONENTS_SQL).to_pydict()
-    names: dict[str, int] = {}
-    opp: list[list[int]] = [[] for _ in range(len(frame))]
-    vs: list[list[float]] = [[] for _ in range(len(frame))]
-    for hand_id, who, pts in zip(
-        opponents["hand_id"], opponents["names"], opponents["pts"], strict=True
-    ):
-        at = int(position[hand_id])
-        opp[at] = [names.setdefault(str(n), len(names)) for n in who]
-        vs[at] = [round(float(p), 2) for p in pts]
+    def at(hand_ids: np.ndarray) -> np.ndarray:
+        """Each hand_id's row in ``frame`` (one row a hand)."""
+        return by_id[np.searchsorted(ids, hand_ids, sorter=by_id)]
 
-    rules: list[float | None] = [None] * len(frame)
-    paid: list[float | None] = [None] * len(frame)
-    for hand_id, value, money in zip(ledger.hand_ids, ledger.rules, ledger.paid, strict=True):
-        at = int(position[hand_id])  # one person's seats in one hand: summed
-        before, before_paid = rules[at], paid[at]
-        rules[at] = value if before is None or value is None else before + value
-        paid[at] = money if before_paid is None else before_paid + money
+    versus = data.arrow(f"SELECT hand_id, opponent, points FROM {VERSUS}").to_pandas()
+    rows = at(versus["hand_id"].to_numpy(np.int64)) if len(versus) else np.zeros(0, np.int64)
+    who, names = pd.factorize(versus["opponent"].fillna("").astype(str), sort=True)
+    order = np.lexsort((who, rows))
+    offsets = np.searchsorted(rows[order], np.arange(len(frame) + 1))
 
-    loss: list[float | None] = [None] * len(frame)
+    rules = np.full(len(frame), np.nan)
+    paid = np.full(len(frame), np.nan)
+    if len(ledger.hand_ids):
+        where = at(ledger.hand_ids)
+        priced = np.array([np.nan if v is None else v for v in ledger.rules], dtype=np.float64)
+        unpriced = np.zeros(len(frame), np.int64)
+        np.add.at(unpriced, where, np.isnan(priced).astype(np.int64))
+        rules[np.unique(where)] = 0.0
+        np.add.at(rules, where, np.nan_to_num(priced))
+        rules[unpriced > 0] = np.nan  # a person's seat the rules could not price: not checked
+        paid[np.unique(where)] = 0.0
+        np.add.at(paid, where, np.asarray(ledger.paid, dtype=np.float64))
+
+    loss = np.full(len(frame), np.nan)
     if int(data.sql("SELECT count(*) FROM grades").fetchall()[0][0]):
-        for hand_id, value in data.sql(GRADED_SQL).fetchall():
-            loss[int(position[hand_id])] = round(float(value), 3)
+        graded = data.arrow(GRADED_SQL).to_pandas()
+        loss[at(graded["hand_id"].to_numpy(np.int64))] = graded["loss"].to_numpy(np.float64)
 
     rooms, room_index = _codes(frame["room"])
     currencies, currency_index = _codes(frame["currency"])
     accounts, account_index = _codes(frame["player_key"])
     tables, table_index = _codes(frame["table_id"])
-    shared = shared_hands(data)
     return {
         "rooms": rooms,
         "currencies": currencies,
         "accounts": accounts,
         "tables": tables,
-        "opponents": list(names),
+        "opponents": [str(n) for n in names],
         "session_gap": filters.session_gap,
-        "shared": shared,
-        "hand_ids": frame["hand_id"].tolist(),  # not carried: finds the replayed hands' files
+        "shared": shared_hands(data),
+        "hand_ids": ids.tolist(),  # not carried: finds the replayed hands' files
         "hands": {
             "key": frame["hand_key"].tolist(),
-            "t": _ints(frame["t"]),
+            "t": _column(frame["t"], 0),
             "room": room_index,
             "table": table_index,
-            "stakes": [_number(v) for v in frame["stakes"]],
+            "stakes": _column(frame["stakes"], 4),
             "cur": currency_index,
-            "seats": _ints(frame["seat_count"]),
+            "seats": _column(frame["seat_count"], 0),
             "acct": account_index,
-            "scored": [int(bool(v)) for v in frame["scored"]],
-            "points": [_number(v) for v in frame["points"]],
-            "money": [_number(v) for v in frame["money"]],
+            "scored": frame["scored"].astype(np.int8).tolist(),
+            "points": _column(frame["points"], 2),
+            "money": _column(frame["money"], 4),
             "foul": _flags(frame["fouled"]),
             "fl": _flags(frame["in_fantasy"]),
             "earns": _flags(frame["earns_fantasy"]),
-            "roy": [_number(v) for v in frame["royalties"]],
-            "opp": opp,
-            "vs": vs,
-            "rules": rules,
-            "paid": paid,
-            "loss": loss,
+            "roy": _column(frame["royalties"], 2),
+            "opp_at": offsets.tolist(),
+            "opp": who[order].tolist(),
+            "vs": _column(versus["points"].iloc[order], 2),
+            "rules": _column(pd.Series(rules), 4),
+            "paid": _column(pd.Series(paid), 4),
+            "loss": _column(pd.Series(loss), 3),
         },
     }
 
 
 def replays(data: OfcData, carried: dict[str, Any], known: set[str]) -> dict[str, dict[str, Any]]:
-    """The replayer data the page carries besides ``known``: the biggest pots, then the
-    newest hands, :data:`REPLAYS` in all (every hand of a small report)."""
+    """The replayer data the page carries besides ``known``: every hand of a player with
+    at most :data:`REPLAYS`, else the biggest pots and the newest, :data:`REPLAYS_LARGE`."""
     hands = carried["hands"]
     keys: list[str] = hands["key"]
     ids: list[int] = carried["hand_ids"]
-    points = np.array([abs(p) if p is not None else 0.0 for p in hands["points"]])
+    wanted_count = len(keys) if len(keys) <= REPLAYS else REPLAYS_LARGE
+    points = np.abs(np.array(hands["points"], dtype=np.float64))
     chosen: dict[int, None] = {}
-    for at in np.argsort(-points, kind="stable")[: REPLAYS // 3]:
+    for at in np.argsort(-np.nan_to_num(points), kind="stable")[: wanted_count // 3]:
         chosen.setdefault(int(at))
     for at in range(len(keys) - 1, -1, -1):
-        if len(chosen) >= REPLAYS:
+        if len(chosen) >= wanted_count:
             break
         chosen.setdefault(at)
     wanted = [at for at in chosen if keys[at] not in known]
@@ -226,9 +235,14 @@ def _number(value: object) -> float | None:
     return None if math.isnan(number) else round(number, 4)
 
 
-def _ints(values: pd.Series) -> list[int | None]:
-    return [None if v is None or v is pd.NA or v != v else int(v) for v in values.tolist()]
+def _column(values: pd.Series, digits: int) -> list[Any]:
+    """Numbers rounded to ``digits`` (integers when 0), missing ones as None: JSON-ready."""
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    rounded = np.round(numbers, digits)
+    if digits == 0:
+        return pa.array(rounded, from_pandas=True).cast(pa.int64()).to_pylist()
+    return pa.array(rounded, from_pandas=True).to_pylist()
 
 
 def _flags(values: pd.Series) -> list[int]:
-    return [1 if v is True or v == 1 else 0 for v in values.tolist()]
+    return values.fillna(False).astype(bool).astype(np.int8).tolist()

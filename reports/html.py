@@ -71,7 +71,9 @@ def _plain(value: object) -> object:
 
 def script_json(value: object) -> str:
     """JSON that cannot end its <script> element or start markup."""
-    text = json.dumps(_plain(value), ensure_ascii=False, allow_nan=False, default=str)
+    text = json.dumps(
+        _plain(value), ensure_ascii=False, allow_nan=False, default=str, separators=(",", ":")
+    )
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

@@ -558,6 +558,9 @@
     const carried = $("#live-data");
     if (!carried) return false;
     L = JSON.parse(carried.textContent);
+    const h = L.hands;  // opponents come flat (reports/explore.py): one list a hand here
+    h.opp = h.key.map((_, i) => h.opp.slice(h.opp_at[i], h.opp_at[i + 1]));
+    h.vs = h.key.map((_, i) => h.vs.slice(h.opp_at[i], h.opp_at[i + 1]));
     $$(".static").forEach(s => s.remove());
     $$(".live-only").forEach(s => { s.hidden = false; });
     $$(".filters select, .filters input").forEach(i => i.addEventListener("input", applyLive));
