@@ -32,7 +32,7 @@ from reports.ledger import money_seats
 from reports.replay import hand_details
 
 REPLAYS = 2_000  # a player with at most this many hands: every one opens in the replayer
-REPLAYS_LARGE = 400  # else the biggest pots and the newest (each costs a batch file's read)
+REPLAYS_LARGE = 400  # else the newest (stored together: a few batch files to read)
 
 HANDS_SQL = f"""
 SELECT s.hand_id, s.hand_key, epoch(s.played_at)::BIGINT AS t, s.room, s.table_id,
@@ -202,15 +202,13 @@ def page_data(data: OfcData, filters: Filters) -> dict[str, Any]:
 
 def replays(data: OfcData, carried: dict[str, Any], known: set[str]) -> dict[str, dict[str, Any]]:
     """The replayer data the page carries besides ``known``: every hand of a player with
-    at most :data:`REPLAYS`, else the biggest pots and the newest, :data:`REPLAYS_LARGE`."""
+    at most :data:`REPLAYS`, else the newest :data:`REPLAYS_LARGE` (the hands listed by
+    the other sections, biggest wins and losses among them, are in ``known``)."""
     hands = carried["hands"]
     keys: list[str] = hands["key"]
     ids: list[int] = carried["hand_ids"]
     wanted_count = len(keys) if len(keys) <= REPLAYS else REPLAYS_LARGE
-    points = np.abs(np.array(hands["points"], dtype=np.float64))
     chosen: dict[int, None] = {}
-    for at in np.argsort(-np.nan_to_num(points), kind="stable")[: wanted_count // 3]:
-        chosen.setdefault(int(at))
     for at in range(len(keys) - 1, -1, -1):
         if len(chosen) >= wanted_count:
             break
