@@ -236,10 +236,11 @@ def _number(value: object) -> float | None:
 def _column(values: pd.Series, digits: int) -> list[Any]:
     """Numbers rounded to ``digits`` (integers when 0), missing ones as None: JSON-ready."""
     numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    rounded = np.round(numbers, digits)
+    column = pa.array(np.round(numbers, digits), from_pandas=True)
     if digits == 0:
-        return pa.array(rounded, from_pandas=True).cast(pa.int64()).to_pylist()
-    return pa.array(rounded, from_pandas=True).to_pylist()
+        column = column.cast(pa.int64())
+    listed: list[Any] = column.to_pylist()
+    return listed
 
 
 def _flags(values: pd.Series) -> list[int]:
