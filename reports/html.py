@@ -69,10 +69,18 @@ def _plain(value: object) -> object:
     return value
 
 
-def script_json(value: object) -> str:
-    """JSON that cannot end its <script> element or start markup."""
+def script_json(value: object, plain: bool = False) -> str:
+    """JSON that cannot end its <script> element or start markup.
+
+    ``plain``: the value holds Python numbers, texts, lists and dicts only, no NaN (the
+    page data, hundreds of thousands of numbers): no walk through it first.
+    """
     text = json.dumps(
-        _plain(value), ensure_ascii=False, allow_nan=False, default=str, separators=(",", ":")
+        value if plain else _plain(value),
+        ensure_ascii=False,
+        allow_nan=False,
+        default=str,
+        separators=(",", ":"),
     )
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
@@ -450,7 +458,7 @@ def render(
     parts.append(f'<script type="application/json" id="chart-data">{script_json(charts)}</script>')
     if live is not None:
         shown = {k: v for k, v in live.items() if k != "hand_ids"}
-        carried_json = script_json(shown)
+        carried_json = script_json(shown, plain=True)  # reports.explore: plain columns
         parts.append(f'<script type="application/json" id="live-data">{carried_json}</script>')
     parts.append(replayer_block(replays))
     parts.append("</body></html>")
