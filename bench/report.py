@@ -72,8 +72,10 @@ print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
 
 
 def cli_run(root: Path, out: Path) -> dict[str, float]:
-    command = [str(ROOT / ".venv" / "bin" / "ofc-stats"), "report", "--data", str(root)]
-    return run_child(CHILD, *command, "--out", str(out), cwd=None)
+    """One ``ofc-stats report`` of this checkout (its tree first on the path, any venv)."""
+    command = [sys.executable, "-m", "ofc_stats", "report", "--data", str(root)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return run_child(CHILD, *command, "--out", str(out), env=env, cwd=None)
 
 
 def timed(run: Callable[[], object], repeat: int) -> float:
@@ -123,9 +125,22 @@ def sections(root: Path) -> None:
             built.append(
                 cpu(build_section.__module__.split(".")[-1], lambda b=build_section: b(db, filters))
             )
+        from reports.explore import page_data, replays
+
+        live = cpu("page data (explore)", lambda: page_data(db, filters))
+        known = {key for report in built for key in report.replays}  # type: ignore[attr-defined]
+        carried = cpu("replayer data", lambda: replays(db, live, known))  # type: ignore[arg-type]
         page = cpu(
-            "page (render HTML)", lambda: render(me.name, "all hands", built, leak_summary(built))
-        )  # type: ignore[arg-type]
+            "page (render HTML)",
+            lambda: render(
+                me.name,
+                "all hands",
+                built,  # type: ignore[arg-type]
+                leak_summary(built),  # type: ignore[arg-type]
+                live=live,  # type: ignore[arg-type]
+                carried=carried,  # type: ignore[arg-type]
+            ),
+        )
         print(f"  page size {len(str(page)) / 1e6:.1f} MB")
 
 
@@ -135,8 +150,9 @@ def hand_view(root: Path, repeat: int) -> None:
 
     with ofc_stats.open(root) as db:
         sample = [r[0] for r in db.sql("SELECT hand_key FROM hands USING SAMPLE 5 ROWS").fetchall()]
-    cli = [str(ROOT / ".venv" / "bin" / "ofc-stats"), "hand", sample[0], "--data", str(root)]
-    whole = timed(lambda: subprocess.run(cli, check=True, capture_output=True), repeat)
+    cli = [sys.executable, "-m", "ofc_stats", "hand", sample[0], "--data", str(root)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    whole = timed(lambda: subprocess.run(cli, check=True, capture_output=True, env=env), repeat)
     opened, found = [], []
     for hand_key in sample:
         start = time.perf_counter()

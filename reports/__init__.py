@@ -36,31 +36,43 @@ def build_all(data: OfcData, filters: Filters) -> list[Report]:
     return [build(data, filters) for build in BUILDERS]
 
 
+UNGRADED = (
+    "Not graded yet, so no leak is named: `ofc-stats grade` measures each decision's "
+    "expected points lost against the best legal play and lists the costliest here. "
+    "The street-decision tables below compare results, which bad cards explain as often "
+    "as bad play."
+)
+
+
 def leak_summary(reports: list[Report]) -> list[str]:
     """The written summary: three decision types to look at, then the headline numbers.
 
     With grades (``ofc-stats grade``) those are the costliest in expected
-    points lost against the best legal play; without, the street decisions
-    whose hands did worst, told as averages of results and never as points
-    lost (a pattern of bad results is not the cost of the decision).
+    points lost against the best legal play.  Without, no decision is named:
+    the street decisions whose hands did worst are consequences of bad cards
+    as often as causes (in the demo the first such "leak" did better than the
+    player's average), so the summary says what grading would add instead.
     """
     by_key = {r.key: r for r in reports}
     regret = by_key.get("regret")
     if regret is not None and "by_decision" in regret.tables:
         # Graded hands: the three costliest decision types in expected points, with SEs.
         lines = list(regret.notes[:3])
-    else:  # ungraded: the observational table, which says so
-        lines = list(by_key["decisions"].notes[:3]) if "decisions" in by_key else []
-    if not lines:
-        lines.append("No decision stands out as a leak yet: more hands will tell.")
+        if not lines:
+            lines.append("No decision stands out as a leak yet: more hands will tell.")
+    else:
+        lines = [UNGRADED]
     for key in ("results", "sessions", "fouls", "fantasyland"):
         if key in by_key and by_key[key].notes:
-            lines.append(by_key[key].notes[0])
+            # results and sessions end with their headline (notes on unscored money come first)
+            notes = by_key[key].notes
+            lines.append(notes[-1] if key in ("results", "sessions") else notes[0])
     return lines
 
 
 __all__ = [
     "BUILDERS",
+    "UNGRADED",
     "Filters",
     "Player",
     "Report",

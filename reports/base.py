@@ -49,6 +49,7 @@ class Scope:
 
     filters: Filters
     sample_ppm: int  # the share of other players' hands in OTHERS, per million
+    shared: tuple[int, tuple[str, ...]] = (0, ())  # hands where the player's accounts met
 
     @property
     def sample_permille(self) -> float:
@@ -80,6 +81,7 @@ JOIN (SELECT {result_columns} FROM {results_table}
 """
 RESULT_COLUMNS = "* EXCLUDE (ruleset), ruleset AS scored_with"
 PICKED = "report_picked"  # a step of prepare(): seat rows before their hands are joined
+MINE = "report_mine"  # every seat of the player (hand_id, seat, player_key): one a hand or more
 
 
 def prepare(data: OfcData, filters: Filters) -> Scope:
@@ -129,6 +131,7 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
         hands_table=tables["hands"],
         results_table=tables["results"],
     )
+    shared = _one_seat_a_hand(data, filters)
     mine_ids = f"hand_id IN (SELECT hand_id FROM {SEATS})"
     con.sql(
         f"CREATE OR REPLACE TEMP TABLE {HANDS} AS SELECT s.hand_id, s.seat, s.player, "
@@ -143,13 +146,63 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
         f"WHERE {mine_ids}), "
         "both_ways AS (SELECT hand_id, seat, opponent, points FROM pairs UNION ALL "
         "SELECT hand_id, opponent, seat, -points FROM pairs) "
-        "SELECT v.hand_id, v.points, o.player AS opponent, o.in_fantasy AS opponent_in_fantasy "
-        f"FROM both_ways v SEMI JOIN {SEATS} m ON m.hand_id = v.hand_id AND m.seat = v.seat "
-        f"JOIN {HANDS} o ON o.hand_id = v.hand_id AND o.seat = v.opponent"
+        "SELECT v.hand_id, sum(v.points) AS points, o.player AS opponent, "
+        "bool_or(o.in_fantasy) AS opponent_in_fantasy "
+        f"FROM both_ways v SEMI JOIN {MINE} m ON m.hand_id = v.hand_id AND m.seat = v.seat "
+        f"ANTI JOIN {MINE} x ON x.hand_id = v.hand_id AND x.seat = v.opponent "
+        f"JOIN {HANDS} o ON o.hand_id = v.hand_id AND o.seat = v.opponent "
+        "GROUP BY v.hand_id, o.player"
     )
-    scope = Scope(filters, sample.ppm)
+    scope = Scope(filters, sample.ppm, shared)
     _SCOPES[data] = scope
     return scope
+
+
+def _one_seat_a_hand(data: OfcData, filters: Filters) -> tuple[int, tuple[str, ...]]:
+    """One row a hand in :data:`SEATS`, however many of the player's accounts sat in it.
+
+    When accounts of one person (an alias, or every hero seat) met at a table,
+    the hand counts once: with ``self_play="once"`` its first seat stands for
+    it, with the points and money of all the person's seats summed (the points
+    between them cancel: never won from oneself); with ``"skip"`` such hands
+    are left out.  :data:`MINE` keeps every seat of the person, so no account
+    of theirs is ever an opponent.  Returns how many hands and which accounts.
+    """
+    con = data.connection
+    con.sql(f"CREATE OR REPLACE TEMP TABLE {MINE} AS SELECT hand_id, seat, player_key FROM {SEATS}")
+    met = con.sql(
+        f"SELECT hand_id, list(DISTINCT player_key ORDER BY player_key) AS who FROM {MINE} "
+        "GROUP BY hand_id HAVING count(*) > 1"
+    ).fetchall()
+    if not met:
+        return (0, ())
+    accounts = tuple(sorted({str(a) for _, who in met for a in who}))
+    if filters.self_play == "skip":
+        con.sql(
+            f"DELETE FROM {SEATS} WHERE hand_id IN "
+            f"(SELECT hand_id FROM {MINE} GROUP BY hand_id HAVING count(*) > 1)"
+        )
+        return (len(met), accounts)
+    con.sql(
+        f"CREATE OR REPLACE TEMP TABLE {SEATS} AS SELECT * REPLACE ("
+        "sum(net_capped) OVER hand AS net_capped, sum(net) OVER hand AS net, "
+        "sum(reported_money) OVER hand AS reported_money) "
+        f"FROM {SEATS} WINDOW hand AS (PARTITION BY hand_id) "
+        "QUALIFY row_number() OVER (PARTITION BY hand_id ORDER BY seat) = 1"
+    )
+    return (len(met), accounts)
+
+
+def shared_hands(data: OfcData) -> dict[str, object]:
+    """What the page and the CLI say when the player's accounts met: hands, accounts, choice."""
+    scope = _SCOPES.get(data)
+    if scope is None or not scope.shared[0]:
+        return {}
+    return {
+        "hands": scope.shared[0],
+        "accounts": list(scope.shared[1]),
+        "choice": scope.filters.self_play,
+    }
 
 
 def _scoped(

@@ -104,7 +104,9 @@ class Chart:
                 "automargin": True,
                 **axis,
             }
-            layout["yaxis"] = {"autorange": "reversed", "automargin": True}
+            # Labels are names, never dates or numbers: "2026-03-01" on a date axis drew
+            # each day's bar a day thick on a two-year axis (invisible, whiskers clipped).
+            layout["yaxis"] = {"type": "category", "autorange": "reversed", "automargin": True}
             layout["height"] = max(220, 28 * len(self.labels) + 110)
         else:
             step = max(1, len(self.x) // MAX_POINTS)

@@ -34,6 +34,7 @@ class Filters:
     rulesets: tuple[str, ...] = ()  # stored ruleset names the ruleset filter stands for
     opponents: tuple[str, ...] = ()  # player_keys the opponent filter stands for
     session_gap: int = 30  # minutes between hands that end a session
+    self_play: str = "once"  # hands where the player's accounts met: "once" or "skip"
 
     def where(self, alias: str = "s") -> tuple[str, dict[str, object]]:
         """A WHERE clause over ``seat_results`` (or the report's scope) and its parameters,

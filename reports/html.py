@@ -69,9 +69,19 @@ def _plain(value: object) -> object:
     return value
 
 
-def script_json(value: object) -> str:
-    """JSON that cannot end its <script> element or start markup."""
-    text = json.dumps(_plain(value), ensure_ascii=False, allow_nan=False, default=str)
+def script_json(value: object, plain: bool = False) -> str:
+    """JSON that cannot end its <script> element or start markup.
+
+    ``plain``: the value holds Python numbers, texts, lists and dicts only, no NaN (the
+    page data, hundreds of thousands of numbers): no walk through it first.
+    """
+    text = json.dumps(
+        value if plain else _plain(value),
+        ensure_ascii=False,
+        allow_nan=False,
+        default=str,
+        separators=(",", ":"),
+    )
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
@@ -171,6 +181,7 @@ def table_html(
             sort = _sort_value(value)
             data = f' data-v="{html.escape(sort)}"' if sort is not None else ""
             css = "" if num else ' class="text"'
+            css += f' data-label="{html.escape(header(column))}"'  # a phone shows it by the value
             if column == "hand_key" and str(value) in linked:
                 target = html.escape("#hand=" + quote(str(value), safe=""))
                 shown = f'<a class="hand" href="{target}">{shown}</a>'
@@ -184,13 +195,15 @@ def table_html(
         )
     export = "data:text/csv;charset=utf-8," + quote(frame_csv(frame))
     filename = html.escape(f"{name}.csv")
+    wide = " wide" if len(columns) > 6 else ""  # a whole row of the grid: no sideways scroll
+    few = " few" if len(columns) <= 3 else ""  # stays a table on a phone
     return (
-        f'<div class="table-block card" id="table-{html.escape(name)}">'
+        f'<div class="table-block card{wide}" id="table-{html.escape(name)}">'
         f"<h3>{html.escape(title)}</h3>{notes}"
         '<div class="table-tools"><input class="filter" type="search" placeholder="filter rows"'
         f' aria-label="filter {html.escape(title)}"><span class="count"></span>'
         f'<a download="{filename}" href="{export}">export CSV</a></div>'
-        f'<div class="scroll"><table class="data"><thead><tr>{heads}</tr></thead>'
+        f'<div class="scroll"><table class="data{few}"><thead><tr>{heads}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div></div>"
     )
 
@@ -230,6 +243,116 @@ def page_filter(reports: Sequence[Report]) -> str:
     )
 
 
+LIVE_SECTIONS = ("results", "sessions", "hands", "ledger")  # recomputed by the page's script
+FIXED = (
+    "The filter bar does not change this section: it covers all the hands of this report "
+    "({scope}). For fewer, make the report with its options (ofc-stats report --room, "
+    "--since, --until, --seats, --opponent)."
+)
+
+
+def _stakes_options(live: dict[str, Any]) -> list[tuple[str, str]]:
+    """(value, label) of each stakes and currency the hands hold, smallest stakes first."""
+    hands = live["hands"]
+    pairs = {
+        (float(s), live["currencies"][c])
+        for s, c in zip(hands["stakes"], hands["cur"], strict=True)
+        if s is not None
+    }
+    return [
+        (f"{stake!r}|{currency}", f"{stake:,.2f}".rstrip("0").rstrip(".") + f" {currency}".rstrip())
+        for stake, currency in sorted(pairs)
+    ]
+
+
+def live_filter(live: dict[str, Any]) -> str:
+    """The filter bar the page's script applies to every live section."""
+    rooms = "".join(
+        f'<option value="{html.escape(r)}">{html.escape(r)}</option>' for r in live["rooms"] if r
+    )
+    stakes = "".join(
+        f'<option value="{html.escape(v)}">{html.escape(label)}</option>'
+        for v, label in _stakes_options(live)
+    )
+    seats = "".join(
+        f'<option value="{n}">{n}-handed</option>'
+        for n in sorted({n for n in live["hands"]["seats"] if n is not None})
+    )
+    opponents = "".join(
+        f'<option value="{html.escape(o)}"></option>' for o in sorted(live["opponents"])
+    )
+    return (
+        '<form class="filters" onsubmit="return false" aria-label="page filter">'
+        "<strong>Filter the page:</strong>"
+        f'<label>room <select id="f-room"><option value="">all</option>{rooms}</select></label>'
+        f'<label>stakes <select id="f-stakes"><option value="">all</option>{stakes}'
+        "</select></label>"
+        '<label>from <input type="date" id="f-from"></label>'
+        '<label>to <input type="date" id="f-to"></label>'
+        f'<label>seats <select id="f-seats"><option value="">all</option>{seats}</select></label>'
+        '<label>opponent <input id="f-opponent" list="f-opponents" size="12" '
+        f'autocomplete="off"></label><datalist id="f-opponents">{opponents}</datalist>'
+        '<button type="button" id="f-reset">clear</button>'
+        '<span id="f-status" class="caption" aria-live="polite"></span></form>'
+    )
+
+
+LIVE_PARTS = {
+    "results": '<div id="live-results"></div><div class="card period-tools"><label>group by '
+    '<select id="period-by"><option value="day">day</option><option value="week">week</option>'
+    '</select></label></div><div id="live-periods"></div>',
+    "sessions": '<div id="live-sessions"></div>',
+    "hands": '<div class="card hb-tools"><label>search <input id="hb-search" type="search" '
+    'placeholder="opponent, room, day, hand"></label>'
+    '<label><input type="checkbox" id="hb-foul"> fouls</label>'
+    '<label><input type="checkbox" id="hb-fl"> Fantasyland</label>'
+    '<label><input type="checkbox" id="hb-graded"> graded</label>'
+    '<label>sort by <select id="hb-sort"><option value="newest">date, newest first</option>'
+    '<option value="oldest">date, oldest first</option><option value="room">room</option>'
+    '<option value="opponent">opponent</option><option value="lowest">points, lowest first'
+    '</option><option value="highest">points, highest first</option>'
+    '<option value="foul">fouls first</option><option value="fl">Fantasyland first</option>'
+    '<option value="loss">graded loss, largest first</option></select></label></div>'
+    '<div id="live-browser"></div>',
+    "ledger": '<div id="live-ledger"></div>',
+}
+
+
+def _opponents_section(live: dict[str, Any]) -> str:
+    options = "".join(
+        f'<option value="{html.escape(o)}">{html.escape(o)}</option>'
+        for o in sorted(live["opponents"], key=str.lower)
+    )
+    return (
+        '<section id="opponents"><h2>Opponents</h2><div id="live-opponents"></div>'
+        '<div class="card"><label>opponent <select id="opponent-pick"><option value="">'
+        f"choose one</option>{options}</select></label></div>"
+        '<div id="live-opponent"></div></section>'
+    )
+
+
+def shared_text(shared: dict[str, Any]) -> str:
+    """The warning when the player's accounts met at a table, and the choice it offers."""
+    if not shared:
+        return ""
+    choice = (
+        "each is counted once: one seat stands for the hand, with the points and money of "
+        "all your seats summed (what they won from each other cancels), and none of your "
+        "accounts is ever an opponent; --self-play skip leaves these hands out"
+        if shared["choice"] == "once"
+        else "they are left out (--self-play skip); --self-play once counts each once"
+    )
+    return (
+        f"Your accounts met at a table: {', '.join(shared['accounts'])} sat in the same "
+        f"{shared['hands']:,} hands; {choice}."
+    )
+
+
+def _shared_warning(shared: dict[str, Any]) -> str:
+    text = shared_text(shared)
+    return f'<p class="card warning" role="alert">{html.escape(text)}</p>' if text else ""
+
+
 def replayer_block(hands: dict[str, dict[str, Any]], standalone: str | None = None) -> str:
     attr = f' data-standalone="{html.escape(standalone)}"' if standalone else ""
     return (
@@ -255,32 +378,53 @@ def render(
     reports: Sequence[Report],
     summary: Sequence[str],
     generated: datetime | None = None,
+    live: dict[str, Any] | None = None,
+    carried: dict[str, dict[str, Any]] | None = None,
 ) -> str:
-    """The whole page as a string."""
+    """The whole page as a string.
+
+    With ``live`` (:func:`reports.explore.page_data`) the results, sessions,
+    hands and ledger are recomputed in the page for the filter bar, an
+    opponents section is added, and every other section says the filter
+    bar does not change it; ``carried`` is more replayer data (hand_key ->
+    hand) the hand browser opens.
+    """
     when = (generated or datetime.now()).strftime("%Y-%m-%d %H:%M")
     name = html.escape(player)
     nav = "".join(f'<a href="#{r.key}">{html.escape(r.title)}</a>' for r in reports)
+    if live is not None:
+        fouls = '<a href="#fouls">'
+        nav = nav.replace(fouls, '<a href="#opponents">Opponents</a>' + fouls)
     replays: dict[str, dict[str, Any]] = {}
     for report in reports:
         replays.update(report.replays)
+    replays.update(carried or {})
     charts: dict[str, Any] = {}
     graded = any(r.key == "regret" and "by_decision" in r.tables for r in reports)
     # Only graded decisions measure points lost; the street-decision table describes results.
     heading = "Summary: where you lose expected points" if graded else "Summary"
     parts = [
         head(f"OFC report: {player}", charts=True),
-        page_filter(reports),
+        page_filter(reports) if live is None else live_filter(live),
         "<main>",
         f"<h1>OFC report: {name}</h1>",
         f'<p class="meta">{html.escape(scope)} · made {when} by ofc-stats</p>',
         f"<nav>{nav}</nav>",
+        _shared_warning(live.get("shared", {})) if live else "",
         f'<section id="summary"><h2>{heading}</h2><div class="card">',
+        '<p id="live-headline"></p>' if live else "",
         '<ul class="leaks">',
         *(f"<li>{html.escape(line)}</li>" for line in summary),
         "</ul></div></section>",
     ]
     for report in reports:
         parts.append(f'<section id="{report.key}"><h2>{html.escape(report.title)}</h2>')
+        is_live = live is not None and report.key in LIVE_SECTIONS
+        if is_live:
+            parts.append(f'<div class="live-only" hidden>{LIVE_PARTS[report.key]}</div>')
+            parts.append('<div class="static">')
+        elif live is not None:
+            parts.append(f'<p class="card fixed">{html.escape(FIXED.format(scope=scope))}</p>')
         for note in report.notes:
             parts.append(f'<p class="card">{html.escape(note)}</p>')
         parts.append('<div class="grid">')
@@ -304,9 +448,18 @@ def render(
                     replays if key in report.hands else (),
                 )
             )
-        parts.append("</div></section>")
+        parts.append("</div>")
+        if is_live:
+            parts.append("</div>")
+        parts.append("</section>")
+        if live is not None and report.key == "hands":
+            parts.append(_opponents_section(live))
     parts.append("</main>")
     parts.append(f'<script type="application/json" id="chart-data">{script_json(charts)}</script>')
+    if live is not None:
+        shown = {k: v for k, v in live.items() if k != "hand_ids"}
+        carried_json = script_json(shown, plain=True)  # reports.explore: plain columns
+        parts.append(f'<script type="application/json" id="live-data">{carried_json}</script>')
     parts.append(replayer_block(replays))
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -25,6 +25,9 @@ ORDER BY {ORDER}
 """
 
 
+WORST = 12  # opponents the chart shows: those the player lost most points to
+
+
 def positions(seat: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """Seats act in order: 0 first, the last to act holds the button."""
     return np.select(
@@ -125,14 +128,15 @@ def build(data: OfcData, filters: Filters) -> Report:
         ["opponent", "n", "mean", "low", "high", "total"]
     ].sort_values(["total", "opponent"])
     report.tables["by_opponent"] = by_opponent.reset_index(drop=True)
-    shown = by_opponent.head(12)
+    shown = by_opponent.head(WORST)
     report.figures["by_opponent"] = bars_with_ci(
         shown,
         "opponent",
         "mean",
         "low",
         "high",
-        "Points per hand against each opponent",
+        f"Points per hand against the {plural(len(shown), 'opponent')} you lost most to "
+        f"(of {len(by_opponent):,})",
         "points per hand (before caps)",
     )
     sign = "won" if mean >= 0 else "lost"

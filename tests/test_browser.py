@@ -1,9 +1,13 @@
 """The report page in a real browser: Debian's Chromium driven by Playwright.
 
 At a desktop width (1280 px) and a phone's (390 px): the charts draw, a click
-on a column header sorts, the row filter and the page's date filter narrow
-the rows, a named hand opens in the replayer street by street, the page
-never scrolls sideways, and the console stays free of errors.
+on a column header sorts, a row filter narrows its table, a named hand opens
+in the replayer street by street, the page never scrolls sideways, no table
+is wider than its box, and the console stays free of errors.  The filter bar
+(room, stakes with currency, dates, seats, opponent) changes every live
+number, chart and table to what DuckDB computes for the same hands; the hand
+browser finds a hand by opponent and opens it; on the real samples the
+by-day chart's bars have a height.
 
 ``python -m tests.test_browser REPORT.html FOLDER`` saves the README's
 screenshots of a report at both widths.
@@ -14,14 +18,19 @@ from __future__ import annotations
 import shutil
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+import ofc_stats
 from ofc_stats.cli import main
-from tests.builders import write_dataset
+from ofc_stats.records import HandRecord, SeatRecord
+from tests.builders import hand_record, seat_record, write_dataset
+from tests.shared_samples import APPS
 from tests.test_reports import HOSTILE, alice_hands
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -54,11 +63,12 @@ def page_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def column(page: Any, table: str, name: str) -> list[str]:
-    """The visible cells of one column of a table, top to bottom."""
+    """The visible cells of one column of a table, top to bottom (none: no such table)."""
     return list(
         page.evaluate(
             """([table, name]) => {
                 const t = document.querySelector(table);
+                if (!t) return [];  // a section with nothing to show has no table
                 const i = Array.from(t.tHead.rows[0].cells).findIndex(c => c.textContent.startsWith(name));
                 return Array.from(t.tBodies[0].rows).filter(r => !r.hidden).map(r => r.cells[i].textContent);
             }""",
@@ -67,35 +77,64 @@ def column(page: Any, table: str, name: str) -> list[str]:
     )
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_report_sorts_filters_and_opens_a_hand(browser: Any, page_file: Path, width: int) -> None:
+def open_page(browser: Any, path: Path, width: int) -> tuple[Any, list[str]]:
     page = browser.new_page(viewport={"width": width, "height": 900})
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("dialog", lambda d: errors.append(f"dialog: {d.message}"))  # the hostile name ran
-    page.goto(page_file.as_uri())
-    page.wait_for_selector("#chart-results-cumulative .main-svg")  # plotly drew it
+    page.on("dialog", lambda d: errors.append(f"dialog: {d.message}"))  # a hostile name ran
+    page.goto(path.as_uri())
+    page.wait_for_selector("#chart-live-cumulative .main-svg")  # plotly drew it
+    return page, errors
+
+
+def too_wide(page: Any) -> list[str]:
+    """The tables and charts wider than their box (each box scrolls nothing sideways)."""
+    page.wait_for_timeout(300)  # plotly fits a chart to its card on the next frame
+    return list(
+        page.evaluate(
+            """() => Array.from(document.querySelectorAll('.table-block'))
+                .filter(b => b.offsetParent !== null)
+                .filter(b => b.querySelector('table').getBoundingClientRect().width
+                             > b.querySelector('.scroll').clientWidth + 1)
+                .map(b => b.id).concat(Array.from(document.querySelectorAll('.chart'))
+                .filter(c => c.offsetParent !== null && c.querySelector('.main-svg'))
+                .filter(c => c.querySelector('.main-svg').getBoundingClientRect().width
+                             > c.parentNode.clientWidth + 1)
+                .map(c => c.id))"""
+        )
+    )
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_report_sorts_filters_and_opens_a_hand(browser: Any, page_file: Path, width: int) -> None:
+    page, errors = open_page(browser, page_file, width)
     assert page.locator(".chart .main-svg").count() >= 7
     assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways scroll
+    assert too_wide(page) == []
 
-    hands = "#table-hands-hands table"
-    points = column(page, hands, "points")
-    assert points == ["21", "1", "-18", "-12", "-12", "1"]  # wins, losses, fouls, Fantasyland
-    page.locator(f"{hands} th", has_text="points").click()
-    assert column(page, hands, "points") == ["-18", "-12", "-12", "1", "1", "21"]
-    page.locator(f"{hands} th", has_text="points").click()
-    assert column(page, hands, "points") == ["21", "1", "1", "-12", "-12", "-18"]
-
-    page.fill("#table-hands-hands input.filter", "losses")
-    assert column(page, hands, "kind") == ["biggest losses", "biggest losses"]
-    assert page.text_content("#table-hands-hands .count") == "2 of 6 rows"
-    page.fill("#table-hands-hands input.filter", "")
+    hands = "#table-live-hands table"
+    # Alice's four hands, newest first: +21, +1 (Fantasyland), -12, -18 (tests/test_reports)
+    assert column(page, hands, "points") == ["-18", "-12", "1", "21"]
+    page.select_option("#hb-sort", "lowest")
+    assert column(page, hands, "points") == ["-18", "-12", "1", "21"]
+    page.select_option("#hb-sort", "highest")
+    assert column(page, hands, "points") == ["21", "1", "-12", "-18"]
+    page.check("#hb-fl")
+    assert column(page, hands, "Fantasyland") == ["Fantasyland"]
+    page.uncheck("#hb-fl")
+    if width > 600:  # a click on a header sorts (a phone shows rows as cards, no header)
+        page.locator(f"{hands} th", has_text="points").click()
+        assert column(page, hands, "points") == ["-18", "-12", "1", "21"]
+    page.fill("#table-live-hands input.filter", "Fantasyland")
+    assert page.text_content("#table-live-hands .count") == "1 of 4 rows"
     page.fill("#f-from", "2026-03-02")  # every hand was played on 1 March
-    assert column(page, hands, "kind") == []
+    assert column(page, hands, "points") == []
+    assert summary_value(page, "hands") == "0"
     page.click("#f-reset")
-    assert len(column(page, hands, "kind")) == 6
+    assert len(column(page, hands, "points")) == 4
 
+    page.select_option("#hb-sort", "highest")
     page.locator(f"{hands} a.hand").first.click()
     replayer = page.locator("#replayer")
     replayer.wait_for(state="visible")
@@ -114,6 +153,257 @@ def test_report_sorts_filters_and_opens_a_hand(browser: Any, page_file: Path, wi
     page.close()
 
 
+# --- The filter bar -------------------------------------------------------------------------
+
+ROOM = "Spartan"
+
+
+def filter_hands() -> list[HandRecord]:
+    """Alice's four hands (room test, 2 USD a point, 1 March, against Bob, 2-handed), two of
+    them again at Spartan for 10 INR a point on 5 March against Carol, and the first once
+    more at Spartan 3-handed with Dan."""
+    base = alice_hands(HOSTILE)
+    records = [replace(r, stakes=2.0, currency="USD") for r in base]
+
+    def carol(record: HandRecord) -> tuple[SeatRecord, ...]:
+        return tuple(replace(s, player="Carol") if s.player == "Bob" else s for s in record.seats)
+
+    for number, record in ((11, base[0]), (12, base[1])):
+        seats = carol(record)
+        records.append(
+            replace(
+                hand_record(number, seats, placements=record.placements),
+                room=ROOM,
+                stakes=10.0,
+                currency="INR",
+                played_at=datetime(2026, 3, 5, 21, number),
+            )
+        )
+    dan = seat_record(2, "Dan", "2d 2s 3c", "7d 7s 8h 9d Jc", "Tc Td Ts Jd Qc")
+    records.append(
+        replace(
+            hand_record(13, (*carol(base[0]), dan), placements=base[0].placements),
+            room=ROOM,
+            stakes=10.0,
+            currency="INR",
+            played_at=datetime(2026, 3, 5, 22, 0),
+        )
+    )
+    return [paid(r) for r in records]
+
+
+def paid(record: HandRecord) -> HandRecord:
+    """The room paid Alice 5 and took it evenly from the others (the ledger checks it)."""
+    others = len(record.seats) - 1
+    seats = tuple(
+        replace(s, reported_money=5.0 if s.player == HOSTILE else -5.0 / others)
+        for s in record.seats
+    )
+    return replace(record, seats=seats)
+
+
+@pytest.fixture(scope="module")
+def filter_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("filters")
+    data = write_dataset(folder, filter_hands())
+    out = folder / "report.html"
+    result = CliRunner().invoke(
+        main, ["report", "--data", str(data), "--player", HOSTILE, "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    return data, out
+
+
+def expected(data: Path, where: str = "true") -> dict[str, Any]:
+    """What the page must show for Alice's scored hands matching ``where``, from DuckDB."""
+    with ofc_stats.open(data) as db:
+        mine = "FROM seat_results WHERE player = $p AND status = 'scored' AND " + where
+        hands, net = db.sql(f"SELECT count(*), sum(net_capped) {mine}", {"p": HOSTILE}).fetchall()[
+            0
+        ]
+        days = db.sql(
+            f"SELECT CAST(played_at AS DATE)::VARCHAR, count(*) {mine} GROUP BY 1 ORDER BY 1",
+            {"p": HOSTILE},
+        ).fetchall()
+        against = db.sql(
+            "SELECT o.player, sum(v.points) FROM versus v "
+            "JOIN seat_results m ON m.hand_key = v.hand_key AND m.seat = v.seat "
+            "JOIN seats o ON o.hand_key = v.hand_key AND o.seat = v.opponent "
+            "WHERE m.player = $p AND m.status = 'scored' AND "
+            + where.replace("room", "m.room")
+            .replace("stakes", "m.stakes")
+            .replace("played_at", "m.played_at")
+            .replace("seat_count", "m.seat_count")
+            + " GROUP BY 1 ORDER BY 1",
+            {"p": HOSTILE},
+        ).fetchall()
+    return {
+        "hands": int(hands),
+        "net": int(net or 0),
+        "days": [(d, int(n)) for d, n in days],
+        "against": {str(o): int(p) for o, p in against},
+    }
+
+
+def summary_value(page: Any, measure: str) -> str:
+    return str(
+        page.evaluate(
+            """(m) => Array.from(document.querySelectorAll('#table-live-summary tbody tr'))
+                .filter(r => r.cells[0].textContent === m).map(r => r.cells[1].textContent)[0]""",
+            measure,
+        )
+    )
+
+
+def shown(page: Any) -> dict[str, Any]:
+    """What the live page shows now: numbers of every live table and chart."""
+    cumulative = page.evaluate(
+        "() => { const d = document.getElementById('chart-live-cumulative').data[0].y;"
+        " return d.length ? d[d.length - 1] : null; }"
+    )
+    days = page.evaluate("() => document.getElementById('chart-live-period').data[0].x")
+    per_day = column(page, "#table-live-period table", "hands")
+    against = dict(
+        zip(
+            column(page, "#table-live-by-opponent table", "opponent"),
+            column(page, "#table-live-by-opponent table", "net points"),
+            strict=True,
+        )
+    )
+    return {
+        "hands": int(summary_value(page, "hands").replace(",", "")),
+        "net": int(summary_value(page, "net points").replace(",", "")),
+        "cumulative": cumulative,
+        "days": list(zip(days, [int(n) for n in reversed(per_day)], strict=True)),
+        "against": {o: int(p.replace(",", "")) for o, p in against.items()},
+        "browser": len(column(page, "#table-live-hands table", "points")),
+        "sessions": sum(int(n) for n in column(page, "#table-live-session-list table", "hands")),
+        "stakes": column(page, "#table-live-stakes table", "stakes"),
+        "rooms": column(page, "#table-live-rooms table", "room"),
+        "ledger": column(page, "#table-live-ledger-table table", "room"),
+    }
+
+
+def agrees(page: Any, want: dict[str, Any]) -> dict[str, Any]:
+    now = shown(page)
+    assert now["hands"] == want["hands"] and now["net"] == want["net"]
+    assert now["cumulative"] == (want["net"] if want["hands"] else None)
+    assert now["days"] == want["days"]
+    assert now["against"] == want["against"]
+    assert now["browser"] == now["sessions"] == want["hands"]
+    return now
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_each_filter_changes_every_live_number(
+    browser: Any, filter_page: tuple[Path, Path], width: int
+) -> None:
+    data, path = filter_page
+    page, errors = open_page(browser, path, width)
+    every = agrees(page, expected(data))
+    assert every["hands"] == 7
+    # stakes sort as numbers and carry their currency: 2 before 10
+    assert every["stakes"] == ["2 USD", "10 INR"]
+    assert page.evaluate(
+        "() => Array.from(document.querySelectorAll('#f-stakes option')).map(o => o.textContent)"
+    ) == ["all", "2 USD", "10 INR"]
+    assert sorted(every["ledger"]) == [ROOM, "test"]
+
+    page.select_option("#f-room", ROOM)
+    spartan = agrees(page, expected(data, f"room = '{ROOM}'"))
+    # Hand-counted: copies of Alice's hands 1 and 2 (+21 and +1 against Carol) and hand 1
+    # again 3-handed (+21 against Carol, the same boards): three hands, all on 5 March,
+    # against Carol (21 + 1 + 21 = 43) and Dan only.
+    assert spartan["hands"] == 3 and spartan["days"] == [("2026-03-05", 3)]
+    assert set(spartan["against"]) == {"Carol", "Dan"} and spartan["against"]["Carol"] == 43
+    assert spartan["rooms"] == [ROOM] and spartan["stakes"] == ["10 INR"]
+    assert spartan["ledger"] == [ROOM]
+    page.click("#f-reset")
+
+    page.select_option("#f-stakes", label="2 USD")
+    usd = agrees(page, expected(data, "stakes = 2"))
+    assert (usd["hands"], usd["net"]) == (4, -8)  # tests/test_reports: 21 + 1 - 12 - 18
+    assert usd["ledger"] == ["test"]
+    page.click("#f-reset")
+
+    page.fill("#f-from", "2026-03-02")
+    agrees(page, expected(data, "played_at >= DATE '2026-03-02'"))
+    page.fill("#f-to", "2026-03-04")
+    assert shown(page)["hands"] == 0
+    page.click("#f-reset")
+
+    page.select_option("#f-seats", "3")
+    three = agrees(page, expected(data, "seat_count = 3"))
+    assert three["hands"] == 1 and set(three["against"]) == {"Carol", "Dan"}
+    page.click("#f-reset")
+
+    page.fill("#f-opponent", "Dan")
+    dan = agrees(page, expected(data, "seat_count = 3"))  # Dan sat only in that hand
+    assert dan["hands"] == 1
+    page.fill("#f-opponent", "Bob")
+    bob = shown(page)
+    assert (bob["hands"], bob["net"], bob["against"]) == (4, -8, {"Bob": -8})
+    assert too_wide(page) == []
+    assert errors == []
+    page.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_hand_browser_finds_a_hand_by_opponent_and_opens_it(
+    browser: Any, filter_page: tuple[Path, Path], width: int
+) -> None:
+    _, path = filter_page
+    page, errors = open_page(browser, path, width)
+    page.fill("#hb-search", "Dan")
+    hands = "#table-live-hands table"
+    assert column(page, hands, "opponents") == ["Carol, Dan"]
+    page.locator(f"{hands} a.hand").first.click()
+    replayer = page.locator("#replayer")
+    replayer.wait_for(state="visible")
+    assert "Seat 2: Dan" in replayer.text_content()
+    replayer.get_by_role("button", name="Close").click()
+    # the opponent's page: results, hands together, biggest pots
+    page.evaluate("location.hash = '#opponent=Carol'")
+    page.wait_for_selector("#table-live-opponent-summary")
+    together = column(page, "#table-live-opponent-summary table", "value")
+    assert together[0] == "3"  # hands 11, 12 and 13
+    assert len(column(page, "#table-live-opponent-hands table", "points against them")) == 3
+    assert errors == []
+    page.close()
+
+
+@pytest.mark.skipif(not APPS.is_dir(), reason="the shared samples are not here")
+@pytest.mark.parametrize("width", WIDTHS)
+def test_by_day_bars_are_visible_on_the_real_samples(
+    browser: Any, samples_page: Path, width: int
+) -> None:
+    page, errors = open_page(browser, samples_page, width)
+    heights = page.evaluate(
+        """() => Array.from(document.querySelectorAll('#chart-live-period .bars .point path'))
+            .map(p => p.getBoundingClientRect().height)"""
+    )
+    assert len(heights) == 5 and min(heights) > 2  # five days of play, every bar drawn
+    page.select_option("#period-by", "week")
+    # 29 and 30 March 2021 are a Monday and a Tuesday: one week
+    weeks = page.evaluate("document.getElementById('chart-live-period').data[0].x")
+    assert weeks == ["2020-05-25", "2021-03-29", "2022-04-11", "2022-06-20"]
+    assert too_wide(page) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert errors == []
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def samples_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("samples")
+    data, out = folder / "data", folder / "report.html"
+    imported = CliRunner().invoke(main, ["import", str(APPS), "--data", str(data), "--quiet"])
+    assert imported.exit_code == 0, imported.output
+    made = CliRunner().invoke(main, ["report", "--data", str(data), "--out", str(out)])
+    assert made.exit_code == 0, made.output
+    return out
+
+
 def screenshots(report: Path, folder: Path) -> list[Path]:
     """The report at both widths, the top of the page and a replayed hand."""
     written = []
@@ -128,7 +418,7 @@ def screenshots(report: Path, folder: Path) -> list[Path]:
             page.wait_for_timeout(500)
             path = folder / f"report-{width}.png"
             page.screenshot(path=str(path))
-            page.locator("a.hand").first.click()
+            page.locator("#hands a.hand").first.click()
             page.locator("#replayer").wait_for(state="visible")
             hand = folder / f"report-hand-{width}.png"
             page.screenshot(path=str(hand))

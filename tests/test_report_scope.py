@@ -97,12 +97,23 @@ SEAT_COLUMNS = (
 )
 
 
+# One row a hand where several of the person's accounts sat: the first seat, with the points
+# and money of all of them summed (reports.base: hands counted once, never against oneself).
+ONCE = (
+    "SELECT * REPLACE (sum(net_capped) OVER hand AS net_capped, sum(net) OVER hand AS net, "
+    "sum(reported_money) OVER hand AS reported_money) FROM ({mine}) "
+    "WINDOW hand AS (PARTITION BY hand_id) "
+    "QUALIFY row_number() OVER (PARTITION BY hand_id ORDER BY seat) = 1"
+)
+
+
 def test_the_scope_holds_what_the_views_give(data: Path) -> None:
     with ofc_stats.open(data) as db:
         for filters in scopes(db):
             prepare(db, filters)
             where, params = filters.player_where("s")
-            mine = f"SELECT {SEAT_COLUMNS} FROM seat_results s WHERE {where}"
+            every = f"SELECT {SEAT_COLUMNS} FROM seat_results s WHERE {where}"
+            mine = ONCE.format(mine=every)
             seats = same_rows(db, mine, f"SELECT {SEAT_COLUMNS} FROM {SEATS}", params)
             assert seats > 0, filters
             played = f"(SELECT hand_id FROM seat_results s WHERE {where})"
@@ -112,14 +123,50 @@ def test_the_scope_holds_what_the_views_give(data: Path) -> None:
             )
             assert same_rows(db, hands, f"SELECT * FROM {HANDS}", params) > seats
             versus = (
-                "SELECT v.hand_id, v.points, o.player AS opponent, "
-                "o.in_fantasy AS opponent_in_fantasy FROM versus v "
-                f"JOIN ({mine}) m ON m.hand_key = v.hand_key AND m.seat = v.seat "
+                "SELECT v.hand_id, sum(v.points) AS points, o.player AS opponent, "
+                "bool_or(o.in_fantasy) AS opponent_in_fantasy FROM versus v "
+                f"JOIN ({every}) m ON m.hand_key = v.hand_key AND m.seat = v.seat "
                 "JOIN seat_results o ON o.hand_key = v.hand_key AND o.seat = v.opponent "
-                "WHERE o.status IS NOT NULL"
+                f"WHERE o.status IS NOT NULL AND (o.hand_id, o.seat) NOT IN "
+                f"(SELECT (hand_id, seat) FROM ({every})) GROUP BY v.hand_id, o.player"
             )
             # heads-up or not, each of the player's seats meets every other seat once
             assert same_rows(db, versus, f"SELECT * FROM {VERSUS}", params) >= seats
+
+
+def test_accounts_that_met_count_each_hand_once_and_never_against_themselves(
+    data: Path,
+) -> None:
+    """Issue 29: an alias of two accounts that sat at one table counted the hand twice and
+    listed its own accounts as opponents."""
+    with ofc_stats.open(data) as db:
+        keys = players(db)
+        pair = (keys[2], keys[3])
+        met = db.sql(
+            "SELECT count(*) FROM (SELECT hand_id FROM seat_results WHERE status = 'scored' "
+            "AND list_contains($a, player_key) GROUP BY hand_id HAVING count(*) = 2)",
+            {"a": list(pair)},
+        ).fetchall()[0][0]
+        assert met > 0  # six simulated players at three-seat tables: they often met
+        total, seats, hands = db.sql(
+            "SELECT sum(net_capped), count(*), count(DISTINCT hand_id) FROM seat_results "
+            "WHERE status = 'scored' AND list_contains($a, player_key)",
+            {"a": list(pair)},
+        ).fetchall()[0]
+        assert seats == hands + met
+        scope = prepare(db, Filters(accounts=pair))
+        assert scope.shared == (met, tuple(sorted(pair)))
+        counted, points = db.sql(f"SELECT count(*), sum(net_capped) FROM {SEATS}").fetchall()[0]
+        # each hand once, with every seat's points: what they won from each other cancels
+        assert counted == hands and points == pytest.approx(total)
+        names = db.sql(
+            "SELECT DISTINCT player FROM seats WHERE list_contains($a, coalesce(player_id, player))",
+            {"a": list(pair)},
+        ).fetchall()
+        opponents = {r[0] for r in db.sql(f"SELECT DISTINCT opponent FROM {VERSUS}").fetchall()}
+        assert opponents and not opponents & {r[0] for r in names}
+        prepare(db, Filters(accounts=pair, self_play="skip"))
+        assert db.sql(f"SELECT count(*) FROM {SEATS}").fetchall()[0][0] == hands - met
 
 
 def test_other_players_are_every_other_seat_on_a_small_dataset(data: Path) -> None:
@@ -278,8 +325,9 @@ def test_every_report_builds_on_the_scope(data: Path) -> None:
             built = {r.key: r for r in build_all(db, filters)}
             summary = built["results"].tables["summary"].set_index("measure")["value"]
             where, params = filters.player_where("s")
-            total = db.sql(
-                f"SELECT count(*), sum(net_capped) FROM seat_results s WHERE {where}", params
+            total = db.sql(  # hands, not seats: accounts of one person that met count once
+                f"SELECT count(DISTINCT hand_id), sum(net_capped) FROM seat_results s WHERE {where}",
+                params,
             ).fetchall()[0]
             assert summary["hands"] == total[0]
             assert summary["net points"] == pytest.approx(float(total[1]))

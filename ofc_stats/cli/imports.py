@@ -52,6 +52,27 @@ MAX_MESSAGES = 20
     is_flag=True,
     help="Do not score the new hands now (`ofc-stats recompute` does it later).",
 )
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Keep following the folders: import new and grown files as the apps write them, "
+    "score them, until Ctrl-C.",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(0.1),
+    default=5.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="With --watch: how often the folders are looked at.",
+)
+@click.option(
+    "--report",
+    "report_file",
+    default=None,
+    metavar="FILE",
+    help="With --watch: write the hero's report page here after each import.",
+)
 def import_command(
     paths: tuple[str, ...],
     data: str,
@@ -62,6 +83,9 @@ def import_command(
     verbose: bool,
     force: bool,
     no_recompute: bool,
+    watch: bool,
+    interval: float,
+    report_file: str | None,
 ) -> None:
     """Import hand-history files, folders and .zip archives into the Parquet dataset.
 
@@ -78,6 +102,23 @@ def import_command(
             get_parser(format_name)
         except UnknownFormat as error:
             raise click.BadParameter(str(error), param_hint="--format") from None
+    if report_file is not None and not watch:
+        raise click.UsageError("--report FILE goes with --watch (else run `ofc-stats report`)")
+    if watch:
+        from ofc_stats.cli.watch import echo
+        from ofc_stats.cli.watch import watch as follow
+
+        follow(
+            paths,
+            data,
+            interval=interval,
+            report=report_file,
+            format_name=format_name,
+            rules=rules_name,
+            wait=max(wait, interval),
+            say=echo,
+        )
+        return
     existed = Path(data).exists()
     with _progress(quiet, total_bytes(paths), "importing") as advance:
         summary = import_paths(

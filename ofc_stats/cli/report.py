@@ -40,6 +40,14 @@ from ofc_stats.cli.text import terminal_safe
     help="A longer gap between hands at a table starts a new session.",
 )
 @click.option(
+    "--self-play",
+    type=click.Choice(["once", "skip"]),
+    default="once",
+    show_default=True,
+    help="Hands where your accounts (an alias, or the hero's) met at a table: count each "
+    "once, or leave them out.",
+)
+@click.option(
     "--allow-empty",
     is_flag=True,
     default=False,
@@ -70,51 +78,90 @@ def report_command(
     seats: int | None,
     opponent: str | None,
     session_gap: int,
+    self_play: str,
     allow_empty: bool,
     output_format: str,
     out: str,
 ) -> None:
     """Write the player's report: results, sessions, hands, fouls, Fantasyland, decisions."""
-    from pathlib import Path
-
-    from ofc_stats.errors import NoHands, OfcError
-    from ofc_stats.store.views import open_dataset
-    from ofc_stats.wording import plural
-    from reports import Filters, build_all, checked, choose_player, leak_summary
-    from reports.base import hand_count
-    from reports.html import render, write_files
+    from ofc_stats.errors import OfcError
 
     if hero and player is not None:
         raise OfcError("give --player NAME or --hero, not both")
+    from reports import Filters
+
+    wanted = Filters(
+        since=since.date() if since else None,
+        until=until.date() if until else None,
+        room=room,
+        ruleset=ruleset,
+        seats=seats,
+        opponent=opponent,
+        session_gap=session_gap,
+        self_play=self_play,
+    )
+    click.echo(
+        terminal_safe(
+            write_report(data, out, player, hero, wanted, allow_empty, output_format, warn=True)
+        )
+    )
+
+
+def write_report(
+    data: str,
+    out: str,
+    player: str | None = None,
+    hero: bool = False,
+    wanted: Any = None,
+    allow_empty: bool = False,
+    output_format: str = "html",
+    warn: bool = False,
+) -> str:
+    """Write the report (``import --watch --report`` refreshes it too); the line to print.
+
+    The page is written beside its target and renamed over it: a browser or
+    a stopped watch never sees half a page.
+    """
+    import os
+    from pathlib import Path
+
+    from ofc_stats.errors import NoHands
+    from ofc_stats.store.views import open_dataset
+    from ofc_stats.wording import plural
+    from reports import Filters, build_all, checked, choose_player, leak_summary
+    from reports.base import hand_count, shared_hands
+    from reports.explore import page_data, replays
+    from reports.html import render, shared_text, write_files
+
     with open_dataset(data) as dataset:
         chosen = choose_player(dataset, player, hero=True if hero else None)
         name = chosen.name
-        wanted = Filters(
-            since=since.date() if since else None,
-            until=until.date() if until else None,
-            room=room,
-            ruleset=ruleset,
-            seats=seats,
-            opponent=opponent,
-            session_gap=session_gap,
-        )
-        filters = checked(dataset, chosen.scope(wanted))
+        filters = checked(dataset, chosen.scope(wanted or Filters()))
         if not allow_empty and hand_count(dataset, filters) == 0:
             raise NoHands(
                 f"no scored hand of {name} matches {_scope(filters)}; "
                 "widen the filters, or pass --allow-empty to write an empty report"
             )
         built = build_all(dataset, filters)
+        shared = shared_hands(dataset)
+        if shared and warn:
+            click.echo(terminal_safe("warning: " + shared_text(shared)), err=True)
+        live: dict[str, Any] | None = None
+        carried: dict[str, Any] = {}
+        if output_format == "html":
+            live = page_data(dataset, filters)
+            known = {key for report in built for key in report.replays}
+            carried = replays(dataset, live, known)
     target = Path(out)
     if output_format == "html":
-        scope = _scope(filters)
         target = out_file(out)
-        target.write_text(render(name, scope, built, leak_summary(built)), encoding="utf-8")
-        click.echo(terminal_safe(f"report for {name}: {target}"))
-    else:
-        written = write_files(target, built, output_format)
-        files = plural(len(written), f"{output_format} file")
-        click.echo(terminal_safe(f"{files} for {name} in {target}"))
+        page = render(name, _scope(filters), built, leak_summary(built), live=live, carried=carried)
+        partial = target.with_name(f".{target.name}.{os.getpid()}.part")
+        partial.write_text(page, encoding="utf-8")
+        os.replace(partial, target)
+        return f"report for {name}: {target}"
+    written = write_files(target, built, output_format)
+    return f"{plural(len(written), f'{output_format} file')} for {name} in {target}"
 
 
 def _scope(filters: Any) -> str:

@@ -72,8 +72,30 @@ def _write_holder(handle: IO[str]) -> None:
 
 
 def _pid_text(holder: str) -> str:
+    """``pid 1234 (ofc-stats import …)``: whom a waiting import waits for."""
     parts = holder.split()
-    return " ".join(parts[:2]) if len(parts) >= 2 and parts[0] == "pid" else "another process"
+    if len(parts) < 2 or parts[0] != "pid":
+        return "another process"
+    command = _command(parts[1])
+    return f"pid {parts[1]}" + (f" ({command})" if command else "")
+
+
+def _command(pid: str) -> str:
+    """A process's command line, shortened, or '' where the system does not tell."""
+    try:
+        raw = Path(f"/proc/{int(pid)}/cmdline").read_bytes()
+    except (OSError, ValueError):
+        return ""
+    words = [w.decode("utf-8", "replace") for w in raw.split(b"\0") if w]
+    text = " ".join(Path(words[0]).name if i == 0 else w for i, w in enumerate(words))
+    text = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    return text if len(text) <= 120 else text[:119] + "…"
+
+
+def _say_waiting(text: str) -> None:
+    import sys
+
+    print(text, file=sys.stderr, flush=True)
 
 
 def _holder_alive(holder: str) -> bool:
@@ -309,6 +331,7 @@ class Dataset:
         """The open, flocked lock file, its holder line naming this process."""
         path = self.root / LOCK
         deadline = time.monotonic() + wait_seconds
+        told = ""
         while True:
             handle = open(path, "a+")  # noqa: SIM115 - returned to the caller, who closes it
             try:
@@ -327,6 +350,12 @@ class Dataset:
                         f"{self.root} is being imported into by {_pid_text(holder)}; "
                         "wait for it to finish or pass --wait SECONDS"
                     ) from None
+                if holder != told:  # say whom we wait for, once per holder
+                    told = holder
+                    _say_waiting(
+                        f"{self.root}: waiting up to {wait_seconds:g} s for "
+                        f"{_pid_text(holder)} to finish with the dataset"
+                    )
                 time.sleep(0.2)
                 continue
             if _same_file(handle, path):

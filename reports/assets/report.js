@@ -8,7 +8,7 @@
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
-  function rows(n) { return n === 1 ? "1 row" : n.toLocaleString("en") + " rows"; }
+  function rowsText(n) { return n === 1 ? "1 row" : n.toLocaleString("en") + " rows"; }
 
   // Tables: click a header to sort; the box above a table and the page filter narrow rows.
   function sortBy(th) {
@@ -32,9 +32,10 @@
     sorted.forEach(r => body.appendChild(r));
   }
   function applyFilters() {
-    const room = ($("#f-room") || {}).value || "", stakes = ($("#f-stakes") || {}).value || "";
-    const from = ($("#f-from") || {}).value || "", to = ($("#f-to") || {}).value || "";
-    $$(".table-block").forEach(block => {
+    const fixed = !!L;
+    const room = fixed ? "" : ($("#f-room") || {}).value || "", stakes = fixed ? "" : ($("#f-stakes") || {}).value || "";
+    const from = fixed ? "" : ($("#f-from") || {}).value || "", to = fixed ? "" : ($("#f-to") || {}).value || "";
+    $$(".table-block:not(.live)").forEach(block => {
       const text = ($("input.filter", block).value || "").toLowerCase();
       const all = Array.from($("table", block).tBodies[0].rows);
       let shown = 0;
@@ -47,8 +48,8 @@
         r.hidden = !ok;
         if (ok) shown += 1;
       });
-      $(".count", block).textContent = shown === all.length ? rows(all.length)
-        : shown.toLocaleString("en") + " of " + rows(all.length);
+      $(".count", block).textContent = shown === all.length ? rowsText(all.length)
+        : shown.toLocaleString("en") + " of " + rowsText(all.length);
     });
   }
 
@@ -146,20 +147,456 @@
     else if ($("#replayer") && !$("#replayer").hasAttribute("data-standalone")) $("#replayer").hidden = true;
   }
 
+
+  // ---- The live page: every filtered number is recomputed here from the rows the page carries.
+  const Z95 = 1.959963984540054, TOL = 0.005, SHOWN = 50, WORST = 12, PERIODS = 60;
+  let L = null;  // the carried data (reports/explore.py)
+  const num = (v, d) => v === null || v === undefined || !isFinite(v) ? "–" : Number(v).toLocaleString("en", {minimumFractionDigits: d === undefined ? 2 : d, maximumFractionDigits: d === undefined ? 2 : d});
+  const int = v => num(v, 0);
+  const pct = v => v === null || !isFinite(v) ? "–" : (100 * v).toFixed(1) + "%";
+  function stakesLabel(s, c) { return s === null ? "no stakes" : num(s, s % 1 ? 2 : 0) + (c ? " " + c : ""); }
+  function iso(t) { return t === null ? "" : new Date(t * 1000).toISOString().slice(0, 19).replace("T", " "); }
+  function day(t) { return t === null ? "" : new Date(t * 1000).toISOString().slice(0, 10); }
+  function week(t) {  // the Monday starting the week, as a day
+    if (t === null) return "";
+    const d = new Date(t * 1000), back = (d.getUTCDay() + 6) % 7;
+    return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - back)).toISOString().slice(0, 10);
+  }
+  function moments(values) {  // [n, mean, low, high] of the non-null values: the normal 95% interval
+    let n = 0, s = 0, q = 0;
+    values.forEach(v => { if (v !== null && v !== undefined) { n += 1; s += v; q += v * v; } });
+    if (!n) return [0, null, null, null];
+    const mean = s / n, sd = n > 1 ? Math.sqrt(Math.max(0, (q - n * mean * mean) / (n - 1))) : 0;
+    const half = Z95 * sd / Math.sqrt(n);
+    return [n, mean, mean - half, mean + half];
+  }
+  function order(a, b) {  // arrays compared item by item: numbers as numbers, texts as texts
+    for (let k = 0; k < a.length; k++) {
+      if (a[k] === b[k]) continue;
+      if (typeof a[k] === "number" && typeof b[k] === "number") return a[k] - b[k];
+      return String(a[k]) < String(b[k]) ? -1 : 1;
+    }
+    return 0;
+  }
+  function sum(values) { let s = 0; values.forEach(v => { if (v !== null && v !== undefined) s += v; }); return s; }
+
+  function state() {
+    const v = id => ($("#" + id) || {}).value || "";
+    return {room: v("f-room"), stakes: v("f-stakes"), from: v("f-from"), to: v("f-to"), seats: v("f-seats"), opponent: v("f-opponent")};
+  }
+  function active(f) { return Object.values(f).some(Boolean); }
+  function kept(f) {  // indexes of the carried hands the filter bar keeps, oldest first
+    const h = L.hands, out = [];
+    const room = f.room === "" ? -1 : L.rooms.indexOf(f.room);
+    const opp = f.opponent === "" ? -1 : L.opponents.indexOf(f.opponent);
+    const [stakes, cur] = f.stakes === "" ? [null, null] : f.stakes.split("|");
+    for (let i = 0; i < h.key.length; i++) {
+      if (room >= 0 && h.room[i] !== room) continue;
+      if (f.room && room < 0) continue;
+      if (stakes !== null && (h.stakes[i] !== Number(stakes) || L.currencies[h.cur[i]] !== cur)) continue;
+      if (f.seats && String(h.seats[i]) !== f.seats) continue;
+      if (f.opponent && (opp < 0 || !h.opp[i].includes(opp))) continue;
+      const d = day(h.t[i]);
+      if (f.from && (!d || d < f.from)) continue;
+      if (f.to && (!d || d > f.to)) continue;
+      out.push(i);
+    }
+    return out;
+  }
+
+  // A table built from columns and rows: sortable, with a row filter, every cell labelled for phones.
+  function makeTable(id, title, caption, columns, rows, opts) {
+    opts = opts || {};
+    const wide = columns.length > 6 || (columns.length > 4 && columns.some(c => c.link));
+    const block = el("div", "table-block card live" + (wide ? " wide" : ""));
+    block.id = "table-" + id;
+    block.appendChild(el("h3", "", title));
+    if (caption) block.appendChild(el("p", "caption", caption));
+    const tools = el("div", "table-tools");
+    const filter = el("input", "filter");
+    filter.type = "search"; filter.placeholder = "filter rows"; filter.setAttribute("aria-label", "filter " + title);
+    tools.appendChild(filter); tools.appendChild(el("span", "count"));
+    block.appendChild(tools);
+    const scroll = el("div", "scroll"), table = el("table", "data" + (columns.length <= 3 ? " few" : "")), head = el("thead"), tr = el("tr");
+    columns.forEach(c => {
+      const th = el("th", c.num ? "num" : "text", c.label);
+      th.dataset.type = c.num ? "num" : "text";
+      th.addEventListener("click", () => sortBy(th));
+      tr.appendChild(th);
+    });
+    head.appendChild(tr); table.appendChild(head);
+    const body = el("tbody");
+    rows.slice(0, opts.limit || 500).forEach(r => {
+      const row = el("tr");
+      columns.forEach((c, j) => {
+        const v = r[j], td = el("td", c.num ? "" : "text");
+        td.dataset.label = c.label;
+        if (c.num) td.dataset.v = v === null || v === undefined ? "" : String(v);
+        if (c.link && v) {
+          if (hands[v]) { const a = el("a", "hand", v); a.href = "#hand=" + encodeURIComponent(v); td.appendChild(a); }
+          else { const s = el("span", "hand-key", v); s.title = "not carried by this page: ofc-stats hand " + v; td.appendChild(s); }
+        } else if (c.opponent && v) {
+          const a = el("a", "opponent", v); a.href = "#opponent=" + encodeURIComponent(v); td.appendChild(a);
+        } else td.textContent = c.fmt ? c.fmt(v, r) : (v === null || v === undefined ? "–" : String(v));
+        row.appendChild(td);
+      });
+      body.appendChild(row);
+    });
+    table.appendChild(body); scroll.appendChild(table); block.appendChild(scroll);
+    const count = () => {
+      const text = filter.value.toLowerCase(); let shown = 0;
+      Array.from(body.rows).forEach(r => { r.hidden = !!text && !r.textContent.toLowerCase().includes(text); if (!r.hidden) shown += 1; });
+      $(".count", block).textContent = (shown === body.rows.length ? rowsText(body.rows.length) : shown.toLocaleString("en") + " of " + rowsText(body.rows.length))
+        + (rows.length > body.rows.length ? " (of " + rows.length.toLocaleString("en") + ")" : "");
+    };
+    filter.addEventListener("input", count); count();
+    return block;
+  }
+  // Names from hand histories shown by plotly as themselves: it reads markup and %{…} in labels.
+  const esc = t => String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/%\{/g, "%&#123;");
+  let drawn = [];  // charts drawn since the last fit(): a grid's later cards narrow earlier ones
+  function fit() {
+    if (window.Plotly) drawn.forEach(div => { if (div.isConnected) window.Plotly.Plots.resize(div); });
+    drawn = [];
+  }
+  function wrapTitle(text, width) {  // plotly never wraps a title; a phone is narrow
+    const lines = [];
+    text.split(" ").forEach(w => { if (lines.length && lines[lines.length - 1].length + 1 + w.length <= width) lines[lines.length - 1] += " " + w; else lines.push(w); });
+    return lines;
+  }
+  function plot(box, id, data, layout) {
+    const card = el("div", "card"), div = el("div", "chart");
+    div.id = id; card.appendChild(div); box.appendChild(card);
+    if (layout.title && layout.title.text) {  // titles are ours; the page escapes nothing here
+      const lines = wrapTitle(layout.title.text, Math.max(24, Math.floor((div.clientWidth || 600) / 8.5)));
+      layout.title.text = lines.join("<br>");
+      layout.margin = Object.assign({l: 10, r: 10, t: 44, b: 40}, layout.margin || {});
+      layout.margin.t += 20 * (lines.length - 1);
+    }
+    const base = {margin: {l: 10, r: 10, t: 44, b: 40}, font: {size: 13}, hovermode: "closest", paper_bgcolor: "rgba(0,0,0,0)", legend: {orientation: "h", y: -0.3}};
+    if (window.Plotly) window.Plotly.newPlot(div, data, Object.assign(base, layout), {responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]});
+    drawn.push(div);
+    return div;
+  }
+  const title = t => ({text: t, x: 0, xanchor: "left", font: {size: 15}});
+  function thin(xs, ys) {  // at most 2,000 points a line, the last kept
+    const step = Math.max(1, Math.floor(xs.length / 2000)), x = [], y = [];
+    for (let i = 0; i < xs.length; i += step) { x.push(xs[i]); y.push(ys[i]); }
+    if (xs.length && x[x.length - 1] !== xs[xs.length - 1]) { x.push(xs[xs.length - 1]); y.push(ys[ys.length - 1]); }
+    return [x, y];
+  }
+
+  function dateAxis(times) {  // a date axis with the days nobody played left out
+    const axis = {type: "date", automargin: true};
+    if (!times.length) return axis;
+    const played = new Set(times.map(day)), first = Date.parse(day(times[0])), last = Date.parse(day(times[times.length - 1]));
+    const missing = [];
+    for (let t = first; t <= last && missing.length <= 5000; t += 86400000) { const d = new Date(t).toISOString().slice(0, 10); if (!played.has(d)) missing.push(d); }
+    if (missing.length && missing.length <= 5000) axis.rangebreaks = [{values: missing, dvalue: 86400000}];
+    return axis;
+  }
+
+  function sessionsOf(idx) {  // consecutive hands at one table, no gap over the session gap
+    const h = L.hands, gap = L.session_gap * 60;
+    const order = idx.filter(i => h.t[i] !== null).sort((a, b) => h.room[a] - h.room[b] || h.table[a] - h.table[b] || h.t[a] - h.t[b]);
+    const out = [];
+    let cur = null;
+    order.forEach(i => {
+      if (!cur || h.room[i] !== h.room[cur.last] || h.table[i] !== h.table[cur.last] || h.t[i] - h.t[cur.last] > gap) {
+        cur = {first: i, last: i, hands: []}; out.push(cur);
+      }
+      cur.last = i; cur.hands.push(i);
+    });
+    out.forEach(s => { s.minutes = (h.t[s.last] - h.t[s.first]) / 60 + 1; });  // a hand takes about a minute
+    return out.sort((a, b) => h.t[a.first] - h.t[b.first]);
+  }
+  function moneyBy(idx) {  // currency -> [hands with money, net money]
+    const h = L.hands, out = {};
+    idx.forEach(i => { if (h.money[i] !== null && h.scored[i]) { const c = L.currencies[h.cur[i]] || "no currency"; out[c] = out[c] || [0, 0]; out[c][0] += 1; out[c][1] += h.money[i]; } });
+    return out;
+  }
+  function moneyText(m) { const e = Object.entries(m); return e.length ? e.map(([c, v]) => (v[1] > 0 ? "+" : "") + num(v[1]) + " " + c).join(", ") : "–"; }
+
+  function drawResults(idx) {
+    const h = L.hands, box = $("#live-results");
+    box.replaceChildren();
+    const scored = idx.filter(i => h.scored[i]);
+    const [n, mean, low, high] = moments(scored.map(i => h.points[i]));
+    const sessions = sessionsOf(scored), hours = sum(sessions.map(s => s.minutes)) / 60;
+    const net = sum(scored.map(i => h.points[i]));
+    const fouls = scored.filter(i => h.foul[i]).length, normal = scored.filter(i => !h.fl[i]);
+    const fl = scored.length - normal.length, entered = normal.filter(i => h.earns[i]).length;
+    const graded = scored.filter(i => h.loss[i] !== null);
+    const rows = [
+      ["hands", n, 0], ["net points", net, 0], ["points per hand", mean, 2], ["95% interval, low", low, 2], ["95% interval, high", high, 2],
+      ["sessions", sessions.length, 0], ["hours of play (table-hours)", hours, 1], ["points per hour of play", hours ? net / hours : null, 1],
+      ["fouled boards", fouls, 0], ["foul rate", n ? fouls / n : null, "%"], ["Fantasyland hands", fl, 0],
+      ["Fantasyland reached from normal hands", normal.length ? entered / normal.length : null, "%"],
+      ["royalties per hand", n ? sum(scored.map(i => h.roy[i])) / n : null, 2],
+    ];
+    if (graded.length) rows.push(["graded hands", graded.length, 0], ["graded loss per hand (expected points)", sum(graded.map(i => h.loss[i])) / graded.length, 2]);
+    Object.entries(moneyBy(scored)).sort().forEach(([c, [k, m]]) => {
+      rows.push(["money won (" + c + ")", m, 2], ["money per hand (" + c + ")", m / k, 2], ["money per hour of play (" + c + ")", hours ? m / hours : null, 2]);
+    });
+    const grid = el("div", "grid");
+    box.appendChild(grid);  // in the page before plotly measures a chart
+    grid.appendChild(makeTable("live-summary", "Summary", "every hand the filter bar keeps; an hour of play: a session's first to last hand plus a minute, summed over tables",
+      [{label: "measure"}, {label: "value", num: true, fmt: (v, r) => r[2] === "%" ? pct(v) : num(v, r[2])}], rows));
+    const hl = $("#live-headline");
+    if (hl) hl.textContent = n ? "These " + n.toLocaleString("en") + " hands: " + (mean >= 0 ? "won " : "lost ") + num(Math.abs(mean)) + " points per hand (95% interval " + num(low) + " to " + num(high) + ")" + (hours ? ", " + num(net / hours, 1) + " points per hour of play." : ".") : "No hand matches the filter bar.";
+    // Cumulative points over dates, and money per currency (never summed across currencies).
+    const dated = scored.filter(i => h.t[i] !== null);
+    let run = 0; const cx = [], cy = [];
+    dated.forEach(i => { run += h.points[i]; cx.push(iso(h.t[i])); cy.push(run); });
+    const [tx, ty] = thin(cx, cy);
+    const times = dated.map(i => h.t[i]);
+    plot(grid, "chart-live-cumulative", [{type: "scatter", mode: "lines", x: tx, y: ty, name: "points", line: {color: "#1f5fa8", width: 1.6}, hovertemplate: "%{x}<br>%{y:,.0f} points<extra></extra>"}],
+      {title: title("Cumulative points over dates (days without play left out)"), xaxis: dateAxis(times), yaxis: {title: {text: "points"}, automargin: true}, height: 340, showlegend: false});
+    const byCur = {};
+    dated.forEach(i => { if (h.money[i] !== null) { const c = L.currencies[h.cur[i]] || "no currency"; (byCur[c] = byCur[c] || []).push(i); } });
+    // One currency at a time (a menu picks it, the one with most hands first): never summed.
+    const money = Object.entries(byCur).sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1)).map(([c, list], k) => {
+      let m = 0; const x = [], y = [];
+      list.forEach(i => { m += h.money[i]; x.push(iso(h.t[i])); y.push(m); });
+      const [a, b] = thin(x, y);
+      return {type: "scatter", mode: "lines", x: a, y: b, name: esc(c), currency: c, visible: k === 0, line: {color: "#1f5fa8", width: 1.6}, hovertemplate: "%{x}<br>%{y:,.2f} " + esc(c) + "<extra></extra>"};
+    });
+    if (money.length) {
+      const layout = {title: title("Cumulative money over dates, one currency at a time"), xaxis: dateAxis(dated.filter(i => h.money[i] !== null).map(i => h.t[i])),
+        yaxis: {title: {text: money[0].name}, automargin: true}, height: 340, showlegend: false, margin: {l: 10, r: 10, t: 70, b: 40}};
+      if (money.length > 1) layout.updatemenus = [{type: "dropdown", x: 1, xanchor: "right", y: 1.18, yanchor: "top", showactive: true,
+        buttons: money.map((m, k) => ({label: m.name + " (" + byCur[m.currency].length + " hands)", method: "update", args: [{visible: money.map((_, j) => j === k)}, {"yaxis.title.text": m.name}]}))}];
+      plot(grid, "chart-live-money", money, layout);
+    }
+    drawPeriods(scored);
+  }
+
+  function drawPeriods(scored) {
+    const h = L.hands, box = $("#live-periods");
+    box.replaceChildren();
+    const by = ($("#period-by") || {}).value === "week" ? "week" : "day";
+    const key = by === "week" ? week : day, groups = new Map();
+    scored.forEach(i => { if (h.t[i] === null) return; const k = key(h.t[i]); if (!groups.has(k)) groups.set(k, []); groups.get(k).push(i); });
+    const periods = Array.from(groups.keys()).sort();
+    const rows = periods.map(p => {
+      const list = groups.get(p), [n, mean, low, high] = moments(list.map(i => h.points[i]));
+      const hours = sum(sessionsOf(list).map(s => s.minutes)) / 60, net = sum(list.map(i => h.points[i]));
+      return [p, n, net, mean, low, high, hours, hours ? net / hours : null, moneyText(moneyBy(list))];
+    });
+    const grid = el("div", "grid");
+    box.appendChild(grid);  // in the page before plotly measures a chart
+    const shown = rows.slice(-PERIODS);
+    const more = rows.length > shown.length ? " (the last " + shown.length + " of " + rows.length + ")" : "";
+    plot(grid, "chart-live-period", [{type: "bar", x: shown.map(r => r[0]), y: shown.map(r => r[3]), marker: {color: shown.map(r => r[3] >= 0 ? "#1f5fa8" : "#c0392b")},
+      error_y: {type: "data", symmetric: false, array: shown.map(r => Math.max(0, r[5] - r[3])), arrayminus: shown.map(r => Math.max(0, r[3] - r[4])), color: "#8a8f98", thickness: 1.2, width: 3},
+      customdata: shown.map(r => r[1]), hovertemplate: "%{x}: %{y:,.2f} points per hand over %{customdata} hands<extra></extra>"}],
+      {title: title("Points per hand by " + by + more), xaxis: {type: "category", automargin: true}, yaxis: {title: {text: "points per hand"}, automargin: true, zeroline: true}, height: 340, showlegend: false, bargap: 0.25});
+    plot(grid, "chart-live-hourly", [{type: "bar", x: shown.map(r => r[0]), y: shown.map(r => r[7]), marker: {color: shown.map(r => (r[7] || 0) >= 0 ? "#1f5fa8" : "#c0392b")},
+      customdata: shown.map(r => r[6]), hovertemplate: "%{x}: %{y:,.1f} points per hour over %{customdata:.1f} hours<extra></extra>"}],
+      {title: title("Points per hour of play by " + by + more), xaxis: {type: "category", automargin: true}, yaxis: {title: {text: "points per hour"}, automargin: true}, height: 340, showlegend: false, bargap: 0.25});
+    grid.appendChild(makeTable("live-period", "By " + by, "points per hand with its 95% interval; money per currency, never summed across currencies",
+      [{label: by}, {label: "hands", num: true, fmt: int}, {label: "net points", num: true, fmt: v => num(v, 0)}, {label: "points per hand", num: true, fmt: v => num(v)},
+       {label: "95% low", num: true, fmt: v => num(v)}, {label: "95% high", num: true, fmt: v => num(v)}, {label: "hours", num: true, fmt: v => num(v, 1)},
+       {label: "points per hour", num: true, fmt: v => num(v, 1)}, {label: "money"}], rows.slice().reverse()));
+  }
+
+  function grouped(idx, keyOf) {  // key -> indexes
+    const m = new Map();
+    idx.forEach(i => { const k = keyOf(i); if (!m.has(k)) m.set(k, []); m.get(k).push(i); });
+    return m;
+  }
+  function drawSessions(idx) {
+    const h = L.hands, box = $("#live-sessions");
+    box.replaceChildren();
+    const scored = idx.filter(i => h.scored[i]), grid = el("div", "grid");
+    box.appendChild(grid);
+    const sessions = sessionsOf(scored).reverse();
+    grid.appendChild(makeTable("live-session-list", "Sessions", "newest first; a session: consecutive hands at one table, no gap over " + L.session_gap + " minutes",
+      [{label: "start"}, {label: "minutes", num: true, fmt: v => num(v, 0)}, {label: "room"}, {label: "table"}, {label: "stakes"}, {label: "hands", num: true, fmt: int},
+       {label: "net points", num: true, fmt: v => num(v, 0)}, {label: "points per hour", num: true, fmt: v => num(v, 1)}, {label: "money"}],
+      sessions.map(s => { const net = sum(s.hands.map(i => h.points[i])); return [iso(h.t[s.first]).slice(0, 16), s.minutes, L.rooms[h.room[s.first]], L.tables[h.table[s.first]],
+        stakesLabel(h.stakes[s.first], L.currencies[h.cur[s.first]]), s.hands.length, net, net / (s.minutes / 60), moneyText(moneyBy(s.hands))]; })));
+    const groupTable = (id, name, label, keyOf, sortKey) => {
+      const rows = Array.from(grouped(scored, keyOf).entries()).map(([k, list]) => {
+        const [n, mean, low, high] = moments(list.map(i => h.points[i])), m = moneyBy(list);
+        const only = Object.values(m).length === 1 ? Object.values(m)[0] : null;
+        return [k, n, sum(list.map(i => h.points[i])), mean, low, high, moneyText(m), only ? only[1] / only[0] : null, sortKey ? sortKey(list[0]) : [k]];
+      }).sort((a, b) => order(a[8], b[8]));
+      grid.appendChild(makeTable(id, name, "money per currency, never summed across currencies",
+        [{label: label}, {label: "hands", num: true, fmt: int}, {label: "net points", num: true, fmt: v => num(v, 0)}, {label: "points per hand", num: true, fmt: v => num(v)},
+         {label: "95% low", num: true, fmt: v => num(v)}, {label: "95% high", num: true, fmt: v => num(v)}, {label: "money"}, {label: "money per hand", num: true, fmt: v => num(v)}], rows));
+      return rows;
+    };
+    // stakes as numbers, then by currency: 2 before 10, "0.50 USD" apart from "0.50 AUD"
+    groupTable("live-stakes", "By stakes", "stakes", i => stakesLabel(h.stakes[i], L.currencies[h.cur[i]]), i => [h.stakes[i] === null ? Infinity : h.stakes[i], L.currencies[h.cur[i]]]);
+    groupTable("live-rooms", "By room", "room", i => L.rooms[h.room[i]]);
+    groupTable("live-seats", "By table size", "players", i => h.seats[i] + "-handed");
+  }
+
+  function opponentsOf(i) { return L.hands.opp[i].map(o => L.opponents[o]).join(", "); }
+  function drawOpponents(idx) {
+    const h = L.hands, box = $("#live-opponents");
+    box.replaceChildren();
+    const scored = idx.filter(i => h.scored[i]), per = new Map();
+    scored.forEach(i => h.opp[i].forEach((o, k) => { if (!per.has(o)) per.set(o, []); per.get(o).push(h.vs[i][k]); }));
+    const rows = Array.from(per.entries()).map(([o, pts]) => { const [n, mean, low, high] = moments(pts); return [L.opponents[o], n, mean, low, high, sum(pts)]; })
+      .sort((a, b) => a[5] - b[5] || (a[0] < b[0] ? -1 : 1));
+    const grid = el("div", "grid"), worst = rows.slice(0, WORST).filter(r => r[5] < 0);
+    box.appendChild(grid);
+    if (worst.length) {
+      const label = "Points per hand against the " + (worst.length === 1 ? "opponent" : worst.length + " opponents") + " you lost most to (of " + rows.length + ")";
+      plot(grid, "chart-live-opponents", [{type: "bar", orientation: "h", y: worst.map(r => esc(r[0])), x: worst.map(r => r[2]), marker: {color: "#c0392b"},
+        error_x: {type: "data", symmetric: false, array: worst.map(r => Math.max(0, r[4] - r[2])), arrayminus: worst.map(r => Math.max(0, r[2] - r[3])), color: "#1d2430", thickness: 1.2, width: 3},
+        customdata: worst.map(r => [r[1], r[5]]), hovertemplate: "%{y}: %{x:,.2f} a hand over %{customdata[0]} hands, %{customdata[1]:,.0f} in all<extra></extra>"}],
+        {title: title(label), yaxis: {type: "category", autorange: "reversed", automargin: true}, xaxis: {title: {text: "points per hand against them (before caps)"}, automargin: true}, height: Math.max(240, 28 * worst.length + 110), showlegend: false});
+    }
+    grid.appendChild(makeTable("live-by-opponent", "Against each opponent", "every opponent of these hands, the one you lost most to first; open one for its page",
+      [{label: "opponent", opponent: true}, {label: "hands", num: true, fmt: int}, {label: "points per hand", num: true, fmt: v => num(v)}, {label: "95% low", num: true, fmt: v => num(v)},
+       {label: "95% high", num: true, fmt: v => num(v)}, {label: "net points", num: true, fmt: v => num(v, 0)}], rows));
+    drawOpponent(idx);
+  }
+  function drawOpponent(idx) {  // one opponent's page: results, hands, biggest pots
+    const h = L.hands, box = $("#live-opponent"), pick = $("#opponent-pick");
+    if (!box || !pick) return;
+    box.replaceChildren();
+    const o = L.opponents.indexOf(pick.value);
+    if (o < 0) { box.appendChild(el("p", "caption", "Choose an opponent (or click one in the table above) for the hands you played together.")); return; }
+    const rows = [];
+    idx.forEach(i => { const k = h.opp[i].indexOf(o); if (k >= 0 && h.scored[i]) rows.push([i, h.vs[i][k]]); });
+    const [n, mean, low, high] = moments(rows.map(r => r[1]));
+    const grid = el("div", "grid");
+    box.appendChild(grid);  // in the page before plotly measures a chart
+    const list = rows.map(r => r[0]);
+    const summary = [["hands together", int(n)], ["your points against them", num(sum(rows.map(r => r[1])), 0)], ["per hand", num(mean)], ["95% interval", num(low) + " to " + num(high)],
+      ["your points in these hands (all opponents)", num(sum(list.map(i => h.points[i])), 0)], ["your money in these hands", moneyText(moneyBy(list))],
+      ["first met", rows.length ? iso(h.t[list[0]]).slice(0, 16) : "–"], ["last met", rows.length ? iso(h.t[list[list.length - 1]]).slice(0, 16) : "–"]];
+    grid.appendChild(makeTable("live-opponent-summary", "Against " + pick.value, "", [{label: "measure"}, {label: "value"}], summary));
+    const handColumns = [{label: "played at"}, {label: "room"}, {label: "stakes"}, {label: "points against them", num: true, fmt: v => num(v, 0)}, {label: "your points", num: true, fmt: v => num(v, 0)}, {label: "hand", link: true}];
+    const row = ([i, p]) => [iso(h.t[i]).slice(0, 16), L.rooms[h.room[i]], stakesLabel(h.stakes[i], L.currencies[h.cur[i]]), p, h.points[i], h.key[i]];
+    grid.appendChild(makeTable("live-opponent-pots", "Biggest pots against " + pick.value, "the 10 hands with the most points between you", handColumns,
+      rows.slice().sort((a, b) => Math.abs(b[1]) - Math.abs(a[1])).slice(0, 10).map(row)));
+    grid.appendChild(makeTable("live-opponent-hands", "Hands with " + pick.value, "newest first", handColumns, rows.slice().reverse().map(row), {limit: 200}));
+  }
+
+  let browserShown = SHOWN;
+  function drawBrowser(idx) {
+    const h = L.hands, box = $("#live-browser");
+    if (!box) return;
+    box.replaceChildren();
+    const text = (($("#hb-search") || {}).value || "").toLowerCase();
+    const only = k => ($("#hb-" + k) || {}).checked;
+    let list = idx.filter(i => {
+      if (only("foul") && !h.foul[i]) return false;
+      if (only("fl") && !h.fl[i]) return false;
+      if (only("graded") && h.loss[i] === null) return false;
+      if (!text) return true;
+      return (h.key[i] + " " + L.rooms[h.room[i]] + " " + L.tables[h.table[i]] + " " + opponentsOf(i) + " " + day(h.t[i])).toLowerCase().includes(text);
+    });
+    const by = ($("#hb-sort") || {}).value || "newest";
+    const cmp = {
+      newest: (a, b) => (h.t[b] || 0) - (h.t[a] || 0), oldest: (a, b) => (h.t[a] || 0) - (h.t[b] || 0),
+      room: (a, b) => L.rooms[h.room[a]].localeCompare(L.rooms[h.room[b]]) || (h.t[b] || 0) - (h.t[a] || 0),
+      opponent: (a, b) => opponentsOf(a).localeCompare(opponentsOf(b)) || (h.t[b] || 0) - (h.t[a] || 0),
+      lowest: (a, b) => (h.points[a] ?? 1e9) - (h.points[b] ?? 1e9), highest: (a, b) => (h.points[b] ?? -1e9) - (h.points[a] ?? -1e9),
+      foul: (a, b) => h.foul[b] - h.foul[a] || (h.t[b] || 0) - (h.t[a] || 0), fl: (a, b) => h.fl[b] - h.fl[a] || (h.t[b] || 0) - (h.t[a] || 0),
+      loss: (a, b) => (h.loss[b] ?? -1) - (h.loss[a] ?? -1),
+    }[by];
+    list = list.slice().sort(cmp);
+    const rows = list.slice(0, browserShown).map(i => [iso(h.t[i]).slice(0, 16), L.rooms[h.room[i]], stakesLabel(h.stakes[i], L.currencies[h.cur[i]]), opponentsOf(i),
+      h.points[i], h.money[i] === null ? "–" : num(h.money[i]) + " " + (L.currencies[h.cur[i]] || ""), h.foul[i] ? "fouled" : "", h.fl[i] ? "Fantasyland" : "", h.loss[i], h.key[i]]);
+    box.appendChild(makeTable("live-hands", "Hands", list.length.toLocaleString("en") + " hands match; " + Math.min(list.length, browserShown) + " shown. A hand the page carries opens in the replayer; the rest open with `ofc-stats hand KEY`.",
+      [{label: "played at"}, {label: "room"}, {label: "stakes"}, {label: "opponents"}, {label: "points", num: true, fmt: v => num(v, 0)}, {label: "money"}, {label: "foul"},
+       {label: "Fantasyland"}, {label: "graded loss", num: true, fmt: v => num(v)}, {label: "hand", link: true}], rows, {limit: browserShown}));
+    if (list.length > browserShown) {
+      const more = el("button", "more", "Show " + Math.min(SHOWN * 4, list.length - browserShown) + " more");
+      more.type = "button";
+      more.addEventListener("click", () => { browserShown += SHOWN * 4; drawBrowser(current); });
+      box.appendChild(more);
+    }
+  }
+
+  function drawLedger(idx) {
+    const h = L.hands, box = $("#live-ledger");
+    if (!box) return;
+    box.replaceChildren();
+    const paid = idx.filter(i => h.paid[i] !== null);
+    if (!paid.length) { box.appendChild(el("p", "card", "No money is recorded for these hands, so there is no ledger to show.")); return; }
+    const groups = grouped(paid, i => [L.accounts[h.acct[i]], L.rooms[h.room[i]], L.currencies[h.cur[i]]].join("\u0000"));
+    const rows = [], behind = [];
+    Array.from(groups.keys()).sort().forEach(k => {
+      const list = groups.get(k), [who, room, cur] = k.split("\u0000");
+      const scored = list.filter(i => h.rules[i] !== null), unscored = list.filter(i => h.rules[i] === null);
+      let over = 0, under = 0, off = 0;
+      scored.forEach(i => { const d = h.paid[i] - h.rules[i]; if (d > TOL) { over += d; off += 1; } else if (d < -TOL) { under -= d; off += 1; } if (Math.abs(d) > TOL) behind.push([i, d]); });
+      const rules = sum(scored.map(i => h.rules[i])), money = sum(scored.map(i => h.paid[i]));
+      rows.push([who, room, cur || "–", list.length, rules, money, over, under, money - rules, off, unscored.length, sum(unscored.map(i => h.paid[i]))]);
+    });
+    const grid = el("div", "grid");
+    box.appendChild(grid);  // in the page before plotly measures a chart
+    grid.appendChild(makeTable("live-ledger-table", "Ledger", "per account, room and currency over the hands the filter bar keeps; every money column is over the scored hands: net = paid − by the rules = overpaid − underpaid (negative: the room owes you); money paid on hands not scored is apart",
+      [{label: "account"}, {label: "room"}, {label: "currency"}, {label: "hands", num: true, fmt: int}, {label: "money by the rules", num: true, fmt: v => num(v)}, {label: "money paid", num: true, fmt: v => num(v)},
+       {label: "overpaid", num: true, fmt: v => num(v)}, {label: "underpaid", num: true, fmt: v => num(v)}, {label: "net", num: true, fmt: v => num(v)}, {label: "hands that differ", num: true, fmt: int},
+       {label: "hands not scored", num: true, fmt: int}, {label: "paid, not scored", num: true, fmt: v => num(v)}], rows));
+    behind.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]));
+    if (behind.length) grid.appendChild(makeTable("live-ledger-hands", "Hands behind it", "largest difference first; open a hand to replay it",
+      [{label: "played at"}, {label: "room"}, {label: "currency"}, {label: "by the rules", num: true, fmt: v => num(v)}, {label: "paid", num: true, fmt: v => num(v)}, {label: "difference", num: true, fmt: v => num(v)}, {label: "hand", link: true}],
+      behind.slice(0, 200).map(([i, d]) => [iso(h.t[i]).slice(0, 16), L.rooms[h.room[i]], L.currencies[h.cur[i]] || "–", h.rules[i], h.paid[i], d, h.key[i]])));
+  }
+
+  let current = [];
+  function applyLive() {
+    const f = state();
+    current = kept(f);
+    document.body.classList.toggle("filtered", active(f));
+    const status = $("#f-status");
+    if (status) status.textContent = current.length.toLocaleString("en") + " of " + L.hands.key.length.toLocaleString("en") + " hands";
+    browserShown = SHOWN;
+    drawResults(current); drawSessions(current); drawOpponents(current); drawBrowser(current); drawLedger(current);
+    fit();
+  }
+  function startLive() {
+    const carried = $("#live-data");
+    if (!carried) return false;
+    L = JSON.parse(carried.textContent);
+    const h = L.hands;  // opponents come flat (reports/explore.py): one list a hand here
+    h.opp = h.key.map((_, i) => h.opp.slice(h.opp_at[i], h.opp_at[i + 1]));
+    h.vs = h.key.map((_, i) => h.vs.slice(h.opp_at[i], h.opp_at[i + 1]));
+    $$(".static").forEach(s => s.remove());
+    $$(".live-only").forEach(s => { s.hidden = false; });
+    $$(".filters select, .filters input").forEach(i => i.addEventListener("input", applyLive));
+    $$("#period-by").forEach(i => i.addEventListener("input", () => { drawPeriods(current.filter(i => L.hands.scored[i])); fit(); }));
+    $$(".hb-tools input, .hb-tools select").forEach(i => i.addEventListener("input", () => { browserShown = SHOWN; drawBrowser(current); }));
+    const pick = $("#opponent-pick");
+    if (pick) pick.addEventListener("input", () => drawOpponent(current));
+    applyLive();
+    return true;
+  }
+  function routeOpponent() {
+    const h = location.hash;
+    if (!h.startsWith("#opponent=")) return false;
+    const pick = $("#opponent-pick"), name = decodeURIComponent(h.slice(10));
+    if (pick) { pick.value = name; drawOpponent(current); const box = $("#opponents"); if (box) box.scrollIntoView(); }
+    return true;
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     hands = JSON.parse(($("#hand-data") || {textContent: "{}"}).textContent);
     $$("th").forEach(th => th.addEventListener("click", () => sortBy(th)));
-    $$("input.filter, .filters select, .filters input").forEach(i => i.addEventListener("input", applyFilters));
+    const live = startLive();
+    $$("input.filter").forEach(i => i.addEventListener("input", applyFilters));
+    if (!live) $$(".filters select, .filters input").forEach(i => i.addEventListener("input", applyFilters));
     const reset = $("#f-reset");
-    if (reset) reset.addEventListener("click", () => { $$(".filters select, .filters input").forEach(i => { i.value = ""; }); applyFilters(); });
+    if (reset) reset.addEventListener("click", () => { $$(".filters select, .filters input").forEach(i => { i.value = ""; }); if (live) applyLive(); else applyFilters(); });
     if ($(".table-block")) applyFilters();
     const charts = JSON.parse(($("#chart-data") || {textContent: "{}"}).textContent);
     if (window.Plotly) {
       Object.entries(charts).forEach(([id, fig]) => {
+        if (!document.getElementById(id)) return;  // a section the live page replaced
         window.Plotly.newPlot(id, fig.data, fig.layout, {responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]});
       });
     }
-    window.addEventListener("hashchange", route);
+    window.addEventListener("hashchange", () => { if (!routeOpponent()) route(); });
+    routeOpponent();
     const standalone = $("#replayer[data-standalone]");
     if (standalone) showHand(standalone.dataset.standalone); else route();
   });

@@ -1,0 +1,119 @@
+"""`ofc-stats import --watch DIR…`: follow folders while the apps write hand histories.
+
+Every ``interval`` seconds the folders are listed; a file that is new, or
+whose size or time changed, is imported (a grown file adds only its new
+hands, as any import does), the new hands are scored, and the report is
+written again when ``--report FILE`` asks for it.  Ctrl-C (SIGINT) or
+SIGTERM asks the loop to stop: a step under way finishes first (an import
+commits whole batches, the report is written beside its target and renamed
+over it), so nothing is left half-written.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import FrameType
+
+import click
+
+from ofc_stats.errors import DatasetLocked, OfcError
+from ofc_stats.safe_text import terminal_safe
+
+Seen = dict[Path, tuple[int, int]]  # file -> (size, modification time in ns)
+
+
+def listed(paths: Iterable[str]) -> Seen:
+    """Every file under ``paths`` (hidden ones and partial downloads left out), by state."""
+    found: Seen = {}
+    for root in map(Path, paths):
+        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+        for path in files:
+            if any(part.startswith(".") for part in path.relative_to(root).parts):
+                continue
+            try:
+                stat = path.stat()
+            except OSError:  # removed while listed
+                continue
+            found[path] = (stat.st_size, stat.st_mtime_ns)
+    return found
+
+
+class Stop:
+    """SIGINT and SIGTERM ask to stop; the loop looks between steps."""
+
+    def __init__(self) -> None:
+        self.asked = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if not self.asked:
+            click.echo("stopping after the step under way", err=True)
+        self.asked = True
+
+
+def watch(
+    paths: tuple[str, ...],
+    data: str,
+    *,
+    interval: float,
+    report: str | None,
+    format_name: str,
+    rules: str | None,
+    wait: float,
+    say: Callable[[str], None],
+) -> int:
+    """Follow ``paths`` until asked to stop; how many hands were stored."""
+    from ofc_stats.cli.recompute import run_recompute
+    from ofc_stats.store.importer import import_paths
+
+    for path in map(Path, paths):
+        if not path.exists():
+            raise OfcError(f"{path}: no such folder to watch")
+    stop = Stop()
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    seen: Seen = {}
+    stored = 0
+    say(f"watching {', '.join(paths)} every {interval:g} s; Ctrl-C stops")
+    try:
+        while not stop.asked:
+            now = listed(paths)
+            changed = [path for path, state in now.items() if seen.get(path) != state]
+            if changed:
+                try:
+                    summary = import_paths(
+                        [str(p) for p in changed],
+                        data,
+                        format_name=format_name,
+                        rules=rules,
+                        wait_seconds=wait,
+                    )
+                except DatasetLocked as busy:  # another import or recompute: next round
+                    say(f"{time.strftime('%H:%M:%S')} {busy}")
+                    changed = []
+                    summary = None
+                seen.update({p: now[p] for p in changed})
+                if summary is not None and summary.stored:
+                    stored += summary.stored
+                    run_recompute(data, force=False, quiet=True, wait=max(wait, 60.0))
+                    line = f"{time.strftime('%H:%M:%S')} stored {summary.stored:,} new hands"
+                    if report is not None:
+                        from ofc_stats.cli.report import write_report
+
+                        write_report(data, report, allow_empty=True)
+                        line += f"; report written: {report}"
+                    say(line)
+            slept = 0.0
+            while slept < interval and not stop.asked:
+                time.sleep(min(0.1, interval))
+                slept += 0.1
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    say(f"stopped: {stored:,} hands stored while watching; dataset: {data}")
+    return stored
+
+
+def echo(line: str) -> None:
+    click.echo(terminal_safe(line))

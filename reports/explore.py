@@ -1,0 +1,247 @@
+"""The data the page carries so that its filter bar recomputes everything it shows.
+
+One row per hand of the report's player (the scope the command line chose),
+kept column by column and small: times as seconds, rooms, currencies,
+accounts and opponents as indexes into short name lists.  The page's script
+(``assets/report.js``) filters these rows by room, stakes with their
+currency, dates, table size and opponent, and recomputes from them the
+results, the charts over dates, sessions and hours of play, the tables by
+stakes, room and opponent, the hand browser, the opponent pages and the
+room ledger.  Money is summed only within one currency.
+
+Hands the room paid but the rules could not score (another seat's board
+incomplete) are carried too, with no points: the ledger counts their money
+as paid and apart, as :mod:`reports.ledger` does.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ofc_stats.audit.ledger import book
+from ofc_stats.store.views import OfcData
+from reports.base import ORDER, SEATS, VERSUS, prepare, shared_hands
+from reports.filters import Filters
+from reports.ledger import money_seats
+from reports.replay import hand_details
+
+REPLAYS = 2_000  # a player with at most this many hands: every one opens in the replayer
+REPLAYS_LARGE = 400  # else the newest (stored together: a few batch files to read)
+
+HANDS_SQL = f"""
+SELECT s.hand_id, s.hand_key, epoch(s.played_at)::BIGINT AS t, s.room, s.table_id,
+       s.stakes, coalesce(s.currency, '') AS currency, s.seat_count, s.player_key,
+       s.net_capped AS points, s.reported_money AS money, s.fouled, s.in_fantasy,
+       s.royalties, coalesce(s.fantasy_entry > 0 OR s.fantasy_stays, false) AS earns_fantasy
+FROM {SEATS} s ORDER BY {ORDER}
+"""
+
+OPPONENTS_SQL = f"""
+SELECT hand_id, list(opponent ORDER BY opponent) AS names, list(points ORDER BY opponent) AS pts
+FROM {VERSUS} GROUP BY hand_id
+"""
+
+GRADED_SQL = f"""
+SELECT m.hand_id, sum(g.loss) AS loss
+FROM grades g JOIN (SELECT hand_id, hand_key, seat FROM {SEATS}) m
+  ON g.hand_key = m.hand_key AND g.seat = m.seat
+WHERE g.loss IS NOT NULL GROUP BY m.hand_id
+"""
+
+UNSCORED_SQL = """
+SELECT h.hand_id, h.hand_key, epoch(h.played_at)::BIGINT AS t, h.room, h.table_id, h.stakes,
+       coalesce(h.currency, '') AS currency, h.seat_count
+FROM hands h WHERE h.hand_id IN (SELECT hand_id FROM explore_unscored)
+"""
+
+
+@dataclass(frozen=True)
+class LedgerHands:
+    """Per hand of the player: money the rules give (None where not scored) and money paid."""
+
+    hand_ids: np.ndarray
+    accounts: list[str]
+    rules: list[float | None]
+    paid: list[float]
+
+
+def ledger_hands(data: OfcData, filters: Filters) -> LedgerHands:
+    """The room ledger's hands for the report's player: one switch point.
+
+    Today from :func:`ofc_stats.audit.ledger.book` over the player's seats with
+    money (its per-hand rows); the audit's store view of the ledger replaces
+    this body when it lands, with the same answer.
+    """
+    seats = money_seats(data, filters)
+    if seats.empty:
+        return LedgerHands(np.zeros(0, np.int64), [], [], [])
+    ids = pa.table({"hand_id": pa.array(seats["hand_id"].to_numpy(np.int64))})
+    data.connection.register("explore_money_ids", ids)
+    try:
+        whose = data.df(
+            "SELECT hand_id, seat, coalesce(player_id, player) AS who FROM seats "
+            "WHERE hand_id IN (SELECT hand_id FROM explore_money_ids)"
+        )
+    finally:
+        data.connection.unregister("explore_money_ids")
+    seats = seats.merge(whose, on=["hand_id", "seat"], how="left")
+    seats["who"] = seats["who"].fillna("")
+    hands = book(data, seats).hands
+    keyed = seats.drop_duplicates("hand_key").set_index("hand_key")["hand_id"]
+    hand_ids = keyed.reindex(hands["hand_key"]).to_numpy(dtype=np.int64)
+    return LedgerHands(
+        hand_ids,
+        [str(w) for w in hands["player"]],
+        [_number(v) for v in hands["money_rules"]],
+        [float(v) for v in hands["money_paid"]],
+    )
+
+
+def page_data(data: OfcData, filters: Filters) -> dict[str, Any]:
+    """Everything the page's script recomputes from, as JSON-ready columns (see module doc).
+
+    Opponents are carried flat: hand ``i`` met ``opp[opp_at[i]:opp_at[i + 1]]`` (indexes
+    into ``opponents``) and scored ``vs`` against each; the script unpacks them.
+    """
+    prepare(data, filters)
+    frame = data.arrow(HANDS_SQL).to_pandas()
+    frame["scored"] = True
+    ledger = ledger_hands(data, filters)
+    unscored_ids = np.setdiff1d(ledger.hand_ids, frame["hand_id"].to_numpy(np.int64))
+    if len(unscored_ids):
+        data.connection.register(
+            "explore_unscored", pa.table({"hand_id": pa.array(unscored_ids, pa.int64())})
+        )
+        try:
+            extra = data.df(UNSCORED_SQL)
+        finally:
+            data.connection.unregister("explore_unscored")
+        first = pd.Series(ledger.accounts, index=ledger.hand_ids)
+        first = first[~first.index.duplicated()]
+        extra["player_key"] = first.reindex(extra["hand_id"]).to_numpy()
+        extra["scored"] = False
+        frame = pd.concat([frame, extra], ignore_index=True).sort_values(
+            ["t", "hand_key"], kind="stable", na_position="first"
+        )
+    frame = frame.reset_index(drop=True)
+    ids = frame["hand_id"].to_numpy(np.int64)
+    by_id = np.argsort(ids, kind="stable")
+
+    def at(hand_ids: np.ndarray) -> np.ndarray:
+        """Each hand_id's row in ``frame`` (one row a hand)."""
+        return by_id[np.searchsorted(ids, hand_ids, sorter=by_id)]
+
+    versus = data.arrow(f"SELECT hand_id, opponent, points FROM {VERSUS}").to_pandas()
+    rows = at(versus["hand_id"].to_numpy(np.int64)) if len(versus) else np.zeros(0, np.int64)
+    who, names = pd.factorize(versus["opponent"].fillna("").astype(str), sort=True)
+    order = np.lexsort((who, rows))
+    offsets = np.searchsorted(rows[order], np.arange(len(frame) + 1))
+
+    rules = np.full(len(frame), np.nan)
+    paid = np.full(len(frame), np.nan)
+    if len(ledger.hand_ids):
+        where = at(ledger.hand_ids)
+        priced = np.array([np.nan if v is None else v for v in ledger.rules], dtype=np.float64)
+        unpriced = np.zeros(len(frame), np.int64)
+        np.add.at(unpriced, where, np.isnan(priced).astype(np.int64))
+        rules[np.unique(where)] = 0.0
+        np.add.at(rules, where, np.nan_to_num(priced))
+        rules[unpriced > 0] = np.nan  # a person's seat the rules could not price: not checked
+        paid[np.unique(where)] = 0.0
+        np.add.at(paid, where, np.asarray(ledger.paid, dtype=np.float64))
+
+    loss = np.full(len(frame), np.nan)
+    if int(data.sql("SELECT count(*) FROM grades").fetchall()[0][0]):
+        graded = data.arrow(GRADED_SQL).to_pandas()
+        loss[at(graded["hand_id"].to_numpy(np.int64))] = graded["loss"].to_numpy(np.float64)
+
+    rooms, room_index = _codes(frame["room"])
+    currencies, currency_index = _codes(frame["currency"])
+    accounts, account_index = _codes(frame["player_key"])
+    tables, table_index = _codes(frame["table_id"])
+    return {
+        "rooms": rooms,
+        "currencies": currencies,
+        "accounts": accounts,
+        "tables": tables,
+        "opponents": [str(n) for n in names],
+        "session_gap": filters.session_gap,
+        "shared": shared_hands(data),
+        "hand_ids": ids.tolist(),  # not carried: finds the replayed hands' files
+        "hands": {
+            "key": frame["hand_key"].tolist(),
+            "t": _column(frame["t"], 0),
+            "room": room_index,
+            "table": table_index,
+            "stakes": _column(frame["stakes"], 4),
+            "cur": currency_index,
+            "seats": _column(frame["seat_count"], 0),
+            "acct": account_index,
+            "scored": frame["scored"].astype(np.int8).tolist(),
+            "points": _column(frame["points"], 2),
+            "money": _column(frame["money"], 4),
+            "foul": _flags(frame["fouled"]),
+            "fl": _flags(frame["in_fantasy"]),
+            "earns": _flags(frame["earns_fantasy"]),
+            "roy": _column(frame["royalties"], 2),
+            "opp_at": offsets.tolist(),
+            "opp": who[order].tolist(),
+            "vs": _column(versus["points"].iloc[order], 2),
+            "rules": _column(pd.Series(rules), 4),
+            "paid": _column(pd.Series(paid), 4),
+            "loss": _column(pd.Series(loss), 3),
+        },
+    }
+
+
+def replays(data: OfcData, carried: dict[str, Any], known: set[str]) -> dict[str, dict[str, Any]]:
+    """The replayer data the page carries besides ``known``: every hand of a player with
+    at most :data:`REPLAYS`, else the newest :data:`REPLAYS_LARGE` (the hands listed by
+    the other sections, biggest wins and losses among them, are in ``known``)."""
+    hands = carried["hands"]
+    keys: list[str] = hands["key"]
+    ids: list[int] = carried["hand_ids"]
+    wanted_count = len(keys) if len(keys) <= REPLAYS else REPLAYS_LARGE
+    chosen: dict[int, None] = {}
+    for at in range(len(keys) - 1, -1, -1):
+        if len(chosen) >= wanted_count:
+            break
+        chosen.setdefault(at)
+    wanted = [at for at in chosen if keys[at] not in known]
+    if not wanted:
+        return {}
+    return hand_details(data, [keys[at] for at in wanted], [ids[at] for at in wanted])
+
+
+def _codes(values: pd.Series) -> tuple[list[str], list[int]]:
+    """Distinct values (sorted, missing as '') and each row's index into them."""
+    text = values.fillna("").astype(str)
+    codes, uniques = pd.factorize(text, sort=True)
+    return [str(u) for u in uniques], codes.tolist()
+
+
+def _number(value: object) -> float | None:
+    if value is None or value is pd.NA:
+        return None
+    number = float(value)  # type: ignore[arg-type]
+    return None if math.isnan(number) else round(number, 4)
+
+
+def _column(values: pd.Series, digits: int) -> list[Any]:
+    """Numbers rounded to ``digits`` (integers when 0), missing ones as None: JSON-ready."""
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    column = pa.array(np.round(numbers, digits), from_pandas=True)
+    if digits == 0:
+        column = column.cast(pa.int64())
+    listed: list[Any] = column.to_pylist()
+    return listed
+
+
+def _flags(values: pd.Series) -> list[int]:
+    return values.fillna(False).astype(bool).astype(np.int8).tolist()
