@@ -39,6 +39,7 @@ from ofc_stats.grade.replay import (
     by_first_deviation,
     final_seats,
     grader_advice,
+    policy_advice,
     published_worth,
     realised,
     replay,
@@ -59,6 +60,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hands", type=int, default=0, help="at most this many hands (0: all)")
     parser.add_argument("--json", type=Path, help="write the figures here too")
+    parser.add_argument(
+        "--advice",
+        choices=("grader", "policy"),
+        default="grader",
+        help="replay the grader's best play (and its claim), or the continuation policy alone",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
@@ -96,6 +103,10 @@ def run(data: Path, args: argparse.Namespace) -> None:
         positions = read_positions(hands, seat_table, placements, lookup)
         decisions = positions.decisions
         finals = final_seats(seat_table)
+        if args.advice == "policy":
+            decisions_graded += len(decisions)
+            seats += replay(decisions, finals, policy_advice(args.seed, fantasy_worth=worth), worth)
+            continue
         # The claim: the grader's loss on the players' own decisions.
         keys = [decision_seed(args.seed, d.hand_key, d.seat, d.street) for d in decisions]
         for d, g in zip(decisions, grade_many(decisions, args.rollouts, keys), strict=True):
@@ -117,11 +128,13 @@ def run(data: Path, args: argparse.Namespace) -> None:
         },
         "bot": _rates(seats, bot=True),
         "players": _rates(seats, bot=False),
+        "advice": args.advice,
         "rollouts": args.rollouts,
         "seconds": seconds,
         "decisions_per_second": decisions_graded / seconds if seconds else 0.0,
     }
-    print(f"replay of the grader's advice on {len(seats):,} real seats ({args.rollouts} rollouts)")
+    who = "grader's advice" if args.advice == "grader" else "continuation policy alone"
+    print(f"replay of the {who} on {len(seats):,} real seats ({args.rollouts} rollouts)")
     print(f"  realised gain a seat-hand (advice - player): {realised(gains)}")
     print(f"  claimed loss a seat-hand (grader on the players' decisions): {realised(claimed)}")
     print(f"  realised - claimed: {realised(shortfall)}")

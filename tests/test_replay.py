@@ -124,3 +124,23 @@ def test_the_graders_advice_plays_legal_boards_on_the_real_cards(hands) -> None:
         assert set(seat.bot_board) <= dealt  # only the seat's own cards, each once
     again = replay(few, finals, grader_advice(budget=4, seed=1, threads=2))
     assert [s.bot_board for s in again] == [s.bot_board for s in seats]  # threads change nothing
+
+
+def test_the_policy_alone_plays_legal_boards_the_same_on_any_threads(hands) -> None:  # type: ignore[no-untyped-def]
+    from ofc_stats.grade.replay import policy_advice
+
+    decisions, finals = hands
+    few = [d for d in decisions if d.hand_key in sorted(finals)[:10]]
+    seats = replay(few, finals, policy_advice(seed=1, threads=1))
+    assert seats
+    for seat in seats:
+        position = _position(seat, few)
+        dealt = {
+            c for d in few if (d.hand_key, d.position) == (seat.hand_key, position) for c in d.dealt
+        }
+        assert -1 not in seat.bot_board and len(set(seat.bot_board)) == 13
+        assert set(seat.bot_board) <= dealt
+    again = replay(few, finals, policy_advice(seed=1, threads=2))
+    assert [s.bot_board for s in again] == [s.bot_board for s in seats]
+    other = replay(few, finals, policy_advice(seed=2, threads=2))
+    assert len(other) == len(seats)  # another seed's imaginations: still every seat
