@@ -121,6 +121,7 @@ def policy_plays(
     streets: list[tuple[int, int]],
     fantasy_values: npt.NDArray[np.float64],
     decisions: list[_Decision],
+    dreams: int | None = None,
     threads: int | None = None,
 ) -> list[tuple[int, ...] | UnplayablePosition]: ...
 def rollout_values(

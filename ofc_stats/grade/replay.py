@@ -57,13 +57,20 @@ FinalSeat = tuple[tuple[int, ...], bool, int | None]
 FantasyWorth = Callable[[Ruleset, int], float]
 
 
-def grader_advice(budget: int = 32, seed: int = 0, threads: int | None = None) -> Advice:
+def grader_advice(
+    budget: int = 32,
+    seed: int = 0,
+    threads: int | None = None,
+    fantasy_worth: FantasyWorth | None = None,
+) -> Advice:
     """The grader's best play at every decision (a position it cannot replay: the room's
-    auto-placement, which the replay then counts as the advice)."""
+    auto-placement, which the replay then counts as the advice), its rollouts valuing a
+    Fantasyland by ``fantasy_worth`` (default: the published figures)."""
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
         keys = [decision_seed(seed, d.hand_key, d.seat, d.street) for d in decisions]
-        graded = grade_many(decisions, budget, keys, threads)
+        values = None if fantasy_worth is None else (lambda r: worth_table(r, fantasy_worth))
+        graded = grade_many(decisions, budget, keys, threads, values)
         return [
             placeholder_play(d, d.board)
             if isinstance(g, UnplayablePosition)
@@ -75,11 +82,15 @@ def grader_advice(budget: int = 32, seed: int = 0, threads: int | None = None) -
 
 
 def policy_advice(
-    seed: int = 0, threads: int | None = None, fantasy_worth: FantasyWorth | None = None
+    seed: int = 0,
+    threads: int | None = None,
+    fantasy_worth: FantasyWorth | None = None,
+    dreams: int | None = None,
 ) -> Advice:
     """The continuation policy's play at every decision, alone (the rollouts' player),
-    valuing a Fantasyland by ``fantasy_worth`` (default: the grader's values); a position
-    it cannot play: the room's auto-placement."""
+    valuing a Fantasyland by ``fantasy_worth`` (default: the grader's values), with
+    ``dreams`` imaginations a street (None: as many as in the rollouts); a position it
+    cannot play: the room's auto-placement."""
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
         by_ruleset: dict[Ruleset, list[int]] = defaultdict(list)
@@ -100,6 +111,7 @@ def policy_advice(
                     )
                     for i in members
                 ],
+                dreams,
                 threads,
             )
             for i, play in zip(members, plays, strict=True):

@@ -268,15 +268,17 @@ fn rollout_values<'py>(
 
 /// The continuation policy's play of each decision (one ruleset): the destination of
 /// each dealt card, or the `UnplayablePosition` saying why it cannot be played.  The
-/// replay's policy-alone bot; the plays depend only on each decision and its key.
+/// replay's policy-alone bot, with `dreams` imaginations a street (None: as in the
+/// rollouts); the plays depend only on each decision and its key.
 #[pyfunction]
-#[pyo3(signature = (rules, streets, fantasy_values, decisions, threads=None))]
+#[pyo3(signature = (rules, streets, fantasy_values, decisions, dreams=None, threads=None))]
 fn policy_plays<'py>(
     py: Python<'py>,
     rules: &Rules,
     streets: Vec<(usize, usize)>,
     fantasy_values: PyReadonlyArray1<'py, f64>,
     decisions: Vec<DecisionTuple>,
+    dreams: Option<usize>,
     threads: Option<usize>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let g = game(rules, streets, fantasy_values.as_slice()?);
@@ -285,7 +287,7 @@ fn policy_plays<'py>(
     let play_all = || {
         positions
             .par_iter()
-            .map(|p| play_position(&g, p))
+            .map(|p| play_position(&g, p, dreams))
             .collect::<Vec<_>>()
     };
     let results = py.detach(|| match &pool {
