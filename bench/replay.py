@@ -154,8 +154,9 @@ def run(data: Path, args: argparse.Namespace) -> None:
     who = "grader's advice" if args.advice == "grader" else "continuation policy alone"
     print(f"replay of the {who} on {len(seats):,} real seats ({args.rollouts} rollouts)")
     print(f"  realised gain a seat-hand (advice - player): {realised(gains)}")
-    print(f"  claimed loss a seat-hand (grader on the players' decisions): {realised(claimed)}")
-    print(f"  realised - claimed: {realised(shortfall)}")
+    if args.advice == "grader":
+        print(f"  claimed loss a seat-hand (grader on the players' decisions): {realised(claimed)}")
+        print(f"  realised - claimed: {realised(shortfall)}")
     for street, group in sorted(by_first_deviation(seats).items(), key=str):
         label = "never deviated" if street is None else f"first deviation on street {street + 1}"
         print(f"    {label}: {group}")
