@@ -8,8 +8,11 @@ streets are all known, a bot plays the grader's best play street by street on
 the seat's real cards (``ofc_stats.grade.replay``) and is scored against the
 opponents' real final boards, beside the player's real board scored the same
 way.  A Fantasyland entry is valued by what Fantasyland of that size nets in
-this data (the Markov-chain estimate, ``dataset_fantasy_values``), the
-published figure where the data has no such hand.  Printed: the realised gain
+this room (the Markov-chain estimate, ``ofc_stats.grade.fantasy.room_values``:
+thin sizes pooled with the nearest smaller one, the published figure for a
+room without Fantasyland hands); by default the advice plays by the same values
+(``--values published``: the published figures).  ``--advice policy`` replays
+the continuation policy alone (no claim).  Printed: the realised gain
 a seat-hand (advice minus player, mean ± SE) overall and by the street where
 the advice first played otherwise; the loss the grader *claims* on the
 players' own decisions over the same seats; fouls and Fantasyland entries of
@@ -33,18 +36,20 @@ from ofc_stats.engine.board import Board
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.scoring import score_board
 from ofc_stats.errors import UnplayablePosition
+from ofc_stats.grade.fantasy import RoomValues, room_values
 from ofc_stats.grade.position import HAND_COLUMNS, PLACEMENT_COLUMNS, SEAT_COLUMNS, read_positions
 from ofc_stats.grade.race import decision_seed, grade_many
 from ofc_stats.grade.replay import (
     by_first_deviation,
     final_seats,
     grader_advice,
+    policy_advice,
     published_worth,
     realised,
     replay,
+    worth_table,
 )
 from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.fantasy import dataset_fantasy_values
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute
 from ofc_stats.store.rulesets import DatasetRulesets
@@ -59,6 +64,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hands", type=int, default=0, help="at most this many hands (0: all)")
     parser.add_argument("--json", type=Path, help="write the figures here too")
+    parser.add_argument(
+        "--advice",
+        choices=("grader", "policy"),
+        default="grader",
+        help="replay the grader's best play (and its claim), or the continuation policy alone",
+    )
+    parser.add_argument(
+        "--dreams", type=int, help="the policy alone: imaginations a street (default: as rollouts)"
+    )
+    parser.add_argument(
+        "--values",
+        choices=("room", "published"),
+        default="room",
+        help="Fantasyland values the advice plays by: the room's (as the replay scores) "
+        "or the published figures",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
@@ -70,17 +91,15 @@ def main() -> None:
 def run(data: Path, args: argparse.Namespace) -> None:
     dataset = Dataset(data)
     lookup = DatasetRulesets(data)
-    worth_cache: dict[str, dict[int, float]] = {}
+    rooms: dict[str, RoomValues] = {}
     with ofc_stats.open(data) as db:
         for name in db.df("SELECT DISTINCT ruleset FROM hands")["ruleset"]:
-            values = dataset_fantasy_values(db, str(name))
-            worth_cache[str(name)] = dict(values.value) if values is not None else {}
+            rooms[str(name)] = room_values(db, lookup(str(name)))
+            print(f"  Fantasyland in {name}: {rooms[str(name)].source or 'published figure'}")
 
     def worth(ruleset: Ruleset, cards: int) -> float:
-        if not cards:
-            return 0.0
-        found = worth_cache.get(ruleset.name, {}).get(cards)
-        return found if found is not None else published_worth(ruleset, cards)
+        room = rooms.get(ruleset.name)
+        return room.worth(cards) if room else published_worth(ruleset, cards)
 
     seats, claimed_by_seat = [], defaultdict(float)
     started = time.perf_counter()
@@ -96,13 +115,23 @@ def run(data: Path, args: argparse.Namespace) -> None:
         positions = read_positions(hands, seat_table, placements, lookup)
         decisions = positions.decisions
         finals = final_seats(seat_table)
+        if args.advice == "policy":
+            decisions_graded += len(decisions)
+            values = worth if args.values == "room" else None
+            advice = policy_advice(args.seed, fantasy_worth=values, dreams=args.dreams)
+            seats += replay(decisions, finals, advice, worth)
+            continue
         # The claim: the grader's loss on the players' own decisions.
         keys = [decision_seed(args.seed, d.hand_key, d.seat, d.street) for d in decisions]
-        for d, g in zip(decisions, grade_many(decisions, args.rollouts, keys), strict=True):
+        fantasy = None if args.values == "published" else (lambda r: worth_table(r, worth))
+        graded = grade_many(decisions, args.rollouts, keys, fantasy=fantasy)
+        for d, g in zip(decisions, graded, strict=True):
             if not isinstance(g, UnplayablePosition):
                 claimed_by_seat[(d.hand_key, d.seat)] += g.loss
         decisions_graded += 2 * len(decisions)
-        seats += replay(decisions, finals, grader_advice(args.rollouts, args.seed), worth)
+        values = worth if args.values == "room" else None
+        advice = grader_advice(args.rollouts, args.seed, fantasy_worth=values)
+        seats += replay(decisions, finals, advice, worth)
     seconds = time.perf_counter() - started
     gains = [s.gain for s in seats]
     claimed = [claimed_by_seat[(s.hand_key, s.seat)] for s in seats]
@@ -117,14 +146,17 @@ def run(data: Path, args: argparse.Namespace) -> None:
         },
         "bot": _rates(seats, bot=True),
         "players": _rates(seats, bot=False),
+        "advice": args.advice,
         "rollouts": args.rollouts,
         "seconds": seconds,
         "decisions_per_second": decisions_graded / seconds if seconds else 0.0,
     }
-    print(f"replay of the grader's advice on {len(seats):,} real seats ({args.rollouts} rollouts)")
+    who = "grader's advice" if args.advice == "grader" else "continuation policy alone"
+    print(f"replay of the {who} on {len(seats):,} real seats ({args.rollouts} rollouts)")
     print(f"  realised gain a seat-hand (advice - player): {realised(gains)}")
-    print(f"  claimed loss a seat-hand (grader on the players' decisions): {realised(claimed)}")
-    print(f"  realised - claimed: {realised(shortfall)}")
+    if args.advice == "grader":
+        print(f"  claimed loss a seat-hand (grader on the players' decisions): {realised(claimed)}")
+        print(f"  realised - claimed: {realised(shortfall)}")
     for street, group in sorted(by_first_deviation(seats).items(), key=str):
         label = "never deviated" if street is None else f"first deviation on street {street + 1}"
         print(f"    {label}: {group}")

@@ -23,6 +23,7 @@ __all__ = [
     "classify_five",
     "classify_three",
     "grade_street_decisions",
+    "policy_plays",
     "rank_tables",
     "repeated_cards",
     "rollout_values",
@@ -115,6 +116,14 @@ def grade_street_decisions(
     budget: int,
     threads: int | None = None,
 ) -> list[StreetGrade | UnplayablePosition]: ...
+def policy_plays(
+    rules: Rules,
+    streets: list[tuple[int, int]],
+    fantasy_values: npt.NDArray[np.float64],
+    decisions: list[_Decision],
+    dreams: int | None = None,
+    threads: int | None = None,
+) -> list[tuple[int, ...] | UnplayablePosition]: ...
 def rollout_values(
     rules: Rules,
     streets: list[tuple[int, int]],

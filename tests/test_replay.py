@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
@@ -124,3 +125,53 @@ def test_the_graders_advice_plays_legal_boards_on_the_real_cards(hands) -> None:
         assert set(seat.bot_board) <= dealt  # only the seat's own cards, each once
     again = replay(few, finals, grader_advice(budget=4, seed=1, threads=2))
     assert [s.bot_board for s in again] == [s.bot_board for s in seats]  # threads change nothing
+
+
+def test_the_policy_alone_plays_legal_boards_the_same_on_any_threads(hands) -> None:  # type: ignore[no-untyped-def]
+    from ofc_stats.grade.replay import policy_advice
+
+    decisions, finals = hands
+    few = [d for d in decisions if d.hand_key in sorted(finals)[:10]]
+    seats = replay(few, finals, policy_advice(seed=1, threads=1))
+    assert seats
+    for seat in seats:
+        position = _position(seat, few)
+        dealt = {
+            c for d in few if (d.hand_key, d.position) == (seat.hand_key, position) for c in d.dealt
+        }
+        assert -1 not in seat.bot_board and len(set(seat.bot_board)) == 13
+        assert set(seat.bot_board) <= dealt
+    again = replay(few, finals, policy_advice(seed=1, threads=2))
+    assert [s.bot_board for s in again] == [s.bot_board for s in seats]
+    other = replay(few, finals, policy_advice(seed=2, threads=2))
+    assert len(other) == len(seats)  # another seed's imaginations: still every seat
+
+
+class _Room:
+    """A dataset stand-in answering the Fantasyland query with fixed seats."""
+
+    def __init__(self, rows: list[tuple[int, float, int]]) -> None:
+        self.rows = rows
+
+    def df(self, sql: str, params: dict[str, str]) -> pd.DataFrame:
+        return pd.DataFrame(self.rows, columns=["cards", "points", "next_cards"])
+
+
+def test_a_rooms_fantasyland_values_pool_thin_sizes_with_the_nearest_smaller() -> None:
+    from ofc_stats.engine.presets import get_ruleset
+    from ofc_stats.grade.fantasy import room_values
+
+    # 90 normal hands worth 0 (a third earn a 14-card Fantasyland), 30 hands of 14
+    # cards worth 10 and 5 of 15 cards worth 40, none repeating.  15 has fewer than 30
+    # hands: pooled with 14, whose mean is (300 + 200) / 35 = 100/7.  The chain:
+    # g = h14 / 3 and h14 = 100/7 - g, so g = 25/7 and h14 = 75/7 for both sizes.
+    rows = [(0, 0.0, 0)] * 60 + [(0, 0.0, 14)] * 30 + [(14, 10.0, 0)] * 30 + [(15, 40.0, 0)] * 5
+    room = room_values(_Room(rows), get_ruleset("pineapple-ultimate"))  # type: ignore[arg-type]
+    assert room.worth(14) == pytest.approx(75 / 7)
+    assert room.worth(15) == pytest.approx(75 / 7)
+    assert room.worth(17) == pytest.approx(75 / 7)  # never seen: the nearest smaller size
+    assert room.worth(0) == 0.0
+    assert "pooled with 14" in room.source[15]
+    # Too few Fantasyland hands for any size: the published 14-card figure.
+    thin = room_values(_Room(rows[:95]), get_ruleset("pineapple-ultimate"))  # type: ignore[arg-type]
+    assert thin.worth(16) == published_worth(get_ruleset("pineapple-ultimate"), 14)

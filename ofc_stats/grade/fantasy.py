@@ -1,20 +1,37 @@
-"""Grading a Fantasyland set against the exact solver's.
+"""Grading a Fantasyland set against the exact solver's, and what a Fantasyland is worth.
 
 The objective is the solver's: ``royalties + stay value x repeat``, the stay
 value being the published value of the Fantasyland the repeat deals
 (:func:`ofc_stats.engine.fantasy_value.documented_stay_value`).  The real set's
 royalties and repeat come from the stored results, so it is judged by the
 same engine.
+
+:func:`room_values` is what a Fantasyland of each size is worth in a room
+(ruleset) of a dataset, for the continuation policy, the rollouts and the
+replay's yardstick: the Markov chain over "normal hand" and "Fantasyland of n
+cards" on the room's own results (its points over a normal hand, repeats
+included; :func:`ofc_stats.engine.fantasy_value.fantasy_values`).  A size
+with fewer than :data:`MIN_HANDS` Fantasyland hands is pooled with the
+nearest smaller size the room has enough of (a floor: more cards never make a
+Fantasyland worse), the smallest if none is smaller; a room with none at all
+falls back to the published figure.  Each value says where it comes from.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ofc_stats.core.fantasy import solve_fantasy
-from ofc_stats.engine.fantasy_value import documented_stay_value
+from ofc_stats.engine.fantasy_value import documented_stay_value, fantasy_values, published_value
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.grade.position import FantasyDeal
+from ofc_stats.store.fantasy import SEATS_SQL
+from ofc_stats.store.views import OfcData
+
+# Fantasyland hands of a size the chain needs before it is estimated on its own.
+MIN_HANDS = 30
 
 
 def stay_value(ruleset: Ruleset, cards: int) -> float:
@@ -47,3 +64,60 @@ def grade_set(deal: FantasyDeal, royalties: int, stays: bool) -> FantasyGrade:
         loss=max(float(best.value) - real, 0.0),
         missed_repeat=bool(best.stays) and not stays,
     )
+
+
+@dataclass(frozen=True)
+class RoomValues:
+    """Points a Fantasyland of each size is worth in one room, and where each comes from."""
+
+    value: dict[int, float]  # by cards dealt; sizes not listed: the nearest smaller's
+    source: dict[int, str]
+    fallback: float  # published figure for a room without enough Fantasyland hands
+
+    def worth(self, cards: int) -> float:
+        """Points a ``cards``-card Fantasyland is worth (0 for no entry)."""
+        if not cards:
+            return 0.0
+        if not self.value:
+            return self.fallback
+        below = [n for n in self.value if n <= cards]
+        return self.value[max(below) if below else min(self.value)]
+
+
+def _floor(counts: dict[int, int], cards: int) -> int:
+    """The size a ``cards``-card Fantasyland is pooled with: itself when seen enough, else
+    the largest well-seen smaller size, else the smallest well-seen size."""
+    enough = sorted(n for n, k in counts.items() if k >= MIN_HANDS)
+    if cards in enough or not enough:
+        return cards
+    below = [n for n in enough if n < cards]
+    return below[-1] if below else enough[0]
+
+
+def room_values(data: OfcData, ruleset: Ruleset) -> RoomValues:
+    """What each Fantasyland size is worth in ``ruleset``'s room of ``data`` (see the module)."""
+    fallback = published_value(14, ruleset.deck)[0]
+    frame = data.df(SEATS_SQL, {"ruleset": ruleset.name})
+    if frame.empty:
+        return RoomValues({}, {}, fallback)
+    dealt = frame["cards"].to_numpy(dtype=np.int64)
+    after = frame["next_cards"].to_numpy(dtype=np.int64)
+    sizes, seen = np.unique(dealt[dealt > 0], return_counts=True)
+    counts = {int(n): int(k) for n, k in zip(sizes, seen, strict=True)}
+    if not any(k >= MIN_HANDS for k in counts.values()):
+        return RoomValues({}, {}, fallback)
+    pool = np.vectorize(lambda n: _floor(counts, int(n)) if n > 0 else 0, otypes=[np.int64])
+    try:
+        chain = fantasy_values(pool(dealt), frame["points"], pool(after))
+    except ValueError:
+        return RoomValues({}, {}, fallback)
+    value = dict(chain.value)
+    source = {
+        n: f"room chain, {chain.hands[n]} hands, stays {chain.stay_rate[n]:.0%}" for n in value
+    }
+    for n in sorted({*counts, *(int(a) for a in after if a > 0)} - set(value)):
+        base = _floor(counts, n)
+        if base in value:
+            value[n] = value[base]
+            source[n] = f"pooled with {base} cards (only {counts.get(n, 0)} hands)"
+    return RoomValues(value, source, fallback)

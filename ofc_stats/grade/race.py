@@ -20,7 +20,7 @@ done) is valued exactly by one rollout.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,9 +83,11 @@ def grade_many(
     budget: int,
     keys: Sequence[Sequence[int]],
     threads: int | None = None,
+    fantasy: Callable[[Ruleset], npt.NDArray[np.float64]] | None = None,
 ) -> list[Graded | UnplayablePosition]:
     """Race every decision with at most ``budget`` rollouts a candidate, on ``threads``
-    threads (None: every core); a position that cannot be replayed comes back as the
+    threads (None: every core), valuing a Fantasyland by ``fantasy(ruleset)`` (by cards
+    dealt; None: the published figures); a position that cannot be replayed comes back as the
     :class:`UnplayablePosition` saying why.  Decision i draws from ``keys[i]`` only.
     """
     by_ruleset: dict[Ruleset, list[int]] = {}
@@ -96,7 +98,7 @@ def grade_many(
         results = _core.grade_street_decisions(
             core_rules(ruleset),
             streets(ruleset),
-            fantasy_values(ruleset.deck),
+            fantasy_values(ruleset.deck) if fantasy is None else fantasy(ruleset),
             [core_decision(decisions[i], keys[i]) for i in members],
             max(budget, 1),
             threads,

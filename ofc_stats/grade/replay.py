@@ -33,16 +33,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
+from ofc_stats import _core
+from ofc_stats.core.rules import core_rules
 from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SLICES, Board
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.scoring import score_hand
 from ofc_stats.engine.timeout import auto_placement
 from ofc_stats.errors import UnplayablePosition
+from ofc_stats.grade import rollout
 from ofc_stats.grade.position import EMPTY, Decision
 from ofc_stats.grade.race import decision_seed, grade_many
-from ofc_stats.grade.rollout import fantasy_value
+from ofc_stats.grade.rollout import core_decision, fantasy_value, fantasy_values
 
 # Destinations (0 top .. 3 discard) for each decision, in the order given.
 Advice = Callable[[Sequence[Decision]], Sequence[Sequence[int]]]
@@ -52,13 +57,20 @@ FinalSeat = tuple[tuple[int, ...], bool, int | None]
 FantasyWorth = Callable[[Ruleset, int], float]
 
 
-def grader_advice(budget: int = 32, seed: int = 0, threads: int | None = None) -> Advice:
+def grader_advice(
+    budget: int = 32,
+    seed: int = 0,
+    threads: int | None = None,
+    fantasy_worth: FantasyWorth | None = None,
+) -> Advice:
     """The grader's best play at every decision (a position it cannot replay: the room's
-    auto-placement, which the replay then counts as the advice)."""
+    auto-placement, which the replay then counts as the advice), its rollouts valuing a
+    Fantasyland by ``fantasy_worth`` (default: the published figures)."""
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
         keys = [decision_seed(seed, d.hand_key, d.seat, d.street) for d in decisions]
-        graded = grade_many(decisions, budget, keys, threads)
+        values = None if fantasy_worth is None else (lambda r: worth_table(r, fantasy_worth))
+        graded = grade_many(decisions, budget, keys, threads, values)
         return [
             placeholder_play(d, d.board)
             if isinstance(g, UnplayablePosition)
@@ -67,6 +79,58 @@ def grader_advice(budget: int = 32, seed: int = 0, threads: int | None = None) -
         ]
 
     return advise
+
+
+def policy_advice(
+    seed: int = 0,
+    threads: int | None = None,
+    fantasy_worth: FantasyWorth | None = None,
+    dreams: int | None = None,
+) -> Advice:
+    """The continuation policy's play at every decision, alone (the rollouts' player),
+    valuing a Fantasyland by ``fantasy_worth`` (default: the grader's values), with
+    ``dreams`` imaginations a street (None: as many as in the rollouts); a position it
+    cannot play: the room's auto-placement."""
+
+    def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
+        by_ruleset: dict[Ruleset, list[int]] = defaultdict(list)
+        for i, d in enumerate(decisions):
+            by_ruleset[d.ruleset].append(i)
+        out: list[tuple[int, ...]] = [()] * len(decisions)
+        for ruleset, members in by_ruleset.items():
+            plays = _core.policy_plays(
+                core_rules(ruleset),
+                rollout.streets(ruleset),
+                worth_table(ruleset, fantasy_worth),
+                [
+                    core_decision(
+                        decisions[i],
+                        decision_seed(
+                            seed, decisions[i].hand_key, decisions[i].seat, decisions[i].street
+                        ),
+                    )
+                    for i in members
+                ],
+                dreams,
+                threads,
+            )
+            for i, play in zip(members, plays, strict=True):
+                d = decisions[i]
+                out[i] = (
+                    placeholder_play(d, d.board)
+                    if isinstance(play, UnplayablePosition)
+                    else tuple(int(x) for x in play)
+                )
+        return out
+
+    return advise
+
+
+def worth_table(ruleset: Ruleset, fantasy_worth: FantasyWorth | None) -> npt.NDArray[np.float64]:
+    """The value of each Fantasyland size (0..31 cards) as the core looks it up."""
+    if fantasy_worth is None:
+        return fantasy_values(ruleset.deck)
+    return np.array([fantasy_worth(ruleset, n) if n else 0.0 for n in range(32)])
 
 
 def published_worth(ruleset: Ruleset, cards: int) -> float:

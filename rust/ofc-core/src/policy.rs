@@ -1,17 +1,27 @@
 //! The grader's continuation policy: how a board is played on after the graded decision.
 //!
 //! It chooses street by street and sees only the cards dealt so far.  Each legal
-//! placement of a street's cards is valued by one *imagined* completion: as many
-//! cards as the board has empty slots after the street, drawn from the cards the
-//! seat has not seen, pairs and trips kept together and the strongest groups first,
-//! filled into the bottom, then the middle, then the top.  The completed board is
-//! worth `royalties - 9 x foul + 60 x entry + 2 x strength` (the simulator's
-//! careful style without its noise); the best candidate, the first on ties, is
-//! played.  A one-sample imagination is a cheap, honest player: it never looks at
-//! the real cards to come, which is what overvalues draws in peers' graders.
+//! placement of a street's cards is valued by [`Policy::dreams`] *imagined*
+//! completions: cards drawn from those the seat has not seen (as many as it
+//! will still be dealt, discards included, when [`Policy::whole_deal`]), pairs
+//! and trips kept together and the strongest groups first, filled into the
+//! empty slots by up to three plans (bottom first, middle first, top first);
+//! each imagination counts its best plan, as a player adapts to the cards it
+//! gets.  A completed board is worth, against each opponent, its royalties and
+//! the strength of its middle and bottom rows (a foul costs [`Policy::foul`]),
+//! plus the value of the Fantasyland it earns (passed in per ruleset and
+//! size: what that Fantasyland nets, not a constant).  The best candidate on
+//! the sum of its imaginations, the first on ties, is played.  Imaginations
+//! never look at the real cards to come, which is what overvalues draws in
+//! peers' graders; the best-of-plans completion knows its own imagined cards,
+//! a small optimism that the random draws keep honest.
+//!
+//! [`Policy::classic`] is the first policy (one imagination, bottom first,
+//! `royalties - 9 x foul + 60 x entry + 2 x strength`), kept to measure against.
 
 use crate::board::{evaluate, read_jokers, BoardEval};
 use crate::candidates::{apply, Candidates};
+use crate::rollout::{Game, Position, Setup};
 use std::sync::OnceLock;
 
 use crate::cards::{is_joker, rank, BOARD, DISCARD, EMPTY, ROW_SIZES, ROW_START};
@@ -24,6 +34,120 @@ pub const FANTASY_BONUS: f64 = 60.0;
 pub const STRENGTH_WEIGHT: f64 = 2.0;
 /// Imagined cards go to the bottom first, then the middle, then the top.
 const FILL_ORDER: [usize; 3] = [2, 1, 0];
+/// The completion plans, each an order of rows to fill: bottom first, middle
+/// first, top first.
+pub const PLANS: [[usize; 3]; 3] = [[2, 1, 0], [1, 2, 0], [0, 2, 1]];
+/// Most imaginations a street can use.
+pub const MAX_DREAMS: usize = 16;
+/// The purpose of the policy's own stream when it plays a position (rollouts use 1-4).
+const POLICY: u64 = 5;
+
+/// How the policy values a completed board and how hard it imagines.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// Points a Fantasyland of n cards is worth to the seat, by n (0: no entry).
+    pub fantasy: [f64; 32],
+    /// Points a foul costs, against each opponent.
+    pub foul: f64,
+    /// Weight of the middle and bottom rows' strength, against each opponent.
+    pub strength: f64,
+    /// Opponents the board is scored against (royalties and rows count once each).
+    pub opponents: f64,
+    /// Imagined completions a street (1..=[`MAX_DREAMS`]).
+    pub dreams: usize,
+    /// Share of the cards it will throw that it imagines too (0: one card a slot;
+    /// 1: its whole future deal, a choice it will not really have all at once).
+    pub extra: f64,
+    /// Completion plans tried on each imagination (1..=3, in [`PLANS`] order; 4: the
+    /// three and [`pair_the_top`]).
+    pub plans: usize,
+}
+
+impl Policy {
+    /// The first policy: one imagination filled bottom first, `royalties - 9 x foul +
+    /// 60 x entry + 2 x strength`.
+    pub fn classic() -> Policy {
+        let mut fantasy = [FANTASY_BONUS; 32];
+        fantasy[0] = 0.0;
+        Policy {
+            fantasy,
+            foul: FOUL_PENALTY,
+            strength: STRENGTH_WEIGHT,
+            opponents: 1.0,
+            dreams: 1,
+            extra: 0.0,
+            plans: 1,
+        }
+    }
+
+    /// The policy of a table of `opponents` + 1 seats whose Fantasylands are worth
+    /// `fantasy_values[n]` points (n cards; missing sizes are worth 0): two
+    /// imaginations a street, each with the cards it will throw as spares that may
+    /// pair its top, three plans and the chase of a pair on top, a foul costing 6
+    /// against each opponent (its row points; what the opponent's royalties add is
+    /// offset by the fouls it makes itself).  Chosen on the replay of the real
+    /// samples (`bench/replay.py --advice policy`) within the grader's time budget.
+    pub fn new(fantasy_values: &[f64], opponents: usize) -> Policy {
+        let mut fantasy = [0.0; 32];
+        for (slot, &v) in fantasy.iter_mut().zip(fantasy_values).skip(1) {
+            *slot = v;
+        }
+        Policy {
+            fantasy,
+            foul: 6.0,
+            strength: STRENGTH_WEIGHT,
+            opponents: opponents.max(1) as f64,
+            dreams: 2,
+            extra: 1.0,
+            plans: PLANS.len() + 1,
+        }
+    }
+
+    /// The policy the rollouts of `game` play with, at a table of `opponents` + 1 seats.
+    pub fn for_game(game: &Game, opponents: usize) -> Policy {
+        Policy::new(&game.fantasy_values, opponents)
+    }
+
+    /// Cards to imagine with `slots` empty after the street and `future` still to be dealt.
+    pub fn need(&self, slots: usize, future: usize) -> usize {
+        if slots == 0 {
+            0
+        } else {
+            let spare = future.saturating_sub(slots) as f64;
+            (slots + (self.extra * spare).round() as usize).min(BOARD)
+        }
+    }
+
+    /// The value of a completed board from its row classes.
+    #[inline]
+    pub fn value_classes(
+        &self,
+        t: &Tables,
+        rules: &Rules,
+        top: u16,
+        middle: u16,
+        bottom: u16,
+    ) -> f64 {
+        if t.top_fouls(top, middle) || middle > bottom {
+            return -self.foul * self.opponents;
+        }
+        let entry = (rules.entry_cards[top as usize].max(0) as usize).min(31);
+        let strength = (middle as f64 + bottom as f64) / CLASSES5 as f64;
+        self.opponents * (rules.royalty_sum(top, middle, bottom) as f64 + self.strength * strength)
+            + self.fantasy[entry]
+    }
+
+    /// The value of an evaluated board.
+    #[inline]
+    pub fn value(&self, rules: &Rules, e: &BoardEval) -> f64 {
+        if e.fouled {
+            return -self.foul * self.opponents;
+        }
+        let entry = (e.entry_cards(rules).max(0) as usize).min(31);
+        let strength = (e.middle as f64 + e.bottom as f64) / CLASSES5 as f64;
+        self.opponents * (e.royalty_total() as f64 + self.strength * strength) + self.fantasy[entry]
+    }
+}
 
 /// A set of cards as bits (a deck has at most 54 cards).
 pub type CardSet = u64;
@@ -55,6 +179,18 @@ impl Imagined {
 /// choice, sorted the way a player fills them in: bigger groups of a rank first,
 /// then the higher card (the two jokers count as one rank above the aces).
 pub fn imagine(stream: &mut Stream, known: CardSet, deck: u8, need: usize) -> Imagined {
+    imagine_spares(stream, known, deck, need, need)
+}
+
+/// `need` cards as [`imagine`] draws them, only the first `slots` sorted: the cards
+/// after them are spares, cards the seat will see but throw unless they pair its top.
+pub fn imagine_spares(
+    stream: &mut Stream,
+    known: CardSet,
+    deck: u8,
+    need: usize,
+    slots: usize,
+) -> Imagined {
     let mut unknown = [0u8; 64];
     let mut n = 0;
     for c in 0..deck {
@@ -68,7 +204,7 @@ pub fn imagine(stream: &mut Stream, known: CardSet, deck: u8, need: usize) -> Im
     let mut out = Imagined::NONE;
     out.cards[..need].copy_from_slice(&unknown[..need]);
     out.len = need;
-    fill_order(&mut out.cards[..need]);
+    fill_order(&mut out.cards[..slots.min(need)]);
     out
 }
 
@@ -98,9 +234,22 @@ pub fn dream(
     dest: &[u8],
     imagined: &[u8],
 ) -> [u8; BOARD] {
+    dream_in(board, fill, dealt, dest, imagined, FILL_ORDER)
+}
+
+/// [`dream`] with the imagined cards filled into the rows in `order`.
+#[inline]
+pub fn dream_in(
+    board: &[i8; BOARD],
+    fill: [u8; 3],
+    dealt: &[u8],
+    dest: &[u8],
+    imagined: &[u8],
+    order: [usize; 3],
+) -> [u8; BOARD] {
     let mut out = [0u8; BOARD];
     let mut next = 0usize;
-    for row in FILL_ORDER {
+    for row in order {
         let start = ROW_START[row];
         let mut slot = fill[row] as usize;
         for (i, cell) in out[start..start + slot].iter_mut().enumerate() {
@@ -131,13 +280,13 @@ pub fn evaluate_any(t: &Tables, rules: &Rules, cards: &[u8; BOARD]) -> BoardEval
     }
 }
 
-/// The policy's value of a complete board.
+/// The classic policy's value of a complete board.
 #[inline]
 pub fn board_value(t: &Tables, rules: &Rules, cards: &[u8; BOARD]) -> f64 {
     value_of(rules, &evaluate_any(t, rules, cards))
 }
 
-/// The policy's value of an evaluated board.
+/// The classic policy's value of an evaluated board (the grader's screen).
 #[inline]
 pub fn value_of(rules: &Rules, e: &BoardEval) -> f64 {
     let live = !e.fouled;
@@ -153,15 +302,15 @@ pub fn value_of(rules: &Rules, e: &BoardEval) -> f64 {
 }
 
 /// The distinct rows of a street's imagined boards, and each fitting candidate's
-/// three rows in that list.  A row depends only on its board cards, which dealt
-/// cards join it (a bit mask) and where its imagined cards start (the bottom's at
-/// 0, the middle's after the bottom's, the top's last), and most candidates share
-/// their rows: each distinct row is ranked once, in one tight loop.
+/// three rows under each plan in that list.  A row depends only on its board
+/// cards, which dealt cards join it (a bit mask) and where its imagined cards
+/// start (after the empty slots of the rows its plan fills before it), and most
+/// candidates share their rows: each distinct row is ranked once, in one tight loop.
 struct StreetPlan {
     /// (row, dealt-card mask, first imagined card) of each distinct row.
     rows: Vec<(u8, u8, u8)>,
-    /// (candidate, top, middle, bottom): indices into `rows`.
-    cands: Vec<(u16, u16, u16, u16)>,
+    /// (candidate, [top, middle, bottom] under each plan): indices into `rows`.
+    cands: Vec<(u16, [[u16; 3]; 3])>,
 }
 
 impl StreetPlan {
@@ -183,12 +332,16 @@ impl StreetPlan {
                 mask[d as usize] |= 1 << j;
             }
             let count = cands.count[i];
-            let bottom_empty = ROW_SIZES[2] as u8 - (fill[2] + count[2]);
-            let middle_empty = ROW_SIZES[1] as u8 - (fill[1] + count[1]);
-            let bottom = index((2, mask[2], 0));
-            let middle = index((1, mask[1], bottom_empty));
-            let top = index((0, mask[0], bottom_empty + middle_empty));
-            out.push((i as u16, top, middle, bottom));
+            let empty: [u8; 3] = std::array::from_fn(|r| ROW_SIZES[r] as u8 - (fill[r] + count[r]));
+            let mut per_plan = [[0u16; 3]; 3];
+            for (p, order) in PLANS.iter().enumerate() {
+                let mut offset = 0u8;
+                for &row in order {
+                    per_plan[p][row] = index((row as u8, mask[row], offset));
+                    offset += empty[row];
+                }
+            }
+            out.push((i as u16, per_plan));
         }
         StreetPlan { rows, cands: out }
     }
@@ -196,8 +349,9 @@ impl StreetPlan {
     /// The plan of a street shape on rows holding `fill` cards (built once per process).
     fn get(cands: &'static Candidates, fill: [u8; 3]) -> &'static StreetPlan {
         const FILLS: usize = 4 * 6 * 6;
-        static PLANS: OnceLock<Vec<OnceLock<StreetPlan>>> = OnceLock::new();
-        let plans = PLANS.get_or_init(|| (0..6 * 6 * FILLS).map(|_| OnceLock::new()).collect());
+        static PLANS_BY_SHAPE: OnceLock<Vec<OnceLock<StreetPlan>>> = OnceLock::new();
+        let plans =
+            PLANS_BY_SHAPE.get_or_init(|| (0..6 * 6 * FILLS).map(|_| OnceLock::new()).collect());
         let discards = if cands.is_empty() {
             0
         } else {
@@ -209,41 +363,20 @@ impl StreetPlan {
     }
 }
 
-/// Each candidate's imagined board, evaluated and passed to `each(candidate, board)`
-/// for the candidates that fit, in candidate order: the same boards as [`dream`]
-/// makes (its value is [`value_of`] the board).
+/// Each distinct row of `plan` ranked with `imagined` (classes into `classes`).
 #[allow(clippy::too_many_arguments)]
-pub fn street_values(
+fn rank_rows(
     t: &Tables,
-    rules: &Rules,
+    plan: &StreetPlan,
     board: &[i8; BOARD],
     fill: [u8; 3],
     dealt: &[u8],
-    cands: &'static Candidates,
     imagined: &[u8],
-    mut each: impl FnMut(usize, &BoardEval),
+    classes: &mut [u16],
+    rows: usize,
 ) {
-    let jokers = board.iter().any(|&c| c >= 0 && is_joker(c as u8))
-        || dealt.iter().chain(imagined).any(|&c| is_joker(c));
-    if jokers {
-        // A joker's reading depends on the whole board: no row is ranked alone.
-        for i in (0..cands.len()).filter(|&i| cands.fits(i, fill)) {
-            let cards = dream(board, fill, dealt, cands.dest(i), imagined);
-            each(i, &evaluate_any(t, rules, &cards));
-        }
-        return;
-    }
-    let plan = StreetPlan::get(cands, fill);
-    let mut small = [0u16; 64];
-    let mut large = Vec::new(); // a first street's rows: 232 candidates share a few hundred
-    let classes: &mut [u16] = if plan.rows.len() <= small.len() {
-        &mut small
-    } else {
-        large.resize(plan.rows.len(), 0);
-        &mut large
-    };
     let last = imagined.len().saturating_sub(1);
-    for (slot, &(row, mask, offset)) in classes.iter_mut().zip(&plan.rows) {
+    for (slot, &(row, mask, offset)) in classes.iter_mut().zip(&plan.rows[..rows]) {
         let row = row as usize;
         let mut cards = [0u8; 5];
         let start = ROW_START[row];
@@ -269,22 +402,13 @@ pub fn street_values(
             t.class5(&cards)
         };
     }
-    for &(i, top, middle, bottom) in &plan.cands {
-        let (top, middle, bottom) = (
-            classes[top as usize],
-            classes[middle as usize],
-            classes[bottom as usize],
-        );
-        each(
-            i as usize,
-            &BoardEval::from_classes(t, rules, top, middle, bottom, None),
-        );
-    }
 }
 
-/// The candidate the policy plays: the best imagined board among those that fit
-/// (the first of equal ones), and that board's evaluation.
-pub fn choose(
+/// Each candidate's imagined board (plan A, bottom first), evaluated and passed to
+/// `each(candidate, board)` for the candidates that fit, in candidate order: the
+/// same boards as [`dream`] makes.
+#[allow(clippy::too_many_arguments)]
+pub fn street_values(
     t: &Tables,
     rules: &Rules,
     board: &[i8; BOARD],
@@ -292,17 +416,236 @@ pub fn choose(
     dealt: &[u8],
     cands: &'static Candidates,
     imagined: &[u8],
-) -> (usize, Option<BoardEval>) {
-    let mut best = (0, None);
-    let mut best_value = f64::NEG_INFINITY;
-    street_values(t, rules, board, fill, dealt, cands, imagined, |i, e| {
-        let value = value_of(rules, e);
-        if value > best_value {
-            best = (i, Some(*e));
-            best_value = value;
+    mut each: impl FnMut(usize, &BoardEval),
+) {
+    if has_jokers(board, dealt, imagined) {
+        // A joker's reading depends on the whole board: no row is ranked alone.
+        for i in (0..cands.len()).filter(|&i| cands.fits(i, fill)) {
+            let cards = dream(board, fill, dealt, cands.dest(i), imagined);
+            each(i, &evaluate_any(t, rules, &cards));
+        }
+        return;
+    }
+    let plan = StreetPlan::get(cands, fill);
+    with_classes(t, plan, board, fill, dealt, imagined, |classes| {
+        for &(i, rows) in &plan.cands {
+            let [top, middle, bottom] = rows[0].map(|r| classes[r as usize]);
+            each(
+                i as usize,
+                &BoardEval::from_classes(t, rules, top, middle, bottom, None),
+            );
         }
     });
-    best
+}
+
+fn has_jokers(board: &[i8; BOARD], dealt: &[u8], imagined: &[u8]) -> bool {
+    board.iter().any(|&c| c >= 0 && is_joker(c as u8))
+        || dealt.iter().chain(imagined).any(|&c| is_joker(c))
+}
+
+/// Rank the plan's rows with `imagined` into a buffer and hand it to `then`.
+fn with_classes<R>(
+    t: &Tables,
+    plan: &StreetPlan,
+    board: &[i8; BOARD],
+    fill: [u8; 3],
+    dealt: &[u8],
+    imagined: &[u8],
+    then: impl FnOnce(&[u16]) -> R,
+) -> R {
+    let rows = plan.rows.len();
+    if rows <= 256 {
+        let mut small = [0u16; 256];
+        rank_rows(t, plan, board, fill, dealt, imagined, &mut small, rows);
+        then(&small[..rows])
+    } else {
+        // A first street's rows: 232 candidates share a few hundred.
+        let mut large = vec![0u16; rows];
+        rank_rows(t, plan, board, fill, dealt, imagined, &mut large, rows);
+        then(&large)
+    }
+}
+
+/// The board a candidate makes when the imagined cards that pair its top row go
+/// there first (the highest rank first), the rest bottom, middle, top: how a
+/// player chasing a pair on top completes.  None when no imagined card pairs the top.
+pub fn pair_the_top(
+    board: &[i8; BOARD],
+    fill: [u8; 3],
+    dealt: &[u8],
+    dest: &[u8],
+    imagined: &[u8],
+) -> Option<[u8; BOARD]> {
+    let mut top = [0u8; 3];
+    let mut n = fill[0] as usize;
+    for (cell, &c) in top.iter_mut().zip(&board[..n]) {
+        *cell = c as u8;
+    }
+    for (&card, _) in dealt.iter().zip(dest).filter(|(_, &d)| d == 0) {
+        top[n] = card;
+        n += 1;
+    }
+    if n == 0 || n >= 3 {
+        return None;
+    }
+    let ranks: u32 = top[..n]
+        .iter()
+        .filter(|&&c| !is_joker(c))
+        .fold(0, |m, &c| m | 1 << rank(c));
+    let mut picks = [0u8; 3];
+    let mut taken = 0u16; // positions of `imagined` moved to the top
+    let mut k = 0;
+    for r in (0..13u8).rev().filter(|&r| ranks >> r & 1 == 1) {
+        for (j, &c) in imagined.iter().enumerate() {
+            if k < 3 - n && !is_joker(c) && rank(c) == r {
+                picks[k] = c;
+                taken |= 1 << j;
+                k += 1;
+            }
+        }
+    }
+    if k == 0 {
+        return None;
+    }
+    // Bottom and middle take the other imagined cards in order, then the top the
+    // picks and what is left: one sequence filled bottom, middle, top.
+    let mut counts = [0usize; 3];
+    for &d in dest.iter().filter(|&&d| d != DISCARD) {
+        counts[d as usize] += 1;
+    }
+    let lower = (ROW_SIZES[2] - fill[2] as usize - counts[2])
+        + (ROW_SIZES[1] - fill[1] as usize - counts[1]);
+    let mut order = [0u8; 2 * BOARD];
+    let mut m = 0;
+    let rest = imagined
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| taken >> j & 1 == 0)
+        .map(|(_, &c)| c);
+    for c in rest.clone().take(lower) {
+        order[m] = c;
+        m += 1;
+    }
+    for &c in &picks[..k] {
+        order[m] = c;
+        m += 1;
+    }
+    for c in rest.skip(lower) {
+        order[m] = c;
+        m += 1;
+    }
+    let out = dream_in(board, fill, dealt, dest, &order[..m], FILL_ORDER);
+    Some(out)
+}
+
+/// Each fitting candidate's value under `policy` for one imagination: its best
+/// plan's completed board (one plan when nothing is imagined), as `each(candidate, value)`.
+#[allow(clippy::too_many_arguments)]
+pub fn street_scores(
+    t: &Tables,
+    rules: &Rules,
+    policy: &Policy,
+    board: &[i8; BOARD],
+    fill: [u8; 3],
+    dealt: &[u8],
+    cands: &'static Candidates,
+    imagined: &[u8],
+    mut each: impl FnMut(usize, f64),
+) {
+    let plans = if imagined.is_empty() {
+        1
+    } else {
+        policy.plans.clamp(1, PLANS.len())
+    };
+    let chase = !imagined.is_empty() && policy.plans > PLANS.len();
+    if has_jokers(board, dealt, imagined) {
+        for i in (0..cands.len()).filter(|&i| cands.fits(i, fill)) {
+            let best = PLANS[..plans]
+                .iter()
+                .map(|&order| {
+                    let cards = dream_in(board, fill, dealt, cands.dest(i), imagined, order);
+                    policy.value(rules, &evaluate_any(t, rules, &cards))
+                })
+                .fold(f64::NEG_INFINITY, f64::max);
+            let chased = chase
+                .then(|| pair_the_top(board, fill, dealt, cands.dest(i), imagined))
+                .flatten()
+                .map_or(f64::NEG_INFINITY, |cards| {
+                    policy.value(rules, &evaluate_any(t, rules, &cards))
+                });
+            each(i, best.max(chased));
+        }
+        return;
+    }
+    let plan = StreetPlan::get(cands, fill);
+    with_classes(t, plan, board, fill, dealt, imagined, |classes| {
+        for &(i, rows) in &plan.cands {
+            let mut best = f64::NEG_INFINITY;
+            for r in &rows[..plans] {
+                let [top, middle, bottom] = r.map(|x| classes[x as usize]);
+                best = best.max(policy.value_classes(t, rules, top, middle, bottom));
+            }
+            if chase {
+                if let Some(cards) =
+                    pair_the_top(board, fill, dealt, cands.dest(i as usize), imagined)
+                {
+                    let e = evaluate(t, rules, &cards);
+                    best = best.max(policy.value_classes(t, rules, e.top, e.middle, e.bottom));
+                }
+            }
+            each(i as usize, best);
+        }
+    });
+}
+
+/// The candidate the policy plays: the best sum over `dreams` of each imagination's
+/// value (the first of equal ones).  With no imagination (the last street) the
+/// boards are final: the chosen one's evaluation comes back too.
+#[allow(clippy::too_many_arguments)]
+pub fn choose(
+    t: &Tables,
+    rules: &Rules,
+    policy: &Policy,
+    board: &[i8; BOARD],
+    fill: [u8; 3],
+    dealt: &[u8],
+    cands: &'static Candidates,
+    dreams: &[Imagined],
+) -> (usize, Option<BoardEval>) {
+    if dreams.iter().all(|d| d.cards().is_empty()) {
+        let mut best = (0, None);
+        let mut best_value = f64::NEG_INFINITY;
+        street_values(t, rules, board, fill, dealt, cands, &[], |i, e| {
+            let value = policy.value(rules, e);
+            if value > best_value {
+                best = (i, Some(*e));
+                best_value = value;
+            }
+        });
+        return best;
+    }
+    let mut sums = [0.0f64; 1024];
+    let sums = &mut sums[..cands.len()];
+    for d in dreams {
+        street_scores(
+            t,
+            rules,
+            policy,
+            board,
+            fill,
+            dealt,
+            cands,
+            d.cards(),
+            |i, v| sums[i] += v,
+        );
+    }
+    let mut best = (0, f64::NEG_INFINITY);
+    for i in (0..cands.len()).filter(|&i| cands.fits(i, fill)) {
+        if sums[i] > best.1 {
+            best = (i, sums[i]);
+        }
+    }
+    (best.0, None)
 }
 
 /// Cards on a board.
@@ -314,13 +657,22 @@ pub fn placed(board: &[i8; BOARD]) -> usize {
 pub struct Street<'a> {
     pub dealt: &'a [u8],
     pub cands: &'static Candidates,
-    pub imagined: Imagined,
+    pub dreams: [Imagined; MAX_DREAMS],
+    pub count: usize,
+}
+
+impl Street<'_> {
+    pub fn dreams(&self) -> &[Imagined] {
+        &self.dreams[..self.count]
+    }
 }
 
 /// The streets a seat still plays from `block` (its cards, street by street), each
-/// with its imagination drawn by `stream_of(street index)` from the cards the seat
+/// with its imaginations drawn by `stream_of(street index)` from the cards the seat
 /// knows then (`known` and every card dealt to it so far).
+#[allow(clippy::too_many_arguments)]
 pub fn plan_streets<'a>(
+    policy: &Policy,
     streets: &[(usize, usize)],
     block: &'a [u8],
     mut known: CardSet,
@@ -330,23 +682,29 @@ pub fn plan_streets<'a>(
 ) -> Vec<Street<'a>> {
     let mut out = Vec::with_capacity(streets.len());
     let mut offset = 0;
+    let dreams = policy.dreams.clamp(1, MAX_DREAMS);
     for (i, &(dealt_count, placed_count)) in streets.iter().enumerate() {
         let dealt = &block[offset..offset + dealt_count];
         offset += dealt_count;
         known |= card_set(dealt.iter().copied());
         placed += placed_count;
-        let need = BOARD.saturating_sub(placed);
-        let imagined = if need > 0 {
-            imagine(&mut stream_of(i), known, deck, need)
-        } else {
-            Imagined::NONE
-        };
-        let cands = Candidates::get(dealt_count, dealt_count - placed_count);
-        out.push(Street {
+        let future: usize = streets[i + 1..].iter().map(|s| s.0).sum();
+        let slots = BOARD.saturating_sub(placed);
+        let need = policy.need(slots, future);
+        let mut street = Street {
             dealt,
-            cands,
-            imagined,
-        });
+            cands: Candidates::get(dealt_count, dealt_count - placed_count),
+            dreams: [Imagined::NONE; MAX_DREAMS],
+            count: 0,
+        };
+        if need > 0 {
+            let mut stream = stream_of(i);
+            for d in &mut street.dreams[..dreams] {
+                *d = imagine_spares(&mut stream, known, deck, need, slots);
+            }
+            street.count = dreams;
+        }
+        out.push(street);
     }
     out
 }
@@ -356,17 +714,59 @@ pub fn plan_streets<'a>(
 pub fn play_on(
     t: &Tables,
     rules: &Rules,
+    policy: &Policy,
     board: &mut [i8; BOARD],
     streets: &[Street<'_>],
 ) -> BoardEval {
     let mut fill = crate::candidates::fill_of(board);
     let mut last = None;
     for s in streets {
-        let (chosen, e) = choose(t, rules, board, fill, s.dealt, s.cands, s.imagined.cards());
+        let (chosen, e) = choose(t, rules, policy, board, fill, s.dealt, s.cands, s.dreams());
         apply(board, &mut fill, s.dealt, s.cands.dest(chosen));
-        last = e.filter(|_| s.imagined.cards().is_empty());
+        last = e;
     }
     last.unwrap_or_else(|| evaluate_any(t, rules, &board.map(|c| c as u8)))
+}
+
+/// The policy's play of one real position (the replay's bot) with `dreams`
+/// imaginations (None: as many as in the rollouts): the destinations of the street's
+/// cards.  Its imaginations come from the position's key, so the play is the same on
+/// any thread; a position the rollouts refuse is refused the same way.
+pub fn play_position(game: &Game, p: &Position, dreams: Option<usize>) -> Result<Vec<u8>, String> {
+    let s = Setup::new(game, p)?;
+    let t = Tables::get();
+    let rules = game.rules;
+    let mut policy = s.policy.clone();
+    if let Some(n) = dreams {
+        policy.dreams = n;
+    }
+    let policy = &policy;
+    let future: usize = game.streets[(p.street + 1).min(game.streets.len())..]
+        .iter()
+        .map(|x| x.0)
+        .sum();
+    let need = policy.need(s.empty_after(), future);
+    let mut dreams = [Imagined::NONE; MAX_DREAMS];
+    let count = if need > 0 {
+        policy.dreams.clamp(1, MAX_DREAMS)
+    } else {
+        0
+    };
+    let mut stream = s.stream(&[POLICY]);
+    for d in &mut dreams[..count] {
+        *d = imagine_spares(&mut stream, s.known, rules.deck_size, need, s.empty_after());
+    }
+    let (chosen, _) = choose(
+        t,
+        rules,
+        policy,
+        &s.board,
+        s.fill,
+        &s.dealt,
+        s.cands,
+        &dreams[..count],
+    );
+    Ok(s.cands.dest(chosen).to_vec())
 }
 
 #[cfg(test)]
@@ -493,6 +893,7 @@ mod tests {
         let (i, e) = choose(
             t,
             &r,
+            &Policy::classic(),
             &b,
             crate::candidates::fill_of(&b),
             &dealt,
@@ -504,5 +905,93 @@ mod tests {
             !e.unwrap().fouled,
             "the chosen board's evaluation comes back"
         );
+    }
+
+    #[test]
+    fn a_chased_top_takes_the_imagined_card_that_pairs_it() {
+        // Top As _ _, middle 8c 3d, bottom Kh Qh 7h; 9h to the bottom, 2c to the
+        // middle, 5s thrown.  Imagined Td Tc Jc 4c 6d 7s 2d and a spare Ad: the bottom's
+        // one slot takes Td, the middle's two Tc Jc, then the top the ace that pairs
+        // it and the next card, 4c.
+        let b = board("As", "8c 3d", "Kh Qh 7h");
+        let fill = crate::candidates::fill_of(&b);
+        let got = pair_the_top(
+            &b,
+            fill,
+            &cards("9h 2c 5s"),
+            &[2, 1, 3],
+            &cards("Td Tc Jc 4c 6d 7s 2d Ad"),
+        )
+        .unwrap();
+        assert_eq!(&got[..3], cards("As Ad 4c").as_slice());
+        assert_eq!(&got[3..8], cards("8c 3d 2c Tc Jc").as_slice());
+        assert_eq!(&got[8..], cards("Kh Qh 7h 9h Td").as_slice());
+        // Nothing pairs the top: no chase.
+        let none = pair_the_top(&b, fill, &cards("9h 2c 5s"), &[2, 1, 3], &cards("Td Tc Jc"));
+        assert!(none.is_none());
+    }
+
+    #[test]
+    fn a_policy_values_a_board_against_each_opponent_plus_its_fantasyland() {
+        // QQ top (7), straight middle (4), flush bottom (4), two opponents, a
+        // 14-card Fantasyland worth 10: 2 x (15 + 2 x strength) + 10; fouled: -2 x 6.
+        let (t, r) = (Tables::get(), Rules::pineapple_progressive());
+        let mut values = vec![0.0; 32];
+        values[14] = 10.0;
+        let p = Policy::new(&values, 2);
+        let live: [u8; 13] = [
+            cards("Qs Qd 2c"),
+            cards("5h 6d 7c 8s 9h"),
+            cards("2h 7h Th Jh Ah"),
+        ]
+        .concat()
+        .try_into()
+        .unwrap();
+        let e = evaluate(t, &r, &live);
+        let strength = 2.0 * (e.middle as f64 + e.bottom as f64) / 7462.0;
+        assert_eq!(p.value(&r, &e), 2.0 * (15.0 + strength) + 10.0);
+        assert_eq!(
+            p.value_classes(t, &r, e.top, e.middle, e.bottom),
+            p.value(&r, &e)
+        );
+        let fouled: [u8; 13] = [
+            cards("Ac Kd 3s"),
+            cards("4c 4d 4h Js Ks"),
+            cards("5c 5d 6c 8d 9c"),
+        ]
+        .concat()
+        .try_into()
+        .unwrap();
+        assert_eq!(p.value(&r, &evaluate(t, &r, &fouled)), -12.0);
+    }
+
+    #[test]
+    fn the_last_street_never_fouls_when_a_live_board_is_left() {
+        // Random last streets: a live board is worth at least 0 and a foul less, so the
+        // policy (any Fantasyland values >= 0) ends live whenever some candidate does.
+        let (t, r) = (Tables::get(), Rules::pineapple_progressive());
+        let p = Policy::new(
+            &[
+                0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 15.0,
+            ],
+            2,
+        );
+        for seed in 0..300u64 {
+            let mut s = Stream::new(&[seed, 77]);
+            let mut deck: Vec<u8> = (0..52).collect();
+            s.choose_first(&mut deck, 14);
+            let mut b = [EMPTY; 13];
+            let mut fill = [0u8; 3];
+            // Eleven cards placed (two top, four middle, five bottom), three dealt.
+            apply(&mut b, &mut fill, &deck[..5], &[2, 2, 1, 1, 0]);
+            apply(&mut b, &mut fill, &deck[5..11], &[0, 2, 1, 1, 2, 2]);
+            let dealt = &deck[11..14];
+            let c = Candidates::get(3, 1);
+            let (i, e) = choose(t, &r, &p, &b, fill, dealt, c, &[]);
+            let any_live = (0..c.len())
+                .filter(|&k| c.fits(k, fill))
+                .any(|k| !evaluate(t, &r, &dream(&b, fill, dealt, c.dest(k), &[])).fouled);
+            assert_eq!(e.unwrap().fouled, !any_live, "seed {seed} candidate {i}");
+        }
     }
 }

@@ -18,7 +18,7 @@ use crate::board::BoardEval;
 use crate::candidates::{apply, fill_of, Candidates};
 use crate::cards::{BOARD, EMPTY, ROW_SIZES, ROW_START};
 use crate::eval::Tables;
-use crate::policy::{evaluate_any, placed, plan_streets, play_on, CardSet};
+use crate::policy::{evaluate_any, placed, plan_streets, play_on, CardSet, Policy};
 use crate::rng::Stream;
 use crate::rules::Rules;
 use crate::setter::set_fantasy;
@@ -100,6 +100,8 @@ pub struct Setup<'g> {
     own_streets: Vec<(usize, usize)>,
     own_need: usize,
     rivals: Vec<Rival>,
+    /// How every board of the rollouts is played on.
+    pub policy: Policy,
 }
 
 /// The values of some candidates over a run of common rollouts: totals and parts.
@@ -261,6 +263,7 @@ impl<'g> Setup<'g> {
             own_streets,
             own_need,
             rivals,
+            policy: Policy::for_game(game, p.opponents.len()),
         })
     }
 
@@ -326,6 +329,7 @@ impl<'g> Setup<'g> {
                 } else {
                     let mut board = rival.board;
                     let plan = plan_streets(
+                        &self.policy,
                         &rival.streets,
                         block,
                         self.known,
@@ -333,11 +337,12 @@ impl<'g> Setup<'g> {
                         placed(&board),
                         |i| self.stream(&[RIVAL, phase, r, j as u64, i as u64]),
                     );
-                    play_on(t, rules, &mut board, &plan)
+                    play_on(t, rules, &self.policy, &mut board, &plan)
                 };
                 others.push(eval);
             }
             let plan = plan_streets(
+                &self.policy,
                 &self.own_streets,
                 &order[..self.own_need],
                 self.known,
@@ -347,7 +352,7 @@ impl<'g> Setup<'g> {
             );
             for (i, after) in afters.iter().enumerate() {
                 let mut board = *after;
-                let mine = play_on(t, rules, &mut board, &plan);
+                let mine = play_on(t, rules, &self.policy, &mut board, &plan);
                 let (total, parts) = self.score(&mine, &others);
                 out.total[i * count + k] = total;
                 out.parts[i * count + k] = parts;

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1};
 use ofc_core::cards::format_card;
+use ofc_core::policy::play_position;
 use ofc_core::race::{grade_positions, Graded};
 use ofc_core::rollout::{Game, Opponent, Position, Setup, PARTS};
 use pyo3::prelude::*;
@@ -265,7 +266,48 @@ fn rollout_values<'py>(
     Ok((total.into_pyarray(py), parts.into_pyarray(py)))
 }
 
+/// The continuation policy's play of each decision (one ruleset): the destination of
+/// each dealt card, or the `UnplayablePosition` saying why it cannot be played.  The
+/// replay's policy-alone bot, with `dreams` imaginations a street (None: as in the
+/// rollouts); the plays depend only on each decision and its key.
+#[pyfunction]
+#[pyo3(signature = (rules, streets, fantasy_values, decisions, dreams=None, threads=None))]
+fn policy_plays<'py>(
+    py: Python<'py>,
+    rules: &Rules,
+    streets: Vec<(usize, usize)>,
+    fantasy_values: PyReadonlyArray1<'py, f64>,
+    decisions: Vec<DecisionTuple>,
+    dreams: Option<usize>,
+    threads: Option<usize>,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let g = game(rules, streets, fantasy_values.as_slice()?);
+    let positions: Vec<Position> = decisions.into_iter().map(position).collect();
+    let pool = threads.map(|n| pool(n.max(1))).transpose()?;
+    let play_all = || {
+        positions
+            .par_iter()
+            .map(|p| play_position(&g, p, dreams))
+            .collect::<Vec<_>>()
+    };
+    let results = py.detach(|| match &pool {
+        Some(p) => p.install(play_all),
+        None => play_all(),
+    });
+    results
+        .into_iter()
+        .map(|r| match r {
+            Ok(dest) => {
+                let codes: Vec<i64> = dest.into_iter().map(i64::from).collect();
+                Ok(pyo3::types::PyTuple::new(py, codes)?.into_any())
+            }
+            Err(why) => Ok(unplayable(py, why).into_value(py).into_bound(py).into_any()),
+        })
+        .collect()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(policy_plays, m)?)?;
     m.add_class::<StreetGrade>()?;
     m.add_function(wrap_pyfunction!(grade_street_decisions, m)?)?;
     m.add_function(wrap_pyfunction!(rollout_values, m)?)?;
