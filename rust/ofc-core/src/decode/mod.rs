@@ -1,4 +1,4 @@
-//! Import decoders: app JSON ([`app`]) and the open format ([`open`]) read
+//! Import decoders: app JSON ([`app`]), the open format ([`open`]) and fpdb rows ([`fpdb`]) read
 //! straight into the dataset's stored columns.
 //!
 //! The readable readers in `parsers/` (records, one hand at a time) are the
@@ -19,6 +19,7 @@
 //! the definition and never lost.
 
 pub mod app;
+pub mod fpdb;
 pub mod open;
 mod text;
 
@@ -436,6 +437,37 @@ impl Columns {
         self.fingerprint.extend_from_slice(&print);
         for seat in &hand.seats {
             self.push_seat(index, seat);
+        }
+        true
+    }
+
+    /// [`Columns::push`], with the placements table in the hand's own order (`moves`: seat
+    /// index and placement, as the definition lists them) rather than seat by seat.
+    pub fn push_ordered(
+        &mut self,
+        format: &str,
+        hand: &HandIn<'_>,
+        moves: &[(usize, Placed)],
+        line: i64,
+        raw: &str,
+        scratch: &mut Vec<u8>,
+    ) -> bool {
+        let cards = self.card_hand.len();
+        if !self.push(format, hand, line, 0, raw, scratch) {
+            return false;
+        }
+        let index = self.line.len() as i32 - 1;
+        self.card_hand.truncate(cards);
+        self.card_seat.truncate(cards);
+        self.street.truncate(cards);
+        self.card.truncate(cards);
+        self.destination.truncate(cards);
+        for &(seat, p) in moves {
+            self.card_hand.push(index);
+            self.card_seat.push(hand.seats[seat].position as i8);
+            self.street.push(p.street as i8);
+            self.card.push(p.card as i8);
+            self.destination.push(p.destination as i8);
         }
         true
     }
