@@ -30,6 +30,7 @@ FORMAT = "fpdb"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 VARIANTS = {"ofc": "classic-american", "ofcp": "pineapple"}
 FETCH_ROWS = 2_000  # rows read from SQLite at a time
+LOCK_SECONDS = 5.0  # how long to wait for a program writing the database
 READ_SECONDS = 600  # one database read for longer is stopped (a view that never ends)
 MAX_RAW = 4 << 20  # characters of one rawJson (a hand is a few thousand)
 # length() of a BLOB is its size, read without the BLOB (a zeroblob of 900 MB stays on disk)
@@ -300,7 +301,7 @@ def _fetch(path: str, source: str) -> Iterator[list[Fetched] | Quarantined]:
         # The path goes through pathname2url, so "#", "?" and "%" in a file
         # name stay part of the name and never become URI parameters.
         uri = f"{Path(path).resolve().as_uri()}?mode=ro"
-        connection = sqlite3.connect(uri, uri=True)
+        connection = sqlite3.connect(uri, uri=True, timeout=LOCK_SECONDS)
     except (sqlite3.Error, ValueError) as error:
         yield Quarantined(source, f"cannot open the database: {error}", "")
         return
