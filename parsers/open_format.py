@@ -45,13 +45,22 @@ def _card(value: Any, where: str) -> int | None:
     raise OpenFormatError(f"bad card {value!r}")
 
 
+def _list(value: Any, what: str) -> list[Any]:
+    """A list field (null, absent or another empty value: none); anything else is refused."""
+    if not value:
+        return []
+    if not isinstance(value, list):
+        raise OpenFormatError(f"{what} must be a list, not {str(value)[:40]!r}")
+    return value
+
+
 def _seat(index: int, data: Any) -> tuple[SeatRecord, list[Placement]]:
     if not isinstance(data, dict):
         raise OpenFormatError(f"seat {index} is not an object")
     placements: list[Placement] = []
     rows: dict[str, list[int]] = {name: [] for name in ROW_NAMES}
     discards: list[int] | None = []
-    for street, step in enumerate(data.get("streets") or []):
+    for street, step in enumerate(_list(data.get("streets"), f"seat {index}: streets")):
         if not isinstance(step, dict):
             raise OpenFormatError(f"seat {index} street {street} is not an object")
         cards, to = step.get("cards"), step.get("to")
@@ -79,7 +88,10 @@ def _seat(index: int, data: Any) -> tuple[SeatRecord, list[Placement]]:
         if not isinstance(final, dict):
             raise OpenFormatError(f"seat {index}: rows must be an object")
         given = {
-            name: [_card(c, f"seat {index}") for c in final.get(name, [])] for name in ROW_NAMES
+            name: [
+                _card(c, f"seat {index}") for c in _list(final.get(name), f"seat {index}: {name}")
+            ]
+            for name in ROW_NAMES
         }
         if placements and any(sorted(rows[n]) != sorted(given[n]) for n in ROW_NAMES):  # type: ignore[type-var]
             raise OpenFormatError(f"seat {index}: rows do not match the streets")
@@ -88,7 +100,10 @@ def _seat(index: int, data: Any) -> tuple[SeatRecord, list[Placement]]:
             if "discards" in data and data["discards"] is not None:
                 discards = [
                     c
-                    for c in (_card(v, f"seat {index}") for v in data["discards"])
+                    for c in (
+                        _card(v, f"seat {index}")
+                        for v in _list(data["discards"], f"seat {index}: discards")
+                    )
                     if c is not None
                 ]
             else:

@@ -457,6 +457,9 @@ fn hand_of<'a>(
     presets: &mut Presets,
     resolve: &mut dyn FnMut(&str) -> Resolved,
 ) -> Option<(HandIn<'a>, Vec<(usize, Placed)>)> {
+    if !super::shallow(text) {
+        return None;
+    }
     let Obj(raw) = serde_json::from_str::<Obj<Raw<'a>>>(text).ok()?;
     let variant = raw.variant.map(|Obj(v)| v);
     let name = variant
