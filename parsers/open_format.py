@@ -139,7 +139,10 @@ def played_at_of(value: Any) -> datetime:
     return played_at
 
 
-def hand_from_json(data: Any, source: str, line: int, offset: int, raw: str) -> HandRecord:
+def hand_from_json(
+    data: Any, source: str, line: int, offset: int, raw: str, played_under: str | None = None
+) -> HandRecord:
+    """One open-format object as a HandRecord (``played_under``: ``import --rules``)."""
     if not isinstance(data, dict) or data.get("ofc_format") != VERSION:
         raise OpenFormatError(f"not an open-format hand (ofc_format must be {VERSION})")
     for key in ("room", "table", "hand_id", "ruleset", "seats"):
@@ -158,7 +161,7 @@ def hand_from_json(data: Any, source: str, line: int, offset: int, raw: str) -> 
         room=str(data["room"]),
         table_id=str(data["table"]),
         room_hand_id=str(data["hand_id"]),
-        ruleset=preset_name(str(data["ruleset"])),
+        ruleset=preset_name(str(data["ruleset"]), played_under),
         seats=tuple(seats),
         placements=tuple(placements),
         played_at=played_at,
@@ -263,10 +266,11 @@ class OpenFormatParser(Parser):
         yield from self.parse_lines(core_lane.numbered(stream), source)
 
     def hand_from_raw(self, raw_text: str, source: str, line: int, offset: int) -> ParseItem:
-        return hand_from_json(json.loads(raw_text), source, line, offset, raw_text)
+        data = json.loads(raw_text)
+        return hand_from_json(data, source, line, offset, raw_text, self.played_under)
 
     def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-        resolve = core_lane.resolving(preset_name)
+        resolve = core_lane.resolving(lambda text: preset_name(text, self.played_under))
         yield from core_lane.read(stream, source, FORMAT, _Lines(self, source), resolve)
 
     def parse_lines(
@@ -306,7 +310,8 @@ class OpenFormatParser(Parser):
                 yield Quarantined(source, reason_of(error), text, number, start)
                 continue
             try:
-                yield hand_from_json(data, source, number, start, text.rstrip("\r\n"))
+                line_text = text.rstrip("\r\n")
+                yield hand_from_json(data, source, number, start, line_text, self.played_under)
             except BAD_INPUT as error:
                 hand_id = data.get("hand_id") if isinstance(data, dict) else None
                 yield Quarantined(
