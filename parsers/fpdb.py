@@ -23,8 +23,7 @@ from ofc_stats.errors import FpdbError
 from ofc_stats.records import HandRecord, Quarantined, storable_text
 from parsers import core_lane
 from parsers.base import BAD_INPUT, ColumnarHands, ParseItem, Parser, reason_of
-from parsers.hand_columns import Move, SeatRow, placements, seat_records
-from parsers.swc import street_of
+from parsers.hand_columns import Move, SeatRow, fantasy_jump, placements, seat_records, street_of
 
 FORMAT = "fpdb"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -40,40 +39,15 @@ QUERY = (
 )
 
 
-NONE: list[int] = []  # no cards (never changed)
-
-# Card texts parse_card has read, and what it gave: a lookup skips the call per card.
-_CARD_IDS: dict[str, int] = {}
-
-
 def _cards(values: Any) -> list[int]:
+    """Cards as fpdb-3 writes them: a list of texts or one space-separated text; "--" is hidden."""
     if isinstance(values, str):
         values = values.split()
     if not values:
         return []
     if not isinstance(values, list):  # a number or an object where a card list belongs
         raise FpdbError(f"cards {str(values)[:40]!r} are not a list")
-    try:
-        if type(values) is list and "--" not in values:
-            return list(map(_CARD_IDS.__getitem__, values))  # every card a text seen before
-        return [_CARD_IDS[v] for v in values if v != "--"]
-    except (KeyError, TypeError):
-        pass
-    cards = [parse_card(str(v)) for v in values if str(v) != "--"]
-    for v in values:
-        if isinstance(v, str) and v != "--" and len(_CARD_IDS) < 4096:
-            _CARD_IDS[v] = parse_card(v)
-    return cards
-
-
-def _row(values: Any) -> list[int]:
-    """``_cards`` of a row, without its call for a list of card texts seen before."""
-    if type(values) is list:
-        try:
-            return list(map(_CARD_IDS.__getitem__, values))  # "--" is never a key
-        except (KeyError, TypeError):
-            pass
-    return _cards(values)
+    return [parse_card(str(v)) for v in values if str(v) != "--"]
 
 
 def _round(record: dict[str, Any]) -> int:
@@ -141,16 +115,11 @@ def hand_parts(raw: dict[str, Any], table_name: str) -> Hand:
         if record.get("dealt"):
             state[3] = True
         placed_rows = record.get("placed") or {}
-        top, middle, bottom = (
-            placed_rows.get("top"),
-            placed_rows.get("middle"),
-            placed_rows.get("bottom"),
-        )
-        top = _row(top) if top else NONE
-        middle = _row(middle) if middle else NONE
-        bottom = _row(bottom) if bottom else NONE
+        top = _cards(placed_rows.get("top"))
+        middle = _cards(placed_rows.get("middle"))
+        bottom = _cards(placed_rows.get("bottom"))
         count = len(top) + len(middle) + len(bottom)
-        if count > 5:
+        if fantasy_jump(count):
             state[2] = True
         state[1] += count
         street = street_of(state[1], pineapple, state[2])
