@@ -15,6 +15,7 @@ from ofc_stats.errors import UnplayablePosition
 __version__: str
 __all__ = [
     "AppDecoder",
+    "FpdbDecoder",
     "OpenDecoder",
     "Rules",
     "StreetGrade",
@@ -182,6 +183,11 @@ class OpenDecoder:
     def decode(
         self, data: bytes, first_line: int, first_offset: int, file_start: bool, last: bool
     ) -> dict[str, Any]: ...
+
+@final
+class FpdbDecoder:
+    def __new__(cls, resolve: Callable[[str], tuple[str, int, int] | None]) -> FpdbDecoder: ...
+    def decode(self, ids: list[int], tables: list[str], texts: list[Any]) -> dict[str, Any]: ...
 
 # --- batch scoring (rust/ofc-py/src/score.rs) ---------------------------------
 

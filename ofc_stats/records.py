@@ -214,6 +214,9 @@ def fingerprint_of(seats: Iterable[SeatCards]) -> str:
 
 
 SMALL_INT = 127  # seats and streets are stored as int8
+# Characters of a room, table or hand id or a player's name or id: real ones hold tens; a
+# longer one is refused, so no cost downstream (keys, hashes, indexes) grows with it.
+MAX_ID = 1_000
 
 
 def storable_text(text: str) -> bool:
@@ -253,6 +256,16 @@ def _check_text(hand: HandRecord) -> None:
             ) from None
 
 
+def _check_ids(hand: HandRecord) -> None:
+    ids = [("room", hand.room), ("table id", hand.table_id), ("hand id", hand.room_hand_id)]
+    for seat in hand.seats:
+        ids += [(f"seat {seat.seat} player", seat.player)]
+        ids += [(f"seat {seat.seat} player id", seat.player_id or "")]
+    for what, text in ids:
+        if len(text) > MAX_ID:
+            raise HandError(f"{what} of {len(text):,} characters is over the {MAX_ID:,} allowed")
+
+
 def _check_numbers(hand: HandRecord) -> None:
     values = [("stakes", hand.stakes)]
     for seat in hand.seats:
@@ -285,6 +298,7 @@ def validate_hand(hand: HandRecord, ruleset: Ruleset) -> None:
         raise HandError(
             f"{count} seat{'' if count == 1 else 's'}; {hand.ruleset} seats 2 to {max_seats}"
         )
+    _check_ids(hand)
     _check_text(hand)
     _check_numbers(hand)
     seen: dict[int, str] = {}

@@ -46,25 +46,26 @@ class AppJsonParser(Parser):
         return text.startswith(b"{") and b'"handData"' in head
 
     def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-        reader = AppReader(source)
+        reader = AppReader(source, self.played_under)
         yield from reader.feed(core_lane.numbered(stream))
         yield from reader.end()
 
     columnar = True
 
     def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-        resolve = core_lane.resolving(ruleset_for)
-        yield from core_lane.read(stream, source, FORMAT, AppReader(source), resolve)
+        resolve = core_lane.resolving(lambda text: ruleset_for(text, self.played_under))
+        reader = AppReader(source, self.played_under)
+        yield from core_lane.read(stream, source, FORMAT, reader, resolve)
 
     def hand_from_raw(self, raw_text: str, source: str, line: int, offset: int) -> ParseItem:
-        return record_item(line, offset, json.loads(raw_text), raw_text, source)
+        return record_item(line, offset, json.loads(raw_text), raw_text, source, self.played_under)
 
 
 class AppReader:
     """The record path line by line: the splitter's objects, each read as a hand."""
 
-    def __init__(self, source: str) -> None:
-        self.source = source
+    def __init__(self, source: str, played_under: str | None = None) -> None:
+        self.source, self.played_under = source, played_under
         self.splitter = Splitter(source)
 
     @property
@@ -83,7 +84,7 @@ class AppReader:
     def _item(self, item: tuple[int, int, Any, str] | Quarantined | Partial) -> ParseItem:
         if isinstance(item, Quarantined | Partial):
             return item
-        return record_item(*item, self.source)
+        return record_item(*item, self.source, self.played_under)
 
 
 APP_RULES = {

@@ -22,7 +22,7 @@ from ofc_stats.engine.cards import parse_card
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import AppFormatError, RulesetError
 from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
-from parsers.base import BAD_INPUT, ParseItem, finite_number, reason_of, ruleset_override
+from parsers.base import BAD_INPUT, ParseItem, finite_number, reason_of
 
 FORMAT = "app-json"
 DEFAULT_APP = "Ppp"  # files without appName come from Pokerrrr 2 (README)
@@ -49,14 +49,13 @@ def _rows(text: str, where: str) -> list[list[tuple[int, int]]]:
     return [_cards(part, where) for part in parts]
 
 
-def ruleset_for(rules_text: object) -> str:
+def ruleset_for(rules_text: object, played_under: str | None = None) -> str:
     """The preset a room's rule string maps to; RulesetError if there is none.
 
-    Under ``import --rules`` (:func:`parsers.base.played_under`) the override.
+    ``played_under`` (``import --rules``): that ruleset instead, whatever the string.
     """
-    override = ruleset_override()
-    if override:
-        return override
+    if played_under:
+        return played_under
     if not rules_text:
         raise RulesetError("the hand has no rule string; import it with --rules NAME")
     if not isinstance(rules_text, str):
@@ -69,7 +68,9 @@ def ruleset_for(rules_text: object) -> str:
         ) from None
 
 
-def hand_from_object(data: Any, source: str, line: int, offset: int, raw: str) -> HandRecord:
+def hand_from_object(
+    data: Any, source: str, line: int, offset: int, raw: str, played_under: str | None = None
+) -> HandRecord:
     """One decoded app object as a HandRecord (AppFormatError/OfcError if impossible)."""
     if not isinstance(data, dict) or not isinstance(data.get("handData"), dict):
         raise AppFormatError("not an app hand: no handData object")
@@ -127,7 +128,7 @@ def hand_from_object(data: Any, source: str, line: int, offset: int, raw: str) -
         room=str(data.get("appName") or DEFAULT_APP),
         table_id=str(data.get("roomId", "")),
         room_hand_id=str(hand_id),
-        ruleset=ruleset_for(rules_text),
+        ruleset=ruleset_for(rules_text, played_under),
         seats=tuple(seats),
         placements=tuple(placements),
         played_at=played_at,
@@ -322,10 +323,12 @@ def _keep(pending: _Pending, rest: str, line: int, offset: int) -> None:
     pending.bad_lines = [(n, why) for n, why in pending.bad_lines if n >= line]
 
 
-def record_item(line: int, offset: int, data: Any, raw: str, source: str) -> ParseItem:
+def record_item(
+    line: int, offset: int, data: Any, raw: str, source: str, played_under: str | None = None
+) -> ParseItem:
     """What the record path makes of one decoded object: a hand, or its quarantine entry."""
     try:
-        return hand_from_object(data, source, line, offset, raw)
+        return hand_from_object(data, source, line, offset, raw, played_under)
     except BAD_INPUT as error:
         return Quarantined(source, reason_of(error), raw, line, offset, _hand_id(data))
 

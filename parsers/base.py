@@ -11,8 +11,6 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, BinaryIO, ClassVar
 
@@ -38,30 +36,14 @@ BAD_INPUT: tuple[type[BaseException], ...] = (
 )
 
 
-# ``import --rules NAME|FILE.toml``: the ruleset every hand of the run is played
-# under.  A file's own ruleset name is then not looked up (a room's custom rules
-# have no preset), so the override is not refused before it can apply.
-_PLAYED_UNDER: ContextVar[str | None] = ContextVar("played_under", default=None)
+def preset_name(name: str, played_under: str | None = None) -> str:
+    """The preset a file's ruleset name means (RulesetError if none).
 
-
-@contextmanager
-def played_under(name: str | None) -> Iterator[None]:
-    """While parsing, take ``name`` as every hand's ruleset (None: the file's own)."""
-    token = _PLAYED_UNDER.set(name)
-    try:
-        yield
-    finally:
-        _PLAYED_UNDER.reset(token)
-
-
-def ruleset_override() -> str | None:
-    """The ruleset :func:`played_under` set, if any."""
-    return _PLAYED_UNDER.get()
-
-
-def preset_name(name: str) -> str:
-    """The preset a file's ruleset name means (RulesetError if none), unless overridden."""
-    return ruleset_override() or get_ruleset(name).name
+    ``played_under`` (``import --rules NAME|FILE.toml``): the ruleset every hand
+    is played under instead; the file's own name is then not looked up (a
+    room's custom rules have no preset), so it is not refused before it applies.
+    """
+    return played_under or get_ruleset(name).name
 
 
 def reason_of(error: BaseException) -> str:
@@ -134,6 +116,11 @@ class Parser(ABC):
     description: ClassVar[str]
     needs_path: ClassVar[bool] = False  # reads a file path (SQLite), not a byte stream
     columnar: ClassVar[bool] = False  # implements parse_columnar and hand_from_raw
+
+    def __init__(self, played_under: str | None = None) -> None:
+        """``played_under``: the ruleset every hand is played under (``import --rules``);
+        None: each hand's own."""
+        self.played_under = played_under
 
     @classmethod
     @abstractmethod

@@ -12,7 +12,6 @@ from the hand's own lines.
 
 from __future__ import annotations
 
-import contextvars
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -98,11 +97,7 @@ def read(
         except BaseException as error:  # raised again by the reader, in its place
             put(error)
 
-    # the caller's context (``played_under``) holds in the thread that resolves rule texts
-    context = contextvars.copy_context()
-    worker = threading.Thread(
-        target=context.run, args=(produce,), name=f"decode {source}", daemon=True
-    )
+    worker = threading.Thread(target=produce, name=f"decode {source}", daemon=True)
     worker.start()
     try:
         while (item := blocks.get()) is not None:

@@ -10,63 +10,44 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
+from ofc_stats.core.decode import HANDS, decode_rows, fpdb_decoder
 from ofc_stats.engine.board import DISCARD_CODE
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.errors import FpdbError
-from ofc_stats.records import HandRecord, Quarantined
-from parsers import fast_json, fpdb_columns, fpdb_fast
-from parsers.base import BAD_INPUT, ParseItem, Parser, reason_of
-from parsers.columns import in_order
-from parsers.hand_columns import Move, SeatRow, placements, seat_records
-from parsers.swc import street_of
+from ofc_stats.records import HandRecord, Quarantined, storable_text
+from parsers import core_lane
+from parsers.base import BAD_INPUT, ColumnarHands, ParseItem, Parser, reason_of
+from parsers.hand_columns import Move, SeatRow, fantasy_jump, placements, seat_records, street_of
 
 FORMAT = "fpdb"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 VARIANTS = {"ofc": "classic-american", "ofcp": "pineapple"}
 FETCH_ROWS = 2_000  # rows read from SQLite at a time
-CHUNK_HANDS = 2_000  # hands per columnar chunk
-QUERY = "SELECT id, siteHandNo, tableName, rawJson FROM HttpOFCHands ORDER BY id"
-
-
-NONE: list[int] = []  # no cards (never changed)
-
-# Card texts parse_card has read, and what it gave: a lookup skips the call per card.
-_CARD_IDS: dict[str, int] = {}
+LOCK_SECONDS = 5.0  # how long to wait for a program writing the database
+READ_SECONDS = 600  # one database read for longer is stopped (a view that never ends)
+MAX_RAW = 4 << 20  # characters of one rawJson (a hand is a few thousand)
+# length() of a BLOB is its size, read without the BLOB (a zeroblob of 900 MB stays on disk)
+QUERY = (
+    "SELECT id, siteHandNo, tableName, CASE WHEN length(rawJson) <= ?1 THEN rawJson END, "
+    "length(rawJson) FROM HttpOFCHands ORDER BY id"
+)
 
 
 def _cards(values: Any) -> list[int]:
+    """Cards as fpdb-3 writes them: a list of texts or one space-separated text; "--" is hidden."""
     if isinstance(values, str):
         values = values.split()
     if not values:
         return []
     if not isinstance(values, list):  # a number or an object where a card list belongs
         raise FpdbError(f"cards {str(values)[:40]!r} are not a list")
-    try:
-        if type(values) is list and "--" not in values:
-            return list(map(_CARD_IDS.__getitem__, values))  # every card a text seen before
-        return [_CARD_IDS[v] for v in values if v != "--"]
-    except (KeyError, TypeError):
-        pass
-    cards = [parse_card(str(v)) for v in values if str(v) != "--"]
-    for v in values:
-        if isinstance(v, str) and v != "--" and len(_CARD_IDS) < 4096:
-            _CARD_IDS[v] = parse_card(v)
-    return cards
-
-
-def _row(values: Any) -> list[int]:
-    """``_cards`` of a row, without its call for a list of card texts seen before."""
-    if type(values) is list:
-        try:
-            return list(map(_CARD_IDS.__getitem__, values))  # "--" is never a key
-        except (KeyError, TypeError):
-            pass
-    return _cards(values)
+    return [parse_card(str(v)) for v in values if str(v) != "--"]
 
 
 def _round(record: dict[str, Any]) -> int:
@@ -134,16 +115,11 @@ def hand_parts(raw: dict[str, Any], table_name: str) -> Hand:
         if record.get("dealt"):
             state[3] = True
         placed_rows = record.get("placed") or {}
-        top, middle, bottom = (
-            placed_rows.get("top"),
-            placed_rows.get("middle"),
-            placed_rows.get("bottom"),
-        )
-        top = _row(top) if top else NONE
-        middle = _row(middle) if middle else NONE
-        bottom = _row(bottom) if bottom else NONE
+        top = _cards(placed_rows.get("top"))
+        middle = _cards(placed_rows.get("middle"))
+        bottom = _cards(placed_rows.get("bottom"))
         count = len(top) + len(middle) + len(bottom)
-        if count > 5:
+        if fantasy_jump(count):
             state[2] = True
         state[1] += count
         street = street_of(state[1], pineapple, state[2])
@@ -235,39 +211,36 @@ class FpdbParser(Parser):
         raise FpdbError("fpdb databases are read from a file path")
 
     def parse_path(self, path: str, source: str) -> Iterator[ParseItem]:
-        for item in _rows(path, source, json.loads):
-            yield item if isinstance(item, Quarantined) else _record(item, source)
+        for rows in _fetch(path, source):
+            if isinstance(rows, Quarantined):
+                yield rows
+                continue
+            for row in rows:
+                yield _item(row, source)
 
     def parse_path_columnar(self, path: str, source: str) -> Iterator[ParseItem]:
-        """The same hands, laid out as columns a chunk at a time.
+        """The same items, most hands decoded by the core straight into columns.
 
-        Rows go through ``fpdb_fast`` (a typed decode, then NumPy per chunk)
-        where its structs hold them; any other row, and a hand whose table
-        name is not in its rawJson (a reparse sees only that text), takes the
-        record path.  Whatever is gathered goes out before a row read
-        otherwise, so hands keep the rows' order.
+        Each fetch of rows goes to the core (``rust/ofc-core/src/decode/fpdb.rs``);
+        the rows it leaves (any it cannot read exactly as :func:`hand_parts`
+        would, or whose hand would be refused) are read here, in their place.
         """
-        typed: list[tuple[fpdb_fast.Prepared, tuple[Any, ...]]] = []
-        lines: set[int] = set()
-        for item in _fetch(path, source):
-            if not isinstance(item, Quarantined):
-                line = item[0]
-                raw = fpdb_fast.typed(item[3]) if line is not None and line not in lines else None
-                ready = raw and fpdb_fast.prepare(raw, line, item[3], _number)  # type: ignore[arg-type]
-                if ready:
-                    typed.append((ready, item))
-                    lines.add(ready.line)
-                    if len(typed) >= CHUNK_HANDS:
-                        yield from _typed_chunk(typed, source)
-                        typed, lines = [], set()
-                    continue
-            if typed:
-                yield from _typed_chunk(typed, source)
-                typed, lines = [], set()
-            row = item if isinstance(item, Quarantined) else _decoded(item, source, fast_json.loads)
-            yield row if isinstance(row, Quarantined) else _record(row, source)
-        if typed:
-            yield from _typed_chunk(typed, source)
+        if not storable_text(source):  # every hand of it is refused: the definition says why
+            yield from self.parse_path(path, source)
+            return
+        core = fpdb_decoder(core_lane.resolving(VARIANTS.__getitem__))
+        for rows in _fetch(path, source):
+            if isinstance(rows, Quarantined):
+                yield rows
+                continue
+            ids = [-1 if line is None else line for line, _, _, _ in rows]
+            texts = [text if line is not None else None for line, _, _, text in rows]
+            decoded = decode_rows(core, ids, [row[2] for row in rows], texts, FORMAT, source)
+            for kind, start, stop, _ in decoded.units.tolist():
+                if kind == HANDS:
+                    yield ColumnarHands(*decoded.slice(start, stop))
+                else:
+                    yield from (_item(row, source) for row in rows[start:stop])
 
     def hand_from_raw(self, raw_text: str, source: str, line: int, offset: int) -> ParseItem:
         """One stored rawJson text again through the record path."""
@@ -282,44 +255,87 @@ class _Row(NamedTuple):
     raw: Any
 
 
-def _rows(path: str, source: str, loads: Callable[[Any], Any]) -> Iterator[_Row | Quarantined]:
-    """Every HttpOFCHands row, decoded; what cannot be opened or decoded is quarantined."""
-    for item in _fetch(path, source):
-        yield item if isinstance(item, Quarantined) else _decoded(item, source, loads)
+Fetched = tuple[int | None, str | None, str, Any]  # (row id, siteHandNo, table name, rawJson)
 
 
-def _fetch(
-    path: str, source: str
-) -> Iterator[tuple[int | None, str | None, str, Any] | Quarantined]:
-    """Every HttpOFCHands row as (line, siteHandNo, table name, rawJson), or why none can be."""
+def _fetch(path: str, source: str) -> Iterator[list[Fetched] | Quarantined]:
+    """The HttpOFCHands rows a fetch at a time, in id order; why not, as a Quarantined.
+
+    Reading stops, with the rows read so far kept, at damage in the file, a
+    row id met twice (a view, not fpdb-3's table), or :data:`READ_SECONDS`
+    spent on one database (a view that never ends).  A rawJson over
+    :data:`MAX_RAW` is quarantined without being read into memory.
+    """
     try:
         # The path goes through pathname2url, so "#", "?" and "%" in a file
         # name stay part of the name and never become URI parameters.
         uri = f"{Path(path).resolve().as_uri()}?mode=ro"
-        connection = sqlite3.connect(uri, uri=True)
+        connection = sqlite3.connect(uri, uri=True, timeout=LOCK_SECONDS)
     except (sqlite3.Error, ValueError) as error:
         yield Quarantined(source, f"cannot open the database: {error}", "")
         return
+    deadline = time.monotonic() + READ_SECONDS
+    connection.set_progress_handler(lambda: time.monotonic() > deadline, 100_000)
+    last: int | None = None
     try:
         try:
-            cursor = connection.execute(QUERY)
+            cursor = connection.execute(QUERY, (MAX_RAW,))
             rows = cursor.fetchmany(FETCH_ROWS)
         except sqlite3.Error as error:
-            yield Quarantined(source, f"no fpdb-3 OFC tables: {error}", "")
+            yield Quarantined(source, _why_not(error, "no fpdb-3 OFC tables"), "")
             return
         while rows:
-            for row_id, hand_no, table_name, raw_json in rows:
+            fetched: list[Fetched] = []
+            for row_id, hand_no, table_name, raw_json, size in rows:
                 line = row_id if isinstance(row_id, int) else None
                 hand_id = None if hand_no is None else str(hand_no)[:200]
-                yield line, hand_id, str(table_name or ""), raw_json
-            rows = cursor.fetchmany(FETCH_ROWS)
+                if line is not None and last is not None and line <= last:
+                    yield from _rows_then(fetched, Quarantined(
+                        source, f"row id {line} comes twice: HttpOFCHands is not fpdb-3's "
+                        "table (a view?); the rows before it are read", "", line))  # fmt: skip
+                    return
+                last = line if line is not None else last
+                if raw_json is None and isinstance(size, int) and size > MAX_RAW:
+                    why = f"rawJson of {size:,} characters is over the {MAX_RAW:,} a hand may hold"
+                    fetched.append((line, hand_id, "", Quarantined(source, why, "", line)))
+                    continue
+                fetched.append((line, hand_id, str(table_name or ""), raw_json))
+            yield fetched
+            try:
+                rows = cursor.fetchmany(FETCH_ROWS)
+            except sqlite3.Error as error:
+                after = "" if last is None else f" after row {last}"
+                yield Quarantined(source, _why_not(error, f"the database is damaged{after}"), "")
+                return
     finally:
         connection.close()
 
 
-def _decoded(
-    row: tuple[int | None, str | None, str, Any], source: str, loads: Callable[[Any], Any]
-) -> _Row | Quarantined:
+def _rows_then(rows: list[Fetched], why: Quarantined) -> Iterator[list[Fetched] | Quarantined]:
+    if rows:
+        yield rows
+    yield why
+
+
+def _why_not(error: sqlite3.Error, what: str) -> str:
+    """A quarantine reason for a database that stops being read: locked, too slow, or damaged."""
+    text = str(error)
+    if "locked" in text or "busy" in text:
+        return f"the database is locked by another program ({text}); import it again later"
+    if "interrupted" in text:
+        return f"reading the database took over {READ_SECONDS} s; the rows before are read"
+    return f"{what}: {text}"
+
+
+def _item(row: Fetched, source: str) -> ParseItem:
+    """One fetched row through the record path (the definition)."""
+    if isinstance(row[3], Quarantined):
+        return row[3]
+    decoded = _decoded(row, source, json.loads)
+    return decoded if isinstance(decoded, Quarantined) else _record(decoded, source)
+
+
+def _decoded(row: Fetched, source: str, loads: Callable[[Any], Any]) -> _Row | Quarantined:
     line, hand_id, table_name, raw_json = row
     try:
         raw = loads(raw_json)
@@ -328,31 +344,6 @@ def _decoded(
     except BAD_INPUT as error:
         return Quarantined(source, reason_of(error), str(raw_json), line, hand_id=hand_id)
     return _Row(line, hand_id, table_name, raw_json, raw)
-
-
-def _typed_chunk(
-    typed: list[tuple[fpdb_fast.Prepared, tuple[Any, ...]]], source: str
-) -> Iterator[ParseItem]:
-    """Typed hands as columns; a hand they cannot surely hold goes through the record path.
-
-    If some are refused, the others are laid out once more, together, and the
-    tables cut around the refused ones (:func:`parsers.columns.in_order`).
-    """
-    valid, built = fpdb_columns.build([hand for hand, _ in typed], FORMAT, source)
-    if built is not None:
-        yield built
-        return
-    kept = [hand for ok, (hand, _) in zip(valid, typed, strict=True) if ok]
-    if kept:
-        built = fpdb_columns.build(kept, FORMAT, source)[1]
-        assert built is not None  # every hand kept passed the checks the first time
-
-    def record(index: int) -> ParseItem:
-        decoded = _decoded(typed[index][1], source, fast_json.loads)
-        return decoded if isinstance(decoded, Quarantined) else _record(decoded, source)
-
-    refused = [index for index, ok in enumerate(valid) if not ok]
-    yield from in_order(built, refused, record)
 
 
 def _raw_text(row: _Row) -> str:

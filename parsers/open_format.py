@@ -45,13 +45,22 @@ def _card(value: Any, where: str) -> int | None:
     raise OpenFormatError(f"bad card {value!r}")
 
 
+def _list(value: Any, what: str) -> list[Any]:
+    """A list field (null, absent or another empty value: none); anything else is refused."""
+    if not value:
+        return []
+    if not isinstance(value, list):
+        raise OpenFormatError(f"{what} must be a list, not {str(value)[:40]!r}")
+    return value
+
+
 def _seat(index: int, data: Any) -> tuple[SeatRecord, list[Placement]]:
     if not isinstance(data, dict):
         raise OpenFormatError(f"seat {index} is not an object")
     placements: list[Placement] = []
     rows: dict[str, list[int]] = {name: [] for name in ROW_NAMES}
     discards: list[int] | None = []
-    for street, step in enumerate(data.get("streets") or []):
+    for street, step in enumerate(_list(data.get("streets"), f"seat {index}: streets")):
         if not isinstance(step, dict):
             raise OpenFormatError(f"seat {index} street {street} is not an object")
         cards, to = step.get("cards"), step.get("to")
@@ -79,7 +88,10 @@ def _seat(index: int, data: Any) -> tuple[SeatRecord, list[Placement]]:
         if not isinstance(final, dict):
             raise OpenFormatError(f"seat {index}: rows must be an object")
         given = {
-            name: [_card(c, f"seat {index}") for c in final.get(name, [])] for name in ROW_NAMES
+            name: [
+                _card(c, f"seat {index}") for c in _list(final.get(name), f"seat {index}: {name}")
+            ]
+            for name in ROW_NAMES
         }
         if placements and any(sorted(rows[n]) != sorted(given[n]) for n in ROW_NAMES):  # type: ignore[type-var]
             raise OpenFormatError(f"seat {index}: rows do not match the streets")
@@ -88,7 +100,10 @@ def _seat(index: int, data: Any) -> tuple[SeatRecord, list[Placement]]:
             if "discards" in data and data["discards"] is not None:
                 discards = [
                     c
-                    for c in (_card(v, f"seat {index}") for v in data["discards"])
+                    for c in (
+                        _card(v, f"seat {index}")
+                        for v in _list(data["discards"], f"seat {index}: discards")
+                    )
                     if c is not None
                 ]
             else:
@@ -124,7 +139,10 @@ def played_at_of(value: Any) -> datetime:
     return played_at
 
 
-def hand_from_json(data: Any, source: str, line: int, offset: int, raw: str) -> HandRecord:
+def hand_from_json(
+    data: Any, source: str, line: int, offset: int, raw: str, played_under: str | None = None
+) -> HandRecord:
+    """One open-format object as a HandRecord (``played_under``: ``import --rules``)."""
     if not isinstance(data, dict) or data.get("ofc_format") != VERSION:
         raise OpenFormatError(f"not an open-format hand (ofc_format must be {VERSION})")
     for key in ("room", "table", "hand_id", "ruleset", "seats"):
@@ -143,7 +161,7 @@ def hand_from_json(data: Any, source: str, line: int, offset: int, raw: str) -> 
         room=str(data["room"]),
         table_id=str(data["table"]),
         room_hand_id=str(data["hand_id"]),
-        ruleset=preset_name(str(data["ruleset"])),
+        ruleset=preset_name(str(data["ruleset"]), played_under),
         seats=tuple(seats),
         placements=tuple(placements),
         played_at=played_at,
@@ -248,10 +266,11 @@ class OpenFormatParser(Parser):
         yield from self.parse_lines(core_lane.numbered(stream), source)
 
     def hand_from_raw(self, raw_text: str, source: str, line: int, offset: int) -> ParseItem:
-        return hand_from_json(json.loads(raw_text), source, line, offset, raw_text)
+        data = json.loads(raw_text)
+        return hand_from_json(data, source, line, offset, raw_text, self.played_under)
 
     def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-        resolve = core_lane.resolving(preset_name)
+        resolve = core_lane.resolving(lambda text: preset_name(text, self.played_under))
         yield from core_lane.read(stream, source, FORMAT, _Lines(self, source), resolve)
 
     def parse_lines(
@@ -291,7 +310,8 @@ class OpenFormatParser(Parser):
                 yield Quarantined(source, reason_of(error), text, number, start)
                 continue
             try:
-                yield hand_from_json(data, source, number, start, text.rstrip("\r\n"))
+                line_text = text.rstrip("\r\n")
+                yield hand_from_json(data, source, number, start, line_text, self.played_under)
             except BAD_INPUT as error:
                 hand_id = data.get("hand_id") if isinstance(data, dict) else None
                 yield Quarantined(

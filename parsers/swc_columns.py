@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from ofc_stats.records import storable_text
+from ofc_stats.records import MAX_ID, storable_text
 from parsers import columns
 from parsers.base import ColumnarHands, ParseItem
 from parsers.hand_columns import Move, SeatRow
@@ -98,6 +98,10 @@ class Chunk:
         count = len(line)
         referred = odd.copy()
         texts = [*table_id, *hand_id, *player]
+        long_hand = [max(len(t), len(h)) > MAX_ID for t, h in zip(table_id, hand_id, strict=True)]
+        referred |= np.array(long_hand, dtype=bool)
+        long_seat = np.array([len(n) > MAX_ID for n in player], dtype=bool)
+        referred |= columns.any_of(seat_hand, long_seat, count)
         if not "".join(texts).isascii():
             bad_hand = [
                 not (storable_text(t) and storable_text(h))

@@ -37,6 +37,7 @@ from parsers.swc_fold import (
     Hand,
     Seat,
     Tables,
+    fantasy_jump,
     fantasy_names,
     fold_layout,
     street_of,
@@ -379,7 +380,7 @@ def fold(hand: Hand, seat: Seat, d: str) -> None:
         gone = []
     if placed or gone:
         pineapple = hand.code in PINEAPPLE_CODES or hand.code == 76
-        seat.fantasy = seat.fantasy or len(placed) > 5
+        seat.fantasy = seat.fantasy or fantasy_jump(len(placed))
         seat.rows = new_rows  # a placed card never leaves its row (unchanged: the same list)
         count = len(new_rows[0]) + len(new_rows[1]) + len(new_rows[2])
         street = street_of(count, pineapple, seat.fantasy)

@@ -15,6 +15,8 @@ from datetime import datetime
 from typing import Any
 
 from ofc_stats.errors import SwcError
+from parsers.hand_columns import fantasy_jump as fantasy_jump
+from parsers.hand_columns import street_of as street_of
 
 PINEAPPLE_CODES = {74: "pineapple", 75: "pineapple-progressive", 77: "pineapple"}
 CLASSIC_CODES = {70: "classic-american", 73: "classic-american", 84: "classic-american"}
@@ -35,13 +37,6 @@ def played_at(captured_at: str | None) -> datetime | None:
         return datetime.fromisoformat(captured_at.replace("Z", "+00:00")).replace(tzinfo=None)
     except ValueError:
         return None
-
-
-def street_of(placed: int, pineapple: bool, fantasy: bool) -> int:
-    """The OFC street (0-based) on which a player's placed-card count was reached."""
-    if fantasy or placed <= 5:
-        return 0
-    return (placed - 4) // 2 if pineapple else placed - 5
 
 
 def parse_layout(text: Any) -> tuple[list[list[int]], list[int]] | None:
@@ -318,8 +313,7 @@ def fold_layout(hand: Hand, seat: Seat, d: str) -> None:
         gone = [c for c in seat.active if c not in active]
     if placed_now or gone:
         pineapple = hand.code in PINEAPPLE_CODES or hand.code == 76
-        jump = len(placed_now) > 5
-        seat.fantasy = seat.fantasy or jump
+        seat.fantasy = seat.fantasy or fantasy_jump(len(placed_now))
         seat.rows = new_rows
         count = len(new_rows[0]) + len(new_rows[1]) + len(new_rows[2])
         street = street_of(count, pineapple, seat.fantasy)

@@ -374,21 +374,19 @@ def test_bits_set_with_and_without_numpy_2(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_the_runs_ruleset_holds_in_the_decoding_thread() -> None:
-    """The core resolves rule texts in the lane's thread: ``played_under`` must hold there.
+    """The core resolves rule texts in the lane's thread: the parser's ``played_under`` holds there.
 
     Three hands name rules no preset has: under the override all three are decoded
     and carry its name; without it the definition refuses each (three quarantine rows).
     """
-    from parsers.base import played_under
-
     lines = []
     for record in random_records(3, seed=1):
         line = hand_to_json(record)
         line["ruleset"] = "no such rules"
         lines.append(json.dumps(line) + "\n")
     data = "".join(lines).encode()
-    with played_under("pineapple-progressive"):
-        items = list(OpenFormatParser().parse_columnar(io.BytesIO(data), "x"))
+    parser = OpenFormatParser(played_under="pineapple-progressive")
+    items = list(parser.parse_columnar(io.BytesIO(data), "x"))
     assert [i.hands["ruleset"].to_pylist() for i in items if isinstance(i, ColumnarHands)] == [
         ["pineapple-progressive"] * 3
     ]

@@ -1,10 +1,11 @@
 """The core's import decoders: a block of lines to the dataset's hands, seats and placements.
 
 ``_core.AppDecoder`` and ``_core.OpenDecoder`` (``rust/ofc-core/src/decode``)
-decode whole lines into plain vectors with the GIL released; here they
-become Arrow arrays without a copy (``from_buffers`` over the NumPy arrays
-the vectors moved into).  What the core leaves to the readable reader comes
-back as units of lines, in file order (:class:`Decoded`).
+decode whole lines, ``_core.FpdbDecoder`` database rows, into plain vectors
+with the GIL released; here they become Arrow arrays without a copy
+(``from_buffers`` over the NumPy arrays the vectors moved into).  What the
+core leaves to the readable reader comes back as units of lines, in file
+order (:class:`Decoded`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ def decoder(format_name: str, resolve: Resolver) -> Decoder:
     if format_name == "app-json":
         return _core.AppDecoder(resolve)
     return _core.OpenDecoder(resolve)
+
+
+def fpdb_decoder(resolve: Resolver) -> _core.FpdbDecoder:
+    """A decoder for the rows of one fpdb-3 database."""
+    return _core.FpdbDecoder(resolve)
 
 
 def _validity(valid: npt.NDArray[np.bool_]) -> tuple[pa.Buffer | None, int]:
@@ -134,6 +140,25 @@ def decode(
 ) -> Decoded:
     """Decode a block of whole lines (``last``: the file ends with it)."""
     d = core.decode(data, first_line, first_offset, first_offset == 0, last)
+    return _decoded(d, format_name, source, offsets=True)
+
+
+def decode_rows(
+    core: _core.FpdbDecoder,
+    ids: list[int],
+    tables: list[str],
+    texts: list[Any],
+    format_name: str,
+    source: str,
+) -> Decoded:
+    """Decode database rows (their ids are the hands' lines; they have no byte offsets).
+
+    Units of :data:`LINES` are rows ``start..stop`` for the readable reader.
+    """
+    return _decoded(core.decode(ids, tables, texts), format_name, source, offsets=False)
+
+
+def _decoded(d: dict[str, Any], format_name: str, source: str, *, offsets: bool) -> Decoded:
     count = len(d["line"])
     hand_key = _strings(d, "hand_key")
     line = d["line"]
@@ -154,7 +179,9 @@ def decode(
             "currency": _strings(d, "currency"),
             "source_file": _constant(source, count),
             "source_line": pa.array(line, pa.int64()),
-            "source_offset": pa.array(d["offset"], pa.int64()),
+            "source_offset": pa.array(d["offset"], pa.int64())
+            if offsets
+            else pa.nulls(count, pa.int64()),
             "raw_text": _strings(d, "raw_text"),
             "fingerprint": pa.StringArray.from_buffers(
                 count,

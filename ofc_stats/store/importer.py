@@ -53,7 +53,6 @@ from parsers.base import (
     ColumnarHands,
     ParseItem,
     Parser,
-    played_under,
     reason_of,
 )
 from parsers.registry import detect, get_parser, known_formats
@@ -160,25 +159,23 @@ class Importer:
             file.skipped = f"unknown format; known formats: {known_formats()}"
             self.on_bytes(source.size)
             return
-        parser = parser_type()
+        # Under --rules the file's own ruleset name is not looked up (a room's
+        # custom TOML rules have no preset name the parser could find).
+        parser = parser_type(played_under=None if self.ruleset is None else self.ruleset.name)
         self.superseded.read_again(source.name)
         # A ruleset override applies hand by hand, so it takes the record path.
         columnar = parser.columnar and self.columnar and self.ruleset is None
-        # Under --rules the file's own ruleset name is not looked up (a room's
-        # custom TOML rules have no preset name the parser could find).
-        override = None if self.ruleset is None else self.ruleset.name
         try:
-            with played_under(override):
-                if parser.needs_path:
-                    read = parser.parse_path_columnar if columnar else parser.parse_path
-                    with real_path(source) as path:
-                        self._consume(read(path, source.name), file, parser)
-                    self.on_bytes(source.size)
-                else:
-                    with open_utf8(source) as raw:
-                        stream = io.BufferedReader(Counting(raw, self.on_bytes), 1 << 20)
-                        parse = parser.parse_columnar if columnar else parser.parse
-                        self._consume(parse(stream, source.name), file, parser)
+            if parser.needs_path:
+                read = parser.parse_path_columnar if columnar else parser.parse_path
+                with real_path(source) as path:
+                    self._consume(read(path, source.name), file, parser)
+                self.on_bytes(source.size)
+            else:
+                with open_utf8(source) as raw:
+                    stream = io.BufferedReader(Counting(raw, self.on_bytes), 1 << 20)
+                    parse = parser.parse_columnar if columnar else parser.parse
+                    self._consume(parse(stream, source.name), file, parser)
         except READ_ERRORS as error:
             self._unreadable(file, f"the file could not be read to its end: {error}")
             return

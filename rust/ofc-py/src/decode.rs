@@ -4,10 +4,11 @@
 
 use numpy::{Element, PyArray1, PyArrayMethods};
 use ofc_core::decode::app::AppDecoder as CoreApp;
+use ofc_core::decode::fpdb::{FpdbDecoder as CoreFpdb, Row};
 use ofc_core::decode::open::OpenDecoder as CoreOpen;
 use ofc_core::decode::{Block, Floats, Lists, Resolved, Strings, Unit};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyString};
 
 fn put<'py, T: Element>(out: &Bound<'py, PyDict>, name: &str, values: Vec<T>) -> PyResult<()> {
     out.set_item(name, PyArray1::from_vec(out.py(), values))
@@ -213,8 +214,63 @@ impl OpenDecoder {
     }
 }
 
+/// fpdb rows, a fetch at a time (one decoder a database).
+#[pyclass(module = "ofc_stats._core")]
+pub struct FpdbDecoder {
+    inner: CoreFpdb,
+    resolve: Py<PyAny>,
+}
+
+#[pymethods]
+impl FpdbDecoder {
+    #[new]
+    fn new(resolve: Py<PyAny>) -> Self {
+        FpdbDecoder {
+            inner: CoreFpdb::default(),
+            resolve,
+        }
+    }
+
+    /// Decode rows (`ids`, `tables`, `texts` alike long; a text that is not a `str` is the
+    /// definition's).  Units of kind 1 are rows `start..stop` for the readable reader.
+    fn decode<'py>(
+        &mut self,
+        py: Python<'py>,
+        ids: Vec<i64>,
+        tables: Vec<String>,
+        texts: Vec<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let texts: Vec<Option<&str>> = texts
+            .iter()
+            .map(|t| t.cast::<PyString>().ok().and_then(|s| s.to_str().ok()))
+            .collect();
+        let rows: Vec<Row<'_>> = ids
+            .iter()
+            .zip(&tables)
+            .zip(&texts)
+            .map(|((&id, table_name), &text)| Row {
+                id,
+                table_name,
+                text,
+            })
+            .collect();
+        let mut error = None;
+        let inner = &mut self.inner;
+        let resolve = &self.resolve;
+        let block = py.detach(|| {
+            let mut resolve = resolver(resolve, &mut error);
+            inner.decode(&rows, &mut resolve)
+        });
+        if let Some(err) = error {
+            return Err(err);
+        }
+        block_dict(py, block, &self.inner.presets.names)
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<AppDecoder>()?;
+    m.add_class::<FpdbDecoder>()?;
     m.add_class::<OpenDecoder>()?;
     Ok(())
 }

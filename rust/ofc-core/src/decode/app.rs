@@ -202,6 +202,9 @@ fn hand_of<'a>(
     presets: &mut Presets,
     resolve: &mut dyn FnMut(&str) -> Resolved,
 ) -> Option<HandIn<'a>> {
+    if !super::shallow(raw) {
+        return None;
+    }
     let Obj(hand): Obj<Hand<'a>> = serde_json::from_str(raw).ok()?;
     if hand.hand_data.seats.is_empty() {
         return None;

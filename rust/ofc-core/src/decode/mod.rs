@@ -1,4 +1,4 @@
-//! Import decoders: app JSON ([`app`]) and the open format ([`open`]) read
+//! Import decoders: app JSON ([`app`]), the open format ([`open`]) and fpdb rows ([`fpdb`]) read
 //! straight into the dataset's stored columns.
 //!
 //! The readable readers in `parsers/` (records, one hand at a time) are the
@@ -19,6 +19,7 @@
 //! the definition and never lost.
 
 pub mod app;
+pub mod fpdb;
 pub mod open;
 mod text;
 
@@ -35,6 +36,13 @@ const DISCARD: u8 = 3;
 const ROW_SIZES: [usize; 3] = [3, 5, 5];
 /// Seats and streets are stored as int8 (`records.SMALL_INT`).
 const SMALL_INT: i64 = 127;
+/// Characters of an id or a name (`records.MAX_ID`).
+const MAX_ID: usize = 1_000;
+
+/// Whether a text holds more than [`MAX_ID`] characters (Python's len: code points).
+fn too_long(text: &str) -> bool {
+    text.len() > MAX_ID && text.chars().count() > MAX_ID
+}
 /// The largest hand text a decoder reads itself; a longer one is the definition's.
 pub const MAX_HAND_BYTES: usize = 1 << 20;
 
@@ -265,6 +273,14 @@ fn storable(hand: &HandIn<'_>) -> bool {
     if hand.seats.len() < 2 || hand.seats.len() > max_seats as usize {
         return false;
     }
+    let ids = [&hand.room, &hand.table_id, &hand.room_hand_id];
+    let names = hand
+        .seats
+        .iter()
+        .flat_map(|s| [Some(&s.player), s.player_id.as_ref()]);
+    if ids.into_iter().chain(names.flatten()).any(|t| too_long(t)) {
+        return false;
+    }
     let mut seen: u64 = 0;
     let mut positions: u128 = 0;
     for seat in &hand.seats {
@@ -436,6 +452,37 @@ impl Columns {
         self.fingerprint.extend_from_slice(&print);
         for seat in &hand.seats {
             self.push_seat(index, seat);
+        }
+        true
+    }
+
+    /// [`Columns::push`], with the placements table in the hand's own order (`moves`: seat
+    /// index and placement, as the definition lists them) rather than seat by seat.
+    pub fn push_ordered(
+        &mut self,
+        format: &str,
+        hand: &HandIn<'_>,
+        moves: &[(usize, Placed)],
+        line: i64,
+        raw: &str,
+        scratch: &mut Vec<u8>,
+    ) -> bool {
+        let cards = self.card_hand.len();
+        if !self.push(format, hand, line, 0, raw, scratch) {
+            return false;
+        }
+        let index = self.line.len() as i32 - 1;
+        self.card_hand.truncate(cards);
+        self.card_seat.truncate(cards);
+        self.street.truncate(cards);
+        self.card.truncate(cards);
+        self.destination.truncate(cards);
+        for &(seat, p) in moves {
+            self.card_hand.push(index);
+            self.card_seat.push(hand.seats[seat].position as i8);
+            self.street.push(p.street as i8);
+            self.card.push(p.card as i8);
+            self.destination.push(p.destination as i8);
         }
         true
     }
@@ -630,6 +677,48 @@ pub(crate) fn lines(data: &[u8]) -> impl Iterator<Item = (usize, usize, usize)> 
     })
 }
 
+/// Nesting a decoder reads itself: Python's json refuses a document nested about 1,000
+/// deep (RecursionError, at a depth that depends on its stack), serde_json skips unknown
+/// fields at any depth; a deeper hand is the definition's to judge.
+pub const MAX_DEPTH: usize = 100;
+
+/// Whether `text` (one JSON document) opens no more than [`MAX_DEPTH`] arrays and objects
+/// inside one another (brackets inside strings do not count).  Linear in the text; a text
+/// with fewer brackets than that in all is shallow without a scan.
+pub fn shallow(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let opened = memchr::memchr2_iter(b'[', b'{', bytes)
+        .take(MAX_DEPTH + 1)
+        .count();
+    if opened <= MAX_DEPTH {
+        return true;
+    }
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &byte in bytes {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return false;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    true
+}
+
 /// Whether a line holds only what Python's ``bytes.strip`` removes.
 pub(crate) fn blank(line: &[u8]) -> bool {
     line.iter()
@@ -719,6 +808,17 @@ const SUIT_OF: [u8; 256] = {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deep_documents_are_the_definitions() {
+        let deep = |n: usize| format!("{{\"a\": {}{}}}", "[".repeat(n), "]".repeat(n));
+        assert!(shallow(&deep(99))); // 99 arrays in one object: 100 deep
+        assert!(!shallow(&deep(100)));
+        // brackets in a string open nothing
+        assert!(shallow(&format!("{{\"a\": \"{}\"}}", "[".repeat(500))));
+        // 200 arrays side by side are 2 deep
+        assert!(shallow(&format!("[{}]", "[],".repeat(199) + "[]")));
+    }
 
     #[test]
     fn cards_as_parse_card_reads_them() {

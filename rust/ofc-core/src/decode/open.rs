@@ -355,6 +355,9 @@ fn hand_of<'a>(
     presets: &mut Presets,
     resolve: &mut dyn FnMut(&str) -> Resolved,
 ) -> Option<HandIn<'a>> {
+    if !super::shallow(text) {
+        return None;
+    }
     let Obj(hand): Obj<Hand<'a>> = serde_json::from_str(text).ok()?;
     if hand.ofc_format != Text::Int("1".into()) {
         return None;

@@ -1,4 +1,4 @@
-"""fpdb's typed lane (parsers/fpdb_fast.py) stores exactly what the record path stores.
+"""fpdb's core lane (rust/ofc-core/src/decode/fpdb.rs) stores exactly what the record path stores.
 
 Each example is a database of generated rawJson hands, damaged in the ways
 real rows differ (odd card spellings, nulls where lists were, unknown round
@@ -9,7 +9,6 @@ both ways and compared table for table.
 from __future__ import annotations
 
 import copy
-import json
 import random
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ofc_stats.records import HandRecord
-from parsers import fpdb_columns, fpdb_fast
 from parsers.base import ColumnarHands
-from parsers.fpdb import FpdbParser, _number
+from parsers.fpdb import FpdbParser
 from tests.handgen import random_records
 from tests.swcgen import raw_json
 from tests.test_swc_fpdb_columnar import assert_same, database
@@ -117,41 +115,32 @@ def _typed_hands(path: Path) -> int:
     return sum(i.hands.num_rows for i in items if isinstance(i, ColumnarHands))
 
 
-def test_rows_the_structs_refuse_take_the_per_row_path(tmp_path: Path) -> None:
-    """A null where a list was, a card no Literal spells, a long number: per row, stored alike."""
+def test_rows_the_core_refuses_take_the_per_row_path(tmp_path: Path) -> None:
+    """A null where a list was, a card only parse_card spells, a bool seat: per row, stored alike."""
     records = random_records(5, seed=31)
     raws = [raw_json(r) for r in records]
-    raws[0]["rounds"][0]["placed"] = None  # hand_parts reads "or {}"; the structs refuse
+    raws[0]["players"][0]["seat_idx"] = True  # hand_parts refuses it, with its reason
     top = raws[1]["players"][0]["top"]
     suit = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}[top[0][-1]]
-    top[0] = top[0][:-1] + suit  # the same card as parse_card reads it; no Literal spells it
-    raws[2]["junk"] = 10**25  # 19 digits or more: json's reading decides
-    texts = [json.dumps(raw) for raw in raws]
-    assert [fpdb_fast.typed(t) is None for t in texts] == [True, True, True, False, False]
+    top[0] = top[0][:-1] + suit  # the same card as parse_card reads it; the core leaves it
+    raws[2]["rounds"][0]["placed"] = []  # hand_parts reads "or {}"; the core leaves it
     path = database(tmp_path / "f.db3", raws)
-    assert _typed_hands(path) == 2  # the three are records of the per-row path
+    assert _typed_hands(path) == 2  # the three are items of the per-row path
     items = list(FpdbParser().parse_path_columnar(str(path), "f"))
     assert [i.room_hand_id for i in items if isinstance(i, HandRecord)] == [
-        r.room_hand_id for r in records[:3]
+        r.room_hand_id for r in records[1:3]
     ]
     counts = assert_same([[path]], tmp_path)
-    assert counts["hands"] == 5
+    assert counts["hands"] == 4
 
 
-def test_hands_the_chunk_checks_refuse_go_through_the_record_path(tmp_path: Path) -> None:
-    """A card twice on one board: the typed lane sends that hand (only) to the record path."""
+def test_hands_the_definition_refuses_go_through_the_record_path(tmp_path: Path) -> None:
+    """A card twice on one board: the core leaves that hand (only) to the record path."""
     records = random_records(4, seed=32)
     raws = [raw_json(r) for r in records]
     top = raws[1]["players"][0]["top"]
     top[1] = top[0]
     path = database(tmp_path / "f.db3", raws)
-    hands = [
-        fpdb_fast.prepare(fpdb_fast.typed(json.dumps(raw)), i, json.dumps(raw), _number)  # type: ignore[arg-type]
-        for i, raw in enumerate(raws)
-    ]
-    assert all(hands)
-    valid, columns = fpdb_columns.build(hands, "fpdb", "f")  # type: ignore[arg-type]
-    assert valid == [True, False, True, True] and columns is None
     assert _typed_hands(path) == 3
     counts = assert_same([[path]], tmp_path)
     assert counts["hands"] == 3 and counts["quarantine"] == 1
