@@ -38,13 +38,13 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError, DatasetLocked
-from ofc_stats.store.files import fsync_dir, write_parquet
+from ofc_stats.store.files import COMMIT, fsync_dir, marker, publish, write_parquet
 from ofc_stats.store.migrate import MIGRATIONS, upgrade
 from ofc_stats.store.rows import with_hand_keys
 from ofc_stats.store.schema import SCHEMA_VERSION, TABLES
 
-COMMIT = "COMMIT"
 EMPTY = "schema.parquet"
+__all__ = ["COMMIT", "EMPTY", "HAND_TABLES", "Dataset", "hand_rows", "stale_batches"]
 LOCK = ".lock"
 TAKEOVER = ".lock-takeover"
 # Tables keyed by hand_key: what removing a hand from a batch rewrites.
@@ -395,12 +395,12 @@ class Dataset:
                         removed.append(f"{name}/{other}.parquet")
                     else:
                         write_parquet(part, staging / f"{name}@{other}.parquet", name, **options)
-            marker = {
+            written = {
                 "tables": sorted(tables),
                 "batches": sorted({batch, *(rewrites or {})}),
                 "remove": removed,
             }
-            (staging / COMMIT).write_text(json.dumps(marker) + "\n")
+            (staging / COMMIT).write_text(json.dumps(written) + "\n")
             fsync_dir(staging)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
@@ -425,27 +425,11 @@ class Dataset:
         )
 
     def _marker(self, staging: Path) -> dict[str, list[str]]:
-        try:
-            marker = json.loads((staging / COMMIT).read_text())
-        except (OSError, ValueError):
-            marker = None
-        if not isinstance(marker, dict):  # a version-3 marker: the list of tables
-            return {"batches": [staging.name.split("+", 1)[-1]], "remove": []}
-        return marker
+        return marker(staging)
 
     def _publish(self, staging: Path, batch: str) -> None:
         """Rename a committed staging folder's files into their tables (idempotent)."""
-        for name in self._marker(staging).get("remove", []):
-            (self.root / name).unlink(missing_ok=True)
-        folders: set[Path] = set()
-        for path in sorted(staging.glob("*.parquet")):
-            table, _, other = path.stem.partition("@")
-            folder = self.table_dir(table)
-            os.replace(path, folder / f"{other or batch}.parquet")
-            folders.add(folder)
-        for folder in sorted(folders):  # every rename durable before the marker goes
-            fsync_dir(folder)
-        shutil.rmtree(staging, ignore_errors=True)
+        publish(self.root, staging, batch)
 
     def recover(self) -> None:
         """Roll committed batches forward and drop uncommitted ones (the caller holds the lock)."""
