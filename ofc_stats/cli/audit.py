@@ -17,7 +17,7 @@ import click
 if TYPE_CHECKING:
     from ofc_stats.audit.rules_book import RulesBook
 
-from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.options import DATA_OPTION, Finite
 from ofc_stats.cli.text import terminal_safe
 
 MISMATCH_EXIT = 3
@@ -98,7 +98,7 @@ def _say(line: str, to_stderr: bool) -> None:
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option(
     "--max-gap",
-    type=click.FloatRange(0),
+    type=Finite(),
     default=15.0,
     show_default=True,
     help="Minutes between hands beyond which Fantasyland is not traced.",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -49,6 +50,32 @@ def progress_bar(quiet: bool, total: int, label: str) -> Iterator[Callable[[int]
     with Progress(*columns, transient=True) as bar:
         task = bar.add_task(label, total=total)
         yield lambda n: bar.advance(task, n)
+
+
+# Bounds on counts a user types: past these a run would never end or overflow a column.
+INT64 = 2**63 - 1
+SEED = click.IntRange(0, INT64)
+MAX_SIM_HANDS = 100_000_000  # about 6 CPU-hours at the simulator's 4,400 hands a CPU-second
+
+
+class Finite(click.ParamType[float]):
+    """A finite float at least ``low`` (click's FloatRange lets ``nan`` and ``inf`` through)."""
+
+    name = "float"
+
+    def __init__(self, low: float = 0.0) -> None:
+        self.low = low
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number) or number < self.low:
+            self.fail(f"{value!r} is not a finite number >= {self.low:g}", param, ctx)
+        return number
 
 
 def ruleset_option(value: str) -> Ruleset:

@@ -33,7 +33,7 @@ from ofc_stats.cli.text import terminal_safe
 @click.option("--opponent", default=None, help="Only hands against this player.")
 @click.option(
     "--session-gap",
-    type=click.IntRange(1),
+    type=click.IntRange(1, 10**9),  # minutes: a larger gap overflows DuckDB's interval
     default=30,
     show_default=True,
     metavar="MINUTES",

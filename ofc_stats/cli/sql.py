@@ -18,7 +18,7 @@ from uuid import UUID
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.options import DATA_OPTION, INT64
 from ofc_stats.cli.text import echo_data, json_text, stdout_is_terminal, terminal_safe
 from ofc_stats.safe_text import csv_cell, csv_text
 
@@ -148,7 +148,7 @@ def _table_value(value: object) -> str:
 @click.option("--nl", is_flag=True, default=False, help="With --format json: one object per line.")
 @click.option(
     "--limit",
-    type=click.IntRange(1),
+    type=click.IntRange(1, INT64),
     default=None,
     help="At most this many rows (1 or more; without it, every row).",
 )

@@ -44,7 +44,16 @@ from ofc_stats.store.rows import with_hand_keys
 from ofc_stats.store.schema import SCHEMA_VERSION, TABLES
 
 EMPTY = "schema.parquet"
-__all__ = ["COMMIT", "EMPTY", "HAND_TABLES", "Dataset", "hand_rows", "stale_batches"]
+__all__ = [
+    "COMMIT",
+    "EMPTY",
+    "HAND_TABLES",
+    "LOCK",
+    "TAKEOVER",
+    "Dataset",
+    "hand_rows",
+    "stale_batches",
+]
 LOCK = ".lock"
 TAKEOVER = ".lock-takeover"
 # Tables keyed by hand_key: what removing a hand from a batch rewrites.
@@ -137,6 +146,19 @@ class Dataset:
     def exists(self) -> bool:
         return (self.root / "dataset.json").is_file()
 
+    def require(self) -> None:
+        """Refuse a folder with no dataset.json, saying whether it is a dataset that lost it."""
+        if self.exists():
+            return
+        if (self.root / "hands").is_dir() and (self.root / "files").is_dir():
+            raise DatasetError(
+                f"{self.root}: dataset.json is missing (the tables are here); "
+                f"`ofc-stats check --repair --data {self.root}` writes it again"
+            )
+        raise DatasetError(
+            f"{self.root}: no ofc-stats dataset here; create one with `ofc-stats import`"
+        )
+
     def table_dir(self, table: str) -> Path:
         return self.root / table
 
@@ -170,9 +192,15 @@ class Dataset:
         try:
             meta = json.loads((self.root / "dataset.json").read_text())
         except (OSError, ValueError) as error:
-            raise DatasetError(f"{self.root}: dataset.json is unreadable ({error})") from None
+            raise DatasetError(
+                f"{self.root}: dataset.json is unreadable ({error}); "
+                f"`ofc-stats check --repair --data {self.root}` writes it again"
+            ) from None
         if not isinstance(meta, dict):
-            raise DatasetError(f"{self.root}: dataset.json is not an object")
+            raise DatasetError(
+                f"{self.root}: dataset.json is not an object; "
+                f"`ofc-stats check --repair --data {self.root}` writes it again"
+            )
         return meta.get("schema_version")
 
     def check_version(self) -> None:
@@ -180,13 +208,19 @@ class Dataset:
         version = self.schema_version()
         if version == SCHEMA_VERSION:
             return
+        if isinstance(version, str) and version.strip().isdigit():
+            raise DatasetError(
+                f'{self.root}: dataset.json names schema_version as the text "{version}", not '
+                f"the number {int(version)}; `ofc-stats check --repair --data {self.root}` "
+                "writes the number"
+            )
         if version in MIGRATIONS:
             raise DatasetError(
                 f"{self.root}: dataset schema version {version}; run `ofc-stats migrate "
                 f"--data {self.root}` (this ofc-stats reads version {SCHEMA_VERSION})"
             )
         raise DatasetError(
-            f"{self.root}: dataset schema version {version}, this ofc-stats reads version "
+            f"{self.root}: dataset schema version {version!r}, this ofc-stats reads version "
             f"{SCHEMA_VERSION}; import the files again into a new --data folder"
         )
 
@@ -283,9 +317,18 @@ class Dataset:
         forward, uncommitted ones removed.  A lock whose holder is gone (a
         killed process whose children kept its file open) is taken over.
         """
+        if not self.exists():
+            self.create()
+        with self.held(wait_seconds):
+            upgrade(self.root)
+            self.create()
+            self.recover()
+            yield
+
+    @contextmanager
+    def held(self, wait_seconds: float = 0.0) -> Iterator[None]:
+        """The lock alone, with no upgrade or recovery (``ofc-stats check --repair``)."""
         try:
-            if not self.exists():
-                self.create()
             handle = self._acquire(wait_seconds)
         except PermissionError as error:
             raise DatasetError(
@@ -296,9 +339,6 @@ class Dataset:
             raise DatasetError(f"{self.root}: cannot lock the dataset ({error})") from None
         with handle:
             try:
-                upgrade(self.root)
-                self.create()
-                self.recover()
                 yield
             finally:
                 handle.seek(0)

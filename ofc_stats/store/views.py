@@ -168,10 +168,7 @@ class OfcData:
     def __init__(self, root: str | Path, *, threads: int | None = None) -> None:
         self.root = Path(root)
         dataset = Dataset(self.root)
-        if not dataset.exists():
-            raise OfcError(
-                f"{self.root}: no ofc-stats dataset here; create one with `ofc-stats import`"
-            )
+        dataset.require()
         if needs_upgrade(self.root):
             with dataset.locked():  # upgrades the dataset in place
                 pass
