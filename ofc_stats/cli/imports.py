@@ -198,10 +198,12 @@ def simulate(
     from ofc_stats.sim.rooms import write_simulation
 
     ruleset = _ruleset(rules_name)
+    target = out_file(out)
+    out_file(f"{out}.truth.jsonl")  # removed with the file if the run fails
     room = load_room_rules(rules_name)  # a ruleset file's [room]: rake, settlement, stacks
     with _progress(quiet, hands, "simulating") as advance:
         summary = write_simulation(
-            out_file(out),
+            target,
             hands,
             ruleset,
             output_format=output_format,

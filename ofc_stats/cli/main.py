@@ -8,6 +8,7 @@ no command catches them itself.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from ofc_stats.cli.forget import forget_command
 from ofc_stats.cli.grade import grade_command
 from ofc_stats.cli.hand import hand_command
 from ofc_stats.cli.imports import import_command, simulate
+from ofc_stats.cli.options import discard_cut_outputs, new_command
 from ofc_stats.cli.players import players_command
 from ofc_stats.cli.recompute import migrate_command, recompute_command
 from ofc_stats.cli.report import report_command
@@ -43,6 +45,16 @@ class OfcGroup(click.Group):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
+        new_command()
+        try:
+            return self._translated(ctx)
+        except SystemExit:  # an exit status the command chose (audit --fail-on-mismatch)
+            raise
+        except BaseException:
+            discard_cut_outputs()  # a file cut short by the failure is not left behind
+            raise
+
+    def _translated(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except OfcError as error:
@@ -79,6 +91,10 @@ def _data_option(ctx: click.Context) -> str | None:
     return None
 
 
+# The system's refusals that say nothing about the dataset's files: said as they are.
+_NOT_DAMAGE = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EMFILE}
+
+
 def _inside(name: object, data: str | None) -> bool:
     """Whether a file an error names is in the dataset folder (or the error names none)."""
     if not isinstance(name, str | bytes | os.PathLike) or data is None:
@@ -95,7 +111,9 @@ def unexpected(error: Exception, data: str | None) -> str:
     """
     from ofc_stats.store.check import first_damage
 
-    outside = isinstance(error, OSError) and not _inside(error.filename, data)
+    outside = isinstance(error, OSError) and (
+        error.errno in _NOT_DAMAGE or not _inside(error.filename, data)
+    )
     if data is not None and os.path.isdir(data) and not outside:
         found = first_damage(data)
         if found is not None:
@@ -122,7 +140,11 @@ def system_message(error: OSError) -> str:
     'out: Is a directory'
     """
     reason = error.strerror or str(error) or type(error).__name__
-    return f"{error.filename}: {reason}" if error.filename else reason
+    if error.filename:
+        return f"{error.filename}: {reason}"
+    if error.errno == errno.ENOSPC:
+        return f"{reason} (the disk, or the file standard output goes to, is full)"
+    return reason
 
 
 @click.group(cls=OfcGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION, out_file
+from ofc_stats.cli.options import DATA_OPTION, out_file, out_folder
 from ofc_stats.cli.text import terminal_safe
 
 
@@ -75,7 +75,6 @@ def report_command(
     out: str,
 ) -> None:
     """Write the player's report: results, sessions, hands, fouls, Fantasyland, decisions."""
-    from pathlib import Path
 
     from ofc_stats.errors import NoHands, OfcError
     from ofc_stats.store.views import open_dataset
@@ -86,6 +85,9 @@ def report_command(
 
     if hero and player is not None:
         raise OfcError("give --player NAME or --hero, not both")
+    # The output is checked before the report is built (a folder as the file, a file
+    # as the folder, an unwritable place: said at once).
+    target = out_file(out) if output_format == "html" else out_folder(out)
     with open_dataset(data) as dataset:
         chosen = choose_player(dataset, player, hero=True if hero else None)
         name = chosen.name
@@ -105,10 +107,8 @@ def report_command(
                 "widen the filters, or pass --allow-empty to write an empty report"
             )
         built = build_all(dataset, filters)
-    target = Path(out)
     if output_format == "html":
         scope = _scope(filters)
-        target = out_file(out)
         target.write_text(render(name, scope, built, leak_summary(built)), encoding="utf-8")
         click.echo(terminal_safe(f"report for {name}: {target}"))
     else:

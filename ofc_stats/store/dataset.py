@@ -179,7 +179,9 @@ class Dataset:
                 )
             self.root.mkdir(parents=True, exist_ok=True)
             meta = self.root / "dataset.json"
-            meta.write_text(json.dumps({"schema_version": SCHEMA_VERSION}) + "\n")
+            staged = self.root / "dataset.json.new"  # whole or absent, even on a full disk
+            staged.write_text(json.dumps({"schema_version": SCHEMA_VERSION}) + "\n")
+            os.replace(staged, meta)
         self.check_version()
         (self.root / ".tmp").mkdir(exist_ok=True)
         for name, schema in TABLES.items():
