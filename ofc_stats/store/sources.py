@@ -77,8 +77,9 @@ class Skipped:
 def expand(paths: Iterable[str | Path]) -> Iterator[Source | Skipped]:
     """Files, folders (recursively, sorted) and the members of .zip archives.
 
-    Every name is the resolved absolute path: two ``raw_messages.jsonl`` in
-    two folders are two files to the ledger, the quarantine and ``forget``.
+    Every name is the absolute path (``..`` and ``.`` resolved, a link's own
+    name kept): two ``raw_messages.jsonl`` in two folders are two files to the
+    ledger, the quarantine and ``forget``.
 
     Only regular files are opened: a FIFO or a device (which would block the
     import or never end) and a dangling link are named as skipped, never read.
@@ -87,14 +88,13 @@ def expand(paths: Iterable[str | Path]) -> Iterator[Source | Skipped]:
         path = Path(given)
         try:
             info = path.stat()
-            path = path.resolve()  # one name per file, however it was typed (the ledger's key)
+            path = Path(os.path.abspath(path))  # one name per place, however it was typed
         except FileNotFoundError:
             reason = "dangling symbolic link" if path.is_symlink() else "no such file"
             yield Skipped(display_name(path), "-", reason)
             continue
-        except (OSError, RuntimeError) as error:  # RuntimeError: a symbolic link loop
-            reason = getattr(error, "strerror", None) or str(error)
-            yield Skipped(display_name(path), "-", f"cannot read: {reason}")
+        except OSError as error:
+            yield Skipped(display_name(path), "-", f"cannot read: {error.strerror}")
             continue
         if stat.S_ISDIR(info.st_mode):
             yield from expand(sorted(p for p in path.rglob("*") if not p.is_dir()))
