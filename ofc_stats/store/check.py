@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 from ofc_stats.errors import DatasetError
 from ofc_stats.store.dataset import EMPTY, LOCK, TAKEOVER, Dataset
 from ofc_stats.store.files import write_parquet
-from ofc_stats.store.migrate import MIGRATIONS
+from ofc_stats.store.migrate import MIGRATIONS, schema_version
 from ofc_stats.store.schema import GRADE_TABLES, PLAYER_TABLES, SCHEMA_VERSION, TABLES
 
 DAMAGED = ".damaged"
@@ -160,7 +160,9 @@ def scan(root: str | Path, *, full: bool = True) -> list[Damage]:
                 )
             continue
         found += _table(root, table, folder, full, batches, set_aside)
-    found += _batches(root, batches, full, set_aside)
+    # An older version's files lack columns the current one has: only their bytes are read.
+    current = schema_version(root) == SCHEMA_VERSION
+    found += _batches(root, batches, full, set_aside, current)
     found += _strays(root, set_aside)
     return found
 
@@ -252,12 +254,13 @@ def _batches(
     batches: dict[str, dict[str, Path]],
     full: bool,
     set_aside: Callable[[Path], Callable[[Path], None]],
+    current: bool,
 ) -> list[Damage]:
     found = []
     for batch, files in sorted(batches.items()):
         problems = []
         for table, path in sorted(files.items()):
-            problem = _problem(path, table, full)
+            problem = _problem(path, table if current else None, full)
             if problem:
                 problems.append(f"its {table} file {problem}")
         hand_tables = {"seats", "placements", "results", "versus"} & set(files)
