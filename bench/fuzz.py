@@ -2,11 +2,13 @@
 
     .venv/bin/python bench/fuzz.py --minutes 10
 
-Half the time imports corpus files made with seeds 1, 2, ... (the suite uses
-seed 0) and checks every promise of ``tests/fuzz/run.py``; the other half
-gives each parser bytes and JSON that Hypothesis makes up (with the shrinking
-it does on a failure) and checks that parsing never raises and that every
-hand it yields passes ``validate_hand`` and fits the dataset's columns.
+Two fifths of the time imports corpus files made with seeds 1, 2, ... (the
+suite uses seed 0) and checks every promise of ``tests/fuzz/run.py``; two
+fifths give each parser bytes and JSON that Hypothesis makes up (with the
+shrinking it does on a failure) and check that parsing never raises and that
+every hand it yields passes ``validate_hand`` and fits the dataset's columns;
+the last fifth runs ``tests/fuzz/places.py`` with seeds 1, 2, ...: mutated
+rules files, randomly damaged datasets and file-system oddities.
 Prints what it tried and every distinct failure it found.
 """
 
@@ -16,6 +18,7 @@ import argparse
 import io
 import json
 import sys
+import tempfile
 import time
 import traceback
 from collections import Counter
@@ -34,6 +37,7 @@ from ofc_stats.records import HandRecord, validate_hand  # noqa: E402
 from ofc_stats.store.rows import hands_table  # noqa: E402
 from parsers.registry import REGISTRY, get_parser  # noqa: E402
 from tests.fuzz.corpus import corpus  # noqa: E402
+from tests.fuzz.places import damage_round, filesystem_round, rules_round  # noqa: E402
 from tests.fuzz.run import Totals, run  # noqa: E402
 
 TEXT_FORMATS = ("app-json", "open", "swc", "swc-chat")
@@ -139,19 +143,34 @@ def hypothesis_phase(seconds: float, failures: Counter[str]) -> int:
     return counter[0]
 
 
+def places_phase(seconds: float, failures: Counter[str]) -> int:
+    """Rules files, damaged datasets and file-system oddities, seed after seed; seeds run."""
+    deadline = time.monotonic() + seconds
+    seed = 0
+    while time.monotonic() < deadline:
+        seed += 1
+        for place in (rules_round, damage_round, filesystem_round):
+            with tempfile.TemporaryDirectory(prefix="ofc-fuzz-") as folder:
+                for failure in place(seed, Path(folder)):
+                    failures[failure] += 1
+    return seed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--minutes", type=float, default=2.0)
     args = parser.parse_args()
     seconds = args.minutes * 60
     started = time.monotonic()
-    totals, seeds = corpus_phase(seconds / 2)
+    totals, seeds = corpus_phase(seconds * 0.4)
     failures: Counter[str] = Counter()
-    examples = hypothesis_phase(seconds / 2, failures)
+    examples = hypothesis_phase(seconds * 0.4, failures)
+    places: Counter[str] = Counter()
+    place_seeds = places_phase(seconds * 0.2, places)
     elapsed = time.monotonic() - started
     print(f"fuzz: {elapsed / 60:.1f} min, formats {', '.join(sorted(REGISTRY))}")
     print(f"corpus: seeds 1-{seeds}; {totals.line()}")
-    print(f"  {totals.files / max(elapsed / 2, 1e-9) * 60:.0f} files/min")
+    print(f"  {totals.files / max(elapsed * 0.4, 1e-9) * 60:.0f} files/min")
     for failure in totals.failures:
         print(f"  FAIL {failure}")
     print(
@@ -160,7 +179,13 @@ def main() -> None:
     )
     for failure, count in failures.most_common():
         print(f"  FAIL {count} x {failure}")
-    sys.exit(1 if totals.failures or failures else 0)
+    print(
+        f"places: seeds 1-{place_seeds} of rules files, damaged datasets and file-system "
+        f"oddities; {sum(places.values())} failure(s)"
+    )
+    for failure, count in places.most_common():
+        print(f"  FAIL {count} x {failure}")
+    sys.exit(1 if totals.failures or failures or places else 0)
 
 
 if __name__ == "__main__":

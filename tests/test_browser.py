@@ -15,13 +15,15 @@ screenshots of a report at both widths.
 
 from __future__ import annotations
 
+import http.server
 import shutil
 import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from click.testing import CliRunner
@@ -402,6 +404,80 @@ def samples_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     made = CliRunner().invoke(main, ["report", "--data", str(data), "--out", str(out)])
     assert made.exit_code == 0, made.output
     return out
+
+
+class _Watch(http.server.BaseHTTPRequestHandler):
+    """A server named in player names: every request it gets is a fetch the page must not make."""
+
+    hits: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        self.hits.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.end_headers()
+        self.wfile.write(b"\x89PNG\r\n\x1a\n")
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def _markup_names(port: int) -> tuple[str, str]:
+    """A hero and an opponent whose names are markup fetching from the local server."""
+    at = f"http://127.0.0.1:{port}"
+    hero = f"<img src={at}/pixel.png?who=Ana>Ana"
+    opponent = (
+        f'<a href="{at}/link">Bob</a><span style="background:url({at}/fill.svg)">$x$</span>'
+        f"<svg><image href={at}/image.svg /></svg><link rel=stylesheet href={at}/style.css>"
+    )
+    return hero, opponent
+
+
+def test_markup_in_names_fetches_nothing(browser: Any, tmp_path: Path) -> None:
+    """Issue 30 item 7: plotly reads its labels as markup; names reach tick labels, legends,
+    titles and hover text.  The page, opened and its charts hovered, asks the local
+    server for nothing, and the names show as text."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Watch)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        hero, opponent = _markup_names(server.server_address[1])
+        records = [
+            replace(
+                record,
+                seats=tuple(
+                    replace(seat, player=opponent) if seat.player == "Bob" else seat
+                    for seat in record.seats
+                ),
+            )
+            for record in alice_hands(hero)
+        ]
+        data = write_dataset(tmp_path, records)
+        out = tmp_path / "report.html"
+        result = CliRunner().invoke(
+            main, ["report", "--data", str(data), "--player", hero, "--out", str(out)]
+        )
+        assert result.exit_code == 0, result.output
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        requests: list[str] = []
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(out.as_uri())
+        page.wait_for_selector("#chart-results-cumulative .main-svg")
+        for chart in page.locator(".chart").all():  # every chart drawn (some draw when seen)
+            chart.scroll_into_view_if_needed()
+        page.wait_for_selector("#chart-results-by_opponent .main-svg")
+        for label in page.locator(".chart .main-svg text").all()[:120]:  # hover text too
+            if label.is_visible():
+                label.hover(force=True)
+        page.wait_for_timeout(300)
+        texts = " ".join(page.locator(".chart .main-svg").all_text_contents())
+        page.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert _Watch.hits == []
+    assert [url for url in requests if not url.startswith(("file:", "data:", "blob:"))] == []
+    assert "Bob</a><span style=" in texts  # the opponent's name, as text in a tick label
 
 
 def screenshots(report: Path, folder: Path) -> list[Path]:

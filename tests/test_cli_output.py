@@ -187,7 +187,7 @@ def test_sql_refuses_nl_without_json_and_a_zero_limit(tmp_path: Path) -> None:
     nl = run("sql", "SELECT 1 AS a", "--data", data, "--nl")
     assert nl.exit_code == 2 and nl.stderr.endswith("Error: --nl goes with --format json\n")
     zero = run("sql", "SELECT 1 AS a", "--data", data, "--limit", "0")
-    assert zero.exit_code == 2 and "'--limit': 0 is not in the range x>=1" in zero.stderr
+    assert zero.exit_code == 2 and "'--limit': 0 is not in the range 1<=x<=" in zero.stderr
     one = run("sql", "SELECT seat FROM seats ORDER BY seat", "--data", data, "--limit", "1")
     assert one.stdout == "seat\n   0\n"
 

@@ -24,7 +24,7 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("command", "reason"),
     [
         (["report", "--out", "{folder}"], "Is a directory"),
-        (["report", "--out", "{file}/report.html"], "File exists"),
+        (["report", "--out", "{file}/report.html"], "Not a directory"),
         (["audit", "--out", "{file}/audit.csv"], "Not a directory"),
     ],
 )

@@ -135,7 +135,7 @@ def test_a_version_3_dataset_gets_hand_ids_and_keeps_its_results(tmp_path: Path)
 
 @pytest.mark.parametrize(
     ("where", "call"),
-    [("write_parquet", 12), ("_publish", 2)],  # staging batch 2 (no marker); marker written
+    [("write_parquet", 12), ("publish", 2)],  # staging batch 2 (no marker); marker written
 )
 def test_the_version_3_upgrade_finishes_after_a_kill(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, call: int

@@ -80,7 +80,7 @@ def test_the_v4_upgrade_finishes_after_a_kill(
     with Dataset(clean).locked():
         pass
     killed = _version_4(tmp_path / "killed")
-    original = migrate._publish
+    original = migrate.publish
     calls = []
 
     def dies(*args: object) -> None:
@@ -89,10 +89,10 @@ def test_the_v4_upgrade_finishes_after_a_kill(
         if len(calls) == 1:
             raise KeyboardInterrupt  # as a kill
 
-    monkeypatch.setattr(migrate, "_publish", dies)
+    monkeypatch.setattr(migrate, "publish", dies)
     with pytest.raises(KeyboardInterrupt), Dataset(killed).locked():
         pass
-    monkeypatch.setattr(migrate, "_publish", original)
+    monkeypatch.setattr(migrate, "publish", original)
     assert Dataset(killed).schema_version() == 4
     keyed = [p for p in _v4_placements(killed).values() if "hand_key" in p.column_names]
     assert len(keyed) == 2  # one batch done, two left

@@ -17,7 +17,7 @@ import click
 if TYPE_CHECKING:
     from ofc_stats.audit.rules_book import RulesBook
 
-from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.options import DATA_OPTION, Finite, out_file, out_folder
 from ofc_stats.cli.text import terminal_safe
 
 MISMATCH_EXIT = 3
@@ -98,7 +98,7 @@ def _say(line: str, to_stderr: bool) -> None:
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option(
     "--max-gap",
-    type=click.FloatRange(0),
+    type=Finite(),
     default=15.0,
     show_default=True,
     help="Minutes between hands beyond which Fantasyland is not traced.",
@@ -129,6 +129,10 @@ def audit_command(
 
     if write_rules and not guess_rules:
         raise click.UsageError("--write-rules needs --guess-rules")
+    if out and out != "-":
+        out_file(out)  # checked (and its folder made) before the audit runs
+    if write_rules:
+        out_folder(write_rules)
     book = _rules_book(rules_name) if rules_name else None
     # One file or preset for every hand: the ruleset override; else each hand its entry.
     whole = book is not None and len(book.entries) == 1 and book.entries[0].room is None

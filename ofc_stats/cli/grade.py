@@ -9,9 +9,8 @@ from typing import Any
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.options import DATA_OPTION, SEED
 from ofc_stats.cli.recompute import check_engine, fraction_to_hands, spark_options
-from ofc_stats.errors import OfcError
 
 
 @contextmanager
@@ -62,7 +61,7 @@ def _bar(quiet: bool) -> Iterator[tuple[Callable[[int], None], Callable[[int], N
     default=None,
     help="Threads grading side by side (default: one per core).",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same grades.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Same seed, same grades.")
 @click.option("--force", is_flag=True, help="Grade every batch again, not only new ones.")
 @click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
@@ -88,8 +87,7 @@ def grade_command(
     from ofc_stats.store.dataset import Dataset
 
     dataset = Dataset(data)
-    if not dataset.exists():
-        raise OfcError(f"{data}: no ofc-stats dataset here; create one with `ofc-stats import`")
+    dataset.require()
     if player is not None:
         _check_player(data, player)
     options = GradeOptions(rollouts=rollouts, player=player, seed=seed)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ofc_stats.cli.options import out_file
+from ofc_stats.cli.options import MAX_SIM_HANDS, SEED, Finite, out_file
 from ofc_stats.cli.options import progress_bar as _progress
 from ofc_stats.cli.options import ruleset_option as _ruleset
 from ofc_stats.errors import OfcError, UnknownFormat
@@ -175,7 +175,12 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
 
 
 @click.command()
-@click.option("--hands", type=click.IntRange(1), required=True, help="How many hands to write.")
+@click.option(
+    "--hands",
+    type=click.IntRange(1, MAX_SIM_HANDS),
+    required=True,
+    help="How many hands to write.",
+)
 @click.option(
     "--rules",
     "rules_name",
@@ -186,12 +191,12 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
 @click.option("--seats", type=click.IntRange(2, 4), default=3, show_default=True)
 @click.option(
     "--players",
-    type=click.IntRange(2),
+    type=click.IntRange(2, 10_000),
     default=9,
     show_default=True,
     help="Size of the pool of named bot players (styles in turn).",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same file.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Same seed, same file.")
 @click.option(
     "--format",
     "output_format",
@@ -213,7 +218,7 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
     show_default=True,
     help="Share of streets the room places on a timeout.",
 )
-@click.option("--stack", type=float, default=None, help="Points each player brings (caps).")
+@click.option("--stack", type=Finite(), default=None, help="Points each player brings (caps).")
 @click.option("--out", type=click.Path(dir_okay=False), required=True)
 @click.option("--quiet", is_flag=True)
 def simulate(
@@ -234,10 +239,12 @@ def simulate(
     from ofc_stats.sim.rooms import write_simulation
 
     ruleset = _ruleset(rules_name)
+    target = out_file(out)
+    out_file(f"{out}.truth.jsonl")  # removed with the file if the run fails
     room = load_room_rules(rules_name)  # a ruleset file's [room]: rake, settlement, stacks
     with _progress(quiet, hands, "simulating") as advance:
         summary = write_simulation(
-            out_file(out),
+            target,
             hands,
             ruleset,
             output_format=output_format,

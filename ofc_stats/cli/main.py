@@ -8,15 +8,20 @@ no command catches them itself.
 
 from __future__ import annotations
 
+import errno
+import os
+from pathlib import Path
 from typing import Any
 
 import click
 
 from ofc_stats.cli.audit import audit_command
+from ofc_stats.cli.check import check_command
 from ofc_stats.cli.forget import forget_command
 from ofc_stats.cli.grade import grade_command
 from ofc_stats.cli.hand import hand_command
 from ofc_stats.cli.imports import import_command, simulate
+from ofc_stats.cli.options import discard_cut_outputs, new_command
 from ofc_stats.cli.players import players_command
 from ofc_stats.cli.recompute import migrate_command, recompute_command
 from ofc_stats.cli.report import report_command
@@ -24,25 +29,108 @@ from ofc_stats.cli.score import formats, rules, score
 from ofc_stats.cli.solve import solve_fantasy_command
 from ofc_stats.cli.sql import sql_command
 from ofc_stats.errors import OfcError
-from ofc_stats.safe_text import terminal_lines
+from ofc_stats.safe_text import terminal_lines, terminal_safe
 
 
 class OfcGroup(click.Group):
     """A click group whose commands may raise OfcError: one message, exit status 1.
 
-    A file the system refuses (a folder where a file goes, a full disk, a path
-    through a file) is one message too, naming the file: never a traceback.
+    Any other error is one line too, never a traceback (``OFC_STATS_DEBUG=1``
+    lets it through): a file the system refuses names the file, and an error
+    on a damaged dataset names the damage and ``ofc-stats check --repair``.
     """
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["ofc_args"] = list(args)  # the command line, for the --data an error names
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
+        new_command()
+        try:
+            return self._translated(ctx)
+        except SystemExit:  # an exit status the command chose (audit --fail-on-mismatch)
+            raise
+        except BaseException:
+            discard_cut_outputs()  # a file cut short by the failure is not left behind
+            raise
+
+    def _translated(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except OfcError as error:
             raise click.ClickException(terminal_lines(str(error))) from None
         except BrokenPipeError:
             raise SystemExit(1) from None  # the reader went away (`| head`): nothing to tell
-        except OSError as error:
-            raise click.ClickException(terminal_lines(system_message(error))) from None
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
+            raise
+        except Exception as error:
+            if os.environ.get("OFC_STATS_DEBUG"):
+                raise
+            raise click.ClickException(unexpected(error, _data_option(ctx))) from None
+
+
+def one_line(text: str) -> str:
+    """A message as one terminal-safe line (a DuckDB error's caret drawing dropped)."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return terminal_safe(lines[0] if lines else text)
+
+
+def _data_option(ctx: click.Context) -> str | None:
+    """The --data folder the command was given (its default when it takes one and was not)."""
+    args: list[str] = ctx.meta.get("ofc_args", [])
+    command = next((main.commands[arg] for arg in args if arg in main.commands), None)
+    if command is None:
+        return None
+    for at, arg in enumerate(args):
+        if arg == "--data" and at + 1 < len(args):
+            return args[at + 1]
+        if arg.startswith("--data="):
+            return arg.split("=", 1)[1]
+    if any(param.name == "data" for param in command.params):
+        return "ofc-data"
+    return None
+
+
+# The system's refusals that say nothing about the dataset's files: said as they are.
+_NOT_DAMAGE = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EMFILE}
+
+
+def _inside(name: object, data: str | None) -> bool:
+    """Whether a file an error names is in the dataset folder (or the error names none)."""
+    if not isinstance(name, str | bytes | os.PathLike) or data is None:
+        return True
+    path, root = os.path.realpath(os.fsdecode(name)), os.path.realpath(data)
+    return path == root or path.startswith(root + os.sep)
+
+
+def unexpected(error: Exception, data: str | None) -> str:
+    """One line for an error no command expected: damage in the dataset names its repair.
+
+    A file the system refuses (a folder where a file goes, a full disk, a
+    path through a file) names the file; a DuckDB error is its first line.
+    """
+    from ofc_stats.store.check import first_damage
+
+    outside = isinstance(error, OSError) and (
+        error.errno in _NOT_DAMAGE or not _inside(error.filename, data)
+    )
+    if data is not None and os.path.isdir(data) and not outside:
+        found = first_damage(data)
+        if found is not None:
+            damage, count = found
+            more = f" (and {count - 1} more)" if count > 1 else ""
+            return terminal_safe(
+                f"{data}: damaged: {damage.line(Path(data))}{more}; "
+                f"run `ofc-stats check --repair --data {data}`"
+            )
+    if isinstance(error, OSError):
+        return terminal_safe(system_message(error))
+    if isinstance(error, MemoryError):
+        return "out of memory: try a smaller --limit or fewer files at a time"
+    module = type(error).__module__.split(".")[0]
+    if module in ("duckdb", "_duckdb"):
+        return one_line(str(error))
+    return one_line(f"{type(error).__name__}: {error} (OFC_STATS_DEBUG=1 shows where)")
 
 
 def system_message(error: OSError) -> str:
@@ -52,7 +140,11 @@ def system_message(error: OSError) -> str:
     'out: Is a directory'
     """
     reason = error.strerror or str(error) or type(error).__name__
-    return f"{error.filename}: {reason}" if error.filename else reason
+    if error.filename:
+        return f"{error.filename}: {reason}"
+    if error.errno == errno.ENOSPC:
+        return f"{reason} (the disk, or the file standard output goes to, is full)"
+    return reason
 
 
 @click.group(cls=OfcGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -77,6 +169,7 @@ for _command in (
     solve_fantasy_command,
     grade_command,
     forget_command,
+    check_command,
 ):
     main.add_command(_command)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -51,6 +53,32 @@ def progress_bar(quiet: bool, total: int, label: str) -> Iterator[Callable[[int]
         yield lambda n: bar.advance(task, n)
 
 
+# Bounds on counts a user types: past these a run would never end or overflow a column.
+INT64 = 2**63 - 1
+SEED = click.IntRange(0, INT64)
+MAX_SIM_HANDS = 100_000_000  # about 6 CPU-hours at the simulator's 4,400 hands a CPU-second
+
+
+class Finite(click.ParamType[float]):
+    """A finite float at least ``low`` (click's FloatRange lets ``nan`` and ``inf`` through)."""
+
+    name = "float"
+
+    def __init__(self, low: float = 0.0) -> None:
+        self.low = low
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number) or number < self.low:
+            self.fail(f"{value!r} is not a finite number >= {self.low:g}", param, ctx)
+        return number
+
+
 def ruleset_option(value: str) -> Ruleset:
     try:
         return resolve_ruleset(value)
@@ -60,10 +88,58 @@ def ruleset_option(value: str) -> Ruleset:
 
 def out_file(out: str) -> Path:
     """An --out FILE whose folder is made when missing, as every --out does (the
-    command then prints where it wrote); a folder that cannot be made is an error."""
+    command then prints where it wrote); a folder that cannot be made is an error.
+
+    Checked before any work (a folder given as the file is refused at once), and
+    remembered: a command that fails after writing part of it removes the cut
+    file (:func:`discard_cut_outputs`).
+    """
     path = Path(out)
+    if path.is_dir():
+        raise click.FileError(out, hint="Is a directory; give a file name")
+    if any(p.exists() and not p.is_dir() for p in path.parents):
+        raise click.FileError(out, hint="Not a directory: the path goes through a file")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise click.FileError(out, hint=error.strerror or str(error)) from None
+    if not os.access(path.parent, os.W_OK):
+        raise click.FileError(out, hint="its folder is not writable")
+    _WRITING.append((path, _stamp(path)))
     return path
+
+
+def out_folder(out: str) -> Path:
+    """An --out FOLDER (made when missing); an existing file there is refused at once."""
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise click.FileError(out, hint="Not a directory; give a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise click.FileError(out, hint=error.strerror or str(error)) from None
+    return path
+
+
+_WRITING: list[tuple[Path, tuple[int, int] | None]] = []  # this command's --out files
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+def new_command() -> None:
+    """A command starts: no --out file of an earlier one (in this process) is its own."""
+    _WRITING.clear()
+
+
+def discard_cut_outputs() -> None:
+    """After a failed command: remove the --out files it changed (they are cut short)."""
+    while _WRITING:
+        path, before = _WRITING.pop()
+        if _stamp(path) != before and path.is_file():
+            path.unlink(missing_ok=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.options import DATA_OPTION, INT64
 from ofc_stats.cli.text import terminal_safe
 from ofc_stats.wording import plural
 
@@ -26,7 +26,11 @@ ORDER BY hands DESC, person LIMIT $limit
 @DATA_OPTION
 @click.option("--hero", is_flag=True, default=False, help="Only accounts with hero seats.")
 @click.option(
-    "--limit", type=click.IntRange(1), default=50, show_default=True, help="At most this many."
+    "--limit",
+    type=click.IntRange(1, INT64),
+    default=50,
+    show_default=True,
+    help="At most this many.",
 )
 @click.pass_context
 def players_command(ctx: click.Context, data: str, hero: bool, limit: int) -> None:

@@ -26,8 +26,7 @@ def run_recompute(
     from ofc_stats.store.recompute import recompute
 
     dataset = Dataset(data)
-    if not dataset.exists():
-        raise OfcError(f"{data}: no ofc-stats dataset here; create one with `ofc-stats import`")
+    dataset.require()
     hands = _stored_hands(dataset)
     if engine == "spark":
         return _recompute_on_spark(dataset, hands, force, quiet, wait, master, conf)
@@ -150,8 +149,7 @@ def migrate_command(data: str, wait: float) -> None:
     from ofc_stats.store.schema import SCHEMA_VERSION
 
     dataset = Dataset(data)
-    if not dataset.exists():
-        raise OfcError(f"{data}: no ofc-stats dataset here")
+    dataset.require()
     if not needs_upgrade(data):
         dataset.check_version()
         click.echo(f"{data}: schema version {SCHEMA_VERSION}, nothing to do")

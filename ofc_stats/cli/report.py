@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION, out_file
+from ofc_stats.cli.options import DATA_OPTION, out_file, out_folder
 from ofc_stats.cli.text import terminal_safe
 
 
@@ -33,7 +33,7 @@ from ofc_stats.cli.text import terminal_safe
 @click.option("--opponent", default=None, help="Only hands against this player.")
 @click.option(
     "--session-gap",
-    type=click.IntRange(1),
+    type=click.IntRange(1, 10**9),  # minutes: a larger gap overflows DuckDB's interval
     default=30,
     show_default=True,
     metavar="MINUTES",
@@ -123,7 +123,6 @@ def write_report(
     a stopped watch never sees half a page.
     """
     import os
-    from pathlib import Path
 
     from ofc_stats.errors import NoHands
     from ofc_stats.store.views import open_dataset
@@ -133,6 +132,9 @@ def write_report(
     from reports.explore import page_data, replays
     from reports.html import render, shared_text, write_files
 
+    # The output is checked before the report is built (a folder as the file, a file
+    # as the folder, an unwritable place: said at once).
+    target = out_file(out) if output_format == "html" else out_folder(out)
     with open_dataset(data) as dataset:
         chosen = choose_player(dataset, player, hero=True if hero else None)
         name = chosen.name
@@ -152,9 +154,7 @@ def write_report(
             live = page_data(dataset, filters)
             known = {key for report in built for key in report.replays}
             carried = replays(dataset, live, known)
-    target = Path(out)
     if output_format == "html":
-        target = out_file(out)
         page = render(name, _scope(filters), built, leak_summary(built), live=live, carried=carried)
         partial = target.with_name(f".{target.name}.{os.getpid()}.part")
         partial.write_text(page, encoding="utf-8")

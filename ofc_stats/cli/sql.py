@@ -18,7 +18,7 @@ from uuid import UUID
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.options import DATA_OPTION, INT64
 from ofc_stats.cli.text import echo_data, json_text, stdout_is_terminal, terminal_safe
 from ofc_stats.safe_text import csv_cell, csv_text
 
@@ -148,9 +148,15 @@ def _table_value(value: object) -> str:
 @click.option("--nl", is_flag=True, default=False, help="With --format json: one object per line.")
 @click.option(
     "--limit",
-    type=click.IntRange(1),
+    type=click.IntRange(1, INT64),
     default=None,
     help="At most this many rows (1 or more; without it, every row).",
+)
+@click.option(
+    "--read-only",
+    is_flag=True,
+    default=False,
+    help="Only queries that read, and only the dataset's files (no COPY, ATTACH, read_text).",
 )
 def sql_command(
     query: str,
@@ -159,6 +165,7 @@ def sql_command(
     output_format: str,
     nl: bool,
     limit: int | None,
+    read_only: bool,
 ) -> None:
     """Run a DuckDB query over the dataset's views (hands, seats, results, boards, ...).
 
@@ -166,6 +173,11 @@ def sql_command(
     ofc-stats sql "SELECT player, avg(net) FROM seat_results GROUP BY player"
     ofc-stats sql "SELECT * FROM boards WHERE player = $p" -p p=Alice
     ofc-stats sql "SELECT * FROM hands WHERE seat_count = $n" -p n:int=3
+
+    The query is DuckDB's whole language, run as you: COPY writes files,
+    read_text and ATTACH read any file you may read.  --read-only (for a query
+    someone else wrote) runs only SELECT and EXPLAIN and reads only the
+    dataset's files.
     """
     from ofc_stats.store.views import open_dataset
 
@@ -173,6 +185,8 @@ def sql_command(
         raise click.UsageError("--nl goes with --format json")
     bound = dict(_parameter(p) for p in params) or None
     with open_dataset(data) as dataset:
+        if read_only:
+            dataset.read_only()
         relation = dataset.sql(query, bound)
         if relation is None:
             return

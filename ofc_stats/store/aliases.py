@@ -42,8 +42,7 @@ def record(root: str | Path, name: str, accounts: Sequence[str], action: str) ->
     if not accounts:
         return 0
     dataset = Dataset(root)
-    if not dataset.exists():
-        raise OfcError(f"{root}: no ofc-stats dataset here; create one with `ofc-stats import`")
+    dataset.require()
     at = datetime.fromtimestamp(time.time_ns() // 1000 / 1e6)
     table = pa.table(
         {

@@ -38,13 +38,22 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError, DatasetLocked
-from ofc_stats.store.files import fsync_dir, write_parquet
+from ofc_stats.store.files import COMMIT, fsync_dir, marker, publish, write_parquet
 from ofc_stats.store.migrate import MIGRATIONS, upgrade
 from ofc_stats.store.rows import with_hand_keys
 from ofc_stats.store.schema import SCHEMA_VERSION, TABLES
 
-COMMIT = "COMMIT"
 EMPTY = "schema.parquet"
+__all__ = [
+    "COMMIT",
+    "EMPTY",
+    "HAND_TABLES",
+    "LOCK",
+    "TAKEOVER",
+    "Dataset",
+    "hand_rows",
+    "stale_batches",
+]
 LOCK = ".lock"
 TAKEOVER = ".lock-takeover"
 # Tables keyed by hand_key: what removing a hand from a batch rewrites.
@@ -159,6 +168,19 @@ class Dataset:
     def exists(self) -> bool:
         return (self.root / "dataset.json").is_file()
 
+    def require(self) -> None:
+        """Refuse a folder with no dataset.json, saying whether it is a dataset that lost it."""
+        if self.exists():
+            return
+        if (self.root / "hands").is_dir() and (self.root / "files").is_dir():
+            raise DatasetError(
+                f"{self.root}: dataset.json is missing (the tables are here); "
+                f"`ofc-stats check --repair --data {self.root}` writes it again"
+            )
+        raise DatasetError(
+            f"{self.root}: no ofc-stats dataset here; create one with `ofc-stats import`"
+        )
+
     def table_dir(self, table: str) -> Path:
         return self.root / table
 
@@ -179,7 +201,9 @@ class Dataset:
                 )
             self.root.mkdir(parents=True, exist_ok=True)
             meta = self.root / "dataset.json"
-            meta.write_text(json.dumps({"schema_version": SCHEMA_VERSION}) + "\n")
+            staged = self.root / "dataset.json.new"  # whole or absent, even on a full disk
+            staged.write_text(json.dumps({"schema_version": SCHEMA_VERSION}) + "\n")
+            os.replace(staged, meta)
         self.check_version()
         (self.root / ".tmp").mkdir(exist_ok=True)
         for name, schema in TABLES.items():
@@ -192,9 +216,15 @@ class Dataset:
         try:
             meta = json.loads((self.root / "dataset.json").read_text())
         except (OSError, ValueError) as error:
-            raise DatasetError(f"{self.root}: dataset.json is unreadable ({error})") from None
+            raise DatasetError(
+                f"{self.root}: dataset.json is unreadable ({error}); "
+                f"`ofc-stats check --repair --data {self.root}` writes it again"
+            ) from None
         if not isinstance(meta, dict):
-            raise DatasetError(f"{self.root}: dataset.json is not an object")
+            raise DatasetError(
+                f"{self.root}: dataset.json is not an object; "
+                f"`ofc-stats check --repair --data {self.root}` writes it again"
+            )
         return meta.get("schema_version")
 
     def check_version(self) -> None:
@@ -202,13 +232,19 @@ class Dataset:
         version = self.schema_version()
         if version == SCHEMA_VERSION:
             return
+        if isinstance(version, str) and version.strip().isdigit():
+            raise DatasetError(
+                f'{self.root}: dataset.json names schema_version as the text "{version}", not '
+                f"the number {int(version)}; `ofc-stats check --repair --data {self.root}` "
+                "writes the number"
+            )
         if version in MIGRATIONS:
             raise DatasetError(
                 f"{self.root}: dataset schema version {version}; run `ofc-stats migrate "
                 f"--data {self.root}` (this ofc-stats reads version {SCHEMA_VERSION})"
             )
         raise DatasetError(
-            f"{self.root}: dataset schema version {version}, this ofc-stats reads version "
+            f"{self.root}: dataset schema version {version!r}, this ofc-stats reads version "
             f"{SCHEMA_VERSION}; import the files again into a new --data folder"
         )
 
@@ -305,9 +341,18 @@ class Dataset:
         forward, uncommitted ones removed.  A lock whose holder is gone (a
         killed process whose children kept its file open) is taken over.
         """
+        if not self.exists():
+            self.create()
+        with self.held(wait_seconds):
+            upgrade(self.root)
+            self.create()
+            self.recover()
+            yield
+
+    @contextmanager
+    def held(self, wait_seconds: float = 0.0) -> Iterator[None]:
+        """The lock alone, with no upgrade or recovery (``ofc-stats check --repair``)."""
         try:
-            if not self.exists():
-                self.create()
             handle = self._acquire(wait_seconds)
         except PermissionError as error:
             raise DatasetError(
@@ -318,9 +363,6 @@ class Dataset:
             raise DatasetError(f"{self.root}: cannot lock the dataset ({error})") from None
         with handle:
             try:
-                upgrade(self.root)
-                self.create()
-                self.recover()
                 yield
             finally:
                 handle.seek(0)
@@ -424,12 +466,12 @@ class Dataset:
                         removed.append(f"{name}/{other}.parquet")
                     else:
                         write_parquet(part, staging / f"{name}@{other}.parquet", name, **options)
-            marker = {
+            written = {
                 "tables": sorted(tables),
                 "batches": sorted({batch, *(rewrites or {})}),
                 "remove": removed,
             }
-            (staging / COMMIT).write_text(json.dumps(marker) + "\n")
+            (staging / COMMIT).write_text(json.dumps(written) + "\n")
             fsync_dir(staging)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
@@ -454,27 +496,11 @@ class Dataset:
         )
 
     def _marker(self, staging: Path) -> dict[str, list[str]]:
-        try:
-            marker = json.loads((staging / COMMIT).read_text())
-        except (OSError, ValueError):
-            marker = None
-        if not isinstance(marker, dict):  # a version-3 marker: the list of tables
-            return {"batches": [staging.name.split("+", 1)[-1]], "remove": []}
-        return marker
+        return marker(staging)
 
     def _publish(self, staging: Path, batch: str) -> None:
         """Rename a committed staging folder's files into their tables (idempotent)."""
-        for name in self._marker(staging).get("remove", []):
-            (self.root / name).unlink(missing_ok=True)
-        folders: set[Path] = set()
-        for path in sorted(staging.glob("*.parquet")):
-            table, _, other = path.stem.partition("@")
-            folder = self.table_dir(table)
-            os.replace(path, folder / f"{other or batch}.parquet")
-            folders.add(folder)
-        for folder in sorted(folders):  # every rename durable before the marker goes
-            fsync_dir(folder)
-        shutil.rmtree(staging, ignore_errors=True)
+        publish(self.root, staging, batch)
 
     def recover(self) -> None:
         """Roll committed batches forward and drop uncommitted ones (the caller holds the lock)."""

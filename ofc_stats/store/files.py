@@ -1,6 +1,8 @@
 """Durable writes: a file or folder is fsynced before anything points at it.
 
-Also the one home of how each stored table is laid out in Parquet
+Also the one publish step of a committed batch (:func:`publish`), which the
+dataset's commits, its recovery and the schema migrations all use, and the
+one home of how each stored table is laid out in Parquet
 (:data:`STORED_OPTIONS`): the local importer, recompute, the migrations and
 Spark's workers all write a table with its own entry, so a file never
 depends on which of them wrote it.
@@ -8,7 +10,9 @@ depends on which of them wrote it.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +121,42 @@ def write_parquet(table: pa.Table, path: Path, name: str = "", **options: Any) -
     pq.write_table(table, path, **{**options_for(name), **options})
     with open(path, "rb") as handle:
         os.fsync(handle.fileno())
+
+
+COMMIT = "COMMIT"  # the marker whose presence makes a staging folder committed
+
+
+def marker(staging: Path) -> dict[str, list[str]]:
+    """A committed staging folder's marker: the batches it writes, the files it removes.
+
+    A version-3 marker (a list of tables) and an unreadable one name the
+    staging folder's own batch and remove nothing.
+    """
+    try:
+        found = json.loads((staging / COMMIT).read_text())
+    except (OSError, ValueError):
+        found = None
+    if not isinstance(found, dict):
+        return {"batches": [staging.name.split("+", 1)[-1]], "remove": []}
+    return found
+
+
+def publish(root: Path, staging: Path, batch: str) -> None:
+    """Rename a committed staging folder's files into their tables (idempotent).
+
+    ``<table>.parquet`` becomes ``<table>/<batch>.parquet``; a rewrite of
+    another batch, ``<table>@<other>.parquet``, becomes
+    ``<table>/<other>.parquet``; the marker's removals go first.
+    """
+    for name in marker(staging).get("remove", []):
+        (root / name).unlink(missing_ok=True)
+    folders: set[Path] = set()
+    for path in sorted(staging.glob("*.parquet")):
+        table, _, other = path.stem.partition("@")
+        folder = root / table
+        folder.mkdir(exist_ok=True)
+        os.replace(path, folder / f"{other or batch}.parquet")
+        folders.add(folder)
+    for folder in sorted(folders):  # every rename durable before the marker goes
+        fsync_dir(folder)
+    shutil.rmtree(staging, ignore_errors=True)

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ofc_stats.errors import DatasetError, UnknownSource
+from ofc_stats.errors import UnknownSource
 from ofc_stats.store.dataset import HAND_TABLES, Dataset, hand_rows
 from ofc_stats.store.schema import GRADE_TABLES, TABLES
 
@@ -50,8 +50,7 @@ class ForgetSummary:
 def forget(root: str | Path, target: str, *, wait_seconds: float = 0.0) -> ForgetSummary:
     """Remove what importing ``target`` stored: a file path as imported, or a batch id."""
     dataset = Dataset(root)
-    if not dataset.exists():
-        raise DatasetError(f"{root}: no ofc-stats dataset here")
+    dataset.require()
     with dataset.locked(wait_seconds):
         batches = _batch_ids(dataset)
         if target in batches:

@@ -9,6 +9,7 @@ file and line).
 from __future__ import annotations
 
 import gc
+import hashlib
 import io
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -32,6 +33,7 @@ from ofc_stats.store.import_summary import (
 )
 from ofc_stats.store.key_index import key_hashes
 from ofc_stats.store.known import Known, KnownHands, KnownQuarantine
+from ofc_stats.store.ledger import CUT_FINAL, Ledger
 from ofc_stats.store.rows import hands_table, quarantine_table
 from ofc_stats.store.schema import FILES, HANDS, PLACEMENTS, SEATS
 from ofc_stats.store.sources import (
@@ -42,6 +44,7 @@ from ofc_stats.store.sources import (
     expand,
     open_utf8,
     read_head,
+    read_tail,
     real_path,
     sha256_of,
     total_bytes,
@@ -95,10 +98,10 @@ class Importer:
         self.summary = ImportSummary()
         self.known = KnownHands(dataset)
         self.known_now: dict[str, Known] = {}  # the last search's hits, and hands stored since
-        ledger = dataset.read("files", ["sha256", "path"])  # one row per imported file
-        self.hashes = set() if force else set(ledger["sha256"].to_pylist())
+        self.ledger = Ledger(dataset)  # the files imported, by resolved path and content hash
         self.known_quarantine = KnownQuarantine(dataset)
-        self.superseded = Superseded(dataset, ledger["path"].to_pylist())  # stale refusals
+        self.superseded = Superseded(dataset, self.ledger.paths)  # stale refusals
+        self.cut_final = False  # this file left cut records and has not changed since
         self.file_quarantine: list[Quarantined] = []  # this file's, checked when it is done
         self.pending_hands: list[HandRecord] = []
         self.pending_fingerprints: list[str] = []
@@ -147,7 +150,10 @@ class Importer:
             self.on_bytes(source.size)
             return
         file.format = parser_type.name if parser_type else "unknown"
-        if digest in self.hashes:
+        # A file that left a record cut off at its end and has not changed since is read
+        # again (with or without --force), and that record is quarantined: it never grows.
+        self.cut_final = self.ledger.left_cut(source.name, digest)
+        if not self.force and not self.cut_final and self.ledger.imported(source.name, digest):
             file.skipped = ALREADY_IMPORTED
             self.on_bytes(source.size)
             return
@@ -165,26 +171,30 @@ class Importer:
         self.superseded.read_again(source.name)
         # A ruleset override applies hand by hand, so it takes the record path.
         columnar = parser.columnar and self.columnar and self.ruleset is None
+        parsed = hashlib.sha256()  # of the bytes the parser read, not those hashed above
         try:
             if parser.needs_path:
                 read = parser.parse_path_columnar if columnar else parser.parse_path
                 with real_path(source) as path:
-                    self._consume(read(path, source.name), file, parser)
+                    self._consume(read(path, source.name), file, parser, source)
                 self.on_bytes(source.size)
+                same = sha256_of(source) == digest  # unchanged while the parser read it
             else:
-                with open_utf8(source) as raw:
+                with open_utf8(source, parsed) as raw:
                     stream = io.BufferedReader(Counting(raw, self.on_bytes), 1 << 20)
                     parse = parser.parse_columnar if columnar else parser.parse
-                    self._consume(parse(stream, source.name), file, parser)
+                    self._consume(parse(stream, source.name), file, parser, source)
+                digest, same = parsed.hexdigest(), True
         except READ_ERRORS as error:
             self._unreadable(file, f"the file could not be read to its end: {error}")
             return
         self._file_done(file)
-        if file.quarantined and not (file.stored or file.duplicates or file.partial):
+        kept = file.stored or file.duplicates or file.partial or self.cut_final
+        if file.quarantined and not kept:
             file.refused = True  # not imported, so a later import reads it again
             return
-        self.hashes.add(digest)
-        self._ledger(source, digest, file)
+        if same:  # a file rewritten under a path parser is read again next time
+            self._ledger(source, digest, file)
 
     def _unreadable(self, file: FileSummary, reason: str) -> None:
         """A whole file that cannot be read: one quarantine entry, never silence."""
@@ -199,7 +209,13 @@ class Importer:
         if len(self.pending_quarantine) >= self.batch_hands:
             self.flush()
 
-    def _consume(self, items: Iterable[ParseItem], file: FileSummary, parser: Parser) -> None:
+    def _consume(
+        self,
+        items: Iterable[ParseItem],
+        file: FileSummary,
+        parser: Parser,
+        source: Source | None = None,
+    ) -> None:
         group: list[HandRecord] = []  # valid hands, looked up together
         for item in items:
             if isinstance(item, HandRecord):
@@ -216,6 +232,13 @@ class Importer:
                 group = []
             if isinstance(item, Quarantined):
                 self._quarantine(file, item)
+                continue
+            if isinstance(item, Partial) and self.cut_final and source is not None:
+                text = read_tail(source, item.offset, MAX_RAW_TEXT)
+                reason = f"{CUT_FINAL}: {item.reason}"
+                self._quarantine(
+                    file, Quarantined(item.source_file, reason, text, item.line, item.offset)
+                )
                 continue
             if isinstance(item, Partial):
                 file.hands_seen += 1
@@ -385,19 +408,22 @@ class Importer:
         self.file_quarantine.append(replace(item, raw_text=_clip(item.raw_text)))
 
     def _ledger(self, source: Source, digest: str, file: FileSummary) -> None:
-        self.pending_files.append(
-            {
-                "path": source.name,
-                "size": source.size,
-                "modified_at": source.modified,
-                "sha256": digest,
-                "format": file.format,
-                "hands_seen": file.hands_seen,
-                "stored": file.stored,
-                "duplicates": file.duplicates,
-                "quarantined": file.quarantined,
-            }
-        )
+        row = {
+            "path": source.name,
+            "size": source.size,
+            "modified_at": source.modified,
+            "sha256": digest,
+            "format": file.format,
+            "hands_seen": file.hands_seen,
+            "stored": file.stored,
+            "duplicates": file.duplicates,
+            "quarantined": file.quarantined,
+        }
+        if self.cut_final:  # the earlier row, its cut records now quarantined, replaces itself
+            row = self.ledger.finish_cut(source.name, digest, row, file.quarantined)
+        else:
+            self.ledger.add(source.name, digest)
+        self.pending_files.append(row)
         if len(self.pending_files) >= 1000:
             self.flush()
 
@@ -433,6 +459,8 @@ class Importer:
             old: self.dataset.without_hands(old, keys) for old, keys in self.replacing.items()
         }
         for old, parts in self.superseded.rewrites(tables["hands"]).items():
+            rewrites[old] = {**rewrites.get(old, {}), **parts}
+        for old, parts in self.ledger.rewrites().items():
             rewrites[old] = {**rewrites.get(old, {}), **parts}
         self.dataset.commit(batch, tables, rewrites=rewrites)
         self.known.committed(batch, tables["hands"])

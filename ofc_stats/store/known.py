@@ -10,6 +10,7 @@ dict's answer without the dict.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,9 @@ from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.key_index import KeyIndex, hand_keys_of, key_hashes, quarantine_keys_of
 from ofc_stats.store.rows import storable
 
+# The quarantine index's folder under .index: "-2" since the key holds the refused text
+# (an index of the old key is never read as this one's).
+QUARANTINE_INDEX = "quarantine-2"
 QUARANTINE_CACHE = 64 << 20  # bytes of quarantine index kept loaded (8 per refused hand)
 
 
@@ -181,6 +185,20 @@ def _among(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
     return np.asarray(sorted_values[at] == values)
 
 
+def refusal_keys(table: pa.Table) -> pa.Array:
+    """One string per quarantine entry: file, line, offset, reason and what was refused.
+
+    The refused text's digest is part of the key, so an export rewritten in
+    place that refuses another record at the same place keeps both rows.
+    """
+    digests = [
+        hashlib.blake2b((text or "").encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+        for text in table["raw_text"].to_pylist()
+    ]
+    base = _array(quarantine_keys_of(table))
+    return _array(pc.binary_join_element_wise(base, pa.array(digests, pa.string()), "\x1f"))
+
+
 def _probe(entries: Sequence[Quarantined]) -> pa.Array:
     """The entries' keys, made as the stored rows' are (so both hash alike)."""
     table = pa.table(
@@ -189,29 +207,30 @@ def _probe(entries: Sequence[Quarantined]) -> pa.Array:
             "line": pa.array([q.line for q in entries], pa.int64()),
             "offset": pa.array([q.offset for q in entries], pa.int64()),
             "reason": pa.array([storable(q.reason) for q in entries], pa.string()),
+            "raw_text": pa.array([storable(q.raw_text) for q in entries], pa.string()),
         }
     )
-    return _array(quarantine_keys_of(table))
+    return refusal_keys(table)
 
 
 class KnownQuarantine:
     """Quarantine entries stored already, or pending from an earlier file of this run.
 
-    Entries are told apart by file, line, offset and reason; a file's own
+    Entries are told apart by file, line, offset, reason and refused text; a file's own
     entries never hide each other, so a file's entries are checked when the
     file is done.
     """
 
-    COLUMNS: ClassVar[list[str]] = ["source_file", "line", "offset", "reason"]
+    COLUMNS: ClassVar[list[str]] = ["source_file", "line", "offset", "reason", "raw_text"]
 
     def __init__(self, dataset: Dataset) -> None:
         self.dataset = dataset
         self.index = KeyIndex(
             dataset.root,
-            "quarantine",
+            QUARANTINE_INDEX,
             lambda: dataset.files("quarantine"),
             self.COLUMNS,
-            quarantine_keys_of,
+            refusal_keys,
             cache_bytes=QUARANTINE_CACHE,
         )
         self.pending: set[str] = set()
@@ -227,7 +246,7 @@ class KnownQuarantine:
             stored = pq.read_table(
                 self.dataset.batch_file("quarantine", batch), columns=self.COLUMNS
             )
-            hit = pc.is_in(keys, value_set=_array(quarantine_keys_of(stored)))
+            hit = pc.is_in(keys, value_set=refusal_keys(stored))
             seen |= mask & np.asarray(hit.fill_null(False))
         out = []
         for entry, key, old in zip(entries, keys.to_pylist(), seen, strict=True):

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ofc_stats.store.files import fsync_dir, write_parquet
+from ofc_stats.store.files import COMMIT, fsync_dir, publish, write_parquet
 from ofc_stats.store.schema import (
     ENGINE_KEY,
     ENGINE_VERSION,
@@ -69,8 +69,7 @@ def _two_to_three(root: Path) -> None:
     fsync_dir(root)
 
 
-# dataset.py's names: it imports this module, so they cannot be imported from there.
-COMMIT = "COMMIT"
+# dataset.py's name: it imports this module, so it cannot be imported from there.
 EMPTY = "schema.parquet"
 
 
@@ -107,34 +106,37 @@ def _three_to_four(root: Path) -> None:
             if "hand_id" not in names if name == "seats" else "hand_key" in names:
                 changed[name] = _with_hand_id(pq.read_table(path), keys, ids, name)
         if changed:
-            staging = root / ".tmp" / f"v4+{batch}"
-            shutil.rmtree(staging, ignore_errors=True)
-            staging.mkdir(parents=True)
-            for name, table in changed.items():
-                write_parquet(table, staging / f"{name}.parquet", name)
-            (staging / COMMIT).write_text(json.dumps(sorted(changed)) + "\n")
-            fsync_dir(staging)
-            _publish(root, staging, batch)
+            _stage(root, batch, "v4", changed)
 
 
 def _finish_staged(root: Path) -> None:
-    """Roll committed staging folders forward, drop the rest (``Dataset.recover``'s rule)."""
+    """Roll committed staging folders forward, drop the rest (``Dataset.recover``'s rule).
+
+    Through the dataset's own publish step: a killed import's rewrites of
+    other batches and its removals are honoured, as the current version does.
+    """
     tmp = root / ".tmp"
     for leftover in sorted(tmp.iterdir()) if tmp.is_dir() else []:
         if leftover.is_dir() and (leftover / COMMIT).is_file():
-            _publish(root, leftover, leftover.name.split("+", 1)[-1])
+            publish(root, leftover, leftover.name.split("+", 1)[-1])
         elif leftover.is_dir():
             shutil.rmtree(leftover, ignore_errors=True)
         else:
             leftover.unlink()
 
 
-def _publish(root: Path, staging: Path, batch: str) -> None:
-    for path in sorted(staging.glob("*.parquet")):
-        (root / path.stem).mkdir(exist_ok=True)
-        os.replace(path, root / path.stem / f"{batch}.parquet")
-        fsync_dir(root / path.stem)
+def _stage(root: Path, batch: str, step: str, tables: dict[str, pa.Table]) -> None:
+    """Commit one batch's rewritten files as ``Dataset.commit`` does, and publish them."""
+    staging = root / ".tmp" / f"{step}+{batch}"
     shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for name, table in tables.items():
+        write_parquet(table, staging / f"{name}.parquet", name)
+    (staging / COMMIT).write_text(
+        json.dumps({"tables": sorted(tables), "batches": [batch], "remove": []}) + "\n"
+    )
+    fsync_dir(staging)
+    publish(root, staging, batch)
 
 
 def _with_hand_id(table: pa.Table, keys: pa.Array, ids: pa.Array, name: str) -> pa.Table:
@@ -179,13 +181,7 @@ def _four_to_five(root: Path) -> None:
         ids = pc.take(hands["hand_id"].combine_chunks(), pc.drop_null(position))
         columns = [ids, *(table[name] for name in STORED_PLACEMENTS.names[1:])]
         stored = pa.Table.from_arrays(columns, schema=STORED_PLACEMENTS)
-        staging = root / ".tmp" / f"v5+{path.stem}"
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
-        write_parquet(stored, staging / "placements.parquet", "placements")
-        (staging / COMMIT).write_text(json.dumps(["placements"]) + "\n")
-        fsync_dir(staging)
-        _publish(root, staging, path.stem)
+        _stage(root, path.stem, "v5", {"placements": stored})
 
 
 MIGRATIONS: dict[object, tuple[int, Callable[[Path], None]]] = {

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 ZIP_MAX_MEMBERS = 10_000
 ZIP_MAX_TOTAL = 4 << 30  # bytes uncompressed in one archive
@@ -77,6 +77,10 @@ class Skipped:
 def expand(paths: Iterable[str | Path]) -> Iterator[Source | Skipped]:
     """Files, folders (recursively, sorted) and the members of .zip archives.
 
+    Every name is the absolute path (``..`` and ``.`` resolved, a link's own
+    name kept): two ``raw_messages.jsonl`` in two folders are two files to the
+    ledger, the quarantine and ``forget``.
+
     Only regular files are opened: a FIFO or a device (which would block the
     import or never end) and a dangling link are named as skipped, never read.
     """
@@ -84,6 +88,7 @@ def expand(paths: Iterable[str | Path]) -> Iterator[Source | Skipped]:
         path = Path(given)
         try:
             info = path.stat()
+            path = Path(os.path.abspath(path))  # one name per place, however it was typed
         except FileNotFoundError:
             reason = "dangling symbolic link" if path.is_symlink() else "no such file"
             yield Skipped(display_name(path), "-", reason)
@@ -232,14 +237,20 @@ class _Transcoded(io.RawIOBase):
         super().close()
 
 
-def open_utf8(source: Source) -> BinaryIO:
-    """The source's bytes, transcoded to UTF-8 when it starts with a UTF-16/32 mark."""
+def open_utf8(source: Source, digest: Any = None) -> BinaryIO:
+    """The source's bytes, transcoded to UTF-8 when it starts with a UTF-16/32 mark.
+
+    ``digest`` (a hashlib object) is fed every byte of the file as the
+    reader takes it, so the ledger records the hash of the bytes parsed.
+    """
     raw = source.open()
     try:
         head = raw.read(4)
         encoding = bom_encoding(head)
         raw.close()
         raw = source.open()
+        if digest is not None:
+            raw = io.BufferedReader(_Hashing(raw, digest), 1 << 16)
         if encoding is None:
             return raw
         mark = next(len(m) for m, e in BOMS if e == encoding)
@@ -295,6 +306,41 @@ def sha256_of(source: Source) -> str:
         for chunk in iter(lambda: stream.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+class _Hashing(io.RawIOBase):
+    """A read-only stream that feeds every byte read to a hash."""
+
+    def __init__(self, raw: BinaryIO, digest: Any) -> None:
+        self.raw = raw
+        self.digest = digest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.raw.read(len(buffer))
+        buffer[: len(data)] = data
+        self.digest.update(data)
+        return len(data)
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+def read_tail(source: Source, offset: int | None, limit: int) -> str:
+    """Up to ``limit`` bytes of the source from ``offset`` (a cut record's text)."""
+    if offset is None:
+        return ""
+    with open_utf8(source) as stream:
+        left = offset
+        while left > 0:
+            chunk = stream.read(min(left, 1 << 20))
+            if not chunk:
+                return ""
+            left -= len(chunk)
+        return stream.read(limit).decode("utf-8", "replace")
 
 
 class Counting(io.RawIOBase):

@@ -7,10 +7,16 @@ the same byte offset: its old quarantine row no longer says anything true
 and goes in the same commit as the hand (``Importer.flush``).  Only files
 the ledger already names are watched, and only their own rows are read, so
 an import of new files pays nothing.
+
+A row goes only when the hand stored is the record it refused: same file,
+same offset, and the stored hand's text continues the refused text (and
+carries the same room hand id where the row names one).  Another hand
+written at that offset by an export rewritten in place leaves the row.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -18,6 +24,24 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ofc_stats.store.dataset import Dataset
+
+_CLIPPED = re.compile(r"\.\.\. \[\d+ more characters not kept\]$")  # importer._clip's tail
+
+
+def refused_this(refused: str | None, refused_id: str | None, text: str, hand_id: str) -> bool:
+    """Whether a stored hand (``text``, ``hand_id``) is the record a quarantine row refused.
+
+    >>> refused_this('{"id": "7", "rows"', None, '{"id": "7", "rows": []}', "7")
+    True
+    >>> refused_this('{"id": "8"}', None, '{"id": "9"}', "9")
+    False
+    >>> refused_this("", None, "anything", "1")
+    False
+    """
+    head = _CLIPPED.sub("", refused or "").strip()
+    if not head or not (text or "").strip().startswith(head):
+        return False
+    return refused_id is None or refused_id == hand_id
 
 
 class Superseded:
@@ -46,24 +70,44 @@ class Superseded:
         """The quarantine files without the rows of hands this batch stores, by batch."""
         if not self.watch or hands.num_rows == 0:
             return {}
-        stored = set(
-            zip(
-                hands["source_file"].to_pylist(),
-                hands["source_offset"].to_pylist(),
-                strict=True,
+        at = {
+            (name, offset): row
+            for row, (name, offset) in enumerate(
+                zip(
+                    hands["source_file"].to_pylist(),
+                    hands["source_offset"].to_pylist(),
+                    strict=True,
+                )
             )
-        ) & set(self.watch)
-        batches: dict[str, set[tuple[str, int]]] = {}
+        }
+        stored = {key: at[key] for key in set(at) & set(self.watch)}
+        if not stored:
+            return {}
+        rows = hands.select(["raw_text", "room_hand_id"]).take(sorted(stored.values()))
+        texts = dict(zip(sorted(stored.values()), rows.to_pylist(), strict=True))
+        batches: set[str] = set()
         for key in stored:
-            for batch in self.watch.pop(key):
-                batches.setdefault(batch, set()).add(key)
+            batches.update(self.watch[key])
         out: dict[str, dict[str, pa.Table | None]] = {}
-        for batch, keys in batches.items():
+        for batch in sorted(batches):
             path = self.dataset.batch_file("quarantine", batch)
             table = pq.read_table(path)
-            pairs = zip(table["source_file"].to_pylist(), table["offset"].to_pylist(), strict=True)
-            keep = pa.array([pair not in keys for pair in pairs], pa.bool_())
-            kept = table.filter(keep)
-            self.dropped += table.num_rows - kept.num_rows
-            out[batch] = {"quarantine": kept}
+            keep = []
+            for name, offset, raw, hand_id in zip(
+                table["source_file"].to_pylist(),
+                table["offset"].to_pylist(),
+                table["raw_text"].to_pylist(),
+                table["hand_id"].to_pylist(),
+                strict=True,
+            ):
+                row = stored.get((name, offset))
+                hand = texts[row] if row is not None else None
+                keep.append(
+                    hand is None
+                    or not refused_this(raw, hand_id, hand["raw_text"], hand["room_hand_id"])
+                )
+            kept = table.filter(pa.array(keep, pa.bool_()))
+            if kept.num_rows < table.num_rows:
+                self.dropped += table.num_rows - kept.num_rows
+                out[batch] = {"quarantine": kept}
         return out

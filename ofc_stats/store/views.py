@@ -8,6 +8,7 @@ names are untrusted text.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -162,16 +163,16 @@ FROM seats s LEFT JOIN results r USING (hand_key, seat)
 """
 
 
+READING = {"SELECT", "EXPLAIN"}  # the statement types --read-only lets through
+
+
 class OfcData:
     """A read-only DuckDB view of one dataset: ``sql`` for relations, ``df`` for frames."""
 
     def __init__(self, root: str | Path, *, threads: int | None = None) -> None:
         self.root = Path(root)
         dataset = Dataset(self.root)
-        if not dataset.exists():
-            raise OfcError(
-                f"{self.root}: no ofc-stats dataset here; create one with `ofc-stats import`"
-            )
+        dataset.require()
         if needs_upgrade(self.root):
             with dataset.locked():  # upgrades the dataset in place
                 pass
@@ -182,6 +183,52 @@ class OfcData:
         self.connection = duckdb.connect(config=config)
         self.connection.sql("SET enable_progress_bar = false")  # ours, when there is one
         self._views(dataset)
+        self._seen = self._stamp()
+        self.reading_only = False
+
+    def read_only(self) -> None:
+        """From now on: statements that read (SELECT, EXPLAIN), files of this dataset only.
+
+        ``ofc-stats sql --read-only``: DuckDB's file access is switched off
+        but for the dataset's folder, and locked so a query cannot switch it
+        back on; COPY, ATTACH, INSTALL, SET and CREATE are refused before they run.
+        """
+        root = os.path.realpath(self.root) + os.sep
+        quoted = "'" + root.replace("'", "''") + "'"
+        self.connection.sql(f"SET allowed_directories = [{quoted}]")
+        self.connection.sql("SET enable_external_access = false")
+        self.connection.sql("SET lock_configuration = true")
+        self.reading_only = True
+
+    def _refuse_writes(self, query: str) -> None:
+        try:
+            kinds = [statement.type for statement in duckdb.extract_statements(query)]
+        except duckdb.Error as error:
+            raise OfcError(f"SQL error: {error}") from None
+        refused = sorted({kind.name for kind in kinds} - READING)
+        if refused:
+            raise OfcError(
+                f"--read-only runs queries that read (SELECT, EXPLAIN): {', '.join(refused)} "
+                "refused"
+            )
+
+    def _stamp(self) -> tuple[int, ...]:
+        """The table folders' change times: a commit renames files in or out of them."""
+        stamps = []
+        for name in (*IMPORTED, *DERIVED, *GRADE_TABLES, "aliases"):
+            try:
+                stamps.append(os.stat(self.root / name).st_mtime_ns)
+            except OSError:
+                stamps.append(0)
+        return tuple(stamps)
+
+    def _current(self) -> None:
+        """Views over the files the dataset holds now (a forget or an import since opening
+        removed or added batch files; the views name files one by one)."""
+        stamp = self._stamp()
+        if stamp != self._seen:
+            self._views(Dataset(self.root))
+            self._seen = stamp
 
     def _views(self, dataset: Dataset) -> None:
         con = self.connection
@@ -318,6 +365,9 @@ class OfcData:
 
     def sql(self, query: str, params: Params = None) -> duckdb.DuckDBPyRelation:
         """A DuckDB relation; ``params`` are bound, not formatted into ``query``."""
+        self._current()
+        if self.reading_only:
+            self._refuse_writes(query)
         try:
             return self.connection.sql(query, params=params)
         except duckdb.Error as error:

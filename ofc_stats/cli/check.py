@@ -1,0 +1,50 @@
+"""`ofc-stats check [--repair]`: name a dataset's damaged and stray files, repair what can be."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.safe_text import terminal_safe
+
+
+@click.command("check")
+@DATA_OPTION
+@click.option(
+    "--repair", is_flag=True, help="Set strays and broken batches aside, rebuild the rest."
+)
+@click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
+def check_command(data: str, repair: bool, wait: float) -> None:
+    """Read every file of the dataset; name what is damaged or stray and what it holds.
+
+    Exit status 0 when the dataset is whole, 1 when damage is left.
+    ``--repair`` moves what it cannot rebuild to ``.damaged/`` inside the
+    dataset, never deleting it.
+    """
+    from ofc_stats.store.check import repair as repair_dataset
+    from ofc_stats.store.check import scan
+
+    root = Path(data)
+    found, aside = repair_dataset(root, wait_seconds=wait) if repair else (scan(root), None)
+    for damage in found:
+        click.echo(terminal_safe(damage.line(root)))
+    if not found:
+        click.echo(terminal_safe(f"{root}: every file read; nothing damaged or stray"))
+        return
+    if not repair:
+        click.echo(
+            terminal_safe(
+                f"{len(found)} problem(s); `ofc-stats check --repair --data {root}` repairs them"
+            )
+        )
+        raise SystemExit(1)
+    if aside is not None:
+        click.echo(terminal_safe(f"set aside in {aside}"))
+    left = scan(root)
+    for damage in left:
+        click.echo(terminal_safe(f"left: {damage.line(root)}"), err=True)
+    if left:
+        raise SystemExit(1)
+    click.echo(f"repaired {len(found)} problem(s); the dataset reads whole")
