@@ -157,8 +157,12 @@ def write_report(
     if output_format == "html":
         page = render(name, _scope(filters), built, leak_summary(built), live=live, carried=carried)
         partial = target.with_name(f".{target.name}.{os.getpid()}.part")
-        partial.write_text(page, encoding="utf-8")
-        os.replace(partial, target)
+        try:
+            partial.write_text(page, encoding="utf-8")
+            os.replace(partial, target)
+        except BaseException:
+            partial.unlink(missing_ok=True)  # a full disk leaves no half page behind
+            raise
         return f"report for {name}: {target}"
     written = write_files(target, built, output_format)
     return f"{plural(len(written), f'{output_format} file')} for {name} in {target}"
