@@ -8,9 +8,9 @@ import pandas as pd
 
 from ofc_stats.audit.evidence import Evidence, pick
 from ofc_stats.audit.infer import GroupRules
-from ofc_stats.audit.room_rules import RoomRules, room_rules_from_mapping
 from ofc_stats.audit.rules_file import ruleset_toml
 from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.payouts.room_rules import RoomRules, room_rules_from_mapping
 
 
 def _group(evidence: tuple[Evidence, ...]) -> GroupRules:

@@ -34,9 +34,7 @@ from ofc_stats.audit.fields import field_verdicts
 from ofc_stats.audit.guess import guess_rulesets, joker_groups
 from ofc_stats.audit.max_loss import infer_max_loss, max_loss_value
 from ofc_stats.audit.money import Rake, room_money
-from ofc_stats.audit.room_rules import RoomRules
 from ofc_stats.audit.rules_book import use_lookup
-from ofc_stats.audit.settle import Settlement
 from ofc_stats.core.tables import tables
 from ofc_stats.engine.presets import PRESETS
 from ofc_stats.engine.rules import (
@@ -50,6 +48,8 @@ from ofc_stats.engine.rules import (
     Scoring,
     top_threshold,
 )
+from ofc_stats.payouts.room_rules import RoomRules
+from ofc_stats.payouts.settle import Settlement
 from ofc_stats.store.views import OfcData
 
 REPEATS: dict[str, RepeatRule | None] = {

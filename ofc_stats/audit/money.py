@@ -5,7 +5,7 @@ points times the stake, or less when their chips run out.  Rather than assume
 a rake, :func:`infer_rake` tries rates from 0 to 10% and three rounding rules
 on every winning seat of hands paid in full and keeps the rule that explains
 the most of them.  Hands where a loser paid less than he owed are settled by
-the room's own short-stack rule (:mod:`ofc_stats.audit.settle`), inferred
+the room's own short-stack rule (:mod:`ofc_stats.payouts.settle`), inferred
 next, so a short-stacked loser does not make every winner look wrong.
 """
 
@@ -19,8 +19,9 @@ import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 
-from ofc_stats.audit.room_rules import RoomRules
-from ofc_stats.audit.settle import (
+from ofc_stats.payouts.rake import MODES, rounded
+from ofc_stats.payouts.room_rules import RoomRules
+from ofc_stats.payouts.settle import (
     ALL_KINDS,
     Settlement,
     gross_by_kind,
@@ -32,7 +33,6 @@ from ofc_stats.store.views import OfcData
 
 RATES = np.round(np.arange(0, 0.1001, 0.0025), 4)
 TICKS = (0.01, 0.1, 1.0)
-MODES = ("nearest", "down", "up")
 TOLERANCE = 0.011
 RAKE_SAMPLE = 20_000  # winning seats the rake search looks at, at most
 
@@ -76,18 +76,6 @@ class Rake:
             other = replace(self, rate=rate, tick=tick, mode=mode, multiplier=1.0).rule()
             text += f"; runner-up {other}, explains {count:,}"
         return text + ")"
-
-
-def rounded(values: npt.NDArray[np.float64], tick: float, mode: str) -> npt.NDArray[np.float64]:
-    """Round to a multiple of ``tick``; the 1e-9 absorbs binary fractions like 0.1."""
-    scaled = values / tick
-    if mode == "nearest":
-        steps = np.floor(scaled + 0.5 + 1e-9)
-    elif mode == "down":
-        steps = np.floor(scaled + 1e-9)
-    else:
-        steps = np.ceil(scaled - 1e-9)
-    return np.asarray(steps * tick, dtype=np.float64)
 
 
 def money_multiplier(seats: pd.DataFrame) -> float:

@@ -2,7 +2,7 @@
 
 Every option's evidence goes into the file as a comment, so the file says
 why it says what it says; ``[room]`` holds the money rules
-(:mod:`ofc_stats.audit.room_rules`).  The room's texts (names, rule
+(:mod:`ofc_stats.payouts.room_rules`).  The room's texts (names, rule
 strings) reach the file only inside comments, with control characters
 replaced, so they cannot add a key.
 """

@@ -77,6 +77,7 @@ def report_command(
     """Write the player's report: results, sessions, hands, fouls, Fantasyland, decisions."""
     from pathlib import Path
 
+    from ofc_stats.audit.ledger import ensure_ledger
     from ofc_stats.errors import NoHands, OfcError
     from ofc_stats.store.views import open_dataset
     from ofc_stats.wording import plural
@@ -104,6 +105,7 @@ def report_command(
                 f"no scored hand of {name} matches {_scope(filters)}; "
                 "widen the filters, or pass --allow-empty to write an empty report"
             )
+        ensure_ledger(dataset)  # the page's ledger reads the priced money (the store's view)
         built = build_all(dataset, filters)
     target = Path(out)
     if output_format == "html":

@@ -57,7 +57,7 @@ _SCALAR_OPTIONS = {
     "button_moves_on_fantasy": bool,
 }
 # [room] (rake, short-stack settlement) is the room's way of paying, read by the
-# audit and the simulator (ofc_stats.audit.room_rules); the game's rules skip it.
+# audit and the simulator (ofc_stats.payouts.room_rules); the game's rules skip it.
 _TOP_LEVEL = {"extends", "royalties", "fantasy", "room", *_SCALAR_OPTIONS}
 _FANTASY_KEYS = {"mode", "entry_cards", "repeat", "repeat_cards"}
 _REPEAT_KEYS = {"top", "middle", "bottom", "combine"}

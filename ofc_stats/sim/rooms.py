@@ -18,15 +18,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ofc_stats.audit.mistakes import ROYALTY_MISTAKES
-from ofc_stats.audit.money import rounded
-from ofc_stats.audit.room_rules import RoomRules
-from ofc_stats.audit.settle import settle_hand
 from ofc_stats.core.scoring import score_seat_lists
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.scoring import score_hand
 from ofc_stats.errors import OfcError
+from ofc_stats.payouts.mistakes import ROYALTY_MISTAKES
+from ofc_stats.payouts.rake import rounded
+from ofc_stats.payouts.room_rules import RoomRules
+from ofc_stats.payouts.settle import settle_hand
 from ofc_stats.records import HandRecord
 from ofc_stats.sim.tables import Player, Style, TableSpec, play_hands
 

@@ -229,3 +229,22 @@ GRADE_CANDIDATES = pa.schema(
     ]
 )
 GRADE_TABLES = {"grades": GRADES, "grade_candidates": GRADE_CANDIDATES}
+
+# --- The ledger: what the rules give each seat the room paid (ofc_stats.audit.ledger writes
+# it; `ofc-stats audit` and `ofc-stats report` price it when the hands changed).  Not in
+# TABLES: a dataset never priced has no folder and an empty view of these columns.
+LEDGER_SEATS = pa.schema(
+    [
+        HAND_ID,
+        ("seat", pa.int8()),
+        ("room", pa.string()),
+        ("currency", pa.string()),  # "" for none
+        ("money_paid", pa.float64()),  # what the room paid the seat (reported), never null
+        ("money_rules", pa.float64()),  # what the rules give after rake; null: hand not scored
+        ("rules", pa.string()),  # the room's money rules it was priced by, in words
+        ("rules_source", pa.string()),  # inferred | rules file
+        ("out_of_sample", pa.string()),  # holds | does not hold | not checked (rules file)
+    ]
+)
+LEDGER_KEY = b"ofc_stats.ledger"  # Parquet metadata: the batches and rules it was priced from
+LEDGER_TABLES = {"ledger_seats": LEDGER_SEATS}

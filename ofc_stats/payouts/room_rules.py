@@ -32,10 +32,10 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from ofc_stats.audit.settle import ALL_KINDS, is_kind
 from ofc_stats.errors import RulesetError
+from ofc_stats.payouts.rake import MODES
+from ofc_stats.payouts.settle import ALL_KINDS, is_kind
 
-MODES = ("nearest", "down", "up")
 RESULT_FIELDS = ("points", "running_total")
 
 
