@@ -142,8 +142,8 @@ def _fold(label: str, group: pd.DataFrame, pairs: dict[str, npt.NDArray[np.float
         folds += 1
         out += int(_explained(judged, rake, kind, pairs).sum())
         rules.append(f"{rake.rule()}, settlement {_named(kind, told)}")
-        agree &= (rake.rate, rake.tick, rake.mode, kind) == (
-            whole_rake.rate, whole_rake.tick, whole_rake.mode, whole_kind,
+        agree &= (rake.rate, rake.tick, rake.mode, rake.cap, kind) == (
+            whole_rake.rate, whole_rake.tick, whole_rake.mode, whole_rake.cap, whole_kind,
         )  # fmt: skip
         if rake.runner_up is not None:
             rate, tick, mode, _ = rake.runner_up

@@ -24,7 +24,7 @@ from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.scoring import score_hand
 from ofc_stats.errors import OfcError
 from ofc_stats.payouts.mistakes import ROYALTY_MISTAKES
-from ofc_stats.payouts.rake import rounded
+from ofc_stats.payouts.rake import rake_taken
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import settle_hand
 from ofc_stats.records import HandRecord
@@ -236,7 +236,7 @@ def room_pays(
     """The hand's money as ``room`` pays it, and its ``result`` as the room writes it.
 
     Losers pay what they owe up to ``money_stack``; winners share that by the
-    room's settlement kind, less the rake.  ``totals`` carries each player's
+    room's settlement kind, less the rake (at most its cap).  ``totals`` carries each player's
     running total at the table from hand to hand.
     """
     stakes = hand.stakes or 1.0
@@ -253,7 +253,8 @@ def room_pays(
     gross = settle_hand(owed, paid, room.settlement, pairs * stakes)
     winning = gross > 0
     rate, tick, mode = room.rake_for(hand.currency or "")
-    gross[winning] -= rounded(gross[winning] * rate, tick, mode)
+    cap = room.cap_for(hand.currency or "")
+    gross[winning] -= rake_taken(gross[winning], rate, tick, mode, cap)
     seats = []
     for seat, money, point in zip(hand.seats, gross.tolist(), points, strict=True):
         result = point
