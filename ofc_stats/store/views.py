@@ -26,7 +26,12 @@ from ofc_stats.store.hand_ids import hand_id_range
 from ofc_stats.store.migrate import needs_upgrade
 from ofc_stats.store.rescore import board_array
 from ofc_stats.store.schema import DERIVED, GRADE_TABLES, IMPORTED, LEDGER_SEATS, LEDGER_TABLES
-from ofc_stats.store.streets import STREETS_SQL, rule_tables
+from ofc_stats.store.streets import (
+    RECORDED_BITS_SQL,
+    RECORDED_TIMEOUTS_SQL,
+    STREETS_SQL,
+    rule_tables,
+)
 from parsers.app_records import APP_NAMES
 
 Params = Sequence[object] | Mapping[str, object] | None
@@ -35,6 +40,7 @@ __all__ = [  # what reports may use
     "LEDGER_HANDS_SQL",
     "LEDGER_SQL",
     "LEDGER_TOLERANCE",
+    "RECORDED_BITS_SQL",
     "OfcData",
     "Params",
     "board_array",
@@ -280,6 +286,10 @@ class OfcData:
         for name in [*IMPORTED, *DERIVED]:  # hands before the views that join it
             self._parquet_view(dataset, name)
         rule_tables(con)
+        con.sql(
+            "CREATE OR REPLACE VIEW recorded_timeouts AS "
+            + RECORDED_TIMEOUTS_SQL.format(hands="hands")
+        )
         con.sql(
             "CREATE OR REPLACE VIEW streets AS "
             + STREETS_SQL.format(placements="placements", hands="hands", results="results")
