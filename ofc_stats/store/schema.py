@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-# 2: seats.board_streets; 3: one folder per table; 4: hand_id; 5: placements keyed by hand_id
-SCHEMA_VERSION = 5
+# 2: seats.board_streets; 3: one folder per table; 4: hand_id; 5: placements keyed by hand_id;
+# 6: quarantine's room id is room_hand_id (hand_id is the integer key everywhere else)
+SCHEMA_VERSION = 6
 # Stored results are this engine version's when their Parquet metadata says so;
 # bump when a rule fix changes results, and recompute redoes them.
 ENGINE_VERSION = 2
@@ -98,7 +99,7 @@ QUARANTINE = pa.schema(
         ("source_file", pa.string()),
         ("line", pa.int64()),
         ("offset", pa.int64()),
-        ("hand_id", pa.string()),
+        ("room_hand_id", pa.string()),  # the room's id of the refused hand, as text
         ("reason", pa.string()),
         ("raw_text", pa.string()),
         ("quarantined_at", pa.timestamp("us")),
