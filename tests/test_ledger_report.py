@@ -217,3 +217,30 @@ def test_no_money_is_one_line(tmp_path: Path) -> None:
         page = render("Alice", "all hands", [section], [])
     assert section.notes == [ledger_report.NO_MONEY] and not section.tables
     assert html.escape(ledger_report.NO_MONEY) in page
+
+
+def test_a_big_dataset_is_priced_from_the_players_hands_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above WHOLE_UP_TO money hands a report prices only its player's hands, in memory:
+    the same section as the whole dataset's here (hand 5, Bob against Carol, is not
+    Alice's and not priced), nothing written, and the rows say the rule was not judged
+    out of sample."""
+    from importlib import import_module
+
+    from reports.ledger import money_seats
+
+    audit_ledger = import_module("ofc_stats.audit.ledger")  # the module, not its function
+
+    monkeypatch.setattr(audit_ledger, "WHOLE_UP_TO", 0)
+    data = write_dataset(tmp_path, _records())
+    with ofc_stats.open(data) as db:
+        filters = choose_player(db, None).scope(Filters())
+        ensure_ledger(db, money_seats(db, filters)["hand_id"].tolist())
+        section = ledger_report.build(db, filters)
+        priced = db.sql("SELECT count(DISTINCT hand_id), any_value(out_of_sample) FROM ledger")
+        hands, verdict = priced.fetchall()[0]
+    usd = section.tables["ledger"].set_index("currency").loc["USD"]
+    assert (usd["hands"], usd["money_by_the_rules"], usd["money_paid"]) == (3, 31.5, 30.5)
+    assert hands == 4 and verdict.startswith("not checked")
+    assert not (data / "ledger_seats").exists()

@@ -97,15 +97,19 @@ def _label(room: str, currency: str) -> str:
 
 
 def priced_seats(
-    data: OfcData, money: RoomMoney, holdouts: Sequence[Holdout] | None = None
+    data: OfcData,
+    money: RoomMoney,
+    holdouts: Sequence[Holdout] | None = None,
+    hands: str | None = None,
 ) -> pa.Table:
     """``ledger_seats`` rows: every seat the room paid, with what the rules give it under
     ``money``'s rules (null on a hand not scored) and the words of those rules.
 
     ``holdouts`` (rules inferred from these hands) say whether each room's rule
-    held on the halves it was not inferred from; a rules file's are not checked.
+    held on the halves it was not inferred from; a rules file's are not checked.  With
+    ``hands`` (a table of hand_id on the connection) only those hands' seats.
     """
-    paid = data.df(PAID_SQL)
+    paid = data.df(PAID_SQL if hands is None else _only(PAID_SQL, hands))
     rules = money.seats[["hand_id", "seat", "expected_money"]].drop_duplicates(["hand_id", "seat"])
     frame = paid.merge(rules, on=["hand_id", "seat"], how="left")
     words: dict[str, tuple[str, str, str]] = {}
@@ -120,7 +124,7 @@ def priced_seats(
         if rake.given:
             verdict = "not checked (rules file)"
         elif check is None:
-            verdict = "not checked"
+            verdict = "not checked (inferred from this player's hands only)"
         else:
             verdict = check.verdict
         words[rake.room] = (text, rake.source, verdict)
@@ -202,10 +206,47 @@ def price_ledger(data: OfcData, rules: MoneyRules = None) -> pa.Table:
     return table
 
 
-def ensure_ledger(data: OfcData) -> None:
-    """Price the ledger when the stored hands changed since it was (or it never was)."""
-    if not ledger_is_current(data):
+def ensure_ledger(data: OfcData, hand_ids: Sequence[int] | None = None) -> None:
+    """Price the ledger when the stored hands changed since it was (or it never was).
+
+    A dataset of more than :data:`WHOLE_UP_TO` money hands is not priced whole
+    for one report: with ``hand_ids`` (the report player's hands) only those are
+    priced, their rules inferred from them, and shown from memory, so a report
+    costs the player's hands, not the dataset's (``ofc-stats audit`` prices it
+    whole).
+    """
+    if ledger_is_current(data):
+        return
+    if hand_ids is None or _money_hands(data) <= WHOLE_UP_TO:
         price_ledger(data)
+        return
+    ids = pa.table({"hand_id": pa.array(pd.unique(np.asarray(hand_ids, np.int64)), pa.int64())})
+    data.connection.register(KEYS_TABLE, ids)
+    try:
+        money = room_money(data, hands=KEYS_TABLE)
+        table = priced_seats(data, money, hands=KEYS_TABLE)
+    finally:
+        data.connection.unregister(KEYS_TABLE)
+    data.reload_ledger(table)
+
+
+WHOLE_UP_TO = 50_000  # money hands a report prices whole (about 15 CPU seconds)
+KEYS_TABLE = "ledger_hand_ids"  # the hands a report's ledger is priced from
+
+
+def _money_hands(data: OfcData) -> int:
+    count = data.sql("SELECT count(DISTINCT hand_id) FROM seats WHERE reported_money IS NOT NULL")
+    return int(count.fetchall()[0][0])
+
+
+def _only(query: str, hands: str) -> str:
+    """PAID_SQL cut down to the hands whose id is in table ``hands`` (a name of ours)."""
+    if not hands.isidentifier():
+        raise ValueError(f"not a table name: {hands!r}")
+    return query.replace(
+        "WHERE reported_money IS NOT NULL",
+        f"WHERE reported_money IS NOT NULL AND hand_id IN (SELECT hand_id FROM {hands})",
+    )
 
 
 def _who(data: OfcData, key: str) -> tuple[str, dict[str, object]]:

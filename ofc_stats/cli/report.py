@@ -84,6 +84,7 @@ def report_command(
     from reports import Filters, build_all, checked, choose_player, leak_summary
     from reports.base import hand_count
     from reports.html import render, write_files
+    from reports.ledger import money_seats
 
     if hero and player is not None:
         raise OfcError("give --player NAME or --hero, not both")
@@ -105,7 +106,9 @@ def report_command(
                 f"no scored hand of {name} matches {_scope(filters)}; "
                 "widen the filters, or pass --allow-empty to write an empty report"
             )
-        ensure_ledger(dataset)  # the page's ledger reads the priced money (the store's view)
+        # The page's ledger reads the priced money (the store's view); a big dataset's is
+        # priced from the player's hands only.
+        ensure_ledger(dataset, money_seats(dataset, filters)["hand_id"].tolist())
         built = build_all(dataset, filters)
     target = Path(out)
     if output_format == "html":
