@@ -65,7 +65,7 @@ def test_timeout_free_simulated_hands_flag_no_street(tmp_path: Path) -> None:
         (evidence,) = timeout_evidence(db)
     free = rows[~rows["forced"]]
     assert rows["timeout"].sum() == 0 and free["pattern_match"].sum() > 20
-    assert "0 of" in evidence.lines()[0] and "were timed out" in evidence.lines()[0]
+    assert "0 of" in evidence.lines()[0] and "recorded as timed out" in evidence.lines()[0]
 
 
 def test_flags_recover_the_planted_timeouts(tmp_path: Path) -> None:

@@ -57,7 +57,7 @@ class TimeoutEvidence:
         total = int(frame["streets"].sum())
         line = (
             f"timeouts {self.format}: the format records each timeout; {flagged:,} of "
-            f"{total:,} free streets were timed out"
+            f"{total:,} free streets are recorded as timed out"
         )
         if flagged:
             line += f", {ruled:,} of them placed as the auto-placement rule says"
