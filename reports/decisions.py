@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ofc_stats.store.views import OfcData
+from ofc_stats.store.views import RECORDED_BITS_SQL, OfcData
 from ofc_stats.wording import plural
 from reports.base import OTHERS, SAMPLE_RUNS, SEATS, Report, prepare
 from reports.charts import bars_with_ci
@@ -53,8 +53,10 @@ def _with_interval(frame: pd.DataFrame) -> pd.DataFrame:
 
 STREET_COLUMNS = (
     "board, board_streets, discards, net_capped, "
-    "flagged_timeouts(format, timeout_streets) AS flagged_timeouts"
+    "flagged_timeouts(format, recorded_timeouts) AS flagged_timeouts"
 )
+# The streets each seat's format recorded as timed out (the store's recorded_timeouts).
+RECORDED = f"LEFT JOIN ({RECORDED_BITS_SQL}) recorded USING (hand_id, seat)"
 
 
 def build(data: OfcData, filters: Filters) -> Report:
@@ -63,7 +65,9 @@ def build(data: OfcData, filters: Filters) -> Report:
     )
     scope = prepare(data, filters)
     mine = pd.DataFrame(
-        summarise(data.arrow(f"SELECT {STREET_COLUMNS} FROM {SEATS} WHERE NOT in_fantasy"))
+        summarise(
+            data.arrow(f"SELECT {STREET_COLUMNS} FROM {SEATS} {RECORDED} WHERE NOT in_fantasy")
+        )
     )
     if mine.empty:
         report.notes.append("No street-by-street placements for these hands.")
@@ -75,7 +79,9 @@ def build(data: OfcData, filters: Filters) -> Report:
     table["mean_otherwise"] = _otherwise(points, normal, table["mean"], table["count"])
     permille = scope.sample_permille
     others = pd.DataFrame(
-        summarise(data.arrow(f"SELECT {STREET_COLUMNS} FROM {OTHERS} WHERE NOT in_fantasy"))
+        summarise(
+            data.arrow(f"SELECT {STREET_COLUMNS} FROM {OTHERS} {RECORDED} WHERE NOT in_fantasy")
+        )
     )
     if len(others):
         theirs = others[["street", "kind", "decision", "count", "mean"]].rename(

@@ -1,11 +1,12 @@
 """What the room owes you: the audit's ledger for the report's player.
 
 Per room and currency: the hands with money, the money the rules give
-(points × stakes less the room's rake and short-stack settlement, inferred
-from these hands by :mod:`ofc_stats.audit.ledger`), the money the room paid,
-the difference, and the hands behind it, each opening the replayer.  Only
-the report's own seats and their hands are read, so the section costs the
-player's hands, not the dataset's.  The money the room paid is a fact, so
+(points × stakes less the room's rake and short-stack settlement), the money
+the room paid, the difference, and the hands behind it, each opening the
+replayer.  What the rules give is read from the store's ``ledger`` view, which
+the audit prices (``ofc-stats report`` prices it first when the hands
+changed), and summed by the store's ``LEDGER_SQL``, the sum ``audit --player``
+prints.  The money the room paid is a fact, so
 the section (and the results' money won, :func:`money_seats`) counts it on
 every hand, scored or not; what the rules give needs a scored hand.
 """
@@ -15,10 +16,15 @@ from __future__ import annotations
 from weakref import WeakKeyDictionary
 
 import pandas as pd
+import pyarrow as pa
 
-from ofc_stats.audit.ledger import book, owed_text
-from ofc_stats.audit.money import TOLERANCE
-from ofc_stats.store.views import OfcData
+from ofc_stats.store.views import (
+    LEDGER_HANDS_SQL,
+    LEDGER_SQL,
+    LEDGER_TOLERANCE,
+    OfcData,
+    owed_text,
+)
 from ofc_stats.wording import plural
 from reports.base import SEATS, Report, Scope, prepare
 from reports.filters import Filters
@@ -48,6 +54,11 @@ WHERE {where}
 ORDER BY s.hand_id, s.seat
 """
 
+WHO_TABLE = "report_ledger_seats"  # the report's seats, registered while the ledger is summed
+NOT_PRICED = (
+    "The room's money has not been priced against the rules for these hands yet: "
+    "`ofc-stats report` and `ofc-stats audit` price it."
+)
 NO_MONEY = (
     "No money is recorded for these hands (simulated hands, or an app that does not "
     "write what each seat won), so there is no ledger to show."
@@ -61,9 +72,10 @@ def build(data: OfcData, filters: Filters) -> Report:
     if seats.empty:
         report.notes.append(NO_MONEY)
         return report
-    seats["who"] = "you"
-    ledger = book(data, seats)
-    rows = ledger.rows
+    rows, behind = _summed(data, seats)
+    if rows.empty:
+        report.notes.append(NOT_PRICED)
+        return report
     for row in rows.to_dict("records"):
         currency = str(row["currency"])
         where = f"{row['room']} {currency}".strip()
@@ -98,16 +110,15 @@ def build(data: OfcData, filters: Filters) -> Report:
         "every money column is over the scored hands; money difference = paid − what the "
         "rules give (negative: the room owes you) = overpaid − underpaid, which a hand "
         "list below names one by one; money paid on hands not scored is apart; "
-        + "; ".join(r.describe() for r in ledger.rakes)
-    )
-    off = ledger.hands[ledger.hands["difference"].abs() > TOLERANCE].head(LISTED)
-    if len(off):
-        played = data.df(
-            f"SELECT DISTINCT hand_key, played_at FROM {SEATS} "
-            "WHERE list_contains($keys, hand_key)",
-            {"keys": off["hand_key"].tolist()},
+        + "; ".join(
+            f"{r['room']} {r['currency']}: {r['rules']} ({r['rules_source']}; out of sample: "
+            f"{r['out_of_sample']})".replace("  ", " ")
+            for r in rows.to_dict("records")
         )
-        listed = off.merge(played, on="hand_key", how="left")
+    )
+    off = behind[behind["difference"].abs() > LEDGER_TOLERANCE].head(LISTED)
+    if len(off):
+        listed = off.reset_index(drop=True)
         report.tables["hands_behind_it"] = pd.DataFrame(
             {
                 "hand_key": listed["hand_key"],
@@ -123,6 +134,27 @@ def build(data: OfcData, filters: Filters) -> Report:
         report.hands.add("hands_behind_it")
         report.replays = hand_details(data, listed["hand_key"].head(LINKED).tolist())
     return report
+
+
+def _summed(data: OfcData, seats: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The store's ledger sums (``LEDGER_SQL``) and hands of the report's seats."""
+    who = pa.table(
+        {
+            "who": pa.array(["you"] * len(seats), pa.string()),
+            "hand_id": pa.array(seats["hand_id"].to_numpy(dtype="int64")),
+            "seat": pa.array(seats["seat"].to_numpy(dtype="int8")),
+        }
+    )
+    data.connection.register(WHO_TABLE, who)
+    try:
+        rows = data.df(LEDGER_SQL.format(who=WHO_TABLE))
+        hands = data.df(
+            f"SELECT * FROM ({LEDGER_HANDS_SQL.format(who=WHO_TABLE)}) "
+            "ORDER BY abs(difference) DESC NULLS LAST, hand_id"
+        )
+    finally:
+        data.connection.unregister(WHO_TABLE)
+    return rows, hands
 
 
 def money_seats(data: OfcData, filters: Filters) -> pd.DataFrame:

@@ -83,7 +83,11 @@ def stored_rows(data: Path) -> dict[str, list[dict[str, Any]]]:
     out = {}
     for name, keys in STORED_KEYS.items():
         table = dataset.read(name)
-        drop = [c for c in ("batch", "hand_id", "quarantined_at") if c in table.column_names]
+        drop = [
+            c
+            for c in ("batch", "hand_id", "room_hand_id", "quarantined_at")
+            if c in table.column_names
+        ]
         table = table.drop_columns(drop)
         if name == "placements":
             index = table.schema.get_field_index("destination")

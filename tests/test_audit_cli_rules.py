@@ -75,4 +75,4 @@ def test_audit_player_prints_the_ledger_without_the_room_audit(tmp_path: Path) -
     result = CliRunner().invoke(main, argv)
     assert result.exit_code == 0, result.output
     assert result.output.startswith("Alice · A USD: 2 hands")
-    assert "audit against" not in result.output and "rake " not in result.output
+    assert "audit against" not in result.output and "\nrake " not in result.output

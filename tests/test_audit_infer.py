@@ -12,10 +12,10 @@ import ofc_stats
 from ofc_stats.audit.guess import guess_rulesets
 from ofc_stats.audit.infer import Inferred, infer_rules
 from ofc_stats.audit.points import audit
-from ofc_stats.audit.room_rules import load_room_rules
 from ofc_stats.audit.rules_file import write_rule_files
 from ofc_stats.cli import main
 from ofc_stats.engine.ruleset_toml import load_ruleset
+from ofc_stats.payouts.room_rules import load_room_rules
 from ofc_stats.sim.rooms import write_simulation
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute

@@ -82,7 +82,7 @@ def test_the_scoped_read_prices_every_seat_as_the_whole_audit_does(tmp_path: Pat
     import pyarrow as pa
 
     from ofc_stats.audit.money import room_money
-    from ofc_stats.audit.room_rules import RoomRules
+    from ofc_stats.payouts.room_rules import RoomRules
     from tests.builders import sim_records
 
     room = RoomRules(0.05, 0.1, "down", "action", money_stack=15)

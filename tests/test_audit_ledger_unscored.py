@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 import ofc_stats
-from ofc_stats.audit.ledger import ledger
+from ofc_stats.audit.ledger import ensure_ledger, ledger
 from ofc_stats.cli import main
 from ofc_stats.records import HandRecord, SeatRecord
 from ofc_stats.store.importer import import_paths
@@ -48,7 +48,10 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Hands 1, 2 paid Alice 10.5 (the rules' 10.5), hand 3 paid 9.5 (one dollar short);
     # hand 4 paid her 7 but Bob's board is incomplete: not scored, so not checkable.
     records = [_hand(1, 10.5), _hand(2, 10.5), _hand(3, 9.5), _hand(4, 7.0, BOB_SHORT)]
-    return write_dataset(tmp_path_factory.mktemp("unscored"), records)
+    path = write_dataset(tmp_path_factory.mktemp("unscored"), records)
+    with ofc_stats.open(path) as db:
+        ensure_ledger(db)  # as `ofc-stats report` prices it first
+    return path
 
 
 def _key(db: ofc_stats.OfcData, number: int) -> str:

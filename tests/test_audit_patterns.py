@@ -16,7 +16,7 @@ from ofc_stats.audit.patterns import (
     WINNERS_SPLIT,
     hand_patterns,
 )
-from ofc_stats.audit.settle import Settlement
+from ofc_stats.payouts.settle import Settlement
 
 NO_RAKE = Rake("Spartan INR", 0.0, 0.01, "nearest", 10, 10)
 RAKE3 = Rake("Ppp AUD", 0.03, 0.1, "nearest", 10, 10)

@@ -11,12 +11,12 @@ from click.testing import CliRunner
 import ofc_stats
 from ofc_stats.audit.infer import infer_rules
 from ofc_stats.audit.points import audit
-from ofc_stats.audit.room_rules import RoomRules, load_room_rules
 from ofc_stats.audit.rules_book import RulesBook
 from ofc_stats.audit.rules_file import write_rule_files
 from ofc_stats.cli import main
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import ROYALTY_TABLES
+from ofc_stats.payouts.room_rules import RoomRules, load_room_rules
 from ofc_stats.sim.rooms import simulate
 from tests.builders import write_dataset
 

@@ -11,9 +11,15 @@ import pytest
 import ofc_stats
 from ofc_stats.audit.money import Rake, after_rake, expected_money
 from ofc_stats.audit.points import audit
-from ofc_stats.audit.room_rules import RoomRules
-from ofc_stats.audit.settle import KINDS, gross_by_kind, infer_settlement, rules_pairs, settle_hand
 from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.payouts.room_rules import RoomRules
+from ofc_stats.payouts.settle import (
+    KINDS,
+    gross_by_kind,
+    infer_settlement,
+    rules_pairs,
+    settle_hand,
+)
 from ofc_stats.sim.rooms import write_simulation
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute

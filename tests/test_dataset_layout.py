@@ -66,6 +66,10 @@ def test_a_version_2_dataset_is_upgraded_on_open_without_losing_a_row(tmp_path: 
     assert dataset.schema_version() == SCHEMA_VERSION
     assert not (data / "batches").exists()
     for name, table in before.items():  # every old column as it was; v4 adds hand_id
+        if name == "quarantine":  # v6 names the room's text id room_hand_id
+            table = table.rename_columns(
+                ["room_hand_id" if n == "hand_id" else n for n in table.column_names]
+            )
         assert dataset.read(name).select(table.column_names).equals(table), name
     with ofc_stats.open(data) as db:  # stored by hand_id now; the views give hand_key back
         for name, table in old_results.items():
@@ -118,7 +122,7 @@ def test_a_version_3_dataset_gets_hand_ids_and_keeps_its_results(tmp_path: Path)
             )
             for name in ("results", "versus")
         }
-    assert Dataset(data).schema_version() == SCHEMA_VERSION == 5  # 5: placements by hand_id
+    assert Dataset(data).schema_version() == SCHEMA_VERSION == 6  # 6: quarantine.room_hand_id
     assert hands["hand_id"].to_pylist() == [0, 1, 2, 3, 4, 5]
     batches = hands["batch"].to_pylist()
     assert [batches.count(b) for b in dict.fromkeys(batches)] == [2, 1, 3]
@@ -128,8 +132,13 @@ def test_a_version_3_dataset_gets_hand_ids_and_keeps_its_results(tmp_path: Path)
         want = before[name].sort_by(order_of(order)).to_pylist()
         assert views[name].select(before[name].column_names).to_pylist() == want, name
         assert "hand_key" not in pq.read_schema(next(iter(Dataset(data).files(name)))).names
-    for name in ("hands", "seats", "placements", "files", "quarantine"):
+    for name in ("hands", "seats", "placements", "files"):
         assert Dataset(data).read(name).select(before[name].column_names).equals(before[name])
+    old = before["quarantine"]  # v6 names the room's text id room_hand_id
+    renamed = old.rename_columns(
+        ["room_hand_id" if n == "hand_id" else n for n in old.column_names]
+    )
+    assert Dataset(data).read("quarantine").select(renamed.column_names).equals(renamed)
     assert recompute(data).up_to_date == 3
 
 

@@ -236,7 +236,7 @@ def test_app_objects_without_blank_lines_each_get_their_line(tmp_path: Path) -> 
     path = app_file(tmp_path / "lines.hh", [json.dumps(o) for o in objects], sep="\n")
     summary = import_paths([path], tmp_path / "data")
     rows = Dataset(tmp_path / "data").read("quarantine").to_pylist()
-    assert summary.stored == 2 and [(r["line"], r["hand_id"]) for r in rows] == [
+    assert summary.stored == 2 and [(r["line"], r["room_hand_id"]) for r in rows] == [
         (2, objects[1]["handData"].popitem()[0]),
         (4, objects[3]["handData"].popitem()[0]),
     ]
@@ -561,6 +561,6 @@ def test_a_file_name_that_is_not_utf8_and_a_surrogate_hand_id_are_stored_safely(
     summary = import_paths([path], tmp_path / "data")
     assert (summary.stored, summary.quarantined) == (1, 1)
     row = Dataset(tmp_path / "data").read("quarantine").to_pylist()[0]
-    assert row["hand_id"] == "h\\ud800" and row["source_file"].endswith("caf\\xe9.jsonl")
+    assert row["room_hand_id"] == "h\\ud800" and row["source_file"].endswith("caf\\xe9.jsonl")
     result = run("import", "--data", str(tmp_path / "d2"), str(path))
     assert result.exit_code == 0 and "caf\\xe9.jsonl" in result.output

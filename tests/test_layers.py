@@ -131,6 +131,34 @@ def test_reports_read_only_through_the_store_views() -> None:
             assert not {t for t in targets if under(t, "parsers", "ofc_stats.cli")}, name
 
 
+# The layers side by side above the store: each reads the others' results through the
+# store's views, never their modules (a report that imported the audit would compute, not read).
+SIBLINGS = ("ofc_stats.audit", "ofc_stats.grade", "ofc_stats.sim", "ofc_stats.spark")
+
+
+def test_reports_import_no_sibling_layer() -> None:
+    for name, targets in GRAPH.items():
+        if under(name, "reports"):
+            bad = {t for t in targets if under(t, *SIBLINGS)}
+            assert not bad, f"{name} imports {bad}: read it from a store view instead"
+
+
+def test_a_rooms_payouts_are_neither_the_audits_nor_the_simulators() -> None:
+    """Rake, settlement and paying mistakes live in ``ofc_stats.payouts``, which the audit
+    and the simulator both use; neither imports the other, and payouts sits on the engine."""
+    for name, targets in GRAPH.items():
+        if under(name, "ofc_stats.payouts"):
+            allowed = ("ofc_stats.payouts", "ofc_stats.engine", "ofc_stats.errors")
+            bad = {t for t in targets if not under(t, *allowed)}
+            assert not bad, f"{name} imports {bad}"
+        elif under(name, "ofc_stats.sim"):
+            bad = {t for t in targets if under(t, "ofc_stats.audit")}
+            assert not bad, f"{name} imports {bad}: a room's money rules are ofc_stats.payouts'"
+        elif under(name, "ofc_stats.audit"):
+            bad = {t for t in targets if under(t, "ofc_stats.sim")}
+            assert not bad, f"{name} imports {bad}"
+
+
 def test_nothing_below_the_cli_imports_it() -> None:
     for name, targets in GRAPH.items():
         if not under(name, "ofc_stats.cli", "ofc_stats.__main__"):  # `python -m ofc_stats`

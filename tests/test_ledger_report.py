@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import ofc_stats
-from ofc_stats.audit.ledger import ledger, ledger_lines
+from ofc_stats.audit.ledger import ensure_ledger, ledger, ledger_lines
 from ofc_stats.cli import main
 from ofc_stats.records import HandRecord
 from reports import Filters, choose_player
@@ -64,9 +64,16 @@ def _records() -> list[HandRecord]:
     ]
 
 
+def priced(data: Path) -> Path:
+    """The dataset with its ledger priced, as `ofc-stats report` prices it first."""
+    with ofc_stats.open(data) as db:
+        ensure_ledger(db)
+    return data
+
+
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_dataset(tmp_path_factory.mktemp("ledger-report"), _records())
+    return priced(write_dataset(tmp_path_factory.mktemp("ledger-report"), _records()))
 
 
 def _key(db: ofc_stats.OfcData, number: int) -> str:
@@ -141,7 +148,13 @@ def test_the_section_equals_audit_player(data: Path) -> None:
                 }
             )
             keys = ["off_hand_keys", "overpaid_hand_keys", "underpaid_hand_keys"]
-            keys += ["net_hand_keys", "not_scored_hand_keys"]
+            keys += [
+                "net_hand_keys",
+                "not_scored_hand_keys",
+                "rules",
+                "rules_source",
+                "out_of_sample",
+            ]
             book = ledger(db, ["Alice"]).drop(columns=["player", *keys])
             assert shown.to_dict("records") == book.to_dict("records")
     printed = CliRunner().invoke(main, ["audit", "--data", str(data), "--player", "Alice"])
@@ -161,7 +174,7 @@ def test_an_alias_is_one_ledger_in_the_report_and_the_audit(tmp_path: Path) -> N
     runner = CliRunner()
     done = runner.invoke(main, ["players", "alias", "--data", str(data), "Me", "Alice", "Carol"])
     assert done.exit_code == 0, done.output
-    with ofc_stats.open(data) as db:
+    with ofc_stats.open(priced(data)) as db:
         player = choose_player(db, "Me")
         section = ledger_report.build(db, player.scope(Filters()))
     usd = section.tables["ledger"].set_index("currency").loc["USD"]
@@ -204,3 +217,30 @@ def test_no_money_is_one_line(tmp_path: Path) -> None:
         page = render("Alice", "all hands", [section], [])
     assert section.notes == [ledger_report.NO_MONEY] and not section.tables
     assert html.escape(ledger_report.NO_MONEY) in page
+
+
+def test_a_big_dataset_is_priced_from_the_players_hands_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above WHOLE_UP_TO money hands a report prices only its player's hands, in memory:
+    the same section as the whole dataset's here (hand 5, Bob against Carol, is not
+    Alice's and not priced), nothing written, and the rows say the rule was not judged
+    out of sample."""
+    from importlib import import_module
+
+    from reports.ledger import money_seats
+
+    audit_ledger = import_module("ofc_stats.audit.ledger")  # the module, not its function
+
+    monkeypatch.setattr(audit_ledger, "WHOLE_UP_TO", 0)
+    data = write_dataset(tmp_path, _records())
+    with ofc_stats.open(data) as db:
+        filters = choose_player(db, None).scope(Filters())
+        ensure_ledger(db, money_seats(db, filters)["hand_id"].tolist())
+        section = ledger_report.build(db, filters)
+        priced = db.sql("SELECT count(DISTINCT hand_id), any_value(out_of_sample) FROM ledger")
+        hands, verdict = priced.fetchall()[0]
+    usd = section.tables["ledger"].set_index("currency").loc["USD"]
+    assert (usd["hands"], usd["money_by_the_rules"], usd["money_paid"]) == (3, 31.5, 30.5)
+    assert hands == 4 and verdict.startswith("not checked")
+    assert not (data / "ledger_seats").exists()

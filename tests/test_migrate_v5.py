@@ -45,7 +45,7 @@ def test_v4_placements_are_keyed_by_hand_id_and_the_view_gives_every_row_back(
     with ofc_stats.open(data) as db:  # opening upgrades it
         view = db.arrow("SELECT * FROM placements")
         ids = dict(db.sql("SELECT hand_key, hand_id FROM hands").fetchall())
-    assert Dataset(data).schema_version() == SCHEMA_VERSION == 5
+    assert Dataset(data).schema_version() == SCHEMA_VERSION == 6
     # Batches of 2, 1 and 3 hands took ids 0-1, 2 and 3-5 (v4's count in batch order).
     stored = {stem: pq.read_table(data / "placements" / f"{stem}.parquet") for stem in before}
     assert [sorted(set(t["hand_id"].to_pylist())) for t in stored.values()] == [
@@ -98,6 +98,6 @@ def test_the_v4_upgrade_finishes_after_a_kill(
     assert len(keyed) == 2  # one batch done, two left
     with Dataset(killed).locked():
         pass
-    assert Dataset(killed).schema_version() == 5
+    assert Dataset(killed).schema_version() == SCHEMA_VERSION  # 5, then 6
     for stem, table in _v4_placements(clean).items():
         assert _v4_placements(killed)[stem].equals(table), stem

@@ -95,7 +95,11 @@ def snapshot(data: Path) -> dict[str, list[dict]]:  # type: ignore[type-arg]
         ("quarantine", ["line", "reason"]),
     ):
         table = dataset.read(name)
-        drop = [c for c in ("batch", "hand_id", "quarantined_at") if c in table.column_names]
+        drop = [
+            c
+            for c in ("batch", "hand_id", "room_hand_id", "quarantined_at")
+            if c in table.column_names
+        ]
         table = table.drop_columns(drop)
         if name == "placements":
             table = table.set_column(4, "destination", table["destination"].cast(pa.string()))

@@ -1,12 +1,14 @@
 """Timeouts in the decisions report: counted only where the format can tell one.
 
-One heads-up hand, stored twice: as the open format (which records the deal
-order within a street) and as the apps' JSON (each card's street only).
-Alice's fourth street, Th and Jh to the bottom with the top and the bottom
-open, is what the room's auto-placement gives (fill the bottom first).  In the
-open copy that street is a timeout, counted apart; in the app copy it cannot
-be told from the same placement chosen, so it stays a decision
-("to bottom + bottom") and the page says why there is no timeout for it.
+One heads-up hand, stored twice: as the open format (which records each
+timeout, ``"timeout": true`` on the street) and as the apps' JSON (each card's
+street only).  Alice's fourth street, Th and Jh to the bottom with the top and
+the bottom open, is what the room's auto-placement gives (fill the bottom
+first).  In the open copy the room recorded it as a timeout: counted apart; in
+the app copy it cannot be told from the same placement chosen, so it stays a
+decision ("to bottom + bottom") and the page says why there is no timeout for
+it.  An open copy that does not record the timeout keeps it a decision too:
+matching the auto-placement is no evidence.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from pathlib import Path
 import ofc_stats
 from ofc_stats.engine.cards import parse_cards
 from ofc_stats.records import HandRecord
+from ofc_stats.sim.rooms import open_line
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute
 from parsers.app_json import dumps_app
-from parsers.open_format import dumps
 from reports import Filters, decisions
 from tests.builders import hand_record, seat_record
 from tests.test_reports import placed
@@ -59,13 +61,14 @@ def the_hand() -> HandRecord:
     return hand_record(1, (alice, bob), placements=streets)
 
 
-def dataset(tmp_path: Path, formats: tuple[str, ...]) -> Path:
+def dataset(tmp_path: Path, formats: tuple[str, ...], recorded: bool = True) -> Path:
     paths = []
     for number, name in enumerate(formats):
         hand = replace(the_hand(), table_id=f"T{number}", room_hand_id=f"{number + 1}")
         if name == "open":
             path = tmp_path / "hands.jsonl"
-            path.write_text(dumps(hand) + "\n", encoding="utf-8")
+            timed_out = (1 << 3, 0) if recorded else (0, 0)  # Alice's fourth street
+            path.write_text(open_line(hand, timed_out) + "\n", encoding="utf-8")
         else:
             path = tmp_path / "hands.hh"
             path.write_text(dumps_app(hand), encoding="utf-8")
@@ -101,6 +104,13 @@ def test_an_open_street_matching_it_is_a_timeout(tmp_path: Path) -> None:
     classes, timeouts, caption = fourth_street(dataset(tmp_path, ("open",)))
     assert classes == {} and timeouts == [1]
     assert "timeouts:" not in caption
+
+
+def test_an_open_street_matching_it_unrecorded_stays_a_decision(tmp_path: Path) -> None:
+    """The trial's 3,809 false flags: an open street that matches the auto-placement but
+    that the room did not record as a timeout is the player's choice."""
+    classes, timeouts, _ = fourth_street(dataset(tmp_path, ("open",), recorded=False))
+    assert classes == {"to bottom + bottom": 1} and timeouts == []
 
 
 def test_the_same_street_in_both_formats_is_counted_once_each_way(tmp_path: Path) -> None:

@@ -237,10 +237,11 @@ def test_decisions_report(dataset: Path) -> None:
     assert "cost" not in frame.columns
     assert frame.loc[("street 5", "to top + bottom"), "count"] == 2  # H1 and H3
     assert frame.loc[("street 5", "discarded a T or lower"), "count"] == 3
-    # H1's fourth street (Th, Jh to the bottom) matches the timeout pattern: counted apart
+    # H1's fourth street (Th, Jh to the bottom) matches the timeout pattern, but no hand
+    # records a timeout (docs/format.md): a decision like any other, none counted apart
     timeouts = table(report, "timeouts")
-    assert timeouts[["street_name", "count"]].values.tolist() == [["street 4", 1]]
-    assert ("street 4", "to bottom + bottom") not in frame.index
+    assert timeouts.empty or timeouts["count"].sum() == 0
+    assert frame.loc[("street 4", "to bottom + bottom"), "count"] == 1
     assert frame.loc[("street 4", "to middle + bottom"), "count"] == 2
 
 

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ofc_stats.audit.money import Rake
-from ofc_stats.audit.settle import Settlement, kind_text
 from ofc_stats.core.tables import tables
 from ofc_stats.engine.board import ROWS
+from ofc_stats.payouts.settle import Settlement, kind_text
 from ofc_stats.wording import plural
 
 

@@ -29,7 +29,7 @@ from ofc_stats.audit.money import (
     infer_rake,
     money_multiplier,
 )
-from ofc_stats.audit.settle import ALL_KINDS, gross_by_kind, infer_settlement
+from ofc_stats.payouts.settle import ALL_KINDS, gross_by_kind, infer_settlement
 from ofc_stats.store.views import OfcData
 
 HOLD_SQL = f"""
@@ -57,14 +57,22 @@ class Holdout:
     rules: tuple[str, str]  # the rake and settlement inferred on each half
     agree: bool  # both halves infer the rule inferred on all
     runner_up: str = ""  # the rake runner-up and the hands it explains out of sample
+    folds: int = 2  # halves judged: 0 when the room has too few money hands to split
 
     @property
     def holds(self) -> bool:
         """Out of sample explains as many hands as in sample, within 1%."""
-        return self.out_of_sample >= self.in_sample - 0.01 * self.hands
+        return self.folds == 2 and self.out_of_sample >= self.in_sample - 0.01 * self.hands
+
+    @property
+    def verdict(self) -> str:
+        """holds | does not hold | not checked (a room of one money hand has no halves)."""
+        if self.folds < 2:
+            return "not checked (too few money hands to split)"
+        return "holds" if self.holds else "does not hold"
 
     def describe(self) -> str:
-        verdict = "holds" if self.holds else "does not hold"
+        verdict = self.verdict
         same = (
             "both halves infer the same rule"
             if self.agree
@@ -124,17 +132,18 @@ def _fold(label: str, group: pd.DataFrame, pairs: dict[str, npt.NDArray[np.float
     halves = (set(hands[:half]), set(hands[half:]))
     whole_rake, whole_kind, _ = _infer(label, frame, pairs)
     in_sample = int(_explained(frame, whole_rake, whole_kind, pairs).sum())
-    out, rules, agree, runner = 0, [], True, 0
+    out, rules, agree, runner, folds = 0, [], True, 0, 0
     for train, test in (halves, halves[::-1]):
         fit = frame[frame["hand_key"].isin(train)]
         judged = frame[frame["hand_key"].isin(test)]
         if fit.empty or judged.empty:
             continue
         rake, kind, told = _infer(label, fit, pairs)
+        folds += 1
         out += int(_explained(judged, rake, kind, pairs).sum())
         rules.append(f"{rake.rule()}, settlement {_named(kind, told)}")
-        agree &= (rake.rate, rake.tick, rake.mode, kind) == (
-            whole_rake.rate, whole_rake.tick, whole_rake.mode, whole_kind,
+        agree &= (rake.rate, rake.tick, rake.mode, rake.cap, kind) == (
+            whole_rake.rate, whole_rake.tick, whole_rake.mode, whole_rake.cap, whole_kind,
         )  # fmt: skip
         if rake.runner_up is not None:
             rate, tick, mode, _ = rake.runner_up
@@ -149,7 +158,7 @@ def _fold(label: str, group: pd.DataFrame, pairs: dict[str, npt.NDArray[np.float
             f"{runner:,} money hands out of sample"
         )
     pair = [*rules, "", ""][:2]
-    return Holdout(label, len(hands), in_sample, out, (pair[0], pair[1]), agree, shown)
+    return Holdout(label, len(hands), in_sample, out, (pair[0], pair[1]), agree, shown, folds)
 
 
 __all__ = ["Holdout", "holdout"]

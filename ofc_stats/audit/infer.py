@@ -34,9 +34,7 @@ from ofc_stats.audit.fields import field_verdicts
 from ofc_stats.audit.guess import guess_rulesets, joker_groups
 from ofc_stats.audit.max_loss import infer_max_loss, max_loss_value
 from ofc_stats.audit.money import Rake, room_money
-from ofc_stats.audit.room_rules import RoomRules
 from ofc_stats.audit.rules_book import use_lookup
-from ofc_stats.audit.settle import Settlement
 from ofc_stats.core.tables import tables
 from ofc_stats.engine.presets import PRESETS
 from ofc_stats.engine.rules import (
@@ -50,6 +48,8 @@ from ofc_stats.engine.rules import (
     Scoring,
     top_threshold,
 )
+from ofc_stats.payouts.room_rules import RoomRules
+from ofc_stats.payouts.settle import Settlement
 from ofc_stats.store.views import OfcData
 
 REPEATS: dict[str, RepeatRule | None] = {
@@ -400,10 +400,20 @@ def _money_evidence(
         evidence.append(
             Evidence(option, rate, each.explained, each.winners - each.explained, others)
         )
+        if each.cap is not None and each.cap_runner_up is not None:
+            reach, fit = each.capped
+            without = {"no cap": each.cap_runner_up[1]}
+            note = (
+                f"{reach} winning seat(s) whose rate takes more; with the cap the rule explains "
+                f"{each.explained}, without it {each.cap_runner_up[1]}"
+            )
+            cap_option = option.replace("room.rake.", "room.rake_cap.")
+            evidence.append(Evidence(cap_option, f"{each.cap:g}", fit, reach - fit, without, note))
     currencies = tuple(
-        (_currency(r.room, room), r.rate, r.tick, r.mode)
+        (_currency(r.room, room), r.rate, r.tick, r.mode, r.cap)
         for r in mine
-        if r is not rake and (r.rate, r.tick, r.mode) != (rake.rate, rake.tick, rake.mode)
+        if r is not rake
+        and (r.rate, r.tick, r.mode, r.cap) != (rake.rate, rake.tick, rake.mode, rake.cap)
     )
     settlement = settlements.get(rake.room)
     kind = "proportional"
@@ -424,7 +434,10 @@ def _money_evidence(
         evidence.append(
             Evidence("room.settlement", "", 0, 0, note="no short-stack hand tells the kinds apart")
         )
-    return RoomRules(rake.rate, rake.tick, rake.mode, kind, currencies=currencies), evidence
+    rules = RoomRules(
+        rake.rate, rake.tick, rake.mode, kind, rake_cap=rake.cap, currencies=currencies
+    )
+    return rules, evidence
 
 
 def _currency(label: str, room: str) -> str:

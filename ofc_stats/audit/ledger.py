@@ -2,24 +2,28 @@
 
 For each seat with reported money the audit knows what the rules say it
 should have got (points × stakes, the room's rake and short-stack
-settlement, :mod:`ofc_stats.audit.money`).  The ledger sums both per player,
-room and currency, and lists the hands behind the difference, so a player
-can take the numbers to the room.  What the room paid is a fact and is
-always counted; what the rules give needs a scored hand, so a hand that
-could not be scored (another seat's board incomplete) has its paid money
-in ``money_paid`` and is counted apart as not checked.  A player is named by name, by the
-room's player id, by an alias stored with ``ofc-stats players alias``, or
-``hero`` (the player who recorded the files); several names can be summed as
-one person's aliases.
+settlement, :mod:`ofc_stats.audit.money`).  :func:`price_ledger` writes that,
+seat by seat, into the dataset's ``ledger_seats`` table, which the store
+shows as the ``ledger`` view (its columns: ``ofc_stats.store.schema.LEDGER_SEATS``)
+and sums per person with ``ofc_stats.store.views.LEDGER_SQL``: the report
+page reads the same view, so the page and ``audit --player`` cannot differ.
 
-Only the player's hands are read (and every seat of them, which the
-short-stack settlement needs), and the room's rake and settlement are
-inferred from those hands: a ledger costs the player's hands, not the
-dataset's, so the report can show one on a million hands.
+What the room paid is a fact and is always counted; what the rules give needs
+a scored hand, so a hand that could not be scored (another seat's board
+incomplete) has its paid money in ``money_not_scored`` and is counted apart
+as not checked.  A player is named by name, by the room's player id, by an
+alias stored with ``ofc-stats players alias``, or ``hero`` (the player who
+recorded the files); several names can be summed as one person's aliases.
+
+The rules are each room's, inferred from all its money hands (and judged on
+the halves they were not inferred from, :mod:`.holdout`) or given by a rules
+file; the table is priced again when the stored hands change.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,9 +32,15 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ofc_stats.audit.money import TOLERANCE, MoneyRules, Rake, room_money
-from ofc_stats.audit.settle import Settlement
-from ofc_stats.store.views import OfcData
+from ofc_stats.audit.holdout import Holdout, holdout
+from ofc_stats.audit.money import MoneyRules, RoomMoney, room_money
+from ofc_stats.errors import DatasetError
+from ofc_stats.payouts.settle import kind_text
+from ofc_stats.store.dataset import EMPTY, Dataset
+from ofc_stats.store.files import fsync_dir, write_parquet
+from ofc_stats.store.schema import LEDGER_KEY, LEDGER_SEATS, LEDGER_TABLES
+from ofc_stats.store.views import LEDGER_HANDS_SQL, LEDGER_SQL, OfcData, owed_text
+from ofc_stats.wording import plural
 
 HERO = "hero"
 LEDGER_COLUMNS = [
@@ -51,20 +61,21 @@ LEDGER_COLUMNS = [
     "hands_not_scored",
     "money_not_scored",
     "not_scored_hand_keys",
+    "rules",
+    "rules_source",
+    "out_of_sample",
 ]
-CENT = 0.005  # a difference that rounds to a cent or more is behind a ledger's net
 HAND_COLUMNS = ["player", "hand_key", "room", "currency", "money_rules", "money_paid", "difference"]
-KEYS_TABLE = "ledger_keys"  # the ledger's hand keys, registered while its money is read
-UNSCORED_TABLE = "ledger_unscored"  # hands with money the rules could not price
+WHO_TABLE = "ledger_who"  # the ledger's seats (who, hand_id, seat), registered while summed
+TABLE = next(iter(LEDGER_TABLES))  # ledger_seats
 
-# The paid money, room and currency of seats whose hand was not scored: MONEY_SQL
-# reads scored hands only, and a fact the room reported must not be dropped.
-UNSCORED_SQL = f"""
-SELECT s.hand_id, s.seat, h.room, coalesce(h.currency, '') AS currency, s.reported_money
-FROM (SELECT hand_id, seat, reported_money FROM seats
-      WHERE hand_id IN (SELECT hand_id FROM {UNSCORED_TABLE})) s
-JOIN (SELECT hand_id, room, currency FROM hands
-      WHERE hand_id IN (SELECT hand_id FROM {UNSCORED_TABLE})) h USING (hand_id)
+# Every seat the room paid, with its hand's room and currency.
+PAID_SQL = """
+SELECT s.hand_id, s.seat, h.room, coalesce(h.currency, '') AS currency,
+       s.reported_money AS money_paid
+FROM (SELECT hand_id, seat, reported_money FROM seats WHERE reported_money IS NOT NULL) s
+JOIN (SELECT hand_id, room, currency FROM hands) h USING (hand_id)
+ORDER BY s.hand_id, s.seat
 """
 
 SEATS_SQL = """
@@ -74,12 +85,168 @@ SELECT hand_id, hand_key, seat FROM seats WHERE reported_money IS NOT NULL AND (
 
 @dataclass(frozen=True)
 class Ledger:
-    """The ledger rows, the hands behind them, and the room rules they were settled by."""
+    """The ledger rows and the hands behind them, one row per player and hand."""
 
     rows: pd.DataFrame  # LEDGER_COLUMNS
-    hands: pd.DataFrame  # HAND_COLUMNS, one row per player and hand, largest difference first
-    rakes: tuple[Rake, ...]
-    settlements: tuple[Settlement, ...]
+    hands: pd.DataFrame  # HAND_COLUMNS, largest difference first
+
+
+def _label(room: str, currency: str) -> str:
+    """A money rule's label, as ``room_money`` names them."""
+    return f"{room} {currency or '(no currency)'}"
+
+
+def priced_seats(
+    data: OfcData,
+    money: RoomMoney,
+    holdouts: Sequence[Holdout] | None = None,
+    hands: str | None = None,
+) -> pa.Table:
+    """``ledger_seats`` rows: every seat the room paid, with what the rules give it under
+    ``money``'s rules (null on a hand not scored) and the words of those rules.
+
+    ``holdouts`` (rules inferred from these hands) say whether each room's rule
+    held on the halves it was not inferred from; a rules file's are not checked.  With
+    ``hands`` (a table of hand_id on the connection) only those hands' seats.
+    """
+    paid = data.df(PAID_SQL if hands is None else _only(PAID_SQL, hands))
+    rules = money.seats[["hand_id", "seat", "expected_money"]].drop_duplicates(["hand_id", "seat"])
+    frame = paid.merge(rules, on=["hand_id", "seat"], how="left")
+    words: dict[str, tuple[str, str, str]] = {}
+    held = {h.room: h for h in holdouts or ()}
+    settled = {s.room: s for s in money.settlements}
+    for rake in money.rakes:
+        text = rake.rule()
+        settlement = settled.get(rake.room)
+        if settlement is not None and settlement.short_hands:
+            text += f"; short stacks: {kind_text(settlement.kind)}"
+        check = held.get(rake.room)
+        if rake.given:
+            verdict = "not checked (rules file)"
+        elif check is None:
+            verdict = "not checked (inferred from this player's hands only)"
+        else:
+            verdict = check.verdict
+        words[rake.room] = (text, rake.source, verdict)
+    labels = [_label(str(r), str(c)) for r, c in zip(frame["room"], frame["currency"], strict=True)]
+    unknown = ("", "", "")
+    return pa.table(
+        {
+            "hand_id": pa.array(frame["hand_id"].to_numpy(dtype=np.int64)),
+            "seat": pa.array(frame["seat"].to_numpy(dtype=np.int8)),
+            "room": pa.array(frame["room"].astype(str).tolist(), pa.string()),
+            "currency": pa.array(frame["currency"].astype(str).tolist(), pa.string()),
+            "money_paid": pa.array(frame["money_paid"].to_numpy(dtype=np.float64)),
+            "money_rules": pa.array(
+                frame["expected_money"].to_numpy(dtype=np.float64), from_pandas=True
+            ),
+            "rules": pa.array([words.get(k, unknown)[0] for k in labels], pa.string()),
+            "rules_source": pa.array([words.get(k, unknown)[1] for k in labels], pa.string()),
+            "out_of_sample": pa.array([words.get(k, unknown)[2] for k in labels], pa.string()),
+        },
+        schema=LEDGER_SEATS,
+    )
+
+
+def _stamp(dataset: Dataset) -> dict[str, list[str]]:
+    """What a ledger was priced from: the stored batches of hands and of results."""
+    return {
+        "hands": [os.path.basename(p) for p in dataset.files("hands")],
+        "results": [os.path.basename(p) for p in dataset.files("results")],
+    }
+
+
+def ledger_is_current(data: OfcData) -> bool:
+    """Whether the stored ledger was priced from the hands and results stored now."""
+    import pyarrow.parquet as pq
+
+    dataset = Dataset(data.root)
+    files = dataset.files(TABLE)
+    if len(files) != 1:
+        return False
+    try:
+        stamp = json.loads((pq.read_schema(files[0]).metadata or {}).get(LEDGER_KEY, b"{}"))
+    except (OSError, ValueError, pa.ArrowInvalid):
+        return False
+    return bool(stamp == _stamp(dataset))
+
+
+def store_ledger(data: OfcData, table: pa.Table) -> bool:
+    """Write ``table`` as the dataset's ledger and show it; False (the ledger shown from
+    memory only) when this process cannot write the dataset."""
+    dataset = Dataset(data.root)
+    try:
+        with dataset.locked():
+            folder = dataset.table_dir(TABLE)
+            folder.mkdir(exist_ok=True)
+            if not (folder / EMPTY).exists():
+                write_parquet(LEDGER_SEATS.empty_table(), folder / EMPTY)
+            stamped = table.replace_schema_metadata({LEDGER_KEY: json.dumps(_stamp(dataset))})
+            staged = dataset.root / ".tmp" / f"{TABLE}.parquet"
+            write_parquet(stamped, staged)
+            os.replace(staged, folder / "priced.parquet")
+            fsync_dir(folder)
+    except (DatasetError, OSError):
+        data.reload_ledger(table)
+        return False
+    data.reload_ledger()
+    return True
+
+
+def price_ledger(data: OfcData, rules: MoneyRules = None) -> pa.Table:
+    """Price every seat the room paid (rules inferred and judged out of sample, or
+    ``rules``'), store it as the dataset's ledger, and return it."""
+    money = room_money(data, rules)
+    holdouts = None
+    if rules is None:
+        pairwise = {r.room: p for r, p in zip(money.rakes, money.pairwise, strict=True)}
+        holdouts = holdout(data, pairwise)
+    table = priced_seats(data, money, holdouts)
+    store_ledger(data, table)
+    return table
+
+
+def ensure_ledger(data: OfcData, hand_ids: Sequence[int] | None = None) -> None:
+    """Price the ledger when the stored hands changed since it was (or it never was).
+
+    A dataset of more than :data:`WHOLE_UP_TO` money hands is not priced whole
+    for one report: with ``hand_ids`` (the report player's hands) only those are
+    priced, their rules inferred from them, and shown from memory, so a report
+    costs the player's hands, not the dataset's (``ofc-stats audit`` prices it
+    whole).
+    """
+    if ledger_is_current(data):
+        return
+    if hand_ids is None or _money_hands(data) <= WHOLE_UP_TO:
+        price_ledger(data)
+        return
+    ids = pa.table({"hand_id": pa.array(pd.unique(np.asarray(hand_ids, np.int64)), pa.int64())})
+    data.connection.register(KEYS_TABLE, ids)
+    try:
+        money = room_money(data, hands=KEYS_TABLE)
+        table = priced_seats(data, money, hands=KEYS_TABLE)
+    finally:
+        data.connection.unregister(KEYS_TABLE)
+    data.reload_ledger(table)
+
+
+WHOLE_UP_TO = 50_000  # money hands a report prices whole (about 15 CPU seconds)
+KEYS_TABLE = "ledger_hand_ids"  # the hands a report's ledger is priced from
+
+
+def _money_hands(data: OfcData) -> int:
+    count = data.sql("SELECT count(DISTINCT hand_id) FROM seats WHERE reported_money IS NOT NULL")
+    return int(count.fetchall()[0][0])
+
+
+def _only(query: str, hands: str) -> str:
+    """PAID_SQL cut down to the hands whose id is in table ``hands`` (a name of ours)."""
+    if not hands.isidentifier():
+        raise ValueError(f"not a table name: {hands!r}")
+    return query.replace(
+        "WHERE reported_money IS NOT NULL",
+        f"WHERE reported_money IS NOT NULL AND hand_id IN (SELECT hand_id FROM {hands})",
+    )
 
 
 def _who(data: OfcData, key: str) -> tuple[str, dict[str, object]]:
@@ -113,103 +280,33 @@ def player_seats(
     return pd.concat(parts, ignore_index=True)[["who", "hand_id", "hand_key", "seat"]]
 
 
-def book(data: OfcData, seats: pd.DataFrame, rules: MoneyRules = None) -> Ledger:
-    """The ledger of ``seats`` (columns who, hand_id, hand_key, seat), settled from their
-    hands only."""
+def book(data: OfcData, seats: pd.DataFrame) -> Ledger:
+    """The ledger of ``seats`` (columns who, hand_id, seat), summed from the stored
+    ``ledger`` view by the store's own ``LEDGER_SQL`` (the report page's sum)."""
     seats = seats.drop_duplicates(["who", "hand_id", "seat"])
     if seats.empty:
-        return Ledger(
-            pd.DataFrame(columns=LEDGER_COLUMNS), pd.DataFrame(columns=HAND_COLUMNS), (), ()
-        )
-    ids = pd.unique(seats["hand_id"].to_numpy(dtype=np.int64))
-    data.connection.register(KEYS_TABLE, pa.table({"hand_id": pa.array(ids, pa.int64())}))
-    try:
-        money = room_money(data, rules, hands=KEYS_TABLE)
-    finally:
-        data.connection.unregister(KEYS_TABLE)
-    priced = money.seats[
-        ["hand_id", "seat", "room", "currency", "expected_money", "reported_money"]
-    ]
-    frame = seats[["who", "hand_id", "seat"]].merge(priced, on=["hand_id", "seat"], how="left")
-    frame = pd.concat([frame[frame["room"].notna()], _unscored(data, frame)], ignore_index=True)
-    frame = frame[frame["reported_money"].notna()]
-    frame["scored"] = frame["expected_money"].notna()
-    frame["room"] = frame["room"].astype(str)
-    frame["currency"] = frame["currency"].astype(str)
-    per_hand = (
-        frame.groupby(["who", "room", "currency", "hand_id"], sort=True, observed=True)
-        .agg(
-            money_rules=("expected_money", "sum"),
-            money_paid=("reported_money", "sum"),
-            scored=("scored", "all"),
-        )
-        .reset_index()
+        return Ledger(pd.DataFrame(columns=LEDGER_COLUMNS), pd.DataFrame(columns=HAND_COLUMNS))
+    who = pa.table(
+        {
+            "who": pa.array(seats["who"].astype(str).tolist(), pa.string()),
+            "hand_id": pa.array(seats["hand_id"].to_numpy(dtype=np.int64)),
+            "seat": pa.array(seats["seat"].to_numpy(dtype=np.int8)),
+        }
     )
-    per_hand.loc[~per_hand["scored"], "money_rules"] = np.nan
-    names = seats.drop_duplicates("hand_id").set_index("hand_id")["hand_key"]
-    per_hand["hand_key"] = names.reindex(per_hand["hand_id"]).to_numpy()
-    per_hand["difference"] = per_hand["money_paid"] - per_hand["money_rules"]
-    order = per_hand["difference"].abs().sort_values(ascending=False, kind="stable").index
-    per_hand = per_hand.reindex(order)
-    rows = []
-    groups = per_hand.groupby(["who", "room", "currency"], sort=True, observed=True)
-    for (who, room, currency), group in groups:
-        scored = group[group["scored"]]
-        unscored = group[~group["scored"]]
-        difference = scored["difference"]
-        over = scored[difference > TOLERANCE]
-        under = scored[difference < -TOLERANCE]
-        rows.append(
-            {
-                "player": who,
-                "room": str(room),
-                "currency": str(currency),
-                "hands": len(group),
-                # Every money column is over the same hands, the scored ones: a hand
-                # the rules cannot price has its paid money in money_not_scored.
-                "money_rules": _cents(scored["money_rules"].sum()),
-                "money_paid": _cents(scored["money_paid"].sum()),
-                "difference": _cents(difference.sum()),
-                "overpaid": _cents(over["difference"].sum()),
-                "underpaid": _cents(-under["difference"].sum()),
-                "hands_off": len(over) + len(under),
-                "off_hand_keys": _keys(scored[difference.abs() > TOLERANCE]),
-                "overpaid_hand_keys": _keys(over),
-                "underpaid_hand_keys": _keys(under),
-                "net_hand_keys": _keys(scored[difference.abs() >= CENT]),
-                "hands_not_scored": len(unscored),
-                "money_not_scored": _cents(unscored["money_paid"].sum()),
-                "not_scored_hand_keys": _keys(unscored),
-            }
-        )
-    hands = per_hand.rename(columns={"who": "player"})[HAND_COLUMNS].reset_index(drop=True)
-    hands["room"] = hands["room"].astype(str)
-    hands["currency"] = hands["currency"].astype(str)
-    return Ledger(pd.DataFrame(rows, columns=LEDGER_COLUMNS), hands, money.rakes, money.settlements)
-
-
-def _unscored(data: OfcData, frame: pd.DataFrame) -> pd.DataFrame:
-    """The ledger's seats (who, hand_id, seat) that ``room_money`` did not price, with
-    their paid money, room and currency and no expected money."""
-    missing = frame.loc[frame["room"].isna(), ["who", "hand_id", "seat"]]
-    if missing.empty:
-        return missing.assign(room="", currency="", expected_money=np.nan, reported_money=np.nan)
-    ids = pd.unique(missing["hand_id"].to_numpy(dtype=np.int64))
-    data.connection.register(UNSCORED_TABLE, pa.table({"hand_id": pa.array(ids, pa.int64())}))
+    data.connection.register(WHO_TABLE, who)
     try:
-        paid = data.df(UNSCORED_SQL)
+        rows = data.df(LEDGER_SQL.format(who=WHO_TABLE))
+        hands = data.df(
+            f"SELECT * FROM ({LEDGER_HANDS_SQL.format(who=WHO_TABLE)}) "
+            "ORDER BY abs(difference) DESC NULLS LAST, hand_id"
+        )
     finally:
-        data.connection.unregister(UNSCORED_TABLE)
-    return missing.merge(paid, on=["hand_id", "seat"]).assign(expected_money=np.nan)
-
-
-def _keys(hands: pd.DataFrame) -> list[str]:
-    """The hand keys of some per-hand rows, largest difference first (their order)."""
-    return [str(k) for k in hands["hand_key"]]
-
-
-def _cents(value: float) -> float:
-    return float(np.round(value, 6)) + 0.0  # + 0.0: no -0
+        data.connection.unregister(WHO_TABLE)
+    for column in ("off_hand_keys", "overpaid_hand_keys", "underpaid_hand_keys"):
+        rows[column] = rows[column].map(list)
+    for column in ("net_hand_keys", "not_scored_hand_keys"):
+        rows[column] = rows[column].map(list)
+    return Ledger(rows[LEDGER_COLUMNS], hands[HAND_COLUMNS].reset_index(drop=True))
 
 
 def ledger(
@@ -230,9 +327,15 @@ def ledger(
     difference rounds to a cent, so a net made of small roundings has hands
     too.  ``hands_not_scored`` hands (``money_not_scored`` paid,
     ``not_scored_hand_keys``) could not be checked: the rules cannot price a
-    hand that was not scored.
+    hand that was not scored.  With ``rules`` (a rules file's ``[room]``
+    tables) the ledger is priced by them; else by each room's inferred rules,
+    priced again only when the stored hands changed.
     """
-    return book(data, player_seats(data, player_keys, alias), rules).rows
+    if rules is None:
+        ensure_ledger(data)
+    else:
+        price_ledger(data, rules)
+    return book(data, player_seats(data, player_keys, alias)).rows
 
 
 def ledger_lines(frame: pd.DataFrame, shown: int = 5) -> list[str]:
@@ -248,7 +351,7 @@ def ledger_lines(frame: pd.DataFrame, shown: int = 5) -> list[str]:
         if unscored:
             checked = f"on the {hands - unscored:,} scored: {checked}"
         out.append(
-            f"{row['player']} · {row['room']}{unit}: {hands:,} hands, {checked}, "
+            f"{row['player']} · {row['room']}{unit}: {plural(hands, 'hand')}, {checked}, "
             f"difference {difference:+g} ({owed_text(row, currency)})"
         )
 
@@ -266,6 +369,7 @@ def ledger_lines(frame: pd.DataFrame, shown: int = 5) -> list[str]:
         if not row["hands_off"] and abs(difference) > 0:
             keys = [str(k) for k in row["net_hand_keys"]]
             out.append(f"  the {difference:+g}{unit} is roundings of under a cent: {listed(keys)}")
+        out.append(f"  {rules_text(row)}")
         if unscored:
             keys = [str(k) for k in row["not_scored_hand_keys"]]
             paid = float(row["money_not_scored"])
@@ -276,23 +380,18 @@ def ledger_lines(frame: pd.DataFrame, shown: int = 5) -> list[str]:
     return out
 
 
-def owed_text(row: Mapping[Any, Any], currency: str = "") -> str:
-    """Who owes whom on a ledger row, in words; "settled" only when every hand matches.
+def rules_text(row: Mapping[Any, Any]) -> str:
+    """The money rules a ledger row was priced by, where they come from, and whether an
+    inferred rule held on the hands it was not inferred from.
 
-    >>> owed_text({"difference": -1.0, "hands_off": 1, "overpaid": 0, "underpaid": 1}, "USD")
-    'the room owes 1 USD'
-    >>> owed_text({"difference": 0.0, "hands_off": 2, "overpaid": 40, "underpaid": 40}, "INR")
-    'not settled: 40 INR overpaid and 40 INR underpaid net to 0'
-    >>> owed_text({"difference": 0.0, "hands_off": 0, "overpaid": 0, "underpaid": 0})
-    'settled as the rules say'
+    >>> rules_text({"rules": "no rake", "rules_source": "inferred from these hands",
+    ...             "out_of_sample": "holds"})
+    'by the rules: no rake (inferred from these hands; out of sample: holds)'
     """
-    unit = f" {currency}" if currency else ""
-    difference = float(row["difference"])
-    if difference < -TOLERANCE:
-        return f"the room owes {-difference:g}{unit}"
-    if difference > TOLERANCE:
-        return f"the room paid {difference:g}{unit} more than the rules"
-    if int(row["hands_off"]):
-        over, under = float(row["overpaid"]), float(row["underpaid"])
-        return f"not settled: {over:g}{unit} overpaid and {under:g}{unit} underpaid net to 0"
-    return "settled as the rules say"
+    return (
+        f"by the rules: {row['rules']} ({row['rules_source']}; "
+        f"out of sample: {row['out_of_sample']})"
+    )
+
+
+__all__ = ["Ledger", "book", "ensure_ledger", "ledger", "ledger_lines", "owed_text", "price_ledger"]

@@ -5,7 +5,7 @@ points times the stake, or less when their chips run out.  Rather than assume
 a rake, :func:`infer_rake` tries rates from 0 to 10% and three rounding rules
 on every winning seat of hands paid in full and keeps the rule that explains
 the most of them.  Hands where a loser paid less than he owed are settled by
-the room's own short-stack rule (:mod:`ofc_stats.audit.settle`), inferred
+the room's own short-stack rule (:mod:`ofc_stats.payouts.settle`), inferred
 next, so a short-stacked loser does not make every winner look wrong.
 """
 
@@ -19,8 +19,9 @@ import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 
-from ofc_stats.audit.room_rules import RoomRules
-from ofc_stats.audit.settle import (
+from ofc_stats.payouts.rake import MODES, rake_taken, rounded
+from ofc_stats.payouts.room_rules import RoomRules
+from ofc_stats.payouts.settle import (
     ALL_KINDS,
     Settlement,
     gross_by_kind,
@@ -32,8 +33,8 @@ from ofc_stats.store.views import OfcData
 
 RATES = np.round(np.arange(0, 0.1001, 0.0025), 4)
 TICKS = (0.01, 0.1, 1.0)
-MODES = ("nearest", "down", "up")
 TOLERANCE = 0.011
+CAP_CANDIDATES = 3  # the amounts kept most often below the rate, tried as a cap
 RAKE_SAMPLE = 20_000  # winning seats the rake search looks at, at most
 
 
@@ -50,11 +51,18 @@ class Rake:
     largest: float = 0.0  # the largest winning seat (gross) the rule explains
     # the best rule of another rate or rounding: (rate, tick, mode, winning seats explained)
     runner_up: tuple[float, float, str, int] | None = None
+    cap: float | None = None  # the most the room keeps of one winner, when it has a cap
+    # the cap's evidence: winning seats whose rate takes more than it, and of those the
+    # ones the cap explains; the runner-up is the same rule without (or with) the cap
+    capped: tuple[int, int] = (0, 0)
+    cap_runner_up: tuple[float | None, int] | None = None
 
     def rule(self) -> str:
         rule = f"{self.rate:.2%} of the winnings, rounded {self.mode} to {self.tick:g}"
         if self.rate == 0:
             rule = "no rake"
+        elif self.cap is not None:
+            rule += f", at most {self.cap:g}"
         if self.multiplier != 1:
             rule += f"; money = points × stakes × {self.multiplier:g}"
         return rule
@@ -73,21 +81,17 @@ class Rake:
         text = f"{self.room}: {self.rule()} ({self.source}: {self.support()}"
         if self.runner_up is not None and not self.given:
             rate, tick, mode, count = self.runner_up
-            other = replace(self, rate=rate, tick=tick, mode=mode, multiplier=1.0).rule()
-            text += f"; runner-up {other}, explains {count:,}"
+            other = replace(self, rate=rate, tick=tick, mode=mode, multiplier=1.0, cap=None)
+            # (the runner-up's own cap, if any, is in its count, not its words)
+            text += f"; runner-up {other.rule()}, explains {count:,}"
+        if self.cap is not None and self.cap_runner_up is not None and not self.given:
+            reach, fit = self.capped
+            text += (
+                f"; the cap: {fit:,} of the {reach:,} winning seat(s) whose rate takes more "
+                f"kept exactly {self.cap:g}, and without it the rule explains "
+                f"{self.cap_runner_up[1]:,}"
+            )
         return text + ")"
-
-
-def rounded(values: npt.NDArray[np.float64], tick: float, mode: str) -> npt.NDArray[np.float64]:
-    """Round to a multiple of ``tick``; the 1e-9 absorbs binary fractions like 0.1."""
-    scaled = values / tick
-    if mode == "nearest":
-        steps = np.floor(scaled + 0.5 + 1e-9)
-    elif mode == "down":
-        steps = np.floor(scaled + 1e-9)
-    else:
-        steps = np.ceil(scaled - 1e-9)
-    return np.asarray(steps * tick, dtype=np.float64)
 
 
 def money_multiplier(seats: pd.DataFrame) -> float:
@@ -126,25 +130,65 @@ def expected_money(
 
 
 def after_rake(gross: pd.Series, rake: Rake) -> pd.Series:
-    """Money a seat gets: winners' gross less the rounded rake, losers' as is."""
+    """Money a seat gets: winners' gross less the rounded (and capped) rake, losers' as is."""
     values = gross.to_numpy(dtype=np.float64).copy()
     winning = values > 0
-    values[winning] -= rounded(values[winning] * rake.rate, rake.tick, rake.mode)
+    values[winning] -= rake_taken(values[winning], rake.rate, rake.tick, rake.mode, rake.cap)
     return pd.Series(values, index=gross.index)
 
 
 def given_rake(
-    room: str, seats: pd.DataFrame, multiplier: float, rule: tuple[float, float, str]
+    room: str,
+    seats: pd.DataFrame,
+    multiplier: float,
+    rule: tuple[float, float, str],
+    cap: float | None = None,
 ) -> Rake:
-    """The file's rake (rate, tick, mode), with the winning seats paid in full it explains."""
+    """The file's rake (rate, tick, mode, cap), with the winning seats paid in full it
+    explains."""
     rate, tick, mode = rule
     winners = seats[(seats["gross"] > 0) & seats["reported_money"].notna() & ~seats["short"]]
     gross = winners["gross"].to_numpy(dtype=np.float64)
-    rake = rounded(gross * rate, tick, mode)
+    rake = rake_taken(gross, rate, tick, mode, cap)
     money = winners["reported_money"].to_numpy(dtype=np.float64)
     ok = np.abs(gross - rake - money) <= TOLERANCE
     largest = float(gross[ok].max()) if ok.any() else 0.0
-    return Rake(room, rate, tick, mode, len(winners), int(ok.sum()), multiplier, True, largest)
+    return Rake(
+        room, rate, tick, mode, len(winners), int(ok.sum()), multiplier, True, largest, cap=cap
+    )
+
+
+def infer_cap(
+    gross: npt.NDArray[np.float64],
+    money: npt.NDArray[np.float64],
+    rate: float,
+    tick: float,
+    mode: str,
+) -> tuple[float | None, int, int, int, int]:
+    """The cap on the rake that explains the most winning seats under (rate, tick, mode).
+
+    A candidate is an amount the room kept of winners whose rate takes more (the
+    few kept most often); it is kept only when it explains more winning seats
+    than no cap.  Returns (cap or
+    None, seats explained with it, seats explained without, seats whose rate
+    takes more than the cap, of those the seats the cap explains).
+    """
+    rake = rounded(gross * rate, tick, mode)
+    kept = gross - money
+    plain = int((np.abs(kept - rake) <= TOLERANCE).sum())
+    below = (kept > TOLERANCE) & (kept < rake - TOLERANCE)
+    best: tuple[float | None, int] = (None, plain)
+    values, seen = np.unique(np.round(kept[below], 6), return_counts=True)
+    for cap in values[np.argsort(-seen, kind="stable")[:CAP_CANDIDATES]].tolist():
+        count = int((np.abs(kept - np.minimum(rake, cap)) <= TOLERANCE).sum())
+        if count > best[1]:
+            best = (float(cap), count)
+    cap = best[0]
+    if cap is None:
+        return None, plain, plain, 0, 0
+    reach = rake > cap + TOLERANCE
+    fit = int((reach & (np.abs(kept - cap) <= TOLERANCE)).sum())
+    return cap, best[1], plain, int(reach.sum()), fit
 
 
 def infer_rake(room: str, seats: pd.DataFrame, multiplier: float = 1.0) -> Rake:
@@ -161,23 +205,29 @@ def infer_rake(room: str, seats: pd.DataFrame, multiplier: float = 1.0) -> Rake:
     # winner counted on them all (the sample ranks rules as the whole does; it costs less).
     step = max(1, len(all_gross) // RAKE_SAMPLE)
     gross, money = all_gross[::step], all_money[::step]
+    # Each rule with its own best cap, if any: a capped room's big wins would otherwise
+    # favour a lower rate that happens to round to the cap.
     counts: dict[tuple[float, float, str], int] = {}
+    caps: dict[tuple[float, float, str], float | None] = {}
     for tick in TICKS:
         for mode in MODES:
             for rate in RATES.tolist():
-                rake = rounded(gross * rate, tick, mode)
-                counts[(float(rate), tick, mode)] = int(
-                    (np.abs(gross - rake - money) <= TOLERANCE).sum()
-                )
-    ranked = sorted(counts, key=lambda rule: -counts[rule])  # stable: the first rule wins ties
+                found, count, *_ = infer_cap(gross, money, rate, tick, mode)
+                counts[(float(rate), tick, mode)] = count
+                caps[(float(rate), tick, mode)] = found
+    # Stable: of rules that explain as many seats, one without a cap, then the first found.
+    ranked = sorted(counts, key=lambda rule: (-counts[rule], caps[rule] is not None))
     best = ranked[0] if counts[ranked[0]] else (0.0, 0.01, "nearest")
     rate, tick, mode = best
+    cap, _, without, reach, fit = infer_cap(all_gross, all_money, rate, tick, mode)
+    caps[best] = cap
 
     def explained(rate: float, tick: float, mode: str) -> npt.NDArray[np.bool_]:
-        rake = rounded(all_gross * rate, tick, mode)
+        rake = rake_taken(all_gross, rate, tick, mode, caps.get((rate, tick, mode)))
         return np.asarray(np.abs(all_gross - rake - all_money) <= TOLERANCE)
 
     ok = explained(rate, tick, mode)
+    cap_runner_up = (None, without) if cap is not None else None
     largest = float(all_gross[ok].max()) if ok.any() else 0.0
     # The runner-up: the best rule that differs from the winner's on some winning seat.
     runner_up = None
@@ -187,7 +237,7 @@ def infer_rake(room: str, seats: pd.DataFrame, multiplier: float = 1.0) -> Rake:
             break
     return Rake(
         room, rate, tick, mode, len(winners), int(ok.sum()), multiplier, largest=largest,
-        runner_up=runner_up,
+        runner_up=runner_up, cap=cap, capped=(reach, fit), cap_runner_up=cap_runner_up,
     )  # fmt: skip
 
 
@@ -254,7 +304,13 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
         frame = expected_money(group, multiplier)
         rake = infer_rake(label, frame, multiplier)
         if given is not None:
-            rake = given_rake(label, frame, multiplier, given.rake_for(str(currency)))
+            rake = given_rake(
+                label,
+                frame,
+                multiplier,
+                given.rake_for(str(currency)),
+                given.cap_for(str(currency)),
+            )
         rakes.append(rake)
         pairwise = _pairwise(data, frame, multiplier, "hand_key" if hands is None else "hand_id")
         pairs.append(pairwise)

@@ -20,7 +20,7 @@ import pandas as pd
 from ofc_stats.audit.explain import follows_text, money_text
 from ofc_stats.audit.money import TOLERANCE, Rake, RoomMoney, after_rake, money_mismatches
 from ofc_stats.audit.patterns import NOTHING, HandPattern, hand_patterns
-from ofc_stats.audit.settle import Settlement
+from ofc_stats.payouts.settle import Settlement
 
 FOLLOWS = "follows the room's points"
 

@@ -33,8 +33,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ofc_stats.audit.money import MODES, TICKS, TOLERANCE, Rake, after_rake, rounded
-from ofc_stats.audit.settle import ALL_KINDS, Settlement, gross_by_kind, kind_text
+from ofc_stats.audit.money import TICKS, TOLERANCE, Rake, after_rake
+from ofc_stats.payouts.rake import MODES, rounded
+from ofc_stats.payouts.settle import ALL_KINDS, Settlement, gross_by_kind, kind_text
 from ofc_stats.wording import plural
 
 OTHER_ORDER = "short stack paid in another order"

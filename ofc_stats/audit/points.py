@@ -41,14 +41,14 @@ from ofc_stats.audit.explain import (
 )
 from ofc_stats.audit.fields import FieldVerdict, MoneyVerdict, field_verdicts, money_verdicts
 from ofc_stats.audit.holdout import Holdout, holdout
-from ofc_stats.audit.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
 from ofc_stats.audit.money import MoneyRules, Rake, room_money
 from ofc_stats.audit.money_rows import follow_points, money_rows
-from ofc_stats.audit.room_rules import RoomRules
 from ofc_stats.audit.rules_book import RulesBook, use_book
-from ofc_stats.audit.settle import Settlement, rule_source
 from ofc_stats.audit.timeouts import TimeoutEvidence, timeout_evidence
 from ofc_stats.engine.rules import Ruleset
+from ofc_stats.payouts.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
+from ofc_stats.payouts.room_rules import RoomRules
+from ofc_stats.payouts.settle import Settlement, rule_source
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_files
 from ofc_stats.store.rescore import score_tables
@@ -140,7 +140,7 @@ class AuditReport:
         held = [h for h in self.holdouts if _of_room(h.room, room)]
         if held:
             fits = ", ".join(
-                f"{h.room} {'holds' if h.holds else 'does not hold'} ({h.out_of_sample:,} of "
+                f"{h.room} {h.verdict} ({h.out_of_sample:,} of "
                 f"{h.hands:,} money hands out of sample, {h.in_sample:,} in sample)"
                 for h in held
             )

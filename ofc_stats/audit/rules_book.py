@@ -19,11 +19,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ofc_stats.audit.room_rules import RoomRules, load_room_rules
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.ruleset_toml import resolve_ruleset
 from ofc_stats.errors import RulesetError
+from ofc_stats.payouts.room_rules import RoomRules, load_room_rules
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_files
 from ofc_stats.store.rescore import score_tables

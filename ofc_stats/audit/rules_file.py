@@ -2,7 +2,7 @@
 
 Every option's evidence goes into the file as a comment, so the file says
 why it says what it says; ``[room]`` holds the money rules
-(:mod:`ofc_stats.audit.room_rules`).  The room's texts (names, rule
+(:mod:`ofc_stats.payouts.room_rules`).  The room's texts (names, rule
 strings) reach the file only inside comments, with control characters
 replaced, so they cannot add a key.
 """
@@ -36,12 +36,11 @@ def ruleset_toml(group: GroupRules) -> str:
         f"button_moves_on_fantasy = {str(r.button_moves_on_fantasy).lower()}",
     ]
     if r.fantasy.entry_cards:
-        cards = ", ".join(f'"{k}" = {v}' for k, v in r.fantasy.entry_cards.items())
         repeat_cards = "entry" if r.fantasy.repeat_cards is None else r.fantasy.repeat_cards
         lines += [
             "",
             "[fantasy]",
-            f"entry_cards = {{ {cards} }}",
+            *_entry_lines(group),
             f'repeat_cards = "{repeat_cards}"' if repeat_cards == "entry" else
             f"repeat_cards = {repeat_cards}",
         ]  # fmt: skip
@@ -60,6 +59,24 @@ def ruleset_toml(group: GroupRules) -> str:
     return _assumed("\n".join(line for line in lines if line is not None), group)
 
 
+def _entry_lines(group: GroupRules) -> list[str]:
+    """``entry_cards`` with only the tiers the room's hands showed; each unseen tier as a
+    comment with the preset's count marked assumed (the reader keeps the preset's count
+    for a tier the file does not list)."""
+    seen = {e.option.removeprefix(ENTRY): e for e in group.evidence if e.option.startswith(ENTRY)}
+    shown, untold = [], []
+    for pattern, cards in group.ruleset.fantasy.entry_cards.items():
+        evidence = seen.get(pattern)
+        if evidence is not None and not evidence.value:
+            why = _comment(evidence.note or "no entry seen")
+            untold.append(f'# entry_cards."{pattern}" = {cards}  {ASSUMED}: not observable, {why}')
+        else:
+            shown.append(f'"{pattern}" = {cards}')
+    lines = [f"entry_cards = {{ {', '.join(shown)} }}"] if shown else []
+    return lines + untold
+
+
+ENTRY = "fantasy.entry_cards."
 ASSUMED = "# assumed (the preset's or the room's default)"
 # The file's keys of each option that can be "not observable" (evidence value "").
 ASSUMABLE = {

@@ -1,14 +1,15 @@
-"""Timeouts as evidence: flag a street only where the format can tell, and say how often
-a free choice matches the auto-placement pattern by chance.
+"""Timeouts as evidence: a street is flagged only where the format records the timeout.
 
 A timed-out player's cards go bottom, then middle, then top, in the order
-dealt (RULES.md §2).  Without the deal order a street is only compared by
-counts, and a free choice such as "both cards to the bottom" matches that
-too, so formats without it (:data:`ofc_stats.store.streets.DEAL_ORDER_FORMATS`)
-get no flags and no count: an estimate against a base rate (the hero's own
-streets) would assume every player chooses as the hero does, which nothing
-in the data shows.  The audit says plainly that the format does not record
-timeouts.
+dealt (RULES.md §2).  That pattern is no evidence by itself, even with the
+deal order: a free choice such as "both cards to the bottom" matches it too
+(22% of the free streets of the simulator's timeout-free hands did).  So a
+street is flagged only where the format records the timeout itself (the open
+format's street ``"timeout": true``, ``ofc_stats.store.streets.TIMEOUT_FORMATS``),
+and each recorded timeout is checked against the auto-placement rule.  How
+often a player's own free choices look like a timeout is measured on that
+player's own streets, never by assuming one player plays like another; a
+format that records no timeout gets no flag, no count and no estimate.
 """
 
 from __future__ import annotations
@@ -19,56 +20,66 @@ import pandas as pd
 
 from ofc_stats.store.views import OfcData
 
-MIN_BASE = 30  # hero streets below this give no base rate (kept in per_street, not printed)
-
+# Per format and player: free streets, those recorded as timeouts, how many of those the
+# auto-placement explains, and the player's other streets that match the pattern anyway.
 TIMEOUTS_SQL = """
-SELECT h.format, st.street,
-       count(*) FILTER (WHERE NOT coalesce(s.hero, false)) AS streets,
-       count(*) FILTER (WHERE NOT coalesce(s.hero, false) AND st.pattern_match) AS matches,
-       count(*) FILTER (WHERE s.hero) AS hero_streets,
-       count(*) FILTER (WHERE s.hero AND st.pattern_match) AS hero_matches,
+SELECT h.format, coalesce(s.player_id, s.player) AS player_key,
+       bool_or(records_timeouts(h.format)) AS records,
+       count(*) AS streets,
        count(*) FILTER (WHERE st.timeout) AS flagged,
-       bool_or(st.flaggable) AS flaggable
+       count(*) FILTER (WHERE st.timeout AND st.pattern_match) AS flagged_as_ruled,
+       count(*) FILTER (WHERE NOT st.timeout) AS chosen,
+       count(*) FILTER (WHERE NOT st.timeout AND st.pattern_match) AS chosen_like_timeout
 FROM streets st JOIN hands h USING (hand_key) JOIN seats s USING (hand_key, seat)
 WHERE NOT st.forced AND st.street > 0 AND NOT coalesce(s.in_fantasy, false)
-GROUP BY ALL ORDER BY h.format, st.street
+GROUP BY ALL ORDER BY h.format, player_key
 """
+MIN_OWN = 30  # a player's own streets below this give no rate of his own
 
 
 @dataclass(frozen=True)
 class TimeoutEvidence:
     format: str
-    flaggable: bool
-    per_street: pd.DataFrame  # street, streets, matches, rate, hero_streets, base_rate, flagged
+    flaggable: bool  # the format records a timeout itself
+    per_player: pd.DataFrame  # player_key, streets, flagged, flagged_as_ruled, chosen, ...
 
     def lines(self) -> list[str]:
-        frame = self.per_street
-        if self.flaggable:
-            flagged = int(frame["flagged"].sum())
-            total = int(frame["streets"].sum() + frame["hero_streets"].sum())
+        frame = self.per_player
+        if not self.flaggable:
+            # No timer, no timeout field, no disconnect: nothing in the format tells a
+            # timeout, and a rate from other players' streets would assume they all choose
+            # alike.  No flag, no count, no estimate.
             return [
-                f"timeouts {self.format}: the deal order is recorded; {flagged:,} of {total:,} "
-                "free streets match the auto-placement and are flagged"
+                f"timeouts {self.format}: the format does not record timeouts (no timer, no "
+                "timeout field, no disconnect): no street is flagged and none is estimated"
             ]
-        # No timer, no deal order, no disconnect: nothing in the format tells a timeout,
-        # and a base rate from other players' (or the hero's) streets would assume they
-        # all choose alike.  No flag, no count, no estimate.
-        return [
-            f"timeouts {self.format}: the format does not record timeouts (no timer, no "
-            "deal order within a street, no disconnect): no street is flagged and none "
-            "is estimated"
-        ]
+        flagged, ruled = int(frame["flagged"].sum()), int(frame["flagged_as_ruled"].sum())
+        total = int(frame["streets"].sum())
+        line = (
+            f"timeouts {self.format}: the format records each timeout; {flagged:,} of "
+            f"{total:,} free streets are recorded as timed out"
+        )
+        if flagged:
+            line += f", {ruled:,} of them placed as the auto-placement rule says"
+            if ruled < flagged:
+                line += f" ({flagged - ruled:,} not: the room's placement or its record is wrong)"
+        own = frame[frame["chosen"] >= MIN_OWN]
+        looks = int(frame["chosen_like_timeout"].sum())
+        line += f"; {looks:,} streets a player chose look like a timeout and are not flagged"
+        if len(own):
+            rates = own["chosen_like_timeout"] / own["chosen"]
+            line += (
+                f" (each player's own rate, over his {MIN_OWN}+ chosen streets: "
+                f"{rates.min():.0%} to {rates.max():.0%}, {len(own)} players)"
+            )
+        return [line]
 
 
 def timeout_evidence(data: OfcData) -> list[TimeoutEvidence]:
-    """Per format: flags where the deal order is recorded, match and base rates elsewhere."""
+    """Per format: recorded timeouts and, per player, his own choices that look like one."""
     frame = data.df(TIMEOUTS_SQL)
     out = []
     for name, rows in frame.groupby("format", sort=True):
-        rows = rows.copy()
-        rows["rate"] = rows["matches"] / rows["streets"].where(rows["streets"] > 0)
-        hero = rows["hero_streets"].where(rows["hero_streets"] >= MIN_BASE)
-        rows["base_rate"] = rows["hero_matches"] / hero
-        flaggable = bool(rows["flaggable"].fillna(False).any())
+        flaggable = bool(rows["records"].fillna(False).any())
         out.append(TimeoutEvidence(str(name), flaggable, rows.reset_index(drop=True)))
     return out

@@ -118,7 +118,8 @@ def audit_command(
 ) -> None:
     """Compare the room's reported results with the rules; explain every difference."""
     from ofc_stats.audit.infer import INFER_STEPS, infer_rules
-    from ofc_stats.audit.ledger import HERO, ledger, ledger_lines
+    from ofc_stats.audit.ledger import HERO, ledger, ledger_lines, priced_seats, store_ledger
+    from ofc_stats.audit.money import RoomMoney
     from ofc_stats.audit.output import write_mismatches
     from ofc_stats.audit.points import AUDIT_STEPS, audit
     from ofc_stats.audit.rules_book import use_book
@@ -180,6 +181,10 @@ def audit_command(
                     book=None if whole else book,
                     progress=advance,
                 )
+            # The dataset's ledger priced by the money rules this audit judged by.
+            if report.money is not None:
+                money = RoomMoney(report.money, report.rakes, report.settlements)
+                store_ledger(dataset, priced_seats(dataset, money, report.holdouts))
         accounts = None
         if players:
             if book is not None:  # the ledger's money by the same rules as the audit's

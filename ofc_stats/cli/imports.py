@@ -235,7 +235,7 @@ def simulate(
     quiet: bool,
 ) -> None:
     """Bots play whole sessions and write realistic hand histories."""
-    from ofc_stats.audit.room_rules import load_room_rules
+    from ofc_stats.payouts.room_rules import load_room_rules
     from ofc_stats.sim.rooms import write_simulation
 
     ruleset = _ruleset(rules_name)

@@ -124,6 +124,7 @@ def write_report(
     """
     import os
 
+    from ofc_stats.audit.ledger import ensure_ledger
     from ofc_stats.errors import NoHands
     from ofc_stats.store.views import open_dataset
     from ofc_stats.wording import plural
@@ -131,6 +132,7 @@ def write_report(
     from reports.base import hand_count, shared_hands
     from reports.explore import page_data, replays
     from reports.html import render, shared_text, write_files
+    from reports.ledger import money_seats
 
     # The output is checked before the report is built (a folder as the file, a file
     # as the folder, an unwritable place: said at once).
@@ -144,6 +146,9 @@ def write_report(
                 f"no scored hand of {name} matches {_scope(filters)}; "
                 "widen the filters, or pass --allow-empty to write an empty report"
             )
+        # The page's ledger reads the priced money (the store's view); a big dataset's is
+        # priced from the player's hands only.
+        ensure_ledger(dataset, money_seats(dataset, filters)["hand_id"].tolist())
         built = build_all(dataset, filters)
         shared = shared_hands(dataset)
         if shared and warn:

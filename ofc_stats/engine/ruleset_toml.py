@@ -11,6 +11,7 @@
 
     [fantasy]
     mode = "progressive"           # starts from that mode's preset
+    entry_cards = { "222" = 17 }   # per tier; a tier not listed keeps the preset's, 0 drops it
     repeat_cards = 15              # or "entry" (as many as the hand played)
 
     [fantasy.repeat]               # or repeat = "none"
@@ -41,6 +42,7 @@ from ofc_stats.engine.rules import (
     RoyaltyTable,
     Ruleset,
     fantasy_preset,
+    top_threshold,
 )
 from ofc_stats.errors import RulesetError
 
@@ -57,7 +59,7 @@ _SCALAR_OPTIONS = {
     "button_moves_on_fantasy": bool,
 }
 # [room] (rake, short-stack settlement) is the room's way of paying, read by the
-# audit and the simulator (ofc_stats.audit.room_rules); the game's rules skip it.
+# audit and the simulator (ofc_stats.payouts.room_rules); the game's rules skip it.
 _TOP_LEVEL = {"extends", "royalties", "fantasy", "room", *_SCALAR_OPTIONS}
 _FANTASY_KEYS = {"mode", "entry_cards", "repeat", "repeat_cards"}
 _REPEAT_KEYS = {"top", "middle", "bottom", "combine"}
@@ -106,7 +108,7 @@ def _fantasy(base: Ruleset, value: Any, where: str) -> FantasyRules:
     if "entry_cards" in value:
         if not isinstance(value["entry_cards"], Mapping):
             raise RulesetError(f"{where}fantasy.entry_cards: expected a table like {{QQ = 14}}")
-        options["entry_cards"] = FrozenMap(dict(value["entry_cards"]))
+        options["entry_cards"] = _entry_tiers(rules, value["entry_cards"], where)
     if "repeat" in value:
         options["repeat"] = _repeat(value["repeat"], where)
     if "repeat_cards" in value:
@@ -116,6 +118,31 @@ def _fantasy(base: Ruleset, value: Any, where: str) -> FantasyRules:
         return replace(rules, **options)
     except RulesetError as error:
         raise RulesetError(f"{where}{error}") from None
+
+
+def _entry_tiers(rules: FantasyRules, listed: Mapping[str, Any], where: str) -> FrozenMap[int]:
+    """The preset's tiers with the listed ones merged in: a file that says only what its
+    hands showed (one tier) keeps the preset's count for every other, and ``0`` drops a
+    tier.  Tiers match by the top row they name, so ``qq`` is ``QQ``."""
+    merged = dict(rules.entry_cards)
+    for pattern, cards in listed.items():
+        try:
+            key = top_threshold(str(pattern), f"{where}fantasy.entry_cards: ").key
+        except RulesetError:
+            merged[pattern] = cards  # the rules' own check names the bad tier
+            continue
+        for old in [p for p in merged if _tier_key(p) == key]:
+            del merged[old]
+        if cards != 0:
+            merged[str(pattern)] = cards
+    return FrozenMap(merged)
+
+
+def _tier_key(pattern: str) -> object:
+    try:
+        return top_threshold(pattern).key
+    except RulesetError:
+        return pattern
 
 
 def _repeat(value: Any, where: str) -> RepeatRule | None:

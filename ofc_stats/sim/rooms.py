@@ -18,17 +18,17 @@ from pathlib import Path
 
 import numpy as np
 
-from ofc_stats.audit.mistakes import ROYALTY_MISTAKES
-from ofc_stats.audit.money import rounded
-from ofc_stats.audit.room_rules import RoomRules
-from ofc_stats.audit.settle import settle_hand
 from ofc_stats.core.scoring import score_seat_lists
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.scoring import score_hand
 from ofc_stats.errors import OfcError
+from ofc_stats.payouts.mistakes import ROYALTY_MISTAKES
+from ofc_stats.payouts.rake import rake_taken
+from ofc_stats.payouts.room_rules import RoomRules
+from ofc_stats.payouts.settle import settle_hand
 from ofc_stats.records import HandRecord
-from ofc_stats.sim.tables import Player, Style, TableSpec, play_hands
+from ofc_stats.sim.tables import Player, Style, TableSpec, play_hands_timed
 
 STYLES = {
     "careful": Style("careful", foul_penalty=9, fantasy_bonus=60, noise=1.5),
@@ -185,6 +185,30 @@ def simulate(
     The core plays each hand of every table on ``threads`` threads; the hands
     depend on ``seed`` alone.
     """
+    for hand, truth, _ in simulate_timed(
+        hands, ruleset, seats=seats, players=players, seed=seed, tables=tables,
+        room_errors=room_errors, timeout_rate=timeout_rate, rollouts=rollouts, stack=stack,
+        threads=threads, room=room,
+    ):  # fmt: skip
+        yield hand, truth
+
+
+def simulate_timed(
+    hands: int,
+    ruleset: Ruleset,
+    *,
+    seats: int,
+    players: int = 9,
+    seed: int = 0,
+    tables: int | None = None,
+    room_errors: float = 0.0,
+    timeout_rate: float = 0.02,
+    rollouts: int = 5,
+    stack: float | None = None,
+    threads: int = 1,
+    room: RoomRules | None = None,
+) -> Iterator[tuple[HandRecord, dict[str, object] | None, tuple[int, ...]]]:
+    """:func:`simulate`'s hands with, per seat, the streets the room timed out (bit s)."""
     check_options(ruleset, seats, players)
     pool = player_pool(players)
     table_count = tables or table_count_for(hands)
@@ -203,11 +227,11 @@ def simulate(
     )
     rounds = -(-hands // table_count)
     error_rng = np.random.default_rng([seed, 1])
-    played = play_hands(
+    played = play_hands_timed(
         spec, seating, rounds, seed, fantasy_errors=room_errors / 5, error_rng=error_rng
     )
     totals: dict[tuple[str, str], float] = {}
-    for hand, fantasy_truth in played:
+    for hand, fantasy_truth, timed_out in played:
         truth: dict[str, object] | None = fantasy_truth
         if truth is None and room_errors and error_rng.random() < room_errors:
             kinds = list(ERROR_KINDS)
@@ -227,7 +251,7 @@ def simulate(
                     break
         if room is not None:
             hand = room_pays(hand, ruleset, room, totals)
-        yield hand, truth
+        yield hand, truth, timed_out
 
 
 def room_pays(
@@ -236,7 +260,7 @@ def room_pays(
     """The hand's money as ``room`` pays it, and its ``result`` as the room writes it.
 
     Losers pay what they owe up to ``money_stack``; winners share that by the
-    room's settlement kind, less the rake.  ``totals`` carries each player's
+    room's settlement kind, less the rake (at most its cap).  ``totals`` carries each player's
     running total at the table from hand to hand.
     """
     stakes = hand.stakes or 1.0
@@ -253,7 +277,8 @@ def room_pays(
     gross = settle_hand(owed, paid, room.settlement, pairs * stakes)
     winning = gross > 0
     rate, tick, mode = room.rake_for(hand.currency or "")
-    gross[winning] -= rounded(gross[winning] * rate, tick, mode)
+    cap = room.cap_for(hand.currency or "")
+    gross[winning] -= rake_taken(gross[winning], rate, tick, mode, cap)
     seats = []
     for seat, money, point in zip(hand.seats, gross.tolist(), points, strict=True):
         result = point
@@ -262,6 +287,20 @@ def room_pays(
             result = totals[key] = totals.get(key, 0.0) + point
         seats.append(replace(seat, reported_points=float(result), reported_money=round(money, 2)))
     return replace(hand, seats=tuple(seats))
+
+
+def open_line(hand: HandRecord, timed_out: tuple[int, ...]) -> str:
+    """The hand as one open-format line, each street the room placed on a timeout marked
+    ``"timeout": true`` (docs/format.md), so an audit can tell a timeout from a free choice
+    that happens to look like one."""
+    from parsers.open_format import hand_to_json
+
+    data = hand_to_json(hand)
+    for seat, bits in zip(data["seats"], timed_out, strict=True):
+        for street, step in enumerate(seat.get("streets", [])):
+            if bits >> street & 1:
+                step["timeout"] = True
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
 def write_simulation(
@@ -281,7 +320,6 @@ def write_simulation(
     import time
 
     from parsers.app_json import dumps_app
-    from parsers.open_format import dumps
 
     players = options.get("players", 9)
     check_options(ruleset, int(options.get("seats", 0)), int(players))  # type: ignore[call-overload]
@@ -291,18 +329,18 @@ def write_simulation(
     truth_path = out.with_name(out.name + ".truth.jsonl")
     style_of = {p.name: p.style.name for p in player_pool(int(players))}  # type: ignore[call-overload]
     tables = options.get("tables") or table_count_for(hands)
-    played = simulate(hands, ruleset, threads=threads, **options)  # type: ignore[arg-type]
+    played = simulate_timed(hands, ruleset, threads=threads, **options)  # type: ignore[arg-type]
     records: list[HandRecord] = []
     with (
         out.open("w", encoding="utf-8") as stream,
         truth_path.open("w", encoding="utf-8") as truth_out,
     ):
-        for hand, truth in played:
-            if output_format == "app-json":
+        for hand, truth, timed_out in played:
+            if output_format == "app-json":  # the apps' JSON has no field for a timeout
                 hand = replace(hand, format="app-json", room="Ppp")
                 stream.write(dumps_app(hand))
             else:
-                stream.write(dumps(hand) + "\n")
+                stream.write(open_line(hand, timed_out) + "\n")
             if truth is not None:
                 truth["hand_key"] = hand.hand_key
                 truth_out.write(json.dumps(truth, ensure_ascii=False) + "\n")

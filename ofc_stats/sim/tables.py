@@ -93,7 +93,24 @@ def play_hands(
     fantasy_errors: float = 0.0,
     error_rng: np.random.Generator | None = None,
 ) -> Iterator[tuple[HandRecord, dict[str, object] | None]]:
-    """Play ``hands`` hands at each table in lockstep; yield each record and its truth.
+    """Play ``hands`` hands at each table in lockstep; yield each record and its truth."""
+    played = play_hands_timed(spec, tables, hands, seed, first_hand, fantasy_errors, error_rng)
+    for record, truth, _ in played:
+        yield record, truth
+
+
+def play_hands_timed(
+    spec: TableSpec,
+    tables: list[list[Player]],
+    hands: int,
+    seed: int,
+    first_hand: int = 0,
+    fantasy_errors: float = 0.0,
+    error_rng: np.random.Generator | None = None,
+) -> Iterator[tuple[HandRecord, dict[str, object] | None, tuple[int, ...]]]:
+    """Play ``hands`` hands at each table in lockstep; yield each record, its truth, and
+    per seat the streets the room placed on a timeout (bit s: street s), which the
+    open-format writer records.
 
     With ``fantasy_errors`` the room, on that share of table-hands, gets the
     next hand's Fantasyland wrong for one seat (misses an earned one, or deals
@@ -149,6 +166,7 @@ def play_hands(
         net_of = result.net_capped.tolist()
         order_of = order.tolist()
         fantasy_of = in_fantasy.tolist()
+        timed_of = played.timed_out.tolist()
         for i in range(t):
             seats = []
             moves: list[Placement] = []
@@ -191,7 +209,7 @@ def play_hands(
             truth = pending.pop(i, None)
             if truth is not None:
                 truth["hand_key"] = record.hand_key
-            yield record, truth
+            yield record, truth, tuple(int(bits) for bits in timed_of[i])
         granted = np.where(result.fantasy_stays, result.repeat_cards, result.fantasy_cards)
         if fantasy_errors:
             granted = granted.astype(np.int8)

@@ -29,6 +29,7 @@ from ofc_stats.store.schema import (
     STORED_VERSUS,
     TABLES,
 )
+from ofc_stats.store.schema import QUARANTINE as STORED_QUARANTINE
 
 V2_RESULTS = ".v2-results"
 
@@ -184,10 +185,31 @@ def _four_to_five(root: Path) -> None:
         _stage(root, path.stem, "v5", {"placements": stored})
 
 
+def _five_to_six(root: Path) -> None:
+    """v6 names quarantine's text id of the room's hand ``room_hand_id``, as ``hands`` does;
+    ``hand_id`` is the dataset's integer key everywhere else.  Each file is renamed in
+    place (written beside it, then moved over it), so a run after a kill skips the
+    files already renamed."""
+    folder = root / "quarantine"
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.glob("*.parquet")):
+        names = pq.read_schema(path).names
+        if "hand_id" not in names:
+            continue
+        table = pq.read_table(path)
+        table = table.rename_columns(["room_hand_id" if n == "hand_id" else n for n in names])
+        staged = path.with_suffix(".parquet.v6")
+        write_parquet(table.cast(STORED_QUARANTINE), staged, "quarantine")
+        os.replace(staged, path)
+    fsync_dir(folder)
+
+
 MIGRATIONS: dict[object, tuple[int, Callable[[Path], None]]] = {
     2: (3, _two_to_three),
     3: (4, _three_to_four),
     4: (5, _four_to_five),
+    5: (6, _five_to_six),
 }
 
 

@@ -207,7 +207,7 @@ def quarantine_table(entries: Sequence[Quarantined], batch: str) -> pa.Table:
             "source_file": [storable(q.source_file) for q in entries],
             "line": [q.line for q in entries],
             "offset": [q.offset for q in entries],
-            "hand_id": [storable(q.hand_id) for q in entries],
+            "room_hand_id": [storable(q.hand_id) for q in entries],
             "reason": [storable(q.reason) for q in entries],
             "raw_text": [storable(q.raw_text) for q in entries],
             "quarantined_at": [now] * len(entries),

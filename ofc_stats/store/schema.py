@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-# 2: seats.board_streets; 3: one folder per table; 4: hand_id; 5: placements keyed by hand_id
-SCHEMA_VERSION = 5
+# 2: seats.board_streets; 3: one folder per table; 4: hand_id; 5: placements keyed by hand_id;
+# 6: quarantine's room id is room_hand_id (hand_id is the integer key everywhere else)
+SCHEMA_VERSION = 6
 # Stored results are this engine version's when their Parquet metadata says so;
 # bump when a rule fix changes results, and recompute redoes them.
 ENGINE_VERSION = 2
@@ -98,7 +99,7 @@ QUARANTINE = pa.schema(
         ("source_file", pa.string()),
         ("line", pa.int64()),
         ("offset", pa.int64()),
-        ("hand_id", pa.string()),
+        ("room_hand_id", pa.string()),  # the room's id of the refused hand, as text
         ("reason", pa.string()),
         ("raw_text", pa.string()),
         ("quarantined_at", pa.timestamp("us")),
@@ -229,3 +230,22 @@ GRADE_CANDIDATES = pa.schema(
     ]
 )
 GRADE_TABLES = {"grades": GRADES, "grade_candidates": GRADE_CANDIDATES}
+
+# --- The ledger: what the rules give each seat the room paid (ofc_stats.audit.ledger writes
+# it; `ofc-stats audit` and `ofc-stats report` price it when the hands changed).  Not in
+# TABLES: a dataset never priced has no folder and an empty view of these columns.
+LEDGER_SEATS = pa.schema(
+    [
+        HAND_ID,
+        ("seat", pa.int8()),
+        ("room", pa.string()),
+        ("currency", pa.string()),  # "" for none
+        ("money_paid", pa.float64()),  # what the room paid the seat (reported), never null
+        ("money_rules", pa.float64()),  # what the rules give after rake; null: hand not scored
+        ("rules", pa.string()),  # the room's money rules it was priced by, in words
+        ("rules_source", pa.string()),  # inferred | rules file
+        ("out_of_sample", pa.string()),  # holds | does not hold | not checked (rules file)
+    ]
+)
+LEDGER_KEY = b"ofc_stats.ledger"  # Parquet metadata: the batches and rules it was priced from
+LEDGER_TABLES = {"ledger_seats": LEDGER_SEATS}

@@ -12,19 +12,22 @@ street where the rows left a choice (a *forced* street is never flagged).  The
 check compares counts, not card order, because most rooms record no order;
 discards are ignored because most rooms hide opponents' discards.
 
-A count pattern is evidence only where the format records enough to tell a
-timeout from a free choice ("both cards to the bottom" matches it too):
-``flaggable`` is true for the formats of :data:`DEAL_ORDER_FORMATS`, which
-record every street's cards in the order dealt, and ``timeout`` is
-``pattern_match AND flaggable``, so reports never count an unflaggable
-street.  ``pattern_match`` keeps the order-free match for base-rate studies
+A count pattern, or even the deal order, is no evidence of a timeout: a free
+choice such as "both cards to the bottom" matches the auto-placement too (on
+the simulator's timeout-free hands, 22% of free streets did).  A street is
+flagged only where the format records the timeout itself: the open format's
+street ``"timeout": true`` (docs/format.md), read from each hand's stored
+text by the ``recorded_timeouts`` view.  ``flaggable`` is true for the formats
+of :data:`TIMEOUT_FORMATS`, and ``timeout`` is a recorded timeout on a free
+street; ``pattern_match`` keeps the auto-placement match for base-rate
+studies and to check a recorded timeout against the rule
 (``ofc_stats.audit.timeouts``).
 
-The rule lives in two SQL macros, :data:`TIMEOUT_MACROS`, which the view uses
-and so do reports that read a seat's stored mask instead of its placements
-(``reports.decisions``): ``records_deal_order(format)`` and
-``flagged_timeouts(format, timeout_streets)``, the stored bits where the
-format can tell a timeout, else none.
+The rule lives in SQL macros, :data:`TIMEOUT_MACROS`: ``records_deal_order(format)``
+(the formats that keep the order cards came in) and ``records_timeouts(format)``;
+``flagged_timeouts(format, recorded)``, which reports apply to a seat's
+recorded bits (:data:`RECORDED_BITS_SQL`), never to its stored auto-placement
+bits: those alone never tell a timeout.
 """
 
 from __future__ import annotations
@@ -39,12 +42,40 @@ from ofc_stats.engine.rules import Variant
 # open format and its columnar twin.  The apps' JSON keeps only each card's street, SWC
 # captures list rows in id order, fpdb has no deal order: none can tell a timeout.
 DEAL_ORDER_FORMATS = ("open", "open-columnar")
+# Formats that record a timeout itself: the open format's street "timeout": true.
+TIMEOUT_FORMATS = ("open",)
 _LISTED = ", ".join(f"'{name}'" for name in DEAL_ORDER_FORMATS)  # our constants, no user text
+_TOLD = ", ".join(f"'{name}'" for name in TIMEOUT_FORMATS)
 TIMEOUT_MACROS = (
     f"CREATE OR REPLACE MACRO records_deal_order(format) AS coalesce(format IN ({_LISTED}), false)",
-    "CREATE OR REPLACE MACRO flagged_timeouts(format, timeout_streets) AS "
-    "CASE WHEN records_deal_order(format) THEN coalesce(timeout_streets, 0) ELSE 0 END",
+    f"CREATE OR REPLACE MACRO records_timeouts(format) AS coalesce(format IN ({_TOLD}), false)",
+    "CREATE OR REPLACE MACRO flagged_timeouts(format, recorded) AS "
+    "CASE WHEN records_timeouts(format) THEN coalesce(recorded, 0) ELSE 0 END",
 )
+# Per seat, the bits of the streets recorded as timeouts (bit s: street s), for a report to
+# join by (hand_id, seat) and pass to ``flagged_timeouts``.
+RECORDED_BITS_SQL = (
+    "SELECT hand_id, seat, bit_or((1 << street)::SMALLINT) AS recorded_timeouts "
+    "FROM recorded_timeouts GROUP BY hand_id, seat"
+)
+# Every street a hand's text records as timed out: (hand_key, hand_id, seat, street).  Only
+# hands whose text names a timeout are parsed.
+RECORDED_TIMEOUTS_SQL = f"""
+WITH docs AS (
+  SELECT hand_id, hand_key, raw_text::JSON AS doc FROM {{hands}}
+  WHERE format IN ({_TOLD}) AND contains(raw_text, '"timeout"')
+), seat_docs AS (
+  SELECT hand_id, hand_key, unnest(json_extract(doc, '$.seats[*]')) AS seat_doc,
+         generate_subscripts(json_extract(doc, '$.seats[*]'), 1) - 1 AS seat
+  FROM docs
+), street_docs AS (
+  SELECT hand_id, hand_key, seat, unnest(json_extract(seat_doc, '$.streets[*]')) AS street_doc,
+         generate_subscripts(json_extract(seat_doc, '$.streets[*]'), 1) - 1 AS street
+  FROM seat_docs
+)
+SELECT hand_key, hand_id, seat::TINYINT AS seat, street::TINYINT AS street
+FROM street_docs WHERE json_extract(street_doc, '$.timeout') = 'true'::JSON
+"""
 
 
 def rule_tables(connection: duckdb.DuckDBPyConnection) -> None:
@@ -89,14 +120,15 @@ WITH counts AS (
                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ), expected AS (
   SELECT f.*, ((x.timeout_streets >> f.street) & 1) = 1 AS pattern_match,
-    records_deal_order(h.format) AS flaggable,
-    ((flagged_timeouts(h.format, x.timeout_streets) >> f.street) & 1) = 1 AS flagged,
+    records_timeouts(h.format) AS flaggable,
+    t.street IS NOT NULL AS flagged,
     (3 - f.top_before) + (5 - f.middle_before) + (5 - f.bottom_before) = r.placed
       OR (f.top_before < 3)::INT + (f.middle_before < 5)::INT + (f.bottom_before < 5)::INT <= 1
       AS forced
   FROM filled f
   JOIN {hands} h USING (hand_key)
   LEFT JOIN {results} x USING (hand_key, seat)
+  LEFT JOIN recorded_timeouts t USING (hand_key, seat, street)
   LEFT JOIN ruleset_variants v ON v.ruleset = h.ruleset
   LEFT JOIN street_rules r ON r.variant = v.variant AND r.street = f.street
 )

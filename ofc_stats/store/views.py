@@ -26,13 +26,28 @@ from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.hand_ids import hand_id_range
 from ofc_stats.store.migrate import needs_upgrade
 from ofc_stats.store.rescore import board_array
-from ofc_stats.store.schema import DERIVED, GRADE_TABLES, IMPORTED
-from ofc_stats.store.streets import STREETS_SQL, rule_tables
+from ofc_stats.store.schema import DERIVED, GRADE_TABLES, IMPORTED, LEDGER_SEATS, LEDGER_TABLES
+from ofc_stats.store.streets import (
+    RECORDED_BITS_SQL,
+    RECORDED_TIMEOUTS_SQL,
+    STREETS_SQL,
+    rule_tables,
+)
 from parsers.app_records import APP_NAMES
 
 Params = Sequence[object] | Mapping[str, object] | None
 
-__all__ = ["OfcData", "Params", "board_array", "open_dataset"]  # what reports may use
+__all__ = [  # what reports may use
+    "LEDGER_HANDS_SQL",
+    "LEDGER_SQL",
+    "LEDGER_TOLERANCE",
+    "RECORDED_BITS_SQL",
+    "OfcData",
+    "Params",
+    "board_array",
+    "open_dataset",
+    "owed_text",
+]
 
 SEAT_RESULTS_VIEW = """
 CREATE OR REPLACE VIEW seat_results AS
@@ -165,6 +180,88 @@ FROM seats s LEFT JOIN results r USING (hand_key, seat)
 
 READING = {"SELECT", "EXPLAIN"}  # the statement types --read-only lets through
 
+# The ledger: ``ledger_seats`` is what the audit priced (one row per seat the room paid);
+# ``ledger`` adds whose seat it is and the hand, so a report filters it as it filters seats.
+LEDGER_VIEW = """
+CREATE OR REPLACE VIEW ledger AS
+SELECT h.hand_key, l.hand_id, l.seat, s.player, coalesce(s.player_id, s.player) AS player_key,
+       s.hero, h.played_at, l.room, l.currency, l.money_paid, l.money_rules,
+       l.money_paid - l.money_rules AS difference, l.rules, l.rules_source, l.out_of_sample
+FROM ledger_seats l
+JOIN (SELECT hand_id, hand_key, played_at FROM hands) h USING (hand_id)
+JOIN (SELECT hand_id, seat, player, player_id, hero FROM seats) s USING (hand_id, seat)
+"""
+LEDGER_TOLERANCE = 0.011  # a hand paid more or less than the rules by over a cent differs
+# One row per person (``who``) and hand, over ``{who}``: a relation of who, hand_id, seat.
+# A hand is scored when the rules priced every one of its seats there; difference = paid -
+# rules (negative: the room owes the player), null on a hand not scored.
+LEDGER_HANDS_SQL = """
+SELECT w.who AS player, l.room, l.currency, l.hand_id, any_value(l.hand_key) AS hand_key,
+       min(l.played_at) AS played_at, bool_and(l.money_rules IS NOT NULL) AS scored,
+       CASE WHEN bool_and(l.money_rules IS NOT NULL) THEN sum(l.money_rules) END AS money_rules,
+       sum(l.money_paid) AS money_paid,
+       CASE WHEN bool_and(l.money_rules IS NOT NULL)
+            THEN sum(l.money_paid) - sum(l.money_rules) END AS difference,
+       any_value(l.rules) AS rules, any_value(l.rules_source) AS rules_source,
+       any_value(l.out_of_sample) AS out_of_sample
+FROM {who} w JOIN ledger l USING (hand_id, seat)
+GROUP BY w.who, l.room, l.currency, l.hand_id
+"""
+# Per person, room and currency, every money column over the same hands, the scored
+# ones; overpaid and underpaid are the gross of the hands that differ (so errors that net
+# to zero still show), each with its hands, largest difference first.
+LEDGER_SQL = f"""
+WITH per_hand AS ({LEDGER_HANDS_SQL}),
+ranked AS (SELECT *, abs(difference) AS size FROM per_hand)
+SELECT player, room, currency, count(*)::BIGINT AS hands,
+  round(coalesce(sum(money_rules) FILTER (WHERE scored), 0), 6) + 0.0 AS money_rules,
+  round(coalesce(sum(money_paid) FILTER (WHERE scored), 0), 6) + 0.0 AS money_paid,
+  round(coalesce(sum(difference), 0), 6) + 0.0 AS difference,
+  round(coalesce(sum(difference) FILTER (WHERE difference > {LEDGER_TOLERANCE}), 0), 6) + 0.0
+    AS overpaid,
+  round(coalesce(-sum(difference) FILTER (WHERE difference < -{LEDGER_TOLERANCE}), 0), 6) + 0.0
+    AS underpaid,
+  count(*) FILTER (WHERE size > {LEDGER_TOLERANCE})::BIGINT AS hands_off,
+  coalesce(list(hand_key ORDER BY size DESC, hand_id) FILTER (WHERE size > {LEDGER_TOLERANCE}),
+           []) AS off_hand_keys,
+  coalesce(list(hand_key ORDER BY size DESC, hand_id)
+           FILTER (WHERE difference > {LEDGER_TOLERANCE}), []) AS overpaid_hand_keys,
+  coalesce(list(hand_key ORDER BY size DESC, hand_id)
+           FILTER (WHERE difference < -{LEDGER_TOLERANCE}), []) AS underpaid_hand_keys,
+  coalesce(list(hand_key ORDER BY size DESC, hand_id) FILTER (WHERE size >= 0.005), [])
+    AS net_hand_keys,
+  count(*) FILTER (WHERE NOT scored)::BIGINT AS hands_not_scored,
+  round(coalesce(sum(money_paid) FILTER (WHERE NOT scored), 0), 6) + 0.0 AS money_not_scored,
+  coalesce(list(hand_key ORDER BY hand_id) FILTER (WHERE NOT scored), [])
+    AS not_scored_hand_keys,
+  any_value(rules) AS rules, any_value(rules_source) AS rules_source,
+  any_value(out_of_sample) AS out_of_sample
+FROM ranked
+GROUP BY player, room, currency ORDER BY player, room, currency
+"""
+
+
+def owed_text(row: Mapping[Any, Any], currency: str = "") -> str:
+    """Who owes whom on a ledger row, in words; "settled" only when every hand matches.
+
+    >>> owed_text({"difference": -1.0, "hands_off": 1, "overpaid": 0, "underpaid": 1}, "USD")
+    'the room owes 1 USD'
+    >>> owed_text({"difference": 0.0, "hands_off": 2, "overpaid": 40, "underpaid": 40}, "INR")
+    'not settled: 40 INR overpaid and 40 INR underpaid net to 0'
+    >>> owed_text({"difference": 0.0, "hands_off": 0, "overpaid": 0, "underpaid": 0})
+    'settled as the rules say'
+    """
+    unit = f" {currency}" if currency else ""
+    difference = float(row["difference"])
+    if difference < -LEDGER_TOLERANCE:
+        return f"the room owes {-difference:g}{unit}"
+    if difference > LEDGER_TOLERANCE:
+        return f"the room paid {difference:g}{unit} more than the rules"
+    if int(row["hands_off"]):
+        over, under = float(row["overpaid"]), float(row["underpaid"])
+        return f"not settled: {over:g}{unit} overpaid and {under:g}{unit} underpaid net to 0"
+    return "settled as the rules say"
+
 
 class OfcData:
     """A read-only DuckDB view of one dataset: ``sql`` for relations, ``df`` for frames."""
@@ -236,6 +333,10 @@ class OfcData:
             self._parquet_view(dataset, name)
         rule_tables(con)
         con.sql(
+            "CREATE OR REPLACE VIEW recorded_timeouts AS "
+            + RECORDED_TIMEOUTS_SQL.format(hands="hands")
+        )
+        con.sql(
             "CREATE OR REPLACE VIEW streets AS "
             + STREETS_SQL.format(placements="placements", hands="hands", results="results")
         )
@@ -246,6 +347,7 @@ class OfcData:
         con.sql(FANTASY_VIEW)
         self._people_views(dataset)
         self._grade_views(dataset)
+        self.reload_ledger()
 
     def _people_views(self, dataset: Dataset) -> None:
         """Cards as text, the players and their aliases (docs/analyst.md)."""
@@ -339,6 +441,22 @@ class OfcData:
             else:  # a dataset never graded has no folder: an empty view, same columns
                 self.connection.register(f"_{name}_empty", schema.empty_table())
                 self.connection.sql(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM _{name}_empty")
+
+    def reload_ledger(self, priced: pa.Table | None = None) -> None:
+        """The ``ledger_seats`` and ``ledger`` views: over ``priced`` when given (a ledger
+        priced in memory, for a dataset this process may not write), else the stored one
+        (empty, same columns, when the dataset was never priced)."""
+        dataset = Dataset(self.root)
+        name = next(iter(LEDGER_TABLES))
+        if priced is not None:
+            self.connection.register("_ledger_priced", priced.cast(LEDGER_SEATS))
+            self.connection.sql(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM _ledger_priced")
+        elif (dataset.table_dir(name) / EMPTY).is_file():
+            self._parquet_view(dataset, name)
+        else:
+            self.connection.register(f"_{name}_empty", LEDGER_SEATS.empty_table())
+            self.connection.sql(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM _{name}_empty")
+        self.connection.sql(LEDGER_VIEW)
 
     def restore_results(self) -> None:
         """Point ``results`` back at the stored results (after an audit under other rules)."""

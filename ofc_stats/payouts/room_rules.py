@@ -8,6 +8,7 @@ the engine's loader skips:
     rake_rate = 0.03          # share of each winner's money
     rake_tick = 0.1           # rounded to this many units of the currency
     rake_mode = "nearest"     # nearest | down | up
+    rake_cap = 10             # optional: the most the room keeps of one winner
     settlement = "action"     # action | rules | proportional | pairs:02-01-12 (a pair order)
 
     room = "Ppp"              # optional: the room these rules are for (else every room)
@@ -17,6 +18,7 @@ the engine's loader skips:
     rate = 0.03
     tick = 1
     mode = "nearest"
+    cap = 2                   # optional
 
 The audit writes it (``--write-rules``) and reads it back (``--rules``); the
 simulator plays rooms by it.  Simulated rooms can also report a non-standard
@@ -32,10 +34,10 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from ofc_stats.audit.settle import ALL_KINDS, is_kind
 from ofc_stats.errors import RulesetError
+from ofc_stats.payouts.rake import MODES
+from ofc_stats.payouts.settle import ALL_KINDS, is_kind
 
-MODES = ("nearest", "down", "up")
 RESULT_FIELDS = ("points", "running_total")
 
 
@@ -47,20 +49,32 @@ class RoomRules:
     settlement: str = "proportional"
     money_stack: float | None = None  # simulator: money each player brings to a hand
     result_field: str = "points"  # simulator: what the room writes as `result`
-    currencies: tuple[tuple[str, float, float, str], ...] = ()  # (currency, rate, tick, mode)
+    rake_cap: float | None = None  # the most the room keeps of one winner; None: no cap
+    # (currency, rate, tick, mode, cap or None)
+    currencies: tuple[tuple[str, float, float, str, float | None], ...] = ()
     room: str | None = None  # the room these rules are for; None: every room
     rule_string: str | None = None  # the room's rule string they are for; None: every one
 
     def rake_for(self, currency: str) -> tuple[float, float, str]:
         """(rate, tick, mode) of ``currency``: its own table, else the room's."""
-        for name, rate, tick, mode in self.currencies:
+        for name, rate, tick, mode, _ in self.currencies:
             if name == currency:
                 return rate, tick, mode
         return self.rake_rate, self.rake_tick, self.rake_mode
 
+    def cap_for(self, currency: str) -> float | None:
+        """The rake cap of ``currency``: its own table's, else the room's."""
+        for name, *_, cap in self.currencies:
+            if name == currency:
+                return cap
+        return self.rake_cap
+
     def __post_init__(self) -> None:
         if not 0 <= self.rake_rate < 1:
             raise RulesetError(f"room.rake_rate: {self.rake_rate} is not between 0 and 1")
+        caps = [self.rake_cap, *(c[4] for c in self.currencies)]
+        if any(cap is not None and cap <= 0 for cap in caps):
+            raise RulesetError("room.rake_cap: a cap is a positive amount")
         if self.rake_tick <= 0:
             raise RulesetError(f"room.rake_tick: {self.rake_tick} is not positive")
         if self.rake_mode not in MODES:
@@ -80,6 +94,8 @@ class RoomRules:
             f'rake_mode = "{self.rake_mode}"',
             f'settlement = "{self.settlement}"',
         ]
+        if self.rake_cap is not None:
+            lines.insert(4, f"rake_cap = {self.rake_cap:g}")
         if self.money_stack is not None:
             lines.append(f"money_stack = {self.money_stack:g}")
         if self.result_field != "points":
@@ -88,10 +104,12 @@ class RoomRules:
             lines.append(f"room = {_string(self.room)}")
         if self.rule_string is not None:
             lines.append(f"rule_string = {_string(self.rule_string)}")
-        for name, rate, tick, mode in self.currencies:
+        for name, rate, tick, mode, cap in self.currencies:
             key = name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else '"' + _quoted(name) + '"'
             lines += ["", f"[room.rake.{key}]", f"rate = {rate:g}", f"tick = {tick:g}"]
             lines.append(f'mode = "{mode}"')
+            if cap is not None:
+                lines.append(f"cap = {cap:g}")
         return "\n".join(lines) + "\n"
 
 
@@ -106,19 +124,19 @@ def room_rules_from_mapping(table: Any, source: str = "") -> RoomRules:
     values = dict(table)
     currencies = []
     for name, rake in dict(values.pop("rake", {})).items():
-        if not isinstance(rake, dict) or set(rake) - {"rate", "tick", "mode"}:
-            raise RulesetError(f"{where}room.rake.{name}: expected rate, tick and mode")
+        if not isinstance(rake, dict) or set(rake) - {"rate", "tick", "mode", "cap"}:
+            raise RulesetError(f"{where}room.rake.{name}: expected rate, tick, mode (and cap)")
         try:
-            currencies.append(
-                (str(name), float(rake["rate"]), float(rake["tick"]), str(rake["mode"]))
-            )
+            cap = None if rake.get("cap") is None else float(rake["cap"])
+            rule = (float(rake["rate"]), float(rake["tick"]), str(rake["mode"]))
+            currencies.append((str(name), *rule, cap))
         except (KeyError, TypeError, ValueError):
             raise RulesetError(f"{where}room.rake.{name}: expected rate, tick and mode") from None
     values["currencies"] = tuple(currencies)
     for key in ("room", "rule_string"):
         if key in values and not isinstance(values[key], str):
             raise RulesetError(f"{where}room.{key}: {values[key]!r} is not a string")
-    for key in ("rake_rate", "rake_tick", "money_stack"):
+    for key in ("rake_rate", "rake_tick", "money_stack", "rake_cap"):
         if key in values and (
             isinstance(values[key], bool) or not isinstance(values[key], int | float)
         ):
