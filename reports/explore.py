@@ -24,8 +24,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ofc_stats.audit.ledger import book
-from ofc_stats.store.views import OfcData
+from ofc_stats.store.views import LEDGER_HANDS_SQL, OfcData
 from reports.base import ORDER, SEATS, VERSUS, prepare, shared_hands
 from reports.filters import Filters
 from reports.ledger import money_seats
@@ -72,11 +71,11 @@ class LedgerHands:
 
 
 def ledger_hands(data: OfcData, filters: Filters) -> LedgerHands:
-    """The room ledger's hands for the report's player: one switch point.
+    """The room ledger's hands for the report's player, from the store's ``ledger`` view.
 
-    Today from :func:`ofc_stats.audit.ledger.book` over the player's seats with
-    money (its per-hand rows); the audit's store view of the ledger replaces
-    this body when it lands, with the same answer.
+    One row per person and hand (the view's :data:`LEDGER_HANDS_SQL`, the sum
+    ``audit --player`` prints too); the money by the rules is null on a hand the
+    rules did not price.  The report prices the ledger before it builds the page.
     """
     seats = money_seats(data, filters)
     if seats.empty:
@@ -92,7 +91,18 @@ def ledger_hands(data: OfcData, filters: Filters) -> LedgerHands:
         data.connection.unregister("explore_money_ids")
     seats = seats.merge(whose, on=["hand_id", "seat"], how="left")
     seats["who"] = seats["who"].fillna("")
-    hands = book(data, seats).hands
+    who = pa.table(
+        {
+            "who": pa.array(seats["who"].astype(str).tolist(), pa.string()),
+            "hand_id": pa.array(seats["hand_id"].to_numpy(np.int64)),
+            "seat": pa.array(seats["seat"].to_numpy(np.int64)),
+        }
+    )
+    data.connection.register("explore_who", who)
+    try:
+        hands = data.df(LEDGER_HANDS_SQL.format(who="explore_who") + " ORDER BY hand_id, player")
+    finally:
+        data.connection.unregister("explore_who")
     keyed = seats.drop_duplicates("hand_key").set_index("hand_key")["hand_id"]
     hand_ids = keyed.reindex(hands["hand_key"]).to_numpy(dtype=np.int64)
     return LedgerHands(

@@ -462,10 +462,10 @@ def test_markup_in_names_fetches_nothing(browser: Any, tmp_path: Path) -> None:
         requests: list[str] = []
         page.on("request", lambda r: requests.append(r.url))
         page.goto(out.as_uri())
-        page.wait_for_selector("#chart-results-cumulative .main-svg")
+        page.wait_for_selector("#chart-live-cumulative .main-svg")
         for chart in page.locator(".chart").all():  # every chart drawn (some draw when seen)
             chart.scroll_into_view_if_needed()
-        page.wait_for_selector("#chart-results-by_opponent .main-svg")
+        page.wait_for_selector("#chart-live-opponents .main-svg")
         for label in page.locator(".chart .main-svg text").all()[:120]:  # hover text too
             if label.is_visible():
                 label.hover(force=True)
