@@ -31,6 +31,7 @@ __all__ = [
     "sim_play",
     "solve_fantasy",
     "solve_fantasy_batch",
+    "timeout_mask",
 ]
 
 # --- row classes (rust/ofc-py/src/tables.rs) ---------------------------------
@@ -189,6 +190,9 @@ def score_batch(
 def repeated_cards(
     boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_] | None = None
 ) -> npt.NDArray[np.bool_]: ...
+def timeout_mask(
+    streets: npt.NDArray[np.int8], in_fantasy: npt.NDArray[np.bool_], *, placed: list[int]
+) -> npt.NDArray[np.int16]: ...
 
 # --- the exact Fantasyland set (rust/ofc-py/src/fantasy.rs) -------------------
 

@@ -23,5 +23,6 @@ pub mod score;
 pub mod setter;
 pub mod sim;
 pub mod threads;
+pub mod timeout;
 
 pub use error::CoreError;
