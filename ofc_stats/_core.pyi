@@ -27,6 +27,7 @@ __all__ = [
     "repeated_cards",
     "rollout_values",
     "score_batch",
+    "score_lines",
     "sim_deal",
     "sim_play",
     "solve_fantasy",
@@ -190,6 +191,7 @@ def score_batch(
 def repeated_cards(
     boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_] | None = None
 ) -> npt.NDArray[np.bool_]: ...
+def score_lines(rules: Rules, lines: list[str]) -> list[str | None]: ...
 def timeout_mask(
     streets: npt.NDArray[np.int8], in_fantasy: npt.NDArray[np.bool_], *, placed: list[int]
 ) -> npt.NDArray[np.int16]: ...

@@ -20,6 +20,7 @@ pub mod rng;
 pub mod rollout;
 pub mod rules;
 pub mod score;
+pub mod score_text;
 pub mod setter;
 pub mod sim;
 pub mod threads;

@@ -190,7 +190,22 @@ fn timeout_mask<'py>(
     Ok(PyArray1::from_vec(py, mask))
 }
 
+/// Each line's JSON result (`ofc_core::score_text`), None for a line the
+/// caller reads with the definition.
+#[pyfunction]
+fn score_lines(
+    py: Python<'_>,
+    rules: &Rules,
+    lines: Vec<pyo3::pybacked::PyBackedStr>,
+) -> PyResult<Vec<Option<String>>> {
+    let texts: Vec<&str> = lines.iter().map(|l| &**l).collect();
+    let core_rules = &rules.inner;
+    py.detach(|| ofc_core::score_text::score_lines(&texts, core_rules))
+        .map_err(|e| to_py(py, e))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(score_lines, m)?)?;
     m.add_function(wrap_pyfunction!(timeout_mask, m)?)?;
     m.add_function(wrap_pyfunction!(score_batch, m)?)?;
     m.add_function(wrap_pyfunction!(repeated_cards, m)?)?;
