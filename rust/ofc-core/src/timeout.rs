@@ -47,21 +47,18 @@ pub fn auto_placement(fill: [u8; 3], dealt: usize, placed: usize) -> Result<Vec<
 /// negative or past the plan when unknown: a seat with an unknown street is
 /// never flagged, nor is a forced street.  `placed` is each street's cards placed.
 pub fn seat_mask(streets: &[i8; 13], placed: &[i16]) -> i16 {
-    let known = streets
-        .iter()
-        .all(|&s| s >= 0 && (s as usize) < placed.len());
-    if !known {
-        return 0;
-    }
-    // Each row's card count by street, four bits a street (at most 5 cards).
+    // Each row's card count by street, four bits a street (at most 5 cards); an
+    // unknown street (negative reads as 128 and more) marks the seat.
+    const ROW_OF: [usize; 13] = [0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2];
     let mut packed = [0u64; 3];
-    for (slot, &s) in streets.iter().enumerate() {
-        let row = match slot {
-            0..=2 => 0,
-            3..=7 => 1,
-            _ => 2,
-        };
-        packed[row] += 1 << (4 * s as u32);
+    let mut unknown = false;
+    for (&s, &row) in streets.iter().zip(&ROW_OF) {
+        let s = s as u8;
+        unknown |= s as usize >= placed.len();
+        packed[row] += 1 << (4 * (s & 15) as u32);
+    }
+    if unknown {
+        return 0;
     }
     let mut free = ROW_SIZES.map(|n| n as i16);
     let mut mask = 0i16;
