@@ -257,6 +257,14 @@ impl Shape {
     }
 }
 
+/// A row's class and its share of the value when the board is live: its royalty,
+/// the Fantasyland bonus for a top that earns entry, strength for the others.
+#[derive(Clone, Copy, Default)]
+struct Ranked {
+    class: u16,
+    part: f64,
+}
+
 /// A row's fixed cards and their ranking so far (with draws to come: at most four).
 #[derive(Clone, Copy, Default)]
 struct Fixed {
@@ -276,10 +284,8 @@ struct Layout {
     state: Vec<u8>,
     /// Per row: its fixed cards (the board's and the street's) and their ranking so far.
     fixed: Vec<Fixed>,
-    class: Vec<u16>,
-    /// The row's share of the value when the board is live: its royalty, the
-    /// Fantasyland bonus for a top that earns entry, strength for the others.
-    part: Vec<f64>,
+    /// Per row: its class and share of the value, for the current draws.
+    ranked: Vec<Ranked>,
     /// The pass a row was last listed in (no row is ranked twice a rollout).
     listed: Vec<u32>,
     /// The rows the current pass ranks on every rollout.
@@ -299,8 +305,7 @@ impl Layout {
         self.state.clear();
         self.state.resize(rows, UNSEEN);
         self.fixed.resize(rows, Fixed::default());
-        self.class.resize(rows, 0);
-        self.part.resize(rows, 0.0);
+        self.ranked.resize(rows, Ranked::default());
         self.listed.clear();
         self.listed.resize(rows, 0);
     }
@@ -309,9 +314,8 @@ impl Layout {
     #[inline]
     fn set(&mut self, rules: &Rules, style: &Style, i: usize, row: u8, class: u16) {
         let c = class as usize;
-        self.class[i] = class;
         let weight = style.strength_weight / CLASSES5 as f64;
-        self.part[i] = match row {
+        let part = match row {
             0 => {
                 rules.royalty_top[c] as f64
                     + if rules.entry_cards[c] > 0 {
@@ -323,6 +327,7 @@ impl Layout {
             1 => rules.royalty_middle[c] as f64 + weight * c as f64,
             _ => rules.royalty_bottom[c] as f64 + weight * c as f64,
         };
+        self.ranked[i] = Ranked { class, part };
     }
 
     /// Rank every row of this pass that takes draws, for one set of draws whose
@@ -368,12 +373,11 @@ impl Layout {
     /// A candidate's value from its ranked rows.
     #[inline]
     fn value(&self, t: &Tables, style: &Style, [top, middle, bottom]: [RowId; 3]) -> f64 {
-        let (top, middle, bottom) = (top as usize, middle as usize, bottom as usize);
-        let (tc, mc, bc) = (self.class[top], self.class[middle], self.class[bottom]);
-        if t.top_fouls(tc, mc) || mc > bc {
+        let [top, middle, bottom] = [top, middle, bottom].map(|i| self.ranked[i as usize]);
+        if t.top_fouls(top.class, middle.class) || middle.class > bottom.class {
             -style.foul_penalty
         } else {
-            self.part[top] + self.part[middle] + self.part[bottom]
+            top.part + middle.part + bottom.part
         }
     }
 }
@@ -387,9 +391,8 @@ struct Scratch {
     /// Per fitting candidate: ranks (sixes or better) on its top row as bits (the
     /// cards a draw can pair there), the value of its queens or better on top for a
     /// chasing style, whether its board holds a joker.
-    top_ranks: Vec<u32>,
+    cand: Vec<CandCards>,
     chase: Vec<f64>,
-    joker: Vec<bool>,
     /// The candidates (fitting positions) of the current pass.
     active: Vec<u16>,
     total: Vec<f64>,
@@ -399,6 +402,13 @@ struct Scratch {
     shuffled: Vec<u8>,
     draws: Vec<u8>,
     runs: Runs,
+}
+
+/// What a candidate's cards mean to its valuation (see [`Scratch`]).
+#[derive(Clone, Copy)]
+struct CandCards {
+    top_ranks: u32,
+    joker: bool,
 }
 
 /// Everything one decision's valuations share.
@@ -499,7 +509,7 @@ impl Judge<'_> {
         cards[n..].copy_from_slice(&draws[start..start + r.drawn as usize]);
         cards[n + which - start] = draws[top_last];
         let source_class = self.t.class5(&cards);
-        let other = layout.class[ids[3 - source] as usize];
+        let other = layout.ranked[ids[3 - source] as usize].class;
         let (middle, bottom) = if source == 2 {
             (other, source_class)
         } else {
@@ -539,10 +549,11 @@ impl Judge<'_> {
         for (slot, &fit) in out.iter_mut().zip(&s.active) {
             let f = fit as usize;
             let free = self.shape.free[f];
-            let whole = drawn_joker || s.joker[f];
+            let c = s.cand[f];
+            let whole = drawn_joker || c.joker;
             let mut moved = None;
-            if plan == 0 && free[0] > 0 && s.top_ranks[f] != 0 {
-                let mut bits = s.top_ranks[f];
+            if plan == 0 && free[0] > 0 && c.top_ranks != 0 {
+                let mut bits = c.top_ranks;
                 let mut which = u8::MAX;
                 while bits != 0 {
                     which = which.min(first[bits.trailing_zeros() as usize]);
@@ -712,9 +723,8 @@ fn choose_with(
         .board
         .iter()
         .any(|&c| c != EMPTY && is_joker(c as u8));
-    s.top_ranks.clear();
+    s.cand.clear();
     s.chase.clear();
-    s.joker.clear();
     for &i in &shape.index {
         let dest = table.dest(i as usize);
         let mut top = base_top;
@@ -735,9 +745,11 @@ fn choose_with(
                 }
             }
         }
-        s.top_ranks.push(top);
+        s.cand.push(CandCards {
+            top_ranks: top,
+            joker,
+        });
         s.chase.push(style.top_chase * queens as f64);
-        s.joker.push(joker);
     }
     for (plan, layout) in s.layouts.iter_mut().enumerate() {
         layout.reset(shape.plans[plan].rows.len());
