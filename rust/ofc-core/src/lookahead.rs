@@ -498,13 +498,16 @@ impl Judge<'_> {
         let rows = &self.shape.plans[0].rows;
         let top = rows[ids[0] as usize];
         let top_last = top.start as usize + free[0] as usize - 1;
-        let (mut cards, n) = self.base_with(0, top.mask);
+        // Both rows take draws: their fixed cards are in the layout.
+        let fixed = layout.fixed[ids[0] as usize];
+        let (mut cards, n) = (fixed.cards, fixed.count as usize);
         cards[n..2].copy_from_slice(&draws[top.start as usize..top_last]);
         cards[2] = draws[which];
         let top_class = self.t.class3(&cards[..3]);
         let source = if which < free[2] as usize { 2 } else { 1 };
         let r = rows[ids[source] as usize];
-        let (mut cards, n) = self.base_with(source, r.mask);
+        let fixed = layout.fixed[ids[source] as usize];
+        let (mut cards, n) = (fixed.cards, fixed.count as usize);
         let start = r.start as usize;
         cards[n..].copy_from_slice(&draws[start..start + r.drawn as usize]);
         cards[n + which - start] = draws[top_last];
