@@ -1,6 +1,6 @@
 """`ofc-stats score` speed: JSON Lines of finished hands scored end to end, against a floor.
 
-    .venv/bin/python bench/score.py [--hands 1000000] [--repeat 3]
+    .venv/bin/python bench/score.py [--hands 1000000] [--repeat 3] [--reference /work/main]
 
 Writes ``--hands`` random 3-seat pineapple hands (every 4th with stacks),
 then times, each in a child process so start-up is left out, interleaved and
@@ -11,7 +11,12 @@ repeated (medians):
   compiled core end to end, arrays in and text out;
 * **record path**: the per-hand path the command took before (``parse_hand``
   into Board objects, ``result_record`` dicts, ``json.dumps``), on a tenth
-  of the lines.
+  of the lines;
+* **reference**: with ``--reference``, ``ofc-stats score`` of that checkout
+  (e.g. the commit before), in the same run.
+
+Each step gives wall and CPU rates (user + system, every thread): on a shared
+host CPU time follows the other sessions' load less than wall time does.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from ofc_stats.cli.score_io import score_stream
 from ofc_stats.engine.presets import get_ruleset
 with open(path, encoding="utf-8") as handle:
     lines = [line for _, line in zip(range(limit), handle)]
+times = os.times()
 start = time.perf_counter()
 if mode == "floor":
     with open(path, encoding="utf-8") as handle:
@@ -57,7 +63,8 @@ else:
         json.dumps(item[1], separators=(", ", ": "))
     hands = len(lines)
 seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "hands": hands}))
+cpu = sum(os.times()[:2]) - sum(times[:2])
+print(json.dumps({"seconds": seconds, "cpu": cpu, "hands": hands}))
 """
 
 
@@ -87,14 +94,15 @@ def write_hands(path: Path, hands: int, seed: int = 1) -> None:
                 out.write(json.dumps(hand) + "\n")
 
 
-def run(mode: str, path: Path, limit: int) -> dict[str, float]:
-    return run_child(CHILD, mode, str(path), str(limit))
+def run(mode: str, path: Path, limit: int, checkout: Path = ROOT) -> dict[str, float]:
+    return run_child(CHILD, mode, str(path), str(limit), cwd=checkout)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--reference", type=Path, default=None)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ofc-bench-score-"))
     try:
@@ -102,22 +110,36 @@ def main() -> None:
         write_hands(path, args.hands)
         size = path.stat().st_size / 2**20
         print(f"{args.hands:,} hands, {size:,.0f} MiB of JSON Lines")
-        runs: dict[str, list[dict[str, float]]] = {"floor": [], "score": [], "record": []}
+        modes = ["floor", "score", "record"] + (["reference"] if args.reference else [])
+        runs: dict[str, list[dict[str, float]]] = {mode: [] for mode in modes}
         for _ in range(args.repeat):  # interleaved, so host noise hits each mode alike
             for mode in runs:
-                runs[mode].append(run(mode, path, max(1, args.hands // 10)))
+                if mode == "reference":
+                    runs[mode].append(run("score", path, 1, args.reference))
+                else:
+                    runs[mode].append(run(mode, path, max(1, args.hands // 10)))
         rates = {
-            mode: statistics.median(r["hands"] / r["seconds"] for r in results)
+            mode: (
+                statistics.median(r["hands"] / r["seconds"] for r in results),
+                statistics.median(r["hands"] / max(r["cpu"], 1e-9) for r in results),
+            )
             for mode, results in runs.items()
         }
         labels = {
             "floor": "floor: json.loads of each line",
             "score": "ofc-stats score (core)",
             "record": "record path (before), 1/10",
+            "reference": f"ofc-stats score of {args.reference}",
         }
-        print(f"\n{'step':36} {'hands/s':>11} {'× floor time':>13}")
-        for mode, rate in rates.items():
-            print(f"{labels[mode]:36} {rate:11,.0f} {rates['floor'] / rate:13.2f}")
+        floor_wall, floor_cpu = rates["floor"]
+        print(f"\n{'step':44} {'hands/s':>9} {'× floor':>8} {'hands/CPU-s':>12} {'× floor':>8}")
+        for mode, (wall, cpu) in rates.items():
+            print(
+                f"{labels[mode]:44} {wall:9,.0f} {floor_wall / wall:8.2f} "
+                f"{cpu:12,.0f} {floor_cpu / cpu:8.2f}"
+            )
+        if args.reference:
+            print(f"score / reference, CPU: {rates['score'][1] / rates['reference'][1]:.2f}x")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

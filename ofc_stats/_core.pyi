@@ -29,10 +29,12 @@ __all__ = [
     "repeated_cards",
     "rollout_values",
     "score_batch",
+    "score_lines",
     "sim_deal",
     "sim_play",
     "solve_fantasy",
     "solve_fantasy_batch",
+    "timeout_mask",
 ]
 
 # --- row classes (rust/ofc-py/src/tables.rs) ---------------------------------
@@ -204,6 +206,10 @@ def score_batch(
 def repeated_cards(
     boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_] | None = None
 ) -> npt.NDArray[np.bool_]: ...
+def score_lines(rules: Rules, lines: list[str]) -> list[str | None]: ...
+def timeout_mask(
+    streets: npt.NDArray[np.int8], in_fantasy: npt.NDArray[np.bool_], *, placed: list[int]
+) -> npt.NDArray[np.int16]: ...
 
 # --- the exact Fantasyland set (rust/ofc-py/src/fantasy.rs) -------------------
 

@@ -222,10 +222,9 @@ def _score_line_cases(seed: int, count: int) -> list[str]:
     "name", ["pineapple-progressive", "classic", "pineapple", "joker-pineapple"]
 )
 def test_score_lines_write_what_the_record_path_writes(name: str) -> None:
-    """`score --format json` end to end (arrays, fast text) against parse_hand + json.dumps of
+    """`score --format json` end to end (the core reads and writes) against parse_hand + json.dumps of
     result_record, line for line, errors included; small chunks cross their boundaries."""
-    from ofc_stats.cli.score_fast import score_lines
-    from ofc_stats.cli.score_io import LineError, score_stream
+    from ofc_stats.cli.score_io import LineError, score_lines, score_stream
 
     ruleset = get_ruleset(name)
     if name == "pineapple":

@@ -63,7 +63,7 @@ def under(name: str, *prefixes: str) -> bool:
 def test_importing_the_engine_loads_no_data_library() -> None:
     code = (
         "import sys, ofc_stats.engine, ofc_stats.core.scoring, ofc_stats.engine.scoring, "
-        "ofc_stats.engine.ruleset_toml, ofc_stats.engine.timeout, ofc_stats.engine.vector.timeout, "
+        "ofc_stats.engine.ruleset_toml, ofc_stats.engine.timeout, ofc_stats.core.timeout, "
         "ofc_stats.engine.fantasy_exhaustive; "
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     )

@@ -66,8 +66,8 @@ def test_results_equal_the_scalar_engine(tmp_path: Path) -> None:
     assert fantasy_seen >= 3 and caps_seen >= 5 and fouls_seen > 50
 
 
-def test_numpy_timeout_flags_equal_the_scalar_rule(tmp_path: Path) -> None:
-    """results.timeout_streets (engine.vector.timeout, from board streets) against the scalar
+def test_core_timeout_flags_equal_the_scalar_rule(tmp_path: Path) -> None:
+    """results.timeout_streets (core.timeout, from board streets) against the scalar
     rule of engine.timeout on every stored street, order-free; Fantasyland seats are never
     flagged, and the scalar forced streets are exactly the view's forced streets."""
     from collections import defaultdict

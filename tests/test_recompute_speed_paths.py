@@ -1,7 +1,5 @@
 """The fast paths recompute takes are the slow paths' answers, and commits stay whole.
 
-* timeout flags read from a table equal the street-by-street counts they are
-  built from, on every variant, plausible and implausible streets alike;
 * several batches committed at once are all published or none, also when
   the publishing process dies half way;
 * two worker threads claiming batches write exactly what one writes, and a
@@ -13,60 +11,16 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from ofc_stats.engine.rules import Variant
-from ofc_stats.engine.vector.timeout import mask_table, timeout_mask, timeout_mask_by_counts
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute, score_batch_files
 from ofc_stats.store.views import open_dataset
 from parsers.open_format import dumps
 from tests.handgen import random_records
-
-
-def _plausible(rng: np.random.Generator, variant: Variant, count: int) -> np.ndarray:
-    """Boards whose streets deal the variant's plan, cards shuffled over the 13 slots."""
-    plan = np.repeat(np.arange(len(variant.streets)), [n for _, n in variant.streets])
-    return np.array([rng.permutation(plan) for _ in range(count)], dtype=np.int8)
-
-
-@settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), variant=st.sampled_from(list(Variant)))
-def test_table_timeout_flags_equal_the_counted_ones(seed: int, variant: Variant) -> None:
-    rng = np.random.default_rng(seed)
-    plausible = _plausible(rng, variant, 300)
-    plausible[rng.random(plausible.shape) < 0.02] = -1  # a few unknown streets
-    anything = rng.integers(-3, len(variant.streets) + 2, size=(300, 13)).astype(np.int8)
-    streets = np.concatenate([plausible, anything])
-    fantasy = rng.random(len(streets)) < 0.1
-    fast = timeout_mask(streets, fantasy, variant)
-    slow = timeout_mask_by_counts(streets, fantasy, variant)
-    assert fast.dtype == slow.dtype == np.int16
-    np.testing.assert_array_equal(fast, slow)
-
-
-def test_the_table_holds_the_auto_placement_and_is_left_out_when_too_big() -> None:
-    # A Pineapple board dealt wholly by the rule (bottom first, then middle, then top).
-    # Streets by slot, top 3 | middle 5 | bottom 5:
-    ruled = np.array([[3, 4, 4, 1, 1, 2, 2, 3, 0, 0, 0, 0, 0]], dtype=np.int8)
-    # Street 0, free (3, 5, 5), 5 cards: the rule puts all 5 on the bottom, as here: bit 0.
-    # Street 1, free (3, 5, 0), 2 cards: both to the middle, as here: bit 1.  Street 2,
-    # free (3, 3, 0): the same, bit 2.  Street 3, free (3, 1, 0): one to the middle, one
-    # on top, as here: bit 3.  Street 4, free (2, 0, 0): only the top is open, a forced
-    # street, never flagged.  1 + 2 + 4 + 8 = 15.
-    assert timeout_mask(ruled, np.zeros(1, bool), Variant.PINEAPPLE).tolist() == [15]
-    assert mask_table(Variant.CLASSIC) is None  # nine streets: counted, not tabled
-    classic = _plausible(np.random.default_rng(1), Variant.CLASSIC, 50)
-    np.testing.assert_array_equal(
-        timeout_mask(classic, np.zeros(50, bool), Variant.CLASSIC),
-        timeout_mask_by_counts(classic, np.zeros(50, bool), Variant.CLASSIC),
-    )
 
 
 def _tables(rows: int) -> dict[str, pa.Table]:

@@ -10,8 +10,7 @@ import click
 
 from ofc_stats.cli.options import JSON_OR_TABLE
 from ofc_stats.cli.options import ruleset_option as _ruleset
-from ofc_stats.cli.score_fast import score_lines
-from ofc_stats.cli.score_io import HandInput, LineError, format_table, score_stream
+from ofc_stats.cli.score_io import HandInput, LineError, format_table, score_lines, score_stream
 from ofc_stats.core.scoring import BatchResult
 from ofc_stats.engine.board import ROWS
 from ofc_stats.engine.presets import ALIASES, PRESETS

@@ -6,7 +6,10 @@ Input line::
      "stacks": [50, 50], "in_fantasy": [false, true], "fantasy_cards": [null, 15]}
 
 Valid lines are scored in chunks through the batch engine; a bad line is
-reported with its line number and the rest are still scored.
+reported with its line number and the rest are still scored.  With JSON out
+(:func:`score_lines`) the core reads, scores and writes every line in the
+usual shape (``rust/ofc-core/src/score_text.rs``); any other line is read by
+:func:`parse_hand`, the definition, so errors read as they always did.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ofc_stats import _core
+from ofc_stats.core.rules import core_rules
 from ofc_stats.core.scoring import BatchResult, score_seat_lists
 from ofc_stats.engine.board import ROWS, Board, check_hand
 from ofc_stats.engine.cards import format_cards
@@ -242,3 +247,45 @@ def score_stream(
         if len(pending) >= CHUNK:
             yield from flush()
     yield from flush()
+
+
+def score_lines(
+    lines: Iterable[str], ruleset: Ruleset, source: str = "-", chunk: int = CHUNK
+) -> Iterator[str | LineError]:
+    """JSON result lines (``json.dumps`` of :func:`result_record`) and line errors, in order."""
+    numbered: list[tuple[int, str]] = []
+    for number, text in enumerate(lines, start=1):
+        if text.strip():
+            numbered.append((number, text))
+        if len(numbered) >= chunk:
+            yield from _score_chunk(numbered, ruleset, source)
+            numbered = []
+    if numbered:
+        yield from _score_chunk(numbered, ruleset, source)
+
+
+def _score_chunk(
+    numbered: list[tuple[int, str]], ruleset: Ruleset, source: str
+) -> Iterator[str | LineError]:
+    texts = _core.score_lines(core_rules(ruleset), [text for _, text in numbered])
+    others: list[HandInput | LineError] = []
+    for (number, text), out in zip(numbered, texts, strict=True):
+        if out is None:  # not the usual shape: the definition reads it, or says why not
+            try:
+                others.append(parse_hand(text, number, ruleset, source))
+            except OfcError as error:
+                others.append(LineError(number, str(error)))
+    hands = [item for item in others if isinstance(item, HandInput)]
+    result = score_hands(hands, ruleset) if hands else None
+    written: list[str | LineError] = []
+    position = 0
+    for item in others:
+        if isinstance(item, LineError):
+            written.append(item)
+        else:
+            assert result is not None
+            written.append(json.dumps(result_record(result, position, len(item.boards))))
+            position += 1
+    read_there = iter(written)
+    for out in texts:
+        yield out if out is not None else next(read_there)

@@ -7,9 +7,9 @@ third.  A street whose placement matches this is a *possible timeout*.  A
 *forced* street (the rows leave one way to split the cards: all free slots
 get filled, or only one row is open) is no decision, so it is never flagged.
 
-:mod:`ofc_stats.engine.vector.timeout` is the NumPy twin (the engine's last); the recompute's
-stored flags, the ``streets`` view and the simulator's timeouts all come
-from it, and a test holds it equal to this module on every stored street.
+:mod:`ofc_stats.core.timeout` is the compiled twin; the recompute's stored
+flags, the ``streets`` view and the simulator's timeouts all come from it
+(``rust/ofc-core/src/timeout.rs``), and tests hold it equal to this module.
 """
 
 from __future__ import annotations

@@ -20,9 +20,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ofc_stats.core.scoring import BatchResult, score_batch
+from ofc_stats.core.timeout import timeout_mask
 from ofc_stats.engine.board import BOARD_SIZE
 from ofc_stats.engine.rules import Ruleset, Variant
-from ofc_stats.engine.vector.timeout import timeout_mask
 from ofc_stats.errors import OfcError
 from ofc_stats.store.schema import PAIRS, RESULTS
 

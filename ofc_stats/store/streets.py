@@ -1,7 +1,7 @@
 """Street summaries in SQL over the placements table: the ``streets`` view.
 
 Computed when queried.  Its ``timeout`` flag is read from the stored results
-(:func:`ofc_stats.engine.vector.timeout.timeout_mask` computes it in NumPy from each
+(:func:`ofc_stats.core.timeout.timeout_mask` computes it in the core from each
 seat's ``board_streets``), so the rule has one implementation.
 
 A *street* row counts where one seat's cards went on one street and how full

@@ -20,8 +20,10 @@ pub mod rng;
 pub mod rollout;
 pub mod rules;
 pub mod score;
+pub mod score_text;
 pub mod setter;
 pub mod sim;
 pub mod threads;
+pub mod timeout;
 
 pub use error::CoreError;

@@ -11,12 +11,13 @@
 use rayon::prelude::*;
 
 use crate::candidates::{apply, fill_of, Candidates};
-use crate::cards::{DISCARD, EMPTY, ROW_SIZES};
+use crate::cards::{DISCARD, EMPTY};
 use crate::error::CoreError;
 use crate::eval::Tables;
 use crate::lookahead::{choose, Decision, Style};
 use crate::rng::Stream;
 use crate::rules::Rules;
+use crate::timeout::auto_placement;
 
 /// Stream purposes: the last key part, so no two kinds of draw share a stream.
 const DEAL: u64 = 0;
@@ -70,24 +71,6 @@ pub fn deal(seed: u64, table: u64, hand: u64, deck_size: usize, cards: usize) ->
     Stream::new(&[seed, table, hand, DEAL]).choose_first(&mut deck, cards);
     deck.truncate(cards);
     deck
-}
-
-/// Destinations the room gives a street's cards on a timeout (`engine/timeout.py`'s
-/// `auto_placement`): in the order received, the bottom first, then the middle,
-/// then the top, the rest discarded.
-pub fn auto_placement(fill: [u8; 3], dealt: usize, placed: usize) -> Result<Vec<u8>, CoreError> {
-    let mut room = [0, 1, 2].map(|r| ROW_SIZES[r] - fill[r] as usize);
-    let mut out = Vec::with_capacity(dealt);
-    for _ in 0..placed {
-        let row = [2usize, 1, 0]
-            .into_iter()
-            .find(|&r| room[r] > 0)
-            .ok_or_else(|| CoreError::Hand(format!("no room left for {placed} cards")))?;
-        room[row] -= 1;
-        out.push(row as u8);
-    }
-    out.resize(dealt, DISCARD);
-    Ok(out)
 }
 
 impl Round<'_> {
@@ -208,18 +191,6 @@ impl Round<'_> {
 mod tests {
     use super::*;
     use crate::board::evaluate;
-
-    #[test]
-    fn timeouts_fill_the_bottom_first() {
-        // RULES.md §2's example: bottom full, a Pineapple street's three cards go
-        // middle, middle, discard.
-        assert_eq!(auto_placement([0, 0, 5], 3, 2).unwrap(), vec![1, 1, 3]);
-        // The first street: 5 to the bottom.
-        assert_eq!(auto_placement([0, 0, 0], 5, 5).unwrap(), vec![2; 5]);
-        // One slot on the bottom, then the middle.
-        assert_eq!(auto_placement([0, 2, 4], 3, 2).unwrap(), vec![2, 1, 3]);
-        assert!(auto_placement([3, 5, 5], 3, 2).is_err());
-    }
 
     fn styles() -> Vec<Style> {
         let s = |fp, fb, noise, tc| Style {

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use numpy::ndarray::{Array2, Array3};
 use numpy::{
-    IntoPyArray, PyArray1, PyReadonlyArray, PyReadonlyArray2, PyReadonlyArray3,
+    IntoPyArray, PyArray1, PyReadonlyArray, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3,
     PyUntypedArrayMethods,
 };
 use ofc_core::cards::BOARD;
@@ -163,7 +163,50 @@ fn repeated_cards<'py>(
     Ok(PyArray1::from_vec(py, repeated))
 }
 
+/// (N,) int16: bit s set where street s of a seat's (N, 13) board streets
+/// matches the timeout auto-placement (`ofc_core::timeout::timeout_mask`).
+#[pyfunction]
+#[pyo3(signature = (streets, in_fantasy, *, placed))]
+fn timeout_mask<'py>(
+    py: Python<'py>,
+    streets: PyReadonlyArray2<'py, i8>,
+    in_fantasy: PyReadonlyArray1<'py, bool>,
+    placed: Vec<i16>,
+) -> PyResult<Bound<'py, PyArray1<i16>>> {
+    if streets.shape()[1] != BOARD {
+        return Err(hand_error(
+            py,
+            format!(
+                "streets must have shape (seats, 13), not {:?}",
+                streets.shape()
+            ),
+        ));
+    }
+    let cells = c_order(&streets);
+    let flags = c_order(&in_fantasy);
+    let mask = py
+        .detach(|| ofc_core::timeout::timeout_mask(&cells, &flags, &placed))
+        .map_err(|e| to_py(py, e))?;
+    Ok(PyArray1::from_vec(py, mask))
+}
+
+/// Each line's JSON result (`ofc_core::score_text`), None for a line the
+/// caller reads with the definition.
+#[pyfunction]
+fn score_lines(
+    py: Python<'_>,
+    rules: &Rules,
+    lines: Vec<pyo3::pybacked::PyBackedStr>,
+) -> PyResult<Vec<Option<String>>> {
+    let texts: Vec<&str> = lines.iter().map(|l| &**l).collect();
+    let core_rules = &rules.inner;
+    py.detach(|| ofc_core::score_text::score_lines(&texts, core_rules))
+        .map_err(|e| to_py(py, e))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(score_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(timeout_mask, m)?)?;
     m.add_function(wrap_pyfunction!(score_batch, m)?)?;
     m.add_function(wrap_pyfunction!(repeated_cards, m)?)?;
     Ok(())

@@ -1,0 +1,152 @@
+//! Normal seats' streets played per second by the simulator's bots
+//! (`cargo run --profile dev-release --example sim_speed`): the core alone, no
+//! Python, one thread; prints a fingerprint of every board and destination so a
+//! faster bot can be checked to play the same hands (at 300 tables: ee59d534e31046e4
+//! for the streets, 46725282e353d462 for the replayed decisions, since the core began).
+
+use ofc_core::candidates::apply;
+use ofc_core::cards::EMPTY;
+use ofc_core::eval::Tables;
+use ofc_core::lookahead::{choose, Decision, Style};
+use ofc_core::rng::Stream;
+use ofc_core::rules::Rules;
+use ofc_core::sim::{deal, Round, TableHand};
+
+/// One decision to play again: board, dealt cards, unseen cards, style, key.
+type Replayed = ([i8; 13], Vec<u8>, Vec<u8>, Style, u64);
+
+/// This thread's CPU time in seconds (Linux's schedstat: nanoseconds on the CPU).
+fn cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(f64::NAN, |ns| ns / 1e9)
+}
+
+fn main() {
+    let tables: u64 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(300);
+    let rules = Rules::pineapple_progressive();
+    let streets = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
+    let s = |fp, fb, noise, tc| Style {
+        foul_penalty: fp,
+        fantasy_bonus: fb,
+        noise,
+        strength_weight: 2.0,
+        top_chase: tc,
+    };
+    // The simulator's four styles (ofc_stats/sim/rooms.py), three seated in turn.
+    let all = [
+        s(9.0, 60.0, 1.5, 0.0),
+        s(6.0, 150.0, 0.5, 8.0),
+        s(4.0, 60.0, 3.0, 4.0),
+        s(8.0, 80.0, 0.0, 3.0),
+    ];
+    let boards = vec![[EMPTY; 13]; 3];
+    let flags = vec![false; 3];
+    let mut times = Vec::new();
+    let mut fingerprint = 0u64;
+    let mut fingerprint2 = 0u64;
+    let mut by_street = [0.0f64; 5];
+    let mut decisions = 0.0;
+    for hand in 0..5u64 {
+        let round = Round {
+            rules: &rules,
+            streets: &streets,
+            seats: 3,
+            block: 17,
+            rollouts: 5,
+            timeout_rate: 0.02,
+            seed: 1,
+            hand,
+        };
+        let decks: Vec<Vec<u8>> = (0..tables).map(|t| deal(1, t, hand, 52, 51)).collect();
+        let styles: Vec<Vec<Style>> = (0..tables)
+            .map(|t| (0..3).map(|i| all[(t as usize + i) % 4]).collect())
+            .collect();
+        let hands: Vec<TableHand> = (0..tables as usize)
+            .map(|t| TableHand {
+                table: t as u64,
+                cards: &decks[t],
+                styles: &styles[t],
+                boards: &boards,
+                in_fantasy: &flags,
+            })
+            .collect();
+        let start = cpu_seconds();
+        let played: Vec<_> = hands
+            .iter()
+            .map(|h| round.play_table(h).expect("legal"))
+            .collect();
+        times.push((cpu_seconds() - start) / tables as f64);
+        // Each street's decisions again, timed by street.
+        let mut todo: Vec<Vec<Replayed>> = vec![Vec::new(); 5];
+        for (t, p) in played.iter().enumerate() {
+            for seat in 0..3 {
+                let mut board = [EMPTY; 13];
+                let mut fill = [0u8; 3];
+                let mut offset = 0;
+                let cards = &decks[t][seat * 17..seat * 17 + 17];
+                let dest = &p.dest[seat * 17..seat * 17 + 17];
+                for (street, &(dealt, _)) in streets.iter().enumerate() {
+                    let seen: Vec<u8> = cards[..offset + dealt].to_vec();
+                    let unseen: Vec<u8> = (0..52u8)
+                        .filter(|c| !seen.contains(c) && !board.contains(&(*c as i8)))
+                        .collect();
+                    let key = ((t * 3 + seat) * 5 + street) as u64;
+                    let dealt_cards = cards[offset..offset + dealt].to_vec();
+                    todo[street].push((board, dealt_cards, unseen, styles[t][seat], key));
+                    let (these, to) = (
+                        &cards[offset..offset + dealt],
+                        &dest[offset..offset + dealt],
+                    );
+                    apply(&mut board, &mut fill, these, to);
+                    offset += dealt;
+                }
+            }
+        }
+        for (street, list) in todo.iter().enumerate() {
+            let discards = streets[street].0 - streets[street].1;
+            let start = cpu_seconds();
+            for (board, dealt, unseen, style, key) in list {
+                let d = Decision {
+                    board,
+                    dealt,
+                    discards,
+                    unseen,
+                };
+                let mut rng = Stream::new(&[*key, hand]);
+                let c = choose(Tables::get(), &rules, &d, style, 5, &mut rng);
+                fingerprint2 = ofc_core::rng::mix(fingerprint2 ^ c.unwrap_or(999) as u64);
+            }
+            by_street[street] += cpu_seconds() - start;
+        }
+        decisions += tables as f64 * 3.0;
+        for p in &played {
+            for b in &p.boards {
+                for &c in b {
+                    fingerprint = ofc_core::rng::mix(fingerprint ^ c as u8 as u64);
+                }
+            }
+            for &d in &p.dest {
+                fingerprint = ofc_core::rng::mix(fingerprint ^ d as u64);
+            }
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{tables} tables x 5 hands, 3 normal seats: median {:.1} CPU-us a hand ({:.0} hands per CPU-second); fingerprint {fingerprint:016x}",
+        times[2] * 1e6,
+        1.0 / times[2]
+    );
+    let per: Vec<String> = by_street
+        .iter()
+        .map(|s| format!("{:.1}", s / decisions * 1e6))
+        .collect();
+    println!(
+        "CPU-us a decision by street: {}; fingerprint {fingerprint2:016x}",
+        per.join(" ")
+    );
+}
