@@ -93,16 +93,22 @@ def watch(
                     say(f"{time.strftime('%H:%M:%S')} {busy}")
                     changed = []
                     summary = None
+                except (OfcError, OSError) as error:  # said once; tried again when it changes
+                    say(f"{time.strftime('%H:%M:%S')} not imported: {error}")
+                    summary = None
                 seen.update({p: now[p] for p in changed})
                 if summary is not None and summary.stored:
                     stored += summary.stored
-                    run_recompute(data, force=False, quiet=True, wait=max(wait, 60.0))
                     line = f"{time.strftime('%H:%M:%S')} stored {summary.stored:,} new hands"
-                    if report is not None:
-                        from ofc_stats.cli.report import write_report
+                    try:
+                        run_recompute(data, force=False, quiet=True, wait=max(wait, 60.0))
+                        if report is not None:
+                            from ofc_stats.cli.report import write_report
 
-                        write_report(data, report, allow_empty=True)
-                        line += f"; report written: {report}"
+                            write_report(data, report, allow_empty=True)
+                            line += f"; report written: {report}"
+                    except (OfcError, OSError) as error:  # the hands are stored; the next round
+                        line += f"; {error}"
                     say(line)
             slept = 0.0
             while slept < interval and not stop.asked:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ofc_stats.core.fantasy import solve_fantasy
 from ofc_stats.engine.fantasy_value import documented_stay_value, fantasy_values, published_value
-from ofc_stats.engine.rules import Ruleset
+from ofc_stats.engine.rules import Deck, Ruleset
 from ofc_stats.grade.position import FantasyDeal
 from ofc_stats.store.fantasy import SEATS_SQL
 from ofc_stats.store.views import OfcData
@@ -72,14 +72,14 @@ class RoomValues:
 
     value: dict[int, float]  # by cards dealt; sizes not listed: the nearest smaller's
     source: dict[int, str]
-    fallback: float  # published figure for a room without enough Fantasyland hands
+    deck: Deck  # a room without enough Fantasyland hands takes the published figures
 
     def worth(self, cards: int) -> float:
         """Points a ``cards``-card Fantasyland is worth (0 for no entry)."""
         if not cards:
             return 0.0
         if not self.value:
-            return self.fallback
+            return published_value(cards, self.deck)[0]  # each size its own figure
         below = [n for n in self.value if n <= cards]
         return self.value[max(below) if below else min(self.value)]
 
@@ -96,21 +96,21 @@ def _floor(counts: dict[int, int], cards: int) -> int:
 
 def room_values(data: OfcData, ruleset: Ruleset) -> RoomValues:
     """What each Fantasyland size is worth in ``ruleset``'s room of ``data`` (see the module)."""
-    fallback = published_value(14, ruleset.deck)[0]
+    deck = ruleset.deck
     frame = data.df(SEATS_SQL, {"ruleset": ruleset.name})
     if frame.empty:
-        return RoomValues({}, {}, fallback)
+        return RoomValues({}, {}, deck)
     dealt = frame["cards"].to_numpy(dtype=np.int64)
     after = frame["next_cards"].to_numpy(dtype=np.int64)
     sizes, seen = np.unique(dealt[dealt > 0], return_counts=True)
     counts = {int(n): int(k) for n, k in zip(sizes, seen, strict=True)}
     if not any(k >= MIN_HANDS for k in counts.values()):
-        return RoomValues({}, {}, fallback)
+        return RoomValues({}, {}, deck)
     pool = np.vectorize(lambda n: _floor(counts, int(n)) if n > 0 else 0, otypes=[np.int64])
     try:
         chain = fantasy_values(pool(dealt), frame["points"], pool(after))
     except ValueError:
-        return RoomValues({}, {}, fallback)
+        return RoomValues({}, {}, deck)
     value = dict(chain.value)
     source = {
         n: f"room chain, {chain.hands[n]} hands, stays {chain.stay_rate[n]:.0%}" for n in value
@@ -120,4 +120,4 @@ def room_values(data: OfcData, ruleset: Ruleset) -> RoomValues:
         if base in value:
             value[n] = value[base]
             source[n] = f"pooled with {base} cards (only {counts.get(n, 0)} hands)"
-    return RoomValues(value, source, fallback)
+    return RoomValues(value, source, deck)

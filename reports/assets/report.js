@@ -189,7 +189,9 @@
     const h = L.hands, out = [];
     const room = f.room === "" ? -1 : L.rooms.indexOf(f.room);
     const opp = f.opponent === "" ? -1 : L.opponents.indexOf(f.opponent);
-    const [stakes, cur] = f.stakes === "" ? [null, null] : f.stakes.split("|");
+    // "stakes|currency", split at the first bar only: a currency from the files may hold one
+    const bar = f.stakes.indexOf("|");
+    const [stakes, cur] = f.stakes === "" ? [null, null] : [f.stakes.slice(0, bar), f.stakes.slice(bar + 1)];
     for (let i = 0; i < h.key.length; i++) {
       if (room >= 0 && h.room[i] !== room) continue;
       if (f.room && room < 0) continue;
