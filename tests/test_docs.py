@@ -125,3 +125,22 @@ def test_links_lead_to_files_in_the_repository(page: Path) -> None:
         path = (page.parent / target.split("#")[0]).resolve()
         assert path.is_relative_to(ROOT), f"{page.name}: {target} leads outside the repository"
         assert path.exists(), f"{page.name}: {target} does not exist"
+
+
+def test_the_module_map_names_every_module_and_nothing_else() -> None:
+    """docs/architecture.md's module tables: one row a module file, under its folder."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    listed: set[str] = set()
+    folder = ""
+    for line in text.split("## Modules", 1)[1].split("\n## ", 1)[0].splitlines():
+        if heading := re.fullmatch(r"\*\*`(.+)/`\*\*", line):
+            folder = heading.group(1)
+        elif row := re.match(r"\| `([\w.]+\.py)` \|", line):
+            listed.add(f"{folder}/{row.group(1)}")
+    actual = {
+        str(path.relative_to(ROOT))
+        for package in ("ofc_stats", "parsers", "reports")
+        for path in (ROOT / package).rglob("*.py")
+        if path.name != "__main__.py"
+    }
+    assert listed == actual, (sorted(actual - listed), sorted(listed - actual))
