@@ -30,6 +30,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pyarrow.parquet as pq
+from record import record
 
 import ofc_stats
 from ofc_stats.engine.board import Board
@@ -164,6 +165,21 @@ def run(data: Path, args: argparse.Namespace) -> None:
         r = figures[who]
         print(f"  {who}: fouls {r['fouls']:.1%}, Fantasyland entries {r['entries']:.1%}")
     print(f"  {seconds:.0f} s, {figures['decisions_per_second']:,.0f} decisions graded a second")
+    gain, goal = realised(gains), (1.5 if args.advice == "grader" else 0.0)
+    bot, players = figures["bot"], figures["players"]
+    record(
+        "replay",
+        f"{who}, {args.rollouts} rollouts: points a seat-hand against the players",
+        figure=gain.mean,
+        unit="points",
+        goal=f"≥ {goal:+.1f}",
+        met=gain.mean >= goal,
+        note=(
+            f"{gain} on the players' own cards; claimed loss {realised(claimed)}; bot fouls "
+            f"{bot['fouls']:.1%} and enters Fantasyland {bot['entries']:.1%}, players "
+            f"{players['fouls']:.1%} and {players['entries']:.1%}"
+        ),
+    )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(figures, indent=2) + "\n")

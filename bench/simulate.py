@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from record import record
+
 HERE = Path(__file__).resolve().parent.parent
 
 RUN = """
@@ -103,6 +105,24 @@ def main() -> None:
     print(f"reference ({args.reference}): {reference:10,.0f} hands per CPU-second")
     print(f"ratio core (1 thread) / reference: {core[1][0] / reference:.1f}x")
     print(f"ratio 2 threads / 1 thread, wall: {core[2][1] / core[1][1]:.2f}x")
+    record(
+        "simulate",
+        "hands per CPU-second, 1 thread",
+        figure=core[1][0],
+        unit="hands/CPU-s",
+        reference=reference,
+        reference_name=f"the checkout at {args.reference}",
+        goal="≥ 20,000",
+        met=core[1][0] >= 20_000,
+    )
+    record(
+        "simulate",
+        "2 threads against 1, wall",
+        figure=core[2][1] / core[1][1],
+        unit="×",
+        goal="≥ 1.8×",
+        met=core[2][1] / core[1][1] >= 1.8,
+    )
 
 
 if __name__ == "__main__":
