@@ -110,6 +110,8 @@ pub struct Values {
     /// Candidate-major: candidate `i`'s rollout `r` at `i * count + r`.
     pub total: Vec<f64>,
     pub parts: Vec<[f64; PARTS]>,
+    /// Whether the candidate's board fouled in the rollout.
+    pub fouled: Vec<bool>,
 }
 
 impl Values {
@@ -119,6 +121,10 @@ impl Values {
 
     pub fn parts_of(&self, i: usize) -> &[[f64; PARTS]] {
         &self.parts[i * self.count..(i + 1) * self.count]
+    }
+
+    pub fn fouled_of(&self, i: usize) -> &[bool] {
+        &self.fouled[i * self.count..(i + 1) * self.count]
     }
 }
 
@@ -278,6 +284,11 @@ impl<'g> Setup<'g> {
         self.own_streets.is_empty()
     }
 
+    /// How many streets the player still plays after this one.
+    pub fn streets_after(&self) -> usize {
+        self.own_streets.len()
+    }
+
     /// Nothing left to deal: every rollout is the same, one is enough.
     pub fn deterministic(&self) -> bool {
         self.own_need == 0 && self.rivals.iter().all(|r| r.need == 0)
@@ -308,6 +319,7 @@ impl<'g> Setup<'g> {
             count,
             total: vec![0.0; rows.len() * count],
             parts: vec![[0.0; PARTS]; rows.len() * count],
+            fouled: vec![false; rows.len() * count],
         };
         let mut order = self.unseen.clone();
         let mut others: Vec<BoardEval> = Vec::with_capacity(self.rivals.len());
@@ -351,6 +363,7 @@ impl<'g> Setup<'g> {
                 let (total, parts) = self.score(&mine, &others);
                 out.total[i * count + k] = total;
                 out.parts[i * count + k] = parts;
+                out.fouled[i * count + k] = mine.fouled;
             }
         }
         out
