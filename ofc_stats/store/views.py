@@ -25,7 +25,7 @@ from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.hand_ids import hand_id_range
 from ofc_stats.store.migrate import needs_upgrade
 from ofc_stats.store.rescore import board_array
-from ofc_stats.store.schema import DERIVED, GRADE_TABLES, IMPORTED
+from ofc_stats.store.schema import DERIVED, GRADER_TABLES, IMPORTED
 from ofc_stats.store.streets import STREETS_SQL, rule_tables
 from parsers.app_records import APP_NAMES
 
@@ -286,7 +286,7 @@ class OfcData:
 
     # --- Grades (issue 11): `grades`, `grade_candidates`; empty until `ofc-stats grade` ran ---
     def _grade_views(self, dataset: Dataset) -> None:
-        for name, schema in GRADE_TABLES.items():
+        for name, schema in GRADER_TABLES.items():
             if (dataset.table_dir(name) / EMPTY).is_file():
                 self._parquet_view(dataset, name)
             else:  # a dataset never graded has no folder: an empty view, same columns
