@@ -37,20 +37,24 @@ def build_all(data: OfcData, filters: Filters) -> list[Report]:
 
 
 def leak_summary(reports: list[Report]) -> list[str]:
-    """The written summary: three decision types to look at, then the headline numbers.
+    """The written summary: the graded leaks to look at, then the headline numbers.
 
-    With grades (``ofc-stats grade``) those are the costliest in expected
-    points lost against the best legal play; without, the street decisions
-    whose hands did worst, told as averages of results and never as points
-    lost (a pattern of bad results is not the cost of the decision).
+    With grades (``ofc-stats grade``) those are the costliest decisions, named,
+    with their claimed cost and what the replay realised.  Without grades the
+    summary names none: the street decisions whose hands did worst describe the
+    consequences of bad cards as much as causes, so they stay a labelled table
+    on the page, out of the summary.
     """
     by_key = {r.key: r for r in reports}
     regret = by_key.get("regret")
     if regret is not None and "by_decision" in regret.tables:
         # Graded hands: the three costliest decision types in expected points, with SEs.
         lines = list(regret.notes[:3])
-    else:  # ungraded: the observational table, which says so
-        lines = list(by_key["decisions"].notes[:3]) if "decisions" in by_key else []
+    else:
+        lines = [
+            "No decisions graded yet: `ofc-stats grade --replay` finds which decisions cost "
+            "points and checks each claim on your own cards."
+        ]
     if not lines:
         lines.append("No decision stands out as a leak yet: more hands will tell.")
     for key in ("results", "sessions", "fouls", "fantasyland"):

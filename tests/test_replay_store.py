@@ -88,3 +88,44 @@ def test_replays_are_incremental_and_the_command_prints_them(
     assert result.exit_code == 0, result.output
     assert "already up to date" in result.output
     assert "replayed: 0 seats" in result.output
+
+
+def test_the_regret_report_puts_the_realised_gain_beside_the_claim(replayed: Path) -> None:
+    from reports import regret
+    from reports.filters import Filters
+
+    with open_dataset(replayed) as db:
+        player = db.sql("SELECT player FROM replays LIMIT 1").fetchall()[0][0]
+        report = regret.build(db, Filters(player=player))
+    table = report.tables["replay"]
+    assert table.iloc[0]["first_deviation"] == "all seats"
+    assert table.iloc[0]["seats"] == table.iloc[1:]["seats"].sum()
+    leaks = report.tables["leaks"]
+    assert leaks["leak"].str.match(r"street \d: ").all()
+    # Clear needs the claim beyond 2 SE and the replay confirming it.
+    assert (~leaks["clear"] | (leaks["claim_clear"] & (leaks["realised_per_seat"] > 0))).all()
+    assert report.notes[0].startswith("Street ")
+
+
+def test_a_claim_is_confirmed_only_by_a_gain_beyond_two_se() -> None:
+    import pandas as pd
+
+    from reports.regret import replay_by_street
+
+    # Street 1: gains 1, 3 (mean 2, SE 1: 2 > 2 x 1 is false); street 2: gains 4, 6, 8
+    # (mean 6, SD 2, SE 2/sqrt(3) = 1.155: 6 > 2.31, confirmed).
+    replays = pd.DataFrame(
+        {
+            "first_deviation": [0, 0, 1, 1, 1, None],
+            "gain": [1.0, 3.0, 4.0, 6.0, 8.0, 0.0],
+            "claimed": [1.0, 1.0, 2.0, 2.0, 2.0, 0.5],
+        }
+    )
+    table = replay_by_street(replays).set_index("first_deviation")
+    assert table.loc["street 1", "realised_per_100"] == pytest.approx(200.0)
+    assert table.loc["street 1", "realised_se"] == pytest.approx(100.0)
+    assert not table.loc["street 1", "confirmed"]
+    assert table.loc["street 2", "realised_se"] == pytest.approx(200 / 3**0.5)
+    assert table.loc["street 2", "confirmed"]
+    assert table.loc["never deviated", "seats"] == 1
+    assert table.loc["all seats", "claimed_per_100"] == pytest.approx(100 * 8.5 / 6)

@@ -44,7 +44,10 @@ def test_ungraded_summary_names_results_not_points_lost(sim: Path) -> None:
     leaks = by_key["decisions"].tables["leaks"]
     assert len(leaks) >= 3  # seed 21 gives the player leaks to name
     summary = leak_summary(built)
-    for line, row in zip(summary[:3], leaks.head(3).to_dict("records"), strict=True):
+    # The observational list describes results, not causes: it stays out of the summary.
+    assert summary[0].startswith("No decisions graded yet")
+    assert not any(line in summary for line in by_key["decisions"].notes)
+    for line, row in zip(by_key["decisions"].notes, leaks.head(3).to_dict("records"), strict=True):
         assert "lost" not in line.replace("expected-points loss", "")
         assert line.endswith("(not a cost: run `ofc-stats grade` for expected-points loss).")
         numbers = re.search(
