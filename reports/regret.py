@@ -19,6 +19,7 @@ the exact solver, per set and by card count.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any, cast
 
 import numpy as np
@@ -145,7 +146,7 @@ def named_leaks(
     return table.sort_values("per_100_hands", ascending=False)[columns].reset_index(drop=True)
 
 
-def _leak_note(row: dict[str, Any], over: str) -> str:
+def _leak_note(row: dict[Hashable, Any], over: str) -> str:
     """A named leak in words: claimed and realised cost, each with its SE, and a verdict."""
     claim = (
         f"{row['leak'][0].upper()}{row['leak'][1:]}: claimed {row['per_100_hands']:.1f} ± "
