@@ -10,8 +10,10 @@
 //! race; one leaves it when it is behind the leader by more than [`Z`] standard
 //! errors of the paired difference.  The play made and the leader always stay.
 //! The race ends when they are the only ones left and the loss is known to
-//! [`TARGET_SE`] points, or at the rollout budget.  The leader is the best play
-//! (the advice).  The loss is measured again on fresh common rollouts of the
+//! [`TARGET_SE`] points, or at the rollout budget.  Finalists within [`TIE`] SEs
+//! of the race's top are tied; the best play (the advice) is the play made if it
+//! is one of them, else the one the screen ranks first (the screen is keyed by the
+//! position, not the seed): advice to play otherwise needs evidence.  The loss is measured again on fresh common rollouts of the
 //! leader and the play made, more of them while it is unresolved, and charged
 //! only beyond [`Z_LOSS`] SEs of that paired difference; the SE two independent
 //! estimates would have had is kept too, to measure what the common random
@@ -29,7 +31,7 @@ const FOULS: usize = 1;
 const ROYALTIES: usize = 2;
 
 pub const SCREEN_ABOVE: usize = 12;
-pub const SCREEN_DREAMS: usize = 32;
+pub const SCREEN_DREAMS: usize = 64;
 pub const SCREEN_KEEP: usize = 10;
 pub const STEP: usize = 16;
 pub const Z: f64 = 3.0;
@@ -41,6 +43,10 @@ pub const SCREEN_STREETS: usize = 2;
 pub const Z_LOSS: f64 = 2.0;
 /// The fresh re-measure doubles up to this many times the budget while unresolved.
 pub const MORE: usize = 4;
+/// Finalists within this many SEs of the paired gap to the race's top are tied: the
+/// best play among them is the play made if it is one, else the one the screen ranks
+/// first (the same for every seed).
+pub const TIE: f64 = 2.0;
 
 /// The grade of one decision; candidate arrays are in legal-candidate order.
 #[derive(Debug, Clone)]
@@ -92,7 +98,8 @@ fn argmax(x: impl IntoIterator<Item = f64>) -> usize {
 
 /// The policy's own value of each legal candidate, averaged over imagined completions.
 /// Cheap (one board per candidate and imagination, no play-out): it only decides
-/// which candidates are worth rollouts.
+/// which candidates are worth rollouts.  Its imaginations are keyed by the position,
+/// not the seed, so two seeds race the same candidates.
 pub fn screen(s: &Setup) -> Vec<f64> {
     let t = Tables::get();
     let rules = s.game.rules;
@@ -101,7 +108,7 @@ pub fn screen(s: &Setup) -> Vec<f64> {
     let mut values = vec![0.0; s.cands.len()];
     for d in 0..SCREEN_DREAMS {
         let imagined = imagine(
-            &mut s.stream(&[SCREEN, d as u64]),
+            &mut s.position_stream(&[SCREEN, d as u64]),
             s.known,
             rules.deck_size,
             need,
@@ -178,8 +185,8 @@ pub fn grade(s: &Setup, budget: usize) -> Graded {
         return exact(&mut race, chosen);
     }
     let mut alive: Vec<usize> = (0..count).collect();
+    let rough = screen(s);
     if count > SCREEN_ABOVE && s.streets_after() >= SCREEN_STREETS {
-        let rough = screen(s);
         let mut order: Vec<usize> = (0..count).collect();
         order.sort_by(|&a, &b| rough[b].total_cmp(&rough[a]));
         alive = order[..SCREEN_KEEP.min(count)].to_vec();
@@ -221,7 +228,7 @@ pub fn grade(s: &Setup, budget: usize) -> Graded {
             break;
         }
     }
-    result(&mut race, &alive, chosen, budget.max(2))
+    result(&mut race, &alive, chosen, budget.max(2), &rough)
 }
 
 /// The loss split into its parts over paired rollouts of the best play (row 0 of
@@ -318,7 +325,7 @@ fn diffs(v: &Values) -> Vec<f64> {
 /// the play made is not charged: a grader run with another seed could as well
 /// have picked it.  Every other candidate is valued by its paired gap to the
 /// best over the rollouts they shared, so none is valued above the best.
-fn result(race: &mut Race, alive: &[usize], chosen: usize, fresh: usize) -> Graded {
+fn result(race: &mut Race, alive: &[usize], chosen: usize, fresh: usize, rough: &[f64]) -> Graded {
     let s = race.s;
     let mut n: Vec<i32> = race.values.iter().map(|v| v.len() as i32).collect();
     let race_ev: Vec<f64> = race
@@ -329,7 +336,26 @@ fn result(race: &mut Race, alive: &[usize], chosen: usize, fresh: usize) -> Grad
     let mut se: Vec<f64> = race.values.iter().map(|v| se_of(v)).collect();
     let most = alive.iter().map(|&i| n[i]).max().unwrap_or(0);
     let finalists: Vec<usize> = alive.iter().copied().filter(|&i| n[i] == most).collect();
-    let leader = finalists[argmax(finalists.iter().map(|&i| race_ev[i]))];
+    let top = finalists[argmax(finalists.iter().map(|&i| race_ev[i]))];
+    // Among the finalists the race cannot tell from its top: the play made if it is one
+    // (no advice to play otherwise without evidence), else the screen's favourite.
+    let tied: Vec<usize> = finalists
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let d: Vec<f64> = race.values[top]
+                .iter()
+                .zip(&race.values[i])
+                .map(|(a, b)| a - b)
+                .collect();
+            i == top || mean(&d) <= TIE * se_of(&d)
+        })
+        .collect();
+    let leader = if tied.contains(&chosen) {
+        chosen
+    } else {
+        tied[argmax(tied.iter().map(|&i| rough[i]))]
+    };
     let mut best = chosen;
     let mut best_ev = race_ev[chosen];
     let mut measured = None;

@@ -279,6 +279,16 @@ impl<'g> Setup<'g> {
         Stream::new(&key[..n + tail.len()])
     }
 
+    /// A stream keyed by the position only (the decision's key without its seed, the
+    /// first number), followed by `tail`: the same for every seed.
+    pub(crate) fn position_stream(&self, tail: &[u64]) -> Stream {
+        let mut key = [0u64; 12];
+        let n = self.key.len().clamp(1, 6) - 1;
+        key[..n].copy_from_slice(&self.key[1..n + 1]);
+        key[n..n + tail.len()].copy_from_slice(tail);
+        Stream::new(&key[..n + tail.len()])
+    }
+
     /// Whether the street is the player's last.
     pub fn last_street(&self) -> bool {
         self.own_streets.is_empty()
