@@ -78,8 +78,10 @@ def main() -> None:
     ]
     charged = graded(advised, args.rollouts, 1, args.threads)
     by_seat: dict[tuple[str, int], float] = defaultdict(float)
+    by_street: dict[int, float] = defaultdict(float)
     for d, g in zip(advised, charged, strict=True):
         by_seat[(d.hand_key, d.seat)] += g.loss if g is not None else 0.0
+        by_street[d.street] += g.loss if g is not None else 0.0
     losses = np.array(list(by_seat.values()))
     se = losses.std(ddof=1) / np.sqrt(len(losses))
     verdict = "met" if losses.mean() <= GOAL_CHARGED else "NOT met"
@@ -87,6 +89,10 @@ def main() -> None:
         f"  a player playing seed 0's advice is charged {losses.mean():.3f} +- {se:.3f} a "
         f"seat-hand by seed 1 over {len(losses)} seats (goal <= {GOAL_CHARGED}: {verdict})"
     )
+    shares = ", ".join(
+        f"street {s + 1} {v / len(losses):.3f}" for s, v in sorted(by_street.items())
+    )
+    print(f"    of which, a seat-hand: {shares}")
     above = exact = exact_rollouts = 0
     for g in first:
         if g is None:

@@ -41,7 +41,9 @@ pub const TARGET_SE: f64 = 0.5;
 pub const SCREEN_STREETS: usize = 2;
 /// A loss is charged only beyond this many SEs of its fresh paired difference.
 pub const Z_LOSS: f64 = 2.0;
-/// The fresh re-measure doubles up to this many times the budget while unresolved.
+/// The fresh re-measure starts with this many times the budget of rollouts ...
+pub const FRESH: usize = 2;
+/// ... and doubles up to this many times that while unresolved.
 pub const MORE: usize = 4;
 /// Finalists within this many SEs of the paired gap to the race's top are tied: the
 /// best play among them is the play made if it is one, else the one the screen ranks
@@ -228,7 +230,7 @@ pub fn grade(s: &Setup, budget: usize) -> Graded {
             break;
         }
     }
-    result(&mut race, &alive, chosen, budget.max(2), &rough)
+    result(&mut race, &alive, chosen, FRESH * budget.max(2), &rough)
 }
 
 /// The loss split into its parts over paired rollouts of the best play (row 0 of
