@@ -12,7 +12,11 @@ with seeds 0 and 1.  Printed:
   play made replaced by seed 0's best play, then graded with seed 1; the loss
   charged a seat-hand, mean +- SE over seats (goal: <= 0.2);
 * **consistency**: candidates valued above their decision's ev_best (goal 0),
-  positions with nothing left to deal and how many rollouts they took (goal 1).
+  positions with nothing left to deal and how many rollouts they took (goal 1);
+* **screening**: on ``--screen-check`` decisions of each screened street, every
+  legal candidate valued on 256 fresh common rollouts: how often the best of
+  them was screened out and beats the best screened-in candidate by more than
+  2 SE on another 256 rollouts, and by how much.
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ from reference_grader import sample  # noqa: E402
 
 from ofc_stats.errors import UnplayablePosition  # noqa: E402
 from ofc_stats.grade.race import Graded, decision_seed, grade_many  # noqa: E402
+from ofc_stats.grade.rollout import simulate  # noqa: E402
+
+FAR = 1_000_000  # the screen check's first rollout: far from any race's
 
 GOAL_SAME, GOAL_CHARGED = 0.90, 0.2
 
@@ -50,6 +57,7 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=200)
     parser.add_argument("--rollouts", type=int, default=32)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--screen-check", type=int, default=40)
     args = parser.parse_args()
     decisions = sample(args.hands)
     started = time.process_time()
@@ -104,7 +112,40 @@ def main() -> None:
             exact_rollouts += int(g.rollouts.max())
     print(f"  candidates valued above their decision's ev_best: {above} (goal 0)")
     print(f"  positions valued exactly: {exact}, one rollout each")
+    screen_check(decisions, first, args.screen_check)
     print(f"  {time.process_time() - started:.0f} CPU s")
+
+
+def screen_check(decisions, grades, per_street: int) -> None:  # type: ignore[no-untyped-def]
+    """Whether the screen dropped the best play, judged on fresh rollouts of every candidate."""
+    for street in range(5):
+        cases = [
+            (d, g)
+            for d, g in zip(decisions, grades, strict=True)
+            if g is not None and d.street == street and np.isnan(g.ev).any()
+        ][:per_street]
+        if not cases:
+            continue
+        dropped, costs = 0, []
+        for d, g in cases:
+            key = decision_seed(7, d.hand_key, d.seat, d.street)
+            values = simulate(d, list(g.candidates), 256, key, phase=1, first=FAR).total
+            means = values.mean(axis=1)
+            kept = ~np.isnan(g.ev)
+            best_all = int(np.argmax(means))
+            best_kept = int(np.flatnonzero(kept)[np.argmax(means[kept])])
+            # Judged on other rollouts than the ones that picked the two (no max bias).
+            rows = [int(g.candidates[best_all]), int(g.candidates[best_kept])]
+            again = simulate(d, rows, 256, key, phase=1, first=2 * FAR).total
+            diff = again[0] - again[1]
+            if not kept[best_all] and diff.mean() > 2 * diff.std(ddof=1) / np.sqrt(len(diff)):
+                dropped += 1
+                costs.append(float(diff.mean()))
+        cost = f", {np.mean(costs):.2f} points on average" if costs else ""
+        print(
+            f"  screen, street {street + 1}: the best play screened out (beyond 2 SE) in "
+            f"{dropped} of {len(cases)} decisions{cost}"
+        )
 
 
 if __name__ == "__main__":

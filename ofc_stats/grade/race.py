@@ -4,7 +4,7 @@ The race runs in the core (``rust/ofc-core/src/race.rs``), decisions side by
 side on threads; ``docs/grading.md`` tells the whole method.  When a street has
 more than 12 legal candidates and the player still plays two streets or more
 after it, a cheap screen (the policy's own values over 64 imagined completions,
-keyed by the position, not the seed) keeps the 10 best and always the play
+keyed by the position, not the seed) keeps the 20 best and always the play
 made.  Rounds of 16 common rollouts go to the candidates still in the race; one
 leaves it when it is behind the leader by more than 3 standard errors of the
 paired difference.  Finalists within 2 SE of the race's top are tied: the best

@@ -32,7 +32,7 @@ const ROYALTIES: usize = 2;
 
 pub const SCREEN_ABOVE: usize = 12;
 pub const SCREEN_DREAMS: usize = 64;
-pub const SCREEN_KEEP: usize = 10;
+pub const SCREEN_KEEP: usize = 20;
 pub const STEP: usize = 16;
 pub const Z: f64 = 3.0;
 pub const TARGET_SE: f64 = 0.5;
