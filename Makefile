@@ -4,6 +4,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The test and Spark extras (pytest, mypy, Playwright, PySpark): `make test` only, so the
+# demo's environment holds only what the demo runs.
+TEST_STAMP := $(VENV)/.installed-test
 # The compiled core, built by maturin into ofc_stats/ (an editable install).
 CORE_SOURCES := $(shell find rust -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock
 CORE := ofc_stats/.core-built
@@ -12,7 +15,7 @@ CORE := ofc_stats/.core-built
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 export MATURIN_NO_INSTALL_RUST := 1
 
-.PHONY: demo test lint typecheck install dev clean browser cargo-test
+.PHONY: demo test lint typecheck install test-install dev clean browser cargo-test docs
 
 $(BIN)/python:
 	@command -v cargo >/dev/null || { echo "building ofc-stats needs a Rust toolchain (cargo): https://rustup.rs"; exit 1; }
@@ -20,8 +23,12 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip wheel 'maturin>=1.9.4,<2'
-	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test,spark]'
+	$(BIN)/python -m pip install --quiet --no-build-isolation -e .
 	touch $(STAMP) $(CORE)
+
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test,spark]'
+	touch $(TEST_STAMP) $(CORE)
 
 # The release extension again whenever the Rust sources change (cargo rebuilds only what changed).
 $(CORE): $(STAMP) $(CORE_SOURCES)
@@ -29,6 +36,8 @@ $(CORE): $(STAMP) $(CORE_SOURCES)
 	touch $(CORE)
 
 install: $(CORE)
+
+test-install: $(TEST_STAMP) $(CORE)
 
 # Faster edit-compile cycles: the optimised, incremental dev-release profile.
 dev: $(STAMP)
@@ -43,13 +52,13 @@ demo: install
 	@echo "audit mismatches: out/demo-audit.csv"
 	@echo "open the report in a browser: out/demo-report.html"
 
-lint: install
+lint: test-install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	cargo fmt --all --check
 	cargo clippy --quiet --workspace --all-targets -- -D warnings
 
-typecheck: install
+typecheck: test-install
 	$(BIN)/mypy
 	$(BIN)/python -m mypy.stubtest ofc_stats._core
 
@@ -67,6 +76,10 @@ browser:
 
 test: lint typecheck cargo-test browser
 	$(BIN)/python -m pytest
+
+# docs/cli.md is made from every command's --help (tests/test_docs.py checks it).
+docs: install
+	$(BIN)/python -m ofc_stats.cli.reference > docs/cli.md
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache target ofc_stats/_core*.so $(CORE)

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from record import record
 
 from ofc_stats.core.fantasy import FantasySet, solve_fantasy
 from ofc_stats.engine.board import Board
@@ -254,6 +255,18 @@ def own_rows(args: argparse.Namespace, rng: np.random.Generator) -> None:
             f"{label:>6} {len(deals):>5} {core:>8.3f} {np.percentile(ours, 90):>6.2f} "
             f"{goal:>5} {numpy_ms:>9.2f} {numpy_ms / core:>5.1f}x {differ:>11}"
         )
+        record(
+            "fantasy",
+            f"solve a {label}-card deal",
+            figure=core,
+            unit="ms",
+            reference=numpy_ms,
+            reference_name=f"NumPy solver of {args.numpy_commit}",
+            ratio=numpy_ms / core,
+            goal=f"median ≤ {goal} ms" if label.isdigit() else "",
+            met=core <= GOALS[count] if label.isdigit() else None,
+            note=f"{len(deals)} deals; the sets differ on {differ} (same value)" if differ else "",
+        )
 
 
 def peer_rows(args: argparse.Namespace, rng: np.random.Generator) -> None:
@@ -292,6 +305,16 @@ def peer_rows(args: argparse.Namespace, rng: np.random.Generator) -> None:
             print(
                 f"{peer.name:>17} {count:>5} {len(deals):>5} {peer_ms:>10.1f} {core_ms:>8.3f} "
                 f"{peer_ms / core_ms:>7.0f}x {higher:>11} {fouls:>5}"
+            )
+            record(
+                "fantasy",
+                f"{count} cards against {peer.name}",
+                figure=core_ms,
+                unit="ms",
+                reference=peer_ms,
+                reference_name=peer.name,
+                ratio=peer_ms / core_ms,
+                note=f"{len(deals)} deals; peer higher on {higher}, peer fouled {fouls}",
             )
 
 

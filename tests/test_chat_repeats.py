@@ -72,5 +72,5 @@ def test_the_import_says_how_many_chat_hands_repeat_a_capture(tmp_path: Path) ->
     assert (
         "  2 dealer-chat hands look like captured ones (same table, players and points;\n"
         "  2 without a capture time to confirm it): both copies are stored and counted\n"
-        f"  (README: swc-chat); 2 from {CHAT}\n"
+        f"  (docs/import.md: swc-chat); 2 from {CHAT}\n"
     ) in both.stdout

@@ -45,7 +45,7 @@ def _say(line: str, to_stderr: bool) -> None:
     default=None,
     metavar="NAME|FILE.toml|ROOM=FILE.toml|DIR",
     help=(
-        "Audit against this ruleset, file, or folder of files (--write-rules'): a file "
+        "Audit against this ruleset, file, or folder of files (as --write-rules writes them): a file "
         "naming its room and rule string audits those hands only; its [room] table also "
         "fixes that room's rake and settlement (ROOM=FILE.toml gives it a room)."
     ),

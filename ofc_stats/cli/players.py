@@ -9,7 +9,10 @@ from ofc_stats.cli.text import terminal_safe
 from ofc_stats.wording import plural
 
 LIST_SQL = """
-SELECT person, count(*) AS accounts, string_agg(player, ', ' ORDER BY hands DESC) AS names,
+SELECT person, count(*) AS accounts,
+       -- the three busiest accounts' names: a person with 49 accounts stays one short line
+       array_to_string(list(player ORDER BY hands DESC, player)[1:3], ', ')
+         || CASE WHEN count(*) > 3 THEN ' +' || (count(*) - 3) || ' more' ELSE '' END AS names,
        sum(hands) AS hands, sum(hero_hands) AS hero_hands,
        string_agg(DISTINCT rooms, ', ' ORDER BY rooms) AS rooms,
        strftime(min(first_seen), '%Y-%m-%d') AS first_seen,

@@ -1,4 +1,4 @@
-"""The batch engine on Apache Spark (the optional extra ``pip install 'ofc-stats[spark]'``).
+"""The batch engine on Apache Spark (the optional extra ``pip install '.[spark]'``).
 
 ``recompute(spark, "ofc-data")`` scores a dataset's import batches inside
 Spark's ``mapInArrow`` and writes ``results``/``versus`` in the dataset's own

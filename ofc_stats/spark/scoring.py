@@ -18,7 +18,7 @@ Two plans feed the tasks (``read``):
   shuffle hashed on the batch, sorted on (batch, table, row), brings each
   batch whole and in file order to one task.  Every row crosses the JVM
   three times (scan, shuffle, Arrow), which costs several times the scoring
-  (README, "Beyond one machine"); it is kept to measure that.
+  (docs/spark.md); it is kept to measure that.
 """
 
 from __future__ import annotations

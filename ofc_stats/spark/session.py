@@ -21,7 +21,7 @@ from ofc_stats.errors import SparkJobFailed, SparkUnavailable
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, Row, SparkSession
 
-INSTALL_HINT = "install the Spark extra: pip install 'ofc-stats[spark]' (and Java 17 or 21)"
+INSTALL_HINT = "install the Spark extra: pip install '.[spark]' from the ofc-stats checkout (and Java 17 or 21)"
 T = TypeVar("T")
 
 

@@ -76,7 +76,7 @@ def repeat_lines(repeats: list[Repeat]) -> list[str]:
     ...     print(line)
       2 dealer-chat hands look like captured ones (same table, players and points;
       1 without a capture time to confirm it): both copies are stored and counted
-      (README: swc-chat); 2 from a.txt
+      (docs/import.md: swc-chat); 2 from a.txt
     """
     if not repeats:
         return []
@@ -90,5 +90,5 @@ def repeat_lines(repeats: list[Repeat]) -> list[str]:
     return [
         f"  {len(repeats)} dealer-chat {hands} (same table, players and points;",
         f"  {sure}): both copies are stored and counted",
-        f"  (README: swc-chat); {where}",
+        f"  (docs/import.md: swc-chat); {where}",
     ]

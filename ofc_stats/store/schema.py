@@ -1,4 +1,4 @@
-"""Every Arrow schema of the dataset, in one place (README "Schema" documents them).
+"""Every Arrow schema of the dataset, in one place (docs/analyst.md documents them).
 
 A dataset folder holds one folder per table, named as in :data:`TABLES`.
 Imports write ``hands``, ``seats``, ``placements``, ``files`` and

@@ -1,7 +1,7 @@
 """A dataset as a DuckDB connection with documented views over its Parquet files.
 
 ``ofc_stats.open("ofc-data")`` gives an :class:`OfcData`; its views are
-described in README.md ("Querying").  Queries take parameters bound by
+described in docs/analyst.md.  Queries take parameters bound by
 DuckDB (``$name`` or ``?``), never pasted into the SQL text, because player
 names are untrusted text.
 """
@@ -201,7 +201,7 @@ class OfcData:
         self._grade_views(dataset)
 
     def _people_views(self, dataset: Dataset) -> None:
-        """Cards as text, the players and their aliases (README "Querying")."""
+        """Cards as text, the players and their aliases (docs/analyst.md)."""
         con = self.connection
         for macro in CARD_MACROS:
             con.sql(macro)
