@@ -45,13 +45,13 @@ UNGRADED = (
 
 
 def leak_summary(reports: list[Report]) -> list[str]:
-    """The written summary: three decision types to look at, then the headline numbers.
+    """The written summary: the graded leaks to look at, then the headline numbers.
 
-    With grades (``ofc-stats grade``) those are the costliest in expected
-    points lost against the best legal play.  Without, no decision is named:
-    the street decisions whose hands did worst are consequences of bad cards
-    as often as causes (in the demo the first such "leak" did better than the
-    player's average), so the summary says what grading would add instead.
+    With grades (``ofc-stats grade``) those are the costliest decisions, named,
+    with their claimed cost and what the replay realised.  Without grades the
+    summary names none: the street decisions whose hands did worst describe the
+    consequences of bad cards as much as causes, so they stay a labelled table
+    on the page, out of the summary.
     """
     by_key = {r.key: r for r in reports}
     regret = by_key.get("regret")

@@ -4,14 +4,23 @@ Reads the ``grades`` view (written by ``ofc-stats grade``) for the player's
 seats under the filters.  A rate is points lost per 100 graded hands: each
 hand contributes the losses of its decisions in the group (0 if it has none),
 so the SE (the spread of those per-hand sums over the root of the hands)
-includes both the cards' variation and the rollouts' noise.  A leak is called
-clear only when its loss exceeds twice its SE.  Fantasyland sets are judged
-by the exact solver, per set and by card count.
+includes both the cards' variation and the rollouts' noise.
+
+Beside each claim stands what the grader's advice *realised* on the player's
+own cards (the ``replays`` view, ``ofc-stats grade --replay``): the bot's
+points minus the player's, per 100 hands, grouped by the street where the
+advice first played otherwise.  A leak is named by the decision
+(:mod:`ofc_stats.grade.mistakes`: "a pair QQ+ placed in the middle instead of
+the top") and called clear only when its claimed loss exceeds twice its SE
+*and* the replay confirms it: the seats where the advice first deviated at
+that decision gained, beyond twice their SE.  Fantasyland sets are judged by
+the exact solver, per set and by card count.
 """
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Hashable
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -28,8 +37,9 @@ MISTAKES = 15
 GRADE_COLUMNS = (
     "g.hand_key, g.seat, g.street, g.kind, g.decision, g.status, g.loss, g.loss_se, "
     "g.chosen_play, g.best_play, g.ev_chosen, g.ev_best, g.fantasy_cards, g.missed_repeat, "
-    "g.loss_rows, g.loss_fouls, g.loss_royalties, g.loss_fantasy, s.played_at"
+    "g.loss_rows, g.loss_fouls, g.loss_royalties, g.loss_fantasy, g.mistake, s.played_at"
 )
+REPLAY_COLUMNS = "r.hand_key, r.seat, r.first_deviation, r.gain, r.claimed"
 PART_COLUMNS = ("loss_rows", "loss_fouls", "loss_royalties", "loss_fantasy")
 
 
@@ -40,6 +50,124 @@ def _grades(data: OfcData, filters: Filters) -> pd.DataFrame:
         f"SELECT {GRADE_COLUMNS} FROM grades g JOIN {SEATS} s USING (hand_key, seat) "
         "ORDER BY s.played_at, g.hand_key, g.street"
     )
+
+
+def _replays(data: OfcData) -> pd.DataFrame:
+    """The replayed seats of the report's scope (``ofc-stats grade --replay``)."""
+    return data.df(
+        f"SELECT {REPLAY_COLUMNS} FROM replays r JOIN {SEATS} s USING (hand_key, seat) "
+        "WHERE r.claimed IS NOT NULL"
+    )
+
+
+def _mean_se(values: pd.Series) -> tuple[float, float]:
+    """Mean and its SE (NaN under two values)."""
+    x = values.to_numpy(dtype=np.float64)
+    if not len(x):
+        return float("nan"), float("nan")
+    se = float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("nan")
+    return float(x.mean()), se
+
+
+def confirmed(realised: float, se: float) -> bool:
+    """The replay confirms a claim: the advice's gain on the player's cards is beyond 2 SE."""
+    return bool(se == se and realised > CLEAR * se)
+
+
+def replay_by_street(replays: pd.DataFrame) -> pd.DataFrame:
+    """Claimed against realised, per 100 hands, by the street the advice first deviated
+    (every replayed seat, and those where it never did)."""
+    rows = []
+    groups = [("all seats", replays)]
+    first = replays["first_deviation"]
+    for street in sorted(first.dropna().unique()):
+        groups.append((f"street {int(street) + 1}", replays[first == street]))
+    groups.append(("never deviated", replays[first.isna()]))
+    for label, part in groups:
+        claimed, claimed_se = _mean_se(part["claimed"])
+        gain, gain_se = _mean_se(part["gain"])
+        rows.append(
+            {
+                "first_deviation": label,
+                "seats": len(part),
+                "claimed_per_100": 100 * claimed,
+                "claimed_se": 100 * claimed_se,
+                "realised_per_100": 100 * gain,
+                "realised_se": 100 * gain_se,
+                "confirmed": confirmed(gain, gain_se),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def named_leaks(
+    streets: pd.DataFrame, hands: pd.Index, replays: pd.DataFrame | None
+) -> pd.DataFrame:
+    """Each named mistake: its claimed cost per 100 hands and per decision, and what the
+    advice realised on the seats where it first played otherwise at that decision."""
+    named = streets[streets["mistake"].notna()]
+    if named.empty:
+        return pd.DataFrame()
+    table = per_100(named, hands, ["street", "mistake"])
+    per_decision = named.groupby(["street", "mistake"])["loss"].mean().rename("loss_per_decision")
+    table = table.merge(per_decision.reset_index(), on=["street", "mistake"])
+    table["leak"] = "street " + (table["street"] + 1).astype(str) + ": " + table["mistake"]
+    realised = []
+    for row in table.to_dict("records"):
+        seats = pd.DataFrame()
+        if replays is not None and len(replays):
+            at = named[(named["street"] == row["street"]) & (named["mistake"] == row["mistake"])]
+            keys = set(zip(at["hand_key"], at["seat"], strict=True))
+            here = replays[replays["first_deviation"] == row["street"]]
+            mask = [k in keys for k in zip(here["hand_key"], here["seat"], strict=True)]
+            seats = here[mask]
+        gain, gain_se = _mean_se(seats["gain"]) if len(seats) else (float("nan"), float("nan"))
+        claimed, _ = _mean_se(seats["claimed"]) if len(seats) else (float("nan"), float("nan"))
+        realised.append(
+            {
+                "replayed_seats": len(seats),
+                "claimed_per_seat": claimed,
+                "realised_per_seat": gain,
+                "realised_se": gain_se,
+            }
+        )
+    table = pd.concat([table, pd.DataFrame(realised, index=table.index)], axis=1)
+    table["claim_clear"] = table["clear"]
+    table["clear"] = table["claim_clear"] & np.array(
+        [
+            confirmed(g, e)
+            for g, e in zip(table["realised_per_seat"], table["realised_se"], strict=True)
+        ]
+    )
+    columns = [
+        "leak", "decisions", "per_100_hands", "se", "loss_per_decision", "replayed_seats",
+        "claimed_per_seat", "realised_per_seat", "realised_se", "claim_clear", "clear",
+    ]  # fmt: skip
+    return table.sort_values("per_100_hands", ascending=False)[columns].reset_index(drop=True)
+
+
+def _leak_note(row: dict[Hashable, Any], over: str) -> str:
+    """A named leak in words: claimed and realised cost, each with its SE, and a verdict."""
+    claim = (
+        f"{row['leak'][0].upper()}{row['leak'][1:]}: claimed {row['per_100_hands']:.1f} ± "
+        f"{row['se']:.1f} expected points lost per 100 hands {over} "
+        f"({plural(int(row['decisions']), 'decision')}; {row['loss_per_decision']:.2f} each)"
+    )
+    if not row["replayed_seats"]:
+        return claim + "; not replayed yet (`ofc-stats grade --replay` checks it)."
+    replay = (
+        f"; the advice realised {row['realised_per_seat']:+.2f} ± {row['realised_se']:.2f} a "
+        f"hand on your own cards where it first played otherwise here "
+        f"({plural(int(row['replayed_seats']), 'seat')}, claimed "
+        f"{row['claimed_per_seat']:.2f})"
+    )
+    if row["clear"]:
+        verdict = "a clear leak, confirmed by the replay"
+    elif row["claim_clear"]:
+        verdict = "claimed, not confirmed by the replay"
+    else:
+        verdict = "not clear yet (under 2 SE)"
+    return f"{claim}{replay}: {verdict}."
 
 
 def per_100(frame: pd.DataFrame, hands: pd.Index, keys: list[str]) -> pd.DataFrame:
@@ -103,13 +231,43 @@ def build(data: OfcData, filters: Filters) -> Report:
         report.tables["loss_parts"] = pd.DataFrame(
             [{"part": k, "per_100_hands": v} for k, v in parts.items()]
         )
-        for row in report.tables["by_decision"].head(3).to_dict("records"):
-            verdict = "a clear leak" if row["clear"] else "not clear yet (under 2 SE)"
-            report.notes.append(
-                f"Street {row['street_name'].split()[-1]}, {row['decision']}: "
-                f"{row['per_100_hands']:.1f} ± {row['se']:.1f} expected points lost per 100 "
-                f"hands {over} ({plural(row['decisions'], 'decision')}; {verdict})."
+        replays = _replays(data)
+        replayed = replays if len(replays) else None
+        leaks = named_leaks(streets, hands, replayed)
+        if len(leaks):
+            report.tables["leaks"] = leaks
+            report.captions["leaks"] = (
+                f"per 100 hands: {over}; realised: the advice's points minus yours on your own "
+                "cards, on the seats where it first played otherwise at this decision "
+                "(`ofc-stats grade --replay`); clear: claimed beyond 2 SE and confirmed by the "
+                "replay beyond 2 SE"
             )
+            report.notes += [_leak_note(row, over) for row in leaks.head(3).to_dict("records")]
+        if replayed is not None:
+            table = replay_by_street(replays)
+            report.tables["replay"] = table
+            report.captions["replay"] = (
+                "claimed: the grader's expected loss on your decisions; realised: what its "
+                "advice won over you playing your own cards against the opponents' real final "
+                "boards (their plays kept as they were), per 100 hands, by the street where "
+                "the advice first played otherwise"
+            )
+            every = table.iloc[0]
+            report.notes.append(
+                f"Replayed on your own cards over {plural(int(every['seats']), 'hand')}, the "
+                f"grader's advice realised {every['realised_per_100']:+.0f} ± "
+                f"{every['realised_se']:.0f} points per 100 hands against your play, where it "
+                f"claims {every['claimed_per_100']:.0f} ± {every['claimed_se']:.0f} lost."
+            )
+            confirmed_streets = {
+                row["first_deviation"] for row in table.to_dict("records") if row["confirmed"]
+            }
+            for name in ("by_street", "by_decision"):
+                frame = report.tables[name]
+                frame["clear"] = frame["clear"] & frame["street_name"].isin(confirmed_streets)
+        else:
+            for name in ("by_street", "by_decision"):
+                report.tables[name]["clear"] = False
         total = per_100(streets.assign(all="all"), hands, ["all"]).iloc[0]
         report.notes.append(
             f"Street decisions {over}: "

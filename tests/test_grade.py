@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import product
 
 import numpy as np
@@ -87,9 +88,24 @@ def test_a_sure_foul_loses_exactly_what_the_rules_say() -> None:
     assert graded.ev[graded.best] == pytest.approx(6 + 7 + 10.23, abs=exact)
     assert graded.loss == pytest.approx(29.23, abs=exact)
     assert graded.loss_se == 0.0 and (graded.se == 0.0).all() and (graded.rollouts == 1).all()
-    # The loss split: rows won (6), the foul's rows (6), royalties (7), Fantasyland (10.23).
+    # The loss split: the foul cost the scoop won (6), the rows paid (6) and QQ's royalty
+    # (7): 19 under fouls; the Fantasyland (10.23) under fantasy.
     assert graded.parts == pytest.approx(
-        {"rows": 6.0, "fouls": 6.0, "royalties": 7.0, "fantasy": 10.23}, abs=exact
+        {"rows": 0.0, "fouls": 19.0, "royalties": 0.0, "fantasy": 10.23}, abs=exact
+    )
+
+
+def test_a_foul_against_a_fouled_opponent_is_filed_under_fouls() -> None:
+    # The opponent fouls too (AA on top over a jack-high middle).  Qh on top: both boards
+    # foul, nobody scores: 0.  Qh in the middle: a live board against a fouled one takes
+    # the scoop (6) and its royalty (QQ: 7), and enters Fantasyland (10.23): 23.23.  The
+    # 13 row and royalty points are lost to the foul, not to the rows.
+    fouled = Opponent(0, board("Ac Ad 4c", "7c 8d Td Jh 2s", "Ah Kd 8h 7h 3s"), next_street=5)
+    foul = replace(last_street((TOP, DISCARD, MIDDLE)), opponents=(fouled,))
+    graded = grade(foul, 16, [1])
+    assert graded.loss == pytest.approx(23.23, abs=1e-12)
+    assert graded.parts == pytest.approx(
+        {"rows": 0.0, "fouls": 13.0, "royalties": 0.0, "fantasy": 10.23}, abs=1e-12
     )
 
 
@@ -307,15 +323,21 @@ def random_decision(seed: int) -> Decision:
 @given(st.integers(0, 2**32 - 1))
 def test_the_laws_of_a_grade(seed: int) -> None:
     """On any position: the loss is never negative, its parts sum to it, it is the best
-    play's EV minus the chosen one's, and a street with one legal play loses nothing."""
+    play's EV minus the chosen one's (or, when not charged, a gap within 2 SE), no
+    candidate is valued above the best, and a street with one legal play loses nothing."""
     graded = grade(random_decision(seed), 16, [seed])
     assert graded.loss >= 0.0 and graded.loss_se >= 0.0
     assert sum(graded.parts[name] for name in PARTS) == pytest.approx(graded.loss, abs=1e-9)
-    if graded.best != graded.chosen:
-        gap = graded.ev[graded.best] - graded.ev[graded.chosen]
+    gap = graded.ev[graded.best] - graded.ev[graded.chosen]
+    if graded.loss > 0:
+        assert graded.best != graded.chosen
         assert gap == pytest.approx(graded.loss, abs=1e-9)
+        assert graded.loss > 2 * graded.loss_se or graded.loss_se == 0.0
     else:
-        assert graded.loss == 0.0 and all(v == 0.0 for v in graded.parts.values())
+        assert all(v == 0.0 for v in graded.parts.values())
+        assert gap <= 2 * graded.loss_se + 1e-9
+    valued = graded.ev[~np.isnan(graded.ev)]
+    assert valued.max() <= graded.ev[graded.best] + 1e-9
     if graded.forced:
         assert graded.loss == 0.0
     dealt = random_decision(seed).dealt
@@ -341,3 +363,43 @@ def test_jokers_are_read_at_their_best_and_named() -> None:
     assert graded.loss > 0 and (graded.rollouts == 1).all()
     assert graded.plays[graded.best].startswith("top X1")
     assert graded.plays == [play_text(joker.dealt, d) for d in graded.destinations.tolist()]
+
+
+def exact_value(d: Decision, dest: tuple[int, ...]) -> float:
+    """A candidate's value on a position with nothing left to deal, by the Python engine:
+    the seat's net points against every opponent plus its Fantasyland's published value."""
+    from ofc_stats.engine.board import Board
+    from ofc_stats.engine.scoring import score_hand
+
+    mine = list(d.board)
+    for card, to in zip(d.dealt, dest, strict=True):
+        if to != DISCARD:
+            start, size = ((0, 3), (3, 5), (8, 5))[to]
+            mine[next(i for i in range(start, start + size) if mine[i] == EMPTY)] = card
+    boards = [Board.from_flat(o.board) for o in d.opponents]
+    boards.insert(d.position, Board.from_flat(tuple(mine)))
+    result = score_hand(boards, d.ruleset)
+    earned = result.boards[d.position].fantasyland.cards or 0
+    return float(result.net[d.position]) + (fantasy_value(earned) if earned else 0.0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_a_last_street_with_nothing_to_deal_is_exact(seed: int) -> None:
+    """The seat acting last on the last street, every opponent done: every candidate's
+    value equals the Python engine's scoring of the finished boards to 1e-14, from one
+    rollout, and the loss is the exact difference."""
+    d = random_decision(seed)
+    d = random_decision(seed + 1) if d.street != 4 or d.position == 0 else d
+    if d.street != 4 or d.position == 0:
+        rng = np.random.default_rng(seed)
+        d = next(
+            x
+            for x in (random_decision(int(s)) for s in rng.integers(0, 2**32, 200))
+            if x.street == 4 and x.position == 1
+        )
+    graded = grade(d, 16, [seed])
+    assert (graded.rollouts == 1).all() and (graded.se == 0.0).all()
+    want = np.array([exact_value(d, tuple(x)) for x in graded.destinations.tolist()])
+    assert np.abs(graded.ev - want).max() <= 1e-14
+    assert graded.loss == pytest.approx(want.max() - want[graded.chosen], abs=1e-14)

@@ -73,7 +73,20 @@ def test_loss_is_never_below_zero_beyond_its_se(small: Path) -> None:
     assert (streets[streets["status"] == "forced"]["loss"] == 0).all()
     parts = streets[["loss_rows", "loss_fouls", "loss_royalties", "loss_fantasy"]].sum(axis=1)
     assert np.allclose(parts, streets["loss"])
-    assert (streets["ev_best"] - streets["ev_chosen"] - streets["loss"]).abs().max() < 1e-9
+    # A charged loss is the gap between the two; an uncharged one is within 2 SE of 0.
+    gap = streets["ev_best"] - streets["ev_chosen"]
+    charged = streets["loss"] > 0
+    assert (gap[charged] - streets["loss"][charged]).abs().max() < 1e-9
+    assert (gap[~charged] <= 2 * streets["loss_se"][~charged] + 1e-9).all()
+
+
+def test_no_candidate_is_valued_above_the_best(small: Path) -> None:
+    with open_dataset(small) as db:
+        above = db.sql(
+            "SELECT count(*) FROM grade_candidates c JOIN grades g "
+            "USING (hand_key, seat, street) WHERE g.kind = 'street' AND c.ev > g.ev_best + 1e-9"
+        ).fetchall()[0][0]
+    assert above == 0
 
 
 def test_candidates_are_stored_with_the_chosen_and_the_best(small: Path) -> None:

@@ -52,6 +52,20 @@ def test_ungraded_summary_names_no_observational_leak(sim: Path) -> None:
     # the headline numbers follow: results, sessions, fouls, Fantasyland
     assert summary[1] == by_key["results"].notes[-1] and summary[1].startswith("Over ")
     assert summary[3] == by_key["fouls"].notes[0]
+    # The observational list describes results, not causes: it stays out of the summary.
+    assert not any(line in summary for line in by_key["decisions"].notes)
+    for line, row in zip(by_key["decisions"].notes, leaks.head(3).to_dict("records"), strict=True):
+        assert "lost" not in line.replace("expected-points loss", "")
+        assert line.endswith("(not a cost: run `ofc-stats grade` for expected-points loss).")
+        numbers = re.search(
+            r"your (\d+) hands with this decision averaged ([-+]\d+\.\d) points "
+            r"vs ([-+]\d+\.\d) otherwise",
+            line,
+        )
+        assert numbers is not None, line
+        assert int(numbers[1]) == row["count"]
+        assert float(numbers[2]) == round(row["mean"], 1)
+        assert float(numbers[3]) == round(row["mean_otherwise"], 1)
     page = render(PLAYER, "all hands", built, summary)
     assert "<h2>Summary</h2>" in page and "where you lose" not in page
     assert "points lost in total" not in page  # the old chart axis

@@ -63,6 +63,12 @@ def _bar(quiet: bool) -> Iterator[tuple[Callable[[int], None], Callable[[int], N
 )
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Same seed, same grades.")
 @click.option("--force", is_flag=True, help="Grade every batch again, not only new ones.")
+@click.option(
+    "--replay",
+    is_flag=True,
+    help="Then play the grader's advice on each graded seat's own cards and store what it "
+    "realised against the player (the regret report shows it beside the claimed loss).",
+)
 @click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @spark_options
@@ -73,6 +79,7 @@ def grade_command(
     workers: int | None,
     seed: int,
     force: bool,
+    replay: bool,
     wait: float,
     quiet: bool,
     engine: str,
@@ -101,6 +108,13 @@ def grade_command(
             )
     for line in summary.lines():
         click.echo(line)
+    if replay:
+        from ofc_stats.grade.replay_store import replay_dataset
+
+        with dataset.locked(wait):
+            replayed = replay_dataset(data, options, force=force, workers=workers)
+        for line in replayed.lines():
+            click.echo(line)
 
 
 def _grade_on_spark(

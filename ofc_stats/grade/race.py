@@ -1,20 +1,18 @@
 """Grading one decision: a race between its candidates, rollouts spent where they matter.
 
 The race runs in the core (``rust/ofc-core/src/race.rs``), decisions side by
-side on threads.  When a street has more than 12 legal candidates (the first
-street's 232, a Pineapple street's 27) and is not the last, a cheap screen
-first keeps the 10 the policy itself values most over 32 imagined completions,
-and always the play made.  Every remaining candidate starts with the same
-rollouts.  Then rounds of 16 common rollouts go to the candidates still in the
-race; one leaves it when it is behind the leader by more than 3 standard errors
-of the paired difference.  The play made and the leader always stay.  The race
-ends when they are the only ones left and the loss is known to 0.5 points, or at
-the rollout budget.  The loss is the leader's mean minus the chosen one's over
-fresh common rollouts (0 when the play made leads or the fresh rollouts say it
-is as good), with the SE of that paired difference; the SE two independent
-estimates would have had is kept too, to measure what the common random numbers
-save.  A position with nothing left to deal (the last street, every opponent
-done) is valued exactly by one rollout.
+side on threads; ``docs/grading.md`` tells the whole method.  When a street has
+more than 12 legal candidates and the player still plays two streets or more
+after it, a cheap screen (the policy's own values over 64 imagined completions,
+keyed by the position, not the seed) keeps the 20 best and always the play
+made.  Rounds of 16 common rollouts go to the candidates still in the race; one
+leaves it when it is behind the leader by more than 3 standard errors of the
+paired difference.  Finalists within 2 SE of the race's top are tied: the best
+play is the play made if it is one of them, else the screen's favourite.  The
+loss is measured again on fresh common rollouts of the best play and the play
+made (more while unresolved) and charged only beyond 2 SE; every other
+candidate is valued by its paired gap to the best, so none is above it.  A
+position with nothing left to deal is valued exactly, by one rollout.
 """
 
 from __future__ import annotations

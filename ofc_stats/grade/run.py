@@ -43,7 +43,7 @@ from ofc_stats.store.dataset import EMPTY, Dataset, stale_batches
 from ofc_stats.store.files import write_parquet
 from ofc_stats.store.recompute import stored_results
 from ofc_stats.store.rulesets import DatasetRulesets
-from ofc_stats.store.schema import GRADE_TABLES
+from ofc_stats.store.schema import GRADE_TABLES, GRADER_TABLES
 from ofc_stats.wording import plural
 
 GRADER_KEY = b"ofc_stats.grader"
@@ -107,7 +107,7 @@ class GradeSummary:
 
 def ensure_tables(dataset: Dataset) -> None:
     """The grade folders with their empty schema files (older datasets lack them)."""
-    for name, schema in GRADE_TABLES.items():
+    for name, schema in GRADER_TABLES.items():
         folder = dataset.table_dir(name)
         folder.mkdir(exist_ok=True)
         if not (folder / EMPTY).exists():

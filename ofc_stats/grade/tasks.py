@@ -20,6 +20,7 @@ from ofc_stats.engine.board import DESTINATIONS, ROWS
 from ofc_stats.engine.cards import format_cards
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.fantasy import grade_set
+from ofc_stats.grade.mistakes import mistake_name
 from ofc_stats.grade.position import Decision, FantasyDeal
 from ofc_stats.grade.race import Graded, decision_seed, grade_many
 from ofc_stats.grade.rollout import PARTS
@@ -27,7 +28,9 @@ from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 
 # Bump when the policy or the values change: stored grades are redone.
 # 2: the race in the core, with its own random streams.
-GRADER_VERSION = 2
+# 3: a loss charged only beyond 2 SE of fresh rollouts; candidates valued by their gap to
+#    the best; a foul's cost under fouls; no screen before the last street; named mistakes.
+GRADER_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,9 @@ class GradeRows:
             loss_se=graded.loss_se,
             loss_se_independent=graded.loss_se_independent,
             **{f"loss_{name}": graded.parts[name] for name in PARTS},
+            mistake=mistake_name(
+                dealt, decision.chosen, [int(x) for x in graded.destinations[best]]
+            ),
         )
         self.streets.append((decision, graded))
         self.plays += graded.plays

@@ -20,11 +20,11 @@ import pyarrow.parquet as pq
 
 from ofc_stats.errors import UnknownSource
 from ofc_stats.store.dataset import HAND_TABLES, Dataset, hand_rows
-from ofc_stats.store.schema import GRADE_TABLES, TABLES
+from ofc_stats.store.schema import GRADER_TABLES, TABLES
 
 # Every table whose rows belong to a stored hand: its grades go with it.
-_HAND_AND_GRADE_TABLES = (*HAND_TABLES, *GRADE_TABLES)
-_BATCH_TABLES = (*TABLES, *GRADE_TABLES)  # every table a batch can have a file in
+_HAND_AND_GRADE_TABLES = (*HAND_TABLES, *GRADER_TABLES)
+_BATCH_TABLES = (*TABLES, *GRADER_TABLES)  # every table a batch can have a file in
 
 # The column naming a row's source file, per table that has one.
 SOURCE_COLUMN = {"hands": "source_file", "quarantine": "source_file", "files": "path"}

@@ -212,6 +212,9 @@ GRADES = pa.schema(
         ("loss_fantasy", pa.float64()),
         ("fantasy_cards", pa.int8()),  # Fantasyland sets: cards dealt
         ("missed_repeat", pa.bool_()),  # Fantasyland sets: the best set repeats, the real one not
+        # Street decisions: the play made against the best, named (ofc_stats.grade.mistakes);
+        # null when the play made is the best
+        ("mistake", pa.string()),
     ]
 )
 GRADE_CANDIDATES = pa.schema(
@@ -249,3 +252,23 @@ LEDGER_SEATS = pa.schema(
 )
 LEDGER_KEY = b"ofc_stats.ledger"  # Parquet metadata: the batches and rules it was priced from
 LEDGER_TABLES = {"ledger_seats": LEDGER_SEATS}
+# `ofc-stats grade --replay` (ofc_stats.grade.replay_store): the grader's advice played
+# on each graded seat's own cards, against the opponents' real final boards.
+REPLAYS = pa.schema(
+    [
+        ("hand_key", pa.string()),
+        ("seat", pa.int8()),
+        ("player", pa.string()),
+        ("first_deviation", pa.int8()),  # first street the advice played otherwise; null: never
+        ("bot_value", pa.float64()),  # net points before caps + the Fantasyland earned
+        ("player_value", pa.float64()),  # the player's real board, valued the same way
+        ("gain", pa.float64()),  # bot_value - player_value: what the advice realised
+        ("claimed", pa.float64()),  # the grades' expected loss on the seat's street decisions
+        ("bot_fouled", pa.bool_()),
+        ("bot_fantasy_cards", pa.int8()),  # the Fantasyland the advice's board earns; 0 none
+        ("bot_board", CARDS),
+    ]
+)
+REPLAY_TABLES = {"replays": REPLAYS}
+# Every table the grader writes, batch by batch (forget and the views take them all).
+GRADER_TABLES = {**GRADE_TABLES, **REPLAY_TABLES}

@@ -26,7 +26,7 @@ from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.hand_ids import hand_id_range
 from ofc_stats.store.migrate import needs_upgrade
 from ofc_stats.store.rescore import board_array
-from ofc_stats.store.schema import DERIVED, GRADE_TABLES, IMPORTED, LEDGER_SEATS, LEDGER_TABLES
+from ofc_stats.store.schema import DERIVED, GRADER_TABLES, IMPORTED, LEDGER_SEATS, LEDGER_TABLES
 from ofc_stats.store.streets import (
     RECORDED_BITS_SQL,
     RECORDED_TIMEOUTS_SQL,
@@ -312,7 +312,7 @@ class OfcData:
     def _stamp(self) -> tuple[int, ...]:
         """The table folders' change times: a commit renames files in or out of them."""
         stamps = []
-        for name in (*IMPORTED, *DERIVED, *GRADE_TABLES, "aliases"):
+        for name in (*IMPORTED, *DERIVED, *GRADER_TABLES, "aliases"):
             try:
                 stamps.append(os.stat(self.root / name).st_mtime_ns)
             except OSError:
@@ -435,7 +435,7 @@ class OfcData:
 
     # --- Grades (issue 11): `grades`, `grade_candidates`; empty until `ofc-stats grade` ran ---
     def _grade_views(self, dataset: Dataset) -> None:
-        for name, schema in GRADE_TABLES.items():
+        for name, schema in GRADER_TABLES.items():
             if (dataset.table_dir(name) / EMPTY).is_file():
                 self._parquet_view(dataset, name)
             else:  # a dataset never graded has no folder: an empty view, same columns

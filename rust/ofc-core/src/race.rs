@@ -1,20 +1,24 @@
 //! Grading one decision: a race between its candidates, rollouts spent where they matter.
 //!
 //! When a street has more than [`SCREEN_ABOVE`] legal candidates (the first
-//! street's 232, a Pineapple street's 27) and is not the last, a cheap screen
-//! first keeps the [`SCREEN_KEEP`] the policy itself values most over
-//! [`SCREEN_DREAMS`] imagined completions, and always the play made.  Every
-//! remaining candidate starts with the same rollouts.  Then rounds of [`STEP`]
-//! common rollouts go to the candidates still in the race; one leaves it when it
-//! is behind the leader by more than [`Z`] standard errors of the paired
-//! difference.  The play made and the leader always stay.  The race ends when
-//! they are the only ones left and the loss is known to [`TARGET_SE`] points, or
-//! at the rollout budget.  The loss is the leader's mean minus the chosen one's
-//! over fresh common rollouts (0 when the play made leads or the fresh rollouts
-//! say it is as good), with the SE of that paired difference; the SE two
-//! independent estimates would have had is kept too, to measure what the common
-//! random numbers save.  A position with nothing left to deal is valued exactly,
-//! by one rollout.
+//! street's 232, a Pineapple street's 27) and the player still plays at least
+//! [`SCREEN_STREETS`] streets after it, a cheap screen first keeps the
+//! [`SCREEN_KEEP`] the policy itself values most over [`SCREEN_DREAMS`] imagined
+//! completions, and always the play made; on the street before the last every
+//! candidate races.  Every remaining candidate starts with the same rollouts.
+//! Then rounds of [`STEP`] common rollouts go to the candidates still in the
+//! race; one leaves it when it is behind the leader by more than [`Z`] standard
+//! errors of the paired difference.  The play made and the leader always stay.
+//! The race ends when they are the only ones left and the loss is known to
+//! [`TARGET_SE`] points, or at the rollout budget.  Finalists within [`TIE`] SEs
+//! of the race's top are tied; the best play (the advice) is the play made if it
+//! is one of them, else the one the screen ranks first (the screen is keyed by the
+//! position, not the seed): advice to play otherwise needs evidence.  The loss is measured again on fresh common rollouts of the
+//! leader and the play made, more of them while it is unresolved, and charged
+//! only beyond [`Z_LOSS`] SEs of that paired difference; the SE two independent
+//! estimates would have had is kept too, to measure what the common random
+//! numbers save.  A position with nothing left to deal is valued exactly, by
+//! one rollout, and its loss is exact.
 
 use rayon::prelude::*;
 
@@ -22,12 +26,29 @@ use crate::eval::Tables;
 use crate::policy::{imagine, street_values, value_of};
 use crate::rollout::{Game, Position, Setup, Values, PARTS, SCREEN};
 
+const ROWS: usize = 0;
+const FOULS: usize = 1;
+const ROYALTIES: usize = 2;
+
 pub const SCREEN_ABOVE: usize = 12;
-pub const SCREEN_DREAMS: usize = 32;
-pub const SCREEN_KEEP: usize = 10;
+pub const SCREEN_DREAMS: usize = 64;
+pub const SCREEN_KEEP: usize = 20;
 pub const STEP: usize = 16;
 pub const Z: f64 = 3.0;
 pub const TARGET_SE: f64 = 0.5;
+/// Screen only where the player still plays at least this many streets: on the
+/// street before the last every candidate is raced (a screen there dropped the best).
+pub const SCREEN_STREETS: usize = 2;
+/// A loss is charged only beyond this many SEs of its fresh paired difference.
+pub const Z_LOSS: f64 = 2.0;
+/// The fresh re-measure starts with this many times the budget of rollouts ...
+pub const FRESH: usize = 2;
+/// ... and doubles up to this many times that while unresolved.
+pub const MORE: usize = 4;
+/// Finalists within this many SEs of the paired gap to the race's top are tied: the
+/// best play among them is the play made if it is one, else the one the screen ranks
+/// first (the same for every seed).
+pub const TIE: f64 = 2.0;
 
 /// The grade of one decision; candidate arrays are in legal-candidate order.
 #[derive(Debug, Clone)]
@@ -79,7 +100,8 @@ fn argmax(x: impl IntoIterator<Item = f64>) -> usize {
 
 /// The policy's own value of each legal candidate, averaged over imagined completions.
 /// Cheap (one board per candidate and imagination, no play-out): it only decides
-/// which candidates are worth rollouts.
+/// which candidates are worth rollouts.  Its imaginations are keyed by the position,
+/// not the seed, so two seeds race the same candidates.
 pub fn screen(s: &Setup) -> Vec<f64> {
     let t = Tables::get();
     let rules = s.game.rules;
@@ -88,7 +110,7 @@ pub fn screen(s: &Setup) -> Vec<f64> {
     let mut values = vec![0.0; s.cands.len()];
     for d in 0..SCREEN_DREAMS {
         let imagined = imagine(
-            &mut s.stream(&[SCREEN, d as u64]),
+            &mut s.position_stream(&[SCREEN, d as u64]),
             s.known,
             rules.deck_size,
             need,
@@ -165,8 +187,8 @@ pub fn grade(s: &Setup, budget: usize) -> Graded {
         return exact(&mut race, chosen);
     }
     let mut alive: Vec<usize> = (0..count).collect();
-    if count > SCREEN_ABOVE && !s.last_street() {
-        let rough = screen(s);
+    let rough = screen(s);
+    if count > SCREEN_ABOVE && s.streets_after() >= SCREEN_STREETS {
         let mut order: Vec<usize> = (0..count).collect();
         order.sort_by(|&a, &b| rough[b].total_cmp(&rough[a]));
         alive = order[..SCREEN_KEEP.min(count)].to_vec();
@@ -208,7 +230,47 @@ pub fn grade(s: &Setup, budget: usize) -> Graded {
             break;
         }
     }
-    result(&mut race, &alive, chosen, budget.max(2))
+    result(&mut race, &alive, chosen, FRESH * budget.max(2), &rough)
+}
+
+/// The loss split into its parts over paired rollouts of the best play (row 0 of
+/// `v`) and the play made (row 1).  In a rollout where exactly one of the two
+/// boards fouls, the row points and royalties between them are what the foul cost:
+/// they are filed under fouls, whatever the opponents did (a fouled opponent pays
+/// the live board's scoop as rows, but the play made lost it by fouling).
+fn loss_parts(v: &Values) -> [f64; PARTS] {
+    let mut sums = [0.0; PARTS];
+    let (best, chosen) = (v.parts_of(0), v.parts_of(1));
+    let (best_fouled, chosen_fouled) = (v.fouled_of(0), v.fouled_of(1));
+    for r in 0..v.count {
+        let mut d = [0.0; PARTS];
+        for (k, slot) in d.iter_mut().enumerate() {
+            *slot = best[r][k] - chosen[r][k];
+        }
+        if best_fouled[r] != chosen_fouled[r] {
+            d[FOULS] += d[ROWS] + d[ROYALTIES];
+            d[ROWS] = 0.0;
+            d[ROYALTIES] = 0.0;
+        }
+        for (sum, x) in sums.iter_mut().zip(d) {
+            *sum += x;
+        }
+    }
+    sums.map(|x| x / v.count.max(1) as f64)
+}
+
+/// Rows `a` and `b` of `v` as a two-row `Values` (best first, then the play made).
+fn pair(v: &Values, a: usize, b: usize) -> Values {
+    let mut out = Values {
+        count: v.count,
+        ..Values::default()
+    };
+    for i in [a, b] {
+        out.total.extend_from_slice(v.total_of(i));
+        out.parts.extend_from_slice(v.parts_of(i));
+        out.fouled.extend_from_slice(v.fouled_of(i));
+    }
+    out
 }
 
 /// Nothing left to deal: each candidate's one rollout is its exact value.
@@ -221,25 +283,54 @@ fn exact(race: &mut Race, chosen: usize) -> Graded {
     if ev[best] > ev[chosen] {
         g.best = best;
         g.loss = ev[best] - ev[chosen];
-        for (k, part) in g.parts.iter_mut().enumerate() {
-            *part = out.parts_of(best)[0][k] - out.parts_of(chosen)[0][k];
-        }
+        g.parts = loss_parts(&pair(&out, best, chosen));
     }
     g
 }
 
-/// The race's estimates, and the loss measured again on `fresh` rollouts.
+/// Append rollouts `b` to `a` (the same candidates, later rollouts).
+fn extend(a: &mut Values, b: &Values) {
+    let rows = a.total.len() / a.count.max(1);
+    let mut out = Values {
+        count: a.count + b.count,
+        ..Values::default()
+    };
+    for i in 0..rows {
+        out.total.extend_from_slice(a.total_of(i));
+        out.total.extend_from_slice(b.total_of(i));
+        out.parts.extend_from_slice(a.parts_of(i));
+        out.parts.extend_from_slice(b.parts_of(i));
+        out.fouled.extend_from_slice(a.fouled_of(i));
+        out.fouled.extend_from_slice(b.fouled_of(i));
+    }
+    *a = out;
+}
+
+/// The paired differences of rows 0 and 1.
+fn diffs(v: &Values) -> Vec<f64> {
+    v.total_of(0)
+        .iter()
+        .zip(v.total_of(1))
+        .map(|(a, b)| a - b)
+        .collect()
+}
+
+/// The race's estimates, and the loss measured again on fresh rollouts.
 ///
 /// The leader of a race is the candidate whose estimate came out highest, so its
 /// own estimate is biased upwards (the maximum of noisy numbers); the loss is
-/// therefore measured on new common rollouts of the leader and the play made.
-/// When they say the play made is at least as good, it is the best and the loss
-/// is 0 (so the loss is never negative; the price is a small upward bias, under
-/// 0.4 SE, where the two are truly equal).
-fn result(race: &mut Race, alive: &[usize], chosen: usize, fresh: usize) -> Graded {
+/// therefore measured on new common rollouts of the leader and the play made,
+/// `fresh` of them, doubled while the difference is positive but within
+/// [`Z_LOSS`] SEs, up to [`MORE`] times `fresh`.  When they say the play made is
+/// at least as good, it is the best.  A loss is charged only when it exceeds
+/// [`Z_LOSS`] SEs; below that the leader stays the best play (the advice) but
+/// the play made is not charged: a grader run with another seed could as well
+/// have picked it.  Every other candidate is valued by its paired gap to the
+/// best over the rollouts they shared, so none is valued above the best.
+fn result(race: &mut Race, alive: &[usize], chosen: usize, fresh: usize, rough: &[f64]) -> Graded {
     let s = race.s;
     let mut n: Vec<i32> = race.values.iter().map(|v| v.len() as i32).collect();
-    let mut ev: Vec<f64> = race
+    let race_ev: Vec<f64> = race
         .values
         .iter()
         .map(|v| if v.is_empty() { f64::NAN } else { mean(v) })
@@ -247,44 +338,90 @@ fn result(race: &mut Race, alive: &[usize], chosen: usize, fresh: usize) -> Grad
     let mut se: Vec<f64> = race.values.iter().map(|v| se_of(v)).collect();
     let most = alive.iter().map(|&i| n[i]).max().unwrap_or(0);
     let finalists: Vec<usize> = alive.iter().copied().filter(|&i| n[i] == most).collect();
-    let best = finalists[argmax(finalists.iter().map(|&i| ev[i]))];
-    if best == chosen {
-        return race.graded(ev, se, n, chosen);
-    }
-    let again = s.simulate(&[s.legal[best], s.legal[chosen]], 1, 0, fresh);
-    let diff: Vec<f64> = again
-        .total_of(0)
+    let top = finalists[argmax(finalists.iter().map(|&i| race_ev[i]))];
+    // Among the finalists the race cannot tell from its top: the play made if it is one
+    // (no advice to play otherwise without evidence), else the screen's favourite.
+    let tied: Vec<usize> = finalists
         .iter()
-        .zip(again.total_of(1))
-        .map(|(a, b)| a - b)
+        .copied()
+        .filter(|&i| {
+            let d: Vec<f64> = race.values[top]
+                .iter()
+                .zip(&race.values[i])
+                .map(|(a, b)| a - b)
+                .collect();
+            i == top || mean(&d) <= TIE * se_of(&d)
+        })
         .collect();
-    let loss = mean(&diff);
-    if loss <= 0.0 {
-        // On fresh evidence the play made is as good: it is the best.
-        return race.graded(ev, se, n, chosen);
+    let leader = if tied.contains(&chosen) {
+        chosen
+    } else {
+        tied[argmax(tied.iter().map(|&i| rough[i]))]
+    };
+    let mut best = chosen;
+    let mut best_ev = race_ev[chosen];
+    let mut measured = None;
+    if leader != chosen {
+        let rows = [s.legal[leader], s.legal[chosen]];
+        let mut again = s.simulate(&rows, 1, 0, fresh);
+        loop {
+            let d = diffs(&again);
+            let (m, e) = (mean(&d), se_of(&d));
+            if m <= 0.0 || m > Z_LOSS * e || again.count >= MORE * fresh {
+                break;
+            }
+            let more = s.simulate(&rows, 1, again.count as u64, again.count);
+            extend(&mut again, &more);
+        }
+        let d = diffs(&again);
+        if mean(&d) > 0.0 {
+            best = leader;
+            best_ev = mean(again.total_of(0));
+            for (row, i) in [leader, chosen].into_iter().enumerate() {
+                se[i] = se_of(again.total_of(row));
+                n[i] = again.count as i32;
+            }
+            measured = Some((again, d));
+        } else {
+            best_ev = mean(again.total_of(1));
+            se[chosen] = se_of(again.total_of(1));
+            n[chosen] = again.count as i32;
+        }
     }
-    for (row, i) in [best, chosen].into_iter().enumerate() {
-        ev[i] = mean(again.total_of(row));
-        se[i] = se_of(again.total_of(row));
-        n[i] = fresh as i32;
-    }
-    let mut parts = [0.0; PARTS];
-    for (k, part) in parts.iter_mut().enumerate() {
-        let d: Vec<f64> = again
-            .parts_of(0)
-            .iter()
-            .zip(again.parts_of(1))
-            .map(|(a, b)| a[k] - b[k])
-            .collect();
-        *part = mean(&d);
-    }
-    let independent = se[best].hypot(se[chosen]);
+    // Every candidate by its paired gap to the best over their shared race rollouts.
+    let reference = race.values[best].clone();
+    let ev: Vec<f64> = race
+        .values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if v.is_empty() {
+                f64::NAN
+            } else if i == best {
+                best_ev
+            } else {
+                let shared = v.len().min(reference.len());
+                let gap: Vec<f64> = reference[..shared]
+                    .iter()
+                    .zip(&v[..shared])
+                    .map(|(a, b)| a - b)
+                    .collect();
+                best_ev - mean(&gap).max(0.0)
+            }
+        })
+        .collect();
     let mut g = race.graded(ev, se, n, chosen);
     g.best = best;
-    g.loss = loss;
-    g.loss_se = se_of(&diff);
-    g.loss_se_independent = independent;
-    g.parts = parts;
+    if let Some((again, d)) = measured {
+        let (loss, loss_se) = (mean(&d), se_of(&d));
+        g.ev[chosen] = mean(again.total_of(1));
+        g.loss_se = loss_se;
+        g.loss_se_independent = se_of(again.total_of(0)).hypot(se_of(again.total_of(1)));
+        if loss > Z_LOSS * loss_se {
+            g.loss = loss;
+            g.parts = loss_parts(&again);
+        }
+    }
     g
 }
 
@@ -316,7 +453,8 @@ mod tests {
         assert!((graded.loss - 29.23).abs() < 1e-12);
         assert_eq!(graded.loss_se, 0.0);
         assert_eq!(graded.rollouts, vec![1; graded.candidates.len()]);
-        assert_eq!(graded.parts[..3], [6.0, 6.0, 7.0]);
+        // Qh on top fouls: the scoop and QQ's royalty are what the foul cost.
+        assert_eq!(graded.parts[..3], [0.0, 19.0, 0.0]);
         let safe = grade(&Setup::new(&g, &last_street([1, 0, 3])).unwrap(), 32);
         assert_eq!(safe.loss, 0.0);
         assert_eq!(safe.best, safe.chosen);

@@ -112,6 +112,8 @@ pub struct Values {
     /// Candidate-major: candidate `i`'s rollout `r` at `i * count + r`.
     pub total: Vec<f64>,
     pub parts: Vec<[f64; PARTS]>,
+    /// Whether the candidate's board fouled in the rollout.
+    pub fouled: Vec<bool>,
 }
 
 impl Values {
@@ -121,6 +123,10 @@ impl Values {
 
     pub fn parts_of(&self, i: usize) -> &[[f64; PARTS]] {
         &self.parts[i * self.count..(i + 1) * self.count]
+    }
+
+    pub fn fouled_of(&self, i: usize) -> &[bool] {
+        &self.fouled[i * self.count..(i + 1) * self.count]
     }
 }
 
@@ -276,9 +282,24 @@ impl<'g> Setup<'g> {
         Stream::new(&key[..n + tail.len()])
     }
 
+    /// A stream keyed by the position only (the decision's key without its seed, the
+    /// first number), followed by `tail`: the same for every seed.
+    pub(crate) fn position_stream(&self, tail: &[u64]) -> Stream {
+        let mut key = [0u64; 12];
+        let n = self.key.len().clamp(1, 6) - 1;
+        key[..n].copy_from_slice(&self.key[1..n + 1]);
+        key[n..n + tail.len()].copy_from_slice(tail);
+        Stream::new(&key[..n + tail.len()])
+    }
+
     /// Whether the street is the player's last.
     pub fn last_street(&self) -> bool {
         self.own_streets.is_empty()
+    }
+
+    /// How many streets the player still plays after this one.
+    pub fn streets_after(&self) -> usize {
+        self.own_streets.len()
     }
 
     /// Nothing left to deal: every rollout is the same, one is enough.
@@ -311,6 +332,7 @@ impl<'g> Setup<'g> {
             count,
             total: vec![0.0; rows.len() * count],
             parts: vec![[0.0; PARTS]; rows.len() * count],
+            fouled: vec![false; rows.len() * count],
         };
         let mut order = self.unseen.clone();
         let mut others: Vec<BoardEval> = Vec::with_capacity(self.rivals.len());
@@ -356,6 +378,7 @@ impl<'g> Setup<'g> {
                 let (total, parts) = self.score(&mine, &others);
                 out.total[i * count + k] = total;
                 out.parts[i * count + k] = parts;
+                out.fouled[i * count + k] = mine.fouled;
             }
         }
         out

@@ -1,0 +1,317 @@
+"""`ofc-stats grade --replay`: the grader's advice played on each graded seat's own cards, stored.
+
+For every normal seat whose streets are all known, a bot plays the grader's
+best play street by street on the seat's real cards and is scored against the
+opponents' real final boards (:func:`ofc_stats.grade.replay.replay`); the
+seat's *realised gain* is the bot's value minus the player's real board's,
+valued the same way.  One ``replays`` file per import batch, committed whole
+and stamped with the grader's version and options like the grades, so the
+regret report can put beside each claimed loss what the advice realised.
+
+A board's value is its net points before caps plus what the Fantasyland it
+earns is worth, and that worth comes from the dataset: what a Fantasyland of
+that size nets over a normal hand, repeats included (the Markov-chain estimate,
+:func:`ofc_stats.store.fantasy.dataset_fantasy_values`), for every card count
+the data has at least :data:`MIN_FANTASY_HANDS` hands of; below that the
+published figure (:func:`ofc_stats.grade.replay.published_worth`) is the
+documented fallback.  Never the grader's own assumption alone, so the replay
+cannot flatter the grader.
+
+Until the bot plays otherwise than the player, its positions are the
+player's own, graded already with the same keys: their stored best play is the
+advice (the same the grader would compute again), so only the streets after a
+first deviation are graded anew.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ofc_stats.engine.board import Board
+from ofc_stats.engine.rules import Ruleset
+from ofc_stats.engine.scoring import score_board
+from ofc_stats.grade.position import (
+    HAND_COLUMNS,
+    PLACEMENT_COLUMNS,
+    SEAT_COLUMNS,
+    Decision,
+    read_positions,
+)
+from ofc_stats.grade.replay import (
+    Advice,
+    FantasyWorth,
+    SeatReplay,
+    final_seats,
+    grader_advice,
+    published_worth,
+    replay,
+)
+from ofc_stats.grade.run import up_to_date as grades_up_to_date
+from ofc_stats.grade.tasks import GradeOptions
+from ofc_stats.store.dataset import EMPTY, Dataset, stale_batches
+from ofc_stats.store.files import write_parquet
+from ofc_stats.store.rulesets import DatasetRulesets
+from ofc_stats.store.schema import REPLAYS
+
+REPLAY_KEY = b"ofc_stats.replay"
+# A card count's Fantasyland value comes from the data only with this many hands of it.
+MIN_FANTASY_HANDS = 30
+
+
+@dataclass
+class DataWorth:
+    """What a Fantasyland of each size is worth in a dataset, per ruleset, and where from."""
+
+    values: dict[str, dict[int, float]]  # ruleset -> cards -> value (enough hands only)
+
+    def __call__(self, ruleset: Ruleset, cards: int) -> float:
+        if not cards:
+            return 0.0
+        found = self.values.get(ruleset.name, {}).get(cards)
+        return found if found is not None else published_worth(ruleset, cards)
+
+    def sources(self) -> dict[str, dict[int, float]]:
+        """The stamp's record of the values taken from the data (the rest are published)."""
+        return {name: dict(sorted(v.items())) for name, v in sorted(self.values.items())}
+
+
+def dataset_worth(root: str | Path) -> DataWorth:
+    """The dataset's own Fantasyland values, every ruleset it holds."""
+    from ofc_stats.store.fantasy import dataset_fantasy_values
+    from ofc_stats.store.views import open_dataset
+
+    values: dict[str, dict[int, float]] = {}
+    with open_dataset(root) as db:
+        names = [str(r[0]) for r in db.sql("SELECT DISTINCT ruleset FROM hands").fetchall()]
+        for name in names:
+            found = dataset_fantasy_values(db, name)
+            if found is None:
+                continue
+            values[name] = {
+                int(n): round(float(v), 6)
+                for n, v in found.value.items()
+                if n and found.hands.get(n, 0) >= MIN_FANTASY_HANDS
+            }
+    return DataWorth(values)
+
+
+def stored_advice(
+    dataset: Dataset,
+    batch: str,
+    options: GradeOptions,
+    decisions: Sequence[Decision],
+    threads: int | None = None,
+) -> Advice:
+    """The grader's advice, taking the stored best play where the bot's position is the
+    player's own (same board, same discards) and the batch's grades are this grader's."""
+    grade_new = grader_advice(options.rollouts, options.seed, threads)
+    known: dict[tuple[str, int, int], tuple[int, ...]] = {}
+    if grades_up_to_date(dataset, batch, options):
+        table = pq.read_table(
+            dataset.batch_file("grade_candidates", batch),
+            columns=["hand_key", "seat", "street", "destinations", "best"],
+        )
+        table = table.filter(table["best"])
+        for key, seat, street, dest in zip(
+            *(table[n].to_pylist() for n in ("hand_key", "seat", "street", "destinations")),
+            strict=True,
+        ):
+            known[(key, int(seat), int(street))] = tuple(int(x) for x in dest)
+    real = {(d.hand_key, d.seat, d.street): d for d in decisions}
+
+    def advise(asked: Sequence[Decision]) -> list[tuple[int, ...]]:
+        out: list[tuple[int, ...] | None] = []
+        todo: list[int] = []
+        for i, d in enumerate(asked):
+            key = (d.hand_key, d.seat, d.street)
+            mine = real.get(key)
+            same = mine is not None and (mine.board, mine.dead) == (d.board, d.dead)
+            out.append(known.get(key) if same else None)
+            if out[-1] is None:
+                todo.append(i)
+        if todo:
+            for i, play in zip(todo, grade_new([asked[i] for i in todo]), strict=True):
+                out[i] = tuple(play)
+        return [p for p in out if p is not None]
+
+    return advise
+
+
+def _claimed(dataset: Dataset, batch: str) -> dict[tuple[str, int], float]:
+    """The grades' expected loss on each seat's street decisions (summed)."""
+    path = dataset.batch_file("grades", batch)
+    if not path.is_file():
+        return {}
+    grades = pq.read_table(path, columns=["hand_key", "seat", "kind", "loss"])
+    grades = grades.filter(pc.and_(pc.equal(grades["kind"], "street"), pc.is_valid(grades["loss"])))
+    out: dict[tuple[str, int], float] = defaultdict(float)
+    for key, seat, loss in zip(
+        *(grades[n].to_pylist() for n in ("hand_key", "seat", "loss")), strict=True
+    ):
+        out[(key, int(seat))] += float(loss)
+    return out
+
+
+def replay_rows(
+    seats: Sequence[SeatReplay], rulesets: dict[str, Ruleset], claimed: dict[tuple[str, int], float]
+) -> pa.Table:
+    """The ``replays`` rows of some replayed seats."""
+    columns: dict[str, list[Any]] = {name: [] for name in REPLAYS.names}
+    for seat in seats:
+        result = score_board(Board.from_flat(seat.bot_board), rulesets[seat.hand_key])
+        row = {
+            "hand_key": seat.hand_key,
+            "seat": seat.seat,
+            "player": seat.player,
+            "first_deviation": seat.first_deviation,
+            "bot_value": seat.bot_value,
+            "player_value": seat.player_value,
+            "gain": seat.gain,
+            "claimed": claimed.get((seat.hand_key, seat.seat)),
+            "bot_fouled": result.fouled,
+            "bot_fantasy_cards": result.fantasyland.cards or 0,
+            "bot_board": list(seat.bot_board),
+        }
+        for name in REPLAYS.names:
+            columns[name].append(row[name])
+    return pa.table(columns, schema=REPLAYS)
+
+
+def _stamp(options: GradeOptions, worth: DataWorth, players: list[str] | None) -> bytes:
+    return json.dumps(
+        {**options.grader(), "players": players, "fantasy_values": worth.sources()},
+        sort_keys=True,
+    ).encode()
+
+
+def stored_stamp(dataset: Dataset, batch: str) -> dict[str, Any] | None:
+    path = dataset.batch_file("replays", batch)
+    if not path.is_file():
+        return None
+    try:
+        stamp = json.loads((pq.read_schema(path).metadata or {}).get(REPLAY_KEY, b"{}"))
+    except (OSError, ValueError, pa.ArrowInvalid):
+        return None
+    return stamp if isinstance(stamp, dict) and "players" in stamp else None
+
+
+def up_to_date(dataset: Dataset, batch: str, options: GradeOptions, worth: DataWorth) -> bool:
+    """Whether the batch's replays come from this grader, these values and cover the seats."""
+    stamp = stored_stamp(dataset, batch)
+    if stamp is None:
+        return False
+    if any(stamp.get(k) != v for k, v in options.grader().items()):
+        return False
+    if json.dumps(stamp.get("fantasy_values"), sort_keys=True) != json.dumps(
+        {k: {str(n): v for n, v in d.items()} for k, d in worth.sources().items()},
+        sort_keys=True,
+    ):
+        return False
+    players = stamp.get("players")
+    return players is None or (options.player is not None and options.player in players)
+
+
+def replay_batch(
+    dataset: Dataset,
+    batch: str,
+    options: GradeOptions,
+    worth: FantasyWorth | DataWorth,
+    threads: int | None = None,
+) -> list[SeatReplay]:
+    """Replay one batch's seats (``options.player``'s only, if given) and commit the rows."""
+    hands = pq.read_table(dataset.batch_file("hands", batch), columns=HAND_COLUMNS)
+    seats = pq.read_table(dataset.batch_file("seats", batch), columns=SEAT_COLUMNS)
+    placements = pq.read_table(dataset.batch_file("placements", batch), columns=PLACEMENT_COLUMNS)
+    positions = read_positions(
+        hands, seats, placements, DatasetRulesets(dataset.root), options.player
+    )
+    decisions = positions.decisions
+    advice = stored_advice(dataset, batch, options, decisions, threads)
+    replayed = replay(decisions, final_seats(seats), advice, worth)
+    rulesets = {d.hand_key: d.ruleset for d in decisions}
+    table = replay_rows(replayed, rulesets, _claimed(dataset, batch))
+    players: list[str] | None = None
+    data_worth = worth if isinstance(worth, DataWorth) else DataWorth({})
+    if options.player is not None:
+        stamp = stored_stamp(dataset, batch)
+        old_players = None if stamp is None else stamp.get("players")
+        players = [options.player]
+        if stamp is not None and all(stamp.get(k) == v for k, v in options.grader().items()):
+            old = pq.read_table(dataset.batch_file("replays", batch)).replace_schema_metadata(None)
+            new = set(zip(table["hand_key"].to_pylist(), table["seat"].to_pylist(), strict=True))
+            keep = [
+                (k, s) not in new
+                for k, s in zip(old["hand_key"].to_pylist(), old["seat"].to_pylist(), strict=True)
+            ]
+            table = pa.concat_tables([old.filter(pa.array(keep, pa.bool_())), table])
+            players = None if old_players is None else sorted({*old_players, options.player})
+    table = table.replace_schema_metadata({REPLAY_KEY: _stamp(options, data_worth, players)})
+    dataset.commit(batch, {"replays": table}, step="replays")
+    return replayed
+
+
+@dataclass
+class ReplaySummary:
+    batches: int = 0
+    up_to_date: int = 0
+    seats: list[SeatReplay] | None = None
+    claimed: float = 0.0
+    seconds: float = 0.0
+
+    def lines(self) -> list[str]:
+        from ofc_stats.grade.replay import realised
+
+        seats = self.seats or []
+        text = [
+            f"replayed: {len(seats)} seats in {self.batches} batch(es); "
+            f"{self.up_to_date} batch(es) already up to date"
+        ]
+        if seats:
+            gain = realised([s.gain for s in seats])
+            text.append(
+                f"  the advice on the players' own cards: {gain.mean:+.2f} ± {gain.se:.2f} "
+                "points a seat-hand against the players"
+            )
+        return text
+
+
+def replay_dataset(
+    root: str | Path,
+    options: GradeOptions,
+    *,
+    force: bool = False,
+    workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> ReplaySummary:
+    """Replay the batches whose replays are not current (all with ``force``); the caller
+    holds the dataset lock and has graded the batches (the claims come from the grades)."""
+    started = time.perf_counter()
+    dataset = Dataset(root)
+    folder = dataset.table_dir("replays")
+    folder.mkdir(exist_ok=True)
+    if not (folder / EMPTY).exists():
+        write_parquet(REPLAYS.empty_table(), folder / EMPTY)
+    worth = dataset_worth(root)
+    summary = ReplaySummary(seats=[])
+    todo, summary.up_to_date = stale_batches(
+        dataset.batches(), lambda b: up_to_date(dataset, b, options, worth), force
+    )
+    for batch in todo:
+        replayed = replay_batch(dataset, batch, options, worth, workers)
+        assert summary.seats is not None
+        summary.seats += replayed
+        summary.batches += 1
+        if progress is not None:
+            progress(len(replayed))
+    summary.seconds = time.perf_counter() - started
+    return summary
