@@ -77,9 +77,11 @@ browser:
 test: lint typecheck cargo-test browser
 	$(BIN)/python -m pytest
 
-# docs/cli.md is made from every command's --help (tests/test_docs.py checks it).
+# docs/cli.md is made from every command's --help, and docs/architecture.md's module list
+# from the modules (tests/test_docs.py checks both).
 docs: install
 	$(BIN)/python -m ofc_stats.cli.reference > docs/cli.md
+	$(BIN)/python -m ofc_stats.cli.reference --modules
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache target ofc_stats/_core*.so $(CORE)

@@ -8,6 +8,10 @@ to print the page.
 
 from __future__ import annotations
 
+import ast
+import sys
+from pathlib import Path
+
 import click
 
 from ofc_stats.cli.main import main
@@ -27,7 +31,10 @@ def _commands(
     command: click.Command, parent: click.Context | None, name: str
 ) -> list[tuple[str, str]]:
     """(full command name, help text) for ``command`` and every subcommand, in order."""
-    ctx = click.Context(command, info_name=name, parent=parent, max_content_width=WIDTH)
+    # The command's own context settings (``-h`` beside ``--help``), as on a command line;
+    # click remembers a command's help option from its first context, so give it every time.
+    settings = {"max_content_width": WIDTH, **command.context_settings}
+    ctx = click.Context(command, info_name=name, parent=parent, **settings)
     ctx.terminal_width = WIDTH
     found = [(ctx.command_path, command.get_help(ctx))]
     if isinstance(command, click.Group):
@@ -53,5 +60,47 @@ def reference() -> str:
     return "\n\n".join(parts) + "\n"
 
 
+PACKAGES = ("ofc_stats", "parsers", "reports")
+
+
+def module_map(root: Path) -> str:
+    """docs/architecture.md's "Modules" section: every module and its docstring's first line."""
+    lines = [
+        "## Modules",
+        "",
+        "Every module, with the first line of its docstring (`make docs` writes this list and",
+        "`tests/test_docs.py` checks it).",
+        "",
+    ]
+    for package in PACKAGES:
+        for folder in sorted({p.parent for p in (root / package).rglob("*.py")}):
+            lines += [
+                f"**`{folder.relative_to(root)}/`**",
+                "",
+                "| module | what it is |",
+                "|---|---|",
+            ]
+            for path in sorted(folder.glob("*.py")):
+                if path.name == "__main__.py":
+                    continue
+                doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+                first = doc.strip().split("\n")[0].strip().replace("|", "\\|")
+                lines.append(f"| `{path.name}` | {first} |")
+            lines.append("")
+    return "\n".join(lines)
+
+
+def with_module_map(page: str, root: Path) -> str:
+    """``page`` (docs/architecture.md) with its "Modules" section made anew."""
+    start = page.index("## Modules\n")
+    end = page.index("\n## ", start + 1)
+    return page[:start] + module_map(root) + page[end:]
+
+
 if __name__ == "__main__":  # pragma: no cover
-    print(reference(), end="")
+    if sys.argv[1:] == ["--modules"]:  # rewrite docs/architecture.md's module list
+        here = Path(__file__).resolve().parents[2]
+        page = here / "docs" / "architecture.md"
+        page.write_text(with_module_map(page.read_text(encoding="utf-8"), here), encoding="utf-8")
+    else:
+        print(reference(), end="")
