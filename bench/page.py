@@ -19,10 +19,11 @@ PAGE = BENCH.parent / "docs" / "benchmarks.md"
 HEADER = """\
 # Benchmarks
 
-Every figure below was measured by a script in `bench/` and written to
-`bench/results/` by that script; this page is generated from those files
-(`python bench/page.py`), so it says what the last run measured, on the machine
-and date it names. Ratios compare two things measured **in the same run** (a
+Each table below was written by a script in `bench/` into `bench/results/`, and
+this page is generated from those files (`python bench/page.py`), so it says
+what the last run measured, on the machine and date it names; the last section
+lists runs made before their script recorded its figures. Ratios compare two
+things measured **in the same run** (a
 reference such as the previous implementation or a peer, or a floor such as
 decoding alone); figures are medians of the runs each script states. The
 development machine has 2 cores shared with other work, so wall-clock figures
@@ -72,6 +73,9 @@ def render() -> str:
         parts.append("Run: " + "; ".join(f"`python bench/{c}`" for c in commands))
         if notes:
             parts.append("\n".join(notes))
+    unrecorded = BENCH / "results" / "unrecorded.md"
+    if unrecorded.exists():  # figures of runs made before their script recorded them
+        parts.append(unrecorded.read_text(encoding="utf-8").strip())
     return "\n\n".join(parts) + "\n"
 
 

@@ -11,6 +11,7 @@ the same way.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -132,3 +133,13 @@ def test_the_module_map_names_every_module_and_nothing_else() -> None:
     page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     assert page == with_module_map(page, ROOT), "docs/architecture.md is stale: run `make docs`"
     assert "| `replay_store.py` |" in page  # a module of a sub-package is listed under it
+
+
+def test_the_benchmarks_page_is_made_from_the_recorded_figures() -> None:
+    """docs/benchmarks.md is bench/page.py's rendering of bench/results/ (run it after a bench)."""
+    spec = importlib.util.spec_from_file_location("bench_page", ROOT / "bench" / "page.py")
+    assert spec is not None and spec.loader is not None
+    page = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(page)
+    text = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    assert text == page.render(), "docs/benchmarks.md is stale: run `python bench/page.py`"
