@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.files import COMMIT, write_parquet
+from ofc_stats.store.schema import SCHEMA_VERSION
 from tests.test_migrate_v5 import _version_4
 
 
@@ -37,7 +38,7 @@ def test_a_killed_v4_commit_is_published_through_the_dataset_commit_path(
 
     with Dataset(data).locked():  # upgrades 4 -> 5
         pass
-    assert Dataset(data).schema_version() == 5
+    assert Dataset(data).schema_version() == SCHEMA_VERSION  # upgraded to the current version
     assert not [p.name for p in data.iterdir() if "@" in p.name]  # no stray hands@X/
     keys = Dataset(data).read("hands", ["hand_key"])["hand_key"].to_pylist()
     assert gone not in keys

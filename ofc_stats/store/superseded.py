@@ -97,7 +97,7 @@ class Superseded:
                 table["source_file"].to_pylist(),
                 table["offset"].to_pylist(),
                 table["raw_text"].to_pylist(),
-                table["hand_id"].to_pylist(),
+                table["room_hand_id"].to_pylist(),
                 strict=True,
             ):
                 row = stored.get((name, offset))
