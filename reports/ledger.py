@@ -18,13 +18,7 @@ from weakref import WeakKeyDictionary
 import pandas as pd
 import pyarrow as pa
 
-from ofc_stats.store.views import (
-    LEDGER_HANDS_SQL,
-    LEDGER_SQL,
-    LEDGER_TOLERANCE,
-    OfcData,
-    owed_text,
-)
+from ofc_stats.store.views import LEDGER_TOLERANCE, OfcData, ledger_of, owed_text
 from ofc_stats.wording import plural
 from reports.base import SEATS, Report, Scope, prepare
 from reports.filters import Filters
@@ -54,7 +48,6 @@ WHERE {where}
 ORDER BY s.hand_id, s.seat
 """
 
-WHO_TABLE = "report_ledger_seats"  # the report's seats, registered while the ledger is summed
 NOT_PRICED = (
     "The room's money has not been priced against the rules for these hands yet: "
     "`ofc-stats report` and `ofc-stats audit` price it."
@@ -145,16 +138,7 @@ def _summed(data: OfcData, seats: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFr
             "seat": pa.array(seats["seat"].to_numpy(dtype="int8")),
         }
     )
-    data.connection.register(WHO_TABLE, who)
-    try:
-        rows = data.df(LEDGER_SQL.format(who=WHO_TABLE))
-        hands = data.df(
-            f"SELECT * FROM ({LEDGER_HANDS_SQL.format(who=WHO_TABLE)}) "
-            "ORDER BY abs(difference) DESC NULLS LAST, hand_id"
-        )
-    finally:
-        data.connection.unregister(WHO_TABLE)
-    return rows, hands
+    return ledger_of(data, who)
 
 
 def money_seats(data: OfcData, filters: Filters) -> pd.DataFrame:

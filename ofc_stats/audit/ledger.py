@@ -39,7 +39,7 @@ from ofc_stats.payouts.settle import kind_text
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.files import fsync_dir, write_parquet
 from ofc_stats.store.schema import LEDGER_KEY, LEDGER_SEATS, LEDGER_TABLES
-from ofc_stats.store.views import LEDGER_HANDS_SQL, LEDGER_SQL, OfcData, owed_text
+from ofc_stats.store.views import OfcData, ledger_of, owed_text
 from ofc_stats.wording import plural
 
 HERO = "hero"
@@ -66,7 +66,6 @@ LEDGER_COLUMNS = [
     "out_of_sample",
 ]
 HAND_COLUMNS = ["player", "hand_key", "room", "currency", "money_rules", "money_paid", "difference"]
-WHO_TABLE = "ledger_who"  # the ledger's seats (who, hand_id, seat), registered while summed
 TABLE = next(iter(LEDGER_TABLES))  # ledger_seats
 
 # Every seat the room paid, with its hand's room and currency.
@@ -293,15 +292,7 @@ def book(data: OfcData, seats: pd.DataFrame) -> Ledger:
             "seat": pa.array(seats["seat"].to_numpy(dtype=np.int8)),
         }
     )
-    data.connection.register(WHO_TABLE, who)
-    try:
-        rows = data.df(LEDGER_SQL.format(who=WHO_TABLE))
-        hands = data.df(
-            f"SELECT * FROM ({LEDGER_HANDS_SQL.format(who=WHO_TABLE)}) "
-            "ORDER BY abs(difference) DESC NULLS LAST, hand_id"
-        )
-    finally:
-        data.connection.unregister(WHO_TABLE)
+    rows, hands = ledger_of(data, who)
     for column in ("off_hand_keys", "overpaid_hand_keys", "underpaid_hand_keys"):
         rows[column] = rows[column].map(list)
     for column in ("net_hand_keys", "not_scored_hand_keys"):

@@ -241,6 +241,26 @@ GROUP BY player, room, currency ORDER BY player, room, currency
 """
 
 
+def ledger_of(data: OfcData, seats: pa.Table) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ledger of ``seats`` (columns who, hand_id, seat): the sums of :data:`LEDGER_SQL`
+    and the hands of :data:`LEDGER_HANDS_SQL`, largest difference first.
+
+    The one place the ledger is summed: ``audit --player``, the report's section
+    and the page all read it.
+    """
+    name = "ledger_who"
+    data.connection.register(name, seats)
+    try:
+        rows = data.df(LEDGER_SQL.format(who=name))
+        hands = data.df(
+            f"SELECT * FROM ({LEDGER_HANDS_SQL.format(who=name)}) "
+            "ORDER BY abs(difference) DESC NULLS LAST, hand_id"
+        )
+    finally:
+        data.connection.unregister(name)
+    return rows, hands
+
+
 def owed_text(row: Mapping[Any, Any], currency: str = "") -> str:
     """Who owes whom on a ledger row, in words; "settled" only when every hand matches.
 
