@@ -28,7 +28,7 @@ from ofc_stats.payouts.rake import rake_taken
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import settle_hand
 from ofc_stats.records import HandRecord
-from ofc_stats.sim.tables import Player, Style, TableSpec, play_hands_timed
+from ofc_stats.sim.tables import Player, Style, TableSpec, play_hands
 
 STYLES = {
     "careful": Style("careful", foul_penalty=9, fantasy_bonus=60, noise=1.5),
@@ -227,7 +227,7 @@ def simulate_timed(
     )
     rounds = -(-hands // table_count)
     error_rng = np.random.default_rng([seed, 1])
-    played = play_hands_timed(
+    played = play_hands(
         spec, seating, rounds, seed, fantasy_errors=room_errors / 5, error_rng=error_rng
     )
     totals: dict[tuple[str, str], float] = {}

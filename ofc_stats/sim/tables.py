@@ -92,21 +92,6 @@ def play_hands(
     first_hand: int = 0,
     fantasy_errors: float = 0.0,
     error_rng: np.random.Generator | None = None,
-) -> Iterator[tuple[HandRecord, dict[str, object] | None]]:
-    """Play ``hands`` hands at each table in lockstep; yield each record and its truth."""
-    played = play_hands_timed(spec, tables, hands, seed, first_hand, fantasy_errors, error_rng)
-    for record, truth, _ in played:
-        yield record, truth
-
-
-def play_hands_timed(
-    spec: TableSpec,
-    tables: list[list[Player]],
-    hands: int,
-    seed: int,
-    first_hand: int = 0,
-    fantasy_errors: float = 0.0,
-    error_rng: np.random.Generator | None = None,
 ) -> Iterator[tuple[HandRecord, dict[str, object] | None, tuple[int, ...]]]:
     """Play ``hands`` hands at each table in lockstep; yield each record, its truth, and
     per seat the streets the room placed on a timeout (bit s: street s), which the
