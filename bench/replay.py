@@ -50,6 +50,7 @@ from ofc_stats.grade.replay import (
     replay,
     worth_table,
 )
+from ofc_stats.grade.train import learned_value
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute
@@ -74,6 +75,14 @@ def main() -> None:
     parser.add_argument(
         "--dreams", type=int, help="the policy alone: imaginations a street (default: as rollouts)"
     )
+    parser.add_argument(
+        "--policy",
+        choices=("imagination", "learned"),
+        default="imagination",
+        help="the continuation policy: imagined completions, or the board value learned "
+        "from self-play (ofc_stats/grade/data/value-v1.json)",
+    )
+    parser.add_argument("--weights", type=Path, help="with --policy learned: another weights file")
     parser.add_argument(
         "--values",
         choices=("room", "published"),
@@ -102,6 +111,9 @@ def run(data: Path, args: argparse.Namespace) -> None:
         room = rooms.get(ruleset.name)
         return room.worth(cards) if room else published_worth(ruleset, cards)
 
+    learned = None
+    if args.policy == "learned":
+        learned = learned_value(args.weights) if args.weights else learned_value()
     seats, claimed_by_seat = [], defaultdict(float)
     started = time.perf_counter()
     decisions_graded = 0
@@ -119,19 +131,21 @@ def run(data: Path, args: argparse.Namespace) -> None:
         if args.advice == "policy":
             decisions_graded += len(decisions)
             values = worth if args.values == "room" else None
-            advice = policy_advice(args.seed, fantasy_worth=values, dreams=args.dreams)
+            advice = policy_advice(
+                args.seed, fantasy_worth=values, dreams=args.dreams, value=learned
+            )
             seats += replay(decisions, finals, advice, worth)
             continue
         # The claim: the grader's loss on the players' own decisions.
         keys = [decision_seed(args.seed, d.hand_key, d.seat, d.street) for d in decisions]
         fantasy = None if args.values == "published" else (lambda r: worth_table(r, worth))
-        graded = grade_many(decisions, args.rollouts, keys, fantasy=fantasy)
+        graded = grade_many(decisions, args.rollouts, keys, fantasy=fantasy, value=learned)
         for d, g in zip(decisions, graded, strict=True):
             if not isinstance(g, UnplayablePosition):
                 claimed_by_seat[(d.hand_key, d.seat)] += g.loss
         decisions_graded += 2 * len(decisions)
         values = worth if args.values == "room" else None
-        advice = grader_advice(args.rollouts, args.seed, fantasy_worth=values)
+        advice = grader_advice(args.rollouts, args.seed, fantasy_worth=values, value=learned)
         seats += replay(decisions, finals, advice, worth)
     seconds = time.perf_counter() - started
     gains = [s.gain for s in seats]
@@ -148,12 +162,16 @@ def run(data: Path, args: argparse.Namespace) -> None:
         "bot": _rates(seats, bot=True),
         "players": _rates(seats, bot=False),
         "advice": args.advice,
+        "policy": args.policy,
         "rollouts": args.rollouts,
         "seconds": seconds,
         "decisions_per_second": decisions_graded / seconds if seconds else 0.0,
     }
     who = "grader's advice" if args.advice == "grader" else "continuation policy alone"
-    print(f"replay of the {who} on {len(seats):,} real seats ({args.rollouts} rollouts)")
+    print(
+        f"replay of the {who} on {len(seats):,} real seats ({args.rollouts} rollouts, "
+        f"{args.policy} continuation policy)"
+    )
     print(f"  realised gain a seat-hand (advice - player): {realised(gains)}")
     if args.advice == "grader":
         print(f"  claimed loss a seat-hand (grader on the players' decisions): {realised(claimed)}")
@@ -169,7 +187,8 @@ def run(data: Path, args: argparse.Namespace) -> None:
     bot, players = figures["bot"], figures["players"]
     record(
         "replay",
-        f"{who}, {args.rollouts} rollouts: points a seat-hand against the players",
+        f"{args.advice} ({args.policy} policy), {args.rollouts} rollouts: points a seat-hand "
+        "against the players",
         figure=gain.mean,
         unit="points",
         goal=f"≥ {goal:+.1f}",

@@ -82,11 +82,14 @@ def grade_many(
     keys: Sequence[Sequence[int]],
     threads: int | None = None,
     fantasy: Callable[[Ruleset], npt.NDArray[np.float64]] | None = None,
+    value: _core.ValueFunction | None = None,
 ) -> list[Graded | UnplayablePosition]:
     """Race every decision with at most ``budget`` rollouts a candidate, on ``threads``
     threads (None: every core), valuing a Fantasyland by ``fantasy(ruleset)`` (by cards
-    dealt; None: the published figures); a position that cannot be replayed comes back as the
-    :class:`UnplayablePosition` saying why.  Decision i draws from ``keys[i]`` only.
+    dealt; None: the published figures), the boards played on by the learned board
+    ``value`` where given (None: the imagination policy); a position that cannot be
+    replayed comes back as the :class:`UnplayablePosition` saying why.  Decision i draws
+    from ``keys[i]`` only.
     """
     by_ruleset: dict[Ruleset, list[int]] = {}
     for i, decision in enumerate(decisions):
@@ -100,6 +103,7 @@ def grade_many(
             [core_decision(decisions[i], keys[i]) for i in members],
             max(budget, 1),
             threads,
+            value,
         )
         for i, result in zip(members, results, strict=True):
             out[i] = result if isinstance(result, UnplayablePosition) else _graded(result)

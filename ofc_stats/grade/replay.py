@@ -62,15 +62,17 @@ def grader_advice(
     seed: int = 0,
     threads: int | None = None,
     fantasy_worth: FantasyWorth | None = None,
+    value: _core.ValueFunction | None = None,
 ) -> Advice:
     """The grader's best play at every decision (a position it cannot replay: the room's
     auto-placement, which the replay then counts as the advice), its rollouts valuing a
-    Fantasyland by ``fantasy_worth`` (default: the published figures)."""
+    Fantasyland by ``fantasy_worth`` (default: the published figures) and played on by the
+    learned board ``value`` where given."""
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
         keys = [decision_seed(seed, d.hand_key, d.seat, d.street) for d in decisions]
         values = None if fantasy_worth is None else (lambda r: worth_table(r, fantasy_worth))
-        graded = grade_many(decisions, budget, keys, threads, values)
+        graded = grade_many(decisions, budget, keys, threads, values, value)
         return [
             placeholder_play(d, d.board)
             if isinstance(g, UnplayablePosition)
@@ -86,11 +88,12 @@ def policy_advice(
     threads: int | None = None,
     fantasy_worth: FantasyWorth | None = None,
     dreams: int | None = None,
+    value: _core.ValueFunction | None = None,
 ) -> Advice:
     """The continuation policy's play at every decision, alone (the rollouts' player),
     valuing a Fantasyland by ``fantasy_worth`` (default: the grader's values), with
-    ``dreams`` imaginations a street (None: as many as in the rollouts); a position it
-    cannot play: the room's auto-placement."""
+    ``dreams`` imaginations a street (None: as many as in the rollouts), or by the learned
+    board ``value`` where given; a position it cannot play: the room's auto-placement."""
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
         by_ruleset: dict[Ruleset, list[int]] = defaultdict(list)
@@ -113,6 +116,7 @@ def policy_advice(
                 ],
                 dreams,
                 threads,
+                value,
             )
             for i, play in zip(members, plays, strict=True):
                 d = decisions[i]

@@ -58,6 +58,9 @@ pub struct Policy {
     /// Share of the cards it will throw that it imagines too (0: one card a slot;
     /// 1: its whole future deal, a choice it will not really have all at once).
     pub extra: f64,
+    /// A board value learned from self-play ([`crate::value`]): when set, each street
+    /// it covers is played by the afterstate of highest value, not by imaginations.
+    pub value: Option<std::sync::Arc<crate::value::Scorer>>,
     /// Completion plans tried on each imagination (1..=3, in [`PLANS`] order; 4: the
     /// three and [`pair_the_top`]).
     pub plans: usize,
@@ -77,6 +80,7 @@ impl Policy {
             dreams: 1,
             extra: 0.0,
             plans: 1,
+            value: None,
         }
     }
 
@@ -100,12 +104,37 @@ impl Policy {
             dreams: 2,
             extra: 1.0,
             plans: PLANS.len() + 1,
+            value: None,
         }
     }
 
     /// The policy the rollouts of `game` play with, at a table of `opponents` + 1 seats.
     pub fn for_game(game: &Game, opponents: usize) -> Policy {
-        Policy::new(&game.fantasy_values, opponents)
+        let mut p = Policy::new(&game.fantasy_values, opponents);
+        p.value = game
+            .value
+            .as_ref()
+            .map(|v| std::sync::Arc::new(v.scorer(&game.fantasy_values, opponents)));
+        p
+    }
+
+    /// [`choose`], or the learned value's choice where it covers the street.
+    #[allow(clippy::too_many_arguments)]
+    pub fn play(
+        &self,
+        t: &Tables,
+        rules: &Rules,
+        board: &[i8; BOARD],
+        fill: [u8; 3],
+        dealt: &[u8],
+        cands: &'static Candidates,
+        dreams: &[Imagined],
+        known: CardSet,
+    ) -> (usize, Option<BoardEval>) {
+        self.value
+            .as_ref()
+            .and_then(|v| v.choose(t, rules, board, fill, dealt, cands, known))
+            .unwrap_or_else(|| choose(t, rules, self, board, fill, dealt, cands, dreams))
     }
 
     /// Cards to imagine with `slots` empty after the street and `future` still to be dealt.
@@ -659,6 +688,8 @@ pub struct Street<'a> {
     pub cands: &'static Candidates,
     pub dreams: [Imagined; MAX_DREAMS],
     pub count: usize,
+    /// Cards the seat has seen by this street (its deal included).
+    pub known: CardSet,
 }
 
 impl Street<'_> {
@@ -696,6 +727,7 @@ pub fn plan_streets<'a>(
             cands: Candidates::get(dealt_count, dealt_count - placed_count),
             dreams: [Imagined::NONE; MAX_DREAMS],
             count: 0,
+            known,
         };
         if need > 0 {
             let mut stream = stream_of(i);
@@ -721,7 +753,7 @@ pub fn play_on(
     let mut fill = crate::candidates::fill_of(board);
     let mut last = None;
     for s in streets {
-        let (chosen, e) = choose(t, rules, policy, board, fill, s.dealt, s.cands, s.dreams());
+        let (chosen, e) = policy.play(t, rules, board, fill, s.dealt, s.cands, s.dreams(), s.known);
         apply(board, &mut fill, s.dealt, s.cands.dest(chosen));
         last = e;
     }
@@ -756,15 +788,15 @@ pub fn play_position(game: &Game, p: &Position, dreams: Option<usize>) -> Result
     for d in &mut dreams[..count] {
         *d = imagine_spares(&mut stream, s.known, rules.deck_size, need, s.empty_after());
     }
-    let (chosen, _) = choose(
+    let (chosen, _) = policy.play(
         t,
         rules,
-        policy,
         &s.board,
         s.fill,
         &s.dealt,
         s.cands,
         &dreams[..count],
+        s.known,
     );
     Ok(s.cands.dest(chosen).to_vec())
 }
