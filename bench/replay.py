@@ -78,9 +78,9 @@ def main() -> None:
     parser.add_argument(
         "--policy",
         choices=("imagination", "learned"),
-        default="imagination",
-        help="the continuation policy: imagined completions, or the board value learned "
-        "from self-play (ofc_stats/grade/data/value-v1.json)",
+        default="learned",
+        help="the continuation policy: the board value learned from self-play "
+        "(ofc_stats/grade/data/value-v1.json, the default), or imagined completions",
     )
     parser.add_argument("--weights", type=Path, help="with --policy learned: another weights file")
     parser.add_argument(

@@ -74,6 +74,13 @@ def test_the_learned_policy_plays_legal_boards_the_same_on_any_threads(
         assert -1 not in seat.bot_board and len(set(seat.bot_board)) == 13
     again = replay(decisions, finals, policy_advice(seed=1, threads=2, value=value))
     assert [s.bot_board for s in again] == [s.bot_board for s in played]
-    # It is another policy than the imagination's: some board differs.
-    imagined = replay(decisions, finals, policy_advice(seed=1, threads=2))
+    # It is the replay's default, and another policy than the imagination's.
+    default = replay(decisions, finals, policy_advice(seed=1, threads=2))
+    assert [s.bot_board for s in default] == [s.bot_board for s in played]
+    imagined = replay(decisions, finals, policy_advice(seed=1, threads=2, value=None))
     assert [s.bot_board for s in imagined] != [s.bot_board for s in played]
+    # Looking 4 deals of the next street ahead: legal boards, the same on any threads.
+    ahead = replay(decisions, finals, policy_advice(seed=1, threads=1, dreams=4))
+    assert all(-1 not in s.bot_board and len(set(s.bot_board)) == 13 for s in ahead)
+    twice = replay(decisions, finals, policy_advice(seed=1, threads=2, dreams=4))
+    assert [s.bot_board for s in twice] == [s.bot_board for s in ahead]

@@ -30,7 +30,8 @@ from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 # 2: the race in the core, with its own random streams.
 # 3: a loss charged only beyond 2 SE of fresh rollouts; candidates valued by their gap to
 #    the best; a foul's cost under fouls; no screen before the last street; named mistakes.
-GRADER_VERSION = 3
+# 4: the rollouts played on by the board value learned from self-play (grade/train.py).
+GRADER_VERSION = 4
 
 
 @dataclass(frozen=True)

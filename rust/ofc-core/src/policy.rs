@@ -771,6 +771,9 @@ pub fn play_position(game: &Game, p: &Position, dreams: Option<usize>) -> Result
     let mut policy = s.policy.clone();
     if let Some(n) = dreams {
         policy.dreams = n;
+        // A learned value looks n deals of the next street ahead instead.
+        policy.value =
+            (policy.value.as_ref()).map(|v| std::sync::Arc::new(v.looking_ahead(&game.streets, n)));
     }
     let policy = &policy;
     let future: usize = game.streets[(p.street + 1).min(game.streets.len())..]

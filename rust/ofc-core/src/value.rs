@@ -101,8 +101,8 @@ pub fn row_info(cards: &[u8], size: usize) -> RowInfo {
     let suited = cards.iter().all(|&c| suit(c) == suit(cards[0]));
     let distinct = pairs == 0;
     // Some window of five ranks (the ace also low: A 2 3 4 5) holds every rank.
-    let straight_window = distinct
-        && ((0..9).any(|lo| mask & !(0x1f << lo) == 0) || mask & !(1 << 12 | 0xf) == 0);
+    let straight_window =
+        distinct && ((0..9).any(|lo| mask & !(0x1f << lo) == 0) || mask & !(1 << 12 | 0xf) == 0);
     info.main = best;
     info.kind = match (group, pairs) {
         (4, _) => 7,
@@ -389,16 +389,13 @@ impl ValueFn {
 
     /// Weights from [`ValueFn::to_json`]'s text; another layout is refused.
     pub fn from_json(text: &str) -> Result<ValueFn, String> {
-        let doc: Value =
-            serde_json::from_str(text).map_err(|e| format!("value weights: {e}"))?;
+        let doc: Value = serde_json::from_str(text).map_err(|e| format!("value weights: {e}"))?;
         let bad = |what: &str| format!("value weights: {what}");
         if doc["version"].as_u64() != Some(VERSION) || doc["features"].as_u64() != Some(DIM as u64)
         {
             return Err(bad("another feature layout (version or size)"));
         }
-        let models = doc["models"]
-            .as_array()
-            .ok_or_else(|| bad("no models"))?;
+        let models = doc["models"].as_array().ok_or_else(|| bad("no models"))?;
         let mut out = ValueFn {
             placed: Vec::new(),
             weights: Vec::new(),
@@ -418,7 +415,10 @@ impl ValueFn {
                 let row = t.as_array().filter(|r| r.len() == DIM);
                 let row = row.ok_or_else(|| bad("a target of the wrong size"))?;
                 for x in row {
-                    w.push(x.as_f64().ok_or_else(|| bad("a weight that is not a number"))?);
+                    w.push(
+                        x.as_f64()
+                            .ok_or_else(|| bad("a weight that is not a number"))?,
+                    );
                 }
             }
             out.placed.push(p as u8);
@@ -456,6 +456,8 @@ impl ValueFn {
             by_placed,
             combined,
             fantasy: worth,
+            lookahead: 0,
+            next: [None; BOARD + 1],
         }
     }
 }
@@ -466,9 +468,33 @@ pub struct Scorer {
     by_placed: [Option<u8>; BOARD + 1],
     combined: Vec<Vec<f64>>,
     fantasy: [f64; 32],
+    /// Deals of the next street each of the best [`LOOK_AMONG`] plays is looked
+    /// ahead with (0: the greedy afterstate value alone).
+    lookahead: usize,
+    /// The street after an afterstate of n cards placed: (cards dealt, cards kept).
+    next: [Option<(u8, u8)>; BOARD + 1],
 }
 
+/// Plays (best by value) a look-ahead compares.
+pub const LOOK_AMONG: usize = 8;
+
 impl Scorer {
+    /// This scorer looking `deals` sampled deals of the next street ahead: a play is
+    /// worth the mean over them of the best next afterstate's value (the streets
+    /// are (cards dealt, cards kept) of each street).
+    pub fn looking_ahead(&self, streets: &[(usize, usize)], deals: usize) -> Scorer {
+        let mut s = self.clone();
+        s.lookahead = deals;
+        let mut total = 0;
+        for w in streets.windows(2) {
+            total += w[0].1;
+            if total <= BOARD && w[1].0 <= 5 && w[1].1 <= w[1].0 {
+                s.next[total] = Some((w[1].0 as u8, w[1].1 as u8));
+            }
+        }
+        s
+    }
+
     /// Whether every street ending with these cards placed has a model.
     pub fn covers(&self, placed: usize) -> bool {
         self.by_placed.get(placed).is_some_and(|m| m.is_some())
@@ -536,13 +562,21 @@ impl Scorer {
             return None;
         }
         let mut best = (usize::MAX, f64::NEG_INFINITY);
+        let mut ranked = Vec::new();
         self.values(t, rules, board, fill, dealt, cands, known, |i, v| {
             if best.0 == usize::MAX || v > best.1 {
                 best = (i, v);
             }
+            ranked.push((i, v));
         });
         if best.0 == usize::MAX {
             return None;
+        }
+        let next = self.next.get(after).copied().flatten();
+        if let Some((count, keep)) = next.filter(|_| self.lookahead > 0 && after < BOARD) {
+            best.0 = self.look_ahead(
+                t, rules, board, fill, dealt, cands, known, ranked, count, keep,
+            );
         }
         let e = (after == BOARD).then(|| {
             let (mut b, mut f) = (*board, fill);
@@ -550,6 +584,62 @@ impl Scorer {
             evaluate(t, rules, &b.map(|c| c as u8))
         });
         Some((best.0, e))
+    }
+}
+
+impl Scorer {
+    /// The play among `ranked` (candidate, value) whose afterstate is worth most a
+    /// street later: the mean over sampled deals of `count` cards (`keep` kept) of the
+    /// best next afterstate.  The deals are drawn from the cards the seat has not seen,
+    /// keyed by the position, and shared by every play compared.
+    #[allow(clippy::too_many_arguments)]
+    fn look_ahead(
+        &self,
+        t: &Tables,
+        rules: &Rules,
+        board: &[i8; BOARD],
+        fill: [u8; 3],
+        dealt: &[u8],
+        cands: &Candidates,
+        known: CardSet,
+        mut ranked: Vec<(usize, f64)>,
+        count: u8,
+        keep: u8,
+    ) -> usize {
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked.truncate(LOOK_AMONG);
+        let known = known | card_set(dealt.iter().copied());
+        let layout = board
+            .iter()
+            .fold(0u64, |h, &c| crate::rng::mix(h ^ (c as u8 as u64)));
+        let mut stream = Stream::new(&[known, layout, 7]);
+        let unseen: Vec<u8> = (0..52u8).filter(|&c| known >> c & 1 == 0).collect();
+        let count = (count as usize).min(unseen.len());
+        let next = Candidates::get(count, count - (keep as usize).min(count));
+        let deals: Vec<Vec<u8>> = (0..self.lookahead)
+            .map(|_| {
+                let mut u = unseen.clone();
+                stream.choose_first(&mut u, count);
+                u[..count].to_vec()
+            })
+            .collect();
+        let mut best = (ranked[0].0, f64::NEG_INFINITY);
+        for &(i, _) in &ranked {
+            let (mut after, mut f) = (*board, fill);
+            apply(&mut after, &mut f, dealt, cands.dest(i));
+            let mut sum = 0.0;
+            for deal in &deals {
+                let mut top = f64::NEG_INFINITY;
+                self.values(t, rules, &after, f, deal, next, known, |_, v| {
+                    top = top.max(v)
+                });
+                sum += top;
+            }
+            if sum > best.1 {
+                best = (i, sum);
+            }
+        }
+        best.0
     }
 }
 
@@ -691,7 +781,11 @@ fn cholesky_solve(l: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
 /// Train a value function by approximate policy iteration on `rules` dealt in
 /// `streets` ((cards dealt, cards placed) each).  The same config gives the same
 /// weights on any thread count.
-pub fn train(rules: &Rules, streets: &[(usize, usize)], cfg: &TrainConfig) -> Result<ValueFn, String> {
+pub fn train(
+    rules: &Rules,
+    streets: &[(usize, usize)],
+    cfg: &TrainConfig,
+) -> Result<ValueFn, String> {
     if rules.deck_size != 52 {
         return Err("the value function is trained without jokers (a 52-card deck)".into());
     }
@@ -716,7 +810,11 @@ pub fn train(rules: &Rules, streets: &[(usize, usize)], cfg: &TrainConfig) -> Re
     let mut played = Vec::new();
     let mut normals: Vec<Normal> = placed_after.iter().map(|_| Normal::new()).collect();
     for round in 0..=cfg.rounds {
-        let hands = if round == 0 { cfg.first_hands } else { cfg.hands };
+        let hands = if round == 0 {
+            cfg.first_hands
+        } else {
+            cfg.hands
+        };
         let scorer = current
             .as_ref()
             .map(|v| v.scorer(&cfg.fantasy_values, cfg.seats - 1));
@@ -948,8 +1046,8 @@ mod tests {
         for (i, c) in cards("Ah Kh 7h").into_iter().enumerate() {
             b[8 + i] = c as i8;
         }
-        let known = card_set(b.iter().filter(|&&c| c >= 0).map(|&c| c as u8))
-            | card_set(cards("2h 3h"));
+        let known =
+            card_set(b.iter().filter(|&&c| c >= 0).map(|&c| c as u8)) | card_set(cards("2h 3h"));
         let f = features(t, &r, &b, known);
         let mut got: Vec<usize> = f.index[..f.len].iter().map(|&i| i as usize).collect();
         got.sort_unstable();
@@ -1014,7 +1112,10 @@ mod tests {
         let b = [2.0 + 5.0 + 8.0, 5.0 + 16.0]; // X^T y with y = 2, 5, 8
         cholesky(&mut a, 2);
         let x = cholesky_solve(&a, 2, &b);
-        assert!((x[0] - 2.0).abs() < 1e-12 && (x[1] - 3.0).abs() < 1e-12, "{x:?}");
+        assert!(
+            (x[0] - 2.0).abs() < 1e-12 && (x[1] - 3.0).abs() < 1e-12,
+            "{x:?}"
+        );
     }
 
     fn tiny(seed: u64) -> TrainConfig {
@@ -1041,7 +1142,12 @@ mod tests {
     #[test]
     fn training_is_the_same_on_any_thread_count_and_round_trips() {
         let r = Rules::pineapple_progressive();
-        let pool = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+        let pool = |n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+        };
         let one = pool(1).install(|| train(&r, &STREETS, &tiny(5)).unwrap());
         let two = pool(2).install(|| train(&r, &STREETS, &tiny(5)).unwrap());
         assert_eq!(one, two);
@@ -1073,9 +1179,7 @@ mod tests {
         }
         let dealt = cards("Qh 2c 3h");
         let c = Candidates::get(3, 1);
-        let (i, e) = sc
-            .choose(t, &r, &b, fill_of(&b), &dealt, c, 0)
-            .unwrap();
+        let (i, e) = sc.choose(t, &r, &b, fill_of(&b), &dealt, c, 0).unwrap();
         assert_ne!(c.dest(i)[0], 0, "{:?}", c.dest(i));
         assert!(!e.unwrap().fouled);
     }

@@ -33,8 +33,8 @@ impl ValueFunction {
 
     /// Cards placed after each street it has a model for.
     #[getter]
-    fn placed(&self) -> Vec<u8> {
-        self.inner.placed.clone()
+    fn placed(&self) -> Vec<usize> {
+        self.inner.placed.iter().map(|&p| p as usize).collect()
     }
 }
 
