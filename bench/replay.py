@@ -115,7 +115,7 @@ def run(data: Path, args: argparse.Namespace) -> None:
     if args.policy == "learned":
         learned = learned_value(args.weights) if args.weights else learned_value()
     seats, claimed_by_seat = [], defaultdict(float)
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     decisions_graded = 0
     for batch in dataset.batches():
         hands = pq.read_table(dataset.batch_file("hands", batch), columns=HAND_COLUMNS)
@@ -148,6 +148,7 @@ def run(data: Path, args: argparse.Namespace) -> None:
         advice = grader_advice(args.rollouts, args.seed, fantasy_worth=values, value=learned)
         seats += replay(decisions, finals, advice, worth)
     seconds = time.perf_counter() - started
+    cpu = time.process_time() - cpu_started  # every thread of the process
     gains = [s.gain for s in seats]
     claimed = [claimed_by_seat[(s.hand_key, s.seat)] for s in seats]
     shortfall = [g - c for g, c in zip(gains, claimed, strict=True)]
@@ -166,6 +167,8 @@ def run(data: Path, args: argparse.Namespace) -> None:
         "rollouts": args.rollouts,
         "seconds": seconds,
         "decisions_per_second": decisions_graded / seconds if seconds else 0.0,
+        "cpu_seconds": cpu,
+        "decisions_per_cpu_second": decisions_graded / cpu if cpu else 0.0,
     }
     who = "grader's advice" if args.advice == "grader" else "continuation policy alone"
     print(
@@ -182,7 +185,10 @@ def run(data: Path, args: argparse.Namespace) -> None:
     for who in ("bot", "players"):
         r = figures[who]
         print(f"  {who}: fouls {r['fouls']:.1%}, Fantasyland entries {r['entries']:.1%}")
-    print(f"  {seconds:.0f} s, {figures['decisions_per_second']:,.0f} decisions graded a second")
+    print(
+        f"  {seconds:.0f} s, {figures['decisions_per_second']:,.0f} decisions graded a second; "
+        f"{cpu:.1f} CPU s, {figures['decisions_per_cpu_second']:,.0f} a CPU-second"
+    )
     gain, goal = realised(gains), (1.5 if args.advice == "grader" else 0.0)
     bot, players = figures["bot"], figures["players"]
     record(

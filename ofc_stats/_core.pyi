@@ -164,6 +164,7 @@ def train_value(
     explore: float = 0.5,
     ridge: float = 1.0,
     keep: bool = False,
+    lookahead: int = 0,
     threads: int | None = None,
 ) -> ValueFunction: ...
 

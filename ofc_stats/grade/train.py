@@ -48,6 +48,7 @@ class Training:
     explore: float = 0.5  # share of seat-hands that explore one street among the best 6
     ridge: float = 1.0
     keep: bool = True  # fit each round on every round's hands so far
+    lookahead: int = 0  # deals of the next street the greedy rounds look ahead with
     # What a Fantasyland of 14 / 15 / 16 / 17 cards is worth while the seats play:
     # pineapple-ultimate's room values on the real samples (docs/policy.md).
     fantasy: tuple[float, float, float, float] = (9.93, 21.05, 32.89, 32.89)
@@ -69,6 +70,7 @@ def train(training: Training, threads: int | None = None) -> _core.ValueFunction
         explore=training.explore,
         ridge=training.ridge,
         keep=training.keep,
+        lookahead=training.lookahead,
         threads=threads,
     )
 
@@ -95,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         default=defaults.keep,
         help="fit each round on every round's hands so far (--no-keep: its own hands only)",
     )
+    parser.add_argument("--lookahead", type=int, default=defaults.lookahead)
     parser.add_argument("--threads", type=int, help="default: every core")
     args = parser.parse_args(argv)
     training = Training(
@@ -105,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         explore=args.explore,
         ridge=args.ridge,
         keep=args.keep,
+        lookahead=args.lookahead,
     )
     try:
         trained = train(training, args.threads)

@@ -661,6 +661,8 @@ pub struct TrainConfig {
     /// Fit each round on every round's hands so far (else on its own hands only):
     /// steadier than chasing the last fit's errors.
     pub keep: bool,
+    /// Deals of the next street the greedy rounds look ahead with (0: none).
+    pub lookahead: usize,
     /// What a Fantasyland of n cards is worth to the seats while they play, by n.
     pub fantasy_values: Vec<f64>,
 }
@@ -815,9 +817,10 @@ pub fn train(
         } else {
             cfg.hands
         };
-        let scorer = current
-            .as_ref()
-            .map(|v| v.scorer(&cfg.fantasy_values, cfg.seats - 1));
+        let scorer = current.as_ref().map(|v| {
+            v.scorer(&cfg.fantasy_values, cfg.seats - 1)
+                .looking_ahead(streets, cfg.lookahead)
+        });
         if !cfg.keep {
             normals = placed_after.iter().map(|_| Normal::new()).collect();
         }
@@ -851,7 +854,7 @@ pub fn train(
             meta: json!({
                 "seed": cfg.seed, "seats": cfg.seats, "first_hands": cfg.first_hands,
                 "hands": cfg.hands, "rounds": cfg.rounds, "explore": cfg.explore,
-                "ridge": cfg.ridge, "keep": cfg.keep, "fantasy_values": cfg.fantasy_values,
+                "ridge": cfg.ridge, "keep": cfg.keep, "lookahead": cfg.lookahead, "fantasy_values": cfg.fantasy_values,
                 "self_play": played,
             }),
         });
@@ -1133,6 +1136,7 @@ mod tests {
             explore: 0.5,
             ridge: 1.0,
             keep: false,
+            lookahead: 0,
             fantasy_values,
         }
     }

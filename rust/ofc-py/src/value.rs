@@ -43,7 +43,7 @@ impl ValueFunction {
 #[pyfunction]
 #[pyo3(signature = (
     rules, streets, fantasy_values, *, seed, seats, first_hands, hands, rounds,
-    explore=0.5, ridge=1.0, keep=false, threads=None
+    explore=0.5, ridge=1.0, keep=false, lookahead=0, threads=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn train_value(
@@ -59,6 +59,7 @@ fn train_value(
     explore: f64,
     ridge: f64,
     keep: bool,
+    lookahead: usize,
     threads: Option<usize>,
 ) -> PyResult<ValueFunction> {
     let cfg = TrainConfig {
@@ -70,6 +71,7 @@ fn train_value(
         explore,
         ridge,
         keep,
+        lookahead,
         fantasy_values,
     };
     let pool = threads.map(|n| pool(n.max(1))).transpose()?;
