@@ -351,6 +351,26 @@ def test_build_all_runs_every_report(dataset: Path) -> None:
     ]
 
 
+def test_the_nav_links_every_section_the_page_has(dataset: Path) -> None:
+    """The nav is the list of the page's sections: with the live page's opponents section
+    after the hands, whichever sections are built (no link hangs on another's markup)."""
+    from reports.explore import page_data
+    from reports.html import render
+
+    with ofc_stats.open(dataset) as db:
+        filters = Filters(player=resolve_player(db, "Alice")[0])
+        built = build_all(db, filters)
+        live = page_data(db, filters)
+    for kept in (built, [r for r in built if r.key != "fouls"]):
+        page = render("Alice", "all hands", kept, [], live=live)
+        nav = re.search(r"<nav>(.*?)</nav>", page)
+        assert nav is not None
+        links = re.findall(r'href="#([a-z]+)"', nav.group(1))
+        sections = re.findall(r'<section id="([a-z]+)">', page)
+        assert links == [s for s in sections if s != "summary"]
+        assert links[links.index("hands") + 1] == "opponents"
+
+
 # --- intervals: always around their estimate, inside [0, 1] for rates --------------------
 
 from hypothesis import given, settings  # noqa: E402
