@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from ofc_stats.store.views import LEDGER_TOLERANCE, OfcData, ledger_of, owed_text
 from ofc_stats.wording import plural
-from reports.base import SEATS, Report, Scope, prepare
+from reports.base import MINE, Report, Scope, prepare
 from reports.filters import Filters
 from reports.replay import hand_details
 
@@ -30,12 +30,16 @@ LISTED = 200  # hands behind a difference listed
 
 # The player's seats with money under the filters, scored or not: the filters are the
 # report's (over seat_results' columns), with every seat's status read as scored, since
-# a hand the rules could not score was still paid.  Seats first, then their hands.
+# a hand the rules could not score was still paid.  Seats first, then their hands.  A seat
+# is scored when it is one of the person's scored seats ({scored}: every seat of theirs,
+# also where two of their accounts met); {skip} leaves out the hands where they met.
 MONEY_SEATS = """
-WITH mine AS (
+WITH person AS (
   SELECT * FROM (SELECT hand_id, seat, coalesce(player_id, player) AS player_key, hero,
-                        reported_money FROM seats WHERE reported_money IS NOT NULL) m
+                        reported_money FROM seats) m
   WHERE {mine}
+), mine AS (
+  SELECT * FROM person WHERE reported_money IS NOT NULL {skip}
 )
 SELECT s.hand_id, s.hand_key, s.seat, s.currency, s.reported_money,
        (s.hand_id, s.seat) IN (SELECT (hand_id, seat) FROM {scored}) AS scored
@@ -153,7 +157,12 @@ def money_seats(data: OfcData, filters: Filters) -> pd.DataFrame:
     if known is None or known[0] is not scope:
         where, params = filters.where("s")
         mine, mine_params = filters.me("m")
-        query = MONEY_SEATS.format(mine=mine, scored=SEATS, where=where)
+        skip = (
+            "AND hand_id NOT IN (SELECT hand_id FROM person GROUP BY hand_id HAVING count(*) > 1)"
+            if filters.self_play == "skip"
+            else ""
+        )
+        query = MONEY_SEATS.format(mine=mine, scored=MINE, where=where, skip=skip)
         known = (scope, data.df(query, {**params, **mine_params}))
         _MONEY[data] = known
     return known[1].copy()
