@@ -119,15 +119,15 @@ def sections(root: Path) -> None:
     with ofc_stats.open(root) as db:
         me = choose_player(db, None)
         filters = checked(db, me.scope(Filters()))
-        cpu("scope (prepare: temp tables)", lambda: prepare(db, filters))
+        scope = cpu("scope (prepare: temp tables)", lambda: prepare(db, filters))
         built = []
         for build_section in BUILDERS:
             built.append(
-                cpu(build_section.__module__.split(".")[-1], lambda b=build_section: b(db, filters))
+                cpu(build_section.__module__.split(".")[-1], lambda b=build_section: b(scope))  # type: ignore[arg-type]
             )
         from reports.explore import page_data, replays
 
-        live = cpu("page data (explore)", lambda: page_data(db, filters))
+        live = cpu("page data (explore)", lambda: page_data(scope))  # type: ignore[arg-type]
         known = {key for report in built for key in report.replays}  # type: ignore[attr-defined]
         carried = cpu("replayer data", lambda: replays(db, live, known))  # type: ignore[arg-type]
         page = cpu(

@@ -38,9 +38,8 @@ import pandas as pd
 
 from ofc_stats.store.views import RECORDED_BITS_SQL, OfcData
 from ofc_stats.wording import plural
-from reports.base import OTHERS, SAMPLE_RUNS, SEATS, Report, prepare
+from reports.base import OTHERS, SAMPLE_RUNS, SEATS, Report, Scope
 from reports.charts import bars_with_ci
-from reports.filters import Filters
 from reports.stats import Z95
 from reports.streetwise import summarise
 
@@ -59,11 +58,11 @@ STREET_COLUMNS = (
 RECORDED = f"LEFT JOIN ({RECORDED_BITS_SQL}) recorded USING (hand_id, seat)"
 
 
-def build(data: OfcData, filters: Filters) -> Report:
+def build(scope: Scope) -> Report:
     report = Report(
         "decisions", "Points won per street decision (description: results, not expected loss)"
     )
-    scope = prepare(data, filters)
+    data = scope.data
     mine = pd.DataFrame(
         summarise(
             data.arrow(f"SELECT {STREET_COLUMNS} FROM {SEATS} {RECORDED} WHERE NOT in_fantasy")

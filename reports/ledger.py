@@ -13,18 +13,14 @@ every hand, scored or not; what the rules give needs a scored hand.
 
 from __future__ import annotations
 
-from weakref import WeakKeyDictionary
-
 import pandas as pd
 import pyarrow as pa
 
 from ofc_stats.store.views import LEDGER_TOLERANCE, OfcData, ledger_of, owed_text
 from ofc_stats.wording import plural
-from reports.base import MINE, Report, Scope, prepare
-from reports.filters import Filters
+from reports.base import MINE, Report, Scope
 from reports.replay import hand_details
 
-_MONEY: WeakKeyDictionary[OfcData, tuple[Scope, pd.DataFrame]] = WeakKeyDictionary()
 LINKED = 30  # hands behind a difference carried with their replayer data
 LISTED = 200  # hands behind a difference listed
 
@@ -62,10 +58,10 @@ NO_MONEY = (
 )
 
 
-def build(data: OfcData, filters: Filters) -> Report:
+def build(scope: Scope) -> Report:
     report = Report("ledger", "What the room owes you")
-    prepare(data, filters)
-    seats = money_seats(data, filters)
+    data = scope.data
+    seats = money_seats(scope)
     if seats.empty:
         report.notes.append(NO_MONEY)
         return report
@@ -145,16 +141,15 @@ def _summed(data: OfcData, seats: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFr
     return ledger_of(data, who)
 
 
-def money_seats(data: OfcData, filters: Filters) -> pd.DataFrame:
+def money_seats(scope: Scope) -> pd.DataFrame:
     """hand_id, hand_key, seat, currency, reported_money and ``scored`` of the report
-    player's seats with money under ``filters``, hands not scored included.
+    player's seats with money under the scope's filters, hands not scored included.
 
-    Read once per report scope (the ledger, the results and the sessions all
-    ask); each caller gets its own copy.
+    Read once per scope and kept on it (the ledger, the results, the sessions
+    and the page all ask); each caller gets its own copy.
     """
-    scope = prepare(data, filters)
-    known = _MONEY.get(data)
-    if known is None or known[0] is not scope:
+    if scope.money is None:
+        filters = scope.filters
         where, params = filters.where("s")
         mine, mine_params = filters.me("m")
         skip = (
@@ -163,9 +158,8 @@ def money_seats(data: OfcData, filters: Filters) -> pd.DataFrame:
             else ""
         )
         query = MONEY_SEATS.format(mine=mine, scored=MINE, where=where, skip=skip)
-        known = (scope, data.df(query, {**params, **mine_params}))
-        _MONEY[data] = known
-    return known[1].copy()
+        scope.money = scope.data.df(query, {**params, **mine_params})
+    return scope.money.copy()
 
 
 def paid_not_scored(seats: pd.DataFrame) -> dict[str, tuple[int, float]]:

@@ -17,7 +17,7 @@ import pytest
 
 import ofc_stats
 from ofc_stats.records import HandRecord, SeatRecord
-from reports import Filters, results
+from reports import Filters, prepare, results
 from reports.ledger import money_seats, paid_not_scored
 from tests.builders import hand_record, seat_record, write_dataset
 
@@ -66,8 +66,10 @@ def test_the_seats_of_accounts_that_met_are_scored_money(data: Path) -> None:
     hand 2 is money "not scored" (Ann2's seat was, read against the hand's one seat left)."""
     with ofc_stats.open(data) as db:
         filters = Filters(accounts=PERSON)
-        seats = money_seats(db, filters)
-        summary = results.build(db, filters).tables["summary"].set_index("measure")["value"]
+        seats = money_seats(prepare(db, filters))
+        summary = (
+            results.build(prepare(db, filters)).tables["summary"].set_index("measure")["value"]
+        )
     rows = [
         (int(h), int(s), float(m), bool(k))
         for h, s, m, k in seats[["hand_id", "seat", "reported_money", "scored"]].itertuples(
@@ -89,8 +91,10 @@ def test_skip_leaves_the_hands_where_they_met_out_of_the_money(data: Path) -> No
     """Hand 2 left out: money won 10.5 + 7 = 17.5, hand 3's 7 still not scored."""
     with ofc_stats.open(data) as db:
         filters = Filters(accounts=PERSON, self_play="skip")
-        seats = money_seats(db, filters)
-        summary = results.build(db, filters).tables["summary"].set_index("measure")["value"]
+        seats = money_seats(prepare(db, filters))
+        summary = (
+            results.build(prepare(db, filters)).tables["summary"].set_index("measure")["value"]
+        )
     assert seats["reported_money"].tolist() == [10.5, 7.0]
     assert seats["scored"].tolist() == [True, False]
     assert paid_not_scored(seats) == {"USD": (1, 7.0)}
