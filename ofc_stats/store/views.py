@@ -42,6 +42,7 @@ __all__ = [  # what reports may use
     "LEDGER_SQL",
     "LEDGER_TOLERANCE",
     "RECORDED_BITS_SQL",
+    "RECORDED_TIMEOUTS_SQL",
     "OfcData",
     "Params",
     "board_array",
