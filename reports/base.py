@@ -49,8 +49,9 @@ class Scope:
     Its rows are temp tables on ``data``'s connection (:data:`SEATS`, ...), so
     a connection holds one scope at a time: preparing another replaces them.
     What several reports read is kept here, with the scope, not beside the
-    connection: the player's money seats (:func:`reports.ledger.money_seats`)
-    and the board facts of the seats last asked for (:meth:`cards`).
+    connection: the player's money seats (:func:`reports.ledger.money_seats`),
+    the ledger's rows of their hands (:func:`reports.ledger.scope_ledger`) and
+    the board facts of the seats last asked for (:meth:`cards`).
     """
 
     data: OfcData
@@ -58,6 +59,7 @@ class Scope:
     sample_ppm: int  # the share of other players' hands in OTHERS, per million
     shared: tuple[int, tuple[str, ...]] = (0, ())  # hands where the player's accounts met
     money: pd.DataFrame | None = field(default=None, repr=False)  # ledger.money_seats' rows
+    ledger: str | None = field(default=None, repr=False)  # ledger.scope_ledger's table
     _cards: tuple[str, SeatCards] | None = field(default=None, repr=False)
 
     @property

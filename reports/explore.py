@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from ofc_stats.store.views import LEDGER_HANDS_SQL, OfcData
 from reports.base import ORDER, SEATS, VERSUS, Scope
-from reports.ledger import money_seats
+from reports.ledger import money_seats, scope_ledger
 from reports.replay import hand_details
 
 REPLAYS = 2_000  # a player with at most this many hands: every one opens in the replayer
@@ -81,17 +81,6 @@ def ledger_hands(scope: Scope) -> LedgerHands:
     seats = money_seats(scope)
     if seats.empty:
         return LedgerHands(np.zeros(0, np.int64), [], [], [])
-    ids = pa.table({"hand_id": pa.array(seats["hand_id"].to_numpy(np.int64))})
-    data.connection.register("explore_money_ids", ids)
-    try:
-        whose = data.df(
-            "SELECT hand_id, seat, coalesce(player_id, player) AS who FROM seats "
-            "WHERE hand_id IN (SELECT hand_id FROM explore_money_ids)"
-        )
-    finally:
-        data.connection.unregister("explore_money_ids")
-    seats = seats.merge(whose, on=["hand_id", "seat"], how="left")
-    seats["who"] = seats["who"].fillna("")
     who = pa.table(
         {
             "who": pa.array(seats["who"].astype(str).tolist(), pa.string()),
@@ -101,7 +90,10 @@ def ledger_hands(scope: Scope) -> LedgerHands:
     )
     data.connection.register("explore_who", who)
     try:
-        hands = data.df(LEDGER_HANDS_SQL.format(who="explore_who") + " ORDER BY hand_id, player")
+        hands = data.df(
+            LEDGER_HANDS_SQL.format(who="explore_who", ledger=scope_ledger(scope))
+            + " ORDER BY hand_id, player"
+        )
     finally:
         data.connection.unregister("explore_who")
     keyed = seats.drop_duplicates("hand_key").set_index("hand_key")["hand_id"]

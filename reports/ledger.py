@@ -37,13 +37,14 @@ WITH person AS (
 ), mine AS (
   SELECT * FROM person WHERE reported_money IS NOT NULL {skip}
 )
-SELECT s.hand_id, s.hand_key, s.seat, s.currency, s.reported_money,
-       (s.hand_id, s.seat) IN (SELECT (hand_id, seat) FROM {scored}) AS scored
+SELECT s.hand_id, s.hand_key, s.seat, s.player_key AS who, s.currency, s.reported_money,
+       k.hand_id IS NOT NULL AS scored
 FROM (SELECT h.hand_id, h.hand_key, h.played_at, h.room, h.ruleset, h.seat_count,
-             coalesce(h.currency, '') AS currency, m.seat, m.reported_money,
+             coalesce(h.currency, '') AS currency, m.seat, m.player_key, m.reported_money,
              'scored' AS status
       FROM (SELECT * FROM hands WHERE hand_id IN (SELECT hand_id FROM mine)) h
       JOIN mine m USING (hand_id)) s
+LEFT JOIN {scored} k ON k.hand_id = s.hand_id AND k.seat = s.seat
 WHERE {where}
 ORDER BY s.hand_id, s.seat
 """
@@ -65,7 +66,7 @@ def build(scope: Scope) -> Report:
     if seats.empty:
         report.notes.append(NO_MONEY)
         return report
-    rows, behind = _summed(data, seats)
+    rows, behind = _summed(data, seats, scope_ledger(scope))
     if rows.empty:
         report.notes.append(NOT_PRICED)
         return report
@@ -129,7 +130,7 @@ def build(scope: Scope) -> Report:
     return report
 
 
-def _summed(data: OfcData, seats: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _summed(data: OfcData, seats: pd.DataFrame, ledger: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The store's ledger sums (``LEDGER_SQL``) and hands of the report's seats."""
     who = pa.table(
         {
@@ -138,12 +139,34 @@ def _summed(data: OfcData, seats: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFr
             "seat": pa.array(seats["seat"].to_numpy(dtype="int8")),
         }
     )
-    return ledger_of(data, who)
+    return ledger_of(data, who, ledger)
+
+
+LEDGER_ROWS = "report_ledger"  # the ledger view's rows of the scope's money hands
+
+
+def scope_ledger(scope: Scope) -> str:
+    """The table of the ledger view's rows for the scope's money hands, made once per scope
+    (after the CLI priced the ledger): the section's sums and hands and the page's hands
+    read it, not the view's join over every hand and seat three times."""
+    if scope.ledger is None:
+        ids = pa.table({"hand_id": pa.array(money_seats(scope)["hand_id"].unique(), pa.int64())})
+        con = scope.data.connection
+        con.register("report_money_ids", ids)
+        try:
+            con.sql(
+                f"CREATE OR REPLACE TEMP TABLE {LEDGER_ROWS} AS SELECT * FROM ledger "
+                "WHERE hand_id IN (SELECT hand_id FROM report_money_ids)"
+            )
+        finally:
+            con.unregister("report_money_ids")
+        scope.ledger = LEDGER_ROWS
+    return scope.ledger
 
 
 def money_seats(scope: Scope) -> pd.DataFrame:
-    """hand_id, hand_key, seat, currency, reported_money and ``scored`` of the report
-    player's seats with money under the scope's filters, hands not scored included.
+    """hand_id, hand_key, seat, who (the account), currency, reported_money and ``scored``
+    of the report player's seats with money under the scope's filters, hands not scored included.
 
     Read once per scope and kept on it (the ledger, the results, the sessions
     and the page all ask); each caller gets its own copy.
