@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
-from record import record  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from record import record  # noqa: E402
 
 from ofc_stats.engine.presets import get_ruleset  # noqa: E402
 from ofc_stats.errors import OfcError  # noqa: E402
@@ -48,7 +48,6 @@ from parsers.registry import REGISTRY, get_parser  # noqa: E402
 from tests.fuzz.corpus import corpus  # noqa: E402
 from tests.fuzz.places import damage_round, filesystem_round, rules_round  # noqa: E402
 from tests.fuzz.run import CASE_SECONDS, Totals, run  # noqa: E402
-
 
 TEXT_FORMATS = ("app-json", "open", "swc", "swc-chat")
 JSON = st.recursive(
@@ -244,6 +243,33 @@ def main() -> None:
     )
     for failure, count in places.most_common():
         print(f"  FAIL {count} x {failure}")
+    record(
+        "fuzz",
+        f"corpus files a minute, seeds 1-{seeds}",
+        figure=totals.files / max(elapsed * 0.4, 1e-9) * 60,
+        unit="files/min",
+        goal="no failure",
+        met=not totals.failures,
+        note=f"{len(totals.failures)} failure(s) in {totals.files} files",
+    )
+    record(
+        "fuzz",
+        "Hypothesis examples on the text parsers",
+        figure=examples,
+        unit="examples",
+        goal="no failure",
+        met=not failures,
+        note=f"{sum(failures.values())} failure(s), {len(failures)} distinct",
+    )
+    record(
+        "fuzz",
+        "seeds of rules files, damaged datasets and file-system oddities",
+        figure=place_seeds,
+        unit="seeds",
+        goal="no failure",
+        met=not places,
+        note=f"{sum(places.values())} failure(s)",
+    )
     sys.exit(1 if totals.failures or failures or places else 0)
 
 
