@@ -143,7 +143,7 @@ def recompute_command(
 @DATA_OPTION
 @click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
 def migrate_command(data: str, wait: float) -> None:
-    """Upgrade a dataset written by an older ofc-stats (opening it does this too)."""
+    """Upgrade a dataset written by an older ofc-stats (import and recompute do this too)."""
     from ofc_stats.store.dataset import Dataset
     from ofc_stats.store.migrate import needs_upgrade
     from ofc_stats.store.schema import SCHEMA_VERSION
