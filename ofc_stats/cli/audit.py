@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ofc_stats.audit.rules_book import RulesBook
 
 from ofc_stats.cli.options import DATA_OPTION, Finite, out_file, out_folder
-from ofc_stats.cli.text import terminal_safe
+from ofc_stats.cli.text import say
 
 MISMATCH_EXIT = 3
 
@@ -35,7 +35,7 @@ def _rules_book(value: str) -> RulesBook:
 
 
 def _say(line: str, to_stderr: bool) -> None:
-    click.echo(terminal_safe(line), err=to_stderr)
+    say(line, err=to_stderr)
 
 
 @click.command("audit")

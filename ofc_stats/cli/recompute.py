@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ofc_stats.cli.options import DATA_OPTION, progress_bar
+from ofc_stats.cli.text import say, say_lines
 from ofc_stats.errors import OfcError
 
 
@@ -136,7 +137,7 @@ def recompute_command(
         conf=conf,
     )
     for line in lines:
-        click.echo(line)
+        say_lines(line)
 
 
 @click.command("migrate")
@@ -152,8 +153,8 @@ def migrate_command(data: str, wait: float) -> None:
     dataset.require()
     if not needs_upgrade(data):
         dataset.check_version()
-        click.echo(f"{data}: schema version {SCHEMA_VERSION}, nothing to do")
+        say(f"{data}: schema version {SCHEMA_VERSION}, nothing to do")
         return
     with dataset.locked(wait):
         pass  # taking the lock upgrades
-    click.echo(f"{data}: upgraded to schema version {SCHEMA_VERSION}")
+    say(f"{data}: upgraded to schema version {SCHEMA_VERSION}")
