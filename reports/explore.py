@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ofc_stats.store.views import LEDGER_HANDS_SQL, OfcData
+from ofc_stats.store.views import OfcData, ledger_hands_of
 from reports.base import ORDER, SEATS, VERSUS, Scope
 from reports.ledger import money_seats, scope_ledger
 from reports.replay import hand_details
@@ -88,14 +88,7 @@ def ledger_hands(scope: Scope) -> LedgerHands:
             "seat": pa.array(seats["seat"].to_numpy(np.int64)),
         }
     )
-    data.connection.register("explore_who", who)
-    try:
-        hands = data.df(
-            LEDGER_HANDS_SQL.format(who="explore_who", ledger=scope_ledger(scope))
-            + " ORDER BY hand_id, player"
-        )
-    finally:
-        data.connection.unregister("explore_who")
+    hands = ledger_hands_of(data, who, scope_ledger(scope))
     keyed = seats.drop_duplicates("hand_key").set_index("hand_key")["hand_id"]
     hand_ids = keyed.reindex(hands["hand_key"]).to_numpy(dtype=np.int64)
     return LedgerHands(
