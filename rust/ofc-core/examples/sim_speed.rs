@@ -1,9 +1,8 @@
 //! Normal seats' streets played per second by the simulator's bots
 //! (`cargo run --profile dev-release --example sim_speed`): the core alone, no
 //! Python, one thread; prints a fingerprint of every board and destination so a
-//! faster bot can be checked to play the same hands (at 300 tables: d5cf6eb5addc8ac6
-//! for the streets, e49749ca72835ae6 for the replayed decisions, since the opening in
-//! two look-aheads; the replay still values the first street's five cards at once).
+//! faster bot can be checked to play the same hands (at 300 tables: ee59d534e31046e4
+//! for the streets, 46725282e353d462 for the replayed decisions, since the core began).
 
 use ofc_core::candidates::apply;
 use ofc_core::cards::EMPTY;
