@@ -27,8 +27,7 @@ import pandas as pd
 
 from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
-from reports.base import SEATS, Report, prepare
-from reports.filters import Filters
+from reports.base import SEATS, Report, Scope
 from reports.replay import hand_details
 from reports.stats import Z95
 
@@ -43,9 +42,8 @@ REPLAY_COLUMNS = "r.hand_key, r.seat, r.first_deviation, r.gain, r.claimed"
 PART_COLUMNS = ("loss_rows", "loss_fouls", "loss_royalties", "loss_fantasy")
 
 
-def _grades(data: OfcData, filters: Filters) -> pd.DataFrame:
+def _grades(data: OfcData) -> pd.DataFrame:
     """The grades of the report's seats (its scope holds the player and the filters)."""
-    prepare(data, filters)
     return data.df(
         f"SELECT {GRADE_COLUMNS} FROM grades g JOIN {SEATS} s USING (hand_key, seat) "
         "ORDER BY s.played_at, g.hand_key, g.street"
@@ -199,9 +197,10 @@ def _normal_hands(data: OfcData) -> int:
     return int(data.sql(f"SELECT count(*) FROM {SEATS} WHERE NOT in_fantasy").fetchall()[0][0])
 
 
-def build(data: OfcData, filters: Filters) -> Report:
+def build(scope: Scope) -> Report:
+    data = scope.data
     report = Report("regret", "Regret: expected points lost per decision")
-    frame = _grades(data, filters)
+    frame = _grades(data)
     graded = frame[frame["status"].isin(["graded", "forced"])]
     if graded.empty:
         report.notes.append(

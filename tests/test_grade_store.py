@@ -21,7 +21,7 @@ from ofc_stats.sim.rooms import simulate
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.rows import with_hand_keys
 from ofc_stats.store.views import open_dataset
-from reports import regret
+from reports import prepare, regret
 from reports.filters import Filters
 from tests.builders import write_dataset
 
@@ -163,7 +163,7 @@ def test_grade_prints_the_regret_reports_measure_over_the_same_hands(
     )
     assert printed, result.output
     with open_dataset(copy) as db:
-        note = regret.build(db, Filters(player=player)).notes[-1]
+        note = regret.build(prepare(db, Filters(player=player))).notes[-1]
     shown = re.match(
         r"Street decisions over (\d+) graded hands of (\d+) normal hands: (\d+) ± \d+ ", note
     )
@@ -216,7 +216,7 @@ def test_per_100_hands_by_hand() -> None:
 def test_the_regret_report(small: Path) -> None:
     player = grades(small)["player"].value_counts().index[0]
     with open_dataset(small) as db:
-        report = regret.build(db, Filters(player=player))
+        report = regret.build(prepare(db, Filters(player=player)))
     assert {"by_street", "by_decision", "biggest_mistakes", "loss_parts"} <= set(report.tables)
     assert len(report.tables["by_street"]) == 5
     assert report.notes[-1].endswith("against the best legal play.")
@@ -244,7 +244,7 @@ def test_a_dataset_without_grades_says_so(tmp_path: Path) -> None:
     data = heads_up(tmp_path, 2, seed=3)
     with open_dataset(data) as db:
         player = db.sql("SELECT player FROM seats LIMIT 1").fetchall()[0][0]
-        report = regret.build(db, Filters(player=player))
+        report = regret.build(prepare(db, Filters(player=player)))
     assert report.notes[0].startswith("No graded decisions")
 
 

@@ -91,12 +91,12 @@ def test_replays_are_incremental_and_the_command_prints_them(
 
 
 def test_the_regret_report_puts_the_realised_gain_beside_the_claim(replayed: Path) -> None:
-    from reports import regret
+    from reports import prepare, regret
     from reports.filters import Filters
 
     with open_dataset(replayed) as db:
         player = db.sql("SELECT player FROM replays LIMIT 1").fetchall()[0][0]
-        report = regret.build(db, Filters(player=player))
+        report = regret.build(prepare(db, Filters(player=player)))
     table = report.tables["replay"]
     assert table.iloc[0]["first_deviation"] == "all seats"
     assert table.iloc[0]["seats"] == table.iloc[1:]["seats"].sum()

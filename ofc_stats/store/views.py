@@ -42,6 +42,7 @@ __all__ = [  # what reports may use
     "LEDGER_SQL",
     "LEDGER_TOLERANCE",
     "RECORDED_BITS_SQL",
+    "RECORDED_TIMEOUTS_SQL",
     "OfcData",
     "Params",
     "board_array",
@@ -192,7 +193,8 @@ JOIN (SELECT hand_id, hand_key, played_at FROM hands) h USING (hand_id)
 JOIN (SELECT hand_id, seat, player, player_id, hero FROM seats) s USING (hand_id, seat)
 """
 LEDGER_TOLERANCE = 0.011  # a hand paid more or less than the rules by over a cent differs
-# One row per person (``who``) and hand, over ``{who}``: a relation of who, hand_id, seat.
+# One row per person (``who``) and hand, over ``{who}``: a relation of who, hand_id, seat,
+# and ``{ledger}``: the ledger view, or a copy of its rows for some hands.
 # A hand is scored when the rules priced every one of its seats there; difference = paid -
 # rules (negative: the room owes the player), null on a hand not scored.
 LEDGER_HANDS_SQL = """
@@ -204,7 +206,7 @@ SELECT w.who AS player, l.room, l.currency, l.hand_id, any_value(l.hand_key) AS 
             THEN sum(l.money_paid) - sum(l.money_rules) END AS difference,
        any_value(l.rules) AS rules, any_value(l.rules_source) AS rules_source,
        any_value(l.out_of_sample) AS out_of_sample
-FROM {who} w JOIN ledger l USING (hand_id, seat)
+FROM {who} w JOIN {ledger} l USING (hand_id, seat)
 GROUP BY w.who, l.room, l.currency, l.hand_id
 """
 # Per person, room and currency, every money column over the same hands, the scored
@@ -241,9 +243,12 @@ GROUP BY player, room, currency ORDER BY player, room, currency
 """
 
 
-def ledger_of(data: OfcData, seats: pa.Table) -> tuple[pd.DataFrame, pd.DataFrame]:
+def ledger_of(
+    data: OfcData, seats: pa.Table, ledger: str = "ledger"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The ledger of ``seats`` (columns who, hand_id, seat): the sums of :data:`LEDGER_SQL`
-    and the hands of :data:`LEDGER_HANDS_SQL`, largest difference first.
+    and the hands of :data:`LEDGER_HANDS_SQL`, largest difference first, read from
+    ``ledger`` (the view, or a table of ours holding its rows for these seats' hands).
 
     The one place the ledger is summed: ``audit --player``, the report's section
     and the page all read it.
@@ -251,9 +256,9 @@ def ledger_of(data: OfcData, seats: pa.Table) -> tuple[pd.DataFrame, pd.DataFram
     name = "ledger_who"
     data.connection.register(name, seats)
     try:
-        rows = data.df(LEDGER_SQL.format(who=name))
+        rows = data.df(LEDGER_SQL.format(who=name, ledger=ledger))
         hands = data.df(
-            f"SELECT * FROM ({LEDGER_HANDS_SQL.format(who=name)}) "
+            f"SELECT * FROM ({LEDGER_HANDS_SQL.format(who=name, ledger=ledger)}) "
             "ORDER BY abs(difference) DESC NULLS LAST, hand_id"
         )
     finally:
