@@ -154,6 +154,7 @@ def sim_play(
     cards: npt.NDArray[np.int8],
     boards: npt.NDArray[np.int8],
     in_fantasy: npt.NDArray[np.bool_],
+    fantasy_cards: npt.NDArray[np.int8],
     styles: npt.NDArray[np.float64],
     *,
     streets: list[tuple[int, int]],
@@ -163,7 +164,8 @@ def sim_play(
     hand: int,
     tables: npt.NDArray[np.int64],
     threads: int,
-) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int16]]: ...
+    placements: list[Any],
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int16], list[Any]]: ...
 
 # --- import decoders (rust/ofc-py/src/decode.rs) ------------------------------
 # resolve: rule text -> (preset name, max seats, deck size), or None (refused).
