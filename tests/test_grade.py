@@ -202,6 +202,19 @@ def test_same_seed_same_grades_on_any_threads_and_chunks() -> None:
     assert not one["grade_candidates"].equals(other["grade_candidates"])
 
 
+def test_the_grades_value_a_fantasyland_by_the_room_values_in_the_options() -> None:
+    # The sure-foul position again with a room where a 14-card Fantasyland is worth 40:
+    # Qh to the middle is worth 6 (scoop) + 7 (QQ) + 40 = 53, the foul -6: a loss of 59.
+    # A room the options do not list keeps the published 10.23 (loss 29.23, as above).
+    room = tuple(40.0 if n == 14 else 0.0 for n in range(32))
+    foul = last_street((TOP, DISCARD, MIDDLE))
+    rich = GradeOptions(rollouts=8, fantasy=(("pineapple-progressive", room),))
+    other = GradeOptions(rollouts=8, fantasy=(("pineapple", room),))
+    for options, loss in ((rich, 59.0), (other, 29.23)):
+        (got,) = grade_chunk([foul], options)["grades"]["loss"].to_pylist()
+        assert got == pytest.approx(loss, abs=1e-12)
+
+
 def test_play_text_names_every_card() -> None:
     assert play_text(parse_cards("Qh 2c 3h"), (1, 0, 3)) == "top 2c | middle Qh | discard 3h"
 

@@ -108,6 +108,18 @@ def test_grading_is_incremental_and_the_same_with_more_workers(small: Path, tmp_
     pd.testing.assert_frame_equal(grades(small), grades(copy))
 
 
+def test_the_grades_take_the_rooms_fantasyland_values_and_say_so(small: Path) -> None:
+    import json
+
+    from ofc_stats.grade.fantasy import room_tables
+
+    stamp = pq.read_schema(Dataset(small).files("grades")[0]).metadata
+    assert stamp is not None
+    values = json.loads(stamp[b"ofc_stats.grader"])["fantasy_values"]
+    assert values == {name: list(table) for name, table in room_tables(small)}
+    assert set(values) == {"pineapple"}
+
+
 def test_one_player_then_another_keeps_both(small: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy"
     shutil.copytree(small, copy)
