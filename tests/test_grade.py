@@ -215,6 +215,43 @@ def test_the_grades_value_a_fantasyland_by_the_room_values_in_the_options() -> N
         assert got == pytest.approx(loss, abs=1e-12)
 
 
+@pytest.mark.parametrize(
+    ("bad", "said"), [(float("nan"), "nan"), (float("inf"), "inf"), (-1.0, "-1")]
+)
+def test_fantasy_values_that_are_not_finite_points_are_refused(bad: float, said: str) -> None:
+    # A NaN compares false everywhere: unchecked, every candidate would tie and the first
+    # be played.  The wrappers and the core's bindings refuse it, in one line.
+    from ofc_stats import _core
+    from ofc_stats.core.rules import core_rules
+    from ofc_stats.errors import RulesetError
+    from ofc_stats.grade.replay import policy_advice
+    from ofc_stats.grade.rollout import core_decision, streets
+
+    table = np.zeros(32)
+    table[14] = bad
+    foul = last_street((TOP, DISCARD, MIDDLE))
+    ruleset = foul.ruleset
+    why = f"the value of a 14-card Fantasyland must be a finite number of points at least 0, not {said}"
+    with pytest.raises(RulesetError, match=why):
+        grade_many([foul], 8, [[0]], fantasy=lambda r: table)
+    with pytest.raises(RulesetError, match=why):
+        policy_advice(fantasy_worth=lambda r, n: bad if n == 14 else 0.0)([foul])
+    with pytest.raises(RulesetError, match=why):
+        simulate(foul, [0], 1, [0], values=table)
+    for call in (
+        lambda: _core.policy_plays(core_rules(ruleset), streets(ruleset), table, []),
+        lambda: _core.grade_street_decisions(core_rules(ruleset), streets(ruleset), table, [], 8),
+        lambda: _core.rollout_values(
+            core_rules(ruleset), streets(ruleset), table, core_decision(foul, [0]), [0], 1
+        ),
+    ):
+        with pytest.raises(RulesetError, match="14-card Fantasyland must be a finite") as err:
+            call()
+        assert "\n" not in str(err.value)
+    with pytest.raises(RulesetError, match="33 sizes"):
+        _core.policy_plays(core_rules(ruleset), streets(ruleset), np.zeros(33), [])
+
+
 def test_play_text_names_every_card() -> None:
     assert play_text(parse_cards("Qh 2c 3h"), (1, 0, 3)) == "top 2c | middle Qh | discard 3h"
 

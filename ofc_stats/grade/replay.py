@@ -127,10 +127,11 @@ def policy_advice(
 
 
 def worth_table(ruleset: Ruleset, fantasy_worth: FantasyWorth | None) -> npt.NDArray[np.float64]:
-    """The value of each Fantasyland size (0..31 cards) as the core looks it up."""
+    """The value of each Fantasyland size (0..31 cards) as the core looks it up; a value
+    that is not finite points >= 0 raises :class:`~ofc_stats.errors.RulesetError`."""
     if fantasy_worth is None:
         return fantasy_values(ruleset.deck)
-    return np.array([fantasy_worth(ruleset, n) if n else 0.0 for n in range(32)])
+    return rollout.checked_values([fantasy_worth(ruleset, n) if n else 0.0 for n in range(32)])
 
 
 def published_worth(ruleset: Ruleset, cards: int) -> float:
