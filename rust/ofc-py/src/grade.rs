@@ -278,10 +278,12 @@ fn rollout_values<'py>(
 
 /// The continuation policy's play of each decision (one ruleset): the destination of
 /// each dealt card, or the `UnplayablePosition` saying why it cannot be played.  The
-/// replay's policy-alone bot, with `dreams` imaginations a street (None: as in the
-/// rollouts); the plays depend only on each decision and its key.
+/// replay's policy-alone bot, with `dreams` imaginations a street and look-ahead from
+/// `ahead` streets to come (0: none; None: both as in the rollouts); the plays depend
+/// only on each decision and its key.
 #[pyfunction]
-#[pyo3(signature = (rules, streets, fantasy_values, decisions, dreams=None, threads=None))]
+#[pyo3(signature = (rules, streets, fantasy_values, decisions, dreams=None, threads=None, ahead=None))]
+#[allow(clippy::too_many_arguments)]
 fn policy_plays<'py>(
     py: Python<'py>,
     rules: &Rules,
@@ -290,6 +292,7 @@ fn policy_plays<'py>(
     decisions: Vec<DecisionTuple>,
     dreams: Option<usize>,
     threads: Option<usize>,
+    ahead: Option<usize>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let g = game(py, rules, streets, fantasy_values.as_slice()?)?;
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
@@ -297,7 +300,7 @@ fn policy_plays<'py>(
     let play_all = || {
         positions
             .par_iter()
-            .map(|p| play_position(&g, p, dreams))
+            .map(|p| play_position(&g, p, dreams, ahead))
             .collect::<Vec<_>>()
     };
     let results = py.detach(|| match &pool {
