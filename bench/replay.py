@@ -1,7 +1,7 @@
 """What the grader's advice wins on the players' own cards: the counterfactual replay.
 
     .venv/bin/python bench/replay.py [--samples ../shared/samples/apps] [--rollouts 32]
-        [--seed 0] [--hands N] [--json out/replay.json]
+        [--seed 0] [--hands N] [--advice policy [--dreams N] [--ahead N]] [--json out/replay.json]
 
 Imports the samples into a temporary dataset, then for every normal seat whose
 streets are all known, a bot plays the grader's best play street by street on
