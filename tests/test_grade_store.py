@@ -286,7 +286,7 @@ def test_weaker_styles_lose_more_per_hand(tmp_path: Path) -> None:
     better = per_seat[per_seat["style"].isin(["careful", "strong"])]["loss"].mean()
     assert worse > better
     # The chaser's leaks are mostly on the first two streets (a pair chased on the top),
-    # where the grader abstains (race.rs ADVISE_WITHIN): it is charged more than the
+    # where the grader abstains (race.rs ABSTAIN_STREETS): it is charged more than the
     # strong style, not necessarily more than the careful one.
     for bad, good in (("weak", "careful"), ("weak", "strong"), ("chaser", "strong")):
         assert by_style[bad] > by_style[good], by_style.to_dict()

@@ -35,7 +35,7 @@ from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 #    the best; a foul's cost under fouls; no screen before the last street; named mistakes.
 # 4: the rollouts value a Fantasyland by the room's own values (grade.fantasy.room_values),
 #    as the replay does, not by the published figures; the grader abstains on the first two
-#    streets (race.rs ADVISE_WITHIN: its advice there lost on the replay).
+#    streets (race.rs ABSTAIN_STREETS: its advice there lost on the replay).
 GRADER_VERSION = 4
 
 

@@ -49,14 +49,13 @@ pub const MORE: usize = 4;
 /// best play among them is the play made if it is one, else the one the screen ranks
 /// first (the same for every seed).
 pub const TIE: f64 = 2.0;
-/// The grader advises only where the player plays at most this many streets after the
-/// decision: before that (the first two of Pineapple's five streets) it abstains, the
-/// best play is the play made and no loss is charged.  On the replay of the real samples
-/// its advice there lost points on the players' own cards however strong the evidence
-/// (street 1: -10.3 a seat where it played otherwise, -14.8 where it claimed its gain
-/// beyond 2 SE + 5 points): the continuation policy cannot hold QQ+ on the top row, so
-/// the rollouts undervalue putting it there; the bias is the policy's, not noise.
-pub const ADVISE_WITHIN: usize = 2;
+/// The grader abstains on the first this many streets of a hand (Pineapple's streets 1
+/// and 2): the best play is the play made and no loss is charged.  On the replay of the
+/// real samples its advice there lost points on the players' own cards however strong
+/// the evidence (street 1: -10.3 a seat where it played otherwise, -14.8 where it claimed
+/// its gain beyond 2 SE + 5 points): the continuation policy cannot hold QQ+ on the top
+/// row, so the rollouts undervalue putting it there; the bias is the policy's, not noise.
+pub const ABSTAIN_STREETS: usize = 2;
 
 /// The grade of one decision; candidate arrays are in legal-candidate order.
 #[derive(Debug, Clone)]
@@ -361,7 +360,7 @@ fn result(race: &mut Race, alive: &[usize], chosen: usize, fresh: usize, rough: 
             i == top || mean(&d) <= TIE * se_of(&d)
         })
         .collect();
-    let abstain = s.streets_after() > ADVISE_WITHIN;
+    let abstain = s.street < ABSTAIN_STREETS;
     let leader = if abstain || tied.contains(&chosen) {
         chosen
     } else {
@@ -474,13 +473,13 @@ mod tests {
     }
 
     #[test]
-    fn the_grader_advises_only_within_its_last_streets() {
+    fn the_grader_abstains_on_the_first_two_streets() {
         // The flush draw killed on the second street (three streets to come): the rollouts
         // value keeping it higher, but the grader abstains: the play made is the best.
         let rules = Rules::pineapple_progressive();
         let g = game(&rules);
         let s = Setup::new(&g, &flush([3, 2, 1])).unwrap();
-        assert!(s.streets_after() > ADVISE_WITHIN);
+        assert!(s.street < ABSTAIN_STREETS);
         let early = grade(&s, 32);
         assert_eq!((early.best, early.loss), (early.chosen, 0.0));
         let keep = (0..early.candidates.len())
