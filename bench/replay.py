@@ -1,7 +1,7 @@
 """What the grader's advice wins on the players' own cards: the counterfactual replay.
 
     .venv/bin/python bench/replay.py [--samples ../shared/samples/apps] [--rollouts 32]
-        [--seed 0] [--hands N] [--json out/replay.json]
+        [--seed 0] [--hands N] [--advice policy [--dreams N] [--ahead N]] [--json out/replay.json]
 
 Imports the samples into a temporary dataset, then for every normal seat whose
 streets are all known, a bot plays the grader's best play street by street on
@@ -75,6 +75,12 @@ def main() -> None:
         "--dreams", type=int, help="the policy alone: imaginations a street (default: as rollouts)"
     )
     parser.add_argument(
+        "--ahead",
+        type=int,
+        help="the policy alone: look ahead street by street where at least this many streets "
+        "are still to come (0: never; default: as the rollouts)",
+    )
+    parser.add_argument(
         "--values",
         choices=("room", "published"),
         default="room",
@@ -119,7 +125,9 @@ def run(data: Path, args: argparse.Namespace) -> None:
         if args.advice == "policy":
             decisions_graded += len(decisions)
             values = worth if args.values == "room" else None
-            advice = policy_advice(args.seed, fantasy_worth=values, dreams=args.dreams)
+            advice = policy_advice(
+                args.seed, fantasy_worth=values, dreams=args.dreams, ahead=args.ahead
+            )
             seats += replay(decisions, finals, advice, worth)
             continue
         # The claim: the grader's loss on the players' own decisions.

@@ -126,6 +126,7 @@ def policy_plays(
     decisions: list[_Decision],
     dreams: int | None = None,
     threads: int | None = None,
+    ahead: int | None = None,
 ) -> list[tuple[int, ...] | UnplayablePosition]: ...
 def rollout_values(
     rules: Rules,

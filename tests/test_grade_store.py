@@ -80,6 +80,17 @@ def test_loss_is_never_below_zero_beyond_its_se(small: Path) -> None:
     assert (gap[~charged] <= 2 * streets["loss_se"][~charged] + 1e-9).all()
 
 
+def test_the_grader_abstains_on_the_first_two_streets(small: Path) -> None:
+    # Pineapple's streets 1 and 2 (three or more streets still to play): the advice is the
+    # play made and nothing is charged; later streets do advise otherwise.
+    frame = grades(small)
+    streets = frame[frame["kind"] == "street"]
+    early = streets[streets["street"] <= 1]
+    assert (early["best_play"] == early["chosen_play"]).all() and (early["loss"] == 0).all()
+    late = streets[streets["street"] >= 2]
+    assert (late["best_play"] != late["chosen_play"]).any()
+
+
 def test_no_candidate_is_valued_above_the_best(small: Path) -> None:
     with open_dataset(small) as db:
         above = db.sql(
@@ -106,6 +117,18 @@ def test_grading_is_incremental_and_the_same_with_more_workers(small: Path, tmp_
     redone = grade_dataset(copy, GradeOptions(rollouts=8), workers=2, force=True)
     assert redone.batches == 1
     pd.testing.assert_frame_equal(grades(small), grades(copy))
+
+
+def test_the_grades_take_the_rooms_fantasyland_values_and_say_so(small: Path) -> None:
+    import json
+
+    from ofc_stats.grade.fantasy import room_tables
+
+    stamp = pq.read_schema(Dataset(small).files("grades")[0]).metadata
+    assert stamp is not None
+    values = json.loads(stamp[b"ofc_stats.grader"])["fantasy_values"]
+    assert values == {name: list(table) for name, table in room_tables(small)}
+    assert set(values) == {"pineapple"}
 
 
 def test_one_player_then_another_keeps_both(small: Path, tmp_path: Path) -> None:
@@ -235,7 +258,8 @@ def test_the_summary_leads_with_the_costliest_graded_decisions(small: Path) -> N
         built = build_all(db, Filters(player=player))
     regret_notes = next(r for r in built if r.key == "regret").notes
     summary = leak_summary(built)
-    assert summary[:3] == regret_notes[:3]
+    leads = min(len(regret_notes), 3)  # fewer decision types may have lost points
+    assert leads and summary[:leads] == regret_notes[:leads]
     assert "expected points lost per 100 hands over " in summary[0]
     assert re.search(r"over \d+ graded hands? of \d+ normal hands \(\d+ decisions?; ", summary[0])
 
@@ -261,9 +285,11 @@ def test_weaker_styles_lose_more_per_hand(tmp_path: Path) -> None:
     worse = per_seat[per_seat["style"].isin(["weak", "chaser"])]["loss"].mean()
     better = per_seat[per_seat["style"].isin(["careful", "strong"])]["loss"].mean()
     assert worse > better
-    for bad in ("weak", "chaser"):
-        for good in ("careful", "strong"):
-            assert by_style[bad] > by_style[good], by_style.to_dict()
+    # The chaser's leaks are mostly on the first two streets (a pair chased on the top),
+    # where the grader abstains (race.rs ABSTAIN_STREETS): it is charged more than the
+    # strong style, not necessarily more than the careful one.
+    for bad, good in (("weak", "careful"), ("weak", "strong"), ("chaser", "strong")):
+        assert by_style[bad] > by_style[good], by_style.to_dict()
 
 
 def test_a_decision_sees_nothing_of_the_future(small: Path) -> None:

@@ -29,7 +29,7 @@ from ofc_stats.core.rules import core_rules
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.position import Decision
-from ofc_stats.grade.rollout import PARTS, core_decision, fantasy_values, streets
+from ofc_stats.grade.rollout import PARTS, checked_values, core_decision, fantasy_values, streets
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,7 @@ def grade_many(
     threads (None: every core), valuing a Fantasyland by ``fantasy(ruleset)`` (by cards
     dealt; None: the published figures); a position that cannot be replayed comes back as the
     :class:`UnplayablePosition` saying why.  Decision i draws from ``keys[i]`` only.
+    Fantasyland values that are not finite points >= 0 raise :class:`RulesetError`.
     """
     by_ruleset: dict[Ruleset, list[int]] = {}
     for i, decision in enumerate(decisions):
@@ -96,7 +97,7 @@ def grade_many(
         results = _core.grade_street_decisions(
             core_rules(ruleset),
             streets(ruleset),
-            fantasy_values(ruleset.deck) if fantasy is None else fantasy(ruleset),
+            checked_values(fantasy_values(ruleset.deck) if fantasy is None else fantasy(ruleset)),
             [core_decision(decisions[i], keys[i]) for i in members],
             max(budget, 1),
             threads,

@@ -86,11 +86,13 @@ def policy_advice(
     threads: int | None = None,
     fantasy_worth: FantasyWorth | None = None,
     dreams: int | None = None,
+    ahead: int | None = None,
 ) -> Advice:
     """The continuation policy's play at every decision, alone (the rollouts' player),
     valuing a Fantasyland by ``fantasy_worth`` (default: the grader's values), with
-    ``dreams`` imaginations a street (None: as many as in the rollouts); a position it
-    cannot play: the room's auto-placement."""
+    ``dreams`` imaginations a street (None: as many as in the rollouts) and look-ahead
+    where at least ``ahead`` streets are still to come (0: none; None: as the rollouts);
+    a position it cannot play: the room's auto-placement."""
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
         by_ruleset: dict[Ruleset, list[int]] = defaultdict(list)
@@ -113,6 +115,7 @@ def policy_advice(
                 ],
                 dreams,
                 threads,
+                ahead,
             )
             for i, play in zip(members, plays, strict=True):
                 d = decisions[i]
@@ -127,10 +130,11 @@ def policy_advice(
 
 
 def worth_table(ruleset: Ruleset, fantasy_worth: FantasyWorth | None) -> npt.NDArray[np.float64]:
-    """The value of each Fantasyland size (0..31 cards) as the core looks it up."""
+    """The value of each Fantasyland size (0..31 cards) as the core looks it up; a value
+    that is not finite points >= 0 raises :class:`~ofc_stats.errors.RulesetError`."""
     if fantasy_worth is None:
         return fantasy_values(ruleset.deck)
-    return np.array([fantasy_worth(ruleset, n) if n else 0.0 for n in range(32)])
+    return rollout.checked_values([fantasy_worth(ruleset, n) if n else 0.0 for n in range(32)])
 
 
 def published_worth(ruleset: Ruleset, cards: int) -> float:

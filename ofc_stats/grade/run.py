@@ -204,6 +204,7 @@ def grade_dataset(
     started = time.perf_counter()
     dataset = Dataset(root)
     ensure_tables(dataset)
+    options = options.for_dataset(root)
     summary = GradeSummary()
     todo, summary.up_to_date = stale_batches(
         dataset.batches(), lambda b: up_to_date(dataset, b, options), force
@@ -246,6 +247,7 @@ def grade_batch(
     The one per-batch step both ``grade_dataset`` and the Spark runner take;
     the caller holds the dataset lock.
     """
+    options = options.for_dataset(dataset.root)
     positions, results, stored = _positions(dataset, batch, options)
     tables, counted = _grade_batch(positions, results, options, threads, progress)
     grades = tables["grades"]

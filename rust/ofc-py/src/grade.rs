@@ -8,11 +8,11 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1};
 use ofc_core::cards::format_card;
 use ofc_core::policy::play_position;
 use ofc_core::race::{grade_positions, Graded};
-use ofc_core::rollout::{Game, Opponent, Position, Setup, PARTS};
+use ofc_core::rollout::{fantasy_values_problem, Game, Opponent, Position, Setup, PARTS};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
-use crate::errors::unplayable;
+use crate::errors::{ruleset_error, unplayable};
 use crate::rules::Rules;
 
 /// A decision as Python hands it over: (key, street, seat in order of action, board,
@@ -157,12 +157,22 @@ impl StreetGrade {
     }
 }
 
-fn game<'a>(rules: &'a Rules, streets: Vec<(usize, usize)>, values: &[f64]) -> Game<'a> {
-    Game {
+/// The rollouts' game; Fantasyland values that are not finite points >= 0 are refused
+/// (`RulesetError`, one line), never played with.
+fn game<'a>(
+    py: Python<'_>,
+    rules: &'a Rules,
+    streets: Vec<(usize, usize)>,
+    values: &[f64],
+) -> PyResult<Game<'a>> {
+    if let Some(why) = fantasy_values_problem(values) {
+        return Err(ruleset_error(py, why));
+    }
+    Ok(Game {
         rules: &rules.inner,
         streets,
         fantasy_values: values.to_vec(),
-    }
+    })
 }
 
 /// A rayon pool of `threads` threads, built once per size.
@@ -197,7 +207,7 @@ fn grade_street_decisions<'py>(
     budget: usize,
     threads: Option<usize>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    let g = game(rules, streets, fantasy_values.as_slice()?);
+    let g = game(py, rules, streets, fantasy_values.as_slice()?)?;
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
     let pool = threads.map(|n| pool(n.max(1))).transpose()?;
     let grade_all = || {
@@ -248,7 +258,7 @@ fn rollout_values<'py>(
     phase: u64,
     first: u64,
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray3<f64>>)> {
-    let g = game(rules, streets, fantasy_values.as_slice()?);
+    let g = game(py, rules, streets, fantasy_values.as_slice()?)?;
     let p = position(decision);
     let values = py.detach(|| {
         let s = Setup::new(&g, &p)?;
@@ -268,10 +278,12 @@ fn rollout_values<'py>(
 
 /// The continuation policy's play of each decision (one ruleset): the destination of
 /// each dealt card, or the `UnplayablePosition` saying why it cannot be played.  The
-/// replay's policy-alone bot, with `dreams` imaginations a street (None: as in the
-/// rollouts); the plays depend only on each decision and its key.
+/// replay's policy-alone bot, with `dreams` imaginations a street and look-ahead from
+/// `ahead` streets to come (0: none; None: both as in the rollouts); the plays depend
+/// only on each decision and its key.
 #[pyfunction]
-#[pyo3(signature = (rules, streets, fantasy_values, decisions, dreams=None, threads=None))]
+#[pyo3(signature = (rules, streets, fantasy_values, decisions, dreams=None, threads=None, ahead=None))]
+#[allow(clippy::too_many_arguments)]
 fn policy_plays<'py>(
     py: Python<'py>,
     rules: &Rules,
@@ -280,14 +292,15 @@ fn policy_plays<'py>(
     decisions: Vec<DecisionTuple>,
     dreams: Option<usize>,
     threads: Option<usize>,
+    ahead: Option<usize>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    let g = game(rules, streets, fantasy_values.as_slice()?);
+    let g = game(py, rules, streets, fantasy_values.as_slice()?)?;
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
     let pool = threads.map(|n| pool(n.max(1))).transpose()?;
     let play_all = || {
         positions
             .par_iter()
-            .map(|p| play_position(&g, p, dreams))
+            .map(|p| play_position(&g, p, dreams, ahead))
             .collect::<Vec<_>>()
     };
     let results = py.detach(|| match &pool {
