@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from ofc_stats.cli import main
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.grade.position import read_positions
-from ofc_stats.grade.run import GradeOptions, GradeSummary, grade_dataset
+from ofc_stats.grade.run import ABSTAINED, GradeOptions, GradeSummary, grade_dataset
 from ofc_stats.sim.rooms import simulate
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.rows import with_hand_keys
@@ -60,7 +60,7 @@ def test_every_street_of_every_seat_is_graded(small: Path) -> None:
         normal = db.sql("SELECT count(*) FROM seats WHERE NOT in_fantasy").fetchall()[0][0]
     streets = frame[frame["kind"] == "street"]
     assert len(streets) == normal * 5  # Pineapple: five streets a hand
-    assert set(streets["status"]) <= {"graded", "forced"}
+    assert set(streets["status"]) <= {"graded", "forced", "abstained"}
     first = streets[streets["street"] == 0]
     assert (first["candidates"] == 232).all()
     assert (streets[streets["street"] > 0]["candidates"] <= 27).all()
@@ -87,7 +87,10 @@ def test_the_grader_abstains_on_the_first_two_streets(small: Path) -> None:
     streets = frame[frame["kind"] == "street"]
     early = streets[streets["street"] <= 1]
     assert (early["best_play"] == early["chosen_play"]).all() and (early["loss"] == 0).all()
+    # ... and says so: abstained (or forced), never "graded" with a loss of 0.
+    assert set(early["status"]) <= {"abstained", "forced"} and "abstained" in set(early["status"])
     late = streets[streets["street"] >= 2]
+    assert "abstained" not in set(late["status"])
     assert (late["best_play"] != late["chosen_play"]).any()
 
 
@@ -186,7 +189,8 @@ def test_grade_prints_the_regret_reports_measure_over_the_same_hands(
     )
     assert printed, result.output
     with open_dataset(copy) as db:
-        note = regret.build(prepare(db, Filters(player=player))).notes[-1]
+        notes = regret.build(prepare(db, Filters(player=player))).notes
+    note = next(n for n in notes if n.startswith("Street decisions over "))
     shown = re.match(
         r"Street decisions over (\d+) graded hands of (\d+) normal hands: (\d+) ± \d+ ", note
     )
@@ -197,21 +201,25 @@ def test_grade_prints_the_regret_reports_measure_over_the_same_hands(
 
 def test_the_grade_summary_keeps_streets_and_sets_apart() -> None:
     """Seat a lost 1.0 + 0.5 on its streets, b 2.0: 350 / 2 = 175 per 100 hands; one
-    Fantasyland set lost 0.3 (another had no result and counts nowhere)."""
+    Fantasyland set lost 0.3 (another had no result and counts nowhere).  Seat c's one
+    decision is abstained: it counts in no rate (not as a hand with 0 lost) and is named."""
     grades = pa.table(
         {
-            "hand_key": ["h1", "h1", "h2", "h3", "h4"],
-            "seat": [0, 0, 1, 0, 0],
-            "kind": ["street", "street", "street", "fantasy", "fantasy"],
-            "loss": [1.0, 0.5, 2.0, 0.3, None],
+            "hand_key": ["h1", "h1", "h2", "h3", "h4", "h5"],
+            "seat": [0, 0, 1, 0, 0, 2],
+            "kind": ["street", "street", "street", "fantasy", "fantasy", "street"],
+            "status": ["graded", "graded", "graded", "graded", "no results", "abstained"],
+            "loss": [1.0, 0.5, 2.0, 0.3, None, 0.0],
         }
     )
-    summary = GradeSummary(decisions=3, fantasy_sets=2)
+    summary = GradeSummary(decisions=4, fantasy_sets=2)
     summary.count(grades)
-    assert summary.lines()[1] == (
+    lines = summary.lines()
+    assert lines[1] == (
         "  expected points lost: 175 per 100 hands on the street decisions, over 2 graded "
         "hands; 0.30 per Fantasyland set, over 1 set"
     )
+    assert lines[2] == f"  not graded ({ABSTAINED}): 1"
 
 
 def test_the_share_of_optimal_sets_reads_as_a_percentage() -> None:
@@ -241,8 +249,10 @@ def test_the_regret_report(small: Path) -> None:
     with open_dataset(small) as db:
         report = regret.build(prepare(db, Filters(player=player)))
     assert {"by_street", "by_decision", "biggest_mistakes", "loss_parts"} <= set(report.tables)
-    assert len(report.tables["by_street"]) == 5
-    assert report.notes[-1].endswith("against the best legal play.")
+    # Streets 1 and 2 are abstained: no row claims they lost nothing, a note says why.
+    assert list(report.tables["by_street"]["street_name"]) == ["street 3", "street 4", "street 5"]
+    assert report.notes[-2].endswith("against the best legal play.")
+    assert report.notes[-1].startswith("Not graded: ") and "on streets 1 and 2." in report.notes[-1]
     mistakes = report.tables["biggest_mistakes"]
     assert mistakes["loss"].is_monotonic_decreasing
     # every mistake links to its hand in the replayer

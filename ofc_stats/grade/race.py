@@ -54,6 +54,11 @@ class Graded:
         return len(self.candidates) == 1
 
 
+# The grader gives no advice on this many streets from the first (the core's race.rs says
+# why: its advice there lost points when replayed on the players' own cards).
+ABSTAIN_STREETS: int = _core.ABSTAIN_STREETS
+
+
 def decision_seed(seed: int, hand_key: str, seat: int, street: int) -> list[int]:
     """One random key per decision: the grades never depend on batching or threads."""
     return [seed, zlib.crc32(hand_key.encode("utf-8")), seat, street]

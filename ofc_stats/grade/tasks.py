@@ -25,7 +25,7 @@ from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.fantasy import RoomTables, grade_set, room_tables
 from ofc_stats.grade.mistakes import mistake_name
 from ofc_stats.grade.position import Decision, FantasyDeal
-from ofc_stats.grade.race import Graded, decision_seed, grade_many
+from ofc_stats.grade.race import ABSTAIN_STREETS, Graded, decision_seed, grade_many
 from ofc_stats.grade.rollout import PARTS, fantasy_values
 from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 
@@ -95,6 +95,14 @@ def _main_part(parts: dict[str, float], loss: float) -> str:
     return max(PARTS, key=lambda name: parts[name])
 
 
+def street_status(street: int, graded: Graded) -> str:
+    """``forced`` (one legal play), ``abstained`` (a street the grader gives no advice
+    on, :data:`ABSTAIN_STREETS`: the play made stands, no loss is charged) or ``graded``."""
+    if graded.forced:
+        return "forced"
+    return "abstained" if street < ABSTAIN_STREETS else "graded"
+
+
 class GradeRows:
     """The two tables, filled decision by decision: ``grades`` as column lists, each
     decision's candidates as arrays (a first street has 232) joined at the end."""
@@ -118,7 +126,7 @@ class GradeRows:
             street=decision.street,
             kind="street",
             decision=_main_part(graded.parts, graded.loss),
-            status="forced" if graded.forced else "graded",
+            status=street_status(decision.street, graded),
             candidates=len(graded.candidates),
             rollouts=int(graded.rollouts[chosen]),
             dealt=list(dealt),
