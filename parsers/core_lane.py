@@ -17,11 +17,15 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO, Protocol
 
-from ofc_stats.core.decode import HANDS, Decoded, Resolver, decode, decoder
+from ofc_stats.core.decode import HANDS, Decoded, Resolver, decode, decode_swc, decoder, swc_decoder
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError
 from ofc_stats.records import storable_text
 from parsers.base import ColumnarHands, ParseItem
+
+# where the core stopped: (line, byte of its block, closed (table, hand id), open hands' lines)
+Stop = tuple[int, int, list[tuple[str, str]], list[tuple[int, bytes]]]
+Resume = Callable[[Stop, bytes, BinaryIO, str], Iterator[ParseItem]]
 
 BLOCK_BYTES = 4 << 20
 AHEAD = 8  # blocks decoded ahead of the importer: one batch of hands and more
@@ -165,3 +169,37 @@ def _lines(block: bytes, start: int, stop: int, number: int, base: int) -> Itera
         yield number, base + at, block[at:end]
         number += 1
         at = end
+
+
+def read_swc(
+    stream: BinaryIO, source: str, resolve: Resolver, resume: Resume
+) -> Iterator[ParseItem]:
+    """SwC captures folded by the core, a block at a time.
+
+    Where the core stops, ``resume`` (the definition) reads on: it is given the
+    stop, the bytes from the stop's line to the end of what was read, and the
+    stream for the rest.
+    """
+    core = swc_decoder(resolve)
+    carry, line = b"", 1
+    while True:
+        chunk = stream.read(BLOCK_BYTES)
+        last = not chunk
+        data = carry + chunk if carry else chunk
+        if last:
+            block, carry = data, b""
+        else:
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:  # no whole line yet
+                carry = data
+                continue
+            block, carry = data[:cut], data[cut:]
+        decoded, stop = decode_swc(core, block, line, last=last, source=source)
+        if decoded.hands.num_rows:
+            yield ColumnarHands(decoded.hands, decoded.seats, decoded.placements)
+        if stop is not None:
+            yield from resume(stop, block[stop[1] :] + carry, stream, source)
+            return
+        line += decoded.consumed_lines
+        if last:
+            return
