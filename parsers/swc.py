@@ -40,11 +40,15 @@ FANTASY_TEXT = "is in fantasy land"
 __all__ = ["SwcParser", "parse_layout", "ruleset_for_code", "street_of"]
 
 
-def ruleset_for_code(code: int) -> str:
+def ruleset_for_code(code: int, played_under: str | None = None) -> str:
+    """The preset of a game type (``played_under``: the ruleset of ``import --rules``, for
+    OFC/P 2-7, whose rules SwC does not say)."""
     if code in PINEAPPLE_CODES:
         return PINEAPPLE_CODES[code]
     if code in CLASSIC_CODES:
         return CLASSIC_CODES[code]
+    if code == 76 and played_under is not None:
+        return played_under
     if code == 76:
         raise SwcError("game type 76 (OFC/P 2-7): its rules are unknown; import with --rules")
     raise SwcError(f"game type {code} is not an OFC game")
@@ -130,6 +134,7 @@ class Tables:
     closed: set[tuple[str, str]] = field(default_factory=set)
     owner: dict[str, Hand] = field(default_factory=dict)  # line text -> the hand that folded it
     finished: list[Hand] = field(default_factory=list)  # the hand a line closed
+    played_under: str | None = None  # import --rules
 
     def hand_for(self, gi: str, ti: str) -> Hand | None:
         """The table's open hand for ``gi``, closing the table's other hand; None if none is."""
@@ -248,9 +253,9 @@ def fold_layout(hand: Hand, seat: Seat, d: str) -> None:
     seat.last_d = d
 
 
-def _record(hand: Hand, source: str) -> HandRecord:
+def _record(hand: Hand, source: str, played_under: str | None) -> HandRecord:
     """A finished hand as a record; SwcError if its game is refused or it shows no card."""
-    ruleset = ruleset_for_code(hand.code)
+    ruleset = ruleset_for_code(hand.code, played_under)
     seats = [seat for seat in hand.seats if seat is not None]
     if not any(sum(map(len, seat.rows)) or seat.active for seat in seats):
         raise SwcError(f"the capture ends before any card of hand {hand.gi} was seen")
@@ -288,9 +293,9 @@ def _record(hand: Hand, source: str) -> HandRecord:
     )
 
 
-def _closed(hand: Hand, source: str) -> ParseItem:
+def _closed(hand: Hand, tables: Tables, source: str) -> ParseItem:
     try:
-        return _record(hand, source)
+        return _record(hand, source, tables.played_under)
     except BAD_INPUT as error:
         return Quarantined(
             source, reason_of(error), hand.raw_text(), hand.start_line, hand_id=hand.gi
@@ -336,7 +341,8 @@ def _line(tables: Tables, source: str, number: int, raw: bytes) -> Iterator[Pars
             yield Partial(source, number, None, "a line cut off at the end of the file")
             return
         why = reason_of(error) if isinstance(error, RecursionError) else str(error)[:200]
-        yield Quarantined(source, f"unreadable capture line: {why}", repr(raw[:2000]), number)
+        reason = f"unreadable capture line: {why}"
+        yield Quarantined(source, reason, repr(raw[:2000]), number, hand=False)
         return
     if found is None:
         return
@@ -346,15 +352,14 @@ def _line(tables: Tables, source: str, number: int, raw: bytes) -> Iterator[Pars
         yield from _take_finished(tables, source)
         gi = found[0].get("gi")
         hand_id = None if gi is None else str(gi)[:200]
-        yield Quarantined(
-            source, f"bad snapshot: {reason_of(error)}", text, number, hand_id=hand_id
-        )
+        reason = f"bad snapshot: {reason_of(error)}"
+        yield Quarantined(source, reason, text, number, hand_id=hand_id, hand=False)
         return
     yield from _take_finished(tables, source)
 
 
 def _take_finished(tables: Tables, source: str) -> Iterator[ParseItem]:
-    yield from (_closed(hand, source) for hand in tables.finished)
+    yield from (_closed(hand, tables, source) for hand in tables.finished)
     tables.finished.clear()
 
 
@@ -362,7 +367,7 @@ def _fold(tables: Tables, source: str, lines: Iterable[tuple[int, bytes]]) -> It
     """Every line folded; the hands still open at the end come out last, table by table."""
     for number, raw in lines:
         yield from _line(tables, source, number, raw)
-    yield from (_closed(hand, source) for hand in tables.open_hands.values())
+    yield from (_closed(hand, tables, source) for hand in tables.open_hands.values())
 
 
 def _resume(stop: core_lane.Stop, tail: bytes, rest: BinaryIO, source: str) -> Iterator[ParseItem]:
@@ -404,11 +409,14 @@ class SwcParser(Parser):
         )
 
     def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
-        yield from _fold(Tables(), source, enumerate(stream, start=1))
+        tables = Tables(played_under=self.played_under)
+        yield from _fold(tables, source, enumerate(stream, start=1))
 
     def parse_columnar(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
         """The same items, most hands folded by the core (see the module's docstring)."""
-        if not storable_text(source):  # every hand of it is refused: the definition says why
+        # Every hand of an unstorable name is refused (the definition says why); a
+        # ruleset played under is the definition's to apply.
+        if not storable_text(source) or self.played_under is not None:
             yield from self.parse(stream, source)
             return
         resolve = core_lane.resolving(lambda text: ruleset_for_code(int(text[3:])))
