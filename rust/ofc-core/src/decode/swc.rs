@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize as Derive;
@@ -31,6 +31,38 @@ const FRAME_PREFIX: &str = "42/poker/,";
 const FANTASY_TEXT: &str = "is in fantasy land";
 /// Game types played as Pineapple (the street rule's): `swc.PINEAPPLE_CODES` and 76.
 const PINEAPPLE: [i64; 4] = [74, 75, 76, 77];
+
+/// A fast hash of the lines and keys one file holds (FxHash's multiply-rotate, 8 bytes at a
+/// time): not for untrusted keys of a long-lived table, but a file's own lines cost no
+/// more than their count (a colliding key is compared in full).
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])));
+        }
+        for &byte in chunks.remainder() {
+            self.add(u64::from(byte));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Fx {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type FxBuild = BuildHasherDefault<Fx>;
 
 /// Any JSON value, as far as the definition looks at it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -401,7 +433,7 @@ struct Hand {
     text: String,
     /// Each line's number and where its text begins in `text`.
     line_at: Vec<(i64, usize)>,
-    keys: HashSet<Vec<Atom>>,
+    keys: HashSet<Vec<Atom>, FxBuild>,
     snapshots: u64,
     settled: bool,
     fantasy_names: Vec<String>,
@@ -451,8 +483,8 @@ pub struct SwcDecoder {
     closed: HashSet<(String, String)>,
     closed_order: Vec<(String, String)>,
     /// Line texts that folded a new state of an open hand (``Tables.owner``): by hash.
-    owner: HashMap<u64, Vec<(String, String)>>,
-    hasher: RandomState,
+    owner: HashMap<u64, Vec<(String, String)>, FxBuild>,
+    hasher: FxBuild,
     scratch: Vec<u8>,
 }
 
@@ -728,7 +760,7 @@ impl SwcDecoder {
                     seats,
                     text: String::new(),
                     line_at: Vec::new(),
-                    keys: HashSet::new(),
+                    keys: HashSet::default(),
                     snapshots: 0,
                     settled: false,
                     fantasy_names: Vec::new(),
