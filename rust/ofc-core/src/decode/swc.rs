@@ -12,9 +12,9 @@
 //! those the definition would have emitted, in the same order.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt;
-use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize as Derive;
@@ -129,26 +129,29 @@ impl<'de: 'a, 'a> Deserialize<'de> for Val<'a> {
     }
 }
 
-/// One field of a state key: the definition's tuple key holds only ints, strings and None
-/// (where tuple equality is text equality); any other value makes it a JSON text key,
-/// which this decoder leaves to the definition.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Atom {
-    None,
-    Int(i128),
-    Str(String),
-    /// A seat that is no object (the key's ``None`` seat).
-    NoSeat,
+/// One field of a state key written to the key's bytes: the definition's tuple key holds
+/// only ints, strings and None (where tuple equality is text equality), so a tag and the
+/// value's text tell keys apart exactly; any other value makes it a JSON text key, which
+/// this decoder leaves to the definition (Err).
+fn put_atom(key: &mut Vec<u8>, value: &Val<'_>) -> Result<(), ()> {
+    match value {
+        Val::Absent | Val::Null => key.push(0),
+        Val::Int(i) => {
+            key.push(1);
+            key.extend_from_slice(&i.to_le_bytes());
+        }
+        Val::Str(s) => {
+            key.push(2);
+            key.extend_from_slice(&(s.len() as u64).to_le_bytes());
+            key.extend_from_slice(s.as_bytes());
+        }
+        _ => return Err(()),
+    }
+    Ok(())
 }
 
-fn atom(value: &Val<'_>) -> Option<Atom> {
-    match value {
-        Val::Absent | Val::Null => Some(Atom::None),
-        Val::Int(i) => Some(Atom::Int(*i)),
-        Val::Str(s) => Some(Atom::Str(s.to_string())),
-        _ => None,
-    }
-}
+/// A seat that is no object (the key's ``None`` seat).
+const NO_SEAT: u8 = 3;
 
 /// Events: the dealer lines (``table-msg``) that say a player is in Fantasyland.
 #[derive(Debug, Default)]
@@ -368,6 +371,28 @@ fn layout(text: &str) -> Result<Option<Layout>, ()> {
     Ok(Some((rows, card(&ids[third..]))))
 }
 
+/// Whether [`layout`] reads `text` (Err where it would), without building the rows.
+fn readable(text: &str) -> Result<(), ()> {
+    let digits = |item: &str| !item.is_empty() && item.bytes().all(|b| b.is_ascii_digit());
+    let mut parts = text.split('-');
+    let head = parts.next().unwrap_or("");
+    if !head.split(';').all(|i| i.is_empty() || digits(i)) {
+        return Err(());
+    }
+    let counts: [Option<&str>; 3] = [parts.next(), parts.next(), parts.next()];
+    let [Some(top), Some(middle), Some(bottom)] = counts else {
+        return Ok(());
+    };
+    if [top, middle, bottom].iter().any(|c| c.is_empty()) {
+        return Ok(());
+    }
+    if [top, middle, bottom].iter().all(|c| digits(c)) {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
 /// ``added_cards``: the cards of `new` not in `old` (multiset difference, as Counter orders it).
 fn added_cards(new: &[u8], old: &[u8]) -> Vec<u8> {
     let mut distinct = 0u64;
@@ -433,31 +458,30 @@ struct Hand {
     text: String,
     /// Each line's number and where its text begins in `text`.
     line_at: Vec<(i64, usize)>,
-    keys: HashSet<Vec<Atom>, FxBuild>,
+    /// State keys seen (see [`put_atom`]).
+    keys: HashSet<Vec<u8>, FxBuild>,
     snapshots: u64,
     settled: bool,
     fantasy_names: Vec<String>,
 }
 
-/// One seat of a snapshot, ready to fold.
-struct SeatSnap {
-    name: Option<String>,
-    /// ``n`` is a string equal to the roster's name (compared at fold time).
-    n: Option<String>,
+/// One seat of a snapshot, ready to fold (borrowed from the line).
+struct SeatSnap<'a> {
+    /// ``n`` when it is a string: the roster's name if non-empty, compared at fold time.
+    n: Option<Cow<'a, str>>,
     is_dict: bool,
     points: Option<f64>,
-    d: Option<String>,
-    layout: Option<Layout>,
+    /// A non-empty ``d`` string (checked to read as ``parse_layout`` would).
+    d: Option<Cow<'a, str>>,
 }
 
-/// A snapshot line, checked and owned: everything the fold needs, nothing it may refuse.
-struct Snap {
+/// A snapshot line, checked: everything the fold needs, nothing it may refuse.
+struct Snap<'a> {
     gi: String,
     ti: String,
     code: Option<i64>,
     captured: Captured,
-    key: Vec<Atom>,
-    seats: Vec<SeatSnap>,
+    seats: Vec<SeatSnap<'a>>,
     settled: bool,
     fantasy_names: Vec<String>,
 }
@@ -482,17 +506,8 @@ pub struct SwcDecoder {
     open: Vec<Hand>,
     closed: HashSet<(String, String)>,
     closed_order: Vec<(String, String)>,
-    /// Line texts that folded a new state of an open hand (``Tables.owner``): by hash.
-    owner: HashMap<u64, Vec<(String, String)>, FxBuild>,
-    hasher: FxBuild,
     scratch: Vec<u8>,
-}
-
-/// What one line is to the fold.
-enum Read {
-    Skip,
-    Resend(usize),
-    Snap(Box<Snap>),
+    key: Vec<u8>,
 }
 
 impl SwcDecoder {
@@ -540,6 +555,9 @@ impl SwcDecoder {
     }
 
     /// One line folded, or Err (nothing changed) if the definition must read it.
+    ///
+    /// The definition's shortcut for an exact resend (``Tables.owner``) is not needed
+    /// here: a resend decodes to a state key its hand already holds, with the same effect.
     fn line(
         &mut self,
         raw: &[u8],
@@ -554,78 +572,65 @@ impl SwcDecoder {
             return Err(()); // a line still being written, a huge one or a BOM: the definition's
         }
         let text = std::str::from_utf8(raw).map_err(|_| ())?;
-        match self.read(text)? {
-            Read::Skip => Ok(()),
-            Read::Resend(hand) => {
-                add_line(&mut self.open[hand], text, number);
-                Ok(())
-            }
-            Read::Snap(snap) => self.fold(*snap, text, number, columns, resolve),
-        }
-    }
-
-    fn read(&self, text: &str) -> Result<Read, ()> {
-        let hash = self.hasher.hash_one(text);
-        if let Some(owners) = self.owner.get(&hash) {
-            for (ti, gi) in owners {
-                if let Some(at) = self.open.iter().position(|h| h.ti == *ti && h.gi == *gi) {
-                    let hand = &self.open[at];
-                    if hand.line_at.iter().enumerate().any(|(i, &(_, begin))| {
-                        let end = hand.line_at.get(i + 1).map_or(hand.text.len(), |l| l.1);
-                        &hand.text[begin..end] == text
-                    }) {
-                        return Ok(Read::Resend(at));
-                    }
-                }
-            }
-        }
         if !shallow(text) {
             return Err(());
         }
         let Obj(message) = serde_json::from_str::<Obj<Message<'_>>>(text).map_err(|_| ())?;
         let captured = captured(&message.captured_at);
-        if message.payload != Val::Absent {
-            let (Val::Str(kind), Val::Str(payload)) = (&message.message_type, &message.payload)
-            else {
-                return Ok(Read::Skip);
+        if message.payload == Val::Absent {
+            return match self.snap(message, captured)? {
+                Some(snap) => self.fold(snap, text, number, columns, resolve),
+                None => Ok(()),
             };
-            if kind != "GameState" {
-                return Ok(Read::Skip);
-            }
-            let Some(frame) = payload.strip_prefix(FRAME_PREFIX) else {
-                return Ok(Read::Skip);
-            };
-            if !shallow(frame) {
-                return Err(());
-            }
-            let frame: Vec<Val<'_>> = serde_json::from_str(frame).map_err(|_| ())?;
-            if frame.len() < 2 || frame[0] != Val::Str(Cow::Borrowed("proxy-message")) {
-                return Ok(Read::Skip);
-            }
-            let Val::Str(inner) = &frame[1] else {
-                return Err(());
-            };
-            if !shallow(inner) {
-                return Err(());
-            }
-            let Obj(inner) = serde_json::from_str::<Obj<Message<'_>>>(inner).map_err(|_| ())?;
-            return self.snap(inner, captured);
         }
-        self.snap(message, captured)
+        // an fpdb-3 archive record: the Socket.IO frame, its message JSON inside a string
+        let (Val::Str(kind), Val::Str(payload)) = (&message.message_type, &message.payload) else {
+            return Ok(());
+        };
+        if kind != "GameState" {
+            return Ok(());
+        }
+        let Some(frame) = payload.strip_prefix(FRAME_PREFIX) else {
+            return Ok(());
+        };
+        if !shallow(frame) {
+            return Err(());
+        }
+        let frame: Vec<Val<'_>> = serde_json::from_str(frame).map_err(|_| ())?;
+        if frame.len() < 2 || frame[0] != Val::Str(Cow::Borrowed("proxy-message")) {
+            return Ok(());
+        }
+        let Val::Str(inner) = &frame[1] else {
+            return Err(());
+        };
+        if !shallow(inner) {
+            return Err(());
+        }
+        let Obj(inner) = serde_json::from_str::<Obj<Message<'_>>>(inner).map_err(|_| ())?;
+        match self.snap(inner, captured)? {
+            Some(snap) => self.fold(snap, text, number, columns, resolve),
+            None => Ok(()),
+        }
     }
 
-    fn snap(&self, message: Message<'_>, captured: Captured) -> Result<Read, ()> {
+    /// ``_game_state`` and the checks of ``snapshot``: the snapshot to fold (its state key
+    /// in ``self.key``), None for a line the definition skips, Err for one it may refuse
+    /// or read otherwise.
+    fn snap<'a>(
+        &mut self,
+        message: Message<'a>,
+        captured: Captured,
+    ) -> Result<Option<Snap<'a>>, ()> {
         if message.t != Val::Str(Cow::Borrowed("GameState")) {
-            return Ok(Read::Skip);
+            return Ok(None);
         }
         let Some(Obj(state)) = message.game_state else {
-            return Ok(Read::Skip);
+            return Ok(None);
         };
         let gi = match &state.gi {
-            Val::Absent | Val::Null => return Ok(Read::Skip),
-            Val::Int(0) => return Ok(Read::Skip),
+            Val::Absent | Val::Null | Val::Int(0) => return Ok(None),
             Val::Int(i) => i.to_string(),
-            Val::Str(s) if s.is_empty() => return Ok(Read::Skip),
+            Val::Str(s) if s.is_empty() => return Ok(None),
             Val::Str(s) => s.to_string(),
             _ => return Err(()),
         };
@@ -640,35 +645,39 @@ impl SwcDecoder {
             Val::Int(i) => i64::try_from(i).ok(),
             _ => None,
         };
-        let (c, p) = match &state.d {
-            Some(Obj(table)) => (atom(&table.c).ok_or(())?, atom(&table.p).ok_or(())?),
-            None => (Atom::None, Atom::None),
-        };
+        let key = &mut self.key;
+        key.clear();
+        match &state.d {
+            Some(Obj(table)) => {
+                put_atom(key, &table.c)?;
+                put_atom(key, &table.p)?;
+            }
+            None => key.extend_from_slice(&[0, 0]),
+        }
+        put_atom(key, &state.ts)?;
         let hc = match &state.ss {
             Some(Obj(ss)) => &ss.hc,
             None => &Val::Absent,
         };
-        let mut key = vec![c, p, atom(&state.ts).ok_or(())?, atom(hc).ok_or(())?];
+        put_atom(key, hc)?;
         let settled = matches!(hc, Val::Str(s) if s.chars().any(|c| !py_space(c)));
         let mut seats = Vec::new();
         for seat in state.s.unwrap_or_default() {
             let Some(Obj(seat)) = seat else {
-                key.push(Atom::NoSeat);
+                key.push(NO_SEAT);
                 seats.push(SeatSnap {
-                    name: None,
                     n: None,
                     is_dict: false,
                     points: None,
                     d: None,
-                    layout: None,
                 });
                 continue;
             };
             for value in [&seat.n, &seat.c, &seat.b, &seat.d] {
-                key.push(atom(value).ok_or(())?);
+                put_atom(key, value)?;
             }
-            let n = match &seat.n {
-                Val::Str(s) => Some(s.to_string()),
+            let n = match seat.n {
+                Val::Str(s) => Some(s),
                 Val::Absent | Val::Null => None,
                 _ => return Err(()), // str(n) of a number: the definition's
             };
@@ -679,17 +688,18 @@ impl SwcDecoder {
                 Val::Bool(_) => return Err(()),
                 _ => None,
             };
-            let (d, layout) = match &seat.d {
-                Val::Str(d) if !d.is_empty() => (Some(d.to_string()), layout(d)?),
-                _ => (None, None),
+            let d = match seat.d {
+                Val::Str(d) if !d.is_empty() => {
+                    readable(&d)?; // read when applied; here only checked to read alike
+                    Some(d)
+                }
+                _ => None,
             };
             seats.push(SeatSnap {
-                name: n.clone().filter(|n| !n.is_empty()),
                 n,
                 is_dict: true,
                 points,
                 d,
-                layout,
             });
         }
         let mut fantasy_names = Vec::new();
@@ -697,22 +707,22 @@ impl SwcDecoder {
             let name = text.split(" is in fantasy land").next().unwrap_or("");
             fantasy_names.push(name.trim_matches(py_space).to_owned());
         }
-        Ok(Read::Snap(Box::new(Snap {
+        Ok(Some(Snap {
             gi,
             ti,
             code,
             captured,
-            key,
             seats,
             settled,
             fantasy_names,
-        })))
+        }))
     }
 
-    /// ``snapshot``: fold a checked snapshot, closing its table's other hand.
+    /// ``snapshot``: fold a checked snapshot (its key in ``self.key``), closing its table's
+    /// other hand.
     fn fold(
         &mut self,
-        snap: Snap,
+        snap: Snap<'_>,
         text: &str,
         number: i64,
         columns: &mut Columns,
@@ -734,7 +744,8 @@ impl SwcDecoder {
                 return Err(());
             }
             let hand = self.open.remove(other);
-            self.close(hand);
+            self.closed_order.push((hand.ti.clone(), hand.gi.clone()));
+            self.closed.insert((hand.ti, hand.gi));
             at = None;
         }
         let at = match at {
@@ -745,22 +756,22 @@ impl SwcDecoder {
                     .seats
                     .iter()
                     .map(|s| {
-                        s.name.as_ref().map(|name| Seat {
-                            name: name.clone(),
+                        s.n.as_ref().filter(|n| !n.is_empty()).map(|name| Seat {
+                            name: name.to_string(),
                             ..Seat::default()
                         })
                     })
                     .collect();
                 self.open.push(Hand {
-                    gi: gi.clone(),
-                    ti: ti.clone(),
+                    gi,
+                    ti,
                     code,
                     start_line: number,
                     captured: snap.captured,
                     seats,
-                    text: String::new(),
-                    line_at: Vec::new(),
-                    keys: HashSet::default(),
+                    text: String::with_capacity(text.len() * 24),
+                    line_at: Vec::with_capacity(24),
+                    keys: HashSet::with_capacity_and_hasher(24, FxBuild::default()),
                     snapshots: 0,
                     settled: false,
                     fantasy_names: Vec::new(),
@@ -770,30 +781,13 @@ impl SwcDecoder {
         };
         let hand = &mut self.open[at];
         add_line(hand, text, number);
-        if !hand.keys.insert(snap.key) {
+        if hand.keys.contains(&self.key[..]) {
             return Ok(());
         }
-        let hash = self.hasher.hash_one(text);
-        self.owner.entry(hash).or_default().push((ti, gi));
+        hand.keys.insert(self.key.clone());
         hand.snapshots += 1;
         apply(hand, snap.seats, snap.settled, snap.fantasy_names);
         Ok(())
-    }
-
-    fn close(&mut self, hand: Hand) {
-        for (i, &(_, begin)) in hand.line_at.iter().enumerate() {
-            let end = hand.line_at.get(i + 1).map_or(hand.text.len(), |l| l.1);
-            let hash = self.hasher.hash_one(&hand.text[begin..end]);
-            if let Some(owners) = self.owner.get_mut(&hash) {
-                owners.retain(|(ti, gi)| *ti != hand.ti || *gi != hand.gi);
-                if owners.is_empty() {
-                    self.owner.remove(&hash);
-                }
-            }
-        }
-        let table = (hand.ti, hand.gi);
-        self.closed_order.push(table.clone());
-        self.closed.insert(table);
     }
 
     /// The open hands at the end of the file, in order; Err (none pushed) if any is the
@@ -825,7 +819,6 @@ impl SwcDecoder {
             );
             debug_assert!(pushed);
         }
-        self.owner.clear();
         Ok(())
     }
 }
@@ -846,7 +839,7 @@ fn captured(value: &Val<'_>) -> Captured {
 }
 
 /// ``_apply``: fold one new snapshot into the hand.
-fn apply(hand: &mut Hand, snaps: Vec<SeatSnap>, settled: bool, fantasy_names: Vec<String>) {
+fn apply(hand: &mut Hand, snaps: Vec<SeatSnap<'_>>, settled: bool, fantasy_names: Vec<String>) {
     for name in fantasy_names {
         if !hand.fantasy_names.contains(&name) {
             hand.fantasy_names.push(name);
@@ -862,14 +855,14 @@ fn apply(hand: &mut Hand, snaps: Vec<SeatSnap>, settled: bool, fantasy_names: Ve
             seat.points = Some(points);
         }
         let Some(d) = snap.d else { continue };
-        if seat.last_d.as_deref() == Some(d.as_str()) {
+        if seat.last_d.as_deref() == Some(&*d) {
             continue;
         }
-        let Some((rows, active)) = snap.layout else {
+        let Ok(Some((rows, active))) = layout(&d) else {
             continue; // nothing visible: keep the previous layout
         };
         fold_layout(seat, rows, active, pineapple);
-        seat.last_d = Some(d);
+        seat.last_d = Some(d.into_owned());
     }
     if settled {
         hand.settled = true;
@@ -998,6 +991,16 @@ mod tests {
         assert!(layout("-0-0-0").unwrap().is_none()); // no cards show
         assert!(layout("1;2-1--1").unwrap().is_none()); // int("") refuses the counts
         assert!(layout("1;+2-1-0-0").is_err()); // int("+2") is 2: the definition's
+        for text in [
+            "0;1;2;60;4-2-1-1",
+            "48;;49",
+            "-0-0-0",
+            "1;2-1--1",
+            "1;+2-1-0-0",
+            "1-x-0-0",
+        ] {
+            assert_eq!(readable(text).is_ok(), layout(text).is_ok(), "{text}");
+        }
     }
 
     #[test]
