@@ -163,7 +163,7 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
     if summary.stored or known:
         return
     if not summary.hands_seen:
-        if not existed and not summary.quarantined:
+        if not existed and not (summary.quarantined or summary.lines_quarantined):
             shutil.rmtree(data, ignore_errors=True)
         readable = [f for f in summary.files if not f.skipped]
         found = "no file" if not summary.files else "no readable file" if not readable else ""
