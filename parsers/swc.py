@@ -149,14 +149,30 @@ class Tables:
         return hand
 
 
+def part_of(state: dict[str, Any], name: str) -> dict[str, Any]:
+    """The snapshot's object ``name`` ({} when absent); any other value refuses the line.
+
+    >>> part_of({"ss": {"hc": "x"}}, "ss")
+    {'hc': 'x'}
+    >>> part_of({"ss": [1]}, "ss")
+    Traceback (most recent call last):
+    ...
+    ofc_stats.errors.SwcError: gameState.ss is not an object
+    """
+    value = state.get(name) or {}
+    if not isinstance(value, dict):
+        raise SwcError(f"gameState.{name} is not an object")
+    return value
+
+
 def state_key(state: dict[str, Any]) -> str:
     """What tells two snapshots apart: the JSON text of the fields that change in a hand."""
-    table = state.get("d") or {}
+    table = part_of(state, "d")
     seats = [
         [s.get("n"), s.get("c"), s.get("b"), s.get("d")] if isinstance(s, dict) else None
         for s in state.get("s") or []
     ]
-    hc = (state.get("ss") or {}).get("hc")
+    hc = part_of(state, "ss").get("hc")
     return json.dumps([table.get("c"), table.get("p"), state.get("ts"), hc, seats])
 
 
@@ -217,7 +233,7 @@ def _apply(hand: Hand, state: dict[str, Any], events: list[Any]) -> None:
         if not d or not isinstance(d, str) or d == seat.last_d:
             continue  # no cards show, or the layout last applied: keep it (SWC.md §4.3)
         fold_layout(hand, seat, d)
-    hc = (state.get("ss") or {}).get("hc")
+    hc = part_of(state, "ss").get("hc")
     if isinstance(hc, str) and hc.strip():
         hand.settled = True
 

@@ -223,3 +223,17 @@ def test_a_refused_hand_hands_the_rest_to_the_definition() -> None:
     assert lane == definition
     assert folded == 2
     assert any(getattr(item, "reason", "").startswith("game type 76") for item in lane)
+
+
+def test_a_snapshot_part_that_is_not_an_object_is_refused_by_name() -> None:
+    """The fuzz corpus's ``ss: [1, [2, [3]]]`` (and ``d: [1]``) were read as objects and
+    quarantined as "unreadable hand (AttributeError ...)", a Python error for a reason.
+    Now the hand is refused with the field named, the same way on both paths."""
+    for name, value in (("ss", [1, [2, [3]]]), ("d", [1])):
+        lines = capture(2, 1)
+        lines[3] = _mutate_field(lines[3], name, value, 0)
+        definition, lane, _ = both(("\n".join(lines) + "\n").encode())
+        assert lane == definition
+        reasons = [getattr(item, "reason", "") for item in lane if hasattr(item, "reason")]
+        assert any(f"gameState.{name} is not an object" in r for r in reasons), reasons
+        assert not any("unreadable hand" in r for r in reasons), reasons
