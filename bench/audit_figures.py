@@ -31,11 +31,14 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from record import record  # noqa: E402
 
 from ofc_stats.audit.infer import infer_rules  # noqa: E402
 from ofc_stats.audit.ledger import ledger, ledger_lines  # noqa: E402
 from ofc_stats.audit.points import AuditReport, audit  # noqa: E402
-from ofc_stats.audit.rules_book import RulesBook, use_book  # noqa: E402
+from ofc_stats.audit.rules_book import RulesBook, book_results  # noqa: E402
 from ofc_stats.audit.rules_file import write_rule_files  # noqa: E402
 from ofc_stats.store.importer import import_paths  # noqa: E402
 from ofc_stats.store.recompute import recompute  # noqa: E402
@@ -160,6 +163,37 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(out) + "\n", encoding="utf-8")
     print(f"wrote {args.out} in {seconds:.0f} s")
+    explained = {name: per_room(r).sum() for name, r in (("before", before), ("after", after))}
+    share = {k: 100 * v.matching / v.checked if v.checked else 0.0 for k, v in explained.items()}
+    print(
+        f"checked hands explained, every app: {share['after']:.1f}% with the inferred rules, "
+        f"{share['before']:.1f}% with the named ones"
+    )
+    record(
+        "audit_figures",
+        "checked hands explained on the real samples, inferred rules files",
+        figure=share["after"],
+        unit="%",
+        reference=share["before"],
+        reference_name="each hand's named ruleset",
+        note=f"{int(explained['after'].matching):,} of {int(explained['after'].checked):,} hands",
+    )
+    held = before.holdouts
+    hands = sum(h.hands for h in held)
+    if hands:
+        outside = 100 * sum(h.out_of_sample for h in held) / hands
+        inside = 100 * sum(h.in_sample for h in held) / hands
+        record(
+            "audit_figures",
+            "money hands explained out of sample (rules inferred on the other date half)",
+            figure=outside,
+            unit="%",
+            reference=inside,
+            reference_name="rules inferred on all the hands",
+            goal="within 1 point of in sample",
+            met=inside - outside <= 1.0,
+            note=f"{hands:,} money hands",
+        )
 
 
 def _holdout_lines(report: AuditReport) -> list[str]:
@@ -186,11 +220,8 @@ def _pattern_lines(report: AuditReport) -> list[str]:
 
 def _hero_ledger(db: OfcData, book: RulesBook) -> list[str]:
     """The hero's ledger as `audit --player hero --rules DIR` prints it."""
-    use_book(db, book)
-    try:
-        book_rows = ledger(db, ["hero"], rules=book.money_for)
-    finally:
-        db.restore_results()
+    with db.rescored(book_results(db, book)) as scored:
+        book_rows = ledger(scored, ["hero"], rules=book.money_for)
     return [f"- {line.strip()}" for line in ledger_lines(book_rows)]
 
 

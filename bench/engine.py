@@ -27,6 +27,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
 from child import run_child  # noqa: E402
+from record import record  # noqa: E402
 
 from ofc_stats.core.scoring import repeated_cards, score_batch  # noqa: E402
 from ofc_stats.core.tables import classify_five  # noqa: E402
@@ -110,6 +111,14 @@ def main() -> None:
     print("\n5-card rows ranked per second")
     print(f"  scalar rank_row loop          {scalar_rate:>14,.0f}")
     print(f"  core classify_five            {core_rate:>14,.0f}   {core_rate / scalar_rate:7.0f}x")
+    record(
+        "engine",
+        "5-card rows ranked per second (core classify_five)",
+        figure=core_rate,
+        unit="rows/s",
+        reference=scalar_rate,
+        reference_name="the scalar rank_row loop",
+    )
 
     # 2. hands fully scored per second
     score_batch(boards[:1000], pineapple)  # the ruleset handed to the core outside the timings
@@ -147,8 +156,24 @@ def main() -> None:
             f"  {label:<29} {rate:>14,.0f}   {rate / loop_rate:7.0f}x   "
             f"({seconds:.3f} s, {boards_rate:,.0f} boards/s)"
         )
+    record(
+        "engine",
+        "3-seat pineapple hands scored per second (core score_batch)",
+        figure=args.hands / unchecked,
+        unit="hands/s",
+        reference=loop_rate,
+        reference_name="the scalar score_hand loop",
+    )
     if args.reference is not None:
         print(f"  core / reference: {rows[2][1] / unchecked:.2f}x the reference's speed")
+        record(
+            "engine",
+            "3-seat hands scored per second against another checkout",
+            figure=args.hands / unchecked,
+            unit="hands/s",
+            reference=args.hands / rows[2][1],
+            reference_name=f"score_batch of {args.reference.name}",
+        )
     print(
         f"  duplicate-card check alone: {check_only:.3f} s "
         f"(the core checks the cards in every score_batch)"
@@ -162,9 +187,19 @@ def main() -> None:
         lambda: score_batch(joker_boards, joker, check=False), max(1, args.repeats // 2)
     )
     print(f"\njoker-pineapple hands per second (core)  {len(joker_boards) / joker_seconds:>10,.0f}")
+    joker_reference = None
     if args.reference is not None:
         seconds = reference_seconds(args.reference, joker_boards, "joker-pineapple", False, 1)
         print(f"joker-pineapple hands per second (reference)  {len(joker_boards) / seconds:>5,.0f}")
+        joker_reference = len(joker_boards) / seconds
+    record(
+        "engine",
+        "joker-pineapple hands scored per second (core)",
+        figure=len(joker_boards) / joker_seconds,
+        unit="hands/s",
+        reference=joker_reference,
+        reference_name=f"score_batch of {args.reference.name}" if args.reference else "",
+    )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak resident memory: {peak:,.0f} MiB")
 

@@ -9,7 +9,15 @@ shrinking it does on a failure) and check that parsing never raises and that
 every hand it yields passes ``validate_hand`` and fits the dataset's columns;
 the last fifth runs ``tests/fuzz/places.py`` with seeds 1, 2, ...: mutated
 rules files, randomly damaged datasets and file-system oddities.
-Prints what it tried and every distinct failure it found.
+Prints what it tried and every distinct failure it found, and records the
+corpus files a minute and the failures of each phase.
+
+    .venv/bin/python bench/fuzz.py --corpus            # the whole seed-0 corpus, timed
+
+``--corpus`` instead imports every file of the seed-0 corpus with two rounds
+of mutations (``tests/fuzz/corpus.py``; the suite imports one round), each in
+its own dataset, and records how many kept every promise and the slowest
+file's import (goal: all of them, none over 60 s).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from record import record  # noqa: E402
 
 from ofc_stats.engine.presets import get_ruleset  # noqa: E402
 from ofc_stats.errors import OfcError  # noqa: E402
@@ -38,7 +47,7 @@ from ofc_stats.store.rows import hands_table  # noqa: E402
 from parsers.registry import REGISTRY, get_parser  # noqa: E402
 from tests.fuzz.corpus import corpus  # noqa: E402
 from tests.fuzz.places import damage_round, filesystem_round, rules_round  # noqa: E402
-from tests.fuzz.run import Totals, run  # noqa: E402
+from tests.fuzz.run import CASE_SECONDS, Totals, run  # noqa: E402
 
 TEXT_FORMATS = ("app-json", "open", "swc", "swc-chat")
 JSON = st.recursive(
@@ -68,6 +77,63 @@ def corpus_phase(seconds: float) -> tuple[Totals, int]:
             getattr(totals, name).extend(getattr(part, name))
         totals.reasons.update(part.reasons)
     return totals, seed
+
+
+def whole_corpus(seed: int, rounds: int) -> None:
+    """Every file of one corpus, one at a time: the files that kept every promise, the slowest."""
+    cases = list(corpus(seed=seed, rounds=rounds))
+    kept = accounted = 0
+    slowest = (0.0, "")
+    failures: list[str] = []
+    started = time.monotonic()
+    for case in cases:
+        begun = time.monotonic()
+        part = run([case])
+        took = time.monotonic() - begun
+        slowest = max(slowest, (took, case.name))
+        failures += part.failures
+        kept += not part.failures
+        accounted += not (part.tracebacks or part.unaccounted or part.lost)
+    elapsed = time.monotonic() - started
+    print(f"corpus seed {seed}, {rounds} round(s): {len(cases)} files in {elapsed:.0f} s")
+    print(f"  every hand accounted for: {accounted} of {len(cases)}")
+    print(f"  every promise kept: {kept} of {len(cases)}")
+    print(f"  slowest file: {slowest[0]:.1f} s ({slowest[1]})")
+    for failure in failures:
+        print(f"  FAIL {failure}")
+    record(
+        "fuzz",
+        "corpus files with every hand accounted for",
+        figure=accounted,
+        unit="files",
+        reference=len(cases),
+        reference_name=f"files in the seed-{seed} corpus, {rounds} rounds",
+        goal="all of them",
+        met=accounted == len(cases),
+        note="stored + duplicate + quarantined = seen, untouched hands stored, no traceback",
+    )
+    record(
+        "fuzz",
+        "corpus files keeping every promise",
+        figure=kept,
+        unit="files",
+        reference=len(cases),
+        reference_name=f"files in the seed-{seed} corpus, {rounds} rounds",
+        goal="all of them",
+        met=kept == len(cases),
+    )
+    record(
+        "fuzz",
+        "slowest corpus file, import + forced re-import",
+        figure=slowest[0],
+        unit="s",
+        reference=float(CASE_SECONDS),
+        reference_name="the promise's bound",
+        goal="≤ 60 s",
+        met=slowest[0] <= CASE_SECONDS,
+        note=slowest[1],
+    )
+    sys.exit(1 if failures else 0)
 
 
 def _items(format_name: str, data: bytes) -> list[object]:
@@ -159,7 +225,12 @@ def places_phase(seconds: float, failures: Counter[str]) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--minutes", type=float, default=2.0)
+    parser.add_argument("--corpus", action="store_true", help="time every file of one corpus")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
+    if args.corpus:
+        whole_corpus(args.seed, args.rounds)
     seconds = args.minutes * 60
     started = time.monotonic()
     totals, seeds = corpus_phase(seconds * 0.4)
@@ -185,6 +256,33 @@ def main() -> None:
     )
     for failure, count in places.most_common():
         print(f"  FAIL {count} x {failure}")
+    record(
+        "fuzz",
+        "corpus files a minute",
+        figure=totals.files / max(elapsed * 0.4, 1e-9) * 60,
+        unit="files/min",
+        goal="no failure",
+        met=not totals.failures,
+        note=f"{len(totals.failures)} failure(s) in {totals.files} files, seeds 1-{seeds}",
+    )
+    record(
+        "fuzz",
+        "Hypothesis examples on the text parsers",
+        figure=examples,
+        unit="examples",
+        goal="no failure",
+        met=not failures,
+        note=f"{sum(failures.values())} failure(s), {len(failures)} distinct",
+    )
+    record(
+        "fuzz",
+        "seeds of rules files, damaged datasets and file-system oddities",
+        figure=place_seeds,
+        unit="seeds",
+        goal="no failure",
+        met=not places,
+        note=f"{sum(places.values())} failure(s)",
+    )
     sys.exit(1 if totals.failures or failures or places else 0)
 
 

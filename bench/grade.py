@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from record import record  # noqa: E402
 from reference_grader import REFERENCE, previous_grader, sample  # noqa: E402
 
 from ofc_stats.grade.run import GradeOptions, grade_chunk  # noqa: E402
@@ -101,6 +102,26 @@ def main() -> None:
         f"{two_cpu:.2f} CPU s) against 1 thread's {count / one_wall:.1f}/s: "
         f"2 threads/1 thread {one_wall / two_wall:.2f}x (goal {GOAL_THREADS}x; "
         f"load average {load:.1f} on {os.cpu_count()} cores)"
+    )
+    record(
+        "grade",
+        "street decisions per CPU-second, 1 thread",
+        figure=rate_one,
+        unit="decisions/CPU-s",
+        reference=rate_ref,
+        reference_name=f"the grader at {REFERENCE}",
+        goal=f"≥ {GOAL_CPU:.0f}× the pre-core grader",
+        met=rate_one / rate_ref >= GOAL_CPU,
+        note=f"{count} decisions of {args.hands} real hands, {args.rollouts} rollouts",
+    )
+    record(
+        "grade",
+        "2 threads against 1, wall",
+        figure=one_wall / two_wall,
+        unit="×",
+        goal=f"≥ {GOAL_THREADS}×",
+        met=one_wall / two_wall >= GOAL_THREADS,
+        note=f"load average {load:.1f} on {os.cpu_count()} cores",
     )
     grades = one["grades"].to_pandas()  # type: ignore[index]
     previous = old["grades"].to_pandas()

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from record import record  # noqa: E402
 from reference_grader import REFERENCE, previous_grader, sample  # noqa: E402
 
 from ofc_stats.grade.position import Decision  # noqa: E402
@@ -90,10 +91,30 @@ def compare(
     )
     diff = graded["loss_new"] - graded["loss_old"]
     se = diff.std(ddof=1) / np.sqrt(len(diff))
+    # the same losses (a grader against itself) agree though their SE is 0
+    within = bool(abs(diff.mean()) < 2 * se or not diff.abs().max() > 0)
     print(
         f"  mean loss a decision: {first} {graded['loss_new'].mean():.3f}, {second} "
         f"{graded['loss_old'].mean():.3f}; difference {diff.mean():+.3f} ± {se:.3f} (SE): "
-        f"{verdict(bool(abs(diff.mean()) < 2 * se))} (under 2 SE)"
+        f"{verdict(within)} (under 2 SE)"
+    )
+    record(
+        "grade_parity",
+        f"{first} against {second}: decisions whose best play agrees (within 2 SE)",
+        figure=100 * agree / len(graded),
+        unit="%",
+        note=f"{agree} of {len(graded)} decisions; {len(apart)} apart",
+    )
+    record(
+        "grade_parity",
+        f"{first} against {second}: mean loss a decision",
+        figure=float(graded["loss_new"].mean()),
+        unit="points",
+        reference=float(graded["loss_old"].mean()),
+        reference_name=second,
+        goal="difference under 2 SE",
+        met=within,
+        note=f"difference {diff.mean():+.3f} ± {se:.3f} (SE)",
     )
     by_street = graded.groupby(level="street")[["loss_new", "loss_old"]].mean()
     print(

@@ -1,7 +1,7 @@
 """Grade and replay a whole dataset of real hands: speed, and claimed against realised.
 
     .venv/bin/python bench/grade_replay.py [--samples ../shared/samples/apps] [--rollouts 32]
-        [--workers 2] [--json out/grade_replay.json]
+        [--workers 2] [--json out/grade_replay.json] [--keep DIR]
 
 Imports the samples into a temporary dataset and runs what ``ofc-stats grade
 --replay`` runs: every street decision graded (``grade_dataset``), then the
@@ -49,10 +49,11 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=32)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--keep", type=Path, help="keep the graded dataset here (a new folder)")
     args = parser.parse_args()
     options = GradeOptions(rollouts=args.rollouts)
     with tempfile.TemporaryDirectory() as tmp:
-        data = Path(tmp) / "data"
+        data = args.keep or Path(tmp) / "data"
         import_paths([args.samples], data)
         recompute(data)
         g_cpu, g_wall, graded = timed(lambda: grade_dataset(data, options, workers=args.workers))

@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from record import record  # noqa: E402
 from reference_grader import sample  # noqa: E402
 
 from ofc_stats.errors import UnplayablePosition  # noqa: E402
@@ -79,6 +80,16 @@ def main() -> None:
             f"  street {street + 1}: the same best play with both seeds on {share:.1%} "
             f"of {len(same[street])} decisions{goal}"
         )
+        record(
+            "grade_stability",
+            f"street {street + 1}: the same best play with seeds 0 and 1",
+            figure=100 * share,
+            unit="%",
+            goal=f"≥ {GOAL_SAME:.0%}" if street == 0 else "",
+            met=share >= GOAL_SAME if street == 0 else None,
+            note=f"{len(same[street])} decisions of {args.hands} real hands, "
+            f"{args.rollouts} rollouts",
+        )
     # A player who plays seed 0's advice, graded by seed 1.
     advised = [
         replace(d, chosen=tuple(int(x) for x in g.destinations[g.best])) if g else d
@@ -97,6 +108,15 @@ def main() -> None:
         f"  a player playing seed 0's advice is charged {losses.mean():.3f} +- {se:.3f} a "
         f"seat-hand by seed 1 over {len(losses)} seats (goal <= {GOAL_CHARGED}: {verdict})"
     )
+    record(
+        "grade_stability",
+        "loss charged to a player who plays the advice, a seat-hand",
+        figure=float(losses.mean()),
+        unit="points",
+        goal=f"≤ {GOAL_CHARGED}",
+        met=bool(losses.mean() <= GOAL_CHARGED),
+        note=f"± {se:.3f} (SE) over {len(losses)} seats",
+    )
     shares = ", ".join(
         f"street {s + 1} {v / len(losses):.3f}" for s, v in sorted(by_street.items())
     )
@@ -112,6 +132,14 @@ def main() -> None:
             exact_rollouts += int(g.rollouts.max())
     print(f"  candidates valued above their decision's ev_best: {above} (goal 0)")
     print(f"  positions valued exactly: {exact}, one rollout each")
+    record(
+        "grade_stability",
+        "candidates valued above their decision's best",
+        figure=above,
+        unit="candidates",
+        goal="0",
+        met=above == 0,
+    )
     screen_check(decisions, first, args.screen_check)
     print(f"  {time.process_time() - started:.0f} CPU s")
 

@@ -1,29 +1,27 @@
-"""SwC and fpdb import speed against the decode floor, measured in the same run.
+"""SwC and fpdb import speed against the decode and write floors, measured in the same run.
 
-    .venv/bin/python bench/import_swc.py [--hands 5000] [--repeat 3] [--against DIR]
-        [--formats swc,swc-archive,fpdb]
+    .venv/bin/python bench/import_swc.py [--hands 5000] [--repeat 3]
+        [--formats swc,swc-archive,fpdb] [--no-record]
 
 Writes a snapshot-heavy SwC capture (tests/swcgen.py: one GameState line per
 placement, ~21 lines a hand), the same capture as fpdb-3 keeps it
 (``raw_messages.jsonl``: each line a record whose payload is the Socket.IO
 frame, so the proxy message is decoded three times over) and an fpdb-3
-database of the same hands, then, each in a fresh child process,
-``--repeat`` times:
+database of the same hands, then, each in a fresh child process and
+``--repeat`` times, interleaved:
 
-* import: ``import_paths`` into an empty dataset (columnar readers, the default);
-* record: the same with ``columnar=False`` (the record path, the definition);
-* parse: the parser's columnar reader alone, no importer (the parser's share),
-  with the cyclic GC off as the importer runs parsers; ``parse-by-line`` (SwC):
-  the same with the block fold (``parsers/swc_block.py``) off, every line
-  folded one by one;
-* floor: for SwC orjson decoding every line (and, in an archive, its frame and
-  the message inside), and ``floor-structs``: msgspec decoding the file a
-  megabyte at a time into the struct types the columnar reader uses (its own
-  decode, with nothing folded); for fpdb the raw ``SELECT`` of the same rows
-  through sqlite3, and that SELECT plus orjson decoding each rawJson.
+* import: ``import_paths`` into an empty dataset (the core lane, the default);
+* record: the same with ``columnar=False`` (the readable reader, the definition);
+* parse: the core lane alone, no importer (cyclic GC off, as the importer runs it);
+* decode floor: orjson decoding every line (and, in an archive, its frame and the
+  message inside); for fpdb the ``SELECT`` of the rows plus orjson on each rawJson;
+* write floor: the file's stored tables (hands, seats, placements keyed by
+  ``hand_id``) written as the store writes a batch, every 20,000 hands (the
+  tables are built first, untimed).
 
 It prints medians of wall and CPU seconds (CPU time is steadier on a shared
-host), hands/s, and each figure's ratio to the floor.
+host), hands/s and the import's ratio to decode floor + write floor, and
+records each format's import figure (``bench/results/import_swc.json``).
 """
 
 from __future__ import annotations
@@ -41,69 +39,96 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
 from child import run_child  # noqa: E402
+from record import record  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests"))
 
 from handgen import random_records  # noqa: E402
 from swcgen import FPDB_DDL, raw_json, snapshots  # noqa: E402
 
+GOAL = 50_000  # hands/s (issue 27)
 CHILD = """
 import json, sqlite3, sys, time
-import orjson
+try:
+    from orjson import loads
+except ImportError:
+    from json import loads
 from ofc_stats.store.importer import import_paths
 from parsers.base import ColumnarHands
 from parsers.registry import get_parser
-kind, fmt, path, data = sys.argv[1:5]
+kind, fmt, path, data, hands = sys.argv[1:6]
 fmt = fmt.split("-")[0]  # swc-archive: the swc reader
-if kind == "floor-structs":
-    from parsers import swc_fast  # not in a checkout from before it (--against)
+
+
+def parsed():
+    parser = get_parser(fmt)()
+    if fmt == "fpdb":
+        return parser.parse_path_columnar(path, "bench")
+    return parser.parse_columnar(open(path, "rb"), "bench")
+
+
+if kind == "floor-write":  # the stored tables built first, untimed
+    import pyarrow as pa
+    from ofc_stats.store.files import write_parquet
+    from ofc_stats.store.hand_ids import with_hand_ids
+    from ofc_stats.store.schema import HANDS, PLACEMENTS, SEATS
+
+    def plain(table, schema):
+        table = table.select(schema.names)
+        if pa.types.is_dictionary(table.schema.field("hand_key").type):
+            table = table.set_column(0, "hand_key", table["hand_key"].cast(pa.string()))
+        return table.cast(schema)
+
+    chunks = [i for i in parsed() if isinstance(i, ColumnarHands)]
+    tables = {
+        "hands": pa.concat_tables([plain(c.hands, HANDS) for c in chunks]),
+        "seats": pa.concat_tables([plain(c.seats, SEATS) for c in chunks]),
+        "placements": pa.concat_tables([plain(c.placements, PLACEMENTS) for c in chunks]),
+    }
+    batches = []
+    for start in range(0, tables["hands"].num_rows, 20_000):
+        keys = tables["hands"]["hand_key"].slice(start, 20_000)
+        part = {
+            name: table.filter(pa.compute.is_in(table["hand_key"], keys))
+            for name, table in tables.items()
+        }
+        batches.append(with_hand_ids(part, start))
 wall, cpu = time.perf_counter(), time.process_time()  # after the imports: not the modules' load
 if kind in ("import", "record"):
     summary = import_paths([path], data, format_name=fmt, columnar=kind == "import")
     count = summary.stored
-elif kind in ("parse", "parse-by-line"):
+elif kind == "parse":
     import gc
     gc.disable()  # as import_paths runs every parser
-    if kind == "parse-by-line":  # the columnar reader with its block fold off
-        from parsers import swc_block
-        swc_block.plan = lambda tables, block: None
-    parser = get_parser(fmt)()
-    if fmt == "fpdb":
-        items = parser.parse_path_columnar(path, "bench")
-    else:
-        items = parser.parse_columnar(open(path, "rb"), "bench")
     count = 0
-    for item in items:
+    for item in parsed():
         count += item.hands.num_rows if isinstance(item, ColumnarHands) else 1
-elif kind == "floor-lines":
+elif kind == "floor-decode" and fmt == "swc":
     with open(path, "rb") as stream:
         for line in stream:
-            record = orjson.loads(line)
-            if "payload" in record:
-                orjson.loads(orjson.loads(record["payload"][10:])[1])
-        count = int(sys.argv[5])
-elif kind == "floor-structs":
-    with open(path, "rb") as stream:
-        for piece in swc_fast.blocks(stream):
-            for record in piece.messages:
-                if record.payload is not swc_fast.msgspec.UNSET:
-                    swc_fast.archived(record)
-        count = int(sys.argv[5])
-elif kind in ("floor-select", "floor-select-decode"):
+            message = loads(line)
+            if "payload" in message:
+                loads(loads(message["payload"][10:])[1])
+    count = int(hands)
+elif kind == "floor-decode":
     connection = sqlite3.connect(path)
     cursor = connection.execute(
         "SELECT id, siteHandNo, tableName, rawJson FROM HttpOFCHands ORDER BY id"
     )
     count = 0
-    decode = kind == "floor-select-decode"
     while rows := cursor.fetchmany(2000):
         count += len(rows)
-        if decode:
-            for row in rows:
-                orjson.loads(row[3])
+        for row in rows:
+            loads(row[3])
+elif kind == "floor-write":
+    for number, batch in enumerate(batches):
+        for name in ("hands", "seats", "placements"):
+            write_parquet(batch[name], f"{data}-{name}-{number}.parquet", name)
+    count = int(hands)
 print(json.dumps({"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu,
                   "count": count}))
 """
+KINDS = ["floor-decode", "floor-write", "import", "record", "parse"]
 
 
 def archived(line: str, sequence: int) -> str:
@@ -147,17 +172,13 @@ def write_files(folder: Path, hands: int) -> tuple[Path, Path, Path]:
     return swc, archive, fpdb
 
 
-def measure(
-    kind: str, fmt: str, path: Path, folder: Path, hands: int, against: Path | None
-) -> dict[str, float]:
+def measure(kind: str, fmt: str, path: Path, folder: Path, hands: int) -> dict[str, float]:
     data = folder / "data"
     shutil.rmtree(data, ignore_errors=True)
-    # "import-before": the same child run in the other checkout (its ofc_stats and parsers).
-    code, cwd = (
-        (kind.removesuffix("-before"), against) if kind.endswith("-before") else (kind, ROOT)
-    )
-    figures = run_child(CHILD, code, fmt, str(path), str(data), str(hands), cwd=cwd)
-    if kind.startswith(("import", "record")):
+    for old in folder.glob("data-*.parquet"):
+        old.unlink()
+    figures = run_child(CHILD, kind, fmt, str(path), str(data), str(hands), cwd=ROOT)
+    if kind in ("import", "record"):
         assert figures["count"] == hands, figures
     return figures
 
@@ -167,16 +188,11 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=5_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
-        "--against",
-        type=Path,
-        help="a checkout of an earlier commit (git worktree or git archive): its import is "
-        "timed in the same runs, for a before/after ratio",
-    )
-    parser.add_argument(
         "--formats",
         default="swc,swc-archive,fpdb",
         help="which of swc, swc-archive and fpdb to measure (comma-separated)",
     )
+    parser.add_argument("--no-record", action="store_true", help="print only")
     args = parser.parse_args()
     chosen = args.formats.split(",")
     folder = Path(tempfile.mkdtemp(prefix="ofc-bench-swc-"))
@@ -189,52 +205,46 @@ def main() -> None:
             f"medians of {args.repeat}",
             flush=True,
         )
-        swc_kinds = ["floor-lines", "floor-structs", "import", "record", "parse", "parse-by-line"]
-        plan = {
-            "swc": (swc, swc_kinds),
-            "swc-archive": (archive, swc_kinds),
-            "fpdb": (fpdb, ["floor-select", "floor-select-decode", "import", "record", "parse"]),
-        }
-        header = ("format", "run", "wall s", "cpu s", "hands/s", "× floor (wall)", "× floor (cpu)")
-        print("\n{:<11} {:<20} {:>7} {:>7} {:>9} {:>15} {:>14}".format(*header))
-        for fmt, (path, kinds) in plan.items():
-            if fmt not in chosen:
-                continue
-            if args.against:
-                kinds = [*kinds, "import-before"]
-            runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
+        paths = {"swc": swc, "swc-archive": archive, "fpdb": fpdb}
+        header = ("format", "run", "wall s", "cpu s", "hands/s", "hands/cpu-s")
+        print("\n{:<11} {:<13} {:>7} {:>7} {:>9} {:>12}".format(*header))
+        for fmt in [f for f in paths if f in chosen]:
+            runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in KINDS}
             for _ in range(args.repeat):  # interleaved, so drifting load hits every kind alike
-                for kind in kinds:
-                    runs[kind].append(measure(kind, fmt, path, folder, args.hands, args.against))
+                for kind in KINDS:
+                    runs[kind].append(measure(kind, fmt, paths[fmt], folder, args.hands))
             wall = {k: statistics.median(r["wall"] for r in v) for k, v in runs.items()}
             cpu = {k: statistics.median(r["cpu"] for r in v) for k, v in runs.items()}
-            floor = kinds[0]
-            for kind in kinds:
+            for kind in KINDS:
                 print(
-                    f"{fmt:<11} {kind:<20} {wall[kind]:>7.2f} {cpu[kind]:>7.2f} "
-                    f"{args.hands / wall[kind]:>9,.0f} {wall[kind] / wall[floor]:>15.1f} "
-                    f"{cpu[kind] / cpu[floor]:>14.1f}"
+                    f"{fmt:<11} {kind:<13} {wall[kind]:>7.2f} {cpu[kind]:>7.2f} "
+                    f"{args.hands / wall[kind]:>9,.0f} {args.hands / cpu[kind]:>12,.0f}"
                 )
-            share = (cpu["import"] - cpu["parse"]) / cpu["import"]
+            floors = wall["floor-decode"] + wall["floor-write"]
+            floors_cpu = cpu["floor-decode"] + cpu["floor-write"]
+            speed = args.hands / wall["import"]
             print(
-                f"{fmt:<11} import {args.hands / wall['import']:,.0f} hands/s "
-                f"(goal 20,000), {wall['import'] / wall[floor]:.1f}x the {floor} floor; "
-                f"record path {args.hands / wall['record']:,.0f} hands/s; "
-                f"the importer's share of import CPU {share:.0%}",
+                f"{fmt:<11} import {speed:,.0f} hands/s ({args.hands / cpu['import']:,.0f} a "
+                f"CPU second; goal {GOAL:,}); decode floor {wall['floor-decode']:.2f} s + write "
+                f"floor {wall['floor-write']:.2f} s = {floors:.2f} s; import "
+                f"{wall['import'] / floors:.2f}x the floors ({cpu['import'] / floors_cpu:.2f}x "
+                f"in CPU); record path {wall['record'] / wall['import']:.1f}x slower",
                 flush=True,
             )
-            if "parse-by-line" in cpu:
-                print(
-                    f"{fmt:<11} parse: the block fold is "
-                    f"{cpu['parse-by-line'] / cpu['parse']:.2f}x (CPU) the line fold's speed",
-                    flush=True,
-                )
-            if args.against:
-                print(
-                    f"{fmt:<11} import is {cpu['import-before'] / cpu['import']:.2f}x "
-                    f"(CPU; {wall['import-before'] / wall['import']:.2f}x wall) as fast as "
-                    f"in {args.against}",
-                    flush=True,
+            if not args.no_record:
+                record(
+                    "import_swc",
+                    f"{fmt} import",
+                    figure=speed,
+                    unit="hands/s",
+                    reference=args.hands / floors,
+                    reference_name="decode floor + write floor, same run",
+                    ratio=wall["import"] / floors,
+                    goal=f">= {GOAL:,} hands/s",
+                    met=speed >= GOAL,
+                    note=f"{args.hands:,} hands; {args.hands / cpu['import']:,.0f} hands a CPU "
+                    f"second; record path {args.hands / wall['record']:,.0f} hands/s; "
+                    f"load average {os.getloadavg()[0]:.1f}",
                 )
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -1,7 +1,7 @@
 """What the grader's advice wins on the players' own cards: the counterfactual replay.
 
     .venv/bin/python bench/replay.py [--samples ../shared/samples/apps] [--rollouts 32]
-        [--seed 0] [--hands N] [--json out/replay.json]
+        [--seed 0] [--hands N] [--advice policy [--dreams N] [--ahead N]] [--json out/replay.json]
 
 Imports the samples into a temporary dataset, then for every normal seat whose
 streets are all known, a bot plays the grader's best play street by street on
@@ -84,6 +84,12 @@ def main() -> None:
     )
     parser.add_argument("--weights", type=Path, help="with --policy learned: another weights file")
     parser.add_argument(
+        "--ahead",
+        type=int,
+        help="the policy alone: look ahead street by street where at least this many streets "
+        "are still to come (0: never; default: as the rollouts)",
+    )
+    parser.add_argument(
         "--values",
         choices=("room", "published"),
         default="room",
@@ -132,7 +138,11 @@ def run(data: Path, args: argparse.Namespace) -> None:
             decisions_graded += len(decisions)
             values = worth if args.values == "room" else None
             advice = policy_advice(
-                args.seed, fantasy_worth=values, dreams=args.dreams, value=learned
+                args.seed,
+                fantasy_worth=values,
+                dreams=args.dreams,
+                ahead=args.ahead,
+                value=learned,
             )
             seats += replay(decisions, finals, advice, worth)
             continue

@@ -17,7 +17,13 @@ interleaved so host noise hits each size alike:
 * the floor: one DuckDB query reading the player's scored seats with their
   results and hands, joined on ``hand_id`` (the least any report must
   read), in this process;
-* the ratio of the two wall times.
+* the ratio of the two wall times, and of the report's CPU seconds to the
+  floor's (the floor's CPU seconds, DuckDB's threads included, in this
+  process).
+
+Each size's wall and CPU figures are recorded (``bench/record.py``) with their
+floor and ratio against the goals: at 1M hands <= 10 s wall and <= 6 s CPU, at
+10M < 60 s wall and < 1.5 GB.
 
 For the first size it also prints each section's CPU seconds in this
 process (the scope, every report, the page) and the hand view: opening one
@@ -38,13 +44,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's reports, also in this process
 sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
 from child import run_child  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "bench"))
-
+from record import record  # noqa: E402
 from report_data import build  # noqa: E402
 
 # The least any report of the player must read: their seats with their results and hands,
@@ -57,6 +63,7 @@ JOIN (SELECT hand_id, seat, net_capped FROM results_stored WHERE status = 'score
 JOIN (SELECT hand_id, played_at FROM hands) h USING (hand_id)
 """
 GOALS = {1_000_000: 10.0, 10_000_000: 60.0}  # issue 13: seconds for the whole report
+CPU_GOALS = {1_000_000: 6.0}  # issue 29: CPU seconds for the whole report
 MEMORY_GOAL_MIB = 1536  # issue 13: under 1.5 GB at 10M hands
 
 # One CLI run in a child of a child, so the peak memory read is that run's alone.
@@ -79,16 +86,22 @@ def cli_run(root: Path, out: Path) -> dict[str, float]:
 
 
 def timed(run: Callable[[], object], repeat: int) -> float:
-    times = []
+    return timed_both(run, repeat)[0]
+
+
+def timed_both(run: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Median wall and CPU seconds (this process, every thread) of ``repeat`` runs."""
+    walls, cpus = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
+    return statistics.median(walls), statistics.median(cpus)
 
 
-def floor(root: Path, repeat: int) -> tuple[float, int, int]:
-    """(median seconds of the floor query, hands, the player's scored seats)."""
+def floor(root: Path, repeat: int) -> tuple[float, float, int, int]:
+    """(median wall and CPU seconds of the floor query, hands, the player's scored seats)."""
     import ofc_stats
     from reports import Filters, checked, choose_player
 
@@ -100,7 +113,8 @@ def floor(root: Path, repeat: int) -> tuple[float, int, int]:
             mine=mine.replace("seats.player_key", "coalesce(player_id, player)")
         )
         seats = int(db.sql(query, params).fetchall()[0][0])
-        return timed(lambda: db.sql(query, params).fetchall(), repeat), hands, seats
+        wall, cpu = timed_both(lambda: db.sql(query, params).fetchall(), repeat)
+        return wall, cpu, hands, seats
 
 
 def sections(root: Path) -> None:
@@ -110,7 +124,7 @@ def sections(root: Path) -> None:
     from reports.base import prepare
     from reports.html import render
 
-    def cpu(label: str, run: Callable[[], object]) -> object:
+    def cpu(label: str, run: Callable[[], Any]) -> Any:
         start = time.process_time()
         value = run()
         print(f"  {label:28} {time.process_time() - start:6.2f} s CPU")
@@ -119,26 +133,26 @@ def sections(root: Path) -> None:
     with ofc_stats.open(root) as db:
         me = choose_player(db, None)
         filters = checked(db, me.scope(Filters()))
-        cpu("scope (prepare: temp tables)", lambda: prepare(db, filters))
+        scope = cpu("scope (prepare: temp tables)", lambda: prepare(db, filters))
         built = []
         for build_section in BUILDERS:
             built.append(
-                cpu(build_section.__module__.split(".")[-1], lambda b=build_section: b(db, filters))
+                cpu(build_section.__module__.split(".")[-1], lambda b=build_section: b(scope))
             )
         from reports.explore import page_data, replays
 
-        live = cpu("page data (explore)", lambda: page_data(db, filters))
-        known = {key for report in built for key in report.replays}  # type: ignore[attr-defined]
-        carried = cpu("replayer data", lambda: replays(db, live, known))  # type: ignore[arg-type]
+        live = cpu("page data (explore)", lambda: page_data(scope))
+        known = {key for report in built for key in report.replays}
+        carried = cpu("replayer data", lambda: replays(db, live, known))
         page = cpu(
             "page (render HTML)",
             lambda: render(
                 me.name,
                 "all hands",
-                built,  # type: ignore[arg-type]
-                leak_summary(built),  # type: ignore[arg-type]
-                live=live,  # type: ignore[arg-type]
-                carried=carried,  # type: ignore[arg-type]
+                built,
+                leak_summary(built),
+                live=live,
+                carried=carried,
             ),
         )
         print(f"  page size {len(str(page)) / 1e6:.1f} MB")
@@ -200,24 +214,49 @@ def main() -> None:
         )
         print(
             f"{'hands':>11} {'seats':>8} {'wall s':>7} {'CPU s':>6} {'peak MiB':>9} "
-            f"{'floor s':>8} {'ratio':>6}  goal"
+            f"{'floor s':>8} {'ratio':>6} {'floor CPU':>9} {'ratio':>6}  goals"
         )
         for size in sizes:
             wall = statistics.median(r["wall"] for r in runs[size])
             cpu = statistics.median(r["cpu"] for r in runs[size])
             peak = max(r["peak_mib"] for r in runs[size])
-            seconds, hands, seats = floors[size]
-            goal = GOALS.get(size)
-            verdict = (
-                "" if goal is None else f"<= {goal:g} s: {'met' if wall <= goal else 'NOT met'}"
-            )
+            seconds, floor_cpu, hands, seats = floors[size]
+            goal, cpu_goal = GOALS.get(size), CPU_GOALS.get(size)
+            verdicts = []
+            if goal is not None:
+                verdicts.append(f"<= {goal:g} s wall: {'met' if wall <= goal else 'NOT met'}")
+            if cpu_goal is not None:
+                verdicts.append(f"<= {cpu_goal:g} s CPU: {'met' if cpu <= cpu_goal else 'NOT met'}")
             if size >= 10_000_000:
-                verdict += (
-                    f", < {MEMORY_GOAL_MIB} MiB: {'met' if peak < MEMORY_GOAL_MIB else 'NOT met'}"
-                )
+                met = peak < MEMORY_GOAL_MIB
+                verdicts.append(f"< {MEMORY_GOAL_MIB} MiB: {'met' if met else 'NOT met'}")
             print(
                 f"{hands:11,} {seats:8,} {wall:7.2f} {cpu:6.2f} {peak:9,.0f} "
-                f"{seconds:8.2f} {wall / seconds:6.1f}  {verdict}"
+                f"{seconds:8.2f} {wall / seconds:6.1f} {floor_cpu:9.2f} "
+                f"{cpu / max(floor_cpu, 1e-9):6.1f}  {', '.join(verdicts)}"
+            )
+            label = f"{size:,} hands, {seats:,} of the player's seats"
+            record(
+                "report",
+                f"report wall, {size:,} hands",
+                figure=wall,
+                unit="s",
+                reference=seconds,
+                reference_name="floor query (the player's seats, results and hands), wall",
+                goal="" if goal is None else f"<= {goal:g} s",
+                met=None if goal is None else wall <= goal,
+                note=f"{label}; median of {args.repeat}; load {load[0]:.1f}",
+            )
+            record(
+                "report",
+                f"report CPU, {size:,} hands",
+                figure=cpu,
+                unit="s CPU",
+                reference=floor_cpu,
+                reference_name="floor query, CPU seconds",
+                goal="" if cpu_goal is None else f"<= {cpu_goal:g} s CPU",
+                met=None if cpu_goal is None else cpu <= cpu_goal,
+                note=f"{label}; peak {peak:,.0f} MiB; median of {args.repeat}",
             )
         first = roots[sizes[0]]
         print(f"\nwhere the CPU goes at {sizes[0]:,} hands (in this process):")

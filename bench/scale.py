@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
 from child import run_child  # noqa: E402
+from record import record  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -117,12 +118,14 @@ def main() -> None:
         header = f"{'hands':>11} {'median s':>9} {'hands/s':>11} {'s per 1M':>9}"
         print(f"\n{header} {'CPU s':>7} {'peak MiB':>9}")
         medians = {}
+        peaks = {}
         for size, results in runs.items():
             seconds = statistics.median(r["seconds"] for r in results)
             cpu = statistics.median(r["cpu"] for r in results)
             hands = results[0]["hands"]
             peak = max(r["peak_mib"] for r in results)
             medians[size] = (hands, seconds)
+            peaks[size] = peak
             label = f"{hands:11,.0f}" if size else f"{'start-up':>11}"
             print(
                 f"{label} {seconds:9.3f} {hands / seconds:11,.0f} "
@@ -135,6 +138,30 @@ def main() -> None:
                 f"\nfixed cost of a run: {medians[0][1]:.3f} s measured (2 batches of 10 hands), "
                 f"{t1 - n1 * per_hand:.3f} s from the line through {n1:,} and {n2:,} hands; "
                 f"past it {per_hand * 1e6:.2f} µs a hand ({1 / per_hand:,.0f} hands/s)"
+            )
+        if len(sizes) >= 2:
+            low, high = sorted(sizes)[0], sorted(sizes)[-1]
+            (n_low, t_low), (n_high, t_high) = medians[low], medians[high]
+            per_low, per_high = t_low / n_low * 1e6, t_high / n_high * 1e6
+            record(
+                "scale",
+                f"recompute seconds per million hands at {n_high:,.0f} hands",
+                figure=per_high,
+                unit="s",
+                reference=per_low,
+                reference_name=f"the same at {n_low:,.0f} hands",
+                goal="linear: ratio ≤ 1",
+                met=per_high <= per_low * 1.05,
+            )
+            record(
+                "scale",
+                f"recompute peak memory at {n_high:,.0f} hands",
+                figure=peaks[high],
+                unit="MiB",
+                reference=peaks[low],
+                reference_name=f"the same at {n_low:,.0f} hands",
+                goal="flat: ratio ≤ 1.1",
+                met=peaks[high] <= peaks[low] * 1.1,
             )
     finally:
         shutil.rmtree(work, ignore_errors=True)

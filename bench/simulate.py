@@ -122,6 +122,7 @@ def main() -> None:
         unit="×",
         goal="≥ 1.8×",
         met=core[2][1] / core[1][1] >= 1.8,
+        note=f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores",
     )
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
 from child import run_child  # noqa: E402
+from record import record  # noqa: E402
 
 CHILD = r"""
 import json, sys, time
@@ -137,11 +138,33 @@ def report(results: dict[str, list[dict[str, object]]], runs: int) -> None:
     if "local[1]/workers" in results and "local[2]/workers" in results:
         scaling = steady("local[1]/workers") / steady("local[2]/workers")
         print(f"\nspark 1 -> 2 cores: {scaling:.2f}x the throughput (goal >= 1.7)")
+        record(
+            "spark",
+            f"spark local[2] steady recompute, {hands:,} hands",
+            figure=steady("local[2]/workers"),
+            unit="s",
+            reference=steady("local[1]/workers"),
+            reference_name="spark local[1]",
+            ratio=scaling,
+            goal="1 -> 2 cores ≥ 1.7× the throughput",
+            met=scaling >= 1.7,
+        )
     if "local/1" in results and "local/2" in results:
         print(f"local 1 -> 2 workers: {steady('local/1') / steady('local/2'):.2f}x (the peer)")
     if local and "local[2]/workers" in results:
         ratio = steady("local[2]/workers") / local
         print(f"spark local[2] takes {ratio:.2f}x the local time (goal <= 1.5)")
+        record(
+            "spark",
+            f"spark local[2] against the local recompute, {hands:,} hands",
+            figure=steady("local[2]/workers"),
+            unit="s",
+            reference=local,
+            reference_name="local recompute, 2 worker processes",
+            goal="≤ 1.5× the local time",
+            met=ratio <= 1.5,
+            note="one run per child: the figures include the cold start" if runs < 2 else "",
+        )
     if runs < 2:
         print("(one run per child: steady figures include the cold start)")
 

@@ -13,12 +13,16 @@ import numpy.typing as npt
 from ofc_stats.errors import UnplayablePosition
 
 __version__: str
+# The grader abstains on this many streets from the first (race.rs).
+ABSTAIN_STREETS: int
 __all__ = [
+    "ABSTAIN_STREETS",
     "AppDecoder",
     "FpdbDecoder",
     "OpenDecoder",
     "Rules",
     "StreetGrade",
+    "SwcDecoder",
     "ValueFunction",
     "__version__",
     "check_fantasy_deal",
@@ -129,6 +133,7 @@ def policy_plays(
     decisions: list[_Decision],
     dreams: int | None = None,
     threads: int | None = None,
+    ahead: int | None = None,
     value: ValueFunction | None = None,
 ) -> list[tuple[int, ...] | UnplayablePosition]: ...
 def rollout_values(
@@ -184,6 +189,7 @@ def sim_play(
     cards: npt.NDArray[np.int8],
     boards: npt.NDArray[np.int8],
     in_fantasy: npt.NDArray[np.bool_],
+    fantasy_cards: npt.NDArray[np.int8],
     styles: npt.NDArray[np.float64],
     *,
     streets: list[tuple[int, int]],
@@ -193,7 +199,8 @@ def sim_play(
     hand: int,
     tables: npt.NDArray[np.int64],
     threads: int,
-) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int16]]: ...
+    placements: list[Any],
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int16], list[Any]]: ...
 
 # --- import decoders (rust/ofc-py/src/decode.rs) ------------------------------
 # resolve: rule text -> (preset name, max seats, deck size), or None (refused).
@@ -220,6 +227,11 @@ class OpenDecoder:
 class FpdbDecoder:
     def __new__(cls, resolve: Callable[[str], tuple[str, int, int] | None]) -> FpdbDecoder: ...
     def decode(self, ids: list[int], tables: list[str], texts: list[Any]) -> dict[str, Any]: ...
+
+@final
+class SwcDecoder:
+    def __new__(cls, resolve: Callable[[str], tuple[str, int, int] | None]) -> SwcDecoder: ...
+    def decode(self, data: bytes, first_line: int, last: bool) -> dict[str, Any]: ...
 
 # --- batch scoring (rust/ofc-py/src/score.rs) ---------------------------------
 

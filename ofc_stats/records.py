@@ -110,6 +110,8 @@ class Quarantined:
     line: int | None = None
     offset: int | None = None
     hand_id: str | None = None
+    # False: a fragment that holds no hand (an unreadable capture line), not counted as one
+    hand: bool = True
 
     def message(self) -> str:
         where = f"{self.source_file}:{self.line}" if self.line else self.source_file

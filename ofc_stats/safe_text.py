@@ -20,9 +20,12 @@ from typing import Any
 # every C1 control.  ESC starts the ANSI/OSC sequences that could recolour,
 # retitle or rewrite a terminal; U+009B is CSI on its own.  Also the invisible
 # format characters that reorder or hide text (bidirectional overrides and
-# isolates such as U+202E, zero-width marks, the line separators, the BOM):
-# a name must read on a terminal as the bytes it is.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+# isolates such as U+202E, the Arabic letter mark U+061C, zero-width marks, the
+# line separators, the BOM, the Mongolian vowel separator and the interlinear
+# annotation marks): a name must read on a terminal as the bytes it is.
+_CONTROL = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]"
+)
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 # What JSON may carry raw but a terminal or a JavaScript parser should not see:
 # DEL, C1, the line and paragraph separators and lone surrogates.

@@ -15,16 +15,21 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from typing import BinaryIO, Protocol
+from typing import BinaryIO, Protocol, TypeVar
 
-from ofc_stats.core.decode import HANDS, Decoded, Resolver, decode, decoder
+from ofc_stats.core.decode import HANDS, Decoded, Resolver, decode, decode_swc, decoder, swc_decoder
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError
 from ofc_stats.records import storable_text
 from parsers.base import ColumnarHands, ParseItem
 
+# where the core stopped: (line, byte of its block, closed (table, hand id), open hands' lines)
+Stop = tuple[int, int, list[tuple[str, str]], list[tuple[int, bytes]]]
+Resume = Callable[[Stop, bytes, BinaryIO, str], Iterator[ParseItem]]
+
 BLOCK_BYTES = 4 << 20
 AHEAD = 8  # blocks decoded ahead of the importer: one batch of hands and more
+T = TypeVar("T")
 Line = tuple[int, int, bytes]  # (line number, byte offset, raw bytes with the newline)
 
 
@@ -63,26 +68,24 @@ def resolving(name_of: Callable[[str], str]) -> Resolver:
     return resolve
 
 
-def read(
-    stream: BinaryIO, source: str, format_name: str, definition: Definition, resolve: Resolver
-) -> Iterator[ParseItem]:
-    """Every item the definition yields for ``stream``, most hands as ColumnarHands.
+class _End:
+    """The producer's last item: nothing more comes."""
 
-    A thread reads and decodes up to :data:`AHEAD` blocks ahead (the core
-    releases the GIL), so decoding runs on one core while this thread checks,
-    dedupes and writes (Parquet writes release it too) on the other.
+
+def ahead(items: Iterator[T], name: str) -> Iterator[T]:
+    """``items``, made by a thread up to :data:`AHEAD` ahead of the caller.
+
+    The core releases the GIL while it decodes, so decoding runs on one core
+    while the caller checks, dedupes and writes (Parquet writes release it
+    too) on the other.  An error of the thread is raised here, in its place.
     """
-    if not storable_text(source):  # every hand of it is refused: the definition says why
-        yield from definition.feed(numbered(stream))
-        yield from definition.end()
-        return
-    blocks: queue.Queue[tuple[Decoded, bytes, int] | BaseException | None] = queue.Queue(AHEAD)
+    made: queue.Queue[T | BaseException | _End] = queue.Queue(AHEAD)
     stop = threading.Event()
 
-    def put(item: tuple[Decoded, bytes, int] | BaseException | None) -> bool:
+    def put(item: T | BaseException | _End) -> bool:
         while not stop.is_set():
             try:
-                blocks.put(item, timeout=0.05)
+                made.put(item, timeout=0.05)
                 return True
             except queue.Full:
                 continue
@@ -90,23 +93,36 @@ def read(
 
     def produce() -> None:
         try:
-            for item in _decoded(stream, source, format_name, resolve):
+            for item in items:
                 if not put(item):
                     return
-            put(None)
+            put(_End())
         except BaseException as error:  # raised again by the reader, in its place
             put(error)
 
-    worker = threading.Thread(target=produce, name=f"decode {source}", daemon=True)
+    worker = threading.Thread(target=produce, name=name, daemon=True)
     worker.start()
     try:
-        while (item := blocks.get()) is not None:
+        while not isinstance(item := made.get(), _End):
             if isinstance(item, BaseException):
                 raise item
-            yield from _walk(*item, definition)
+            yield item
     finally:
         stop.set()
         worker.join()
+
+
+def read(
+    stream: BinaryIO, source: str, format_name: str, definition: Definition, resolve: Resolver
+) -> Iterator[ParseItem]:
+    """Every item the definition yields for ``stream``, most hands as ColumnarHands
+    (the blocks decoded :func:`ahead`)."""
+    if not storable_text(source):  # every hand of it is refused: the definition says why
+        yield from definition.feed(numbered(stream))
+        yield from definition.end()
+        return
+    for item in ahead(_decoded(stream, source, format_name, resolve), f"decode {source}"):
+        yield from _walk(*item, definition)
     yield from definition.end()
 
 
@@ -165,3 +181,48 @@ def _lines(block: bytes, start: int, stop: int, number: int, base: int) -> Itera
         yield number, base + at, block[at:end]
         number += 1
         at = end
+
+
+def read_swc(
+    stream: BinaryIO, source: str, resolve: Resolver, resume: Resume
+) -> Iterator[ParseItem]:
+    """SwC captures folded by the core, a block at a time (decoded :func:`ahead`).
+
+    Where the core stops, ``resume`` (the definition) reads on: it is given the
+    stop, the bytes from the stop's line to the end of what was read, and the
+    stream for the rest (the decoding thread has stopped reading it).
+    """
+    for decoded, stop, tail in ahead(_swc_blocks(stream, source, resolve), f"decode {source}"):
+        if decoded.hands.num_rows:
+            yield ColumnarHands(decoded.hands, decoded.seats, decoded.placements)
+        if stop is not None:
+            yield from resume(stop, tail, stream, source)
+            return
+
+
+def _swc_blocks(
+    stream: BinaryIO, source: str, resolve: Resolver
+) -> Iterator[tuple[Decoded, Stop | None, bytes]]:
+    """Each block decoded: (decoded, where the core stopped, the bytes it left unread)."""
+    core = swc_decoder(resolve)
+    carry, line = b"", 1
+    while True:
+        chunk = stream.read(BLOCK_BYTES)
+        last = not chunk
+        data = carry + chunk if carry else chunk
+        if last:
+            block, carry = data, b""
+        else:
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:  # no whole line yet
+                carry = data
+                continue
+            block, carry = data[:cut], data[cut:]
+        decoded, stop = decode_swc(core, block, line, last=last, source=source)
+        if stop is not None:
+            yield decoded, stop, block[stop[1] :] + carry
+            return
+        yield decoded, None, b""
+        line += decoded.consumed_lines
+        if last:
+            return

@@ -80,17 +80,21 @@ class Hand(NamedTuple):
     moves: list[Move]
 
 
-def hand_parts(raw: dict[str, Any], table_name: str) -> Hand:
-    """One rawJson hand model read; FpdbError (or a BAD_INPUT error) if it cannot be."""
+def hand_parts(raw: dict[str, Any], table_name: str, played_under: str | None = None) -> Hand:
+    """One rawJson hand model read; FpdbError (or a BAD_INPUT error) if it cannot be.
+
+    ``played_under`` (``import --rules``): the ruleset of every hand, so a variant
+    whose rules are unknown (OFC/P 2-7, a name fpdb-3 does not use) is read under it.
+    """
     variant = raw.get("variant") or {}
     if not isinstance(variant, dict):
         raise FpdbError(f"variant {str(variant)[:40]!r} is not an object")
     name = str(variant.get("variant", "ofcp"))
-    if variant.get("deuce_to_seven") or name == "ofcp_27":
+    if played_under is None and (variant.get("deuce_to_seven") or name == "ofcp_27"):
         raise FpdbError("OFC/P 2-7: its rules are unknown; import with --rules")
-    if name not in VARIANTS:
+    if played_under is None and name not in VARIANTS:
         raise FpdbError(f"unknown OFC variant {name!r}")
-    pineapple = bool(variant.get("pineapple", name == "ofcp"))
+    pineapple = bool(variant.get("pineapple", name in ("ofcp", "ofcp_27")))
     players = raw.get("players") or []
     if not isinstance(players, list) or not all(isinstance(p, dict) for p in players):
         raise FpdbError("players is not a list of objects")
@@ -168,7 +172,7 @@ def hand_parts(raw: dict[str, Any], table_name: str) -> Hand:
         room=str(raw.get("site") or "SealsWithClubs"),
         table_id=str(raw.get("table_id") or table_name or ""),
         room_hand_id=str(raw.get("hand_id")),
-        ruleset=VARIANTS[name],
+        ruleset=played_under or VARIANTS[name],
         rules_text=name,
         played_at=played_at,
         seats=seats,
@@ -177,10 +181,15 @@ def hand_parts(raw: dict[str, Any], table_name: str) -> Hand:
 
 
 def hand_from_raw(
-    raw: dict[str, Any], table_name: str, source: str, row_id: int | None, raw_text: str = ""
+    raw: dict[str, Any],
+    table_name: str,
+    source: str,
+    row_id: int | None,
+    raw_text: str = "",
+    played_under: str | None = None,
 ) -> HandRecord:
     """One rawJson hand model as a HandRecord (``raw_text``: the row's text as stored)."""
-    hand = hand_parts(raw, table_name)
+    hand = hand_parts(raw, table_name, played_under)
     return HandRecord(
         format=FORMAT,
         room=hand.room,
@@ -216,7 +225,7 @@ class FpdbParser(Parser):
                 yield rows
                 continue
             for row in rows:
-                yield _item(row, source)
+                yield _item(row, source, self.played_under)
 
     def parse_path_columnar(self, path: str, source: str) -> Iterator[ParseItem]:
         """The same items, most hands decoded by the core straight into columns.
@@ -225,7 +234,9 @@ class FpdbParser(Parser):
         the rows it leaves (any it cannot read exactly as :func:`hand_parts`
         would, or whose hand would be refused) are read here, in their place.
         """
-        if not storable_text(source):  # every hand of it is refused: the definition says why
+        # Every hand of an unstorable name is refused (the definition says why); a
+        # ruleset played under is the definition's to apply.
+        if not storable_text(source) or self.played_under is not None:
             yield from self.parse_path(path, source)
             return
         core = fpdb_decoder(core_lane.resolving(VARIANTS.__getitem__))
@@ -244,7 +255,8 @@ class FpdbParser(Parser):
 
     def hand_from_raw(self, raw_text: str, source: str, line: int, offset: int) -> ParseItem:
         """One stored rawJson text again through the record path."""
-        return _record(_Row(line, None, "", raw_text, json.loads(raw_text)), source)
+        row = _Row(line, None, "", raw_text, json.loads(raw_text))
+        return _record(row, source, self.played_under)
 
 
 class _Row(NamedTuple):
@@ -327,12 +339,12 @@ def _why_not(error: sqlite3.Error, what: str) -> str:
     return f"{what}: {text}"
 
 
-def _item(row: Fetched, source: str) -> ParseItem:
+def _item(row: Fetched, source: str, played_under: str | None = None) -> ParseItem:
     """One fetched row through the record path (the definition)."""
     if isinstance(row[3], Quarantined):
         return row[3]
     decoded = _decoded(row, source, json.loads)
-    return decoded if isinstance(decoded, Quarantined) else _record(decoded, source)
+    return decoded if isinstance(decoded, Quarantined) else _record(decoded, source, played_under)
 
 
 def _decoded(row: Fetched, source: str, loads: Callable[[Any], Any]) -> _Row | Quarantined:
@@ -353,11 +365,12 @@ def _raw_text(row: _Row) -> str:
     return json.dumps(row.raw, sort_keys=True)
 
 
-def _record(row: _Row, source: str) -> HandRecord | Quarantined:
+def _record(row: _Row, source: str, played_under: str | None = None) -> HandRecord | Quarantined:
     try:
         if not isinstance(row.raw, dict):
             raise FpdbError("rawJson is not an object")
-        return hand_from_raw(row.raw, row.table_name, source, row.line, _raw_text(row))
+        text = _raw_text(row)
+        return hand_from_raw(row.raw, row.table_name, source, row.line, text, played_under)
     except BAD_INPUT as error:
         return Quarantined(
             source, reason_of(error), str(row.raw_json), row.line, hand_id=row.hand_id

@@ -19,7 +19,7 @@ from typing import BinaryIO
 
 from ofc_stats.records import HandRecord, Partial, Quarantined, SeatRecord
 from parsers.base import ParseItem, Parser, head_lines
-from parsers.swc_fold import ROOM
+from parsers.swc import ROOM
 
 FORMAT = "swc-chat"
 LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) table=(\S+) Dealer: (.*)$")

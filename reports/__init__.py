@@ -1,10 +1,12 @@
 """Reports a player reads: results, sessions, hands, fouls, Fantasyland, decisions, royalties.
 
-Each module's ``build(data, filters)`` returns a :class:`reports.base.Report`
-(tidy pandas tables and :class:`reports.charts.Chart` charts), usable from a
-notebook; :func:`build_all` runs them all and :mod:`reports.html` writes the
-page.  A new section registers its builder in :data:`BUILDERS` (the page
-shows sections in this order).
+Each module's ``build(scope)`` returns a :class:`reports.base.Report` (tidy
+pandas tables and :class:`reports.charts.Chart` charts) for a
+:class:`reports.base.Scope` (``prepare(data, filters)``: the player's hands,
+made once), usable from a notebook; :func:`build_all` prepares the scope and
+runs them all (:func:`build_sections` over a scope already made), and
+:mod:`reports.html` writes the page.  A new section registers its builder in
+:data:`BUILDERS` (the page shows sections in this order).
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ from collections.abc import Callable
 from ofc_stats.errors import UnknownPlayer
 from ofc_stats.store.views import OfcData
 from reports import decisions, fantasy, fouls, hands, ledger, regret, results, royalties, sessions
-from reports.base import Report
+from reports.base import Report, Scope, prepare
 from reports.filters import Filters, Player, checked, choose_player, resolve_player
 
-Builder = Callable[[OfcData, Filters], Report]
+Builder = Callable[[Scope], Report]
 
 BUILDERS: list[Builder] = [
     results.build,
@@ -32,8 +34,14 @@ BUILDERS: list[Builder] = [
 ]
 
 
+def build_sections(scope: Scope) -> list[Report]:
+    """Every section, in page order, over one scope."""
+    return [build(scope) for build in BUILDERS]
+
+
 def build_all(data: OfcData, filters: Filters) -> list[Report]:
-    return [build(data, filters) for build in BUILDERS]
+    """Every section for ``filters``: :func:`prepare` then :func:`build_sections`."""
+    return build_sections(prepare(data, filters))
 
 
 UNGRADED = (
@@ -76,10 +84,13 @@ __all__ = [
     "Filters",
     "Player",
     "Report",
+    "Scope",
     "UnknownPlayer",
     "build_all",
+    "build_sections",
     "checked",
     "choose_player",
     "leak_summary",
+    "prepare",
     "resolve_player",
 ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from weakref import WeakKeyDictionary
 
 import pandas as pd
 
@@ -43,21 +42,63 @@ SAMPLE_SCALE = 1_000_000  # the others' sample share is counted in millionths
 ORDER = "s.played_at, s.hand_key, s.seat"
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Scope:
-    """What :func:`prepare` materialised on a connection."""
+    """The report's scope on one dataset, made by :func:`prepare`: every report reads it.
 
+    Its rows are temp tables on ``data``'s connection (:data:`SEATS`, ...), so
+    a connection holds one scope at a time: preparing another replaces them.
+    What several reports read is kept here, with the scope, not beside the
+    connection: the player's money seats (:func:`reports.ledger.money_seats`),
+    the ledger's rows of their hands (:func:`reports.ledger.scope_ledger`) and
+    the board facts of the seats last asked for (:meth:`cards`).
+    """
+
+    data: OfcData
     filters: Filters
     sample_ppm: int  # the share of other players' hands in OTHERS, per million
     shared: tuple[int, tuple[str, ...]] = (0, ())  # hands where the player's accounts met
+    money: pd.DataFrame | None = field(default=None, repr=False)  # ledger.money_seats' rows
+    ledger: str | None = field(default=None, repr=False)  # ledger.scope_ledger's table
+    _cards: tuple[str, SeatCards] | None = field(default=None, repr=False)
 
     @property
     def sample_permille(self) -> float:
         """The same share per thousand, as the page's caption shows it."""
         return self.sample_ppm / 1000
 
+    def hand_count(self) -> int:
+        """How many of the player's scored seats the filters keep."""
+        return int(self.data.sql(f"SELECT count(*) FROM {SEATS}").fetchall()[0][0])
 
-_SCOPES: WeakKeyDictionary[OfcData, Scope] = WeakKeyDictionary()
+    def seats(self, columns: str) -> pd.DataFrame:
+        """The player's scored seats under the filters, oldest first."""
+        return self.data.df(f"SELECT {columns} FROM {SEATS} s ORDER BY {ORDER}")
+
+    def cards(self, where: str = "true") -> SeatCards:
+        """Board facts of the player's seats matching ``where``, in :meth:`seats` order.
+
+        The last one asked for is kept: fouls and Fantasyland read the same.
+        """
+        if self._cards is None or self._cards[0] != where:
+            query = (
+                f"SELECT board, board_streets, discards FROM {SEATS} s WHERE {where} "
+                f"ORDER BY {ORDER}"
+            )
+            self._cards = (where, seat_cards(self.data.arrow(query)))
+        return self._cards[1]
+
+    def shared_hands(self) -> dict[str, object]:
+        """What the page and the CLI say when the player's accounts met: hands, accounts,
+        choice (nothing when they never met)."""
+        if not self.shared[0]:
+            return {}
+        return {
+            "hands": self.shared[0],
+            "accounts": list(self.shared[1]),
+            "choice": self.filters.self_play,
+        }
+
 
 SEAT_COLUMNS = (
     "hand_id, seat, player, player_id, coalesce(player_id, player) AS player_key, hero, "
@@ -96,9 +137,6 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
     scanned (street facts come from each seat's board and board streets,
     :mod:`reports.streetwise`).
     """
-    known = _SCOPES.get(data)
-    if known is not None and known.filters == filters:
-        return known
     where, params = filters.where("s")
     mine, mine_params = filters.me("seats")
     mine = mine.replace("seats.player_key", "coalesce(player_id, player)")
@@ -153,9 +191,7 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
         f"JOIN {HANDS} o ON o.hand_id = v.hand_id AND o.seat = v.opponent "
         "GROUP BY v.hand_id, o.player"
     )
-    scope = Scope(filters, sample.ppm, shared)
-    _SCOPES[data] = scope
-    return scope
+    return Scope(data, filters, sample.ppm, shared)
 
 
 def _one_seat_a_hand(data: OfcData, filters: Filters) -> tuple[int, tuple[str, ...]]:
@@ -191,18 +227,6 @@ def _one_seat_a_hand(data: OfcData, filters: Filters) -> tuple[int, tuple[str, .
         "QUALIFY row_number() OVER (PARTITION BY hand_id ORDER BY seat) = 1"
     )
     return (len(met), accounts)
-
-
-def shared_hands(data: OfcData) -> dict[str, object]:
-    """What the page and the CLI say when the player's accounts met: hands, accounts, choice."""
-    scope = _SCOPES.get(data)
-    if scope is None or not scope.shared[0]:
-        return {}
-    return {
-        "hands": scope.shared[0],
-        "accounts": list(scope.shared[1]),
-        "choice": scope.filters.self_play,
-    }
 
 
 def _scoped(
@@ -287,36 +311,3 @@ def others_sample(data: OfcData) -> Sample:
 def _used(query: str, params: dict[str, object]) -> dict[str, object]:
     """The parameters ``query`` names: DuckDB refuses any it does not."""
     return {k: v for k, v in params.items() if re.search(rf"\${k}\b", query)}
-
-
-def hand_count(data: OfcData, filters: Filters) -> int:
-    """How many of the player's scored seats the filters keep."""
-    prepare(data, filters)
-    return int(data.sql(f"SELECT count(*) FROM {SEATS}").fetchall()[0][0])
-
-
-def player_seats(data: OfcData, filters: Filters, columns: str) -> pd.DataFrame:
-    """The player's scored seats under the filters, oldest first."""
-    prepare(data, filters)
-    return data.df(f"SELECT {columns} FROM {SEATS} s ORDER BY {ORDER}")
-
-
-_CARDS: WeakKeyDictionary[OfcData, tuple[Scope, str, SeatCards]] = WeakKeyDictionary()
-
-
-def player_cards(data: OfcData, filters: Filters, where: str = "true") -> SeatCards:
-    """Board facts of the player's seats matching ``where``, in :func:`player_seats` order.
-
-    The last one asked for is kept with its scope: fouls and Fantasyland read the same.
-    """
-    scope = prepare(data, filters)
-    known = _CARDS.get(data)
-    if known is not None and known[0] is scope and known[1] == where:
-        return known[2]
-    cards = seat_cards(
-        data.arrow(
-            f"SELECT board, board_streets, discards FROM {SEATS} s WHERE {where} ORDER BY {ORDER}"
-        )
-    )
-    _CARDS[data] = (scope, where, cards)
-    return cards

@@ -36,11 +36,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ofc_stats.store.views import RECORDED_BITS_SQL, OfcData
+from ofc_stats.store.views import RECORDED_BITS_SQL, RECORDED_TIMEOUTS_SQL, OfcData
 from ofc_stats.wording import plural
-from reports.base import OTHERS, SAMPLE_RUNS, SEATS, Report, prepare
+from reports.base import OTHERS, SAMPLE_RUNS, SEATS, Report, Scope
 from reports.charts import bars_with_ci
-from reports.filters import Filters
 from reports.stats import Z95
 from reports.streetwise import summarise
 
@@ -55,15 +54,28 @@ STREET_COLUMNS = (
     "board, board_streets, discards, net_capped, "
     "flagged_timeouts(format, recorded_timeouts) AS flagged_timeouts"
 )
-# The streets each seat's format recorded as timed out (the store's recorded_timeouts).
-RECORDED = f"LEFT JOIN ({RECORDED_BITS_SQL}) recorded USING (hand_id, seat)"
+# The streets each seat's format recorded as timed out (the store's recorded_timeouts and
+# its bits per seat), read from the text of the scope's hands alone, once for the player's
+# seats and the others' sample: the whole dataset's text is what a report must not read.
+RECORDED_TABLE = "report_recorded"
+SCOPE_HANDS = f"SELECT hand_id FROM {SEATS} UNION SELECT hand_id FROM {OTHERS}"
+RECORDED_SQL = RECORDED_BITS_SQL.replace(
+    "FROM recorded_timeouts",
+    "FROM ("
+    + RECORDED_TIMEOUTS_SQL.format(hands=f"(SELECT * FROM hands WHERE hand_id IN ({SCOPE_HANDS}))")
+    + ")",
+)
+if "FROM recorded_timeouts" in RECORDED_SQL:  # the store's bits read another source
+    raise ImportError("reports.decisions: RECORDED_BITS_SQL no longer reads recorded_timeouts")
+RECORDED = f"LEFT JOIN {RECORDED_TABLE} recorded USING (hand_id, seat)"
 
 
-def build(data: OfcData, filters: Filters) -> Report:
+def build(scope: Scope) -> Report:
     report = Report(
         "decisions", "Points won per street decision (description: results, not expected loss)"
     )
-    scope = prepare(data, filters)
+    data = scope.data
+    data.sql(f"CREATE OR REPLACE TEMP TABLE {RECORDED_TABLE} AS {RECORDED_SQL}")
     mine = pd.DataFrame(
         summarise(
             data.arrow(f"SELECT {STREET_COLUMNS} FROM {SEATS} {RECORDED} WHERE NOT in_fantasy")

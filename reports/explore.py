@@ -24,17 +24,16 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ofc_stats.store.views import LEDGER_HANDS_SQL, OfcData
-from reports.base import ORDER, SEATS, VERSUS, prepare, shared_hands
-from reports.filters import Filters
-from reports.ledger import money_seats
+from ofc_stats.store.views import OfcData, ledger_hands_of
+from reports.base import ORDER, SEATS, VERSUS, Scope
+from reports.ledger import money_seats, scope_ledger
 from reports.replay import hand_details
 
 REPLAYS = 2_000  # a player with at most this many hands: every one opens in the replayer
 REPLAYS_LARGE = 400  # else the newest (stored together: a few batch files to read)
 
 HANDS_SQL = f"""
-SELECT s.hand_id, s.hand_key, epoch(s.played_at)::BIGINT AS t, s.room, s.table_id,
+SELECT s.hand_id, s.hand_key, epoch(s.played_at)::BIGINT AS t, s.format, s.room, s.table_id,
        s.stakes, coalesce(s.currency, '') AS currency, s.seat_count, s.player_key,
        s.net_capped AS points, s.reported_money AS money, s.fouled, s.in_fantasy,
        s.royalties, coalesce(s.fantasy_entry > 0 OR s.fantasy_stays, false) AS earns_fantasy
@@ -54,7 +53,8 @@ WHERE g.loss IS NOT NULL GROUP BY m.hand_id
 """
 
 UNSCORED_SQL = """
-SELECT h.hand_id, h.hand_key, epoch(h.played_at)::BIGINT AS t, h.room, h.table_id, h.stakes,
+SELECT h.hand_id, h.hand_key, epoch(h.played_at)::BIGINT AS t, h.format, h.room, h.table_id,
+       h.stakes,
        coalesce(h.currency, '') AS currency, h.seat_count
 FROM hands h WHERE h.hand_id IN (SELECT hand_id FROM explore_unscored)
 """
@@ -70,27 +70,17 @@ class LedgerHands:
     paid: list[float]
 
 
-def ledger_hands(data: OfcData, filters: Filters) -> LedgerHands:
+def ledger_hands(scope: Scope) -> LedgerHands:
     """The room ledger's hands for the report's player, from the store's ``ledger`` view.
 
     One row per person and hand (the view's :data:`LEDGER_HANDS_SQL`, the sum
     ``audit --player`` prints too); the money by the rules is null on a hand the
     rules did not price.  The report prices the ledger before it builds the page.
     """
-    seats = money_seats(data, filters)
+    data = scope.data
+    seats = money_seats(scope)
     if seats.empty:
         return LedgerHands(np.zeros(0, np.int64), [], [], [])
-    ids = pa.table({"hand_id": pa.array(seats["hand_id"].to_numpy(np.int64))})
-    data.connection.register("explore_money_ids", ids)
-    try:
-        whose = data.df(
-            "SELECT hand_id, seat, coalesce(player_id, player) AS who FROM seats "
-            "WHERE hand_id IN (SELECT hand_id FROM explore_money_ids)"
-        )
-    finally:
-        data.connection.unregister("explore_money_ids")
-    seats = seats.merge(whose, on=["hand_id", "seat"], how="left")
-    seats["who"] = seats["who"].fillna("")
     who = pa.table(
         {
             "who": pa.array(seats["who"].astype(str).tolist(), pa.string()),
@@ -98,11 +88,7 @@ def ledger_hands(data: OfcData, filters: Filters) -> LedgerHands:
             "seat": pa.array(seats["seat"].to_numpy(np.int64)),
         }
     )
-    data.connection.register("explore_who", who)
-    try:
-        hands = data.df(LEDGER_HANDS_SQL.format(who="explore_who") + " ORDER BY hand_id, player")
-    finally:
-        data.connection.unregister("explore_who")
+    hands = ledger_hands_of(data, who, scope_ledger(scope))
     keyed = seats.drop_duplicates("hand_key").set_index("hand_key")["hand_id"]
     hand_ids = keyed.reindex(hands["hand_key"]).to_numpy(dtype=np.int64)
     return LedgerHands(
@@ -113,16 +99,16 @@ def ledger_hands(data: OfcData, filters: Filters) -> LedgerHands:
     )
 
 
-def page_data(data: OfcData, filters: Filters) -> dict[str, Any]:
+def page_data(scope: Scope) -> dict[str, Any]:
     """Everything the page's script recomputes from, as JSON-ready columns (see module doc).
 
     Opponents are carried flat: hand ``i`` met ``opp[opp_at[i]:opp_at[i + 1]]`` (indexes
     into ``opponents``) and scored ``vs`` against each; the script unpacks them.
     """
-    prepare(data, filters)
+    data, filters = scope.data, scope.filters
     frame = data.arrow(HANDS_SQL).to_pandas()
     frame["scored"] = True
-    ledger = ledger_hands(data, filters)
+    ledger = ledger_hands(scope)
     unscored_ids = np.setdiff1d(ledger.hand_ids, frame["hand_id"].to_numpy(np.int64))
     if len(unscored_ids):
         data.connection.register(
@@ -171,22 +157,25 @@ def page_data(data: OfcData, filters: Filters) -> dict[str, Any]:
         graded = data.arrow(GRADED_SQL).to_pandas()
         loss[at(graded["hand_id"].to_numpy(np.int64))] = graded["loss"].to_numpy(np.float64)
 
+    formats, format_index = _codes(frame["format"])
     rooms, room_index = _codes(frame["room"])
     currencies, currency_index = _codes(frame["currency"])
     accounts, account_index = _codes(frame["player_key"])
     tables, table_index = _codes(frame["table_id"])
     return {
+        "formats": formats,
         "rooms": rooms,
         "currencies": currencies,
         "accounts": accounts,
         "tables": tables,
         "opponents": [str(n) for n in names],
         "session_gap": filters.session_gap,
-        "shared": shared_hands(data),
+        "shared": scope.shared_hands(),
         "hand_ids": ids.tolist(),  # not carried: finds the replayed hands' files
         "hands": {
             "key": frame["hand_key"].tolist(),
             "t": _column(frame["t"], 0),
+            "fmt": format_index,
             "room": room_index,
             "table": table_index,
             "stakes": _column(frame["stakes"], 4),

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
-from reports.base import VERSUS, Report, player_cards, player_seats
+from reports.base import VERSUS, Report, Scope
 from reports.charts import bars_with_ci
-from reports.filters import Filters
 from reports.stats import mean_ci, wilson
 from reports.streetwise import queen_up
 
@@ -18,11 +16,10 @@ def _rate(count: int, trials: int) -> dict[str, float | int]:
     return {"rate": rate, "low": low, "high": high, "count": count, "of": trials}
 
 
-def build(data: OfcData, filters: Filters) -> Report:
+def build(scope: Scope) -> Report:
     report = Report("fantasyland", "Fantasyland")
-    seats = player_seats(
-        data,
-        filters,
+    data = scope.data
+    seats = scope.seats(
         "s.hand_key, s.seat, s.in_fantasy, s.fantasy_cards, s.fouled, s.fantasy_entry, "
         "s.fantasy_stays, s.net_capped AS points",
     )
@@ -35,7 +32,7 @@ def build(data: OfcData, filters: Filters) -> Report:
     fl_points = mean_ci(fantasy["points"])
     normal_points = mean_ci(normal["points"])
 
-    tried = normal[queen_up(player_cards(data, filters, "NOT s.in_fantasy"), 1)]
+    tried = normal[queen_up(scope.cards("NOT s.in_fantasy"), 1)]
     made = int((tried["fantasy_entry"] > 0).sum())
     fouled = int(tried["fouled"].astype(bool).sum())
 

@@ -9,11 +9,9 @@ import numpy.typing as npt
 import pandas as pd
 
 from ofc_stats.core.tables import tables
-from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
-from reports.base import Report, player_cards, player_seats
+from reports.base import Report, Scope
 from reports.charts import bars_with_ci, line
-from reports.filters import Filters
 from reports.stats import wilson
 from reports.streetwise import first_street, queen_up
 
@@ -95,11 +93,9 @@ def locked_street(
     return street
 
 
-def build(data: OfcData, filters: Filters) -> Report:
+def build(scope: Scope) -> Report:
     report = Report("fouls", "Fouls")
-    seats = player_seats(
-        data,
-        filters,
+    seats = scope.seats(
         "s.played_at, s.seat_count, s.in_fantasy, s.fouled, "
         "s.net_capped AS points, s.top_class, s.middle_class, s.bottom_class",
     )
@@ -157,7 +153,7 @@ def build(data: OfcData, filters: Filters) -> Report:
     by_players = rate_table(normal, "seat_count")
     report.tables["by_players"] = by_players
 
-    cards = player_cards(data, filters, "NOT s.in_fantasy")
+    cards = scope.cards("NOT s.in_fantasy")
     first = first_street(cards)
     size = 14  # counts of one street's cards in a row: 0 to 13
     top, middle, bottom = (

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ofc_stats.store.views import OfcData
-from reports.base import SEATS, Report, prepare
-from reports.filters import Filters
+from reports.base import SEATS, Report, Scope
 from reports.replay import hand_details
 
 PER_KIND = 10  # hands listed of each kind
@@ -31,9 +29,9 @@ FROM {seats} s WHERE {where} ORDER BY {order}, s.hand_key LIMIT {limit}
 """
 
 
-def build(data: OfcData, filters: Filters) -> Report:
+def build(scope: Scope) -> Report:
     report = Report("hands", "Hands to look at")
-    prepare(data, filters)
+    data = scope.data
     parts = []
     for kind, order in LISTS.items():
         where = WHERE.get(kind, "true")

@@ -372,6 +372,19 @@ def head(title: str, charts: bool) -> str:
     )
 
 
+OPPONENTS_AFTER = "hands"  # the live page's opponents section follows this one
+
+
+def contents(reports: Sequence[Report], live: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The page's sections in order, (id, title): the nav links each, whichever are built."""
+    sections = []
+    for report in reports:
+        sections.append((report.key, report.title))
+        if live is not None and report.key == OPPONENTS_AFTER:
+            sections.append(("opponents", "Opponents"))
+    return sections
+
+
 def render(
     player: str,
     scope: str,
@@ -391,10 +404,9 @@ def render(
     """
     when = (generated or datetime.now()).strftime("%Y-%m-%d %H:%M")
     name = html.escape(player)
-    nav = "".join(f'<a href="#{r.key}">{html.escape(r.title)}</a>' for r in reports)
-    if live is not None:
-        fouls = '<a href="#fouls">'
-        nav = nav.replace(fouls, '<a href="#opponents">Opponents</a>' + fouls)
+    nav = "".join(
+        f'<a href="#{key}">{html.escape(title)}</a>' for key, title in contents(reports, live)
+    )
     replays: dict[str, dict[str, Any]] = {}
     for report in reports:
         replays.update(report.replays)
@@ -452,7 +464,7 @@ def render(
         if is_live:
             parts.append("</div>")
         parts.append("</section>")
-        if live is not None and report.key == "hands":
+        if live is not None and report.key == OPPONENTS_AFTER:
             parts.append(_opponents_section(live))
     parts.append("</main>")
     parts.append(f'<script type="application/json" id="chart-data">{script_json(charts)}</script>')

@@ -13,37 +13,38 @@ every hand, scored or not; what the rules give needs a scored hand.
 
 from __future__ import annotations
 
-from weakref import WeakKeyDictionary
-
 import pandas as pd
 import pyarrow as pa
 
 from ofc_stats.store.views import LEDGER_TOLERANCE, OfcData, ledger_of, owed_text
 from ofc_stats.wording import plural
-from reports.base import SEATS, Report, Scope, prepare
-from reports.filters import Filters
+from reports.base import MINE, Report, Scope
 from reports.replay import hand_details
 
-_MONEY: WeakKeyDictionary[OfcData, tuple[Scope, pd.DataFrame]] = WeakKeyDictionary()
 LINKED = 30  # hands behind a difference carried with their replayer data
 LISTED = 200  # hands behind a difference listed
 
 # The player's seats with money under the filters, scored or not: the filters are the
 # report's (over seat_results' columns), with every seat's status read as scored, since
-# a hand the rules could not score was still paid.  Seats first, then their hands.
+# a hand the rules could not score was still paid.  Seats first, then their hands.  A seat
+# is scored when it is one of the person's scored seats ({scored}: every seat of theirs,
+# also where two of their accounts met); {skip} leaves out the hands where they met.
 MONEY_SEATS = """
-WITH mine AS (
+WITH person AS (
   SELECT * FROM (SELECT hand_id, seat, coalesce(player_id, player) AS player_key, hero,
-                        reported_money FROM seats WHERE reported_money IS NOT NULL) m
+                        reported_money FROM seats) m
   WHERE {mine}
+), mine AS (
+  SELECT * FROM person WHERE reported_money IS NOT NULL {skip}
 )
-SELECT s.hand_id, s.hand_key, s.seat, s.currency, s.reported_money,
-       (s.hand_id, s.seat) IN (SELECT (hand_id, seat) FROM {scored}) AS scored
+SELECT s.hand_id, s.hand_key, s.seat, s.player_key AS who, s.currency, s.reported_money,
+       k.hand_id IS NOT NULL AS scored
 FROM (SELECT h.hand_id, h.hand_key, h.played_at, h.room, h.ruleset, h.seat_count,
-             coalesce(h.currency, '') AS currency, m.seat, m.reported_money,
+             coalesce(h.currency, '') AS currency, m.seat, m.player_key, m.reported_money,
              'scored' AS status
       FROM (SELECT * FROM hands WHERE hand_id IN (SELECT hand_id FROM mine)) h
       JOIN mine m USING (hand_id)) s
+LEFT JOIN {scored} k ON k.hand_id = s.hand_id AND k.seat = s.seat
 WHERE {where}
 ORDER BY s.hand_id, s.seat
 """
@@ -58,14 +59,14 @@ NO_MONEY = (
 )
 
 
-def build(data: OfcData, filters: Filters) -> Report:
+def build(scope: Scope) -> Report:
     report = Report("ledger", "What the room owes you")
-    prepare(data, filters)
-    seats = money_seats(data, filters)
+    data = scope.data
+    seats = money_seats(scope)
     if seats.empty:
         report.notes.append(NO_MONEY)
         return report
-    rows, behind = _summed(data, seats)
+    rows, behind = _summed(data, seats, scope_ledger(scope))
     if rows.empty:
         report.notes.append(NOT_PRICED)
         return report
@@ -129,7 +130,7 @@ def build(data: OfcData, filters: Filters) -> Report:
     return report
 
 
-def _summed(data: OfcData, seats: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _summed(data: OfcData, seats: pd.DataFrame, ledger: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The store's ledger sums (``LEDGER_SQL``) and hands of the report's seats."""
     who = pa.table(
         {
@@ -138,25 +139,50 @@ def _summed(data: OfcData, seats: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFr
             "seat": pa.array(seats["seat"].to_numpy(dtype="int8")),
         }
     )
-    return ledger_of(data, who)
+    return ledger_of(data, who, ledger)
 
 
-def money_seats(data: OfcData, filters: Filters) -> pd.DataFrame:
-    """hand_id, hand_key, seat, currency, reported_money and ``scored`` of the report
-    player's seats with money under ``filters``, hands not scored included.
+LEDGER_ROWS = "report_ledger"  # the ledger view's rows of the scope's money hands
 
-    Read once per report scope (the ledger, the results and the sessions all
-    ask); each caller gets its own copy.
+
+def scope_ledger(scope: Scope) -> str:
+    """The table of the ledger view's rows for the scope's money hands, made once per scope
+    (after the CLI priced the ledger): the section's sums and hands and the page's hands
+    read it, not the view's join over every hand and seat three times."""
+    if scope.ledger is None:
+        ids = pa.table({"hand_id": pa.array(money_seats(scope)["hand_id"].unique(), pa.int64())})
+        con = scope.data.connection
+        con.register("report_money_ids", ids)
+        try:
+            con.sql(
+                f"CREATE OR REPLACE TEMP TABLE {LEDGER_ROWS} AS SELECT * FROM ledger "
+                "WHERE hand_id IN (SELECT hand_id FROM report_money_ids)"
+            )
+        finally:
+            con.unregister("report_money_ids")
+        scope.ledger = LEDGER_ROWS
+    return scope.ledger
+
+
+def money_seats(scope: Scope) -> pd.DataFrame:
+    """hand_id, hand_key, seat, who (the account), currency, reported_money and ``scored``
+    of the report player's seats with money under the scope's filters, hands not scored included.
+
+    Read once per scope and kept on it (the ledger, the results, the sessions
+    and the page all ask); each caller gets its own copy.
     """
-    scope = prepare(data, filters)
-    known = _MONEY.get(data)
-    if known is None or known[0] is not scope:
+    if scope.money is None:
+        filters = scope.filters
         where, params = filters.where("s")
         mine, mine_params = filters.me("m")
-        query = MONEY_SEATS.format(mine=mine, scored=SEATS, where=where)
-        known = (scope, data.df(query, {**params, **mine_params}))
-        _MONEY[data] = known
-    return known[1].copy()
+        skip = (
+            "AND hand_id NOT IN (SELECT hand_id FROM person GROUP BY hand_id HAVING count(*) > 1)"
+            if filters.self_play == "skip"
+            else ""
+        )
+        query = MONEY_SEATS.format(mine=mine, scored=MINE, where=where, skip=skip)
+        scope.money = scope.data.df(query, {**params, **mine_params})
+    return scope.money.copy()
 
 
 def paid_not_scored(seats: pd.DataFrame) -> dict[str, tuple[int, float]]:

@@ -27,8 +27,7 @@ import pandas as pd
 
 from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
-from reports.base import SEATS, Report, prepare
-from reports.filters import Filters
+from reports.base import SEATS, Report, Scope
 from reports.replay import hand_details
 from reports.stats import Z95
 
@@ -43,9 +42,8 @@ REPLAY_COLUMNS = "r.hand_key, r.seat, r.first_deviation, r.gain, r.claimed"
 PART_COLUMNS = ("loss_rows", "loss_fouls", "loss_royalties", "loss_fantasy")
 
 
-def _grades(data: OfcData, filters: Filters) -> pd.DataFrame:
+def _grades(data: OfcData) -> pd.DataFrame:
     """The grades of the report's seats (its scope holds the player and the filters)."""
-    prepare(data, filters)
     return data.df(
         f"SELECT {GRADE_COLUMNS} FROM grades g JOIN {SEATS} s USING (hand_key, seat) "
         "ORDER BY s.played_at, g.hand_key, g.street"
@@ -199,10 +197,12 @@ def _normal_hands(data: OfcData) -> int:
     return int(data.sql(f"SELECT count(*) FROM {SEATS} WHERE NOT in_fantasy").fetchall()[0][0])
 
 
-def build(data: OfcData, filters: Filters) -> Report:
+def build(scope: Scope) -> Report:
+    data = scope.data
     report = Report("regret", "Regret: expected points lost per decision")
-    frame = _grades(data, filters)
+    frame = _grades(data)
     graded = frame[frame["status"].isin(["graded", "forced"])]
+    abstained = frame[frame["status"] == "abstained"]
     if graded.empty:
         report.notes.append(
             "No graded decisions for these hands yet: run `ofc-stats grade` to grade them."
@@ -276,6 +276,14 @@ def build(data: OfcData, filters: Filters) -> Report:
         )
         for key in ("by_street", "by_decision", "loss_parts"):
             report.captions[key] = f"per 100 hands: {over}, a hand with no such loss counting 0"
+    if len(abstained):
+        streets_off = " and ".join(str(int(n) + 1) for n in sorted(abstained["street"].unique()))
+        report.notes.append(
+            f"Not graded: {plural(len(abstained), 'decision')} on streets {streets_off}. "
+            "Replayed on players' own cards, the grader's advice there lost points (its "
+            "rollouts cannot yet judge an early Fantasyland chase), so it gives none and "
+            "charges no loss; see docs/grading.md."
+        )
     worst = graded.sort_values("loss", ascending=False).head(MISTAKES)
     worst = worst.assign(street=worst["street"] + 1)
     report.tables["biggest_mistakes"] = worst[

@@ -5,11 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
-from reports.base import HANDS, ORDER, SEATS, VERSUS, Report, prepare
+from reports.base import HANDS, ORDER, SEATS, VERSUS, Report, Scope
 from reports.charts import bars_with_ci, line
-from reports.filters import Filters
 from reports.ledger import money_seats, paid_not_scored, paid_text
 from reports.stats import grouped_mean_ci, mean_ci, moments_ci
 
@@ -35,13 +33,13 @@ def positions(seat: np.ndarray, seats: np.ndarray) -> np.ndarray:
     )
 
 
-def build(data: OfcData, filters: Filters) -> Report:
+def build(scope: Scope) -> Report:
     report = Report("results", "Results")
-    prepare(data, filters)
+    data = scope.data
     seats = data.df(SEATS_SQL)
     hands = len(seats)
     mean, low, high = mean_ci(seats["points"])
-    money = money_seats(data, filters)  # paid money counts on hands not scored too
+    money = money_seats(scope)  # paid money counts on hands not scored too
     summary = pd.DataFrame(
         [
             {"measure": "hands", "value": hands},

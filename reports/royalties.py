@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
-from reports.base import SEATS, Report, prepare
+from reports.base import SEATS, Report, Scope
 from reports.charts import bars_with_ci
-from reports.filters import Filters
 
 ROWS_SQL = """
 WITH boards AS (
@@ -35,9 +33,9 @@ FROM boards b JOIN row_classes c ON c.cards = 5 AND c.class = b.bottom_class
 ROW_ORDER = {"top": 0, "middle": 1, "bottom": 2}
 
 
-def build(data: OfcData, filters: Filters) -> Report:
+def build(scope: Scope) -> Report:
     report = Report("royalties", "Royalties")
-    prepare(data, filters)
+    data = scope.data
     rows = data.df(ROWS_SQL.format(seats=SEATS))
     if rows.empty:
         report.notes.append("No live boards match these filters.")

@@ -1,7 +1,9 @@
 """Results as a tracker shows them: by session, day, stakes, room and currency.
 
-A session is the player's consecutive hands at one table with no gap longer
-than ``Filters.session_gap`` minutes.  Everything is aggregated in DuckDB
+A session is the player's consecutive hands of one format at one room's table
+with no gap longer than ``Filters.session_gap`` minutes (a hand without a time
+is a session of its own); it lasts from its first hand to its last plus a
+minute.  Everything is aggregated in DuckDB
 over the report's scope (count, sum and sum of squares per group), so the
 player's seats never come into Python one by one.  Money is summed only
 within one currency: a group that mixes currencies shows none.
@@ -11,11 +13,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
-from reports.base import SEATS, Report, prepare
+from reports.base import SEATS, Report, Scope
 from reports.charts import bars_with_ci
-from reports.filters import Filters
 from reports.ledger import money_seats, paid_not_scored, paid_text
 from reports.stats import moments_ci
 
@@ -40,8 +40,12 @@ MOMENTS = """count(*) AS hands, sum(points) AS net_points, sum(points * points) 
   CASE WHEN count(DISTINCT currency) <= 1 THEN sum(money) END AS net_money,
   CASE WHEN count(DISTINCT currency) <= 1 THEN sum(money * money) END AS money_sq"""
 
+# A session's minutes: its first hand to its last, plus a minute (a hand takes about one);
+# none for a hand without a time, a session of its own.  The page's script (sessionsOf in
+# assets/report.js) keeps the same definition for the hands its filter bar keeps.
 SESSIONS_SQL = f"""
-SELECT min(played_at) AS start, date_diff('minute', min(played_at), max(played_at)) AS minutes,
+SELECT min(played_at) AS start,
+       (epoch(max(played_at)) - epoch(min(played_at))) / 60 + 1 AS minutes,
        room, table_id AS "table", any_value(stakes) AS stakes, {MOMENTS}
 FROM ({MARKED}) GROUP BY format, room, table_id, session ORDER BY start, room, "table"
 """
@@ -54,9 +58,9 @@ GROUPS = {
 }
 
 
-def _unscored_money(data: OfcData, filters: Filters) -> str:
+def _unscored_money(scope: Scope) -> str:
     """The player's hands with paid money that were not scored, per currency ('' if none)."""
-    unscored = paid_not_scored(money_seats(data, filters))
+    unscored = paid_not_scored(money_seats(scope))
     return ", ".join(
         f"{plural(count, 'hand')} ({paid_text(paid, currency)})"
         for currency, (count, paid) in unscored.items()
@@ -87,9 +91,9 @@ COLUMNS = [
 ]
 
 
-def build(data: OfcData, filters: Filters) -> Report:
+def build(scope: Scope) -> Report:
     report = Report("sessions", "Sessions, days and stakes")
-    prepare(data, filters)
+    data, filters = scope.data, scope.filters
     gap = {"gap": filters.session_gap}
     sessions = _with_intervals(data.df(SESSIONS_SQL, gap))
     report.tables["sessions"] = sessions[
@@ -120,7 +124,7 @@ def build(data: OfcData, filters: Filters) -> Report:
         report.tables[f"by_{name}"] = frame.rename(columns={"grp": name})[
             [name, *[c for c in COLUMNS if c in frame.columns]]
         ]
-    unscored = _unscored_money(data, filters)
+    unscored = _unscored_money(scope)
     if unscored:
         report.notes.append(
             f"These tables hold scored hands only: {unscored} not scored, with money the "

@@ -21,7 +21,7 @@ from ofc_stats.cli import main
 from ofc_stats.records import HandRecord, SeatRecord
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute
-from reports import Filters, choose_player, results
+from reports import Filters, choose_player, prepare, results
 from reports import ledger as ledger_report
 from tests.builders import hand_record, seat_record, write_dataset
 from tests.shared_samples import APPS
@@ -89,8 +89,8 @@ def test_audit_player_says_what_it_could_not_check(data: Path) -> None:
 def test_the_report_counts_it_in_money_won_and_the_ledger(data: Path) -> None:
     with ofc_stats.open(data) as db:
         filters = choose_player(db, None).scope(Filters())  # the hero: Alice
-        summary = results.build(db, filters).tables["summary"].set_index("measure")
-        section = ledger_report.build(db, filters)
+        summary = results.build(prepare(db, filters)).tables["summary"].set_index("measure")
+        section = ledger_report.build(prepare(db, filters))
     assert summary.loc["hands", "value"] == 3  # points: the scored hands only
     assert summary.loc["money won (USD)", "value"] == 37.5  # money: every hand paid
     (row,) = section.tables["ledger"].to_dict("records")
@@ -139,7 +139,7 @@ def test_the_real_spartan_ledger_matches_the_raw_files(tmp_path: Path) -> None:
     with ofc_stats.open(data) as db:
         row = ledger(db, ["hero"]).set_index(["room", "currency"]).loc[("Spartan", "INR")]
         filters = choose_player(db, None).scope(Filters())
-        summary = results.build(db, filters).tables["summary"].set_index("measure")
+        summary = results.build(prepare(db, filters)).tables["summary"].set_index("measure")
     assert row["hands"] == len(raw)
     assert row["money_paid"] + row["money_not_scored"] == sum(raw.values())
     (unscored,) = row["not_scored_hand_keys"]
@@ -154,6 +154,6 @@ def test_the_sessions_tables_say_which_paid_hands_they_leave_out(data: Path) -> 
     from reports import sessions
 
     with ofc_stats.open(data) as db:
-        report = sessions.build(db, Filters(player="Alice"))
+        report = sessions.build(prepare(db, Filters(player="Alice")))
     assert int(report.tables["by_currency"]["hands"].sum()) == 3
     assert any("1 hand (+7.00 USD paid)" in note for note in report.notes), report.notes

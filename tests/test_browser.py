@@ -25,15 +25,21 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 import ofc_stats
 from ofc_stats.cli import main
 from ofc_stats.records import HandRecord, SeatRecord
+from ofc_stats.store.importer import import_paths
+from ofc_stats.store.recompute import recompute
+from parsers.app_json import dumps_app
+from parsers.open_format import dumps
+from reports import Filters, prepare, sessions
 from tests.builders import hand_record, seat_record, write_dataset
 from tests.shared_samples import APPS
-from tests.test_reports import HOSTILE, alice_hands
+from tests.test_reports import HOSTILE, alice_hands, placed
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 WIDTHS = (1280, 390)
@@ -216,28 +222,34 @@ def filter_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return data, out
 
 
-def expected(data: Path, where: str = "true") -> dict[str, Any]:
-    """What the page must show for Alice's scored hands matching ``where``, from DuckDB."""
+def expected(data: Path, where: str = "true", opponent: str | None = None) -> dict[str, Any]:
+    """What the page must show for Alice's scored hands matching ``where`` (over
+    seat_results' columns) and played with ``opponent`` (the Python report's own opponent
+    filter, ``Filters.where``: what ``ofc-stats report --opponent`` keeps), from DuckDB."""
+    qualified = (
+        where.replace("room", "m.room")
+        .replace("stakes", "m.stakes")
+        .replace("played_at", "m.played_at")
+        .replace("seat_count", "m.seat_count")
+    )
+    params: dict[str, object] = {"p": HOSTILE}
+    if opponent is not None:
+        met, more = Filters(opponent=opponent).where("m")
+        qualified += f" AND {met}"
+        params.update(more)
     with ofc_stats.open(data) as db:
-        mine = "FROM seat_results WHERE player = $p AND status = 'scored' AND " + where
-        hands, net = db.sql(f"SELECT count(*), sum(net_capped) {mine}", {"p": HOSTILE}).fetchall()[
-            0
-        ]
+        mine = f"FROM seat_results m WHERE m.player = $p AND m.status = 'scored' AND {qualified}"
+        hands, net = db.sql(f"SELECT count(*), sum(m.net_capped) {mine}", params).fetchall()[0]
         days = db.sql(
-            f"SELECT CAST(played_at AS DATE)::VARCHAR, count(*) {mine} GROUP BY 1 ORDER BY 1",
-            {"p": HOSTILE},
+            f"SELECT CAST(m.played_at AS DATE)::VARCHAR, count(*) {mine} GROUP BY 1 ORDER BY 1",
+            params,
         ).fetchall()
         against = db.sql(
             "SELECT o.player, sum(v.points) FROM versus v "
             "JOIN seat_results m ON m.hand_key = v.hand_key AND m.seat = v.seat "
             "JOIN seats o ON o.hand_key = v.hand_key AND o.seat = v.opponent "
-            "WHERE m.player = $p AND m.status = 'scored' AND "
-            + where.replace("room", "m.room")
-            .replace("stakes", "m.stakes")
-            .replace("played_at", "m.played_at")
-            .replace("seat_count", "m.seat_count")
-            + " GROUP BY 1 ORDER BY 1",
-            {"p": HOSTILE},
+            f"WHERE m.player = $p AND m.status = 'scored' AND {qualified} GROUP BY 1 ORDER BY 1",
+            params,
         ).fetchall()
     return {
         "hands": int(hands),
@@ -340,11 +352,16 @@ def test_each_filter_changes_every_live_number(
     page.click("#f-reset")
 
     page.fill("#f-opponent", "Dan")
-    dan = agrees(page, expected(data, "seat_count = 3"))  # Dan sat only in that hand
-    assert dan["hands"] == 1
+    dan = agrees(page, expected(data, opponent="Dan"))
+    assert dan["hands"] == 1  # Dan sat only in hand 13: +21 against Carol, his points
+    page.fill("#f-opponent", "Carol")
+    carol = agrees(page, expected(data, opponent="Carol"))
+    assert (carol["hands"], carol["against"]["Carol"]) == (3, 43)  # hands 11-13, as above
     page.fill("#f-opponent", "Bob")
-    bob = shown(page)
+    bob = agrees(page, expected(data, opponent="Bob"))
     assert (bob["hands"], bob["net"], bob["against"]) == (4, -8, {"Bob": -8})
+    page.select_option("#f-room", ROOM)  # with another filter: Bob never played at Spartan
+    assert agrees(page, expected(data, f"room = '{ROOM}'", opponent="Bob"))["hands"] == 0
     assert too_wide(page) == []
     assert errors == []
     page.close()
@@ -370,6 +387,85 @@ def test_hand_browser_finds_a_hand_by_opponent_and_opens_it(
     together = column(page, "#table-live-opponent-summary table", "value")
     assert together[0] == "3"  # hands 11, 12 and 13
     assert len(column(page, "#table-live-opponent-hands table", "points against them")) == 3
+    assert errors == []
+    page.close()
+
+
+# --- Sessions: one definition in the page's script and in DuckDB ----------------------------
+
+
+@pytest.fixture(scope="module")
+def sessions_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Alice's four hands at table T1 of room test (20:02 to 20:08, open format); hand 1 again
+    at 20:05:30 at the same table in the apps' JSON (another format: a session of its own);
+    hand 3 again with no time (a session of its own, no minutes)."""
+    folder = tmp_path_factory.mktemp("sessions")
+    base = alice_hands()
+    (folder / "open.jsonl").write_text(
+        "".join(
+            dumps(r) + "\n" for r in [*base, replace(base[2], room_hand_id="23", played_at=None)]
+        ),
+        encoding="utf-8",
+    )
+    bob = placed(
+        1, ["Ac:t Kd:t 3s:t 4c:m 4d:m", "4h:m Js:m", "Ks:m 5c:b", "5d:b 6c:b", "8d:b 9c:b"]
+    )
+    app = replace(
+        base[0],
+        format="app-json",
+        room_hand_id="21",
+        played_at=datetime(2026, 3, 1, 20, 5, 30),
+        placements=base[0].placements + bob,
+    )
+    (folder / "app.json").write_text(dumps_app(app), encoding="utf-8")
+    data = folder / "data"
+    assert import_paths([folder / "open.jsonl", folder / "app.json"], data).stored == 6
+    recompute(data)
+    out = folder / "report.html"
+    result = CliRunner().invoke(
+        main, ["report", "--data", str(data), "--player", "Alice", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    return data, out
+
+
+def test_the_page_and_duckdb_make_the_same_sessions(
+    browser: Any, sessions_page: tuple[Path, Path]
+) -> None:
+    """The page's sessions (its script, for the hands the filter bar keeps) are the Python
+    report's (DuckDB): by hand, the open-format hands 20:02-20:08 (+21 +1 -12 -18 = -8,
+    6 minutes first to last plus one: 7), the app's hand at 20:05:30 (+21, 1 minute) and
+    the hand with no time (-12, no minutes); 8 minutes of play in all."""
+    data, path = sessions_page
+    with ofc_stats.open(data) as db:
+        listed = sessions.build(prepare(db, Filters(player="Alice"))).tables["sessions"]
+    python = [
+        (
+            "" if pd.isna(r.start) else r.start.strftime("%Y-%m-%d %H:%M"),
+            None if pd.isna(r.minutes) else float(r.minutes),
+            r.room,
+            r.table,
+            int(r.hands),
+            int(r.net_points),
+        )
+        for r in listed.itertuples()
+    ]
+    assert python == [
+        ("2026-03-01 20:02", 7.0, "test", "T1", 4, -8),
+        ("2026-03-01 20:05", 1.0, "test", "T1", 1, 21),
+        ("", None, "test", "T1", 1, -12),
+    ]
+    page, errors = open_page(browser, path, 1280)
+    table = "#table-live-session-list table"
+    cells = {name: column(page, table, name) for name in ("start", "minutes", "room", "table")}
+    hands, net = column(page, table, "hands"), column(page, table, "net points")
+    shown_rows = [
+        (start, None if minutes == "–" else float(minutes), room, table_id, int(n), int(p))
+        for start, minutes, room, table_id, n, p in zip(*cells.values(), hands, net, strict=True)
+    ]
+    assert shown_rows[::-1] == python  # the page lists the newest first
+    assert summary_value(page, "sessions") == "3"
+    assert summary_value(page, "hours of play (table-hours)") == f"{8 / 60:.1f}"
     assert errors == []
     page.close()
 

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ofc_stats.core.scoring import repeated_cards, score_batch
+from ofc_stats.core.scoring import BatchResult, repeated_cards, score_batch
 from ofc_stats.core.tables import tables
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.presets import PRESETS, get_ruleset
 from ofc_stats.engine.rules import MajorityBonus, Ruleset, Scoring
-from ofc_stats.engine.scoring import score_hand
+from ofc_stats.engine.scoring import BoardResult, score_hand
 from ofc_stats.errors import HandError
 from tests.handgen import random_hands
 
@@ -82,12 +82,37 @@ def assert_equal_to_scalar(ruleset: Ruleset, data: dict[str, np.ndarray]) -> dic
             seen["stays"] += fl.stays
             seen["jokers"] += any(c >= 52 for c in boards[s].cards)
         assert [list(row) for row in scalar.points] == result.points[h, :seats, :seats].tolist()
+        assert_rows_against(scalar.boards, result, h)
         assert list(scalar.net) == result.net[h, :seats].tolist(), h
         assert list(scalar.net_capped) == result.net_capped[h, :seats].tolist(), h
         seen["capped"] += scalar.net_capped != tuple(float(n) for n in scalar.net)
         absent = ~data["seated"][h]
         assert not result.fouled[h, absent].any() and not result.net[h, absent].any()
     return seen
+
+
+def rows_against(a: BoardResult, b: BoardResult) -> tuple[int, int, int]:
+    """Rows ``a`` wins, loses and ties against ``b``, as ``pair_points`` counts them:
+    a fouled board loses all three to a live one, two fouled boards compare none."""
+    if a.fouled or b.fouled:
+        return (3 * b.fouled * (not a.fouled), 3 * a.fouled * (not b.fouled), 0)
+    signs = [(x.key > y.key) - (x.key < y.key) for x, y in zip(a.ranks, b.ranks, strict=True)]
+    return signs.count(1), signs.count(-1), signs.count(0)
+
+
+def assert_rows_against(boards: tuple[BoardResult, ...], result: BatchResult, h: int) -> None:
+    """The core's rows won and tied per pair, and their sums and scoops per seat."""
+    seats = len(boards)
+    for i in range(seats):
+        outcomes = [rows_against(boards[i], boards[j]) for j in range(seats) if j != i]
+        others = [j for j in range(seats) if j != i]
+        assert [result.pair_won[h, i, j] for j in others] == [o[0] for o in outcomes], (h, i)
+        assert [result.pair_tied[h, i, j] for j in others] == [o[2] for o in outcomes], (h, i)
+        sums = [sum(o[k] for o in outcomes) for k in range(3)]
+        got = [result.rows_won[h, i], result.rows_lost[h, i], result.rows_tied[h, i]]
+        assert got == sums, (h, i)
+        scoops = (sum(o[0] == 3 for o in outcomes), sum(o[1] == 3 for o in outcomes))
+        assert (result.scoops[h, i], result.scooped[h, i]) == scoops, (h, i)
 
 
 @settings(max_examples=120, deadline=None)

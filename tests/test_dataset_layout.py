@@ -48,9 +48,25 @@ def test_every_table_is_a_folder_any_engine_reads_even_when_empty(tmp_path: Path
     assert len(pd.read_parquet(data / "quarantine")) == 0
 
 
-def test_a_version_2_dataset_is_upgraded_on_open_without_losing_a_row(tmp_path: Path) -> None:
+def test_opening_an_old_dataset_writes_nothing_and_names_the_upgrade(tmp_path: Path) -> None:
+    """Reading never writes: a version 2 dataset is refused by ``ofc_stats.open`` (and the
+    reading commands) with the command that upgrades it, and left byte for byte as it was."""
     data = tmp_path / "old"
     shutil.copytree(V2, data)
+    before = {p: p.read_bytes() for p in sorted(data.rglob("*")) if p.is_file()}
+    with pytest.raises(DatasetError, match="schema version 2; run `ofc-stats migrate --data"):
+        ofc_stats.open(data)
+    result = CliRunner().invoke(main, ["players", "--data", str(data)])
+    assert result.exit_code == 1 and "ofc-stats migrate" in result.output
+    after = {p: p.read_bytes() for p in sorted(data.rglob("*")) if p.is_file()}
+    assert after == before  # no lock file, no upgrade, no recovery
+
+
+def test_a_version_2_dataset_is_upgraded_without_losing_a_row(tmp_path: Path) -> None:
+    data = tmp_path / "old"
+    shutil.copytree(V2, data)
+    with Dataset(data).locked():  # taking the lock upgrades (`ofc-stats migrate`, an import)
+        pass
     before = {}
     for batch in (V2 / "batches").iterdir():
         for path in batch.glob("*.parquet"):
@@ -109,6 +125,8 @@ def test_a_version_3_dataset_gets_hand_ids_and_keeps_its_results(tmp_path: Path)
     shutil.copytree(V3, data)
     old = Dataset(data)
     before = {name: old.read(name) for name in TABLES}
+    with old.locked():  # taking the lock upgrades
+        pass
     with ofc_stats.open(data) as db:
         hands = db.arrow("SELECT hand_key, hand_id, batch FROM hands ORDER BY hand_id")
         seats = db.arrow(

@@ -359,20 +359,6 @@ def test_damaged_files_read_alike_in_any_block_size(
     assert fast == _hands_of(parser.parse(io.BytesIO(data), "f"))
 
 
-def test_bits_set_with_and_without_numpy_2(monkeypatch: pytest.MonkeyPatch) -> None:
-    """columns._bits_set counts as bin().count does, by np.bitwise_count or by its byte table."""
-    import numpy as np
-
-    from parsers.columns import _bits_set
-
-    words = [0, 1, 3, 2**63, 2**64 - 1, 12345678901234, 0xF0F0F0F0F0F0F0F0]
-    want = [bin(word).count("1") for word in words]
-    array = np.array(words, dtype=np.uint64)
-    assert _bits_set(array).tolist() == want
-    monkeypatch.delattr(np, "bitwise_count", raising=False)
-    assert _bits_set(array).tolist() == want
-
-
 def test_the_runs_ruleset_holds_in_the_decoding_thread() -> None:
     """The core resolves rule texts in the lane's thread: the parser's ``played_under`` holds there.
 

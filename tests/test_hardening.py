@@ -222,10 +222,12 @@ def test_every_refused_hand_has_its_own_quarantine_row(tmp_path: Path) -> None:
     path.write_bytes(latin1.encode("latin-1"))
     summary = import_paths([path], tmp_path / "data")
     rows = Dataset(tmp_path / "data").read("quarantine").to_pylist()
-    assert summary.quarantined == len(lines) == len(rows)
+    # every line is refused on its own (a capture line holds no hand: not counted as one)
+    assert summary.lines_quarantined == len(lines) == len(rows)
+    assert summary.hands_seen == 0
     assert sorted(row["line"] for row in rows) == list(range(1, len(lines) + 1))
     again = import_paths([path], tmp_path / "data")  # nothing stored: read again, not doubled
-    assert again.quarantined == len(lines)
+    assert again.lines_quarantined == len(lines)
     assert Dataset(tmp_path / "data").read("quarantine").num_rows == len(lines)
 
 

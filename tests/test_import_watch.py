@@ -2,9 +2,11 @@
 
 A real child process, so Ctrl-C is a real SIGINT: the hands of a new file and
 the new hands of a grown file are stored and scored, the report is written
-after each import, and SIGINT stops the watch with exit status 0 and no
-partial file left behind.  A second import waiting on the lock names the
-watch's process.
+after the first import and rewritten after the second (it then counts four
+hands), and SIGINT stops the watch with exit status 0, no ``.part`` file left
+behind.  Between its steps the watch leaves the dataset's lock free: another
+process takes it while the watch runs, and an import waiting on that process
+names it (pid and command line).
 """
 
 from __future__ import annotations

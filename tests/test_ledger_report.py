@@ -14,7 +14,7 @@ import ofc_stats
 from ofc_stats.audit.ledger import ensure_ledger, ledger, ledger_lines
 from ofc_stats.cli import main
 from ofc_stats.records import HandRecord
-from reports import Filters, choose_player
+from reports import Filters, choose_player, prepare
 from reports import ledger as ledger_report
 from reports.html import render
 from tests.builders import hand_record, seat_record, write_dataset
@@ -84,7 +84,7 @@ def _key(db: ofc_stats.OfcData, number: int) -> str:
 def test_the_section_shows_the_hand_computed_ledger(data: Path) -> None:
     with ofc_stats.open(data) as db:
         player = choose_player(db, None)  # the hero: Alice
-        section = ledger_report.build(db, player.scope(Filters()))
+        section = ledger_report.build(prepare(db, player.scope(Filters())))
         third = _key(db, 3)
     table = section.tables["ledger"].to_dict("records")
     # EUR: 1 hand, -21 by the rules, -21 paid.  USD: 3 hands, 3 × 10.5 = 31.5 by the rules,
@@ -138,7 +138,7 @@ def test_the_section_equals_audit_player(data: Path) -> None:
     with ofc_stats.open(data) as db:
         for name in ("Alice", None):
             player = choose_player(db, name)
-            section = ledger_report.build(db, player.scope(Filters()))
+            section = ledger_report.build(prepare(db, player.scope(Filters())))
             shown = section.tables["ledger"].rename(
                 columns={
                     "money_by_the_rules": "money_rules",
@@ -176,7 +176,7 @@ def test_an_alias_is_one_ledger_in_the_report_and_the_audit(tmp_path: Path) -> N
     assert done.exit_code == 0, done.output
     with ofc_stats.open(priced(data)) as db:
         player = choose_player(db, "Me")
-        section = ledger_report.build(db, player.scope(Filters()))
+        section = ledger_report.build(prepare(db, player.scope(Filters())))
     usd = section.tables["ledger"].set_index("currency").loc["USD"]
     assert (usd["hands"], usd["money_by_the_rules"], usd["money_paid"]) == (4, 42.0, 35.5)
     assert (usd["money_difference"], usd["hands_that_differ"]) == (-6.5, 2)
@@ -213,7 +213,7 @@ def test_no_money_is_one_line(tmp_path: Path) -> None:
     ]
     data = write_dataset(tmp_path, records)
     with ofc_stats.open(data) as db:
-        section = ledger_report.build(db, choose_player(db, None).scope(Filters()))
+        section = ledger_report.build(prepare(db, choose_player(db, None).scope(Filters())))
         page = render("Alice", "all hands", [section], [])
     assert section.notes == [ledger_report.NO_MONEY] and not section.tables
     assert html.escape(ledger_report.NO_MONEY) in page
@@ -236,8 +236,8 @@ def test_a_big_dataset_is_priced_from_the_players_hands_only(
     data = write_dataset(tmp_path, _records())
     with ofc_stats.open(data) as db:
         filters = choose_player(db, None).scope(Filters())
-        ensure_ledger(db, money_seats(db, filters)["hand_id"].tolist())
-        section = ledger_report.build(db, filters)
+        ensure_ledger(db, money_seats(prepare(db, filters))["hand_id"].tolist())
+        section = ledger_report.build(prepare(db, filters))
         priced = db.sql("SELECT count(DISTINCT hand_id), any_value(out_of_sample) FROM ledger")
         hands, verdict = priced.fetchall()[0]
     usd = section.tables["ledger"].set_index("currency").loc["USD"]

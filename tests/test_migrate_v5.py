@@ -42,7 +42,9 @@ def test_v4_placements_are_keyed_by_hand_id_and_the_view_gives_every_row_back(
     assert [t.num_rows for t in before.values()] and all(
         "hand_key" in t.column_names for t in before.values()
     )
-    with ofc_stats.open(data) as db:  # opening upgrades it
+    with Dataset(data).locked():  # taking the lock upgrades
+        pass
+    with ofc_stats.open(data) as db:
         view = db.arrow("SELECT * FROM placements")
         ids = dict(db.sql("SELECT hand_key, hand_id FROM hands").fetchall())
     assert Dataset(data).schema_version() == SCHEMA_VERSION == 6

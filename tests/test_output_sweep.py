@@ -1,8 +1,8 @@
 """Issue 30, item 14: unwritable outputs and bad options are one line and a non-zero exit.
 
 The sweep: every command that writes a file given a folder, a file where a
-folder goes, a path through a file, a full disk (a 64 KiB tmpfs, when this
-process may mount one) and, for standard output, ``/dev/full``; and the
+folder goes, a path through a file, a full disk (a 64 KiB tmpfs in a child's
+own mount namespace, so no root is needed) and, for standard output, ``/dev/full``; and the
 numbers a new user typed that overflowed or never ended.  No traceback, one
 ``Error:`` line, exit status non-zero, and no output file left cut short.
 """
@@ -13,7 +13,6 @@ import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,22 +38,16 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "data"
 
 
-@pytest.fixture(scope="module")
-def full_disk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path | None]:
-    """A 64 KiB tmpfs, filled (None where this process may not mount one)."""
-    mount = tmp_path_factory.mktemp("full")
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
-        capture_output=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        yield None
-        return
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", str(mount)], capture_output=True, check=False)
+# A full disk without root: a 64 KiB tmpfs mounted in a mount namespace of a child
+# (`unshare --user --map-root-user` makes the child root of a namespace of its own, which
+# an unprivileged user may create where the kernel allows user namespaces, as Debian's
+# does; the same command as root).  The sweep runs in that child; the tmpfs goes with it.
+NAMESPACE = ["unshare", "--user", "--map-root-user", "--mount"]
+MOUNT_AND_RUN = 'mount -t tmpfs -o size=64k tmpfs "$1" && exec "$2" -c "$3" "$1" "$4"'
+CHILD = (
+    "import sys; from pathlib import Path; from tests.test_output_sweep import full_disk_sweep; "
+    "full_disk_sweep(Path(sys.argv[2]), Path(sys.argv[1]))"
+)
 
 
 def _one_line_error(args: list[str]) -> str:
@@ -129,12 +122,31 @@ def test_unwritable_outputs_are_refused_before_the_work(data: Path, tmp_path: Pa
     assert plain.read_text() == "x" and list(folder.iterdir()) == []
 
 
-def test_a_full_disk_is_one_line_and_leaves_no_cut_file(data: Path, full_disk: Path | None) -> None:
-    if full_disk is None:
-        pytest.skip("cannot mount a tmpfs here (not root, or no mount)")
+def test_a_full_disk_is_one_line_and_leaves_no_cut_file(data: Path, tmp_path: Path) -> None:
+    mount = tmp_path / "full"
+    mount.mkdir()
+    probe = subprocess.run([*NAMESPACE, "true"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip(f"no mount namespace here: {probe.stderr.decode().strip()}")
+    done = subprocess.run(
+        [*NAMESPACE, "sh", "-c", MOUNT_AND_RUN, "sh", str(mount), sys.executable, CHILD, str(data)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == ["full: 5 commands, one line each, nothing left"]
+
+
+def full_disk_sweep(data: Path, full_disk: Path) -> None:
+    """In the child, with ``full_disk`` a fresh 64 KiB tmpfs: fill it, then every command
+    that writes there says "No space left" in one line and leaves no cut file."""
     filler = full_disk / "filler"
     with contextlib.suppress(OSError), open(filler, "wb") as handle:
         handle.write(b"x" * (1 << 20))  # fill it: every write after this one fails
+    assert os.statvfs(full_disk).f_bavail == 0 and filler.stat().st_size < 1 << 20  # full
     d = str(data)
     cases = [
         ["report", "--data", d, "--out", str(full_disk / "r.html")],
@@ -147,7 +159,8 @@ def test_a_full_disk_is_one_line_and_leaves_no_cut_file(data: Path, full_disk: P
         line = _one_line_error(args)
         assert "No space left" in line, (args, line)
     left = sorted(p.name for p in full_disk.iterdir() if p.is_file())
-    assert left == ["filler"]  # nothing cut short left behind
+    assert left == ["filler"], left  # nothing cut short left behind
+    print(f"full: {len(cases)} commands, one line each, nothing left")
 
 
 @pytest.mark.parametrize(

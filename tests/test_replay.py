@@ -145,6 +145,12 @@ def test_the_policy_alone_plays_legal_boards_the_same_on_any_threads(hands) -> N
     assert [s.bot_board for s in again] == [s.bot_board for s in seats]
     other = replay(few, finals, policy_advice(seed=2, threads=2))
     assert len(other) == len(seats)  # another seed's imaginations: still every seat
+    # Looking ahead street by street: legal boards too, the same on any threads.
+    ahead = replay(few, finals, policy_advice(seed=1, threads=1, ahead=1))
+    for seat in ahead:
+        assert -1 not in seat.bot_board and len(set(seat.bot_board)) == 13
+    again = replay(few, finals, policy_advice(seed=1, threads=2, ahead=1))
+    assert [s.bot_board for s in again] == [s.bot_board for s in ahead]
 
 
 class _Room:

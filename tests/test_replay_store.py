@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from ofc_stats.cli import main
 from ofc_stats.grade.position import HAND_COLUMNS, PLACEMENT_COLUMNS, SEAT_COLUMNS, read_positions
 from ofc_stats.grade.replay import final_seats, grader_advice, replay
-from ofc_stats.grade.replay_store import DataWorth, replay_dataset
+from ofc_stats.grade.replay_store import dataset_worth, replay_dataset
 from ofc_stats.grade.run import GradeOptions, grade_dataset
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.rulesets import DatasetRulesets
@@ -60,11 +60,13 @@ def test_the_stored_advice_is_the_advice_the_grader_gives(replayed: Path) -> Non
         pq.read_table(dataset.batch_file("placements", batch), columns=PLACEMENT_COLUMNS),
         DatasetRulesets(replayed),
     )
+    options = OPTIONS.for_dataset(replayed)  # the rooms' Fantasyland values, as grade takes
+    worth = dataset_worth(options)
     fresh = replay(
         positions.decisions,
         final_seats(seats),
-        grader_advice(OPTIONS.rollouts, OPTIONS.seed, 1),
-        DataWorth({}),
+        grader_advice(options.rollouts, options.seed, 1, fantasy_worth=worth),
+        worth,
     )
     stored = pq.read_table(dataset.batch_file("replays", batch)).to_pylist()
     by_seat = {(r["hand_key"], r["seat"]): r for r in stored}
@@ -91,12 +93,12 @@ def test_replays_are_incremental_and_the_command_prints_them(
 
 
 def test_the_regret_report_puts_the_realised_gain_beside_the_claim(replayed: Path) -> None:
-    from reports import regret
+    from reports import prepare, regret
     from reports.filters import Filters
 
     with open_dataset(replayed) as db:
         player = db.sql("SELECT player FROM replays LIMIT 1").fetchall()[0][0]
-        report = regret.build(db, Filters(player=player))
+        report = regret.build(prepare(db, Filters(player=player)))
     table = report.tables["replay"]
     assert table.iloc[0]["first_deviation"] == "all seats"
     assert table.iloc[0]["seats"] == table.iloc[1:]["seats"].sum()

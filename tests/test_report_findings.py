@@ -19,7 +19,15 @@ import pytest
 from matplotlib.figure import Figure
 
 import ofc_stats
-from reports import UNGRADED, Filters, build_all, decisions, leak_summary, royalties
+from reports import (
+    UNGRADED,
+    Filters,
+    build_all,
+    decisions,
+    leak_summary,
+    prepare,
+    royalties,
+)
 from reports.base import Report
 from reports.charts import Chart, bars_with_ci
 from reports.html import render
@@ -75,7 +83,7 @@ def test_a_decision_and_the_other_hands_make_up_the_average(sim: Path) -> None:
     """The law behind "vs ... otherwise": count × mean + rest × mean otherwise is the sum
     of every normal hand's points, whatever the decision."""
     with ofc_stats.open(sim) as db:
-        table = decisions.build(db, Filters(player=PLAYER)).tables["decisions"]
+        table = decisions.build(prepare(db, Filters(player=PLAYER))).tables["decisions"]
         normal, points = db.sql(
             "SELECT count(*), sum(net_capped) FROM seat_results "
             "WHERE player = $p AND status = 'scored' AND NOT in_fantasy",
@@ -125,7 +133,7 @@ def test_royal_flushes_are_their_own_royalty_class(tmp_path: Path) -> None:
     b2 = seat_record(1, "Bob", "Ac Ad 3s", "Kc Kd 7d 8d Js", "2s 3h 5d 9d Ks")
     data = write_dataset(tmp_path, [hand_record(1, (r1, b1)), hand_record(2, (r2, b2))])
     with ofc_stats.open(data) as db:
-        frame = royalties.build(db, Filters(player="Alice")).tables["by_class"]
+        frame = royalties.build(prepare(db, Filters(player="Alice"))).tables["by_class"]
     by_class = frame.set_index(["row", "hand_class"])
     assert by_class.loc[("bottom", "royal flush"), ["boards", "royalty_total"]].tolist() == [1, 25]
     assert by_class.loc[("bottom", "straight flush"), ["boards", "royalty_total"]].tolist() == [

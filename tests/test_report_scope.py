@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 import numpy as np
 import pandas as pd
@@ -26,7 +27,9 @@ from ofc_stats.store.views import OfcData
 from parsers.open_format import dumps
 from reports import Filters, build_all, checked, fouls
 from reports import base as scope_module
-from reports.base import HANDS, OTHERS, SEATS, VERSUS, player_cards, player_seats, prepare
+from reports import ledger as ledger_module
+from reports.base import HANDS, OTHERS, SEATS, VERSUS, prepare
+from reports.ledger import money_seats
 from reports.replay import hand_details
 from reports.stats import wilson
 from reports.streetwise import first_street, queen_up
@@ -221,31 +224,40 @@ def test_the_others_sample_does_not_grow_with_the_dataset(
     with ofc_stats.open(data) as db:
         for room in (30, 90):
             monkeypatch.setattr(scope_module, "OTHERS_SEATS", room)
-            scope_module._SCOPES.clear()
             prepare(db, Filters(hero=True))
             hands = db.sql(f"SELECT count(DISTINCT hand_id) FROM {OTHERS}").fetchall()[0][0]
             assert hands == room // 3
 
 
-def test_the_scope_is_built_once_per_filters(data: Path) -> None:
+def test_the_scope_keeps_what_reports_read_twice(data: Path) -> None:
+    """Issue 31: no cache keyed by the connection: a scope is an object passed to every
+    report, and what several read (board facts, money seats) is kept on it."""
     with ofc_stats.open(data) as db:
-        first = prepare(db, Filters(hero=True))
-        assert prepare(db, Filters(hero=True)) is first
-        assert prepare(db, Filters(player=players(db)[0])) is not first
+        scope = prepare(db, Filters(hero=True))
+        assert scope.data is db and scope.filters == Filters(hero=True)
+        cards = scope.cards("NOT s.in_fantasy")
+        assert scope.cards("NOT s.in_fantasy") is cards
+        assert scope.cards("true") is not cards
+        assert scope.money is None
+        money = money_seats(scope)
+        assert scope.money is not None and money.equals(money_seats(scope))
+        money.drop(money.index, inplace=True)  # each caller its own copy
+        assert len(money_seats(scope)) == len(scope.money) > 0
+        other = prepare(db, Filters(player=players(db)[0]))
+        assert other is not scope and other.money is None
+    for module in (scope_module, ledger_module):  # nothing beside the connection
+        assert not [v for v in vars(module).values() if isinstance(v, WeakKeyDictionary)]
 
 
 def test_fouls_tables_equal_the_per_seat_string_grouping(data: Path) -> None:
     """The previous fouls code labelled every seat with strings and grouped them in a loop."""
     with ofc_stats.open(data) as db:
         for filters in scopes(db)[:3]:
-            report = fouls.build(db, filters)
-            seats = player_seats(
-                db,
-                filters,
-                "s.in_fantasy, s.fouled, s.net_capped AS points, s.seat_count",
-            )
+            scope = prepare(db, filters)
+            report = fouls.build(scope)
+            seats = scope.seats("s.in_fantasy, s.fouled, s.net_capped AS points, s.seat_count")
             normal = seats[~seats["in_fantasy"].astype(bool)].copy()
-            cards = player_cards(db, filters, "NOT s.in_fantasy")
+            cards = scope.cards("NOT s.in_fantasy")
             first = first_street(cards)
             normal["setup"] = [
                 f"{t}-{m}-{b}"

@@ -23,7 +23,7 @@ from ofc_stats.sim.rooms import open_line
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute
 from parsers.app_json import dumps_app
-from reports import Filters, decisions
+from reports import Filters, decisions, prepare
 from tests.builders import hand_record, seat_record
 from tests.test_reports import placed
 
@@ -83,7 +83,7 @@ def dataset(tmp_path: Path, formats: tuple[str, ...], recorded: bool = True) -> 
 def fourth_street(data: Path) -> tuple[dict[str, int], list[int], str]:
     """Alice's street-4 placement classes, her timeout counts, the decisions caption."""
     with ofc_stats.open(data) as db:
-        report = decisions.build(db, Filters(player="Alice"))
+        report = decisions.build(prepare(db, Filters(player="Alice")))
     frame = report.tables["decisions"]
     here = frame[(frame["street_name"] == FOURTH) & (frame["kind"] == "placement")]
     timeouts = report.tables["timeouts"]

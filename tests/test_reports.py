@@ -35,9 +35,11 @@ from reports import (
     Filters,
     UnknownPlayer,
     build_all,
+    build_sections,
     decisions,
     fantasy,
     fouls,
+    prepare,
     resolve_player,
     results,
     royalties,
@@ -153,7 +155,7 @@ def test_intervals_match_published_values() -> None:
 
 def test_results_report(dataset: Path) -> None:
     with ofc_stats.open(dataset) as db:
-        report = results.build(db, Filters(player="Alice"))
+        report = results.build(prepare(db, Filters(player="Alice")))
     summary = dict(
         zip(table(report, "summary")["measure"], table(report, "summary")["value"], strict=True)
     )
@@ -178,7 +180,7 @@ def test_results_report(dataset: Path) -> None:
 
 def test_fouls_report(dataset: Path) -> None:
     with ofc_stats.open(dataset) as db:
-        report = fouls.build(db, Filters(player="Alice"))
+        report = fouls.build(prepare(db, Filters(player="Alice")))
     normal = table(report, "summary").iloc[0]
     assert (normal["count"], normal["fouls"]) == (3, 1) and normal["rate"] == pytest.approx(1 / 3)
     setups = table(report, "by_setup").set_index("setup")
@@ -196,7 +198,7 @@ def test_fouls_report(dataset: Path) -> None:
 
 def test_fantasy_report(dataset: Path) -> None:
     with ofc_stats.open(dataset) as db:
-        report = fantasy.build(db, Filters(player="Alice"))
+        report = fantasy.build(prepare(db, Filters(player="Alice")))
     rates = table(report, "rates").set_index("measure")
     assert rates.loc["entry (of normal hands)", "count"] == 1
     assert rates.loc["entry (of normal hands)", "of"] == 3
@@ -218,7 +220,7 @@ def test_fantasy_report(dataset: Path) -> None:
 
 def test_decisions_report(dataset: Path) -> None:
     with ofc_stats.open(dataset) as db:
-        report = decisions.build(db, Filters(player="Alice"))
+        report = decisions.build(prepare(db, Filters(player="Alice")))
     frame = table(report, "decisions").set_index(["street_name", "decision"])
     first = "street 1"
     assert frame.loc[(first, "Q, K or A to the top"), "count"] == 2
@@ -247,7 +249,7 @@ def test_decisions_report(dataset: Path) -> None:
 
 def test_royalties_report(dataset: Path) -> None:
     with ofc_stats.open(dataset) as db:
-        report = royalties.build(db, Filters(player="Alice"))
+        report = royalties.build(prepare(db, Filters(player="Alice")))
     frame = table(report, "by_class").set_index(["row", "hand_class"])
     assert frame.loc[("top", "QQ"), "royalty_total"] == 7
     assert frame.loc[("top", "high card"), "boards"] == 2
@@ -261,12 +263,17 @@ def test_filters_narrow_every_report(dataset: Path) -> None:
 
     with ofc_stats.open(dataset) as db:
         late = Filters(player="Alice", since=datetime(2026, 3, 1, 20, 5))  # H3 and H4
-        summary = table(results.build(db, late), "summary").set_index("measure")["value"]
+        summary = table(results.build(prepare(db, late)), "summary").set_index("measure")["value"]
         assert summary["hands"] == 2 and summary["net points"] == -30
         none = Filters(player="Alice", room="elsewhere")
-        assert table(results.build(db, none), "summary").set_index("measure")["value"]["hands"] == 0
+        assert (
+            table(results.build(prepare(db, none)), "summary").set_index("measure")["value"][
+                "hands"
+            ]
+            == 0
+        )
         against = Filters(player="Alice", opponent="Bob", seats=2)
-        assert table(results.build(db, against), "summary").iloc[0]["value"] == 4
+        assert table(results.build(prepare(db, against)), "summary").iloc[0]["value"] == 4
 
 
 def test_unknown_player_lists_the_closest_names(dataset: Path) -> None:
@@ -349,6 +356,26 @@ def test_build_all_runs_every_report(dataset: Path) -> None:
         "royalties",
         "regret",
     ]
+
+
+def test_the_nav_links_every_section_the_page_has(dataset: Path) -> None:
+    """The nav is the list of the page's sections: with the live page's opponents section
+    after the hands, whichever sections are built (no link hangs on another's markup)."""
+    from reports.explore import page_data
+    from reports.html import render
+
+    with ofc_stats.open(dataset) as db:
+        scope = prepare(db, Filters(player=resolve_player(db, "Alice")[0]))
+        built = build_sections(scope)
+        live = page_data(scope)
+    for kept in (built, [r for r in built if r.key != "fouls"]):
+        page = render("Alice", "all hands", kept, [], live=live)
+        nav = re.search(r"<nav>(.*?)</nav>", page)
+        assert nav is not None
+        links = re.findall(r'href="#([a-z]+)"', nav.group(1))
+        sections = re.findall(r'<section id="([a-z]+)">', page)
+        assert links == [s for s in sections if s != "summary"]
+        assert links[links.index("hands") + 1] == "opponents"
 
 
 # --- intervals: always around their estimate, inside [0, 1] for rates --------------------
@@ -445,18 +472,17 @@ def test_a_report_renders_for_every_hero_account_of_the_real_hands(real: Path) -
 # --- filters that name nothing fail, with the closest names ----------------------------
 
 from reports import checked, choose_player  # noqa: E402
-from reports.base import hand_count  # noqa: E402
 
 
 def test_filters_check_names_and_match_rooms_in_any_case(dataset: Path) -> None:
     from ofc_stats.errors import UnknownFilter
 
     with ofc_stats.open(dataset) as db:
-        assert hand_count(db, checked(db, Filters(player="Alice", room="TEST"))) == 4
+        assert prepare(db, checked(db, Filters(player="Alice", room="TEST"))).hand_count() == 4
         with pytest.raises(UnknownFilter, match=r"no room 'tset' in this dataset; rooms: test$"):
             checked(db, Filters(player="Alice", room="tset"))
         rules = checked(db, Filters(player="Alice", ruleset="progressive"))  # an alias
-        assert rules.rulesets == ("pineapple-progressive",) and hand_count(db, rules) == 4
+        assert rules.rulesets == ("pineapple-progressive",) and prepare(db, rules).hand_count() == 4
         with pytest.raises(UnknownFilter, match=r"no ruleset 'ultimate'.*pineapple-progressive"):
             checked(db, Filters(player="Alice", ruleset="ultimate"))
         with pytest.raises(UnknownPlayer, match=r"no opponent 'Bobby'.*closest: Bob"):
@@ -515,7 +541,7 @@ def test_the_hero_is_every_hero_seat_across_accounts(tmp_path: Path) -> None:
     with ofc_stats.open(data) as db:
         me = choose_player(db, None)
         assert me.hero and me.name == "you (the hero, 2 accounts)"
-        report = results.build(db, me.scope(Filters()))
+        report = results.build(prepare(db, me.scope(Filters())))
         summary = table(report, "summary").set_index("measure")["value"]
         assert summary["hands"] == 3 and summary["net points"] == 63
         # not every hero seat: the one account with the most of them
@@ -535,7 +561,7 @@ def test_an_alias_joins_accounts_and_can_be_undone(tmp_path: Path) -> None:
     with ofc_stats.open(data) as db:
         me = choose_player(db, "Me")
         assert me.accounts == ("me-ppp", "me-upoker")
-        assert hand_count(db, me.scope(Filters())) == 3
+        assert prepare(db, me.scope(Filters())).hand_count() == 3
     listing = runner.invoke(main, ["players", "--data", str(data)])
     lines = listing.output.splitlines()
     assert lines[0].split()[:4] == ["person", "accounts", "names", "hands"]
@@ -557,12 +583,13 @@ from reports.stats import Z95  # noqa: E402
 
 def test_sessions_days_and_stakes(dataset: Path) -> None:
     """Alice's four hands are 2 minutes apart at table T1: one session at a 30-minute gap,
-    four at a 1-minute gap.  Points +21, +1, -12, -18: net -8, mean -2, sd = √(894 / 3)
+    lasting 6 minutes from the first hand to the last plus one for the last (7), four at
+    a 1-minute gap.  Points +21, +1, -12, -18: net -8, mean -2, sd = √(894 / 3)
     (deviations 23, 3, 10, 16), so the interval is -2 ± 1.96 × √298 / 2."""
     with ofc_stats.open(dataset) as db:
-        report = sessions.build(db, Filters(player="Alice"))
+        report = sessions.build(prepare(db, Filters(player="Alice")))
         listed = table(report, "sessions")
-        assert listed[["minutes", "hands", "net_points"]].values.tolist() == [[6, 4, -8]]
+        assert listed[["minutes", "hands", "net_points"]].values.tolist() == [[7, 4, -8]]
         day = table(report, "by_day").iloc[0]
         assert (str(day["day"]), day["hands"], day["net_points"]) == ("2026-03-01", 4, -8)
         half = Z95 * 298**0.5 / 2
@@ -570,14 +597,14 @@ def test_sessions_days_and_stakes(dataset: Path) -> None:
         assert (day["low"], day["high"]) == (pytest.approx(-2 - half), pytest.approx(-2 + half))
         assert table(report, "by_room")["room"].tolist() == ["test"]
         assert report.notes[0].startswith("1 session, 0 of them winning")
-        short = sessions.build(db, Filters(player="Alice", session_gap=1))
+        short = sessions.build(prepare(db, Filters(player="Alice", session_gap=1)))
         assert table(short, "sessions")["net_points"].tolist() == [21, 1, -12, -18]
 
 
 def test_hands_to_look_at_carry_their_replays(dataset: Path) -> None:
     """Wins H1 (+21) and H2 (+1); losses H4 (-18) and H3 (-12); the foul H3; Fantasyland H2."""
     with ofc_stats.open(dataset) as db:
-        report = hands_report.build(db, Filters(player="Alice"))
+        report = hands_report.build(prepare(db, Filters(player="Alice")))
     listed = table(report, "hands")
     by_kind = listed.groupby("kind", sort=False)["points"].apply(list).to_dict()
     assert by_kind == {

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from ofc_stats.audit.fields import field_verdicts
-from ofc_stats.audit.points import _Check, _fantasy, _points, use_ruleset
+from ofc_stats.audit.points import _Check, _fantasy, _points, ruleset_results
 from ofc_stats.engine.presets import PRESETS
 from ofc_stats.engine.rules import Deck
 from ofc_stats.store.views import OfcData
@@ -61,10 +61,9 @@ def guess_rulesets(
     not_points = {v.room for v in field_verdicts(data) if not v.measures}
     decks = joker_groups(data)
     verdicts: dict[str, pd.DataFrame] = {}
-    try:
-        for name, candidate in PRESETS.items():
-            use_ruleset(data, candidate)
-            points = _points(data, candidate)
+    for name, candidate in PRESETS.items():
+        with data.rescored(ruleset_results(data, candidate)) as scored:
+            points = _points(scored, candidate)
             if not_points:
                 points = _Check(
                     "points",
@@ -73,12 +72,10 @@ def guess_rulesets(
                     if len(points.mismatches)
                     else points.mismatches,
                 )
-            fantasy = _fantasy(data, max_gap_minutes)
-            verdicts[name] = explained_hands(points, fantasy).merge(rule_texts, on="hand_key")
-            if progress:
-                progress(1)
-    finally:
-        data.restore_results()
+            fantasy = _fantasy(scored, max_gap_minutes)
+        verdicts[name] = explained_hands(points, fantasy).merge(rule_texts, on="hand_key")
+        if progress:
+            progress(1)
     if not verdicts:
         return pd.DataFrame()
     wide = pd.concat(

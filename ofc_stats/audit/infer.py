@@ -34,7 +34,7 @@ from ofc_stats.audit.fields import field_verdicts
 from ofc_stats.audit.guess import guess_rulesets, joker_groups
 from ofc_stats.audit.max_loss import infer_max_loss, max_loss_value
 from ofc_stats.audit.money import Rake, room_money
-from ofc_stats.audit.rules_book import use_lookup
+from ofc_stats.audit.rules_book import lookup_results
 from ofc_stats.core.tables import tables
 from ofc_stats.engine.presets import PRESETS
 from ofc_stats.engine.rules import (
@@ -327,11 +327,9 @@ def infer_rules(
     # The money rules from the points of the rules inferred so far, not the named preset's:
     # where the two disagree (another royalty table) the winners' shares of a short stack
     # differ too, and the settlement kind would be charged with the game's difference.
-    use_lookup(data, lambda name: current.get(name, base_ruleset(name)))
-    try:
-        money = room_money(data)
-    finally:
-        data.restore_results()
+    inferred = lookup_results(data, lambda name: current.get(name, base_ruleset(name)))
+    with data.rescored(inferred) as scored:
+        money = room_money(scored)
     settlements = {s.room: s for s in money.settlements}
     rakes = {r.room: r for r in money.rakes}
     out = []

@@ -19,6 +19,7 @@ Three checks, each over whole columns:
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,7 +44,7 @@ from ofc_stats.audit.fields import FieldVerdict, MoneyVerdict, field_verdicts, m
 from ofc_stats.audit.holdout import Holdout, holdout
 from ofc_stats.audit.money import MoneyRules, Rake, room_money
 from ofc_stats.audit.money_rows import follow_points, money_rows
-from ofc_stats.audit.rules_book import RulesBook, use_book
+from ofc_stats.audit.rules_book import RulesBook, book_results
 from ofc_stats.audit.timeouts import TimeoutEvidence, timeout_evidence
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.payouts.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
@@ -184,36 +185,34 @@ def audit(
     has its points left out of the per-hand mismatches unless ``all_fields``.
     """
     step = progress or (lambda n: None)
-    if ruleset is not None:
-        use_ruleset(data, ruleset)
-    elif book is not None:
-        use_book(data, book)
     money_rules: MoneyRules = room_rules if book is None else book.money_for
-    try:
-        verdicts = tuple(field_verdicts(data))
+    with ExitStack() as scope:
+        scored = data  # the hands' results under the rules judged by
+        if ruleset is not None:
+            scored = scope.enter_context(data.rescored(ruleset_results(data, ruleset)))
+        elif book is not None:
+            scored = scope.enter_context(data.rescored(book_results(data, book)))
+        verdicts = tuple(field_verdicts(scored))
         step(1)
-        points = _points(data, ruleset, book)
+        points = _points(scored, ruleset, book)
         step(1)
-        fantasy = _fantasy(data, max_gap_minutes)
+        fantasy = _fantasy(scored, max_gap_minutes)
         step(1)
-        room = room_money(data, money_rules)
+        room = room_money(scored, money_rules)
         holdouts: tuple[Holdout, ...] = ()
         if money_rules is None:  # rules inferred from these hands: judge them on the others
             pairwise = {r.room: p for r, p in zip(room.rakes, room.pairwise, strict=True)}
-            holdouts = tuple(holdout(data, pairwise))
+            holdouts = tuple(holdout(scored, pairwise))
         money = _Check("money", room.seats[["room", "ruleset", "hand_key"]], money_rows(room))
         step(1)
-        timeouts = tuple(timeout_evidence(data))
+        timeouts = tuple(timeout_evidence(scored))
         not_points = {v.room for v in verdicts if not v.measures}
         skip_rooms = set() if all_fields else not_points
         reasons = {
-            "points": reported_reasons(data, "reported_points", skip_rooms),
-            "fantasy": fantasy_reasons(data, max_gap_minutes),
-            "money": reported_reasons(data, "reported_money"),
+            "points": reported_reasons(scored, "reported_points", skip_rooms),
+            "fantasy": fantasy_reasons(scored, max_gap_minutes),
+            "money": reported_reasons(scored, "reported_money"),
         }
-    finally:
-        if ruleset is not None or book is not None:
-            data.restore_results()
     if not all_fields and not_points and len(points.mismatches):
         keep = ~points.mismatches["room"].isin(not_points)
         points = _Check(
@@ -258,17 +257,13 @@ def audit(
     )
 
 
-def use_ruleset(data: OfcData, ruleset: Ruleset) -> None:
-    """Point the connection's ``results`` view at every hand scored under ``ruleset``."""
+def ruleset_results(data: OfcData, ruleset: Ruleset) -> pa.Table:
+    """Every stored hand's results scored under ``ruleset``, for :meth:`OfcData.rescored`."""
     dataset = Dataset(data.root)
     parts = [
         score_batch_files(dataset, batch, ruleset=ruleset)["results"] for batch in dataset.batches()
     ]
-    table = (
-        pa.concat_tables(parts, promote_options="permissive") if parts else RESULTS.empty_table()
-    )
-    data.connection.register("results_override", table)
-    data.connection.sql("CREATE OR REPLACE VIEW results AS SELECT * FROM results_override")
+    return pa.concat_tables(parts, promote_options="permissive") if parts else RESULTS.empty_table()
 
 
 @dataclass(frozen=True)
@@ -439,4 +434,4 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
     return _Check("fantasy", checked, mismatches, unchecked[UNCHECKED_COLUMNS])
 
 
-__all__ = ["AUDIT_STEPS", "AuditReport", "audit", "use_ruleset"]
+__all__ = ["AUDIT_STEPS", "AuditReport", "audit", "ruleset_results"]

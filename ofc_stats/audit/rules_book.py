@@ -157,24 +157,19 @@ def _entry(name_or_path: str) -> RulesEntry:
     return RulesEntry(name_or_path, resolve_ruleset(name_or_path), load_room_rules(name_or_path))
 
 
-def use_lookup(data: OfcData, lookup: Callable[[str], Ruleset]) -> None:
-    """Point the connection's ``results`` view at every hand scored by ``lookup`` (by the
-    hand's stored ruleset name); ``data.restore_results()`` undoes it."""
+def lookup_results(data: OfcData, lookup: Callable[[str], Ruleset]) -> pa.Table:
+    """Every hand's results scored by ``lookup`` (by the hand's stored ruleset name), for
+    :meth:`OfcData.rescored`."""
     dataset = Dataset(data.root)
-    parts = [score_batch_files(dataset, b, lookup)["results"] for b in dataset.batches()]
-    _override(data, parts)
+    return _joined([score_batch_files(dataset, b, lookup)["results"] for b in dataset.batches()])
 
 
-def _override(data: OfcData, parts: list[pa.Table]) -> None:
-    table = (
-        pa.concat_tables(parts, promote_options="permissive") if parts else RESULTS.empty_table()
-    )
-    data.connection.register("results_override", table)
-    data.connection.sql("CREATE OR REPLACE VIEW results AS SELECT * FROM results_override")
+def _joined(parts: list[pa.Table]) -> pa.Table:
+    return pa.concat_tables(parts, promote_options="permissive") if parts else RESULTS.empty_table()
 
 
-def use_book(data: OfcData, book: RulesBook) -> None:
-    """Point the connection's ``results`` view at every hand scored under its entry's rules.
+def book_results(data: OfcData, book: RulesBook) -> pa.Table:
+    """Every hand's results scored under its entry's rules, for :meth:`OfcData.rescored`.
 
     Hands no entry covers keep their own named ruleset.
     """
@@ -188,4 +183,4 @@ def use_book(data: OfcData, book: RulesBook) -> None:
             dataset.batch_file("seats", batch), columns=["hand_key", *SEAT_COLUMNS]
         )
         parts.append(score_tables(book.relabel(hands), seats, book.lookup).results)
-    _override(data, parts)
+    return _joined(parts)

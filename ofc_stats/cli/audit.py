@@ -9,6 +9,7 @@ with ``--fail-on-mismatch`` when any hand differs from the rules.
 from __future__ import annotations
 
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from ofc_stats.audit.rules_book import RulesBook
 
 from ofc_stats.cli.options import DATA_OPTION, Finite, out_file, out_folder
-from ofc_stats.cli.text import terminal_safe
+from ofc_stats.cli.text import say
 
 MISMATCH_EXIT = 3
 
@@ -34,7 +35,7 @@ def _rules_book(value: str) -> RulesBook:
 
 
 def _say(line: str, to_stderr: bool) -> None:
-    click.echo(terminal_safe(line), err=to_stderr)
+    say(line, err=to_stderr)
 
 
 @click.command("audit")
@@ -122,7 +123,7 @@ def audit_command(
     from ofc_stats.audit.money import RoomMoney
     from ofc_stats.audit.output import write_mismatches
     from ofc_stats.audit.points import AUDIT_STEPS, audit
-    from ofc_stats.audit.rules_book import use_book
+    from ofc_stats.audit.rules_book import book_results
     from ofc_stats.audit.rules_file import guess_lines, write_rule_files
     from ofc_stats.cli.options import progress_bar
     from ofc_stats.store.views import open_dataset
@@ -187,13 +188,11 @@ def audit_command(
                 store_ledger(dataset, priced_seats(dataset, money, report.holdouts))
         accounts = None
         if players:
-            if book is not None:  # the ledger's money by the same rules as the audit's
-                use_book(dataset, book)
-            try:
-                accounts = ledger(dataset, players, alias=alias, rules=money_rules)
-            finally:
-                if book is not None:
-                    dataset.restore_results()
+            with ExitStack() as scope:
+                scored = dataset
+                if book is not None:  # the ledger's money by the same rules as the audit's
+                    scored = scope.enter_context(dataset.rescored(book_results(dataset, book)))
+                accounts = ledger(scored, players, alias=alias, rules=money_rules)
     if report is not None and out:
         write_mismatches(report, out, sys.stdout)
     if report is not None and not players:

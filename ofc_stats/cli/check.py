@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ofc_stats.cli.options import DATA_OPTION
-from ofc_stats.safe_text import terminal_safe
+from ofc_stats.cli.text import say
 
 
 @click.command("check")
@@ -29,22 +29,18 @@ def check_command(data: str, repair: bool, wait: float) -> None:
     root = Path(data)
     found, aside = repair_dataset(root, wait_seconds=wait) if repair else (scan(root), None)
     for damage in found:
-        click.echo(terminal_safe(damage.line(root)))
+        say(damage.line(root))
     if not found:
-        click.echo(terminal_safe(f"{root}: every file read; nothing damaged or stray"))
+        say(f"{root}: every file read; nothing damaged or stray")
         return
     if not repair:
-        click.echo(
-            terminal_safe(
-                f"{len(found)} problem(s); `ofc-stats check --repair --data {root}` repairs them"
-            )
-        )
+        say(f"{len(found)} problem(s); `ofc-stats check --repair --data {root}` repairs them")
         raise SystemExit(1)
     if aside is not None:
-        click.echo(terminal_safe(f"set aside in {aside}"))
+        say(f"set aside in {aside}")
     left = scan(root)
     for damage in left:
-        click.echo(terminal_safe(f"left: {damage.line(root)}"), err=True)
+        say(f"left: {damage.line(root)}", err=True)
     if left:
         raise SystemExit(1)
-    click.echo(f"repaired {len(found)} problem(s); the dataset reads whole")
+    say(f"repaired {len(found)} problem(s); the dataset reads whole")

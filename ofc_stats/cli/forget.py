@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ofc_stats.cli.options import DATA_OPTION
-from ofc_stats.safe_text import terminal_safe
+from ofc_stats.cli.text import say
 
 
 @click.command("forget")
@@ -22,4 +22,4 @@ def forget_command(targets: tuple[str, ...], data: str, wait: float) -> None:
 
     for target in targets:
         for line in forget(data, target, wait_seconds=wait).lines():
-            click.echo(terminal_safe(line))
+            say(line)

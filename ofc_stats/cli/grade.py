@@ -11,6 +11,7 @@ import click
 
 from ofc_stats.cli.options import DATA_OPTION, SEED
 from ofc_stats.cli.recompute import check_engine, fraction_to_hands, spark_options
+from ofc_stats.cli.text import say_lines
 
 
 @contextmanager
@@ -107,14 +108,14 @@ def grade_command(
                 data, options, force=force, workers=workers, progress=advance, planned=planned
             )
     for line in summary.lines():
-        click.echo(line)
+        say_lines(line)
     if replay:
         from ofc_stats.grade.replay_store import replay_dataset
 
         with dataset.locked(wait):
             replayed = replay_dataset(data, options, force=force, workers=workers)
         for line in replayed.lines():
-            click.echo(line)
+            say_lines(line)
 
 
 def _grade_on_spark(

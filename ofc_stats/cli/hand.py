@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from ofc_stats.cli.options import DATA_OPTION, out_file
-from ofc_stats.cli.text import echo_data, json_text, terminal_safe
+from ofc_stats.cli.text import echo_data, json_text, say, terminal_safe
 
 ROWS = ("top", "middle", "bottom")
 
@@ -150,4 +150,4 @@ def hand_command(key: str, data: str, output_format: str, out: str | None) -> No
             out_file(out).write_text(text + "\n", encoding="utf-8")
         except OSError as error:
             raise click.FileError(out, hint=error.strerror or str(error)) from None
-        click.echo(f"hand {terminal_safe(hand['key'])}: {terminal_safe(out)}")
+        say(f"hand {hand['key']}: {out}")

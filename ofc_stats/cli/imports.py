@@ -10,8 +10,8 @@ import click
 from ofc_stats.cli.options import MAX_SIM_HANDS, SEED, Finite, out_file
 from ofc_stats.cli.options import progress_bar as _progress
 from ofc_stats.cli.options import ruleset_option as _ruleset
+from ofc_stats.cli.text import say, say_lines
 from ofc_stats.errors import OfcError, UnknownFormat
-from ofc_stats.safe_text import terminal_safe
 from ofc_stats.store.import_summary import ALREADY_IMPORTED, ImportSummary
 
 MAX_MESSAGES = 20
@@ -132,24 +132,24 @@ def import_command(
         )
     if not quiet:
         for message in summary.messages[:MAX_MESSAGES]:
-            click.echo(terminal_safe(message), err=True)
+            say(message, err=True)
         if len(summary.messages) > MAX_MESSAGES:
             more = len(summary.messages) - MAX_MESSAGES
-            click.echo(f"... and {more} more in the quarantine table", err=True)
+            say(f"... and {more} more in the quarantine table", err=True)
     for line in summary.lines(verbose):
-        click.echo(terminal_safe(line))
+        say(line)
     _refuse_nothing(summary, data, existed)
     from ofc_stats.store.overlap import SWC_FORMATS, chat_repeats, repeat_lines
 
     if any(f.stored and f.format in SWC_FORMATS for f in summary.files):
         for line in repeat_lines(chat_repeats(data)):
-            click.echo(terminal_safe(line))
+            say(line)
     if not no_recompute:
         from ofc_stats.cli.recompute import run_recompute
 
         for line in run_recompute(data, force=False, quiet=quiet, wait=wait):
-            click.echo(line)
-    click.echo(terminal_safe(f"dataset: {data}"))
+            say_lines(line)
+    say(f"dataset: {data}")
 
 
 def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
@@ -163,7 +163,7 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
     if summary.stored or known:
         return
     if not summary.hands_seen:
-        if not existed and not summary.quarantined:
+        if not existed and not (summary.quarantined or summary.lines_quarantined):
             shutil.rmtree(data, ignore_errors=True)
         readable = [f for f in summary.files if not f.skipped]
         found = "no file" if not summary.files else "no readable file" if not readable else ""

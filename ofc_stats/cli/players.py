@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ofc_stats.cli.options import DATA_OPTION, INT64
-from ofc_stats.cli.text import terminal_safe
+from ofc_stats.cli.text import say, say_lines, terminal_safe
 from ofc_stats.wording import plural
 
 LIST_SQL = """
@@ -50,13 +50,13 @@ def players_command(ctx: click.Context, data: str, hero: bool, limit: int) -> No
         total = dataset.sql("SELECT count(DISTINCT person) FROM players").fetchall()[0][0]
     if not rows:
         if hero and total:
-            click.echo("(no hero seat is marked in this dataset; `players` lists everyone)")
+            say("(no hero seat is marked in this dataset; `players` lists everyone)")
         else:
-            click.echo("(no players: import some hands first)")
+            say("(no players: import some hands first)")
         return
-    click.echo(text_table(list(columns), types, rows))
+    say_lines(text_table(list(columns), types, rows))
     if total > len(rows) and not hero:
-        click.echo(f"… {total - len(rows):,} more; --limit N shows more")
+        say(f"… {total - len(rows):,} more; --limit N shows more")
 
 
 def _accounts(data: str, names: tuple[str, ...]) -> list[str]:
@@ -91,7 +91,7 @@ def alias_command(name: str, accounts: tuple[str, ...], data: str) -> None:
     keys = _accounts(data, accounts)
     count = record(data, name, keys, "join")
     joined = terminal_safe(", ".join(keys))
-    click.echo(f"{terminal_safe(name)}: {plural(count, 'account')} joined ({joined})")
+    say(f"{name}: {plural(count, 'account')} joined ({joined})")
 
 
 @players_command.command("unalias")
@@ -118,4 +118,4 @@ def unalias_command(name: str, accounts: tuple[str, ...], data: str) -> None:
     if not leaving:
         raise UnknownPlayer(f"none of those accounts belongs to {name!r}")
     count = record(data, name, leaving, "leave")
-    click.echo(f"{terminal_safe(name)}: {plural(count, 'account')} left")
+    say(f"{name}: {plural(count, 'account')} left")

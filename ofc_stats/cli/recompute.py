@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ofc_stats.cli.options import DATA_OPTION, progress_bar
+from ofc_stats.cli.text import say, say_lines
 from ofc_stats.errors import OfcError
 
 
@@ -136,14 +137,14 @@ def recompute_command(
         conf=conf,
     )
     for line in lines:
-        click.echo(line)
+        say_lines(line)
 
 
 @click.command("migrate")
 @DATA_OPTION
 @click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
 def migrate_command(data: str, wait: float) -> None:
-    """Upgrade a dataset written by an older ofc-stats (opening it does this too)."""
+    """Upgrade a dataset written by an older ofc-stats (import and recompute do this too)."""
     from ofc_stats.store.dataset import Dataset
     from ofc_stats.store.migrate import needs_upgrade
     from ofc_stats.store.schema import SCHEMA_VERSION
@@ -152,8 +153,8 @@ def migrate_command(data: str, wait: float) -> None:
     dataset.require()
     if not needs_upgrade(data):
         dataset.check_version()
-        click.echo(f"{data}: schema version {SCHEMA_VERSION}, nothing to do")
+        say(f"{data}: schema version {SCHEMA_VERSION}, nothing to do")
         return
     with dataset.locked(wait):
         pass  # taking the lock upgrades
-    click.echo(f"{data}: upgraded to schema version {SCHEMA_VERSION}")
+    say(f"{data}: upgraded to schema version {SCHEMA_VERSION}")

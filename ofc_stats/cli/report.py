@@ -128,8 +128,7 @@ def write_report(
     from ofc_stats.errors import NoHands
     from ofc_stats.store.views import open_dataset
     from ofc_stats.wording import plural
-    from reports import Filters, build_all, checked, choose_player, leak_summary
-    from reports.base import hand_count, shared_hands
+    from reports import Filters, build_sections, checked, choose_player, leak_summary, prepare
     from reports.explore import page_data, replays
     from reports.html import render, shared_text, write_files
     from reports.ledger import money_seats
@@ -141,22 +140,23 @@ def write_report(
         chosen = choose_player(dataset, player, hero=True if hero else None)
         name = chosen.name
         filters = checked(dataset, chosen.scope(wanted or Filters()))
-        if not allow_empty and hand_count(dataset, filters) == 0:
+        scope = prepare(dataset, filters)
+        if not allow_empty and scope.hand_count() == 0:
             raise NoHands(
                 f"no scored hand of {name} matches {_scope(filters)}; "
                 "widen the filters, or pass --allow-empty to write an empty report"
             )
         # The page's ledger reads the priced money (the store's view); a big dataset's is
         # priced from the player's hands only.
-        ensure_ledger(dataset, money_seats(dataset, filters)["hand_id"].tolist())
-        built = build_all(dataset, filters)
-        shared = shared_hands(dataset)
+        ensure_ledger(dataset, money_seats(scope)["hand_id"].tolist())
+        built = build_sections(scope)
+        shared = scope.shared_hands()
         if shared and warn:
             click.echo(terminal_safe("warning: " + shared_text(shared)), err=True)
         live: dict[str, Any] | None = None
         carried: dict[str, Any] = {}
         if output_format == "html":
-            live = page_data(dataset, filters)
+            live = page_data(scope)
             known = {key for report in built for key in report.replays}
             carried = replays(dataset, live, known)
     if output_format == "html":

@@ -11,6 +11,7 @@ import click
 from ofc_stats.cli.options import JSON_OR_TABLE
 from ofc_stats.cli.options import ruleset_option as _ruleset
 from ofc_stats.cli.score_io import HandInput, LineError, format_table, score_lines, score_stream
+from ofc_stats.cli.text import say, say_lines
 from ofc_stats.core.scoring import BatchResult
 from ofc_stats.engine.board import ROWS
 from ofc_stats.engine.presets import ALIASES, PRESETS
@@ -44,7 +45,7 @@ def score(rules_name: str, output_format: str, source: TextIO) -> None:
     else:
         errors = _echo_tables(score_stream(source, ruleset, name))
     if errors:
-        click.echo(f"{errors} line(s) could not be scored", err=True)
+        say(f"{errors} line(s) could not be scored", err=True)
         sys.exit(1)
 
 
@@ -56,11 +57,11 @@ def _echo_tables(
     for item in items:
         if isinstance(item, LineError):
             errors += 1
-            click.echo(item.message, err=True)
+            say_lines(item.message, err=True)
             continue
         if not first:
-            click.echo("")
-        click.echo(format_table(*item))
+            say("")
+        say_lines(format_table(*item))
         first = False
     return errors
 
@@ -72,17 +73,17 @@ def _echo_json(items: Iterable[str | LineError]) -> int:
     for item in items:
         if isinstance(item, LineError):
             if block:
-                click.echo("\n".join(block))
+                say_lines("\n".join(block))
                 block = []
             errors += 1
-            click.echo(item.message, err=True)
+            say_lines(item.message, err=True)
             continue
         block.append(item)
         if len(block) >= 4096:
-            click.echo("\n".join(block))
+            say_lines("\n".join(block))
             block = []
     if block:
-        click.echo("\n".join(block))
+        say_lines("\n".join(block))
     return errors
 
 
@@ -92,7 +93,7 @@ def formats() -> None:
     from parsers.registry import REGISTRY
 
     for name, parser in sorted(REGISTRY.items()):
-        click.echo(f"{name.ljust(10)}  {parser.description}")
+        say(f"{name.ljust(10)}  {parser.description}")
 
 
 @click.command()
@@ -102,37 +103,35 @@ def rules(name: str | None) -> None:
     if name is None:
         width = max(len(n) for n in PRESETS)
         for preset in PRESETS.values():
-            click.echo(f"{preset.name.ljust(width)}  {preset.summary()}")
+            say(f"{preset.name.ljust(width)}  {preset.summary()}")
         aliases = ", ".join(f"{alias}={target}" for alias, target in sorted(ALIASES.items()))
-        click.echo(f"\naliases: {aliases}")
+        say_lines(f"\naliases: {aliases}")
         return
     ruleset = _ruleset(name)
     fl = ruleset.fantasy
-    click.echo(f"name: {ruleset.name}")
+    say(f"name: {ruleset.name}")
     if ruleset.description:
-        click.echo(f"description: {ruleset.description}")
+        say(f"description: {ruleset.description}")
     for option in ("variant", "deck", "scoring", "foul_policy"):
-        click.echo(f"{option}: {getattr(ruleset, option)}")
+        say(f"{option}: {getattr(ruleset, option)}")
     if ruleset.scoring is Scoring.TWO_FOUR:  # the only scoring that pays a majority bonus
-        click.echo(f"majority_bonus: {ruleset.majority_bonus}")
-    click.echo(f"stack_cap: {str(ruleset.stack_cap).lower()}")
-    click.echo(f"max_loss: {ruleset.max_loss if ruleset.max_loss is not None else 'none'}")
-    click.echo(f"button_moves_on_fantasy: {str(ruleset.button_moves_on_fantasy).lower()}")
-    click.echo(f"royalties: {ruleset.royalties.name}")
+        say(f"majority_bonus: {ruleset.majority_bonus}")
+    say(f"stack_cap: {str(ruleset.stack_cap).lower()}")
+    say(f"max_loss: {ruleset.max_loss if ruleset.max_loss is not None else 'none'}")
+    say(f"button_moves_on_fantasy: {str(ruleset.button_moves_on_fantasy).lower()}")
+    say(f"royalties: {ruleset.royalties.name}")
     for row in ROWS:
         table = getattr(ruleset.royalties, row)
-        click.echo(f"  {row}: " + ", ".join(f"{k}={v}" for k, v in table.items()))
-    click.echo(f"fantasy: {fl.mode}")
-    click.echo(
-        "  entry_cards: " + (", ".join(f"{k}={v}" for k, v in fl.entry_cards.items()) or "-")
-    )
+        say(f"  {row}: " + ", ".join(f"{k}={v}" for k, v in table.items()))
+    say(f"fantasy: {fl.mode}")
+    say("  entry_cards: " + (", ".join(f"{k}={v}" for k, v in fl.entry_cards.items()) or "-"))
     if fl.repeat is None:
-        click.echo("  repeat: none")
+        say("  repeat: none")
     else:
         rule = fl.repeat
-        click.echo(
+        say(
             f"  repeat: top={rule.top or '-'} middle={rule.middle or '-'} "
             f"bottom={rule.bottom or '-'} combine={rule.combine}"
         )
         cards = "entry" if fl.repeat_cards is None else fl.repeat_cards
-        click.echo(f"  repeat_cards: {cards}")
+        say(f"  repeat_cards: {cards}")

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 import click
 
 from ofc_stats.cli.options import JSON_OR_TABLE, ruleset_option
+from ofc_stats.cli.text import say, say_lines
 from ofc_stats.core.fantasy import FantasySet, check_deal, solve_fantasy
 from ofc_stats.engine.cards import format_cards, parse_cards
 from ofc_stats.engine.fantasy_value import FantasyValues, documented_stay_value
@@ -124,7 +125,7 @@ def _estimate(data: str, ruleset: Ruleset) -> FantasyValues | None:
     with open_dataset(data) as dataset:
         values = dataset_fantasy_values(dataset, ruleset.name)
     if values is None:
-        click.echo(
+        say(
             f"{data}: too few {ruleset.name} Fantasyland hands to estimate; "
             "using the published figures",
             err=True,
@@ -134,7 +135,7 @@ def _estimate(data: str, ruleset: Ruleset) -> FantasyValues | None:
         f"{cards} cards {value:+.2f} ({_hands(values.hands[cards])})"
         for cards, value in sorted(values.value.items())
     )
-    click.echo(f"{data}: Fantasyland worth {figures}", err=True)
+    say(f"{data}: Fantasyland worth {figures}", err=True)
     return values
 
 
@@ -190,7 +191,7 @@ def solve_fantasy_command(
             deal = parse_deal(text, number, ruleset, name)
         except OfcError as error:
             errors += 1
-            click.echo(str(error), err=True)
+            say(str(error), err=True)
             continue
         stay = fixed
         if stay is None and estimated is not None:
@@ -199,12 +200,12 @@ def solve_fantasy_command(
             stay = documented_stay_value(ruleset, len(deal.cards))
         found = solve_fantasy(deal.cards, ruleset, stay)
         if output_format == "json":
-            click.echo(json.dumps(set_record(found), separators=(", ", ": ")))
+            say(json.dumps(set_record(found), separators=(", ", ": ")))
         else:
             if not first:
-                click.echo("")
-            click.echo(format_set(deal, found, stay))
+                say("")
+            say_lines(format_set(deal, found, stay))
         first = False
     if errors:
-        click.echo(f"{errors} line(s) could not be solved", err=True)
+        say(f"{errors} line(s) could not be solved", err=True)
         sys.exit(1)

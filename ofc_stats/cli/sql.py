@@ -19,7 +19,14 @@ from uuid import UUID
 import click
 
 from ofc_stats.cli.options import DATA_OPTION, INT64
-from ofc_stats.cli.text import echo_data, json_text, stdout_is_terminal, terminal_safe
+from ofc_stats.cli.text import (
+    echo_data,
+    json_text,
+    say,
+    say_lines,
+    stdout_is_terminal,
+    terminal_safe,
+)
 from ofc_stats.safe_text import csv_cell, csv_text
 
 TYPES = ("str", "int", "float", "bool", "date", "timestamp")
@@ -204,9 +211,9 @@ def sql_command(
     elif output_format == "csv":
         echo_data(sql_csv(columns, rows, stdout_is_terminal()), nl=False)
     elif not rows:
-        click.echo("(no rows)")
+        say("(no rows)")
     else:
-        click.echo(text_table(columns, types, rows))
+        say_lines(text_table(columns, types, rows))
 
 
 def sql_csv(columns: list[str], rows: list[tuple[Any, ...]], for_terminal: bool) -> str:

@@ -17,10 +17,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import FrameType
 
-import click
-
+from ofc_stats.cli.text import say
 from ofc_stats.errors import DatasetLocked, OfcError
-from ofc_stats.safe_text import terminal_safe
 
 Seen = dict[Path, tuple[int, int]]  # file -> (size, modification time in ns)
 
@@ -49,7 +47,7 @@ class Stop:
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
         if not self.asked:
-            click.echo("stopping after the step under way", err=True)
+            say("stopping after the step under way", err=True)
         self.asked = True
 
 
@@ -122,4 +120,4 @@ def watch(
 
 
 def echo(line: str) -> None:
-    click.echo(terminal_safe(line))
+    say(line)

@@ -1,9 +1,10 @@
 """The core's import decoders: a block of lines to the dataset's hands, seats and placements.
 
-``_core.AppDecoder`` and ``_core.OpenDecoder`` (``rust/ofc-core/src/decode``)
-decode whole lines, ``_core.FpdbDecoder`` database rows, into plain vectors
-with the GIL released; here they become Arrow arrays without a copy
-(``from_buffers`` over the NumPy arrays the vectors moved into).  What the
+``_core.AppDecoder``, ``_core.OpenDecoder`` and ``_core.SwcDecoder``
+(``rust/ofc-core/src/decode``) decode whole lines, ``_core.FpdbDecoder``
+database rows, into plain vectors with the GIL released; here they become
+Arrow arrays without a copy (``from_buffers`` over the NumPy arrays the
+vectors moved into).  What the
 core leaves to the readable reader comes back as units of lines, in file
 order (:class:`Decoded`).
 """
@@ -41,6 +42,11 @@ def decoder(format_name: str, resolve: Resolver) -> Decoder:
 def fpdb_decoder(resolve: Resolver) -> _core.FpdbDecoder:
     """A decoder for the rows of one fpdb-3 database."""
     return _core.FpdbDecoder(resolve)
+
+
+def swc_decoder(resolve: Resolver) -> _core.SwcDecoder:
+    """A decoder for one SwC capture file."""
+    return _core.SwcDecoder(resolve)
 
 
 def _validity(valid: npt.NDArray[np.bool_]) -> tuple[pa.Buffer | None, int]:
@@ -156,6 +162,15 @@ def decode_rows(
     Units of :data:`LINES` are rows ``start..stop`` for the readable reader.
     """
     return _decoded(core.decode(ids, tables, texts), format_name, source, offsets=False)
+
+
+def decode_swc(
+    core: _core.SwcDecoder, data: bytes, first_line: int, *, last: bool, source: str
+) -> tuple[Decoded, Any]:
+    """Decode a block of whole capture lines: the hands the core folded, and where it
+    stopped for the readable reader (None: it did not)."""
+    d = core.decode(data, first_line, last)
+    return _decoded(d, "swc", source, offsets=False), d["stop"]
 
 
 def _decoded(d: dict[str, Any], format_name: str, source: str, *, offsets: bool) -> Decoded:

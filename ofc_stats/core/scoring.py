@@ -46,6 +46,16 @@ class BatchResult:
     points: npt.NDArray[np.int32]  # (H, S, S): seat i wins from seat j, uncapped
     net: npt.NDArray[np.int32]
     net_capped: npt.NDArray[np.float64]
+    # Rows a seat wins from each other seat (H, S, S) and ties with it: a live
+    # board wins all three from a fouled one, two fouled boards compare none.
+    pair_won: npt.NDArray[np.int8]
+    pair_tied: npt.NDArray[np.int8]
+    # (H, S) sums over the opponents; a scoop is all three rows from one opponent.
+    rows_won: npt.NDArray[np.int8]
+    rows_lost: npt.NDArray[np.int8]
+    rows_tied: npt.NDArray[np.int8]
+    scoops: npt.NDArray[np.int8]
+    scooped: npt.NDArray[np.int8]
 
     @property
     def royalty_total(self) -> npt.NDArray[np.int32]:

@@ -11,6 +11,7 @@ out street is placed by the auto-placement rule (``engine/timeout.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -22,13 +23,18 @@ from ofc_stats.engine.rules import Ruleset
 STYLE_FIELDS = ("foul_penalty", "fantasy_bonus", "noise", "strength_weight", "top_chase")
 
 
+SeatRows = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
 @dataclass(frozen=True)
 class Streets:
-    """What the core played: finished boards, destinations and timeouts."""
+    """What the core played: finished boards, timeouts, and each table's record parts."""
 
     boards: npt.NDArray[np.int8]  # (T, S, 13)
-    dest: npt.NDArray[np.int8]  # (T, S, dealt): 0 top .. 3 discard, in the order dealt
     timed_out: npt.NDArray[np.int16]  # (T, S): bit s set where street s was timed out
+    # Per table: each seat's (top, middle, bottom, discards), and every seat's
+    # placements seat by seat in the order dealt, as values of ``placements``.
+    records: list[tuple[tuple[SeatRows, ...], tuple[Any, ...]]]
 
 
 def deal(
@@ -55,6 +61,7 @@ def play_streets(
     cards: npt.NDArray[np.int8],
     boards: npt.NDArray[np.int8],
     in_fantasy: npt.NDArray[np.bool_],
+    fantasy_cards: npt.NDArray[np.int8],
     styles: npt.NDArray[np.float64],
     *,
     rollouts: int,
@@ -62,17 +69,22 @@ def play_streets(
     seed: int,
     hand: int,
     tables: npt.NDArray[np.int64],
+    placements: list[Any],
     threads: int = 1,
 ) -> Streets:
-    """Play the streets of every normal seat (Fantasyland seats' boards are already set).
+    """Play the streets of every normal seat (Fantasyland seats' boards are already set,
+    from their first ``fantasy_cards`` cards) and build each table's record parts.
 
-    ``styles`` (T, S, 5) holds each seat's :data:`STYLE_FIELDS` in order of action.
+    ``styles`` (T, S, 5) holds each seat's :data:`STYLE_FIELDS` in order of action;
+    ``placements`` holds every placement value a record can share, indexed by
+    ``seat << 12 | street << 8 | card << 2 | destination`` (0 top .. 3 discard).
     """
-    played, dest, timed = _core.sim_play(
+    played, timed, records = _core.sim_play(
         core_rules(ruleset),
         np.ascontiguousarray(cards, dtype=np.int8),
         np.ascontiguousarray(boards, dtype=np.int8),
         np.ascontiguousarray(in_fantasy, dtype=bool),
+        np.ascontiguousarray(fantasy_cards, dtype=np.int8),
         np.ascontiguousarray(styles, dtype=np.float64),
         streets=list(ruleset.variant.streets),
         rollouts=rollouts,
@@ -81,5 +93,6 @@ def play_streets(
         hand=hand,
         tables=np.ascontiguousarray(tables, dtype=np.int64),
         threads=threads,
+        placements=placements,
     )
-    return Streets(played, dest, timed)
+    return Streets(played, timed, records)

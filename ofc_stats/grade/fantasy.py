@@ -15,11 +15,14 @@ with fewer than :data:`MIN_HANDS` Fantasyland hands is pooled with the
 nearest smaller size the room has enough of (a floor: more cards never make a
 Fantasyland worse), the smallest if none is smaller; a room with none at all
 falls back to the published figure.  Each value says where it comes from.
+:func:`room_tables` gives every room of a dataset as the tables the core looks
+up, the one source ``ofc-stats grade`` and its replay take their values from.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -121,3 +124,27 @@ def room_values(data: OfcData, ruleset: Ruleset) -> RoomValues:
             value[n] = value[base]
             source[n] = f"pooled with {base} cards (only {counts.get(n, 0)} hands)"
     return RoomValues(value, source, deck)
+
+
+# Each ruleset's Fantasyland values by cards dealt (0..31), as the core looks them up.
+RoomTables = tuple[tuple[str, tuple[float, ...]], ...]
+
+
+def room_table(room: RoomValues) -> tuple[float, ...]:
+    """``room.worth(n)`` for n = 0..31 cards, rounded to 6 places so a stamp reads alike."""
+    return tuple(round(room.worth(n), 6) if n else 0.0 for n in range(32))
+
+
+def room_tables(root: str | Path) -> RoomTables:
+    """Every room (ruleset) of the dataset at ``root`` with its :func:`room_values`, sorted
+    by name; a dataset without scored seats gives each ruleset the published figures."""
+    from ofc_stats.store.rulesets import DatasetRulesets
+    from ofc_stats.store.views import open_dataset
+
+    lookup = DatasetRulesets(root)
+    out = []
+    with open_dataset(root) as db:
+        names = sorted(str(r[0]) for r in db.sql("SELECT DISTINCT ruleset FROM hands").fetchall())
+        for name in names:
+            out.append((name, room_table(room_values(db, lookup(name)))))
+    return tuple(out)

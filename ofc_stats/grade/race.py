@@ -30,7 +30,7 @@ from ofc_stats.core.rules import core_rules
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.position import Decision
-from ofc_stats.grade.rollout import PARTS, core_decision, fantasy_values, streets
+from ofc_stats.grade.rollout import PARTS, checked_values, core_decision, fantasy_values, streets
 from ofc_stats.grade.train import learned_value
 
 
@@ -54,6 +54,11 @@ class Graded:
     @property
     def forced(self) -> bool:
         return len(self.candidates) == 1
+
+
+# The grader gives no advice on this many streets from the first (the core's race.rs says
+# why: its advice there lost points when replayed on the players' own cards).
+ABSTAIN_STREETS: int = _core.ABSTAIN_STREETS
 
 
 def decision_seed(seed: int, hand_key: str, seat: int, street: int) -> list[int]:
@@ -91,7 +96,8 @@ def grade_many(
     dealt; None: the published figures), the boards played on by a learned board
     ``value`` (default: the versioned weights; None: the imagination policy); a position
     that cannot be replayed comes back as the :class:`UnplayablePosition` saying why.
-    Decision i draws from ``keys[i]`` only.
+    Decision i draws from ``keys[i]`` only.  Fantasyland values that are not finite
+    points >= 0 raise :class:`RulesetError`.
     """
     if value == "learned":
         value = learned_value()
@@ -103,7 +109,7 @@ def grade_many(
         results = _core.grade_street_decisions(
             core_rules(ruleset),
             streets(ruleset),
-            fantasy_values(ruleset.deck) if fantasy is None else fantasy(ruleset),
+            checked_values(fantasy_values(ruleset.deck) if fantasy is None else fantasy(ruleset)),
             [core_decision(decisions[i], keys[i]) for i in members],
             max(budget, 1),
             threads,

@@ -89,14 +89,16 @@ def policy_advice(
     threads: int | None = None,
     fantasy_worth: FantasyWorth | None = None,
     dreams: int | None = None,
+    ahead: int | None = None,
     value: _core.ValueFunction | Literal["learned"] | None = "learned",
 ) -> Advice:
     """The continuation policy's play at every decision, alone (the rollouts' player),
     valuing a Fantasyland by ``fantasy_worth`` (default: the grader's values), with
-    ``dreams`` imaginations a street (None: as many as in the rollouts), played by a learned
-    board ``value`` (default: the versioned weights; with ``dreams`` it looks that many
-    deals of the next street ahead) or by imaginations (None); a position it cannot play:
-    the room's auto-placement."""
+    ``dreams`` imaginations a street (None: as many as in the rollouts) and look-ahead
+    where at least ``ahead`` streets are still to come (0: none; None: as the rollouts),
+    or played by a learned board ``value`` (default: the versioned weights; with
+    ``dreams`` it looks that many deals of the next street ahead; None: imaginations);
+    a position it cannot play: the room's auto-placement."""
     learned = learned_value() if value == "learned" else value
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
@@ -120,6 +122,7 @@ def policy_advice(
                 ],
                 dreams,
                 threads,
+                ahead,
                 learned,
             )
             for i, play in zip(members, plays, strict=True):
@@ -135,10 +138,11 @@ def policy_advice(
 
 
 def worth_table(ruleset: Ruleset, fantasy_worth: FantasyWorth | None) -> npt.NDArray[np.float64]:
-    """The value of each Fantasyland size (0..31 cards) as the core looks it up."""
+    """The value of each Fantasyland size (0..31 cards) as the core looks it up; a value
+    that is not finite points >= 0 raises :class:`~ofc_stats.errors.RulesetError`."""
     if fantasy_worth is None:
         return fantasy_values(ruleset.deck)
-    return np.array([fantasy_worth(ruleset, n) if n else 0.0 for n in range(32)])
+    return rollout.checked_values([fantasy_worth(ruleset, n) if n else 0.0 for n in range(32)])
 
 
 def published_worth(ruleset: Ruleset, cards: int) -> float:

@@ -10,12 +10,12 @@ regret report can put beside each claimed loss what the advice realised.
 
 A board's value is its net points before caps plus what the Fantasyland it
 earns is worth, and that worth comes from the dataset: what a Fantasyland of
-that size nets over a normal hand, repeats included (the Markov-chain estimate,
-:func:`ofc_stats.store.fantasy.dataset_fantasy_values`), for every card count
-the data has at least :data:`MIN_FANTASY_HANDS` hands of; below that the
-published figure (:func:`ofc_stats.grade.replay.published_worth`) is the
-documented fallback.  Never the grader's own assumption alone, so the replay
-cannot flatter the grader.
+that size nets over a normal hand in its room, repeats included (the
+Markov-chain estimate, :func:`ofc_stats.grade.fantasy.room_values`: a size seen
+too rarely pooled with the nearest smaller one, the published figure for a room
+without Fantasyland hands).  The grader's rollouts take the same values
+(``GradeOptions.for_dataset``), so advice and yardstick agree on what a
+Fantasyland is worth, and neither is the grader's own assumption.
 
 Until the bot plays otherwise than the player, its positions are the
 player's own, graded already with the same keys: their stored best play is the
@@ -64,45 +64,31 @@ from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import REPLAYS
 
 REPLAY_KEY = b"ofc_stats.replay"
-# A card count's Fantasyland value comes from the data only with this many hands of it.
-MIN_FANTASY_HANDS = 30
 
 
 @dataclass
 class DataWorth:
-    """What a Fantasyland of each size is worth in a dataset, per ruleset, and where from."""
+    """What a Fantasyland of each size is worth in a dataset's rooms (by ruleset name:
+    a table by cards dealt), the published figure for a room not listed."""
 
-    values: dict[str, dict[int, float]]  # ruleset -> cards -> value (enough hands only)
+    values: dict[str, tuple[float, ...]]
 
     def __call__(self, ruleset: Ruleset, cards: int) -> float:
         if not cards:
             return 0.0
-        found = self.values.get(ruleset.name, {}).get(cards)
-        return found if found is not None else published_worth(ruleset, cards)
+        table = self.values.get(ruleset.name)
+        if table is None or cards >= len(table):
+            return published_worth(ruleset, cards)
+        return table[cards]
 
-    def sources(self) -> dict[str, dict[int, float]]:
-        """The stamp's record of the values taken from the data (the rest are published)."""
-        return {name: dict(sorted(v.items())) for name, v in sorted(self.values.items())}
+    def sources(self) -> dict[str, list[float]]:
+        """The stamp's record of the values."""
+        return {name: list(v) for name, v in sorted(self.values.items())}
 
 
-def dataset_worth(root: str | Path) -> DataWorth:
-    """The dataset's own Fantasyland values, every ruleset it holds."""
-    from ofc_stats.store.fantasy import dataset_fantasy_values
-    from ofc_stats.store.views import open_dataset
-
-    values: dict[str, dict[int, float]] = {}
-    with open_dataset(root) as db:
-        names = [str(r[0]) for r in db.sql("SELECT DISTINCT ruleset FROM hands").fetchall()]
-        for name in names:
-            found = dataset_fantasy_values(db, name)
-            if found is None:
-                continue
-            values[name] = {
-                int(n): round(float(v), 6)
-                for n, v in found.value.items()
-                if n and found.hands.get(n, 0) >= MIN_FANTASY_HANDS
-            }
-    return DataWorth(values)
+def dataset_worth(options: GradeOptions) -> DataWorth:
+    """The rooms' Fantasyland values the options grade with (``options.for_dataset``)."""
+    return DataWorth(dict(options.fantasy or ()))
 
 
 def stored_advice(
@@ -114,7 +100,13 @@ def stored_advice(
 ) -> Advice:
     """The grader's advice, taking the stored best play where the bot's position is the
     player's own (same board, same discards) and the batch's grades are this grader's."""
-    grade_new = grader_advice(options.rollouts, options.seed, threads)
+    tables = dict(options.fantasy or ())
+    grade_new = grader_advice(
+        options.rollouts,
+        options.seed,
+        threads,
+        fantasy_worth=DataWorth(tables) if options.fantasy is not None else None,
+    )
     known: dict[tuple[str, int, int], tuple[int, ...]] = {}
     if grades_up_to_date(dataset, batch, options):
         table = pq.read_table(
@@ -213,8 +205,7 @@ def up_to_date(dataset: Dataset, batch: str, options: GradeOptions, worth: DataW
     if any(stamp.get(k) != v for k, v in options.grader().items()):
         return False
     if json.dumps(stamp.get("fantasy_values"), sort_keys=True) != json.dumps(
-        {k: {str(n): v for n, v in d.items()} for k, d in worth.sources().items()},
-        sort_keys=True,
+        worth.sources(), sort_keys=True
     ):
         return False
     players = stamp.get("players")
@@ -301,7 +292,8 @@ def replay_dataset(
     folder.mkdir(exist_ok=True)
     if not (folder / EMPTY).exists():
         write_parquet(REPLAYS.empty_table(), folder / EMPTY)
-    worth = dataset_worth(root)
+    options = options.for_dataset(root)
+    worth = dataset_worth(options)
     summary = ReplaySummary(seats=[])
     todo, summary.up_to_date = stale_batches(
         dataset.batches(), lambda b: up_to_date(dataset, b, options, worth), force

@@ -29,6 +29,7 @@ from ofc_stats import _core
 from ofc_stats.core.rules import core_rules
 from ofc_stats.engine.fantasy_value import published_value
 from ofc_stats.engine.rules import Deck, Ruleset
+from ofc_stats.errors import RulesetError
 from ofc_stats.grade.position import Decision
 
 if TYPE_CHECKING:  # the core's own description of a decision, in its stub
@@ -53,6 +54,23 @@ def fantasy_values(deck: Deck) -> npt.NDArray[np.float64]:
     values = np.array([fantasy_value(n, deck) for n in range(32)], dtype=np.float64)
     values.flags.writeable = False
     return values
+
+
+def checked_values(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """A table of Fantasyland values by cards dealt (at most 32 sizes), refused with one
+    line when a value is not a finite number of points at least 0: a NaN compares false
+    everywhere and would silently pick the first candidate."""
+    table = np.asarray(values, dtype=np.float64).reshape(-1)
+    if len(table) > 32:
+        raise RulesetError(f"Fantasyland values are given for {len(table)} sizes, at most 32")
+    bad = np.flatnonzero(~np.isfinite(table) | (table < 0))
+    if len(bad):
+        n = int(bad[0])
+        raise RulesetError(
+            f"the value of a {n}-card Fantasyland must be a finite number of points at least "
+            f"0, not {table[n]}"
+        )
+    return table
 
 
 def streets(ruleset: Ruleset) -> list[tuple[int, int]]:
@@ -91,9 +109,11 @@ def simulate(
     *,
     phase: int = 0,
     first: int = 0,
+    values: npt.ArrayLike | None = None,
 ) -> Rollouts:
     """The values of candidates ``rows`` (indices into the street's candidate table) over
-    rollouts ``first..first + rollouts`` of ``phase`` (0: the race's, 1: fresh re-measures).
+    rollouts ``first..first + rollouts`` of ``phase`` (0: the race's, 1: fresh re-measures),
+    a Fantasyland valued by ``values`` (by cards dealt; None: the published figures).
 
     Raises :class:`~ofc_stats.errors.UnplayablePosition` for a position that cannot be
     replayed or a candidate that does not fit.
@@ -102,7 +122,7 @@ def simulate(
     total, parts = _core.rollout_values(
         core_rules(ruleset),
         streets(ruleset),
-        fantasy_values(ruleset.deck),
+        checked_values(fantasy_values(ruleset.deck) if values is None else values),
         core_decision(decision, key),
         [int(r) for r in rows],
         rollouts,

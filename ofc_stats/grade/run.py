@@ -32,6 +32,7 @@ from ofc_stats.grade.position import (
     Positions,
     read_positions,
 )
+from ofc_stats.grade.race import ABSTAIN_STREETS
 from ofc_stats.grade.tasks import (
     GradeOptions,
     GradeRows,
@@ -49,6 +50,10 @@ from ofc_stats.wording import plural
 GRADER_KEY = b"ofc_stats.grader"
 CHUNK_HANDS = 64  # hands per call to the core: enough decisions to keep every thread busy
 FANTASY_CHUNK = 32  # Fantasyland sets per task
+
+
+# What ``grade`` prints for the decisions it gives no advice on (race.ABSTAIN_STREETS).
+ABSTAINED = f"no advice on streets 1-{ABSTAIN_STREETS}, where the replay found it lost"
 
 
 @dataclass
@@ -69,7 +74,10 @@ class GradeSummary:
 
     def count(self, grades: pa.Table) -> None:
         """Add one batch's losses: street decisions by seat, Fantasyland sets by set."""
-        scored = grades.filter(pc.is_valid(grades["loss"]))
+        abstained = pc.equal(grades["status"], "abstained")
+        if held := int(pc.sum(abstained).as_py() or 0):
+            self.skipped[ABSTAINED] += held
+        scored = grades.filter(pc.and_(pc.is_valid(grades["loss"]), pc.invert(abstained)))
         streets = scored.filter(pc.equal(scored["kind"], "street"))
         sets = scored.filter(pc.equal(scored["kind"], "fantasy"))
         self.loss += float(pc.sum(streets["loss"]).as_py() or 0.0)
@@ -204,6 +212,7 @@ def grade_dataset(
     started = time.perf_counter()
     dataset = Dataset(root)
     ensure_tables(dataset)
+    options = options.for_dataset(root)
     summary = GradeSummary()
     todo, summary.up_to_date = stale_batches(
         dataset.batches(), lambda b: up_to_date(dataset, b, options), force
@@ -246,6 +255,7 @@ def grade_batch(
     The one per-batch step both ``grade_dataset`` and the Spark runner take;
     the caller holds the dataset lock.
     """
+    options = options.for_dataset(dataset.root)
     positions, results, stored = _positions(dataset, batch, options)
     tables, counted = _grade_batch(positions, results, options, threads, progress)
     grades = tables["grades"]

@@ -11,27 +11,33 @@ on the threads or on what else the chunk held.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
 from ofc_stats.engine.board import DESTINATIONS, ROWS
 from ofc_stats.engine.cards import format_cards
+from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import UnplayablePosition
-from ofc_stats.grade.fantasy import grade_set
+from ofc_stats.grade.fantasy import RoomTables, grade_set, room_tables
 from ofc_stats.grade.mistakes import mistake_name
 from ofc_stats.grade.position import Decision, FantasyDeal
-from ofc_stats.grade.race import Graded, decision_seed, grade_many
-from ofc_stats.grade.rollout import PARTS
+from ofc_stats.grade.race import ABSTAIN_STREETS, Graded, decision_seed, grade_many
+from ofc_stats.grade.rollout import PARTS, fantasy_values
 from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 
 # Bump when the policy or the values change: stored grades are redone.
 # 2: the race in the core, with its own random streams.
 # 3: a loss charged only beyond 2 SE of fresh rollouts; candidates valued by their gap to
 #    the best; a foul's cost under fouls; no screen before the last street; named mistakes.
-# 4: the rollouts played on by the board value learned from self-play (grade/train.py).
-GRADER_VERSION = 4
+# 4: the rollouts value a Fantasyland by the room's own values (grade.fantasy.room_values),
+#    as the replay does, not by the published figures; the grader abstains on the first two
+#    streets (race.rs ABSTAIN_STREETS: its advice there lost on the replay).
+# 5: the rollouts played on by the board value learned from self-play (grade/train.py).
+GRADER_VERSION = 5
 
 
 @dataclass(frozen=True)
@@ -39,15 +45,32 @@ class GradeOptions:
     rollouts: int = 32  # at most this many rollouts per candidate
     player: str | None = None
     seed: int = 0
+    # What a Fantasyland is worth in each room (None: the published figures, until
+    # :meth:`for_dataset` reads the dataset's own).
+    fantasy: RoomTables | None = None
+
+    def for_dataset(self, root: str | Path) -> GradeOptions:
+        """These options with the Fantasyland values of the dataset at ``root``'s rooms."""
+        return self if self.fantasy is not None else replace(self, fantasy=room_tables(root))
+
+    def fantasy_table(self, ruleset: Ruleset) -> npt.NDArray[np.float64]:
+        """What a Fantasyland of 0..31 cards is worth in ``ruleset``'s room, as the core
+        reads it (the published figures for a room the dataset does not hold)."""
+        tables = dict(self.fantasy or ())
+        found = tables.get(ruleset.name)
+        return fantasy_values(ruleset.deck) if found is None else np.array(found, dtype=np.float64)
 
     def grader(self) -> dict[str, object]:
-        """What makes two runs' grades comparable: the grader and its options."""
-        return {
+        """What makes two runs' grades comparable: the grader, its options and values."""
+        out: dict[str, object] = {
             "version": GRADER_VERSION,
             "engine": ENGINE_VERSION,
             "rollouts": self.rollouts,
             "seed": self.seed,
         }
+        if self.fantasy is not None:
+            out["fantasy_values"] = {name: list(values) for name, values in self.fantasy}
+        return out
 
     def stamp(self, players: list[str] | None) -> bytes:
         """The grades file's metadata; ``players`` None means every seat is graded."""
@@ -73,6 +96,14 @@ def _main_part(parts: dict[str, float], loss: float) -> str:
     return max(PARTS, key=lambda name: parts[name])
 
 
+def street_status(street: int, graded: Graded) -> str:
+    """``forced`` (one legal play), ``abstained`` (a street the grader gives no advice
+    on, :data:`ABSTAIN_STREETS`: the play made stands, no loss is charged) or ``graded``."""
+    if graded.forced:
+        return "forced"
+    return "abstained" if street < ABSTAIN_STREETS else "graded"
+
+
 class GradeRows:
     """The two tables, filled decision by decision: ``grades`` as column lists, each
     decision's candidates as arrays (a first street has 232) joined at the end."""
@@ -96,7 +127,7 @@ class GradeRows:
             street=decision.street,
             kind="street",
             decision=_main_part(graded.parts, graded.loss),
-            status="forced" if graded.forced else "graded",
+            status=street_status(decision.street, graded),
             candidates=len(graded.candidates),
             rollouts=int(graded.rollouts[chosen]),
             dealt=list(dealt),
@@ -180,7 +211,7 @@ def grade_chunk(
 ) -> dict[str, pa.Table]:
     """Grade some street decisions in the core, on ``threads`` threads (None: every core)."""
     keys = [decision_seed(options.seed, d.hand_key, d.seat, d.street) for d in decisions]
-    grades = grade_many(decisions, options.rollouts, keys, threads)
+    grades = grade_many(decisions, options.rollouts, keys, threads, options.fantasy_table)
     rows = GradeRows()
     for decision, graded in zip(decisions, grades, strict=True):
         if isinstance(graded, UnplayablePosition):

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from dataclasses import astuple, dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -24,7 +23,7 @@ import numpy.typing as npt
 from ofc_stats.core.fantasy import solve_fantasy_batch
 from ofc_stats.core.scoring import score_batch
 from ofc_stats.core.sim import deal, play_streets
-from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SLICES
+from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.fantasy_value import documented_stay_value
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import OfcError
@@ -109,9 +108,7 @@ def play_hands(
     ids = np.arange(t, dtype=np.int64)
     button = np.random.default_rng(seed).integers(0, s, size=t)
     fantasy_next = np.zeros((t, s), dtype=np.int8)  # by table position: cards of a granted FL
-    streets = ruleset.variant.streets
-    streets_of = np.array([n for n, (dealt, _) in enumerate(streets) for _ in range(dealt)])
-    table = _placements()
+    placements = _placements()
     style_numbers = np.array([[p.style.numbers() for p in players] for players in tables])
     for hand in range(first_hand, first_hand + hands):
         # order[t, a]: table position of the seat acting a-th (0 = left of the button).
@@ -120,19 +117,20 @@ def play_hands(
         fantasy_cards = np.take_along_axis(fantasy_next, order, axis=1)
         blocks = deal(seed, hand, ids, ruleset.deck.size, s, block)
         boards = np.full((t, s, 13), -1, dtype=np.int8)
-        fantasy_moves: dict[tuple[int, int], tuple[list[Placement], list[int]]] = {}
-        _set_fantasies(ruleset, blocks, in_fantasy, fantasy_cards, boards, fantasy_moves)
+        _set_fantasies(ruleset, blocks, in_fantasy, fantasy_cards, boards)
         played = play_streets(
             ruleset,
             blocks,
             boards,
             in_fantasy,
+            fantasy_cards,
             np.take_along_axis(style_numbers, order[:, :, None], axis=1),
             rollouts=spec.rollouts,
             timeout_rate=spec.timeout_rate,
             seed=seed,
             hand=hand,
             tables=ids,
+            placements=placements,
             threads=spec.threads,
         )
         result = score_batch(
@@ -143,58 +141,44 @@ def play_hands(
             stacks=None if spec.stack is None else np.full((t, s), spec.stack),
             check=False,
         )
-        dealt = played.dest.shape[2]
-        cards_of = blocks[:, :, :dealt].tolist()
-        keys_of = _keys(np.arange(s)[None, :, None], streets_of, blocks[:, :, :dealt], played.dest)
-        dest_of = played.dest.tolist()
-        boards_of = played.boards.tolist()
         net_of = result.net_capped.tolist()
         order_of = order.tolist()
         fantasy_of = in_fantasy.tolist()
         timed_of = played.timed_out.tolist()
-        for i in range(t):
-            seats = []
-            moves: list[Placement] = []
-            for seat in range(s):
-                if fantasy_of[i][seat]:
-                    placed, thrown = fantasy_moves[i, seat]
-                else:
-                    cards, dest = cards_of[i][seat], dest_of[i][seat]
-                    placed = list(map(table.__getitem__, keys_of[i][seat]))
-                    thrown = [c for c, d in zip(cards, dest, strict=True) if d == DISCARD_CODE]
-                board = boards_of[i][seat]
-                net = float(net_of[i][seat])
-                seats.append(
-                    SeatRecord(
-                        seat=seat,
-                        player=tables[i][order_of[i][seat]].name,
-                        top=tuple(board[0:3]),
-                        middle=tuple(board[3:8]),
-                        bottom=tuple(board[8:13]),
-                        discards=tuple(thrown),
-                        in_fantasy=fantasy_of[i][seat],
-                        reported_points=net,
-                        reported_money=round(net * spec.stakes, 2),
-                        stack=spec.stack,
-                    )
+        played_at = START + timedelta(seconds=90 * hand)
+        for i, (rows, moves) in enumerate(played.records):
+            nets, names, flags = net_of[i], order_of[i], fantasy_of[i]
+            seats = tuple(
+                SeatRecord(
+                    seat=seat,
+                    player=tables[i][names[seat]].name,
+                    top=top,
+                    middle=middle,
+                    bottom=bottom,
+                    discards=thrown,
+                    in_fantasy=flags[seat],
+                    reported_points=nets[seat],
+                    reported_money=round(nets[seat] * spec.stakes, 2),
+                    stack=spec.stack,
                 )
-                moves += placed
+                for seat, (top, middle, bottom, thrown) in enumerate(rows)
+            )
             record = HandRecord(
                 format="open",
                 room=spec.room,
                 table_id=f"T{i:04d}",
                 room_hand_id=str(hand),
                 ruleset=ruleset.name,
-                seats=tuple(seats),
-                placements=tuple(moves),
-                played_at=START + timedelta(seconds=90 * hand),
+                seats=seats,
+                placements=moves,
+                played_at=played_at,
                 stakes=spec.stakes,
                 currency="PTS",
             )
             truth = pending.pop(i, None)
             if truth is not None:
                 truth["hand_key"] = record.hand_key
-            yield record, truth, tuple(int(bits) for bits in timed_of[i])
+            yield record, truth, tuple(timed_of[i])
         granted = np.where(result.fantasy_stays, result.repeat_cards, result.fantasy_cards)
         if fantasy_errors:
             granted = granted.astype(np.int8)
@@ -220,7 +204,8 @@ def play_hands(
 
 @lru_cache(maxsize=1)
 def _placements() -> list[Placement]:
-    """Every placement a record can hold, at index :func:`_keys` (records share these values)."""
+    """Every placement a record can hold, at index ``seat << 12 | street << 8 | card << 2 |
+    destination`` (``ofc_core::sim::placement_key``): records share these values."""
     return [
         Placement(seat, street, card, DESTINATIONS[to])
         for seat in range(4)
@@ -230,36 +215,17 @@ def _placements() -> list[Placement]:
     ]
 
 
-def _keys(
-    seat: npt.ArrayLike, street: npt.ArrayLike, card: npt.ArrayLike, to: npt.ArrayLike
-) -> list:  # type: ignore[type-arg]
-    """Indices into :func:`_placements` (broadcast), as nested lists."""
-    keys = (np.asarray(seat, np.int32) << 12) | (np.asarray(street, np.int32) << 8)
-    keys = keys | (np.asarray(card, np.int32) << 2) | np.asarray(to, np.int32)
-    result: list[Any] = keys.tolist()
-    return result
-
-
 def _set_fantasies(
     ruleset: Ruleset,
     blocks: npt.NDArray[np.int8],
     in_fantasy: npt.NDArray[np.bool_],
     fantasy_cards: npt.NDArray[np.int8],
     boards: npt.NDArray[np.int8],
-    moves: dict[tuple[int, int], tuple[list[Placement], list[int]]],
 ) -> None:
     """Fantasyland seats set their exact best (a repeat valued at the published figure)."""
     for count in np.unique(fantasy_cards[in_fantasy]):
         tables_here, seats_here = np.nonzero(in_fantasy & (fantasy_cards == count))
         cards = blocks[tables_here, seats_here, :count]
         stay = documented_stay_value(ruleset, int(count))
-        set_boards, thrown, _ = solve_fantasy_batch(cards, ruleset, stay)
+        set_boards, _, _ = solve_fantasy_batch(cards, ruleset, stay)
         boards[tables_here, seats_here] = set_boards
-        for i, (table, seat) in enumerate(
-            zip(tables_here.tolist(), seats_here.tolist(), strict=True)
-        ):
-            row_of = {int(c): r for r, sl in enumerate(ROW_SLICES) for c in set_boards[i, sl]}
-            dealt = cards[i].tolist()
-            to = [row_of.get(card, DISCARD_CODE) for card in dealt]
-            placed = [_placements()[k] for k in _keys(seat, 0, dealt, to)]
-            moves[table, seat] = (placed, thrown[i].tolist())

@@ -74,6 +74,7 @@ def grade(
         raise DatasetError(f"{root}: no ofc-stats dataset here")
     dataset.check_version()
     ensure_tables(dataset)
+    options = options.for_dataset(dataset.root)
     summary = GradeSummary()
     todo, summary.up_to_date = stale_batches(
         dataset.batches(), lambda b: up_to_date(dataset, b, options), force

@@ -1,12 +1,13 @@
 """Where a Spark recompute reads and writes: a dataset folder, or a dataset at a URI.
 
-Both keep the dataset's own layout and commit protocol: a batch's
-``results`` and ``versus`` are written under ``.tmp/results+<batch>/``, a
-``COMMIT`` marker follows, then the files are moved to
+Both commit through the dataset's one commit path
+(:func:`ofc_stats.store.files.commit`): a batch's ``results`` and ``versus``
+staged under ``.tmp/results+<batch>/``, a ``COMMIT`` marker, then moved to
 ``results/<batch>.parquet`` and ``versus/<batch>.parquet``.  A local folder
 goes through :class:`ofc_stats.store.dataset.Dataset` itself (fsync, lock,
 roll-forward); a URI (``file://``, ``s3://``/``s3a://``, ``hdfs://``,
-``gs://``) goes through a pyarrow filesystem, since Spark's writer can
+``gs://``) through the same path on a pyarrow filesystem
+(:class:`ofc_stats.store.files.ArrowStorage`), since Spark's writer can
 neither name a file nor stamp the engine version in its footer.
 """
 
@@ -21,8 +22,8 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError
-from ofc_stats.store.dataset import COMMIT, EMPTY, Dataset
-from ofc_stats.store.files import options_for
+from ofc_stats.store.dataset import EMPTY, Dataset
+from ofc_stats.store.files import COMMIT, ArrowStorage, commit, marker_on
 from ofc_stats.store.recompute import up_to_date
 from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, SCHEMA_VERSION
 
@@ -109,30 +110,25 @@ class UriLayout:
 
     def _read_text(self, name: str) -> str | None:
         filesystem, base = self._fs()
-        try:
-            with filesystem.open_input_stream(f"{base}/{name}") as handle:
-                return bytes(handle.read()).decode("utf-8")
-        except (FileNotFoundError, OSError):
-            return None
-
-    def _names(self, folder: str) -> list[pafs.FileInfo]:
-        filesystem, base = self._fs()
-        selector = pafs.FileSelector(f"{base}/{folder}", allow_not_found=True)
-        return list(filesystem.get_file_info(selector))
+        return ArrowStorage(filesystem).read_text(f"{base}/{name}")
 
     def batches(self) -> list[str]:
+        """Committed batches, less those a killed writer left half published (as
+        :meth:`Dataset.files` hides them until the next local lock holder finishes them)."""
+        filesystem, base = self._fs()
+        storage = ArrowStorage(filesystem)
         publishing = {
-            info.base_name.split("+", 1)[-1]
-            for info in self._names(".tmp")
-            if info.type == pafs.FileType.Directory
-            and self._read_text(f".tmp/{info.base_name}/{COMMIT}")
+            name
+            for staging in storage.names(f"{base}/.tmp")
+            if storage.read_text(f"{base}/.tmp/{staging}/{COMMIT}") is not None
+            for name in marker_on(storage, f"{base}/.tmp/{staging}").get("batches", [])
         }
         return sorted(
-            info.base_name.removesuffix(".parquet")
-            for info in self._names("hands")
-            if info.base_name.endswith(".parquet")
-            and info.base_name != EMPTY
-            and info.base_name.removesuffix(".parquet") not in publishing
+            name.removesuffix(".parquet")
+            for name in storage.names(f"{base}/hands")
+            if name.endswith(".parquet")
+            and name != EMPTY
+            and name.removesuffix(".parquet") not in publishing
         )
 
     def up_to_date(self, batch: str) -> bool:
@@ -156,15 +152,4 @@ class UriLayout:
 
     def commit(self, batch: str, tables: dict[str, pa.Table]) -> None:
         filesystem, base = self._fs()
-        staging = f"{base}/.tmp/{STEP}+{batch}"
-        filesystem.create_dir(staging, recursive=True)
-        for name, table in tables.items():  # as the local recompute writes them
-            pq.write_table(
-                table, f"{staging}/{name}.parquet", filesystem=filesystem, **options_for(name)
-            )
-        with filesystem.open_output_stream(f"{staging}/{COMMIT}") as handle:
-            handle.write((json.dumps(sorted(tables)) + "\n").encode())
-        for name in sorted(tables):  # the same names and order as Dataset._publish
-            filesystem.create_dir(f"{base}/{name}", recursive=True)
-            filesystem.move(f"{staging}/{name}.parquet", f"{base}/{name}/{batch}.parquet")
-        filesystem.delete_dir(staging)
+        commit(ArrowStorage(filesystem), base, batch, tables, step=STEP)

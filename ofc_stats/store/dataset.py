@@ -38,7 +38,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError, DatasetLocked
-from ofc_stats.store.files import COMMIT, fsync_dir, marker, publish, write_parquet
+from ofc_stats.store.files import COMMIT, LOCAL, commit, marker, publish, write_parquet
 from ofc_stats.store.migrate import MIGRATIONS, upgrade
 from ofc_stats.store.rows import with_hand_keys
 from ofc_stats.store.schema import SCHEMA_VERSION, TABLES
@@ -446,37 +446,9 @@ class Dataset:
         rewrites: Any = None,  # Mapping[batch, Mapping[table, pa.Table | None]] (Any: **options)
         **options: Any,
     ) -> None:
-        """Write one batch of some tables, then publish every file of it (see module doc).
-
-        ``step`` names a later writer of the same batch (``results``), so its
-        staging folder never collides with the import's.  ``rewrites`` gives
-        other batches' files new contents (None: remove the file) in the same
-        commit, so a hand replaced or forgotten is never both there and gone.
-        """
-        staging = self.root / ".tmp" / (f"{step}+{batch}" if step else batch)
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
-        removed: list[str] = []
-        try:
-            for name, table in tables.items():
-                write_parquet(table, staging / f"{name}.parquet", name, **options)
-            for other, parts in (rewrites or {}).items():
-                for name, part in parts.items():
-                    if part is None:
-                        removed.append(f"{name}/{other}.parquet")
-                    else:
-                        write_parquet(part, staging / f"{name}@{other}.parquet", name, **options)
-            written = {
-                "tables": sorted(tables),
-                "batches": sorted({batch, *(rewrites or {})}),
-                "remove": removed,
-            }
-            (staging / COMMIT).write_text(json.dumps(written) + "\n")
-            fsync_dir(staging)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        self._publish(staging, batch)
+        """Write one batch of some tables, then publish every file of it: the one commit
+        path, :func:`ofc_stats.store.files.commit` (see there and the module doc)."""
+        commit(LOCAL, str(self.root), batch, tables, step=step, rewrites=rewrites, **options)
 
     def commit_batches(
         self, batches: dict[str, dict[str, pa.Table]], *, step: str, **options: Any

@@ -1,7 +1,11 @@
 """Durable writes: a file or folder is fsynced before anything points at it.
 
-Also the one publish step of a committed batch (:func:`publish`), which the
-dataset's commits, its recovery and the schema migrations all use, and the
+Also the dataset's one commit path (:func:`commit`: stage a batch's files,
+write the ``COMMIT`` marker, then :func:`publish` renames them into their
+tables), which the dataset's commits, its recovery, the schema migrations'
+roll-forward and Spark's writer to a URI all use, on a local folder
+(:class:`LocalStorage`, fsynced) or any pyarrow filesystem
+(:class:`ArrowStorage`: S3, HDFS, GCS); and the
 one home of how each stored table is laid out in Parquet
 (:data:`STORED_OPTIONS`): the local importer, recompute, the migrations and
 Spark's workers all write a table with its own entry, so a file never
@@ -13,10 +17,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow as pa
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from ofc_stats.store.schema import STORED_RESULTS, STORED_VERSUS
@@ -126,37 +132,188 @@ def write_parquet(table: pa.Table, path: Path, name: str = "", **options: Any) -
 COMMIT = "COMMIT"  # the marker whose presence makes a staging folder committed
 
 
-def marker(staging: Path) -> dict[str, list[str]]:
+class Storage(Protocol):
+    """The few file operations a commit needs; paths are ``/``-joined text."""
+
+    def write_table(self, table: pa.Table, path: str, name: str, **options: Any) -> None: ...
+    def write_text(self, path: str, text: str) -> None: ...
+    def read_text(self, path: str) -> str | None: ...
+    def names(self, folder: str) -> list[str]: ...
+    def make_dir(self, path: str) -> None: ...
+    def move(self, source: str, target: str) -> None: ...
+    def remove(self, path: str) -> None: ...
+    def remove_tree(self, path: str) -> None: ...
+    def sync(self, folder: str) -> None: ...
+
+
+class LocalStorage:
+    """A local folder: every file and folder fsynced before anything points at it."""
+
+    def write_table(self, table: pa.Table, path: str, name: str, **options: Any) -> None:
+        write_parquet(table, Path(path), name, **options)
+
+    def write_text(self, path: str, text: str) -> None:
+        Path(path).write_text(text)
+
+    def read_text(self, path: str) -> str | None:
+        try:
+            return Path(path).read_text()
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def names(self, folder: str) -> list[str]:
+        return [p.name for p in Path(folder).iterdir()] if Path(folder).is_dir() else []
+
+    def make_dir(self, path: str) -> None:
+        Path(path).mkdir(parents=True, exist_ok=True)
+
+    def move(self, source: str, target: str) -> None:
+        os.replace(source, target)
+
+    def remove(self, path: str) -> None:
+        Path(path).unlink(missing_ok=True)
+
+    def remove_tree(self, path: str) -> None:
+        shutil.rmtree(path, ignore_errors=True)
+
+    def sync(self, folder: str) -> None:
+        fsync_dir(Path(folder))
+
+
+class ArrowStorage:
+    """A pyarrow filesystem (a dataset at an ``s3://``, ``hdfs://`` or ``file://`` URI).
+
+    No fsync: an object store's write is durable when it returns.
+    """
+
+    def __init__(self, filesystem: pafs.FileSystem) -> None:
+        self.filesystem = filesystem
+
+    def write_table(self, table: pa.Table, path: str, name: str, **options: Any) -> None:
+        pq.write_table(table, path, filesystem=self.filesystem, **{**options_for(name), **options})
+
+    def write_text(self, path: str, text: str) -> None:
+        with self.filesystem.open_output_stream(path) as handle:
+            handle.write(text.encode())
+
+    def read_text(self, path: str) -> str | None:
+        try:
+            with self.filesystem.open_input_stream(path) as handle:
+                return bytes(handle.read()).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def names(self, folder: str) -> list[str]:
+        selector = pafs.FileSelector(folder, allow_not_found=True)
+        return [info.base_name for info in self.filesystem.get_file_info(selector)]
+
+    def make_dir(self, path: str) -> None:
+        self.filesystem.create_dir(path, recursive=True)
+
+    def move(self, source: str, target: str) -> None:
+        self.filesystem.move(source, target)
+
+    def remove(self, path: str) -> None:
+        if self.filesystem.get_file_info(path).type == pafs.FileType.File:
+            self.filesystem.delete_file(path)
+
+    def remove_tree(self, path: str) -> None:
+        if self.filesystem.get_file_info(path).type == pafs.FileType.Directory:
+            self.filesystem.delete_dir(path)
+
+    def sync(self, folder: str) -> None:
+        pass
+
+
+LOCAL = LocalStorage()
+
+
+def commit(
+    storage: Storage,
+    root: str,
+    batch: str,
+    tables: Mapping[str, pa.Table],
+    *,
+    step: str = "",
+    rewrites: Mapping[str, Mapping[str, pa.Table | None]] | None = None,
+    **options: Any,
+) -> None:
+    """Write one batch of some tables under ``.tmp/``, mark it committed, publish it.
+
+    ``step`` names a later writer of the same batch (``results``), so its
+    staging folder never collides with the import's.  ``rewrites`` gives
+    other batches' files new contents (None: remove the file) in the same
+    commit, so a hand replaced or forgotten is never both there and gone.
+    A writer killed before the marker leaves nothing; after it, the next
+    lock holder finishes the publish.
+    """
+    staging = f"{root}/.tmp/{step}+{batch}" if step else f"{root}/.tmp/{batch}"
+    storage.remove_tree(staging)
+    storage.make_dir(staging)
+    removed: list[str] = []
+    try:
+        for name, table in tables.items():
+            storage.write_table(table, f"{staging}/{name}.parquet", name, **options)
+        for other, parts in (rewrites or {}).items():
+            for name, part in parts.items():
+                if part is None:
+                    removed.append(f"{name}/{other}.parquet")
+                else:
+                    storage.write_table(part, f"{staging}/{name}@{other}.parquet", name, **options)
+        written = {
+            "tables": sorted(tables),
+            "batches": sorted({batch, *(rewrites or {})}),
+            "remove": removed,
+        }
+        storage.write_text(f"{staging}/{COMMIT}", json.dumps(written) + "\n")
+        storage.sync(staging)
+    except BaseException:
+        storage.remove_tree(staging)
+        raise
+    publish_on(storage, root, staging, batch)
+
+
+def marker_on(storage: Storage, staging: str) -> dict[str, list[str]]:
     """A committed staging folder's marker: the batches it writes, the files it removes.
 
     A version-3 marker (a list of tables) and an unreadable one name the
     staging folder's own batch and remove nothing.
     """
     try:
-        found = json.loads((staging / COMMIT).read_text())
-    except (OSError, ValueError):
+        found = json.loads(storage.read_text(f"{staging}/{COMMIT}") or "null")
+    except ValueError:
         found = None
     if not isinstance(found, dict):
-        return {"batches": [staging.name.split("+", 1)[-1]], "remove": []}
+        return {"batches": [staging.rsplit("/", 1)[-1].split("+", 1)[-1]], "remove": []}
     return found
 
 
-def publish(root: Path, staging: Path, batch: str) -> None:
+def publish_on(storage: Storage, root: str, staging: str, batch: str) -> None:
     """Rename a committed staging folder's files into their tables (idempotent).
 
     ``<table>.parquet`` becomes ``<table>/<batch>.parquet``; a rewrite of
     another batch, ``<table>@<other>.parquet``, becomes
     ``<table>/<other>.parquet``; the marker's removals go first.
     """
-    for name in marker(staging).get("remove", []):
-        (root / name).unlink(missing_ok=True)
-    folders: set[Path] = set()
-    for path in sorted(staging.glob("*.parquet")):
-        table, _, other = path.stem.partition("@")
-        folder = root / table
-        folder.mkdir(exist_ok=True)
-        os.replace(path, folder / f"{other or batch}.parquet")
+    for name in marker_on(storage, staging).get("remove", []):
+        storage.remove(f"{root}/{name}")
+    folders: set[str] = set()
+    for file in sorted(n for n in storage.names(staging) if n.endswith(".parquet")):
+        table, _, other = file.removesuffix(".parquet").partition("@")
+        folder = f"{root}/{table}"
+        storage.make_dir(folder)
+        storage.move(f"{staging}/{file}", f"{folder}/{other or batch}.parquet")
         folders.add(folder)
     for folder in sorted(folders):  # every rename durable before the marker goes
-        fsync_dir(folder)
-    shutil.rmtree(staging, ignore_errors=True)
+        storage.sync(folder)
+    storage.remove_tree(staging)
+
+
+def marker(staging: Path) -> dict[str, list[str]]:
+    """:func:`marker_on` a local staging folder."""
+    return marker_on(LOCAL, str(staging))
+
+
+def publish(root: Path, staging: Path, batch: str) -> None:
+    """:func:`publish_on` a local dataset."""
+    publish_on(LOCAL, str(root), str(staging), batch)

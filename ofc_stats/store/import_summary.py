@@ -23,6 +23,7 @@ class FileSummary:
     duplicates: int = 0
     quarantined: int = 0
     partial: int = 0  # records cut off at the end: left for the next import
+    lines_quarantined: int = 0  # quarantined fragments that hold no hand (capture lines)
     replaced: int = 0  # stored hands that were incomplete, replaced by their whole version
     reused_ids: int = 0  # stored under a suffixed key: the room reused a hand id
     skipped: str | None = None  # why the whole file was skipped
@@ -54,6 +55,10 @@ class ImportSummary:
         return sum(f.quarantined for f in self.files)
 
     @property
+    def lines_quarantined(self) -> int:
+        return sum(f.lines_quarantined for f in self.files)
+
+    @property
     def partial(self) -> int:
         return sum(f.partial for f in self.files)
 
@@ -73,6 +78,11 @@ class ImportSummary:
             f"hands: {self.hands_seen} seen, {self.stored} stored, "
             f"{self.duplicates} duplicates, {self.quarantined} quarantined",
         ]
+        if self.lines_quarantined:
+            out.append(
+                f"  {self.lines_quarantined} capture line(s) quarantined: they hold no hand, "
+                "so they are not counted above"
+            )
         if self.partial:
             out.append(
                 f"  {self.partial} record(s) cut off at the end of a file still being written: "

@@ -190,7 +190,7 @@ class Importer:
             return
         self._file_done(file)
         kept = file.stored or file.duplicates or file.partial or self.cut_final
-        if file.quarantined and not kept:
+        if (file.quarantined or file.lines_quarantined) and not kept:
             file.refused = True  # not imported, so a later import reads it again
             return
         if same:  # a file rewritten under a path parser is read again next time
@@ -400,9 +400,12 @@ class Importer:
         Entries are told apart by file, line, offset and reason, so each
         refused hand of a file has its own row.
         """
-        if not counted:
-            file.hands_seen += 1
-        file.quarantined += 1
+        if not item.hand:
+            file.lines_quarantined += 1
+        else:
+            if not counted:
+                file.hands_seen += 1
+            file.quarantined += 1
         self.summary.reasons[reason_class(item.reason)] += 1
         self.summary.messages.append(item.message())
         self.file_quarantine.append(replace(item, raw_text=_clip(item.raw_text)))

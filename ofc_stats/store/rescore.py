@@ -167,10 +167,9 @@ def score_tables(
             forced_fouls=None if forced_fouls is None else _rows(forced_fouls, index, whole),
         )
         status[flat] = 1
-        outcomes = _row_outcomes(result)
-        out.fill(index, whole, result, outcomes)
+        out.fill(index, whole, result)
         variants.setdefault(rules.variant, []).append(flat)
-        versus.append(_versus(result, outcomes, index, seat_numbers))
+        versus.append(_versus(result, index, seat_numbers))
     if streets is not None:  # one pass per variant over all its seats, not one per group
         for variant, parts in variants.items():
             flat = parts[0] if len(parts) == 1 else np.concatenate(parts)
@@ -261,7 +260,6 @@ class _Columns:
         index: npt.NDArray[np.int64],
         whole: bool,
         result: BatchResult,
-        outcomes: Outcomes,
     ) -> None:
         """Put one group's (G, S) results at its seat rows ``index``.
 
@@ -284,13 +282,11 @@ class _Columns:
         self.classes = [put(t, c) for t, c in zip(self.classes, sources, strict=True)]
         sources = (result.royalty_top, result.royalty_middle, result.royalty_bottom)
         self.royalty = [put(t, r) for t, r in zip(self.royalty, sources, strict=True)]
-        won, lost, tied = outcomes
-        seats = result.fouled.shape[1]
-        self.rows_won = put(self.rows_won, _over_opponents(won, seats))
-        self.rows_lost = put(self.rows_lost, _over_opponents(lost, seats))
-        self.rows_tied = put(self.rows_tied, _over_opponents(tied, seats))
-        self.scoops = put(self.scoops, _over_opponents((won == 3).view(np.int8), seats))
-        self.scooped = put(self.scooped, _over_opponents((lost == 3).view(np.int8), seats))
+        self.rows_won = put(self.rows_won, result.rows_won)
+        self.rows_lost = put(self.rows_lost, result.rows_lost)
+        self.rows_tied = put(self.rows_tied, result.rows_tied)
+        self.scoops = put(self.scoops, result.scoops)
+        self.scooped = put(self.scooped, result.scooped)
         self.net = put(self.net, result.net)
         self.net_capped = put(self.net_capped, result.net_capped)
         self.entry = put(self.entry, result.fantasy_cards)
@@ -345,75 +341,27 @@ class _Columns:
         return pa.Table.from_arrays(columns, schema=_keyed(RESULTS, names))
 
 
-Outcomes = tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int8]]
-
-
 def _pairs(seats: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """(me, them) of every ordered seat pair, me-major: the versus rows of one hand."""
     me, them = np.nonzero(~np.eye(seats, dtype=bool))
     return me.astype(np.int64), them.astype(np.int64)
 
 
-def _over_opponents(values: npt.NDArray[np.int8], seats: int) -> npt.NDArray[np.int8]:
-    """(H, S) sums over each seat's opponents of (H, pairs) values, by adding columns."""
-    per_seat = values.reshape(len(values), seats, seats - 1)
-    total = per_seat[:, :, 0].copy()
-    for other in range(1, seats - 1):
-        total += per_seat[:, :, other]
-    return total
-
-
-def _row_outcomes(result: BatchResult) -> Outcomes:
-    """Rows won, lost and tied by ``me`` against ``them``, each (H, pairs) in :func:`_pairs`.
-
-    A fouled board loses all three rows to a live one; two fouled boards
-    compare no rows (0 won, lost or tied).  Seat by seat on whole columns:
-    each seat's classes are contiguous in the batch result.
-    """
-    hands, seats = result.fouled.shape
-    me, them = _pairs(seats)
-    won = np.empty((hands, len(me)), dtype=np.int8)
-    lost = np.empty_like(won)
-    tied = np.empty_like(won)
-    column = {(int(i), int(j)): p for p, (i, j) in enumerate(zip(me, them, strict=True))}
-    rows = (result.top_class, result.middle_class, result.bottom_class)
-    three = np.int8(3)
-    for i in range(seats):
-        for j in range(i + 1, seats):
-            beats = np.zeros(hands, dtype=np.int8)
-            loses = np.zeros(hands, dtype=np.int8)
-            for row in rows:
-                beats += (row[:, i] > row[:, j]).view(np.int8)
-                loses += (row[:, i] < row[:, j]).view(np.int8)
-            mine, theirs = result.fouled[:, i], result.fouled[:, j]
-            live = ~(mine | theirs)
-            forward, back = column[(i, j)], column[(j, i)]
-            won[:, forward] = np.where(live, beats, three * (~mine & theirs))
-            lost[:, forward] = np.where(live, loses, three * (mine & ~theirs))
-            tied[:, forward] = np.where(live, three - beats - loses, 0)
-            won[:, back] = lost[:, forward]
-            lost[:, back] = won[:, forward]
-            tied[:, back] = tied[:, forward]
-    return won, lost, tied
-
-
 def _versus(
     result: BatchResult,
-    outcomes: Outcomes,
     index: npt.NDArray[np.int64],
     seat_numbers: npt.NDArray[np.int8],
 ) -> dict[str, npt.NDArray[np.generic]]:
     """Hand-major pair rows of one group: (hand, seat, opponent) in seat order."""
-    won, lost, tied = outcomes
     me, them = _pairs(index.shape[1])
-    once = np.flatnonzero(me < them)  # each pair once; the view adds the other way round
+    once = me < them  # each pair once; the view adds the other way round
     me, them = me[once], them[once]
     return {
         "row": index[:, me].reshape(-1),  # the seat row of "me"
         "opponent": seat_numbers[index[:, them]].reshape(-1),
-        "rows_won": won[:, once].reshape(-1),
-        "rows_lost": lost[:, once].reshape(-1),
-        "rows_tied": tied[:, once].reshape(-1),
+        "rows_won": result.pair_won[:, me, them].reshape(-1),
+        "rows_lost": result.pair_won[:, them, me].reshape(-1),
+        "rows_tied": result.pair_tied[:, me, them].reshape(-1),
         "points": result.points[:, me, them].reshape(-1),
     }
 

@@ -9,7 +9,8 @@ names are untrusted text.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -24,7 +25,6 @@ from ofc_stats.engine.rules import five_card_label
 from ofc_stats.errors import OfcError
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.hand_ids import hand_id_range
-from ofc_stats.store.migrate import needs_upgrade
 from ofc_stats.store.rescore import board_array
 from ofc_stats.store.schema import DERIVED, GRADER_TABLES, IMPORTED, LEDGER_SEATS, LEDGER_TABLES
 from ofc_stats.store.streets import (
@@ -42,6 +42,7 @@ __all__ = [  # what reports may use
     "LEDGER_SQL",
     "LEDGER_TOLERANCE",
     "RECORDED_BITS_SQL",
+    "RECORDED_TIMEOUTS_SQL",
     "OfcData",
     "Params",
     "board_array",
@@ -192,7 +193,8 @@ JOIN (SELECT hand_id, hand_key, played_at FROM hands) h USING (hand_id)
 JOIN (SELECT hand_id, seat, player, player_id, hero FROM seats) s USING (hand_id, seat)
 """
 LEDGER_TOLERANCE = 0.011  # a hand paid more or less than the rules by over a cent differs
-# One row per person (``who``) and hand, over ``{who}``: a relation of who, hand_id, seat.
+# One row per person (``who``) and hand, over ``{who}``: a relation of who, hand_id, seat,
+# and ``{ledger}``: the ledger view, or a copy of its rows for some hands.
 # A hand is scored when the rules priced every one of its seats there; difference = paid -
 # rules (negative: the room owes the player), null on a hand not scored.
 LEDGER_HANDS_SQL = """
@@ -204,7 +206,7 @@ SELECT w.who AS player, l.room, l.currency, l.hand_id, any_value(l.hand_key) AS 
             THEN sum(l.money_paid) - sum(l.money_rules) END AS difference,
        any_value(l.rules) AS rules, any_value(l.rules_source) AS rules_source,
        any_value(l.out_of_sample) AS out_of_sample
-FROM {who} w JOIN ledger l USING (hand_id, seat)
+FROM {who} w JOIN {ledger} l USING (hand_id, seat)
 GROUP BY w.who, l.room, l.currency, l.hand_id
 """
 # Per person, room and currency, every money column over the same hands, the scored
@@ -241,24 +243,41 @@ GROUP BY player, room, currency ORDER BY player, room, currency
 """
 
 
-def ledger_of(data: OfcData, seats: pa.Table) -> tuple[pd.DataFrame, pd.DataFrame]:
+def ledger_of(
+    data: OfcData, seats: pa.Table, ledger: str = "ledger"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The ledger of ``seats`` (columns who, hand_id, seat): the sums of :data:`LEDGER_SQL`
-    and the hands of :data:`LEDGER_HANDS_SQL`, largest difference first.
+    and the hands of :data:`LEDGER_HANDS_SQL`, largest difference first, read from
+    ``ledger`` (the view, or a table of ours holding its rows for these seats' hands).
 
     The one place the ledger is summed: ``audit --player``, the report's section
     and the page all read it.
     """
-    name = "ledger_who"
-    data.connection.register(name, seats)
-    try:
-        rows = data.df(LEDGER_SQL.format(who=name))
+    with _registered(data, "ledger_who", seats) as name:
+        rows = data.df(LEDGER_SQL.format(who=name, ledger=ledger))
         hands = data.df(
-            f"SELECT * FROM ({LEDGER_HANDS_SQL.format(who=name)}) "
+            f"SELECT * FROM ({LEDGER_HANDS_SQL.format(who=name, ledger=ledger)}) "
             "ORDER BY abs(difference) DESC NULLS LAST, hand_id"
         )
+    return rows, hands
+
+
+def ledger_hands_of(data: OfcData, seats: pa.Table, ledger: str = "ledger") -> pd.DataFrame:
+    """The hands of :func:`ledger_of` alone (one query, in hand order): the page's ledger,
+    which sums them again under its filters."""
+    with _registered(data, "ledger_who", seats) as name:
+        return data.df(
+            f"{LEDGER_HANDS_SQL.format(who=name, ledger=ledger)} ORDER BY hand_id, player"
+        )
+
+
+@contextmanager
+def _registered(data: OfcData, name: str, table: pa.Table) -> Iterator[str]:
+    data.connection.register(name, table)
+    try:
+        yield name
     finally:
         data.connection.unregister(name)
-    return rows, hands
 
 
 def owed_text(row: Mapping[Any, Any], currency: str = "") -> str:
@@ -286,13 +305,18 @@ def owed_text(row: Mapping[Any, Any], currency: str = "") -> str:
 class OfcData:
     """A read-only DuckDB view of one dataset: ``sql`` for relations, ``df`` for frames."""
 
-    def __init__(self, root: str | Path, *, threads: int | None = None) -> None:
+    def __init__(
+        self, root: str | Path, *, threads: int | None = None, results: pa.Table | None = None
+    ) -> None:
+        """``results``: a handle whose ``results`` view is this table, not the stored one
+        (:meth:`rescored`)."""
         self.root = Path(root)
+        self.threads = threads
+        self.rescored_results = results
         dataset = Dataset(self.root)
         dataset.require()
-        if needs_upgrade(self.root):
-            with dataset.locked():  # upgrades the dataset in place
-                pass
+        # Reading never writes: a dataset of an older version is refused with the
+        # command that upgrades it (`ofc-stats migrate`; import and recompute upgrade too).
         dataset.check_version()
         config: dict[str, Any] = {}
         if threads is not None:
@@ -351,6 +375,9 @@ class OfcData:
         con = self.connection
         for name in [*IMPORTED, *DERIVED]:  # hands before the views that join it
             self._parquet_view(dataset, name)
+        if self.rescored_results is not None:
+            con.register("results_rescored", self.rescored_results)
+            con.sql("CREATE OR REPLACE VIEW results AS SELECT * FROM results_rescored")
         rule_tables(con)
         con.sql(
             "CREATE OR REPLACE VIEW recorded_timeouts AS "
@@ -478,9 +505,17 @@ class OfcData:
             self.connection.sql(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM _{name}_empty")
         self.connection.sql(LEDGER_VIEW)
 
-    def restore_results(self) -> None:
-        """Point ``results`` back at the stored results (after an audit under other rules)."""
-        self._parquet_view(Dataset(self.root), "results")
+    @contextmanager
+    def rescored(self, results: pa.Table) -> Iterator[OfcData]:
+        """This dataset with ``results`` in place of the stored results (an audit under
+        other rules), as a handle of its own: this one's views stay as they are."""
+        scored = OfcData(self.root, threads=self.threads, results=results)
+        try:
+            if self.reading_only:
+                scored.read_only()
+            yield scored
+        finally:
+            scored.close()
 
     def _parquet_view(self, dataset: Dataset, name: str) -> None:
         """A view over the table's files, named one by one: no glob, so any folder name works."""

@@ -298,19 +298,29 @@
     return axis;
   }
 
-  function sessionsOf(idx) {  // consecutive hands at one table, no gap over the session gap
+  // One definition with reports/sessions.py (SESSIONS_SQL): a session is consecutive hands of
+  // one format at one room's table, no gap over the session gap, in time then hand-key order;
+  // a hand without a time is a session of its own with no minutes; a session's minutes run
+  // from its first hand to its last plus a minute (a hand takes about a minute).
+  function sessionsOf(idx) {
     const h = L.hands, gap = L.session_gap * 60;
-    const order = idx.filter(i => h.t[i] !== null).sort((a, b) => h.room[a] - h.room[b] || h.table[a] - h.table[b] || h.t[a] - h.t[b]);
+    const time = i => h.t[i] === null ? Infinity : h.t[i];  // no time: last, as DuckDB sorts NULLs
+    const text = (a, b) => a < b ? -1 : a > b ? 1 : 0;
+    const order = idx.slice().sort((a, b) => h.fmt[a] - h.fmt[b] || h.room[a] - h.room[b] || h.table[a] - h.table[b]
+      || time(a) - time(b) || text(h.key[a], h.key[b]));
     const out = [];
     let cur = null;
     order.forEach(i => {
-      if (!cur || h.room[i] !== h.room[cur.last] || h.table[i] !== h.table[cur.last] || h.t[i] - h.t[cur.last] > gap) {
+      const last = cur && cur.last;
+      if (!cur || h.fmt[i] !== h.fmt[last] || h.room[i] !== h.room[last] || h.table[i] !== h.table[last]
+          || h.t[i] === null || h.t[last] === null || h.t[i] - h.t[last] > gap) {
         cur = {first: i, last: i, hands: []}; out.push(cur);
       }
       cur.last = i; cur.hands.push(i);
     });
-    out.forEach(s => { s.minutes = (h.t[s.last] - h.t[s.first]) / 60 + 1; });  // a hand takes about a minute
-    return out.sort((a, b) => h.t[a.first] - h.t[b.first]);
+    out.forEach(s => { s.minutes = h.t[s.first] === null ? null : (h.t[s.last] - h.t[s.first]) / 60 + 1; });
+    // by start (no time last), room, table: the order of the sessions table in Python
+    return out.sort((a, b) => time(a.first) - time(b.first) || h.room[a.first] - h.room[b.first] || h.table[a.first] - h.table[b.first]);
   }
   function moneyBy(idx) {  // currency -> [hands with money, net money]
     const h = L.hands, out = {};
@@ -417,7 +427,7 @@
       [{label: "start"}, {label: "minutes", num: true, fmt: v => num(v, 0)}, {label: "room"}, {label: "table"}, {label: "stakes"}, {label: "hands", num: true, fmt: int},
        {label: "net points", num: true, fmt: v => num(v, 0)}, {label: "points per hour", num: true, fmt: v => num(v, 1)}, {label: "money"}],
       sessions.map(s => { const net = sum(s.hands.map(i => h.points[i])); return [iso(h.t[s.first]).slice(0, 16), s.minutes, L.rooms[h.room[s.first]], L.tables[h.table[s.first]],
-        stakesLabel(h.stakes[s.first], L.currencies[h.cur[s.first]]), s.hands.length, net, net / (s.minutes / 60), moneyText(moneyBy(s.hands))]; })));
+        stakesLabel(h.stakes[s.first], L.currencies[h.cur[s.first]]), s.hands.length, net, s.minutes ? net / (s.minutes / 60) : null, moneyText(moneyBy(s.hands))]; })));
     const groupTable = (id, name, label, keyOf, sortKey) => {
       const rows = Array.from(grouped(scored, keyOf).entries()).map(([k, list]) => {
         const [n, mean, low, high] = moments(list.map(i => h.points[i])), m = moneyBy(list);

@@ -111,9 +111,11 @@ def check_case(case: Case, folder: Path, totals: Totals) -> None:
             totals.unaccounted.append(
                 f"{case.name}: {file.hands_seen} seen, {file.accounted} accounted for"
             )
-    if counts["quarantine"] != first.quarantined:
+    # a row per refused hand, and per refused capture line (no hand, not counted as one)
+    if counts["quarantine"] != first.quarantined + first.lines_quarantined:
         totals.unaccounted.append(
-            f"{case.name}: {first.quarantined} quarantined, {counts['quarantine']} rows"
+            f"{case.name}: {first.quarantined} quarantined, {first.lines_quarantined} lines, "
+            f"{counts['quarantine']} rows"
         )
     missing = case.keep - _stored_keys(data)
     if missing:

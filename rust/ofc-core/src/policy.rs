@@ -64,6 +64,10 @@ pub struct Policy {
     /// Completion plans tried on each imagination (1..=3, in [`PLANS`] order; 4: the
     /// three and [`pair_the_top`]).
     pub plans: usize,
+    /// Look-ahead: with at least this many streets still to come, each imagination is
+    /// the future deal in its real street structure, played street by street by this
+    /// policy's one-imagination rule ([`choose_ahead`]); 0: never.
+    pub ahead: usize,
 }
 
 impl Policy {
@@ -80,6 +84,7 @@ impl Policy {
             dreams: 1,
             extra: 0.0,
             plans: 1,
+            ahead: 0,
             value: None,
         }
     }
@@ -104,8 +109,16 @@ impl Policy {
             dreams: 2,
             extra: 1.0,
             plans: PLANS.len() + 1,
+            ahead: 0,
             value: None,
         }
+    }
+
+    /// Whether a street with `future` streets still to come after it looks ahead.
+    pub fn looks_ahead(&self, future: &[(usize, usize)]) -> bool {
+        self.ahead > 0
+            && future.len() >= self.ahead
+            && future.iter().map(|s| s.0).sum::<usize>() <= BOARD
     }
 
     /// The policy the rollouts of `game` play with, at a table of `opponents` + 1 seats.
@@ -116,25 +129,6 @@ impl Policy {
             .as_ref()
             .map(|v| std::sync::Arc::new(v.scorer(&game.fantasy_values, opponents)));
         p
-    }
-
-    /// [`choose`], or the learned value's choice where it covers the street.
-    #[allow(clippy::too_many_arguments)]
-    pub fn play(
-        &self,
-        t: &Tables,
-        rules: &Rules,
-        board: &[i8; BOARD],
-        fill: [u8; 3],
-        dealt: &[u8],
-        cands: &'static Candidates,
-        dreams: &[Imagined],
-        known: CardSet,
-    ) -> (usize, Option<BoardEval>) {
-        self.value
-            .as_ref()
-            .and_then(|v| v.choose(t, rules, board, fill, dealt, cands, known))
-            .unwrap_or_else(|| choose(t, rules, self, board, fill, dealt, cands, dreams))
     }
 
     /// Cards to imagine with `slots` empty after the street and `future` still to be dealt.
@@ -677,6 +671,124 @@ pub fn choose(
     (best.0, None)
 }
 
+/// The candidate the policy plays at `street` on `board`: by [`choose_ahead`] where the
+/// policy looks ahead, else by [`choose`].
+pub fn choose_street(
+    t: &Tables,
+    rules: &Rules,
+    policy: &Policy,
+    board: &[i8; BOARD],
+    fill: [u8; 3],
+    street: &Street<'_>,
+) -> (usize, Option<BoardEval>) {
+    // The learned value plays every street it covers.
+    let learned = policy.value.as_ref().and_then(|v| {
+        v.choose(
+            t,
+            rules,
+            board,
+            fill,
+            street.dealt,
+            street.cands,
+            street.known,
+        )
+    });
+    if let Some(chosen) = learned {
+        return chosen;
+    }
+    let dreams = street.dreams();
+    let ahead = policy.looks_ahead(street.future)
+        && dreams
+            .iter()
+            .all(|d| d.cards().len() == street.future.iter().map(|s| s.0).sum::<usize>());
+    if ahead && !dreams.is_empty() {
+        (choose_ahead(t, rules, policy, board, fill, street), None)
+    } else {
+        choose(
+            t,
+            rules,
+            policy,
+            board,
+            fill,
+            street.dealt,
+            street.cands,
+            dreams,
+        )
+    }
+}
+
+/// Look-ahead inside the imagination: each imagination is the deal of the streets to come,
+/// in their real structure (a Pineapple street: three cards, two placed, one thrown).  For
+/// each candidate the imagined streets are played one by one by the policy's own
+/// one-imagination rule, which sees only that street's imagined cards and imagines the
+/// rest afresh (a filler drawn once per imagination and street, shared by every
+/// candidate), and the finished board is valued.  So a candidate is worth what a player
+/// who must keep two cards of three, street by street, makes of it: keeping QQ on top
+/// counts only with the rows beneath it held.  The best sum, the first on ties, is played.
+pub fn choose_ahead(
+    t: &Tables,
+    rules: &Rules,
+    policy: &Policy,
+    board: &[i8; BOARD],
+    fill: [u8; 3],
+    street: &Street<'_>,
+) -> usize {
+    let inner = Policy {
+        dreams: 1,
+        ahead: 0,
+        ..policy.clone()
+    };
+    let cands = street.cands;
+    let kept = street.dealt.len() - cands.dest(0).iter().filter(|&&d| d == DISCARD).count();
+    let mut sums = vec![0.0f64; cands.len()];
+    for d in street.dreams() {
+        // The fillers: for each imagined street, the cards its rule imagines for the slots
+        // left after it (and spares), drawn from what the seat would not know then.
+        let mut fillers = [Imagined::NONE; BOARD];
+        let seed = d.cards().iter().fold(0x9e37_79b9_u64, |h, &c| {
+            h.wrapping_mul(0x100_0000_01b3) ^ u64::from(c)
+        });
+        let mut stream = Stream::new(&[POLICY, seed]);
+        let mut known = street.known | card_set(street.dealt.iter().copied());
+        let mut placed_after = placed(board) + kept;
+        let mut offset = 0;
+        for (k, &(n, keep)) in street.future.iter().enumerate() {
+            known |= card_set(d.cards()[offset..offset + n].iter().copied());
+            offset += n;
+            placed_after += keep;
+            let later: usize = street.future[k + 1..].iter().map(|s| s.0).sum();
+            let slots = BOARD.saturating_sub(placed_after);
+            let need = inner.need(slots, later);
+            if need > 0 {
+                fillers[k] = imagine_spares(&mut stream, known, street.deck, need, slots);
+            }
+        }
+        for i in (0..cands.len()).filter(|&i| cands.fits(i, fill)) {
+            let (mut b, mut f) = (*board, fill);
+            apply(&mut b, &mut f, street.dealt, cands.dest(i));
+            let mut offset = 0;
+            let mut last = None;
+            for (k, &(n, keep)) in street.future.iter().enumerate() {
+                let dealt = &d.cards()[offset..offset + n];
+                offset += n;
+                let c = Candidates::get(n, n - keep);
+                let (j, e) = choose(t, rules, &inner, &b, f, dealt, c, &fillers[k..k + 1]);
+                apply(&mut b, &mut f, dealt, c.dest(j));
+                last = e;
+            }
+            let e = last.unwrap_or_else(|| evaluate_any(t, rules, &b.map(|c| c as u8)));
+            sums[i] += inner.value(rules, &e);
+        }
+    }
+    let mut best = (0, f64::NEG_INFINITY);
+    for i in (0..cands.len()).filter(|&i| cands.fits(i, fill)) {
+        if sums[i] > best.1 {
+            best = (i, sums[i]);
+        }
+    }
+    best.0
+}
+
 /// Cards on a board.
 pub fn placed(board: &[i8; BOARD]) -> usize {
     board.iter().filter(|&&c| c != EMPTY).count()
@@ -688,8 +800,12 @@ pub struct Street<'a> {
     pub cands: &'static Candidates,
     pub dreams: [Imagined; MAX_DREAMS],
     pub count: usize,
-    /// Cards the seat has seen by this street (its deal included).
+    /// The streets after this one: with [`Policy::looks_ahead`] the imaginations are
+    /// their deal, in order, and [`choose_ahead`] plays them.
+    pub future: &'a [(usize, usize)],
+    /// The cards the seat knows at this street, and the deck's size.
     pub known: CardSet,
+    pub deck: u8,
 }
 
 impl Street<'_> {
@@ -704,7 +820,7 @@ impl Street<'_> {
 #[allow(clippy::too_many_arguments)]
 pub fn plan_streets<'a>(
     policy: &Policy,
-    streets: &[(usize, usize)],
+    streets: &'a [(usize, usize)],
     block: &'a [u8],
     mut known: CardSet,
     deck: u8,
@@ -719,7 +835,8 @@ pub fn plan_streets<'a>(
         offset += dealt_count;
         known |= card_set(dealt.iter().copied());
         placed += placed_count;
-        let future: usize = streets[i + 1..].iter().map(|s| s.0).sum();
+        let after = &streets[i + 1..];
+        let future: usize = after.iter().map(|s| s.0).sum();
         let slots = BOARD.saturating_sub(placed);
         let need = policy.need(slots, future);
         let mut street = Street {
@@ -727,12 +844,19 @@ pub fn plan_streets<'a>(
             cands: Candidates::get(dealt_count, dealt_count - placed_count),
             dreams: [Imagined::NONE; MAX_DREAMS],
             count: 0,
+            future: after,
             known,
+            deck,
         };
         if need > 0 {
             let mut stream = stream_of(i);
+            let ahead = policy.looks_ahead(after);
             for d in &mut street.dreams[..dreams] {
-                *d = imagine_spares(&mut stream, known, deck, need, slots);
+                *d = if ahead {
+                    imagine_spares(&mut stream, known, deck, future, 0)
+                } else {
+                    imagine_spares(&mut stream, known, deck, need, slots)
+                };
             }
             street.count = dreams;
         }
@@ -753,7 +877,7 @@ pub fn play_on(
     let mut fill = crate::candidates::fill_of(board);
     let mut last = None;
     for s in streets {
-        let (chosen, e) = policy.play(t, rules, board, fill, s.dealt, s.cands, s.dreams(), s.known);
+        let (chosen, e) = choose_street(t, rules, policy, board, fill, s);
         apply(board, &mut fill, s.dealt, s.cands.dest(chosen));
         last = e;
     }
@@ -761,10 +885,16 @@ pub fn play_on(
 }
 
 /// The policy's play of one real position (the replay's bot) with `dreams`
-/// imaginations (None: as many as in the rollouts): the destinations of the street's
+/// imaginations (None: as many as in the rollouts) and look-ahead `ahead` (see
+/// [`Policy::ahead`]; None: as in the rollouts): the destinations of the street's
 /// cards.  Its imaginations come from the position's key, so the play is the same on
 /// any thread; a position the rollouts refuse is refused the same way.
-pub fn play_position(game: &Game, p: &Position, dreams: Option<usize>) -> Result<Vec<u8>, String> {
+pub fn play_position(
+    game: &Game,
+    p: &Position,
+    dreams: Option<usize>,
+    ahead: Option<usize>,
+) -> Result<Vec<u8>, String> {
     let s = Setup::new(game, p)?;
     let t = Tables::get();
     let rules = game.rules;
@@ -775,32 +905,36 @@ pub fn play_position(game: &Game, p: &Position, dreams: Option<usize>) -> Result
         policy.value =
             (policy.value.as_ref()).map(|v| std::sync::Arc::new(v.looking_ahead(&game.streets, n)));
     }
-    let policy = &policy;
-    let future: usize = game.streets[(p.street + 1).min(game.streets.len())..]
-        .iter()
-        .map(|x| x.0)
-        .sum();
-    let need = policy.need(s.empty_after(), future);
-    let mut dreams = [Imagined::NONE; MAX_DREAMS];
-    let count = if need > 0 {
-        policy.dreams.clamp(1, MAX_DREAMS)
-    } else {
-        0
-    };
-    let mut stream = s.stream(&[POLICY]);
-    for d in &mut dreams[..count] {
-        *d = imagine_spares(&mut stream, s.known, rules.deck_size, need, s.empty_after());
+    if let Some(n) = ahead {
+        policy.ahead = n;
     }
-    let (chosen, _) = policy.play(
-        t,
-        rules,
-        &s.board,
-        s.fill,
-        &s.dealt,
-        s.cands,
-        &dreams[..count],
-        s.known,
-    );
+    let policy = &policy;
+    let after = &game.streets[(p.street + 1).min(game.streets.len())..];
+    let future: usize = after.iter().map(|x| x.0).sum();
+    let need = policy.need(s.empty_after(), future);
+    let mut street = Street {
+        dealt: &s.dealt,
+        cands: s.cands,
+        dreams: [Imagined::NONE; MAX_DREAMS],
+        count: if need > 0 {
+            policy.dreams.clamp(1, MAX_DREAMS)
+        } else {
+            0
+        },
+        future: after,
+        known: s.known,
+        deck: rules.deck_size,
+    };
+    let ahead = policy.looks_ahead(after);
+    let mut stream = s.stream(&[POLICY]);
+    for d in &mut street.dreams[..street.count] {
+        *d = if ahead {
+            imagine_spares(&mut stream, s.known, rules.deck_size, future, 0)
+        } else {
+            imagine_spares(&mut stream, s.known, rules.deck_size, need, s.empty_after())
+        };
+    }
+    let (chosen, _) = choose_street(t, rules, policy, &s.board, s.fill, &street);
     Ok(s.cands.dest(chosen).to_vec())
 }
 
@@ -998,6 +1132,67 @@ mod tests {
         .try_into()
         .unwrap();
         assert_eq!(p.value(&r, &evaluate(t, &r, &fouled)), -12.0);
+    }
+
+    #[test]
+    fn looking_ahead_one_street_plays_that_street_exactly() {
+        // Fourth street, one street to come: each imagination is that street's three cards,
+        // and the imagined last street is played exactly (nothing left to imagine).  So a
+        // candidate is worth the best of the last street's placements of the imagined cards,
+        // summed over the imaginations: checked against a brute force over both streets.
+        let (t, r) = (Tables::get(), Rules::pineapple_progressive());
+        let mut values = vec![0.0; 32];
+        values[14] = 10.0;
+        values[15] = 20.0;
+        let mut p = Policy::new(&values, 2);
+        p.ahead = 1;
+        let c = Candidates::get(3, 1);
+        for seed in 0..60u64 {
+            let mut s = Stream::new(&[seed, 5]);
+            let mut deck: Vec<u8> = (0..52).collect();
+            s.choose_first(&mut deck, 20);
+            let mut b = [EMPTY; 13];
+            let mut fill = [0u8; 3];
+            // Nine cards placed (two top, four middle, three bottom), three dealt.
+            apply(&mut b, &mut fill, &deck[..5], &[0, 1, 1, 2, 2]);
+            apply(&mut b, &mut fill, &deck[5..9], &[0, 1, 1, 2]);
+            let dealt = &deck[9..12];
+            let future = [(3usize, 2usize)];
+            let mut street = Street {
+                dealt,
+                cands: c,
+                dreams: [Imagined::NONE; MAX_DREAMS],
+                count: 2,
+                future: &future,
+                known: card_set(deck[..12].iter().copied()),
+                deck: 52,
+            };
+            for (d, cards) in street.dreams.iter_mut().zip([&deck[12..15], &deck[15..18]]) {
+                d.cards[..3].copy_from_slice(cards);
+                d.len = 3;
+            }
+            let got = choose_ahead(t, &r, &p, &b, fill, &street);
+            let mut want = (0, f64::NEG_INFINITY);
+            for i in (0..c.len()).filter(|&i| c.fits(i, fill)) {
+                let (mut after, mut f) = (b, fill);
+                apply(&mut after, &mut f, dealt, c.dest(i));
+                let mut sum = 0.0;
+                for d in street.dreams() {
+                    let best = (0..c.len())
+                        .filter(|&j| c.fits(j, f))
+                        .map(|j| {
+                            let board = dream(&after, f, d.cards(), c.dest(j), &[]);
+                            p.value(&r, &evaluate(t, &r, &board))
+                        })
+                        .fold(f64::NEG_INFINITY, f64::max);
+                    sum += best;
+                }
+                if sum > want.1 {
+                    want = (i, sum);
+                }
+            }
+            assert_eq!(got, want.0, "seed {seed}");
+        }
     }
 
     #[test]

@@ -37,6 +37,28 @@ pub struct Game<'a> {
     pub value: Option<crate::value::Shared>,
 }
 
+/// Most Fantasyland sizes a value table holds (0..=31 cards).
+pub const FANTASY_SIZES: usize = 32;
+
+/// Why a table of Fantasyland values cannot value a board, if it cannot: a value that is
+/// not a finite number of points at least 0 (a NaN would compare false everywhere and
+/// silently pick the first candidate), or more sizes than a deal can have.
+pub fn fantasy_values_problem(values: &[f64]) -> Option<String> {
+    if values.len() > FANTASY_SIZES {
+        return Some(format!(
+            "Fantasyland values are given for {} sizes, at most {FANTASY_SIZES} (0..31 cards)",
+            values.len()
+        ));
+    }
+    let (n, v) = values
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !v.is_finite() || **v < 0.0)?;
+    Some(format!(
+        "the value of a {n}-card Fantasyland must be a finite number of points at least 0, not {v}"
+    ))
+}
+
 /// An opponent as the player sees it.
 #[derive(Debug, Clone)]
 pub struct Opponent {
@@ -503,6 +525,27 @@ pub(crate) mod tests {
         assert_eq!(v.parts_of(0)[0], [0.0, -6.0, 0.0, 0.0]);
         assert!((v.total_of(1)[0] - 23.23).abs() < 1e-12);
         assert_eq!(v.parts_of(1)[0], [6.0, 0.0, 7.0, 10.23]);
+    }
+
+    #[test]
+    fn fantasy_values_must_be_finite_and_not_negative() {
+        let mut values = vec![0.0; 32];
+        values[14] = 10.23;
+        assert_eq!(fantasy_values_problem(&values), None);
+        values[15] = f64::NAN;
+        assert_eq!(
+            fantasy_values_problem(&values).unwrap(),
+            "the value of a 15-card Fantasyland must be a finite number of points at least 0, not NaN"
+        );
+        values[15] = f64::INFINITY;
+        assert!(fantasy_values_problem(&values)
+            .unwrap()
+            .ends_with("not inf"));
+        values[15] = -1.0;
+        assert!(fantasy_values_problem(&values).unwrap().ends_with("not -1"));
+        assert!(fantasy_values_problem(&[0.0; 33])
+            .unwrap()
+            .starts_with("Fantasyland values are given for 33 sizes"));
     }
 
     #[test]

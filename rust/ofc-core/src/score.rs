@@ -63,6 +63,17 @@ pub struct Scores {
     pub points: Vec<i32>,
     pub net: Vec<i32>,
     pub net_capped: Vec<f64>,
+    /// `hands * seats * seats`: rows seat i wins from seat j (a live board wins all
+    /// three from a fouled one; two fouled boards compare none), and rows tied.
+    pub pair_won: Vec<i8>,
+    pub pair_tied: Vec<i8>,
+    /// Per seat, [`Scores::pair_won`] and the rest summed over its opponents; a
+    /// scoop is all three rows won from one opponent.
+    pub rows_won: Vec<i8>,
+    pub rows_lost: Vec<i8>,
+    pub rows_tied: Vec<i8>,
+    pub scoops: Vec<i8>,
+    pub scooped: Vec<i8>,
 }
 
 impl Scores {
@@ -84,6 +95,13 @@ impl Scores {
             points: vec![0; n * seats],
             net: vec![0; n],
             net_capped: vec![0.0; n],
+            pair_won: vec![0; n * seats],
+            pair_tied: vec![0; n * seats],
+            rows_won: vec![0; n],
+            rows_lost: vec![0; n],
+            rows_tied: vec![0; n],
+            scoops: vec![0; n],
+            scooped: vec![0; n],
         }
     }
 }
@@ -106,6 +124,13 @@ struct Part<'a> {
     points: &'a mut [i32],
     net: &'a mut [i32],
     net_capped: &'a mut [f64],
+    pair_won: &'a mut [i8],
+    pair_tied: &'a mut [i8],
+    rows_won: &'a mut [i8],
+    rows_lost: &'a mut [i8],
+    rows_tied: &'a mut [i8],
+    scoops: &'a mut [i8],
+    scooped: &'a mut [i8],
 }
 
 fn parts(out: &mut Scores, seats: usize) -> Vec<Part<'_>> {
@@ -125,6 +150,13 @@ fn parts(out: &mut Scores, seats: usize) -> Vec<Part<'_>> {
     let mut points = out.points.chunks_mut(n * seats);
     let mut net = out.net.chunks_mut(n);
     let mut capped = out.net_capped.chunks_mut(n);
+    let mut pair_won = out.pair_won.chunks_mut(n * seats);
+    let mut pair_tied = out.pair_tied.chunks_mut(n * seats);
+    let mut rows_won = out.rows_won.chunks_mut(n);
+    let mut rows_lost = out.rows_lost.chunks_mut(n);
+    let mut rows_tied = out.rows_tied.chunks_mut(n);
+    let mut scoops = out.scoops.chunks_mut(n);
+    let mut scooped = out.scooped.chunks_mut(n);
     let mut out = Vec::new();
     let mut first = 0;
     for top_class in top {
@@ -146,6 +178,13 @@ fn parts(out: &mut Scores, seats: usize) -> Vec<Part<'_>> {
             points: points.next().unwrap_or_default(),
             net: net.next().unwrap_or_default(),
             net_capped: capped.next().unwrap_or_default(),
+            pair_won: pair_won.next().unwrap_or_default(),
+            pair_tied: pair_tied.next().unwrap_or_default(),
+            rows_won: rows_won.next().unwrap_or_default(),
+            rows_lost: rows_lost.next().unwrap_or_default(),
+            rows_tied: rows_tied.next().unwrap_or_default(),
+            scoops: scoops.next().unwrap_or_default(),
+            scooped: scooped.next().unwrap_or_default(),
         });
         first += hands;
     }
@@ -294,6 +333,50 @@ pub fn score_batch(batch: &Batch<'_>, rules: &Rules) -> Result<Scores, CoreError
     Ok(out)
 }
 
+/// Rows won and tied between every two seats of hand `local` of the part, and
+/// each seat's sums over its opponents (the results table's row columns).
+/// A live board wins all three rows from a fouled one; two fouled boards, or
+/// an absent seat, compare none.
+#[inline]
+fn rows_against(p: &mut Part<'_>, local: usize, seated: &[bool]) {
+    let seats = seated.len();
+    let at = local * seats;
+    let pairs = local * seats * seats;
+    for (i, j) in settlement_order(seats) {
+        let (a, b) = (at + i, at + j);
+        let (won, lost, tied) = match (p.fouled[a], p.fouled[b]) {
+            _ if !(seated[i] && seated[j]) => (0, 0, 0),
+            (false, false) => {
+                let rows = [
+                    (p.top_class[a], p.top_class[b]),
+                    (p.middle_class[a], p.middle_class[b]),
+                    (p.bottom_class[a], p.bottom_class[b]),
+                ];
+                let won = rows.iter().filter(|(x, y)| x > y).count() as i8;
+                let lost = rows.iter().filter(|(x, y)| x < y).count() as i8;
+                (won, lost, 3 - won - lost)
+            }
+            (false, true) => (3, 0, 0),
+            (true, false) => (0, 3, 0),
+            (true, true) => (0, 0, 0),
+        };
+        p.pair_won[pairs + i * seats + j] = won;
+        p.pair_won[pairs + j * seats + i] = lost;
+        p.pair_tied[pairs + i * seats + j] = tied;
+        p.pair_tied[pairs + j * seats + i] = tied;
+        p.rows_won[a] += won;
+        p.rows_won[b] += lost;
+        p.rows_lost[a] += lost;
+        p.rows_lost[b] += won;
+        p.rows_tied[a] += tied;
+        p.rows_tied[b] += tied;
+        p.scoops[a] += (won == 3) as i8;
+        p.scoops[b] += (lost == 3) as i8;
+        p.scooped[a] += (lost == 3) as i8;
+        p.scooped[b] += (won == 3) as i8;
+    }
+}
+
 /// The first hand of a part with a card outside the deck, and with a card twice.
 #[derive(Default)]
 struct BadHands {
@@ -304,7 +387,7 @@ struct BadHands {
 /// Score one part's hands in two passes: first every board's cards checked,
 /// read (jokers) and classed, a short loop whose table walks overlap from one
 /// board to the next; then fouls, royalties, Fantasyland, points and caps.
-fn score_part(t: &Tables, rules: &Rules, batch: &Batch<'_>, p: Part<'_>) -> BadHands {
+fn score_part(t: &Tables, rules: &Rules, batch: &Batch<'_>, mut p: Part<'_>) -> BadHands {
     let seats = batch.seats;
     let hands = p.top_class.len() / seats;
     let jokers = rules.deck_size as usize > DECK;
@@ -416,6 +499,7 @@ fn score_part(t: &Tables, rules: &Rules, batch: &Batch<'_>, p: Part<'_>) -> BadH
             stacks,
             &mut p.net_capped[local * seats..(local + 1) * seats],
         );
+        rows_against(&mut p, local, &seated[..seats]);
     }
     bad
 }

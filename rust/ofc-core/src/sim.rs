@@ -65,6 +65,21 @@ pub struct Played {
     pub timed_out: Vec<u16>,
 }
 
+/// One seat's placements (as [`placement_key`]s, in the order dealt) and discards.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SeatMoves {
+    pub keys: Vec<u16>,
+    pub discards: Vec<u8>,
+}
+
+/// A placement as one number: seat (0..4), street (0..16), card (0..64) and
+/// destination (0 top .. 3 discard), so records can share one value per placement
+/// (`ofc_stats.sim.tables._placements` is indexed by it).
+#[inline]
+pub fn placement_key(seat: usize, street: u16, card: u8, to: u8) -> u16 {
+    (seat as u16) << 12 | street << 8 | (card as u16) << 2 | to as u16
+}
+
 /// The first `cards` cards of a deck of `deck_size` shuffled for (seed, table, hand).
 pub fn deal(seed: u64, table: u64, hand: u64, deck_size: usize, cards: usize) -> Vec<u8> {
     let mut deck: Vec<u8> = (0..deck_size as u8).collect();
@@ -181,6 +196,57 @@ impl Round<'_> {
         })
     }
 
+    /// Each seat's part of the table's hand record: its placements in the order
+    /// dealt, as [`placement_key`]s, and its discards.  A normal seat's come from
+    /// its streets; a Fantasyland seat placed its `fantasy_cards[seat]` cards on
+    /// street 0 where its set board holds them, the rest discarded (highest id
+    /// first, as the solver lists them).
+    pub fn seat_moves(
+        &self,
+        hand: &TableHand<'_>,
+        played: &Played,
+        fantasy_cards: &[u8],
+    ) -> Vec<SeatMoves> {
+        let total = self.dealt();
+        let street_of: Vec<u16> = self
+            .streets
+            .iter()
+            .enumerate()
+            .flat_map(|(s, &(d, _))| std::iter::repeat_n(s as u16, d))
+            .collect();
+        (0..self.seats)
+            .map(|seat| {
+                let block = &hand.cards[seat * self.block..(seat + 1) * self.block];
+                let mut moves = SeatMoves::default();
+                if hand.in_fantasy[seat] {
+                    let board = &played.boards[seat];
+                    for &card in &block[..(fantasy_cards[seat] as usize).min(self.block)] {
+                        let to = match board.iter().position(|&c| c == card as i8) {
+                            Some(at) if at < 3 => 0,
+                            Some(at) if at < 8 => 1,
+                            Some(_) => 2,
+                            None => {
+                                moves.discards.push(card);
+                                DISCARD
+                            }
+                        };
+                        moves.keys.push(placement_key(seat, 0, card, to));
+                    }
+                    moves.discards.sort_unstable_by(|x, y| y.cmp(x));
+                } else {
+                    let dest = &played.dest[seat * total..(seat + 1) * total];
+                    for ((&card, &to), &street) in block.iter().zip(dest).zip(&street_of) {
+                        moves.keys.push(placement_key(seat, street, card, to));
+                        if to == DISCARD {
+                            moves.discards.push(card);
+                        }
+                    }
+                }
+                moves
+            })
+            .collect()
+    }
+
     /// Play every table, in parallel on the current rayon pool; results in table order.
     pub fn play(&self, hands: &[TableHand<'_>]) -> Result<Vec<Played>, CoreError> {
         hands.par_iter().map(|h| self.play_table(h)).collect()
@@ -260,6 +326,55 @@ mod tests {
         }
         // Bots that look ahead foul some boards, not most (36 boards).
         assert!(fouls < 18, "{fouls} fouls");
+    }
+
+    #[test]
+    fn seat_moves_list_each_dealt_card_once_on_its_street() {
+        let rules = Rules::pineapple_progressive();
+        let streets = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
+        let round = Round {
+            rules: &rules,
+            streets: &streets,
+            seats: 2,
+            block: 17,
+            rollouts: 2,
+            timeout_rate: 0.0,
+            seed: 3,
+            hand: 0,
+        };
+        let cards = deal(3, 0, 0, 52, 34);
+        // Seat 1 plays a 14-card Fantasyland: a set board of its first 13 cards, the
+        // 14th (cards[30]) discarded.
+        let mut set = [EMPTY; 13];
+        for (slot, &c) in set.iter_mut().zip(&cards[17..30]) {
+            *slot = c as i8;
+        }
+        let styles = styles();
+        let hand = TableHand {
+            table: 0,
+            cards: &cards,
+            styles: &styles[..2],
+            boards: &[[EMPTY; 13], set],
+            in_fantasy: &[false, true],
+        };
+        let played = round.play_table(&hand).unwrap();
+        let moves = round.seat_moves(&hand, &played, &[0, 14]);
+        // Seat 0: 17 cards; street of card j: 0 for the first five, then 1 + (j - 5) / 3.
+        let decode = |k: u16| (k >> 12, k >> 8 & 15, (k >> 2 & 63) as u8, (k & 3) as u8);
+        for (j, &key) in moves[0].keys.iter().enumerate() {
+            let street = if j < 5 { 0 } else { 1 + (j as u16 - 5) / 3 };
+            assert_eq!(decode(key), (0, street, cards[j], played.dest[j]));
+        }
+        assert_eq!(moves[0].discards.len(), 4);
+        // Seat 1: 14 cards on street 0, top (0) for its first three, then middle (1) and
+        // bottom (2) for five each, the last one thrown (3).
+        let to: Vec<u8> = moves[1].keys.iter().map(|&k| decode(k).3).collect();
+        assert_eq!(to, [0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3]);
+        assert!(moves[1]
+            .keys
+            .iter()
+            .all(|&k| decode(k).0 == 1 && decode(k).1 == 0));
+        assert_eq!(moves[1].discards, vec![cards[30]]);
     }
 
     #[test]

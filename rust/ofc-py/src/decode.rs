@@ -6,6 +6,7 @@ use numpy::{Element, PyArray1, PyArrayMethods};
 use ofc_core::decode::app::AppDecoder as CoreApp;
 use ofc_core::decode::fpdb::{FpdbDecoder as CoreFpdb, Row};
 use ofc_core::decode::open::OpenDecoder as CoreOpen;
+use ofc_core::decode::swc::SwcDecoder as CoreSwc;
 use ofc_core::decode::{Block, Floats, Lists, Resolved, Strings, Unit};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
@@ -268,9 +269,65 @@ impl FpdbDecoder {
     }
 }
 
+/// SwC captures, a block of whole lines at a time (one decoder a file).
+#[pyclass(module = "ofc_stats._core")]
+pub struct SwcDecoder {
+    inner: CoreSwc,
+    resolve: Py<PyAny>,
+}
+
+#[pymethods]
+impl SwcDecoder {
+    #[new]
+    fn new(resolve: Py<PyAny>) -> Self {
+        SwcDecoder {
+            inner: CoreSwc::default(),
+            resolve,
+        }
+    }
+
+    /// Decode `data` (whole lines from line `first_line`; `last`: the file ends with it).
+    /// ``stop`` is None, or where the readable reader goes on: (line, byte of the block,
+    /// the closed (table, hand id) pairs, the open hands' lines as (number, bytes)).
+    #[pyo3(signature = (data, first_line, last))]
+    fn decode<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyBytes>,
+        first_line: i64,
+        last: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let bytes = data.as_bytes();
+        let mut error = None;
+        let inner = &mut self.inner;
+        let resolve = &self.resolve;
+        let (block, stop) = py.detach(|| {
+            let mut resolve = resolver(resolve, &mut error);
+            inner.decode(bytes, first_line, last, &mut resolve)
+        });
+        if let Some(err) = error {
+            return Err(err);
+        }
+        let out = block_dict(py, block, &self.inner.presets.names)?;
+        match stop {
+            None => out.set_item("stop", py.None())?,
+            Some(stop) => {
+                let replay: Vec<(i64, Bound<'py, PyBytes>)> = stop
+                    .replay
+                    .iter()
+                    .map(|(number, text)| (*number, PyBytes::new(py, text.as_bytes())))
+                    .collect();
+                out.set_item("stop", (stop.line, stop.at, stop.closed, replay))?;
+            }
+        }
+        Ok(out)
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<AppDecoder>()?;
     m.add_class::<FpdbDecoder>()?;
     m.add_class::<OpenDecoder>()?;
+    m.add_class::<SwcDecoder>()?;
     Ok(())
 }

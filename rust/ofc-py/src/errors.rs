@@ -26,6 +26,11 @@ pub fn hand_error(py: Python<'_>, message: impl Into<String>) -> PyErr {
     project_error(py, "HandError", message.into())
 }
 
+/// `ofc_stats.errors.RulesetError`: a ruleset's option or value the core cannot use.
+pub fn ruleset_error(py: Python<'_>, message: impl Into<String>) -> PyErr {
+    project_error(py, "RulesetError", message.into())
+}
+
 /// `ofc_stats.errors.UnplayablePosition`: a decision the grader cannot replay, and why.
 pub fn unplayable(py: Python<'_>, message: impl Into<String>) -> PyErr {
     project_error(py, "UnplayablePosition", message.into())

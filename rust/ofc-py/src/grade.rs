@@ -7,12 +7,12 @@ use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1};
 use ofc_core::cards::format_card;
 use ofc_core::policy::play_position;
-use ofc_core::race::{grade_positions, Graded};
-use ofc_core::rollout::{Game, Opponent, Position, Setup, PARTS};
+use ofc_core::race::{grade_positions, Graded, ABSTAIN_STREETS};
+use ofc_core::rollout::{fantasy_values_problem, Game, Opponent, Position, Setup, PARTS};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
-use crate::errors::unplayable;
+use crate::errors::{ruleset_error, unplayable};
 use crate::rules::Rules;
 use crate::value::ValueFunction;
 
@@ -158,18 +158,24 @@ impl StreetGrade {
     }
 }
 
+/// The rollouts' game; Fantasyland values that are not finite points >= 0 are refused
+/// (`RulesetError`, one line), never played with.
 fn game<'a>(
+    py: Python<'_>,
     rules: &'a Rules,
     streets: Vec<(usize, usize)>,
     values: &[f64],
     value: Option<&ValueFunction>,
-) -> Game<'a> {
-    Game {
+) -> PyResult<Game<'a>> {
+    if let Some(why) = fantasy_values_problem(values) {
+        return Err(ruleset_error(py, why));
+    }
+    Ok(Game {
         rules: &rules.inner,
         streets,
         fantasy_values: values.to_vec(),
         value: value.map(|v| v.inner.clone()),
-    }
+    })
 }
 
 /// A rayon pool of `threads` threads, built once per size.
@@ -206,7 +212,7 @@ fn grade_street_decisions<'py>(
     threads: Option<usize>,
     value: Option<&ValueFunction>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    let g = game(rules, streets, fantasy_values.as_slice()?, value);
+    let g = game(py, rules, streets, fantasy_values.as_slice()?, value)?;
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
     let pool = threads.map(|n| pool(n.max(1))).transpose()?;
     let grade_all = || {
@@ -257,7 +263,7 @@ fn rollout_values<'py>(
     phase: u64,
     first: u64,
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray3<f64>>)> {
-    let g = game(rules, streets, fantasy_values.as_slice()?, None);
+    let g = game(py, rules, streets, fantasy_values.as_slice()?, None)?;
     let p = position(decision);
     let values = py.detach(|| {
         let s = Setup::new(&g, &p)?;
@@ -277,10 +283,13 @@ fn rollout_values<'py>(
 
 /// The continuation policy's play of each decision (one ruleset): the destination of
 /// each dealt card, or the `UnplayablePosition` saying why it cannot be played.  The
-/// replay's policy-alone bot, with `dreams` imaginations a street (None: as in the
-/// rollouts); the plays depend only on each decision and its key.
+/// replay's policy-alone bot, with `dreams` imaginations a street and look-ahead from
+/// `ahead` streets to come (0: none; None: both as in the rollouts); the plays depend
+/// only on each decision and its key.
 #[pyfunction]
-#[pyo3(signature = (rules, streets, fantasy_values, decisions, dreams=None, threads=None, value=None))]
+#[pyo3(signature = (
+    rules, streets, fantasy_values, decisions, dreams=None, threads=None, ahead=None, value=None
+))]
 #[allow(clippy::too_many_arguments)]
 fn policy_plays<'py>(
     py: Python<'py>,
@@ -290,15 +299,16 @@ fn policy_plays<'py>(
     decisions: Vec<DecisionTuple>,
     dreams: Option<usize>,
     threads: Option<usize>,
+    ahead: Option<usize>,
     value: Option<&ValueFunction>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    let g = game(rules, streets, fantasy_values.as_slice()?, value);
+    let g = game(py, rules, streets, fantasy_values.as_slice()?, value)?;
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
     let pool = threads.map(|n| pool(n.max(1))).transpose()?;
     let play_all = || {
         positions
             .par_iter()
-            .map(|p| play_position(&g, p, dreams))
+            .map(|p| play_position(&g, p, dreams, ahead))
             .collect::<Vec<_>>()
     };
     let results = py.detach(|| match &pool {
@@ -318,6 +328,8 @@ fn policy_plays<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The streets (from the first) on which the grader gives no advice.
+    m.add("ABSTAIN_STREETS", ABSTAIN_STREETS)?;
     m.add_function(wrap_pyfunction!(policy_plays, m)?)?;
     m.add_class::<StreetGrade>()?;
     m.add_function(wrap_pyfunction!(grade_street_decisions, m)?)?;

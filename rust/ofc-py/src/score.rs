@@ -121,12 +121,24 @@ fn score_batch<'py>(
     put!("repeat_cards", s.repeat_cards);
     put!("net", s.net);
     put!("net_capped", s.net_capped);
-    out.set_item(
-        "points",
-        Array3::from_shape_vec((hands, seats, seats), s.points)
-            .expect("seats x seats per hand")
-            .into_pyarray(py),
-    )?;
+    put!("rows_won", s.rows_won);
+    put!("rows_lost", s.rows_lost);
+    put!("rows_tied", s.rows_tied);
+    put!("scoops", s.scoops);
+    put!("scooped", s.scooped);
+    macro_rules! pairs {
+        ($name:literal, $values:expr) => {
+            out.set_item(
+                $name,
+                Array3::from_shape_vec((hands, seats, seats), $values)
+                    .expect("seats x seats per hand")
+                    .into_pyarray(py),
+            )?
+        };
+    }
+    pairs!("points", s.points);
+    pairs!("pair_won", s.pair_won);
+    pairs!("pair_tied", s.pair_tied);
     Ok(out)
 }
 

@@ -11,8 +11,10 @@ use numpy::{
     IntoPyArray, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3,
 };
 use ofc_core::lookahead::Style;
-use ofc_core::sim::{deal, Round, TableHand};
+use ofc_core::sim::{deal, Round, SeatMoves, TableHand};
 use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+use rayon::prelude::*;
 use rayon::ThreadPool;
 
 use crate::errors::{hand_error, to_py};
@@ -88,22 +90,56 @@ fn sim_deal<'py>(
 
 type Played<'py> = (
     Bound<'py, PyArray3<i8>>,
-    Bound<'py, PyArray3<i8>>,
     Bound<'py, PyArray2<i16>>,
+    Bound<'py, PyList>,
 );
+
+/// A tuple of card ids.
+fn card_tuple<'py>(
+    py: Python<'py>,
+    cards: impl IntoIterator<Item = i64, IntoIter: ExactSizeIterator>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    PyTuple::new(py, cards)
+}
+
+/// One table's record parts: per seat (top, middle, bottom, discards) as tuples
+/// of card ids, and every seat's placements (seat by seat, in the order dealt)
+/// as a tuple of the shared values in `placements`, indexed by placement key.
+fn table_record<'py>(
+    py: Python<'py>,
+    played: &ofc_core::sim::Played,
+    moves: &[SeatMoves],
+    placements: &Bound<'py, PyList>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let mut seats = Vec::with_capacity(moves.len());
+    let mut placed = Vec::new();
+    for (board, m) in played.boards.iter().zip(moves) {
+        let row = |r: std::ops::Range<usize>| card_tuple(py, board[r].iter().map(|&c| c as i64));
+        let discards = card_tuple(py, m.discards.iter().map(|&c| c as i64))?;
+        seats.push(PyTuple::new(
+            py,
+            [row(0..3)?, row(3..8)?, row(8..13)?, discards],
+        )?);
+        for &key in &m.keys {
+            placed.push(placements.get_item(key as usize)?);
+        }
+    }
+    PyTuple::new(py, [PyTuple::new(py, seats)?, PyTuple::new(py, placed)?])
+}
 
 /// Play the normal seats' streets of one hand-round at every table.
 ///
 /// `cards` (tables, seats, block) from `sim_deal`; `boards` (tables, seats, 13)
-/// hold each Fantasyland seat's set board (-1 elsewhere); `styles` (tables,
-/// seats, 5) are foul_penalty, fantasy_bonus, noise, strength_weight,
-/// top_chase.  Returns the finished boards, each seat's destination codes in
-/// the order dealt (tables, seats, dealt) and the streets the room placed
-/// (bit s for street s).
+/// hold each Fantasyland seat's set board (-1 elsewhere) and `fantasy_cards`
+/// its card count; `styles` (tables, seats, 5) are foul_penalty, fantasy_bonus,
+/// noise, strength_weight, top_chase.  `placements` is the records' shared
+/// placement values, indexed by `ofc_core::sim::placement_key`.  Returns the
+/// finished boards, the streets the room placed (bit s for street s) and each
+/// table's record parts (see `table_record`).
 #[pyfunction]
 #[pyo3(signature = (
-    rules, cards, boards, in_fantasy, styles, *, streets, rollouts, timeout_rate, seed, hand,
-    tables, threads
+    rules, cards, boards, in_fantasy, fantasy_cards, styles, *, streets, rollouts, timeout_rate,
+    seed, hand, tables, threads, placements
 ))]
 #[allow(clippy::too_many_arguments)]
 fn sim_play<'py>(
@@ -112,6 +148,7 @@ fn sim_play<'py>(
     cards: PyReadonlyArray3<'py, i8>,
     boards: PyReadonlyArray3<'py, i8>,
     in_fantasy: PyReadonlyArray2<'py, bool>,
+    fantasy_cards: PyReadonlyArray2<'py, i8>,
     styles: PyReadonlyArray3<'py, f64>,
     streets: Vec<(usize, usize)>,
     rollouts: usize,
@@ -120,18 +157,20 @@ fn sim_play<'py>(
     hand: u64,
     tables: PyReadonlyArray1<'py, i64>,
     threads: usize,
+    placements: Bound<'py, PyList>,
 ) -> PyResult<Played<'py>> {
     let (n, seats, block) = cards.as_array().dim();
     let ids = table_ids(py, &tables)?;
     let shapes_fit = boards.as_array().dim() == (n, seats, 13)
         && in_fantasy.as_array().dim() == (n, seats)
+        && fantasy_cards.as_array().dim() == (n, seats)
         && styles.as_array().dim() == (n, seats, 5)
         && ids.len() == n;
     if !shapes_fit {
         return Err(hand_error(
             py,
-            "cards (T, S, block), boards (T, S, 13), in_fantasy (T, S), styles (T, S, 5) \
-             and tables (T,) must agree",
+            "cards (T, S, block), boards (T, S, 13), in_fantasy and fantasy_cards (T, S), \
+             styles (T, S, 5) and tables (T,) must agree",
         ));
     }
     if threads == 0 || rollouts == 0 {
@@ -176,7 +215,18 @@ fn sim_play<'py>(
         seed,
         hand,
     };
-    let dealt = round.dealt();
+    let counts: Vec<u8> = fantasy_cards
+        .as_array()
+        .iter()
+        .map(|&c| c.max(0) as u8)
+        .collect();
+    let limit = 1 << 14; // placement keys: 4 seats, 16 streets, 64 cards, 4 destinations
+    if seats > 4 || streets.len() > 16 || placements.len() < limit {
+        return Err(hand_error(
+            py,
+            "records hold at most 4 seats and 16 streets, with every placement value",
+        ));
+    }
     let played = py.detach(|| {
         let hands: Vec<TableHand> = (0..n)
             .map(|i| TableHand {
@@ -187,27 +237,35 @@ fn sim_play<'py>(
                 in_fantasy: &flags[i * seats..(i + 1) * seats],
             })
             .collect();
-        pool.install(|| round.play(&hands))
+        pool.install(|| {
+            hands
+                .par_iter()
+                .enumerate()
+                .map(|(i, h)| {
+                    let p = round.play_table(h)?;
+                    let moves = round.seat_moves(h, &p, &counts[i * seats..(i + 1) * seats]);
+                    Ok((p, moves))
+                })
+                .collect::<Result<Vec<_>, ofc_core::error::CoreError>>()
+        })
     });
     let played = played.map_err(|e| to_py(py, e))?;
     let mut out_boards = Array3::<i8>::zeros((n, seats, 13));
-    let mut out_dest = Array3::<i8>::zeros((n, seats, dealt));
     let mut out_timed = Array2::<i16>::zeros((n, seats));
-    for (i, p) in played.iter().enumerate() {
+    let records = PyList::empty(py);
+    for (i, (p, moves)) in played.iter().enumerate() {
         for s in 0..seats {
             for (j, &c) in p.boards[s].iter().enumerate() {
                 out_boards[[i, s, j]] = c;
             }
-            for j in 0..dealt {
-                out_dest[[i, s, j]] = p.dest[s * dealt + j] as i8;
-            }
             out_timed[[i, s]] = p.timed_out[s] as i16;
         }
+        records.append(table_record(py, p, moves, &placements)?)?;
     }
     Ok((
         out_boards.into_pyarray(py),
-        out_dest.into_pyarray(py),
         out_timed.into_pyarray(py),
+        records,
     ))
 }
 

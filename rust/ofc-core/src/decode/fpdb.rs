@@ -397,7 +397,7 @@ pub fn street_of(placed: i64, pineapple: bool, fantasy: bool) -> i64 {
 
 /// ``datetime.fromisoformat`` of the usual timestamp shapes, its offset dropped
 /// (``YYYY-MM-DDTHH:MM:SS[.f{1,6}][Z|±HH:MM]``); None for any other text.
-fn timestamp(text: &str) -> Option<i64> {
+pub(crate) fn timestamp(text: &str) -> Option<i64> {
     let t = text.as_bytes();
     let n = |at, len| digits(t, at, len);
     if t.len() < 19 || t[4] != b'-' || t[7] != b'-' || !matches!(t[10], b'T' | b' ') {

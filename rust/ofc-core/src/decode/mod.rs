@@ -21,6 +21,7 @@
 pub mod app;
 pub mod fpdb;
 pub mod open;
+pub mod swc;
 mod text;
 
 use std::borrow::Cow;

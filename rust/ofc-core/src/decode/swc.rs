@@ -1,0 +1,1044 @@
+//! SwC Poker browser captures (`parsers/swc.py` is the definition): GameState snapshots
+//! folded into hands per table, straight into the stored columns.
+//!
+//! Unlike the other formats a capture line is no hand: a hand is the fold of
+//! many lines, interleaved across tables, so no line can be left to the
+//! definition on its own.  Instead the decoder *stops* at the first line it
+//! is unsure of (a type, a spelling or a hand the definition would read
+//! otherwise or refuse), before changing anything for it, and hands the
+//! definition what it needs to go on exactly as if it had read the file
+//! from the start: the hands it closed (their late lines are ignored) and
+//! every line of the hands still open.  The hands it emitted before are
+//! those the definition would have emitted, in the same order.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize as Derive;
+
+use super::{
+    blank, lines, shallow, Block, Columns, HandIn, Obj, Placed, Presets, Resolved, SeatIn, DISCARD,
+    MAX_HAND_BYTES,
+};
+
+pub const FORMAT: &str = "swc";
+const ROOM: &str = "SwC";
+const UNKNOWN_TABLE: &str = "__unknown_table__";
+const FRAME_PREFIX: &str = "42/poker/,";
+const FANTASY_TEXT: &str = "is in fantasy land";
+/// Game types played as Pineapple (the street rule's): `swc.PINEAPPLE_CODES` and 76.
+const PINEAPPLE: [i64; 4] = [74, 75, 76, 77];
+
+/// A fast hash of the lines and keys one file holds (FxHash's multiply-rotate, 8 bytes at a
+/// time): not for untrusted keys of a long-lived table, but a file's own lines cost no
+/// more than their count (a colliding key is compared in full).
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])));
+        }
+        for &byte in chunks.remainder() {
+            self.add(u64::from(byte));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Fx {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type FxBuild = BuildHasherDefault<Fx>;
+
+/// Any JSON value, as far as the definition looks at it.
+#[derive(Debug, Clone, Default, PartialEq)]
+enum Val<'a> {
+    #[default]
+    Absent,
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(Cow<'a, str>),
+    /// An array or an object.
+    Other,
+}
+
+struct ValVisitor;
+
+impl<'de> Visitor<'de> for ValVisitor {
+    type Value = Val<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Val::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Val::Int(i128::from(v)))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Val::Int(i128::from(v)))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Val::Float(v))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Val::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Val::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Val::Str(Cow::Owned(v)))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Val::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Val::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Val::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Val::Other)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Val<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ValVisitor)
+    }
+}
+
+/// One field of a state key written to the key's bytes: the definition's tuple key holds
+/// only ints, strings and None (where tuple equality is text equality), so a tag and the
+/// value's text tell keys apart exactly; any other value makes it a JSON text key, which
+/// this decoder leaves to the definition (Err).
+fn put_atom(key: &mut Vec<u8>, value: &Val<'_>) -> Result<(), ()> {
+    match value {
+        Val::Absent | Val::Null => key.push(0),
+        Val::Int(i) => {
+            key.push(1);
+            key.extend_from_slice(&i.to_le_bytes());
+        }
+        Val::Str(s) => {
+            key.push(2);
+            key.extend_from_slice(&(s.len() as u64).to_le_bytes());
+            key.extend_from_slice(s.as_bytes());
+        }
+        _ => return Err(()),
+    }
+    Ok(())
+}
+
+/// A seat that is no object (the key's ``None`` seat).
+const NO_SEAT: u8 = 3;
+
+/// Events: the dealer lines (``table-msg``) that say a player is in Fantasyland.
+#[derive(Debug, Default)]
+struct Events(Vec<String>);
+
+impl<'de> Deserialize<'de> for Events {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct EventsVisitor;
+        impl<'de> Visitor<'de> for EventsVisitor {
+            type Value = Events;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("events")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Events, A::Error> {
+                let mut texts = Vec::new();
+                while let Some(Event(text)) = seq.next_element::<Event>()? {
+                    texts.extend(text);
+                }
+                Ok(Events(texts))
+            }
+            // anything but a list is no events (``events if isinstance(events, list) else []``)
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Events, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Events::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Events, E> {
+                Ok(Events::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Events, E> {
+                Ok(Events::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Events, E> {
+                Ok(Events::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Events, E> {
+                Ok(Events::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Events, E> {
+                Ok(Events::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Events, E> {
+                Ok(Events::default())
+            }
+        }
+        d.deserialize_any(EventsVisitor)
+    }
+}
+
+/// One event: its ``table-msg`` when that is a text naming Fantasyland (the last of the key).
+struct Event(Option<String>);
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct EventVisitor;
+        impl<'de> Visitor<'de> for EventVisitor {
+            type Value = Event;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an event")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Event, A::Error> {
+                let mut text = None;
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    if key == "table-msg" {
+                        text = match map.next_value::<Val<'de>>()? {
+                            Val::Str(s) => Some(s.into_owned()),
+                            _ => None,
+                        };
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(Event(text.filter(|t| t.contains(FANTASY_TEXT))))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Event, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Event(None))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Event, E> {
+                Ok(Event(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Event, E> {
+                Ok(Event(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Event, E> {
+                Ok(Event(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Event, E> {
+                Ok(Event(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Event, E> {
+                Ok(Event(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Event, E> {
+                Ok(Event(None))
+            }
+        }
+        d.deserialize_any(EventVisitor)
+    }
+}
+
+#[derive(Derive)]
+struct SeatData<'a> {
+    #[serde(default, borrow)]
+    n: Val<'a>,
+    #[serde(default, borrow)]
+    c: Val<'a>,
+    #[serde(default, borrow)]
+    b: Val<'a>,
+    #[serde(default, borrow)]
+    d: Val<'a>,
+    #[serde(default, borrow)]
+    p: Val<'a>,
+}
+
+#[derive(Derive)]
+struct TableData<'a> {
+    #[serde(default, borrow)]
+    c: Val<'a>,
+    #[serde(default, borrow)]
+    p: Val<'a>,
+}
+
+#[derive(Derive)]
+struct Showdown<'a> {
+    #[serde(default, borrow)]
+    hc: Val<'a>,
+}
+
+#[derive(Derive)]
+struct State<'a> {
+    #[serde(default, borrow)]
+    gi: Val<'a>,
+    #[serde(default, borrow)]
+    gt: Val<'a>,
+    #[serde(default, borrow)]
+    ti: Val<'a>,
+    #[serde(default, borrow)]
+    ts: Val<'a>,
+    #[serde(default, borrow)]
+    d: Option<Obj<TableData<'a>>>,
+    #[serde(default, borrow)]
+    s: Option<Vec<Option<Obj<SeatData<'a>>>>>,
+    #[serde(default, borrow)]
+    ss: Option<Obj<Showdown<'a>>>,
+}
+
+/// A capture line: a decoded proxy message, or an fpdb-3 archive record (``payload``).
+#[derive(Derive)]
+struct Message<'a> {
+    #[serde(default, borrow)]
+    payload: Val<'a>,
+    #[serde(default, borrow)]
+    message_type: Val<'a>,
+    #[serde(default, borrow)]
+    captured_at: Val<'a>,
+    #[serde(default, borrow)]
+    t: Val<'a>,
+    #[serde(default, borrow, rename = "gameState")]
+    game_state: Option<Obj<State<'a>>>,
+    #[serde(default)]
+    events: Events,
+}
+
+/// ``str.isspace`` of one character (Rust's White_Space and the four separators 0x1c-0x1f).
+fn py_space(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
+
+/// A seat's rows (top, middle, bottom) and its cards dealt but not placed.
+type Layout = ([Vec<u8>; 3], Vec<u8>);
+
+/// A seat ``d`` string as ``parse_layout`` reads it: None if no cards show; Err if an item is
+/// no plain run of digits (``int`` reads more spellings: the definition's).
+fn layout(text: &str) -> Result<Option<Layout>, ()> {
+    fn number(item: &str) -> Result<u64, ()> {
+        if item.is_empty() || !item.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(());
+        }
+        Ok(item.bytes().fold(0u64, |n, b| {
+            n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+        }))
+    }
+    let mut parts = text.split('-');
+    let head = parts.next().unwrap_or("");
+    let mut ids = Vec::new();
+    for item in head.split(';').filter(|i| !i.is_empty()) {
+        ids.push(number(item)?);
+    }
+    let counts: Vec<&str> = parts.take(3).collect();
+    let counts = if counts.len() == 3 {
+        if counts.iter().any(|c| c.is_empty()) {
+            return Ok(None); // int("") is a ValueError: no layout
+        }
+        Some([number(counts[0])?, number(counts[1])?, number(counts[2])?])
+    } else {
+        None
+    };
+    if ids.is_empty() {
+        return Ok(None);
+    }
+    let card =
+        |ids: &[u64]| -> Vec<u8> { ids.iter().filter(|&&i| i < 52).map(|&i| i as u8).collect() };
+    let Some([top, middle, bottom]) = counts else {
+        return Ok(Some((Default::default(), card(&ids))));
+    };
+    let cap = |n: u64| n.min(ids.len() as u64) as usize;
+    let (first, second, third) = (
+        cap(top),
+        cap(top.saturating_add(middle)),
+        cap(top.saturating_add(middle).saturating_add(bottom)),
+    );
+    let rows = [
+        card(&ids[..first]),
+        card(&ids[first.min(second)..second]),
+        card(&ids[second.min(third)..third]),
+    ];
+    Ok(Some((rows, card(&ids[third..]))))
+}
+
+/// Whether [`layout`] reads `text` (Err where it would), without building the rows.
+fn readable(text: &str) -> Result<(), ()> {
+    let digits = |item: &str| !item.is_empty() && item.bytes().all(|b| b.is_ascii_digit());
+    let mut parts = text.split('-');
+    let head = parts.next().unwrap_or("");
+    if !head.split(';').all(|i| i.is_empty() || digits(i)) {
+        return Err(());
+    }
+    let counts: [Option<&str>; 3] = [parts.next(), parts.next(), parts.next()];
+    let [Some(top), Some(middle), Some(bottom)] = counts else {
+        return Ok(());
+    };
+    if [top, middle, bottom].iter().any(|c| c.is_empty()) {
+        return Ok(());
+    }
+    if [top, middle, bottom].iter().all(|c| digits(c)) {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+/// ``added_cards``: the cards of `new` not in `old` (multiset difference, as Counter orders it).
+fn added_cards(new: &[u8], old: &[u8]) -> Vec<u8> {
+    let mut distinct = 0u64;
+    if new.iter().all(|&c| {
+        let fresh = distinct & (1 << c) == 0;
+        distinct |= 1 << c;
+        fresh
+    }) {
+        return new.iter().copied().filter(|c| !old.contains(c)).collect();
+    }
+    let mut order: Vec<u8> = Vec::new();
+    let mut count = [0i32; 64];
+    for &c in new {
+        if count[c as usize] == 0 {
+            order.push(c);
+        }
+        count[c as usize] += 1;
+    }
+    for &c in old {
+        count[c as usize] -= 1;
+    }
+    let mut out = Vec::new();
+    for c in order {
+        for _ in 0..count[c as usize].max(0) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One seat of the roster as the fold grows it (``swc.Seat``).
+#[derive(Debug, Default, Clone)]
+struct Seat {
+    name: String,
+    rows: [Vec<u8>; 3],
+    active: Vec<u8>,
+    seen_active: bool,
+    discards: Vec<u8>,
+    placements: Vec<Placed>,
+    fantasy: bool,
+    points: Option<f64>,
+    last_d: Option<String>,
+}
+
+/// A hand's time, from its first line's ``captured_at``.
+#[derive(Debug, Clone, Copy)]
+enum Captured {
+    None,
+    At(i64),
+    /// A value ``played_at`` may read otherwise than this decoder (or fail on).
+    Unsure,
+}
+
+/// An open hand (``swc.Hand``): its lines kept for its raw text and for the definition.
+#[derive(Debug)]
+struct Hand {
+    gi: String,
+    ti: String,
+    code: i64,
+    start_line: i64,
+    captured: Captured,
+    seats: Vec<Option<Seat>>,
+    text: String,
+    /// Each line's number and where its text begins in `text`.
+    line_at: Vec<(i64, usize)>,
+    /// State keys seen (see [`put_atom`]).
+    keys: HashSet<Vec<u8>, FxBuild>,
+    snapshots: u64,
+    settled: bool,
+    fantasy_names: Vec<String>,
+}
+
+/// One seat of a snapshot, ready to fold (borrowed from the line).
+struct SeatSnap<'a> {
+    /// ``n`` when it is a string: the roster's name if non-empty, compared at fold time.
+    n: Option<Cow<'a, str>>,
+    is_dict: bool,
+    points: Option<f64>,
+    /// A non-empty ``d`` string (checked to read as ``parse_layout`` would).
+    d: Option<Cow<'a, str>>,
+}
+
+/// A snapshot line, checked: everything the fold needs, nothing it may refuse.
+struct Snap<'a> {
+    gi: String,
+    ti: String,
+    code: Option<i64>,
+    captured: Captured,
+    seats: Vec<SeatSnap<'a>>,
+    settled: bool,
+    fantasy_names: Vec<String>,
+}
+
+/// Where the decoder stopped, for the definition to go on from.
+#[derive(Debug, Default)]
+pub struct Stop {
+    /// The first line the definition reads on (its number, its byte in the block).
+    pub line: i64,
+    pub at: usize,
+    /// The hands closed so far (table, hand id): their later lines are ignored.
+    pub closed: Vec<(String, String)>,
+    /// Every line of the hands still open, in file order: (number, text).
+    pub replay: Vec<(i64, String)>,
+}
+
+/// SwC captures, a block of whole lines at a time (one decoder a file).
+#[derive(Default)]
+pub struct SwcDecoder {
+    pub presets: Presets,
+    /// Open hands in the order the definition's dict keeps them (by table).
+    open: Vec<Hand>,
+    closed: HashSet<(String, String)>,
+    closed_order: Vec<(String, String)>,
+    scratch: Vec<u8>,
+    key: Vec<u8>,
+}
+
+impl SwcDecoder {
+    /// Decode a block of whole lines from line `first_line`; `last`: the file ends with it
+    /// (the open hands are then finished).  The block's [`Stop`] is set where the decoder
+    /// left the rest of the file to the definition.
+    pub fn decode(
+        &mut self,
+        data: &[u8],
+        first_line: i64,
+        last: bool,
+        resolve: &mut dyn FnMut(&str) -> Resolved,
+    ) -> (Block, Option<Stop>) {
+        let mut block = Block::default();
+        let mut number = first_line;
+        for (start, _, end) in lines(data) {
+            if let Err(()) = self.line(&data[start..end], number, &mut block.columns, resolve) {
+                return (block, Some(self.stop(number, start)));
+            }
+            number += 1;
+        }
+        if last && self.finish(&mut block.columns, resolve).is_err() {
+            return (block, Some(self.stop(number, data.len())));
+        }
+        block.consumed = data.len();
+        block.consumed_lines = number - first_line;
+        (block, None)
+    }
+
+    fn stop(&mut self, line: i64, at: usize) -> Stop {
+        let mut replay: Vec<(i64, String)> = Vec::new();
+        for hand in &self.open {
+            for (i, &(number, begin)) in hand.line_at.iter().enumerate() {
+                let end = hand.line_at.get(i + 1).map_or(hand.text.len(), |l| l.1);
+                replay.push((number, hand.text[begin..end].to_owned()));
+            }
+        }
+        replay.sort_by_key(|(number, _)| *number);
+        Stop {
+            line,
+            at,
+            closed: std::mem::take(&mut self.closed_order),
+            replay,
+        }
+    }
+
+    /// One line folded, or Err (nothing changed) if the definition must read it.
+    ///
+    /// The definition's shortcut for an exact resend (``Tables.owner``) is not needed
+    /// here: a resend decodes to a state key its hand already holds, with the same effect.
+    fn line(
+        &mut self,
+        raw: &[u8],
+        number: i64,
+        columns: &mut Columns,
+        resolve: &mut dyn FnMut(&str) -> Resolved,
+    ) -> Result<(), ()> {
+        if blank(raw) {
+            return Ok(());
+        }
+        if !raw.ends_with(b"\n") || raw.len() > MAX_HAND_BYTES || raw.starts_with(b"\xef\xbb\xbf") {
+            return Err(()); // a line still being written, a huge one or a BOM: the definition's
+        }
+        let text = std::str::from_utf8(raw).map_err(|_| ())?;
+        if !shallow(text) {
+            return Err(());
+        }
+        let Obj(message) = serde_json::from_str::<Obj<Message<'_>>>(text).map_err(|_| ())?;
+        let captured = captured(&message.captured_at);
+        if message.payload == Val::Absent {
+            return match self.snap(message, captured)? {
+                Some(snap) => self.fold(snap, text, number, columns, resolve),
+                None => Ok(()),
+            };
+        }
+        // an fpdb-3 archive record: the Socket.IO frame, its message JSON inside a string
+        let (Val::Str(kind), Val::Str(payload)) = (&message.message_type, &message.payload) else {
+            return Ok(());
+        };
+        if kind != "GameState" {
+            return Ok(());
+        }
+        let Some(frame) = payload.strip_prefix(FRAME_PREFIX) else {
+            return Ok(());
+        };
+        if !shallow(frame) {
+            return Err(());
+        }
+        let frame: Vec<Val<'_>> = serde_json::from_str(frame).map_err(|_| ())?;
+        if frame.len() < 2 || frame[0] != Val::Str(Cow::Borrowed("proxy-message")) {
+            return Ok(());
+        }
+        let Val::Str(inner) = &frame[1] else {
+            return Err(());
+        };
+        if !shallow(inner) {
+            return Err(());
+        }
+        let Obj(inner) = serde_json::from_str::<Obj<Message<'_>>>(inner).map_err(|_| ())?;
+        match self.snap(inner, captured)? {
+            Some(snap) => self.fold(snap, text, number, columns, resolve),
+            None => Ok(()),
+        }
+    }
+
+    /// ``_game_state`` and the checks of ``snapshot``: the snapshot to fold (its state key
+    /// in ``self.key``), None for a line the definition skips, Err for one it may refuse
+    /// or read otherwise.
+    fn snap<'a>(
+        &mut self,
+        message: Message<'a>,
+        captured: Captured,
+    ) -> Result<Option<Snap<'a>>, ()> {
+        if message.t != Val::Str(Cow::Borrowed("GameState")) {
+            return Ok(None);
+        }
+        let Some(Obj(state)) = message.game_state else {
+            return Ok(None);
+        };
+        let gi = match &state.gi {
+            Val::Absent | Val::Null | Val::Int(0) => return Ok(None),
+            Val::Int(i) => i.to_string(),
+            Val::Str(s) if s.is_empty() => return Ok(None),
+            Val::Str(s) => s.to_string(),
+            _ => return Err(()),
+        };
+        let ti = match &state.ti {
+            Val::Absent | Val::Null => UNKNOWN_TABLE.to_owned(),
+            Val::Int(i) => i.to_string(),
+            Val::Str(s) => s.to_string(),
+            _ => return Err(()),
+        };
+        let code = match state.gt {
+            Val::Absent => Some(74),
+            Val::Int(i) => i64::try_from(i).ok(),
+            _ => None,
+        };
+        let key = &mut self.key;
+        key.clear();
+        match &state.d {
+            Some(Obj(table)) => {
+                put_atom(key, &table.c)?;
+                put_atom(key, &table.p)?;
+            }
+            None => key.extend_from_slice(&[0, 0]),
+        }
+        put_atom(key, &state.ts)?;
+        let hc = match &state.ss {
+            Some(Obj(ss)) => &ss.hc,
+            None => &Val::Absent,
+        };
+        put_atom(key, hc)?;
+        let settled = matches!(hc, Val::Str(s) if s.chars().any(|c| !py_space(c)));
+        let mut seats = Vec::new();
+        for seat in state.s.unwrap_or_default() {
+            let Some(Obj(seat)) = seat else {
+                key.push(NO_SEAT);
+                seats.push(SeatSnap {
+                    n: None,
+                    is_dict: false,
+                    points: None,
+                    d: None,
+                });
+                continue;
+            };
+            for value in [&seat.n, &seat.c, &seat.b, &seat.d] {
+                put_atom(key, value)?;
+            }
+            let n = match seat.n {
+                Val::Str(s) => Some(s),
+                Val::Absent | Val::Null => None,
+                _ => return Err(()), // str(n) of a number: the definition's
+            };
+            let points = match seat.p {
+                Val::Int(i) => Some(i as f64),
+                Val::Float(x) if x == 0.0 && x.is_sign_negative() => return Err(()),
+                Val::Float(x) => Some(x),
+                Val::Bool(_) => return Err(()),
+                _ => None,
+            };
+            let d = match seat.d {
+                Val::Str(d) if !d.is_empty() => {
+                    readable(&d)?; // read when applied; here only checked to read alike
+                    Some(d)
+                }
+                _ => None,
+            };
+            seats.push(SeatSnap {
+                n,
+                is_dict: true,
+                points,
+                d,
+            });
+        }
+        let mut fantasy_names = Vec::new();
+        for text in message.events.0 {
+            let name = text.split(" is in fantasy land").next().unwrap_or("");
+            fantasy_names.push(name.trim_matches(py_space).to_owned());
+        }
+        Ok(Some(Snap {
+            gi,
+            ti,
+            code,
+            captured,
+            seats,
+            settled,
+            fantasy_names,
+        }))
+    }
+
+    /// ``snapshot``: fold a checked snapshot (its key in ``self.key``), closing its table's
+    /// other hand.
+    fn fold(
+        &mut self,
+        snap: Snap<'_>,
+        text: &str,
+        number: i64,
+        columns: &mut Columns,
+        resolve: &mut dyn FnMut(&str) -> Resolved,
+    ) -> Result<(), ()> {
+        let table = (snap.ti, snap.gi);
+        if self.closed.contains(&table) {
+            return Ok(()); // an old hand's snapshot arriving late
+        }
+        let (ti, gi) = table;
+        let mut at = self.open.iter().position(|h| h.ti == ti);
+        if let Some(other) = at.filter(|&i| self.open[i].gi != gi) {
+            if snap.code.is_none() {
+                return Err(()); // the new hand's game type is refused: the definition's
+            }
+            // the table's last hand ends here: pushed only if the definition stores it too
+            let (presets, scratch) = (&mut self.presets, &mut self.scratch);
+            if !push(&self.open[other], presets, scratch, columns, resolve) {
+                return Err(());
+            }
+            let hand = self.open.remove(other);
+            self.closed_order.push((hand.ti.clone(), hand.gi.clone()));
+            self.closed.insert((hand.ti, hand.gi));
+            at = None;
+        }
+        let at = match at {
+            Some(at) => at,
+            None => {
+                let code = snap.code.ok_or(())?;
+                let seats = snap
+                    .seats
+                    .iter()
+                    .map(|s| {
+                        s.n.as_ref().filter(|n| !n.is_empty()).map(|name| Seat {
+                            name: name.to_string(),
+                            ..Seat::default()
+                        })
+                    })
+                    .collect();
+                self.open.push(Hand {
+                    gi,
+                    ti,
+                    code,
+                    start_line: number,
+                    captured: snap.captured,
+                    seats,
+                    text: String::with_capacity(text.len() * 24),
+                    line_at: Vec::with_capacity(24),
+                    keys: HashSet::with_capacity_and_hasher(24, FxBuild::default()),
+                    snapshots: 0,
+                    settled: false,
+                    fantasy_names: Vec::new(),
+                });
+                self.open.len() - 1
+            }
+        };
+        let hand = &mut self.open[at];
+        add_line(hand, text, number);
+        if hand.keys.contains(&self.key[..]) {
+            return Ok(());
+        }
+        hand.keys.insert(self.key.clone());
+        hand.snapshots += 1;
+        apply(hand, snap.seats, snap.settled, snap.fantasy_names);
+        Ok(())
+    }
+
+    /// The open hands at the end of the file, in order; Err (none pushed) if any is the
+    /// definition's.
+    fn finish(
+        &mut self,
+        columns: &mut Columns,
+        resolve: &mut dyn FnMut(&str) -> Resolved,
+    ) -> Result<(), ()> {
+        let mut probe = Columns::default();
+        for hand in &self.open {
+            if !push(
+                hand,
+                &mut self.presets,
+                &mut self.scratch,
+                &mut probe,
+                resolve,
+            ) {
+                return Err(());
+            }
+        }
+        for hand in std::mem::take(&mut self.open) {
+            let pushed = push(
+                &hand,
+                &mut self.presets,
+                &mut self.scratch,
+                columns,
+                resolve,
+            );
+            debug_assert!(pushed);
+        }
+        Ok(())
+    }
+}
+
+fn add_line(hand: &mut Hand, text: &str, number: i64) {
+    hand.line_at.push((number, hand.text.len()));
+    hand.text.push_str(text);
+}
+
+fn captured(value: &Val<'_>) -> Captured {
+    match value {
+        Val::Absent | Val::Null => Captured::None,
+        Val::Str(s) if s.is_empty() => Captured::None,
+        Val::Str(s) => super::fpdb::timestamp(s).map_or(Captured::Unsure, Captured::At),
+        Val::Int(0) | Val::Bool(false) => Captured::None,
+        _ => Captured::Unsure,
+    }
+}
+
+/// ``_apply``: fold one new snapshot into the hand.
+fn apply(hand: &mut Hand, snaps: Vec<SeatSnap<'_>>, settled: bool, fantasy_names: Vec<String>) {
+    for name in fantasy_names {
+        if !hand.fantasy_names.contains(&name) {
+            hand.fantasy_names.push(name);
+        }
+    }
+    let pineapple = PINEAPPLE.contains(&hand.code);
+    for (seat, snap) in hand.seats.iter_mut().zip(snaps) {
+        let Some(seat) = seat else { continue };
+        if !snap.is_dict || snap.n.as_deref() != Some(seat.name.as_str()) {
+            continue;
+        }
+        if let Some(points) = snap.points {
+            seat.points = Some(points);
+        }
+        let Some(d) = snap.d else { continue };
+        if seat.last_d.as_deref() == Some(&*d) {
+            continue;
+        }
+        let Ok(Some((rows, active))) = layout(&d) else {
+            continue; // nothing visible: keep the previous layout
+        };
+        fold_layout(seat, rows, active, pineapple);
+        seat.last_d = Some(d.into_owned());
+    }
+    if settled {
+        hand.settled = true;
+    }
+}
+
+/// ``fold_layout``: the cards that reached a row, the ones discarded.
+fn fold_layout(seat: &mut Seat, rows: [Vec<u8>; 3], active: Vec<u8>, pineapple: bool) {
+    let mut placed_now: Vec<(u8, u8)> = Vec::new();
+    let mut new_rows = seat.rows.clone();
+    for (index, new) in rows.iter().enumerate() {
+        let old = &seat.rows[index];
+        if new == old {
+            continue;
+        }
+        let added = added_cards(new, old);
+        if !added.is_empty() {
+            new_rows[index].extend_from_slice(&added);
+            placed_now.extend(added.iter().map(|&c| (c, index as u8)));
+        }
+    }
+    if !active.is_empty() {
+        seat.seen_active = true;
+    }
+    let gone: Vec<u8> = seat
+        .active
+        .iter()
+        .copied()
+        .filter(|c| !active.contains(c) && !placed_now.iter().any(|(p, _)| p == c))
+        .collect();
+    if !placed_now.is_empty() || !gone.is_empty() {
+        seat.fantasy |= placed_now.len() > 5;
+        seat.rows = new_rows;
+        let count: usize = seat.rows.iter().map(Vec::len).sum();
+        let street = super::fpdb::street_of(count as i64, pineapple, seat.fantasy);
+        let order = |card: u8| seat.active.iter().rposition(|&c| c == card).unwrap_or(99);
+        placed_now.sort_by_key(|&(card, _)| order(card)); // stable, as ``sorted``
+        for (card, destination) in placed_now {
+            seat.placements.push(Placed {
+                street,
+                card,
+                destination,
+            });
+        }
+        for card in gone {
+            seat.placements.push(Placed {
+                street,
+                card,
+                destination: DISCARD,
+            });
+            seat.discards.push(card);
+        }
+    }
+    seat.active = active;
+}
+
+/// ``_record`` of a finished hand, appended to the columns if the definition would store it
+/// as this decoder reads it; false (nothing appended) otherwise.
+fn push(
+    hand: &Hand,
+    presets: &mut Presets,
+    scratch: &mut Vec<u8>,
+    columns: &mut Columns,
+    resolve: &mut dyn FnMut(&str) -> Resolved,
+) -> bool {
+    let played_at = match hand.captured {
+        Captured::None => None,
+        Captured::At(t) => Some(t),
+        Captured::Unsure => return false,
+    };
+    let seen = |s: &Seat| !s.active.is_empty() || s.rows.iter().any(|r| !r.is_empty());
+    if !hand.seats.iter().flatten().any(seen) {
+        return false; // "the capture ends before any card was seen": refused
+    }
+    let rules_text = format!("gt={}", hand.code);
+    let Some(preset) = presets.get(&rules_text, resolve) else {
+        return false; // a game type the definition refuses
+    };
+    let seats = hand
+        .seats
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(index, seat)| SeatIn {
+            position: index as i64,
+            player: Cow::Borrowed(seat.name.as_str()),
+            player_id: None,
+            hero: seat.seen_active,
+            in_fantasy: seat.fantasy || hand.fantasy_names.contains(&seat.name),
+            rows: seat.rows.clone(),
+            discards: seat.seen_active.then(|| seat.discards.clone()),
+            placements: seat.placements.clone(),
+            points: if hand.settled { seat.points } else { None },
+            money: None,
+            stack: None,
+        })
+        .collect();
+    let record = HandIn {
+        room: Cow::Borrowed(ROOM),
+        table_id: Cow::Borrowed(hand.ti.as_str()),
+        room_hand_id: Cow::Borrowed(hand.gi.as_str()),
+        rules_text: Some(Cow::Owned(rules_text)),
+        preset,
+        played_at,
+        stakes: None,
+        currency: None,
+        seats,
+    };
+    columns.push(FORMAT, &record, hand.start_line, 0, &hand.text, scratch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_as_parse_layout_reads_them() {
+        // SWC.md §3.5: "0;1;2;60;4-2-1-1" is top 2c 2d, middle 2h, bottom a hidden card
+        // (60 is no card), and 4 (3c) unplaced
+        let (rows, active) = layout("0;1;2;60;4-2-1-1").unwrap().unwrap();
+        assert_eq!(rows, [vec![0, 1], vec![2], vec![]]);
+        assert_eq!(active, vec![4]);
+        // no counts: every id unplaced; empty items skipped
+        let (rows, active) = layout("48;;49").unwrap().unwrap();
+        assert_eq!((rows, active), (Default::default(), vec![48, 49]));
+        assert!(layout("-0-0-0").unwrap().is_none()); // no cards show
+        assert!(layout("1;2-1--1").unwrap().is_none()); // int("") refuses the counts
+        assert!(layout("1;+2-1-0-0").is_err()); // int("+2") is 2: the definition's
+        for text in [
+            "0;1;2;60;4-2-1-1",
+            "48;;49",
+            "-0-0-0",
+            "1;2-1--1",
+            "1;+2-1-0-0",
+            "1-x-0-0",
+        ] {
+            assert_eq!(readable(text).is_ok(), layout(text).is_ok(), "{text}");
+        }
+    }
+
+    #[test]
+    fn added_cards_as_counter_subtracts() {
+        assert_eq!(added_cards(&[5, 3, 9], &[3]), vec![5, 9]);
+        // Counter keeps first-seen order: 5 twice (one in old), then 3
+        assert_eq!(added_cards(&[5, 3, 5, 5], &[5]), vec![5, 5, 3]);
+    }
+
+    fn resolve(text: &str) -> Resolved {
+        (text == "gt=74").then(|| ("pineapple".to_owned(), 3, 52))
+    }
+
+    const LINE: &str = r#"{"t":"GameState","gameState":{"gi":7,"ti":"t","gt":74,"s":[{"n":"a","d":"1;2;3;4;5-1-2-2"},{"n":"b","d":"6;7;8;9;10-1-2-2"}]}}"#;
+
+    #[test]
+    fn a_hand_is_pushed_at_the_end_of_the_file() {
+        let data = format!("{LINE}\n{LINE}\n");
+        let (block, stop) = SwcDecoder::default().decode(data.as_bytes(), 1, true, &mut resolve);
+        assert!(stop.is_none());
+        assert_eq!(block.columns.hands(), 1);
+        // five cards each on street 0: 2 seats x 5 placements
+        assert_eq!(block.columns.street, vec![0; 10]);
+        assert_eq!(block.columns.raw_text.data, data.as_bytes()); // the resend kept
+    }
+
+    #[test]
+    fn the_decoder_stops_before_what_it_is_unsure_of() {
+        let odd = LINE.replace(r#""gi":7"#, r#""gi":7.5"#);
+        let data = format!("{LINE}\n{odd}\n");
+        let (block, stop) = SwcDecoder::default().decode(data.as_bytes(), 1, true, &mut resolve);
+        let stop = stop.unwrap();
+        assert_eq!(block.columns.hands(), 0);
+        assert_eq!((stop.line, stop.at), (2, LINE.len() + 1));
+        assert_eq!(stop.replay, vec![(1, format!("{LINE}\n"))]);
+        // a game type the resolver refuses: the hand is the definition's at the end
+        let data = format!("{}\n", LINE.replace(r#""gt":74"#, r#""gt":76"#));
+        let (_, stop) = SwcDecoder::default().decode(data.as_bytes(), 1, true, &mut resolve);
+        assert_eq!(stop.unwrap().at, data.len());
+    }
+}

@@ -1,0 +1,239 @@
+"""The core's SwC fold gives exactly the readable reader's items, hand for hand.
+
+``SwcParser.parse`` is the definition; ``parse_columnar`` lets the core fold
+the capture and, where it is unsure, stops and lets the definition go on.
+Both are read here item by item (a hand as its stored rows, a quarantine
+entry or a cut line as itself), in order, for generated captures damaged by
+Hypothesis: lines dropped, resent, swapped, cut, broken, wrapped as fpdb-3
+archive records, and fields given odd values.  The import-level comparison
+of every sample, golden file and fuzz file is ``test_swc_fpdb_columnar.py``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pyarrow as pa
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ofc_stats.records import HandRecord
+from ofc_stats.store.rows import hands_table
+from ofc_stats.store.schema import HANDS, PLACEMENTS, SEATS
+from parsers import core_lane
+from parsers.base import ColumnarHands, ParseItem
+from parsers.swc import SwcParser
+from tests.handgen import random_records
+from tests.swcgen import snapshots
+
+RECORDS = random_records(6, seed=27)
+
+
+def _rows(table: pa.Table, schema: pa.Schema) -> list[dict[str, Any]]:
+    table = table.select(schema.names)
+    if pa.types.is_dictionary(table.schema.field("hand_key").type):
+        table = table.set_column(0, "hand_key", table["hand_key"].cast(pa.string()))
+    rows: list[dict[str, Any]] = table.cast(schema).to_pylist()
+    for row in rows:
+        row.pop("batch", None)
+        if "destination" in row:
+            row["destination"] = str(row["destination"])
+    return rows
+
+
+def _hands(hands: pa.Table, seats: pa.Table, placements: pa.Table) -> list[Any]:
+    """Each hand with its seats and placements, in the hands' order."""
+    seat_rows, card_rows = _rows(seats, SEATS), _rows(placements, PLACEMENTS)
+    out = []
+    for hand in _rows(hands, HANDS):
+        key = hand["hand_key"]
+        out.append(
+            (
+                "hand",
+                hand,
+                [s for s in seat_rows if s["hand_key"] == key],
+                [p for p in card_rows if p["hand_key"] == key],
+            )
+        )
+    return out
+
+
+def flat(items: list[ParseItem]) -> list[Any]:
+    """Items as comparable values: hands as rows, the others as themselves."""
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, ColumnarHands):
+            out += _hands(item.hands, item.seats, item.placements)
+        elif isinstance(item, HandRecord):
+            try:
+                tables = hands_table([item], "")
+            except (pa.ArrowException, ValueError, OverflowError):
+                out.append(("record", item))  # not storable: the core never takes such a hand
+                continue
+            out += _hands(tables["hands"], tables["seats"], tables["placements"])
+        else:
+            out.append(item)
+    return out
+
+
+def both(data: bytes, block: int = 1 << 22) -> tuple[list[Any], list[Any], int]:
+    """(the definition's items, the core lane's reading ``block`` bytes at a time, hands
+    the core folded)."""
+    definition = list(SwcParser().parse(io.BytesIO(data), "x.jsonl"))
+    saved = core_lane.BLOCK_BYTES
+    core_lane.BLOCK_BYTES = block
+    try:
+        lane = list(SwcParser().parse_columnar(io.BytesIO(data), "x.jsonl"))
+    finally:
+        core_lane.BLOCK_BYTES = saved
+    folded = sum(i.hands.num_rows for i in lane if isinstance(i, ColumnarHands))
+    return flat(definition), flat(lane), folded
+
+
+def capture(count: int, tables: int, gt: int = 74) -> list[str]:
+    """Lines of ``count`` generated hands on ``tables`` tables, interleaved line by line."""
+    streams = [
+        snapshots(record, gi=100 + i, ti=i % tables + 1, gt=gt)
+        for i, record in enumerate(RECORDS[:count])
+    ]
+    lines: list[str] = []
+    for start in range(0, len(streams), tables):
+        group = streams[start : start + tables]
+        for row in range(max(map(len, group))):
+            lines += [s[row] for s in group if row < len(s)]
+    return lines
+
+
+def archived(line: str, sequence: int) -> str:
+    """A decoded message as an fpdb-3 raw archive record (SWC.md §2.3)."""
+    frame = "42/poker/," + json.dumps(["proxy-message", line])
+    record = {
+        "site": "SealsWithClubs",
+        "captured_at": f"2026-08-14T19:02:{sequence % 60:02d}.212004Z",
+        "message_type": "GameState",
+        "sequence": sequence,
+        "payload": frame,
+    }
+    return json.dumps(record)
+
+
+ODD = st.sampled_from(
+    [None, True, False, 0, -0.0, 1.5, "", "x", "76", 76, 99, 70, [], [1], {}, {"a": 1}, 10**30]
+)
+FIELDS = st.sampled_from(
+    ["gi", "ti", "gt", "ts", "s", "ss", "d", "n", "p", "c", "seat_d", "hc", "events"]
+)
+
+
+def _mutate_field(line: str, name: str, value: Any, seat: int) -> str:
+    try:
+        message = json.loads(line)
+        state = message["gameState"]
+        seats = state["s"]
+    except (ValueError, KeyError, TypeError):
+        return line
+    if name in ("n", "p", "c") and seats:
+        seats[seat % len(seats)][name] = value
+    elif name == "seat_d" and seats:
+        seats[seat % len(seats)]["d"] = value if not isinstance(value, str) else value + "9;-1-0-0"
+    elif name == "hc":
+        state["ss"] = {"hc": value}
+    elif name == "events":
+        message["events"] = [{"table-msg": f"{value} is in fantasy land"}, value]
+    else:
+        state[name] = value
+    return json.dumps(message)
+
+
+@st.composite
+def damaged(draw: st.DrawFn) -> bytes:
+    lines = capture(
+        draw(st.integers(1, 5)), draw(st.integers(1, 3)), draw(st.sampled_from([74, 70, 76]))
+    )
+    for _ in range(draw(st.integers(0, 4))):
+        at = draw(st.integers(0, len(lines) - 1))
+        kind = draw(st.sampled_from(["drop", "resend", "swap", "junk", "field", "field", "field"]))
+        if kind == "drop" and len(lines) > 1:
+            del lines[at]
+        elif kind == "resend":
+            lines.insert(draw(st.integers(at, len(lines))), lines[at])
+        elif kind == "swap":
+            other = draw(st.integers(0, len(lines) - 1))
+            lines[at], lines[other] = lines[other], lines[at]
+        elif kind == "junk":
+            lines.insert(
+                at,
+                draw(
+                    st.sampled_from(
+                        [
+                            "{broken",
+                            "",
+                            "   ",
+                            "[1, 2]",
+                            '{"t": 5}',
+                            '{"t": "GameState", "gameState": 5}',
+                            "\xff",
+                        ]
+                    )
+                ),
+            )
+        else:
+            lines[at] = _mutate_field(lines[at], draw(FIELDS), draw(ODD), draw(st.integers(0, 3)))
+    if draw(st.booleans()):
+        lines = [archived(line, n) for n, line in enumerate(lines)]
+    data = ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+    cut = draw(st.sampled_from([None, None, "end", "any"]))
+    if cut == "end":
+        data = data[:-1]
+    elif cut == "any":
+        data = data[: draw(st.integers(0, len(data)))]
+    if draw(st.integers(0, 9)) == 0:
+        data = b"\xef\xbb\xbf" + data
+    return data
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(damaged(), st.sampled_from([100, 1000, 1 << 22]))
+def test_damaged_captures_read_alike(data: bytes, block: int) -> None:
+    definition, lane, _ = both(data, block)
+    assert lane == definition
+
+
+def test_ordinary_captures_are_folded_by_the_core() -> None:
+    """A clean capture of five hands on two tables: every hand from the core."""
+    lines = capture(5, 2)
+    for data in (
+        "\n".join(lines) + "\n",
+        "\n".join(archived(x, n) for n, x in enumerate(lines)) + "\n",
+    ):
+        definition, lane, folded = both(data.encode())
+        assert lane == definition
+        assert folded == 5
+
+
+def test_a_refused_hand_hands_the_rest_to_the_definition() -> None:
+    """Hand 102 is OFC/P 2-7 (gt 76, refused): the core stops before the line that closes
+    it (hand 103's first) and the definition quarantines it and reads hand 103; hands 100
+    and 101, closed before, come from the core."""
+    lines = capture(2, 1)
+    lines += snapshots(RECORDS[2], gi=102, ti=1, gt=76) + snapshots(RECORDS[3], gi=103, ti=1)
+    definition, lane, folded = both(("\n".join(lines) + "\n").encode())
+    assert lane == definition
+    assert folded == 2
+    assert any(getattr(item, "reason", "").startswith("game type 76") for item in lane)
+
+
+def test_a_snapshot_part_that_is_not_an_object_is_refused_by_name() -> None:
+    """The fuzz corpus's ``ss: [1, [2, [3]]]`` (and ``d: [1]``) were read as objects and
+    quarantined as "unreadable hand (AttributeError ...)", a Python error for a reason.
+    Now the hand is refused with the field named, the same way on both paths."""
+    for name, value in (("ss", [1, [2, [3]]]), ("d", [1])):
+        lines = capture(2, 1)
+        lines[3] = _mutate_field(lines[3], name, value, 0)
+        definition, lane, _ = both(("\n".join(lines) + "\n").encode())
+        assert lane == definition
+        reasons = [getattr(item, "reason", "") for item in lane if hasattr(item, "reason")]
+        assert any(f"gameState.{name} is not an object" in r for r in reasons), reasons
+        assert not any("unreadable hand" in r for r in reasons), reasons
