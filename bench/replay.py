@@ -78,9 +78,9 @@ def main() -> None:
     parser.add_argument(
         "--policy",
         choices=("imagination", "learned"),
-        default="learned",
         help="the continuation policy: the board value learned from self-play "
-        "(ofc_stats/grade/data/value-v1.json, the default), or imagined completions",
+        "(ofc_stats/grade/data/value-v1.json; the default of the policy alone) or imagined "
+        "completions (the grader's default)",
     )
     parser.add_argument("--weights", type=Path, help="with --policy learned: another weights file")
     parser.add_argument(
@@ -118,8 +118,9 @@ def run(data: Path, args: argparse.Namespace) -> None:
         return room.worth(cards) if room else published_worth(ruleset, cards)
 
     learned = None
-    if args.policy == "learned":
+    if args.policy == "learned" or (args.policy is None and args.advice == "policy"):
         learned = learned_value(args.weights) if args.weights else learned_value()
+    args.policy = "imagination" if learned is None else "learned"
     seats, claimed_by_seat = [], defaultdict(float)
     started, cpu_started = time.perf_counter(), time.process_time()
     decisions_graded = 0

@@ -89,12 +89,12 @@ def grade_many(
     keys: Sequence[Sequence[int]],
     threads: int | None = None,
     fantasy: Callable[[Ruleset], npt.NDArray[np.float64]] | None = None,
-    value: _core.ValueFunction | Literal["learned"] | None = "learned",
+    value: _core.ValueFunction | Literal["learned"] | None = None,
 ) -> list[Graded | UnplayablePosition]:
     """Race every decision with at most ``budget`` rollouts a candidate, on ``threads``
     threads (None: every core), valuing a Fantasyland by ``fantasy(ruleset)`` (by cards
     dealt; None: the published figures), the boards played on by a learned board
-    ``value`` (default: the versioned weights; None: the imagination policy); a position
+    ``value`` ("learned": the versioned weights; default None: the imagination policy); a position
     that cannot be replayed comes back as the :class:`UnplayablePosition` saying why.
     Decision i draws from ``keys[i]`` only.  Fantasyland values that are not finite
     points >= 0 raise :class:`RulesetError`.

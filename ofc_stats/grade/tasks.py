@@ -36,8 +36,7 @@ from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 # 4: the rollouts value a Fantasyland by the room's own values (grade.fantasy.room_values),
 #    as the replay does, not by the published figures; the grader abstains on the first two
 #    streets (race.rs ABSTAIN_STREETS: its advice there lost on the replay).
-# 5: the rollouts played on by the board value learned from self-play (grade/train.py).
-GRADER_VERSION = 5
+GRADER_VERSION = 4
 
 
 @dataclass(frozen=True)
