@@ -50,6 +50,7 @@ from ofc_stats.grade.replay import (
     replay,
     worth_table,
 )
+from ofc_stats.grade.train import learned_value
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute
@@ -74,6 +75,14 @@ def main() -> None:
     parser.add_argument(
         "--dreams", type=int, help="the policy alone: imaginations a street (default: as rollouts)"
     )
+    parser.add_argument(
+        "--policy",
+        choices=("imagination", "learned"),
+        help="the continuation policy: the board value learned from self-play "
+        "(ofc_stats/grade/data/value-v1.json; the default of the policy alone) or imagined "
+        "completions (the grader's default)",
+    )
+    parser.add_argument("--weights", type=Path, help="with --policy learned: another weights file")
     parser.add_argument(
         "--ahead",
         type=int,
@@ -108,8 +117,12 @@ def run(data: Path, args: argparse.Namespace) -> None:
         room = rooms.get(ruleset.name)
         return room.worth(cards) if room else published_worth(ruleset, cards)
 
+    learned = None
+    if args.policy == "learned" or (args.policy is None and args.advice == "policy"):
+        learned = learned_value(args.weights) if args.weights else learned_value()
+    args.policy = "imagination" if learned is None else "learned"
     seats, claimed_by_seat = [], defaultdict(float)
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     decisions_graded = 0
     for batch in dataset.batches():
         hands = pq.read_table(dataset.batch_file("hands", batch), columns=HAND_COLUMNS)
@@ -126,22 +139,27 @@ def run(data: Path, args: argparse.Namespace) -> None:
             decisions_graded += len(decisions)
             values = worth if args.values == "room" else None
             advice = policy_advice(
-                args.seed, fantasy_worth=values, dreams=args.dreams, ahead=args.ahead
+                args.seed,
+                fantasy_worth=values,
+                dreams=args.dreams,
+                ahead=args.ahead,
+                value=learned,
             )
             seats += replay(decisions, finals, advice, worth)
             continue
         # The claim: the grader's loss on the players' own decisions.
         keys = [decision_seed(args.seed, d.hand_key, d.seat, d.street) for d in decisions]
         fantasy = None if args.values == "published" else (lambda r: worth_table(r, worth))
-        graded = grade_many(decisions, args.rollouts, keys, fantasy=fantasy)
+        graded = grade_many(decisions, args.rollouts, keys, fantasy=fantasy, value=learned)
         for d, g in zip(decisions, graded, strict=True):
             if not isinstance(g, UnplayablePosition):
                 claimed_by_seat[(d.hand_key, d.seat)] += g.loss
         decisions_graded += 2 * len(decisions)
         values = worth if args.values == "room" else None
-        advice = grader_advice(args.rollouts, args.seed, fantasy_worth=values)
+        advice = grader_advice(args.rollouts, args.seed, fantasy_worth=values, value=learned)
         seats += replay(decisions, finals, advice, worth)
     seconds = time.perf_counter() - started
+    cpu = time.process_time() - cpu_started  # every thread of the process
     gains = [s.gain for s in seats]
     claimed = [claimed_by_seat[(s.hand_key, s.seat)] for s in seats]
     shortfall = [g - c for g, c in zip(gains, claimed, strict=True)]
@@ -156,12 +174,18 @@ def run(data: Path, args: argparse.Namespace) -> None:
         "bot": _rates(seats, bot=True),
         "players": _rates(seats, bot=False),
         "advice": args.advice,
+        "policy": args.policy,
         "rollouts": args.rollouts,
         "seconds": seconds,
         "decisions_per_second": decisions_graded / seconds if seconds else 0.0,
+        "cpu_seconds": cpu,
+        "decisions_per_cpu_second": decisions_graded / cpu if cpu else 0.0,
     }
     who = "grader's advice" if args.advice == "grader" else "continuation policy alone"
-    print(f"replay of the {who} on {len(seats):,} real seats ({args.rollouts} rollouts)")
+    print(
+        f"replay of the {who} on {len(seats):,} real seats ({args.rollouts} rollouts, "
+        f"{args.policy} continuation policy)"
+    )
     print(f"  realised gain a seat-hand (advice - player): {realised(gains)}")
     if args.advice == "grader":
         print(f"  claimed loss a seat-hand (grader on the players' decisions): {realised(claimed)}")
@@ -172,12 +196,16 @@ def run(data: Path, args: argparse.Namespace) -> None:
     for who in ("bot", "players"):
         r = figures[who]
         print(f"  {who}: fouls {r['fouls']:.1%}, Fantasyland entries {r['entries']:.1%}")
-    print(f"  {seconds:.0f} s, {figures['decisions_per_second']:,.0f} decisions graded a second")
+    print(
+        f"  {seconds:.0f} s, {figures['decisions_per_second']:,.0f} decisions graded a second; "
+        f"{cpu:.1f} CPU s, {figures['decisions_per_cpu_second']:,.0f} a CPU-second"
+    )
     gain, goal = realised(gains), (1.5 if args.advice == "grader" else 0.0)
     bot, players = figures["bot"], figures["players"]
     record(
         "replay",
-        f"{who}, {args.rollouts} rollouts: points a seat-hand against the players",
+        f"{args.advice} ({args.policy} policy), {args.rollouts} rollouts: points a seat-hand "
+        "against the players",
         figure=gain.mean,
         unit="points",
         goal=f"≥ {goal:+.1f}",

@@ -22,6 +22,8 @@ __all__ = [
     "OpenDecoder",
     "Rules",
     "StreetGrade",
+    "SwcDecoder",
+    "ValueFunction",
     "__version__",
     "check_fantasy_deal",
     "classify_five",
@@ -38,6 +40,7 @@ __all__ = [
     "solve_fantasy",
     "solve_fantasy_batch",
     "timeout_mask",
+    "train_value",
 ]
 
 # --- row classes (rust/ofc-py/src/tables.rs) ---------------------------------
@@ -121,6 +124,7 @@ def grade_street_decisions(
     decisions: list[_Decision],
     budget: int,
     threads: int | None = None,
+    value: ValueFunction | None = None,
 ) -> list[StreetGrade | UnplayablePosition]: ...
 def policy_plays(
     rules: Rules,
@@ -130,6 +134,7 @@ def policy_plays(
     dreams: int | None = None,
     threads: int | None = None,
     ahead: int | None = None,
+    value: ValueFunction | None = None,
 ) -> list[tuple[int, ...] | UnplayablePosition]: ...
 def rollout_values(
     rules: Rules,
@@ -141,6 +146,32 @@ def rollout_values(
     phase: int = 0,
     first: int = 0,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+
+# --- the learned board value (rust/ofc-py/src/value.rs) ----------------------
+
+@final
+class ValueFunction:
+    def __new__(cls, text: str) -> ValueFunction: ...
+    def to_json(self) -> str: ...
+    @property
+    def placed(self) -> list[int]: ...
+
+def train_value(
+    rules: Rules,
+    streets: list[tuple[int, int]],
+    fantasy_values: list[float],
+    *,
+    seed: int,
+    seats: int,
+    first_hands: int,
+    hands: int,
+    rounds: int,
+    explore: float = 0.5,
+    ridge: float = 1.0,
+    keep: bool = False,
+    lookahead: int = 0,
+    threads: int | None = None,
+) -> ValueFunction: ...
 
 # --- the simulator (rust/ofc-py/src/sim.rs) -----------------------------------
 

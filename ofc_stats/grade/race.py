@@ -20,6 +20,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +31,7 @@ from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.position import Decision
 from ofc_stats.grade.rollout import PARTS, checked_values, core_decision, fantasy_values, streets
+from ofc_stats.grade.train import learned_value
 
 
 @dataclass(frozen=True)
@@ -87,13 +89,18 @@ def grade_many(
     keys: Sequence[Sequence[int]],
     threads: int | None = None,
     fantasy: Callable[[Ruleset], npt.NDArray[np.float64]] | None = None,
+    value: _core.ValueFunction | Literal["learned"] | None = None,
 ) -> list[Graded | UnplayablePosition]:
     """Race every decision with at most ``budget`` rollouts a candidate, on ``threads``
     threads (None: every core), valuing a Fantasyland by ``fantasy(ruleset)`` (by cards
-    dealt; None: the published figures); a position that cannot be replayed comes back as the
-    :class:`UnplayablePosition` saying why.  Decision i draws from ``keys[i]`` only.
-    Fantasyland values that are not finite points >= 0 raise :class:`RulesetError`.
+    dealt; None: the published figures), the boards played on by a learned board
+    ``value`` ("learned": the versioned weights; default None: the imagination policy); a position
+    that cannot be replayed comes back as the :class:`UnplayablePosition` saying why.
+    Decision i draws from ``keys[i]`` only.  Fantasyland values that are not finite
+    points >= 0 raise :class:`RulesetError`.
     """
+    if value == "learned":
+        value = learned_value()
     by_ruleset: dict[Ruleset, list[int]] = {}
     for i, decision in enumerate(decisions):
         by_ruleset.setdefault(decision.ruleset, []).append(i)
@@ -106,6 +113,7 @@ def grade_many(
             [core_decision(decisions[i], keys[i]) for i in members],
             max(budget, 1),
             threads,
+            value,
         )
         for i, result in zip(members, results, strict=True):
             out[i] = result if isinstance(result, UnplayablePosition) else _graded(result)

@@ -31,7 +31,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -48,6 +48,7 @@ from ofc_stats.grade import rollout
 from ofc_stats.grade.position import EMPTY, Decision
 from ofc_stats.grade.race import decision_seed, grade_many
 from ofc_stats.grade.rollout import core_decision, fantasy_value, fantasy_values
+from ofc_stats.grade.train import learned_value
 
 # Destinations (0 top .. 3 discard) for each decision, in the order given.
 Advice = Callable[[Sequence[Decision]], Sequence[Sequence[int]]]
@@ -62,15 +63,17 @@ def grader_advice(
     seed: int = 0,
     threads: int | None = None,
     fantasy_worth: FantasyWorth | None = None,
+    value: _core.ValueFunction | Literal["learned"] | None = None,
 ) -> Advice:
     """The grader's best play at every decision (a position it cannot replay: the room's
     auto-placement, which the replay then counts as the advice), its rollouts valuing a
-    Fantasyland by ``fantasy_worth`` (default: the published figures)."""
+    Fantasyland by ``fantasy_worth`` (default: the published figures) and played on by a
+    learned board ``value`` ("learned": the versioned weights; default None: imaginations)."""
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
         keys = [decision_seed(seed, d.hand_key, d.seat, d.street) for d in decisions]
         values = None if fantasy_worth is None else (lambda r: worth_table(r, fantasy_worth))
-        graded = grade_many(decisions, budget, keys, threads, values)
+        graded = grade_many(decisions, budget, keys, threads, values, value)
         return [
             placeholder_play(d, d.board)
             if isinstance(g, UnplayablePosition)
@@ -87,12 +90,16 @@ def policy_advice(
     fantasy_worth: FantasyWorth | None = None,
     dreams: int | None = None,
     ahead: int | None = None,
+    value: _core.ValueFunction | Literal["learned"] | None = "learned",
 ) -> Advice:
     """The continuation policy's play at every decision, alone (the rollouts' player),
     valuing a Fantasyland by ``fantasy_worth`` (default: the grader's values), with
     ``dreams`` imaginations a street (None: as many as in the rollouts) and look-ahead
-    where at least ``ahead`` streets are still to come (0: none; None: as the rollouts);
+    where at least ``ahead`` streets are still to come (0: none; None: as the rollouts),
+    or played by a learned board ``value`` (default: the versioned weights; with
+    ``dreams`` it looks that many deals of the next street ahead; None: imaginations);
     a position it cannot play: the room's auto-placement."""
+    learned = learned_value() if value == "learned" else value
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
         by_ruleset: dict[Ruleset, list[int]] = defaultdict(list)
@@ -116,6 +123,7 @@ def policy_advice(
                 dreams,
                 threads,
                 ahead,
+                learned,
             )
             for i, play in zip(members, plays, strict=True):
                 d = decisions[i]

@@ -25,5 +25,6 @@ pub mod setter;
 pub mod sim;
 pub mod threads;
 pub mod timeout;
+pub mod value;
 
 pub use error::CoreError;

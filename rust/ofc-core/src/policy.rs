@@ -58,6 +58,9 @@ pub struct Policy {
     /// Share of the cards it will throw that it imagines too (0: one card a slot;
     /// 1: its whole future deal, a choice it will not really have all at once).
     pub extra: f64,
+    /// A board value learned from self-play ([`crate::value`]): when set, each street
+    /// it covers is played by the afterstate of highest value, not by imaginations.
+    pub value: Option<std::sync::Arc<crate::value::Scorer>>,
     /// Completion plans tried on each imagination (1..=3, in [`PLANS`] order; 4: the
     /// three and [`pair_the_top`]).
     pub plans: usize,
@@ -82,6 +85,7 @@ impl Policy {
             extra: 0.0,
             plans: 1,
             ahead: 0,
+            value: None,
         }
     }
 
@@ -106,6 +110,7 @@ impl Policy {
             extra: 1.0,
             plans: PLANS.len() + 1,
             ahead: 0,
+            value: None,
         }
     }
 
@@ -118,7 +123,12 @@ impl Policy {
 
     /// The policy the rollouts of `game` play with, at a table of `opponents` + 1 seats.
     pub fn for_game(game: &Game, opponents: usize) -> Policy {
-        Policy::new(&game.fantasy_values, opponents)
+        let mut p = Policy::new(&game.fantasy_values, opponents);
+        p.value = game
+            .value
+            .as_ref()
+            .map(|v| std::sync::Arc::new(v.scorer(&game.fantasy_values, opponents)));
+        p
     }
 
     /// Cards to imagine with `slots` empty after the street and `future` still to be dealt.
@@ -671,6 +681,21 @@ pub fn choose_street(
     fill: [u8; 3],
     street: &Street<'_>,
 ) -> (usize, Option<BoardEval>) {
+    // The learned value plays every street it covers.
+    let learned = policy.value.as_ref().and_then(|v| {
+        v.choose(
+            t,
+            rules,
+            board,
+            fill,
+            street.dealt,
+            street.cands,
+            street.known,
+        )
+    });
+    if let Some(chosen) = learned {
+        return chosen;
+    }
     let dreams = street.dreams();
     let ahead = policy.looks_ahead(street.future)
         && dreams
@@ -876,6 +901,9 @@ pub fn play_position(
     let mut policy = s.policy.clone();
     if let Some(n) = dreams {
         policy.dreams = n;
+        // A learned value looks n deals of the next street ahead instead.
+        policy.value =
+            (policy.value.as_ref()).map(|v| std::sync::Arc::new(v.looking_ahead(&game.streets, n)));
     }
     if let Some(n) = ahead {
         policy.ahead = n;

@@ -33,6 +33,8 @@ pub struct Game<'a> {
     pub streets: Vec<(usize, usize)>,
     /// Points a Fantasyland of `n` cards is worth, by `n` (0: no entry, worth 0).
     pub fantasy_values: Vec<f64>,
+    /// A learned board value the continuation policy plays by (None: imaginations).
+    pub value: Option<crate::value::Shared>,
 }
 
 /// Most Fantasyland sizes a value table holds (0..=31 cards).
@@ -446,6 +448,7 @@ pub(crate) mod tests {
             rules,
             streets: vec![(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)],
             fantasy_values,
+            value: None,
         }
     }
 

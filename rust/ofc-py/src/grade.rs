@@ -14,6 +14,7 @@ use rayon::prelude::*;
 
 use crate::errors::{ruleset_error, unplayable};
 use crate::rules::Rules;
+use crate::value::ValueFunction;
 
 /// A decision as Python hands it over: (key, street, seat in order of action, board,
 /// dealt, discards, dead, opponents as (seat, board, next street, Fantasyland cards),
@@ -164,6 +165,7 @@ fn game<'a>(
     rules: &'a Rules,
     streets: Vec<(usize, usize)>,
     values: &[f64],
+    value: Option<&ValueFunction>,
 ) -> PyResult<Game<'a>> {
     if let Some(why) = fantasy_values_problem(values) {
         return Err(ruleset_error(py, why));
@@ -172,11 +174,12 @@ fn game<'a>(
         rules: &rules.inner,
         streets,
         fantasy_values: values.to_vec(),
+        value: value.map(|v| v.inner.clone()),
     })
 }
 
 /// A rayon pool of `threads` threads, built once per size.
-fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
+pub(crate) fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
     static POOLS: Mutex<Option<HashMap<usize, Arc<rayon::ThreadPool>>>> = Mutex::new(None);
     let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
     let pools = pools.get_or_insert_with(HashMap::new);
@@ -197,7 +200,8 @@ fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
 /// a `StreetGrade`, or as the `UnplayablePosition` saying why it cannot be replayed.
 /// The grades depend only on each decision and its key, never on the threads or the chunk.
 #[pyfunction]
-#[pyo3(signature = (rules, streets, fantasy_values, decisions, budget, threads=None))]
+#[pyo3(signature = (rules, streets, fantasy_values, decisions, budget, threads=None, value=None))]
+#[allow(clippy::too_many_arguments)]
 fn grade_street_decisions<'py>(
     py: Python<'py>,
     rules: &Rules,
@@ -206,8 +210,9 @@ fn grade_street_decisions<'py>(
     decisions: Vec<DecisionTuple>,
     budget: usize,
     threads: Option<usize>,
+    value: Option<&ValueFunction>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    let g = game(py, rules, streets, fantasy_values.as_slice()?)?;
+    let g = game(py, rules, streets, fantasy_values.as_slice()?, value)?;
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
     let pool = threads.map(|n| pool(n.max(1))).transpose()?;
     let grade_all = || {
@@ -258,7 +263,7 @@ fn rollout_values<'py>(
     phase: u64,
     first: u64,
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray3<f64>>)> {
-    let g = game(py, rules, streets, fantasy_values.as_slice()?)?;
+    let g = game(py, rules, streets, fantasy_values.as_slice()?, None)?;
     let p = position(decision);
     let values = py.detach(|| {
         let s = Setup::new(&g, &p)?;
@@ -282,7 +287,9 @@ fn rollout_values<'py>(
 /// `ahead` streets to come (0: none; None: both as in the rollouts); the plays depend
 /// only on each decision and its key.
 #[pyfunction]
-#[pyo3(signature = (rules, streets, fantasy_values, decisions, dreams=None, threads=None, ahead=None))]
+#[pyo3(signature = (
+    rules, streets, fantasy_values, decisions, dreams=None, threads=None, ahead=None, value=None
+))]
 #[allow(clippy::too_many_arguments)]
 fn policy_plays<'py>(
     py: Python<'py>,
@@ -293,8 +300,9 @@ fn policy_plays<'py>(
     dreams: Option<usize>,
     threads: Option<usize>,
     ahead: Option<usize>,
+    value: Option<&ValueFunction>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    let g = game(py, rules, streets, fantasy_values.as_slice()?)?;
+    let g = game(py, rules, streets, fantasy_values.as_slice()?, value)?;
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
     let pool = threads.map(|n| pool(n.max(1))).transpose()?;
     let play_all = || {

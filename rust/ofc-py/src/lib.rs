@@ -14,6 +14,7 @@ mod rules;
 mod score;
 mod sim;
 mod tables;
+mod value;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -28,5 +29,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim::register(m)?;
     score::register(m)?;
     fantasy::register(m)?;
+    value::register(m)?;
     Ok(())
 }
