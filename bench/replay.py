@@ -79,8 +79,8 @@ def main() -> None:
         "--policy",
         choices=("imagination", "learned"),
         help="the continuation policy: the board value learned from self-play "
-        "(ofc_stats/grade/data/value-v1.json; the default of the policy alone) or imagined "
-        "completions (the grader's default)",
+        "(ofc_stats/grade/data/value-v1.json; the default) or imagined "
+        "completions",
     )
     parser.add_argument("--weights", type=Path, help="with --policy learned: another weights file")
     parser.add_argument(
@@ -118,7 +118,7 @@ def run(data: Path, args: argparse.Namespace) -> None:
         return room.worth(cards) if room else published_worth(ruleset, cards)
 
     learned = None
-    if args.policy == "learned" or (args.policy is None and args.advice == "policy"):
+    if args.policy != "imagination":
         learned = learned_value(args.weights) if args.weights else learned_value()
     args.policy = "imagination" if learned is None else "learned"
     seats, claimed_by_seat = [], defaultdict(float)

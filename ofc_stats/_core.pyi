@@ -13,10 +13,7 @@ import numpy.typing as npt
 from ofc_stats.errors import UnplayablePosition
 
 __version__: str
-# The grader abstains on this many streets from the first (race.rs).
-ABSTAIN_STREETS: int
 __all__ = [
-    "ABSTAIN_STREETS",
     "AppDecoder",
     "FpdbDecoder",
     "OpenDecoder",

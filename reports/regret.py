@@ -202,7 +202,6 @@ def build(scope: Scope) -> Report:
     report = Report("regret", "Regret: expected points lost per decision")
     frame = _grades(data)
     graded = frame[frame["status"].isin(["graded", "forced"])]
-    abstained = frame[frame["status"] == "abstained"]
     if graded.empty:
         report.notes.append(
             "No graded decisions for these hands yet: run `ofc-stats grade` to grade them."
@@ -276,14 +275,6 @@ def build(scope: Scope) -> Report:
         )
         for key in ("by_street", "by_decision", "loss_parts"):
             report.captions[key] = f"per 100 hands: {over}, a hand with no such loss counting 0"
-    if len(abstained):
-        streets_off = " and ".join(str(int(n) + 1) for n in sorted(abstained["street"].unique()))
-        report.notes.append(
-            f"Not graded: {plural(len(abstained), 'decision')} on streets {streets_off}. "
-            "Replayed on players' own cards, the grader's advice there lost points (its "
-            "rollouts cannot yet judge an early Fantasyland chase), so it gives none and "
-            "charges no loss; see docs/grading.md."
-        )
     worst = graded.sort_values("loss", ascending=False).head(MISTAKES)
     worst = worst.assign(street=worst["street"] + 1)
     report.tables["biggest_mistakes"] = worst[

@@ -144,11 +144,9 @@ def test_killing_an_open_flush_draw_costs_points() -> None:
     diff = values[0] - values[1]
     gap, se = diff.mean(), diff.std(ddof=1) / np.sqrt(len(diff))
     assert 1.0 < gap < 12.0 and gap > 3 * se
-    # But this is the second street, where the grader abstains (race.rs ABSTAIN_STREETS: its
-    # early advice lost on the replay): the play made is the best, and costs nothing.
     graded = grade(flush(KILL), 64, [3])
-    assert graded.best == graded.chosen and graded.loss == 0.0
-    assert graded.ev[graded.chosen] == graded.ev[graded.best]
+    assert graded.loss > 2 * graded.loss_se
+    assert 1.0 < graded.loss < 12.0
     assert (graded.ev[~np.isnan(graded.ev)] <= graded.ev[graded.best]).all()
 
 

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from ofc_stats.cli import main
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.grade.position import read_positions
-from ofc_stats.grade.run import ABSTAINED, GradeOptions, GradeSummary, grade_dataset
+from ofc_stats.grade.run import GradeOptions, GradeSummary, grade_dataset
 from ofc_stats.sim.rooms import simulate
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.rows import with_hand_keys
@@ -60,7 +60,7 @@ def test_every_street_of_every_seat_is_graded(small: Path) -> None:
         normal = db.sql("SELECT count(*) FROM seats WHERE NOT in_fantasy").fetchall()[0][0]
     streets = frame[frame["kind"] == "street"]
     assert len(streets) == normal * 5  # Pineapple: five streets a hand
-    assert set(streets["status"]) <= {"graded", "forced", "abstained"}
+    assert set(streets["status"]) <= {"graded", "forced"}
     first = streets[streets["street"] == 0]
     assert (first["candidates"] == 232).all()
     assert (streets[streets["street"] > 0]["candidates"] <= 27).all()
@@ -78,20 +78,6 @@ def test_loss_is_never_below_zero_beyond_its_se(small: Path) -> None:
     charged = streets["loss"] > 0
     assert (gap[charged] - streets["loss"][charged]).abs().max() < 1e-9
     assert (gap[~charged] <= 2 * streets["loss_se"][~charged] + 1e-9).all()
-
-
-def test_the_grader_abstains_on_the_first_two_streets(small: Path) -> None:
-    # Pineapple's streets 1 and 2 (three or more streets still to play): the advice is the
-    # play made and nothing is charged; later streets do advise otherwise.
-    frame = grades(small)
-    streets = frame[frame["kind"] == "street"]
-    early = streets[streets["street"] <= 1]
-    assert (early["best_play"] == early["chosen_play"]).all() and (early["loss"] == 0).all()
-    # ... and says so: abstained (or forced), never "graded" with a loss of 0.
-    assert set(early["status"]) <= {"abstained", "forced"} and "abstained" in set(early["status"])
-    late = streets[streets["street"] >= 2]
-    assert "abstained" not in set(late["status"])
-    assert (late["best_play"] != late["chosen_play"]).any()
 
 
 def test_no_candidate_is_valued_above_the_best(small: Path) -> None:
@@ -201,25 +187,21 @@ def test_grade_prints_the_regret_reports_measure_over_the_same_hands(
 
 def test_the_grade_summary_keeps_streets_and_sets_apart() -> None:
     """Seat a lost 1.0 + 0.5 on its streets, b 2.0: 350 / 2 = 175 per 100 hands; one
-    Fantasyland set lost 0.3 (another had no result and counts nowhere).  Seat c's one
-    decision is abstained: it counts in no rate (not as a hand with 0 lost) and is named."""
+    Fantasyland set lost 0.3 (another had no result and counts nowhere)."""
     grades = pa.table(
         {
-            "hand_key": ["h1", "h1", "h2", "h3", "h4", "h5"],
-            "seat": [0, 0, 1, 0, 0, 2],
-            "kind": ["street", "street", "street", "fantasy", "fantasy", "street"],
-            "status": ["graded", "graded", "graded", "graded", "no results", "abstained"],
-            "loss": [1.0, 0.5, 2.0, 0.3, None, 0.0],
+            "hand_key": ["h1", "h1", "h2", "h3", "h4"],
+            "seat": [0, 0, 1, 0, 0],
+            "kind": ["street", "street", "street", "fantasy", "fantasy"],
+            "loss": [1.0, 0.5, 2.0, 0.3, None],
         }
     )
-    summary = GradeSummary(decisions=4, fantasy_sets=2)
+    summary = GradeSummary(decisions=3, fantasy_sets=2)
     summary.count(grades)
-    lines = summary.lines()
-    assert lines[1] == (
+    assert summary.lines()[1] == (
         "  expected points lost: 175 per 100 hands on the street decisions, over 2 graded "
         "hands; 0.30 per Fantasyland set, over 1 set"
     )
-    assert lines[2] == f"  not graded ({ABSTAINED}): 1"
 
 
 def test_the_share_of_optimal_sets_reads_as_a_percentage() -> None:
@@ -249,10 +231,8 @@ def test_the_regret_report(small: Path) -> None:
     with open_dataset(small) as db:
         report = regret.build(prepare(db, Filters(player=player)))
     assert {"by_street", "by_decision", "biggest_mistakes", "loss_parts"} <= set(report.tables)
-    # Streets 1 and 2 are abstained: no row claims they lost nothing, a note says why.
-    assert list(report.tables["by_street"]["street_name"]) == ["street 3", "street 4", "street 5"]
-    assert report.notes[-2].endswith("against the best legal play.")
-    assert report.notes[-1].startswith("Not graded: ") and "on streets 1 and 2." in report.notes[-1]
+    assert len(report.tables["by_street"]) == 5
+    assert report.notes[-1].endswith("against the best legal play.")
     mistakes = report.tables["biggest_mistakes"]
     assert mistakes["loss"].is_monotonic_decreasing
     # every mistake links to its hand in the replayer
@@ -295,11 +275,9 @@ def test_weaker_styles_lose_more_per_hand(tmp_path: Path) -> None:
     worse = per_seat[per_seat["style"].isin(["weak", "chaser"])]["loss"].mean()
     better = per_seat[per_seat["style"].isin(["careful", "strong"])]["loss"].mean()
     assert worse > better
-    # The chaser's leaks are mostly on the first two streets (a pair chased on the top),
-    # where the grader abstains (race.rs ABSTAIN_STREETS): it is charged more than the
-    # strong style, not necessarily more than the careful one.
-    for bad, good in (("weak", "careful"), ("weak", "strong"), ("chaser", "strong")):
-        assert by_style[bad] > by_style[good], by_style.to_dict()
+    for bad in ("weak", "chaser"):
+        for good in ("careful", "strong"):
+            assert by_style[bad] > by_style[good], by_style.to_dict()
 
 
 def test_a_decision_sees_nothing_of_the_future(small: Path) -> None:

@@ -56,11 +56,6 @@ class Graded:
         return len(self.candidates) == 1
 
 
-# The grader gives no advice on this many streets from the first (the core's race.rs says
-# why: its advice there lost points when replayed on the players' own cards).
-ABSTAIN_STREETS: int = _core.ABSTAIN_STREETS
-
-
 def decision_seed(seed: int, hand_key: str, seat: int, street: int) -> list[int]:
     """One random key per decision: the grades never depend on batching or threads."""
     return [seed, zlib.crc32(hand_key.encode("utf-8")), seat, street]
@@ -89,12 +84,12 @@ def grade_many(
     keys: Sequence[Sequence[int]],
     threads: int | None = None,
     fantasy: Callable[[Ruleset], npt.NDArray[np.float64]] | None = None,
-    value: _core.ValueFunction | Literal["learned"] | None = None,
+    value: _core.ValueFunction | Literal["learned"] | None = "learned",
 ) -> list[Graded | UnplayablePosition]:
     """Race every decision with at most ``budget`` rollouts a candidate, on ``threads``
     threads (None: every core), valuing a Fantasyland by ``fantasy(ruleset)`` (by cards
     dealt; None: the published figures), the boards played on by a learned board
-    ``value`` ("learned": the versioned weights; default None: the imagination policy); a position
+    ``value`` (default "learned": the versioned weights; None: the imagination policy); a position
     that cannot be replayed comes back as the :class:`UnplayablePosition` saying why.
     Decision i draws from ``keys[i]`` only.  Fantasyland values that are not finite
     points >= 0 raise :class:`RulesetError`.

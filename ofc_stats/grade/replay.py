@@ -63,12 +63,12 @@ def grader_advice(
     seed: int = 0,
     threads: int | None = None,
     fantasy_worth: FantasyWorth | None = None,
-    value: _core.ValueFunction | Literal["learned"] | None = None,
+    value: _core.ValueFunction | Literal["learned"] | None = "learned",
 ) -> Advice:
     """The grader's best play at every decision (a position it cannot replay: the room's
     auto-placement, which the replay then counts as the advice), its rollouts valuing a
     Fantasyland by ``fantasy_worth`` (default: the published figures) and played on by a
-    learned board ``value`` ("learned": the versioned weights; default None: imaginations)."""
+    learned board ``value`` (default "learned": the versioned weights; None: imaginations)."""
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
         keys = [decision_seed(seed, d.hand_key, d.seat, d.street) for d in decisions]

@@ -32,7 +32,6 @@ from ofc_stats.grade.position import (
     Positions,
     read_positions,
 )
-from ofc_stats.grade.race import ABSTAIN_STREETS
 from ofc_stats.grade.tasks import (
     GradeOptions,
     GradeRows,
@@ -50,10 +49,6 @@ from ofc_stats.wording import plural
 GRADER_KEY = b"ofc_stats.grader"
 CHUNK_HANDS = 64  # hands per call to the core: enough decisions to keep every thread busy
 FANTASY_CHUNK = 32  # Fantasyland sets per task
-
-
-# What ``grade`` prints for the decisions it gives no advice on (race.ABSTAIN_STREETS).
-ABSTAINED = f"no advice on streets 1-{ABSTAIN_STREETS}, where the replay found it lost"
 
 
 @dataclass
@@ -74,10 +69,7 @@ class GradeSummary:
 
     def count(self, grades: pa.Table) -> None:
         """Add one batch's losses: street decisions by seat, Fantasyland sets by set."""
-        abstained = pc.equal(grades["status"], "abstained")
-        if held := int(pc.sum(abstained).as_py() or 0):
-            self.skipped[ABSTAINED] += held
-        scored = grades.filter(pc.and_(pc.is_valid(grades["loss"]), pc.invert(abstained)))
+        scored = grades.filter(pc.is_valid(grades["loss"]))
         streets = scored.filter(pc.equal(scored["kind"], "street"))
         sets = scored.filter(pc.equal(scored["kind"], "fantasy"))
         self.loss += float(pc.sum(streets["loss"]).as_py() or 0.0)

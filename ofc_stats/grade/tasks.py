@@ -25,7 +25,7 @@ from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.fantasy import RoomTables, grade_set, room_tables
 from ofc_stats.grade.mistakes import mistake_name
 from ofc_stats.grade.position import Decision, FantasyDeal
-from ofc_stats.grade.race import ABSTAIN_STREETS, Graded, decision_seed, grade_many
+from ofc_stats.grade.race import Graded, decision_seed, grade_many
 from ofc_stats.grade.rollout import PARTS, fantasy_values
 from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 
@@ -34,9 +34,11 @@ from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 # 3: a loss charged only beyond 2 SE of fresh rollouts; candidates valued by their gap to
 #    the best; a foul's cost under fouls; no screen before the last street; named mistakes.
 # 4: the rollouts value a Fantasyland by the room's own values (grade.fantasy.room_values),
-#    as the replay does, not by the published figures; the grader abstains on the first two
-#    streets (race.rs ABSTAIN_STREETS: its advice there lost on the replay).
-GRADER_VERSION = 4
+#    as the replay does, not by the published figures.
+# 5: the rollouts are played on by the board value learned from self-play (grade/train.py,
+#    data/value-v1.json) instead of imagined completions: its advice on the first two
+#    streets no longer loses on the replay, so every street is graded again.
+GRADER_VERSION = 5
 
 
 @dataclass(frozen=True)
@@ -95,14 +97,6 @@ def _main_part(parts: dict[str, float], loss: float) -> str:
     return max(PARTS, key=lambda name: parts[name])
 
 
-def street_status(street: int, graded: Graded) -> str:
-    """``forced`` (one legal play), ``abstained`` (a street the grader gives no advice
-    on, :data:`ABSTAIN_STREETS`: the play made stands, no loss is charged) or ``graded``."""
-    if graded.forced:
-        return "forced"
-    return "abstained" if street < ABSTAIN_STREETS else "graded"
-
-
 class GradeRows:
     """The two tables, filled decision by decision: ``grades`` as column lists, each
     decision's candidates as arrays (a first street has 232) joined at the end."""
@@ -126,7 +120,7 @@ class GradeRows:
             street=decision.street,
             kind="street",
             decision=_main_part(graded.parts, graded.loss),
-            status=street_status(decision.street, graded),
+            status="forced" if graded.forced else "graded",
             candidates=len(graded.candidates),
             rollouts=int(graded.rollouts[chosen]),
             dealt=list(dealt),

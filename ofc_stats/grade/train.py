@@ -22,6 +22,7 @@ for the rollouts (``grade_many(value=...)``) and the replay
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -76,8 +77,10 @@ def train(training: Training, threads: int | None = None) -> _core.ValueFunction
 
 
 @lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=4)
 def learned_value(path: Path = WEIGHTS) -> _core.ValueFunction:
-    """The versioned weights (:data:`WEIGHTS`), or another file of them."""
+    """The versioned weights (:data:`WEIGHTS`), or another file of them; read once a
+    process (the grader asks for them every chunk of hands)."""
     return _core.ValueFunction(path.read_text())
 
 

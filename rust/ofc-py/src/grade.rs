@@ -7,7 +7,7 @@ use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1};
 use ofc_core::cards::format_card;
 use ofc_core::policy::play_position;
-use ofc_core::race::{grade_positions, Graded, ABSTAIN_STREETS};
+use ofc_core::race::{grade_positions, Graded};
 use ofc_core::rollout::{fantasy_values_problem, Game, Opponent, Position, Setup, PARTS};
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -328,8 +328,6 @@ fn policy_plays<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    // The streets (from the first) on which the grader gives no advice.
-    m.add("ABSTAIN_STREETS", ABSTAIN_STREETS)?;
     m.add_function(wrap_pyfunction!(policy_plays, m)?)?;
     m.add_class::<StreetGrade>()?;
     m.add_function(wrap_pyfunction!(grade_street_decisions, m)?)?;
