@@ -12,7 +12,7 @@ import gc
 import hashlib
 import io
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -74,6 +74,23 @@ def _clip(text: str) -> str:
     return text[:MAX_RAW_TEXT] + f"... [{len(text) - MAX_RAW_TEXT} more characters not kept]"
 
 
+@dataclass
+class Pending:
+    """What the next batch commits: hands as records or as tables, refusals, ledger rows, and
+    the stored hands a newer copy replaces."""
+
+    hands: list[HandRecord] = field(default_factory=list)
+    fingerprints: list[str] = field(default_factory=list)  # one a record hand
+    columns: list[ColumnarHands] = field(default_factory=list)
+    count: int = 0  # hands, records and tables together
+    quarantine: list[Quarantined] = field(default_factory=list)
+    files: list[dict[str, object]] = field(default_factory=list)
+    replacing: dict[str, set[str]] = field(default_factory=dict)  # batch -> hands to drop
+
+    def empty(self) -> bool:
+        return not (self.hands or self.columns or self.quarantine or self.files or self.replacing)
+
+
 class Importer:
     """One import run into one dataset, under its lock."""
 
@@ -103,13 +120,7 @@ class Importer:
         self.superseded = Superseded(dataset, self.ledger.paths)  # stale refusals
         self.cut_final = False  # this file left cut records and has not changed since
         self.file_quarantine: list[Quarantined] = []  # this file's, checked when it is done
-        self.pending_hands: list[HandRecord] = []
-        self.pending_fingerprints: list[str] = []
-        self.pending_columns: list[ColumnarHands] = []
-        self.pending_count = 0
-        self.pending_quarantine: list[Quarantined] = []
-        self.pending_files: list[dict[str, object]] = []
-        self.replacing: dict[str, set[str]] = {}  # batch -> incomplete hands to drop from it
+        self.pending = Pending()  # the next batch
         self._rulesets: dict[str, Ruleset] = {}
 
     def run(self, paths: Iterable[str | Path]) -> ImportSummary:
@@ -204,9 +215,9 @@ class Importer:
 
     def _file_done(self, file: FileSummary) -> None:
         """Later files dedupe their quarantine against this one's; itself, never."""
-        self.pending_quarantine += self.known_quarantine.new(self.file_quarantine)
+        self.pending.quarantine += self.known_quarantine.new(self.file_quarantine)
         self.file_quarantine = []
-        if len(self.pending_quarantine) >= self.batch_hands:
+        if len(self.pending.quarantine) >= self.batch_hands:
             self.flush()
 
     def _consume(
@@ -311,10 +322,10 @@ class Importer:
         self.known_now[item.hand_key] = Known(fingerprint, complete, None)
         self.known.add_one(hash_of_key, item.hand_key, fingerprint, complete)
         file.stored += 1
-        self.pending_hands.append(item)
-        self.pending_fingerprints.append(fingerprint)
-        self.pending_count += 1
-        if self.pending_count >= self.batch_hands:
+        self.pending.hands.append(item)
+        self.pending.fingerprints.append(fingerprint)
+        self.pending.count += 1
+        if self.pending.count >= self.batch_hands:
             self.flush()
 
     def _growth(self, item: HandRecord, known: Known) -> str:
@@ -323,7 +334,7 @@ class Importer:
         found = growth(item, known.complete, lambda: self._stored_seats(key, known))
         if found == "newer":
             assert known.batch is not None
-            self.replacing.setdefault(known.batch, set()).add(key)
+            self.pending.replacing.setdefault(known.batch, set()).add(key)
         return found
 
     def _stored_seats(self, key: str, known: Known) -> list[dict[str, object]] | None:
@@ -350,15 +361,15 @@ class Importer:
         file.hands_seen += len(decision.kept) + decision.duplicates
         file.duplicates += decision.duplicates
         file.stored += len(decision.kept)
-        room = lambda: self.batch_hands - self.pending_count  # noqa: E731 - asked per slice
+        room = lambda: self.batch_hands - self.pending.count  # noqa: E731 - asked per slice
         for part in chunks.slices(chunk, decision, self.known, room):
-            self.pending_columns.append(part)
-            self.pending_count += part.hands.num_rows
-            if self.pending_count >= self.batch_hands:
+            self.pending.columns.append(part)
+            self.pending.count += part.hands.num_rows
+            if self.pending.count >= self.batch_hands:
                 self.flush()
         if decision.reparse:
             self._reparse(chunk.hands, decision.reparse, file, parser)
-        if self.pending_count >= self.batch_hands:
+        if self.pending.count >= self.batch_hands:
             self.flush()
 
     def _reparse(self, hands: pa.Table, rows: list[int], file: FileSummary, parser: Parser) -> None:
@@ -426,40 +437,35 @@ class Importer:
             row = self.ledger.finish_cut(source.name, digest, row, file.quarantined)
         else:
             self.ledger.add(source.name, digest)
-        self.pending_files.append(row)
-        if len(self.pending_files) >= 1000:
+        self.pending.files.append(row)
+        if len(self.pending.files) >= 1000:
             self.flush()
 
     def flush(self) -> None:
         """Commit what is pending as one atomic batch (with the replaced hands' removal)."""
-        if not (
-            self.pending_hands
-            or self.pending_columns
-            or self.pending_quarantine
-            or self.pending_files
-            or self.replacing
-        ):
+        pending = self.pending
+        if pending.empty():
             return
         batch = self.dataset.new_batch_id()
-        tables = hands_table(self.pending_hands, batch, self.pending_fingerprints)
+        tables = hands_table(pending.hands, batch, pending.fingerprints)
         seats, placements = [tables["seats"]], [tables["placements"]]
-        if self.pending_columns:
+        if pending.columns:
             hands = [tables["hands"]]
-            for chunk in self.pending_columns:
+            for chunk in pending.columns:
                 column = pa.repeat(pa.scalar(batch, pa.string()), chunk.hands.num_rows)
                 index = chunk.hands.schema.get_field_index("batch")
                 hands.append(chunk.hands.set_column(index, "batch", column))
             tables["hands"] = pa.concat_tables(hands)
-            seats += [c.seats for c in self.pending_columns]
-            placements += [c.placements for c in self.pending_columns]
+            seats += [c.seats for c in pending.columns]
+            placements += [c.placements for c in pending.columns]
         # placements are stored keyed by hand_id (the parts' keys may be dictionary arrays)
         tables = with_hand_ids(tables, next_hand_id(self.dataset), seats, placements)
-        tables["quarantine"] = quarantine_table(self.pending_quarantine, batch)
+        tables["quarantine"] = quarantine_table(pending.quarantine, batch)
         now = datetime.now(UTC).replace(tzinfo=None)
-        rows = [{**f, "imported_at": now, "batch": batch} for f in self.pending_files]
+        rows = [{**f, "imported_at": now, "batch": batch} for f in pending.files]
         tables["files"] = pa.Table.from_pylist(rows, schema=FILES)
         rewrites = {
-            old: self.dataset.without_hands(old, keys) for old, keys in self.replacing.items()
+            old: self.dataset.without_hands(old, keys) for old, keys in pending.replacing.items()
         }
         for old, parts in self.superseded.rewrites(tables["hands"]).items():
             rewrites[old] = {**rewrites.get(old, {}), **parts}
@@ -471,9 +477,7 @@ class Importer:
         for known in self.known_now.values():
             if known.batch is None:
                 known.batch = batch
-        self.pending_hands, self.pending_quarantine, self.pending_files = [], [], []
-        self.pending_columns, self.pending_count, self.replacing = [], 0, {}
-        self.pending_fingerprints = []
+        self.pending = Pending()
         gc.collect(1)  # the batch's garbage, young objects only (the GC is off in a run)
 
 
