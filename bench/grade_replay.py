@@ -27,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from record import record  # noqa: E402
+
 import ofc_stats  # noqa: E402
 from ofc_stats.grade.replay import by_first_deviation, realised  # noqa: E402
 from ofc_stats.grade.replay_store import replay_dataset  # noqa: E402
@@ -35,6 +37,7 @@ from ofc_stats.store.importer import import_paths  # noqa: E402
 from ofc_stats.store.recompute import recompute  # noqa: E402
 
 GOAL_DECISIONS, GOAL_GRADE, GOAL_REPLAY = 50_000, 120.0, 300.0
+GOAL_GAIN = 1.5  # issue 26: the advice wins this much a seat-hand over the players
 
 
 def timed(run):  # type: ignore[no-untyped-def]
@@ -83,6 +86,17 @@ def main() -> None:
             f"run's wall clock; goal {goal:.0f} s: {verdict}"
         )
         figures[name] = {"cpu": cpu, "wall": wall, "projected_free": free, "projected_wall": seen}
+        record(
+            "grade_replay",
+            f"{name}: one player's 50,000 decisions on {args.workers} free cores",
+            figure=free,
+            unit="s",
+            reference=goal,
+            reference_name="the goal",
+            goal=f"≤ {goal:.0f} s",
+            met=free <= goal,
+            note=f"{cpu:.1f} CPU s for {decisions:,} decisions; load average {load:.1f}",
+        )
     gain = realised(rows["gain"].tolist())
     claimed = realised(rows["claimed"].dropna().tolist())
     short = realised((rows["gain"] - rows["claimed"]).dropna().tolist())
@@ -98,6 +112,24 @@ def main() -> None:
     print(
         f"  advice: fouls {rows['bot_fouled'].mean():.1%}, Fantasyland entries "
         f"{(rows['bot_fantasy_cards'] > 0).mean():.1%}"
+    )
+    record(
+        "grade_replay",
+        "advice's realised gain over the players, a seat-hand",
+        figure=gain.mean,
+        unit="points",
+        goal=f"≥ +{GOAL_GAIN}",
+        met=gain.mean >= GOAL_GAIN,
+        note=f"± {gain.se:.2f} (SE) over {gain.seats:,} real seats; claimed {claimed}",
+    )
+    record(
+        "grade_replay",
+        "realised minus claimed, a seat-hand",
+        figure=short.mean,
+        unit="points",
+        goal="≥ −2 SE",
+        met=short.mean >= -2 * short.se,
+        note=f"± {short.se:.2f} (SE)",
     )
     figures.update(
         realised=vars(gain),
