@@ -120,6 +120,20 @@ def test_the_grades_take_the_rooms_fantasyland_values_and_say_so(small: Path) ->
     assert set(values) == {"pineapple"}
 
 
+def test_the_grades_name_the_weights_their_rollouts_played_by(small: Path) -> None:
+    """A retrained value file is another grader: its digest is in the stamp, so grades
+    made with other weights are not taken as up to date."""
+    import hashlib
+    import json
+
+    from ofc_stats.grade.train import WEIGHTS
+
+    stamp = pq.read_schema(Dataset(small).files("grades")[0]).metadata
+    assert stamp is not None
+    digest = hashlib.sha256(WEIGHTS.read_bytes()).hexdigest()[:16]
+    assert json.loads(stamp[b"ofc_stats.grader"])["value"] == digest
+
+
 def test_one_player_then_another_keeps_both(small: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy"
     shutil.copytree(small, copy)

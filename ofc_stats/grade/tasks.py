@@ -27,6 +27,7 @@ from ofc_stats.grade.mistakes import mistake_name
 from ofc_stats.grade.position import Decision, FantasyDeal
 from ofc_stats.grade.race import Graded, decision_seed, grade_many
 from ofc_stats.grade.rollout import PARTS, fantasy_values
+from ofc_stats.grade.train import weights_id
 from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 
 # Bump when the policy or the values change: stored grades are redone.
@@ -68,6 +69,7 @@ class GradeOptions:
             "engine": ENGINE_VERSION,
             "rollouts": self.rollouts,
             "seed": self.seed,
+            "value": weights_id(),  # the learned board value the rollouts play by
         }
         if self.fantasy is not None:
             out["fantasy_values"] = {name: list(values) for name, values in self.fantasy}

@@ -22,7 +22,7 @@ for the rollouts (``grade_many(value=...)``) and the replay
 from __future__ import annotations
 
 import argparse
-import functools
+import hashlib
 import sys
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -77,7 +77,13 @@ def train(training: Training, threads: int | None = None) -> _core.ValueFunction
 
 
 @lru_cache(maxsize=4)
-@functools.lru_cache(maxsize=4)
+def weights_id(path: Path = WEIGHTS) -> str:
+    """The weights file's SHA-256 (16 hex digits), in the grades' stamp: grades made with
+    other weights (a retrained file) are graded again."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=4)
 def learned_value(path: Path = WEIGHTS) -> _core.ValueFunction:
     """The versioned weights (:data:`WEIGHTS`), or another file of them; read once a
     process (the grader asks for them every chunk of hands)."""
