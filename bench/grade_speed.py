@@ -10,9 +10,11 @@ the learned value, against one imagination and one plan), and it cannot be
 told to play the old one.  So this script measures, on the 40 real hands'
 street decisions (``bench/reference_grader.sample``), in one run:
 
-* the pre-core grader (``--reference``, NumPy, one process): CPU seconds and the
-  candidate-rollouts it played (its ``grade_candidates`` rollouts), so CPU
-  microseconds a rollout of the first policy in NumPy;
+* the pre-core checkout's rollouts alone (``--reference``, NumPy
+  ``simulate_many`` batched by shape as its grader ran them): CPU microseconds
+  a rollout of the first policy for every legal candidate, 32 each -- the
+  like-for-like reference; and its whole grader (race, screens, Python) over
+  the rollouts its race counted, for scale;
 * the core (``rust/ofc-core/examples/rollout_cost.rs``, one thread): CPU
   microseconds a rollout of every legal candidate of the same decisions under
   the first policy (``Policy::classic``), today's imagination policy and
@@ -43,8 +45,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import reference_grader  # noqa: E402
+from child import run_child  # noqa: E402
 from record import record  # noqa: E402
-from reference_grader import previous_grader, sample  # noqa: E402
+from reference_grader import SAMPLES, previous_grader, sample  # noqa: E402
 
 from ofc_stats.grade.race import decision_seed  # noqa: E402
 from ofc_stats.grade.rollout import core_decision, fantasy_values, streets  # noqa: E402
@@ -52,6 +55,62 @@ from ofc_stats.grade.tasks import GradeOptions, grade_chunk  # noqa: E402
 from ofc_stats.grade.train import WEIGHTS  # noqa: E402
 
 GOAL_CPU, GOAL_THREADS = 8.0, 1.8
+
+# The pre-core checkout's own rollouts alone (no race, no screen): every legal
+# candidate of the same decisions, ROLLOUTS common rollouts each, batched by shape
+# as its grader ran them in lockstep (``simulate_many``); CPU seconds, median of REPEAT.
+ROLLOUTS_CHILD = """
+import json, sys, tempfile, time
+from pathlib import Path
+import numpy as np
+import pyarrow.parquet as pq
+from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.grade.position import HAND_COLUMNS, PLACEMENT_COLUMNS, SEAT_COLUMNS, read_positions
+from ofc_stats.grade.rollout import setup, shape, simulate_many
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.importer import import_paths
+
+samples, keys_file, rollouts, repeat = sys.argv[1:5]
+wanted = set(json.loads(Path(keys_file).read_text()))
+with tempfile.TemporaryDirectory() as tmp:
+    data = Path(tmp) / "data"
+    import_paths([Path(samples)], data)
+    dataset = Dataset(data)
+    batch = dataset.batches()[0]
+    positions = read_positions(
+        pq.read_table(dataset.batch_file("hands", batch), columns=HAND_COLUMNS),
+        pq.read_table(dataset.batch_file("seats", batch), columns=SEAT_COLUMNS),
+        pq.read_table(dataset.batch_file("placements", batch), columns=PLACEMENT_COLUMNS),
+        get_ruleset,
+    )
+plans = [setup(d) for d in positions.decisions if d.hand_key in wanted]
+groups = {}
+for p in plans:
+    groups.setdefault(shape(p), []).append(p)
+cpu, played = [], 0
+for _ in range(int(repeat)):
+    played = 0
+    start = time.process_time()
+    for members in groups.values():
+        rngs = [np.random.default_rng(i) for i in range(len(members))]
+        outs = simulate_many(members, [p.legal for p in members], int(rollouts), rngs)
+        played += sum(o.total.size for o in outs)
+    cpu.append(time.process_time() - start)
+print(json.dumps({"decisions": len(plans), "cpu": sorted(cpu)[len(cpu) // 2], "rollouts": played}))
+"""
+
+
+def pre_core_rollouts(decisions: list, reference: Path, rollouts: int, repeat: int) -> dict:  # type: ignore[type-arg]
+    """The pre-core checkout's NumPy rollouts of every legal candidate (see ROLLOUTS_CHILD)."""
+    keys = sorted({d.hand_key for d in decisions})
+    with tempfile.TemporaryDirectory() as tmp:
+        keys_file = Path(tmp) / "keys.json"
+        keys_file.write_text(json.dumps(keys))
+        env = {**os.environ, "PYTHONPATH": str(reference)}
+        return run_child(
+            ROLLOUTS_CHILD, str(SAMPLES), str(keys_file), str(rollouts), str(repeat),
+            env=env, cwd=reference,
+        )  # fmt: skip
 
 
 def rollout_cost(decisions: list, options: GradeOptions, rollouts: int, repeat: int) -> dict:  # type: ignore[type-arg]
@@ -96,6 +155,8 @@ def main() -> None:
     ref_rollouts = int(sum(old["grade_candidates"].column("rollouts").to_pylist()))
     ref_us = ref_cpu / ref_rollouts * 1e6
 
+    pure = pre_core_rollouts(decisions, args.reference, args.rollouts, args.repeat)
+    pure_us = pure["cpu"] / pure["rollouts"] * 1e6
     core = rollout_cost(decisions, options, args.rollouts, args.repeat)
     us = {name: f["cpu"] / f["rollouts"] * 1e6 for name, f in core.items()}
 
@@ -115,8 +176,12 @@ def main() -> None:
     today_us = med[1][0] / rolled * 1e6
 
     print(f"pre-core grader ({args.reference}), first policy in NumPy: {ref_us:8.1f} CPU-us a "
-          f"rollout ({ref_rollouts:,} candidate-rollouts in {ref_cpu:.2f} CPU s; "
-          f"{count / ref_cpu:.1f} decisions per CPU-second)")  # fmt: skip
+          f"rollout counted by its race ({ref_rollouts:,} candidate-rollouts in {ref_cpu:.2f} "
+          f"CPU s, its screens and Python included; {count / ref_cpu:.1f} decisions per "
+          f"CPU-second)")  # fmt: skip
+    print(f"pre-core rollouts alone (simulate_many, every legal candidate): {pure_us:8.2f} "
+          f"CPU-us a rollout ({pure['rollouts']:,} candidate-rollouts of "
+          f"{pure['decisions']} decisions)")  # fmt: skip
     for name, label in (
         ("classic", "first policy (Policy::classic)"),
         ("imagination", "imagination policy (no learned value)"),
@@ -124,25 +189,27 @@ def main() -> None:
     ):
         print(f"core, {label}: {us[name]:8.2f} CPU-us a rollout "
               f"({core[name]['rollouts']:,} candidate-rollouts, {args.rollouts} a candidate); "
-              f"pre-core/core {ref_us / us[name]:.1f}x")  # fmt: skip
+              f"pre-core rollouts alone / core {pure_us / us[name]:.1f}x")  # fmt: skip
     print(f"today's grader (grade_chunk, 1 thread): {count / med[1][0]:.1f} decisions per "
           f"CPU-second, {today_us:.2f} CPU-us a rollout ({rolled:,} candidate-rollouts); "
           f"against the pre-core grader {ref_cpu / med[1][0]:.2f}x in decisions")  # fmt: skip
     print(f"2 threads against 1, wall: {med[1][1] / med[2][1]:.2f}x ({med[1][1]:.2f} s against "
           f"{med[2][1]:.2f} s; goal {GOAL_THREADS}x); load average {min(loads):.1f}-"
           f"{max(loads):.1f} on {os.cpu_count()} cores during the runs")  # fmt: skip
-    like = ref_us / us["classic"]
+    like = pure_us / us["classic"]
     record(
         "grade_speed",
         "rollout CPU-us, first policy: core against pre-core",
         figure=us["classic"],
         unit="CPU-us/rollout",
-        reference=ref_us,
-        reference_name=f"the pre-core grader at {args.reference} (NumPy)",
+        reference=pure_us,
+        reference_name=f"the pre-core rollouts (simulate_many) at {args.reference}",
         ratio=like,
         goal=f"≥ {GOAL_CPU:.0f}× (like for like)",
         met=like >= GOAL_CPU,
-        note=f"{count} decisions of {args.hands} real hands, {args.rollouts} rollouts a candidate",
+        note=f"{count} decisions of {args.hands} real hands, every legal candidate, "
+        f"{args.rollouts} rollouts each; the pre-core grader as a whole: {ref_us:.1f} "
+        f"CPU-us a rollout its race counted",
     )
     record(
         "grade_speed",
