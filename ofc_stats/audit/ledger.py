@@ -38,7 +38,7 @@ from ofc_stats.errors import DatasetError
 from ofc_stats.payouts.settle import kind_text
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.files import fsync_dir, write_parquet
-from ofc_stats.store.schema import LEDGER_KEY, LEDGER_SEATS, LEDGER_TABLES
+from ofc_stats.store.schema import LEDGER_FILE, LEDGER_KEY, LEDGER_SEATS, LEDGER_TABLES
 from ofc_stats.store.views import OfcData, ledger_of, owed_text
 from ofc_stats.wording import plural
 
@@ -183,7 +183,7 @@ def store_ledger(data: OfcData, table: pa.Table) -> bool:
             stamped = table.replace_schema_metadata({LEDGER_KEY: json.dumps(_stamp(dataset))})
             staged = dataset.root / ".tmp" / f"{TABLE}.parquet"
             write_parquet(stamped, staged)
-            os.replace(staged, folder / "priced.parquet")
+            os.replace(staged, folder / LEDGER_FILE)
             fsync_dir(folder)
     except (DatasetError, OSError):
         data.reload_ledger(table)

@@ -252,6 +252,7 @@ LEDGER_SEATS = pa.schema(
 )
 LEDGER_KEY = b"ofc_stats.ledger"  # Parquet metadata: the batches and rules it was priced from
 LEDGER_TABLES = {"ledger_seats": LEDGER_SEATS}
+LEDGER_FILE = "priced.parquet"  # the ledger is one file, priced whole and replaced whole
 # `ofc-stats grade --replay` (ofc_stats.grade.replay_store): the grader's advice played
 # on each graded seat's own cards, against the opponents' real final boards.
 REPLAYS = pa.schema(
