@@ -495,6 +495,7 @@ def test_a_wrong_format_leaves_nothing_behind_that_forget_or_force_cannot_mend(
     assert _contents(data) == _contents(clean)
     missing = run("forget", "--data", str(data), str(tmp_path / "never.hh"))
     assert missing.exit_code == 1 and "no file of that name and no batch" in missing.output
+    assert f"`ofc-stats sql --data {data} " in missing.output  # the hint runs as printed
 
 
 def test_forget_a_batch_removes_its_rows_and_lets_its_files_import_again(tmp_path: Path) -> None:
