@@ -6,9 +6,8 @@ where the cards went, a queen or better to the top,
 what happened to a dealt pair, what was discarded.  Each class gets its count
 and the average final points of the hands it occurred in, with a 95%
 interval, against the player's own average and against every other player's
-hands with the same decision.  Streets flagged as timeouts (the room's
-auto-placement, in a format that records the deal order: the ``streets``
-view's ``timeout``, by its macro ``flagged_timeouts``) are counted apart and
+hands with the same decision.  Streets the format records as timeouts (the
+results' ``recorded_timeouts``, by the store's macro ``flagged_timeouts``) are counted apart and
 kept out of the classes; in a format that cannot tell a timeout from the same
 placement chosen, every street stays in the classes and the page says so.
 
@@ -36,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ofc_stats.store.views import RECORDED_BITS_SQL, RECORDED_TIMEOUTS_SQL, OfcData
+from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
 from reports.base import OTHERS, SAMPLE_RUNS, SEATS, Report, Scope
 from reports.charts import bars_with_ci
@@ -50,24 +49,12 @@ def _with_interval(frame: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns=["sd"])
 
 
+# The streets each seat's format recorded as timed out: the stored results' bits, read from
+# the hand's text once when it was scored (never the text at report time).
 STREET_COLUMNS = (
     "board, board_streets, discards, net_capped, "
     "flagged_timeouts(format, recorded_timeouts) AS flagged_timeouts"
 )
-# The streets each seat's format recorded as timed out (the store's recorded_timeouts and
-# its bits per seat), read from the text of the scope's hands alone, once for the player's
-# seats and the others' sample: the whole dataset's text is what a report must not read.
-RECORDED_TABLE = "report_recorded"
-SCOPE_HANDS = f"SELECT hand_id FROM {SEATS} UNION SELECT hand_id FROM {OTHERS}"
-RECORDED_SQL = RECORDED_BITS_SQL.replace(
-    "FROM recorded_timeouts",
-    "FROM ("
-    + RECORDED_TIMEOUTS_SQL.format(hands=f"(SELECT * FROM hands WHERE hand_id IN ({SCOPE_HANDS}))")
-    + ")",
-)
-if "FROM recorded_timeouts" in RECORDED_SQL:  # the store's bits read another source
-    raise ImportError("reports.decisions: RECORDED_BITS_SQL no longer reads recorded_timeouts")
-RECORDED = f"LEFT JOIN {RECORDED_TABLE} recorded USING (hand_id, seat)"
 
 
 def build(scope: Scope) -> Report:
@@ -75,11 +62,8 @@ def build(scope: Scope) -> Report:
         "decisions", "Points won per street decision (description: results, not expected loss)"
     )
     data = scope.data
-    data.sql(f"CREATE OR REPLACE TEMP TABLE {RECORDED_TABLE} AS {RECORDED_SQL}")
     mine = pd.DataFrame(
-        summarise(
-            data.arrow(f"SELECT {STREET_COLUMNS} FROM {SEATS} {RECORDED} WHERE NOT in_fantasy")
-        )
+        summarise(data.arrow(f"SELECT {STREET_COLUMNS} FROM {SEATS} WHERE NOT in_fantasy"))
     )
     if mine.empty:
         report.notes.append("No street-by-street placements for these hands.")
@@ -91,9 +75,7 @@ def build(scope: Scope) -> Report:
     table["mean_otherwise"] = _otherwise(points, normal, table["mean"], table["count"])
     permille = scope.sample_permille
     others = pd.DataFrame(
-        summarise(
-            data.arrow(f"SELECT {STREET_COLUMNS} FROM {OTHERS} {RECORDED} WHERE NOT in_fantasy")
-        )
+        summarise(data.arrow(f"SELECT {STREET_COLUMNS} FROM {OTHERS} WHERE NOT in_fantasy"))
     )
     if len(others):
         theirs = others[["street", "kind", "decision", "count", "mean"]].rename(
