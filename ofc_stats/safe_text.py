@@ -61,8 +61,8 @@ def html_text(text: str) -> str:
     control and invisible format characters shown as escapes, as on a terminal; line
     breaks kept (HTML folds them).
 
-    >>> html_text("<b>Ana</b>\x1b[31m\x00")
-    '&lt;b&gt;Ana&lt;/b&gt;\\x1b[31m\\x00'
+    >>> html_text("<b>Ana</b>\\x1b[31m\\x00")
+    '&lt;b&gt;Ana&lt;/b&gt;\\\\x1b[31m\\\\x00'
     """
     return html.escape(terminal_lines(text))
 
