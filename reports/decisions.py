@@ -1,4 +1,4 @@
-"""Points won per street decision, and the leaks: decisions whose hands did worst.
+"""Points won per street decision, and the decisions whose hands did worst (results, not leaks).
 
 Every street of a normal (not Fantasyland) hand is sorted into classes, in
 NumPy from each seat's board and board streets (:mod:`reports.streetwise`):
@@ -11,7 +11,7 @@ results' ``recorded_timeouts``, by the store's macro ``flagged_timeouts``) are c
 kept out of the classes; in a format that cannot tell a timeout from the same
 placement chosen, every street stays in the classes and the page says so.
 
-A leak is a decision after which the player does worse *relative to their own
+A decision is *worse than the field* when after it the player does worse *relative to their own
 average* than other players do relative to theirs: shortfall = count ×
 ((own average − mean) − (others' average − others' mean)), positive when the
 hands came out worse.  A decision nearly every hand contains (a low discard
@@ -57,6 +57,9 @@ STREET_COLUMNS = (
 )
 
 
+WORSE = "worse_than_the_field"  # the decisions whose hands did worst: a description, no leak
+
+
 def build(scope: Scope) -> Report:
     report = Report(
         "decisions", "Points won per street decision (description: results, not expected loss)"
@@ -99,13 +102,14 @@ def build(scope: Scope) -> Report:
         ["street", "kind", "count"], ascending=[True, True, False]
     ).reset_index(drop=True)
     decided = table[table["kind"] != "timeout"]
-    # A clear leak: the 95% interval of the player's mean lies wholly below what the
-    # field's own effect predicts; clear ones come first, then by shortfall.
+    # Below the field: the 95% interval of the player's mean lies wholly below what the
+    # field's own effect predicts.  A description of results (bad cards explain them as
+    # often as bad play), so neither the table nor its column is called a leak.
     expected = baseline + others_effect[decided.index]
-    decided = decided.assign(clear=decided["high"] < expected)
-    leaks = decided[(decided["count"] >= 5) & (decided["shortfall"] > 0)]
-    leaks = leaks.sort_values(["clear", "shortfall"], ascending=[False, False])
-    report.tables["leaks"] = leaks.drop(columns="street").reset_index(drop=True)
+    decided = decided.assign(below_field=decided["high"] < expected)
+    worse = decided[(decided["count"] >= 5) & (decided["shortfall"] > 0)]
+    worse = worse.sort_values(["below_field", "shortfall"], ascending=[False, False])
+    report.tables[WORSE] = worse.drop(columns="street").reset_index(drop=True)
     timeouts = table[table["kind"] == "timeout"]
     report.tables["timeouts"] = timeouts.drop(columns="street").reset_index(drop=True)
     report.captions["decisions"] = (
@@ -118,14 +122,15 @@ def build(scope: Scope) -> Report:
         "streets that match the room's timeout auto-placement, in formats that record the "
         "deal order within a street; kept out of the classes above"
     )
-    report.captions["leaks"] = (
-        "shortfall: the points these hands came out below your average, beyond what other "
-        "players' same decision predicts; results, not a cost (`ofc-stats grade` measures "
-        "expected points lost)"
+    report.captions[WORSE] = (
+        "results, not costs: shortfall is the points these hands came out below your "
+        "average, beyond what other players' same decision predicts; below field: beyond "
+        "chance (95%); a bad run of cards makes the decisions it forces look bad, so only "
+        "`ofc-stats grade` says what a decision cost"
     )
-    shown = leaks.head(10).assign(label=lambda f: f["street_name"] + ": " + f["decision"])
+    shown = worse.head(10).assign(label=lambda f: f["street_name"] + ": " + f["decision"])
     if len(shown):
-        report.figures["leaks"] = bars_with_ci(
+        report.figures[WORSE] = bars_with_ci(
             shown.assign(lo=shown["shortfall"], hi=shown["shortfall"]),
             "label",
             "shortfall",
@@ -134,7 +139,7 @@ def build(scope: Scope) -> Report:
             "Decisions whose hands did worst, against your average (results, not costs)",
             "shortfall (points, in total)",
         )
-    report.notes += [_note(row) for row in leaks.head(3).to_dict("records")]
+    report.notes += [_note(row) for row in worse.head(3).to_dict("records")]
     return report
 
 
@@ -170,7 +175,7 @@ def _otherwise(total: float, hands: int, mean: pd.Series, count: pd.Series) -> p
 
 
 def _note(row: dict[Hashable, Any]) -> str:
-    """A leak in words: the plain averages, named as results, with the way to its cost."""
+    """A decision that did worse, in words: plain averages, named as results, not a cost."""
     theirs, theirs_else = row["others_mean"], row["others_otherwise"]
     field_text = (
         ""

@@ -342,7 +342,7 @@
     const rows = [
       ["hands", n, 0], ["net points", net, 0], ["points per hand", mean, 2], ["95% interval, low", low, 2], ["95% interval, high", high, 2],
       ["sessions", sessions.length, 0], ["hours of play (table-hours)", hours, 1], ["points per hour of play", hours ? net / hours : null, 1],
-      ["fouled boards", fouls, 0], ["foul rate", n ? fouls / n : null, "%"], ["Fantasyland hands", fl, 0],
+      ["fouled boards", fouls, 0], ["foul rate of normal hands", normal.length ? normal.filter(i => h.foul[i]).length / normal.length : null, "%"], ["Fantasyland hands", fl, 0],
       ["Fantasyland reached from normal hands", normal.length ? entered / normal.length : null, "%"],
       ["royalties per hand", n ? sum(scored.map(i => h.roy[i])) / n : null, 2],
     ];
