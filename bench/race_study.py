@@ -1,23 +1,26 @@
 """Where the advice's gain is left: the replay under other race settings, tuned on one half.
 
     .venv/bin/python bench/race_study.py --data out/study-data [--samples ../shared/samples/apps]
-        [--config 32:2:1 --config 32:0:1 ...] [--half all|tune|holdout] [--workers 2]
-        [--out out/study]
+        [--config 32:2:1 --config 32:0:1 ...] [--half all|tune|holdout] [--first-street 1]
+        [--seed 0] [--workers 2] [--out out/study]
 
 Each ``--config BUDGET:TIE:EXTRA[:OWN]`` grades every street decision of the real samples with
 that race (at most BUDGET rollouts a candidate, finalists within TIE SEs tied, EXTRA times
 the budget where the advice hinges; OWN: the tie margin on the bot's own positions after
 it first played otherwise, where there is no play made to prefer; default TIE), then replays
-the advice on every graded seat's own
-cards as ``ofc-stats grade --replay`` does (the stored advice where the bot's position is
-the player's own, graded anew after the first deviation; Fantasyland valued from the data).
+the advice on every graded seat's own cards as ``ofc-stats grade --replay`` does (the stored
+advice where the bot's position is the player's own, graded anew after the first deviation;
+Fantasyland valued from the data).  ``--first-street N``: the player's own play before
+street N, the advice from it on (a bound on what the later streets' mistakes can give).
 
 **No tuning on the figures reported**: the seats are split in two halves by a hash of the
 hand key (CRC-32 of the key, even: the *tuning* half, odd: the *holdout* half).  A setting
 is chosen on the tuning half only; the holdout half (and all seats) is where it is
 reported.  Printed for each half: the realised gain a seat-hand (mean ± SE), the claimed
 loss, realised − claimed, by street of first deviation, the seats that deviate, and the CPU
-seconds of the run.  Each config's seats are written to ``--out`` as JSON.
+seconds of the run, and each later config's paired difference to the first (seat by seat,
+on the same cards: the test of the choice rule).  Each config's seats are written to
+``--out`` as JSON.
 """
 
 from __future__ import annotations
@@ -195,6 +198,7 @@ def main() -> None:
     if args.half != "all":
         decisions = [d for d in decisions if half(d.hand_key) == args.half]
     args.out.mkdir(parents=True, exist_ok=True)
+    reference: dict[tuple[str, int], float] | None = None
     for config in args.config or ["32:2:1"]:
         budget, tie, extra, *own = config.split(":")
         options = GradeOptions(rollouts=int(budget), seed=args.seed).for_dataset(args.data)
@@ -221,7 +225,16 @@ def main() -> None:
             part = [r for r in rows if which in ("all", r["half"])]
             if part:
                 print(f"  {which:8s} {summary(part)}")
+            if part and reference is not None:
+                paired = realised([float(r["gain"]) - reference[key(r)] for r in part])  # type: ignore[arg-type]
+                print(f"  {'':8s} minus the first config, seat by seat: {paired}")
+        if reference is None:
+            reference = {key(r): float(r["gain"]) for r in rows}  # type: ignore[arg-type]
         sys.stdout.flush()
+
+
+def key(row: dict[str, object]) -> tuple[str, int]:
+    return (str(row["hand_key"]), int(row["seat"]))  # type: ignore[call-overload]
 
 
 if __name__ == "__main__":
