@@ -120,6 +120,8 @@ def test_report_sorts_filters_and_opens_a_hand(browser: Any, page_file: Path, wi
     assert page.locator(".chart .main-svg").count() >= 7
     assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways scroll
     assert too_wide(page) == []
+    # A phone shows no chart toolbar (it covered the titles); a wide screen has it on hover.
+    assert (page.locator(".modebar").count() == 0) == (width <= 600)
 
     hands = "#table-live-hands table"
     # Alice's four hands, newest first: +21, +1 (Fantasyland), -12, -18 (tests/test_reports)
