@@ -135,15 +135,9 @@ def _decoded(
     while True:
         chunk = stream.read(BLOCK_BYTES)
         last = not chunk
-        data = carry + chunk if carry else chunk
-        if last:
-            block, carry = data, b""
-        else:
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:  # no whole line yet
-                carry = data
-                continue
-            block, carry = data[:cut], data[cut:]
+        block, carry = _whole_lines(carry, chunk)
+        if not block and not last:  # no whole line yet
+            continue
         if block:
             decoded = decode(
                 core, block, line, offset, last=last, format_name=format_name, source=source
@@ -156,6 +150,22 @@ def _decoded(
             offset += used
         if last:
             return
+
+
+def _whole_lines(carry: bytes, chunk: bytes) -> tuple[bytes, bytes]:
+    """``carry + chunk`` cut after its last newline: (the whole lines, the rest); all of it
+    when ``chunk`` is empty (the end of the file).  One copy of the block, not two."""
+    if not chunk:
+        return carry, b""
+    cut = chunk.rfind(b"\n") + 1
+    if cut == 0:  # the last newline, if any, is in the carry
+        data = carry + chunk
+        cut = data.rfind(b"\n") + 1
+        return data[:cut], data[cut:]
+    if not carry:
+        return chunk[:cut], chunk[cut:]
+    with memoryview(chunk) as view:
+        return b"".join((carry, view[:cut])), chunk[cut:]
 
 
 def _walk(decoded: Decoded, block: bytes, base: int, definition: Definition) -> Iterator[ParseItem]:
@@ -209,15 +219,9 @@ def _swc_blocks(
     while True:
         chunk = stream.read(BLOCK_BYTES)
         last = not chunk
-        data = carry + chunk if carry else chunk
-        if last:
-            block, carry = data, b""
-        else:
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:  # no whole line yet
-                carry = data
-                continue
-            block, carry = data[:cut], data[cut:]
+        block, carry = _whole_lines(carry, chunk)
+        if not block and not last:  # no whole line yet
+            continue
         decoded, stop = decode_swc(core, block, line, last=last, source=source)
         if stop is not None:
             yield decoded, stop, block[stop[1] :] + carry
