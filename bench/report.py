@@ -134,6 +134,13 @@ def sections(root: Path) -> None:
         me = choose_player(db, None)
         filters = checked(db, me.scope(Filters()))
         scope = cpu("scope (prepare: temp tables)", lambda: prepare(db, filters))
+        from ofc_stats.audit.ledger import ensure_ledger
+        from reports.ledger import money_seats
+
+        cpu(  # as the CLI does before the sections
+            "ledger priced (ensure_ledger)",
+            lambda: ensure_ledger(db, money_seats(scope)["hand_id"].tolist()),
+        )
         built = []
         for build_section in BUILDERS:
             built.append(

@@ -122,6 +122,9 @@ def grade_street_decisions(
     budget: int,
     threads: int | None = None,
     value: ValueFunction | None = None,
+    tie: float | None = None,
+    extra: int | None = None,
+    stick: bool = True,
 ) -> list[StreetGrade | UnplayablePosition]: ...
 def policy_plays(
     rules: Rules,

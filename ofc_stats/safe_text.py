@@ -1,4 +1,4 @@
-"""Untrusted text made safe for where it goes: a terminal, JSON, or a spreadsheet cell.
+"""Untrusted text made safe for where it goes: a terminal, a page, JSON, or a spreadsheet cell.
 
 Player names, table ids and raw lines come from files anyone can write.  A
 terminal obeys escape sequences and a spreadsheet runs formulas, so both get
@@ -10,6 +10,7 @@ all use it.
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
@@ -53,6 +54,17 @@ def terminal_safe(text: str) -> str:
 def terminal_lines(text: str) -> str:
     """Text whose line breaks are ours (a message, a block): each line :func:`terminal_safe`."""
     return "\n".join(terminal_safe(line) for line in text.split("\n"))
+
+
+def html_text(text: str) -> str:
+    """Untrusted text for a page's text (not an attribute a script matches on): escaped, its
+    control and invisible format characters shown as escapes, as on a terminal; line
+    breaks kept (HTML folds them).
+
+    >>> html_text("<b>Ana</b>\\x1b[31m\\x00")
+    '&lt;b&gt;Ana&lt;/b&gt;\\\\x1b[31m\\\\x00'
+    """
+    return html.escape(terminal_lines(text))
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -14,10 +14,21 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import BinaryIO, Protocol, TypeVar
 
-from ofc_stats.core.decode import HANDS, Decoded, Resolver, decode, decode_swc, decoder, swc_decoder
+from ofc_stats.core.decode import (
+    HANDS,
+    Decoded,
+    Decoder,
+    Resolver,
+    decode,
+    decode_swc,
+    decoder,
+    swc_decoder,
+)
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import OfcError
 from ofc_stats.records import storable_text
@@ -28,7 +39,8 @@ Stop = tuple[int, int, list[tuple[str, str]], list[tuple[int, bytes]]]
 Resume = Callable[[Stop, bytes, BinaryIO, str], Iterator[ParseItem]]
 
 BLOCK_BYTES = 4 << 20
-AHEAD = 8  # blocks decoded ahead of the importer: one batch of hands and more
+AHEAD = 4  # blocks decoded ahead of the importer (the writes are on their own thread)
+DECODERS = 2  # open-format blocks decoded at once (its lines stand alone)
 T = TypeVar("T")
 Line = tuple[int, int, bytes]  # (line number, byte offset, raw bytes with the newline)
 
@@ -121,7 +133,11 @@ def read(
         yield from definition.feed(numbered(stream))
         yield from definition.end()
         return
-    for item in ahead(_decoded(stream, source, format_name, resolve), f"decode {source}"):
+    if format_name == "open":
+        blocks = _decoded_apart(stream, source, resolve)
+    else:
+        blocks = _decoded(stream, source, format_name, resolve)
+    for item in ahead(blocks, f"decode {source}"):
         yield from _walk(*item, definition)
     yield from definition.end()
 
@@ -135,15 +151,9 @@ def _decoded(
     while True:
         chunk = stream.read(BLOCK_BYTES)
         last = not chunk
-        data = carry + chunk if carry else chunk
-        if last:
-            block, carry = data, b""
-        else:
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:  # no whole line yet
-                carry = data
-                continue
-            block, carry = data[:cut], data[cut:]
+        block, carry = _whole_lines(carry, chunk)
+        if not block and not last:  # no whole line yet
+            continue
         if block:
             decoded = decode(
                 core, block, line, offset, last=last, format_name=format_name, source=source
@@ -156,6 +166,64 @@ def _decoded(
             offset += used
         if last:
             return
+
+
+def _decoded_apart(
+    stream: BinaryIO, source: str, resolve: Resolver
+) -> Iterator[tuple[Decoded, bytes, int]]:
+    """:func:`_decoded` for the open format, :data:`DECODERS` blocks at once (in order).
+
+    Its lines stand alone, so a block's first line number is counted, not
+    taken from the block before, and each decoder (one a thread) reads any
+    block: the core releases the GIL, so the blocks decode on two cores.
+    """
+    idle: queue.SimpleQueue[Decoder] = queue.SimpleQueue()
+    for _ in range(DECODERS):
+        idle.put(decoder("open", resolve))
+
+    def work(block: bytes, line: int, offset: int, last: bool) -> Decoded:
+        core = idle.get()
+        try:
+            return decode(core, block, line, offset, last=last, format_name="open", source=source)
+        finally:
+            idle.put(core)
+
+    with ThreadPoolExecutor(DECODERS, thread_name_prefix=f"decode {source}") as pool:
+        waiting: deque[tuple[Future[Decoded], bytes, int, int]] = deque()
+        carry, line, offset = b"", 1, 0
+        while True:
+            chunk = stream.read(BLOCK_BYTES)
+            last = not chunk
+            block, carry = _whole_lines(carry, chunk)
+            if block:
+                lines = block.count(b"\n") + (not block.endswith(b"\n"))
+                waiting.append((pool.submit(work, block, line, offset, last), block, offset, lines))
+                line += lines
+                offset += len(block)
+            while waiting and (last or len(waiting) > DECODERS):
+                future, done, at, lines = waiting.popleft()
+                decoded = future.result()
+                if (decoded.consumed, decoded.consumed_lines) != (len(done), lines):
+                    raise RuntimeError("the open-format decoder left lines of a block unread")
+                yield decoded, done, at
+            if last:
+                return
+
+
+def _whole_lines(carry: bytes, chunk: bytes) -> tuple[bytes, bytes]:
+    """``carry + chunk`` cut after its last newline: (the whole lines, the rest); all of it
+    when ``chunk`` is empty (the end of the file).  One copy of the block, not two."""
+    if not chunk:
+        return carry, b""
+    cut = chunk.rfind(b"\n") + 1
+    if cut == 0:  # the last newline, if any, is in the carry
+        data = carry + chunk
+        cut = data.rfind(b"\n") + 1
+        return data[:cut], data[cut:]
+    if not carry:
+        return chunk[:cut], chunk[cut:]
+    with memoryview(chunk) as view:
+        return b"".join((carry, view[:cut])), chunk[cut:]
 
 
 def _walk(decoded: Decoded, block: bytes, base: int, definition: Definition) -> Iterator[ParseItem]:
@@ -209,15 +277,9 @@ def _swc_blocks(
     while True:
         chunk = stream.read(BLOCK_BYTES)
         last = not chunk
-        data = carry + chunk if carry else chunk
-        if last:
-            block, carry = data, b""
-        else:
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:  # no whole line yet
-                carry = data
-                continue
-            block, carry = data[:cut], data[cut:]
+        block, carry = _whole_lines(carry, chunk)
+        if not block and not last:  # no whole line yet
+            continue
         decoded, stop = decode_swc(core, block, line, last=last, source=source)
         if stop is not None:
             yield decoded, stop, block[stop[1] :] + carry

@@ -161,11 +161,11 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
         "SELECT hand_id, seat, in_fantasy, board, board_streets, discards "
         f"FROM {tables['seats']} seats WHERE {sample.condition} AND NOT ({mine})",
         sample.condition,
-        "hand_id, seat, status, net_capped, timeout_streets",
+        "hand_id, seat, status, net_capped, timeout_streets, recorded_timeouts",
         where,
         bound,
-        keep="s.hand_id, s.format, s.seat, s.net_capped, s.timeout_streets, s.in_fantasy, "
-        "s.board, s.board_streets, s.discards",
+        keep="s.hand_id, s.format, s.seat, s.net_capped, s.timeout_streets, "
+        "s.recorded_timeouts, s.in_fantasy, s.board, s.board_streets, s.discards",
         hands_table=tables["hands"],
         results_table=tables["results"],
     )

@@ -19,6 +19,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from ofc_stats.safe_text import terminal_lines
+
 if TYPE_CHECKING:  # matplotlib loads only when a file is drawn (--format png|svg)
     from matplotlib.figure import Figure
 
@@ -151,7 +153,7 @@ def plotly_text(text: str) -> str:
     >>> plotly_text('<img src="/pixel.png?who=Ana"> %{x} & co')
     '&lt;img src="/pixel.png?who=Ana"&gt; %&#123;x} &amp; co'
     """
-    return html.escape(text, quote=False).replace("%{", "%&#123;")
+    return html.escape(terminal_lines(text), quote=False).replace("%{", "%&#123;")
 
 
 def matplotlib_text(text: str) -> str:

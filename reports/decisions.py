@@ -1,4 +1,4 @@
-"""Points won per street decision, and the leaks: decisions whose hands did worst.
+"""Points won per street decision, and the decisions whose hands did worst (results, not leaks).
 
 Every street of a normal (not Fantasyland) hand is sorted into classes, in
 NumPy from each seat's board and board streets (:mod:`reports.streetwise`):
@@ -6,13 +6,12 @@ where the cards went, a queen or better to the top,
 what happened to a dealt pair, what was discarded.  Each class gets its count
 and the average final points of the hands it occurred in, with a 95%
 interval, against the player's own average and against every other player's
-hands with the same decision.  Streets flagged as timeouts (the room's
-auto-placement, in a format that records the deal order: the ``streets``
-view's ``timeout``, by its macro ``flagged_timeouts``) are counted apart and
+hands with the same decision.  Streets the format records as timeouts (the
+results' ``recorded_timeouts``, by the store's macro ``flagged_timeouts``) are counted apart and
 kept out of the classes; in a format that cannot tell a timeout from the same
 placement chosen, every street stays in the classes and the page says so.
 
-A leak is a decision after which the player does worse *relative to their own
+A decision is *worse than the field* when after it the player does worse *relative to their own
 average* than other players do relative to theirs: shortfall = count ×
 ((own average − mean) − (others' average − others' mean)), positive when the
 hands came out worse.  A decision nearly every hand contains (a low discard
@@ -36,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ofc_stats.store.views import RECORDED_BITS_SQL, RECORDED_TIMEOUTS_SQL, OfcData
+from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
 from reports.base import OTHERS, SAMPLE_RUNS, SEATS, Report, Scope
 from reports.charts import bars_with_ci
@@ -50,24 +49,15 @@ def _with_interval(frame: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns=["sd"])
 
 
+# The streets each seat's format recorded as timed out: the stored results' bits, read from
+# the hand's text once when it was scored (never the text at report time).
 STREET_COLUMNS = (
     "board, board_streets, discards, net_capped, "
     "flagged_timeouts(format, recorded_timeouts) AS flagged_timeouts"
 )
-# The streets each seat's format recorded as timed out (the store's recorded_timeouts and
-# its bits per seat), read from the text of the scope's hands alone, once for the player's
-# seats and the others' sample: the whole dataset's text is what a report must not read.
-RECORDED_TABLE = "report_recorded"
-SCOPE_HANDS = f"SELECT hand_id FROM {SEATS} UNION SELECT hand_id FROM {OTHERS}"
-RECORDED_SQL = RECORDED_BITS_SQL.replace(
-    "FROM recorded_timeouts",
-    "FROM ("
-    + RECORDED_TIMEOUTS_SQL.format(hands=f"(SELECT * FROM hands WHERE hand_id IN ({SCOPE_HANDS}))")
-    + ")",
-)
-if "FROM recorded_timeouts" in RECORDED_SQL:  # the store's bits read another source
-    raise ImportError("reports.decisions: RECORDED_BITS_SQL no longer reads recorded_timeouts")
-RECORDED = f"LEFT JOIN {RECORDED_TABLE} recorded USING (hand_id, seat)"
+
+
+WORSE = "worse_than_the_field"  # the decisions whose hands did worst: a description, no leak
 
 
 def build(scope: Scope) -> Report:
@@ -75,11 +65,8 @@ def build(scope: Scope) -> Report:
         "decisions", "Points won per street decision (description: results, not expected loss)"
     )
     data = scope.data
-    data.sql(f"CREATE OR REPLACE TEMP TABLE {RECORDED_TABLE} AS {RECORDED_SQL}")
     mine = pd.DataFrame(
-        summarise(
-            data.arrow(f"SELECT {STREET_COLUMNS} FROM {SEATS} {RECORDED} WHERE NOT in_fantasy")
-        )
+        summarise(data.arrow(f"SELECT {STREET_COLUMNS} FROM {SEATS} WHERE NOT in_fantasy"))
     )
     if mine.empty:
         report.notes.append("No street-by-street placements for these hands.")
@@ -91,9 +78,7 @@ def build(scope: Scope) -> Report:
     table["mean_otherwise"] = _otherwise(points, normal, table["mean"], table["count"])
     permille = scope.sample_permille
     others = pd.DataFrame(
-        summarise(
-            data.arrow(f"SELECT {STREET_COLUMNS} FROM {OTHERS} {RECORDED} WHERE NOT in_fantasy")
-        )
+        summarise(data.arrow(f"SELECT {STREET_COLUMNS} FROM {OTHERS} WHERE NOT in_fantasy"))
     )
     if len(others):
         theirs = others[["street", "kind", "decision", "count", "mean"]].rename(
@@ -117,13 +102,14 @@ def build(scope: Scope) -> Report:
         ["street", "kind", "count"], ascending=[True, True, False]
     ).reset_index(drop=True)
     decided = table[table["kind"] != "timeout"]
-    # A clear leak: the 95% interval of the player's mean lies wholly below what the
-    # field's own effect predicts; clear ones come first, then by shortfall.
+    # Below the field: the 95% interval of the player's mean lies wholly below what the
+    # field's own effect predicts.  A description of results (bad cards explain them as
+    # often as bad play), so neither the table nor its column is called a leak.
     expected = baseline + others_effect[decided.index]
-    decided = decided.assign(clear=decided["high"] < expected)
-    leaks = decided[(decided["count"] >= 5) & (decided["shortfall"] > 0)]
-    leaks = leaks.sort_values(["clear", "shortfall"], ascending=[False, False])
-    report.tables["leaks"] = leaks.drop(columns="street").reset_index(drop=True)
+    decided = decided.assign(below_field=decided["high"] < expected)
+    worse = decided[(decided["count"] >= 5) & (decided["shortfall"] > 0)]
+    worse = worse.sort_values(["below_field", "shortfall"], ascending=[False, False])
+    report.tables[WORSE] = worse.drop(columns="street").reset_index(drop=True)
     timeouts = table[table["kind"] == "timeout"]
     report.tables["timeouts"] = timeouts.drop(columns="street").reset_index(drop=True)
     report.captions["decisions"] = (
@@ -136,14 +122,15 @@ def build(scope: Scope) -> Report:
         "streets that match the room's timeout auto-placement, in formats that record the "
         "deal order within a street; kept out of the classes above"
     )
-    report.captions["leaks"] = (
-        "shortfall: the points these hands came out below your average, beyond what other "
-        "players' same decision predicts; results, not a cost (`ofc-stats grade` measures "
-        "expected points lost)"
+    report.captions[WORSE] = (
+        "results, not costs: shortfall is the points these hands came out below your "
+        "average, beyond what other players' same decision predicts; below field: beyond "
+        "chance (95%); a bad run of cards makes the decisions it forces look bad, so only "
+        "`ofc-stats grade` says what a decision cost"
     )
-    shown = leaks.head(10).assign(label=lambda f: f["street_name"] + ": " + f["decision"])
+    shown = worse.head(10).assign(label=lambda f: f["street_name"] + ": " + f["decision"])
     if len(shown):
-        report.figures["leaks"] = bars_with_ci(
+        report.figures[WORSE] = bars_with_ci(
             shown.assign(lo=shown["shortfall"], hi=shown["shortfall"]),
             "label",
             "shortfall",
@@ -152,7 +139,7 @@ def build(scope: Scope) -> Report:
             "Decisions whose hands did worst, against your average (results, not costs)",
             "shortfall (points, in total)",
         )
-    report.notes += [_note(row) for row in leaks.head(3).to_dict("records")]
+    report.notes += [_note(row) for row in worse.head(3).to_dict("records")]
     return report
 
 
@@ -188,7 +175,7 @@ def _otherwise(total: float, hands: int, mean: pd.Series, count: pd.Series) -> p
 
 
 def _note(row: dict[Hashable, Any]) -> str:
-    """A leak in words: the plain averages, named as results, with the way to its cost."""
+    """A decision that did worse, in words: plain averages, named as results, not a cost."""
     theirs, theirs_else = row["others_mean"], row["others_otherwise"]
     field_text = (
         ""

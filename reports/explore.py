@@ -16,7 +16,6 @@ as paid and apart, as :mod:`reports.ledger` does.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,11 +90,13 @@ def ledger_hands(scope: Scope) -> LedgerHands:
     hands = ledger_hands_of(data, who, scope_ledger(scope))
     keyed = seats.drop_duplicates("hand_key").set_index("hand_key")["hand_id"]
     hand_ids = keyed.reindex(hands["hand_key"]).to_numpy(dtype=np.int64)
+    # Plain lists first: iterating pandas' Arrow-backed columns costs a call per value.
+    rules = pd.to_numeric(hands["money_rules"]).to_numpy(np.float64, na_value=np.nan).tolist()
     return LedgerHands(
         hand_ids,
-        [str(w) for w in hands["player"]],
-        [_number(v) for v in hands["money_rules"]],
-        [float(v) for v in hands["money_paid"]],
+        [str(w) for w in hands["player"].tolist()],
+        [None if r != r else round(r, 4) for r in rules],  # r != r: NaN, not priced
+        pd.to_numeric(hands["money_paid"]).to_numpy(np.float64).tolist(),
     )
 
 
@@ -223,13 +224,6 @@ def _codes(values: pd.Series) -> tuple[list[str], list[int]]:
     text = values.fillna("").astype(str)
     codes, uniques = pd.factorize(text, sort=True)
     return [str(u) for u in uniques], codes.tolist()
-
-
-def _number(value: object) -> float | None:
-    if value is None or value is pd.NA:
-        return None
-    number = float(value)  # type: ignore[arg-type]
-    return None if math.isnan(number) else round(number, 4)
 
 
 def _column(values: pd.Series, digits: int) -> list[Any]:

@@ -24,7 +24,7 @@ from urllib.parse import quote
 import numpy as np
 import pandas as pd
 
-from ofc_stats.safe_text import csv_text
+from ofc_stats.safe_text import csv_text, html_text
 from reports.base import Report
 from reports.page import css, script
 
@@ -177,7 +177,7 @@ def table_html(
                 break
         cells = []
         for column, value, num in zip(columns, record, numeric, strict=True):
-            shown = html.escape(cell(column, value, percent_ci))
+            shown = html_text(cell(column, value, percent_ci))
             sort = _sort_value(value)
             data = f' data-v="{html.escape(sort)}"' if sort is not None else ""
             css = "" if num else ' class="text"'
@@ -187,7 +187,7 @@ def table_html(
                 shown = f'<a class="hand" href="{target}">{shown}</a>'
             cells.append(f"<td{data}{css}>{shown}</td>")
         rows.append(f"<tr{attrs}>{''.join(cells)}</tr>")
-    notes = f'<p class="caption">{html.escape(caption)}</p>' if caption else ""
+    notes = f'<p class="caption">{html_text(caption)}</p>' if caption else ""
     if len(frame) > MAX_ROWS:
         notes += (
             f'<p class="caption">The first {MAX_ROWS:,} of {len(frame):,} rows are shown; '
@@ -199,7 +199,7 @@ def table_html(
     few = " few" if len(columns) <= 3 else ""  # stays a table on a phone
     return (
         f'<div class="table-block card{wide}" id="table-{html.escape(name)}">'
-        f"<h3>{html.escape(title)}</h3>{notes}"
+        f"<h3>{html_text(title)}</h3>{notes}"
         '<div class="table-tools"><input class="filter" type="search" placeholder="filter rows"'
         f' aria-label="filter {html.escape(title)}"><span class="count"></span>'
         f'<a download="{filename}" href="{export}">export CSV</a></div>'
@@ -212,7 +212,7 @@ def _options(values: set[str], label: str, ident: str) -> str:
     if not values:
         return ""
     options = "".join(
-        f'<option value="{html.escape(v)}">{html.escape(v)}</option>' for v in sorted(values)
+        f'<option value="{html.escape(v)}">{html_text(v)}</option>' for v in sorted(values)
     )
     return (
         f'<label>{label} <select id="{ident}"><option value="">all</option>{options}'
@@ -268,7 +268,7 @@ def _stakes_options(live: dict[str, Any]) -> list[tuple[str, str]]:
 def live_filter(live: dict[str, Any]) -> str:
     """The filter bar the page's script applies to every live section."""
     rooms = "".join(
-        f'<option value="{html.escape(r)}">{html.escape(r)}</option>' for r in live["rooms"] if r
+        f'<option value="{html.escape(r)}">{html_text(r)}</option>' for r in live["rooms"] if r
     )
     stakes = "".join(
         f'<option value="{html.escape(v)}">{html.escape(label)}</option>'
@@ -320,7 +320,7 @@ LIVE_PARTS = {
 
 def _opponents_section(live: dict[str, Any]) -> str:
     options = "".join(
-        f'<option value="{html.escape(o)}">{html.escape(o)}</option>'
+        f'<option value="{html.escape(o)}">{html_text(o)}</option>'
         for o in sorted(live["opponents"], key=str.lower)
     )
     return (
@@ -350,7 +350,7 @@ def shared_text(shared: dict[str, Any]) -> str:
 
 def _shared_warning(shared: dict[str, Any]) -> str:
     text = shared_text(shared)
-    return f'<p class="card warning" role="alert">{html.escape(text)}</p>' if text else ""
+    return f'<p class="card warning" role="alert">{html_text(text)}</p>' if text else ""
 
 
 def replayer_block(hands: dict[str, dict[str, Any]], standalone: str | None = None) -> str:
@@ -367,7 +367,7 @@ def head(title: str, charts: bool) -> str:
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(title)}</title><style>{css()}</style>{scripts}"
+        f"<title>{html_text(title)}</title><style>{css()}</style>{scripts}"
         f"<script>{script()}</script></head><body>"
     )
 
@@ -403,7 +403,7 @@ def render(
     hand) the hand browser opens.
     """
     when = (generated or datetime.now()).strftime("%Y-%m-%d %H:%M")
-    name = html.escape(player)
+    name = html_text(player)
     nav = "".join(
         f'<a href="#{key}">{html.escape(title)}</a>' for key, title in contents(reports, live)
     )
@@ -420,13 +420,13 @@ def render(
         page_filter(reports) if live is None else live_filter(live),
         "<main>",
         f"<h1>OFC report: {name}</h1>",
-        f'<p class="meta">{html.escape(scope)} · made {when} by ofc-stats</p>',
+        f'<p class="meta">{html_text(scope)} · made {when} by ofc-stats</p>',
         f"<nav>{nav}</nav>",
         _shared_warning(live.get("shared", {})) if live else "",
         f'<section id="summary"><h2>{heading}</h2><div class="card">',
         '<p id="live-headline"></p>' if live else "",
         '<ul class="leaks">',
-        *(f"<li>{html.escape(line)}</li>" for line in summary),
+        *(f"<li>{html_text(line)}</li>" for line in summary),
         "</ul></div></section>",
     ]
     for report in reports:
@@ -438,7 +438,7 @@ def render(
         elif live is not None:
             parts.append(f'<p class="card fixed">{html.escape(FIXED.format(scope=scope))}</p>')
         for note in report.notes:
-            parts.append(f'<p class="card">{html.escape(note)}</p>')
+            parts.append(f'<p class="card">{html_text(note)}</p>')
         parts.append('<div class="grid">')
         for key, chart in report.figures.items():
             ident = f"chart-{report.key}-{key}"

@@ -241,7 +241,21 @@ def build(scope: Scope) -> Report:
                 "(`ofc-stats grade --replay`); clear: claimed beyond 2 SE and confirmed by the "
                 "replay beyond 2 SE"
             )
-            report.notes += [_leak_note(row, over) for row in leaks.head(3).to_dict("records")]
+            # The summary names only leaks beyond their error, confirmed ones first: a leak
+            # of one decision at 13.4 +- 13.4 a hundred hands is noise, not advice.
+            claimed = leaks[leaks["claim_clear"]].sort_values(
+                ["clear", "per_100_hands"], ascending=[False, False], kind="stable"
+            )
+            report.notes += [_leak_note(row, over) for row in claimed.head(3).to_dict("records")]
+            if claimed.empty:
+                report.notes.append(
+                    f"No named decision costs you more than 2 SE {over} yet: the leaks "
+                    "table lists them all with their errors."
+                )
+        else:
+            report.notes.append(
+                f"No decision of yours played otherwise than the grader's best {over}."
+            )
         if replayed is not None:
             table = replay_by_street(replays)
             report.tables["replay"] = table

@@ -120,6 +120,8 @@ def test_report_sorts_filters_and_opens_a_hand(browser: Any, page_file: Path, wi
     assert page.locator(".chart .main-svg").count() >= 7
     assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways scroll
     assert too_wide(page) == []
+    # A phone shows no chart toolbar (it covered the titles); a wide screen has it on hover.
+    assert (page.locator(".modebar").count() == 0) == (width <= 600)
 
     hands = "#table-live-hands table"
     # Alice's four hands, newest first: +21, +1 (Fantasyland), -12, -18 (tests/test_reports)
@@ -240,6 +242,10 @@ def expected(data: Path, where: str = "true", opponent: str | None = None) -> di
     with ofc_stats.open(data) as db:
         mine = f"FROM seat_results m WHERE m.player = $p AND m.status = 'scored' AND {qualified}"
         hands, net = db.sql(f"SELECT count(*), sum(m.net_capped) {mine}", params).fetchall()[0]
+        # The foul rate of normal hands, as the fouls section and the summary count it.
+        (fouled,) = db.sql(
+            f"SELECT avg(m.fouled::INT) FILTER (WHERE NOT m.in_fantasy) {mine}", params
+        ).fetchall()[0]
         days = db.sql(
             f"SELECT CAST(m.played_at AS DATE)::VARCHAR, count(*) {mine} GROUP BY 1 ORDER BY 1",
             params,
@@ -256,6 +262,7 @@ def expected(data: Path, where: str = "true", opponent: str | None = None) -> di
         "net": int(net or 0),
         "days": [(d, int(n)) for d, n in days],
         "against": {str(o): int(p) for o, p in against},
+        "foul_rate": "–" if fouled is None else f"{100 * fouled:.1f}%",
     }
 
 
@@ -295,6 +302,7 @@ def shown(page: Any) -> dict[str, Any]:
         "stakes": column(page, "#table-live-stakes table", "stakes"),
         "rooms": column(page, "#table-live-rooms table", "room"),
         "ledger": column(page, "#table-live-ledger-table table", "room"),
+        "foul_rate": summary_value(page, "foul rate of normal hands"),
     }
 
 
@@ -305,6 +313,7 @@ def agrees(page: Any, want: dict[str, Any]) -> dict[str, Any]:
     assert now["days"] == want["days"]
     assert now["against"] == want["against"]
     assert now["browser"] == now["sessions"] == want["hands"]
+    assert now["foul_rate"] == want["foul_rate"]
     return now
 
 

@@ -13,6 +13,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
@@ -182,6 +183,41 @@ def test_a_whole_dataset_checks_clean(whole: Path) -> None:
     code, output, crash = _run(["check", "--data", str(whole / "data")])
     assert (code, crash) == (0, None), output
     assert "nothing damaged or stray" in output
+
+
+def test_the_products_own_tables_check_clean(whole: Path, tmp_path: Path) -> None:
+    """The tables made on first use (the ledger by audit, grades and replays by grade,
+    aliases) are the dataset's own: check names none of them, and --repair moves none."""
+    data = tmp_path / "data"
+    shutil.copytree(whole / "data", data)
+    player = pq.read_table(Dataset(data).files("seats")[0], columns=["player"])[0][0].as_py()
+    for args in (
+        ["audit", "--data", str(data), "--quiet"],
+        ["grade", "--data", str(data), "--player", player, "--replay", "--quiet"],
+        ["players", "alias", "--data", str(data), "Me", player],
+    ):
+        code, output, crash = _run(args)
+        assert (code, crash) == (0, None), (args, output)
+    made = {p.name for p in data.iterdir() if p.is_dir()}
+    assert {"ledger_seats", "grades", "grade_candidates", "replays", "aliases"} <= made, made
+    code, output, crash = _run(["check", "--data", str(data)])
+    assert (code, crash) == (0, None), output
+    code, output, crash = _run(["check", "--repair", "--data", str(data)])
+    assert (code, crash) == (0, None), output
+    assert not (data / DAMAGED).exists()
+
+
+def test_check_knows_every_table_of_the_schema() -> None:
+    """A table added to the schema is known to check (else --repair would move it aside)."""
+    from ofc_stats.store import check, schema
+
+    tables = {
+        name
+        for attribute, value in vars(schema).items()
+        if attribute.endswith("_TABLES") and isinstance(value, dict)
+        for name in value
+    }
+    assert tables and tables <= set(check.TABLES) | set(check.OPTIONAL), tables
 
 
 def test_schema_version_as_text_says_so(whole: Path, tmp_path: Path) -> None:

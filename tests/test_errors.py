@@ -27,6 +27,26 @@ def test_import_with_an_unknown_format_is_a_usage_error(tmp_path: Path) -> None:
     assert "Invalid value for --format: unknown format 'nope'" in done.stderr
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["imprt"],  # no such command
+        ["--bogus"],  # no such option of the group
+        ["import"],  # a missing argument
+        ["import", "--bogus", "x"],  # no such option of a command
+        ["report", "--since", "2021-13-01"],  # a value of the wrong shape
+        ["players", "alias"],  # a missing argument of a nested command
+        ["sql", "SELECT 1", "--limit", "0"],  # out of range
+    ],
+)
+def test_a_mistake_in_the_command_line_is_one_line_and_exit_2(args: list[str]) -> None:
+    """Not click's three lines (usage, hint, error): the error, then where help is."""
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 2, done.output
+    assert done.stderr.startswith("Error: ") and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.rstrip().endswith("--help')"), done.stderr
+
+
 def test_a_library_error_becomes_one_message_and_exit_1(tmp_path: Path) -> None:
     missing = tmp_path / "no-dataset"
     done = CliRunner().invoke(main, ["sql", "SELECT 1", "--data", str(missing)])

@@ -479,6 +479,8 @@ def test_a_wrong_format_leaves_nothing_behind_that_forget_or_force_cannot_mend(
     wrong = import_paths([apps], data, format_name="open")
     assert wrong.stored == 0 and wrong.quarantined > 0
     assert any("every hand of" in line and "is not recorded" in line for line in wrong.lines())
+    hint = f"`ofc-stats forget --data {data} {apps}` clears its quarantine rows"
+    assert any(hint in line for line in wrong.lines(data=str(data)))  # runs as printed
     ledger = Dataset(data).read("files", ["path"])["path"].to_pylist()
     assert ledger == [str(lines)]  # every record refused: not recorded as imported
     summary = forget(data, str(apps))
@@ -495,6 +497,7 @@ def test_a_wrong_format_leaves_nothing_behind_that_forget_or_force_cannot_mend(
     assert _contents(data) == _contents(clean)
     missing = run("forget", "--data", str(data), str(tmp_path / "never.hh"))
     assert missing.exit_code == 1 and "no file of that name and no batch" in missing.output
+    assert f"`ofc-stats sql --data {data} " in missing.output  # the hint runs as printed
 
 
 def test_forget_a_batch_removes_its_rows_and_lets_its_files_import_again(tmp_path: Path) -> None:

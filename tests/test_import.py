@@ -179,9 +179,17 @@ def test_unknown_files_are_reported_with_the_known_formats(tmp_path: Path) -> No
 
 def test_a_second_import_refuses_while_the_first_holds_the_lock(tmp_path: Path) -> None:
     dataset = Dataset(tmp_path)
-    with dataset.locked(), pytest.raises(DatasetLocked, match="is being imported into by pid"):
+    with dataset.locked(), pytest.raises(DatasetLocked, match="is in use by pid"):
         import_paths([DATA / "app-json" / "two_hands.hh"], tmp_path)
     assert import_paths([DATA / "app-json" / "two_hands.hh"], tmp_path).stored == 2
+
+
+def test_a_waiting_import_says_it_waited_and_asks_for_a_longer_wait(tmp_path: Path) -> None:
+    dataset = Dataset(tmp_path)
+    with dataset.locked(), pytest.raises(DatasetLocked) as refused:
+        import_paths([DATA / "app-json" / "two_hands.hh"], tmp_path, wait_seconds=0.2)
+    assert "is in use by pid" in str(refused.value) and "after 0.2 s" in str(refused.value)
+    assert str(refused.value).endswith("pass a longer --wait SECONDS")
 
 
 def test_an_import_killed_midway_leaves_whole_batches(tmp_path: Path) -> None:

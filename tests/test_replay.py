@@ -109,6 +109,25 @@ def test_a_bot_is_scored_against_the_opponents_real_final_boards(hands) -> None:
     assert 0 in groups  # the auto rule differs from every bot somewhere on the first street
 
 
+def test_the_bots_own_positions_come_with_no_play_made(hands) -> None:  # type: ignore[no-untyped-def]
+    # After the bot first plays otherwise its board is not the player's: the player's play
+    # may not fit it, and the auto-placement the core needs must not pass for a play made
+    # (it would win the race's ties), so the advice is asked with chosen == ().
+    decisions, finals = hands
+    real = {(d.hand_key, d.seat, d.street): d for d in decisions}
+    asked: list[Decision] = []
+
+    def recording(batch: Sequence[Decision]) -> list[tuple[int, ...]]:
+        asked.extend(batch)
+        return auto_play(batch)
+
+    replay(decisions, finals, recording)
+    own = [d for d in asked if d.board != real[(d.hand_key, d.seat, d.street)].board]
+    assert own and all(d.chosen == () for d in own)
+    same = [d for d in asked if d.board == real[(d.hand_key, d.seat, d.street)].board]
+    assert same and all(d.chosen == real[(d.hand_key, d.seat, d.street)].chosen for d in same)
+
+
 def test_the_graders_advice_plays_legal_boards_on_the_real_cards(hands) -> None:  # type: ignore[no-untyped-def]
     from ofc_stats.grade.replay import grader_advice
 

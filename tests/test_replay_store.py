@@ -106,7 +106,16 @@ def test_the_regret_report_puts_the_realised_gain_beside_the_claim(replayed: Pat
     assert leaks["leak"].str.match(r"street \d: ").all()
     # Clear needs the claim beyond 2 SE and the replay confirming it.
     assert (~leaks["clear"] | (leaks["claim_clear"] & (leaks["realised_per_seat"] > 0))).all()
-    assert report.notes[0].startswith("Street ")
+    # The summary's first notes name only leaks claimed beyond 2 SE, confirmed ones first.
+    claimed = leaks[leaks["claim_clear"]].sort_values(
+        ["clear", "per_100_hands"], ascending=[False, False], kind="stable"
+    )
+    named = [n for n in report.notes if n.startswith("Street ") and ": claimed " in n]
+    assert [n.split(":")[0] for n in named] == [
+        leak.capitalize() for leak in claimed["leak"].head(3).str.split(":").str[0]
+    ]
+    if claimed.empty:
+        assert report.notes[0].startswith("No named decision costs you more than 2 SE")
 
 
 def test_a_claim_is_confirmed_only_by_a_gain_beyond_two_se() -> None:

@@ -3,7 +3,8 @@
 1. Ungraded, the summary told a correlation as "about 2,188 points lost" (now it names
    no decision until graded); the decisions' ``cost`` was negative when points were lost.
 2. Royal flushes were counted as straight flushes in royalties by class.
-3. The title of ``decisions-leaks.png`` ran off the figure.
+3. The title of ``decisions-leaks.png`` (now ``decisions-worse_than_the_field.png``) ran off
+   the figure.
 4. The CSV wrote counts as floats (``hands,1083.0``).
 """
 
@@ -52,7 +53,7 @@ def test_ungraded_summary_names_no_observational_leak(sim: Path) -> None:
         built = build_all(db, Filters(player=PLAYER))
     by_key = {r.key: r for r in built}
     assert "by_decision" not in by_key["regret"].tables  # nothing graded
-    leaks = by_key["decisions"].tables["leaks"]
+    leaks = by_key["decisions"].tables[decisions.WORSE]
     assert len(leaks) >= 3  # seed 21 has street decisions whose hands did worst
     summary = leak_summary(built)
     assert summary[0] == UNGRADED
@@ -77,6 +78,10 @@ def test_ungraded_summary_names_no_observational_leak(sim: Path) -> None:
     page = render(PLAYER, "all hands", built, summary)
     assert "<h2>Summary</h2>" in page and "where you lose" not in page
     assert "points lost in total" not in page  # the old chart axis
+    # ... and no table of results is called a leak, nor a row "clear" (a new user's finding:
+    # the first "clear" row did better than the player's average).
+    assert "<h3>Leaks</h3>" not in page and "<h3>Worse than the field</h3>" in page
+    assert "clear" not in leaks.columns and "below_field" in leaks.columns
 
 
 def test_a_decision_and_the_other_hands_make_up_the_average(sim: Path) -> None:
@@ -107,10 +112,14 @@ def test_the_leaks_export_and_chart_show_the_shortfall_as_positive(
 
     with ofc_stats.open(sim) as db:
         built = [r for r in build_all(db, Filters(player=PLAYER)) if r.key == "decisions"]
-    (path,) = [p for p in write_files(tmp_path, built, "csv") if p.name == "decisions-leaks.csv"]
+    (path,) = [
+        p
+        for p in write_files(tmp_path, built, "csv")
+        if p.name == f"decisions-{decisions.WORSE}.csv"
+    ]
     rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
     assert rows and "cost" not in rows[0] and all(float(r["shortfall"]) > 0 for r in rows)
-    chart = built[0].figures["leaks"]
+    chart = built[0].figures[decisions.WORSE]
     assert (chart.values > 0).all() and "lost" not in chart.xlabel
 
 
@@ -185,7 +194,7 @@ def test_every_chart_title_and_label_fits_its_figure(sim: Path) -> None:
     with ofc_stats.open(sim) as db:
         built = build_all(db, Filters(player=PLAYER))
     charts = {f"{r.key}-{k}": c for r in built for k, c in r.figures.items()}
-    assert "decisions-leaks" in charts and len(charts) >= 8
+    assert f"decisions-{decisions.WORSE}" in charts and len(charts) >= 8
     long = bars_with_ci(
         pd.DataFrame({"l": ["street 4: split a dealt pair across rows"] * 3, "v": [1.0, 2, 3]}),
         "l",

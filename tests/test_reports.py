@@ -341,6 +341,25 @@ def test_html_report_escapes_names_and_has_every_section(tmp_path: Path) -> None
     assert csvs.exit_code == 0 and (tmp_path / "csv" / "fouls-summary.csv").exists()
 
 
+def test_html_report_shows_a_names_control_characters_as_escapes(tmp_path: Path) -> None:
+    """ESC, BEL, NUL and a right-to-left override in a name are shown, not sent raw: the
+    page's text carries none of them (the title and heading show the escapes).  The data
+    for the page's scripts keeps the name exact (JSON), which the filters match on."""
+    name = "\x1b[31mEVIL\x07\u202egnp\x00"
+    data = write_dataset(tmp_path, alice_hands(name))
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(
+        main, ["report", "--data", str(data), "--player", name, "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    shown = "\\x1b[31mEVIL\\x07\\u202egnp\\x00"
+    assert f"<h1>OFC report: {shown}</h1>" in page
+    assert f"<title>OFC report: {shown}</title>" in page
+    text = re.sub(r"<script[^>]*>.*?</script>", "", page, flags=re.S)
+    assert not re.search("[\x00\x07\x1b\u202e]", text)
+
+
 def test_build_all_runs_every_report(dataset: Path) -> None:
     with ofc_stats.open(dataset) as db:
         key, _ = resolve_player(db, "Alice")

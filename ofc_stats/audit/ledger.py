@@ -29,8 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ofc_stats.audit.holdout import Holdout, holdout
 from ofc_stats.audit.money import MoneyRules, RoomMoney, room_money
@@ -38,7 +40,7 @@ from ofc_stats.errors import DatasetError
 from ofc_stats.payouts.settle import kind_text
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.files import fsync_dir, write_parquet
-from ofc_stats.store.schema import LEDGER_KEY, LEDGER_SEATS, LEDGER_TABLES
+from ofc_stats.store.schema import LEDGER_FILE, LEDGER_KEY, LEDGER_SEATS, LEDGER_TABLES
 from ofc_stats.store.views import OfcData, ledger_of, owed_text
 from ofc_stats.wording import plural
 
@@ -108,9 +110,7 @@ def priced_seats(
     held on the halves it was not inferred from; a rules file's are not checked.  With
     ``hands`` (a table of hand_id on the connection) only those hands' seats.
     """
-    paid = data.df(PAID_SQL if hands is None else _only(PAID_SQL, hands))
-    rules = money.seats[["hand_id", "seat", "expected_money"]].drop_duplicates(["hand_id", "seat"])
-    frame = paid.merge(rules, on=["hand_id", "seat"], how="left")
+    paid = data.arrow(PAID_SQL if hands is None else _only(PAID_SQL, hands))
     words: dict[str, tuple[str, str, str]] = {}
     held = {h.room: h for h in holdouts or ()}
     settled = {s.room: s for s in money.settlements}
@@ -127,24 +127,65 @@ def priced_seats(
         else:
             verdict = check.verdict
         words[rake.room] = (text, rake.source, verdict)
-    labels = [_label(str(r), str(c)) for r, c in zip(frame["room"], frame["currency"], strict=True)]
+    # Each (room, currency) once: its texts are taken for its rows by integer codes.
+    rooms, room_codes = _codes(paid["room"])
+    currencies, currency_codes = _codes(paid["currency"])
+    pair = room_codes * (len(currencies) + 1) + currency_codes
+    pairs, which = np.unique(pair, return_inverse=True)
+    labels = [
+        (rooms[p // (len(currencies) + 1)], currencies[p % (len(currencies) + 1)])
+        for p in pairs.tolist()
+    ]
     unknown = ("", "", "")
+    texts = [words.get(_label(room, currency), unknown) for room, currency in labels]
+    at = pa.array(which.astype(np.int64))
+
+    def per_row(values: list[str]) -> pa.Array:
+        return pc.take(pa.array(values, pa.string()), at)
+
+    ids = np.asarray(paid["hand_id"].to_numpy(), np.int64)
+    seats = np.asarray(paid["seat"].to_numpy(), np.int64)
     return pa.table(
         {
-            "hand_id": pa.array(frame["hand_id"].to_numpy(dtype=np.int64)),
-            "seat": pa.array(frame["seat"].to_numpy(dtype=np.int8)),
-            "room": pa.array(frame["room"].astype(str).tolist(), pa.string()),
-            "currency": pa.array(frame["currency"].astype(str).tolist(), pa.string()),
-            "money_paid": pa.array(frame["money_paid"].to_numpy(dtype=np.float64)),
-            "money_rules": pa.array(
-                frame["expected_money"].to_numpy(dtype=np.float64), from_pandas=True
+            "hand_id": pa.array(ids),
+            "seat": pa.array(seats.astype(np.int8)),
+            "room": per_row([room for room, _ in labels]),
+            "currency": per_row([currency for _, currency in labels]),
+            "money_paid": pa.array(
+                np.asarray(paid["money_paid"].to_numpy(zero_copy_only=False), np.float64)
             ),
-            "rules": pa.array([words.get(k, unknown)[0] for k in labels], pa.string()),
-            "rules_source": pa.array([words.get(k, unknown)[1] for k in labels], pa.string()),
-            "out_of_sample": pa.array([words.get(k, unknown)[2] for k in labels], pa.string()),
+            "money_rules": pa.array(_expected(money.seats, ids, seats), from_pandas=True),
+            "rules": per_row([t[0] for t in texts]),
+            "rules_source": per_row([t[1] for t in texts]),
+            "out_of_sample": per_row([t[2] for t in texts]),
         },
         schema=LEDGER_SEATS,
     )
+
+
+def _codes(column: pa.ChunkedArray) -> tuple[list[str], npt.NDArray[np.int64]]:
+    """A text column's distinct values (as ``str`` gives them: null is "None") and each
+    row's code."""
+    encoded = column.combine_chunks().dictionary_encode()
+    values = [str(v) for v in encoded.dictionary.to_pylist()]
+    codes = np.asarray(encoded.indices.fill_null(len(values)).to_numpy(), np.int64)
+    return [*values, "None"], codes
+
+
+def _expected(seats: pd.DataFrame, ids: npt.NDArray[np.int64], seat: npt.NDArray[np.int64]) -> Any:
+    """What the rules give each (hand id, seat), the first of ``seats``' rows for it; NaN
+    for a seat the rules did not price (its hand not scored)."""
+    out = np.full(len(ids), np.nan)
+    if not len(ids) or seats.empty:
+        return out
+    keys = seats["hand_id"].to_numpy(np.int64) * 256 + seats["seat"].to_numpy(np.int64)
+    known, first = np.unique(keys, return_index=True)
+    values = seats["expected_money"].to_numpy(np.float64)[first]
+    wanted = ids * 256 + seat
+    at = np.minimum(np.searchsorted(known, wanted), len(known) - 1)
+    hit = known[at] == wanted
+    out[hit] = values[at[hit]]
+    return out
 
 
 def _stamp(dataset: Dataset) -> dict[str, list[str]]:
@@ -183,7 +224,7 @@ def store_ledger(data: OfcData, table: pa.Table) -> bool:
             stamped = table.replace_schema_metadata({LEDGER_KEY: json.dumps(_stamp(dataset))})
             staged = dataset.root / ".tmp" / f"{TABLE}.parquet"
             write_parquet(stamped, staged)
-            os.replace(staged, folder / "priced.parquet")
+            os.replace(staged, folder / LEDGER_FILE)
             fsync_dir(folder)
     except (DatasetError, OSError):
         data.reload_ledger(table)

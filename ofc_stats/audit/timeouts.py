@@ -65,13 +65,17 @@ class TimeoutEvidence:
                 line += f" ({flagged - ruled:,} not: the room's placement or its record is wrong)"
         own = frame[frame["chosen"] >= MIN_OWN]
         looks = int(frame["chosen_like_timeout"].sum())
-        line += f"; {looks:,} streets a player chose look like a timeout and are not flagged"
+        line += (
+            f"; {looks:,} streets players chose themselves happen to match the auto-placement "
+            "pattern (not timeouts: the pattern alone is no evidence, so none is flagged"
+        )
         if len(own):
             rates = own["chosen_like_timeout"] / own["chosen"]
             line += (
-                f" (each player's own rate, over his {MIN_OWN}+ chosen streets: "
-                f"{rates.min():.0%} to {rates.max():.0%}, {len(own)} players)"
+                f"; each player's own share, over his {MIN_OWN}+ chosen streets: "
+                f"{rates.min():.0%} to {rates.max():.0%}, {len(own)} players"
             )
+        line += ")"
         return [line]
 
 

@@ -136,7 +136,7 @@ def import_command(
         if len(summary.messages) > MAX_MESSAGES:
             more = len(summary.messages) - MAX_MESSAGES
             say(f"... and {more} more in the quarantine table", err=True)
-    for line in summary.lines(verbose):
+    for line in summary.lines(verbose, data=str(data)):
         say(line)
     _refuse_nothing(summary, data, existed)
     from ofc_stats.store.overlap import SWC_FORMATS, chat_repeats, repeat_lines

@@ -3,7 +3,8 @@
 Library code raises :class:`ofc_stats.errors.OfcError` subclasses with a
 message for people; :class:`OfcGroup` turns any of them into click's usage
 error (message on stderr with control characters made visible, exit 1), so
-no command catches them itself.
+no command catches them itself; a mistake in the command line is one line too
+(exit 2).
 """
 
 from __future__ import annotations
@@ -42,7 +43,10 @@ class OfcGroup(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta["ofc_args"] = list(args)  # the command line, for the --data an error names
-        return super().parse_args(ctx, args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as error:
+            raise UsageLine(error) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         new_command()
@@ -61,12 +65,25 @@ class OfcGroup(click.Group):
             raise click.ClickException(terminal_lines(str(error))) from None
         except BrokenPipeError:
             raise SystemExit(1) from None  # the reader went away (`| head`): nothing to tell
+        except click.UsageError as error:
+            raise UsageLine(error) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
         except Exception as error:
             if os.environ.get("OFC_STATS_DEBUG"):
                 raise
             raise click.ClickException(unexpected(error, _data_option(ctx))) from None
+
+
+class UsageLine(click.ClickException):
+    """A mistake in the command line as one line, not click's three (usage, hint, error);
+    exit status 2, the convention for usage errors (click's and argparse's)."""
+
+    exit_code = 2
+
+    def __init__(self, error: click.UsageError) -> None:
+        where = error.ctx.command_path if error.ctx is not None else "ofc-stats"
+        super().__init__(f"{terminal_safe(error.format_message())} (see '{where} --help')")
 
 
 def one_line(text: str) -> str:

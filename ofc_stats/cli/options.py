@@ -55,7 +55,20 @@ def progress_bar(quiet: bool, total: int, label: str) -> Iterator[Callable[[int]
 
 # Bounds on counts a user types: past these a run would never end or overflow a column.
 INT64 = 2**63 - 1
-SEED = click.IntRange(0, INT64)
+
+
+class AtLeast(click.IntRange):
+    """A whole number from ``low`` up, kept within a 64-bit column; its message says
+    "x>=1", not the 19-digit upper bound a user never meant to reach."""
+
+    def __init__(self, low: int) -> None:
+        super().__init__(low, INT64)
+
+    def _describe_range(self) -> str:
+        return f"x>={self.min}"
+
+
+SEED = AtLeast(0)
 MAX_SIM_HANDS = 100_000_000  # about 6 CPU-hours at the simulator's 4,400 hands a CPU-second
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION, INT64
+from ofc_stats.cli.options import DATA_OPTION, AtLeast
 from ofc_stats.cli.text import say, say_lines, terminal_safe
 from ofc_stats.wording import plural
 
@@ -27,7 +27,7 @@ ORDER BY hands DESC, person LIMIT $limit
 @click.option("--hero", is_flag=True, default=False, help="Only accounts with hero seats.")
 @click.option(
     "--limit",
-    type=click.IntRange(1, INT64),
+    type=AtLeast(1),
     default=50,
     show_default=True,
     help="At most this many.",

@@ -18,7 +18,7 @@ from uuid import UUID
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION, INT64
+from ofc_stats.cli.options import DATA_OPTION, AtLeast
 from ofc_stats.cli.text import (
     echo_data,
     json_text,
@@ -155,7 +155,7 @@ def _table_value(value: object) -> str:
 @click.option("--nl", is_flag=True, default=False, help="With --format json: one object per line.")
 @click.option(
     "--limit",
-    type=click.IntRange(1, INT64),
+    type=AtLeast(1),
     default=None,
     help="At most this many rows (1 or more; without it, every row).",
 )

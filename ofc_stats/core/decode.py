@@ -122,16 +122,29 @@ class Decoded:
     consumed_lines: int
 
     def slice(self, start: int, stop: int) -> tuple[pa.Table, pa.Table, pa.Table]:
-        """Hands ``start..stop`` with their seats and placements (no copy)."""
+        """Hands ``start..stop`` with their seats and placements (the rows not copied).
+
+        The seats' and placements' ``hand_key`` index the slice's own hands
+        (the store gives them their ids by position).
+        """
         if start == 0 and stop == self.hands.num_rows:
             return self.hands, self.seats, self.placements
         s0, s1 = int(self.seat_at[start]), int(self.seat_at[stop])
         c0, c1 = int(self.card_at[start]), int(self.card_at[stop])
+        hands = self.hands.slice(start, stop - start)
+        keys = hands["hand_key"].chunk(0)
         return (
-            self.hands.slice(start, stop - start),
-            self.seats.slice(s0, s1 - s0),
-            self.placements.slice(c0, c1 - c0),
+            hands,
+            _rebased(self.seats.slice(s0, s1 - s0), start, keys),
+            _rebased(self.placements.slice(c0, c1 - c0), start, keys),
         )
+
+
+def _rebased(table: pa.Table, start: int, keys: pa.Array) -> pa.Table:
+    """``table`` with its ``hand_key`` indices counted from hand ``start``, over ``keys``."""
+    indices = np.asarray(table["hand_key"].chunk(0).indices, np.int32) - np.int32(start)
+    column = pa.DictionaryArray.from_arrays(pa.array(indices), keys, safe=False)
+    return table.set_column(0, table.schema.field("hand_key").with_type(column.type), column)
 
 
 def decode(

@@ -12,7 +12,9 @@ play is the play made if it is one of them, else the screen's favourite.  The
 loss is measured again on fresh common rollouts of the best play and the play
 made (more while unresolved) and charged only beyond 2 SE; every other
 candidate is valued by its paired gap to the best, so none is above it.  A
-position with nothing left to deal is valued exactly, by one rollout.
+position with nothing left to deal is valued exactly, by one rollout.  The
+replay's bot, on its own positions, has no play made: it is graded with
+``stick=False`` (the placeholder play made wins no tie, no loss is measured).
 """
 
 from __future__ import annotations
@@ -85,12 +87,18 @@ def grade_many(
     threads: int | None = None,
     fantasy: Callable[[Ruleset], npt.NDArray[np.float64]] | None = None,
     value: _core.ValueFunction | Literal["learned"] | None = "learned",
+    tie: float | None = None,
+    extra: int | None = None,
+    stick: bool = True,
 ) -> list[Graded | UnplayablePosition]:
     """Race every decision with at most ``budget`` rollouts a candidate, on ``threads``
     threads (None: every core), valuing a Fantasyland by ``fantasy(ruleset)`` (by cards
     dealt; None: the published figures), the boards played on by a learned board
     ``value`` (default "learned": the versioned weights; None: the imagination policy); a position
     that cannot be replayed comes back as the :class:`UnplayablePosition` saying why.
+    ``tie`` (SEs) and ``extra`` (times the budget where the advice hinges) override the
+    race's own (None: the grader's); ``stick=False`` grades positions whose play made is
+    only a placeholder (the replay bot's own): the play made wins no tie, no loss is measured.
     Decision i draws from ``keys[i]`` only.  Fantasyland values that are not finite
     points >= 0 raise :class:`RulesetError`.
     """
@@ -109,6 +117,9 @@ def grade_many(
             max(budget, 1),
             threads,
             value,
+            tie,
+            extra,
+            stick,
         )
         for i, result in zip(members, results, strict=True):
             out[i] = result if isinstance(result, UnplayablePosition) else _graded(result)

@@ -28,6 +28,7 @@ or the player's own play (which must gain exactly 0: a test holds that).
 from __future__ import annotations
 
 import math
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -64,22 +65,33 @@ def grader_advice(
     threads: int | None = None,
     fantasy_worth: FantasyWorth | None = None,
     value: _core.ValueFunction | Literal["learned"] | None = "learned",
+    tie: float | None = None,
+    extra: int | None = None,
 ) -> Advice:
     """The grader's best play at every decision (a position it cannot replay: the room's
     auto-placement, which the replay then counts as the advice), its rollouts valuing a
     Fantasyland by ``fantasy_worth`` (default: the published figures) and played on by a
-    learned board ``value`` (default "learned": the versioned weights; None: imaginations)."""
+    learned board ``value`` (default "learned": the versioned weights; None: imaginations),
+    the race's ``tie`` margin and ``extra`` budget as :func:`grade_many` takes them."""
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
-        keys = [decision_seed(seed, d.hand_key, d.seat, d.street) for d in decisions]
         values = None if fantasy_worth is None else (lambda r: worth_table(r, fantasy_worth))
-        graded = grade_many(decisions, budget, keys, threads, values, value)
-        return [
-            placeholder_play(d, d.board)
-            if isinstance(g, UnplayablePosition)
-            else tuple(int(x) for x in g.destinations[g.best])
-            for d, g in zip(decisions, graded, strict=True)
-        ]
+        out: list[tuple[int, ...]] = [()] * len(decisions)
+        # The bot's own positions (no play made) are graded without preferring a play.
+        for stick in (True, False):
+            members = [i for i, d in enumerate(decisions) if bool(d.chosen) == stick]
+            if not members:
+                continue
+            asked = [with_play(decisions[i]) for i in members]
+            keys = [decision_seed(seed, d.hand_key, d.seat, d.street) for d in asked]
+            graded = grade_many(asked, budget, keys, threads, values, value, tie, extra, stick)
+            for i, d, g in zip(members, asked, graded, strict=True):
+                out[i] = (
+                    placeholder_play(d, d.board)
+                    if isinstance(g, UnplayablePosition)
+                    else tuple(int(x) for x in g.destinations[g.best])
+                )
+        return out
 
     return advise
 
@@ -113,7 +125,7 @@ def policy_advice(
                 worth_table(ruleset, fantasy_worth),
                 [
                     core_decision(
-                        decisions[i],
+                        with_play(decisions[i]),
                         decision_seed(
                             seed, decisions[i].hand_key, decisions[i].seat, decisions[i].street
                         ),
@@ -169,11 +181,20 @@ class SeatReplay:
         return self.bot_value - self.player_value
 
 
+def with_play(decision: Decision) -> Decision:
+    """The decision with a play made: the bot's own positions (``chosen == ()``, no play
+    made) take the room's auto-placement, which the core needs as a legal candidate."""
+    if decision.chosen:
+        return decision
+    return replace(decision, chosen=placeholder_play(decision, decision.board))
+
+
 def placeholder_play(decision: Decision, board: tuple[int, ...]) -> tuple[int, ...]:
     """A legal play of the decision's cards on ``board`` (the room's auto-placement).
 
     A grader needs *a* play made to grade against; for a bot's board the
-    player's own play may not fit, so the replay names this one instead.
+    player's own play may not fit, so the core is given this one instead, and
+    told it is no play made (``stick=False``): it must not win ties.
     """
     filled = [sum(board[s] != EMPTY for s in range(sl.start, sl.stop)) for sl in ROW_SLICES]
     names = auto_placement(decision.ruleset.variant, decision.street, filled, len(decision.dealt))
@@ -245,7 +266,8 @@ def replay(
                     real,
                     board=board,
                     dead=tuple(dead[key]),
-                    chosen=real.chosen if board == real.board else placeholder_play(real, board),
+                    # The bot's own position has no play made: () (see with_play).
+                    chosen=real.chosen if board == real.board else (),
                 )
             )
         plays = advice(asked)
@@ -303,6 +325,17 @@ def final_seats(seats: pa.Table) -> dict[str, list[FinalSeat]]:
             for row in seated
         ]
     return out
+
+
+def half(hand_key: str) -> Literal["tune", "holdout"]:
+    """The seat's half of a dataset for choosing the grader's settings without overfitting:
+    "tune" where the CRC-32 of the hand key is even (settings are chosen there), "holdout"
+    where it is odd (they are reported there, and on all seats).
+
+    >>> half("c"), half("d")
+    ('holdout', 'tune')
+    """
+    return "tune" if zlib.crc32(hand_key.encode("utf-8")) % 2 == 0 else "holdout"
 
 
 @dataclass(frozen=True)

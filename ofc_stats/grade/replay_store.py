@@ -64,6 +64,10 @@ from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import REPLAYS
 
 REPLAY_KEY = b"ofc_stats.replay"
+# Bump when the replay's bot plays otherwise with the same grades: stored replays are redone.
+# 2: on the bot's own positions (after its first deviation) the room's auto-placement, which
+#    the core needs as a play made, no longer wins the race's ties (grade_many(stick=False)).
+REPLAY_VERSION = 2
 
 
 @dataclass
@@ -181,7 +185,12 @@ def replay_rows(
 
 def _stamp(options: GradeOptions, worth: DataWorth, players: list[str] | None) -> bytes:
     return json.dumps(
-        {**options.grader(), "players": players, "fantasy_values": worth.sources()},
+        {
+            **options.grader(),
+            "replay": REPLAY_VERSION,
+            "players": players,
+            "fantasy_values": worth.sources(),
+        },
         sort_keys=True,
     ).encode()
 
@@ -203,6 +212,8 @@ def up_to_date(dataset: Dataset, batch: str, options: GradeOptions, worth: DataW
     if stamp is None:
         return False
     if any(stamp.get(k) != v for k, v in options.grader().items()):
+        return False
+    if stamp.get("replay") != REPLAY_VERSION:
         return False
     if json.dumps(stamp.get("fantasy_values"), sort_keys=True) != json.dumps(
         worth.sources(), sort_keys=True
@@ -237,7 +248,11 @@ def replay_batch(
         stamp = stored_stamp(dataset, batch)
         old_players = None if stamp is None else stamp.get("players")
         players = [options.player]
-        if stamp is not None and all(stamp.get(k) == v for k, v in options.grader().items()):
+        if (
+            stamp is not None
+            and stamp.get("replay") == REPLAY_VERSION
+            and all(stamp.get(k) == v for k, v in options.grader().items())
+        ):
             old = pq.read_table(dataset.batch_file("replays", batch)).replace_schema_metadata(None)
             new = set(zip(table["hand_key"].to_pylist(), table["seat"].to_pylist(), strict=True))
             keep = [

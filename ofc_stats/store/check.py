@@ -39,11 +39,19 @@ from ofc_stats.errors import DatasetError
 from ofc_stats.store.dataset import EMPTY, LOCK, TAKEOVER, Dataset
 from ofc_stats.store.files import write_parquet
 from ofc_stats.store.migrate import MIGRATIONS, schema_version
-from ofc_stats.store.schema import GRADE_TABLES, PLAYER_TABLES, SCHEMA_VERSION, TABLES
+from ofc_stats.store.schema import (
+    GRADER_TABLES,
+    LEDGER_FILE,
+    LEDGER_TABLES,
+    PLAYER_TABLES,
+    SCHEMA_VERSION,
+    TABLES,
+)
 
 DAMAGED = ".damaged"
 BATCH = re.compile(r"^\d+-\d+$")  # Dataset.new_batch_id
-OPTIONAL = {**GRADE_TABLES, **PLAYER_TABLES}  # made on first use
+# Made on first use: by `grade` (and its replay), `players alias`, `audit` (the ledger).
+OPTIONAL = {**GRADER_TABLES, **PLAYER_TABLES, **LEDGER_TABLES}
 # Columns that tell each table's files from another table's (read before trusting one).
 NEEDED = {
     "hands": ("hand_key", "hand_id", "fingerprint", "raw_text"),
@@ -237,6 +245,12 @@ def _table(
         )
     for path in sorted(folder.iterdir()):
         if path.name == EMPTY:
+            continue
+        if table in LEDGER_TABLES and path.name == LEDGER_FILE:
+            problem = _problem(path, table, full)
+            if problem:
+                what = f"the {table} table's file {problem}"
+                found.append(Damage(path, what, "sets it aside", set_aside(path)))
             continue
         if path.is_dir() or path.suffix != ".parquet" or not BATCH.match(path.stem):
             holds = "a folder" if path.is_dir() else "not a batch"

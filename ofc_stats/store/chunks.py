@@ -97,6 +97,7 @@ def slices(
             hands = chunk.hands.take(pa.array(part))
             seats = chunk.seats.filter(pa.array(chosen[owners["seats"]]))
             placements = chunk.placements.filter(pa.array(chosen[owners["placements"]]))
+            seats, placements = (_rebased(t, part, count, hands) for t in (seats, placements))
         keys = hands["hand_key"]
         known.add(decision.hashes[part], keys, hands["fingerprint"], hands["complete"])
         yield ColumnarHands(
@@ -117,3 +118,26 @@ def _owners(hands: pa.Table, rows: pa.Table) -> np.ndarray:
         return np.where(lines[at] == wanted, at, len(lines))
     found = pc.index_in(rows["source_line"], value_set=hands["source_line"])
     return np.asarray(found.fill_null(hands.num_rows), np.int64)
+
+
+def _rebased(table: pa.Table, part: np.ndarray, count: int, hands: pa.Table) -> pa.Table:
+    """Rows whose ``hand_key`` indexes the chunk's ``count`` hands, indexing ``part``'s instead.
+
+    So a slice's keys stay indices over its own hands (the store gives ids by
+    position); keys of any other kind are left as they are.
+    """
+    column = table["hand_key"]
+    if not pa.types.is_dictionary(column.type) or column.num_chunks != 1:
+        return table
+    keys = column.chunk(0)
+    if len(keys.dictionary) != count or keys.null_count:
+        return table
+    where = np.full(count, -1, np.int32)
+    where[part] = np.arange(len(part), dtype=np.int32)
+    indices = where[np.asarray(keys.indices, np.int64)]
+    if len(indices) and indices.min() < 0:
+        return table
+    rebased = pa.DictionaryArray.from_arrays(
+        pa.array(indices), hands["hand_key"].combine_chunks(), safe=False
+    )
+    return table.set_column(0, table.schema.field("hand_key"), rebased)

@@ -388,9 +388,10 @@ class Dataset:
                         return taken
                     continue
                 if time.monotonic() >= deadline:
+                    waited = f" after {wait_seconds:g} s" if wait_seconds > 0 else ""
                     raise DatasetLocked(
-                        f"{self.root} is being imported into by {_pid_text(holder)}; "
-                        "wait for it to finish or pass --wait SECONDS"
+                        f"{self.root} is in use by {_pid_text(holder)}{waited}; wait for it "
+                        f"to finish or pass {'a longer ' if waited else ''}--wait SECONDS"
                     ) from None
                 if holder != told:  # say whom we wait for, once per holder
                     told = holder

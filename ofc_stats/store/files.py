@@ -40,7 +40,10 @@ _DELTA = "DELTA_BINARY_PACKED"  # ascending integers (ids, lines, offsets): delt
 # * seats 33 -> 26 ms, 1,557 -> 1,292 KiB: the rows' card lists dictionary-coded (52
 #   values), the board (13 cards, unique) and the keys not.
 # * placements (~43 rows a hand) 33 -> 25 ms, 902 -> 1,176 KiB: hand_id, seat and street
-#   under LZ4; hand_id ascends, a few dozen rows each.
+#   under LZ4; hand_id ascends, a few dozen rows each.  2026-12-02 (CPU, min of 7): 19.5 ->
+#   14.2 ms, 1.20 -> 1.25 MB: street delta-coded (runs of one street) rather than a
+#   dictionary, the card's dictionary indices stored plain (zstd saved nothing on 52
+#   random values), destination under LZ4.
 # * results and versus: LZ4, not zstd (recompute's writes are most of its time: a batch's
 #   results 19 -> 12.6 ms, files 1.5 -> 0.76 MB, and read faster too); the foul flag and
 #   row classes hardly compress (LZ4 ratio 1.0-1.9) and cost LZ4 a quarter of the write,
@@ -88,11 +91,12 @@ STORED_OPTIONS: dict[str, dict[str, Any]] = {
             "hand_id": "lz4",
             "seat": "lz4",
             "street": "lz4",
-            "card": "zstd",
-            "destination": "zstd",
+            "card": "none",
+            "destination": "lz4",
         },
-        "use_dictionary": ["card", "destination", "street"],
+        "use_dictionary": ["card", "destination"],
         "write_statistics": ["hand_id"],
+        "column_encoding": {"street": _DELTA},
     },
     **{
         name: {

@@ -11,6 +11,7 @@ takes the hand too, and ``import --force OTHER`` brings it back.
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,7 +60,8 @@ def forget(root: str | Path, target: str, *, wait_seconds: float = 0.0) -> Forge
         if not sources:
             raise UnknownSource(
                 f"{target}: no file of that name and no batch of that id in {root}; "
-                '`ofc-stats sql "SELECT path, batch FROM files"` lists them'
+                f"`ofc-stats sql --data {shlex.quote(str(root))} "
+                '"SELECT path, batch FROM files"` lists them'
             )
         return _forget_sources(dataset, target, sources)
 

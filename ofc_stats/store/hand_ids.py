@@ -119,28 +119,68 @@ def with_hand_ids(
     first: int,
     seats: list[pa.Table] | None = None,
     placements: list[pa.Table] | None = None,
+    hands: list[pa.Table] | None = None,
 ) -> dict[str, pa.Table]:
     """One batch's tables keyed by ``hand_id``: ``first`` on, in hand order.
 
     ``hands`` and ``seats`` gain the column; ``placements`` have it in place
     of ``hand_key``.  ``seats`` and ``placements`` are the parts the batch
-    was gathered from (else ``tables``'); a part whose ``hand_key`` is a
-    dictionary array (the fast readers') is looked up once per dictionary
-    entry, not per row, and its seats' keys are decoded to strings here.
+    was gathered from (else ``tables``'), and ``hands`` the hands of each
+    part, in the batch's order.  A part whose ``hand_key`` is a dictionary
+    array over its own hands' keys (the core's chunks) takes its ids from
+    the indices, by position; other parts are looked up by key, a
+    dictionary array once per dictionary entry, not per row.  Seats' keys
+    are decoded to strings here.
     """
-    hands = tables["hands"]
-    ids = pa.array(np.arange(first, first + hands.num_rows, dtype=np.int64))
+    batch = tables["hands"]
+    ids = pa.array(np.arange(first, first + batch.num_rows, dtype=np.int64))
     out = dict(tables)
-    out["hands"] = _set(hands, ids)
+    out["hands"] = _set(batch, ids)
     if seats is None:
         seats = [tables["seats"]]
     if placements is None:
         placements = [tables["placements"]] if "placements" in tables else []
-    found = _Lookup(hands["hand_key"].combine_chunks(), ids, [*seats, *placements])
-    out["seats"] = pa.concat_tables([_set(_decoded(part), found(part)) for part in seats])
-    stored = [keyed_by_id(part, found(part)) for part in placements]
+    owners = [*seats, *placements]
+    found: list[pa.ChunkedArray | None] = [None] * len(owners)
+    if hands is not None and len(hands) == len(seats) and len(placements) in (0, len(seats)):
+        starts = np.cumsum([0, *(part.num_rows for part in hands)])
+        for at, part in enumerate(owners):
+            number = at % len(seats)
+            found[at] = _by_position(part, hands[number], first + int(starts[number]))
+    rest = [part for part, known in zip(owners, found, strict=True) if known is None]
+    if rest:
+        lookup = _Lookup(batch["hand_key"].combine_chunks(), ids, rest)
+        found = [
+            lookup(part) if known is None else known
+            for part, known in zip(owners, found, strict=True)
+        ]
+    out["seats"] = pa.concat_tables(
+        [_set(_decoded(part), known) for part, known in zip(seats, found, strict=False)]
+    )
+    stored = [
+        keyed_by_id(part, known)
+        for part, known in zip(placements, found[len(seats) :], strict=True)
+    ]
     out["placements"] = pa.concat_tables(stored) if stored else STORED_PLACEMENTS.empty_table()
     return out
+
+
+def _by_position(part: pa.Table, hands: pa.Table, first: int) -> pa.ChunkedArray | None:
+    """The ids of a part whose keys are indices into ``hands``' own keys (None if they are not).
+
+    Checked, not assumed: the dictionary must be those keys, in order.
+    """
+    column = part["hand_key"]
+    if column.num_chunks != 1 or not pa.types.is_dictionary(column.type):
+        return None
+    chunk = column.chunk(0)
+    keys = hands["hand_key"]
+    if len(chunk.dictionary) != len(keys) or not chunk.dictionary.equals(keys.combine_chunks()):
+        return None
+    if chunk.null_count:
+        return None
+    indices = np.asarray(chunk.indices, np.int64)
+    return pa.chunked_array([pa.array(indices + first)], HAND_ID.type)
 
 
 class _Lookup:

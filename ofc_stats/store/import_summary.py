@@ -8,6 +8,7 @@ the next import; ``FileSummary.accounted`` equals ``hands_seen``.
 from __future__ import annotations
 
 import re
+import shlex
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -66,11 +67,12 @@ class ImportSummary:
     def hands_seen(self) -> int:
         return sum(f.hands_seen for f in self.files)
 
-    def lines(self, verbose: bool = False) -> list[str]:
+    def lines(self, verbose: bool = False, data: str | None = None) -> list[str]:
         """The closing summary a person reads (file names are untrusted: print it terminal-safe).
 
         Files skipped as already imported are counted in one line (a second
-        import of a folder skips them all); ``verbose`` names each.
+        import of a folder skips them all); ``verbose`` names each.  ``data``,
+        the dataset's folder, goes into the commands the summary suggests.
         """
         skipped = [f for f in self.files if f.skipped]
         out = [
@@ -108,11 +110,13 @@ class ImportSummary:
         for f in skipped:
             if verbose or len(again) < 2 or f.skipped != ALREADY_IMPORTED:
                 out.append(f"  skipped {f.path}: {f.skipped}")
+        where = f" --data {shlex.quote(data)}" if data is not None else ""
         for f in self.files:
             if f.refused:
                 out.append(
                     f"  every hand of {f.path} was refused: it is not recorded as imported "
-                    f"(wrong --format? `ofc-stats forget {f.path}` clears its quarantine rows)"
+                    f"(wrong --format? `ofc-stats forget{where} {shlex.quote(f.path)}` clears "
+                    "its quarantine rows)"
                 )
         for reason, count in self.reasons.most_common():
             out.append(f"  quarantined {count} × {reason}")

@@ -12,6 +12,7 @@ import gc
 import hashlib
 import io
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -121,6 +122,8 @@ class Importer:
         self.cut_final = False  # this file left cut records and has not changed since
         self.file_quarantine: list[Quarantined] = []  # this file's, checked when it is done
         self.pending = Pending()  # the next batch
+        self.writing: Future[None] | None = None  # the batch being written while the next fills
+        self._writer: ThreadPoolExecutor | None = None
         self._rulesets: dict[str, Ruleset] = {}
 
     def run(self, paths: Iterable[str | Path]) -> ImportSummary:
@@ -136,7 +139,9 @@ class Importer:
                     continue
                 self.import_source(source)
             self.flush()
+            self.settle()
         finally:
+            self._stop_writer()  # never leave the lock with a batch still being written
             if enabled:
                 gc.enable()
         self.summary.superseded = self.superseded.dropped
@@ -179,6 +184,8 @@ class Importer:
         # Under --rules the file's own ruleset name is not looked up (a room's
         # custom TOML rules have no preset name the parser could find).
         parser = parser_type(played_under=None if self.ruleset is None else self.ruleset.name)
+        if source.name in self.superseded.imported:
+            self.settle()  # its earlier refusals may be in the batch being written
         self.superseded.read_again(source.name)
         # A ruleset override applies hand by hand, so it takes the record path.
         columnar = parser.columnar and self.columnar and self.ruleset is None
@@ -342,6 +349,7 @@ class Importer:
             self.flush()  # the stored copy is still pending: commit it to compare
         if known.batch is None:
             return None
+        self.settle()  # the batch may still be being written
         return self.dataset.seats_of(known.batch, key)
 
     def _consume_columns(self, chunk: ColumnarHands, file: FileSummary, parser: Parser) -> None:
@@ -442,15 +450,22 @@ class Importer:
             self.flush()
 
     def flush(self) -> None:
-        """Commit what is pending as one atomic batch (with the replaced hands' removal)."""
+        """Commit what is pending as one atomic batch (with the replaced hands' removal).
+
+        The batch's tables are built here and written on the writer thread
+        (pyarrow releases the GIL), while this thread and the decoder go on
+        with the next batch; the previous batch is settled first, so one
+        batch at most is being written.
+        """
         pending = self.pending
         if pending.empty():
             return
+        self.settle()
         batch = self.dataset.new_batch_id()
         tables = hands_table(pending.hands, batch, pending.fingerprints)
         seats, placements = [tables["seats"]], [tables["placements"]]
+        hands = [tables["hands"]]
         if pending.columns:
-            hands = [tables["hands"]]
             for chunk in pending.columns:
                 column = pa.repeat(pa.scalar(batch, pa.string()), chunk.hands.num_rows)
                 index = chunk.hands.schema.get_field_index("batch")
@@ -459,7 +474,7 @@ class Importer:
             seats += [c.seats for c in pending.columns]
             placements += [c.placements for c in pending.columns]
         # placements are stored keyed by hand_id (the parts' keys may be dictionary arrays)
-        tables = with_hand_ids(tables, next_hand_id(self.dataset), seats, placements)
+        tables = with_hand_ids(tables, next_hand_id(self.dataset), seats, placements, hands)
         tables["quarantine"] = quarantine_table(pending.quarantine, batch)
         now = datetime.now(UTC).replace(tzinfo=None)
         rows = [{**f, "imported_at": now, "batch": batch} for f in pending.files]
@@ -471,14 +486,45 @@ class Importer:
             rewrites[old] = {**rewrites.get(old, {}), **parts}
         for old, parts in self.ledger.rewrites().items():
             rewrites[old] = {**rewrites.get(old, {}), **parts}
-        self.dataset.commit(batch, tables, rewrites=rewrites)
-        self.known.committed(batch, tables["hands"])
-        self.known_quarantine.committed(batch, tables["quarantine"])
+        self.known.writing_batch(batch)
+        self.known_quarantine.writing_batch(batch)
         for known in self.known_now.values():
             if known.batch is None:
                 known.batch = batch
         self.pending = Pending()
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="write batch")
+        self.writing = self._writer.submit(self._write, batch, tables, rewrites)
         gc.collect(1)  # the batch's garbage, young objects only (the GC is off in a run)
+
+    def _write(
+        self,
+        batch: str,
+        tables: dict[str, pa.Table],
+        rewrites: dict[str, dict[str, pa.Table | None]],
+    ) -> None:
+        """On the writer thread: commit the batch and index it (the importer reads neither
+        until it is settled)."""
+        self.dataset.commit(batch, tables, rewrites=rewrites)
+        self.known.index_batch(batch, tables["hands"])
+        self.known_quarantine.index_batch(batch, tables["quarantine"])
+
+    def settle(self) -> None:
+        """Wait for the batch being written (its error is raised here); then it is stored."""
+        writing, self.writing = self.writing, None
+        if writing is None:
+            return
+        writing.result()
+        self.known.settled()
+        self.known_quarantine.settled()
+
+    def _stop_writer(self) -> None:
+        """Wait for a batch still being written (an error is already on its way) and stop."""
+        if self.writing is not None:
+            wait([self.writing])
+        if self._writer is not None:
+            self._writer.shutdown()
+            self._writer = None
 
 
 def _keyed(table: pa.Table, schema: pa.Schema) -> pa.Schema:

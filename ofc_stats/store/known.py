@@ -63,9 +63,8 @@ class KnownHands:
 
     def __init__(self, dataset: Dataset) -> None:
         self.dataset = dataset
-        self.index = KeyIndex(
-            dataset.root, "hands", lambda: dataset.files("hands"), ["hand_key"], hand_keys_of
-        )
+        self.index = KeyIndex(dataset.root, "hands", self._files, ["hand_key"], hand_keys_of)
+        self.writing: str | None = None  # the batch being written: its keys searched in memory
         self.parts: list[_Part] = []
         self._loose: tuple[list[int], list[str], list[str], list[bool]] = ([], [], [], [])
         self._sorted: tuple[int, np.ndarray] | None = None  # (parts' count, their hashes sorted)
@@ -78,8 +77,8 @@ class KnownHands:
         second).  Pending copies override stored ones: they are newer.
         """
         self._seal()
-        if any(part.batch is not None for part in self.parts):
-            self.parts = [part for part in self.parts if part.batch is None]
+        if any(part.batch not in (None, self.writing) for part in self.parts):
+            self.parts = [part for part in self.parts if part.batch in (None, self.writing)]
             self._sorted = None
         flagged = np.zeros(len(hashes), bool)
         known: dict[str, Known] = {}
@@ -100,7 +99,7 @@ class KnownHands:
                         "complete": part.complete,
                     }
                 )
-                self._confirm(keys, mask, table, None, flagged, known)
+                self._confirm(keys, mask, table, part.batch, flagged, known)
         if len(hashes) > 1:
             _, inverse, counts = np.unique(hashes, return_inverse=True, return_counts=True)
             flagged |= counts[inverse] > 1
@@ -162,15 +161,38 @@ class KnownHands:
             )
             self._loose = ([], [], [], [])
 
-    def committed(self, batch: str, hands: pa.Table) -> None:
-        """The pending rows are now ``batch`` (its index built from the rows in hand)."""
+    def _files(self) -> list[str]:
+        """The committed hands files the index answers for (not the one being written)."""
+        files = self.dataset.files("hands")
+        if self.writing is None:
+            return files
+        return [name for name in files if Path(name).stem != self.writing]
+
+    def writing_batch(self, batch: str) -> None:
+        """The pending rows are being written as ``batch``: still searched in memory (as that
+        batch's) until :meth:`settled`, as the index does not hold them yet."""
         self._seal()
         for part in self.parts:
             if part.batch is None:
                 part.batch = batch
+        self.writing = batch
+
+    def index_batch(self, batch: str, hands: pa.Table) -> None:
+        """Index a written batch from the rows in hand (safe off the importing thread: the
+        batch is left out of searches until :meth:`settled`)."""
         path = self.dataset.batch_file("hands", batch)
         if path.is_file():
             self.index.build(path, hands.select(["hand_key"]))
+
+    def settled(self) -> None:
+        """The batch being written is committed and indexed: the index answers for it now."""
+        self.writing = None
+
+    def committed(self, batch: str, hands: pa.Table) -> None:
+        """The pending rows are now ``batch``, written and committed (its index built)."""
+        self.writing_batch(batch)
+        self.index_batch(batch, hands)
+        self.settled()
 
 
 def _among(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
@@ -228,12 +250,14 @@ class KnownQuarantine:
         self.index = KeyIndex(
             dataset.root,
             QUARANTINE_INDEX,
-            lambda: dataset.files("quarantine"),
+            self._files,
             self.COLUMNS,
             refusal_keys,
             cache_bytes=QUARANTINE_CACHE,
         )
         self.pending: set[str] = set()
+        self.writing: str | None = None  # the batch being written
+        self.written: set[str] = set()  # its entries' keys, not in the index yet
 
     def new(self, entries: Sequence[Quarantined]) -> list[Quarantined]:
         """The entries not stored yet (in order); they count as pending from now on."""
@@ -250,13 +274,31 @@ class KnownQuarantine:
             seen |= mask & np.asarray(hit.fill_null(False))
         out = []
         for entry, key, old in zip(entries, keys.to_pylist(), seen, strict=True):
-            if not old and key not in self.pending:
+            if not old and key not in self.pending and key not in self.written:
                 out.append(entry)
         self.pending.update(keys.to_pylist())
         return out
 
-    def committed(self, batch: str, table: pa.Table) -> None:
-        self.pending = set()
+    def _files(self) -> list[str]:
+        files = self.dataset.files("quarantine")
+        if self.writing is None:
+            return files
+        return [name for name in files if Path(name).stem != self.writing]
+
+    def writing_batch(self, batch: str) -> None:
+        """The pending entries are being written as ``batch`` (still known in memory)."""
+        self.writing, self.written, self.pending = batch, self.pending, set()
+
+    def index_batch(self, batch: str, table: pa.Table) -> None:
+        """Index a written batch (safe off the importing thread, as for the hands)."""
         path = self.dataset.batch_file("quarantine", batch)
         if path.is_file():
             self.index.build(Path(path), table.select(self.COLUMNS))
+
+    def settled(self) -> None:
+        self.writing, self.written = None, set()
+
+    def committed(self, batch: str, table: pa.Table) -> None:
+        self.writing_batch(batch)
+        self.index_batch(batch, table)
+        self.settled()

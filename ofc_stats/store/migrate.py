@@ -26,10 +26,12 @@ from ofc_stats.store.schema import (
     HAND_ID,
     STORED_HANDS,
     STORED_PLACEMENTS,
+    STORED_RESULTS,
     STORED_VERSUS,
     TABLES,
 )
 from ofc_stats.store.schema import QUARANTINE as STORED_QUARANTINE
+from ofc_stats.store.streets import recorded_bits
 
 V2_RESULTS = ".v2-results"
 
@@ -205,11 +207,47 @@ def _five_to_six(root: Path) -> None:
     fsync_dir(folder)
 
 
+def _six_to_seven(root: Path) -> None:
+    """v7 stores per seat the timeouts its hand's text records (``results.recorded_timeouts``),
+    read once here and at scoring, never again by a report.
+
+    Each batch's results file gains the column, read from that batch's hands
+    (staged and committed as ``Dataset.commit`` does, the engine stamp kept), so
+    a run after a kill skips the files that have it.
+    """
+    _finish_staged(root)
+    folder = root / "results"
+    if not folder.is_dir():
+        return
+    write_parquet(STORED_RESULTS.empty_table(), folder / EMPTY)
+    for path in sorted(p for p in folder.glob("*.parquet") if p.name != EMPTY):
+        if "recorded_timeouts" in pq.read_schema(path).names:
+            continue
+        results = pq.read_table(path)
+        hands_path = root / "hands" / path.name
+        hands = (
+            pq.read_table(hands_path, columns=["hand_id", "format", "raw_text"])
+            if hands_path.is_file()
+            else STORED_HANDS.empty_table().select(["hand_id", "format", "raw_text"])
+        )
+        position = pc.index_in(results["hand_id"], value_set=hands["hand_id"].combine_chunks())
+        known = np.asarray(pc.is_valid(position).to_numpy(zero_copy_only=False), bool)
+        hand_of_row = np.asarray(pc.fill_null(position, 0).to_numpy(), np.int64)
+        bits = recorded_bits(
+            hands["format"], hands["raw_text"], hand_of_row, results["seat"].to_numpy()
+        )
+        bits[~known] = 0  # a result of no stored hand (none are expected) records none
+        metadata = results.schema.metadata  # the engine stamp
+        table = results.append_column("recorded_timeouts", pa.array(bits, pa.int16()))
+        _stage(root, path.stem, "v7", {"results": table.replace_schema_metadata(metadata)})
+
+
 MIGRATIONS: dict[object, tuple[int, Callable[[Path], None]]] = {
     2: (3, _two_to_three),
     3: (4, _three_to_four),
     4: (5, _four_to_five),
     5: (6, _five_to_six),
+    6: (7, _six_to_seven),
 }
 
 

@@ -34,7 +34,8 @@ from ofc_stats.store.rows import with_hand_keys
 from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION
 
-HAND_COLUMNS = ["hand_id", "ruleset", "seat_count", "complete"]
+# format and raw_text: the timeouts a hand's text records are read once, when it is scored
+HAND_COLUMNS = ["hand_id", "ruleset", "seat_count", "complete", "format", "raw_text"]
 SEAT_COLUMNS = [
     "hand_id",
     "seat",

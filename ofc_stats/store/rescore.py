@@ -25,6 +25,7 @@ from ofc_stats.engine.board import BOARD_SIZE
 from ofc_stats.engine.rules import Ruleset, Variant
 from ofc_stats.errors import OfcError
 from ofc_stats.store.schema import PAIRS, RESULTS
+from ofc_stats.store.streets import recorded_bits
 
 SCORED = "scored"
 INCOMPLETE = "incomplete"
@@ -112,7 +113,9 @@ def score_tables(
     """Score the hands of one batch; ``ruleset`` overrides each hand's own.
 
     ``forced_fouls`` (one flag per seat row, in the seats' order) replaces the
-    boards' own foul verdicts, for the audit's "what if" questions.
+    boards' own foul verdicts, for the audit's "what if" questions.  The timeouts
+    each hand's text records are read from ``hands``' ``format`` and ``raw_text``
+    (``recompute.HAND_COLUMNS``); hands read without them record none.
     """
     seats, starts = _seat_order(hands, seats)
     rows = seats.num_rows
@@ -178,6 +181,9 @@ def score_tables(
             else:
                 fantasy = np.asarray(in_fantasy[flat], bool)
                 out.timeouts(flat, timeout_mask(streets[flat], fantasy, variant))
+    if "raw_text" in hands.column_names and "format" in hands.column_names:
+        hand_of_row = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+        out.recorded = recorded_bits(hands["format"], hands["raw_text"], hand_of_row, seat_numbers)
     names = [name for name in KEYS if name in seats.column_names]
     results = out.table(
         names,
@@ -254,6 +260,7 @@ class _Columns:
         self.stays = np.zeros(rows, dtype=bool)
         self.repeat = np.zeros(rows, dtype=np.int8)
         self.timeout_streets = np.zeros(rows, dtype=np.int16)
+        self.recorded = np.zeros(rows, dtype=np.int16)  # whatever the status: a fact of the text
 
     def fill(
         self,
@@ -337,6 +344,7 @@ class _Columns:
             pa.array(next_cards, pa.int8(), mask=next_mask if next_mask.any() else None),
             col(self.timeout_streets, pa.int16()),
             col(timeouts, pa.int8()),
+            pa.array(self.recorded, pa.int16()),
         ]
         return pa.Table.from_arrays(columns, schema=_keyed(RESULTS, names))
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 import pyarrow as pa
 
 # 2: seats.board_streets; 3: one folder per table; 4: hand_id; 5: placements keyed by hand_id;
-# 6: quarantine's room id is room_hand_id (hand_id is the integer key everywhere else)
-SCHEMA_VERSION = 6
+# 6: quarantine's room id is room_hand_id (hand_id is the integer key everywhere else);
+# 7: results.recorded_timeouts (the timeouts each hand's text records, read once at scoring)
+SCHEMA_VERSION = 7
 # Stored results are this engine version's when their Parquet metadata says so;
 # bump when a rule fix changes results, and recompute redoes them.
 ENGINE_VERSION = 2
@@ -134,6 +135,9 @@ RESULTS = pa.schema(
         ("fantasy_next", pa.int8()),  # cards the rules deal next hand, 0 = normal, null = unknown
         ("timeout_streets", pa.int16()),  # bit s: street s matches the timeout auto-placement
         ("timeouts", pa.int8()),  # how many streets did
+        # bit s: the hand's text records street s as timed out (the open format's street
+        # "timeout": true, store.streets.recorded_bits); 0 in a format that records none
+        ("recorded_timeouts", pa.int16()),
     ]
 )
 VERSUS = pa.schema(
@@ -252,6 +256,7 @@ LEDGER_SEATS = pa.schema(
 )
 LEDGER_KEY = b"ofc_stats.ledger"  # Parquet metadata: the batches and rules it was priced from
 LEDGER_TABLES = {"ledger_seats": LEDGER_SEATS}
+LEDGER_FILE = "priced.parquet"  # the ledger is one file, priced whole and replaced whole
 # `ofc-stats grade --replay` (ofc_stats.grade.replay_store): the grader's advice played
 # on each graded seat's own cards, against the opponents' real final boards.
 REPLAYS = pa.schema(

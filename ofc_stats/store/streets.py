@@ -17,23 +17,29 @@ choice such as "both cards to the bottom" matches the auto-placement too (on
 the simulator's timeout-free hands, 22% of free streets did).  A street is
 flagged only where the format records the timeout itself: the open format's
 street ``"timeout": true`` (docs/format.md), read from each hand's stored
-text by the ``recorded_timeouts`` view.  ``flaggable`` is true for the formats
-of :data:`TIMEOUT_FORMATS`, and ``timeout`` is a recorded timeout on a free
-street; ``pattern_match`` keeps the auto-placement match for base-rate
+text once, when the hand is scored (:func:`recorded_bits`, stored per seat as
+``results.recorded_timeouts``; the ``recorded_timeouts`` view lists its bits).
+``flaggable`` is true for the formats of :data:`TIMEOUT_FORMATS`, and ``timeout`` is a
+recorded timeout on a free street; ``pattern_match`` keeps the auto-placement match for base-rate
 studies and to check a recorded timeout against the rule
 (``ofc_stats.audit.timeouts``).
 
 The rule lives in SQL macros, :data:`TIMEOUT_MACROS`: ``records_deal_order(format)``
 (the formats that keep the order cards came in) and ``records_timeouts(format)``;
 ``flagged_timeouts(format, recorded)``, which reports apply to a seat's
-recorded bits (:data:`RECORDED_BITS_SQL`), never to its stored auto-placement
-bits: those alone never tell a timeout.
+recorded bits (``results.recorded_timeouts``), never to its stored auto-placement
+bits (``results.timeout_streets``): those alone never tell a timeout.
 """
 
 from __future__ import annotations
 
+import json
+
 import duckdb
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ofc_stats.engine.presets import PRESETS
 from ofc_stats.engine.rules import Variant
@@ -52,30 +58,76 @@ TIMEOUT_MACROS = (
     "CREATE OR REPLACE MACRO flagged_timeouts(format, recorded) AS "
     "CASE WHEN records_timeouts(format) THEN coalesce(recorded, 0) ELSE 0 END",
 )
-# Per seat, the bits of the streets recorded as timeouts (bit s: street s), for a report to
-# join by (hand_id, seat) and pass to ``flagged_timeouts``.
-RECORDED_BITS_SQL = (
-    "SELECT hand_id, seat, bit_or((1 << street)::SMALLINT) AS recorded_timeouts "
-    "FROM recorded_timeouts GROUP BY hand_id, seat"
-)
-# Every street a hand's text records as timed out: (hand_key, hand_id, seat, street).  Only
-# hands whose text names a timeout are parsed.
-RECORDED_TIMEOUTS_SQL = f"""
-WITH docs AS (
-  SELECT hand_id, hand_key, raw_text::JSON AS doc FROM {{hands}}
-  WHERE format IN ({_TOLD}) AND contains(raw_text, '"timeout"')
-), seat_docs AS (
-  SELECT hand_id, hand_key, unnest(json_extract(doc, '$.seats[*]')) AS seat_doc,
-         generate_subscripts(json_extract(doc, '$.seats[*]'), 1) - 1 AS seat
-  FROM docs
-), street_docs AS (
-  SELECT hand_id, hand_key, seat, unnest(json_extract(seat_doc, '$.streets[*]')) AS street_doc,
-         generate_subscripts(json_extract(seat_doc, '$.streets[*]'), 1) - 1 AS street
-  FROM seat_docs
-)
-SELECT hand_key, hand_id, seat::TINYINT AS seat, street::TINYINT AS street
-FROM street_docs WHERE json_extract(street_doc, '$.timeout') = 'true'::JSON
+# Every street the stored results record as timed out, one row each: (hand_key, hand_id,
+# seat, street), from each seat's bits (``results.recorded_timeouts``, bit s: street s < 15).
+RECORDED_TIMEOUTS_SQL = """
+SELECT hand_key, hand_id, seat, street::TINYINT AS street
+FROM (SELECT hand_key, hand_id, seat, recorded_timeouts, unnest(range(15)) AS street
+      FROM {results} WHERE recorded_timeouts <> 0)
+WHERE (recorded_timeouts >> street) & 1 = 1
 """
+TIMEOUT_MARK = '"timeout"'  # a hand whose text lacks it records no timeout: not parsed
+
+
+def recorded_bits(
+    formats: pa.ChunkedArray | pa.Array,
+    texts: pa.ChunkedArray | pa.Array,
+    hand_of_row: npt.NDArray[np.int64],
+    seat_of_row: npt.NDArray[np.integer],
+) -> npt.NDArray[np.int16]:
+    """Per seat row, the streets its hand's text records as timed out (bit s: street s < 15).
+
+    ``formats`` and ``texts`` are the hands' (one row each); ``hand_of_row`` is
+    each seat row's hand (a position in them) and ``seat_of_row`` its seat
+    number, the index of the seat in the text's ``seats``.  Only hands of a
+    format that records timeouts (:data:`TIMEOUT_FORMATS`) whose text names one
+    are parsed; a street counts when its ``"timeout"`` is ``true`` itself.  A
+    text that is no JSON object records none.
+    """
+    out = np.zeros(len(hand_of_row), np.int16)
+    if not len(formats):
+        return out
+    told = pc.is_in(formats, value_set=pa.array(TIMEOUT_FORMATS, pa.string()))
+    marked = pc.and_(
+        pc.fill_null(told, False), pc.fill_null(pc.match_substring(texts, TIMEOUT_MARK), False)
+    )
+    hands = np.flatnonzero(np.asarray(marked.to_numpy(zero_copy_only=False), bool))
+    if not len(hands):
+        return out
+    keys, bits = [], []
+    for hand, text in zip(hands.tolist(), pc.take(texts, pa.array(hands)).to_pylist(), strict=True):
+        for seat, mask in _seat_bits(text).items():
+            keys.append(hand * 256 + seat)
+            bits.append(mask)
+    if not keys:
+        return out
+    known = np.asarray(keys, np.int64)
+    order = np.argsort(known)
+    known, values = known[order], np.asarray(bits, np.int16)[order]
+    wanted = np.asarray(hand_of_row, np.int64) * 256 + np.asarray(seat_of_row, np.int64)
+    at = np.minimum(np.searchsorted(known, wanted), len(known) - 1)
+    hit = known[at] == wanted
+    out[hit] = values[at[hit]]
+    return out
+
+
+def _seat_bits(text: str | None) -> dict[int, int]:
+    """Seat index -> bits of its streets whose ``"timeout"`` is ``true``, in one hand's text."""
+    try:
+        doc = json.loads(text or "")
+    except ValueError:
+        return {}
+    seats = doc.get("seats") if isinstance(doc, dict) else None
+    out: dict[int, int] = {}
+    for seat, seat_doc in enumerate(seats if isinstance(seats, list) else ()):
+        streets = seat_doc.get("streets") if isinstance(seat_doc, dict) else None
+        mask = 0
+        for street, street_doc in enumerate(streets if isinstance(streets, list) else ()):
+            if isinstance(street_doc, dict) and street_doc.get("timeout") is True and street < 15:
+                mask |= 1 << street
+        if mask and seat < 256:
+            out[seat] = mask
+    return out
 
 
 def rule_tables(connection: duckdb.DuckDBPyConnection) -> None:
@@ -121,14 +173,13 @@ WITH counts AS (
 ), expected AS (
   SELECT f.*, ((x.timeout_streets >> f.street) & 1) = 1 AS pattern_match,
     records_timeouts(h.format) AS flaggable,
-    t.street IS NOT NULL AS flagged,
+    ((x.recorded_timeouts >> f.street) & 1) = 1 AS flagged,
     (3 - f.top_before) + (5 - f.middle_before) + (5 - f.bottom_before) = r.placed
       OR (f.top_before < 3)::INT + (f.middle_before < 5)::INT + (f.bottom_before < 5)::INT <= 1
       AS forced
   FROM filled f
   JOIN {hands} h USING (hand_key)
   LEFT JOIN {results} x USING (hand_key, seat)
-  LEFT JOIN recorded_timeouts t USING (hand_key, seat, street)
   LEFT JOIN ruleset_variants v ON v.ruleset = h.ruleset
   LEFT JOIN street_rules r ON r.variant = v.variant AND r.street = f.street
 )

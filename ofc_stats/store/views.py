@@ -27,12 +27,7 @@ from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.hand_ids import hand_id_range
 from ofc_stats.store.rescore import board_array
 from ofc_stats.store.schema import DERIVED, GRADER_TABLES, IMPORTED, LEDGER_SEATS, LEDGER_TABLES
-from ofc_stats.store.streets import (
-    RECORDED_BITS_SQL,
-    RECORDED_TIMEOUTS_SQL,
-    STREETS_SQL,
-    rule_tables,
-)
+from ofc_stats.store.streets import RECORDED_TIMEOUTS_SQL, STREETS_SQL, rule_tables
 from parsers.app_records import APP_NAMES
 
 Params = Sequence[object] | Mapping[str, object] | None
@@ -41,8 +36,6 @@ __all__ = [  # what reports may use
     "LEDGER_HANDS_SQL",
     "LEDGER_SQL",
     "LEDGER_TOLERANCE",
-    "RECORDED_BITS_SQL",
-    "RECORDED_TIMEOUTS_SQL",
     "OfcData",
     "Params",
     "board_array",
@@ -381,7 +374,7 @@ class OfcData:
         rule_tables(con)
         con.sql(
             "CREATE OR REPLACE VIEW recorded_timeouts AS "
-            + RECORDED_TIMEOUTS_SQL.format(hands="hands")
+            + RECORDED_TIMEOUTS_SQL.format(results="results")
         )
         con.sql(
             "CREATE OR REPLACE VIEW streets AS "

@@ -266,6 +266,10 @@
     text.split(" ").forEach(w => { if (lines.length && lines[lines.length - 1].length + 1 + w.length <= width) lines[lines.length - 1] += " " + w; else lines.push(w); });
     return lines;
   }
+  // On a phone the toolbar covered the chart's title (flat) or its right edge (upright): a
+  // phone zooms by pinching, and `ofc-stats report --format png` writes each chart's picture.
+  const PHONE = !!(window.matchMedia && window.matchMedia("(max-width: 600px)").matches);
+  const CHART_CONFIG = {responsive: true, displaylogo: false, displayModeBar: PHONE ? false : "hover", modeBarButtonsToRemove: ["lasso2d", "select2d"]};
   function plot(box, id, data, layout) {
     const card = el("div", "card"), div = el("div", "chart");
     div.id = id; card.appendChild(div); box.appendChild(card);
@@ -276,7 +280,7 @@
       layout.margin.t += 20 * (lines.length - 1);
     }
     const base = {margin: {l: 10, r: 10, t: 44, b: 40}, font: {size: 13}, hovermode: "closest", paper_bgcolor: "rgba(0,0,0,0)", legend: {orientation: "h", y: -0.3}};
-    if (window.Plotly) window.Plotly.newPlot(div, data, Object.assign(base, layout), {responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]});
+    if (window.Plotly) window.Plotly.newPlot(div, data, Object.assign(base, layout), CHART_CONFIG);
     drawn.push(div);
     return div;
   }
@@ -342,7 +346,7 @@
     const rows = [
       ["hands", n, 0], ["net points", net, 0], ["points per hand", mean, 2], ["95% interval, low", low, 2], ["95% interval, high", high, 2],
       ["sessions", sessions.length, 0], ["hours of play (table-hours)", hours, 1], ["points per hour of play", hours ? net / hours : null, 1],
-      ["fouled boards", fouls, 0], ["foul rate", n ? fouls / n : null, "%"], ["Fantasyland hands", fl, 0],
+      ["fouled boards", fouls, 0], ["foul rate of normal hands", normal.length ? normal.filter(i => h.foul[i]).length / normal.length : null, "%"], ["Fantasyland hands", fl, 0],
       ["Fantasyland reached from normal hands", normal.length ? entered / normal.length : null, "%"],
       ["royalties per hand", n ? sum(scored.map(i => h.roy[i])) / n : null, 2],
     ];
@@ -604,7 +608,7 @@
     if (window.Plotly) {
       Object.entries(charts).forEach(([id, fig]) => {
         if (!document.getElementById(id)) return;  // a section the live page replaced
-        window.Plotly.newPlot(id, fig.data, fig.layout, {responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]});
+        window.Plotly.newPlot(id, fig.data, fig.layout, CHART_CONFIG);
       });
     }
     window.addEventListener("hashchange", () => { if (!routeOpponent()) route(); });

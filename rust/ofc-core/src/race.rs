@@ -19,6 +19,10 @@
 //! estimates would have had is kept too, to measure what the common random
 //! numbers save.  A position with nothing left to deal is valued exactly, by
 //! one rollout, and its loss is exact.
+//!
+//! [`RaceParams`] holds what the grader's version fixes (budget, tie margin, no second
+//! stage) and lets a study change it; `stick: false` grades a position of the replay's bot,
+//! whose play made is only the room's auto-placement: it wins no tie and no loss is measured.
 
 use rayon::prelude::*;
 
@@ -49,6 +53,34 @@ pub const MORE: usize = 4;
 /// best play among them is the play made if it is one, else the one the screen ranks
 /// first (the same for every seed).
 pub const TIE: f64 = 2.0;
+
+/// How a race spends rollouts and when it advises otherwise than the play made.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RaceParams {
+    /// At most this many rollouts a candidate in the first stage.
+    pub budget: usize,
+    /// Finalists within this many SEs of the race's top are tied (see [`TIE`]).
+    pub tie: f64,
+    /// Where the advice hinges (the play made still in the race, behind its top but within
+    /// `tie` SEs) the race goes on, up to `extra` times the budget; 1: never.
+    pub extra: usize,
+    /// Whether the play made wins a tie.  False for a position of the replay's bot, whose
+    /// "play made" is only the room's auto-placement: the advice there is the tied
+    /// finalist the screen ranks first, with no re-measure and no loss.
+    pub stick: bool,
+}
+
+impl RaceParams {
+    /// The version-5 race: `budget` rollouts, ties within [`TIE`] SEs, no second stage.
+    pub fn new(budget: usize) -> Self {
+        RaceParams {
+            budget,
+            tie: TIE,
+            extra: 1,
+            stick: true,
+        }
+    }
+}
 
 /// The grade of one decision; candidate arrays are in legal-candidate order.
 #[derive(Debug, Clone)]
@@ -172,6 +204,22 @@ impl Race<'_, '_> {
 
 /// Race the legal candidates of one decision with at most `budget` rollouts each.
 pub fn grade(s: &Setup, budget: usize) -> Graded {
+    grade_with(s, &RaceParams::new(budget))
+}
+
+/// The paired gap of candidate `i` behind `top` over their shared rollouts, and its SE.
+fn gap_to(values: &[Vec<f64>], top: usize, i: usize) -> (f64, f64) {
+    let d: Vec<f64> = values[top]
+        .iter()
+        .zip(&values[i])
+        .map(|(a, b)| a - b)
+        .collect();
+    (mean(&d), if d.len() > 1 { se_of(&d) } else { 0.0 })
+}
+
+/// Race the legal candidates of one decision as `p` says.
+pub fn grade_with(s: &Setup, p: &RaceParams) -> Graded {
+    let budget = p.budget;
     let legal = &s.legal;
     let count = legal.len();
     let chosen = legal
@@ -197,9 +245,10 @@ pub fn grade(s: &Setup, budget: usize) -> Graded {
         alive.dedup();
     }
     let budget = budget.max(1);
+    let mut limit = budget;
     let mut done = 0;
-    while done < budget {
-        let step = STEP.min(budget - done);
+    while done < limit {
+        let step = STEP.min(limit - done);
         let rows: Vec<usize> = alive.iter().map(|&i| legal[i]).collect();
         let out = s.simulate(&rows, 0, done as u64, step);
         race.record(&out, &alive);
@@ -229,8 +278,16 @@ pub fn grade(s: &Setup, budget: usize) -> Graded {
         if alive.iter().all(|&i| i == leader || i == chosen) && chosen_se <= TARGET_SE {
             break;
         }
+        if done >= limit && limit == budget && p.extra > 1 && chosen != leader {
+            // The advice hinges on this decision: the play made is behind the top but
+            // within the tie margin, so more rollouts may turn it either way.
+            let (gap, gap_se) = gap_to(&race.values, leader, chosen);
+            if gap <= p.tie * gap_se {
+                limit = budget * p.extra;
+            }
+        }
     }
-    result(&mut race, &alive, chosen, FRESH * budget.max(2), &rough)
+    result(&mut race, &alive, chosen, FRESH * budget.max(2), &rough, p)
 }
 
 /// The loss split into its parts over paired rollouts of the best play (row 0 of
@@ -327,7 +384,14 @@ fn diffs(v: &Values) -> Vec<f64> {
 /// the play made is not charged: a grader run with another seed could as well
 /// have picked it.  Every other candidate is valued by its paired gap to the
 /// best over the rollouts they shared, so none is valued above the best.
-fn result(race: &mut Race, alive: &[usize], chosen: usize, fresh: usize, rough: &[f64]) -> Graded {
+fn result(
+    race: &mut Race,
+    alive: &[usize],
+    chosen: usize,
+    fresh: usize,
+    rough: &[f64],
+    p: &RaceParams,
+) -> Graded {
     let s = race.s;
     let mut n: Vec<i32> = race.values.iter().map(|v| v.len() as i32).collect();
     let race_ev: Vec<f64> = race
@@ -345,15 +409,11 @@ fn result(race: &mut Race, alive: &[usize], chosen: usize, fresh: usize, rough: 
         .iter()
         .copied()
         .filter(|&i| {
-            let d: Vec<f64> = race.values[top]
-                .iter()
-                .zip(&race.values[i])
-                .map(|(a, b)| a - b)
-                .collect();
-            i == top || mean(&d) <= TIE * se_of(&d)
+            let (gap, gap_se) = gap_to(&race.values, top, i);
+            i == top || gap <= p.tie * gap_se
         })
         .collect();
-    let leader = if tied.contains(&chosen) {
+    let leader = if p.stick && tied.contains(&chosen) {
         chosen
     } else {
         tied[argmax(tied.iter().map(|&i| rough[i]))]
@@ -361,7 +421,10 @@ fn result(race: &mut Race, alive: &[usize], chosen: usize, fresh: usize, rough: 
     let mut best = chosen;
     let mut best_ev = race_ev[chosen];
     let mut measured = None;
-    if leader != chosen {
+    if !p.stick {
+        best = leader;
+        best_ev = race_ev[leader];
+    } else if leader != chosen {
         let rows = [s.legal[leader], s.legal[chosen]];
         let mut again = s.simulate(&rows, 1, 0, fresh);
         loop {
@@ -430,11 +493,11 @@ fn result(race: &mut Race, alive: &[usize], chosen: usize, fresh: usize, rough: 
 pub fn grade_positions(
     game: &Game,
     positions: &[Position],
-    budget: usize,
+    params: &RaceParams,
 ) -> Vec<Result<Graded, String>> {
     positions
         .par_iter()
-        .map(|p| Setup::new(game, p).map(|s| grade(&s, budget)))
+        .map(|p| Setup::new(game, p).map(|s| grade_with(&s, params)))
         .collect()
 }
 
@@ -487,6 +550,23 @@ mod tests {
     }
 
     #[test]
+    fn a_placeholder_play_made_wins_no_tie_and_is_charged_nothing() {
+        // The replay bot's own position: the "play made" (killing the flush draw) is only a
+        // placeholder.  Without sticking to it the advice is another play and no loss is
+        // measured; sticking to it, the same race charges a loss (the test above).
+        let rules = Rules::pineapple_progressive();
+        let g = game(&rules);
+        let s = Setup::new(&g, &flush([3, 2, 1])).unwrap();
+        let mut p = RaceParams::new(32);
+        p.stick = false;
+        let free = grade_with(&s, &p);
+        assert!(free.best != free.chosen, "{free:?}");
+        assert_eq!((free.loss, free.loss_se), (0.0, 0.0));
+        let ev_best = free.ev[free.best];
+        assert!(free.ev.iter().all(|&v| v.is_nan() || v <= ev_best));
+    }
+
+    #[test]
     fn the_same_grades_on_any_number_of_threads() {
         let rules = Rules::pineapple_progressive();
         let g = game(&rules);
@@ -499,8 +579,8 @@ mod tests {
             .num_threads(2)
             .build()
             .unwrap();
-        let a = one.install(|| grade_positions(&g, &positions, 32));
-        let b = two.install(|| grade_positions(&g, &positions[..1], 32));
+        let a = one.install(|| grade_positions(&g, &positions, &RaceParams::new(32)));
+        let b = two.install(|| grade_positions(&g, &positions[..1], &RaceParams::new(32)));
         let (x, y) = (a[0].as_ref().unwrap(), b[0].as_ref().unwrap());
         assert_eq!(x.loss.to_bits(), y.loss.to_bits());
         assert_eq!(format!("{:?}", x.ev), format!("{:?}", y.ev));

@@ -7,7 +7,7 @@ use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1};
 use ofc_core::cards::format_card;
 use ofc_core::policy::play_position;
-use ofc_core::race::{grade_positions, Graded};
+use ofc_core::race::{grade_positions, Graded, RaceParams};
 use ofc_core::rollout::{fantasy_values_problem, Game, Opponent, Position, Setup, PARTS};
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -199,8 +199,14 @@ pub(crate) fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
 /// candidate, on `threads` threads (None: every core).  Each decision comes back as
 /// a `StreetGrade`, or as the `UnplayablePosition` saying why it cannot be replayed.
 /// The grades depend only on each decision and its key, never on the threads or the chunk.
+/// `tie` and `extra` override the race's tie margin and second-stage factor
+/// (`ofc_core::race::RaceParams`; None: the grader's own); `stick=False` for the replay
+/// bot's own positions, whose play made is only a placeholder (no preference, no loss).
 #[pyfunction]
-#[pyo3(signature = (rules, streets, fantasy_values, decisions, budget, threads=None, value=None))]
+#[pyo3(signature = (
+    rules, streets, fantasy_values, decisions, budget, threads=None, value=None, tie=None, extra=None,
+    stick=true
+))]
 #[allow(clippy::too_many_arguments)]
 fn grade_street_decisions<'py>(
     py: Python<'py>,
@@ -211,12 +217,28 @@ fn grade_street_decisions<'py>(
     budget: usize,
     threads: Option<usize>,
     value: Option<&ValueFunction>,
+    tie: Option<f64>,
+    extra: Option<usize>,
+    stick: bool,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let g = game(py, rules, streets, fantasy_values.as_slice()?, value)?;
+    let mut params = RaceParams::new(budget);
+    params.stick = stick;
+    if let Some(tie) = tie {
+        if !(tie.is_finite() && tie >= 0.0) {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "the tie margin must be a finite number of SEs >= 0, not {tie}"
+            )));
+        }
+        params.tie = tie;
+    }
+    if let Some(extra) = extra {
+        params.extra = extra.max(1);
+    }
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
     let pool = threads.map(|n| pool(n.max(1))).transpose()?;
     let grade_all = || {
-        let graded = grade_positions(&g, &positions, budget);
+        let graded = grade_positions(&g, &positions, &params);
         graded
             .into_par_iter()
             .zip(positions.par_iter())

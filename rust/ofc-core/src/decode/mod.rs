@@ -669,10 +669,7 @@ pub(crate) fn lines(data: &[u8]) -> impl Iterator<Item = (usize, usize, usize)> 
             return None;
         }
         let start = at;
-        let end = data[at..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(data.len(), |p| at + p);
+        let end = memchr::memchr(b'\n', &data[at..]).map_or(data.len(), |p| at + p);
         at = (end + 1).min(data.len());
         Some((start, end, at))
     })
