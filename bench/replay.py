@@ -1,7 +1,8 @@
 """What the grader's advice wins on the players' own cards: the counterfactual replay.
 
     .venv/bin/python bench/replay.py [--samples ../shared/samples/apps] [--rollouts 32]
-        [--seed 0] [--hands N] [--advice policy [--dreams N] [--ahead N]] [--json out/replay.json]
+        [--seed 0] [--hands N] [--advice policy [--dreams N] [--ahead N]] [--chase K]
+        [--json out/replay.json] [--seats-json out/seats.json]
 
 Imports the samples into a temporary dataset, then for every normal seat whose
 streets are all known, a bot plays the grader's best play street by street on
@@ -12,9 +13,11 @@ this room (the Markov-chain estimate, ``ofc_stats.grade.fantasy.room_values``:
 thin sizes pooled with the nearest smaller one, the published figure for a
 room without Fantasyland hands); by default the advice plays by the same values
 (``--values published``: the published figures).  ``--advice policy`` replays
-the continuation policy alone (no claim).  Printed: the realised gain
-a seat-hand (advice minus player, mean ± SE) overall and by the street where
-the advice first played otherwise; the loss the grader *claims* on the
+the continuation policy alone (no claim).  ``--chase K`` multiplies the
+Fantasyland values the policy plays by (never those the replay scores by), to
+test whether chasing Fantasyland harder wins (docs/policy.md: it does not).
+Printed: the realised gain a seat-hand (advice minus player, mean ± SE) overall
+and by the street where the advice first played otherwise; the loss the grader *claims* on the
 players' own decisions over the same seats; fouls and Fantasyland entries of
 the bot and the players.  A grader whose advice is right realises what it
 claims; the goal (issue 26) is a realised gain ≥ +1.5 a seat-hand.
@@ -41,9 +44,11 @@ from ofc_stats.grade.fantasy import RoomValues, room_values
 from ofc_stats.grade.position import HAND_COLUMNS, PLACEMENT_COLUMNS, SEAT_COLUMNS, read_positions
 from ofc_stats.grade.race import decision_seed, grade_many
 from ofc_stats.grade.replay import (
+    SeatReplay,
     by_first_deviation,
     final_seats,
     grader_advice,
+    half,
     policy_advice,
     published_worth,
     realised,
@@ -96,7 +101,21 @@ def main() -> None:
         help="Fantasyland values the advice plays by: the room's (as the replay scores) "
         "or the published figures",
     )
+    parser.add_argument(
+        "--chase",
+        type=float,
+        default=1.0,
+        help="multiply the Fantasyland values the advice plays by (the replay still scores "
+        "by the room's own values)",
+    )
+    parser.add_argument(
+        "--seats-json", type=Path, help="write each seat's gain, half and boards' rates here"
+    )
     args = parser.parse_args()
+    if args.chase != 1.0 and (args.advice != "policy" or args.values != "room"):
+        # The grader's rollouts score their ends by the table their policy plays by, so a
+        # chase there would scale the claim too; a core change would have to split them.
+        parser.error("--chase needs --advice policy and the room's values")
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         import_paths([args.samples], data)
@@ -116,6 +135,10 @@ def run(data: Path, args: argparse.Namespace) -> None:
     def worth(ruleset: Ruleset, cards: int) -> float:
         room = rooms.get(ruleset.name)
         return room.worth(cards) if room else published_worth(ruleset, cards)
+
+    def played_worth(ruleset: Ruleset, cards: int) -> float:
+        """The values the advice plays by: the room's, times the chase (never scored)."""
+        return float(args.chase) * worth(ruleset, cards)
 
     learned = None
     if args.policy != "imagination":
@@ -137,7 +160,7 @@ def run(data: Path, args: argparse.Namespace) -> None:
         finals = final_seats(seat_table)
         if args.advice == "policy":
             decisions_graded += len(decisions)
-            values = worth if args.values == "room" else None
+            values = played_worth if args.values == "room" else None
             advice = policy_advice(
                 args.seed,
                 fantasy_worth=values,
@@ -176,6 +199,7 @@ def run(data: Path, args: argparse.Namespace) -> None:
         "advice": args.advice,
         "policy": args.policy,
         "rollouts": args.rollouts,
+        "chase": args.chase,
         "seconds": seconds,
         "decisions_per_second": decisions_graded / seconds if seconds else 0.0,
         "cpu_seconds": cpu,
@@ -216,9 +240,25 @@ def run(data: Path, args: argparse.Namespace) -> None:
             f"{players['fouls']:.1%} and {players['entries']:.1%}"
         ),
     )
+    if args.seats_json:
+        args.seats_json.parent.mkdir(parents=True, exist_ok=True)
+        args.seats_json.write_text(json.dumps([_seat_row(s) for s in seats]) + "\n")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
+
+
+def _seat_row(seat: SeatReplay) -> dict[str, object]:
+    """One seat's replay for pairing runs seat by seat (the half it belongs to included)."""
+    return {
+        "hand_key": seat.hand_key,
+        "seat": seat.seat,
+        "half": half(seat.hand_key),
+        "gain": seat.gain,
+        "first_deviation": seat.first_deviation,
+        "bot": _rates([seat], bot=True),
+        "players": _rates([seat], bot=False),
+    }
 
 
 def _rates(seats: list, bot: bool) -> dict[str, float]:  # type: ignore[type-arg]
