@@ -74,8 +74,12 @@ def test_the_folder_audits_each_room_with_its_own_rules(two_rooms: tuple[Path, P
         # The old reading: north's file (game and [room]) applied to every hand.
         entry = RulesBook.load(north_file).entries[0]
         everywhere = audit(db, ruleset=entry.ruleset, room_rules=replace(entry.money, room=None))
-    # Under the named preset north's classic royalties do not explain its points.
-    assert set(own.mismatches["room"]) == {"north"} and len(own.mismatches) > 20
+    # Under the named preset north's classic royalties do not explain its points: every
+    # north hand with a royalty the two tables pay differently is a mismatch.  The bots
+    # (two-step opening, raced candidates) make such royalties in 18 of north's 252
+    # hands at seed 5 (11 and 33 at seeds 7 and 9; the bots before them 41, 36, 32),
+    # so more than 10 says "many hands", not a stray one.
+    assert set(own.mismatches["room"]) == {"north"} and len(own.mismatches) > 10
     assert per_room.mismatches.empty, per_room.mismatches.head().to_string()
     # North's file alone: north by its file, south by its own preset and inferred rake.
     assert north_only.mismatches.empty, north_only.mismatches.head().to_string()

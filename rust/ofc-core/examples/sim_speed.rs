@@ -1,8 +1,11 @@
 //! Normal seats' streets played per second by the simulator's bots
-//! (`cargo run --profile dev-release --example sim_speed`): the core alone, no
-//! Python, one thread; prints a fingerprint of every board and destination so a
-//! faster bot can be checked to play the same hands (at 300 tables: ee59d534e31046e4
-//! for the streets, 46725282e353d462 for the replayed decisions, since the core began).
+//! (`cargo run --profile dev-release --example sim_speed [TABLES]`, `ROLLOUTS=n` in
+//! the environment for another rollout count than the simulator's 5): the core
+//! alone, no Python, one thread; prints the normal seats' foul and Fantasyland
+//! rates by style and a fingerprint of every board and destination, so a faster
+//! bot can be checked to play the same hands (at 300 tables: 435b68be47139d81 for
+//! the streets, 7017f7ff65278e14 for the replayed decisions, since the race and
+//! the two-step opening; ee59d534e31046e4 and 46725282e353d462 before them).
 
 use ofc_core::candidates::apply;
 use ofc_core::cards::EMPTY;
@@ -28,6 +31,10 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(300);
+    let rollouts: usize = std::env::var("ROLLOUTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
     let rules = Rules::pineapple_progressive();
     let streets = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
     let s = |fp, fb, noise, tc| Style {
@@ -51,13 +58,15 @@ fn main() {
     let mut fingerprint2 = 0u64;
     let mut by_street = [0.0f64; 5];
     let mut decisions = 0.0;
+    // Per style (index into `all`): seats, fouls, Fantasyland entries.
+    let mut tally = [[0u32; 3]; 4];
     for hand in 0..5u64 {
         let round = Round {
             rules: &rules,
             streets: &streets,
             seats: 3,
             block: 17,
-            rollouts: 5,
+            rollouts,
             timeout_rate: 0.02,
             seed: 1,
             hand,
@@ -118,14 +127,19 @@ fn main() {
                     unseen,
                 };
                 let mut rng = Stream::new(&[*key, hand]);
-                let c = choose(Tables::get(), &rules, &d, style, 5, &mut rng);
+                let c = choose(Tables::get(), &rules, &d, style, rollouts, &mut rng);
                 fingerprint2 = ofc_core::rng::mix(fingerprint2 ^ c.unwrap_or(999) as u64);
             }
             by_street[street] += cpu_seconds() - start;
         }
         decisions += tables as f64 * 3.0;
-        for p in &played {
-            for b in &p.boards {
+        for (t, p) in played.iter().enumerate() {
+            for (seat, b) in p.boards.iter().enumerate() {
+                let e = ofc_core::board::evaluate(Tables::get(), &rules, &b.map(|c| c as u8));
+                let style = (t + seat) % 4;
+                tally[style][0] += 1;
+                tally[style][1] += e.fouled as u32;
+                tally[style][2] += (!e.fouled && e.entry_cards(&rules) > 0) as u32;
                 for &c in b {
                     fingerprint = ofc_core::rng::mix(fingerprint ^ c as u8 as u64);
                 }
@@ -145,8 +159,30 @@ fn main() {
         .iter()
         .map(|s| format!("{:.1}", s / decisions * 1e6))
         .collect();
+    let names = ["careful", "chaser", "weak", "strong"];
+    let rates: Vec<String> = tally
+        .iter()
+        .zip(names)
+        .map(|(&[n, f, e], name)| {
+            format!(
+                "{name} {:.1}% foul / {:.1}% FL",
+                100.0 * f as f64 / n as f64,
+                100.0 * e as f64 / n as f64
+            )
+        })
+        .collect();
+    let [n, f, e] = tally
+        .iter()
+        .fold([0u32; 3], |a, x| [a[0] + x[0], a[1] + x[1], a[2] + x[2]]);
     println!(
-        "CPU-us a decision by street: {}; fingerprint {fingerprint2:016x}",
+        "fouls {:.1}%, Fantasyland entries {:.1}% of normal seats ({})",
+        100.0 * f as f64 / n as f64,
+        100.0 * e as f64 / n as f64,
+        rates.join(", ")
+    );
+    println!(
+        "CPU-us a decision by street, replayed through `choose` (street 0 all five cards \
+         at once, not the simulator's two steps): {}; fingerprint {fingerprint2:016x}",
         per.join(" ")
     );
 }

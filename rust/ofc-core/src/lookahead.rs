@@ -8,8 +8,14 @@
 //! then the top (a drawn card that pairs a top card of sixes or better goes on
 //! top when there is room); plan B fills the middle first.  The player adapts
 //! to the cards, so each rollout counts its better plan.  Large candidate
-//! tables (the first street's 232) are screened with one plan-A rollout each
-//! and the best [`SCREEN_KEEP`] get the full look-ahead.
+//! tables (232 for five cards at once; the simulator places the first street
+//! in two smaller steps, `sim.rs`) are screened with one plan-A rollout each
+//! and the best [`SCREEN_KEEP`] get the full look-ahead.  The look-ahead is a
+//! race: every candidate gets [`RACE_FIRST`] rollouts, and only the best
+//! [`RACE_KEEP`] the rest (a Pineapple street's 27 candidates rarely have more
+//! than a few worth the other rollouts; their averages are over all of them).
+//! A style's noise is a near-normal number (four uniform parts summed), not a
+//! Box-Muller normal: the logarithm and cosine cost more than a candidate's rows.
 //!
 //! Boards are not built one by one: within one rollout and plan a row's cards
 //! are fixed by which of the street's cards the candidate puts there and where
@@ -29,6 +35,10 @@ use crate::rules::Rules;
 pub const SCREEN_ABOVE: usize = 64;
 /// Candidates kept for the full look-ahead after screening.
 pub const SCREEN_KEEP: usize = 32;
+/// Rollouts every candidate gets before the weaker ones are dropped.
+pub const RACE_FIRST: usize = 2;
+/// Candidates that get the rest of the rollouts.
+pub const RACE_KEEP: usize = 4;
 
 /// How a bot values a completed board.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -201,6 +211,8 @@ struct Shape {
     /// The fitting candidates' indices into `Candidates::get(cards, discards)`, in order.
     index: Vec<u16>,
     free: Vec<[u8; 3]>,
+    /// Per fitting candidate: which of the street's cards it puts on each row (bits).
+    masks: Vec<[u8; 3]>,
     plans: [PlanRows; 2],
 }
 
@@ -235,7 +247,7 @@ impl Shape {
             let ids = free
                 .iter()
                 .zip(&masks)
-                .map(|(room, mask)| {
+                .map(|(room, mask): (&[u8; 3], &[u8; 3])| {
                     let start = starts(&room.map(|r| r as usize), plan);
                     [0, 1, 2].map(|row| {
                         let shape = RowShape {
@@ -253,7 +265,12 @@ impl Shape {
                 .collect();
             PlanRows { rows, ids }
         });
-        Shape { index, free, plans }
+        Shape {
+            index,
+            free,
+            masks,
+            plans,
+        }
     }
 }
 
@@ -396,6 +413,10 @@ struct Scratch {
     /// The candidates (fitting positions) of the current pass.
     active: Vec<u16>,
     total: Vec<f64>,
+    /// The kept candidates' averages over the first pass's rollouts.
+    first: Vec<f64>,
+    /// Each active candidate's share of the style's noise.
+    noise: Vec<f64>,
     a: Vec<f64>,
     b: Vec<f64>,
     order: Vec<u16>,
@@ -637,6 +658,62 @@ impl Judge<'_> {
     }
 }
 
+/// A number of mean 0 and spread 1 close to normal: the sum of four uniform
+/// 16-bit parts of one draw (Irwin-Hall), far cheaper than Box-Muller's log and
+/// cosine and as good for the bots' noise.
+#[inline]
+fn about_normal(rng: &mut Stream) -> f64 {
+    let x = rng.next_u64();
+    let sum: u64 = (0..4).map(|i| x >> (16 * i) & 0xffff).sum();
+    (sum as f64 / 65536.0 - 2.0) * 3f64.sqrt()
+}
+
+impl Scratch {
+    /// Keep the `keep` active candidates of highest total (ties to the earlier
+    /// candidate), in candidate order, with their totals.
+    fn keep_best(&mut self, keep: usize) {
+        let n = self.active.len();
+        if n <= keep {
+            return;
+        }
+        // The best `keep` so far, best first: an insertion into a short list.
+        let total = &self.total;
+        self.order.clear();
+        for k in 0..n as u16 {
+            let v = total[k as usize];
+            if self.order.len() == keep && v <= total[self.order[keep - 1] as usize] {
+                continue;
+            }
+            let at = self
+                .order
+                .iter()
+                .position(|&o| v > total[o as usize])
+                .unwrap_or(self.order.len());
+            if self.order.len() == keep {
+                self.order.pop();
+            }
+            self.order.insert(at, k);
+        }
+        self.order.sort_unstable();
+        self.first.clear();
+        for &k in &self.order {
+            self.first.push(self.total[k as usize]);
+        }
+        std::mem::swap(&mut self.total, &mut self.first);
+        if !self.noise.is_empty() {
+            self.first.clear();
+            for &k in &self.order {
+                self.first.push(self.noise[k as usize]);
+            }
+            std::mem::swap(&mut self.noise, &mut self.first);
+        }
+        for k in 0..self.order.len() {
+            self.order[k] = self.active[self.order[k] as usize];
+        }
+        std::mem::swap(&mut self.active, &mut self.order);
+    }
+}
+
 /// The cards on each row of the board, and their count.
 fn base_rows(board: &[i8; 13]) -> [([u8; 5], usize); 3] {
     [0, 1, 2].map(|row| {
@@ -726,33 +803,29 @@ fn choose_with(
         .board
         .iter()
         .any(|&c| c != EMPTY && is_joker(c as u8));
+    // What each subset of the street's cards brings to the top row (ranks of sixes
+    // or better as bits, queens or better), and whether it holds a joker.
+    let mut top_bits = [0u32; 32];
+    let mut queens = [0u8; 32];
+    let mut joker = [false; 32];
+    for m in 1..1usize << cards {
+        let j = m.trailing_zeros() as usize;
+        let (card, rest) = (decision.dealt[j], m & (m - 1));
+        // As `top_rank_bits`, a joker counts as a rank above the ace.
+        top_bits[m] = top_bits[rest] | if rank(card) >= 4 { 1 << rank(card) } else { 0 };
+        queens[m] = queens[rest] + (rank(card) >= 10) as u8;
+        joker[m] = joker[rest] || is_joker(card);
+    }
     s.cand.clear();
     s.chase.clear();
-    for &i in &shape.index {
-        let dest = table.dest(i as usize);
-        let mut top = base_top;
-        let mut queens = base_queens;
-        let mut joker = base_joker;
-        for (&d, &card) in dest.iter().zip(decision.dealt) {
-            if d == DISCARD {
-                continue;
-            }
-            joker |= is_joker(card);
-            // As `top_rank_bits`, a joker counts as a rank above the ace.
-            if d == 0 {
-                if rank(card) >= 4 {
-                    top |= 1 << rank(card);
-                }
-                if rank(card) >= 10 {
-                    queens += 1;
-                }
-            }
-        }
+    for &[top, middle, bottom] in &shape.masks {
+        let (top, placed) = (top as usize, (top | middle | bottom) as usize);
         s.cand.push(CandCards {
-            top_ranks: top,
-            joker,
+            top_ranks: base_top | top_bits[top],
+            joker: base_joker || joker[placed],
         });
-        s.chase.push(style.top_chase * queens as f64);
+        s.chase
+            .push(style.top_chase * (base_queens + queens[top] as usize) as f64);
     }
     for (plan, layout) in s.layouts.iter_mut().enumerate() {
         layout.reset(shape.plans[plan].rows.len());
@@ -769,29 +842,37 @@ fn choose_with(
     };
     s.active.clear();
     s.active.extend(0..n as u16);
+    s.noise.clear();
     if table.len() > SCREEN_ABOVE {
         // Many candidates: one cheap rollout each (one plan), then the full
         // look-ahead for the most promising few (ties to the earlier candidate).
         judge.judged(s, need, 1, false, rng);
-        if n > SCREEN_KEEP {
-            let rough = &s.total;
-            s.order.clear();
-            s.order.extend(0..n as u16);
-            let better = |a: &u16, b: &u16| {
-                rough[*b as usize]
-                    .total_cmp(&rough[*a as usize])
-                    .then(a.cmp(b))
-            };
-            s.order.select_nth_unstable_by(SCREEN_KEEP - 1, better);
-            s.order.truncate(SCREEN_KEEP);
-            s.order.sort_unstable();
-            std::mem::swap(&mut s.active, &mut s.order);
-        }
+        s.keep_best(SCREEN_KEEP);
     }
-    judge.judged(s, need, rollouts, true, rng);
+    // Two passes: a few rollouts for every candidate, then the rest for the
+    // best [`RACE_KEEP`] (their averages over all the rollouts).  A style's noise
+    // is drawn once per candidate after the first pass and counts in the cut, so a
+    // noisy bot's mistakes can survive it as they did when every candidate had
+    // every rollout.
+    let first = rollouts.min(RACE_FIRST);
+    judge.judged(s, need, first, true, rng);
+    s.noise.clear();
     if style.noise != 0.0 {
         for v in s.total.iter_mut() {
-            *v += style.noise * rng.normal();
+            let e = style.noise * about_normal(rng);
+            s.noise.push(e);
+            *v += e;
+        }
+    }
+    if rollouts > first && need > 0 {
+        s.keep_best(RACE_KEEP);
+        s.first.clear();
+        s.first.extend_from_slice(&s.total);
+        judge.judged(s, need, rollouts - first, true, rng);
+        let (a, b) = (first as f64, (rollouts - first) as f64);
+        for (k, (v, f)) in s.total.iter_mut().zip(&s.first).enumerate() {
+            let e = s.noise.get(k).copied().unwrap_or(0.0);
+            *v = ((f - e) * a + *v * b) / (a + b) + e;
         }
     }
     let mut best = 0;
