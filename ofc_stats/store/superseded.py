@@ -12,6 +12,14 @@ A row goes only when the hand stored is the record it refused: same file,
 same offset, and the stored hand's text continues the refused text (and
 carries the same room hand id where the row names one).  Another hand
 written at that offset by an export rewritten in place leaves the row.
+
+A file the ledger does not name, whose earlier import refused every record
+(a wrong ``--format``), is different: that import recorded nothing but its
+refusals, so when the file is read again, **this import's outcome for it
+replaces them** -- all its earlier rows go in the commit that holds the
+file's last new rows (``replace_refusals``).  Which files have rows is read
+once, from the ``source_file`` column alone, the first time a file the
+ledger does not name is read.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.store.dataset import Dataset
@@ -53,6 +62,40 @@ class Superseded:
         self.imported = {path for path in imported if path}
         self.watch: dict[tuple[str, int], set[str]] = {}  # (file, offset) -> batches with rows
         self.dropped = 0  # rows the rewrites took out, for the summary
+        self.refusals: dict[str, set[str]] | None = None  # file -> batches with rows, lazily
+        self.before = {Path(name).stem for name in dataset.files("quarantine")}  # not this run's
+        self.replacing: dict[str, set[str]] = {}  # batch -> files whose rows go at next commit
+        self.replaced = 0  # earlier refusals replaced by this import's, for the summary
+
+    def refused_before(self, path: str) -> set[str]:
+        """The batches holding quarantine rows of ``path``, a file the ledger does not name.
+
+        The first call reads the ``source_file`` column of the quarantine
+        batches (as a dictionary: its distinct names, not its rows); the
+        batches this run writes are not in it, so their rows never go.
+        """
+        if path in self.imported:
+            return set()
+        if self.refusals is None:
+            self.refusals = {}
+            for name in self.dataset.files("quarantine"):
+                if Path(name).stem not in self.before:
+                    continue
+                column = pq.read_table(
+                    name, columns=["source_file"], read_dictionary=["source_file"]
+                )["source_file"]
+                for chunk in column.chunks:
+                    for source in chunk.dictionary.to_pylist():
+                        if source:
+                            self.refusals.setdefault(source, set()).add(Path(name).stem)
+        return self.refusals.get(path, set())
+
+    def replace_refusals(self, path: str, batches: set[str]) -> None:
+        """The next commit takes every earlier quarantine row of ``path`` out of ``batches``."""
+        for batch in batches:
+            self.replacing.setdefault(batch, set()).add(path)
+        if self.refusals is not None:
+            self.refusals.pop(path, None)
 
     def read_again(self, path: str) -> None:
         """``path`` is about to be read: note its quarantine rows with an offset, if any."""
@@ -67,9 +110,28 @@ class Superseded:
                     self.watch.setdefault((path, int(offset)), set()).add(Path(name).stem)
 
     def rewrites(self, hands: pa.Table) -> dict[str, dict[str, pa.Table | None]]:
-        """The quarantine files without the rows of hands this batch stores, by batch."""
+        """The quarantine files without the rows of hands this batch stores and without the
+        replaced refusals, by batch."""
+        replacing, self.replacing = self.replacing, {}
+        out: dict[str, dict[str, pa.Table | None]] = {}
+        for batch, files in sorted(replacing.items()):
+            path = self.dataset.batch_file("quarantine", batch)
+            if not path.is_file():
+                continue
+            table = pq.read_table(path)
+            keep = pc.invert(pc.is_in(table["source_file"], pa.array(sorted(files), pa.string())))
+            kept = table.filter(keep.fill_null(True))
+            if kept.num_rows < table.num_rows:
+                self.replaced += table.num_rows - kept.num_rows
+                out[batch] = {"quarantine": kept}
+        return self._stale(hands, out)
+
+    def _stale(
+        self, hands: pa.Table, out: dict[str, dict[str, pa.Table | None]]
+    ) -> dict[str, dict[str, pa.Table | None]]:
+        """``out`` and the quarantine files without the rows of hands this batch stores."""
         if not self.watch or hands.num_rows == 0:
-            return {}
+            return out
         at = {
             (name, offset): row
             for row, (name, offset) in enumerate(
@@ -82,16 +144,16 @@ class Superseded:
         }
         stored = {key: at[key] for key in set(at) & set(self.watch)}
         if not stored:
-            return {}
+            return out
         rows = hands.select(["raw_text", "room_hand_id"]).take(sorted(stored.values()))
         texts = dict(zip(sorted(stored.values()), rows.to_pylist(), strict=True))
         batches: set[str] = set()
         for key in stored:
             batches.update(self.watch[key])
-        out: dict[str, dict[str, pa.Table | None]] = {}
         for batch in sorted(batches):
             path = self.dataset.batch_file("quarantine", batch)
-            table = pq.read_table(path)
+            before = out.get(batch, {}).get("quarantine")
+            table = before if before is not None else pq.read_table(path)
             keep = []
             for name, offset, raw, hand_id in zip(
                 table["source_file"].to_pylist(),
