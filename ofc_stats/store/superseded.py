@@ -17,9 +17,9 @@ A file the ledger does not name, whose earlier import refused every record
 (a wrong ``--format``), is different: that import recorded nothing but its
 refusals, so when the file is read again, **this import's outcome for it
 replaces them** -- all its earlier rows go in the commit that holds the
-file's last new rows (``replace_refusals``).  Which files have rows is read
-once, from the ``source_file`` column alone, the first time a file the
-ledger does not name is read.
+file's new rows (``replace_refusals``).  Which batches hold its rows is
+found from the footers' ``source_file`` ranges and, for the batches whose
+range holds the name, that one column (``refused_before``).
 """
 
 from __future__ import annotations
@@ -53,6 +53,29 @@ def refused_this(refused: str | None, refused_id: str | None, text: str, hand_id
     return refused_id is None or refused_id == hand_id
 
 
+def _ranges(name: str) -> list[tuple[str | None, str]]:
+    """Each row group's (lowest, highest) ``source_file``; (None, "") where unknown."""
+    meta = pq.ParquetFile(name).metadata
+    column = meta.schema.names.index("source_file")
+    out: list[tuple[str | None, str]] = []
+    for group in range(meta.num_row_groups):
+        stats = meta.row_group(group).column(column).statistics
+        if stats is None or not stats.has_min_max:
+            out.append((None, ""))
+        else:
+            out.append((str(stats.min), str(stats.max)))
+    return out
+
+
+def _names(path: Path) -> set[str]:
+    """The distinct file names of one quarantine batch (a dictionary read: no row decoded)."""
+    column = pq.read_table(path, columns=["source_file"], read_dictionary=["source_file"])
+    names: set[str] = set()
+    for chunk in column["source_file"].chunks:
+        names.update(name for name in chunk.dictionary.to_pylist() if name)
+    return names
+
+
 class Superseded:
     """The earlier quarantine rows (file, offset) of the files this import reads again."""
 
@@ -62,7 +85,8 @@ class Superseded:
         self.imported = {path for path in imported if path}
         self.watch: dict[tuple[str, int], set[str]] = {}  # (file, offset) -> batches with rows
         self.dropped = 0  # rows the rewrites took out, for the summary
-        self.refusals: dict[str, set[str]] | None = None  # file -> batches with rows, lazily
+        self.refusals: dict[str, set[str]] | None = None  # batch -> its files, read lazily
+        self.ranges: dict[str, list[tuple[str | None, str]]] = {}  # batch -> names' ranges
         self.before = {Path(name).stem for name in dataset.files("quarantine")}  # not this run's
         self.replacing: dict[str, set[str]] = {}  # batch -> files whose rows go at next commit
         self.replaced = 0  # earlier refusals replaced by this import's, for the summary
@@ -70,32 +94,36 @@ class Superseded:
     def refused_before(self, path: str) -> set[str]:
         """The batches holding quarantine rows of ``path``, a file the ledger does not name.
 
-        The first call reads the ``source_file`` column of the quarantine
-        batches (as a dictionary: its distinct names, not its rows); the
-        batches this run writes are not in it, so their rows never go.
+        A batch is read only when its row groups' ``source_file`` range (the
+        Parquet footer's statistics, read once) holds ``path``, and then its
+        ``source_file`` column alone, as a dictionary (its distinct names),
+        once.  The batches this run writes are not looked at, so their rows
+        never go.
         """
         if path in self.imported:
             return set()
         if self.refusals is None:
             self.refusals = {}
             for name in self.dataset.files("quarantine"):
-                if Path(name).stem not in self.before:
-                    continue
-                column = pq.read_table(
-                    name, columns=["source_file"], read_dictionary=["source_file"]
-                )["source_file"]
-                for chunk in column.chunks:
-                    for source in chunk.dictionary.to_pylist():
-                        if source:
-                            self.refusals.setdefault(source, set()).add(Path(name).stem)
-        return self.refusals.get(path, set())
+                batch = Path(name).stem
+                if batch in self.before:
+                    self.ranges[batch] = _ranges(name)
+        found = set()
+        for batch, ranges in self.ranges.items():
+            if not any(low is None or low <= path <= high for low, high in ranges):
+                continue
+            if batch not in self.refusals:
+                self.refusals[batch] = _names(self.dataset.batch_file("quarantine", batch))
+            if path in self.refusals[batch]:
+                found.add(batch)
+        return found
 
     def replace_refusals(self, path: str, batches: set[str]) -> None:
         """The next commit takes every earlier quarantine row of ``path`` out of ``batches``."""
         for batch in batches:
             self.replacing.setdefault(batch, set()).add(path)
-        if self.refusals is not None:
-            self.refusals.pop(path, None)
+            if self.refusals is not None:
+                self.refusals.get(batch, set()).discard(path)  # read again: nothing left
 
     def read_again(self, path: str) -> None:
         """``path`` is about to be read: note its quarantine rows with an offset, if any."""
