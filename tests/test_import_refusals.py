@@ -152,3 +152,19 @@ def test_final_quarantines_a_cut_last_hand_in_one_import(tmp_path: Path) -> None
     assert (grown.stored, grown.superseded) == (1, 1)
     assert _quarantine(data) == []
     assert run("import", "--final", "--watch", str(path)).exit_code == 2
+
+
+def test_final_on_a_file_that_is_only_a_cut_hand_settles_it(tmp_path: Path) -> None:
+    """--final is the user's word that the file will not grow: the cut hand is quarantined
+    and the file recorded, so a plain import later does not leave it for later again."""
+    text = dumps_app(
+        replace(random_records(1, seed=77)[0], format="app-json", ruleset="pineapple-progressive")
+    )
+    cut = tmp_path / "t.hh"
+    cut.write_text(text[:300], encoding="utf-8")
+    data = tmp_path / "data"
+    final = import_paths([cut], data, final=True)
+    assert (final.quarantined, final.partial, final.files[0].refused) == (1, 0, False)
+    again = import_paths([cut], data)
+    assert again.files[0].skipped  # recorded: not read again, its row kept once
+    assert len(_quarantine(data)) == 1

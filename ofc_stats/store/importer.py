@@ -123,6 +123,7 @@ class Importer:
         self.superseded = Superseded(dataset, self.ledger.paths)  # stale refusals
         self.cut_final = False  # this file left cut records and has not changed since
         self.cut_now = False  # this file's cut records are quarantined (cut_final or --final)
+        self.cut_quarantined = 0  # of this file's refusals, its cut records quarantined now
         self.refused_before: set[str] = set()  # batches of this file's refusals it replaces
         self.file_quarantine: list[Quarantined] = []  # this file's, checked when it is done
         self.pending = Pending()  # the next batch
@@ -176,6 +177,7 @@ class Importer:
         # again (with or without --force), and that record is quarantined: it never grows.
         self.cut_final = self.ledger.left_cut(source.name, digest)
         self.cut_now = self.final or self.cut_final
+        self.cut_quarantined = 0
         if not self.force and not self.cut_final and self.ledger.imported(source.name, digest):
             file.skipped = ALREADY_IMPORTED
             self.on_bytes(source.size)
@@ -214,7 +216,10 @@ class Importer:
             self._unreadable(file, f"the file could not be read to its end: {error}")
             return
         self._file_done(file)
-        kept = file.stored or file.duplicates or file.partial or self.cut_final
+        # A file whose only refusals are its cut records, quarantined as --final asked, is
+        # settled: recorded, so a plain import later does not leave them for later again.
+        cut_only = self.cut_quarantined == file.quarantined + file.lines_quarantined
+        kept = file.stored or file.duplicates or file.partial or self.cut_final or cut_only
         if (file.quarantined or file.lines_quarantined) and not kept:
             file.refused = True  # not imported, so a later import reads it again
             return
@@ -278,6 +283,7 @@ class Importer:
             if isinstance(item, Partial) and self.cut_now and source is not None:
                 text = read_tail(source, item.offset, MAX_RAW_TEXT)
                 reason = f"{CUT_FINAL}: {item.reason}"
+                self.cut_quarantined += 1
                 self._quarantine(
                     file, Quarantined(item.source_file, reason, text, item.line, item.offset)
                 )
