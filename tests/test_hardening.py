@@ -478,8 +478,8 @@ def test_a_wrong_format_leaves_nothing_behind_that_forget_or_force_cannot_mend(
     assert import_paths([lines], data).stored == 4
     wrong = import_paths([apps], data, format_name="open")
     assert wrong.stored == 0 and wrong.quarantined > 0
-    assert any("every hand of" in line and "is not recorded" in line for line in wrong.lines())
-    hint = f"`ofc-stats forget --data {data} {apps}` clears its quarantine rows"
+    assert any("every record of" in line and "is not recorded" in line for line in wrong.lines())
+    hint = f"`ofc-stats forget --data {data} {apps}` clears them now"
     assert any(hint in line for line in wrong.lines(data=str(data)))  # runs as printed
     ledger = Dataset(data).read("files", ["path"])["path"].to_pylist()
     assert ledger == [str(lines)]  # every record refused: not recorded as imported

@@ -48,6 +48,12 @@ MAX_MESSAGES = 20
     help="Read files again that were already imported (hands are still stored once).",
 )
 @click.option(
+    "--final",
+    is_flag=True,
+    help="The files will not grow: quarantine a hand cut short at a file's end now "
+    "(else it is left for the next import).",
+)
+@click.option(
     "--no-recompute",
     is_flag=True,
     help="Do not score the new hands now (`ofc-stats recompute` does it later).",
@@ -82,6 +88,7 @@ def import_command(
     quiet: bool,
     verbose: bool,
     force: bool,
+    final: bool,
     no_recompute: bool,
     watch: bool,
     interval: float,
@@ -102,6 +109,8 @@ def import_command(
             get_parser(format_name)
         except UnknownFormat as error:
             raise click.BadParameter(str(error), param_hint="--format") from None
+    if final and watch:
+        raise click.UsageError("--final is for files that will not grow, --watch for growing ones")
     if report_file is not None and not watch:
         raise click.UsageError("--report FILE goes with --watch (else run `ofc-stats report`)")
     if watch:
@@ -129,6 +138,7 @@ def import_command(
             wait_seconds=wait,
             on_bytes=advance,
             force=force,
+            final=final,
         )
     if not quiet:
         for message in summary.messages[:MAX_MESSAGES]:
@@ -153,24 +163,38 @@ def import_command(
 
 
 def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
-    """An import that stored nothing new and found nothing known is an error, not a success.
+    """An import that stored nothing new, found nothing known and left nothing for later is
+    an error, not a success.
 
-    Nothing read at all (an empty folder, a lone picture) leaves no dataset
-    behind when this import created it; hands that were all refused stay in
-    the quarantine table, and the error says so.
+    A dataset this import created is kept when it holds something: a
+    quarantine row (the only record of a refused hand: its reason, file,
+    line and text) or a hand cut short, left for the next import.  Nothing
+    read at all (an empty folder, a lone picture) leaves no dataset behind.
+    Refusals are replaced when their file is imported again, so a wrong
+    ``--format`` leaves nothing a right one keeps.
     """
     known = summary.duplicates or any(f.skipped == ALREADY_IMPORTED for f in summary.files)
-    if summary.stored or known:
+    if summary.stored or known or summary.partial:
         return
-    if not summary.hands_seen:
-        if not existed and not (summary.quarantined or summary.lines_quarantined):
+    refused = summary.quarantined + summary.lines_quarantined
+    if not refused:
+        if not existed:
             shutil.rmtree(data, ignore_errors=True)
         readable = [f for f in summary.files if not f.skipped]
         found = "no file" if not summary.files else "no readable file" if not readable else ""
         raise OfcError(f"nothing to import: {found or 'no hand'} in the paths given")
+    what = (
+        f"the {summary.hands_seen:,} hands seen were all refused"
+        if summary.hands_seen
+        else f"no hand in the paths given, and {summary.lines_quarantined:,} line(s) refused"
+    )
+    again = (
+        "; wrong --format? importing the files again replaces those rows"
+        if any(f.refused for f in summary.files)
+        else ""
+    )
     raise OfcError(
-        f"nothing stored: the {summary.hands_seen:,} hands seen were all refused "
-        "(their reasons are above and in the quarantine table)"
+        f"nothing stored: {what} (the reasons are above and in the quarantine table{again})"
     )
 
 

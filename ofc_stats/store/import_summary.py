@@ -2,7 +2,8 @@
 
 Every hand an import sees is accounted for: stored, a duplicate,
 quarantined, or (cut off at the end of a file still being written) left for
-the next import; ``FileSummary.accounted`` equals ``hands_seen``.
+the next import; ``FileSummary.accounted`` equals ``hands_seen``.  The
+summary names only quarantine rows this import wrote or kept.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class ImportSummary:
     reasons: Counter[str] = field(default_factory=Counter)
     messages: list[str] = field(default_factory=list)  # one per quarantined item
     superseded: int = 0  # earlier quarantine rows of hands a grown file now stored
+    replaced_refusals: int = 0  # rows of files refused earlier, replaced by this import's
 
     @property
     def stored(self) -> int:
@@ -85,15 +87,29 @@ class ImportSummary:
                 f"  {self.lines_quarantined} capture line(s) quarantined: they hold no hand, "
                 "so they are not counted above"
             )
-        if self.partial:
+        where = f" --data {shlex.quote(data)}" if data is not None else ""
+        cut = [f for f in self.files if f.partial]
+        if len(cut) == 1:
+            name = shlex.quote(cut[0].path)
             out.append(
-                f"  {self.partial} record(s) cut off at the end of a file still being written: "
-                "left for the next import"
+                f"  the last hand of {cut[0].path} is cut short: left for the next import, "
+                f"when the file has grown; `ofc-stats import --final{where} {name}` "
+                "quarantines it now"
+            )
+        elif cut:
+            out.append(
+                f"  the last hand of {len(cut)} files is cut short: left for the next import, "
+                "when the files have grown; `ofc-stats import --final` quarantines them now"
             )
         if self.superseded:
             out.append(
                 f"  {self.superseded} quarantine row(s) of an earlier import removed: "
                 "the grown file's hand is now stored"
+            )
+        if self.replaced_refusals:
+            out.append(
+                f"  {self.replaced_refusals} quarantine row(s) of an earlier import replaced: "
+                "it refused every record of the file(s) read again"
             )
         replaced = sum(f.replaced for f in self.files)
         if replaced:
@@ -110,13 +126,12 @@ class ImportSummary:
         for f in skipped:
             if verbose or len(again) < 2 or f.skipped != ALREADY_IMPORTED:
                 out.append(f"  skipped {f.path}: {f.skipped}")
-        where = f" --data {shlex.quote(data)}" if data is not None else ""
         for f in self.files:
             if f.refused:
                 out.append(
-                    f"  every hand of {f.path} was refused: it is not recorded as imported "
-                    f"(wrong --format? `ofc-stats forget{where} {shlex.quote(f.path)}` clears "
-                    "its quarantine rows)"
+                    f"  every record of {f.path} was refused: it is not recorded as imported "
+                    "(wrong --format? importing it again replaces its quarantine rows; "
+                    f"`ofc-stats forget{where} {shlex.quote(f.path)}` clears them now)"
                 )
         for reason, count in self.reasons.most_common():
             out.append(f"  quarantined {count} × {reason}")

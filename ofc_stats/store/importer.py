@@ -105,6 +105,7 @@ class Importer:
         on_bytes: Callable[[int], None] | None = None,
         columnar: bool = True,
         force: bool = False,
+        final: bool = False,
     ) -> None:
         self.dataset = dataset
         self.columnar = columnar
@@ -113,6 +114,7 @@ class Importer:
         self.batch_hands = batch_hands
         self.on_bytes = on_bytes or (lambda n: None)
         self.force = force
+        self.final = final  # quarantine records cut off at a file's end now: it will not grow
         self.summary = ImportSummary()
         self.known = KnownHands(dataset)
         self.known_now: dict[str, Known] = {}  # the last search's hits, and hands stored since
@@ -120,6 +122,9 @@ class Importer:
         self.known_quarantine = KnownQuarantine(dataset)
         self.superseded = Superseded(dataset, self.ledger.paths)  # stale refusals
         self.cut_final = False  # this file left cut records and has not changed since
+        self.cut_now = False  # this file's cut records are quarantined (cut_final or --final)
+        self.cut_quarantined = 0  # of this file's refusals, its cut records quarantined now
+        self.refused_before: set[str] = set()  # batches of this file's refusals it replaces
         self.file_quarantine: list[Quarantined] = []  # this file's, checked when it is done
         self.pending = Pending()  # the next batch
         self.writing: Future[None] | None = None  # the batch being written while the next fills
@@ -145,6 +150,7 @@ class Importer:
             if enabled:
                 gc.enable()
         self.summary.superseded = self.superseded.dropped
+        self.summary.replaced_refusals = self.superseded.replaced
         return self.summary
 
     def _parser(self, source: Source) -> type[Parser] | None:
@@ -158,6 +164,7 @@ class Importer:
         """Read one source; nothing in it, however broken, stops the run."""
         file = FileSummary(source.name, "unknown")
         self.summary.files.append(file)
+        self._refusals_of(source.name)
         try:
             digest = sha256_of(source)
             parser_type = self._parser(source)
@@ -169,6 +176,8 @@ class Importer:
         # A file that left a record cut off at its end and has not changed since is read
         # again (with or without --force), and that record is quarantined: it never grows.
         self.cut_final = self.ledger.left_cut(source.name, digest)
+        self.cut_now = self.final or self.cut_final
+        self.cut_quarantined = 0
         if not self.force and not self.cut_final and self.ledger.imported(source.name, digest):
             file.skipped = ALREADY_IMPORTED
             self.on_bytes(source.size)
@@ -207,7 +216,10 @@ class Importer:
             self._unreadable(file, f"the file could not be read to its end: {error}")
             return
         self._file_done(file)
-        kept = file.stored or file.duplicates or file.partial or self.cut_final
+        # A file whose only refusals are its cut records, quarantined as --final asked, is
+        # settled: recorded, so a plain import later does not leave them for later again.
+        cut_only = self.cut_quarantined == file.quarantined + file.lines_quarantined
+        kept = file.stored or file.duplicates or file.partial or self.cut_final or cut_only
         if (file.quarantined or file.lines_quarantined) and not kept:
             file.refused = True  # not imported, so a later import reads it again
             return
@@ -220,9 +232,26 @@ class Importer:
         file.skipped = reason
         self._file_done(file)
 
+    def _refusals_of(self, path: str) -> None:
+        """Note the earlier refusals of a file the ledger does not name: this import's
+        outcome for it replaces them (``Superseded.refused_before``)."""
+        if self.superseded.refusals is None:
+            self.settle()  # the first look reads the quarantine files: none half rewritten
+        self.refused_before = self.superseded.refused_before(path)
+
     def _file_done(self, file: FileSummary) -> None:
-        """Later files dedupe their quarantine against this one's; itself, never."""
-        self.pending.quarantine += self.known_quarantine.new(self.file_quarantine)
+        """Later files dedupe their quarantine against this one's; itself, never.
+
+        A file whose earlier refusals this import replaces keeps all its own
+        entries (the earlier rows go in the same commit as these).
+        """
+        if self.refused_before:
+            self.known_quarantine.new(self.file_quarantine)  # pending now, for later files
+            self.pending.quarantine += self.file_quarantine
+            self.superseded.replace_refusals(file.path, self.refused_before)
+            self.refused_before = set()
+        else:
+            self.pending.quarantine += self.known_quarantine.new(self.file_quarantine)
         self.file_quarantine = []
         if len(self.pending.quarantine) >= self.batch_hands:
             self.flush()
@@ -251,9 +280,10 @@ class Importer:
             if isinstance(item, Quarantined):
                 self._quarantine(file, item)
                 continue
-            if isinstance(item, Partial) and self.cut_final and source is not None:
+            if isinstance(item, Partial) and self.cut_now and source is not None:
                 text = read_tail(source, item.offset, MAX_RAW_TEXT)
                 reason = f"{CUT_FINAL}: {item.reason}"
+                self.cut_quarantined += 1
                 self._quarantine(
                     file, Quarantined(item.source_file, reason, text, item.line, item.offset)
                 )
@@ -546,13 +576,16 @@ def import_paths(
     on_bytes: Callable[[int], None] | None = None,
     columnar: bool = True,
     force: bool = False,
+    final: bool = False,
 ) -> ImportSummary:
     """Import files, folders and .zip archives into the dataset at ``data``.
 
     ``columnar=False`` reads every hand through its parser's record path (the
     definition) even where the parser has a faster columnar reader.
     ``force`` reads files again that the ledger says were imported (their
-    hands are still deduplicated).
+    hands are still deduplicated).  ``final`` quarantines a record cut off at
+    the end of a file now (the file will not grow) instead of leaving it for
+    the next import.
     """
     from ofc_stats.engine.ruleset_toml import names_a_file, resolve_ruleset
     from ofc_stats.store.rulesets import keep_ruleset
@@ -572,5 +605,6 @@ def import_paths(
             on_bytes=on_bytes,
             columnar=columnar,
             force=force,
+            final=final,
         )
         return importer.run(paths)
