@@ -268,18 +268,47 @@ impl FeatureSink for Dot<'_> {
     }
 }
 
-/// One row of an afterstate as the features read it: what a player sees in it and,
-/// once it is full, its class.  A street's candidates share most of their rows, so
-/// [`Scorer::values`] reads each distinct row once.
-#[derive(Debug, Clone, Copy, Default)]
+/// Marks a feature a row does not have.
+const NO_FEATURE: u16 = u16::MAX;
+
+/// One row of an afterstate as the features read it: what a player sees in it, the
+/// features of the row alone, and once it is full its class.  A street's candidates
+/// share most of their rows, so [`Scorer::values`] reads each distinct row once.
+#[derive(Debug, Clone, Copy)]
 struct RowRead {
     info: RowInfo,
     class: Option<u16>,
+    /// The row's code feature (TOP, MIDDLE or BOTTOM block).
+    code: u16,
+    /// A five-card row's live flush and straight draws; the top's chase of its high
+    /// card ([`NO_FEATURE`]: none).
+    flush: u16,
+    straight: u16,
+    top_live: u16,
+    /// Its coarse code for the crossed foul-risk features, and its strength.
+    coarse: u8,
+    made: i32,
 }
 
-/// The reading of row `r` (0 top, 1 middle, 2 bottom) holding `cards` (real cards).
+impl Default for RowRead {
+    fn default() -> RowRead {
+        RowRead {
+            info: RowInfo::default(),
+            class: None,
+            code: NO_FEATURE,
+            flush: NO_FEATURE,
+            straight: NO_FEATURE,
+            top_live: NO_FEATURE,
+            coarse: 0,
+            made: -1,
+        }
+    }
+}
+
+/// The reading of row `r` (0 top, 1 middle, 2 bottom) holding `cards` (real cards)
+/// for a seat that has seen `known`.
 #[inline]
-fn read_row(t: &Tables, r: usize, cards: &[u8]) -> RowRead {
+fn read_row(t: &Tables, r: usize, cards: &[u8], known: CardSet) -> RowRead {
     let info = row_info(cards, ROW_SIZES[r]);
     let class = (info.slots == 0).then(|| {
         if r == 0 {
@@ -288,7 +317,41 @@ fn read_row(t: &Tables, r: usize, cards: &[u8]) -> RowRead {
             t.class5(&cards[..5])
         }
     });
-    RowRead { info, class }
+    let mut out = RowRead {
+        info,
+        class,
+        made: made(&info),
+        ..RowRead::default()
+    };
+    let slots = info.slots as usize;
+    if r == 0 {
+        out.code = (TOP + top_code(&info) * 4 + slots) as u16;
+        out.coarse = coarse_top(&info) as u8;
+        if info.kind == 0 && info.cards > 0 && info.slots > 0 && info.main >= 10 {
+            // Cards of the top's rank the seat has not seen, at most 3.
+            let live = (4 - (known >> (info.main * 4) & 0xf).count_ones() as usize).min(3);
+            let i = ((info.main as usize - 10) * 4 + live) * 2 + slots - 1;
+            out.top_live = (TOP_LIVE + i) as u16;
+        }
+        return out;
+    }
+    let (block, k) = if r == 1 { (MIDDLE, 0) } else { (BOTTOM, 1) };
+    out.code = (block + row_code(&info) * 6 + slots) as u16;
+    out.coarse = coarse_row(&info) as u8;
+    if info.flush_live && info.cards > 0 {
+        let outs = 13 - seen_of_suit(known, info.suit);
+        let bucket = match outs {
+            0..=3 => 0,
+            4..=6 => 1,
+            7..=9 => 2,
+            _ => 3,
+        };
+        out.flush = (FLUSH + (k * 5 + slots - 1) * 4 + bucket) as u16;
+    }
+    if info.straight_live && info.cards > 0 {
+        out.straight = (STRAIGHT + k * 5 + slots - 1) as u16;
+    }
+    out
 }
 
 /// Cards of a suit the seat has seen: bit `rank * 4 + suit` of `known` for each rank.
@@ -309,67 +372,50 @@ pub fn features(t: &Tables, rules: &Rules, board: &[i8; BOARD], known: CardSet) 
         for (cell, &c) in cards.iter_mut().zip(&row[..n]) {
             *cell = c as u8;
         }
-        *read = read_row(t, r, &cards[..n]);
+        *read = read_row(t, r, &cards[..n], known);
     }
     let mut f = Features {
         index: [0; MAX_ACTIVE],
         value: [0.0; MAX_ACTIVE],
         len: 0,
     };
-    features_of_rows(t, rules, &rows, known, &mut f);
+    features_of_rows(t, rules, &rows, &mut f);
     f
 }
 
-/// The features of an afterstate whose rows read `rows` (see [`features`]), into `f`.
+/// The features of an afterstate whose rows read `rows` (see [`features`]), into `f`
+/// in layout order.
 #[inline]
-fn features_of_rows(
-    t: &Tables,
-    rules: &Rules,
-    rows: &[RowRead; 3],
-    known: CardSet,
-    f: &mut impl FeatureSink,
-) {
-    let [top, middle, bottom] = rows.map(|r| r.info);
-    f.push(TOP + top_code(&top) * 4 + top.slots as usize, 1.0);
-    f.push(MIDDLE + row_code(&middle) * 6 + middle.slots as usize, 1.0);
-    f.push(BOTTOM + row_code(&bottom) * 6 + bottom.slots as usize, 1.0);
-    for (k, r) in [middle, bottom].iter().enumerate() {
-        if r.flush_live && r.cards > 0 {
-            let outs = 13 - seen_of_suit(known, r.suit);
-            let bucket = match outs {
-                0..=3 => 0,
-                4..=6 => 1,
-                7..=9 => 2,
-                _ => 3,
-            };
-            f.push(FLUSH + (k * 5 + r.slots as usize - 1) * 4 + bucket, 1.0);
+fn features_of_rows(t: &Tables, rules: &Rules, rows: &[RowRead; 3], f: &mut impl FeatureSink) {
+    let [top, middle, bottom] = rows;
+    f.push(top.code as usize, 1.0);
+    f.push(middle.code as usize, 1.0);
+    f.push(bottom.code as usize, 1.0);
+    for r in [middle, bottom] {
+        if r.flush != NO_FEATURE {
+            f.push(r.flush as usize, 1.0);
         }
-        if r.straight_live && r.cards > 0 {
-            f.push(STRAIGHT + k * 5 + r.slots as usize - 1, 1.0);
+        if r.straight != NO_FEATURE {
+            f.push(r.straight as usize, 1.0);
         }
     }
-    f.push(
-        TOP_MIDDLE + (coarse_top(&top) * 11 + coarse_row(&middle)) * 3 + slot_bucket(middle.slots),
-        1.0,
+    let (ms, bs) = (middle.info.slots, bottom.info.slots);
+    let (ct, cm, cb) = (
+        top.coarse as usize,
+        middle.coarse as usize,
+        bottom.coarse as usize,
     );
-    f.push(
-        MIDDLE_BOTTOM
-            + (coarse_row(&middle) * 11 + coarse_row(&bottom)) * 3
-            + slot_bucket(bottom.slots),
-        1.0,
-    );
+    f.push(TOP_MIDDLE + (ct * 11 + cm) * 3 + slot_bucket(ms), 1.0);
+    f.push(MIDDLE_BOTTOM + (cm * 11 + cb) * 3 + slot_bucket(bs), 1.0);
     // A top (as a 3-card hand: high, pair, trips) already above the middle so far.
-    if top.cards > 0 && made(&top) > made(&middle) {
-        f.push(AHEAD + middle.slots as usize, 1.0);
+    if top.info.cards > 0 && top.made > middle.made {
+        f.push(AHEAD + ms as usize, 1.0);
     }
-    if middle.cards > 0 && made(&middle) > made(&bottom) {
-        f.push(AHEAD + 6 + bottom.slots as usize, 1.0);
+    if middle.info.cards > 0 && middle.made > bottom.made {
+        f.push(AHEAD + 6 + bs as usize, 1.0);
     }
-    if top.kind == 0 && top.cards > 0 && top.slots > 0 && top.main >= 10 {
-        // Cards of the top's rank the seat has not seen, at most 3.
-        let live = (4 - (known >> (top.main * 4) & 0xf).count_ones() as usize).min(3);
-        let i = ((top.main as usize - 10) * 4 + live) * 2 + top.slots as usize - 1;
-        f.push(TOP_LIVE + i, 1.0);
+    if top.top_live != NO_FEATURE {
+        f.push(top.top_live as usize, 1.0);
     }
     // Finished rows: their royalties and strength; a foul already certain.
     let [ct, cm, cb] = rows.map(|r| r.class);
@@ -609,6 +655,37 @@ impl Scorer {
             return;
         };
         let weights = &self.combined[*m as usize];
+        if dealt.len() <= 3 {
+            let finished = n == BOARD;
+            self.values_by_rows::<8>(
+                t, rules, board, fill, dealt, cands, known, weights, finished, each,
+            );
+        } else {
+            let finished = n == BOARD;
+            self.values_by_rows::<32>(
+                t, rules, board, fill, dealt, cands, known, weights, finished, each,
+            );
+        }
+    }
+
+    /// [`Scorer::values`] of a street without jokers whose afterstates the model
+    /// `weights` covers (`finished`: they are whole boards); `MASKS` is 2 to the
+    /// cards dealt, or more.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn values_by_rows<const MASKS: usize>(
+        &self,
+        t: &Tables,
+        rules: &Rules,
+        board: &[i8; BOARD],
+        fill: [u8; 3],
+        dealt: &[u8],
+        cands: &Candidates,
+        known: CardSet,
+        weights: &[f64],
+        finished: bool,
+        mut each: impl FnMut(usize, f64),
+    ) {
         // A row is its board cards and the dealt cards a candidate sends there (a mask
         // of the deal): each distinct row is read once, when a candidate first needs it.
         let mut base = [[0u8; 5]; 3];
@@ -617,14 +694,14 @@ impl Scorer {
                 *cell = c as u8;
             }
         }
-        let mut reads = [[RowRead::default(); 32]; 3];
+        let mut reads = [[RowRead::default(); MASKS]; 3];
         let mut read = [0u32; 3];
         for i in (0..cands.len()).filter(|&i| cands.fits(i, fill)) {
             let mut masks = [0usize; 4];
             for (j, &d) in cands.dest(i).iter().enumerate() {
                 masks[d as usize] |= 1 << j;
             }
-            let rows: [RowRead; 3] = std::array::from_fn(|r| {
+            for r in 0..3 {
                 let mask = masks[r];
                 if read[r] >> mask & 1 == 0 {
                     let mut cards = base[r];
@@ -635,18 +712,18 @@ impl Scorer {
                             k += 1;
                         }
                     }
-                    reads[r][mask] = read_row(t, r, &cards[..k]);
+                    reads[r][mask] = read_row(t, r, &cards[..k], known);
                     read[r] |= 1 << mask;
                 }
-                reads[r][mask]
-            });
+            }
+            let rows = [reads[0][masks[0]], reads[1][masks[1]], reads[2][masks[2]]];
             let mut dot = Dot {
                 w: weights,
                 sum: -0.0,
             };
-            features_of_rows(t, rules, &rows, known, &mut dot);
+            features_of_rows(t, rules, &rows, &mut dot);
             let v = dot.sum;
-            let v = if n == BOARD {
+            let v = if finished {
                 // As [`Scorer::value`]: the finished board's Fantasyland is known.
                 let [top, middle, bottom] = rows.map(|r| r.class.unwrap_or(0));
                 let e = BoardEval::from_classes(t, rules, top, middle, bottom, None);
