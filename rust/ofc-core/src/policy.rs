@@ -1111,6 +1111,71 @@ mod tests {
     }
 
     #[test]
+    fn street_scores_are_the_best_plan_of_the_whole_dreams() {
+        // Every candidate of random streets, for the first policy (one plan) and
+        // today's (three plans and the chase of a pair on top), with spares imagined:
+        // the row-ranked scores equal the best value over the plans' whole imagined
+        // boards (dream_in, pair_the_top, evaluated whole), bit for bit.
+        let (t, r) = (Tables::get(), Rules::pineapple_progressive());
+        let mut values = vec![0.0; 32];
+        values[14] = 10.0;
+        values[15] = 20.0;
+        let policies = [Policy::classic(), Policy::new(&values, 2)];
+        let streets = [(5, 0), (3, 1), (3, 1), (3, 1), (3, 1)];
+        for seed in 0..300u64 {
+            let mut s = Stream::new(&[seed, 13]);
+            let mut deck: Vec<u8> = (0..52).collect();
+            s.choose_first(&mut deck, 40);
+            let street = s.below(5);
+            let mut b = [EMPTY; 13];
+            let mut fill = [0u8; 3];
+            let mut used = 0;
+            for &(k, discards) in &streets[..street] {
+                let c = Candidates::get(k, discards);
+                let fitting: Vec<usize> = (0..c.len()).filter(|&i| c.fits(i, fill)).collect();
+                let i = fitting[s.below(fitting.len())];
+                apply(&mut b, &mut fill, &deck[used..used + k], c.dest(i));
+                used += k;
+            }
+            let (k, discards) = streets[street];
+            let dealt = &deck[used..used + k];
+            let c = Candidates::get(k, discards);
+            let empty = 13 - placed(&b) - (k - discards);
+            let spares = if empty > 0 { s.below(4) } else { 0 };
+            let imagined = &deck[used + k..used + k + empty + spares];
+            for p in &policies {
+                let mut got = vec![f64::NEG_INFINITY; c.len()];
+                street_scores(t, &r, p, &b, fill, dealt, c, imagined, |i, v| got[i] = v);
+                let plans = if imagined.is_empty() {
+                    1
+                } else {
+                    p.plans.min(3)
+                };
+                for (i, &v) in got.iter().enumerate() {
+                    let want = if c.fits(i, fill) {
+                        let value = |cards: [u8; 13]| p.value(&r, &evaluate(t, &r, &cards));
+                        let best = PLANS[..plans]
+                            .iter()
+                            .map(|&order| {
+                                value(dream_in(&b, fill, dealt, c.dest(i), imagined, order))
+                            })
+                            .fold(f64::NEG_INFINITY, f64::max);
+                        let chase = !imagined.is_empty() && p.plans > PLANS.len();
+                        let chased = chase
+                            .then(|| pair_the_top(&b, fill, dealt, c.dest(i), imagined))
+                            .flatten()
+                            .map_or(f64::NEG_INFINITY, value);
+                        best.max(chased)
+                    } else {
+                        f64::NEG_INFINITY
+                    };
+                    assert_eq!(v.to_bits(), want.to_bits(), "seed {seed} candidate {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_policy_keeps_a_board_alive_on_the_last_street() {
         // Top Qs Qd _, middle Kh Kc 4d 5s _, bottom full of nines; dealt Qh 2c 3h.
         // Qh on top fouls (QQQ over KK); the policy puts Qh in the middle or throws it.
