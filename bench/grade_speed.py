@@ -19,7 +19,9 @@ street decisions (``bench/reference_grader.sample``), in one run:
   microseconds a rollout of every legal candidate of the same decisions under
   the first policy (``Policy::classic``), today's imagination policy and
   today's default (the learned value) -- the first against the pre-core figure
-  is the like-for-like ratio of the goal;
+  is the like-for-like ratio of the goal -- and a digest of every value each
+  policy played (two versions of the core with the same digests played the same
+  rollouts bit for bit: a speed-up must not change it);
 * today's grader as ``ofc-stats grade`` runs it (``grade_chunk``) on 1 and 2
   threads, interleaved: decisions per CPU-second, and the wall-clock speed of
   two threads against one (goal 1.8x), with the load average before and after
@@ -188,7 +190,8 @@ def main() -> None:
         ("learned", "today's default (learned value)"),
     ):
         print(f"core, {label}: {us[name]:8.2f} CPU-us a rollout "
-              f"({core[name]['rollouts']:,} candidate-rollouts, {args.rollouts} a candidate); "
+              f"({core[name]['rollouts']:,} candidate-rollouts, {args.rollouts} a candidate; "
+              f"digest of every value {core[name]['digest']}); "
               f"pre-core rollouts alone / core {pure_us / us[name]:.1f}x")  # fmt: skip
     print(f"today's grader (grade_chunk, 1 thread): {count / med[1][0]:.1f} decisions per "
           f"CPU-second, {today_us:.2f} CPU-us a rollout ({rolled:,} candidate-rollouts); "
@@ -219,7 +222,8 @@ def main() -> None:
         reference=us["classic"],
         reference_name="the first policy in the core, same run",
         ratio=us["learned"] / us["classic"],
-        note="what a rollout of today's policy costs against the first policy's",
+        note="what a rollout of today's policy costs against the first policy's; digests "
+        + ", ".join(f"{name} {f['digest']}" for name, f in core.items()),
     )
     record(
         "grade_speed",

@@ -5,14 +5,17 @@
 //!
 //! `bench/grade_speed.py` writes the 40 real hands' street decisions to a JSON
 //! file and runs this (`cargo run --profile dev-release --example rollout_cost --
-//! POSITIONS WEIGHTS ROLLOUTS REPEAT`); it prints one JSON line: per policy, the
+//! POSITIONS WEIGHTS ROLLOUTS REPEAT [POLICIES]`, POLICIES a comma-separated subset
+//! of `classic,imagination,learned`, all by default); it prints one JSON line: per policy, the
 //! median over REPEAT runs of CPU seconds and the candidate-rollouts played (every
-//! legal candidate of every decision, ROLLOUTS each, one thread).  The rules are
+//! legal candidate of every decision, ROLLOUTS each, one thread), and a digest of
+//! every value played (the same digest: the same rollouts, bit for bit).  The rules are
 //! Pineapple with progressive Fantasyland for every position: a rollout's cost
 //! hardly depends on the royalty table.
 
 use ofc_core::policy::Policy;
-use ofc_core::rollout::{Game, Opponent, Position, Setup};
+use ofc_core::rng::mix;
+use ofc_core::rollout::{Game, Opponent, Position, Setup, Values};
 use ofc_core::rules::Rules;
 use ofc_core::value::ValueFn;
 use serde_json::Value;
@@ -59,11 +62,26 @@ fn position(v: &Value) -> Position {
     }
 }
 
+/// `digest` folded with every bit of `v` (totals, parts, fouls), in order: two
+/// versions of the core whose digests agree played the same rollouts bit for bit.
+fn fold(digest: u64, v: &Values) -> u64 {
+    let bits = v.total.iter().map(|x| x.to_bits());
+    let parts = v.parts.iter().flatten().map(|x| x.to_bits());
+    let fouls = v.fouled.iter().map(|&f| f as u64);
+    bits.chain(parts)
+        .chain(fouls)
+        .fold(digest, |h, x| mix(h ^ x))
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let [_, positions, weights, rollouts, repeat] = &args[..] else {
-        eprintln!("usage: rollout_cost POSITIONS.json WEIGHTS.json ROLLOUTS REPEAT");
-        std::process::exit(2);
+    let (positions, weights, rollouts, repeat, only) = match &args[..] {
+        [_, p, w, r, n] => (p, w, r, n, "classic,imagination,learned"),
+        [_, p, w, r, n, only] => (p, w, r, n, only.as_str()),
+        _ => {
+            eprintln!("usage: rollout_cost POSITIONS.json WEIGHTS.json ROLLOUTS REPEAT [POLICIES]");
+            std::process::exit(2);
+        }
     };
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(positions).expect("positions"))
         .expect("positions JSON");
@@ -109,6 +127,9 @@ fn main() {
         .collect();
     let mut out = serde_json::Map::new();
     for name in ["classic", "imagination", "learned"] {
+        if !only.split(',').any(|o| o == name) {
+            continue;
+        }
         let game = if name == "learned" { &learned } else { &plain };
         let setups: Vec<Setup> = list
             .iter()
@@ -122,12 +143,15 @@ fn main() {
             .collect();
         let mut times = Vec::new();
         let mut played = 0usize;
+        let mut digest = 0u64;
         for _ in 0..repeat {
             played = 0;
+            digest = 0;
             let start = cpu_seconds();
             for s in &setups {
                 let v = s.simulate(&s.legal, 0, 0, rollouts);
                 played += v.total.len();
+                digest = fold(digest, &v);
             }
             times.push(cpu_seconds() - start);
         }
@@ -138,6 +162,7 @@ fn main() {
                 "cpu": times[times.len() / 2],
                 "rollouts": played,
                 "decisions": setups.len(),
+                "digest": format!("{digest:016x}"),
             }),
         );
     }

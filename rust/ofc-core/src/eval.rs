@@ -137,17 +137,25 @@ pub struct Tables {
     /// class -> category and deciding ranks.
     pub rank5: Vec<RowRank>,
     pub rank3: Vec<RowRank>,
-    /// multiset id * 13 + rank -> multiset id with that rank added (sizes 0..4).
+    /// multiset id * 13 + rank -> multiset id with that rank added (sizes 0..4).  Ids
+    /// go by size (the empty multiset 0, then the singles, pairs, ...), so the walk to a
+    /// 4-card row touches the first few hundred rows only, and the last lookups below
+    /// hold only the sizes they finish: tables small enough to stay in cache.
     next: Vec<u16>,
-    /// 4-card multiset id * 13 + rank -> 5-card class without a flush.
+    /// (4-card multiset id - [`FIRST4`]) * 13 + rank -> 5-card class without a flush.
     last5: Vec<u16>,
-    /// 2-card multiset id * 13 + rank -> 3-card class.
+    /// (2-card multiset id - [`FIRST2`]) * 13 + rank -> 3-card class.
     last3: Vec<u16>,
     /// 13-bit rank mask of a suited row -> 5-card class.
     flush5: Vec<u16>,
 }
 
 const NONE: u16 = u16::MAX;
+/// The first multiset id of 2, 3 and 4 cards (1 empty + 13 singles; + 91 pairs;
+/// + 455 triples, ids by size).
+const FIRST2: usize = 14;
+const FIRST3: usize = FIRST2 + 91;
+const FIRST4: usize = FIRST3 + 455;
 const ANY_SUIT: u8 = 4;
 const MIXED: u8 = 5;
 
@@ -214,7 +222,10 @@ fn dense(ranked: &[RowRank]) -> (Vec<i32>, Vec<RowRank>, HashMap<i32, u16>) {
 impl Tables {
     /// Build every table from [`rank_ranks`] (a few milliseconds).
     pub fn build() -> Tables {
-        let small = multisets(4);
+        let mut small = multisets(4);
+        small.sort_by_key(Vec::len); // stable: by size, then as grown
+        assert_eq!(small.iter().position(|m| m.len() == 2), Some(FIRST2));
+        assert_eq!(small.iter().position(|m| m.len() == 4), Some(FIRST4));
         let id: HashMap<Vec<u8>, u16> = small
             .iter()
             .enumerate()
@@ -236,8 +247,8 @@ impl Tables {
         assert_eq!(key3.len(), CLASSES3);
 
         let mut next = vec![NONE; small.len() * 13];
-        let mut last5 = vec![NONE; small.len() * 13];
-        let mut last3 = vec![NONE; small.len() * 13];
+        let mut last5 = vec![NONE; (small.len() - FIRST4) * 13];
+        let mut last3 = vec![NONE; (FIRST3 - FIRST2) * 13];
         for (i, ms) in small.iter().enumerate() {
             for r in 0..13u8 {
                 let count = ms.iter().filter(|&&x| x == r).count();
@@ -249,10 +260,12 @@ impl Tables {
                     next[i * 13 + r as usize] = j;
                 }
                 if grown.len() == 5 {
-                    last5[i * 13 + r as usize] = class5[&rank_ranks(&grown, false).key()];
+                    last5[(i - FIRST4) * 13 + r as usize] =
+                        class5[&rank_ranks(&grown, false).key()];
                 }
                 if grown.len() == 3 {
-                    last3[i * 13 + r as usize] = class3[&rank_ranks(&grown, false).key()];
+                    last3[(i - FIRST2) * 13 + r as usize] =
+                        class3[&rank_ranks(&grown, false).key()];
                 }
             }
         }
@@ -300,7 +313,7 @@ impl Tables {
             let mask = (1usize << r(0)) | (1 << r(1)) | (1 << r(2)) | (1 << r(3)) | (1 << r(4));
             self.flush5[mask]
         } else {
-            self.last5[state * 13 + r(4)]
+            self.last5[(state - FIRST4) * 13 + r(4)]
         }
     }
 
@@ -309,7 +322,7 @@ impl Tables {
     pub fn class3(&self, c: &[u8]) -> u16 {
         let state = self.next[rank(c[0]) as usize] as usize;
         let state = self.next[state * 13 + rank(c[1]) as usize] as usize;
-        self.last3[state * 13 + rank(c[2]) as usize]
+        self.last3[(state - FIRST2) * 13 + rank(c[2]) as usize]
     }
 
     /// The empty row: the start of every [`Tables::add`] walk.
@@ -342,14 +355,14 @@ impl Tables {
         if partial.suit == suit(card) {
             self.flush5[(partial.mask | 1 << r) as usize]
         } else {
-            self.last5[partial.state as usize * 13 + r as usize]
+            self.last5[(partial.state as usize - FIRST4) * 13 + r as usize]
         }
     }
 
     /// The class of a 3-card row: two cards in `partial` and `card`.
     #[inline]
     pub fn finish3(&self, partial: Partial, card: u8) -> u16 {
-        self.last3[partial.state as usize * 13 + rank(card) as usize]
+        self.last3[(partial.state as usize - FIRST2) * 13 + rank(card) as usize]
     }
 
     /// Whether a top row of class `top` over a middle of class `middle` fouls.

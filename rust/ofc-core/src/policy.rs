@@ -332,6 +332,8 @@ pub fn value_of(rules: &Rules, e: &BoardEval) -> f64 {
 struct StreetPlan {
     /// (row, dealt-card mask, first imagined card) of each distinct row.
     rows: Vec<(u8, u8, u8)>,
+    /// The rows of the first plan come first: a policy of one plan ranks only these.
+    first_plan_rows: usize,
     /// (candidate, [top, middle, bottom] under each plan): indices into `rows`.
     cands: Vec<(u16, [[u16; 3]; 3])>,
 }
@@ -339,7 +341,7 @@ struct StreetPlan {
 impl StreetPlan {
     fn build(cands: &Candidates, fill: [u8; 3]) -> StreetPlan {
         let mut rows: Vec<(u8, u8, u8)> = Vec::new();
-        let mut index = |key: (u8, u8, u8)| -> u16 {
+        let index = |rows: &mut Vec<(u8, u8, u8)>, key: (u8, u8, u8)| -> u16 {
             match rows.iter().position(|&k| k == key) {
                 Some(i) => i as u16,
                 None => {
@@ -349,24 +351,40 @@ impl StreetPlan {
             }
         };
         let mut out = Vec::new();
-        for i in (0..cands.len()).filter(|&i| cands.fits(i, fill)) {
-            let mut mask = [0u8; 4];
-            for (j, &d) in cands.dest(i).iter().enumerate() {
-                mask[d as usize] |= 1 << j;
-            }
-            let count = cands.count[i];
-            let empty: [u8; 3] = std::array::from_fn(|r| ROW_SIZES[r] as u8 - (fill[r] + count[r]));
-            let mut per_plan = [[0u16; 3]; 3];
-            for (p, order) in PLANS.iter().enumerate() {
-                let mut offset = 0u8;
-                for &row in order {
-                    per_plan[p][row] = index((row as u8, mask[row], offset));
-                    offset += empty[row];
+        let mut first_plan_rows = 0;
+        // Every candidate's first plan, then the others: the first plan's rows lead.
+        for plans in [0..1, 1..PLANS.len()] {
+            for (k, i) in (0..cands.len())
+                .filter(|&i| cands.fits(i, fill))
+                .enumerate()
+            {
+                let mut mask = [0u8; 4];
+                for (j, &d) in cands.dest(i).iter().enumerate() {
+                    mask[d as usize] |= 1 << j;
+                }
+                let count = cands.count[i];
+                let empty: [u8; 3] =
+                    std::array::from_fn(|r| ROW_SIZES[r] as u8 - (fill[r] + count[r]));
+                if k == out.len() {
+                    out.push((i as u16, [[0u16; 3]; 3]));
+                }
+                for p in plans.clone() {
+                    let mut offset = 0u8;
+                    for &row in &PLANS[p] {
+                        out[k].1[p][row] = index(&mut rows, (row as u8, mask[row], offset));
+                        offset += empty[row];
+                    }
                 }
             }
-            out.push((i as u16, per_plan));
+            if plans.start == 0 {
+                first_plan_rows = rows.len();
+            }
         }
-        StreetPlan { rows, cands: out }
+        StreetPlan {
+            rows,
+            first_plan_rows,
+            cands: out,
+        }
     }
 
     /// The plan of a street shape on rows holding `fill` cards (built once per process).
@@ -386,7 +404,10 @@ impl StreetPlan {
     }
 }
 
-/// Each distinct row of `plan` ranked with `imagined` (classes into `classes`).
+/// Each distinct row of `plan` ranked with `imagined` (classes into `classes`): the
+/// board's cards of each row are walked once, then each row adds the dealt cards it
+/// takes and the imagined cards from its offset ([`Tables::add`], the same class as
+/// ranking the whole row).
 #[allow(clippy::too_many_arguments)]
 fn rank_rows(
     t: &Tables,
@@ -399,30 +420,48 @@ fn rank_rows(
     rows: usize,
 ) {
     let last = imagined.len().saturating_sub(1);
+    let mut prefix = [Tables::NO_CARDS; 3];
+    let mut full = [0u16; 3];
+    for r in 0..3 {
+        let cards = board[ROW_START[r]..ROW_START[r] + fill[r] as usize].iter();
+        if fill[r] as usize == ROW_SIZES[r] {
+            let last = ROW_SIZES[r] - 1;
+            let row: [u8; 5] = std::array::from_fn(|i| board[ROW_START[r] + i.min(last)] as u8);
+            full[r] = if r == 0 {
+                t.class3(&row[..3])
+            } else {
+                t.class5(&row)
+            };
+        } else {
+            prefix[r] = cards.fold(Tables::NO_CARDS, |p, &c| t.add(p, c as u8));
+        }
+    }
     for (slot, &(row, mask, offset)) in classes.iter_mut().zip(&plan.rows[..rows]) {
         let row = row as usize;
-        let mut cards = [0u8; 5];
-        let start = ROW_START[row];
-        let mut n = fill[row] as usize;
-        for (cell, &c) in cards.iter_mut().zip(&board[start..start + n]) {
-            *cell = c as u8;
+        let free = ROW_SIZES[row] - fill[row] as usize;
+        if free == 0 {
+            *slot = full[row];
+            continue;
         }
+        let mut tail = [0u8; 5];
+        let mut k = 0;
         for (j, &c) in dealt.iter().enumerate() {
             if mask >> j & 1 == 1 {
-                cards[n] = c;
-                n += 1;
+                tail[k] = c;
+                k += 1;
             }
         }
         let mut next = offset as usize;
-        while n < ROW_SIZES[row] {
-            cards[n] = imagined.get(next.min(last)).copied().unwrap_or(0);
+        while k < free {
+            tail[k] = imagined.get(next.min(last)).copied().unwrap_or(0);
             next += 1;
-            n += 1;
+            k += 1;
         }
+        let p = tail[..k - 1].iter().fold(prefix[row], |p, &c| t.add(p, c));
         *slot = if row == 0 {
-            t.class3(&cards[..3])
+            t.finish3(p, tail[k - 1])
         } else {
-            t.class5(&cards)
+            t.finish5(p, tail[k - 1])
         };
     }
 }
@@ -450,7 +489,8 @@ pub fn street_values(
         return;
     }
     let plan = StreetPlan::get(cands, fill);
-    with_classes(t, plan, board, fill, dealt, imagined, |classes| {
+    let rows = plan.first_plan_rows;
+    with_classes(t, plan, rows, board, fill, dealt, imagined, |classes| {
         for &(i, rows) in &plan.cands {
             let [top, middle, bottom] = rows[0].map(|r| classes[r as usize]);
             each(
@@ -466,18 +506,24 @@ fn has_jokers(board: &[i8; BOARD], dealt: &[u8], imagined: &[u8]) -> bool {
         || dealt.iter().chain(imagined).any(|&c| is_joker(c))
 }
 
-/// Rank the plan's rows with `imagined` into a buffer and hand it to `then`.
+/// Rank the plan's first `rows` rows with `imagined` into a buffer and hand it to `then`.
+#[allow(clippy::too_many_arguments)]
 fn with_classes<R>(
     t: &Tables,
     plan: &StreetPlan,
+    rows: usize,
     board: &[i8; BOARD],
     fill: [u8; 3],
     dealt: &[u8],
     imagined: &[u8],
     then: impl FnOnce(&[u16]) -> R,
 ) -> R {
-    let rows = plan.rows.len();
-    if rows <= 256 {
+    if rows <= 64 {
+        // A Pineapple street's rows (a buffer this size costs nothing to clear).
+        let mut small = [0u16; 64];
+        rank_rows(t, plan, board, fill, dealt, imagined, &mut small, rows);
+        then(&small[..rows])
+    } else if rows <= 256 {
         let mut small = [0u16; 256];
         rank_rows(t, plan, board, fill, dealt, imagined, &mut small, rows);
         then(&small[..rows])
@@ -601,7 +647,12 @@ pub fn street_scores(
         return;
     }
     let plan = StreetPlan::get(cands, fill);
-    with_classes(t, plan, board, fill, dealt, imagined, |classes| {
+    let rows = if plans == 1 && !chase {
+        plan.first_plan_rows
+    } else {
+        plan.rows.len()
+    };
+    with_classes(t, plan, rows, board, fill, dealt, imagined, |classes| {
         for &(i, rows) in &plan.cands {
             let mut best = f64::NEG_INFINITY;
             for r in &rows[..plans] {
@@ -647,8 +698,16 @@ pub fn choose(
         });
         return best;
     }
-    let mut sums = [0.0f64; 1024];
-    let sums = &mut sums[..cands.len()];
+    // Sums of the candidates' values; a Pineapple street's fit a buffer that costs
+    // nothing to clear.
+    let mut small = [0.0f64; 32];
+    let mut large = Vec::new();
+    let sums = if cands.len() <= small.len() {
+        &mut small[..cands.len()]
+    } else {
+        large.resize(cands.len(), 0.0);
+        &mut large[..]
+    };
     for d in dreams {
         street_scores(
             t,
@@ -1047,6 +1106,71 @@ mod tests {
                     f64::NEG_INFINITY
                 };
                 assert_eq!(v.to_bits(), want.to_bits(), "seed {seed} candidate {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn street_scores_are_the_best_plan_of_the_whole_dreams() {
+        // Every candidate of random streets, for the first policy (one plan) and
+        // today's (three plans and the chase of a pair on top), with spares imagined:
+        // the row-ranked scores equal the best value over the plans' whole imagined
+        // boards (dream_in, pair_the_top, evaluated whole), bit for bit.
+        let (t, r) = (Tables::get(), Rules::pineapple_progressive());
+        let mut values = vec![0.0; 32];
+        values[14] = 10.0;
+        values[15] = 20.0;
+        let policies = [Policy::classic(), Policy::new(&values, 2)];
+        let streets = [(5, 0), (3, 1), (3, 1), (3, 1), (3, 1)];
+        for seed in 0..300u64 {
+            let mut s = Stream::new(&[seed, 13]);
+            let mut deck: Vec<u8> = (0..52).collect();
+            s.choose_first(&mut deck, 40);
+            let street = s.below(5);
+            let mut b = [EMPTY; 13];
+            let mut fill = [0u8; 3];
+            let mut used = 0;
+            for &(k, discards) in &streets[..street] {
+                let c = Candidates::get(k, discards);
+                let fitting: Vec<usize> = (0..c.len()).filter(|&i| c.fits(i, fill)).collect();
+                let i = fitting[s.below(fitting.len())];
+                apply(&mut b, &mut fill, &deck[used..used + k], c.dest(i));
+                used += k;
+            }
+            let (k, discards) = streets[street];
+            let dealt = &deck[used..used + k];
+            let c = Candidates::get(k, discards);
+            let empty = 13 - placed(&b) - (k - discards);
+            let spares = if empty > 0 { s.below(4) } else { 0 };
+            let imagined = &deck[used + k..used + k + empty + spares];
+            for p in &policies {
+                let mut got = vec![f64::NEG_INFINITY; c.len()];
+                street_scores(t, &r, p, &b, fill, dealt, c, imagined, |i, v| got[i] = v);
+                let plans = if imagined.is_empty() {
+                    1
+                } else {
+                    p.plans.min(3)
+                };
+                for (i, &v) in got.iter().enumerate() {
+                    let want = if c.fits(i, fill) {
+                        let value = |cards: [u8; 13]| p.value(&r, &evaluate(t, &r, &cards));
+                        let best = PLANS[..plans]
+                            .iter()
+                            .map(|&order| {
+                                value(dream_in(&b, fill, dealt, c.dest(i), imagined, order))
+                            })
+                            .fold(f64::NEG_INFINITY, f64::max);
+                        let chase = !imagined.is_empty() && p.plans > PLANS.len();
+                        let chased = chase
+                            .then(|| pair_the_top(&b, fill, dealt, c.dest(i), imagined))
+                            .flatten()
+                            .map_or(f64::NEG_INFINITY, value);
+                        best.max(chased)
+                    } else {
+                        f64::NEG_INFINITY
+                    };
+                    assert_eq!(v.to_bits(), want.to_bits(), "seed {seed} candidate {i}");
+                }
             }
         }
     }

@@ -80,8 +80,10 @@ pub struct RowInfo {
 pub fn row_info(cards: &[u8], size: usize) -> RowInfo {
     let mut counts = [0u8; 13];
     let mut mask = 0u16;
+    let mut twice = 0u16; // ranks held at least twice
     for &c in cards {
         counts[rank(c) as usize] += 1;
+        twice |= mask & 1 << rank(c);
         mask |= 1 << rank(c);
     }
     let n = cards.len();
@@ -93,16 +95,23 @@ pub fn row_info(cards: &[u8], size: usize) -> RowInfo {
     if n == 0 {
         return info;
     }
-    let best = (0..13u8)
-        .max_by_key(|&r| (counts[r as usize], r))
-        .unwrap_or(0);
-    let group = counts[best as usize];
-    let pairs = counts.iter().filter(|&&k| k >= 2).count();
+    // The biggest group, the higher rank on ties (the ranks present are the cards').
+    let mut best = 0u8;
+    let mut group = 0u8;
+    for &c in cards {
+        let (r, k) = (rank(c), counts[rank(c) as usize]);
+        if (k, r) > (group, best) {
+            (best, group) = (r, k);
+        }
+    }
+    let pairs = twice.count_ones();
     let suited = cards.iter().all(|&c| suit(c) == suit(cards[0]));
     let distinct = pairs == 0;
-    // Some window of five ranks (the ace also low: A 2 3 4 5) holds every rank.
-    let straight_window =
-        distinct && ((0..9).any(|lo| mask & !(0x1f << lo) == 0) || mask & !(1 << 12 | 0xf) == 0);
+    // Some window of five ranks (2-6 .. T-A, or the ace low: A 2 3 4 5) holds every
+    // rank: the highest rank at most 4 above the lowest (a window starting at most at
+    // the ten), or only A 2 3 4 5.
+    let (low, high) = (mask.trailing_zeros(), 15 - mask.leading_zeros());
+    let straight_window = distinct && (high - low.min(8) <= 4 || mask & !(1 << 12 | 0xf) == 0);
     info.main = best;
     info.kind = match (group, pairs) {
         (4, _) => 7,
@@ -220,99 +229,196 @@ pub struct Features {
     pub len: usize,
 }
 
-impl Features {
+/// Where an afterstate's features go as they are read, in layout order.
+trait FeatureSink {
+    fn push(&mut self, i: usize, v: f32);
+}
+
+impl FeatureSink for Features {
+    #[inline]
     fn push(&mut self, i: usize, v: f32) {
         debug_assert!(i < DIM && self.len < MAX_ACTIVE);
         self.index[self.len] = i as u16;
         self.value[self.len] = v;
         self.len += 1;
     }
+}
 
-    /// `w . features`.
+impl Features {
+    /// `w . features`, summed in feature order from -0.0 (as `Iterator::sum` does).
     #[inline]
     pub fn dot(&self, w: &[f64]) -> f64 {
-        (0..self.len)
-            .map(|k| w[self.index[k] as usize] * self.value[k] as f64)
-            .sum()
+        (0..self.len).fold(-0.0, |sum, k| {
+            sum + w[self.index[k] as usize] * self.value[k] as f64
+        })
     }
+}
+
+/// The features summed into `w . features` as they are read, without the list: the
+/// same products added in the same order as [`Features::dot`], so the same bits.
+struct Dot<'w> {
+    w: &'w [f64],
+    sum: f64,
+}
+
+impl FeatureSink for Dot<'_> {
+    #[inline(always)]
+    fn push(&mut self, i: usize, v: f32) {
+        self.sum += self.w[i] * v as f64;
+    }
+}
+
+/// Marks a feature a row does not have.
+const NO_FEATURE: u16 = u16::MAX;
+
+/// One row of an afterstate as the features read it: what a player sees in it, the
+/// features of the row alone, and once it is full its class.  A street's candidates
+/// share most of their rows, so [`Scorer::values`] reads each distinct row once.
+#[derive(Debug, Clone, Copy)]
+struct RowRead {
+    info: RowInfo,
+    class: Option<u16>,
+    /// The row's code feature (TOP, MIDDLE or BOTTOM block).
+    code: u16,
+    /// A five-card row's live flush and straight draws; the top's chase of its high
+    /// card ([`NO_FEATURE`]: none).
+    flush: u16,
+    straight: u16,
+    top_live: u16,
+    /// Its coarse code for the crossed foul-risk features, and its strength.
+    coarse: u8,
+    made: i32,
+}
+
+impl Default for RowRead {
+    fn default() -> RowRead {
+        RowRead {
+            info: RowInfo::default(),
+            class: None,
+            code: NO_FEATURE,
+            flush: NO_FEATURE,
+            straight: NO_FEATURE,
+            top_live: NO_FEATURE,
+            coarse: 0,
+            made: -1,
+        }
+    }
+}
+
+/// The reading of row `r` (0 top, 1 middle, 2 bottom) holding `cards` (real cards)
+/// for a seat that has seen `known`.
+#[inline]
+fn read_row(t: &Tables, r: usize, cards: &[u8], known: CardSet) -> RowRead {
+    let info = row_info(cards, ROW_SIZES[r]);
+    let class = (info.slots == 0).then(|| {
+        if r == 0 {
+            t.class3(&cards[..3])
+        } else {
+            t.class5(&cards[..5])
+        }
+    });
+    let mut out = RowRead {
+        info,
+        class,
+        made: made(&info),
+        ..RowRead::default()
+    };
+    let slots = info.slots as usize;
+    if r == 0 {
+        out.code = (TOP + top_code(&info) * 4 + slots) as u16;
+        out.coarse = coarse_top(&info) as u8;
+        if info.kind == 0 && info.cards > 0 && info.slots > 0 && info.main >= 10 {
+            // Cards of the top's rank the seat has not seen, at most 3.
+            let live = (4 - (known >> (info.main * 4) & 0xf).count_ones() as usize).min(3);
+            let i = ((info.main as usize - 10) * 4 + live) * 2 + slots - 1;
+            out.top_live = (TOP_LIVE + i) as u16;
+        }
+        return out;
+    }
+    let (block, k) = if r == 1 { (MIDDLE, 0) } else { (BOTTOM, 1) };
+    out.code = (block + row_code(&info) * 6 + slots) as u16;
+    out.coarse = coarse_row(&info) as u8;
+    if info.flush_live && info.cards > 0 {
+        let outs = 13 - seen_of_suit(known, info.suit);
+        let bucket = match outs {
+            0..=3 => 0,
+            4..=6 => 1,
+            7..=9 => 2,
+            _ => 3,
+        };
+        out.flush = (FLUSH + (k * 5 + slots - 1) * 4 + bucket) as u16;
+    }
+    if info.straight_live && info.cards > 0 {
+        out.straight = (STRAIGHT + k * 5 + slots - 1) as u16;
+    }
+    out
+}
+
+/// Cards of a suit the seat has seen: bit `rank * 4 + suit` of `known` for each rank.
+#[inline]
+fn seen_of_suit(known: CardSet, suit: u8) -> u32 {
+    const CLUBS: CardSet = 0x0001_1111_1111_1111; // bit 4 x rank for ranks 0..12
+    (known & CLUBS << suit).count_ones()
 }
 
 /// The features of `board` (real cards, rows filled left to right) for a seat that
 /// has seen `known` (its board included).
 pub fn features(t: &Tables, rules: &Rules, board: &[i8; BOARD], known: CardSet) -> Features {
+    let mut rows = [RowRead::default(); 3];
+    for (r, read) in rows.iter_mut().enumerate() {
+        let row = &board[ROW_START[r]..ROW_START[r] + ROW_SIZES[r]];
+        let mut cards = [0u8; 5];
+        let n = row.iter().filter(|&&c| c != EMPTY).count();
+        for (cell, &c) in cards.iter_mut().zip(&row[..n]) {
+            *cell = c as u8;
+        }
+        *read = read_row(t, r, &cards[..n], known);
+    }
     let mut f = Features {
         index: [0; MAX_ACTIVE],
         value: [0.0; MAX_ACTIVE],
         len: 0,
     };
-    let mut rows = [RowInfo::default(); 3];
-    let mut cards = [[0u8; 5]; 3];
-    for r in 0..3 {
-        let row = &board[ROW_START[r]..ROW_START[r] + ROW_SIZES[r]];
-        let n = row.iter().filter(|&&c| c != EMPTY).count();
-        for (cell, &c) in cards[r].iter_mut().zip(&row[..n]) {
-            *cell = c as u8;
-        }
-        rows[r] = row_info(&cards[r][..n], ROW_SIZES[r]);
-    }
+    features_of_rows(t, rules, &rows, &mut f);
+    f
+}
+
+/// The features of an afterstate whose rows read `rows` (see [`features`]), into `f`
+/// in layout order.  Always inlined: the dot product's sum then stays in a register.
+#[inline(always)]
+fn features_of_rows(t: &Tables, rules: &Rules, rows: &[RowRead; 3], f: &mut impl FeatureSink) {
     let [top, middle, bottom] = rows;
-    f.push(TOP + top_code(&top) * 4 + top.slots as usize, 1.0);
-    f.push(MIDDLE + row_code(&middle) * 6 + middle.slots as usize, 1.0);
-    f.push(BOTTOM + row_code(&bottom) * 6 + bottom.slots as usize, 1.0);
-    for (k, r) in [middle, bottom].iter().enumerate() {
-        if r.flush_live && r.cards > 0 {
-            let seen = (0..13u8)
-                .filter(|&x| known >> (x * 4 + r.suit) & 1 == 1)
-                .count();
-            let outs = 13 - seen;
-            let bucket = match outs {
-                0..=3 => 0,
-                4..=6 => 1,
-                7..=9 => 2,
-                _ => 3,
-            };
-            f.push(FLUSH + (k * 5 + r.slots as usize - 1) * 4 + bucket, 1.0);
+    f.push(top.code as usize, 1.0);
+    f.push(middle.code as usize, 1.0);
+    f.push(bottom.code as usize, 1.0);
+    for r in [middle, bottom] {
+        if r.flush != NO_FEATURE {
+            f.push(r.flush as usize, 1.0);
         }
-        if r.straight_live && r.cards > 0 {
-            f.push(STRAIGHT + k * 5 + r.slots as usize - 1, 1.0);
+        if r.straight != NO_FEATURE {
+            f.push(r.straight as usize, 1.0);
         }
     }
-    f.push(
-        TOP_MIDDLE + (coarse_top(&top) * 11 + coarse_row(&middle)) * 3 + slot_bucket(middle.slots),
-        1.0,
+    let (ms, bs) = (middle.info.slots, bottom.info.slots);
+    let (ct, cm, cb) = (
+        top.coarse as usize,
+        middle.coarse as usize,
+        bottom.coarse as usize,
     );
-    f.push(
-        MIDDLE_BOTTOM
-            + (coarse_row(&middle) * 11 + coarse_row(&bottom)) * 3
-            + slot_bucket(bottom.slots),
-        1.0,
-    );
+    f.push(TOP_MIDDLE + (ct * 11 + cm) * 3 + slot_bucket(ms), 1.0);
+    f.push(MIDDLE_BOTTOM + (cm * 11 + cb) * 3 + slot_bucket(bs), 1.0);
     // A top (as a 3-card hand: high, pair, trips) already above the middle so far.
-    if top.cards > 0 && made(&top) > made(&middle) {
-        f.push(AHEAD + middle.slots as usize, 1.0);
+    if top.info.cards > 0 && top.made > middle.made {
+        f.push(AHEAD + ms as usize, 1.0);
     }
-    if middle.cards > 0 && made(&middle) > made(&bottom) {
-        f.push(AHEAD + 6 + bottom.slots as usize, 1.0);
+    if middle.info.cards > 0 && middle.made > bottom.made {
+        f.push(AHEAD + 6 + bs as usize, 1.0);
     }
-    if top.kind == 0 && top.cards > 0 && top.slots > 0 && top.main >= 10 {
-        let live = (0..4u8)
-            .filter(|&s| known >> (top.main * 4 + s) & 1 == 0)
-            .count()
-            .min(3);
-        let i = ((top.main as usize - 10) * 4 + live) * 2 + top.slots as usize - 1;
-        f.push(TOP_LIVE + i, 1.0);
+    if top.top_live != NO_FEATURE {
+        f.push(top.top_live as usize, 1.0);
     }
     // Finished rows: their royalties and strength; a foul already certain.
-    let class = |r: usize| -> Option<u16> {
-        (rows[r].slots == 0).then(|| {
-            if r == 0 {
-                t.class3(&cards[0][..3])
-            } else {
-                t.class5(&cards[r])
-            }
-        })
-    };
-    let (ct, cm, cb) = (class(0), class(1), class(2));
+    let [ct, cm, cb] = rows.map(|r| r.class);
     let fouled = matches!((ct, cm), (Some(a), Some(b)) if t.top_fouls(a, b))
         || matches!((cm, cb), (Some(a), Some(b)) if a > b);
     if fouled {
@@ -335,7 +441,6 @@ pub fn features(t: &Tables, rules: &Rules, board: &[i8; BOARD], known: CardSet) 
         }
     }
     f.push(BIAS, 1.0);
-    f
 }
 
 /// The fitted weights: one model per afterstate (cards placed), [`TARGETS`] x [`DIM`] each.
@@ -530,10 +635,103 @@ impl Scorer {
         mut each: impl FnMut(usize, f64),
     ) {
         let known = known | card_set(dealt.iter().copied());
+        let jokers = board.iter().any(|&c| c >= 0 && is_joker(c as u8))
+            || dealt.iter().any(|&c| is_joker(c));
+        if cands.is_empty() || jokers || dealt.len() > 5 {
+            for i in (0..cands.len()).filter(|&i| cands.fits(i, fill)) {
+                let (mut after, mut f) = (*board, fill);
+                apply(&mut after, &mut f, dealt, cands.dest(i));
+                each(i, self.value(t, rules, &after, known));
+            }
+            return;
+        }
+        // Every candidate leaves the same number of cards placed: one model for all.
+        let kept = dealt.len() - cands.dest(0).iter().filter(|&&d| d == DISCARD).count();
+        let n = placed(board) + kept;
+        let Some(Some(m)) = self.by_placed.get(n) else {
+            for i in (0..cands.len()).filter(|&i| cands.fits(i, fill)) {
+                each(i, f64::NEG_INFINITY);
+            }
+            return;
+        };
+        let weights = &self.combined[*m as usize];
+        if dealt.len() <= 3 {
+            let finished = n == BOARD;
+            self.values_by_rows::<8>(
+                t, rules, board, fill, dealt, cands, known, weights, finished, each,
+            );
+        } else {
+            let finished = n == BOARD;
+            self.values_by_rows::<32>(
+                t, rules, board, fill, dealt, cands, known, weights, finished, each,
+            );
+        }
+    }
+
+    /// [`Scorer::values`] of a street without jokers whose afterstates the model
+    /// `weights` covers (`finished`: they are whole boards); `MASKS` is 2 to the
+    /// cards dealt, or more.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn values_by_rows<const MASKS: usize>(
+        &self,
+        t: &Tables,
+        rules: &Rules,
+        board: &[i8; BOARD],
+        fill: [u8; 3],
+        dealt: &[u8],
+        cands: &Candidates,
+        known: CardSet,
+        weights: &[f64],
+        finished: bool,
+        mut each: impl FnMut(usize, f64),
+    ) {
+        // A row is its board cards and the dealt cards a candidate sends there (a mask
+        // of the deal): each distinct row is read once, when a candidate first needs it.
+        let mut base = [[0u8; 5]; 3];
+        for r in 0..3 {
+            for (cell, &c) in base[r].iter_mut().zip(&board[ROW_START[r]..]) {
+                *cell = c as u8;
+            }
+        }
+        let mut reads = [[RowRead::default(); MASKS]; 3];
+        let mut read = [0u32; 3];
         for i in (0..cands.len()).filter(|&i| cands.fits(i, fill)) {
-            let (mut after, mut f) = (*board, fill);
-            apply(&mut after, &mut f, dealt, cands.dest(i));
-            each(i, self.value(t, rules, &after, known));
+            let mut masks = [0usize; 4];
+            for (j, &d) in cands.dest(i).iter().enumerate() {
+                masks[d as usize] |= 1 << j;
+            }
+            for r in 0..3 {
+                let mask = masks[r];
+                if read[r] >> mask & 1 == 0 {
+                    let mut cards = base[r];
+                    let mut k = fill[r] as usize;
+                    for (j, &c) in dealt.iter().enumerate() {
+                        if mask >> j & 1 == 1 {
+                            cards[k] = c;
+                            k += 1;
+                        }
+                    }
+                    reads[r][mask] = read_row(t, r, &cards[..k], known);
+                    read[r] |= 1 << mask;
+                }
+            }
+            let rows = [reads[0][masks[0]], reads[1][masks[1]], reads[2][masks[2]]];
+            let mut dot = Dot {
+                w: weights,
+                sum: -0.0,
+            };
+            features_of_rows(t, rules, &rows, &mut dot);
+            let v = dot.sum;
+            let v = if finished {
+                // As [`Scorer::value`]: the finished board's Fantasyland is known.
+                let [top, middle, bottom] = rows.map(|r| r.class.unwrap_or(0));
+                let e = BoardEval::from_classes(t, rules, top, middle, bottom, None);
+                v + self.fantasy[(e.entry_cards(rules).max(0) as usize).min(31)]
+            } else {
+                v
+            };
+            each(i, v);
         }
     }
 
@@ -567,7 +765,9 @@ impl Scorer {
             if best.0 == usize::MAX || v > best.1 {
                 best = (i, v);
             }
-            ranked.push((i, v));
+            if self.lookahead > 0 {
+                ranked.push((i, v));
+            }
         });
         if best.0 == usize::MAX {
             return None;
@@ -1012,6 +1212,134 @@ mod tests {
         assert_eq!((wheel.kind, wheel.main), (4, 3));
         // Five spades, no straight: a flush.
         assert_eq!(info("2s 7s 9s Js As", 5).kind, 5);
+    }
+
+    /// `row_info` as first written: each rule read off the 13 ranks one by one.
+    fn row_info_reference(cards: &[u8], size: usize) -> RowInfo {
+        let mut counts = [0u8; 13];
+        let mut mask = 0u16;
+        for &c in cards {
+            counts[rank(c) as usize] += 1;
+            mask |= 1 << rank(c);
+        }
+        let n = cards.len();
+        let mut info = RowInfo {
+            cards: n as u8,
+            slots: (size - n) as u8,
+            ..RowInfo::default()
+        };
+        if n == 0 {
+            return info;
+        }
+        let best = (0..13u8).max_by_key(|&r| (counts[r as usize], r)).unwrap();
+        let group = counts[best as usize];
+        let pairs = counts.iter().filter(|&&k| k >= 2).count();
+        let suited = cards.iter().all(|&c| suit(c) == suit(cards[0]));
+        let distinct = pairs == 0;
+        let straight_window = distinct
+            && ((0..9).any(|lo| mask & !(0x1f << lo) == 0) || mask & !(1 << 12 | 0xf) == 0);
+        info.main = best;
+        info.kind = match (group, pairs) {
+            (4, _) => 7,
+            (3, p) if p >= 2 => 6,
+            (3, _) => 3,
+            (2, p) if p >= 2 => 2,
+            (2, _) => 1,
+            _ => 0,
+        };
+        if size == 5 && n == 5 && distinct {
+            info.kind = match (straight_window, suited) {
+                (true, true) => 8,
+                (false, true) => 5,
+                (true, false) => 4,
+                _ => 0,
+            };
+            if straight_window && mask == 0b1_0000_0000_1111 {
+                info.main = 3;
+            }
+        }
+        if size == 5 && n < 5 {
+            info.flush_live = suited;
+            info.straight_live = straight_window;
+        }
+        info.suit = suit(cards[0]);
+        info
+    }
+
+    #[test]
+    fn rows_read_as_the_first_reading_did() {
+        // Random rows of 0..5 cards (3-card rows up to 3), including many of few ranks
+        // (pairs, trips, quads, full houses) and of near-straights: the same reading.
+        let mut s = Stream::new(&[42]);
+        for k in 0..200_000u64 {
+            let mut deck: Vec<u8> = if k % 2 == 0 {
+                (0..52).collect()
+            } else {
+                // Few ranks, or ranks close together.
+                let lo = s.below(10) as u8;
+                (lo * 4..(lo + 4).min(13) * 4).collect()
+            };
+            let size = if k % 3 == 0 { 3 } else { 5 };
+            let n = s.below(size + 1).min(deck.len());
+            s.choose_first(&mut deck, n);
+            let row = &deck[..n];
+            assert_eq!(
+                row_info(row, size),
+                row_info_reference(row, size),
+                "{row:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn values_of_a_street_are_the_values_of_its_afterstates() {
+        // Random streets of random hands, every legal candidate: the values read row by
+        // row ([`Scorer::values`]) equal [`Scorer::value`] of the candidate's whole
+        // afterstate, bit for bit, on every street (the last adds the Fantasyland).
+        let r = Rules::pineapple_progressive();
+        let v = train(&r, &STREETS, &tiny(3)).unwrap();
+        let sc = v.scorer(&tiny(3).fantasy_values, 2);
+        let t = Tables::get();
+        let mut streets_seen = [0usize; 5];
+        for seed in 0..400u64 {
+            let mut s = Stream::new(&[seed, 11]);
+            let mut deck: Vec<u8> = (0..52).collect();
+            s.choose_first(&mut deck, 40);
+            let street = s.below(5);
+            let mut b = [EMPTY; BOARD];
+            let mut fill = [0u8; 3];
+            let mut used = 0;
+            for &(k, kept) in &STREETS[..street] {
+                let c = Candidates::get(k, k - kept);
+                let fitting: Vec<usize> = (0..c.len()).filter(|&i| c.fits(i, fill)).collect();
+                let i = fitting[s.below(fitting.len())];
+                apply(&mut b, &mut fill, &deck[used..used + k], c.dest(i));
+                used += k;
+            }
+            let (k, kept) = STREETS[street];
+            let dealt = &deck[used..used + k];
+            let extra = s.below(12);
+            let known = card_set(deck[..used].iter().copied())
+                | card_set(deck[used + k..used + k + extra].iter().copied());
+            let c = Candidates::get(k, k - kept);
+            let mut got = Vec::new();
+            sc.values(t, &r, &b, fill, dealt, c, known, |i, v| got.push((i, v)));
+            let with_dealt = known | card_set(dealt.iter().copied());
+            let want: Vec<(usize, f64)> = (0..c.len())
+                .filter(|&i| c.fits(i, fill))
+                .map(|i| {
+                    let (mut after, mut f) = (b, fill);
+                    apply(&mut after, &mut f, dealt, c.dest(i));
+                    (i, sc.value(t, &r, &after, with_dealt))
+                })
+                .collect();
+            assert_eq!(got.len(), want.len());
+            for ((i, x), (j, y)) in got.iter().zip(&want) {
+                assert_eq!((i, x.to_bits()), (j, y.to_bits()), "seed {seed}");
+            }
+            streets_seen[street] += 1;
+        }
+        assert!(streets_seen.iter().all(|&n| n > 40), "{streets_seen:?}");
     }
 
     #[test]
