@@ -227,9 +227,7 @@ def simulate_timed(
     )
     rounds = -(-hands // table_count)
     error_rng = np.random.default_rng([seed, 1])
-    played = play_hands(
-        spec, seating, rounds, seed, fantasy_errors=room_errors / 5, error_rng=error_rng
-    )
+    played = play_hands(spec, seating, rounds, seed, fantasy_errors=room_errors / 5)
     totals: dict[tuple[str, str], float] = {}
     for hand, fantasy_truth, timed_out in played:
         truth: dict[str, object] | None = fantasy_truth
