@@ -195,9 +195,7 @@ def sim_session(
     standard_fantasy_cards: int,
     threads: int,
     placements: list[Any],
-) -> tuple[
-    dict[str, npt.NDArray[Any]], list[Any], npt.NDArray[np.int64], npt.NDArray[np.int8]
-]: ...
+) -> tuple[dict[str, npt.NDArray[Any]], list[Any], npt.NDArray[np.int64], npt.NDArray[np.int8]]: ...
 
 # --- import decoders (rust/ofc-py/src/decode.rs) ------------------------------
 # resolve: rule text -> (preset name, max seats, deck size), or None (refused).

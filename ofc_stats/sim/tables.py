@@ -1,4 +1,4 @@
-"""Playing many tables at once, and their hand records.
+"""Many tables played by the core at once, and their hand records.
 
 Each table seats players from the pool for a whole session.  The core plays
 the hands (:mod:`ofc_stats.core.sim`), tables on threads: the button rotates

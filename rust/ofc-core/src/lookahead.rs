@@ -166,18 +166,30 @@ pub fn board_value(t: &Tables, rules: &Rules, style: &Style, board: &[i8; 13]) -
 }
 
 /// `need` cards drawn from `unseen` into `draws`, in the order boards are filled:
-/// bigger groups (pairs, trips) first, then higher cards.
+/// bigger groups (pairs, trips) first, then higher cards.  Card ids are below
+/// 64, so the order is read off one bit mask per group size, highest id first
+/// (a sort of the draws cost 6% of a bot's time).
 fn draw(unseen: &[u8], need: usize, rng: &mut Stream, scratch: &mut Vec<u8>, draws: &mut Vec<u8>) {
     scratch.clear();
     scratch.extend_from_slice(unseen);
     rng.choose_first(scratch, need);
-    draws.clear();
-    draws.extend_from_slice(&scratch[..need]);
-    let mut groups = [0u32; 14];
-    for &d in draws.iter() {
+    let drawn = &scratch[..need];
+    let mut groups = [0u8; 16];
+    for &d in drawn {
         groups[rank(d) as usize] += 1;
     }
-    draws.sort_unstable_by_key(|&d| std::cmp::Reverse(groups[rank(d) as usize] * 64 + d as u32));
+    let mut by_group = [0u64; 8];
+    for &d in drawn {
+        by_group[groups[rank(d) as usize] as usize & 7] |= 1 << d;
+    }
+    draws.clear();
+    for mut bits in by_group.into_iter().rev() {
+        while bits != 0 {
+            let top = 63 - bits.leading_zeros();
+            draws.push(top as u8);
+            bits ^= 1 << top;
+        }
+    }
 }
 
 /// Rows per plan a street shape can have: the first street's 232 candidates have fewer.
@@ -893,6 +905,31 @@ mod tests {
         (0..deck)
             .filter(|&c| !dealt.contains(&c) && !board.contains(&(c as i8)))
             .collect()
+    }
+
+    #[test]
+    fn draws_come_bigger_groups_first_then_higher_cards() {
+        // The definition: the drawn cards sorted by (group size, card id), descending.
+        let unseen: Vec<u8> = (0..54).collect();
+        let (mut scratch, mut draws) = (Vec::new(), Vec::new());
+        for seed in 0..200u64 {
+            let need = 1 + seed as usize % 13;
+            draw(
+                &unseen,
+                need,
+                &mut Stream::new(&[seed]),
+                &mut scratch,
+                &mut draws,
+            );
+            let mut want = scratch[..need].to_vec();
+            let group = |d: u8| want_groups(&scratch[..need], d);
+            want.sort_by_key(|&d| std::cmp::Reverse((group(d), d)));
+            assert_eq!(draws, want);
+        }
+    }
+
+    fn want_groups(drawn: &[u8], card: u8) -> usize {
+        drawn.iter().filter(|&&d| rank(d) == rank(card)).count()
     }
 
     #[test]

@@ -16,10 +16,10 @@ use crate::cards::{rank, DISCARD, EMPTY};
 use crate::error::CoreError;
 use crate::eval::Tables;
 use crate::fantasy::solve;
-use crate::score::{score_batch, Batch};
 use crate::lookahead::{choose, Decision, Style};
 use crate::rng::Stream;
 use crate::rules::Rules;
+use crate::score::{score_batch, Batch};
 use crate::timeout::auto_placement;
 
 /// Stream purposes: the last key part, so no two kinds of draw share a stream.
@@ -196,9 +196,11 @@ impl Round<'_> {
                 }
                 let board = boards[seat];
                 let fill = fill_of(&board);
-                let key = [self.seed, hand.table, self.hand, street as u64, seat as u64];
-                let timed = self.timeout_rate > 0.0
-                    && Stream::new(&[&key[..], &[TIMEOUT]].concat()).unit() < self.timeout_rate;
+                let key = |purpose| {
+                    let at = [self.seed, hand.table, self.hand, street as u64, seat as u64];
+                    Stream::new(&[at[0], at[1], at[2], at[3], at[4], purpose])
+                };
+                let timed = self.timeout_rate > 0.0 && key(TIMEOUT).unit() < self.timeout_rate;
                 let chosen = if timed {
                     timed_out[seat] |= 1 << street;
                     auto_placement(fill, dealt_count, placed)?
@@ -213,7 +215,7 @@ impl Round<'_> {
                     }
                     unseen.clear();
                     unseen.extend((0..self.rules.deck_size).filter(|&c| visible >> c & 1 == 0));
-                    let mut rng = Stream::new(&[&key[..], &[PLAY]].concat());
+                    let mut rng = key(PLAY);
                     let style = &hand.styles[seat];
                     let no_fit = || {
                         CoreError::Hand(format!(
@@ -409,9 +411,12 @@ impl Session<'_> {
             }
             for &n in &state.fantasy_next {
                 let n = n as usize;
-                if n != 0 && (!(13..=18).contains(&n) || n > self.block || n >= self.stay_values.len())
+                if n != 0
+                    && (!(13..=18).contains(&n) || n > self.block || n >= self.stay_values.len())
                 {
-                    return bad(format!("a Fantasyland of {n} cards does not fit a seat's cards"));
+                    return bad(format!(
+                        "a Fantasyland of {n} cards does not fit a seat's cards"
+                    ));
                 }
             }
         }
@@ -435,8 +440,10 @@ impl Session<'_> {
         let mut in_fantasy = vec![false; s];
         for hand in first..first + count {
             let order: Vec<u8> = (0..s).map(|a| ((state.button + 1 + a) % s) as u8).collect();
-            let fantasy_cards: Vec<u8> =
-                order.iter().map(|&p| state.fantasy_next[p as usize]).collect();
+            let fantasy_cards: Vec<u8> = order
+                .iter()
+                .map(|&p| state.fantasy_next[p as usize])
+                .collect();
             let cards = deal(
                 self.seed,
                 table,
@@ -624,6 +631,93 @@ mod tests {
         }
         // Bots that look ahead foul some boards, not most (36 boards).
         assert!(fouls < 18, "{fouls} fouls");
+    }
+
+    fn session(errors: f64, threads: usize) -> Vec<Vec<HandPlayed>> {
+        let rules = Rules::pineapple_progressive();
+        let streets = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
+        let session = Session {
+            rules: &rules,
+            streets: &streets,
+            seats: 3,
+            block: 17,
+            rollouts: 2,
+            timeout_rate: 0.05,
+            seed: 5,
+            stay_values: &[10.0; 18],
+            stack: Some(20.0),
+            button_moves_on_fantasy: false,
+            fantasy_errors: errors,
+            standard_fantasy_cards: 14,
+        };
+        let players = vec![styles(); 16];
+        let mut states: Vec<TableState> = (0..16)
+            .map(|t| TableState {
+                button: t % 3,
+                fantasy_next: vec![0; 3],
+            })
+            .collect();
+        let tables: Vec<u64> = (0..16).collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        // Two calls of four hands each: the states carry the tables from one to the next.
+        let mut out = pool
+            .install(|| session.play(&players, &mut states, &tables, 0, 4))
+            .unwrap();
+        let more = pool
+            .install(|| session.play(&players, &mut states, &tables, 4, 4))
+            .unwrap();
+        for (hands, later) in out.iter_mut().zip(more) {
+            hands.extend(later);
+        }
+        out
+    }
+
+    #[test]
+    fn a_session_grants_fantasyland_moves_the_button_and_is_the_same_on_any_thread_count() {
+        let one = session(0.0, 1);
+        assert_eq!(one, session(0.0, 2));
+        let mut fantasy_hands = 0;
+        for hands in &one {
+            for (this, next) in hands.iter().zip(&hands[1..]) {
+                assert!(this.net.iter().sum::<f64>().abs() < 1e-9);
+                // Each player's next Fantasyland is what this hand's board earned:
+                // an entry (14 cards and up) from a normal hand, a repeat (the same
+                // count) from a Fantasyland hand that stays.
+                for a in 0..3 {
+                    let position = this.order[a];
+                    let b = next.order.iter().position(|&p| p == position).unwrap();
+                    if this.fantasy_cards[a] == 0 {
+                        assert_eq!(this.qualifies[a], next.fantasy_cards[b] > 0);
+                    } else {
+                        assert!(!this.fouled[a], "the solver never fouls");
+                        fantasy_hands += 1;
+                    }
+                }
+                // The button stays after a Fantasyland hand (this ruleset), else moves.
+                let moved = (next.order[0] + 3 - this.order[0]) % 3;
+                let fantasy = this.fantasy_cards.iter().any(|&c| c > 0);
+                assert_eq!(moved, if fantasy { 0 } else { 1 });
+            }
+        }
+        assert!(fantasy_hands > 0);
+    }
+
+    #[test]
+    fn the_rooms_fantasyland_mistake_flips_the_next_hand() {
+        let all = session(1.0, 2);
+        assert_eq!(all, session(1.0, 1));
+        for hands in &all {
+            for (this, next) in hands.iter().zip(&hands[1..]) {
+                let e = this.fantasy_error.expect("a mistake every hand");
+                let position = this.order[e.seat as usize];
+                let b = next.order.iter().position(|&p| p == position).unwrap();
+                let dealt = next.fantasy_cards[b];
+                assert_eq!(dealt, if e.earned > 0 { 0 } else { 14 });
+            }
+        }
     }
 
     #[test]

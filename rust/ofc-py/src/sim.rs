@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use numpy::ndarray::{Array1, Array2, Array3};
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3};
+use numpy::{
+    IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3,
+};
 use ofc_core::lookahead::Style;
 use ofc_core::sim::{SeatMoves, TableState};
 use pyo3::prelude::*;
@@ -190,9 +192,7 @@ fn sim_session<'py>(
     };
     let pool = pool(threads).map_err(|e| hand_error(py, e))?;
     let played = py
-        .detach(|| {
-            pool.install(|| session.play(&players, &mut states, &ids, first_hand, hands))
-        })
+        .detach(|| pool.install(|| session.play(&players, &mut states, &ids, first_hand, hands)))
         .map_err(|e| to_py(py, e))?;
     let h = hands as usize;
     let shape = (h, n, seats);
