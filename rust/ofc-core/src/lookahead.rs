@@ -225,6 +225,10 @@ struct Shape {
     free: Vec<[u8; 3]>,
     /// Per fitting candidate: which of the street's cards it puts on each row (bits).
     masks: Vec<[u8; 3]>,
+    /// Per fitting candidate: whether plan B fills its board otherwise than plan A
+    /// without the move to the top (not when the middle or the bottom is full: the
+    /// draws then go to the same rows in the same order).
+    needs_b: Vec<bool>,
     plans: [PlanRows; 2],
 }
 
@@ -277,10 +281,12 @@ impl Shape {
                 .collect();
             PlanRows { rows, ids }
         });
+        let needs_b = free.iter().map(|room| room[1] > 0 && room[2] > 0).collect();
         Shape {
             index,
             free,
             masks,
+            needs_b,
             plans,
         }
     }
@@ -478,6 +484,9 @@ impl Judge<'_> {
         let rows = &self.shape.plans[plan];
         layout.drawn.clear();
         for &fit in active {
+            if plan == 1 && !self.shape.needs_b[fit as usize] {
+                continue; // its plan-B values are read from plan A's rows
+            }
             for id in rows.ids[fit as usize] {
                 let i = id as usize;
                 if layout.listed[i] == pass {
@@ -572,10 +581,10 @@ impl Judge<'_> {
     fn plan_values(&self, s: &mut Scratch, plan: usize, first: &[u8; 14], drawn_joker: bool) {
         let (t, rules, style) = (self.t, self.rules, self.style);
         let rows = &self.shape.plans[plan];
-        let layout = &mut s.layouts[plan];
         if !drawn_joker {
-            layout.rank(self, &rows.rows, &s.draws, &s.runs);
+            s.layouts[plan].rank(self, &rows.rows, &s.draws, &s.runs);
         }
+        let (layout, plan_a) = (&s.layouts[plan], &s.layouts[0]);
         let out = if plan == 0 { &mut s.a } else { &mut s.b };
         let which_plan = if plan == 0 {
             Plan::BottomFirst
@@ -602,6 +611,9 @@ impl Judge<'_> {
             *slot = if whole {
                 let board = complete(&self.after(f), &s.draws, which_plan);
                 board_value(t, rules, style, &board)
+            } else if plan == 1 && !self.shape.needs_b[f] {
+                // Its plan-B board is its plan-A board without the move to the top.
+                plan_a.value(t, style, self.shape.plans[0].ids[f])
             } else if let Some(which) = moved {
                 self.moved_value(layout, rows.ids[f], free, which, &s.draws)
             } else {
@@ -1052,7 +1064,12 @@ mod tests {
                         assert_eq!(fast, whole, "candidate {f} moved");
                         moves += 1;
                     } else {
-                        let fast = s.layouts[p].value(t, &style, rows.ids[f]);
+                        // Plan B where the middle or bottom is full is read off plan A's rows.
+                        let fast = if p == 1 && !shape.needs_b[f] {
+                            s.layouts[0].value(t, &style, shape.plans[0].ids[f])
+                        } else {
+                            s.layouts[p].value(t, &style, rows.ids[f])
+                        };
                         assert!((fast - whole).abs() < 1e-9, "candidate {f} {plan:?}");
                     }
                 }
@@ -1082,6 +1099,9 @@ mod tests {
             one_decision(board, &deck[5..8], 1, 52, seed);
             apply(&mut board, &mut fill, &deck[5..8], &[2, 0, 3]);
             apply(&mut board, &mut fill, &deck[8..11], &[1, 3, 2]);
+            // Rows filled 2, 3, 4: candidates that fill the middle or the bottom read
+            // plan B off plan A's rows.
+            one_decision(board, &deck[11..14], 1, 52, seed);
             apply(&mut board, &mut fill, &deck[11..14], &[2, 3, 1]);
             // 11 placed: the last street has no draws left.
             one_decision(board, &deck[14..17], 1, 52, seed);
