@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import astuple, dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -80,6 +81,18 @@ def _block(spec: TableSpec) -> int:
     return block
 
 
+class Played(NamedTuple):
+    """One hand as played: its record, the truth entry of a room mistake it shows,
+    and per seat the streets the room placed on a timeout (bit s: street s, which
+    the open-format writer records) and whether its board fouled and earned a
+    Fantasyland entry (the core's scores, for the summary)."""
+
+    record: HandRecord
+    truth: dict[str, object] | None
+    timed_out: tuple[int, ...]
+    outcome: tuple[tuple[bool, bool], ...]
+
+
 HANDS_A_CALL = 4096  # table-hands the core plays per call (hands stream out between calls)
 
 
@@ -90,10 +103,9 @@ def play_hands(
     seed: int,
     first_hand: int = 0,
     fantasy_errors: float = 0.0,
-) -> Iterator[tuple[HandRecord, dict[str, object] | None, tuple[int, ...]]]:
-    """Play ``hands`` hands at each table; yield each record, its truth, and per seat
-    the streets the room placed on a timeout (bit s: street s), which the
-    open-format writer records, hand by hand, each hand at every table in turn.
+) -> Iterator[Played]:
+    """Play ``hands`` hands at each table; yield each :class:`Played`, hand by hand,
+    each hand at every table in turn.
 
     The core plays the hands (:func:`ofc_stats.core.sim.play_session`); this builds
     the records.  With ``fantasy_errors`` the room, on that share of table-hands,
@@ -139,6 +151,7 @@ def play_hands(
         buttons, fantasy_next = part.buttons, part.fantasy_next
         orders, flags = part.order.tolist(), (part.fantasy_cards > 0).tolist()
         nets, timed = part.net.tolist(), part.timed_out.tolist()
+        fouled, entered = part.fouled.tolist(), part.qualifies.tolist()
         error_seats, earned_of = part.error_seat.tolist(), part.error_earned.tolist()
         records = iter(part.records)
         for k in range(count):
@@ -177,7 +190,12 @@ def play_hands(
                 truth = pending.pop(i, None)
                 if truth is not None:
                     truth["hand_key"] = record.hand_key
-                yield record, truth, tuple(timed[k][i])
+                yield Played(
+                    record,
+                    truth,
+                    tuple(timed[k][i]),
+                    tuple(zip(fouled[k][i], entered[k][i], strict=True)),
+                )
                 if error_seats[k][i] >= 0:
                     pending[i] = _fantasy_truth(
                         names[i][order[error_seats[k][i]]],
