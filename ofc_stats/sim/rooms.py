@@ -233,7 +233,11 @@ def simulate_timed(
                     break
         if room is not None:
             hand = room_pays(hand, ruleset, room, totals)
-        yield each._replace(record=hand, truth=truth)
+        yield (
+            each
+            if hand is each.record and truth is each.truth
+            else each._replace(record=hand, truth=truth)
+        )
 
 
 def room_pays(

@@ -214,7 +214,11 @@ impl Round<'_> {
                         }
                     }
                     unseen.clear();
-                    unseen.extend((0..self.rules.deck_size).filter(|&c| visible >> c & 1 == 0));
+                    let mut hidden = !visible & ((1u64 << self.rules.deck_size) - 1);
+                    while hidden != 0 {
+                        unseen.push(hidden.trailing_zeros() as u8);
+                        hidden &= hidden - 1;
+                    }
                     let mut rng = key(PLAY);
                     let style = &hand.styles[seat];
                     let no_fit = || {
