@@ -32,8 +32,7 @@ __all__ = [
     "rollout_values",
     "score_batch",
     "score_lines",
-    "sim_deal",
-    "sim_play",
+    "sim_session",
     "solve_fantasy",
     "solve_fantasy_batch",
     "timeout_mask",
@@ -175,32 +174,28 @@ def train_value(
 
 # --- the simulator (rust/ofc-py/src/sim.rs) -----------------------------------
 
-def sim_deal(
-    *,
-    seed: int,
-    hand: int,
-    tables: npt.NDArray[np.int64],
-    deck_size: int,
-    seats: int,
-    block: int,
-) -> npt.NDArray[np.int8]: ...
-def sim_play(
+def sim_session(
     rules: Rules,
-    cards: npt.NDArray[np.int8],
-    boards: npt.NDArray[np.int8],
-    in_fantasy: npt.NDArray[np.bool_],
-    fantasy_cards: npt.NDArray[np.int8],
     styles: npt.NDArray[np.float64],
+    buttons: npt.NDArray[np.int64],
+    fantasy_next: npt.NDArray[np.int8],
     *,
+    tables: npt.NDArray[np.int64],
     streets: list[tuple[int, int]],
+    block: int,
     rollouts: int,
     timeout_rate: float,
     seed: int,
-    hand: int,
-    tables: npt.NDArray[np.int64],
+    first_hand: int,
+    hands: int,
+    stay_values: list[float],
+    stack: float | None,
+    button_moves_on_fantasy: bool,
+    fantasy_errors: float,
+    standard_fantasy_cards: int,
     threads: int,
     placements: list[Any],
-) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int16], list[Any]]: ...
+) -> tuple[dict[str, npt.NDArray[Any]], list[Any], npt.NDArray[np.int64], npt.NDArray[np.int8]]: ...
 
 # --- import decoders (rust/ofc-py/src/decode.rs) ------------------------------
 # resolve: rule text -> (preset name, max seats, deck size), or None (refused).

@@ -26,7 +26,7 @@ def play(ruleset: str, seats: int, tables: int, hands: int, seed: int, **options
     pool = [Player(f"player {i}", STYLES[i % 3]) for i in range(seats * 2)]
     seating = [[pool[(i + j) % len(pool)] for j in range(seats)] for i in range(tables)]
     spec = TableSpec(get_ruleset(ruleset), seats, **{"rollouts": 3, **options})
-    return [record for record, _, _ in play_hands(spec, seating, hands, seed)]
+    return [played.record for played in play_hands(spec, seating, hands, seed)]
 
 
 ROWS = ("top", "middle", "bottom")

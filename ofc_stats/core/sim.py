@@ -1,11 +1,13 @@
-"""The simulator's dealing and streets, played by the core on threads.
+"""The simulator's sessions, played by the core on threads.
 
-Every table's deck is shuffled by a random stream keyed by (seed, table,
-hand), and every decision's by (seed, table, hand, street, seat), so a
-session's hands depend on the seed alone, never on the thread count.  The
-bots (``rust/ofc-core/src/lookahead.rs``) value each candidate placement of
-a street by Monte Carlo completions of the board under their style; a timed
-out street is placed by the auto-placement rule (``engine/timeout.py``).
+The core plays every table's hands in order (``rust/ofc-core/src/sim.rs``):
+it deals, sets Fantasyland seats with the exact solver, plays the normal
+seats' streets (the bots of ``rust/ofc-core/src/lookahead.rs`` value each
+candidate placement by Monte Carlo completions under their style; a timed out
+street is placed by the auto-placement rule, ``engine/timeout.py``), scores
+the hand, grants the next Fantasyland and moves the button.  Every deck and
+decision draws from a stream keyed by (seed, table, hand, ...), so a session's
+hands depend on the seed alone, never on the thread count.
 """
 
 from __future__ import annotations
@@ -27,72 +29,74 @@ SeatRows = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, .
 
 
 @dataclass(frozen=True)
-class Streets:
-    """What the core played: finished boards, timeouts, and each table's record parts."""
+class SessionPart:
+    """Hands ``first..first + H`` of every table, as the core played them.
 
-    boards: npt.NDArray[np.int8]  # (T, S, 13)
-    timed_out: npt.NDArray[np.int16]  # (T, S): bit s set where street s was timed out
-    # Per table: each seat's (top, middle, bottom, discards), and every seat's
-    # placements seat by seat in the order dealt, as values of ``placements``.
-    records: list[tuple[tuple[SeatRows, ...], tuple[Any, ...]]]
-
-
-def deal(
-    seed: int, hand: int, tables: npt.NDArray[np.int64], deck_size: int, seats: int, block: int
-) -> npt.NDArray[np.int8]:
-    """(T, S, block) cards: seat s of table t gets ``block`` cards of its hand's deck.
-
-    >>> cards = deal(1, 0, np.arange(2), 52, 3, 17)
-    >>> cards.shape, len(set(cards[0].ravel().tolist()))
-    ((2, 3, 17), 51)
+    Columns are (H, T, S), seats in order of action; ``records`` is hand-major
+    (H * T): each seat's (top, middle, bottom, discards) and every seat's
+    placements seat by seat in the order dealt, as values of ``placements``.
     """
-    return _core.sim_deal(
-        seed=seed,
-        hand=hand,
-        tables=np.ascontiguousarray(tables, dtype=np.int64),
-        deck_size=deck_size,
-        seats=seats,
-        block=block,
-    )
+
+    order: npt.NDArray[np.int8]  # table position of the seat acting a-th
+    fantasy_cards: npt.NDArray[np.int8]  # cards of the seat's Fantasyland (0: normal hand)
+    timed_out: npt.NDArray[np.int16]  # bit s: street s placed by the room
+    net: npt.NDArray[np.float64]  # the room's result, capped
+    fouled: npt.NDArray[np.bool_]
+    qualifies: npt.NDArray[np.bool_]  # the board earns a Fantasyland entry
+    error_seat: npt.NDArray[np.int8]  # (H, T): seat whose next Fantasyland the room got wrong
+    error_earned: npt.NDArray[np.int8]  # (H, T): the cards that seat had earned
+    records: list[tuple[tuple[SeatRows, ...], tuple[Any, ...]]]
+    buttons: npt.NDArray[np.int64]  # (T,) after the last hand
+    fantasy_next: npt.NDArray[np.int8]  # (T, S) by table position, after the last hand
 
 
-def play_streets(
+def play_session(
     ruleset: Ruleset,
-    cards: npt.NDArray[np.int8],
-    boards: npt.NDArray[np.int8],
-    in_fantasy: npt.NDArray[np.bool_],
-    fantasy_cards: npt.NDArray[np.int8],
     styles: npt.NDArray[np.float64],
+    buttons: npt.NDArray[np.int64],
+    fantasy_next: npt.NDArray[np.int8],
     *,
+    tables: npt.NDArray[np.int64],
+    block: int,
     rollouts: int,
     timeout_rate: float,
     seed: int,
-    hand: int,
-    tables: npt.NDArray[np.int64],
+    first_hand: int,
+    hands: int,
+    stay_values: list[float],
+    stack: float | None,
+    fantasy_errors: float,
     placements: list[Any],
     threads: int = 1,
-) -> Streets:
-    """Play the streets of every normal seat (Fantasyland seats' boards are already set,
-    from their first ``fantasy_cards`` cards) and build each table's record parts.
+) -> SessionPart:
+    """Play ``hands`` hands from ``first_hand`` at every table.
 
-    ``styles`` (T, S, 5) holds each seat's :data:`STYLE_FIELDS` in order of action;
-    ``placements`` holds every placement value a record can share, indexed by
+    ``styles`` (T, S, 5) holds each table position's :data:`STYLE_FIELDS`;
+    ``buttons`` and ``fantasy_next`` (cards of each position's granted
+    Fantasyland) are where the tables stand; ``stay_values[n]`` values a repeat
+    for the solver of an n-card Fantasyland; ``placements`` holds every
+    placement value a record can share, indexed by
     ``seat << 12 | street << 8 | card << 2 | destination`` (0 top .. 3 discard).
     """
-    played, timed, records = _core.sim_play(
+    columns, records, next_buttons, next_fantasy = _core.sim_session(
         core_rules(ruleset),
-        np.ascontiguousarray(cards, dtype=np.int8),
-        np.ascontiguousarray(boards, dtype=np.int8),
-        np.ascontiguousarray(in_fantasy, dtype=bool),
-        np.ascontiguousarray(fantasy_cards, dtype=np.int8),
         np.ascontiguousarray(styles, dtype=np.float64),
+        np.ascontiguousarray(buttons, dtype=np.int64),
+        np.ascontiguousarray(fantasy_next, dtype=np.int8),
+        tables=np.ascontiguousarray(tables, dtype=np.int64),
         streets=list(ruleset.variant.streets),
+        block=block,
         rollouts=rollouts,
         timeout_rate=timeout_rate,
         seed=seed,
-        hand=hand,
-        tables=np.ascontiguousarray(tables, dtype=np.int64),
+        first_hand=first_hand,
+        hands=hands,
+        stay_values=stay_values,
+        stack=stack,
+        button_moves_on_fantasy=ruleset.button_moves_on_fantasy,
+        fantasy_errors=fantasy_errors,
+        standard_fantasy_cards=int(ruleset.variant.standard_fantasy_cards),
         threads=threads,
         placements=placements,
     )
-    return Streets(played, timed, records)
+    return SessionPart(**columns, records=records, buttons=next_buttons, fantasy_next=next_fantasy)

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ofc_stats.core.scoring import score_seat_lists
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.scoring import score_hand
@@ -28,7 +27,7 @@ from ofc_stats.payouts.rake import rake_taken
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import settle_hand
 from ofc_stats.records import HandRecord
-from ofc_stats.sim.tables import Player, Style, TableSpec, play_hands
+from ofc_stats.sim.tables import Played, Player, Style, TableSpec, play_hands
 
 STYLES = {
     "careful": Style("careful", foul_penalty=9, fantasy_bonus=60, noise=1.5),
@@ -68,29 +67,13 @@ class SimulationSummary:
         )
 
 
-def _tally(
-    summary: SimulationSummary, hands: list[HandRecord], ruleset: Ruleset, style_of: dict[str, str]
-) -> None:
-    """Count fouls and Fantasyland entries per style with the batch engine; empties ``hands``."""
-    if not hands:
-        return
-    result = score_seat_lists(
-        [
-            [
-                (s.top + s.middle + s.bottom, s.in_fantasy, s.fantasy_cards or 0, None)
-                for s in hand.seats
-            ]
-            for hand in hands
-        ],
-        ruleset,
-    )
-    for i, hand in enumerate(hands):
-        for seat in hand.seats:
-            style = style_of.get(seat.player, "?")
-            summary.seats[style] += 1
-            summary.fouls[style] += bool(result.fouled[i, seat.seat])
-            summary.entries[style] += bool(result.fantasy_qualifies[i, seat.seat])
-    hands.clear()
+def _tally(summary: SimulationSummary, played: Played, style_of: dict[str, str]) -> None:
+    """Count the hand's seats, fouls and Fantasyland entries per style (the core's scores)."""
+    for seat, (fouled, entered) in zip(played.record.seats, played.outcome, strict=True):
+        style = style_of.get(seat.player, "?")
+        summary.seats[style] += 1
+        summary.fouls[style] += fouled
+        summary.entries[style] += entered
 
 
 def player_pool(count: int) -> list[Player]:
@@ -185,12 +168,12 @@ def simulate(
     The core plays each hand of every table on ``threads`` threads; the hands
     depend on ``seed`` alone.
     """
-    for hand, truth, _ in simulate_timed(
+    for played in simulate_timed(
         hands, ruleset, seats=seats, players=players, seed=seed, tables=tables,
         room_errors=room_errors, timeout_rate=timeout_rate, rollouts=rollouts, stack=stack,
         threads=threads, room=room,
     ):  # fmt: skip
-        yield hand, truth
+        yield played.record, played.truth
 
 
 def simulate_timed(
@@ -207,8 +190,9 @@ def simulate_timed(
     stack: float | None = None,
     threads: int = 1,
     room: RoomRules | None = None,
-) -> Iterator[tuple[HandRecord, dict[str, object] | None, tuple[int, ...]]]:
-    """:func:`simulate`'s hands with, per seat, the streets the room timed out (bit s)."""
+) -> Iterator[Played]:
+    """:func:`simulate`'s hands with, per seat, the streets the room timed out (bit s)
+    and the board's foul and Fantasyland entry."""
     check_options(ruleset, seats, players)
     pool = player_pool(players)
     table_count = tables or table_count_for(hands)
@@ -227,12 +211,10 @@ def simulate_timed(
     )
     rounds = -(-hands // table_count)
     error_rng = np.random.default_rng([seed, 1])
-    played = play_hands(
-        spec, seating, rounds, seed, fantasy_errors=room_errors / 5, error_rng=error_rng
-    )
+    played = play_hands(spec, seating, rounds, seed, fantasy_errors=room_errors / 5)
     totals: dict[tuple[str, str], float] = {}
-    for hand, fantasy_truth, timed_out in played:
-        truth: dict[str, object] | None = fantasy_truth
+    for each in played:
+        hand, truth = each.record, each.truth
         if truth is None and room_errors and error_rng.random() < room_errors:
             kinds = list(ERROR_KINDS)
             error_rng.shuffle(kinds)
@@ -251,7 +233,11 @@ def simulate_timed(
                     break
         if room is not None:
             hand = room_pays(hand, ruleset, room, totals)
-        yield hand, truth, timed_out
+        yield (
+            each
+            if hand is each.record and truth is each.truth
+            else each._replace(record=hand, truth=truth)
+        )
 
 
 def room_pays(
@@ -328,14 +314,13 @@ def write_simulation(
     start = time.perf_counter()
     truth_path = out.with_name(out.name + ".truth.jsonl")
     style_of = {p.name: p.style.name for p in player_pool(int(players))}  # type: ignore[call-overload]
-    tables = options.get("tables") or table_count_for(hands)
     played = simulate_timed(hands, ruleset, threads=threads, **options)  # type: ignore[arg-type]
-    records: list[HandRecord] = []
     with (
         out.open("w", encoding="utf-8") as stream,
         truth_path.open("w", encoding="utf-8") as truth_out,
     ):
-        for hand, truth, timed_out in played:
+        for each in played:
+            hand, truth, timed_out = each.record, each.truth, each.timed_out
             if output_format == "app-json":  # the apps' JSON has no field for a timeout
                 hand = replace(hand, format="app-json", room="Ppp")
                 stream.write(dumps_app(hand))
@@ -345,12 +330,10 @@ def write_simulation(
                 truth["hand_key"] = hand.hand_key
                 truth_out.write(json.dumps(truth, ensure_ascii=False) + "\n")
                 summary.corrupted += 1
-            records.append(hand)
+            _tally(summary, each, style_of)
             summary.hands += 1
             if progress:
                 progress(1)
-            if len(records) == tables or summary.hands == hands:
-                _tally(summary, records, ruleset, style_of)  # one hand round at a time
             if summary.hands == hands:
                 break
     if not summary.corrupted:

@@ -1,13 +1,13 @@
-"""Playing many tables in lockstep: every table plays the same hand together.
+"""Many tables played by the core at once, and their hand records.
 
-Each table seats players from the pool for a whole session; the button
-rotates (and stays put after a Fantasyland hand unless the ruleset says it
-moves), Fantasyland seats are set by the exact solver, the other seats'
-streets are played by the core's bots on threads (:mod:`ofc_stats.core.sim`),
-Fantasyland is granted by the engine's own results, and the room's reported
-points are the engine's capped results.  Decks and decisions draw from
-streams keyed by (seed, table, hand): the same seed gives the same hands on
-any number of threads.
+Each table seats players from the pool for a whole session.  The core plays
+the hands (:mod:`ofc_stats.core.sim`), tables on threads: the button rotates
+(and stays put after a Fantasyland hand unless the ruleset says it moves),
+Fantasyland seats are set by the exact solver, the other seats' streets are
+played by the core's bots, Fantasyland is granted by the core's scorer (the
+engine's twin), and the room's reported points are the capped results.  Decks
+and decisions draw from streams keyed by (seed, table, hand): the same seed
+gives the same hands on any number of threads.  This module builds the records.
 """
 
 from __future__ import annotations
@@ -16,13 +16,11 @@ from collections.abc import Iterator
 from dataclasses import astuple, dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
-import numpy.typing as npt
 
-from ofc_stats.core.fantasy import solve_fantasy_batch
-from ofc_stats.core.scoring import score_batch
-from ofc_stats.core.sim import deal, play_streets
+from ofc_stats.core.sim import play_session
 from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.fantasy_value import documented_stay_value
 from ofc_stats.engine.rules import Ruleset
@@ -83,6 +81,21 @@ def _block(spec: TableSpec) -> int:
     return block
 
 
+class Played(NamedTuple):
+    """One hand as played: its record, the truth entry of a room mistake it shows,
+    and per seat the streets the room placed on a timeout (bit s: street s, which
+    the open-format writer records) and whether its board fouled and earned a
+    Fantasyland entry (the core's scores, for the summary)."""
+
+    record: HandRecord
+    truth: dict[str, object] | None
+    timed_out: tuple[int, ...]
+    outcome: tuple[tuple[bool, bool], ...]
+
+
+HANDS_A_CALL = 4096  # table-hands the core plays per call (hands stream out between calls)
+
+
 def play_hands(
     spec: TableSpec,
     tables: list[list[Player]],
@@ -90,116 +103,118 @@ def play_hands(
     seed: int,
     first_hand: int = 0,
     fantasy_errors: float = 0.0,
-    error_rng: np.random.Generator | None = None,
-) -> Iterator[tuple[HandRecord, dict[str, object] | None, tuple[int, ...]]]:
-    """Play ``hands`` hands at each table in lockstep; yield each record, its truth, and
-    per seat the streets the room placed on a timeout (bit s: street s), which the
-    open-format writer records.
+) -> Iterator[Played]:
+    """Play ``hands`` hands at each table; yield each :class:`Played`, hand by hand,
+    each hand at every table in turn.
 
-    With ``fantasy_errors`` the room, on that share of table-hands, gets the
-    next hand's Fantasyland wrong for one seat (misses an earned one, or deals
-    one not earned); the truth entry comes with the hand that shows it.
+    The core plays the hands (:func:`ofc_stats.core.sim.play_session`); this builds
+    the records.  With ``fantasy_errors`` the room, on that share of table-hands,
+    gets the next hand's Fantasyland wrong for one seat (misses an earned one, or
+    deals one not earned); the truth entry comes with the hand that shows it.
     """
     ruleset = spec.ruleset
-    errors = error_rng or np.random.default_rng(0)
     pending: dict[int, dict[str, object]] = {}
     t, s = len(tables), spec.seats
     block = _block(spec)
     ids = np.arange(t, dtype=np.int64)
-    button = np.random.default_rng(seed).integers(0, s, size=t)
-    fantasy_next = np.zeros((t, s), dtype=np.int8)  # by table position: cards of a granted FL
+    buttons = np.random.default_rng(seed).integers(0, s, size=t).astype(np.int64)
+    fantasy_next = np.zeros((t, s), dtype=np.int8)
     placements = _placements()
-    style_numbers = np.array([[p.style.numbers() for p in players] for players in tables])
-    for hand in range(first_hand, first_hand + hands):
-        # order[t, a]: table position of the seat acting a-th (0 = left of the button).
-        order = (button[:, None] + 1 + np.arange(s)[None, :]) % s
-        in_fantasy = np.take_along_axis(fantasy_next, order, axis=1) > 0
-        fantasy_cards = np.take_along_axis(fantasy_next, order, axis=1)
-        blocks = deal(seed, hand, ids, ruleset.deck.size, s, block)
-        boards = np.full((t, s, 13), -1, dtype=np.int8)
-        _set_fantasies(ruleset, blocks, in_fantasy, fantasy_cards, boards)
-        played = play_streets(
+    styles = np.array([[p.style.numbers() for p in players] for players in tables])
+    names = [[p.name for p in players] for players in tables]
+    stay_values = [
+        documented_stay_value(ruleset, n) if 13 <= n <= block else 0.0 for n in range(block + 1)
+    ]
+    table_ids = [f"T{i:04d}" for i in range(t)]
+    step = max(1, HANDS_A_CALL // t)
+    hand = first_hand
+    while hand < first_hand + hands:
+        count = min(step, first_hand + hands - hand)
+        part = play_session(
             ruleset,
-            blocks,
-            boards,
-            in_fantasy,
-            fantasy_cards,
-            np.take_along_axis(style_numbers, order[:, :, None], axis=1),
+            styles,
+            buttons,
+            fantasy_next,
+            tables=ids,
+            block=block,
             rollouts=spec.rollouts,
             timeout_rate=spec.timeout_rate,
             seed=seed,
-            hand=hand,
-            tables=ids,
+            first_hand=hand,
+            hands=count,
+            stay_values=stay_values,
+            stack=spec.stack,
+            fantasy_errors=fantasy_errors,
             placements=placements,
             threads=spec.threads,
         )
-        result = score_batch(
-            played.boards,
-            ruleset,
-            in_fantasy=in_fantasy,
-            fantasy_cards=fantasy_cards,
-            stacks=None if spec.stack is None else np.full((t, s), spec.stack),
-            check=False,
-        )
-        net_of = result.net_capped.tolist()
-        order_of = order.tolist()
-        fantasy_of = in_fantasy.tolist()
-        timed_of = played.timed_out.tolist()
-        played_at = START + timedelta(seconds=90 * hand)
-        for i, (rows, moves) in enumerate(played.records):
-            nets, names, flags = net_of[i], order_of[i], fantasy_of[i]
-            seats = tuple(
-                SeatRecord(
-                    seat=seat,
-                    player=tables[i][names[seat]].name,
-                    top=top,
-                    middle=middle,
-                    bottom=bottom,
-                    discards=thrown,
-                    in_fantasy=flags[seat],
-                    reported_points=nets[seat],
-                    reported_money=round(nets[seat] * spec.stakes, 2),
-                    stack=spec.stack,
+        buttons, fantasy_next = part.buttons, part.fantasy_next
+        orders, flags = part.order.tolist(), (part.fantasy_cards > 0).tolist()
+        nets, timed = part.net.tolist(), part.timed_out.tolist()
+        fouled, entered = part.fouled.tolist(), part.qualifies.tolist()
+        error_seats, earned_of = part.error_seat.tolist(), part.error_earned.tolist()
+        records = iter(part.records)
+        for k in range(count):
+            played_at = START + timedelta(seconds=90 * (hand + k))
+            hand_id = str(hand + k)
+            for i in range(t):
+                rows, moves = next(records)
+                net, order, in_fantasy = nets[k][i], orders[k][i], flags[k][i]
+                seats = tuple(
+                    SeatRecord(
+                        seat=seat,
+                        player=names[i][order[seat]],
+                        top=top,
+                        middle=middle,
+                        bottom=bottom,
+                        discards=thrown,
+                        in_fantasy=in_fantasy[seat],
+                        reported_points=net[seat],
+                        reported_money=round(net[seat] * spec.stakes, 2),
+                        stack=spec.stack,
+                    )
+                    for seat, (top, middle, bottom, thrown) in enumerate(rows)
                 )
-                for seat, (top, middle, bottom, thrown) in enumerate(rows)
-            )
-            record = HandRecord(
-                format="open",
-                room=spec.room,
-                table_id=f"T{i:04d}",
-                room_hand_id=str(hand),
-                ruleset=ruleset.name,
-                seats=seats,
-                placements=moves,
-                played_at=played_at,
-                stakes=spec.stakes,
-                currency="PTS",
-            )
-            truth = pending.pop(i, None)
-            if truth is not None:
-                truth["hand_key"] = record.hand_key
-            yield record, truth, tuple(timed_of[i])
-        granted = np.where(result.fantasy_stays, result.repeat_cards, result.fantasy_cards)
-        if fantasy_errors:
-            granted = granted.astype(np.int8)
-            for wrong in np.flatnonzero(errors.random(t) < fantasy_errors).tolist():
-                seat = int(errors.integers(0, s))
-                earned = int(granted[wrong, seat])
-                granted[wrong, seat] = 0 if earned else int(ruleset.variant.standard_fantasy_cards)
-                pending[wrong] = {
-                    "kind": "missed_fantasy" if earned else "extra_fantasy",
-                    "player": tables[wrong][int(order[wrong, seat])].name,
-                    "detail": (
-                        f"earned {earned} cards of Fantasyland in the previous hand; not dealt"
-                        if earned
-                        else "dealt Fantasyland without earning it in the previous hand"
-                    ),
-                }
-        next_by_position = np.zeros_like(fantasy_next)
-        np.put_along_axis(next_by_position, order, granted.astype(np.int8), axis=1)
-        fantasy_next = next_by_position
-        moves_button = ruleset.button_moves_on_fantasy | ~in_fantasy.any(axis=1)
-        button = (button + moves_button) % s
+                record = HandRecord(
+                    format="open",
+                    room=spec.room,
+                    table_id=table_ids[i],
+                    room_hand_id=hand_id,
+                    ruleset=ruleset.name,
+                    seats=seats,
+                    placements=moves,
+                    played_at=played_at,
+                    stakes=spec.stakes,
+                    currency="PTS",
+                )
+                truth = pending.pop(i, None)
+                if truth is not None:
+                    truth["hand_key"] = record.hand_key
+                yield Played(
+                    record,
+                    truth,
+                    tuple(timed[k][i]),
+                    tuple(zip(fouled[k][i], entered[k][i], strict=True)),
+                )
+                if error_seats[k][i] >= 0:
+                    pending[i] = _fantasy_truth(
+                        names[i][order[error_seats[k][i]]],
+                        earned_of[k][i],
+                    )
+        hand += count
+
+
+def _fantasy_truth(player: str, earned: int) -> dict[str, object]:
+    """The truth entry of the room's Fantasyland mistake for ``player``."""
+    return {
+        "kind": "missed_fantasy" if earned else "extra_fantasy",
+        "player": player,
+        "detail": (
+            f"earned {earned} cards of Fantasyland in the previous hand; not dealt"
+            if earned
+            else "dealt Fantasyland without earning it in the previous hand"
+        ),
+    }
 
 
 @lru_cache(maxsize=1)
@@ -213,19 +228,3 @@ def _placements() -> list[Placement]:
         for card in range(64)
         for to in range(4)
     ]
-
-
-def _set_fantasies(
-    ruleset: Ruleset,
-    blocks: npt.NDArray[np.int8],
-    in_fantasy: npt.NDArray[np.bool_],
-    fantasy_cards: npt.NDArray[np.int8],
-    boards: npt.NDArray[np.int8],
-) -> None:
-    """Fantasyland seats set their exact best (a repeat valued at the published figure)."""
-    for count in np.unique(fantasy_cards[in_fantasy]):
-        tables_here, seats_here = np.nonzero(in_fantasy & (fantasy_cards == count))
-        cards = blocks[tables_here, seats_here, :count]
-        stay = documented_stay_value(ruleset, int(count))
-        set_boards, _, _ = solve_fantasy_batch(cards, ruleset, stay)
-        boards[tables_here, seats_here] = set_boards

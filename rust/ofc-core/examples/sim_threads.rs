@@ -1,63 +1,85 @@
-//! Wall time of the simulator's streets at many tables on 1 and 2 rayon threads
-//! (`cargo run --profile dev-release --example sim_threads [TABLES]`): the core alone.
+//! The simulator's whole hands (deal, Fantasyland sets, streets, scores, the next
+//! Fantasyland) at many tables on 1 and 2 rayon threads, the core alone
+//! (`cargo run --profile dev-release --example sim_threads [TABLES] [HANDS]`):
+//! wall and process CPU microseconds a hand, and hands per CPU-second.
 
-use ofc_core::cards::EMPTY;
 use ofc_core::lookahead::Style;
 use ofc_core::rules::Rules;
-use ofc_core::sim::{deal, Round, TableHand};
+use ofc_core::sim::{Session, TableState};
+
+/// The process's CPU seconds (every thread's), from /proc/self/stat (clock ticks of 10 ms).
+fn process_cpu() -> f64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let fields: Vec<&str> = s.rsplit_once(')')?.1.split_whitespace().collect();
+            let ticks: f64 =
+                fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+            Some(ticks / 100.0)
+        })
+        .unwrap_or(f64::NAN)
+}
 
 fn main() {
-    let tables: u64 = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(300);
+    let mut args = std::env::args().skip(1);
+    let tables: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(300);
+    let hands: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(10);
     let rules = Rules::pineapple_progressive();
     let streets = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
-    let style = Style {
-        foul_penalty: 8.0,
-        fantasy_bonus: 80.0,
-        noise: 0.0,
+    let s = |fp, fb, noise, tc| Style {
+        foul_penalty: fp,
+        fantasy_bonus: fb,
+        noise,
         strength_weight: 2.0,
-        top_chase: 3.0,
+        top_chase: tc,
     };
-    let styles = vec![style; 3];
-    let boards = vec![[EMPTY; 13]; 3];
-    let flags = vec![false; 3];
+    // The simulator's four styles (ofc_stats/sim/rooms.py), three seated in turn.
+    let all = [
+        s(9.0, 60.0, 1.5, 0.0),
+        s(6.0, 150.0, 0.5, 8.0),
+        s(4.0, 60.0, 3.0, 4.0),
+        s(8.0, 80.0, 0.0, 3.0),
+    ];
+    let players: Vec<Vec<Style>> = (0..tables as usize)
+        .map(|t| (0..3).map(|i| all[(t + i) % 4]).collect())
+        .collect();
+    let ids: Vec<u64> = (0..tables).collect();
+    let session = Session {
+        rules: &rules,
+        streets: &streets,
+        seats: 3,
+        block: 17,
+        rollouts: 5,
+        timeout_rate: 0.02,
+        seed: 1,
+        stay_values: &[10.23; 18],
+        stack: None,
+        button_moves_on_fantasy: false,
+        fantasy_errors: 0.0,
+        standard_fantasy_cards: 14,
+    };
     for threads in [1, 2, 1, 2] {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .expect("a pool");
-        let start = std::time::Instant::now();
-        for hand in 0..5u64 {
-            let round = Round {
-                rules: &rules,
-                streets: &streets,
-                seats: 3,
-                block: 17,
-                rollouts: 5,
-                timeout_rate: 0.02,
-                seed: 1,
-                hand,
-            };
-            let decks: Vec<Vec<u8>> = (0..tables).map(|t| deal(1, t, hand, 52, 51)).collect();
-            let hands: Vec<TableHand> = decks
-                .iter()
-                .enumerate()
-                .map(|(t, cards)| TableHand {
-                    table: t as u64,
-                    cards,
-                    styles: &styles,
-                    boards: &boards,
-                    in_fantasy: &flags,
-                })
-                .collect();
-            pool.install(|| round.play(&hands)).expect("legal");
-        }
+        let mut states: Vec<TableState> = (0..tables as usize)
+            .map(|t| TableState {
+                button: t % 3,
+                fantasy_next: vec![0; 3],
+            })
+            .collect();
+        let (start, cpu) = (std::time::Instant::now(), process_cpu());
+        pool.install(|| session.play(&players, &mut states, &ids, 0, hands))
+            .expect("legal");
         let wall = start.elapsed().as_secs_f64();
+        let cpu = process_cpu() - cpu;
+        let n = (hands * tables) as f64;
         println!(
-            "{threads} thread(s): {:.1} wall-us a hand",
-            wall / (5 * tables) as f64 * 1e6
+            "{threads} thread(s): {:.1} wall-us, {:.1} CPU-us a hand ({:.0} hands per CPU-second)",
+            wall / n * 1e6,
+            cpu / n * 1e6,
+            n / cpu
         );
     }
 }

@@ -1,12 +1,13 @@
 //! The streets of one hand-round at many tables: dealing, each seat's
 //! decisions in order of action, and the room's timeouts.
 //!
-//! Python orchestrates a session (`ofc_stats/sim/tables.py`): it seats the
-//! players, sets Fantasyland seats with the exact solver, scores the finished
-//! hands and grants the next Fantasyland.  The core deals every table's deck
-//! and plays the normal seats' streets.  Every draw comes from a [`Stream`]
-//! keyed by (seed, table, hand, ...), so a table's hand is the same whichever
-//! thread plays it.
+//! Python seats the players and builds the records (`ofc_stats/sim/tables.py`);
+//! the core plays each table's hands one after another ([`Session`]): it deals,
+//! sets Fantasyland seats with the exact solver, plays the normal seats'
+//! streets, scores the finished hands, grants the next Fantasyland (and makes
+//! the room's Fantasyland mistakes) and moves the button, tables in parallel.
+//! Every draw comes from a [`Stream`] keyed by (seed, table, hand, ...), so a
+//! table's hand is the same whichever thread plays it.
 
 use rayon::prelude::*;
 
@@ -14,15 +15,18 @@ use crate::candidates::{apply, fill_of, Candidates};
 use crate::cards::{rank, DISCARD, EMPTY};
 use crate::error::CoreError;
 use crate::eval::Tables;
+use crate::fantasy::solve;
 use crate::lookahead::{choose, Decision, Style};
 use crate::rng::Stream;
 use crate::rules::Rules;
+use crate::score::{score_batch, Batch};
 use crate::timeout::auto_placement;
 
 /// Stream purposes: the last key part, so no two kinds of draw share a stream.
 const DEAL: u64 = 0;
 const PLAY: u64 = 1;
 const TIMEOUT: u64 = 2;
+const FANTASY_ERROR: u64 = 3;
 
 /// What every table of one hand-round shares.
 #[derive(Debug, Clone, Copy)]
@@ -192,9 +196,11 @@ impl Round<'_> {
                 }
                 let board = boards[seat];
                 let fill = fill_of(&board);
-                let key = [self.seed, hand.table, self.hand, street as u64, seat as u64];
-                let timed = self.timeout_rate > 0.0
-                    && Stream::new(&[&key[..], &[TIMEOUT]].concat()).unit() < self.timeout_rate;
+                let key = |purpose| {
+                    let at = [self.seed, hand.table, self.hand, street as u64, seat as u64];
+                    Stream::new(&[at[0], at[1], at[2], at[3], at[4], purpose])
+                };
+                let timed = self.timeout_rate > 0.0 && key(TIMEOUT).unit() < self.timeout_rate;
                 let chosen = if timed {
                     timed_out[seat] |= 1 << street;
                     auto_placement(fill, dealt_count, placed)?
@@ -208,8 +214,12 @@ impl Round<'_> {
                         }
                     }
                     unseen.clear();
-                    unseen.extend((0..self.rules.deck_size).filter(|&c| visible >> c & 1 == 0));
-                    let mut rng = Stream::new(&[&key[..], &[PLAY]].concat());
+                    let mut hidden = !visible & ((1u64 << self.rules.deck_size) - 1);
+                    while hidden != 0 {
+                        unseen.push(hidden.trailing_zeros() as u8);
+                        hidden &= hidden - 1;
+                    }
+                    let mut rng = key(PLAY);
                     let style = &hand.styles[seat];
                     let no_fit = || {
                         CoreError::Hand(format!(
@@ -306,6 +316,252 @@ impl Round<'_> {
     }
 }
 
+/// A session's options that stay the same from hand to hand.
+#[derive(Debug, Clone, Copy)]
+pub struct Session<'a> {
+    pub rules: &'a Rules,
+    pub streets: &'a [(usize, usize)],
+    pub seats: usize,
+    pub block: usize,
+    pub rollouts: usize,
+    pub timeout_rate: f64,
+    pub seed: u64,
+    /// The value a Fantasyland of n cards gives a repeat (`stay_values[n]`), for the solver.
+    pub stay_values: &'a [f64],
+    /// Points each seat brings to a hand (caps); None: uncapped.
+    pub stack: Option<f64>,
+    /// The button stays put after a hand with a Fantasyland seat unless this is set.
+    pub button_moves_on_fantasy: bool,
+    /// Share of table-hands where the room gets one seat's next Fantasyland wrong.
+    pub fantasy_errors: f64,
+    /// Cards of the Fantasyland the room deals by mistake.
+    pub standard_fantasy_cards: u8,
+}
+
+/// Where a table is between hands: its button and, by table position, the cards
+/// of the Fantasyland each player was granted (0: none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableState {
+    pub button: usize,
+    pub fantasy_next: Vec<u8>,
+}
+
+/// The room's Fantasyland mistake after a hand: the seat (in order of action)
+/// whose next hand it got wrong, and the cards that seat had earned (0: none,
+/// so the room dealt one it had not earned).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FantasyError {
+    pub seat: u8,
+    pub earned: u8,
+}
+
+/// One hand of one table, everything its record needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HandPlayed {
+    /// Per seat in order of action: its table position (which player sits there).
+    pub order: Vec<u8>,
+    /// Per seat: the cards of its Fantasyland (0: a normal hand).
+    pub fantasy_cards: Vec<u8>,
+    pub played: Played,
+    pub moves: Vec<SeatMoves>,
+    /// Per seat: the room's result, capped.
+    pub net: Vec<f64>,
+    pub fouled: Vec<bool>,
+    /// Per seat: whether the board earns a Fantasyland entry.
+    pub qualifies: Vec<bool>,
+    pub fantasy_error: Option<FantasyError>,
+}
+
+impl Session<'_> {
+    fn round(&self, hand: u64) -> Round<'_> {
+        Round {
+            rules: self.rules,
+            streets: self.streets,
+            seats: self.seats,
+            block: self.block,
+            rollouts: self.rollouts,
+            timeout_rate: self.timeout_rate,
+            seed: self.seed,
+            hand,
+        }
+    }
+
+    /// Check what does not change from hand to hand, before any is played.
+    pub fn check(&self, players: &[Vec<Style>], states: &[TableState]) -> Result<(), CoreError> {
+        let bad = |what: String| Err(CoreError::Hand(what));
+        if !(1..=4).contains(&self.seats) || self.streets.len() > 16 {
+            return bad("records hold 1 to 4 seats and at most 16 streets".into());
+        }
+        if self.seats * self.block > self.rules.deck_size as usize {
+            return bad(format!(
+                "{} seats need {} cards; the deck has {}",
+                self.seats,
+                self.seats * self.block,
+                self.rules.deck_size
+            ));
+        }
+        if self.rollouts == 0 {
+            return bad("rollouts must be at least 1".into());
+        }
+        if players.len() != states.len() {
+            return bad("one seating and one state a table".into());
+        }
+        for (players, state) in players.iter().zip(states) {
+            if players.len() != self.seats
+                || state.fantasy_next.len() != self.seats
+                || state.button >= self.seats
+            {
+                return bad("a table's players, button or Fantasyland do not fit its seats".into());
+            }
+            for &n in &state.fantasy_next {
+                let n = n as usize;
+                if n != 0
+                    && (!(13..=18).contains(&n) || n > self.block || n >= self.stay_values.len())
+                {
+                    return bad(format!(
+                        "a Fantasyland of {n} cards does not fit a seat's cards"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Play hands `first..first + count` at one table whose players (by table
+    /// position) have `styles`, from `state`, which is left as the next hand finds it.
+    pub fn play_table(
+        &self,
+        table: u64,
+        styles: &[Style],
+        state: &mut TableState,
+        first: u64,
+        count: u64,
+    ) -> Result<Vec<HandPlayed>, CoreError> {
+        let s = self.seats;
+        let mut out = Vec::with_capacity(count as usize);
+        let mut seat_styles = vec![styles[0]; s];
+        let mut boards = vec![[EMPTY; 13]; s];
+        let mut in_fantasy = vec![false; s];
+        for hand in first..first + count {
+            let order: Vec<u8> = (0..s).map(|a| ((state.button + 1 + a) % s) as u8).collect();
+            let fantasy_cards: Vec<u8> = order
+                .iter()
+                .map(|&p| state.fantasy_next[p as usize])
+                .collect();
+            let cards = deal(
+                self.seed,
+                table,
+                hand,
+                self.rules.deck_size as usize,
+                s * self.block,
+            );
+            for a in 0..s {
+                seat_styles[a] = styles[order[a] as usize];
+                in_fantasy[a] = fantasy_cards[a] > 0;
+                boards[a] = [EMPTY; 13];
+                if in_fantasy[a] {
+                    let n = fantasy_cards[a] as usize;
+                    let dealt = &cards[a * self.block..a * self.block + n];
+                    let set = solve(dealt, self.rules, self.stay_values[n])?;
+                    boards[a] = set.board().map(|c| c as i8);
+                }
+            }
+            let round = self.round(hand);
+            let table_hand = TableHand {
+                table,
+                cards: &cards,
+                styles: &seat_styles,
+                boards: &boards,
+                in_fantasy: &in_fantasy,
+            };
+            let played = round.play_table(&table_hand)?;
+            let moves = round.seat_moves(&table_hand, &played, &fantasy_cards);
+            let flat: Vec<i8> = played.boards.iter().flatten().copied().collect();
+            let counts: Vec<i8> = fantasy_cards.iter().map(|&c| c as i8).collect();
+            let stacks = self.stack.map(|x| vec![x; s]);
+            let scores = score_batch(
+                &Batch {
+                    hands: 1,
+                    seats: s,
+                    boards: &flat,
+                    seated: None,
+                    in_fantasy: Some(&in_fantasy),
+                    fantasy_cards: Some(&counts),
+                    stacks: stacks.as_deref(),
+                    forced_fouls: None,
+                },
+                self.rules,
+            )?;
+            let mut granted: Vec<u8> = (0..s)
+                .map(|a| {
+                    let n = if scores.fantasy_stays[a] {
+                        scores.repeat_cards[a]
+                    } else {
+                        scores.fantasy_cards[a]
+                    };
+                    n.max(0) as u8
+                })
+                .collect();
+            let mut fantasy_error = None;
+            if self.fantasy_errors > 0.0 {
+                let mut rng = Stream::new(&[self.seed, table, hand, FANTASY_ERROR]);
+                if rng.unit() < self.fantasy_errors {
+                    let seat = rng.below(s);
+                    let earned = granted[seat];
+                    granted[seat] = if earned > 0 {
+                        0
+                    } else {
+                        self.standard_fantasy_cards
+                    };
+                    fantasy_error = Some(FantasyError {
+                        seat: seat as u8,
+                        earned,
+                    });
+                }
+            }
+            for a in 0..s {
+                state.fantasy_next[order[a] as usize] = granted[a];
+            }
+            if self.button_moves_on_fantasy || !in_fantasy.iter().any(|&f| f) {
+                state.button = (state.button + 1) % s;
+            }
+            out.push(HandPlayed {
+                order,
+                fantasy_cards,
+                played,
+                moves,
+                net: scores.net_capped,
+                fouled: scores.fouled,
+                qualifies: scores.fantasy_qualifies,
+                fantasy_error,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Play hands `first..first + count` at every table, tables in parallel on the
+    /// current rayon pool; per table its hands in order, the states moved on.
+    pub fn play(
+        &self,
+        players: &[Vec<Style>],
+        states: &mut [TableState],
+        tables: &[u64],
+        first: u64,
+        count: u64,
+    ) -> Result<Vec<Vec<HandPlayed>>, CoreError> {
+        self.check(players, states)?;
+        if tables.len() != states.len() {
+            return Err(CoreError::Hand("one table number a table".into()));
+        }
+        states
+            .par_iter_mut()
+            .zip(players)
+            .zip(tables)
+            .map(|((state, styles), &table)| self.play_table(table, styles, state, first, count))
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,6 +635,93 @@ mod tests {
         }
         // Bots that look ahead foul some boards, not most (36 boards).
         assert!(fouls < 18, "{fouls} fouls");
+    }
+
+    fn session(errors: f64, threads: usize) -> Vec<Vec<HandPlayed>> {
+        let rules = Rules::pineapple_progressive();
+        let streets = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
+        let session = Session {
+            rules: &rules,
+            streets: &streets,
+            seats: 3,
+            block: 17,
+            rollouts: 2,
+            timeout_rate: 0.05,
+            seed: 5,
+            stay_values: &[10.0; 18],
+            stack: Some(20.0),
+            button_moves_on_fantasy: false,
+            fantasy_errors: errors,
+            standard_fantasy_cards: 14,
+        };
+        let players = vec![styles(); 16];
+        let mut states: Vec<TableState> = (0..16)
+            .map(|t| TableState {
+                button: t % 3,
+                fantasy_next: vec![0; 3],
+            })
+            .collect();
+        let tables: Vec<u64> = (0..16).collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        // Two calls of four hands each: the states carry the tables from one to the next.
+        let mut out = pool
+            .install(|| session.play(&players, &mut states, &tables, 0, 4))
+            .unwrap();
+        let more = pool
+            .install(|| session.play(&players, &mut states, &tables, 4, 4))
+            .unwrap();
+        for (hands, later) in out.iter_mut().zip(more) {
+            hands.extend(later);
+        }
+        out
+    }
+
+    #[test]
+    fn a_session_grants_fantasyland_moves_the_button_and_is_the_same_on_any_thread_count() {
+        let one = session(0.0, 1);
+        assert_eq!(one, session(0.0, 2));
+        let mut fantasy_hands = 0;
+        for hands in &one {
+            for (this, next) in hands.iter().zip(&hands[1..]) {
+                assert!(this.net.iter().sum::<f64>().abs() < 1e-9);
+                // Each player's next Fantasyland is what this hand's board earned:
+                // an entry (14 cards and up) from a normal hand, a repeat (the same
+                // count) from a Fantasyland hand that stays.
+                for a in 0..3 {
+                    let position = this.order[a];
+                    let b = next.order.iter().position(|&p| p == position).unwrap();
+                    if this.fantasy_cards[a] == 0 {
+                        assert_eq!(this.qualifies[a], next.fantasy_cards[b] > 0);
+                    } else {
+                        assert!(!this.fouled[a], "the solver never fouls");
+                        fantasy_hands += 1;
+                    }
+                }
+                // The button stays after a Fantasyland hand (this ruleset), else moves.
+                let moved = (next.order[0] + 3 - this.order[0]) % 3;
+                let fantasy = this.fantasy_cards.iter().any(|&c| c > 0);
+                assert_eq!(moved, if fantasy { 0 } else { 1 });
+            }
+        }
+        assert!(fantasy_hands > 0);
+    }
+
+    #[test]
+    fn the_rooms_fantasyland_mistake_flips_the_next_hand() {
+        let all = session(1.0, 2);
+        assert_eq!(all, session(1.0, 1));
+        for hands in &all {
+            for (this, next) in hands.iter().zip(&hands[1..]) {
+                let e = this.fantasy_error.expect("a mistake every hand");
+                let position = this.order[e.seat as usize];
+                let b = next.order.iter().position(|&p| p == position).unwrap();
+                let dealt = next.fantasy_cards[b];
+                assert_eq!(dealt, if e.earned > 0 { 0 } else { 14 });
+            }
+        }
     }
 
     #[test]

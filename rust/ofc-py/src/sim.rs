@@ -1,20 +1,19 @@
-//! The simulator's dealing and streets (`ofc_core::sim`), many tables at once.
+//! The simulator's sessions (`ofc_core::sim::Session`), many tables at once.
 //!
-//! Both functions release the GIL; `sim_play` runs on a rayon pool of exactly
-//! `threads` threads (kept per thread count), and its results do not depend on it.
+//! `sim_session` releases the GIL and runs on a rayon pool of exactly `threads`
+//! threads (kept per thread count); its results do not depend on it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use numpy::ndarray::{Array2, Array3};
+use numpy::ndarray::{Array1, Array2, Array3};
 use numpy::{
-    IntoPyArray, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3,
+    IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3,
 };
 use ofc_core::lookahead::Style;
-use ofc_core::sim::{deal, Round, SeatMoves, TableHand};
+use ofc_core::sim::{SeatMoves, TableState};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
-use rayon::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
 use rayon::ThreadPool;
 
 use crate::errors::{hand_error, to_py};
@@ -47,52 +46,6 @@ fn table_ids(py: Python<'_>, tables: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec
         .map(|&t| u64::try_from(t).map_err(|_| hand_error(py, format!("table {t} is negative"))))
         .collect()
 }
-
-/// Each table's first `seats * block` cards of a deck shuffled for (seed, table, hand):
-/// an int8 array (tables, seats, block).
-#[pyfunction]
-#[pyo3(signature = (*, seed, hand, tables, deck_size, seats, block))]
-fn sim_deal<'py>(
-    py: Python<'py>,
-    seed: u64,
-    hand: u64,
-    tables: PyReadonlyArray1<'py, i64>,
-    deck_size: usize,
-    seats: usize,
-    block: usize,
-) -> PyResult<Bound<'py, PyArray3<i8>>> {
-    if deck_size != 52 && deck_size != 54 {
-        return Err(hand_error(
-            py,
-            format!("a deck has 52 or 54 cards, not {deck_size}"),
-        ));
-    }
-    if seats * block > deck_size {
-        return Err(hand_error(
-            py,
-            format!(
-                "{seats} seats need {} cards; the deck has {deck_size}",
-                seats * block
-            ),
-        ));
-    }
-    let ids = table_ids(py, &tables)?;
-    let cards: Vec<u8> = py.detach(|| {
-        ids.iter()
-            .flat_map(|&t| deal(seed, t, hand, deck_size, seats * block))
-            .collect()
-    });
-    let out = Array3::from_shape_vec((ids.len(), seats, block), cards)
-        .map_err(|e| hand_error(py, e.to_string()))?
-        .mapv(|c| c as i8);
-    Ok(out.into_pyarray(py))
-}
-
-type Played<'py> = (
-    Bound<'py, PyArray3<i8>>,
-    Bound<'py, PyArray2<i16>>,
-    Bound<'py, PyList>,
-);
 
 /// A tuple of card ids.
 fn card_tuple<'py>(
@@ -127,150 +80,174 @@ fn table_record<'py>(
     PyTuple::new(py, [PyTuple::new(py, seats)?, PyTuple::new(py, placed)?])
 }
 
-/// Play the normal seats' streets of one hand-round at every table.
+type Session<'py> = (
+    Bound<'py, PyDict>,
+    Bound<'py, PyList>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray2<i8>>,
+);
+
+/// Play hands `first_hand..first_hand + hands` at every table: deal, Fantasyland
+/// sets by the exact solver, the normal seats' streets, scores, the next
+/// Fantasyland (with the room's mistakes on `fantasy_errors` of table-hands)
+/// and the button, tables in parallel on `threads` threads.
 ///
-/// `cards` (tables, seats, block) from `sim_deal`; `boards` (tables, seats, 13)
-/// hold each Fantasyland seat's set board (-1 elsewhere) and `fantasy_cards`
-/// its card count; `styles` (tables, seats, 5) are foul_penalty, fantasy_bonus,
-/// noise, strength_weight, top_chase.  `placements` is the records' shared
-/// placement values, indexed by `ofc_core::sim::placement_key`.  Returns the
-/// finished boards, the streets the room placed (bit s for street s) and each
-/// table's record parts (see `table_record`).
+/// `styles` (tables, seats, 5) are each table position's foul_penalty,
+/// fantasy_bonus, noise, strength_weight, top_chase; `buttons` (tables,) and
+/// `fantasy_next` (tables, seats; cards of a granted Fantasyland by table
+/// position) are where the tables stand.  `stay_values[n]` values a repeat for
+/// the solver of an n-card Fantasyland; `placements` is the records' shared
+/// placement values, indexed by `ofc_core::sim::placement_key`.
+///
+/// Returns the columns (hands, tables, seats) by name — `order` (table position
+/// of each seat in order of action), `fantasy_cards`, `timed_out` (bit s: street s
+/// placed by the room), `net` (capped), `fouled`, `qualifies` — and `error_seat`,
+/// `error_earned` (hands, tables; -1: no mistake); each hand's record parts,
+/// hand-major (see `table_record`); and the buttons and Fantasyland after the last hand.
 #[pyfunction]
 #[pyo3(signature = (
-    rules, cards, boards, in_fantasy, fantasy_cards, styles, *, streets, rollouts, timeout_rate,
-    seed, hand, tables, threads, placements
+    rules, styles, buttons, fantasy_next, *, tables, streets, block, rollouts, timeout_rate,
+    seed, first_hand, hands, stay_values, stack, button_moves_on_fantasy, fantasy_errors,
+    standard_fantasy_cards, threads, placements
 ))]
 #[allow(clippy::too_many_arguments)]
-fn sim_play<'py>(
+fn sim_session<'py>(
     py: Python<'py>,
     rules: PyRef<'py, Rules>,
-    cards: PyReadonlyArray3<'py, i8>,
-    boards: PyReadonlyArray3<'py, i8>,
-    in_fantasy: PyReadonlyArray2<'py, bool>,
-    fantasy_cards: PyReadonlyArray2<'py, i8>,
     styles: PyReadonlyArray3<'py, f64>,
+    buttons: PyReadonlyArray1<'py, i64>,
+    fantasy_next: PyReadonlyArray2<'py, i8>,
+    tables: PyReadonlyArray1<'py, i64>,
     streets: Vec<(usize, usize)>,
+    block: usize,
     rollouts: usize,
     timeout_rate: f64,
     seed: u64,
-    hand: u64,
-    tables: PyReadonlyArray1<'py, i64>,
+    first_hand: u64,
+    hands: u64,
+    stay_values: Vec<f64>,
+    stack: Option<f64>,
+    button_moves_on_fantasy: bool,
+    fantasy_errors: f64,
+    standard_fantasy_cards: u8,
     threads: usize,
     placements: Bound<'py, PyList>,
-) -> PyResult<Played<'py>> {
-    let (n, seats, block) = cards.as_array().dim();
+) -> PyResult<Session<'py>> {
+    let (n, seats, fields) = styles.as_array().dim();
     let ids = table_ids(py, &tables)?;
-    let shapes_fit = boards.as_array().dim() == (n, seats, 13)
-        && in_fantasy.as_array().dim() == (n, seats)
-        && fantasy_cards.as_array().dim() == (n, seats)
-        && styles.as_array().dim() == (n, seats, 5)
-        && ids.len() == n;
-    if !shapes_fit {
+    if fields != 5
+        || buttons.as_array().dim() != n
+        || fantasy_next.as_array().dim() != (n, seats)
+        || ids.len() != n
+    {
         return Err(hand_error(
             py,
-            "cards (T, S, block), boards (T, S, 13), in_fantasy and fantasy_cards (T, S), \
-             styles (T, S, 5) and tables (T,) must agree",
+            "styles (T, S, 5), buttons (T,), fantasy_next (T, S) and tables (T,) must agree",
         ));
     }
-    if threads == 0 || rollouts == 0 {
-        return Err(hand_error(py, "threads and rollouts must be at least 1"));
+    if threads == 0 {
+        return Err(hand_error(py, "threads must be at least 1"));
     }
-    let card_list: Vec<u8> = cards.as_array().iter().map(|&c| c as u8).collect();
-    if cards.as_array().iter().any(|&c| c < 0) {
-        return Err(hand_error(py, "cards must be card ids, not -1"));
+    if placements.len() < 1 << 14 {
+        return Err(hand_error(py, "placements must hold every placement value"));
     }
-    let board_list: Vec<[i8; 13]> = boards
+    let players: Vec<Vec<Style>> = styles
         .as_array()
-        .as_standard_layout()
-        .as_slice()
-        .expect("standard layout")
-        .chunks_exact(13)
-        .map(|b| b.try_into().expect("13 positions"))
-        .collect();
-    let flags: Vec<bool> = in_fantasy.as_array().iter().copied().collect();
-    let style_list: Vec<Style> = styles
-        .as_array()
-        .as_standard_layout()
-        .as_slice()
-        .expect("standard layout")
-        .chunks_exact(5)
-        .map(|s| Style {
-            foul_penalty: s[0],
-            fantasy_bonus: s[1],
-            noise: s[2],
-            strength_weight: s[3],
-            top_chase: s[4],
+        .outer_iter()
+        .map(|table| {
+            table
+                .outer_iter()
+                .map(|s| Style {
+                    foul_penalty: s[0],
+                    fantasy_bonus: s[1],
+                    noise: s[2],
+                    strength_weight: s[3],
+                    top_chase: s[4],
+                })
+                .collect()
         })
         .collect();
-    let core_rules = &rules.inner;
-    let pool = pool(threads).map_err(|e| hand_error(py, e))?;
-    let round = Round {
-        rules: core_rules,
+    let mut states: Vec<TableState> = buttons
+        .as_array()
+        .iter()
+        .zip(fantasy_next.as_array().outer_iter())
+        .map(|(&b, next)| TableState {
+            button: usize::try_from(b).unwrap_or(usize::MAX),
+            fantasy_next: next.iter().map(|&c| c.max(0) as u8).collect(),
+        })
+        .collect();
+    let session = ofc_core::sim::Session {
+        rules: &rules.inner,
         streets: &streets,
         seats,
         block,
         rollouts,
         timeout_rate,
         seed,
-        hand,
+        stay_values: &stay_values,
+        stack,
+        button_moves_on_fantasy,
+        fantasy_errors,
+        standard_fantasy_cards,
     };
-    let counts: Vec<u8> = fantasy_cards
-        .as_array()
-        .iter()
-        .map(|&c| c.max(0) as u8)
-        .collect();
-    let limit = 1 << 14; // placement keys: 4 seats, 16 streets, 64 cards, 4 destinations
-    if seats > 4 || streets.len() > 16 || placements.len() < limit {
-        return Err(hand_error(
-            py,
-            "records hold at most 4 seats and 16 streets, with every placement value",
-        ));
-    }
-    let played = py.detach(|| {
-        let hands: Vec<TableHand> = (0..n)
-            .map(|i| TableHand {
-                table: ids[i],
-                cards: &card_list[i * seats * block..(i + 1) * seats * block],
-                styles: &style_list[i * seats..(i + 1) * seats],
-                boards: &board_list[i * seats..(i + 1) * seats],
-                in_fantasy: &flags[i * seats..(i + 1) * seats],
-            })
-            .collect();
-        pool.install(|| {
-            hands
-                .par_iter()
-                .enumerate()
-                .map(|(i, h)| {
-                    let p = round.play_table(h)?;
-                    let moves = round.seat_moves(h, &p, &counts[i * seats..(i + 1) * seats]);
-                    Ok((p, moves))
-                })
-                .collect::<Result<Vec<_>, ofc_core::error::CoreError>>()
-        })
-    });
-    let played = played.map_err(|e| to_py(py, e))?;
-    let mut out_boards = Array3::<i8>::zeros((n, seats, 13));
-    let mut out_timed = Array2::<i16>::zeros((n, seats));
+    let pool = pool(threads).map_err(|e| hand_error(py, e))?;
+    let played = py
+        .detach(|| pool.install(|| session.play(&players, &mut states, &ids, first_hand, hands)))
+        .map_err(|e| to_py(py, e))?;
+    let h = hands as usize;
+    let shape = (h, n, seats);
+    let mut order = Array3::<i8>::zeros(shape);
+    let mut fantasy_cards = Array3::<i8>::zeros(shape);
+    let mut timed = Array3::<i16>::zeros(shape);
+    let mut net = Array3::<f64>::zeros(shape);
+    let mut fouled = Array3::<bool>::from_elem(shape, false);
+    let mut qualifies = Array3::<bool>::from_elem(shape, false);
+    let mut error_seat = Array2::<i8>::from_elem((h, n), -1);
+    let mut error_earned = Array2::<i8>::zeros((h, n));
     let records = PyList::empty(py);
-    for (i, (p, moves)) in played.iter().enumerate() {
-        for s in 0..seats {
-            for (j, &c) in p.boards[s].iter().enumerate() {
-                out_boards[[i, s, j]] = c;
+    for k in 0..h {
+        for (i, table) in played.iter().enumerate() {
+            let p = &table[k];
+            for a in 0..seats {
+                order[[k, i, a]] = p.order[a] as i8;
+                fantasy_cards[[k, i, a]] = p.fantasy_cards[a] as i8;
+                timed[[k, i, a]] = p.played.timed_out[a] as i16;
+                net[[k, i, a]] = p.net[a];
+                fouled[[k, i, a]] = p.fouled[a];
+                qualifies[[k, i, a]] = p.qualifies[a];
             }
-            out_timed[[i, s]] = p.timed_out[s] as i16;
+            if let Some(e) = p.fantasy_error {
+                error_seat[[k, i]] = e.seat as i8;
+                error_earned[[k, i]] = e.earned as i8;
+            }
+            records.append(table_record(py, &p.played, &p.moves, &placements)?)?;
         }
-        records.append(table_record(py, p, moves, &placements)?)?;
+    }
+    let columns = PyDict::new(py);
+    columns.set_item("order", order.into_pyarray(py))?;
+    columns.set_item("fantasy_cards", fantasy_cards.into_pyarray(py))?;
+    columns.set_item("timed_out", timed.into_pyarray(py))?;
+    columns.set_item("net", net.into_pyarray(py))?;
+    columns.set_item("fouled", fouled.into_pyarray(py))?;
+    columns.set_item("qualifies", qualifies.into_pyarray(py))?;
+    columns.set_item("error_seat", error_seat.into_pyarray(py))?;
+    columns.set_item("error_earned", error_earned.into_pyarray(py))?;
+    let next_buttons: Array1<i64> = states.iter().map(|s| s.button as i64).collect();
+    let mut next_fantasy = Array2::<i8>::zeros((n, seats));
+    for (i, s) in states.iter().enumerate() {
+        for (a, &c) in s.fantasy_next.iter().enumerate() {
+            next_fantasy[[i, a]] = c as i8;
+        }
     }
     Ok((
-        out_boards.into_pyarray(py),
-        out_timed.into_pyarray(py),
+        columns,
         records,
+        next_buttons.into_pyarray(py),
+        next_fantasy.into_pyarray(py),
     ))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(sim_deal, m)?)?;
-    m.add_function(wrap_pyfunction!(sim_play, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_session, m)?)?;
     Ok(())
 }
