@@ -242,7 +242,7 @@ def test_a_snapshot_part_that_is_not_an_object_is_refused_by_name() -> None:
 # Text a seat's ``d`` may be given: most lines differ from the line before only inside one
 # ``d`` string, which the core folds from that line without decoding it again, so the bytes
 # there must be read exactly as a full decode would (escapes, quotes, control characters).
-D_TEXT = st.text(st.sampled_from(list("0123456789;-;-x+ \"\\\t\n\u00e9\u2028")), max_size=12)
+D_TEXT = st.text(st.sampled_from(list('0123456789;-;-x+ "\\\t\n\u00e9\u2028')), max_size=12)
 
 
 @st.composite
@@ -292,15 +292,14 @@ def test_a_line_near_the_last_is_folded_from_it() -> None:
     definition, lane, folded = both(("\n".join(lines) + "\n").encode())
     assert lane == definition
     assert folded == 1
-    placed = [row for row in lane if row[0] == "hand"][0][3]
-    assert [(p["card"], p["destination"], p["street"]) for p in placed if p["seat"] == 0][
-        -1
-    ] == (8, "bottom", 1)
+    placed = next(row for row in lane if row[0] == "hand")[3]
+    last = [(p["card"], p["destination"], p["street"]) for p in placed if p["seat"] == 0][-1]
+    assert last == (8, "bottom", 1)
     # A quote in the change gives the seat a second "n" (json keeps the last, so seat a
     # is skipped and 11 is not placed): that line is decoded in full, and left to the
     # definition.
     lines[3] = head + '5;6;7;9;10;8;11-1-2-4-x", "n": "zz' + tail
     definition, lane, folded = both(("\n".join(lines) + "\n").encode())
     assert lane == definition
-    placed = [row for row in lane if row[0] == "hand"][0][3]
+    placed = next(row for row in lane if row[0] == "hand")[3]
     assert 11 not in [p["card"] for p in placed]
