@@ -666,8 +666,8 @@ impl SwcDecoder {
             return Err(());
         }
         let Obj(message) = serde_json::from_str::<Obj<Message<'_>>>(text).map_err(|_| ())?;
-        let captured = captured(&message.captured_at);
         if message.payload == Val::Absent {
+            let captured = captured(&message.captured_at);
             return match self.snap(message, captured, text)? {
                 Some(snap) => self.fold(snap, text, text, number, columns, resolve),
                 None => Ok(()),
@@ -696,6 +696,7 @@ impl SwcDecoder {
         if self.delta(inner, text, number) {
             return Ok(());
         }
+        let captured = captured(&message.captured_at); // (a new hand's time: not for a delta)
         if !shallow(inner) {
             return Err(());
         }
