@@ -326,37 +326,51 @@ type Layout = ([Vec<u8>; 3], Vec<u8>);
 
 /// A seat ``d`` string as ``parse_layout`` reads it: None if no cards show; Err if an item is
 /// no plain run of digits (``int`` reads more spellings: the definition's).
+#[cfg(test)]
 fn layout(text: &str) -> Result<Option<Layout>, ()> {
-    fn number(item: &str) -> Result<u64, ()> {
-        if item.is_empty() || !item.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(());
-        }
-        Ok(item.bytes().fold(0u64, |n, b| {
-            n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
-        }))
+    let mut out = Layout::default();
+    Ok(layout_into(text, &mut Vec::new(), &mut out)?.then_some(out))
+}
+
+/// A plain run of digits as ``int`` reads it (saturating: a count past any row is as good).
+fn number(item: &str) -> Result<u64, ()> {
+    if item.is_empty() || !item.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(());
     }
+    Ok(item.bytes().fold(0u64, |n, b| {
+        n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+    }))
+}
+
+/// [`layout`] into `out`, its buffers (and `ids`) reused: Ok(false) if no cards show.
+fn layout_into(text: &str, ids: &mut Vec<u64>, out: &mut Layout) -> Result<bool, ()> {
     let mut parts = text.split('-');
     let head = parts.next().unwrap_or("");
-    let mut ids = Vec::new();
+    ids.clear();
     for item in head.split(';').filter(|i| !i.is_empty()) {
         ids.push(number(item)?);
     }
-    let counts: Vec<&str> = parts.take(3).collect();
-    let counts = if counts.len() == 3 {
-        if counts.iter().any(|c| c.is_empty()) {
-            return Ok(None); // int("") is a ValueError: no layout
+    let counts = match [parts.next(), parts.next(), parts.next()] {
+        [Some(top), Some(middle), Some(bottom)] => {
+            if [top, middle, bottom].iter().any(|c| c.is_empty()) {
+                return Ok(false); // int("") is a ValueError: no layout
+            }
+            Some([number(top)?, number(middle)?, number(bottom)?])
         }
-        Some([number(counts[0])?, number(counts[1])?, number(counts[2])?])
-    } else {
-        None
+        _ => None,
     };
     if ids.is_empty() {
-        return Ok(None);
+        return Ok(false);
     }
-    let card =
-        |ids: &[u64]| -> Vec<u8> { ids.iter().filter(|&&i| i < 52).map(|&i| i as u8).collect() };
+    let card = |ids: &[u64], into: &mut Vec<u8>| {
+        into.clear();
+        into.extend(ids.iter().filter(|&&i| i < 52).map(|&i| i as u8));
+    };
+    let (rows, active) = out;
     let Some([top, middle, bottom]) = counts else {
-        return Ok(Some((Default::default(), card(&ids))));
+        rows.iter_mut().for_each(Vec::clear);
+        card(ids, active);
+        return Ok(true);
     };
     let cap = |n: u64| n.min(ids.len() as u64) as usize;
     let (first, second, third) = (
@@ -364,12 +378,11 @@ fn layout(text: &str) -> Result<Option<Layout>, ()> {
         cap(top.saturating_add(middle)),
         cap(top.saturating_add(middle).saturating_add(bottom)),
     );
-    let rows = [
-        card(&ids[..first]),
-        card(&ids[first.min(second)..second]),
-        card(&ids[second.min(third)..third]),
-    ];
-    Ok(Some((rows, card(&ids[third..]))))
+    card(&ids[..first], &mut rows[0]);
+    card(&ids[first.min(second)..second], &mut rows[1]);
+    card(&ids[second.min(third)..third], &mut rows[2]);
+    card(&ids[third..], active);
+    Ok(true)
 }
 
 /// Whether [`layout`] reads `text` (Err where it would), without building the rows.
@@ -595,6 +608,8 @@ pub struct SwcDecoder {
     closed_order: Vec<(String, String)>,
     scratch: Vec<u8>,
     key: Vec<u8>,
+    /// Buffers of [`layout_into`], reused line to line.
+    layout: (Vec<u64>, Layout),
 }
 
 impl SwcDecoder {
@@ -908,7 +923,13 @@ impl SwcDecoder {
                 d: seat.d.as_deref(),
             })
             .collect();
-        apply(hand, &views, snap.settled, &snap.fantasy_names);
+        apply(
+            hand,
+            &views,
+            snap.settled,
+            &snap.fantasy_names,
+            &mut self.layout,
+        );
         Ok(())
     }
 
@@ -998,7 +1019,7 @@ impl SwcDecoder {
                 })
                 .collect();
             let (settled, names) = (last.settled, last.fantasy_names.clone());
-            apply(hand, &views, settled, &names);
+            apply(hand, &views, settled, &names, &mut self.layout);
             return true;
         }
         false
@@ -1125,7 +1146,13 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
 }
 
 /// ``_apply``: fold one new snapshot into the hand.
-fn apply(hand: &mut Hand, views: &[SeatView<'_>], settled: bool, fantasy_names: &[String]) {
+fn apply(
+    hand: &mut Hand,
+    views: &[SeatView<'_>],
+    settled: bool,
+    fantasy_names: &[String],
+    scratch: &mut (Vec<u64>, Layout),
+) {
     for name in fantasy_names {
         if !hand.fantasy_names.contains(name) {
             hand.fantasy_names.push(name.clone());
@@ -1144,10 +1171,11 @@ fn apply(hand: &mut Hand, views: &[SeatView<'_>], settled: bool, fantasy_names: 
         if seat.last_d.as_deref() == Some(d) {
             continue;
         }
-        let Ok(Some((rows, active))) = layout(d) else {
+        let (ids, out) = &mut *scratch;
+        if layout_into(d, ids, out) != Ok(true) {
             continue; // nothing visible: keep the previous layout
-        };
-        fold_layout(seat, rows, active, pineapple);
+        }
+        fold_layout(seat, &out.0, &out.1, pineapple);
         match &mut seat.last_d {
             Some(last) => {
                 last.clear();
@@ -1162,7 +1190,7 @@ fn apply(hand: &mut Hand, views: &[SeatView<'_>], settled: bool, fantasy_names: 
 }
 
 /// ``fold_layout``: the cards that reached a row, the ones discarded.
-fn fold_layout(seat: &mut Seat, rows: [Vec<u8>; 3], active: Vec<u8>, pineapple: bool) {
+fn fold_layout(seat: &mut Seat, rows: &[Vec<u8>; 3], active: &[u8], pineapple: bool) {
     // (a row only grows: with nothing placed or gone the rows are as they were)
     let mut placed_now: Vec<(u8, u8)> = Vec::new();
     for (index, new) in rows.iter().enumerate() {
@@ -1207,7 +1235,8 @@ fn fold_layout(seat: &mut Seat, rows: [Vec<u8>; 3], active: Vec<u8>, pineapple: 
             seat.discards.push(card);
         }
     }
-    seat.active = active;
+    seat.active.clear();
+    seat.active.extend_from_slice(active);
 }
 
 /// ``_record`` of a finished hand, appended to the columns if the definition would store it
