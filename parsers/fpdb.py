@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
-from ofc_stats.core.decode import HANDS, decode_rows, fpdb_decoder
+from ofc_stats.core.decode import HANDS, Decoded, decode_rows, fpdb_decoder
 from ofc_stats.engine.board import DISCARD_CODE
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.errors import FpdbError
@@ -239,14 +239,11 @@ class FpdbParser(Parser):
         if not storable_text(source) or self.played_under is not None:
             yield from self.parse_path(path, source)
             return
-        core = fpdb_decoder(core_lane.resolving(VARIANTS.__getitem__))
-        for rows in _fetch(path, source):
+        for rows, decoded in core_lane.ahead(_fetched_decoded(path, source), f"decode {source}"):
             if isinstance(rows, Quarantined):
                 yield rows
                 continue
-            ids = [-1 if line is None else line for line, _, _, _ in rows]
-            texts = [text if line is not None else None for line, _, _, text in rows]
-            decoded = decode_rows(core, ids, [row[2] for row in rows], texts, FORMAT, source)
+            assert decoded is not None
             for kind, start, stop, _ in decoded.units.tolist():
                 if kind == HANDS:
                     yield ColumnarHands(*decoded.slice(start, stop))
@@ -257,6 +254,22 @@ class FpdbParser(Parser):
         """One stored rawJson text again through the record path."""
         row = _Row(line, None, "", raw_text, json.loads(raw_text))
         return _record(row, source, self.played_under)
+
+
+def _fetched_decoded(
+    path: str, source: str
+) -> Iterator[tuple[list[Fetched], Decoded] | tuple[Quarantined, None]]:
+    """Each fetch of rows with the core's decoding of them (on the thread of
+    :func:`core_lane.ahead`: the core releases the GIL, so the next rows are fetched and
+    decoded while the importer stores these)."""
+    core = fpdb_decoder(core_lane.resolving(VARIANTS.__getitem__))
+    for rows in _fetch(path, source):
+        if isinstance(rows, Quarantined):
+            yield rows, None
+            continue
+        ids = [-1 if line is None else line for line, _, _, _ in rows]
+        texts = [text if line is not None else None for line, _, _, text in rows]
+        yield rows, decode_rows(core, ids, [row[2] for row in rows], texts, FORMAT, source)
 
 
 class _Row(NamedTuple):
@@ -282,7 +295,8 @@ def _fetch(path: str, source: str) -> Iterator[list[Fetched] | Quarantined]:
         # The path goes through pathname2url, so "#", "?" and "%" in a file
         # name stay part of the name and never become URI parameters.
         uri = f"{Path(path).resolve().as_uri()}?mode=ro"
-        connection = sqlite3.connect(uri, uri=True, timeout=LOCK_SECONDS)
+        # (read by one thread at a time, but closed by whichever ends the reading)
+        connection = sqlite3.connect(uri, uri=True, timeout=LOCK_SECONDS, check_same_thread=False)
     except (sqlite3.Error, ValueError) as error:
         yield Quarantined(source, f"cannot open the database: {error}", "")
         return

@@ -204,11 +204,16 @@ impl<'de> Visitor<'de> for CardsVisitor {
         Ok(Cards::default())
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut texts = Vec::new();
+        // straight into the ids (the rest still read once a spelling is the definition's)
+        let mut ids = Some(Vec::new());
         while let Some(text) = seq.next_element::<CardText>()? {
-            texts.push(text);
+            match (text, &mut ids) {
+                (CardText::Id(id), Some(ids)) => ids.push(id),
+                (CardText::Unknown, _) => ids = None,
+                _ => {}
+            }
         }
-        Ok(collect(texts.into_iter()))
+        Ok(Cards(ids))
     }
 }
 
@@ -220,8 +225,8 @@ impl<'de> Deserialize<'de> for Cards {
 
 impl Cards {
     /// The card ids, hidden cards left out; None for a spelling the definition reads.
-    fn ids(&self) -> Option<Vec<u8>> {
-        self.0.clone()
+    fn ids(self) -> Option<Vec<u8>> {
+        self.0
     }
 }
 
@@ -536,7 +541,7 @@ fn hand_of<'a>(
         .map(|Obj(s)| s)
         .unwrap_or_default();
     let mut seats = Vec::with_capacity(players.len());
-    for (index, (player, state)) in players.iter().zip(states).enumerate() {
+    for (index, (player, state)) in players.into_iter().zip(states).enumerate() {
         let points = match settled.get(&names[index]) {
             _ if settled.is_empty() => None,
             Some(points) => points.number()?,

@@ -12,7 +12,8 @@
 //! those the definition would have emitted, in the same order.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -325,37 +326,51 @@ type Layout = ([Vec<u8>; 3], Vec<u8>);
 
 /// A seat ``d`` string as ``parse_layout`` reads it: None if no cards show; Err if an item is
 /// no plain run of digits (``int`` reads more spellings: the definition's).
+#[cfg(test)]
 fn layout(text: &str) -> Result<Option<Layout>, ()> {
-    fn number(item: &str) -> Result<u64, ()> {
-        if item.is_empty() || !item.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(());
-        }
-        Ok(item.bytes().fold(0u64, |n, b| {
-            n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
-        }))
+    let mut out = Layout::default();
+    Ok(layout_into(text, &mut Vec::new(), &mut out)?.then_some(out))
+}
+
+/// A plain run of digits as ``int`` reads it (saturating: a count past any row is as good).
+fn number(item: &str) -> Result<u64, ()> {
+    if item.is_empty() || !item.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(());
     }
+    Ok(item.bytes().fold(0u64, |n, b| {
+        n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+    }))
+}
+
+/// [`layout`] into `out`, its buffers (and `ids`) reused: Ok(false) if no cards show.
+fn layout_into(text: &str, ids: &mut Vec<u64>, out: &mut Layout) -> Result<bool, ()> {
     let mut parts = text.split('-');
     let head = parts.next().unwrap_or("");
-    let mut ids = Vec::new();
+    ids.clear();
     for item in head.split(';').filter(|i| !i.is_empty()) {
         ids.push(number(item)?);
     }
-    let counts: Vec<&str> = parts.take(3).collect();
-    let counts = if counts.len() == 3 {
-        if counts.iter().any(|c| c.is_empty()) {
-            return Ok(None); // int("") is a ValueError: no layout
+    let counts = match [parts.next(), parts.next(), parts.next()] {
+        [Some(top), Some(middle), Some(bottom)] => {
+            if [top, middle, bottom].iter().any(|c| c.is_empty()) {
+                return Ok(false); // int("") is a ValueError: no layout
+            }
+            Some([number(top)?, number(middle)?, number(bottom)?])
         }
-        Some([number(counts[0])?, number(counts[1])?, number(counts[2])?])
-    } else {
-        None
+        _ => None,
     };
     if ids.is_empty() {
-        return Ok(None);
+        return Ok(false);
     }
-    let card =
-        |ids: &[u64]| -> Vec<u8> { ids.iter().filter(|&&i| i < 52).map(|&i| i as u8).collect() };
+    let card = |ids: &[u64], into: &mut Vec<u8>| {
+        into.clear();
+        into.extend(ids.iter().filter(|&&i| i < 52).map(|&i| i as u8));
+    };
+    let (rows, active) = out;
     let Some([top, middle, bottom]) = counts else {
-        return Ok(Some((Default::default(), card(&ids))));
+        rows.iter_mut().for_each(Vec::clear);
+        card(ids, active);
+        return Ok(true);
     };
     let cap = |n: u64| n.min(ids.len() as u64) as usize;
     let (first, second, third) = (
@@ -363,16 +378,27 @@ fn layout(text: &str) -> Result<Option<Layout>, ()> {
         cap(top.saturating_add(middle)),
         cap(top.saturating_add(middle).saturating_add(bottom)),
     );
-    let rows = [
-        card(&ids[..first]),
-        card(&ids[first.min(second)..second]),
-        card(&ids[second.min(third)..third]),
-    ];
-    Ok(Some((rows, card(&ids[third..]))))
+    card(&ids[..first], &mut rows[0]);
+    card(&ids[first.min(second)..second], &mut rows[1]);
+    card(&ids[second.min(third)..third], &mut rows[2]);
+    card(&ids[third..], active);
+    Ok(true)
 }
 
 /// Whether [`layout`] reads `text` (Err where it would), without building the rows.
 fn readable(text: &str) -> Result<(), ()> {
+    // the usual shape at a glance: ids and ';' up to the first '-', then counts and '-'
+    let bytes = text.as_bytes();
+    let dash = memchr::memchr(b'-', bytes).unwrap_or(bytes.len());
+    if bytes[..dash]
+        .iter()
+        .all(|&b| b.is_ascii_digit() || b == b';')
+        && bytes[dash..]
+            .iter()
+            .all(|&b| b.is_ascii_digit() || b == b'-')
+    {
+        return Ok(());
+    }
     let digits = |item: &str| !item.is_empty() && item.bytes().all(|b| b.is_ascii_digit());
     let mut parts = text.split('-');
     let head = parts.next().unwrap_or("");
@@ -459,10 +485,11 @@ struct Hand {
     /// Each line's number and where its text begins in `text`.
     line_at: Vec<(i64, usize)>,
     /// State keys seen (see [`put_atom`]).
-    keys: HashSet<Vec<u8>, FxBuild>,
+    keys: Keys,
     snapshots: u64,
     settled: bool,
     fantasy_names: Vec<String>,
+    last: Last,
 }
 
 /// One seat of a snapshot, ready to fold (borrowed from the line).
@@ -473,6 +500,79 @@ struct SeatSnap<'a> {
     points: Option<f64>,
     /// A non-empty ``d`` string (checked to read as ``parse_layout`` would).
     d: Option<Cow<'a, str>>,
+    /// Where a ``d`` string without escapes sits in the line and in the state key.
+    d_at: Option<DAt>,
+}
+
+/// A seat's ``d`` string: its text between the quotes in the line, its atom in the key.
+#[derive(Debug, Clone, Copy)]
+struct DAt {
+    text: (usize, usize),
+    key: (usize, usize),
+}
+
+/// A hand's state keys end to end in one buffer, found by their hash (no allocation a key).
+#[derive(Debug, Default)]
+struct Keys {
+    bytes: Vec<u8>,
+    /// Per key: where it begins and ends in `bytes`, and the next key of its hash (or MAX).
+    spans: Vec<(usize, usize, u32)>,
+    first: HashMap<u64, u32, FxBuild>,
+}
+
+impl Keys {
+    /// Adds `key`; false if it was there already.
+    fn insert(&mut self, key: &[u8]) -> bool {
+        let mut hasher = Fx::default();
+        hasher.write(key);
+        let index = self.spans.len() as u32;
+        match self.first.entry(hasher.finish()) {
+            Entry::Vacant(entry) => {
+                entry.insert(index);
+            }
+            Entry::Occupied(entry) => {
+                let mut at = *entry.get() as usize;
+                loop {
+                    let (start, end, next) = self.spans[at];
+                    if &self.bytes[start..end] == key {
+                        return false;
+                    }
+                    if next == u32::MAX {
+                        break;
+                    }
+                    at = next as usize;
+                }
+                self.spans[at].2 = index;
+            }
+        }
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(key);
+        self.spans.push((start, self.bytes.len(), u32::MAX));
+        true
+    }
+}
+
+/// A hand's last snapshot line, as far as the next line may differ from it only inside
+/// one seat's ``d`` string (see [`SwcDecoder::delta`]).
+#[derive(Debug, Default)]
+struct Last {
+    /// Whether `text` holds a line folded into the hand (its last).
+    set: bool,
+    /// The snapshot's JSON text (the proxy message inside an archive record).
+    text: String,
+    key: Vec<u8>,
+    seats: Vec<LastSeat>,
+    settled: bool,
+    fantasy_names: Vec<String>,
+}
+
+/// One seat of [`Last`]: what ``_apply`` reads of it.
+#[derive(Debug, Clone, Copy)]
+struct LastSeat {
+    /// A dict whose ``n`` is the roster's name at its index.
+    matches: bool,
+    points: Option<f64>,
+    d_at: Option<DAt>,
 }
 
 /// A snapshot line, checked: everything the fold needs, nothing it may refuse.
@@ -508,6 +608,8 @@ pub struct SwcDecoder {
     closed_order: Vec<(String, String)>,
     scratch: Vec<u8>,
     key: Vec<u8>,
+    /// Buffers of [`layout_into`], reused line to line.
+    layout: (Vec<u64>, Layout),
 }
 
 impl SwcDecoder {
@@ -572,14 +674,17 @@ impl SwcDecoder {
             return Err(()); // a line still being written, a huge one or a BOM: the definition's
         }
         let text = std::str::from_utf8(raw).map_err(|_| ())?;
+        if self.delta(text, text, number) {
+            return Ok(());
+        }
         if !shallow(text) {
             return Err(());
         }
         let Obj(message) = serde_json::from_str::<Obj<Message<'_>>>(text).map_err(|_| ())?;
-        let captured = captured(&message.captured_at);
         if message.payload == Val::Absent {
-            return match self.snap(message, captured)? {
-                Some(snap) => self.fold(snap, text, number, columns, resolve),
+            let captured = captured(&message.captured_at);
+            return match self.snap(message, captured, text)? {
+                Some(snap) => self.fold(snap, text, text, number, columns, resolve),
                 None => Ok(()),
             };
         }
@@ -603,12 +708,16 @@ impl SwcDecoder {
         let Val::Str(inner) = &frame[1] else {
             return Err(());
         };
+        if self.delta(inner, text, number) {
+            return Ok(());
+        }
+        let captured = captured(&message.captured_at); // (a new hand's time: not for a delta)
         if !shallow(inner) {
             return Err(());
         }
-        let Obj(inner) = serde_json::from_str::<Obj<Message<'_>>>(inner).map_err(|_| ())?;
-        match self.snap(inner, captured)? {
-            Some(snap) => self.fold(snap, text, number, columns, resolve),
+        let Obj(message) = serde_json::from_str::<Obj<Message<'_>>>(inner).map_err(|_| ())?;
+        match self.snap(message, captured, inner)? {
+            Some(snap) => self.fold(snap, inner, text, number, columns, resolve),
             None => Ok(()),
         }
     }
@@ -620,6 +729,7 @@ impl SwcDecoder {
         &mut self,
         message: Message<'a>,
         captured: Captured,
+        base: &str,
     ) -> Result<Option<Snap<'a>>, ()> {
         if message.t != Val::Str(Cow::Borrowed("GameState")) {
             return Ok(None);
@@ -670,12 +780,22 @@ impl SwcDecoder {
                     is_dict: false,
                     points: None,
                     d: None,
+                    d_at: None,
                 });
                 continue;
             };
-            for value in [&seat.n, &seat.c, &seat.b, &seat.d] {
+            for value in [&seat.n, &seat.c, &seat.b] {
                 put_atom(key, value)?;
             }
+            let key_start = key.len();
+            put_atom(key, &seat.d)?;
+            let d_at = match &seat.d {
+                Val::Str(Cow::Borrowed(d)) => span(base, d).map(|text| DAt {
+                    text,
+                    key: (key_start, key.len()),
+                }),
+                _ => None,
+            };
             let n = match seat.n {
                 Val::Str(s) => Some(s),
                 Val::Absent | Val::Null => None,
@@ -700,6 +820,7 @@ impl SwcDecoder {
                 is_dict: true,
                 points,
                 d,
+                d_at,
             });
         }
         let mut fantasy_names = Vec::new();
@@ -723,6 +844,7 @@ impl SwcDecoder {
     fn fold(
         &mut self,
         snap: Snap<'_>,
+        parsed: &str,
         text: &str,
         number: i64,
         columns: &mut Columns,
@@ -771,23 +893,136 @@ impl SwcDecoder {
                     seats,
                     text: String::with_capacity(text.len() * 24),
                     line_at: Vec::with_capacity(24),
-                    keys: HashSet::with_capacity_and_hasher(24, FxBuild::default()),
+                    keys: Keys::default(),
                     snapshots: 0,
                     settled: false,
                     fantasy_names: Vec::new(),
+                    last: Last::default(),
                 });
                 self.open.len() - 1
             }
         };
         let hand = &mut self.open[at];
         add_line(hand, text, number);
-        if hand.keys.contains(&self.key[..]) {
+        remember(
+            hand,
+            &snap.seats,
+            snap.settled,
+            &snap.fantasy_names,
+            parsed,
+            &self.key,
+        );
+        if !hand.keys.insert(&self.key) {
             return Ok(());
         }
-        hand.keys.insert(self.key.clone());
         hand.snapshots += 1;
-        apply(hand, snap.seats, snap.settled, snap.fantasy_names);
+        let views: Vec<SeatView<'_>> = (snap.seats.iter().zip(&hand.last.seats))
+            .map(|(seat, last)| SeatView {
+                matches: last.matches,
+                points: seat.points,
+                d: seat.d.as_deref(),
+            })
+            .collect();
+        apply(
+            hand,
+            &views,
+            snap.settled,
+            &snap.fantasy_names,
+            &mut self.layout,
+        );
         Ok(())
+    }
+
+    /// A line that differs from an open hand's last snapshot only inside one seat's ``d``
+    /// string (a placement: most lines of a capture), folded from that snapshot without
+    /// decoding it; false if no open hand's last snapshot is that near (then the line is
+    /// decoded in full).
+    ///
+    /// Outside that string the bytes are the same, and the bytes that differ are no
+    /// quote, backslash or control character, so the line decodes to the same message
+    /// with that one ``d`` changed: the same hand and checks, the same state key but that
+    /// one atom.  An exact resend is the same snapshot again.
+    fn delta(&mut self, parsed: &str, text: &str, number: i64) -> bool {
+        let new = parsed.as_bytes();
+        for hand in &mut self.open {
+            let last = &mut hand.last;
+            if !last.set {
+                continue;
+            }
+            let old = last.text.as_bytes();
+            let prefix = common_prefix(old, new);
+            if prefix == old.len() && prefix == new.len() {
+                add_line(hand, text, number); // its state key is the hand's already
+                return true;
+            }
+            let suffix = common_suffix(&old[prefix..], &new[prefix..]);
+            let old_end = old.len() - suffix;
+            let Some(changed) = last.seats.iter().position(|seat| {
+                seat.d_at
+                    .is_some_and(|d| d.text.0 <= prefix && old_end <= d.text.1)
+            }) else {
+                continue;
+            };
+            let new_end = new.len() - suffix;
+            if new[prefix..new_end]
+                .iter()
+                .any(|&b| b == b'"' || b == b'\\' || b < 0x20)
+            {
+                return false;
+            }
+            let Some(DAt {
+                text: (start, end),
+                key: (key_start, key_end),
+            }) = last.seats[changed].d_at
+            else {
+                return false;
+            };
+            let end = end + new.len() - old.len(); // (the change lies inside the string)
+            let d = &parsed[start..end];
+            if readable(d).is_err() {
+                return false; // the full decode finds why
+            }
+            let key = &mut self.key;
+            key.clear();
+            key.extend_from_slice(&last.key[..key_start]);
+            key.push(2);
+            key.extend_from_slice(&(d.len() as u64).to_le_bytes());
+            key.extend_from_slice(d.as_bytes());
+            key.extend_from_slice(&last.key[key_end..]);
+            for (index, seat) in last.seats.iter_mut().enumerate().skip(changed) {
+                let Some(at) = &mut seat.d_at else { continue };
+                if index > changed {
+                    at.text.0 = at.text.0 + new.len() - old.len();
+                    at.key.0 = at.key.0 + key.len() - last.key.len();
+                }
+                at.text.1 = at.text.1 + new.len() - old.len();
+                at.key.1 = at.key.1 + key.len() - last.key.len();
+            }
+            last.text.clear();
+            last.text.push_str(parsed);
+            last.key.clear();
+            last.key.extend_from_slice(key);
+            hand.line_at.push((number, hand.text.len()));
+            hand.text.push_str(text);
+            if !hand.keys.insert(key) {
+                return true;
+            }
+            hand.snapshots += 1;
+            let views: Vec<SeatView<'_>> = (last.seats.iter())
+                .map(|seat| SeatView {
+                    matches: seat.matches,
+                    points: seat.points,
+                    d: seat
+                        .d_at
+                        .map(|at| &parsed[at.text.0..at.text.1])
+                        .filter(|d| !d.is_empty()),
+                })
+                .collect();
+            let (settled, names) = (last.settled, last.fantasy_names.clone());
+            apply(hand, &views, settled, &names, &mut self.layout);
+            return true;
+        }
+        false
     }
 
     /// The open hands at the end of the file, in order; Err (none pushed) if any is the
@@ -838,31 +1073,116 @@ fn captured(value: &Val<'_>) -> Captured {
     }
 }
 
+/// One seat of a snapshot as ``_apply`` reads it.
+struct SeatView<'s> {
+    /// A dict whose ``n`` is the roster's name at its index.
+    matches: bool,
+    points: Option<f64>,
+    /// A non-empty ``d`` string.
+    d: Option<&'s str>,
+}
+
+/// A hand's last snapshot kept for [`SwcDecoder::delta`]: its text (`parsed`), state key
+/// and what ``_apply`` reads of its seats; not kept when a seat's ``d`` has escapes.
+fn remember(
+    hand: &mut Hand,
+    seats: &[SeatSnap<'_>],
+    settled: bool,
+    fantasy_names: &[String],
+    parsed: &str,
+    key: &[u8],
+) {
+    let last = &mut hand.last;
+    last.set = seats.iter().all(|s| s.d.is_none() || s.d_at.is_some());
+    last.text.clear();
+    last.text.push_str(parsed);
+    last.key.clear();
+    last.key.extend_from_slice(key);
+    last.seats.clear();
+    for (index, seat) in seats.iter().enumerate() {
+        let name = hand.seats.get(index).and_then(Option::as_ref);
+        last.seats.push(LastSeat {
+            matches: seat.is_dict
+                && name.is_some_and(|roster| seat.n.as_deref() == Some(roster.name.as_str())),
+            points: seat.points,
+            d_at: seat.d_at,
+        });
+    }
+    last.settled = settled;
+    fantasy_names.clone_into(&mut last.fantasy_names);
+}
+
+/// Where `inner` (borrowed from `base`) begins and ends in it.
+fn span(base: &str, inner: &str) -> Option<(usize, usize)> {
+    let start = (inner.as_ptr() as usize).checked_sub(base.as_ptr() as usize)?;
+    (start + inner.len() <= base.len()).then_some((start, start + inner.len()))
+}
+
+/// How many bytes `a` and `b` begin with alike.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut at = 0;
+    while at + 8 <= n && a[at..at + 8] == b[at..at + 8] {
+        at += 8;
+    }
+    while at < n && a[at] == b[at] {
+        at += 1;
+    }
+    at
+}
+
+/// How many bytes `a` and `b` end with alike.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
+    let mut at = n;
+    while at >= 8 && a[at - 8..at] == b[at - 8..at] {
+        at -= 8;
+    }
+    while at > 0 && a[at - 1] == b[at - 1] {
+        at -= 1;
+    }
+    n - at
+}
+
 /// ``_apply``: fold one new snapshot into the hand.
-fn apply(hand: &mut Hand, snaps: Vec<SeatSnap<'_>>, settled: bool, fantasy_names: Vec<String>) {
+fn apply(
+    hand: &mut Hand,
+    views: &[SeatView<'_>],
+    settled: bool,
+    fantasy_names: &[String],
+    scratch: &mut (Vec<u64>, Layout),
+) {
     for name in fantasy_names {
-        if !hand.fantasy_names.contains(&name) {
-            hand.fantasy_names.push(name);
+        if !hand.fantasy_names.contains(name) {
+            hand.fantasy_names.push(name.clone());
         }
     }
     let pineapple = PINEAPPLE.contains(&hand.code);
-    for (seat, snap) in hand.seats.iter_mut().zip(snaps) {
+    for (seat, view) in hand.seats.iter_mut().zip(views) {
         let Some(seat) = seat else { continue };
-        if !snap.is_dict || snap.n.as_deref() != Some(seat.name.as_str()) {
+        if !view.matches {
             continue;
         }
-        if let Some(points) = snap.points {
+        if let Some(points) = view.points {
             seat.points = Some(points);
         }
-        let Some(d) = snap.d else { continue };
-        if seat.last_d.as_deref() == Some(&*d) {
+        let Some(d) = view.d else { continue };
+        if seat.last_d.as_deref() == Some(d) {
             continue;
         }
-        let Ok(Some((rows, active))) = layout(&d) else {
+        let (ids, out) = &mut *scratch;
+        if layout_into(d, ids, out) != Ok(true) {
             continue; // nothing visible: keep the previous layout
-        };
-        fold_layout(seat, rows, active, pineapple);
-        seat.last_d = Some(d.into_owned());
+        }
+        fold_layout(seat, &out.0, &out.1, pineapple);
+        match &mut seat.last_d {
+            Some(last) => {
+                last.clear();
+                last.push_str(d);
+            }
+            None => seat.last_d = Some(d.to_owned()),
+        }
     }
     if settled {
         hand.settled = true;
@@ -870,17 +1190,17 @@ fn apply(hand: &mut Hand, snaps: Vec<SeatSnap<'_>>, settled: bool, fantasy_names
 }
 
 /// ``fold_layout``: the cards that reached a row, the ones discarded.
-fn fold_layout(seat: &mut Seat, rows: [Vec<u8>; 3], active: Vec<u8>, pineapple: bool) {
+fn fold_layout(seat: &mut Seat, rows: &[Vec<u8>; 3], active: &[u8], pineapple: bool) {
+    // (a row only grows: with nothing placed or gone the rows are as they were)
     let mut placed_now: Vec<(u8, u8)> = Vec::new();
-    let mut new_rows = seat.rows.clone();
     for (index, new) in rows.iter().enumerate() {
-        let old = &seat.rows[index];
+        let old = &mut seat.rows[index];
         if new == old {
             continue;
         }
         let added = added_cards(new, old);
         if !added.is_empty() {
-            new_rows[index].extend_from_slice(&added);
+            old.extend_from_slice(&added);
             placed_now.extend(added.iter().map(|&c| (c, index as u8)));
         }
     }
@@ -895,7 +1215,6 @@ fn fold_layout(seat: &mut Seat, rows: [Vec<u8>; 3], active: Vec<u8>, pineapple: 
         .collect();
     if !placed_now.is_empty() || !gone.is_empty() {
         seat.fantasy |= placed_now.len() > 5;
-        seat.rows = new_rows;
         let count: usize = seat.rows.iter().map(Vec::len).sum();
         let street = super::fpdb::street_of(count as i64, pineapple, seat.fantasy);
         let order = |card: u8| seat.active.iter().rposition(|&c| c == card).unwrap_or(99);
@@ -916,7 +1235,8 @@ fn fold_layout(seat: &mut Seat, rows: [Vec<u8>; 3], active: Vec<u8>, pineapple: 
             seat.discards.push(card);
         }
     }
-    seat.active = active;
+    seat.active.clear();
+    seat.active.extend_from_slice(active);
 }
 
 /// ``_record`` of a finished hand, appended to the columns if the definition would store it
