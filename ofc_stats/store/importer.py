@@ -495,6 +495,8 @@ class Importer:
         tables = hands_table(pending.hands, batch, pending.fingerprints)
         seats, placements = [tables["seats"]], [tables["placements"]]
         hands = [tables["hands"]]
+        if pending.columns and not pending.hands:  # no record part: every part keyed by
+            seats, placements, hands = [], [], []  # position (an empty one was looked up by key)
         if pending.columns:
             for chunk in pending.columns:
                 column = pa.repeat(pa.scalar(batch, pa.string()), chunk.hands.num_rows)
