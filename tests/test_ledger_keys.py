@@ -91,9 +91,15 @@ def test_two_files_of_one_name_in_two_folders_are_two_files(tmp_path: Path) -> N
 def test_a_file_rewritten_between_hashing_and_parsing_is_recorded_as_parsed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The ledger holds the hash of what was parsed (B), so content A imports when it comes."""
+    """The ledger holds the hash of what was parsed (B), so content A imports when it comes.
+
+    Only a path the ledger holds is hashed before it is parsed (a new one is
+    hashed once, as it is read), so the path is imported once first (C).
+    """
     path, data = tmp_path / "race.hh", tmp_path / "data"
     content_a, content_b = _hand(30), _hand(31)
+    path.write_text(_hand(29))
+    assert import_paths([path], data).stored == 1  # C's hand: the ledger holds the path
     path.write_text(content_a)
     hashed = importer_module.sha256_of
 
@@ -108,7 +114,7 @@ def test_a_file_rewritten_between_hashing_and_parsing_is_recorded_as_parsed(
     path.write_text(content_a)
     again = import_paths([path], data)
     assert (again.stored, again.files[0].skipped) == (1, None)  # A's hand, not "already"
-    assert Dataset(data).read("hands").num_rows == 2
+    assert Dataset(data).read("hands").num_rows == 3
 
 
 @pytest.mark.parametrize("force", [False, True], ids=["again", "force"])
@@ -136,3 +142,25 @@ def test_a_cut_record_in_a_file_that_stopped_growing_is_quarantined(
     fourth = import_paths([path], data)
     assert (fourth.stored, fourth.superseded) == (1, 1)
     assert _quarantine(data) == []
+
+
+def test_a_new_file_is_hashed_once_as_it_is_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A path the ledger does not hold is not read a first time for its hash (it cannot be
+    'already imported'); a second import, of a path now held, hashes first and skips it."""
+    path, data = tmp_path / "new.hh", tmp_path / "data"
+    path.write_text(_hand(40))
+    hashed = importer_module.sha256_of
+    calls: list[object] = []
+
+    def counting(source: object) -> str:
+        calls.append(source)
+        return hashed(source)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(importer_module, "sha256_of", counting)
+    assert import_paths([path], data).stored == 1
+    assert calls == []
+    again = import_paths([path], data)
+    assert (again.stored, len(calls)) == (0, 1)
+    assert again.files[0].skipped is not None and again.files[0].skipped.startswith("already")

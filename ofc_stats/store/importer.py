@@ -119,6 +119,7 @@ class Importer:
         self.known = KnownHands(dataset)
         self.known_now: dict[str, Known] = {}  # the last search's hits, and hands stored since
         self.ledger = Ledger(dataset)  # the files imported, by resolved path and content hash
+        self.ledger_paths = {path for path, _ in self.ledger.known}  # and this run's, added
         self.known_quarantine = KnownQuarantine(dataset)
         self.superseded = Superseded(dataset, self.ledger.paths)  # stale refusals
         self.cut_final = False  # this file left cut records and has not changed since
@@ -166,8 +167,8 @@ class Importer:
         self.summary.files.append(file)
         self._refusals_of(source.name)
         try:
-            digest = sha256_of(source)
             parser_type = self._parser(source)
+            digest = sha256_of(source) if self._hash_first(source, parser_type) else None
         except READ_ERRORS as error:
             self._unreadable(file, f"unreadable file: {error}")
             self.on_bytes(source.size)
@@ -175,10 +176,11 @@ class Importer:
         file.format = parser_type.name if parser_type else "unknown"
         # A file that left a record cut off at its end and has not changed since is read
         # again (with or without --force), and that record is quarantined: it never grows.
-        self.cut_final = self.ledger.left_cut(source.name, digest)
+        self.cut_final = digest is not None and self.ledger.left_cut(source.name, digest)
         self.cut_now = self.final or self.cut_final
         self.cut_quarantined = 0
-        if not self.force and not self.cut_final and self.ledger.imported(source.name, digest):
+        imported = digest is not None and self.ledger.imported(source.name, digest)
+        if not self.force and not self.cut_final and imported:
             file.skipped = ALREADY_IMPORTED
             self.on_bytes(source.size)
             return
@@ -215,6 +217,7 @@ class Importer:
         except READ_ERRORS as error:
             self._unreadable(file, f"the file could not be read to its end: {error}")
             return
+        assert digest is not None  # hashed first, or as it was parsed
         self._file_done(file)
         # A file whose only refusals are its cut records, quarantined as --final asked, is
         # settled: recorded, so a plain import later does not leave them for later again.
@@ -225,6 +228,20 @@ class Importer:
             return
         if same:  # a file rewritten under a path parser is read again next time
             self._ledger(source, digest, file)
+
+    def _hash_first(self, source: Source, parser_type: type[Parser] | None) -> bool:
+        """Whether the file's hash is needed before it is parsed.
+
+        It is, to skip a file the ledger holds (by path, or by hash alone for
+        rows from before paths were resolved), to see a path parser's file
+        unchanged, and for a zip member (reading it whole checks its CRC
+        before any hand is stored).  A plain file the ledger cannot hold is
+        hashed once, as it is parsed (a second SHA-256 pass cost about a
+        microsecond a hand).
+        """
+        if parser_type is None or parser_type.needs_path or source.archive is not None:
+            return True
+        return source.name in self.ledger_paths or bool(self.ledger.loose)
 
     def _unreadable(self, file: FileSummary, reason: str) -> None:
         """A whole file that cannot be read: one quarantine entry, never silence."""
@@ -475,6 +492,7 @@ class Importer:
             row = self.ledger.finish_cut(source.name, digest, row, file.quarantined)
         else:
             self.ledger.add(source.name, digest)
+        self.ledger_paths.add(source.name)
         self.pending.files.append(row)
         if len(self.pending.files) >= 1000:
             self.flush()
@@ -495,6 +513,8 @@ class Importer:
         tables = hands_table(pending.hands, batch, pending.fingerprints)
         seats, placements = [tables["seats"]], [tables["placements"]]
         hands = [tables["hands"]]
+        if pending.columns and not pending.hands:  # no record part: every part keyed by
+            seats, placements, hands = [], [], []  # position (an empty one was looked up by key)
         if pending.columns:
             for chunk in pending.columns:
                 column = pa.repeat(pa.scalar(batch, pa.string()), chunk.hands.num_rows)

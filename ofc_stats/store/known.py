@@ -53,8 +53,9 @@ class _Part:
 
 
 def _array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """One array of ``values`` (one chunk is taken as it is: combining copies it)."""
     if isinstance(values, pa.ChunkedArray):
-        return values.combine_chunks()
+        return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
     return values
 
 
