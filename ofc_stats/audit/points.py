@@ -51,7 +51,7 @@ from ofc_stats.payouts.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import Settlement, rule_source
 from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_files
+from ofc_stats.store.recompute import RESCORE_HAND_COLUMNS, SEAT_COLUMNS, score_batch_files
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import RESULTS
@@ -372,7 +372,7 @@ def _subset(
     data.connection.register("audit_keys", pa.table({"hand_key": pa.array(keys, pa.string())}))
     extra = ", room, rules_text" if book is not None else ""
     hands = data.arrow(
-        f"SELECT {', '.join(HAND_COLUMNS)}{extra} FROM hands "
+        f"SELECT {', '.join(RESCORE_HAND_COLUMNS)}{extra} FROM hands "
         "WHERE hand_key IN (SELECT hand_key FROM audit_keys) ORDER BY hand_key"
     )
     if book is not None:
