@@ -66,6 +66,17 @@ WHERE f.format = $format AND f.room = $room AND f.table_id IS NOT DISTINCT FROM 
   AND f.seconds_to_next <= $gap
 ORDER BY f.next_seat
 """
+# Whether Fantasyland can be at stake in the hand: a seat of it is in Fantasyland, or a
+# hand at its table in the MAX_GAP_MINUTES before it earned or kept Fantasyland.  The
+# fantasy view links hands over a whole table's history; when nothing is at stake the
+# check cannot find anything, and this scan of one table's recent seats is much cheaper.
+AT_STAKE_SQL = """
+SELECT coalesce(bool_or(s.in_fantasy AND s.hand_key = $k)
+                OR bool_or((s.fantasy_entry > 0 OR s.fantasy_stays) AND s.hand_key <> $k), false)
+FROM seat_results s, (SELECT format, room, table_id, played_at FROM hands WHERE hand_key = $k) h
+WHERE s.format = h.format AND s.room = h.room AND s.table_id IS NOT DISTINCT FROM h.table_id
+  AND s.played_at BETWEEN h.played_at - to_seconds($gap) AND h.played_at
+"""
 TIMEOUTS_SQL = """
 SELECT r.seat, s.player, r.street, st.pattern_match
 FROM recorded_timeouts r
@@ -179,6 +190,9 @@ def _fantasy(data: OfcData, key: str) -> list[Finding]:
     if not rows:
         return []
     fmt, room, table = rows[0]
+    at_stake = data.sql(AT_STAKE_SQL, {"k": key, "gap": MAX_GAP_MINUTES * 60}).fetchall()
+    if not at_stake[0][0]:
+        return []
     params = {"k": key, "format": fmt, "room": room, "table": table, "gap": MAX_GAP_MINUTES * 60}
     out = []
     for row in data.df(FANTASY_SQL, params).to_dict("records"):
