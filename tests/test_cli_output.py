@@ -38,6 +38,9 @@ def test_hand_numbers_seats_as_every_table_does(tmp_path: Path) -> None:
         "  fouled: no royalties\n"
         "  points -21 (engine)\n"
         "  against seat 0: -21\n"
+        "\n"
+        "audit:\n"
+        "  nothing found in this hand\n"
     )
     stored = run(
         "sql",

@@ -82,7 +82,7 @@ def score_all(data: OfcData, lookup: Callable[[str], Ruleset]) -> pd.DataFrame:
     """hand_key, seat, net_capped of every stored hand under ``lookup``."""
     dataset = Dataset(data.root)
     parts = [
-        score_batch_files(dataset, batch, lookup)["results"].select(
+        score_batch_files(dataset, batch, lookup, timeouts=False)["results"].select(
             ["hand_key", "seat", "net_capped", "status"]
         )
         for batch in dataset.batches()

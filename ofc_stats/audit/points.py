@@ -51,7 +51,7 @@ from ofc_stats.payouts.mistakes import ROYALTY_MISTAKES, RoyaltyMistake
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import Settlement, rule_source
 from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_files
+from ofc_stats.store.recompute import RESCORE_HAND_COLUMNS, SEAT_COLUMNS, score_batch_files
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import RESULTS
@@ -274,16 +274,36 @@ class _Check:
     unchecked: pd.DataFrame | None = None  # decisions it could not check, UNCHECKED_COLUMNS
 
 
+# The seats the points check reads: every scored seat of a hand with reported points
+# ({hands}: those hands' keys, all of them or one hand's).
+POINTS_SEATS_SQL = """
+SELECT hand_key, seat, player, room, ruleset, scored_with, reported_points, net,
+       net_capped, fouled, stack, top_class, middle_class, bottom_class,
+       royalty_top, royalty_middle, royalty_bottom
+FROM seat_results
+WHERE status = 'scored' AND hand_key IN ({hands})
+ORDER BY hand_key, seat
+"""
+REPORTED = "SELECT hand_key FROM seats WHERE reported_points IS NOT NULL"
+
+
 def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = None) -> _Check:
-    seats = data.df(
-        """SELECT hand_key, seat, player, room, ruleset, scored_with, reported_points, net,
-                  net_capped, fouled, stack, top_class, middle_class, bottom_class,
-                  royalty_top, royalty_middle, royalty_bottom
-           FROM seat_results
-           WHERE status = 'scored'
-             AND hand_key IN (SELECT hand_key FROM seats WHERE reported_points IS NOT NULL)
-           ORDER BY hand_key, seat"""
-    )
+    seats = data.df(POINTS_SEATS_SQL.format(hands=REPORTED))
+    return points_check(data, seats, override, book)
+
+
+def hand_points(data: OfcData, hand_key: str) -> pd.DataFrame:
+    """The points check of one hand under its own ruleset: its MISMATCH_COLUMNS rows."""
+    hands = f"{REPORTED} AND hand_key = $k"
+    seats = data.df(POINTS_SEATS_SQL.format(hands=hands), {"k": hand_key})
+    return points_check(data, seats, None).mismatches
+
+
+def points_check(
+    data: OfcData, seats: pd.DataFrame, override: Ruleset | None, book: RulesBook | None = None
+) -> _Check:
+    """The points check of ``seats`` (:data:`POINTS_SEATS_SQL`'s rows): each seat whose
+    reported points differ from the recomputed, with the rule change that explains it."""
     checked = seats[["room", "ruleset", "hand_key"]].drop_duplicates()
     off = ~_agrees(seats["reported_points"], seats["net_capped"])
     bad_keys = seats.loc[off, "hand_key"].unique()
@@ -372,7 +392,7 @@ def _subset(
     data.connection.register("audit_keys", pa.table({"hand_key": pa.array(keys, pa.string())}))
     extra = ", room, rules_text" if book is not None else ""
     hands = data.arrow(
-        f"SELECT {', '.join(HAND_COLUMNS)}{extra} FROM hands "
+        f"SELECT {', '.join(RESCORE_HAND_COLUMNS)}{extra} FROM hands "
         "WHERE hand_key IN (SELECT hand_key FROM audit_keys) ORDER BY hand_key"
     )
     if book is not None:

@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
@@ -25,7 +24,7 @@ from ofc_stats.engine.ruleset_toml import resolve_ruleset
 from ofc_stats.errors import RulesetError
 from ofc_stats.payouts.room_rules import RoomRules, load_room_rules
 from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.recompute import HAND_COLUMNS, SEAT_COLUMNS, score_batch_files
+from ofc_stats.store.recompute import rescore_inputs, score_batch_files, stored_timeouts
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.store.schema import RESULTS
 from ofc_stats.store.views import OfcData
@@ -110,7 +109,8 @@ class RulesBook:
         Hands are told apart by room and rule string, which the stored ruleset name is
         not, so the name is replaced rather than the lookup widened.
         """
-        keys = hands.select(["room", "rules_text", "ruleset"]).to_pandas()
+        names = ["room", "rules_text", "ruleset"]  # as plain strings, even if read as dictionaries
+        keys = pa.table({n: hands[n].cast(pa.string()) for n in names}).to_pandas()
         keys["rules_text"] = keys["rules_text"].fillna(keys["ruleset"])
         triples = list(zip(keys["room"], keys["rules_text"], keys["ruleset"], strict=True))
         chosen = {t: self._name(*t) for t in set(triples)}
@@ -176,11 +176,7 @@ def book_results(data: OfcData, book: RulesBook) -> pa.Table:
     dataset = Dataset(data.root)
     parts = []
     for batch in dataset.batches():
-        hands = pq.read_table(
-            dataset.batch_file("hands", batch), columns=[*HAND_COLUMNS, "room", "rules_text"]
-        )
-        seats = pq.read_table(
-            dataset.batch_file("seats", batch), columns=["hand_key", *SEAT_COLUMNS]
-        )
-        parts.append(score_tables(book.relabel(hands), seats, book.lookup).results)
+        hands, seats = rescore_inputs(dataset, batch, extra=("room", "rules_text"))
+        results = score_tables(book.relabel(hands), seats, book.lookup).results
+        parts.append(stored_timeouts(dataset, batch, results))
     return _joined(parts)

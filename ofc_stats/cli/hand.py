@@ -77,6 +77,9 @@ def hand_text(hand: dict[str, Any]) -> str:
             lines.append(f"  earns Fantasyland ({seat['fantasy_entry']} cards)")
         if seat["fantasy_stays"]:
             lines.append("  stays in Fantasyland")
+    if "audit" in hand:  # what the audit finds in this hand (ofc_stats.audit.hand_findings)
+        lines += ["", "audit:"]
+        lines += [f"  {line}" for line in hand["audit"]] or ["  nothing found in this hand"]
     return "\n".join(terminal_safe(line) for line in lines)
 
 
@@ -129,7 +132,10 @@ def _refuse_a_shared_id(dataset: Any, key: str) -> None:
     "--out", type=click.Path(dir_okay=False), default=None, help="Write to this file, not stdout."
 )
 def hand_command(key: str, data: str, output_format: str, out: str | None) -> None:
-    """Show one hand (its hand_key, or the room's hand id): streets, boards, points."""
+    """Show one hand (its hand_key, or the room's hand id): streets, boards, points, and what
+    the audit finds in it (points or money the room reported otherwise than the rules,
+    Fantasyland dealt otherwise, recorded timeouts)."""
+    from ofc_stats.audit.hand_findings import hand_findings
     from ofc_stats.store.views import open_dataset
     from reports.html import hand_page
     from reports.replay import find_hand
@@ -137,6 +143,7 @@ def hand_command(key: str, data: str, output_format: str, out: str | None) -> No
     with open_dataset(data) as dataset:
         _refuse_a_shared_id(dataset, key)
         hand = find_hand(dataset, key)
+        hand["audit"] = [finding.line() for finding in hand_findings(dataset, hand["key"])]
     if output_format == "json":
         text = json_text(hand, indent=2)
     elif output_format == "html":

@@ -57,6 +57,7 @@ SUMMARY = pa.schema(
 )
 SUMMARY_DDL = "batch string, hands bigint, seats bigint, status string, count bigint"
 # The stored hands and seats carry hand_id (given at commit, not in the parsers' schema).
+# This is recompute: it reads the hands' text too (HAND_COLUMNS), for the timeouts it stores.
 HAND_INPUT = pa.schema([HAND_ID if n == "hand_id" else HANDS.field(n) for n in HAND_COLUMNS])
 SEAT_INPUT = pa.schema([HAND_ID if n == "hand_id" else SEATS.field(n) for n in SEAT_COLUMNS])
 

@@ -22,9 +22,12 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.engine.rules import Ruleset
@@ -33,9 +36,15 @@ from ofc_stats.store.rescore import RulesetLookup, Scored, score_tables
 from ofc_stats.store.rows import with_hand_keys
 from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION
+from ofc_stats.store.streets import recorded_bits
 
-# format and raw_text: the timeouts a hand's text records are read once, when it is scored
-HAND_COLUMNS = ["hand_id", "ruleset", "seat_count", "complete", "format", "raw_text"]
+# What a rescoring under other rules reads of each hand (the audit's "what if" passes).
+RESCORE_HAND_COLUMNS = ["hand_id", "ruleset", "seat_count", "complete"]
+# Recompute alone also reads format and raw_text (the largest column): the timeouts a
+# hand's text records are parsed once, when it is scored, and stored per seat
+# (results.recorded_timeouts); a rescoring copies them (stored_timeouts), as no rule
+# changes them.
+HAND_COLUMNS = [*RESCORE_HAND_COLUMNS, "format", "raw_text"]
 SEAT_COLUMNS = [
     "hand_id",
     "seat",
@@ -101,17 +110,72 @@ def score_batch_files(
     ruleset: Ruleset | None = None,
     *,
     hand_key: bool = True,
+    timeouts: bool = True,
 ) -> dict[str, pa.Table]:
-    """The results and versus tables of one import batch (``ruleset`` overrides).
+    """The results and versus tables of one import batch scored again (``ruleset`` overrides).
 
-    With ``hand_key`` they carry it, shaped as the views show them; recompute
-    stores them without (``hand_id`` is the key, and the string costs time).
+    With ``hand_key`` they carry it, shaped as the views show them.  The
+    recorded timeouts are the stored ones (:func:`stored_timeouts`); a caller
+    that reads no timeouts passes ``timeouts=False`` and gets nulls there.
     """
-    hands = read_columns(dataset.batch_file("hands", batch), HAND_COLUMNS, ["ruleset"])
-    columns = ["hand_key", *SEAT_COLUMNS] if hand_key else SEAT_COLUMNS
-    seats = read_columns(dataset.batch_file("seats", batch), columns)
+    hands, seats = rescore_inputs(dataset, batch, hand_key=hand_key)
     scored = score_tables(hands, seats, lookup or DatasetRulesets(dataset.root), ruleset=ruleset)
-    return {"results": scored.results, "versus": scored.versus}
+    results = stored_timeouts(dataset, batch, scored.results) if timeouts else scored.results
+    return {"results": results, "versus": scored.versus}
+
+
+def rescore_inputs(
+    dataset: Dataset, batch: str, *, hand_key: bool = True, extra: tuple[str, ...] = ()
+) -> tuple[pa.Table, pa.Table]:
+    """One batch's hands (:data:`RESCORE_HAND_COLUMNS` and ``extra``) and seats, to score
+    again: no hand text is read."""
+    names = [*RESCORE_HAND_COLUMNS, *extra]
+    hands = read_columns(dataset.batch_file("hands", batch), names, ["ruleset"])
+    columns = ["hand_key", *SEAT_COLUMNS] if hand_key else SEAT_COLUMNS
+    return hands, read_columns(dataset.batch_file("seats", batch), columns)
+
+
+def stored_timeouts(dataset: Dataset, batch: str, results: pa.Table) -> pa.Table:
+    """``results`` (one batch's, rescored) with the ``recorded_timeouts`` its stored results
+    hold, matched by (hand_id, seat): the timeouts a text records do not depend on the rules.
+
+    A batch whose results this engine version did not write has its texts parsed
+    instead, as recompute would.
+    """
+    index = results.schema.get_field_index("recorded_timeouts")
+    ids = results["hand_id"].to_numpy().astype(np.int64)
+    seats = results["seat"].to_numpy().astype(np.int64)
+    if up_to_date(dataset, batch):
+        columns = ["hand_id", "seat", "recorded_timeouts"]
+        stored = read_columns(dataset.batch_file("results", batch), columns)
+        known = stored["hand_id"].to_numpy().astype(np.int64)
+        known_seats = stored["seat"].to_numpy().astype(np.int64)
+        bits = pc.fill_null(stored["recorded_timeouts"], 0).to_numpy()
+        if not (np.array_equal(known, ids) and np.array_equal(known_seats, seats)):
+            bits = _matched(known * 256 + known_seats, bits, ids * 256 + seats)
+    else:
+        hands = read_columns(dataset.batch_file("hands", batch), ["hand_id", "format", "raw_text"])
+        order = pc.index_in(results["hand_id"], value_set=hands["hand_id"].combine_chunks())
+        bits = recorded_bits(
+            hands["format"], hands["raw_text"], pc.fill_null(order, -1).to_numpy(), seats
+        )
+    column = pa.array(np.asarray(bits, np.int16), pa.int16())
+    return results.set_column(index, "recorded_timeouts", column)
+
+
+def _matched(
+    keys: npt.NDArray[np.int64], values: npt.NDArray[Any], wanted: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int16]:
+    """``values`` looked up by ``keys`` at each of ``wanted`` (0 where absent)."""
+    out = np.zeros(len(wanted), np.int16)
+    if not len(keys):
+        return out
+    order = np.argsort(keys, kind="stable")
+    keys, values = keys[order], values[order]
+    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    hit = keys[at] == wanted
+    out[hit] = values[at[hit]]
+    return out
 
 
 def read_columns(path: Path, columns: list[str], dictionary: list[str] | None = None) -> pa.Table:

@@ -115,7 +115,9 @@ def score_tables(
     ``forced_fouls`` (one flag per seat row, in the seats' order) replaces the
     boards' own foul verdicts, for the audit's "what if" questions.  The timeouts
     each hand's text records are read from ``hands``' ``format`` and ``raw_text``
-    (``recompute.HAND_COLUMNS``); hands read without them record none.
+    when given (recompute's ``HAND_COLUMNS``); without them ``recorded_timeouts``
+    is null, not read (a rescoring copies the stored ones:
+    ``recompute.stored_timeouts``).
     """
     seats, starts = _seat_order(hands, seats)
     rows = seats.num_rows
@@ -184,6 +186,8 @@ def score_tables(
     if "raw_text" in hands.column_names and "format" in hands.column_names:
         hand_of_row = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
         out.recorded = recorded_bits(hands["format"], hands["raw_text"], hand_of_row, seat_numbers)
+    else:
+        out.recorded = None
     names = [name for name in KEYS if name in seats.column_names]
     results = out.table(
         names,
@@ -260,7 +264,8 @@ class _Columns:
         self.stays = np.zeros(rows, dtype=bool)
         self.repeat = np.zeros(rows, dtype=np.int8)
         self.timeout_streets = np.zeros(rows, dtype=np.int16)
-        self.recorded = np.zeros(rows, dtype=np.int16)  # whatever the status: a fact of the text
+        # whatever the status: a fact of the text; None when the text was not read
+        self.recorded: npt.NDArray[np.int16] | None = np.zeros(rows, dtype=np.int16)
 
     def fill(
         self,
@@ -344,7 +349,9 @@ class _Columns:
             pa.array(next_cards, pa.int8(), mask=next_mask if next_mask.any() else None),
             col(self.timeout_streets, pa.int16()),
             col(timeouts, pa.int8()),
-            pa.array(self.recorded, pa.int16()),
+            pa.nulls(self.rows, pa.int16())
+            if self.recorded is None
+            else pa.array(self.recorded, pa.int16()),
         ]
         return pa.Table.from_arrays(columns, schema=_keyed(RESULTS, names))
 
