@@ -110,7 +110,9 @@ def page_data(scope: Scope) -> dict[str, Any]:
     frame = data.arrow(HANDS_SQL).to_pandas()
     frame["scored"] = True
     ledger = ledger_hands(scope)
-    unscored_ids = np.setdiff1d(ledger.hand_ids, frame["hand_id"].to_numpy(np.int64))
+    scored_ids = frame["hand_id"].to_numpy(np.int64)
+    # (np.setdiff1d hashes both whole arrays: a second at 200,000 hands)
+    unscored_ids = np.unique(ledger.hand_ids[~np.isin(ledger.hand_ids, scored_ids)])
     if len(unscored_ids):
         data.connection.register(
             "explore_unscored", pa.table({"hand_id": pa.array(unscored_ids, pa.int64())})
@@ -229,10 +231,15 @@ def _codes(values: pd.Series) -> tuple[list[str], list[int]]:
 def _column(values: pd.Series, digits: int) -> list[Any]:
     """Numbers rounded to ``digits`` (integers when 0), missing ones as None: JSON-ready."""
     numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    column = pa.array(np.round(numbers, digits), from_pandas=True)
-    if digits == 0:
-        column = column.cast(pa.int64())
-    listed: list[Any] = column.to_pylist()
+    missing = np.isnan(numbers)
+    rounded = np.round(numbers, digits)
+    # NumPy's tolist, then None for the missing: Arrow's to_pylist costs 5x more
+    listed: list[Any] = (
+        np.where(missing, 0, rounded).astype(np.int64).tolist() if digits == 0 else rounded.tolist()
+    )
+    if missing.any():
+        for at in np.flatnonzero(missing).tolist():
+            listed[at] = None
     return listed
 
 

@@ -13,10 +13,17 @@ every hand, scored or not; what the rules give needs a scored hand.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ofc_stats.store.views import LEDGER_TOLERANCE, OfcData, ledger_of, owed_text
+from ofc_stats.store.views import (
+    LEDGER_OF_SEATS,
+    LEDGER_TOLERANCE,
+    OfcData,
+    ledger_of,
+    owed_text,
+)
 from ofc_stats.wording import plural
 from reports.base import MINE, Report, Scope
 from reports.replay import hand_details
@@ -146,20 +153,25 @@ LEDGER_ROWS = "report_ledger"  # the ledger view's rows of the scope's money han
 
 
 def scope_ledger(scope: Scope) -> str:
-    """The table of the ledger view's rows for the scope's money hands, made once per scope
+    """The table of the ledger view's rows for the scope's money seats, made once per scope
     (after the CLI priced the ledger): the section's sums and hands and the page's hands
-    read it, not the view's join over every hand and seat three times."""
+    read it (they read the player's seats only), not the view's join over every hand and
+    seat three times."""
     if scope.ledger is None:
-        ids = pa.table({"hand_id": pa.array(money_seats(scope)["hand_id"].unique(), pa.int64())})
+        seats = money_seats(scope)
+        mine = pa.table(
+            {
+                "hand_id": pa.array(seats["hand_id"].to_numpy(np.int64)),
+                "seat": pa.array(seats["seat"].to_numpy(np.int64).astype(np.int8)),
+            }
+        )
         con = scope.data.connection
-        con.register("report_money_ids", ids)
+        con.register("report_money_seats", mine)
         try:
-            con.sql(
-                f"CREATE OR REPLACE TEMP TABLE {LEDGER_ROWS} AS SELECT * FROM ledger "
-                "WHERE hand_id IN (SELECT hand_id FROM report_money_ids)"
-            )
+            rows = LEDGER_OF_SEATS.format(seats="report_money_seats")
+            con.sql(f"CREATE OR REPLACE TEMP TABLE {LEDGER_ROWS} AS {rows}")
         finally:
-            con.unregister("report_money_ids")
+            con.unregister("report_money_seats")
         scope.ledger = LEDGER_ROWS
     return scope.ledger
 
