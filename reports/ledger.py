@@ -45,7 +45,7 @@ WITH person AS (
   SELECT * FROM person WHERE reported_money IS NOT NULL {skip}
 )
 SELECT s.hand_id, s.hand_key, s.seat, s.player_key AS who, s.currency, s.reported_money,
-       k.hand_id IS NOT NULL AS scored
+       k.hand_id IS NOT NULL AS scored, s.played_at
 FROM (SELECT h.hand_id, h.hand_key, h.played_at, h.room, h.ruleset, h.seat_count,
              coalesce(h.currency, '') AS currency, m.seat, m.player_key, m.reported_money,
              'scored' AS status
@@ -156,13 +156,15 @@ def scope_ledger(scope: Scope) -> str:
     """The table of the ledger view's rows for the scope's money seats, made once per scope
     (after the CLI priced the ledger): the section's sums and hands and the page's hands
     read it (they read the player's seats only), not the view's join over every hand and
-    seat three times."""
+    seat three times; their keys and times are the money seats' own."""
     if scope.ledger is None:
         seats = money_seats(scope)
         mine = pa.table(
             {
                 "hand_id": pa.array(seats["hand_id"].to_numpy(np.int64)),
                 "seat": pa.array(seats["seat"].to_numpy(np.int64).astype(np.int8)),
+                "hand_key": pa.array(seats["hand_key"].astype(str).tolist(), pa.string()),
+                "played_at": pa.Array.from_pandas(seats["played_at"]),
             }
         )
         con = scope.data.connection
@@ -177,8 +179,9 @@ def scope_ledger(scope: Scope) -> str:
 
 
 def money_seats(scope: Scope) -> pd.DataFrame:
-    """hand_id, hand_key, seat, who (the account), currency, reported_money and ``scored``
-    of the report player's seats with money under the scope's filters, hands not scored included.
+    """hand_id, hand_key, seat, who (the account), currency, reported_money, ``scored`` and
+    played_at of the report player's seats with money under the scope's filters, hands not
+    scored included.
 
     Read once per scope and kept on it (the ledger, the results, the sessions
     and the page all ask); each caller gets its own copy.

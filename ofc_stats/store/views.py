@@ -186,19 +186,15 @@ FROM ledger_seats l
 JOIN (SELECT hand_id, hand_key, played_at FROM hands) h USING (hand_id)
 JOIN (SELECT hand_id, seat, player, player_id, hero FROM seats) s USING (hand_id, seat)
 """
-# The ledger view's rows of the seats in ``{seats}`` (a table of hand_id, seat): each
-# table cut down to those hands by an integer semi-join before the join (a report's
-# player's seats, not the view's join over every hand and seat).
+# The ledger view's rows that LEDGER_HANDS_SQL reads, of the seats in ``{seats}`` (a table
+# of hand_id, seat, hand_key, played_at: a report's player's seats, which it read already):
+# ledger_seats cut down to those hands by an integer semi-join, no hands or seats joined.
 LEDGER_OF_SEATS = """
-SELECT h.hand_key, l.hand_id, l.seat, s.player, coalesce(s.player_id, s.player) AS player_key,
-       s.hero, h.played_at, l.room, l.currency, l.money_paid, l.money_rules,
-       l.money_paid - l.money_rules AS difference, l.rules, l.rules_source, l.out_of_sample
+SELECT w.hand_key, l.hand_id, l.seat, w.played_at, l.room, l.currency, l.money_paid,
+       l.money_rules, l.money_paid - l.money_rules AS difference, l.rules, l.rules_source,
+       l.out_of_sample
 FROM (SELECT * FROM ledger_seats WHERE hand_id IN (SELECT hand_id FROM {seats})) l
-SEMI JOIN {seats} w ON w.hand_id = l.hand_id AND w.seat = l.seat
-JOIN (SELECT hand_id, hand_key, played_at FROM hands
-      WHERE hand_id IN (SELECT hand_id FROM {seats})) h USING (hand_id)
-JOIN (SELECT hand_id, seat, player, player_id, hero FROM seats
-      WHERE hand_id IN (SELECT hand_id FROM {seats})) s USING (hand_id, seat)
+JOIN {seats} w ON w.hand_id = l.hand_id AND w.seat = l.seat
 """
 LEDGER_TOLERANCE = 0.011  # a hand paid more or less than the rules by over a cent differs
 # One row per person (``who``) and hand, over ``{who}``: a relation of who, hand_id, seat,
