@@ -39,7 +39,7 @@ LISTED = 200  # hands behind a difference listed
 MONEY_SEATS = """
 WITH person AS (
   SELECT * FROM (SELECT hand_id, seat, coalesce(player_id, player) AS player_key, hero,
-                        reported_money FROM seats) m
+                        reported_money FROM {seats}) m
   WHERE {mine}
 ), mine AS (
   SELECT * FROM person WHERE reported_money IS NOT NULL {skip}
@@ -49,7 +49,7 @@ SELECT s.hand_id, s.hand_key, s.seat, s.player_key AS who, s.currency, s.reporte
 FROM (SELECT h.hand_id, h.hand_key, h.played_at, h.room, h.ruleset, h.seat_count,
              coalesce(h.currency, '') AS currency, m.seat, m.player_key, m.reported_money,
              'scored' AS status
-      FROM (SELECT * FROM hands WHERE hand_id IN (SELECT hand_id FROM mine)) h
+      FROM (SELECT * FROM {hands} WHERE hand_id IN (SELECT hand_id FROM mine)) h
       JOIN mine m USING (hand_id)) s
 LEFT JOIN {scored} k ON k.hand_id = s.hand_id AND k.seat = s.seat
 WHERE {where}
@@ -195,7 +195,14 @@ def money_seats(scope: Scope) -> pd.DataFrame:
             if filters.self_play == "skip"
             else ""
         )
-        query = MONEY_SEATS.format(mine=mine, scored=MINE, where=where, skip=skip)
+        query = MONEY_SEATS.format(
+            mine=mine,
+            scored=MINE,
+            where=where,
+            skip=skip,
+            seats=scope.sources["seats"],  # the batches that hold the player's seats
+            hands=scope.sources["hands"],
+        )
         scope.money = scope.data.df(query, {**params, **mine_params})
     return scope.money.copy()
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import duckdb
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 
@@ -483,6 +484,36 @@ class OfcData:
         folder = dataset.table_dir(table)
         paths = [str(folder / EMPTY)] + [p for p in dataset.files(table) if Path(p).stem in stems]
         return f"read_parquet([{_listed(paths)}], union_by_name = true)"
+
+    def batch_sources_of(self, ids: npt.NDArray[np.int64]) -> dict[str, str]:
+        """SQL reading ``hands``, ``seats``, ``results`` and ``versus`` (as stored, keyed by
+        hand_id) from only the batch files that hold some of these hand ids.
+
+        A report's player in a dataset of mined hands sits in some batches only: the
+        rest are never read.  Each file is chosen by its hands' id range in the Parquet
+        footer (no data read); when every batch holds one, the views themselves.
+        """
+        dataset = Dataset(self.root)
+        ordered = np.sort(np.asarray(ids, np.int64))
+        stems, every = set(), True
+        for path in dataset.files("hands"):
+            low, high = hand_id_range(path)
+            at = int(np.searchsorted(ordered, low))
+            if at < len(ordered) and ordered[at] <= high:
+                stems.add(Path(path).stem)
+            else:
+                every = False
+        names = {"hands": "hands", "seats": "seats", "results": "results_stored"}
+        names["versus"] = "versus_stored"
+        if every:
+            return names
+        out = {}
+        for table in names:
+            folder = dataset.table_dir(table)
+            paths = [str(folder / EMPTY)]
+            paths += [p for p in dataset.files(table) if Path(p).stem in stems]
+            out[table] = f"read_parquet([{_listed(paths)}], union_by_name = true)"
+        return out
 
     # --- Grades (issue 11): `grades`, `grade_candidates`; empty until `ofc-stats grade` ran ---
     def _grade_views(self, dataset: Dataset) -> None:
