@@ -357,7 +357,7 @@ def price_batches(data: OfcData) -> bool:
 
     A dataset of at most :data:`WHOLE_UP_TO` money hands is priced whole (its rules
     inferred from every hand and judged out of sample); a bigger one has each room's
-    rules inferred from at most :data:`RULES_SAMPLE` of its money hands, then prices
+    rules inferred from about :data:`RULES_SAMPLE` of its hands (the money ones), then prices
     batch by batch from the batch's own files, so memory follows the batch, not the
     dataset.  When the rules inferred now differ from the stored files', every batch
     is priced again.  False when this process cannot write the dataset (nothing stored).
@@ -365,7 +365,7 @@ def price_batches(data: OfcData) -> bool:
     if _money_hands(data) <= WHOLE_UP_TO:
         return store_ledger(data, _priced_whole(data))
     dataset = Dataset(data.root)
-    sample = data.arrow(SAMPLE_SQL.format(limit=RULES_SAMPLE))
+    sample = _sample(data)
     data.connection.register(KEYS_TABLE, sample)
     try:
         money = room_money(data, hands=KEYS_TABLE)
@@ -418,23 +418,47 @@ def ensure_ledger(data: OfcData, hand_ids: Sequence[int] | None = None) -> None:
 
 
 WHOLE_UP_TO = 50_000  # money hands priced whole, rules judged out of sample (about 15 CPU s)
-RULES_SAMPLE = 50_000  # money hands per room and currency a big dataset's rules come from
+RULES_SAMPLE = 50_000  # hands per room and currency a big dataset's rules come from, about
 COMMIT_ROWS = 1_000_000  # ledger rows priced before they are committed (memory stays bounded)
 KEYS_TABLE = "ledger_hand_ids"  # the hands a ledger's rules are inferred from
 # (no count in it: the words stamp the files, and the same rules must not price them again)
-SAMPLED = f"inferred from a sample of at most {RULES_SAMPLE:,} hands a room"
+SAMPLED = f"inferred from a sample of about {RULES_SAMPLE:,} hands a room"
 
-# At most RULES_SAMPLE money hands of each room and currency, spread by a hash of the id.
+# About RULES_SAMPLE hands of each room and currency (a share of each room's hands, by a
+# hash of the id: the hands kept stream past, no sort or window over the dataset), of
+# which the ones the room paid money on; {shares}: room, currency, share (per million).
+ROOMS_SQL = "SELECT room, coalesce(currency, '') AS currency, count(*) AS n FROM hands GROUP BY ALL"
 SAMPLE_SQL = """
-SELECT hand_id FROM (
-  SELECT m.hand_id, row_number() OVER (
-           PARTITION BY h.room, coalesce(h.currency, '') ORDER BY hash(m.hand_id), m.hand_id
-         ) AS n
-  FROM (SELECT DISTINCT hand_id FROM seats WHERE reported_money IS NOT NULL) m
-  JOIN (SELECT hand_id, room, currency FROM hands) h USING (hand_id))
-WHERE n <= {limit:d}
+WITH kept AS (
+  SELECT h.hand_id
+  FROM (SELECT hand_id, room, coalesce(currency, '') AS currency FROM hands) h
+  JOIN {shares} r ON r.room IS NOT DISTINCT FROM h.room AND r.currency = h.currency
+  WHERE hash(h.hand_id) % 1000000 < r.share)
+SELECT DISTINCT hand_id FROM seats
+WHERE reported_money IS NOT NULL AND hand_id IN (SELECT hand_id FROM kept)
 ORDER BY hand_id
 """
+
+
+def _sample(data: OfcData) -> pa.Table:
+    """hand_id of about :data:`RULES_SAMPLE` money hands of each room and currency, spread
+    over the whole dataset; memory follows the sample, not the dataset."""
+    rooms = data.arrow(ROOMS_SQL)
+    counts = np.asarray(rooms["n"].to_numpy(), np.float64)
+    shares = np.minimum(1_000_000, np.ceil(1_000_000 * RULES_SAMPLE / np.maximum(counts, 1)))
+    table = pa.table(
+        {
+            "room": rooms["room"],
+            "currency": rooms["currency"],
+            "share": pa.array(shares.astype(np.int64)),
+        }
+    )
+    data.connection.register("ledger_room_shares", table)
+    try:
+        return data.arrow(SAMPLE_SQL.format(shares="ledger_room_shares"))
+    finally:
+        data.connection.unregister("ledger_room_shares")
+
 
 # One batch's seats with money, read from its own files: PAID_SQL's columns, and
 # room_money's (scoped_seats') for its scored seats; the versus rows of its short hands.
