@@ -17,7 +17,12 @@ recorded the files); several names can be summed as one person's aliases.
 
 The rules are each room's, inferred from all its money hands (and judged on
 the halves they were not inferred from, :mod:`.holdout`) or given by a rules
-file; the table is priced again when the stored hands change.
+file.  The table is stored one file per import batch (:func:`price_batches`),
+each stamped with the rules and the results it was priced from, and priced
+by ``ofc-stats recompute`` (so by every import) for the batches it scored:
+a dataset of more than :data:`WHOLE_UP_TO` money hands has each room's rules
+inferred from a bounded sample, then is priced batch by batch from each
+batch's files, so memory follows the batch, not the dataset.
 """
 
 from __future__ import annotations
