@@ -407,11 +407,14 @@ def ensure_ledger(data: OfcData, hand_ids: Sequence[int] | None = None) -> None:
     """
     if ledger_is_current(data):
         return
-    if hand_ids is None or _money_hands(data) <= WHOLE_UP_TO:
-        if not price_batches(data) and hand_ids is None:
-            data.reload_ledger(_priced_whole(data))  # a dataset this process cannot write
-        if ledger_is_current(data) or hand_ids is None:
-            return
+    small = _money_hands(data) <= WHOLE_UP_TO
+    if small:  # priced whole: stored, or shown from memory where this process cannot write
+        price_batches(data)
+        return
+    if hand_ids is None:  # the audit: stored batch by batch, else priced whole in memory
+        if not price_batches(data):
+            data.reload_ledger(_priced_whole(data))
+        return
     ids = pa.table({"hand_id": pa.array(pd.unique(np.asarray(hand_ids, np.int64)), pa.int64())})
     data.connection.register(KEYS_TABLE, ids)
     try:
