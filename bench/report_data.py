@@ -13,7 +13,8 @@ those hands under new keys (``#copy``), each copy ``span`` later in time
 spread evenly through the dataset where the base's most frequent player
 keeps its name and its seats are marked as the hero's.  Two copies make one
 20,000-hand batch, as an import writes them; placements are copied too, so
-every table is what an import would have stored.  Then it is recomputed.
+every table is what an import would have stored.  Then it is recomputed and its
+ledger priced, as ``ofc-stats recompute`` does.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ def build(
 
     The simulated base is kept in ``source`` (default: beside ``root``) for the next size.
     """
+    from ofc_stats.audit.ledger import price_batches
     from ofc_stats.engine.presets import get_ruleset
     from ofc_stats.sim.rooms import write_simulation
     from ofc_stats.store.dataset import Dataset
@@ -85,6 +87,7 @@ def build(
     from ofc_stats.store.importer import BATCH_HANDS, import_paths
     from ofc_stats.store.recompute import recompute
     from ofc_stats.store.rows import with_hand_keys
+    from ofc_stats.store.views import open_dataset
 
     started = time.perf_counter()
     work = (source or root.parent) / f"source-{base}"
@@ -131,13 +134,17 @@ def build(
         dataset.commit(f"copy{start:06d}", with_hand_ids(batch, next_hand_id(dataset)))
     built = time.perf_counter() - started
     recompute(root)
+    scored = time.perf_counter() - started - built
+    with open_dataset(root) as db:  # as `ofc-stats recompute` (and so import) prices it
+        price_batches(db)
     return {
         "hands": copies * rows,
         "player": chosen,
         "player_seats": hero_copies * per_copy,
         "copies": copies,
         "build_s": built,
-        "recompute_s": time.perf_counter() - started - built,
+        "recompute_s": scored,
+        "ledger_s": time.perf_counter() - started - built - scored,
     }
 
 

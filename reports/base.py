@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ofc_stats.store.views import OfcData
@@ -40,6 +41,12 @@ OTHERS_SEATS = 250_000  # at most about this many other players' seats are sampl
 SAMPLE_RUNS = 64  # the others' sample: this many runs of consecutive hands, spread evenly
 SAMPLE_SCALE = 1_000_000  # the others' sample share is counted in millionths
 ORDER = "s.played_at, s.hand_key, s.seat"
+TABLES = {
+    "hands": "hands",
+    "seats": "seats",
+    "results": "results_stored",
+    "versus": "versus_stored",
+}
 
 
 @dataclass(eq=False)
@@ -58,6 +65,8 @@ class Scope:
     filters: Filters
     sample_ppm: int  # the share of other players' hands in OTHERS, per million
     shared: tuple[int, tuple[str, ...]] = (0, ())  # hands where the player's accounts met
+    # the stored tables holding the player's hands (OfcData.batch_sources_of): their batches
+    sources: dict[str, str] = field(default_factory=lambda: dict(TABLES), repr=False)
     money: pd.DataFrame | None = field(default=None, repr=False)  # ledger.money_seats' rows
     ledger: str | None = field(default=None, repr=False)  # ledger.scope_ledger's table
     _cards: tuple[str, SeatCards] | None = field(default=None, repr=False)
@@ -142,7 +151,7 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
     mine = mine.replace("seats.player_key", "coalesce(player_id, player)")
     con = data.connection
     bound = {**params, **mine_params}
-    _scoped(
+    sources = _scoped(
         data,
         SEATS,
         f"SELECT {SEAT_COLUMNS} FROM seats WHERE {mine}",
@@ -150,6 +159,7 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
         RESULT_COLUMNS,
         where,
         bound,
+        narrow=True,
     )
     sample = others_sample(data)
     tables = {"seats": "seats", "hands": "hands", "results": "results_stored"}
@@ -174,13 +184,14 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
     con.sql(
         f"CREATE OR REPLACE TEMP TABLE {HANDS} AS SELECT s.hand_id, s.seat, s.player, "
         "s.in_fantasy, r.royalties "
-        f"FROM (SELECT hand_id, seat, player, in_fantasy FROM seats WHERE {mine_ids}) s "
-        f"JOIN (SELECT hand_id, seat, royalties FROM results_stored WHERE {mine_ids}) r "
+        f"FROM (SELECT hand_id, seat, player, in_fantasy FROM {sources['seats']} "
+        f"WHERE {mine_ids}) s "
+        f"JOIN (SELECT hand_id, seat, royalties FROM {sources['results']} WHERE {mine_ids}) r "
         "USING (hand_id, seat)"
     )
     con.sql(
         f"CREATE OR REPLACE TEMP TABLE {VERSUS} AS "
-        "WITH pairs AS (SELECT hand_id, seat, opponent, points FROM versus_stored "
+        f"WITH pairs AS (SELECT hand_id, seat, opponent, points FROM {sources['versus']} "
         f"WHERE {mine_ids}), "
         "both_ways AS (SELECT hand_id, seat, opponent, points FROM pairs UNION ALL "
         "SELECT hand_id, opponent, seat, -points FROM pairs) "
@@ -191,7 +202,7 @@ def prepare(data: OfcData, filters: Filters) -> Scope:
         f"JOIN {HANDS} o ON o.hand_id = v.hand_id AND o.seat = v.opponent "
         "GROUP BY v.hand_id, o.player"
     )
-    return Scope(data, filters, sample.ppm, shared)
+    return Scope(data, filters, sample.ppm, shared, sources)
 
 
 def _one_seat_a_hand(data: OfcData, filters: Filters) -> tuple[int, tuple[str, ...]]:
@@ -240,11 +251,21 @@ def _scoped(
     keep: str = "s.*",
     hands_table: str = "hands",
     results_table: str = "results_stored",
-) -> None:
-    """Temp table ``name``: the seats ``picked`` selects, with their hands and results."""
+    narrow: bool = False,
+) -> dict[str, str]:
+    """Temp table ``name``: the seats ``picked`` selects, with their hands and results.
+
+    With ``narrow`` the hands and results are read from the batch files holding the
+    picked seats only; returns the tables read (:meth:`OfcData.batch_sources_of`).
+    """
     con = data.connection
     query = f"CREATE OR REPLACE TEMP TABLE {PICKED} AS {picked}"
     con.sql(query, params=_used(query, params))
+    sources = dict(TABLES)
+    if narrow:
+        ids = data.arrow(f"SELECT DISTINCT hand_id FROM {PICKED}")["hand_id"]
+        sources = data.batch_sources_of(np.asarray(ids.to_numpy(), np.int64))
+        hands_table, results_table = sources["hands"], sources["results"]
     scoped = SCOPED_SEATS.format(
         hand_columns=HAND_COLUMNS,
         hands=hands,
@@ -256,6 +277,7 @@ def _scoped(
     query = f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT {keep} FROM ({scoped}) s WHERE {where}"
     con.sql(query, params=_used(query, params))
     con.sql(f"DROP TABLE {PICKED}")
+    return sources
 
 
 @dataclass(frozen=True)

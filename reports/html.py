@@ -58,6 +58,11 @@ def plotly_js() -> str:
 
 def _plain(value: object) -> object:
     """JSON-ready: NaN and infinities as null, NumPy scalars as Python numbers."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:  # most values: at once
+        return value
+    if isinstance(value, float) and kind is float:
+        return value if math.isfinite(value) else None
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

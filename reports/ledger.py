@@ -13,10 +13,17 @@ every hand, scored or not; what the rules give needs a scored hand.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ofc_stats.store.views import LEDGER_TOLERANCE, OfcData, ledger_of, owed_text
+from ofc_stats.store.views import (
+    LEDGER_OF_SEATS,
+    LEDGER_TOLERANCE,
+    OfcData,
+    ledger_of,
+    owed_text,
+)
 from ofc_stats.wording import plural
 from reports.base import MINE, Report, Scope
 from reports.replay import hand_details
@@ -32,17 +39,17 @@ LISTED = 200  # hands behind a difference listed
 MONEY_SEATS = """
 WITH person AS (
   SELECT * FROM (SELECT hand_id, seat, coalesce(player_id, player) AS player_key, hero,
-                        reported_money FROM seats) m
+                        reported_money FROM {seats}) m
   WHERE {mine}
 ), mine AS (
   SELECT * FROM person WHERE reported_money IS NOT NULL {skip}
 )
 SELECT s.hand_id, s.hand_key, s.seat, s.player_key AS who, s.currency, s.reported_money,
-       k.hand_id IS NOT NULL AS scored
+       k.hand_id IS NOT NULL AS scored, s.played_at
 FROM (SELECT h.hand_id, h.hand_key, h.played_at, h.room, h.ruleset, h.seat_count,
              coalesce(h.currency, '') AS currency, m.seat, m.player_key, m.reported_money,
              'scored' AS status
-      FROM (SELECT * FROM hands WHERE hand_id IN (SELECT hand_id FROM mine)) h
+      FROM (SELECT * FROM {hands} WHERE hand_id IN (SELECT hand_id FROM mine)) h
       JOIN mine m USING (hand_id)) s
 LEFT JOIN {scored} k ON k.hand_id = s.hand_id AND k.seat = s.seat
 WHERE {where}
@@ -146,27 +153,35 @@ LEDGER_ROWS = "report_ledger"  # the ledger view's rows of the scope's money han
 
 
 def scope_ledger(scope: Scope) -> str:
-    """The table of the ledger view's rows for the scope's money hands, made once per scope
+    """The table of the ledger view's rows for the scope's money seats, made once per scope
     (after the CLI priced the ledger): the section's sums and hands and the page's hands
-    read it, not the view's join over every hand and seat three times."""
+    read it (they read the player's seats only), not the view's join over every hand and
+    seat three times; their keys and times are the money seats' own."""
     if scope.ledger is None:
-        ids = pa.table({"hand_id": pa.array(money_seats(scope)["hand_id"].unique(), pa.int64())})
+        seats = money_seats(scope)
+        mine = pa.table(
+            {
+                "hand_id": pa.array(seats["hand_id"].to_numpy(np.int64)),
+                "seat": pa.array(seats["seat"].to_numpy(np.int64).astype(np.int8)),
+                "hand_key": pa.array(seats["hand_key"].astype(str).tolist(), pa.string()),
+                "played_at": pa.Array.from_pandas(seats["played_at"]),
+            }
+        )
         con = scope.data.connection
-        con.register("report_money_ids", ids)
+        con.register("report_money_seats", mine)
         try:
-            con.sql(
-                f"CREATE OR REPLACE TEMP TABLE {LEDGER_ROWS} AS SELECT * FROM ledger "
-                "WHERE hand_id IN (SELECT hand_id FROM report_money_ids)"
-            )
+            rows = LEDGER_OF_SEATS.format(seats="report_money_seats")
+            con.sql(f"CREATE OR REPLACE TEMP TABLE {LEDGER_ROWS} AS {rows}")
         finally:
-            con.unregister("report_money_ids")
+            con.unregister("report_money_seats")
         scope.ledger = LEDGER_ROWS
     return scope.ledger
 
 
 def money_seats(scope: Scope) -> pd.DataFrame:
-    """hand_id, hand_key, seat, who (the account), currency, reported_money and ``scored``
-    of the report player's seats with money under the scope's filters, hands not scored included.
+    """hand_id, hand_key, seat, who (the account), currency, reported_money, ``scored`` and
+    played_at of the report player's seats with money under the scope's filters, hands not
+    scored included.
 
     Read once per scope and kept on it (the ledger, the results, the sessions
     and the page all ask); each caller gets its own copy.
@@ -180,7 +195,14 @@ def money_seats(scope: Scope) -> pd.DataFrame:
             if filters.self_play == "skip"
             else ""
         )
-        query = MONEY_SEATS.format(mine=mine, scored=MINE, where=where, skip=skip)
+        query = MONEY_SEATS.format(
+            mine=mine,
+            scored=MINE,
+            where=where,
+            skip=skip,
+            seats=scope.sources["seats"],  # the batches that hold the player's seats
+            hands=scope.sources["hands"],
+        )
         scope.money = scope.data.df(query, {**params, **mine_params})
     return scope.money.copy()
 

@@ -140,7 +140,7 @@ def test_a_version_3_dataset_gets_hand_ids_and_keeps_its_results(tmp_path: Path)
             )
             for name in ("results", "versus")
         }
-    assert Dataset(data).schema_version() == SCHEMA_VERSION == 7  # 7: results.recorded_timeouts
+    assert Dataset(data).schema_version() == SCHEMA_VERSION == 8  # 8: the ledger per batch
     assert hands["hand_id"].to_pylist() == [0, 1, 2, 3, 4, 5]
     batches = hands["batch"].to_pylist()
     assert [batches.count(b) for b in dict.fromkeys(batches)] == [2, 1, 3]

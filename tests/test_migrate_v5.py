@@ -47,7 +47,7 @@ def test_v4_placements_are_keyed_by_hand_id_and_the_view_gives_every_row_back(
     with ofc_stats.open(data) as db:
         view = db.arrow("SELECT * FROM placements")
         ids = dict(db.sql("SELECT hand_key, hand_id FROM hands").fetchall())
-    assert Dataset(data).schema_version() == SCHEMA_VERSION == 7
+    assert Dataset(data).schema_version() == SCHEMA_VERSION == 8
     # Batches of 2, 1 and 3 hands took ids 0-1, 2 and 3-5 (v4's count in batch order).
     stored = {stem: pq.read_table(data / "placements" / f"{stem}.parquet") for stem in before}
     assert [sorted(set(t["hand_id"].to_pylist())) for t in stored.values()] == [

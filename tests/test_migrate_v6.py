@@ -35,7 +35,7 @@ def _version_5(tmp_path: Path) -> Path:
 
 def test_a_version_5_quarantine_is_renamed_in_place(tmp_path: Path) -> None:
     data = _version_5(tmp_path)
-    assert upgrade(data) == [f"{data}: schema version 5 -> 6", f"{data}: schema version 6 -> 7"]
+    assert upgrade(data) == [f"{data}: schema version {v} -> {v + 1}" for v in (5, 6, 7)]
     with ofc_stats.open(data) as db:
         rows = db.sql("SELECT room_hand_id FROM quarantine").fetchall()
         names = db.sql("SELECT * FROM quarantine LIMIT 0").columns

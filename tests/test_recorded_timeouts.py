@@ -64,7 +64,8 @@ def test_a_version_6_dataset_gains_the_column_as_recompute_writes_it(tmp_path: P
         table = pq.read_table(path)
         pq.write_table(table.drop_columns(["recorded_timeouts"]), path)
     (data / "dataset.json").write_text(json.dumps({"schema_version": 6}) + "\n")
-    assert upgrade(data) == [f"{data}: schema version 6 -> {SCHEMA_VERSION}"]
+    assert upgrade(data) == [f"{data}: schema version 6 -> 7", f"{data}: schema version 7 -> 8"]
+    assert SCHEMA_VERSION == 8
     with ofc_stats.open(data) as db:
         assert db.sql(query).fetchall() == scored
     for path in (data / "results").glob("*.parquet"):

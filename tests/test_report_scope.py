@@ -344,3 +344,34 @@ def test_every_report_builds_on_the_scope(data: Path) -> None:
             ).fetchall()[0]
             assert summary["hands"] == total[0]
             assert summary["net points"] == pytest.approx(float(total[1]))
+
+
+def test_a_player_of_some_batches_is_read_from_those_batches_alone(tmp_path: Path) -> None:
+    """A dataset of two imports whose players differ (the second's renamed): the hero's
+    scope reads the first batch's files only, and holds what the views give, as for
+    every scope above."""
+    root = tmp_path / "data"
+    first = sim_records(40, seed=21)
+    me = first[0].seats[0].player
+    first = [
+        replace(r, seats=tuple(replace(s, hero=s.player == me) for s in r.seats)) for r in first
+    ]
+    second = [
+        replace(r, seats=tuple(replace(s, player=f"{s.player}~b", hero=False) for s in r.seats))
+        for r in sim_records(40, seed=22)
+    ]
+    for part, records in enumerate((first, second)):
+        source = tmp_path / f"part{part}.jsonl"
+        source.write_text("".join(dumps(r) + "\n" for r in records), encoding="utf-8")
+        import_paths([source], root)
+    recompute(root)
+    with ofc_stats.open(root) as db:
+        ids = db.sql("SELECT hand_id FROM seats WHERE hero").fetchnumpy()["hand_id"]
+        sources = db.batch_sources_of(np.asarray(ids, np.int64))
+        (batch, _) = sorted(p.stem for p in (root / "hands").glob("0*.parquet"))
+        for table in ("hands", "seats", "results", "versus"):
+            assert sources[table].count(".parquet") == 2, sources[table]  # schema + one batch
+            assert f"{table}/{batch}.parquet" in sources[table]
+        everyone = db.sql("SELECT hand_id FROM hands").fetchnumpy()["hand_id"]
+        assert db.batch_sources_of(np.asarray(everyone, np.int64))["results"] == "results_stored"
+    test_the_scope_holds_what_the_views_give(root)

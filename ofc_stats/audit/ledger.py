@@ -17,15 +17,22 @@ recorded the files); several names can be summed as one person's aliases.
 
 The rules are each room's, inferred from all its money hands (and judged on
 the halves they were not inferred from, :mod:`.holdout`) or given by a rules
-file; the table is priced again when the stored hands change.
+file.  The table is stored one file per import batch (:func:`price_batches`),
+each stamped with the rules and the results it was priced from, and priced
+by ``ofc-stats recompute`` (so by every import) for the batches it scored:
+a dataset of more than :data:`WHOLE_UP_TO` money hands has each room's rules
+inferred from a bounded sample, then is priced batch by batch from each
+batch's files, so memory follows the batch, not the dataset.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,14 +40,22 @@ import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from ofc_stats.audit.holdout import Holdout, holdout
-from ofc_stats.audit.money import MoneyRules, RoomMoney, room_money
+from ofc_stats.audit.money import (
+    MoneyRules,
+    RoomMoney,
+    after_rake,
+    expected_money,
+    room_money,
+)
 from ofc_stats.errors import DatasetError
-from ofc_stats.payouts.settle import kind_text
+from ofc_stats.payouts.settle import gross_by_kind, kind_text
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.files import fsync_dir, write_parquet
-from ofc_stats.store.schema import LEDGER_FILE, LEDGER_KEY, LEDGER_SEATS, LEDGER_TABLES
+from ofc_stats.store.hand_ids import hand_id_range
+from ofc_stats.store.schema import LEDGER_KEY, LEDGER_SEATS, LEDGER_TABLES
 from ofc_stats.store.views import OfcData, ledger_of, owed_text
 from ofc_stats.wording import plural
 
@@ -102,16 +117,29 @@ def priced_seats(
     money: RoomMoney,
     holdouts: Sequence[Holdout] | None = None,
     hands: str | None = None,
+    unchecked: str = "inferred from this player's hands only",
 ) -> pa.Table:
     """``ledger_seats`` rows: every seat the room paid, with what the rules give it under
     ``money``'s rules (null on a hand not scored) and the words of those rules.
 
     ``holdouts`` (rules inferred from these hands) say whether each room's rule
-    held on the halves it was not inferred from; a rules file's are not checked.  With
+    held on the halves it was not inferred from; a rules file's are not checked, and
+    without holdouts an inferred rule is "not checked (``unchecked``)".  With
     ``hands`` (a table of hand_id on the connection) only those hands' seats.
     """
     paid = data.arrow(PAID_SQL if hands is None else _only(PAID_SQL, hands))
-    words: dict[str, tuple[str, str, str]] = {}
+    return _priced(paid, money.seats, rule_words(money, holdouts, unchecked))
+
+
+Words = dict[str, tuple[str, str, str]]  # a room's label -> (rules, source, out of sample)
+
+
+def rule_words(
+    money: RoomMoney, holdouts: Sequence[Holdout] | None = None, unchecked: str = ""
+) -> Words:
+    """Each room's money rules in words, where they come from, and whether they held on
+    the hands they were not inferred from (the ledger's last three columns)."""
+    words: Words = {}
     held = {h.room: h for h in holdouts or ()}
     settled = {s.room: s for s in money.settlements}
     for rake in money.rakes:
@@ -123,10 +151,16 @@ def priced_seats(
         if rake.given:
             verdict = "not checked (rules file)"
         elif check is None:
-            verdict = "not checked (inferred from this player's hands only)"
+            verdict = f"not checked ({unchecked})"
         else:
             verdict = check.verdict
         words[rake.room] = (text, rake.source, verdict)
+    return words
+
+
+def _priced(paid: pa.Table, expected: pd.DataFrame, words: Words) -> pa.Table:
+    """``ledger_seats`` rows of the ``paid`` seats (PAID_SQL's columns), what the rules give
+    each from ``expected`` (hand_id, seat, expected_money) and the rules' ``words``."""
     # Each (room, currency) once: its texts are taken for its rows by integer codes.
     rooms, room_codes = _codes(paid["room"])
     currencies, currency_codes = _codes(paid["currency"])
@@ -154,7 +188,7 @@ def priced_seats(
             "money_paid": pa.array(
                 np.asarray(paid["money_paid"].to_numpy(zero_copy_only=False), np.float64)
             ),
-            "money_rules": pa.array(_expected(money.seats, ids, seats), from_pandas=True),
+            "money_rules": pa.array(_expected(expected, ids, seats), from_pandas=True),
             "rules": per_row([t[0] for t in texts]),
             "rules_source": per_row([t[1] for t in texts]),
             "out_of_sample": per_row([t[2] for t in texts]),
@@ -188,44 +222,117 @@ def _expected(seats: pd.DataFrame, ids: npt.NDArray[np.int64], seat: npt.NDArray
     return out
 
 
-def _stamp(dataset: Dataset) -> dict[str, list[str]]:
-    """What a ledger was priced from: the stored batches of hands and of results."""
+def _results_stamp(dataset: Dataset, batch: str) -> str:
+    """The batch's results file as its ledger was priced from (size and time: a recompute
+    or a forget writes a new file); "" before the batch is scored."""
+    try:
+        stat = os.stat(dataset.batch_file("results", batch))
+    except OSError:
+        return ""
+    return f"{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _fingerprint(words: Words) -> str:
+    """The rules a ledger file was priced by, as one short text: files priced by other
+    rules are priced again."""
+    text = json.dumps(sorted(words.items()), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _table_words(table: pa.Table) -> Words:
+    """The words of the rules a priced table holds, by room label."""
+    rows = table.select(["room", "currency", "rules", "rules_source", "out_of_sample"])
+    distinct = rows.group_by(rows.column_names).aggregate([]).to_pylist()
     return {
-        "hands": [os.path.basename(p) for p in dataset.files("hands")],
-        "results": [os.path.basename(p) for p in dataset.files("results")],
+        _label(str(r["room"]), str(r["currency"])): (
+            str(r["rules"]),
+            str(r["rules_source"]),
+            str(r["out_of_sample"]),
+        )
+        for r in distinct
     }
 
 
-def ledger_is_current(data: OfcData) -> bool:
-    """Whether the stored ledger was priced from the hands and results stored now."""
-    import pyarrow.parquet as pq
+def _stored_stamps(dataset: Dataset) -> dict[str, dict[str, str]]:
+    """Each stored ledger file's stamp by batch (rules and results it was priced from)."""
+    out: dict[str, dict[str, str]] = {}
+    for path in dataset.files(TABLE):
+        try:
+            metadata = pq.read_schema(path).metadata or {}
+            stamp = json.loads(metadata.get(LEDGER_KEY, b"{}"))
+        except (OSError, ValueError, pa.ArrowInvalid):
+            stamp = {}
+        out[Path(path).stem] = stamp if isinstance(stamp, dict) else {}
+    return out
 
-    dataset = Dataset(data.root)
-    files = dataset.files(TABLE)
-    if len(files) != 1:
-        return False
-    try:
-        stamp = json.loads((pq.read_schema(files[0]).metadata or {}).get(LEDGER_KEY, b"{}"))
-    except (OSError, ValueError, pa.ArrowInvalid):
-        return False
-    return bool(stamp == _stamp(dataset))
+
+def _stale(dataset: Dataset, fingerprint: str | None) -> tuple[list[str], list[str]]:
+    """(batches whose ledger is missing or was priced from other results or rules,
+    ledger files of batches no longer stored).  ``fingerprint`` None: any one set of rules
+    shared by every file."""
+    stamps = _stored_stamps(dataset)
+    batches = dataset.batches()
+    rules = {stamp.get("rules") for stamp in stamps.values()}
+    if fingerprint is None and len(rules) > 1:
+        return batches, []
+    stale = [
+        batch
+        for batch in batches
+        if batch not in stamps
+        or stamps[batch].get("results") != _results_stamp(dataset, batch)
+        or (fingerprint is not None and stamps[batch].get("rules") != fingerprint)
+    ]
+    return stale, sorted(set(stamps) - set(batches))
+
+
+def ledger_is_current(data: OfcData) -> bool:
+    """Whether every stored batch has its ledger file, priced from the results stored now
+    and by one set of rules (one footer read a batch)."""
+    stale, orphans = _stale(Dataset(data.root), None)
+    return not stale and not orphans
+
+
+def _commit(dataset: Dataset, parts: dict[str, pa.Table], orphans: Sequence[str] = ()) -> None:
+    """Write some batches' ledger files in one commit (the caller holds the lock)."""
+    folder = dataset.table_dir(TABLE)
+    folder.mkdir(exist_ok=True)
+    if not (folder / EMPTY).exists():
+        write_parquet(LEDGER_SEATS.empty_table(), folder / EMPTY)
+        fsync_dir(folder)
+    gone: dict[str, pa.Table | None] = {batch: None for batch in orphans}
+    if parts:
+        first, *others = parts
+        rewrites: dict[str, dict[str, pa.Table | None]] = {b: {TABLE: parts[b]} for b in others}
+        rewrites.update({b: {TABLE: None} for b in gone})
+        dataset.commit(first, {TABLE: parts[first]}, step="ledger", rewrites=rewrites)
+    elif gone:
+        dataset.commit(dataset.new_batch_id(), {}, rewrites={b: {TABLE: None} for b in gone})
+
+
+def _stamped(dataset: Dataset, batch: str, table: pa.Table, fingerprint: str) -> pa.Table:
+    stamp = {"rules": fingerprint, "results": _results_stamp(dataset, batch)}
+    return table.replace_schema_metadata({LEDGER_KEY: json.dumps(stamp)})
 
 
 def store_ledger(data: OfcData, table: pa.Table) -> bool:
-    """Write ``table`` as the dataset's ledger and show it; False (the ledger shown from
-    memory only) when this process cannot write the dataset."""
+    """Write ``table`` (every seat the room paid) as the dataset's ledger, one file per
+    import batch, and show it; False (the ledger shown from memory only) when this process
+    cannot write the dataset."""
     dataset = Dataset(data.root)
+    fingerprint = _fingerprint(_table_words(table))
     try:
         with dataset.locked():
-            folder = dataset.table_dir(TABLE)
-            folder.mkdir(exist_ok=True)
-            if not (folder / EMPTY).exists():
-                write_parquet(LEDGER_SEATS.empty_table(), folder / EMPTY)
-            stamped = table.replace_schema_metadata({LEDGER_KEY: json.dumps(_stamp(dataset))})
-            staged = dataset.root / ".tmp" / f"{TABLE}.parquet"
-            write_parquet(stamped, staged)
-            os.replace(staged, folder / LEDGER_FILE)
-            fsync_dir(folder)
+            ids = np.asarray(table["hand_id"].to_numpy(), np.int64)
+            order = np.argsort(ids, kind="stable")
+            parts = {}
+            for batch in dataset.batches():
+                low, high = hand_id_range(dataset.batch_file("hands", batch))
+                at = order[
+                    np.searchsorted(ids[order], low) : np.searchsorted(ids[order], high, "right")
+                ]
+                part = table.take(pa.array(np.sort(at))).cast(LEDGER_SEATS)
+                parts[batch] = _stamped(dataset, batch, part, fingerprint)
+            _commit(dataset, parts, _stale(dataset, fingerprint)[1])
     except (DatasetError, OSError):
         data.reload_ledger(table)
         return False
@@ -236,29 +343,76 @@ def store_ledger(data: OfcData, table: pa.Table) -> bool:
 def price_ledger(data: OfcData, rules: MoneyRules = None) -> pa.Table:
     """Price every seat the room paid (rules inferred and judged out of sample, or
     ``rules``'), store it as the dataset's ledger, and return it."""
+    table = _priced_whole(data, rules)
+    store_ledger(data, table)
+    return table
+
+
+def _priced_whole(data: OfcData, rules: MoneyRules = None) -> pa.Table:
     money = room_money(data, rules)
     holdouts = None
     if rules is None:
         pairwise = {r.room: p for r, p in zip(money.rakes, money.pairwise, strict=True)}
         holdouts = holdout(data, pairwise)
-    table = priced_seats(data, money, holdouts)
-    store_ledger(data, table)
-    return table
+    return priced_seats(data, money, holdouts)
+
+
+def price_batches(data: OfcData) -> bool:
+    """Price the batches whose ledger is missing or stale and store each one's file.
+
+    A dataset of at most :data:`WHOLE_UP_TO` money hands is priced whole (its rules
+    inferred from every hand and judged out of sample); a bigger one has each room's
+    rules inferred from about :data:`RULES_SAMPLE` of its hands (the money ones), then prices
+    batch by batch from the batch's own files, so memory follows the batch, not the
+    dataset.  When the rules inferred now differ from the stored files', every batch
+    is priced again.  False when this process cannot write the dataset (nothing stored).
+    """
+    if _small(data):
+        return store_ledger(data, _priced_whole(data))
+    dataset = Dataset(data.root)
+    sample = _sample(data)
+    data.connection.register(KEYS_TABLE, sample)
+    try:
+        money = room_money(data, hands=KEYS_TABLE)
+    finally:
+        data.connection.unregister(KEYS_TABLE)
+    words = rule_words(money, unchecked=SAMPLED)
+    fingerprint = _fingerprint(words)
+    try:
+        with dataset.locked():
+            stale, orphans = _stale(dataset, fingerprint)
+            parts: dict[str, pa.Table] = {}
+            for batch in stale:
+                table = _price_batch(data, dataset, batch, money, words)
+                parts[batch] = _stamped(dataset, batch, table, fingerprint)
+                if sum(part.num_rows for part in parts.values()) >= COMMIT_ROWS:
+                    _commit(dataset, parts)
+                    parts = {}
+            _commit(dataset, parts, orphans)
+    except (DatasetError, OSError):
+        return False
+    data.reload_ledger()
+    return True
 
 
 def ensure_ledger(data: OfcData, hand_ids: Sequence[int] | None = None) -> None:
     """Price the ledger when the stored hands changed since it was (or it never was).
 
-    A dataset of more than :data:`WHOLE_UP_TO` money hands is not priced whole
-    for one report: with ``hand_ids`` (the report player's hands) only those are
-    priced, their rules inferred from them, and shown from memory, so a report
-    costs the player's hands, not the dataset's (``ofc-stats audit`` prices it
-    whole).
+    ``ofc-stats recompute`` (and so import) prices it batch by batch
+    (:func:`price_batches`), so a report reads it stored.  When it is not current, a
+    dataset of more than :data:`WHOLE_UP_TO` money hands is not priced for one report:
+    with ``hand_ids`` (the report player's hands) only those are priced, their rules
+    inferred from them, and shown from memory, so a report costs the player's hands,
+    not the dataset's.
     """
     if ledger_is_current(data):
         return
-    if hand_ids is None or _money_hands(data) <= WHOLE_UP_TO:
-        price_ledger(data)
+    if _small(data):  # priced whole: stored, or shown from memory where this process cannot write
+        price_batches(data)
+        return
+    if hand_ids is None:  # the audit: stored batch by batch, else priced whole in memory
+        if not price_batches(data):
+            data.reload_ledger(_priced_whole(data))
         return
     ids = pa.table({"hand_id": pa.array(pd.unique(np.asarray(hand_ids, np.int64)), pa.int64())})
     data.connection.register(KEYS_TABLE, ids)
@@ -270,13 +424,151 @@ def ensure_ledger(data: OfcData, hand_ids: Sequence[int] | None = None) -> None:
     data.reload_ledger(table)
 
 
-WHOLE_UP_TO = 50_000  # money hands a report prices whole (about 15 CPU seconds)
-KEYS_TABLE = "ledger_hand_ids"  # the hands a report's ledger is priced from
+WHOLE_UP_TO = 50_000  # money hands priced whole, rules judged out of sample (about 15 CPU s)
+RULES_SAMPLE = 50_000  # hands per room and currency a big dataset's rules come from, about
+COMMIT_ROWS = 1_000_000  # ledger rows priced before they are committed (memory stays bounded)
+KEYS_TABLE = "ledger_hand_ids"  # the hands a ledger's rules are inferred from
+# (no count in it: the words stamp the files, and the same rules must not price them again)
+SAMPLED = f"inferred from a sample of about {RULES_SAMPLE:,} hands a room"
+
+# About RULES_SAMPLE hands of each room and currency (a share of each room's hands, by a
+# hash of the id: the hands kept stream past, no sort or window over the dataset), of
+# which the ones the room paid money on; {shares}: room, currency, share (per million).
+ROOMS_SQL = "SELECT room, coalesce(currency, '') AS currency, count(*) AS n FROM hands GROUP BY ALL"
+SAMPLE_SQL = """
+WITH kept AS (
+  SELECT h.hand_id
+  FROM (SELECT hand_id, room, coalesce(currency, '') AS currency FROM hands) h
+  JOIN {shares} r ON r.room IS NOT DISTINCT FROM h.room AND r.currency = h.currency
+  WHERE hash(h.hand_id) % 1000000 < r.share)
+SELECT DISTINCT hand_id FROM seats
+WHERE reported_money IS NOT NULL AND hand_id IN (SELECT hand_id FROM kept)
+ORDER BY hand_id
+"""
 
 
-def _money_hands(data: OfcData) -> int:
-    count = data.sql("SELECT count(DISTINCT hand_id) FROM seats WHERE reported_money IS NOT NULL")
-    return int(count.fetchall()[0][0])
+def _sample(data: OfcData) -> pa.Table:
+    """hand_id of about :data:`RULES_SAMPLE` money hands of each room and currency, spread
+    over the whole dataset; memory follows the sample, not the dataset."""
+    rooms = data.arrow(ROOMS_SQL)
+    counts = np.asarray(rooms["n"].to_numpy(), np.float64)
+    shares = np.minimum(1_000_000, np.ceil(1_000_000 * RULES_SAMPLE / np.maximum(counts, 1)))
+    table = pa.table(
+        {
+            "room": rooms["room"],
+            "currency": rooms["currency"],
+            "share": pa.array(shares.astype(np.int64)),
+        }
+    )
+    data.connection.register("ledger_room_shares", table)
+    try:
+        return data.arrow(SAMPLE_SQL.format(shares="ledger_room_shares"))
+    finally:
+        data.connection.unregister("ledger_room_shares")
+
+
+# One batch's seats with money, read from its own files: PAID_SQL's columns, and
+# room_money's (scoped_seats') for its scored seats; the versus rows of its short hands.
+BATCH_PAID_SQL = """
+SELECT s.hand_id, s.seat, h.room, coalesce(h.currency, '') AS currency,
+       s.reported_money AS money_paid
+FROM (SELECT hand_id, seat, reported_money FROM read_parquet({seats})
+      WHERE reported_money IS NOT NULL) s
+JOIN (SELECT hand_id, room, currency FROM read_parquet({hands})) h USING (hand_id)
+ORDER BY s.hand_id, s.seat
+"""
+BATCH_MONEY_SQL = """
+SELECT s.hand_id AS hand_key, s.hand_id, s.seat::BIGINT AS seat, coalesce(h.room, '') AS room,
+       r.net_capped::DOUBLE AS net_capped, h.stakes::DOUBLE AS stakes,
+       s.reported_money::DOUBLE AS reported_money, s.stack::DOUBLE AS stack,
+       coalesce(h.currency, '') AS currency
+FROM (SELECT hand_id, seat, reported_money, stack FROM read_parquet({seats})) s
+JOIN (SELECT hand_id, room, stakes, currency FROM read_parquet({hands})) h USING (hand_id)
+JOIN (SELECT hand_id, seat, net_capped FROM read_parquet({results}) WHERE status = 'scored') r
+  USING (hand_id, seat)
+WHERE s.hand_id IN (SELECT hand_id FROM read_parquet({seats}) WHERE reported_money IS NOT NULL)
+ORDER BY s.hand_id, s.seat
+"""
+BATCH_PAIRS_SQL = """
+SELECT v.hand_id AS hand_key, v.seat, v.opponent, v.points * coalesce(h.stakes, 1) AS money,
+       h.seat_count
+FROM (SELECT * FROM read_parquet({versus}) WHERE hand_id IN (SELECT k FROM ledger_short)) v
+JOIN (SELECT hand_id, stakes, seat_count FROM read_parquet({hands})) h USING (hand_id)
+"""
+
+
+def _price_batch(
+    data: OfcData, dataset: Dataset, batch: str, money: RoomMoney, words: Words
+) -> pa.Table:
+    """One batch's ``ledger_seats`` rows under ``money``'s rules (each room's multiplier,
+    rake and short-stack settlement), read from the batch's own files."""
+    files = {
+        name: "'" + str(dataset.batch_file(name, batch)).replace("'", "''") + "'"
+        for name in ("hands", "seats", "results", "versus")
+    }
+    paid = data.arrow(BATCH_PAID_SQL.format(**files))
+    if not paid.num_rows:
+        return LEDGER_SEATS.empty_table()
+    has_results = dataset.batch_file("results", batch).is_file()
+    seats = data.df(BATCH_MONEY_SQL.format(**files)) if has_results else pd.DataFrame()
+    rakes = {rake.room: rake for rake in money.rakes}
+    kinds = {settlement.room: settlement.kind for settlement in money.settlements}
+    parts = []
+    groups = seats.groupby(["room", "currency"], sort=True) if len(seats) else ()
+    for (room, currency), group in groups:
+        label = _label(str(room), str(currency))
+        rake = rakes.get(label)
+        if rake is None:  # a room the sample never saw scored: not priced
+            continue
+        frame = expected_money(group, rake.multiplier)
+        pairwise = _batch_pairwise(data, files, frame, rake.multiplier)
+        frame["gross"] = gross_by_kind(frame, kinds.get(label, "proportional"), pairwise)
+        frame["expected_money"] = after_rake(frame["gross"], rake)
+        parts.append(frame[["hand_id", "seat", "expected_money"]])
+    expected = (
+        pd.concat(parts, ignore_index=True)
+        if parts
+        else pd.DataFrame({"hand_id": [], "seat": [], "expected_money": []})
+    )
+    return _priced(paid, expected, words)
+
+
+def _batch_pairwise(
+    data: OfcData, files: dict[str, str], frame: pd.DataFrame, multiplier: float
+) -> dict[str, npt.NDArray[np.float64]]:
+    """Money each seat owes each other by the pair's points in the frame's short-stack hands
+    (``money._pairwise`` for one batch's files)."""
+    keys = frame.loc[frame["short"], "hand_key"].unique()
+    if not len(keys) or files["versus"] == "''":
+        return {}
+    data.connection.register("ledger_short", pd.DataFrame({"k": keys}))
+    try:
+        pairs = data.df(BATCH_PAIRS_SQL.format(**files))
+    finally:
+        data.connection.unregister("ledger_short")
+    out: dict[str, npt.NDArray[np.float64]] = {}
+    for key, hand in pairs.groupby("hand_key"):
+        n = int(hand["seat_count"].iloc[0])
+        matrix = np.zeros((n, n))
+        seat = hand["seat"].to_numpy(dtype=int)
+        opponent = hand["opponent"].to_numpy(dtype=int)
+        ok = (seat < n) & (opponent < n)
+        matrix[seat[ok], opponent[ok]] = hand["money"].to_numpy(dtype=float)[ok] * multiplier
+        out[str(key)] = matrix
+    return out
+
+
+SEATS_A_HAND = 8  # more than any table seats: so many rows hold at least rows / 8 hands
+
+
+def _small(data: OfcData) -> bool:
+    """Whether the dataset has at most :data:`WHOLE_UP_TO` money hands, read from the first
+    seats with money only (a count of every money hand took 9 s at 10M hands)."""
+    rows = (WHOLE_UP_TO + 1) * SEATS_A_HAND
+    first = data.arrow(
+        f"SELECT hand_id FROM seats WHERE reported_money IS NOT NULL LIMIT {rows:d}"
+    )["hand_id"]
+    return len(pc.unique(first)) <= WHOLE_UP_TO
 
 
 def _only(query: str, hands: str) -> str:

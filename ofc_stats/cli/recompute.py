@@ -33,7 +33,19 @@ def run_recompute(
         return _recompute_on_spark(dataset, hands, force, quiet, wait, master, conf)
     with dataset.locked(wait), progress_bar(quiet, hands, "recomputing") as advance:
         summary = recompute(data, force=force, progress=advance)
+    price_ledger_batches(data)
     return summary.lines()
+
+
+def price_ledger_batches(data: str) -> None:
+    """The room ledger of the batches scored now, priced and stored batch by batch, so a
+    report or audit reads it (``ofc_stats.audit.ledger.price_batches``)."""
+    from ofc_stats.audit.ledger import ledger_is_current, price_batches
+    from ofc_stats.store.views import open_dataset
+
+    with open_dataset(data) as db:
+        if not ledger_is_current(db):
+            price_batches(db)
 
 
 def _recompute_on_spark(
@@ -54,6 +66,7 @@ def _recompute_on_spark(
         with progress_bar(quiet, hands, "recomputing on Spark") as advance:
             progress = fraction_to_hands(hands, advance)
             summary = recompute(spark, dataset.root, force=force, progress=progress)
+    price_ledger_batches(str(dataset.root))
     return [*summary.lines(), f"  engine: spark ({spark.sparkContext.master})"]
 
 

@@ -41,7 +41,6 @@ from ofc_stats.store.files import write_parquet
 from ofc_stats.store.migrate import MIGRATIONS, schema_version
 from ofc_stats.store.schema import (
     GRADER_TABLES,
-    LEDGER_FILE,
     LEDGER_TABLES,
     PLAYER_TABLES,
     SCHEMA_VERSION,
@@ -246,12 +245,6 @@ def _table(
     for path in sorted(folder.iterdir()):
         if path.name == EMPTY:
             continue
-        if table in LEDGER_TABLES and path.name == LEDGER_FILE:
-            problem = _problem(path, table, full)
-            if problem:
-                what = f"the {table} table's file {problem}"
-                found.append(Damage(path, what, "sets it aside", set_aside(path)))
-            continue
         if path.is_dir() or path.suffix != ".parquet" or not BATCH.match(path.stem):
             holds = "a folder" if path.is_dir() else "not a batch"
             if path.is_file() and path.suffix == ".parquet":
@@ -275,7 +268,11 @@ def _batches(
         problems = []
         for table, path in sorted(files.items()):
             problem = _problem(path, table if current else None, full)
-            if problem:
+            if problem and table in LEDGER_TABLES:  # derived: priced again, the batch kept
+                what = f"the {table} file of batch {batch} {problem}"
+                fix = "sets it aside (the next recompute prices the batch again)"
+                found.append(Damage(path, what, fix, set_aside(path)))
+            elif problem:
                 problems.append(f"its {table} file {problem}")
         hand_tables = {"seats", "placements", "results", "versus"} & set(files)
         if hand_tables and "hands" not in files:

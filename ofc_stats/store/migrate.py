@@ -242,12 +242,24 @@ def _six_to_seven(root: Path) -> None:
         _stage(root, path.stem, "v7", {"results": table.replace_schema_metadata(metadata)})
 
 
+def _seven_to_eight(root: Path) -> None:
+    """v8 keeps the ledger one file per import batch, priced batch by batch at recompute;
+    v7's one file priced whole (``ledger_seats/priced.parquet``) is removed, and the
+    ledger is priced again by the next recompute, audit or report."""
+    _finish_staged(root)
+    whole = root / "ledger_seats" / "priced.parquet"
+    if whole.is_file():
+        whole.unlink()
+        fsync_dir(whole.parent)
+
+
 MIGRATIONS: dict[object, tuple[int, Callable[[Path], None]]] = {
     2: (3, _two_to_three),
     3: (4, _three_to_four),
     4: (5, _four_to_five),
     5: (6, _five_to_six),
     6: (7, _six_to_seven),
+    7: (8, _seven_to_eight),
 }
 
 

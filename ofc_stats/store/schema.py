@@ -20,7 +20,7 @@ import pyarrow as pa
 # 2: seats.board_streets; 3: one folder per table; 4: hand_id; 5: placements keyed by hand_id;
 # 6: quarantine's room id is room_hand_id (hand_id is the integer key everywhere else);
 # 7: results.recorded_timeouts (the timeouts each hand's text records, read once at scoring)
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 # Stored results are this engine version's when their Parquet metadata says so;
 # bump when a rule fix changes results, and recompute redoes them.
 ENGINE_VERSION = 2
@@ -239,8 +239,10 @@ GRADE_CANDIDATES = pa.schema(
 GRADE_TABLES = {"grades": GRADES, "grade_candidates": GRADE_CANDIDATES}
 
 # --- The ledger: what the rules give each seat the room paid (ofc_stats.audit.ledger writes
-# it; `ofc-stats audit` and `ofc-stats report` price it when the hands changed).  Not in
-# TABLES: a dataset never priced has no folder and an empty view of these columns.
+# it; `ofc-stats recompute`, so import, prices each new batch; `audit` and `report` price
+# it when the hands changed).  One file per import batch (schema 8), stamped with the rules
+# and the results it was priced from.  Not in TABLES: a dataset never priced has no folder
+# and an empty view of these columns.
 LEDGER_SEATS = pa.schema(
     [
         HAND_ID,
@@ -256,7 +258,6 @@ LEDGER_SEATS = pa.schema(
 )
 LEDGER_KEY = b"ofc_stats.ledger"  # Parquet metadata: the batches and rules it was priced from
 LEDGER_TABLES = {"ledger_seats": LEDGER_SEATS}
-LEDGER_FILE = "priced.parquet"  # the ledger is one file, priced whole and replaced whole
 # `ofc-stats grade --replay` (ofc_stats.grade.replay_store): the grader's advice played
 # on each graded seat's own cards, against the opponents' real final boards.
 REPLAYS = pa.schema(

@@ -17,6 +17,7 @@ from typing import Any
 
 import duckdb
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 
@@ -34,6 +35,7 @@ Params = Sequence[object] | Mapping[str, object] | None
 
 __all__ = [  # what reports may use
     "LEDGER_HANDS_SQL",
+    "LEDGER_OF_SEATS",
     "LEDGER_SQL",
     "LEDGER_TOLERANCE",
     "OfcData",
@@ -184,6 +186,16 @@ SELECT h.hand_key, l.hand_id, l.seat, s.player, coalesce(s.player_id, s.player) 
 FROM ledger_seats l
 JOIN (SELECT hand_id, hand_key, played_at FROM hands) h USING (hand_id)
 JOIN (SELECT hand_id, seat, player, player_id, hero FROM seats) s USING (hand_id, seat)
+"""
+# The ledger view's rows that LEDGER_HANDS_SQL reads, of the seats in ``{seats}`` (a table
+# of hand_id, seat, hand_key, played_at: a report's player's seats, which it read already):
+# ledger_seats cut down to those hands by an integer semi-join, no hands or seats joined.
+LEDGER_OF_SEATS = """
+SELECT w.hand_key, l.hand_id, l.seat, w.played_at, l.room, l.currency, l.money_paid,
+       l.money_rules, l.money_paid - l.money_rules AS difference, l.rules, l.rules_source,
+       l.out_of_sample
+FROM (SELECT * FROM ledger_seats WHERE hand_id IN (SELECT hand_id FROM {seats})) l
+JOIN {seats} w ON w.hand_id = l.hand_id AND w.seat = l.seat
 """
 LEDGER_TOLERANCE = 0.011  # a hand paid more or less than the rules by over a cent differs
 # One row per person (``who``) and hand, over ``{who}``: a relation of who, hand_id, seat,
@@ -472,6 +484,36 @@ class OfcData:
         folder = dataset.table_dir(table)
         paths = [str(folder / EMPTY)] + [p for p in dataset.files(table) if Path(p).stem in stems]
         return f"read_parquet([{_listed(paths)}], union_by_name = true)"
+
+    def batch_sources_of(self, ids: npt.NDArray[np.int64]) -> dict[str, str]:
+        """SQL reading ``hands``, ``seats``, ``results`` and ``versus`` (as stored, keyed by
+        hand_id) from only the batch files that hold some of these hand ids.
+
+        A report's player in a dataset of mined hands sits in some batches only: the
+        rest are never read.  Each file is chosen by its hands' id range in the Parquet
+        footer (no data read); when every batch holds one, the views themselves.
+        """
+        dataset = Dataset(self.root)
+        ordered = np.sort(np.asarray(ids, np.int64))
+        stems, every = set(), True
+        for path in dataset.files("hands"):
+            low, high = hand_id_range(path)
+            at = int(np.searchsorted(ordered, low))
+            if at < len(ordered) and ordered[at] <= high:
+                stems.add(Path(path).stem)
+            else:
+                every = False
+        names = {"hands": "hands", "seats": "seats", "results": "results_stored"}
+        names["versus"] = "versus_stored"
+        if every:
+            return names
+        out = {}
+        for table in names:
+            folder = dataset.table_dir(table)
+            paths = [str(folder / EMPTY)]
+            paths += [p for p in dataset.files(table) if Path(p).stem in stems]
+            out[table] = f"read_parquet([{_listed(paths)}], union_by_name = true)"
+        return out
 
     # --- Grades (issue 11): `grades`, `grade_candidates`; empty until `ofc-stats grade` ran ---
     def _grade_views(self, dataset: Dataset) -> None:

@@ -1,0 +1,143 @@
+"""The room ledger stored one file per import batch, priced at recompute (schema 8).
+
+A report reads the stored ledger; it never prices a dataset's money again
+unless the hands or results changed.  The fixture is test_ledger_report's
+(Alice against Bob, hand-computed there): USD at 0.5 a point, no rake, so the
+rules give a 21-point winner 10.5 and the loser -10.5.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from importlib import import_module
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from ofc_stats.audit.ledger import ledger_is_current, price_batches, price_ledger
+from ofc_stats.cli import main
+from ofc_stats.records import HandRecord
+from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.migrate import upgrade
+from ofc_stats.store.schema import LEDGER_SEATS
+from ofc_stats.store.views import open_dataset
+from parsers.open_format import dumps
+from tests.test_ledger_report import WINS, _hand, _records
+
+PRICED = "SELECT hand_id, seat, money_paid, money_rules FROM ledger_seats ORDER BY 1, 2"
+
+
+def _write(folder: Path, name: str, records: list[HandRecord]) -> Path:
+    path = folder / f"{name}.jsonl"
+    path.write_text("".join(dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _import(data: Path, path: Path) -> None:
+    done = CliRunner().invoke(main, ["import", str(path), "--data", str(data), "--quiet"])
+    assert done.exit_code == 0, done.output
+
+
+def _ledger_files(data: Path) -> dict[str, int]:
+    """Each batch's ledger file and its modification time."""
+    return {Path(p).stem: os.stat(p).st_mtime_ns for p in Dataset(data).files("ledger_seats")}
+
+
+def test_import_prices_each_batch_and_a_report_reads_it_stored(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    _import(data, _write(tmp_path, "first", _records()))
+    _import(
+        data,
+        _write(
+            tmp_path, "second", [replace(_hand(6, WINS, (10.5, -10.5)), stakes=0.5, currency="USD")]
+        ),
+    )
+    batches = Dataset(data).batches()
+    assert len(batches) == 2 and sorted(_ledger_files(data)) == batches
+    with open_dataset(data) as db:
+        assert ledger_is_current(db)
+        stored = db.sql(PRICED).fetchall()
+        whole = price_ledger(db)  # priced whole, as before schema 8: the same rows
+    assert stored == sorted(
+        zip(
+            *(whole[c].to_pylist() for c in ("hand_id", "seat", "money_paid", "money_rules")),
+            strict=True,
+        )
+    )
+    # hand 6 (the second batch): 21 points x 0.5 = 10.5 to Alice, -10.5 to Bob, no rake
+    last = [row for row in stored if row[0] == max(r[0] for r in stored)]
+    assert [(seat, rules) for _, seat, _, rules in last] == [(0, 10.5), (1, -10.5)]
+
+
+def test_a_big_dataset_prices_batch_by_batch_and_only_new_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above WHOLE_UP_TO money hands the rules come from a sample of each room's hands and
+    each batch is priced from its own files: the same money as pricing whole under the
+    same rules (the sample here holds every hand); a new batch leaves the others' files."""
+    audit_ledger = import_module("ofc_stats.audit.ledger")
+    data = tmp_path / "data"
+    _import(data, _write(tmp_path, "first", _records()))
+    with open_dataset(data) as db:
+        whole = price_ledger(db)
+    expected = dict(
+        zip(
+            zip(whole["hand_id"].to_pylist(), whole["seat"].to_pylist(), strict=True),
+            whole["money_rules"].to_pylist(),
+            strict=True,
+        )
+    )
+    monkeypatch.setattr(audit_ledger, "WHOLE_UP_TO", 0)
+    with open_dataset(data) as db:
+        assert price_batches(db)
+        rows = db.sql(PRICED).fetchall()
+        words = db.sql("SELECT DISTINCT out_of_sample FROM ledger_seats").fetchall()
+    assert {(h, s): r for h, s, _, r in rows} == expected
+    # USD hands 1-3: Alice won 21 points at 0.5 a point, no rake: 10.5 each
+    assert [r for h, s, _, r in rows if s == 0][:3] == [10.5, 10.5, 10.5]
+    assert all(w[0].startswith("not checked (inferred from a sample of") for w in words)
+    before = _ledger_files(data)
+    _import(
+        data,
+        _write(
+            tmp_path, "second", [replace(_hand(6, WINS, (10.5, -10.5)), stakes=0.5, currency="USD")]
+        ),
+    )
+    after = _ledger_files(data)
+    assert len(after) == 2 and all(after[b] == t for b, t in before.items())  # untouched
+    with open_dataset(data) as db:
+        assert ledger_is_current(db)
+
+
+def test_version_7s_ledger_priced_whole_is_removed_by_the_upgrade(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    _import(data, _write(tmp_path, "first", _records()))
+    whole = data / "ledger_seats" / "priced.parquet"
+    for path in (data / "ledger_seats").glob("0*.parquet"):
+        path.unlink()
+    pq.write_table(LEDGER_SEATS.empty_table(), whole)
+    (data / "dataset.json").write_text(json.dumps({"schema_version": 7}) + "\n")
+    assert upgrade(data) == [f"{data}: schema version 7 -> 8"]
+    assert not whole.exists()
+    with open_dataset(data) as db:
+        assert not ledger_is_current(db)  # priced again by the next recompute or report
+
+
+def test_check_sets_a_damaged_ledger_file_aside_alone(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    _import(data, _write(tmp_path, "first", _records()))
+    (batch,) = Dataset(data).batches()
+    (data / "ledger_seats" / f"{batch}.parquet").write_bytes(b"not parquet")
+    found = CliRunner().invoke(main, ["check", "--data", str(data)])
+    assert found.exit_code != 0 and f"the ledger_seats file of batch {batch}" in found.output
+    repaired = CliRunner().invoke(main, ["check", "--repair", "--data", str(data)])
+    assert repaired.exit_code == 0, repaired.output
+    assert Dataset(data).batches() == [batch]  # the hands stay
+    done = CliRunner().invoke(main, ["recompute", "--data", str(data), "--quiet"])
+    assert done.exit_code == 0, done.output
+    with open_dataset(data) as db:
+        assert ledger_is_current(db)
