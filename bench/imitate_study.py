@@ -22,6 +22,7 @@ import sys
 import time
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +32,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from race_study import load  # noqa: E402
+from race_study import load, study  # noqa: E402
 from replay import _rates  # noqa: E402
 
+from ofc_stats import _core  # noqa: E402
 from ofc_stats.grade import imitate  # noqa: E402
 from ofc_stats.grade.position import Decision  # noqa: E402
 from ofc_stats.grade.replay import (  # noqa: E402
     Advice,
-    grader_advice,
+    SeatReplay,
     half,
     policy_advice,
     realised,
@@ -121,36 +123,42 @@ def main() -> None:
     for lam in [0.0, *(args.lam or [1.0])]:
         note = {"l2": best_l2, "lam": lam, "fitted_on": "tune", "opponents": opponents}
 
-        def advice_by(
+        def played_by(
             prefs: dict[int, imitate.Preference], note: dict[str, object], lam: float = lam
-        ) -> Advice:
-            played = value if not lam else imitate.combined(value, prefs, lam, opponents, note)
-            if args.grader:
-                return grader_advice(
-                    args.rollouts, 0, args.workers, fantasy_worth=worth, value=played
-                )
-            return policy_advice(
-                0, args.workers, fantasy_worth=worth, value=played, dreams=args.dreams
-            )
+        ) -> _core.ValueFunction:
+            return value if not lam else imitate.combined(value, prefs, lam, opponents, note)
 
         # The tuning half is played by the fit on its other fold (cross-fitted: never
         # in-sample), the holdout half by the fit on the whole tuning half.
-        advise = crossfit(
-            {0: advice_by(on_b, note), 1: advice_by(on_a, note), 2: advice_by(prefs, note)}
-        )
-
+        values = {0: played_by(on_b, note), 1: played_by(on_a, note), 2: played_by(prefs, note)}
+        t0 = time.process_time()
+        if args.grader:
+            # The grader's race as version 5 (32 rollouts, tie 2 SE), its rollouts played
+            # by each group's policy; claims included.
+            rows = []
+            for group, played in values.items():
+                members = [d for d in decisions if _group(d.hand_key) == group]
+                rows += study(members, finals, options, 2.0, 1, 2.0, args.workers, 0, played)
+            seats = [SeatGain.of_row(r) for r in rows]
+        else:
+            advise = crossfit(
+                {
+                    w: policy_advice(
+                        0, args.workers, fantasy_worth=worth, value=v, dreams=args.dreams
+                    )
+                    for w, v in values.items()
+                }
+            )
+            seats = [SeatGain.of_seat(s) for s in replay(decisions, finals, advise, worth)]
         if lam:
             (args.out / f"value-lam{lam:g}{_tag(args)}.json").write_text(
                 imitate.combined(value, prefs, lam, opponents, note).to_json()
             )
-        t0 = time.process_time()
-        seats = replay(decisions, finals, advise, worth)
         cpu = time.process_time() - t0
         print(
             f"lam {lam:g} ({'grader' if args.grader else 'policy'}, dreams {args.dreams}, "
             f"{cpu:.0f} CPU s):"
         )
-        rows = []
         for which in ("tune", "holdout", "all"):
             part = [s for s in seats if which in ("all", half(s.hand_key))]
             r, p = _rates(part, bot=True), _rates(part, bot=False)
@@ -162,15 +170,57 @@ def main() -> None:
             if reference is not None:
                 paired = realised([s.gain - reference[(s.hand_key, s.seat)] for s in part])
                 line += f"; minus lam 0: {paired}"
+            if args.grader:
+                claimed = realised([s.claimed for s in part])
+                short = realised([s.gain - s.claimed for s in part])
+                line += f"; claimed {claimed.mean:.2f}, realised - claimed {short}"
             print(line)
         rows = [
-            {"hand_key": s.hand_key, "seat": s.seat, "half": half(s.hand_key), "gain": s.gain}
+            {
+                "hand_key": s.hand_key,
+                "seat": s.seat,
+                "half": half(s.hand_key),
+                "gain": s.gain,
+                "claimed": s.claimed,
+                "first_deviation": s.first_deviation,
+            }
             for s in seats
         ]
         (args.out / f"seats-lam{lam:g}{_tag(args)}.json").write_text(json.dumps(rows))
         if reference is None:
             reference = {(s.hand_key, s.seat): s.gain for s in seats}
         sys.stdout.flush()
+
+
+@dataclass(frozen=True)
+class SeatGain:
+    """One seat replayed: its gain, claim (the grader's only) and both boards."""
+
+    hand_key: str
+    seat: int
+    gain: float
+    first_deviation: int | None
+    claimed: float
+    bot_board: tuple[int, ...]
+    player_board: tuple[int, ...]
+
+    @staticmethod
+    def of_seat(s: SeatReplay) -> SeatGain:
+        return SeatGain(
+            s.hand_key, s.seat, s.gain, s.first_deviation, 0.0, s.bot_board, s.player_board
+        )
+
+    @staticmethod
+    def of_row(r: dict[str, Any]) -> SeatGain:
+        return SeatGain(
+            str(r["hand_key"]),
+            int(r["seat"]),
+            float(r["gain"]),
+            r["first_deviation"],
+            float(r["claimed"]),
+            tuple(r["bot_board"]),
+            tuple(r["player_board"]),
+        )
 
 
 def _cached(

@@ -53,7 +53,10 @@ pub fn offered(game: &Game, p: &Position) -> Result<Offered, String> {
         apply(&mut after, &mut fill, &s.dealt, s.cands.dest(i));
         out.placed = placed(&after);
         if !scorer.covers(out.placed) {
-            return Err(format!("no model of boards with {} cards placed", out.placed));
+            return Err(format!(
+                "no model of boards with {} cards placed",
+                out.placed
+            ));
         }
         out.values.push(scorer.value(t, game.rules, &after, known));
         out.features.push(features(t, game.rules, &after, known));
@@ -109,7 +112,8 @@ mod tests {
         assert_eq!(o.features.len(), o.legal.len());
         let s = Setup::new(&g, &p).unwrap();
         assert_eq!(o.legal[o.chosen], s.chosen);
-        let best = (0..o.values.len()).fold(0, |b, k| if o.values[k] > o.values[b] { k } else { b });
+        let best =
+            (0..o.values.len()).fold(0, |b, k| if o.values[k] > o.values[b] { k } else { b });
         let played = play_position(&g, &p, None, None).unwrap();
         assert_eq!(s.cands.dest(o.legal[best]), played.as_slice());
     }

@@ -33,7 +33,12 @@ fn offered_candidates<'py>(
     let g = game(py, rules, streets, fantasy_values.as_slice()?, Some(value))?;
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
     let pool = threads.map(|n| pool(n.max(1))).transpose()?;
-    let all = || positions.par_iter().map(|p| offered(&g, p)).collect::<Vec<_>>();
+    let all = || {
+        positions
+            .par_iter()
+            .map(|p| offered(&g, p))
+            .collect::<Vec<_>>()
+    };
     let results = py.detach(|| match &pool {
         Some(p) => p.install(all),
         None => all(),
