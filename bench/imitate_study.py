@@ -1,17 +1,20 @@
 """Learning from the players: the continuation policy plus a model of their choices.
 
     .venv/bin/python bench/imitate_study.py --data out/study-data [--samples ../shared/samples/apps]
-        [--l2 0.01 --l2 0.001 ...] [--lam 1 --lam 0.5 ...] [--grader] [--out out/imitate]
+        [--l2 0.001 --l2 0.003 ...] [--lam 0.5 --lam 1 ...] [--placed 5 --placed 7]
+        [--dreams 8] [--grader] [--out out/imitate]
 
 Fits the conditional-logit model of ``ofc_stats.grade.imitate`` to the players' plays on
 the **tuning half** of the seats only (the penalty chosen by the log-likelihood of one
-half of those seats fitted on the other), then replays the continuation policy alone
+fold of that half fitted on the other), then replays the continuation policy alone
 playing by ``V + lam * preference`` for each ``--lam`` (0: the value alone, the
-reference) on every seat.  ``--grader`` replays the grader's advice with rollouts played
-by that policy too (slow).  Printed per half: the realised gain a seat-hand against the
-players, fouls and Fantasyland entries, and the paired difference to ``lam = 0`` seat by
-seat.  The tuning half's figures are in-sample for the model (it was fitted there): the
-holdout half decides.
+reference) on every seat; ``--grader``: the grader's advice (version 5's race) with its
+rollouts played by that policy, and its claims.  The tuning half is *cross-fitted*: each
+of its folds is played by the fit on the other fold, so no figure is in-sample for the
+model; the holdout half is played by the fit on the whole tuning half.  Printed per half:
+the realised gain a seat-hand against the players, fouls and Fantasyland entries, and the
+paired difference to ``lam = 0`` seat by seat (the choice rule of docs/grading.md).
+Fits are cached in ``--out``.
 """
 
 from __future__ import annotations
@@ -88,7 +91,7 @@ def main() -> None:
     a = [o for o in offers if fold(o.hand_key) == 0]
     b = [o for o in offers if fold(o.hand_key) == 1]
     base = imitate.log_likelihood(b, {})
-    print("  value alone, fold B log-likelihood by cards placed:", _fmt(base))
+    print("  a uniform choice, fold B log-likelihood by cards placed:", _fmt(base))
     best_l2, best_ll = None, -np.inf
     folds: dict[float, tuple[dict[int, imitate.Preference], dict[int, imitate.Preference]]] = {}
     for l2 in args.l2 or [0.001]:
