@@ -32,12 +32,14 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ofc_stats import _core  # noqa: E402
 from ofc_stats.errors import UnplayablePosition  # noqa: E402
 from ofc_stats.grade.position import (  # noqa: E402
     HAND_COLUMNS,
@@ -91,9 +93,11 @@ def study(
     own_tie: float,
     workers: int,
     first_street: int = 0,
+    value: _core.ValueFunction | Literal["learned"] = "learned",
 ) -> list[dict[str, object]]:
     """Grade the real decisions with this race (the claims), replay its advice; per seat.
-    Before ``first_street`` (0 = the first street) the advice is the player's own play."""
+    Before ``first_street`` (0 = the first street) the advice is the player's own play;
+    ``value``: the board value the rollouts play by (default: the versioned weights)."""
     worth = dataset_worth(options)
 
     def grade(asked: Sequence[Decision], stick: bool = True) -> list[object]:
@@ -105,6 +109,7 @@ def study(
                 keys,
                 workers,
                 options.fantasy_table,
+                value,
                 tie=tie if stick else own_tie,
                 extra=extra,
                 stick=stick,
@@ -157,6 +162,8 @@ def study(
             "first_deviation": s.first_deviation,
             "gain": s.gain,
             "claimed": claimed.get((s.hand_key, s.seat), 0.0),
+            "bot_board": list(s.bot_board),
+            "player_board": list(s.player_board),
         }
         for s in seats
     ]

@@ -263,3 +263,23 @@ def solve_fantasy_batch(
     npt.NDArray[np.bool_],
     npt.NDArray[np.float64],
 ]: ...
+
+# --- real decisions' candidates as the board value sees them (rust/ofc-py/src/imitate.rs)
+
+def offered_candidates(
+    rules: Rules,
+    streets: list[tuple[int, int]],
+    fantasy_values: npt.NDArray[np.float64],
+    decisions: list[_Decision],
+    value: ValueFunction,
+    threads: int | None = None,
+) -> list[
+    tuple[
+        int,
+        int,
+        npt.NDArray[np.float64],
+        npt.NDArray[np.int32],
+        npt.NDArray[np.float32],
+    ]
+    | UnplayablePosition
+]: ...

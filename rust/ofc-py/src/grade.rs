@@ -19,7 +19,7 @@ use crate::value::ValueFunction;
 /// A decision as Python hands it over: (key, street, seat in order of action, board,
 /// dealt, discards, dead, opponents as (seat, board, next street, Fantasyland cards),
 /// chosen destinations).
-type DecisionTuple = (
+pub(crate) type DecisionTuple = (
     Vec<u64>,
     usize,
     usize,
@@ -31,7 +31,7 @@ type DecisionTuple = (
     Vec<i64>,
 );
 
-fn position(d: DecisionTuple) -> Position {
+pub(crate) fn position(d: DecisionTuple) -> Position {
     let (key, street, seat, board, dealt, discards, dead, opponents, chosen) = d;
     Position {
         key,
@@ -160,7 +160,7 @@ impl StreetGrade {
 
 /// The rollouts' game; Fantasyland values that are not finite points >= 0 are refused
 /// (`RulesetError`, one line), never played with.
-fn game<'a>(
+pub(crate) fn game<'a>(
     py: Python<'_>,
     rules: &'a Rules,
     streets: Vec<(usize, usize)>,

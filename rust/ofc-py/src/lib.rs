@@ -10,6 +10,7 @@ mod decode;
 mod errors;
 mod fantasy;
 mod grade;
+mod imitate;
 mod rules;
 mod score;
 mod sim;
@@ -26,6 +27,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     decode::register(m)?;
     rules::register(m)?;
     grade::register(m)?;
+    imitate::register(m)?;
     sim::register(m)?;
     score::register(m)?;
     fantasy::register(m)?;
