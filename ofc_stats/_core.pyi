@@ -26,6 +26,7 @@ __all__ = [
     "classify_five",
     "classify_three",
     "grade_street_decisions",
+    "offered_candidates",
     "policy_plays",
     "rank_tables",
     "repeated_cards",
