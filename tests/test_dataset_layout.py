@@ -242,6 +242,17 @@ def test_a_folder_that_is_not_a_dataset_is_never_taken_over(tmp_path: Path) -> N
         import_paths([DATA / "app-json" / "two_hands.hh"], a_file)
 
 
+def test_a_create_killed_before_its_rename_leaves_a_folder_that_opens(tmp_path: Path) -> None:
+    """create() stages dataset.json.new, then renames it; a kill between the two left a
+    folder every later import refused as "holds other files" (tests/fuzz/test_kill.py
+    hit it once in four kills)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "dataset.json.new").write_text('{"schema_ver')  # cut mid-write by the kill
+    assert import_paths([DATA / "app-json" / "two_hands.hh"], data).stored == 2
+    assert not (data / "dataset.json.new").exists()
+
+
 def test_a_dataset_folder_with_glob_characters_in_its_name(tmp_path: Path) -> None:
     data = tmp_path / "x[1]*?"
     import_paths([DATA / "app-json" / "two_hands.hh"], data)

@@ -192,8 +192,11 @@ class Dataset:
         if self.root.exists() and not self.root.is_dir():
             raise DatasetError(f"{self.root}: is a file, not a dataset folder")
         if not self.exists():
+            # A lock file, scratch space or a dataset.json staged by a create() killed
+            # before its rename are this dataset's own leftovers, not someone's files.
+            ours = (".tmp", "dataset.json.new")
             if self.root.is_dir() and any(
-                not (p.name.startswith(LOCK) or p.name == ".tmp") for p in self.root.iterdir()
+                not (p.name.startswith(LOCK) or p.name in ours) for p in self.root.iterdir()
             ):
                 raise DatasetError(
                     f"{self.root}: the folder holds other files and no dataset.json; "
