@@ -141,3 +141,25 @@ def test_check_sets_a_damaged_ledger_file_aside_alone(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     with open_dataset(data) as db:
         assert ledger_is_current(db)
+
+
+def test_forgetting_a_batch_takes_its_ledger_file_and_the_rest_stays_current(
+    tmp_path: Path,
+) -> None:
+    """The second import forgotten (as a file and as a batch id): its ledger file goes with
+    its hands, so the first batch's stored ledger is still the current one, as it was
+    before that import (a left-over file would make every money line 'not checked')."""
+    for how in ("file", "batch"):
+        data = tmp_path / how / "data"
+        _import(data, _write(tmp_path, "first", _records()))
+        second = _write(
+            tmp_path, "second", [replace(_hand(6, WINS, (10.5, -10.5)), stakes=0.5, currency="USD")]
+        )
+        _import(data, second)
+        first, last = Dataset(data).batches()
+        target = str(second) if how == "file" else last
+        done = CliRunner().invoke(main, ["forget", target, "--data", str(data)])
+        assert done.exit_code == 0, done.output
+        assert sorted(_ledger_files(data)) == Dataset(data).batches() == [first]
+        with open_dataset(data) as db:
+            assert ledger_is_current(db)

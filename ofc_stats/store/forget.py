@@ -21,11 +21,13 @@ import pyarrow.parquet as pq
 
 from ofc_stats.errors import UnknownSource
 from ofc_stats.store.dataset import HAND_TABLES, Dataset, hand_rows
-from ofc_stats.store.schema import GRADER_TABLES, TABLES
+from ofc_stats.store.schema import GRADER_TABLES, LEDGER_TABLES, TABLES
 
 # Every table whose rows belong to a stored hand: its grades go with it.
-_HAND_AND_GRADE_TABLES = (*HAND_TABLES, *GRADER_TABLES)
-_BATCH_TABLES = (*TABLES, *GRADER_TABLES)  # every table a batch can have a file in
+# (the room ledger's rows too: a batch's ledger file goes with its hands, so a forget
+# leaves the other batches' stored ledger current)
+_HAND_AND_GRADE_TABLES = (*HAND_TABLES, *GRADER_TABLES, *LEDGER_TABLES)
+_BATCH_TABLES = (*TABLES, *GRADER_TABLES, *LEDGER_TABLES)  # every table a batch can have a file in
 
 # The column naming a row's source file, per table that has one.
 SOURCE_COLUMN = {"hands": "source_file", "quarantine": "source_file", "files": "path"}

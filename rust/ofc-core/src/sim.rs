@@ -461,6 +461,14 @@ impl Session<'_> {
                 boards[a] = [EMPTY; 13];
                 if in_fantasy[a] {
                     let n = fantasy_cards[a] as usize;
+                    // A Fantasyland granted since `check` (the scores' entry or repeat, the
+                    // room's mistaken one) is checked as the first hand's were: an error,
+                    // not a slice past the seat's block or the stay values.
+                    if n > self.block || n >= self.stay_values.len() {
+                        return Err(CoreError::Hand(format!(
+                            "a Fantasyland of {n} cards does not fit a seat's cards"
+                        )));
+                    }
                     let dealt = &cards[a * self.block..a * self.block + n];
                     let set = solve(dealt, self.rules, self.stay_values[n])?;
                     boards[a] = set.board().map(|c| c as i8);
@@ -722,6 +730,34 @@ mod tests {
                 assert_eq!(dealt, if e.earned > 0 { 0 } else { 14 });
             }
         }
+    }
+
+    #[test]
+    fn a_mistaken_fantasyland_larger_than_a_seat_is_an_error_not_a_panic() {
+        // The room's mistake deals 40 cards of Fantasyland to a seat of 17: the next
+        // hand cannot be dealt, and says so (a slice past the deck panicked before).
+        let rules = Rules::pineapple_progressive();
+        let streets = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
+        let session = Session {
+            rules: &rules,
+            streets: &streets,
+            seats: 3,
+            block: 17,
+            rollouts: 2,
+            timeout_rate: 0.0,
+            seed: 5,
+            stay_values: &[10.0; 18],
+            stack: None,
+            button_moves_on_fantasy: false,
+            fantasy_errors: 1.0,
+            standard_fantasy_cards: 40,
+        };
+        let mut states = vec![TableState {
+            button: 0,
+            fantasy_next: vec![0; 3],
+        }];
+        let played = session.play(&[styles()], &mut states, &[0], 0, 5);
+        assert!(matches!(played, Err(CoreError::Hand(why)) if why.contains("40 cards")));
     }
 
     #[test]
