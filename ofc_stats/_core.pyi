@@ -20,6 +20,7 @@ __all__ = [
     "Rules",
     "StreetGrade",
     "SwcDecoder",
+    "VALUE_FEATURES",
     "ValueFunction",
     "__version__",
     "check_fantasy_deal",
@@ -266,6 +267,8 @@ def solve_fantasy_batch(
 ]: ...
 
 # --- real decisions' candidates as the board value sees them (rust/ofc-py/src/imitate.rs)
+
+VALUE_FEATURES: int  # the board value's features (ofc_core::value::DIM)
 
 def offered_candidates(
     rules: Rules,

@@ -36,8 +36,8 @@ from ofc_stats.grade import rollout
 from ofc_stats.grade.position import Decision
 from ofc_stats.grade.replay import FantasyWorth, worth_table
 
-# Features of an afterstate (ofc_core::value::DIM); one slot more for "no feature".
-DIM = 1278
+# Features of an afterstate (the core's); one slot more for "no feature".
+DIM = _core.VALUE_FEATURES
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ const BIAS: usize = NUMBERS + 5;
 /// Features of an afterstate.
 pub const DIM: usize = BIAS + 1;
 /// Most non-zero features of one afterstate.
-const MAX_ACTIVE: usize = 24;
+pub const MAX_ACTIVE: usize = 24;
 
 /// What a player reads off one row, finished or not.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

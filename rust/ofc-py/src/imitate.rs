@@ -5,6 +5,7 @@ use numpy::ndarray::{Array1, Array2};
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use ofc_core::imitate::offered;
 use ofc_core::rollout::Position;
+use ofc_core::value::{DIM, MAX_ACTIVE as ACTIVE};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
@@ -12,9 +13,6 @@ use crate::errors::unplayable;
 use crate::grade::{game, pool, position, DecisionTuple};
 use crate::rules::Rules;
 use crate::value::ValueFunction;
-
-/// Most non-zero features of one afterstate (`ofc_core::value::Features`).
-const ACTIVE: usize = 24;
 
 /// For each decision (one ruleset): (play made as a position among the legal
 /// candidates, cards placed after the street, each legal candidate's value, feature
@@ -73,5 +71,7 @@ fn offered_candidates<'py>(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(offered_candidates, m)?)?;
+    // The board value's feature count, so Python sizes its arrays from the core's.
+    m.add("VALUE_FEATURES", DIM)?;
     Ok(())
 }
