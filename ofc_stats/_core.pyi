@@ -14,13 +14,13 @@ from ofc_stats.errors import UnplayablePosition
 
 __version__: str
 __all__ = [
+    "VALUE_FEATURES",
     "AppDecoder",
     "FpdbDecoder",
     "OpenDecoder",
     "Rules",
     "StreetGrade",
     "SwcDecoder",
-    "VALUE_FEATURES",
     "ValueFunction",
     "__version__",
     "check_fantasy_deal",
