@@ -149,17 +149,20 @@ def play_hands(
             threads=spec.threads,
         )
         buttons, fantasy_next = part.buttons, part.fantasy_next
-        orders, flags = part.order.tolist(), (part.fantasy_cards > 0).tolist()
-        nets, timed = part.net.tolist(), part.timed_out.tolist()
-        fouled, entered = part.fouled.tolist(), part.qualifies.tolist()
-        error_seats, earned_of = part.error_seat.tolist(), part.error_earned.tolist()
         records = iter(part.records)
+        in_fantasy_of = part.fantasy_cards > 0
         for k in range(count):
             played_at = START + timedelta(seconds=90 * (hand + k))
             hand_id = str(hand + k)
+            # One hand's columns as lists at a time: the whole part's nested lists
+            # lived long enough to push the garbage collector into full collections.
+            orders, flags = part.order[k].tolist(), in_fantasy_of[k].tolist()
+            nets, timed = part.net[k].tolist(), part.timed_out[k].tolist()
+            fouled, entered = part.fouled[k].tolist(), part.qualifies[k].tolist()
+            error_seats, earned_of = part.error_seat[k].tolist(), part.error_earned[k].tolist()
             for i in range(t):
                 rows, moves = next(records)
-                net, order, in_fantasy = nets[k][i], orders[k][i], flags[k][i]
+                net, order, in_fantasy = nets[i], orders[i], flags[i]
                 seats = tuple(
                     SeatRecord(
                         seat=seat,
@@ -193,13 +196,13 @@ def play_hands(
                 yield Played(
                     record,
                     truth,
-                    tuple(timed[k][i]),
-                    tuple(zip(fouled[k][i], entered[k][i], strict=True)),
+                    tuple(timed[i]),
+                    tuple(zip(fouled[i], entered[i], strict=True)),
                 )
-                if error_seats[k][i] >= 0:
+                if error_seats[i] >= 0:
                     pending[i] = _fantasy_truth(
-                        names[i][order[error_seats[k][i]]],
-                        earned_of[k][i],
+                        names[i][order[error_seats[i]]],
+                        earned_of[i],
                     )
         hand += count
 
