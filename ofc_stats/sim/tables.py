@@ -132,6 +132,7 @@ def play_hands(
     ]
     table_ids = [f"T{i:04d}" for i in range(t)]
     step = max(1, HANDS_A_CALL // t)
+    stakes, stack, room, ruleset_name = spec.stakes, spec.stack, spec.room, ruleset.name
     hand = first_hand
     while hand < first_hand + hands:
         count = min(step, first_hand + hands - hand)
@@ -178,21 +179,21 @@ def play_hands(
                         discards=thrown,
                         in_fantasy=in_fantasy[seat],
                         reported_points=net[seat],
-                        reported_money=round(net[seat] * spec.stakes, 2),
-                        stack=spec.stack,
+                        reported_money=round(net[seat] * stakes, 2),
+                        stack=stack,
                     )
                     for seat, (top, middle, bottom, thrown) in enumerate(rows)
                 )
                 record = _hand_record(
                     format="open",
-                    room=spec.room,
+                    room=room,
                     table_id=table_ids[i],
                     room_hand_id=hand_id,
-                    ruleset=ruleset.name,
+                    ruleset=ruleset_name,
                     seats=seats,
                     placements=moves,
                     played_at=played_at,
-                    stakes=spec.stakes,
+                    stakes=stakes,
                     currency="PTS",
                 )
                 truth = pending.pop(i, None)
