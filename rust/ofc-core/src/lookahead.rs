@@ -424,12 +424,35 @@ impl Layout {
     #[inline]
     fn value(&self, t: &Tables, style: &Style, [top, middle, bottom]: [RowId; 3]) -> f64 {
         let [top, middle, bottom] = [top, middle, bottom].map(|i| self.ranked[i as usize]);
-        if t.top_fouls(top.class, middle.class) || middle.class > bottom.class {
-            -style.foul_penalty
-        } else {
-            top.part + middle.part + bottom.part
-        }
+        rows_value(t, style, top, middle, bottom)
     }
+}
+
+/// A board's value from its three ranked rows.
+#[inline]
+fn rows_value(t: &Tables, style: &Style, top: Ranked, middle: Ranked, bottom: Ranked) -> f64 {
+    if t.top_fouls(top.class, middle.class) || middle.class > bottom.class {
+        -style.foul_penalty
+    } else {
+        top.part + middle.part + bottom.part
+    }
+}
+
+/// A candidate's plan-B value: its top row as plan A ranked it (both plans fill
+/// the top last, from the same draws, so plan B never ranks a top), its middle
+/// and bottom as plan B ranked them.
+#[inline]
+fn plan_b_value(
+    t: &Tables,
+    style: &Style,
+    plan_a: &Layout,
+    plan_b: &Layout,
+    top: RowId,
+    [_, middle, bottom]: [RowId; 3],
+) -> f64 {
+    let top = plan_a.ranked[top as usize];
+    let [middle, bottom] = [middle, bottom].map(|i| plan_b.ranked[i as usize]);
+    rows_value(t, style, top, middle, bottom)
 }
 
 /// Each thread's working memory, kept from decision to decision.
@@ -512,7 +535,8 @@ impl Judge<'_> {
             if plan == 1 && !self.shape.needs_b[fit as usize] {
                 continue; // its plan-B values are read from plan A's rows
             }
-            for id in rows.ids[fit as usize] {
+            // Plan B's top row is plan A's (see `plan_b_value`): not listed.
+            for &id in &rows.ids[fit as usize][plan..] {
                 let i = id as usize;
                 if layout.listed[i] == pass {
                     continue;
@@ -657,6 +681,9 @@ impl Judge<'_> {
                 plan_a.value(t, style, self.shape.plans[0].ids[f])
             } else if let Some(which) = moved {
                 self.moved_value(layout, rows.ids[f], free, which, &s.draws)
+            } else if plan == 1 {
+                let top = self.shape.plans[0].ids[f][0];
+                plan_b_value(t, style, plan_a, layout, top, rows.ids[f])
             } else {
                 layout.value(t, style, rows.ids[f])
             };
@@ -1110,6 +1137,9 @@ mod tests {
                         // Plan B where the middle or bottom is full is read off plan A's rows.
                         let fast = if p == 1 && !shape.needs_b[f] {
                             s.layouts[0].value(t, &style, shape.plans[0].ids[f])
+                        } else if p == 1 {
+                            let top = shape.plans[0].ids[f][0];
+                            plan_b_value(t, &style, &s.layouts[0], &s.layouts[1], top, rows.ids[f])
                         } else {
                             s.layouts[p].value(t, &style, rows.ids[f])
                         };
