@@ -19,6 +19,7 @@ __all__ = [
     "FpdbDecoder",
     "OpenDecoder",
     "Rules",
+    "SessionRecords",
     "StreetGrade",
     "SwcDecoder",
     "ValueFunction",
@@ -197,7 +198,17 @@ def sim_session(
     standard_fantasy_cards: int,
     threads: int,
     placements: list[Any],
-) -> tuple[dict[str, npt.NDArray[Any]], list[Any], npt.NDArray[np.int64], npt.NDArray[np.int8]]: ...
+) -> tuple[
+    dict[str, npt.NDArray[Any]], SessionRecords, npt.NDArray[np.int64], npt.NDArray[np.int8]
+]: ...
+
+@final
+class SessionRecords:
+    """A session part's record parts, hand-major, each built when read."""
+
+    def __iter__(self) -> SessionRecords: ...
+    def __next__(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]: ...
+    def __len__(self) -> int: ...
 
 # --- import decoders (rust/ofc-py/src/decode.rs) ------------------------------
 # resolve: rule text -> (preset name, max seats, deck size), or None (refused).

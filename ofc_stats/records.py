@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from ofc_stats.engine.board import DESTINATIONS, ROW_SIZES, ROWS
 from ofc_stats.engine.cards import JOKERS, format_cards
@@ -134,6 +134,38 @@ class Partial:
     def message(self) -> str:
         where = f"{self.source_file}:{self.line}" if self.line else self.source_file
         return f"{where}: {self.reason}; left for the next import"
+
+
+R = TypeVar("R")
+
+
+def builder(cls: type[R]) -> Callable[..., R]:
+    """A constructor of the frozen record class ``cls`` for producers of many
+    records (the simulator): ``builder(cls)(**given)`` equals ``cls(**given)``.
+
+    A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``
+    (about 1.5 us a SeatRecord, 1.7 a HandRecord); this sets the instance's field
+    dict at once, the fields not given at their defaults.  It runs no
+    ``__init__``, so it refuses classes that check or derive anything there.
+    """
+    if hasattr(cls, "__post_init__") or any(
+        f.default_factory is not MISSING
+        for f in fields(cls)  # type: ignore[arg-type]
+    ):
+        raise TypeError(f"{cls.__name__} builds fields in __init__")
+    defaults = {
+        f.name: f.default
+        for f in fields(cls)  # type: ignore[arg-type]
+        if f.default is not MISSING
+    }
+    new, set_field = object.__new__, object.__setattr__
+
+    def build(**given: Any) -> R:
+        record = new(cls)
+        set_field(record, "__dict__", {**defaults, **given})
+        return record
+
+    return build
 
 
 def growth(item: HandRecord, stored_complete: bool, stored: Callable[[], object | None]) -> str:

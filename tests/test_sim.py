@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from itertools import pairwise, product
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,7 +17,7 @@ from ofc_stats.engine.board import Board
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.scoring import score_board, score_hand
 from ofc_stats.engine.timeout import Street, forced_street, timeout_streets
-from ofc_stats.records import HandRecord, validate_hand
+from ofc_stats.records import HandRecord, Quarantined, SeatRecord, builder, validate_hand
 from ofc_stats.sim.tables import Player, Style, TableSpec, play_hands
 from parsers.open_format import dumps
 
@@ -115,6 +117,44 @@ def test_every_hand_is_legal(ruleset: str, seats: int) -> None:
                 assert len(thrown) == sum(later)
                 for street, (dealt, _) in enumerate(rules.variant.streets):
                     assert sum(p.street == street for p in mine) == dealt
+
+
+def test_the_records_builder_makes_what_the_constructor_makes() -> None:
+    # The simulator builds its records without the frozen dataclasses' __init__: the
+    # same fields (defaults for those not given), equal, with the same hash and text.
+    seat: dict[str, Any] = {
+        "seat": 1,
+        "player": "ann",
+        "top": (1, 2, 3),
+        "middle": (),
+        "bottom": (4,),
+    }
+    made, built = SeatRecord(**seat), builder(SeatRecord)(**seat)
+    assert made == built and hash(made) == hash(built) and repr(made) == repr(built)
+    assert built.discards is None and built.hero is False
+    hand: dict[str, Any] = {"format": "open", "room": "r", "table_id": "T", "room_hand_id": "7"}
+    hand |= {"ruleset": "pineapple", "seats": (made, made), "stakes": 2.0}
+    made_hand = HandRecord(**hand)
+    built_hand = builder(HandRecord)(**hand)
+    assert made_hand == built_hand and repr(made_hand) == repr(built_hand)
+    assert built_hand.hand_key == "open:r:T:7" and built_hand.placements == ()
+    # A frozen record is still frozen.
+    with pytest.raises(AttributeError):
+        built_hand.room = "other"  # type: ignore[misc]
+    # Quarantined has no __post_init__: it builds; a class with one is refused.
+    assert builder(Quarantined)(source_file="f", reason="r", raw_text="") == Quarantined(
+        "f", "r", ""
+    )
+
+    @dataclass(frozen=True)
+    class Checked:
+        x: int
+
+        def __post_init__(self) -> None:
+            assert self.x > 0
+
+    with pytest.raises(TypeError):
+        builder(Checked)
 
 
 def test_same_seed_same_hands_other_seed_other_hands() -> None:

@@ -13,19 +13,19 @@ gives the same hands on any number of threads.  This module builds the records.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
 
-from ofc_stats.core.sim import play_session
+from ofc_stats.core.sim import STYLE_FIELDS, play_session
 from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.fantasy_value import documented_stay_value
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import OfcError
-from ofc_stats.records import HandRecord, Placement, SeatRecord
+from ofc_stats.records import HandRecord, Placement, SeatRecord, builder
 
 START = datetime(2026, 1, 1, 12, 0, 0)
 
@@ -42,8 +42,10 @@ class Style:
     top_chase: float = 0.0  # value of each queen or better already on the top row
 
     def numbers(self) -> tuple[float, ...]:
-        """The fields the core reads, in ``ofc_stats.core.sim.STYLE_FIELDS`` order."""
-        return astuple(self)[1:]
+        """The fields the core reads, in ``ofc_stats.core.sim.STYLE_FIELDS`` order
+        (read by name: ``dataclasses.astuple`` deep-copies every field; 300
+        tables' seats took 5 ms that way, 0.9 CPU-us a hand of 6,000)."""
+        return tuple(getattr(self, name) for name in STYLE_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,11 @@ class Played(NamedTuple):
     outcome: tuple[tuple[bool, bool], ...]
 
 
+# The records' constructors without a frozen dataclass's per-field __setattr__
+# (about 5 of the 12 CPU-us a hand the records took).
+_seat_record = builder(SeatRecord)
+_hand_record = builder(HandRecord)
+
 HANDS_A_CALL = 4096  # table-hands the core plays per call (hands stream out between calls)
 
 
@@ -127,6 +134,7 @@ def play_hands(
     ]
     table_ids = [f"T{i:04d}" for i in range(t)]
     step = max(1, HANDS_A_CALL // t)
+    stakes, stack, room, ruleset_name = spec.stakes, spec.stack, spec.room, ruleset.name
     hand = first_hand
     while hand < first_hand + hands:
         count = min(step, first_hand + hands - hand)
@@ -149,19 +157,22 @@ def play_hands(
             threads=spec.threads,
         )
         buttons, fantasy_next = part.buttons, part.fantasy_next
-        orders, flags = part.order.tolist(), (part.fantasy_cards > 0).tolist()
-        nets, timed = part.net.tolist(), part.timed_out.tolist()
-        fouled, entered = part.fouled.tolist(), part.qualifies.tolist()
-        error_seats, earned_of = part.error_seat.tolist(), part.error_earned.tolist()
         records = iter(part.records)
+        in_fantasy_of = part.fantasy_cards > 0
         for k in range(count):
             played_at = START + timedelta(seconds=90 * (hand + k))
             hand_id = str(hand + k)
+            # One hand's columns as lists at a time: the whole part's nested lists
+            # lived long enough to push the garbage collector into full collections.
+            orders, flags = part.order[k].tolist(), in_fantasy_of[k].tolist()
+            nets, timed = part.net[k].tolist(), part.timed_out[k].tolist()
+            fouled, entered = part.fouled[k].tolist(), part.qualifies[k].tolist()
+            error_seats, earned_of = part.error_seat[k].tolist(), part.error_earned[k].tolist()
             for i in range(t):
                 rows, moves = next(records)
-                net, order, in_fantasy = nets[k][i], orders[k][i], flags[k][i]
+                net, order, in_fantasy = nets[i], orders[i], flags[i]
                 seats = tuple(
-                    SeatRecord(
+                    _seat_record(
                         seat=seat,
                         player=names[i][order[seat]],
                         top=top,
@@ -170,21 +181,21 @@ def play_hands(
                         discards=thrown,
                         in_fantasy=in_fantasy[seat],
                         reported_points=net[seat],
-                        reported_money=round(net[seat] * spec.stakes, 2),
-                        stack=spec.stack,
+                        reported_money=round(net[seat] * stakes, 2),
+                        stack=stack,
                     )
                     for seat, (top, middle, bottom, thrown) in enumerate(rows)
                 )
-                record = HandRecord(
+                record = _hand_record(
                     format="open",
-                    room=spec.room,
+                    room=room,
                     table_id=table_ids[i],
                     room_hand_id=hand_id,
-                    ruleset=ruleset.name,
+                    ruleset=ruleset_name,
                     seats=seats,
                     placements=moves,
                     played_at=played_at,
-                    stakes=spec.stakes,
+                    stakes=stakes,
                     currency="PTS",
                 )
                 truth = pending.pop(i, None)
@@ -193,13 +204,13 @@ def play_hands(
                 yield Played(
                     record,
                     truth,
-                    tuple(timed[k][i]),
-                    tuple(zip(fouled[k][i], entered[k][i], strict=True)),
+                    tuple(timed[i]),
+                    tuple(zip(fouled[i], entered[i], strict=True)),
                 )
-                if error_seats[k][i] >= 0:
+                if error_seats[i] >= 0:
                     pending[i] = _fantasy_truth(
-                        names[i][order[error_seats[k][i]]],
-                        earned_of[k][i],
+                        names[i][order[error_seats[i]]],
+                        earned_of[i],
                     )
         hand += count
 

@@ -230,6 +230,9 @@ struct Shape {
     /// draws then go to the same rows in the same order).
     needs_b: Vec<bool>,
     plans: [PlanRows; 2],
+    /// Per plan-B row: the plan-A row with the same cards (row and mask; only
+    /// where its draws start differs), whose fixed cards and ranking it shares.
+    twin: Vec<Option<RowId>>,
 }
 
 const SHAPES: usize = 6 * 6 * 4 * 6 * 6;
@@ -282,12 +285,24 @@ impl Shape {
             PlanRows { rows, ids }
         });
         let needs_b = free.iter().map(|room| room[1] > 0 && room[2] > 0).collect();
+        let twin = plans[1]
+            .rows
+            .iter()
+            .map(|b| {
+                plans[0]
+                    .rows
+                    .iter()
+                    .position(|a| a.row == b.row && a.mask == b.mask)
+                    .map(|i| i as RowId)
+            })
+            .collect();
         Shape {
             index,
             free,
             masks,
             needs_b,
             plans,
+            twin,
         }
     }
 }
@@ -409,12 +424,35 @@ impl Layout {
     #[inline]
     fn value(&self, t: &Tables, style: &Style, [top, middle, bottom]: [RowId; 3]) -> f64 {
         let [top, middle, bottom] = [top, middle, bottom].map(|i| self.ranked[i as usize]);
-        if t.top_fouls(top.class, middle.class) || middle.class > bottom.class {
-            -style.foul_penalty
-        } else {
-            top.part + middle.part + bottom.part
-        }
+        rows_value(t, style, top, middle, bottom)
     }
+}
+
+/// A board's value from its three ranked rows.
+#[inline]
+fn rows_value(t: &Tables, style: &Style, top: Ranked, middle: Ranked, bottom: Ranked) -> f64 {
+    if t.top_fouls(top.class, middle.class) || middle.class > bottom.class {
+        -style.foul_penalty
+    } else {
+        top.part + middle.part + bottom.part
+    }
+}
+
+/// A candidate's plan-B value: its top row as plan A ranked it (both plans fill
+/// the top last, from the same draws, so plan B never ranks a top), its middle
+/// and bottom as plan B ranked them.
+#[inline]
+fn plan_b_value(
+    t: &Tables,
+    style: &Style,
+    plan_a: &Layout,
+    plan_b: &Layout,
+    top: RowId,
+    [_, middle, bottom]: [RowId; 3],
+) -> f64 {
+    let top = plan_a.ranked[top as usize];
+    let [middle, bottom] = [middle, bottom].map(|i| plan_b.ranked[i as usize]);
+    rows_value(t, style, top, middle, bottom)
 }
 
 /// Each thread's working memory, kept from decision to decision.
@@ -482,50 +520,74 @@ impl Judge<'_> {
     }
 
     /// List the rows `active` candidates use in `plan` for this pass, ranking the
-    /// complete ones the first time they are seen.
-    fn prepare(&self, layout: &mut Layout, plan: usize, active: &[u16], pass: u32) {
+    /// complete ones the first time they are seen.  A plan-B row whose plan-A
+    /// twin (the same cards) was seen copies what plan A worked out.
+    fn prepare(&self, layouts: &mut [Layout; 2], plan: usize, active: &[u16], pass: u32) {
         let rows = &self.shape.plans[plan];
+        let [plan_a, plan_b] = layouts;
+        let (layout, twins) = if plan == 0 {
+            (plan_a, None)
+        } else {
+            (plan_b, Some(&*plan_a))
+        };
         layout.drawn.clear();
         for &fit in active {
             if plan == 1 && !self.shape.needs_b[fit as usize] {
                 continue; // its plan-B values are read from plan A's rows
             }
-            for id in rows.ids[fit as usize] {
+            // Plan B's top row is plan A's (see `plan_b_value`): not listed.
+            for &id in &rows.ids[fit as usize][plan..] {
                 let i = id as usize;
                 if layout.listed[i] == pass {
                     continue;
                 }
                 layout.listed[i] = pass;
                 if layout.state[i] == UNSEEN {
-                    let r = rows.rows[i];
-                    let (cards, n) = self.base_with(r.row as usize, r.mask);
-                    layout.state[i] = if cards[..n].iter().any(|&c| is_joker(c)) {
-                        JOKER
-                    } else if r.drawn == 0 {
-                        let class = if r.row == 0 {
-                            self.t.class3(&cards[..3])
-                        } else {
-                            self.t.class5(&cards)
-                        };
-                        layout.set(self, i, r.row, class);
-                        COMPLETE
+                    let twin = twins.and_then(|a| {
+                        let j = self.shape.twin[i]? as usize;
+                        (a.state[j] != UNSEEN).then_some((a, j))
+                    });
+                    layout.state[i] = if let Some((a, j)) = twin {
+                        layout.fixed[i] = a.fixed[j];
+                        layout.ranked[i] = a.ranked[j];
+                        a.state[j]
                     } else {
-                        let mut partial = Tables::NO_CARDS;
-                        for &c in &cards[..n] {
-                            partial = self.t.add(partial, c);
-                        }
-                        layout.fixed[i] = Fixed {
-                            cards,
-                            count: n as u8,
-                            partial,
-                        };
-                        DRAWN
+                        self.first_look(layout, i, rows.rows[i])
                     };
                 }
                 if layout.state[i] == DRAWN {
                     layout.drawn.push(id);
                 }
             }
+        }
+    }
+
+    /// Row `i` (shape `r`) the first time a pass lists it: its state, and its
+    /// class when complete or its fixed cards' ranking when it takes draws.
+    #[inline]
+    fn first_look(&self, layout: &mut Layout, i: usize, r: RowShape) -> u8 {
+        let (cards, n) = self.base_with(r.row as usize, r.mask);
+        if cards[..n].iter().any(|&c| is_joker(c)) {
+            JOKER
+        } else if r.drawn == 0 {
+            let class = if r.row == 0 {
+                self.t.class3(&cards[..3])
+            } else {
+                self.t.class5(&cards)
+            };
+            layout.set(self, i, r.row, class);
+            COMPLETE
+        } else {
+            let mut partial = Tables::NO_CARDS;
+            for &c in &cards[..n] {
+                partial = self.t.add(partial, c);
+            }
+            layout.fixed[i] = Fixed {
+                cards,
+                count: n as u8,
+                partial,
+            };
+            DRAWN
         }
     }
 
@@ -619,6 +681,9 @@ impl Judge<'_> {
                 plan_a.value(t, style, self.shape.plans[0].ids[f])
             } else if let Some(which) = moved {
                 self.moved_value(layout, rows.ids[f], free, which, &s.draws)
+            } else if plan == 1 {
+                let top = self.shape.plans[0].ids[f][0];
+                plan_b_value(t, style, plan_a, layout, top, rows.ids[f])
             } else {
                 layout.value(t, style, rows.ids[f])
             };
@@ -640,7 +705,7 @@ impl Judge<'_> {
             s.pass += 1;
             let pass = s.pass;
             for plan in 0..1 + both as usize {
-                self.prepare(&mut s.layouts[plan], plan, &s.active, pass);
+                self.prepare(&mut s.layouts, plan, &s.active, pass);
             }
             s.a.clear();
             s.a.resize(n, 0.0);
@@ -1027,9 +1092,9 @@ mod tests {
         };
         let mut s = Scratch::default();
         s.active.extend(0..shape.index.len() as u16);
-        for (plan, layout) in s.layouts.iter_mut().enumerate() {
-            layout.reset(shape.plans[plan].rows.len());
-            judge.prepare(layout, plan, &s.active, 1);
+        for plan in 0..2 {
+            s.layouts[plan].reset(shape.plans[plan].rows.len());
+            judge.prepare(&mut s.layouts, plan, &s.active, 1);
         }
         let mut rng = Stream::new(&[seed]);
         let mut moves = 0;
@@ -1072,6 +1137,9 @@ mod tests {
                         // Plan B where the middle or bottom is full is read off plan A's rows.
                         let fast = if p == 1 && !shape.needs_b[f] {
                             s.layouts[0].value(t, &style, shape.plans[0].ids[f])
+                        } else if p == 1 {
+                            let top = shape.plans[0].ids[f][0];
+                            plan_b_value(t, &style, &s.layouts[0], &s.layouts[1], top, rows.ids[f])
                         } else {
                             s.layouts[p].value(t, &style, rows.ids[f])
                         };

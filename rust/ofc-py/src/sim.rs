@@ -11,7 +11,7 @@ use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3,
 };
 use ofc_core::lookahead::Style;
-use ofc_core::sim::{SeatMoves, TableState};
+use ofc_core::sim::{Played, SeatMoves, TableState};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use rayon::ThreadPool;
@@ -60,7 +60,7 @@ fn card_tuple<'py>(
 /// as a tuple of the shared values in `placements`, indexed by placement key.
 fn table_record<'py>(
     py: Python<'py>,
-    played: &ofc_core::sim::Played,
+    played: &Played,
     moves: &[SeatMoves],
     placements: &Bound<'py, PyList>,
 ) -> PyResult<Bound<'py, PyTuple>> {
@@ -80,9 +80,38 @@ fn table_record<'py>(
     PyTuple::new(py, [PyTuple::new(py, seats)?, PyTuple::new(py, placed)?])
 }
 
+/// A session part's record parts, hand-major, each built when it is asked for
+/// (`table_record`).  Built all at once they were tens of thousands of live
+/// tuples that the cyclic garbage collector walked again and again as they aged
+/// (two full collections cost 27 ms each, 13 CPU-us a hand); built one by one,
+/// each dies with its record.
+#[pyclass(module = "ofc_stats._core")]
+pub struct SessionRecords {
+    parts: std::vec::IntoIter<(Played, Vec<SeatMoves>)>,
+    placements: Py<PyList>,
+}
+
+#[pymethods]
+impl SessionRecords {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let Some((played, moves)) = self.parts.next() else {
+            return Ok(None);
+        };
+        table_record(py, &played, &moves, self.placements.bind(py)).map(Some)
+    }
+
+    fn __len__(&self) -> usize {
+        self.parts.len()
+    }
+}
+
 type Session<'py> = (
     Bound<'py, PyDict>,
-    Bound<'py, PyList>,
+    SessionRecords,
     Bound<'py, PyArray1<i64>>,
     Bound<'py, PyArray2<i8>>,
 );
@@ -103,7 +132,7 @@ type Session<'py> = (
 /// of each seat in order of action), `fantasy_cards`, `timed_out` (bit s: street s
 /// placed by the room), `net` (capped), `fouled`, `qualifies` — and `error_seat`,
 /// `error_earned` (hands, tables; -1: no mistake); each hand's record parts,
-/// hand-major (see `table_record`); and the buttons and Fantasyland after the last hand.
+/// hand-major (see `table_record`), built as they are read ([`SessionRecords`]); and the buttons and Fantasyland after the last hand.
 #[pyfunction]
 #[pyo3(signature = (
     rules, styles, buttons, fantasy_next, *, tables, streets, block, rollouts, timeout_rate,
@@ -204,10 +233,13 @@ fn sim_session<'py>(
     let mut qualifies = Array3::<bool>::from_elem(shape, false);
     let mut error_seat = Array2::<i8>::from_elem((h, n), -1);
     let mut error_earned = Array2::<i8>::zeros((h, n));
-    let records = PyList::empty(py);
+    let mut records = Vec::with_capacity(h * n);
+    let mut tables: Vec<_> = played.into_iter().map(|t| t.into_iter()).collect();
     for k in 0..h {
-        for (i, table) in played.iter().enumerate() {
-            let p = &table[k];
+        for (i, table) in tables.iter_mut().enumerate() {
+            let p = table
+                .next()
+                .ok_or_else(|| hand_error(py, "the core played too few hands"))?;
             for a in 0..seats {
                 order[[k, i, a]] = p.order[a] as i8;
                 fantasy_cards[[k, i, a]] = p.fantasy_cards[a] as i8;
@@ -220,7 +252,7 @@ fn sim_session<'py>(
                 error_seat[[k, i]] = e.seat as i8;
                 error_earned[[k, i]] = e.earned as i8;
             }
-            records.append(table_record(py, &p.played, &p.moves, &placements)?)?;
+            records.push((p.played, p.moves));
         }
     }
     let columns = PyDict::new(py);
@@ -241,7 +273,10 @@ fn sim_session<'py>(
     }
     Ok((
         columns,
-        records,
+        SessionRecords {
+            parts: records.into_iter(),
+            placements: placements.unbind(),
+        },
         next_buttons.into_pyarray(py),
         next_fantasy.into_pyarray(py),
     ))
@@ -249,5 +284,6 @@ fn sim_session<'py>(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim_session, m)?)?;
+    m.add_class::<SessionRecords>()?;
     Ok(())
 }
