@@ -26,7 +26,7 @@ from ofc_stats.store.migrate import upgrade
 from ofc_stats.store.schema import LEDGER_SEATS
 from ofc_stats.store.views import open_dataset
 from parsers.open_format import dumps
-from tests.test_ledger_report import WINS, _hand, _records
+from tests.test_ledger_report import ROOM, WINS, _hand, _records
 
 PRICED = "SELECT hand_id, seat, money_paid, money_rules FROM ledger_seats ORDER BY 1, 2"
 
@@ -163,3 +163,47 @@ def test_forgetting_a_batch_takes_its_ledger_file_and_the_rest_stays_current(
         assert sorted(_ledger_files(data)) == Dataset(data).batches() == [first]
         with open_dataset(data) as db:
             assert ledger_is_current(db)
+
+
+def _quiet_room(money_hands: int, hands: int) -> list[HandRecord]:
+    """Room "Quiet" in USD at 0.5 a point: ``hands`` hands, of which only the first
+    ``money_hands`` have money reported (Alice wins 21 points: 21 x 0.5 = 10.5, paid in
+    full, no rake; Bob pays 10.5)."""
+    out = []
+    for n in range(hands):
+        money = (10.5, -10.5) if n < money_hands else (None, None)
+        hand = _hand(100 + n, WINS, money, stakes=0.5, currency="USD")  # type: ignore[arg-type]
+        out.append(replace(hand, room="Quiet"))
+    return out
+
+
+def test_a_room_of_few_money_hands_among_many_gets_its_rules_from_the_sample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above WHOLE_UP_TO money hands each room's rules come from a hashed share of its
+    hands: a room of 60 hands with money on only 3 (RULES_SAMPLE 5: a share of 5/60 of its
+    hands, so about 0.25 money hand, here none) got no sampled money hand, no rules, and
+    its scored seats were counted "not scored".  Every room with money hands keeps at
+    least RULES_MINIMUM of them (all 3 here) in the sample: priced 10.5 / -10.5."""
+    audit_ledger = import_module("ofc_stats.audit.ledger")
+    data = tmp_path / "data"
+    _import(data, _write(tmp_path, "first", _records() + _quiet_room(3, 60)))
+    monkeypatch.setattr(audit_ledger, "WHOLE_UP_TO", 0)
+    monkeypatch.setattr(audit_ledger, "RULES_SAMPLE", 5)
+    with open_dataset(data) as db:
+        assert price_batches(db)
+        quiet = db.sql(
+            "SELECT seat, money_paid, money_rules, rules FROM ledger_seats "
+            "WHERE room = 'Quiet' ORDER BY hand_id, seat"
+        ).fetchall()
+    assert quiet == [(0, 10.5, 10.5, "no rake"), (1, -10.5, -10.5, "no rake")] * 3
+    # A minimum under the room's money hands keeps that many of them (its lowest hashes).
+    monkeypatch.setattr(audit_ledger, "RULES_MINIMUM", 2)
+    with open_dataset(data) as db:
+        db.connection.register("sampled", audit_ledger._sample(db))
+        rooms = db.sql(
+            "SELECT room, count(*) FROM hands WHERE hand_id IN (SELECT hand_id FROM sampled) "
+            "GROUP BY room ORDER BY room"
+        ).fetchall()
+    # the Club's 5 money hands in 5 hands are kept whole (a share of 5/5); Quiet's 2 of 3
+    assert rooms == [(ROOM, 5), ("Quiet", 2)]

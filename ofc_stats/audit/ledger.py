@@ -426,6 +426,7 @@ def ensure_ledger(data: OfcData, hand_ids: Sequence[int] | None = None) -> None:
 
 WHOLE_UP_TO = 50_000  # money hands priced whole, rules judged out of sample (about 15 CPU s)
 RULES_SAMPLE = 50_000  # hands per room and currency a big dataset's rules come from, about
+RULES_MINIMUM = 2_000  # money hands each room and currency's rules come from at least (or all)
 COMMIT_ROWS = 1_000_000  # ledger rows priced before they are committed (memory stays bounded)
 KEYS_TABLE = "ledger_hand_ids"  # the hands a ledger's rules are inferred from
 # (no count in it: the words stamp the files, and the same rules must not price them again)
@@ -437,19 +438,32 @@ SAMPLED = f"inferred from a sample of about {RULES_SAMPLE:,} hands a room"
 ROOMS_SQL = "SELECT room, coalesce(currency, '') AS currency, count(*) AS n FROM hands GROUP BY ALL"
 SAMPLE_SQL = """
 WITH kept AS (
-  SELECT h.hand_id
+  SELECT h.hand_id, h.room, h.currency
   FROM (SELECT hand_id, room, coalesce(currency, '') AS currency FROM hands) h
   JOIN {shares} r ON r.room IS NOT DISTINCT FROM h.room AND r.currency = h.currency
   WHERE hash(h.hand_id) % 1000000 < r.share)
-SELECT DISTINCT hand_id FROM seats
-WHERE reported_money IS NOT NULL AND hand_id IN (SELECT hand_id FROM kept)
-ORDER BY hand_id
+SELECT hand_id, room, currency FROM kept
+WHERE hand_id IN (SELECT hand_id FROM seats WHERE reported_money IS NOT NULL)
+"""
+# The rooms and currencies ({short}: room, currency) whose share holds fewer than
+# {minimum} money hands: their first {minimum} money hands by the same hash (a window
+# over those rooms' money hands only, the few a share missed).
+TOP_UP_SQL = """
+SELECT hand_id FROM (
+  SELECT h.hand_id, row_number() OVER (
+           PARTITION BY h.room, h.currency ORDER BY hash(h.hand_id), h.hand_id) AS n
+  FROM (SELECT hand_id, room, coalesce(currency, '') AS currency FROM hands) h
+  JOIN {short} r ON r.room IS NOT DISTINCT FROM h.room AND r.currency = h.currency
+  WHERE h.hand_id IN (SELECT hand_id FROM seats WHERE reported_money IS NOT NULL))
+WHERE n <= {minimum:d}
 """
 
 
 def _sample(data: OfcData) -> pa.Table:
     """hand_id of about :data:`RULES_SAMPLE` money hands of each room and currency, spread
-    over the whole dataset; memory follows the sample, not the dataset."""
+    over the whole dataset, and at least :data:`RULES_MINIMUM` (or all) of each one's
+    money hands: a room whose hands are mostly without money would otherwise get few or
+    none in its share, and no rules.  Memory follows the sample, not the dataset."""
     rooms = data.arrow(ROOMS_SQL)
     counts = np.asarray(rooms["n"].to_numpy(), np.float64)
     shares = np.minimum(1_000_000, np.ceil(1_000_000 * RULES_SAMPLE / np.maximum(counts, 1)))
@@ -462,9 +476,30 @@ def _sample(data: OfcData) -> pa.Table:
     )
     data.connection.register("ledger_room_shares", table)
     try:
-        return data.arrow(SAMPLE_SQL.format(shares="ledger_room_shares"))
+        kept = data.arrow(SAMPLE_SQL.format(shares="ledger_room_shares"))
     finally:
         data.connection.unregister("ledger_room_shares")
+    # Rooms kept whole (share of a million) hold all their money hands already.
+    sampled = kept.group_by(["room", "currency"]).aggregate([("hand_id", "count")])
+    held = {(r["room"], r["currency"]): int(r["hand_id_count"]) for r in sampled.to_pylist()}
+    partial = table.filter(pc.less(table["share"], 1_000_000)).to_pylist()
+    short = [r for r in partial if held.get((r["room"], r["currency"]), 0) < RULES_MINIMUM]
+    ids = [kept["hand_id"]]
+    if short:
+        names = pa.table(
+            {
+                "room": pa.array([r["room"] for r in short], rooms["room"].type),
+                "currency": pa.array([r["currency"] for r in short], pa.string()),
+            }
+        )
+        data.connection.register("ledger_short_rooms", names)
+        try:
+            query = TOP_UP_SQL.format(short="ledger_short_rooms", minimum=RULES_MINIMUM)
+            ids.append(data.arrow(query)["hand_id"])
+        finally:
+            data.connection.unregister("ledger_short_rooms")
+    every = pa.chunked_array([c for column in ids for c in column.chunks], pa.int64())
+    return pa.table({"hand_id": pc.unique(every).sort()})
 
 
 # One batch's seats with money, read from its own files: PAID_SQL's columns, and
