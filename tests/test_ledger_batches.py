@@ -207,3 +207,38 @@ def test_a_room_of_few_money_hands_among_many_gets_its_rules_from_the_sample(
         ).fetchall()
     # the Club's 5 money hands in 5 hands are kept whole (a share of 5/5); Quiet's 2 of 3
     assert rooms == [(ROOM, 5), ("Quiet", 2)]
+
+
+def test_a_second_import_writes_only_its_own_ledger_file_when_the_rules_hold(
+    tmp_path: Path,
+) -> None:
+    """Priced whole (at most WHOLE_UP_TO money hands), the second import's hand 6 (USD:
+    21 x 0.5 = 10.5 paid to Alice, no rake, as hands 1, 2, 7 and 8) leaves each room's
+    rules and their out-of-sample verdict as they were, so its recompute writes the new
+    batch's ledger file only: the first batch's file keeps its time and its rows."""
+    data = tmp_path / "data"
+    usd = {"stakes": 0.5, "currency": "USD"}
+    paid = [_hand(n, WINS, (10.5, -10.5), **usd) for n in (7, 8)]
+    _import(data, _write(tmp_path, "first", _records() + paid))
+    with open_dataset(data) as db:
+        verdicts = db.sql("SELECT DISTINCT out_of_sample FROM ledger_seats").fetchall()
+    with open_dataset(data) as db:
+        rules_before = db.sql("SELECT DISTINCT room, currency, rules FROM ledger_seats").fetchall()
+    before = _ledger_files(data)
+    _import(
+        data,
+        _write(
+            tmp_path, "second", [replace(_hand(6, WINS, (10.5, -10.5)), stakes=0.5, currency="USD")]
+        ),
+    )
+    after = _ledger_files(data)
+    (first,) = before
+    assert len(after) == 2 and after[first] == before[first]
+    with open_dataset(data) as db:
+        assert ledger_is_current(db)
+        rules_after = db.sql("SELECT DISTINCT room, currency, rules FROM ledger_seats").fetchall()
+        assert db.sql("SELECT DISTINCT out_of_sample FROM ledger_seats").fetchall() == verdicts
+        last = "WHERE hand_id = (SELECT max(hand_id) FROM ledger_seats) ORDER BY"
+        new = db.sql(PRICED.replace("ORDER BY", last)).fetchall()
+    assert sorted(rules_after) == sorted(rules_before)
+    assert new == [(7, 0, 10.5, 10.5), (7, 1, -10.5, -10.5)]  # hand 6 is id 7 (after 1-5, 7, 8)

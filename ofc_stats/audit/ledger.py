@@ -317,22 +317,25 @@ def _stamped(dataset: Dataset, batch: str, table: pa.Table, fingerprint: str) ->
 def store_ledger(data: OfcData, table: pa.Table) -> bool:
     """Write ``table`` (every seat the room paid) as the dataset's ledger, one file per
     import batch, and show it; False (the ledger shown from memory only) when this process
-    cannot write the dataset."""
+    cannot write the dataset.  Under the rules the stored files were priced by, only the
+    batches whose file is missing or priced from other results are written (an import
+    writes its own batch's file); under other rules, every batch's."""
     dataset = Dataset(data.root)
     fingerprint = _fingerprint(_table_words(table))
     try:
         with dataset.locked():
+            stale, orphans = _stale(dataset, fingerprint)
             ids = np.asarray(table["hand_id"].to_numpy(), np.int64)
             order = np.argsort(ids, kind="stable")
             parts = {}
-            for batch in dataset.batches():
+            for batch in stale:
                 low, high = hand_id_range(dataset.batch_file("hands", batch))
                 at = order[
                     np.searchsorted(ids[order], low) : np.searchsorted(ids[order], high, "right")
                 ]
                 part = table.take(pa.array(np.sort(at))).cast(LEDGER_SEATS)
                 parts[batch] = _stamped(dataset, batch, part, fingerprint)
-            _commit(dataset, parts, _stale(dataset, fingerprint)[1])
+            _commit(dataset, parts, orphans)
     except (DatasetError, OSError):
         data.reload_ledger(table)
         return False
