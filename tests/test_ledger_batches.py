@@ -242,3 +242,46 @@ def test_a_second_import_writes_only_its_own_ledger_file_when_the_rules_hold(
         new = db.sql(PRICED.replace("ORDER BY", last)).fetchall()
     assert sorted(rules_after) == sorted(rules_before)
     assert new == [(7, 0, 10.5, 10.5), (7, 1, -10.5, -10.5)]  # hand 6 is id 7 (after 1-5, 7, 8)
+
+
+def test_batch_pricing_settles_short_stacks_pair_by_pair_as_pricing_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A simulated three-seat room whose short stacks are settled pair by pair ("rules":
+    each loser pays each winner by their pair's points until his stack runs out; money
+    stack 15, 5% rake rounded down to 0.1).  The batch's versus file holds each pair once
+    (seat < opponent); read so, half of each hand's pairs were missing and short hands were
+    priced otherwise than whole.  Batch by batch (every hand in the sample) each seat gets
+    what pricing whole gives it, short hands included."""
+    from ofc_stats.payouts.room_rules import RoomRules
+    from tests.builders import sim_records, write_dataset
+
+    audit_ledger = import_module("ofc_stats.audit.ledger")
+    room = RoomRules(0.05, 0.1, "down", "rules", money_stack=15)
+    data = write_dataset(tmp_path, sim_records(200, 9, room=room))
+    with open_dataset(data) as db:
+        whole = price_ledger(db)
+        short = db.sql(
+            "SELECT count(DISTINCT hand_id) FROM seats WHERE reported_money < 0 "
+            "AND hand_id IN (SELECT hand_id FROM seats GROUP BY 1 HAVING count(*) = 3)"
+        ).fetchall()
+    assert short[0][0] > 10  # three-seat hands with losers to settle
+    expected = dict(
+        zip(
+            zip(whole["hand_id"].to_pylist(), whole["seat"].to_pylist(), strict=True),
+            whole["money_rules"].to_pylist(),
+            strict=True,
+        )
+    )
+    monkeypatch.setattr(audit_ledger, "WHOLE_UP_TO", 0)
+    with open_dataset(data) as db:
+        assert price_batches(db)
+        settlements = db.sql("SELECT DISTINCT rules FROM ledger_seats").fetchall()
+        rows = db.sql(PRICED).fetchall()
+    assert any("short stacks" in r[0] for r in settlements), settlements
+    got = {(h, s): r for h, s, _, r in rows}
+    assert got.keys() == expected.keys()
+    assert all(
+        (got[k] is None and expected[k] is None) or abs(got[k] - expected[k]) < 1e-9
+        for k in expected
+    )

@@ -43,15 +43,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.audit.holdout import Holdout, holdout
-from ofc_stats.audit.money import (
-    MoneyRules,
-    RoomMoney,
-    after_rake,
-    expected_money,
-    room_money,
-)
+from ofc_stats.audit.money import MoneyRules, RoomMoney, room_money, rules_money
 from ofc_stats.errors import DatasetError
-from ofc_stats.payouts.settle import gross_by_kind, kind_text
+from ofc_stats.payouts.settle import kind_text
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.files import fsync_dir, write_parquet
 from ofc_stats.store.hand_ids import hand_id_range
@@ -527,12 +521,12 @@ JOIN (SELECT hand_id, seat, net_capped FROM read_parquet({results}) WHERE status
 WHERE s.hand_id IN (SELECT hand_id FROM read_parquet({seats}) WHERE reported_money IS NOT NULL)
 ORDER BY s.hand_id, s.seat
 """
-BATCH_PAIRS_SQL = """
-SELECT v.hand_id AS hand_key, v.seat, v.opponent, v.points * coalesce(h.stakes, 1) AS money,
-       h.seat_count
-FROM (SELECT * FROM read_parquet({versus}) WHERE hand_id IN (SELECT k FROM ledger_short)) v
-JOIN (SELECT hand_id, stakes, seat_count FROM read_parquet({hands})) h USING (hand_id)
-"""
+# One batch's versus file both ways round (stored once a pair, seat < opponent), as the
+# ``versus`` view shows it; {versus}: the file.
+BATCH_VERSUS_SQL = """(
+SELECT hand_id, seat, opponent, points FROM read_parquet({versus})
+UNION ALL
+SELECT hand_id, opponent, seat, -points FROM read_parquet({versus}))"""
 
 
 def _price_batch(
@@ -551,6 +545,8 @@ def _price_batch(
     seats = data.df(BATCH_MONEY_SQL.format(**files)) if has_results else pd.DataFrame()
     rakes = {rake.room: rake for rake in money.rakes}
     kinds = {settlement.room: settlement.kind for settlement in money.settlements}
+    versus = BATCH_VERSUS_SQL.format(**files)
+    hands = f"read_parquet({files['hands']})"
     parts = []
     groups = seats.groupby(["room", "currency"], sort=True) if len(seats) else ()
     for (room, currency), group in groups:
@@ -558,10 +554,8 @@ def _price_batch(
         rake = rakes.get(label)
         if rake is None:  # a room the sample never saw scored: not priced
             continue
-        frame = expected_money(group, rake.multiplier)
-        pairwise = _batch_pairwise(data, files, frame, rake.multiplier)
-        frame["gross"] = gross_by_kind(frame, kinds.get(label, "proportional"), pairwise)
-        frame["expected_money"] = after_rake(frame["gross"], rake)
+        kind = kinds.get(label, "proportional")
+        frame = rules_money(data, group, rake, kind, column="hand_id", versus=versus, hands=hands)
         parts.append(frame[["hand_id", "seat", "expected_money"]])
     expected = (
         pd.concat(parts, ignore_index=True)
@@ -569,31 +563,6 @@ def _price_batch(
         else pd.DataFrame({"hand_id": [], "seat": [], "expected_money": []})
     )
     return _priced(paid, expected, words)
-
-
-def _batch_pairwise(
-    data: OfcData, files: dict[str, str], frame: pd.DataFrame, multiplier: float
-) -> dict[str, npt.NDArray[np.float64]]:
-    """Money each seat owes each other by the pair's points in the frame's short-stack hands
-    (``money._pairwise`` for one batch's files)."""
-    keys = frame.loc[frame["short"], "hand_key"].unique()
-    if not len(keys) or files["versus"] == "''":
-        return {}
-    data.connection.register("ledger_short", pd.DataFrame({"k": keys}))
-    try:
-        pairs = data.df(BATCH_PAIRS_SQL.format(**files))
-    finally:
-        data.connection.unregister("ledger_short")
-    out: dict[str, npt.NDArray[np.float64]] = {}
-    for key, hand in pairs.groupby("hand_key"):
-        n = int(hand["seat_count"].iloc[0])
-        matrix = np.zeros((n, n))
-        seat = hand["seat"].to_numpy(dtype=int)
-        opponent = hand["opponent"].to_numpy(dtype=int)
-        ok = (seat < n) & (opponent < n)
-        matrix[seat[ok], opponent[ok]] = hand["money"].to_numpy(dtype=float)[ok] * multiplier
-        out[str(key)] = matrix
-    return out
 
 
 SEATS_A_HAND = 8  # more than any table seats: so many rows hold at least rows / 8 hands
