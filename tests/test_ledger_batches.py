@@ -285,3 +285,36 @@ def test_batch_pricing_settles_short_stacks_pair_by_pair_as_pricing_whole(
         (got[k] is None and expected[k] is None) or abs(got[k] - expected[k]) < 1e-9
         for k in expected
     )
+
+
+def test_a_hands_money_is_checked_from_its_own_batchs_ledger_file(tmp_path: Path) -> None:
+    """Batch 1: the Club's hands 1-5, 7 and 8 (USD hands 1, 2, 7, 8 paid Alice 10.5 =
+    21 x 0.5: no rake; hand 3 paid her 9.5).  Batch 2: hand 6, paid her 9.5 where the
+    rules give 10.5.  Batch 1's ledger file gone (stale), hand 6 is still checked from
+    batch 2's file; hand 3 says it is not checked (its batch's file is missing)."""
+    from ofc_stats.audit.hand_findings import hand_findings
+
+    data = tmp_path / "data"
+    usd = {"stakes": 0.5, "currency": "USD"}
+    paid = [_hand(n, WINS, (10.5, -10.5), **usd) for n in (7, 8)]
+    _import(data, _write(tmp_path, "first", _records() + paid))
+    _import(data, _write(tmp_path, "second", [_hand(6, WINS, (9.5, -10.5), **usd)]))
+    first, _ = Dataset(data).batches()
+    Dataset(data).batch_file("ledger_seats", first).unlink()
+    with open_dataset(data) as db:
+        assert not ledger_is_current(db)
+        key = {
+            n: db.sql(
+                "SELECT hand_key FROM hands WHERE room_hand_id = $n", {"n": str(n)}
+            ).fetchall()[0][0]
+            for n in (3, 6)
+        }
+        found = {
+            n: [f.line() for f in hand_findings(db, key[n]) if f.check == "money"] for n in key
+        }
+    assert found[6] == ["money: seat 0 (Alice): the room paid +9.5 USD, the rules give +10.5 USD "
+                        "(no rake)"]  # fmt: skip
+    assert found[3] == [
+        "money: not checked here: the ledger was not priced for the stored hands "
+        "(`ofc-stats recompute` prices it, as every import does)"
+    ]

@@ -247,17 +247,19 @@ def _table_words(table: pa.Table) -> Words:
     }
 
 
+def _stamp(path: str | Path) -> dict[str, str]:
+    """A ledger file's stamp (the rules and results it was priced from); {} if unreadable."""
+    try:
+        metadata = pq.read_schema(path).metadata or {}
+        stamp = json.loads(metadata.get(LEDGER_KEY, b"{}"))
+    except (OSError, ValueError, pa.ArrowInvalid):
+        stamp = {}
+    return stamp if isinstance(stamp, dict) else {}
+
+
 def _stored_stamps(dataset: Dataset) -> dict[str, dict[str, str]]:
     """Each stored ledger file's stamp by batch (rules and results it was priced from)."""
-    out: dict[str, dict[str, str]] = {}
-    for path in dataset.files(TABLE):
-        try:
-            metadata = pq.read_schema(path).metadata or {}
-            stamp = json.loads(metadata.get(LEDGER_KEY, b"{}"))
-        except (OSError, ValueError, pa.ArrowInvalid):
-            stamp = {}
-        out[Path(path).stem] = stamp if isinstance(stamp, dict) else {}
-    return out
+    return {Path(path).stem: _stamp(path) for path in dataset.files(TABLE)}
 
 
 def _stale(dataset: Dataset, fingerprint: str | None) -> tuple[list[str], list[str]]:
@@ -284,6 +286,24 @@ def ledger_is_current(data: OfcData) -> bool:
     and by one set of rules (one footer read a batch)."""
     stale, orphans = _stale(Dataset(data.root), None)
     return not stale and not orphans
+
+
+def hand_ledger_is_current(data: OfcData, hand_id: int) -> bool:
+    """Whether the ledger file of the batch holding ``hand_id`` is stored and was priced
+    from that batch's results stored now: a hand's money is checked from its own batch's
+    file, whatever the other batches' (one footer read, not every batch's)."""
+    dataset = Dataset(data.root)
+    for batch in dataset.batches():
+        low, high = hand_id_range(dataset.batch_file("hands", batch))
+        if low <= hand_id <= high:
+            path = dataset.batch_file(TABLE, batch)
+            if not path.is_file():
+                return False
+            stamp = _stamp(path)
+            return bool(stamp.get("rules")) and stamp.get("results") == _results_stamp(
+                dataset, batch
+            )
+    return False
 
 
 def _commit(dataset: Dataset, parts: dict[str, pa.Table], orphans: Sequence[str] = ()) -> None:
