@@ -379,7 +379,8 @@ def price_batches(data: OfcData) -> bool:
 
     A dataset of at most :data:`WHOLE_UP_TO` money hands is priced whole (its rules
     inferred from every hand and judged out of sample); a bigger one has each room's
-    rules inferred from about :data:`RULES_SAMPLE` of its hands (the money ones), then prices
+    rules inferred from about :data:`RULES_SAMPLE` of its hands (the money ones, and at
+    least :data:`RULES_MINIMUM` money hands a room and currency: :func:`_sample`), then prices
     batch by batch from the batch's own files, so memory follows the batch, not the
     dataset.  When the rules inferred now differ from the stored files', every batch
     is priced again.  False when this process cannot write the dataset (nothing stored).
