@@ -69,7 +69,7 @@ def test_points_and_money_findings_and_a_clean_hand(tmp_path: Path) -> None:
     key = "open:test:T{0}:{0}".format
     assert _section(data, key(6)) == [
         "  money: not checked here: the ledger was not priced for the stored hands "
-        "(`ofc-stats audit` prices it)"
+        "(`ofc-stats recompute` prices it, as every import does)"
     ]
     audited = _audited(data)
     assert run("audit", "--data", str(data)).exit_code == 0  # prices and stores the ledger

@@ -26,7 +26,7 @@ from ofc_stats.store.migrate import upgrade
 from ofc_stats.store.schema import LEDGER_SEATS
 from ofc_stats.store.views import open_dataset
 from parsers.open_format import dumps
-from tests.test_ledger_report import WINS, _hand, _records
+from tests.test_ledger_report import ROOM, WINS, _hand, _records
 
 PRICED = "SELECT hand_id, seat, money_paid, money_rules FROM ledger_seats ORDER BY 1, 2"
 
@@ -163,3 +163,158 @@ def test_forgetting_a_batch_takes_its_ledger_file_and_the_rest_stays_current(
         assert sorted(_ledger_files(data)) == Dataset(data).batches() == [first]
         with open_dataset(data) as db:
             assert ledger_is_current(db)
+
+
+def _quiet_room(money_hands: int, hands: int) -> list[HandRecord]:
+    """Room "Quiet" in USD at 0.5 a point: ``hands`` hands, of which only the first
+    ``money_hands`` have money reported (Alice wins 21 points: 21 x 0.5 = 10.5, paid in
+    full, no rake; Bob pays 10.5)."""
+    out = []
+    for n in range(hands):
+        money = (10.5, -10.5) if n < money_hands else (None, None)
+        hand = _hand(100 + n, WINS, money, stakes=0.5, currency="USD")  # type: ignore[arg-type]
+        out.append(replace(hand, room="Quiet"))
+    return out
+
+
+def test_a_room_of_few_money_hands_among_many_gets_its_rules_from_the_sample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above WHOLE_UP_TO money hands each room's rules come from a hashed share of its
+    hands: a room of 60 hands with money on only 3 (RULES_SAMPLE 5: a share of 5/60 of its
+    hands, so about 0.25 money hand, here none) got no sampled money hand, no rules, and
+    its scored seats were counted "not scored".  Every room with money hands keeps at
+    least RULES_MINIMUM of them (all 3 here) in the sample: priced 10.5 / -10.5."""
+    audit_ledger = import_module("ofc_stats.audit.ledger")
+    data = tmp_path / "data"
+    _import(data, _write(tmp_path, "first", _records() + _quiet_room(3, 60)))
+    monkeypatch.setattr(audit_ledger, "WHOLE_UP_TO", 0)
+    monkeypatch.setattr(audit_ledger, "RULES_SAMPLE", 5)
+    with open_dataset(data) as db:
+        assert price_batches(db)
+        quiet = db.sql(
+            "SELECT seat, money_paid, money_rules, rules FROM ledger_seats "
+            "WHERE room = 'Quiet' ORDER BY hand_id, seat"
+        ).fetchall()
+    assert quiet == [(0, 10.5, 10.5, "no rake"), (1, -10.5, -10.5, "no rake")] * 3
+    # A minimum under the room's money hands keeps that many of them (its lowest hashes).
+    monkeypatch.setattr(audit_ledger, "RULES_MINIMUM", 2)
+    with open_dataset(data) as db:
+        db.connection.register("sampled", audit_ledger._sample(db))
+        rooms = db.sql(
+            "SELECT room, count(*) FROM hands WHERE hand_id IN (SELECT hand_id FROM sampled) "
+            "GROUP BY room ORDER BY room"
+        ).fetchall()
+    # the Club's 5 money hands in 5 hands are kept whole (a share of 5/5); Quiet's 2 of 3
+    assert rooms == [(ROOM, 5), ("Quiet", 2)]
+
+
+def test_a_second_import_writes_only_its_own_ledger_file_when_the_rules_hold(
+    tmp_path: Path,
+) -> None:
+    """Priced whole (at most WHOLE_UP_TO money hands), the second import's hand 6 (USD:
+    21 x 0.5 = 10.5 paid to Alice, no rake, as hands 1, 2, 7 and 8) leaves each room's
+    rules and their out-of-sample verdict as they were, so its recompute writes the new
+    batch's ledger file only: the first batch's file keeps its time and its rows."""
+    data = tmp_path / "data"
+    usd = {"stakes": 0.5, "currency": "USD"}
+    paid = [_hand(n, WINS, (10.5, -10.5), **usd) for n in (7, 8)]
+    _import(data, _write(tmp_path, "first", _records() + paid))
+    with open_dataset(data) as db:
+        verdicts = db.sql("SELECT DISTINCT out_of_sample FROM ledger_seats").fetchall()
+    with open_dataset(data) as db:
+        rules_before = db.sql("SELECT DISTINCT room, currency, rules FROM ledger_seats").fetchall()
+    before = _ledger_files(data)
+    _import(
+        data,
+        _write(
+            tmp_path, "second", [replace(_hand(6, WINS, (10.5, -10.5)), stakes=0.5, currency="USD")]
+        ),
+    )
+    after = _ledger_files(data)
+    (first,) = before
+    assert len(after) == 2 and after[first] == before[first]
+    with open_dataset(data) as db:
+        assert ledger_is_current(db)
+        rules_after = db.sql("SELECT DISTINCT room, currency, rules FROM ledger_seats").fetchall()
+        assert db.sql("SELECT DISTINCT out_of_sample FROM ledger_seats").fetchall() == verdicts
+        last = "WHERE hand_id = (SELECT max(hand_id) FROM ledger_seats) ORDER BY"
+        new = db.sql(PRICED.replace("ORDER BY", last)).fetchall()
+    assert sorted(rules_after) == sorted(rules_before)
+    assert new == [(7, 0, 10.5, 10.5), (7, 1, -10.5, -10.5)]  # hand 6 is id 7 (after 1-5, 7, 8)
+
+
+def test_batch_pricing_settles_short_stacks_pair_by_pair_as_pricing_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A simulated three-seat room whose short stacks are settled pair by pair ("rules":
+    each loser pays each winner by their pair's points until his stack runs out; money
+    stack 15, 5% rake rounded down to 0.1).  The batch's versus file holds each pair once
+    (seat < opponent); read so, half of each hand's pairs were missing and short hands were
+    priced otherwise than whole.  Batch by batch (every hand in the sample) each seat gets
+    what pricing whole gives it, short hands included."""
+    from ofc_stats.payouts.room_rules import RoomRules
+    from tests.builders import sim_records, write_dataset
+
+    audit_ledger = import_module("ofc_stats.audit.ledger")
+    room = RoomRules(0.05, 0.1, "down", "rules", money_stack=15)
+    data = write_dataset(tmp_path, sim_records(200, 9, room=room))
+    with open_dataset(data) as db:
+        whole = price_ledger(db)
+        short = db.sql(
+            "SELECT count(DISTINCT hand_id) FROM seats WHERE reported_money < 0 "
+            "AND hand_id IN (SELECT hand_id FROM seats GROUP BY 1 HAVING count(*) = 3)"
+        ).fetchall()
+    assert short[0][0] > 10  # three-seat hands with losers to settle
+    expected = dict(
+        zip(
+            zip(whole["hand_id"].to_pylist(), whole["seat"].to_pylist(), strict=True),
+            whole["money_rules"].to_pylist(),
+            strict=True,
+        )
+    )
+    monkeypatch.setattr(audit_ledger, "WHOLE_UP_TO", 0)
+    with open_dataset(data) as db:
+        assert price_batches(db)
+        settlements = db.sql("SELECT DISTINCT rules FROM ledger_seats").fetchall()
+        rows = db.sql(PRICED).fetchall()
+    assert any("short stacks" in r[0] for r in settlements), settlements
+    got = {(h, s): r for h, s, _, r in rows}
+    assert got.keys() == expected.keys()
+    assert all(
+        (got[k] is None and expected[k] is None) or abs(got[k] - expected[k]) < 1e-9
+        for k in expected
+    )
+
+
+def test_a_hands_money_is_checked_from_its_own_batchs_ledger_file(tmp_path: Path) -> None:
+    """Batch 1: the Club's hands 1-5, 7 and 8 (USD hands 1, 2, 7, 8 paid Alice 10.5 =
+    21 x 0.5: no rake; hand 3 paid her 9.5).  Batch 2: hand 6, paid her 9.5 where the
+    rules give 10.5.  Batch 1's ledger file gone (stale), hand 6 is still checked from
+    batch 2's file; hand 3 says it is not checked (its batch's file is missing)."""
+    from ofc_stats.audit.hand_findings import hand_findings
+
+    data = tmp_path / "data"
+    usd = {"stakes": 0.5, "currency": "USD"}
+    paid = [_hand(n, WINS, (10.5, -10.5), **usd) for n in (7, 8)]
+    _import(data, _write(tmp_path, "first", _records() + paid))
+    _import(data, _write(tmp_path, "second", [_hand(6, WINS, (9.5, -10.5), **usd)]))
+    first, _ = Dataset(data).batches()
+    Dataset(data).batch_file("ledger_seats", first).unlink()
+    with open_dataset(data) as db:
+        assert not ledger_is_current(db)
+        key = {
+            n: db.sql(
+                "SELECT hand_key FROM hands WHERE room_hand_id = $n", {"n": str(n)}
+            ).fetchall()[0][0]
+            for n in (3, 6)
+        }
+        found = {
+            n: [f.line() for f in hand_findings(db, key[n]) if f.check == "money"] for n in key
+        }
+    assert found[6] == ["money: seat 0 (Alice): the room paid +9.5 USD, the rules give +10.5 USD "
+                        "(no rake)"]  # fmt: skip
+    assert found[3] == [
+        "money: not checked here: the ledger was not priced for the stored hands "
+        "(`ofc-stats recompute` prices it, as every import does)"
+    ]

@@ -13,8 +13,9 @@ each hand's own ruleset; only a points difference has the hand scored again
   verdict, from the room's agreement, zero-sum hands and correlation) is said
   so once instead;
 * **money**: each seat the room paid otherwise than the rules, from the stored
-  ledger (``ledger``, priced by ``ofc-stats audit``); a ledger priced before
-  the hands changed is not read, and the line says so;
+  ledger (``ledger``, priced by ``ofc-stats recompute``, so by every import, batch by
+  batch); the hand's batch's ledger file priced before its results changed (or
+  missing) is not read, and the line says so;
 * **Fantasyland**: whether this hand was dealt Fantasyland as the previous hand
   at the table earned (the ``fantasy`` view, as the audit's Fantasyland check);
 * **timeouts**: the streets the hand's text records as timed out
@@ -31,7 +32,7 @@ from typing import Any
 
 from ofc_stats.audit.explain import fantasy_text
 from ofc_stats.audit.fields import EPS, FieldVerdict
-from ofc_stats.audit.ledger import ledger_is_current
+from ofc_stats.audit.ledger import hand_ledger_is_current
 from ofc_stats.audit.points import hand_points
 from ofc_stats.store.views import LEDGER_TOLERANCE, OfcData
 
@@ -161,10 +162,11 @@ def _money(data: OfcData, key: str) -> list[Finding]:
     )
     if not paid.fetchall()[0][0]:
         return []
-    if not ledger_is_current(data):
+    hand_id = data.sql("SELECT hand_id FROM hands WHERE hand_key = $k", {"k": key}).fetchall()
+    if not hand_id or not hand_ledger_is_current(data, int(hand_id[0][0])):
         text = (
             "not checked here: the ledger was not priced for the stored hands "
-            "(`ofc-stats audit` prices it)"
+            "(`ofc-stats recompute` prices it, as every import does)"
         )
         return [Finding("money", None, "", text)]
     out = []

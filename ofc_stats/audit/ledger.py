@@ -43,15 +43,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.audit.holdout import Holdout, holdout
-from ofc_stats.audit.money import (
-    MoneyRules,
-    RoomMoney,
-    after_rake,
-    expected_money,
-    room_money,
-)
+from ofc_stats.audit.money import MoneyRules, RoomMoney, room_money, rules_money
 from ofc_stats.errors import DatasetError
-from ofc_stats.payouts.settle import gross_by_kind, kind_text
+from ofc_stats.payouts.settle import kind_text
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.files import fsync_dir, write_parquet
 from ofc_stats.store.hand_ids import hand_id_range
@@ -253,17 +247,19 @@ def _table_words(table: pa.Table) -> Words:
     }
 
 
+def _stamp(path: str | Path) -> dict[str, str]:
+    """A ledger file's stamp (the rules and results it was priced from); {} if unreadable."""
+    try:
+        metadata = pq.read_schema(path).metadata or {}
+        stamp = json.loads(metadata.get(LEDGER_KEY, b"{}"))
+    except (OSError, ValueError, pa.ArrowInvalid):
+        stamp = {}
+    return stamp if isinstance(stamp, dict) else {}
+
+
 def _stored_stamps(dataset: Dataset) -> dict[str, dict[str, str]]:
     """Each stored ledger file's stamp by batch (rules and results it was priced from)."""
-    out: dict[str, dict[str, str]] = {}
-    for path in dataset.files(TABLE):
-        try:
-            metadata = pq.read_schema(path).metadata or {}
-            stamp = json.loads(metadata.get(LEDGER_KEY, b"{}"))
-        except (OSError, ValueError, pa.ArrowInvalid):
-            stamp = {}
-        out[Path(path).stem] = stamp if isinstance(stamp, dict) else {}
-    return out
+    return {Path(path).stem: _stamp(path) for path in dataset.files(TABLE)}
 
 
 def _stale(dataset: Dataset, fingerprint: str | None) -> tuple[list[str], list[str]]:
@@ -292,6 +288,24 @@ def ledger_is_current(data: OfcData) -> bool:
     return not stale and not orphans
 
 
+def hand_ledger_is_current(data: OfcData, hand_id: int) -> bool:
+    """Whether the ledger file of the batch holding ``hand_id`` is stored and was priced
+    from that batch's results stored now: a hand's money is checked from its own batch's
+    file, whatever the other batches' (one footer read, not every batch's)."""
+    dataset = Dataset(data.root)
+    for batch in dataset.batches():
+        low, high = hand_id_range(dataset.batch_file("hands", batch))
+        if low <= hand_id <= high:
+            path = dataset.batch_file(TABLE, batch)
+            if not path.is_file():
+                return False
+            stamp = _stamp(path)
+            return bool(stamp.get("rules")) and stamp.get("results") == _results_stamp(
+                dataset, batch
+            )
+    return False
+
+
 def _commit(dataset: Dataset, parts: dict[str, pa.Table], orphans: Sequence[str] = ()) -> None:
     """Write some batches' ledger files in one commit (the caller holds the lock)."""
     folder = dataset.table_dir(TABLE)
@@ -317,22 +331,25 @@ def _stamped(dataset: Dataset, batch: str, table: pa.Table, fingerprint: str) ->
 def store_ledger(data: OfcData, table: pa.Table) -> bool:
     """Write ``table`` (every seat the room paid) as the dataset's ledger, one file per
     import batch, and show it; False (the ledger shown from memory only) when this process
-    cannot write the dataset."""
+    cannot write the dataset.  Under the rules the stored files were priced by, only the
+    batches whose file is missing or priced from other results are written (an import
+    writes its own batch's file); under other rules, every batch's."""
     dataset = Dataset(data.root)
     fingerprint = _fingerprint(_table_words(table))
     try:
         with dataset.locked():
+            stale, orphans = _stale(dataset, fingerprint)
             ids = np.asarray(table["hand_id"].to_numpy(), np.int64)
             order = np.argsort(ids, kind="stable")
             parts = {}
-            for batch in dataset.batches():
+            for batch in stale:
                 low, high = hand_id_range(dataset.batch_file("hands", batch))
                 at = order[
                     np.searchsorted(ids[order], low) : np.searchsorted(ids[order], high, "right")
                 ]
                 part = table.take(pa.array(np.sort(at))).cast(LEDGER_SEATS)
                 parts[batch] = _stamped(dataset, batch, part, fingerprint)
-            _commit(dataset, parts, _stale(dataset, fingerprint)[1])
+            _commit(dataset, parts, orphans)
     except (DatasetError, OSError):
         data.reload_ledger(table)
         return False
@@ -362,7 +379,8 @@ def price_batches(data: OfcData) -> bool:
 
     A dataset of at most :data:`WHOLE_UP_TO` money hands is priced whole (its rules
     inferred from every hand and judged out of sample); a bigger one has each room's
-    rules inferred from about :data:`RULES_SAMPLE` of its hands (the money ones), then prices
+    rules inferred from about :data:`RULES_SAMPLE` of its hands (the money ones, and at
+    least :data:`RULES_MINIMUM` money hands a room and currency: :func:`_sample`), then prices
     batch by batch from the batch's own files, so memory follows the batch, not the
     dataset.  When the rules inferred now differ from the stored files', every batch
     is priced again.  False when this process cannot write the dataset (nothing stored).
@@ -426,6 +444,7 @@ def ensure_ledger(data: OfcData, hand_ids: Sequence[int] | None = None) -> None:
 
 WHOLE_UP_TO = 50_000  # money hands priced whole, rules judged out of sample (about 15 CPU s)
 RULES_SAMPLE = 50_000  # hands per room and currency a big dataset's rules come from, about
+RULES_MINIMUM = 2_000  # money hands each room and currency's rules come from at least (or all)
 COMMIT_ROWS = 1_000_000  # ledger rows priced before they are committed (memory stays bounded)
 KEYS_TABLE = "ledger_hand_ids"  # the hands a ledger's rules are inferred from
 # (no count in it: the words stamp the files, and the same rules must not price them again)
@@ -437,19 +456,32 @@ SAMPLED = f"inferred from a sample of about {RULES_SAMPLE:,} hands a room"
 ROOMS_SQL = "SELECT room, coalesce(currency, '') AS currency, count(*) AS n FROM hands GROUP BY ALL"
 SAMPLE_SQL = """
 WITH kept AS (
-  SELECT h.hand_id
+  SELECT h.hand_id, h.room, h.currency
   FROM (SELECT hand_id, room, coalesce(currency, '') AS currency FROM hands) h
   JOIN {shares} r ON r.room IS NOT DISTINCT FROM h.room AND r.currency = h.currency
   WHERE hash(h.hand_id) % 1000000 < r.share)
-SELECT DISTINCT hand_id FROM seats
-WHERE reported_money IS NOT NULL AND hand_id IN (SELECT hand_id FROM kept)
-ORDER BY hand_id
+SELECT hand_id, room, currency FROM kept
+WHERE hand_id IN (SELECT hand_id FROM seats WHERE reported_money IS NOT NULL)
+"""
+# The rooms and currencies ({short}: room, currency) whose share holds fewer than
+# {minimum} money hands: their first {minimum} money hands by the same hash (a window
+# over those rooms' money hands only, the few a share missed).
+TOP_UP_SQL = """
+SELECT hand_id FROM (
+  SELECT h.hand_id, row_number() OVER (
+           PARTITION BY h.room, h.currency ORDER BY hash(h.hand_id), h.hand_id) AS n
+  FROM (SELECT hand_id, room, coalesce(currency, '') AS currency FROM hands) h
+  JOIN {short} r ON r.room IS NOT DISTINCT FROM h.room AND r.currency = h.currency
+  WHERE h.hand_id IN (SELECT hand_id FROM seats WHERE reported_money IS NOT NULL))
+WHERE n <= {minimum:d}
 """
 
 
 def _sample(data: OfcData) -> pa.Table:
     """hand_id of about :data:`RULES_SAMPLE` money hands of each room and currency, spread
-    over the whole dataset; memory follows the sample, not the dataset."""
+    over the whole dataset, and at least :data:`RULES_MINIMUM` (or all) of each one's
+    money hands: a room whose hands are mostly without money would otherwise get few or
+    none in its share, and no rules.  Memory follows the sample, not the dataset."""
     rooms = data.arrow(ROOMS_SQL)
     counts = np.asarray(rooms["n"].to_numpy(), np.float64)
     shares = np.minimum(1_000_000, np.ceil(1_000_000 * RULES_SAMPLE / np.maximum(counts, 1)))
@@ -462,9 +494,30 @@ def _sample(data: OfcData) -> pa.Table:
     )
     data.connection.register("ledger_room_shares", table)
     try:
-        return data.arrow(SAMPLE_SQL.format(shares="ledger_room_shares"))
+        kept = data.arrow(SAMPLE_SQL.format(shares="ledger_room_shares"))
     finally:
         data.connection.unregister("ledger_room_shares")
+    # Rooms kept whole (share of a million) hold all their money hands already.
+    sampled = kept.group_by(["room", "currency"]).aggregate([("hand_id", "count")])
+    held = {(r["room"], r["currency"]): int(r["hand_id_count"]) for r in sampled.to_pylist()}
+    partial = table.filter(pc.less(table["share"], 1_000_000)).to_pylist()
+    short = [r for r in partial if held.get((r["room"], r["currency"]), 0) < RULES_MINIMUM]
+    ids = [kept["hand_id"]]
+    if short:
+        names = pa.table(
+            {
+                "room": pa.array([r["room"] for r in short], rooms["room"].type),
+                "currency": pa.array([r["currency"] for r in short], pa.string()),
+            }
+        )
+        data.connection.register("ledger_short_rooms", names)
+        try:
+            query = TOP_UP_SQL.format(short="ledger_short_rooms", minimum=RULES_MINIMUM)
+            ids.append(data.arrow(query)["hand_id"])
+        finally:
+            data.connection.unregister("ledger_short_rooms")
+    every = pa.chunked_array([c for column in ids for c in column.chunks], pa.int64())
+    return pa.table({"hand_id": pc.unique(every).sort()})
 
 
 # One batch's seats with money, read from its own files: PAID_SQL's columns, and
@@ -489,12 +542,12 @@ JOIN (SELECT hand_id, seat, net_capped FROM read_parquet({results}) WHERE status
 WHERE s.hand_id IN (SELECT hand_id FROM read_parquet({seats}) WHERE reported_money IS NOT NULL)
 ORDER BY s.hand_id, s.seat
 """
-BATCH_PAIRS_SQL = """
-SELECT v.hand_id AS hand_key, v.seat, v.opponent, v.points * coalesce(h.stakes, 1) AS money,
-       h.seat_count
-FROM (SELECT * FROM read_parquet({versus}) WHERE hand_id IN (SELECT k FROM ledger_short)) v
-JOIN (SELECT hand_id, stakes, seat_count FROM read_parquet({hands})) h USING (hand_id)
-"""
+# One batch's versus file both ways round (stored once a pair, seat < opponent), as the
+# ``versus`` view shows it; {versus}: the file.
+BATCH_VERSUS_SQL = """(
+SELECT hand_id, seat, opponent, points FROM read_parquet({versus})
+UNION ALL
+SELECT hand_id, opponent, seat, -points FROM read_parquet({versus}))"""
 
 
 def _price_batch(
@@ -513,6 +566,8 @@ def _price_batch(
     seats = data.df(BATCH_MONEY_SQL.format(**files)) if has_results else pd.DataFrame()
     rakes = {rake.room: rake for rake in money.rakes}
     kinds = {settlement.room: settlement.kind for settlement in money.settlements}
+    versus = BATCH_VERSUS_SQL.format(**files)
+    hands = f"read_parquet({files['hands']})"
     parts = []
     groups = seats.groupby(["room", "currency"], sort=True) if len(seats) else ()
     for (room, currency), group in groups:
@@ -520,10 +575,8 @@ def _price_batch(
         rake = rakes.get(label)
         if rake is None:  # a room the sample never saw scored: not priced
             continue
-        frame = expected_money(group, rake.multiplier)
-        pairwise = _batch_pairwise(data, files, frame, rake.multiplier)
-        frame["gross"] = gross_by_kind(frame, kinds.get(label, "proportional"), pairwise)
-        frame["expected_money"] = after_rake(frame["gross"], rake)
+        kind = kinds.get(label, "proportional")
+        frame = rules_money(data, group, rake, kind, column="hand_id", versus=versus, hands=hands)
         parts.append(frame[["hand_id", "seat", "expected_money"]])
     expected = (
         pd.concat(parts, ignore_index=True)
@@ -531,31 +584,6 @@ def _price_batch(
         else pd.DataFrame({"hand_id": [], "seat": [], "expected_money": []})
     )
     return _priced(paid, expected, words)
-
-
-def _batch_pairwise(
-    data: OfcData, files: dict[str, str], frame: pd.DataFrame, multiplier: float
-) -> dict[str, npt.NDArray[np.float64]]:
-    """Money each seat owes each other by the pair's points in the frame's short-stack hands
-    (``money._pairwise`` for one batch's files)."""
-    keys = frame.loc[frame["short"], "hand_key"].unique()
-    if not len(keys) or files["versus"] == "''":
-        return {}
-    data.connection.register("ledger_short", pd.DataFrame({"k": keys}))
-    try:
-        pairs = data.df(BATCH_PAIRS_SQL.format(**files))
-    finally:
-        data.connection.unregister("ledger_short")
-    out: dict[str, npt.NDArray[np.float64]] = {}
-    for key, hand in pairs.groupby("hand_key"):
-        n = int(hand["seat_count"].iloc[0])
-        matrix = np.zeros((n, n))
-        seat = hand["seat"].to_numpy(dtype=int)
-        opponent = hand["opponent"].to_numpy(dtype=int)
-        ok = (seat < n) & (opponent < n)
-        matrix[seat[ok], opponent[ok]] = hand["money"].to_numpy(dtype=float)[ok] * multiplier
-        out[str(key)] = matrix
-    return out
 
 
 SEATS_A_HAND = 8  # more than any table seats: so many rows hold at least rows / 8 hands

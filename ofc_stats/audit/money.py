@@ -322,10 +322,8 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
         if given is not None:
             settlement = replace(settlement, kind=given.settlement, tied=(), given=True)
         settlements.append(settlement)
-        frame["gross"] = gross_by_kind(frame, settlement.kind, pairwise)
         frame["settlement"] = settlement.kind
-        frame["expected_money"] = after_rake(frame["gross"], rake)
-        parts.append(frame)
+        parts.append(settled(frame, rake, settlement.kind, pairwise))
     frame = pd.concat(parts, ignore_index=True) if parts else seats.assign(expected_money=0.0)
     return RoomMoney(frame, tuple(rakes), tuple(settlements), tuple(pairs))
 
@@ -402,21 +400,31 @@ def _categorical(column: pa.ChunkedArray, at: npt.NDArray[np.intp]) -> pd.Catego
 
 
 def _pairwise(
-    data: OfcData, frame: pd.DataFrame, multiplier: float, column: str = "hand_key"
+    data: OfcData,
+    frame: pd.DataFrame,
+    multiplier: float,
+    column: str = "hand_key",
+    versus: str = "versus",
+    hands: str = "hands",
 ) -> dict[str, npt.NDArray[np.float64]]:
     """Money each seat owes each other by the pair's points, for the short-stack hands
-    (``column`` says whether the frame's hand_key holds the key or the integer id)."""
+    (``column`` says whether the frame's hand_key holds the key or the integer id).
+
+    ``versus`` and ``hands`` are the relations read (the views, or one batch's files:
+    ``versus`` must hold each pair both ways round, as the view does)."""
     keys = frame.loc[frame["short"], "hand_key"].unique()
     if not len(keys):
         return {}
     data.connection.register("short_keys", pd.DataFrame({"k": keys}))
-    pairs = data.df(
-        f"""SELECT v.{column} AS hand_key, v.seat, v.opponent,
-                   v.points * coalesce(h.stakes, 1) AS money, h.seat_count
-            FROM versus v JOIN hands h USING (hand_id)
-            WHERE v.{column} IN (SELECT k FROM short_keys)"""
-    )
-    data.connection.unregister("short_keys")
+    try:
+        pairs = data.df(
+            f"""SELECT v.{column} AS hand_key, v.seat, v.opponent,
+                       v.points * coalesce(h.stakes, 1) AS money, h.seat_count
+                FROM {versus} v JOIN {hands} h USING (hand_id)
+                WHERE v.{column} IN (SELECT k FROM short_keys)"""
+        )
+    finally:
+        data.connection.unregister("short_keys")
     out: dict[str, npt.NDArray[np.float64]] = {}
     for key, hand in pairs.groupby("hand_key"):
         n = int(hand["seat_count"].iloc[0])
@@ -427,3 +435,35 @@ def _pairwise(
         matrix[seat[ok], opponent[ok]] = hand["money"].to_numpy(dtype=float)[ok] * multiplier
         out[str(key)] = matrix
     return out
+
+
+def settled(
+    frame: pd.DataFrame,
+    rake: Rake,
+    kind: str,
+    pairwise: dict[str, npt.NDArray[np.float64]] | None,
+) -> pd.DataFrame:
+    """Set ``gross`` (short stacks settled by ``kind``) and ``expected_money`` (less the
+    rake) on an ``expected_money`` frame: what the rules give each seat."""
+    frame["gross"] = gross_by_kind(frame, kind, pairwise)
+    frame["expected_money"] = after_rake(frame["gross"], rake)
+    return frame
+
+
+def rules_money(
+    data: OfcData,
+    seats: pd.DataFrame,
+    rake: Rake,
+    kind: str,
+    *,
+    column: str = "hand_key",
+    versus: str = "versus",
+    hands: str = "hands",
+) -> pd.DataFrame:
+    """One room's ``seats`` (MONEY_SQL's columns) priced under known rules (``rake``, its
+    multiplier, short stacks settled by ``kind``): :func:`room_money`'s steps without
+    the inference, so a ledger priced batch by batch is priced as it is whole.
+    ``column``, ``versus``, ``hands``: as :func:`_pairwise`'s."""
+    frame = expected_money(seats, rake.multiplier)
+    pairwise = _pairwise(data, frame, rake.multiplier, column, versus, hands)
+    return settled(frame, rake, kind, pairwise)

@@ -19,7 +19,8 @@ import pyarrow as pa
 
 # 2: seats.board_streets; 3: one folder per table; 4: hand_id; 5: placements keyed by hand_id;
 # 6: quarantine's room id is room_hand_id (hand_id is the integer key everywhere else);
-# 7: results.recorded_timeouts (the timeouts each hand's text records, read once at scoring)
+# 7: results.recorded_timeouts (the timeouts each hand's text records, read once at scoring);
+# 8: the ledger (ledger_seats) stored one file per import batch, priced at recompute
 SCHEMA_VERSION = 8
 # Stored results are this engine version's when their Parquet metadata says so;
 # bump when a rule fix changes results, and recompute redoes them.
