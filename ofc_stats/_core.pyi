@@ -125,6 +125,8 @@ def grade_street_decisions(
     tie: float | None = None,
     extra: int | None = None,
     stick: bool = True,
+    search: tuple[int, int, int, int] | None = None,
+    search_next_only: bool = False,
 ) -> list[StreetGrade | UnplayablePosition]: ...
 def policy_plays(
     rules: Rules,
@@ -135,6 +137,7 @@ def policy_plays(
     threads: int | None = None,
     ahead: int | None = None,
     value: ValueFunction | None = None,
+    search: tuple[int, int, int, int] | None = None,
 ) -> list[tuple[int, ...] | UnplayablePosition]: ...
 def rollout_values(
     rules: Rules,
