@@ -146,8 +146,14 @@ def main() -> None:
         else:
             advise = crossfit(
                 {
+                    # Greedy, as the figures of docs/grading.md were measured.
                     w: policy_advice(
-                        0, args.workers, fantasy_worth=worth, value=v, dreams=args.dreams
+                        0,
+                        args.workers,
+                        fantasy_worth=worth,
+                        value=v,
+                        dreams=args.dreams,
+                        search=None,
                     )
                     for w, v in values.items()
                 }

@@ -96,11 +96,13 @@ def study(
     value: _core.ValueFunction | Literal["learned"] = "learned",
     search: Search | None = None,
     search_next_only: bool = False,
+    screen: Search | None = None,
 ) -> list[dict[str, object]]:
     """Grade the real decisions with this race (the claims), replay its advice; per seat.
     Before ``first_street`` (0 = the first street) the advice is the player's own play;
     ``value``: the board value the rollouts play by (default: the versioned weights),
-    searching a street ahead as ``search`` says (``grade_many``; None: greedily)."""
+    searching a street ahead as ``search`` says, the screen ranking by ``screen``
+    (``grade_many``; None: greedily, imagined completions)."""
     worth = dataset_worth(options)
 
     def grade(asked: Sequence[Decision], stick: bool = True) -> list[object]:
@@ -118,6 +120,7 @@ def study(
                 stick=stick,
                 search=search,
                 search_next_only=search_next_only,
+                screen=screen,
             )
         )
 

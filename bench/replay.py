@@ -45,6 +45,7 @@ from ofc_stats.grade.fantasy import RoomValues, room_values
 from ofc_stats.grade.position import HAND_COLUMNS, PLACEMENT_COLUMNS, SEAT_COLUMNS, read_positions
 from ofc_stats.grade.race import Search, decision_seed, grade_many
 from ofc_stats.grade.replay import (
+    POLICY_SEARCH,
     SeatReplay,
     by_first_deviation,
     final_seats,
@@ -114,8 +115,9 @@ def main() -> None:
         type=Search.parse,
         help="the learned value searches a street ahead: DEALS sampled deals of the next "
         "street, among the best AMONG plays (0: all), where a play leaves at most UNTIL "
-        "and at least FROM cards placed (DEALS[:AMONG[:UNTIL[:FROM]]], default 0:7:0: every "
-        "play of streets 1-2); the policy alone plays by it, the grader's rollouts play by it",
+        "and at least FROM cards placed (DEALS[:AMONG[:UNTIL[:FROM]]], AMONG 0 UNTIL 7 FROM 0 "
+        "unless given; 0: greedily); the policy alone plays by it (default: "
+        "replay.POLICY_SEARCH, 128:0:13), the grader's rollouts too (default: greedily)",
     )
     parser.add_argument(
         "--search-next-only",
@@ -181,7 +183,7 @@ def run(data: Path, args: argparse.Namespace) -> None:
                 dreams=args.dreams,
                 ahead=args.ahead,
                 value=learned,
-                search=args.search,
+                search=POLICY_SEARCH if args.search is None else args.search,
             )
             seats += replay(decisions, finals, advice, worth)
             continue
@@ -230,7 +232,11 @@ def run(data: Path, args: argparse.Namespace) -> None:
         "policy": args.policy,
         "rollouts": args.rollouts,
         "chase": args.chase,
-        "search": None if args.search is None else list(args.search.core()),
+        "search": list((args.search or POLICY_SEARCH).core())
+        if args.advice == "policy"
+        else None
+        if args.search is None
+        else list(args.search.core()),
         "search_next_only": args.search_next_only,
         "seconds": seconds,
         "decisions_per_second": decisions_graded / seconds if seconds else 0.0,

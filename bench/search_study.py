@@ -46,6 +46,11 @@ def main() -> None:
     parser.add_argument("--search", type=Search.parse, action="append", default=[])
     parser.add_argument("--grader", action="store_true")
     parser.add_argument("--next-only", action="store_true")
+    parser.add_argument(
+        "--screen",
+        action="store_true",
+        help="the grader: each search ranks the race's screen (the rollouts stay greedy)",
+    )
     parser.add_argument("--no-reference", action="store_true", help="reuse the reference's seats")
     parser.add_argument(
         "--half", choices=("all", "tune", "holdout"), default="all", help="replay these seats only"
@@ -68,6 +73,8 @@ def main() -> None:
         name = "greedy" if search is None else "search-" + "-".join(map(str, search.core()))
         if args.grader and search is not None and args.next_only:
             name += "-next"
+        if args.grader and search is not None and args.screen:
+            name += "-screen"
         if args.seed and search is not None:
             name += f"-seed{args.seed}"
         if args.half != "all":
@@ -88,8 +95,9 @@ def main() -> None:
                     2.0,
                     args.workers,
                     0,
-                    search=search,
+                    search=None if args.screen else search,
                     search_next_only=args.next_only,
+                    screen=search if args.screen else None,
                 )
             else:
                 advise = policy_advice(args.seed, args.workers, fantasy_worth=worth, search=search)

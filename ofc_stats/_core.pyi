@@ -127,6 +127,7 @@ def grade_street_decisions(
     stick: bool = True,
     search: tuple[int, int, int, int] | None = None,
     search_next_only: bool = False,
+    screen: tuple[int, int, int, int] | None = None,
 ) -> list[StreetGrade | UnplayablePosition]: ...
 def policy_plays(
     rules: Rules,

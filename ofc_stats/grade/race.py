@@ -126,6 +126,7 @@ def grade_many(
     stick: bool = True,
     search: Search | None = None,
     search_next_only: bool = False,
+    screen: Search | None = None,
 ) -> list[Graded | UnplayablePosition]:
     """Race every decision with at most ``budget`` rollouts a candidate, on ``threads``
     threads (None: every core), valuing a Fantasyland by ``fantasy(ruleset)`` (by cards
@@ -137,7 +138,9 @@ def grade_many(
     only a placeholder (the replay bot's own): the play made wins no tie, no loss is measured.
     ``search`` has the rollouts' learned value search a street ahead (:class:`Search`; None:
     greedily), on the graded seat's first street after the decision only with
-    ``search_next_only``.  Decision i draws from ``keys[i]`` only.  Fantasyland values that
+    ``search_next_only``; ``screen``: the race's screen (which candidates race, the favourite
+    among tied ones) ranks by the learned value searching so (None: imagined
+    completions).  Decision i draws from ``keys[i]`` only.  Fantasyland values that
     are not finite points >= 0 raise :class:`RulesetError`.
     """
     if value == "learned":
@@ -160,6 +163,7 @@ def grade_many(
             stick,
             None if search is None else search.core(),
             search_next_only,
+            None if screen is None else screen.core(),
         )
         for i, result in zip(members, results, strict=True):
             out[i] = result if isinstance(result, UnplayablePosition) else _graded(result)

@@ -333,6 +333,16 @@ impl<'g> Setup<'g> {
         self.own_streets.len()
     }
 
+    /// The player's next street, (cards dealt, cards placed), if any.
+    pub fn next_street(&self) -> Option<(usize, usize)> {
+        self.own_streets.first().copied()
+    }
+
+    /// The cards the player has not seen.
+    pub fn unseen(&self) -> &[u8] {
+        &self.unseen
+    }
+
     /// Nothing left to deal: every rollout is the same, one is enough.
     pub fn deterministic(&self) -> bool {
         self.own_need == 0 && self.rivals.iter().all(|r| r.need == 0)

@@ -10,7 +10,12 @@
 //! same deals and any thread count plays the same.  Where `deals` covers every possible
 //! deal the search takes each once: the exact expectation over the next street.
 
+use crate::candidates::Candidates;
+use crate::cards::is_joker;
+use crate::eval::Tables;
+use crate::policy::placed;
 use crate::rng::Stream;
+use crate::rollout::Setup;
 
 /// How the policy searches a street ahead (none by default).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -87,6 +92,54 @@ pub fn next_deals(unseen: &[u8], count: usize, deals: usize, stream: &mut Stream
         .collect()
 }
 
+/// The tail of the key of a root search's deals (the race's screen; after the position).
+const ROOT_SEARCH: u64 = 0x5C4EE7;
+
+/// Each legal candidate's value by the rollouts' learned value searching a street ahead
+/// as `search` says (every legal candidate: `among` is not used; where the search does
+/// not apply, the candidate's afterstate value): what the race's screen ranks by in
+/// its place ([`crate::race::RaceParams::screen`]).  The deals are keyed by the position
+/// without the seed, so two seeds screen alike.  None where no learned value plays, a
+/// joker is in play or the value has no model for the afterstates.
+pub fn root_values(s: &Setup, search: Search) -> Option<Vec<f64>> {
+    let scorer = s.policy.value.as_ref()?;
+    let jokers = s.board.iter().any(|&c| c >= 0 && is_joker(c as u8))
+        || s.dealt.iter().any(|&c| is_joker(c));
+    if jokers || s.legal.is_empty() {
+        return None;
+    }
+    let t = Tables::get();
+    let rules = s.game.rules;
+    let after_placed = placed(&s.after(s.legal[0]).0);
+    if !scorer.covers(after_placed) {
+        return None;
+    }
+    let known = s.known;
+    let next = s
+        .next_street()
+        .filter(|_| search.applies(after_placed) && after_placed < crate::cards::BOARD);
+    let deals = next.map(|(count, keep)| {
+        let count = count.min(s.unseen().len());
+        let mut stream = s.position_stream(&[ROOT_SEARCH]);
+        let deals = next_deals(s.unseen(), count, search.deals, &mut stream);
+        (deals, Candidates::get(count, count - keep.min(count)))
+    });
+    let values = s
+        .legal
+        .iter()
+        .map(|&c| {
+            let (after, fill) = s.after(c);
+            match &deals {
+                Some((deals, next)) => {
+                    scorer.searched_value(t, rules, &after, fill, known, deals, next)
+                }
+                None => scorer.value(t, rules, &after, known),
+            }
+        })
+        .collect();
+    Some(values)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,7 +204,7 @@ mod tests {
     use crate::eval::Tables;
     use crate::policy::play_searching;
     use crate::race::{grade_positions, RaceParams};
-    use crate::rollout::tests::{flush_draw, game};
+    use crate::rollout::tests::{flush_draw, game, last_street};
     use crate::rules::Rules;
     use crate::value::{train, TrainConfig, ValueFn};
 
@@ -276,7 +329,9 @@ mod tests {
                     .par_iter()
                     .map(|p| play_searching(&g, p, None, None, g.search).unwrap())
                     .collect();
-                let grades = grade_positions(&g, &positions[..2], &RaceParams::new(8));
+                let mut params = RaceParams::new(8);
+                params.screen = g.search;
+                let grades = grade_positions(&g, &positions[..2], &params);
                 let ev: Vec<String> = grades
                     .iter()
                     .map(|r| format!("{:?}", r.as_ref().unwrap().ev))
@@ -291,5 +346,41 @@ mod tests {
         greedy.search = Search::NONE;
         let plain = grade_positions(&greedy, &positions[..2], &RaceParams::new(8));
         assert_ne!(format!("{:?}", plain[0].as_ref().unwrap().ev), one.1[0]);
+    }
+
+    #[test]
+    fn the_root_search_is_the_same_for_every_seed_and_exact_on_the_last_street() {
+        // The screen's values come from deals keyed by the position, not the seed: two
+        // seeds rank the candidates alike.  With no street to come a candidate's value is
+        // its finished board's value, searched or not.
+        let rules = Rules::pineapple_progressive();
+        let mut g = game(&rules);
+        g.value = Some(Arc::new(learned(&rules)));
+        let search = Search {
+            deals: 16,
+            among: 0,
+            until: BOARD,
+            from: 0,
+        };
+        let a = Setup::new(&g, &flush_draw(vec![0, 9, 1, 1], [3, 2, 1])).unwrap();
+        let b = Setup::new(&g, &flush_draw(vec![7, 9, 1, 1], [3, 2, 1])).unwrap();
+        let (va, vb) = (
+            root_values(&a, search).unwrap(),
+            root_values(&b, search).unwrap(),
+        );
+        assert_eq!(va, vb);
+        assert_eq!(va.len(), a.legal.len());
+        let greedy = Search::NONE;
+        let plain = root_values(&a, greedy).unwrap();
+        assert_ne!(va, plain, "a search changes the values");
+        let last = Setup::new(&g, &last_street([0, 3, 1])).unwrap();
+        let t = Tables::get();
+        let scorer = last.policy.value.as_ref().unwrap();
+        let expected: Vec<f64> = last
+            .legal
+            .iter()
+            .map(|&c| scorer.value(t, &rules, &last.after(c).0, last.known))
+            .collect();
+        assert_eq!(root_values(&last, search).unwrap(), expected);
     }
 }

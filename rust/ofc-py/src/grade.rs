@@ -231,11 +231,13 @@ pub(crate) fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
 /// bot's own positions, whose play made is only a placeholder (no preference, no loss).
 /// `search=(deals, among, until, from)` has the rollouts' learned value search a street ahead
 /// (`ofc_core::search`; None: greedily), on the graded seat's first street after the
-/// decision only with `search_next_only`.
+/// decision only with `search_next_only`; `screen=(deals, among, until, from)` has the
+/// race's screen rank the candidates by the learned value searching a street ahead
+/// (`ofc_core::search::root_values`; None: imagined completions).
 #[pyfunction]
 #[pyo3(signature = (
     rules, streets, fantasy_values, decisions, budget, threads=None, value=None, tie=None, extra=None,
-    stick=true, search=None, search_next_only=false
+    stick=true, search=None, search_next_only=false, screen=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn grade_street_decisions<'py>(
@@ -252,12 +254,14 @@ fn grade_street_decisions<'py>(
     stick: bool,
     search: Option<(usize, usize, usize, usize)>,
     search_next_only: bool,
+    screen: Option<(usize, usize, usize, usize)>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let mut g = game(py, rules, streets, fantasy_values.as_slice()?, value)?;
     g.search = search_of(search)?;
     g.search_next_only = search_next_only;
     let mut params = RaceParams::new(budget);
     params.stick = stick;
+    params.screen = search_of(screen)?;
     if let Some(tie) = tie {
         if !(tie.is_finite() && tie >= 0.0) {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
