@@ -276,6 +276,12 @@ def run(data: Path, args: argparse.Namespace) -> None:
             f"{gain} on the players' own cards; claimed loss {realised(claimed)}; bot fouls "
             f"{bot['fouls']:.1%} and enters Fantasyland {bot['entries']:.1%}, players "
             f"{players['fouls']:.1%} and {players['entries']:.1%}"
+            + (
+                f"; searching {':'.join(map(str, figures['search']))} (deals:among:until:from)"
+                if figures["search"]
+                else ""
+            )
+            + f"; {cpu:.1f} CPU s"
         ),
     )
     if args.seats_json:
