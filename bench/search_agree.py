@@ -1,7 +1,7 @@
 """The grader's advice where the searching policy agrees (issue 26): a second opinion.
 
     .venv/bin/python bench/search_agree.py --data out/study-data [--half tune]
-        [--search 128:0:13] [--workers 2]
+        [--search 128:0:13] [--from-street 1] [--workers 2]
 
 The grader (version 5: 32 rollouts, tie 2 SE, greedy rollouts) advises otherwise than the
 player only beyond 2 SE of its rollouts.  Here the bot also plays otherwise where the
@@ -53,6 +53,9 @@ def main() -> None:
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--half", choices=("all", "tune", "holdout"), default="tune")
     parser.add_argument("--search", type=Search.parse, default=POLICY_SEARCH)
+    parser.add_argument(
+        "--from-street", type=int, default=1, help="the second opinion from this street on (1-5)"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "out/search")
     args = parser.parse_args()
@@ -90,7 +93,8 @@ def main() -> None:
             rows = [tuple(int(x) for x in dest) for dest in g.destinations]
             out[i] = rows[g.best]
             wanted = tuple(int(x) for x in plays[i])
-            if g.best == g.chosen and wanted != rows[g.chosen] and wanted in rows:
+            late = d.street + 1 >= args.from_street
+            if late and g.best == g.chosen and wanted != rows[g.chosen] and wanted in rows:
                 w = rows.index(wanted)
                 # Stored values are the best play's minus the paired gap to it, never above
                 # it: with the play made the best, equal means no worse on the rollouts.
@@ -113,7 +117,7 @@ def main() -> None:
         (r["hand_key"], r["seat"]): r["gain"] for r in json.loads(reference_path.read_text())
     }
     label = ":".join(map(str, args.search.core()))
-    print(f"grader + agreeing search {label} ({cpu:.1f} CPU s):")
+    print(f"grader + agreeing search {label} from street {args.from_street} ({cpu:.1f} CPU s):")
     for which in ("tune", "holdout", "all"):
         part = [s for s in seats if which in ("all", half(s.hand_key))]
         if not part:
