@@ -41,6 +41,7 @@ from replay import _rates  # noqa: E402
 from ofc_stats import _core  # noqa: E402
 from ofc_stats.grade import imitate  # noqa: E402
 from ofc_stats.grade.position import Decision  # noqa: E402
+from ofc_stats.grade.race import Search  # noqa: E402
 from ofc_stats.grade.replay import (  # noqa: E402
     Advice,
     SeatReplay,
@@ -74,6 +75,12 @@ def main() -> None:
         help="add the preference only to these streets' models (cards placed; default all)",
     )
     parser.add_argument("--dreams", type=int, help="the policy alone looks this many deals ahead")
+    parser.add_argument(
+        "--search",
+        type=Search.parse,
+        help="the policy alone searches a street ahead so (DEALS[:AMONG[:UNTIL[:FROM]]]; "
+        "default: greedily, as the figures of docs/grading.md were measured)",
+    )
     parser.add_argument("--rollouts", type=int, default=32)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--steps", type=int, default=400)
@@ -147,7 +154,12 @@ def main() -> None:
             advise = crossfit(
                 {
                     w: policy_advice(
-                        0, args.workers, fantasy_worth=worth, value=v, dreams=args.dreams
+                        0,
+                        args.workers,
+                        fantasy_worth=worth,
+                        value=v,
+                        dreams=args.dreams,
+                        search=args.search,
                     )
                     for w, v in values.items()
                 }
@@ -160,6 +172,7 @@ def main() -> None:
         cpu = time.process_time() - t0
         print(
             f"lam {lam:g} ({'grader' if args.grader else 'policy'}, dreams {args.dreams}, "
+            f"search {args.search}, "
             f"{cpu:.0f} CPU s):"
         )
         for which in ("tune", "holdout", "all"):
@@ -260,7 +273,8 @@ def crossfit(advisers: dict[int, Advice]) -> Advice:
 def _tag(args: argparse.Namespace) -> str:
     placed = "-p" + "_".join(map(str, args.placed)) if args.placed else ""
     dreams = f"-d{args.dreams}" if args.dreams else ""
-    return placed + dreams + ("-grader" if args.grader else "")
+    search = "-s" + "_".join(map(str, args.search.core())) if args.search else ""
+    return placed + dreams + search + ("-grader" if args.grader else "")
 
 
 def _group(hand_key: str) -> int:

@@ -48,7 +48,7 @@ from ofc_stats.grade.position import (  # noqa: E402
     Decision,
     read_positions,
 )
-from ofc_stats.grade.race import decision_seed, grade_many  # noqa: E402
+from ofc_stats.grade.race import Search, decision_seed, grade_many  # noqa: E402
 from ofc_stats.grade.replay import (  # noqa: E402
     FinalSeat,
     final_seats,
@@ -94,10 +94,15 @@ def study(
     workers: int,
     first_street: int = 0,
     value: _core.ValueFunction | Literal["learned"] = "learned",
+    search: Search | None = None,
+    search_next_only: bool = False,
+    screen: Search | None = None,
 ) -> list[dict[str, object]]:
     """Grade the real decisions with this race (the claims), replay its advice; per seat.
     Before ``first_street`` (0 = the first street) the advice is the player's own play;
-    ``value``: the board value the rollouts play by (default: the versioned weights)."""
+    ``value``: the board value the rollouts play by (default: the versioned weights),
+    searching a street ahead as ``search`` says, the screen ranking by ``screen``
+    (``grade_many``; None: greedily, imagined completions)."""
     worth = dataset_worth(options)
 
     def grade(asked: Sequence[Decision], stick: bool = True) -> list[object]:
@@ -113,6 +118,9 @@ def study(
                 tie=tie if stick else own_tie,
                 extra=extra,
                 stick=stick,
+                search=search,
+                search_next_only=search_next_only,
+                screen=screen,
             )
         )
 

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/replay.py [--samples ../shared/samples/apps] [--rollouts 32]
         [--seed 0] [--hands N] [--advice policy [--dreams N] [--ahead N]] [--chase K]
+        [--search DEALS[:AMONG[:UNTIL[:FROM]]] [--search-next-only]]
         [--json out/replay.json] [--seats-json out/seats.json]
 
 Imports the samples into a temporary dataset, then for every normal seat whose
@@ -42,8 +43,9 @@ from ofc_stats.engine.scoring import score_board
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade.fantasy import RoomValues, room_values
 from ofc_stats.grade.position import HAND_COLUMNS, PLACEMENT_COLUMNS, SEAT_COLUMNS, read_positions
-from ofc_stats.grade.race import decision_seed, grade_many
+from ofc_stats.grade.race import Search, decision_seed, grade_many
 from ofc_stats.grade.replay import (
+    POLICY_SEARCH,
     SeatReplay,
     by_first_deviation,
     final_seats,
@@ -109,6 +111,20 @@ def main() -> None:
         "by the room's own values)",
     )
     parser.add_argument(
+        "--search",
+        type=Search.parse,
+        help="the learned value searches a street ahead: DEALS sampled deals of the next "
+        "street, among the best AMONG plays (0: all), where a play leaves at most UNTIL "
+        "and at least FROM cards placed (DEALS[:AMONG[:UNTIL[:FROM]]], AMONG 0 UNTIL 7 FROM 0 "
+        "unless given; 0: greedily); the policy alone plays by it (default: "
+        "replay.POLICY_SEARCH, 128:0:13), the grader's rollouts too (default: greedily)",
+    )
+    parser.add_argument(
+        "--search-next-only",
+        action="store_true",
+        help="the grader: only the graded seat's first street after the decision searches",
+    )
+    parser.add_argument(
         "--seats-json", type=Path, help="write each seat's gain, half and boards' rates here"
     )
     args = parser.parse_args()
@@ -167,19 +183,35 @@ def run(data: Path, args: argparse.Namespace) -> None:
                 dreams=args.dreams,
                 ahead=args.ahead,
                 value=learned,
+                search=POLICY_SEARCH if args.search is None else args.search,
             )
             seats += replay(decisions, finals, advice, worth)
             continue
         # The claim: the grader's loss on the players' own decisions.
         keys = [decision_seed(args.seed, d.hand_key, d.seat, d.street) for d in decisions]
         fantasy = None if args.values == "published" else (lambda r: worth_table(r, worth))
-        graded = grade_many(decisions, args.rollouts, keys, fantasy=fantasy, value=learned)
+        graded = grade_many(
+            decisions,
+            args.rollouts,
+            keys,
+            fantasy=fantasy,
+            value=learned,
+            search=args.search,
+            search_next_only=args.search_next_only,
+        )
         for d, g in zip(decisions, graded, strict=True):
             if not isinstance(g, UnplayablePosition):
                 claimed_by_seat[(d.hand_key, d.seat)] += g.loss
         decisions_graded += 2 * len(decisions)
         values = worth if args.values == "room" else None
-        advice = grader_advice(args.rollouts, args.seed, fantasy_worth=values, value=learned)
+        advice = grader_advice(
+            args.rollouts,
+            args.seed,
+            fantasy_worth=values,
+            value=learned,
+            search=args.search,
+            search_next_only=args.search_next_only,
+        )
         seats += replay(decisions, finals, advice, worth)
     seconds = time.perf_counter() - started
     cpu = time.process_time() - cpu_started  # every thread of the process
@@ -200,6 +232,12 @@ def run(data: Path, args: argparse.Namespace) -> None:
         "policy": args.policy,
         "rollouts": args.rollouts,
         "chase": args.chase,
+        "search": list((args.search or POLICY_SEARCH).core())
+        if args.advice == "policy"
+        else None
+        if args.search is None
+        else list(args.search.core()),
+        "search_next_only": args.search_next_only,
         "seconds": seconds,
         "decisions_per_second": decisions_graded / seconds if seconds else 0.0,
         "cpu_seconds": cpu,
@@ -238,6 +276,12 @@ def run(data: Path, args: argparse.Namespace) -> None:
             f"{gain} on the players' own cards; claimed loss {realised(claimed)}; bot fouls "
             f"{bot['fouls']:.1%} and enters Fantasyland {bot['entries']:.1%}, players "
             f"{players['fouls']:.1%} and {players['entries']:.1%}"
+            + (
+                f"; searching {':'.join(map(str, figures['search']))} (deals:among:until:from)"
+                if figures["search"]
+                else ""
+            )
+            + f"; {cpu:.1f} CPU s"
         ),
     )
     if args.seats_json:

@@ -127,6 +127,9 @@ def grade_street_decisions(
     tie: float | None = None,
     extra: int | None = None,
     stick: bool = True,
+    search: tuple[int, int, int, int] | None = None,
+    search_next_only: bool = False,
+    screen: tuple[int, int, int, int] | None = None,
 ) -> list[StreetGrade | UnplayablePosition]: ...
 def policy_plays(
     rules: Rules,
@@ -137,6 +140,7 @@ def policy_plays(
     threads: int | None = None,
     ahead: int | None = None,
     value: ValueFunction | None = None,
+    search: tuple[int, int, int, int] | None = None,
 ) -> list[tuple[int, ...] | UnplayablePosition]: ...
 def rollout_values(
     rules: Rules,

@@ -172,6 +172,35 @@ def test_the_policy_alone_plays_legal_boards_the_same_on_any_threads(hands) -> N
     assert [s.bot_board for s in again] == [s.bot_board for s in ahead]
 
 
+def test_the_policy_searching_a_street_ahead_plays_legal_boards_the_same_on_any_threads(  # type: ignore[no-untyped-def]
+    hands,
+) -> None:
+    from ofc_stats.grade.race import Search
+    from ofc_stats.grade.replay import policy_advice
+
+    decisions, finals = hands
+    few = [d for d in decisions if d.hand_key in sorted(finals)[:10]]
+    search = Search(deals=8, among=4, until=13)
+    seats = replay(few, finals, policy_advice(seed=1, threads=1, search=search))
+    assert seats
+    for seat in seats:
+        assert -1 not in seat.bot_board and len(set(seat.bot_board)) == 13
+    again = replay(few, finals, policy_advice(seed=1, threads=2, search=search))
+    assert [s.bot_board for s in again] == [s.bot_board for s in seats]
+    greedy = replay(few, finals, policy_advice(seed=1, threads=1, search=None))
+    assert [s.bot_board for s in greedy] != [s.bot_board for s in seats]  # it does search
+
+
+def test_a_search_is_read_from_the_command_line_or_refused() -> None:
+    from ofc_stats.grade.race import Search
+
+    assert Search.parse("32") == Search(32, 0, 7, 0)
+    assert Search.parse("32:16:13").core() == (32, 16, 13, 0)
+    for bad in ("", "a:1", "1:2:3:4:5", "-1"):
+        with pytest.raises(ValueError, match="DEALS"):
+            Search.parse(bad)
+
+
 class _Room:
     """A dataset stand-in answering the Fantasyland query with fixed seats."""
 

@@ -37,6 +37,40 @@ from ofc_stats.grade.train import learned_value
 
 
 @dataclass(frozen=True)
+class Search:
+    """A learned value's search a street ahead (``ofc_core::search``, issue 26): a play
+    is worth the mean over ``deals`` sampled deals of the next street of the best next
+    afterstate's value, among the best ``among`` plays by value (0: every play), where
+    the play leaves at most ``until`` cards placed (5: street 1; 7: streets 1-2) and at
+    least ``from``."""
+
+    deals: int
+    among: int = 0
+    until: int = 7
+    start: int = 0
+
+    @classmethod
+    def parse(cls, text: str) -> Search:
+        """``DEALS[:AMONG[:UNTIL[:FROM]]]``, e.g. ``8:0:7``; a ValueError saying what is wrong.
+
+        >>> Search.parse("8:0:13:11")
+        Search(deals=8, among=0, until=13, start=11)
+        """
+        form = "DEALS[:AMONG[:UNTIL[:FROM]]] of whole numbers >= 0"
+        try:
+            numbers = [int(p) for p in text.split(":")]
+        except ValueError:
+            raise ValueError(f"a search is {form}, not {text!r}") from None
+        if not 1 <= len(numbers) <= 4 or min(numbers) < 0:
+            raise ValueError(f"a search is {form}, not {text!r}")
+        return cls(*numbers)
+
+    def core(self) -> tuple[int, int, int, int]:
+        """The core's ``(deals, among, until, from)``."""
+        return (self.deals, self.among, self.until, self.start)
+
+
+@dataclass(frozen=True)
 class Graded:
     """The grade of one decision; candidate arrays are in legal-candidate order."""
 
@@ -90,6 +124,9 @@ def grade_many(
     tie: float | None = None,
     extra: int | None = None,
     stick: bool = True,
+    search: Search | None = None,
+    search_next_only: bool = False,
+    screen: Search | None = None,
 ) -> list[Graded | UnplayablePosition]:
     """Race every decision with at most ``budget`` rollouts a candidate, on ``threads``
     threads (None: every core), valuing a Fantasyland by ``fantasy(ruleset)`` (by cards
@@ -99,8 +136,12 @@ def grade_many(
     ``tie`` (SEs) and ``extra`` (times the budget where the advice hinges) override the
     race's own (None: the grader's); ``stick=False`` grades positions whose play made is
     only a placeholder (the replay bot's own): the play made wins no tie, no loss is measured.
-    Decision i draws from ``keys[i]`` only.  Fantasyland values that are not finite
-    points >= 0 raise :class:`RulesetError`.
+    ``search`` has the rollouts' learned value search a street ahead (:class:`Search`; None:
+    greedily), on the graded seat's first street after the decision only with
+    ``search_next_only``; ``screen``: the race's screen (which candidates race, the favourite
+    among tied ones) ranks by the learned value searching so (None: imagined
+    completions).  Decision i draws from ``keys[i]`` only.  Fantasyland values that
+    are not finite points >= 0 raise :class:`RulesetError`.
     """
     if value == "learned":
         value = learned_value()
@@ -120,6 +161,9 @@ def grade_many(
             tie,
             extra,
             stick,
+            None if search is None else search.core(),
+            search_next_only,
+            None if screen is None else screen.core(),
         )
         for i, result in zip(members, results, strict=True):
             out[i] = result if isinstance(result, UnplayablePosition) else _graded(result)

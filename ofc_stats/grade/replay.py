@@ -47,7 +47,7 @@ from ofc_stats.engine.timeout import auto_placement
 from ofc_stats.errors import UnplayablePosition
 from ofc_stats.grade import rollout
 from ofc_stats.grade.position import EMPTY, Decision
-from ofc_stats.grade.race import decision_seed, grade_many
+from ofc_stats.grade.race import Search, decision_seed, grade_many
 from ofc_stats.grade.rollout import core_decision, fantasy_value, fantasy_values
 from ofc_stats.grade.train import learned_value
 
@@ -58,6 +58,14 @@ FinalSeat = tuple[tuple[int, ...], bool, int | None]
 # The value of a Fantasyland of n cards over a normal hand, per ruleset.
 FantasyWorth = Callable[[Ruleset, int], float]
 
+#: How the policy alone searches a street ahead by default (issue 26): the mean over 128
+#: sampled deals of the next street of the best next afterstate's value, for every play on
+#: streets 1-4.  Chosen on the tuning half of the real samples (+2.49 ± 0.45 a seat-hand
+#: over the greedy value, the best of the settings tried there), reported on the holdout
+#: half (+2.04 ± 0.47); see docs/grading.md ("Searching a street ahead").  The grader's
+#: rollouts stay greedy: a search there costs 5-70 times their CPU.
+POLICY_SEARCH = Search(deals=128, among=0, until=13)
+
 
 def grader_advice(
     budget: int = 32,
@@ -67,12 +75,15 @@ def grader_advice(
     value: _core.ValueFunction | Literal["learned"] | None = "learned",
     tie: float | None = None,
     extra: int | None = None,
+    search: Search | None = None,
+    search_next_only: bool = False,
 ) -> Advice:
     """The grader's best play at every decision (a position it cannot replay: the room's
     auto-placement, which the replay then counts as the advice), its rollouts valuing a
     Fantasyland by ``fantasy_worth`` (default: the published figures) and played on by a
     learned board ``value`` (default "learned": the versioned weights; None: imaginations),
-    the race's ``tie`` margin and ``extra`` budget as :func:`grade_many` takes them."""
+    the race's ``tie`` margin and ``extra`` budget and the rollouts' ``search`` as
+    :func:`grade_many` takes them."""
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
         values = None if fantasy_worth is None else (lambda r: worth_table(r, fantasy_worth))
@@ -84,7 +95,19 @@ def grader_advice(
                 continue
             asked = [with_play(decisions[i]) for i in members]
             keys = [decision_seed(seed, d.hand_key, d.seat, d.street) for d in asked]
-            graded = grade_many(asked, budget, keys, threads, values, value, tie, extra, stick)
+            graded = grade_many(
+                asked,
+                budget,
+                keys,
+                threads,
+                values,
+                value,
+                tie,
+                extra,
+                stick,
+                search,
+                search_next_only,
+            )
             for i, d, g in zip(members, asked, graded, strict=True):
                 out[i] = (
                     placeholder_play(d, d.board)
@@ -103,14 +126,17 @@ def policy_advice(
     dreams: int | None = None,
     ahead: int | None = None,
     value: _core.ValueFunction | Literal["learned"] | None = "learned",
+    search: Search | None = POLICY_SEARCH,
 ) -> Advice:
     """The continuation policy's play at every decision, alone (the rollouts' player),
     valuing a Fantasyland by ``fantasy_worth`` (default: the grader's values), with
     ``dreams`` imaginations a street (None: as many as in the rollouts) and look-ahead
     where at least ``ahead`` streets are still to come (0: none; None: as the rollouts),
     or played by a learned board ``value`` (default: the versioned weights; with
-    ``dreams`` it looks that many deals of the next street ahead; None: imaginations);
-    a position it cannot play: the room's auto-placement."""
+    ``dreams`` it looks that many deals of the next street ahead; None: imaginations),
+    searching a street ahead with ``search`` (:class:`Search`: deals keyed by the
+    decision; default :data:`POLICY_SEARCH`; None: greedily, as in the rollouts); a
+    position it cannot play: the room's auto-placement."""
     learned = learned_value() if value == "learned" else value
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
@@ -136,6 +162,7 @@ def policy_advice(
                 threads,
                 ahead,
                 learned,
+                None if search is None else search.core(),
             )
             for i, play in zip(members, plays, strict=True):
                 d = decisions[i]

@@ -17,6 +17,7 @@ use ofc_core::policy::Policy;
 use ofc_core::rng::mix;
 use ofc_core::rollout::{Game, Opponent, Position, Setup, Values};
 use ofc_core::rules::Rules;
+use ofc_core::search::Search;
 use ofc_core::value::ValueFn;
 use serde_json::Value;
 
@@ -112,12 +113,16 @@ fn main() {
         streets: streets.clone(),
         fantasy_values: fantasy_values.clone(),
         value: None,
+        search: Search::NONE,
+        search_next_only: false,
     };
     let learned = Game {
         rules: &rules,
         streets,
         fantasy_values,
         value: Some(std::sync::Arc::new(value)),
+        search: Search::NONE,
+        search_next_only: false,
     };
     let list: Vec<Position> = doc["positions"]
         .as_array()

@@ -22,6 +22,7 @@ pub mod rollout;
 pub mod rules;
 pub mod score;
 pub mod score_text;
+pub mod search;
 pub mod setter;
 pub mod sim;
 pub mod threads;

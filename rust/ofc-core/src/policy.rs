@@ -28,6 +28,7 @@ use crate::cards::{is_joker, rank, BOARD, DISCARD, EMPTY, ROW_SIZES, ROW_START};
 use crate::eval::{Tables, CLASSES5};
 use crate::rng::Stream;
 use crate::rules::Rules;
+use crate::search::Search;
 
 pub const FOUL_PENALTY: f64 = 9.0;
 pub const FANTASY_BONUS: f64 = 60.0;
@@ -41,6 +42,8 @@ pub const PLANS: [[usize; 3]; 3] = [[2, 1, 0], [1, 2, 0], [0, 2, 1]];
 pub const MAX_DREAMS: usize = 16;
 /// The purpose of the policy's own stream when it plays a position (rollouts use 1-4).
 const POLICY: u64 = 5;
+/// The tail of the key of a decision's search (after [`POLICY`]).
+const SEARCH_KEY: u64 = 11;
 
 /// How the policy values a completed board and how hard it imagines.
 #[derive(Debug, Clone)]
@@ -124,10 +127,15 @@ impl Policy {
     /// The policy the rollouts of `game` play with, at a table of `opponents` + 1 seats.
     pub fn for_game(game: &Game, opponents: usize) -> Policy {
         let mut p = Policy::new(&game.fantasy_values, opponents);
-        p.value = game
-            .value
-            .as_ref()
-            .map(|v| std::sync::Arc::new(v.scorer(&game.fantasy_values, opponents)));
+        p.value = game.value.as_ref().map(|v| {
+            let scorer = v.scorer(&game.fantasy_values, opponents);
+            let scorer = if game.search.deals > 0 {
+                scorer.searching(&game.streets, game.search)
+            } else {
+                scorer
+            };
+            std::sync::Arc::new(scorer)
+        });
         p
     }
 
@@ -742,7 +750,7 @@ pub fn choose_street(
 ) -> (usize, Option<BoardEval>) {
     // The learned value plays every street it covers.
     let learned = policy.value.as_ref().and_then(|v| {
-        v.choose(
+        v.choose_keyed(
             t,
             rules,
             board,
@@ -750,6 +758,7 @@ pub fn choose_street(
             street.dealt,
             street.cands,
             street.known,
+            street.key,
         )
     });
     if let Some(chosen) = learned {
@@ -865,6 +874,9 @@ pub struct Street<'a> {
     /// The cards the seat knows at this street, and the deck's size.
     pub known: CardSet,
     pub deck: u8,
+    /// The key of a learned value's search at this street (None: no search; see
+    /// [`crate::search`]).
+    pub key: Option<u64>,
 }
 
 impl Street<'_> {
@@ -889,6 +901,7 @@ pub fn plan_streets<'a>(
     let mut out = Vec::with_capacity(streets.len());
     let mut offset = 0;
     let dreams = policy.dreams.clamp(1, MAX_DREAMS);
+    let searches = policy.value.as_ref().is_some_and(|v| v.keyed());
     for (i, &(dealt_count, placed_count)) in streets.iter().enumerate() {
         let dealt = &block[offset..offset + dealt_count];
         offset += dealt_count;
@@ -906,6 +919,7 @@ pub fn plan_streets<'a>(
             future: after,
             known,
             deck,
+            key: searches.then(|| stream_of(i).next_u64()),
         };
         if need > 0 {
             let mut stream = stream_of(i);
@@ -954,6 +968,19 @@ pub fn play_position(
     dreams: Option<usize>,
     ahead: Option<usize>,
 ) -> Result<Vec<u8>, String> {
+    play_searching(game, p, dreams, ahead, Search::NONE)
+}
+
+/// [`play_position`] with a learned value searching a street ahead as `search` says
+/// ([`crate::search`]; [`Search::NONE`]: greedily), its deals keyed by the decision's
+/// key: the same play on any thread.
+pub fn play_searching(
+    game: &Game,
+    p: &Position,
+    dreams: Option<usize>,
+    ahead: Option<usize>,
+    search: Search,
+) -> Result<Vec<u8>, String> {
     let s = Setup::new(game, p)?;
     let t = Tables::get();
     let rules = game.rules;
@@ -967,6 +994,13 @@ pub fn play_position(
     if let Some(n) = ahead {
         policy.ahead = n;
     }
+    if search.deals > 0 {
+        policy.value = (policy.value.as_ref())
+            .map(|v| std::sync::Arc::new(v.searching(&game.streets, search)));
+    }
+    let key = (policy.value.as_ref())
+        .is_some_and(|v| v.keyed())
+        .then(|| s.stream(&[POLICY, SEARCH_KEY]).next_u64());
     let policy = &policy;
     let after = &game.streets[(p.street + 1).min(game.streets.len())..];
     let future: usize = after.iter().map(|x| x.0).sum();
@@ -983,6 +1017,7 @@ pub fn play_position(
         future: after,
         known: s.known,
         deck: rules.deck_size,
+        key,
     };
     let ahead = policy.looks_ahead(after);
     let mut stream = s.stream(&[POLICY]);
@@ -1290,6 +1325,7 @@ mod tests {
                 future: &future,
                 known: card_set(deck[..12].iter().copied()),
                 deck: 52,
+                key: None,
             };
             for (d, cards) in street.dreams.iter_mut().zip([&deck[12..15], &deck[15..18]]) {
                 d.cards[..3].copy_from_slice(cards);

@@ -29,6 +29,7 @@ use rayon::prelude::*;
 use crate::eval::Tables;
 use crate::policy::{imagine, street_values, value_of};
 use crate::rollout::{Game, Position, Setup, Values, PARTS, SCREEN};
+use crate::search::{root_values, Search};
 
 const ROWS: usize = 0;
 const FOULS: usize = 1;
@@ -68,6 +69,10 @@ pub struct RaceParams {
     /// "play made" is only the room's auto-placement: the advice there is the tied
     /// finalist the screen ranks first, with no re-measure and no loss.
     pub stick: bool,
+    /// Where it has `deals`, the screen (which candidates race, and the favourite among
+    /// tied ones) ranks by the learned value searching a street ahead
+    /// ([`crate::search::root_values`]) instead of imagined completions.
+    pub screen: Search,
 }
 
 impl RaceParams {
@@ -78,6 +83,7 @@ impl RaceParams {
             tie: TIE,
             extra: 1,
             stick: true,
+            screen: Search::NONE,
         }
     }
 }
@@ -235,7 +241,10 @@ pub fn grade_with(s: &Setup, p: &RaceParams) -> Graded {
         return exact(&mut race, chosen);
     }
     let mut alive: Vec<usize> = (0..count).collect();
-    let rough = screen(s);
+    let searched = (p.screen.deals > 0)
+        .then(|| root_values(s, p.screen))
+        .flatten();
+    let rough = searched.unwrap_or_else(|| screen(s));
     if count > SCREEN_ABOVE && s.streets_after() >= SCREEN_STREETS {
         let mut order: Vec<usize> = (0..count).collect();
         order.sort_by(|&a, &b| rough[b].total_cmp(&rough[a]));

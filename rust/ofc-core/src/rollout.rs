@@ -21,6 +21,7 @@ use crate::eval::Tables;
 use crate::policy::{evaluate_any, placed, plan_streets, play_on, CardSet, Policy};
 use crate::rng::Stream;
 use crate::rules::Rules;
+use crate::search::Search;
 use crate::setter::set_fantasy;
 
 /// The parts a value splits into: rows, fouls, royalties, fantasy.
@@ -35,6 +36,12 @@ pub struct Game<'a> {
     pub fantasy_values: Vec<f64>,
     /// A learned board value the continuation policy plays by (None: imaginations).
     pub value: Option<crate::value::Shared>,
+    /// How the learned value searches a street ahead in the rollouts
+    /// ([`Search::NONE`] by default: greedily; see [`crate::search`]).
+    pub search: Search,
+    /// Whether only the graded seat's first street after the decision searches (the
+    /// rest of the rollout plays greedily), or every street the search covers.
+    pub search_next_only: bool,
 }
 
 /// Most Fantasyland sizes a value table holds (0..=31 cards).
@@ -326,6 +333,16 @@ impl<'g> Setup<'g> {
         self.own_streets.len()
     }
 
+    /// The player's next street, (cards dealt, cards placed), if any.
+    pub fn next_street(&self) -> Option<(usize, usize)> {
+        self.own_streets.first().copied()
+    }
+
+    /// The cards the player has not seen.
+    pub fn unseen(&self) -> &[u8] {
+        &self.unseen
+    }
+
     /// Nothing left to deal: every rollout is the same, one is enough.
     pub fn deterministic(&self) -> bool {
         self.own_need == 0 && self.rivals.iter().all(|r| r.need == 0)
@@ -374,7 +391,7 @@ impl<'g> Setup<'g> {
                     evaluate_any(t, rules, &set_fantasy(t, block).0)
                 } else {
                     let mut board = rival.board;
-                    let plan = plan_streets(
+                    let mut plan = plan_streets(
                         &self.policy,
                         &rival.streets,
                         block,
@@ -383,11 +400,14 @@ impl<'g> Setup<'g> {
                         placed(&board),
                         |i| self.stream(&[RIVAL, phase, r, j as u64, i as u64]),
                     );
+                    if self.game.search_next_only {
+                        plan.iter_mut().for_each(|s| s.key = None);
+                    }
                     play_on(t, rules, &self.policy, &mut board, &plan)
                 };
                 others.push(eval);
             }
-            let plan = plan_streets(
+            let mut plan = plan_streets(
                 &self.policy,
                 &self.own_streets,
                 &order[..self.own_need],
@@ -396,6 +416,9 @@ impl<'g> Setup<'g> {
                 own_placed,
                 |i| self.stream(&[OWN, phase, r, i as u64]),
             );
+            if self.game.search_next_only {
+                plan.iter_mut().skip(1).for_each(|s| s.key = None);
+            }
             for (i, after) in afters.iter().enumerate() {
                 let mut board = *after;
                 let mine = play_on(t, rules, &self.policy, &mut board, &plan);
@@ -449,6 +472,8 @@ pub(crate) mod tests {
             streets: vec![(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)],
             fantasy_values,
             value: None,
+            search: Search::NONE,
+            search_next_only: false,
         }
     }
 

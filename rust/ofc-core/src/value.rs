@@ -35,6 +35,7 @@ use crate::eval::{Tables, CLASSES3, CLASSES5};
 use crate::policy::{card_set, choose, imagine_spares, placed, CardSet, Imagined, Policy};
 use crate::rng::Stream;
 use crate::rules::Rules;
+use crate::search::{next_deals, Search};
 
 /// The feature layout's version: weights of another layout are refused.
 pub const VERSION: u64 = 1;
@@ -561,7 +562,8 @@ impl ValueFn {
             by_placed,
             combined,
             fantasy: worth,
-            lookahead: 0,
+            search: Search::NONE,
+            by_position: false,
             next: [None; BOARD + 1],
         }
     }
@@ -573,9 +575,12 @@ pub struct Scorer {
     by_placed: [Option<u8>; BOARD + 1],
     combined: Vec<Vec<f64>>,
     fantasy: [f64; 32],
-    /// Deals of the next street each of the best [`LOOK_AMONG`] plays is looked
-    /// ahead with (0: the greedy afterstate value alone).
-    lookahead: usize,
+    /// How plays are searched a street ahead ([`Search::NONE`]: the greedy afterstate
+    /// value alone).
+    search: Search,
+    /// The search's deals are keyed by the position itself (the first look-ahead,
+    /// [`Scorer::looking_ahead`]), not by the key the caller passes.
+    by_position: bool,
     /// The street after an afterstate of n cards placed: (cards dealt, cards kept).
     next: [Option<(u8, u8)>; BOARD + 1],
 }
@@ -584,12 +589,29 @@ pub struct Scorer {
 pub const LOOK_AMONG: usize = 8;
 
 impl Scorer {
-    /// This scorer looking `deals` sampled deals of the next street ahead: a play is
-    /// worth the mean over them of the best next afterstate's value (the streets
-    /// are (cards dealt, cards kept) of each street).
+    /// This scorer looking `deals` sampled deals of the next street ahead among the best
+    /// [`LOOK_AMONG`] plays on every street: a play is worth the mean over them of the
+    /// best next afterstate's value (the streets are (cards dealt, cards kept) of each
+    /// street); the deals are keyed by the position.
     pub fn looking_ahead(&self, streets: &[(usize, usize)], deals: usize) -> Scorer {
+        let search = Search {
+            deals,
+            among: LOOK_AMONG,
+            until: BOARD,
+            from: 0,
+        };
+        let mut s = self.searching(streets, search);
+        s.by_position = true;
+        s
+    }
+
+    /// This scorer searching a street ahead as `search` says, with deals keyed by the
+    /// key each [`Scorer::choose_keyed`] is given (no key: no search).
+    pub fn searching(&self, streets: &[(usize, usize)], search: Search) -> Scorer {
         let mut s = self.clone();
-        s.lookahead = deals;
+        s.search = search;
+        s.by_position = false;
+        s.next = [None; BOARD + 1];
         let mut total = 0;
         for w in streets.windows(2) {
             total += w[0].1;
@@ -598,6 +620,16 @@ impl Scorer {
             }
         }
         s
+    }
+
+    /// How this scorer searches.
+    pub fn search(&self) -> Search {
+        self.search
+    }
+
+    /// Whether it searches only where the caller gives a key.
+    pub fn keyed(&self) -> bool {
+        self.search.deals > 0 && !self.by_position
     }
 
     /// Whether every street ending with these cards placed has a model.
@@ -749,6 +781,24 @@ impl Scorer {
         cands: &Candidates,
         known: CardSet,
     ) -> Option<(usize, Option<BoardEval>)> {
+        self.choose_keyed(t, rules, board, fill, dealt, cands, known, None)
+    }
+
+    /// [`Scorer::choose`], searching a street ahead where the scorer's [`Search`]
+    /// applies, with deals drawn from a stream keyed by `key` (a keyed search without a
+    /// key plays greedily).
+    #[allow(clippy::too_many_arguments)]
+    pub fn choose_keyed(
+        &self,
+        t: &Tables,
+        rules: &Rules,
+        board: &[i8; BOARD],
+        fill: [u8; 3],
+        dealt: &[u8],
+        cands: &Candidates,
+        known: CardSet,
+        key: Option<u64>,
+    ) -> Option<(usize, Option<BoardEval>)> {
         if cands.is_empty() {
             return None;
         }
@@ -759,23 +809,25 @@ impl Scorer {
         if jokers || !self.covers(after) {
             return None;
         }
+        let searched = self.search.applies(after) && (self.by_position || key.is_some());
+        let next = self.next.get(after).copied().flatten();
+        let next = next.filter(|_| searched && after < BOARD);
         let mut best = (usize::MAX, f64::NEG_INFINITY);
         let mut ranked = Vec::new();
         self.values(t, rules, board, fill, dealt, cands, known, |i, v| {
             if best.0 == usize::MAX || v > best.1 {
                 best = (i, v);
             }
-            if self.lookahead > 0 {
+            if next.is_some() {
                 ranked.push((i, v));
             }
         });
         if best.0 == usize::MAX {
             return None;
         }
-        let next = self.next.get(after).copied().flatten();
-        if let Some((count, keep)) = next.filter(|_| self.lookahead > 0 && after < BOARD) {
+        if let Some((count, keep)) = next {
             best.0 = self.look_ahead(
-                t, rules, board, fill, dealt, cands, known, ranked, count, keep,
+                t, rules, board, fill, dealt, cands, known, ranked, count, keep, key,
             );
         }
         let e = (after == BOARD).then(|| {
@@ -789,9 +841,11 @@ impl Scorer {
 
 impl Scorer {
     /// The play among `ranked` (candidate, value) whose afterstate is worth most a
-    /// street later: the mean over sampled deals of `count` cards (`keep` kept) of the
-    /// best next afterstate.  The deals are drawn from the cards the seat has not seen,
-    /// keyed by the position, and shared by every play compared.
+    /// street later: the mean over deals of `count` cards (`keep` kept) of the best
+    /// next afterstate ([`next_deals`]: every deal once where the search's deals
+    /// cover them all).  The deals are drawn from the cards the seat has not seen,
+    /// keyed by `key` (or by the position for [`Scorer::looking_ahead`]), and shared by
+    /// every play compared; the first of equal plays (best afterstate value first) wins.
     #[allow(clippy::too_many_arguments)]
     fn look_ahead(
         &self,
@@ -805,43 +859,66 @@ impl Scorer {
         mut ranked: Vec<(usize, f64)>,
         count: u8,
         keep: u8,
+        key: Option<u64>,
     ) -> usize {
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        ranked.truncate(LOOK_AMONG);
+        if self.search.among > 0 {
+            ranked.truncate(self.search.among);
+        }
         let known = known | card_set(dealt.iter().copied());
-        let layout = board
-            .iter()
-            .fold(0u64, |h, &c| crate::rng::mix(h ^ (c as u8 as u64)));
-        let mut stream = Stream::new(&[known, layout, 7]);
+        let mut stream = match key.filter(|_| !self.by_position) {
+            Some(k) => Stream::new(&[k, SEARCH_STREAM]),
+            None => {
+                let layout = board
+                    .iter()
+                    .fold(0u64, |h, &c| crate::rng::mix(h ^ (c as u8 as u64)));
+                Stream::new(&[known, layout, 7])
+            }
+        };
         let unseen: Vec<u8> = (0..52u8).filter(|&c| known >> c & 1 == 0).collect();
         let count = (count as usize).min(unseen.len());
         let next = Candidates::get(count, count - (keep as usize).min(count));
-        let deals: Vec<Vec<u8>> = (0..self.lookahead)
-            .map(|_| {
-                let mut u = unseen.clone();
-                stream.choose_first(&mut u, count);
-                u[..count].to_vec()
-            })
-            .collect();
+        let deals = next_deals(&unseen, count, self.search.deals, &mut stream);
         let mut best = (ranked[0].0, f64::NEG_INFINITY);
         for &(i, _) in &ranked {
             let (mut after, mut f) = (*board, fill);
             apply(&mut after, &mut f, dealt, cands.dest(i));
-            let mut sum = 0.0;
-            for deal in &deals {
-                let mut top = f64::NEG_INFINITY;
-                self.values(t, rules, &after, f, deal, next, known, |_, v| {
-                    top = top.max(v)
-                });
-                sum += top;
-            }
-            if sum > best.1 {
-                best = (i, sum);
+            let v = self.searched_value(t, rules, &after, f, known, &deals, next);
+            if v > best.1 {
+                best = (i, v);
             }
         }
         best.0
     }
+
+    /// The value a search gives the afterstate `after` (fill `fill`): the mean over
+    /// `deals` of the next street (`next` its candidates) of the best next afterstate's
+    /// value; what [`Scorer::choose_keyed`] compares, for tests and studies.
+    #[allow(clippy::too_many_arguments)]
+    pub fn searched_value(
+        &self,
+        t: &Tables,
+        rules: &Rules,
+        after: &[i8; BOARD],
+        fill: [u8; 3],
+        known: CardSet,
+        deals: &[Vec<u8>],
+        next: &Candidates,
+    ) -> f64 {
+        let mut sum = 0.0;
+        for deal in deals {
+            let mut top = f64::NEG_INFINITY;
+            self.values(t, rules, after, fill, deal, next, known, |_, v| {
+                top = top.max(v)
+            });
+            sum += top;
+        }
+        sum / deals.len().max(1) as f64
+    }
 }
+
+/// The tail of a search's stream key (apart from the imaginations' streams).
+const SEARCH_STREAM: u64 = 0x5EA4C4;
 
 /// How [`train`] plays and fits.
 #[derive(Debug, Clone)]

@@ -6,9 +6,10 @@ use std::sync::{Arc, Mutex};
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1};
 use ofc_core::cards::format_card;
-use ofc_core::policy::play_position;
+use ofc_core::policy::play_searching;
 use ofc_core::race::{grade_positions, Graded, RaceParams};
 use ofc_core::rollout::{fantasy_values_problem, Game, Opponent, Position, Setup, PARTS};
+use ofc_core::search::Search;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
@@ -175,6 +176,32 @@ pub(crate) fn game<'a>(
         streets,
         fantasy_values: values.to_vec(),
         value: value.map(|v| v.inner.clone()),
+        search: Search::NONE,
+        search_next_only: false,
+    })
+}
+
+/// Most deals a search may average over (a street-1 search costs about 232 x deals x 27
+/// afterstate values).
+const MOST_DEALS: usize = 4096;
+
+/// A learned value's search a street ahead from Python's `(deals, among, until, from)`
+/// (None: no search), or a `ValueError` saying what is wrong.
+pub(crate) fn search_of(search: Option<(usize, usize, usize, usize)>) -> PyResult<Search> {
+    let Some((deals, among, until, from)) = search else {
+        return Ok(Search::NONE);
+    };
+    if deals > MOST_DEALS || until > 13 {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "a search takes at most {MOST_DEALS} deals and at most 13 cards placed, \
+             not {deals} deals until {until} cards"
+        )));
+    }
+    Ok(Search {
+        deals,
+        among,
+        until,
+        from,
     })
 }
 
@@ -202,10 +229,15 @@ pub(crate) fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
 /// `tie` and `extra` override the race's tie margin and second-stage factor
 /// (`ofc_core::race::RaceParams`; None: the grader's own); `stick=False` for the replay
 /// bot's own positions, whose play made is only a placeholder (no preference, no loss).
+/// `search=(deals, among, until, from)` has the rollouts' learned value search a street ahead
+/// (`ofc_core::search`; None: greedily), on the graded seat's first street after the
+/// decision only with `search_next_only`; `screen=(deals, among, until, from)` has the
+/// race's screen rank the candidates by the learned value searching a street ahead
+/// (`ofc_core::search::root_values`; None: imagined completions).
 #[pyfunction]
 #[pyo3(signature = (
     rules, streets, fantasy_values, decisions, budget, threads=None, value=None, tie=None, extra=None,
-    stick=true
+    stick=true, search=None, search_next_only=false, screen=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn grade_street_decisions<'py>(
@@ -220,10 +252,16 @@ fn grade_street_decisions<'py>(
     tie: Option<f64>,
     extra: Option<usize>,
     stick: bool,
+    search: Option<(usize, usize, usize, usize)>,
+    search_next_only: bool,
+    screen: Option<(usize, usize, usize, usize)>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    let g = game(py, rules, streets, fantasy_values.as_slice()?, value)?;
+    let mut g = game(py, rules, streets, fantasy_values.as_slice()?, value)?;
+    g.search = search_of(search)?;
+    g.search_next_only = search_next_only;
     let mut params = RaceParams::new(budget);
     params.stick = stick;
+    params.screen = search_of(screen)?;
     if let Some(tie) = tie {
         if !(tie.is_finite() && tie >= 0.0) {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
@@ -306,11 +344,13 @@ fn rollout_values<'py>(
 /// The continuation policy's play of each decision (one ruleset): the destination of
 /// each dealt card, or the `UnplayablePosition` saying why it cannot be played.  The
 /// replay's policy-alone bot, with `dreams` imaginations a street and look-ahead from
-/// `ahead` streets to come (0: none; None: both as in the rollouts); the plays depend
-/// only on each decision and its key.
+/// `ahead` streets to come (0: none; None: both as in the rollouts), a learned `value`
+/// searching a street ahead with `search=(deals, among, until, from)` (`ofc_core::search`;
+/// None: greedily); the plays depend only on each decision and its key.
 #[pyfunction]
 #[pyo3(signature = (
-    rules, streets, fantasy_values, decisions, dreams=None, threads=None, ahead=None, value=None
+    rules, streets, fantasy_values, decisions, dreams=None, threads=None, ahead=None, value=None,
+    search=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn policy_plays<'py>(
@@ -323,14 +363,16 @@ fn policy_plays<'py>(
     threads: Option<usize>,
     ahead: Option<usize>,
     value: Option<&ValueFunction>,
+    search: Option<(usize, usize, usize, usize)>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let g = game(py, rules, streets, fantasy_values.as_slice()?, value)?;
+    let search = search_of(search)?;
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
     let pool = threads.map(|n| pool(n.max(1))).transpose()?;
     let play_all = || {
         positions
             .par_iter()
-            .map(|p| play_position(&g, p, dreams, ahead))
+            .map(|p| play_searching(&g, p, dreams, ahead, search))
             .collect::<Vec<_>>()
     };
     let results = py.detach(|| match &pool {
