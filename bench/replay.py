@@ -264,10 +264,22 @@ def run(data: Path, args: argparse.Namespace) -> None:
     )
     gain, goal = realised(gains), (1.5 if args.advice == "grader" else 0.0)
     bot, players = figures["bot"], figures["players"]
+    searching = bool(figures["search"] and figures["search"][0] > 0)  # 0 deals: greedily
+    if args.advice == "policy":  # the bot alone: greedy is the rollouts' policy, search is not
+        how = (
+            f"searching {figures['search'][0]} deals a street ahead (not the rollouts' policy)"
+            if searching
+            else "greedy, as in the grader's rollouts"
+        )
+        name = f"policy alone ({args.policy} value), {how}: points a seat-hand against the players"
+    else:
+        name = (
+            f"{args.advice} ({args.policy} policy), {args.rollouts} rollouts: points a seat-hand "
+            "against the players"
+        )
     record(
         "replay",
-        f"{args.advice} ({args.policy} policy), {args.rollouts} rollouts: points a seat-hand "
-        "against the players",
+        name,
         figure=gain.mean,
         unit="points",
         goal=f"≥ {goal:+.1f}",
@@ -278,7 +290,7 @@ def run(data: Path, args: argparse.Namespace) -> None:
             f"{players['fouls']:.1%} and {players['entries']:.1%}"
             + (
                 f"; searching {':'.join(map(str, figures['search']))} (deals:among:until:from)"
-                if figures["search"]
+                if searching
                 else ""
             )
             + f"; {cpu:.1f} CPU s"
