@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import quote
 
 import numpy as np
+import orjson
 import pandas as pd
 
 from ofc_stats.safe_text import csv_text, html_text
@@ -78,15 +79,21 @@ def script_json(value: object, plain: bool = False) -> str:
     """JSON that cannot end its <script> element or start markup.
 
     ``plain``: the value holds Python numbers, texts, lists and dicts only, no NaN (the
-    page data, hundreds of thousands of numbers): no walk through it first.
+    page data, hundreds of thousands of numbers): no walk through it first.  orjson
+    writes what :func:`json.dumps` would (compact, UTF-8 kept) in a tenth of the time;
+    what it refuses (a lone surrogate, a key that is not a text) goes to :mod:`json`.
     """
-    text = json.dumps(
-        value if plain else _plain(value),
-        ensure_ascii=False,
-        allow_nan=False,
-        default=str,
-        separators=(",", ":"),
-    )
+    ready = value if plain else _plain(value)
+    try:
+        text = orjson.dumps(
+            ready,
+            default=str,
+            option=orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS,
+        ).decode()
+    except TypeError:  # orjson.JSONEncodeError
+        text = json.dumps(
+            ready, ensure_ascii=False, allow_nan=False, default=str, separators=(",", ":")
+        )
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
