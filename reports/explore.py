@@ -72,7 +72,7 @@ class LedgerHands:
 def ledger_hands(scope: Scope) -> LedgerHands:
     """The room ledger's hands for the report's player, from the store's ``ledger`` view.
 
-    One row per person and hand (the view's :data:`LEDGER_HANDS_SQL`, the sum
+    One row per person and hand (the money of the view's :data:`LEDGER_HANDS_SQL`, the sum
     ``audit --player`` prints too); the money by the rules is null on a hand the
     rules did not price.  The report prices the ledger before it builds the page.
     """
@@ -88,8 +88,7 @@ def ledger_hands(scope: Scope) -> LedgerHands:
         }
     )
     hands = ledger_hands_of(data, who, scope_ledger(scope))
-    keyed = seats.drop_duplicates("hand_key").set_index("hand_key")["hand_id"]
-    hand_ids = keyed.reindex(hands["hand_key"]).to_numpy(dtype=np.int64)
+    hand_ids = hands["hand_id"].to_numpy(dtype=np.int64)
     rules = pd.to_numeric(hands["money_rules"]).to_numpy(np.float64, na_value=np.nan)
     return LedgerHands(
         hand_ids,
