@@ -78,23 +78,37 @@ def _plain(value: object) -> object:
 def script_json(value: object, plain: bool = False) -> str:
     """JSON that cannot end its <script> element or start markup.
 
-    ``plain``: the value holds Python numbers, texts, lists and dicts only, no NaN (the
-    page data, hundreds of thousands of numbers): no walk through it first.  orjson
-    writes what :func:`json.dumps` would (compact, UTF-8 kept) in a tenth of the time;
-    what it refuses (a lone surrogate, a key that is not a text) goes to :mod:`json`.
+    ``plain``: the value holds Python numbers, texts, lists, dicts and NumPy arrays only
+    (the page data, hundreds of thousands of numbers; NaN in an array is null): no walk
+    through it first.  orjson writes what :func:`json.dumps` would (compact, UTF-8 kept)
+    in a tenth of the time; what it refuses (a lone surrogate, a key that is not a text)
+    goes to :mod:`json`.
     """
     ready = value if plain else _plain(value)
     try:
         text = orjson.dumps(
             ready,
             default=str,
-            option=orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS,
+            option=orjson.OPT_PASSTHROUGH_DATETIME
+            | orjson.OPT_PASSTHROUGH_DATACLASS
+            | orjson.OPT_SERIALIZE_NUMPY,
         ).decode()
     except TypeError:  # orjson.JSONEncodeError
         text = json.dumps(
-            ready, ensure_ascii=False, allow_nan=False, default=str, separators=(",", ":")
+            ready,
+            ensure_ascii=False,
+            allow_nan=False,
+            default=_json_default,
+            separators=(",", ":"),
         )
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _json_default(value: object) -> object:
+    """What :mod:`json` cannot write itself: a NumPy array as a list (NaN as null), else text."""
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    return str(value)
 
 
 def frame_csv(frame: pd.DataFrame) -> str:
@@ -269,7 +283,7 @@ def _stakes_options(live: dict[str, Any]) -> list[tuple[str, str]]:
     pairs = {
         (float(s), live["currencies"][c])
         for s, c in zip(hands["stakes"], hands["cur"], strict=True)
-        if s is not None
+        if s is not None and not math.isnan(s)
     }
     return [
         (f"{stake!r}|{currency}", f"{stake:,.2f}".rstrip("0").rstrip(".") + f" {currency}".rstrip())
@@ -288,7 +302,7 @@ def live_filter(live: dict[str, Any]) -> str:
     )
     seats = "".join(
         f'<option value="{n}">{n}-handed</option>'
-        for n in sorted({n for n in live["hands"]["seats"] if n is not None})
+        for n in sorted({int(n) for n in live["hands"]["seats"] if n is not None})
     )
     opponents = "".join(
         f'<option value="{html.escape(o)}"></option>' for o in sorted(live["opponents"])
