@@ -131,6 +131,10 @@ JOIN (SELECT {result_columns} FROM {results_table}
 """
 RESULT_COLUMNS = "* EXCLUDE (ruleset), ruleset AS scored_with"
 PICKED = "report_picked"  # a step of prepare(): seat rows before their hands are joined
+# Every seat of the player whatever its status, before the filters (SEAT_COLUMNS): read
+# from the store once, by prepare(); the scope's seats and the money seats
+# (reports.ledger.money_seats: unscored ones too) start there.
+PERSON = "report_person"
 MINE = "report_mine"  # every seat of the player (hand_id, seat, player_key): one a hand or more
 
 
@@ -255,28 +259,31 @@ def _scoped(
 ) -> dict[str, str]:
     """Temp table ``name``: the seats ``picked`` selects, with their hands and results.
 
-    With ``narrow`` the hands and results are read from the batch files holding the
-    picked seats only; returns the tables read (:meth:`OfcData.batch_sources_of`).
+    With ``narrow`` (the player's seats) the picked seats are kept as :data:`PERSON`
+    and their hands and results are read from the batch files holding them only;
+    returns the tables read (:meth:`OfcData.batch_sources_of`).
     """
     con = data.connection
-    query = f"CREATE OR REPLACE TEMP TABLE {PICKED} AS {picked}"
+    table = PERSON if narrow else PICKED
+    query = f"CREATE OR REPLACE TEMP TABLE {table} AS {picked}"
     con.sql(query, params=_used(query, params))
     sources = dict(TABLES)
     if narrow:
-        ids = data.arrow(f"SELECT DISTINCT hand_id FROM {PICKED}")["hand_id"]
+        ids = data.arrow(f"SELECT DISTINCT hand_id FROM {table}")["hand_id"]
         sources = data.batch_sources_of(np.asarray(ids.to_numpy(), np.int64))
         hands_table, results_table = sources["hands"], sources["results"]
     scoped = SCOPED_SEATS.format(
         hand_columns=HAND_COLUMNS,
         hands=hands,
-        picked=PICKED,
+        picked=table,
         result_columns=result_columns,
         hands_table=hands_table,
         results_table=results_table,
     )
     query = f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT {keep} FROM ({scoped}) s WHERE {where}"
     con.sql(query, params=_used(query, params))
-    con.sql(f"DROP TABLE {PICKED}")
+    if not narrow:
+        con.sql(f"DROP TABLE {table}")
     return sources
 
 

@@ -72,7 +72,7 @@ class LedgerHands:
 def ledger_hands(scope: Scope) -> LedgerHands:
     """The room ledger's hands for the report's player, from the store's ``ledger`` view.
 
-    One row per person and hand (the view's :data:`LEDGER_HANDS_SQL`, the sum
+    One row per person and hand (the money of the view's :data:`LEDGER_HANDS_SQL`, the sum
     ``audit --player`` prints too); the money by the rules is null on a hand the
     rules did not price.  The report prices the ledger before it builds the page.
     """
@@ -88,8 +88,7 @@ def ledger_hands(scope: Scope) -> LedgerHands:
         }
     )
     hands = ledger_hands_of(data, who, scope_ledger(scope))
-    keyed = seats.drop_duplicates("hand_key").set_index("hand_key")["hand_id"]
-    hand_ids = keyed.reindex(hands["hand_key"]).to_numpy(dtype=np.int64)
+    hand_ids = hands["hand_id"].to_numpy(dtype=np.int64)
     rules = pd.to_numeric(hands["money_rules"]).to_numpy(np.float64, na_value=np.nan)
     return LedgerHands(
         hand_ids,
@@ -100,7 +99,8 @@ def ledger_hands(scope: Scope) -> LedgerHands:
 
 
 def page_data(scope: Scope) -> dict[str, Any]:
-    """Everything the page's script recomputes from, as JSON-ready columns (see module doc).
+    """Everything the page's script recomputes from, as columns (see module doc): lists and
+    NumPy arrays (NaN for a missing number) that :func:`reports.html.script_json` writes.
 
     Opponents are carried flat: hand ``i`` met ``opp[opp_at[i]:opp_at[i + 1]]`` (indexes
     into ``opponents``) and scored ``vs`` against each; the script unpacks them.
@@ -184,15 +184,15 @@ def page_data(scope: Scope) -> dict[str, Any]:
             "cur": currency_index,
             "seats": _column(frame["seat_count"], 0),
             "acct": account_index,
-            "scored": frame["scored"].astype(np.int8).tolist(),
+            "scored": frame["scored"].to_numpy(np.int8),
             "points": _column(frame["points"], 2),
             "money": _column(frame["money"], 4),
             "foul": _flags(frame["fouled"]),
             "fl": _flags(frame["in_fantasy"]),
             "earns": _flags(frame["earns_fantasy"]),
             "roy": _column(frame["royalties"], 2),
-            "opp_at": offsets.tolist(),
-            "opp": who[order].tolist(),
+            "opp_at": offsets,
+            "opp": who[order],
             "vs": _column(versus["points"].iloc[order], 2),
             "rules": _column(pd.Series(rules), 4),
             "paid": _column(pd.Series(paid), 4),
@@ -220,27 +220,31 @@ def replays(data: OfcData, carried: dict[str, Any], known: set[str]) -> dict[str
     return hand_details(data, [keys[at] for at in wanted], [ids[at] for at in wanted])
 
 
-def _codes(values: pd.Series) -> tuple[list[str], list[int]]:
+def _codes(values: pd.Series) -> tuple[list[str], np.ndarray]:
     """Distinct values (sorted, missing as '') and each row's index into them."""
     text = values.fillna("").astype(str)
     codes, uniques = pd.factorize(text, sort=True)
-    return [str(u) for u in uniques], codes.tolist()
+    return [str(u) for u in uniques], codes
 
 
-def _column(values: pd.Series, digits: int) -> list[Any]:
-    """Numbers rounded to ``digits`` (integers when 0), missing ones as None: JSON-ready."""
+def _column(values: pd.Series, digits: int) -> np.ndarray | list[Any]:
+    """Numbers rounded to ``digits``: floats with NaN for the missing, or integers when 0.
+
+    The page's JSON writes the arrays as they are (orjson, :func:`reports.html.script_json`;
+    NaN as null); integers with a missing value are a list with None.
+    """
     if not pd.api.types.is_numeric_dtype(values):  # (numbers already: no parse pass)
         values = pd.to_numeric(values, errors="coerce")
     numbers = values.to_numpy(dtype=np.float64, na_value=np.nan)
-    missing = np.isnan(numbers)
     rounded = np.round(numbers, digits)
-    # NumPy's tolist, then None for the missing: Arrow's to_pylist costs 5x more
-    listed: list[Any] = (
-        np.where(missing, 0, rounded).astype(np.int64).tolist() if digits == 0 else rounded.tolist()
-    )
-    if missing.any():
-        for at in np.flatnonzero(missing).tolist():
-            listed[at] = None
+    if digits:
+        return rounded
+    missing = np.isnan(numbers)
+    if not missing.any():
+        return rounded.astype(np.int64)
+    listed: list[Any] = np.where(missing, 0, rounded).astype(np.int64).tolist()
+    for at in np.flatnonzero(missing).tolist():
+        listed[at] = None
     return listed
 
 
@@ -259,5 +263,5 @@ def _member(values: np.ndarray, among: np.ndarray) -> np.ndarray:
     return np.asarray(ordered[at] == values)
 
 
-def _flags(values: pd.Series) -> list[int]:
-    return values.fillna(False).astype(bool).astype(np.int8).tolist()
+def _flags(values: pd.Series) -> np.ndarray:
+    return values.fillna(False).astype(bool).to_numpy(np.int8)

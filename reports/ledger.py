@@ -25,7 +25,7 @@ from ofc_stats.store.views import (
     owed_text,
 )
 from ofc_stats.wording import plural
-from reports.base import MINE, Report, Scope
+from reports.base import MINE, PERSON, Report, Scope
 from reports.replay import hand_details
 
 LINKED = 30  # hands behind a difference carried with their replayer data
@@ -200,8 +200,8 @@ def money_seats(scope: Scope) -> pd.DataFrame:
             scored=MINE,
             where=where,
             skip=skip,
-            seats=scope.sources["seats"],  # the batches that hold the player's seats
-            hands=scope.sources["hands"],
+            seats=PERSON,  # every seat of the player, read once by prepare()
+            hands=scope.sources["hands"],  # the batches that hold the player's seats
         )
         scope.money = scope.data.df(query, {**params, **mine_params})
     return scope.money.copy()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -122,6 +125,38 @@ def write_report(
     The page is written beside its target and renamed over it: a browser or
     a stopped watch never sees half a page.
     """
+    with _cycle_collector_paused():
+        return _write_report(data, out, player, hero, wanted, allow_empty, output_format, warn)
+
+
+@contextmanager
+def _cycle_collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while a report is made, on again after.
+
+    A report makes millions of small objects that hold no cycles (the page data's
+    columns, rows read from DuckDB), and the collector walks the live ones again at
+    each step: 0.25 s of CPU at 1M hands, for nothing it frees.  What the report
+    leaves is freed by reference counting; a cycle waits for the next collection.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _write_report(
+    data: str,
+    out: str,
+    player: str | None,
+    hero: bool,
+    wanted: Any,
+    allow_empty: bool,
+    output_format: str,
+    warn: bool,
+) -> str:
     import os
 
     from ofc_stats.audit.ledger import ensure_ledger

@@ -35,6 +35,7 @@ Params = Sequence[object] | Mapping[str, object] | None
 
 __all__ = [  # what reports may use
     "LEDGER_HANDS_SQL",
+    "LEDGER_HAND_MONEY_SQL",
     "LEDGER_OF_SEATS",
     "LEDGER_SQL",
     "LEDGER_TOLERANCE",
@@ -214,12 +215,21 @@ SELECT w.who AS player, l.room, l.currency, l.hand_id, any_value(l.hand_key) AS 
 FROM {who} w JOIN {ledger} l USING (hand_id, seat)
 GROUP BY w.who, l.room, l.currency, l.hand_id
 """
+# LEDGER_HANDS_SQL's money alone, grouped as it groups (the page's ledger sums it again
+# under its filters): no text column is carried, so it costs a third as much.
+LEDGER_HAND_MONEY_SQL = """
+SELECT w.who AS player, l.hand_id,
+       CASE WHEN bool_and(l.money_rules IS NOT NULL) THEN sum(l.money_rules) END AS money_rules,
+       sum(l.money_paid) AS money_paid
+FROM {who} w JOIN {ledger} l USING (hand_id, seat)
+GROUP BY w.who, l.room, l.currency, l.hand_id
+"""
 # Per person, room and currency, every money column over the same hands, the scored
 # ones; overpaid and underpaid are the gross of the hands that differ (so errors that net
 # to zero still show), each with its hands, largest difference first.
-LEDGER_SQL = f"""
-WITH per_hand AS ({LEDGER_HANDS_SQL}),
-ranked AS (SELECT *, abs(difference) AS size FROM per_hand)
+# The sums of LEDGER_SQL over {per_hand}: the rows of LEDGER_HANDS_SQL, as a query or a table.
+LEDGER_SUMS_SQL = f"""
+WITH ranked AS (SELECT *, abs(difference) AS size FROM {{per_hand}})
 SELECT player, room, currency, count(*)::BIGINT AS hands,
   round(coalesce(sum(money_rules) FILTER (WHERE scored), 0), 6) + 0.0 AS money_rules,
   round(coalesce(sum(money_paid) FILTER (WHERE scored), 0), 6) + 0.0 AS money_paid,
@@ -246,6 +256,10 @@ SELECT player, room, currency, count(*)::BIGINT AS hands,
 FROM ranked
 GROUP BY player, room, currency ORDER BY player, room, currency
 """
+LEDGER_SQL = LEDGER_SUMS_SQL.format(per_hand=f"({LEDGER_HANDS_SQL})")
+
+
+LEDGER_PER_HAND = "ledger_per_hand"  # ledger_of's hands, grouped once
 
 
 def ledger_of(
@@ -259,20 +273,28 @@ def ledger_of(
     and the page all read it.
     """
     with _registered(data, "ledger_who", seats) as name:
-        rows = data.df(LEDGER_SQL.format(who=name, ledger=ledger))
-        hands = data.df(
-            f"SELECT * FROM ({LEDGER_HANDS_SQL.format(who=name, ledger=ledger)}) "
-            "ORDER BY abs(difference) DESC NULLS LAST, hand_id"
+        # The hands are grouped once (a table of ours), then summed and listed from there.
+        data.connection.sql(
+            f"CREATE OR REPLACE TEMP TABLE {LEDGER_PER_HAND} AS "
+            + LEDGER_HANDS_SQL.format(who=name, ledger=ledger)
         )
+    try:
+        rows = data.df(LEDGER_SUMS_SQL.format(per_hand=LEDGER_PER_HAND))
+        hands = data.df(
+            f"SELECT * FROM {LEDGER_PER_HAND} ORDER BY abs(difference) DESC NULLS LAST, hand_id"
+        )
+    finally:
+        data.connection.sql(f"DROP TABLE IF EXISTS {LEDGER_PER_HAND}")
     return rows, hands
 
 
 def ledger_hands_of(data: OfcData, seats: pa.Table, ledger: str = "ledger") -> pd.DataFrame:
-    """The hands of :func:`ledger_of` alone (one query, in hand order): the page's ledger,
-    which sums them again under its filters."""
+    """The money of :func:`ledger_of`'s hands alone (:data:`LEDGER_HAND_MONEY_SQL`: player,
+    hand_id, money_rules, money_paid; in hand order): the page's ledger, which sums them
+    again under its filters."""
     with _registered(data, "ledger_who", seats) as name:
         return data.df(
-            f"{LEDGER_HANDS_SQL.format(who=name, ledger=ledger)} ORDER BY hand_id, player"
+            f"{LEDGER_HAND_MONEY_SQL.format(who=name, ledger=ledger)} ORDER BY hand_id, player"
         )
 
 
