@@ -76,25 +76,10 @@ mod tests {
     use crate::policy::play_position;
     use crate::rollout::tests::{flush_draw, game, last_street};
     use crate::rules::Rules;
-    use crate::value::{train, TrainConfig};
+    use crate::value::tests::small_value;
 
     fn learned(r: &Rules) -> crate::value::Shared {
-        let mut fantasy_values = vec![0.0; 18];
-        fantasy_values[14..].copy_from_slice(&[10.0, 20.0, 30.0, 30.0]);
-        let cfg = TrainConfig {
-            seed: 3,
-            seats: 2,
-            first_hands: 60,
-            hands: 60,
-            rounds: 1,
-            explore: 0.5,
-            ridge: 1.0,
-            keep: true,
-            lookahead: 0,
-            fantasy_values,
-        };
-        let streets = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
-        Arc::new(train(r, &streets, &cfg).unwrap())
+        Arc::new(small_value(r))
     }
 
     #[test]

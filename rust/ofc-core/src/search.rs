@@ -206,32 +206,9 @@ mod tests {
     use crate::race::{grade_positions, RaceParams};
     use crate::rollout::tests::{flush_draw, game, last_street};
     use crate::rules::Rules;
-    use crate::value::{train, TrainConfig, ValueFn};
+    use crate::value::tests::{small_value as learned, test_fantasy_values as fantasy_values};
 
     const STREETS: [(usize, usize); 5] = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
-
-    fn fantasy_values() -> Vec<f64> {
-        let mut v = vec![0.0; 18];
-        v[14..].copy_from_slice(&[10.0, 20.0, 30.0, 30.0]);
-        v
-    }
-
-    /// A value trained on a few simulated hands: not a good one, but a real one.
-    fn learned(r: &Rules) -> ValueFn {
-        let cfg = TrainConfig {
-            seed: 3,
-            seats: 2,
-            first_hands: 60,
-            hands: 60,
-            rounds: 1,
-            explore: 0.5,
-            ridge: 1.0,
-            keep: true,
-            lookahead: 0,
-            fantasy_values: fantasy_values(),
-        };
-        train(r, &STREETS, &cfg).unwrap()
-    }
 
     #[test]
     fn deals_that_cover_every_card_make_the_search_the_exact_expectation() {

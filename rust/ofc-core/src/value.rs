@@ -1257,7 +1257,7 @@ fn play_hand(
 pub type Shared = Arc<ValueFn>;
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::cards::cards;
 
@@ -1526,24 +1526,36 @@ mod tests {
         );
     }
 
-    fn tiny(seed: u64) -> TrainConfig {
+    /// The Fantasyland values the tests train with: 10, 20, 30 and 30 points at 14-17 cards.
+    pub(crate) fn test_fantasy_values() -> Vec<f64> {
         let mut fantasy_values = vec![0.0; 18];
-        fantasy_values[14] = 10.0;
-        fantasy_values[15] = 20.0;
-        fantasy_values[16] = 30.0;
-        fantasy_values[17] = 30.0;
+        fantasy_values[14..].copy_from_slice(&[10.0, 20.0, 30.0, 30.0]);
+        fantasy_values
+    }
+
+    /// A training run of a few simulated hands: not a good value, but a real one.
+    pub(crate) fn small_config(seed: u64, seats: usize, keep: bool) -> TrainConfig {
         TrainConfig {
             seed,
-            seats: 3,
+            seats,
             first_hands: 60,
             hands: 60,
             rounds: 1,
             explore: 0.5,
             ridge: 1.0,
-            keep: false,
+            keep,
             lookahead: 0,
-            fantasy_values,
+            fantasy_values: test_fantasy_values(),
         }
+    }
+
+    /// The value other modules' tests play with (seed 3, two seats, pineapple streets).
+    pub(crate) fn small_value(r: &Rules) -> ValueFn {
+        train(r, &STREETS, &small_config(3, 2, true)).unwrap()
+    }
+
+    fn tiny(seed: u64) -> TrainConfig {
+        small_config(seed, 3, false)
     }
 
     const STREETS: [(usize, usize); 5] = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
