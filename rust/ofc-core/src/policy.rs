@@ -1104,6 +1104,27 @@ mod tests {
         assert_eq!(board_value(t, &r, &fouled.try_into().unwrap()), -9.0);
     }
 
+    /// A random street of a random hand: the street, the board its earlier streets built
+    /// (each a random fitting candidate), its fill and how many cards of `deck` they used.
+    fn random_board(
+        s: &mut Stream,
+        deck: &[u8],
+        streets: &[(usize, usize)],
+    ) -> (usize, [i8; 13], [u8; 3], usize) {
+        let street = s.below(streets.len());
+        let mut b = [EMPTY; 13];
+        let mut fill = [0u8; 3];
+        let mut used = 0;
+        for &(k, discards) in &streets[..street] {
+            let c = Candidates::get(k, discards);
+            let fitting: Vec<usize> = (0..c.len()).filter(|&i| c.fits(i, fill)).collect();
+            let i = fitting[s.below(fitting.len())];
+            apply(&mut b, &mut fill, &deck[used..used + k], c.dest(i));
+            used += k;
+        }
+        (street, b, fill, used)
+    }
+
     #[test]
     fn street_values_are_the_values_of_the_dreams() {
         // Every candidate of random streets: the row-memoised values equal the value of
@@ -1114,17 +1135,7 @@ mod tests {
             let mut deck: Vec<u8> = (0..54).collect();
             s.choose_first(&mut deck, 30);
             let streets = [(5, 0), (3, 1), (3, 1), (3, 1), (3, 1)];
-            let street = s.below(5);
-            let mut b = [EMPTY; 13];
-            let mut fill = [0u8; 3];
-            let mut used = 0;
-            for &(k, discards) in &streets[..street] {
-                let c = Candidates::get(k, discards);
-                let fitting: Vec<usize> = (0..c.len()).filter(|&i| c.fits(i, fill)).collect();
-                let i = fitting[s.below(fitting.len())];
-                apply(&mut b, &mut fill, &deck[used..used + k], c.dest(i));
-                used += k;
-            }
+            let (street, b, fill, used) = random_board(&mut s, &deck, &streets);
             let (k, discards) = streets[street];
             let dealt = &deck[used..used + k];
             let c = Candidates::get(k, discards);
@@ -1161,17 +1172,7 @@ mod tests {
             let mut s = Stream::new(&[seed, 13]);
             let mut deck: Vec<u8> = (0..52).collect();
             s.choose_first(&mut deck, 40);
-            let street = s.below(5);
-            let mut b = [EMPTY; 13];
-            let mut fill = [0u8; 3];
-            let mut used = 0;
-            for &(k, discards) in &streets[..street] {
-                let c = Candidates::get(k, discards);
-                let fitting: Vec<usize> = (0..c.len()).filter(|&i| c.fits(i, fill)).collect();
-                let i = fitting[s.below(fitting.len())];
-                apply(&mut b, &mut fill, &deck[used..used + k], c.dest(i));
-                used += k;
-            }
+            let (street, b, fill, used) = random_board(&mut s, &deck, &streets);
             let (k, discards) = streets[street];
             let dealt = &deck[used..used + k];
             let c = Candidates::get(k, discards);
