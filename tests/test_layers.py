@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -204,3 +206,34 @@ def test_every_error_class_lives_in_errors() -> None:
                 assert not any(
                     b.endswith(("Error", "Locked")) or b == "UnknownPlayer" for b in bases
                 ), f"{name}.{node.name} subclasses {bases}: put it in ofc_stats/errors.py"
+
+
+def _declared(group: str | None) -> set[str]:
+    """Top-level import names of ``[project] dependencies`` (or an optional group)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    listed = project["dependencies"] if group is None else project["optional-dependencies"][group]
+    names = {re.split(r"[<>=!~\[; ]", spec, maxsplit=1)[0].lower() for spec in listed}
+    return {n.replace("-", "_") for n in names}  # each listed package imports as its name
+
+
+def test_the_product_imports_only_what_pyproject_installs() -> None:
+    """`make demo` installs the dependencies alone: a module the product imports from the
+    test extra (orjson once) fails only there, after every test passed."""
+    allowed = set(sys.stdlib_module_names) | set(PACKAGES) | _declared(None) | {"__future__"}
+    spark = _declared("spark")
+    missing = []
+    for name, path in modules().items():
+        if path.suffix != ".py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                tops = [alias.name.partition(".")[0] for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                tops = [node.module.partition(".")[0]]
+            else:
+                continue
+            for top in tops:
+                in_spark = top in spark and name.startswith("ofc_stats.spark")
+                if top not in allowed and not in_spark:
+                    missing.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {top}")
+    assert missing == []
