@@ -1,0 +1,55 @@
+"""Two replays of the same seats, paired seat by seat, on each half and on all seats.
+
+    .venv/bin/python bench/replay_pair.py BASE.json NEW.json
+
+Each file is a ``bench/replay.py --seats-json`` output.  Printed per half (the tuning
+half where settings are chosen, the holdout where they are reported; docs/grading.md)
+and on all seats: each run's gain a seat-hand and the paired difference NEW − BASE,
+mean ± SE.  The rule adopts NEW only if that difference passes 2 SE on the tuning half.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+
+def mean_se(values: list[float]) -> str:
+    """Mean ± standard error of the mean."""
+    n = len(values)
+    mean = sum(values) / n
+    var = sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
+    return f"{mean:+.2f} ± {math.sqrt(var / n):.2f}"
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print("usage: replay_pair.py BASE.json NEW.json", file=sys.stderr)
+        return 2
+    try:
+        base, new = (
+            {(r["hand_key"], r["seat"]): r for r in json.loads(Path(p).read_text())} for p in argv
+        )
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if base.keys() != new.keys():
+        print("error: the two replays are not of the same seats", file=sys.stderr)
+        return 2
+    for half in ("tune", "holdout", None):
+        keys = [k for k in base if half is None or base[k]["half"] == half]
+        if not keys:
+            continue
+        print(
+            f"{half or 'all':8} {len(keys):5} seats: "
+            f"base {mean_se([base[k]['gain'] for k in keys])}"
+            f", new {mean_se([new[k]['gain'] for k in keys])}"
+            f", new − base {mean_se([new[k]['gain'] - base[k]['gain'] for k in keys])}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
