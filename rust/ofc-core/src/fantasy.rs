@@ -771,20 +771,44 @@ impl<'a> Search<'a> {
         // By middle class: the best middle+top royalty of a middle reading
         // not above it, ignoring which cards the bottom takes; once whatever
         // the top, once when the middle side can still make the set repeat.
-        let mut present = vec![false; CLASSES5];
+        // The classes present, as a bitset walked in ascending order: the
+        // running maxima change only there, and only there are they read.
+        let mut present = [0u64; CLASSES5.div_ceil(64)];
+        let mut mark = |c: u16| present[c as usize >> 6] |= 1 << (c & 63);
         for row in &self.five {
             if row.start == row.end {
-                present[row.hi as usize] = true;
+                mark(row.hi);
             } else {
                 for &c in &self.r5.class[row.start as usize..row.end as usize] {
-                    present[c as usize] = true;
+                    mark(c);
                 }
             }
         }
-        let (mut m_all, mut m_rep) = (vec![NONE; CLASSES5], vec![NONE; CLASSES5]);
+        let of_class = |c: usize, m_all: i32, m_rep: i32| -> f64 {
+            if m_all == NONE {
+                return f64::NEG_INFINITY;
+            }
+            let rb = self.rules.royalty_bottom[c] as i32;
+            let stay_roy = match (self.all, self.fb[c]) {
+                (false, true) => rb + m_all,
+                (false, false) | (true, true) => rb + m_rep,
+                (true, false) => NONE,
+            };
+            let plain = self.worth(rb + m_all, false);
+            if stay_roy > NONE / 2 {
+                plain.max(self.worth(stay_roy, true))
+            } else {
+                plain
+            }
+        };
+        // Each present class's bound as a bottom (other entries never read).
+        let mut bound_of = vec![f64::NEG_INFINITY; CLASSES5];
         let (mut run_all, mut run_rep) = (NONE, NONE);
-        for c in 0..CLASSES5 {
-            if present[c] {
+        for (w, &word) in present.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let c = w << 6 | bits.trailing_zeros() as usize;
+                bits &= bits - 1;
                 let lim = t.top_limit[c] as usize;
                 let rm = self.rules.royalty_middle[c] as i32;
                 let (all, rep) = (self.t_all[lim], self.t_rep[lim]);
@@ -800,28 +824,10 @@ impl<'a> Search<'a> {
                 if r > NONE / 2 {
                     run_rep = run_rep.max(r);
                 }
+                bound_of[c] = of_class(c, run_all, run_rep);
             }
-            m_all[c] = run_all;
-            m_rep[c] = run_rep;
         }
-        let of_class = |c: u16| -> f64 {
-            let c = c as usize;
-            if m_all[c] == NONE {
-                return f64::NEG_INFINITY;
-            }
-            let rb = self.rules.royalty_bottom[c] as i32;
-            let stay_roy = match (self.all, self.fb[c]) {
-                (false, true) => rb + m_all[c],
-                (false, false) | (true, true) => rb + m_rep[c],
-                (true, false) => NONE,
-            };
-            let plain = self.worth(rb + m_all[c], false);
-            if stay_roy > NONE / 2 {
-                plain.max(self.worth(stay_roy, true))
-            } else {
-                plain
-            }
-        };
+        let of_class = |c: u16| bound_of[c as usize];
         self.five
             .iter()
             .map(|row| {
