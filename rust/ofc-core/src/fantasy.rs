@@ -324,12 +324,19 @@ struct Entry {
     index: u32,
 }
 
-/// Entries by key, highest first (keys are small royalty sums or NONE, last).
-fn counting_sort(entries: Vec<Entry>) -> Vec<Entry> {
-    let live = entries.iter().filter(|e| e.key != NONE).map(|e| e.key);
+/// Every 5-subset (`masks[i]` keyed `keys[i]`) as an entry, highest key
+/// first and in enumeration order within a key (keys are small royalty sums
+/// or NONE, last): a counting sort, the keys being few.
+fn counting_sort(keys: &[i32], masks: &[u32]) -> Vec<Entry> {
+    let live = keys.iter().copied().filter(|&k| k != NONE);
     let (low, high) = live.fold((i32::MAX, i32::MIN), |(l, h), k| (l.min(k), h.max(k)));
+    let entry = |(index, (&key, &mask)): (usize, (&i32, &u32))| Entry {
+        mask,
+        key,
+        index: index as u32,
+    };
     if low > high {
-        return entries;
+        return keys.iter().zip(masks).enumerate().map(entry).collect();
     }
     // Bucket 0 is the highest key; NONE goes in the last bucket.
     let buckets = (high - low) as usize + 2;
@@ -341,16 +348,23 @@ fn counting_sort(entries: Vec<Entry>) -> Vec<Entry> {
         }
     };
     let mut start = vec![0usize; buckets + 1];
-    for e in &entries {
-        start[bucket(e.key) + 1] += 1;
+    for &k in keys {
+        start[bucket(k) + 1] += 1;
     }
     for i in 1..=buckets {
         start[i] += start[i - 1];
     }
-    let mut out = entries.clone();
-    for e in entries {
-        let slot = &mut start[bucket(e.key)];
-        out[*slot] = e;
+    let mut out = vec![
+        Entry {
+            mask: 0,
+            key: NONE,
+            index: 0
+        };
+        keys.len()
+    ];
+    for (i, (&key, &mask)) in keys.iter().zip(masks).enumerate() {
+        let slot = &mut start[bucket(key)];
+        out[*slot] = entry((i, (&key, &mask)));
         *slot += 1;
     }
     out
@@ -396,9 +410,11 @@ struct Search<'a> {
     all: bool,
     deal: &'a [u8],
     lay: &'static Layout,
-    fb: Vec<bool>,
-    fm: Vec<bool>,
-    ft: Vec<bool>,
+    /// Each class's repeat condition on the bottom, middle and top: the
+    /// ruleset's, else the same for every class (borrowed, never copied).
+    fb: &'a [bool],
+    fm: &'a [bool],
+    ft: &'a [bool],
     five: Vec<Row>,
     three: Vec<Row>,
     r5: Readings,
@@ -423,9 +439,12 @@ impl<'a> Search<'a> {
         let t = Tables::get();
         let lay = layout(deal.len());
         let all = rules.repeat_all && rules.has_repeat();
-        let flags = |v: &Option<Vec<bool>>, len: usize| match v {
-            Some(v) if rules.has_repeat() => v.clone(),
-            _ => vec![all; len],
+        static SAME: [[bool; CLASSES5]; 2] = [[false; CLASSES5], [true; CLASSES5]];
+        let flags = |v: &'a Option<Vec<bool>>, len: usize| -> &'a [bool] {
+            match v {
+                Some(v) if rules.has_repeat() => v,
+                _ => &SAME[all as usize][..len],
+            }
         };
         let mut s = Search {
             t,
@@ -460,56 +479,49 @@ impl<'a> Search<'a> {
         s
     }
 
-    /// The middle orders (see `by_plain`), each by a counting sort on its key.
-    fn middle_orders(&mut self) {
-        let t = self.t;
-        let key_of = |c: u16, repeat: bool| -> i32 {
-            let c = c as usize;
-            let lim = t.top_limit[c] as usize;
-            let rm = self.rules.royalty_middle[c] as i32;
-            let top = match (repeat, self.all, self.fm[c]) {
-                (false, _, _) | (true, false, true) => self.t_all[lim],
-                (true, false, false) | (true, true, true) => self.t_rep[lim],
-                (true, true, false) => NONE,
-            };
-            if top == NONE {
-                NONE
-            } else {
-                rm + top
-            }
+    /// A middle class's keys in the two middle orders (see `by_plain`):
+    /// its royalty plus the best top it allows, in any set and in a set the
+    /// middle and top make repeat; NONE where no such top exists.
+    #[inline]
+    fn middle_keys(&self, c: u16) -> (i32, i32) {
+        let c = c as usize;
+        let lim = self.t.top_limit[c] as usize;
+        let rm = self.rules.royalty_middle[c] as i32;
+        let (all, rep) = (self.t_all[lim], self.t_rep[lim]);
+        let top = match (self.all, self.fm[c]) {
+            (false, true) => all,
+            (false, false) | (true, true) => rep,
+            (true, false) => NONE,
         };
-        for repeat in [false, true] {
-            if repeat && !self.rules.has_repeat() {
-                break;
-            }
-            let entries: Vec<Entry> = self
-                .five
-                .iter()
-                .zip(&self.lay.five)
-                .enumerate()
-                .map(|(i, (row, &mask))| {
-                    let key = if row.start == row.end {
-                        key_of(row.hi, repeat)
-                    } else {
-                        self.r5.class[row.start as usize..row.end as usize]
-                            .iter()
-                            .map(|&c| key_of(c, repeat))
-                            .max()
-                            .unwrap_or(NONE)
-                    };
-                    Entry {
-                        mask,
-                        key,
-                        index: i as u32,
-                    }
-                })
-                .collect();
-            let sorted = counting_sort(entries);
-            if repeat {
-                self.by_repeat = sorted;
+        let key = |top: i32| if top == NONE { NONE } else { rm + top };
+        (key(all), key(top))
+    }
+
+    /// The middle orders (see `by_plain`), each by a counting sort on its key;
+    /// both keys of a 5-subset come from one look at its class (the best
+    /// over its readings for a joker row).
+    fn middle_orders(&mut self) {
+        let repeats = self.rules.has_repeat();
+        let count = self.five.len();
+        let mut plain = Vec::with_capacity(count);
+        let mut repeat = Vec::with_capacity(if repeats { count } else { 0 });
+        for row in &self.five {
+            let (p, r) = if row.start == row.end {
+                self.middle_keys(row.hi)
             } else {
-                self.by_plain = sorted;
+                self.r5.class[row.start as usize..row.end as usize]
+                    .iter()
+                    .map(|&c| self.middle_keys(c))
+                    .fold((NONE, NONE), |(p, r), (a, b)| (p.max(a), r.max(b)))
+            };
+            plain.push(p);
+            if repeats {
+                repeat.push(r);
             }
+        }
+        self.by_plain = counting_sort(&plain, &self.lay.five);
+        if repeats {
+            self.by_repeat = counting_sort(&repeat, &self.lay.five);
         }
     }
 
@@ -535,8 +547,88 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Rank every subset once; readings and cap tables for joker rows.
+    /// A 5-subset without jokers, of class `c`.
+    #[inline]
+    fn plain_five(&self, c: u16) -> Row {
+        Row {
+            hi: c,
+            lo: c,
+            roy_a: self.rules.royalty_bottom[c as usize] as i32,
+            roy_b: self.rules.royalty_middle[c as usize] as i32,
+            flag_a: self.fb[c as usize],
+            flag_b: self.fm[c as usize],
+            start: 0,
+            end: 0,
+        }
+    }
+
+    /// A 3-subset without jokers, of class `c` (noted in the top tables).
+    #[inline]
+    fn plain_three(&mut self, c: u16) -> Row {
+        let roy = self.rules.royalty_top[c as usize] as i32;
+        self.note_top(c, roy);
+        Row {
+            hi: c,
+            lo: c,
+            roy_a: roy,
+            roy_b: 0,
+            flag_a: self.ft[c as usize],
+            flag_b: false,
+            start: 0,
+            end: 0,
+        }
+    }
+
+    /// Rank every subset once, in enumeration order.  A deal without jokers
+    /// walks the subsets as nested loops over ascending positions (the same
+    /// lexicographic order as the layout's), each loop extending its prefix's
+    /// partial row by one card, so a 5-subset costs one table step.
     fn rank_subsets(&mut self) {
+        let (t, deal) = (self.t, self.deal);
+        if deal.iter().any(|&c| is_joker(c)) {
+            return self.rank_joker_subsets();
+        }
+        let n = deal.len();
+        for a in 0..n - 4 {
+            let pa = t.add(Tables::NO_CARDS, deal[a]);
+            for b in a + 1..n - 3 {
+                let pb = t.add(pa, deal[b]);
+                for c in b + 1..n - 2 {
+                    let pc = t.add(pb, deal[c]);
+                    for d in c + 1..n - 1 {
+                        let pd = t.add(pc, deal[d]);
+                        for &card in &deal[d + 1..] {
+                            let row = self.plain_five(t.finish5(pd, card));
+                            self.five.push(row);
+                        }
+                    }
+                }
+            }
+        }
+        for a in 0..n - 2 {
+            let pa = t.add(Tables::NO_CARDS, deal[a]);
+            for b in a + 1..n - 1 {
+                let pb = t.add(pa, deal[b]);
+                for &card in &deal[b + 1..] {
+                    let row = self.plain_three(t.finish3(pb, card));
+                    self.three.push(row);
+                }
+            }
+        }
+        self.top_maxima();
+    }
+
+    /// The top tables as running maxima over the top class limit.
+    fn top_maxima(&mut self) {
+        for c in 1..CLASSES3 {
+            self.t_all[c] = self.t_all[c].max(self.t_all[c - 1]);
+            self.t_rep[c] = self.t_rep[c].max(self.t_rep[c - 1]);
+        }
+    }
+
+    /// [`Search::rank_subsets`] for a deal with jokers: readings and cap
+    /// tables for the joker rows.
+    fn rank_joker_subsets(&mut self) {
         let (t, rules, lay) = (self.t, self.rules, self.lay);
         let mut cards = [0u8; 5];
         let mut classes = Vec::new();
@@ -639,10 +731,7 @@ impl<'a> Search<'a> {
                 end: self.r3.class.len() as u32,
             });
         }
-        for c in 1..CLASSES3 {
-            self.t_all[c] = self.t_all[c].max(self.t_all[c - 1]);
-            self.t_rep[c] = self.t_rep[c].max(self.t_rep[c - 1]);
-        }
+        self.top_maxima();
     }
 
     fn note_top(&mut self, class: u16, royalty: i32) {
@@ -682,20 +771,44 @@ impl<'a> Search<'a> {
         // By middle class: the best middle+top royalty of a middle reading
         // not above it, ignoring which cards the bottom takes; once whatever
         // the top, once when the middle side can still make the set repeat.
-        let mut present = vec![false; CLASSES5];
+        // The classes present, as a bitset walked in ascending order: the
+        // running maxima change only there, and only there are they read.
+        let mut present = [0u64; CLASSES5.div_ceil(64)];
+        let mut mark = |c: u16| present[c as usize >> 6] |= 1 << (c & 63);
         for row in &self.five {
             if row.start == row.end {
-                present[row.hi as usize] = true;
+                mark(row.hi);
             } else {
                 for &c in &self.r5.class[row.start as usize..row.end as usize] {
-                    present[c as usize] = true;
+                    mark(c);
                 }
             }
         }
-        let (mut m_all, mut m_rep) = (vec![NONE; CLASSES5], vec![NONE; CLASSES5]);
+        let of_class = |c: usize, m_all: i32, m_rep: i32| -> f64 {
+            if m_all == NONE {
+                return f64::NEG_INFINITY;
+            }
+            let rb = self.rules.royalty_bottom[c] as i32;
+            let stay_roy = match (self.all, self.fb[c]) {
+                (false, true) => rb + m_all,
+                (false, false) | (true, true) => rb + m_rep,
+                (true, false) => NONE,
+            };
+            let plain = self.worth(rb + m_all, false);
+            if stay_roy > NONE / 2 {
+                plain.max(self.worth(stay_roy, true))
+            } else {
+                plain
+            }
+        };
+        // Each present class's bound as a bottom (other entries never read).
+        let mut bound_of = vec![f64::NEG_INFINITY; CLASSES5];
         let (mut run_all, mut run_rep) = (NONE, NONE);
-        for c in 0..CLASSES5 {
-            if present[c] {
+        for (w, &word) in present.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let c = w << 6 | bits.trailing_zeros() as usize;
+                bits &= bits - 1;
                 let lim = t.top_limit[c] as usize;
                 let rm = self.rules.royalty_middle[c] as i32;
                 let (all, rep) = (self.t_all[lim], self.t_rep[lim]);
@@ -711,28 +824,10 @@ impl<'a> Search<'a> {
                 if r > NONE / 2 {
                     run_rep = run_rep.max(r);
                 }
+                bound_of[c] = of_class(c, run_all, run_rep);
             }
-            m_all[c] = run_all;
-            m_rep[c] = run_rep;
         }
-        let of_class = |c: u16| -> f64 {
-            let c = c as usize;
-            if m_all[c] == NONE {
-                return f64::NEG_INFINITY;
-            }
-            let rb = self.rules.royalty_bottom[c] as i32;
-            let stay_roy = match (self.all, self.fb[c]) {
-                (false, true) => rb + m_all[c],
-                (false, false) | (true, true) => rb + m_rep[c],
-                (true, false) => NONE,
-            };
-            let plain = self.worth(rb + m_all[c], false);
-            if stay_roy > NONE / 2 {
-                plain.max(self.worth(stay_roy, true))
-            } else {
-                plain
-            }
-        };
+        let of_class = |c: u16| bound_of[c as usize];
         self.five
             .iter()
             .map(|row| {
@@ -1309,5 +1404,42 @@ mod tests {
         let mut bad = deals.clone();
         bad[3].truncate(5);
         assert!(solve_batch(&bad, &rules, 10.0).is_err());
+    }
+
+    /// The nested walk of a deal without jokers ranks the subsets in the
+    /// layout's order: subset i's row is the class of the layout's i-th
+    /// mask's cards, and the top tables are those the plain walk leaves.
+    #[test]
+    fn the_nested_walk_ranks_the_layout_in_order() {
+        let t = Tables::get();
+        let rules = Rules::pineapple_progressive();
+        let mut stream = Stream::new(&[25]);
+        for n in MIN_CARDS..=MAX_CARDS {
+            let mut deal = random_deal(&mut stream, n, 0);
+            deal.sort_unstable();
+            let search = Search::new(&deal, &rules, 10.0);
+            let lay = layout(n);
+            assert_eq!(search.five.len(), lay.five.len());
+            assert_eq!(search.three.len(), lay.three.len());
+            let (mut five, mut three) = ([0u8; 5], [0u8; 3]);
+            let mut t_all = vec![NONE; CLASSES3];
+            for (row, &mask) in search.five.iter().zip(&lay.five) {
+                search.cards_of(mask, &mut five);
+                assert_eq!((row.hi, row.lo), (t.class5(&five), t.class5(&five)));
+                assert_eq!(row.roy_a, rules.royalty_bottom[row.hi as usize] as i32);
+                assert_eq!(row.roy_b, rules.royalty_middle[row.hi as usize] as i32);
+            }
+            for (row, &mask) in search.three.iter().zip(&lay.three) {
+                search.cards_of(mask, &mut three);
+                let class = t.class3(&three) as usize;
+                assert_eq!(row.hi as usize, class);
+                assert_eq!(row.roy_a, rules.royalty_top[class] as i32);
+                t_all[class] = t_all[class].max(row.roy_a);
+            }
+            for c in 1..CLASSES3 {
+                t_all[c] = t_all[c].max(t_all[c - 1]);
+            }
+            assert_eq!(search.t_all, t_all);
+        }
     }
 }
