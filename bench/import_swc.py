@@ -1,7 +1,7 @@
 """SwC and fpdb import speed against the decode and write floors, measured in the same run.
 
     .venv/bin/python bench/import_swc.py [--hands 5000] [--repeat 3]
-        [--formats swc,swc-archive,fpdb] [--no-record]
+        [--formats swc,swc-archive,fpdb] [--reference DIR] [--no-record]
 
 Writes a snapshot-heavy SwC capture (tests/swcgen.py: one GameState line per
 placement, ~21 lines a hand), the same capture as fpdb-3 keeps it
@@ -13,6 +13,9 @@ database of the same hands, then, each in a fresh child process and
 * import: ``import_paths`` into an empty dataset (the core lane, the default);
 * record: the same with ``columnar=False`` (the readable reader, the definition);
 * parse: the core lane alone, no importer (cyclic GC off, as the importer runs it);
+* ref import, ref parse (``--reference DIR``): import and parse run from another
+  checkout (its own ``ofc_stats`` and ``parsers``, say main before a change), for a
+  before/after ratio measured in the same runs;
 * decode floor: orjson decoding every line (and, in an archive, its frame and the
   message inside); for fpdb the ``SELECT`` of the rows plus orjson on each rawJson;
 * write floor: the file's stored tables (hands, seats, placements keyed by
@@ -130,6 +133,7 @@ print(json.dumps({"wall": time.perf_counter() - wall, "cpu": time.process_time()
                   "count": count}))
 """
 KINDS = ["floor-decode", "floor-write", "import", "record", "parse"]
+REFERENCE_KINDS = ["ref import", "ref parse"]  # import and parse run from --reference
 
 
 def archived(line: str, sequence: int) -> str:
@@ -173,12 +177,19 @@ def write_files(folder: Path, hands: int) -> tuple[Path, Path, Path]:
     return swc, archive, fpdb
 
 
-def measure(kind: str, fmt: str, path: Path, folder: Path, hands: int) -> dict[str, float]:
+def measure(
+    kind: str, fmt: str, path: Path, folder: Path, hands: int, reference: Path | None = None
+) -> dict[str, float]:
+    """One step in a child process; a ``ref`` step runs from ``reference`` (its own code)."""
     data = folder / "data"
     shutil.rmtree(data, ignore_errors=True)
     for old in folder.glob("data-*.parquet"):
         old.unlink()
-    figures = run_child(CHILD, kind, fmt, str(path), str(data), str(hands), cwd=ROOT)
+    checkout, env = ROOT, None
+    if kind.startswith("ref "):
+        kind, checkout = kind.removeprefix("ref "), reference or ROOT
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the checkout's own
+    figures = run_child(CHILD, kind, fmt, str(path), str(data), str(hands), env=env, cwd=checkout)
     if kind in ("import", "record"):
         assert figures["count"] == hands, figures
     return figures
@@ -193,9 +204,11 @@ def main() -> None:
         default="swc,swc-archive,fpdb",
         help="which of swc, swc-archive and fpdb to measure (comma-separated)",
     )
+    parser.add_argument("--reference", type=Path, help="another checkout to import with too")
     parser.add_argument("--no-record", action="store_true", help="print only")
     args = parser.parse_args()
     chosen = args.formats.split(",")
+    kinds = KINDS + (REFERENCE_KINDS if args.reference else [])
     folder = Path(tempfile.mkdtemp(prefix="ofc-bench-swc-"))
     try:
         swc, archive, fpdb = write_files(folder, args.hands)
@@ -210,13 +223,14 @@ def main() -> None:
         header = ("format", "run", "wall s", "cpu s", "hands/s", "hands/cpu-s")
         print("\n{:<11} {:<13} {:>7} {:>7} {:>9} {:>12}".format(*header))
         for fmt in [f for f in paths if f in chosen]:
-            runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in KINDS}
+            runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
             for _ in range(args.repeat):  # interleaved, so drifting load hits every kind alike
-                for kind in KINDS:
-                    runs[kind].append(measure(kind, fmt, paths[fmt], folder, args.hands))
+                for kind in kinds:
+                    figures = measure(kind, fmt, paths[fmt], folder, args.hands, args.reference)
+                    runs[kind].append(figures)
             wall = {k: statistics.median(r["wall"] for r in v) for k, v in runs.items()}
             cpu = {k: statistics.median(r["cpu"] for r in v) for k, v in runs.items()}
-            for kind in KINDS:
+            for kind in kinds:
                 print(
                     f"{fmt:<11} {kind:<13} {wall[kind]:>7.2f} {cpu[kind]:>7.2f} "
                     f"{args.hands / wall[kind]:>9,.0f} {args.hands / cpu[kind]:>12,.0f}"
@@ -232,6 +246,19 @@ def main() -> None:
                 f"in CPU); record path {wall['record'] / wall['import']:.1f}x slower",
                 flush=True,
             )
+            before = ""
+            if args.reference:
+                before = (
+                    f"; reference {args.hands / wall['ref import']:,.0f} hands/s, "
+                    f"{args.hands / cpu['ref parse']:,.0f} parsed a CPU second"
+                )
+                print(
+                    f"{fmt:<11} against {args.reference}: import "
+                    f"{wall['ref import'] / wall['import']:.2f}x faster "
+                    f"({cpu['ref import'] / cpu['import']:.2f}x in CPU), parse "
+                    f"{cpu['ref parse'] / cpu['parse']:.2f}x faster in CPU",
+                    flush=True,
+                )
             if not args.no_record:
                 record(
                     "import_swc",
@@ -244,7 +271,7 @@ def main() -> None:
                     goal=f">= {GOAL:,} hands/s",
                     met=speed >= GOAL,
                     note=f"{args.hands:,} hands; {args.hands / cpu['import']:,.0f} hands a CPU "
-                    f"second; record path {args.hands / wall['record']:,.0f} hands/s; "
+                    f"second; record path {args.hands / wall['record']:,.0f} hands/s{before}; "
                     f"load average {os.getloadavg()[0]:.1f}",
                 )
                 # The reader's share alone, in CPU time (steady on a shared host): the core
@@ -260,7 +287,7 @@ def main() -> None:
                     goal=f">= {GOAL:,} hands a CPU second",
                     met=args.hands / cpu["parse"] >= GOAL,
                     note=f"{args.hands:,} hands; parse_columnar alone (no importer), cyclic GC "
-                    f"off; load average {os.getloadavg()[0]:.1f}",
+                    f"off{before}; load average {os.getloadavg()[0]:.1f}",
                 )
     finally:
         shutil.rmtree(folder, ignore_errors=True)

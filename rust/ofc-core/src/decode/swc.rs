@@ -333,25 +333,36 @@ fn layout(text: &str) -> Result<Option<Layout>, ()> {
 }
 
 /// A plain run of digits as ``int`` reads it (saturating: a count past any row is as good).
-fn number(item: &str) -> Result<u64, ()> {
-    if item.is_empty() || !item.bytes().all(|b| b.is_ascii_digit()) {
+fn number(item: &[u8]) -> Result<u64, ()> {
+    if item.is_empty() || !item.iter().all(u8::is_ascii_digit) {
         return Err(());
     }
-    Ok(item.bytes().fold(0u64, |n, b| {
+    Ok(item.iter().fold(0u64, |n, b| {
         n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
     }))
 }
 
 /// [`layout`] into `out`, its buffers (and `ids`) reused: Ok(false) if no cards show.
+/// (Read as bytes: ``-`` and ``;`` are ASCII, so a UTF-8 text splits alike.)
 fn layout_into(text: &str, ids: &mut Vec<u64>, out: &mut Layout) -> Result<bool, ()> {
-    let mut parts = text.split('-');
-    let head = parts.next().unwrap_or("");
+    let bytes = text.as_bytes();
+    let dash = memchr::memchr(b'-', bytes).unwrap_or(bytes.len());
     ids.clear();
-    for item in head.split(';').filter(|i| !i.is_empty()) {
-        ids.push(number(item)?);
+    let mut id: Option<u64> = None; // the item being read (None: empty so far)
+    for &byte in &bytes[..dash] {
+        match byte {
+            b'0'..=b'9' => {
+                let n = id.unwrap_or(0).saturating_mul(10);
+                id = Some(n.saturating_add(u64::from(byte - b'0')));
+            }
+            b';' => ids.extend(id.take()), // an empty item is skipped
+            _ => return Err(()),
+        }
     }
-    let counts = match [parts.next(), parts.next(), parts.next()] {
-        [Some(top), Some(middle), Some(bottom)] => {
+    ids.extend(id);
+    let mut parts = bytes[(dash + 1).min(bytes.len())..].split(|&b| b == b'-');
+    let counts = match (dash < bytes.len()).then(|| [parts.next(), parts.next(), parts.next()]) {
+        Some([Some(top), Some(middle), Some(bottom)]) => {
             if [top, middle, bottom].iter().any(|c| c.is_empty()) {
                 return Ok(false); // int("") is a ValueError: no layout
             }
@@ -419,15 +430,18 @@ fn readable(text: &str) -> Result<(), ()> {
     }
 }
 
-/// ``added_cards``: the cards of `new` not in `old` (multiset difference, as Counter orders it).
-fn added_cards(new: &[u8], old: &[u8]) -> Vec<u8> {
+/// ``added_cards``: the cards of `new` not in `old` (multiset difference, as Counter orders
+/// it), into `out` (cleared first).
+fn added_cards(new: &[u8], old: &[u8], out: &mut Vec<u8>) {
+    out.clear();
     let mut distinct = 0u64;
     if new.iter().all(|&c| {
         let fresh = distinct & (1 << c) == 0;
         distinct |= 1 << c;
         fresh
     }) {
-        return new.iter().copied().filter(|c| !old.contains(c)).collect();
+        out.extend(new.iter().copied().filter(|c| !old.contains(c)));
+        return;
     }
     let mut order: Vec<u8> = Vec::new();
     let mut count = [0i32; 64];
@@ -440,13 +454,11 @@ fn added_cards(new: &[u8], old: &[u8]) -> Vec<u8> {
     for &c in old {
         count[c as usize] -= 1;
     }
-    let mut out = Vec::new();
     for c in order {
         for _ in 0..count[c as usize].max(0) {
             out.push(c);
         }
     }
-    out
 }
 
 /// One seat of the roster as the fold grows it (``swc.Seat``).
@@ -521,6 +533,13 @@ struct Keys {
 }
 
 impl Keys {
+    /// Empty again, its memory kept.
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.spans.clear();
+        self.first.clear();
+    }
+
     /// Adds `key`; false if it was there already.
     fn insert(&mut self, key: &[u8]) -> bool {
         let mut hasher = Fx::default();
@@ -608,8 +627,23 @@ pub struct SwcDecoder {
     closed_order: Vec<(String, String)>,
     scratch: Vec<u8>,
     key: Vec<u8>,
-    /// Buffers of [`layout_into`], reused line to line.
-    layout: (Vec<u64>, Layout),
+    /// Buffers of the fold, reused line to line.
+    fold: FoldBuffers,
+    /// The buffers of closed hands, reused by the next hands.
+    spare: Vec<Buffers>,
+}
+
+/// An open hand's growing buffers: its text, where each line begins, its state keys.
+type Buffers = (String, Vec<(i64, usize)>, Keys);
+
+/// What [`apply`] reuses line to line: [`layout_into`]'s buffers and the fold's lists.
+#[derive(Default)]
+struct FoldBuffers {
+    ids: Vec<u64>,
+    layout: Layout,
+    added: Vec<u8>,
+    placed_now: Vec<(u8, u8)>,
+    gone: Vec<u8>,
 }
 
 impl SwcDecoder {
@@ -624,6 +658,8 @@ impl SwcDecoder {
         resolve: &mut dyn FnMut(&str) -> Resolved,
     ) -> (Block, Option<Stop>) {
         let mut block = Block::default();
+        // (nearly every line is some hand's raw text: one allocation, not a doubling)
+        block.columns.raw_text.data.reserve(data.len());
         let mut number = first_line;
         for (start, _, end) in lines(data) {
             if let Err(()) = self.line(&data[start..end], number, &mut block.columns, resolve) {
@@ -862,12 +898,13 @@ impl SwcDecoder {
             }
             // the table's last hand ends here: pushed only if the definition stores it too
             let (presets, scratch) = (&mut self.presets, &mut self.scratch);
-            if !push(&self.open[other], presets, scratch, columns, resolve) {
+            if !push(&mut self.open[other], presets, scratch, columns, resolve) {
                 return Err(());
             }
             let hand = self.open.remove(other);
             self.closed_order.push((hand.ti.clone(), hand.gi.clone()));
             self.closed.insert((hand.ti, hand.gi));
+            self.spare.push((hand.text, hand.line_at, hand.keys));
             at = None;
         }
         let at = match at {
@@ -884,6 +921,19 @@ impl SwcDecoder {
                         })
                     })
                     .collect();
+                let (text, line_at, keys) = match self.spare.pop() {
+                    Some((mut text, mut line_at, mut keys)) => {
+                        text.clear();
+                        line_at.clear();
+                        keys.clear();
+                        (text, line_at, keys)
+                    }
+                    None => (
+                        String::with_capacity(text.len() * 24),
+                        Vec::with_capacity(24),
+                        Keys::default(),
+                    ),
+                };
                 self.open.push(Hand {
                     gi,
                     ti,
@@ -891,9 +941,9 @@ impl SwcDecoder {
                     start_line: number,
                     captured: snap.captured,
                     seats,
-                    text: String::with_capacity(text.len() * 24),
-                    line_at: Vec::with_capacity(24),
-                    keys: Keys::default(),
+                    text,
+                    line_at,
+                    keys,
                     snapshots: 0,
                     settled: false,
                     fantasy_names: Vec::new(),
@@ -916,20 +966,14 @@ impl SwcDecoder {
             return Ok(());
         }
         hand.snapshots += 1;
-        let views: Vec<SeatView<'_>> = (snap.seats.iter().zip(&hand.last.seats))
-            .map(|(seat, last)| SeatView {
-                matches: last.matches,
-                points: seat.points,
-                d: seat.d.as_deref(),
-            })
-            .collect();
-        apply(
-            hand,
-            &views,
-            snap.settled,
-            &snap.fantasy_names,
-            &mut self.layout,
-        );
+        note(hand, &snap.fantasy_names, snap.settled);
+        let views = (snap.seats.iter().zip(&hand.last.seats)).map(|(seat, last)| SeatView {
+            matches: last.matches,
+            points: seat.points,
+            d: seat.d.as_deref(),
+        });
+        let pineapple = PINEAPPLE.contains(&hand.code);
+        apply(&mut hand.seats, pineapple, views, &mut self.fold);
         Ok(())
     }
 
@@ -1008,18 +1052,19 @@ impl SwcDecoder {
                 return true;
             }
             hand.snapshots += 1;
-            let views: Vec<SeatView<'_>> = (last.seats.iter())
-                .map(|seat| SeatView {
-                    matches: seat.matches,
-                    points: seat.points,
-                    d: seat
-                        .d_at
-                        .map(|at| &parsed[at.text.0..at.text.1])
-                        .filter(|d| !d.is_empty()),
-                })
-                .collect();
-            let (settled, names) = (last.settled, last.fantasy_names.clone());
-            apply(hand, &views, settled, &names, &mut self.layout);
+            let names = std::mem::take(&mut hand.last.fantasy_names);
+            note(hand, &names, hand.last.settled);
+            hand.last.fantasy_names = names;
+            let views = hand.last.seats.iter().map(|seat| SeatView {
+                matches: seat.matches,
+                points: seat.points,
+                d: seat
+                    .d_at
+                    .map(|at| &parsed[at.text.0..at.text.1])
+                    .filter(|d| !d.is_empty()),
+            });
+            let pineapple = PINEAPPLE.contains(&hand.code);
+            apply(&mut hand.seats, pineapple, views, &mut self.fold);
             return true;
         }
         false
@@ -1033,7 +1078,7 @@ impl SwcDecoder {
         resolve: &mut dyn FnMut(&str) -> Resolved,
     ) -> Result<(), ()> {
         let mut probe = Columns::default();
-        for hand in &self.open {
+        for hand in &mut self.open {
             if !push(
                 hand,
                 &mut self.presets,
@@ -1044,9 +1089,9 @@ impl SwcDecoder {
                 return Err(());
             }
         }
-        for hand in std::mem::take(&mut self.open) {
+        for mut hand in std::mem::take(&mut self.open) {
             let pushed = push(
-                &hand,
+                &mut hand,
                 &mut self.presets,
                 &mut self.scratch,
                 columns,
@@ -1118,11 +1163,23 @@ fn span(base: &str, inner: &str) -> Option<(usize, usize)> {
     (start + inner.len() <= base.len()).then_some((start, start + inner.len()))
 }
 
-/// How many bytes `a` and `b` begin with alike.
+/// An 8-byte word of `bytes` at `at`, little-endian.
+fn word(bytes: &[u8], at: usize) -> u64 {
+    let mut out = [0u8; 8];
+    out.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(out)
+}
+
+/// How many bytes `a` and `b` begin with alike (a word at a time: the first differing
+/// byte of a word is its lowest set bit of the two words' difference).
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
     let mut at = 0;
-    while at + 8 <= n && a[at..at + 8] == b[at..at + 8] {
+    while at + 8 <= n {
+        let differ = word(a, at) ^ word(b, at);
+        if differ != 0 {
+            return at + (differ.trailing_zeros() / 8) as usize;
+        }
         at += 8;
     }
     while at < n && a[at] == b[at] {
@@ -1136,7 +1193,11 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
     let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
     let mut at = n;
-    while at >= 8 && a[at - 8..at] == b[at - 8..at] {
+    while at >= 8 {
+        let differ = word(a, at - 8) ^ word(b, at - 8);
+        if differ != 0 {
+            return n - at + (differ.leading_zeros() / 8) as usize;
+        }
         at -= 8;
     }
     while at > 0 && a[at - 1] == b[at - 1] {
@@ -1145,21 +1206,26 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     n - at
 }
 
-/// ``_apply``: fold one new snapshot into the hand.
-fn apply(
-    hand: &mut Hand,
-    views: &[SeatView<'_>],
-    settled: bool,
-    fantasy_names: &[String],
-    scratch: &mut (Vec<u64>, Layout),
-) {
+/// ``_apply``'s events and settlement: the Fantasyland names met, the hand settled.
+fn note(hand: &mut Hand, fantasy_names: &[String], settled: bool) {
     for name in fantasy_names {
         if !hand.fantasy_names.contains(name) {
             hand.fantasy_names.push(name.clone());
         }
     }
-    let pineapple = PINEAPPLE.contains(&hand.code);
-    for (seat, view) in hand.seats.iter_mut().zip(views) {
+    if settled {
+        hand.settled = true;
+    }
+}
+
+/// ``_apply``'s seats: fold one new snapshot's seats into the hand's.
+fn apply<'s>(
+    seats: &mut [Option<Seat>],
+    pineapple: bool,
+    views: impl Iterator<Item = SeatView<'s>>,
+    buffers: &mut FoldBuffers,
+) {
+    for (seat, view) in seats.iter_mut().zip(views) {
         let Some(seat) = seat else { continue };
         if !view.matches {
             continue;
@@ -1171,11 +1237,10 @@ fn apply(
         if seat.last_d.as_deref() == Some(d) {
             continue;
         }
-        let (ids, out) = &mut *scratch;
-        if layout_into(d, ids, out) != Ok(true) {
+        if layout_into(d, &mut buffers.ids, &mut buffers.layout) != Ok(true) {
             continue; // nothing visible: keep the previous layout
         }
-        fold_layout(seat, &out.0, &out.1, pineapple);
+        fold_layout(seat, buffers, pineapple);
         match &mut seat.last_d {
             Some(last) => {
                 last.clear();
@@ -1184,49 +1249,53 @@ fn apply(
             None => seat.last_d = Some(d.to_owned()),
         }
     }
-    if settled {
-        hand.settled = true;
-    }
 }
 
-/// ``fold_layout``: the cards that reached a row, the ones discarded.
-fn fold_layout(seat: &mut Seat, rows: &[Vec<u8>; 3], active: &[u8], pineapple: bool) {
+/// ``fold_layout`` of the layout in `buffers`: the cards that reached a row, the ones
+/// discarded.
+fn fold_layout(seat: &mut Seat, buffers: &mut FoldBuffers, pineapple: bool) {
+    let FoldBuffers {
+        layout: (rows, active),
+        added,
+        placed_now,
+        gone,
+        ..
+    } = buffers;
     // (a row only grows: with nothing placed or gone the rows are as they were)
-    let mut placed_now: Vec<(u8, u8)> = Vec::new();
+    placed_now.clear();
     for (index, new) in rows.iter().enumerate() {
         let old = &mut seat.rows[index];
         if new == old {
             continue;
         }
-        let added = added_cards(new, old);
+        added_cards(new, old, added);
         if !added.is_empty() {
-            old.extend_from_slice(&added);
+            old.extend_from_slice(added);
             placed_now.extend(added.iter().map(|&c| (c, index as u8)));
         }
     }
     if !active.is_empty() {
         seat.seen_active = true;
     }
-    let gone: Vec<u8> = seat
-        .active
-        .iter()
-        .copied()
-        .filter(|c| !active.contains(c) && !placed_now.iter().any(|(p, _)| p == c))
-        .collect();
+    gone.clear();
+    gone.extend(
+        (seat.active.iter().copied())
+            .filter(|c| !active.contains(c) && !placed_now.iter().any(|(p, _)| p == c)),
+    );
     if !placed_now.is_empty() || !gone.is_empty() {
         seat.fantasy |= placed_now.len() > 5;
         let count: usize = seat.rows.iter().map(Vec::len).sum();
         let street = super::fpdb::street_of(count as i64, pineapple, seat.fantasy);
         let order = |card: u8| seat.active.iter().rposition(|&c| c == card).unwrap_or(99);
         placed_now.sort_by_key(|&(card, _)| order(card)); // stable, as ``sorted``
-        for (card, destination) in placed_now {
+        for &(card, destination) in placed_now.iter() {
             seat.placements.push(Placed {
                 street,
                 card,
                 destination,
             });
         }
-        for card in gone {
+        for &card in gone.iter() {
             seat.placements.push(Placed {
                 street,
                 card,
@@ -1240,9 +1309,10 @@ fn fold_layout(seat: &mut Seat, rows: &[Vec<u8>; 3], active: &[u8], pineapple: b
 }
 
 /// ``_record`` of a finished hand, appended to the columns if the definition would store it
-/// as this decoder reads it; false (nothing appended) otherwise.
+/// as this decoder reads it; false (nothing appended) otherwise.  (The seats' lists are
+/// lent to the record and given back, not copied.)
 fn push(
-    hand: &Hand,
+    hand: &mut Hand,
     presets: &mut Presets,
     scratch: &mut Vec<u8>,
     columns: &mut Columns,
@@ -1261,21 +1331,18 @@ fn push(
     let Some(preset) = presets.get(&rules_text, resolve) else {
         return false; // a game type the definition refuses
     };
-    let seats = hand
-        .seats
-        .iter()
-        .flatten()
-        .enumerate()
+    let (settled, names) = (hand.settled, &hand.fantasy_names);
+    let seats = (hand.seats.iter_mut().flatten().enumerate())
         .map(|(index, seat)| SeatIn {
             position: index as i64,
             player: Cow::Borrowed(seat.name.as_str()),
             player_id: None,
             hero: seat.seen_active,
-            in_fantasy: seat.fantasy || hand.fantasy_names.contains(&seat.name),
-            rows: seat.rows.clone(),
-            discards: seat.seen_active.then(|| seat.discards.clone()),
-            placements: seat.placements.clone(),
-            points: if hand.settled { seat.points } else { None },
+            in_fantasy: seat.fantasy || names.contains(&seat.name),
+            rows: std::mem::take(&mut seat.rows),
+            discards: seat.seen_active.then(|| std::mem::take(&mut seat.discards)),
+            placements: std::mem::take(&mut seat.placements),
+            points: if settled { seat.points } else { None },
             money: None,
             stack: None,
         })
@@ -1291,7 +1358,18 @@ fn push(
         currency: None,
         seats,
     };
-    columns.push(FORMAT, &record, hand.start_line, 0, &hand.text, scratch)
+    let pushed = columns.push(FORMAT, &record, hand.start_line, 0, &hand.text, scratch);
+    let lent: Vec<_> = (record.seats.into_iter())
+        .map(|s| (s.rows, s.discards, s.placements))
+        .collect();
+    for (seat, (rows, discards, placements)) in hand.seats.iter_mut().flatten().zip(lent) {
+        seat.rows = rows;
+        if let Some(discards) = discards {
+            seat.discards = discards;
+        }
+        seat.placements = placements;
+    }
+    pushed
 }
 
 #[cfg(test)]
@@ -1325,9 +1403,39 @@ mod tests {
 
     #[test]
     fn added_cards_as_counter_subtracts() {
-        assert_eq!(added_cards(&[5, 3, 9], &[3]), vec![5, 9]);
+        let added = |new: &[u8], old: &[u8]| {
+            let mut out = vec![9]; // (cleared first)
+            added_cards(new, old, &mut out);
+            out
+        };
+        assert_eq!(added(&[5, 3, 9], &[3]), vec![5, 9]);
         // Counter keeps first-seen order: 5 twice (one in old), then 3
-        assert_eq!(added_cards(&[5, 3, 5, 5], &[5]), vec![5, 5, 3]);
+        assert_eq!(added(&[5, 3, 5, 5], &[5]), vec![5, 5, 3]);
+    }
+
+    #[test]
+    fn common_ends_a_word_at_a_time_as_byte_by_byte() {
+        // every place of one differing byte, in texts shorter and longer than a word
+        let naive_prefix = |a: &[u8], b: &[u8]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let naive_suffix = |a: &[u8], b: &[u8]| {
+            (a.iter().rev().zip(b.iter().rev()))
+                .take_while(|(x, y)| x == y)
+                .count()
+        };
+        let base: Vec<u8> = (0..40u8).map(|i| b'a' + i % 26).collect();
+        for len in [0, 1, 7, 8, 9, 16, 23, 40] {
+            let a = &base[..len];
+            for at in 0..len {
+                let mut b = a.to_vec();
+                b[at] ^= 0x20;
+                assert_eq!(common_prefix(a, &b), at, "{len} {at}");
+                assert_eq!(common_suffix(a, &b), len - 1 - at, "{len} {at}");
+                let longer = [&b[..], b"xyz"].concat(); // one text a prefix of the other
+                assert_eq!(common_prefix(a, &longer), naive_prefix(a, &longer));
+                assert_eq!(common_suffix(a, &longer), naive_suffix(a, &longer));
+            }
+            assert_eq!((common_prefix(a, a), common_suffix(a, a)), (len, len));
+        }
     }
 
     fn resolve(text: &str) -> Resolved {
