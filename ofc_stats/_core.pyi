@@ -176,6 +176,9 @@ def train_value(
     ridge: float = 1.0,
     keep: bool = False,
     lookahead: int = 0,
+    target_deals: int = 0,
+    lambda_: float = 1.0,
+    lambda_fantasy: float | None = None,
     threads: int | None = None,
 ) -> ValueFunction: ...
 

@@ -14,6 +14,7 @@ from ofc_stats.cli.main import main
 from ofc_stats.grade.position import HAND_COLUMNS, PLACEMENT_COLUMNS, SEAT_COLUMNS, read_positions
 from ofc_stats.grade.replay import final_seats, policy_advice, replay
 from ofc_stats.grade.train import WEIGHTS, Training, learned_value, train
+from ofc_stats.grade.train import main as train_main
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.rulesets import DatasetRulesets
 
@@ -31,6 +32,26 @@ def test_training_is_reproducible_on_any_thread_count() -> None:
     # One model per street of Pineapple: 5, 7, 9, 11 and 13 cards placed.
     assert [m["placed"] for m in doc["models"]] == [5, 7, 9, 11, 13]
     assert _core.ValueFunction(one).to_json() == one
+
+
+def test_bootstrapped_training_is_reproducible_and_recorded() -> None:
+    boot = Training(first_hands=40, hands=40, rounds=1, target_deals=4, lam=0.0)
+    one = train(boot, threads=1).to_json()
+    assert train(boot, threads=2).to_json() == one
+    doc = json.loads(one)
+    assert (doc["training"]["target_deals"], doc["training"]["lambda"]) == (4, 0.0)
+    # The outcome's (Monte Carlo) files keep their earlier record.
+    assert "target_deals" not in json.loads(train(TINY, threads=2).to_json())["training"]
+    assert doc["models"] != json.loads(train(TINY, threads=2).to_json())["models"]
+
+
+def test_a_bad_target_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--target", "search:0"], ["--target", "dp"], ["--lambda", "2"]):
+        with pytest.raises(SystemExit) as stop:
+            train_main(argv)
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert "error:" in err.strip().splitlines()[-1] and "Traceback" not in err
 
 
 def test_bad_weights_are_refused() -> None:

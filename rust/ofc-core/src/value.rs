@@ -21,7 +21,10 @@
 //! rounds by the argmax of the last fitted `V`, one street a seat-hand sometimes
 //! explored among the best few plays, only the afterstates from there on recorded),
 //! and each round refits on its own hands.  Every hand's deck and exploration come
-//! from a stream keyed by (seed, round, hand).
+//! from a stream keyed by (seed, round, hand).  The targets are the hand's outcome
+//! (Monte Carlo) or, with [`TrainConfig::target_deals`], bootstrapped from the last fit
+//! by a search a street ahead (fitted value iteration, mixed with the outcome by a
+//! lambda-return): measured worse on the replay (docs/policy.md), kept as an option.
 
 use std::sync::Arc;
 
@@ -940,6 +943,16 @@ pub struct TrainConfig {
     pub keep: bool,
     /// Deals of the next street the greedy rounds look ahead with (0: none).
     pub lookahead: usize,
+    /// Bootstrapped targets (fitted value iteration): deals of the next street over
+    /// which an afterstate's target is the last fit's best next afterstate (0: the
+    /// hand's outcome alone, Monte Carlo).
+    pub target_deals: usize,
+    /// The lambda of the targets' lambda-return: `y_k = (1 - lambda) B_k + lambda
+    /// y_(k+1)`, `B_k` the bootstrapped back-up, the last street's target the outcome
+    /// (1: Monte Carlo; only read with `target_deals` > 0).
+    pub lambda: f64,
+    /// The same for the Fantasyland entry targets (the net's is `lambda`).
+    pub lambda_fantasy: f64,
     /// What a Fantasyland of n cards is worth to the seats while they play, by n.
     pub fantasy_values: Vec<f64>,
 }
@@ -950,17 +963,16 @@ pub const EXPLORE_AMONG: usize = 6;
 /// thread count sums them in the same order).
 const BATCH: usize = 2048;
 
-/// One recorded afterstate of a seat, before the hand's result is known.
+/// One recorded afterstate of a seat and its target.
 struct Sample {
     model: u8,
-    seat: u8,
     features: Features,
+    target: [f64; TARGETS],
 }
 
-/// What one simulated hand leaves: its afterstates and each seat's targets.
+/// What one simulated hand leaves: its afterstates with their targets.
 struct HandRecord {
     samples: Vec<Sample>,
-    targets: Vec<[f64; TARGETS]>,
     /// Seats that fouled, and that entered a Fantasyland.
     fouls: usize,
     entries: usize,
@@ -1098,6 +1110,7 @@ pub fn train(
             v.scorer(&cfg.fantasy_values, cfg.seats - 1)
                 .looking_ahead(streets, cfg.lookahead)
         });
+        let last = current.as_ref().zip(scorer.as_ref());
         if !cfg.keep {
             normals = placed_after.iter().map(|_| Normal::new()).collect();
         }
@@ -1107,13 +1120,13 @@ pub fn train(
             let end = (start + BATCH).min(hands);
             let records: Vec<HandRecord> = (start..end)
                 .into_par_iter()
-                .map(|h| play_hand(rules, streets, cfg, round as u64, h as u64, scorer.as_ref()))
+                .map(|h| play_hand(rules, streets, cfg, round as u64, h as u64, last))
                 .collect();
             for r in &records {
                 fouls += r.fouls;
                 entries += r.entries;
                 for s in &r.samples {
-                    normals[s.model as usize].add(&s.features, &r.targets[s.seat as usize]);
+                    normals[s.model as usize].add(&s.features, &s.target);
                 }
             }
             start = end;
@@ -1125,15 +1138,22 @@ pub fn train(
             "entries": (entries as f64 / seats * 1e4).round() / 1e4,
         }));
         let weights: Vec<Vec<f64>> = normals.iter().map(|n| n.solve(cfg.ridge)).collect();
+        let mut meta = json!({
+            "seed": cfg.seed, "seats": cfg.seats, "first_hands": cfg.first_hands,
+            "hands": cfg.hands, "rounds": cfg.rounds, "explore": cfg.explore,
+            "ridge": cfg.ridge, "keep": cfg.keep, "lookahead": cfg.lookahead, "fantasy_values": cfg.fantasy_values,
+            "self_play": played,
+        });
+        // Recorded only where bootstrapped: Monte Carlo files keep their earlier text.
+        if cfg.target_deals > 0 {
+            meta["target_deals"] = json!(cfg.target_deals);
+            meta["lambda"] = json!(cfg.lambda);
+            meta["lambda_fantasy"] = json!(cfg.lambda_fantasy);
+        }
         current = Some(ValueFn {
             placed: placed_after.clone(),
             weights,
-            meta: json!({
-                "seed": cfg.seed, "seats": cfg.seats, "first_hands": cfg.first_hands,
-                "hands": cfg.hands, "rounds": cfg.rounds, "explore": cfg.explore,
-                "ridge": cfg.ridge, "keep": cfg.keep, "lookahead": cfg.lookahead, "fantasy_values": cfg.fantasy_values,
-                "self_play": played,
-            }),
+            meta,
         });
     }
     current.ok_or_else(|| "no round was played".into())
@@ -1147,8 +1167,9 @@ fn play_hand(
     cfg: &TrainConfig,
     round: u64,
     hand: u64,
-    scorer: Option<&Scorer>,
+    last: Option<(&ValueFn, &Scorer)>,
 ) -> HandRecord {
+    let scorer = last.map(|l| l.1);
     let t = Tables::get();
     let seats = cfg.seats;
     let mut stream = Stream::new(&[cfg.seed, round, hand, 0]);
@@ -1168,7 +1189,13 @@ fn play_hand(
             }
         })
         .collect();
-    let mut samples = Vec::with_capacity(seats * streets.len());
+    // Every seat's afterstate of every street (board, cards seen), and whether its
+    // target is fitted.
+    let mut afters = vec![Vec::with_capacity(streets.len()); seats];
+    let mut recorded = vec![Vec::with_capacity(streets.len()); seats];
+    // Bootstrapped without the outcome, every afterstate's target is the policy's own.
+    let bootstrap = last.is_some() && cfg.target_deals > 0;
+    let record_all = bootstrap && cfg.lambda == 0.0 && cfg.lambda_fantasy == 0.0;
     let mut offset = 0;
     for (k, &(count, keep)) in streets.iter().enumerate() {
         let cands = Candidates::get(count, count - keep);
@@ -1216,13 +1243,8 @@ fn play_hand(
                 }
             }
             // An explored street and the greedy streets after it are the policy's own.
-            if explore[seat] == streets.len() || k >= explore[seat] {
-                samples.push(Sample {
-                    model: k as u8,
-                    seat: seat as u8,
-                    features: features(t, rules, &boards[seat], known),
-                });
-            }
+            afters[seat].push((boards[seat], known));
+            recorded[seat].push(record_all || explore[seat] == streets.len() || k >= explore[seat]);
         }
         offset += count * seats;
     }
@@ -1230,7 +1252,7 @@ fn play_hand(
         .iter()
         .map(|b| evaluate(t, rules, &b.map(|c| c as u8)))
         .collect();
-    let targets = (0..seats)
+    let outcomes: Vec<[f64; TARGETS]> = (0..seats)
         .map(|s| {
             let net: i32 = (0..seats)
                 .filter(|&o| o != s)
@@ -1245,12 +1267,130 @@ fn play_hand(
             y
         })
         .collect();
+    // Each seat's target of each street; fitted in the order the streets were played
+    // (street by street, seats in order of action: the sums' order).
+    let mut ys = vec![vec![[0.0; TARGETS]; streets.len()]; seats];
+    // The cards each seat is dealt over the hand.
+    let mut held: Vec<CardSet> = vec![0; seats];
+    let mut start = 0;
+    for &(count, _) in streets {
+        for (seat, h) in held.iter_mut().enumerate() {
+            let at = start + seat * count;
+            *h |= card_set(deck[at..at + count].iter().copied());
+        }
+        start += count * seats;
+    }
+    for seat in 0..seats {
+        // The lambda-return, from the last street back: its target is the outcome.
+        let mut y = outcomes[seat];
+        for k in (0..streets.len()).rev() {
+            // Recorded streets are the last ones: an earlier target is never needed.
+            if !recorded[seat][k] {
+                break;
+            }
+            let (board, known) = afters[seat][k];
+            if let (Some((vf, sc)), true) = (last, bootstrap && k + 1 < streets.len()) {
+                // The deals a seat can still see: none of the cards the others hold.
+                let others = (0..seats)
+                    .filter(|&o| o != seat)
+                    .fold(0, |set, o| set | held[o]);
+                let mut s = Stream::new(&[cfg.seed, round, hand, 8 + seat as u64, k as u64]);
+                let opponents: Vec<&BoardEval> = (0..seats)
+                    .filter(|&o| o != seat)
+                    .map(|o| &evals[o])
+                    .collect();
+                let b = backup(
+                    t, rules, vf, sc, streets, k, &board, known, others, &opponents, cfg, &mut s,
+                );
+                for (j, (yj, bj)) in y.iter_mut().zip(b).enumerate() {
+                    let lambda = if j == 0 {
+                        cfg.lambda
+                    } else {
+                        cfg.lambda_fantasy
+                    };
+                    *yj = (1.0 - lambda) * bj + lambda * *yj;
+                }
+            }
+            ys[seat][k] = y;
+        }
+    }
+    let mut samples = Vec::with_capacity(seats * streets.len());
+    for k in 0..streets.len() {
+        for seat in (0..seats).filter(|&s| recorded[s][k]) {
+            let (board, known) = afters[seat][k];
+            samples.push(Sample {
+                model: k as u8,
+                features: features(t, rules, &board, known),
+                target: ys[seat][k],
+            });
+        }
+    }
     HandRecord {
         samples,
-        targets,
         fouls: evals.iter().filter(|e| e.fouled).count(),
         entries: evals.iter().filter(|e| e.entry_cards(rules) > 0).count(),
     }
+}
+
+/// The bootstrapped target of the afterstate `board` after street `k` (cards seen
+/// `known`): the mean over `cfg.target_deals` deals of the next street (from the cards
+/// neither seen nor held by the others, `others`) of the targets of the best next
+/// afterstate by the last fit's value `sc`: its fitted net and Fantasyland entries, or,
+/// where it is a finished board, its points against the `opponents`' final boards and
+/// the Fantasyland it enters, both exact.
+#[allow(clippy::too_many_arguments)]
+fn backup(
+    t: &Tables,
+    rules: &Rules,
+    vf: &ValueFn,
+    sc: &Scorer,
+    streets: &[(usize, usize)],
+    k: usize,
+    board: &[i8; BOARD],
+    known: CardSet,
+    others: CardSet,
+    opponents: &[&BoardEval],
+    cfg: &TrainConfig,
+    stream: &mut Stream,
+) -> [f64; TARGETS] {
+    let (count, keep) = streets[k + 1];
+    let next = Candidates::get(count, count - keep);
+    let unseen: Vec<u8> = (0..52u8)
+        .filter(|&c| (known | others) >> c & 1 == 0)
+        .collect();
+    let deals = next_deals(&unseen, count, cfg.target_deals, stream);
+    let fill = fill_of(board);
+    let mut sum = [0.0; TARGETS];
+    for deal in &deals {
+        let mut best = (usize::MAX, f64::NEG_INFINITY);
+        sc.values(t, rules, board, fill, deal, next, known, |i, v| {
+            if best.0 == usize::MAX || v > best.1 {
+                best = (i, v);
+            }
+        });
+        if best.0 == usize::MAX {
+            continue;
+        }
+        let (mut after, mut f) = (*board, fill);
+        apply(&mut after, &mut f, deal, next.dest(best.0));
+        if placed(&after) == BOARD {
+            let e = evaluate(t, rules, &after.map(|c| c as u8));
+            let net: i32 = opponents.iter().map(|o| e.points_against(o, rules)).sum();
+            sum[0] += net as f64 / opponents.len().max(1) as f64;
+            let entry = e.entry_cards(rules).max(0) as usize;
+            if (FIRST_FANTASY..FIRST_FANTASY + TARGETS - 1).contains(&entry) {
+                sum[1 + entry - FIRST_FANTASY] += 1.0;
+            }
+        } else {
+            let known = known | card_set(deal.iter().copied());
+            let x = features(t, rules, &after, known);
+            let w = &vf.weights[k + 1];
+            for (j, s) in sum.iter_mut().enumerate() {
+                *s += x.dot(&w[j * DIM..(j + 1) * DIM]);
+            }
+        }
+    }
+    sum.map(|s| s / deals.len().max(1) as f64)
 }
 
 /// A shared value function, as [`crate::rollout::Game`] holds it.
@@ -1545,6 +1685,9 @@ pub(crate) mod tests {
             ridge: 1.0,
             keep,
             lookahead: 0,
+            target_deals: 0,
+            lambda: 1.0,
+            lambda_fantasy: 1.0,
             fantasy_values: test_fantasy_values(),
         }
     }
@@ -1580,6 +1723,112 @@ pub(crate) mod tests {
         assert_eq!(back.to_json(), text);
         assert_eq!(back.placed, vec![5, 7, 9, 11, 13]);
         assert!(ValueFn::from_json("{\"version\": 0}").is_err());
+    }
+
+    #[test]
+    fn bootstrapped_training_is_the_same_on_any_thread_count() {
+        let r = Rules::pineapple_progressive();
+        let boot = TrainConfig {
+            target_deals: 4,
+            lambda: 0.0,
+            lambda_fantasy: 0.0,
+            ..tiny(5)
+        };
+        let one = pool_of(1).install(|| train(&r, &STREETS, &boot).unwrap());
+        let two = pool_of(2).install(|| train(&r, &STREETS, &boot).unwrap());
+        assert_eq!(one, two);
+        let mc = train(&r, &STREETS, &tiny(5)).unwrap();
+        assert_ne!(one.weights, mc.weights);
+        assert_eq!(one.meta["target_deals"], 4);
+        assert!(mc.meta.get("target_deals").is_none());
+        // lambda 1 takes the outcome whatever the back-up: Monte Carlo's weights.
+        let outcome = TrainConfig {
+            lambda: 1.0,
+            lambda_fantasy: 1.0,
+            ..boot
+        };
+        assert_eq!(train(&r, &STREETS, &outcome).unwrap().weights, mc.weights);
+    }
+
+    fn pool_of(n: usize) -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn the_back_up_of_a_fourth_street_is_the_exact_mean_of_its_best_finished_boards() {
+        // Two cards to place, three unseen: the last street deals all three (one deal);
+        // with four unseen it is one of four deals, each taken once.  Each deal's best
+        // finished board (by the scorer, as the seat would play it) is scored exactly
+        // against the opponent's board and its Fantasyland entry counted.
+        let r = Rules::pineapple_progressive();
+        let v = train(&r, &STREETS, &tiny(1)).unwrap();
+        let cfg = TrainConfig {
+            target_deals: 32,
+            ..tiny(1)
+        };
+        let sc = v.scorer(&cfg.fantasy_values, 1);
+        let t = Tables::get();
+        let mut b = [EMPTY; BOARD];
+        let layout = [("Qs Qd", 0), ("Kh Kc 4d 5s", 3), ("9c 9d 9h Ts Js", 8)];
+        for (text, start) in layout {
+            for (i, c) in cards(text).into_iter().enumerate() {
+                b[start + i] = c as i8;
+            }
+        }
+        let opponent: [u8; BOARD] = cards("2c 3d 4h 6c 6d 7h 8s 2s Ah Ad As 3s 7c")
+            .try_into()
+            .unwrap();
+        let opp = evaluate(t, &r, &opponent);
+        let known = card_set(b.iter().filter(|&&c| c >= 0).map(|&c| c as u8))
+            | card_set(opponent.iter().copied());
+        for spare in [cards("Qh 2h 3c"), cards("Qh 2h 3c 5h")] {
+            let others = !(known | card_set(spare.iter().copied())) & ((1u64 << 52) - 1);
+            let mut s = Stream::new(&[1]);
+            let got = backup(
+                t,
+                &r,
+                &v,
+                &sc,
+                &STREETS,
+                3,
+                &b,
+                known,
+                others,
+                &[&opp],
+                &cfg,
+                &mut s,
+            );
+            let mut want = [0.0; TARGETS];
+            let deals: Vec<Vec<u8>> = if spare.len() == 3 {
+                vec![spare.clone()]
+            } else {
+                (0..4)
+                    .map(|skip| {
+                        let kept = spare.iter().enumerate().filter(|&(i, _)| i != skip);
+                        kept.map(|(_, &c)| c).collect()
+                    })
+                    .collect()
+            };
+            for deal in &deals {
+                let c = Candidates::get(3, 1);
+                let (i, e) = sc.choose(t, &r, &b, fill_of(&b), deal, c, known).unwrap();
+                let e = e.unwrap();
+                let mut after = b;
+                apply(&mut after, &mut fill_of(&b), deal, c.dest(i));
+                assert_eq!(evaluate(t, &r, &after.map(|c| c as u8)), e);
+                want[0] += e.points_against(&opp, &r) as f64 / deals.len() as f64;
+                let entry = e.entry_cards(&r).max(0) as usize;
+                if entry >= FIRST_FANTASY {
+                    want[1 + entry - FIRST_FANTASY] += 1.0 / deals.len() as f64;
+                }
+            }
+            for (g, w) in got.iter().zip(want) {
+                assert!((g - w).abs() < 1e-12, "{got:?} {want:?}");
+            }
+        }
     }
 
     #[test]

@@ -43,7 +43,8 @@ impl ValueFunction {
 #[pyfunction]
 #[pyo3(signature = (
     rules, streets, fantasy_values, *, seed, seats, first_hands, hands, rounds,
-    explore=0.5, ridge=1.0, keep=false, lookahead=0, threads=None
+    explore=0.5, ridge=1.0, keep=false, lookahead=0, target_deals=0, lambda_=1.0,
+    lambda_fantasy=None, threads=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn train_value(
@@ -60,8 +61,17 @@ fn train_value(
     ridge: f64,
     keep: bool,
     lookahead: usize,
+    target_deals: usize,
+    lambda_: f64,
+    lambda_fantasy: Option<f64>,
     threads: Option<usize>,
 ) -> PyResult<ValueFunction> {
+    let lambda_fantasy = lambda_fantasy.unwrap_or(lambda_);
+    if !(0.0..=1.0).contains(&lambda_) || !(0.0..=1.0).contains(&lambda_fantasy) {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "lambda must be between 0 and 1",
+        ));
+    }
     let cfg = TrainConfig {
         seed,
         seats,
@@ -72,6 +82,9 @@ fn train_value(
         ridge,
         keep,
         lookahead,
+        target_deals,
+        lambda: lambda_,
+        lambda_fantasy,
         fantasy_values,
     };
     let pool = threads.map(|n| pool(n.max(1))).transpose()?;
