@@ -235,6 +235,32 @@ def test_the_policy_searching_two_streets_deep_where_the_chase_is_live_plays_ali
     assert [s.bot_board for s in shallow] != [s.bot_board for s in seats]  # it goes deeper
 
 
+def test_a_chase_where_it_is_live_changes_plays_only_by_its_values(hands) -> None:  # type: ignore[no-untyped-def]
+    # A Fantasyland worth nothing where the chase is live changes some play (the values
+    # otherwise make a QQ+ top worth keeping); the same values there as elsewhere play
+    # exactly the same boards (splitting the decisions into groups changes nothing).
+    from ofc_stats.grade.race import Search
+    from ofc_stats.grade.replay import policy_advice, published_worth
+
+    decisions, finals = hands
+    few = [d for d in decisions if d.hand_key in sorted(finals)[:20]]
+    search = Search(deals=4, among=4, until=13)
+
+    def boards(chase_worth):  # type: ignore[no-untyped-def]
+        advice = policy_advice(
+            seed=1,
+            threads=1,
+            search=search,
+            fantasy_worth=published_worth,
+            chase_worth=chase_worth,
+        )
+        return [s.bot_board for s in replay(few, finals, advice)]
+
+    plain = boards(None)
+    assert boards(published_worth) == plain
+    assert boards(lambda r, n: 0.0) != plain
+
+
 def test_a_search_is_read_from_the_command_line_or_refused() -> None:
     from ofc_stats.grade.race import Search
 

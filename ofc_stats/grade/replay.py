@@ -129,6 +129,7 @@ def policy_advice(
     search: Search | None = POLICY_SEARCH,
     chase_search: Search | None = None,
     chase_deep: tuple[int, int, int, int] | None = None,
+    chase_worth: FantasyWorth | None = None,
 ) -> Advice:
     """The continuation policy's play at every decision, alone (the rollouts' player),
     valuing a Fantasyland by ``fantasy_worth`` (default: the grader's values), with
@@ -140,24 +141,25 @@ def policy_advice(
     decision; default :data:`POLICY_SEARCH`; None: greedily, as in the rollouts), and
     with ``chase_search`` instead where the Fantasyland chase is live (:func:`chase_live`),
     there two streets deep with ``chase_deep`` = (among, deals, next among, next deals)
-    (``ofc_core::search::Deep``); a position it cannot play: the room's auto-placement."""
+    (``ofc_core::search::Deep``), valuing a Fantasyland by ``chase_worth`` there (None: as
+    elsewhere); a position it cannot play: the room's auto-placement."""
     learned = learned_value() if value == "learned" else value
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
-        Group = tuple[Ruleset, Search | None, tuple[int, int, int, int] | None]
+        Group = tuple[Ruleset, Search | None, tuple[int, int, int, int] | None, bool]
         by_search: dict[Group, list[int]] = defaultdict(list)
-        chasing = chase_search is not None or chase_deep is not None
+        chasing = chase_search is not None or chase_deep is not None or chase_worth is not None
         for i, d in enumerate(decisions):
             if chasing and chase_live(d):
-                by_search[(d.ruleset, chase_search or search, chase_deep)].append(i)
+                by_search[(d.ruleset, chase_search or search, chase_deep, True)].append(i)
             else:
-                by_search[(d.ruleset, search, None)].append(i)
+                by_search[(d.ruleset, search, None, False)].append(i)
         out: list[tuple[int, ...]] = [()] * len(decisions)
-        for (ruleset, searched, deep), members in by_search.items():
+        for (ruleset, searched, deep, live), members in by_search.items():
             plays = _core.policy_plays(
                 core_rules(ruleset),
                 rollout.streets(ruleset),
-                worth_table(ruleset, fantasy_worth),
+                worth_table(ruleset, chase_worth if live and chase_worth else fantasy_worth),
                 [
                     core_decision(
                         with_play(decisions[i]),
