@@ -9,6 +9,10 @@
 //! replay's decision, or the rollout, seat and street), so every play compared gets the
 //! same deals and any thread count plays the same.  Where `deals` covers every possible
 //! deal the search takes each once: the exact expectation over the next street.
+//!
+//! The policy alone ([`play_policy`], the replay's bot) also plays a last street with
+//! nothing hidden exactly ([`exact_last_play`]) and can search two streets deep where
+//! the caller says the Fantasyland chase is live ([`Deep`]; docs/policy.md).
 
 use crate::candidates::Candidates;
 use crate::cards::is_joker;
@@ -149,9 +153,13 @@ pub fn root_values(s: &Setup, search: Search) -> Option<Vec<f64>> {
 /// afterstate value a street later guesses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Deep {
+    /// Plays valued two streets deep: the best by the one-street search.
     pub among: usize,
+    /// Deals of the next street each is valued over.
     pub deals: usize,
+    /// That street's plays searched on, the best by afterstate value.
     pub next_among: usize,
+    /// Deals of the street after that each of those is searched over.
     pub next_deals: usize,
 }
 

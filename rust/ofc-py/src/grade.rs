@@ -8,8 +8,7 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1};
 use ofc_core::cards::format_card;
 use ofc_core::race::{grade_positions, Graded, RaceParams};
 use ofc_core::rollout::{fantasy_values_problem, Game, Opponent, Position, Setup, PARTS};
-use ofc_core::search::Search;
-use ofc_core::search::{play_policy, Deep};
+use ofc_core::search::{play_policy, Deep, Search};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
