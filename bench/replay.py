@@ -3,6 +3,7 @@
     .venv/bin/python bench/replay.py [--samples ../shared/samples/apps] [--rollouts 32]
         [--seed 0] [--hands N] [--advice policy [--dreams N] [--ahead N]] [--chase K]
         [--search DEALS[:AMONG[:UNTIL[:FROM]]] [--search-next-only]]
+        [--chase-live K] [--chase-search S] [--chase-deep A:D:A2:D2] [--half tune|holdout]
         [--json out/replay.json] [--seats-json out/seats.json]
 
 Imports the samples into a temporary dataset, then for every normal seat whose
@@ -120,6 +121,31 @@ def main() -> None:
         "replay.POLICY_SEARCH, 128:0:13), the grader's rollouts too (default: greedily)",
     )
     parser.add_argument(
+        "--chase-live",
+        type=float,
+        default=1.0,
+        help="the policy alone: multiply the Fantasyland values it plays by only where the "
+        "chase is live (streets 1-2 with a Q, K or A on top, or dealt while the top is empty)",
+    )
+    parser.add_argument(
+        "--chase-search",
+        type=Search.parse,
+        help="the policy alone: search so instead where the Fantasyland chase is live "
+        "(streets 1-2 with a Q, K or A on top, or dealt while the top is empty)",
+    )
+    parser.add_argument(
+        "--chase-deep",
+        type=_deep,
+        help="the policy alone, where the Fantasyland chase is live: search two streets deep, "
+        "AMONG:DEALS:NEXT_AMONG:NEXT_DEALS (ofc_core::search::Deep)",
+    )
+    parser.add_argument(
+        "--half",
+        choices=("tune", "holdout"),
+        help="replay only the seats of this half (replay.half: tune where settings are "
+        "chosen, holdout where they are confirmed)",
+    )
+    parser.add_argument(
         "--search-next-only",
         action="store_true",
         help="the grader: only the graded seat's first street after the decision searches",
@@ -128,10 +154,12 @@ def main() -> None:
         "--seats-json", type=Path, help="write each seat's gain, half and boards' rates here"
     )
     args = parser.parse_args()
-    if args.chase != 1.0 and (args.advice != "policy" or args.values != "room"):
+    if (args.chase != 1.0 or args.chase_live != 1.0) and (
+        args.advice != "policy" or args.values != "room"
+    ):
         # The grader's rollouts score their ends by the table their policy plays by, so a
         # chase there would scale the claim too; a core change would have to split them.
-        parser.error("--chase needs --advice policy and the room's values")
+        parser.error("--chase and --chase-live need --advice policy and the room's values")
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         import_paths([args.samples], data)
@@ -156,6 +184,10 @@ def run(data: Path, args: argparse.Namespace) -> None:
         """The values the advice plays by: the room's, times the chase (never scored)."""
         return float(args.chase) * worth(ruleset, cards)
 
+    def live_worth(ruleset: Ruleset, cards: int) -> float:
+        """The values the advice plays by where the chase is live (never scored)."""
+        return float(args.chase_live) * played_worth(ruleset, cards)
+
     learned = None
     if args.policy != "imagination":
         learned = learned_value(args.weights) if args.weights else learned_value()
@@ -173,6 +205,8 @@ def run(data: Path, args: argparse.Namespace) -> None:
         )
         positions = read_positions(hands, seat_table, placements, lookup)
         decisions = positions.decisions
+        if args.half:
+            decisions = [d for d in decisions if half(d.hand_key) == args.half]
         finals = final_seats(seat_table)
         if args.advice == "policy":
             decisions_graded += len(decisions)
@@ -184,6 +218,9 @@ def run(data: Path, args: argparse.Namespace) -> None:
                 ahead=args.ahead,
                 value=learned,
                 search=POLICY_SEARCH if args.search is None else args.search,
+                chase_search=args.chase_search,
+                chase_deep=args.chase_deep,
+                chase_worth=None if args.chase_live == 1.0 else live_worth,
             )
             seats += replay(decisions, finals, advice, worth)
             continue
@@ -238,6 +275,10 @@ def run(data: Path, args: argparse.Namespace) -> None:
         if args.search is None
         else list(args.search.core()),
         "search_next_only": args.search_next_only,
+        "chase_search": None if args.chase_search is None else list(args.chase_search.core()),
+        "chase_deep": args.chase_deep,
+        "chase_live": args.chase_live,
+        "half": args.half,
         "seconds": seconds,
         "decisions_per_second": decisions_graded / seconds if seconds else 0.0,
         "cpu_seconds": cpu,
@@ -302,6 +343,19 @@ def run(data: Path, args: argparse.Namespace) -> None:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
+
+
+def _deep(text: str) -> tuple[int, int, int, int]:
+    """``AMONG:DEALS:NEXT_AMONG:NEXT_DEALS``, four whole numbers >= 0."""
+    try:
+        a, b, c, d = (int(p) for p in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"a deep search is AMONG:DEALS:NEXT_AMONG:NEXT_DEALS, not {text!r}"
+        ) from None
+    if min(a, b, c, d) < 0:
+        raise argparse.ArgumentTypeError(f"a deep search takes numbers >= 0, not {text!r}")
+    return (a, b, c, d)
 
 
 def _seat_row(seat: SeatReplay) -> dict[str, object]:

@@ -2,10 +2,12 @@
 
     .venv/bin/python bench/replay_pair.py BASE.json NEW.json
 
-Each file is a ``bench/replay.py --seats-json`` output.  Printed per half (the tuning
+Each file is a ``bench/replay.py --seats-json`` output; NEW may replay one half only
+(``--half``), paired on its own seats.  Printed per half (the tuning
 half where settings are chosen, the holdout where they are reported; docs/grading.md)
 and on all seats: each run's gain a seat-hand and the paired difference NEW − BASE,
-mean ± SE.  The rule adopts NEW only if that difference passes 2 SE on the tuning half.
+mean ± SE, and each run's fouls and Fantasyland entries beside the players'.  The rule
+adopts NEW only if that difference passes 2 SE on the tuning half.
 """
 
 from __future__ import annotations
@@ -24,6 +26,14 @@ def mean_se(values: list[float]) -> str:
     return f"{mean:+.2f} ± {math.sqrt(var / n):.2f}"
 
 
+def rates(run: dict[tuple[str, int], dict], keys: list, who: str) -> str:  # type: ignore[type-arg]
+    """The foul and Fantasyland-entry rates of the bot's (or the players') boards."""
+    n = len(keys)
+    fouls = sum(run[k][who]["fouls"] for k in keys) / n
+    entries = sum(run[k][who]["entries"] for k in keys) / n
+    return f"{fouls:.1%} / {entries:.1%}"
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: replay_pair.py BASE.json NEW.json", file=sys.stderr)
@@ -35,11 +45,11 @@ def main(argv: list[str]) -> int:
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    if base.keys() != new.keys():
-        print("error: the two replays are not of the same seats", file=sys.stderr)
+    if not new.keys() <= base.keys():
+        print("error: NEW replays seats BASE does not", file=sys.stderr)
         return 2
     for half in ("tune", "holdout", None):
-        keys = [k for k in base if half is None or base[k]["half"] == half]
+        keys = [k for k in new if half is None or new[k]["half"] == half]
         if not keys:
             continue
         print(
@@ -47,6 +57,8 @@ def main(argv: list[str]) -> int:
             f"base {mean_se([base[k]['gain'] for k in keys])}"
             f", new {mean_se([new[k]['gain'] for k in keys])}"
             f", new − base {mean_se([new[k]['gain'] - base[k]['gain'] for k in keys])}"
+            f"; fouls / FL entries: base {rates(base, keys, 'bot')}, new {rates(new, keys, 'bot')}"
+            f", players {rates(base, keys, 'players')}"
         )
     return 0
 

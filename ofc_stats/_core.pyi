@@ -141,6 +141,7 @@ def policy_plays(
     ahead: int | None = None,
     value: ValueFunction | None = None,
     search: tuple[int, int, int, int] | None = None,
+    deep: tuple[int, int, int, int] | None = None,
 ) -> list[tuple[int, ...] | UnplayablePosition]: ...
 def rollout_values(
     rules: Rules,

@@ -191,6 +191,76 @@ def test_the_policy_searching_a_street_ahead_plays_legal_boards_the_same_on_any_
     assert [s.bot_board for s in greedy] != [s.bot_board for s in seats]  # it does search
 
 
+def test_the_chase_is_live_on_the_first_two_streets_with_a_queen_or_better_for_the_top(  # type: ignore[no-untyped-def]
+    hands,
+) -> None:
+    # Cards are rank * 4 + suit: 40-43 queens, 44-47 kings, 48-51 aces; 39 is the Js.
+    from dataclasses import replace
+
+    from ofc_stats.grade.replay import chase_live
+
+    decisions, _ = hands
+    first = next(d for d in decisions if d.street == 0)
+    empty = (-1,) * 13
+    deal = replace(first, board=empty)
+    assert chase_live(replace(deal, dealt=(0, 5, 9, 13, 40)))  # a Qc dealt, top empty
+    assert not chase_live(replace(deal, dealt=(0, 5, 9, 13, 39)))  # Js at best
+    second = replace(first, street=1, dealt=(1, 2, 51))
+    top_j = (39, -1, -1, *empty[3:])
+    top_k = (44, -1, -1, *empty[3:])
+    assert chase_live(replace(second, board=top_k))  # a Kc on top already
+    # A jack on top: an ace dealt could not make a pair there; not live.
+    assert not chase_live(replace(second, board=top_j))
+    assert chase_live(replace(second, board=empty))  # the As may still go to the top
+    assert not chase_live(replace(second, street=2, board=top_k))  # street 3: too late
+
+
+def test_the_policy_searching_two_streets_deep_where_the_chase_is_live_plays_alike_on_any_threads(  # type: ignore[no-untyped-def]
+    hands,
+) -> None:
+    from ofc_stats.grade.race import Search
+    from ofc_stats.grade.replay import chase_live, policy_advice
+
+    decisions, finals = hands
+    few = [d for d in decisions if d.hand_key in sorted(finals)[:10]]
+    search = Search(deals=8, among=4, until=13)
+    deep = (3, 8, 2, 4)
+    seats = replay(few, finals, policy_advice(seed=1, threads=1, search=search, chase_deep=deep))
+    assert seats and any(chase_live(d) for d in few)
+    for seat in seats:
+        assert -1 not in seat.bot_board and len(set(seat.bot_board)) == 13
+    again = replay(few, finals, policy_advice(seed=1, threads=2, search=search, chase_deep=deep))
+    assert [s.bot_board for s in again] == [s.bot_board for s in seats]
+    shallow = replay(few, finals, policy_advice(seed=1, threads=1, search=search))
+    assert [s.bot_board for s in shallow] != [s.bot_board for s in seats]  # it goes deeper
+
+
+def test_a_chase_where_it_is_live_changes_plays_only_by_its_values(hands) -> None:  # type: ignore[no-untyped-def]
+    # A Fantasyland worth nothing where the chase is live changes some play (the values
+    # otherwise make a QQ+ top worth keeping); the same values there as elsewhere play
+    # exactly the same boards (splitting the decisions into groups changes nothing).
+    from ofc_stats.grade.race import Search
+    from ofc_stats.grade.replay import policy_advice, published_worth
+
+    decisions, finals = hands
+    few = [d for d in decisions if d.hand_key in sorted(finals)[:20]]
+    search = Search(deals=4, among=4, until=13)
+
+    def boards(chase_worth):  # type: ignore[no-untyped-def]
+        advice = policy_advice(
+            seed=1,
+            threads=1,
+            search=search,
+            fantasy_worth=published_worth,
+            chase_worth=chase_worth,
+        )
+        return [s.bot_board for s in replay(few, finals, advice)]
+
+    plain = boards(None)
+    assert boards(published_worth) == plain
+    assert boards(lambda r, n: 0.0) != plain
+
+
 def test_a_search_is_read_from_the_command_line_or_refused() -> None:
     from ofc_stats.grade.race import Search
 

@@ -127,6 +127,9 @@ def policy_advice(
     ahead: int | None = None,
     value: _core.ValueFunction | Literal["learned"] | None = "learned",
     search: Search | None = POLICY_SEARCH,
+    chase_search: Search | None = None,
+    chase_deep: tuple[int, int, int, int] | None = None,
+    chase_worth: FantasyWorth | None = None,
 ) -> Advice:
     """The continuation policy's play at every decision, alone (the rollouts' player),
     valuing a Fantasyland by ``fantasy_worth`` (default: the grader's values), with
@@ -135,20 +138,28 @@ def policy_advice(
     or played by a learned board ``value`` (default: the versioned weights; with
     ``dreams`` it looks that many deals of the next street ahead; None: imaginations),
     searching a street ahead with ``search`` (:class:`Search`: deals keyed by the
-    decision; default :data:`POLICY_SEARCH`; None: greedily, as in the rollouts); a
-    position it cannot play: the room's auto-placement."""
+    decision; default :data:`POLICY_SEARCH`; None: greedily, as in the rollouts), and
+    with ``chase_search`` instead where the Fantasyland chase is live (:func:`chase_live`),
+    there two streets deep with ``chase_deep`` = (among, deals, next among, next deals)
+    (``ofc_core::search::Deep``), valuing a Fantasyland by ``chase_worth`` there (None: as
+    elsewhere); a position it cannot play: the room's auto-placement."""
     learned = learned_value() if value == "learned" else value
 
     def advise(decisions: Sequence[Decision]) -> list[tuple[int, ...]]:
-        by_ruleset: dict[Ruleset, list[int]] = defaultdict(list)
+        Group = tuple[Ruleset, Search | None, tuple[int, int, int, int] | None, bool]
+        by_search: dict[Group, list[int]] = defaultdict(list)
+        chasing = chase_search is not None or chase_deep is not None or chase_worth is not None
         for i, d in enumerate(decisions):
-            by_ruleset[d.ruleset].append(i)
+            if chasing and chase_live(d):
+                by_search[(d.ruleset, chase_search or search, chase_deep, True)].append(i)
+            else:
+                by_search[(d.ruleset, search, None, False)].append(i)
         out: list[tuple[int, ...]] = [()] * len(decisions)
-        for ruleset, members in by_ruleset.items():
+        for (ruleset, searched, deep, live), members in by_search.items():
             plays = _core.policy_plays(
                 core_rules(ruleset),
                 rollout.streets(ruleset),
-                worth_table(ruleset, fantasy_worth),
+                worth_table(ruleset, chase_worth if live and chase_worth else fantasy_worth),
                 [
                     core_decision(
                         with_play(decisions[i]),
@@ -162,7 +173,8 @@ def policy_advice(
                 threads,
                 ahead,
                 learned,
-                None if search is None else search.core(),
+                None if searched is None else searched.core(),
+                deep,
             )
             for i, play in zip(members, plays, strict=True):
                 d = decisions[i]
@@ -174,6 +186,22 @@ def policy_advice(
         return out
 
     return advise
+
+
+#: The lowest card of rank queen (cards are rank * 4 + suit, deuces 0-3, aces 48-51).
+FIRST_QUEEN = 40
+
+
+def chase_live(decision: Decision) -> bool:
+    """Whether the Fantasyland chase is at stake in this decision: the first two streets,
+    with a queen, king or ace on the top row already or dealt while the top is empty
+    (one that could start a pair of queens or better there)."""
+    if decision.street > 1:
+        return False
+    top = [c for c in decision.board[:3] if c >= 0]
+    if top:
+        return any(FIRST_QUEEN <= c < 52 for c in top)
+    return any(FIRST_QUEEN <= c < 52 for c in decision.dealt)
 
 
 def worth_table(ruleset: Ruleset, fantasy_worth: FantasyWorth | None) -> npt.NDArray[np.float64]:

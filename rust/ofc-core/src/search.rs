@@ -9,6 +9,10 @@
 //! replay's decision, or the rollout, seat and street), so every play compared gets the
 //! same deals and any thread count plays the same.  Where `deals` covers every possible
 //! deal the search takes each once: the exact expectation over the next street.
+//!
+//! The policy alone ([`play_policy`], the replay's bot) also plays a last street with
+//! nothing hidden exactly ([`exact_last_play`]) and can search two streets deep where
+//! the caller says the Fantasyland chase is live ([`Deep`]; docs/policy.md).
 
 use crate::candidates::Candidates;
 use crate::cards::is_joker;
@@ -138,6 +142,156 @@ pub fn root_values(s: &Setup, search: Search) -> Option<Vec<f64>> {
         })
         .collect();
     Some(values)
+}
+
+/// A search two streets deep for the policy alone where the Fantasyland chase is live
+/// (the caller says where): the best `among` plays by the one-street search are valued
+/// again by the mean, over `deals` sampled deals of the next street, of the best of that
+/// street's `next_among` plays by afterstate value, each valued by the one-street search
+/// over `next_deals` deals of the street after.  A play that starts a Queens-or-better
+/// top is worth what a player who sees the next two streets keeps of it, not what the
+/// afterstate value a street later guesses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deep {
+    /// Plays valued two streets deep: the best by the one-street search.
+    pub among: usize,
+    /// Deals of the next street each is valued over.
+    pub deals: usize,
+    /// That street's plays searched on, the best by afterstate value.
+    pub next_among: usize,
+    /// Deals of the street after that each of those is searched over.
+    pub next_deals: usize,
+}
+
+/// The stream tails of a deep search's deals (apart from the root search's).
+const DEEP_SEARCH: u64 = 0xDEE9;
+
+/// The street after an afterstate of `placed` cards: (cards dealt, cards kept).
+fn street_after(streets: &[(usize, usize)], placed: usize) -> Option<(usize, usize)> {
+    let mut total = 0;
+    for w in streets.windows(2) {
+        total += w[0].1;
+        if total == placed {
+            return Some(w[1]);
+        }
+    }
+    None
+}
+
+/// The play [`Deep`] chooses, or None where it does not apply (no learned value, a
+/// joker, fewer than two streets to come, or the one-street search does not apply).
+pub fn deep_play(s: &Setup, search: Search, deep: Deep) -> Option<usize> {
+    let scorer = s.policy.value.as_ref()?;
+    let first = root_values(s, search)?;
+    let streets = &s.game.streets;
+    let placed_after = placed(&s.after(s.legal[0]).0);
+    let (count2, keep2) = street_after(streets, placed_after)?;
+    let (count3, keep3) = street_after(streets, placed_after + keep2)?;
+    if deep.deals == 0 || deep.among == 0 || s.unseen().len() < count2 + count3 {
+        return None;
+    }
+    let t = Tables::get();
+    let rules = s.game.rules;
+    let mut ranked: Vec<(usize, f64)> = s.legal.iter().copied().zip(first).collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    ranked.truncate(deep.among);
+    // The deals, shared by every play compared: the next street's, then for each of
+    // them the street after's, from the cards still unseen.
+    let unseen = s.unseen();
+    let mut stream = s.stream(&[DEEP_SEARCH]);
+    let seconds = next_deals(unseen, count2, deep.deals, &mut stream);
+    let cands2 = Candidates::get(count2, count2 - keep2.min(count2));
+    let cands3 = Candidates::get(count3, count3 - keep3.min(count3));
+    let thirds: Vec<Vec<Vec<u8>>> = seconds
+        .iter()
+        .enumerate()
+        .map(|(j, deal)| {
+            let rest: Vec<u8> = unseen
+                .iter()
+                .copied()
+                .filter(|c| !deal.contains(c))
+                .collect();
+            let mut stream = s.stream(&[DEEP_SEARCH, j as u64 + 1]);
+            next_deals(&rest, count3, deep.next_deals, &mut stream)
+        })
+        .collect();
+    let mut best = (ranked[0].0, f64::NEG_INFINITY);
+    for &(c, _) in &ranked {
+        let (after, fill) = s.after(c);
+        let mut sum = 0.0;
+        for (deal, thirds) in seconds.iter().zip(&thirds) {
+            let mut plays = Vec::new();
+            scorer.values(t, rules, &after, fill, deal, cands2, s.known, |i, v| {
+                plays.push((i, v))
+            });
+            plays.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            plays.truncate(deep.next_among.max(1));
+            let known = s.known | deal.iter().fold(0u64, |k, &c| k | 1 << c);
+            let mut top = f64::NEG_INFINITY;
+            for &(i, _) in &plays {
+                let (mut next, mut f) = (after, fill);
+                crate::candidates::apply(&mut next, &mut f, deal, cands2.dest(i));
+                top = top.max(scorer.searched_value(t, rules, &next, f, known, thirds, cands3));
+            }
+            sum += top;
+        }
+        let v = sum / seconds.len().max(1) as f64;
+        if v > best.1 {
+            best = (c, v);
+        }
+    }
+    Some(best.0)
+}
+
+/// The policy alone's play of a position (the replay's bot): [`play_searching`], but
+/// exact where nothing is hidden ([`exact_last_play`], with a search) and two streets
+/// deep where `deep` is given ([`deep_play`]).
+pub fn play_policy(
+    game: &crate::rollout::Game,
+    p: &crate::rollout::Position,
+    dreams: Option<usize>,
+    ahead: Option<usize>,
+    search: Search,
+    deep: Option<Deep>,
+) -> Result<Vec<u8>, String> {
+    let s = Setup::new(game, p)?;
+    if search.deals > 0 && s.policy.value.is_some() {
+        if let Some(c) = exact_last_play(&s) {
+            return Ok(s.cands.dest(c).to_vec());
+        }
+        if let Some(c) = deep.and_then(|d| deep_play(&s, search, d)) {
+            return Ok(s.cands.dest(c).to_vec());
+        }
+    }
+    crate::policy::play_searching(game, p, dreams, ahead, search)
+}
+
+/// The legal play of highest exact value where nothing is left to deal: the seat's
+/// last street with every opponent's board finished (the seat acting last).  Its value
+/// is the points against each opponent's real board plus the Fantasyland the finished
+/// board earns (the game's values), not the learned value's estimate of the net; the
+/// plays of equal value go by the learned value (a foul never wins a tie with a board
+/// that stands), then candidate order.  None where a card is still to come to anyone.
+pub fn exact_last_play(s: &Setup) -> Option<usize> {
+    if !s.deterministic() || s.legal.is_empty() {
+        return None;
+    }
+    let values = s.simulate(&s.legal, 0, 0, 1);
+    // Equal plays (a scooped board and a foul, say) go by the learned value's estimate.
+    let t = Tables::get();
+    let second = |c: usize| {
+        s.policy
+            .value
+            .as_ref()
+            .map_or(0.0, |v| v.value(t, s.game.rules, &s.after(c).0, s.known))
+    };
+    let mut best = (s.legal[0], f64::NEG_INFINITY, f64::NEG_INFINITY);
+    for (&c, &v) in s.legal.iter().zip(&values.total) {
+        if v > best.1 || (v == best.1 && second(c) > best.2) {
+            best = (c, v, second(c));
+        }
+    }
+    Some(best.0)
 }
 
 #[cfg(test)]
@@ -323,6 +477,53 @@ mod tests {
         greedy.search = Search::NONE;
         let plain = grade_positions(&greedy, &positions[..2], &RaceParams::new(8));
         assert_ne!(format!("{:?}", plain[0].as_ref().unwrap().ev), one.1[0]);
+    }
+
+    #[test]
+    fn a_last_street_with_nothing_hidden_is_played_exactly() {
+        // Top Qs Qd _, middle Kh Kc 4d 5s _, bottom 9c 9d 9h Ts Js; dealt Qh 2c 3h; the
+        // one opponent is finished (top 2d 3d 4c, middle J high, bottom A high).  Qh on
+        // top makes QQQ over the middle's KK: a foul, -6 (3 rows + 3 for the scoop).  Any
+        // other play keeps QQ on top and KK in the middle: every row wins (3 + 3 scoop),
+        // QQ's 7 royalty points against none, and a 14-card Fantasyland: 13 + worth(14).
+        // The exact play is one of those that keep Qh off the top; the searching policy
+        // plays it, and a position with cards still to come to the opponent has no
+        // exact play.
+        let rules = Rules::pineapple_progressive();
+        let mut g = game(&rules);
+        g.value = Some(Arc::new(learned(&rules)));
+        let s = Setup::new(&g, &last_street([0, 3, 1])).unwrap();
+        let fouls = |c: usize| s.cands.dest(c)[0] == 0; // dealt card 0, Qh, to the top
+        let worth14 = g.fantasy_values[14];
+        let exact = |c: usize| if fouls(c) { -6.0 } else { 13.0 + worth14 };
+        let values = s.simulate(&s.legal, 0, 0, 1);
+        for (&c, &v) in s.legal.iter().zip(&values.total) {
+            assert!((v - exact(c)).abs() < 1e-12, "play {c}: {v}");
+        }
+        // The four plays that stand tie (the kickers beat nothing): the learned value's
+        // favourite of them, the first of equal ones, is played.
+        let learned_value = |c: usize| {
+            let scorer = s.policy.value.as_ref().unwrap();
+            scorer.value(Tables::get(), &rules, &s.after(c).0, s.known)
+        };
+        let mut first_safe = usize::MAX;
+        for &c in s.legal.iter().filter(|&&c| !fouls(c)) {
+            if first_safe == usize::MAX || learned_value(c) > learned_value(first_safe) {
+                first_safe = c;
+            }
+        }
+        assert_eq!(s.legal.iter().filter(|&&c| !fouls(c)).count(), 4);
+        assert_eq!(exact_last_play(&s), Some(first_safe));
+        let search = Search {
+            deals: 4,
+            among: 0,
+            until: BOARD,
+            from: 0,
+        };
+        let played = play_policy(&g, &last_street([0, 3, 1]), None, None, search, None).unwrap();
+        assert_eq!(played, s.cands.dest(first_safe).to_vec());
+        let open = Setup::new(&g, &flush_draw(vec![0, 9, 1, 1], [3, 2, 1])).unwrap();
+        assert_eq!(exact_last_play(&open), None);
     }
 
     #[test]

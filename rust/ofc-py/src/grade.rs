@@ -6,10 +6,9 @@ use std::sync::{Arc, Mutex};
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1};
 use ofc_core::cards::format_card;
-use ofc_core::policy::play_searching;
 use ofc_core::race::{grade_positions, Graded, RaceParams};
 use ofc_core::rollout::{fantasy_values_problem, Game, Opponent, Position, Setup, PARTS};
-use ofc_core::search::Search;
+use ofc_core::search::{play_policy, Deep, Search};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
@@ -346,11 +345,13 @@ fn rollout_values<'py>(
 /// replay's policy-alone bot, with `dreams` imaginations a street and look-ahead from
 /// `ahead` streets to come (0: none; None: both as in the rollouts), a learned `value`
 /// searching a street ahead with `search=(deals, among, until, from)` (`ofc_core::search`;
-/// None: greedily); the plays depend only on each decision and its key.
+/// None: greedily; with a search a last street with nothing hidden is played exactly),
+/// and two streets deep with `deep=(among, deals, next_among, next_deals)` (None: not);
+/// the plays depend only on each decision and its key.
 #[pyfunction]
 #[pyo3(signature = (
     rules, streets, fantasy_values, decisions, dreams=None, threads=None, ahead=None, value=None,
-    search=None
+    search=None, deep=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn policy_plays<'py>(
@@ -364,15 +365,33 @@ fn policy_plays<'py>(
     ahead: Option<usize>,
     value: Option<&ValueFunction>,
     search: Option<(usize, usize, usize, usize)>,
+    deep: Option<(usize, usize, usize, usize)>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let g = game(py, rules, streets, fantasy_values.as_slice()?, value)?;
     let search = search_of(search)?;
+    let deep = match deep {
+        Some((among, deals, next_among, next_deals)) => {
+            if deals > MOST_DEALS || next_deals > MOST_DEALS {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "a deep search takes at most {MOST_DEALS} deals a street, \
+                     not {deals} and {next_deals}"
+                )));
+            }
+            Some(Deep {
+                among,
+                deals,
+                next_among,
+                next_deals,
+            })
+        }
+        None => None,
+    };
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
     let pool = threads.map(|n| pool(n.max(1))).transpose()?;
     let play_all = || {
         positions
             .par_iter()
-            .map(|p| play_searching(&g, p, dreams, ahead, search))
+            .map(|p| play_policy(&g, p, dreams, ahead, search, deep))
             .collect::<Vec<_>>()
     };
     let results = py.detach(|| match &pool {
