@@ -221,7 +221,7 @@ def test_a_second_import_writes_only_its_own_ledger_file_when_the_rules_hold(
     paid = [_hand(n, WINS, (10.5, -10.5), **usd) for n in (7, 8)]
     _import(data, _write(tmp_path, "first", _records() + paid))
     with open_dataset(data) as db:
-        verdicts = db.sql("SELECT DISTINCT out_of_sample FROM ledger_seats").fetchall()
+        verdicts = db.sql("SELECT DISTINCT out_of_sample FROM ledger_seats ORDER BY 1").fetchall()
     with open_dataset(data) as db:
         rules_before = db.sql("SELECT DISTINCT room, currency, rules FROM ledger_seats").fetchall()
     before = _ledger_files(data)
@@ -237,7 +237,8 @@ def test_a_second_import_writes_only_its_own_ledger_file_when_the_rules_hold(
     with open_dataset(data) as db:
         assert ledger_is_current(db)
         rules_after = db.sql("SELECT DISTINCT room, currency, rules FROM ledger_seats").fetchall()
-        assert db.sql("SELECT DISTINCT out_of_sample FROM ledger_seats").fetchall() == verdicts
+        now = db.sql("SELECT DISTINCT out_of_sample FROM ledger_seats ORDER BY 1").fetchall()
+        assert now == verdicts
         last = "WHERE hand_id = (SELECT max(hand_id) FROM ledger_seats) ORDER BY"
         new = db.sql(PRICED.replace("ORDER BY", last)).fetchall()
     assert sorted(rules_after) == sorted(rules_before)
