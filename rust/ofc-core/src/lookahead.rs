@@ -230,10 +230,21 @@ struct Shape {
     /// draws then go to the same rows in the same order).
     needs_b: Vec<bool>,
     plans: [PlanRows; 2],
-    /// Per plan-B row: the plan-A row with the same cards (row and mask; only
-    /// where its draws start differs), whose fixed cards and ranking it shares.
-    twin: Vec<Option<RowId>>,
+    /// The rows' distinct cards ([`cards_key`]: row and mask) that a pass can
+    /// list: every plan-A row's, and plan B's middles and bottoms.  A row's
+    /// fixed cards, and its class when it takes no draws, depend on these
+    /// alone (not on where its draws start), so each is worked out once a
+    /// decision ([`Judge::look`]) for all the rows that share it.
+    keys: Vec<u8>,
 }
+
+/// Rows' cards (row and which of the street's cards) as one number below [`CARDS_KEYS`].
+#[inline]
+fn cards_key(row: u8, mask: u8) -> usize {
+    (row as usize) << 5 | mask as usize
+}
+
+const CARDS_KEYS: usize = 3 << 5;
 
 const SHAPES: usize = 6 * 6 * 4 * 6 * 6;
 
@@ -285,24 +296,21 @@ impl Shape {
             PlanRows { rows, ids }
         });
         let needs_b = free.iter().map(|room| room[1] > 0 && room[2] > 0).collect();
-        let twin = plans[1]
+        let mut keys: Vec<u8> = plans[0]
             .rows
             .iter()
-            .map(|b| {
-                plans[0]
-                    .rows
-                    .iter()
-                    .position(|a| a.row == b.row && a.mask == b.mask)
-                    .map(|i| i as RowId)
-            })
+            .chain(plans[1].rows.iter().filter(|r| r.row > 0))
+            .map(|r| cards_key(r.row, r.mask) as u8)
             .collect();
+        keys.sort_unstable();
+        keys.dedup();
         Shape {
             index,
             free,
             masks,
             needs_b,
             plans,
-            twin,
+            keys,
         }
     }
 }
@@ -323,26 +331,42 @@ struct Fixed {
     partial: Partial,
 }
 
+/// What one decision's rows of the same cards ([`cards_key`]) share: whether they
+/// take draws ([`COMPLETE`], [`DRAWN`], [`JOKER`]), their fixed cards, and their
+/// class and share of the value when complete.
+#[derive(Clone, Copy, Default)]
+struct RowCards {
+    state: u8,
+    fixed: Fixed,
+    ranked: Ranked,
+}
+
 /// The ranking of each run of the draws: `runs[start][len]` for runs of up to four.
 type Runs = [[Partial; 5]; 14];
 
-/// A plan's rows for one decision: each row's fixed cards ranked so far, and, per
-/// rollout, each row's class and share of the style's value.
+/// A plan's rows listed for one pass of a decision.  Their rankings live in
+/// [`Scratch::ranked`], plan A's rows first, then plan B's.
 #[derive(Default)]
 struct Layout {
-    /// Per row: 0 not looked at yet, else one of the states below.
-    state: Vec<u8>,
-    /// Per row: its fixed cards (the board's and the street's) and their ranking so far.
-    fixed: Vec<Fixed>,
-    /// Per row: its class and share of the value, for the current draws.
-    ranked: Vec<Ranked>,
     /// The pass a row was last listed in (no row is ranked twice a rollout).
     listed: Vec<u32>,
     /// The rows the current pass ranks on every rollout.
-    drawn: Vec<RowId>,
+    drawn: Vec<DrawnRow>,
+    /// Per start among the draws: the longest run the listed rows rank from there.
+    runs_used: [u8; 14],
 }
 
-const UNSEEN: u8 = 0;
+/// A row the current pass ranks on every rollout, with what ranking it needs.
+#[derive(Clone, Copy)]
+struct DrawnRow {
+    /// Where its ranking goes in [`Scratch::ranked`].
+    at: u16,
+    row: u8,
+    start: u8,
+    drawn: u8,
+    fixed: Fixed,
+}
+
 /// Complete without draws: ranked once.
 const COMPLETE: u8 = 1;
 /// Takes draws: ranked each rollout.
@@ -352,49 +376,23 @@ const JOKER: u8 = 3;
 
 impl Layout {
     fn reset(&mut self, rows: usize) {
-        self.state.clear();
-        self.state.resize(rows, UNSEEN);
-        self.fixed.resize(rows, Fixed::default());
-        self.ranked.resize(rows, Ranked::default());
         self.listed.clear();
         self.listed.resize(rows, 0);
     }
 
-    /// Rank row `i` as `class` and set its share of the value.
-    #[inline]
-    fn set(&mut self, j: &Judge<'_>, i: usize, row: u8, class: u16) {
-        let (rules, style, weight) = (j.rules, j.style, j.weight);
-        let c = class as usize;
-        let part = match row {
-            0 => {
-                rules.royalty_top[c] as f64
-                    + if rules.entry_cards[c] > 0 {
-                        style.fantasy_bonus
-                    } else {
-                        0.0
-                    }
-            }
-            1 => rules.royalty_middle[c] as f64 + weight * c as f64,
-            _ => rules.royalty_bottom[c] as f64 + weight * c as f64,
-        };
-        self.ranked[i] = Ranked { class, part };
-    }
-
     /// Rank every row of this pass that takes draws, for one set of draws whose
-    /// runs are ranked in `runs`.  Each row walks the shorter of its two parts:
-    /// from its fixed cards through its draws, or from its run of draws through
-    /// its fixed cards.
+    /// runs are ranked in `runs`, into `ranked`.  Each row walks the shorter of its
+    /// two parts: from its fixed cards through its draws, or from its run of draws
+    /// through its fixed cards.
     #[inline]
-    fn rank(&mut self, j: &Judge<'_>, rows: &[RowShape], draws: &[u8], runs: &Runs) {
+    fn rank(&self, j: &Judge<'_>, draws: &[u8], runs: &Runs, ranked: &mut [Ranked]) {
         let t = j.t;
-        for k in 0..self.drawn.len() {
-            let i = self.drawn[k] as usize;
-            let r = rows[i];
+        for r in &self.drawn {
             let (start, drawn) = (r.start as usize, r.drawn as usize);
             let Some(run) = draws.get(start..start + drawn) else {
                 continue; // a row no candidate completes with these draws
             };
-            let f = &self.fixed[i];
+            let f = &r.fixed;
             let n = f.count as usize;
             let (p, last) = if n == 0 {
                 (runs[start][drawn - 1], run[drawn - 1])
@@ -416,15 +414,8 @@ impl Layout {
             } else {
                 t.finish5(p, last)
             };
-            self.set(j, i, r.row, class);
+            ranked[r.at as usize] = j.ranked(r.row, class);
         }
-    }
-
-    /// A candidate's value from its ranked rows.
-    #[inline]
-    fn value(&self, t: &Tables, style: &Style, [top, middle, bottom]: [RowId; 3]) -> f64 {
-        let [top, middle, bottom] = [top, middle, bottom].map(|i| self.ranked[i as usize]);
-        rows_value(t, style, top, middle, bottom)
     }
 }
 
@@ -438,21 +429,35 @@ fn rows_value(t: &Tables, style: &Style, top: Ranked, middle: Ranked, bottom: Ra
     }
 }
 
-/// A candidate's plan-B value: its top row as plan A ranked it (both plans fill
-/// the top last, from the same draws, so plan B never ranks a top), its middle
-/// and bottom as plan B ranked them.
+/// A board's value from its three rows' places in [`Scratch::ranked`].
 #[inline]
-fn plan_b_value(
-    t: &Tables,
-    style: &Style,
-    plan_a: &Layout,
-    plan_b: &Layout,
-    top: RowId,
-    [_, middle, bottom]: [RowId; 3],
-) -> f64 {
-    let top = plan_a.ranked[top as usize];
-    let [middle, bottom] = [middle, bottom].map(|i| plan_b.ranked[i as usize]);
-    rows_value(t, style, top, middle, bottom)
+fn value_at(t: &Tables, style: &Style, ranked: &[Ranked], [top, middle, bottom]: [u16; 3]) -> f64 {
+    rows_value(
+        t,
+        style,
+        ranked[top as usize],
+        ranked[middle as usize],
+        ranked[bottom as usize],
+    )
+}
+
+/// What valuing one active candidate in a pass needs, gathered when the pass
+/// starts: its rows' places in [`Scratch::ranked`] for each plan, and the facts
+/// that send it another way (a joker: the whole board; a top a draw can pair:
+/// plan A may move that draw there).
+#[derive(Clone, Copy)]
+struct Valued {
+    fit: u16,
+    joker: bool,
+    free: [u8; 3],
+    /// Ranks (sixes or better) on its top row as bits; 0 when its top is full.
+    top_ranks: u32,
+    /// Plan A's rows.
+    a: [u16; 3],
+    /// Plan B's rows: the top is plan A's (both plans fill the top last, from the
+    /// same draws, so plan B never ranks a top); a candidate whose middle or
+    /// bottom is full has plan A's board without the move to the top.
+    b: [u16; 3],
 }
 
 /// Each thread's working memory, kept from decision to decision.
@@ -460,6 +465,12 @@ fn plan_b_value(
 struct Scratch {
     shapes: Vec<Option<std::rc::Rc<Shape>>>,
     layouts: [Layout; 2],
+    /// Every row's class and share of the value: plan A's rows, then plan B's.
+    ranked: Vec<Ranked>,
+    /// The active candidates of the current pass, as [`Valued`].
+    valued: Vec<Valued>,
+    /// The decision's rows by their cards ([`cards_key`]).
+    by_cards: Vec<RowCards>,
     pass: u32,
     /// Per fitting candidate: ranks (sixes or better) on its top row as bits (the
     /// cards a draw can pair there), the value of its queens or better on top for a
@@ -473,8 +484,6 @@ struct Scratch {
     first: Vec<f64>,
     /// Each active candidate's share of the style's noise.
     noise: Vec<f64>,
-    a: Vec<f64>,
-    b: Vec<f64>,
     order: Vec<u16>,
     shuffled: Vec<u8>,
     draws: Vec<u8>,
@@ -504,6 +513,26 @@ struct Judge<'a> {
 }
 
 impl Judge<'_> {
+    /// Row `row` ranked as `class`, with its share of the value when the board is live.
+    #[inline]
+    fn ranked(&self, row: u8, class: u16) -> Ranked {
+        let (rules, style, weight) = (self.rules, self.style, self.weight);
+        let c = class as usize;
+        let part = match row {
+            0 => {
+                rules.royalty_top[c] as f64
+                    + if rules.entry_cards[c] > 0 {
+                        style.fantasy_bonus
+                    } else {
+                        0.0
+                    }
+            }
+            1 => rules.royalty_middle[c] as f64 + weight * c as f64,
+            _ => rules.royalty_bottom[c] as f64 + weight * c as f64,
+        };
+        Ranked { class, part }
+    }
+
     /// A candidate's board after the street.
     fn after(&self, fit: usize) -> [i8; 13] {
         let d = self.decision;
@@ -519,75 +548,95 @@ impl Judge<'_> {
         after
     }
 
-    /// List the rows `active` candidates use in `plan` for this pass, ranking the
-    /// complete ones the first time they are seen.  A plan-B row whose plan-A
-    /// twin (the same cards) was seen copies what plan A worked out.
-    fn prepare(&self, layouts: &mut [Layout; 2], plan: usize, active: &[u16], pass: u32) {
+    /// What the decision's rows of each of the shape's cards keys share (see
+    /// [`RowCards`]), into `by_cards`.
+    fn look(&self, by_cards: &mut Vec<RowCards>) {
+        by_cards.resize(CARDS_KEYS, RowCards::default());
+        for &key in &self.shape.keys {
+            let (row, mask) = (key >> 5, key & 31);
+            let (cards, n) = self.base_with(row as usize, mask);
+            let entry = &mut by_cards[key as usize];
+            if cards[..n].iter().any(|&c| is_joker(c)) {
+                entry.state = JOKER;
+            } else if n == ROW_SIZES[row as usize] {
+                let class = if row == 0 {
+                    self.t.class3(&cards[..3])
+                } else {
+                    self.t.class5(&cards)
+                };
+                entry.state = COMPLETE;
+                entry.ranked = self.ranked(row, class);
+            } else {
+                let mut partial = Tables::NO_CARDS;
+                for &c in &cards[..n] {
+                    partial = self.t.add(partial, c);
+                }
+                entry.state = DRAWN;
+                entry.fixed = Fixed {
+                    cards,
+                    count: n as u8,
+                    partial,
+                };
+            }
+        }
+    }
+
+    /// List the rows `active` candidates use in `plan` for this pass (the
+    /// complete ones ranked as [`Judge::look`] found them).
+    fn prepare(
+        &self,
+        layout: &mut Layout,
+        by_cards: &[RowCards],
+        ranked: &mut [Ranked],
+        plan: usize,
+        active: &[u16],
+        pass: u32,
+    ) {
         let rows = &self.shape.plans[plan];
-        let [plan_a, plan_b] = layouts;
-        let (layout, twins) = if plan == 0 {
-            (plan_a, None)
+        let offset = if plan == 0 {
+            0
         } else {
-            (plan_b, Some(&*plan_a))
+            self.shape.plans[0].rows.len()
         };
         layout.drawn.clear();
+        layout.runs_used = [0; 14];
         for &fit in active {
             if plan == 1 && !self.shape.needs_b[fit as usize] {
                 continue; // its plan-B values are read from plan A's rows
             }
-            // Plan B's top row is plan A's (see `plan_b_value`): not listed.
+            // Plan B's top row is plan A's (see `Valued::b`): not listed.
             for &id in &rows.ids[fit as usize][plan..] {
                 let i = id as usize;
                 if layout.listed[i] == pass {
                     continue;
                 }
                 layout.listed[i] = pass;
-                if layout.state[i] == UNSEEN {
-                    let twin = twins.and_then(|a| {
-                        let j = self.shape.twin[i]? as usize;
-                        (a.state[j] != UNSEEN).then_some((a, j))
-                    });
-                    layout.state[i] = if let Some((a, j)) = twin {
-                        layout.fixed[i] = a.fixed[j];
-                        layout.ranked[i] = a.ranked[j];
-                        a.state[j]
-                    } else {
-                        self.first_look(layout, i, rows.rows[i])
-                    };
-                }
-                if layout.state[i] == DRAWN {
-                    layout.drawn.push(id);
+                let r = rows.rows[i];
+                let cards = &by_cards[cards_key(r.row, r.mask)];
+                match cards.state {
+                    DRAWN => {
+                        let fixed = cards.fixed;
+                        // The run `rank` starts from: every draw but the last with no
+                        // fixed cards, all of them with fewer fixed cards than draws.
+                        let used = match fixed.count {
+                            0 => r.drawn - 1,
+                            n if n < r.drawn => r.drawn,
+                            _ => 0,
+                        };
+                        let most = &mut layout.runs_used[r.start as usize];
+                        *most = (*most).max(used);
+                        layout.drawn.push(DrawnRow {
+                            at: (offset + i) as u16,
+                            row: r.row,
+                            start: r.start,
+                            drawn: r.drawn,
+                            fixed,
+                        });
+                    }
+                    COMPLETE => ranked[offset + i] = cards.ranked,
+                    _ => {}
                 }
             }
-        }
-    }
-
-    /// Row `i` (shape `r`) the first time a pass lists it: its state, and its
-    /// class when complete or its fixed cards' ranking when it takes draws.
-    #[inline]
-    fn first_look(&self, layout: &mut Layout, i: usize, r: RowShape) -> u8 {
-        let (cards, n) = self.base_with(r.row as usize, r.mask);
-        if cards[..n].iter().any(|&c| is_joker(c)) {
-            JOKER
-        } else if r.drawn == 0 {
-            let class = if r.row == 0 {
-                self.t.class3(&cards[..3])
-            } else {
-                self.t.class5(&cards)
-            };
-            layout.set(self, i, r.row, class);
-            COMPLETE
-        } else {
-            let mut partial = Tables::NO_CARDS;
-            for &c in &cards[..n] {
-                partial = self.t.add(partial, c);
-            }
-            layout.fixed[i] = Fixed {
-                cards,
-                count: n as u8,
-                partial,
-            };
-            DRAWN
         }
     }
 
@@ -596,7 +645,8 @@ impl Judge<'_> {
     /// draw: those two rows ranked again, the third as the layout ranked it.
     fn moved_value(
         &self,
-        layout: &Layout,
+        ranked: &[Ranked],
+        by_cards: &[RowCards],
         ids: [RowId; 3],
         free: [u8; 3],
         which: usize,
@@ -605,21 +655,21 @@ impl Judge<'_> {
         let rows = &self.shape.plans[0].rows;
         let top = rows[ids[0] as usize];
         let top_last = top.start as usize + free[0] as usize - 1;
-        // Both rows take draws: their fixed cards are in the layout.
-        let fixed = layout.fixed[ids[0] as usize];
+        // Both rows take draws: their fixed cards are in `by_cards`.
+        let fixed = by_cards[cards_key(top.row, top.mask)].fixed;
         let (mut cards, n) = (fixed.cards, fixed.count as usize);
         cards[n..2].copy_from_slice(&draws[top.start as usize..top_last]);
         cards[2] = draws[which];
         let top_class = self.t.class3(&cards[..3]);
         let source = if which < free[2] as usize { 2 } else { 1 };
         let r = rows[ids[source] as usize];
-        let fixed = layout.fixed[ids[source] as usize];
+        let fixed = by_cards[cards_key(r.row, r.mask)].fixed;
         let (mut cards, n) = (fixed.cards, fixed.count as usize);
         let start = r.start as usize;
         cards[n..].copy_from_slice(&draws[start..start + r.drawn as usize]);
         cards[n + which - start] = draws[top_last];
         let source_class = self.t.class5(&cards);
-        let other = layout.ranked[ids[3 - source] as usize].class;
+        let other = ranked[ids[3 - source] as usize].class;
         let (middle, bottom) = if source == 2 {
             (other, source_class)
         } else {
@@ -642,52 +692,63 @@ impl Judge<'_> {
         (cards, n)
     }
 
-    /// Each active candidate's value under the current draws and one plan, into `out`.
-    fn plan_values(&self, s: &mut Scratch, plan: usize, first: &[u8; 14], drawn_joker: bool) {
-        let (t, rules, style) = (self.t, self.rules, self.style);
-        let rows = &self.shape.plans[plan];
-        if !drawn_joker {
-            s.layouts[plan].rank(self, &rows.rows, &s.draws, &s.runs);
-        }
-        let (layout, plan_a) = (&s.layouts[plan], &s.layouts[0]);
-        let out = if plan == 0 { &mut s.a } else { &mut s.b };
-        let which_plan = if plan == 0 {
-            Plan::BottomFirst
-        } else {
-            Plan::MiddleFirst
-        };
-        for (slot, &fit) in out.iter_mut().zip(&s.active) {
+    /// The active candidates of this pass as [`Valued`], into `valued`.
+    fn gather(&self, s: &mut Scratch) {
+        let shape = self.shape;
+        let offset = shape.plans[0].rows.len() as u16;
+        s.valued.clear();
+        for &fit in &s.active {
             let f = fit as usize;
-            let free = self.shape.free[f];
-            let c = s.cand[f];
-            let whole = drawn_joker || c.joker;
-            let mut moved = None;
-            if plan == 0 && free[0] > 0 && c.top_ranks != 0 {
-                let mut bits = c.top_ranks;
-                let mut which = u8::MAX;
-                while bits != 0 {
-                    which = which.min(first[bits.trailing_zeros() as usize]);
-                    bits &= bits - 1;
-                }
-                if (which as usize) < (free[2] + free[1]) as usize {
-                    moved = Some(which as usize);
-                }
-            }
-            *slot = if whole {
-                let board = complete(&self.after(f), &s.draws, which_plan);
-                board_value(t, rules, style, &board)
-            } else if plan == 1 && !self.shape.needs_b[f] {
-                // Its plan-B board is its plan-A board without the move to the top.
-                plan_a.value(t, style, self.shape.plans[0].ids[f])
-            } else if let Some(which) = moved {
-                self.moved_value(layout, rows.ids[f], free, which, &s.draws)
-            } else if plan == 1 {
-                let top = self.shape.plans[0].ids[f][0];
-                plan_b_value(t, style, plan_a, layout, top, rows.ids[f])
+            let (free, c) = (shape.free[f], s.cand[f]);
+            let a = shape.plans[0].ids[f];
+            let b = if shape.needs_b[f] {
+                let [_, middle, bottom] = shape.plans[1].ids[f];
+                [a[0], offset + middle, offset + bottom]
             } else {
-                layout.value(t, style, rows.ids[f])
+                a
             };
+            s.valued.push(Valued {
+                fit,
+                joker: c.joker,
+                free,
+                top_ranks: if free[0] > 0 { c.top_ranks } else { 0 },
+                a,
+                b,
+            });
         }
+    }
+
+    /// A candidate's plan-A value under the current draws (`first`: each rank's
+    /// first place among them), its board read whole when `whole`.
+    #[inline]
+    fn plan_a(&self, s: &Scratch, v: &Valued, first: &[u8; 14], whole: bool) -> f64 {
+        if whole {
+            let board = complete(&self.after(v.fit as usize), &s.draws, Plan::BottomFirst);
+            return board_value(self.t, self.rules, self.style, &board);
+        }
+        if v.top_ranks != 0 {
+            let mut bits = v.top_ranks;
+            let mut which = u8::MAX;
+            while bits != 0 {
+                which = which.min(first[bits.trailing_zeros() as usize]);
+                bits &= bits - 1;
+            }
+            if (which as usize) < (v.free[2] + v.free[1]) as usize {
+                let (ranked, by_cards) = (&s.ranked, &s.by_cards);
+                return self.moved_value(ranked, by_cards, v.a, v.free, which as usize, &s.draws);
+            }
+        }
+        value_at(self.t, self.style, &s.ranked, v.a)
+    }
+
+    /// A candidate's plan-B value under the current draws.
+    #[inline]
+    fn plan_b(&self, s: &Scratch, v: &Valued, whole: bool) -> f64 {
+        if whole {
+            let board = complete(&self.after(v.fit as usize), &s.draws, Plan::MiddleFirst);
+            return board_value(self.t, self.rules, self.style, &board);
+        }
+        value_at(self.t, self.style, &s.ranked, v.b)
     }
 
     /// Average value of each active candidate over `rollouts` completions (the
@@ -705,12 +766,16 @@ impl Judge<'_> {
             s.pass += 1;
             let pass = s.pass;
             for plan in 0..1 + both as usize {
-                self.prepare(&mut s.layouts, plan, &s.active, pass);
+                let layout = &mut s.layouts[plan];
+                self.prepare(layout, &s.by_cards, &mut s.ranked, plan, &s.active, pass);
             }
-            s.a.clear();
-            s.a.resize(n, 0.0);
-            s.b.clear();
-            s.b.resize(n, 0.0);
+            self.gather(s);
+            let mut longest = s.layouts[0].runs_used;
+            if both {
+                for (most, &b) in longest.iter_mut().zip(&s.layouts[1].runs_used) {
+                    *most = (*most).max(b);
+                }
+            }
             for _ in 0..rollouts {
                 draw(
                     self.decision.unseen,
@@ -726,18 +791,21 @@ impl Judge<'_> {
                     first[rank(d) as usize] = i as u8;
                 }
                 if !drawn_joker {
-                    rank_runs(self.t, &s.draws, &mut s.runs);
-                }
-                self.plan_values(s, 0, &first, drawn_joker);
-                if both {
-                    // The player adapts to the cards: each rollout counts its better plan.
-                    self.plan_values(s, 1, &first, drawn_joker);
-                    for (x, y) in s.a.iter_mut().zip(&s.b) {
-                        *x = x.max(*y);
+                    rank_runs(self.t, &s.draws, &longest, &mut s.runs);
+                    for plan in 0..1 + both as usize {
+                        s.layouts[plan].rank(self, &s.draws, &s.runs, &mut s.ranked);
                     }
                 }
-                for (sum, v) in s.total.iter_mut().zip(&s.a) {
-                    *sum += v;
+                for k in 0..n {
+                    let v = s.valued[k];
+                    let whole = drawn_joker || v.joker;
+                    let a = self.plan_a(s, &v, &first, whole);
+                    // The player adapts to the cards: each rollout counts its better plan.
+                    s.total[k] += if both {
+                        a.max(self.plan_b(s, &v, whole))
+                    } else {
+                        a
+                    };
                 }
             }
             for slot in s.total.iter_mut() {
@@ -821,15 +889,54 @@ fn base_rows(board: &[i8; 13]) -> [([u8; 5], usize); 3] {
     })
 }
 
-/// Rank every run of up to four consecutive draws.
+/// Rank the runs of consecutive draws the rows use: from each start, up to
+/// `longest[start]` draws (at most four).
 #[inline]
-fn rank_runs(t: &Tables, draws: &[u8], runs: &mut Runs) {
+fn rank_runs(t: &Tables, draws: &[u8], longest: &[u8; 14], runs: &mut Runs) {
     for start in 0..draws.len() {
         let mut p = Tables::NO_CARDS;
-        for len in 1..=(draws.len() - start).min(4) {
+        for len in 1..=(draws.len() - start).min(longest[start] as usize) {
             p = t.add(p, draws[start + len - 1]);
             runs[start][len] = p;
         }
+    }
+}
+
+/// Each fitting candidate's top row, joker and chase, into `s.cand` and `s.chase`.
+fn candidate_cards(s: &mut Scratch, decision: &Decision<'_>, shape: &Shape, style: &Style) {
+    let cards = decision.dealt.len();
+    let base_top: u32 = top_rank_bits(decision.board);
+    let base_queens = decision.board[0..3]
+        .iter()
+        .filter(|&&c| c != EMPTY && rank(c as u8) >= 10)
+        .count();
+    let base_joker = decision
+        .board
+        .iter()
+        .any(|&c| c != EMPTY && is_joker(c as u8));
+    // What each subset of the street's cards brings to the top row (ranks of sixes
+    // or better as bits, queens or better), and whether it holds a joker.
+    let mut top_bits = [0u32; 32];
+    let mut queens = [0u8; 32];
+    let mut joker = [false; 32];
+    for m in 1..1usize << cards {
+        let j = m.trailing_zeros() as usize;
+        let (card, rest) = (decision.dealt[j], m & (m - 1));
+        // As `top_rank_bits`, a joker counts as a rank above the ace.
+        top_bits[m] = top_bits[rest] | if rank(card) >= 4 { 1 << rank(card) } else { 0 };
+        queens[m] = queens[rest] + (rank(card) >= 10) as u8;
+        joker[m] = joker[rest] || is_joker(card);
+    }
+    s.cand.clear();
+    s.chase.clear();
+    for &[top, middle, bottom] in &shape.masks {
+        let (top, placed) = (top as usize, (top | middle | bottom) as usize);
+        s.cand.push(CandCards {
+            top_ranks: base_top | top_bits[top],
+            joker: base_joker || joker[placed],
+        });
+        s.chase
+            .push(style.top_chase * (base_queens + queens[top] as usize) as f64);
     }
 }
 
@@ -885,43 +992,12 @@ fn choose_with(
         .iter()
         .map(|&f| f as usize)
         .sum::<usize>();
-    // Each candidate's top row, joker and chase.
-    let base_top: u32 = top_rank_bits(decision.board);
-    let base_queens = decision.board[0..3]
-        .iter()
-        .filter(|&&c| c != EMPTY && rank(c as u8) >= 10)
-        .count();
-    let base_joker = decision
-        .board
-        .iter()
-        .any(|&c| c != EMPTY && is_joker(c as u8));
-    // What each subset of the street's cards brings to the top row (ranks of sixes
-    // or better as bits, queens or better), and whether it holds a joker.
-    let mut top_bits = [0u32; 32];
-    let mut queens = [0u8; 32];
-    let mut joker = [false; 32];
-    for m in 1..1usize << cards {
-        let j = m.trailing_zeros() as usize;
-        let (card, rest) = (decision.dealt[j], m & (m - 1));
-        // As `top_rank_bits`, a joker counts as a rank above the ace.
-        top_bits[m] = top_bits[rest] | if rank(card) >= 4 { 1 << rank(card) } else { 0 };
-        queens[m] = queens[rest] + (rank(card) >= 10) as u8;
-        joker[m] = joker[rest] || is_joker(card);
-    }
-    s.cand.clear();
-    s.chase.clear();
-    for &[top, middle, bottom] in &shape.masks {
-        let (top, placed) = (top as usize, (top | middle | bottom) as usize);
-        s.cand.push(CandCards {
-            top_ranks: base_top | top_bits[top],
-            joker: base_joker || joker[placed],
-        });
-        s.chase
-            .push(style.top_chase * (base_queens + queens[top] as usize) as f64);
-    }
+    candidate_cards(s, decision, &shape, style);
     for (plan, layout) in s.layouts.iter_mut().enumerate() {
         layout.reset(shape.plans[plan].rows.len());
     }
+    let rows = shape.plans[0].rows.len() + shape.plans[1].rows.len();
+    s.ranked.resize(rows.max(s.ranked.len()), Ranked::default());
     s.pass = 0;
     let judge = Judge {
         t,
@@ -933,6 +1009,7 @@ fn choose_with(
         jokers: rules.deck_size as usize > crate::cards::DECK,
         weight: style.strength_weight / CLASSES5 as f64,
     };
+    judge.look(&mut s.by_cards);
     s.active.clear();
     s.active.extend(0..n as u16);
     s.noise.clear();
@@ -1092,10 +1169,16 @@ mod tests {
         };
         let mut s = Scratch::default();
         s.active.extend(0..shape.index.len() as u16);
+        candidate_cards(&mut s, &d, &shape, &style);
+        judge.look(&mut s.by_cards);
+        let rows = shape.plans[0].rows.len() + shape.plans[1].rows.len();
+        s.ranked.resize(rows, Ranked::default());
         for plan in 0..2 {
             s.layouts[plan].reset(shape.plans[plan].rows.len());
-            judge.prepare(&mut s.layouts, plan, &s.active, 1);
+            let layout = &mut s.layouts[plan];
+            judge.prepare(layout, &s.by_cards, &mut s.ranked, plan, &s.active, 1);
         }
+        judge.gather(&mut s);
         let mut rng = Stream::new(&[seed]);
         let mut moves = 0;
         for _ in 0..4 {
@@ -1107,44 +1190,33 @@ mod tests {
             if draws.iter().any(|&x| is_joker(x)) {
                 continue; // such boards are always read whole
             }
-            for (p, plan) in [Plan::BottomFirst, Plan::MiddleFirst]
-                .into_iter()
-                .enumerate()
-            {
-                let rows = &shape.plans[p];
-                rank_runs(t, &draws, &mut s.runs);
-                s.layouts[p].rank(&judge, &rows.rows, &draws, &s.runs);
-                for f in 0..shape.index.len() {
-                    let after = judge.after(f);
-                    let free = shape.free[f].map(|x| x as usize);
-                    let moved = match plan {
-                        Plan::BottomFirst => pairs_the_top(&free, top_rank_bits(&after), &draws),
-                        Plan::MiddleFirst => None,
-                    };
+            rank_runs(t, &draws, &[4; 14], &mut s.runs);
+            for p in 0..2 {
+                s.layouts[p].rank(&judge, &draws, &s.runs, &mut s.ranked);
+            }
+            let mut first = [u8::MAX; 14];
+            for (i, &d) in draws.iter().enumerate().rev() {
+                first[rank(d) as usize] = i as u8;
+            }
+            for (f, v) in s.valued.iter().enumerate() {
+                let after = judge.after(f);
+                let free = shape.free[f].map(|x| x as usize);
+                for plan in [Plan::BottomFirst, Plan::MiddleFirst] {
                     let full = complete(&after, &draws, plan);
-                    let whole = board_value(t, &rules, &style, &full);
                     if full.iter().any(|&x| is_joker(x as u8)) {
                         continue;
                     }
-                    if let Some((which, _)) = moved {
-                        // The moved board is ranked again: the same classes, the same value.
-                        let layout = &s.layouts[p];
-                        let fast =
-                            judge.moved_value(layout, rows.ids[f], shape.free[f], which, &draws);
-                        assert_eq!(fast, whole, "candidate {f} moved");
-                        moves += 1;
+                    let whole = board_value(t, &rules, &style, &full);
+                    // A moved board is ranked again: the same classes, the same value.
+                    // Plan B where the middle or bottom is full is read off plan A's rows.
+                    let fast = if plan == Plan::BottomFirst {
+                        moves +=
+                            pairs_the_top(&free, top_rank_bits(&after), &draws).is_some() as usize;
+                        judge.plan_a(&s, v, &first, false)
                     } else {
-                        // Plan B where the middle or bottom is full is read off plan A's rows.
-                        let fast = if p == 1 && !shape.needs_b[f] {
-                            s.layouts[0].value(t, &style, shape.plans[0].ids[f])
-                        } else if p == 1 {
-                            let top = shape.plans[0].ids[f][0];
-                            plan_b_value(t, &style, &s.layouts[0], &s.layouts[1], top, rows.ids[f])
-                        } else {
-                            s.layouts[p].value(t, &style, rows.ids[f])
-                        };
-                        assert!((fast - whole).abs() < 1e-9, "candidate {f} {plan:?}");
-                    }
+                        judge.plan_b(&s, v, false)
+                    };
+                    assert!((fast - whole).abs() < 1e-9, "candidate {f} {plan:?}");
                 }
             }
         }
