@@ -210,6 +210,9 @@ struct RowShape {
 struct PlanRows {
     rows: Vec<RowShape>,
     ids: Vec<[RowId; 3]>,
+    /// The rows a pass over every candidate lists (plan B's: the middles and
+    /// bottoms of the candidates that need it).
+    every: Vec<RowId>,
 }
 
 /// Everything about a street shape (cards dealt, discards) on rows filled `fill`
@@ -236,6 +239,8 @@ struct Shape {
     /// alone (not on where its draws start), so each is worked out once a
     /// decision ([`Judge::look`]) for all the rows that share it.
     keys: Vec<u8>,
+    /// Each fitting candidate as [`Valued`], its cards' facts not yet filled in.
+    valued: Vec<Valued>,
 }
 
 /// Rows' cards (row and which of the street's cards) as one number below [`CARDS_KEYS`].
@@ -271,7 +276,7 @@ impl Shape {
             free.push(room);
             masks.push(mask);
         }
-        let plans = [Plan::BottomFirst, Plan::MiddleFirst].map(|plan| {
+        let mut plans = [Plan::BottomFirst, Plan::MiddleFirst].map(|plan| {
             let mut seen = std::collections::HashMap::new();
             let mut rows = Vec::new();
             let ids = free
@@ -293,9 +298,46 @@ impl Shape {
                     })
                 })
                 .collect();
-            PlanRows { rows, ids }
+            PlanRows {
+                rows,
+                ids,
+                every: Vec::new(),
+            }
         });
-        let needs_b = free.iter().map(|room| room[1] > 0 && room[2] > 0).collect();
+        let needs_b: Vec<bool> = free.iter().map(|room| room[1] > 0 && room[2] > 0).collect();
+        let offset = plans[0].rows.len() as u16;
+        let valued = (0..index.len())
+            .map(|f| {
+                let a = plans[0].ids[f];
+                let b = if needs_b[f] {
+                    let [_, middle, bottom] = plans[1].ids[f];
+                    [a[0], offset + middle, offset + bottom]
+                } else {
+                    a
+                };
+                Valued {
+                    fit: f as u16,
+                    joker: false,
+                    free: free[f],
+                    top_ranks: 0,
+                    a,
+                    b,
+                }
+            })
+            .collect();
+        for (plan, rows) in plans.iter_mut().enumerate() {
+            let mut listed = vec![false; rows.rows.len()];
+            for (ids, &needs_b) in rows.ids.iter().zip(&needs_b) {
+                if plan == 1 && !needs_b {
+                    continue;
+                }
+                for &id in &ids[plan..] {
+                    if !std::mem::replace(&mut listed[id as usize], true) {
+                        rows.every.push(id);
+                    }
+                }
+            }
+        }
         let mut keys: Vec<u8> = plans[0]
             .rows
             .iter()
@@ -311,6 +353,7 @@ impl Shape {
             needs_b,
             plans,
             keys,
+            valued,
         }
     }
 }
@@ -472,10 +515,11 @@ struct Scratch {
     /// The decision's rows by their cards ([`cards_key`]).
     by_cards: Vec<RowCards>,
     pass: u32,
-    /// Per fitting candidate: ranks (sixes or better) on its top row as bits (the
-    /// cards a draw can pair there), the value of its queens or better on top for a
-    /// chasing style, whether its board holds a joker.
-    cand: Vec<CandCards>,
+    /// Per fitting candidate: what valuing it needs ([`Valued`]: its top row's
+    /// ranks, sixes or better, as bits, the cards a draw can pair there; whether its
+    /// board holds a joker), and the value of its queens or better on top for a
+    /// chasing style.
+    every: Vec<Valued>,
     chase: Vec<f64>,
     /// The candidates (fitting positions) of the current pass.
     active: Vec<u16>,
@@ -488,13 +532,6 @@ struct Scratch {
     shuffled: Vec<u8>,
     draws: Vec<u8>,
     runs: Runs,
-}
-
-/// What a candidate's cards mean to its valuation (see [`Scratch`]).
-#[derive(Clone, Copy)]
-struct CandCards {
-    top_ranks: u32,
-    joker: bool,
 }
 
 /// Everything one decision's valuations share.
@@ -600,6 +637,40 @@ impl Judge<'_> {
         };
         layout.drawn.clear();
         layout.runs_used = [0; 14];
+        let mut list = |i: usize| {
+            let r = rows.rows[i];
+            let cards = &by_cards[cards_key(r.row, r.mask)];
+            match cards.state {
+                DRAWN => {
+                    let fixed = cards.fixed;
+                    // The run `rank` starts from: every draw but the last with no
+                    // fixed cards, all of them with fewer fixed cards than draws.
+                    let used = match fixed.count {
+                        0 => r.drawn - 1,
+                        n if n < r.drawn => r.drawn,
+                        _ => 0,
+                    };
+                    let most = &mut layout.runs_used[r.start as usize];
+                    *most = (*most).max(used);
+                    layout.drawn.push(DrawnRow {
+                        at: (offset + i) as u16,
+                        row: r.row,
+                        start: r.start,
+                        drawn: r.drawn,
+                        fixed,
+                    });
+                }
+                COMPLETE => ranked[offset + i] = cards.ranked,
+                _ => {}
+            }
+        };
+        if active.len() == self.shape.index.len() {
+            // Every candidate: the shape lists the rows once and for all.
+            for &id in &rows.every {
+                list(id as usize);
+            }
+            return;
+        }
         for &fit in active {
             if plan == 1 && !self.shape.needs_b[fit as usize] {
                 continue; // its plan-B values are read from plan A's rows
@@ -607,34 +678,9 @@ impl Judge<'_> {
             // Plan B's top row is plan A's (see `Valued::b`): not listed.
             for &id in &rows.ids[fit as usize][plan..] {
                 let i = id as usize;
-                if layout.listed[i] == pass {
-                    continue;
-                }
-                layout.listed[i] = pass;
-                let r = rows.rows[i];
-                let cards = &by_cards[cards_key(r.row, r.mask)];
-                match cards.state {
-                    DRAWN => {
-                        let fixed = cards.fixed;
-                        // The run `rank` starts from: every draw but the last with no
-                        // fixed cards, all of them with fewer fixed cards than draws.
-                        let used = match fixed.count {
-                            0 => r.drawn - 1,
-                            n if n < r.drawn => r.drawn,
-                            _ => 0,
-                        };
-                        let most = &mut layout.runs_used[r.start as usize];
-                        *most = (*most).max(used);
-                        layout.drawn.push(DrawnRow {
-                            at: (offset + i) as u16,
-                            row: r.row,
-                            start: r.start,
-                            drawn: r.drawn,
-                            fixed,
-                        });
-                    }
-                    COMPLETE => ranked[offset + i] = cards.ranked,
-                    _ => {}
+                if layout.listed[i] != pass {
+                    layout.listed[i] = pass;
+                    list(i);
                 }
             }
         }
@@ -694,27 +740,12 @@ impl Judge<'_> {
 
     /// The active candidates of this pass as [`Valued`], into `valued`.
     fn gather(&self, s: &mut Scratch) {
-        let shape = self.shape;
-        let offset = shape.plans[0].rows.len() as u16;
         s.valued.clear();
-        for &fit in &s.active {
-            let f = fit as usize;
-            let (free, c) = (shape.free[f], s.cand[f]);
-            let a = shape.plans[0].ids[f];
-            let b = if shape.needs_b[f] {
-                let [_, middle, bottom] = shape.plans[1].ids[f];
-                [a[0], offset + middle, offset + bottom]
-            } else {
-                a
-            };
-            s.valued.push(Valued {
-                fit,
-                joker: c.joker,
-                free,
-                top_ranks: if free[0] > 0 { c.top_ranks } else { 0 },
-                a,
-                b,
-            });
+        if s.active.len() == s.every.len() {
+            s.valued.extend_from_slice(&s.every);
+        } else {
+            s.valued
+                .extend(s.active.iter().map(|&fit| s.every[fit as usize]));
         }
     }
 
@@ -902,7 +933,8 @@ fn rank_runs(t: &Tables, draws: &[u8], longest: &[u8; 14], runs: &mut Runs) {
     }
 }
 
-/// Each fitting candidate's top row, joker and chase, into `s.cand` and `s.chase`.
+/// Each fitting candidate as [`Valued`] (its top row and joker), into `s.every`,
+/// and its chase, into `s.chase`.
 fn candidate_cards(s: &mut Scratch, decision: &Decision<'_>, shape: &Shape, style: &Style) {
     let cards = decision.dealt.len();
     let base_top: u32 = top_rank_bits(decision.board);
@@ -927,13 +959,18 @@ fn candidate_cards(s: &mut Scratch, decision: &Decision<'_>, shape: &Shape, styl
         queens[m] = queens[rest] + (rank(card) >= 10) as u8;
         joker[m] = joker[rest] || is_joker(card);
     }
-    s.cand.clear();
+    s.every.clear();
     s.chase.clear();
-    for &[top, middle, bottom] in &shape.masks {
+    for (&[top, middle, bottom], &skeleton) in shape.masks.iter().zip(&shape.valued) {
         let (top, placed) = (top as usize, (top | middle | bottom) as usize);
-        s.cand.push(CandCards {
-            top_ranks: base_top | top_bits[top],
+        s.every.push(Valued {
+            top_ranks: if skeleton.free[0] > 0 {
+                base_top | top_bits[top]
+            } else {
+                0
+            },
             joker: base_joker || joker[placed],
+            ..skeleton
         });
         s.chase
             .push(style.top_chase * (base_queens + queens[top] as usize) as f64);
