@@ -211,8 +211,12 @@ struct PlanRows {
     rows: Vec<RowShape>,
     ids: Vec<[RowId; 3]>,
     /// The rows a pass over every candidate lists (plan B's: the middles and
-    /// bottoms of the candidates that need it).
-    every: Vec<RowId>,
+    /// bottoms of the candidates that need it): those that take draws, those that
+    /// do not, and the longest run of draws ranked from each start.  Without
+    /// jokers these are the same for every decision of the shape.
+    every_drawn: Vec<DrawnRow>,
+    every_complete: Vec<RowId>,
+    every_runs: [u8; 14],
 }
 
 /// Everything about a street shape (cards dealt, discards) on rows filled `fill`
@@ -301,16 +305,19 @@ impl Shape {
             PlanRows {
                 rows,
                 ids,
-                every: Vec::new(),
+                every_drawn: Vec::new(),
+                every_complete: Vec::new(),
+                every_runs: [0; 14],
             }
         });
         let needs_b: Vec<bool> = free.iter().map(|room| room[1] > 0 && room[2] > 0).collect();
-        let offset = plans[0].rows.len() as u16;
+        let offset = plans[0].rows.len();
         let valued = (0..index.len())
             .map(|f| {
                 let a = plans[0].ids[f];
                 let b = if needs_b[f] {
                     let [_, middle, bottom] = plans[1].ids[f];
+                    let offset = offset as u16;
                     [a[0], offset + middle, offset + bottom]
                 } else {
                     a
@@ -332,9 +339,25 @@ impl Shape {
                     continue;
                 }
                 for &id in &ids[plan..] {
-                    if !std::mem::replace(&mut listed[id as usize], true) {
-                        rows.every.push(id);
+                    let i = id as usize;
+                    if std::mem::replace(&mut listed[i], true) {
+                        continue;
                     }
+                    let r = rows.rows[i];
+                    if r.drawn == 0 {
+                        rows.every_complete.push(id);
+                        continue;
+                    }
+                    let fixed = ROW_SIZES[r.row as usize] as u8 - r.drawn;
+                    let most = &mut rows.every_runs[r.start as usize];
+                    *most = (*most).max(run_used(fixed, r.drawn));
+                    rows.every_drawn.push(DrawnRow {
+                        at: (if plan == 0 { 0 } else { offset } + i) as u16,
+                        row: r.row,
+                        start: r.start,
+                        drawn: r.drawn,
+                        key: cards_key(r.row, r.mask) as u8,
+                    });
                 }
             }
         }
@@ -393,8 +416,11 @@ type Runs = [[Partial; 5]; 14];
 struct Layout {
     /// The pass a row was last listed in (no row is ranked twice a rollout).
     listed: Vec<u32>,
-    /// The rows the current pass ranks on every rollout.
+    /// The rows the current pass ranks on every rollout, unless `every`.
     drawn: Vec<DrawnRow>,
+    /// Whether the pass ranks the shape's rows of a pass over every candidate
+    /// ([`PlanRows::every_drawn`]) instead.
+    every: bool,
     /// Per start among the draws: the longest run the listed rows rank from there.
     runs_used: [u8; 14],
 }
@@ -407,7 +433,19 @@ struct DrawnRow {
     row: u8,
     start: u8,
     drawn: u8,
-    fixed: Fixed,
+    /// Its cards ([`cards_key`]): its fixed cards are the decision's [`RowCards`] there.
+    key: u8,
+}
+
+/// The run of draws [`rank_rows`] ranks a row from: every draw but the last with
+/// no fixed cards, all of them with fewer fixed cards than draws, none else.
+#[inline]
+fn run_used(fixed: u8, drawn: u8) -> u8 {
+    match fixed {
+        0 => drawn - 1,
+        n if n < drawn => drawn,
+        _ => 0,
+    }
 }
 
 /// Complete without draws: ranked once.
@@ -422,43 +460,49 @@ impl Layout {
         self.listed.clear();
         self.listed.resize(rows, 0);
     }
+}
 
-    /// Rank every row of this pass that takes draws, for one set of draws whose
-    /// runs are ranked in `runs`, into `ranked`.  Each row walks the shorter of its
-    /// two parts: from its fixed cards through its draws, or from its run of draws
-    /// through its fixed cards.
-    #[inline]
-    fn rank(&self, j: &Judge<'_>, draws: &[u8], runs: &Runs, ranked: &mut [Ranked]) {
-        let t = j.t;
-        for r in &self.drawn {
-            let (start, drawn) = (r.start as usize, r.drawn as usize);
-            let Some(run) = draws.get(start..start + drawn) else {
-                continue; // a row no candidate completes with these draws
-            };
-            let f = &r.fixed;
-            let n = f.count as usize;
-            let (p, last) = if n == 0 {
-                (runs[start][drawn - 1], run[drawn - 1])
-            } else if n < drawn {
-                let mut p = runs[start][drawn];
-                for &c in &f.cards[..n - 1] {
-                    p = t.add(p, c);
-                }
-                (p, f.cards[n - 1])
-            } else {
-                let mut p = f.partial;
-                for &d in &run[..drawn - 1] {
-                    p = t.add(p, d);
-                }
-                (p, run[drawn - 1])
-            };
-            let class = if r.row == 0 {
-                t.finish3(p, last)
-            } else {
-                t.finish5(p, last)
-            };
-            ranked[r.at as usize] = j.ranked(r.row, class);
-        }
+/// Rank `rows` for one set of draws whose runs are ranked in `runs`, into
+/// `ranked`.  Each row walks the shorter of its two parts: from its fixed cards
+/// (in `by_cards`) through its draws, or from its run of draws through its fixed cards.
+#[inline]
+fn rank_rows(
+    j: &Judge<'_>,
+    rows: &[DrawnRow],
+    by_cards: &[RowCards],
+    draws: &[u8],
+    runs: &Runs,
+    ranked: &mut [Ranked],
+) {
+    let t = j.t;
+    for r in rows {
+        let (start, drawn) = (r.start as usize, r.drawn as usize);
+        let Some(run) = draws.get(start..start + drawn) else {
+            continue; // a row no candidate completes with these draws
+        };
+        let f = &by_cards[r.key as usize].fixed;
+        let n = f.count as usize;
+        let (p, last) = if n == 0 {
+            (runs[start][drawn - 1], run[drawn - 1])
+        } else if n < drawn {
+            let mut p = runs[start][drawn];
+            for &c in &f.cards[..n - 1] {
+                p = t.add(p, c);
+            }
+            (p, f.cards[n - 1])
+        } else {
+            let mut p = f.partial;
+            for &d in &run[..drawn - 1] {
+                p = t.add(p, d);
+            }
+            (p, run[drawn - 1])
+        };
+        let class = if r.row == 0 {
+            t.finish3(p, last)
+        } else {
+            t.finish5(p, last)
+        };
+        ranked[r.at as usize] = j.ranked(r.row, class);
     }
 }
 
@@ -544,6 +588,8 @@ struct Judge<'a> {
     /// The cards on each row of the decision's board, and their count.
     base: [([u8; 5], usize); 3],
     jokers: bool,
+    /// Whether the board or the street's cards hold a joker.
+    joker_cards: bool,
     /// The style's value of one class of strength on the middle or bottom, worked
     /// out once (a division for every row ranked was 5% of a bot's time).
     weight: f64,
@@ -636,41 +682,38 @@ impl Judge<'_> {
             self.shape.plans[0].rows.len()
         };
         layout.drawn.clear();
+        if active.len() == self.shape.index.len() && !self.joker_cards {
+            // Every candidate and no joker: the shape listed the rows once and for all.
+            layout.every = true;
+            layout.runs_used = rows.every_runs;
+            for &id in &rows.every_complete {
+                let r = rows.rows[id as usize];
+                ranked[offset + id as usize] = by_cards[cards_key(r.row, r.mask)].ranked;
+            }
+            return;
+        }
+        layout.every = false;
         layout.runs_used = [0; 14];
         let mut list = |i: usize| {
             let r = rows.rows[i];
-            let cards = &by_cards[cards_key(r.row, r.mask)];
+            let key = cards_key(r.row, r.mask);
+            let cards = &by_cards[key];
             match cards.state {
                 DRAWN => {
-                    let fixed = cards.fixed;
-                    // The run `rank` starts from: every draw but the last with no
-                    // fixed cards, all of them with fewer fixed cards than draws.
-                    let used = match fixed.count {
-                        0 => r.drawn - 1,
-                        n if n < r.drawn => r.drawn,
-                        _ => 0,
-                    };
                     let most = &mut layout.runs_used[r.start as usize];
-                    *most = (*most).max(used);
+                    *most = (*most).max(run_used(cards.fixed.count, r.drawn));
                     layout.drawn.push(DrawnRow {
                         at: (offset + i) as u16,
                         row: r.row,
                         start: r.start,
                         drawn: r.drawn,
-                        fixed,
+                        key: key as u8,
                     });
                 }
                 COMPLETE => ranked[offset + i] = cards.ranked,
                 _ => {}
             }
         };
-        if active.len() == self.shape.index.len() {
-            // Every candidate: the shape lists the rows once and for all.
-            for &id in &rows.every {
-                list(id as usize);
-            }
-            return;
-        }
         for &fit in active {
             if plan == 1 && !self.shape.needs_b[fit as usize] {
                 continue; // its plan-B values are read from plan A's rows
@@ -824,7 +867,13 @@ impl Judge<'_> {
                 if !drawn_joker {
                     rank_runs(self.t, &s.draws, &longest, &mut s.runs);
                     for plan in 0..1 + both as usize {
-                        s.layouts[plan].rank(self, &s.draws, &s.runs, &mut s.ranked);
+                        let layout = &s.layouts[plan];
+                        let rows = if layout.every {
+                            &self.shape.plans[plan].every_drawn
+                        } else {
+                            &layout.drawn
+                        };
+                        rank_rows(self, rows, &s.by_cards, &s.draws, &s.runs, &mut s.ranked);
                     }
                 }
                 for k in 0..n {
@@ -1044,6 +1093,11 @@ fn choose_with(
         shape: &shape,
         base: base_rows(decision.board),
         jokers: rules.deck_size as usize > crate::cards::DECK,
+        joker_cards: decision.dealt.iter().any(|&c| is_joker(c))
+            || decision
+                .board
+                .iter()
+                .any(|&c| c != EMPTY && is_joker(c as u8)),
         weight: style.strength_weight / CLASSES5 as f64,
     };
     judge.look(&mut s.by_cards);
@@ -1202,6 +1256,8 @@ mod tests {
             shape: &shape,
             base: base_rows(&board),
             jokers: false,
+            joker_cards: dealt.iter().any(|&c| is_joker(c))
+                || board.iter().any(|&c| c != EMPTY && is_joker(c as u8)),
             weight: style.strength_weight / CLASSES5 as f64,
         };
         let mut s = Scratch::default();
@@ -1229,7 +1285,13 @@ mod tests {
             }
             rank_runs(t, &draws, &[4; 14], &mut s.runs);
             for p in 0..2 {
-                s.layouts[p].rank(&judge, &draws, &s.runs, &mut s.ranked);
+                let layout = &s.layouts[p];
+                let rows = if layout.every {
+                    &shape.plans[p].every_drawn
+                } else {
+                    &layout.drawn
+                };
+                rank_rows(&judge, rows, &s.by_cards, &draws, &s.runs, &mut s.ranked);
             }
             let mut first = [u8::MAX; 14];
             for (i, &d) in draws.iter().enumerate().rev() {
