@@ -578,6 +578,14 @@ struct Scratch {
     runs: Runs,
 }
 
+/// What one rollout's valuations read: the rows ranked under its draws, the
+/// decision's rows by their cards, and the draws.
+struct Rollout<'s> {
+    ranked: &'s [Ranked],
+    by_cards: &'s [RowCards],
+    draws: &'s [u8],
+}
+
 /// Everything one decision's valuations share.
 struct Judge<'a> {
     t: &'a Tables,
@@ -795,9 +803,9 @@ impl Judge<'_> {
     /// A candidate's plan-A value under the current draws (`first`: each rank's
     /// first place among them), its board read whole when `whole`.
     #[inline]
-    fn plan_a(&self, s: &Scratch, v: &Valued, first: &[u8; 14], whole: bool) -> f64 {
+    fn plan_a(&self, s: &Rollout<'_>, v: &Valued, first: &[u8; 14], whole: bool) -> f64 {
         if whole {
-            let board = complete(&self.after(v.fit as usize), &s.draws, Plan::BottomFirst);
+            let board = complete(&self.after(v.fit as usize), s.draws, Plan::BottomFirst);
             return board_value(self.t, self.rules, self.style, &board);
         }
         if v.top_ranks != 0 {
@@ -808,21 +816,21 @@ impl Judge<'_> {
                 bits &= bits - 1;
             }
             if (which as usize) < (v.free[2] + v.free[1]) as usize {
-                let (ranked, by_cards) = (&s.ranked, &s.by_cards);
-                return self.moved_value(ranked, by_cards, v.a, v.free, which as usize, &s.draws);
+                let (ranked, by_cards) = (s.ranked, s.by_cards);
+                return self.moved_value(ranked, by_cards, v.a, v.free, which as usize, s.draws);
             }
         }
-        value_at(self.t, self.style, &s.ranked, v.a)
+        value_at(self.t, self.style, s.ranked, v.a)
     }
 
     /// A candidate's plan-B value under the current draws.
     #[inline]
-    fn plan_b(&self, s: &Scratch, v: &Valued, whole: bool) -> f64 {
+    fn plan_b(&self, s: &Rollout<'_>, v: &Valued, whole: bool) -> f64 {
         if whole {
-            let board = complete(&self.after(v.fit as usize), &s.draws, Plan::MiddleFirst);
+            let board = complete(&self.after(v.fit as usize), s.draws, Plan::MiddleFirst);
             return board_value(self.t, self.rules, self.style, &board);
         }
-        value_at(self.t, self.style, &s.ranked, v.b)
+        value_at(self.t, self.style, s.ranked, v.b)
     }
 
     /// Average value of each active candidate over `rollouts` completions (the
@@ -876,13 +884,17 @@ impl Judge<'_> {
                         rank_rows(self, rows, &s.by_cards, &s.draws, &s.runs, &mut s.ranked);
                     }
                 }
-                for k in 0..n {
-                    let v = s.valued[k];
+                let now = Rollout {
+                    ranked: &s.ranked,
+                    by_cards: &s.by_cards,
+                    draws: &s.draws,
+                };
+                for (sum, v) in s.total.iter_mut().zip(&s.valued) {
                     let whole = drawn_joker || v.joker;
-                    let a = self.plan_a(s, &v, &first, whole);
+                    let a = self.plan_a(&now, v, &first, whole);
                     // The player adapts to the cards: each rollout counts its better plan.
-                    s.total[k] += if both {
-                        a.max(self.plan_b(s, &v, whole))
+                    *sum += if both {
+                        a.max(self.plan_b(&now, v, whole))
                     } else {
                         a
                     };
@@ -1308,12 +1320,17 @@ mod tests {
                     let whole = board_value(t, &rules, &style, &full);
                     // A moved board is ranked again: the same classes, the same value.
                     // Plan B where the middle or bottom is full is read off plan A's rows.
+                    let now = Rollout {
+                        ranked: &s.ranked,
+                        by_cards: &s.by_cards,
+                        draws: &s.draws,
+                    };
                     let fast = if plan == Plan::BottomFirst {
                         moves +=
                             pairs_the_top(&free, top_rank_bits(&after), &draws).is_some() as usize;
-                        judge.plan_a(&s, v, &first, false)
+                        judge.plan_a(&now, v, &first, false)
                     } else {
-                        judge.plan_b(&s, v, false)
+                        judge.plan_b(&now, v, false)
                     };
                     assert!((fast - whole).abs() < 1e-9, "candidate {f} {plan:?}");
                 }
