@@ -647,7 +647,7 @@ impl Judge<'_> {
             let (row, mask) = (key >> 5, key & 31);
             let (cards, n) = self.base_with(row as usize, mask);
             let entry = &mut by_cards[key as usize];
-            if cards[..n].iter().any(|&c| is_joker(c)) {
+            if self.joker_cards && cards[..n].iter().any(|&c| is_joker(c)) {
                 entry.state = JOKER;
             } else if n == ROW_SIZES[row as usize] {
                 let class = if row == 0 {
@@ -1020,21 +1020,20 @@ fn candidate_cards(s: &mut Scratch, decision: &Decision<'_>, shape: &Shape, styl
         queens[m] = queens[rest] + (rank(card) >= 10) as u8;
         joker[m] = joker[rest] || is_joker(card);
     }
+    let mut chase = [0.0; 32];
+    for (m, value) in chase.iter_mut().enumerate().take(1 << cards) {
+        *value = style.top_chase * (base_queens + queens[m] as usize) as f64;
+    }
     s.every.clear();
+    s.every.extend_from_slice(&shape.valued);
     s.chase.clear();
-    for (&[top, middle, bottom], &skeleton) in shape.masks.iter().zip(&shape.valued) {
+    for (v, &[top, middle, bottom]) in s.every.iter_mut().zip(&shape.masks) {
         let (top, placed) = (top as usize, (top | middle | bottom) as usize);
-        s.every.push(Valued {
-            top_ranks: if skeleton.free[0] > 0 {
-                base_top | top_bits[top]
-            } else {
-                0
-            },
-            joker: base_joker || joker[placed],
-            ..skeleton
-        });
-        s.chase
-            .push(style.top_chase * (base_queens + queens[top] as usize) as f64);
+        if v.free[0] > 0 {
+            v.top_ranks = base_top | top_bits[top];
+        }
+        v.joker = base_joker || joker[placed];
+        s.chase.push(chase[top]);
     }
 }
 
