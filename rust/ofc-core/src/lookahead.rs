@@ -360,6 +360,12 @@ impl Shape {
                     });
                 }
             }
+            // Rows of a kind together (which row, how many draws against fixed
+            // cards): `rank_rows` takes the same branches row after row.
+            rows.every_drawn.sort_by_key(|r| {
+                let fixed = ROW_SIZES[r.row as usize] as u8 - r.drawn;
+                (r.row, fixed.min(r.drawn + 1), r.drawn)
+            });
         }
         let mut keys: Vec<u8> = plans[0]
             .rows
