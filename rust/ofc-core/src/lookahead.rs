@@ -210,6 +210,13 @@ struct RowShape {
 struct PlanRows {
     rows: Vec<RowShape>,
     ids: Vec<[RowId; 3]>,
+    /// The rows a pass over every candidate lists (plan B's: the middles and
+    /// bottoms of the candidates that need it): those that take draws, those that
+    /// do not, and the longest run of draws ranked from each start.  Without
+    /// jokers these are the same for every decision of the shape.
+    every_drawn: Vec<DrawnRow>,
+    every_complete: Vec<RowId>,
+    every_runs: [u8; 14],
 }
 
 /// Everything about a street shape (cards dealt, discards) on rows filled `fill`
@@ -230,10 +237,23 @@ struct Shape {
     /// draws then go to the same rows in the same order).
     needs_b: Vec<bool>,
     plans: [PlanRows; 2],
-    /// Per plan-B row: the plan-A row with the same cards (row and mask; only
-    /// where its draws start differs), whose fixed cards and ranking it shares.
-    twin: Vec<Option<RowId>>,
+    /// The rows' distinct cards ([`cards_key`]: row and mask) that a pass can
+    /// list: every plan-A row's, and plan B's middles and bottoms.  A row's
+    /// fixed cards, and its class when it takes no draws, depend on these
+    /// alone (not on where its draws start), so each is worked out once a
+    /// decision ([`Judge::look`]) for all the rows that share it.
+    keys: Vec<u8>,
+    /// Each fitting candidate as [`Valued`], its cards' facts not yet filled in.
+    valued: Vec<Valued>,
 }
+
+/// Rows' cards (row and which of the street's cards) as one number below [`CARDS_KEYS`].
+#[inline]
+fn cards_key(row: u8, mask: u8) -> usize {
+    (row as usize) << 5 | mask as usize
+}
+
+const CARDS_KEYS: usize = 3 << 5;
 
 const SHAPES: usize = 6 * 6 * 4 * 6 * 6;
 
@@ -260,7 +280,7 @@ impl Shape {
             free.push(room);
             masks.push(mask);
         }
-        let plans = [Plan::BottomFirst, Plan::MiddleFirst].map(|plan| {
+        let mut plans = [Plan::BottomFirst, Plan::MiddleFirst].map(|plan| {
             let mut seen = std::collections::HashMap::new();
             let mut rows = Vec::new();
             let ids = free
@@ -282,27 +302,87 @@ impl Shape {
                     })
                 })
                 .collect();
-            PlanRows { rows, ids }
+            PlanRows {
+                rows,
+                ids,
+                every_drawn: Vec::new(),
+                every_complete: Vec::new(),
+                every_runs: [0; 14],
+            }
         });
-        let needs_b = free.iter().map(|room| room[1] > 0 && room[2] > 0).collect();
-        let twin = plans[1]
-            .rows
-            .iter()
-            .map(|b| {
-                plans[0]
-                    .rows
-                    .iter()
-                    .position(|a| a.row == b.row && a.mask == b.mask)
-                    .map(|i| i as RowId)
+        let needs_b: Vec<bool> = free.iter().map(|room| room[1] > 0 && room[2] > 0).collect();
+        let offset = plans[0].rows.len();
+        let valued = (0..index.len())
+            .map(|f| {
+                let a = plans[0].ids[f];
+                let b = if needs_b[f] {
+                    let [_, middle, bottom] = plans[1].ids[f];
+                    let offset = offset as u16;
+                    [a[0], offset + middle, offset + bottom]
+                } else {
+                    a
+                };
+                Valued {
+                    fit: f as u16,
+                    joker: false,
+                    free: free[f],
+                    top_ranks: 0,
+                    a,
+                    b,
+                }
             })
             .collect();
+        for (plan, rows) in plans.iter_mut().enumerate() {
+            let mut listed = vec![false; rows.rows.len()];
+            for (ids, &needs_b) in rows.ids.iter().zip(&needs_b) {
+                if plan == 1 && !needs_b {
+                    continue;
+                }
+                for &id in &ids[plan..] {
+                    let i = id as usize;
+                    if std::mem::replace(&mut listed[i], true) {
+                        continue;
+                    }
+                    let r = rows.rows[i];
+                    if r.drawn == 0 {
+                        rows.every_complete.push(id);
+                        continue;
+                    }
+                    let fixed = ROW_SIZES[r.row as usize] as u8 - r.drawn;
+                    let most = &mut rows.every_runs[r.start as usize];
+                    *most = (*most).max(run_used(fixed, r.drawn));
+                    rows.every_drawn.push(DrawnRow {
+                        at: (if plan == 0 { 0 } else { offset } + i) as u16,
+                        row: r.row,
+                        start: r.start,
+                        drawn: r.drawn,
+                        key: cards_key(r.row, r.mask) as u8,
+                    });
+                }
+            }
+            // Rows of a kind together (which row, how many draws against fixed
+            // cards): `rank_rows` takes the same branches row after row.
+            rows.every_drawn.sort_by_key(|r| {
+                let fixed = ROW_SIZES[r.row as usize] as u8 - r.drawn;
+                (r.row, fixed.min(r.drawn + 1), r.drawn)
+            });
+        }
+        let mut keys: Vec<u8> = plans[0]
+            .rows
+            .iter()
+            .chain(plans[1].rows.iter().filter(|r| r.row > 0))
+            .map(|r| cards_key(r.row, r.mask) as u8)
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
         Shape {
             index,
             free,
             masks,
             needs_b,
             plans,
-            twin,
+            keys,
+            valued,
         }
     }
 }
@@ -323,26 +403,57 @@ struct Fixed {
     partial: Partial,
 }
 
+/// What one decision's rows of the same cards ([`cards_key`]) share: whether they
+/// take draws ([`COMPLETE`], [`DRAWN`], [`JOKER`]), their fixed cards, and their
+/// class and share of the value when complete.
+#[derive(Clone, Copy, Default)]
+struct RowCards {
+    state: u8,
+    fixed: Fixed,
+    ranked: Ranked,
+}
+
 /// The ranking of each run of the draws: `runs[start][len]` for runs of up to four.
 type Runs = [[Partial; 5]; 14];
 
-/// A plan's rows for one decision: each row's fixed cards ranked so far, and, per
-/// rollout, each row's class and share of the style's value.
+/// A plan's rows listed for one pass of a decision.  Their rankings live in
+/// [`Scratch::ranked`], plan A's rows first, then plan B's.
 #[derive(Default)]
 struct Layout {
-    /// Per row: 0 not looked at yet, else one of the states below.
-    state: Vec<u8>,
-    /// Per row: its fixed cards (the board's and the street's) and their ranking so far.
-    fixed: Vec<Fixed>,
-    /// Per row: its class and share of the value, for the current draws.
-    ranked: Vec<Ranked>,
     /// The pass a row was last listed in (no row is ranked twice a rollout).
     listed: Vec<u32>,
-    /// The rows the current pass ranks on every rollout.
-    drawn: Vec<RowId>,
+    /// The rows the current pass ranks on every rollout, unless `every`.
+    drawn: Vec<DrawnRow>,
+    /// Whether the pass ranks the shape's rows of a pass over every candidate
+    /// ([`PlanRows::every_drawn`]) instead.
+    every: bool,
+    /// Per start among the draws: the longest run the listed rows rank from there.
+    runs_used: [u8; 14],
 }
 
-const UNSEEN: u8 = 0;
+/// A row the current pass ranks on every rollout, with what ranking it needs.
+#[derive(Clone, Copy)]
+struct DrawnRow {
+    /// Where its ranking goes in [`Scratch::ranked`].
+    at: u16,
+    row: u8,
+    start: u8,
+    drawn: u8,
+    /// Its cards ([`cards_key`]): its fixed cards are the decision's [`RowCards`] there.
+    key: u8,
+}
+
+/// The run of draws [`rank_rows`] ranks a row from: every draw but the last with
+/// no fixed cards, all of them with fewer fixed cards than draws, none else.
+#[inline]
+fn run_used(fixed: u8, drawn: u8) -> u8 {
+    match fixed {
+        0 => drawn - 1,
+        n if n < drawn => drawn,
+        _ => 0,
+    }
+}
+
 /// Complete without draws: ranked once.
 const COMPLETE: u8 = 1;
 /// Takes draws: ranked each rollout.
@@ -352,79 +463,52 @@ const JOKER: u8 = 3;
 
 impl Layout {
     fn reset(&mut self, rows: usize) {
-        self.state.clear();
-        self.state.resize(rows, UNSEEN);
-        self.fixed.resize(rows, Fixed::default());
-        self.ranked.resize(rows, Ranked::default());
         self.listed.clear();
         self.listed.resize(rows, 0);
     }
+}
 
-    /// Rank row `i` as `class` and set its share of the value.
-    #[inline]
-    fn set(&mut self, j: &Judge<'_>, i: usize, row: u8, class: u16) {
-        let (rules, style, weight) = (j.rules, j.style, j.weight);
-        let c = class as usize;
-        let part = match row {
-            0 => {
-                rules.royalty_top[c] as f64
-                    + if rules.entry_cards[c] > 0 {
-                        style.fantasy_bonus
-                    } else {
-                        0.0
-                    }
-            }
-            1 => rules.royalty_middle[c] as f64 + weight * c as f64,
-            _ => rules.royalty_bottom[c] as f64 + weight * c as f64,
+/// Rank `rows` for one set of draws whose runs are ranked in `runs`, into
+/// `ranked`.  Each row walks the shorter of its two parts: from its fixed cards
+/// (in `by_cards`) through its draws, or from its run of draws through its fixed cards.
+#[inline]
+fn rank_rows(
+    j: &Judge<'_>,
+    rows: &[DrawnRow],
+    by_cards: &[RowCards],
+    draws: &[u8],
+    runs: &Runs,
+    ranked: &mut [Ranked],
+) {
+    let t = j.t;
+    for r in rows {
+        let (start, drawn) = (r.start as usize, r.drawn as usize);
+        let Some(run) = draws.get(start..start + drawn) else {
+            continue; // a row no candidate completes with these draws
         };
-        self.ranked[i] = Ranked { class, part };
-    }
-
-    /// Rank every row of this pass that takes draws, for one set of draws whose
-    /// runs are ranked in `runs`.  Each row walks the shorter of its two parts:
-    /// from its fixed cards through its draws, or from its run of draws through
-    /// its fixed cards.
-    #[inline]
-    fn rank(&mut self, j: &Judge<'_>, rows: &[RowShape], draws: &[u8], runs: &Runs) {
-        let t = j.t;
-        for k in 0..self.drawn.len() {
-            let i = self.drawn[k] as usize;
-            let r = rows[i];
-            let (start, drawn) = (r.start as usize, r.drawn as usize);
-            let Some(run) = draws.get(start..start + drawn) else {
-                continue; // a row no candidate completes with these draws
-            };
-            let f = &self.fixed[i];
-            let n = f.count as usize;
-            let (p, last) = if n == 0 {
-                (runs[start][drawn - 1], run[drawn - 1])
-            } else if n < drawn {
-                let mut p = runs[start][drawn];
-                for &c in &f.cards[..n - 1] {
-                    p = t.add(p, c);
-                }
-                (p, f.cards[n - 1])
-            } else {
-                let mut p = f.partial;
-                for &d in &run[..drawn - 1] {
-                    p = t.add(p, d);
-                }
-                (p, run[drawn - 1])
-            };
-            let class = if r.row == 0 {
-                t.finish3(p, last)
-            } else {
-                t.finish5(p, last)
-            };
-            self.set(j, i, r.row, class);
-        }
-    }
-
-    /// A candidate's value from its ranked rows.
-    #[inline]
-    fn value(&self, t: &Tables, style: &Style, [top, middle, bottom]: [RowId; 3]) -> f64 {
-        let [top, middle, bottom] = [top, middle, bottom].map(|i| self.ranked[i as usize]);
-        rows_value(t, style, top, middle, bottom)
+        let f = &by_cards[r.key as usize].fixed;
+        let n = f.count as usize;
+        let (p, last) = if n == 0 {
+            (runs[start][drawn - 1], run[drawn - 1])
+        } else if n < drawn {
+            let mut p = runs[start][drawn];
+            for &c in &f.cards[..n - 1] {
+                p = t.add(p, c);
+            }
+            (p, f.cards[n - 1])
+        } else {
+            let mut p = f.partial;
+            for &d in &run[..drawn - 1] {
+                p = t.add(p, d);
+            }
+            (p, run[drawn - 1])
+        };
+        let class = if r.row == 0 {
+            t.finish3(p, last)
+        } else {
+            t.finish5(p, last)
+        };
+        ranked[r.at as usize] = j.ranked(r.row, class);
     }
 }
 
@@ -438,21 +522,35 @@ fn rows_value(t: &Tables, style: &Style, top: Ranked, middle: Ranked, bottom: Ra
     }
 }
 
-/// A candidate's plan-B value: its top row as plan A ranked it (both plans fill
-/// the top last, from the same draws, so plan B never ranks a top), its middle
-/// and bottom as plan B ranked them.
+/// A board's value from its three rows' places in [`Scratch::ranked`].
 #[inline]
-fn plan_b_value(
-    t: &Tables,
-    style: &Style,
-    plan_a: &Layout,
-    plan_b: &Layout,
-    top: RowId,
-    [_, middle, bottom]: [RowId; 3],
-) -> f64 {
-    let top = plan_a.ranked[top as usize];
-    let [middle, bottom] = [middle, bottom].map(|i| plan_b.ranked[i as usize]);
-    rows_value(t, style, top, middle, bottom)
+fn value_at(t: &Tables, style: &Style, ranked: &[Ranked], [top, middle, bottom]: [u16; 3]) -> f64 {
+    rows_value(
+        t,
+        style,
+        ranked[top as usize],
+        ranked[middle as usize],
+        ranked[bottom as usize],
+    )
+}
+
+/// What valuing one active candidate in a pass needs, gathered when the pass
+/// starts: its rows' places in [`Scratch::ranked`] for each plan, and the facts
+/// that send it another way (a joker: the whole board; a top a draw can pair:
+/// plan A may move that draw there).
+#[derive(Clone, Copy)]
+struct Valued {
+    fit: u16,
+    joker: bool,
+    free: [u8; 3],
+    /// Ranks (sixes or better) on its top row as bits; 0 when its top is full.
+    top_ranks: u32,
+    /// Plan A's rows.
+    a: [u16; 3],
+    /// Plan B's rows: the top is plan A's (both plans fill the top last, from the
+    /// same draws, so plan B never ranks a top); a candidate whose middle or
+    /// bottom is full has plan A's board without the move to the top.
+    b: [u16; 3],
 }
 
 /// Each thread's working memory, kept from decision to decision.
@@ -460,11 +558,18 @@ fn plan_b_value(
 struct Scratch {
     shapes: Vec<Option<std::rc::Rc<Shape>>>,
     layouts: [Layout; 2],
+    /// Every row's class and share of the value: plan A's rows, then plan B's.
+    ranked: Vec<Ranked>,
+    /// The active candidates of the current pass, as [`Valued`].
+    valued: Vec<Valued>,
+    /// The decision's rows by their cards ([`cards_key`]).
+    by_cards: Vec<RowCards>,
     pass: u32,
-    /// Per fitting candidate: ranks (sixes or better) on its top row as bits (the
-    /// cards a draw can pair there), the value of its queens or better on top for a
-    /// chasing style, whether its board holds a joker.
-    cand: Vec<CandCards>,
+    /// Per fitting candidate: what valuing it needs ([`Valued`]: its top row's
+    /// ranks, sixes or better, as bits, the cards a draw can pair there; whether its
+    /// board holds a joker), and the value of its queens or better on top for a
+    /// chasing style.
+    every: Vec<Valued>,
     chase: Vec<f64>,
     /// The candidates (fitting positions) of the current pass.
     active: Vec<u16>,
@@ -473,19 +578,18 @@ struct Scratch {
     first: Vec<f64>,
     /// Each active candidate's share of the style's noise.
     noise: Vec<f64>,
-    a: Vec<f64>,
-    b: Vec<f64>,
     order: Vec<u16>,
     shuffled: Vec<u8>,
     draws: Vec<u8>,
     runs: Runs,
 }
 
-/// What a candidate's cards mean to its valuation (see [`Scratch`]).
-#[derive(Clone, Copy)]
-struct CandCards {
-    top_ranks: u32,
-    joker: bool,
+/// What one rollout's valuations read: the rows ranked under its draws, the
+/// decision's rows by their cards, and the draws.
+struct Rollout<'s> {
+    ranked: &'s [Ranked],
+    by_cards: &'s [RowCards],
+    draws: &'s [u8],
 }
 
 /// Everything one decision's valuations share.
@@ -498,12 +602,34 @@ struct Judge<'a> {
     /// The cards on each row of the decision's board, and their count.
     base: [([u8; 5], usize); 3],
     jokers: bool,
+    /// Whether the board or the street's cards hold a joker.
+    joker_cards: bool,
     /// The style's value of one class of strength on the middle or bottom, worked
     /// out once (a division for every row ranked was 5% of a bot's time).
     weight: f64,
 }
 
 impl Judge<'_> {
+    /// Row `row` ranked as `class`, with its share of the value when the board is live.
+    #[inline]
+    fn ranked(&self, row: u8, class: u16) -> Ranked {
+        let (rules, style, weight) = (self.rules, self.style, self.weight);
+        let c = class as usize;
+        let part = match row {
+            0 => {
+                rules.royalty_top[c] as f64
+                    + if rules.entry_cards[c] > 0 {
+                        style.fantasy_bonus
+                    } else {
+                        0.0
+                    }
+            }
+            1 => rules.royalty_middle[c] as f64 + weight * c as f64,
+            _ => rules.royalty_bottom[c] as f64 + weight * c as f64,
+        };
+        Ranked { class, part }
+    }
+
     /// A candidate's board after the street.
     fn after(&self, fit: usize) -> [i8; 13] {
         let d = self.decision;
@@ -519,75 +645,101 @@ impl Judge<'_> {
         after
     }
 
-    /// List the rows `active` candidates use in `plan` for this pass, ranking the
-    /// complete ones the first time they are seen.  A plan-B row whose plan-A
-    /// twin (the same cards) was seen copies what plan A worked out.
-    fn prepare(&self, layouts: &mut [Layout; 2], plan: usize, active: &[u16], pass: u32) {
-        let rows = &self.shape.plans[plan];
-        let [plan_a, plan_b] = layouts;
-        let (layout, twins) = if plan == 0 {
-            (plan_a, None)
-        } else {
-            (plan_b, Some(&*plan_a))
-        };
-        layout.drawn.clear();
-        for &fit in active {
-            if plan == 1 && !self.shape.needs_b[fit as usize] {
-                continue; // its plan-B values are read from plan A's rows
-            }
-            // Plan B's top row is plan A's (see `plan_b_value`): not listed.
-            for &id in &rows.ids[fit as usize][plan..] {
-                let i = id as usize;
-                if layout.listed[i] == pass {
-                    continue;
+    /// What the decision's rows of each of the shape's cards keys share (see
+    /// [`RowCards`]), into `by_cards`.
+    fn look(&self, by_cards: &mut Vec<RowCards>) {
+        by_cards.resize(CARDS_KEYS, RowCards::default());
+        for &key in &self.shape.keys {
+            let (row, mask) = (key >> 5, key & 31);
+            let (cards, n) = self.base_with(row as usize, mask);
+            let entry = &mut by_cards[key as usize];
+            if self.joker_cards && cards[..n].iter().any(|&c| is_joker(c)) {
+                entry.state = JOKER;
+            } else if n == ROW_SIZES[row as usize] {
+                let class = if row == 0 {
+                    self.t.class3(&cards[..3])
+                } else {
+                    self.t.class5(&cards)
+                };
+                entry.state = COMPLETE;
+                entry.ranked = self.ranked(row, class);
+            } else {
+                let mut partial = Tables::NO_CARDS;
+                for &c in &cards[..n] {
+                    partial = self.t.add(partial, c);
                 }
-                layout.listed[i] = pass;
-                if layout.state[i] == UNSEEN {
-                    let twin = twins.and_then(|a| {
-                        let j = self.shape.twin[i]? as usize;
-                        (a.state[j] != UNSEEN).then_some((a, j))
-                    });
-                    layout.state[i] = if let Some((a, j)) = twin {
-                        layout.fixed[i] = a.fixed[j];
-                        layout.ranked[i] = a.ranked[j];
-                        a.state[j]
-                    } else {
-                        self.first_look(layout, i, rows.rows[i])
-                    };
-                }
-                if layout.state[i] == DRAWN {
-                    layout.drawn.push(id);
-                }
+                entry.state = DRAWN;
+                entry.fixed = Fixed {
+                    cards,
+                    count: n as u8,
+                    partial,
+                };
             }
         }
     }
 
-    /// Row `i` (shape `r`) the first time a pass lists it: its state, and its
-    /// class when complete or its fixed cards' ranking when it takes draws.
-    #[inline]
-    fn first_look(&self, layout: &mut Layout, i: usize, r: RowShape) -> u8 {
-        let (cards, n) = self.base_with(r.row as usize, r.mask);
-        if cards[..n].iter().any(|&c| is_joker(c)) {
-            JOKER
-        } else if r.drawn == 0 {
-            let class = if r.row == 0 {
-                self.t.class3(&cards[..3])
-            } else {
-                self.t.class5(&cards)
-            };
-            layout.set(self, i, r.row, class);
-            COMPLETE
+    /// List the rows `active` candidates use in `plan` for this pass (the
+    /// complete ones ranked as [`Judge::look`] found them).
+    fn prepare(
+        &self,
+        layout: &mut Layout,
+        by_cards: &[RowCards],
+        ranked: &mut [Ranked],
+        plan: usize,
+        active: &[u16],
+        pass: u32,
+    ) {
+        let rows = &self.shape.plans[plan];
+        let offset = if plan == 0 {
+            0
         } else {
-            let mut partial = Tables::NO_CARDS;
-            for &c in &cards[..n] {
-                partial = self.t.add(partial, c);
+            self.shape.plans[0].rows.len()
+        };
+        layout.drawn.clear();
+        if active.len() == self.shape.index.len() && !self.joker_cards {
+            // Every candidate and no joker: the shape listed the rows once and for all.
+            layout.every = true;
+            layout.runs_used = rows.every_runs;
+            for &id in &rows.every_complete {
+                let r = rows.rows[id as usize];
+                ranked[offset + id as usize] = by_cards[cards_key(r.row, r.mask)].ranked;
             }
-            layout.fixed[i] = Fixed {
-                cards,
-                count: n as u8,
-                partial,
-            };
-            DRAWN
+            return;
+        }
+        layout.every = false;
+        layout.runs_used = [0; 14];
+        let mut list = |i: usize| {
+            let r = rows.rows[i];
+            let key = cards_key(r.row, r.mask);
+            let cards = &by_cards[key];
+            match cards.state {
+                DRAWN => {
+                    let most = &mut layout.runs_used[r.start as usize];
+                    *most = (*most).max(run_used(cards.fixed.count, r.drawn));
+                    layout.drawn.push(DrawnRow {
+                        at: (offset + i) as u16,
+                        row: r.row,
+                        start: r.start,
+                        drawn: r.drawn,
+                        key: key as u8,
+                    });
+                }
+                COMPLETE => ranked[offset + i] = cards.ranked,
+                _ => {}
+            }
+        };
+        for &fit in active {
+            if plan == 1 && !self.shape.needs_b[fit as usize] {
+                continue; // its plan-B values are read from plan A's rows
+            }
+            // Plan B's top row is plan A's (see `Valued::b`): not listed.
+            for &id in &rows.ids[fit as usize][plan..] {
+                let i = id as usize;
+                if layout.listed[i] != pass {
+                    layout.listed[i] = pass;
+                    list(i);
+                }
+            }
         }
     }
 
@@ -596,7 +748,8 @@ impl Judge<'_> {
     /// draw: those two rows ranked again, the third as the layout ranked it.
     fn moved_value(
         &self,
-        layout: &Layout,
+        ranked: &[Ranked],
+        by_cards: &[RowCards],
         ids: [RowId; 3],
         free: [u8; 3],
         which: usize,
@@ -605,21 +758,21 @@ impl Judge<'_> {
         let rows = &self.shape.plans[0].rows;
         let top = rows[ids[0] as usize];
         let top_last = top.start as usize + free[0] as usize - 1;
-        // Both rows take draws: their fixed cards are in the layout.
-        let fixed = layout.fixed[ids[0] as usize];
+        // Both rows take draws: their fixed cards are in `by_cards`.
+        let fixed = by_cards[cards_key(top.row, top.mask)].fixed;
         let (mut cards, n) = (fixed.cards, fixed.count as usize);
         cards[n..2].copy_from_slice(&draws[top.start as usize..top_last]);
         cards[2] = draws[which];
         let top_class = self.t.class3(&cards[..3]);
         let source = if which < free[2] as usize { 2 } else { 1 };
         let r = rows[ids[source] as usize];
-        let fixed = layout.fixed[ids[source] as usize];
+        let fixed = by_cards[cards_key(r.row, r.mask)].fixed;
         let (mut cards, n) = (fixed.cards, fixed.count as usize);
         let start = r.start as usize;
         cards[n..].copy_from_slice(&draws[start..start + r.drawn as usize]);
         cards[n + which - start] = draws[top_last];
         let source_class = self.t.class5(&cards);
-        let other = layout.ranked[ids[3 - source] as usize].class;
+        let other = ranked[ids[3 - source] as usize].class;
         let (middle, bottom) = if source == 2 {
             (other, source_class)
         } else {
@@ -642,52 +795,48 @@ impl Judge<'_> {
         (cards, n)
     }
 
-    /// Each active candidate's value under the current draws and one plan, into `out`.
-    fn plan_values(&self, s: &mut Scratch, plan: usize, first: &[u8; 14], drawn_joker: bool) {
-        let (t, rules, style) = (self.t, self.rules, self.style);
-        let rows = &self.shape.plans[plan];
-        if !drawn_joker {
-            s.layouts[plan].rank(self, &rows.rows, &s.draws, &s.runs);
-        }
-        let (layout, plan_a) = (&s.layouts[plan], &s.layouts[0]);
-        let out = if plan == 0 { &mut s.a } else { &mut s.b };
-        let which_plan = if plan == 0 {
-            Plan::BottomFirst
+    /// The active candidates of this pass as [`Valued`], into `valued`.
+    fn gather(&self, s: &mut Scratch) {
+        s.valued.clear();
+        if s.active.len() == s.every.len() {
+            s.valued.extend_from_slice(&s.every);
         } else {
-            Plan::MiddleFirst
-        };
-        for (slot, &fit) in out.iter_mut().zip(&s.active) {
-            let f = fit as usize;
-            let free = self.shape.free[f];
-            let c = s.cand[f];
-            let whole = drawn_joker || c.joker;
-            let mut moved = None;
-            if plan == 0 && free[0] > 0 && c.top_ranks != 0 {
-                let mut bits = c.top_ranks;
-                let mut which = u8::MAX;
-                while bits != 0 {
-                    which = which.min(first[bits.trailing_zeros() as usize]);
-                    bits &= bits - 1;
-                }
-                if (which as usize) < (free[2] + free[1]) as usize {
-                    moved = Some(which as usize);
-                }
-            }
-            *slot = if whole {
-                let board = complete(&self.after(f), &s.draws, which_plan);
-                board_value(t, rules, style, &board)
-            } else if plan == 1 && !self.shape.needs_b[f] {
-                // Its plan-B board is its plan-A board without the move to the top.
-                plan_a.value(t, style, self.shape.plans[0].ids[f])
-            } else if let Some(which) = moved {
-                self.moved_value(layout, rows.ids[f], free, which, &s.draws)
-            } else if plan == 1 {
-                let top = self.shape.plans[0].ids[f][0];
-                plan_b_value(t, style, plan_a, layout, top, rows.ids[f])
-            } else {
-                layout.value(t, style, rows.ids[f])
-            };
+            s.valued
+                .extend(s.active.iter().map(|&fit| s.every[fit as usize]));
         }
+    }
+
+    /// A candidate's plan-A value under the current draws (`first`: each rank's
+    /// first place among them), its board read whole when `whole`.
+    #[inline]
+    fn plan_a(&self, s: &Rollout<'_>, v: &Valued, first: &[u8; 14], whole: bool) -> f64 {
+        if whole {
+            let board = complete(&self.after(v.fit as usize), s.draws, Plan::BottomFirst);
+            return board_value(self.t, self.rules, self.style, &board);
+        }
+        if v.top_ranks != 0 {
+            let mut bits = v.top_ranks;
+            let mut which = u8::MAX;
+            while bits != 0 {
+                which = which.min(first[bits.trailing_zeros() as usize]);
+                bits &= bits - 1;
+            }
+            if (which as usize) < (v.free[2] + v.free[1]) as usize {
+                let (ranked, by_cards) = (s.ranked, s.by_cards);
+                return self.moved_value(ranked, by_cards, v.a, v.free, which as usize, s.draws);
+            }
+        }
+        value_at(self.t, self.style, s.ranked, v.a)
+    }
+
+    /// A candidate's plan-B value under the current draws.
+    #[inline]
+    fn plan_b(&self, s: &Rollout<'_>, v: &Valued, whole: bool) -> f64 {
+        if whole {
+            let board = complete(&self.after(v.fit as usize), s.draws, Plan::MiddleFirst);
+            return board_value(self.t, self.rules, self.style, &board);
+        }
+        value_at(self.t, self.style, s.ranked, v.b)
     }
 
     /// Average value of each active candidate over `rollouts` completions (the
@@ -705,12 +854,16 @@ impl Judge<'_> {
             s.pass += 1;
             let pass = s.pass;
             for plan in 0..1 + both as usize {
-                self.prepare(&mut s.layouts, plan, &s.active, pass);
+                let layout = &mut s.layouts[plan];
+                self.prepare(layout, &s.by_cards, &mut s.ranked, plan, &s.active, pass);
             }
-            s.a.clear();
-            s.a.resize(n, 0.0);
-            s.b.clear();
-            s.b.resize(n, 0.0);
+            self.gather(s);
+            let mut longest = s.layouts[0].runs_used;
+            if both {
+                for (most, &b) in longest.iter_mut().zip(&s.layouts[1].runs_used) {
+                    *most = (*most).max(b);
+                }
+            }
             for _ in 0..rollouts {
                 draw(
                     self.decision.unseen,
@@ -726,18 +879,31 @@ impl Judge<'_> {
                     first[rank(d) as usize] = i as u8;
                 }
                 if !drawn_joker {
-                    rank_runs(self.t, &s.draws, &mut s.runs);
-                }
-                self.plan_values(s, 0, &first, drawn_joker);
-                if both {
-                    // The player adapts to the cards: each rollout counts its better plan.
-                    self.plan_values(s, 1, &first, drawn_joker);
-                    for (x, y) in s.a.iter_mut().zip(&s.b) {
-                        *x = x.max(*y);
+                    rank_runs(self.t, &s.draws, &longest, &mut s.runs);
+                    for plan in 0..1 + both as usize {
+                        let layout = &s.layouts[plan];
+                        let rows = if layout.every {
+                            &self.shape.plans[plan].every_drawn
+                        } else {
+                            &layout.drawn
+                        };
+                        rank_rows(self, rows, &s.by_cards, &s.draws, &s.runs, &mut s.ranked);
                     }
                 }
-                for (sum, v) in s.total.iter_mut().zip(&s.a) {
-                    *sum += v;
+                let now = Rollout {
+                    ranked: &s.ranked,
+                    by_cards: &s.by_cards,
+                    draws: &s.draws,
+                };
+                for (sum, v) in s.total.iter_mut().zip(&s.valued) {
+                    let whole = drawn_joker || v.joker;
+                    let a = self.plan_a(&now, v, &first, whole);
+                    // The player adapts to the cards: each rollout counts its better plan.
+                    *sum += if both {
+                        a.max(self.plan_b(&now, v, whole))
+                    } else {
+                        a
+                    };
                 }
             }
             for slot in s.total.iter_mut() {
@@ -821,15 +987,59 @@ fn base_rows(board: &[i8; 13]) -> [([u8; 5], usize); 3] {
     })
 }
 
-/// Rank every run of up to four consecutive draws.
+/// Rank the runs of consecutive draws the rows use: from each start, up to
+/// `longest[start]` draws (at most four).
 #[inline]
-fn rank_runs(t: &Tables, draws: &[u8], runs: &mut Runs) {
+fn rank_runs(t: &Tables, draws: &[u8], longest: &[u8; 14], runs: &mut Runs) {
     for start in 0..draws.len() {
         let mut p = Tables::NO_CARDS;
-        for len in 1..=(draws.len() - start).min(4) {
+        for len in 1..=(draws.len() - start).min(longest[start] as usize) {
             p = t.add(p, draws[start + len - 1]);
             runs[start][len] = p;
         }
+    }
+}
+
+/// Each fitting candidate as [`Valued`] (its top row and joker), into `s.every`,
+/// and its chase, into `s.chase`.
+fn candidate_cards(s: &mut Scratch, decision: &Decision<'_>, shape: &Shape, style: &Style) {
+    let cards = decision.dealt.len();
+    let base_top: u32 = top_rank_bits(decision.board);
+    let base_queens = decision.board[0..3]
+        .iter()
+        .filter(|&&c| c != EMPTY && rank(c as u8) >= 10)
+        .count();
+    let base_joker = decision
+        .board
+        .iter()
+        .any(|&c| c != EMPTY && is_joker(c as u8));
+    // What each subset of the street's cards brings to the top row (ranks of sixes
+    // or better as bits, queens or better), and whether it holds a joker.
+    let mut top_bits = [0u32; 32];
+    let mut queens = [0u8; 32];
+    let mut joker = [false; 32];
+    for m in 1..1usize << cards {
+        let j = m.trailing_zeros() as usize;
+        let (card, rest) = (decision.dealt[j], m & (m - 1));
+        // As `top_rank_bits`, a joker counts as a rank above the ace.
+        top_bits[m] = top_bits[rest] | if rank(card) >= 4 { 1 << rank(card) } else { 0 };
+        queens[m] = queens[rest] + (rank(card) >= 10) as u8;
+        joker[m] = joker[rest] || is_joker(card);
+    }
+    let mut chase = [0.0; 32];
+    for (m, value) in chase.iter_mut().enumerate().take(1 << cards) {
+        *value = style.top_chase * (base_queens + queens[m] as usize) as f64;
+    }
+    s.every.clear();
+    s.every.extend_from_slice(&shape.valued);
+    s.chase.clear();
+    for (v, &[top, middle, bottom]) in s.every.iter_mut().zip(&shape.masks) {
+        let (top, placed) = (top as usize, (top | middle | bottom) as usize);
+        if v.free[0] > 0 {
+            v.top_ranks = base_top | top_bits[top];
+        }
+        v.joker = base_joker || joker[placed];
+        s.chase.push(chase[top]);
     }
 }
 
@@ -885,43 +1095,12 @@ fn choose_with(
         .iter()
         .map(|&f| f as usize)
         .sum::<usize>();
-    // Each candidate's top row, joker and chase.
-    let base_top: u32 = top_rank_bits(decision.board);
-    let base_queens = decision.board[0..3]
-        .iter()
-        .filter(|&&c| c != EMPTY && rank(c as u8) >= 10)
-        .count();
-    let base_joker = decision
-        .board
-        .iter()
-        .any(|&c| c != EMPTY && is_joker(c as u8));
-    // What each subset of the street's cards brings to the top row (ranks of sixes
-    // or better as bits, queens or better), and whether it holds a joker.
-    let mut top_bits = [0u32; 32];
-    let mut queens = [0u8; 32];
-    let mut joker = [false; 32];
-    for m in 1..1usize << cards {
-        let j = m.trailing_zeros() as usize;
-        let (card, rest) = (decision.dealt[j], m & (m - 1));
-        // As `top_rank_bits`, a joker counts as a rank above the ace.
-        top_bits[m] = top_bits[rest] | if rank(card) >= 4 { 1 << rank(card) } else { 0 };
-        queens[m] = queens[rest] + (rank(card) >= 10) as u8;
-        joker[m] = joker[rest] || is_joker(card);
-    }
-    s.cand.clear();
-    s.chase.clear();
-    for &[top, middle, bottom] in &shape.masks {
-        let (top, placed) = (top as usize, (top | middle | bottom) as usize);
-        s.cand.push(CandCards {
-            top_ranks: base_top | top_bits[top],
-            joker: base_joker || joker[placed],
-        });
-        s.chase
-            .push(style.top_chase * (base_queens + queens[top] as usize) as f64);
-    }
+    candidate_cards(s, decision, &shape, style);
     for (plan, layout) in s.layouts.iter_mut().enumerate() {
         layout.reset(shape.plans[plan].rows.len());
     }
+    let rows = shape.plans[0].rows.len() + shape.plans[1].rows.len();
+    s.ranked.resize(rows.max(s.ranked.len()), Ranked::default());
     s.pass = 0;
     let judge = Judge {
         t,
@@ -931,8 +1110,14 @@ fn choose_with(
         shape: &shape,
         base: base_rows(decision.board),
         jokers: rules.deck_size as usize > crate::cards::DECK,
+        joker_cards: decision.dealt.iter().any(|&c| is_joker(c))
+            || decision
+                .board
+                .iter()
+                .any(|&c| c != EMPTY && is_joker(c as u8)),
         weight: style.strength_weight / CLASSES5 as f64,
     };
+    judge.look(&mut s.by_cards);
     s.active.clear();
     s.active.extend(0..n as u16);
     s.noise.clear();
@@ -1088,14 +1273,22 @@ mod tests {
             shape: &shape,
             base: base_rows(&board),
             jokers: false,
+            joker_cards: dealt.iter().any(|&c| is_joker(c))
+                || board.iter().any(|&c| c != EMPTY && is_joker(c as u8)),
             weight: style.strength_weight / CLASSES5 as f64,
         };
         let mut s = Scratch::default();
         s.active.extend(0..shape.index.len() as u16);
+        candidate_cards(&mut s, &d, &shape, &style);
+        judge.look(&mut s.by_cards);
+        let rows = shape.plans[0].rows.len() + shape.plans[1].rows.len();
+        s.ranked.resize(rows, Ranked::default());
         for plan in 0..2 {
             s.layouts[plan].reset(shape.plans[plan].rows.len());
-            judge.prepare(&mut s.layouts, plan, &s.active, 1);
+            let layout = &mut s.layouts[plan];
+            judge.prepare(layout, &s.by_cards, &mut s.ranked, plan, &s.active, 1);
         }
+        judge.gather(&mut s);
         let mut rng = Stream::new(&[seed]);
         let mut moves = 0;
         for _ in 0..4 {
@@ -1107,44 +1300,44 @@ mod tests {
             if draws.iter().any(|&x| is_joker(x)) {
                 continue; // such boards are always read whole
             }
-            for (p, plan) in [Plan::BottomFirst, Plan::MiddleFirst]
-                .into_iter()
-                .enumerate()
-            {
-                let rows = &shape.plans[p];
-                rank_runs(t, &draws, &mut s.runs);
-                s.layouts[p].rank(&judge, &rows.rows, &draws, &s.runs);
-                for f in 0..shape.index.len() {
-                    let after = judge.after(f);
-                    let free = shape.free[f].map(|x| x as usize);
-                    let moved = match plan {
-                        Plan::BottomFirst => pairs_the_top(&free, top_rank_bits(&after), &draws),
-                        Plan::MiddleFirst => None,
-                    };
+            rank_runs(t, &draws, &[4; 14], &mut s.runs);
+            for p in 0..2 {
+                let layout = &s.layouts[p];
+                let rows = if layout.every {
+                    &shape.plans[p].every_drawn
+                } else {
+                    &layout.drawn
+                };
+                rank_rows(&judge, rows, &s.by_cards, &draws, &s.runs, &mut s.ranked);
+            }
+            let mut first = [u8::MAX; 14];
+            for (i, &d) in draws.iter().enumerate().rev() {
+                first[rank(d) as usize] = i as u8;
+            }
+            for (f, v) in s.valued.iter().enumerate() {
+                let after = judge.after(f);
+                let free = shape.free[f].map(|x| x as usize);
+                for plan in [Plan::BottomFirst, Plan::MiddleFirst] {
                     let full = complete(&after, &draws, plan);
-                    let whole = board_value(t, &rules, &style, &full);
                     if full.iter().any(|&x| is_joker(x as u8)) {
                         continue;
                     }
-                    if let Some((which, _)) = moved {
-                        // The moved board is ranked again: the same classes, the same value.
-                        let layout = &s.layouts[p];
-                        let fast =
-                            judge.moved_value(layout, rows.ids[f], shape.free[f], which, &draws);
-                        assert_eq!(fast, whole, "candidate {f} moved");
-                        moves += 1;
+                    let whole = board_value(t, &rules, &style, &full);
+                    // A moved board is ranked again: the same classes, the same value.
+                    // Plan B where the middle or bottom is full is read off plan A's rows.
+                    let now = Rollout {
+                        ranked: &s.ranked,
+                        by_cards: &s.by_cards,
+                        draws: &s.draws,
+                    };
+                    let fast = if plan == Plan::BottomFirst {
+                        moves +=
+                            pairs_the_top(&free, top_rank_bits(&after), &draws).is_some() as usize;
+                        judge.plan_a(&now, v, &first, false)
                     } else {
-                        // Plan B where the middle or bottom is full is read off plan A's rows.
-                        let fast = if p == 1 && !shape.needs_b[f] {
-                            s.layouts[0].value(t, &style, shape.plans[0].ids[f])
-                        } else if p == 1 {
-                            let top = shape.plans[0].ids[f][0];
-                            plan_b_value(t, &style, &s.layouts[0], &s.layouts[1], top, rows.ids[f])
-                        } else {
-                            s.layouts[p].value(t, &style, rows.ids[f])
-                        };
-                        assert!((fast - whole).abs() < 1e-9, "candidate {f} {plan:?}");
-                    }
+                        judge.plan_b(&now, v, false)
+                    };
+                    assert!((fast - whole).abs() < 1e-9, "candidate {f} {plan:?}");
                 }
             }
         }

@@ -144,30 +144,35 @@ impl Round<'_> {
         unseen: &[u8],
         style: &Style,
         rng: &mut Stream,
-    ) -> Option<Vec<u8>> {
+    ) -> Option<[u8; 5]> {
         let mut groups = [0u8; 16];
         for &c in dealt {
             groups[rank(c) as usize] += 1;
         }
-        let mut order: Vec<usize> = (0..dealt.len()).collect();
+        let mut order = [0usize, 1, 2, 3, 4];
+        let order = &mut order[..dealt.len()];
         order.sort_by_key(|&i| {
             let c = dealt[i];
             std::cmp::Reverse((groups[rank(c) as usize], rank(c), c))
         });
         let mut board = [EMPTY; 13];
         let mut fill = [0u8; 3];
-        let mut dest = vec![DISCARD; dealt.len()];
+        let mut dest = [DISCARD; 5];
         for part in [&order[..2], &order[2..]] {
-            let cards: Vec<u8> = part.iter().map(|&i| dealt[i]).collect();
+            let mut cards = [0u8; 5];
+            for (card, &i) in cards.iter_mut().zip(part) {
+                *card = dealt[i];
+            }
+            let cards = &cards[..part.len()];
             let decision = Decision {
                 board: &board,
-                dealt: &cards,
+                dealt: cards,
                 discards: 0,
                 unseen,
             };
             let index = choose(t, self.rules, &decision, style, self.rollouts, rng)?;
             let chosen = Candidates::get(cards.len(), 0).dest(index);
-            apply(&mut board, &mut fill, &cards, chosen);
+            apply(&mut board, &mut fill, cards, chosen);
             for (&i, &to) in part.iter().zip(chosen) {
                 dest[i] = to;
             }
@@ -201,9 +206,11 @@ impl Round<'_> {
                     Stream::new(&[at[0], at[1], at[2], at[3], at[4], purpose])
                 };
                 let timed = self.timeout_rate > 0.0 && key(TIMEOUT).unit() < self.timeout_rate;
-                let chosen = if timed {
+                let mut chosen = [DISCARD; 5];
+                if timed {
                     timed_out[seat] |= 1 << street;
-                    auto_placement(fill, dealt_count, placed)?
+                    let auto = auto_placement(fill, dealt_count, placed)?;
+                    chosen[..dealt_count].copy_from_slice(&auto);
                 } else {
                     // What the seat sees: its own cards and the normal seats' boards; a
                     // Fantasyland board is set face down until the showdown (RULES.md §6).
@@ -228,8 +235,9 @@ impl Round<'_> {
                         ))
                     };
                     if street == 0 && fill == [0, 0, 0] && placed == dealt_count && placed > 3 {
-                        self.opening(t, dealt, &unseen, style, &mut rng)
-                            .ok_or_else(no_fit)?
+                        chosen = self
+                            .opening(t, dealt, &unseen, style, &mut rng)
+                            .ok_or_else(no_fit)?;
                     } else {
                         let decision = Decision {
                             board: &board,
@@ -240,15 +248,16 @@ impl Round<'_> {
                         let index =
                             choose(t, self.rules, &decision, style, self.rollouts, &mut rng)
                                 .ok_or_else(no_fit)?;
-                        Candidates::get(dealt_count, dealt_count - placed)
-                            .dest(index)
-                            .to_vec()
+                        chosen[..dealt_count].copy_from_slice(
+                            Candidates::get(dealt_count, dealt_count - placed).dest(index),
+                        );
                     }
-                };
+                }
+                let chosen = &chosen[..dealt_count];
                 let mut row_fill = fill;
-                apply(&mut boards[seat], &mut row_fill, dealt, &chosen);
+                apply(&mut boards[seat], &mut row_fill, dealt, chosen);
                 let at = seat * total + offset;
-                dest[at..at + dealt_count].copy_from_slice(&chosen);
+                dest[at..at + dealt_count].copy_from_slice(chosen);
             }
             offset += dealt_count;
         }
@@ -280,7 +289,10 @@ impl Round<'_> {
         (0..self.seats)
             .map(|seat| {
                 let block = &hand.cards[seat * self.block..(seat + 1) * self.block];
-                let mut moves = SeatMoves::default();
+                let mut moves = SeatMoves {
+                    keys: Vec::with_capacity(self.block),
+                    discards: Vec::with_capacity(self.block),
+                };
                 if hand.in_fantasy[seat] {
                     let board = &played.boards[seat];
                     for &card in &block[..(fantasy_cards[seat] as usize).min(self.block)] {
