@@ -41,9 +41,11 @@ Stop = tuple[int, int, list[tuple[str, str]], list[tuple[int, bytes]]]
 Resume = Callable[[Stop, bytes, BinaryIO, str], Iterator[ParseItem]]
 
 BLOCK_BYTES = 4 << 20
-AHEAD = 4  # blocks decoded ahead of the importer (the writes are on their own thread)
+AHEAD = 2  # decoded blocks queued for the importer (the writes are on their own thread)
 NEWLINE = ord("\n")
-DECODERS = 2  # blocks decoded at once (each cut where no hand is open)
+# Blocks decoded at once (each cut where no hand is open).  App JSON on one thread: on two
+# its blocks outran the importer and filled the queues, 508 MiB for a 1 GB file.
+DECODERS = {"open": 2, "app-json": 1}
 T = TypeVar("T")
 Line = tuple[int, int, bytes]  # (line number, byte offset, raw bytes with the newline)
 
@@ -131,7 +133,7 @@ def read(
     stream: BinaryIO, source: str, format_name: str, definition: Definition, resolve: Resolver
 ) -> Iterator[ParseItem]:
     """Every item the definition yields for ``stream``, most hands as ColumnarHands
-    (the blocks decoded :func:`ahead`, :data:`DECODERS` at once)."""
+    (the blocks decoded :func:`ahead`, a format's :data:`DECODERS` at once)."""
     if not storable_text(source):  # every hand of it is refused: the definition says why
         yield from definition.feed(numbered(stream))
         yield from definition.end()
@@ -156,7 +158,8 @@ def _decoded(
     rest) is read again with what follows, as are the blocks after it.
     """
     idle: queue.SimpleQueue[Decoder] = queue.SimpleQueue()
-    for _ in range(DECODERS):
+    decoders = DECODERS[format_name]
+    for _ in range(decoders):
         idle.put(decoder(format_name, resolve))
 
     def work(block: bytes, line: int, offset: int, last: bool) -> Decoded:
@@ -168,7 +171,7 @@ def _decoded(
         finally:
             idle.put(core)
 
-    with ThreadPoolExecutor(DECODERS, thread_name_prefix=f"decode {source}") as pool:
+    with ThreadPoolExecutor(decoders, thread_name_prefix=f"decode {source}") as pool:
         waiting: deque[tuple[Future[Decoded], bytes, int, int]] = deque()
         carry, line, offset, read_all = b"", 1, 0, False
         while True:
@@ -184,7 +187,7 @@ def _decoded(
                 waiting.append((future, block, line, offset))
                 line += _line_count(block)
                 offset += len(block)
-            while waiting and (read_all or len(waiting) > DECODERS):
+            while waiting and (read_all or len(waiting) > decoders):
                 future, done, first, at = waiting.popleft()
                 decoded = future.result()
                 yield decoded, done, at
