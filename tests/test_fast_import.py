@@ -378,3 +378,31 @@ def test_the_runs_ruleset_holds_in_the_decoding_thread() -> None:
     ]
     items = list(OpenFormatParser().parse_columnar(io.BytesIO(data), "x"))
     assert [type(i).__name__ for i in items] == ["Quarantined"] * 3
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("block", [100, 700, 3000])
+def test_app_blocks_cut_after_a_closing_line_read_alike(newline: str, block: int) -> None:
+    """App JSON is cut into blocks after a ``}`` line (so two decode at once); a block with
+    no such line leaves its last object open and is read again with what follows.
+
+    Pretty objects of about 1.2 kB: 100-byte blocks hold no ``}`` line (every block is
+    read again), 3,000-byte blocks hold one or two.  Either way, and with CRLF lines, the
+    core lane gives what the record path gives, and 3,000-byte blocks end on a ``}`` line.
+    """
+    from parsers import core_lane
+
+    records = random_records(6, seed=27)
+    text = "".join(json.dumps(hand_to_app_object(r), indent=4) + "\n\n" for r in records)
+    data = text.replace("\n", newline).encode("utf-8")
+    cut = core_lane._cut(b"", data[:block], "app-json")[0]
+    assert cut.endswith(b"\n}" + newline.encode()) == (block == 3000)
+    saved = core_lane.BLOCK_BYTES
+    core_lane.BLOCK_BYTES = block
+    try:
+        fast = _hands_of(AppJsonParser().parse_columnar(io.BytesIO(data), "f"))
+    finally:
+        core_lane.BLOCK_BYTES = saved
+    slow = _hands_of(AppJsonParser().parse(io.BytesIO(data), "f"))
+    assert fast == slow
+    assert sum(row[0] == "hand" for row in fast) == 6

@@ -38,7 +38,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError, DatasetLocked
-from ofc_stats.store.files import COMMIT, LOCAL, commit, marker, publish, write_parquet
+from ofc_stats.store.files import COMMIT, LOCAL, commit, marker, publish, write_all
 from ofc_stats.store.migrate import MIGRATIONS, upgrade
 from ofc_stats.store.rows import with_hand_keys
 from ofc_stats.store.schema import SCHEMA_VERSION, TABLES
@@ -209,11 +209,13 @@ class Dataset:
             os.replace(staged, meta)
         self.check_version()
         (self.root / ".tmp").mkdir(exist_ok=True)
+        empty = []  # each table's schema file, written (and fsynced) at once
         for name, schema in TABLES.items():
             folder = self.table_dir(name)
             folder.mkdir(exist_ok=True)
             if not (folder / EMPTY).exists():
-                write_parquet(schema.empty_table(), folder / EMPTY)
+                empty.append((schema.empty_table(), str(folder / EMPTY), ""))
+        write_all(LOCAL, empty)
 
     def schema_version(self) -> object:
         try:

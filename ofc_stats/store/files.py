@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -134,6 +135,27 @@ def write_parquet(table: pa.Table, path: Path, name: str = "", **options: Any) -
 
 
 COMMIT = "COMMIT"  # the marker whose presence makes a staging folder committed
+WRITERS = 2  # table files of one commit written at once
+
+
+def write_all(storage: Storage, files: Iterable[tuple[pa.Table, str, str]], **options: Any) -> None:
+    """Write each ``(table, path, table name)``, :data:`WRITERS` at a time.
+
+    pyarrow encodes, compresses and writes with the GIL released, so a
+    batch's hands, seats and placements (and their fsyncs) go on two cores at
+    once: the last batch of an import, written while nothing else is left to
+    do, took one.  Every write is finished before this returns; the first
+    error is raised.
+    """
+    jobs = list(files)
+    if len(jobs) < 2:
+        for table, path, name in jobs:
+            storage.write_table(table, path, name, **options)
+        return
+    with ThreadPoolExecutor(min(WRITERS, len(jobs)), thread_name_prefix="write table") as pool:
+        done = [pool.submit(storage.write_table, t, path, n, **options) for t, path, n in jobs]
+    for future in done:
+        future.result()
 
 
 class Storage(Protocol):
@@ -256,14 +278,14 @@ def commit(
     storage.make_dir(staging)
     removed: list[str] = []
     try:
-        for name, table in tables.items():
-            storage.write_table(table, f"{staging}/{name}.parquet", name, **options)
+        files = [(table, f"{staging}/{name}.parquet", name) for name, table in tables.items()]
         for other, parts in (rewrites or {}).items():
             for name, part in parts.items():
                 if part is None:
                     removed.append(f"{name}/{other}.parquet")
                 else:
-                    storage.write_table(part, f"{staging}/{name}@{other}.parquet", name, **options)
+                    files.append((part, f"{staging}/{name}@{other}.parquet", name))
+        write_all(storage, files, **options)
         written = {
             "tables": sorted(tables),
             "batches": sorted({batch, *(rewrites or {})}),

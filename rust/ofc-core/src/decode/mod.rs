@@ -368,6 +368,10 @@ impl Columns {
             &mut self.raw_text,
             &mut self.hand_key,
             &mut self.room_hand_id,
+            &mut self.room,
+            &mut self.table_id,
+            &mut self.rules_text,
+            &mut self.currency,
         ] {
             column.offsets.reserve(hands);
             column.valid.reserve(hands);
@@ -377,6 +381,37 @@ impl Columns {
         for column in [&mut self.line, &mut self.offset, &mut self.played_at] {
             column.reserve(hands);
         }
+        self.preset.reserve(hands);
+        self.seat_count.reserve(hands);
+        self.stakes.values.reserve(hands);
+        for column in [
+            &mut self.played_at_valid,
+            &mut self.stakes.valid,
+            &mut self.complete,
+        ] {
+            column.reserve(hands);
+        }
+        self.seat_hand.reserve(seats);
+        for column in [&mut self.seat, &mut self.fantasy_cards] {
+            column.reserve(seats);
+        }
+        for column in [&mut self.player, &mut self.player_id] {
+            column.offsets.reserve(seats);
+            column.valid.reserve(seats);
+        }
+        for column in [&mut self.points, &mut self.money, &mut self.stack] {
+            column.values.reserve(seats);
+            column.valid.reserve(seats);
+        }
+        for column in [
+            &mut self.hero,
+            &mut self.in_fantasy,
+            &mut self.fantasy_cards_valid,
+            &mut self.board_valid,
+            &mut self.board_streets_valid,
+        ] {
+            column.reserve(seats);
+        }
         self.player.data.reserve(seats * 16);
         for list in [
             &mut self.top,
@@ -385,6 +420,7 @@ impl Columns {
             &mut self.discards,
         ] {
             list.offsets.reserve(seats);
+            list.valid.reserve(seats);
             list.values.reserve(seats * 5);
         }
         self.board.reserve(seats * 13);
