@@ -354,13 +354,15 @@ mod tests {
     use rayon::prelude::*;
 
     use crate::candidates::{apply, fill_of, Candidates};
-    use crate::cards::{cards, BOARD, EMPTY, ROW_START};
+    use crate::cards::{cards, BOARD};
     use crate::eval::Tables;
     use crate::policy::play_searching;
     use crate::race::{grade_positions, RaceParams};
     use crate::rollout::tests::{flush_draw, game, last_street};
     use crate::rules::Rules;
-    use crate::value::tests::{small_value as learned, test_fantasy_values as fantasy_values};
+    use crate::value::tests::{
+        board_of, small_value as learned, test_fantasy_values as fantasy_values,
+    };
 
     const STREETS: [(usize, usize); 5] = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
 
@@ -382,12 +384,7 @@ mod tests {
             from: 0,
         };
         let searching = scorer.searching(&STREETS, search);
-        let mut b = [EMPTY; BOARD];
-        for (text, start) in [("Qs", 0), ("Kh Kc 4d", 3), ("9c 9d 9h Ts Js", 8)] {
-            for (i, c) in cards(text).into_iter().enumerate() {
-                b[ROW_START[0] + start + i] = c as i8;
-            }
-        }
+        let b = board_of(&[("Qs", 0), ("Kh Kc 4d", 3), ("9c 9d 9h Ts Js", 8)]);
         let fill = fill_of(&b);
         let dealt = cards("Qh 2c 3h");
         let unseen = cards("Ad 7s 8s Qd 5h");

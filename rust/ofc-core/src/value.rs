@@ -1666,6 +1666,17 @@ pub(crate) mod tests {
         );
     }
 
+    /// A board from its rows' cards, each at its slot: `[("Qs Qd", 0), ("Kh Kc", 3)]`.
+    pub(crate) fn board_of(rows: &[(&str, usize)]) -> [i8; BOARD] {
+        let mut b = [EMPTY; BOARD];
+        for &(text, start) in rows {
+            for (i, c) in cards(text).into_iter().enumerate() {
+                b[start + i] = c as i8;
+            }
+        }
+        b
+    }
+
     /// The Fantasyland values the tests train with: 10, 20, 30 and 30 points at 14-17 cards.
     pub(crate) fn test_fantasy_values() -> Vec<f64> {
         let mut fantasy_values = vec![0.0; 18];
@@ -1771,13 +1782,7 @@ pub(crate) mod tests {
         };
         let sc = v.scorer(&cfg.fantasy_values, 1);
         let t = Tables::get();
-        let mut b = [EMPTY; BOARD];
-        let layout = [("Qs Qd", 0), ("Kh Kc 4d 5s", 3), ("9c 9d 9h Ts Js", 8)];
-        for (text, start) in layout {
-            for (i, c) in cards(text).into_iter().enumerate() {
-                b[start + i] = c as i8;
-            }
-        }
+        let b = board_of(&[("Qs Qd", 0), ("Kh Kc 4d 5s", 3), ("9c 9d 9h Ts Js", 8)]);
         let opponent: [u8; BOARD] = cards("2c 3d 4h 6c 6d 7h 8s 2s Ah Ad As 3s 7c")
             .try_into()
             .unwrap();
@@ -1840,13 +1845,7 @@ pub(crate) mod tests {
         let v = train(&r, &STREETS, &tiny(1)).unwrap();
         let sc = v.scorer(&tiny(1).fantasy_values, 2);
         let t = Tables::get();
-        let mut b = [EMPTY; BOARD];
-        let layout = [("Qs Qd", 0), ("Kh Kc 4d 5s", 3), ("9c 9d 9h Ts Js", 8)];
-        for (text, start) in layout {
-            for (i, c) in cards(text).into_iter().enumerate() {
-                b[start + i] = c as i8;
-            }
-        }
+        let b = board_of(&[("Qs Qd", 0), ("Kh Kc 4d 5s", 3), ("9c 9d 9h Ts Js", 8)]);
         let dealt = cards("Qh 2c 3h");
         let c = Candidates::get(3, 1);
         let (i, e) = sc.choose(t, &r, &b, fill_of(&b), &dealt, c, 0).unwrap();
