@@ -382,7 +382,9 @@ def test_the_runs_ruleset_holds_in_the_decoding_thread() -> None:
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 @pytest.mark.parametrize("block", [100, 700, 3000])
-def test_app_blocks_cut_after_a_closing_line_read_alike(newline: str, block: int) -> None:
+def test_app_blocks_cut_after_a_closing_line_read_alike(
+    newline: str, block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """App JSON is cut into blocks after a ``}`` line (so two decode at once); a block with
     no such line leaves its last object open and is read again with what follows.
 
@@ -397,12 +399,8 @@ def test_app_blocks_cut_after_a_closing_line_read_alike(newline: str, block: int
     data = text.replace("\n", newline).encode("utf-8")
     cut = core_lane._cut(b"", data[:block], "app-json")[0]
     assert cut.endswith(b"\n}" + newline.encode()) == (block == 3000)
-    saved = core_lane.BLOCK_BYTES
-    core_lane.BLOCK_BYTES = block
-    try:
-        fast = _hands_of(AppJsonParser().parse_columnar(io.BytesIO(data), "f"))
-    finally:
-        core_lane.BLOCK_BYTES = saved
+    monkeypatch.setattr(core_lane, "BLOCK_BYTES", block)
+    fast = _hands_of(AppJsonParser().parse_columnar(io.BytesIO(data), "f"))
     slow = _hands_of(AppJsonParser().parse(io.BytesIO(data), "f"))
     assert fast == slow
     assert sum(row[0] == "hand" for row in fast) == 6
