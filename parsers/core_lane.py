@@ -15,7 +15,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import BinaryIO, Protocol, TypeVar
 
@@ -43,9 +43,11 @@ Resume = Callable[[Stop, bytes, BinaryIO, str], Iterator[ParseItem]]
 BLOCK_BYTES = 4 << 20
 AHEAD = 2  # decoded blocks queued for the importer (the writes are on their own thread)
 NEWLINE = ord("\n")
-# Blocks decoded at once (each cut where no hand is open).  App JSON on one thread: on two
-# its blocks outran the importer and filled the queues, 508 MiB for a 1 GB file.
-DECODERS = {"open": 2, "app-json": 1}
+DECODERS = 2  # blocks decoded at once (each cut where no hand is open)
+# Blocks read and not yet imported: two decoding, one decoded, one the importer reads.  The
+# decoders wait for the importer, so they cannot fill the queues with blocks (a 1 GB app
+# JSON file peaked at 508 MiB when they could).
+IN_FLIGHT = DECODERS + 2
 T = TypeVar("T")
 Line = tuple[int, int, bytes]  # (line number, byte offset, raw bytes with the newline)
 
@@ -89,7 +91,7 @@ class _End:
     """The producer's last item: nothing more comes."""
 
 
-def ahead(items: Iterator[T], name: str) -> Iterator[T]:
+def ahead(items: Iterator[T], name: str) -> Generator[T]:
     """``items``, made by a thread up to :data:`AHEAD` ahead of the caller.
 
     The core releases the GIL while it decodes, so decoding runs on one core
@@ -133,22 +135,52 @@ def read(
     stream: BinaryIO, source: str, format_name: str, definition: Definition, resolve: Resolver
 ) -> Iterator[ParseItem]:
     """Every item the definition yields for ``stream``, most hands as ColumnarHands
-    (the blocks decoded :func:`ahead`, a format's :data:`DECODERS` at once)."""
+    (the blocks decoded :func:`ahead`, :data:`DECODERS` at once, :data:`IN_FLIGHT` at most
+    between read and imported)."""
     if not storable_text(source):  # every hand of it is refused: the definition says why
         yield from definition.feed(numbered(stream))
         yield from definition.end()
         return
-    blocks = _decoded(stream, source, format_name, resolve)
-    for item in ahead(blocks, f"decode {source}"):
-        yield from _walk(*item, definition)
+    room = _Room()
+    blocks = ahead(_decoded(stream, source, format_name, resolve, room), f"decode {source}")
+    try:
+        for item in blocks:
+            yield from _walk(*item, definition)
+            room.give()  # imported: the next block may be read
+    finally:
+        room.close()
+        blocks.close()
     yield from definition.end()
 
 
+class _Room:
+    """Places for the blocks between read and imported, :data:`IN_FLIGHT` of them."""
+
+    def __init__(self) -> None:
+        self._places = threading.Semaphore(IN_FLIGHT)
+        self._closed = threading.Event()
+
+    def take(self) -> bool:
+        """Wait for a place; False once the importer has stopped reading."""
+        while not self._places.acquire(timeout=0.05):
+            if self._closed.is_set():
+                return False
+        return True
+
+    def give(self) -> None:
+        self._places.release()
+
+    def close(self) -> None:
+        self._closed.set()
+
+
 def _decoded(
-    stream: BinaryIO, source: str, format_name: str, resolve: Resolver
+    stream: BinaryIO, source: str, format_name: str, resolve: Resolver, room: _Room
 ) -> Iterator[tuple[Decoded, bytes, int]]:
     """Each block of whole lines decoded by the core, in order, :data:`DECODERS` at once:
-    (decoded, block, its byte offset).
+    (decoded, block, its byte offset).  A block is read once ``room`` has a place for it
+    (the importer gives it back when it has read a block), so memory holds a few blocks
+    however far the decoders could run ahead.
 
     A block is cut where no hand is open across the cut (:func:`_cut`), so
     it decodes on its own: its first line number is counted, not taken from
@@ -158,8 +190,7 @@ def _decoded(
     rest) is read again with what follows, as are the blocks after it.
     """
     idle: queue.SimpleQueue[Decoder] = queue.SimpleQueue()
-    decoders = DECODERS[format_name]
-    for _ in range(decoders):
+    for _ in range(DECODERS):
         idle.put(decoder(format_name, resolve))
 
     def work(block: bytes, line: int, offset: int, last: bool) -> Decoded:
@@ -171,10 +202,12 @@ def _decoded(
         finally:
             idle.put(core)
 
-    with ThreadPoolExecutor(decoders, thread_name_prefix=f"decode {source}") as pool:
+    with ThreadPoolExecutor(DECODERS, thread_name_prefix=f"decode {source}") as pool:
         waiting: deque[tuple[Future[Decoded], bytes, int, int]] = deque()
         carry, line, offset, read_all = b"", 1, 0, False
         while True:
+            if not room.take():
+                return
             if not read_all:
                 chunk = stream.read(BLOCK_BYTES)
                 read_all = not chunk
@@ -187,7 +220,9 @@ def _decoded(
                 waiting.append((future, block, line, offset))
                 line += _line_count(block)
                 offset += len(block)
-            while waiting and (read_all or len(waiting) > decoders):
+            else:
+                room.give()
+            while waiting and (read_all or len(waiting) > DECODERS):
                 future, done, first, at = waiting.popleft()
                 decoded = future.result()
                 yield decoded, done, at
@@ -196,6 +231,7 @@ def _decoded(
                     rest = [done[used:], *(block for _, block, *_ in waiting), carry]
                     for future, *_ in waiting:
                         future.cancel()  # read again from the carry (a running one is ignored)
+                        room.give()
                     waiting.clear()
                     carry, line, offset = b"".join(rest), first + decoded.consumed_lines, at + used
             if read_all and not waiting and not carry:
