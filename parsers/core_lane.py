@@ -43,11 +43,13 @@ Resume = Callable[[Stop, bytes, BinaryIO, str], Iterator[ParseItem]]
 BLOCK_BYTES = 4 << 20
 AHEAD = 2  # decoded blocks queued for the importer (the writes are on their own thread)
 NEWLINE = ord("\n")
-DECODERS = 2  # blocks decoded at once (each cut where no hand is open)
-# Blocks read and not yet imported: two decoding, one decoded, one the importer reads.  The
-# decoders wait for the importer, so they cannot fill the queues with blocks (a 1 GB app
-# JSON file peaked at 508 MiB when they could).
-IN_FLIGHT = DECODERS + 2
+# Blocks decoded at once (each cut where no hand is open), a format's, and blocks between
+# read and imported: those decoding, the rest decoded, one the importer reads.  The decoders
+# wait for the importer (a place a block), so they cannot fill the queues.  App JSON on one
+# thread: on two, 4 places kept a 1 GB file near 500 MiB (493-503 one object per line) and
+# more went over (508 with 8); smaller blocks lost the speed two threads gained.
+DECODERS = {"open": 2, "app-json": 1}
+IN_FLIGHT = {"open": 6, "app-json": 5}
 T = TypeVar("T")
 Line = tuple[int, int, bytes]  # (line number, byte offset, raw bytes with the newline)
 
@@ -115,6 +117,7 @@ def ahead(items: Iterator[T], name: str) -> Generator[T]:
             for item in items:
                 if not put(item):
                     return
+                del item  # not held while the next is made
             put(_End())
         except BaseException as error:  # raised again by the reader, in its place
             put(error)
@@ -126,6 +129,7 @@ def ahead(items: Iterator[T], name: str) -> Generator[T]:
             if isinstance(item, BaseException):
                 raise item
             yield item
+            del item  # not held while the next is awaited
     finally:
         stop.set()
         worker.join()
@@ -135,18 +139,19 @@ def read(
     stream: BinaryIO, source: str, format_name: str, definition: Definition, resolve: Resolver
 ) -> Iterator[ParseItem]:
     """Every item the definition yields for ``stream``, most hands as ColumnarHands
-    (the blocks decoded :func:`ahead`, :data:`DECODERS` at once, :data:`IN_FLIGHT` at most
-    between read and imported)."""
+    (the blocks decoded :func:`ahead`, the format's :data:`DECODERS` at once and
+    :data:`IN_FLIGHT` at most between read and imported)."""
     if not storable_text(source):  # every hand of it is refused: the definition says why
         yield from definition.feed(numbered(stream))
         yield from definition.end()
         return
-    room = _Room()
+    room = _Room(IN_FLIGHT[format_name])
     blocks = ahead(_decoded(stream, source, format_name, resolve, room), f"decode {source}")
     try:
         for item in blocks:
             yield from _walk(*item, definition)
-            room.give()  # imported: the next block may be read
+            del item  # imported: the next block may be read
+            room.give()
     finally:
         room.close()
         blocks.close()
@@ -154,10 +159,10 @@ def read(
 
 
 class _Room:
-    """Places for the blocks between read and imported, :data:`IN_FLIGHT` of them."""
+    """Places for the blocks between read and imported."""
 
-    def __init__(self) -> None:
-        self._places = threading.Semaphore(IN_FLIGHT)
+    def __init__(self, places: int) -> None:
+        self._places = threading.Semaphore(places)
         self._closed = threading.Event()
 
     def take(self) -> bool:
@@ -190,7 +195,8 @@ def _decoded(
     rest) is read again with what follows, as are the blocks after it.
     """
     idle: queue.SimpleQueue[Decoder] = queue.SimpleQueue()
-    for _ in range(DECODERS):
+    decoders = DECODERS[format_name]
+    for _ in range(decoders):
         idle.put(decoder(format_name, resolve))
 
     def work(block: bytes, line: int, offset: int, last: bool) -> Decoded:
@@ -202,7 +208,7 @@ def _decoded(
         finally:
             idle.put(core)
 
-    with ThreadPoolExecutor(DECODERS, thread_name_prefix=f"decode {source}") as pool:
+    with ThreadPoolExecutor(decoders, thread_name_prefix=f"decode {source}") as pool:
         waiting: deque[tuple[Future[Decoded], bytes, int, int]] = deque()
         carry, line, offset, read_all = b"", 1, 0, False
         while True:
@@ -212,6 +218,7 @@ def _decoded(
                 chunk = stream.read(BLOCK_BYTES)
                 read_all = not chunk
                 block, carry = _cut(carry, chunk, format_name)
+                del chunk  # the block is a copy: not held while the next waits for a place
             else:  # what a block left open, read again to the end
                 block, carry = carry, b""
             if block:
@@ -222,18 +229,22 @@ def _decoded(
                 offset += len(block)
             else:
                 room.give()
-            while waiting and (read_all or len(waiting) > DECODERS):
+            while waiting and (read_all or len(waiting) > decoders):
                 future, done, first, at = waiting.popleft()
                 decoded = future.result()
+                del future  # it holds the decoded block too
                 yield decoded, done, at
-                used = decoded.consumed
+                used, lines = decoded.consumed, decoded.consumed_lines
+                del decoded  # not held while the next block waits for a place
                 if used < len(done):  # a hand open at its end: the rest waits for what follows
                     rest = [done[used:], *(block for _, block, *_ in waiting), carry]
                     for future, *_ in waiting:
                         future.cancel()  # read again from the carry (a running one is ignored)
                         room.give()
                     waiting.clear()
-                    carry, line, offset = b"".join(rest), first + decoded.consumed_lines, at + used
+                    carry, line, offset = b"".join(rest), first + lines, at + used
+                    del rest
+                del done
             if read_all and not waiting and not carry:
                 return
 
