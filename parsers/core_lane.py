@@ -15,7 +15,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import BinaryIO, Protocol, TypeVar
 
@@ -43,9 +43,13 @@ Resume = Callable[[Stop, bytes, BinaryIO, str], Iterator[ParseItem]]
 BLOCK_BYTES = 4 << 20
 AHEAD = 2  # decoded blocks queued for the importer (the writes are on their own thread)
 NEWLINE = ord("\n")
-# Blocks decoded at once (each cut where no hand is open).  App JSON on one thread: on two
-# its blocks outran the importer and filled the queues, 508 MiB for a 1 GB file.
+# Blocks decoded at once (each cut where no hand is open), a format's, and blocks between
+# read and imported: those decoding, the rest decoded, one the importer reads.  The decoders
+# wait for the importer (a place a block), so they cannot fill the queues.  App JSON on one
+# thread: on two, 4 places kept a 1 GB file near 500 MiB (493-503 one object per line) and
+# more went over (508 with 8); smaller blocks lost the speed two threads gained.
 DECODERS = {"open": 2, "app-json": 1}
+IN_FLIGHT = {"open": 6, "app-json": 5}
 T = TypeVar("T")
 Line = tuple[int, int, bytes]  # (line number, byte offset, raw bytes with the newline)
 
@@ -89,7 +93,7 @@ class _End:
     """The producer's last item: nothing more comes."""
 
 
-def ahead(items: Iterator[T], name: str) -> Iterator[T]:
+def ahead(items: Iterator[T], name: str) -> Generator[T]:
     """``items``, made by a thread up to :data:`AHEAD` ahead of the caller.
 
     The core releases the GIL while it decodes, so decoding runs on one core
@@ -113,6 +117,7 @@ def ahead(items: Iterator[T], name: str) -> Iterator[T]:
             for item in items:
                 if not put(item):
                     return
+                del item  # not held while the next is made
             put(_End())
         except BaseException as error:  # raised again by the reader, in its place
             put(error)
@@ -124,6 +129,7 @@ def ahead(items: Iterator[T], name: str) -> Iterator[T]:
             if isinstance(item, BaseException):
                 raise item
             yield item
+            del item  # not held while the next is awaited
     finally:
         stop.set()
         worker.join()
@@ -133,22 +139,53 @@ def read(
     stream: BinaryIO, source: str, format_name: str, definition: Definition, resolve: Resolver
 ) -> Iterator[ParseItem]:
     """Every item the definition yields for ``stream``, most hands as ColumnarHands
-    (the blocks decoded :func:`ahead`, a format's :data:`DECODERS` at once)."""
+    (the blocks decoded :func:`ahead`, the format's :data:`DECODERS` at once and
+    :data:`IN_FLIGHT` at most between read and imported)."""
     if not storable_text(source):  # every hand of it is refused: the definition says why
         yield from definition.feed(numbered(stream))
         yield from definition.end()
         return
-    blocks = _decoded(stream, source, format_name, resolve)
-    for item in ahead(blocks, f"decode {source}"):
-        yield from _walk(*item, definition)
+    room = _Room(IN_FLIGHT[format_name])
+    blocks = ahead(_decoded(stream, source, format_name, resolve, room), f"decode {source}")
+    try:
+        for item in blocks:
+            yield from _walk(*item, definition)
+            del item  # imported: the next block may be read
+            room.give()
+    finally:
+        room.close()
+        blocks.close()
     yield from definition.end()
 
 
+class _Room:
+    """Places for the blocks between read and imported."""
+
+    def __init__(self, places: int) -> None:
+        self._places = threading.Semaphore(places)
+        self._closed = threading.Event()
+
+    def take(self) -> bool:
+        """Wait for a place; False once the importer has stopped reading."""
+        while not self._places.acquire(timeout=0.05):
+            if self._closed.is_set():
+                return False
+        return True
+
+    def give(self) -> None:
+        self._places.release()
+
+    def close(self) -> None:
+        self._closed.set()
+
+
 def _decoded(
-    stream: BinaryIO, source: str, format_name: str, resolve: Resolver
+    stream: BinaryIO, source: str, format_name: str, resolve: Resolver, room: _Room
 ) -> Iterator[tuple[Decoded, bytes, int]]:
     """Each block of whole lines decoded by the core, in order, :data:`DECODERS` at once:
-    (decoded, block, its byte offset).
+    (decoded, block, its byte offset).  A block is read once ``room`` has a place for it
+    (the importer gives it back when it has read a block), so memory holds a few blocks
+    however far the decoders could run ahead.
 
     A block is cut where no hand is open across the cut (:func:`_cut`), so
     it decodes on its own: its first line number is counted, not taken from
@@ -175,10 +212,13 @@ def _decoded(
         waiting: deque[tuple[Future[Decoded], bytes, int, int]] = deque()
         carry, line, offset, read_all = b"", 1, 0, False
         while True:
+            if not room.take():
+                return
             if not read_all:
                 chunk = stream.read(BLOCK_BYTES)
                 read_all = not chunk
                 block, carry = _cut(carry, chunk, format_name)
+                del chunk  # the block is a copy: not held while the next waits for a place
             else:  # what a block left open, read again to the end
                 block, carry = carry, b""
             if block:
@@ -187,17 +227,24 @@ def _decoded(
                 waiting.append((future, block, line, offset))
                 line += _line_count(block)
                 offset += len(block)
+            else:
+                room.give()
             while waiting and (read_all or len(waiting) > decoders):
                 future, done, first, at = waiting.popleft()
                 decoded = future.result()
+                del future  # it holds the decoded block too
                 yield decoded, done, at
-                used = decoded.consumed
+                used, lines = decoded.consumed, decoded.consumed_lines
+                del decoded  # not held while the next block waits for a place
                 if used < len(done):  # a hand open at its end: the rest waits for what follows
                     rest = [done[used:], *(block for _, block, *_ in waiting), carry]
                     for future, *_ in waiting:
                         future.cancel()  # read again from the carry (a running one is ignored)
+                        room.give()
                     waiting.clear()
-                    carry, line, offset = b"".join(rest), first + decoded.consumed_lines, at + used
+                    carry, line, offset = b"".join(rest), first + lines, at + used
+                    del rest
+                del done
             if read_all and not waiting and not carry:
                 return
 
