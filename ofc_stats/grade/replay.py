@@ -41,6 +41,7 @@ import pyarrow as pa
 from ofc_stats import _core
 from ofc_stats.core.rules import core_rules
 from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SLICES, Board
+from ofc_stats.engine.cards import Rank, is_joker, rank_of
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.scoring import score_hand
 from ofc_stats.engine.timeout import auto_placement
@@ -188,10 +189,6 @@ def policy_advice(
     return advise
 
 
-#: The lowest card of rank queen (cards are rank * 4 + suit, deuces 0-3, aces 48-51).
-FIRST_QUEEN = 40
-
-
 def chase_live(decision: Decision) -> bool:
     """Whether the Fantasyland chase is at stake in this decision: the first two streets,
     with a queen, king or ace on the top row already or dealt while the top is empty
@@ -199,9 +196,7 @@ def chase_live(decision: Decision) -> bool:
     if decision.street > 1:
         return False
     top = [c for c in decision.board[:3] if c >= 0]
-    if top:
-        return any(FIRST_QUEEN <= c < 52 for c in top)
-    return any(FIRST_QUEEN <= c < 52 for c in decision.dealt)
+    return any(not is_joker(c) and rank_of(c) >= Rank.QUEEN for c in (top or decision.dealt))
 
 
 def worth_table(ruleset: Ruleset, fantasy_worth: FantasyWorth | None) -> npt.NDArray[np.float64]:
