@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -22,6 +23,7 @@ from ofc_stats.grade.position import (
     read_positions,
 )
 from ofc_stats.grade.replay import (
+    FinalSeat,
     by_first_deviation,
     final_seats,
     placeholder_play,
@@ -172,6 +174,22 @@ def test_the_policy_alone_plays_legal_boards_the_same_on_any_threads(hands) -> N
     assert [s.bot_board for s in again] == [s.bot_board for s in ahead]
 
 
+def _legal_and_alike_on_any_threads(
+    few: Sequence[Decision], finals: dict[str, list[FinalSeat]], **options: Any
+) -> list[tuple[int, ...]]:
+    """The policy's boards with ``options`` on one thread: legal (13 distinct cards), some
+    seats played, and the same boards on two threads."""
+    from ofc_stats.grade.replay import policy_advice
+
+    seats = replay(few, finals, policy_advice(seed=1, threads=1, **options))
+    assert seats
+    for seat in seats:
+        assert -1 not in seat.bot_board and len(set(seat.bot_board)) == 13
+    again = replay(few, finals, policy_advice(seed=1, threads=2, **options))
+    assert [s.bot_board for s in again] == [s.bot_board for s in seats]
+    return [s.bot_board for s in seats]
+
+
 def test_the_policy_searching_a_street_ahead_plays_legal_boards_the_same_on_any_threads(  # type: ignore[no-untyped-def]
     hands,
 ) -> None:
@@ -181,14 +199,9 @@ def test_the_policy_searching_a_street_ahead_plays_legal_boards_the_same_on_any_
     decisions, finals = hands
     few = [d for d in decisions if d.hand_key in sorted(finals)[:10]]
     search = Search(deals=8, among=4, until=13)
-    seats = replay(few, finals, policy_advice(seed=1, threads=1, search=search))
-    assert seats
-    for seat in seats:
-        assert -1 not in seat.bot_board and len(set(seat.bot_board)) == 13
-    again = replay(few, finals, policy_advice(seed=1, threads=2, search=search))
-    assert [s.bot_board for s in again] == [s.bot_board for s in seats]
+    searched = _legal_and_alike_on_any_threads(few, finals, search=search)
     greedy = replay(few, finals, policy_advice(seed=1, threads=1, search=None))
-    assert [s.bot_board for s in greedy] != [s.bot_board for s in seats]  # it does search
+    assert [s.bot_board for s in greedy] != searched  # it does search
 
 
 def test_the_chase_is_live_on_the_first_two_streets_with_a_queen_or_better_for_the_top(  # type: ignore[no-untyped-def]
@@ -224,15 +237,10 @@ def test_the_policy_searching_two_streets_deep_where_the_chase_is_live_plays_ali
     decisions, finals = hands
     few = [d for d in decisions if d.hand_key in sorted(finals)[:10]]
     search = Search(deals=8, among=4, until=13)
-    deep = (3, 8, 2, 4)
-    seats = replay(few, finals, policy_advice(seed=1, threads=1, search=search, chase_deep=deep))
-    assert seats and any(chase_live(d) for d in few)
-    for seat in seats:
-        assert -1 not in seat.bot_board and len(set(seat.bot_board)) == 13
-    again = replay(few, finals, policy_advice(seed=1, threads=2, search=search, chase_deep=deep))
-    assert [s.bot_board for s in again] == [s.bot_board for s in seats]
+    assert any(chase_live(d) for d in few)
+    deep = _legal_and_alike_on_any_threads(few, finals, search=search, chase_deep=(3, 8, 2, 4))
     shallow = replay(few, finals, policy_advice(seed=1, threads=1, search=search))
-    assert [s.bot_board for s in shallow] != [s.bot_board for s in seats]  # it goes deeper
+    assert [s.bot_board for s in shallow] != deep  # it goes deeper
 
 
 def test_a_chase_where_it_is_live_changes_plays_only_by_its_values(hands) -> None:  # type: ignore[no-untyped-def]
