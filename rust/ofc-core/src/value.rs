@@ -1717,16 +1717,10 @@ pub(crate) mod tests {
     #[test]
     fn training_is_the_same_on_any_thread_count_and_round_trips() {
         let r = Rules::pineapple_progressive();
-        let pool = |n| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .unwrap()
-        };
-        let one = pool(1).install(|| train(&r, &STREETS, &tiny(5)).unwrap());
-        let two = pool(2).install(|| train(&r, &STREETS, &tiny(5)).unwrap());
+        let one = pool_of(1).install(|| train(&r, &STREETS, &tiny(5)).unwrap());
+        let two = pool_of(2).install(|| train(&r, &STREETS, &tiny(5)).unwrap());
         assert_eq!(one, two);
-        let other = pool(2).install(|| train(&r, &STREETS, &tiny(6)).unwrap());
+        let other = pool_of(2).install(|| train(&r, &STREETS, &tiny(6)).unwrap());
         assert_ne!(one.weights, other.weights);
         // The text keeps 6 decimals: read back, written again, the same text.
         let text = one.to_json();
