@@ -1158,6 +1158,7 @@ fn unescaped_at(literal: &str, at: usize) -> Option<usize> {
                 }
             }
             b'\\' => (i, out) = (i + 2, out + 1),
+            b'"' => return None, // the closing quote: `at` is past the end
             _ => (i, out) = (i + 1, out + 1),
         }
     }
@@ -1460,6 +1461,27 @@ mod tests {
         ] {
             assert_eq!(readable(text).is_ok(), layout(text).is_ok(), "{text}");
         }
+    }
+
+    #[test]
+    fn unescaped_places_count_the_escapes_out() {
+        // bytes 0..15: `"a\"b\u00e9c\\d"`, unescaped a " b é(2 bytes) c \ d
+        let literal = r#""a\"b\u00e9c\\d""#;
+        let places: Vec<_> = (0..10).map(|at| unescaped_at(literal, at)).collect();
+        let (inside_e, past_end) = (None, None);
+        let expected = [
+            Some(1),
+            Some(2),
+            Some(4),
+            Some(5),
+            inside_e,
+            Some(11),
+            Some(12),
+        ];
+        assert_eq!(places[..7], expected);
+        assert_eq!(places[7..], [Some(14), Some(15), past_end]);
+        // a surrogate pair is one 4-byte character: `x` after it is byte 4, at 13
+        assert_eq!(unescaped_at(r#""\ud83d\ude00x""#, 4), Some(13));
     }
 
     #[test]
