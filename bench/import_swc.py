@@ -1,7 +1,8 @@
 """SwC and fpdb import speed against the decode and write floors, measured in the same run.
 
     .venv/bin/python bench/import_swc.py [--hands 5000] [--repeat 3]
-        [--formats swc,swc-archive,fpdb] [--reference DIR] [--no-record]
+        [--formats swc,swc-archive,fpdb] [--reference DIR] [--one-core]
+        [--no-record-path] [--no-record]
 
 Writes a snapshot-heavy SwC capture (tests/swcgen.py: one GameState line per
 placement, ~21 lines a hand), the same capture as fpdb-3 keeps it
@@ -11,7 +12,9 @@ database of the same hands, then, each in a fresh child process and
 ``--repeat`` times, interleaved:
 
 * import: ``import_paths`` into an empty dataset (the core lane, the default);
-* record: the same with ``columnar=False`` (the readable reader, the definition);
+* 1 core (``--one-core``): the same import pinned to one CPU;
+* record: the same with ``columnar=False`` (the readable reader, the definition;
+  ``--no-record-path`` leaves it out, for a large file);
 * parse: the core lane alone, no importer (cyclic GC off, as the importer runs it);
 * ref import, ref parse (``--reference DIR``): import and parse run from another
   checkout (its own ``ofc_stats`` and ``parsers``, say main before a change), for a
@@ -25,7 +28,9 @@ database of the same hands, then, each in a fresh child process and
 It prints medians of wall and CPU seconds (CPU time is steadier on a shared
 host), hands/s and the import's ratio to decode floor + write floor, and
 records each format's import figure and, in CPU time, its parse figure against
-the decode floor (``bench/results/import_swc.json``).
+the decode floor (``bench/results/import_swc.json``; a run of other than 5,000
+hands is recorded under names that give its size, so a small file's figures,
+where an import's fixed cost weighs, and a large file's stand side by side).
 """
 
 from __future__ import annotations
@@ -51,8 +56,11 @@ from handgen import random_records  # noqa: E402
 from swcgen import FPDB_DDL, raw_json, snapshots  # noqa: E402
 
 GOAL = 50_000  # hands/s (issue 27)
+DEFAULT_HANDS = 5_000
 CHILD = """
-import json, sqlite3, sys, time
+import json, os, sqlite3, sys, time
+if os.environ.get("OFC_BENCH_CPUS"):  # --one-core: this process on one CPU
+    os.sched_setaffinity(0, {int(c) for c in os.environ["OFC_BENCH_CPUS"].split(",")})
 try:
     from orjson import loads
 except ImportError:
@@ -186,6 +194,8 @@ def measure(
     for old in folder.glob("data-*.parquet"):
         old.unlink()
     checkout, env = ROOT, None
+    if kind == "1 core":
+        kind, env = "import", {**os.environ, "OFC_BENCH_CPUS": "0"}
     if kind.startswith("ref "):
         kind, checkout = kind.removeprefix("ref "), reference or ROOT
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the checkout's own
@@ -197,7 +207,7 @@ def measure(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=5_000)
+    parser.add_argument("--hands", type=int, default=DEFAULT_HANDS)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
         "--formats",
@@ -205,10 +215,16 @@ def main() -> None:
         help="which of swc, swc-archive and fpdb to measure (comma-separated)",
     )
     parser.add_argument("--reference", type=Path, help="another checkout to import with too")
+    parser.add_argument("--one-core", action="store_true", help="also import on one CPU")
+    parser.add_argument(
+        "--no-record-path", action="store_true", help="leave out the record path (slow)"
+    )
     parser.add_argument("--no-record", action="store_true", help="print only")
     args = parser.parse_args()
     chosen = args.formats.split(",")
-    kinds = KINDS + (REFERENCE_KINDS if args.reference else [])
+    kinds = [k for k in KINDS if k != "record" or not args.no_record_path]
+    kinds += (["1 core"] if args.one_core else []) + (REFERENCE_KINDS if args.reference else [])
+    size = "" if args.hands == DEFAULT_HANDS else f" ({args.hands:,} hands)"
     folder = Path(tempfile.mkdtemp(prefix="ofc-bench-swc-"))
     try:
         swc, archive, fpdb = write_files(folder, args.hands)
@@ -238,18 +254,25 @@ def main() -> None:
             floors = wall["floor-decode"] + wall["floor-write"]
             floors_cpu = cpu["floor-decode"] + cpu["floor-write"]
             speed = args.hands / wall["import"]
+            slower = (
+                ""
+                if "record" not in wall
+                else (f"; record path {wall['record'] / wall['import']:.1f}x slower")
+            )
+            one = "" if "1 core" not in wall else f"; 1 core {args.hands / wall['1 core']:,.0f}"
             print(
                 f"{fmt:<11} import {speed:,.0f} hands/s ({args.hands / cpu['import']:,.0f} a "
                 f"CPU second; goal {GOAL:,}); decode floor {wall['floor-decode']:.2f} s + write "
                 f"floor {wall['floor-write']:.2f} s = {floors:.2f} s; import "
                 f"{wall['import'] / floors:.2f}x the floors ({cpu['import'] / floors_cpu:.2f}x "
-                f"in CPU); record path {wall['record'] / wall['import']:.1f}x slower",
+                f"in CPU){one}{slower}; {cpu['import'] / args.hands * 1e6:.1f} CPU-us a hand",
                 flush=True,
             )
             before = ""
             if args.reference:
                 before = (
                     f"; reference {args.hands / wall['ref import']:,.0f} hands/s, "
+                    f"{cpu['ref import'] / args.hands * 1e6:.1f} CPU-us a hand, "
                     f"{args.hands / cpu['ref parse']:,.0f} parsed a CPU second"
                 )
                 print(
@@ -262,7 +285,7 @@ def main() -> None:
             if not args.no_record:
                 record(
                     "import_swc",
-                    f"{fmt} import",
+                    f"{fmt} import{size}",
                     figure=speed,
                     unit="hands/s",
                     reference=args.hands / floors,
@@ -271,14 +294,19 @@ def main() -> None:
                     goal=f">= {GOAL:,} hands/s",
                     met=speed >= GOAL,
                     note=f"{args.hands:,} hands; {args.hands / cpu['import']:,.0f} hands a CPU "
-                    f"second; record path {args.hands / wall['record']:,.0f} hands/s{before}; "
-                    f"load average {os.getloadavg()[0]:.1f}",
+                    f"second ({cpu['import'] / args.hands * 1e6:.1f} CPU-us a hand){one} hands/s"
+                    + (
+                        ""
+                        if "record" not in wall
+                        else f"; record path {args.hands / wall['record']:,.0f} hands/s"
+                    )
+                    + f"{before}; load average {os.getloadavg()[0]:.1f}",
                 )
                 # The reader's share alone, in CPU time (steady on a shared host): the core
                 # lane against orjson decoding the same text, which keeps nothing.
                 record(
                     "import_swc",
-                    f"{fmt} parse",
+                    f"{fmt} parse{size}",
                     figure=args.hands / cpu["parse"],
                     unit="hands a CPU second",
                     reference=args.hands / cpu["floor-decode"],

@@ -339,19 +339,71 @@ def _swc_blocks(
     stream: BinaryIO, source: str, resolve: Resolver
 ) -> Iterator[tuple[Decoded, Stop | None, bytes]]:
     """Each block decoded: (decoded, where the core stopped, the bytes it left unread)."""
-    core = swc_decoder(resolve)
-    carry, line = b"", 1
-    while True:
-        chunk = stream.read(BLOCK_BYTES)
-        last = not chunk
-        block, carry = _whole_lines(carry, chunk)
-        if not block and not last:  # no whole line yet
-            continue
-        decoded, stop = decode_swc(core, block, line, last=last, source=source)
-        if stop is not None:
-            yield decoded, stop, block[stop[1] :] + carry
-            return
-        yield decoded, None, b""
-        line += decoded.consumed_lines
-        if last:
-            return
+    core, blocks, line = swc_decoder(resolve), _Reader(stream), 1
+    try:
+        for block, last in blocks:
+            decoded, stop = decode_swc(core, block, line, last=last, source=source)
+            if stop is not None:
+                yield decoded, stop, block[stop[1] :] + blocks.rest()
+                return
+            yield decoded, None, b""
+            line += decoded.consumed_lines
+    finally:
+        blocks.close()
+
+
+class _Reader:
+    """The whole-line blocks of a stream, read (and hashed) by a thread ahead of the
+    decoder, so reading and decoding run on two cores; :meth:`rest` gives back the bytes
+    read and not yet handed over, the thread stopped."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream, self._stop, self._left = stream, threading.Event(), [b""]
+        self._blocks: queue.Queue[tuple[bytes, bool] | BaseException] = queue.Queue(AHEAD)
+        self._thread = threading.Thread(target=self._read, name="read swc", daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        carry, last = b"", False
+        try:
+            while not last and not self._stop.is_set():
+                chunk = self._stream.read(BLOCK_BYTES)
+                last = not chunk
+                block, carry = _whole_lines(carry, chunk)
+                if (block or last) and not self._put((block, last)):
+                    carry = block + carry
+        except BaseException as error:  # raised again by the decoder, in its place
+            self._put(error)
+        finally:
+            self._left = [carry]
+
+    def _put(self, item: tuple[bytes, bool] | BaseException) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._blocks.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def __iter__(self) -> Iterator[tuple[bytes, bool]]:
+        while isinstance(item := self._blocks.get(), tuple):
+            yield item
+            if item[1]:
+                return
+        raise item
+
+    def rest(self) -> bytes:
+        """What was read and not handed over, in order (a read error is raised)."""
+        self.close()
+        left: list[bytes] = []
+        while not self._blocks.empty():
+            item = self._blocks.get()
+            if isinstance(item, BaseException):
+                raise item
+            left.append(item[0])
+        return b"".join(left + self._left)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()

@@ -19,6 +19,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize as Derive;
+use serde_json::value::RawValue;
 
 use super::{
     blank, lines, shallow, Block, Columns, HandIn, Obj, Placed, Presets, Resolved, SeatIn, DISCARD,
@@ -29,6 +30,8 @@ pub const FORMAT: &str = "swc";
 const ROOM: &str = "SwC";
 const UNKNOWN_TABLE: &str = "__unknown_table__";
 const FRAME_PREFIX: &str = "42/poker/,";
+/// An archive record's payload text that starts with the frame prefix, as the line holds it.
+const FRAMED: &str = "\"42/poker/,";
 const FANTASY_TEXT: &str = "is in fantasy land";
 /// Game types played as Pineapple (the street rule's): `swc.PINEAPPLE_CODES` and 76.
 const PINEAPPLE: [i64; 4] = [74, 75, 76, 77];
@@ -299,11 +302,22 @@ struct State<'a> {
     ss: Option<Obj<Showdown<'a>>>,
 }
 
-/// A capture line: a decoded proxy message, or an fpdb-3 archive record (``payload``).
+/// A field's JSON text as the line holds it (None: the field is absent; `null` is text).
+#[derive(Default)]
+struct RawText<'a>(Option<&'a RawValue>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawText<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'a RawValue>::deserialize(d).map(|raw| RawText(Some(raw)))
+    }
+}
+
+/// A capture line: a decoded proxy message, or an fpdb-3 archive record (``payload``,
+/// kept as its escaped text: most lines are folded from it without unescaping it twice).
 #[derive(Derive)]
 struct Message<'a> {
     #[serde(default, borrow)]
-    payload: Val<'a>,
+    payload: RawText<'a>,
     #[serde(default, borrow)]
     message_type: Val<'a>,
     #[serde(default, borrow)]
@@ -717,45 +731,69 @@ impl SwcDecoder {
             return Err(());
         }
         let Obj(message) = serde_json::from_str::<Obj<Message<'_>>>(text).map_err(|_| ())?;
-        if message.payload == Val::Absent {
+        let Some(literal) = message.payload.0.map(RawValue::get) else {
             let captured = captured(&message.captured_at);
             return match self.snap(message, captured, text)? {
                 Some(snap) => self.fold(snap, text, text, number, columns, resolve),
                 None => Ok(()),
             };
-        }
+        };
         // an fpdb-3 archive record: the Socket.IO frame, its message JSON inside a string
-        let (Val::Str(kind), Val::Str(payload)) = (&message.message_type, &message.payload) else {
+        let Val::Str(kind) = &message.message_type else {
             return Ok(());
         };
-        if kind != "GameState" {
+        if kind != "GameState" || !literal.starts_with('"') {
+            return Ok(()); // (a payload that is no string: the definition skips the line)
+        }
+        // Most lines differ from their hand's last only inside a `d` string, in the
+        // payload's escaped text as in the message inside it.
+        if literal.starts_with(FRAMED) && self.delta(literal, text, number) {
             return Ok(());
         }
-        let Some(frame) = payload.strip_prefix(FRAME_PREFIX) else {
+        let Val::Str(payload) = serde_json::from_str::<Val<'_>>(literal).map_err(|_| ())? else {
+            return Err(());
+        };
+        let Some(frame_text) = payload.strip_prefix(FRAME_PREFIX) else {
             return Ok(());
         };
-        if !shallow(frame) {
+        if !shallow(frame_text) {
             return Err(());
         }
-        let frame: Vec<Val<'_>> = serde_json::from_str(frame).map_err(|_| ())?;
+        let frame_raw: Vec<&RawValue> = serde_json::from_str(frame_text).map_err(|_| ())?;
+        let frame: Vec<Val<'_>> = serde_json::from_str(frame_text).map_err(|_| ())?;
         if frame.len() < 2 || frame[0] != Val::Str(Cow::Borrowed("proxy-message")) {
             return Ok(());
         }
         let Val::Str(inner) = &frame[1] else {
             return Err(());
         };
-        if self.delta(inner, text, number) {
-            return Ok(());
-        }
         let captured = captured(&message.captured_at); // (a new hand's time: not for a delta)
         if !shallow(inner) {
             return Err(());
         }
         let Obj(message) = serde_json::from_str::<Obj<Message<'_>>>(inner).map_err(|_| ())?;
-        match self.snap(message, captured, inner)? {
-            Some(snap) => self.fold(snap, inner, text, number, columns, resolve),
-            None => Ok(()),
+        let Some(mut snap) = self.snap(message, captured, inner)? else {
+            return Ok(());
+        };
+        // the `d` strings' places in the payload's text, for the next line's delta
+        let inner_at = span(frame_text, frame_raw[1].get()).map_or(0, |(start, _)| start);
+        for seat in &mut snap.seats {
+            seat.d_at = seat.d_at.and_then(|at| {
+                let (start, end) = at.text;
+                let in_frame = [start, end].map(|i| unescaped_at(frame_raw[1].get(), i));
+                let in_payload = in_frame.map(|i| i.map(|i| inner_at + i + FRAME_PREFIX.len()));
+                let [Some(a), Some(b)] =
+                    in_payload.map(|i| i.and_then(|i| unescaped_at(literal, i)))
+                else {
+                    return None;
+                };
+                (literal.get(a..b) == Some(&inner[start..end])).then_some(DAt {
+                    text: (a, b),
+                    key: at.key,
+                })
+            });
         }
+        self.fold(snap, literal, text, number, columns, resolve)
     }
 
     /// ``_game_state`` and the checks of ``snapshot``: the snapshot to fold (its state key
@@ -1103,6 +1141,30 @@ impl SwcDecoder {
     }
 }
 
+/// Where the unescaped text's byte `at` lies in a JSON string `literal` (its quotes
+/// included), None past its end: the escapes before it counted out.
+fn unescaped_at(literal: &str, at: usize) -> Option<usize> {
+    let raw = literal.as_bytes();
+    let (mut i, mut out) = (1, 0);
+    while out < at {
+        match raw.get(i)? {
+            b'\\' if raw.get(i + 1) == Some(&b'u') => {
+                let unit = u32::from_str_radix(literal.get(i + 2..i + 6)?, 16).ok()?;
+                if (0xD800..0xDC00).contains(&unit) {
+                    (i, out) = (i + 12, out + 4); // a surrogate pair: one 4-byte character
+                } else {
+                    let width = char::from_u32(unit).map_or(3, char::len_utf8);
+                    (i, out) = (i + 6, out + width);
+                }
+            }
+            b'\\' => (i, out) = (i + 2, out + 1),
+            b'"' => return None, // the closing quote: `at` is past the end
+            _ => (i, out) = (i + 1, out + 1),
+        }
+    }
+    (out == at).then_some(i)
+}
+
 fn add_line(hand: &mut Hand, text: &str, number: i64) {
     hand.line_at.push((number, hand.text.len()));
     hand.text.push_str(text);
@@ -1399,6 +1461,27 @@ mod tests {
         ] {
             assert_eq!(readable(text).is_ok(), layout(text).is_ok(), "{text}");
         }
+    }
+
+    #[test]
+    fn unescaped_places_count_the_escapes_out() {
+        // bytes 0..15: `"a\"b\u00e9c\\d"`, unescaped a " b é(2 bytes) c \ d
+        let literal = r#""a\"b\u00e9c\\d""#;
+        let places: Vec<_> = (0..10).map(|at| unescaped_at(literal, at)).collect();
+        let (inside_e, past_end) = (None, None);
+        let expected = [
+            Some(1),
+            Some(2),
+            Some(4),
+            Some(5),
+            inside_e,
+            Some(11),
+            Some(12),
+        ];
+        assert_eq!(places[..7], expected);
+        assert_eq!(places[7..], [Some(14), Some(15), past_end]);
+        // a surrogate pair is one 4-byte character: `x` after it is byte 4, at 13
+        assert_eq!(unescaped_at(r#""\ud83d\ude00x""#, 4), Some(13));
     }
 
     #[test]

@@ -1,0 +1,68 @@
+"""The SwC lane's reading thread: whole-line blocks in order, nothing lost where the core
+stops, and a read error raised in its place.
+
+``core_lane._Reader`` reads a capture ahead of the core's decoder; where the core stops,
+the definition reads on from the bytes the reader already took (``rest``) and then the
+stream, so those bytes must be exactly the ones not handed over yet.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from parsers import core_lane
+
+DATA = b"".join(b'{"line": %d, "pad": "%s"}\n' % (i, b"x" * (i % 7)) for i in range(200))
+
+
+@pytest.fixture(autouse=True)
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(core_lane, "BLOCK_BYTES", 100)  # lines cut across many reads
+
+
+def test_blocks_are_whole_lines_and_the_whole_stream() -> None:
+    reader = core_lane._Reader(io.BytesIO(DATA + b'{"cut'))
+    blocks = list(reader)
+    reader.close()
+    assert all(block.endswith(b"\n") for block, _ in blocks[:-1])
+    assert [last for _, last in blocks] == [False] * (len(blocks) - 1) + [True]
+    assert b"".join(block for block, _ in blocks) == DATA + b'{"cut'
+
+
+@pytest.mark.parametrize("taken", [0, 1, 5])
+def test_the_rest_is_every_byte_not_handed_over(taken: int) -> None:
+    """After ``taken`` blocks, the rest then the stream give back the file, in order."""
+    stream = io.BytesIO(DATA)
+    reader = core_lane._Reader(stream)
+    blocks = iter(reader)
+    head = b"".join(next(blocks)[0] for _ in range(taken))
+    rest = reader.rest()
+    assert head + rest + stream.read() == DATA
+
+
+class _Failing(io.RawIOBase):
+    """A stream that fails after ``good`` bytes (a disk error part way through)."""
+
+    def __init__(self, good: int) -> None:
+        self.data = io.BytesIO(DATA[:good])
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        count = self.data.readinto(buffer)
+        if count == 0:
+            raise OSError("read error")
+        return count
+
+
+def test_a_read_error_comes_out_after_the_blocks_before_it() -> None:
+    reader = core_lane._Reader(io.BufferedReader(_Failing(1000), 64))
+    seen = b""
+    with pytest.raises(OSError, match="read error"):
+        for block, _ in reader:
+            seen += block
+    reader.close()
+    assert DATA.startswith(seen) and len(seen) > 800  # the whole lines before the error
