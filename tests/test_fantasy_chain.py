@@ -177,6 +177,8 @@ def test_a_size_with_too_few_hands_takes_the_self_play_figure_and_says_so() -> N
     bare = room_values(_Room(normal), ruleset, PLAYED)  # type: ignore[arg-type]
     assert bare.worth(14) == pytest.approx(0.5 * 8 + 0.5 * 16)
     assert "2 seats 50%, 3 seats 50%" in bare.source[14]
+    unknown = room_values(_Room(normal.assign(seats=None)), ruleset, PLAYED)  # type: ignore[arg-type]
+    assert unknown.worth(14) == pytest.approx(12.0)  # no table size known: each alike
     empty = room_values(_Room(frame.iloc[:0]), ruleset, PLAYED)  # type: ignore[arg-type]
     assert empty.worth(17) == pytest.approx(75.0)  # no tables seen: each size alike
     # Without self-play figures the thin size is pooled, and the source says why.

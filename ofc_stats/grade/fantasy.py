@@ -152,9 +152,10 @@ def _with_self_play(
     """The room's chain for the sizes it has :data:`MIN_HANDS` hands of, self-play's
     figure (at the room's table sizes) for the others, taken into the chain as given."""
     shares = None
-    if "seats" in frame and not frame.empty:
-        tables, seats = np.unique(frame["seats"].to_numpy(dtype=np.int64), return_counts=True)
-        shares = {int(s): int(k) / len(frame) for s, k in zip(tables, seats, strict=True)}
+    if "seats" in frame:  # a hand whose seat count is not stored counts for none
+        counted = frame["seats"].dropna().to_numpy(dtype=np.int64)
+        tables, seats = np.unique(counted, return_counts=True)
+        shares = {int(s): int(k) / len(counted) for s, k in zip(tables, seats, strict=True)}
     fallback, how = played.mixed(shares)
     thin = {n: v for n, v in fallback.items() if counts.get(n, 0) < MIN_HANDS}
     value = dict(thin)
