@@ -12,8 +12,8 @@ the seat's real cards (``ofc_stats.grade.replay``) and is scored against the
 opponents' real final boards, beside the player's real board scored the same
 way.  A Fantasyland entry is valued by what Fantasyland of that size nets in
 this room (the Markov-chain estimate, ``ofc_stats.grade.fantasy.room_values``:
-thin sizes pooled with the nearest smaller one, the published figure for a
-room without Fantasyland hands); by default the advice plays by the same values
+a thin size takes the ruleset's self-play figure,
+``ofc_stats.grade.fantasy_chain``); by default the advice plays by the same values
 (``--values published``: the published figures).  ``--advice policy`` replays
 the continuation policy alone (no claim).  ``--chase K`` multiplies the
 Fantasyland values the policy plays by (never those the replay scores by), to

@@ -27,6 +27,7 @@ __all__ = [
     "check_fantasy_deal",
     "classify_five",
     "classify_three",
+    "fantasy_chain_hands",
     "grade_street_decisions",
     "offered_candidates",
     "policy_plays",
@@ -182,6 +183,24 @@ def train_value(
     lambda_fantasy: float | None = None,
     threads: int | None = None,
 ) -> ValueFunction: ...
+
+# --- self-play hands for the Fantasyland chain (rust/ofc-py/src/fantasy_chain.rs) -
+
+def fantasy_chain_hands(
+    rules: Rules,
+    streets: list[tuple[int, int]],
+    fantasy_values: list[float],
+    *,
+    seats: int,
+    fantasy: int,
+    hands: int,
+    seed: int,
+    first: int = 0,
+    value: ValueFunction | None = None,
+    threads: int | None = None,
+) -> tuple[
+    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]
+]: ...
 
 # --- the simulator (rust/ofc-py/src/sim.rs) -----------------------------------
 

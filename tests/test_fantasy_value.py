@@ -42,3 +42,29 @@ def test_the_chain_on_a_hand_computed_sample() -> None:
 def test_the_chain_needs_both_kinds_of_hand() -> None:
     with pytest.raises(ValueError, match="needs normal hands"):
         fantasy_values(np.array([14, 14]), np.array([3.0, 5.0]), np.array([0, 0]))
+
+
+def test_the_chain_takes_a_fixed_value_for_a_thin_count() -> None:
+    # Normal hands: 4 at -2 points, one enters 14 cards and one 15: P(0 -> 14) =
+    # P(0 -> 15) = 1/4.  14-card hands: 10 and 14 points (r = 12), one moves to 15:
+    # P(14 -> 15) = 1/2.  15 cards is fixed at 30 (its one row, 500 points, is not read).
+    # Row normal: g = -2 + 30/4 + h14/4 = 5.5 + h14/4.  Row 14: h14 + g = 12 + 30/2 = 27.
+    # So 1.25 h14 = 21.5: h14 = 17.2, g = 9.8.
+    found = fantasy_values(
+        np.array([0, 0, 0, 0, 14, 14, 15]),
+        np.array([-2.0, -2.0, -2.0, -2.0, 10.0, 14.0, 500.0]),
+        np.array([0, 0, 14, 15, 0, 15, 0]),
+        fixed={15: 30.0},
+    )
+    assert found.value == {14: pytest.approx(17.2)}
+    assert found.per_hand == pytest.approx(9.8)
+    assert found.hands == {14: 2}
+    # Every count fixed: the normal hands alone, g = -2 + (30 + 20) / 4 = 10.5.
+    alone = fantasy_values(
+        np.array([0, 0, 0, 0]),
+        np.array([-2.0] * 4),
+        np.array([0, 0, 14, 15]),
+        fixed={14: 20.0, 15: 30.0},
+    )
+    assert alone.value == {}
+    assert alone.per_hand == pytest.approx(10.5)

@@ -290,6 +290,7 @@ class _Room:
 
 
 def test_a_rooms_fantasyland_values_pool_thin_sizes_with_the_nearest_smaller() -> None:
+    """Without self-play figures for the ruleset (tests/test_fantasy_chain.py: with them)."""
     from ofc_stats.engine.presets import get_ruleset
     from ofc_stats.grade.fantasy import room_values
 
@@ -298,7 +299,7 @@ def test_a_rooms_fantasyland_values_pool_thin_sizes_with_the_nearest_smaller() -
     # hands: pooled with 14, whose mean is (300 + 200) / 35 = 100/7.  The chain:
     # g = h14 / 3 and h14 = 100/7 - g, so g = 25/7 and h14 = 75/7 for both sizes.
     rows = [(0, 0.0, 0)] * 60 + [(0, 0.0, 14)] * 30 + [(14, 10.0, 0)] * 30 + [(15, 40.0, 0)] * 5
-    room = room_values(_Room(rows), get_ruleset("pineapple-ultimate"))  # type: ignore[arg-type]
+    room = room_values(_Room(rows), get_ruleset("pineapple-ultimate"), None)  # type: ignore[arg-type]
     assert room.worth(14) == pytest.approx(75 / 7)
     assert room.worth(15) == pytest.approx(75 / 7)
     assert room.worth(17) == pytest.approx(75 / 7)  # never seen: the nearest smaller size
@@ -306,5 +307,5 @@ def test_a_rooms_fantasyland_values_pool_thin_sizes_with_the_nearest_smaller() -
     assert "pooled with 14" in room.source[15]
     # Too few Fantasyland hands for any size: each size its published figure (12.4 at 16,
     # not the 14-card 10.23), as the replay values a room it has no data for.
-    thin = room_values(_Room(rows[:95]), get_ruleset("pineapple-ultimate"))  # type: ignore[arg-type]
+    thin = room_values(_Room(rows[:95]), get_ruleset("pineapple-ultimate"), None)  # type: ignore[arg-type]
     assert thin.worth(16) == published_worth(get_ruleset("pineapple-ultimate"), 16)

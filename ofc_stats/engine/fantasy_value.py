@@ -12,6 +12,7 @@ Pure: NumPy only, no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,7 +99,10 @@ class FantasyValues:
 
 
 def fantasy_values(
-    cards: npt.ArrayLike, points: npt.ArrayLike, next_cards: npt.ArrayLike
+    cards: npt.ArrayLike,
+    points: npt.ArrayLike,
+    next_cards: npt.ArrayLike,
+    fixed: Mapping[int, float] | None = None,
 ) -> FantasyValues:
     """Estimate Fantasyland values from per-seat results (NumPy arrays or pandas columns).
 
@@ -111,14 +115,20 @@ def fantasy_values(
     h(normal) = 0 and g the mean points per hand: a Fantasyland is worth its
     own hand's points over the average plus its chance to repeat times the
     repeat's value.  Needs normal hands and at least one Fantasyland.
+
+    ``fixed`` gives some counts' h from elsewhere (self-play, for a count the
+    results hold too few hands of): their rows are not read, and a move into
+    one adds its given value to the reward of the state it leaves, so
+    ``h(s) = r(s) + sum_fixed P(s, f) h(f) - g + sum_estimated P(s, s') h(s')``.
     """
     dealt = np.asarray(cards, dtype=np.int64)
     won = np.asarray(points, dtype=np.float64)
     after = np.asarray(next_cards, dtype=np.int64)
+    given = {int(n): float(v) for n, v in (fixed or {}).items()}
     if not dealt.shape == won.shape == after.shape or dealt.ndim != 1:
         raise ValueError("cards, points and next_cards must be 1-D and the same length")
-    counts = sorted({int(c) for c in dealt[dealt > 0]})
-    if not (dealt == 0).any() or not counts:
+    counts = sorted({int(c) for c in dealt[dealt > 0]} - set(given))
+    if not (dealt == 0).any() or not (counts or given):
         raise ValueError("the estimate needs normal hands and Fantasyland hands")
     states = [0, *counts]
     where = {state: i for i, state in enumerate(states)}
@@ -128,9 +138,13 @@ def fantasy_values(
     for state in states:
         mine = after[dealt == state]
         for target in np.unique(mine).tolist():
-            if int(target) not in where:
+            share = float((mine == target).mean())
+            if int(target) in given:
+                reward[where[state]] += share * given[int(target)]
+            elif int(target) in where:
+                moves[where[state], where[int(target)]] = share
+            else:
                 raise ValueError(f"next_cards {target} is never dealt as a Fantasyland here")
-            moves[where[state], where[int(target)]] = float((mine == target).mean())
     # Unknowns: h(1..) and g; h(normal) = 0.  Row s: h(s) - sum P h + g = r(s).
     system = np.eye(size) - moves
     system[:, 0] = 1.0  # the normal state's column carries g instead of h(normal)

@@ -12,8 +12,8 @@ A board's value is its net points before caps plus what the Fantasyland it
 earns is worth, and that worth comes from the dataset: what a Fantasyland of
 that size nets over a normal hand in its room, repeats included (the
 Markov-chain estimate, :func:`ofc_stats.grade.fantasy.room_values`: a size seen
-too rarely pooled with the nearest smaller one, the published figure for a room
-without Fantasyland hands).  The grader's rollouts take the same values
+too rarely takes the ruleset's self-play figure,
+:mod:`ofc_stats.grade.fantasy_chain`).  The grader's rollouts take the same values
 (``GradeOptions.for_dataset``), so advice and yardstick agree on what a
 Fantasyland is worth, and neither is the grader's own assumption.
 

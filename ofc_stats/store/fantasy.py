@@ -6,10 +6,10 @@ from ofc_stats.engine.fantasy_value import FantasyValues, fantasy_values
 from ofc_stats.store.views import OfcData
 
 # One row per scored seat of the ruleset: the Fantasyland it played (0 = a normal
-# hand), its points, and the Fantasyland the rules deal it next hand.
+# hand), its points, the Fantasyland the rules deal it next hand, and the seats at its table.
 SEATS_SQL = """
 SELECT CASE WHEN in_fantasy THEN fantasy_cards ELSE 0 END AS cards,
-       net AS points, fantasy_next AS next_cards
+       net AS points, fantasy_next AS next_cards, seat_count AS seats
 FROM seat_results
 WHERE status = 'scored' AND scored_with = $ruleset AND fantasy_next IS NOT NULL
   AND (NOT in_fantasy OR fantasy_cards IS NOT NULL)

@@ -13,6 +13,7 @@ pub mod decode;
 pub mod error;
 pub mod eval;
 pub mod fantasy;
+pub mod fantasy_chain;
 pub mod imitate;
 pub mod lookahead;
 pub mod policy;

@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 mod decode;
 mod errors;
 mod fantasy;
+mod fantasy_chain;
 mod grade;
 mod imitate;
 mod rules;
@@ -31,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim::register(m)?;
     score::register(m)?;
     fantasy::register(m)?;
+    fantasy_chain::register(m)?;
     value::register(m)?;
     Ok(())
 }
