@@ -12,6 +12,7 @@ from the hand's own lines.
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections import deque
@@ -23,6 +24,7 @@ import numpy as np
 
 from ofc_stats.core.decode import (
     HANDS,
+    LINES,
     Decoded,
     Decoder,
     Resolver,
@@ -41,15 +43,17 @@ Stop = tuple[int, int, list[tuple[str, str]], list[tuple[int, bytes]]]
 Resume = Callable[[Stop, bytes, BinaryIO, str], Iterator[ParseItem]]
 
 BLOCK_BYTES = 4 << 20
-AHEAD = 2  # decoded blocks queued for the importer (the writes are on their own thread)
+AHEAD = 2  # items ahead() queues for a caller with no bound of its own (SwC)
 NEWLINE = ord("\n")
-# Blocks decoded at once (each cut where no hand is open), a format's, and blocks between
-# read and imported: those decoding, the rest decoded, one the importer reads.  The decoders
-# wait for the importer (a place a block), so they cannot fill the queues.  App JSON on one
-# thread: on two, 4 places kept a 1 GB file near 500 MiB (493-503 one object per line) and
-# more went over (508 with 8); smaller blocks lost the speed two threads gained.
-DECODERS = {"open": 2, "app-json": 1}
-IN_FLIGHT = {"open": 6, "app-json": 5}
+# Blocks decoded at once (each cut where no hand is open), a format's at most: one a
+# core the process may run on (on one core a second decoder only holds a block more).
+DECODERS = {"open": 2, "app-json": 2}
+# The places of blocks between read and imported beyond the decoders': one decoded block
+# waiting, one the importer reads.  The places are the one bound (ahead's queue adds
+# none): a block takes one before it is read and gives it back once its hands are
+# imported, so the decoders wait for the importer and memory holds this many blocks,
+# whatever the size of the file.
+WAITING = 2
 T = TypeVar("T")
 Line = tuple[int, int, bytes]  # (line number, byte offset, raw bytes with the newline)
 
@@ -93,14 +97,15 @@ class _End:
     """The producer's last item: nothing more comes."""
 
 
-def ahead(items: Iterator[T], name: str) -> Generator[T]:
-    """``items``, made by a thread up to :data:`AHEAD` ahead of the caller.
+def ahead(items: Iterator[T], name: str, places: int = AHEAD) -> Generator[T]:
+    """``items``, made by a thread up to ``places`` ahead of the caller (0: as many as
+    ``items`` makes; a caller whose items are bounded otherwise).
 
     The core releases the GIL while it decodes, so decoding runs on one core
     while the caller checks, dedupes and writes (Parquet writes release it
     too) on the other.  An error of the thread is raised here, in its place.
     """
-    made: queue.Queue[T | BaseException | _End] = queue.Queue(AHEAD)
+    made: queue.Queue[T | BaseException | _End] = queue.Queue(places)
     stop = threading.Event()
 
     def put(item: T | BaseException | _End) -> bool:
@@ -139,14 +144,16 @@ def read(
     stream: BinaryIO, source: str, format_name: str, definition: Definition, resolve: Resolver
 ) -> Iterator[ParseItem]:
     """Every item the definition yields for ``stream``, most hands as ColumnarHands
-    (the blocks decoded :func:`ahead`, the format's :data:`DECODERS` at once and
-    :data:`IN_FLIGHT` at most between read and imported)."""
+    (the blocks decoded :func:`ahead`, :func:`places` says how many at once and how
+    many at most between read and imported)."""
     if not storable_text(source):  # every hand of it is refused: the definition says why
         yield from definition.feed(numbered(stream))
         yield from definition.end()
         return
-    room = _Room(IN_FLIGHT[format_name])
-    blocks = ahead(_decoded(stream, source, format_name, resolve, room), f"decode {source}")
+    decoders, in_flight = places(format_name)
+    room = _Room(in_flight)
+    decoded = _decoded(stream, source, format_name, resolve, room, decoders)
+    blocks = ahead(decoded, f"decode {source}", places=0)  # the room bounds them
     try:
         for item in blocks:
             yield from _walk(*item, definition)
@@ -156,6 +163,16 @@ def read(
         room.close()
         blocks.close()
     yield from definition.end()
+
+
+def places(format_name: str) -> tuple[int, int]:
+    """(decoders, blocks in flight) of a format on the cores this process may use."""
+    if hasattr(os, "sched_getaffinity"):
+        cores = len(os.sched_getaffinity(0))
+    else:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    decoders = max(1, min(DECODERS[format_name], cores))
+    return decoders, decoders + WAITING
 
 
 class _Room:
@@ -180,12 +197,19 @@ class _Room:
 
 
 def _decoded(
-    stream: BinaryIO, source: str, format_name: str, resolve: Resolver, room: _Room
+    stream: BinaryIO,
+    source: str,
+    format_name: str,
+    resolve: Resolver,
+    room: _Room,
+    decoders: int,
 ) -> Iterator[tuple[Decoded, bytes, int]]:
-    """Each block of whole lines decoded by the core, in order, :data:`DECODERS` at once:
+    """Each block of whole lines decoded by the core, in order, ``decoders`` at once:
     (decoded, block, its byte offset).  A block is read once ``room`` has a place for it
     (the importer gives it back when it has read a block), so memory holds a few blocks
-    however far the decoders could run ahead.
+    however far the decoders could run ahead.  The block's bytes come along only where
+    the definition may read them: lines the core left, or (app JSON) an object its
+    splitter may hold open from lines before; else ``b""`` (4 MB less a block in flight).
 
     A block is cut where no hand is open across the cut (:func:`_cut`), so
     it decodes on its own: its first line number is counted, not taken from
@@ -195,7 +219,6 @@ def _decoded(
     rest) is read again with what follows, as are the blocks after it.
     """
     idle: queue.SimpleQueue[Decoder] = queue.SimpleQueue()
-    decoders = DECODERS[format_name]
     for _ in range(decoders):
         idle.put(decoder(format_name, resolve))
 
@@ -211,6 +234,7 @@ def _decoded(
     with ThreadPoolExecutor(decoders, thread_name_prefix=f"decode {source}") as pool:
         waiting: deque[tuple[Future[Decoded], bytes, int, int]] = deque()
         carry, line, offset, read_all = b"", 1, 0, False
+        fed = False  # the definition has been given lines: its state may need the bytes
         while True:
             if not room.take():
                 return
@@ -233,7 +257,9 @@ def _decoded(
                 future, done, first, at = waiting.popleft()
                 decoded = future.result()
                 del future  # it holds the decoded block too
-                yield decoded, done, at
+                left = bool(np.any(decoded.units[:, 0] == LINES))
+                fed = left or (fed and format_name == "app-json")  # its splitter has a state
+                yield decoded, done if fed else b"", at
                 used, lines = decoded.consumed, decoded.consumed_lines
                 del decoded  # not held while the next block waits for a place
                 if used < len(done):  # a hand open at its end: the rest waits for what follows

@@ -3,6 +3,7 @@
 //! Each line is read on its own, so the definition reads whatever line this
 //! decoder leaves (in file order) with no state between lines.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -20,9 +21,10 @@ pub const FORMAT: &str = "open";
 
 /// A seat's ``streets``, flat: every card and destination in order, and each street's
 /// counts of both (read in one pass, no list a street; pairing is checked by the caller).
+/// Its vectors go back to [`SPARE`] when it is dropped, for the next seat.
 #[derive(Default)]
-struct Streets<'a> {
-    cards: Vec<Card<'a>>,
+struct Streets {
+    cards: Vec<Read>,
     /// Index into [`DESTINATIONS`]; [`NO_DESTINATION`] for any other text.
     to: Vec<Dest>,
     steps: Vec<(usize, usize)>,
@@ -33,39 +35,92 @@ const NO_DESTINATION: u8 = 0xff;
 /// more only grows them).
 const MOST_CARDS: usize = 17;
 const MOST_STREETS: usize = 5;
+/// Seats' street vectors kept for reuse, a decoding thread's.
+const SPARE_SEATS: usize = 64;
 
-impl<'de: 'a, 'a> Deserialize<'de> for Streets<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_seq(StreetsVisitor(PhantomData))
+type StreetVectors = (Vec<Read>, Vec<Dest>, Vec<(usize, usize)>);
+
+thread_local! {
+    /// The vectors of seats' streets already read, emptied: three allocations a seat saved.
+    static SPARE: RefCell<Vec<StreetVectors>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Streets {
+    fn new() -> Self {
+        let spare = SPARE
+            .try_with(|spare| spare.borrow_mut().pop())
+            .ok()
+            .flatten();
+        let (cards, to, steps) = spare.unwrap_or_else(|| {
+            // room for a seat's streets up front: growing three vectors from empty cost
+            // more allocations than the rest of the seat
+            (
+                Vec::with_capacity(MOST_CARDS),
+                Vec::with_capacity(MOST_CARDS),
+                Vec::with_capacity(MOST_STREETS),
+            )
+        });
+        Streets { cards, to, steps }
     }
 }
 
-struct StreetsVisitor<'a>(PhantomData<&'a ()>);
+impl Drop for Streets {
+    fn drop(&mut self) {
+        let mut kept = (
+            std::mem::take(&mut self.cards),
+            std::mem::take(&mut self.to),
+            std::mem::take(&mut self.steps),
+        );
+        kept.0.clear();
+        kept.1.clear();
+        kept.2.clear();
+        // a thread ending drops what it kept (try_with: the pool may be gone)
+        let _ = SPARE.try_with(|spare| {
+            let mut spare = spare.borrow_mut();
+            if spare.len() < SPARE_SEATS {
+                spare.push(kept);
+            }
+        });
+    }
+}
 
-impl<'de: 'a, 'a> Visitor<'de> for StreetsVisitor<'a> {
-    type Value = Streets<'a>;
+/// A card of a street as ``open_format._card`` reads it: Ok(None) hidden, Err where the
+/// definition must (read as it is parsed: two bytes, not the spelling).
+#[derive(Clone, Copy)]
+struct Read(Result<Option<u8>, ()>);
+
+impl<'de> Deserialize<'de> for Read {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Card::deserialize(d).map(|value| Read(card(&value)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Streets {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_seq(StreetsVisitor)
+    }
+}
+
+struct StreetsVisitor;
+
+impl<'de> Visitor<'de> for StreetsVisitor {
+    type Value = Streets;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a list of streets")
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        // room for a seat's streets up front: growing three vectors from empty cost more
-        // allocations than the rest of the seat
-        let mut out = Streets {
-            cards: Vec::with_capacity(MOST_CARDS),
-            to: Vec::with_capacity(MOST_CARDS),
-            steps: Vec::with_capacity(MOST_STREETS),
-        };
+        let mut out = Streets::new();
         while seq.next_element_seed(StepSeed(&mut out))?.is_some() {}
         Ok(out)
     }
 }
 
 /// One street (an object: `cards` and `to` lists, other keys ignored) into [`Streets`].
-struct StepSeed<'s, 'a>(&'s mut Streets<'a>);
+struct StepSeed<'s>(&'s mut Streets);
 
-impl<'de: 'a, 'a> DeserializeSeed<'de> for StepSeed<'_, 'a> {
+impl<'de> DeserializeSeed<'de> for StepSeed<'_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
@@ -99,7 +154,7 @@ impl<'de> Deserialize<'de> for StepKey {
     }
 }
 
-impl<'de: 'a, 'a> Visitor<'de> for StepSeed<'_, 'a> {
+impl<'de> Visitor<'de> for StepSeed<'_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -212,8 +267,8 @@ struct Seat<'a> {
     in_fantasy: Option<bool>,
     #[serde(default)]
     stack: Option<f64>,
-    #[serde(default, borrow)]
-    streets: Option<Streets<'a>>,
+    #[serde(default)]
+    streets: Option<Streets>,
     #[serde(default, borrow)]
     rows: Option<Obj<FinalRows<'a>>>,
     #[serde(default, borrow)]
@@ -280,10 +335,41 @@ fn played_at(text: &str) -> Option<i64> {
     micros(y, m, d, n(11, 2)?, n(14, 2)?, n(17, 2)?, fraction)
 }
 
-fn seat_of(index: usize, seat: Seat<'_>) -> Option<SeatIn<'_>> {
-    let mut rows: [Vec<u8>; 3] = Default::default();
-    let mut discards = Some(Vec::new());
-    let mut placements = Vec::with_capacity(seat.streets.as_ref().map_or(0, |s| s.cards.len()));
+/// The vectors of seats already stored, cleared for the next ones: a seat's rows, discards
+/// and placements were five allocations a seat, a tenth of the decode.
+#[derive(Default)]
+struct Spare {
+    cards: Vec<Vec<u8>>,
+    placed: Vec<Vec<Placed>>,
+}
+
+impl Spare {
+    fn cards(&mut self) -> Vec<u8> {
+        self.cards.pop().unwrap_or_default()
+    }
+
+    fn placed(&mut self) -> Vec<Placed> {
+        self.placed.pop().unwrap_or_default()
+    }
+
+    /// Take back a hand's vectors, emptied.
+    fn keep(&mut self, seats: Vec<SeatIn<'_>>) {
+        for seat in seats {
+            for mut cards in seat.rows.into_iter().chain(seat.discards) {
+                cards.clear();
+                self.cards.push(cards);
+            }
+            let mut placed = seat.placements;
+            placed.clear();
+            self.placed.push(placed);
+        }
+    }
+}
+
+fn seat_of<'a>(index: usize, seat: Seat<'a>, spare: &mut Spare) -> Option<SeatIn<'a>> {
+    let mut rows: [Vec<u8>; 3] = [spare.cards(), spare.cards(), spare.cards()];
+    let mut discards = Some(spare.cards());
+    let mut placements = spare.placed();
     if let Some(streets) = &seat.streets {
         let (mut card_at, mut to_at) = (0, 0);
         for (street, &(cards, to)) in streets.steps.iter().enumerate() {
@@ -293,11 +379,11 @@ fn seat_of(index: usize, seat: Seat<'_>) -> Option<SeatIn<'_>> {
             let values = &streets.cards[card_at..card_at + cards];
             let destinations = &streets.to[to_at..to_at + to];
             (card_at, to_at) = (card_at + cards, to_at + to);
-            for (value, &Dest(destination)) in values.iter().zip(destinations) {
+            for (&Read(value), &Dest(destination)) in values.iter().zip(destinations) {
                 if destination == NO_DESTINATION {
                     return None;
                 }
-                let Some(card) = card(value).ok()? else {
+                let Some(card) = value.ok()? else {
                     if destination != DISCARD {
                         return None;
                     }
@@ -364,6 +450,7 @@ fn hand_of<'a>(
     text: &'a str,
     presets: &mut Presets,
     resolve: &mut dyn FnMut(&str) -> Resolved,
+    spare: &mut Spare,
 ) -> Option<HandIn<'a>> {
     if !super::shallow(text) {
         return None;
@@ -382,7 +469,7 @@ fn hand_of<'a>(
         .seats
         .into_iter()
         .enumerate()
-        .map(|(index, Obj(seat))| seat_of(index, seat))
+        .map(|(index, Obj(seat))| seat_of(index, seat, spare))
         .collect::<Option<Vec<_>>>()?;
     Some(HandIn {
         room: hand.room.text_or(""),
@@ -402,6 +489,7 @@ fn hand_of<'a>(
 pub struct OpenDecoder {
     pub presets: Presets,
     scratch: Vec<u8>,
+    spare: Spare,
 }
 
 impl OpenDecoder {
@@ -434,9 +522,13 @@ impl OpenDecoder {
                 && end - start <= MAX_HAND_BYTES
                 && std::str::from_utf8(raw).ok().is_some_and(|raw| {
                     let offset = first_offset + start as i64;
-                    hand_of(raw, &mut self.presets, resolve).is_some_and(|hand| {
+                    let spare = &mut self.spare;
+                    hand_of(raw, &mut self.presets, resolve, spare).is_some_and(|hand| {
                         let columns = &mut walk.block.columns;
-                        columns.push(FORMAT, &hand, line, offset, raw, &mut self.scratch)
+                        let pushed =
+                            columns.push(FORMAT, &hand, line, offset, raw, &mut self.scratch);
+                        spare.keep(hand.seats);
+                        pushed
                     })
                 });
             if taken {
