@@ -15,6 +15,7 @@ pub mod eval;
 pub mod fantasy;
 pub mod imitate;
 pub mod lookahead;
+pub mod open_line;
 pub mod policy;
 pub mod race;
 pub mod rng;
