@@ -212,7 +212,7 @@ def sim_session(
     SessionRecords,
     npt.NDArray[np.int64],
     npt.NDArray[np.int8],
-    list[str] | None,
+    tuple[bytes, npt.NDArray[np.int64]] | None,
 ]: ...
 
 @final

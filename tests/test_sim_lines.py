@@ -69,9 +69,11 @@ def lines_and_records(
     )
     pairs = []
     for part in play_parts(spec, seating, hands, seed, fantasy_errors=fantasy_errors, lines=True):
-        assert part.lines is not None and len(part.lines) == len(part)
-        for j, line in enumerate(part.lines):
-            pairs.append((line, open_line(part.record(j), part.timed_out(j)) + "\n"))
+        lines = part.lines
+        assert lines is not None and len(lines.ends) == len(part)
+        for j in range(len(part)):
+            core = bytes(lines.between(j, j + 1)).decode("utf-8")
+            pairs.append((core, open_line(part.record(j), part.timed_out(j)) + "\n"))
     return pairs
 
 

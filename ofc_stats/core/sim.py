@@ -35,7 +35,7 @@ class SessionPart:
     It builds each as it is read: built all at once, tens of thousands of live tuples
     aged through the garbage collector's generations and its full collections
     cost about 13 CPU-us a hand.  ``lines``, when asked for, are the table-hands'
-    open-format lines (with newline), hand-major, that the core wrote.
+    open-format lines, hand-major, that the core wrote.
     """
 
     order: npt.NDArray[np.int8]  # table position of the seat acting a-th
@@ -49,7 +49,23 @@ class SessionPart:
     records: _core.SessionRecords  # each hand's parts, built as they are read
     buttons: npt.NDArray[np.int64]  # (T,) after the last hand
     fantasy_next: npt.NDArray[np.int8]  # (T, S) by table position, after the last hand
-    lines: list[str] | None
+    lines: Lines | None
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Open-format lines as the core wrote them: one UTF-8 text of every line (each
+    with its newline), and the offset in it where each line ends.  Bytes, since
+    they go to the file as they are: as ``str`` they were decoded and encoded again."""
+
+    text: bytes
+    ends: npt.NDArray[np.int64]
+
+    def between(self, first: int, stop: int) -> memoryview:
+        """Lines ``first..stop`` (not ``stop``), as they go to the file."""
+        start = int(self.ends[first - 1]) if first else 0
+        end = int(self.ends[stop - 1]) if stop else 0
+        return memoryview(self.text)[start:end]
 
 
 @dataclass(frozen=True)
@@ -133,5 +149,5 @@ def play_session(
         records=records,
         buttons=next_buttons,
         fantasy_next=next_fantasy,
-        lines=encoded,
+        lines=None if encoded is None else Lines(*encoded),
     )

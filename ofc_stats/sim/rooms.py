@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -354,32 +354,39 @@ def write_simulation(
     truth_path = out.with_name(out.name + ".truth.jsonl")
     stack = options.get("stack")
     # The core writes a stack as a float: an int one (from the API) keeps Python's lines.
-    lines = output_format == "open" and (stack is None or isinstance(stack, float))
-    parts = simulate_parts(hands, ruleset, threads=threads, lines=lines, **options)  # type: ignore[arg-type]
+    core_lines = output_format == "open" and (stack is None or isinstance(stack, float))
+    parts = simulate_parts(hands, ruleset, threads=threads, lines=core_lines, **options)  # type: ignore[arg-type]
     with (
-        out.open("w", encoding="utf-8") as stream,
+        out.open("wb") as stream,
         truth_path.open("w", encoding="utf-8") as truth_out,
     ):
         for part, changed in parts:
             count = min(len(part), hands - summary.hands)
-            texts = list(part.lines[:count]) if part.lines is not None else [""] * count
-            for j in range(count):
-                each = changed.get(j)
-                if each is None and (part.lines is None or j in part.truths):
-                    each = part.played(j)  # its truth needs the record's hand key
-                if each is None:
-                    continue
+            lines = part.lines
+            # The hands written from records: those the room changed and those with a
+            # truth entry (it needs the record's hand key), or all without the core's lines.
+            redo: Sequence[int] = range(count)
+            if lines is not None:
+                redo = sorted(j for j in {*changed, *part.truths} if j < count)
+            done = 0  # hands before this one are written
+            for j in redo:
+                each = changed.get(j) or part.played(j)
                 hand, truth = each.record, each.truth
                 if output_format == "app-json":  # the apps' JSON has no field for a timeout
                     hand = replace(hand, format="app-json", room="Ppp")
-                    texts[j] = dumps_app(hand)
+                    text = dumps_app(hand)
                 else:
-                    texts[j] = open_line(hand, each.timed_out) + "\n"
+                    text = open_line(hand, each.timed_out) + "\n"
+                if lines is not None:
+                    stream.write(lines.between(done, j))
+                stream.write(text.encode("utf-8"))
+                done = j + 1
                 if truth is not None:
                     truth["hand_key"] = hand.hand_key
                     truth_out.write(json.dumps(truth, ensure_ascii=False) + "\n")
                     summary.corrupted += 1
-            stream.write("".join(texts))
+            if lines is not None:
+                stream.write(lines.between(done, count))
             _tally(summary, part, count)
             summary.hands += count
             if progress:

@@ -110,7 +110,7 @@ class PartPlayed:
     """Hands ``first..first + count`` of every table as the core played them,
     hand-major (index ``j = k * tables + i``: hand ``first + k`` of table ``i``).
 
-    ``lines[j]`` is the hand's open-format line as the core wrote it (when asked
+    ``lines`` holds the hands' open-format lines as the core wrote them (when asked
     for); :meth:`record` builds the hand's record only for a hand that needs one
     (one Python needs to change, or an output the core does not write).
     ``truths[j]`` is the truth entry of the room's Fantasyland mistake that hand ``j``
@@ -281,13 +281,14 @@ def play_parts(
         # next part's first).
         truths = {i: truth for i, truth in pending.items()}
         pending = {}
-        for k, i in zip(*np.nonzero(part.error_seat >= 0), strict=True):
+        mistakes = np.nonzero(part.error_seat >= 0)
+        for k, i in zip(mistakes[0].tolist(), mistakes[1].tolist(), strict=True):
             seat, earned = int(part.error_seat[k, i]), int(part.error_earned[k, i])
             truth = _fantasy_truth(tables[i][int(part.order[k, i, seat])].name, earned)
             if k + 1 < count:
                 truths[(k + 1) * t + i] = truth
             else:
-                pending[int(i)] = truth
+                pending[i] = truth
         yield PartPlayed(spec, tables, names, part, hand, truths)
         hand += count
 

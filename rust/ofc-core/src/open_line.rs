@@ -9,13 +9,16 @@
 //! as Python's `repr` (`1.0`, `1e+16`, `1e-05`).  `tests/test_sim_lines.py`
 //! proves the lines equal Python's over seeds and rulesets.
 
+use std::io::Write;
+
 use crate::sim::SeatMoves;
 
 /// `ofc_format` of the lines written.
 pub const VERSION: u32 = 1;
 const RANKS: &[u8; 13] = b"23456789TJQKA";
 const SUITS: &[u8; 4] = b"cdhs";
-const DESTINATIONS: [&str; 4] = ["top", "middle", "bottom", "discard"];
+/// The rows' names (`engine.board.DESTINATIONS`) as JSON strings: nothing to escape.
+const DESTINATIONS: [&[u8]; 4] = [b"\"top\"", b"\"middle\"", b"\"bottom\"", b"\"discard\""];
 
 /// What every hand of a session's file shares.
 #[derive(Debug, Clone, Copy)]
@@ -71,25 +74,40 @@ pub fn python_float(out: &mut Vec<u8>, x: f64) {
         out.extend_from_slice(if x > 0.0 { b"Infinity" } else { b"-Infinity" });
         return;
     }
+    if x == x.trunc() && x.abs() < 1e15 {
+        // A whole number (most points): its digits and `.0`, `-0.0` kept.
+        if x.is_sign_negative() {
+            out.push(b'-');
+        }
+        let _ = write!(out, "{}.0", x.abs() as u64);
+        return;
+    }
     // Rust's `{:e}` gives the same shortest round-trip digits: `-1.2345e-7`.
-    let sci = format!("{x:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let mut buffer = [0u8; 40];
+    let sci = formatted(&mut buffer, format_args!("{x:e}"));
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let (sign, mantissa) = match mantissa.strip_prefix('-') {
         Some(m) => ("-", m),
         None => ("", mantissa),
     };
-    let digits: Vec<u8> = mantissa.bytes().filter(|&c| c != b'.').collect();
+    let mut digits = [0u8; 24];
+    let mut count = 0;
+    for c in mantissa.bytes().filter(|&c| c != b'.') {
+        digits[count] = c;
+        count += 1;
+    }
+    let digits = &digits[..count];
     out.extend_from_slice(sign.as_bytes());
     if (-4..16).contains(&exp) {
         if exp < 0 {
             out.extend_from_slice(b"0.");
             out.extend(std::iter::repeat_n(b'0', (-exp - 1) as usize));
-            out.extend_from_slice(&digits);
+            out.extend_from_slice(digits);
         } else {
             let point = exp as usize + 1;
             if digits.len() <= point {
-                out.extend_from_slice(&digits);
+                out.extend_from_slice(digits);
                 out.extend(std::iter::repeat_n(b'0', point - digits.len()));
                 out.extend_from_slice(b".0");
             } else {
@@ -105,17 +123,29 @@ pub fn python_float(out: &mut Vec<u8>, x: f64) {
             out.extend_from_slice(&digits[1..]);
         }
         let sign = if exp < 0 { '-' } else { '+' };
-        out.extend_from_slice(format!("e{sign}{:02}", exp.abs()).as_bytes());
+        let _ = write!(out, "e{sign}{:02}", exp.abs());
     }
+}
+
+/// `args` written into `buffer` (long enough for any float), as text.
+fn formatted<'b>(buffer: &'b mut [u8], args: std::fmt::Arguments<'_>) -> &'b str {
+    let size = buffer.len();
+    let mut rest = &mut buffer[..];
+    let _ = rest.write_fmt(args);
+    let written = size - rest.len();
+    std::str::from_utf8(&buffer[..written]).unwrap_or("")
 }
 
 /// Python's `round(x, 2)`: the decimal nearest `x`'s exact value to the cent
 /// (ties to even, as Rust's exact formatting rounds), read back as a float.
 pub fn round_cents(x: f64) -> f64 {
-    if !x.is_finite() {
+    if !x.is_finite() || x == x.trunc() {
         return x;
     }
-    format!("{x:.2}").parse().unwrap_or(x)
+    let mut buffer = [0u8; 400];
+    formatted(&mut buffer, format_args!("{x:.2}"))
+        .parse()
+        .unwrap_or(x)
 }
 
 /// `YYYY-MM-DDTHH:MM:SS` of `seconds` since 1970-01-01 (`datetime.isoformat`
@@ -133,42 +163,38 @@ pub fn iso_time(out: &mut Vec<u8>, seconds: i64) {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     let (h, m, s) = (of_day / 3600, of_day / 60 % 60, of_day % 60);
-    out.extend_from_slice(format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}").as_bytes());
+    let _ = write!(out, "{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}");
 }
 
 /// One seat's `streets`: its placements grouped by street in street order, the
 /// cards in the order dealt, each street it timed out on marked.
 fn streets(out: &mut Vec<u8>, keys: &[u16], timed_out: u16) {
-    let mut by_street: Vec<(u16, Vec<(u8, u8)>)> = Vec::new();
-    for &key in keys {
-        let (street, placed) = (key >> 8 & 15, ((key >> 2 & 63) as u8, (key & 3) as u8));
-        match by_street.iter_mut().find(|(s, _)| *s == street) {
-            Some((_, cards)) => cards.push(placed),
-            None => by_street.push((street, vec![placed])),
-        }
-    }
-    by_street.sort_by_key(|&(s, _)| s);
+    let street_of = |key: u16| key >> 8 & 15;
+    let present = keys
+        .iter()
+        .fold(0u16, |seen, &key| seen | 1 << street_of(key));
     out.extend_from_slice(b"\"streets\":[");
-    for (index, (_, placed)) in by_street.iter().enumerate() {
+    for (index, street) in (0..16).filter(|s| present >> s & 1 == 1).enumerate() {
         if index > 0 {
             out.push(b',');
         }
+        let placed = || keys.iter().filter(move |&&key| street_of(key) == street);
         out.extend_from_slice(b"{\"cards\":[");
-        for (n, &(c, _)) in placed.iter().enumerate() {
+        for (n, &key) in placed().enumerate() {
             if n > 0 {
                 out.push(b',');
             }
-            card(out, c);
+            card(out, (key >> 2 & 63) as u8);
         }
         out.extend_from_slice(b"],\"to\":[");
-        for (n, &(_, to)) in placed.iter().enumerate() {
+        for (n, &key) in placed().enumerate() {
             if n > 0 {
                 out.push(b',');
             }
-            text(out, DESTINATIONS[to as usize]);
+            out.extend_from_slice(DESTINATIONS[(key & 3) as usize]);
         }
         out.push(b']');
-        if index < 16 && timed_out >> index & 1 == 1 {
+        if timed_out >> index & 1 == 1 {
             out.extend_from_slice(b",\"timeout\":true");
         }
         out.push(b'}');
@@ -179,12 +205,11 @@ fn streets(out: &mut Vec<u8>, keys: &[u16], timed_out: u16) {
 /// The hand's line, without its newline.  A seat's board is written as its
 /// streets: every simulated seat has placements (a Fantasyland seat's on street 0).
 pub fn write_line(out: &mut Vec<u8>, header: &LineHeader<'_>, hand: &LineHand<'_>) {
-    out.extend_from_slice(format!("{{\"ofc_format\":{VERSION},\"room\":").as_bytes());
+    let _ = write!(out, "{{\"ofc_format\":{VERSION},\"room\":");
     text(out, header.room);
     out.extend_from_slice(b",\"table\":");
     text(out, hand.table);
-    out.extend_from_slice(b",\"hand_id\":");
-    text(out, &hand.hand_id.to_string());
+    let _ = write!(out, ",\"hand_id\":\"{}\"", hand.hand_id);
     out.extend_from_slice(b",\"ruleset\":");
     text(out, header.ruleset);
     out.extend_from_slice(b",\"played_at\":\"");

@@ -14,7 +14,7 @@ use ofc_core::lookahead::Style;
 use ofc_core::open_line::{write_line, LineHand, LineHeader};
 use ofc_core::sim::{HandPlayed, Played, SeatMoves, TableState};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use rayon::prelude::*;
 use rayon::ThreadPool;
 
@@ -129,11 +129,12 @@ type Session<'py> = (
     SessionRecords,
     Bound<'py, PyArray1<i64>>,
     Bound<'py, PyArray2<i8>>,
-    Option<Bound<'py, PyList>>,
+    Option<(Bound<'py, PyBytes>, Bound<'py, PyArray1<i64>>)>,
 );
 
-/// Each table-hand's open-format line (`ofc_core::open_line`), hand-major, with its
-/// newline, encoded on the pool's threads.
+/// The table-hands' open-format lines (`ofc_core::open_line`), hand-major, each
+/// with its newline, as one UTF-8 text and where each line ends in it; encoded
+/// on the pool's threads.
 fn open_lines(
     pool: &ThreadPool,
     names: &LineNames,
@@ -141,7 +142,7 @@ fn open_lines(
     tables: usize,
     first_hand: u64,
     stack: Option<f64>,
-) -> Result<Vec<String>, String> {
+) -> Result<(Vec<u8>, Vec<i64>), String> {
     let (room, ruleset, stakes, currency, start, step, table_ids, players) = names;
     if table_ids.len() != tables || players.len() != tables {
         return Err("lines need one table id and one list of names a table".into());
@@ -185,9 +186,18 @@ fn open_lines(
                     },
                 );
                 out.push(b'\n');
-                String::from_utf8(out).map_err(|e| e.to_string())
+                Ok(out)
             })
-            .collect()
+            .collect::<Result<Vec<_>, String>>()
+    })
+    .map(|lines| {
+        let mut ends = Vec::with_capacity(lines.len());
+        let mut text = Vec::with_capacity(lines.iter().map(Vec::len).sum());
+        for line in lines {
+            text.extend_from_slice(&line);
+            ends.push(text.len() as i64);
+        }
+        (text, ends)
     })
 }
 
@@ -209,7 +219,7 @@ fn open_lines(
 /// `error_earned` (hands, tables; -1: no mistake); each hand's record parts,
 /// hand-major (see `table_record`), built as they are read ([`SessionRecords`]);
 /// the buttons and Fantasyland after the last hand; and, given `lines`
-/// ([`LineNames`]), each table-hand's open-format line, hand-major, else None.
+/// ([`LineNames`]), the table-hands' open-format lines (see `open_lines`), else None.
 #[pyfunction]
 #[pyo3(signature = (
     rules, styles, buttons, fantasy_next, *, tables, streets, block, rollouts, timeout_rate,
@@ -368,7 +378,7 @@ fn sim_session<'py>(
         },
         next_buttons.into_pyarray(py),
         next_fantasy.into_pyarray(py),
-        encoded.map(|l| PyList::new(py, l)).transpose()?,
+        encoded.map(|(text, ends)| (PyBytes::new(py, &text), ends.into_pyarray(py))),
     ))
 }
 
