@@ -200,3 +200,15 @@ def test_the_file_is_the_records_file(
         assert truth_path.read_text(encoding="utf-8") == "".join(truths)
     else:
         assert not truth_path.exists()
+
+
+def test_the_file_is_the_same_on_one_or_two_threads(tmp_path: Path) -> None:
+    """The core writes the lines on the pool's threads; the bytes depend on the seed only."""
+    ruleset = get_ruleset("pineapple-progressive")
+    texts = []
+    for threads in (1, 2):
+        out = tmp_path / f"sim{threads}.jsonl"
+        write_simulation(out, 90, ruleset, seats=3, seed=4, rollouts=1, threads=threads)
+        texts.append(out.read_bytes())
+    assert texts[0] == texts[1]
+    assert texts[0].count(b"\n") == 90
