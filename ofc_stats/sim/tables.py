@@ -144,6 +144,8 @@ class PartPlayed:
         self._k = k
         self._orders, self._flags = part.order[k].tolist(), (part.fantasy_cards[k] > 0).tolist()
         self._nets, self._timed = part.net[k].tolist(), part.timed_out[k].tolist()
+        self._hand_id = str(self.first + k)
+        self._played_at = START + timedelta(seconds=HAND_SECONDS * (self.first + k))
 
     def record(self, j: int) -> HandRecord:
         """Hand ``j``'s record (the last one built is kept: the room's changes read it
@@ -177,11 +179,11 @@ class PartPlayed:
             format="open",
             room=spec.room,
             table_id=self.names.table_ids[i],
-            room_hand_id=str(self.first + k),
+            room_hand_id=self._hand_id,
             ruleset=self.names.ruleset,
             seats=seats,
             placements=moves,
-            played_at=START + timedelta(seconds=HAND_SECONDS * (self.first + k)),
+            played_at=self._played_at,
             stakes=stakes,
             currency=self.names.currency,
         )

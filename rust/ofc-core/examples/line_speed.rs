@@ -56,7 +56,7 @@ fn main() {
     let names = ["Ana", "Zo\u{eb} \"Z\" <Z>", "Chen"];
     let start = Instant::now();
     let mut bytes = 0;
-    let rounds = 20;
+    let rounds = 200;
     for _ in 0..rounds {
         for (j, p) in hands.iter().enumerate() {
             let in_fantasy: Vec<bool> = p.fantasy_cards.iter().map(|&c| c > 0).collect();

@@ -58,6 +58,22 @@ fn card(out: &mut Vec<u8>, id: u8) {
     out.push(b'"');
 }
 
+/// `n` in decimal, at least `width` digits (zeros in front): `write!` without the
+/// formatting machinery, a fifth of the line's time.
+fn decimal(out: &mut Vec<u8>, mut n: u64, width: usize) {
+    let mut buffer = [b'0'; 20];
+    let mut at = buffer.len();
+    loop {
+        at -= 1;
+        buffer[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buffer[at.min(buffer.len() - width)..]);
+}
+
 fn text(out: &mut Vec<u8>, s: &str) {
     // Serialising a str into a Vec cannot fail.
     let _ = serde_json::to_writer(out, s);
@@ -79,7 +95,8 @@ pub fn python_float(out: &mut Vec<u8>, x: f64) {
         if x.is_sign_negative() {
             out.push(b'-');
         }
-        let _ = write!(out, "{}.0", x.abs() as u64);
+        decimal(out, x.abs() as u64, 1);
+        out.extend_from_slice(b".0");
         return;
     }
     // Rust's `{:e}` gives the same shortest round-trip digits: `-1.2345e-7`.
@@ -122,8 +139,8 @@ pub fn python_float(out: &mut Vec<u8>, x: f64) {
             out.push(b'.');
             out.extend_from_slice(&digits[1..]);
         }
-        let sign = if exp < 0 { '-' } else { '+' };
-        let _ = write!(out, "e{sign}{:02}", exp.abs());
+        out.extend_from_slice(if exp < 0 { b"e-" } else { b"e+" });
+        decimal(out, u64::from(exp.unsigned_abs()), 2);
     }
 }
 
@@ -163,38 +180,60 @@ pub fn iso_time(out: &mut Vec<u8>, seconds: i64) {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     let (h, m, s) = (of_day / 3600, of_day / 60 % 60, of_day % 60);
-    let _ = write!(out, "{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}");
+    for (n, width, then) in [
+        (year, 4, b'-'),
+        (month, 2, b'-'),
+        (day, 2, b'T'),
+        (h, 2, b':'),
+        (m, 2, b':'),
+        (s, 2, 0),
+    ] {
+        decimal(out, n.max(0) as u64, width);
+        if then != 0 {
+            out.push(then);
+        }
+    }
 }
 
 /// One seat's `streets`: its placements grouped by street in street order, the
 /// cards in the order dealt, each street it timed out on marked.
 fn streets(out: &mut Vec<u8>, keys: &[u16], timed_out: u16) {
-    let street_of = |key: u16| key >> 8 & 15;
-    let present = keys
-        .iter()
-        .fold(0u16, |seen, &key| seen | 1 << street_of(key));
+    let street_of = |key: &u16| key >> 8 & 15;
+    // A seat's placements come street by street (a Fantasyland seat's all on
+    // street 0); were they not, a stable sort keeps each street's order dealt.
+    let sorted;
+    let keys = if keys.is_sorted_by_key(street_of) {
+        keys
+    } else {
+        let mut by_street = keys.to_vec();
+        by_street.sort_by_key(street_of);
+        sorted = by_street;
+        &sorted
+    };
     out.extend_from_slice(b"\"streets\":[");
-    for (index, street) in (0..16).filter(|s| present >> s & 1 == 1).enumerate() {
+    for (index, placed) in keys
+        .chunk_by(|a, b| street_of(a) == street_of(b))
+        .enumerate()
+    {
         if index > 0 {
             out.push(b',');
         }
-        let placed = || keys.iter().filter(move |&&key| street_of(key) == street);
         out.extend_from_slice(b"{\"cards\":[");
-        for (n, &key) in placed().enumerate() {
+        for (n, &key) in placed.iter().enumerate() {
             if n > 0 {
                 out.push(b',');
             }
             card(out, (key >> 2 & 63) as u8);
         }
         out.extend_from_slice(b"],\"to\":[");
-        for (n, &key) in placed().enumerate() {
+        for (n, &key) in placed.iter().enumerate() {
             if n > 0 {
                 out.push(b',');
             }
             out.extend_from_slice(DESTINATIONS[(key & 3) as usize]);
         }
         out.push(b']');
-        if timed_out >> index & 1 == 1 {
+        if index < 16 && timed_out >> index & 1 == 1 {
             out.extend_from_slice(b",\"timeout\":true");
         }
         out.push(b'}');
@@ -205,11 +244,15 @@ fn streets(out: &mut Vec<u8>, keys: &[u16], timed_out: u16) {
 /// The hand's line, without its newline.  A seat's board is written as its
 /// streets: every simulated seat has placements (a Fantasyland seat's on street 0).
 pub fn write_line(out: &mut Vec<u8>, header: &LineHeader<'_>, hand: &LineHand<'_>) {
-    let _ = write!(out, "{{\"ofc_format\":{VERSION},\"room\":");
+    out.extend_from_slice(b"{\"ofc_format\":");
+    decimal(out, u64::from(VERSION), 1);
+    out.extend_from_slice(b",\"room\":");
     text(out, header.room);
     out.extend_from_slice(b",\"table\":");
     text(out, hand.table);
-    let _ = write!(out, ",\"hand_id\":\"{}\"", hand.hand_id);
+    out.extend_from_slice(b",\"hand_id\":\"");
+    decimal(out, hand.hand_id, 1);
+    out.push(b'"');
     out.extend_from_slice(b",\"ruleset\":");
     text(out, header.ruleset);
     out.extend_from_slice(b",\"played_at\":\"");
