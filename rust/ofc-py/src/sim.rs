@@ -133,8 +133,7 @@ type Session<'py> = (
 );
 
 /// The table-hands' open-format lines (`ofc_core::open_line`), hand-major, each
-/// with its newline, as one UTF-8 text and where each line ends in it; encoded
-/// on the pool's threads.
+/// with its newline, encoded on the pool's threads.
 fn open_lines(
     pool: &ThreadPool,
     names: &LineNames,
@@ -142,7 +141,7 @@ fn open_lines(
     tables: usize,
     first_hand: u64,
     stack: Option<f64>,
-) -> Result<(Vec<u8>, Vec<i64>), String> {
+) -> Result<Vec<Vec<u8>>, String> {
     let (room, ruleset, stakes, currency, start, step, table_ids, players) = names;
     if table_ids.len() != tables || players.len() != tables {
         return Err("lines need one table id and one list of names a table".into());
@@ -188,17 +187,31 @@ fn open_lines(
                 out.push(b'\n');
                 Ok(out)
             })
-            .collect::<Result<Vec<_>, String>>()
+            .collect()
     })
-    .map(|lines| {
-        let mut ends = Vec::with_capacity(lines.len());
-        let mut text = Vec::with_capacity(lines.iter().map(Vec::len).sum());
+}
+
+/// The lines as one UTF-8 text, written straight into a Python `bytes`, and the
+/// offset where each line ends in it.
+fn line_text<'py>(
+    py: Python<'py>,
+    lines: &[Vec<u8>],
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyArray1<i64>>)> {
+    let mut ends = Vec::with_capacity(lines.len());
+    let mut end = 0;
+    for line in lines {
+        end += line.len();
+        ends.push(end as i64);
+    }
+    let text = PyBytes::new_with(py, end, |buffer| {
+        let mut at = 0;
         for line in lines {
-            text.extend_from_slice(&line);
-            ends.push(text.len() as i64);
+            buffer[at..at + line.len()].copy_from_slice(line);
+            at += line.len();
         }
-        (text, ends)
-    })
+        Ok(())
+    })?;
+    Ok((text, Array1::from(ends).into_pyarray(py)))
 }
 
 /// Play hands `first_hand..first_hand + hands` at every table: deal, Fantasyland
@@ -378,7 +391,7 @@ fn sim_session<'py>(
         },
         next_buttons.into_pyarray(py),
         next_fantasy.into_pyarray(py),
-        encoded.map(|(text, ends)| (PyBytes::new(py, &text), ends.into_pyarray(py))),
+        encoded.map(|lines| line_text(py, &lines)).transpose()?,
     ))
 }
 
