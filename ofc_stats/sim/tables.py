@@ -129,6 +129,7 @@ class PartPlayed:
         self.spec, self.tables, self.names, self.part = spec, tables, names, part
         self.first, self.truths = first, truths
         self.lines = part.lines
+        self._tables, self._records = len(tables), part.records
         self._k = -1
         self._last: tuple[int, HandRecord] | None = None
 
@@ -153,10 +154,10 @@ class PartPlayed:
         if self._last is not None and self._last[0] == j:
             return self._last[1]
         spec = self.spec
-        k, i = divmod(j, len(self.tables))
+        k, i = divmod(j, self._tables)
         if k != self._k:
             self._columns(k)
-        rows, moves = self.part.records[j]
+        rows, moves = self._records[j]
         net, order, in_fantasy = self._nets[i], self._orders[i], self._flags[i]
         names = self.names.names[i]
         stakes, stack = spec.stakes, spec.stack
@@ -192,18 +193,18 @@ class PartPlayed:
 
     def timed_out(self, j: int) -> tuple[int, ...]:
         """Per seat of hand ``j``, the streets the room placed (bit s: street s)."""
-        k, i = divmod(j, len(self.tables))
+        k, i = divmod(j, self._tables)
         if k != self._k:
             self._columns(k)
         return tuple(self._timed[i])
 
     def played(self, j: int) -> Played:
         """Hand ``j`` as a :class:`Played`, its record built."""
-        record = self.record(j)
+        record = self.record(j)  # and hand j's columns read
         truth = self.truths.get(j)
         if truth is not None:
             truth["hand_key"] = record.hand_key
-        return Played(record, truth, self.timed_out(j))
+        return Played(record, truth, tuple(self._timed[j % self._tables]))
 
     def styles(self) -> tuple[list[str], npt.NDArray[np.intp]]:
         """The styles at these tables, and per hand, table and seat (in order of
