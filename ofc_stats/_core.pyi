@@ -225,16 +225,20 @@ def sim_session(
     standard_fantasy_cards: int,
     threads: int,
     placements: list[Any],
+    lines: tuple[str, str, float, str, int, int, list[str], list[list[str]]] | None = None,
 ) -> tuple[
-    dict[str, npt.NDArray[Any]], SessionRecords, npt.NDArray[np.int64], npt.NDArray[np.int8]
+    dict[str, npt.NDArray[Any]],
+    SessionRecords,
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int8],
+    tuple[bytes, npt.NDArray[np.int64]] | None,
 ]: ...
 
 @final
 class SessionRecords:
     """A session part's record parts, hand-major, each built when read."""
 
-    def __iter__(self) -> SessionRecords: ...
-    def __next__(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]: ...
+    def __getitem__(self, key: int, /) -> tuple[tuple[Any, ...], tuple[Any, ...]]: ...
     def __len__(self) -> int: ...
 
 # --- import decoders (rust/ofc-py/src/decode.rs) ------------------------------

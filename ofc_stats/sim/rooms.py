@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from ofc_stats.payouts.rake import rake_taken
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import settle_hand
 from ofc_stats.records import HandRecord
-from ofc_stats.sim.tables import Played, Player, Style, TableSpec, play_hands
+from ofc_stats.sim.tables import PartPlayed, Played, Player, Style, TableSpec, play_parts
 
 STYLES = {
     "careful": Style("careful", foul_penalty=9, fantasy_bonus=60, noise=1.5),
@@ -67,13 +67,18 @@ class SimulationSummary:
         )
 
 
-def _tally(summary: SimulationSummary, played: Played, style_of: dict[str, str]) -> None:
-    """Count the hand's seats, fouls and Fantasyland entries per style (the core's scores)."""
-    for seat, (fouled, entered) in zip(played.record.seats, played.outcome, strict=True):
-        style = style_of.get(seat.player, "?")
-        summary.seats[style] += 1
-        summary.fouls[style] += fouled
-        summary.entries[style] += entered
+def _tally(summary: SimulationSummary, part: PartPlayed, hands: int) -> None:
+    """Count the part's first ``hands`` table-hands' seats, fouls and Fantasyland
+    entries per style (the core's scores)."""
+    names, styles = part.styles()
+    styles = styles[:hands]
+    fouled = part.part.fouled.reshape(len(part), -1)[:hands]
+    entered = part.part.qualifies.reshape(len(part), -1)[:hands]
+    for code, style in enumerate(names):
+        at = styles == code
+        summary.seats[style] += int(at.sum())
+        summary.fouls[style] += int((at & fouled).sum())
+        summary.entries[style] += int((at & entered).sum())
 
 
 def player_pool(count: int) -> list[Player]:
@@ -191,8 +196,38 @@ def simulate_timed(
     threads: int = 1,
     room: RoomRules | None = None,
 ) -> Iterator[Played]:
-    """:func:`simulate`'s hands with, per seat, the streets the room timed out (bit s)
-    and the board's foul and Fantasyland entry."""
+    """:func:`simulate`'s hands with, per seat, the streets the room timed out (bit s)."""
+    for part, changed in simulate_parts(
+        hands, ruleset, seats=seats, players=players, seed=seed, tables=tables,
+        room_errors=room_errors, timeout_rate=timeout_rate, rollouts=rollouts, stack=stack,
+        threads=threads, room=room,
+    ):  # fmt: skip
+        for j in range(len(part)):
+            yield changed.get(j) or part.played(j)
+
+
+def simulate_parts(
+    hands: int,
+    ruleset: Ruleset,
+    *,
+    seats: int,
+    players: int = 9,
+    seed: int = 0,
+    tables: int | None = None,
+    room_errors: float = 0.0,
+    timeout_rate: float = 0.02,
+    rollouts: int = 5,
+    stack: float | None = None,
+    threads: int = 1,
+    room: RoomRules | None = None,
+    lines: bool = False,
+) -> Iterator[tuple[PartPlayed, dict[int, Played]]]:
+    """The session's hands as the core plays them (with their open-format lines if
+    ``lines``), a part at a time, and each hand the room changes (a corrupted one,
+    or every hand with ``room``) as a :class:`Played` by its index in the part.
+
+    Every other hand is as the core played it, so it needs no record to be written.
+    """
     check_options(ruleset, seats, players)
     pool = player_pool(players)
     table_count = tables or table_count_for(hands)
@@ -211,33 +246,34 @@ def simulate_timed(
     )
     rounds = -(-hands // table_count)
     error_rng = np.random.default_rng([seed, 1])
-    played = play_hands(spec, seating, rounds, seed, fantasy_errors=room_errors / 5)
     totals: dict[tuple[str, str], float] = {}
-    for each in played:
-        hand, truth = each.record, each.truth
-        if truth is None and room_errors and error_rng.random() < room_errors:
-            kinds = list(ERROR_KINDS)
-            error_rng.shuffle(kinds)
-            for kind in kinds:
-                changed = corrupt(hand, ruleset, kind)
-                if changed is not None:
-                    before = [s.reported_points for s in hand.seats]
-                    hand, detail = changed
-                    truth = {
-                        "hand_key": hand.hand_key,
-                        "kind": kind,
-                        "detail": detail,
-                        "correct_points": before,
-                        "reported_points": [s.reported_points for s in hand.seats],
-                    }
-                    break
-        if room is not None:
-            hand = room_pays(hand, ruleset, room, totals)
-        yield (
-            each
-            if hand is each.record and truth is each.truth
-            else each._replace(record=hand, truth=truth)
-        )
+    parts = play_parts(spec, seating, rounds, seed, fantasy_errors=room_errors / 5, lines=lines)
+    for part in parts:
+        changed: dict[int, Played] = {}
+        for j in range(len(part) if room_errors or room is not None else 0):
+            truth = part.truths.get(j)
+            hand = None
+            if truth is None and room_errors and error_rng.random() < room_errors:
+                kinds = list(ERROR_KINDS)
+                error_rng.shuffle(kinds)
+                record = part.record(j)
+                for kind in kinds:
+                    corrupted = corrupt(record, ruleset, kind)
+                    if corrupted is not None:
+                        hand, detail = corrupted
+                        truth = {
+                            "hand_key": hand.hand_key,
+                            "kind": kind,
+                            "detail": detail,
+                            "correct_points": [s.reported_points for s in record.seats],
+                            "reported_points": [s.reported_points for s in hand.seats],
+                        }
+                        break
+            if room is not None:
+                hand = room_pays(part.record(j) if hand is None else hand, ruleset, room, totals)
+            if hand is not None:
+                changed[j] = part.played(j)._replace(record=hand, truth=truth)
+        yield part, changed
 
 
 def room_pays(
@@ -302,6 +338,9 @@ def write_simulation(
     """Write hands to ``out`` (and ``out`` + ``.truth.jsonl`` when errors are injected).
 
     The core plays on ``threads`` threads; the output depends on the seed only.
+    In the open format, a hand the room does not change is written as the core
+    wrote its line (the twin of :func:`open_line`, proven equal by
+    ``tests/test_sim_lines.py``); the others, and the apps' JSON, from records.
     """
     import time
 
@@ -313,27 +352,45 @@ def write_simulation(
     summary = SimulationSummary()
     start = time.perf_counter()
     truth_path = out.with_name(out.name + ".truth.jsonl")
-    style_of = {p.name: p.style.name for p in player_pool(int(players))}  # type: ignore[call-overload]
-    played = simulate_timed(hands, ruleset, threads=threads, **options)  # type: ignore[arg-type]
+    stack = options.get("stack")
+    # The core writes a stack as a float: an int one (from the API) keeps Python's lines.
+    core_lines = output_format == "open" and (stack is None or isinstance(stack, float))
+    parts = simulate_parts(hands, ruleset, threads=threads, lines=core_lines, **options)  # type: ignore[arg-type]
     with (
-        out.open("w", encoding="utf-8") as stream,
+        out.open("wb") as stream,
         truth_path.open("w", encoding="utf-8") as truth_out,
     ):
-        for each in played:
-            hand, truth, timed_out = each.record, each.truth, each.timed_out
-            if output_format == "app-json":  # the apps' JSON has no field for a timeout
-                hand = replace(hand, format="app-json", room="Ppp")
-                stream.write(dumps_app(hand))
-            else:
-                stream.write(open_line(hand, timed_out) + "\n")
-            if truth is not None:
-                truth["hand_key"] = hand.hand_key
-                truth_out.write(json.dumps(truth, ensure_ascii=False) + "\n")
-                summary.corrupted += 1
-            _tally(summary, each, style_of)
-            summary.hands += 1
+        for part, changed in parts:
+            count = min(len(part), hands - summary.hands)
+            lines = part.lines
+            # The hands written from records: those the room changed and those with a
+            # truth entry (it needs the record's hand key), or all without the core's lines.
+            redo: Sequence[int] = range(count)
+            if lines is not None:
+                redo = sorted(j for j in {*changed, *part.truths} if j < count)
+            done = 0  # hands before this one are written
+            for j in redo:
+                each = changed.get(j) or part.played(j)
+                hand, truth = each.record, each.truth
+                if output_format == "app-json":  # the apps' JSON has no field for a timeout
+                    hand = replace(hand, format="app-json", room="Ppp")
+                    text = dumps_app(hand)
+                else:
+                    text = open_line(hand, each.timed_out) + "\n"
+                if lines is not None:
+                    stream.write(lines.between(done, j))
+                stream.write(text.encode("utf-8"))
+                done = j + 1
+                if truth is not None:
+                    truth["hand_key"] = hand.hand_key
+                    truth_out.write(json.dumps(truth, ensure_ascii=False) + "\n")
+                    summary.corrupted += 1
+            if lines is not None:
+                stream.write(lines.between(done, count))
+            _tally(summary, part, count)
+            summary.hands += count
             if progress:
-                progress(1)
+                progress(count)
             if summary.hands == hands:
                 break
     if not summary.corrupted:

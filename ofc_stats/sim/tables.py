@@ -7,7 +7,9 @@ Fantasyland seats are set by the exact solver, the other seats' streets are
 played by the core's bots, Fantasyland is granted by the core's scorer (the
 engine's twin), and the room's reported points are the capped results.  Decks
 and decisions draw from streams keyed by (seed, table, hand): the same seed
-gives the same hands on any number of threads.  This module builds the records.
+gives the same hands on any number of threads.  The core writes each hand's
+open-format line when asked; this module builds the records of the hands
+that need one.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
-from ofc_stats.core.sim import STYLE_FIELDS, play_session
+from ofc_stats.core.sim import STYLE_FIELDS, LineNames, SessionPart, play_session
 from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.engine.fantasy_value import documented_stay_value
 from ofc_stats.engine.rules import Ruleset
@@ -28,6 +31,7 @@ from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Placement, SeatRecord, builder
 
 START = datetime(2026, 1, 1, 12, 0, 0)
+EPOCH = datetime(1970, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -86,13 +90,11 @@ def _block(spec: TableSpec) -> int:
 class Played(NamedTuple):
     """One hand as played: its record, the truth entry of a room mistake it shows,
     and per seat the streets the room placed on a timeout (bit s: street s, which
-    the open-format writer records) and whether its board fouled and earned a
-    Fantasyland entry (the core's scores, for the summary)."""
+    the open-format writer records)."""
 
     record: HandRecord
     truth: dict[str, object] | None
     timed_out: tuple[int, ...]
-    outcome: tuple[tuple[bool, bool], ...]
 
 
 # The records' constructors without a frozen dataclass's per-field __setattr__
@@ -101,23 +103,136 @@ _seat_record = builder(SeatRecord)
 _hand_record = builder(HandRecord)
 
 HANDS_A_CALL = 4096  # table-hands the core plays per call (hands stream out between calls)
+HAND_SECONDS = 90  # between a table's hands (``played_at``)
 
 
-def play_hands(
+class PartPlayed:
+    """Hands ``first..first + count`` of every table as the core played them,
+    hand-major (index ``j = k * tables + i``: hand ``first + k`` of table ``i``).
+
+    ``lines`` holds the hands' open-format lines as the core wrote them (when asked
+    for); :meth:`record` builds the hand's record only for a hand that needs one
+    (one Python needs to change, or an output the core does not write).
+    ``truths[j]`` is the truth entry of the room's Fantasyland mistake that hand ``j``
+    shows.
+    """
+
+    def __init__(
+        self,
+        spec: TableSpec,
+        tables: list[list[Player]],
+        names: LineNames,
+        part: SessionPart,
+        first: int,
+        truths: dict[int, dict[str, object]],
+    ) -> None:
+        self.spec, self.tables, self.names, self.part = spec, tables, names, part
+        self.first, self.truths = first, truths
+        self.lines = part.lines
+        self._tables, self._records = len(tables), part.records
+        self._k = -1
+        self._last: tuple[int, HandRecord] | None = None
+
+    def __len__(self) -> int:
+        return len(self.part.records)
+
+    def _columns(self, k: int) -> None:
+        """Hand ``k``'s columns as lists, for the records of its tables.
+
+        One hand's at a time: the whole part's nested lists lived long enough to
+        push the garbage collector into full collections."""
+        part = self.part
+        self._k = k
+        self._orders, self._flags = part.order[k].tolist(), (part.fantasy_cards[k] > 0).tolist()
+        self._nets, self._timed = part.net[k].tolist(), part.timed_out[k].tolist()
+        self._hand_id = str(self.first + k)
+        self._played_at = START + timedelta(seconds=HAND_SECONDS * (self.first + k))
+
+    def record(self, j: int) -> HandRecord:
+        """Hand ``j``'s record (the last one built is kept: the room's changes read it
+        twice)."""
+        if self._last is not None and self._last[0] == j:
+            return self._last[1]
+        spec = self.spec
+        k, i = divmod(j, self._tables)
+        if k != self._k:
+            self._columns(k)
+        rows, moves = self._records[j]
+        net, order, in_fantasy = self._nets[i], self._orders[i], self._flags[i]
+        names = self.names.names[i]
+        stakes, stack = spec.stakes, spec.stack
+        seats = tuple(
+            _seat_record(
+                seat=seat,
+                player=names[order[seat]],
+                top=top,
+                middle=middle,
+                bottom=bottom,
+                discards=thrown,
+                in_fantasy=in_fantasy[seat],
+                reported_points=net[seat],
+                reported_money=round(net[seat] * stakes, 2),
+                stack=stack,
+            )
+            for seat, (top, middle, bottom, thrown) in enumerate(rows)
+        )
+        record: HandRecord = _hand_record(
+            format="open",
+            room=spec.room,
+            table_id=self.names.table_ids[i],
+            room_hand_id=self._hand_id,
+            ruleset=self.names.ruleset,
+            seats=seats,
+            placements=moves,
+            played_at=self._played_at,
+            stakes=stakes,
+            currency=self.names.currency,
+        )
+        self._last = (j, record)
+        return record
+
+    def timed_out(self, j: int) -> tuple[int, ...]:
+        """Per seat of hand ``j``, the streets the room placed (bit s: street s)."""
+        k, i = divmod(j, self._tables)
+        if k != self._k:
+            self._columns(k)
+        return tuple(self._timed[i])
+
+    def played(self, j: int) -> Played:
+        """Hand ``j`` as a :class:`Played`, its record built."""
+        record = self.record(j)  # and hand j's columns read
+        truth = self.truths.get(j)
+        if truth is not None:
+            truth["hand_key"] = record.hand_key
+        return Played(record, truth, tuple(self._timed[j % self._tables]))
+
+    def styles(self) -> tuple[list[str], npt.NDArray[np.intp]]:
+        """The styles at these tables, and per hand, table and seat (in order of
+        action; hand-major rows) the index of the seat's style among them."""
+        names = sorted({p.style.name for players in self.tables for p in players})
+        at = np.array([[names.index(p.style.name) for p in players] for players in self.tables])
+        order = self.part.order.astype(np.intp)
+        seat_styles = np.take_along_axis(np.broadcast_to(at, order.shape), order, axis=2)
+        return names, seat_styles.reshape(len(self), -1)
+
+
+def play_parts(
     spec: TableSpec,
     tables: list[list[Player]],
     hands: int,
     seed: int,
     first_hand: int = 0,
     fantasy_errors: float = 0.0,
-) -> Iterator[Played]:
-    """Play ``hands`` hands at each table; yield each :class:`Played`, hand by hand,
-    each hand at every table in turn.
+    lines: bool = False,
+) -> Iterator[PartPlayed]:
+    """Play ``hands`` hands at each table; yield them as the core plays them, a
+    :class:`PartPlayed` of up to ``HANDS_A_CALL`` table-hands at a time.
 
-    The core plays the hands (:func:`ofc_stats.core.sim.play_session`); this builds
-    the records.  With ``fantasy_errors`` the room, on that share of table-hands,
-    gets the next hand's Fantasyland wrong for one seat (misses an earned one, or
-    deals one not earned); the truth entry comes with the hand that shows it.
+    The core plays the hands (:func:`ofc_stats.core.sim.play_session`) and, with
+    ``lines``, writes their open-format lines.  With ``fantasy_errors`` the room,
+    on that share of table-hands, gets the next hand's Fantasyland wrong for one
+    seat (misses an earned one, or deals one not earned); the truth entry comes
+    with the hand that shows it.
     """
     ruleset = spec.ruleset
     pending: dict[int, dict[str, object]] = {}
@@ -128,13 +243,20 @@ def play_hands(
     fantasy_next = np.zeros((t, s), dtype=np.int8)
     placements = _placements()
     styles = np.array([[p.style.numbers() for p in players] for players in tables])
-    names = [[p.name for p in players] for players in tables]
     stay_values = [
         documented_stay_value(ruleset, n) if 13 <= n <= block else 0.0 for n in range(block + 1)
     ]
-    table_ids = [f"T{i:04d}" for i in range(t)]
+    names = LineNames(
+        room=spec.room,
+        ruleset=ruleset.name,
+        stakes=spec.stakes,
+        currency="PTS",
+        start=int((START - EPOCH).total_seconds()),
+        step=HAND_SECONDS,
+        table_ids=[f"T{i:04d}" for i in range(t)],
+        names=[[p.name for p in players] for players in tables],
+    )
     step = max(1, HANDS_A_CALL // t)
-    stakes, stack, room, ruleset_name = spec.stakes, spec.stack, spec.room, ruleset.name
     hand = first_hand
     while hand < first_hand + hands:
         count = min(step, first_hand + hands - hand)
@@ -155,64 +277,38 @@ def play_hands(
             fantasy_errors=fantasy_errors,
             placements=placements,
             threads=spec.threads,
+            lines=names if lines else None,
         )
         buttons, fantasy_next = part.buttons, part.fantasy_next
-        records = iter(part.records)
-        in_fantasy_of = part.fantasy_cards > 0
-        for k in range(count):
-            played_at = START + timedelta(seconds=90 * (hand + k))
-            hand_id = str(hand + k)
-            # One hand's columns as lists at a time: the whole part's nested lists
-            # lived long enough to push the garbage collector into full collections.
-            orders, flags = part.order[k].tolist(), in_fantasy_of[k].tolist()
-            nets, timed = part.net[k].tolist(), part.timed_out[k].tolist()
-            fouled, entered = part.fouled[k].tolist(), part.qualifies[k].tolist()
-            error_seats, earned_of = part.error_seat[k].tolist(), part.error_earned[k].tolist()
-            for i in range(t):
-                rows, moves = next(records)
-                net, order, in_fantasy = nets[i], orders[i], flags[i]
-                seats = tuple(
-                    _seat_record(
-                        seat=seat,
-                        player=names[i][order[seat]],
-                        top=top,
-                        middle=middle,
-                        bottom=bottom,
-                        discards=thrown,
-                        in_fantasy=in_fantasy[seat],
-                        reported_points=net[seat],
-                        reported_money=round(net[seat] * stakes, 2),
-                        stack=stack,
-                    )
-                    for seat, (top, middle, bottom, thrown) in enumerate(rows)
-                )
-                record = _hand_record(
-                    format="open",
-                    room=room,
-                    table_id=table_ids[i],
-                    room_hand_id=hand_id,
-                    ruleset=ruleset_name,
-                    seats=seats,
-                    placements=moves,
-                    played_at=played_at,
-                    stakes=stakes,
-                    currency="PTS",
-                )
-                truth = pending.pop(i, None)
-                if truth is not None:
-                    truth["hand_key"] = record.hand_key
-                yield Played(
-                    record,
-                    truth,
-                    tuple(timed[i]),
-                    tuple(zip(fouled[i], entered[i], strict=True)),
-                )
-                if error_seats[i] >= 0:
-                    pending[i] = _fantasy_truth(
-                        names[i][order[error_seats[i]]],
-                        earned_of[i],
-                    )
+        # A mistake after hand k of table i shows in its next hand (k + 1, or the
+        # next part's first).
+        truths = {i: truth for i, truth in pending.items()}
+        pending = {}
+        mistakes = np.nonzero(part.error_seat >= 0)
+        for k, i in zip(mistakes[0].tolist(), mistakes[1].tolist(), strict=True):
+            seat, earned = int(part.error_seat[k, i]), int(part.error_earned[k, i])
+            truth = _fantasy_truth(tables[i][int(part.order[k, i, seat])].name, earned)
+            if k + 1 < count:
+                truths[(k + 1) * t + i] = truth
+            else:
+                pending[i] = truth
+        yield PartPlayed(spec, tables, names, part, hand, truths)
         hand += count
+
+
+def play_hands(
+    spec: TableSpec,
+    tables: list[list[Player]],
+    hands: int,
+    seed: int,
+    first_hand: int = 0,
+    fantasy_errors: float = 0.0,
+) -> Iterator[Played]:
+    """:func:`play_parts`' hands one by one, each hand at every table in turn, each
+    with its record."""
+    for part in play_parts(spec, tables, hands, seed, first_hand, fantasy_errors):
+        for j in range(len(part)):
+            yield part.played(j)
 
 
 def _fantasy_truth(player: str, earned: int) -> dict[str, object]:

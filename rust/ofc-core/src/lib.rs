@@ -16,6 +16,7 @@ pub mod fantasy;
 pub mod fantasy_chain;
 pub mod imitate;
 pub mod lookahead;
+pub mod open_line;
 pub mod policy;
 pub mod race;
 pub mod rng;

@@ -11,9 +11,11 @@ use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3,
 };
 use ofc_core::lookahead::Style;
-use ofc_core::sim::{Played, SeatMoves, TableState};
+use ofc_core::open_line::{write_line, LineHand, LineHeader};
+use ofc_core::sim::{HandPlayed, Played, SeatMoves, TableState};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use rayon::prelude::*;
 use rayon::ThreadPool;
 
 use crate::errors::{hand_error, to_py};
@@ -81,27 +83,26 @@ fn table_record<'py>(
 }
 
 /// A session part's record parts, hand-major, each built when it is asked for
-/// (`table_record`).  Built all at once they were tens of thousands of live
+/// (`table_record`), only for the hands that need a record (the others' lines
+/// come from the core).  Built all at once they were tens of thousands of live
 /// tuples that the cyclic garbage collector walked again and again as they aged
 /// (two full collections cost 27 ms each, 13 CPU-us a hand); built one by one,
 /// each dies with its record.
-#[pyclass(module = "ofc_stats._core")]
+#[pyclass(module = "ofc_stats._core", sequence)]
 pub struct SessionRecords {
-    parts: std::vec::IntoIter<(Played, Vec<SeatMoves>)>,
+    parts: Vec<(Played, Vec<SeatMoves>)>,
     placements: Py<PyList>,
 }
 
 #[pymethods]
 impl SessionRecords {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
-        let Some((played, moves)) = self.parts.next() else {
-            return Ok(None);
+    fn __getitem__<'py>(&self, py: Python<'py>, index: usize) -> PyResult<Bound<'py, PyTuple>> {
+        let Some((played, moves)) = self.parts.get(index) else {
+            return Err(pyo3::exceptions::PyIndexError::new_err(
+                "no such hand in the session part",
+            ));
         };
-        table_record(py, &played, &moves, self.placements.bind(py)).map(Some)
+        table_record(py, played, moves, self.placements.bind(py))
     }
 
     fn __len__(&self) -> usize {
@@ -109,12 +110,109 @@ impl SessionRecords {
     }
 }
 
+/// What the lines of a session's file share and each table's names:
+/// (room, ruleset, stakes, currency, seconds since 1970 of hand 0's `played_at`,
+/// seconds between hands, table ids, players' names by table position).
+type LineNames = (
+    String,
+    String,
+    f64,
+    String,
+    i64,
+    i64,
+    Vec<String>,
+    Vec<Vec<String>>,
+);
+
 type Session<'py> = (
     Bound<'py, PyDict>,
     SessionRecords,
     Bound<'py, PyArray1<i64>>,
     Bound<'py, PyArray2<i8>>,
+    Option<(Bound<'py, PyBytes>, Bound<'py, PyArray1<i64>>)>,
 );
+
+/// The table-hands' open-format lines (`ofc_core::open_line`), hand-major, each
+/// with its newline, encoded on the pool's threads.
+fn open_lines(
+    pool: &ThreadPool,
+    names: &LineNames,
+    hands: &[HandPlayed],
+    tables: usize,
+    first_hand: u64,
+    stack: Option<f64>,
+) -> Result<Vec<Vec<u8>>, String> {
+    let (room, ruleset, stakes, currency, start, step, table_ids, players) = names;
+    if table_ids.len() != tables || players.len() != tables {
+        return Err("lines need one table id and one list of names a table".into());
+    }
+    let header = LineHeader {
+        room,
+        ruleset,
+        stakes: *stakes,
+        currency,
+        stack,
+    };
+    pool.install(|| {
+        hands
+            .par_iter()
+            .enumerate()
+            .map(|(j, p)| {
+                let (k, i) = (j / tables, j % tables);
+                let seated: Vec<&str> = p
+                    .order
+                    .iter()
+                    .map(|&at| players[i].get(at as usize).map_or("", String::as_str))
+                    .collect();
+                if seated.len() != players[i].len() {
+                    return Err(format!("table {i}: one name a seat"));
+                }
+                let in_fantasy: Vec<bool> = p.fantasy_cards.iter().map(|&c| c > 0).collect();
+                let hand_id = first_hand + k as u64;
+                let mut out = Vec::with_capacity(2048);
+                write_line(
+                    &mut out,
+                    &header,
+                    &LineHand {
+                        table: &table_ids[i],
+                        hand_id,
+                        played_at: start + step * hand_id as i64,
+                        players: &seated,
+                        in_fantasy: &in_fantasy,
+                        net: &p.net,
+                        moves: &p.moves,
+                        timed_out: &p.played.timed_out,
+                    },
+                );
+                out.push(b'\n');
+                Ok(out)
+            })
+            .collect()
+    })
+}
+
+/// The lines as one UTF-8 text, written straight into a Python `bytes`, and the
+/// offset where each line ends in it.
+fn line_text<'py>(
+    py: Python<'py>,
+    lines: &[Vec<u8>],
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyArray1<i64>>)> {
+    let mut ends = Vec::with_capacity(lines.len());
+    let mut end = 0;
+    for line in lines {
+        end += line.len();
+        ends.push(end as i64);
+    }
+    let text = PyBytes::new_with(py, end, |buffer| {
+        let mut at = 0;
+        for line in lines {
+            buffer[at..at + line.len()].copy_from_slice(line);
+            at += line.len();
+        }
+        Ok(())
+    })?;
+    Ok((text, Array1::from(ends).into_pyarray(py)))
+}
 
 /// Play hands `first_hand..first_hand + hands` at every table: deal, Fantasyland
 /// sets by the exact solver, the normal seats' streets, scores, the next
@@ -132,12 +230,14 @@ type Session<'py> = (
 /// of each seat in order of action), `fantasy_cards`, `timed_out` (bit s: street s
 /// placed by the room), `net` (capped), `fouled`, `qualifies` — and `error_seat`,
 /// `error_earned` (hands, tables; -1: no mistake); each hand's record parts,
-/// hand-major (see `table_record`), built as they are read ([`SessionRecords`]); and the buttons and Fantasyland after the last hand.
+/// hand-major (see `table_record`), built as they are read ([`SessionRecords`]);
+/// the buttons and Fantasyland after the last hand; and, given `lines`
+/// ([`LineNames`]), the table-hands' open-format lines (see `open_lines`), else None.
 #[pyfunction]
 #[pyo3(signature = (
     rules, styles, buttons, fantasy_next, *, tables, streets, block, rollouts, timeout_rate,
     seed, first_hand, hands, stay_values, stack, button_moves_on_fantasy, fantasy_errors,
-    standard_fantasy_cards, threads, placements
+    standard_fantasy_cards, threads, placements, lines=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn sim_session<'py>(
@@ -161,6 +261,7 @@ fn sim_session<'py>(
     standard_fantasy_cards: u8,
     threads: usize,
     placements: Bound<'py, PyList>,
+    lines: Option<LineNames>,
 ) -> PyResult<Session<'py>> {
     let (n, seats, fields) = styles.as_array().dim();
     let ids = table_ids(py, &tables)?;
@@ -233,7 +334,7 @@ fn sim_session<'py>(
     let mut qualifies = Array3::<bool>::from_elem(shape, false);
     let mut error_seat = Array2::<i8>::from_elem((h, n), -1);
     let mut error_earned = Array2::<i8>::zeros((h, n));
-    let mut records = Vec::with_capacity(h * n);
+    let mut hands_played = Vec::with_capacity(h * n);
     let mut tables: Vec<_> = played.into_iter().map(|t| t.into_iter()).collect();
     for k in 0..h {
         for (i, table) in tables.iter_mut().enumerate() {
@@ -252,9 +353,20 @@ fn sim_session<'py>(
                 error_seat[[k, i]] = e.seat as i8;
                 error_earned[[k, i]] = e.earned as i8;
             }
-            records.push((p.played, p.moves));
+            hands_played.push(p);
         }
     }
+    let encoded = match &lines {
+        Some(names) => Some(
+            py.detach(|| open_lines(&pool, names, &hands_played, n, first_hand, stack))
+                .map_err(|e| hand_error(py, e))?,
+        ),
+        None => None,
+    };
+    let records = hands_played
+        .into_iter()
+        .map(|p| (p.played, p.moves))
+        .collect();
     let columns = PyDict::new(py);
     columns.set_item("order", order.into_pyarray(py))?;
     columns.set_item("fantasy_cards", fantasy_cards.into_pyarray(py))?;
@@ -274,11 +386,12 @@ fn sim_session<'py>(
     Ok((
         columns,
         SessionRecords {
-            parts: records.into_iter(),
+            parts: records,
             placements: placements.unbind(),
         },
         next_buttons.into_pyarray(py),
         next_fantasy.into_pyarray(py),
+        encoded.map(|lines| line_text(py, &lines)).transpose()?,
     ))
 }
 
