@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import json
 import math
-import queue
 import sqlite3
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
@@ -32,7 +29,6 @@ FORMAT = "fpdb"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 VARIANTS = {"ofc": "classic-american", "ofcp": "pineapple"}
 FETCH_ROWS = 2_000  # rows read from SQLite at a time
-DECODERS = 2  # fetches decoded at once (each on its own core's thread)
 LOCK_SECONDS = 5.0  # how long to wait for a program writing the database
 READ_SECONDS = 600  # one database read for longer is stopped (a view that never ends)
 MAX_RAW = 4 << 20  # characters of one rawJson (a hand is a few thousand)
@@ -263,35 +259,17 @@ class FpdbParser(Parser):
 def _fetched_decoded(
     path: str, source: str
 ) -> Iterator[tuple[list[Fetched], Decoded] | tuple[Quarantined, None]]:
-    """Each fetch of rows with the core's decoding of them, in order (on the thread of
-    :func:`core_lane.ahead`).  The core releases the GIL, so :data:`DECODERS` fetches
-    decode at once while the next rows are fetched and the importer stores the last."""
-    idle: queue.SimpleQueue[Any] = queue.SimpleQueue()  # a decoder, one thread at a time
-    for _ in range(DECODERS):
-        idle.put(fpdb_decoder(core_lane.resolving(VARIANTS.__getitem__)))
-
-    def decoded(rows: list[Fetched]) -> Decoded:
+    """Each fetch of rows with the core's decoding of them (on the thread of
+    :func:`core_lane.ahead`: the core releases the GIL, so the next rows are fetched and
+    decoded while the importer stores these)."""
+    core = fpdb_decoder(core_lane.resolving(VARIANTS.__getitem__))
+    for rows in _fetch(path, source):
+        if isinstance(rows, Quarantined):
+            yield rows, None
+            continue
         ids = [-1 if line is None else line for line, _, _, _ in rows]
         texts = [text if line is not None else None for line, _, _, text in rows]
-        core = idle.get()
-        try:
-            return decode_rows(core, ids, [row[2] for row in rows], texts, FORMAT, source)
-        finally:
-            idle.put(core)
-
-    with ThreadPoolExecutor(DECODERS, thread_name_prefix=f"decode {source}") as pool:
-        waiting: deque[tuple[list[Fetched], Future[Decoded]]] = deque()
-        for rows in _fetch(path, source):
-            if isinstance(rows, Quarantined):
-                yield from ((done, future.result()) for done, future in waiting)
-                waiting.clear()
-                yield rows, None
-                continue
-            waiting.append((rows, pool.submit(decoded, rows)))
-            while len(waiting) > DECODERS:
-                done, future = waiting.popleft()
-                yield done, future.result()
-        yield from ((done, future.result()) for done, future in waiting)
+        yield rows, decode_rows(core, ids, [row[2] for row in rows], texts, FORMAT, source)
 
 
 class _Row(NamedTuple):
