@@ -937,41 +937,52 @@ impl Scratch {
         if n <= keep {
             return;
         }
-        // The best `keep` so far, best first, in a fixed array: an insertion
-        // that shifts the weaker ones down (a Vec's insert and the sort after
-        // it were a third of this function's time).
-        debug_assert!(keep <= SCREEN_KEEP);
-        let total = &self.total;
-        let mut best = [0u16; SCREEN_KEEP];
-        let mut len = 0;
-        for (k, &v) in total.iter().enumerate() {
-            if len == keep && v <= total[best[keep - 1] as usize] {
-                continue;
+        // The `keep`-th highest total, found without a branch on the totals (see
+        // [`kth_highest`]): an insertion's comparisons went either way at random,
+        // a misprediction each, and before that a Vec's insert and a sort cost more.
+        let cut = match keep {
+            RACE_KEEP => kth_highest::<RACE_KEEP>(&self.total),
+            SCREEN_KEEP => kth_highest::<SCREEN_KEEP>(&self.total),
+            _ => unreachable!("the race keeps {RACE_KEEP}, the screen {SCREEN_KEEP}"),
+        };
+        // Every total above the cut and the first ones equal to it (ties go to the
+        // earlier candidate), in candidate order.
+        let mut ties = keep - self.total.iter().filter(|&&v| v > cut).count();
+        let mut j = 0;
+        for k in 0..n {
+            let v = self.total[k];
+            let tie = v == cut && ties > 0;
+            if v > cut || tie {
+                ties -= tie as usize;
+                self.total[j] = v;
+                if !self.noise.is_empty() {
+                    self.noise[j] = self.noise[k];
+                }
+                self.active[j] = self.active[k];
+                j += 1;
             }
-            let mut at = len.min(keep - 1);
-            while at > 0 && v > total[best[at - 1] as usize] {
-                best[at] = best[at - 1];
-                at -= 1;
-            }
-            best[at] = k as u16;
-            len = (len + 1).min(keep);
         }
-        // Kept in candidate order.
-        let best = &mut best[..len];
-        best.sort_unstable();
-        for (j, &k) in best.iter().enumerate() {
-            let k = k as usize;
-            self.total[j] = self.total[k];
-            if !self.noise.is_empty() {
-                self.noise[j] = self.noise[k];
-            }
-            self.active[j] = self.active[k];
-        }
-        let j = best.len();
         self.total.truncate(j);
         self.noise.truncate(j.min(self.noise.len()));
         self.active.truncate(j);
     }
+}
+
+/// The `K`-th highest of `totals` (`K <= totals.len()`): each total sinks through
+/// a list kept sorted, highest first, by compare-and-select steps the compiler
+/// makes without branches.
+#[inline]
+fn kth_highest<const K: usize>(totals: &[f64]) -> f64 {
+    let mut top = [f64::NEG_INFINITY; K];
+    for &v in totals {
+        let mut x = v;
+        for t in top.iter_mut() {
+            let (high, low) = if x > *t { (x, *t) } else { (*t, x) };
+            *t = high;
+            x = low;
+        }
+    }
+    top[K - 1]
 }
 
 /// The cards on each row of the board, and their count.
