@@ -515,10 +515,14 @@ fn rank_rows(
 /// A board's value from its three ranked rows.
 #[inline]
 fn rows_value(t: &Tables, style: &Style, top: Ranked, middle: Ranked, bottom: Ranked) -> f64 {
-    if t.top_fouls(top.class, middle.class) || middle.class > bottom.class {
+    // Both sides worked out and one picked, not a branch: whether a completion
+    // fouls is a coin toss the predictor keeps losing.
+    let fouled = t.top_fouls(top.class, middle.class) | (middle.class > bottom.class);
+    let live = top.part + middle.part + bottom.part;
+    if fouled {
         -style.foul_penalty
     } else {
-        top.part + middle.part + bottom.part
+        live
     }
 }
 
