@@ -761,20 +761,25 @@ impl Judge<'_> {
         let rows = &self.shape.plans[0].rows;
         let top = rows[ids[0] as usize];
         let top_last = top.start as usize + free[0] as usize - 1;
-        // Both rows take draws: their fixed cards are in `by_cards`.
-        let fixed = by_cards[cards_key(top.row, top.mask)].fixed;
-        let (mut cards, n) = (fixed.cards, fixed.count as usize);
-        cards[n..2].copy_from_slice(&draws[top.start as usize..top_last]);
-        cards[2] = draws[which];
-        let top_class = self.t.class3(&cards[..3]);
+        // Both rows take draws: their fixed cards' partial rankings are in
+        // `by_cards`, and each row is ranked on from there, draw by draw (copying
+        // the draws into a row's cards called memcpy twice a moved board).
+        let t = self.t;
+        let mut p = by_cards[cards_key(top.row, top.mask)].fixed.partial;
+        for &d in &draws[top.start as usize..top_last] {
+            p = t.add(p, d);
+        }
+        let top_class = t.finish3(p, draws[which]);
         let source = if which < free[2] as usize { 2 } else { 1 };
         let r = rows[ids[source] as usize];
-        let fixed = by_cards[cards_key(r.row, r.mask)].fixed;
-        let (mut cards, n) = (fixed.cards, fixed.count as usize);
-        let start = r.start as usize;
-        cards[n..].copy_from_slice(&draws[start..start + r.drawn as usize]);
-        cards[n + which - start] = draws[top_last];
-        let source_class = self.t.class5(&cards);
+        let mut p = by_cards[cards_key(r.row, r.mask)].fixed.partial;
+        let (start, last) = (r.start as usize, r.start as usize + r.drawn as usize - 1);
+        // The source row's draws with the moved one replaced by the top's last.
+        let card = |i: usize| draws[if i == which { top_last } else { i }];
+        for i in start..last {
+            p = t.add(p, card(i));
+        }
+        let source_class = t.finish5(p, card(last));
         let other = ranked[ids[3 - source] as usize].class;
         let (middle, bottom) = if source == 2 {
             (other, source_class)
