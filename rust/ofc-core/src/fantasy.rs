@@ -908,10 +908,18 @@ impl<'a> Search<'a> {
             } else {
                 std::mem::take(&mut self.by_plain)
             };
+            // The bound is checked where the key changes: within a key it is the
+            // same, and the walk only finds sets worth at most that bound, so
+            // one that passed stays passed (the scan of middles that share the
+            // bottom's cards was mostly this sum and test, a chain per entry).
+            let mut checked = None;
             for entry in &order {
-                let bound = self.worth(bottom.roy_a + entry.key, stays);
-                if !self.best.beaten_by(bound, u64::MAX, (b, 0, 0)) {
-                    break;
+                if checked != Some(entry.key) {
+                    checked = Some(entry.key);
+                    let bound = self.worth(bottom.roy_a + entry.key, stays);
+                    if !self.best.beaten_by(bound, u64::MAX, (b, 0, 0)) {
+                        break;
+                    }
                 }
                 if entry.mask & bmask != 0 || self.seen[entry.index as usize] == self.stamp {
                     continue;

@@ -515,10 +515,14 @@ fn rank_rows(
 /// A board's value from its three ranked rows.
 #[inline]
 fn rows_value(t: &Tables, style: &Style, top: Ranked, middle: Ranked, bottom: Ranked) -> f64 {
-    if t.top_fouls(top.class, middle.class) || middle.class > bottom.class {
+    // Both sides worked out and one picked, not a branch: whether a completion
+    // fouls is a coin toss the predictor keeps losing.
+    let fouled = t.top_fouls(top.class, middle.class) | (middle.class > bottom.class);
+    let live = top.part + middle.part + bottom.part;
+    if fouled {
         -style.foul_penalty
     } else {
-        top.part + middle.part + bottom.part
+        live
     }
 }
 
@@ -578,7 +582,6 @@ struct Scratch {
     first: Vec<f64>,
     /// Each active candidate's share of the style's noise.
     noise: Vec<f64>,
-    order: Vec<u16>,
     shuffled: Vec<u8>,
     draws: Vec<u8>,
     runs: Runs,
@@ -758,20 +761,25 @@ impl Judge<'_> {
         let rows = &self.shape.plans[0].rows;
         let top = rows[ids[0] as usize];
         let top_last = top.start as usize + free[0] as usize - 1;
-        // Both rows take draws: their fixed cards are in `by_cards`.
-        let fixed = by_cards[cards_key(top.row, top.mask)].fixed;
-        let (mut cards, n) = (fixed.cards, fixed.count as usize);
-        cards[n..2].copy_from_slice(&draws[top.start as usize..top_last]);
-        cards[2] = draws[which];
-        let top_class = self.t.class3(&cards[..3]);
+        // Both rows take draws: their fixed cards' partial rankings are in
+        // `by_cards`, and each row is ranked on from there, draw by draw (copying
+        // the draws into a row's cards called memcpy twice a moved board).
+        let t = self.t;
+        let mut p = by_cards[cards_key(top.row, top.mask)].fixed.partial;
+        for &d in &draws[top.start as usize..top_last] {
+            p = t.add(p, d);
+        }
+        let top_class = t.finish3(p, draws[which]);
         let source = if which < free[2] as usize { 2 } else { 1 };
         let r = rows[ids[source] as usize];
-        let fixed = by_cards[cards_key(r.row, r.mask)].fixed;
-        let (mut cards, n) = (fixed.cards, fixed.count as usize);
-        let start = r.start as usize;
-        cards[n..].copy_from_slice(&draws[start..start + r.drawn as usize]);
-        cards[n + which - start] = draws[top_last];
-        let source_class = self.t.class5(&cards);
+        let mut p = by_cards[cards_key(r.row, r.mask)].fixed.partial;
+        let (start, last) = (r.start as usize, r.start as usize + r.drawn as usize - 1);
+        // The source row's draws with the moved one replaced by the top's last.
+        let card = |i: usize| draws[if i == which { top_last } else { i }];
+        for i in start..last {
+            p = t.add(p, card(i));
+        }
+        let source_class = t.finish5(p, card(last));
         let other = ranked[ids[3 - source] as usize].class;
         let (middle, bottom) = if source == 2 {
             (other, source_class)
@@ -785,14 +793,18 @@ impl Judge<'_> {
     /// Row `row`'s cards on the board and the street's cards in `mask`, and their count.
     #[inline]
     fn base_with(&self, row: usize, mask: u8) -> ([u8; 5], usize) {
-        let (mut cards, mut n) = self.base[row];
+        let (base, mut n) = self.base[row];
+        // Built in one word, not byte by byte: five bytes stored one at a time and
+        // read back at once wait on the store buffer (a fifth of `choose`'s time).
+        let mut word = u64::from_le_bytes([base[0], base[1], base[2], base[3], base[4], 0, 0, 0]);
         for (j, &card) in self.decision.dealt.iter().enumerate() {
             if mask >> j & 1 == 1 {
-                cards[n] = card;
+                word |= (card as u64) << (8 * n);
                 n += 1;
             }
         }
-        (cards, n)
+        let b = word.to_le_bytes();
+        ([b[0], b[1], b[2], b[3], b[4]], n)
     }
 
     /// The active candidates of this pass as [`Valued`], into `valued`.
@@ -934,42 +946,52 @@ impl Scratch {
         if n <= keep {
             return;
         }
-        // The best `keep` so far, best first: an insertion into a short list.
-        let total = &self.total;
-        self.order.clear();
-        for k in 0..n as u16 {
-            let v = total[k as usize];
-            if self.order.len() == keep && v <= total[self.order[keep - 1] as usize] {
-                continue;
+        // The `keep`-th highest total, found without a branch on the totals (see
+        // [`kth_highest`]): an insertion's comparisons went either way at random,
+        // a misprediction each, and before that a Vec's insert and a sort cost more.
+        let cut = match keep {
+            RACE_KEEP => kth_highest::<RACE_KEEP>(&self.total),
+            SCREEN_KEEP => kth_highest::<SCREEN_KEEP>(&self.total),
+            _ => unreachable!("the race keeps {RACE_KEEP}, the screen {SCREEN_KEEP}"),
+        };
+        // Every total above the cut and the first ones equal to it (ties go to the
+        // earlier candidate), in candidate order.
+        let mut ties = keep - self.total.iter().filter(|&&v| v > cut).count();
+        let mut j = 0;
+        for k in 0..n {
+            let v = self.total[k];
+            let tie = v == cut && ties > 0;
+            if v > cut || tie {
+                ties -= tie as usize;
+                self.total[j] = v;
+                if !self.noise.is_empty() {
+                    self.noise[j] = self.noise[k];
+                }
+                self.active[j] = self.active[k];
+                j += 1;
             }
-            let at = self
-                .order
-                .iter()
-                .position(|&o| v > total[o as usize])
-                .unwrap_or(self.order.len());
-            if self.order.len() == keep {
-                self.order.pop();
-            }
-            self.order.insert(at, k);
         }
-        self.order.sort_unstable();
-        self.first.clear();
-        for &k in &self.order {
-            self.first.push(self.total[k as usize]);
-        }
-        std::mem::swap(&mut self.total, &mut self.first);
-        if !self.noise.is_empty() {
-            self.first.clear();
-            for &k in &self.order {
-                self.first.push(self.noise[k as usize]);
-            }
-            std::mem::swap(&mut self.noise, &mut self.first);
-        }
-        for k in 0..self.order.len() {
-            self.order[k] = self.active[self.order[k] as usize];
-        }
-        std::mem::swap(&mut self.active, &mut self.order);
+        self.total.truncate(j);
+        self.noise.truncate(j.min(self.noise.len()));
+        self.active.truncate(j);
     }
+}
+
+/// The `K`-th highest of `totals` (`K <= totals.len()`): each total sinks through
+/// a list kept sorted, highest first, by compare-and-select steps the compiler
+/// makes without branches.
+#[inline]
+fn kth_highest<const K: usize>(totals: &[f64]) -> f64 {
+    let mut top = [f64::NEG_INFINITY; K];
+    for &v in totals {
+        let mut x = v;
+        for t in top.iter_mut() {
+            let (high, low) = if x > *t { (x, *t) } else { (*t, x) };
+            *t = high;
+            x = low;
+        }
+    }
+    top[K - 1]
 }
 
 /// The cards on each row of the board, and their count.

@@ -190,6 +190,10 @@ impl Round<'_> {
         let mut timed_out = vec![0u16; self.seats];
         // Cards each seat has been dealt so far (it saw them, discards included).
         let mut own = vec![0u64; self.seats];
+        // Cards on the normal seats' boards (they start empty): kept up to date as
+        // cards are placed, rather than read off every board at every decision
+        // (a loop whose empty-slot test mispredicted).
+        let mut on_boards = 0u64;
         let mut offset = 0;
         let mut unseen = Vec::with_capacity(self.rules.deck_size as usize);
         for (street, &(dealt_count, placed)) in self.streets.iter().enumerate() {
@@ -214,12 +218,7 @@ impl Round<'_> {
                 } else {
                     // What the seat sees: its own cards and the normal seats' boards; a
                     // Fantasyland board is set face down until the showdown (RULES.md §6).
-                    let mut visible = own[seat];
-                    for (b, _) in boards.iter().zip(hand.in_fantasy).filter(|(_, &f)| !f) {
-                        for &c in b.iter().filter(|&&c| c != EMPTY) {
-                            visible |= 1 << c;
-                        }
-                    }
+                    let visible = own[seat] | on_boards;
                     unseen.clear();
                     let mut hidden = !visible & ((1u64 << self.rules.deck_size) - 1);
                     while hidden != 0 {
@@ -256,6 +255,9 @@ impl Round<'_> {
                 let chosen = &chosen[..dealt_count];
                 let mut row_fill = fill;
                 apply(&mut boards[seat], &mut row_fill, dealt, chosen);
+                for (&c, &to) in dealt.iter().zip(chosen) {
+                    on_boards |= ((to != DISCARD) as u64) << c;
+                }
                 let at = seat * total + offset;
                 dest[at..at + dealt_count].copy_from_slice(chosen);
             }
