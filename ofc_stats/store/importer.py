@@ -12,6 +12,8 @@ import gc
 import hashlib
 import io
 import os
+import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
@@ -206,12 +208,12 @@ class Importer:
         try:
             if parser.needs_path:
                 read = parser.parse_path_columnar if columnar else parser.parse_path
-                with real_path(source) as path, ThreadPoolExecutor(1, "hash") as hasher:
+                with real_path(source) as path:
                     # a path the ledger cannot hold is hashed beside the parser (the other core)
-                    hashing = None if digest is not None else hasher.submit(sha256_of, source)
+                    hashing = None if digest is not None else _hash_beside(source)
                     self._consume(read(path, source.name), file, parser, source)
                 self.on_bytes(source.size)
-                digest = digest if hashing is None else hashing.result()
+                digest = digest if hashing is None else hashing()
                 same = self._unchanged(source, stamp, digest)
             else:
                 with open_utf8(source, parsed) as raw:
@@ -234,12 +236,14 @@ class Importer:
         if same:  # a file rewritten under a path parser is read again next time
             self._ledger(source, digest, file)
 
-    def _unchanged(self, source: Source, stamp: tuple[int, ...] | None, digest: str | None) -> bool:
+    def _unchanged(self, source: Source, stamp: Stamp | None, digest: str | None) -> bool:
         """Whether a path parser's file is as it was before it was hashed: its size, times
-        and inode the same (a second SHA-256 pass cost 2.4 us a hand); a zip member's
-        archive is hashed again."""
-        if stamp is None:
-            return sha256_of(source) == digest
+        and inode (and its SQLite write-ahead log's) the same, which spares an fpdb
+        database a second SHA-256 pass (2.4 us a hand).  A zip member, or a file written
+        within :data:`RACY_NS` of its stamp (a second write in the same tick of a coarse
+        clock keeps the times), is hashed again, as git treats a "racily clean" file."""
+        if stamp is None or stamp.racy:
+            return (stamp is None or _stamp(source) == stamp) and sha256_of(source) == digest
         return _stamp(source) == stamp
 
     def _hash_first(self, source: Source, parser_type: type[Parser] | None) -> bool:
@@ -590,13 +594,53 @@ class Importer:
             self._writer = None
 
 
-def _stamp(source: Source) -> tuple[int, ...] | None:
-    """A file's size, modification and change times and inode (None: a zip member); any
-    write changes them."""
+RACY_NS = 2_000_000_000  # a write this close to a stamp may share its times (FAT: 2 s)
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What any write to a file changes: its size, times and inode, and its SQLite
+    write-ahead log's (a commit there leaves the database file as it was)."""
+
+    file: tuple[int, int, int, int]
+    wal: tuple[int, int, int] | None
+    # written within RACY_NS of the stamp: its times cannot be trusted
+    racy: bool = field(compare=False)
+
+
+def _stamp(source: Source) -> Stamp | None:
+    """The file's :class:`Stamp` (None: a zip member)."""
     if source.path is None or source.archive is not None:
         return None
+    taken = time.time_ns()
     info = os.stat(source.path)
-    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino
+    try:
+        log = os.stat(f"{source.path}-wal")
+        wal: tuple[int, int, int] | None = log.st_size, log.st_mtime_ns, log.st_ino
+    except OSError:
+        wal = None
+    latest = max(info.st_mtime_ns, info.st_ctime_ns, wal[1] if wal else 0)
+    return Stamp(
+        (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino),
+        wal,
+        taken - latest < RACY_NS,
+    )
+
+
+def _hash_beside(source: Source) -> Callable[[], str]:
+    """Start :func:`sha256_of` on a daemon thread; call the result to wait for the digest.
+    (Not an executor: leaving one waits for the hash, so an error or Ctrl-C in the parser
+    would hang until a big file is read to its end.)"""
+    done: Future[str] = Future()
+
+    def run() -> None:
+        try:
+            done.set_result(sha256_of(source))
+        except BaseException as error:  # raised again, in its place, by the caller
+            done.set_exception(error)
+
+    threading.Thread(target=run, name="hash", daemon=True).start()
+    return done.result
 
 
 def _keyed(table: pa.Table, schema: pa.Schema) -> pa.Schema:
