@@ -126,6 +126,8 @@ def ahead(items: Iterator[T], name: str, places: int = AHEAD) -> Generator[T]:
             put(_End())
         except BaseException as error:  # raised again by the reader, in its place
             put(error)
+        finally:  # a generator's own threads (a block reader) stop now, not at its GC
+            getattr(items, "close", lambda: None)()
 
     worker = threading.Thread(target=produce, name=name, daemon=True)
     worker.start()

@@ -9,6 +9,7 @@ stream, so those bytes must be exactly the ones not handed over yet.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 
 import pytest
 
@@ -66,3 +67,34 @@ def test_a_read_error_comes_out_after_the_blocks_before_it() -> None:
             seen += block
     reader.close()
     assert DATA.startswith(seen) and len(seen) > 800  # the whole lines before the error
+
+
+def test_a_closed_lane_closes_what_it_read_from_at_once() -> None:
+    """``ahead`` closes its items when it stops, so a block reader's thread (in the items'
+    ``finally``) stops with the lane, not whenever the garbage collector reaches a cycle
+    holding it (with this cycle and the collector off: never)."""
+    import gc
+    import threading
+
+    closed = threading.Event()
+
+    def blocks() -> Iterator[int]:
+        try:
+            yield from range(100)
+        finally:
+            closed.set()
+
+    items = blocks()
+    cycle: list[object] = [items]
+    cycle.append(cycle)  # only a collection would free the items
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        lane = core_lane.ahead(items, "test")
+        del items, cycle
+        assert next(lane) == 0
+        lane.close()
+        assert closed.is_set()
+    finally:
+        if enabled:
+            gc.enable()
