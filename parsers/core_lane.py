@@ -268,7 +268,7 @@ def _decoded(
                     rest = [done[used:], *(block for _, block, *_ in waiting), carry]
                     for future, *_ in waiting:
                         future.cancel()  # read again from the carry (a running one is ignored)
-                        room.give()
+                        future.add_done_callback(lambda _: room.give())  # once it holds none
                     waiting.clear()
                     carry, line, offset = b"".join(rest), first + lines, at + used
                     del rest
