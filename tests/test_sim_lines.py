@@ -84,7 +84,7 @@ def lines_and_records(
     seed=st.integers(0, 2**40),
     timeout_rate=st.sampled_from([0.0, 0.2, 0.7]),
     stack=st.none() | st.floats(0.5, 60.0),
-    stakes=st.sampled_from([1.0, 0.25, 0.1, 2.5, 3.0, 0.3]),
+    stakes=st.sampled_from([1.0, 0.25, 0.1, 2.5, 3.0, 0.3, 1, 2]),
     fantasy_errors=st.sampled_from([0.0, 0.5]),
 )
 def test_the_core_writes_each_line_as_open_line_does(

@@ -160,7 +160,7 @@ class PartPlayed:
         rows, moves = self._records[j]
         net, order, in_fantasy = self._nets[i], self._orders[i], self._flags[i]
         names = self.names.names[i]
-        stakes, stack = spec.stakes, spec.stack
+        stakes, stack = float(spec.stakes), spec.stack  # as the core writes it (1.0, not 1)
         seats = tuple(
             _seat_record(
                 seat=seat,
@@ -249,7 +249,7 @@ def play_parts(
     names = LineNames(
         room=spec.room,
         ruleset=ruleset.name,
-        stakes=spec.stakes,
+        stakes=float(spec.stakes),
         currency="PTS",
         start=int((START - EPOCH).total_seconds()),
         step=HAND_SECONDS,
