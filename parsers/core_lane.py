@@ -353,7 +353,7 @@ def read_swc(
 
     Where the core stops, ``resume`` (the definition) reads on: it is given the
     stop, the bytes from the stop's line to the end of what was read, and the
-    stream for the rest (the decoding thread has stopped reading it).
+    stream for the rest (the reading thread, :class:`_Reader`, has stopped reading it).
     """
     for decoded, stop, tail in ahead(_swc_blocks(stream, source, resolve), f"decode {source}"):
         if decoded.hands.num_rows:

@@ -83,7 +83,7 @@ def test_decoders_wait_for_the_importer(format_name: str, monkeypatch: pytest.Mo
     assert counts["walked"] > 50  # many blocks, or the bound says nothing
     decoders, in_flight = core_lane.places(format_name)
     assert in_flight == decoders + 2
-    assert counts["most"] == in_flight
+    assert in_flight - 1 <= counts["most"] <= in_flight  # reached (but for timing), never passed
 
 
 def test_an_object_left_open_reads_later_blocks_alike(monkeypatch: pytest.MonkeyPatch) -> None:

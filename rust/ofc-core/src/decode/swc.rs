@@ -776,12 +776,13 @@ impl SwcDecoder {
             return Ok(());
         };
         // the `d` strings' places in the payload's text, for the next line's delta
-        let inner_at = span(frame_text, frame_raw[1].get()).map_or(0, |(start, _)| start);
+        // (no span: no delta for this hand's next line, rather than a guessed place)
+        let inner_at = span(frame_text, frame_raw[1].get()).map(|(start, _)| start);
         for seat in &mut snap.seats {
             seat.d_at = seat.d_at.and_then(|at| {
                 let (start, end) = at.text;
                 let in_frame = [start, end].map(|i| unescaped_at(frame_raw[1].get(), i));
-                let in_payload = in_frame.map(|i| i.map(|i| inner_at + i + FRAME_PREFIX.len()));
+                let in_payload = in_frame.map(|i| Some(inner_at? + i? + FRAME_PREFIX.len()));
                 let [Some(a), Some(b)] =
                     in_payload.map(|i| i.and_then(|i| unescaped_at(literal, i)))
                 else {
