@@ -253,16 +253,9 @@ impl Chain<'_> {
 mod tests {
     use super::*;
     use crate::board::evaluate;
-    use crate::value::tests::{small_value, test_fantasy_values};
+    use crate::value::tests::{pool_of, small_value, test_fantasy_values};
 
     const STREETS: [(usize, usize); 5] = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
-
-    fn pool_of(n: usize) -> rayon::ThreadPool {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .unwrap()
-    }
 
     #[test]
     fn the_rows_are_the_same_on_any_thread_count_and_keyed_by_the_seed() {

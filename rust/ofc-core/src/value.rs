@@ -1755,7 +1755,8 @@ pub(crate) mod tests {
         assert_eq!(train(&r, &STREETS, &outcome).unwrap().weights, mc.weights);
     }
 
-    fn pool_of(n: usize) -> rayon::ThreadPool {
+    /// A rayon pool of ``n`` threads, for the "same result on any thread count" tests.
+    pub(crate) fn pool_of(n: usize) -> rayon::ThreadPool {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
