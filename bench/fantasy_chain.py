@@ -26,7 +26,7 @@ from record import record
 import ofc_stats
 from ofc_stats.engine.fantasy_value import published_value
 from ofc_stats.grade.fantasy import room_values
-from ofc_stats.grade.fantasy_chain import chain_worth, fantasy_sizes
+from ofc_stats.grade.fantasy_chain import chain_worth
 from ofc_stats.store.fantasy import SEATS_SQL
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute
@@ -77,7 +77,7 @@ def main() -> None:
             "  size | room chain ± SE (source) | self-play at the room's tables ± SE | "
             "2 seats | 3 seats | published"
         )
-        for n in fantasy_sizes(ruleset):
+        for n in ruleset.fantasy.sizes():
             data_se = float(np.std(draws.get(n, [math.nan]), ddof=1)) if n in draws else math.nan
             line = f"  {n} | {room.worth(n):.2f} ± {data_se:.2f} ({said.get(n, '')})"
             if played is not None:

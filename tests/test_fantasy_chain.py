@@ -23,7 +23,6 @@ from ofc_stats.grade.fantasy_chain import (
     bootstrap_se,
     chain,
     chain_worth,
-    fantasy_sizes,
     fingerprint,
     main,
     self_play,
@@ -76,9 +75,9 @@ def test_the_bootstrap_resamples_a_normal_hands_seats_together() -> None:
 
 def test_the_sizes_and_tables_a_ruleset_is_played_at() -> None:
     ultimate = get_ruleset("pineapple-ultimate")
-    assert fantasy_sizes(ultimate) == [14, 15, 16, 17]  # repeats keep the count
-    assert fantasy_sizes(get_ruleset("pineapple-progressive-16")) == [14, 15, 16]
-    assert fantasy_sizes(get_ruleset("pineapple-tournament")) == [13, 14, 15, 16]
+    assert ultimate.fantasy.sizes() == [14, 15, 16, 17]  # repeats keep the count
+    assert get_ruleset("pineapple-progressive-16").fantasy.sizes() == [14, 15, 16]
+    assert get_ruleset("pineapple-tournament").fantasy.sizes() == [13, 14, 15, 16]
     # 17 + 2 x 17 = 51 cards fit a 52-card deck; Pineapple seats at most 3.
     assert table_sizes(ultimate) == [2, 3]
     # Classic: 13 + 3 x 13 = 52, so four seats fit.
@@ -196,7 +195,7 @@ def test_the_versioned_figures_fit_the_presets_and_the_weights() -> None:
         assert (entry["fingerprint"], entry["weights"]) == (fingerprint(ruleset), weights_id())
         assert set(entry["tables"]) == {str(s) for s in table_sizes(ruleset)}
         played = chain_worth(ruleset)
-        assert played is not None and set(played.mixed()[0]) == set(fantasy_sizes(ruleset))
+        assert played is not None and set(played.mixed()[0]) == set(ruleset.fantasy.sizes())
     # Another room's rules under a preset's name never take the preset's figures.
     assert chain_worth(get_ruleset("pineapple-ultimate").with_options(max_loss=30)) is None
 

@@ -21,7 +21,7 @@ from ofc_stats.cli.text import say, say_lines
 from ofc_stats.core.fantasy import FantasySet, check_deal, solve_fantasy
 from ofc_stats.engine.cards import format_cards, parse_cards
 from ofc_stats.engine.fantasy_value import FantasyValues, documented_stay_value
-from ofc_stats.engine.rules import FantasyMode, Ruleset
+from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import HandError, OfcError
 
 
@@ -29,17 +29,6 @@ from ofc_stats.errors import HandError, OfcError
 class Deal:
     line: int
     cards: tuple[int, ...]
-
-
-def fantasy_counts(ruleset: Ruleset) -> list[int]:
-    """Card counts a Fantasyland hand can have under ``ruleset`` (entry and repeat)."""
-    fantasy = ruleset.fantasy
-    if fantasy.mode is FantasyMode.NONE:
-        return []
-    counts = set(fantasy.entry_cards.values())
-    if fantasy.repeat is not None and fantasy.repeat_cards is not None:
-        counts.add(fantasy.repeat_cards)
-    return sorted(counts)
 
 
 def parse_deal(text: str, line: int, ruleset: Ruleset, source: str) -> Deal:
@@ -58,7 +47,7 @@ def parse_deal(text: str, line: int, ruleset: Ruleset, source: str) -> Deal:
         cards = check_deal(parse_cards(value), ruleset)
     except OfcError as error:
         raise HandError(f"{where}: {error}") from None
-    counts = fantasy_counts(ruleset)
+    counts = ruleset.fantasy.sizes()
     if len(cards) not in counts:
         if not counts:
             raise HandError(f"{where}: ruleset {ruleset.name} has no Fantasyland")

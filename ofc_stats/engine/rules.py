@@ -338,6 +338,22 @@ class FantasyRules:
             (top_threshold(pattern).key, cards) for pattern, cards in self.entry_cards.items()
         )
 
+    def sizes(self) -> list[int]:
+        """Card counts a Fantasyland hand can have: every entry's and the repeat's.
+
+        >>> from ofc_stats.engine.presets import get_ruleset
+        >>> get_ruleset("pineapple-progressive").fantasy.sizes()
+        [14, 15, 16, 17]
+        >>> get_ruleset("pineapple-tournament").fantasy.sizes()
+        [13, 14, 15, 16]
+        """
+        if self.mode is FantasyMode.NONE:
+            return []
+        sizes = {int(cards) for cards in self.entry_cards.values()}
+        if self.repeat is not None and self.repeat_cards is not None:
+            sizes.add(self.repeat_cards)  # (None: a repeat deals as many as the hand played)
+        return sorted(sizes)
+
     def entry_cards_for(self, top: RowRank) -> int | None:
         """Cards the next hand deals after this (unfouled) top row, or None.
 

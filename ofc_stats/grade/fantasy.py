@@ -36,7 +36,7 @@ import pandas as pd
 from ofc_stats.core.fantasy import solve_fantasy
 from ofc_stats.engine.fantasy_value import documented_stay_value, fantasy_values, published_value
 from ofc_stats.engine.rules import Deck, Ruleset
-from ofc_stats.grade.fantasy_chain import FIGURES, ChainWorth, chain_worth, fantasy_sizes
+from ofc_stats.grade.fantasy_chain import FIGURES, ChainWorth, chain_worth, worth_at
 from ofc_stats.grade.position import FantasyDeal
 from ofc_stats.store.fantasy import SEATS_SQL
 from ofc_stats.store.views import OfcData
@@ -91,8 +91,7 @@ class RoomValues:
             return 0.0
         if not self.value:
             return published_value(cards, self.deck)[0]  # each size its own figure
-        below = [n for n in self.value if n <= cards]
-        return self.value[max(below) if below else min(self.value)]
+        return worth_at(self.value, cards)
 
 
 def _floor(counts: dict[int, int], cards: int) -> int:
@@ -142,7 +141,7 @@ def room_values(
 def _published(ruleset: Ruleset, why: str) -> dict[int, str]:
     """The sources of a room valued by the published figures."""
     return {
-        n: f"published: {published_value(n, ruleset.deck)[1]}{why}" for n in fantasy_sizes(ruleset)
+        n: f"published: {published_value(n, ruleset.deck)[1]}{why}" for n in ruleset.fantasy.sizes()
     }
 
 

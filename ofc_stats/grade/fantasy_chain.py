@@ -79,22 +79,10 @@ class SelfPlay:
     )
 
 
-def fantasy_sizes(ruleset: Ruleset) -> list[int]:
-    """The Fantasyland sizes the rules deal: every entry's, and the repeats'."""
-    fantasy = ruleset.fantasy
-    if fantasy.mode is FantasyMode.NONE:
-        return []
-    entries = {int(n) for n in fantasy.entry_cards.values()}
-    repeats: set[int] = set()
-    if fantasy.repeat is not None:
-        repeats = entries if fantasy.repeat_cards is None else {fantasy.repeat_cards}
-    return sorted(entries | repeats)
-
-
 def table_sizes(ruleset: Ruleset) -> list[int]:
     """Seats at the tables self-play can deal every state of the chain to."""
     dealt = sum(d for d, _ in streets(ruleset))
-    largest = max(fantasy_sizes(ruleset), default=0)
+    largest = max(ruleset.fantasy.sizes(), default=0)
     return [
         s
         for s in range(2, ruleset.max_seats + 1)
@@ -109,16 +97,19 @@ def fingerprint(ruleset: Ruleset) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def worth_at(worth: Mapping[int, float], cards: int) -> float:
+    """A ``cards``-card Fantasyland's worth from a (non-empty) worth by size: a size not
+    listed takes the nearest smaller's (the smallest's below them all)."""
+    below = [n for n in worth if n <= cards]
+    return worth[max(below) if below else min(worth)]
+
+
 def worth_by_cards(worth: Mapping[int, float]) -> list[float]:
-    """A worth by size as the core's table (0..31 cards): a size not listed takes the
-    nearest smaller's (the smallest's below them all), no entry 0; at least 0."""
+    """A worth by size as the core's table (0..31 cards, :func:`worth_at`), no entry 0;
+    at least 0."""
     if not worth:
         return [0.0] * 32
-    out = [0.0]
-    for n in range(1, 32):
-        below = [k for k in worth if k <= n]
-        out.append(max(worth[max(below) if below else min(worth)], 0.0))
-    return out
+    return [0.0, *(max(worth_at(worth, n), 0.0) for n in range(1, 32))]
 
 
 def play_rows(
@@ -133,7 +124,7 @@ def play_rows(
     """Each state's self-play rows (hand, points, next cards), normal (0) first."""
     rules = core_rules(ruleset)
     out = {}
-    for state in [0, *fantasy_sizes(ruleset)]:
+    for state in [0, *ruleset.fantasy.sizes()]:
         hand, _, points, after = _core.fantasy_chain_hands(
             rules,
             streets(ruleset),
@@ -200,7 +191,7 @@ def self_play(
 ) -> dict[str, Any]:
     """One ruleset's figures at a table of ``seats``: the fixed point's worth by size,
     its SEs, and what the chain read (points, stays, entries) from the last round."""
-    sizes = fantasy_sizes(ruleset)
+    sizes = ruleset.fantasy.sizes()
     worth = {n: published_value(n, ruleset.deck)[0] for n in sizes}
     history = []
     for round_ in range(settings.rounds + 1):
@@ -243,7 +234,7 @@ def figures(settings: SelfPlay, threads: int | None = None, log: bool = False) -
     for name in settings.rulesets:
         ruleset = get_ruleset(name)
         sizes = table_sizes(ruleset)
-        if not fantasy_sizes(ruleset) or not sizes:
+        if not ruleset.fantasy.sizes() or not sizes:
             continue
         started = time.process_time()
         tables = {str(s): self_play(ruleset, s, settings, threads, value) for s in sizes}
