@@ -204,7 +204,7 @@ class PartPlayed:
         truth = self.truths.get(j)
         if truth is not None:
             truth["hand_key"] = record.hand_key
-        return Played(record, truth, tuple(self._timed[j % self._tables]))
+        return Played(record, truth, self.timed_out(j))
 
     def styles(self) -> tuple[list[str], npt.NDArray[np.intp]]:
         """The styles at these tables, and per hand, table and seat (in order of

@@ -171,7 +171,8 @@ class Importer:
         self._refusals_of(source.name)
         try:
             parser_type = self._parser(source)
-            stamp = _stamp(source)  # before the hash: a write after it is seen
+            # a path parser's file, before the hash: a write after it is seen
+            stamp = _stamp(source) if parser_type is not None and parser_type.needs_path else None
             digest = sha256_of(source) if self._hash_first(source, parser_type) else None
         except READ_ERRORS as error:
             self._unreadable(file, f"unreadable file: {error}")
