@@ -18,7 +18,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import BinaryIO, Protocol, TypeVar
+from typing import BinaryIO, Generic, Protocol, TypeVar
 
 import numpy as np
 
@@ -97,6 +97,26 @@ class _End:
     """The producer's last item: nothing more comes."""
 
 
+class _Handoff(Generic[T]):
+    """A queue of up to ``places`` items from a thread to its reader (0: unbounded) that
+    the reader can stop: :meth:`put` then gives up, so the thread never waits on a
+    reader that has gone."""
+
+    def __init__(self, places: int) -> None:
+        self.items: queue.Queue[T] = queue.Queue(places)
+        self.stopped = threading.Event()
+
+    def put(self, item: T) -> bool:
+        """Queue ``item``; False if the reader stopped first."""
+        while not self.stopped.is_set():
+            try:
+                self.items.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+
 def ahead(items: Iterator[T], name: str, places: int = AHEAD) -> Generator[T]:
     """``items``, made by a thread up to ``places`` ahead of the caller (0: as many as
     ``items`` makes; a caller whose items are bounded otherwise).
@@ -105,17 +125,8 @@ def ahead(items: Iterator[T], name: str, places: int = AHEAD) -> Generator[T]:
     while the caller checks, dedupes and writes (Parquet writes release it
     too) on the other.  An error of the thread is raised here, in its place.
     """
-    made: queue.Queue[T | BaseException | _End] = queue.Queue(places)
-    stop = threading.Event()
-
-    def put(item: T | BaseException | _End) -> bool:
-        while not stop.is_set():
-            try:
-                made.put(item, timeout=0.05)
-                return True
-            except queue.Full:
-                continue
-        return False
+    handoff: _Handoff[T | BaseException | _End] = _Handoff(places)
+    made, stop, put = handoff.items, handoff.stopped, handoff.put
 
     def produce() -> None:
         try:
@@ -386,36 +397,27 @@ class _Reader:
     read and not yet handed over, the thread stopped."""
 
     def __init__(self, stream: BinaryIO) -> None:
-        self._stream, self._stop, self._left = stream, threading.Event(), [b""]
-        self._blocks: queue.Queue[tuple[bytes, bool] | BaseException] = queue.Queue(AHEAD)
+        self._stream, self._left = stream, [b""]
+        self._handoff: _Handoff[tuple[bytes, bool] | BaseException] = _Handoff(AHEAD)
         self._thread = threading.Thread(target=self._read, name="read swc", daemon=True)
         self._thread.start()
 
     def _read(self) -> None:
         carry, last = b"", False
         try:
-            while not last and not self._stop.is_set():
+            while not last and not self._handoff.stopped.is_set():
                 chunk = self._stream.read(BLOCK_BYTES)
                 last = not chunk
                 block, carry = _whole_lines(carry, chunk)
-                if (block or last) and not self._put((block, last)):
+                if (block or last) and not self._handoff.put((block, last)):
                     carry = block + carry
         except BaseException as error:  # raised again by the decoder, in its place
-            self._put(error)
+            self._handoff.put(error)
         finally:
             self._left = [carry]
 
-    def _put(self, item: tuple[bytes, bool] | BaseException) -> bool:
-        while not self._stop.is_set():
-            try:
-                self._blocks.put(item, timeout=0.05)
-                return True
-            except queue.Full:
-                continue
-        return False
-
     def __iter__(self) -> Iterator[tuple[bytes, bool]]:
-        while isinstance(item := self._blocks.get(), tuple):
+        while isinstance(item := self._handoff.items.get(), tuple):
             yield item
             if item[1]:
                 return
@@ -425,13 +427,13 @@ class _Reader:
         """What was read and not handed over, in order (a read error is raised)."""
         self.close()
         left: list[bytes] = []
-        while not self._blocks.empty():
-            item = self._blocks.get()
+        while not self._handoff.items.empty():
+            item = self._handoff.items.get()
             if isinstance(item, BaseException):
                 raise item
             left.append(item[0])
         return b"".join(left + self._left)
 
     def close(self) -> None:
-        self._stop.set()
+        self._handoff.stopped.set()
         self._thread.join()
