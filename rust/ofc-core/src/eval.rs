@@ -137,17 +137,41 @@ pub struct Tables {
     /// class -> category and deciding ranks.
     pub rank5: Vec<RowRank>,
     pub rank3: Vec<RowRank>,
-    /// multiset id * 13 + rank -> multiset id with that rank added (sizes 0..4).  Ids
+    /// multiset id * 13 + rank -> (multiset id with that rank added) * 13, sizes 0..4:
+    /// the walk's states are kept times 13, ready to index the next step.  Ids
     /// go by size (the empty multiset 0, then the singles, pairs, ...), so the walk to a
     /// 4-card row touches the first few hundred rows only, and the last lookups below
-    /// hold only the sizes they finish: tables small enough to stay in cache.
-    next: Vec<u16>,
-    /// (4-card multiset id - [`FIRST4`]) * 13 + rank -> 5-card class without a flush.
-    last5: Vec<u16>,
-    /// (2-card multiset id - [`FIRST2`]) * 13 + rank -> 3-card class.
-    last3: Vec<u16>,
+    /// use only the rows of the sizes they finish: parts small enough to stay in cache.
+    next: Walk,
+    /// 4-card multiset id * 13 + rank -> 5-card class without a flush.
+    last5: Walk,
+    /// 2-card multiset id * 13 + rank -> 3-card class.
+    last3: Walk,
     /// 13-bit rank mask of a suited row -> 5-card class.
-    flush5: Vec<u16>,
+    flush5: Box<[u16; 1 << 16]>,
+    /// `top_limit` for [`Tables::top_fouls`], by any `u16` class (no bounds check).
+    fouls: Box<[u16; 1 << 16]>,
+}
+
+/// A walk table, indexed by a state (a `u16`) plus a rank (a card id over 4,
+/// below 64): sized for every such index, so the compiler drops the bounds
+/// checks (the lookups are most of a bot's instructions); the entries past the
+/// used ones are never read, and their pages never touched after the build.
+type Walk = Box<[u16; WALK]>;
+const WALK: usize = (1 << 16) + 64;
+
+/// `list` in a table of 2^16 entries (the rest 0).
+fn sized_copy(list: &[u16]) -> Box<[u16; 1 << 16]> {
+    let mut table = vec![0; 1 << 16];
+    table[..list.len()].copy_from_slice(list);
+    table.into_boxed_slice().try_into().expect("2^16 entries")
+}
+
+fn walk_table() -> Walk {
+    vec![NONE; WALK]
+        .into_boxed_slice()
+        .try_into()
+        .expect("WALK entries")
 }
 
 const NONE: u16 = u16::MAX;
@@ -156,20 +180,19 @@ const NONE: u16 = u16::MAX;
 const FIRST2: usize = 14;
 const FIRST3: usize = FIRST2 + 91;
 const FIRST4: usize = FIRST3 + 455;
-const ANY_SUIT: u8 = 4;
-const MIXED: u8 = 5;
 
 /// The first cards of a row, ranked so far: rows that share them (the simulator's
 /// look-ahead completes one row many times) are finished from here
 /// ([`Tables::add`], [`Tables::finish5`], [`Tables::finish3`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Partial {
-    /// The rank multiset's id in the walk table.
+    /// The rank multiset's id in the walk table, times 13 (a row of `next`).
     state: u16,
     /// The ranks present, as bits (a flush's lookup).
     mask: u16,
-    /// The suit every card shares; [`ANY_SUIT`] with no cards, [`MIXED`] once two differ.
-    suit: u8,
+    /// The suits present, as bits: one bit when every card shares a suit (an
+    /// or, where keeping the one suit took two comparisons).
+    suits: u8,
 }
 
 impl Default for Partial {
@@ -246,9 +269,8 @@ impl Tables {
         assert_eq!(key5.len(), CLASSES5);
         assert_eq!(key3.len(), CLASSES3);
 
-        let mut next = vec![NONE; small.len() * 13];
-        let mut last5 = vec![NONE; (small.len() - FIRST4) * 13];
-        let mut last3 = vec![NONE; (FIRST3 - FIRST2) * 13];
+        assert!(small.len() * 13 <= 1 << 16, "walk states fit a u16");
+        let (mut next, mut last5, mut last3) = (walk_table(), walk_table(), walk_table());
         for (i, ms) in small.iter().enumerate() {
             for r in 0..13u8 {
                 let count = ms.iter().filter(|&&x| x == r).count();
@@ -257,33 +279,35 @@ impl Tables {
                 }
                 let grown = sorted_with(ms, r);
                 if let Some(&j) = id.get(&grown) {
-                    next[i * 13 + r as usize] = j;
+                    next[i * 13 + r as usize] = j * 13;
                 }
                 if grown.len() == 5 {
-                    last5[(i - FIRST4) * 13 + r as usize] =
-                        class5[&rank_ranks(&grown, false).key()];
+                    last5[i * 13 + r as usize] = class5[&rank_ranks(&grown, false).key()];
                 }
                 if grown.len() == 3 {
-                    last3[(i - FIRST2) * 13 + r as usize] =
-                        class3[&rank_ranks(&grown, false).key()];
+                    last3[i * 13 + r as usize] = class3[&rank_ranks(&grown, false).key()];
                 }
             }
         }
-        let mut flush5 = vec![NONE; 1 << 13];
-        for (mask, slot) in flush5.iter_mut().enumerate() {
+        let mut flush5: Box<[u16; 1 << 16]> = vec![NONE; 1 << 16]
+            .into_boxed_slice()
+            .try_into()
+            .expect("2^16 entries");
+        for (mask, slot) in flush5.iter_mut().enumerate().take(1 << 13) {
             if (mask as u32).count_ones() == 5 {
                 let ranks: Vec<u8> = (0..13u8).filter(|r| mask >> r & 1 == 1).collect();
                 *slot = class5[&rank_ranks(&ranks, true).key()];
             }
         }
         // searchsorted(key3, key5, side="right") - 1, as the Python tables.
-        let top_limit = key5
+        let top_limit: Vec<u16> = key5
             .iter()
             .map(|&k| (key3.partition_point(|&t| t <= k) - 1) as u16)
             .collect();
         Tables {
             key5,
             key3,
+            fouls: sized_copy(&top_limit),
             top_limit,
             rank5,
             rank3,
@@ -305,15 +329,15 @@ impl Tables {
     pub fn class5(&self, c: &[u8]) -> u16 {
         let r = |i: usize| rank(c[i]) as usize;
         let mut state = self.next[r(0)] as usize;
-        state = self.next[state * 13 + r(1)] as usize;
-        state = self.next[state * 13 + r(2)] as usize;
-        state = self.next[state * 13 + r(3)] as usize;
+        state = self.next[state + r(1)] as usize;
+        state = self.next[state + r(2)] as usize;
+        state = self.next[state + r(3)] as usize;
         let suited = ((c[0] ^ c[1]) | (c[0] ^ c[2]) | (c[0] ^ c[3]) | (c[0] ^ c[4])) & 3 == 0;
         if suited {
-            let mask = (1usize << r(0)) | (1 << r(1)) | (1 << r(2)) | (1 << r(3)) | (1 << r(4));
-            self.flush5[mask]
+            let bit = |i: usize| 1u16 << r(i);
+            self.flush5[(bit(0) | bit(1) | bit(2) | bit(3) | bit(4)) as usize]
         } else {
-            self.last5[(state - FIRST4) * 13 + r(4)]
+            self.last5[state + r(4)]
         }
     }
 
@@ -321,15 +345,15 @@ impl Tables {
     #[inline]
     pub fn class3(&self, c: &[u8]) -> u16 {
         let state = self.next[rank(c[0]) as usize] as usize;
-        let state = self.next[state * 13 + rank(c[1]) as usize] as usize;
-        self.last3[(state - FIRST2) * 13 + rank(c[2]) as usize]
+        let state = self.next[state + rank(c[1]) as usize] as usize;
+        self.last3[state + rank(c[2]) as usize]
     }
 
     /// The empty row: the start of every [`Tables::add`] walk.
     pub const NO_CARDS: Partial = Partial {
         state: 0,
         mask: 0,
-        suit: ANY_SUIT,
+        suits: 0,
     };
 
     /// `partial` with one more real card (at most four cards in all).
@@ -337,13 +361,9 @@ impl Tables {
     pub fn add(&self, partial: Partial, card: u8) -> Partial {
         let (r, s) = (rank(card), suit(card));
         Partial {
-            state: self.next[partial.state as usize * 13 + r as usize],
+            state: self.next[partial.state as usize + r as usize],
             mask: partial.mask | 1 << r,
-            suit: if partial.suit == ANY_SUIT || partial.suit == s {
-                s
-            } else {
-                MIXED
-            },
+            suits: partial.suits | 1 << s,
         }
     }
 
@@ -352,23 +372,23 @@ impl Tables {
     #[inline]
     pub fn finish5(&self, partial: Partial, card: u8) -> u16 {
         let r = rank(card);
-        if partial.suit == suit(card) {
+        if partial.suits == 1 << suit(card) {
             self.flush5[(partial.mask | 1 << r) as usize]
         } else {
-            self.last5[(partial.state as usize - FIRST4) * 13 + r as usize]
+            self.last5[partial.state as usize + r as usize]
         }
     }
 
     /// The class of a 3-card row: two cards in `partial` and `card`.
     #[inline]
     pub fn finish3(&self, partial: Partial, card: u8) -> u16 {
-        self.last3[(partial.state as usize - FIRST2) * 13 + rank(card) as usize]
+        self.last3[partial.state as usize + rank(card) as usize]
     }
 
     /// Whether a top row of class `top` over a middle of class `middle` fouls.
     #[inline]
     pub fn top_fouls(&self, top: u16, middle: u16) -> bool {
-        top > self.top_limit[middle as usize]
+        top > self.fouls[middle as usize]
     }
 }
 

@@ -165,15 +165,47 @@ pub fn board_value(t: &Tables, rules: &Rules, style: &Style, board: &[i8; 13]) -
     style.value(t, rules, e.top, e.middle, e.bottom)
 }
 
+/// The cards a player has not seen, in a list of fixed size (card ids are below
+/// 64): each rollout shuffles a copy, and a copy of a fixed size is a few
+/// moves where one of the list's own length called `memcpy`.
+#[derive(Clone, Copy)]
+struct Unseen {
+    cards: [u8; 64],
+    count: usize,
+}
+
+impl Default for Unseen {
+    fn default() -> Unseen {
+        Unseen::of(&[])
+    }
+}
+
+impl Unseen {
+    fn of(unseen: &[u8]) -> Unseen {
+        let mut cards = [0u8; 64];
+        cards[..unseen.len()].copy_from_slice(unseen);
+        Unseen {
+            cards,
+            count: unseen.len(),
+        }
+    }
+}
+
 /// `need` cards drawn from `unseen` into `draws`, in the order boards are filled:
 /// bigger groups (pairs, trips) first, then higher cards.  Card ids are below
 /// 64, so the order is read off one bit mask per group size, highest id first
-/// (a sort of the draws cost 6% of a bot's time).
-fn draw(unseen: &[u8], need: usize, rng: &mut Stream, scratch: &mut Vec<u8>, draws: &mut Vec<u8>) {
-    scratch.clear();
-    scratch.extend_from_slice(unseen);
-    rng.choose_first(scratch, need);
-    let drawn = &scratch[..need];
+/// (a sort of the draws cost 6% of a bot's time).  `shuffled` is left holding
+/// the unseen cards with the drawn ones first, in the order drawn.
+fn draw(
+    unseen: &Unseen,
+    need: usize,
+    rng: &mut Stream,
+    shuffled: &mut Unseen,
+    draws: &mut Vec<u8>,
+) {
+    *shuffled = *unseen;
+    rng.choose_first(&mut shuffled.cards[..unseen.count], need);
+    let drawn = &shuffled.cards[..need];
     let mut groups = [0u8; 16];
     for &d in drawn {
         groups[rank(d) as usize] += 1;
@@ -519,11 +551,9 @@ fn rows_value(t: &Tables, style: &Style, top: Ranked, middle: Ranked, bottom: Ra
     // fouls is a coin toss the predictor keeps losing.
     let fouled = t.top_fouls(top.class, middle.class) | (middle.class > bottom.class);
     let live = top.part + middle.part + bottom.part;
-    if fouled {
-        -style.foul_penalty
-    } else {
-        live
-    }
+    // An `if` here compiled to a jump: the pick is made on the bits instead.
+    let pick = (fouled as u64).wrapping_neg();
+    f64::from_bits((-style.foul_penalty).to_bits() & pick | live.to_bits() & !pick)
 }
 
 /// A board's value from its three rows' places in [`Scratch::ranked`].
@@ -582,7 +612,7 @@ struct Scratch {
     first: Vec<f64>,
     /// Each active candidate's share of the style's noise.
     noise: Vec<f64>,
-    shuffled: Vec<u8>,
+    shuffled: Unseen,
     draws: Vec<u8>,
     runs: Runs,
 }
@@ -610,6 +640,8 @@ struct Judge<'a> {
     /// The style's value of one class of strength on the middle or bottom, worked
     /// out once (a division for every row ranked was 5% of a bot's time).
     weight: f64,
+    /// The decision's unseen cards, copied whole for each rollout's draw.
+    unseen: Unseen,
 }
 
 impl Judge<'_> {
@@ -797,11 +829,12 @@ impl Judge<'_> {
         // Built in one word, not byte by byte: five bytes stored one at a time and
         // read back at once wait on the store buffer (a fifth of `choose`'s time).
         let mut word = u64::from_le_bytes([base[0], base[1], base[2], base[3], base[4], 0, 0, 0]);
+        // Each dealt card added or not without a jump (which cards a row takes
+        // is a coin toss to the predictor).
         for (j, &card) in self.decision.dealt.iter().enumerate() {
-            if mask >> j & 1 == 1 {
-                word |= (card as u64) << (8 * n);
-                n += 1;
-            }
+            let take = (mask >> j & 1) as u64;
+            word |= (card as u64 * take) << (8 * n);
+            n += take as usize;
         }
         let b = word.to_le_bytes();
         ([b[0], b[1], b[2], b[3], b[4]], n)
@@ -877,13 +910,7 @@ impl Judge<'_> {
                 }
             }
             for _ in 0..rollouts {
-                draw(
-                    self.decision.unseen,
-                    need,
-                    rng,
-                    &mut s.shuffled,
-                    &mut s.draws,
-                );
+                draw(&self.unseen, need, rng, &mut s.shuffled, &mut s.draws);
                 let drawn_joker = self.jokers && s.draws.iter().any(|&d| is_joker(d));
                 // Ranks' first positions among the draws: where a draw pairing the top sits.
                 let mut first = [u8::MAX; 14];
@@ -1138,6 +1165,7 @@ fn choose_with(
                 .iter()
                 .any(|&c| c != EMPTY && is_joker(c as u8)),
         weight: style.strength_weight / CLASSES5 as f64,
+        unseen: Unseen::of(decision.unseen),
     };
     judge.look(&mut s.by_cards);
     s.active.clear();
@@ -1198,8 +1226,8 @@ mod tests {
     #[test]
     fn draws_come_bigger_groups_first_then_higher_cards() {
         // The definition: the drawn cards sorted by (group size, card id), descending.
-        let unseen: Vec<u8> = (0..54).collect();
-        let (mut scratch, mut draws) = (Vec::new(), Vec::new());
+        let unseen = Unseen::of(&(0..54).collect::<Vec<u8>>());
+        let (mut scratch, mut draws) = (Unseen::default(), Vec::new());
         for seed in 0..200u64 {
             let need = 1 + seed as usize % 13;
             draw(
@@ -1209,8 +1237,8 @@ mod tests {
                 &mut scratch,
                 &mut draws,
             );
-            let mut want = scratch[..need].to_vec();
-            let group = |d: u8| want_groups(&scratch[..need], d);
+            let mut want = scratch.cards[..need].to_vec();
+            let group = |d: u8| want_groups(&scratch.cards[..need], d);
             want.sort_by_key(|&d| std::cmp::Reverse((group(d), d)));
             assert_eq!(draws, want);
         }
@@ -1298,6 +1326,7 @@ mod tests {
             joker_cards: dealt.iter().any(|&c| is_joker(c))
                 || board.iter().any(|&c| c != EMPTY && is_joker(c as u8)),
             weight: style.strength_weight / CLASSES5 as f64,
+            unseen: Unseen::of(&unseen),
         };
         let mut s = Scratch::default();
         s.active.extend(0..shape.index.len() as u16);
@@ -1317,7 +1346,7 @@ mod tests {
             if need == 0 {
                 break;
             }
-            draw(&unseen, need, &mut rng, &mut s.shuffled, &mut s.draws);
+            draw(&judge.unseen, need, &mut rng, &mut s.shuffled, &mut s.draws);
             let draws = s.draws.clone();
             if draws.iter().any(|&x| is_joker(x)) {
                 continue; // such boards are always read whole
