@@ -259,11 +259,11 @@ class FpdbParser(Parser):
 def _fetched_decoded(
     path: str, source: str
 ) -> Iterator[tuple[list[Fetched], Decoded] | tuple[Quarantined, None]]:
-    """Each fetch of rows with the core's decoding of them (on a thread of :func:`core_lane.ahead`,
-    the rows fetched on another: SQLite and the core release the GIL, so the next rows are
-    read, these decoded, and the last stored by the importer, all at once)."""
+    """Each fetch of rows with the core's decoding of them (on the thread of
+    :func:`core_lane.ahead`: the core releases the GIL, so the next rows are fetched and
+    decoded while the importer stores these)."""
     core = fpdb_decoder(core_lane.resolving(VARIANTS.__getitem__))
-    for rows in core_lane.ahead(_fetch(path, source), f"read {source}"):
+    for rows in _fetch(path, source):
         if isinstance(rows, Quarantined):
             yield rows, None
             continue
