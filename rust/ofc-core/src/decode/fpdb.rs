@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
+use rayon::prelude::*;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize as Derive;
 
@@ -21,6 +22,8 @@ use super::{
 pub const FORMAT: &str = "fpdb";
 /// The variant names the definition knows (`fpdb.VARIANTS`).
 const VARIANTS: [&str; 2] = ["ofc", "ofcp"];
+/// Rows one rayon task reads at least (a row is some microseconds of work).
+const ROWS_A_TASK: usize = 16;
 
 /// Python's truth of any JSON value (``if record.get("dealt")``); `Absent` when missing.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -134,13 +137,38 @@ impl<'de, const STRICT: bool> Deserialize<'de> for Key<STRICT> {
 
 /// Card texts as ``_cards`` reads them: a space-separated string or a list of strings,
 /// "--" (hidden) left out; null or empty is no cards.  `None`: a spelling `card_of` does
-/// not know (``parse_card`` reads more), which the definition reads.
+/// not know (``parse_card`` reads more), or more than [`MAX_CARDS`], which the
+/// definition reads.
 #[derive(Debug)]
-struct Cards(Option<Vec<u8>>);
+struct Cards(Option<Ids>);
 
 impl Default for Cards {
     fn default() -> Self {
-        Cards(Some(Vec::new()))
+        Cards(Some(Ids::default()))
+    }
+}
+
+/// The most cards one list of a hand holds here (a row, a round's placing or discards,
+/// at most 13 in a hand): held in place, so reading a list allocates nothing.
+const MAX_CARDS: usize = 16;
+
+/// Card ids, up to [`MAX_CARDS`].
+#[derive(Debug, Default, Clone, Copy)]
+struct Ids {
+    len: u8,
+    ids: [u8; MAX_CARDS],
+}
+
+impl Ids {
+    /// Add `id`; None when the list is full.
+    fn push(mut self, id: u8) -> Option<Self> {
+        *self.ids.get_mut(usize::from(self.len))? = id;
+        self.len += 1;
+        Some(self)
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        &self.ids[..usize::from(self.len)]
     }
 }
 
@@ -175,11 +203,14 @@ impl<'de> Deserialize<'de> for CardText {
 }
 
 fn collect(texts: impl Iterator<Item = CardText>) -> Cards {
-    let mut ids = Vec::new();
+    let mut ids = Ids::default();
     for text in texts {
         match text {
             CardText::Hidden => {}
-            CardText::Id(id) => ids.push(id),
+            CardText::Id(id) => match ids.push(id) {
+                Some(more) => ids = more,
+                None => return Cards(None),
+            },
             CardText::Unknown => return Cards(None),
         }
     }
@@ -205,10 +236,10 @@ impl<'de> Visitor<'de> for CardsVisitor {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         // straight into the ids (the rest still read once a spelling is the definition's)
-        let mut ids = Some(Vec::new());
+        let mut ids = Some(Ids::default());
         while let Some(text) = seq.next_element::<CardText>()? {
-            match (text, &mut ids) {
-                (CardText::Id(id), Some(ids)) => ids.push(id),
+            match (text, ids) {
+                (CardText::Id(id), Some(held)) => ids = held.push(id),
                 (CardText::Unknown, _) => ids = None,
                 _ => {}
             }
@@ -225,7 +256,7 @@ impl<'de> Deserialize<'de> for Cards {
 
 impl Cards {
     /// The card ids, hidden cards left out; None for a spelling the definition reads.
-    fn ids(self) -> Option<Vec<u8>> {
+    fn ids(self) -> Option<Ids> {
         self.0
     }
 }
@@ -444,6 +475,9 @@ pub(crate) fn timestamp(text: &str) -> Option<i64> {
     )
 }
 
+/// The cards a seat places or discards in a hand, as a rule: 13 placed, 4 discarded.
+const CARDS_A_SEAT: usize = 17;
+
 /// One player's state through the rounds: seat, cards placed, Fantasyland, dealt to, discards.
 #[derive(Default)]
 struct State {
@@ -454,14 +488,54 @@ struct State {
     placements: Vec<Placed>,
 }
 
+/// One row's hand as ``hand_parts`` reads it but for its ruleset, which the caller's
+/// resolver gives in row order once the rows are read (on every core: [`parsed`] is pure).
+struct Parsed<'a> {
+    name: &'static str,
+    room: Cow<'a, str>,
+    table_id: Cow<'a, str>,
+    room_hand_id: Cow<'a, str>,
+    played_at: Option<i64>,
+    seats: Vec<SeatIn<'a>>,
+    moves: Vec<(usize, Placed)>,
+}
+
+impl<'a> Parsed<'a> {
+    /// The hand under its variant's preset; None where the definition refuses the variant.
+    fn hand(
+        self,
+        presets: &mut Presets,
+        resolve: &mut dyn FnMut(&str) -> Resolved,
+    ) -> Option<(HandIn<'a>, Vec<(usize, Placed)>)> {
+        let hand = HandIn {
+            room: self.room,
+            table_id: self.table_id,
+            room_hand_id: self.room_hand_id,
+            rules_text: Some(Cow::Borrowed(self.name)),
+            preset: presets.get(self.name, resolve)?,
+            played_at: self.played_at,
+            stakes: None,
+            currency: None,
+            seats: self.seats,
+        };
+        Some((hand, self.moves))
+    }
+}
+
 /// ``hand_parts`` of one rawJson text, where its answer is surely the definition's; None
 /// otherwise (the definition then reads the row, or quarantines it with its reason).
+#[cfg(test)]
 fn hand_of<'a>(
     text: &'a str,
     table_name: &str,
     presets: &mut Presets,
     resolve: &mut dyn FnMut(&str) -> Resolved,
 ) -> Option<(HandIn<'a>, Vec<(usize, Placed)>)> {
+    parsed(text, table_name)?.hand(presets, resolve)
+}
+
+/// [`hand_of`] up to the ruleset.
+fn parsed<'a>(text: &'a str, table_name: &str) -> Option<Parsed<'a>> {
     if !super::shallow(text) {
         return None;
     }
@@ -489,8 +563,12 @@ fn hand_of<'a>(
             return None; // two seats of one name share a state: the definition's
         }
     }
-    let mut states: Vec<State> = players.iter().map(|_| State::default()).collect();
-    let mut moves = Vec::new();
+    let seat_state = || State {
+        placements: Vec::with_capacity(CARDS_A_SEAT),
+        ..State::default()
+    };
+    let mut states: Vec<State> = players.iter().map(|_| seat_state()).collect();
+    let mut moves = Vec::with_capacity(CARDS_A_SEAT * players.len());
     let mut rounds: Vec<Round<'a>> = raw
         .rounds
         .unwrap_or_default()
@@ -509,12 +587,12 @@ fn hand_of<'a>(
             Some(Obj(rows)) => [rows.top.ids()?, rows.middle.ids()?, rows.bottom.ids()?],
             None => Default::default(),
         };
-        let count: usize = rows.iter().map(Vec::len).sum();
+        let count: usize = rows.iter().map(|row| row.as_slice().len()).sum();
         state.fantasy |= count > 5;
         state.placed += count as i64;
         let street = street_of(state.placed, pineapple, state.fantasy);
         for (destination, row) in rows.iter().enumerate() {
-            for &card in row {
+            for &card in row.as_slice() {
                 let placed = Placed {
                     street,
                     card,
@@ -524,7 +602,7 @@ fn hand_of<'a>(
                 moves.push((seat, placed));
             }
         }
-        for card in record.discarded.ids()? {
+        for &card in record.discarded.ids()?.as_slice() {
             let placed = Placed {
                 street,
                 card,
@@ -553,9 +631,9 @@ fn hand_of<'a>(
             hero: state.dealt,
             in_fantasy: state.fantasy,
             rows: [
-                player.top.ids()?,
-                player.middle.ids()?,
-                player.bottom.ids()?,
+                player.top.ids()?.as_slice().to_vec(),
+                player.middle.ids()?.as_slice().to_vec(),
+                player.bottom.ids()?.as_slice().to_vec(),
             ],
             discards: state.dealt.then_some(state.discards),
             placements: state.placements,
@@ -580,19 +658,15 @@ fn hand_of<'a>(
     } else {
         Cow::Borrowed("SealsWithClubs")
     };
-    let preset = presets.get(name, resolve)?;
-    let hand = HandIn {
+    Some(Parsed {
+        name,
         room,
         table_id,
         room_hand_id: raw.hand_id.text_or("None"),
-        rules_text: Some(Cow::Borrowed(name)),
-        preset,
         played_at,
-        stakes: None,
-        currency: None,
         seats,
-    };
-    Some((hand, moves))
+        moves,
+    })
 }
 
 /// fpdb rows, a fetch at a time (one decoder a database).
@@ -614,25 +688,36 @@ impl FpdbDecoder {
     pub fn decode(&mut self, rows: &[Row<'_>], resolve: &mut dyn FnMut(&str) -> Resolved) -> Block {
         let mut block = Block::default();
         let mut ids = HashSet::with_capacity(rows.len());
-        for (at, row) in rows.iter().enumerate() {
-            let taken = row.text.is_some_and(|text| {
-                text.len() <= MAX_HAND_BYTES
-                    && !ids.contains(&row.id)
-                    && hand_of(text, row.table_name, &mut self.presets, resolve).is_some_and(
-                        |(hand, moves)| {
-                            let columns = &mut block.columns;
-                            let pushed = columns.push_ordered(
-                                FORMAT,
-                                &hand,
-                                &moves,
-                                row.id,
-                                text,
-                                &mut self.scratch,
-                            );
-                            pushed && ids.insert(row.id)
-                        },
-                    )
-            });
+        // (the raw texts' bytes at once: grown a hand at a time they are copied again and again)
+        let bytes = rows.iter().filter_map(|row| row.text).map(str::len).sum();
+        block.columns.reserve(bytes);
+        // Every row stands alone: they are read on every core, then laid out in row order.
+        let hands: Vec<Option<Parsed<'_>>> = rows
+            .par_iter()
+            .with_min_len(ROWS_A_TASK)
+            .map(|row| {
+                let text = row.text.filter(|text| text.len() <= MAX_HAND_BYTES)?;
+                parsed(text, row.table_name)
+            })
+            .collect();
+        for (at, (row, hand)) in rows.iter().zip(hands).enumerate() {
+            let taken = match (row.text, hand) {
+                (Some(text), Some(hand)) if !ids.contains(&row.id) => hand
+                    .hand(&mut self.presets, resolve)
+                    .is_some_and(|(hand, moves)| {
+                        let columns = &mut block.columns;
+                        let pushed = columns.push_ordered(
+                            FORMAT,
+                            &hand,
+                            &moves,
+                            row.id,
+                            text,
+                            &mut self.scratch,
+                        );
+                        pushed && ids.insert(row.id)
+                    }),
+                _ => false,
+            };
             let hand = block.columns.hands();
             match (block.units.last_mut(), taken) {
                 (Some(Unit::Hands { stop, .. }), true) => *stop = hand,
@@ -706,6 +791,39 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn rows_decode_alike_on_any_thread_count() {
+        // hands, rows left to the definition (an odd spelling, an id met twice, no text)
+        // and hands again, more rows than one rayon task reads
+        let odd = HAND.replace("\"top\": [\"Ah\"]", "\"top\": [\"A\u{2665}\"]");
+        let texts: Vec<Option<&str>> = (0..100)
+            .map(|i| match i % 7 {
+                3 => Some(odd.as_str()),
+                5 => None,
+                _ => Some(HAND),
+            })
+            .collect();
+        let rows: Vec<Row<'_>> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, &text)| Row {
+                id: if i == 41 { 39 } else { i as i64 },
+                table_name: "",
+                text,
+            })
+            .collect();
+        let on = |threads| {
+            crate::value::tests::pool_of(threads)
+                .install(|| format!("{:?}", FpdbDecoder::default().decode(&rows, &mut resolve)))
+        };
+        let one = on(1);
+        assert!(
+            one.contains("Lines { start: 3, stop: 4"),
+            "the odd row left in its place"
+        );
+        assert_eq!(on(3), one);
     }
 
     #[test]
