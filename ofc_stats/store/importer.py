@@ -645,10 +645,14 @@ def _hash_beside(source: Source) -> Callable[[], str]:
 
 
 def _keyed(table: pa.Table, schema: pa.Schema) -> pa.Schema:
-    """``schema`` with the tie to the hand; a dictionary ``hand_key`` stays one (no copy)."""
+    """``schema`` with the tie to the hand; a dictionary ``hand_key`` or ``source_line``
+    (the core's: indices over the chunk's hands) stays one (no copy)."""
     fields = [*schema, pa.field("source_line", pa.int64())]
     if pa.types.is_dictionary(table.schema.field("hand_key").type):
         fields[0] = pa.field("hand_key", KEYS)
+    line = table.schema.field("source_line").type
+    if pa.types.is_dictionary(line):
+        fields[-1] = pa.field("source_line", pa.dictionary(line.index_type, pa.int64()))
     return pa.schema(fields)
 
 
