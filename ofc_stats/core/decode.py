@@ -106,7 +106,8 @@ class Decoded:
     block that the readable reader reads.  ``span_*`` give each decoded
     hand's bytes and first line with the blank lines before it, for the app
     splitter to read again when it is not idle.  The seats and placements
-    tables carry one last column, ``source_line``, that ties them to their hand.
+    tables carry one last column, ``source_line``, that ties them to their hand
+    (dictionary-coded: their ``hand_key`` indices over the hands' lines).
     """
 
     hands: pa.Table
@@ -190,6 +191,7 @@ def _decoded(d: dict[str, Any], format_name: str, source: str, *, offsets: bool)
     count = len(d["line"])
     hand_key = _strings(d, "hand_key")
     line = d["line"]
+    lines = pa.array(line, pa.int64())
     presets = pa.array(d["presets"], pa.string())
     hands = pa.table(
         {
@@ -206,7 +208,7 @@ def _decoded(d: dict[str, Any], format_name: str, source: str, *, offsets: bool)
             "stakes": _primitive(d, "stakes", pa.float64()),
             "currency": _strings(d, "currency"),
             "source_file": _constant(source, count),
-            "source_line": pa.array(line, pa.int64()),
+            "source_line": lines,
             "source_offset": pa.array(d["offset"], pa.int64())
             if offsets
             else pa.nulls(count, pa.int64()),
@@ -219,10 +221,10 @@ def _decoded(d: dict[str, Any], format_name: str, source: str, *, offsets: bool)
             "batch": _constant("", count),
         }
     )
-    seat_hand = d["seat_hand"]
+    seat_hand = pa.array(d["seat_hand"])
     seats = pa.table(
         {
-            "hand_key": pa.DictionaryArray.from_arrays(pa.array(seat_hand), hand_key),
+            "hand_key": pa.DictionaryArray.from_arrays(seat_hand, hand_key),
             "seat": pa.array(d["seat"], pa.int8()),
             "player": _strings(d, "player"),
             "player_id": _strings(d, "player_id"),
@@ -238,23 +240,25 @@ def _decoded(d: dict[str, Any], format_name: str, source: str, *, offsets: bool)
             "reported_points": _primitive(d, "reported_points", pa.float64()),
             "reported_money": _primitive(d, "reported_money", pa.float64()),
             "stack": _primitive(d, "stack", pa.float64()),
-            "source_line": pa.array(line[seat_hand], pa.int64()),
+            "source_line": pa.DictionaryArray.from_arrays(seat_hand, lines),
         }
     )
     card_hand = d["card_hand"]  # ascending: a hand's placements follow one another
     # each hand's first placement row (the search in card_hand's own dtype: no int64 copy)
     card_at = np.searchsorted(card_hand, np.arange(count + 1, dtype=card_hand.dtype))
+    card_index = pa.array(card_hand)
     placements = pa.table(
         {
-            "hand_key": pa.DictionaryArray.from_arrays(pa.array(card_hand), hand_key),
+            "hand_key": pa.DictionaryArray.from_arrays(card_index, hand_key),
             "seat": pa.array(d["card_seat"], pa.int8()),
             "street": pa.array(d["street"], pa.int8()),
             "card": pa.array(d["card"], pa.int8()),
             "destination": pa.DictionaryArray.from_arrays(
                 pa.array(d["destination"], pa.int8()), _DESTINATIONS
             ),
-            # line[card_hand], as runs: a quarter of the gather's time for 40-odd rows a hand
-            "source_line": pa.array(np.repeat(line, np.diff(card_at)), pa.int64()),
+            # the hand_key's indices over the hands' lines: no 8 bytes a row (a fresh 1.2 MB
+            # a block for the kernel to zero, ~43 rows a hand) laid out per row
+            "source_line": pa.DictionaryArray.from_arrays(card_index, lines),
         }
     )
     seat_at = np.zeros(count + 1, np.int64)

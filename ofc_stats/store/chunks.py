@@ -132,11 +132,14 @@ def _owners(hands: pa.Table, rows: pa.Table) -> np.ndarray:
     hash lookup per placement cost more); hands out of order are looked up.
     """
     lines = np.asarray(hands["source_line"], np.int64)
-    wanted = np.asarray(rows["source_line"], np.int64)
+    tie = rows["source_line"]
+    if pa.types.is_dictionary(tie.type):  # the core's: indices over the chunk's lines
+        tie = tie.cast(pa.int64())
+    wanted = np.asarray(tie, np.int64)
     if len(lines) and (np.diff(lines) > 0).all():
         at = np.minimum(np.searchsorted(lines, wanted), len(lines) - 1)
         return np.where(lines[at] == wanted, at, len(lines))
-    found = pc.index_in(rows["source_line"], value_set=hands["source_line"])
+    found = pc.index_in(tie, value_set=hands["source_line"])
     return np.asarray(found.fill_null(hands.num_rows), np.int64)
 
 

@@ -179,8 +179,10 @@ def _by_position(part: pa.Table, hands: pa.Table, first: int) -> pa.ChunkedArray
         return None
     if chunk.null_count:
         return None
-    indices = np.asarray(chunk.indices, np.int64)
-    return pa.chunked_array([pa.array(indices + first)], HAND_ID.type)
+    # added in int64 as they are read: an int64 copy of the indices first was a fresh 7 MB
+    # a batch (~43 placements a hand) for the kernel to zero
+    ids = np.add(np.asarray(chunk.indices), first, dtype=np.int64)
+    return pa.chunked_array([pa.array(ids)], HAND_ID.type)
 
 
 class _Lookup:

@@ -421,9 +421,9 @@ class Importer:
         """Hands a parser laid out as tables: dedupe by key and fingerprint, keep the rest."""
         try:
             chunk = ColumnarHands(
-                hands=chunk.hands.cast(HANDS),
-                seats=chunk.seats.cast(_keyed(chunk.seats, SEATS)),
-                placements=chunk.placements.cast(_keyed(chunk.placements, PLACEMENTS)),
+                hands=_cast(chunk.hands, HANDS),
+                seats=_cast(chunk.seats, _keyed(chunk.seats, SEATS)),
+                placements=_cast(chunk.placements, _keyed(chunk.placements, PLACEMENTS)),
             )
         except (pa.ArrowException, ValueError, OverflowError):
             # A value the columns cannot hold: every hand of the chunk takes the record path.
@@ -644,11 +644,21 @@ def _hash_beside(source: Source) -> Callable[[], str]:
     return done.result
 
 
+def _cast(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` as ``schema``; as it is if it is already (the core's chunks are):
+    ``Table.cast`` casts column by column even then, 40-odd casts a chunk."""
+    return table if table.schema.equals(schema, check_metadata=True) else table.cast(schema)
+
+
 def _keyed(table: pa.Table, schema: pa.Schema) -> pa.Schema:
-    """``schema`` with the tie to the hand; a dictionary ``hand_key`` stays one (no copy)."""
+    """``schema`` with the tie to the hand; a dictionary ``hand_key`` or ``source_line``
+    (the core's: indices over the chunk's hands) stays one (no copy)."""
     fields = [*schema, pa.field("source_line", pa.int64())]
     if pa.types.is_dictionary(table.schema.field("hand_key").type):
         fields[0] = pa.field("hand_key", KEYS)
+    line = table.schema.field("source_line").type
+    if pa.types.is_dictionary(line):
+        fields[-1] = pa.field("source_line", pa.dictionary(line.index_type, pa.int64()))
     return pa.schema(fields)
 
 
