@@ -699,30 +699,43 @@ struct FoldBuffers {
 }
 
 impl SwcDecoder {
-    /// Decode a block of whole lines from line `first_line`; `last`: the file ends with it
-    /// (the open hands are then finished).  The block's [`Stop`] is set where the decoder
-    /// left the rest of the file to the definition.
+    /// Decode the block `head` + `data` (whole lines, from line `first_line`; `head` the
+    /// start of a line cut between two reads, so a reader need not join the two); `last`:
+    /// the file ends with it (the open hands are then finished).  The block's [`Stop`] is
+    /// set where the decoder left the rest of the file to the definition (a byte of the
+    /// block, `head` first).
     pub fn decode(
         &mut self,
+        head: &[u8],
         data: &[u8],
         first_line: i64,
         last: bool,
         resolve: &mut dyn FnMut(&str) -> Resolved,
     ) -> (Block, Option<Stop>) {
         let mut block = Block::default();
+        let size = head.len() + data.len();
         // (nearly every line is some hand's raw text: one allocation, not a doubling)
-        block.columns.raw_text.data.reserve(data.len());
+        block.columns.raw_text.data.reserve(size);
+        // the line cut between two reads, its start `head` joined to its end: the one copy
+        let split = if head.is_empty() {
+            0
+        } else {
+            memchr::memchr(b'\n', data).map_or(data.len(), |at| at + 1)
+        };
+        let joined = [head, &data[..split]].concat();
         let mut number = first_line;
-        for (start, _, end) in lines(data) {
-            if let Err(()) = self.line(&data[start..end], number, &mut block.columns, resolve) {
-                return (block, Some(self.stop(number, start)));
+        for (part, base) in [(&joined[..], 0), (&data[split..], head.len() + split)] {
+            for (start, _, end) in lines(part) {
+                if let Err(()) = self.line(&part[start..end], number, &mut block.columns, resolve) {
+                    return (block, Some(self.stop(number, base + start)));
+                }
+                number += 1;
             }
-            number += 1;
         }
         if last && self.finish(&mut block.columns, resolve).is_err() {
-            return (block, Some(self.stop(number, data.len())));
+            return (block, Some(self.stop(number, size)));
         }
-        block.consumed = data.len();
+        block.consumed = size;
         block.consumed_lines = number - first_line;
         (block, None)
     }
@@ -1664,7 +1677,8 @@ mod tests {
     #[test]
     fn a_hand_is_pushed_at_the_end_of_the_file() {
         let data = format!("{LINE}\n{LINE}\n");
-        let (block, stop) = SwcDecoder::default().decode(data.as_bytes(), 1, true, &mut resolve);
+        let (block, stop) =
+            SwcDecoder::default().decode(b"", data.as_bytes(), 1, true, &mut resolve);
         assert!(stop.is_none());
         assert_eq!(block.columns.hands(), 1);
         // five cards each on street 0: 2 seats x 5 placements
@@ -1673,17 +1687,33 @@ mod tests {
     }
 
     #[test]
+    fn a_block_in_two_parts_decodes_as_one() {
+        let odd = LINE.replace(r#""gi":7"#, r#""gi":7.5"#);
+        let data = format!("{LINE}\n{LINE}\n{odd}\n");
+        let whole = SwcDecoder::default().decode(b"", data.as_bytes(), 1, true, &mut resolve);
+        for cut in [1, LINE.len() + 1, LINE.len() + 5, data.len()] {
+            let (head, rest) = data.as_bytes().split_at(cut);
+            let parts = SwcDecoder::default().decode(head, rest, 1, true, &mut resolve);
+            assert_eq!(parts.0.consumed_lines, whole.0.consumed_lines);
+            let stops = [&parts.1, &whole.1].map(|s| s.as_ref().map(|s| (s.line, s.at)));
+            assert_eq!(stops[0], stops[1], "{cut}");
+            assert_eq!(stops[0], Some((3, 2 * LINE.len() + 2))); // the odd line, a byte of both
+        }
+    }
+
+    #[test]
     fn the_decoder_stops_before_what_it_is_unsure_of() {
         let odd = LINE.replace(r#""gi":7"#, r#""gi":7.5"#);
         let data = format!("{LINE}\n{odd}\n");
-        let (block, stop) = SwcDecoder::default().decode(data.as_bytes(), 1, true, &mut resolve);
+        let (block, stop) =
+            SwcDecoder::default().decode(b"", data.as_bytes(), 1, true, &mut resolve);
         let stop = stop.unwrap();
         assert_eq!(block.columns.hands(), 0);
         assert_eq!((stop.line, stop.at), (2, LINE.len() + 1));
         assert_eq!(stop.replay, vec![(1, format!("{LINE}\n"))]);
         // a game type the resolver refuses: the hand is the definition's at the end
         let data = format!("{}\n", LINE.replace(r#""gt":74"#, r#""gt":76"#));
-        let (_, stop) = SwcDecoder::default().decode(data.as_bytes(), 1, true, &mut resolve);
+        let (_, stop) = SwcDecoder::default().decode(b"", data.as_bytes(), 1, true, &mut resolve);
         assert_eq!(stop.unwrap().at, data.len());
     }
 }
