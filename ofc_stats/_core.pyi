@@ -271,7 +271,7 @@ class FpdbDecoder:
 class SwcDecoder:
     def __new__(cls, resolve: Callable[[str], tuple[str, int, int] | None]) -> SwcDecoder: ...
     def decode(
-        self, head: bytes, data: bytes, end: int, first_line: int, last: bool
+        self, head: bytes, reads: list[bytes], end: int, first_line: int, last: bool
     ) -> dict[str, Any]: ...
 
 # --- batch scoring (rust/ofc-py/src/score.rs) ---------------------------------

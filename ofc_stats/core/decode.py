@@ -179,15 +179,15 @@ def decode_rows(
 
 def decode_swc(
     core: _core.SwcDecoder,
-    block: tuple[bytes, bytes, int],
+    block: tuple[bytes, list[bytes], int],
     first_line: int,
     *,
     last: bool,
     source: str,
 ) -> tuple[Decoded, Any]:
-    """Decode a block of whole capture lines, ``head + data[:end]`` given as ``(head, data,
-    end)`` (the core reads the parts: no copy joins them): the hands the core folded, and
-    where it stopped for the readable reader (None: it did not)."""
+    """Decode a block of whole capture lines, given as ``(head, reads, end)``: ``head`` then
+    the reads, the last to byte ``end`` (the core reads the parts: no copy joins them); the
+    hands the core folded, and where it stopped for the readable reader (None: it did not)."""
     d = core.decode(*block, first_line, last)
     return _decoded(d, "swc", source, offsets=False), d["stop"]
 

@@ -699,38 +699,63 @@ struct FoldBuffers {
 }
 
 impl SwcDecoder {
-    /// Decode the block `head` + `data` (whole lines, from line `first_line`; `head` the
-    /// start of a line cut between two reads, so a reader need not join the two); `last`:
-    /// the file ends with it (the open hands are then finished).  The block's [`Stop`] is
-    /// set where the decoder left the rest of the file to the definition (a byte of the
-    /// block, `head` first).
+    /// Decode the block `head` + `reads` (the last read to byte `end`): whole lines, from
+    /// line `first_line`, given as read (`head` the start of a line cut by the read before),
+    /// so a reader need not join them; `last`: the file ends with it (the open hands are then
+    /// finished).  The block's [`Stop`] is set where the decoder left the rest of the file to
+    /// the definition (a byte of the block, `head` first).
     pub fn decode(
         &mut self,
         head: &[u8],
-        data: &[u8],
+        reads: &[&[u8]],
+        end: usize,
         first_line: i64,
         last: bool,
         resolve: &mut dyn FnMut(&str) -> Resolved,
     ) -> (Block, Option<Stop>) {
         let mut block = Block::default();
-        let size = head.len() + data.len();
+        let count = reads.len();
+        let parts = reads
+            .iter()
+            .enumerate()
+            .map(|(index, read)| match index + 1 == count {
+                true => &read[..end.min(read.len())],
+                false => read,
+            });
+        let size = head.len() + parts.clone().map(<[u8]>::len).sum::<usize>();
         // (nearly every line is some hand's raw text: one allocation, not a doubling)
         block.columns.raw_text.data.reserve(size);
-        // the line cut between two reads, its start `head` joined to its end: the one copy
-        let split = if head.is_empty() {
-            0
-        } else {
-            memchr::memchr(b'\n', data).map_or(data.len(), |at| at + 1)
-        };
-        let joined = [head, &data[..split]].concat();
         let mut number = first_line;
-        for (part, base) in [(&joined[..], 0), (&data[split..], head.len() + split)] {
-            for (start, _, end) in lines(part) {
-                if let Err(()) = self.line(&part[start..end], number, &mut block.columns, resolve) {
-                    return (block, Some(self.stop(number, base + start)));
+        // a line cut between two reads is joined (a copy of that line), the rest read in place
+        let (mut cut, mut cut_at, mut at) = (head.to_vec(), 0, head.len());
+        for part in parts {
+            let mut from = 0;
+            if !cut.is_empty() {
+                let Some(newline) = memchr::memchr(b'\n', part) else {
+                    cut.extend_from_slice(part);
+                    at += part.len();
+                    continue;
+                };
+                cut.extend_from_slice(&part[..=newline]);
+                if let Err(line_at) = self.lines_of(&cut, cut_at, &mut number, &mut block, resolve)
+                {
+                    return (block, Some(self.stop(number, line_at)));
                 }
-                number += 1;
+                cut.clear();
+                from = newline + 1;
             }
+            let whole = memchr::memrchr(b'\n', &part[from..]).map_or(from, |p| from + p + 1);
+            let lines = &part[from..whole];
+            if let Err(line_at) = self.lines_of(lines, at + from, &mut number, &mut block, resolve)
+            {
+                return (block, Some(self.stop(number, line_at)));
+            }
+            cut.extend_from_slice(&part[whole..]);
+            (cut_at, at) = (at + whole, at + part.len());
+        }
+        // the file's last line, without its newline (the definition's)
+        if let Err(line_at) = self.lines_of(&cut, cut_at, &mut number, &mut block, resolve) {
+            return (block, Some(self.stop(number, line_at)));
         }
         if last && self.finish(&mut block.columns, resolve).is_err() {
             return (block, Some(self.stop(number, size)));
@@ -738,6 +763,24 @@ impl SwcDecoder {
         block.consumed = size;
         block.consumed_lines = number - first_line;
         (block, None)
+    }
+
+    /// The whole lines `part` (byte `base` of the block) folded from line `number` on;
+    /// Err(the byte of the block where the line the definition must read begins).
+    fn lines_of(
+        &mut self,
+        part: &[u8],
+        base: usize,
+        number: &mut i64,
+        block: &mut Block,
+        resolve: &mut dyn FnMut(&str) -> Resolved,
+    ) -> Result<(), usize> {
+        for (start, _, end) in lines(part) {
+            (self.line(&part[start..end], *number, &mut block.columns, resolve))
+                .map_err(|()| base + start)?;
+            *number += 1;
+        }
+        Ok(())
     }
 
     fn stop(&mut self, line: i64, at: usize) -> Stop {
@@ -1677,8 +1720,14 @@ mod tests {
     #[test]
     fn a_hand_is_pushed_at_the_end_of_the_file() {
         let data = format!("{LINE}\n{LINE}\n");
-        let (block, stop) =
-            SwcDecoder::default().decode(b"", data.as_bytes(), 1, true, &mut resolve);
+        let (block, stop) = SwcDecoder::default().decode(
+            b"",
+            &[data.as_bytes()],
+            data.len(),
+            1,
+            true,
+            &mut resolve,
+        );
         assert!(stop.is_none());
         assert_eq!(block.columns.hands(), 1);
         // five cards each on street 0: 2 seats x 5 placements
@@ -1687,17 +1736,25 @@ mod tests {
     }
 
     #[test]
-    fn a_block_in_two_parts_decodes_as_one() {
+    fn a_block_in_parts_decodes_as_one() {
         let odd = LINE.replace(r#""gi":7"#, r#""gi":7.5"#);
         let data = format!("{LINE}\n{LINE}\n{odd}\n");
-        let whole = SwcDecoder::default().decode(b"", data.as_bytes(), 1, true, &mut resolve);
+        let bytes = data.as_bytes();
+        let decode = |head: &[u8], reads: &[&[u8]], end: usize| {
+            let (block, stop) =
+                SwcDecoder::default().decode(head, reads, end, 1, true, &mut resolve);
+            (block.consumed_lines, stop.map(|s| (s.line, s.at)))
+        };
+        let whole = decode(b"", &[bytes], bytes.len());
+        // the odd line stops the decoder at its first byte of the block, whichever the parts
+        assert_eq!(whole, (0, Some((3, 2 * LINE.len() + 2))));
         for cut in [1, LINE.len() + 1, LINE.len() + 5, data.len()] {
-            let (head, rest) = data.as_bytes().split_at(cut);
-            let parts = SwcDecoder::default().decode(head, rest, 1, true, &mut resolve);
-            assert_eq!(parts.0.consumed_lines, whole.0.consumed_lines);
-            let stops = [&parts.1, &whole.1].map(|s| s.as_ref().map(|s| (s.line, s.at)));
-            assert_eq!(stops[0], stops[1], "{cut}");
-            assert_eq!(stops[0], Some((3, 2 * LINE.len() + 2))); // the odd line, a byte of both
+            let (head, rest) = bytes.split_at(cut);
+            assert_eq!(decode(head, &[rest], rest.len()), whole, "{cut}");
+            for second in [cut, cut + 1, cut + LINE.len(), data.len()].map(|c| c.min(data.len())) {
+                let reads = [&bytes[cut..second], &bytes[second..], b"tail"];
+                assert_eq!(decode(head, &reads, 0), whole, "{cut} {second}");
+            }
         }
     }
 
@@ -1705,15 +1762,28 @@ mod tests {
     fn the_decoder_stops_before_what_it_is_unsure_of() {
         let odd = LINE.replace(r#""gi":7"#, r#""gi":7.5"#);
         let data = format!("{LINE}\n{odd}\n");
-        let (block, stop) =
-            SwcDecoder::default().decode(b"", data.as_bytes(), 1, true, &mut resolve);
+        let (block, stop) = SwcDecoder::default().decode(
+            b"",
+            &[data.as_bytes()],
+            data.len(),
+            1,
+            true,
+            &mut resolve,
+        );
         let stop = stop.unwrap();
         assert_eq!(block.columns.hands(), 0);
         assert_eq!((stop.line, stop.at), (2, LINE.len() + 1));
         assert_eq!(stop.replay, vec![(1, format!("{LINE}\n"))]);
         // a game type the resolver refuses: the hand is the definition's at the end
         let data = format!("{}\n", LINE.replace(r#""gt":74"#, r#""gt":76"#));
-        let (_, stop) = SwcDecoder::default().decode(b"", data.as_bytes(), 1, true, &mut resolve);
+        let (_, stop) = SwcDecoder::default().decode(
+            b"",
+            &[data.as_bytes()],
+            data.len(),
+            1,
+            true,
+            &mut resolve,
+        );
         assert_eq!(stop.unwrap().at, data.len());
     }
 }
