@@ -270,7 +270,9 @@ class FpdbDecoder:
 @final
 class SwcDecoder:
     def __new__(cls, resolve: Callable[[str], tuple[str, int, int] | None]) -> SwcDecoder: ...
-    def decode(self, data: bytes, first_line: int, last: bool) -> dict[str, Any]: ...
+    def decode(
+        self, head: bytes, reads: list[bytes], end: int, first_line: int, last: bool
+    ) -> dict[str, Any]: ...
 
 # --- batch scoring (rust/ofc-py/src/score.rs) ---------------------------------
 

@@ -1,13 +1,11 @@
 """The one import lane of app JSON and the open format: the core decodes, the reader reads the rest.
 
-The core (:mod:`ofc_stats.core.decode`) decodes a block of whole lines
-straight into the stored columns and gives back, in file order, the lines it
-leaves to the format's readable reader (the definition): anything it cannot
-decode or judge exactly as the definition would.  Those are read here by the
-definition, so every hand is stored or quarantined as the record path would,
-in the same order.  App JSON's splitter carries state from line to line: a
-decoded hand met while it has an object open is read again by the splitter
-from the hand's own lines.
+The core (:mod:`ofc_stats.core.decode`) decodes a block of whole lines straight into the
+stored columns and gives back, in file order, the lines it leaves to the format's readable
+reader (the definition): anything it cannot decode or judge exactly as the definition would.
+Those are read here by the definition, so every hand is stored or quarantined as the record
+path would, in the same order.  App JSON's splitter carries state from line to line: a decoded
+hand met while it has an object open is read again by the splitter from the hand's own lines.
 """
 
 from __future__ import annotations
@@ -49,13 +47,13 @@ NEWLINE = ord("\n")
 # core the process may run on (on one core a second decoder only holds a block more).
 DECODERS = {"open": 2, "app-json": 2}
 # The places of blocks between read and imported beyond the decoders': one decoded block
-# waiting, one the importer reads.  The places are the one bound (ahead's queue adds
-# none): a block takes one before it is read and gives it back once its hands are
-# imported, so the decoders wait for the importer and memory holds this many blocks,
-# whatever the size of the file.
+# waiting, one the importer reads.  The places are the one bound (ahead's queue adds none): a
+# block takes one before it is read and gives it back once its hands are imported, so the
+# decoders wait for the importer and memory holds this many blocks, whatever the file's size.
 WAITING = 2
 T = TypeVar("T")
 Line = tuple[int, int, bytes]  # (line number, byte offset, raw bytes with the newline)
+Part = tuple[bytes, bytes, int, bool]  # an SwC read, head + data[:end]: (head, data, end, last)
 
 
 class Definition(Protocol):
@@ -98,9 +96,8 @@ class _End:
 
 
 class _Handoff(Generic[T]):
-    """A queue of up to ``places`` items from a thread to its reader (0: unbounded) that
-    the reader can stop: :meth:`put` then gives up, so the thread never waits on a
-    reader that has gone."""
+    """A queue of up to ``places`` items from a thread to its reader (0: unbounded) that the
+    reader can stop: :meth:`put` then gives up, so the thread never waits on a reader gone."""
 
     def __init__(self, places: int) -> None:
         self.items: queue.Queue[T] = queue.Queue(places)
@@ -121,10 +118,9 @@ def ahead(items: Iterator[T], name: str, places: int = AHEAD) -> Generator[T]:
     """``items``, made by a thread up to ``places`` ahead of the caller (0: as many as
     ``items`` makes; a caller whose items are bounded otherwise).
 
-    The core releases the GIL while it decodes, so decoding runs on one core
-    while the caller checks, dedupes and writes (Parquet writes release it
-    too) on the other.  An error of the thread is raised here, in its place.
-    """
+    The core releases the GIL while it decodes, so decoding runs on one core while the caller
+    checks, dedupes and writes (Parquet writes release it too) on the other.  An error of the
+    thread is raised here, in its place."""
     handoff: _Handoff[T | BaseException | _End] = _Handoff(places)
     made, stop, put = handoff.items, handoff.stopped, handoff.put
 
@@ -360,12 +356,9 @@ def _lines(block: bytes, start: int, stop: int, number: int, base: int) -> Itera
 def read_swc(
     stream: BinaryIO, source: str, resolve: Resolver, resume: Resume
 ) -> Iterator[ParseItem]:
-    """SwC captures folded by the core, a block at a time (decoded :func:`ahead`).
-
-    Where the core stops, ``resume`` (the definition) reads on: it is given the
-    stop, the bytes from the stop's line to the end of what was read, and the
-    stream for the rest (the reading thread, :class:`_Reader`, has stopped reading it).
-    """
+    """SwC captures folded by the core, a block at a time (decoded :func:`ahead`); where the
+    core stops, ``resume`` (the definition) reads on, given the stop, the bytes from its line
+    to the end of what was read and the stream (:class:`_Reader` has stopped reading it)."""
     for decoded, stop, tail in ahead(_swc_blocks(stream, source, resolve), f"decode {source}"):
         if decoded.hands.num_rows:
             yield ColumnarHands(decoded.hands, decoded.seats, decoded.placements)
@@ -380,9 +373,14 @@ def _swc_blocks(
     """Each block decoded: (decoded, where the core stopped, the bytes it left unread)."""
     core, blocks, line = swc_decoder(resolve), _Reader(stream), 1
     try:
-        for block, last in blocks:
-            decoded, stop = decode_swc(core, block, line, last=last, source=source)
+        for head, read, end, last in (parts := blocks.parts()):
+            reads = [read]  # a block of 4 reads: a quarter of the importer's ~2 ms steps
+            while not last and len(reads) < 7:  # a head: the last read's tail, then reads without
+                tail, (more, read, end, last) = len(read) - end, next(parts)  # a newline if any
+                reads += [more[tail:], read]
+            decoded, stop = decode_swc(core, (head, reads, end), line, last=last, source=source)
             if stop is not None:
+                block = b"".join([head, *reads[:-1], reads[-1][:end]])
                 yield decoded, stop, block[stop[1] :] + blocks.rest()
                 return
             yield decoded, None, b""
@@ -392,13 +390,13 @@ def _swc_blocks(
 
 
 class _Reader:
-    """The whole-line blocks of a stream, read (and hashed) by a thread ahead of the
-    decoder, so reading and decoding run on two cores; :meth:`rest` gives back the bytes
-    read and not yet handed over, the thread stopped."""
+    """The whole-line blocks of a stream, read (and hashed) by a thread ahead of the decoder,
+    so reading and decoding run on two cores, as :data:`Part` (the core reads the parts: no
+    4 MB copy joins or cuts them); :meth:`rest` gives back the bytes not handed over."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream, self._left = stream, [b""]
-        self._handoff: _Handoff[tuple[bytes, bool] | BaseException] = _Handoff(AHEAD)
+        self._handoff: _Handoff[Part | BaseException] = _Handoff(AHEAD)
         self._thread = threading.Thread(target=self._read, name="read swc", daemon=True)
         self._thread.start()
 
@@ -407,21 +405,23 @@ class _Reader:
         try:
             while not last and not self._handoff.stopped.is_set():
                 chunk = self._stream.read(BLOCK_BYTES)
-                last = not chunk
-                block, carry = _whole_lines(carry, chunk)
-                if (block or last) and not self._handoff.put((block, last)):
-                    carry = block + carry
+                last, end = not chunk, chunk.rfind(b"\n") + 1  # end 0: the line goes on
+                handed = (end or last) and self._handoff.put((carry, chunk, end, last))
+                carry = chunk[end:] if handed else carry + chunk
         except BaseException as error:  # raised again by the decoder, in its place
             self._handoff.put(error)
         finally:
             self._left = [carry]
 
-    def __iter__(self) -> Iterator[tuple[bytes, bool]]:
+    def parts(self) -> Iterator[Part]:
         while isinstance(item := self._handoff.items.get(), tuple):
             yield item
-            if item[1]:
+            if item[3]:
                 return
         raise item
+
+    def __iter__(self) -> Iterator[tuple[bytes, bool]]:
+        yield from ((head + data[:end], last) for head, data, end, last in self.parts())
 
     def rest(self) -> bytes:
         """What was read and not handed over, in order (a read error is raised)."""
@@ -431,7 +431,7 @@ class _Reader:
             item = self._handoff.items.get()
             if isinstance(item, BaseException):
                 raise item
-            left.append(item[0])
+            left.append(item[0] + item[1][: item[2]])
         return b"".join(left + self._left)
 
     def close(self) -> None:

@@ -179,11 +179,17 @@ def decode_rows(
 
 
 def decode_swc(
-    core: _core.SwcDecoder, data: bytes, first_line: int, *, last: bool, source: str
+    core: _core.SwcDecoder,
+    block: tuple[bytes, list[bytes], int],
+    first_line: int,
+    *,
+    last: bool,
+    source: str,
 ) -> tuple[Decoded, Any]:
-    """Decode a block of whole capture lines: the hands the core folded, and where it
-    stopped for the readable reader (None: it did not)."""
-    d = core.decode(data, first_line, last)
+    """Decode a block of whole capture lines, given as ``(head, reads, end)``: ``head`` then
+    the reads, the last to byte ``end`` (the core reads the parts: no copy joins them); the
+    hands the core folded, and where it stopped for the readable reader (None: it did not)."""
+    d = core.decode(*block, first_line, last)
     return _decoded(d, "swc", source, offsets=False), d["stop"]
 
 

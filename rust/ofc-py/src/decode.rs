@@ -286,24 +286,33 @@ impl SwcDecoder {
         }
     }
 
-    /// Decode `data` (whole lines from line `first_line`; `last`: the file ends with it).
-    /// ``stop`` is None, or where the readable reader goes on: (line, byte of the block,
-    /// the closed (table, hand id) pairs, the open hands' lines as (number, bytes)).
-    #[pyo3(signature = (data, first_line, last))]
+    /// Decode the block `head + b"".join(reads)`, the last read to byte `end` (whole lines
+    /// from line `first_line`, not joined here; `last`: the file ends with it).  ``stop`` is None, or where the readable reader
+    /// goes on: (line, byte of the block, the closed (table, hand id) pairs, the open hands'
+    /// lines as (number, bytes)).
+    #[pyo3(signature = (head, reads, end, first_line, last))]
     fn decode<'py>(
         &mut self,
         py: Python<'py>,
-        data: &Bound<'py, PyBytes>,
+        head: &Bound<'py, PyBytes>,
+        reads: Vec<Bound<'py, PyBytes>>,
+        end: usize,
         first_line: i64,
         last: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let bytes = data.as_bytes();
+        let head = head.as_bytes();
+        let reads: Vec<&[u8]> = reads.iter().map(|read| read.as_bytes()).collect();
+        if reads.last().map_or(end > 0, |read| end > read.len()) {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "end is past the last read",
+            ));
+        }
         let mut error = None;
         let inner = &mut self.inner;
         let resolve = &self.resolve;
         let (block, stop) = py.detach(|| {
             let mut resolve = resolver(resolve, &mut error);
-            inner.decode(bytes, first_line, last, &mut resolve)
+            inner.decode(head, &reads, end, first_line, last, &mut resolve)
         });
         if let Some(err) = error {
             return Err(err);

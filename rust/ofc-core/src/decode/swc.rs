@@ -44,9 +44,19 @@ struct Fx(u64);
 
 impl Hasher for Fx {
     fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
+        // two words a step, in two lanes (a state key is some 40 words: half the chain)
+        let mut pairs = bytes.chunks_exact(16);
+        if pairs.len() > 0 {
+            let mut other = Fx(self.0 ^ 0x9e37_79b9_7f4a_7c15);
+            for pair in &mut pairs {
+                self.add(word(pair, 0));
+                other.add(word(pair, 8));
+            }
+            self.add(other.0);
+        }
+        let mut chunks = pairs.remainder().chunks_exact(8);
         for chunk in &mut chunks {
-            self.add(u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])));
+            self.add(word(chunk, 0));
         }
         for &byte in chunks.remainder() {
             self.add(u64::from(byte));
@@ -389,7 +399,11 @@ fn layout_into(text: &str, ids: &mut Vec<u64>, out: &mut Layout) -> Result<bool,
     }
     let card = |ids: &[u64], into: &mut Vec<u8>| {
         into.clear();
-        into.extend(ids.iter().filter(|&&i| i < 52).map(|&i| i as u8));
+        for &id in ids {
+            if id < 52 {
+                into.push(id as u8);
+            }
+        }
     };
     let (rows, active) = out;
     let Some([top, middle, bottom]) = counts else {
@@ -487,6 +501,24 @@ struct Seat {
     fantasy: bool,
     points: Option<f64>,
     last_d: Option<String>,
+}
+
+impl Seat {
+    /// A new seat of the roster named `name`, in a closed hand's seat (its buffers kept).
+    fn reset(&mut self, name: &str) {
+        self.name.clear();
+        self.name.push_str(name);
+        self.rows.iter_mut().for_each(Vec::clear);
+        self.active.clear();
+        self.seen_active = false;
+        self.discards.clear();
+        self.placements.clear();
+        self.fantasy = false;
+        self.points = None;
+        if let Some(last_d) = &mut self.last_d {
+            last_d.clear(); // (as None: the fold compares it with non-empty texts only)
+        }
+    }
 }
 
 /// A hand's time, from its first line's ``captured_at``.
@@ -589,10 +621,11 @@ impl Keys {
 /// one seat's ``d`` string (see [`SwcDecoder::delta`]).
 #[derive(Debug, Default)]
 struct Last {
-    /// Whether `text` holds a line folded into the hand (its last).
+    /// Whether `at` holds a line folded into the hand (its last).
     set: bool,
-    /// The snapshot's JSON text (the proxy message inside an archive record).
-    text: String,
+    /// Where the snapshot's JSON text (the proxy message inside an archive record) lies in
+    /// the hand's text (kept there already: not copied again).
+    at: (usize, usize),
     key: Vec<u8>,
     seats: Vec<LastSeat>,
     settled: bool,
@@ -637,7 +670,7 @@ pub struct SwcDecoder {
     pub presets: Presets,
     /// Open hands in the order the definition's dict keeps them (by table).
     open: Vec<Hand>,
-    closed: HashSet<(String, String)>,
+    closed: HashSet<(String, String), FxBuild>,
     closed_order: Vec<(String, String)>,
     scratch: Vec<u8>,
     key: Vec<u8>,
@@ -645,48 +678,109 @@ pub struct SwcDecoder {
     fold: FoldBuffers,
     /// The buffers of closed hands, reused by the next hands.
     spare: Vec<Buffers>,
+    /// The seats of closed hands, their buffers reused by the next hands' seats.
+    spare_seats: Vec<Seat>,
 }
 
-/// An open hand's growing buffers: its text, where each line begins, its state keys.
-type Buffers = (String, Vec<(i64, usize)>, Keys);
+/// An open hand's growing buffers: its text, where each line begins, its state keys, its
+/// (emptied) list of seats and its last snapshot.
+type Buffers = (String, Vec<(i64, usize)>, Keys, Vec<Option<Seat>>, Last);
 
 /// What [`apply`] reuses line to line: [`layout_into`]'s buffers and the fold's lists.
 #[derive(Default)]
 struct FoldBuffers {
     ids: Vec<u64>,
     layout: Layout,
+    /// A changed seat's layout, read before the line is folded (see [`SeatView::read`]).
+    read: Layout,
     added: Vec<u8>,
     placed_now: Vec<(u8, u8)>,
     gone: Vec<u8>,
 }
 
 impl SwcDecoder {
-    /// Decode a block of whole lines from line `first_line`; `last`: the file ends with it
-    /// (the open hands are then finished).  The block's [`Stop`] is set where the decoder
-    /// left the rest of the file to the definition.
+    /// Decode the block `head` + `reads` (the last read to byte `end`): whole lines, from
+    /// line `first_line`, given as read (`head` the start of a line cut by the read before),
+    /// so a reader need not join them; `last`: the file ends with it (the open hands are then
+    /// finished).  The block's [`Stop`] is set where the decoder left the rest of the file to
+    /// the definition (a byte of the block, `head` first).
     pub fn decode(
         &mut self,
-        data: &[u8],
+        head: &[u8],
+        reads: &[&[u8]],
+        end: usize,
         first_line: i64,
         last: bool,
         resolve: &mut dyn FnMut(&str) -> Resolved,
     ) -> (Block, Option<Stop>) {
         let mut block = Block::default();
+        let count = reads.len();
+        let parts = reads
+            .iter()
+            .enumerate()
+            .map(|(index, read)| match index + 1 == count {
+                true => &read[..end.min(read.len())],
+                false => read,
+            });
+        let size = head.len() + parts.clone().map(<[u8]>::len).sum::<usize>();
         // (nearly every line is some hand's raw text: one allocation, not a doubling)
-        block.columns.raw_text.data.reserve(data.len());
+        block.columns.raw_text.data.reserve(size);
         let mut number = first_line;
-        for (start, _, end) in lines(data) {
-            if let Err(()) = self.line(&data[start..end], number, &mut block.columns, resolve) {
-                return (block, Some(self.stop(number, start)));
+        // a line cut between two reads is joined (a copy of that line), the rest read in place
+        let (mut cut, mut cut_at, mut at) = (head.to_vec(), 0, head.len());
+        for part in parts {
+            let mut from = 0;
+            if !cut.is_empty() {
+                let Some(newline) = memchr::memchr(b'\n', part) else {
+                    cut.extend_from_slice(part);
+                    at += part.len();
+                    continue;
+                };
+                cut.extend_from_slice(&part[..=newline]);
+                if let Err(line_at) = self.lines_of(&cut, cut_at, &mut number, &mut block, resolve)
+                {
+                    return (block, Some(self.stop(number, line_at)));
+                }
+                cut.clear();
+                from = newline + 1;
             }
-            number += 1;
+            let whole = memchr::memrchr(b'\n', &part[from..]).map_or(from, |p| from + p + 1);
+            let lines = &part[from..whole];
+            if let Err(line_at) = self.lines_of(lines, at + from, &mut number, &mut block, resolve)
+            {
+                return (block, Some(self.stop(number, line_at)));
+            }
+            cut.extend_from_slice(&part[whole..]);
+            (cut_at, at) = (at + whole, at + part.len());
+        }
+        // the file's last line, without its newline (the definition's)
+        if let Err(line_at) = self.lines_of(&cut, cut_at, &mut number, &mut block, resolve) {
+            return (block, Some(self.stop(number, line_at)));
         }
         if last && self.finish(&mut block.columns, resolve).is_err() {
-            return (block, Some(self.stop(number, data.len())));
+            return (block, Some(self.stop(number, size)));
         }
-        block.consumed = data.len();
+        block.consumed = size;
         block.consumed_lines = number - first_line;
         (block, None)
+    }
+
+    /// The whole lines `part` (byte `base` of the block) folded from line `number` on;
+    /// Err(the byte of the block where the line the definition must read begins).
+    fn lines_of(
+        &mut self,
+        part: &[u8],
+        base: usize,
+        number: &mut i64,
+        block: &mut Block,
+        resolve: &mut dyn FnMut(&str) -> Resolved,
+    ) -> Result<(), usize> {
+        for (start, _, end) in lines(part) {
+            (self.line(&part[start..end], *number, &mut block.columns, resolve))
+                .map_err(|()| base + start)?;
+            *number += 1;
+        }
+        Ok(())
     }
 
     fn stop(&mut self, line: i64, at: usize) -> Stop {
@@ -940,39 +1034,41 @@ impl SwcDecoder {
             if !push(&mut self.open[other], presets, scratch, columns, resolve) {
                 return Err(());
             }
-            let hand = self.open.remove(other);
+            let mut hand = self.open.remove(other);
             self.closed_order.push((hand.ti.clone(), hand.gi.clone()));
             self.closed.insert((hand.ti, hand.gi));
-            self.spare.push((hand.text, hand.line_at, hand.keys));
+            self.spare_seats.extend(hand.seats.drain(..).flatten());
+            self.spare
+                .push((hand.text, hand.line_at, hand.keys, hand.seats, hand.last));
             at = None;
         }
         let at = match at {
             Some(at) => at,
             None => {
                 let code = snap.code.ok_or(())?;
-                let seats = snap
-                    .seats
-                    .iter()
-                    .map(|s| {
-                        s.n.as_ref().filter(|n| !n.is_empty()).map(|name| Seat {
-                            name: name.to_string(),
-                            ..Seat::default()
-                        })
-                    })
-                    .collect();
-                let (text, line_at, keys) = match self.spare.pop() {
-                    Some((mut text, mut line_at, mut keys)) => {
+                let (text, line_at, keys, mut seats, last) = match self.spare.pop() {
+                    Some((mut text, mut line_at, mut keys, seats, mut last)) => {
                         text.clear();
                         line_at.clear();
                         keys.clear();
-                        (text, line_at, keys)
+                        last.set = false;
+                        (text, line_at, keys, seats, last)
                     }
                     None => (
                         String::with_capacity(text.len() * 24),
                         Vec::with_capacity(24),
                         Keys::default(),
+                        Vec::new(),
+                        Last::default(),
                     ),
                 };
+                let spare_seats = &mut self.spare_seats;
+                seats.extend(snap.seats.iter().map(|s| {
+                    let name = s.n.as_ref().filter(|n| !n.is_empty())?;
+                    let mut seat = spare_seats.pop().unwrap_or_default();
+                    seat.reset(name);
+                    Some(seat)
+                }));
                 self.open.push(Hand {
                     gi,
                     ti,
@@ -986,7 +1082,7 @@ impl SwcDecoder {
                     snapshots: 0,
                     settled: false,
                     fantasy_names: Vec::new(),
-                    last: Last::default(),
+                    last,
                 });
                 self.open.len() - 1
             }
@@ -998,7 +1094,7 @@ impl SwcDecoder {
             &snap.seats,
             snap.settled,
             &snap.fantasy_names,
-            parsed,
+            (parsed, text),
             &self.key,
         );
         if !hand.keys.insert(&self.key) {
@@ -1010,6 +1106,7 @@ impl SwcDecoder {
             matches: last.matches,
             points: seat.points,
             d: seat.d.as_deref(),
+            read: None,
         });
         let pineapple = PINEAPPLE.contains(&hand.code);
         apply(&mut hand.seats, pineapple, views, &mut self.fold);
@@ -1027,14 +1124,19 @@ impl SwcDecoder {
     /// one atom.  An exact resend is the same snapshot again.
     fn delta(&mut self, parsed: &str, text: &str, number: i64) -> bool {
         let new = parsed.as_bytes();
+        let Some((offset, _)) = span(text, parsed) else {
+            return false;
+        };
         for hand in &mut self.open {
             let last = &mut hand.last;
             if !last.set {
                 continue;
             }
-            let old = last.text.as_bytes();
+            let old = &hand.text.as_bytes()[last.at.0..last.at.1];
             let prefix = common_prefix(old, new);
             if prefix == old.len() && prefix == new.len() {
+                last.at = (hand.text.len() + offset, 0);
+                last.at.1 = last.at.0 + new.len();
                 add_line(hand, text, number); // its state key is the hand's already
                 return true;
             }
@@ -1062,9 +1164,11 @@ impl SwcDecoder {
             };
             let end = end + new.len() - old.len(); // (the change lies inside the string)
             let d = &parsed[start..end];
-            if readable(d).is_err() {
-                return false; // the full decode finds why
-            }
+            // read as the fold will (Err where ``parse_layout`` differs: the full decode's)
+            let Ok(shows) = layout_into(d, &mut self.fold.ids, &mut self.fold.read) else {
+                return false;
+            };
+            let (old_len, old_key_len) = (old.len(), last.key.len());
             let key = &mut self.key;
             key.clear();
             key.extend_from_slice(&last.key[..key_start]);
@@ -1075,33 +1179,37 @@ impl SwcDecoder {
             for (index, seat) in last.seats.iter_mut().enumerate().skip(changed) {
                 let Some(at) = &mut seat.d_at else { continue };
                 if index > changed {
-                    at.text.0 = at.text.0 + new.len() - old.len();
-                    at.key.0 = at.key.0 + key.len() - last.key.len();
+                    at.text.0 = at.text.0 + new.len() - old_len;
+                    at.key.0 = at.key.0 + key.len() - old_key_len;
                 }
-                at.text.1 = at.text.1 + new.len() - old.len();
-                at.key.1 = at.key.1 + key.len() - last.key.len();
+                at.text.1 = at.text.1 + new.len() - old_len;
+                at.key.1 = at.key.1 + key.len() - old_key_len;
             }
-            last.text.clear();
-            last.text.push_str(parsed);
-            last.key.clear();
-            last.key.extend_from_slice(key);
-            hand.line_at.push((number, hand.text.len()));
-            hand.text.push_str(text);
-            if !hand.keys.insert(key) {
+            std::mem::swap(&mut last.key, key); // (self.key is cleared before its next use)
+            last.at = (hand.text.len() + offset, 0);
+            last.at.1 = last.at.0 + new.len();
+            add_line(hand, text, number);
+            if !hand.keys.insert(&hand.last.key) {
                 return true;
             }
             hand.snapshots += 1;
             let names = std::mem::take(&mut hand.last.fantasy_names);
             note(hand, &names, hand.last.settled);
             hand.last.fantasy_names = names;
-            let views = hand.last.seats.iter().map(|seat| SeatView {
-                matches: seat.matches,
-                points: seat.points,
-                d: seat
-                    .d_at
-                    .map(|at| &parsed[at.text.0..at.text.1])
-                    .filter(|d| !d.is_empty()),
-            });
+            let views = hand
+                .last
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(index, seat)| SeatView {
+                    matches: seat.matches,
+                    points: seat.points,
+                    d: seat
+                        .d_at
+                        .map(|at| &parsed[at.text.0..at.text.1])
+                        .filter(|d| !d.is_empty()),
+                    read: (index == changed).then_some(shows),
+                });
             let pineapple = PINEAPPLE.contains(&hand.code);
             apply(&mut hand.seats, pineapple, views, &mut self.fold);
             return true;
@@ -1188,22 +1296,27 @@ struct SeatView<'s> {
     points: Option<f64>,
     /// A non-empty ``d`` string.
     d: Option<&'s str>,
+    /// Some(whether cards show) when the layout of `d` is read already, into
+    /// [`FoldBuffers::read`].
+    read: Option<bool>,
 }
 
-/// A hand's last snapshot kept for [`SwcDecoder::delta`]: its text (`parsed`), state key
-/// and what ``_apply`` reads of its seats; not kept when a seat's ``d`` has escapes.
+/// A hand's last snapshot kept for [`SwcDecoder::delta`]: where its text (`parsed`, inside
+/// the line `text` just added) lies, its state key and what ``_apply`` reads of its seats;
+/// not kept when a seat's ``d`` has escapes.
 fn remember(
     hand: &mut Hand,
     seats: &[SeatSnap<'_>],
     settled: bool,
     fantasy_names: &[String],
-    parsed: &str,
+    (parsed, text): (&str, &str),
     key: &[u8],
 ) {
+    let line_at = hand.text.len() - text.len();
     let last = &mut hand.last;
-    last.set = seats.iter().all(|s| s.d.is_none() || s.d_at.is_some());
-    last.text.clear();
-    last.text.push_str(parsed);
+    let inside = span(text, parsed);
+    last.set = inside.is_some() && seats.iter().all(|s| s.d.is_none() || s.d_at.is_some());
+    last.at = inside.map_or((0, 0), |(start, end)| (line_at + start, line_at + end));
     last.key.clear();
     last.key.extend_from_slice(key);
     last.seats.clear();
@@ -1238,6 +1351,13 @@ fn word(bytes: &[u8], at: usize) -> u64 {
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
     let mut at = 0;
+    while at + 32 <= n
+        && [0, 8, 16, 24]
+            .iter()
+            .all(|&i| word(a, at + i) == word(b, at + i))
+    {
+        at += 32; // (four words a step: the lines of a hand share most of their bytes)
+    }
     while at + 8 <= n {
         let differ = word(a, at) ^ word(b, at);
         if differ != 0 {
@@ -1256,6 +1376,13 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
     let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
     let mut at = n;
+    while at >= 32
+        && [8, 16, 24, 32]
+            .iter()
+            .all(|&i| word(a, at - i) == word(b, at - i))
+    {
+        at -= 32;
+    }
     while at >= 8 {
         let differ = word(a, at - 8) ^ word(b, at - 8);
         if differ != 0 {
@@ -1300,7 +1427,14 @@ fn apply<'s>(
         if seat.last_d.as_deref() == Some(d) {
             continue;
         }
-        if layout_into(d, &mut buffers.ids, &mut buffers.layout) != Ok(true) {
+        let shows = match view.read {
+            Some(shows) => {
+                std::mem::swap(&mut buffers.layout, &mut buffers.read);
+                shows
+            }
+            None => layout_into(d, &mut buffers.ids, &mut buffers.layout) == Ok(true),
+        };
+        if !shows {
             continue; // nothing visible: keep the previous layout
         }
         fold_layout(seat, buffers, pineapple);
@@ -1312,6 +1446,16 @@ fn apply<'s>(
             None => seat.last_d = Some(d.to_owned()),
         }
     }
+}
+
+/// The cards of `ids` as a bit each, and whether none repeats.
+fn cards_of(ids: &[u8]) -> (u64, bool) {
+    let (mut cards, mut distinct) = (0u64, true);
+    for &card in ids {
+        distinct &= cards & (1 << card) == 0;
+        cards |= 1 << card;
+    }
+    (cards, distinct)
 }
 
 /// ``fold_layout`` of the layout in `buffers`: the cards that reached a row, the ones
@@ -1328,11 +1472,21 @@ fn fold_layout(seat: &mut Seat, buffers: &mut FoldBuffers, pineapple: bool) {
     placed_now.clear();
     for (index, new) in rows.iter().enumerate() {
         let old = &mut seat.rows[index];
-        if new == old {
-            continue;
+        let (new_cards, distinct) = cards_of(new);
+        let old_cards = cards_of(old).0;
+        if distinct && new_cards & !old_cards == 0 {
+            continue; // each card in the row already: nothing added
         }
-        added_cards(new, old, added);
-        if !added.is_empty() {
+        if distinct {
+            // Counter's difference of distinct cards: those not in the row, in their order
+            for &card in new.iter() {
+                if old_cards & (1 << card) == 0 {
+                    old.push(card);
+                    placed_now.push((card, index as u8));
+                }
+            }
+        } else {
+            added_cards(new, old, added);
             old.extend_from_slice(added);
             placed_now.extend(added.iter().map(|&c| (c, index as u8)));
         }
@@ -1341,10 +1495,11 @@ fn fold_layout(seat: &mut Seat, buffers: &mut FoldBuffers, pineapple: bool) {
         seat.seen_active = true;
     }
     gone.clear();
-    gone.extend(
-        (seat.active.iter().copied())
-            .filter(|c| !active.contains(c) && !placed_now.iter().any(|(p, _)| p == c)),
-    );
+    let placed = placed_now
+        .iter()
+        .fold(0u64, |cards, &(card, _)| cards | 1 << card);
+    let kept = cards_of(active).0 | placed;
+    gone.extend((seat.active.iter().copied()).filter(|&c| kept & (1 << c) == 0));
     if !placed_now.is_empty() || !gone.is_empty() {
         seat.fantasy |= placed_now.len() > 5;
         let count: usize = seat.rows.iter().map(Vec::len).sum();
@@ -1498,6 +1653,40 @@ mod tests {
     }
 
     #[test]
+    fn a_layout_folds_its_new_cards_as_counter_subtracts() {
+        // a row 5 (4c) that now shows 5 and 9 (4d): 9 is placed; one that shows 5 twice
+        // (a repeated id, Counter's multiset): the second 5 is placed too; 5 and 12 left
+        // the unplaced cards without reaching a row now: discarded
+        let fold = |old: Vec<u8>, new: Vec<u8>| {
+            let mut seat = Seat {
+                rows: [old, vec![], vec![]],
+                active: vec![9, 5, 12],
+                ..Seat::default()
+            };
+            let mut buffers = FoldBuffers {
+                layout: ([new, vec![], vec![]], vec![]),
+                ..FoldBuffers::default()
+            };
+            fold_layout(&mut seat, &mut buffers, true);
+            let moves: Vec<_> = seat
+                .placements
+                .iter()
+                .map(|p| (p.card, p.destination))
+                .collect();
+            (seat.rows[0].clone(), moves)
+        };
+        assert_eq!(
+            fold(vec![5], vec![5, 9]),
+            (vec![5, 9], vec![(9, 0), (5, DISCARD), (12, DISCARD)])
+        );
+        assert_eq!(
+            fold(vec![5], vec![5, 5]),
+            (vec![5, 5], vec![(5, 0), (9, DISCARD), (12, DISCARD)])
+        );
+        assert_eq!(fold(vec![5], vec![5]).0, vec![5]); // nothing new: the row as it was
+    }
+
+    #[test]
     fn common_ends_a_word_at_a_time_as_byte_by_byte() {
         // every place of one differing byte, in texts shorter and longer than a word
         let naive_prefix = |a: &[u8], b: &[u8]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
@@ -1531,7 +1720,14 @@ mod tests {
     #[test]
     fn a_hand_is_pushed_at_the_end_of_the_file() {
         let data = format!("{LINE}\n{LINE}\n");
-        let (block, stop) = SwcDecoder::default().decode(data.as_bytes(), 1, true, &mut resolve);
+        let (block, stop) = SwcDecoder::default().decode(
+            b"",
+            &[data.as_bytes()],
+            data.len(),
+            1,
+            true,
+            &mut resolve,
+        );
         assert!(stop.is_none());
         assert_eq!(block.columns.hands(), 1);
         // five cards each on street 0: 2 seats x 5 placements
@@ -1540,17 +1736,54 @@ mod tests {
     }
 
     #[test]
+    fn a_block_in_parts_decodes_as_one() {
+        let odd = LINE.replace(r#""gi":7"#, r#""gi":7.5"#);
+        let data = format!("{LINE}\n{LINE}\n{odd}\n");
+        let bytes = data.as_bytes();
+        let decode = |head: &[u8], reads: &[&[u8]], end: usize| {
+            let (block, stop) =
+                SwcDecoder::default().decode(head, reads, end, 1, true, &mut resolve);
+            (block.consumed_lines, stop.map(|s| (s.line, s.at)))
+        };
+        let whole = decode(b"", &[bytes], bytes.len());
+        // the odd line stops the decoder at its first byte of the block, whichever the parts
+        assert_eq!(whole, (0, Some((3, 2 * LINE.len() + 2))));
+        for cut in [1, LINE.len() + 1, LINE.len() + 5, data.len()] {
+            let (head, rest) = bytes.split_at(cut);
+            assert_eq!(decode(head, &[rest], rest.len()), whole, "{cut}");
+            for second in [cut, cut + 1, cut + LINE.len(), data.len()].map(|c| c.min(data.len())) {
+                let reads = [&bytes[cut..second], &bytes[second..], b"tail"];
+                assert_eq!(decode(head, &reads, 0), whole, "{cut} {second}");
+            }
+        }
+    }
+
+    #[test]
     fn the_decoder_stops_before_what_it_is_unsure_of() {
         let odd = LINE.replace(r#""gi":7"#, r#""gi":7.5"#);
         let data = format!("{LINE}\n{odd}\n");
-        let (block, stop) = SwcDecoder::default().decode(data.as_bytes(), 1, true, &mut resolve);
+        let (block, stop) = SwcDecoder::default().decode(
+            b"",
+            &[data.as_bytes()],
+            data.len(),
+            1,
+            true,
+            &mut resolve,
+        );
         let stop = stop.unwrap();
         assert_eq!(block.columns.hands(), 0);
         assert_eq!((stop.line, stop.at), (2, LINE.len() + 1));
         assert_eq!(stop.replay, vec![(1, format!("{LINE}\n"))]);
         // a game type the resolver refuses: the hand is the definition's at the end
         let data = format!("{}\n", LINE.replace(r#""gt":74"#, r#""gt":76"#));
-        let (_, stop) = SwcDecoder::default().decode(data.as_bytes(), 1, true, &mut resolve);
+        let (_, stop) = SwcDecoder::default().decode(
+            b"",
+            &[data.as_bytes()],
+            data.len(),
+            1,
+            true,
+            &mut resolve,
+        );
         assert_eq!(stop.unwrap().at, data.len());
     }
 }
