@@ -339,7 +339,8 @@ def run(data: Path, args: argparse.Namespace) -> None:
     )
     if args.seats_json:
         args.seats_json.parent.mkdir(parents=True, exist_ok=True)
-        args.seats_json.write_text(json.dumps([_seat_row(s) for s in seats]) + "\n")
+        rows = [_seat_row(s, claimed_by_seat[(s.hand_key, s.seat)]) for s in seats]
+        args.seats_json.write_text(json.dumps(rows) + "\n")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
@@ -358,13 +359,15 @@ def _deep(text: str) -> tuple[int, int, int, int]:
     return (a, b, c, d)
 
 
-def _seat_row(seat: SeatReplay) -> dict[str, object]:
-    """One seat's replay for pairing runs seat by seat (the half it belongs to included)."""
+def _seat_row(seat: SeatReplay, claimed: float) -> dict[str, object]:
+    """One seat's replay for pairing runs seat by seat (the half it belongs to included),
+    with the loss the grader claimed on the player's decisions there (0 for the policy)."""
     return {
         "hand_key": seat.hand_key,
         "seat": seat.seat,
         "half": half(seat.hand_key),
         "gain": seat.gain,
+        "claimed": claimed,
         "first_deviation": seat.first_deviation,
         "bot": _rates([seat], bot=True),
         "players": _rates([seat], bot=False),

@@ -6,7 +6,9 @@ Each file is a ``bench/replay.py --seats-json`` output; NEW may replay one half 
 (``--half``), paired on its own seats.  Printed per half (the tuning
 half where settings are chosen, the holdout where they are reported; docs/grading.md)
 and on all seats: each run's gain a seat-hand and the paired difference NEW − BASE,
-mean ± SE, and each run's fouls and Fantasyland entries beside the players'.  The rule
+mean ± SE, and each run's fouls and Fantasyland entries beside the players'; where both
+files carry the grader's claim a seat (``claimed``), each run's claimed loss, realised −
+claimed, and the paired difference of the claims, NEW − BASE.  The rule
 adopts NEW only if that difference passes 2 SE on the tuning half.
 """
 
@@ -60,6 +62,15 @@ def main(argv: list[str]) -> int:
             f"; fouls / FL entries: base {rates(base, keys, 'bot')}, new {rates(new, keys, 'bot')}"
             f", players {rates(base, keys, 'players')}"
         )
+        if all("claimed" in base[k] and "claimed" in new[k] for k in keys):
+            print(
+                f"{'':14} claimed: base {mean_se([base[k]['claimed'] for k in keys])}"
+                f", new {mean_se([new[k]['claimed'] for k in keys])}"
+                f", new − base {mean_se([new[k]['claimed'] - base[k]['claimed'] for k in keys])}"
+                "; realised − claimed: base "
+                f"{mean_se([base[k]['gain'] - base[k]['claimed'] for k in keys])}"
+                f", new {mean_se([new[k]['gain'] - new[k]['claimed'] for k in keys])}"
+            )
     return 0
 
 

@@ -476,6 +476,58 @@ mod tests {
         assert_ne!(format!("{:?}", plain[0].as_ref().unwrap().ev), one.1[0]);
     }
 
+    /// The rollouts' continuation choices (issue 26, docs/policy.md "The grader with a
+    /// searching continuation"): greedy (the default), searching on every street, or on
+    /// the graded seat's next street only.  Each grades the same on one thread and two;
+    /// the two searching ones value the candidates otherwise than greedy and than each
+    /// other; and with no search, `search_next_only` changes nothing (today's grades).
+    #[test]
+    fn each_rollout_continuation_grades_the_same_on_one_thread_and_two() {
+        let rules = Rules::pineapple_progressive();
+        let mut greedy = game(&rules);
+        greedy.value = Some(Arc::new(learned(&rules)));
+        let positions: Vec<_> = (0..3u64)
+            .map(|k| flush_draw(vec![k, 4, 1, 1], [3, 2, 1]))
+            .collect();
+        let search = Search {
+            deals: 4,
+            among: 0,
+            until: BOARD,
+            from: 0,
+        };
+        let grades = |g: &crate::rollout::Game<'_>, threads: usize| -> Vec<String> {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                grade_positions(g, &positions, &RaceParams::new(8))
+                    .iter()
+                    .map(|r| format!("{:?}", r.as_ref().unwrap().ev))
+                    .collect()
+            })
+        };
+        let default = grades(&greedy, 1);
+        let mut next_only_greedy = game(&rules);
+        next_only_greedy.value = greedy.value.clone();
+        next_only_greedy.search_next_only = true;
+        assert_eq!(grades(&next_only_greedy, 2), default);
+        let mut every = game(&rules);
+        every.value = greedy.value.clone();
+        every.search = search;
+        let mut next = game(&rules);
+        next.value = greedy.value.clone();
+        next.search = search;
+        next.search_next_only = true;
+        let (every_one, next_one) = (grades(&every, 1), grades(&next, 1));
+        assert_eq!(grades(&every, 2), every_one);
+        assert_eq!(grades(&next, 2), next_one);
+        assert_eq!(grades(&greedy, 2), default);
+        assert_ne!(every_one, default);
+        assert_ne!(next_one, default);
+        assert_ne!(next_one, every_one);
+    }
+
     #[test]
     fn a_last_street_with_nothing_hidden_is_played_exactly() {
         // Top Qs Qd _, middle Kh Kc 4d 5s _, bottom 9c 9d 9h Ts Js; dealt Qh 2c 3h; the
