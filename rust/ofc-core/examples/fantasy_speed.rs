@@ -9,13 +9,8 @@ use ofc_core::fantasy::solve;
 use ofc_core::rng::{mix, Stream};
 use ofc_core::rules::Rules;
 
-/// This thread's CPU time in seconds (Linux's schedstat: nanoseconds on the CPU).
-fn cpu_seconds() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(f64::NAN, |ns| ns / 1e9)
-}
+mod common;
+use common::cpu_seconds;
 
 fn main() {
     let count: usize = std::env::args()

@@ -9,13 +9,8 @@ use ofc_core::lookahead::Style;
 use ofc_core::rules::Rules;
 use ofc_core::sim::{Session, TableState};
 
-/// This thread's CPU time in seconds (Linux's schedstat: nanoseconds on the CPU).
-fn cpu_seconds() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(f64::NAN, |ns| ns / 1e9)
-}
+mod common;
+use common::{cpu_seconds, room_styles};
 
 fn main() {
     let arg = |i: usize, default: u64| {
@@ -27,20 +22,7 @@ fn main() {
     let (tables, hands, repeats) = (arg(1, 100), arg(2, 20), arg(3, 5));
     let rules = Rules::pineapple_progressive();
     let streets = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
-    let s = |fp, fb, noise, tc| Style {
-        foul_penalty: fp,
-        fantasy_bonus: fb,
-        noise,
-        strength_weight: 2.0,
-        top_chase: tc,
-    };
-    // The simulator's four styles (ofc_stats/sim/rooms.py).
-    let all = [
-        s(9.0, 60.0, 1.5, 0.0),
-        s(6.0, 150.0, 0.5, 8.0),
-        s(4.0, 60.0, 3.0, 4.0),
-        s(8.0, 80.0, 0.0, 3.0),
-    ];
+    let all = room_styles();
     // documented_stay_value(pineapple-progressive, n) for n = 13..=17.
     let mut stay_values = vec![0.0; 18];
     stay_values[13..].fill(10.23);

@@ -15,16 +15,11 @@ use ofc_core::rng::Stream;
 use ofc_core::rules::Rules;
 use ofc_core::sim::{deal, Round, TableHand};
 
+mod common;
+use common::{cpu_seconds, room_styles};
+
 /// One decision to play again: board, dealt cards, unseen cards, style, key.
 type Replayed = ([i8; 13], Vec<u8>, Vec<u8>, Style, u64);
-
-/// This thread's CPU time in seconds (Linux's schedstat: nanoseconds on the CPU).
-fn cpu_seconds() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(f64::NAN, |ns| ns / 1e9)
-}
 
 fn main() {
     let tables: u64 = std::env::args()
@@ -37,20 +32,7 @@ fn main() {
         .unwrap_or(5);
     let rules = Rules::pineapple_progressive();
     let streets = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
-    let s = |fp, fb, noise, tc| Style {
-        foul_penalty: fp,
-        fantasy_bonus: fb,
-        noise,
-        strength_weight: 2.0,
-        top_chase: tc,
-    };
-    // The simulator's four styles (ofc_stats/sim/rooms.py), three seated in turn.
-    let all = [
-        s(9.0, 60.0, 1.5, 0.0),
-        s(6.0, 150.0, 0.5, 8.0),
-        s(4.0, 60.0, 3.0, 4.0),
-        s(8.0, 80.0, 0.0, 3.0),
-    ];
+    let all = room_styles();
     let boards = vec![[EMPTY; 13]; 3];
     let flags = vec![false; 3];
     let mut times = Vec::new();

@@ -7,6 +7,9 @@ use ofc_core::lookahead::Style;
 use ofc_core::rules::Rules;
 use ofc_core::sim::{Session, TableState};
 
+mod common;
+use common::room_styles;
+
 /// The process's CPU seconds (every thread's), from /proc/self/stat (clock ticks of 10 ms).
 fn process_cpu() -> f64 {
     std::fs::read_to_string("/proc/self/stat")
@@ -26,20 +29,7 @@ fn main() {
     let hands: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(10);
     let rules = Rules::pineapple_progressive();
     let streets = [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)];
-    let s = |fp, fb, noise, tc| Style {
-        foul_penalty: fp,
-        fantasy_bonus: fb,
-        noise,
-        strength_weight: 2.0,
-        top_chase: tc,
-    };
-    // The simulator's four styles (ofc_stats/sim/rooms.py), three seated in turn.
-    let all = [
-        s(9.0, 60.0, 1.5, 0.0),
-        s(6.0, 150.0, 0.5, 8.0),
-        s(4.0, 60.0, 3.0, 4.0),
-        s(8.0, 80.0, 0.0, 3.0),
-    ];
+    let all = room_styles();
     let players: Vec<Vec<Style>> = (0..tables as usize)
         .map(|t| (0..3).map(|i| all[(t + i) % 4]).collect())
         .collect();
