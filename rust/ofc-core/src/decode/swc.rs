@@ -1715,19 +1715,17 @@ mod tests {
         (text == "gt=74").then(|| ("pineapple".to_owned(), 3, 52))
     }
 
+    /// A whole file's text in one block, the last.
+    fn decode_whole(data: &str) -> (Block, Option<Stop>) {
+        SwcDecoder::default().decode(b"", &[data.as_bytes()], data.len(), 1, true, &mut resolve)
+    }
+
     const LINE: &str = r#"{"t":"GameState","gameState":{"gi":7,"ti":"t","gt":74,"s":[{"n":"a","d":"1;2;3;4;5-1-2-2"},{"n":"b","d":"6;7;8;9;10-1-2-2"}]}}"#;
 
     #[test]
     fn a_hand_is_pushed_at_the_end_of_the_file() {
         let data = format!("{LINE}\n{LINE}\n");
-        let (block, stop) = SwcDecoder::default().decode(
-            b"",
-            &[data.as_bytes()],
-            data.len(),
-            1,
-            true,
-            &mut resolve,
-        );
+        let (block, stop) = decode_whole(&data);
         assert!(stop.is_none());
         assert_eq!(block.columns.hands(), 1);
         // five cards each on street 0: 2 seats x 5 placements
@@ -1762,28 +1760,14 @@ mod tests {
     fn the_decoder_stops_before_what_it_is_unsure_of() {
         let odd = LINE.replace(r#""gi":7"#, r#""gi":7.5"#);
         let data = format!("{LINE}\n{odd}\n");
-        let (block, stop) = SwcDecoder::default().decode(
-            b"",
-            &[data.as_bytes()],
-            data.len(),
-            1,
-            true,
-            &mut resolve,
-        );
+        let (block, stop) = decode_whole(&data);
         let stop = stop.unwrap();
         assert_eq!(block.columns.hands(), 0);
         assert_eq!((stop.line, stop.at), (2, LINE.len() + 1));
         assert_eq!(stop.replay, vec![(1, format!("{LINE}\n"))]);
         // a game type the resolver refuses: the hand is the definition's at the end
         let data = format!("{}\n", LINE.replace(r#""gt":74"#, r#""gt":76"#));
-        let (_, stop) = SwcDecoder::default().decode(
-            b"",
-            &[data.as_bytes()],
-            data.len(),
-            1,
-            true,
-            &mut resolve,
-        );
+        let (_, stop) = decode_whole(&data);
         assert_eq!(stop.unwrap().at, data.len());
     }
 }
