@@ -7,10 +7,10 @@
 
 use ofc_core::lookahead::Style;
 use ofc_core::rules::Rules;
-use ofc_core::sim::{Session, TableState};
+use ofc_core::sim::TableState;
 
 mod common;
-use common::{cpu_seconds, room_styles};
+use common::{bench_session, cpu_seconds, room_styles};
 
 fn main() {
     let arg = |i: usize, default: u64| {
@@ -26,20 +26,7 @@ fn main() {
     // documented_stay_value(pineapple-progressive, n) for n = 13..=17.
     let mut stay_values = vec![0.0; 18];
     stay_values[13..].fill(10.23);
-    let session = Session {
-        rules: &rules,
-        streets: &streets,
-        seats: 3,
-        block: 17,
-        rollouts: 5,
-        timeout_rate: 0.02,
-        seed: 1,
-        stay_values: &stay_values,
-        stack: None,
-        button_moves_on_fantasy: false,
-        fantasy_errors: 0.0,
-        standard_fantasy_cards: 14,
-    };
+    let session = bench_session(&rules, &streets, &stay_values);
     let players: Vec<Vec<Style>> = (0..tables as usize)
         .map(|t| (0..3).map(|i| all[(t * 7 + i * 3) % 4]).collect())
         .collect();

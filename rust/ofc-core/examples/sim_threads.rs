@@ -5,10 +5,10 @@
 
 use ofc_core::lookahead::Style;
 use ofc_core::rules::Rules;
-use ofc_core::sim::{Session, TableState};
+use ofc_core::sim::TableState;
 
 mod common;
-use common::room_styles;
+use common::{bench_session, room_styles};
 
 /// The process's CPU seconds (every thread's), from /proc/self/stat (clock ticks of 10 ms).
 fn process_cpu() -> f64 {
@@ -34,20 +34,7 @@ fn main() {
         .map(|t| (0..3).map(|i| all[(t + i) % 4]).collect())
         .collect();
     let ids: Vec<u64> = (0..tables).collect();
-    let session = Session {
-        rules: &rules,
-        streets: &streets,
-        seats: 3,
-        block: 17,
-        rollouts: 5,
-        timeout_rate: 0.02,
-        seed: 1,
-        stay_values: &[10.23; 18],
-        stack: None,
-        button_moves_on_fantasy: false,
-        fantasy_errors: 0.0,
-        standard_fantasy_cards: 14,
-    };
+    let session = bench_session(&rules, &streets, &[10.23; 18]);
     for threads in [1, 2, 1, 2] {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

@@ -3,6 +3,8 @@
 #![allow(dead_code)] // each example uses what it needs
 
 use ofc_core::lookahead::Style;
+use ofc_core::rules::Rules;
+use ofc_core::sim::Session;
 
 /// This thread's CPU time in seconds (Linux's schedstat: nanoseconds on the CPU).
 pub fn cpu_seconds() -> f64 {
@@ -27,4 +29,27 @@ pub fn room_styles() -> [Style; 4] {
         s(4.0, 60.0, 3.0, 4.0),
         s(8.0, 80.0, 0.0, 3.0),
     ]
+}
+
+/// The benchmark's session (`bench/simulate.py`): 3 seats, 5 rollouts a bot
+/// decision, 2% timeouts, seed 1, no stack.
+pub fn bench_session<'a>(
+    rules: &'a Rules,
+    streets: &'a [(usize, usize)],
+    stay_values: &'a [f64],
+) -> Session<'a> {
+    Session {
+        rules,
+        streets,
+        seats: 3,
+        block: 17,
+        rollouts: 5,
+        timeout_rate: 0.02,
+        seed: 1,
+        stay_values,
+        stack: None,
+        button_moves_on_fantasy: false,
+        fantasy_errors: 0.0,
+        standard_fantasy_cards: 14,
+    }
 }
