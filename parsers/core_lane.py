@@ -152,9 +152,8 @@ def ahead(items: Iterator[T], name: str, places: int = AHEAD) -> Generator[T]:
 def read(
     stream: BinaryIO, source: str, format_name: str, definition: Definition, resolve: Resolver
 ) -> Iterator[ParseItem]:
-    """Every item the definition yields for ``stream``, most hands as ColumnarHands
-    (the blocks decoded :func:`ahead`, :func:`places` says how many at once and how
-    many at most between read and imported)."""
+    """Every item the definition yields for ``stream``, most hands as ColumnarHands (blocks
+    decoded :func:`ahead`; :func:`places` says how many at once and how many in flight)."""
     if not storable_text(source):  # every hand of it is refused: the definition says why
         yield from definition.feed(numbered(stream))
         yield from definition.end()
@@ -220,11 +219,10 @@ def _decoded(
     the definition may read them: lines the core left, or (app JSON) an object its
     splitter may hold open from lines before; else ``b""`` (4 MB less a block in flight).
 
-    A block is cut where no hand is open across the cut (:func:`_cut`), so
-    it decodes on its own: its first line number is counted, not taken from
-    the block before, and each decoder (one a thread) reads any block; the
-    core releases the GIL, so the blocks decode on two cores.  A block the
-    core did not read to its end (a hand open at its end waits for the
+    A block is cut where no hand is open across the cut (:func:`_cut`), so it decodes on its
+    own: its first line number is counted, not taken from the block before, and each decoder
+    (one a thread) reads any block; the core releases the GIL, so the blocks decode on two
+    cores.  A block the core did not read to its end (a hand open at its end waits for the
     rest) is read again with what follows, as are the blocks after it.
     """
     idle: queue.SimpleQueue[Decoder] = queue.SimpleQueue()
@@ -294,11 +292,10 @@ def _line_count(block: bytes) -> int:
 def _cut(carry: bytes, chunk: bytes, format_name: str) -> tuple[bytes, bytes]:
     """``carry + chunk`` cut where the core leaves no hand open: (the block, the rest).
 
-    An open-format line stands alone, so after the last newline; an app JSON
-    object of many lines ends with a line ``}``, so after the last such line
-    (a ``{`` line before it is read to it or refused before it), else after
-    the last newline (the core carries an open object over).  All of it
-    when ``chunk`` is empty (the end of the file).
+    An open-format line stands alone, so after the last newline; an app JSON object of many
+    lines ends with a line ``}``, so after the last such line (a ``{`` line before it is read
+    to it or refused before it), else after the last newline (the core carries an open object
+    over).  All of it when ``chunk`` is empty (the end of the file).
     """
     if format_name == "app-json" and chunk:
         end = len(chunk)
@@ -374,16 +371,21 @@ def _swc_blocks(
     core, blocks, line = swc_decoder(resolve), _Reader(stream), 1
     try:
         for head, read, end, last in (parts := blocks.parts()):
-            reads = [read]  # a block of 4 reads: a quarter of the importer's ~2 ms steps
-            while not last and len(reads) < 7:  # a head: the last read's tail, then reads without
-                tail, (more, read, end, last) = len(read) - end, next(parts)  # a newline if any
-                reads += [more[tail:], read]
+            reads, error = [read], None  # 4 reads a block: a quarter of the importer's steps
+            while not last and len(reads) < 7 and error is None:  # a head: the last read's tail,
+                try:  # then reads without a newline if any
+                    tail, (more, read, end, last) = len(read) - end, next(parts)
+                    reads += [more[tail:], read]
+                except Exception as failed:  # a read error: the reads before it decoded first
+                    error = failed
             decoded, stop = decode_swc(core, (head, reads, end), line, last=last, source=source)
-            if stop is not None:
+            if stop is not None and error is None:  # (after a read error: no reading on)
                 block = b"".join([head, *reads[:-1], reads[-1][:end]])
                 yield decoded, stop, block[stop[1] :] + blocks.rest()
                 return
             yield decoded, None, b""
+            if error is not None:
+                raise error
             line += decoded.consumed_lines
     finally:
         blocks.close()

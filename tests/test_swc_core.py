@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 import pyarrow as pa
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -303,3 +304,38 @@ def test_a_line_near_the_last_is_folded_from_it() -> None:
     assert lane == definition
     placed = next(row for row in lane if row[0] == "hand")[3]
     assert 11 not in [p["card"] for p in placed]
+
+
+class _FailingAfter(io.RawIOBase):
+    """A capture that fails with a disk error after its first ``good`` bytes."""
+
+    def __init__(self, data: bytes, good: int) -> None:
+        self.data = io.BytesIO(data[:good])
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        count = self.data.readinto(buffer)
+        if count == 0:
+            raise OSError("read error")
+        return count
+
+
+def test_a_read_error_comes_after_the_hands_of_the_reads_before_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lane decodes several reads as one block; a read that fails part way through a
+    block still leaves the reads before it decoded (they were read whole), then the error.
+    Reads of a third of the file: two read whole, the third fails (at 90% of the file)."""
+    data = ("\n".join(capture(5, 1)) + "\n").encode()
+    monkeypatch.setattr(core_lane, "BLOCK_BYTES", len(data) // 3)
+    lane: list[ParseItem] = []
+    with pytest.raises(OSError, match="read error"):
+        stream = io.BufferedReader(_FailingAfter(data, len(data) * 9 // 10), 1 << 16)
+        for item in SwcParser().parse_columnar(stream, "x.jsonl"):
+            lane.append(item)
+    # the hands whose lines all lie in the first two reads, as the definition reads them
+    whole = data[: data.rfind(b"\n", 0, 2 * (len(data) // 3)) + 1]
+    complete = flat(list(SwcParser().parse(io.BytesIO(whole), "x.jsonl")))
+    assert flat(lane) and flat(lane) == complete[: len(flat(lane))]
