@@ -360,8 +360,11 @@ impl Tables {
     #[inline]
     pub fn add(&self, partial: Partial, card: u8) -> Partial {
         let (r, s) = (rank(card), suit(card));
+        let state = self.next[partial.state as usize + r as usize];
+        // the padded tables answer NONE, not a panic, for a misuse: say so in tests
+        debug_assert_ne!(state, NONE, "a fifth card of a rank, or a sixth card");
         Partial {
-            state: self.next[partial.state as usize + r as usize],
+            state,
             mask: partial.mask | 1 << r,
             suits: partial.suits | 1 << s,
         }
@@ -372,22 +375,30 @@ impl Tables {
     #[inline]
     pub fn finish5(&self, partial: Partial, card: u8) -> u16 {
         let r = rank(card);
-        if partial.suits == 1 << suit(card) {
+        let class = if partial.suits == 1 << suit(card) {
             self.flush5[(partial.mask | 1 << r) as usize]
         } else {
             self.last5[partial.state as usize + r as usize]
-        }
+        };
+        debug_assert_ne!(class, NONE, "finish5 of a partial without four cards");
+        class
     }
 
     /// The class of a 3-card row: two cards in `partial` and `card`.
     #[inline]
     pub fn finish3(&self, partial: Partial, card: u8) -> u16 {
-        self.last3[partial.state as usize + rank(card) as usize]
+        let class = self.last3[partial.state as usize + rank(card) as usize];
+        debug_assert_ne!(class, NONE, "finish3 of a partial without two cards");
+        class
     }
 
     /// Whether a top row of class `top` over a middle of class `middle` fouls.
     #[inline]
     pub fn top_fouls(&self, top: u16, middle: u16) -> bool {
+        debug_assert!(
+            (middle as usize) < self.top_limit.len(),
+            "a middle class {middle}"
+        );
         top > self.fouls[middle as usize]
     }
 }
