@@ -135,9 +135,11 @@ def _mutate_field(line: str, name: str, value: Any, seat: int) -> str:
         seats = state["s"]
     except (ValueError, KeyError, TypeError):
         return line
-    if name in ("n", "p", "c") and seats:
+    # a line whose "s" an earlier mutation made odd (True, [1]) has no seat to change
+    seated = isinstance(seats, list) and seats and isinstance(seats[seat % len(seats)], dict)
+    if name in ("n", "p", "c") and seated:
         seats[seat % len(seats)][name] = value
-    elif name == "seat_d" and seats:
+    elif name == "seat_d" and seated:
         seats[seat % len(seats)]["d"] = value if not isinstance(value, str) else value + "9;-1-0-0"
     elif name == "hc":
         state["ss"] = {"hc": value}
