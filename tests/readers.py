@@ -1,7 +1,8 @@
-"""Reading a test file through one parser, as records."""
+"""Reading a test file through one parser, as records; a stream that fails part way."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from parsers.base import ParseItem, Parser
@@ -12,3 +13,19 @@ def records_from(parser: type[Parser], path: Path) -> list[ParseItem]:
     instance = parser()
     with open(path, "rb") as stream:
         return list(instance.parse(stream, path.name))
+
+
+class FailingAfter(io.RawIOBase):
+    """``data``'s first ``good`` bytes, then a disk error (a read failing part way through)."""
+
+    def __init__(self, data: bytes, good: int) -> None:
+        self.data = io.BytesIO(data[:good])
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        count = self.data.readinto(buffer)
+        if count == 0:
+            raise OSError("read error")
+        return count

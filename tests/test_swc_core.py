@@ -27,6 +27,7 @@ from parsers import core_lane
 from parsers.base import ColumnarHands, ParseItem
 from parsers.swc import SwcParser
 from tests.handgen import random_records
+from tests.readers import FailingAfter
 from tests.swcgen import snapshots
 
 RECORDS = random_records(6, seed=27)
@@ -308,22 +309,6 @@ def test_a_line_near_the_last_is_folded_from_it() -> None:
     assert 11 not in [p["card"] for p in placed]
 
 
-class _FailingAfter(io.RawIOBase):
-    """A capture that fails with a disk error after its first ``good`` bytes."""
-
-    def __init__(self, data: bytes, good: int) -> None:
-        self.data = io.BytesIO(data[:good])
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        count = self.data.readinto(buffer)
-        if count == 0:
-            raise OSError("read error")
-        return count
-
-
 def test_a_read_error_comes_after_the_hands_of_the_reads_before_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -334,7 +319,7 @@ def test_a_read_error_comes_after_the_hands_of_the_reads_before_it(
     monkeypatch.setattr(core_lane, "BLOCK_BYTES", len(data) // 3)
     lane: list[ParseItem] = []
     with pytest.raises(OSError, match="read error"):
-        stream = io.BufferedReader(_FailingAfter(data, len(data) * 9 // 10), 1 << 16)
+        stream = io.BufferedReader(FailingAfter(data, len(data) * 9 // 10), 1 << 16)
         for item in SwcParser().parse_columnar(stream, "x.jsonl"):
             lane.append(item)
     # the hands whose lines all lie in the first two reads, as the definition reads them

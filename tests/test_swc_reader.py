@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from parsers import core_lane
+from tests.readers import FailingAfter
 
 DATA = b"".join(b'{"line": %d, "pad": "%s"}\n' % (i, b"x" * (i % 7)) for i in range(200))
 
@@ -43,24 +44,8 @@ def test_the_rest_is_every_byte_not_handed_over(taken: int) -> None:
     assert head + rest + stream.read() == DATA
 
 
-class _Failing(io.RawIOBase):
-    """A stream that fails after ``good`` bytes (a disk error part way through)."""
-
-    def __init__(self, good: int) -> None:
-        self.data = io.BytesIO(DATA[:good])
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        count = self.data.readinto(buffer)
-        if count == 0:
-            raise OSError("read error")
-        return count
-
-
 def test_a_read_error_comes_out_after_the_blocks_before_it() -> None:
-    reader = core_lane._Reader(io.BufferedReader(_Failing(1000), 64))
+    reader = core_lane._Reader(io.BufferedReader(FailingAfter(DATA, 1000), 64))
     seen = b""
     with pytest.raises(OSError, match="read error"):
         for block, _ in reader:
