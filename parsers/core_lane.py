@@ -422,9 +422,6 @@ class _Reader:
                 return
         raise item
 
-    def __iter__(self) -> Iterator[tuple[bytes, bool]]:
-        yield from ((head + data[:end], last) for head, data, end, last in self.parts())
-
     def rest(self) -> bytes:
         """What was read and not handed over, in order (a read error is raised)."""
         self.close()
