@@ -262,11 +262,11 @@ class FpdbParser(Parser):
 def _fetched_decoded(
     path: str, source: str
 ) -> Iterator[tuple[list[Fetched], Decoded] | tuple[Quarantined, None]]:
-    """Each fetch of rows with the core's decoding of them, on the thread of
-    :func:`core_lane.ahead`, the rows fetched on one more ahead of it: the core releases the
-    GIL, so rows are fetched, decoded and stored at once (on 2 cores, not one after another)."""
+    """Each fetch of rows with the core's decoding of them (on the thread of
+    :func:`core_lane.ahead`: the core releases the GIL, so the next rows are fetched and
+    decoded while the importer stores these)."""
     core = fpdb_decoder(core_lane.resolving(VARIANTS.__getitem__))
-    for rows in core_lane.ahead(_fetch(path, source), f"read {source}"):
+    for rows in _fetch(path, source):
         if isinstance(rows, Quarantined):
             yield rows, None
             continue
