@@ -32,10 +32,13 @@ FETCH_ROWS = 2_000  # rows read from SQLite at a time
 LOCK_SECONDS = 5.0  # how long to wait for a program writing the database
 READ_SECONDS = 600  # one database read for longer is stopped (a view that never ends)
 MAX_RAW = 4 << 20  # characters of one rawJson (a hand is a few thousand)
-# length() of a BLOB is its size, read without the BLOB (a zeroblob of 900 MB stays on disk)
+# length() of a BLOB is its size, read without the BLOB (a zeroblob of 900 MB stays on disk);
+# a text's bytes (at least its characters) spare length() a scan of it, twice a row
 QUERY = (
-    "SELECT id, siteHandNo, tableName, CASE WHEN length(rawJson) <= ?1 THEN rawJson END, "
-    "length(rawJson) FROM HttpOFCHands ORDER BY id"
+    "SELECT id, siteHandNo, tableName, CASE WHEN typeof(rawJson) = 'text' AND length(CAST("
+    "rawJson AS BLOB)) <= ?1 OR length(rawJson) <= ?1 THEN rawJson END, CASE WHEN typeof("
+    "rawJson) = 'text' AND length(CAST(rawJson AS BLOB)) <= ?1 THEN 0 ELSE length(rawJson) END "
+    "FROM HttpOFCHands ORDER BY id"
 )
 
 
@@ -267,9 +270,7 @@ def _fetched_decoded(
         if isinstance(rows, Quarantined):
             yield rows, None
             continue
-        ids = [-1 if line is None else line for line, _, _, _ in rows]
-        texts = [text if line is not None else None for line, _, _, text in rows]
-        yield rows, decode_rows(core, ids, [row[2] for row in rows], texts, FORMAT, source)
+        yield rows, decode_rows(core, rows, FORMAT, source)
 
 
 class _Row(NamedTuple):
@@ -316,9 +317,11 @@ def _fetch(path: str, source: str) -> Iterator[list[Fetched] | Quarantined]:
                 line = row_id if isinstance(row_id, int) else None
                 hand_id = None if hand_no is None else str(hand_no)[:200]
                 if line is not None and last is not None and line <= last:
-                    yield from _rows_then(fetched, Quarantined(
+                    if fetched:
+                        yield fetched
+                    yield Quarantined(
                         source, f"row id {line} comes twice: HttpOFCHands is not fpdb-3's "
-                        "table (a view?); the rows before it are read", "", line))  # fmt: skip
+                        "table (a view?); the rows before it are read", "", line)  # fmt: skip
                     return
                 last = line if line is not None else last
                 if raw_json is None and isinstance(size, int) and size > MAX_RAW:
@@ -335,12 +338,6 @@ def _fetch(path: str, source: str) -> Iterator[list[Fetched] | Quarantined]:
                 return
     finally:
         connection.close()
-
-
-def _rows_then(rows: list[Fetched], why: Quarantined) -> Iterator[list[Fetched] | Quarantined]:
-    if rows:
-        yield rows
-    yield why
 
 
 def _why_not(error: sqlite3.Error, what: str) -> str:

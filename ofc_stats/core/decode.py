@@ -165,17 +165,17 @@ def decode(
 
 def decode_rows(
     core: _core.FpdbDecoder,
-    ids: list[int],
-    tables: list[str],
-    texts: list[Any],
+    rows: list[tuple[int | None, str | None, str, Any]],
     format_name: str,
     source: str,
 ) -> Decoded:
-    """Decode database rows (their ids are the hands' lines; they have no byte offsets).
+    """Decode database rows, each (row id, hand number, table name, raw text) as fetched
+    (their ids are the hands' lines; they have no byte offsets).  A row with no id, or
+    whose raw text is not a ``str``, is the readable reader's.
 
     Units of :data:`LINES` are rows ``start..stop`` for the readable reader.
     """
-    return _decoded(core.decode(ids, tables, texts), format_name, source, offsets=False)
+    return _decoded(core.decode(rows), format_name, source, offsets=False)
 
 
 def decode_swc(

@@ -9,7 +9,7 @@ use ofc_core::decode::open::OpenDecoder as CoreOpen;
 use ofc_core::decode::swc::SwcDecoder as CoreSwc;
 use ofc_core::decode::{Block, Floats, Lists, Resolved, Strings, Unit};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 
 fn put<'py, T: Element>(out: &Bound<'py, PyDict>, name: &str, values: Vec<T>) -> PyResult<()> {
     out.set_item(name, PyArray1::from_vec(out.py(), values))
@@ -232,29 +232,29 @@ impl FpdbDecoder {
         }
     }
 
-    /// Decode rows (`ids`, `tables`, `texts` alike long; a text that is not a `str` is the
-    /// definition's).  Units of kind 1 are rows `start..stop` for the readable reader.
+    /// Decode rows as fetched, `(row id, siteHandNo, table name, rawJson)` each: a row with
+    /// no id, or whose rawJson is not a `str`, is the definition's.  Units of kind 1 are rows
+    /// `start..stop` for the readable reader.
     fn decode<'py>(
         &mut self,
         py: Python<'py>,
-        ids: Vec<i64>,
-        tables: Vec<String>,
-        texts: Vec<Bound<'py, PyAny>>,
+        rows: Vec<Bound<'py, PyTuple>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let texts: Vec<Option<&str>> = texts
+        let fields = rows
             .iter()
-            .map(|t| t.cast::<PyString>().ok().and_then(|s| s.to_str().ok()))
-            .collect();
-        let rows: Vec<Row<'_>> = ids
+            .map(|row| Ok((row.get_item(0)?, row.get_item(2)?, row.get_item(3)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        let rows = fields
             .iter()
-            .zip(&tables)
-            .zip(&texts)
-            .map(|((&id, table_name), &text)| Row {
-                id,
-                table_name,
-                text,
+            .map(|(id, table_name, text)| {
+                let id: Option<i64> = id.extract()?;
+                Ok(Row {
+                    id: id.unwrap_or(-1),
+                    table_name: table_name.cast::<PyString>()?.to_str()?,
+                    text: id.and_then(|_| text.cast::<PyString>().ok()?.to_str().ok()),
+                })
             })
-            .collect();
+            .collect::<PyResult<Vec<Row<'_>>>>()?;
         let mut error = None;
         let inner = &mut self.inner;
         let resolve = &self.resolve;

@@ -1,8 +1,9 @@
 //! fpdb-3 databases (`parsers/fpdb.py` is the definition): one rawJson hand model a row.
 //!
-//! Python reads the rows with sqlite3 (its reading is not what costs); each
-//! row's rawJson text is decoded here into typed structs and laid out as the
-//! stored columns.  Every row stands alone, so a row this decoder leaves (an
+//! Python reads the rows with sqlite3 (about 4.6 CPU-µs a 3 kB row, a seventh of an
+//! import's CPU: SQLite's page reads and the rows as Python strings; the rows come here as
+//! fetched); each row's rawJson text is decoded here into typed structs and laid out as
+//! the stored columns.  Every row stands alone, so a row this decoder leaves (an
 //! odd type, a spelling it does not know, a hand the definition would refuse)
 //! is read by the definition in its place, with no state between rows.
 
