@@ -515,32 +515,60 @@ fn rank_rows(
     let t = j.t;
     for r in rows {
         let (start, drawn) = (r.start as usize, r.drawn as usize);
-        let Some(run) = draws.get(start..start + drawn) else {
+        if start + drawn > draws.len() {
             continue; // a row no candidate completes with these draws
-        };
+        }
         let f = &by_cards[r.key as usize].fixed;
-        let n = f.count as usize;
-        let (p, last) = if n == 0 {
-            (runs[start][drawn - 1], run[drawn - 1])
-        } else if n < drawn {
-            let mut p = runs[start][drawn];
-            for &c in &f.cards[..n - 1] {
-                p = t.add(p, c);
-            }
-            (p, f.cards[n - 1])
-        } else {
-            let mut p = f.partial;
-            for &d in &run[..drawn - 1] {
-                p = t.add(p, d);
-            }
-            (p, run[drawn - 1])
-        };
-        let class = if r.row == 0 {
-            t.finish3(p, last)
-        } else {
-            t.finish5(p, last)
+        // A listed row's fixed cards fill it but for its draws, so the row and
+        // its draws fix both parts' lengths: each kind is ranked by its own
+        // copy of the walk, its loops unrolled (the rows come grouped by kind).
+        debug_assert_eq!(f.count as usize + drawn, ROW_SIZES[r.row as usize]);
+        let class = match (r.row, drawn) {
+            (0, 1) => rank_row::<3, 1>(t, f, draws, runs, start),
+            (0, 2) => rank_row::<3, 2>(t, f, draws, runs, start),
+            (0, _) => rank_row::<3, 3>(t, f, draws, runs, start),
+            (_, 1) => rank_row::<5, 1>(t, f, draws, runs, start),
+            (_, 2) => rank_row::<5, 2>(t, f, draws, runs, start),
+            (_, 3) => rank_row::<5, 3>(t, f, draws, runs, start),
+            (_, 4) => rank_row::<5, 4>(t, f, draws, runs, start),
+            _ => rank_row::<5, 5>(t, f, draws, runs, start),
         };
         ranked[r.at as usize] = j.ranked(r.row, class);
+    }
+}
+
+/// The class of a row of `SIZE` cards: `SIZE - DRAWN` fixed cards in `f` and
+/// `DRAWN` draws from `start` (whose runs are ranked in `runs`).
+#[inline(always)]
+fn rank_row<const SIZE: usize, const DRAWN: usize>(
+    t: &Tables,
+    f: &Fixed,
+    draws: &[u8],
+    runs: &Runs,
+    start: usize,
+) -> u16 {
+    let n = SIZE - DRAWN;
+    let run = &draws[start..start + DRAWN];
+    let (p, last) = if n == 0 {
+        (runs[start][DRAWN - 1], run[DRAWN - 1])
+    } else if n < DRAWN {
+        // (`min`: the index stays in range in this branch's copies that never run)
+        let mut p = runs[start][DRAWN.min(4)];
+        for &c in &f.cards[..n - 1] {
+            p = t.add(p, c);
+        }
+        (p, f.cards[n - 1])
+    } else {
+        let mut p = f.partial;
+        for &d in &run[..DRAWN - 1] {
+            p = t.add(p, d);
+        }
+        (p, run[DRAWN - 1])
+    };
+    if SIZE == 3 {
+        t.finish3(p, last)
+    } else {
+        t.finish5(p, last)
     }
 }
 
