@@ -523,17 +523,24 @@ fn rank_rows(
         // its draws fix both parts' lengths: each kind is ranked by its own
         // copy of the walk, its loops unrolled (the rows come grouped by kind).
         debug_assert_eq!(f.count as usize + drawn, ROW_SIZES[r.row as usize]);
-        let class = match (r.row, drawn) {
-            (0, 1) => rank_row::<3, 1>(t, f, draws, runs, start),
-            (0, 2) => rank_row::<3, 2>(t, f, draws, runs, start),
-            (0, _) => rank_row::<3, 3>(t, f, draws, runs, start),
-            (_, 1) => rank_row::<5, 1>(t, f, draws, runs, start),
-            (_, 2) => rank_row::<5, 2>(t, f, draws, runs, start),
-            (_, 3) => rank_row::<5, 3>(t, f, draws, runs, start),
-            (_, 4) => rank_row::<5, 4>(t, f, draws, runs, start),
-            _ => rank_row::<5, 5>(t, f, draws, runs, start),
+        // The row known in each arm, its share of the value is worked out without
+        // a branch on it.
+        let row_ranked = match (r.row, drawn) {
+            (0, 1) => j.ranked(0, rank_row::<3, 1>(t, f, draws, runs, start)),
+            (0, 2) => j.ranked(0, rank_row::<3, 2>(t, f, draws, runs, start)),
+            (0, _) => j.ranked(0, rank_row::<3, 3>(t, f, draws, runs, start)),
+            (1, 1) => j.ranked(1, rank_row::<5, 1>(t, f, draws, runs, start)),
+            (1, 2) => j.ranked(1, rank_row::<5, 2>(t, f, draws, runs, start)),
+            (1, 3) => j.ranked(1, rank_row::<5, 3>(t, f, draws, runs, start)),
+            (1, 4) => j.ranked(1, rank_row::<5, 4>(t, f, draws, runs, start)),
+            (1, _) => j.ranked(1, rank_row::<5, 5>(t, f, draws, runs, start)),
+            (_, 1) => j.ranked(2, rank_row::<5, 1>(t, f, draws, runs, start)),
+            (_, 2) => j.ranked(2, rank_row::<5, 2>(t, f, draws, runs, start)),
+            (_, 3) => j.ranked(2, rank_row::<5, 3>(t, f, draws, runs, start)),
+            (_, 4) => j.ranked(2, rank_row::<5, 4>(t, f, draws, runs, start)),
+            _ => j.ranked(2, rank_row::<5, 5>(t, f, draws, runs, start)),
         };
-        ranked[r.at as usize] = j.ranked(r.row, class);
+        ranked[r.at as usize] = row_ranked;
     }
 }
 
@@ -674,7 +681,7 @@ struct Judge<'a> {
 
 impl Judge<'_> {
     /// Row `row` ranked as `class`, with its share of the value when the board is live.
-    #[inline]
+    #[inline(always)]
     fn ranked(&self, row: u8, class: u16) -> Ranked {
         let (rules, style, weight) = (self.rules, self.style, self.weight);
         let c = class as usize;
