@@ -427,6 +427,25 @@ struct Ranked {
     part: f64,
 }
 
+/// Every row's [`Ranked`] by its place (a [`RowId`] past its plan's offset): a
+/// table of every `u16` place, so the reads by a row's place need no bounds
+/// check (they are most of a candidate's valuation); the places past a shape's
+/// rows are never touched, their pages never written after the first.
+type RankedRows = [Ranked; 1 << 16];
+
+/// [`RankedRows`] on the heap, made once a thread.
+struct RankedBox(Box<RankedRows>);
+
+impl Default for RankedBox {
+    fn default() -> RankedBox {
+        let rows = vec![Ranked::default(); 1 << 16].into_boxed_slice();
+        match rows.try_into() {
+            Ok(rows) => RankedBox(rows),
+            Err(_) => unreachable!("2^16 places"),
+        }
+    }
+}
+
 /// A row's fixed cards and their ranking so far (with draws to come: at most four).
 #[derive(Clone, Copy, Default)]
 struct Fixed {
@@ -510,7 +529,7 @@ fn rank_rows(
     by_cards: &[RowCards],
     draws: &[u8],
     runs: &Runs,
-    ranked: &mut [Ranked],
+    ranked: &mut RankedRows,
 ) {
     let t = j.t;
     for r in rows {
@@ -593,7 +612,12 @@ fn rows_value(t: &Tables, style: &Style, top: Ranked, middle: Ranked, bottom: Ra
 
 /// A board's value from its three rows' places in [`Scratch::ranked`].
 #[inline]
-fn value_at(t: &Tables, style: &Style, ranked: &[Ranked], [top, middle, bottom]: [u16; 3]) -> f64 {
+fn value_at(
+    t: &Tables,
+    style: &Style,
+    ranked: &RankedRows,
+    [top, middle, bottom]: [u16; 3],
+) -> f64 {
     rows_value(
         t,
         style,
@@ -628,7 +652,7 @@ struct Scratch {
     shapes: Vec<Option<std::rc::Rc<Shape>>>,
     layouts: [Layout; 2],
     /// Every row's class and share of the value: plan A's rows, then plan B's.
-    ranked: Vec<Ranked>,
+    ranked: RankedBox,
     /// The active candidates of the current pass, as [`Valued`].
     valued: Vec<Valued>,
     /// The decision's rows by their cards ([`cards_key`]).
@@ -655,7 +679,7 @@ struct Scratch {
 /// What one rollout's valuations read: the rows ranked under its draws, the
 /// decision's rows by their cards, and the draws.
 struct Rollout<'s> {
-    ranked: &'s [Ranked],
+    ranked: &'s RankedRows,
     by_cards: &'s [RowCards],
     draws: &'s [u8],
 }
@@ -754,7 +778,7 @@ impl Judge<'_> {
         &self,
         layout: &mut Layout,
         by_cards: &[RowCards],
-        ranked: &mut [Ranked],
+        ranked: &mut RankedRows,
         plan: usize,
         active: &[u16],
         pass: u32,
@@ -818,7 +842,7 @@ impl Judge<'_> {
     /// draw: those two rows ranked again, the third as the layout ranked it.
     fn moved_value(
         &self,
-        ranked: &[Ranked],
+        ranked: &RankedRows,
         by_cards: &[RowCards],
         ids: [RowId; 3],
         free: [u8; 3],
@@ -935,7 +959,7 @@ impl Judge<'_> {
             let pass = s.pass;
             for plan in 0..1 + both as usize {
                 let layout = &mut s.layouts[plan];
-                self.prepare(layout, &s.by_cards, &mut s.ranked, plan, &s.active, pass);
+                self.prepare(layout, &s.by_cards, &mut s.ranked.0, plan, &s.active, pass);
             }
             self.gather(s);
             let mut longest = s.layouts[0].runs_used;
@@ -961,11 +985,11 @@ impl Judge<'_> {
                         } else {
                             &layout.drawn
                         };
-                        rank_rows(self, rows, &s.by_cards, &s.draws, &s.runs, &mut s.ranked);
+                        rank_rows(self, rows, &s.by_cards, &s.draws, &s.runs, &mut s.ranked.0);
                     }
                 }
                 let now = Rollout {
-                    ranked: &s.ranked,
+                    ranked: &s.ranked.0,
                     by_cards: &s.by_cards,
                     draws: &s.draws,
                 };
@@ -1184,7 +1208,7 @@ fn choose_with(
         layout.reset(shape.plans[plan].rows.len());
     }
     let rows = shape.plans[0].rows.len() + shape.plans[1].rows.len();
-    s.ranked.resize(rows.max(s.ranked.len()), Ranked::default());
+    assert!(rows <= 1 << 16, "a shape's rows have u16 places");
     s.pass = 0;
     let judge = Judge {
         t,
@@ -1367,12 +1391,10 @@ mod tests {
         s.active.extend(0..shape.index.len() as u16);
         candidate_cards(&mut s, &d, &shape, &style);
         judge.look(&mut s.by_cards);
-        let rows = shape.plans[0].rows.len() + shape.plans[1].rows.len();
-        s.ranked.resize(rows, Ranked::default());
         for plan in 0..2 {
             s.layouts[plan].reset(shape.plans[plan].rows.len());
             let layout = &mut s.layouts[plan];
-            judge.prepare(layout, &s.by_cards, &mut s.ranked, plan, &s.active, 1);
+            judge.prepare(layout, &s.by_cards, &mut s.ranked.0, plan, &s.active, 1);
         }
         judge.gather(&mut s);
         let mut rng = Stream::new(&[seed]);
@@ -1394,7 +1416,7 @@ mod tests {
                 } else {
                     &layout.drawn
                 };
-                rank_rows(&judge, rows, &s.by_cards, &draws, &s.runs, &mut s.ranked);
+                rank_rows(&judge, rows, &s.by_cards, &draws, &s.runs, &mut s.ranked.0);
             }
             let mut first = [u8::MAX; 14];
             for (i, &d) in draws.iter().enumerate().rev() {
@@ -1412,7 +1434,7 @@ mod tests {
                     // A moved board is ranked again: the same classes, the same value.
                     // Plan B where the middle or bottom is full is read off plan A's rows.
                     let now = Rollout {
-                        ranked: &s.ranked,
+                        ranked: &s.ranked.0,
                         by_cards: &s.by_cards,
                         draws: &s.draws,
                     };
