@@ -279,13 +279,11 @@ struct Shape {
     valued: Vec<Valued>,
 }
 
-/// Rows' cards (row and which of the street's cards) as one number below [`CARDS_KEYS`].
+/// Rows' cards (row and which of the street's cards) as one number below `3 << 5`.
 #[inline]
 fn cards_key(row: u8, mask: u8) -> usize {
     (row as usize) << 5 | mask as usize
 }
-
-const CARDS_KEYS: usize = 3 << 5;
 
 const SHAPES: usize = 6 * 6 * 4 * 6 * 6;
 
@@ -446,6 +444,23 @@ impl Default for RankedBox {
     }
 }
 
+/// The decision's rows by their cards ([`cards_key`], below `3 << 5`): a
+/// table of every `u8` key, so a row's read by its key needs no bounds check.
+type ByCards = [RowCards; 256];
+
+/// [`ByCards`] on the heap, made once a thread.
+struct ByCardsBox(Box<ByCards>);
+
+impl Default for ByCardsBox {
+    fn default() -> ByCardsBox {
+        let rows = vec![RowCards::default(); 256].into_boxed_slice();
+        match rows.try_into() {
+            Ok(rows) => ByCardsBox(rows),
+            Err(_) => unreachable!("256 keys"),
+        }
+    }
+}
+
 /// A row's fixed cards and their ranking so far (with draws to come: at most four).
 #[derive(Clone, Copy, Default)]
 struct Fixed {
@@ -526,7 +541,7 @@ impl Layout {
 fn rank_rows(
     j: &Judge<'_>,
     rows: &[DrawnRow],
-    by_cards: &[RowCards],
+    by_cards: &ByCards,
     draws: &[u8],
     runs: &Runs,
     ranked: &mut RankedRows,
@@ -656,7 +671,7 @@ struct Scratch {
     /// The active candidates of the current pass, as [`Valued`].
     valued: Vec<Valued>,
     /// The decision's rows by their cards ([`cards_key`]).
-    by_cards: Vec<RowCards>,
+    by_cards: ByCardsBox,
     pass: u32,
     /// Per fitting candidate: what valuing it needs ([`Valued`]: its top row's
     /// ranks, sixes or better, as bits, the cards a draw can pair there; whether its
@@ -680,7 +695,7 @@ struct Scratch {
 /// decision's rows by their cards, and the draws.
 struct Rollout<'s> {
     ranked: &'s RankedRows,
-    by_cards: &'s [RowCards],
+    by_cards: &'s ByCards,
     draws: &'s [u8],
 }
 
@@ -741,8 +756,7 @@ impl Judge<'_> {
 
     /// What the decision's rows of each of the shape's cards keys share (see
     /// [`RowCards`]), into `by_cards`.
-    fn look(&self, by_cards: &mut Vec<RowCards>) {
-        by_cards.resize(CARDS_KEYS, RowCards::default());
+    fn look(&self, by_cards: &mut ByCards) {
         for &key in &self.shape.keys {
             let (row, mask) = (key >> 5, key & 31);
             let (cards, n) = self.base_with(row as usize, mask);
@@ -777,7 +791,7 @@ impl Judge<'_> {
     fn prepare(
         &self,
         layout: &mut Layout,
-        by_cards: &[RowCards],
+        by_cards: &ByCards,
         ranked: &mut RankedRows,
         plan: usize,
         active: &[u16],
@@ -843,7 +857,7 @@ impl Judge<'_> {
     fn moved_value(
         &self,
         ranked: &RankedRows,
-        by_cards: &[RowCards],
+        by_cards: &ByCards,
         ids: [RowId; 3],
         free: [u8; 3],
         which: usize,
@@ -959,7 +973,14 @@ impl Judge<'_> {
             let pass = s.pass;
             for plan in 0..1 + both as usize {
                 let layout = &mut s.layouts[plan];
-                self.prepare(layout, &s.by_cards, &mut s.ranked.0, plan, &s.active, pass);
+                self.prepare(
+                    layout,
+                    &s.by_cards.0,
+                    &mut s.ranked.0,
+                    plan,
+                    &s.active,
+                    pass,
+                );
             }
             self.gather(s);
             let mut longest = s.layouts[0].runs_used;
@@ -985,12 +1006,19 @@ impl Judge<'_> {
                         } else {
                             &layout.drawn
                         };
-                        rank_rows(self, rows, &s.by_cards, &s.draws, &s.runs, &mut s.ranked.0);
+                        rank_rows(
+                            self,
+                            rows,
+                            &s.by_cards.0,
+                            &s.draws,
+                            &s.runs,
+                            &mut s.ranked.0,
+                        );
                     }
                 }
                 let now = Rollout {
                     ranked: &s.ranked.0,
-                    by_cards: &s.by_cards,
+                    by_cards: &s.by_cards.0,
                     draws: &s.draws,
                 };
                 for (sum, v) in s.total.iter_mut().zip(&s.valued) {
@@ -1226,7 +1254,7 @@ fn choose_with(
         weight: style.strength_weight / CLASSES5 as f64,
         unseen: Unseen::of(decision.unseen),
     };
-    judge.look(&mut s.by_cards);
+    judge.look(&mut s.by_cards.0);
     s.active.clear();
     s.active.extend(0..n as u16);
     s.noise.clear();
@@ -1390,11 +1418,11 @@ mod tests {
         let mut s = Scratch::default();
         s.active.extend(0..shape.index.len() as u16);
         candidate_cards(&mut s, &d, &shape, &style);
-        judge.look(&mut s.by_cards);
+        judge.look(&mut s.by_cards.0);
         for plan in 0..2 {
             s.layouts[plan].reset(shape.plans[plan].rows.len());
             let layout = &mut s.layouts[plan];
-            judge.prepare(layout, &s.by_cards, &mut s.ranked.0, plan, &s.active, 1);
+            judge.prepare(layout, &s.by_cards.0, &mut s.ranked.0, plan, &s.active, 1);
         }
         judge.gather(&mut s);
         let mut rng = Stream::new(&[seed]);
@@ -1416,7 +1444,14 @@ mod tests {
                 } else {
                     &layout.drawn
                 };
-                rank_rows(&judge, rows, &s.by_cards, &draws, &s.runs, &mut s.ranked.0);
+                rank_rows(
+                    &judge,
+                    rows,
+                    &s.by_cards.0,
+                    &draws,
+                    &s.runs,
+                    &mut s.ranked.0,
+                );
             }
             let mut first = [u8::MAX; 14];
             for (i, &d) in draws.iter().enumerate().rev() {
@@ -1435,7 +1470,7 @@ mod tests {
                     // Plan B where the middle or bottom is full is read off plan A's rows.
                     let now = Rollout {
                         ranked: &s.ranked.0,
-                        by_cards: &s.by_cards,
+                        by_cards: &s.by_cards.0,
                         draws: &s.draws,
                     };
                     let fast = if plan == Plan::BottomFirst {
