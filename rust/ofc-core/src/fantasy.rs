@@ -320,54 +320,70 @@ impl Best {
 #[derive(Clone, Copy)]
 struct Entry {
     mask: u32,
-    key: i32,
     index: u32,
 }
 
-/// Every 5-subset (`masks[i]` keyed `keys[i]`) as an entry, highest key
-/// first and in enumeration order within a key (keys are small royalty sums
-/// or NONE, last): a counting sort, the keys being few.
-fn counting_sort(keys: &[i32], masks: &[u32]) -> Vec<Entry> {
-    let live = keys.iter().copied().filter(|&k| k != NONE);
-    let (low, high) = live.fold((i32::MAX, i32::MIN), |(l, h), k| (l.min(k), h.max(k)));
-    let entry = |(index, (&key, &mask)): (usize, (&i32, &u32))| Entry {
+/// Every 5-subset as an [`Entry`], best key first, and where each run of one
+/// key ends: (key, end) in order.  The walk checks its bound once a run (the
+/// bound is the same within it), not once an entry.
+#[derive(Default)]
+struct Order {
+    entries: Vec<Entry>,
+    runs: Vec<(i32, u32)>,
+}
+
+/// Every 5-subset (`masks[i]` keyed `keys[i]`) in a middle [`Order`], highest
+/// key first and in enumeration order within a key (keys are small royalty
+/// sums in `low..=high`, or NONE, last): a counting sort, the keys being few.
+fn counting_sort(keys: &[i32], masks: &[u32], (low, high): (i32, i32)) -> Order {
+    let entry = |(index, &mask): (usize, &u32)| Entry {
         mask,
-        key,
         index: index as u32,
     };
     if low > high {
-        return keys.iter().zip(masks).enumerate().map(entry).collect();
-    }
-    // Bucket 0 is the highest key; NONE goes in the last bucket.
-    let buckets = (high - low) as usize + 2;
-    let bucket = |k: i32| {
-        if k == NONE {
-            buckets - 1
-        } else {
-            (high - k) as usize
-        }
-    };
-    let mut start = vec![0usize; buckets + 1];
-    for &k in keys {
-        start[bucket(k) + 1] += 1;
-    }
-    for i in 1..=buckets {
-        start[i] += start[i - 1];
-    }
-    let mut out = vec![
-        Entry {
-            mask: 0,
-            key: NONE,
-            index: 0
+        return Order {
+            entries: masks.iter().enumerate().map(entry).collect(),
+            runs: vec![(NONE, keys.len() as u32)],
         };
-        keys.len()
-    ];
-    for (i, (&key, &mask)) in keys.iter().zip(masks).enumerate() {
-        let slot = &mut start[bucket(key)];
-        out[*slot] = entry((i, (&key, &mask)));
+    }
+    // Bucket 0 is the highest key; NONE goes in the last bucket.  Each key's
+    // bucket worked out once (the scatter reads it again).
+    let buckets = (high - low) as usize + 2;
+    let bucket_of: Vec<u32> = keys
+        .iter()
+        .map(|&k| {
+            if k == NONE {
+                buckets as u32 - 1
+            } else {
+                (high - k) as u32
+            }
+        })
+        .collect();
+    let mut start = vec![0u32; buckets + 1];
+    for &k in &bucket_of {
+        start[k as usize + 1] += 1;
+    }
+    let mut runs = Vec::new();
+    for i in 1..=buckets {
+        if start[i] > 0 {
+            let key = if i == buckets {
+                NONE
+            } else {
+                high - (i as i32 - 1)
+            };
+            start[i] += start[i - 1];
+            runs.push((key, start[i]));
+        } else {
+            start[i] = start[i - 1];
+        }
+    }
+    let mut entries = vec![Entry { mask: 0, index: 0 }; keys.len()];
+    for (i, (&k, &mask)) in bucket_of.iter().zip(masks).enumerate() {
+        let slot = &mut start[k as usize];
+        entries[*slot as usize] = entry((i, &mask));
         *slot += 1;
     }
-    out
+    Order { entries, runs }
 }
 
 /// A joker board whose bound can beat the best: read by the engine later.
@@ -426,8 +442,8 @@ struct Search<'a> {
     /// Every 5-subset as a middle, best key first: the most a middle and a
     /// top can add to a bottom's royalty in any set (plain), and in a set
     /// the middle and top make repeat, the bottom's condition aside (repeat).
-    by_plain: Vec<Entry>,
-    by_repeat: Vec<Entry>,
+    by_plain: Order,
+    by_repeat: Order,
     /// Middles already tried on the current bottom (`stamp`).
     seen: Vec<u32>,
     stamp: u32,
@@ -462,8 +478,8 @@ impl<'a> Search<'a> {
             r3: Readings::default(),
             t_all: vec![NONE; CLASSES3],
             t_rep: vec![NONE; CLASSES3],
-            by_plain: Vec::new(),
-            by_repeat: Vec::new(),
+            by_plain: Order::default(),
+            by_repeat: Order::default(),
             seen: vec![0; lay.five.len()],
             stamp: 0,
             best: Best {
@@ -482,7 +498,7 @@ impl<'a> Search<'a> {
     /// A middle class's keys in the two middle orders (see `by_plain`):
     /// its royalty plus the best top it allows, in any set and in a set the
     /// middle and top make repeat; NONE where no such top exists.
-    #[inline]
+    #[inline(always)]
     fn middle_keys(&self, c: u16) -> (i32, i32) {
         let c = c as usize;
         let lim = self.t.top_limit[c] as usize;
@@ -505,6 +521,15 @@ impl<'a> Search<'a> {
         let count = self.five.len();
         let mut plain = Vec::with_capacity(count);
         let mut repeat = Vec::with_capacity(if repeats { count } else { 0 });
+        // The live keys' range, for the counting sorts.
+        let (mut plain_range, mut repeat_range) = ((i32::MAX, i32::MIN), (i32::MAX, i32::MIN));
+        let widen = |(l, h): (i32, i32), k: i32| {
+            if k == NONE {
+                (l, h)
+            } else {
+                (l.min(k), h.max(k))
+            }
+        };
         for row in &self.five {
             let (p, r) = if row.start == row.end {
                 self.middle_keys(row.hi)
@@ -515,13 +540,15 @@ impl<'a> Search<'a> {
                     .fold((NONE, NONE), |(p, r), (a, b)| (p.max(a), r.max(b)))
             };
             plain.push(p);
+            plain_range = widen(plain_range, p);
             if repeats {
                 repeat.push(r);
+                repeat_range = widen(repeat_range, r);
             }
         }
-        self.by_plain = counting_sort(&plain, &self.lay.five);
+        self.by_plain = counting_sort(&plain, &self.lay.five, plain_range);
         if repeats {
-            self.by_repeat = counting_sort(&repeat, &self.lay.five);
+            self.by_repeat = counting_sort(&repeat, &self.lay.five, repeat_range);
         }
     }
 
@@ -908,24 +935,24 @@ impl<'a> Search<'a> {
             } else {
                 std::mem::take(&mut self.by_plain)
             };
-            // The bound is checked where the key changes: within a key it is the
-            // same, and the walk only finds sets worth at most that bound, so
-            // one that passed stays passed (the scan of middles that share the
-            // bottom's cards was mostly this sum and test, a chain per entry).
-            let mut checked = None;
-            for entry in &order {
-                if checked != Some(entry.key) {
-                    checked = Some(entry.key);
-                    let bound = self.worth(bottom.roy_a + entry.key, stays);
-                    if !self.best.beaten_by(bound, u64::MAX, (b, 0, 0)) {
-                        break;
+            // The bound is checked once a run of one key: within it the bound is the
+            // same, and the walk only finds sets worth at most that bound, so one
+            // that passed stays passed (the scan of middles that share the bottom's
+            // cards was mostly this sum and test, a chain per entry).
+            let mut begin = 0;
+            for &(key, end) in &order.runs {
+                let bound = self.worth(bottom.roy_a + key, stays);
+                if !self.best.beaten_by(bound, u64::MAX, (b, 0, 0)) {
+                    break;
+                }
+                for entry in &order.entries[begin..end as usize] {
+                    if entry.mask & bmask != 0 || self.seen[entry.index as usize] == self.stamp {
+                        continue;
                     }
+                    self.seen[entry.index as usize] = self.stamp;
+                    self.try_middle(b, bottom, bmask, entry.index, entry.mask, candidates);
                 }
-                if entry.mask & bmask != 0 || self.seen[entry.index as usize] == self.stamp {
-                    continue;
-                }
-                self.seen[entry.index as usize] = self.stamp;
-                self.try_middle(b, bottom, bmask, entry.index, entry.mask, candidates);
+                begin = end as usize;
             }
             if repeat_list {
                 self.by_repeat = order;

@@ -279,13 +279,11 @@ struct Shape {
     valued: Vec<Valued>,
 }
 
-/// Rows' cards (row and which of the street's cards) as one number below [`CARDS_KEYS`].
+/// Rows' cards (row and which of the street's cards) as one number below `3 << 5`.
 #[inline]
 fn cards_key(row: u8, mask: u8) -> usize {
     (row as usize) << 5 | mask as usize
 }
-
-const CARDS_KEYS: usize = 3 << 5;
 
 const SHAPES: usize = 6 * 6 * 4 * 6 * 6;
 
@@ -427,6 +425,42 @@ struct Ranked {
     part: f64,
 }
 
+/// Every row's [`Ranked`] by its place (a [`RowId`] past its plan's offset): a
+/// table of every `u16` place, so the reads by a row's place need no bounds
+/// check (they are most of a candidate's valuation); the places past a shape's
+/// rows are never touched, their pages never written after the first.
+type RankedRows = [Ranked; 1 << 16];
+
+/// [`RankedRows`] on the heap, made once a thread.
+struct RankedBox(Box<RankedRows>);
+
+impl Default for RankedBox {
+    fn default() -> RankedBox {
+        let rows = vec![Ranked::default(); 1 << 16].into_boxed_slice();
+        match rows.try_into() {
+            Ok(rows) => RankedBox(rows),
+            Err(_) => unreachable!("2^16 places"),
+        }
+    }
+}
+
+/// The decision's rows by their cards ([`cards_key`], below `3 << 5`): a
+/// table of every `u8` key, so a row's read by its key needs no bounds check.
+type ByCards = [RowCards; 256];
+
+/// [`ByCards`] on the heap, made once a thread.
+struct ByCardsBox(Box<ByCards>);
+
+impl Default for ByCardsBox {
+    fn default() -> ByCardsBox {
+        let rows = vec![RowCards::default(); 256].into_boxed_slice();
+        match rows.try_into() {
+            Ok(rows) => ByCardsBox(rows),
+            Err(_) => unreachable!("256 keys"),
+        }
+    }
+}
+
 /// A row's fixed cards and their ranking so far (with draws to come: at most four).
 #[derive(Clone, Copy, Default)]
 struct Fixed {
@@ -507,40 +541,75 @@ impl Layout {
 fn rank_rows(
     j: &Judge<'_>,
     rows: &[DrawnRow],
-    by_cards: &[RowCards],
+    by_cards: &ByCards,
     draws: &[u8],
     runs: &Runs,
-    ranked: &mut [Ranked],
+    ranked: &mut RankedRows,
 ) {
     let t = j.t;
     for r in rows {
         let (start, drawn) = (r.start as usize, r.drawn as usize);
-        let Some(run) = draws.get(start..start + drawn) else {
+        if start + drawn > draws.len() {
             continue; // a row no candidate completes with these draws
-        };
+        }
         let f = &by_cards[r.key as usize].fixed;
-        let n = f.count as usize;
-        let (p, last) = if n == 0 {
-            (runs[start][drawn - 1], run[drawn - 1])
-        } else if n < drawn {
-            let mut p = runs[start][drawn];
-            for &c in &f.cards[..n - 1] {
-                p = t.add(p, c);
-            }
-            (p, f.cards[n - 1])
-        } else {
-            let mut p = f.partial;
-            for &d in &run[..drawn - 1] {
-                p = t.add(p, d);
-            }
-            (p, run[drawn - 1])
+        // A listed row's fixed cards fill it but for its draws, so the row and
+        // its draws fix both parts' lengths: each kind is ranked by its own
+        // copy of the walk, its loops unrolled (the rows come grouped by kind).
+        debug_assert_eq!(f.count as usize + drawn, ROW_SIZES[r.row as usize]);
+        // The row known in each arm, its share of the value is worked out without
+        // a branch on it.
+        let row_ranked = match (r.row, drawn) {
+            (0, 1) => j.ranked(0, rank_row::<3, 1>(t, f, draws, runs, start)),
+            (0, 2) => j.ranked(0, rank_row::<3, 2>(t, f, draws, runs, start)),
+            (0, _) => j.ranked(0, rank_row::<3, 3>(t, f, draws, runs, start)),
+            (1, 1) => j.ranked(1, rank_row::<5, 1>(t, f, draws, runs, start)),
+            (1, 2) => j.ranked(1, rank_row::<5, 2>(t, f, draws, runs, start)),
+            (1, 3) => j.ranked(1, rank_row::<5, 3>(t, f, draws, runs, start)),
+            (1, 4) => j.ranked(1, rank_row::<5, 4>(t, f, draws, runs, start)),
+            (1, _) => j.ranked(1, rank_row::<5, 5>(t, f, draws, runs, start)),
+            (_, 1) => j.ranked(2, rank_row::<5, 1>(t, f, draws, runs, start)),
+            (_, 2) => j.ranked(2, rank_row::<5, 2>(t, f, draws, runs, start)),
+            (_, 3) => j.ranked(2, rank_row::<5, 3>(t, f, draws, runs, start)),
+            (_, 4) => j.ranked(2, rank_row::<5, 4>(t, f, draws, runs, start)),
+            _ => j.ranked(2, rank_row::<5, 5>(t, f, draws, runs, start)),
         };
-        let class = if r.row == 0 {
-            t.finish3(p, last)
-        } else {
-            t.finish5(p, last)
-        };
-        ranked[r.at as usize] = j.ranked(r.row, class);
+        ranked[r.at as usize] = row_ranked;
+    }
+}
+
+/// The class of a row of `SIZE` cards: `SIZE - DRAWN` fixed cards in `f` and
+/// `DRAWN` draws from `start` (whose runs are ranked in `runs`).
+#[inline(always)]
+fn rank_row<const SIZE: usize, const DRAWN: usize>(
+    t: &Tables,
+    f: &Fixed,
+    draws: &[u8],
+    runs: &Runs,
+    start: usize,
+) -> u16 {
+    let n = SIZE - DRAWN;
+    let run = &draws[start..start + DRAWN];
+    let (p, last) = if n == 0 {
+        (runs[start][DRAWN - 1], run[DRAWN - 1])
+    } else if n < DRAWN {
+        // (`min`: the index stays in range in this branch's copies that never run)
+        let mut p = runs[start][DRAWN.min(4)];
+        for &c in &f.cards[..n - 1] {
+            p = t.add(p, c);
+        }
+        (p, f.cards[n - 1])
+    } else {
+        let mut p = f.partial;
+        for &d in &run[..DRAWN - 1] {
+            p = t.add(p, d);
+        }
+        (p, run[DRAWN - 1])
+    };
+    if SIZE == 3 {
+        t.finish3(p, last)
+    } else {
+        t.finish5(p, last)
     }
 }
 
@@ -558,7 +627,12 @@ fn rows_value(t: &Tables, style: &Style, top: Ranked, middle: Ranked, bottom: Ra
 
 /// A board's value from its three rows' places in [`Scratch::ranked`].
 #[inline]
-fn value_at(t: &Tables, style: &Style, ranked: &[Ranked], [top, middle, bottom]: [u16; 3]) -> f64 {
+fn value_at(
+    t: &Tables,
+    style: &Style,
+    ranked: &RankedRows,
+    [top, middle, bottom]: [u16; 3],
+) -> f64 {
     rows_value(
         t,
         style,
@@ -593,11 +667,11 @@ struct Scratch {
     shapes: Vec<Option<std::rc::Rc<Shape>>>,
     layouts: [Layout; 2],
     /// Every row's class and share of the value: plan A's rows, then plan B's.
-    ranked: Vec<Ranked>,
+    ranked: RankedBox,
     /// The active candidates of the current pass, as [`Valued`].
     valued: Vec<Valued>,
     /// The decision's rows by their cards ([`cards_key`]).
-    by_cards: Vec<RowCards>,
+    by_cards: ByCardsBox,
     pass: u32,
     /// Per fitting candidate: what valuing it needs ([`Valued`]: its top row's
     /// ranks, sixes or better, as bits, the cards a draw can pair there; whether its
@@ -620,8 +694,8 @@ struct Scratch {
 /// What one rollout's valuations read: the rows ranked under its draws, the
 /// decision's rows by their cards, and the draws.
 struct Rollout<'s> {
-    ranked: &'s [Ranked],
-    by_cards: &'s [RowCards],
+    ranked: &'s RankedRows,
+    by_cards: &'s ByCards,
     draws: &'s [u8],
 }
 
@@ -646,7 +720,7 @@ struct Judge<'a> {
 
 impl Judge<'_> {
     /// Row `row` ranked as `class`, with its share of the value when the board is live.
-    #[inline]
+    #[inline(always)]
     fn ranked(&self, row: u8, class: u16) -> Ranked {
         let (rules, style, weight) = (self.rules, self.style, self.weight);
         let c = class as usize;
@@ -682,8 +756,7 @@ impl Judge<'_> {
 
     /// What the decision's rows of each of the shape's cards keys share (see
     /// [`RowCards`]), into `by_cards`.
-    fn look(&self, by_cards: &mut Vec<RowCards>) {
-        by_cards.resize(CARDS_KEYS, RowCards::default());
+    fn look(&self, by_cards: &mut ByCards) {
         for &key in &self.shape.keys {
             let (row, mask) = (key >> 5, key & 31);
             let (cards, n) = self.base_with(row as usize, mask);
@@ -718,8 +791,8 @@ impl Judge<'_> {
     fn prepare(
         &self,
         layout: &mut Layout,
-        by_cards: &[RowCards],
-        ranked: &mut [Ranked],
+        by_cards: &ByCards,
+        ranked: &mut RankedRows,
         plan: usize,
         active: &[u16],
         pass: u32,
@@ -783,8 +856,8 @@ impl Judge<'_> {
     /// draw: those two rows ranked again, the third as the layout ranked it.
     fn moved_value(
         &self,
-        ranked: &[Ranked],
-        by_cards: &[RowCards],
+        ranked: &RankedRows,
+        by_cards: &ByCards,
         ids: [RowId; 3],
         free: [u8; 3],
         which: usize,
@@ -900,7 +973,14 @@ impl Judge<'_> {
             let pass = s.pass;
             for plan in 0..1 + both as usize {
                 let layout = &mut s.layouts[plan];
-                self.prepare(layout, &s.by_cards, &mut s.ranked, plan, &s.active, pass);
+                self.prepare(
+                    layout,
+                    &s.by_cards.0,
+                    &mut s.ranked.0,
+                    plan,
+                    &s.active,
+                    pass,
+                );
             }
             self.gather(s);
             let mut longest = s.layouts[0].runs_used;
@@ -926,12 +1006,19 @@ impl Judge<'_> {
                         } else {
                             &layout.drawn
                         };
-                        rank_rows(self, rows, &s.by_cards, &s.draws, &s.runs, &mut s.ranked);
+                        rank_rows(
+                            self,
+                            rows,
+                            &s.by_cards.0,
+                            &s.draws,
+                            &s.runs,
+                            &mut s.ranked.0,
+                        );
                     }
                 }
                 let now = Rollout {
-                    ranked: &s.ranked,
-                    by_cards: &s.by_cards,
+                    ranked: &s.ranked.0,
+                    by_cards: &s.by_cards.0,
                     draws: &s.draws,
                 };
                 for (sum, v) in s.total.iter_mut().zip(&s.valued) {
@@ -1149,7 +1236,7 @@ fn choose_with(
         layout.reset(shape.plans[plan].rows.len());
     }
     let rows = shape.plans[0].rows.len() + shape.plans[1].rows.len();
-    s.ranked.resize(rows.max(s.ranked.len()), Ranked::default());
+    assert!(rows <= 1 << 16, "a shape's rows have u16 places");
     s.pass = 0;
     let judge = Judge {
         t,
@@ -1167,7 +1254,7 @@ fn choose_with(
         weight: style.strength_weight / CLASSES5 as f64,
         unseen: Unseen::of(decision.unseen),
     };
-    judge.look(&mut s.by_cards);
+    judge.look(&mut s.by_cards.0);
     s.active.clear();
     s.active.extend(0..n as u16);
     s.noise.clear();
@@ -1331,13 +1418,11 @@ mod tests {
         let mut s = Scratch::default();
         s.active.extend(0..shape.index.len() as u16);
         candidate_cards(&mut s, &d, &shape, &style);
-        judge.look(&mut s.by_cards);
-        let rows = shape.plans[0].rows.len() + shape.plans[1].rows.len();
-        s.ranked.resize(rows, Ranked::default());
+        judge.look(&mut s.by_cards.0);
         for plan in 0..2 {
             s.layouts[plan].reset(shape.plans[plan].rows.len());
             let layout = &mut s.layouts[plan];
-            judge.prepare(layout, &s.by_cards, &mut s.ranked, plan, &s.active, 1);
+            judge.prepare(layout, &s.by_cards.0, &mut s.ranked.0, plan, &s.active, 1);
         }
         judge.gather(&mut s);
         let mut rng = Stream::new(&[seed]);
@@ -1359,7 +1444,14 @@ mod tests {
                 } else {
                     &layout.drawn
                 };
-                rank_rows(&judge, rows, &s.by_cards, &draws, &s.runs, &mut s.ranked);
+                rank_rows(
+                    &judge,
+                    rows,
+                    &s.by_cards.0,
+                    &draws,
+                    &s.runs,
+                    &mut s.ranked.0,
+                );
             }
             let mut first = [u8::MAX; 14];
             for (i, &d) in draws.iter().enumerate().rev() {
@@ -1377,8 +1469,8 @@ mod tests {
                     // A moved board is ranked again: the same classes, the same value.
                     // Plan B where the middle or bottom is full is read off plan A's rows.
                     let now = Rollout {
-                        ranked: &s.ranked,
-                        by_cards: &s.by_cards,
+                        ranked: &s.ranked.0,
+                        by_cards: &s.by_cards.0,
                         draws: &s.draws,
                     };
                     let fast = if plan == Plan::BottomFirst {
