@@ -248,6 +248,8 @@ class SessionRecords:
 # (kind 0 hands start..stop | kind 1 bytes start..stop from line), "span_*",
 # "presets", "consumed" and "consumed_lines" (ofc_stats.core.decode reads it).
 
+def count_lines(data: bytes) -> int: ...
+
 @final
 class AppDecoder:
     def __new__(cls, resolve: Callable[[str], tuple[str, int, int] | None]) -> AppDecoder: ...

@@ -39,6 +39,13 @@ def decoder(format_name: str, resolve: Resolver) -> Decoder:
     return _core.OpenDecoder(resolve)
 
 
+def count_lines(block: bytes) -> int:
+    """The lines of ``block`` (its newlines, one more if the last has none), counted by the
+    core without the GIL: NumPy's compare-and-count took a third of a microsecond a hand
+    and a 4 MB temporary a block."""
+    return _core.count_lines(block)
+
+
 def fpdb_decoder(resolve: Resolver) -> _core.FpdbDecoder:
     """A decoder for the rows of one fpdb-3 database."""
     return _core.FpdbDecoder(resolve)

@@ -333,7 +333,16 @@ impl SwcDecoder {
     }
 }
 
+/// The lines of a block as the import lane numbers them (its newlines, and one more when it
+/// does not end with one), counted with the GIL released.
+#[pyfunction]
+fn count_lines(py: Python<'_>, data: &Bound<'_, PyBytes>) -> usize {
+    let bytes = data.as_bytes();
+    py.detach(|| ofc_core::decode::count_lines(bytes))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(count_lines, m)?)?;
     m.add_class::<AppDecoder>()?;
     m.add_class::<FpdbDecoder>()?;
     m.add_class::<OpenDecoder>()?;
