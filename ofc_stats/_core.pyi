@@ -27,6 +27,7 @@ __all__ = [
     "check_fantasy_deal",
     "classify_five",
     "classify_three",
+    "count_lines",
     "fantasy_chain_hands",
     "grade_street_decisions",
     "offered_candidates",
