@@ -296,6 +296,10 @@ fn strip_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
+/// Lines of a block whose index an [`AppDecoder`] keeps (24 MB): a 4 MB block of
+/// pretty-printed hands has about 150,000 (28 bytes a line); only nearly empty lines make more.
+const KEPT_LINES: usize = 1 << 20;
+
 /// Reads app JSON a block of whole lines at a time; rule texts are resolved once a file.
 #[derive(Default)]
 pub struct AppDecoder {
@@ -367,7 +371,7 @@ impl AppDecoder {
                     }
                     None if j == found.len() && !last => {
                         // open at the end of the block: it waits for the next one
-                        self.found = found;
+                        self.keep(found);
                         return walk.finish(start, line, first_line);
                     }
                     None => walk.other(false),
@@ -389,8 +393,16 @@ impl AppDecoder {
             i += 1;
         }
         let count = found.len() as i64;
-        self.found = found;
+        self.keep(found);
         walk.finish(data.len(), first_line + count, first_line)
+    }
+
+    /// Keeps a block's line index for the next block, unless a block of nearly bare
+    /// newlines grew it past [`KEPT_LINES`] (then it is freed, as every block's was before).
+    fn keep(&mut self, found: Vec<(usize, usize, usize)>) {
+        if found.capacity() <= KEPT_LINES {
+            self.found = found;
+        }
     }
 
     /// Decode one object into the columns; false if the definition must read it.
@@ -411,5 +423,24 @@ impl AppDecoder {
         walk.block
             .columns
             .push(FORMAT, &hand, line, offset, raw, &mut self.scratch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_index_is_kept_between_blocks_unless_a_block_was_all_newlines() {
+        let mut decoder = AppDecoder::default();
+        let mut none = |_: &str| None;
+        // 1,000 lines of text: their index is kept for the next block.
+        let text = b"not a hand\n".repeat(1_000);
+        decoder.decode(&text, 1, 0, true, true, &mut none);
+        assert!(decoder.found.capacity() >= 1_000);
+        // 2^20 + 1 bare newlines (4 MB of nothing): the index is freed, as before.
+        let bare = vec![b'\n'; KEPT_LINES + 1];
+        decoder.decode(&bare, 1, 0, true, true, &mut none);
+        assert_eq!(decoder.found.capacity(), 0);
     }
 }

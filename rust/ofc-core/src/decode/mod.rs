@@ -697,7 +697,6 @@ impl Walk {
     }
 }
 
-/// Lines of a block: (start, end without the newline, end with it).
 /// The lines of a block as the import lane numbers them: its newlines, and one more when
 /// it does not end with one (a last line without its newline).  Counted 255 bytes at a time
 /// into a byte, which the compiler vectorises: a 4 MB block in about a tenth of a
@@ -710,6 +709,7 @@ pub fn count_lines(data: &[u8]) -> usize {
     newlines + usize::from(!data.ends_with(b"\n"))
 }
 
+/// Lines of a block: (start, end without the newline, end with it).
 pub(crate) fn lines(data: &[u8]) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
     let mut at = 0;
     std::iter::from_fn(move || {
