@@ -523,19 +523,9 @@ impl<'a> Parsed<'a> {
     }
 }
 
-/// ``hand_parts`` of one rawJson text, where its answer is surely the definition's; None
-/// otherwise (the definition then reads the row, or quarantines it with its reason).
-#[cfg(test)]
-fn hand_of<'a>(
-    text: &'a str,
-    table_name: &str,
-    presets: &mut Presets,
-    resolve: &mut dyn FnMut(&str) -> Resolved,
-) -> Option<(HandIn<'a>, Vec<(usize, Placed)>)> {
-    parsed(text, table_name)?.hand(presets, resolve)
-}
-
-/// [`hand_of`] up to the ruleset.
+/// ``hand_parts`` of one rawJson text up to its ruleset ([`Parsed::hand`] adds it), where
+/// its answer is surely the definition's; None otherwise (the definition then reads the
+/// row, or quarantines it with its reason).
 fn parsed<'a>(text: &'a str, table_name: &str) -> Option<Parsed<'a>> {
     if !super::shallow(text) {
         return None;
@@ -743,6 +733,16 @@ impl FpdbDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ``hand_parts`` of one rawJson text, ruleset and all (None: the definition's).
+    fn hand_of<'a>(
+        text: &'a str,
+        table_name: &str,
+        presets: &mut Presets,
+        resolve: &mut dyn FnMut(&str) -> Resolved,
+    ) -> Option<(HandIn<'a>, Vec<(usize, Placed)>)> {
+        parsed(text, table_name)?.hand(presets, resolve)
+    }
 
     fn resolve(text: &str) -> Resolved {
         let name = if text == "ofc" {

@@ -698,15 +698,19 @@ impl Walk {
 }
 
 /// The lines of a block as the import lane numbers them: its newlines, and one more when
-/// it does not end with one (a last line without its newline).  Counted 255 bytes at a time
-/// into a byte, which the compiler vectorises: a 4 MB block in about a tenth of a
-/// millisecond.
+/// it does not end with one (a last line without its newline); a 4 MB block in about a
+/// tenth of a millisecond.
 pub fn count_lines(data: &[u8]) -> usize {
-    let newlines: usize = data
-        .chunks(255)
-        .map(|chunk| usize::from(chunk.iter().map(|&b| u8::from(b == b'\n')).sum::<u8>()))
-        .sum();
-    newlines + usize::from(!data.ends_with(b"\n"))
+    count_bytes(data, |b| b == b'\n') + usize::from(!data.ends_with(b"\n"))
+}
+
+/// The bytes of `data` that `hit` picks, counted under 256 at a time into a byte, which
+/// the compiler vectorises (a `usize` count widens every byte).
+#[inline]
+fn count_bytes(data: &[u8], hit: impl Fn(u8) -> bool) -> usize {
+    data.chunks(255)
+        .map(|chunk| usize::from(chunk.iter().fold(0u8, |n, &b| n + u8::from(hit(b)))))
+        .sum()
 }
 
 /// Lines of a block: (start, end without the newline, end with it).
@@ -733,17 +737,8 @@ pub const MAX_DEPTH: usize = 100;
 /// with fewer brackets than that in all is shallow without a scan.
 pub fn shallow(text: &str) -> bool {
     let bytes = text.as_bytes();
-    // a plain count vectorises (in bytes, a chunk under 256 at a time: a usize count
-    // widens every byte); a hand has dozens of brackets, each a stop for memchr2
-    let opened: usize = bytes
-        .chunks(255)
-        .map(|chunk| {
-            let count = chunk
-                .iter()
-                .fold(0u8, |n, &b| n + u8::from(b == b'[' || b == b'{'));
-            usize::from(count)
-        })
-        .sum();
+    // a plain count vectorises; a hand has dozens of brackets, each a stop for memchr2
+    let opened = count_bytes(bytes, |b| b == b'[' || b == b'{');
     if opened <= MAX_DEPTH {
         return true;
     }
