@@ -1130,6 +1130,8 @@ impl SwcDecoder {
         let Some((offset, _)) = span(text, parsed) else {
             return false;
         };
+        // where the snapshot will lie in a hand's text once the line is added to it
+        let place = |hand_len: usize| (hand_len + offset, hand_len + offset + new.len());
         for hand in &mut self.open {
             let last = &mut hand.last;
             if !last.set {
@@ -1138,8 +1140,7 @@ impl SwcDecoder {
             let old = &hand.text.as_bytes()[last.at.0..last.at.1];
             let prefix = common_prefix(old, new);
             if prefix == old.len() && prefix == new.len() {
-                last.at = (hand.text.len() + offset, 0);
-                last.at.1 = last.at.0 + new.len();
+                last.at = place(hand.text.len());
                 add_line(hand, text, number); // its state key is the hand's already
                 return true;
             }
@@ -1189,8 +1190,7 @@ impl SwcDecoder {
                 at.key.1 = at.key.1 + key.len() - old_key_len;
             }
             std::mem::swap(&mut last.key, key); // (self.key is cleared before its next use)
-            last.at = (hand.text.len() + offset, 0);
-            last.at.1 = last.at.0 + new.len();
+            last.at = place(hand.text.len());
             add_line(hand, text, number);
             if !hand.keys.insert(&hand.last.key) {
                 return true;
