@@ -43,6 +43,7 @@ Resume = Callable[[Stop, bytes, BinaryIO, str], Iterator[ParseItem]]
 
 BLOCK_BYTES = 4 << 20
 AHEAD = 2  # items ahead() queues for a caller with no bound of its own (SwC)
+SWC_READS = 4  # an SwC block's reads (a quarter of the importer's steps), all queued ahead
 # Blocks decoded at once (each cut where no hand is open), a format's at most: one a
 # core the process may run on (on one core a second decoder only holds a block more).
 DECODERS = {"open": 2, "app-json": 2}
@@ -364,9 +365,9 @@ def _swc_blocks(
     core, blocks, line = swc_decoder(resolve), _Reader(stream), 1
     try:
         for head, read, end, last in (parts := blocks.parts()):
-            reads, error = [read], None  # 4 reads a block: a quarter of the importer's steps
-            while not last and len(reads) < 7 and error is None:  # a head: the last read's tail,
-                try:  # then reads without a newline if any
+            reads, error = [read], None  # then, for each further read, its head and itself
+            while not last and len(reads) < 2 * SWC_READS - 1 and error is None:
+                try:  # (a head: the last read's tail, then reads without a newline if any)
                     tail, (more, read, end, last) = len(read) - end, next(parts)
                     reads += [more[tail:], read]
                 except Exception as failed:  # a read error: the reads before it decoded first
@@ -386,12 +387,12 @@ def _swc_blocks(
 
 class _Reader:
     """The whole-line blocks of a stream as :data:`Part` (the core reads the parts: no copy
-    joins them), read and hashed on two cores by a thread up to a block's 4 reads ahead of the
+    joins them), read and hashed on two cores by a thread up to a block's reads ahead of the
     decoder (2 kept it waiting a tenth of its time); :meth:`rest`: the bytes not handed over."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream, self._left = stream, [b""]
-        self._handoff: _Handoff[Part | BaseException] = _Handoff(4)
+        self._handoff: _Handoff[Part | BaseException] = _Handoff(SWC_READS)
         self._thread = threading.Thread(target=self._read, name="read swc", daemon=True)
         self._thread.start()
 

@@ -287,9 +287,9 @@ impl SwcDecoder {
     }
 
     /// Decode the block `head + b"".join(reads)`, the last read to byte `end` (whole lines
-    /// from line `first_line`, not joined here; `last`: the file ends with it).  ``stop`` is None, or where the readable reader
-    /// goes on: (line, byte of the block, the closed (table, hand id) pairs, the open hands'
-    /// lines as (number, bytes)).
+    /// from line `first_line`, not joined here; `last`: the file ends with it).  ``stop`` is
+    /// None, or where the readable reader goes on: (line, byte of the block, the closed
+    /// (table, hand id) pairs, the open hands' lines as (number, bytes)).
     #[pyo3(signature = (head, reads, end, first_line, last))]
     fn decode<'py>(
         &mut self,
