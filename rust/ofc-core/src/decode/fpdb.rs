@@ -27,7 +27,7 @@ const VARIANTS: [&str; 2] = ["ofc", "ofcp"];
 /// Rows one rayon task reads at least (a row is some microseconds of work).
 const ROWS_A_TASK: usize = 16;
 /// Brackets a rawJson may open in all and be read here with no [`super::shallow`] scan of
-/// its nesting (~1 µs of a 3 kB hand, which opens 100-300): a text nests no deeper than it
+/// its nesting (~1 µs of a 3 kB hand, which opens 70-250): a text nests no deeper than it
 /// opens, and Python's json reads any document 400 deep (its limit is about 1,000 less the
 /// reader's own stack on 3.11, more on later versions).
 const OPENS_UNSCANNED: usize = 400;
