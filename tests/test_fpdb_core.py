@@ -9,6 +9,7 @@ both ways and compared table for table.
 from __future__ import annotations
 
 import copy
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from ofc_stats.records import HandRecord
 from parsers.base import ColumnarHands
 from parsers.fpdb import FpdbParser
 from tests.handgen import random_records
-from tests.swcgen import raw_json
+from tests.swcgen import fpdb_database, raw_json
 from tests.test_swc_fpdb_columnar import assert_same, database
 
 ODD_CARDS: list[Any] = ["--", "10h", "th", "TH", "Td", "X1", "Zz", "", " As", "A\u2660", 5, None]
@@ -169,3 +170,21 @@ def test_a_chunk_without_rounds(tmp_path: Path) -> None:
     assert _typed_hands(path) == 2
     counts = assert_same([[path]], tmp_path)
     assert counts["hands"] == 2 and counts["placements"] == 0
+
+
+def test_nested_rawjson_stores_alike(tmp_path: Path) -> None:
+    """Deep lists in a field no reader looks at and in one it reads: the core takes a text that
+    opens at most 400 brackets in all (Python's json reads that deep), scans the nesting of
+    any other, and leaves a deeper one to the definition (past Python's depth: quarantined)."""
+    raws = [raw_json(r) for r in random_records(6, seed=35)]
+    nest = lambda depth: "[" * depth + "]" * depth  # noqa: E731
+    raws[3]["variant"] = json.loads(nest(150))  # where an object belongs: refused alike
+    texts = [json.dumps(raw) for raw in raws]
+    extra = {0: 120, 1: 99, 2: 380, 4: 3000}  # 380 opens over 400 with the hand's own brackets
+    for row, depth in extra.items():  # 3000: json.loads raises RecursionError (quarantined)
+        texts[row] = texts[row][:-1] + f', "extra": {{"deep": {nest(depth)}}}}}'
+    assert sum(c in "[{" for c in texts[0]) <= 400 < sum(c in "[{" for c in texts[2])
+    path = fpdb_database(tmp_path / "f.db3", texts, "t")
+    assert _typed_hands(path) == 3  # the 120 and 99 deep ones and the plain one
+    counts = assert_same([[path]], tmp_path)
+    assert counts["hands"] == 4 and counts["quarantine"] == 2

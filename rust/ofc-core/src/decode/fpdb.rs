@@ -8,8 +8,9 @@
 //! is read by the definition in its place, with no state between rows.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt;
+use std::marker::PhantomData;
 
 use rayon::prelude::*;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -25,6 +26,11 @@ pub const FORMAT: &str = "fpdb";
 const VARIANTS: [&str; 2] = ["ofc", "ofcp"];
 /// Rows one rayon task reads at least (a row is some microseconds of work).
 const ROWS_A_TASK: usize = 16;
+/// Brackets a rawJson may open in all and be read here with no [`super::shallow`] scan of
+/// its nesting (~1 µs of a 3 kB hand, which opens 70-250): a text nests no deeper than it
+/// opens, and Python's json reads any document 400 deep (its limit is about 1,000 less the
+/// reader's own stack on 3.11, more on later versions).
+const OPENS_UNSCANNED: usize = 400;
 
 /// Python's truth of any JSON value (``if record.get("dealt")``); `Absent` when missing.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -395,10 +401,90 @@ struct Round<'a> {
     discarded: Cards,
 }
 
+/// An object's entries in order, keys borrowed where unescaped (``points_settled``: a
+/// few players, looked up by [`Entries::get`]: no hashing, no string copies).
+#[derive(Default)]
+struct Entries<'a, V>(Vec<(Cow<'a, str>, V)>);
+
+impl<V> Entries<'_, V> {
+    /// A key's value as a Python dict keeps it: the last entry of the key.
+    fn get(&self, key: &str) -> Option<&V> {
+        self.0.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
+
+/// A key as written, borrowed from the text unless it holds an escape.
+struct KeyText<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for KeyText<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = KeyText<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(KeyText(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(KeyText(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+impl<'de: 'a, 'a, V: Deserialize<'de>> Deserialize<'de> for Entries<'a, V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor<'a, V>(PhantomData<(Cow<'a, str>, V)>);
+        impl<'de: 'a, 'a, V: Deserialize<'de>> Visitor<'de> for EntriesVisitor<'a, V> {
+            type Value = Entries<'a, V>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(4));
+                while let Some((KeyText(key), value)) = map.next_entry::<KeyText<'a>, V>()? {
+                    entries.push((key, value));
+                }
+                Ok(Entries(entries))
+            }
+        }
+        d.deserialize_map(EntriesVisitor(PhantomData))
+    }
+}
+
+/// A list read into room for `N` items at once (serde's `Vec` starts at none and grows).
+struct Many<T, const N: usize>(Vec<T>);
+
+impl<'de, T: Deserialize<'de>, const N: usize> Deserialize<'de> for Many<T, N> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ManyVisitor<T, const N: usize>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>, const N: usize> Visitor<'de> for ManyVisitor<T, N> {
+            type Value = Many<T, N>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::with_capacity(N);
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Many(items))
+            }
+        }
+        d.deserialize_seq(ManyVisitor(PhantomData))
+    }
+}
+
+/// Rounds of a hand read into room for this many (a 4-seat classic hand has 36).
+const ROUNDS: usize = 40;
+
 #[derive(Derive)]
 struct Outcome<'a> {
     #[serde(default, borrow)]
-    points_settled: Option<Obj<HashMap<Cow<'a, str>, Points<'a>>>>,
+    points_settled: Option<Obj<Entries<'a, Points<'a>>>>,
 }
 
 #[derive(Derive)]
@@ -416,7 +502,7 @@ struct Raw<'a> {
     #[serde(default, borrow)]
     players: Option<Vec<Obj<Player<'a>>>>,
     #[serde(default, borrow)]
-    rounds: Option<Vec<Obj<Round<'a>>>>,
+    rounds: Option<Many<Obj<Round<'a>>, ROUNDS>>,
     #[serde(default, borrow)]
     result: Option<Obj<Outcome<'a>>>,
 }
@@ -527,7 +613,8 @@ impl<'a> Parsed<'a> {
 /// its answer is surely the definition's; None otherwise (the definition then reads the
 /// row, or quarantines it with its reason).
 fn parsed<'a>(text: &'a str, table_name: &str) -> Option<Parsed<'a>> {
-    if !super::shallow(text) {
+    let opens = super::count_bytes(text.as_bytes(), |b| b == b'[' || b == b'{');
+    if opens > OPENS_UNSCANNED && !super::shallow(text) {
         return None;
     }
     let Obj(raw) = serde_json::from_str::<Obj<Raw<'a>>>(text).ok()?;
@@ -562,11 +649,13 @@ fn parsed<'a>(text: &'a str, table_name: &str) -> Option<Parsed<'a>> {
     let mut moves = Vec::with_capacity(CARDS_A_SEAT * players.len());
     let mut rounds: Vec<Round<'a>> = raw
         .rounds
-        .unwrap_or_default()
+        .map_or_else(Vec::new, |Many(rounds)| rounds)
         .into_iter()
         .map(|Obj(r)| r)
         .collect();
-    rounds.sort_by_key(|r| r.round.0);
+    if !rounds.is_sorted_by_key(|r| r.round.0) {
+        rounds.sort_by_key(|r| r.round.0); // (stable, as ``sorted``; most come in order)
+    }
     for record in rounds {
         let player = record.player.text_or("None");
         let Some(seat) = names.iter().position(|n| *n == player) else {
@@ -612,7 +701,7 @@ fn parsed<'a>(text: &'a str, table_name: &str) -> Option<Parsed<'a>> {
     let mut seats = Vec::with_capacity(players.len());
     for (index, (player, state)) in players.into_iter().zip(states).enumerate() {
         let points = match settled.get(&names[index]) {
-            _ if settled.is_empty() => None,
+            _ if settled.0.is_empty() => None,
             Some(points) => points.number()?,
             None => player.points.number()?,
         };
@@ -653,7 +742,10 @@ fn parsed<'a>(text: &'a str, table_name: &str) -> Option<Parsed<'a>> {
         name,
         room,
         table_id,
-        room_hand_id: raw.hand_id.text_or("None"),
+        room_hand_id: match raw.hand_id {
+            Text::Int(digits) => Cow::Owned(digits), // (taken, not copied)
+            hand_id => hand_id.text_or("None"),
+        },
         played_at,
         seats,
         moves,
@@ -774,6 +866,30 @@ mod tests {
         // 8c is card 6 * 4 + 0 = 24, discarded by seat 0
         assert_eq!(hand.seats[0].discards, Some(vec![24]));
         assert!(hand.seats[0].hero && !hand.seats[1].hero);
+    }
+
+    #[test]
+    fn settled_points_as_a_dict_keeps_them() {
+        let mut presets = Presets::default();
+        let mut points = |text: &str| {
+            let (hand, _) = hand_of(text, "", &mut presets, &mut resolve).unwrap();
+            hand.seats.iter().map(|s| s.points).collect::<Vec<_>>()
+        };
+        // a key given twice: its last value, as json.loads keeps it; an escaped key matches
+        let twice = HAND.replace("\"a\": 3,", "\"a\": 3, \"b\": 9, \"\\u0061\": 4,");
+        assert_eq!(points(&twice), [Some(4.0), Some(-3.5)]);
+        // points_settled names no seat: each seat's own points (none here)
+        let other = HAND.replace("{\"a\": 3, \"b\": \"-3.5\"}", "{\"c\": 1}");
+        assert_eq!(points(&other), [None, None]);
+        // an empty points_settled: no points at all
+        let empty = HAND.replace("{\"a\": 3, \"b\": \"-3.5\"}", "{}");
+        assert_eq!(points(&empty), [None, None]);
+        // rounds out of order are read in round order (stable), as ``sorted`` reads them
+        let (_, moves) = hand_of(HAND, "", &mut presets, &mut resolve).unwrap();
+        let swapped = HAND.replace("\"round\": 2", "\"round\": 9");
+        let (_, later) = hand_of(&swapped, "", &mut presets, &mut resolve).unwrap();
+        assert_eq!(moves.len(), later.len());
+        assert_eq!(later[0].1.card, moves[5].1.card, "round 3 now comes first");
     }
 
     #[test]
