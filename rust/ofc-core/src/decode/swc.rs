@@ -729,6 +729,27 @@ impl SwcDecoder {
         let carried: usize = self.open.iter().map(|hand| hand.text.len()).sum();
         block.columns.raw_text.data.reserve(size + carried);
         let mut number = first_line;
+        if let Err(at) = self.parts_of(head, parts, &mut number, &mut block, resolve) {
+            return (block, Some(self.stop(number, at)));
+        }
+        if last && self.finish(&mut block.columns, resolve).is_err() {
+            return (block, Some(self.stop(number, size)));
+        }
+        block.consumed = size;
+        block.consumed_lines = number - first_line;
+        (block, None)
+    }
+
+    /// The lines of `head` + `parts` (the block, its reads as read) folded from line `number`
+    /// on, the file's last line without its newline too; Err as [`Self::lines_of`]'s.
+    fn parts_of<'p>(
+        &mut self,
+        head: &[u8],
+        parts: impl Iterator<Item = &'p [u8]>,
+        number: &mut i64,
+        block: &mut Block,
+        resolve: &mut dyn FnMut(&str) -> Resolved,
+    ) -> Result<(), usize> {
         // a line cut between two reads is joined (a copy of that line), the rest read in place
         let (mut cut, mut cut_at, mut at) = (head.to_vec(), 0, head.len());
         for part in parts {
@@ -740,32 +761,17 @@ impl SwcDecoder {
                     continue;
                 };
                 cut.extend_from_slice(&part[..=newline]);
-                if let Err(line_at) = self.lines_of(&cut, cut_at, &mut number, &mut block, resolve)
-                {
-                    return (block, Some(self.stop(number, line_at)));
-                }
+                self.lines_of(&cut, cut_at, number, block, resolve)?;
                 cut.clear();
                 from = newline + 1;
             }
             let whole = memchr::memrchr(b'\n', &part[from..]).map_or(from, |p| from + p + 1);
-            let lines = &part[from..whole];
-            if let Err(line_at) = self.lines_of(lines, at + from, &mut number, &mut block, resolve)
-            {
-                return (block, Some(self.stop(number, line_at)));
-            }
+            self.lines_of(&part[from..whole], at + from, number, block, resolve)?;
             cut.extend_from_slice(&part[whole..]);
             (cut_at, at) = (at + whole, at + part.len());
         }
         // the file's last line, without its newline (the definition's)
-        if let Err(line_at) = self.lines_of(&cut, cut_at, &mut number, &mut block, resolve) {
-            return (block, Some(self.stop(number, line_at)));
-        }
-        if last && self.finish(&mut block.columns, resolve).is_err() {
-            return (block, Some(self.stop(number, size)));
-        }
-        block.consumed = size;
-        block.consumed_lines = number - first_line;
-        (block, None)
+        self.lines_of(&cut, cut_at, number, block, resolve)
     }
 
     /// The whole lines `part` (byte `base` of the block) folded from line `number` on;
