@@ -683,7 +683,7 @@ pub struct SwcDecoder {
     spare: Vec<Buffers>,
     /// The seats of closed hands, their buffers reused by the next hands' seats.
     spare_seats: Vec<Seat>,
-    /// An archive record with its payload left out (see [`Self::record_delta`]).
+    /// An archive record with its payload left out (see [`Self::record_of`]).
     record: String,
 }
 
@@ -1335,8 +1335,7 @@ impl SwcDecoder {
     }
 }
 
-/// Where the unescaped text's byte `at` lies in a JSON string `literal` (its quotes
-/// included), None past its end: the escapes before it counted out.
+/// One place of `literal` as [`Unescaped`] maps it, read from the start.
 #[cfg(test)]
 fn unescaped_at(literal: &str, at: usize) -> Option<usize> {
     Unescaped::new(literal).at(at)
@@ -1383,9 +1382,11 @@ fn bits(word: u64, byte: u8) -> u64 {
     ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
-/// [`unescaped_at`] of many places in one literal, read once from the start when they come
-/// in order (a seat's `d` string, then the next seat's); a place before the last is read
-/// from the start again.  Each place mapped alike either way.
+/// Where the unescaped text's bytes lie in a JSON string `literal` (its quotes included):
+/// [`Unescaped::at`], None past its end, the escapes before it counted out.  Many places of
+/// one literal are read in one pass when they come in order (a seat's `d` string, then the
+/// next seat's); a place before the last is read from the start again, so each place maps
+/// alike either way.
 struct Unescaped<'a> {
     literal: &'a str,
     /// A byte of the literal and the unescaped bytes before it (the first at or past the
