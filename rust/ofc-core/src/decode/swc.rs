@@ -835,9 +835,25 @@ impl SwcDecoder {
         if self.delta(text, text, number) {
             return Ok(());
         }
-        if let Some((start, end, captured)) = self.record_of(text) {
+        // An archive record: fpdb-3 writes the payload last, so its string most likely ends
+        // at the line's last quote, which the delta takes only if it does (see `record_of`);
+        // else its end is found, and the record read again if that differs.
+        let guess = self.record_of(text, last_quote);
+        if let Some((start, end, _)) = guess {
+            if self.delta(&text[start..end], text, number) {
+                return Ok(());
+            }
+        }
+        let found = match guess {
+            Some((start, end, time)) if string_end(&raw[start..]) == Some(end - start) => {
+                Some((start, end, time, true))
+            }
+            _ => (self.record_of(text, string_end))
+                .map(|(start, end, time)| (start, end, time, false)),
+        };
+        if let Some((start, end, captured, tried)) = found {
             let literal = &text[start..end];
-            if self.delta(literal, text, number) {
+            if !tried && self.delta(literal, text, number) {
                 return Ok(());
             }
             return self.framed(literal, captured, text, number, columns, resolve);
@@ -1261,15 +1277,20 @@ impl SwcDecoder {
     /// ~14k instructions a line, ~40% of an archive's decode); None if unsure (the line is
     /// then decoded in full).
     ///
-    /// The payload's end is found 64 bytes at a time ([`string_end`]), and serde reads the
-    /// record with the payload's literal replaced by `""`: where it finds the payload
-    /// there, a string, the line itself has the same structure and every other field, so
-    /// it decodes alike if the payload is a good JSON string.  Whether it is, is left to
-    /// what reads it next: [`Self::delta`] takes only a payload equal to the hand's last (a
-    /// good one) but for bytes with no quote, backslash or control character inside a `d`
-    /// string, and [`Self::framed`] decodes it (Err for a bad one, as a full decode of
-    /// the line would be).
-    fn record_of(&mut self, text: &str) -> Option<(usize, usize, Captured)> {
+    /// The payload's length is `end_of` its text ([`string_end`]: 64 bytes at a time; or
+    /// [`last_quote`], a guess), and serde reads the record with the payload's literal
+    /// replaced by `""`: where it finds the payload there, a string, the line itself has
+    /// the same structure and every other field, so it decodes alike if the literal is one
+    /// whole, good JSON string.  Whether it is, is left to what reads it next:
+    /// [`Self::delta`] takes only a literal equal to the hand's last (one whole good string)
+    /// but for bytes with no quote, backslash or control character inside a `d` string, so
+    /// one, guessed or not; [`Self::framed`] decodes it (Err for a bad one, as a full decode
+    /// of the line would be), and is given only a literal [`string_end`] found.
+    fn record_of(
+        &mut self,
+        text: &str,
+        end_of: fn(&[u8]) -> Option<usize>,
+    ) -> Option<(usize, usize, Captured)> {
         let bytes = text.as_bytes();
         // (the searcher built once: built a line, it cost a capture's decode ~1%)
         static KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"payload\""));
@@ -1285,7 +1306,7 @@ impl SwcDecoder {
         if bytes.get(colon) != Some(&b':') || !bytes[start..].starts_with(FRAMED.as_bytes()) {
             return None;
         }
-        let end = start + string_end(&bytes[start..])?;
+        let end = start + end_of(&bytes[start..])?;
         let mut record = std::mem::take(&mut self.record);
         record.clear();
         record.extend([&text[..start], "\"\"", &text[end..]]);
@@ -1372,6 +1393,12 @@ fn string_end(bytes: &[u8]) -> Option<usize> {
         }
     }
     None
+}
+
+/// The length of `bytes` to its last quote after its first byte: where a JSON string that
+/// `bytes` opens ends if nothing but a brace follows it in the line (a guess).
+fn last_quote(bytes: &[u8]) -> Option<usize> {
+    memchr::memrchr(b'"', bytes.get(1..)?).map(|at| at + 2)
 }
 
 /// One bit a byte of `word` equal to `byte`, byte 0 the lowest (exact, no carries).
