@@ -30,6 +30,9 @@ use super::{
 };
 
 pub const FORMAT: &str = "swc";
+/// An archive record's payload key (the searcher built once: built a line, it cost a
+/// capture's decode ~1% of its instructions).
+static PAYLOAD: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"payload\""));
 const ROOM: &str = "SwC";
 const UNKNOWN_TABLE: &str = "__unknown_table__";
 const FRAME_PREFIX: &str = "42/poker/,";
@@ -838,7 +841,8 @@ impl SwcDecoder {
         // An archive record: fpdb-3 writes the payload last, so its string most likely ends
         // at the line's last quote, which the delta takes only if it does (see `record_of`);
         // else its end is found, and the record read again if that differs.
-        let guess = self.record_of(text, last_quote);
+        let key = PAYLOAD.find(raw);
+        let guess = key.and_then(|key| self.record_of(text, key, last_quote));
         if let Some((start, end, _)) = guess {
             if self.delta(&text[start..end], text, number) {
                 return Ok(());
@@ -848,7 +852,8 @@ impl SwcDecoder {
             Some((start, end, time)) if string_end(&raw[start..]) == Some(end - start) => {
                 Some((start, end, time, true))
             }
-            _ => (self.record_of(text, string_end))
+            _ => key
+                .and_then(|key| self.record_of(text, key, string_end))
                 .map(|(start, end, time)| (start, end, time, false)),
         };
         if let Some((start, end, captured, tried)) = found {
@@ -1271,7 +1276,8 @@ impl SwcDecoder {
         false
     }
 
-    /// An fpdb-3 archive record with a GameState payload framed as the lane reads it: the
+    /// An fpdb-3 archive record (its first `"payload"` at byte `key`, found by [`PAYLOAD`])
+    /// with a GameState payload framed as the lane reads it: the
     /// payload's JSON string (its first and last byte in `text`) and the record's time,
     /// found without serde reading the payload's escaped text (a backslash every few bytes:
     /// ~14k instructions a line, ~40% of an archive's decode); None if unsure (the line is
@@ -1289,12 +1295,10 @@ impl SwcDecoder {
     fn record_of(
         &mut self,
         text: &str,
+        key: usize,
         end_of: fn(&[u8]) -> Option<usize>,
     ) -> Option<(usize, usize, Captured)> {
         let bytes = text.as_bytes();
-        // (the searcher built once: built a line, it cost a capture's decode ~1%)
-        static KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"payload\""));
-        let key = KEY.find(bytes)?;
         let space = |at: usize| {
             let skip = bytes[at.min(bytes.len())..].iter();
             at + skip
