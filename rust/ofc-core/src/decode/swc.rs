@@ -16,6 +16,9 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize as Derive;
@@ -27,6 +30,9 @@ use super::{
 };
 
 pub const FORMAT: &str = "swc";
+/// An archive record's payload key (the searcher built once: built a line, it cost a
+/// capture's decode ~1% of its instructions).
+static PAYLOAD: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"payload\""));
 const ROOM: &str = "SwC";
 const UNKNOWN_TABLE: &str = "__unknown_table__";
 const FRAME_PREFIX: &str = "42/poker/,";
@@ -680,6 +686,8 @@ pub struct SwcDecoder {
     spare: Vec<Buffers>,
     /// The seats of closed hands, their buffers reused by the next hands' seats.
     spare_seats: Vec<Seat>,
+    /// An archive record with its payload left out (see [`Self::record_of`]).
+    record: String,
 }
 
 /// An open hand's growing buffers: its text, where each line begins, its state keys, its
@@ -729,6 +737,27 @@ impl SwcDecoder {
         let carried: usize = self.open.iter().map(|hand| hand.text.len()).sum();
         block.columns.raw_text.data.reserve(size + carried);
         let mut number = first_line;
+        if let Err(at) = self.parts_of(head, parts, &mut number, &mut block, resolve) {
+            return (block, Some(self.stop(number, at)));
+        }
+        if last && self.finish(&mut block.columns, resolve).is_err() {
+            return (block, Some(self.stop(number, size)));
+        }
+        block.consumed = size;
+        block.consumed_lines = number - first_line;
+        (block, None)
+    }
+
+    /// The lines of `head` + `parts` (the block, its reads as read) folded from line `number`
+    /// on, the file's last line without its newline too; Err as [`Self::lines_of`]'s.
+    fn parts_of<'p>(
+        &mut self,
+        head: &[u8],
+        parts: impl Iterator<Item = &'p [u8]>,
+        number: &mut i64,
+        block: &mut Block,
+        resolve: &mut dyn FnMut(&str) -> Resolved,
+    ) -> Result<(), usize> {
         // a line cut between two reads is joined (a copy of that line), the rest read in place
         let (mut cut, mut cut_at, mut at) = (head.to_vec(), 0, head.len());
         for part in parts {
@@ -740,32 +769,17 @@ impl SwcDecoder {
                     continue;
                 };
                 cut.extend_from_slice(&part[..=newline]);
-                if let Err(line_at) = self.lines_of(&cut, cut_at, &mut number, &mut block, resolve)
-                {
-                    return (block, Some(self.stop(number, line_at)));
-                }
+                self.lines_of(&cut, cut_at, number, block, resolve)?;
                 cut.clear();
                 from = newline + 1;
             }
             let whole = memchr::memrchr(b'\n', &part[from..]).map_or(from, |p| from + p + 1);
-            let lines = &part[from..whole];
-            if let Err(line_at) = self.lines_of(lines, at + from, &mut number, &mut block, resolve)
-            {
-                return (block, Some(self.stop(number, line_at)));
-            }
+            self.lines_of(&part[from..whole], at + from, number, block, resolve)?;
             cut.extend_from_slice(&part[whole..]);
             (cut_at, at) = (at + whole, at + part.len());
         }
         // the file's last line, without its newline (the definition's)
-        if let Err(line_at) = self.lines_of(&cut, cut_at, &mut number, &mut block, resolve) {
-            return (block, Some(self.stop(number, line_at)));
-        }
-        if last && self.finish(&mut block.columns, resolve).is_err() {
-            return (block, Some(self.stop(number, size)));
-        }
-        block.consumed = size;
-        block.consumed_lines = number - first_line;
-        (block, None)
+        self.lines_of(&cut, cut_at, number, block, resolve)
     }
 
     /// The whole lines `part` (byte `base` of the block) folded from line `number` on;
@@ -824,12 +838,37 @@ impl SwcDecoder {
         if self.delta(text, text, number) {
             return Ok(());
         }
+        // An archive record: fpdb-3 writes the payload last, so its string most likely ends
+        // at the line's last quote, which the delta takes only if it does (see `record_of`);
+        // else its end is found, and the record read again if that differs.
+        let key = PAYLOAD.find(raw);
+        let guess = key.and_then(|key| self.record_of(text, key, last_quote));
+        if let Some((start, end, _)) = guess {
+            if self.delta(&text[start..end], text, number) {
+                return Ok(());
+            }
+        }
+        let found = match guess {
+            Some((start, end, time)) if string_end(&raw[start..]) == Some(end - start) => {
+                Some((start, end, time, true))
+            }
+            _ => key
+                .and_then(|key| self.record_of(text, key, string_end))
+                .map(|(start, end, time)| (start, end, time, false)),
+        };
+        if let Some((start, end, captured, tried)) = found {
+            let literal = &text[start..end];
+            if !tried && self.delta(literal, text, number) {
+                return Ok(());
+            }
+            return self.framed(literal, captured, text, number, columns, resolve);
+        }
         if !shallow(text) {
             return Err(());
         }
         let Obj(message) = serde_json::from_str::<Obj<Message<'_>>>(text).map_err(|_| ())?;
+        let captured = captured(&message.captured_at);
         let Some(literal) = message.payload.0.map(RawValue::get) else {
-            let captured = captured(&message.captured_at);
             return match self.snap(message, captured, text)? {
                 Some(snap) => self.fold(snap, text, text, number, columns, resolve),
                 None => Ok(()),
@@ -847,6 +886,21 @@ impl SwcDecoder {
         if literal.starts_with(FRAMED) && self.delta(literal, text, number) {
             return Ok(());
         }
+        self.framed(literal, captured, text, number, columns, resolve)
+    }
+
+    /// An archive record's GameState payload `literal` (its JSON string, a part of the
+    /// line `text`), folded as a line of its own: the Socket.IO frame, the proxy message
+    /// JSON inside a string of it.
+    fn framed(
+        &mut self,
+        literal: &str,
+        captured: Captured,
+        text: &str,
+        number: i64,
+        columns: &mut Columns,
+        resolve: &mut dyn FnMut(&str) -> Resolved,
+    ) -> Result<(), ()> {
         let Val::Str(payload) = serde_json::from_str::<Val<'_>>(literal).map_err(|_| ())? else {
             return Err(());
         };
@@ -856,32 +910,34 @@ impl SwcDecoder {
         if !shallow(frame_text) {
             return Err(());
         }
-        let frame_raw: Vec<&RawValue> = serde_json::from_str(frame_text).map_err(|_| ())?;
-        let frame: Vec<Val<'_>> = serde_json::from_str(frame_text).map_err(|_| ())?;
-        if frame.len() < 2 || frame[0] != Val::Str(Cow::Borrowed("proxy-message")) {
+        // (each item read again from its raw text: as an array of values reads it, and the
+        // frame's escaped message is scanned once, not twice)
+        let frame: Vec<&RawValue> = serde_json::from_str(frame_text).map_err(|_| ())?;
+        let item = |index: usize| serde_json::from_str::<Val<'_>>(frame[index].get());
+        if frame.len() < 2 || item(0).map_err(|_| ())? != Val::Str(Cow::Borrowed("proxy-message")) {
             return Ok(());
         }
-        let Val::Str(inner) = &frame[1] else {
+        let Val::Str(inner) = item(1).map_err(|_| ())? else {
             return Err(());
         };
-        let captured = captured(&message.captured_at); // (a new hand's time: not for a delta)
-        if !shallow(inner) {
+        if !shallow(&inner) {
             return Err(());
         }
-        let Obj(message) = serde_json::from_str::<Obj<Message<'_>>>(inner).map_err(|_| ())?;
-        let Some(mut snap) = self.snap(message, captured, inner)? else {
+        let Obj(message) = serde_json::from_str::<Obj<Message<'_>>>(&inner).map_err(|_| ())?;
+        let Some(mut snap) = self.snap(message, captured, &inner)? else {
             return Ok(());
         };
         // the `d` strings' places in the payload's text, for the next line's delta
         // (no span: no delta for this hand's next line, rather than a guessed place)
-        let inner_at = span(frame_text, frame_raw[1].get()).map(|(start, _)| start);
+        let inner_at = span(frame_text, frame[1].get()).map(|(start, _)| start);
+        let (mut frame_at, mut payload_at) =
+            (Unescaped::new(frame[1].get()), Unescaped::new(literal));
         for seat in &mut snap.seats {
             seat.d_at = seat.d_at.and_then(|at| {
                 let (start, end) = at.text;
-                let in_frame = [start, end].map(|i| unescaped_at(frame_raw[1].get(), i));
+                let in_frame = [start, end].map(|i| frame_at.at(i));
                 let in_payload = in_frame.map(|i| Some(inner_at? + i? + FRAME_PREFIX.len()));
-                let [Some(a), Some(b)] =
-                    in_payload.map(|i| i.and_then(|i| unescaped_at(literal, i)))
+                let [Some(a), Some(b)] = in_payload.map(|i| i.and_then(|i| payload_at.at(i)))
                 else {
                     return None;
                 };
@@ -1220,6 +1276,57 @@ impl SwcDecoder {
         false
     }
 
+    /// An fpdb-3 archive record (its first `"payload"` at byte `key`, found by [`PAYLOAD`])
+    /// with a GameState payload framed as the lane reads it: the
+    /// payload's JSON string (its first and last byte in `text`) and the record's time,
+    /// found without serde reading the payload's escaped text (a backslash every few bytes:
+    /// ~14k instructions a line, ~40% of an archive's decode); None if unsure (the line is
+    /// then decoded in full).
+    ///
+    /// The payload's length is `end_of` its text ([`string_end`]: 64 bytes at a time; or
+    /// [`last_quote`], a guess), and serde reads the record with the payload's literal
+    /// replaced by `""`: where it finds the payload there, a string, the line itself has
+    /// the same structure and every other field, so it decodes alike if the literal is one
+    /// whole, good JSON string.  Whether it is, is left to what reads it next:
+    /// [`Self::delta`] takes only a literal equal to the hand's last (one whole good string)
+    /// but for bytes with no quote, backslash or control character inside a `d` string, so
+    /// one, guessed or not; [`Self::framed`] decodes it (Err for a bad one, as a full decode
+    /// of the line would be), and is given only a literal [`string_end`] found.
+    fn record_of(
+        &mut self,
+        text: &str,
+        key: usize,
+        end_of: fn(&[u8]) -> Option<usize>,
+    ) -> Option<(usize, usize, Captured)> {
+        let bytes = text.as_bytes();
+        let space = |at: usize| {
+            let skip = bytes[at.min(bytes.len())..].iter();
+            at + skip
+                .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+                .count()
+        };
+        let colon = space(key + "\"payload\"".len());
+        let start = space(colon + 1);
+        if bytes.get(colon) != Some(&b':') || !bytes[start..].starts_with(FRAMED.as_bytes()) {
+            return None;
+        }
+        let end = start + end_of(&bytes[start..])?;
+        let mut record = std::mem::take(&mut self.record);
+        record.clear();
+        record.extend([&text[..start], "\"\"", &text[end..]]);
+        let time = shallow(&record)
+            .then(|| serde_json::from_str::<Obj<Message<'_>>>(&record).ok())
+            .flatten()
+            .filter(|Obj(message)| {
+                let at = message.payload.0.and_then(|p| span(&record, p.get()));
+                at == Some((start, start + 2))
+                    && matches!(&message.message_type, Val::Str(kind) if kind == "GameState")
+            })
+            .map(|Obj(message)| captured(&message.captured_at));
+        self.record = record;
+        time.map(|time| (start, end, time))
+    }
+
     /// The open hands at the end of the file, in order; Err (none pushed) if any is the
     /// definition's.
     fn finish(
@@ -1253,28 +1360,104 @@ impl SwcDecoder {
     }
 }
 
-/// Where the unescaped text's byte `at` lies in a JSON string `literal` (its quotes
-/// included), None past its end: the escapes before it counted out.
+/// One place of `literal` as [`Unescaped`] maps it, read from the start.
+#[cfg(test)]
 fn unescaped_at(literal: &str, at: usize) -> Option<usize> {
-    let raw = literal.as_bytes();
-    let (mut i, mut out) = (1, 0);
-    while out < at {
-        match raw.get(i)? {
-            b'\\' if raw.get(i + 1) == Some(&b'u') => {
-                let unit = u32::from_str_radix(literal.get(i + 2..i + 6)?, 16).ok()?;
-                if (0xD800..0xDC00).contains(&unit) {
-                    (i, out) = (i + 12, out + 4); // a surrogate pair: one 4-byte character
-                } else {
-                    let width = char::from_u32(unit).map_or(3, char::len_utf8);
-                    (i, out) = (i + 6, out + width);
-                }
-            }
-            b'\\' => (i, out) = (i + 2, out + 1),
-            b'"' => return None, // the closing quote: `at` is past the end
-            _ => (i, out) = (i + 1, out + 1),
+    Unescaped::new(literal).at(at)
+}
+
+/// The length of the JSON string literal that `bytes` opens with (its quote): to the first
+/// quote after it that no odd run of backslashes escapes, 64 bytes at a time (simdjson's
+/// way: a run's escaped byte told from its parity by one addition); None if it does not end
+/// in `bytes`.  It checks nothing else of the string.
+fn string_end(bytes: &[u8]) -> Option<usize> {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let body = bytes.get(1..)?;
+    let mut blocks = body.chunks_exact(64);
+    let mut tail = [0u8; 64];
+    tail[..blocks.remainder().len()].copy_from_slice(blocks.remainder());
+    let mut carried = 0u64; // the block's first byte is escaped (by the last block's run)
+    for (index, block) in (&mut blocks).chain([&tail[..]]).enumerate() {
+        let (mut quotes, mut slashes) = (0u64, 0u64);
+        for (at, word) in block.chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+            quotes |= bits(word, b'"') << (8 * at);
+            slashes |= bits(word, b'\\') << (8 * at);
+        }
+        let slashes = slashes & !carried;
+        let follows = (slashes << 1) | carried;
+        let odd_starts = slashes & !EVEN & !follows;
+        let (even_starts, overflow) = odd_starts.overflowing_add(slashes);
+        carried = u64::from(overflow);
+        let escaped = (EVEN ^ (even_starts << 1)) & follows;
+        let ends = quotes & !escaped;
+        if ends != 0 {
+            let at = 64 * index + ends.trailing_zeros() as usize;
+            return (at < body.len()).then_some(at + 2);
         }
     }
-    (out == at).then_some(i)
+    None
+}
+
+/// The length of `bytes` to its last quote after its first byte: where a JSON string that
+/// `bytes` opens ends if nothing but a brace follows it in the line (a guess).
+fn last_quote(bytes: &[u8]) -> Option<usize> {
+    memchr::memrchr(b'"', bytes.get(1..)?).map(|at| at + 2)
+}
+
+/// One bit a byte of `word` equal to `byte`, byte 0 the lowest (exact, no carries).
+fn bits(word: u64, byte: u8) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let t = word ^ (0x0101_0101_0101_0101 * u64::from(byte));
+    let zero = !(((t & LOW7) + LOW7) | t | LOW7);
+    ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
+/// Where the unescaped text's bytes lie in a JSON string `literal` (its quotes included):
+/// [`Unescaped::at`], None past its end, the escapes before it counted out.  Many places of
+/// one literal are read in one pass when they come in order (a seat's `d` string, then the
+/// next seat's); a place before the last is read from the start again, so each place maps
+/// alike either way.
+struct Unescaped<'a> {
+    literal: &'a str,
+    /// A byte of the literal and the unescaped bytes before it (the first at or past the
+    /// last place asked for; a step that failed is tried again, and fails again).
+    i: usize,
+    out: usize,
+}
+
+impl<'a> Unescaped<'a> {
+    fn new(literal: &'a str) -> Self {
+        Unescaped {
+            literal,
+            i: 1,
+            out: 0,
+        }
+    }
+
+    fn at(&mut self, at: usize) -> Option<usize> {
+        if at < self.out {
+            (self.i, self.out) = (1, 0);
+        }
+        let raw = self.literal.as_bytes();
+        while self.out < at {
+            let (i, out) = (self.i, self.out);
+            (self.i, self.out) = match raw.get(i)? {
+                b'\\' if raw.get(i + 1) == Some(&b'u') => {
+                    let unit = u32::from_str_radix(self.literal.get(i + 2..i + 6)?, 16).ok()?;
+                    if (0xD800..0xDC00).contains(&unit) {
+                        (i + 12, out + 4) // a surrogate pair: one 4-byte character
+                    } else {
+                        (i + 6, out + char::from_u32(unit).map_or(3, char::len_utf8))
+                    }
+                }
+                b'\\' => (i + 2, out + 1),
+                b'"' => return None, // the closing quote: `at` is past the end
+                _ => (i + 1, out + 1),
+            };
+        }
+        (self.out == at).then_some(self.i)
+    }
 }
 
 fn add_line(hand: &mut Hand, text: &str, number: i64) {
@@ -1641,6 +1824,56 @@ mod tests {
         assert_eq!(places[7..], [Some(14), Some(15), past_end]);
         // a surrogate pair is one 4-byte character: `x` after it is byte 4, at 13
         assert_eq!(unescaped_at(r#""\ud83d\ude00x""#, 4), Some(13));
+    }
+
+    #[test]
+    fn unescaped_places_in_any_order_read_as_one_by_one() {
+        let literal = r#""a\"b\u00e9c\\d\ud83d\ude00x""#;
+        let mut places = Unescaped::new(literal);
+        for at in [0, 2, 3, 4, 4, 9, 1, 5, 14, 13, 30, 3, 6] {
+            assert_eq!(places.at(at), unescaped_at(literal, at), "{at}");
+        }
+    }
+
+    #[test]
+    fn string_ends_as_a_byte_by_byte_scan_finds_them() {
+        // the quote after the opening one that an even run of backslashes precedes
+        let scan = |bytes: &[u8]| {
+            let mut at = 1;
+            while at < bytes.len() {
+                match bytes[at] {
+                    b'\\' => at += 2,
+                    b'"' => return Some(at + 1),
+                    _ => at += 1,
+                }
+            }
+            None
+        };
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for round in 0..20_000 {
+            let length = round % 300;
+            let mut text = vec![b'"'];
+            for _ in 0..length {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                // mostly backslashes (runs across the 64-byte blocks), few quotes
+                text.push(match state % 16 {
+                    0..=8 => b'\\',
+                    9 => b'"',
+                    _ => b'a',
+                });
+            }
+            assert_eq!(
+                string_end(&text),
+                scan(&text),
+                "{}",
+                String::from_utf8_lossy(&text)
+            );
+        }
+        assert_eq!(string_end(b"\"\\\\\"x"), Some(4));
+        assert_eq!(string_end(b"\"\\\"x"), None);
+        assert_eq!(string_end(b"\""), None);
     }
 
     #[test]
