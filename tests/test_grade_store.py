@@ -152,6 +152,30 @@ def test_one_player_then_another_keeps_both(small: Path, tmp_path: Path) -> None
     assert stamp is not None and all(p.encode() in stamp[b"ofc_stats.grader"] for p in players)
 
 
+def test_grading_an_alias_grades_each_of_its_accounts(small: Path, tmp_path: Path) -> None:
+    """`grade --player ALIAS` (as `report` and `audit` take it) grades every account the
+    alias joins, each as `grade --player ACCOUNT` would: the same rows as the full grades'."""
+    copy = tmp_path / "copy"
+    shutil.copytree(small, copy)
+    for table in ("grades", "grade_candidates"):
+        for path in Dataset(copy).files(table):
+            Path(path).unlink()
+    players = grades(small)["player"].value_counts().index[:2].tolist()
+    runner = CliRunner()
+    done = runner.invoke(main, ["players", "alias", "--data", str(copy), "Me", *players])
+    assert done.exit_code == 0, done.output
+    args = ["grade", "--data", str(copy), "--player", "Me", "--rollouts", "8", "--quiet"]
+    result = runner.invoke(main, [*args, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Me: an alias of 2 accounts"), result.output
+    assert result.output.count("graded: ") == 2
+    mine = grades(copy)
+    assert set(mine["player"]) == set(players)
+    theirs = grades(small)
+    expected = theirs[theirs["player"].isin(players)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine.reset_index(drop=True), expected)
+
+
 def test_an_ungraded_dataset_has_empty_grade_views(tmp_path: Path) -> None:
     data = heads_up(tmp_path, 2, seed=2)
     with open_dataset(data) as db:
