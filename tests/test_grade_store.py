@@ -208,7 +208,7 @@ def test_grade_prints_the_regret_reports_measure_over_the_same_hands(
     assert result.exit_code == 0, result.output
     printed = re.search(
         r"expected points lost: (\d+) per 100 hands on the street decisions, over (\d+) "
-        r"graded hands",
+        r"graded seat-hands",
         result.output,
     )
     assert printed, result.output

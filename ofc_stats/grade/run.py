@@ -97,7 +97,7 @@ class GradeSummary:
         out = []
         if self.seats:
             per_100 = 100 * self.loss / self.seats
-            hands = plural(self.seats, "graded hand")
+            hands = plural(self.seats, "graded seat-hand")
             out.append(f"{per_100:.0f} per 100 hands on the street decisions, over {hands}")
         if self.sets:
             sets = plural(self.sets, "set")
