@@ -13,8 +13,15 @@ ROWS = ("top", "middle", "bottom")
 
 
 def _signed(value: float | None) -> str:
+    """Points or money with their sign; nothing rounds to "-0".
+
+    >>> _signed(-0.0), _signed(-0.001), _signed(1234.5), _signed(-3.0)
+    ('0', '0', '+1,234.50', '-3')
+    """
     if value is None:
         return "–"
+    if round(value, 2) == 0:
+        return "0"
     return f"{value:+,.2f}".replace(".00", "")
 
 

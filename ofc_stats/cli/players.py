@@ -118,4 +118,6 @@ def unalias_command(name: str, accounts: tuple[str, ...], data: str) -> None:
     if not leaving:
         raise UnknownPlayer(f"none of those accounts belongs to {name!r}")
     count = record(data, name, leaving, "leave")
-    say(f"{name}: {plural(count, 'account')} left")
+    gone = terminal_safe(", ".join(leaving))
+    still = plural(len(joined) - count, "account")
+    say(f"{name}: {plural(count, 'account')} taken out ({gone}); {still} still joined")
