@@ -238,7 +238,7 @@ def test_the_grade_summary_keeps_streets_and_sets_apart() -> None:
     summary.count(grades)
     assert summary.lines()[1] == (
         "  expected points lost: 175 per 100 hands on the street decisions, over 2 graded "
-        "hands; 0.30 per Fantasyland set, over 1 set"
+        "seat-hands; 0.30 per Fantasyland set, over 1 set"
     )
 
 
