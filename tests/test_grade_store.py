@@ -381,6 +381,9 @@ def test_the_hand_view_shows_each_streets_loss_and_best_play(small: Path) -> Non
     assert grade["loss"] == pytest.approx(row["loss"]) and grade["best"] == row["best_play"]
     text = CliRunner().invoke(main, ["hand", row["hand_key"], "--data", str(small)])
     assert f"expected loss {row['loss']:.2f}" in text.stdout and row["best_play"] in text.stdout
+    # A street graded without loss says so in words, not as "0.00 ± 0.00".
+    assert "no expected loss: the best play, or within 2 SE of it" in text.stdout
+    assert "expected loss 0.00" not in text.stdout
 
 
 def test_forget_takes_the_grades_of_the_hands_it_removes(tmp_path: Path) -> None:
