@@ -134,12 +134,18 @@ def test_the_grades_name_the_weights_their_rollouts_played_by(small: Path) -> No
     assert json.loads(stamp[b"ofc_stats.grader"])["value"] == digest
 
 
-def test_one_player_then_another_keeps_both(small: Path, tmp_path: Path) -> None:
+def _ungraded_copy(small: Path, tmp_path: Path) -> Path:
+    """A copy of the graded dataset with its grades taken away."""
     copy = tmp_path / "copy"
     shutil.copytree(small, copy)
     for table in ("grades", "grade_candidates"):
         for path in Dataset(copy).files(table):
             Path(path).unlink()
+    return copy
+
+
+def test_one_player_then_another_keeps_both(small: Path, tmp_path: Path) -> None:
+    copy = _ungraded_copy(small, tmp_path)
     players = grades(small)["player"].value_counts().index[:2].tolist()
     for player in players:
         grade_dataset(copy, GradeOptions(rollouts=8, player=player), workers=1)
@@ -155,11 +161,7 @@ def test_one_player_then_another_keeps_both(small: Path, tmp_path: Path) -> None
 def test_grading_an_alias_grades_each_of_its_accounts(small: Path, tmp_path: Path) -> None:
     """`grade --player ALIAS` (as `report` and `audit` take it) grades every account the
     alias joins, each as `grade --player ACCOUNT` would: the same rows as the full grades'."""
-    copy = tmp_path / "copy"
-    shutil.copytree(small, copy)
-    for table in ("grades", "grade_candidates"):
-        for path in Dataset(copy).files(table):
-            Path(path).unlink()
+    copy = _ungraded_copy(small, tmp_path)
     players = grades(small)["player"].value_counts().index[:2].tolist()
     runner = CliRunner()
     done = runner.invoke(main, ["players", "alias", "--data", str(copy), "Me", *players])

@@ -92,7 +92,7 @@ def grade_command(
 
     Stored in the dataset's grades and grade_candidates tables, batch by batch.
     """
-    from ofc_stats.grade.run import GradeOptions
+    from ofc_stats.grade.run import GradeOptions, grade_dataset
     from ofc_stats.store.dataset import Dataset
 
     dataset = Dataset(data)
@@ -106,41 +106,22 @@ def grade_command(
         if len(accounts) > 1:
             say_lines(f"{account}:")
         options = GradeOptions(rollouts=rollouts, player=account, seed=seed)
-        _grade(dataset, data, options, force, workers, replay, wait, quiet, engine, master, conf)
-
-
-def _grade(
-    dataset: Any,
-    data: str,
-    options: Any,
-    force: bool,
-    workers: int | None,
-    replay: bool,
-    wait: float,
-    quiet: bool,
-    engine: str,
-    master: str | None,
-    conf: tuple[str, ...],
-) -> None:
-    """Grade (and replay) one player's seats, or everyone's, and print the summaries."""
-    from ofc_stats.grade.run import grade_dataset
-
-    if engine == "spark":
-        summary = _grade_on_spark(dataset, options, force, wait, quiet, master, conf)
-    else:
-        with dataset.locked(wait), _bar(quiet) as (planned, advance):
-            summary = grade_dataset(
-                data, options, force=force, workers=workers, progress=advance, planned=planned
-            )
-    for line in summary.lines():
-        say_lines(line)
-    if replay:
-        from ofc_stats.grade.replay_store import replay_dataset
-
-        with dataset.locked(wait):
-            replayed = replay_dataset(data, options, force=force, workers=workers)
-        for line in replayed.lines():
+        if engine == "spark":
+            summary = _grade_on_spark(dataset, options, force, wait, quiet, master, conf)
+        else:
+            with dataset.locked(wait), _bar(quiet) as (planned, advance):
+                summary = grade_dataset(
+                    data, options, force=force, workers=workers, progress=advance, planned=planned
+                )
+        for line in summary.lines():
             say_lines(line)
+        if replay:
+            from ofc_stats.grade.replay_store import replay_dataset
+
+            with dataset.locked(wait):
+                replayed = replay_dataset(data, options, force=force, workers=workers)
+            for line in replayed.lines():
+                say_lines(line)
 
 
 def _grade_on_spark(
