@@ -51,6 +51,7 @@ demo: install
 	$(BIN)/ofc-stats report --data out/demo-data --out out/demo-report.html
 	@echo "audit mismatches: out/demo-audit.csv"
 	@echo "open the report in a browser: out/demo-report.html"
+	@echo "the command is $(BIN)/ofc-stats (or run 'source $(BIN)/activate' to type ofc-stats)"
 
 lint: test-install
 	$(BIN)/ruff check .

@@ -124,6 +124,9 @@ def test_report_sorts_filters_and_opens_a_hand(browser: Any, page_file: Path, wi
     assert (page.locator(".modebar").count() == 0) == (width <= 600)
 
     hands = "#table-live-hands table"
+    # The headline counts the scored hands and says so: (21 + 1 - 12 - 18) / 4 = -2.
+    headline = page.text_content("#live-headline") or ""
+    assert headline.startswith("These 4 scored hands: lost 2.00 points per hand"), headline
     # Alice's four hands, newest first: +21, +1 (Fantasyland), -12, -18 (tests/test_reports)
     assert column(page, hands, "points") == ["-18", "-12", "1", "21"]
     page.select_option("#hb-sort", "lowest")

@@ -275,6 +275,20 @@ def test_sql_binds_text_unless_a_type_is_given(tmp_path: Path) -> None:
     assert formula == "f,g\n'=1+1,-3\n"  # a formula neutralised, a negative number kept
 
 
+def test_a_bad_query_is_one_line_with_duckdbs_hint(tmp_path: Path) -> None:
+    """DuckDB's message and its "Did you mean" hint on one line, its caret drawing of where
+    in the query (LINE 1: ... ^^^) dropped: every error is one line and exit status 1."""
+    data = str(small_dataset(tmp_path))
+    missing = run("sql", "SELECT * FROM nosuch", "--data", data)
+    assert missing.exit_code == 1
+    assert missing.output.count("\n") == 1, missing.output
+    assert "SQL error: Catalog Error: Table with name nosuch does not exist!" in missing.output
+    assert "Did you mean" in missing.output
+    typo = run("sql", "SELEC 1", "--data", data)
+    assert typo.exit_code == 1 and typo.output.count("\n") == 1, typo.output
+    assert 'syntax error at or near "SELEC"' in typo.output and "^" not in typo.output
+
+
 def test_boards_view_and_card_macros_give_cards_as_text(tmp_path: Path) -> None:
     data = str(small_dataset(tmp_path))
     query = (

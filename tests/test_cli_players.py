@@ -31,3 +31,25 @@ def test_a_person_of_many_accounts_lists_the_three_busiest(tmp_path: Path) -> No
     me_line = next(line for line in listing.output.splitlines() if line.startswith("Me "))
     assert "a1, a2, a3 +2 more" in me_line and "a4" not in me_line
     assert me_line.split()[1] == "5" and " 15 " in me_line  # accounts, hands
+
+
+def test_joining_an_account_of_another_alias_says_it_moves(tmp_path: Path) -> None:
+    """An account is one person's: `alias Work a2` while a2 is Me's moves it, and says so."""
+    me = seat_record(0, "a1", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    bob = seat_record(1, "Bob", "Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c")
+    hands = [
+        hand_record(i, (replace(me, player=account), replace(bob, player=f"Bob{i}")))
+        for i, account in enumerate(["a1", "a2", "a3"])
+    ]
+    data = str(write_dataset(tmp_path, hands))
+    runner = CliRunner()
+    first = runner.invoke(main, ["players", "alias", "--data", data, "Me", "a1", "a2"])
+    assert first.exit_code == 0 and "moved" not in first.output, first.output
+    second = runner.invoke(main, ["players", "alias", "--data", data, "Work", "a2", "a3"])
+    assert second.exit_code == 0, second.output
+    assert second.output.splitlines() == [
+        "Work: 2 accounts joined (a2, a3)",
+        "  a2 moved here from Me",
+    ]
+    again = runner.invoke(main, ["players", "alias", "--data", data, "Work", "a2"])
+    assert "moved" not in again.output  # already Work's: nothing moves

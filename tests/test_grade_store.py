@@ -134,12 +134,18 @@ def test_the_grades_name_the_weights_their_rollouts_played_by(small: Path) -> No
     assert json.loads(stamp[b"ofc_stats.grader"])["value"] == digest
 
 
-def test_one_player_then_another_keeps_both(small: Path, tmp_path: Path) -> None:
+def _ungraded_copy(small: Path, tmp_path: Path) -> Path:
+    """A copy of the graded dataset with its grades taken away."""
     copy = tmp_path / "copy"
     shutil.copytree(small, copy)
     for table in ("grades", "grade_candidates"):
         for path in Dataset(copy).files(table):
             Path(path).unlink()
+    return copy
+
+
+def test_one_player_then_another_keeps_both(small: Path, tmp_path: Path) -> None:
+    copy = _ungraded_copy(small, tmp_path)
     players = grades(small)["player"].value_counts().index[:2].tolist()
     for player in players:
         grade_dataset(copy, GradeOptions(rollouts=8, player=player), workers=1)
@@ -150,6 +156,26 @@ def test_one_player_then_another_keeps_both(small: Path, tmp_path: Path) -> None
     pd.testing.assert_frame_equal(mine.reset_index(drop=True), expected)
     stamp = pq.read_schema(Dataset(copy).files("grades")[0]).metadata
     assert stamp is not None and all(p.encode() in stamp[b"ofc_stats.grader"] for p in players)
+
+
+def test_grading_an_alias_grades_each_of_its_accounts(small: Path, tmp_path: Path) -> None:
+    """`grade --player ALIAS` (as `report` and `audit` take it) grades every account the
+    alias joins, each as `grade --player ACCOUNT` would: the same rows as the full grades'."""
+    copy = _ungraded_copy(small, tmp_path)
+    players = grades(small)["player"].value_counts().index[:2].tolist()
+    runner = CliRunner()
+    done = runner.invoke(main, ["players", "alias", "--data", str(copy), "Me", *players])
+    assert done.exit_code == 0, done.output
+    args = ["grade", "--data", str(copy), "--player", "Me", "--rollouts", "8", "--quiet"]
+    result = runner.invoke(main, [*args, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Me: an alias of 2 accounts"), result.output
+    assert result.output.count("graded: ") == 2
+    mine = grades(copy)
+    assert set(mine["player"]) == set(players)
+    theirs = grades(small)
+    expected = theirs[theirs["player"].isin(players)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine.reset_index(drop=True), expected)
 
 
 def test_an_ungraded_dataset_has_empty_grade_views(tmp_path: Path) -> None:
@@ -183,8 +209,8 @@ def test_grade_prints_the_regret_reports_measure_over_the_same_hands(
     result = CliRunner().invoke(main, [*args, "--quiet"])
     assert result.exit_code == 0, result.output
     printed = re.search(
-        r"expected points lost: (\d+) per 100 hands on the street decisions, over (\d+) "
-        r"graded hands",
+        r"expected points lost: ([\d,]+) per 100 hands on the street decisions, over ([\d,]+) "
+        r"graded seat-hands",
         result.output,
     )
     assert printed, result.output
@@ -195,7 +221,7 @@ def test_grade_prints_the_regret_reports_measure_over_the_same_hands(
         r"Street decisions over (\d+) graded hands of (\d+) normal hands: (\d+) ± \d+ ", note
     )
     assert shown, note
-    assert (shown[3], shown[1]) == (printed[1], printed[2])
+    assert (shown[3], shown[1]) == (printed[1].replace(",", ""), printed[2].replace(",", ""))
     assert shown[1] == shown[2]  # every normal hand of a simulated Pineapple game is graded
 
 
@@ -214,7 +240,7 @@ def test_the_grade_summary_keeps_streets_and_sets_apart() -> None:
     summary.count(grades)
     assert summary.lines()[1] == (
         "  expected points lost: 175 per 100 hands on the street decisions, over 2 graded "
-        "hands; 0.30 per Fantasyland set, over 1 set"
+        "seat-hands; 0.30 per Fantasyland set, over 1 set"
     )
 
 
@@ -357,6 +383,9 @@ def test_the_hand_view_shows_each_streets_loss_and_best_play(small: Path) -> Non
     assert grade["loss"] == pytest.approx(row["loss"]) and grade["best"] == row["best_play"]
     text = CliRunner().invoke(main, ["hand", row["hand_key"], "--data", str(small)])
     assert f"expected loss {row['loss']:.2f}" in text.stdout and row["best_play"] in text.stdout
+    # A street graded without loss says so in words, not as "0.00 ± 0.00".
+    assert "no expected loss: the best play, or within 2 SE of it" in text.stdout
+    assert "expected loss 0.00" not in text.stdout
 
 
 def test_forget_takes_the_grades_of_the_hands_it_removes(tmp_path: Path) -> None:

@@ -156,6 +156,23 @@ def test_damaged_zip_members_are_quarantined_not_raised(tmp_path: Path) -> None:
     assert summary.files[0].skipped is not None and "unreadable file" in summary.files[0].skipped
 
 
+def test_a_zip_cut_short_is_named_damaged_not_an_unknown_format(tmp_path: Path) -> None:
+    """A zip's directory is at its end, so a copy cut short cannot be opened: it is skipped
+    as a damaged archive (the file named, one line), not as a file of unknown format."""
+    good = "".join(dumps(r) + "\n" for r in random_records(3, seed=26)).encode()
+    archive = tmp_path / "hands.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("a.jsonl", good)
+    archive.write_bytes(archive.read_bytes()[:60])
+    summary = import_paths([archive], tmp_path / "data")
+    assert (summary.stored, summary.quarantined) == (0, 0)
+    [skipped] = summary.files
+    assert skipped.skipped == "damaged zip archive: no directory at its end (cut short?)"
+    text = tmp_path / "notes.zip"  # named .zip but not one: read as what it holds
+    text.write_bytes(good)
+    assert import_paths([text], tmp_path / "data2").stored == 3
+
+
 # ---- defect 3: files that grow between imports
 
 

@@ -586,7 +586,8 @@ def test_an_alias_joins_accounts_and_can_be_undone(tmp_path: Path) -> None:
     assert lines[0].split()[:4] == ["person", "accounts", "names", "hands"]
     assert lines[1].split()[:2] == ["Bob", "1"] and lines[2].split()[:2] == ["Me", "2"]
     undone = runner.invoke(main, ["players", "unalias", "Me", "me-upoker", "--data", str(data)])
-    assert undone.exit_code == 0 and "1 account left" in undone.output
+    assert undone.exit_code == 0, undone.output
+    assert "Me: 1 account taken out (me-upoker); 1 account still joined" in undone.output
     with ofc_stats.open(data) as db:
         assert choose_player(db, "Me").accounts == ("me-ppp",)
     unknown = runner.invoke(main, ["players", "alias", "Me", "me-pp", "--data", str(data)])

@@ -158,3 +158,32 @@ def test_toml_errors_name_the_key_and_the_file(tmp_path: Path, text: str, messag
     assert message in str(error.value)
     if "unknown ruleset" not in message:
         assert str(path) in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["rules", "RULES"],
+        ["score", "--rules", "RULES"],
+        ["import", "--data", "DATA", "--rules", "RULES", "RULES"],
+        ["simulate", "--hands", "1", "--out", "DATA", "--rules", "RULES"],
+    ],
+)
+def test_every_command_taking_a_ruleset_file_refuses_a_misspelt_room_key(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """A `[room]` typo (`rake_percent` for `rake_rate`) is refused by every command that
+    reads the file, not only by `audit`, the one that uses the table; one line, exit 2,
+    the known keys sorted."""
+    from click.testing import CliRunner
+
+    from ofc_stats.cli import main
+
+    path = tmp_path / "my-room.toml"
+    path.write_text('extends = "pineapple"\n[room]\nrake_percent = 3\n', encoding="utf-8")
+    places = {"DATA": str(tmp_path / "data"), "RULES": str(path)}
+    result = CliRunner().invoke(main, [places.get(a, a) for a in command])
+    assert result.exit_code == 2, result.output
+    line = next(x for x in result.output.splitlines() if x.startswith("Error"))
+    assert "room: unknown key 'rake_percent'; known: money_stack, rake, rake_cap," in line
+    assert not (tmp_path / "data").exists()

@@ -20,7 +20,7 @@ def check_command(data: str, repair: bool, wait: float) -> None:
     """Read every file of the dataset; name what is damaged or stray and what it holds.
 
     Exit status 0 when the dataset is whole, 1 when damage is left.
-    ``--repair`` moves what it cannot rebuild to ``.damaged/`` inside the
+    --repair moves what it cannot rebuild to .damaged/ inside the
     dataset, never deleting it.
     """
     from ofc_stats.store.check import repair as repair_dataset

@@ -47,7 +47,8 @@ def _bar(quiet: bool) -> Iterator[tuple[Callable[[int], None], Callable[[int], N
 @click.option(
     "--player",
     default=None,
-    help="Grade only this player's seats (stored name or room id); others' grades are kept.",
+    help="Grade only this player's seats (stored name, room id, or an alias: each of its "
+    "accounts); others' grades are kept.",
 )
 @click.option(
     "--rollouts",
@@ -96,26 +97,31 @@ def grade_command(
 
     dataset = Dataset(data)
     dataset.require()
-    if player is not None:
-        _check_player(data, player)
-    options = GradeOptions(rollouts=rollouts, player=player, seed=seed)
+    accounts: list[str | None] = [None] if player is None else _accounts(data, player)
     check_engine(engine, master, conf)
-    if engine == "spark":
-        summary = _grade_on_spark(dataset, options, force, wait, quiet, master, conf)
-    else:
-        with dataset.locked(wait), _bar(quiet) as (planned, advance):
-            summary = grade_dataset(
-                data, options, force=force, workers=workers, progress=advance, planned=planned
-            )
-    for line in summary.lines():
-        say_lines(line)
-    if replay:
-        from ofc_stats.grade.replay_store import replay_dataset
-
-        with dataset.locked(wait):
-            replayed = replay_dataset(data, options, force=force, workers=workers)
-        for line in replayed.lines():
+    if len(accounts) > 1:
+        listed = ", ".join(map(str, accounts))
+        say_lines(f"{player}: an alias of {len(accounts)} accounts ({listed}), each graded in turn")
+    for account in accounts:
+        if len(accounts) > 1:
+            say_lines(f"{account}:")
+        options = GradeOptions(rollouts=rollouts, player=account, seed=seed)
+        if engine == "spark":
+            summary = _grade_on_spark(dataset, options, force, wait, quiet, master, conf)
+        else:
+            with dataset.locked(wait), _bar(quiet) as (planned, advance):
+                summary = grade_dataset(
+                    data, options, force=force, workers=workers, progress=advance, planned=planned
+                )
+        for line in summary.lines():
             say_lines(line)
+        if replay:
+            from ofc_stats.grade.replay_store import replay_dataset
+
+            with dataset.locked(wait):
+                replayed = replay_dataset(data, options, force=force, workers=workers)
+            for line in replayed.lines():
+                say_lines(line)
 
 
 def _grade_on_spark(
@@ -145,6 +151,21 @@ def _grade_on_spark(
                 force=force,
                 progress=fraction_to_hands(hands, advance),
             )
+
+
+def _accounts(data: str, player: str) -> list[str | None]:
+    """The accounts ``player`` names: an alias's (``players alias``), else ``player`` itself
+    once a stored name or room id matches it (else the error, with the closest names)."""
+    from ofc_stats.store.views import open_dataset
+
+    with open_dataset(data) as db:
+        aliased = db.sql(
+            "SELECT account FROM player_aliases WHERE name = $p ORDER BY account", {"p": player}
+        ).fetchall()
+    if aliased:
+        return [str(r[0]) for r in aliased]
+    _check_player(data, player)
+    return [player]
 
 
 def _check_player(data: str, player: str) -> None:

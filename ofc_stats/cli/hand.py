@@ -13,8 +13,15 @@ ROWS = ("top", "middle", "bottom")
 
 
 def _signed(value: float | None) -> str:
+    """Points or money with their sign; nothing rounds to "-0".
+
+    >>> _signed(-0.0), _signed(-0.001), _signed(1234.5), _signed(-3.0)
+    ('0', '0', '+1,234.50', '-3')
+    """
     if value is None:
         return "–"
+    if round(value, 2) == 0:
+        return "0"
     return f"{value:+,.2f}".replace(".00", "")
 
 
@@ -47,10 +54,14 @@ def hand_text(hand: dict[str, Any]) -> str:
             dropped = f"; discards {' '.join(street['discards'])}" if street["discards"] else ""
             lines.append(f"  street {street['street']}: {placed or '-'}{dropped}")
             grade = street.get("grade")
-            if grade and grade["loss"] is not None:
-                best = "" if grade["loss"] <= 0 else f"; best: {grade['best']}"
+            if grade and grade["loss"] is not None and grade["loss"] <= 0:
+                # A race within 2 SE keeps the play made: no loss, not a proof of the best.
+                lines.append("    no expected loss: the best play, or within 2 SE of it")
+            elif grade and grade["loss"] is not None:
                 se = grade["loss_se"] or 0.0
-                lines.append(f"    expected loss {grade['loss']:.2f} ± {se:.2f}{best}")
+                lines.append(
+                    f"    expected loss {grade['loss']:.2f} ± {se:.2f}; best: {grade['best']}"
+                )
         for row in ROWS:
             name = seat["names"][row] or ""
             lines.append(f"  {row:<6} {' '.join(seat['rows'][row]):<15} {name}".rstrip())

@@ -244,7 +244,7 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
 )
 @click.option("--stack", type=Finite(), default=None, help="Points each player brings (caps).")
 @click.option("--out", type=click.Path(dir_okay=False), required=True)
-@click.option("--quiet", is_flag=True)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 def simulate(
     hands: int,
     rules_name: str,
@@ -258,7 +258,12 @@ def simulate(
     out: str,
     quiet: bool,
 ) -> None:
-    """Bots play whole sessions and write realistic hand histories."""
+    """Bots play whole sessions and write hand histories as the rooms' apps do.
+
+    With a truth file of the room errors planted.  The bots play weaker than
+    real players (they reach Fantasyland far less often): test data for the
+    pipeline and the audit, not a model of a player pool.
+    """
     from ofc_stats.payouts.room_rules import load_room_rules
     from ofc_stats.sim.rooms import write_simulation
 

@@ -93,10 +93,16 @@ class Finite(click.ParamType[float]):
 
 
 def ruleset_option(value: str) -> Ruleset:
+    """A preset or a ruleset file; a file's ``[room]`` table is checked too (every command
+    that takes a file refuses an unknown key in it, not only the audit, which reads it)."""
+    from ofc_stats.payouts.room_rules import load_room_rules
+
     try:
-        return resolve_ruleset(value)
+        ruleset = resolve_ruleset(value)
+        load_room_rules(value)
     except OfcError as error:
         raise click.BadParameter(str(error)) from None
+    return ruleset
 
 
 def out_file(out: str) -> Path:

@@ -87,11 +87,20 @@ def _accounts(data: str, names: tuple[str, ...]) -> list[str]:
 def alias_command(name: str, accounts: tuple[str, ...], data: str) -> None:
     """Join ACCOUNTS (ids or names) into one person NAME: `report --player NAME` covers all."""
     from ofc_stats.store.aliases import record
+    from ofc_stats.store.views import open_dataset
 
     keys = _accounts(data, accounts)
+    with open_dataset(data) as dataset:
+        before = dataset.sql(
+            "SELECT account, name FROM player_aliases WHERE list_contains($keys, account) "
+            "AND name <> $name ORDER BY account",
+            {"keys": keys, "name": name},
+        ).fetchall()
     count = record(data, name, keys, "join")
     joined = terminal_safe(", ".join(keys))
     say(f"{name}: {plural(count, 'account')} joined ({joined})")
+    for account, was in before:  # an account is one person's: joining moves it
+        say(f"  {account} moved here from {was}")
 
 
 @players_command.command("unalias")
@@ -118,4 +127,6 @@ def unalias_command(name: str, accounts: tuple[str, ...], data: str) -> None:
     if not leaving:
         raise UnknownPlayer(f"none of those accounts belongs to {name!r}")
     count = record(data, name, leaving, "leave")
-    say(f"{name}: {plural(count, 'account')} left")
+    gone = terminal_safe(", ".join(leaving))
+    still = plural(len(joined) - count, "account")
+    say(f"{name}: {plural(count, 'account')} taken out ({gone}); {still} still joined")

@@ -127,7 +127,7 @@ SPARK_OPTIONS = [
 @DATA_OPTION
 @click.option("--force", is_flag=True, help="Score every hand again, not only new batches.")
 @click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
-@click.option("--quiet", is_flag=True)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 @spark_options
 def recompute_command(
     data: str,

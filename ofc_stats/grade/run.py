@@ -97,8 +97,8 @@ class GradeSummary:
         out = []
         if self.seats:
             per_100 = 100 * self.loss / self.seats
-            hands = plural(self.seats, "graded hand")
-            out.append(f"{per_100:.0f} per 100 hands on the street decisions, over {hands}")
+            hands = plural(self.seats, "graded seat-hand")
+            out.append(f"{per_100:,.0f} per 100 hands on the street decisions, over {hands}")
         if self.sets:
             sets = plural(self.sets, "set")
             out.append(f"{self.sets_loss / self.sets:.2f} per Fantasyland set, over {sets}")

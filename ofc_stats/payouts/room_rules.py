@@ -120,7 +120,9 @@ def room_rules_from_mapping(table: Any, source: str = "") -> RoomRules:
     known = {f.name for f in fields(RoomRules) if f.name != "currencies"} | {"rake"}
     extra = sorted(set(table) - known)
     if extra:
-        raise RulesetError(f"{where}room: unknown key {extra[0]!r}; known: {', '.join(known)}")
+        raise RulesetError(
+            f"{where}room: unknown key {extra[0]!r}; known: {', '.join(sorted(known))}"
+        )
     values = dict(table)
     currencies = []
     for name, rake in dict(values.pop("rake", {})).items():

@@ -44,8 +44,9 @@ class ForgetSummary:
 
     def lines(self) -> list[str]:
         return [
-            f"forgot {self.target}: {self.hands} hands, {self.quarantined} quarantine entries, "
-            f"{self.ledger} ledger rows, from {self.batches} batch(es)",
+            f"forgot {self.target}: {_count(self.hands, 'hand')}, "
+            f"{_count(self.quarantined, 'quarantine entry', 'quarantine entries')}, "
+            f"{_count(self.ledger, 'ledger row')}, from {_count(self.batches, 'batch', 'batches')}",
             "import the file again to read it anew",
         ]
 
@@ -181,3 +182,8 @@ def _drop_if_empty(
     if any(part is not None and part.num_rows for part in parts.values()):
         return parts
     return {table: None for table in _BATCH_TABLES if dataset.batch_file(table, batch).is_file()}
+
+
+def _count(count: int, noun: str, nouns: str | None = None) -> str:
+    """'1 ledger row', '2 ledger rows' (the store sits below ofc_stats.wording's plural)."""
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"

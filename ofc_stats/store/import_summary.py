@@ -78,9 +78,9 @@ class ImportSummary:
         """
         skipped = [f for f in self.files if f.skipped]
         out = [
-            f"files: {len(self.files)} ({len(skipped)} skipped)",
-            f"hands: {self.hands_seen} seen, {self.stored} stored, "
-            f"{self.duplicates} duplicates, {self.quarantined} quarantined",
+            f"files: {len(self.files):,} ({len(skipped):,} skipped)",
+            f"hands: {self.hands_seen:,} seen, {self.stored:,} stored, "
+            f"{self.duplicates:,} duplicates, {self.quarantined:,} quarantined",
         ]
         if self.lines_quarantined:
             out.append(

@@ -103,6 +103,10 @@ def expand(paths: Iterable[str | Path]) -> Iterator[Source | Skipped]:
             yield Skipped(display_name(path), "-", f"not a regular file ({kind})")
         elif path.suffix.lower() == ".zip" and _is_zip(path):
             yield from _zip_members(path)
+        elif path.suffix.lower() == ".zip" and _starts_like_zip(path):
+            # A zip's directory is at its end: a copy cut short has members but no way in.
+            reason = "damaged zip archive: no directory at its end (cut short?)"
+            yield Skipped(display_name(path), "zip", reason)
         else:
             yield Source(
                 name=display_name(path),
@@ -129,6 +133,15 @@ def display_name(path: Path) -> str:
 def _is_zip(path: Path) -> bool:
     try:
         return zipfile.is_zipfile(path)
+    except OSError:
+        return False
+
+
+def _starts_like_zip(path: Path) -> bool:
+    """Whether the file starts as a zip archive does (a member's local header)."""
+    try:
+        with path.open("rb") as file:
+            return file.read(4) == b"PK\x03\x04"
     except OSError:
         return False
 

@@ -372,7 +372,7 @@ class OfcData:
         try:
             kinds = [statement.type for statement in duckdb.extract_statements(query)]
         except duckdb.Error as error:
-            raise OfcError(f"SQL error: {error}") from None
+            raise OfcError(f"SQL error: {sql_error_line(error)}") from None
         refused = sorted({kind.name for kind in kinds} - READING)
         if refused:
             raise OfcError(
@@ -601,7 +601,7 @@ class OfcData:
         try:
             return self.connection.sql(query, params=params)
         except duckdb.Error as error:
-            raise OfcError(f"SQL error: {error}") from None
+            raise OfcError(f"SQL error: {sql_error_line(error)}") from None
 
     def df(self, query: str, params: Params = None) -> pd.DataFrame:
         frame: pd.DataFrame = self.arrow(query, params).to_pandas()
@@ -634,6 +634,18 @@ class OfcData:
 def _listed(paths: Sequence[str]) -> str:
     """File paths as SQL string literals, quotes doubled (any folder name works)."""
     return ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
+
+
+def sql_error_line(error: duckdb.Error) -> str:
+    """A DuckDB error as one line: its message and hint joined, the caret drawing of
+    where in the query (``LINE 1: ...`` and its ``^^^``) dropped."""
+    kept = []
+    for line in str(error).splitlines():
+        if line.startswith("LINE "):
+            break
+        if line.strip():
+            kept.append(line.strip())
+    return " ".join(kept) or type(error).__name__
 
 
 def open_dataset(root: str | Path, *, threads: int | None = None) -> OfcData:

@@ -350,7 +350,7 @@
       ["Fantasyland reached from normal hands", normal.length ? entered / normal.length : null, "%"],
       ["royalties per hand", n ? sum(scored.map(i => h.roy[i])) / n : null, 2],
     ];
-    if (graded.length) rows.push(["graded hands", graded.length, 0], ["graded loss per hand (expected points)", sum(graded.map(i => h.loss[i])) / graded.length, 2]);
+    if (graded.length) rows.push(["graded hands (street decisions or a Fantasyland set; the regret section counts street decisions only)", graded.length, 0], ["graded loss per hand (expected points)", sum(graded.map(i => h.loss[i])) / graded.length, 2]);
     Object.entries(moneyBy(scored)).sort().forEach(([c, [k, m]]) => {
       rows.push(["money won (" + c + ")", m, 2], ["money per hand (" + c + ")", m / k, 2], ["money per hour of play (" + c + ")", hours ? m / hours : null, 2]);
     });
@@ -359,7 +359,9 @@
     grid.appendChild(makeTable("live-summary", "Summary", "every hand the filter bar keeps; an hour of play: a session's first to last hand plus a minute, summed over tables",
       [{label: "measure"}, {label: "value", num: true, fmt: (v, r) => r[2] === "%" ? pct(v) : num(v, r[2])}], rows));
     const hl = $("#live-headline");
-    if (hl) hl.textContent = n ? "These " + n.toLocaleString("en") + " hands: " + (mean >= 0 ? "won " : "lost ") + num(Math.abs(mean)) + " points per hand (95% interval " + num(low) + " to " + num(high) + ")" + (hours ? ", " + num(net / hours, 1) + " points per hour of play." : ".") : "No hand matches the filter bar.";
+    // The filter bar counts every hand kept; the results count the scored ones: say the rest.
+    const unscored = idx.length - scored.length, aside = unscored ? " (" + unscored.toLocaleString("en") + " more not scored: no result to count)" : "";
+    if (hl) hl.textContent = n ? "These " + n.toLocaleString("en") + " scored hands" + aside + ": " + (mean >= 0 ? "won " : "lost ") + num(Math.abs(mean)) + " points per hand (95% interval " + num(low) + " to " + num(high) + ")" + (hours ? ", " + num(net / hours, 1) + " points per hour of play." : ".") : "No hand matches the filter bar.";
     // Cumulative points over dates, and money per currency (never summed across currencies).
     const dated = scored.filter(i => h.t[i] !== null);
     let run = 0; const cx = [], cy = [];
