@@ -14,7 +14,8 @@ that need one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -103,6 +104,10 @@ _seat_record = builder(SeatRecord)
 _hand_record = builder(HandRecord)
 
 HANDS_A_CALL = 4096  # table-hands the core plays per call (hands stream out between calls)
+# On threads, where the core plays one call ahead of Python: the part Python uses
+# while the next one plays is a smaller share of the whole (only the last part's
+# records and lines wait for no call).
+HANDS_AHEAD = 1024
 HAND_SECONDS = 90  # between a table's hands (``played_at``)
 
 
@@ -226,7 +231,8 @@ def play_parts(
     lines: bool = False,
 ) -> Iterator[PartPlayed]:
     """Play ``hands`` hands at each table; yield them as the core plays them, a
-    :class:`PartPlayed` of up to ``HANDS_A_CALL`` table-hands at a time.
+    :class:`PartPlayed` of up to ``HANDS_A_CALL`` table-hands at a time (``HANDS_AHEAD``
+    on threads, where the core plays the next part while this one is used).
 
     The core plays the hands (:func:`ofc_stats.core.sim.play_session`) and, with
     ``lines``, writes their open-format lines.  With ``fantasy_errors`` the room,
@@ -256,11 +262,12 @@ def play_parts(
         table_ids=[f"T{i:04d}" for i in range(t)],
         names=[[p.name for p in players] for players in tables],
     )
-    step = max(1, HANDS_A_CALL // t)
-    hand = first_hand
-    while hand < first_hand + hands:
-        count = min(step, first_hand + hands - hand)
-        part = play_session(
+    step = max(1, (HANDS_A_CALL if spec.threads == 1 else HANDS_AHEAD) // t)
+
+    def call(
+        hand: int, buttons: npt.NDArray[np.int64], fantasy_next: npt.NDArray[np.int8]
+    ) -> SessionPart:
+        return play_session(
             ruleset,
             styles,
             buttons,
@@ -271,7 +278,7 @@ def play_parts(
             timeout_rate=spec.timeout_rate,
             seed=seed,
             first_hand=hand,
-            hands=count,
+            hands=min(step, first_hand + hands - hand),
             stay_values=stay_values,
             stack=spec.stack,
             fantasy_errors=fantasy_errors,
@@ -279,21 +286,34 @@ def play_parts(
             threads=spec.threads,
             lines=names if lines else None,
         )
-        buttons, fantasy_next = part.buttons, part.fantasy_next
-        # A mistake after hand k of table i shows in its next hand (k + 1, or the
-        # next part's first).
-        truths = {i: truth for i, truth in pending.items()}
-        pending = {}
-        mistakes = np.nonzero(part.error_seat >= 0)
-        for k, i in zip(mistakes[0].tolist(), mistakes[1].tolist(), strict=True):
-            seat, earned = int(part.error_seat[k, i]), int(part.error_earned[k, i])
-            truth = _fantasy_truth(tables[i][int(part.order[k, i, seat])].name, earned)
-            if k + 1 < count:
-                truths[(k + 1) * t + i] = truth
-            else:
-                pending[i] = truth
-        yield PartPlayed(spec, tables, names, part, hand, truths)
-        hand += count
+
+    # On more than one thread the core plays the next part (it releases the GIL)
+    # while Python builds this part's records and writes its lines: one call ahead.
+    # On one, each call waits until the part before it is used, as it always did.
+    ahead = ThreadPoolExecutor(1, "ofc-sim-ahead") if spec.threads > 1 else None
+
+    def start(
+        hand: int, buttons: npt.NDArray[np.int64], fantasy_next: npt.NDArray[np.int8]
+    ) -> Callable[[], SessionPart]:
+        if ahead is None:
+            return lambda: call(hand, buttons, fantasy_next)
+        return ahead.submit(call, hand, buttons, fantasy_next).result
+
+    try:
+        hand, stop = first_hand, first_hand + hands
+        coming = start(hand, buttons, fantasy_next) if hand < stop else None
+        while coming is not None:
+            part = coming()
+            count = len(part.records) // t
+            coming = None
+            if hand + count < stop:
+                coming = start(hand + count, part.buttons, part.fantasy_next)
+            truths, pending = _truths(part, tables, pending)
+            yield PartPlayed(spec, tables, names, part, hand, truths)
+            hand += count
+    finally:
+        if ahead is not None:
+            ahead.shutdown(wait=True, cancel_futures=True)
 
 
 def play_hands(
@@ -309,6 +329,28 @@ def play_hands(
     for part in play_parts(spec, tables, hands, seed, first_hand, fantasy_errors):
         for j in range(len(part)):
             yield part.played(j)
+
+
+def _truths(
+    part: SessionPart, tables: list[list[Player]], pending: dict[int, dict[str, object]]
+) -> tuple[dict[int, dict[str, object]], dict[int, dict[str, object]]]:
+    """The truth entries of the room's Fantasyland mistakes that the part's hands show,
+    by index in the part, and those the next part's first hands show, by table.
+
+    A mistake after hand k of table i shows in its next hand (k + 1, or the next
+    part's first); ``pending`` holds the last part's."""
+    t, count = part.error_seat.shape[1], part.error_seat.shape[0]
+    truths = dict(pending)
+    pending = {}
+    mistakes = np.nonzero(part.error_seat >= 0)
+    for k, i in zip(mistakes[0].tolist(), mistakes[1].tolist(), strict=True):
+        seat, earned = int(part.error_seat[k, i]), int(part.error_earned[k, i])
+        truth = _fantasy_truth(tables[i][int(part.order[k, i, seat])].name, earned)
+        if k + 1 < count:
+            truths[(k + 1) * t + i] = truth
+        else:
+            pending[i] = truth
+    return truths, pending
 
 
 def _fantasy_truth(player: str, earned: int) -> dict[str, object]:
