@@ -14,6 +14,7 @@ that need one.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -297,7 +298,19 @@ def play_parts(
     ) -> Callable[[], SessionPart]:
         if ahead is None:
             return lambda: call(hand, buttons, fantasy_next)
-        return ahead.submit(call, hand, buttons, fantasy_next).result
+        entered = threading.Event()
+
+        def run() -> SessionPart:
+            entered.set()
+            return call(hand, buttons, fantasy_next)
+
+        future = ahead.submit(run)
+        # Wait (without the GIL) until the call has begun: it then holds the GIL only
+        # until the core releases it, a fraction of a millisecond.  Left to take the
+        # GIL from a busy main thread, it waited for Python's switch interval (5 ms)
+        # while the cores idled.
+        entered.wait()
+        return future.result
 
     try:
         hand, stop = first_hand, first_hand + hands
