@@ -263,7 +263,7 @@ def play_parts(
         table_ids=[f"T{i:04d}" for i in range(t)],
         names=[[p.name for p in players] for players in tables],
     )
-    step = max(1, (HANDS_A_CALL if spec.threads == 1 else HANDS_AHEAD) // t)
+    step = max(1, (HANDS_AHEAD if spec.threads > 1 else HANDS_A_CALL) // t)
 
     def call(
         hand: int, buttons: npt.NDArray[np.int64], fantasy_next: npt.NDArray[np.int8]
