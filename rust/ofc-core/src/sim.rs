@@ -579,7 +579,7 @@ impl Session<'_> {
         // rayon's default splitting runs up to a quarter of the tables as one piece
         // that cannot be split once begun (on 2 threads), so a call could end with
         // one thread idle while the other finished its piece (tables differ: a
-        // Fantasyland set costs several hands).  On one thread the jobs cost 0.7%.
+        // Fantasyland set costs several hands).  On one thread there is no thief.
         let most = if rayon::current_num_threads() > 1 {
             1
         } else {
