@@ -13,12 +13,9 @@ pineapple-progressive, 3 seats, the default pool:
   whose CPU time is counted with the parent's), and against this checkout
   writing every hand through its record (``simulate_parts`` without the core's
   lines: the writer before the core wrote the lines);
-* the same file on 2 threads against 1, wall time (on 2 the core plays the
-  next part while Python writes this one);
+* the same file on 2 threads against 1, wall time;
 * ``simulate`` making HandRecords (the API), on 1 and 2 threads (CPU and
-  wall), and its part in the core alone (``play_session``) on 1 and 2 threads
-  (on 2, each call plays while Python builds the records of the part before:
-  its wall time is the core's beside that work, not alone).
+  wall), and its part in the core alone (``play_session``) on 1 and 2 threads.
 
 CPU time is the process's (every thread's) plus its finished children's.
 """
@@ -240,7 +237,7 @@ def main() -> None:
         goal="≥ 1.8×",
         met=file_wall2 / file_wall >= 1.8,
         note=(
-            f"write_simulation on 2 threads (the core one part ahead of Python) against 1: "
+            f"write_simulation on 2 threads against 1: "
             f"{file_wall:,.0f} and {file_wall2:,.0f} hands per wall-second; {load}"
         ),
     )
@@ -269,10 +266,7 @@ def main() -> None:
         unit="×",
         goal="≥ 1.8×",
         met=streets >= 1.8,
-        note=(
-            f"play_session's calls (the whole hand but its record; on threads); on 2 threads "
-            f"each call plays beside Python's records of the part before; {load}"
-        ),
+        note=f"play_session alone (the whole hand but its record; on threads); {load}",
     )
 
 

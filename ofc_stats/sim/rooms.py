@@ -170,8 +170,7 @@ def simulate(
 ) -> Iterator[tuple[HandRecord, dict[str, object] | None]]:
     """Hands and, for each corrupted one, its truth entry, in hand-major order.
 
-    The core plays each hand of every table on ``threads`` threads (on more than
-    one, the next part of the session while these records are built); the hands
+    The core plays each hand of every table on ``threads`` threads; the hands
     depend on ``seed`` alone.
     """
     for played in simulate_timed(
@@ -338,8 +337,7 @@ def write_simulation(
 ) -> SimulationSummary:
     """Write hands to ``out`` (and ``out`` + ``.truth.jsonl`` when errors are injected).
 
-    The core plays on ``threads`` threads (on more than one, the next part of the
-    session while this one is written); the output depends on the seed only.
+    The core plays on ``threads`` threads; the output depends on the seed only.
     In the open format, a hand the room does not change is written as the core
     wrote its line (the twin of :func:`open_line`, proven equal by
     ``tests/test_sim_lines.py``); the others, and the apps' JSON, from records.

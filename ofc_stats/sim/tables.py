@@ -14,9 +14,7 @@ that need one.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -105,10 +103,6 @@ _seat_record = builder(SeatRecord)
 _hand_record = builder(HandRecord)
 
 HANDS_A_CALL = 4096  # table-hands the core plays per call (hands stream out between calls)
-# On threads, where the core plays one call ahead of Python: the part Python uses
-# while the next one plays is a smaller share of the whole (only the last part's
-# records and lines wait for no call).
-HANDS_AHEAD = 1024
 HAND_SECONDS = 90  # between a table's hands (``played_at``)
 
 
@@ -232,8 +226,7 @@ def play_parts(
     lines: bool = False,
 ) -> Iterator[PartPlayed]:
     """Play ``hands`` hands at each table; yield them as the core plays them, a
-    :class:`PartPlayed` of up to ``HANDS_A_CALL`` table-hands at a time (``HANDS_AHEAD``
-    on threads, where the core plays the next part while this one is used).
+    :class:`PartPlayed` of up to ``HANDS_A_CALL`` table-hands at a time.
 
     The core plays the hands (:func:`ofc_stats.core.sim.play_session`) and, with
     ``lines``, writes their open-format lines.  With ``fantasy_errors`` the room,
@@ -263,12 +256,11 @@ def play_parts(
         table_ids=[f"T{i:04d}" for i in range(t)],
         names=[[p.name for p in players] for players in tables],
     )
-    step = max(1, (HANDS_AHEAD if spec.threads > 1 else HANDS_A_CALL) // t)
-
-    def call(
-        hand: int, buttons: npt.NDArray[np.int64], fantasy_next: npt.NDArray[np.int8]
-    ) -> SessionPart:
-        return play_session(
+    step = max(1, HANDS_A_CALL // t)
+    hand = first_hand
+    while hand < first_hand + hands:
+        count = min(step, first_hand + hands - hand)
+        part = play_session(
             ruleset,
             styles,
             buttons,
@@ -279,7 +271,7 @@ def play_parts(
             timeout_rate=spec.timeout_rate,
             seed=seed,
             first_hand=hand,
-            hands=min(step, first_hand + hands - hand),
+            hands=count,
             stay_values=stay_values,
             stack=spec.stack,
             fantasy_errors=fantasy_errors,
@@ -287,46 +279,21 @@ def play_parts(
             threads=spec.threads,
             lines=names if lines else None,
         )
-
-    # On more than one thread the core plays the next part (it releases the GIL)
-    # while Python builds this part's records and writes its lines: one call ahead.
-    # On one, each call waits until the part before it is used, as it always did.
-    ahead = ThreadPoolExecutor(1, "ofc-sim-ahead") if spec.threads > 1 else None
-
-    def start(
-        hand: int, buttons: npt.NDArray[np.int64], fantasy_next: npt.NDArray[np.int8]
-    ) -> Callable[[], SessionPart]:
-        if ahead is None:
-            return lambda: call(hand, buttons, fantasy_next)
-        entered = threading.Event()
-
-        def run() -> SessionPart:
-            entered.set()
-            return call(hand, buttons, fantasy_next)
-
-        future = ahead.submit(run)
-        # Wait (without the GIL) until the call has begun: it then holds the GIL only
-        # until the core releases it, a fraction of a millisecond.  Left to take the
-        # GIL from a busy main thread, it waited for Python's switch interval (5 ms)
-        # while the cores idled.
-        entered.wait()
-        return future.result
-
-    try:
-        hand, stop = first_hand, first_hand + hands
-        coming = start(hand, buttons, fantasy_next) if hand < stop else None
-        while coming is not None:
-            part = coming()
-            count = len(part.records) // t
-            coming = None
-            if hand + count < stop:
-                coming = start(hand + count, part.buttons, part.fantasy_next)
-            truths, pending = _truths(part, tables, pending)
-            yield PartPlayed(spec, tables, names, part, hand, truths)
-            hand += count
-    finally:
-        if ahead is not None:
-            ahead.shutdown(wait=True, cancel_futures=True)
+        buttons, fantasy_next = part.buttons, part.fantasy_next
+        # A mistake after hand k of table i shows in its next hand (k + 1, or the
+        # next part's first).
+        truths = {i: truth for i, truth in pending.items()}
+        pending = {}
+        mistakes = np.nonzero(part.error_seat >= 0)
+        for k, i in zip(mistakes[0].tolist(), mistakes[1].tolist(), strict=True):
+            seat, earned = int(part.error_seat[k, i]), int(part.error_earned[k, i])
+            truth = _fantasy_truth(tables[i][int(part.order[k, i, seat])].name, earned)
+            if k + 1 < count:
+                truths[(k + 1) * t + i] = truth
+            else:
+                pending[i] = truth
+        yield PartPlayed(spec, tables, names, part, hand, truths)
+        hand += count
 
 
 def play_hands(
@@ -342,28 +309,6 @@ def play_hands(
     for part in play_parts(spec, tables, hands, seed, first_hand, fantasy_errors):
         for j in range(len(part)):
             yield part.played(j)
-
-
-def _truths(
-    part: SessionPart, tables: list[list[Player]], pending: dict[int, dict[str, object]]
-) -> tuple[dict[int, dict[str, object]], dict[int, dict[str, object]]]:
-    """The truth entries of the room's Fantasyland mistakes that the part's hands show,
-    by index in the part, and those the next part's first hands show, by table.
-
-    A mistake after hand k of table i shows in its next hand (k + 1, or the next
-    part's first); ``pending`` holds the last part's."""
-    t, count = part.error_seat.shape[1], part.error_seat.shape[0]
-    truths = dict(pending)
-    pending = {}
-    mistakes = np.nonzero(part.error_seat >= 0)
-    for k, i in zip(mistakes[0].tolist(), mistakes[1].tolist(), strict=True):
-        seat, earned = int(part.error_seat[k, i]), int(part.error_earned[k, i])
-        truth = _fantasy_truth(tables[i][int(part.order[k, i, seat])].name, earned)
-        if k + 1 < count:
-            truths[(k + 1) * t + i] = truth
-        else:
-            pending[i] = truth
-    return truths, pending
 
 
 def _fantasy_truth(player: str, earned: int) -> dict[str, object]:

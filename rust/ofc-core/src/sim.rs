@@ -575,21 +575,10 @@ impl Session<'_> {
         if tables.len() != states.len() {
             return Err(CoreError::Hand("one table number a table".into()));
         }
-        // On threads, every table a job of its own that an idle thread can steal:
-        // rayon's default splitting runs up to a quarter of the tables as one piece
-        // that cannot be split once begun (on 2 threads), so a call could end with
-        // one thread idle while the other finished its piece (tables differ: a
-        // Fantasyland set costs several hands).  On one thread there is no thief.
-        let most = if rayon::current_num_threads() > 1 {
-            1
-        } else {
-            usize::MAX
-        };
         states
             .par_iter_mut()
             .zip(players)
             .zip(tables)
-            .with_max_len(most)
             .map(|((state, styles), &table)| self.play_table(table, styles, state, first, count))
             .collect()
     }
