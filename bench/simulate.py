@@ -13,6 +13,7 @@ pineapple-progressive, 3 seats, the default pool:
   whose CPU time is counted with the parent's), and against this checkout
   writing every hand through its record (``simulate_parts`` without the core's
   lines: the writer before the core wrote the lines);
+* the same file on 2 threads against 1, wall time;
 * ``simulate`` making HandRecords (the API), on 1 and 2 threads (CPU and
   wall), and its part in the core alone (``play_session``) on 1 and 2 threads.
 
@@ -73,10 +74,11 @@ import ofc_stats.sim.tables as tables
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.sim import rooms
 hands, mode = int(sys.argv[1]), sys.argv[2]
+threads = int(sys.argv[3]) if len(sys.argv) > 3 else 1
 ruleset = get_ruleset("pineapple-progressive")
 options = (
-    {"threads": 1} if "threads" in inspect.signature(rooms.write_simulation).parameters
-    else {"workers": 1}
+    {"threads": threads} if "threads" in inspect.signature(rooms.write_simulation).parameters
+    else {"workers": threads}
 )
 if mode == "records":  # every hand through its record, as before the core wrote the lines
     parts = rooms.simulate_parts
@@ -106,19 +108,25 @@ with tempfile.TemporaryDirectory() as folder:
 """
 
 
-def written(checkout: Path, hands: int, mode: str, runs: int) -> tuple[float, float]:
-    """Median hands per CPU-second of writing the file, and median CPU microseconds
-    a hand spent in the core's ``play_session`` (0 where there is none)."""
-    results = [measure(checkout, hands, mode, script=WRITE) for _ in range(runs)]
+def written(
+    checkout: Path, hands: int, mode: str, runs: int, threads: int = 1
+) -> tuple[float, float, float]:
+    """Median hands per CPU-second of writing the file on ``threads`` threads, median
+    CPU microseconds a hand spent in the core's ``play_session`` (0 where there is
+    none), and median hands per wall-second."""
+    results = [measure(checkout, hands, mode, script=WRITE, threads=threads) for _ in range(runs)]
     rate = statistics.median(r["hands"] / r["cpu"] for r in results)
     core = statistics.median(r["core"] / r["hands"] * 1e6 for r in results)
-    return rate, core
+    wall = statistics.median(r["hands"] / r["wall"] for r in results)
+    return rate, core, wall
 
 
-def measure(checkout: Path, hands: int, threads: int | str, script: str = RUN) -> dict[str, Any]:
+def measure(
+    checkout: Path, hands: int, mode: int | str, script: str = RUN, threads: int = 1
+) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     out = subprocess.run(
-        [sys.executable, "-c", script, str(hands), str(threads)],
+        [sys.executable, "-c", script, str(hands), str(mode), str(threads)],
         cwd=checkout,
         env=env,
         check=True,
@@ -160,11 +168,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     loads = [os.getloadavg()[0]]
-    file, file_core = written(HERE, args.hands, "file", args.runs)
+    file, file_core, file_wall = written(HERE, args.hands, "file", args.runs)
     loads.append(os.getloadavg()[0])
-    records, records_core = written(HERE, args.hands, "records", args.runs)
+    _, _, file_wall2 = written(HERE, args.hands, "file", args.runs, threads=2)
     loads.append(os.getloadavg()[0])
-    file_reference, _ = written(args.reference, args.reference_hands, "file", args.runs)
+    records, records_core, _ = written(HERE, args.hands, "records", args.runs)
+    loads.append(os.getloadavg()[0])
+    file_reference, _, _ = written(args.reference, args.reference_hands, "file", args.runs)
     loads.append(os.getloadavg()[0])
     core = {t: median_rates(HERE, args.hands, t, args.runs) for t in (1, 2)}
     loads.append(os.getloadavg()[0])
@@ -183,6 +193,10 @@ def main() -> None:
     print(f"  reference ({args.reference}): {file_reference:10,.0f} hands per CPU-second")
     print(f"  ratio the file / reference: {file / file_reference:.1f}x")
     print(f"  ratio the core's lines / through records: {file / records:.2f}x")
+    print(
+        f"  2 threads / 1 thread, wall: {file_wall2 / file_wall:.2f}x "
+        f"({file_wall:,.0f} against {file_wall2:,.0f} hands per wall-second)"
+    )
     print("simulate() making HandRecords:")
     for threads, (cpu, wall, parts, _) in core.items():
         print(
@@ -213,6 +227,18 @@ def main() -> None:
             f"{1e6 / file:,.0f} CPU-us a hand, {file_core:,.0f} in play_session; "
             f"every hand through its record, this checkout: {records:,.0f} hands/CPU-s "
             f"({file / records:.2f}x); {load}"
+        ),
+    )
+    record(
+        "simulate",
+        "the file, 2 threads against 1, wall",
+        figure=file_wall2 / file_wall,
+        unit="×",
+        goal="≥ 1.8×",
+        met=file_wall2 / file_wall >= 1.8,
+        note=(
+            f"write_simulation on 2 threads against 1: "
+            f"{file_wall:,.0f} and {file_wall2:,.0f} hands per wall-second; {load}"
         ),
     )
     record(
