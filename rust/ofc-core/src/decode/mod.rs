@@ -776,21 +776,22 @@ fn deep_scan(bytes: &[u8]) -> bool {
     true
 }
 
+/// One bit a byte of `word` equal to `byte`, byte 0 the lowest (exact, no carries).
+pub(crate) fn bits(word: u64, byte: u8) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let t = word ^ (0x0101_0101_0101_0101 * u64::from(byte));
+    let zero = !(((t & LOW7) + LOW7) | t | LOW7);
+    ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
 /// [`shallow`] of a text with no backslash, 64 bytes at a time.  In JSON each quote of
 /// such a text opens or closes a string, so a block's strings are the running parity of
 /// its quotes, and its depth is at most the depth before it plus the brackets it opens
 /// outside them; a block that could go deeper is judged by [`deep_scan`].  (A text that
 /// is not JSON is refused by the decoder, shallow or not.)
 fn shallow_unescaped(bytes: &[u8]) -> bool {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     // "[" | 0x20 is "{", "]" | 0x20 is "}": one comparison finds both
     const FOLD: u64 = 0x2020_2020_2020_2020;
-    // one bit a byte of `word` equal to `byte`, byte 0 the lowest (exact, no carries)
-    let bits = |word: u64, byte: u8| {
-        let t = word ^ (0x0101_0101_0101_0101 * u64::from(byte));
-        let zero = !(((t & LOW7) + LOW7) | t | LOW7);
-        ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
-    };
     let (mut depth, mut open) = (0i64, 0u64); // open: all ones when a string is open
     let mut blocks = bytes.chunks_exact(64);
     let mut tail = [b' '; 64];

@@ -25,8 +25,8 @@ use serde::Deserialize as Derive;
 use serde_json::value::RawValue;
 
 use super::{
-    blank, lines, shallow, Block, Columns, HandIn, Obj, Placed, Presets, Resolved, SeatIn, DISCARD,
-    MAX_HAND_BYTES,
+    bits, blank, lines, shallow, Block, Columns, HandIn, Obj, Placed, Presets, Resolved, SeatIn,
+    DISCARD, MAX_HAND_BYTES,
 };
 
 pub const FORMAT: &str = "swc";
@@ -1403,14 +1403,6 @@ fn string_end(bytes: &[u8]) -> Option<usize> {
 /// `bytes` opens ends if nothing but a brace follows it in the line (a guess).
 fn last_quote(bytes: &[u8]) -> Option<usize> {
     memchr::memrchr(b'"', bytes.get(1..)?).map(|at| at + 2)
-}
-
-/// One bit a byte of `word` equal to `byte`, byte 0 the lowest (exact, no carries).
-fn bits(word: u64, byte: u8) -> u64 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let t = word ^ (0x0101_0101_0101_0101 * u64::from(byte));
-    let zero = !(((t & LOW7) + LOW7) | t | LOW7);
-    ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
 /// Where the unescaped text's bytes lie in a JSON string `literal` (its quotes included):
