@@ -155,30 +155,21 @@ def _grade_on_spark(
 
 def _accounts(data: str, player: str) -> list[str | None]:
     """The accounts ``player`` names: an alias's (``players alias``), else ``player`` itself
-    once a stored name or room id matches it (else the error, with the closest names)."""
+    once a stored name or room id matches it; else the error, with the closest names."""
+    from ofc_stats.errors import UnknownPlayer
     from ofc_stats.store.views import open_dataset
 
     with open_dataset(data) as db:
         aliased = db.sql(
             "SELECT account FROM player_aliases WHERE name = $p ORDER BY account", {"p": player}
         ).fetchall()
-    if aliased:
-        return [str(r[0]) for r in aliased]
-    _check_player(data, player)
-    return [player]
-
-
-def _check_player(data: str, player: str) -> None:
-    """Refuse a player matching no stored name or room id, with the closest names."""
-    from ofc_stats.errors import UnknownPlayer
-    from ofc_stats.store.views import open_dataset
-
-    with open_dataset(data) as db:
+        if aliased:
+            return [str(r[0]) for r in aliased]
         found = db.sql(
             "SELECT count(*) FROM seats WHERE player = $p OR player_id = $p", {"p": player}
         ).fetchall()[0][0]
         if found:
-            return
+            return [player]
         names = [r[0] for r in db.sql("SELECT DISTINCT player FROM seats").fetchall()]
     import difflib
 
