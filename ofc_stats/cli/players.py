@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from ofc_stats.cli.options import DATA_OPTION, AtLeast
 from ofc_stats.cli.text import say, say_lines, terminal_safe
 from ofc_stats.wording import plural
+
+if TYPE_CHECKING:
+    from ofc_stats.store.views import OfcData
 
 LIST_SQL = """
 SELECT person, count(*) AS accounts,
@@ -59,24 +64,22 @@ def players_command(ctx: click.Context, data: str, hero: bool, limit: int) -> No
         say(f"… {total - len(rows):,} more; --limit N shows more")
 
 
-def _accounts(data: str, names: tuple[str, ...]) -> list[str]:
+def _accounts(dataset: OfcData, names: tuple[str, ...]) -> list[str]:
     """Each ACCOUNT as a player_key: an account id as stored, or a stored player name."""
     from ofc_stats.errors import UnknownPlayer
-    from ofc_stats.store.views import open_dataset
     from reports.filters import resolve_player
 
     keys: list[str] = []
-    with open_dataset(data) as dataset:
-        for name in names:
-            rows = dataset.sql(
-                "SELECT DISTINCT coalesce(player_id, player) FROM seats "
-                "WHERE coalesce(player_id, player) = $n OR player = $n",
-                {"n": name},
-            ).fetchall()
-            if not rows:
-                resolve_player(dataset, name)  # raises with the closest names
-                raise UnknownPlayer(f"no account {name!r}")
-            keys += sorted(str(r[0]) for r in rows)
+    for name in names:
+        rows = dataset.sql(
+            "SELECT DISTINCT coalesce(player_id, player) FROM seats "
+            "WHERE coalesce(player_id, player) = $n OR player = $n",
+            {"n": name},
+        ).fetchall()
+        if not rows:
+            resolve_player(dataset, name)  # raises with the closest names
+            raise UnknownPlayer(f"no account {name!r}")
+        keys += sorted(str(r[0]) for r in rows)
     return keys
 
 
@@ -89,8 +92,8 @@ def alias_command(name: str, accounts: tuple[str, ...], data: str) -> None:
     from ofc_stats.store.aliases import record
     from ofc_stats.store.views import open_dataset
 
-    keys = _accounts(data, accounts)
     with open_dataset(data) as dataset:
+        keys = _accounts(dataset, accounts)
         before = dataset.sql(
             "SELECT account, name FROM player_aliases WHERE list_contains($keys, account) "
             "AND name <> $name ORDER BY account",
@@ -120,9 +123,9 @@ def unalias_command(name: str, accounts: tuple[str, ...], data: str) -> None:
                 "SELECT account FROM player_aliases WHERE name = $n ORDER BY account", {"n": name}
             ).fetchall()
         ]
-    if not joined:
-        raise UnknownPlayer(f"no alias {name!r}; `ofc-stats players` lists them")
-    keys = _accounts(data, accounts) if accounts else joined
+        if not joined:
+            raise UnknownPlayer(f"no alias {name!r}; `ofc-stats players` lists them")
+        keys = _accounts(dataset, accounts) if accounts else joined
     leaving = [k for k in keys if k in joined]
     if not leaving:
         raise UnknownPlayer(f"none of those accounts belongs to {name!r}")
