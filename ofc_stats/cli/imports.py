@@ -180,6 +180,13 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
     if not refused:
         if not existed:
             shutil.rmtree(data, ignore_errors=True)
+        wrong = [f for f in summary.files if f.not_format]
+        if wrong:
+            raise OfcError(
+                f"nothing stored: no file given is {wrong[0].not_format} (--format "
+                f"{wrong[0].not_format}); drop --format to read each file as the format "
+                "it looks like"
+            )
         readable = [f for f in summary.files if not f.skipped]
         found = "no file" if not summary.files else "no readable file" if not readable else ""
         raise OfcError(f"nothing to import: {found or 'no hand'} in the paths given")
