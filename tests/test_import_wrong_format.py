@@ -12,6 +12,7 @@ with file, line and reason.
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +118,35 @@ def test_a_file_that_looks_like_the_format_keeps_its_refusals(tmp_path: Path) ->
     row = Dataset(data).read("quarantine", ["source_file", "line", "reason"]).to_pylist()
     assert row == [{"source_file": str(path), "line": 1, "reason": row[0]["reason"]}]
     assert "bad card 'Zz'" in row[0]["reason"]
+
+
+def _sqlite(path: Path, script: str) -> Path:
+    with sqlite3.connect(path) as connection:
+        connection.executescript(script)
+    connection.close()
+    return path
+
+
+def test_an_sqlite_file_without_ofc_tables_is_no_hand_seen(tmp_path: Path) -> None:
+    empty = _sqlite(tmp_path / "empty.db", "PRAGMA user_version = 1;")
+    other = _sqlite(
+        tmp_path / "notes.sqlite", "CREATE TABLE notes (text); INSERT INTO notes VALUES ('x');"
+    )
+    for path in (empty, other):
+        data = tmp_path / f"data-{path.stem}"
+        result = run("import", "--data", str(data), "--no-recompute", str(path))
+        assert result.exit_code == 1, result.output
+        # was "hands: 1 seen, 0 stored, 0 duplicates, 1 quarantined" (no fpdb-3 OFC tables)
+        assert "hands: 0 seen, 0 stored, 0 duplicates, 0 quarantined" in result.output
+        said = [line for line in result.output.splitlines() if "fpdb-3" in line]
+        assert said[0] == (
+            f"  skipped {path}: not an fpdb-3 database with OFC hands "
+            "(it has no HttpOFCHands table): no hand seen"
+        )
+        assert "Error: nothing to import: no fpdb-3 OFC hands in the paths given" in result.output
+        assert not data.exists()
+    # beside a file of hands: that file is stored, the database named as skipped
+    lines = _open_file(tmp_path / "h.jsonl", 2, seed=87)
+    mixed = run("import", "--data", str(tmp_path / "d"), "--no-recompute", str(lines), str(other))
+    assert mixed.exit_code == 0 and "hands: 2 seen, 2 stored" in mixed.output
+    assert "not an fpdb-3 database with OFC hands" in mixed.output

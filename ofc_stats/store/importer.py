@@ -55,6 +55,7 @@ from ofc_stats.store.sources import (
     total_bytes,
 )
 from ofc_stats.store.superseded import Superseded
+from ofc_stats.store.wrong_format import no_ofc_hands
 from parsers.base import (
     BAD_INPUT,
     SNIFF_BYTES,
@@ -63,6 +64,7 @@ from parsers.base import (
     Parser,
     reason_of,
 )
+from parsers.fpdb import FORMAT as FPDB
 from parsers.registry import detect, get_parser, known_formats
 
 __all__ = ["FileSummary", "ImportSummary", "Importer", "import_paths", "total_bytes"]
@@ -200,6 +202,12 @@ class Importer:
             file.skipped = f"unknown format; known formats: {known_formats()}"
             self.on_bytes(source.size)
             return
+        if parser_type.name == FPDB:
+            with real_path(source) as path:
+                file.skipped = no_ofc_hands(path)  # an SQLite file of something else
+            if file.skipped is not None:
+                self.on_bytes(source.size)
+                return
         # Under --rules the file's own ruleset name is not looked up (a room's
         # custom TOML rules have no preset name the parser could find).
         parser = parser_type(played_under=None if self.ruleset is None else self.ruleset.name)

@@ -4,17 +4,61 @@ A damaged file of a format keeps a quarantine row for each record it
 refuses (its reason, file and line).  A file that is not that format at all
 holds no hand of it, so it is *skipped*, as ``--format auto`` skips a file
 of no known format: nothing read from it, nothing quarantined, not recorded
-as imported (so the right format reads it later): under a forced
-``--format``, a file that gave no hand of it and does not look like it
-(``Importer._not_this_format``), summed up here in a few lines
-(:func:`wrong_format_lines`), not a refusal per record.
+as imported (so the right format reads it later).  Two such cases:
+
+* an SQLite database with no ``HttpOFCHands`` table (:func:`no_ofc_hands`,
+  asked before the fpdb reader opens it: the reader's own refusal was one
+  quarantine row counted as a hand seen);
+* under a forced ``--format``, a file that gave no hand of it and does not
+  look like it (``Importer._not_this_format``), summed up here in a few lines
+  (:func:`wrong_format_lines`), not a refusal per record.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol
+
+NOT_FPDB = "not an fpdb-3 database with OFC hands (it has no HttpOFCHands table): no hand seen"
+
+
+def no_ofc_hands(path: str) -> str | None:
+    """Why the SQLite file at ``path`` holds no fpdb-3 OFC hands, or None: it has their
+    table (or a view of that name), or it cannot be asked here (not a database, damaged,
+    locked), which the fpdb reader then says in a quarantine row.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "other.db")
+    ...     with sqlite3.connect(path) as connection:
+    ...         _ = connection.execute("CREATE TABLE notes (text)")
+    ...     print(no_ofc_hands(path))
+    ...     with sqlite3.connect(path) as connection:
+    ...         _ = connection.execute("CREATE TABLE httpofchands (id)")
+    ...     connection.close()
+    ...     print(no_ofc_hands(path))
+    not an fpdb-3 database with OFC hands (it has no HttpOFCHands table): no hand seen
+    None
+    """
+    try:
+        # read-only, by a URI built from the path ("#", "?" and "%" stay part of the name)
+        uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+        connection = sqlite3.connect(uri, uri=True, timeout=0)
+    except (sqlite3.Error, ValueError):
+        return None
+    try:
+        found = connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') "
+            "AND name = 'HttpOFCHands' COLLATE NOCASE"
+        ).fetchone()
+    except sqlite3.Error:
+        return None  # not a database, damaged or locked: the reader says which
+    finally:
+        connection.close()
+    return None if found else NOT_FPDB
 
 
 class _Skipped(Protocol):
