@@ -1,19 +1,20 @@
-"""Fouls: how often, since when, in which setups, and when a foul became certain."""
+"""Fouls: how often, since when, in which setups, and when a foul became unavoidable."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ofc_stats.core.tables import tables
+from ofc_stats.engine.certain import foul_unavoidable_after
 from ofc_stats.wording import plural
 from reports.base import Report, Scope
 from reports.charts import bars_with_ci, line
 from reports.stats import wilson
-from reports.streetwise import first_street, queen_up
+from reports.streetwise import SeatCards, first_street, queen_up
 
 QUEEN = 10  # rank index: 2 = 0 ... Q = 10, K = 11, A = 12
 
@@ -72,25 +73,26 @@ def labelled(codes: npt.NDArray[np.integer], label: Callable[[int], str]) -> pd.
     )
 
 
-def locked_street(
-    streets: np.ndarray, top: np.ndarray, middle: np.ndarray, bottom: np.ndarray
-) -> np.ndarray:
-    """The street after which a fouled board's foul was certain, -1 where unknown.
+def locked_street(cards: np.ndarray, streets: np.ndarray, discards: np.ndarray) -> np.ndarray:
+    """The street after which each fouled board's foul was unavoidable with the cards that
+    came (:func:`~ofc_stats.engine.certain.foul_unavoidable_after`), -1 where unknown.
 
-    A foul is certain once both rows of a violated pair are complete: top over
-    middle, or middle over bottom (the earlier if both).  The street of a row's
-    last card comes from the board streets (-1 = unknown).
+    ``discards`` holds the discard of streets 1-4 (-1: none, or not recorded); a street
+    that placed two cards dealt three, so its -1 is a discard not recorded.
     """
-    done = [streets[:, 0:3].max(axis=1), streets[:, 3:8].max(axis=1), streets[:, 8:13].max(axis=1)]
-    unknown = (streets < 0).any(axis=1)
-    limit = tables().top_limit
-    top_over = top > limit[middle]
-    middle_over = middle > bottom
-    first = np.where(top_over, np.maximum(done[0], done[1]), 99)
-    second = np.where(middle_over, np.maximum(done[1], done[2]), 99)
-    street = np.minimum(first, second).astype(np.int16)
-    street[unknown | (street == 99)] = -1
-    return street
+    out = np.full(len(cards), -1, dtype=np.int16)
+    for at, (board, placed, dropped) in enumerate(
+        zip(cards.tolist(), streets.tolist(), discards.tolist(), strict=True)
+    ):
+        counts = Counter(placed)
+        thrown = {
+            street: (card if card >= 0 else None)
+            for street, card in enumerate(dropped, start=1)
+            if counts[street] == 2 or card >= 0
+        }
+        found = foul_unavoidable_after(board, placed, thrown)
+        out[at] = -1 if found is None else found
+    return out
 
 
 def build(scope: Scope) -> Report:
@@ -194,22 +196,23 @@ def build(scope: Scope) -> Report:
 
     fouled = normal["fouled"].to_numpy(dtype=bool)
     if fouled.any():
-        report.tables["locked_street"] = _locked(normal[fouled], cards.streets[fouled])
+        report.tables["locked_street"] = _locked(
+            SeatCards(cards.cards[fouled], cards.streets[fouled], cards.discards[fouled])
+        )
         report.captions["locked_street"] = (
-            "the street after which the foul was certain: both rows it compares were complete"
+            "the street after which the foul was unavoidable: no way of playing the cards that "
+            "came next (which to discard, where to place the rest) finished the board unfouled; "
+            "unknown where a discard was not recorded"
         )
     return report
 
 
-def _locked(fouled: pd.DataFrame, streets: np.ndarray) -> pd.DataFrame:
-    """Fouled boards by the street their foul became certain (``streets`` aligned rows)."""
-    street = locked_street(
-        streets,
-        fouled["top_class"].to_numpy(dtype=np.int64),
-        fouled["middle_class"].to_numpy(dtype=np.int64),
-        fouled["bottom_class"].to_numpy(dtype=np.int64),
-    )
+def _locked(cards: SeatCards) -> pd.DataFrame:
+    """Fouled boards by the street their foul became unavoidable."""
+    street = locked_street(cards.cards, cards.streets, cards.discards)
     labels = np.where(street < 0, "unknown", np.char.add("street ", (street + 1).astype(str)))
-    counts = pd.Series(labels).value_counts().rename_axis("certain after").reset_index(name="fouls")
+    counts = (
+        pd.Series(labels).value_counts().rename_axis("unavoidable after").reset_index(name="fouls")
+    )
     counts["share"] = counts["fouls"] / counts["fouls"].sum()
-    return counts.sort_values("certain after").reset_index(drop=True)
+    return counts.sort_values("unavoidable after").reset_index(drop=True)
