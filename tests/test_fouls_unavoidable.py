@@ -10,6 +10,7 @@ column it replaced, which put almost every foul at the last street.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from itertools import permutations, product
 from pathlib import Path
 
@@ -91,22 +92,46 @@ def test_unavoidable_is_no_later_than_both_rows_complete_and_never_before_it_was
             assert savable(rows, later, [True] * len(later))
 
 
-def test_the_reports_column_is_the_engines_and_a_hidden_discard_is_unknown() -> None:
+def _classic(rng: random.Random) -> tuple[list[int], list[int], dict[int, int]]:
+    """A random classic board: five cards, then one a street for eight streets, no discard."""
+    deck = rng.sample(range(52), 13)
+    places = list(range(13))
+    rng.shuffle(places)
+    board, streets = [0] * 13, [0] * 13
+    for card, place, street in zip(deck, places, [0] * 5 + list(range(1, 9)), strict=True):
+        board[place], streets[place] = card, street
+    return board, streets, {}
+
+
+def test_the_reports_column_is_the_engines_definition() -> None:
+    """The report's column (every board at once, the core's row classes) against the
+    engine's definition board by board: pineapple and classic deals, fouled or not, with a
+    discard not recorded, a card twice and a joker."""
     rng = random.Random(9)
     boards, placed, thrown, expected = [], [], [], []
-    while len(boards) < 40:
-        board, streets, discards = _deal(rng)
-        street = foul_unavoidable_after(board, streets, discards)
-        if street is None:
-            continue
+    for n in range(1500):
+        board, streets, discards = (_classic if n % 5 == 0 else _deal)(rng)
+        dropped = [discards.get(at, -1) for at in range(1, 5)]
+        if n % 7 == 1 and discards:
+            dropped[n % 4] = -1  # a discard not recorded
+        if n % 11 == 2 and discards:
+            dropped[0] = board[4]  # a card twice: the definition reads it as it is
+        if n % 13 == 3:
+            board[12] = 52  # a joker
+        known = {
+            at: (card if card >= 0 else None)
+            for at, card in enumerate(dropped, start=1)
+            if streets.count(at) == 2 or card >= 0
+        }
+        found = foul_unavoidable_after(board, streets, known)
         boards.append(board)
         placed.append(streets)
-        thrown.append([discards[at] for at in range(1, 5)])
-        expected.append(street)
-    thrown[0][2] = -1  # a discard not recorded: the street cannot be known
-    expected[0] = -1
+        thrown.append(dropped)
+        expected.append(-1 if found is None else found)
     column = locked_street(np.array(boards), np.array(placed), np.array(thrown))
     assert column.tolist() == expected
+    counts = Counter(expected)
+    assert counts[-1] < 1200 and all(counts[street] for street in range(5))  # a fair mix
 
 
 @pytest.mark.skipif(not APPS.is_dir(), reason="shared/samples/apps is not here")
