@@ -47,3 +47,40 @@ def test_the_rake_runner_up_is_the_best_rule_that_differs_on_some_seat() -> None
     assert (rake.rate, rake.tick, rake.mode, rake.explained) == (0.03, 0.01, "nearest", 4)
     assert rake.runner_up == (0.03, 0.1, "down", 4)
     assert "runner-up 3.00% of the winnings, rounded down to 0.1, explains 4" in rake.describe()
+
+
+def test_the_criterion_is_one_point_of_the_rooms_money_hands_in_whole_hands() -> None:
+    """1 per 100 money hands: 148 hands allow 1 fewer (Ppp AUD: 2 fewer does not hold),
+    243 allow 2 (Spartan INR: 1 fewer holds), and a room under 100 allows none."""
+    from ofc_stats.audit.holdout import Holdout
+
+    def held(hands: int, inside: int, outside: int) -> Holdout:
+        return Holdout("R USD", hands, inside, outside, ("", ""), True)
+
+    assert [held(148, 148, 147).holds, held(148, 148, 146).holds] == [True, False]
+    assert [held(243, 239, 238).holds, held(243, 239, 236).holds] == [True, False]
+    assert [held(99, 99, 99).holds, held(99, 99, 98).holds] == [True, False]
+    assert [held(100, 100, 99).holds, held(10, 9, 10).holds] == [True, True]
+    line = held(148, 148, 146).describe()
+    # was "it explains 146; inferred on all, 148" beside a verdict judged by a rule unsaid
+    assert line.startswith("R USD: the money rule does not hold out of sample — 146 of 148")
+    assert "(98.6%) out of sample, 148 (100.0%) in sample: 2 fewer, 1 allowed" in line
+    assert "0 fewer, 0 allowed" in held(10, 10, 10).describe()
+
+
+def test_the_audit_states_the_criterion_once_above_the_rooms_lines() -> None:
+    from ofc_stats.audit.holdout import CRITERION, Holdout
+    from ofc_stats.audit.points import AuditReport
+
+    rooms = tuple(
+        Holdout(f"R {c}", n, n, n, ("", ""), True) for c, n in (("USD", 500), ("BRL", 10))
+    )
+    empty = pd.DataFrame(columns=["room"])
+    report = AuditReport(empty, pd.DataFrame(), pd.DataFrame(), (), "rules", holdouts=rooms)
+    lines = [line for line in report.lines() if line.startswith("out of sample")]
+    assert lines[0] == f"out of sample: {CRITERION}"
+    assert "1 point of the room's money hands" in CRITERION and "under 100" in CRITERION
+    assert [line.split(":")[0] for line in lines[1:]] == [
+        "out of sample R USD",
+        "out of sample R BRL",
+    ]

@@ -1,11 +1,13 @@
 """A file whose every record was refused, imported again: its new outcome replaces the old.
 
-A wrong ``--format`` refuses every record of a file; the file is not
-recorded as imported, so a later import reads it again.  That import's
-quarantine rows for the file replace the earlier ones in the same commit:
-a right format leaves no junk row, the same refusals stay once each.  And a
-file cut short says what happens to its last hand, never pointing at rows
-that do not exist.
+A file whose every record is refused is not recorded as imported, so a
+later import reads it again.  That import's quarantine rows for the file
+replace the earlier ones in the same commit: a right format leaves no junk
+row, the same refusals stay once each.  A wrong ``--format`` no longer
+refuses a file record by record (the file is skipped as not that format,
+``tests/test_import_wrong_format.py``); the rows it left in datasets
+imported before are replaced the same way.  And a file cut short says what
+happens to its last hand, never pointing at rows that do not exist.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from ofc_stats.cli.main import main
 from ofc_stats.store.dataset import Dataset
-from ofc_stats.store.importer import import_paths
+from ofc_stats.store.importer import Importer, import_paths
 from parsers.app_json import dumps_app, hand_to_app_object
 from parsers.open_format import dumps, hand_to_json
 from tests.handgen import random_records
@@ -40,15 +43,27 @@ def run(*args: str) -> Any:
     return CliRunner().invoke(main, list(args))
 
 
-def test_a_right_format_replaces_the_refusals_of_a_wrong_one(tmp_path: Path) -> None:
+def _refusing_record_by_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The import as it was before a wrong --format was told apart: every record refused."""
+    monkeypatch.setattr(Importer, "_not_this_format", lambda *_: False)
+
+
+def test_a_right_format_replaces_the_refusals_of_a_wrong_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     apps = _app_file(tmp_path / "apps.hh", 5, seed=71)
     data = tmp_path / "data"
+    _refusing_record_by_record(monkeypatch)  # the junk rows of a dataset imported before
     wrong = import_paths([apps], data, format_name="open")
     assert wrong.stored == 0 and wrong.files[0].refused
     junk = _quarantine(data)
     assert len(junk) == wrong.quarantined + wrong.lines_quarantined > 0
     again = import_paths([apps], data, format_name="open")  # the same refusals: once each
     assert _quarantine(data) == junk
+    monkeypatch.undo()
+    skipped = import_paths([apps], data, format_name="open")  # now: not open, skipped
+    assert skipped.files[0].not_format == "open" and skipped.replaced_refusals == 0
+    assert _quarantine(data) == junk  # an existing dataset stays as it was
     right = import_paths([apps], data)
     assert (right.stored, right.quarantined) == (5, 0)
     assert _quarantine(data) == []  # was: every junk row kept beside the 5 hands
@@ -62,12 +77,13 @@ def test_the_cli_case_a_wrong_format_then_auto_leaves_no_quarantine_row(tmp_path
     data = str(tmp_path / "data")
     wrong = run("import", "--data", data, "--format", "open", "--no-recompute", str(apps))
     assert wrong.exit_code == 1
+    assert not Path(data).exists()  # nothing stored, nothing refused: no dataset made
     right = run("import", "--data", data, "--no-recompute", str(apps))
     assert right.exit_code == 0, right.output
     count = run("sql", "--data", data, "select count(*) as n from quarantine")
     assert count.output.split() == ["n", "0"]
-    assert "wrong --format?" in wrong.output
-    assert "importing it again replaces its quarantine rows" in wrong.output
+    assert "1 file is not open, the --format given" in wrong.output
+    assert "drop --format" in wrong.output
 
 
 def test_only_the_refused_files_rows_go_and_a_grown_files_stale_row_too(tmp_path: Path) -> None:

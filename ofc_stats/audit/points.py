@@ -41,7 +41,7 @@ from ofc_stats.audit.explain import (
     unchecked_text,
 )
 from ofc_stats.audit.fields import FieldVerdict, MoneyVerdict, field_verdicts, money_verdicts
-from ofc_stats.audit.holdout import Holdout, holdout
+from ofc_stats.audit.holdout import CRITERION, Holdout, holdout
 from ofc_stats.audit.money import MoneyRules, Rake, room_money
 from ofc_stats.audit.money_rows import follow_points, money_rows
 from ofc_stats.audit.rules_book import RulesBook, book_results
@@ -113,6 +113,8 @@ class AuditReport:
             out.append(f"rake {rake.describe()}")
         for settlement in self.settlements:
             out.append(f"short stacks {settlement.describe()}")
+        if self.holdouts:
+            out.append(f"out of sample: {CRITERION}")
         for held in self.holdouts:
             out.append(f"out of sample {held.describe()}")
         for verdict in self.fields:
@@ -141,8 +143,7 @@ class AuditReport:
         held = [h for h in self.holdouts if _of_room(h.room, room)]
         if held:
             fits = ", ".join(
-                f"{h.room} {h.verdict} ({h.out_of_sample:,} of "
-                f"{h.hands:,} money hands out of sample, {h.in_sample:,} in sample)"
+                f"{h.room} {h.verdict} ({h.figures()})" if h.folds == 2 else f"{h.room} {h.verdict}"
                 for h in held
             )
             text += f"; validated out of sample, by date halves: {fits}"

@@ -13,6 +13,7 @@ from ofc_stats.cli.options import ruleset_option as _ruleset
 from ofc_stats.cli.text import say, say_lines
 from ofc_stats.errors import OfcError, UnknownFormat
 from ofc_stats.store.import_summary import ALREADY_IMPORTED, ImportSummary
+from ofc_stats.store.wrong_format import NOT_FPDB
 
 MAX_MESSAGES = 20
 
@@ -180,8 +181,17 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
     if not refused:
         if not existed:
             shutil.rmtree(data, ignore_errors=True)
+        wrong = [f for f in summary.files if f.not_format]
+        if wrong:
+            raise OfcError(
+                f"nothing stored: no file given is {wrong[0].not_format} (--format "
+                f"{wrong[0].not_format}); drop --format to read each file as the format "
+                "it looks like"
+            )
         readable = [f for f in summary.files if not f.skipped]
         found = "no file" if not summary.files else "no readable file" if not readable else ""
+        if found and summary.files and all(f.skipped == NOT_FPDB for f in summary.files):
+            found = "no fpdb-3 OFC hands"  # the reason, said above, not "unreadable"
         raise OfcError(f"nothing to import: {found or 'no hand'} in the paths given")
     what = (
         f"the {summary.hands_seen:,} hands seen were all refused"

@@ -13,6 +13,8 @@ import shlex
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ofc_stats.store.wrong_format import wrong_format_lines
+
 ALREADY_IMPORTED = "already imported (same content)"  # FileSummary.skipped of a known file
 
 
@@ -30,6 +32,9 @@ class FileSummary:
     reused_ids: int = 0  # stored under a suffixed key: the room reused a hand id
     skipped: str | None = None  # why the whole file was skipped
     refused: bool = False  # every hand quarantined: left out of the ledger, read again next time
+    not_format: str | None = None  # skipped: not the --format given (nothing read from it)
+    looks_like: str | None = None  # ... and the format it looks like (None: no known format)
+    example: str | None = None  # ... and its first refusal under the --format given
 
     @property
     def accounted(self) -> int:
@@ -124,8 +129,11 @@ class ImportSummary:
         if len(again) > 1 and not verbose:
             out.append(f"  {len(again)} files {ALREADY_IMPORTED}, skipped (--verbose names them)")
         for f in skipped:
+            if f.not_format and not verbose:
+                continue  # summed up below
             if verbose or len(again) < 2 or f.skipped != ALREADY_IMPORTED:
                 out.append(f"  skipped {f.path}: {f.skipped}")
+        out += wrong_format_lines([f for f in self.files if f.not_format])
         for f in self.files:
             if f.refused:
                 out.append(

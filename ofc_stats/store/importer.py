@@ -14,6 +14,7 @@ import io
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
@@ -54,6 +55,7 @@ from ofc_stats.store.sources import (
     total_bytes,
 )
 from ofc_stats.store.superseded import Superseded
+from ofc_stats.store.wrong_format import no_ofc_hands
 from parsers.base import (
     BAD_INPUT,
     SNIFF_BYTES,
@@ -62,6 +64,7 @@ from parsers.base import (
     Parser,
     reason_of,
 )
+from parsers.fpdb import FORMAT as FPDB
 from parsers.registry import detect, get_parser, known_formats
 
 __all__ = ["FileSummary", "ImportSummary", "Importer", "import_paths", "total_bytes"]
@@ -130,6 +133,8 @@ class Importer:
         self.cut_quarantined = 0  # of this file's refusals, its cut records quarantined now
         self.refused_before: set[str] = set()  # batches of this file's refusals it replaces
         self.file_quarantine: list[Quarantined] = []  # this file's, checked when it is done
+        self.file_messages: list[str] = []  # this file's refusals, said once the file is done
+        self.file_reasons: Counter[str] = Counter()
         self.pending = Pending()  # the next batch
         self.writing: Future[None] | None = None  # the batch being written while the next fills
         self._writer: ThreadPoolExecutor | None = None
@@ -197,6 +202,12 @@ class Importer:
             file.skipped = f"unknown format; known formats: {known_formats()}"
             self.on_bytes(source.size)
             return
+        if parser_type.name == FPDB:
+            with real_path(source) as path:
+                file.skipped = no_ofc_hands(path)  # an SQLite file of something else
+            if file.skipped is not None:
+                self.on_bytes(source.size)
+                return
         # Under --rules the file's own ruleset name is not looked up (a room's
         # custom TOML rules have no preset name the parser could find).
         parser = parser_type(played_under=None if self.ruleset is None else self.ruleset.name)
@@ -226,6 +237,8 @@ class Importer:
             self._unreadable(file, f"the file could not be read to its end: {error}")
             return
         assert digest is not None  # hashed first, or as it was parsed
+        if self._not_this_format(source, file, parser_type):
+            return
         self._file_done(file)
         # A file whose only refusals are its cut records, quarantined as --final asked, is
         # settled: recorded, so a plain import later does not leave them for later again.
@@ -236,6 +249,35 @@ class Importer:
             return
         if same:  # a file rewritten under a path parser is read again next time
             self._ledger(source, digest, file)
+
+    def _not_this_format(
+        self, source: Source, file: FileSummary, parser_type: type[Parser]
+    ) -> bool:
+        """Under a forced ``--format``, a file that gave no hand of that format and does not
+        look like it (its sniff says no) is skipped as not that format, as ``auto`` skips a
+        file of no known format: its records were never that format's, so they are not
+        quarantined one by one (the only rows it would have left in a new dataset), it is
+        not recorded as imported (the right format reads it later) and earlier rows of it
+        stay as they were.  A file that looks like the format keeps its refusals."""
+        if self.format_name == "auto" or file.stored or file.duplicates:
+            return False
+        try:
+            with open_utf8(source) as stream:
+                head = read_head(stream, SNIFF_BYTES)
+        except READ_ERRORS:
+            return False
+        if parser_type.sniff(head, source.name):
+            return False
+        looks = detect(head, source.name)
+        file.not_format = parser_type.name
+        file.looks_like = looks.name if looks is not None else None
+        file.example = self.file_messages[0] if self.file_messages else None
+        like = f"it looks like {looks.name}" if looks is not None else "no known format"
+        file.skipped = f"not {parser_type.name} ({like})"
+        file.hands_seen = file.quarantined = file.lines_quarantined = file.partial = 0
+        self.file_quarantine, self.file_messages, self.file_reasons = [], [], Counter()
+        self.refused_before = set()
+        return True
 
     def _unchanged(self, source: Source, stamp: Stamp | None, digest: str | None) -> bool:
         """Whether a path parser's file is as it was before it was hashed: its size, times
@@ -288,6 +330,9 @@ class Importer:
         else:
             self.pending.quarantine += self.known_quarantine.new(self.file_quarantine)
         self.file_quarantine = []
+        self.summary.messages += self.file_messages
+        self.summary.reasons.update(self.file_reasons)
+        self.file_messages, self.file_reasons = [], Counter()
         if len(self.pending.quarantine) >= self.batch_hands:
             self.flush()
 
@@ -326,7 +371,7 @@ class Importer:
             if isinstance(item, Partial):
                 file.hands_seen += 1
                 file.partial += 1
-                self.summary.messages.append(item.message())
+                self.file_messages.append(item.message())
                 continue
             if isinstance(item, ColumnarHands):
                 self._consume_columns(item, file, parser)
@@ -490,8 +535,8 @@ class Importer:
             if not counted:
                 file.hands_seen += 1
             file.quarantined += 1
-        self.summary.reasons[reason_class(item.reason)] += 1
-        self.summary.messages.append(item.message())
+        self.file_reasons[reason_class(item.reason)] += 1
+        self.file_messages.append(item.message())
         self.file_quarantine.append(replace(item, raw_text=_clip(item.raw_text)))
 
     def _ledger(self, source: Source, digest: str, file: FileSummary) -> None:
