@@ -299,7 +299,7 @@ def _fetch(path: str, source: str) -> Iterator[list[Fetched] | Quarantined]:
         # (read by one thread at a time, but closed by whichever ends the reading)
         connection = sqlite3.connect(uri, uri=True, timeout=LOCK_SECONDS, check_same_thread=False)
     except (sqlite3.Error, ValueError) as error:
-        yield Quarantined(source, f"cannot open the database: {error}", "")
+        yield Quarantined(source, f"cannot open the database: {error}", "", hand=False)
         return
     deadline = time.monotonic() + READ_SECONDS
     connection.set_progress_handler(lambda: time.monotonic() > deadline, 100_000)
@@ -309,7 +309,7 @@ def _fetch(path: str, source: str) -> Iterator[list[Fetched] | Quarantined]:
             cursor = connection.execute(QUERY, (MAX_RAW,))
             rows = cursor.fetchmany(FETCH_ROWS)
         except sqlite3.Error as error:
-            yield Quarantined(source, _why_not(error, "no fpdb-3 OFC tables"), "")
+            yield Quarantined(source, _why_not(error, "no fpdb-3 OFC tables"), "", hand=False)
             return
         while rows:
             fetched: list[Fetched] = []
@@ -319,9 +319,9 @@ def _fetch(path: str, source: str) -> Iterator[list[Fetched] | Quarantined]:
                 if line is not None and last is not None and line <= last:
                     if fetched:
                         yield fetched
-                    yield Quarantined(
-                        source, f"row id {line} comes twice: HttpOFCHands is not fpdb-3's "
-                        "table (a view?); the rows before it are read", "", line)  # fmt: skip
+                    why = f"row id {line} comes twice: HttpOFCHands is not fpdb-3's table"
+                    why += " (a view?); the rows before it are read"
+                    yield Quarantined(source, why, "", line, hand=False)
                     return
                 last = line if line is not None else last
                 if raw_json is None and isinstance(size, int) and size > MAX_RAW:
@@ -334,7 +334,8 @@ def _fetch(path: str, source: str) -> Iterator[list[Fetched] | Quarantined]:
                 rows = cursor.fetchmany(FETCH_ROWS)
             except sqlite3.Error as error:
                 after = "" if last is None else f" after row {last}"
-                yield Quarantined(source, _why_not(error, f"the database is damaged{after}"), "")
+                why = _why_not(error, f"the database is damaged{after}")
+                yield Quarantined(source, why, "", hand=False)
                 return
     finally:
         connection.close()

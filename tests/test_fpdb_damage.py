@@ -96,3 +96,14 @@ def test_a_locked_database_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert summary.stored == 0
     assert any("locked by another program" in reason for reason in summary.reasons)
     assert summary.files[0].refused  # read again by the next import
+    # a database that cannot be read holds no hand: its row is kept, no hand is counted
+    assert (summary.hands_seen, summary.quarantined, summary.lines_quarantined) == (0, 0, 1)
+
+
+def test_a_database_that_cannot_be_opened_counts_no_hand(tmp_path: Path) -> None:
+    database = tmp_path / "bad.db3"
+    database.write_bytes(b"SQLite format 3\x00" + b"\xa5" * 4000)  # the magic, then junk
+    summary = import_paths([database], tmp_path / "data")
+    assert (summary.hands_seen, summary.quarantined, summary.lines_quarantined) == (0, 0, 1)
+    assert summary.files[0].refused and summary.reasons
+    assert "1 more quarantined that hold no hand" in "\n".join(summary.lines())

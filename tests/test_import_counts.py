@@ -26,7 +26,9 @@ def test_unreadable_capture_lines_are_not_hands(tmp_path: Path) -> None:
     assert (summary.hands_seen, summary.stored, summary.quarantined) == (2, 2, 0)
     assert summary.lines_quarantined == 5
     assert Dataset(tmp_path / "data").read("quarantine").num_rows == 5
-    assert "5 capture line(s) quarantined" in "\n".join(summary.lines())
+    assert "5 more quarantined that hold no hand (an unreadable capture line" in "\n".join(
+        summary.lines()
+    )
     assert all(f.accounted == f.hands_seen for f in summary.files)
 
 

@@ -196,7 +196,8 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
     what = (
         f"the {summary.hands_seen:,} hands seen were all refused"
         if summary.hands_seen
-        else f"no hand in the paths given, and {summary.lines_quarantined:,} line(s) refused"
+        else f"no hand in the paths given; {summary.lines_quarantined:,} refused "
+        "(unreadable capture lines or databases, named above)"
     )
     again = (
         "; wrong --format? importing the files again replaces those rows"

@@ -27,7 +27,7 @@ class FileSummary:
     duplicates: int = 0
     quarantined: int = 0
     partial: int = 0  # records cut off at the end: left for the next import
-    lines_quarantined: int = 0  # quarantined fragments that hold no hand (capture lines)
+    lines_quarantined: int = 0  # quarantined fragments that hold no hand (capture lines, databases)
     replaced: int = 0  # stored hands that were incomplete, replaced by their whole version
     reused_ids: int = 0  # stored under a suffixed key: the room reused a hand id
     skipped: str | None = None  # why the whole file was skipped
@@ -89,8 +89,8 @@ class ImportSummary:
         ]
         if self.lines_quarantined:
             out.append(
-                f"  {self.lines_quarantined} capture line(s) quarantined: they hold no hand, "
-                "so they are not counted above"
+                f"  {self.lines_quarantined:,} more quarantined that hold no hand (an unreadable "
+                "capture line, a database that cannot be read), so not counted above"
             )
         where = f" --data {shlex.quote(data)}" if data is not None else ""
         cut = [f for f in self.files if f.partial]
