@@ -80,16 +80,16 @@ class GradeSummary:
 
     def lines(self) -> list[str]:
         text = [
-            f"graded: {self.decisions} street decisions and {self.fantasy_sets} Fantasyland "
-            f"sets in {self.hands} hands, {self.batches} batch(es); "
-            f"{self.up_to_date} batch(es) already up to date"
+            f"graded: {self.decisions:,} street decisions and {self.fantasy_sets:,} Fantasyland "
+            f"sets in {self.hands:,} hands, {self.batches:,} batch(es); "
+            f"{self.up_to_date:,} batch(es) already up to date"
         ]
         if self.decisions and self.seconds >= 2:
             text[0] += f" ({self.decisions / self.seconds:,.0f} decisions/s)"
         if self.seats or self.sets:
             text.append("  expected points lost: " + "; ".join(self.rates()))
         for reason, count in sorted(self.skipped.items()):
-            text.append(f"  not graded ({reason}): {count}")
+            text.append(f"  not graded ({reason}): {count:,}")
         return text
 
     def rates(self) -> list[str]:

@@ -67,13 +67,13 @@ class RecomputeSummary:
 
     def lines(self) -> list[str]:
         text = [
-            f"recomputed: {self.hands} hands in {self.batches} batch(es), "
-            f"{self.up_to_date} batch(es) already up to date"
+            f"recomputed: {self.hands:,} hands in {self.batches:,} batch(es), "
+            f"{self.up_to_date:,} batch(es) already up to date"
         ]
         if self.seconds >= 2:  # worth a figure; short runs stay exact for tests
             text[0] += f" ({self.hands / self.seconds:,.0f} hands/s)"
         for status, count in sorted(self.statuses.items()):
-            text.append(f"  {status}: {count} seats")
+            text.append(f"  {status}: {count:,} seats")
         return text
 
 
