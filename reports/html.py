@@ -11,6 +11,8 @@ as a formula.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import math
@@ -28,6 +30,7 @@ import pandas as pd
 from ofc_stats.safe_text import csv_cell, csv_field, csv_text, html_text
 from reports.base import Report
 from reports.page import css, script
+from reports.replay import pack
 
 PERCENT_COLUMNS = {"rate", "share", "explained_rate", "optimal"}  # shares of 1, shown as %
 CHART_DATA = {"cumulative", "over_time"}  # one row per hand: CSV export only
@@ -407,13 +410,49 @@ def _shared_warning(shared: dict[str, Any]) -> str:
     return f'<p class="card warning" role="alert">{html_text(text)}</p>' if text else ""
 
 
-def replayer_block(hands: dict[str, dict[str, Any]], standalone: str | None = None) -> str:
+def replayer_block(
+    hands: dict[str, dict[str, Any]],
+    standalone: str | None = None,
+    order: Sequence[str] = (),
+) -> str:
+    """The replayer and its hands (:func:`reports.replay.pack`).
+
+    A report page carries them gzipped, in base64 (a tenth of the JSON's size), and its
+    script inflates them with the browser's DecompressionStream once the page is drawn;
+    ``hand-index`` names the hands carried (positions in ``order``, the live data's
+    hand keys, as runs ``[start, end)``, and the other keys), so a table links them
+    before the data is in.  A single hand's page (``standalone``) carries it as JSON.
+    """
     attr = f' data-standalone="{html.escape(standalone)}"' if standalone else ""
-    return (
+    box = (
         f'<div id="replayer"{attr} hidden><div class="panel" role="dialog" '
         'aria-label="hand replayer"></div></div>'
-        f'<script type="application/json" id="hand-data">{script_json(hands)}</script>'
     )
+    packed = script_json(pack(hands))
+    if standalone:
+        return box + f'<script type="application/json" id="hand-data">{packed}</script>'
+    zipped = base64.b64encode(gzip.compress(packed.encode(), compresslevel=9, mtime=0))
+    index = script_json(hand_index(hands, order))
+    return (
+        f'{box}<script type="application/json" id="hand-index">{index}</script>'
+        '<script type="application/gzip-base64" id="hand-data">'
+        f"{zipped.decode('ascii')}</script>"
+    )
+
+
+def hand_index(hands: Iterable[str], order: Sequence[str]) -> dict[str, list[Any]]:
+    """The carried hand keys: ``at``, runs ``[start, end)`` of positions in ``order``,
+    and ``keys``, those not in ``order`` (a report's carried hands are mostly the newest
+    of the live data's: a run or two)."""
+    where = {key: at for at, key in enumerate(order)}
+    spots = sorted(where[k] for k in hands if k in where)
+    runs: list[list[int]] = []
+    for at in spots:
+        if runs and runs[-1][1] == at:
+            runs[-1][1] = at + 1
+        else:
+            runs.append([at, at + 1])
+    return {"at": runs, "keys": [k for k in hands if k not in where]}
 
 
 def head(title: str, charts: bool) -> str:
@@ -526,7 +565,7 @@ def render(
         shown = {k: v for k, v in live.items() if k != "hand_ids"}
         carried_json = script_json(shown, plain=True)  # reports.explore: plain columns
         parts.append(f'<script type="application/json" id="live-data">{carried_json}</script>')
-    parts.append(replayer_block(replays))
+    parts.append(replayer_block(replays, order=live["hands"]["key"] if live else ()))
     parts.append("</body></html>")
     return "\n".join(parts)
 

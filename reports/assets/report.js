@@ -54,7 +54,71 @@
   }
 
   // The hand replayer: #hand=KEY opens one hand street by street.
-  let hands = {};  // read when the page has loaded: the data follows this script
+  // The replayer's hands (reports/replay.py pack): gzipped in base64 in the report page,
+  // inflated with the browser's DecompressionStream once the page is drawn (the summary,
+  // charts and filters never wait for them); a single hand's page carries plain JSON.
+  let hands = {};
+  let handState = "loading";  // "ready", or the one line shown where the hand data cannot be read
+  let carried = null;  // the keys the page carries, known before their data is in (hand-index)
+  const ROWS = ["top", "middle", "bottom"];
+  function cardList(text) { const out = []; for (let i = 0; i < text.length; i += 2) out.push(text.slice(i, i + 2)); return out; }
+  function unpack(data) {  // the lean arrays back into the dicts hand_details wrote
+    const S = data.s, t = i => (i === null ? null : S[i]), out = {};
+    data.h.forEach(([key, room, table, id, at, ruleset, stakes, currency, seats]) => {
+      out[key] = {key: key, room: t(room), table: t(table), room_hand_id: id, played_at: at, ruleset: t(ruleset), stakes: stakes, currency: t(currency),
+        seats: seats.map(([seat, player, account, hero, fl, flCards, rows, names, streets, discards, status, fouled, roy, net, capped, points, money, entry, stays, vs, grades]) => {
+          const versus = {};
+          for (let k = 0; k < vs.length; k += 2) versus[String(vs[k])] = vs[k + 1];
+          const played = streets.map((text, k) => {
+            const p = text.split("|"), g = grades ? grades[k] : null;
+            return {street: k + 1, top: cardList(p[0]), middle: cardList(p[1]), bottom: cardList(p[2]), discards: cardList(p[3]),
+              grade: g ? {kind: t(g[0]), status: t(g[1]), played: t(g[2]), best: t(g[3]), loss: g[4], loss_se: g[5]} : null};
+          });
+          const r = rows === null ? null : rows.split("|");  // null: the streets' cards in street order
+          const all = (part, k) => (r === null ? played.flatMap(s => s[part]) : cardList(r[k]));
+          return {seat: seat, player: t(player), account: t(account), hero: !!hero, in_fantasy: !!fl, fantasy_cards: flCards,
+            rows: {top: all("top", 0), middle: all("middle", 1), bottom: all("bottom", 2)},
+            names: {top: t(names[0]), middle: t(names[1]), bottom: t(names[2])},
+            streets: played,
+            discards: discards === null ? played.flatMap(s => s.discards) : cardList(discards), status: t(status), fouled: fouled, royalties: {top: roy[0], middle: roy[1], bottom: roy[2], total: roy[3]},
+            net: net, net_capped: capped, reported_points: points, reported_money: money, fantasy_entry: entry, fantasy_stays: stays, versus: versus};
+        })};
+    });
+    return out;
+  }
+  async function inflate(base64) {
+    const bin = atob(base64.trim()), bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+  }
+  function handsIn(state) {  // the data is in (or cannot be): say so, open a hand asked for meanwhile
+    handState = state;
+    document.body.dataset.replayer = state === "ready" ? "ready" : "unavailable";
+    const standalone = $("#replayer[data-standalone]");
+    if (standalone) showHand(standalone.dataset.standalone); else route();
+  }
+  function loadHands() {
+    const data = $("#hand-data");
+    if (!data) { handsIn("ready"); return; }
+    if (data.type === "application/json") { hands = unpack(JSON.parse(data.textContent)); handsIn("ready"); return; }
+    if (typeof DecompressionStream === "undefined") {
+      handsIn("This browser cannot open the hands this page carries: the replayer needs DecompressionStream (Chrome 80, Firefox 113, Safari 16.4 or newer); ofc-stats hand KEY shows this one.");
+      return;
+    }
+    inflate(data.textContent).then(text => { hands = unpack(JSON.parse(text)); handsIn("ready"); })
+      .catch(e => handsIn("The hands this page carries could not be read (" + e + "); ofc-stats hand KEY shows this one."));
+  }
+  window.ofcHands = () => hands;  // the replayer's hands as hand_details wrote them (tests read them)
+  function isCarried(key) {  // before the data is in, from the page's index of it
+    if (handState === "ready" && !carried) return !!hands[key];
+    if (!carried) {
+      const index = JSON.parse(($("#hand-index") || {textContent: '{"at": [], "keys": []}'}).textContent);
+      carried = new Set(index.keys);
+      const keys = L ? L.hands.key : [];
+      index.at.forEach(([a, b]) => { for (let i = a; i < b && i < keys.length; i++) carried.add(keys[i]); });
+    }
+    return carried.has(key);
+  }
   const SUITS = {c: "♣", d: "♦", h: "♥", s: "♠"};
   function card(text, extra) {
     const suit = text.slice(-1), rank = text.slice(0, -1);
@@ -108,8 +172,21 @@
   }
   function showHand(key) {
     const hand = hands[key], view = $("#replayer");
-    if (!hand || !view) return;
+    if (!view) return;
     const panel = $(".panel", view);
+    if (!hand) {
+      if (handState === "ready") return;
+      panel.replaceChildren();  // a hand opened before its data is in: it follows, or one line says why not
+      const head = el("header");
+      head.appendChild(el("h2", "", "Hand " + key));
+      const close = el("button", "close", "Close");
+      close.addEventListener("click", () => { if (location.hash.startsWith("#hand=")) history.pushState("", "", location.pathname + location.search); view.hidden = true; });
+      head.appendChild(close);
+      panel.appendChild(head);
+      panel.appendChild(el("p", handState === "loading" ? "caption" : "caption warning", handState === "loading" ? "Reading the hand data…" : handState.replace("KEY", key)));
+      view.hidden = false;
+      return;
+    }
     panel.replaceChildren();
     const head = el("header");
     const title = el("div");
@@ -235,7 +312,7 @@
         td.dataset.label = c.label;
         if (c.num) td.dataset.v = v === null || v === undefined ? "" : String(v);
         if (c.link && v) {
-          if (hands[v]) { const a = el("a", "hand", v); a.href = "#hand=" + encodeURIComponent(v); td.appendChild(a); }
+          if (isCarried(v)) { const a = el("a", "hand", v); a.href = "#hand=" + encodeURIComponent(v); td.appendChild(a); }
           else { const s = el("span", "hand-key", v); s.title = "not carried by this page: ofc-stats hand " + v; td.appendChild(s); }
         } else if (c.opponent && v) {
           const a = el("a", "opponent", v); a.href = "#opponent=" + encodeURIComponent(v); td.appendChild(a);
@@ -598,7 +675,6 @@
   }
 
   document.addEventListener("DOMContentLoaded", () => {
-    hands = JSON.parse(($("#hand-data") || {textContent: "{}"}).textContent);
     $$("th").forEach(th => th.addEventListener("click", () => sortBy(th)));
     const live = startLive();
     $$("input.filter").forEach(i => i.addEventListener("input", applyFilters));
@@ -615,7 +691,9 @@
     }
     window.addEventListener("hashchange", () => { if (!routeOpponent()) route(); });
     routeOpponent();
-    const standalone = $("#replayer[data-standalone]");
-    if (standalone) showHand(standalone.dataset.standalone); else route();
+    document.body.dataset.ready = "1";  // drawn: summary, charts, filters and tables
+    // The replayer's data after that (at once on a single hand's page, plain JSON): a page
+    // opened at #hand=KEY shows the hand once its data is in.
+    if (($("#hand-data") || {}).type === "application/json") loadHands(); else setTimeout(loadHands, 0);
   });
 })();
