@@ -14,7 +14,9 @@ fresh browser context for every load, at ``#hand=KEY`` (a hand both pages carry)
 timed from the navigation's start: the load event's end, the end of the page's
 DOMContentLoaded work (where its script draws the summary, charts, filters and tables;
 both pages do all of it there), and the moment the replayer shows the hand (the
-reference reads its hand data there, the new page inflates it afterwards).  Printed per
+reference reads its hand data there, the new page inflates it afterwards).  A third page,
+the new one with plotly.js taken out (so no chart is drawn), is loaded in the same rotation:
+the floor that shows what plotly.js itself costs.  Printed per
 dataset: page bytes, medians of each time and the median and quartiles of the paired
 new/reference ratios, with the load average.  The medians of the real samples' page (or
 the demo's where they are absent) are recorded in ``bench/results/report_page.json``.
@@ -43,6 +45,7 @@ from tests.shared_samples import APPS  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TIMES = ("load", "drawn", "replayer")
+PLOTLY = r"<script>/\*\*\s*\* plotly\.js.*?</script>"
 TIMING = """() => {
     const n = performance.getEntriesByType('navigation')[0];
     return [n.loadEventEnd, n.domContentLoadedEventEnd];
@@ -132,7 +135,7 @@ def main() -> int:
         datasets = {"demo": [str(ROOT / "data/sim-open.jsonl"), str(ROOT / "data/sim-app.hh")]}
         if APPS.is_dir():
             datasets["real app samples"] = [str(APPS)]
-        pages: dict[str, tuple[Path, Path, str]] = {}
+        pages: dict[str, tuple[Path, Path, Path, str]] = {}
         for name, sources in datasets.items():
             data = work / f"data-{len(pages)}"
             cli(["import", "--quiet", "--data", str(data), *sources], "")
@@ -141,15 +144,21 @@ def main() -> int:
             cli(["report", "--data", str(data), "--out", str(ref)], str(ref_tree))
             if new.read_bytes() == ref.read_bytes():
                 print(f"{name}: the reference's page is this checkout's (same reports/?)")
-            pages[name] = (ref, new, hand_key(ref))
+            floor = work / f"floor-{len(pages)}.html"  # the new page less plotly.js
+            floor.write_text(
+                re.sub(PLOTLY, "", new.read_text(encoding="utf-8"), count=1, flags=re.S),
+                encoding="utf-8",
+            )
+            pages[name] = (ref, new, floor, hand_key(ref))
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-            for name, (ref, new, key) in pages.items():
+            for name, (ref, new, floor, key) in pages.items():
                 open_once(browser, ref, key), open_once(browser, new, key)  # warm up
-                runs: dict[str, list[dict[str, float]]] = {"ref": [], "new": []}
+                runs: dict[str, list[dict[str, float]]] = {"ref": [], "new": [], "floor": []}
                 for _ in range(args.runs):
                     runs["ref"].append(open_once(browser, ref, key))
                     runs["new"].append(open_once(browser, new, key))
+                    runs["floor"].append(open_once(browser, floor, key))
                 results[name] = {"runs": runs, "ref": parts(ref), "new": parts(new)}
                 results[name]["gzip"] = len(gzip.compress(new.read_bytes(), 6))
             browser.close()
@@ -170,11 +179,14 @@ def main() -> int:
             low, mid, high = quartiles(ratios)
             new_ms = statistics.median(n[time] for n in runs["new"])
             ref_ms = statistics.median(r[time] for r in runs["ref"])
+            floor_ms = statistics.median(f[time] for f in runs["floor"])
             result[time] = (new_ms, ref_ms, mid)
             print(
                 f"  {time:8} new {new_ms:7.0f} ms, reference {ref_ms:7.0f} ms; "
-                f"paired ratio median {mid:.3f} (quartiles {low:.3f}-{high:.3f})"
+                f"paired ratio median {mid:.3f} (quartiles {low:.3f}-{high:.3f}); "
+                f"the new page less plotly.js {floor_ms:.0f} ms"
             )
+            result[f"{time} floor"] = floor_ms
     if args.no_record:
         return 0
     name = "real app samples" if "real app samples" in results else "demo"
@@ -206,7 +218,8 @@ def main() -> int:
             reference=ref_ms,
             reference_name=reference_name,
             ratio=mid,
-            note=f"{note}; ratio: median of the paired ratios",
+            note=f"{note}; ratio: median of the paired ratios; the new page less plotly.js "
+            f"(no chart drawn, same run): {result[time + ' floor']:.0f} ms",
         )
     return 0
 

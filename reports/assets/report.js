@@ -57,34 +57,37 @@
   // The replayer's hands (reports/replay.py pack): gzipped in base64 in the report page,
   // inflated with the browser's DecompressionStream once the page is drawn (the summary,
   // charts and filters never wait for them); a single hand's page carries plain JSON.
-  let hands = {};
+  let packed = {s: [], h: []}, where = new Map();  // the packed hands, and each key's place in them
   let handState = "loading";  // "ready", or the one line shown where the hand data cannot be read
   let carried = null;  // the keys the page carries, known before their data is in (hand-index)
-  const ROWS = ["top", "middle", "bottom"];
   function cardList(text) { const out = []; for (let i = 0; i < text.length; i += 2) out.push(text.slice(i, i + 2)); return out; }
-  function unpack(data) {  // the lean arrays back into the dicts hand_details wrote
-    const S = data.s, t = i => (i === null ? null : S[i]), out = {};
-    data.h.forEach(([key, room, table, id, at, ruleset, stakes, currency, seats]) => {
-      out[key] = {key: key, room: t(room), table: t(table), room_hand_id: id, played_at: at, ruleset: t(ruleset), stakes: stakes, currency: t(currency),
-        seats: seats.map(([seat, player, account, hero, fl, flCards, rows, names, streets, discards, status, fouled, roy, net, capped, points, money, entry, stays, vs, grades]) => {
-          const versus = {};
-          for (let k = 0; k < vs.length; k += 2) versus[String(vs[k])] = vs[k + 1];
-          const played = streets.map((text, k) => {
-            const p = text.split("|"), g = grades ? grades[k] : null;
-            return {street: k + 1, top: cardList(p[0]), middle: cardList(p[1]), bottom: cardList(p[2]), discards: cardList(p[3]),
-              grade: g ? {kind: t(g[0]), status: t(g[1]), played: t(g[2]), best: t(g[3]), loss: g[4], loss_se: g[5]} : null};
-          });
-          const r = rows === null ? null : rows.split("|");  // null: the streets' cards in street order
-          const all = (part, k) => (r === null ? played.flatMap(s => s[part]) : cardList(r[k]));
-          return {seat: seat, player: t(player), account: t(account), hero: !!hero, in_fantasy: !!fl, fantasy_cards: flCards,
-            rows: {top: all("top", 0), middle: all("middle", 1), bottom: all("bottom", 2)},
-            names: {top: t(names[0]), middle: t(names[1]), bottom: t(names[2])},
-            streets: played,
-            discards: discards === null ? played.flatMap(s => s.discards) : cardList(discards), status: t(status), fouled: fouled, royalties: {top: roy[0], middle: roy[1], bottom: roy[2], total: roy[3]},
-            net: net, net_capped: capped, reported_points: points, reported_money: money, fantasy_entry: entry, fantasy_stays: stays, versus: versus};
-        })};
-    });
-    return out;
+  function handOf(key) {  // one hand as hand_details wrote it, unpacked when it is opened
+    const at = where.get(key);
+    if (at === undefined) return undefined;
+    const S = packed.s, t = i => (i === null ? null : S[i]);
+    const [, room, table, id, played_at, ruleset, stakes, currency, seats] = packed.h[at];
+    return {key: key, room: t(room), table: t(table), room_hand_id: id, played_at: played_at, ruleset: t(ruleset), stakes: stakes, currency: t(currency),
+      seats: seats.map(([seat, player, account, hero, fl, flCards, rows, names, streets, discards, status, fouled, roy, net, capped, points, money, entry, stays, vs, grades]) => {
+        const versus = {};
+        for (let k = 0; k < vs.length; k += 2) versus[String(vs[k])] = vs[k + 1];
+        const played = streets.map((text, k) => {
+          const p = text.split("|"), g = grades ? grades[k] : null;
+          return {street: k + 1, top: cardList(p[0]), middle: cardList(p[1]), bottom: cardList(p[2]), discards: cardList(p[3]),
+            grade: g ? {kind: t(g[0]), status: t(g[1]), played: t(g[2]), best: t(g[3]), loss: g[4], loss_se: g[5]} : null};
+        });
+        const r = rows === null ? null : rows.split("|");  // null: the streets' cards in street order
+        const all = (part, k) => (r === null ? played.flatMap(s => s[part]) : cardList(r[k]));
+        return {seat: seat, player: t(player), account: t(account), hero: !!hero, in_fantasy: !!fl, fantasy_cards: flCards,
+          rows: {top: all("top", 0), middle: all("middle", 1), bottom: all("bottom", 2)},
+          names: {top: t(names[0]), middle: t(names[1]), bottom: t(names[2])},
+          streets: played,
+          discards: discards === null ? played.flatMap(s => s.discards) : cardList(discards), status: t(status), fouled: fouled, royalties: {top: roy[0], middle: roy[1], bottom: roy[2], total: roy[3]},
+          net: net, net_capped: capped, reported_points: points, reported_money: money, fantasy_entry: entry, fantasy_stays: stays, versus: versus};
+      })};
+  }
+  function unpacked(data) {
+    packed = data;
+    where = new Map(data.h.map((h, i) => [h[0], i]));
   }
   async function inflate(base64) {
     const bin = atob(base64.trim()), bytes = new Uint8Array(bin.length);
@@ -100,17 +103,17 @@
   function loadHands() {
     const data = $("#hand-data");
     if (!data) { handsIn("ready"); return; }
-    if (data.type === "application/json") { hands = unpack(JSON.parse(data.textContent)); handsIn("ready"); return; }
+    if (data.type === "application/json") { unpacked(JSON.parse(data.textContent)); handsIn("ready"); return; }
     if (typeof DecompressionStream === "undefined") {
       handsIn("This browser cannot open the hands this page carries: the replayer needs DecompressionStream (Chrome 80, Firefox 113, Safari 16.4 or newer); ofc-stats hand KEY shows this one.");
       return;
     }
-    inflate(data.textContent).then(text => { hands = unpack(JSON.parse(text)); handsIn("ready"); })
+    inflate(data.textContent).then(text => { unpacked(JSON.parse(text)); handsIn("ready"); })
       .catch(e => handsIn("The hands this page carries could not be read (" + e + "); ofc-stats hand KEY shows this one."));
   }
-  window.ofcHands = () => hands;  // the replayer's hands as hand_details wrote them (tests read them)
+  window.ofcHands = () => Object.fromEntries(Array.from(where.keys(), k => [k, handOf(k)]));  // tests read them
   function isCarried(key) {  // before the data is in, from the page's index of it
-    if (handState === "ready" && !carried) return !!hands[key];
+    if (handState === "ready" && !carried) return where.has(key);
     if (!carried) {
       const index = JSON.parse(($("#hand-index") || {textContent: '{"at": [], "keys": []}'}).textContent);
       carried = new Set(index.keys);
@@ -171,7 +174,7 @@
     return box;
   }
   function showHand(key) {
-    const hand = hands[key], view = $("#replayer");
+    const hand = handOf(key), view = $("#replayer");
     if (!view) return;
     const panel = $(".panel", view);
     if (!hand) {
