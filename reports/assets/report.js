@@ -694,9 +694,11 @@
     }
     window.addEventListener("hashchange", () => { if (!routeOpponent()) route(); });
     routeOpponent();
+    // The replayer's data: at once on a single hand's page (plain JSON; handsIn shows the
+    // hand), else after the page is drawn: a page opened at #hand=KEY says it is reading the
+    // hand data, and shows the hand once it is in.
+    if (($("#hand-data") || {}).type === "application/json") loadHands();
+    else { route(); setTimeout(loadHands, 0); }
     document.body.dataset.ready = "1";  // drawn: summary, charts, filters and tables
-    // The replayer's data after that (at once on a single hand's page, plain JSON): a page
-    // opened at #hand=KEY shows the hand once its data is in.
-    if (($("#hand-data") || {}).type === "application/json") loadHands(); else setTimeout(loadHands, 0);
   });
 })();
