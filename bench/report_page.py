@@ -11,10 +11,10 @@ REF reports``, put first on ``PYTHONPATH``; the rest of the code is this checkou
 pages are then opened in one Chromium (Debian's, through Playwright, as
 ``tests/test_browser.py`` does), alternately reference then new, ``--runs`` times each, a
 fresh browser context for every load, at ``#hand=KEY`` (a hand both pages carry), and
-timed from the navigation's start: the load event's end, the end of the page's
-DOMContentLoaded work (where its script draws the summary, charts, filters and tables;
-both pages do all of it there), and the moment the replayer shows the hand (the
-reference reads its hand data there, the new page inflates it afterwards).  A third page,
+timed from the navigation's start: the first contentful paint; the end of the page's
+DOMContentLoaded work (where its script draws the summary, filters and tables, and on
+main's page the charts too); every chart drawn and the replayer showing the hand, each
+noted at the first frame that shows it; and the load event.  A third page,
 the new one with plotly.js taken out (so no chart is drawn), is loaded in the same rotation:
 the floor that shows what plotly.js itself costs.  Printed per
 dataset: page bytes, medians of each time and the median and quartiles of the paired
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import math
 import os
 import re
 import shutil
@@ -44,11 +45,26 @@ sys.path.insert(0, str(ROOT))
 from tests.shared_samples import APPS  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-TIMES = ("load", "drawn", "replayer")
-PLOTLY = r"<script>/\*\*\s*\* plotly\.js.*?</script>"
+TIMES = ("paint", "drawn", "charts", "replayer", "load")
+PLOTLY = r"<script[^>]*>/\*\*\s*\* plotly\.js.*?</script>"
+# Noted each frame from the navigation's start: when every chart box holds a drawn chart
+# and when the replayer shows the hand (what a person sees, so at a frame, not mid-task).
+WATCH = """(() => {
+    const t = window.__seen = {};
+    const tick = () => {
+        const hand = document.querySelector('#replayer:not([hidden]) .seat');
+        if (!t.replayer && hand) t.replayer = performance.now();
+        const charts = Array.from(document.querySelectorAll('.chart'));
+        if (!t.charts && document.readyState !== 'loading' && charts.length
+            && charts.every(c => c.querySelector('.main-svg'))) t.charts = performance.now();
+        if (!t.replayer || !t.charts) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+})();"""
 TIMING = """() => {
     const n = performance.getEntriesByType('navigation')[0];
-    return [n.loadEventEnd, n.domContentLoadedEventEnd];
+    const paint = performance.getEntriesByName('first-contentful-paint')[0];
+    return [n.loadEventEnd, n.domContentLoadedEventEnd, paint ? paint.startTime : null];
 }"""
 
 
@@ -87,7 +103,7 @@ def parts(page: Path) -> dict[str, int]:
     text = page.read_text(encoding="utf-8")
     out = {"page": len(text.encode())}
     for name, pattern in (
-        ("plotly.js", r"<script>(/\*\*\s*\* plotly\.js.*?)</script>"),
+        ("plotly.js", r"<script[^>]*>(/\*\*\s*\* plotly\.js.*?)</script>"),
         ("hand data", r'<script type="application/[^"]+" id="hand-data">(.*?)</script>'),
     ):
         found = re.search(pattern, text, re.S)
@@ -95,22 +111,29 @@ def parts(page: Path) -> dict[str, int]:
     return out
 
 
-def open_once(browser: Any, page: Path, key: str) -> dict[str, float]:
-    """One load in a fresh context: the times in ms from the navigation's start."""
+def open_once(browser: Any, page: Path, key: str, charts: bool = True) -> dict[str, float]:
+    """One load in a fresh context: the times in ms from the navigation's start (``charts``:
+    the page draws charts; the floor, less plotly.js, draws none)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(WATCH)
     tab = context.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda e: errors.append(str(e)))
     tab.goto(page.as_uri() + "#hand=" + key, wait_until="load")
-    shown = tab.wait_for_function(
-        "() => document.querySelector('#replayer:not([hidden]) .seat') && performance.now()",
-        polling="raf",
-    ).json_value()
-    load, drawn = tab.evaluate(TIMING)
+    wanted = "t.replayer && t.charts" if charts else "t.replayer"
+    tab.wait_for_function(f"() => {{ const t = window.__seen; return {wanted}; }}")
+    seen = tab.evaluate("window.__seen")
+    load, drawn, paint = tab.evaluate(TIMING)
     context.close()
     if errors:
         raise SystemExit(f"{page}: {errors}")
-    return {"load": load, "drawn": drawn, "replayer": shown}
+    return {
+        "paint": paint,
+        "drawn": drawn,
+        "charts": seen.get("charts", math.nan),
+        "replayer": seen["replayer"],
+        "load": load,
+    }
 
 
 def quartiles(values: list[float]) -> tuple[float, float, float]:
@@ -158,7 +181,7 @@ def main() -> int:
                 for _ in range(args.runs):
                     runs["ref"].append(open_once(browser, ref, key))
                     runs["new"].append(open_once(browser, new, key))
-                    runs["floor"].append(open_once(browser, floor, key))
+                    runs["floor"].append(open_once(browser, floor, key, charts=False))
                 results[name] = {"runs": runs, "ref": parts(ref), "new": parts(new)}
                 results[name]["gzip"] = len(gzip.compress(new.read_bytes(), 6))
             browser.close()
@@ -179,7 +202,7 @@ def main() -> int:
             low, mid, high = quartiles(ratios)
             new_ms = statistics.median(n[time] for n in runs["new"])
             ref_ms = statistics.median(r[time] for r in runs["ref"])
-            floor_ms = statistics.median(f[time] for f in runs["floor"])
+            floor_ms = statistics.median(f[time] for f in runs["floor"])  # charts: nan
             result[time] = (new_ms, ref_ms, mid)
             print(
                 f"  {time:8} new {new_ms:7.0f} ms, reference {ref_ms:7.0f} ms; "
@@ -204,9 +227,11 @@ def main() -> int:
         f"hand data {result['new']['hand data']:,} (reference {result['ref']['hand data']:,})",
     )
     labels = {
-        "load": "to the load event",
-        "drawn": "to summary, charts and filters drawn",
+        "paint": "to the first paint",
+        "drawn": "to summary, filters and tables drawn",
+        "charts": "to every chart drawn",
         "replayer": "to the replayer showing a hand",
+        "load": "to the load event",
     }
     for time in TIMES:
         new_ms, ref_ms, mid = result[time]

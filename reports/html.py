@@ -455,14 +455,22 @@ def hand_index(hands: Iterable[str], order: Sequence[str]) -> dict[str, list[Any
     return {"at": runs, "keys": [k for k in hands if k not in where]}
 
 
-def head(title: str, charts: bool) -> str:
-    scripts = f"<script>{plotly_js()}</script>" if charts else ""
+def head(title: str) -> str:
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html_text(title)}</title><style>{css()}</style>{scripts}"
+        f"<title>{html_text(title)}</title><style>{css()}</style>"
         f"<script>{script()}</script></head><body>"
     )
+
+
+def plotly_block() -> str:
+    """plotly.js as text the page's script runs once the rest of the page is drawn (most of
+    the time to open the page is plotly.js starting: the summary, filters and tables do not
+    wait for it).  A ``</script`` in its strings would end the element: written ``<\\/script``,
+    the same string in JavaScript (the wheel's plotly.js has none)."""
+    text = plotly_js().replace("</script", "<\\/script")
+    return f'<script type="text/plain" id="plotly-js">{text}</script>'
 
 
 OPPONENTS_AFTER = "hands"  # the live page's opponents section follows this one
@@ -509,7 +517,7 @@ def render(
     # Only graded decisions measure points lost; the street-decision table describes results.
     heading = "Summary: where you lose expected points" if graded else "Summary"
     parts = [
-        head(f"OFC report: {player}", charts=True),
+        head(f"OFC report: {player}"),
         page_filter(reports) if live is None else live_filter(live),
         "<main>",
         f"<h1>OFC report: {name}</h1>",
@@ -566,6 +574,7 @@ def render(
         carried_json = script_json(shown, plain=True)  # reports.explore: plain columns
         parts.append(f'<script type="application/json" id="live-data">{carried_json}</script>')
     parts.append(replayer_block(replays, order=live["hands"]["key"] if live else ()))
+    parts.append(plotly_block())
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -575,7 +584,7 @@ def hand_page(hand: dict[str, Any]) -> str:
     title = f"OFC hand {hand.get('room_hand_id') or hand['key']}"
     return "\n".join(
         [
-            head(title, charts=False),
+            head(title),
             replayer_block({hand["key"]: hand}, standalone=hand["key"]),
             "</body></html>",
         ]

@@ -643,7 +643,7 @@ def test_the_replayer_unpacks_every_field_as_hand_details_wrote_it(
 
     hands = {k: odd_hand(k, name) for k, name in (("a~1", HOSTILE), ('b"2', "Ann\x1b[31m"))}
     report = tmp_path / "report.html"
-    report.write_text(head("t", charts=False) + replayer_block(hands) + "</body></html>")
+    report.write_text(head("t") + replayer_block(hands) + "</body></html>")
     single = tmp_path / "hand.html"
     single.write_text(hand_page(hands["a~1"]))
     for path, want in ((report, hands), (single, {"a~1": hands["a~1"]})):

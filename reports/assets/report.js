@@ -100,15 +100,15 @@
     const standalone = $("#replayer[data-standalone]");
     if (standalone) showHand(standalone.dataset.standalone); else route();
   }
-  function loadHands() {
+  function loadHands() {  // settles once the hands are in, or cannot be
     const data = $("#hand-data");
-    if (!data) { handsIn("ready"); return; }
-    if (data.type === "application/json") { unpacked(JSON.parse(data.textContent)); handsIn("ready"); return; }
+    if (!data) { handsIn("ready"); return Promise.resolve(); }
+    if (data.type === "application/json") { unpacked(JSON.parse(data.textContent)); handsIn("ready"); return Promise.resolve(); }
     if (typeof DecompressionStream === "undefined") {
       handsIn("This browser cannot open the hands this page carries: the replayer needs DecompressionStream (Chrome 80, Firefox 113, Safari 16.4 or newer); ofc-stats hand KEY shows this one.");
-      return;
+      return Promise.resolve();
     }
-    inflate(data.textContent).then(text => { unpacked(JSON.parse(text)); handsIn("ready"); })
+    return inflate(data.textContent).then(text => { unpacked(JSON.parse(text)); handsIn("ready"); })
       .catch(e => handsIn("The hands this page carries could not be read (" + e + "); ofc-stats hand KEY shows this one."));
   }
   window.ofcHands = () => Object.fromEntries(Array.from(where.keys(), k => [k, handOf(k)]));  // tests read them
@@ -341,6 +341,36 @@
     if (window.Plotly) drawn.forEach(div => { if (div.isConnected) window.Plotly.Plots.resize(div); });
     drawn = [];
   }
+  // plotly.js (4.8 MB, most of the time to open the page) runs once the rest of the page is
+  // drawn: it is carried as text (#plotly-js), and the charts asked for before it ran wait
+  // here, each in a box of its height.
+  let waiting = [];
+  function chart(div, data, layout) {
+    if (window.Plotly) { window.Plotly.newPlot(div, data, layout, CHART_CONFIG); return; }
+    div.style.minHeight = (layout.height || 450) + "px";
+    waiting.push([div, data, layout]);
+  }
+  function startPlotly() {
+    const source = $("#plotly-js");
+    if (source && !window.Plotly) {
+      const run = document.createElement("script");
+      run.textContent = source.textContent;
+      document.head.appendChild(run);
+      source.remove();
+    }
+    if (!window.Plotly) return;
+    const todo = waiting;
+    waiting = [];
+    todo.forEach(([div, data, layout]) => {
+      div.style.minHeight = "";
+      if (!div.isConnected) return;  // redrawn by a filter meanwhile
+      window.Plotly.newPlot(div, data, layout, CHART_CONFIG);
+      drawn.push(div);
+    });
+    fit();
+    document.body.dataset.charts = "1";
+  }
+  function afterPaint(then) { requestAnimationFrame(() => setTimeout(then, 0)); }
   function wrapTitle(text, width) {  // plotly never wraps a title; a phone is narrow
     const lines = [];
     text.split(" ").forEach(w => { if (lines.length && lines[lines.length - 1].length + 1 + w.length <= width) lines[lines.length - 1] += " " + w; else lines.push(w); });
@@ -360,7 +390,7 @@
       layout.margin.t += 20 * (lines.length - 1);
     }
     const base = {margin: {l: 10, r: 10, t: 44, b: 40}, font: {size: 13}, hovermode: "closest", paper_bgcolor: "rgba(0,0,0,0)", legend: {orientation: "h", y: -0.3}};
-    if (window.Plotly) window.Plotly.newPlot(div, data, Object.assign(base, layout), CHART_CONFIG);
+    chart(div, data, Object.assign(base, layout));
     drawn.push(div);
     return div;
   }
@@ -686,19 +716,17 @@
     if (reset) reset.addEventListener("click", () => { $$(".filters select, .filters input").forEach(i => { i.value = ""; }); if (live) applyLive(); else applyFilters(); });
     if ($(".table-block")) applyFilters();
     const charts = JSON.parse(($("#chart-data") || {textContent: "{}"}).textContent);
-    if (window.Plotly) {
-      Object.entries(charts).forEach(([id, fig]) => {
-        if (!document.getElementById(id)) return;  // a section the live page replaced
-        window.Plotly.newPlot(id, fig.data, fig.layout, CHART_CONFIG);
-      });
-    }
+    Object.entries(charts).forEach(([id, fig]) => {
+      const div = document.getElementById(id);
+      if (div) chart(div, fig.data, fig.layout);  // (none: a section the live page replaced)
+    });
     window.addEventListener("hashchange", () => { if (!routeOpponent()) route(); });
     routeOpponent();
     // The replayer's data: at once on a single hand's page (plain JSON; handsIn shows the
     // hand), else after the page is drawn: a page opened at #hand=KEY says it is reading the
     // hand data, and shows the hand once it is in.
     if (($("#hand-data") || {}).type === "application/json") loadHands();
-    else { route(); setTimeout(loadHands, 0); }
-    document.body.dataset.ready = "1";  // drawn: summary, charts, filters and tables
+    else { route(); afterPaint(() => loadHands().finally(() => afterPaint(startPlotly))); }
+    document.body.dataset.ready = "1";  // drawn: summary, filters and tables; charts follow
   });
 })();
