@@ -136,7 +136,19 @@ def open_once(browser: Any, page: Path, key: str, charts: bool = True) -> dict[s
     }
 
 
+def median(values: Any) -> float:
+    """The median of the values measured (a floor has no charts; a paint can go unreported)."""
+    kept = [v for v in values if v is not None and not math.isnan(v)]
+    return statistics.median(kept) if kept else math.nan
+
+
+def floor_text(ms: float) -> str:
+    return "no chart drawn" if math.isnan(ms) else f"{ms:.0f} ms"
+
+
 def quartiles(values: list[float]) -> tuple[float, float, float]:
+    if not values:
+        return math.nan, math.nan, math.nan
     if len(values) < 2:
         return values[0], values[0], values[0]
     q = statistics.quantiles(values, n=4)
@@ -198,16 +210,20 @@ def main() -> int:
         print(f"  (the new page gzipped, as a server would send it: {result['gzip']:,} bytes)")
         runs = result["runs"]
         for time in TIMES:
-            ratios = [n[time] / r[time] for r, n in zip(runs["ref"], runs["new"], strict=True)]
+            ratios = [
+                n[time] / r[time]
+                for r, n in zip(runs["ref"], runs["new"], strict=True)
+                if n[time] and r[time]  # a paint can go unreported
+            ]
             low, mid, high = quartiles(ratios)
-            new_ms = statistics.median(n[time] for n in runs["new"])
-            ref_ms = statistics.median(r[time] for r in runs["ref"])
-            floor_ms = statistics.median(f[time] for f in runs["floor"])  # charts: nan
+            new_ms = median(n[time] for n in runs["new"])
+            ref_ms = median(r[time] for r in runs["ref"])
+            floor_ms = median(f[time] for f in runs["floor"])  # charts: nan
             result[time] = (new_ms, ref_ms, mid)
             print(
                 f"  {time:8} new {new_ms:7.0f} ms, reference {ref_ms:7.0f} ms; "
                 f"paired ratio median {mid:.3f} (quartiles {low:.3f}-{high:.3f}); "
-                f"the new page less plotly.js {floor_ms:.0f} ms"
+                f"the new page less plotly.js: {floor_text(floor_ms)}"
             )
             result[f"{time} floor"] = floor_ms
     if args.no_record:
@@ -244,7 +260,7 @@ def main() -> int:
             reference_name=reference_name,
             ratio=mid,
             note=f"{note}; ratio: median of the paired ratios; the new page less plotly.js "
-            f"(no chart drawn, same run): {result[time + ' floor']:.0f} ms",
+            f"(same run): {floor_text(result[time + ' floor'])}",
         )
     return 0
 

@@ -2,7 +2,8 @@
 
 Tables sort by a click on a header and narrow by the box above them and by
 the page filter (room, stakes, days); charts are drawn by plotly.js, inlined
-from the plotly wheel (vector, hover values, resized to a phone); every hand
+from the plotly wheel and run once the rest of the page is drawn (vector, hover
+values, resized to a phone); every hand
 a table names opens the replayer.  Player names, table cells and chart text
 go through :func:`html.escape` or JSON escaped for a script element.  CSV
 exports (here and ``--format csv``) neutralise cells a spreadsheet would run

@@ -667,6 +667,12 @@ def test_a_page_opened_at_a_hand_shows_it_once_its_data_is_in(
     page.locator("#replayer .seat").first.wait_for()
     assert "Seat 0: " + HOSTILE in page.locator("#replayer").text_content()  # as text
     assert page.evaluate("document.body.dataset.ready") == "1"
+    # plotly.js ran after the rest was drawn (its text is gone once run) and drew every chart.
+    page.wait_for_selector("body[data-charts]", state="attached")
+    assert page.locator("#plotly-js").count() == 0
+    assert page.evaluate(
+        "Array.from(document.querySelectorAll('.chart')).every(c => c.querySelector('.main-svg'))"
+    )
     assert errors == []
     page.close()
 
