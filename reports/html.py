@@ -2,7 +2,8 @@
 
 Tables sort by a click on a header and narrow by the box above them and by
 the page filter (room, stakes, days); charts are drawn by plotly.js, inlined
-from the plotly wheel (vector, hover values, resized to a phone); every hand
+from the plotly wheel and run once the rest of the page is drawn (vector, hover
+values, resized to a phone); every hand
 a table names opens the replayer.  Player names, table cells and chart text
 go through :func:`html.escape` or JSON escaped for a script element.  CSV
 exports (here and ``--format csv``) neutralise cells a spreadsheet would run
@@ -11,6 +12,8 @@ as a formula.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import math
@@ -28,6 +31,7 @@ import pandas as pd
 from ofc_stats.safe_text import csv_cell, csv_field, csv_text, html_text
 from reports.base import Report
 from reports.page import css, script
+from reports.replay import pack
 
 PERCENT_COLUMNS = {"rate", "share", "explained_rate", "optimal"}  # shares of 1, shown as %
 CHART_DATA = {"cumulative", "over_time"}  # one row per hand: CSV export only
@@ -407,23 +411,67 @@ def _shared_warning(shared: dict[str, Any]) -> str:
     return f'<p class="card warning" role="alert">{html_text(text)}</p>' if text else ""
 
 
-def replayer_block(hands: dict[str, dict[str, Any]], standalone: str | None = None) -> str:
+def replayer_block(
+    hands: dict[str, dict[str, Any]],
+    standalone: str | None = None,
+    order: Sequence[str] = (),
+) -> str:
+    """The replayer and its hands (:func:`reports.replay.pack`).
+
+    A report page carries them gzipped, in base64 (a tenth of the JSON's size), and its
+    script inflates them with the browser's DecompressionStream once the page is drawn;
+    ``hand-index`` names the hands carried (positions in ``order``, the live data's
+    hand keys, as runs ``[start, end)``, and the other keys), so a table links them
+    before the data is in.  A single hand's page (``standalone``) carries it as JSON.
+    """
     attr = f' data-standalone="{html.escape(standalone)}"' if standalone else ""
-    return (
+    box = (
         f'<div id="replayer"{attr} hidden><div class="panel" role="dialog" '
         'aria-label="hand replayer"></div></div>'
-        f'<script type="application/json" id="hand-data">{script_json(hands)}</script>'
+    )
+    packed = script_json(pack(hands))
+    if standalone:
+        return box + f'<script type="application/json" id="hand-data">{packed}</script>'
+    zipped = base64.b64encode(gzip.compress(packed.encode(), compresslevel=9, mtime=0))
+    index = script_json(hand_index(hands, order))
+    return (
+        f'{box}<script type="application/json" id="hand-index">{index}</script>'
+        '<script type="application/gzip-base64" id="hand-data">'
+        f"{zipped.decode('ascii')}</script>"
     )
 
 
-def head(title: str, charts: bool) -> str:
-    scripts = f"<script>{plotly_js()}</script>" if charts else ""
+def hand_index(hands: Iterable[str], order: Sequence[str]) -> dict[str, list[Any]]:
+    """The carried hand keys: ``at``, runs ``[start, end)`` of positions in ``order``,
+    and ``keys``, those not in ``order`` (a report's carried hands are mostly the newest
+    of the live data's: a run or two)."""
+    where = {key: at for at, key in enumerate(order)}
+    spots = sorted(where[k] for k in hands if k in where)
+    runs: list[list[int]] = []
+    for at in spots:
+        if runs and runs[-1][1] == at:
+            runs[-1][1] = at + 1
+        else:
+            runs.append([at, at + 1])
+    return {"at": runs, "keys": [k for k in hands if k not in where]}
+
+
+def head(title: str) -> str:
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html_text(title)}</title><style>{css()}</style>{scripts}"
+        f"<title>{html_text(title)}</title><style>{css()}</style>"
         f"<script>{script()}</script></head><body>"
     )
+
+
+def plotly_block() -> str:
+    """plotly.js as text the page's script runs once the rest of the page is drawn (most of
+    the time to open the page is plotly.js starting: the summary, filters and tables do not
+    wait for it).  A ``</script`` in its strings would end the element: written ``<\\/script``,
+    the same string in JavaScript (the wheel's plotly.js has none)."""
+    text = plotly_js().replace("</script", "<\\/script")
+    return f'<script type="text/plain" id="plotly-js">{text}</script>'
 
 
 OPPONENTS_AFTER = "hands"  # the live page's opponents section follows this one
@@ -470,7 +518,7 @@ def render(
     # Only graded decisions measure points lost; the street-decision table describes results.
     heading = "Summary: where you lose expected points" if graded else "Summary"
     parts = [
-        head(f"OFC report: {player}", charts=True),
+        head(f"OFC report: {player}"),
         page_filter(reports) if live is None else live_filter(live),
         "<main>",
         f"<h1>OFC report: {name}</h1>",
@@ -526,7 +574,8 @@ def render(
         shown = {k: v for k, v in live.items() if k != "hand_ids"}
         carried_json = script_json(shown, plain=True)  # reports.explore: plain columns
         parts.append(f'<script type="application/json" id="live-data">{carried_json}</script>')
-    parts.append(replayer_block(replays))
+    parts.append(replayer_block(replays, order=live["hands"]["key"] if live else ()))
+    parts.append(plotly_block())
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -536,7 +585,7 @@ def hand_page(hand: dict[str, Any]) -> str:
     title = f"OFC hand {hand.get('room_hand_id') or hand['key']}"
     return "\n".join(
         [
-            head(title, charts=False),
+            head(title),
             replayer_block({hand["key"]: hand}, standalone=hand["key"]),
             "</body></html>",
         ]

@@ -3,7 +3,11 @@
 Plain CSS and JavaScript kept as files beside this module (``assets/``) and
 inlined in every page with plotly.js (shipped in the plotly wheel), so a
 report is one file that works offline.  The script puts every text from the
-data in the page with ``textContent``, never as markup.
+data in the page with ``textContent``, never as markup.  The replayer's hands
+come packed and gzipped (:func:`reports.html.replayer_block`); the script
+inflates them with the browser's DecompressionStream once the page is drawn,
+then runs plotly.js (carried as text, :func:`reports.html.plotly_block`) and
+draws the charts.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ played, the best play and the expected loss.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -212,3 +212,112 @@ def find_hand(data: OfcData, key: str) -> dict[str, Any]:
             f"hand id {key!r} is in several rooms; give one hand_key: {', '.join(matches[:5])}"
         )
     raise UnknownHand(f"no hand {key!r} in this dataset (give a hand_key or the room's hand id)")
+
+
+PACKED_VERSION = 1  # the layout :func:`pack` writes and the page's script reads (unpack)
+
+
+def pack(hands: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """:func:`hand_details`' hands in the lean layout the report page carries.
+
+    The page's script (``unpack`` in ``assets/report.js``) rebuilds exactly these dicts.
+    A hand and a seat are arrays in a fixed order, not objects that repeat their key names;
+    every text that repeats (room, table, ruleset, currency, player, account, row names,
+    statuses, graded plays) is written once in ``s`` and named by its index; cards (always
+    two characters, :func:`format_card`) are one text a row, rows apart by ``|``; streets
+    are one text each, ``top|middle|bottom|discards``, and a seat's rows and discards are
+    null where they are its streets' cards in street order (nearly always).  On the real
+    samples a fifth of the size of the dicts as JSON, and a half once both are gzipped.
+
+    ``{"v": 1, "s": [text, ...], "h": [hand, ...]}`` where a hand is
+    ``[key, room, table, room_hand_id, played_at, ruleset, stakes, currency, [seat, ...]]``
+    and a seat ``[seat, player, account, hero, in_fantasy, fantasy_cards, rows, names,
+    streets, discards, status, fouled, royalties, net, net_capped, reported_points,
+    reported_money, fantasy_entry, fantasy_stays, versus, grades]``: hero and in_fantasy
+    0 or 1, names the three rows' ``[top, middle, bottom]``, royalties ``[top, middle,
+    bottom, total]``, versus ``[opponent, points, ...]`` flat, grades null when no street
+    was graded else one per street (null or ``[kind, status, played, best, loss,
+    loss_se]``).  Texts from ``s`` are null where the value is.
+    """
+    texts: dict[str, int] = {}
+
+    def text(value: str | None) -> int | None:
+        if value is None:
+            return None
+        return texts.setdefault(value, len(texts))
+
+    packed = []
+    for hand in hands.values():
+        seats = []
+        for seat in hand["seats"]:
+            streets = seat["streets"]
+            grades = [street["grade"] for street in streets]
+            rows = "|".join(_cards(seat["rows"][row]) for row in ROWS)
+            discards = _cards(seat["discards"])
+            if streets:  # null: the streets' cards in street order, as nearly always
+                placed = "|".join(_cards([c for s in streets for c in s[row]]) for row in ROWS)
+                dropped = _cards([c for s in streets for c in s["discards"]])
+            seats.append(
+                [
+                    seat["seat"],
+                    text(seat["player"]),
+                    text(seat["account"]),
+                    int(seat["hero"]),
+                    int(seat["in_fantasy"]),
+                    seat["fantasy_cards"],
+                    None if streets and rows == placed else rows,
+                    [text(seat["names"][row]) for row in ROWS],
+                    [
+                        "|".join(_cards(street[part]) for part in (*ROWS, "discards"))
+                        for street in streets
+                    ],
+                    None if streets and discards == dropped else discards,
+                    text(seat["status"]),
+                    seat["fouled"],
+                    [seat["royalties"][part] for part in (*ROWS, "total")],
+                    seat["net"],
+                    seat["net_capped"],
+                    seat["reported_points"],
+                    seat["reported_money"],
+                    seat["fantasy_entry"],
+                    seat["fantasy_stays"],
+                    [n for o, p in seat["versus"].items() for n in (int(o), p)],
+                    [_grade(g, text) for g in grades] if any(grades) else None,
+                ]
+            )
+        packed.append(
+            [
+                hand["key"],
+                text(hand["room"]),
+                text(hand["table"]),
+                hand["room_hand_id"],
+                hand["played_at"],
+                text(hand["ruleset"]),
+                hand["stakes"],
+                text(hand["currency"]),
+                seats,
+            ]
+        )
+    return {"v": PACKED_VERSION, "s": list(texts), "h": packed}
+
+
+def _cards(cards: Sequence[str]) -> str:
+    joined = "".join(cards)
+    if len(joined) != 2 * len(cards):  # format_card writes two characters: never seen
+        raise ValueError(f"a card is not two characters: {cards!r}")
+    return joined
+
+
+def _grade(
+    grade: dict[str, Any] | None, text: Callable[[str | None], int | None]
+) -> list[Any] | None:
+    if grade is None:
+        return None
+    return [
+        text(grade["kind"]),
+        text(grade["status"]),
+        text(grade["played"]),
+        text(grade["best"]),
+        grade["loss"],
+        grade["loss_se"],
+    ]

@@ -16,6 +16,7 @@ screenshots of a report at both widths.
 from __future__ import annotations
 
 import http.server
+import json
 import shutil
 import sys
 import threading
@@ -24,6 +25,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import quote
 
 import pandas as pd
 import pytest
@@ -586,6 +588,139 @@ def test_markup_in_names_fetches_nothing(browser: Any, tmp_path: Path) -> None:
     assert _Watch.hits == []
     assert [url for url in requests if not url.startswith(("file:", "data:", "blob:"))] == []
     assert "Bob</a><span style=" in texts  # the opponent's name, as text in a tick label
+
+
+# --- The replayer's data: packed, gzipped, inflated after the page is drawn ----------------
+
+
+def carried_hands(page: Any) -> dict[str, Any]:
+    """The hands the page's script unpacked, once they are in."""
+    page.wait_for_selector("body[data-replayer=ready]", state="attached")
+    hands: dict[str, Any] = page.evaluate("window.ofcHands()")
+    return hands
+
+
+def odd_hand(key: str, name: str) -> dict[str, Any]:
+    """A hand as hand_details writes one, with what packing must keep: a row out of street
+    order, discards that are not the streets', jokers, graded streets, missing values,
+    a seat with no streets, markup and a control character in names."""
+    grade = {"kind": "street", "status": "ok", "played": "<b>Qs top</b>", "best": "Qs mid",
+             "loss": 1.25, "loss_se": None}  # fmt: skip
+    streets = [
+        {"street": 1, "top": ["Qs"], "middle": ["X1", "2c"], "bottom": ["Ah", "Kh"],
+         "discards": [], "grade": grade},
+        {"street": 2, "top": ["Qd"], "middle": [], "bottom": ["3h"], "discards": ["9c"],
+         "grade": None},
+    ]  # fmt: skip
+    seat = {
+        "seat": 0, "player": name, "account": "acct\u202e", "hero": True, "in_fantasy": False,
+        "fantasy_cards": None,
+        "rows": {"top": ["Qd", "Qs"], "middle": ["X1", "2c"], "bottom": ["Ah", "Kh", "3h"]},
+        "names": {"top": "pair of Qs", "middle": None, "bottom": "A-high"},
+        "streets": streets, "discards": ["9c", "4d"], "status": "incomplete", "fouled": None,
+        "royalties": {"top": 7, "middle": None, "bottom": 0, "total": 7},
+        "net": None, "net_capped": None, "reported_points": -3.5, "reported_money": None,
+        "fantasy_entry": 0, "fantasy_stays": None, "versus": {"1": -3.5, "10": 2.0},
+    }  # fmt: skip
+    other = {
+        **seat, "seat": 1, "player": "Bob", "account": "Bob", "hero": False, "in_fantasy": True,
+        "fantasy_cards": 14, "streets": [], "discards": ["2d"], "status": "scored",
+        "fouled": False, "versus": {},
+        "rows": {"top": ["Kc", "Kd", "Ks"], "middle": [], "bottom": ["X2"]},
+    }  # fmt: skip
+    return {
+        "key": key, "room": "r<o>om", "table": None, "room_hand_id": "7", "played_at": None,
+        "ruleset": "joker-pineapple", "stakes": 0.25, "currency": None, "seats": [seat, other],
+    }  # fmt: skip
+
+
+def test_the_replayer_unpacks_every_field_as_hand_details_wrote_it(
+    browser: Any, tmp_path: Path
+) -> None:
+    """The packed layout (reports/replay.py pack) comes back exactly in the page, gzipped
+    (a report) or as JSON (a single hand's page)."""
+    from reports.html import hand_page, head, replayer_block
+
+    hands = {k: odd_hand(k, name) for k, name in (("a~1", HOSTILE), ('b"2', "Ann\x1b[31m"))}
+    report = tmp_path / "report.html"
+    report.write_text(head("t") + replayer_block(hands) + "</body></html>")
+    single = tmp_path / "hand.html"
+    single.write_text(hand_page(hands["a~1"]))
+    for path, want in ((report, hands), (single, {"a~1": hands["a~1"]})):
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+        page.goto(path.as_uri())
+        assert carried_hands(page) == want
+        assert errors == []
+        page.close()
+
+
+def test_a_page_opened_at_a_hand_shows_it_once_its_data_is_in(
+    browser: Any, page_file: Path
+) -> None:
+    page, errors = open_page(browser, page_file, 1280)
+    key = page.evaluate("document.querySelector('#live-browser a.hand').textContent")
+    page.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(page_file.as_uri() + "#hand=" + quote(key, safe=""))
+    page.locator("#replayer .seat").first.wait_for()
+    assert "Seat 0: " + HOSTILE in page.locator("#replayer").text_content()  # as text
+    assert page.evaluate("document.body.dataset.ready") == "1"
+    # plotly.js ran after the rest was drawn (its text is gone once run) and drew every chart.
+    page.wait_for_selector("body[data-charts]", state="attached")
+    assert page.locator("#plotly-js").count() == 0
+    assert page.evaluate(
+        "Array.from(document.querySelectorAll('.chart')).every(c => c.querySelector('.main-svg'))"
+    )
+    assert errors == []
+    page.close()
+
+
+def test_without_decompression_the_page_draws_and_the_replayer_says_why(
+    browser: Any, page_file: Path
+) -> None:
+    """A browser without DecompressionStream draws the whole page, links the carried hands
+    (from the index) and shows one line in the replayer, not a broken one."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script("delete window.DecompressionStream")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(page_file.as_uri())
+    page.wait_for_selector("#chart-live-cumulative .main-svg")
+    assert page.locator(".chart .main-svg").count() >= 7
+    page.wait_for_selector("body[data-replayer=unavailable]", state="attached")
+    links = page.locator("#live-browser a.hand")
+    assert links.count() == 4  # Alice's four hands, all carried
+    key = links.first.text_content() or ""
+    links.first.click()
+    replayer = page.locator("#replayer")
+    replayer.wait_for(state="visible")
+    line = replayer.locator(".panel p").text_content() or ""
+    assert "DecompressionStream" in line and f"ofc-stats hand {key}" in line
+    assert replayer.locator(".seat").count() == 0
+    replayer.get_by_role("button", name="Close").click()
+    replayer.wait_for(state="hidden")
+    assert errors == []
+    context.close()
+
+
+@pytest.mark.skipif(not APPS.is_dir(), reason="the shared samples are not here")
+def test_the_real_samples_hands_come_back_as_hand_details_gives_them(
+    browser: Any, samples_page: Path
+) -> None:
+    from reports.replay import hand_details
+
+    page, errors = open_page(browser, samples_page, 1280)
+    got = carried_hands(page)
+    assert len(got) > 1000
+    with ofc_stats.open(samples_page.parent / "data") as db:
+        want = hand_details(db, list(got))
+    assert json.loads(json.dumps(want)) == got
+    assert errors == []
+    page.close()
 
 
 def screenshots(report: Path, folder: Path) -> list[Path]:

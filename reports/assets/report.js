@@ -54,7 +54,74 @@
   }
 
   // The hand replayer: #hand=KEY opens one hand street by street.
-  let hands = {};  // read when the page has loaded: the data follows this script
+  // The replayer's hands (reports/replay.py pack): gzipped in base64 in the report page,
+  // inflated with the browser's DecompressionStream once the page is drawn (the summary,
+  // charts and filters never wait for them); a single hand's page carries plain JSON.
+  let packed = {s: [], h: []}, where = new Map();  // the packed hands, and each key's place in them
+  let handState = "loading";  // "ready", or the one line shown where the hand data cannot be read
+  let carried = null;  // the keys the page carries, known before their data is in (hand-index)
+  function cardList(text) { const out = []; for (let i = 0; i < text.length; i += 2) out.push(text.slice(i, i + 2)); return out; }
+  function handOf(key) {  // one hand as hand_details wrote it, unpacked when it is opened
+    const at = where.get(key);
+    if (at === undefined) return undefined;
+    const S = packed.s, t = i => (i === null ? null : S[i]);
+    const [, room, table, id, played_at, ruleset, stakes, currency, seats] = packed.h[at];
+    return {key: key, room: t(room), table: t(table), room_hand_id: id, played_at: played_at, ruleset: t(ruleset), stakes: stakes, currency: t(currency),
+      seats: seats.map(([seat, player, account, hero, fl, flCards, rows, names, streets, discards, status, fouled, roy, net, capped, points, money, entry, stays, vs, grades]) => {
+        const versus = {};
+        for (let k = 0; k < vs.length; k += 2) versus[String(vs[k])] = vs[k + 1];
+        const played = streets.map((text, k) => {
+          const p = text.split("|"), g = grades ? grades[k] : null;
+          return {street: k + 1, top: cardList(p[0]), middle: cardList(p[1]), bottom: cardList(p[2]), discards: cardList(p[3]),
+            grade: g ? {kind: t(g[0]), status: t(g[1]), played: t(g[2]), best: t(g[3]), loss: g[4], loss_se: g[5]} : null};
+        });
+        const r = rows === null ? null : rows.split("|");  // null: the streets' cards in street order
+        const all = (part, k) => (r === null ? played.flatMap(s => s[part]) : cardList(r[k]));
+        return {seat: seat, player: t(player), account: t(account), hero: !!hero, in_fantasy: !!fl, fantasy_cards: flCards,
+          rows: {top: all("top", 0), middle: all("middle", 1), bottom: all("bottom", 2)},
+          names: {top: t(names[0]), middle: t(names[1]), bottom: t(names[2])},
+          streets: played,
+          discards: discards === null ? played.flatMap(s => s.discards) : cardList(discards), status: t(status), fouled: fouled, royalties: {top: roy[0], middle: roy[1], bottom: roy[2], total: roy[3]},
+          net: net, net_capped: capped, reported_points: points, reported_money: money, fantasy_entry: entry, fantasy_stays: stays, versus: versus};
+      })};
+  }
+  function unpacked(data) {
+    packed = data;
+    where = new Map(data.h.map((h, i) => [h[0], i]));
+  }
+  async function inflate(base64) {
+    const bin = atob(base64.trim()), bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+  }
+  function handsIn(state) {  // the data is in (or cannot be): say so, open a hand asked for meanwhile
+    handState = state;
+    document.body.dataset.replayer = state === "ready" ? "ready" : "unavailable";
+    const standalone = $("#replayer[data-standalone]");
+    if (standalone) showHand(standalone.dataset.standalone); else route();
+  }
+  function loadHands() {  // settles once the hands are in, or cannot be
+    const data = $("#hand-data");
+    if (!data) { handsIn("ready"); return Promise.resolve(); }
+    if (data.type === "application/json") { unpacked(JSON.parse(data.textContent)); handsIn("ready"); return Promise.resolve(); }
+    if (typeof DecompressionStream === "undefined") {
+      handsIn("This browser cannot open the hands this page carries: the replayer needs DecompressionStream (Chrome 80, Firefox 113, Safari 16.4 or newer); ofc-stats hand KEY shows this one.");
+      return Promise.resolve();
+    }
+    return inflate(data.textContent).then(text => { unpacked(JSON.parse(text)); handsIn("ready"); })
+      .catch(e => handsIn("The hands this page carries could not be read (" + e + "); ofc-stats hand KEY shows this one."));
+  }
+  window.ofcHands = () => Object.fromEntries(Array.from(where.keys(), k => [k, handOf(k)]));  // tests read them
+  function isCarried(key) {  // before the data is in, from the page's index of it
+    if (handState === "ready" && !carried) return where.has(key);
+    if (!carried) {
+      const index = JSON.parse(($("#hand-index") || {textContent: '{"at": [], "keys": []}'}).textContent);
+      carried = new Set(index.keys);
+      const keys = L ? L.hands.key : [];
+      index.at.forEach(([a, b]) => { for (let i = a; i < b && i < keys.length; i++) carried.add(keys[i]); });
+    }
+    return carried.has(key);
+  }
   const SUITS = {c: "♣", d: "♦", h: "♥", s: "♠"};
   function card(text, extra) {
     const suit = text.slice(-1), rank = text.slice(0, -1);
@@ -107,9 +174,22 @@
     return box;
   }
   function showHand(key) {
-    const hand = hands[key], view = $("#replayer");
-    if (!hand || !view) return;
+    const hand = handOf(key), view = $("#replayer");
+    if (!view) return;
     const panel = $(".panel", view);
+    if (!hand) {
+      if (handState === "ready") return;
+      panel.replaceChildren();  // a hand opened before its data is in: it follows, or one line says why not
+      const head = el("header");
+      head.appendChild(el("h2", "", "Hand " + key));
+      const close = el("button", "close", "Close");
+      close.addEventListener("click", () => { if (location.hash.startsWith("#hand=")) history.pushState("", "", location.pathname + location.search); view.hidden = true; });
+      head.appendChild(close);
+      panel.appendChild(head);
+      panel.appendChild(el("p", handState === "loading" ? "caption" : "caption warning", handState === "loading" ? "Reading the hand data…" : handState.replace("KEY", key)));
+      view.hidden = false;
+      return;
+    }
     panel.replaceChildren();
     const head = el("header");
     const title = el("div");
@@ -235,7 +315,7 @@
         td.dataset.label = c.label;
         if (c.num) td.dataset.v = v === null || v === undefined ? "" : String(v);
         if (c.link && v) {
-          if (hands[v]) { const a = el("a", "hand", v); a.href = "#hand=" + encodeURIComponent(v); td.appendChild(a); }
+          if (isCarried(v)) { const a = el("a", "hand", v); a.href = "#hand=" + encodeURIComponent(v); td.appendChild(a); }
           else { const s = el("span", "hand-key", v); s.title = "not carried by this page: ofc-stats hand " + v; td.appendChild(s); }
         } else if (c.opponent && v) {
           const a = el("a", "opponent", v); a.href = "#opponent=" + encodeURIComponent(v); td.appendChild(a);
@@ -261,6 +341,36 @@
     if (window.Plotly) drawn.forEach(div => { if (div.isConnected) window.Plotly.Plots.resize(div); });
     drawn = [];
   }
+  // plotly.js (4.8 MB, most of the time to open the page) runs once the rest of the page is
+  // drawn: it is carried as text (#plotly-js), and the charts asked for before it ran wait
+  // here, each in a box of its height.
+  let waiting = [];
+  function chart(div, data, layout) {
+    if (window.Plotly) { window.Plotly.newPlot(div, data, layout, CHART_CONFIG); return; }
+    div.style.minHeight = (layout.height || 450) + "px";
+    waiting.push([div, data, layout]);
+  }
+  function startPlotly() {
+    const source = $("#plotly-js");
+    if (source && !window.Plotly) {
+      const run = document.createElement("script");
+      run.textContent = source.textContent;
+      document.head.appendChild(run);
+      source.remove();
+    }
+    if (!window.Plotly) return;
+    const todo = waiting;
+    waiting = [];
+    todo.forEach(([div, data, layout]) => {
+      div.style.minHeight = "";
+      if (!div.isConnected) return;  // redrawn by a filter meanwhile
+      window.Plotly.newPlot(div, data, layout, CHART_CONFIG);
+      drawn.push(div);
+    });
+    fit();
+    document.body.dataset.charts = "1";
+  }
+  function afterPaint(then) { requestAnimationFrame(() => setTimeout(then, 0)); }
   function wrapTitle(text, width) {  // plotly never wraps a title; a phone is narrow
     const lines = [];
     text.split(" ").forEach(w => { if (lines.length && lines[lines.length - 1].length + 1 + w.length <= width) lines[lines.length - 1] += " " + w; else lines.push(w); });
@@ -280,7 +390,7 @@
       layout.margin.t += 20 * (lines.length - 1);
     }
     const base = {margin: {l: 10, r: 10, t: 44, b: 40}, font: {size: 13}, hovermode: "closest", paper_bgcolor: "rgba(0,0,0,0)", legend: {orientation: "h", y: -0.3}};
-    if (window.Plotly) window.Plotly.newPlot(div, data, Object.assign(base, layout), CHART_CONFIG);
+    chart(div, data, Object.assign(base, layout));
     drawn.push(div);
     return div;
   }
@@ -598,7 +708,6 @@
   }
 
   document.addEventListener("DOMContentLoaded", () => {
-    hands = JSON.parse(($("#hand-data") || {textContent: "{}"}).textContent);
     $$("th").forEach(th => th.addEventListener("click", () => sortBy(th)));
     const live = startLive();
     $$("input.filter").forEach(i => i.addEventListener("input", applyFilters));
@@ -607,15 +716,17 @@
     if (reset) reset.addEventListener("click", () => { $$(".filters select, .filters input").forEach(i => { i.value = ""; }); if (live) applyLive(); else applyFilters(); });
     if ($(".table-block")) applyFilters();
     const charts = JSON.parse(($("#chart-data") || {textContent: "{}"}).textContent);
-    if (window.Plotly) {
-      Object.entries(charts).forEach(([id, fig]) => {
-        if (!document.getElementById(id)) return;  // a section the live page replaced
-        window.Plotly.newPlot(id, fig.data, fig.layout, CHART_CONFIG);
-      });
-    }
+    Object.entries(charts).forEach(([id, fig]) => {
+      const div = document.getElementById(id);
+      if (div) chart(div, fig.data, fig.layout);  // (none: a section the live page replaced)
+    });
     window.addEventListener("hashchange", () => { if (!routeOpponent()) route(); });
     routeOpponent();
-    const standalone = $("#replayer[data-standalone]");
-    if (standalone) showHand(standalone.dataset.standalone); else route();
+    // The replayer's data: at once on a single hand's page (plain JSON; handsIn shows the
+    // hand), else after the page is drawn: a page opened at #hand=KEY says it is reading the
+    // hand data, and shows the hand once it is in.
+    if (($("#hand-data") || {}).type === "application/json") loadHands();
+    else { route(); afterPaint(() => loadHands().finally(() => afterPaint(startPlotly))); }
+    document.body.dataset.ready = "1";  // drawn: summary, filters and tables; charts follow
   });
 })();
