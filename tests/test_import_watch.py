@@ -96,3 +96,21 @@ with Dataset(data).locked(wait_seconds=30):
     assert f"waiting up to 30 s for pid {os.getpid()} (" in line, line
 waiting.communicate(timeout=60)
 """
+
+
+def test_a_round_says_what_it_quarantined_and_skipped(tmp_path: Path) -> None:
+    """The watch prints these once a round (it printed only what it stored)."""
+    from ofc_stats.cli.watch import round_notes
+    from ofc_stats.store.importer import import_paths
+
+    folder = tmp_path / "app"
+    folder.mkdir()
+    good, bad = (dumps(r) + "\n" for r in alice_hands()[:2])
+    (folder / "s.jsonl").write_text(good + bad.replace('"Ah"', '"Xx"', 1), encoding="utf-8")
+    (folder / "notes.md").write_text("my session notes\n", encoding="utf-8")
+    summary = import_paths([folder], tmp_path / "data")
+    notes = round_notes(summary)
+    assert summary.stored == 1 and summary.quarantined == 1, notes
+    assert notes[0].startswith(f"quarantined 1 hand of {folder / 's.jsonl'}: 1 × "), notes
+    assert notes[1:] == [f"skipped {folder / 'notes.md'}: unknown format; known formats: "
+                         "app-json, fpdb, open, swc, swc-chat"]  # fmt: skip

@@ -3,7 +3,8 @@
 Every ``interval`` seconds the folders are listed; a file that is new, or
 whose size or time changed, is imported (a grown file adds only its new
 hands, as any import does), the new hands are scored, and the report is
-written again when ``--report FILE`` asks for it.  Ctrl-C (SIGINT) or
+written again when ``--report FILE`` asks for it; what a look quarantined or
+skipped is said once, when it happens.  Ctrl-C (SIGINT) or
 SIGTERM asks the loop to stop: a step under way finishes first (an import
 commits whole batches, the report is written beside its target and renamed
 over it), so nothing is left half-written.
@@ -19,6 +20,8 @@ from types import FrameType
 
 from ofc_stats.cli.text import say
 from ofc_stats.errors import DatasetLocked, OfcError
+from ofc_stats.store.import_summary import ALREADY_IMPORTED, ImportSummary
+from ofc_stats.store.wrong_format import wrong_format_lines
 
 Seen = dict[Path, tuple[int, int]]  # file -> (size, modification time in ns)
 
@@ -95,6 +98,8 @@ def watch(
                     say(f"{time.strftime('%H:%M:%S')} not imported: {error}")
                     summary = None
                 seen.update({p: now[p] for p in changed})
+                for note in [] if summary is None else round_notes(summary):
+                    say(f"{time.strftime('%H:%M:%S')} {note}")
                 if summary is not None and summary.stored:
                     stored += summary.stored
                     line = f"{time.strftime('%H:%M:%S')} stored {summary.stored:,} new hands"
@@ -117,6 +122,40 @@ def watch(
             signal.signal(sig, handler)
     say(f"stopped: {stored:,} hands stored while watching; dataset: {data}")
     return stored
+
+
+def round_notes(summary: ImportSummary) -> list[str]:
+    """What a round refused or skipped, said once when it happens (a watch that only
+    counted what it stored would leave a quarantined hand or a wrong --format unseen).
+
+    >>> from ofc_stats.store.import_summary import FileSummary
+    >>> summary = ImportSummary([FileSummary("s.jsonl", "open", quarantined=2),
+    ...     FileSummary("notes.md", "auto", skipped="unknown format")])
+    >>> summary.reasons["bad card 'Xx'"] = 2
+    >>> print("\\n".join(round_notes(summary)))
+    quarantined 2 hands of s.jsonl: 2 × bad card 'Xx' (the quarantine view lists them)
+    skipped notes.md: unknown format
+    """
+    notes = []
+    for f in summary.files:
+        if f.quarantined or f.lines_quarantined:
+            n = f.quarantined
+            what = f"{n:,} hand{'s' * (n != 1)}" if n else "no hand"
+            if f.lines_quarantined:
+                what += f", {f.lines_quarantined:,} more that hold none"
+            reasons = "; ".join(f"{n:,} × {r}" for r, n in summary.reasons.most_common(2))
+            notes.append(
+                f"quarantined {what} of {f.path}: {reasons} (the quarantine view lists them)"
+            )
+    notes += [
+        line.strip() for line in wrong_format_lines([f for f in summary.files if f.not_format])
+    ]
+    notes += [
+        f"skipped {f.path}: {f.skipped}"
+        for f in summary.files
+        if f.skipped and not f.not_format and f.skipped != ALREADY_IMPORTED
+    ]
+    return notes
 
 
 def echo(line: str) -> None:
