@@ -206,16 +206,26 @@ fn draw(
     *shuffled = *unseen;
     rng.choose_first(&mut shuffled.cards[..unseen.count], need);
     let drawn = &shuffled.cards[..need];
-    let mut groups = [0u8; 16];
+    let mut cards = 0u64;
     for &d in drawn {
-        groups[rank(d) as usize] += 1;
-    }
-    let mut by_group = [0u64; 8];
-    for &d in drawn {
-        by_group[groups[rank(d) as usize] as usize & 7] |= 1 << d;
+        cards |= 1 << d;
     }
     draws.clear();
-    for mut bits in by_group.into_iter().rev() {
+    // A rank's four cards are one nibble of the mask (id = rank * 4 + suit), so
+    // each rank's count is its nibble's bits summed, and the cards of the ranks
+    // drawn k times are the mask under the nibbles equal to k: all in registers
+    // (counts kept in memory, a byte per rank, made each draw wait on the last
+    // one's store).
+    const LOW: u64 = 0x1111_1111_1111_1111;
+    let pairs = cards - ((cards >> 1) & 0x5555_5555_5555_5555);
+    let counts = (pairs & 0x3333_3333_3333_3333) + ((pairs >> 2) & 0x3333_3333_3333_3333);
+    for k in (1..=4u64).rev() {
+        // Nibbles of `counts` equal to k: zero in `x`, found by the usual
+        // zero-nibble test (no carry crosses a nibble), widened to the nibble.
+        let x = counts ^ (k * LOW);
+        let zero =
+            !(((x & 0x7777_7777_7777_7777) + 0x7777_7777_7777_7777) | x) & 0x8888_8888_8888_8888;
+        let mut bits = cards & ((zero >> 3) * 0xF);
         while bits != 0 {
             let top = 63 - bits.leading_zeros();
             draws.push(top as u8);
