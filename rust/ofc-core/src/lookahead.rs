@@ -206,16 +206,26 @@ fn draw(
     *shuffled = *unseen;
     rng.choose_first(&mut shuffled.cards[..unseen.count], need);
     let drawn = &shuffled.cards[..need];
-    let mut groups = [0u8; 16];
+    let mut cards = 0u64;
     for &d in drawn {
-        groups[rank(d) as usize] += 1;
-    }
-    let mut by_group = [0u64; 8];
-    for &d in drawn {
-        by_group[groups[rank(d) as usize] as usize & 7] |= 1 << d;
+        cards |= 1 << d;
     }
     draws.clear();
-    for mut bits in by_group.into_iter().rev() {
+    // A rank's four cards are one nibble of the mask (id = rank * 4 + suit), so
+    // each rank's count is its nibble's bits summed, and the cards of the ranks
+    // drawn k times are the mask under the nibbles equal to k: all in registers
+    // (counts kept in memory, a byte per rank, made each draw wait on the last
+    // one's store).
+    const LOW: u64 = 0x1111_1111_1111_1111;
+    let pairs = cards - ((cards >> 1) & 0x5555_5555_5555_5555);
+    let counts = (pairs & 0x3333_3333_3333_3333) + ((pairs >> 2) & 0x3333_3333_3333_3333);
+    for k in (1..=4u64).rev() {
+        // Nibbles of `counts` equal to k: zero in `x`, found by the usual
+        // zero-nibble test (no carry crosses a nibble), widened to the nibble.
+        let x = counts ^ (k * LOW);
+        let zero =
+            !(((x & 0x7777_7777_7777_7777) + 0x7777_7777_7777_7777) | x) & 0x8888_8888_8888_8888;
+        let mut bits = cards & ((zero >> 3) * 0xF);
         while bits != 0 {
             let top = 63 - bits.leading_zeros();
             draws.push(top as u8);
@@ -620,8 +630,11 @@ fn rows_value(t: &Tables, style: &Style, top: Ranked, middle: Ranked, bottom: Ra
     // fouls is a coin toss the predictor keeps losing.
     let fouled = t.top_fouls(top.class, middle.class) | (middle.class > bottom.class);
     let live = top.part + middle.part + bottom.part;
-    // An `if` here compiled to a jump: the pick is made on the bits instead.
-    let pick = (fouled as u64).wrapping_neg();
+    // An `if` here compiled to a jump, and so did a pick on the bits once the
+    // compiler saw through it (to two jumps, one a row): the mask goes through
+    // `black_box`, which the compiler cannot see through, so it stays a mask
+    // (7% of the simulator's time, the same values).
+    let pick = std::hint::black_box((fouled as u64).wrapping_neg());
     f64::from_bits((-style.foul_penalty).to_bits() & pick | live.to_bits() & !pick)
 }
 
@@ -1069,21 +1082,24 @@ impl Scratch {
             _ => unreachable!("the race keeps {RACE_KEEP}, the screen {SCREEN_KEEP}"),
         };
         // Every total above the cut and the first ones equal to it (ties go to the
-        // earlier candidate), in candidate order.
+        // earlier candidate), in candidate order: each candidate is copied to the
+        // next free place and that place taken only if it is kept (`j <= k`, so
+        // nothing unread is overwritten), without a branch on whether it is (a
+        // coin toss to the predictor, and a third of this function's time).
         let mut ties = keep - self.total.iter().filter(|&&v| v > cut).count();
         let mut j = 0;
+        let noisy = !self.noise.is_empty();
         for k in 0..n {
             let v = self.total[k];
-            let tie = v == cut && ties > 0;
-            if v > cut || tie {
-                ties -= tie as usize;
-                self.total[j] = v;
-                if !self.noise.is_empty() {
-                    self.noise[j] = self.noise[k];
-                }
-                self.active[j] = self.active[k];
-                j += 1;
+            let tie = (v == cut) & (ties > 0);
+            let kept = (v > cut) | tie;
+            ties -= tie as usize;
+            self.total[j] = v;
+            if noisy {
+                self.noise[j] = self.noise[k];
             }
+            self.active[j] = self.active[k];
+            j += kept as usize;
         }
         self.total.truncate(j);
         self.noise.truncate(j.min(self.noise.len()));

@@ -78,31 +78,41 @@ pub struct Scores {
 
 impl Scores {
     fn zeroed(hands: usize, seats: usize) -> Scores {
-        let n = hands * seats;
-        Scores {
-            boards: vec![0; n * BOARD],
-            top_class: vec![0; n],
-            middle_class: vec![0; n],
-            bottom_class: vec![0; n],
-            fouled: vec![false; n],
-            royalty_top: vec![0; n],
-            royalty_middle: vec![0; n],
-            royalty_bottom: vec![0; n],
-            fantasy_qualifies: vec![false; n],
-            fantasy_cards: vec![0; n],
-            fantasy_stays: vec![false; n],
-            repeat_cards: vec![0; n],
-            points: vec![0; n * seats],
-            net: vec![0; n],
-            net_capped: vec![0.0; n],
-            pair_won: vec![0; n * seats],
-            pair_tied: vec![0; n * seats],
-            rows_won: vec![0; n],
-            rows_lost: vec![0; n],
-            rows_tied: vec![0; n],
-            scoops: vec![0; n],
-            scooped: vec![0; n],
+        let mut out = Scores::default();
+        out.reset(hands, seats);
+        out
+    }
+
+    /// Every column `hands * seats` long (as [`Scores::zeroed`] makes them) and
+    /// zeroed, its memory kept: the simulator scores one hand at a time.
+    fn reset(&mut self, hands: usize, seats: usize) {
+        fn zero<T: Copy + Default>(column: &mut Vec<T>, len: usize) {
+            column.clear();
+            column.resize(len, T::default());
         }
+        let n = hands * seats;
+        zero(&mut self.boards, n * BOARD);
+        zero(&mut self.top_class, n);
+        zero(&mut self.middle_class, n);
+        zero(&mut self.bottom_class, n);
+        zero(&mut self.fouled, n);
+        zero(&mut self.royalty_top, n);
+        zero(&mut self.royalty_middle, n);
+        zero(&mut self.royalty_bottom, n);
+        zero(&mut self.fantasy_qualifies, n);
+        zero(&mut self.fantasy_cards, n);
+        zero(&mut self.fantasy_stays, n);
+        zero(&mut self.repeat_cards, n);
+        zero(&mut self.points, n * seats);
+        zero(&mut self.net, n);
+        zero(&mut self.net_capped, n);
+        zero(&mut self.pair_won, n * seats);
+        zero(&mut self.pair_tied, n * seats);
+        zero(&mut self.rows_won, n);
+        zero(&mut self.rows_lost, n);
+        zero(&mut self.rows_tied, n);
+        zero(&mut self.scoops, n);
+        zero(&mut self.scooped, n);
     }
 }
 
@@ -307,9 +317,33 @@ fn check_shapes(batch: &Batch<'_>, rules: &Rules) -> Result<(), CoreError> {
 pub fn score_batch(batch: &Batch<'_>, rules: &Rules) -> Result<Scores, CoreError> {
     check_shapes(batch, rules)?;
     let mut out = Scores::zeroed(batch.hands, batch.seats);
+    score_checked(batch, rules, &mut out)?;
+    Ok(out)
+}
+
+/// [`score_batch`] into `out`, whose columns are reused (the same results, none
+/// of a fresh [`Scores`]' allocations): the simulator scores a table's hands one
+/// at a time.  A batch of one part is scored on the calling thread.
+pub fn score_batch_into(
+    batch: &Batch<'_>,
+    rules: &Rules,
+    out: &mut Scores,
+) -> Result<(), CoreError> {
+    check_shapes(batch, rules)?;
+    out.reset(batch.hands, batch.seats);
+    score_checked(batch, rules, out)
+}
+
+/// Score a batch whose shapes are checked into `out`, zeroed to its size.
+fn score_checked(batch: &Batch<'_>, rules: &Rules, out: &mut Scores) -> Result<(), CoreError> {
     let t = Tables::get();
-    let parts = parts(&mut out, batch.seats);
-    let bad: Vec<BadHands> = if crate::threads::usable() {
+    let parts = parts(out, batch.seats);
+    let bad: Vec<BadHands> = if parts.len() == 1 {
+        parts
+            .into_iter()
+            .map(|part| score_part(t, rules, batch, part))
+            .collect()
+    } else if crate::threads::usable() {
         parts
             .into_par_iter()
             .map(|part| score_part(t, rules, batch, part))
@@ -330,7 +364,7 @@ pub fn score_batch(batch: &Batch<'_>, rules: &Rules) -> Result<Scores, CoreError
     if let Some(h) = bad.iter().find_map(|b| b.repeated) {
         return Err(CoreError::Hand(format!("hand {h}: a card appears twice")));
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Rows won and tied between every two seats of hand `local` of the part, and

@@ -19,7 +19,7 @@ use crate::fantasy::solve;
 use crate::lookahead::{choose, Decision, Style};
 use crate::rng::Stream;
 use crate::rules::Rules;
-use crate::score::{score_batch, Batch};
+use crate::score::{score_batch_into, Batch, Scores};
 use crate::timeout::auto_placement;
 
 /// Stream purposes: the last key part, so no two kinds of draw share a stream.
@@ -456,6 +456,13 @@ impl Session<'_> {
         let mut seat_styles = vec![styles[0]; s];
         let mut boards = vec![[EMPTY; 13]; s];
         let mut in_fantasy = vec![false; s];
+        // Kept from hand to hand: the boards as one list, the Fantasyland counts
+        // and stacks the scorer reads, and its results (a fresh set a hand was a
+        // score's worth of allocations).
+        let mut flat: Vec<i8> = Vec::with_capacity(s * 13);
+        let mut counts: Vec<i8> = Vec::with_capacity(s);
+        let stacks = self.stack.map(|x| vec![x; s]);
+        let mut scores = Scores::default();
         for hand in first..first + count {
             let order: Vec<u8> = (0..s).map(|a| ((state.button + 1 + a) % s) as u8).collect();
             let fantasy_cards: Vec<u8> = order
@@ -498,10 +505,11 @@ impl Session<'_> {
             };
             let played = round.play_table(&table_hand)?;
             let moves = round.seat_moves(&table_hand, &played, &fantasy_cards);
-            let flat: Vec<i8> = played.boards.iter().flatten().copied().collect();
-            let counts: Vec<i8> = fantasy_cards.iter().map(|&c| c as i8).collect();
-            let stacks = self.stack.map(|x| vec![x; s]);
-            let scores = score_batch(
+            flat.clear();
+            flat.extend(played.boards.iter().flatten());
+            counts.clear();
+            counts.extend(fantasy_cards.iter().map(|&c| c as i8));
+            score_batch_into(
                 &Batch {
                     hands: 1,
                     seats: s,
@@ -513,6 +521,7 @@ impl Session<'_> {
                     forced_fouls: None,
                 },
                 self.rules,
+                &mut scores,
             )?;
             let mut granted: Vec<u8> = (0..s)
                 .map(|a| {
@@ -552,9 +561,9 @@ impl Session<'_> {
                 fantasy_cards,
                 played,
                 moves,
-                net: scores.net_capped,
-                fouled: scores.fouled,
-                qualifies: scores.fantasy_qualifies,
+                net: scores.net_capped.clone(),
+                fouled: scores.fouled.clone(),
+                qualifies: scores.fantasy_qualifies.clone(),
                 fantasy_error,
             });
         }

@@ -132,8 +132,16 @@ type Session<'py> = (
     Option<(Bound<'py, PyBytes>, Bound<'py, PyArray1<i64>>)>,
 );
 
+/// Table-hands whose lines one task of [`open_lines`] writes into one buffer.
+const LINES_A_TASK: usize = 32;
+
+/// One task's lines: their text, and where each line ends in it.
+type LinesPart = (Vec<u8>, Vec<usize>);
+
 /// The table-hands' open-format lines (`ofc_core::open_line`), hand-major, each
-/// with its newline, encoded on the pool's threads.
+/// with its newline, encoded on the pool's threads: per task of [`LINES_A_TASK`]
+/// hands in order, their text and where each of its lines ends in it.  (A buffer
+/// a line was thousands of allocations a call, each freed by the Python thread.)
 fn open_lines(
     pool: &ThreadPool,
     names: &LineNames,
@@ -141,7 +149,7 @@ fn open_lines(
     tables: usize,
     first_hand: u64,
     stack: Option<f64>,
-) -> Result<Vec<Vec<u8>>, String> {
+) -> Result<Vec<LinesPart>, String> {
     let (room, ruleset, stakes, currency, start, step, table_ids, players) = names;
     if table_ids.len() != tables || players.len() != tables {
         return Err("lines need one table id and one list of names a table".into());
@@ -155,37 +163,46 @@ fn open_lines(
     };
     pool.install(|| {
         hands
-            .par_iter()
+            .par_chunks(LINES_A_TASK)
             .enumerate()
-            .map(|(j, p)| {
-                let (k, i) = (j / tables, j % tables);
-                let seated: Vec<&str> = p
-                    .order
-                    .iter()
-                    .map(|&at| players[i].get(at as usize).map_or("", String::as_str))
-                    .collect();
-                if seated.len() != players[i].len() {
-                    return Err(format!("table {i}: one name a seat"));
+            .map(|(c, chunk)| {
+                let mut out = Vec::with_capacity(chunk.len() * 2048);
+                let mut ends = Vec::with_capacity(chunk.len());
+                let mut seated: Vec<&str> = Vec::new();
+                let mut in_fantasy: Vec<bool> = Vec::new();
+                for (o, p) in chunk.iter().enumerate() {
+                    let j = c * LINES_A_TASK + o;
+                    let (k, i) = (j / tables, j % tables);
+                    seated.clear();
+                    seated.extend(
+                        p.order
+                            .iter()
+                            .map(|&at| players[i].get(at as usize).map_or("", String::as_str)),
+                    );
+                    if seated.len() != players[i].len() {
+                        return Err(format!("table {i}: one name a seat"));
+                    }
+                    in_fantasy.clear();
+                    in_fantasy.extend(p.fantasy_cards.iter().map(|&c| c > 0));
+                    let hand_id = first_hand + k as u64;
+                    write_line(
+                        &mut out,
+                        &header,
+                        &LineHand {
+                            table: &table_ids[i],
+                            hand_id,
+                            played_at: start + step * hand_id as i64,
+                            players: &seated,
+                            in_fantasy: &in_fantasy,
+                            net: &p.net,
+                            moves: &p.moves,
+                            timed_out: &p.played.timed_out,
+                        },
+                    );
+                    out.push(b'\n');
+                    ends.push(out.len());
                 }
-                let in_fantasy: Vec<bool> = p.fantasy_cards.iter().map(|&c| c > 0).collect();
-                let hand_id = first_hand + k as u64;
-                let mut out = Vec::with_capacity(2048);
-                write_line(
-                    &mut out,
-                    &header,
-                    &LineHand {
-                        table: &table_ids[i],
-                        hand_id,
-                        played_at: start + step * hand_id as i64,
-                        players: &seated,
-                        in_fantasy: &in_fantasy,
-                        net: &p.net,
-                        moves: &p.moves,
-                        timed_out: &p.played.timed_out,
-                    },
-                );
-                out.push(b'\n');
-                Ok(out)
+                Ok((out, ends))
             })
             .collect()
     })
@@ -195,19 +212,19 @@ fn open_lines(
 /// offset where each line ends in it.
 fn line_text<'py>(
     py: Python<'py>,
-    lines: &[Vec<u8>],
+    parts: &[LinesPart],
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyArray1<i64>>)> {
-    let mut ends = Vec::with_capacity(lines.len());
-    let mut end = 0;
-    for line in lines {
-        end += line.len();
-        ends.push(end as i64);
+    let mut ends = Vec::with_capacity(parts.iter().map(|(_, e)| e.len()).sum());
+    let mut start = 0;
+    for (text, part_ends) in parts {
+        ends.extend(part_ends.iter().map(|&end| (start + end) as i64));
+        start += text.len();
     }
-    let text = PyBytes::new_with(py, end, |buffer| {
+    let text = PyBytes::new_with(py, start, |buffer| {
         let mut at = 0;
-        for line in lines {
-            buffer[at..at + line.len()].copy_from_slice(line);
-            at += line.len();
+        for (text, _) in parts {
+            buffer[at..at + text.len()].copy_from_slice(text);
+            at += text.len();
         }
         Ok(())
     })?;
