@@ -7,10 +7,13 @@ Takes the street decisions of the first ``--hands`` real hands of
 real one; see ``bench/reference_grader.py``) and grades them, ``--repeat``
 times each, medians reported:
 
-* **previous grader** (the reference): the main checkout's grader
-  (``/work/main``, NumPy races in lockstep) in a child process, one process;
+* **previous grader** (the reference): the grader of the checkout at
+  ``OFC_REFERENCE`` (the pre-core one: NumPy races in lockstep) in a child
+  process, one process;
 * **core, 1 thread**: ``grade_chunk`` as ``ofc-stats grade`` runs it, on one
-  thread: street decisions per CPU-second against the reference's (goal 8x);
+  thread: street decisions per CPU-second against the reference's (the issue's
+  goal of 8x is like for like, the same policy: ``bench/grade_speed.py``; today's
+  grader plays a stronger policy than the pre-core one);
 * **core, 2 threads**: the same decisions on two threads: wall-clock speed
   against one thread (goal 1.8x from the second core).
 
@@ -95,7 +98,8 @@ def main() -> None:
     )
     print(
         f"core, 1 thread:  {rate_one:8.1f} decisions per CPU-second ({one_cpu:.2f} CPU s, "
-        f"{one_wall:.2f} s)  core/previous {rate_one / rate_ref:.1f}x (goal {GOAL_CPU:.0f}x)"
+        f"{one_wall:.2f} s)  core/previous {rate_one / rate_ref:.1f}x (the {GOAL_CPU:.0f}x "
+        "goal is like for like: bench/grade_speed.py)"
     )
     print(
         f"core, 2 threads: {count / two_wall:8.1f} decisions/s wall ({two_wall:.2f} s, "
@@ -110,9 +114,9 @@ def main() -> None:
         unit="decisions/CPU-s",
         reference=rate_ref,
         reference_name=f"the grader at {REFERENCE}",
-        goal=f"≥ {GOAL_CPU:.0f}× the pre-core grader",
-        met=rate_one / rate_ref >= GOAL_CPU,
-        note=f"{count} decisions of {args.hands} real hands, {args.rollouts} rollouts",
+        note=f"{count} decisions of {args.hands} real hands, {args.rollouts} rollouts; today's "
+        "grader plays a stronger policy than the reference's (a rollout costs it several "
+        "times more), so the 8x goal is measured like for like by bench/grade_speed.py",
     )
     record(
         "grade",
