@@ -32,7 +32,7 @@
     sorted.forEach(r => body.appendChild(r));
   }
   function applyFilters() {
-    const fixed = !!L;
+    const fixed = !!$("#live-data");  // the live page's bar filters its live sections only
     const room = fixed ? "" : ($("#f-room") || {}).value || "", stakes = fixed ? "" : ($("#f-stakes") || {}).value || "";
     const from = fixed ? "" : ($("#f-from") || {}).value || "", to = fixed ? "" : ($("#f-to") || {}).value || "";
     $$(".table-block:not(.live)").forEach(block => {
@@ -94,6 +94,14 @@
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
   }
+  // The data a script element carries (reports/html.py gzip_script): plain JSON, or gzipped in
+  // base64 and inflated with DecompressionStream; the replayer's hands and the filter bar's rows.
+  const CANNOT_INFLATE = "DecompressionStream (Chrome 80, Firefox 113, Safari 16.4 or newer)";
+  function readPacked(data) {
+    if (data.type === "application/json") return Promise.resolve(JSON.parse(data.textContent));
+    if (typeof DecompressionStream === "undefined") return Promise.reject(new Error("no DecompressionStream"));
+    return inflate(data.textContent).then(text => JSON.parse(text));
+  }
   function handsIn(state) {  // the data is in (or cannot be): say so, open a hand asked for meanwhile
     handState = state;
     document.body.dataset.replayer = state === "ready" ? "ready" : "unavailable";
@@ -105,10 +113,10 @@
     if (!data) { handsIn("ready"); return Promise.resolve(); }
     if (data.type === "application/json") { unpacked(JSON.parse(data.textContent)); handsIn("ready"); return Promise.resolve(); }
     if (typeof DecompressionStream === "undefined") {
-      handsIn("This browser cannot open the hands this page carries: the replayer needs DecompressionStream (Chrome 80, Firefox 113, Safari 16.4 or newer); ofc-stats hand KEY shows this one.");
+      handsIn("This browser cannot open the hands this page carries: the replayer needs " + CANNOT_INFLATE + "; ofc-stats hand KEY shows this one.");
       return Promise.resolve();
     }
-    return inflate(data.textContent).then(text => { unpacked(JSON.parse(text)); handsIn("ready"); })
+    return readPacked(data).then(d => { unpacked(d); handsIn("ready"); })
       .catch(e => handsIn("The hands this page carries could not be read (" + e + "); ofc-stats hand KEY shows this one."));
   }
   window.ofcHands = () => Object.fromEntries(Array.from(where.keys(), k => [k, handOf(k)]));  // tests read them
@@ -682,10 +690,48 @@
     drawResults(current); drawSessions(current); drawOpponents(current); drawBrowser(current); drawLedger(current);
     fit();
   }
-  function startLive() {
+  // The filter bar's rows (reports/explore.py page_data) come packed (explore.pack), gzipped
+  // in base64: inflated once the page is drawn (the server drew the summary and tables);
+  // until then the bar says it is reading them if touched, and without DecompressionStream
+  // it says in one line why it cannot filter.
+  function unpackLive(data) {  // the columns page_data made, as its JSON carried them
+    const h = data.hands, F = data.formats, R = data.rooms, T = data.tables;
+    const whole = new Set(h.key_whole);
+    h.key = h.key.map((rest, i) => whole.has(i) ? rest : F[h.fmt[i]] + ":" + R[h.room[i]] + ":" + T[h.table[i]] + ":" + rest);
+    let t = 0;
+    h.t = h.t.map(step => { if (step === null) return null; t += step; return t; });
+    const at = [0];
+    h.opp_n.forEach(n => at.push(at[at.length - 1] + n));
+    h.opp_at = at;
+    delete h.key_whole; delete h.opp_n; delete data.v;
+    return data;
+  }
+  // Tests unpack it afresh (startLive reshapes the opponents) to compare with page_data's JSON.
+  window.ofcReadLive = id => readPacked($("#" + (id || "live-data"))).then(unpackLive);
+  let liveState = "";  // "loading" until the rows are in, then "ready", or the line that says why not
+  function filtersSay(text) { const status = $("#f-status"); if (status) status.textContent = text; }
+  function liveWaits() {  // a filter touched before its rows are in
+    if (liveState === "loading") filtersSay("Reading the hands for the filters…");
+  }
+  function loadLive() {  // settles once the rows are in and drawn, or cannot be
     const carried = $("#live-data");
-    if (!carried) return false;
-    L = JSON.parse(carried.textContent);
+    if (!carried) return Promise.resolve();
+    const cannot = text => {
+      liveState = text;
+      filtersSay(text);
+      $$(".filters select, .filters input, .filters button").forEach(i => { i.disabled = true; });
+      document.body.dataset.filters = "unavailable";
+    };
+    if (typeof DecompressionStream === "undefined") {
+      cannot("This browser cannot filter this page: the filter bar needs " + CANNOT_INFLATE + "; the sections below cover every hand of the report.");
+      return Promise.resolve();
+    }
+    return readPacked(carried).then(data => startLive(unpackLive(data)),
+      e => cannot("The filter bar's data could not be read (" + e + "); the sections below cover every hand of the report."));
+  }
+  function startLive(data) {
+    L = data;
+    liveState = "ready";
     const h = L.hands;  // opponents come flat (reports/explore.py): one list a hand here
     h.opp = h.key.map((_, i) => h.opp.slice(h.opp_at[i], h.opp_at[i + 1]));
     h.vs = h.key.map((_, i) => h.vs.slice(h.opp_at[i], h.opp_at[i + 1]));
@@ -697,23 +743,25 @@
     const pick = $("#opponent-pick");
     if (pick) pick.addEventListener("input", () => drawOpponent(current));
     applyLive();
-    return true;
+    routeOpponent();
+    document.body.dataset.filters = "ready";
   }
   function routeOpponent() {
     const h = location.hash;
     if (!h.startsWith("#opponent=")) return false;
     const pick = $("#opponent-pick"), name = decodeURIComponent(h.slice(10));
-    if (pick) { pick.value = name; drawOpponent(current); const box = $("#opponents"); if (box) box.scrollIntoView(); }
-    return true;
+    if (pick && L) { pick.value = name; drawOpponent(current); const box = $("#opponents"); if (box) box.scrollIntoView(); }
+    return true;  // (before the rows are in: startLive routes it)
   }
 
   document.addEventListener("DOMContentLoaded", () => {
     $$("th").forEach(th => th.addEventListener("click", () => sortBy(th)));
-    const live = startLive();
+    const live = !!$("#live-data");
+    if (live) { liveState = "loading"; document.body.dataset.filters = "loading"; }
     $$("input.filter").forEach(i => i.addEventListener("input", applyFilters));
-    if (!live) $$(".filters select, .filters input").forEach(i => i.addEventListener("input", applyFilters));
+    $$(".filters select, .filters input").forEach(i => i.addEventListener("input", live ? liveWaits : applyFilters));
     const reset = $("#f-reset");
-    if (reset) reset.addEventListener("click", () => { $$(".filters select, .filters input").forEach(i => { i.value = ""; }); if (live) applyLive(); else applyFilters(); });
+    if (reset) reset.addEventListener("click", () => { $$(".filters select, .filters input").forEach(i => { i.value = ""; }); if (L) applyLive(); else if (live) liveWaits(); else applyFilters(); });
     if ($(".table-block")) applyFilters();
     const charts = JSON.parse(($("#chart-data") || {textContent: "{}"}).textContent);
     Object.entries(charts).forEach(([id, fig]) => {
@@ -725,8 +773,10 @@
     // The replayer's data: at once on a single hand's page (plain JSON; handsIn shows the
     // hand), else after the page is drawn: a page opened at #hand=KEY says it is reading the
     // hand data, and shows the hand once it is in.
+    // The filter bar's rows likewise, after the page is drawn; both are inflated at once, and
+    // plotly.js runs once both are in.
     if (($("#hand-data") || {}).type === "application/json") loadHands();
-    else { route(); afterPaint(() => loadHands().finally(() => afterPaint(startPlotly))); }
+    else { route(); afterPaint(() => Promise.allSettled([loadLive(), loadHands()]).then(() => afterPaint(startPlotly))); }
     document.body.dataset.ready = "1";  // drawn: summary, filters and tables; charts follow
   });
 })();
