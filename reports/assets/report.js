@@ -239,12 +239,28 @@
   // ---- The live page: every filtered number is recomputed here from the rows the page carries.
   const Z95 = 1.959963984540054, TOL = 0.005, SHOWN = 50, WORST = 12, PERIODS = 60;
   let L = null;  // the carried data (reports/explore.py)
-  const num = (v, d) => v === null || v === undefined || !isFinite(v) ? "–" : Number(v).toLocaleString("en", {minimumFractionDigits: d === undefined ? 2 : d, maximumFractionDigits: d === undefined ? 2 : d});
+  // One Intl.NumberFormat per number of decimals: what Number.toLocaleString("en", those
+  // options) builds at each call (a stakes label a hand, 200,000 of them: seconds).
+  const FORMATS = new Map();
+  const num = (v, d) => {
+    if (v === null || v === undefined || !isFinite(v)) return "–";
+    const k = d === undefined ? 2 : d;
+    let f = FORMATS.get(k);
+    if (!f) FORMATS.set(k, f = new Intl.NumberFormat("en", {minimumFractionDigits: k, maximumFractionDigits: k}));
+    return f.format(Number(v));
+  };
   const int = v => num(v, 0);
   const pct = v => v === null || !isFinite(v) ? "–" : (100 * v).toFixed(1) + "%";
   function stakesLabel(s, c) { return s === null ? "no stakes" : num(s, s % 1 ? 2 : 0) + (c ? " " + c : ""); }
   function iso(t) { return t === null ? "" : new Date(t * 1000).toISOString().slice(0, 19).replace("T", " "); }
-  function day(t) { return t === null ? "" : new Date(t * 1000).toISOString().slice(0, 10); }
+  const DAYS = new Map();  // day number -> its text, made once a day rather than once a hand
+  function day(t) {
+    if (t === null) return "";
+    const n = Math.floor(t / 86400);
+    let d = DAYS.get(n);
+    if (d === undefined) DAYS.set(n, d = new Date(n * 86400000).toISOString().slice(0, 10));
+    return d;
+  }
   function week(t) {  // the Monday starting the week, as a day
     if (t === null) return "";
     const d = new Date(t * 1000), back = (d.getUTCDay() + 6) % 7;
@@ -403,10 +419,10 @@
     return div;
   }
   const title = t => ({text: t, x: 0, xanchor: "left", font: {size: 15}});
-  function thin(xs, ys) {  // at most 2,000 points a line, the last kept
-    const step = Math.max(1, Math.floor(xs.length / 2000)), x = [], y = [];
-    for (let i = 0; i < xs.length; i += step) { x.push(xs[i]); y.push(ys[i]); }
-    if (xs.length && x[x.length - 1] !== xs[xs.length - 1]) { x.push(xs[xs.length - 1]); y.push(ys[ys.length - 1]); }
+  function thin(n, xOf, yOf) {  // at most 2,000 of n points a line, the last kept (x made for those only)
+    const step = Math.max(1, Math.floor(n / 2000)), x = [], y = [];
+    for (let i = 0; i < n; i += step) { x.push(xOf(i)); y.push(yOf(i)); }
+    if (n && x[x.length - 1] !== xOf(n - 1)) { x.push(xOf(n - 1)); y.push(yOf(n - 1)); }
     return [x, y];
   }
 
@@ -482,9 +498,9 @@
     if (hl) hl.textContent = n ? "These " + n.toLocaleString("en") + " scored hands" + aside + ": " + (mean >= 0 ? "won " : "lost ") + num(Math.abs(mean)) + " points per hand (95% interval " + num(low) + " to " + num(high) + ")" + (hours ? ", " + num(net / hours, 1) + " points per hour of play." : ".") : "No hand matches the filter bar.";
     // Cumulative points over dates, and money per currency (never summed across currencies).
     const dated = scored.filter(i => h.t[i] !== null);
-    let run = 0; const cx = [], cy = [];
-    dated.forEach(i => { run += h.points[i]; cx.push(iso(h.t[i])); cy.push(run); });
-    const [tx, ty] = thin(cx, cy);
+    let run = 0; const cy = [];
+    dated.forEach(i => { run += h.points[i]; cy.push(run); });
+    const [tx, ty] = thin(dated.length, k => iso(h.t[dated[k]]), k => cy[k]);
     const times = dated.map(i => h.t[i]);
     plot(grid, "chart-live-cumulative", [{type: "scatter", mode: "lines", x: tx, y: ty, name: "points", line: {color: "#1f5fa8", width: 1.6}, hovertemplate: "%{x}<br>%{y:,.0f} points<extra></extra>"}],
       {title: title("Cumulative points over dates (days without play left out)"), xaxis: dateAxis(times), yaxis: {title: {text: "points"}, automargin: true}, height: 340, showlegend: false});
@@ -492,9 +508,9 @@
     dated.forEach(i => { if (h.money[i] !== null) { const c = L.currencies[h.cur[i]] || "no currency"; (byCur[c] = byCur[c] || []).push(i); } });
     // One currency at a time (a menu picks it, the one with most hands first): never summed.
     const money = Object.entries(byCur).sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1)).map(([c, list], k) => {
-      let m = 0; const x = [], y = [];
-      list.forEach(i => { m += h.money[i]; x.push(iso(h.t[i])); y.push(m); });
-      const [a, b] = thin(x, y);
+      let m = 0; const y = [];
+      list.forEach(i => { m += h.money[i]; y.push(m); });
+      const [a, b] = thin(list.length, k => iso(h.t[list[k]]), k => y[k]);
       return {type: "scatter", mode: "lines", x: a, y: b, name: esc(c), currency: c, visible: k === 0, line: {color: "#1f5fa8", width: 1.6}, hovertemplate: "%{x}<br>%{y:,.2f} " + esc(c) + "<extra></extra>"};
     });
     if (money.length) {
