@@ -792,7 +792,14 @@
     // The filter bar's rows likewise, after the page is drawn; both are inflated at once, and
     // plotly.js runs once both are in.
     if (($("#hand-data") || {}).type === "application/json") loadHands();
-    else { route(); afterPaint(() => Promise.allSettled([loadLive(), loadHands()]).then(() => afterPaint(startPlotly))); }
-    document.body.dataset.ready = "1";  // drawn: summary, filters and tables; charts follow
+    // (A fault drawing the live sections is thrown again, not swallowed, once plotly.js is asked for.)
+    else {
+      route();
+      afterPaint(() => Promise.allSettled([loadLive(), loadHands()]).then(done => {
+        afterPaint(startPlotly);
+        done.forEach(d => { if (d.status === "rejected") setTimeout(() => { throw d.reason; }); });
+      }));
+    }
+    document.body.dataset.ready = "1";  // drawn: the summary and tables (the server's); the filter bar's rows and charts follow
   });
 })();
