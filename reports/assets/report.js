@@ -460,6 +460,14 @@
     // by start (no time last), room, table: the order of the sessions table in Python
     return out.sort((a, b) => time(a.first) - time(b.first) || h.room[a.first] - h.room[b.first] || h.table[a.first] - h.table[b.first]);
   }
+  // The results and the sessions table ask for the sessions of the same hands: made once (a
+  // copy of the list each time; the sessions themselves are only read).
+  let lastSessions = null;
+  function sessionsOfScored(scored) {
+    const last = lastSessions;
+    if (!last || last[0].length !== scored.length || last[0].some((i, k) => i !== scored[k])) lastSessions = [scored, sessionsOf(scored)];
+    return lastSessions[1].slice();
+  }
   function moneyBy(idx) {  // currency -> [hands with money, net money]
     const h = L.hands, out = {};
     idx.forEach(i => { if (h.money[i] !== null && h.scored[i]) { const c = L.currencies[h.cur[i]] || "no currency"; out[c] = out[c] || [0, 0]; out[c][0] += 1; out[c][1] += h.money[i]; } });
@@ -472,7 +480,7 @@
     box.replaceChildren();
     const scored = idx.filter(i => h.scored[i]);
     const [n, mean, low, high] = moments(scored.map(i => h.points[i]));
-    const sessions = sessionsOf(scored), hours = sum(sessions.map(s => s.minutes)) / 60;
+    const sessions = sessionsOfScored(scored), hours = sum(sessions.map(s => s.minutes)) / 60;
     const net = sum(scored.map(i => h.points[i]));
     const fouls = scored.filter(i => h.foul[i]).length, normal = scored.filter(i => !h.fl[i]);
     const fl = scored.length - normal.length, entered = normal.filter(i => h.earns[i]).length;
@@ -562,7 +570,7 @@
     box.replaceChildren();
     const scored = idx.filter(i => h.scored[i]), grid = el("div", "grid");
     box.appendChild(grid);
-    const sessions = sessionsOf(scored).reverse();
+    const sessions = sessionsOfScored(scored).reverse();
     grid.appendChild(makeTable("live-session-list", "Sessions", "newest first; a session: consecutive hands at one table, no gap over " + L.session_gap + " minutes",
       [{label: "start"}, {label: "minutes", num: true, fmt: v => num(v, 0)}, {label: "room"}, {label: "table"}, {label: "stakes"}, {label: "hands", num: true, fmt: int},
        {label: "net points", num: true, fmt: v => num(v, 0)}, {label: "points per hour", num: true, fmt: v => num(v, 1)}, {label: "money"}],
