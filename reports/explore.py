@@ -201,6 +201,59 @@ def page_data(scope: Scope) -> dict[str, Any]:
     }
 
 
+PACKED_VERSION = 1  # the layout :func:`pack` writes and the page's script reads (unpackLive)
+
+
+def pack(live: dict[str, Any]) -> dict[str, Any]:
+    """:func:`page_data` in the lean layout the report page carries (gzipped, in base64:
+    :func:`reports.html.gzip_script`); the page's script (``unpackLive`` in
+    ``assets/report.js``) rebuilds exactly the columns :func:`page_data` made, as JSON
+    would carry them.
+
+    The columns are already arrays of numbers and indexes into short name lists; what
+    repeats or grows is written smaller: ``hands.key`` holds what follows a key's
+    ``format:room:table:`` (the key's start, :attr:`HandRecord.hand_key`, which the
+    ``fmt``, ``room`` and ``table`` columns name), but the whole key at the positions
+    listed in ``key_whole`` (a key of another shape); ``t`` holds each time less the one
+    before it (the first less 0; a missing time is null and not counted); ``opp_n``, the
+    number of opponents of each hand, stands for the offsets ``opp_at``.  ``hand_ids``
+    (not carried) is left out; ``v`` is :data:`PACKED_VERSION`.  At 200,000 hands the
+    JSON is 16.8 MB instead of 24.6 MB and gzipped (level 6) 0.52 MB instead of 1.46 MB.
+    """
+    hands = dict(live["hands"])
+    formats, rooms, tables = live["formats"], live["rooms"], live["tables"]
+    columns = zip(*(np.asarray(hands[c]).tolist() for c in ("fmt", "room", "table")), strict=True)
+    starts: dict[tuple[int, int, int], str] = {}
+    rests: list[str] = []
+    whole: list[int] = []
+    for at, (key, names) in enumerate(zip(hands["key"], columns, strict=True)):
+        start = starts.get(names)
+        if start is None:
+            start = starts[names] = f"{formats[names[0]]}:{rooms[names[1]]}:{tables[names[2]]}:"
+        if key.startswith(start):
+            rests.append(key[len(start) :])
+        else:
+            rests.append(key)
+            whole.append(at)
+    hands["key"], hands["key_whole"] = rests, whole
+    hands["t"] = _steps(hands["t"])
+    hands["opp_n"] = np.diff(np.asarray(hands.pop("opp_at"), dtype=np.int64))
+    shown = {k: v for k, v in live.items() if k not in ("hands", "hand_ids")}
+    return {"v": PACKED_VERSION, **shown, "hands": hands}
+
+
+def _steps(times: np.ndarray | list[Any]) -> np.ndarray | list[Any]:
+    """Each time less the last time before it (the first less 0); a missing one stays None."""
+    if isinstance(times, np.ndarray):
+        return np.diff(times.astype(np.int64), prepend=0)
+    known = [at for at, t in enumerate(times) if t is not None]
+    values = np.asarray([times[at] for at in known], dtype=np.int64)
+    steps: list[Any] = [None] * len(times)
+    for at, step in zip(known, np.diff(values, prepend=0).tolist(), strict=True):
+        steps[at] = step
+    return steps
+
+
 def replays(data: OfcData, carried: dict[str, Any], known: set[str]) -> dict[str, dict[str, Any]]:
     """The replayer data the page carries besides ``known``: every hand of a player with
     at most :data:`REPLAYS`, else the newest :data:`REPLAYS_LARGE` (the hands listed by

@@ -680,8 +680,10 @@ def test_a_page_opened_at_a_hand_shows_it_once_its_data_is_in(
 def test_without_decompression_the_page_draws_and_the_replayer_says_why(
     browser: Any, page_file: Path
 ) -> None:
-    """A browser without DecompressionStream draws the whole page, links the carried hands
-    (from the index) and shows one line in the replayer, not a broken one."""
+    """A browser without DecompressionStream draws the whole page as the server wrote it
+    (summary, tables and charts: every hand of the report), links the carried hands, shows
+    one line in the replayer, not a broken one, and the filter bar says in one line why it
+    cannot filter (its controls disabled)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.add_init_script("delete window.DecompressionStream")
     page = context.new_page()
@@ -689,11 +691,16 @@ def test_without_decompression_the_page_draws_and_the_replayer_says_why(
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(page_file.as_uri())
-    page.wait_for_selector("#chart-live-cumulative .main-svg")
+    page.wait_for_selector("body[data-charts]", state="attached")
     assert page.locator(".chart .main-svg").count() >= 7
+    assert page.locator("#chart-live-cumulative").count() == 0  # the server's sections
+    assert page.evaluate("document.body.dataset.filters") == "unavailable"
+    status = page.text_content("#f-status") or ""
+    assert "cannot filter" in status and "DecompressionStream" in status
+    assert page.locator("#f-room").is_disabled() and page.locator("#f-reset").is_disabled()
     page.wait_for_selector("body[data-replayer=unavailable]", state="attached")
-    links = page.locator("#live-browser a.hand")
-    assert links.count() == 4  # Alice's four hands, all carried
+    links = page.locator("#hands a.hand")
+    assert links.count() >= 1
     key = links.first.text_content() or ""
     links.first.click()
     replayer = page.locator("#replayer")
@@ -721,6 +728,158 @@ def test_the_real_samples_hands_come_back_as_hand_details_gives_them(
     assert json.loads(json.dumps(want)) == got
     assert errors == []
     page.close()
+
+
+# --- The filter bar's data: packed, gzipped, inflated after the page is drawn -------------
+
+
+def unpacked_live(page: Any, ident: str = "live-data") -> dict[str, Any]:
+    """The filter bar's data as the page's script unpacks it (before startLive reshapes it)."""
+    live: dict[str, Any] = page.evaluate(f"window.ofcReadLive({json.dumps(ident)})")
+    return live
+
+
+def plain_live(live: dict[str, Any]) -> dict[str, Any]:
+    """page_data as the page carried it before it was packed: plain JSON, hand_ids left out."""
+    from reports.html import script_json
+
+    shown = {k: v for k, v in live.items() if k != "hand_ids"}
+    plain: dict[str, Any] = json.loads(script_json(shown, plain=True))
+    return plain
+
+
+@pytest.mark.skipif(not APPS.is_dir(), reason="the shared samples are not here")
+def test_the_real_samples_filter_data_comes_back_as_page_data_gives_it(
+    browser: Any, samples_page: Path
+) -> None:
+    from reports import Filters, checked, choose_player
+    from reports.explore import page_data
+
+    page, errors = open_page(browser, samples_page, 1280)
+    got = unpacked_live(page)
+    with ofc_stats.open(samples_page.parent / "data") as db:
+        scope = prepare(db, checked(db, choose_player(db, None).scope(Filters())))
+        want = plain_live(page_data(scope))
+    assert len(got["hands"]["key"]) > 1800
+    assert got == want
+    assert errors == []
+    page.close()
+
+
+def odd_live() -> dict[str, Any]:
+    """page_data's shape with what packing must keep: a key of another shape (its room
+    missing), a key whose table holds a colon, markup and a control character in names,
+    hands without a time (first, between and last), with no opponent, times that go back."""
+    import numpy as np
+
+    keys = ["open:r<o>om:T:1", "app-json::T:2", "open:r<o>om:a:b:3~f1", "x", "open:r<o>om:T:1#2"]
+    return {
+        "formats": ["app-json", "open"],
+        "rooms": ["", "r<o>om"],
+        "currencies": ["", "U\x1bSD"],
+        "accounts": ["Ann</script>"],
+        "tables": ["T", "a:b"],
+        "opponents": ["B&b", "C\u202eol"],
+        "session_gap": 30,
+        "shared": {},
+        "hand_ids": [5, 4, 3, 2, 1],
+        "hands": {
+            "key": keys,
+            "t": [None, 1_700_000_000, None, 1_699_999_000, None],
+            "fmt": np.array([1, 0, 1, 1, 1]),
+            "room": np.array([1, 1, 1, 0, 1]),
+            "table": np.array([0, 0, 1, 0, 0]),
+            "stakes": np.array([0.25, np.nan, 2.0, -0.0, 1e-4]),
+            "cur": np.array([1, 0, 1, 0, 1]),
+            "seats": [2, None, 3, 2, 2],
+            "acct": np.array([0, 0, 0, 0, 0]),
+            "scored": np.array([1, 0, 1, 1, 1], np.int8),
+            "points": np.array([-4.0, np.nan, 0.29, -0.0, 1e6]),
+            "money": np.array([np.nan, np.nan, 0.1234, -12.5, 3.0]),
+            "foul": np.array([0, 0, 1, 0, 0], np.int8),
+            "fl": np.array([1, 0, 0, 0, 0], np.int8),
+            "earns": np.array([0, 0, 0, 1, 0], np.int8),
+            "roy": np.array([7.0, np.nan, 0.0, 2.5, 0.0]),
+            "opp_at": np.array([0, 2, 2, 3, 3, 5]),
+            "opp": np.array([0, 1, 1, 0, 1]),
+            "vs": np.array([-4.0, 2.5, 0.29, -1.0, np.nan]),
+            "rules": np.array([np.nan, np.nan, 0.1234, -12.5, 3.0]),
+            "paid": np.array([np.nan, 1.0, 0.1234, -12.5, 3.0]),
+            "loss": np.array([np.nan, np.nan, 1.25, np.nan, 0.001]),
+        },
+    }
+
+
+def test_the_filter_data_unpacks_exactly_on_odd_hands(browser: Any, tmp_path: Path) -> None:
+    """reports.explore.pack and the script's unpackLive give back page_data's JSON exactly:
+    odd keys, missing and unordered times, hands with no opponent, every time present (an
+    array) or none, no hand at all."""
+    import numpy as np
+
+    from reports.explore import pack
+    from reports.html import gzip_script, head, script_json
+
+    odd = odd_live()
+    timed = {**odd, "hands": {**odd["hands"], "t": np.array([3, 1, 2, 2, 10**10])}}
+    untimed = {**odd, "hands": {**odd["hands"], "t": [None] * 5}}
+    empty = {**odd, "hand_ids": [], "hands": {c: np.zeros(0, np.int64) for c in odd["hands"]}}
+    empty["hands"]["opp_at"] = np.zeros(1, np.int64)
+    empty["hands"]["key"] = []
+    cases = {"odd": odd, "timed": timed, "untimed": untimed, "empty": empty}
+    scripts = "".join(
+        gzip_script(f"case-{name}", script_json(pack(live), plain=True), 6)
+        for name, live in cases.items()
+    )
+    path = tmp_path / "page.html"
+    path.write_text(head("t") + scripts + "</body></html>", encoding="utf-8")
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    for name, live in cases.items():
+        assert unpacked_live(page, f"case-{name}") == plain_live(live), name
+    assert pack(odd)["hands"]["key_whole"] == [1, 3]  # no room; not a key's shape
+    assert errors == []
+    page.close()
+
+
+def test_filters_touched_before_their_data_is_in_say_so_then_apply(
+    browser: Any, filter_page: tuple[Path, Path]
+) -> None:
+    """Until the filter bar's rows are in, the server's sections show and a filter touched
+    says it is reading them; once in, the filter chosen meanwhile is applied."""
+    data, path = filter_page
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(  # the inflated bytes held back until the test lets them through
+        """(() => {
+            const Real = window.DecompressionStream;
+            window.__hold = new Promise(r => { window.__release = r; });
+            window.DecompressionStream = function (format) {
+                const real = new Real(format);
+                const wait = new TransformStream({start() { return window.__hold; }});
+                return {writable: real.writable, readable: real.readable.pipeThrough(wait)};
+            };
+        })();"""
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(path.as_uri())
+    page.wait_for_selector("body[data-ready]", state="attached")
+    assert page.evaluate("document.body.dataset.filters") == "loading"
+    assert page.locator("#results .static .table-block").count() >= 1  # the server's tables
+    assert (page.text_content("#f-status") or "") == ""
+    page.select_option("#f-room", ROOM)
+    assert page.text_content("#f-status") == "Reading the hands for the filters…"
+    page.evaluate("window.__release()")
+    page.wait_for_selector("body[data-filters=ready]", state="attached")
+    page.wait_for_selector("#chart-live-cumulative .main-svg")
+    assert page.locator(".static").count() == 0
+    agrees(page, expected(data, f"room = '{ROOM}'"))
+    assert page.text_content("#f-status") == "3 of 7 hands"
+    assert errors == []
+    context.close()
 
 
 def screenshots(report: Path, folder: Path) -> list[Path]:

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 import ofc_stats
 from ofc_stats.cli import main
-from reports.html import hand_index, hand_page
+from reports.html import hand_index, hand_page, script_json
 from reports.replay import PACKED_VERSION, hand_details, pack
 from tests.builders import write_dataset
 from tests.test_reports import HOSTILE, alice_hands
@@ -49,10 +49,53 @@ def test_the_page_carries_its_hands_packed_gzipped_and_escaped(tmp_path: Path) -
     assert pack({h[0]: details[h[0]] for h in packed["h"]}) == packed  # the hands, all of them
     assert len(packed["h"]) == 4
     # Every hand is Alice's, so the index names them as positions in the live data's keys.
-    live = re.search(r'<script type="application/json" id="live-data">(.*?)</script>', page)
-    assert live is not None
-    order = json.loads(live.group(1))["hands"]["key"]
+    order = live_data(page)["hands"]["key"]
     assert index == {"at": [[0, 4]], "keys": []} and sorted(order) == sorted(keys)
+
+
+def live_data(page: str) -> dict[str, Any]:
+    """The filter bar's data as the page carries it: packed (reports.explore.pack), gzipped,
+    in base64; its JSON still cannot end a script element or start markup."""
+    found = re.search(r'<script type="application/gzip-base64" id="live-data">(.*?)</script>', page)
+    assert found is not None
+    text = gzip.decompress(base64.b64decode(found.group(1))).decode()
+    assert not re.search("[<>&]", text)
+    packed: dict[str, Any] = json.loads(text)
+    hands = packed["hands"]
+    whole = set(hands["key_whole"])
+    names = zip(hands["fmt"], hands["room"], hands["table"], strict=True)
+    hands["key"] = [
+        rest
+        if at in whole
+        else f"{packed['formats'][f]}:{packed['rooms'][r]}:{packed['tables'][t]}:{rest}"
+        for at, (rest, (f, r, t)) in enumerate(zip(hands["key"], names, strict=True))
+    ]
+    return packed
+
+
+def test_the_page_carries_the_filter_bars_rows_packed_and_gzipped(tmp_path: Path) -> None:
+    """The live data: gzipped, escaped, hand keys written after their format, room and
+    table (the columns name those), times as steps, opponents as counts."""
+    from reports.explore import PACKED_VERSION as LIVE_VERSION
+    from reports.explore import page_data
+
+    data = write_dataset(tmp_path, alice_hands(HOSTILE))
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(
+        main, ["report", "--data", str(data), "--player", HOSTILE, "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert 'id="live-data"' in page and HOSTILE not in page.replace("\\u003c", "<")
+    packed = live_data(page)
+    assert packed["v"] == LIVE_VERSION and "opp_at" not in packed["hands"]
+    with ofc_stats.open(data) as db:
+        from reports import Filters, prepare, resolve_player
+
+        scope = prepare(db, Filters(player=resolve_player(db, HOSTILE)[0]))
+        live = json.loads(script_json(page_data(scope), plain=True))
+    assert packed["hands"]["key"] == live["hands"]["key"] and packed["hands"]["key_whole"] == []
+    assert sum(packed["hands"]["opp_n"]) == live["hands"]["opp_at"][-1]
 
 
 def test_the_index_names_the_carried_hands_as_runs() -> None:

@@ -32,7 +32,7 @@
     sorted.forEach(r => body.appendChild(r));
   }
   function applyFilters() {
-    const fixed = !!L;
+    const fixed = !!$("#live-data");  // the live page's bar filters its live sections only
     const room = fixed ? "" : ($("#f-room") || {}).value || "", stakes = fixed ? "" : ($("#f-stakes") || {}).value || "";
     const from = fixed ? "" : ($("#f-from") || {}).value || "", to = fixed ? "" : ($("#f-to") || {}).value || "";
     $$(".table-block:not(.live)").forEach(block => {
@@ -94,6 +94,14 @@
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
   }
+  // The data a script element carries (reports/html.py gzip_script): plain JSON, or gzipped in
+  // base64 and inflated with DecompressionStream; the replayer's hands and the filter bar's rows.
+  const CANNOT_INFLATE = "DecompressionStream (Chrome 80, Firefox 113, Safari 16.4 or newer)";
+  function readPacked(data) {
+    if (data.type === "application/json") return Promise.resolve(JSON.parse(data.textContent));
+    if (typeof DecompressionStream === "undefined") return Promise.reject(new Error("no DecompressionStream"));
+    return inflate(data.textContent).then(text => JSON.parse(text));
+  }
   function handsIn(state) {  // the data is in (or cannot be): say so, open a hand asked for meanwhile
     handState = state;
     document.body.dataset.replayer = state === "ready" ? "ready" : "unavailable";
@@ -105,10 +113,10 @@
     if (!data) { handsIn("ready"); return Promise.resolve(); }
     if (data.type === "application/json") { unpacked(JSON.parse(data.textContent)); handsIn("ready"); return Promise.resolve(); }
     if (typeof DecompressionStream === "undefined") {
-      handsIn("This browser cannot open the hands this page carries: the replayer needs DecompressionStream (Chrome 80, Firefox 113, Safari 16.4 or newer); ofc-stats hand KEY shows this one.");
+      handsIn("This browser cannot open the hands this page carries: the replayer needs " + CANNOT_INFLATE + "; ofc-stats hand KEY shows this one.");
       return Promise.resolve();
     }
-    return inflate(data.textContent).then(text => { unpacked(JSON.parse(text)); handsIn("ready"); })
+    return readPacked(data).then(d => { unpacked(d); handsIn("ready"); })
       .catch(e => handsIn("The hands this page carries could not be read (" + e + "); ofc-stats hand KEY shows this one."));
   }
   window.ofcHands = () => Object.fromEntries(Array.from(where.keys(), k => [k, handOf(k)]));  // tests read them
@@ -231,12 +239,28 @@
   // ---- The live page: every filtered number is recomputed here from the rows the page carries.
   const Z95 = 1.959963984540054, TOL = 0.005, SHOWN = 50, WORST = 12, PERIODS = 60;
   let L = null;  // the carried data (reports/explore.py)
-  const num = (v, d) => v === null || v === undefined || !isFinite(v) ? "–" : Number(v).toLocaleString("en", {minimumFractionDigits: d === undefined ? 2 : d, maximumFractionDigits: d === undefined ? 2 : d});
+  // One Intl.NumberFormat per number of decimals: what Number.toLocaleString("en", those
+  // options) builds at each call (a stakes label a hand, 200,000 of them: seconds).
+  const FORMATS = new Map();
+  const num = (v, d) => {
+    if (v === null || v === undefined || !isFinite(v)) return "–";
+    const k = d === undefined ? 2 : d;
+    let f = FORMATS.get(k);
+    if (!f) FORMATS.set(k, f = new Intl.NumberFormat("en", {minimumFractionDigits: k, maximumFractionDigits: k}));
+    return f.format(Number(v));
+  };
   const int = v => num(v, 0);
   const pct = v => v === null || !isFinite(v) ? "–" : (100 * v).toFixed(1) + "%";
   function stakesLabel(s, c) { return s === null ? "no stakes" : num(s, s % 1 ? 2 : 0) + (c ? " " + c : ""); }
   function iso(t) { return t === null ? "" : new Date(t * 1000).toISOString().slice(0, 19).replace("T", " "); }
-  function day(t) { return t === null ? "" : new Date(t * 1000).toISOString().slice(0, 10); }
+  const DAYS = new Map();  // day number -> its text, made once a day rather than once a hand
+  function day(t) {
+    if (t === null) return "";
+    const n = Math.floor(t / 86400);
+    let d = DAYS.get(n);
+    if (d === undefined) DAYS.set(n, d = new Date(n * 86400000).toISOString().slice(0, 10));
+    return d;
+  }
   function week(t) {  // the Monday starting the week, as a day
     if (t === null) return "";
     const d = new Date(t * 1000), back = (d.getUTCDay() + 6) % 7;
@@ -395,10 +419,10 @@
     return div;
   }
   const title = t => ({text: t, x: 0, xanchor: "left", font: {size: 15}});
-  function thin(xs, ys) {  // at most 2,000 points a line, the last kept
-    const step = Math.max(1, Math.floor(xs.length / 2000)), x = [], y = [];
-    for (let i = 0; i < xs.length; i += step) { x.push(xs[i]); y.push(ys[i]); }
-    if (xs.length && x[x.length - 1] !== xs[xs.length - 1]) { x.push(xs[xs.length - 1]); y.push(ys[ys.length - 1]); }
+  function thin(n, xOf, yOf) {  // at most 2,000 of n points a line, the last kept (x made for those only)
+    const step = Math.max(1, Math.floor(n / 2000)), x = [], y = [];
+    for (let i = 0; i < n; i += step) { x.push(xOf(i)); y.push(yOf(i)); }
+    if (n && x[x.length - 1] !== xOf(n - 1)) { x.push(xOf(n - 1)); y.push(yOf(n - 1)); }
     return [x, y];
   }
 
@@ -436,6 +460,14 @@
     // by start (no time last), room, table: the order of the sessions table in Python
     return out.sort((a, b) => time(a.first) - time(b.first) || h.room[a.first] - h.room[b.first] || h.table[a.first] - h.table[b.first]);
   }
+  // The results and the sessions table ask for the sessions of the same hands: made once (a
+  // copy of the list each time; the sessions themselves are only read).
+  let lastSessions = null;
+  function sessionsOfScored(scored) {
+    const last = lastSessions;
+    if (!last || last[0].length !== scored.length || last[0].some((i, k) => i !== scored[k])) lastSessions = [scored, sessionsOf(scored)];
+    return lastSessions[1].slice();
+  }
   function moneyBy(idx) {  // currency -> [hands with money, net money]
     const h = L.hands, out = {};
     idx.forEach(i => { if (h.money[i] !== null && h.scored[i]) { const c = L.currencies[h.cur[i]] || "no currency"; out[c] = out[c] || [0, 0]; out[c][0] += 1; out[c][1] += h.money[i]; } });
@@ -448,7 +480,7 @@
     box.replaceChildren();
     const scored = idx.filter(i => h.scored[i]);
     const [n, mean, low, high] = moments(scored.map(i => h.points[i]));
-    const sessions = sessionsOf(scored), hours = sum(sessions.map(s => s.minutes)) / 60;
+    const sessions = sessionsOfScored(scored), hours = sum(sessions.map(s => s.minutes)) / 60;
     const net = sum(scored.map(i => h.points[i]));
     const fouls = scored.filter(i => h.foul[i]).length, normal = scored.filter(i => !h.fl[i]);
     const fl = scored.length - normal.length, entered = normal.filter(i => h.earns[i]).length;
@@ -474,9 +506,9 @@
     if (hl) hl.textContent = n ? "These " + n.toLocaleString("en") + " scored hands" + aside + ": " + (mean >= 0 ? "won " : "lost ") + num(Math.abs(mean)) + " points per hand (95% interval " + num(low) + " to " + num(high) + ")" + (hours ? ", " + num(net / hours, 1) + " points per hour of play." : ".") : "No hand matches the filter bar.";
     // Cumulative points over dates, and money per currency (never summed across currencies).
     const dated = scored.filter(i => h.t[i] !== null);
-    let run = 0; const cx = [], cy = [];
-    dated.forEach(i => { run += h.points[i]; cx.push(iso(h.t[i])); cy.push(run); });
-    const [tx, ty] = thin(cx, cy);
+    let run = 0; const cy = [];
+    dated.forEach(i => { run += h.points[i]; cy.push(run); });
+    const [tx, ty] = thin(dated.length, k => iso(h.t[dated[k]]), k => cy[k]);
     const times = dated.map(i => h.t[i]);
     plot(grid, "chart-live-cumulative", [{type: "scatter", mode: "lines", x: tx, y: ty, name: "points", line: {color: "#1f5fa8", width: 1.6}, hovertemplate: "%{x}<br>%{y:,.0f} points<extra></extra>"}],
       {title: title("Cumulative points over dates (days without play left out)"), xaxis: dateAxis(times), yaxis: {title: {text: "points"}, automargin: true}, height: 340, showlegend: false});
@@ -484,9 +516,9 @@
     dated.forEach(i => { if (h.money[i] !== null) { const c = L.currencies[h.cur[i]] || "no currency"; (byCur[c] = byCur[c] || []).push(i); } });
     // One currency at a time (a menu picks it, the one with most hands first): never summed.
     const money = Object.entries(byCur).sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1)).map(([c, list], k) => {
-      let m = 0; const x = [], y = [];
-      list.forEach(i => { m += h.money[i]; x.push(iso(h.t[i])); y.push(m); });
-      const [a, b] = thin(x, y);
+      let m = 0; const y = [];
+      list.forEach(i => { m += h.money[i]; y.push(m); });
+      const [a, b] = thin(list.length, k => iso(h.t[list[k]]), k => y[k]);
       return {type: "scatter", mode: "lines", x: a, y: b, name: esc(c), currency: c, visible: k === 0, line: {color: "#1f5fa8", width: 1.6}, hovertemplate: "%{x}<br>%{y:,.2f} " + esc(c) + "<extra></extra>"};
     });
     if (money.length) {
@@ -538,7 +570,7 @@
     box.replaceChildren();
     const scored = idx.filter(i => h.scored[i]), grid = el("div", "grid");
     box.appendChild(grid);
-    const sessions = sessionsOf(scored).reverse();
+    const sessions = sessionsOfScored(scored).reverse();
     grid.appendChild(makeTable("live-session-list", "Sessions", "newest first; a session: consecutive hands at one table, no gap over " + L.session_gap + " minutes",
       [{label: "start"}, {label: "minutes", num: true, fmt: v => num(v, 0)}, {label: "room"}, {label: "table"}, {label: "stakes"}, {label: "hands", num: true, fmt: int},
        {label: "net points", num: true, fmt: v => num(v, 0)}, {label: "points per hour", num: true, fmt: v => num(v, 1)}, {label: "money"}],
@@ -682,10 +714,48 @@
     drawResults(current); drawSessions(current); drawOpponents(current); drawBrowser(current); drawLedger(current);
     fit();
   }
-  function startLive() {
+  // The filter bar's rows (reports/explore.py page_data) come packed (explore.pack), gzipped
+  // in base64: inflated once the page is drawn (the server drew the summary and tables);
+  // until then the bar says it is reading them if touched, and without DecompressionStream
+  // it says in one line why it cannot filter.
+  function unpackLive(data) {  // the columns page_data made, as its JSON carried them
+    const h = data.hands, F = data.formats, R = data.rooms, T = data.tables;
+    const whole = new Set(h.key_whole);
+    h.key = h.key.map((rest, i) => whole.has(i) ? rest : F[h.fmt[i]] + ":" + R[h.room[i]] + ":" + T[h.table[i]] + ":" + rest);
+    let t = 0;
+    h.t = h.t.map(step => { if (step === null) return null; t += step; return t; });
+    const at = [0];
+    h.opp_n.forEach(n => at.push(at[at.length - 1] + n));
+    h.opp_at = at;
+    delete h.key_whole; delete h.opp_n; delete data.v;
+    return data;
+  }
+  // Tests unpack it afresh (startLive reshapes the opponents) to compare with page_data's JSON.
+  window.ofcReadLive = id => readPacked($("#" + (id || "live-data"))).then(unpackLive);
+  let liveState = "";  // "loading" until the rows are in, then "ready", or the line that says why not
+  function filtersSay(text) { const status = $("#f-status"); if (status) status.textContent = text; }
+  function liveWaits() {  // a filter touched before its rows are in
+    if (liveState === "loading") filtersSay("Reading the hands for the filters…");
+  }
+  function loadLive() {  // settles once the rows are in and drawn, or cannot be
     const carried = $("#live-data");
-    if (!carried) return false;
-    L = JSON.parse(carried.textContent);
+    if (!carried) return Promise.resolve();
+    const cannot = text => {
+      liveState = text;
+      filtersSay(text);
+      $$(".filters select, .filters input, .filters button").forEach(i => { i.disabled = true; });
+      document.body.dataset.filters = "unavailable";
+    };
+    if (typeof DecompressionStream === "undefined") {
+      cannot("This browser cannot filter this page: the filter bar needs " + CANNOT_INFLATE + "; the sections below cover every hand of the report.");
+      return Promise.resolve();
+    }
+    return readPacked(carried).then(data => startLive(unpackLive(data)),
+      e => cannot("The filter bar's data could not be read (" + e + "); the sections below cover every hand of the report."));
+  }
+  function startLive(data) {
+    L = data;
+    liveState = "ready";
     const h = L.hands;  // opponents come flat (reports/explore.py): one list a hand here
     h.opp = h.key.map((_, i) => h.opp.slice(h.opp_at[i], h.opp_at[i + 1]));
     h.vs = h.key.map((_, i) => h.vs.slice(h.opp_at[i], h.opp_at[i + 1]));
@@ -697,23 +767,25 @@
     const pick = $("#opponent-pick");
     if (pick) pick.addEventListener("input", () => drawOpponent(current));
     applyLive();
-    return true;
+    routeOpponent();
+    document.body.dataset.filters = "ready";
   }
   function routeOpponent() {
     const h = location.hash;
     if (!h.startsWith("#opponent=")) return false;
     const pick = $("#opponent-pick"), name = decodeURIComponent(h.slice(10));
-    if (pick) { pick.value = name; drawOpponent(current); const box = $("#opponents"); if (box) box.scrollIntoView(); }
-    return true;
+    if (pick && L) { pick.value = name; drawOpponent(current); const box = $("#opponents"); if (box) box.scrollIntoView(); }
+    return true;  // (before the rows are in: startLive routes it)
   }
 
   document.addEventListener("DOMContentLoaded", () => {
     $$("th").forEach(th => th.addEventListener("click", () => sortBy(th)));
-    const live = startLive();
+    const live = !!$("#live-data");
+    if (live) { liveState = "loading"; document.body.dataset.filters = "loading"; }
     $$("input.filter").forEach(i => i.addEventListener("input", applyFilters));
-    if (!live) $$(".filters select, .filters input").forEach(i => i.addEventListener("input", applyFilters));
+    $$(".filters select, .filters input").forEach(i => i.addEventListener("input", live ? liveWaits : applyFilters));
     const reset = $("#f-reset");
-    if (reset) reset.addEventListener("click", () => { $$(".filters select, .filters input").forEach(i => { i.value = ""; }); if (live) applyLive(); else applyFilters(); });
+    if (reset) reset.addEventListener("click", () => { $$(".filters select, .filters input").forEach(i => { i.value = ""; }); if (L) applyLive(); else if (live) liveWaits(); else applyFilters(); });
     if ($(".table-block")) applyFilters();
     const charts = JSON.parse(($("#chart-data") || {textContent: "{}"}).textContent);
     Object.entries(charts).forEach(([id, fig]) => {
@@ -725,8 +797,17 @@
     // The replayer's data: at once on a single hand's page (plain JSON; handsIn shows the
     // hand), else after the page is drawn: a page opened at #hand=KEY says it is reading the
     // hand data, and shows the hand once it is in.
+    // The filter bar's rows likewise, after the page is drawn; both are inflated at once, and
+    // plotly.js runs once both are in.
     if (($("#hand-data") || {}).type === "application/json") loadHands();
-    else { route(); afterPaint(() => loadHands().finally(() => afterPaint(startPlotly))); }
-    document.body.dataset.ready = "1";  // drawn: summary, filters and tables; charts follow
+    // (A fault drawing the live sections is thrown again, not swallowed, once plotly.js is asked for.)
+    else {
+      route();
+      afterPaint(() => Promise.allSettled([loadLive(), loadHands()]).then(done => {
+        afterPaint(startPlotly);
+        done.forEach(d => { if (d.status === "rejected") setTimeout(() => { throw d.reason; }); });
+      }));
+    }
+    document.body.dataset.ready = "1";  // drawn: the summary and tables (the server's); the filter bar's rows and charts follow
   });
 })();
