@@ -12,14 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 import ofc_stats
-from ofc_stats.cli import main
 from reports.html import hand_index, hand_page, script_json
 from reports.replay import PACKED_VERSION, hand_details, pack
 from tests.builders import write_dataset
-from tests.test_reports import HOSTILE, alice_hands
+from tests.test_reports import HOSTILE, alice_hands, hostile_page
 
 
 def carried(page: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
@@ -32,13 +30,7 @@ def carried(page: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
 
 
 def test_the_page_carries_its_hands_packed_gzipped_and_escaped(tmp_path: Path) -> None:
-    data = write_dataset(tmp_path, alice_hands(HOSTILE))
-    out = tmp_path / "report.html"
-    result = CliRunner().invoke(
-        main, ["report", "--data", str(data), "--player", HOSTILE, "--out", str(out)]
-    )
-    assert result.exit_code == 0, result.output
-    page = out.read_text(encoding="utf-8")
+    data, page = hostile_page(tmp_path)
     text, packed, index = carried(page)
     # Inflated, the JSON still cannot end a script element or start markup.
     assert not re.search("[<>&]", text) and "\\u003cscript\\u003e" in text
@@ -79,13 +71,7 @@ def test_the_page_carries_the_filter_bars_rows_packed_and_gzipped(tmp_path: Path
     from reports.explore import PACKED_VERSION as LIVE_VERSION
     from reports.explore import page_data
 
-    data = write_dataset(tmp_path, alice_hands(HOSTILE))
-    out = tmp_path / "report.html"
-    result = CliRunner().invoke(
-        main, ["report", "--data", str(data), "--player", HOSTILE, "--out", str(out)]
-    )
-    assert result.exit_code == 0, result.output
-    page = out.read_text(encoding="utf-8")
+    data, page = hostile_page(tmp_path)
     assert 'id="live-data"' in page and HOSTILE not in page.replace("\\u003c", "<")
     packed = live_data(page)
     assert packed["v"] == LIVE_VERSION and "opp_at" not in packed["hands"]

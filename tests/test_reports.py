@@ -311,14 +311,21 @@ def test_the_default_player_is_the_hero_else_the_most_frequent(tmp_path: Path) -
 HOSTILE = "<script>alert(1)</script>"
 
 
-def test_html_report_escapes_names_and_has_every_section(tmp_path: Path) -> None:
+def hostile_page(tmp_path: Path) -> tuple[Path, str]:
+    """A dataset of a player named :data:`HOSTILE`, and its report page written by the CLI
+    (``tmp_path / "report.html"``)."""
     data = write_dataset(tmp_path, alice_hands(HOSTILE))
     out = tmp_path / "report.html"
     result = CliRunner().invoke(
         main, ["report", "--data", str(data), "--player", HOSTILE, "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
-    page = out.read_text(encoding="utf-8")
+    return data, out.read_text(encoding="utf-8")
+
+
+def test_html_report_escapes_names_and_has_every_section(tmp_path: Path) -> None:
+    data, page = hostile_page(tmp_path)
+    out = tmp_path / "report.html"
     assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert HOSTILE not in page.replace("\\u003c", "<")  # chart and hand JSON escaped too
     sections = ["summary", "results", "sessions", "hands", "fouls", "fantasyland", "decisions"]
