@@ -135,18 +135,22 @@ def round_notes(summary: ImportSummary) -> list[str]:
     >>> print("\\n".join(round_notes(summary)))
     quarantined 2 hands of s.jsonl: 2 × bad card 'Xx' (the quarantine view lists them)
     skipped notes.md: unknown format
+    >>> summary.files.append(FileSummary("t.jsonl", "open", quarantined=1))
+    >>> summary.reasons["bad card 'Xx'"] += 1
+    >>> round_notes(summary)[0]
+    "quarantined 3 hands of 2 files: 3 × bad card 'Xx' (the quarantine view lists them)"
     """
     notes = []
-    for f in summary.files:
-        if f.quarantined or f.lines_quarantined:
-            n = f.quarantined
-            what = f"{n:,} hand{'s' * (n != 1)}" if n else "no hand"
-            if f.lines_quarantined:
-                what += f", {f.lines_quarantined:,} more that hold none"
-            reasons = "; ".join(f"{n:,} × {r}" for r, n in summary.reasons.most_common(2))
-            notes.append(
-                f"quarantined {what} of {f.path}: {reasons} (the quarantine view lists them)"
-            )
+    refused = [f for f in summary.files if f.quarantined or f.lines_quarantined]
+    if refused:
+        n = sum(f.quarantined for f in refused)
+        what = f"{n:,} hand{'s' * (n != 1)}" if n else "no hand"
+        extra = sum(f.lines_quarantined for f in refused)
+        if extra:
+            what += f", {extra:,} more that hold none"
+        where = refused[0].path if len(refused) == 1 else f"{len(refused)} files"
+        reasons = "; ".join(f"{k:,} × {r}" for r, k in summary.reasons.most_common(2))
+        notes.append(f"quarantined {what} of {where}: {reasons} (the quarantine view lists them)")
     notes += [
         line.strip() for line in wrong_format_lines([f for f in summary.files if f.not_format])
     ]
