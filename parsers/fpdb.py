@@ -284,6 +284,12 @@ class _Row(NamedTuple):
 Fetched = tuple[int | None, str | None, str, Any]  # (row id, siteHandNo, table name, rawJson)
 
 
+def read_only_uri(path: str) -> str:
+    """The SQLite URI that opens ``path`` read-only: through pathname2url, so "#", "?"
+    and "%" in a file name stay part of the name and never become URI parameters."""
+    return f"{Path(path).resolve().as_uri()}?mode=ro"
+
+
 def _fetch(path: str, source: str) -> Iterator[list[Fetched] | Quarantined]:
     """The HttpOFCHands rows a fetch at a time, in id order; why not, as a Quarantined.
 
@@ -293,10 +299,8 @@ def _fetch(path: str, source: str) -> Iterator[list[Fetched] | Quarantined]:
     :data:`MAX_RAW` is quarantined without being read into memory.
     """
     try:
-        # The path goes through pathname2url, so "#", "?" and "%" in a file
-        # name stay part of the name and never become URI parameters.
-        uri = f"{Path(path).resolve().as_uri()}?mode=ro"
         # (read by one thread at a time, but closed by whichever ends the reading)
+        uri = read_only_uri(path)
         connection = sqlite3.connect(uri, uri=True, timeout=LOCK_SECONDS, check_same_thread=False)
     except (sqlite3.Error, ValueError) as error:
         yield Quarantined(source, f"cannot open the database: {error}", "", hand=False)

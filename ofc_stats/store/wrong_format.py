@@ -19,8 +19,9 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Protocol
+
+from parsers.fpdb import read_only_uri
 
 NOT_FPDB = "not an fpdb-3 database with OFC hands (it has no HttpOFCHands table): no hand seen"
 
@@ -44,9 +45,7 @@ def no_ofc_hands(path: str) -> str | None:
     None
     """
     try:
-        # read-only, by a URI built from the path ("#", "?" and "%" stay part of the name)
-        uri = f"{Path(path).resolve().as_uri()}?mode=ro"
-        connection = sqlite3.connect(uri, uri=True, timeout=0)
+        connection = sqlite3.connect(read_only_uri(path), uri=True, timeout=0)
     except (sqlite3.Error, ValueError):
         return None
     try:
