@@ -29,6 +29,7 @@ __all__ = [
     "classify_three",
     "count_lines",
     "fantasy_chain_hands",
+    "foul_unavoidable_after",
     "grade_street_decisions",
     "offered_candidates",
     "policy_plays",
@@ -49,6 +50,12 @@ __all__ = [
 def rank_tables() -> dict[str, npt.NDArray[Any]]: ...
 def classify_five(cards: npt.NDArray[np.int8]) -> npt.NDArray[np.int16]: ...
 def classify_three(cards: npt.NDArray[np.int8]) -> npt.NDArray[np.int16]: ...
+
+# --- when a foul became unavoidable (rust/ofc-py/src/certain.rs) -------------
+
+def foul_unavoidable_after(
+    cards: npt.NDArray[np.int16], streets: npt.NDArray[np.int16], discards: npt.NDArray[np.int16]
+) -> npt.NDArray[np.int16]: ...
 
 # --- rulesets (rust/ofc-py/src/rules.rs) --------------------------------------
 

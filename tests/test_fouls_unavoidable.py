@@ -3,8 +3,9 @@
 The search (discard choices, then splits of the kept cards over the open
 places, stopping at the first unfouled board) is checked against plain brute
 force over every order of the kept cards, on random pineapple deals; the
-report's column against the engine, and on the real samples against the
-column it replaced, which put almost every foul at the last street.
+core's twin (``ofc_stats.core.certain``, which the report calls) against the
+engine board by board, and on the real samples against the column it
+replaced, which put almost every foul at the last street.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ofc_stats.core.certain import foul_unavoidable_after as core_unavoidable
 from ofc_stats.engine.board import ROW_SLICES
 from ofc_stats.engine.certain import foul_unavoidable_after, savable
 from ofc_stats.engine.rank import rank_row
-from reports.fouls import locked_street
 
 APPS = Path("/work/shared/samples/apps")
 
@@ -103,21 +104,30 @@ def _classic(rng: random.Random) -> tuple[list[int], list[int], dict[int, int]]:
     return board, streets, {}
 
 
-def test_the_reports_column_is_the_engines_definition() -> None:
-    """The report's column (every board at once, the core's row classes) against the
-    engine's definition board by board: pineapple and classic deals, fouled or not, with a
-    discard not recorded, a card twice and a joker."""
+def test_the_core_is_the_engines_definition() -> None:
+    """The core's twin (every board at once) against the engine's definition board by
+    board: pineapple and classic deals, fouled or not, with a discard not recorded, a
+    card twice (on the board, or discarded too), a joker on the board or discarded, an
+    unknown street and a street past the 13th."""
     rng = random.Random(9)
     boards, placed, thrown, expected = [], [], [], []
-    for n in range(1500):
+    for n in range(2500):
         board, streets, discards = (_classic if n % 5 == 0 else _deal)(rng)
         dropped = [discards.get(at, -1) for at in range(1, 5)]
         if n % 7 == 1 and discards:
             dropped[n % 4] = -1  # a discard not recorded
         if n % 11 == 2 and discards:
-            dropped[0] = board[4]  # a card twice: the definition reads it as it is
+            dropped[0] = board[4]  # a card twice: discarded and on the board
+        if n % 17 == 4:
+            board[7] = board[2]  # a card twice on the board
         if n % 13 == 3:
             board[12] = 52  # a joker
+        if n % 19 == 5 and discards:
+            dropped[1] = 53  # a joker discarded
+        if n % 23 == 6:
+            streets[0] = -1  # a street not known
+        if n % 29 == 7:
+            streets[12] = 13  # more streets than cards
         known = {
             at: (card if card >= 0 else None)
             for at, card in enumerate(dropped, start=1)
@@ -128,10 +138,12 @@ def test_the_reports_column_is_the_engines_definition() -> None:
         placed.append(streets)
         thrown.append(dropped)
         expected.append(-1 if found is None else found)
-    column = locked_street(np.array(boards), np.array(placed), np.array(thrown))
+    column = core_unavoidable(np.array(boards), np.array(placed), np.array(thrown))
     assert column.tolist() == expected
     counts = Counter(expected)
-    assert counts[-1] < 1200 and all(counts[street] for street in range(5))  # a fair mix
+    assert counts[-1] < 2000 and all(counts[street] > 10 for street in range(5))  # a fair mix
+    # classic boards' later streets; never the 8th (index 8): its one card has one place
+    assert all(counts[street] for street in range(5, 8)) and not counts[8]
 
 
 @pytest.mark.skipif(not APPS.is_dir(), reason="shared/samples/apps is not here")
@@ -150,7 +162,7 @@ def test_on_the_real_samples_the_column_tells_the_streets_apart(tmp_path: Path) 
     )
     with ofc_stats.open(data) as db:
         cards = seat_cards(db.sql(query).arrow().read_all())
-    street = locked_street(cards.cards, cards.streets, cards.discards)
+    street = core_unavoidable(cards.cards, cards.streets, cards.discards)
     counts = {int(s): int(n) for s, n in zip(*np.unique(street, return_counts=True), strict=True)}
     # 1,058 fouls: the old column (both rows complete) put 1,049 at the last street
     assert counts == {-1: 73, 0: 13, 1: 149, 2: 428, 3: 390, 4: 5}

@@ -98,7 +98,8 @@ def foul_unavoidable_after(
 ) -> int | None:
     """The street (numbered as stored: 0 is the first) after which a fouled board's foul
     was unavoidable with the cards that came; None when the board does not foul, a
-    street is unknown (negative), a joker is on it or a discard is not known.
+    street is unknown (negative) or past the 13th, a discard is not known, or a card
+    is a joker or twice on the board or among its discards (not a real deal).
 
     ``board`` is the 13 cards (top 3, middle 5, bottom 5), ``streets`` the street each
     was placed on, ``discards`` each street's discarded card (None: the street had a
@@ -123,16 +124,22 @@ def foul_unavoidable_after(
     >>> foul_unavoidable_after(board, streets, dict(enumerate(p("7c Tc 7h 3s"), start=1)))
     1
 
-    A board that does not foul, or a discard not recorded, has no such street.
+    A board that does not foul, a discard not recorded or a card twice has no such street.
 
     >>> foul_unavoidable_after(p("2s 3d 4c  Ah Ad 9c 9s 2d  Kh Kd Ks 6s 5d"), [0] * 13, {})
     >>> foul_unavoidable_after(board, streets, {1: None, 2: 1, 3: 2, 4: 3})
+    >>> foul_unavoidable_after(board, streets, dict(enumerate(p("7c Tc Qd Kh"), start=1)))
     """
     cards = [int(card) for card in board]
     placed = [int(street) for street in streets]
-    if len(cards) != 13 or min(placed) < 0 or max(cards) >= DECK_SIZE:
+    if len(cards) != 13 or min(placed) < 0 or max(placed) >= 13:
         return None
     if any(card is None for card in discards.values()):
+        return None
+    dealt_cards = cards + [int(card) for card in discards.values() if card is not None]
+    if min(dealt_cards) < 0 or max(dealt_cards) >= DECK_SIZE:
+        return None
+    if len(set(dealt_cards)) != len(dealt_cards):
         return None
     known = _keys()
     rows = [tuple(sorted(cards[part])) for part in ROW_SLICES]

@@ -9,6 +9,7 @@
 pub mod board;
 pub mod candidates;
 pub mod cards;
+pub mod certain;
 pub mod decode;
 pub mod error;
 pub mod eval;

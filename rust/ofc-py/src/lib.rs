@@ -6,6 +6,7 @@
 
 use pyo3::prelude::*;
 
+mod certain;
 mod decode;
 mod errors;
 mod fantasy;
@@ -25,6 +26,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // later works on its own thread instead of waiting forever on the pool.
     ofc_core::threads::usable();
     tables::register(m)?;
+    certain::register(m)?;
     decode::register(m)?;
     rules::register(m)?;
     grade::register(m)?;
