@@ -54,7 +54,8 @@ def fouled_boards(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def definition(cards: np.ndarray, streets: np.ndarray, discards: np.ndarray) -> list[int]:
     found = []
-    for board, placed, dropped in zip(cards.tolist(), streets.tolist(), discards.tolist()):
+    rows = zip(cards.tolist(), streets.tolist(), discards.tolist(), strict=True)
+    for board, placed, dropped in rows:
         thrown = {
             at: (card if card >= 0 else None)
             for at, card in enumerate(dropped, start=1)
