@@ -29,12 +29,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from record import record  # noqa: E402
 
-import ofc_stats  # noqa: E402
 from ofc_stats.core.certain import foul_unavoidable_after as core  # noqa: E402
 from ofc_stats.engine.certain import foul_unavoidable_after  # noqa: E402
 from ofc_stats.store.importer import import_paths  # noqa: E402
 from ofc_stats.store.recompute import recompute  # noqa: E402
-from reports.streetwise import seat_cards  # noqa: E402
+from reports import streetwise  # noqa: E402
 
 APPS = ROOT.parent / "shared" / "samples" / "apps"
 
@@ -43,12 +42,7 @@ def fouled_boards(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     data = folder / "data"
     import_paths([APPS], data)
     recompute(data)
-    query = (
-        "SELECT s.board, s.board_streets, s.discards FROM seats s JOIN results r "
-        "USING (hand_id, seat) WHERE r.fouled AND NOT s.in_fantasy"
-    )
-    with ofc_stats.open(data) as db:
-        cards = seat_cards(db.sql(query).arrow().read_all())
+    cards = streetwise.fouled_boards(data)
     return cards.cards, cards.streets, cards.discards
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from ofc_stats.store.views import board_array
+from ofc_stats.store.views import board_array, open_dataset
 
 ROW_OF = np.repeat(np.arange(3), (3, 5, 5))  # board position -> 0 top, 1 middle, 2 bottom
 ROW_POSITIONS = (slice(0, 3), slice(3, 8), slice(8, 13))  # top, middle, bottom
@@ -63,6 +64,18 @@ def seat_cards(table: pa.Table) -> SeatCards:
     if len(four):
         discards[four] = values[offsets[four][:, None] + np.arange(4)]
     return SeatCards(cards.astype(np.int16), streets16, discards)
+
+
+FOULED_NORMAL = (
+    "SELECT s.board, s.board_streets, s.discards FROM seats s JOIN results r "
+    "USING (hand_id, seat) WHERE r.fouled AND NOT s.in_fantasy ORDER BY s.hand_id, s.seat"
+)
+
+
+def fouled_boards(data: Path) -> SeatCards:
+    """Every fouled normal board of a recomputed dataset (the foul's street questions)."""
+    with open_dataset(data) as db:
+        return seat_cards(db.sql(FOULED_NORMAL).arrow().read_all())
 
 
 def first_street(seats: SeatCards) -> dict[str, npt.NDArray[np.generic]]:

@@ -148,20 +148,14 @@ def test_the_core_is_the_engines_definition() -> None:
 
 @pytest.mark.skipif(not APPS.is_dir(), reason="shared/samples/apps is not here")
 def test_on_the_real_samples_the_column_tells_the_streets_apart(tmp_path: Path) -> None:
-    import ofc_stats
     from ofc_stats.store.importer import import_paths
     from ofc_stats.store.recompute import recompute
-    from reports.streetwise import seat_cards
+    from reports.streetwise import fouled_boards
 
     data = tmp_path / "data"
     import_paths([APPS], data)
     recompute(data)
-    query = (
-        "SELECT s.board, s.board_streets, s.discards FROM seats s JOIN results r "
-        "USING (hand_id, seat) WHERE r.fouled AND NOT s.in_fantasy"
-    )
-    with ofc_stats.open(data) as db:
-        cards = seat_cards(db.sql(query).arrow().read_all())
+    cards = fouled_boards(data)
     street = core_unavoidable(cards.cards, cards.streets, cards.discards)
     counts = {int(s): int(n) for s, n in zip(*np.unique(street, return_counts=True), strict=True)}
     # 1,058 fouls: the old column (both rows complete) put 1,049 at the last street
