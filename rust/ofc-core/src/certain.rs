@@ -12,13 +12,15 @@
 
 use rayon::prelude::*;
 
-use crate::cards::DECK;
+use crate::cards::{BOARD, DECK, ROW_SIZES, ROW_START};
 use crate::eval::Tables;
 
-/// Cards on a board: top 3, middle 5, bottom 5.
-const BOARD: usize = 13;
-/// The rows' first place and size.
-const ROWS: [(usize, usize); 3] = [(0, 3), (3, 5), (8, 5)];
+/// The rows' first place and size: top, middle, bottom.
+const ROWS: [(usize, usize); 3] = [
+    (ROW_START[0], ROW_SIZES[0]),
+    (ROW_START[1], ROW_SIZES[1]),
+    (ROW_START[2], ROW_SIZES[2]),
+];
 /// Streets 1-4 may have a discard (pineapple); later streets never do.
 const DISCARD_STREETS: usize = 4;
 
@@ -48,7 +50,16 @@ pub fn foul_unavoidable_after(dealt: Dealt<'_>) -> Option<u8> {
     if last >= BOARD {
         return None; // more streets than cards: not a real deal
     }
-    // discards[at]: the street's discard, if it had one
+    let board: Vec<u8> = cards.iter().map(|&c| c as u8).collect();
+    // the cards seen so far, as bits: a card twice means the board is not a real deal
+    let mut seen = 0u64;
+    for &card in &board {
+        if seen >> card & 1 == 1 {
+            return None;
+        }
+        seen |= 1 << card;
+    }
+    // discard[at]: the street's discard, if it had one
     let mut discard: Vec<Option<u8>> = vec![None; last + 1];
     for (at, &thrown) in dealt.discards[..DISCARD_STREETS].iter().enumerate() {
         let at = at + 1;
@@ -56,22 +67,15 @@ pub fn foul_unavoidable_after(dealt: Dealt<'_>) -> Option<u8> {
         if thrown >= DECK as i16 || (two_placed && thrown < 0) {
             return None; // a joker discarded, or a discard not recorded
         }
-        if thrown >= 0 && at <= last {
-            discard[at] = Some(thrown as u8);
+        if thrown >= 0 {
+            if seen >> thrown & 1 == 1 {
+                return None; // discarded and on the board, or discarded twice
+            }
+            seen |= 1 << thrown;
+            if at <= last {
+                discard[at] = Some(thrown as u8);
+            }
         }
-    }
-    let board: Vec<u8> = cards.iter().map(|&c| c as u8).collect();
-    let mut seen = 0u64;
-    let thrown: Vec<u8> = dealt.discards[..DISCARD_STREETS]
-        .iter()
-        .filter(|&&c| c >= 0)
-        .map(|&c| c as u8)
-        .collect();
-    for &card in board.iter().chain(&thrown) {
-        if seen >> card & 1 == 1 {
-            return None; // a card twice: the board is not a real deal
-        }
-        seen |= 1 << card;
     }
     let t = Tables::get();
     let key = |row: &[u8]| -> i32 {

@@ -1,10 +1,12 @@
 //! When each fouled board's foul became unavoidable (`ofc_core::certain`).
 
 use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use ofc_core::cards::BOARD;
 use ofc_core::certain;
 use pyo3::prelude::*;
 
 use crate::errors::hand_error;
+use crate::score::c_order;
 
 /// The street after which each board's foul was unavoidable, -1 where none is known:
 /// (N, 13) cards, (N, 13) streets and (N, 4) discards of streets 1-4, int16.
@@ -16,7 +18,7 @@ fn foul_unavoidable_after<'py>(
     discards: PyReadonlyArray2<'py, i16>,
 ) -> PyResult<Bound<'py, PyArray1<i16>>> {
     let n = cards.shape()[0];
-    if cards.shape() != [n, 13] || streets.shape() != [n, 13] || discards.shape() != [n, 4] {
+    if cards.shape() != [n, BOARD] || streets.shape() != [n, BOARD] || discards.shape() != [n, 4] {
         return Err(hand_error(
             py,
             format!(
@@ -27,9 +29,7 @@ fn foul_unavoidable_after<'py>(
             ),
         ));
     }
-    let flat =
-        |a: &PyReadonlyArray2<'py, i16>| -> Vec<i16> { a.as_array().iter().copied().collect() };
-    let (cards, streets, discards) = (flat(&cards), flat(&streets), flat(&discards));
+    let (cards, streets, discards) = (c_order(&cards), c_order(&streets), c_order(&discards));
     let found = py.detach(|| certain::foul_unavoidable_batch(&cards, &streets, &discards));
     Ok(PyArray1::from_vec(py, found))
 }

@@ -16,7 +16,7 @@ use crate::errors::{hand_error, to_py};
 use crate::rules::Rules;
 
 /// An array's data in C order: borrowed when it is contiguous, else copied.
-fn c_order<'a, T: numpy::Element + Copy, D: numpy::ndarray::Dimension>(
+pub(crate) fn c_order<'a, T: numpy::Element + Copy, D: numpy::ndarray::Dimension>(
     array: &'a PyReadonlyArray<'_, T, D>,
 ) -> Cow<'a, [T]> {
     // `as_slice` also accepts a Fortran-ordered array, whose data is in the wrong order here.
