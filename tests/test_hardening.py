@@ -529,6 +529,36 @@ def test_forget_a_batch_removes_its_rows_and_lets_its_files_import_again(tmp_pat
     assert (again.stored, again.duplicates) == (20, 30)
 
 
+def test_forget_lets_a_plain_import_bring_back_the_hands_other_files_shared(
+    tmp_path: Path,
+) -> None:
+    """A hand two files hold is stored under the first; forgetting that file takes it, and
+    the files imported since that counted duplicates are read again by a plain import."""
+    records = random_records(6, seed=41)
+
+    def lines(name: str, picked: list[int]) -> Path:
+        path = tmp_path / name
+        path.write_text("".join(dumps(records[i]) + "\n" for i in picked), "utf-8")
+        return path
+
+    early, early_copy = lines("early.jsonl", [0]), lines("early-copy.jsonl", [0])
+    first, later = lines("first.jsonl", [1, 2, 3]), lines("later.jsonl", [1, 2, 3, 4, 5])
+    data = tmp_path / "data"
+    for path in (early, early_copy, first, later):  # one import each, in this order
+        import_paths([path], data)
+    dataset = Dataset(data)
+    assert len(dataset.read("hands")) == 6  # later stored 4 and 5 (1-3 were duplicates)
+    summary = forget(data, str(first))
+    # later counted duplicates after first was imported; early-copy's came before it
+    assert (summary.hands, summary.reread) == (3, [str(later)])
+    assert "1 file imported since counted duplicates" in " ".join(summary.lines())
+    assert len(dataset.read("hands")) == 3
+    again = import_paths([early, early_copy, later], data)
+    assert (again.stored, again.duplicates) == (3, 2)  # 1-3 back; 4 and 5 still stored
+    assert [f.skipped is not None for f in again.files] == [True, True, False]
+    assert len(dataset.read("hands")) == 6
+
+
 # ---- the lock: a holder that is gone
 
 

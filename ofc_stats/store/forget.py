@@ -5,7 +5,11 @@ seats, placements, results and grades, its quarantine entries and ledger row)
 in one commit, so the dataset afterwards is the one that never imported it
 and a later import reads the file anew.  A hand the file shared with another
 file is stored once, under the file that came first: forgetting that file
-takes the hand too, and ``import --force OTHER`` brings it back.
+takes the hand too.  So that a plain ``import`` of the other file brings it
+back, every file imported since that counted duplicates (which may be the
+forgotten hands: the ledger does not say whose) is no longer recorded as
+imported either: its next import reads it again, stores what is missing and
+counts the rest as duplicates.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from ofc_stats.store.schema import GRADER_TABLES, LEDGER_TABLES, TABLES
 _HAND_AND_GRADE_TABLES = (*HAND_TABLES, *GRADER_TABLES, *LEDGER_TABLES)
 _BATCH_TABLES = (*TABLES, *GRADER_TABLES, *LEDGER_TABLES)  # every table a batch can have a file in
 
+SHOWN = 3  # files named in the note on files read again
+
 # The column naming a row's source file, per table that has one.
 SOURCE_COLUMN = {"hands": "source_file", "quarantine": "source_file", "files": "path"}
 
@@ -41,14 +47,25 @@ class ForgetSummary:
     quarantined: int = 0
     ledger: int = 0
     batches: int = 0
+    # files imported since that counted duplicates, no longer recorded as imported
+    reread: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        return [
+        lines = [
             f"forgot {self.target}: {_count(self.hands, 'hand')}, "
             f"{_count(self.quarantined, 'quarantine entry', 'quarantine entries')}, "
             f"{_count(self.ledger, 'ledger row')}, from {_count(self.batches, 'batch', 'batches')}",
             "import the file again to read it anew",
         ]
+        if self.reread:
+            shown = ", ".join(self.reread[:SHOWN])
+            more = f" and {len(self.reread) - SHOWN:,} more" if len(self.reread) > SHOWN else ""
+            lines.append(
+                f"{_count(len(self.reread), 'file')} imported since counted duplicates, which "
+                "may be these hands: the next import of them reads them again and stores "
+                f"what is missing ({shown}{more})"
+            )
+        return lines
 
 
 def forget(root: str | Path, target: str, *, wait_seconds: float = 0.0) -> ForgetSummary:
@@ -129,6 +146,8 @@ def _forget_sources(dataset: Dataset, target: str, sources: set[str]) -> ForgetS
         if parts:
             rewrites[batch] = _drop_if_empty(dataset, batch, parts)
     summary.batches = len(rewrites)
+    if summary.hands:
+        summary.reread = _read_again(dataset, sources, rewrites)
     dataset.commit(dataset.new_batch_id(), {}, rewrites=rewrites)
     return summary
 
@@ -165,8 +184,53 @@ def _forget_batch(dataset: Dataset, batch: str) -> ForgetSummary:
             rewrites[other] = {"files": rows.filter(pc.invert(mask))}
     summary.sources = sorted(sources)
     summary.batches = 1
+    if summary.hands:
+        summary.reread = _read_again(dataset, sources, rewrites)
     dataset.commit(dataset.new_batch_id(), {}, rewrites=rewrites)
     return summary
+
+
+def _read_again(
+    dataset: Dataset,
+    sources: set[str],
+    rewrites: dict[str, dict[str, pa.Table | None]],
+) -> list[str]:
+    """Drop from ``rewrites``' ledger the rows of every other file that counted duplicates
+    since the forgotten hands were stored (the first ledger row of their files; every such
+    file when they have none), so that their next import reads them again; their paths, sorted.
+
+    A duplicate is a hand already stored when the file was read, so only a file imported
+    since can have counted one of the forgotten hands; which ones it counted, the ledger
+    does not keep, so every such file is read again (what it still shares is a duplicate).
+    """
+    forgotten = pa.array(sorted(sources), pa.string())
+    ledger: dict[str, pa.Table] = {}  # each batch's ledger rows as the forget leaves them
+    for batch in sorted(_batch_ids(dataset)):
+        planned = rewrites.get(batch, {})
+        path = dataset.batch_file("files", batch)
+        if "files" in planned:
+            rows = planned["files"]
+        else:
+            rows = pq.read_table(path) if path.is_file() else None
+        if rows is not None and rows.num_rows:
+            ledger[batch] = rows
+    files = dataset.read("files", ["path", "imported_at"])
+    mine = files.filter(pc.is_in(files["path"], forgotten))
+    since = pc.min(mine["imported_at"]).as_py() if mine.num_rows else None
+    paths: set[str] = set()
+    for rows in ledger.values():
+        counted = pc.and_(
+            pc.greater(rows["duplicates"], 0), pc.invert(pc.is_in(rows["path"], forgotten))
+        )
+        if since is not None:
+            counted = pc.and_(counted, pc.greater_equal(rows["imported_at"], pa.scalar(since)))
+        paths.update(rows.filter(pc.fill_null(counted, False))["path"].to_pylist())
+    names = pa.array(sorted(paths), pa.string())
+    for batch, rows in ledger.items():
+        mask = pc.is_in(rows["path"], names)
+        if paths and pc.sum(mask).as_py():
+            rewrites.setdefault(batch, {})["files"] = rows.filter(pc.invert(mask))
+    return sorted(paths)
 
 
 def _drop_if_empty(
