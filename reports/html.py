@@ -600,10 +600,22 @@ def hand_page(hand: dict[str, Any]) -> str:
     )
 
 
+NOTES_CSV = "notes.csv"  # beside the csv tables: what the page says above and under them
+
+
 def write_files(folder: Path, reports: Sequence[Report], kind: str) -> list[Path]:
-    """Each chart (png/svg) or table (csv) as its own file; the paths written."""
+    """Each chart (png/svg) or table (csv) as its own file; the paths written.
+
+    CSV also gets :data:`NOTES_CSV`: each section's notes and each table's caption, as
+    the page shows them (what a table leaves out, such as hands not scored, is said
+    there, not in the table), so the files read alone are no less honest than the page.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     written = []
+    if kind == "csv":
+        path = folder / NOTES_CSV
+        path.write_text(notes_csv(reports), encoding="utf-8")
+        written.append(path)
     for report in reports:
         if kind == "csv":
             for key, frame in report.tables.items():
@@ -616,3 +628,25 @@ def write_files(folder: Path, reports: Sequence[Report], kind: str) -> list[Path
                 chart.figure().savefig(path, format=kind, dpi=110)
                 written.append(path)
     return written
+
+
+def notes_csv(reports: Sequence[Report]) -> str:
+    """The sections' notes (``file`` empty) and the tables' captions (``file`` names the
+    table's CSV file), one row each, in page order.
+
+    >>> report = Report("results", "Results", notes=["=1+1 hands"])
+    >>> report.tables["summary"], report.captions["summary"] = pd.DataFrame(), "per hand"
+    >>> print(notes_csv([report]), end="")
+    section,file,note
+    results,,'=1+1 hands
+    results,results-summary.csv,per hand
+    """
+    rows = []
+    for report in reports:
+        rows += [(report.key, "", note) for note in report.notes]
+        rows += [
+            (report.key, f"{report.key}-{key}.csv", caption)
+            for key, caption in report.captions.items()
+            if key in report.tables
+        ]
+    return csv_text(["section", "file", "note"], rows)

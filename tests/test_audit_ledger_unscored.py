@@ -8,6 +8,7 @@ checked, instead of dropping them.
 
 from __future__ import annotations
 
+import csv
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -101,6 +102,22 @@ def test_the_report_counts_it_in_money_won_and_the_ledger(data: Path) -> None:
         "the room paid 30.50; the room owes 1 USD (1 hand differs). "
         "1 hand not scored (+7.00 USD paid, not checked)."
     ]
+
+
+def test_the_csv_files_carry_the_note_on_it(data: Path, tmp_path: Path) -> None:
+    """The tables hold scored hands and money won counts the unscored one too; the page
+    says so in a note, and so must the CSV files, read without the page."""
+    out = tmp_path / "csv"
+    result = CliRunner().invoke(
+        main, ["report", "--data", str(data), "--format", "csv", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    with (out / "notes.csv").open(encoding="utf-8", newline="") as stream:
+        notes = list(csv.DictReader(stream))
+    said = {(row["section"], row["file"], row["note"]) for row in notes}
+    note = "money won (USD) counts 1 hand not scored (+7.00 USD paid), which the points leave out."
+    assert ("results", "", note) in said
+    assert any(row["file"] == "results-summary.csv" and "per hand" in row["note"] for row in notes)
 
 
 def _raw_hero_money(folder: Path) -> dict[str, float]:
