@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.wording import plural
-from reports.base import HANDS, ORDER, SEATS, VERSUS, Report, Scope
+from reports.base import HANDS, MINE, ORDER, PERSON, SEATS, VERSUS, Report, Scope
 from reports.charts import bars_with_ci, line
 from reports.ledger import money_seats, paid_not_scored, paid_text
 from reports.stats import grouped_mean_ci, mean_ci, moments_ci
@@ -22,6 +22,17 @@ LEFT JOIN (SELECT hand_id, sum(royalties) AS total FROM {HANDS} GROUP BY hand_id
 ORDER BY {ORDER}
 """
 
+# The player's seats under the filters that were not scored but carry the room's points
+# (a dealer chat's hand has no cards; a board left incomplete): a chat hand that repeats a
+# captured one is the capture's, scored, so it is not one of them (store.views.chat_repeats).
+UNSCORED_POINTS = """
+SELECT count(*) AS hands, coalesce(sum(p.reported_points), 0) AS points
+FROM (SELECT * FROM {person} m WHERE {mine} AND reported_points IS NOT NULL) p
+JOIN (SELECT hand_id, hand_key, played_at, room, ruleset, seat_count, 'scored' AS status
+      FROM {hands} WHERE hand_id IN (SELECT hand_id FROM {person})) s USING (hand_id)
+ANTI JOIN {scored} k ON k.hand_id = p.hand_id AND k.seat = p.seat
+WHERE {where} AND s.hand_key NOT IN (SELECT chat_key FROM chat_repeats)
+"""
 
 WORST = 12  # opponents the chart shows: those the player lost most points to
 
@@ -66,6 +77,13 @@ def build(scope: Scope) -> Report:
                 f"{label} counts {plural(count, 'hand')} not scored "
                 f"({paid_text(paid, currency)}), which the points leave out."
             )
+    unscored_hands, unscored_points = points_not_scored(scope)
+    if unscored_hands:
+        report.notes.append(
+            f"The points leave out {plural(unscored_hands, 'hand')} not scored (no board to "
+            f"score: a dealer chat's, or left incomplete), where the room reported "
+            f"{unscored_points:+,g} points."
+        )
     report.tables["summary"] = summary
     report.captions["summary"] = (
         f"per hand: over all {plural(hands, 'hand')}, Fantasyland hands included; without "
@@ -148,3 +166,16 @@ def build(scope: Scope) -> Report:
 def _mean(values: pd.Series) -> float:
     clean = values.dropna()
     return float(clean.mean()) if len(clean) else float("nan")
+
+
+def points_not_scored(scope: Scope) -> tuple[int, float]:
+    """The player's seats under the filters that carry reported points but were not scored,
+    and those points (a chat hand counted as its capture left out)."""
+    filters = scope.filters
+    where, params = filters.where("s")
+    mine, mine_params = filters.me("m")
+    query = UNSCORED_POINTS.format(
+        person=PERSON, mine=mine, hands=scope.sources["hands"], scored=MINE, where=where
+    )
+    hands, points = scope.data.sql(query, {**params, **mine_params}).fetchall()[0]
+    return int(hands), float(points)

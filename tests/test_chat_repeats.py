@@ -1,8 +1,8 @@
 """A dealer chat beside a capture of the same table: the repeated hands are named at import.
 
-The chat names no hand id, so its hands never deduplicate against a capture;
-the import says how many repeat a captured hand instead of counting them
-twice unsaid.  The shared SwC samples are one session on table 310442: the
+The chat names no hand id, so its hands never deduplicate against a capture:
+both are stored, the import says how many chat hands repeat a captured one,
+and ``players`` and the report count each such pair once, as the capture.  The shared SwC samples are one session on table 310442: the
 chat's hands #1 (+8/-8) and #2 (+19/-19) are the captures 298331001 and
 298331002; its #3 (-4/+4) was not captured.
 """
@@ -71,6 +71,40 @@ def test_the_import_says_how_many_chat_hands_repeat_a_capture(tmp_path: Path) ->
     assert both.exit_code == 0, both.output
     assert (
         "  2 dealer-chat hands look like captured ones (same table, players and points;\n"
-        "  2 without a capture time to confirm it): both copies are stored and counted\n"
-        f"  (docs/import.md: swc-chat); 2 from {CHAT}\n"
+        "  2 without a capture time to confirm it): both are stored, counted once as the\n"
+        f"  capture (docs/import.md: swc-chat); 2 from {CHAT}\n"
     ) in both.stdout
+
+
+def test_players_count_a_repeated_hand_once(tmp_path: Path) -> None:
+    """kestrel played three hands: #1 and #2 (captured too) and #3 (in the chat alone), so
+    5 stored seats are 3 hands; marlow likewise."""
+    import ofc_stats
+
+    import_paths([CHAT, FIRST, SECOND], tmp_path)
+    with ofc_stats.open(tmp_path) as db:
+        hands = dict(db.sql("SELECT player, hands FROM players ORDER BY player").fetchall())
+        stored = db.sql("SELECT count(*) FROM seats WHERE player = 'kestrel'").fetchall()
+    assert hands == {"kestrel": 3, "marlow": 3}
+    assert stored == [(5,)]  # both copies are kept: the view counts them once
+
+
+def test_the_report_names_the_chat_hand_no_capture_holds(tmp_path: Path) -> None:
+    """kestrel's report scores the two captured hands (+8, +19) and says that the points
+    leave out #3, the chat's alone (-4): the two chat hands the captures repeat are not
+    counted again."""
+    import ofc_stats
+    from ofc_stats.store.recompute import recompute
+    from reports import Filters, choose_player, prepare, results
+
+    import_paths([CHAT, FIRST, SECOND], tmp_path)
+    recompute(tmp_path)
+    with ofc_stats.open(tmp_path) as db:
+        scope = prepare(db, choose_player(db, "kestrel").scope(Filters()))
+        report = results.build(scope)
+    summary = report.tables["summary"].set_index("measure")["value"]
+    assert (summary["hands"], summary["net points"]) == (2, 27.0)
+    assert report.notes[0] == (
+        "The points leave out 1 hand not scored (no board to score: a dealer chat's, or left "
+        "incomplete), where the room reported -4 points."
+    )

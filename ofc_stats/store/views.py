@@ -151,6 +151,42 @@ SELECT account, name, changed_at AS since FROM (
 ) WHERE latest = 1 AND action = 'join'
 """
 
+# SwC's dealer chat names no hand id, so a chat hand a browser capture or an fpdb-3
+# database of the same table also holds is stored twice (ofc_stats.store.overlap).  A chat
+# hand repeats a captured one when both are at the same table with the same players and
+# every player's reported points equal, and the capture's time (decoded captures have none)
+# is within an hour of the chat's; hands alike in that pair one to one, in order (the
+# chat's by time, the captures' by hand id), so two chat hands never claim one capture.
+CHAT_REPEATS_VIEW = """
+CREATE OR REPLACE VIEW chat_repeats AS
+WITH sig AS (
+    SELECT h.hand_key, h.format, h.table_id, h.source_file, h.played_at, h.room_hand_id,
+           list(struct_pack(p := s.player, pts := s.reported_points) ORDER BY s.player)
+               AS signature
+    FROM hands h JOIN seats s USING (hand_key)
+    WHERE h.format IN ('swc-chat', 'swc', 'fpdb')
+      AND h.table_id IN (SELECT table_id FROM hands WHERE format = 'swc-chat')
+    GROUP BY ALL
+),
+chat AS (
+    SELECT *, row_number() OVER (
+        PARTITION BY table_id, signature ORDER BY played_at, hand_key) AS nth
+    FROM sig WHERE format = 'swc-chat'
+),
+captured AS (
+    SELECT *, row_number() OVER (
+        PARTITION BY table_id, signature
+        ORDER BY TRY_CAST(room_hand_id AS BIGINT) NULLS LAST, hand_key) AS nth
+    FROM sig WHERE format <> 'swc-chat'
+)
+SELECT chat.hand_key AS chat_key, captured.hand_key AS capture_key,
+       chat.source_file AS chat_file, captured.played_at IS NOT NULL AS timed
+FROM chat JOIN captured USING (table_id, signature, nth)
+WHERE captured.played_at IS NULL
+   OR abs(epoch(captured.played_at) - epoch(chat.played_at)) <= 3600
+"""
+
+# A chat hand that repeats a captured one is counted once, as the capture.
 PLAYERS_VIEW = """
 CREATE OR REPLACE VIEW players AS
 SELECT coalesce(a.name, p.player_key) AS person, p.*
@@ -161,6 +197,7 @@ FROM (
          min(h.played_at) AS first_seen, max(h.played_at) AS last_seen
   FROM (SELECT *, coalesce(player_id, player) AS player_key FROM seats) s
   JOIN hands h USING (hand_key)
+  WHERE s.hand_key NOT IN (SELECT chat_key FROM chat_repeats)
   GROUP BY s.player_key
 ) p LEFT JOIN player_aliases a ON a.account = p.player_key
 """
@@ -438,6 +475,7 @@ class OfcData:
         else:
             con.sql(EMPTY_ALIASES_VIEW)
         con.sql(PLAYER_ALIASES_VIEW)
+        con.sql(CHAT_REPEATS_VIEW)
         con.sql(PLAYERS_VIEW)
         con.sql(BOARDS_VIEW)
 
