@@ -484,6 +484,28 @@ def test_the_page_and_duckdb_make_the_same_sessions(
     page.close()
 
 
+def test_the_by_day_table_keeps_the_hand_with_no_time(
+    browser: Any, sessions_page: tuple[Path, Path]
+) -> None:
+    """Alice's five timed hands are one day; the hand with no time (-12) is a row of its own,
+    as in the CSV's by_day (a blank day), not dropped: the rows add up to all six hands."""
+    data, path = sessions_page
+    with ofc_stats.open(data) as db:
+        by_day = sessions.build(prepare(db, Filters(player="Alice"))).tables["by_day"]
+    python = [
+        ("no time" if pd.isna(d) else str(d), int(n))
+        for d, n in zip(by_day["day"], by_day["hands"], strict=True)
+    ]
+    assert python == [("2026-03-01", 5), ("no time", 1)]
+    page, errors = open_page(browser, path, 1280)
+    table = "#table-live-period table"
+    days, hands = column(page, table, "day"), column(page, table, "hands")
+    assert list(zip(days, map(int, hands), strict=True)) == python
+    assert column(page, table, "hours")[-1] == "–"  # no time, no hours
+    assert errors == []
+    page.close()
+
+
 @pytest.mark.skipif(not APPS.is_dir(), reason="the shared samples are not here")
 @pytest.mark.parametrize("width", WIDTHS)
 def test_by_day_bars_are_visible_on_the_real_samples(

@@ -536,13 +536,15 @@
     box.replaceChildren();
     const by = ($("#period-by") || {}).value === "week" ? "week" : "day";
     const key = by === "week" ? week : day, groups = new Map();
-    scored.forEach(i => { if (h.t[i] === null) return; const k = key(h.t[i]); if (!groups.has(k)) groups.set(k, []); groups.get(k).push(i); });
+    const untimed = [];  // hands the room gave no time: a row of their own, as the CSV's blank day
+    scored.forEach(i => { if (h.t[i] === null) { untimed.push(i); return; } const k = key(h.t[i]); if (!groups.has(k)) groups.set(k, []); groups.get(k).push(i); });
     const periods = Array.from(groups.keys()).sort();
-    const rows = periods.map(p => {
-      const list = groups.get(p), [n, mean, low, high] = moments(list.map(i => h.points[i]));
-      const hours = sum(sessionsOf(list).map(s => s.minutes)) / 60, net = sum(list.map(i => h.points[i]));
+    const row = (p, list, timed) => {
+      const [n, mean, low, high] = moments(list.map(i => h.points[i]));
+      const hours = timed ? sum(sessionsOf(list).map(s => s.minutes)) / 60 : null, net = sum(list.map(i => h.points[i]));
       return [p, n, net, mean, low, high, hours, hours ? net / hours : null, moneyText(moneyBy(list))];
-    });
+    };
+    const rows = periods.map(p => row(p, groups.get(p), true));
     const grid = el("div", "grid");
     box.appendChild(grid);  // in the page before plotly measures a chart
     const shown = rows.slice(-PERIODS);
@@ -557,7 +559,7 @@
     grid.appendChild(makeTable("live-period", "By " + by, "points per hand with its 95% interval; money per currency, never summed across currencies",
       [{label: by}, {label: "hands", num: true, fmt: int}, {label: "net points", num: true, fmt: v => num(v, 0)}, {label: "points per hand", num: true, fmt: v => num(v)},
        {label: "95% low", num: true, fmt: v => num(v)}, {label: "95% high", num: true, fmt: v => num(v)}, {label: "hours", num: true, fmt: v => num(v, 1)},
-       {label: "points per hour", num: true, fmt: v => num(v, 1)}, {label: "money"}], rows.slice().reverse()));
+       {label: "points per hour", num: true, fmt: v => num(v, 1)}, {label: "money"}], rows.slice().reverse().concat(untimed.length ? [row("no time", untimed, false)] : [])));
   }
 
   function grouped(idx, keyOf) {  // key -> indexes
