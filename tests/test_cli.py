@@ -182,6 +182,35 @@ def test_rules_detail_shows_the_majority_bonus_only_where_it_is_paid(tmp_path: P
 DATA = Path(__file__).parent / "data"
 
 
+def test_run_summaries_count_in_words_with_thousands_separators() -> None:
+    """'1 batch', never '1 batch(es)'; '3,099 seats' beside '3,099 graded seat-hands'."""
+    from collections import Counter
+
+    from ofc_stats.grade.replay import SeatReplay
+    from ofc_stats.grade.replay_store import ReplaySummary
+    from ofc_stats.grade.run import GradeSummary
+    from ofc_stats.store.recompute import RecomputeSummary
+
+    again = RecomputeSummary(batches=1, up_to_date=1, statuses=Counter(scored=1))
+    assert again.lines() == [
+        "recomputed: 0 hands in 1 batch, 1 batch already up to date",
+        "  scored: 1 seat",
+    ]
+    many = RecomputeSummary(batches=3, up_to_date=0, hands=12_345, statuses=Counter(scored=1234))
+    assert many.lines() == [
+        "recomputed: 12,345 hands in 3 batches, 0 batches already up to date",
+        "  scored: 1,234 seats",
+    ]
+    graded = GradeSummary(batches=1, up_to_date=2, hands=1, decisions=1, fantasy_sets=1_001)
+    assert graded.lines()[0] == (
+        "graded: 1 street decision and 1,001 Fantasyland sets in 1 hand, 1 batch; "
+        "2 batches already up to date"
+    )
+    seat = SeatReplay("k", 0, "p", (), (), 1.0, 0.0, None)
+    replayed = ReplaySummary(batches=1, up_to_date=1, seats=[seat] * 3099)
+    assert replayed.lines()[0] == "replayed: 3,099 seats in 1 batch; 1 batch already up to date"
+
+
 def test_import_command_summary(tmp_path: Path) -> None:
     data = tmp_path / "ofc-data"
     first = run("import", "--data", str(data), str(DATA / "app-json" / "two_hands.hh"))
@@ -189,7 +218,7 @@ def test_import_command_summary(tmp_path: Path) -> None:
     assert first.stdout == (
         "files: 1 (0 skipped)\n"
         "hands: 2 seen, 2 stored, 0 duplicates, 0 quarantined\n"
-        "recomputed: 2 hands in 1 batch(es), 0 batch(es) already up to date\n"
+        "recomputed: 2 hands in 1 batch, 0 batches already up to date\n"
         "  scored: 4 seats\n"
         f"dataset: {data}\n"
     )

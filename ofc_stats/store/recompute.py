@@ -37,6 +37,7 @@ from ofc_stats.store.rows import with_hand_keys
 from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION
 from ofc_stats.store.streets import recorded_bits
+from ofc_stats.wording import plural
 
 # What a rescoring under other rules reads of each hand (the audit's "what if" passes).
 RESCORE_HAND_COLUMNS = ["hand_id", "ruleset", "seat_count", "complete"]
@@ -67,13 +68,14 @@ class RecomputeSummary:
 
     def lines(self) -> list[str]:
         text = [
-            f"recomputed: {self.hands:,} hands in {self.batches:,} batch(es), "
-            f"{self.up_to_date:,} batch(es) already up to date"
+            f"recomputed: {plural(self.hands, 'hand')} in "
+            f"{plural(self.batches, 'batch', 'batches')}, "
+            f"{plural(self.up_to_date, 'batch', 'batches')} already up to date"
         ]
         if self.seconds >= 2:  # worth a figure; short runs stay exact for tests
             text[0] += f" ({self.hands / self.seconds:,.0f} hands/s)"
         for status, count in sorted(self.statuses.items()):
-            text.append(f"  {status}: {count:,} seats")
+            text.append(f"  {status}: {plural(count, 'seat')}")
         return text
 
 
