@@ -273,3 +273,14 @@ def test_a_second_import_counts_the_files_it_skips_and_verbose_names_them(
         f"  skipped {files[0]}: already imported (same content)",
         f"  skipped {files[1]}: already imported (same content)",
     ]
+
+
+def test_every_data_option_reads_directory_in_help() -> None:
+    """`--data DIRECTORY` in every command's help (import's said TEXT)."""
+    from ofc_stats.cli import main
+    from ofc_stats.cli.reference import _commands
+
+    helps = {path: text for path, text in _commands(main, None, "ofc-stats") if "--data" in text}
+    assert "ofc-stats import" in helps and "ofc-stats players alias" in helps
+    for path, text in helps.items():
+        assert "--data DIRECTORY" in text, path

@@ -20,7 +20,11 @@ MAX_MESSAGES = 20
 
 @click.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--data", default="ofc-data", show_default=True, help="The dataset folder.")
+# Not options.DATA_OPTION's type: a file given as --data is the dataset's own one-line
+# refusal ("is a file, not a dataset folder"), exit 1, not a usage error; the same DIRECTORY.
+@click.option(
+    "--data", default="ofc-data", show_default=True, metavar="DIRECTORY", help="The dataset folder."
+)
 @click.option(
     "--format",
     "format_name",
