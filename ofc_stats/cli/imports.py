@@ -258,7 +258,12 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
     help="Share of streets the room places on a timeout.",
 )
 @click.option("--stack", type=Finite(), default=None, help="Points each player brings (caps).")
-@click.option("--out", type=click.Path(dir_okay=False), required=True)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    required=True,
+    help="The JSON Lines file to write (missing folders are made).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def simulate(
     hands: int,
