@@ -25,7 +25,7 @@ from ofc_stats.core.scoring import BatchResult, score_seat_lists
 from ofc_stats.engine.board import ROWS, Board, check_hand
 from ofc_stats.engine.cards import format_cards
 from ofc_stats.engine.rules import Ruleset
-from ofc_stats.errors import HandError, OfcError
+from ofc_stats.errors import HandError, NotText, OfcError
 from ofc_stats.wording import plural
 
 CHUNK = 10_000
@@ -45,10 +45,6 @@ class HandInput:
 class LineError:
     line: int
     message: str
-
-
-class NotText(OfcError):
-    """Input that is not UTF-8 text at all (a binary file, UTF-16): refused as a whole."""
 
 
 class InputLines:
