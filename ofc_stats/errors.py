@@ -32,6 +32,10 @@ class UnknownFormat(OfcError):
     """A format name that no parser registers."""
 
 
+class NotText(OfcError):
+    """Input read as lines of text (`score`, `solve-fantasy`) that is not UTF-8 text at all."""
+
+
 class FormatError(OfcError):
     """A hand that breaks its file format's rules (each format has its own subclass)."""
 

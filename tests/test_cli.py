@@ -17,7 +17,7 @@ HAND = (
 SAMPLE = Path(__file__).parent.parent / "data" / "sample-hands.jsonl"
 
 
-def run(*args: str, stdin: str | None = None):  # type: ignore[no-untyped-def]
+def run(*args: str, stdin: str | bytes | None = None):  # type: ignore[no-untyped-def]
     return CliRunner().invoke(main, list(args), input=stdin)
 
 
@@ -66,8 +66,66 @@ def test_bad_lines_are_reported_and_the_rest_scored() -> None:
         "-:3: not JSON: Expecting property name enclosed in double quotes at column 2",
         "-:4: bad card 'Zz': expected rank and suit like 'As'",
         "-:6: top row has 4 cards, needs 3",
-        "4 line(s) could not be scored",
+        "4 lines could not be scored",
     ]
+
+
+def test_input_that_is_not_utf8_text_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    """A binary file or UTF-16 text is refused in one line naming it, not a decode traceback."""
+    binary = tmp_path / "picture.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xcb\n")
+    result = run("score", str(binary))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: {binary}: not UTF-8 text (invalid start byte at byte 0 on line 1); "
+        "JSON Lines expected\n"
+    )
+    utf16 = run("score", "-", stdin=b"\xff\xfe{}\n")
+    assert utf16.exit_code == 1
+    assert utf16.stderr == "Error: -: UTF-16 text, not UTF-8: save it as UTF-8\n"
+    table = run("score", "--format", "table", "-", stdin=b"\x00\x01\x02\n")
+    assert table.exit_code == 1
+    assert table.stderr == "Error: -: not UTF-8 text (a NUL byte on line 1); JSON Lines expected\n"
+
+
+def test_a_line_that_is_not_utf8_is_a_bad_line_and_the_rest_are_scored() -> None:
+    """One Latin-1 line among UTF-8 ones (a UTF-8 byte-order mark first is fine)."""
+    lines = b"\xef\xbb\xbf" + HAND.encode() + b'\n{"note": "caf\xe9"}\n' + HAND.encode() + b"\r\n"
+    for output in ("json", "table"):
+        result = run("score", "--format", output, "-", stdin=lines)
+        assert result.exit_code == 1
+        assert result.stderr.splitlines() == [
+            "-:2: line is not UTF-8 (invalid continuation byte at byte 13)",
+            "1 line could not be scored",
+        ]
+        scored = result.stdout.splitlines()
+        if output == "json":
+            assert len(scored) == 2
+        else:
+            assert [line for line in scored if line.startswith("hand")] == [
+                "hand at line 1",
+                "hand at line 3",
+            ]
+
+
+def test_a_hand_history_shows_ten_bad_lines_then_counts_and_names_its_format() -> None:
+    """An app .hh file is not `score` input: ten of its 62 lines, a count, and `import`."""
+    history = Path(__file__).parent / "data" / "app-json" / "two_hands.hh"
+    result = run("score", str(history))
+    assert result.exit_code == 1
+    errors = result.stderr.splitlines()
+    assert len(errors) == 13
+    assert errors[0] == (
+        f"{history}:1: not JSON: Expecting property name enclosed in double quotes at column 1"
+    )
+    assert all(line.startswith(f"{history}:") for line in errors[:10])
+    assert errors[10:] == [
+        "… and 52 more",
+        "62 lines could not be scored",
+        f"{history}: looks like a hand history (format app-json); read it with `ofc-stats import`",
+    ]
+    plain = run("score", "-", stdin="{not json\n" * 11)
+    assert plain.stderr.splitlines()[10:] == ["… and 1 more", "11 lines could not be scored"]
 
 
 def test_rules_option_takes_names_and_files(tmp_path: Path) -> None:
@@ -124,6 +182,35 @@ def test_rules_detail_shows_the_majority_bonus_only_where_it_is_paid(tmp_path: P
 DATA = Path(__file__).parent / "data"
 
 
+def test_run_summaries_count_in_words_with_thousands_separators() -> None:
+    """'1 batch', never '1 batch(es)'; '3,099 seats' beside '3,099 graded seat-hands'."""
+    from collections import Counter
+
+    from ofc_stats.grade.replay import SeatReplay
+    from ofc_stats.grade.replay_store import ReplaySummary
+    from ofc_stats.grade.run import GradeSummary
+    from ofc_stats.store.recompute import RecomputeSummary
+
+    again = RecomputeSummary(batches=1, up_to_date=1, statuses=Counter(scored=1))
+    assert again.lines() == [
+        "recomputed: 0 hands in 1 batch, 1 batch already up to date",
+        "  scored: 1 seat",
+    ]
+    many = RecomputeSummary(batches=3, up_to_date=0, hands=12_345, statuses=Counter(scored=1234))
+    assert many.lines() == [
+        "recomputed: 12,345 hands in 3 batches, 0 batches already up to date",
+        "  scored: 1,234 seats",
+    ]
+    graded = GradeSummary(batches=1, up_to_date=2, hands=1, decisions=1, fantasy_sets=1_001)
+    assert graded.lines()[0] == (
+        "graded: 1 street decision and 1,001 Fantasyland sets in 1 hand, 1 batch; "
+        "2 batches already up to date"
+    )
+    seat = SeatReplay("k", 0, "p", (), (), 1.0, 0.0, None)
+    replayed = ReplaySummary(batches=1, up_to_date=1, seats=[seat] * 3099)
+    assert replayed.lines()[0] == "replayed: 3,099 seats in 1 batch; 1 batch already up to date"
+
+
 def test_import_command_summary(tmp_path: Path) -> None:
     data = tmp_path / "ofc-data"
     first = run("import", "--data", str(data), str(DATA / "app-json" / "two_hands.hh"))
@@ -131,7 +218,7 @@ def test_import_command_summary(tmp_path: Path) -> None:
     assert first.stdout == (
         "files: 1 (0 skipped)\n"
         "hands: 2 seen, 2 stored, 0 duplicates, 0 quarantined\n"
-        "recomputed: 2 hands in 1 batch(es), 0 batch(es) already up to date\n"
+        "recomputed: 2 hands in 1 batch, 0 batches already up to date\n"
         "  scored: 4 seats\n"
         f"dataset: {data}\n"
     )

@@ -89,6 +89,22 @@ def test_sql_table_rounds_a_double_s_noise_and_json_keeps_every_digit(tmp_path: 
     assert json.loads(exact.stdout) == [{"x": 0.30000000000000004, "y": 5.0}]
 
 
+def test_sql_infinity_and_nan_are_not_null_and_null_is_never_none(tmp_path: Path) -> None:
+    """1/0 is inf in DuckDB: the table and CSV show inf, -inf and nan as DuckDB does (the
+    table said None); NULL is NULL in the table, an empty CSV field, null in JSON."""
+    data = str(small_dataset(tmp_path))
+    query = "SELECT 1/0 AS p, -1/0 AS m, 'nan'::DOUBLE AS n, NULL AS z, -2.5::DOUBLE AS d"
+    table = run("sql", query, "--data", data)
+    assert table.exit_code == 0, table.output
+    assert table.stdout == "  p     m    n  z        d\ninf  -inf  nan  NULL  -2.5\n"
+    csv = run("sql", query, "--data", data, "--format", "csv")
+    assert csv.stdout == "p,m,n,z,d\ninf,-inf,nan,,-2.5\n"  # -inf is a number, not a formula
+    plain = run("sql", "SELECT 1/0", "--data", data)
+    assert "None" not in plain.stdout and plain.stdout.splitlines()[1].strip() == "inf"
+    as_json = run("sql", query, "--data", data, "--format", "json")
+    assert json.loads(as_json.stdout) == [{"p": None, "m": None, "n": None, "z": None, "d": -2.5}]
+
+
 def test_sql_csv_to_a_pipe_keeps_the_data_byte_exact(tmp_path: Path) -> None:
     """No ANSI stripped, a CR or LF quoted (the csv module leaves a lone CR bare)."""
     import csv
@@ -242,6 +258,8 @@ def test_every_out_file_makes_its_folder_and_says_where_it_wrote(tmp_path: Path)
     sim = run("simulate", "--hands", "2", "--seed", "1", "--quiet", "--out", str(hands))
     assert sim.exit_code == 0, sim.output
     assert sim.stdout.endswith(f"\nwrote {hands}\n") and len(hands.read_text().splitlines()) == 2
+    for command in ("hand", "simulate", "report"):  # made on purpose, so --help says so
+        assert "(missing folders are made)" in " ".join(run(command, "--help").stdout.split())
     blocked = tmp_path / "file"
     blocked.write_text("", encoding="utf-8")
     refused = run("hand", "open:test:T1:1", "--data", data, "--out", str(blocked / "x.txt"))
@@ -273,3 +291,14 @@ def test_a_second_import_counts_the_files_it_skips_and_verbose_names_them(
         f"  skipped {files[0]}: already imported (same content)",
         f"  skipped {files[1]}: already imported (same content)",
     ]
+
+
+def test_every_data_option_reads_directory_in_help() -> None:
+    """`--data DIRECTORY` in every command's help (import's said TEXT)."""
+    from ofc_stats.cli import main
+    from ofc_stats.cli.reference import _commands
+
+    helps = {path: text for path, text in _commands(main, None, "ofc-stats") if "--data" in text}
+    assert "ofc-stats import" in helps and "ofc-stats players alias" in helps
+    for path, text in helps.items():
+        assert "--data DIRECTORY" in text, path

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ofc_stats.cli import main
@@ -53,3 +54,32 @@ def test_joining_an_account_of_another_alias_says_it_moves(tmp_path: Path) -> No
     ]
     again = runner.invoke(main, ["players", "alias", "--data", data, "Work", "a2"])
     assert "moved" not in again.output  # already Work's: nothing moves
+
+
+def test_the_groups_data_reaches_alias_and_unalias(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`players --data D alias ...` works on D (not ./ofc-data), as `players --data D` does;
+    the subcommand's own --data still wins, and an unknown name names the dataset."""
+    me = seat_record(0, "a1", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    bob = seat_record(1, "Bob", "Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c")
+    data = str(write_dataset(tmp_path, [hand_record(1, (me, bob))]))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # no ./ofc-data here
+    runner = CliRunner()
+    joined = runner.invoke(main, ["players", "--data", data, "alias", "Me", "a1"])
+    assert joined.exit_code == 0, joined.output
+    assert joined.output == "Me: 1 account joined (a1)\n"
+    left = runner.invoke(main, ["players", "--data", data, "unalias", "Me"])
+    assert left.exit_code == 0, left.output
+    assert left.output.startswith("Me: 1 account taken out (a1)")
+    own = runner.invoke(main, ["players", "--data", "nowhere", "alias", "--data", data, "Me", "a1"])
+    assert own.exit_code == 0, own.output
+    unknown = runner.invoke(main, ["players", "--data", data, "alias", "Me", "pid404"])
+    assert unknown.exit_code == 1
+    assert unknown.output.startswith(f"Error: {data}: no player 'pid404' in this dataset")
+    assert len(unknown.output.splitlines()) == 1
+    gone = runner.invoke(main, ["players", "--data", data, "unalias", "Nobody"])
+    assert gone.exit_code == 1 and gone.output.startswith(f"Error: {data}: no alias 'Nobody'")
+    assert not (elsewhere / "ofc-data").exists()

@@ -17,7 +17,7 @@ ROYAL_SET = (
 )
 
 
-def run(*args: str, stdin: str | None = None):  # type: ignore[no-untyped-def]
+def run(*args: str, stdin: str | bytes | None = None):  # type: ignore[no-untyped-def]
     return CliRunner().invoke(main, list(args), input=stdin)
 
 
@@ -81,7 +81,7 @@ def test_bad_lines_are_reported_and_the_rest_solved(tmp_path: Path) -> None:
         f"{name}:5: duplicate card Ah",
         f"{name}:6: 15 cards; ruleset pineapple deals 14 in Fantasyland",
         f"{name}:7: card ids [52] are not in the standard52 deck (jokers need the joker54 deck)",
-        "6 line(s) could not be solved",
+        "6 lines could not be solved",
     ]
 
 
@@ -102,3 +102,25 @@ def test_a_bad_stay_value_is_a_usage_error() -> None:
     result = run("solve-fantasy", "--stay-value", "lots", stdin=ROYAL)
     assert result.exit_code == 2
     assert "'lots' is not a number of points or 'auto'" in result.stderr
+
+
+def test_binary_input_is_one_line_and_a_bad_line_is_counted(tmp_path: Path) -> None:
+    """Not UTF-8 at all: refused in one line; one line that is not UTF-8: that line only."""
+    binary = tmp_path / "deals.bin"
+    binary.write_bytes(b"\xcb\x80\xff\n" + ROYAL.encode() + b"\n")
+    result = run("solve-fantasy", str(binary))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: {binary}: not UTF-8 text (invalid start byte at byte 2 on line 1); "
+        "JSON Lines expected\n"
+    )
+    utf16 = run("solve-fantasy", "-", stdin=b"\xff\xfe{}\n")
+    assert utf16.exit_code == 1
+    assert utf16.stderr == "Error: -: UTF-16 text, not UTF-8: save it as UTF-8\n"
+    mixed = run("solve-fantasy", "--stay-value", "10", stdin=ROYAL.encode() + b"\n\xcb\n")
+    assert mixed.exit_code == 1
+    assert mixed.stdout == ROYAL_SET % "47"
+    assert mixed.stderr.splitlines() == [
+        "-:2: line is not UTF-8 (invalid continuation byte at byte 0)",
+        "1 line could not be solved",
+    ]

@@ -155,6 +155,8 @@ def test_every_command_on_damage_is_one_line_and_check_repairs_it(
     assert found, kind  # check names it
     code, output, crash = _run(["check", "--data", str(data)])
     assert crash is None and code == 1, output
+    problems = f"{len(found)} problem" + ("" if len(found) == 1 else "s")  # never "problem(s)"
+    assert f"{problems}; `ofc-stats check --repair --data {data}` repairs them" in output
     for args in _commands(tmp_path, data):
         code, output, crash = _run(args)
         assert crash is None, (kind, args[0], repr(crash))
@@ -169,6 +171,7 @@ def test_every_command_on_damage_is_one_line_and_check_repairs_it(
     DAMAGE[kind](data)
     code, output, crash = _run(["check", "--repair", "--data", str(data)])
     assert crash is None and code == 0, (kind, output)
+    assert f"repaired {problems}; the dataset reads whole" in output
     assert scan(data) == []
     commands = _commands(tmp_path, data)
     for args in [commands[5], *commands[:5]]:  # recompute first: a results file set aside

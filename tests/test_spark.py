@@ -320,6 +320,6 @@ def test_spark_grades_equal_the_local_grader(spark: Any, tmp_path: Path) -> None
     args = ["grade", "--data", str(copy), "--rollouts", "4", "--seed", "3", "--engine", "spark"]
     again = CliRunner().invoke(main, [*args, "--master", "local[2]"])  # the stamp says done
     assert again.exit_code == 0, again.output
-    assert "in 0 hands, 0 batch(es); 2 batch(es) already up to date" in again.output
+    assert "in 0 hands, 0 batches; 2 batches already up to date" in again.output
     local_only = CliRunner().invoke(main, ["grade", "--data", str(copy), "--conf", "a=b"])
     assert local_only.exit_code == 1 and "add --engine spark" in local_only.output

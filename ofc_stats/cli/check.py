@@ -8,6 +8,7 @@ import click
 
 from ofc_stats.cli.options import DATA_OPTION
 from ofc_stats.cli.text import say
+from ofc_stats.wording import plural
 
 
 @click.command("check")
@@ -34,7 +35,8 @@ def check_command(data: str, repair: bool, wait: float) -> None:
         say(f"{root}: every file read; nothing damaged or stray")
         return
     if not repair:
-        say(f"{len(found)} problem(s); `ofc-stats check --repair --data {root}` repairs them")
+        repair_it = f"`ofc-stats check --repair --data {root}`"
+        say(f"{plural(len(found), 'problem')}; {repair_it} repairs them")
         raise SystemExit(1)
     if aside is not None:
         say(f"set aside in {aside}")
@@ -43,4 +45,4 @@ def check_command(data: str, repair: bool, wait: float) -> None:
         say(f"left: {damage.line(root)}", err=True)
     if left:
         raise SystemExit(1)
-    say(f"repaired {len(found)} problem(s); the dataset reads whole")
+    say(f"repaired {plural(len(found), 'problem')}; the dataset reads whole")

@@ -140,7 +140,10 @@ def _refuse_a_shared_id(dataset: Any, key: str) -> None:
     help="Text, one JSON object, or a page with the hand replayer.",
 )
 @click.option(
-    "--out", type=click.Path(dir_okay=False), default=None, help="Write to this file, not stdout."
+    "--out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write to this file, not stdout (missing folders are made).",
 )
 def hand_command(key: str, data: str, output_format: str, out: str | None) -> None:
     """Show one hand (its hand_key, or the room's hand id): streets, boards, points, and what

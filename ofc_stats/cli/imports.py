@@ -20,7 +20,11 @@ MAX_MESSAGES = 20
 
 @click.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--data", default="ofc-data", show_default=True, help="The dataset folder.")
+# Not options.DATA_OPTION's type: a file given as --data is the dataset's own one-line
+# refusal ("is a file, not a dataset folder"), exit 1, not a usage error; the same DIRECTORY.
+@click.option(
+    "--data", default="ofc-data", show_default=True, metavar="DIRECTORY", help="The dataset folder."
+)
 @click.option(
     "--format",
     "format_name",
@@ -254,7 +258,12 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
     help="Share of streets the room places on a timeout.",
 )
 @click.option("--stack", type=Finite(), default=None, help="Points each player brings (caps).")
-@click.option("--out", type=click.Path(dir_okay=False), required=True)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    required=True,
+    help="The JSON Lines file to write (missing folders are made).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def simulate(
     hands: int,

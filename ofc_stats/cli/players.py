@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import click
+from click.core import ParameterSource
 
 from ofc_stats.cli.options import DATA_OPTION, AtLeast
 from ofc_stats.cli.text import say, say_lines, terminal_safe
@@ -64,6 +67,27 @@ def players_command(ctx: click.Context, data: str, hero: bool, limit: int) -> No
         say(f"… {total - len(rows):,} more; --limit N shows more")
 
 
+def _dataset_folder(ctx: click.Context, data: str) -> str:
+    """The subcommand's --data, else the one given to `players` before it
+    (`players --data X alias ...`), else the default."""
+    given = ctx.get_parameter_source("data")
+    if given is ParameterSource.DEFAULT and ctx.parent is not None:
+        return str(ctx.parent.params.get("data") or data)
+    return data
+
+
+@contextmanager
+def _naming(data: str) -> Iterator[None]:
+    """An unknown player or alias names the dataset looked in (the default one is easy
+    to search by mistake)."""
+    from ofc_stats.errors import UnknownPlayer
+
+    try:
+        yield
+    except UnknownPlayer as error:
+        raise UnknownPlayer(f"{data}: {error}") from None
+
+
 def _accounts(dataset: OfcData, names: tuple[str, ...]) -> list[str]:
     """Each ACCOUNT as a player_key: an account id as stored, or a stored player name."""
     from ofc_stats.errors import UnknownPlayer
@@ -83,16 +107,28 @@ def _accounts(dataset: OfcData, names: tuple[str, ...]) -> list[str]:
     return keys
 
 
+# alias and unalias: their own --data, or the one given to `players` before them.
+SUBCOMMAND_DATA = click.option(
+    "--data",
+    default="ofc-data",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="The dataset folder (`players --data DIRECTORY alias ...` works too).",
+)
+
+
 @players_command.command("alias")
 @click.argument("name")
 @click.argument("accounts", nargs=-1, required=True)
-@DATA_OPTION
-def alias_command(name: str, accounts: tuple[str, ...], data: str) -> None:
+@SUBCOMMAND_DATA
+@click.pass_context
+def alias_command(ctx: click.Context, name: str, accounts: tuple[str, ...], data: str) -> None:
     """Join ACCOUNTS (ids or names) into one person NAME: `report --player NAME` covers all."""
     from ofc_stats.store.aliases import record
     from ofc_stats.store.views import open_dataset
 
-    with open_dataset(data) as dataset:
+    data = _dataset_folder(ctx, data)
+    with _naming(data), open_dataset(data) as dataset:
         keys = _accounts(dataset, accounts)
         before = dataset.sql(
             "SELECT account, name FROM player_aliases WHERE list_contains($keys, account) "
@@ -109,14 +145,16 @@ def alias_command(name: str, accounts: tuple[str, ...], data: str) -> None:
 @players_command.command("unalias")
 @click.argument("name")
 @click.argument("accounts", nargs=-1)
-@DATA_OPTION
-def unalias_command(name: str, accounts: tuple[str, ...], data: str) -> None:
+@SUBCOMMAND_DATA
+@click.pass_context
+def unalias_command(ctx: click.Context, name: str, accounts: tuple[str, ...], data: str) -> None:
     """Undo an alias: ACCOUNTS leave NAME (all of them when none is given)."""
     from ofc_stats.errors import UnknownPlayer
     from ofc_stats.store.aliases import record
     from ofc_stats.store.views import open_dataset
 
-    with open_dataset(data) as dataset:
+    data = _dataset_folder(ctx, data)
+    with _naming(data), open_dataset(data) as dataset:
         joined = [
             str(r[0])
             for r in dataset.sql(
@@ -128,7 +166,7 @@ def unalias_command(name: str, accounts: tuple[str, ...], data: str) -> None:
         keys = _accounts(dataset, accounts) if accounts else joined
     leaving = [k for k in keys if k in joined]
     if not leaving:
-        raise UnknownPlayer(f"none of those accounts belongs to {name!r}")
+        raise UnknownPlayer(f"{data}: none of those accounts belongs to {name!r}")
     count = record(data, name, leaving, "leave")
     gone = terminal_safe(", ".join(leaving))
     still = plural(len(joined) - count, "account")

@@ -68,7 +68,7 @@ from ofc_stats.cli.text import terminal_safe
     "--out",
     type=click.Path(),
     required=True,
-    help="The HTML file, or a folder for png/svg/csv.",
+    help="The HTML file, or a folder for png/svg/csv (missing folders are made).",
 )
 def report_command(
     data: str,

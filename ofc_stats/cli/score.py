@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 import click
 
 from ofc_stats.cli.options import JSON_OR_TABLE
 from ofc_stats.cli.options import ruleset_option as _ruleset
-from ofc_stats.cli.score_io import HandInput, LineError, format_table, score_lines, score_stream
+from ofc_stats.cli.score_io import (
+    HandInput,
+    InputLines,
+    LineError,
+    LineErrors,
+    format_table,
+    score_lines,
+    score_stream,
+)
 from ofc_stats.cli.text import say, say_lines
 from ofc_stats.core.scoring import BatchResult
 from ofc_stats.engine.board import ROWS
@@ -28,55 +36,55 @@ from ofc_stats.engine.rules import Scoring
     help="A named ruleset (see `ofc-stats rules`) or a ruleset TOML file.",
 )
 @JSON_OR_TABLE
-@click.argument("source", type=click.File("r", encoding="utf-8"), default="-")
-def score(rules_name: str, output_format: str, source: TextIO) -> None:
+@click.argument("source", type=click.File("rb"), default="-")
+def score(rules_name: str, output_format: str, source: BinaryIO) -> None:
     """Score finished hands from JSON Lines (FILE or - for stdin).
 
     Each line: {"boards": [{"top": "Qs Qd 5c", "middle": "...", "bottom": "..."}, ...],
     "stacks": [50, 50], "in_fantasy": [false, true]}.  Seats are in order of
     action, the button last.  Bad lines are reported on stderr with their line
-    number; the rest are still scored and the exit code is 1.
+    number (the first ten, then a count); the rest are still scored and the
+    exit code is 1.  Input that is not UTF-8 text is refused.
     """
     ruleset = _ruleset(rules_name)
     name = getattr(source, "name", "-")
     name = "-" if name == "<stdin>" else name
+    lines = InputLines(source, name)
+    errors = LineErrors()
     if output_format == "json":  # from arrays to text, chunk by chunk
-        errors = _echo_json(score_lines(source, ruleset, name))
+        _echo_json(score_lines(lines, ruleset, name), errors)
     else:
-        errors = _echo_tables(score_stream(source, ruleset, name))
-    if errors:
-        say(f"{errors} line(s) could not be scored", err=True)
+        _echo_tables(score_stream(lines, ruleset, name), errors)
+    if errors.count:
+        for line in errors.summary(lines, "scored"):
+            say(line, err=True)
         sys.exit(1)
 
 
 def _echo_tables(
     items: Iterable[tuple[HandInput, dict[str, Any], BatchResult, int] | LineError],
-) -> int:
-    errors = 0
+    errors: LineErrors,
+) -> None:
     first = True
     for item in items:
         if isinstance(item, LineError):
-            errors += 1
-            say_lines(item.message, err=True)
+            errors.add(item)
             continue
         if not first:
             say("")
         say_lines(format_table(*item))
         first = False
-    return errors
 
 
-def _echo_json(items: Iterable[str | LineError]) -> int:
+def _echo_json(items: Iterable[str | LineError], errors: LineErrors) -> None:
     """Write result lines in blocks (one write per run of lines), errors as they come."""
-    errors = 0
     block: list[str] = []
     for item in items:
         if isinstance(item, LineError):
             if block:
                 say_lines("\n".join(block))
                 block = []
-            errors += 1
-            say_lines(item.message, err=True)
+            errors.add(item)
             continue
         block.append(item)
         if len(block) >= 4096:
@@ -84,7 +92,6 @@ def _echo_json(items: Iterable[str | LineError]) -> int:
             block = []
     if block:
         say_lines("\n".join(block))
-    return errors
 
 
 @click.command()

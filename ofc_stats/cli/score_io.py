@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 from ofc_stats import _core
 from ofc_stats.core.rules import core_rules
@@ -25,9 +25,11 @@ from ofc_stats.core.scoring import BatchResult, score_seat_lists
 from ofc_stats.engine.board import ROWS, Board, check_hand
 from ofc_stats.engine.cards import format_cards
 from ofc_stats.engine.rules import Ruleset
-from ofc_stats.errors import HandError, OfcError
+from ofc_stats.errors import HandError, NotText, OfcError
+from ofc_stats.wording import plural
 
 CHUNK = 10_000
+SHOWN_ERRORS = 10  # bad lines named one by one; past these a count (a wrong file has thousands)
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,101 @@ class HandInput:
 class LineError:
     line: int
     message: str
+
+
+class InputLines:
+    """The lines of a JSON Lines input, read as bytes: each is text or a :class:`LineError`.
+
+    A line that is not UTF-8 is a :class:`LineError` ("line is not UTF-8", as
+    `import` says it) and the rest are still read; when the first line that is
+    not blank is not text (not UTF-8, or holding a NUL byte), the input is not
+    JSON Lines at all and iterating raises :class:`NotText`, one line naming
+    what it looks like.  A UTF-8 byte-order mark on the first line is allowed.
+    The first bytes are kept (:attr:`head`) to say which format a wrong file is in.
+    """
+
+    def __init__(self, stream: BinaryIO, source: str) -> None:
+        self.stream = stream
+        self.source = source
+        self.head = b""
+
+    def __iter__(self) -> Iterator[str | LineError]:
+        from parsers.base import SNIFF_BYTES
+
+        seen_text = False
+        for number, raw in enumerate(self.stream, start=1):
+            if len(self.head) < SNIFF_BYTES:
+                self.head += raw[: SNIFF_BYTES - len(self.head)]
+            try:
+                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as error:
+                if not seen_text:
+                    raise self._not_text(error, number) from None
+                why = f"line is not UTF-8 ({error.reason} at byte {error.start})"
+                yield LineError(number, f"{self.source}:{number}: {why}")
+                continue
+            if not seen_text and text.strip():
+                if "\x00" in text:
+                    raise self._not_text(None, number)
+                seen_text = True
+            yield text
+
+    def _not_text(self, error: UnicodeDecodeError | None, number: int) -> NotText:
+        from parsers.base import SNIFF_BYTES
+        from parsers.registry import detect
+
+        self.head += self.stream.read(max(0, SNIFF_BYTES - len(self.head)))
+        start = self.head.lstrip(b" \t\r\n")
+        if start.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return NotText(f"{self.source}: UTF-16 text, not UTF-8: save it as UTF-8")
+        looks = detect(self.head, self.source)
+        if looks is not None:
+            return NotText(f"{self.source}: not UTF-8 text; {looks_like(looks.name)}")
+        where = "a NUL byte" if error is None else f"{error.reason} at byte {error.start}"
+        return NotText(
+            f"{self.source}: not UTF-8 text ({where} on line {number}); JSON Lines expected"
+        )
+
+    def looks_like(self) -> str | None:
+        """What a hand-history format sniffer makes of the input's head (None: no known format)."""
+        from parsers.registry import detect
+
+        looks = detect(self.head, self.source)
+        return None if looks is None else f"{self.source}: {looks_like(looks.name)}"
+
+
+def looks_like(name: str) -> str:
+    """The hint for a hand-history file given where JSON Lines of finished boards belong."""
+    return f"looks like a hand history (format {name}); read it with `ofc-stats import`"
+
+
+class LineErrors:
+    """Bad input lines on stderr, as they come: the first :data:`SHOWN_ERRORS`, then
+    only counted, so a wrong file is a screenful, not a line for each of its lines."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def add(self, error: LineError) -> None:
+        from ofc_stats.cli.text import say
+
+        self.count += 1
+        if self.count <= SHOWN_ERRORS:
+            say(error.message, err=True)
+
+    def summary(self, lines: InputLines, done: str) -> list[str]:
+        """The closing lines: how many more were not shown, how many failed, and what the
+        input looks like when it is a hand history (``done``: "scored", "solved")."""
+        if not self.count:
+            return []
+        out = []
+        if self.count > SHOWN_ERRORS:
+            out.append(f"… and {self.count - SHOWN_ERRORS:,} more")
+        out.append(f"{plural(self.count, 'line')} could not be {done}")
+        hint = lines.looks_like()
+        if hint is not None:
+            out.append(hint)
+        return out
 
 
 def _board(value: Any, where: str) -> Board:
@@ -116,9 +213,12 @@ def seat_options(data: dict[str, Any], seats: int, where: str) -> SeatOptions:
 
 
 def read_hands(
-    lines: Iterable[str], ruleset: Ruleset, source: str = "-"
+    lines: Iterable[str | LineError], ruleset: Ruleset, source: str = "-"
 ) -> Iterator[HandInput | LineError]:
     for number, text in enumerate(lines, start=1):
+        if isinstance(text, LineError):
+            yield text
+            continue
         if not text.strip():
             continue
         try:
@@ -223,7 +323,7 @@ def format_table(hand: HandInput, record: dict[str, Any], result: BatchResult, i
 
 
 def score_stream(
-    lines: Iterable[str], ruleset: Ruleset, source: str = "-"
+    lines: Iterable[str | LineError], ruleset: Ruleset, source: str = "-"
 ) -> Iterator[tuple[HandInput, dict[str, Any], BatchResult, int] | LineError]:
     """Scored hands and line errors, in input order, scoring CHUNK hands at a time."""
     pending: list[HandInput | LineError] = []
@@ -250,12 +350,12 @@ def score_stream(
 
 
 def score_lines(
-    lines: Iterable[str], ruleset: Ruleset, source: str = "-", chunk: int = CHUNK
+    lines: Iterable[str | LineError], ruleset: Ruleset, source: str = "-", chunk: int = CHUNK
 ) -> Iterator[str | LineError]:
     """JSON result lines (``json.dumps`` of :func:`result_record`) and line errors, in order."""
-    numbered: list[tuple[int, str]] = []
+    numbered: list[tuple[int, str | LineError]] = []
     for number, text in enumerate(lines, start=1):
-        if text.strip():
+        if isinstance(text, LineError) or text.strip():
             numbered.append((number, text))
         if len(numbered) >= chunk:
             yield from _score_chunk(numbered, ruleset, source)
@@ -265,12 +365,16 @@ def score_lines(
 
 
 def _score_chunk(
-    numbered: list[tuple[int, str]], ruleset: Ruleset, source: str
+    numbered: list[tuple[int, str | LineError]], ruleset: Ruleset, source: str
 ) -> Iterator[str | LineError]:
-    texts = _core.score_lines(core_rules(ruleset), [text for _, text in numbered])
+    plain = [text for _, text in numbered if isinstance(text, str)]
+    scored = iter(_core.score_lines(core_rules(ruleset), plain))
+    # A line that was not text (a LineError already) stands for itself.
+    texts = [text if isinstance(text, LineError) else next(scored) for _, text in numbered]
     others: list[HandInput | LineError] = []
     for (number, text), out in zip(numbered, texts, strict=True):
-        if out is None:  # not the usual shape: the definition reads it, or says why not
+        # not the usual shape: the definition reads it, or says why not
+        if out is None and isinstance(text, str):
             try:
                 others.append(parse_hand(text, number, ruleset, source))
             except OfcError as error:

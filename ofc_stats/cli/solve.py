@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 import click
 
 from ofc_stats.cli.options import JSON_OR_TABLE, ruleset_option
+from ofc_stats.cli.score_io import InputLines, LineError, LineErrors
 from ofc_stats.cli.text import say, say_lines
 from ofc_stats.core.fantasy import FantasySet, check_deal, solve_fantasy
 from ofc_stats.engine.cards import format_cards, parse_cards
@@ -154,9 +155,9 @@ def _estimate(data: str, ruleset: Ruleset) -> FantasyValues | None:
     help="With --stay-value auto: estimate the value of a repeat from this dataset's "
     "results (falls back to the published figure where the data cannot tell).",
 )
-@click.argument("source", type=click.File("r", encoding="utf-8"), default="-")
+@click.argument("source", type=click.File("rb"), default="-")
 def solve_fantasy_command(
-    rules_name: str, stay_text: str, output_format: str, data: str | None, source: TextIO
+    rules_name: str, stay_text: str, output_format: str, data: str | None, source: BinaryIO
 ) -> None:
     """The exact Fantasyland set of each deal in JSON Lines (FILE or - for stdin).
 
@@ -164,23 +165,27 @@ def solve_fantasy_command(
     deals in Fantasyland.  The set maximises royalties + stay value × repeat
     over every set that does not foul; ties go to the strongest bottom, then
     middle, then top.  Bad lines are reported on stderr with their line
-    number; the rest are still solved and the exit code is 1.
+    number (the first ten, then a count); the rest are still solved and the
+    exit code is 1.  Input that is not UTF-8 text is refused.
     """
     ruleset = ruleset_option(rules_name)
     fixed = _stay_value(stay_text)
     estimated = _estimate(data, ruleset) if fixed is None and data is not None else None
     name = getattr(source, "name", "-")
     name = "-" if name == "<stdin>" else name
-    errors = 0
+    lines = InputLines(source, name)
+    errors = LineErrors()
     first = True
-    for number, text in enumerate(source, start=1):
+    for number, text in enumerate(lines, start=1):
+        if isinstance(text, LineError):
+            errors.add(text)
+            continue
         if not text.strip():
             continue
         try:
             deal = parse_deal(text, number, ruleset, name)
         except OfcError as error:
-            errors += 1
-            say(str(error), err=True)
+            errors.add(LineError(number, str(error)))
             continue
         stay = fixed
         if stay is None and estimated is not None:
@@ -195,6 +200,7 @@ def solve_fantasy_command(
                 say("")
             say_lines(format_set(deal, found, stay))
         first = False
-    if errors:
-        say(f"{errors} line(s) could not be solved", err=True)
+    if errors.count:
+        for line in errors.summary(lines, "solved"):
+            say(line, err=True)
         sys.exit(1)

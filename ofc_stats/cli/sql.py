@@ -110,9 +110,18 @@ def json_value(value: object) -> Any:
 
 
 def text_value(value: object) -> str:
-    """A cell for the table or CSV: NULL as ``NULL`` (table) is the caller's; no raw bytes."""
+    """A cell for the table or CSV: NULL as ``NULL`` (table) is the caller's; no raw bytes.
+
+    Infinity and NaN read as DuckDB writes them (``inf``, ``-inf``, ``nan``), not
+    as the ``null`` JSON needs for them, which a table would show as a NULL.
+
+    >>> [text_value(v) for v in (float("inf"), -float("inf"), float("nan"), 2.0, [1.5])]
+    ['inf', '-inf', 'nan', '2.0', '[1.5]']
+    """
     if isinstance(value, str):
         return value
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return repr(value)
     converted = json_value(value)
@@ -185,6 +194,10 @@ def sql_command(
     read_text and ATTACH read any file you may read.  --read-only (for a query
     someone else wrote) runs only SELECT and EXPLAIN and reads only the
     dataset's files.
+
+    NULL is NULL in the table, an empty field in CSV and null in JSON; an
+    infinite or NaN double (1/0) is inf, -inf or nan in the table and CSV, as
+    DuckDB writes it, and null in JSON, which has no such numbers.
     """
     from ofc_stats.store.views import open_dataset
 
@@ -227,8 +240,14 @@ def sql_csv(columns: list[str], rows: list[tuple[Any, ...]], for_terminal: bool)
     """
     shown = terminal_safe if for_terminal else str
 
-    def cell(value: object) -> str | None:
-        return None if value is None else shown(csv_cell(text_value(value)))
+    def cell(value: object) -> object:
+        """None for NULL (an empty field); a number as itself, never a formula (-inf
+        too); anything else as neutralised text (NaN as ``nan``: an empty field is NULL)."""
+        if value is None:
+            return None
+        if isinstance(value, int | float) and not (isinstance(value, float) and math.isnan(value)):
+            return value
+        return shown(csv_cell(text_value(value)))
 
     return csv_text([cell(c) for c in columns], ([cell(v) for v in row] for row in rows))
 

@@ -62,6 +62,7 @@ from ofc_stats.store.dataset import EMPTY, Dataset, stale_batches
 from ofc_stats.store.files import write_parquet
 from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import REPLAYS
+from ofc_stats.wording import plural
 
 REPLAY_KEY = b"ofc_stats.replay"
 # Bump when the replay's bot plays otherwise with the same grades: stored replays are redone.
@@ -279,8 +280,9 @@ class ReplaySummary:
 
         seats = self.seats or []
         text = [
-            f"replayed: {len(seats)} seats in {self.batches} batch(es); "
-            f"{self.up_to_date} batch(es) already up to date"
+            f"replayed: {plural(len(seats), 'seat')} in "
+            f"{plural(self.batches, 'batch', 'batches')}; "
+            f"{plural(self.up_to_date, 'batch', 'batches')} already up to date"
         ]
         if seats:
             gain = realised([s.gain for s in seats])

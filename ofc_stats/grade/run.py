@@ -80,9 +80,10 @@ class GradeSummary:
 
     def lines(self) -> list[str]:
         text = [
-            f"graded: {self.decisions:,} street decisions and {self.fantasy_sets:,} Fantasyland "
-            f"sets in {self.hands:,} hands, {self.batches:,} batch(es); "
-            f"{self.up_to_date:,} batch(es) already up to date"
+            f"graded: {plural(self.decisions, 'street decision')} and "
+            f"{plural(self.fantasy_sets, 'Fantasyland set')} in {plural(self.hands, 'hand')}, "
+            f"{plural(self.batches, 'batch', 'batches')}; "
+            f"{plural(self.up_to_date, 'batch', 'batches')} already up to date"
         ]
         if self.decisions and self.seconds >= 2:
             text[0] += f" ({self.decisions / self.seconds:,.0f} decisions/s)"

@@ -67,14 +67,20 @@ class RecomputeSummary:
 
     def lines(self) -> list[str]:
         text = [
-            f"recomputed: {self.hands:,} hands in {self.batches:,} batch(es), "
-            f"{self.up_to_date:,} batch(es) already up to date"
+            f"recomputed: {_counted(self.hands, 'hand')} in "
+            f"{_counted(self.batches, 'batch', 'batches')}, "
+            f"{_counted(self.up_to_date, 'batch', 'batches')} already up to date"
         ]
         if self.seconds >= 2:  # worth a figure; short runs stay exact for tests
             text[0] += f" ({self.hands / self.seconds:,.0f} hands/s)"
         for status, count in sorted(self.statuses.items()):
-            text.append(f"  {status}: {count:,} seats")
+            text.append(f"  {status}: {_counted(count, 'seat')}")
         return text
+
+
+def _counted(count: int, noun: str, nouns: str | None = None) -> str:
+    """'1 batch', '2 batches' (the store sits below ofc_stats.wording's plural)."""
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def up_to_date(dataset: Dataset, batch: str) -> bool:
