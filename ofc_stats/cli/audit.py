@@ -8,6 +8,7 @@ with ``--fail-on-mismatch`` when any hand differs from the rules.
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -32,6 +33,23 @@ def _rules_book(value: str) -> RulesBook:
         return RulesBook.load(value)
     except OfcError as error:  # a bad option value: a usage error, as ruleset_option's
         raise click.BadParameter(str(error), param_hint="--rules") from None
+
+
+OUT_SUFFIXES = (".csv", ".parquet")
+
+
+def _check_out(out: str) -> None:
+    """Refuse an --out the mismatches cannot be written to before any work: a folder (one
+    that exists, or a name ending in a slash) or a file that is not .csv or .parquet."""
+    if out.endswith(("/", os.sep)) or Path(out).is_dir():
+        raise click.FileError(
+            out, hint="that is a folder; give a file name ending .csv or .parquet"
+        )
+    if Path(out).suffix.lower() not in OUT_SUFFIXES:
+        raise click.BadParameter(
+            f"{out}: write the mismatches as .csv or .parquet (or - for CSV on stdout)",
+            param_hint="--out",
+        )
 
 
 def _say(line: str, to_stderr: bool) -> None:
@@ -132,6 +150,7 @@ def audit_command(
     if write_rules and not guess_rules:
         raise click.UsageError("--write-rules needs --guess-rules")
     if out and out != "-":
+        _check_out(out)
         out_file(out)  # checked (and its folder made) before the audit runs
     if write_rules:
         out_folder(write_rules)
