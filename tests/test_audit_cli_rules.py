@@ -57,9 +57,12 @@ def test_room_equals_file_gives_the_table_to_that_room_and_names_the_group_by_fi
     argv = ["audit", "--data", str(data), "--rules", f"B={rules}", "--quiet"]
     result = CliRunner().invoke(main, argv)
     assert result.exit_code == 0, result.output
-    assert "B · home.toml: 1 hand, 1 checked, 1 match" in result.output
+    assert (
+        "B · home.toml: 1 hand: 1 checked (points, Fantasyland or money), 1 of them matches"
+        in result.output
+    )
     # (A's second hand differs on Fantasyland: Alice's queens on top earn it; not money's)
-    assert "A · pineapple-progressive: 2 hands, 2 checked" in result.output
+    assert "A · pineapple-progressive: 2 hands: 2 checked" in result.output
     assert "  money: 2 of 2 checked hands match (100.0%); judged by a rake inferred" in (
         result.output
     )

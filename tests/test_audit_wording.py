@@ -39,3 +39,15 @@ def test_the_rake_counts_winning_seats_as_the_plain_audit_does() -> None:
     assert cap.describe().startswith(
         "room.rake_cap.AUD = 10: 1 winning seat supports, 0 contradict"
     )
+
+
+def test_a_hand_no_check_could_look_at_says_why_for_each_check() -> None:
+    """It said '9 hands checked by no check'; now each check's reason, like reasons merged."""
+    from ofc_stats.audit.coverage import _why_none
+
+    reasons = {
+        "points": "not reported",
+        "fantasy": "after a hand not scored",
+        "money": "not reported",
+    }
+    assert _why_none(reasons) == "points and money not reported, fantasy after a hand not scored"
