@@ -63,7 +63,8 @@ def test_room_equals_file_gives_the_table_to_that_room_and_names_the_group_by_fi
     )
     # (A's second hand differs on Fantasyland: Alice's queens on top earn it; not money's)
     assert "A · pineapple-progressive: 2 hands: 2 checked" in result.output
-    assert "  money: 2 of 2 checked hands match (100.0%); judged by a rake inferred" in (
+    assert "  money: 2 of 2 checked hands match (100.0%)" in result.output.splitlines()
+    assert "A · every rule string: 2 hands; the room's money is judged by a rake inferred" in (
         result.output
     )
     assert "rake B USD: 10.00% of the winnings, rounded nearest to 0.1 (from the rules file" in (

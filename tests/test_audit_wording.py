@@ -51,3 +51,49 @@ def test_a_hand_no_check_could_look_at_says_why_for_each_check() -> None:
         "money": "not reported",
     }
     assert _why_none(reasons) == "points and money not reported, fantasy after a hand not scored"
+
+
+def test_a_rooms_money_rules_are_said_once_for_all_its_rule_strings() -> None:
+    """Upoker's two rule strings each repeated the rake, settlement and out-of-sample text."""
+    import pandas as pd
+
+    from ofc_stats.audit.holdout import Holdout
+    from ofc_stats.audit.money import Rake
+    from ofc_stats.audit.points import AuditReport
+
+    def group(ruleset: str, hands: int) -> dict[str, object]:
+        counts = {
+            f"{c}_{k}": hands
+            for c in ("points", "fantasy", "money")
+            for k in ("checked", "matching")
+        }
+        counts.update({f"{c}_not_checked": 0 for c in ("points", "fantasy", "money")})
+        return {
+            "room": "Upoker",
+            "ruleset": ruleset,
+            "hands": hands,
+            "checked": hands,
+            "matching": hands,
+            **counts,
+        }
+
+    summary = pd.DataFrame([group("ultimate", 112), group("progressive-16", 37)])
+    rake = Rake("Upoker USD", 0.03, 0.01, "nearest", 106, 105)
+    held = (Holdout("Upoker USD", 108, 107, 105, ("", ""), True),)
+    report = AuditReport(
+        summary,
+        pd.DataFrame(columns=["room", "ruleset"]),
+        pd.DataFrame(),
+        (rake,),
+        "rules",
+        holdouts=held,
+    )
+    lines = report.lines()
+    said = [line for line in lines if "judged by a rake" in line]
+    assert said == [
+        "Upoker · every rule string: 149 hands; the room's money is judged by a rake inferred "
+        "from these hands (Upoker USD explains 105 of 106 winning seats); validated out of "
+        "sample, by date halves: Upoker USD does not hold (105 of 108 money hands (97.2%) out of "
+        "sample, 107 (99.1%) in sample: 2 fewer, 1 allowed)"
+    ]
+    assert lines.index(said[0]) == 9  # after both groups (a head and three checks each)
