@@ -80,3 +80,27 @@ def test_audit_player_prints_the_ledger_without_the_room_audit(tmp_path: Path) -
     assert result.exit_code == 0, result.output
     assert result.output.startswith("Alice · A USD: 2 hands")
     assert "audit against" not in result.output and "\nrake " not in result.output
+
+
+def test_a_ledger_priced_by_an_earlier_rules_file_names_it(tmp_path: Path) -> None:
+    """`audit --player` with no --rules reads the ledger the last audit stored: priced by
+    an earlier run's rules file, it said only '(from the rules file', naming neither the
+    file nor the earlier run."""
+    data = _data(tmp_path)
+    rules = tmp_path / "home.toml"
+    rules.write_text(RULES, encoding="utf-8")
+    given = f"B={rules}"
+    done = CliRunner().invoke(main, ["audit", "--data", str(data), "--rules", given, "--quiet"])
+    assert done.exit_code == 0, done.output
+    later = CliRunner().invoke(main, ["audit", "--data", str(data), "--player", "Alice"])
+    assert later.exit_code == 0, later.output
+    lines = later.output.splitlines()
+    b_rules = next(i for i, line in enumerate(lines) if f"from the rules file {rules}" in line)
+    assert f"(from the rules file {rules}, given to `ofc-stats audit --rules`;" in lines[b_rules]
+    assert lines[b_rules + 1].startswith("  (priced by an earlier `ofc-stats audit --rules`")
+    assert later.output.count("priced by an earlier") == 1  # room A's rules are inferred
+    argv = ["audit", "--data", str(data), "--player", "Alice", "--rules", given]
+    same_run = CliRunner().invoke(main, argv)
+    assert same_run.exit_code == 0, same_run.output
+    assert f"from the rules file {rules}" in same_run.output
+    assert "priced by an earlier" not in same_run.output

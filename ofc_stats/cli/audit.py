@@ -160,6 +160,10 @@ def audit_command(
     ruleset = book.entries[0].ruleset if book is not None and whole else None
     room_rules = book.entries[0].money if book is not None and whole else None
     money_rules = room_rules if book is None or whole else book.money_for
+    # The file each room's given money rules come from: the stored ledger names it.
+    files = None
+    if book is not None:
+        files = (lambda room: book.entries[0].source) if whole else book.money_file
     to_stderr = out == "-"
     with open_dataset(data) as dataset:
         unnamed = book.unnamed_money() if book is not None else None
@@ -204,21 +208,22 @@ def audit_command(
             # The dataset's ledger priced by the money rules this audit judged by.
             if report.money is not None:
                 money = RoomMoney(report.money, report.rakes, report.settlements)
-                store_ledger(dataset, priced_seats(dataset, money, report.holdouts))
+                priced = priced_seats(dataset, money, report.holdouts, files=files)
+                store_ledger(dataset, priced)
         accounts = None
         if players:
             with ExitStack() as scope:
                 scored = dataset
                 if book is not None:  # the ledger's money by the same rules as the audit's
                     scored = scope.enter_context(dataset.rescored(book_results(dataset, book)))
-                accounts = ledger(scored, players, alias=alias, rules=money_rules)
+                accounts = ledger(scored, players, alias=alias, rules=money_rules, files=files)
     if report is not None and out:
         write_mismatches(report, out, sys.stdout)
     if report is not None and not players:
         for line in report.lines():
             _say(line, to_stderr)
     if accounts is not None:
-        for line in ledger_lines(accounts):
+        for line in ledger_lines(accounts, rules_given=book is not None):
             _say(line, to_stderr)
     if report is None:
         return
