@@ -97,3 +97,21 @@ def test_a_rooms_money_rules_are_said_once_for_all_its_rule_strings() -> None:
         "sample, 107 (99.1%) in sample: 2 fewer, 1 allowed)"
     ]
     assert lines.index(said[0]) == 9  # after both groups (a head and three checks each)
+
+
+def test_the_ledger_says_one_hand_not_hands() -> None:
+    import pandas as pd
+
+    from ofc_stats.audit.ledger import LEDGER_COLUMNS, ledger_lines
+
+    row = dict.fromkeys(LEDGER_COLUMNS, 0)
+    row.update(
+        player="Ana", room="R", currency="USD", hands=2, money_rules=1.0, money_paid=0.0,
+        difference=-1.0, underpaid=1.0, hands_off=1, overpaid_hand_keys=[],
+        underpaid_hand_keys=["k1"], net_hand_keys=["k1"], hands_not_scored=1,
+        money_not_scored=2.0, not_scored_hand_keys=["k2"], rules="no rake",
+        rules_source="inferred from these hands", out_of_sample="holds",
+    )  # fmt: skip
+    lines = ledger_lines(pd.DataFrame([row]))
+    assert "  1 hand paid less than the rules (1 USD): k1" in lines
+    assert "  1 hand not scored (+2 USD paid, not checked): k2" in lines

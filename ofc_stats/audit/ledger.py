@@ -744,7 +744,9 @@ def ledger_lines(frame: pd.DataFrame, shown: int = 5, *, rules_given: bool = Tru
         ):
             keys = [str(k) for k in row[column]]
             if keys:
-                out.append(f"  {len(keys)} hand(s) {what} ({amount:g}{unit}): {listed(keys)}")
+                out.append(
+                    f"  {plural(len(keys), 'hand')} {what} ({amount:g}{unit}): {listed(keys)}"
+                )
         if not row["hands_off"] and abs(difference) > 0:
             keys = [str(k) for k in row["net_hand_keys"]]
             out.append(f"  the {difference:+g}{unit} is roundings of under a cent: {listed(keys)}")
@@ -755,7 +757,7 @@ def ledger_lines(frame: pd.DataFrame, shown: int = 5, *, rules_given: bool = Tru
             keys = [str(k) for k in row["not_scored_hand_keys"]]
             paid = float(row["money_not_scored"])
             out.append(
-                f"  {unscored} hand(s) not scored ({paid:+g}{unit} paid, not checked): "
+                f"  {plural(unscored, 'hand')} not scored ({paid:+g}{unit} paid, not checked): "
                 f"{listed(keys)}"
             )
     return out

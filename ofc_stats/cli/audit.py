@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 from ofc_stats.cli.options import DATA_OPTION, Finite, out_file, out_folder
 from ofc_stats.cli.text import say
+from ofc_stats.wording import plural
 
 MISMATCH_EXIT = 3
 
@@ -229,8 +230,10 @@ def audit_command(
         return
     mismatches = len(report.mismatches)
     if out:
-        _say(f"{mismatches} mismatch row(s) written to {'stdout' if to_stderr else out}", True)
+        rows = plural(mismatches, "mismatch row")
+        _say(f"{rows} written to {'stdout' if to_stderr else out}", True)
     elif mismatches:
-        _say(f"{mismatches} mismatch row(s); --out FILE.csv writes them with explanations", False)
+        rows = plural(mismatches, "mismatch row")
+        _say(f"{rows}; --out FILE.csv writes them with explanations", False)
     if fail_on_mismatch and mismatches:
         sys.exit(MISMATCH_EXIT)
