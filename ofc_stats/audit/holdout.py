@@ -61,8 +61,8 @@ class Holdout:
 
     @property
     def allowed(self) -> int:
-        """Hands out of sample may explain fewer than in sample: 1 point of the room's money
-        hands, in whole hands (one per 100; none under 100)."""
+        """Hands out of sample may explain fewer than in sample: 1 money hand in 100,
+        rounded down (none under 100)."""
         return self.hands // 100
 
     @property
