@@ -198,7 +198,10 @@ def test_audit_cli_writes_the_mismatch_file(tmp_path: Path) -> None:
     out = tmp_path / "mismatches.csv"
     result = CliRunner().invoke(main, ["audit", "--data", str(data), "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "test · pineapple-progressive: 1 hand, 1 checked, 0 match (0.0%)" in result.output
+    assert (
+        "test · pineapple-progressive: 1 hand: 1 checked (points, Fantasyland or money), 0 of them match the rules (0.0%)"
+        in result.output
+    )
     assert "royalties: 1 hand (100.0% of the points-checked)" in result.output
     frame = pd.read_csv(out)
     assert list(frame.columns[:6]) == ["hand_key", "seat", "player", "room", "ruleset", "class"]

@@ -57,10 +57,14 @@ def test_room_equals_file_gives_the_table_to_that_room_and_names_the_group_by_fi
     argv = ["audit", "--data", str(data), "--rules", f"B={rules}", "--quiet"]
     result = CliRunner().invoke(main, argv)
     assert result.exit_code == 0, result.output
-    assert "B · home.toml: 1 hand, 1 checked, 1 match" in result.output
+    assert (
+        "B · home.toml: 1 hand: 1 checked (points, Fantasyland or money), 1 of them matches"
+        in result.output
+    )
     # (A's second hand differs on Fantasyland: Alice's queens on top earn it; not money's)
-    assert "A · pineapple-progressive: 2 hands, 2 checked" in result.output
-    assert "  money: 2 of 2 checked hands match (100.0%); judged by a rake inferred" in (
+    assert "A · pineapple-progressive: 2 hands: 2 checked" in result.output
+    assert "  money: 2 of 2 checked hands match (100.0%)" in result.output.splitlines()
+    assert "A · every rule string: 2 hands; the room's money is judged by a rake inferred" in (
         result.output
     )
     assert "rake B USD: 10.00% of the winnings, rounded nearest to 0.1 (from the rules file" in (
@@ -76,3 +80,27 @@ def test_audit_player_prints_the_ledger_without_the_room_audit(tmp_path: Path) -
     assert result.exit_code == 0, result.output
     assert result.output.startswith("Alice · A USD: 2 hands")
     assert "audit against" not in result.output and "\nrake " not in result.output
+
+
+def test_a_ledger_priced_by_an_earlier_rules_file_names_it(tmp_path: Path) -> None:
+    """`audit --player` with no --rules reads the ledger the last audit stored: priced by
+    an earlier run's rules file, it said only '(from the rules file', naming neither the
+    file nor the earlier run."""
+    data = _data(tmp_path)
+    rules = tmp_path / "home.toml"
+    rules.write_text(RULES, encoding="utf-8")
+    given = f"B={rules}"
+    done = CliRunner().invoke(main, ["audit", "--data", str(data), "--rules", given, "--quiet"])
+    assert done.exit_code == 0, done.output
+    later = CliRunner().invoke(main, ["audit", "--data", str(data), "--player", "Alice"])
+    assert later.exit_code == 0, later.output
+    lines = later.output.splitlines()
+    b_rules = next(i for i, line in enumerate(lines) if f"from the rules file {rules}" in line)
+    assert f"(from the rules file {rules}, given to `ofc-stats audit --rules`;" in lines[b_rules]
+    assert lines[b_rules + 1].startswith("  (priced by an earlier `ofc-stats audit --rules`")
+    assert later.output.count("priced by an earlier") == 1  # room A's rules are inferred
+    argv = ["audit", "--data", str(data), "--player", "Alice", "--rules", given]
+    same_run = CliRunner().invoke(main, argv)
+    assert same_run.exit_code == 0, same_run.output
+    assert f"from the rules file {rules}" in same_run.output
+    assert "priced by an earlier" not in same_run.output

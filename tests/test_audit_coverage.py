@@ -61,9 +61,11 @@ def test_the_summary_says_what_each_check_did_not_check(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["audit", "--data", str(data), "--quiet"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
+    # (it said "3 hands, 2 checked, 1 match (50.0%); 1 hand checked by no check")
     assert (
-        "test · pineapple-progressive: 3 hands, 2 checked, 1 match (50.0%); "
-        "1 hand checked by no check"
+        "test · pineapple-progressive: 3 hands: 2 checked (points, Fantasyland or money), "
+        "1 of them matches the rules (50.0%); 1 could not be checked at all (points and money "
+        "not reported, fantasy with no earlier hand of its players at the table)"
     ) in lines
     assert "  points: 1 of 2 checked hands match (50.0%); 1 not checked (1 not reported)" in lines
     assert "  money: no hand checked (3 not reported)" in lines

@@ -79,7 +79,7 @@ def test_the_audit_states_the_criterion_once_above_the_rooms_lines() -> None:
     report = AuditReport(empty, pd.DataFrame(), pd.DataFrame(), (), "rules", holdouts=rooms)
     lines = [line for line in report.lines() if line.startswith("out of sample")]
     assert lines[0] == f"out of sample: {CRITERION}"
-    assert "1 point of the room's money hands" in CRITERION and "under 100" in CRITERION
+    assert "at most 1 money hand in 100 fewer" in CRITERION and "under 100" in CRITERION
     assert [line.split(":")[0] for line in lines[1:]] == [
         "out of sample R USD",
         "out of sample R BRL",

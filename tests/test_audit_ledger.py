@@ -72,7 +72,7 @@ def test_audit_player_prints_the_ledger(tmp_path: Path) -> None:
         "Alice · test USD: 3 hands, rules 31.5, paid 30.5, difference -1 (the room owes 1 USD)"
         in result.output
     )
-    assert "  1 hand(s) paid less than the rules (1 USD): open:" in result.output
+    assert "  1 hand paid less than the rules (1 USD): open:" in result.output
 
 
 def test_the_scoped_read_prices_every_seat_as_the_whole_audit_does(tmp_path: Path) -> None:
@@ -142,6 +142,6 @@ def test_errors_that_net_to_zero_are_not_settled(tmp_path: Path) -> None:
         printed.output
     )
     assert "settled as the rules say" not in printed.output
-    assert f"  1 hand(s) paid more than the rules (1 USD): {keys.loc['2', 'hand_key']}" in (
+    assert f"  1 hand paid more than the rules (1 USD): {keys.loc['2', 'hand_key']}" in (
         printed.output
     )

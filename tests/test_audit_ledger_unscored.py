@@ -84,7 +84,7 @@ def test_audit_player_says_what_it_could_not_check(data: Path) -> None:
         "Alice · test USD: 4 hands, on the 3 scored: rules 31.5, paid 30.5, "
         "difference -1 (the room owes 1 USD)"
     ) in result.output
-    assert f"  1 hand(s) not scored (+7 USD paid, not checked): {fourth}" in result.output
+    assert f"  1 hand not scored (+7 USD paid, not checked): {fourth}" in result.output
 
 
 def test_the_report_counts_it_in_money_won_and_the_ledger(data: Path) -> None:

@@ -69,8 +69,9 @@ def test_a_money_row_says_its_rake_is_inferred_and_how_well_it_fits(tmp_path: Pa
     assert "the rake rule inferred from these hands" in row["explanation"]
     assert "it explains 3 of 4 winning seats" in row["explanation"]
     assert "keeping 0.63 (3.00% of the winnings): the rule's rate unrounded" in row["explanation"]
-    (money_line,) = [line for line in report.lines() if line.startswith("  money:")]
-    assert "judged by a rake inferred from these hands" in money_line
+    # the room's money rules, said once after its groups (not on each group's money line)
+    (money_line,) = [line for line in report.lines() if " · every rule string: " in line]
+    assert "the room's money is judged by a rake inferred from these hands" in money_line
     assert "explains 3 of 4 winning seats" in money_line
     assert any("(inferred from these hands: explains 3 of 4" in line for line in report.lines())
 

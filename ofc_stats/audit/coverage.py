@@ -140,6 +140,7 @@ def summarize(
     counts = hands[keys].merge(counts, on=keys, how="left").fillna(0)
     hands["checked"] = counts["checked"].astype(int).to_numpy()
     hands["matching"] = (counts["checked"] - counts["bad"]).astype(int).to_numpy()
+    hands["never_checked"] = _never_checked(hand_rooms, any_checked, reasons, hands[keys])
     hands["match_rate"] = (hands["matching"] / hands["checked"].where(hands["checked"] > 0)).fillna(
         0.0
     )
@@ -148,6 +149,46 @@ def summarize(
     table = table.sort_values([*keys, "order", "hands"], ascending=[True, True, True, False])
     table = table.drop(columns="order").reset_index(drop=True)
     return hands, _by_class(mismatches, hand_rooms, hands), table
+
+
+def _never_checked(
+    hand_rooms: pd.DataFrame,
+    any_checked: set[str],
+    reasons: dict[str, pd.Series],
+    groups: pd.DataFrame,
+) -> list[str]:
+    """Per group (``groups``' rows), why its hands that no check looked at were skipped by
+    each check: 'points and money not reported, fantasy with no earlier hand …', the most
+    common combination first, each with its count when there are several."""
+    never = hand_rooms[~hand_rooms["hand_key"].isin(any_checked)]
+    if never.empty:
+        return [""] * len(groups)
+    keys = never["hand_key"].to_numpy()
+    per_check = {
+        check: reasons[check].reindex(keys).fillna(OTHER).replace("", OTHER).to_numpy()
+        for check in CHECKS
+    }
+    why = [_why_none({c: str(per_check[c][i]) for c in CHECKS}) for i in range(len(never))]
+    counted = never.assign(why=why).groupby(["room", "ruleset", "why"]).size().rename("n")
+    rows = counted.reset_index().sort_values("n", ascending=False, kind="stable")
+    found: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for room, ruleset, reason, n in rows.itertuples(index=False):
+        found.setdefault((str(room), str(ruleset)), []).append((int(n), str(reason)))
+    texts = {
+        key: items[0][1] if len(items) == 1 else "; ".join(f"{n:,}: {w}" for n, w in items)
+        for key, items in found.items()
+    }
+    return [texts.get((str(r), str(g)), "") for r, g in groups.itertuples(index=False)]
+
+
+def _why_none(reasons: Mapping[str, str]) -> str:
+    """One hand's reasons, checks of the same reason together:
+    'points and money not reported, fantasy with no earlier hand of its players at the table'.
+    """
+    together: dict[str, list[str]] = {}
+    for check, reason in reasons.items():
+        together.setdefault(reason, []).append(check)
+    return ", ".join(f"{' and '.join(checks)} {reason}" for reason, checks in together.items())
 
 
 def empty_coverage() -> pd.DataFrame:
@@ -191,13 +232,19 @@ def group_lines(
     each check with what it checked and why it skipped the rest, then the mismatch classes."""
     get = row.__getitem__
     hands, checked, matching = int(get("hands")), int(get("checked")), int(get("matching"))
-    head = f"{get('room')} · {get('ruleset')}: {plural(hands, 'hand')}, "
+    never = str(row.get("never_checked", "") or "")
+    never = f" ({never})" if never else ""
+    head = f"{get('room')} · {get('ruleset')}: {plural(hands, 'hand')}: "
     if checked:
-        head += f"{checked:,} checked, {matching:,} match ({matching / checked:.1%})"
+        verb = "matches" if matching == 1 else "match"
+        head += (
+            f"{checked:,} checked (points, Fantasyland or money), {matching:,} of them {verb} "
+            f"the rules ({matching / checked:.1%})"
+        )
     else:
-        head += "none checked"
+        head += f"none could be checked{never}"
     if 0 < checked < hands:
-        head += f"; {plural(hands - checked, 'hand')} checked by no check"
+        head += f"; {hands - checked:,} could not be checked at all{never}"
     out = [head]
     mine = coverage[(coverage["room"] == get("room")) & (coverage["ruleset"] == get("ruleset"))]
     for check in CHECKS:

@@ -20,6 +20,7 @@ from ofc_stats.errors import RulesetError
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.recompute import score_batch_files
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 
 EPS = 1e-6
 
@@ -47,21 +48,38 @@ class Evidence:
     # runner-up, the hands the other half's second choice explains).
     held: tuple[int, int] | None = None
     runner_up: tuple[str, int] | None = None
+    # What the counts count: hands for a game option; winning seats for the rake (as the
+    # audit's rake lines count them), short-stack hands for the settlement.
+    unit: str = "hand"
 
     @property
     def tied(self) -> list[str]:
         return [v for v, n in self.alternatives.items() if n == self.support and self.support]
 
     def describe(self) -> str:
+        """``room.rake.USD = 0.03, nearest to 0.1: 824 winning seats support, 0 contradict``.
+
+        >>> Evidence("deck", "standard52", 1, 1, {"joker54": 0}).describe()
+        'deck = standard52: 1 hand supports, 1 contradicts; others: joker54 0'
+        >>> Evidence("room.rake.USD", "0", 1409, 0, unit="winning seat").describe()
+        'room.rake.USD = 0: 1,409 winning seats support, 0 contradict'
+        """
         if not self.value:
             return f"{self.option}: not observable ({self.note})"
         tie = f"; tied with {', '.join(self.tied)}" if self.tied else ""
-        others = ", ".join(f"{v} {n}" for v, n in self.alternatives.items() if v not in self.tied)
+        others = ", ".join(f"{v} {n:,}" for v, n in self.alternatives.items() if v not in self.tied)
         others = f"; others: {others}" if others else ""
         note = f"; {self.note}" if self.note else ""
         return (
-            f"{self.option} = {self.value}: {self.support} hands support, "
-            f"{self.contradict} contradict{tie}{others}{note}{self.out_of_sample()}"
+            f"{self.option} = {self.value}: {self.counts(self.support, self.contradict)}"
+            f"{tie}{others}{note}{self.out_of_sample()}"
+        )
+
+    def counts(self, support: int, contradict: int) -> str:
+        """'824 winning seats support, 0 contradict', '1 hand supports, 1 contradicts'."""
+        return (
+            f"{plural(support, self.unit)} {_verb('support', support)}, "
+            f"{contradict:,} {_verb('contradict', contradict)}"
         )
 
     def out_of_sample(self) -> str:
@@ -71,11 +89,20 @@ class Evidence:
         support, contradict = self.held
         text = (
             f"; out of sample (each half's pick judged on the other half, by hand order): "
-            f"{support} support, {contradict} contradict"
+            f"{self.counts(support, contradict)}"
         )
         if self.runner_up is not None:
-            text += f"; the other half's second choice: {self.runner_up[1]} support"
+            second = self.runner_up[1]
+            text += (
+                f"; the other half's second choice: {plural(second, self.unit)} "
+                f"{_verb('support', second)}"
+            )
         return text
+
+
+def _verb(verb: str, count: int) -> str:
+    """The verb agreeing with a count: '1 hand supports', '0 hands support'."""
+    return verb + "s" if count == 1 else verb
 
 
 def score_all(data: OfcData, lookup: Callable[[str], Ruleset]) -> pd.DataFrame:

@@ -18,6 +18,7 @@ from ofc_stats.audit.points import _Check, _fantasy, _points, ruleset_results
 from ofc_stats.engine.presets import PRESETS
 from ofc_stats.engine.rules import Deck
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 
 JOKERS_SQL = """
 SELECT h.hand_key, h.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
@@ -92,9 +93,9 @@ def guess_rulesets(
             checked = frame[(frame["room"] == room) & (frame["rules_text"] == text)]
             ruled_out = ""
             if deck is Deck.JOKER54 and jokers == 0:
-                ruled_out = f"no joker in {hands} hands"
+                ruled_out = f"no joker in {plural(hands, 'hand')}"
             elif deck is Deck.STANDARD52 and jokers > 0:
-                ruled_out = f"jokers in {jokers} hands"
+                ruled_out = f"jokers in {plural(jokers, 'hand')}"
             rows.append(
                 {
                     "room": room,

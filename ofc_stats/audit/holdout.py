@@ -61,8 +61,8 @@ class Holdout:
 
     @property
     def allowed(self) -> int:
-        """Hands out of sample may explain fewer than in sample: 1 point of the room's money
-        hands, in whole hands (one per 100; none under 100)."""
+        """Hands out of sample may explain fewer than in sample: 1 money hand in 100,
+        rounded down (none under 100)."""
         return self.hands // 100
 
     @property
@@ -120,10 +120,13 @@ class Holdout:
 
 # What "holds out of sample" means, said once above the rooms' lines.
 CRITERION = (
-    "a money rule inferred on one half of a room's money hands (split by date) and applied "
-    "to the other holds out of sample when it explains at most 1 point of the room's money "
-    "hands fewer than the rule inferred on all of them, in whole hands: 1 per 100 money "
-    "hands, so a room under 100 may explain none fewer"
+    "each room's money rule (rake and short-stack settlement) is inferred again from the "
+    "earlier half of its money hands (by date) and tried on the later half, then the other way "
+    "round ('out of sample'), and compared with the rule inferred from all of them ('in "
+    "sample'); it holds when out of sample explains at most 1 money hand in 100 fewer than in "
+    "sample, rounded down (a room with under 100 money hands may not explain even one fewer); "
+    "a rule that does not hold may fit these hands only, so that room's money verdicts lean "
+    "on the inference"
 )
 
 

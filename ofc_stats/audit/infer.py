@@ -51,6 +51,7 @@ from ofc_stats.engine.rules import (
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import Settlement
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 
 REPEATS: dict[str, RepeatRule | None] = {
     "none": None,
@@ -60,6 +61,9 @@ REPEATS: dict[str, RepeatRule | None] = {
     ),
     "trips on top": RepeatRule("222", None, None, Combine.ANY),
 }
+# The units the room's money options count, as the audit's rake and settlement lines do.
+SEAT = "winning seat"
+SHORT = "short-stack hand"
 INFER_STEPS = 4 + len(PRESETS)  # progress steps: the rescored options, each named ruleset
 
 
@@ -158,7 +162,7 @@ def _entry_evidence(rows: pd.DataFrame, base: Ruleset) -> tuple[list[Evidence], 
         value = max(tally, key=lambda k: tally[k])
         found[pattern] = value
         others = {str(k): n for k, n in tally.items() if k != value}
-        note = f"{missed} qualifying boards got no Fantasyland" if missed else ""
+        note = f"{plural(missed, 'qualifying board')} got no Fantasyland" if missed else ""
         evidence.append(
             Evidence(
                 f"fantasy.entry_cards.{pattern}",
@@ -285,7 +289,7 @@ def infer_rules(
         key = (str(deck_row["room"]), str(deck_row["rules_text"]))
         jokers, hands = int(deck_row["joker_hands"]), int(deck_row["hands"])
         deck = Deck.JOKER54 if jokers else Deck.STANDARD52
-        note = "hands with a joker" if jokers else "hands, none with a joker"
+        note = "the hands with a joker" if jokers else "none has a joker"
         per_group[key].append(Evidence("deck", str(deck), jokers or hands, 0, note=note))
     options: list[tuple[str, dict[str, Callable[[Ruleset], Ruleset]]]] = [
         ("scoring", {str(s): setter("scoring", s) for s in Scoring}),
@@ -396,17 +400,19 @@ def _money_evidence(
             r_rate, r_tick, r_mode, r_count = each.runner_up
             others[f"{r_rate:g}, {r_mode} to {r_tick:g}"] = r_count
         evidence.append(
-            Evidence(option, rate, each.explained, each.winners - each.explained, others)
+            Evidence(option, rate, each.explained, each.winners - each.explained, others, unit=SEAT)
         )
         if each.cap is not None and each.cap_runner_up is not None:
             reach, fit = each.capped
             without = {"no cap": each.cap_runner_up[1]}
             note = (
-                f"{reach} winning seat(s) whose rate takes more; with the cap the rule explains "
-                f"{each.explained}, without it {each.cap_runner_up[1]}"
+                f"{plural(reach, SEAT)} whose rate takes more than the cap; with the cap the "
+                f"rule explains {each.explained:,}, without it {each.cap_runner_up[1]:,}"
             )
             cap_option = option.replace("room.rake.", "room.rake_cap.")
-            evidence.append(Evidence(cap_option, f"{each.cap:g}", fit, reach - fit, without, note))
+            evidence.append(
+                Evidence(cap_option, f"{each.cap:g}", fit, reach - fit, without, note, unit=SEAT)
+            )
     currencies = tuple(
         (_currency(r.room, room), r.rate, r.tick, r.mode, r.cap)
         for r in mine
@@ -425,7 +431,9 @@ def _money_evidence(
                 settlement.explained[kind],
                 settlement.telling - settlement.explained[kind],
                 alternatives,
-                f"{settlement.short_hands} short-stack hands",
+                f"{settlement.telling:,} of the {plural(settlement.short_hands, SHORT)} tell "
+                "the kinds apart",
+                unit=SHORT,
             )
         )
     else:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,6 +112,7 @@ def priced_seats(
     holdouts: Sequence[Holdout] | None = None,
     hands: str | None = None,
     unchecked: str = "inferred from this player's hands only",
+    files: RulesFiles = None,
 ) -> pa.Table:
     """``ledger_seats`` rows: every seat the room paid, with what the rules give it under
     ``money``'s rules (null on a hand not scored) and the words of those rules.
@@ -119,20 +120,29 @@ def priced_seats(
     ``holdouts`` (rules inferred from these hands) say whether each room's rule
     held on the halves it was not inferred from; a rules file's are not checked, and
     without holdouts an inferred rule is "not checked (``unchecked``)".  With
-    ``hands`` (a table of hand_id on the connection) only those hands' seats.
+    ``hands`` (a table of hand_id on the connection) only those hands' seats; ``files``
+    names the rules file each room's given rules come from.
     """
     paid = data.arrow(PAID_SQL if hands is None else _only(PAID_SQL, hands))
-    return _priced(paid, money.seats, rule_words(money, holdouts, unchecked))
+    return _priced(paid, money.seats, rule_words(money, holdouts, unchecked, files))
 
 
 Words = dict[str, tuple[str, str, str]]  # a room's label -> (rules, source, out of sample)
+# The rules file a room's given money rules come from (``audit --rules``), by room name.
+RulesFiles = Callable[[str], str | None] | None
+FROM_FILE = "from the rules file"  # rule_source's words for rules a file gives
+GIVEN_TO = "given to `ofc-stats audit --rules`"
 
 
 def rule_words(
-    money: RoomMoney, holdouts: Sequence[Holdout] | None = None, unchecked: str = ""
+    money: RoomMoney,
+    holdouts: Sequence[Holdout] | None = None,
+    unchecked: str = "",
+    files: RulesFiles = None,
 ) -> Words:
-    """Each room's money rules in words, where they come from, and whether they held on
-    the hands they were not inferred from (the ledger's last three columns)."""
+    """Each room's money rules in words, where they come from (for a rules file, which
+    one: the ledger is stored, and read again by a later run that gave none), and whether
+    they held on the hands they were not inferred from (the ledger's last three columns)."""
     words: Words = {}
     held = {h.room: h for h in holdouts or ()}
     settled = {s.room: s for s in money.settlements}
@@ -148,8 +158,19 @@ def rule_words(
             verdict = f"not checked ({unchecked})"
         else:
             verdict = check.verdict
-        words[rake.room] = (text, rake.source, verdict)
+        source = rake.source
+        file = files(_room_of(rake.room)) if files is not None and rake.given else None
+        if file:
+            source = f"{FROM_FILE} {file}, {GIVEN_TO}"
+        words[rake.room] = (text, source, verdict)
     return words
+
+
+def _room_of(label: str) -> str:
+    """The room of a money rule's label "<room> <currency>" (a currency has no space)."""
+    if label.endswith(" (no currency)"):
+        return label.removesuffix(" (no currency)")
+    return label.rsplit(" ", 1)[0]
 
 
 def _priced(paid: pa.Table, expected: pd.DataFrame, words: Words) -> pa.Table:
@@ -357,21 +378,21 @@ def store_ledger(data: OfcData, table: pa.Table) -> bool:
     return True
 
 
-def price_ledger(data: OfcData, rules: MoneyRules = None) -> pa.Table:
+def price_ledger(data: OfcData, rules: MoneyRules = None, files: RulesFiles = None) -> pa.Table:
     """Price every seat the room paid (rules inferred and judged out of sample, or
-    ``rules``'), store it as the dataset's ledger, and return it."""
-    table = _priced_whole(data, rules)
+    ``rules``', from ``files``), store it as the dataset's ledger, and return it."""
+    table = _priced_whole(data, rules, files)
     store_ledger(data, table)
     return table
 
 
-def _priced_whole(data: OfcData, rules: MoneyRules = None) -> pa.Table:
+def _priced_whole(data: OfcData, rules: MoneyRules = None, files: RulesFiles = None) -> pa.Table:
     money = room_money(data, rules)
     holdouts = None
     if rules is None:
         pairwise = {r.room: p for r, p in zip(money.rakes, money.pairwise, strict=True)}
         holdouts = holdout(data, pairwise)
-    return priced_seats(data, money, holdouts)
+    return priced_seats(data, money, holdouts, files=files)
 
 
 def price_batches(data: OfcData) -> bool:
@@ -667,6 +688,7 @@ def ledger(
     *,
     alias: str | None = None,
     rules: MoneyRules = None,
+    files: RulesFiles = None,
 ) -> pd.DataFrame:
     """One row per player (or ``alias`` for all of them) × room × currency.
 
@@ -680,18 +702,23 @@ def ledger(
     too.  ``hands_not_scored`` hands (``money_not_scored`` paid,
     ``not_scored_hand_keys``) could not be checked: the rules cannot price a
     hand that was not scored.  With ``rules`` (a rules file's ``[room]``
-    tables) the ledger is priced by them; else by each room's inferred rules,
-    priced again only when the stored hands changed.
+    tables, from ``files``) the ledger is priced by them; else it is read as stored
+    (the last audit's), priced by each room's inferred rules only when the stored hands
+    changed.
     """
     if rules is None:
         ensure_ledger(data)
     else:
-        price_ledger(data, rules)
+        price_ledger(data, rules, files)
     return book(data, player_seats(data, player_keys, alias)).rows
 
 
-def ledger_lines(frame: pd.DataFrame, shown: int = 5) -> list[str]:
-    """The ledger for a terminal: one line per row, then the hands behind each amount."""
+def ledger_lines(frame: pd.DataFrame, shown: int = 5, *, rules_given: bool = True) -> list[str]:
+    """The ledger for a terminal: one line per row, then the hands behind each amount.
+
+    Without ``rules_given`` (this run named no rules file) a row priced by a rules file
+    says the file came from an earlier ``audit --rules``, which stored the ledger.
+    """
     if frame.empty:
         return ["ledger: no seat of these players has reported money"]
     out = []
@@ -717,19 +744,31 @@ def ledger_lines(frame: pd.DataFrame, shown: int = 5) -> list[str]:
         ):
             keys = [str(k) for k in row[column]]
             if keys:
-                out.append(f"  {len(keys)} hand(s) {what} ({amount:g}{unit}): {listed(keys)}")
+                out.append(
+                    f"  {plural(len(keys), 'hand')} {what} ({amount:g}{unit}): {listed(keys)}"
+                )
         if not row["hands_off"] and abs(difference) > 0:
             keys = [str(k) for k in row["net_hand_keys"]]
             out.append(f"  the {difference:+g}{unit} is roundings of under a cent: {listed(keys)}")
         out.append(f"  {rules_text(row)}")
+        if not rules_given and str(row["rules_source"]).startswith(FROM_FILE):
+            out.append(f"  {EARLIER}")
         if unscored:
             keys = [str(k) for k in row["not_scored_hand_keys"]]
             paid = float(row["money_not_scored"])
             out.append(
-                f"  {unscored} hand(s) not scored ({paid:+g}{unit} paid, not checked): "
+                f"  {plural(unscored, 'hand')} not scored ({paid:+g}{unit} paid, not checked): "
                 f"{listed(keys)}"
             )
     return out
+
+
+# A ledger priced by a rules file, read by a run that gave none (`audit --player X`).
+EARLIER = (
+    "(priced by an earlier `ofc-stats audit --rules`, which stored this ledger; this run "
+    "gave no rules file: `ofc-stats audit` without --player prices it again by the rules "
+    "inferred from the hands)"
+)
 
 
 def rules_text(row: Mapping[Any, Any]) -> str:

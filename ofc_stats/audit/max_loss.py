@@ -22,6 +22,7 @@ import pandas as pd
 from ofc_stats.audit.evidence import Evidence, candidates, pick, setter
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 
 NOT_INFERABLE = "not inferable from these hands"
 MIN_SUPPORT = 3  # hands that must stop at the cap: one short stack that paid its all is not a cap
@@ -68,8 +69,11 @@ def infer_max_loss(
             evidence = Evidence("max_loss", "", 0, 0, note=note)
         elif evidence.value != "none" and evidence.support < MIN_SUPPORT:
             note = (
-                f"{NOT_INFERABLE}: only {evidence.support} hand(s) stop at {largest} "
-                f"and {evidence.contradict} do not (a short stack paying its all looks the same)"
+                f"{NOT_INFERABLE}: only {plural(evidence.support, 'hand')} "
+                f"{'stops' if evidence.support == 1 else 'stop'} at {largest} "
+                f"and {evidence.contradict:,} "
+                f"{'does' if evidence.contradict == 1 else 'do'} not "
+                "(a short stack paying its all looks the same)"
             )
             evidence = Evidence("max_loss", "", 0, 0, note=note)
         out[key] = evidence

@@ -30,6 +30,7 @@ from ofc_stats.payouts.settle import (
     short_hands,
 )
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 
 RATES = np.round(np.arange(0, 0.1001, 0.0025), 4)
 TICKS = (0.01, 0.1, 1.0)
@@ -87,7 +88,7 @@ class Rake:
         if self.cap is not None and self.cap_runner_up is not None and not self.given:
             reach, fit = self.capped
             text += (
-                f"; the cap: {fit:,} of the {reach:,} winning seat(s) whose rate takes more "
+                f"; the cap: {fit:,} of the {plural(reach, 'winning seat')} whose rate takes more "
                 f"kept exactly {self.cap:g}, and without it the rule explains "
                 f"{self.cap_runner_up[1]:,}"
             )

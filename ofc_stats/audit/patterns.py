@@ -241,8 +241,8 @@ def _rake_cap(room: _Room, hand: pd.DataFrame) -> str:
     return (
         f"the room kept {cap:g}{room.unit} of {_amounts(hand, 'gross', off, room.unit)} "
         f"where the rule ({room.rake.rule()}) takes {', '.join(f'{v:g}' for v in rule)}"
-        f"{room.unit}: a rake capped at {cap:g}{room.unit}? {support} winning seat(s) of the "
-        f"room kept exactly {cap:g}{room.unit} where the rate takes more, none was "
+        f"{room.unit}: a rake capped at {cap:g}{room.unit}? {plural(support, 'winning seat')} of "
+        f"the room kept exactly {cap:g}{room.unit} where the rate takes more, none was "
         f"charged more{most if len(below) else ''}"
     )
 

@@ -56,6 +56,7 @@ from ofc_stats.store.rescore import score_tables
 from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import RESULTS
 from ofc_stats.store.views import OfcData
+from ofc_stats.wording import plural
 
 MISMATCH_COLUMNS = [
     "hand_key",
@@ -106,9 +107,21 @@ class AuditReport:
     def lines(self) -> list[str]:
         out = [f"audit against {self.rules}"]
         coverage = self.coverage if self.coverage is not None else empty_coverage()
-        for row in self.summary.to_dict("records"):
-            basis = self.money_basis(str(row["room"]))
-            out += group_lines({str(k): v for k, v in row.items()}, coverage, self.by_class, basis)
+        rows = self.summary.to_dict("records")
+        for index, row in enumerate(rows):
+            out += group_lines({str(k): v for k, v in row.items()}, coverage, self.by_class)
+            room = str(row["room"])
+            if index + 1 < len(rows) and str(rows[index + 1]["room"]) == room:
+                continue
+            # The rake and settlement are the room's, whatever the rule string: said once,
+            # after its last group, as --guess-rules shows the room's own options.
+            basis = self.money_basis(room)
+            if basis:
+                hands = sum(int(r["hands"]) for r in rows if str(r["room"]) == room)
+                out.append(
+                    f"{room} · every rule string: {plural(hands, 'hand')}; the room's money is "
+                    f"{basis}"
+                )
         for rake in self.rakes:
             out.append(f"rake {rake.describe()}")
         for settlement in self.settlements:
@@ -139,7 +152,10 @@ class AuditReport:
             fits = ", ".join(
                 f"{s.room} {s.explained.get(s.kind, 0)} of {s.telling}" for s in settled
             )
-            text += f" and a short-stack settlement likewise ({fits} telling hands)"
+            text += (
+                f" and a short-stack settlement likewise ({fits} short-stack hands that tell "
+                "the kinds apart)"
+            )
         held = [h for h in self.holdouts if _of_room(h.room, room)]
         if held:
             fits = ", ".join(

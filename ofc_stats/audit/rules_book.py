@@ -90,8 +90,17 @@ class RulesBook:
     def money_for(self, room: str) -> RoomRules | None:
         """The [room] table for a room's money (rake and settlement are the room's, not a
         rule string's): the first file for that room, else a file for every room."""
-        mine = [e.money for e in self.entries if e.money is not None and e.room == room]
-        anywhere = [e.money for e in self.entries if e.money is not None and e.room is None]
+        entry = self._money_entry(room)
+        return None if entry is None else entry.money
+
+    def money_file(self, room: str) -> str | None:
+        """The file :meth:`money_for` takes a room's [room] table from, as it was given."""
+        entry = self._money_entry(room)
+        return None if entry is None else entry.source
+
+    def _money_entry(self, room: str) -> RulesEntry | None:
+        mine = [e for e in self.entries if e.money is not None and e.room == room]
+        anywhere = [e for e in self.entries if e.money is not None and e.room is None]
         found = mine or anywhere
         return found[0] if found else None
 

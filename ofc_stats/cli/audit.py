@@ -8,6 +8,7 @@ with ``--fail-on-mismatch`` when any hand differs from the rules.
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 from ofc_stats.cli.options import DATA_OPTION, Finite, out_file, out_folder
 from ofc_stats.cli.text import say
+from ofc_stats.wording import plural
 
 MISMATCH_EXIT = 3
 
@@ -32,6 +34,23 @@ def _rules_book(value: str) -> RulesBook:
         return RulesBook.load(value)
     except OfcError as error:  # a bad option value: a usage error, as ruleset_option's
         raise click.BadParameter(str(error), param_hint="--rules") from None
+
+
+OUT_SUFFIXES = (".csv", ".parquet")
+
+
+def _check_out(out: str) -> None:
+    """Refuse an --out the mismatches cannot be written to before any work: a folder (one
+    that exists, or a name ending in a slash) or a file that is not .csv or .parquet."""
+    if out.endswith(("/", os.sep)) or Path(out).is_dir():
+        raise click.FileError(
+            out, hint="that is a folder; give a file name ending .csv or .parquet"
+        )
+    if Path(out).suffix.lower() not in OUT_SUFFIXES:
+        raise click.BadParameter(
+            f"{out}: write the mismatches as .csv or .parquet (or - for CSV on stdout)",
+            param_hint="--out",
+        )
 
 
 def _say(line: str, to_stderr: bool) -> None:
@@ -132,6 +151,7 @@ def audit_command(
     if write_rules and not guess_rules:
         raise click.UsageError("--write-rules needs --guess-rules")
     if out and out != "-":
+        _check_out(out)
         out_file(out)  # checked (and its folder made) before the audit runs
     if write_rules:
         out_folder(write_rules)
@@ -141,6 +161,10 @@ def audit_command(
     ruleset = book.entries[0].ruleset if book is not None and whole else None
     room_rules = book.entries[0].money if book is not None and whole else None
     money_rules = room_rules if book is None or whole else book.money_for
+    # The file each room's given money rules come from: the stored ledger names it.
+    files = None
+    if book is not None:
+        files = (lambda room: book.entries[0].source) if whole else book.money_file
     to_stderr = out == "-"
     with open_dataset(data) as dataset:
         unnamed = book.unnamed_money() if book is not None else None
@@ -185,28 +209,31 @@ def audit_command(
             # The dataset's ledger priced by the money rules this audit judged by.
             if report.money is not None:
                 money = RoomMoney(report.money, report.rakes, report.settlements)
-                store_ledger(dataset, priced_seats(dataset, money, report.holdouts))
+                priced = priced_seats(dataset, money, report.holdouts, files=files)
+                store_ledger(dataset, priced)
         accounts = None
         if players:
             with ExitStack() as scope:
                 scored = dataset
                 if book is not None:  # the ledger's money by the same rules as the audit's
                     scored = scope.enter_context(dataset.rescored(book_results(dataset, book)))
-                accounts = ledger(scored, players, alias=alias, rules=money_rules)
+                accounts = ledger(scored, players, alias=alias, rules=money_rules, files=files)
     if report is not None and out:
         write_mismatches(report, out, sys.stdout)
     if report is not None and not players:
         for line in report.lines():
             _say(line, to_stderr)
     if accounts is not None:
-        for line in ledger_lines(accounts):
+        for line in ledger_lines(accounts, rules_given=book is not None):
             _say(line, to_stderr)
     if report is None:
         return
     mismatches = len(report.mismatches)
     if out:
-        _say(f"{mismatches} mismatch row(s) written to {'stdout' if to_stderr else out}", True)
+        rows = plural(mismatches, "mismatch row")
+        _say(f"{rows} written to {'stdout' if to_stderr else out}", True)
     elif mismatches:
-        _say(f"{mismatches} mismatch row(s); --out FILE.csv writes them with explanations", False)
+        rows = plural(mismatches, "mismatch row")
+        _say(f"{rows}; --out FILE.csv writes them with explanations", False)
     if fail_on_mismatch and mismatches:
         sys.exit(MISMATCH_EXIT)
