@@ -302,3 +302,22 @@ def test_every_data_option_reads_directory_in_help() -> None:
     assert "ofc-stats import" in helps and "ofc-stats players alias" in helps
     for path, text in helps.items():
         assert "--data DIRECTORY" in text, path
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt(), RuntimeError("Query interrupted")])
+def test_ctrl_c_is_one_line_saying_what_is_kept_and_exit_130(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, stop: BaseException
+) -> None:
+    """Ctrl-C in Python, or inside a DuckDB query (which raises "Query interrupted"), is
+    the shell's 130 and one line, not click's "Aborted!" and 1 or a RuntimeError."""
+    import ofc_stats.store.forget
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise stop
+
+    monkeypatch.setattr(ofc_stats.store.forget, "forget", interrupted)
+    result = run("forget", "--data", str(tmp_path), "x.hh")
+    assert result.exit_code == 130
+    assert result.output == (
+        "Error: interrupted: what was committed before is kept; run the command again to go on\n"
+    )

@@ -69,10 +69,30 @@ class OfcGroup(click.Group):
             raise UsageLine(error) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
+        except KeyboardInterrupt:
+            raise Interrupted() from None
         except Exception as error:
             if os.environ.get("OFC_STATS_DEBUG"):
                 raise
+            if str(error).strip() == DUCKDB_INTERRUPTED:  # Ctrl-C inside a DuckDB query
+                raise Interrupted() from None
             raise click.ClickException(unexpected(error, _data_option(ctx))) from None
+
+
+DUCKDB_INTERRUPTED = "Query interrupted"  # what DuckDB raises when Ctrl-C stops a query
+
+
+class Interrupted(click.ClickException):
+    """Ctrl-C: one line saying what is kept, and exit status 130 (128 + SIGINT), the shell's
+    convention, not click's "Aborted!" and 1.  Every store step commits whole batches, so
+    what was committed stays and a second run goes on from there."""
+
+    exit_code = 130
+
+    def __init__(self) -> None:
+        super().__init__(
+            "interrupted: what was committed before is kept; run the command again to go on"
+        )
 
 
 class UsageLine(click.ClickException):
