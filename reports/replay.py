@@ -8,7 +8,9 @@ each seat's board streets and discards, and only the batch files holding the
 hands are read (:meth:`OfcData.pick_hands`), so no placements scan is needed;
 a seat whose streets are unknown shows its final board only.  Where the hand
 was graded (``ofc-stats grade``) each street carries its ``grade``: what was
-played, the best play and the expected loss.
+played, the best play, the expected loss and the values of a few candidates (the
+:data:`TOP_CANDIDATES` best by expected value, and the play made and the best play
+where they are not among them).
 """
 
 from __future__ import annotations
@@ -49,6 +51,18 @@ ORDER BY s.hand_key, s.seat
 GRADES_SQL = """
 SELECT hand_key, seat, street, kind, status, chosen_play, best_play, loss, loss_se
 FROM grades WHERE hand_key IN (SELECT unnest($keys))
+"""
+
+TOP_CANDIDATES = 3  # candidates a graded street carries besides the play made and the best
+
+CANDIDATES_SQL = """
+SELECT hand_key, seat, street, play, ev, se, chosen, best FROM (
+    SELECT hand_key, seat, street, play, ev, se, chosen, best,
+           row_number() OVER (PARTITION BY hand_key, seat, street
+                              ORDER BY ev DESC NULLS LAST, candidate) AS rank
+    FROM grade_candidates WHERE hand_key IN (SELECT unnest($keys))
+) WHERE rank <= $top OR chosen OR best
+ORDER BY hand_key, seat, street, rank
 """
 
 VERSUS_SQL = """
@@ -100,6 +114,12 @@ def _number(value: object) -> float | None:
     return None if number != number else number
 
 
+def _rounded(value: object) -> float | None:
+    """A candidate's value to 3 decimals: the page shows 2, and each digit is page weight."""
+    number = _number(value)
+    return None if number is None else round(number, 3)
+
+
 def hand_details(
     data: OfcData, keys: Sequence[str], ids: Sequence[int] = ()
 ) -> dict[str, dict[str, Any]]:
@@ -145,7 +165,22 @@ def hand_details(
             "best": best,
             "loss": _number(loss),
             "loss_se": _number(se),
+            "candidates": [],
         }
+    for key, seat_no, street, play, ev, se, chosen, best in data.sql(
+        CANDIDATES_SQL, {**wanted, "top": TOP_CANDIDATES}
+    ).fetchall():
+        grade = graded.get((key, int(seat_no), int(street)))
+        if grade is not None:  # the values of the plays, best first
+            grade["candidates"].append(
+                {
+                    "play": play,
+                    "ev": _rounded(ev),
+                    "se": _rounded(se),
+                    "chosen": bool(chosen),
+                    "best": bool(best),
+                }
+            )
     relation = data.sql(SEATS_SQL, wanted)
     columns = relation.columns
     for values in relation.fetchall():
@@ -237,7 +272,8 @@ def pack(hands: dict[str, dict[str, Any]]) -> dict[str, Any]:
     0 or 1, names the three rows' ``[top, middle, bottom]``, royalties ``[top, middle,
     bottom, total]``, versus ``[opponent, points, ...]`` flat, grades null when no street
     was graded else one per street (null or ``[kind, status, played, best, loss,
-    loss_se]``).  Texts from ``s`` are null where the value is.
+    loss_se, candidates]``, candidates ``[play, ev, se, flags, ...]`` flat, flags 1 for
+    the play made plus 2 for the best).  Texts from ``s`` are null where the value is.
     """
     texts: dict[str, int] = {}
 
@@ -320,4 +356,9 @@ def _grade(
         text(grade["best"]),
         grade["loss"],
         grade["loss_se"],
+        [
+            n
+            for c in grade.get("candidates") or ()
+            for n in (text(c["play"]), c["ev"], c["se"], int(c["chosen"]) + 2 * int(c["best"]))
+        ],
     ]

@@ -627,7 +627,12 @@ def odd_hand(key: str, name: str) -> dict[str, Any]:
     order, discards that are not the streets', jokers, graded streets, missing values,
     a seat with no streets, markup and a control character in names."""
     grade = {"kind": "street", "status": "ok", "played": "<b>Qs top</b>", "best": "Qs mid",
-             "loss": 1.25, "loss_se": None}  # fmt: skip
+             "loss": 1.25, "loss_se": None,
+             "candidates": [
+                 {"play": "Qs mid", "ev": 2.5, "se": 0.125, "chosen": False, "best": True},
+                 {"play": "<b>Qs top</b>", "ev": 1.25, "se": None, "chosen": True, "best": False},
+                 {"play": "Qs bottom", "ev": None, "se": 0.5, "chosen": False, "best": False},
+             ]}  # fmt: skip
     streets = [
         {"street": 1, "top": ["Qs"], "middle": ["X1", "2c"], "bottom": ["Ah", "Kh"],
          "discards": [], "grade": grade},
@@ -734,6 +739,94 @@ def test_without_decompression_the_page_draws_and_the_replayer_says_why(
     replayer.wait_for(state="hidden")
     assert errors == []
     context.close()
+
+
+@pytest.fixture(scope="module")
+def graded_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, pd.DataFrame]:
+    """Eight simulated heads-up hands, graded, and a report of the player whose street
+    lost the most (a heads-up hand carries both seats, so every hand of the page)."""
+    from ofc_stats.grade.run import GradeOptions, grade_dataset
+    from tests.test_grade_store import heads_up
+
+    folder = tmp_path_factory.mktemp("graded")
+    data = heads_up(folder, 8, seed=1)
+    grade_dataset(data, GradeOptions(rollouts=8), workers=1)
+    with ofc_stats.open(data) as db:
+        streets = db.df(
+            "SELECT g.hand_key, g.seat, g.street, g.loss, g.loss_se, g.best_play,"
+            " g.chosen_play, s.player FROM grades g JOIN seats s USING (hand_key, seat)"
+            " WHERE g.kind = 'street' AND g.status = 'graded' ORDER BY g.loss DESC"
+        )
+    out = folder / "report.html"
+    player = str(streets.iloc[0]["player"])
+    result = CliRunner().invoke(
+        main, ["report", "--data", str(data), "--player", player, "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    return data, out, streets
+
+
+def street_view(browser: Any, report: Path, row: Any) -> tuple[Any, Any, list[str]]:
+    """The report opened at ``row``'s hand and street: the page and that seat's box."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(report.as_uri() + "#hand=" + quote(str(row["hand_key"]), safe=""))
+    replayer = page.locator("#replayer")
+    replayer.locator(".seat").first.wait_for()
+    street = f"Street {int(row['street']) + 1}"
+    replayer.get_by_role("button", name=street, exact=True).click()
+    seat = replayer.locator(".seat").filter(has_text=f"Seat {int(row['seat'])}: {row['player']}")
+    return page, seat, errors
+
+
+def test_the_replayer_shows_a_streets_grade_as_ofc_stats_hand_does(
+    browser: Any, graded_page: tuple[Path, Path, pd.DataFrame]
+) -> None:
+    """A graded street shows the play made, the best play, the expected loss ± SE in the
+    words of ``ofc-stats hand``, and the best candidates' values; a street without loss
+    says so in the same words, not "0.00 ± 0.00"."""
+    data, report, streets = graded_page
+    worst = streets.iloc[0]
+    assert worst["loss"] > 0
+    said = CliRunner().invoke(main, ["hand", str(worst["hand_key"]), "--data", str(data)])
+    assert said.exit_code == 0, said.output
+    line = f"expected loss {worst['loss']:.2f} ± {worst['loss_se']:.2f}; best: {worst['best_play']}"
+    assert line in said.stdout  # what `ofc-stats hand` prints for this street
+    page, seat, errors = street_view(browser, report, worst)
+    grade = seat.locator(".grade")
+    grade.wait_for()
+    text = grade.text_content() or ""
+    assert line in text
+    assert f"played: {worst['chosen_play']}" in text
+    with ofc_stats.open(data) as db:
+        values = db.df(
+            "SELECT play, ev, se, chosen, best FROM grade_candidates"
+            " WHERE hand_key = $k AND seat = $s AND street = $t ORDER BY ev DESC, candidate",
+            {"k": worst["hand_key"], "s": int(worst["seat"]), "t": int(worst["street"])},
+        )
+    rows = grade.locator("table.candidates tbody tr")
+    cells = [[c.strip() for c in r.split("\t")] for r in rows.evaluate_all(
+        "rs => rs.map(r => Array.from(r.cells).map(c => c.textContent).join('\t'))"
+    )]  # fmt: skip
+    top = values.head(3)
+    assert [c[0] for c in cells[:3]] == list(top["play"])
+    assert [c[1] for c in cells[:3]] == [f"{v:.2f}" for v in top["ev"]]
+    best = values[values["best"]].iloc[0]
+    chosen = values[values["chosen"]].iloc[0]
+    assert [best["play"], f"{best['ev']:.2f}"] in [c[:2] for c in cells if "best" in c[3]]
+    assert [chosen["play"], f"{chosen['ev']:.2f}"] in [c[:2] for c in cells if "played" in c[3]]
+    assert errors == []
+    page.close()
+
+    calm = streets[streets["loss"] <= 0].iloc[0]
+    page, seat, errors = street_view(browser, report, calm)
+    text = seat.locator(".grade").text_content() or ""
+    assert "no expected loss: the best play, or within 2 SE of it" in text
+    assert "expected loss 0.00" not in text
+    assert errors == []
+    page.close()
 
 
 @pytest.mark.skipif(not APPS.is_dir(), reason="the shared samples are not here")

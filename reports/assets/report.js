@@ -73,7 +73,7 @@
         const played = streets.map((text, k) => {
           const p = text.split("|"), g = grades ? grades[k] : null;
           return {street: k + 1, top: cardList(p[0]), middle: cardList(p[1]), bottom: cardList(p[2]), discards: cardList(p[3]),
-            grade: g ? {kind: t(g[0]), status: t(g[1]), played: t(g[2]), best: t(g[3]), loss: g[4], loss_se: g[5]} : null};
+            grade: g ? {kind: t(g[0]), status: t(g[1]), played: t(g[2]), best: t(g[3]), loss: g[4], loss_se: g[5], candidates: candidatesOf(g[6] || [], t)} : null};
         });
         const r = rows === null ? null : rows.split("|");  // null: the streets' cards in street order
         const all = (part, k) => (r === null ? played.flatMap(s => s[part]) : cardList(r[k]));
@@ -84,6 +84,11 @@
           discards: discards === null ? played.flatMap(s => s.discards) : cardList(discards), status: t(status), fouled: fouled, royalties: {top: roy[0], middle: roy[1], bottom: roy[2], total: roy[3]},
           net: net, net_capped: capped, reported_points: points, reported_money: money, fantasy_entry: entry, fantasy_stays: stays, versus: versus};
       })};
+  }
+  function candidatesOf(flat, t) {  // [play, ev, se, flags, ...]: flags 1 the play made, 2 the best
+    const out = [];
+    for (let k = 0; k < flat.length; k += 4) out.push({play: t(flat[k]), ev: flat[k + 1], se: flat[k + 2], chosen: !!(flat[k + 3] & 1), best: !!(flat[k + 3] & 2)});
+    return out;
   }
   function unpacked(data) {
     packed = data;
@@ -139,6 +144,32 @@
     return c;
   }
   function signed(v) { return v === null || v === undefined ? "–" : (v > 0 ? "+" : "") + Number(v).toLocaleString("en", {maximumFractionDigits: 2}); }
+  function points2(v) { return v === null || v === undefined ? "–" : Number(v).toFixed(2); }
+  function gradeView(g) {  // a graded street as `ofc-stats hand` says it, and the candidates' values
+    const box = el("div", "grade");
+    box.appendChild(el("div", "facts", "played: " + (g.played ?? "–")));
+    if (g.loss === null || g.loss === undefined) {
+      box.appendChild(el("div", "facts", "not graded" + (g.status ? ": " + g.status : "")));
+    } else if (g.loss <= 0) {  // a race within 2 SE keeps the play made: no loss, not a proof of the best
+      box.appendChild(el("div", "facts", "no expected loss: the best play, or within 2 SE of it"));
+    } else {
+      box.appendChild(el("div", "facts loss", "expected loss " + points2(g.loss) + " ± " + points2(g.loss_se || 0) + "; best: " + (g.best ?? "–")));
+    }
+    if (g.candidates && g.candidates.length) {
+      const table = el("table", "candidates"), head = el("tr");
+      ["play", "expected points", "± SE", ""].forEach(h => head.appendChild(el("th", "", h)));
+      table.appendChild(el("thead")).appendChild(head);
+      const body = el("tbody");
+      g.candidates.forEach(c => {
+        const tr = el("tr", (c.chosen ? "chosen" : "") + (c.best ? " best" : ""));
+        [c.play, points2(c.ev), points2(c.se), [c.chosen ? "played" : "", c.best ? "best" : ""].filter(Boolean).join(", ")].forEach(v => tr.appendChild(el("td", "", v)));
+        body.appendChild(tr);
+      });
+      table.appendChild(body);
+      box.appendChild(table);
+    }
+    return box;
+  }
   function seatView(seat, upto) {
     const box = el("div", "seat" + (seat.hero ? " hero" : ""));
     box.appendChild(el("h3", "", "Seat " + seat.seat + ": " + (seat.player || "?") + (seat.hero ? " (hero)" : "") + (seat.in_fantasy ? " · Fantasyland" : "")));
@@ -166,6 +197,8 @@
       box.appendChild(line);
     }
     if (!known) box.appendChild(el("p", "caption", "street-by-street placements unknown: final board"));
+    const graded = known && upto < 99 ? seat.streets.find(s => s.street === upto) : null;
+    if (graded && graded.grade) box.appendChild(gradeView(graded.grade));
     if (upto >= 99) {
       const r = seat.royalties;
       const facts = [
