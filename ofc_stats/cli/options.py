@@ -8,12 +8,15 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.ruleset_toml import resolve_ruleset
 from ofc_stats.errors import OfcError
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 # score and solve-fantasy: JSON Lines for programs, or an aligned table for people.
 JSON_OR_TABLE = click.option(
@@ -23,13 +26,20 @@ JSON_OR_TABLE = click.option(
     default="json",
     show_default=True,
 )
-DATA_OPTION = click.option(
-    "--data",
-    default="ofc-data",
-    show_default=True,
-    type=click.Path(file_okay=False),
-    help="The dataset folder.",
-)
+
+
+def data_option(help: str = "The dataset folder.") -> Callable[[F], F]:
+    """``--data DIRECTORY``, default ``ofc-data``: every command's dataset option."""
+    return click.option(
+        "--data",
+        default="ofc-data",
+        show_default=True,
+        type=click.Path(file_okay=False),
+        help=help,
+    )
+
+
+DATA_OPTION = data_option()
 
 
 @contextmanager

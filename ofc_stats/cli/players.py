@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 from click.core import ParameterSource
 
-from ofc_stats.cli.options import DATA_OPTION, AtLeast
+from ofc_stats.cli.options import DATA_OPTION, AtLeast, data_option
 from ofc_stats.cli.text import say, say_lines, terminal_safe
 from ofc_stats.wording import plural
 
@@ -108,12 +108,8 @@ def _accounts(dataset: OfcData, names: tuple[str, ...]) -> list[str]:
 
 
 # alias and unalias: their own --data, or the one given to `players` before them.
-SUBCOMMAND_DATA = click.option(
-    "--data",
-    default="ofc-data",
-    show_default=True,
-    type=click.Path(file_okay=False),
-    help="The dataset folder (`players --data DIRECTORY alias ...` works too).",
+SUBCOMMAND_DATA = data_option(
+    "The dataset folder (`players --data DIRECTORY alias ...` works too)."
 )
 
 
