@@ -69,7 +69,9 @@ def leak_summary(reports: list[Report]) -> list[str]:
         # SE, the replay's realised cost and "clear" or "not clear yet", whatever their SEs
         # (regret's notes lead with them; with no leak its first note says so).
         named = min(3, len(regret.tables.get("leaks", ())))
-        lines = list(regret.notes[: max(named, 1)])
+        # then the costliest street and loss part, which sums many leaks (or "no leak")
+        summed = 1 if len(regret.tables["by_decision"]) else 0
+        lines = list(regret.notes[: max(named, 1) + summed])
         if not lines:
             lines.append("No decision stands out as a leak yet: more hands will tell.")
     elif regret is not None and regret.notes and regret.notes[0] != NOT_GRADED_YET:

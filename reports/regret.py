@@ -233,6 +233,26 @@ def _normal_hands(data: OfcData) -> int:
     return int(data.sql(f"SELECT count(*) FROM {SEATS} WHERE NOT in_fantasy").fetchall()[0][0])
 
 
+def _decision_note(row: dict[Hashable, Any], replayed: bool) -> str:
+    """The costliest street and loss part (the by-decision table's first row) in words."""
+    text = (
+        f"Summed by street and what the loss was mainly to, the costliest is "
+        f"{row['street_name']}, mainly {row['mainly_lost_to']}: {row['per_100_hands']:.1f} ± "
+        f"{row['se']:.1f} expected points lost per 100 hands "
+        f"({plural(int(row['decisions']), 'decision')})"
+    )
+    if row["clear"]:
+        return f"{text}: clear (beyond 2 SE and confirmed by the replay)."
+    beyond = row["per_100_hands"] > CLEAR * row["se"]
+    why = ["beyond 2 SE" if beyond else "within 2 SE"]
+    why.append(
+        f"the replay does not confirm {row['street_name']}"
+        if replayed
+        else "not replayed yet: `ofc-stats grade --replay`"
+    )
+    return f"{text}: not clear yet ({', '.join(why)})."
+
+
 NOT_GRADED_YET = "No graded decisions for these hands yet: run `ofc-stats grade` to grade them."
 
 
@@ -362,6 +382,14 @@ def build(scope: Scope) -> Report:
         else:
             for name in ("by_street", "by_decision"):
                 report.tables[name]["clear"] = False
+        by_decision = report.tables["by_decision"]
+        if len(by_decision):
+            # The costliest street and loss part, beside the named leaks it sums: a part of
+            # many one-decision leaks can pass 2 SE where none of them does.
+            # (after the three leaks' notes, or after the note saying there is none)
+            at = min(3, len(leaks)) if len(leaks) else 1
+            note = _decision_note(by_decision.iloc[0].to_dict(), replayed is not None)
+            report.notes.insert(at, note)
         total = per_100(streets.assign(all="all"), hands, ["all"]).iloc[0]
         report.notes.append(
             f"Street decisions {over}: "

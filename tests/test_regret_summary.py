@@ -73,14 +73,27 @@ def test_the_costliest_leaks_are_named_whatever_their_se() -> None:
     assert all(n.endswith("(the claim is within 2 SE; not replayed yet: `ofc-stats grade --replay`).")
                for n in notes)  # fmt: skip
     assert all(": not clear yet (" in n for n in notes)
-    # The summary takes those notes, as many as there are leaks (up to three).
+    # The summary takes those notes, as many as there are leaks (up to three), then the
+    # costliest street and loss part.
+    by_decision = regret.per_100(
+        streets.assign(street_name="street " + (streets["street"] + 1).astype(str)),
+        hands,
+        ["street_name"],
+    ).assign(mainly_lost_to="fouling", clear=False)
+    by_decision = by_decision.sort_values("per_100_hands", ascending=False)
+    summed = regret._decision_note(by_decision.iloc[0].to_dict(), False)
+    assert summed == (
+        "Summed by street and what the loss was mainly to, the costliest is street 4, mainly "
+        "fouling: 130.0 ± 94.3 expected points lost per 100 hands (3 decisions): not clear "
+        "yet (within 2 SE, not replayed yet: `ofc-stats grade --replay`)."
+    )
     report = Report(
         "regret",
         "Regret",
-        tables={"by_decision": pd.DataFrame({"x": [1]}), "leaks": leaks.head(2)},
-        notes=[*notes[:2], "Street decisions over 10 graded hands: 13 ± 9 lost."],
+        tables={"by_decision": by_decision, "leaks": leaks.head(2)},
+        notes=[*notes[:2], summed, "Street decisions over 10 graded hands: 13 ± 9 lost."],
     )
-    assert leak_summary([report]) == notes[:2]
+    assert leak_summary([report]) == [*notes[:2], summed]
 
 
 def test_a_clear_leak_is_called_clear_only_with_the_replay() -> None:
