@@ -175,7 +175,7 @@ CLEAR_MEANS = (
 )
 
 
-def _leak_note(row: dict[Hashable, Any], over: str) -> str:
+def _leak_note(row: dict[Hashable, Any], over: str, replayed: bool = False) -> str:
     """A named leak in words: claimed and realised cost, each with its SE, and a verdict,
     "clear" or "not clear yet" (:data:`CLEAR_MEANS`)."""
     claim = (
@@ -185,7 +185,12 @@ def _leak_note(row: dict[Hashable, Any], over: str) -> str:
     )
     within = "" if row["claim_clear"] else "the claim is within 2 SE"
     if not row["replayed_seats"]:
-        reasons = [r for r in (within, "not replayed yet: `ofc-stats grade --replay`") if r]
+        unreplayed = (
+            "no replayed seat had the advice first play otherwise here"
+            if replayed
+            else "not replayed yet: `ofc-stats grade --replay`"
+        )
+        reasons = [r for r in (within, unreplayed) if r]
         return f"{claim}: not clear yet ({'; '.join(reasons)})."
     realised_se = row["realised_se"]
     se_text = f" ± {realised_se:.2f}" if realised_se == realised_se else " (no SE from one seat)"
@@ -349,7 +354,10 @@ def build(scope: Scope) -> Report:
             )
             # The summary leads with the three costliest named leaks, each marked clear or
             # not clear yet: the costliest are what to look at, and the verdict says how sure.
-            report.notes += [_leak_note(row, over) for row in leaks.head(3).to_dict("records")]
+            report.notes += [
+                _leak_note(row, over, replayed is not None)
+                for row in leaks.head(3).to_dict("records")
+            ]
         else:
             report.notes.append(
                 f"No decision of yours lost expected points against the grader's best {over}"

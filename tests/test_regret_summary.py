@@ -106,7 +106,12 @@ def test_a_clear_leak_is_called_clear_only_with_the_replay() -> None:
     assert regret._leak_note(row, "over 100 graded hands").endswith(
         "(12 seats): clear (beyond 2 SE and confirmed by the replay)."
     )
-    row.update(realised_per_seat=1.0, clear=False)
+    row.update(replayed_seats=0, claim_clear=False, clear=False)
+    assert regret._leak_note(row, "over 100 graded hands", replayed=True).endswith(
+        ": not clear yet (the claim is within 2 SE; no replayed seat had the advice first "
+        "play otherwise here)."
+    )
+    row.update(replayed_seats=12, realised_per_seat=1.0, claim_clear=True)
     assert regret._leak_note(row, "over 100 graded hands").endswith(
         "(12 seats): not clear yet (the replay does not confirm it beyond 2 SE)."
     )
