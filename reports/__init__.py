@@ -18,6 +18,7 @@ from ofc_stats.store.views import OfcData
 from reports import decisions, fantasy, fouls, hands, ledger, regret, results, royalties, sessions
 from reports.base import Report, Scope, prepare
 from reports.filters import Filters, Player, checked, choose_player, resolve_player
+from reports.regret import NOT_GRADED_YET
 
 Builder = Callable[[Scope], Report]
 
@@ -64,10 +65,17 @@ def leak_summary(reports: list[Report]) -> list[str]:
     by_key = {r.key: r for r in reports}
     regret = by_key.get("regret")
     if regret is not None and "by_decision" in regret.tables:
-        # Graded hands: the three costliest decision types in expected points, with SEs.
-        lines = list(regret.notes[:3])
+        # Graded hands: the (up to) three costliest named leaks, each claimed cost with its
+        # SE, the replay's realised cost and "clear" or "not clear yet", whatever their SEs
+        # (regret's notes lead with them; with no leak its first note says so).
+        named = min(3, len(regret.tables.get("leaks", ())))
+        # then the costliest street and loss part, which sums many leaks (or "no leak")
+        summed = 1 if len(regret.tables["by_decision"]) else 0
+        lines = list(regret.notes[: max(named, 1) + summed])
         if not lines:
             lines.append("No decision stands out as a leak yet: more hands will tell.")
+    elif regret is not None and regret.notes and regret.notes[0] != NOT_GRADED_YET:
+        lines = [regret.notes[0]]  # graded, but these hands could not be: regret says why
     else:
         lines = [UNGRADED]
     for key in ("results", "sessions", "fouls", "fantasyland"):
@@ -80,6 +88,7 @@ def leak_summary(reports: list[Report]) -> list[str]:
 
 __all__ = [
     "BUILDERS",
+    "NOT_GRADED_YET",
     "UNGRADED",
     "Filters",
     "Player",

@@ -139,8 +139,29 @@ def build(scope: Scope) -> Report:
             "Decisions whose hands did worst, against your average (results, not costs)",
             "shortfall (points, in total)",
         )
-    report.notes += [_note(row) for row in worse.head(3).to_dict("records")]
+    tail = _not_a_cost(data)
+    report.notes += [_note(row, tail) for row in worse.head(3).to_dict("records")]
     return report
+
+
+NOT_A_COST = "(not a cost: run `ofc-stats grade` for expected-points loss)"
+
+
+def _not_a_cost(data: OfcData) -> str:
+    """How a note says its averages are no cost: the hint to grade only where nothing is
+    graded; otherwise where the cost is, or why these hands have none."""
+    if not data.sql("SELECT count(*) FROM grades").fetchall()[0][0]:
+        return NOT_A_COST
+    mine = data.sql(
+        f"SELECT count(*) FROM grades g JOIN {SEATS} s USING (hand_key, seat) "
+        "WHERE g.status IN ('graded', 'forced')"
+    ).fetchall()[0][0]
+    if mine:
+        return "(not a cost: the regret section gives the graded expected-points loss)"
+    return (
+        "(not a cost, and these hands have no graded expected-points loss: the regret "
+        "section says why)"
+    )
 
 
 def _normal_points(data: OfcData, table: str) -> tuple[int, float]:
@@ -174,7 +195,7 @@ def _otherwise(total: float, hands: int, mean: pd.Series, count: pd.Series) -> p
     return (total - mean * count) / rest.where(rest > 0)
 
 
-def _note(row: dict[Hashable, Any]) -> str:
+def _note(row: dict[Hashable, Any], tail: str = NOT_A_COST) -> str:
     """A decision that did worse, in words: plain averages, named as results, not a cost."""
     theirs, theirs_else = row["others_mean"], row["others_otherwise"]
     field_text = (
@@ -185,6 +206,5 @@ def _note(row: dict[Hashable, Any]) -> str:
     return (
         f"Street {int(row['street']) + 1}, {row['decision']}: your {int(row['count']):,} hands "
         f"with this decision averaged {float(row['mean']):+.1f} points vs "
-        f"{float(row['mean_otherwise']):+.1f} otherwise{field_text} "
-        "(not a cost: run `ofc-stats grade` for expected-points loss)."
+        f"{float(row['mean_otherwise']):+.1f} otherwise{field_text} {tail}."
     )

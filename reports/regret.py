@@ -40,6 +40,13 @@ GRADE_COLUMNS = (
 )
 REPLAY_COLUMNS = "r.hand_key, r.seat, r.first_deviation, r.gain, r.claimed"
 PART_COLUMNS = ("loss_rows", "loss_fouls", "loss_royalties", "loss_fantasy")
+# The by-decision table's groups: the part of the expected loss that dominated each decision.
+LOST_TO = {
+    "fouls": "fouling",
+    "rows": "rows lost",
+    "royalties": "royalties missed",
+    "fantasy": "Fantasyland missed",
+}
 
 
 def _grades(data: OfcData) -> pd.DataFrame:
@@ -73,8 +80,12 @@ def confirmed(realised: float, se: float) -> bool:
 
 
 def replay_by_street(replays: pd.DataFrame) -> pd.DataFrame:
-    """Claimed against realised, per 100 hands, by the street the advice first deviated
-    (every replayed seat, and those where it never did)."""
+    """Claimed against realised, per replayed seat (one hand), by the street the advice first
+    deviated (every replayed seat, and those where it never did).
+
+    Per seat, not per 100 hands: a street where the advice first deviated on one seat
+    would read "-4,381 per 100 hands" scaled up from a single hand.
+    """
     rows = []
     groups = [("all seats", replays)]
     first = replays["first_deviation"]
@@ -88,10 +99,10 @@ def replay_by_street(replays: pd.DataFrame) -> pd.DataFrame:
             {
                 "first_deviation": label,
                 "seats": len(part),
-                "claimed_per_100": 100 * claimed,
-                "claimed_se": 100 * claimed_se,
-                "realised_per_100": 100 * gain,
-                "realised_se": 100 * gain_se,
+                "claimed_per_seat": claimed,
+                "claimed_se": claimed_se,
+                "realised_per_seat": gain,
+                "realised_se": gain_se,
                 "confirmed": confirmed(gain, gain_se),
             }
         )
@@ -101,9 +112,15 @@ def replay_by_street(replays: pd.DataFrame) -> pd.DataFrame:
 def named_leaks(
     streets: pd.DataFrame, hands: pd.Index, replays: pd.DataFrame | None
 ) -> pd.DataFrame:
-    """Each named mistake: its claimed cost per 100 hands and per decision, and what the
-    advice realised on the seats where it first played otherwise at that decision."""
-    named = streets[streets["mistake"].notna()]
+    """Each named mistake with an expected loss: its claimed cost per 100 hands and per
+    decision, and what the advice realised on the seats where it first played otherwise at
+    that decision.
+
+    A decision played otherwise than the grader's best with no expected loss (the grader
+    stores 0 where the played option is the best or within 2 SE of it) is a tie, not a
+    leak, so it is left out (:func:`tied_decisions` counts them).
+    """
+    named = streets[streets["mistake"].notna() & (streets["loss"] > 0)]
     if named.empty:
         return pd.DataFrame()
     table = per_100(named, hands, ["street", "mistake"])
@@ -141,31 +158,55 @@ def named_leaks(
         "leak", "decisions", "per_100_hands", "se", "loss_per_decision", "replayed_seats",
         "claimed_per_seat", "realised_per_seat", "realised_se", "claim_clear", "clear",
     ]  # fmt: skip
+    # claimed per seat: the grader's loss summed over every decision of the replayed seats
+    # (the replay compares whole hands), so not the loss of this decision alone.
     return table.sort_values("per_100_hands", ascending=False)[columns].reset_index(drop=True)
 
 
-def _leak_note(row: dict[Hashable, Any], over: str) -> str:
-    """A named leak in words: claimed and realised cost, each with its SE, and a verdict."""
+def tied_decisions(streets: pd.DataFrame) -> int:
+    """Decisions named as played otherwise than the grader's best but with no expected loss."""
+    return int((streets["mistake"].notna() & (streets["loss"] <= 0)).sum())
+
+
+CLEAR_MEANS = (
+    "clear: the claim exceeds 2 SE and the replay confirms it (the advice gained on your "
+    "own cards beyond 2 SE where it first played otherwise at this decision); otherwise "
+    "not clear yet"
+)
+
+
+def _leak_note(row: dict[Hashable, Any], over: str, replayed: bool = False) -> str:
+    """A named leak in words: claimed and realised cost, each with its SE, and a verdict,
+    "clear" or "not clear yet" (:data:`CLEAR_MEANS`)."""
     claim = (
         f"{row['leak'][0].upper()}{row['leak'][1:]}: claimed {row['per_100_hands']:.1f} ± "
         f"{row['se']:.1f} expected points lost per 100 hands {over} "
         f"({plural(int(row['decisions']), 'decision')}; {row['loss_per_decision']:.2f} each)"
     )
+    within = "" if row["claim_clear"] else "the claim is within 2 SE"
     if not row["replayed_seats"]:
-        return claim + "; not replayed yet (`ofc-stats grade --replay` checks it)."
+        unreplayed = (
+            "no replayed seat had the advice first play otherwise here"
+            if replayed
+            else "not replayed yet: `ofc-stats grade --replay`"
+        )
+        reasons = [r for r in (within, unreplayed) if r]
+        return f"{claim}: not clear yet ({'; '.join(reasons)})."
+    realised_se = row["realised_se"]
+    se_text = f" ± {realised_se:.2f}" if realised_se == realised_se else " (no SE from one seat)"
     replay = (
-        f"; the advice realised {row['realised_per_seat']:+.2f} ± {row['realised_se']:.2f} a "
-        f"hand on your own cards where it first played otherwise here "
-        f"({plural(int(row['replayed_seats']), 'seat')}, claimed "
-        f"{row['claimed_per_seat']:.2f})"
+        f"; realised {row['realised_per_seat']:+.2f}{se_text} a hand by the advice on your "
+        f"own cards where it first played otherwise here "
+        f"({plural(int(row['replayed_seats']), 'seat')})"
     )
     if row["clear"]:
-        verdict = "a clear leak, confirmed by the replay"
-    elif row["claim_clear"]:
-        verdict = "claimed, not confirmed by the replay"
+        return f"{claim}{replay}: clear (beyond 2 SE and confirmed by the replay)."
+    if confirmed(row["realised_per_seat"], realised_se):
+        unconfirmed = ""
     else:
-        verdict = "not clear yet (under 2 SE)"
-    return f"{claim}{replay}: {verdict}."
+        unconfirmed = "the replay does not confirm it beyond 2 SE"
+    reasons = [r for r in (within, unconfirmed) if r]
+    return f"{claim}{replay}: not clear yet ({'; '.join(reasons)})."
 
 
 def per_100(frame: pd.DataFrame, hands: pd.Index, keys: list[str]) -> pd.DataFrame:
@@ -197,15 +238,72 @@ def _normal_hands(data: OfcData) -> int:
     return int(data.sql(f"SELECT count(*) FROM {SEATS} WHERE NOT in_fantasy").fetchall()[0][0])
 
 
+def _decision_note(row: dict[Hashable, Any], replayed: bool) -> str:
+    """The costliest street and loss part (the by-decision table's first row) in words."""
+    text = (
+        f"Summed by street and what the loss was mainly to, the costliest is "
+        f"{row['street_name']}, mainly {row['mainly_lost_to']}: {row['per_100_hands']:.1f} ± "
+        f"{row['se']:.1f} expected points lost per 100 hands "
+        f"({plural(int(row['decisions']), 'decision')})"
+    )
+    if row["clear"]:
+        return f"{text}: clear (beyond 2 SE and confirmed by the replay)."
+    beyond = row["per_100_hands"] > CLEAR * row["se"]
+    why = ["beyond 2 SE" if beyond else "within 2 SE"]
+    why.append(
+        f"the replay does not confirm {row['street_name']}"
+        if replayed
+        else "not replayed yet: `ofc-stats grade --replay`"
+    )
+    return f"{text}: not clear yet ({', '.join(why)})."
+
+
+NOT_GRADED_YET = "No graded decisions for these hands yet: run `ofc-stats grade` to grade them."
+
+
+def _why_ungraded(data: OfcData, frame: pd.DataFrame) -> str:
+    """Why the scope has no graded decision: never graded (the hint), or graded but these
+    hands could not be (the reason, no hint: grading again would not change it)."""
+    if not len(frame) and not data.sql("SELECT count(*) FROM grades").fetchall()[0][0]:
+        return NOT_GRADED_YET
+    normal, no_discards = data.sql(
+        f"SELECT count(*) FILTER (WHERE NOT in_fantasy), "
+        "count(*) FILTER (WHERE NOT in_fantasy AND coalesce(len(discards), 0) = 0) "
+        f"FROM {SEATS}"
+    ).fetchall()[0]
+    reasons = sorted(
+        {str(s).removeprefix("unplayable: ") for s in frame["status"] if str(s) != "graded"}
+    )
+    if not no_discards and not reasons:
+        # Nothing says why: the grading may not have reached these hands (`--player`).
+        return (
+            "None of these hands is graded: run `ofc-stats grade` if it has not seen them "
+            "(without `--player`); it skips hands whose streets, yours or your opponents', "
+            "are not all recorded."
+        )
+    detail = (
+        f"; {int(no_discards):,} of your {plural(int(normal), 'normal hand')} have no "
+        "discards recorded"
+        if no_discards
+        else ""
+    )
+    if reasons:
+        detail += f"; the grader's reasons: {', '.join(reasons)}"
+    return (
+        "Graded, but none of these hands could be: `ofc-stats grade` grades a hand only "
+        "where every street's cards and discards are recorded, yours and your opponents' "
+        "(it counts the rest as 'not graded (streets unknown)'), and a Fantasyland set only "
+        f"where its discards are shown{detail}. No expected loss can be measured for them."
+    )
+
+
 def build(scope: Scope) -> Report:
     data = scope.data
     report = Report("regret", "Regret: expected points lost per decision")
     frame = _grades(data)
     graded = frame[frame["status"].isin(["graded", "forced"])]
     if graded.empty:
-        report.notes.append(
-            "No graded decisions for these hands yet: run `ofc-stats grade` to grade them."
-        )
+        report.notes.append(_why_ungraded(data, frame))
         return report
     graded = graded.assign(
         hand=graded["hand_key"] + "#" + graded["seat"].astype(str),
@@ -221,6 +319,10 @@ def build(scope: Scope) -> Report:
         by_street = per_100(streets, hands, ["street_name"])
         by_type = per_100(streets, hands, ["street_name", "decision"])
         by_type = by_type[by_type["decision"] != "none"]
+        # The grades' "decision" is the loss part that dominated a decision's loss.
+        by_type = by_type.rename(columns={"decision": "mainly_lost_to"}).assign(
+            mainly_lost_to=lambda f: f["mainly_lost_to"].map(LOST_TO).fillna(f["mainly_lost_to"])
+        )
         report.tables["by_street"] = by_street
         report.tables["by_decision"] = by_type.sort_values("per_100_hands", ascending=False)
         parts = {
@@ -233,44 +335,51 @@ def build(scope: Scope) -> Report:
         replays = _replays(data)
         replayed = replays if len(replays) else None
         leaks = named_leaks(streets, hands, replayed)
+        tied = tied_decisions(streets)
+        tied_text = (
+            f"; left out: {plural(tied, 'decision')} played otherwise than the grader's best "
+            "with no expected loss (the best play, or within 2 SE of it: tied, not a leak)"
+            if tied
+            else ""
+        )
         if len(leaks):
             report.tables["leaks"] = leaks
             report.captions["leaks"] = (
-                f"per 100 hands: {over}; realised: the advice's points minus yours on your own "
-                "cards, on the seats where it first played otherwise at this decision "
-                "(`ofc-stats grade --replay`); clear: claimed beyond 2 SE and confirmed by the "
-                "replay beyond 2 SE"
+                f"per 100 hands: {over}; loss per decision: the mean expected loss of this "
+                "decision where you made it; claimed and realised per seat: over the replayed "
+                "seats where the advice first played otherwise at this decision, the grader's "
+                "loss summed over all of that seat's decisions and the advice's points minus "
+                "yours on your own cards (`ofc-stats grade --replay`), each a whole hand; "
+                f"{CLEAR_MEANS}{tied_text}"
             )
-            # The summary names only leaks beyond their error, confirmed ones first: a leak
-            # of one decision at 13.4 +- 13.4 a hundred hands is noise, not advice.
-            claimed = leaks[leaks["claim_clear"]].sort_values(
-                ["clear", "per_100_hands"], ascending=[False, False], kind="stable"
-            )
-            report.notes += [_leak_note(row, over) for row in claimed.head(3).to_dict("records")]
-            if claimed.empty:
-                report.notes.append(
-                    f"No named decision costs you more than 2 SE {over} yet: the leaks "
-                    "table lists them all with their errors."
-                )
+            # The summary leads with the three costliest named leaks, each marked clear or
+            # not clear yet: the costliest are what to look at, and the verdict says how sure.
+            report.notes += [
+                _leak_note(row, over, replayed is not None)
+                for row in leaks.head(3).to_dict("records")
+            ]
         else:
             report.notes.append(
-                f"No decision of yours played otherwise than the grader's best {over}."
+                f"No decision of yours lost expected points against the grader's best {over}"
+                + (f" ({plural(tied, 'tied decision')}, not leaks)." if tied else ".")
             )
         if replayed is not None:
             table = replay_by_street(replays)
             report.tables["replay"] = table
             report.captions["replay"] = (
-                "claimed: the grader's expected loss on your decisions; realised: what its "
+                "per seat (one hand each, not scaled to 100 hands: a street may hold one "
+                "seat), by the street where the advice first played otherwise; claimed: the "
+                "grader's expected loss summed over the seat's decisions; realised: what its "
                 "advice won over you playing your own cards against the opponents' real final "
-                "boards (their plays kept as they were), per 100 hands, by the street where "
-                "the advice first played otherwise"
+                "boards (their plays kept as they were); confirmed: realised beyond 2 SE"
             )
             every = table.iloc[0]
             report.notes.append(
                 f"Replayed on your own cards over {plural(int(every['seats']), 'hand')}, the "
-                f"grader's advice realised {every['realised_per_100']:+.0f} ± "
-                f"{every['realised_se']:.0f} points per 100 hands against your play, where it "
-                f"claims {every['claimed_per_100']:.0f} ± {every['claimed_se']:.0f} lost."
+                f"grader's advice realised {100 * every['realised_per_seat']:+.0f} ± "
+                f"{100 * every['realised_se']:.0f} points per 100 hands against your play, "
+                f"where it claims {100 * every['claimed_per_seat']:.0f} ± "
+                f"{100 * every['claimed_se']:.0f} lost."
             )
             confirmed_streets = {
                 row["first_deviation"] for row in table.to_dict("records") if row["confirmed"]
@@ -281,14 +390,33 @@ def build(scope: Scope) -> Report:
         else:
             for name in ("by_street", "by_decision"):
                 report.tables[name]["clear"] = False
+        by_decision = report.tables["by_decision"]
+        if len(by_decision):
+            # The costliest street and loss part, beside the named leaks it sums: a part of
+            # many one-decision leaks can pass 2 SE where none of them does.
+            # (after the three leaks' notes, or after the note saying there is none)
+            at = min(3, len(leaks)) if len(leaks) else 1
+            note = _decision_note(by_decision.iloc[0].to_dict(), replayed is not None)
+            report.notes.insert(at, note)
         total = per_100(streets.assign(all="all"), hands, ["all"]).iloc[0]
         report.notes.append(
             f"Street decisions {over}: "
             f"{total['per_100_hands']:.0f} ± {total['se']:.0f} expected points lost per 100 "
             "hands against the best legal play."
         )
+        street_clear = (
+            "clear: the loss exceeds 2 SE and the replay confirms that street (the advice "
+            "gained on your own cards beyond 2 SE where it first played otherwise there)"
+            if replayed is not None
+            else "clear: never before the replay confirms it (`ofc-stats grade --replay`)"
+        )
         for key in ("by_street", "by_decision", "loss_parts"):
             report.captions[key] = f"per 100 hands: {over}, a hand with no such loss counting 0"
+        for key in ("by_street", "by_decision"):
+            report.captions[key] += f"; {street_clear}"
+        report.captions["by_decision"] += (
+            "; mainly lost to: the part of each decision's expected loss that dominated it"
+        )
     worst = graded.sort_values("loss", ascending=False).head(MISTAKES)
     worst = worst.assign(street=worst["street"] + 1)
     report.tables["biggest_mistakes"] = worst[
