@@ -15,10 +15,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ofc_stats.store.views import open_dataset
+from ofc_stats.store.views import CAPTURE_FORMATS, CHAT_FORMAT, open_dataset
 
-CHAT_FORMAT = "swc-chat"
-CAPTURE_FORMATS = ("swc", "fpdb")  # SwC's own hand ids: a browser capture, an fpdb-3 database
 SWC_FORMATS = (CHAT_FORMAT, *CAPTURE_FORMATS)
 _PAIRS = "SELECT * FROM chat_repeats ORDER BY chat_file, chat_key"
 

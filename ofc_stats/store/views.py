@@ -157,6 +157,8 @@ SELECT account, name, changed_at AS since FROM (
 # every player's reported points equal, and the capture's time (decoded captures have none)
 # is within an hour of the chat's; hands alike in that pair one to one, in order (the
 # chat's by time, the captures' by hand id), so two chat hands never claim one capture.
+CHAT_FORMAT = "swc-chat"
+CAPTURE_FORMATS = ("swc", "fpdb")  # SwC's own hand ids: a browser capture, an fpdb-3 database
 CHAT_REPEATS_VIEW = """
 CREATE OR REPLACE VIEW chat_repeats AS
 WITH sig AS (
@@ -164,27 +166,29 @@ WITH sig AS (
            list(struct_pack(p := s.player, pts := s.reported_points) ORDER BY s.player)
                AS signature
     FROM hands h JOIN seats s USING (hand_key)
-    WHERE h.format IN ('swc-chat', 'swc', 'fpdb')
-      AND h.table_id IN (SELECT table_id FROM hands WHERE format = 'swc-chat')
+    WHERE h.format IN ({chat}, {captures})
+      AND h.table_id IN (SELECT table_id FROM hands WHERE format = {chat})
     GROUP BY ALL
 ),
 chat AS (
     SELECT *, row_number() OVER (
         PARTITION BY table_id, signature ORDER BY played_at, hand_key) AS nth
-    FROM sig WHERE format = 'swc-chat'
+    FROM sig WHERE format = {chat}
 ),
 captured AS (
     SELECT *, row_number() OVER (
         PARTITION BY table_id, signature
         ORDER BY TRY_CAST(room_hand_id AS BIGINT) NULLS LAST, hand_key) AS nth
-    FROM sig WHERE format <> 'swc-chat'
+    FROM sig WHERE format <> {chat}
 )
 SELECT chat.hand_key AS chat_key, captured.hand_key AS capture_key,
        chat.source_file AS chat_file, captured.played_at IS NOT NULL AS timed
 FROM chat JOIN captured USING (table_id, signature, nth)
 WHERE captured.played_at IS NULL
    OR abs(epoch(captured.played_at) - epoch(chat.played_at)) <= 3600
-"""
+""".format(  # our own format names as SQL literals (a view takes no parameters)
+    chat=f"'{CHAT_FORMAT}'", captures=", ".join(f"'{name}'" for name in CAPTURE_FORMATS)
+)
 
 # A chat hand that repeats a captured one is counted once, as the capture.
 PLAYERS_VIEW = """
