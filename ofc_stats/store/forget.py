@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.errors import UnknownSource
+from ofc_stats.store.counts import counted
 from ofc_stats.store.dataset import HAND_TABLES, Dataset, hand_rows
 from ofc_stats.store.schema import GRADER_TABLES, LEDGER_TABLES, TABLES
 
@@ -52,16 +53,17 @@ class ForgetSummary:
 
     def lines(self) -> list[str]:
         lines = [
-            f"forgot {self.target}: {_count(self.hands, 'hand')}, "
-            f"{_count(self.quarantined, 'quarantine entry', 'quarantine entries')}, "
-            f"{_count(self.ledger, 'ledger row')}, from {_count(self.batches, 'batch', 'batches')}",
+            f"forgot {self.target}: {counted(self.hands, 'hand')}, "
+            f"{counted(self.quarantined, 'quarantine entry', 'quarantine entries')}, "
+            f"{counted(self.ledger, 'ledger row')}, "
+            f"from {counted(self.batches, 'batch', 'batches')}",
             "import the file again to read it anew",
         ]
         if self.reread:
             shown = ", ".join(self.reread[:SHOWN])
             more = f" and {len(self.reread) - SHOWN:,} more" if len(self.reread) > SHOWN else ""
             lines.append(
-                f"{_count(len(self.reread), 'file')} imported since counted duplicates, which "
+                f"{counted(len(self.reread), 'file')} imported since counted duplicates, which "
                 "may be these hands: the next import of them reads them again and stores "
                 f"what is missing ({shown}{more})"
             )
@@ -246,8 +248,3 @@ def _drop_if_empty(
     if any(part is not None and part.num_rows for part in parts.values()):
         return parts
     return {table: None for table in _BATCH_TABLES if dataset.batch_file(table, batch).is_file()}
-
-
-def _count(count: int, noun: str, nouns: str | None = None) -> str:
-    """'1 ledger row', '2 ledger rows' (the store sits below ofc_stats.wording's plural)."""
-    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"

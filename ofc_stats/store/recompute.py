@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ofc_stats.engine.rules import Ruleset
+from ofc_stats.store.counts import counted
 from ofc_stats.store.dataset import Dataset, stale_batches
 from ofc_stats.store.rescore import RulesetLookup, Scored, score_tables
 from ofc_stats.store.rows import with_hand_keys
@@ -67,20 +68,15 @@ class RecomputeSummary:
 
     def lines(self) -> list[str]:
         text = [
-            f"recomputed: {_counted(self.hands, 'hand')} in "
-            f"{_counted(self.batches, 'batch', 'batches')}, "
-            f"{_counted(self.up_to_date, 'batch', 'batches')} already up to date"
+            f"recomputed: {counted(self.hands, 'hand')} in "
+            f"{counted(self.batches, 'batch', 'batches')}, "
+            f"{counted(self.up_to_date, 'batch', 'batches')} already up to date"
         ]
         if self.seconds >= 2:  # worth a figure; short runs stay exact for tests
             text[0] += f" ({self.hands / self.seconds:,.0f} hands/s)"
         for status, count in sorted(self.statuses.items()):
-            text.append(f"  {status}: {_counted(count, 'seat')}")
+            text.append(f"  {status}: {counted(count, 'seat')}")
         return text
-
-
-def _counted(count: int, noun: str, nouns: str | None = None) -> str:
-    """'1 batch', '2 batches' (the store sits below ofc_stats.wording's plural)."""
-    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def up_to_date(dataset: Dataset, batch: str) -> bool:
