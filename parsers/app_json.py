@@ -42,8 +42,13 @@ class AppJsonParser(Parser):
 
     @classmethod
     def sniff(cls, head: bytes, filename: str) -> bool:
-        text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-        return text.startswith(b"{") and b'"handData"' in head
+        # JSON objects one after another, each starting on its own line; the first
+        # object's opening line may be the broken one, so any object's start counts
+        starts = (
+            line.lstrip(b" \t").startswith(b"{")
+            for line in head.lstrip(b"\xef\xbb\xbf").split(b"\n")
+        )
+        return b'"handData"' in head and any(starts)
 
     def parse(self, stream: BinaryIO, source: str) -> Iterator[ParseItem]:
         reader = AppReader(source, self.played_under)

@@ -202,6 +202,22 @@ def test_sniffing(path: str, format_name: str) -> None:
     assert parser is not None and parser.name == format_name
 
 
+def test_an_app_export_whose_first_line_is_lost_is_still_an_app_export(tmp_path: Path) -> None:
+    """Fuzz seed 17 (``bench/fuzz.py``): a real app file without its first line ("{") was
+    skipped whole as "unknown format", losing its 5 good hands.  Any object starting on a
+    line of the head now shows the format: the broken first object is quarantined and the
+    second is stored."""
+    text = (DATA / "app-json/two_hands.hh").read_bytes()
+    broken = text.split(b"\n", 1)[1]
+    assert not broken.lstrip().startswith(b"{")
+    parser = detect(broken[:65536], "two_hands.hh")
+    assert parser is not None and parser.name == "app-json"
+    (tmp_path / "two_hands.hh").write_bytes(broken)
+    summary = import_paths([tmp_path / "two_hands.hh"], tmp_path / "data")
+    assert (summary.stored, summary.files[0].format) == (1, "app-json")
+    assert detect(b'{"ofc_format": 1}\n', "x.jsonl").name == "open"  # type: ignore[union-attr]
+
+
 def test_every_format_imports_into_one_dataset(tmp_path: Path) -> None:
     summary = import_paths([DATA / "swc", DATA / "swc-chat", DATA / "open"], tmp_path)
     formats = {f.format for f in summary.files}
