@@ -26,7 +26,7 @@ from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.errors import SwcError
 from ofc_stats.records import HandRecord, Partial, Quarantined, storable_text
 from parsers import core_lane
-from parsers.base import BAD_INPUT, ParseItem, Parser, head_lines, reason_of
+from parsers.base import BAD_INPUT, ParseItem, Parser, finite_number, head_lines, reason_of
 from parsers.hand_columns import SeatRow, fantasy_jump, placements, seat_records, street_of
 
 PINEAPPLE_CODES = {74: "pineapple", 75: "pineapple-progressive", 77: "pineapple"}
@@ -165,12 +165,28 @@ def part_of(state: dict[str, Any], name: str) -> dict[str, Any]:
     return value
 
 
+def seats_of(state: dict[str, Any]) -> list[Any]:
+    """The snapshot's seat list ([] when absent); any other value refuses the line.
+
+    >>> seats_of({"s": [{"n": "ann"}, None]})
+    [{'n': 'ann'}, None]
+    >>> seats_of({"s": 7})
+    Traceback (most recent call last):
+    ...
+    ofc_stats.errors.SwcError: gameState.s is not a list of seats
+    """
+    value = state.get("s") or []
+    if not isinstance(value, list):
+        raise SwcError("gameState.s is not a list of seats")
+    return value
+
+
 def state_key(state: dict[str, Any]) -> str:
     """What tells two snapshots apart: the JSON text of the fields that change in a hand."""
     table = part_of(state, "d")
     seats = [
         [s.get("n"), s.get("c"), s.get("b"), s.get("d")] if isinstance(s, dict) else None
-        for s in state.get("s") or []
+        for s in seats_of(state)
     ]
     hc = part_of(state, "ss").get("hc")
     return json.dumps([table.get("c"), table.get("p"), state.get("ts"), hc, seats])
@@ -197,10 +213,8 @@ def snapshot(
         code = state.get("gt", 74)
         if isinstance(code, bool) or not isinstance(code, int):
             raise SwcError(f"game type {str(code)[:40]!r} is not a number")
-        seats = state.get("s")
         names = [
-            str(s["n"]) if isinstance(s, dict) and s.get("n") else None
-            for s in (seats if isinstance(seats, list) else [])
+            str(s["n"]) if isinstance(s, dict) and s.get("n") else None for s in seats_of(state)
         ]  # the roster is fixed by the first snapshot (SWC.md §3.2)
         hand = Hand(
             gi, ti, code, number, captured_at, [None if n is None else Seat(n) for n in names]
@@ -223,12 +237,14 @@ def _apply(hand: Hand, state: dict[str, Any], events: list[Any]) -> None:
         text = event.get("table-msg") if isinstance(event, dict) else None
         if isinstance(text, str) and FANTASY_TEXT in text:
             hand.fantasy_names.add(text.split(" is in fantasy land", 1)[0].strip())
-    for seat, seat_data in zip(hand.seats, state.get("s") or [], strict=False):
+    for seat, seat_data in zip(hand.seats, seats_of(state), strict=False):
         if seat is None or not isinstance(seat_data, dict) or seat_data.get("n") != seat.name:
             continue
         points = seat_data.get("p")
-        if points is not None and isinstance(points, int | float):
+        if isinstance(points, bool):
             seat.points = float(points)
+        elif isinstance(points, int | float):  # past a float's range: refused, never infinity
+            seat.points = finite_number(points, f"{seat.name}'s points", SwcError)
         d = seat_data.get("d")
         if not d or not isinstance(d, str) or d == seat.last_d:
             continue  # no cards show, or the layout last applied: keep it (SWC.md §4.3)

@@ -243,6 +243,27 @@ def test_a_snapshot_part_that_is_not_an_object_is_refused_by_name() -> None:
         assert not any("unreadable hand" in r for r in reasons), reasons
 
 
+def test_a_seat_list_that_is_no_list_or_points_past_a_float_are_refused_by_name() -> None:
+    """Fuzz seeds 7 and 12 (``bench/fuzz.py``): ``s: 7`` was quarantined as "unreadable
+    hand (TypeError: 'int' object is not iterable)" and a seat's ``p`` of 10**400 as
+    "unreadable hand (OverflowError ...)": Python errors for reasons.  Now the snapshot
+    is refused with the field named, the same way on both paths, and both hands are still
+    stored from their other snapshots (each later one shows the board so far)."""
+    for name, value, reason in (
+        ("s", 7, "gameState.s is not a list of seats"),
+        ("p", 10**400, "points 1" + "0" * 39 + " is out of range"),
+    ):
+        lines = capture(2, 1)
+        at = next(n for n, line in enumerate(lines) if '"gi": 101' in line or '"gi":101' in line)
+        lines[at + 1] = _mutate_field(lines[at + 1], name, value, 0)
+        definition, lane, _ = both(("\n".join(lines) + "\n").encode())
+        assert lane == definition
+        reasons = [getattr(item, "reason", "") for item in lane if hasattr(item, "reason")]
+        assert any(reason in r for r in reasons), reasons
+        assert not any("unreadable hand" in r for r in reasons), reasons
+        assert sum(item[0] == "hand" for item in lane if isinstance(item, tuple)) == 2
+
+
 # Text a seat's ``d`` may be given: most lines differ from the line before only inside one
 # ``d`` string, which the core folds from that line without decoding it again, so the bytes
 # there must be read exactly as a full decode would (escapes, quotes, control characters).
