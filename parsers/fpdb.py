@@ -122,6 +122,8 @@ def hand_parts(raw: dict[str, Any], table_name: str, played_under: str | None = 
         if record.get("dealt"):
             state[3] = True
         placed_rows = record.get("placed") or {}
+        if not isinstance(placed_rows, dict):
+            raise FpdbError(f"placed {str(placed_rows)[:40]!r} is not an object")
         top = _cards(placed_rows.get("top"))
         middle = _cards(placed_rows.get("middle"))
         bottom = _cards(placed_rows.get("bottom"))

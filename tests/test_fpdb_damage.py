@@ -107,3 +107,17 @@ def test_a_database_that_cannot_be_opened_counts_no_hand(tmp_path: Path) -> None
     assert (summary.hands_seen, summary.quarantined, summary.lines_quarantined) == (0, 0, 1)
     assert summary.files[0].refused and summary.reasons
     assert "1 more quarantined that hold no hand" in "\n".join(summary.lines())
+
+
+def test_a_round_whose_placed_cards_are_no_object_is_refused_by_name(tmp_path: Path) -> None:
+    """Fuzz seeds 24 and 43: a round's ``placed`` of "x" or 2.5 was quarantined as
+    "unreadable hand (AttributeError: 'str' object has no attribute 'get')", a Python
+    error for a reason.  Now that hand is refused naming the field (on the core lane too:
+    the core leaves the row to the definition), and the hand beside it is stored."""
+    texts = _texts(2, seed=4)
+    damaged = json.loads(texts[0])
+    damaged["rounds"][0]["placed"] = "x"
+    database = fpdb_database(tmp_path / "p.db3", [json.dumps(damaged), texts[1]])
+    summary = import_paths([database], tmp_path / "data")
+    assert summary.stored == 1
+    assert list(summary.reasons) == ["placed 'x' is not an object"]
