@@ -612,3 +612,28 @@ def test_a_file_name_that_is_not_utf8_and_a_surrogate_hand_id_are_stored_safely(
     assert row["room_hand_id"] == "h\\ud800" and row["source_file"].endswith("caf\\xe9.jsonl")
     result = run("import", "--data", str(tmp_path / "d2"), str(path))
     assert result.exit_code == 0 and "caf\\xe9.jsonl" in result.output
+
+
+def test_forget_the_batch_a_file_is_recorded_under_takes_back_that_import(
+    tmp_path: Path,
+) -> None:
+    """An analyst's find: a file of exactly three batches of hands gets its ledger row in a
+    fourth, empty batch; `forget` of that batch (the one `files.batch` names) forgot
+    0 hands and the ledger row, and the next import stored none of them (all duplicates).
+    Now it takes back that import: its 60 hands in the batches after the file's previous
+    ledger row (an earlier import of a smaller copy keeps its 10)."""
+    path = tmp_path / "hands.jsonl"
+    records = random_records(70, seed=43)
+    path.write_text("".join(dumps(r) + "\n" for r in records[:10]), "utf-8")
+    data = tmp_path / "data"
+    import_paths([path], data, batch_hands=20)  # 10 hands and the row: one batch
+    path.write_text("".join(dumps(r) + "\n" for r in records[10:]), "utf-8")  # a new file
+    import_paths([path], data, batch_hands=20)  # 20, 20, 20, then the row alone
+    dataset = Dataset(data)
+    rows = dataset.read("files", ["batch"])["batch"].to_pylist()
+    assert len(rows) == 2 and len(dataset.batches()) == 5
+    summary = forget(data, max(rows))
+    assert (summary.hands, summary.ledger, summary.batches) == (60, 1, 4)
+    assert len(dataset.read("hands")) == 10
+    again = import_paths([path], data, batch_hands=20)
+    assert (again.stored, again.duplicates) == (60, 0)

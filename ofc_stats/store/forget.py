@@ -116,35 +116,7 @@ def _forget_sources(dataset: Dataset, target: str, sources: set[str]) -> ForgetS
     names = pa.array(sorted(sources), pa.string())
     rewrites: dict[str, dict[str, pa.Table | None]] = {}
     for batch in sorted(_batch_ids(dataset)):
-        parts: dict[str, pa.Table | None] = {}
-        hands_path = dataset.batch_file("hands", batch)
-        keys = pa.array([], pa.string())
-        ids = None
-        if hands_path.is_file():
-            hands = pq.read_table(hands_path)
-            mine = hands.filter(pc.is_in(hands["source_file"], names))
-            keys = mine["hand_key"].combine_chunks()
-            ids = mine["hand_id"] if "hand_id" in mine.column_names else None
-        if len(keys):
-            summary.hands += len(keys)
-            for table in _HAND_AND_GRADE_TABLES:
-                path = dataset.batch_file(table, batch)
-                if path.is_file():
-                    rows = pq.read_table(path)
-                    parts[table] = rows.filter(pc.invert(hand_rows(rows, keys, ids)))
-        for table in ("quarantine", "files"):
-            path = dataset.batch_file(table, batch)
-            if not path.is_file():
-                continue
-            rows = pq.read_table(path)
-            mask = pc.is_in(rows[SOURCE_COLUMN[table]], names)
-            removed = pc.sum(mask).as_py() or 0
-            if removed:
-                parts[table] = rows.filter(pc.invert(mask))
-                if table == "quarantine":
-                    summary.quarantined += removed
-                else:
-                    summary.ledger += removed
+        parts = _without_sources(dataset, batch, names, summary, ("quarantine", "files"))
         if parts:
             rewrites[batch] = _drop_if_empty(dataset, batch, parts)
     summary.batches = len(rewrites)
@@ -154,11 +126,57 @@ def _forget_sources(dataset: Dataset, target: str, sources: set[str]) -> ForgetS
     return summary
 
 
+def _without_sources(
+    dataset: Dataset,
+    batch: str,
+    names: pa.Array,
+    summary: ForgetSummary,
+    by_source: tuple[str, ...],
+) -> dict[str, pa.Table | None]:
+    """One batch's tables without the rows of the files ``names`` (hands with every row that
+    belongs to them, and the ``by_source`` tables' own rows), counted into ``summary``."""
+    parts: dict[str, pa.Table | None] = {}
+    hands_path = dataset.batch_file("hands", batch)
+    if hands_path.is_file():
+        hands = pq.read_table(hands_path)
+        mine = hands.filter(pc.is_in(hands["source_file"], names))
+        keys = mine["hand_key"].combine_chunks()
+        ids = mine["hand_id"] if "hand_id" in mine.column_names else None
+        if len(keys):
+            summary.hands += len(keys)
+            for table in _HAND_AND_GRADE_TABLES:
+                path = dataset.batch_file(table, batch)
+                if path.is_file():
+                    rows = pq.read_table(path)
+                    parts[table] = rows.filter(pc.invert(hand_rows(rows, keys, ids)))
+    for table in by_source:
+        path = dataset.batch_file(table, batch)
+        if not path.is_file():
+            continue
+        rows = pq.read_table(path)
+        mask = pc.is_in(rows[SOURCE_COLUMN[table]], names)
+        removed = pc.sum(mask).as_py() or 0
+        if removed:
+            parts[table] = rows.filter(pc.invert(mask))
+            if table == "quarantine":
+                summary.quarantined += removed
+            else:
+                summary.ledger += removed
+    return parts
+
+
 def _forget_batch(dataset: Dataset, batch: str) -> ForgetSummary:
-    """Every row of one batch; the ledger rows of its files, so they import again."""
+    """Every row of one batch; the ledger rows of its files, so they import again.
+
+    A file's ledger row is written in the batch that ends its import, which may hold none
+    of its hands (a file of exactly 60,000 hands fills three batches; its row comes in a
+    fourth): forgetting the batch its row names takes back that whole import of the file,
+    the file's hands and refusals in the batches after its previous ledger row.
+    """
     summary = ForgetSummary(batch)
     rewrites: dict[str, dict[str, pa.Table | None]] = {batch: {}}
     sources: set[str] = set()
+    ledger_paths: list[str] = []
     for table in _BATCH_TABLES:
         path = dataset.batch_file(table, batch)
         if not path.is_file():
@@ -170,11 +188,22 @@ def _forget_batch(dataset: Dataset, batch: str) -> ForgetSummary:
             summary.quarantined = rows.num_rows
         elif table == "files":
             summary.ledger += rows.num_rows
+            ledger_paths = [v for v in rows["path"].to_pylist() if v]
         if table in ("hands", "quarantine"):
             sources.update(v for v in rows[SOURCE_COLUMN[table]].to_pylist() if v)
         rewrites[batch][table] = None
+    summary.batches = 1
+    for other, paths in _this_import_before(dataset, batch, ledger_paths).items():
+        names = pa.array(sorted(paths), pa.string())
+        parts = _without_sources(dataset, other, names, summary, ("quarantine",))
+        if parts:
+            rewrites[other] = _drop_if_empty(dataset, other, parts)
+            summary.batches += 1
+    sources.update(ledger_paths)
     names = pa.array(sorted(sources), pa.string())
-    for other in sorted(_batch_ids(dataset) - {batch}):
+    # the ledger rows of imports that go on after this batch; an earlier row is an
+    # earlier import's, whose hands stay
+    for other in sorted(b for b in _batch_ids(dataset) if b > batch):
         path = dataset.batch_file("files", other)
         if not path.is_file():
             continue
@@ -183,13 +212,34 @@ def _forget_batch(dataset: Dataset, batch: str) -> ForgetSummary:
         removed = pc.sum(mask).as_py() or 0
         if removed:
             summary.ledger += removed
-            rewrites[other] = {"files": rows.filter(pc.invert(mask))}
+            planned = rewrites.setdefault(other, {})
+            planned["files"] = rows.filter(pc.invert(mask))
     summary.sources = sorted(sources)
-    summary.batches = 1
     if summary.hands:
         summary.reread = _read_again(dataset, sources, rewrites)
     dataset.commit(dataset.new_batch_id(), {}, rewrites=rewrites)
     return summary
+
+
+def _this_import_before(dataset: Dataset, batch: str, paths: list[str]) -> dict[str, set[str]]:
+    """Per earlier batch, which of ``paths`` (files whose ledger row is in ``batch``) it holds
+    rows of from the same import: the batches after the file's previous ledger row (batch
+    ids sort in commit order)."""
+    if not paths:
+        return {}
+    files = dataset.read("files", ["path", "batch"])
+    previous: dict[str, str] = {}
+    for path, other in zip(files["path"].to_pylist(), files["batch"].to_pylist(), strict=True):
+        if path in paths and other is not None and other < batch:
+            previous[path] = max(previous.get(path, ""), other)
+    held: dict[str, set[str]] = {}
+    for other in sorted(_batch_ids(dataset)):
+        if other >= batch:
+            break
+        for path in paths:
+            if other > previous.get(path, ""):
+                held.setdefault(other, set()).add(path)
+    return held
 
 
 def _read_again(
