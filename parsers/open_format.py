@@ -129,14 +129,19 @@ def _seat(index: int, data: Any) -> tuple[SeatRecord, list[Placement]]:
 
 
 def played_at_of(value: Any) -> datetime:
-    """An ISO 8601 time as naive local time (a zone, if given, converted away)."""
+    """An ISO 8601 time as the room's local time: as written, an offset dropped.
+
+    The offset is not converted to this machine's zone: the same file must give the
+    same hands wherever it is imported (a hand at 17:04+02:00 was played at 17:04).
+
+    >>> played_at_of("2026-11-29T17:04:00+02:00"), played_at_of("2026-11-29 17:04Z")
+    (datetime.datetime(2026, 11, 29, 17, 4), datetime.datetime(2026, 11, 29, 17, 4))
+    """
     try:
         played_at = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:
         raise OpenFormatError(f"played_at {value!r} is not ISO 8601") from None
-    if played_at.tzinfo is not None:
-        played_at = played_at.astimezone(tz=None).replace(tzinfo=None)
-    return played_at
+    return played_at.replace(tzinfo=None)
 
 
 def hand_from_json(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -225,3 +227,28 @@ def test_every_format_imports_into_one_dataset(tmp_path: Path) -> None:
     hands = Dataset(tmp_path).read("hands").to_pandas()
     assert hands.groupby("format").size().to_dict() == {"open": 3, "swc": 2, "swc-chat": 3}
     assert "fpdb" in known_formats()
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York", "Asia/Kolkata"])
+def test_an_open_format_time_with_an_offset_is_the_same_on_every_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, zone: str
+) -> None:
+    """An analyst's find: ``17:04:00+02:00`` was stored as 15:04 under TZ=UTC and 10:04
+    under New York (converted to the importing machine's zone).  The room's local time is
+    the time as written: 17:04 wherever the file is imported, on the core lane and on the
+    record path alike."""
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        line = json.loads(dumps(random_records(1, seed=44)[0]))
+        line["played_at"] = "2026-11-29T17:04:00+02:00"
+        path = tmp_path / "one.jsonl"
+        path.write_text(json.dumps(line) + "\n", "utf-8")
+        for columnar in (True, False):
+            data = tmp_path / f"data-{columnar}"
+            import_paths([path], data, columnar=columnar)
+            stored = Dataset(data).read("hands", ["played_at"])["played_at"].to_pylist()
+            assert stored == [datetime(2026, 11, 29, 17, 4)]
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
