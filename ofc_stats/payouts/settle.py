@@ -228,19 +228,25 @@ def explained_short(
         return out
     sub = frame.loc[candidate, ["hand_key", "seat", "owed", "reported_money"]].assign(short=True)
     codes = pd.factorize(sub["hand_key"])[0]
-    owed, money = sub["owed"], sub["reported_money"]
-    losing = owed < 0
-    overpaid = losing & (money < owed - TOLERANCE)
-    short_loser = losing & (money > owed + TOLERANCE)
+    losing = sub["owed"] < 0
+    overpaid = losing & (sub["reported_money"] < sub["owed"] - TOLERANCE)
     explained = np.zeros(len(sub), dtype=bool)
-    for kind in kinds:
-        gross = gross_by_kind(sub, kind, pairwise)
+    todo = ~_any_per_hand(overpaid, codes)  # a short stack never pays more than owed
+    for kind in kinds:  # each kind settles only the hands no kind before it explained
+        if not todo.any():
+            break
+        rows = sub[todo]
+        owed, money = rows["owed"], rows["reported_money"]
+        gross = gross_by_kind(rows, kind, pairwise)
         wrong = (net_of_rake(gross) - money).abs() > TOLERANCE  # unknown money: no evidence
-        if is_pair_kind(kind):
-            wrong |= short_loser & (money > TOLERANCE)  # his chips: a stack is never negative
+        if is_pair_kind(kind):  # his chips: a stack is never negative
+            wrong |= (owed < 0) & (money > owed + TOLERANCE) & (money > TOLERANCE)
         else:
             wrong |= (owed > 0) & (gross < -TOLERANCE)  # a winner's share of what was paid
-        explained |= ~_any_per_hand(wrong | overpaid, codes)
+        fits = ~_any_per_hand(wrong, codes[todo])
+        at = np.flatnonzero(todo)[fits]
+        explained[at] = True
+        todo[at] = False
     out[candidate] = explained
     return out
 
