@@ -158,7 +158,9 @@ def _room() -> pd.DataFrame:
 def test_the_rake_counts_the_winners_of_every_hand_that_is_not_short() -> None:
     """Hands c and d have a loser paying less than owed; only c is a short stack.  The
     rake (5%, 0.1, given) is judged on the winners of a, b and d: 3 winning seats, 2 of
-    them explained (d's winner got -10); c's winner is judged by the settlement."""
+    them explained (d's winner is owed 10, gross, and got -10; taken for a short stack,
+    d's "settled" gross was -10 for the winner and +10 for the loser); c's winner is
+    judged by the settlement."""
     frame = expected_money(_room())
     rule = partial(given_rake, "R", multiplier=1.0, rule=(0.05, 0.1, "nearest"))
     rake = short_stacks(frame, rule, None)
@@ -168,4 +170,5 @@ def test_the_rake_counts_the_winners_of_every_hand_that_is_not_short() -> None:
         "c": True,
         "d": False,
     }
+    assert frame.loc[frame["hand_key"] == "d", "gross"].tolist() == [10.0, -10.0]
     assert (rake.winners, rake.explained) == (3, 2)

@@ -462,6 +462,8 @@ def short_stacks(
         if short.equals(frame["short"]):
             break
         frame["short"] = short
+        # a hand no settlement explains is paid in full: its winners' gross is what they are owed
+        frame["gross"] = frame["gross"].where(short | frame["owed"].isna(), frame["owed"])
         again = rake_of(frame)
         same = _rule(again) == _rule(rake)
         rake = again
