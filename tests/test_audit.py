@@ -227,7 +227,11 @@ def test_real_apps_audit(tmp_path: Path) -> None:
     verdicts = {v.room: v for v in report.fields}
     assert not verdicts["Spartan"].measures and verdicts["Spartan"].agree < 0.2
     assert verdicts["Ppp"].measures and verdicts["Ppp"].agree == 1.0
-    assert all(m.measures and m.agree > 0.99 and m.conserved == 1.0 for m in report.money_fields)
+    # Spartan's 4 hands whose money follows other points than the engine's (a loser charged
+    # more than he owed, a seat owing nothing charged 15) are no short stacks: their seats
+    # are judged as paid in full and 11 of its 564 disagree (98.0%; 99.3% when excused).
+    assert all(m.measures and m.agree > 0.975 and m.conserved == 1.0 for m in report.money_fields)
+    assert all(m.agree > 0.99 for m in report.money_fields if m.room != "Spartan")
     assert spartan["points_checked"] == 0  # result is not points: out of the mismatches
     assert not (
         (report.mismatches["room"] == "Spartan") & (report.mismatches["unit"] == "points")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -28,8 +29,9 @@ from ofc_stats.audit.money import (
     expected_money,
     infer_rake,
     money_multiplier,
+    short_stacks,
 )
-from ofc_stats.payouts.settle import ALL_KINDS, gross_by_kind, infer_settlement
+from ofc_stats.payouts.settle import ALL_KINDS, explained_short, gross_by_kind, infer_settlement
 from ofc_stats.store.views import OfcData
 
 HOLD_SQL = f"""
@@ -148,7 +150,10 @@ def _infer(
 ) -> tuple[Rake, str, bool]:
     """The rake and settlement kind inferred on ``frame``, and the kind as the halves are
     named (a half no short-stack hand tells about assumes proportional, and says so)."""
-    rake = infer_rake(label, frame, frame["multiplier"].iloc[0])
+    frame = frame.copy()  # its own short-stack hands, as room_money finds them
+    rake = short_stacks(
+        frame, partial(infer_rake, label, multiplier=frame["multiplier"].iloc[0]), pairs
+    )
     if frame["short"].any():
         net = {k: after_rake(gross_by_kind(frame, k, pairs), rake) for k in ALL_KINDS}
         settlement = infer_settlement(label, frame, net)
@@ -161,7 +166,8 @@ def _explained(
     frame: pd.DataFrame, rake: Rake, kind: str, pairs: dict[str, npt.NDArray[np.float64]]
 ) -> pd.Series:
     """Per hand of ``frame``: every seat's money as the rule gives it."""
-    expected = after_rake(gross_by_kind(frame, kind, pairs), rake)
+    short = explained_short(frame, partial(after_rake, rake=rake), pairs)
+    expected = after_rake(gross_by_kind(frame.assign(short=short), kind, pairs), rake)
     ok = (expected - frame["reported_money"]).abs() <= TOLERANCE
     return ok.groupby(frame["hand_key"]).all()
 

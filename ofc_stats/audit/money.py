@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +25,7 @@ from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import (
     ALL_KINDS,
     Settlement,
+    explained_short,
     gross_by_kind,
     infer_settlement,
     rule_source,
@@ -303,18 +305,11 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
         given = rules(str(room)) if callable(rules) else rules
         multiplier = money_multiplier(group)
         frame = expected_money(group, multiplier)
-        rake = infer_rake(label, frame, multiplier)
-        if given is not None:
-            rake = given_rake(
-                label,
-                frame,
-                multiplier,
-                given.rake_for(str(currency)),
-                given.cap_for(str(currency)),
-            )
-        rakes.append(rake)
         pairwise = _pairwise(data, frame, multiplier, "hand_key" if hands is None else "hand_id")
         pairs.append(pairwise)
+        rake_of = partial(_room_rake, label, str(currency), multiplier, given)
+        rake = short_stacks(frame, rake_of, pairwise)
+        rakes.append(rake)
         if frame["short"].any():
             net = {k: after_rake(gross_by_kind(frame, k, pairwise), rake) for k in ALL_KINDS}
             settlement = infer_settlement(label, frame, net)
@@ -438,6 +433,49 @@ def _pairwise(
     return out
 
 
+def _room_rake(
+    label: str, currency: str, multiplier: float, given: RoomRules | None, frame: pd.DataFrame
+) -> Rake:
+    """The rake inferred from ``frame``'s hands paid in full, or the rules file's."""
+    if given is None:
+        return infer_rake(label, frame, multiplier)
+    return given_rake(label, frame, multiplier, given.rake_for(currency), given.cap_for(currency))
+
+
+def short_stacks(
+    frame: pd.DataFrame,
+    rake_of: Callable[[pd.DataFrame], Rake],
+    pairwise: dict[str, npt.NDArray[np.float64]] | None,
+) -> Rake:
+    """The room's rake, with ``short`` narrowed (in place) to the hands a short stack
+    explains (:func:`ofc_stats.payouts.settle.explained_short`).
+
+    The rake is inferred first from the hands where no loser paid less than owed; a
+    hand whose shortfall no settlement explains is then paid in full, so its winners
+    count for the rake too and it is inferred again.  Should that change the rule, the
+    hands are judged again by the new one (at most three rounds: the few hands that
+    move seldom change the rule).
+    """
+    rake = rake_of(frame)
+    for _ in range(3):
+        short = explained_short(frame, partial(after_rake, rake=rake), pairwise)
+        if short.equals(frame["short"]):
+            break
+        frame["short"] = short
+        # a hand no settlement explains is paid in full: its winners' gross is what they are owed
+        frame["gross"] = frame["gross"].where(short | frame["owed"].isna(), frame["owed"])
+        again = rake_of(frame)
+        same = _rule(again) == _rule(rake)
+        rake = again
+        if same:
+            break
+    return rake
+
+
+def _rule(rake: Rake) -> tuple[float, float, str, float | None, float]:
+    return (rake.rate, rake.tick, rake.mode, rake.cap, rake.multiplier)
+
+
 def settled(
     frame: pd.DataFrame,
     rake: Rake,
@@ -467,4 +505,5 @@ def rules_money(
     ``column``, ``versus``, ``hands``: as :func:`_pairwise`'s."""
     frame = expected_money(seats, rake.multiplier)
     pairwise = _pairwise(data, frame, rake.multiplier, column, versus, hands)
+    frame["short"] = explained_short(frame, partial(after_rake, rake=rake), pairwise)
     return settled(frame, rake, kind, pairwise)

@@ -23,6 +23,7 @@ those, and reports ties as ties.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
 
@@ -197,6 +198,59 @@ def short_hands(frame: pd.DataFrame) -> pd.Series:
     return pd.Series(_any_per_hand(short, codes) & known, index=frame.index)
 
 
+def is_pair_kind(kind: str) -> bool:
+    """Kinds that settle pair by pair (a short loser's chips pass through each pair)."""
+    return kind == "rules" or kind.startswith("pairs:")
+
+
+def explained_short(
+    frame: pd.DataFrame,
+    net_of_rake: Callable[[pd.Series], pd.Series],
+    pairwise: dict[str, np.ndarray] | None = None,
+    kinds: Sequence[str] = ALL_KINDS,
+) -> pd.Series:
+    """Per seat row: its hand has a short loser (:func:`short_hands`) *and* a short stack
+    explains what the room paid: under some settlement kind, with each short loser's
+    payment as his stack, every seat's money after the rake (``net_of_rake``) is what the
+    room reported, no loser paid more than he owed, and no stack or winner's share is
+    below nothing (money conserved: the winners share what the losers paid).
+
+    A loser the room under-paid by mistake also pays less than he owes; without this
+    test his shortfall was taken as his stack and the winners judged by it, so a hand
+    paid with flipped signs (the "stack" negative) or a loss cut by a wrong royalty
+    table was never flagged.  A hand no kind explains is judged as paid in full.
+    Any kind, not only the room's: a short-stack hand the room paid in another order
+    still has a short loser, and its winners are judged (and named) by the room's kind.
+    """
+    candidate = short_hands(frame)
+    out = pd.Series(False, index=frame.index)
+    if not candidate.any():
+        return out
+    sub = frame.loc[candidate, ["hand_key", "seat", "owed", "reported_money"]].assign(short=True)
+    codes = pd.factorize(sub["hand_key"])[0]
+    losing = sub["owed"] < 0
+    overpaid = losing & (sub["reported_money"] < sub["owed"] - TOLERANCE)
+    explained = np.zeros(len(sub), dtype=bool)
+    todo = ~_any_per_hand(overpaid, codes)  # a short stack never pays more than owed
+    for kind in kinds:  # each kind settles only the hands no kind before it explained
+        if not todo.any():
+            break
+        rows = sub[todo]
+        owed, money = rows["owed"], rows["reported_money"]
+        gross = gross_by_kind(rows, kind, pairwise)
+        wrong = (net_of_rake(gross) - money).abs() > TOLERANCE  # unknown money: no evidence
+        if is_pair_kind(kind):  # his chips: a stack is never negative
+            wrong |= (owed < 0) & (money > owed + TOLERANCE) & (money > TOLERANCE)
+        else:
+            wrong |= (owed > 0) & (gross < -TOLERANCE)  # a winner's share of what was paid
+        fits = ~_any_per_hand(wrong, codes[todo])
+        at = np.flatnonzero(todo)[fits]
+        explained[at] = True
+        todo[at] = False
+    out[candidate] = explained
+    return out
+
+
 def _any_per_hand(mask: pd.Series, codes: np.ndarray) -> np.ndarray:
     """Per row: does any row of its hand (same ``codes``) have ``mask``?  One bincount."""
     if not len(codes):
@@ -226,7 +280,7 @@ def gross_by_kind(
         paid_all = np.where(owed_all < 0, -np.nan_to_num(money), 0.0)
         starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
         ends = np.r_[starts[1:], len(rows)]
-        pair_kind = kind == "rules" or kind.startswith("pairs:")
+        pair_kind = is_pair_kind(kind)
         for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
             owed = owed_all[start:end]
             pairs = None if pairwise is None else pairwise.get(str(keys[start]))
