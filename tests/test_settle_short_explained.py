@@ -172,3 +172,30 @@ def test_the_rake_counts_the_winners_of_every_hand_that_is_not_short() -> None:
     }
     assert frame.loc[frame["hand_key"] == "d", "gross"].tolist() == [10.0, -10.0]
     assert (rake.winners, rake.explained) == (3, 2)
+
+
+def test_a_seat_that_nets_nothing_pays_what_a_short_loser_leaves_unpaid() -> None:
+    """Spartan hand 338269513 (no rake, 5 a point): seat 0 beats seat 1 by 18 (90) and
+    seat 2 by 6 (30); seat 2 beats seat 1 by 6 (30).  Owed: 120, -120, 0.  Seat 1 had 105.
+    The rules' order: (0, 1) seat 1 pays 90 to seat 0 and has 15 left; (0, 2) seat 2 pays
+    30 to seat 0; (2, 1) seat 1 owes seat 2 30 and pays his last 15.  So 120 / -105 / -15:
+    what the room paid.  The pair order used to move the winners' money only, leaving
+    seat 2 at 0, so the hand was not explained and all three seats got a row (and the
+    ledger's rules money summed to +15)."""
+    pairs = np.array([[0, 90, 30], [-90, 0, -30], [-30, 30, 0]], dtype=float)
+    free = Rake("R", 0, 0.01, "nearest", 0, 0)
+    judged = _judged([24, -24, 0], [120, -105, -15], free, "rules", 5.0, pairs)
+    assert judged == (True, [], [120.0, -105.0, -15.0])
+
+
+def test_a_short_loser_who_collects_in_a_later_pair_keeps_his_reported_loss() -> None:
+    """Pairs in the rules' order (0, 1), (0, 2), (2, 1); seat 2 beats seat 1 by 4 and
+    loses to seat 0 by 10, seat 1 loses to seat 0 by 6: owed 16, -10, -6.  Seat 2 ends
+    down 2 (short: he owed 6).  His stack is not 2: he pays seat 0 in (0, 2) before he
+    collects 4 from seat 1 in (2, 1), so a stack s gives -min(s, 10) + 4 = -2: s = 6.
+    Seat 0 gets 6 + 6 = 12, seat 1 pays 6 + 4 = 10.  With the stack taken as his loss (2)
+    the flow was 8 / -10 / +2, and the hand was not explained."""
+    pairs = np.array([[0, 6, 10], [-6, 0, -4], [-10, 4, 0]], dtype=float)
+    free = Rake("R", 0, 0.01, "nearest", 0, 0)
+    judged = _judged([16, -10, -6], [12, -10, -2], free, "rules", 1.0, pairs)
+    assert judged == (True, [], [12.0, -10.0, -2.0])

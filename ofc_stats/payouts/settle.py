@@ -89,8 +89,9 @@ def settle_hand(
 
     ``owed[i]``: money the rules give seat i (negative for a loser); ``paid[i]``:
     money a loser actually gave up (>= 0, 0 for winners); ``pairwise[i, j]``:
-    money j owes i by the pair's points (needed by ``rules``).  Losers keep
-    their reported loss; only winners' shares depend on the kind.
+    money j owes i by the pair's points (needed by ``rules``).  In the pool kinds
+    losers keep their reported loss and the winners share it; in the pair kinds every
+    seat's money follows the chips pair by pair (:func:`_pair_flow`).
     """
     owed = np.asarray(owed, dtype=np.float64)
     gross = owed.copy()
@@ -99,7 +100,10 @@ def settle_hand(
     gross[losers] = -np.asarray(paid, dtype=np.float64)[losers]
     pool = float(np.asarray(paid, dtype=np.float64)[losers].sum())
     due = float(owed[winners].sum())
-    if due <= 0 or pool >= due - TOLERANCE:
+    short = losers & (np.asarray(paid) < -owed - TOLERANCE)
+    # Pair by pair a short loser's shortfall moves money even when another loser paid more
+    # than his net (he pays the pair he loses in full, collects less from the short one).
+    if due <= 0 or not short.any() or (pool >= due - TOLERANCE and not is_pair_kind(kind)):
         return owed.copy()
     if kind == "proportional":
         gross[winners] = owed[winners] * pool / due
@@ -119,9 +123,32 @@ def settle_hand(
         order = rules_pairs(len(owed))
         if kind.startswith("pairs:") and len(owed) == 3:
             order = [(int(p[0]), int(p[1])) for p in kind[6:].split("-")]
-        short = losers & (np.asarray(paid) < -owed - TOLERANCE)
-        chips = np.where(short, np.asarray(paid, dtype=np.float64), np.inf)
-        flow = np.zeros(len(owed))
+        gross = _pair_flow(np.asarray(paid, dtype=np.float64), short, order, pairwise)
+    else:
+        raise ValueError(f"unknown settlement kind {kind!r}")
+    return gross
+
+
+def _pair_flow(
+    paid: np.ndarray, short: np.ndarray, order: list[tuple[int, int]], pairwise: np.ndarray
+) -> np.ndarray:
+    """Every seat's money when the pairs settle in ``order`` and each ``short`` loser ends
+    down exactly ``paid`` (his stack found to fit: he may collect in a later pair what a
+    short opponent can still pay, so his stack is his loss plus what he collects).
+
+    Every seat's money follows the chips, not the winners' alone: a seat that nets 0 by
+    the points pays in full the pair it loses but collects only what a short loser has
+    left (Spartan hand 338269513: 120 / -105 / -15, seat 2 nets 0 by the points).
+
+    >>> owes = np.array([[0, 90, 30], [-90, 0, -30], [-30, 30, 0]], dtype=float)
+    >>> _pair_flow(np.array([0, 105, 0.0]), np.array([False, True, False]),
+    ...            [(0, 1), (0, 2), (2, 1)], owes).tolist()
+    [120.0, -105.0, -15.0]
+    """
+    stack = np.where(short, paid, np.inf)
+    flow = np.zeros(len(paid))
+    for _ in range(len(paid) + 1):  # a stack grows by what its seat collects: few rounds
+        chips, flow = stack.copy(), np.zeros(len(paid))
         for a, b in order:
             amount = float(pairwise[a, b])
             payee, payer = (a, b) if amount > 0 else (b, a)
@@ -130,10 +157,11 @@ def settle_hand(
             chips[payee] += amount
             flow[payee] += amount
             flow[payer] -= amount
-        gross[winners] = flow[winners]
-    else:
-        raise ValueError(f"unknown settlement kind {kind!r}")
-    return gross
+        gap = np.where(short, flow + paid, 0.0)  # > 0: he lost less than he paid
+        if not (gap > TOLERANCE).any():
+            break
+        stack = stack + np.maximum(gap, 0.0)
+    return flow
 
 
 def rule_source(given: bool) -> str:
@@ -231,20 +259,25 @@ def explained_short(
     losing = sub["owed"] < 0
     overpaid = losing & (sub["reported_money"] < sub["owed"] - TOLERANCE)
     explained = np.zeros(len(sub), dtype=bool)
-    todo = ~_any_per_hand(overpaid, codes)  # a short stack never pays more than owed
+    # When the pool is shared, no loser pays more than he owes; pair by pair one may (he
+    # pays the pair he loses in full and collects only what a short loser has left).
+    overpaying = _any_per_hand(overpaid, codes)
+    todo = np.ones(len(sub), dtype=bool)
     for kind in kinds:  # each kind settles only the hands no kind before it explained
-        if not todo.any():
-            break
-        rows = sub[todo]
+        pair_kind = is_pair_kind(kind)
+        tried = todo if pair_kind else todo & ~overpaying
+        if not tried.any():
+            continue
+        rows = sub[tried]
         owed, money = rows["owed"], rows["reported_money"]
         gross = gross_by_kind(rows, kind, pairwise)
         wrong = (net_of_rake(gross) - money).abs() > TOLERANCE  # unknown money: no evidence
-        if is_pair_kind(kind):  # his chips: a stack is never negative
+        if pair_kind:  # his chips: a stack is never negative
             wrong |= (owed < 0) & (money > owed + TOLERANCE) & (money > TOLERANCE)
         else:
             wrong |= (owed > 0) & (gross < -TOLERANCE)  # a winner's share of what was paid
-        fits = ~_any_per_hand(wrong, codes[todo])
-        at = np.flatnonzero(todo)[fits]
+        fits = ~_any_per_hand(wrong, codes[tried])
+        at = np.flatnonzero(tried)[fits]
         explained[at] = True
         todo[at] = False
     out[candidate] = explained
