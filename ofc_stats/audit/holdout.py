@@ -32,6 +32,11 @@ from ofc_stats.audit.money import (
 from ofc_stats.payouts.settle import ALL_KINDS, gross_by_kind, infer_settlement
 from ofc_stats.store.views import OfcData
 
+MONEY_COLUMNS = [
+    "hand_key", "hand_id", "seat", "player", "player_key", "hero", "room", "ruleset",
+    "scored_with", "net_capped", "reported_points", "stakes", "reported_money", "stack",
+    "currency",
+]  # MONEY_SQL's, in its order  # fmt: skip
 HOLD_SQL = f"""
 SELECT m.*, h.played_at FROM ({MONEY_SQL}) m JOIN hands h USING (hand_key)
 ORDER BY m.hand_key, m.seat
@@ -130,17 +135,41 @@ CRITERION = (
 )
 
 
+# When each money hand was played: room_money's seats, dated without reading them again.
+PLAYED_SQL = """
+SELECT hand_key, played_at FROM hands
+WHERE hand_key IN (SELECT hand_key FROM seats WHERE reported_money IS NOT NULL)
+"""
+
+
 def holdout(
-    data: OfcData, pairwise: Mapping[str, Mapping[str, npt.NDArray[np.float64]]] | None = None
+    data: OfcData,
+    pairwise: Mapping[str, Mapping[str, npt.NDArray[np.float64]]] | None = None,
+    seats: pd.DataFrame | None = None,
 ) -> list[Holdout]:
-    """Two-fold by date, per room and currency (``pairwise``: room_money's, by label)."""
-    seats = data.df(HOLD_SQL)
+    """Two-fold by date, per room and currency (``pairwise``: room_money's, by label).
+
+    ``seats``: room_money's seats of these very hands (MONEY_SQL's rows, in its order),
+    dated here by their hand's ``played_at``; a second copy of every money seat read
+    again held the audit's peak memory at twice the seats'."""
+    seats = data.df(HOLD_SQL) if seats is None else _dated(data, seats)
     out = []
     for (room, currency), group in seats.groupby(["room", "currency"], sort=True, observed=True):
         label = f"{room} {currency or '(no currency)'}"
         pairs = dict((pairwise or {}).get(label, {}))
         out.append(_fold(label, group.reset_index(drop=True), pairs))
     return out
+
+
+def _dated(data: OfcData, seats: pd.DataFrame) -> pd.DataFrame:
+    """MONEY_SQL's columns of ``seats`` and each seat's hand's ``played_at`` (HOLD_SQL's
+    rows): what :func:`_fold` reads, without the columns room_money added."""
+    played = data.df(PLAYED_SQL)
+    when = pd.Series(played["played_at"].to_numpy(), index=pd.Index(played["hand_key"]))
+    frame = seats[[c for c in MONEY_COLUMNS if c in seats]].copy()
+    at = when.index.get_indexer(frame["hand_key"])
+    frame["played_at"] = when.to_numpy()[at] if len(frame) else when.to_numpy()[:0]
+    return frame[at >= 0]
 
 
 def _infer(

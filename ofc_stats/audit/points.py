@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ofc_stats.audit.chunks import table_shares
 from ofc_stats.audit.coverage import (
     empty_coverage,
     fantasy_reasons,
@@ -219,7 +220,7 @@ def audit(
         holdouts: tuple[Holdout, ...] = ()
         if money_rules is None:  # rules inferred from these hands: judge them on the others
             pairwise = {r.room: p for r, p in zip(room.rakes, room.pairwise, strict=True)}
-            holdouts = tuple(holdout(scored, pairwise))
+            holdouts = tuple(holdout(scored, pairwise, room.seats))
         money = _Check("money", room.seats[["room", "ruleset", "hand_key"]], money_rows(room))
         step(1)
         timeouts = tuple(timeout_evidence(scored))
@@ -423,13 +424,29 @@ def _subset(
 
 
 def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
+    """The Fantasyland check, a share of the tables at a time (the view's windows stay
+    within a table): memory follows the share, not the dataset."""
+    checks = [_fantasy_share(data, max_gap_minutes, share) for share in table_shares(data, "f.")]
+    if len(checks) == 1:
+        return checks[0]
+    found = [c.mismatches for c in checks if len(c.mismatches)]
+    unchecked = [c.unchecked for c in checks if c.unchecked is not None]
+    return _Check(
+        "fantasy",
+        pd.concat([c.checked for c in checks], ignore_index=True),
+        pd.concat(found) if found else pd.DataFrame(columns=MISMATCH_COLUMNS),
+        pd.concat(unchecked, ignore_index=True),
+    )
+
+
+def _fantasy_share(data: OfcData, max_gap_minutes: float, share: str) -> _Check:
     frame = data.df(
-        """SELECT f.*, h.ruleset, h.room AS hand_room, t.description AS top_description
+        f"""SELECT f.*, h.ruleset, h.room AS hand_room, t.description AS top_description
            FROM fantasy f JOIN hands h USING (hand_key)
            LEFT JOIN seat_results s USING (hand_key, seat)
            LEFT JOIN row_classes t ON t.cards = 3 AND t.class = s.top_class
            WHERE f.status = 'scored' AND f.next_hand_key IS NOT NULL
-             AND f.seconds_to_next <= $gap""",
+             AND f.seconds_to_next <= $gap AND {share}""",
         {"gap": max_gap_minutes * 60},
     )
     at_stake = frame["rules_fantasy"].astype(bool) | frame["room_fantasy"].astype(bool)
