@@ -32,11 +32,8 @@ from ofc_stats.audit.money import (
 from ofc_stats.payouts.settle import ALL_KINDS, gross_by_kind, infer_settlement
 from ofc_stats.store.views import OfcData
 
-MONEY_COLUMNS = [
-    "hand_key", "hand_id", "seat", "player", "player_key", "hero", "room", "ruleset",
-    "scored_with", "net_capped", "reported_points", "stakes", "reported_money", "stack",
-    "currency",
-]  # MONEY_SQL's, in its order  # fmt: skip
+# What the halves are inferred and judged from (MONEY_SQL's names): no text per seat.
+FOLD_COLUMNS = ["hand_key", "seat", "net_capped", "stakes", "reported_money", "stack"]
 HOLD_SQL = f"""
 SELECT m.*, h.played_at FROM ({MONEY_SQL}) m JOIN hands h USING (hand_key)
 ORDER BY m.hand_key, m.seat
@@ -150,26 +147,25 @@ def holdout(
     """Two-fold by date, per room and currency (``pairwise``: room_money's, by label).
 
     ``seats``: room_money's seats of these very hands (MONEY_SQL's rows, in its order),
-    dated here by their hand's ``played_at``; a second copy of every money seat read
-    again held the audit's peak memory at twice the seats'."""
-    seats = data.df(HOLD_SQL) if seats is None else _dated(data, seats)
+    each dated here by its hand's ``played_at``: reading every money seat again, with
+    its names, held the audit's peak memory at three times the seats'."""
+    if seats is None:
+        seats = data.df(HOLD_SQL)
+        when = None
+    else:
+        seats = seats[["room", "currency", *FOLD_COLUMNS]]
+        played = data.df(PLAYED_SQL)
+        when = pd.Series(played["played_at"].to_numpy(), index=pd.Index(played["hand_key"]))
     out = []
     for (room, currency), group in seats.groupby(["room", "currency"], sort=True, observed=True):
         label = f"{room} {currency or '(no currency)'}"
         pairs = dict((pairwise or {}).get(label, {}))
+        if when is not None:
+            at = when.index.get_indexer(group["hand_key"])
+            group = group[FOLD_COLUMNS].assign(played_at=when.to_numpy()[at])[at >= 0]
         out.append(_fold(label, group.reset_index(drop=True), pairs))
+        del group
     return out
-
-
-def _dated(data: OfcData, seats: pd.DataFrame) -> pd.DataFrame:
-    """MONEY_SQL's columns of ``seats`` and each seat's hand's ``played_at`` (HOLD_SQL's
-    rows): what :func:`_fold` reads, without the columns room_money added."""
-    played = data.df(PLAYED_SQL)
-    when = pd.Series(played["played_at"].to_numpy(), index=pd.Index(played["hand_key"]))
-    frame = seats[[c for c in MONEY_COLUMNS if c in seats]].copy()
-    at = when.index.get_indexer(frame["hand_key"])
-    frame["played_at"] = when.to_numpy()[at] if len(frame) else when.to_numpy()[:0]
-    return frame[at >= 0]
 
 
 def _infer(

@@ -303,6 +303,7 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
         given = rules(str(room)) if callable(rules) else rules
         multiplier = money_multiplier(group)
         frame = expected_money(group, multiplier)
+        del group  # a copy of the room's seats: the frame is another
         rake = infer_rake(label, frame, multiplier)
         if given is not None:
             rake = given_rake(
@@ -325,7 +326,11 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
         settlements.append(settlement)
         frame["settlement"] = settlement.kind
         parts.append(settled(frame, rake, settlement.kind, pairwise))
-    frame = pd.concat(parts, ignore_index=True) if parts else seats.assign(expected_money=0.0)
+        del frame
+    if not parts:
+        return RoomMoney(seats.assign(expected_money=0.0), tuple(rakes), tuple(settlements))
+    del seats  # the rooms' frames hold every seat: one copy, not three, when they are joined
+    frame = pd.concat(parts, ignore_index=True)
     return RoomMoney(frame, tuple(rakes), tuple(settlements), tuple(pairs))
 
 

@@ -56,7 +56,7 @@ from ofc_stats.store.recompute import RESCORE_HAND_COLUMNS, SEAT_COLUMNS, score_
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import RESULTS
-from ofc_stats.store.views import OfcData
+from ofc_stats.store.views import FANTASY_SQL, OfcData
 from ofc_stats.wording import plural
 
 MISMATCH_COLUMNS = [
@@ -299,21 +299,34 @@ SELECT hand_key, seat, player, room, ruleset, scored_with, reported_points, net,
        net_capped, fouled, stack, top_class, middle_class, bottom_class,
        royalty_top, royalty_middle, royalty_bottom
 FROM seat_results
-WHERE status = 'scored' AND hand_key IN ({hands})
+WHERE status = 'scored' AND hand_key IN ({hands}) AND {share}
 ORDER BY hand_key, seat
-"""
+"""  # {share}: the share of the tables read (chunks.table_shares), "true" for all
 REPORTED = "SELECT hand_key FROM seats WHERE reported_points IS NOT NULL"
 
 
 def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = None) -> _Check:
-    seats = data.df(POINTS_SEATS_SQL.format(hands=REPORTED))
-    return points_check(data, seats, override, book)
+    """The points check, a share of the tables at a time (a hand's seats and its scoring
+    under each hypothesis stay within its table): memory follows the share."""
+    checks = []
+    for share in table_shares(data):
+        seats = data.df(POINTS_SEATS_SQL.format(hands=REPORTED, share=share))
+        checks.append(points_check(data, seats, override, book))
+        del seats
+    if len(checks) == 1:
+        return checks[0]
+    found = [c.mismatches for c in checks if len(c.mismatches)]
+    return _Check(
+        "points",
+        pd.concat([c.checked for c in checks], ignore_index=True),
+        pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=MISMATCH_COLUMNS),
+    )
 
 
 def hand_points(data: OfcData, hand_key: str) -> pd.DataFrame:
     """The points check of one hand under its own ruleset: its MISMATCH_COLUMNS rows."""
     hands = f"{REPORTED} AND hand_key = $k"
-    seats = data.df(POINTS_SEATS_SQL.format(hands=hands), {"k": hand_key})
+    seats = data.df(POINTS_SEATS_SQL.format(hands=hands, share="true"), {"k": hand_key})
     return points_check(data, seats, None).mismatches
 
 
@@ -426,7 +439,7 @@ def _subset(
 def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
     """The Fantasyland check, a share of the tables at a time (the view's windows stay
     within a table): memory follows the share, not the dataset."""
-    checks = [_fantasy_share(data, max_gap_minutes, share) for share in table_shares(data, "f.")]
+    checks = [_fantasy_share(data, max_gap_minutes, share) for share in table_shares(data)]
     if len(checks) == 1:
         return checks[0]
     found = [c.mismatches for c in checks if len(c.mismatches)]
@@ -434,19 +447,31 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
     return _Check(
         "fantasy",
         pd.concat([c.checked for c in checks], ignore_index=True),
-        pd.concat(found) if found else pd.DataFrame(columns=MISMATCH_COLUMNS),
+        pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=MISMATCH_COLUMNS),
         pd.concat(unchecked, ignore_index=True),
     )
 
 
 def _fantasy_share(data: OfcData, max_gap_minutes: float, share: str) -> _Check:
+    """The Fantasyland check of the tables ``share`` (a predicate on room and table_id)
+    holds: the fantasy view's rows of those tables, from their hands only."""
+    fantasy = "fantasy"
+    if share != "true":
+        fantasy = (
+            "("
+            + FANTASY_SQL.format(
+                hands=f"(SELECT * FROM hands WHERE {share})",
+                seat_results=f"(SELECT * FROM seat_results WHERE {share})",
+            )
+            + ")"
+        )
     frame = data.df(
         f"""SELECT f.*, h.ruleset, h.room AS hand_room, t.description AS top_description
-           FROM fantasy f JOIN hands h USING (hand_key)
+           FROM {fantasy} f JOIN hands h USING (hand_key)
            LEFT JOIN seat_results s USING (hand_key, seat)
            LEFT JOIN row_classes t ON t.cards = 3 AND t.class = s.top_class
            WHERE f.status = 'scored' AND f.next_hand_key IS NOT NULL
-             AND f.seconds_to_next <= $gap AND {share}""",
+             AND f.seconds_to_next <= $gap""",
         {"gap": max_gap_minutes * 60},
     )
     at_stake = frame["rules_fantasy"].astype(bool) | frame["room_fantasy"].astype(bool)
