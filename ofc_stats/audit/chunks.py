@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from ofc_stats.store.views import OfcData
+from ofc_stats.store.views import FANTASY_SQL, OfcData
 
 CHUNK_HANDS = 25_000  # hands a share holds, about: tables are not split
 
@@ -26,4 +26,16 @@ def table_shares(data: OfcData, alias: str = "") -> list[str]:
     return [f"hash({alias}room, {alias}table_id) % {count:d} = {share:d}" for share in range(count)]
 
 
-__all__ = ["CHUNK_HANDS", "table_shares"]
+def share_fantasy(share: str) -> str:
+    """The fantasy view's rows of the tables ``share`` holds, from their hands only (the
+    view's windows stay within a table); the view itself for every table."""
+    if share == "true":
+        return "fantasy"
+    query = FANTASY_SQL.format(
+        hands=f"(SELECT * FROM hands WHERE {share})",
+        seat_results=f"(SELECT * FROM seat_results WHERE {share})",
+    )
+    return f"({query})"
+
+
+__all__ = ["CHUNK_HANDS", "share_fantasy", "table_shares"]

@@ -293,7 +293,9 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
     only those hands are read, and the rules are inferred from them: what a
     ledger of one player's hands needs, at the cost of those hands only.
     """
-    seats = data.df(MONEY_SQL) if hands is None else scoped_seats(data, hands)
+    from ofc_stats.audit.money_seats import money_seats  # MONEY_SQL's rows, at less memory
+
+    seats = money_seats(data) if hands is None else scoped_seats(data, hands)
     rakes: list[Rake] = []
     settlements: list[Settlement] = []
     pairs: list[dict[str, npt.NDArray[np.float64]]] = []

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ofc_stats.audit.chunks import table_shares
+from ofc_stats.audit.chunks import share_fantasy, table_shares
 from ofc_stats.audit.coverage import (
     empty_coverage,
     fantasy_reasons,
@@ -56,7 +56,7 @@ from ofc_stats.store.recompute import RESCORE_HAND_COLUMNS, SEAT_COLUMNS, score_
 from ofc_stats.store.rescore import score_tables
 from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import RESULTS
-from ofc_stats.store.views import FANTASY_SQL, OfcData
+from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
 
 MISMATCH_COLUMNS = [
@@ -455,16 +455,7 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
 def _fantasy_share(data: OfcData, max_gap_minutes: float, share: str) -> _Check:
     """The Fantasyland check of the tables ``share`` (a predicate on room and table_id)
     holds: the fantasy view's rows of those tables, from their hands only."""
-    fantasy = "fantasy"
-    if share != "true":
-        fantasy = (
-            "("
-            + FANTASY_SQL.format(
-                hands=f"(SELECT * FROM hands WHERE {share})",
-                seat_results=f"(SELECT * FROM seat_results WHERE {share})",
-            )
-            + ")"
-        )
+    fantasy = share_fantasy(share)
     frame = data.df(
         f"""SELECT f.*, h.ruleset, h.room AS hand_room, t.description AS top_description
            FROM {fantasy} f JOIN hands h USING (hand_key)
