@@ -86,7 +86,20 @@ UNCHECKED_COLUMNS = [
     "explanation",
 ]
 EPS = 1e-6
-AUDIT_STEPS = 4  # progress steps of audit(): fields, points, Fantasyland, money
+# The stages of audit(), each a progress step once done: a bar names the one under way.
+AUDIT_STAGES = (
+    "scoring by the rules given",
+    "field verdicts",
+    "points",
+    "Fantasyland",
+    "money rules",
+    "money out of sample",
+    "money rows",
+    "timeouts",
+    "hands not checked",
+    "summary",
+)
+AUDIT_STEPS = len(AUDIT_STAGES)
 
 
 @dataclass(frozen=True)
@@ -210,6 +223,7 @@ def audit(
             scored = scope.enter_context(data.rescored(ruleset_results(data, ruleset)))
         elif book is not None:
             scored = scope.enter_context(data.rescored(book_results(data, book)))
+        step(1)
         verdicts = tuple(field_verdicts(scored))
         step(1)
         points = _points(scored, ruleset, book)
@@ -217,13 +231,16 @@ def audit(
         fantasy = _fantasy(scored, max_gap_minutes)
         step(1)
         room = room_money(scored, money_rules)
+        step(1)
         holdouts: tuple[Holdout, ...] = ()
         if money_rules is None:  # rules inferred from these hands: judge them on the others
             pairwise = {r.room: p for r, p in zip(room.rakes, room.pairwise, strict=True)}
             holdouts = tuple(holdout(scored, pairwise, room.seats))
+        step(1)
         money = _Check("money", room.seats[["room", "ruleset", "hand_key"]], money_rows(room))
         step(1)
         timeouts = tuple(timeout_evidence(scored))
+        step(1)
         not_points = {v.room for v in verdicts if not v.measures}
         skip_rooms = set() if all_fields else not_points
         reasons = {
@@ -245,6 +262,7 @@ def audit(
     if mismatches.empty:
         mismatches = pd.DataFrame(columns=MISMATCH_COLUMNS)
     mismatches = mismatches[MISMATCH_COLUMNS].sort_values(["hand_key", "seat", "class"])
+    step(1)
     checked = {check.name: check.checked for check in (points, fantasy, money)}
     summary, by_class, coverage = summarize(data, mismatches, checked, reasons)
     if book is not None and ruleset is None:  # each group as the file that audited it
@@ -258,6 +276,7 @@ def audit(
     label = f"ruleset {ruleset.name}" if ruleset is not None else "each hand's own ruleset"
     if ruleset is None and book is not None:
         label = book.label()
+    step(1)
     return AuditReport(
         summary,
         by_class,
@@ -504,4 +523,4 @@ def _fantasy_share(data: OfcData, max_gap_minutes: float, share: str) -> _Check:
     return _Check("fantasy", checked, mismatches, unchecked[UNCHECKED_COLUMNS])
 
 
-__all__ = ["AUDIT_STEPS", "AuditReport", "audit", "ruleset_results"]
+__all__ = ["AUDIT_STAGES", "AUDIT_STEPS", "AuditReport", "audit", "ruleset_results"]
