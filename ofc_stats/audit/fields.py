@@ -175,6 +175,12 @@ class _Tally:
         value, points, money = (
             pd.concat([c[i] for c in self.columns], ignore_index=True) for i in range(3)
         )
+        # The rows in one order whatever the shares' and DuckDB's: the correlations are
+        # sums, whose last bits follow the order of the rows.
+        order = np.lexsort((money.to_numpy(float), points.to_numpy(float), value.to_numpy(float)))
+        value, points, money = (
+            c.iloc[order].reset_index(drop=True) for c in (value, points, money)
+        )
         tried = {
             name: count / self.rows if self.rows else 0.0 for name, count in self.tried.items()
         }

@@ -462,7 +462,9 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
     if len(checks) == 1:
         return checks[0]
     found = [c.mismatches for c in checks if len(c.mismatches)]
-    unchecked = [c.unchecked for c in checks if c.unchecked is not None]
+    # (an empty share's explanations have no dtype of their own: left out unless all are)
+    unchecked = [c.unchecked for c in checks if c.unchecked is not None and len(c.unchecked)]
+    unchecked = unchecked or [c.unchecked for c in checks[:1] if c.unchecked is not None]
     return _Check(
         "fantasy",
         pd.concat([c.checked for c in checks], ignore_index=True),
