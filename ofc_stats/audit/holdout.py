@@ -161,7 +161,7 @@ def holdout(
         label = f"{room} {currency or '(no currency)'}"
         pairs = dict((pairwise or {}).get(label, {}))
         if when is not None:
-            at = when.index.get_indexer(group["hand_key"])
+            at = when.index.get_indexer(pd.Index(group["hand_key"]))
             group = group[FOLD_COLUMNS].assign(played_at=when.to_numpy()[at])[at >= 0]
         out.append(_fold(label, group.reset_index(drop=True), pairs))
         del group
