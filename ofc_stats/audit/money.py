@@ -19,6 +19,7 @@ import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 
+from ofc_stats.audit.money_seats import money_seats  # MONEY_SQL's rows, at less memory
 from ofc_stats.payouts.rake import MODES, rake_taken, rounded
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import (
@@ -293,8 +294,6 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
     only those hands are read, and the rules are inferred from them: what a
     ledger of one player's hands needs, at the cost of those hands only.
     """
-    from ofc_stats.audit.money_seats import money_seats  # MONEY_SQL's rows, at less memory
-
     seats = money_seats(data) if hands is None else scoped_seats(data, hands)
     rakes: list[Rake] = []
     settlements: list[Settlement] = []
