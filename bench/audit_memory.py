@@ -1,6 +1,6 @@
 """Peak resident memory of `ofc-stats audit` at two dataset sizes, and how it grows.
 
-    .venv/bin/python bench/audit_memory.py [--hands 30000,100000] [--against ../main]
+    .venv/bin/python bench/audit_memory.py [--hands 30000,100000] [--against DIR --label COMMIT]
 
 The simulator writes two rooms' worth of apps' JSON (money, short stacks, a 2% share
 of hands the room gets wrong), each is imported, and `audit --out FILE --quiet`
@@ -77,6 +77,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hands", default="30000,100000", help="the two sizes, comma-separated")
     parser.add_argument("--against", type=Path, default=None, help="another checkout's folder")
+    parser.add_argument("--label", default=None, help="what --against is (its commit), recorded")
     args = parser.parse_args()
     small, big = (int(n) for n in args.hands.split(","))
     with tempfile.TemporaryDirectory(prefix="ofc-audit-mem-", dir="/tmp") as scratch:
@@ -122,7 +123,7 @@ def main() -> None:
         figure=round(slopes["this checkout"], 2),
         unit="KB a hand",
         reference=None if against is None else round(against, 2),
-        reference_name="" if against is None else f"{args.against} (--against)",
+        reference_name="" if against is None else (args.label or str(args.against)),
         goal="0 (bounded by the batch)",
         met=slopes["this checkout"] < 0.1,
         note=f"between {small:,} and {big:,} simulated hands",

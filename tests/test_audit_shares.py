@@ -1,5 +1,5 @@
-"""The audit read a share of the tables at a time is the audit read whole, and its bar
-names every stage.
+"""The audit read a share of the tables at a time is the audit read whole, and it names
+every stage to a bar as the stage starts.
 
 The whole-dataset passes (field verdicts, points, Fantasyland, timeouts, the reasons a
 hand was not checked) read the tables a share at a time so memory follows the share
@@ -148,12 +148,12 @@ def test_the_holdout_of_room_moneys_seats_is_the_holdout_read_again(apps: Path) 
     assert given == read and len(read) >= 3  # Ppp AUD, PHP, USD, Spartan INR, ...
 
 
-def test_every_stage_of_the_audit_ends_with_a_step_of_the_bar(
+def test_the_audit_names_each_stage_as_it_starts_the_last_one_too(
     simulated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The bar moves after each costly pass, the last one too: it never sits at a step
-    while a pass it does not name runs (it sat at 0 of 4 for the field verdicts' 14 s, and
-    at 4 of 4 for the timeouts, the reasons and the summary's 16 s, at 300,000 hands)."""
+    """A bar told each stage as it starts names every costly pass while it runs: it sat
+    at 0 of 4 through the field verdicts' 14 s, and at 4 of 4 through the timeouts, the
+    reasons and the summary's 16 s, at 300,000 hands, naming none of them."""
     points = import_module("ofc_stats.audit.points")
     events: list[str] = []
     passes = (
@@ -176,18 +176,19 @@ def test_every_stage_of_the_audit_ends_with_a_step_of_the_bar(
             return _work(*args, **kw)  # type: ignore[operator]
 
         monkeypatch.setattr(points, name, traced)
+    steps: list[int] = []
     with open_dataset(simulated) as db:
-        audit(db, progress=lambda n: events.extend(["step"] * n))
-    assert events.count("step") == AUDIT_STEPS == len(AUDIT_STAGES)
-    assert events[-1] == "step" and events[0] == "step"  # the scoring stage, then the rest
-    # Each stage's passes between two steps: never two stages' work under one step.
-    stages: list[list[str]] = [[]]
+        audit(db, progress=steps.append, stage=lambda name: events.append(f"stage {name}"))
+    assert steps == [1] * AUDIT_STEPS  # the four checks' steps, as before
+    # Each stage and the passes run under it, in order.
+    runs: dict[str, list[str]] = {}
     for event in events:
-        if event == "step":
-            stages.append([])
+        if event.startswith("stage "):
+            runs[event.removeprefix("stage ")] = []
         else:
-            stages[-1].append(event)
-    assert stages == [
+            runs[list(runs)[-1]].append(event)
+    assert list(runs) == list(AUDIT_STAGES)
+    assert list(runs.values()) == [
         [],  # scoring by the rules given: none given here
         ["field_verdicts"],
         ["_points"],
@@ -198,14 +199,13 @@ def test_every_stage_of_the_audit_ends_with_a_step_of_the_bar(
         ["timeout_evidence"],
         ["reported_reasons", "fantasy_reasons", "reported_reasons"],
         ["summarize"],
-        [],  # after the last step: nothing
     ]
 
 
 def test_the_bar_names_the_stage_under_way() -> None:
     assert stage_text("auditing", AUDIT_STAGES, 0) == "auditing: scoring by the rules given"
     assert stage_text("auditing", AUDIT_STAGES, 1) == "auditing: field verdicts"
-    assert stage_text("auditing", AUDIT_STAGES, AUDIT_STEPS) == "auditing"
+    assert stage_text("auditing", AUDIT_STAGES, len(AUDIT_STAGES)) == "auditing"
 
 
 def test_the_ledgers_pricing_tells_its_steps(

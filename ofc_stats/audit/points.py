@@ -86,7 +86,8 @@ UNCHECKED_COLUMNS = [
     "explanation",
 ]
 EPS = 1e-6
-# The stages of audit(), each a progress step once done: a bar names the one under way.
+AUDIT_STEPS = 4  # progress steps of audit(): fields, points, Fantasyland, money
+# The stages of audit(), each named to its ``stage`` callback as it starts.
 AUDIT_STAGES = (
     "scoring by the rules given",
     "field verdicts",
@@ -99,7 +100,6 @@ AUDIT_STAGES = (
     "hands not checked",
     "summary",
 )
-AUDIT_STEPS = len(AUDIT_STAGES)
 
 
 @dataclass(frozen=True)
@@ -207,6 +207,7 @@ def audit(
     room_rules: RoomRules | None = None,
     book: RulesBook | None = None,
     progress: Callable[[int], None] | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> AuditReport:
     """Compare every stored hand's reported results with the recomputed ones.
 
@@ -214,33 +215,43 @@ def audit(
     a preset, a file or a folder of them) gives each room and rule string its
     own.  A room whose points field is not this hand's points (:mod:`.fields`)
     has its points left out of the per-hand mismatches unless ``all_fields``.
+    ``progress`` is called with 1 after each of the :data:`AUDIT_STEPS` checks (fields,
+    points, Fantasyland, money); ``stage`` with each of :data:`AUDIT_STAGES` as it starts,
+    the last one (the summary) included: what a bar names while it runs.
     """
     step = progress or (lambda n: None)
+    begin = stage or (lambda name: None)
+    stages = iter(AUDIT_STAGES)
     money_rules: MoneyRules = room_rules if book is None else book.money_for
     with ExitStack() as scope:
+        begin(next(stages))  # scoring by the rules given
         scored = data  # the hands' results under the rules judged by
         if ruleset is not None:
             scored = scope.enter_context(data.rescored(ruleset_results(data, ruleset)))
         elif book is not None:
             scored = scope.enter_context(data.rescored(book_results(data, book)))
-        step(1)
+        begin(next(stages))
         verdicts = tuple(field_verdicts(scored))
         step(1)
+        begin(next(stages))
         points = _points(scored, ruleset, book)
         step(1)
+        begin(next(stages))
         fantasy = _fantasy(scored, max_gap_minutes)
         step(1)
+        begin(next(stages))
         room = room_money(scored, money_rules)
-        step(1)
+        begin(next(stages))
         holdouts: tuple[Holdout, ...] = ()
         if money_rules is None:  # rules inferred from these hands: judge them on the others
             pairwise = {r.room: p for r, p in zip(room.rakes, room.pairwise, strict=True)}
             holdouts = tuple(holdout(scored, pairwise, room.seats))
-        step(1)
+        begin(next(stages))
         money = _Check("money", room.seats[["room", "ruleset", "hand_key"]], money_rows(room))
         step(1)
+        begin(next(stages))
         timeouts = tuple(timeout_evidence(scored))
-        step(1)
+        begin(next(stages))
         not_points = {v.room for v in verdicts if not v.measures}
         skip_rooms = set() if all_fields else not_points
         reasons = {
@@ -262,7 +273,7 @@ def audit(
     if mismatches.empty:
         mismatches = pd.DataFrame(columns=MISMATCH_COLUMNS)
     mismatches = mismatches[MISMATCH_COLUMNS].sort_values(["hand_key", "seat", "class"])
-    step(1)
+    begin(next(stages))
     checked = {check.name: check.checked for check in (points, fantasy, money)}
     summary, by_class, coverage = summarize(data, mismatches, checked, reasons)
     if book is not None and ruleset is None:  # each group as the file that audited it
@@ -276,7 +287,6 @@ def audit(
     label = f"ruleset {ruleset.name}" if ruleset is not None else "each hand's own ruleset"
     if ruleset is None and book is not None:
         label = book.label()
-    step(1)
     return AuditReport(
         summary,
         by_class,

@@ -197,7 +197,7 @@ def audit_command(
         # the whole room audit runs only when its rows are asked for or decide the exit.
         report = None
         if not players or out or fail_on_mismatch:
-            with stage_bar(quiet, (*AUDIT_STAGES, LEDGER_STAGE), "auditing") as advance:
+            with stage_bar(quiet, (*AUDIT_STAGES, LEDGER_STAGE), "auditing") as begin:
                 report = audit(
                     dataset,
                     ruleset=ruleset,
@@ -205,14 +205,14 @@ def audit_command(
                     all_fields=all_fields,
                     room_rules=room_rules,
                     book=None if whole else book,
-                    progress=advance,
+                    stage=begin,
                 )
                 # The dataset's ledger priced by the money rules this audit judged by.
+                begin(LEDGER_STAGE)
                 if report.money is not None:
                     money = RoomMoney(report.money, report.rakes, report.settlements)
                     priced = priced_seats(dataset, money, report.holdouts, files=files)
                     store_ledger(dataset, priced)
-                advance(1)
         accounts = None
         if players:
             with ExitStack() as scope:

@@ -75,28 +75,28 @@ def stage_text(label: str, stages: Sequence[str], done: int) -> str:
 
 
 @contextmanager
-def stage_bar(quiet: bool, stages: Sequence[str], label: str) -> Iterator[Callable[[int], None]]:
+def stage_bar(quiet: bool, stages: Sequence[str], label: str) -> Iterator[Callable[[str], None]]:
     """A progress bar over named stages on stderr, the stage under way named beside it and
-    the time spent: a long stage shows what runs, not a bar sitting still at 0 or at its end
-    (only when stderr is a terminal, and not under --quiet)."""
+    the time spent: a long stage shows what runs, not a bar sitting still at 0 or at its
+    end.  The callback it yields is told each stage as it starts (those before it are done);
+    leaving the bar ends the last one (only on a terminal, and not under --quiet)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     if quiet or not sys.stderr.isatty():
-        yield lambda n: None
+        yield lambda name: None
         return
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(
         *columns, TimeElapsedColumn(), console=Console(stderr=True), transient=True
     ) as bar:
         task = bar.add_task(stage_text(label, stages, 0), total=len(stages))
-        done = [0]
 
-        def advance(n: int) -> None:
-            done[0] += n
-            bar.update(task, advance=n, description=stage_text(label, stages, done[0]))
+        def begin(name: str) -> None:
+            done = stages.index(name) if name in stages else 0
+            bar.update(task, completed=done, description=stage_text(label, stages, done))
 
-        yield advance
+        yield begin
 
 
 @contextmanager
