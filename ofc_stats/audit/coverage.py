@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ofc_stats.audit.chunks import share_fantasy, table_shares
 from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
 
@@ -42,8 +43,8 @@ SELECT hand_key,
        bool_or({column} IS NOT NULL) AS reported,
        bool_or(status = 'scored') AS scored,
        min(coalesce(status, 'no result')) FILTER (WHERE status IS DISTINCT FROM 'scored') AS why
-FROM seat_results GROUP BY hand_key
-"""
+FROM seat_results WHERE {share} GROUP BY hand_key
+"""  # {share}: the tables read (chunks.table_shares)
 # Per hand: how far the Fantasyland check got with the seats whose previous hand at the
 # table leads to it (0 checked, 1 the link is not the table's next hand, 2 too long
 # after or no time, 3 the previous hand not scored); no row: no earlier hand.
@@ -52,8 +53,8 @@ SELECT next_hand_key AS hand_key,
        min(CASE WHEN status IS DISTINCT FROM 'scored' THEN 3
                 WHEN seconds_to_next IS NULL OR seconds_to_next > $gap THEN 2
                 WHEN next_link <> 'next' THEN 1 ELSE 0 END) AS step
-FROM fantasy WHERE next_hand_key IS NOT NULL GROUP BY next_hand_key
-"""
+FROM {fantasy} WHERE next_hand_key IS NOT NULL GROUP BY next_hand_key
+"""  # {fantasy}: the fantasy view, or its rows of a share of the tables
 
 
 def reported_reasons(
@@ -62,7 +63,9 @@ def reported_reasons(
     """Why the points (``reported_points``) or money (``reported_money``) check skips a
     hand, by hand key: not reported, not scored, or (points) the room's field is not
     points.  Hands it can check are absent."""
-    frame = data.df(_REPORTED_SQL.format(column=column))
+    parts = [data.df(_REPORTED_SQL.format(column=column, share=s)) for s in table_shares(data)]
+    frame = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    del parts
     rooms = data.df("SELECT hand_key, room FROM hands").set_index("hand_key")["room"]
     reported = frame["reported"].fillna(False).to_numpy(dtype=bool)
     scored = frame["scored"].fillna(False).to_numpy(dtype=bool)
@@ -81,7 +84,15 @@ def fantasy_reasons(data: OfcData, gap_minutes: float) -> pd.Series:
     """Why the Fantasyland check skips a hand: the room's decision shows in the hand
     that follows a player's previous one, so a hand with none (or none it can use) is
     not checked.  Checked hands map to ""."""
-    steps = data.df(_FANTASY_SQL, {"gap": gap_minutes * 60}).set_index("hand_key")["step"]
+    shares = table_shares(data)
+    parts = [
+        data.df(_FANTASY_SQL.format(fantasy=share_fantasy(share)), {"gap": gap_minutes * 60})
+        for share in shares
+    ]
+    steps = (pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]).set_index(
+        "hand_key"
+    )["step"]
+    del parts
     keys = data.df("SELECT hand_key FROM hands")["hand_key"]
     words = {
         0: "",
@@ -111,11 +122,12 @@ def summarize(
     hands = hand_rooms.groupby(keys).size().rename("hands").reset_index()
     hands = hands.sort_values(keys).reset_index(drop=True)
     bad_keys = set(mismatches["hand_key"])
-    any_checked: set[str] = set()
+    # The keys each check looked at as arrays, not sets of every hand's key as Python text.
+    looked_at = {check: checked[check]["hand_key"].drop_duplicates() for check in CHECKS}
+    any_checked = pd.concat(list(looked_at.values()), ignore_index=True).drop_duplicates()
     coverage = []
     for check in CHECKS:
-        looked = set(checked[check]["hand_key"])
-        any_checked |= looked
+        looked = looked_at.pop(check)
         rows = hand_rooms.assign(
             checked=hand_rooms["hand_key"].isin(looked),
             bad=hand_rooms["hand_key"].isin(_check_bad(mismatches, check)),
@@ -153,7 +165,7 @@ def summarize(
 
 def _never_checked(
     hand_rooms: pd.DataFrame,
-    any_checked: set[str],
+    any_checked: pd.Series,
     reasons: dict[str, pd.Series],
     groups: pd.DataFrame,
 ) -> list[str]:

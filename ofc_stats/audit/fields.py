@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from ofc_stats.audit.chunks import table_shares
 from ofc_stats.store.views import OfcData
 
 AGREES = 0.5  # a field that matches on at most half the hands is not the hand's points
@@ -34,7 +35,7 @@ WITH s AS (
          sum(royalties) OVER (PARTITION BY hand_key) AS hand_royalties,
          sum(reported_points) OVER (PARTITION BY hand_key) AS field_sum,
          count(reported_points) OVER (PARTITION BY hand_key) AS field_seats
-  FROM seat_results WHERE status = 'scored'
+  FROM seat_results WHERE status = 'scored' AND {share}
 ), t AS (
   SELECT *,
     sum(net_capped) OVER run AS running_total,
@@ -49,9 +50,10 @@ WITH s AS (
 )
 SELECT t.*, coalesce(w.won, 0) AS pairs_won
 FROM t LEFT JOIN (SELECT hand_key, seat, sum(greatest(points, 0)) AS won
-                  FROM versus GROUP BY ALL) w USING (hand_key, seat)
+                  FROM versus WHERE hand_id IN (SELECT hand_id FROM hands WHERE {share})
+                  GROUP BY ALL) w USING (hand_key, seat)
 WHERE field IS NOT NULL
-"""
+"""  # {share}: the tables read (chunks.table_shares)
 
 Hypothesis = Callable[[pd.DataFrame], pd.Series]
 HYPOTHESES: dict[str, Hypothesis] = {
@@ -138,36 +140,80 @@ def _corr(a: pd.Series, b: pd.Series) -> float:
     return float(np.corrcoef(a[ok].astype(float), b[ok].astype(float))[0, 1])
 
 
-def field_verdicts(data: OfcData) -> list[FieldVerdict]:
-    """One verdict per room for the points field (``result`` in the apps)."""
-    frame = data.df(FIELDS_SQL)
-    verdicts = []
-    for room, rows in frame.groupby("room", sort=True):
-        field = rows["field"].astype(float)
-        tried = {}
+@dataclass
+class _Tally:
+    """One room's field against the hypotheses, summed over the shares of its tables: the
+    counts, and the three columns the correlations need (8 bytes a seat each)."""
+
+    rows: int = 0
+    hands: int = 0
+    tried: dict[str, int] = field(default_factory=dict)
+    changed: int = 0  # rows whose change since the player's last hand is its points
+    with_previous: int = 0
+    full: int = 0  # hands with every seat's field reported
+    zero: int = 0  # of those, the ones summing to 0
+    columns: list[tuple[pd.Series, pd.Series, pd.Series]] = field(default_factory=list)
+
+    def add(self, rows: pd.DataFrame) -> None:
+        value = rows["field"].astype(float)
+        self.rows += len(rows)
+        self.hands += int(rows["hand_key"].nunique())
         for name, hypothesis in HYPOTHESES.items():
-            value = hypothesis(rows).astype(float)
-            tried[name] = _rate((field - value).abs() <= EPS)
+            agrees = (value - hypothesis(rows).astype(float)).abs() <= EPS
+            self.tried[name] = self.tried.get(name, 0) + int(agrees.sum())
         change = rows["field_change"].astype(float)
         with_previous = change.notna()
-        change_ok = ((change - rows["net_capped"]).abs() <= EPS) & with_previous
+        self.changed += int((((change - rows["net_capped"]).abs() <= EPS) & with_previous).sum())
+        self.with_previous += int(with_previous.sum())
         full = rows[rows["field_seats"] == rows["seat_count"]].drop_duplicates("hand_key")
-        verdicts.append(
-            FieldVerdict(
-                room=str(room),
-                field="reported_points",
-                name="result",
-                rows=len(rows),
-                hands=int(rows["hand_key"].nunique()),
-                agree=tried["this hand's points"],
-                zero_sum=_rate(full["field_sum"].abs() <= EPS),
-                corr_points=_corr(field, rows["net_capped"]),
-                corr_money=_corr(field, rows["reported_money"] / rows["stakes"].fillna(1.0)),
-                tried=tried,
-                change_is_points=float(change_ok.sum() / max(int(with_previous.sum()), 1)),
-            )
+        self.full += len(full)
+        self.zero += int((full["field_sum"].abs() <= EPS).sum())
+        money = rows["reported_money"] / rows["stakes"].fillna(1.0)
+        self.columns.append((value, rows["net_capped"], money))
+
+    def verdict(self, room: str) -> FieldVerdict:
+        value, points, money = (
+            pd.concat([c[i] for c in self.columns], ignore_index=True) for i in range(3)
         )
-    return verdicts
+        # The rows in one order whatever the shares' and DuckDB's: the correlations are
+        # sums, whose last bits follow the order of the rows.
+        order = np.lexsort((money.to_numpy(float), points.to_numpy(float), value.to_numpy(float)))
+        value, points, money = (
+            c.iloc[order].reset_index(drop=True) for c in (value, points, money)
+        )
+        tried = {
+            name: count / self.rows if self.rows else 0.0 for name, count in self.tried.items()
+        }
+        return FieldVerdict(
+            room=room,
+            field="reported_points",
+            name="result",
+            rows=self.rows,
+            hands=self.hands,
+            agree=tried["this hand's points"],
+            zero_sum=self.zero / self.full if self.full else 0.0,
+            corr_points=_corr(value, points),
+            corr_money=_corr(value, money),
+            tried=tried,
+            change_is_points=float(self.changed / max(self.with_previous, 1)),
+        )
+
+
+def field_verdicts(
+    data: OfcData, progress: Callable[[int], None] | None = None
+) -> list[FieldVerdict]:
+    """One verdict per room for the points field (``result`` in the apps), read a share of
+    the tables at a time (:func:`~ofc_stats.audit.chunks.table_shares`; ``progress`` is
+    called with 1 after each share)."""
+    tallies: dict[str, _Tally] = {}
+    for share in table_shares(data):
+        frame = data.df(FIELDS_SQL.format(share=share))
+        for room, rows in frame.groupby("room", sort=True):
+            tallies.setdefault(str(room), _Tally()).add(rows)
+        del frame
+        if progress is not None:
+            progress(1)
+    return [tallies[room].verdict(room) for room in sorted(tallies)]
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,8 @@ from ofc_stats.audit.money import (
 from ofc_stats.payouts.settle import ALL_KINDS, explained_short, gross_by_kind, infer_settlement
 from ofc_stats.store.views import OfcData
 
+# What the halves are inferred and judged from (MONEY_SQL's names): no text per seat.
+FOLD_COLUMNS = ["hand_key", "seat", "net_capped", "stakes", "reported_money", "stack"]
 HOLD_SQL = f"""
 SELECT m.*, h.played_at FROM ({MONEY_SQL}) m JOIN hands h USING (hand_key)
 ORDER BY m.hand_key, m.seat
@@ -132,16 +134,39 @@ CRITERION = (
 )
 
 
+# When each money hand was played: room_money's seats, dated without reading them again.
+PLAYED_SQL = """
+SELECT hand_key, played_at FROM hands
+WHERE hand_key IN (SELECT hand_key FROM seats WHERE reported_money IS NOT NULL)
+"""
+
+
 def holdout(
-    data: OfcData, pairwise: Mapping[str, Mapping[str, npt.NDArray[np.float64]]] | None = None
+    data: OfcData,
+    pairwise: Mapping[str, Mapping[str, npt.NDArray[np.float64]]] | None = None,
+    seats: pd.DataFrame | None = None,
 ) -> list[Holdout]:
-    """Two-fold by date, per room and currency (``pairwise``: room_money's, by label)."""
-    seats = data.df(HOLD_SQL)
+    """Two-fold by date, per room and currency (``pairwise``: room_money's, by label).
+
+    ``seats``: room_money's seats of these very hands (MONEY_SQL's rows, in its order),
+    each dated here by its hand's ``played_at``: reading every money seat again, with
+    its names, held the audit's peak memory at three times the seats'."""
+    if seats is None:
+        seats = data.df(HOLD_SQL)
+        when = None
+    else:
+        seats = seats[["room", "currency", *FOLD_COLUMNS]]
+        played = data.df(PLAYED_SQL)
+        when = pd.Series(played["played_at"].to_numpy(), index=pd.Index(played["hand_key"]))
     out = []
     for (room, currency), group in seats.groupby(["room", "currency"], sort=True, observed=True):
         label = f"{room} {currency or '(no currency)'}"
         pairs = dict((pairwise or {}).get(label, {}))
+        if when is not None:
+            at = when.index.get_indexer(pd.Index(group["hand_key"]))
+            group = group[FOLD_COLUMNS].assign(played_at=when.to_numpy()[at])[at >= 0]
         out.append(_fold(label, group.reset_index(drop=True), pairs))
+        del group
     return out
 
 

@@ -391,11 +391,17 @@ def _priced_whole(data: OfcData, rules: MoneyRules = None, files: RulesFiles = N
     holdouts = None
     if rules is None:
         pairwise = {r.room: p for r, p in zip(money.rakes, money.pairwise, strict=True)}
-        holdouts = holdout(data, pairwise)
+        holdouts = holdout(data, pairwise, money.seats)
     return priced_seats(data, money, holdouts, files=files)
 
 
-def price_batches(data: OfcData) -> bool:
+# What price_batches tells its progress as each step starts.
+PRICING_WHOLE = "ledger: inferring each room's money rules from its money hands, pricing them"
+INFERRING_SAMPLE = "ledger: inferring each room's money rules from a sample of its hands"
+PRICING_BATCH = "ledger: pricing batch {number:,} of {batches:,}"
+
+
+def price_batches(data: OfcData, progress: Callable[[str], None] | None = None) -> bool:
     """Price the batches whose ledger is missing or stale and store each one's file.
 
     A dataset of at most :data:`WHOLE_UP_TO` money hands is priced whole (its rules
@@ -405,10 +411,14 @@ def price_batches(data: OfcData) -> bool:
     batch by batch from the batch's own files, so memory follows the batch, not the
     dataset.  When the rules inferred now differ from the stored files', every batch
     is priced again.  False when this process cannot write the dataset (nothing stored).
+    ``progress`` is told each step's words as it starts (:data:`PRICING_WHOLE`, ...).
     """
+    say = progress or (lambda words: None)
     if _small(data):
+        say(PRICING_WHOLE)
         return store_ledger(data, _priced_whole(data))
     dataset = Dataset(data.root)
+    say(INFERRING_SAMPLE)
     sample = _sample(data)
     data.connection.register(KEYS_TABLE, sample)
     try:
@@ -421,7 +431,8 @@ def price_batches(data: OfcData) -> bool:
         with dataset.locked():
             stale, orphans = _stale(dataset, fingerprint)
             parts: dict[str, pa.Table] = {}
-            for batch in stale:
+            for number, batch in enumerate(stale, 1):
+                say(PRICING_BATCH.format(number=number, batches=len(stale)))
                 table = _price_batch(data, dataset, batch, money, words)
                 parts[batch] = _stamped(dataset, batch, table, fingerprint)
                 if sum(part.num_rows for part in parts.values()) >= COMMIT_ROWS:

@@ -20,6 +20,7 @@ import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 
+from ofc_stats.audit.money_seats import money_seats  # MONEY_SQL's rows, at less memory
 from ofc_stats.payouts.rake import MODES, rake_taken, rounded
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import (
@@ -295,7 +296,7 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
     only those hands are read, and the rules are inferred from them: what a
     ledger of one player's hands needs, at the cost of those hands only.
     """
-    seats = data.df(MONEY_SQL) if hands is None else scoped_seats(data, hands)
+    seats = money_seats(data) if hands is None else scoped_seats(data, hands)
     rakes: list[Rake] = []
     settlements: list[Settlement] = []
     pairs: list[dict[str, npt.NDArray[np.float64]]] = []
@@ -305,6 +306,7 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
         given = rules(str(room)) if callable(rules) else rules
         multiplier = money_multiplier(group)
         frame = expected_money(group, multiplier)
+        del group  # a copy of the room's seats: the frame is another
         pairwise = _pairwise(data, frame, multiplier, "hand_key" if hands is None else "hand_id")
         pairs.append(pairwise)
         rake_of = partial(_room_rake, label, str(currency), multiplier, given)
@@ -320,7 +322,11 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
         settlements.append(settlement)
         frame["settlement"] = settlement.kind
         parts.append(settled(frame, rake, settlement.kind, pairwise))
-    frame = pd.concat(parts, ignore_index=True) if parts else seats.assign(expected_money=0.0)
+        del frame
+    if not parts:
+        return RoomMoney(seats.assign(expected_money=0.0), tuple(rakes), tuple(settlements))
+    del seats  # the rooms' frames hold every seat: one copy, not three, when they are joined
+    frame = pd.concat(parts, ignore_index=True)
     return RoomMoney(frame, tuple(rakes), tuple(settlements), tuple(pairs))
 
 

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ofc_stats.audit.chunks import share_fantasy, table_shares
 from ofc_stats.audit.coverage import (
     empty_coverage,
     fantasy_reasons,
@@ -86,6 +87,19 @@ UNCHECKED_COLUMNS = [
 ]
 EPS = 1e-6
 AUDIT_STEPS = 4  # progress steps of audit(): fields, points, Fantasyland, money
+# The stages of audit(), each named to its ``stage`` callback as it starts.
+AUDIT_STAGES = (
+    "scoring by the rules given",
+    "field verdicts",
+    "points",
+    "Fantasyland",
+    "money rules",
+    "money out of sample",
+    "money rows",
+    "timeouts",
+    "hands not checked",
+    "summary",
+)
 
 
 @dataclass(frozen=True)
@@ -193,6 +207,7 @@ def audit(
     room_rules: RoomRules | None = None,
     book: RulesBook | None = None,
     progress: Callable[[int], None] | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> AuditReport:
     """Compare every stored hand's reported results with the recomputed ones.
 
@@ -200,29 +215,43 @@ def audit(
     a preset, a file or a folder of them) gives each room and rule string its
     own.  A room whose points field is not this hand's points (:mod:`.fields`)
     has its points left out of the per-hand mismatches unless ``all_fields``.
+    ``progress`` is called with 1 after each of the :data:`AUDIT_STEPS` checks (fields,
+    points, Fantasyland, money); ``stage`` with each of :data:`AUDIT_STAGES` as it starts,
+    the last one (the summary) included: what a bar names while it runs.
     """
     step = progress or (lambda n: None)
+    begin = stage or (lambda name: None)
+    stages = iter(AUDIT_STAGES)
     money_rules: MoneyRules = room_rules if book is None else book.money_for
     with ExitStack() as scope:
+        begin(next(stages))  # scoring by the rules given
         scored = data  # the hands' results under the rules judged by
         if ruleset is not None:
             scored = scope.enter_context(data.rescored(ruleset_results(data, ruleset)))
         elif book is not None:
             scored = scope.enter_context(data.rescored(book_results(data, book)))
+        begin(next(stages))
         verdicts = tuple(field_verdicts(scored))
         step(1)
+        begin(next(stages))
         points = _points(scored, ruleset, book)
         step(1)
+        begin(next(stages))
         fantasy = _fantasy(scored, max_gap_minutes)
         step(1)
+        begin(next(stages))
         room = room_money(scored, money_rules)
+        begin(next(stages))
         holdouts: tuple[Holdout, ...] = ()
         if money_rules is None:  # rules inferred from these hands: judge them on the others
             pairwise = {r.room: p for r, p in zip(room.rakes, room.pairwise, strict=True)}
-            holdouts = tuple(holdout(scored, pairwise))
+            holdouts = tuple(holdout(scored, pairwise, room.seats))
+        begin(next(stages))
         money = _Check("money", room.seats[["room", "ruleset", "hand_key"]], money_rows(room))
         step(1)
+        begin(next(stages))
         timeouts = tuple(timeout_evidence(scored))
+        begin(next(stages))
         not_points = {v.room for v in verdicts if not v.measures}
         skip_rooms = set() if all_fields else not_points
         reasons = {
@@ -244,6 +273,7 @@ def audit(
     if mismatches.empty:
         mismatches = pd.DataFrame(columns=MISMATCH_COLUMNS)
     mismatches = mismatches[MISMATCH_COLUMNS].sort_values(["hand_key", "seat", "class"])
+    begin(next(stages))
     checked = {check.name: check.checked for check in (points, fantasy, money)}
     summary, by_class, coverage = summarize(data, mismatches, checked, reasons)
     if book is not None and ruleset is None:  # each group as the file that audited it
@@ -298,21 +328,34 @@ SELECT hand_key, seat, player, room, ruleset, scored_with, reported_points, net,
        net_capped, fouled, stack, top_class, middle_class, bottom_class,
        royalty_top, royalty_middle, royalty_bottom
 FROM seat_results
-WHERE status = 'scored' AND hand_key IN ({hands})
+WHERE status = 'scored' AND hand_key IN ({hands}) AND {share}
 ORDER BY hand_key, seat
-"""
+"""  # {share}: the share of the tables read (chunks.table_shares), "true" for all
 REPORTED = "SELECT hand_key FROM seats WHERE reported_points IS NOT NULL"
 
 
 def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = None) -> _Check:
-    seats = data.df(POINTS_SEATS_SQL.format(hands=REPORTED))
-    return points_check(data, seats, override, book)
+    """The points check, a share of the tables at a time (a hand's seats and its scoring
+    under each hypothesis stay within its table): memory follows the share."""
+    checks = []
+    for share in table_shares(data):
+        seats = data.df(POINTS_SEATS_SQL.format(hands=REPORTED, share=share))
+        checks.append(points_check(data, seats, override, book))
+        del seats
+    if len(checks) == 1:
+        return checks[0]
+    found = [c.mismatches for c in checks if len(c.mismatches)]
+    return _Check(
+        "points",
+        pd.concat([c.checked for c in checks], ignore_index=True),
+        pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=MISMATCH_COLUMNS),
+    )
 
 
 def hand_points(data: OfcData, hand_key: str) -> pd.DataFrame:
     """The points check of one hand under its own ruleset: its MISMATCH_COLUMNS rows."""
     hands = f"{REPORTED} AND hand_key = $k"
-    seats = data.df(POINTS_SEATS_SQL.format(hands=hands), {"k": hand_key})
+    seats = data.df(POINTS_SEATS_SQL.format(hands=hands, share="true"), {"k": hand_key})
     return points_check(data, seats, None).mismatches
 
 
@@ -423,9 +466,30 @@ def _subset(
 
 
 def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
+    """The Fantasyland check, a share of the tables at a time (the view's windows stay
+    within a table): memory follows the share, not the dataset."""
+    checks = [_fantasy_share(data, max_gap_minutes, share) for share in table_shares(data)]
+    if len(checks) == 1:
+        return checks[0]
+    found = [c.mismatches for c in checks if len(c.mismatches)]
+    # (an empty share's explanations have no dtype of their own: left out unless all are)
+    unchecked = [c.unchecked for c in checks if c.unchecked is not None and len(c.unchecked)]
+    unchecked = unchecked or [c.unchecked for c in checks[:1] if c.unchecked is not None]
+    return _Check(
+        "fantasy",
+        pd.concat([c.checked for c in checks], ignore_index=True),
+        pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=MISMATCH_COLUMNS),
+        pd.concat(unchecked, ignore_index=True),
+    )
+
+
+def _fantasy_share(data: OfcData, max_gap_minutes: float, share: str) -> _Check:
+    """The Fantasyland check of the tables ``share`` (a predicate on room and table_id)
+    holds: the fantasy view's rows of those tables, from their hands only."""
+    fantasy = share_fantasy(share)
     frame = data.df(
-        """SELECT f.*, h.ruleset, h.room AS hand_room, t.description AS top_description
-           FROM fantasy f JOIN hands h USING (hand_key)
+        f"""SELECT f.*, h.ruleset, h.room AS hand_room, t.description AS top_description
+           FROM {fantasy} f JOIN hands h USING (hand_key)
            LEFT JOIN seat_results s USING (hand_key, seat)
            LEFT JOIN row_classes t ON t.cards = 3 AND t.class = s.top_class
            WHERE f.status = 'scored' AND f.next_hand_key IS NOT NULL
@@ -471,4 +535,4 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
     return _Check("fantasy", checked, mismatches, unchecked[UNCHECKED_COLUMNS])
 
 
-__all__ = ["AUDIT_STEPS", "AuditReport", "audit", "ruleset_results"]
+__all__ = ["AUDIT_STAGES", "AUDIT_STEPS", "AuditReport", "audit", "ruleset_results"]

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ofc_stats.audit.chunks import table_shares
+from ofc_stats.store.streets import STREETS_SQL
 from ofc_stats.store.views import OfcData
 
 # Per format and player: free streets, those recorded as timeouts, how many of those the
@@ -30,10 +32,16 @@ SELECT h.format, coalesce(s.player_id, s.player) AS player_key,
        count(*) FILTER (WHERE st.timeout AND st.pattern_match) AS flagged_as_ruled,
        count(*) FILTER (WHERE NOT st.timeout) AS chosen,
        count(*) FILTER (WHERE NOT st.timeout AND st.pattern_match) AS chosen_like_timeout
-FROM streets st JOIN hands h USING (hand_key) JOIN seats s USING (hand_key, seat)
-WHERE NOT st.forced AND st.street > 0 AND NOT coalesce(s.in_fantasy, false)
+FROM {streets} st JOIN hands h USING (hand_key) JOIN seats s USING (hand_key, seat)
+WHERE NOT st.forced AND st.street > 0 AND NOT coalesce(s.in_fantasy, false) AND {share}
 GROUP BY ALL ORDER BY h.format, player_key
-"""
+"""  # {streets}: the streets view, or its rows of the share of the tables {share} reads
+# The streets of a share of the tables, from their placements only (the view's groups and
+# windows stay within a hand, so a share's streets are the view's rows of its hands).
+SHARE_PLACEMENTS = (
+    "(SELECT * FROM placements WHERE hand_id IN (SELECT hand_id FROM hands h WHERE {share}))"
+)
+COUNTS = ["streets", "flagged", "flagged_as_ruled", "chosen", "chosen_like_timeout"]
 MIN_OWN = 30  # a player's own streets below this give no rate of his own
 
 
@@ -79,9 +87,40 @@ class TimeoutEvidence:
         return [line]
 
 
+def _share_sql(share: str) -> str:
+    """TIMEOUTS_SQL over the hands of one share of the tables (``share``: a predicate on h)."""
+    placements = SHARE_PLACEMENTS.format(share=share)
+    streets = (
+        "(" + STREETS_SQL.format(placements=placements, hands="hands", results="results") + ")"
+    )
+    return TIMEOUTS_SQL.format(streets=streets, share=share)
+
+
+def _summed(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """The shares' counts added per format and player, as one TIMEOUTS_SQL would give them
+    (``records``: true if any share's is, null if none says)."""
+    frame = pd.concat(parts, ignore_index=True)
+    if frame.empty:
+        return frame
+    keys = ["format", "player_key"]
+    groups = frame.groupby(keys, sort=True, dropna=False)
+    summed = groups[COUNTS].sum().reset_index()
+    told = frame["records"].notna()
+    said = frame.assign(records=frame["records"].where(told, False).astype(bool))
+    records = said.groupby(keys, sort=True, dropna=False)["records"].any().to_numpy()
+    known = told.groupby([frame[k] for k in keys], sort=True, dropna=False).any().to_numpy()
+    said_all = pd.Series(records) if known.all() else pd.Series(records, dtype=object)
+    summed.insert(2, "records", said_all.where(known, None))
+    return summed[frame.columns]
+
+
 def timeout_evidence(data: OfcData) -> list[TimeoutEvidence]:
     """Per format: recorded timeouts and, per player, his own choices that look like one."""
-    frame = data.df(TIMEOUTS_SQL)
+    shares = table_shares(data, "h.")
+    if len(shares) == 1:
+        frame = data.df(TIMEOUTS_SQL.format(streets="streets", share="true"))
+    else:
+        frame = _summed([data.df(_share_sql(share)) for share in shares])
     out = []
     for name, rows in frame.groupby("format", sort=True):
         flaggable = bool(rows["records"].fillna(False).any())

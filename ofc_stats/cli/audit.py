@@ -24,6 +24,7 @@ from ofc_stats.cli.text import say
 from ofc_stats.wording import plural
 
 MISMATCH_EXIT = 3
+LEDGER_STAGE = "pricing the ledger"  # the bar's last stage, after the audit's own
 
 
 def _rules_book(value: str) -> RulesBook:
@@ -141,10 +142,10 @@ def audit_command(
     from ofc_stats.audit.ledger import HERO, ledger, ledger_lines, priced_seats, store_ledger
     from ofc_stats.audit.money import RoomMoney
     from ofc_stats.audit.output import write_mismatches
-    from ofc_stats.audit.points import AUDIT_STEPS, audit
+    from ofc_stats.audit.points import AUDIT_STAGES, audit
     from ofc_stats.audit.rules_book import book_results
     from ofc_stats.audit.rules_file import guess_lines, write_rule_files
-    from ofc_stats.cli.options import progress_bar
+    from ofc_stats.cli.options import progress_bar, stage_bar
     from ofc_stats.store.views import open_dataset
     from reports.filters import choose_player
 
@@ -196,7 +197,7 @@ def audit_command(
         # the whole room audit runs only when its rows are asked for or decide the exit.
         report = None
         if not players or out or fail_on_mismatch:
-            with progress_bar(quiet, AUDIT_STEPS, "auditing") as advance:
+            with stage_bar(quiet, (*AUDIT_STAGES, LEDGER_STAGE), "auditing") as begin:
                 report = audit(
                     dataset,
                     ruleset=ruleset,
@@ -204,13 +205,14 @@ def audit_command(
                     all_fields=all_fields,
                     room_rules=room_rules,
                     book=None if whole else book,
-                    progress=advance,
+                    stage=begin,
                 )
-            # The dataset's ledger priced by the money rules this audit judged by.
-            if report.money is not None:
-                money = RoomMoney(report.money, report.rakes, report.settlements)
-                priced = priced_seats(dataset, money, report.holdouts, files=files)
-                store_ledger(dataset, priced)
+                # The dataset's ledger priced by the money rules this audit judged by.
+                begin(LEDGER_STAGE)
+                if report.money is not None:
+                    money = RoomMoney(report.money, report.rakes, report.settlements)
+                    priced = priced_seats(dataset, money, report.holdouts, files=files)
+                    store_ledger(dataset, priced)
         accounts = None
         if players:
             with ExitStack() as scope:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -61,6 +61,55 @@ def progress_bar(quiet: bool, total: int, label: str) -> Iterator[Callable[[int]
     with Progress(*columns, transient=True) as bar:
         task = bar.add_task(label, total=total)
         yield lambda n: bar.advance(task, n)
+
+
+def stage_text(label: str, stages: Sequence[str], done: int) -> str:
+    """The bar's words once ``done`` stages are: the stage under way, named.
+
+    >>> stage_text("auditing", ("points", "money"), 1)
+    'auditing: money'
+    >>> stage_text("auditing", ("points", "money"), 2)
+    'auditing'
+    """
+    return f"{label}: {stages[done]}" if 0 <= done < len(stages) else label
+
+
+@contextmanager
+def stage_bar(quiet: bool, stages: Sequence[str], label: str) -> Iterator[Callable[[str], None]]:
+    """A progress bar over named stages on stderr, the stage under way named beside it and
+    the time spent: a long stage shows what runs, not a bar sitting still at 0 or at its
+    end.  The callback it yields is told each stage as it starts (those before it are done);
+    leaving the bar ends the last one (only on a terminal, and not under --quiet)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    if quiet or not sys.stderr.isatty():
+        yield lambda name: None
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(
+        *columns, TimeElapsedColumn(), console=Console(stderr=True), transient=True
+    ) as bar:
+        task = bar.add_task(stage_text(label, stages, 0), total=len(stages))
+
+        def begin(name: str) -> None:
+            done = stages.index(name) if name in stages else 0
+            bar.update(task, completed=done, description=stage_text(label, stages, done))
+
+        yield begin
+
+
+@contextmanager
+def status_line(quiet: bool, text: str) -> Iterator[Callable[[str], None]]:
+    """A status line on stderr (a spinner and ``text``) for work of no known length; the
+    callback it yields says what runs now (only on a terminal, and not under --quiet)."""
+    from rich.console import Console
+
+    if quiet or not sys.stderr.isatty():
+        yield lambda now: None
+        return
+    with Console(stderr=True).status(text) as status:
+        yield lambda now: status.update(now)
 
 
 # Bounds on counts a user types: past these a run would never end or overflow a column.

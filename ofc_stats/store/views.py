@@ -82,14 +82,13 @@ VIEW = "CREATE OR REPLACE VIEW"
 # after a hand he sat out, or a gap in the table's hand counter (a hand missing from
 # the files; the counter is the number after "<table_id>-" in the room's hand id, when
 # the id has one), what the room dealt cannot be checked (next_link 'sat out', 'gap').
-FANTASY_VIEW = """
-CREATE OR REPLACE VIEW fantasy AS
+FANTASY_SQL = """
 WITH counted AS (
   SELECT hand_key, format, room, table_id, played_at, room_hand_id,
          CASE WHEN strpos(room_hand_id, table_id || '-') > 0 THEN TRY_CAST(regexp_extract(
            substr(room_hand_id, strpos(room_hand_id, table_id || '-') + length(table_id) + 1),
            '^[0-9]+') AS BIGINT) END AS counter
-  FROM hands
+  FROM {hands}
 ), tabled AS (
   SELECT hand_key, lead(hand_key) OVER next AS table_next_key,
          lead(counter) OVER next - counter AS counter_step
@@ -104,7 +103,7 @@ WITH counted AS (
          lead(played_at) OVER next AS next_played_at,
          lead(in_fantasy) OVER next AS next_in_fantasy,
          lead(fantasy_cards) OVER next AS next_fantasy_cards
-  FROM seat_results
+  FROM {seat_results}
   WINDOW next AS (PARTITION BY format, room, table_id, player_key
                   ORDER BY played_at, room_hand_id, hand_key)
 )
@@ -119,7 +118,10 @@ SELECT l.*,
   fantasy_stays OR fantasy_entry > 0 AS rules_fantasy,
   fantasy_next AS rules_cards
 FROM linked l LEFT JOIN tabled t USING (hand_key)
-"""
+"""  # {hands}, {seat_results}: the views, or the rows of some tables (the windows stay in one)
+FANTASY_VIEW = "CREATE OR REPLACE VIEW fantasy AS" + FANTASY_SQL.format(
+    hands="hands", seat_results="seat_results"
+)
 
 
 # Cards as people write them: card ids 0-51 are rank * 4 + suit (2..A, c d h s),
