@@ -20,7 +20,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ofc_stats.safe_text import terminal_lines
-from reports.stats import TOO_FEW
+from reports.stats import NO_INTERVAL
 
 if TYPE_CHECKING:  # matplotlib loads only when a file is drawn (--format png|svg)
     from matplotlib.figure import Figure
@@ -58,7 +58,7 @@ class Chart:
     def interval(self, low: float, high: float) -> str:
         """A bar's 95% interval in words, or why it has none."""
         if not (math.isfinite(low) and math.isfinite(high)):
-            return f"no 95% interval: {TOO_FEW}"
+            return NO_INTERVAL
         fmt = ".1%" if self.percent else ",.2f"
         return f"95% interval {low:{fmt}} to {high:{fmt}}"
 

@@ -15,7 +15,8 @@ Z95 = 1.959963984540054
 # hour's rate from a hand or two is its points times 30 or 60.  The normal interval of a
 # mean wants some 30 values, and 30 hands are about half an hour at one table.
 MIN_HANDS = 30
-TOO_FEW = f"none below {MIN_HANDS} hands: fewer say nothing"
+TOO_FEW = f"from {MIN_HANDS} hands up (fewer say nothing)"
+NO_INTERVAL = f"no 95% interval under {MIN_HANDS} hands: fewer say nothing"
 
 
 def mean_ci(values: npt.ArrayLike, least: int = MIN_HANDS) -> tuple[float, float, float]:
@@ -38,7 +39,7 @@ def mean_ci(values: npt.ArrayLike, least: int = MIN_HANDS) -> tuple[float, float
 def interval_text(low: float, high: float, fmt: str = "+.2f") -> str:
     """``95% interval -1.20 to +3.40``, or why there is none."""
     if math.isnan(low) or math.isnan(high):
-        return f"no 95% interval: {TOO_FEW}"
+        return NO_INTERVAL
     return f"95% interval {low:{fmt}} to {high:{fmt}}"
 
 

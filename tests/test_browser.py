@@ -525,8 +525,9 @@ def test_under_thirty_hands_no_interval_and_no_rate_per_hour_and_the_page_says_w
     page, errors = open_page(browser, path, 1280)
     for measure in ("95% interval, low", "95% interval, high", "points per hour of play"):
         assert summary_value(page, measure) == "–", measure
-    why = "none below 30 hands: fewer say nothing"
-    assert f"(no 95% interval: {why})." in page.inner_text("#live-headline")
+    why = "from 30 hands up (fewer say nothing)"
+    headline = page.inner_text("#live-headline")
+    assert "(no 95% interval under 30 hands: fewer say nothing)." in headline
     sessions_table, period = "#table-live-session-list table", "#table-live-period table"
     assert column(page, sessions_table, "points per hour") == ["–", "–", "–"]
     for name in ("95% low", "95% high", "points per hour"):

@@ -170,7 +170,7 @@ def test_no_interval_under_the_fewest_hands() -> None:
     _, low, high = mean_ci(thirty)
     assert low == -high and high == pytest.approx(Z95 * 21 * (30 / 29) ** 0.5 / 30**0.5)
     assert interval_text(*mean_ci([5.0])[1:]) == (
-        "no 95% interval: none below 30 hands: fewer say nothing"
+        "no 95% interval under 30 hands: fewer say nothing"
     )
     means, lows, _ = moments_ci([1, 29, 30], [21, 0, 0], [441, 29 * 441, 30 * 441])
     assert means.tolist() == [21, 0, 0] and [math.isnan(v) for v in lows] == [True, True, False]
@@ -187,7 +187,7 @@ def test_a_bar_without_an_interval_says_why_on_hover() -> None:
     )
     data = bars_with_ci(frame, "g", "m", "lo", "hi", "t", "x").plotly()["data"][0]
     assert data["customdata"] == [
-        "no 95% interval: none below 30 hands: fewer say nothing",
+        "no 95% interval under 30 hands: fewer say nothing",
         "95% interval -0.50 to 3.50",
     ]
     assert data["error_x"]["array"] == [0, 2] and data["error_x"]["arrayminus"] == [0, 2]
@@ -677,7 +677,7 @@ def test_sessions_days_and_stakes(dataset: Path) -> None:
         assert day["points_per_hand"] == -2
         assert pd.isna(day["low"]) and pd.isna(day["high"])
         assert report.captions["by_day"] == (
-            "per-hand means; 95% intervals none below 30 hands: fewer say nothing"
+            "per-hand means; 95% intervals from 30 hands up (fewer say nothing)"
         )
         assert table(report, "by_room")["room"].tolist() == ["test"]
         assert report.notes[0].startswith("1 session, 0 of them winning")

@@ -313,7 +313,8 @@
   // A rate per hour of play: none without hours, or over fewer than L.min_hands hands (a
   // hand or two make an hour's rate of their points times 30 or 60).
   const perHour = (total, hours, hands) => hours && hands >= L.min_hands ? total / hours : null;
-  const tooFew = () => "none below " + L.min_hands + " hands: fewer say nothing";
+  const tooFew = () => "from " + L.min_hands + " hands up (fewer say nothing)";
+  const noInterval = () => "no 95% interval under " + L.min_hands + " hands: fewer say nothing";
   const whisker = (a, b) => a === null || b === null ? 0 : Math.max(0, a - b);
   function order(a, b) {  // arrays compared item by item: numbers as numbers, texts as texts
     for (let k = 0; k < a.length; k++) {
@@ -541,12 +542,12 @@
     });
     const grid = el("div", "grid");
     box.appendChild(grid);  // in the page before plotly measures a chart
-    grid.appendChild(makeTable("live-summary", "Summary", "every hand the filter bar keeps; an hour of play: a session's first to last hand plus a minute, summed over tables (hands without a time are in no session); the 95% interval and the rates per hour: " + tooFew(),
+    grid.appendChild(makeTable("live-summary", "Summary", "every hand the filter bar keeps; an hour of play: a session's first to last hand plus a minute, summed over tables (hands without a time are in no session); the 95% interval and the rates per hour " + tooFew(),
       [{label: "measure"}, {label: "value", num: true, fmt: (v, r) => r[2] === "%" ? pct(v) : num(v, r[2])}], rows));
     const hl = $("#live-headline");
     // The filter bar counts every hand kept; the results count the scored ones: say the rest.
     const unscored = idx.length - scored.length, aside = unscored ? " (" + unscored.toLocaleString("en") + " more not scored: no result to count)" : "";
-    const hourly = perHour(net, hours, n - untimed), interval = low === null ? "no 95% interval: " + tooFew() : "95% interval " + num(low) + " to " + num(high);
+    const hourly = perHour(net, hours, n - untimed), interval = low === null ? noInterval() : "95% interval " + num(low) + " to " + num(high);
     if (hl) hl.textContent = n ? "These " + n.toLocaleString("en") + " scored hands" + aside + ": " + (mean >= 0 ? "won " : "lost ") + num(Math.abs(mean)) + " points per hand (" + interval + ")" + (hourly !== null ? ", " + num(hourly, 1) + " points per hour of play." : ".") : "No hand matches the filter bar.";
     // Cumulative points over dates, and money per currency (never summed across currencies).
     const dated = scored.filter(i => h.t[i] !== null);
@@ -595,13 +596,13 @@
     const more = rows.length > shown.length ? " (the last " + shown.length + " of " + rows.length + ")" : "";
     plot(grid, "chart-live-period", [{type: "bar", x: shown.map(r => r[0]), y: shown.map(r => r[3]), marker: {color: shown.map(r => r[3] >= 0 ? "#1f5fa8" : "#c0392b")},
       error_y: {type: "data", symmetric: false, array: shown.map(r => whisker(r[5], r[3])), arrayminus: shown.map(r => whisker(r[3], r[4])), color: "#8a8f98", thickness: 1.2, width: 3},
-      customdata: shown.map(r => [r[1], r[4] === null ? "no 95% interval: " + tooFew() : "95% interval " + num(r[4]) + " to " + num(r[5])]),
+      customdata: shown.map(r => [r[1], r[4] === null ? noInterval() : "95% interval " + num(r[4]) + " to " + num(r[5])]),
       hovertemplate: "%{x}: %{y:,.2f} points per hand over %{customdata[0]} hands<br>%{customdata[1]}<extra></extra>"}],
       {title: title("Points per hand by " + by + more), xaxis: {type: "category", automargin: true}, yaxis: {title: {text: "points per hand"}, automargin: true, zeroline: true}, height: 340, showlegend: false, bargap: 0.25});
     plot(grid, "chart-live-hourly", [{type: "bar", x: shown.map(r => r[0]), y: shown.map(r => r[7]), marker: {color: shown.map(r => (r[7] || 0) >= 0 ? "#1f5fa8" : "#c0392b")},
       customdata: shown.map(r => [r[6], r[1]]), hovertemplate: "%{x}: %{y:,.1f} points per hour over %{customdata[0]:.1f} hours, %{customdata[1]} hands<extra></extra>"}],
-      {title: title("Points per hour of play by " + by + more + " (none below " + L.min_hands + " hands)"), xaxis: {type: "category", automargin: true}, yaxis: {title: {text: "points per hour"}, automargin: true}, height: 340, showlegend: false, bargap: 0.25});
-    grid.appendChild(makeTable("live-period", "By " + by, "points per hand with its 95% interval; the interval and points per hour: " + tooFew() + "; money per currency, never summed across currencies",
+      {title: title("Points per hour of play by " + by + more + " (from " + L.min_hands + " hands up)"), xaxis: {type: "category", automargin: true}, yaxis: {title: {text: "points per hour"}, automargin: true}, height: 340, showlegend: false, bargap: 0.25});
+    grid.appendChild(makeTable("live-period", "By " + by, "points per hand with its 95% interval; the interval and points per hour " + tooFew() + "; money per currency, never summed across currencies",
       [{label: by}, {label: "hands", num: true, fmt: int}, {label: "net points", num: true, fmt: v => num(v, 0)}, {label: "points per hand", num: true, fmt: v => num(v)},
        {label: "95% low", num: true, fmt: v => num(v)}, {label: "95% high", num: true, fmt: v => num(v)}, {label: "hours", num: true, fmt: v => num(v, 1)},
        {label: "points per hour", num: true, fmt: v => num(v, 1)}, {label: "money"}], rows.slice().reverse().concat(untimed.length ? [row("no time", untimed, false)] : [])));
@@ -618,7 +619,7 @@
     const scored = idx.filter(i => h.scored[i]), grid = el("div", "grid");
     box.appendChild(grid);
     const sessions = sessionsOfScored(scored).reverse();
-    grid.appendChild(makeTable("live-session-list", "Sessions", "newest first; a session: consecutive hands at one table, no gap over " + L.session_gap + " minutes; a table's hands without a time are one row, 'no time' (not a session: when they were played cannot be told); points per hour: " + tooFew(),
+    grid.appendChild(makeTable("live-session-list", "Sessions", "newest first; a session: consecutive hands at one table, no gap over " + L.session_gap + " minutes; a table's hands without a time are one row, 'no time' (not a session: when they were played cannot be told); points per hour " + tooFew(),
       [{label: "start"}, {label: "minutes", num: true, fmt: v => num(v, 0)}, {label: "room"}, {label: "table"}, {label: "stakes"}, {label: "hands", num: true, fmt: int},
        {label: "net points", num: true, fmt: v => num(v, 0)}, {label: "points per hour", num: true, fmt: v => num(v, 1)}, {label: "money"}],
       sessions.map(s => { const net = sum(s.hands.map(i => h.points[i])); return [s.untimed ? "no time" : iso(h.t[s.first]).slice(0, 16), s.minutes, L.rooms[h.room[s.first]], L.tables[h.table[s.first]],
@@ -629,7 +630,7 @@
         const only = Object.values(m).length === 1 ? Object.values(m)[0] : null;
         return [k, n, sum(list.map(i => h.points[i])), mean, low, high, moneyText(m), only ? only[1] / only[0] : null, sortKey ? sortKey(list[0]) : [k]];
       }).sort((a, b) => order(a[8], b[8]));
-      grid.appendChild(makeTable(id, name, "95% intervals: " + tooFew() + "; money per currency, never summed across currencies",
+      grid.appendChild(makeTable(id, name, "95% intervals " + tooFew() + "; money per currency, never summed across currencies",
         [{label: label}, {label: "hands", num: true, fmt: int}, {label: "net points", num: true, fmt: v => num(v, 0)}, {label: "points per hand", num: true, fmt: v => num(v)},
          {label: "95% low", num: true, fmt: v => num(v)}, {label: "95% high", num: true, fmt: v => num(v)}, {label: "money"}, {label: "money per hand", num: true, fmt: v => num(v)}], rows));
       return rows;
@@ -657,7 +658,7 @@
         customdata: worst.map(r => [r[1], r[5]]), hovertemplate: "%{y}: %{x:,.2f} a hand over %{customdata[0]} hands, %{customdata[1]:,.0f} in all<extra></extra>"}],
         {title: title(label), yaxis: {type: "category", autorange: "reversed", automargin: true}, xaxis: {title: {text: "points per hand against them (before caps)"}, automargin: true}, height: Math.max(240, 28 * worst.length + 110), showlegend: false});
     }
-    grid.appendChild(makeTable("live-by-opponent", "Against each opponent", "every opponent of these hands, the one you lost most to first; open one for its page; 95% intervals: " + tooFew(),
+    grid.appendChild(makeTable("live-by-opponent", "Against each opponent", "every opponent of these hands, the one you lost most to first; open one for its page; 95% intervals " + tooFew(),
       [{label: "opponent", opponent: true}, {label: "hands", num: true, fmt: int}, {label: "points per hand", num: true, fmt: v => num(v)}, {label: "95% low", num: true, fmt: v => num(v)},
        {label: "95% high", num: true, fmt: v => num(v)}, {label: "net points", num: true, fmt: v => num(v, 0)}], rows));
     drawOpponent(idx);
@@ -674,7 +675,7 @@
     const grid = el("div", "grid");
     box.appendChild(grid);  // in the page before plotly measures a chart
     const list = rows.map(r => r[0]);
-    const summary = [["hands together", int(n)], ["your points against them", num(sum(rows.map(r => r[1])), 0)], ["per hand", num(mean)], ["95% interval", low === null ? tooFew() : num(low) + " to " + num(high)],
+    const summary = [["hands together", int(n)], ["your points against them", num(sum(rows.map(r => r[1])), 0)], ["per hand", num(mean)], ["95% interval", low === null ? noInterval() : num(low) + " to " + num(high)],
       ["your points in these hands (all opponents)", num(sum(list.map(i => h.points[i])), 0)], ["your money in these hands", moneyText(moneyBy(list))],
       ["first met", rows.length ? iso(h.t[list[0]]).slice(0, 16) : "–"], ["last met", rows.length ? iso(h.t[list[list.length - 1]]).slice(0, 16) : "–"]];
     grid.appendChild(makeTable("live-opponent-summary", "Against " + pick.value, "", [{label: "measure"}, {label: "value"}], summary));
