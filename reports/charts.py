@@ -20,6 +20,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ofc_stats.safe_text import terminal_lines
+from reports.stats import NO_INTERVAL
 
 if TYPE_CHECKING:  # matplotlib loads only when a file is drawn (--format png|svg)
     from matplotlib.figure import Figure
@@ -53,6 +54,13 @@ class Chart:
         below = np.nan_to_num(self.values - self.low)
         above = np.nan_to_num(self.high - self.values)
         return np.clip(np.vstack([below, above]), 0.0, None)
+
+    def interval(self, low: float, high: float) -> str:
+        """A bar's 95% interval in words, or why it has none."""
+        if not (math.isfinite(low) and math.isfinite(high)):
+            return NO_INTERVAL
+        fmt = ".1%" if self.percent else ",.2f"
+        return f"95% interval {low:{fmt}} to {high:{fmt}}"
 
     def figure(self) -> Figure:
         return _bars_figure(self) if self.kind == "bars" else _line_figure(self)
@@ -92,12 +100,13 @@ class Chart:
                         "arrayminus": _finite(err[0]),
                         "color": "#444",
                     },
+                    # the interval as text: a bar over too few hands has none, and says so
                     "customdata": [
-                        list(p) for p in zip(_finite(self.low), _finite(self.high), strict=True)
+                        plotly_text(self.interval(low, high))
+                        for low, high in zip(self.low.tolist(), self.high.tolist(), strict=True)
                     ],
                     "marker": {"color": colors},
-                    "hovertemplate": f"%{{y}}: %{{x:{fmt}}}<br>95% interval "
-                    f"%{{customdata[0]:{fmt}}} to %{{customdata[1]:{fmt}}}<extra></extra>",
+                    "hovertemplate": f"%{{y}}: %{{x:{fmt}}}<br>%{{customdata}}<extra></extra>",
                 }
             ]
             layout["xaxis"] = {

@@ -27,6 +27,7 @@ from ofc_stats.store.views import OfcData, ledger_hands_of
 from reports.base import ORDER, SEATS, VERSUS, Scope
 from reports.ledger import money_seats, scope_ledger
 from reports.replay import hand_details
+from reports.stats import MIN_HANDS
 
 REPLAYS = 2_000  # a player with at most this many hands: every one opens in the replayer
 REPLAYS_LARGE = 400  # else the newest (stored together: a few batch files to read)
@@ -172,6 +173,7 @@ def page_data(scope: Scope) -> dict[str, Any]:
         "tables": tables,
         "opponents": [str(n) for n in names],
         "session_gap": filters.session_gap,
+        "min_hands": MIN_HANDS,  # the fewest hands an interval or a rate per hour is given for
         "shared": scope.shared_hands(),
         "hand_ids": ids.tolist(),  # not carried: finds the replayed hands' files
         "hands": {

@@ -7,7 +7,7 @@ import pandas as pd
 from ofc_stats.wording import plural
 from reports.base import VERSUS, Report, Scope
 from reports.charts import bars_with_ci
-from reports.stats import mean_ci, wilson
+from reports.stats import TOO_FEW, mean_ci, wilson
 from reports.streetwise import queen_up
 
 
@@ -88,6 +88,7 @@ def build(scope: Scope) -> Report:
             },
         ]
     )
+    report.captions["points"] = f"95% intervals {TOO_FEW}"
     played = fantasy["fantasy_cards"].fillna(0).astype(int).replace(0, -1)
     cards = (
         pd.concat(
@@ -123,7 +124,7 @@ def build(scope: Scope) -> Report:
                 "high": normal_points[2],
             },
         ]
-    ).dropna()
+    ).dropna(subset=["mean"])  # a mean over too few hands has no interval, but is drawn
     if len(compare):
         report.figures["points"] = bars_with_ci(
             compare,

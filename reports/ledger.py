@@ -13,6 +13,9 @@ every hand, scored or not; what the rules give needs a scored hand.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -88,7 +91,7 @@ def build(scope: Scope) -> Report:
         report.notes.append(
             f"{where}: {over} the rules give "
             f"{float(row['money_rules']):,.2f}, the room paid {paid:,.2f}; "
-            f"{owed_text(row, currency)}"
+            f"{_owed(row, currency)}"
             + _differ(int(row["hands_off"]))
             + _not_scored(unscored, unscored_paid, currency)
         )
@@ -110,7 +113,9 @@ def build(scope: Scope) -> Report:
     report.captions["ledger"] = (
         "every money column is over the scored hands; money difference = paid − what the "
         "rules give (negative: the room owes you) = overpaid − underpaid, which a hand "
-        "list below names one by one; money paid on hands not scored is apart; "
+        "list below names one by one; a difference with no hand that differs (by over a "
+        "cent) is roundings of under a cent a hand, owed by nobody; money paid on hands "
+        "not scored is apart; "
         + "; ".join(
             f"{r['room']} {r['currency']}: {r['rules']} ({r['rules_source']}; out of sample: "
             f"{r['out_of_sample']})".replace("  ", " ")
@@ -220,6 +225,20 @@ def paid_not_scored(seats: pd.DataFrame) -> dict[str, tuple[int, float]]:
 def paid_text(paid: float, currency: str) -> str:
     """``+7.00 USD paid``: money the room paid, as the notes on hands not scored say it."""
     return f"{paid:+,.2f}{f' {currency}' if currency else ''} paid"
+
+
+def _owed(row: Mapping[Any, Any], currency: str) -> str:
+    """:func:`owed_text`, but a difference no hand accounts for (every hand within a
+    cent: the room's roundings) is said to be that, not a debt: nobody can claim it."""
+    difference = float(row["difference"])
+    if int(row["hands_off"]) or abs(difference) <= LEDGER_TOLERANCE:
+        return owed_text(row, currency)
+    unit = f" {currency}" if currency else ""
+    rounded = len(row["net_hand_keys"])
+    return (
+        f"no hand differs by over a cent: the {difference:+,.2f}{unit} is the roundings of "
+        f"under a cent of {plural(rounded, 'hand')}, not money owed"
+    )
 
 
 def _differ(count: int) -> str:

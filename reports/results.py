@@ -9,7 +9,7 @@ from ofc_stats.wording import plural
 from reports.base import HANDS, MINE, ORDER, PERSON, SEATS, VERSUS, Report, Scope
 from reports.charts import bars_with_ci, line
 from reports.ledger import money_seats, paid_not_scored, paid_text
-from reports.stats import grouped_mean_ci, mean_ci, moments_ci
+from reports.stats import TOO_FEW, grouped_mean_ci, interval_text, mean_ci, moments_ci
 
 # Points without royalties: against each opponent, points - (mine - theirs);
 # summed over the S - 1 opponents that is net - S * mine + the hand's total.
@@ -122,6 +122,8 @@ def build(scope: Scope) -> Report:
     report.tables["by_position"] = by_position
     by_players = grouped_mean_ci(seats, "seat_count", "points")
     report.tables["by_players"] = by_players
+    for name in ("by_position", "by_players"):
+        report.captions[name] = f"points per hand; 95% intervals {TOO_FEW}"
     labelled = by_position.assign(
         label=[
             f"{n}-handed, {p}"
@@ -144,6 +146,9 @@ def build(scope: Scope) -> Report:
         ["opponent", "n", "mean", "low", "high", "total"]
     ].sort_values(["total", "opponent"])
     report.tables["by_opponent"] = by_opponent.reset_index(drop=True)
+    report.captions["by_opponent"] = (
+        f"n: hands against the opponent; points per hand before caps; 95% intervals {TOO_FEW}"
+    )
     shown = by_opponent.head(WORST)
     report.figures["by_opponent"] = bars_with_ci(
         shown,
@@ -158,7 +163,7 @@ def build(scope: Scope) -> Report:
     sign = "won" if mean >= 0 else "lost"
     report.notes.append(
         f"Over {plural(hands, 'hand')} you {sign} {abs(mean):.2f} points per hand "
-        f"(95% interval {low:+.2f} to {high:+.2f})."
+        f"({interval_text(low, high)})."
     )
     return report
 

@@ -1,10 +1,11 @@
 """Results as a tracker shows them: by session, day, stakes, room and currency.
 
 A session is the player's consecutive hands of one format at one room's table
-with no gap longer than ``Filters.session_gap`` minutes (a hand without a time
-is a session of its own); it lasts from its first hand to its last plus a
-minute.  Everything is aggregated in DuckDB
-over the report's scope (count, sum and sum of squares per group), so the
+with no gap longer than ``Filters.session_gap`` minutes; it lasts from its first
+hand to its last plus a minute.  A table's hands without a time (an SwC capture
+has none) are one "no time" row: when they were played, and so their sessions,
+cannot be told, and a session each made every one of them a session.  Everything is
+aggregated in DuckDB over the report's scope (count, sum and sum of squares per group), so the
 player's seats never come into Python one by one.  Money is summed only
 within one currency: a group that mixes currencies shows none.
 """
@@ -17,15 +18,20 @@ from ofc_stats.wording import plural
 from reports.base import SEATS, Report, Scope
 from reports.charts import bars_with_ci
 from reports.ledger import money_seats, paid_not_scored, paid_text
-from reports.stats import moments_ci
+from reports.stats import TOO_FEW, moments_ci
 
+# A hand begins a session when it is the table's first, the first without a time (they
+# sort last: a table's hands without a time are one group, "no time", not a session
+# each), or more than the gap after the one before.
 MARKED = f"""
 WITH marked AS (
   SELECT s.format, s.room, s.table_id, s.played_at, s.hand_key, s.stakes, s.currency,
          s.net_capped AS points, s.reported_money AS money,
-         CASE WHEN lag(s.played_at) OVER w IS NULL OR s.played_at IS NULL
-                OR s.played_at - lag(s.played_at) OVER w > to_minutes($gap::BIGINT)
-              THEN 1 ELSE 0 END AS fresh
+         CASE WHEN lag(s.hand_key) OVER w IS NULL THEN 1
+              WHEN s.played_at IS NULL THEN CASE WHEN lag(s.played_at) OVER w IS NULL
+                                                 THEN 0 ELSE 1 END
+              WHEN s.played_at - lag(s.played_at) OVER w > to_minutes($gap::BIGINT) THEN 1
+              ELSE 0 END AS fresh
   FROM {SEATS} s
   WINDOW w AS (PARTITION BY s.format, s.room, s.table_id ORDER BY s.played_at, s.hand_key)
 )
@@ -41,7 +47,7 @@ MOMENTS = """count(*) AS hands, sum(points) AS net_points, sum(points * points) 
   CASE WHEN count(DISTINCT currency) <= 1 THEN sum(money * money) END AS money_sq"""
 
 # A session's minutes: its first hand to its last, plus a minute (a hand takes about one);
-# none for a hand without a time, a session of its own.  The page's script (sessionsOf in
+# none for a table's hands without a time, one row with no start.  The page's script (sessionsOf in
 # assets/report.js) keeps the same definition for the hands its filter bar keeps.
 SESSIONS_SQL = f"""
 SELECT min(played_at) AS start,
@@ -110,7 +116,9 @@ def build(scope: Scope) -> Report:
         ]
     ]
     report.captions["sessions"] = (
-        f"a session: consecutive hands at one table, no gap over {filters.session_gap} minutes"
+        f"a session: consecutive hands at one table, no gap over {filters.session_gap} "
+        "minutes; a table's hands without a time are one row with no start and no minutes "
+        "(not a session: when they were played cannot be told)"
     )
     for name, expression in GROUPS.items():
         frame = _with_intervals(
@@ -124,6 +132,7 @@ def build(scope: Scope) -> Report:
         report.tables[f"by_{name}"] = frame.rename(columns={"grp": name})[
             [name, *[c for c in COLUMNS if c in frame.columns]]
         ]
+        report.captions[f"by_{name}"] = f"per-hand means; 95% intervals {TOO_FEW}"
     unscored = _unscored_money(scope)
     if unscored:
         report.notes.append(
@@ -134,12 +143,21 @@ def build(scope: Scope) -> Report:
     if sessions.empty:
         report.notes.append("No sessions match these filters.")
         return report
-    winning = int((sessions["net_points"] > 0).sum())
-    report.notes.append(
-        f"{plural(len(sessions), 'session')}, {winning:,} of them winning; "
-        f"the best {sessions['net_points'].max():+,.0f} points, "
-        f"the worst {sessions['net_points'].min():+,.0f}."
-    )
+    timed, untimed = sessions[sessions["start"].notna()], sessions[sessions["start"].isna()]
+    if len(timed):
+        winning = int((timed["net_points"] > 0).sum())
+        report.notes.append(
+            f"{plural(len(timed), 'session')}, {winning:,} of them winning; "
+            f"the best {timed['net_points'].max():+,.0f} points, "
+            f"the worst {timed['net_points'].min():+,.0f}."
+        )
+    if len(untimed):
+        report.notes.append(
+            f"{plural(int(untimed['hands'].sum()), 'hand')} without a time, "
+            f"{untimed['net_points'].sum():+,.0f} points: one row a table "
+            f"({plural(len(untimed), 'table')}), not sessions, since when they were played "
+            "cannot be told."
+        )
     days = report.tables["by_day"].tail(30).assign(day=lambda f: f["day"].astype(str))
     report.figures["by_day"] = bars_with_ci(
         days, "day", "points_per_hand", "low", "high", "Points per hand by day", "points per hand"

@@ -412,12 +412,17 @@ def test_hand_browser_finds_a_hand_by_opponent_and_opens_it(
 def sessions_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """Alice's four hands at table T1 of room test (20:02 to 20:08, open format); hand 1 again
     at 20:05:30 at the same table in the apps' JSON (another format: a session of its own);
-    hand 3 again with no time (a session of its own, no minutes)."""
+    hands 3 and 4 again with no time (one "no time" row of the table, no minutes)."""
     folder = tmp_path_factory.mktemp("sessions")
     base = alice_hands()
     (folder / "open.jsonl").write_text(
         "".join(
-            dumps(r) + "\n" for r in [*base, replace(base[2], room_hand_id="23", played_at=None)]
+            dumps(r) + "\n"
+            for r in [
+                *base,
+                replace(base[2], room_hand_id="23", played_at=None),
+                replace(base[3], room_hand_id="24", played_at=None),
+            ]
         ),
         encoding="utf-8",
     )
@@ -433,7 +438,7 @@ def sessions_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
     )
     (folder / "app.json").write_text(dumps_app(app), encoding="utf-8")
     data = folder / "data"
-    assert import_paths([folder / "open.jsonl", folder / "app.json"], data).stored == 6
+    assert import_paths([folder / "open.jsonl", folder / "app.json"], data).stored == 7
     recompute(data)
     out = folder / "report.html"
     result = CliRunner().invoke(
@@ -449,13 +454,14 @@ def test_the_page_and_duckdb_make_the_same_sessions(
     """The page's sessions (its script, for the hands the filter bar keeps) are the Python
     report's (DuckDB): by hand, the open-format hands 20:02-20:08 (+21 +1 -12 -18 = -8,
     6 minutes first to last plus one: 7), the app's hand at 20:05:30 (+21, 1 minute) and
-    the hand with no time (-12, no minutes); 8 minutes of play in all."""
+    the table's two hands with no time in one row (-12 - 18 = -30, no minutes; they were
+    a session each): 2 sessions, 8 minutes of play in all."""
     data, path = sessions_page
     with ofc_stats.open(data) as db:
         listed = sessions.build(prepare(db, Filters(player="Alice"))).tables["sessions"]
     python = [
         (
-            "" if pd.isna(r.start) else r.start.strftime("%Y-%m-%d %H:%M"),
+            "no time" if pd.isna(r.start) else r.start.strftime("%Y-%m-%d %H:%M"),
             None if pd.isna(r.minutes) else float(r.minutes),
             r.room,
             r.table,
@@ -467,7 +473,7 @@ def test_the_page_and_duckdb_make_the_same_sessions(
     assert python == [
         ("2026-03-01 20:02", 7.0, "test", "T1", 4, -8),
         ("2026-03-01 20:05", 1.0, "test", "T1", 1, 21),
-        ("", None, "test", "T1", 1, -12),
+        ("no time", None, "test", "T1", 2, -30),
     ]
     page, errors = open_page(browser, path, 1280)
     table = "#table-live-session-list table"
@@ -478,7 +484,8 @@ def test_the_page_and_duckdb_make_the_same_sessions(
         for start, minutes, room, table_id, n, p in zip(*cells.values(), hands, net, strict=True)
     ]
     assert shown_rows[::-1] == python  # the page lists the newest first
-    assert summary_value(page, "sessions") == "3"
+    assert summary_value(page, "sessions") == "2"
+    assert summary_value(page, "hands without a time (in no session)") == "2"
     assert summary_value(page, "hours of play (table-hours)") == f"{8 / 60:.1f}"
     assert errors == []
     page.close()
@@ -487,8 +494,9 @@ def test_the_page_and_duckdb_make_the_same_sessions(
 def test_the_by_day_table_keeps_the_hand_with_no_time(
     browser: Any, sessions_page: tuple[Path, Path]
 ) -> None:
-    """Alice's five timed hands are one day; the hand with no time (-12) is a row of its own,
-    as in the CSV's by_day (a blank day), not dropped: the rows add up to all six hands."""
+    """Alice's five timed hands are one day; the two hands with no time (-12, -18) are a row
+    of their own, as in the CSV's by_day (a blank day), not dropped: the rows add up to all
+    seven hands."""
     data, path = sessions_page
     with ofc_stats.open(data) as db:
         by_day = sessions.build(prepare(db, Filters(player="Alice"))).tables["by_day"]
@@ -496,12 +504,77 @@ def test_the_by_day_table_keeps_the_hand_with_no_time(
         ("no time" if pd.isna(d) else str(d), int(n))
         for d, n in zip(by_day["day"], by_day["hands"], strict=True)
     ]
-    assert python == [("2026-03-01", 5), ("no time", 1)]
+    assert python == [("2026-03-01", 5), ("no time", 2)]
     page, errors = open_page(browser, path, 1280)
     table = "#table-live-period table"
     days, hands = column(page, table, "day"), column(page, table, "hands")
     assert list(zip(days, map(int, hands), strict=True)) == python
     assert column(page, table, "hours")[-1] == "–"  # no time, no hours
+    assert errors == []
+    page.close()
+
+
+def test_under_thirty_hands_no_interval_and_no_rate_per_hour_and_the_page_says_why(
+    browser: Any, sessions_page: tuple[Path, Path]
+) -> None:
+    """Alice's 7 hands are under the 30 (reports/stats.py MIN_HANDS) an interval or a rate
+    per hour needs: the page showed a "95% interval" of one hand (the point) and points
+    per hour of a 1-minute session (+21: 1,260 an hour).  Now each is "–", and the
+    summary, the headline and each table's caption say why."""
+    _, path = sessions_page
+    page, errors = open_page(browser, path, 1280)
+    for measure in ("95% interval, low", "95% interval, high", "points per hour of play"):
+        assert summary_value(page, measure) == "–", measure
+    why = "from 30 hands up (fewer say nothing)"
+    headline = page.inner_text("#live-headline")
+    assert "(no 95% interval under 30 hands: fewer say nothing)." in headline
+    sessions_table, period = "#table-live-session-list table", "#table-live-period table"
+    assert column(page, sessions_table, "points per hour") == ["–", "–", "–"]
+    for name in ("95% low", "95% high", "points per hour"):
+        assert set(column(page, period, name)) == {"–"}, name
+    for block in ("live-summary", "live-session-list", "live-period", "live-stakes"):
+        assert why in page.inner_text(f"#table-{block} .caption"), block
+    assert errors == []
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def busy_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """90 simulated hands at 4 tables of 3 from 6 players, 90 seconds apart at a table (one
+    session a table); the report of the player with the most hands."""
+    from tests.builders import sim_records
+
+    folder = tmp_path_factory.mktemp("busy")
+    data = write_dataset(folder, sim_records(90, seed=5))
+    with ofc_stats.open(data) as db:
+        ((player, _),) = db.sql(
+            "SELECT player, count(*) AS n FROM seats GROUP BY 1 ORDER BY n DESC, 1 LIMIT 1"
+        ).fetchall()
+    out = folder / "report.html"
+    result = CliRunner().invoke(
+        main, ["report", "--data", str(data), "--player", player, "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    return data, out, player
+
+
+def test_from_thirty_hands_the_interval_and_the_rate_per_hour_are_given(
+    browser: Any, busy_page: tuple[Path, Path, str]
+) -> None:
+    """The busiest player has 30 or more hands on the day, each session under 30: the
+    summary and the day give points per hour (net over the sessions' hours, DuckDB's), the
+    sessions do not."""
+    data, path, player = busy_page
+    with ofc_stats.open(data) as db:
+        listed = sessions.build(prepare(db, Filters(player=player))).tables["sessions"]
+    hands, net = int(listed["hands"].sum()), float(listed["net_points"].sum())
+    hours = float(listed["minutes"].sum()) / 60
+    assert hands >= 30 and (listed["hands"] < 30).all()
+    page, errors = open_page(browser, path, 1280)
+    assert summary_value(page, "points per hour of play") == f"{net / hours:,.1f}"
+    assert summary_value(page, "95% interval, low") != "–"
+    assert column(page, "#table-live-period table", "points per hour") == [f"{net / hours:,.1f}"]
+    assert set(column(page, "#table-live-session-list table", "points per hour")) == {"–"}
     assert errors == []
     page.close()
 

@@ -244,3 +244,25 @@ def test_a_big_dataset_is_priced_from_the_players_hands_only(
     assert (usd["hands"], usd["money_by_the_rules"], usd["money_paid"]) == (3, 31.5, 30.5)
     assert hands == 4 and verdict.startswith("not checked")
     assert not (data / "ledger_seats").exists()
+
+
+def test_a_difference_no_hand_accounts_for_is_roundings_not_money_owed(tmp_path: Path) -> None:
+    """Eight hands each paid a cent short: 8 × 10.49 = 83.92 against 8 × 10.5 = 84.00 by
+    the rules, -0.08 in all, yet no hand differs by over the cent the ledger allows
+    (0.011).  The section used to say "the room owes 0.08 USD" beside 0 hands that differ:
+    nothing anyone could claim, hand by hand."""
+    usd = {"stakes": 0.5, "currency": "USD"}
+    records = [_hand(n, WINS, (10.49, -10.5), **usd) for n in range(1, 9)]
+    data = priced(write_dataset(tmp_path, records))
+    with ofc_stats.open(data) as db:
+        player = choose_player(db, None)
+        section = ledger_report.build(prepare(db, player.scope(Filters())))
+    (row,) = section.tables["ledger"].to_dict("records")
+    assert (row["money_difference"], row["hands_that_differ"]) == (pytest.approx(-0.08), 0)
+    (note,) = section.notes
+    assert "owes" not in note
+    assert note == (
+        f"{ROOM} USD: over 8 hands the rules give 84.00, the room paid 83.92; no hand differs "
+        "by over a cent: the -0.08 USD is the roundings of under a cent of 8 hands, not "
+        "money owed."
+    )

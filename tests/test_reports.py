@@ -20,10 +20,12 @@ Without royalties: 6, -1, -6, -6 (sum -7).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -44,7 +46,7 @@ from reports import (
     results,
     royalties,
 )
-from reports.stats import mean_ci, wilson
+from reports.stats import MIN_HANDS, Z95, interval_text, mean_ci, wilson
 from tests.builders import hand_record, seat_record, write_dataset
 
 ROWS = {"t": "top", "m": "middle", "b": "bottom", "x": "discard"}
@@ -149,8 +151,46 @@ def test_intervals_match_published_values() -> None:
     """Wilson 95% for 1 of 3 is 0.0615-0.7923; the mean of 1, 2, 3 is 2 ± 1.96 × 1/√3."""
     rate, low, high = wilson(1, 3)
     assert (round(low, 4), round(high, 4)) == (0.0615, 0.7923) and rate == pytest.approx(1 / 3)
-    mean, low, high = mean_ci([1, 2, 3])
+    mean, low, high = mean_ci([1, 2, 3], least=3)
     assert mean == 2 and high - mean == pytest.approx(1.959964 / 3**0.5, rel=1e-6)
+
+
+def test_no_interval_under_the_fewest_hands() -> None:
+    """Under MIN_HANDS (30) values a mean has no 95% interval (NaN, and the note says why):
+    one hand's "interval" was the point itself, two hands' (+21, -21) spanned ±41.16:
+    mean 0, sd 21√2, half-width 1.96 × 21√2 / √2 = 1.96 × 21."""
+    assert MIN_HANDS == 30
+    one = mean_ci([21.0])
+    assert one[0] == 21 and math.isnan(one[1]) and math.isnan(one[2])
+    two = mean_ci([21.0, -21.0])
+    assert two[0] == 0 and math.isnan(two[1])
+    # shown only when asked for with least=2
+    assert mean_ci([21.0, -21.0], least=2)[2] == pytest.approx(Z95 * 21)
+    thirty = [21.0, -21.0] * 15  # sd 21 × √(30/29); half 1.96 × that / √30
+    _, low, high = mean_ci(thirty)
+    assert low == -high and high == pytest.approx(Z95 * 21 * (30 / 29) ** 0.5 / 30**0.5)
+    assert interval_text(*mean_ci([5.0])[1:]) == (
+        "no 95% interval under 30 hands: fewer say nothing"
+    )
+    means, lows, _ = moments_ci([1, 29, 30], [21, 0, 0], [441, 29 * 441, 30 * 441])
+    assert means.tolist() == [21, 0, 0] and [math.isnan(v) for v in lows] == [True, True, False]
+    grouped = grouped_mean_ci(pd.DataFrame({"g": [1] * 29 + [2] * 30, "p": 0.0}), "g", "p")
+    assert grouped["low"].isna().tolist() == [True, False]
+
+
+def test_a_bar_without_an_interval_says_why_on_hover() -> None:
+    """The hover said "95% interval  to " (two blanks) on a bar over too few hands."""
+    from reports.charts import bars_with_ci
+
+    frame = pd.DataFrame(
+        {"g": ["few", "many"], "m": [21.0, 1.5], "lo": [None, -0.5], "hi": [None, 3.5]}
+    )
+    data = bars_with_ci(frame, "g", "m", "lo", "hi", "t", "x").plotly()["data"][0]
+    assert data["customdata"] == [
+        "no 95% interval under 30 hands: fewer say nothing",
+        "95% interval -0.50 to 3.50",
+    ]
+    assert data["error_x"]["array"] == [0, 2] and data["error_x"]["arrayminus"] == [0, 2]
 
 
 def test_results_report(dataset: Path) -> None:
@@ -448,13 +488,21 @@ def test_mean_intervals_agree_and_contain_the_mean(points: list[int]) -> None:
     """mean_ci from values, moments_ci from SQL-style sums, grouped_mean_ci: one interval."""
     import pandas as pd
 
-    mean, low, high = mean_ci(points)
-    assert low <= mean + 1e-9 and mean - 1e-9 <= high
     n, total, squares = len(points), sum(points), sum(p * p for p in points)
-    m2, l2, h2 = (float(v[0]) for v in moments_ci([n], [total], [squares]))
+    frame = pd.DataFrame({"g": 1, "p": points})
+    # By default none under MIN_HANDS values; all three agree on which.
+    none = n < MIN_HANDS
+    assert math.isnan(mean_ci(points)[1]) == none
+    assert math.isnan(float(moments_ci([n], [total], [squares])[1][0])) == none
+    assert bool(grouped_mean_ci(frame, "g", "p")["low"].isna().iloc[0]) == none
+    if n < 2:
+        return
+    mean, low, high = mean_ci(points, least=2)
+    assert low <= mean + 1e-9 and mean - 1e-9 <= high
+    m2, l2, h2 = (float(v[0]) for v in moments_ci([n], [total], [squares], least=2))
     assert m2 == pytest.approx(mean) and l2 <= m2 + 1e-9 <= h2 + 2e-9
     assert (l2, h2) == (pytest.approx(low, abs=1e-6), pytest.approx(high, abs=1e-6))
-    grouped = grouped_mean_ci(pd.DataFrame({"g": 1, "p": points}), "g", "p").iloc[0]
+    grouped = grouped_mean_ci(frame, "g", "p", least=2).iloc[0]
     assert grouped["low"] == pytest.approx(low, abs=1e-6) and grouped["n"] == n
 
 
@@ -612,27 +660,57 @@ def test_an_alias_joins_accounts_and_can_be_undone(tmp_path: Path) -> None:
 
 from reports import hands as hands_report  # noqa: E402
 from reports import sessions  # noqa: E402
-from reports.stats import Z95  # noqa: E402
 
 
 def test_sessions_days_and_stakes(dataset: Path) -> None:
     """Alice's four hands are 2 minutes apart at table T1: one session at a 30-minute gap,
     lasting 6 minutes from the first hand to the last plus one for the last (7), four at
-    a 1-minute gap.  Points +21, +1, -12, -18: net -8, mean -2, sd = √(894 / 3)
-    (deviations 23, 3, 10, 16), so the interval is -2 ± 1.96 × √298 / 2."""
+    a 1-minute gap.  Points +21, +1, -12, -18: net -8, mean -2; four hands are under the
+    30 an interval needs (it was -2 ± 1.96 × √298 / 2 = ±16.9), so none, and the caption
+    says why."""
     with ofc_stats.open(dataset) as db:
         report = sessions.build(prepare(db, Filters(player="Alice")))
         listed = table(report, "sessions")
         assert listed[["minutes", "hands", "net_points"]].values.tolist() == [[7, 4, -8]]
         day = table(report, "by_day").iloc[0]
         assert (str(day["day"]), day["hands"], day["net_points"]) == ("2026-03-01", 4, -8)
-        half = Z95 * 298**0.5 / 2
         assert day["points_per_hand"] == -2
-        assert (day["low"], day["high"]) == (pytest.approx(-2 - half), pytest.approx(-2 + half))
+        assert pd.isna(day["low"]) and pd.isna(day["high"])
+        assert report.captions["by_day"] == (
+            "per-hand means; 95% intervals from 30 hands up (fewer say nothing)"
+        )
         assert table(report, "by_room")["room"].tolist() == ["test"]
         assert report.notes[0].startswith("1 session, 0 of them winning")
         short = sessions.build(prepare(db, Filters(player="Alice", session_gap=1)))
         assert table(short, "sessions")["net_points"].tolist() == [21, 1, -12, -18]
+
+
+def test_a_tables_hands_without_a_time_are_one_row_not_a_session_each(tmp_path: Path) -> None:
+    """Alice's four timed hands (+21 +1 -12 -18) plus hands 3 and 4 again with no time
+    (an SwC capture has none), as hands 23 and 24: one session of the four, then one row of
+    the two without a time (-12 - 18 = -30, no start, no minutes), not two sessions; the
+    note counts 1 session and says what the other row is."""
+    base = alice_hands()
+    untimed = [
+        replace(base[2], room_hand_id="23", played_at=None),
+        replace(base[3], room_hand_id="24", played_at=None),
+    ]
+    data = write_dataset(tmp_path, [*base, *untimed])
+    with ofc_stats.open(data) as db:
+        report = sessions.build(prepare(db, Filters(player="Alice")))
+    listed = table(report, "sessions")
+    rows = [
+        (None if pd.isna(r.start) else str(r.start), None if pd.isna(r.minutes) else r.minutes,
+         r.hands, r.net_points)
+        for r in listed.itertuples()
+    ]  # fmt: skip
+    assert rows == [("2026-03-01 20:02:00", 7, 4, -8), (None, None, 2, -30)]
+    assert report.notes[:2] == [
+        "1 session, 0 of them winning; the best -8 points, the worst -8.",
+        "2 hands without a time, -30 points: one row a table (1 table), not sessions, since "
+        "when they were played cannot be told.",
+    ]
+    assert "a table's hands without a time are one row" in report.captions["sessions"]
 
 
 def test_hands_to_look_at_carry_their_replays(dataset: Path) -> None:

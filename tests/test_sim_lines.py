@@ -169,7 +169,7 @@ def test_the_file_is_the_records_file(
     entries: Counter[str] = Counter()
     expected: list[str] = []
     truths: list[str] = []
-    for played in simulate_timed(hands, ruleset, rollouts=1, **options):
+    for played in simulate_timed(hands, ruleset, rollouts=1, run=summary.run, **options):
         if len(expected) == hands:
             break
         hand = played.record
@@ -203,11 +203,13 @@ def test_the_file_is_the_records_file(
 
 
 def test_the_file_is_the_same_on_one_or_two_threads(tmp_path: Path) -> None:
-    """The core writes the lines on the pool's threads; the bytes depend on the seed only."""
+    """The core writes the lines on the pool's threads; the bytes depend on the seed only
+    (and the tables' names on the file's name and the options, not the threads)."""
     ruleset = get_ruleset("pineapple-progressive")
     texts = []
     for threads in (1, 2):
-        out = tmp_path / f"sim{threads}.jsonl"
+        out = tmp_path / str(threads) / "sim.jsonl"
+        out.parent.mkdir()
         write_simulation(out, 90, ruleset, seats=3, seed=4, rollouts=1, threads=threads)
         texts.append(out.read_bytes())
     assert texts[0] == texts[1]

@@ -264,6 +264,15 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
     required=True,
     help="The JSON Lines file to write (missing folders are made).",
 )
+@click.option(
+    "--table-prefix",
+    "run",
+    metavar="NAME",
+    default=None,
+    help="Name the tables NAME-T0000, NAME-T0001, ... ('' for T0000, ...).  "
+    "[default: 8 hex digits from the output file's name and the options: "
+    "another file or other options, other tables; the same command, the same file]",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def simulate(
     hands: int,
@@ -276,6 +285,7 @@ def simulate(
     timeouts: float,
     stack: float | None,
     out: str,
+    run: str | None,
     quiet: bool,
 ) -> None:
     """Bots play whole sessions and write hand histories as the rooms' apps do.
@@ -305,6 +315,8 @@ def simulate(
             stack=stack,
             progress=advance,
             room=room,
+            run=run,
         )
     click.echo(summary.line())
-    click.echo(f"wrote {out}" + (f" and {out}.truth.jsonl" if summary.corrupted else ""))
+    truth = f" and {out}.truth.jsonl" if summary.corrupted else ""
+    click.echo(f"wrote {out}{truth} (tables {summary.tables_text()})")

@@ -10,6 +10,7 @@ settlement kind, and optionally a ``result`` field that is a running total.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -27,7 +28,15 @@ from ofc_stats.payouts.rake import rake_taken
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import settle_hand
 from ofc_stats.records import HandRecord
-from ofc_stats.sim.tables import PartPlayed, Played, Player, Style, TableSpec, play_parts
+from ofc_stats.sim.tables import (
+    PartPlayed,
+    Played,
+    Player,
+    Style,
+    TableSpec,
+    play_parts,
+    table_id,
+)
 
 STYLES = {
     "careful": Style("careful", foul_penalty=9, fantasy_bonus=60, noise=1.5),
@@ -51,6 +60,13 @@ class SimulationSummary:
     fouls: Counter[str] = field(default_factory=Counter)
     entries: Counter[str] = field(default_factory=Counter)
     corrupted: int = 0
+    run: str = ""  # the session's name: its tables are <run>-T0000, ...
+    tables: int = 0
+
+    def tables_text(self) -> str:
+        """The tables' ids, first to last, as the file names them."""
+        first, last = table_id(self.run, 0), table_id(self.run, max(self.tables - 1, 0))
+        return first if first == last else f"{first} to {last}"
 
     def line(self) -> str:
         rate = self.hands / self.seconds if self.seconds else 0.0
@@ -167,16 +183,18 @@ def simulate(
     stack: float | None = None,
     threads: int = 1,
     room: RoomRules | None = None,
+    run: str = "",
 ) -> Iterator[tuple[HandRecord, dict[str, object] | None]]:
     """Hands and, for each corrupted one, its truth entry, in hand-major order.
 
     The core plays each hand of every table on ``threads`` threads; the hands
-    depend on ``seed`` alone.
+    depend on ``seed`` alone.  ``run`` names the session: its tables are
+    ``<run>-T0000``, ... (``T0000``, ... without one).
     """
     for played in simulate_timed(
         hands, ruleset, seats=seats, players=players, seed=seed, tables=tables,
         room_errors=room_errors, timeout_rate=timeout_rate, rollouts=rollouts, stack=stack,
-        threads=threads, room=room,
+        threads=threads, room=room, run=run,
     ):  # fmt: skip
         yield played.record, played.truth
 
@@ -195,12 +213,13 @@ def simulate_timed(
     stack: float | None = None,
     threads: int = 1,
     room: RoomRules | None = None,
+    run: str = "",
 ) -> Iterator[Played]:
     """:func:`simulate`'s hands with, per seat, the streets the room timed out (bit s)."""
     for part, changed in simulate_parts(
         hands, ruleset, seats=seats, players=players, seed=seed, tables=tables,
         room_errors=room_errors, timeout_rate=timeout_rate, rollouts=rollouts, stack=stack,
-        threads=threads, room=room,
+        threads=threads, room=room, run=run,
     ):  # fmt: skip
         for j in range(len(part)):
             yield changed.get(j) or part.played(j)
@@ -221,6 +240,7 @@ def simulate_parts(
     threads: int = 1,
     room: RoomRules | None = None,
     lines: bool = False,
+    run: str = "",
 ) -> Iterator[tuple[PartPlayed, dict[int, Played]]]:
     """The session's hands as the core plays them (with their open-format lines if
     ``lines``), a part at a time, and each hand the room changes (a corrupted one,
@@ -243,6 +263,7 @@ def simulate_parts(
         timeout_rate=timeout_rate,
         stack=stack,
         threads=threads,
+        run=run,
     )
     rounds = -(-hands // table_count)
     error_rng = np.random.default_rng([seed, 1])
@@ -325,6 +346,22 @@ def open_line(hand: HandRecord, timed_out: tuple[int, ...]) -> str:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
+def run_name(
+    out: str | Path, hands: int, ruleset: Ruleset, output_format: str, **options: object
+) -> str:
+    """The name :func:`write_simulation` gives a session by default: 8 hex digits of
+    a hash of the output file's name and every option that shapes the hands.
+
+    Two runs into other files, or with other options, name their tables apart (their
+    hands never share a key in one dataset); the same command again, from any folder,
+    gives the same name and so the same bytes.
+    """
+    shaping = {"file": Path(out).name, "hands": hands, "ruleset": repr(ruleset)}
+    shaping |= {"format": output_format} | {k: repr(v) for k, v in options.items()}
+    text = json.dumps(shaping, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+
+
 def write_simulation(
     out: str | Path,
     hands: int,
@@ -333,6 +370,7 @@ def write_simulation(
     output_format: str = "open",
     threads: int = 2,
     progress: Callable[[int], None] | None = None,
+    run: str | None = None,
     **options: object,
 ) -> SimulationSummary:
     """Write hands to ``out`` (and ``out`` + ``.truth.jsonl`` when errors are injected).
@@ -341,6 +379,7 @@ def write_simulation(
     In the open format, a hand the room does not change is written as the core
     wrote its line (the twin of :func:`open_line`, proven equal by
     ``tests/test_sim_lines.py``); the others, and the apps' JSON, from records.
+    The tables are ``<run>-T0000``, ...; by default ``run`` is :func:`run_name`'s.
     """
     import time
 
@@ -348,14 +387,24 @@ def write_simulation(
 
     players = options.get("players", 9)
     check_options(ruleset, int(options.get("seats", 0)), int(players))  # type: ignore[call-overload]
+    if run is None:
+        run = run_name(out, hands, ruleset, output_format, **options)
     out = Path(out)
-    summary = SimulationSummary()
+    tables = options.get("tables")
+    summary = SimulationSummary(run=run, tables=int(tables or table_count_for(hands)))  # type: ignore[call-overload]
     start = time.perf_counter()
     truth_path = out.with_name(out.name + ".truth.jsonl")
     stack = options.get("stack")
     # The core writes a stack as a float: an int one (from the API) keeps Python's lines.
     core_lines = output_format == "open" and (stack is None or isinstance(stack, float))
-    parts = simulate_parts(hands, ruleset, threads=threads, lines=core_lines, **options)  # type: ignore[arg-type]
+    parts = simulate_parts(
+        hands,
+        ruleset,
+        threads=threads,
+        lines=core_lines,
+        run=run,
+        **options,  # type: ignore[arg-type]
+    )
     with (
         out.open("wb") as stream,
         truth_path.open("w", encoding="utf-8") as truth_out,

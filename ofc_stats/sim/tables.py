@@ -70,6 +70,13 @@ class TableSpec:
     stakes: float = 1.0
     room: str = "ofc-stats-sim"
     threads: int = 1  # the core's threads; the hands do not depend on it
+    run: str = ""  # the session's name: its tables are <run>-T0000, ... ("": T0000, ...)
+
+
+def table_id(run: str, table: int) -> str:
+    """Table ``table``'s id in session ``run``: two sessions with other names never share
+    one, so their hands' keys do not repeat in one dataset."""
+    return f"{run}-T{table:04d}" if run else f"T{table:04d}"
 
 
 def _block(spec: TableSpec) -> int:
@@ -253,7 +260,7 @@ def play_parts(
         currency="PTS",
         start=int((START - EPOCH).total_seconds()),
         step=HAND_SECONDS,
-        table_ids=[f"T{i:04d}" for i in range(t)],
+        table_ids=[table_id(spec.run, i) for i in range(t)],
         names=[[p.name for p in players] for players in tables],
     )
     step = max(1, HANDS_A_CALL // t)

@@ -82,18 +82,32 @@ VIEW = "CREATE OR REPLACE VIEW"
 # after a hand he sat out, or a gap in the table's hand counter (a hand missing from
 # the files; the counter is the number after "<table_id>-" in the room's hand id, when
 # the id has one), what the room dealt cannot be checked (next_link 'sat out', 'gap').
-FANTASY_SQL = """
-WITH counted AS (
-  SELECT hand_key, format, room, table_id, played_at, room_hand_id,
+# A table whose hand ids were reused for other hands (stored under hand_key~<fingerprint>,
+# say two simulations' T0000) is one table per file: two files' hands with one name and
+# the same ids are not one table's hands in turn, so no link crosses files there (TABLE_RUNS).
+TABLE_RUNS = """
+  SELECT h.hand_key, h.source_file AS run
+  FROM {hands} h SEMI JOIN (SELECT DISTINCT format, room, table_id FROM {hands}
+                            WHERE contains(hand_key, '~')) r
+    ON h.format = r.format AND h.room IS NOT DISTINCT FROM r.room
+   AND h.table_id IS NOT DISTINCT FROM r.table_id
+"""
+FANTASY_SQL = (
+    """
+WITH runs AS ("""
+    + TABLE_RUNS
+    + """), counted AS (
+  SELECT hand_key, format, room, table_id, played_at, room_hand_id, runs.run,
          CASE WHEN strpos(room_hand_id, table_id || '-') > 0 THEN TRY_CAST(regexp_extract(
            substr(room_hand_id, strpos(room_hand_id, table_id || '-') + length(table_id) + 1),
            '^[0-9]+') AS BIGINT) END AS counter
-  FROM {hands}
+  FROM {hands} LEFT JOIN runs USING (hand_key)
 ), tabled AS (
   SELECT hand_key, lead(hand_key) OVER next AS table_next_key,
          lead(counter) OVER next - counter AS counter_step
   FROM counted
-  WINDOW next AS (PARTITION BY format, room, table_id ORDER BY played_at, room_hand_id, hand_key)
+  WINDOW next AS (PARTITION BY format, room, table_id, run
+                  ORDER BY played_at, room_hand_id, hand_key)
 ), linked AS (
   SELECT hand_key, format, room, table_id, played_at, seat, player, player_key,
          in_fantasy, fantasy_cards, status, fouled, fantasy_entry, fantasy_stays,
@@ -103,8 +117,8 @@ WITH counted AS (
          lead(played_at) OVER next AS next_played_at,
          lead(in_fantasy) OVER next AS next_in_fantasy,
          lead(fantasy_cards) OVER next AS next_fantasy_cards
-  FROM {seat_results}
-  WINDOW next AS (PARTITION BY format, room, table_id, player_key
+  FROM {seat_results} LEFT JOIN runs USING (hand_key)
+  WINDOW next AS (PARTITION BY format, room, table_id, run, player_key
                   ORDER BY played_at, room_hand_id, hand_key)
 )
 SELECT l.*,
@@ -118,7 +132,8 @@ SELECT l.*,
   fantasy_stays OR fantasy_entry > 0 AS rules_fantasy,
   fantasy_next AS rules_cards
 FROM linked l LEFT JOIN tabled t USING (hand_key)
-"""  # {hands}, {seat_results}: the views, or the rows of some tables (the windows stay in one)
+"""
+)  # {hands}, {seat_results}: the views, or the rows of some tables (the windows stay in one)
 FANTASY_VIEW = "CREATE OR REPLACE VIEW fantasy AS" + FANTASY_SQL.format(
     hands="hands", seat_results="seat_results"
 )

@@ -299,14 +299,23 @@
     const d = new Date(t * 1000), back = (d.getUTCDay() + 6) % 7;
     return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - back)).toISOString().slice(0, 10);
   }
-  function moments(values) {  // [n, mean, low, high] of the non-null values: the normal 95% interval
+  // [n, mean, low, high] of the non-null values: the normal 95% interval, none (null) under
+  // L.min_hands values (reports/stats.py MIN_HANDS: one hand's "interval" is the point)
+  function moments(values) {
     let n = 0, s = 0, q = 0;
     values.forEach(v => { if (v !== null && v !== undefined) { n += 1; s += v; q += v * v; } });
     if (!n) return [0, null, null, null];
-    const mean = s / n, sd = n > 1 ? Math.sqrt(Math.max(0, (q - n * mean * mean) / (n - 1))) : 0;
-    const half = Z95 * sd / Math.sqrt(n);
+    const mean = s / n;
+    if (n < Math.max(2, L.min_hands)) return [n, mean, null, null];
+    const sd = Math.sqrt(Math.max(0, (q - n * mean * mean) / (n - 1))), half = Z95 * sd / Math.sqrt(n);
     return [n, mean, mean - half, mean + half];
   }
+  // A rate per hour of play: none without hours, or over fewer than L.min_hands hands (a
+  // hand or two make an hour's rate of their points times 30 or 60).
+  const perHour = (total, hours, hands) => hours && hands >= L.min_hands ? total / hours : null;
+  const tooFew = () => "from " + L.min_hands + " hands up (fewer say nothing)";
+  const noInterval = () => "no 95% interval under " + L.min_hands + " hands: fewer say nothing";
+  const whisker = (a, b) => a === null || b === null ? 0 : Math.max(0, a - b);
   function order(a, b) {  // arrays compared item by item: numbers as numbers, texts as texts
     for (let k = 0; k < a.length; k++) {
       if (a[k] === b[k]) continue;
@@ -471,8 +480,8 @@
 
   // One definition with reports/sessions.py (SESSIONS_SQL): a session is consecutive hands of
   // one format at one room's table, no gap over the session gap, in time then hand-key order;
-  // a hand without a time is a session of its own with no minutes; a session's minutes run
-  // from its first hand to its last plus a minute (a hand takes about a minute).
+  // a table's hands without a time are one group (untimed: no start, no minutes), not a
+  // session each; a session's minutes run from its first hand to its last plus a minute.
   function sessionsOf(idx) {
     const h = L.hands, gap = L.session_gap * 60;
     const time = i => h.t[i] === null ? Infinity : h.t[i];  // no time: last, as DuckDB sorts NULLs
@@ -484,12 +493,12 @@
     order.forEach(i => {
       const last = cur && cur.last;
       if (!cur || h.fmt[i] !== h.fmt[last] || h.room[i] !== h.room[last] || h.table[i] !== h.table[last]
-          || h.t[i] === null || h.t[last] === null || h.t[i] - h.t[last] > gap) {
+          || (h.t[i] === null ? h.t[last] !== null : h.t[last] === null || h.t[i] - h.t[last] > gap)) {
         cur = {first: i, last: i, hands: []}; out.push(cur);
       }
       cur.last = i; cur.hands.push(i);
     });
-    out.forEach(s => { s.minutes = h.t[s.first] === null ? null : (h.t[s.last] - h.t[s.first]) / 60 + 1; });
+    out.forEach(s => { s.untimed = h.t[s.first] === null; s.minutes = s.untimed ? null : (h.t[s.last] - h.t[s.first]) / 60 + 1; });
     // by start (no time last), room, table: the order of the sessions table in Python
     return out.sort((a, b) => time(a.first) - time(b.first) || h.room[a.first] - h.room[b.first] || h.table[a.first] - h.table[b.first]);
   }
@@ -513,30 +522,33 @@
     box.replaceChildren();
     const scored = idx.filter(i => h.scored[i]);
     const [n, mean, low, high] = moments(scored.map(i => h.points[i]));
-    const sessions = sessionsOfScored(scored), hours = sum(sessions.map(s => s.minutes)) / 60;
+    const groups = sessionsOfScored(scored), sessions = groups.filter(s => !s.untimed), hours = sum(sessions.map(s => s.minutes)) / 60;
+    const untimed = sum(groups.filter(s => s.untimed).map(s => s.hands.length));
     const net = sum(scored.map(i => h.points[i]));
     const fouls = scored.filter(i => h.foul[i]).length, normal = scored.filter(i => !h.fl[i]);
     const fl = scored.length - normal.length, entered = normal.filter(i => h.earns[i]).length;
     const graded = scored.filter(i => h.loss[i] !== null);
     const rows = [
       ["hands", n, 0], ["net points", net, 0], ["points per hand", mean, 2], ["95% interval, low", low, 2], ["95% interval, high", high, 2],
-      ["sessions", sessions.length, 0], ["hours of play (table-hours)", hours, 1], ["points per hour of play", hours ? net / hours : null, 1],
+      ["sessions", sessions.length, 0], ...(untimed ? [["hands without a time (in no session)", untimed, 0]] : []),
+      ["hours of play (table-hours)", hours, 1], ["points per hour of play", perHour(net, hours, n - untimed), 1],
       ["fouled boards", fouls, 0], ["foul rate of normal hands", normal.length ? normal.filter(i => h.foul[i]).length / normal.length : null, "%"], ["Fantasyland hands", fl, 0],
       ["Fantasyland reached from normal hands", normal.length ? entered / normal.length : null, "%"],
       ["royalties per hand", n ? sum(scored.map(i => h.roy[i])) / n : null, 2],
     ];
     if (graded.length) rows.push(["graded hands (street decisions or a Fantasyland set; the regret section counts street decisions only)", graded.length, 0], ["graded loss per hand (expected points)", sum(graded.map(i => h.loss[i])) / graded.length, 2]);
     Object.entries(moneyBy(scored)).sort().forEach(([c, [k, m]]) => {
-      rows.push(["money won (" + c + ")", m, 2], ["money per hand (" + c + ")", m / k, 2], ["money per hour of play (" + c + ")", hours ? m / hours : null, 2]);
+      rows.push(["money won (" + c + ")", m, 2], ["money per hand (" + c + ")", m / k, 2], ["money per hour of play (" + c + ")", perHour(m, hours, k), 2]);
     });
     const grid = el("div", "grid");
     box.appendChild(grid);  // in the page before plotly measures a chart
-    grid.appendChild(makeTable("live-summary", "Summary", "every hand the filter bar keeps; an hour of play: a session's first to last hand plus a minute, summed over tables",
+    grid.appendChild(makeTable("live-summary", "Summary", "every hand the filter bar keeps; an hour of play: a session's first to last hand plus a minute, summed over tables (hands without a time are in no session); the 95% interval and the rates per hour " + tooFew(),
       [{label: "measure"}, {label: "value", num: true, fmt: (v, r) => r[2] === "%" ? pct(v) : num(v, r[2])}], rows));
     const hl = $("#live-headline");
     // The filter bar counts every hand kept; the results count the scored ones: say the rest.
     const unscored = idx.length - scored.length, aside = unscored ? " (" + unscored.toLocaleString("en") + " more not scored: no result to count)" : "";
-    if (hl) hl.textContent = n ? "These " + n.toLocaleString("en") + " scored hands" + aside + ": " + (mean >= 0 ? "won " : "lost ") + num(Math.abs(mean)) + " points per hand (95% interval " + num(low) + " to " + num(high) + ")" + (hours ? ", " + num(net / hours, 1) + " points per hour of play." : ".") : "No hand matches the filter bar.";
+    const hourly = perHour(net, hours, n - untimed), interval = low === null ? noInterval() : "95% interval " + num(low) + " to " + num(high);
+    if (hl) hl.textContent = n ? "These " + n.toLocaleString("en") + " scored hands" + aside + ": " + (mean >= 0 ? "won " : "lost ") + num(Math.abs(mean)) + " points per hand (" + interval + ")" + (hourly !== null ? ", " + num(hourly, 1) + " points per hour of play." : ".") : "No hand matches the filter bar.";
     // Cumulative points over dates, and money per currency (never summed across currencies).
     const dated = scored.filter(i => h.t[i] !== null);
     let run = 0; const cy = [];
@@ -575,7 +587,7 @@
     const row = (p, list, timed) => {
       const [n, mean, low, high] = moments(list.map(i => h.points[i]));
       const hours = timed ? sum(sessionsOf(list).map(s => s.minutes)) / 60 : null, net = sum(list.map(i => h.points[i]));
-      return [p, n, net, mean, low, high, hours, hours ? net / hours : null, moneyText(moneyBy(list))];
+      return [p, n, net, mean, low, high, hours, perHour(net, hours, n), moneyText(moneyBy(list))];
     };
     const rows = periods.map(p => row(p, groups.get(p), true));
     const grid = el("div", "grid");
@@ -583,13 +595,14 @@
     const shown = rows.slice(-PERIODS);
     const more = rows.length > shown.length ? " (the last " + shown.length + " of " + rows.length + ")" : "";
     plot(grid, "chart-live-period", [{type: "bar", x: shown.map(r => r[0]), y: shown.map(r => r[3]), marker: {color: shown.map(r => r[3] >= 0 ? "#1f5fa8" : "#c0392b")},
-      error_y: {type: "data", symmetric: false, array: shown.map(r => Math.max(0, r[5] - r[3])), arrayminus: shown.map(r => Math.max(0, r[3] - r[4])), color: "#8a8f98", thickness: 1.2, width: 3},
-      customdata: shown.map(r => r[1]), hovertemplate: "%{x}: %{y:,.2f} points per hand over %{customdata} hands<extra></extra>"}],
+      error_y: {type: "data", symmetric: false, array: shown.map(r => whisker(r[5], r[3])), arrayminus: shown.map(r => whisker(r[3], r[4])), color: "#8a8f98", thickness: 1.2, width: 3},
+      customdata: shown.map(r => [r[1], r[4] === null ? noInterval() : "95% interval " + num(r[4]) + " to " + num(r[5])]),
+      hovertemplate: "%{x}: %{y:,.2f} points per hand over %{customdata[0]} hands<br>%{customdata[1]}<extra></extra>"}],
       {title: title("Points per hand by " + by + more), xaxis: {type: "category", automargin: true}, yaxis: {title: {text: "points per hand"}, automargin: true, zeroline: true}, height: 340, showlegend: false, bargap: 0.25});
     plot(grid, "chart-live-hourly", [{type: "bar", x: shown.map(r => r[0]), y: shown.map(r => r[7]), marker: {color: shown.map(r => (r[7] || 0) >= 0 ? "#1f5fa8" : "#c0392b")},
-      customdata: shown.map(r => r[6]), hovertemplate: "%{x}: %{y:,.1f} points per hour over %{customdata:.1f} hours<extra></extra>"}],
-      {title: title("Points per hour of play by " + by + more), xaxis: {type: "category", automargin: true}, yaxis: {title: {text: "points per hour"}, automargin: true}, height: 340, showlegend: false, bargap: 0.25});
-    grid.appendChild(makeTable("live-period", "By " + by, "points per hand with its 95% interval; money per currency, never summed across currencies",
+      customdata: shown.map(r => [r[6], r[1]]), hovertemplate: "%{x}: %{y:,.1f} points per hour over %{customdata[0]:.1f} hours, %{customdata[1]} hands<extra></extra>"}],
+      {title: title("Points per hour of play by " + by + more + " (from " + L.min_hands + " hands up)"), xaxis: {type: "category", automargin: true}, yaxis: {title: {text: "points per hour"}, automargin: true}, height: 340, showlegend: false, bargap: 0.25});
+    grid.appendChild(makeTable("live-period", "By " + by, "points per hand with its 95% interval; the interval and points per hour " + tooFew() + "; money per currency, never summed across currencies",
       [{label: by}, {label: "hands", num: true, fmt: int}, {label: "net points", num: true, fmt: v => num(v, 0)}, {label: "points per hand", num: true, fmt: v => num(v)},
        {label: "95% low", num: true, fmt: v => num(v)}, {label: "95% high", num: true, fmt: v => num(v)}, {label: "hours", num: true, fmt: v => num(v, 1)},
        {label: "points per hour", num: true, fmt: v => num(v, 1)}, {label: "money"}], rows.slice().reverse().concat(untimed.length ? [row("no time", untimed, false)] : [])));
@@ -606,18 +619,18 @@
     const scored = idx.filter(i => h.scored[i]), grid = el("div", "grid");
     box.appendChild(grid);
     const sessions = sessionsOfScored(scored).reverse();
-    grid.appendChild(makeTable("live-session-list", "Sessions", "newest first; a session: consecutive hands at one table, no gap over " + L.session_gap + " minutes",
+    grid.appendChild(makeTable("live-session-list", "Sessions", "newest first; a session: consecutive hands at one table, no gap over " + L.session_gap + " minutes; a table's hands without a time are one row, 'no time' (not a session: when they were played cannot be told); points per hour " + tooFew(),
       [{label: "start"}, {label: "minutes", num: true, fmt: v => num(v, 0)}, {label: "room"}, {label: "table"}, {label: "stakes"}, {label: "hands", num: true, fmt: int},
        {label: "net points", num: true, fmt: v => num(v, 0)}, {label: "points per hour", num: true, fmt: v => num(v, 1)}, {label: "money"}],
-      sessions.map(s => { const net = sum(s.hands.map(i => h.points[i])); return [iso(h.t[s.first]).slice(0, 16), s.minutes, L.rooms[h.room[s.first]], L.tables[h.table[s.first]],
-        stakesLabel(h.stakes[s.first], L.currencies[h.cur[s.first]]), s.hands.length, net, s.minutes ? net / (s.minutes / 60) : null, moneyText(moneyBy(s.hands))]; })));
+      sessions.map(s => { const net = sum(s.hands.map(i => h.points[i])); return [s.untimed ? "no time" : iso(h.t[s.first]).slice(0, 16), s.minutes, L.rooms[h.room[s.first]], L.tables[h.table[s.first]],
+        stakesLabel(h.stakes[s.first], L.currencies[h.cur[s.first]]), s.hands.length, net, perHour(net, s.minutes && s.minutes / 60, s.hands.length), moneyText(moneyBy(s.hands))]; })));
     const groupTable = (id, name, label, keyOf, sortKey) => {
       const rows = Array.from(grouped(scored, keyOf).entries()).map(([k, list]) => {
         const [n, mean, low, high] = moments(list.map(i => h.points[i])), m = moneyBy(list);
         const only = Object.values(m).length === 1 ? Object.values(m)[0] : null;
         return [k, n, sum(list.map(i => h.points[i])), mean, low, high, moneyText(m), only ? only[1] / only[0] : null, sortKey ? sortKey(list[0]) : [k]];
       }).sort((a, b) => order(a[8], b[8]));
-      grid.appendChild(makeTable(id, name, "money per currency, never summed across currencies",
+      grid.appendChild(makeTable(id, name, "95% intervals " + tooFew() + "; money per currency, never summed across currencies",
         [{label: label}, {label: "hands", num: true, fmt: int}, {label: "net points", num: true, fmt: v => num(v, 0)}, {label: "points per hand", num: true, fmt: v => num(v)},
          {label: "95% low", num: true, fmt: v => num(v)}, {label: "95% high", num: true, fmt: v => num(v)}, {label: "money"}, {label: "money per hand", num: true, fmt: v => num(v)}], rows));
       return rows;
@@ -641,11 +654,11 @@
     if (worst.length) {
       const label = "Points per hand against the " + (worst.length === 1 ? "opponent" : worst.length + " opponents") + " you lost most to (of " + rows.length + ")";
       plot(grid, "chart-live-opponents", [{type: "bar", orientation: "h", y: worst.map(r => esc(r[0])), x: worst.map(r => r[2]), marker: {color: "#c0392b"},
-        error_x: {type: "data", symmetric: false, array: worst.map(r => Math.max(0, r[4] - r[2])), arrayminus: worst.map(r => Math.max(0, r[2] - r[3])), color: "#1d2430", thickness: 1.2, width: 3},
+        error_x: {type: "data", symmetric: false, array: worst.map(r => whisker(r[4], r[2])), arrayminus: worst.map(r => whisker(r[2], r[3])), color: "#1d2430", thickness: 1.2, width: 3},
         customdata: worst.map(r => [r[1], r[5]]), hovertemplate: "%{y}: %{x:,.2f} a hand over %{customdata[0]} hands, %{customdata[1]:,.0f} in all<extra></extra>"}],
         {title: title(label), yaxis: {type: "category", autorange: "reversed", automargin: true}, xaxis: {title: {text: "points per hand against them (before caps)"}, automargin: true}, height: Math.max(240, 28 * worst.length + 110), showlegend: false});
     }
-    grid.appendChild(makeTable("live-by-opponent", "Against each opponent", "every opponent of these hands, the one you lost most to first; open one for its page",
+    grid.appendChild(makeTable("live-by-opponent", "Against each opponent", "every opponent of these hands, the one you lost most to first; open one for its page; 95% intervals " + tooFew(),
       [{label: "opponent", opponent: true}, {label: "hands", num: true, fmt: int}, {label: "points per hand", num: true, fmt: v => num(v)}, {label: "95% low", num: true, fmt: v => num(v)},
        {label: "95% high", num: true, fmt: v => num(v)}, {label: "net points", num: true, fmt: v => num(v, 0)}], rows));
     drawOpponent(idx);
@@ -662,7 +675,7 @@
     const grid = el("div", "grid");
     box.appendChild(grid);  // in the page before plotly measures a chart
     const list = rows.map(r => r[0]);
-    const summary = [["hands together", int(n)], ["your points against them", num(sum(rows.map(r => r[1])), 0)], ["per hand", num(mean)], ["95% interval", num(low) + " to " + num(high)],
+    const summary = [["hands together", int(n)], ["your points against them", num(sum(rows.map(r => r[1])), 0)], ["per hand", num(mean)], ["95% interval", low === null ? noInterval() : num(low) + " to " + num(high)],
       ["your points in these hands (all opponents)", num(sum(list.map(i => h.points[i])), 0)], ["your money in these hands", moneyText(moneyBy(list))],
       ["first met", rows.length ? iso(h.t[list[0]]).slice(0, 16) : "–"], ["last met", rows.length ? iso(h.t[list[list.length - 1]]).slice(0, 16) : "–"]];
     grid.appendChild(makeTable("live-opponent-summary", "Against " + pick.value, "", [{label: "measure"}, {label: "value"}], summary));
