@@ -91,3 +91,16 @@ def test_flags_recover_the_planted_timeouts(tmp_path: Path) -> None:
     assert hits / len(flagged) >= 0.9 and hits / len(truth) >= 0.9
     assert free.loc[free["timeout"], "pattern_match"].all()
     assert evidence.flaggable and "placed as the auto-placement rule says" in evidence.lines()[0]
+
+
+def test_streets_join_the_results_on_the_integer_hand_id(tmp_path: Path) -> None:
+    """An analyst's find: `streets` had only `hand_key`, so joining it to `results`
+    (whose key is `hand_id`, as the docs say of every view) failed with "Referenced column
+    hand_id not found".  Each street row now carries its hand's `hand_id`: the join finds
+    every street row a seat, one seat's result per street."""
+    with ofc_stats.open(_data(tmp_path, "app-json", 0.0)) as db:
+        joined, streets = db.df(
+            "SELECT (SELECT count(*) FROM streets JOIN results USING (hand_id, seat)) AS j, "
+            "(SELECT count(*) FROM streets) AS s"
+        ).iloc[0]
+    assert joined == streets > 0

@@ -171,7 +171,7 @@ WITH counts AS (
   WINDOW earlier AS (PARTITION BY hand_key, seat ORDER BY street
                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ), expected AS (
-  SELECT f.*, ((x.timeout_streets >> f.street) & 1) = 1 AS pattern_match,
+  SELECT f.*, h.hand_id, ((x.timeout_streets >> f.street) & 1) = 1 AS pattern_match,
     records_timeouts(h.format) AS flaggable,
     ((x.recorded_timeouts >> f.street) & 1) = 1 AS flagged,
     (3 - f.top_before) + (5 - f.middle_before) + (5 - f.bottom_before) = r.placed
@@ -183,7 +183,8 @@ WITH counts AS (
   LEFT JOIN ruleset_variants v ON v.ruleset = h.ruleset
   LEFT JOIN street_rules r ON r.variant = v.variant AND r.street = f.street
 )
-SELECT hand_key, seat::TINYINT AS seat, street::TINYINT AS street, cards::TINYINT AS cards,
+SELECT hand_key, hand_id, seat::TINYINT AS seat, street::TINYINT AS street,
+  cards::TINYINT AS cards,
   to_top::TINYINT AS to_top, to_middle::TINYINT AS to_middle,
   to_bottom::TINYINT AS to_bottom, discarded::TINYINT AS discarded,
   top_before::TINYINT AS top_before, middle_before::TINYINT AS middle_before,
