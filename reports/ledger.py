@@ -13,9 +13,6 @@ every hand, scored or not; what the rules give needs a scored hand.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -91,7 +88,7 @@ def build(scope: Scope) -> Report:
         report.notes.append(
             f"{where}: {over} the rules give "
             f"{float(row['money_rules']):,.2f}, the room paid {paid:,.2f}; "
-            f"{_owed(row, currency)}"
+            f"{owed_text(row, currency)}"
             + _differ(int(row["hands_off"]))
             + _not_scored(unscored, unscored_paid, currency)
         )
@@ -225,20 +222,6 @@ def paid_not_scored(seats: pd.DataFrame) -> dict[str, tuple[int, float]]:
 def paid_text(paid: float, currency: str) -> str:
     """``+7.00 USD paid``: money the room paid, as the notes on hands not scored say it."""
     return f"{paid:+,.2f}{f' {currency}' if currency else ''} paid"
-
-
-def _owed(row: Mapping[Any, Any], currency: str) -> str:
-    """:func:`owed_text`, but a difference no hand accounts for (every hand within a
-    cent: the room's roundings) is said to be that, not a debt: nobody can claim it."""
-    difference = float(row["difference"])
-    if int(row["hands_off"]) or abs(difference) <= LEDGER_TOLERANCE:
-        return owed_text(row, currency)
-    unit = f" {currency}" if currency else ""
-    rounded = len(row["net_hand_keys"])
-    return (
-        f"no hand differs by over a cent: the {difference:+,.2f}{unit} is the roundings of "
-        f"under a cent of {plural(rounded, 'hand')}, not money owed"
-    )
 
 
 def _differ(count: int) -> str:

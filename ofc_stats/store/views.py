@@ -24,6 +24,7 @@ import pyarrow as pa
 from ofc_stats.core.tables import tables
 from ofc_stats.engine.rules import five_card_label
 from ofc_stats.errors import OfcError
+from ofc_stats.store.counts import counted
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.hand_ids import hand_id_range
 from ofc_stats.store.rescore import board_array
@@ -374,9 +375,22 @@ def owed_text(row: Mapping[Any, Any], currency: str = "") -> str:
     'not settled: 40 INR overpaid and 40 INR underpaid net to 0'
     >>> owed_text({"difference": 0.0, "hands_off": 0, "overpaid": 0, "underpaid": 0})
     'settled as the rules say'
+
+    A difference no hand accounts for (every hand within a cent: the room's roundings)
+    is said to be that, not a debt: nobody can claim it.
+
+    >>> owed_text({"difference": -0.08, "hands_off": 0, "net_hand_keys": ["a", "b"]}, "USD")[32:]
+    'the -0.08 USD is the roundings of under a cent of 2 hands, not money owed'
     """
     unit = f" {currency}" if currency else ""
     difference = float(row["difference"])
+    if not int(row["hands_off"]) and abs(difference) > LEDGER_TOLERANCE:
+        keys = row.get("net_hand_keys")
+        rounded = counted(0 if keys is None else len(keys), "hand")
+        return (
+            f"no hand differs by over a cent: the {difference:+,.2f}{unit} is the roundings "
+            f"of under a cent of {rounded}, not money owed"
+        )
     if difference < -LEDGER_TOLERANCE:
         return f"the room owes {-difference:g}{unit}"
     if difference > LEDGER_TOLERANCE:
