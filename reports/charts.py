@@ -20,7 +20,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ofc_stats.safe_text import terminal_lines
-from reports.stats import NO_INTERVAL
+from reports.stats import interval_text
 
 if TYPE_CHECKING:  # matplotlib loads only when a file is drawn (--format png|svg)
     from matplotlib.figure import Figure
@@ -57,10 +57,7 @@ class Chart:
 
     def interval(self, low: float, high: float) -> str:
         """A bar's 95% interval in words, or why it has none."""
-        if not (math.isfinite(low) and math.isfinite(high)):
-            return NO_INTERVAL
-        fmt = ".1%" if self.percent else ",.2f"
-        return f"95% interval {low:{fmt}} to {high:{fmt}}"
+        return interval_text(low, high, ".1%" if self.percent else ",.2f")
 
     def figure(self) -> Figure:
         return _bars_figure(self) if self.kind == "bars" else _line_figure(self)

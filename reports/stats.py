@@ -38,7 +38,7 @@ def mean_ci(values: npt.ArrayLike, least: int = MIN_HANDS) -> tuple[float, float
 
 def interval_text(low: float, high: float, fmt: str = "+.2f") -> str:
     """``95% interval -1.20 to +3.40``, or why there is none."""
-    if math.isnan(low) or math.isnan(high):
+    if not (math.isfinite(low) and math.isfinite(high)):
         return NO_INTERVAL
     return f"95% interval {low:{fmt}} to {high:{fmt}}"
 

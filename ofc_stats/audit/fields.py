@@ -199,20 +199,15 @@ class _Tally:
         )
 
 
-def field_verdicts(
-    data: OfcData, progress: Callable[[int], None] | None = None
-) -> list[FieldVerdict]:
+def field_verdicts(data: OfcData) -> list[FieldVerdict]:
     """One verdict per room for the points field (``result`` in the apps), read a share of
-    the tables at a time (:func:`~ofc_stats.audit.chunks.table_shares`; ``progress`` is
-    called with 1 after each share)."""
+    the tables at a time (:func:`~ofc_stats.audit.chunks.table_shares`)."""
     tallies: dict[str, _Tally] = {}
     for share in table_shares(data):
         frame = data.df(FIELDS_SQL.format(share=share))
         for room, rows in frame.groupby("room", sort=True):
             tallies.setdefault(str(room), _Tally()).add(rows)
         del frame
-        if progress is not None:
-            progress(1)
     return [tallies[room].verdict(room) for room in sorted(tallies)]
 
 

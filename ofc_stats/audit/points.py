@@ -342,13 +342,22 @@ def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = No
         seats = data.df(POINTS_SEATS_SQL.format(hands=REPORTED, share=share))
         checks.append(points_check(data, seats, override, book))
         del seats
+    return _joined("points", checks)
+
+
+def _joined(name: str, checks: list[_Check]) -> _Check:
+    """The shares' checks as one: their hands, mismatches and explanations added (an
+    empty share's frames have no dtypes of their own: left out unless every share's is)."""
     if len(checks) == 1:
         return checks[0]
     found = [c.mismatches for c in checks if len(c.mismatches)]
+    unchecked = [c.unchecked for c in checks if c.unchecked is not None and len(c.unchecked)]
+    unchecked = unchecked or [c.unchecked for c in checks[:1] if c.unchecked is not None]
     return _Check(
-        "points",
+        name,
         pd.concat([c.checked for c in checks], ignore_index=True),
         pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=MISMATCH_COLUMNS),
+        pd.concat(unchecked, ignore_index=True) if unchecked else None,
     )
 
 
@@ -469,18 +478,7 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
     """The Fantasyland check, a share of the tables at a time (the view's windows stay
     within a table): memory follows the share, not the dataset."""
     checks = [_fantasy_share(data, max_gap_minutes, share) for share in table_shares(data)]
-    if len(checks) == 1:
-        return checks[0]
-    found = [c.mismatches for c in checks if len(c.mismatches)]
-    # (an empty share's explanations have no dtype of their own: left out unless all are)
-    unchecked = [c.unchecked for c in checks if c.unchecked is not None and len(c.unchecked)]
-    unchecked = unchecked or [c.unchecked for c in checks[:1] if c.unchecked is not None]
-    return _Check(
-        "fantasy",
-        pd.concat([c.checked for c in checks], ignore_index=True),
-        pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=MISMATCH_COLUMNS),
-        pd.concat(unchecked, ignore_index=True),
-    )
+    return _joined("fantasy", checks)
 
 
 def _fantasy_share(data: OfcData, max_gap_minutes: float, share: str) -> _Check:

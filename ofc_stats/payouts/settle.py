@@ -110,7 +110,7 @@ def settle_hand(
     elif kind in ("action", BEFORE):
         payees = [int(seat) for seat in np.flatnonzero(winners)]
         if kind == BEFORE:
-            behind = np.flatnonzero(losers & (np.asarray(paid) < -owed - TOLERANCE))
+            behind = np.flatnonzero(short)
             loser = int(behind[0]) if len(behind) else int(np.flatnonzero(losers)[0])
             payees.sort(key=lambda seat: (loser - seat) % len(owed))
         left = pool
@@ -146,7 +146,6 @@ def _pair_flow(
     [120.0, -105.0, -15.0]
     """
     stack = np.where(short, paid, np.inf)
-    flow = np.zeros(len(paid))
     for _ in range(len(paid) + 1):  # a stack grows by what its seat collects: few rounds
         chips, flow = stack.copy(), np.zeros(len(paid))
         for a, b in order:
