@@ -9,7 +9,15 @@ from __future__ import annotations
 
 
 class OfcError(ValueError):
-    """Base class of every input error ofc-stats raises."""
+    """Base class of every input error ofc-stats raises.
+
+    Its message is one line on a terminal (stored text it quotes cannot add one); an error
+    that lists choices, one a line, gives them as ``choices`` instead.
+    """
+
+    def __init__(self, message: str = "", choices: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.choices = choices
 
 
 class CardError(OfcError):

@@ -118,14 +118,15 @@ def _refuse_a_shared_id(dataset: Any, key: str) -> None:
     differ = [name for i, name in enumerate(fields) if len({row[i + 1] for row in rows}) > 1]
     where = f" ({', '.join(shared)})" if shared else ""
     apart = f"; they differ in {' and '.join(differ)}" if differ else ""
-    lines = [
-        f"hand id {key!r} names {len(rows) if len(rows) <= SHOWN_CHOICES else 'more than 10'}"
-        f" hands{where}{apart}; give one hand_key:"
-    ]
+    choices = []
     for hand_key, *values in rows[:SHOWN_CHOICES]:
         told = ", ".join(f"{name} {values[i]}" for i, name in enumerate(fields) if name in differ)
-        lines.append(f"  {hand_key}" + (f"  ({told})" if told else ""))
-    raise UnknownHand("\n".join(lines))
+        choices.append(f"{hand_key}" + (f"  ({told})" if told else ""))
+    raise UnknownHand(
+        f"hand id {key!r} names {len(rows) if len(rows) <= SHOWN_CHOICES else 'more than 10'}"
+        f" hands{where}{apart}; give one hand_key:",
+        choices=tuple(choices),
+    )
 
 
 @click.command("hand")

@@ -30,7 +30,7 @@ from ofc_stats.cli.score import formats, rules, score
 from ofc_stats.cli.solve import solve_fantasy_command
 from ofc_stats.cli.sql import sql_command
 from ofc_stats.errors import OfcError
-from ofc_stats.safe_text import terminal_lines, terminal_safe
+from ofc_stats.safe_text import terminal_safe
 
 
 class OfcGroup(click.Group):
@@ -62,7 +62,8 @@ class OfcGroup(click.Group):
         try:
             return super().invoke(ctx)
         except OfcError as error:
-            raise click.ClickException(terminal_lines(str(error))) from None
+            lines = [str(error), *(f"  {choice}" for choice in error.choices)]
+            raise click.ClickException("\n".join(map(terminal_safe, lines))) from None
         except BrokenPipeError:
             raise SystemExit(1) from None  # the reader went away (`| head`): nothing to tell
         except click.UsageError as error:
