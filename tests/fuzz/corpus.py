@@ -422,7 +422,8 @@ def file_mutations() -> list[tuple[str, Callable[[Base, random.Random], tuple[by
 
     def huge_line(base: Base, rng: random.Random) -> tuple[bytes, set[int]]:
         texts = [r.text for r in base.records]
-        at = rng.randrange(1, len(texts))
+        # between two hands; after a lone one (every other seed's corpus stays as it was)
+        at = rng.randrange(1, len(texts)) if len(texts) > 1 else 1
         texts.insert(at, b"x" * HUGE + b"\n\n")
         return base.join(texts), everything(base)
 
