@@ -88,10 +88,11 @@ def test_a_sure_foul_loses_exactly_what_the_rules_say() -> None:
     assert graded.ev[graded.best] == pytest.approx(6 + 7 + 10.23, abs=exact)
     assert graded.loss == pytest.approx(29.23, abs=exact)
     assert graded.loss_se == 0.0 and (graded.se == 0.0).all() and (graded.rollouts == 1).all()
-    # The loss split: the foul cost the scoop won (6), the rows paid (6) and QQ's royalty
-    # (7): 19 under fouls; the Fantasyland (10.23) under fantasy.
+    # The loss split: the foul cost the scoop won (6), the rows paid (6), QQ's royalty (7)
+    # and the Fantasyland QQ earns (10.23): all 29.23 under fouls, none "Fantasyland
+    # missed" (QQ was on top in both plays; only the foul lost it).
     assert graded.parts == pytest.approx(
-        {"rows": 0.0, "fouls": 19.0, "royalties": 0.0, "fantasy": 10.23}, abs=exact
+        {"rows": 0.0, "fouls": 29.23, "royalties": 0.0, "fantasy": 0.0}, abs=exact
     )
 
 
@@ -99,13 +100,13 @@ def test_a_foul_against_a_fouled_opponent_is_filed_under_fouls() -> None:
     # The opponent fouls too (AA on top over a jack-high middle).  Qh on top: both boards
     # foul, nobody scores: 0.  Qh in the middle: a live board against a fouled one takes
     # the scoop (6) and its royalty (QQ: 7), and enters Fantasyland (10.23): 23.23.  The
-    # 13 row and royalty points are lost to the foul, not to the rows.
+    # 23.23 (rows, royalty and Fantasyland) are all lost to the foul, not to the rows.
     fouled = Opponent(0, board("Ac Ad 4c", "7c 8d Td Jh 2s", "Ah Kd 8h 7h 3s"), next_street=5)
     foul = replace(last_street((TOP, DISCARD, MIDDLE)), opponents=(fouled,))
     graded = grade(foul, 16, [1])
     assert graded.loss == pytest.approx(23.23, abs=1e-12)
     assert graded.parts == pytest.approx(
-        {"rows": 0.0, "fouls": 13.0, "royalties": 0.0, "fantasy": 10.23}, abs=1e-12
+        {"rows": 0.0, "fouls": 23.23, "royalties": 0.0, "fantasy": 0.0}, abs=1e-12
     )
 
 

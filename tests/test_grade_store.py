@@ -427,3 +427,27 @@ def test_forget_takes_the_grades_of_the_hands_it_removes(tmp_path: Path) -> None
     (batch,) = {Path(p).stem for p in Dataset(data).files("hands")}
     forget(data, batch)
     assert graded_keys("grades") == set() == graded_keys("grade_candidates")
+
+
+def test_a_fantasyland_set_reads_as_the_solvers_when_it_holds_the_same_cards() -> None:
+    """The player set the solver's very board, placing the cards in another order: the
+    stored plays are the same text, row by row high to low, and nothing is lost."""
+    from ofc_stats.engine.cards import parse_cards
+    from ofc_stats.engine.presets import get_ruleset
+    from ofc_stats.grade.fantasy import grade_set
+    from ofc_stats.grade.position import FantasyDeal
+    from ofc_stats.grade.tasks import fantasy_chunk
+
+    rules = get_ruleset("pineapple-progressive")
+    cards = parse_cards("As Ah Ad Kc Kd Qs Qh Jc Jd Tc 9h 8s 7d 6c")
+    deal = FantasyDeal("h", 0, "Ana", rules, cards, board=cards[:13])  # any 13 to solve
+    best = grade_set(deal, 0, False).best_board
+    rows = [best[0:3], best[3:8], best[8:13]]
+    played = tuple(c for row in rows for c in sorted(row))  # low to high, as placed
+    deal = FantasyDeal("h", 0, "Ana", rules, cards, board=played)
+    solved = grade_set(deal, 0, False)
+    assert not solved.missed_repeat  # no repeat here: the set's value is its royalties
+    table = fantasy_chunk([deal], {("h", 0): (int(solved.best_value), False)})["grades"]
+    chosen, best_text = table["chosen_play"][0].as_py(), table["best_play"][0].as_py()
+    assert chosen == best_text, (chosen, best_text)
+    assert table["loss"][0].as_py() == 0.0

@@ -39,7 +39,10 @@ from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 # 5: the rollouts are played on by the board value learned from self-play (grade/train.py,
 #    data/value-v1.json) instead of imagined completions: its advice on the first two
 #    streets no longer loses on the replay, so every street is graded again.
-GRADER_VERSION = 5
+# 6: in a rollout where one of the two plays fouls, the Fantasyland the live board earns is
+#    filed under fouls with its rows and royalties (a Fantasyland already earned on top was
+#    lost by fouling, not "missed").
+GRADER_VERSION = 6
 
 
 @dataclass(frozen=True)
@@ -267,7 +270,11 @@ def fantasy_chunk(deals: list[FantasyDeal], real: Real) -> dict[str, pa.Table]:
 
 
 def _board_text(board: tuple[int, ...]) -> str:
+    """``top Th 8s 8d | middle ... | bottom ...``: each row's cards high to low, so the set
+    played and the solver's read alike when they hold the same cards (placement order is
+    not part of a Fantasyland set)."""
     rows = (board[0:3], board[3:8], board[8:13])
     return " | ".join(
-        f"{name} {format_cards(cards)}" for name, cards in zip(ROWS, rows, strict=True)
+        f"{name} {format_cards(sorted(cards, reverse=True))}"
+        for name, cards in zip(ROWS, rows, strict=True)
     )

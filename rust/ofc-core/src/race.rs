@@ -34,6 +34,7 @@ use crate::search::{root_values, Search};
 const ROWS: usize = 0;
 const FOULS: usize = 1;
 const ROYALTIES: usize = 2;
+const FANTASY: usize = 3;
 
 pub const SCREEN_ABOVE: usize = 12;
 pub const SCREEN_DREAMS: usize = 64;
@@ -301,9 +302,11 @@ pub fn grade_with(s: &Setup, p: &RaceParams) -> Graded {
 
 /// The loss split into its parts over paired rollouts of the best play (row 0 of
 /// `v`) and the play made (row 1).  In a rollout where exactly one of the two
-/// boards fouls, the row points and royalties between them are what the foul cost:
-/// they are filed under fouls, whatever the opponents did (a fouled opponent pays
-/// the live board's scoop as rows, but the play made lost it by fouling).
+/// boards fouls, the whole difference between them is what the foul cost: the row
+/// points, the royalties and the Fantasyland the live board earns are filed under
+/// fouls, whatever the opponents did (a fouled opponent pays the live board's scoop
+/// as rows, but the play made lost it by fouling; a Fantasyland already earned on top
+/// is lost only by fouling, so it is not "Fantasyland missed").
 fn loss_parts(v: &Values) -> [f64; PARTS] {
     let mut sums = [0.0; PARTS];
     let (best, chosen) = (v.parts_of(0), v.parts_of(1));
@@ -314,9 +317,10 @@ fn loss_parts(v: &Values) -> [f64; PARTS] {
             *slot = best[r][k] - chosen[r][k];
         }
         if best_fouled[r] != chosen_fouled[r] {
-            d[FOULS] += d[ROWS] + d[ROYALTIES];
+            d[FOULS] += d[ROWS] + d[ROYALTIES] + d[FANTASY];
             d[ROWS] = 0.0;
             d[ROYALTIES] = 0.0;
+            d[FANTASY] = 0.0;
         }
         for (sum, x) in sums.iter_mut().zip(d) {
             *sum += x;
@@ -525,8 +529,10 @@ mod tests {
         assert!((graded.loss - 29.23).abs() < 1e-12);
         assert_eq!(graded.loss_se, 0.0);
         assert_eq!(graded.rollouts, vec![1; graded.candidates.len()]);
-        // Qh on top fouls: the scoop and QQ's royalty are what the foul cost.
-        assert_eq!(graded.parts[..3], [0.0, 19.0, 0.0]);
+        // Qh on top fouls: the scoop (6 + 6), QQ's royalty (7) and its Fantasyland
+        // (10.23) are what the foul cost.
+        assert_eq!(graded.parts[..3], [0.0, 29.23, 0.0]);
+        assert_eq!(graded.parts[3], 0.0);
         let safe = grade(&Setup::new(&g, &last_street([1, 0, 3])).unwrap(), 32);
         assert_eq!(safe.loss, 0.0);
         assert_eq!(safe.best, safe.chosen);
