@@ -138,7 +138,13 @@ def resolve_player(data: OfcData, name: str | None) -> tuple[str, str]:
     ).fetchall()
     if rows:
         return str(rows[0][0]), str(rows[0][1])
-    raise UnknownPlayer(f"no player {name!r} in this dataset{_closest(data, name)}")
+    raise unknown_player(data, name)
+
+
+def unknown_player(data: OfcData, name: str) -> UnknownPlayer:
+    """The refusal of a player name no seat has, with the closest names the dataset knows:
+    one wording for every command that takes ``--player``."""
+    return UnknownPlayer(f"no player {name!r} in this dataset{_closest(data, name)}")
 
 
 HERO = "hero"  # the player who recorded the files, unless a player is called so

@@ -194,9 +194,12 @@ def _leak_note(row: dict[Hashable, Any], over: str, replayed: bool = False) -> s
         return f"{claim}: not clear yet ({'; '.join(reasons)})."
     realised_se = row["realised_se"]
     se_text = f" ± {realised_se:.2f}" if realised_se == realised_se else " (no SE from one seat)"
+    # like for like: a hand's claim (the seat's decisions from here on) against what the
+    # advice won over the play on the same hands; + is the advice's gain
     replay = (
-        f"; realised {row['realised_per_seat']:+.2f}{se_text} a hand by the advice on your "
-        f"own cards where it first played otherwise here "
+        f"; where the advice first played otherwise here it claimed "
+        f"{row['claimed_per_seat']:.2f} a hand and won {row['realised_per_seat']:+.2f}"
+        f"{se_text} a hand over your play on your own cards "
         f"({plural(int(row['replayed_seats']), 'seat')})"
     )
     if row["clear"]:

@@ -209,6 +209,9 @@ def test_run_summaries_count_in_words_with_thousands_separators() -> None:
     seat = SeatReplay("k", 0, "p", (), (), 1.0, 0.0, None)
     replayed = ReplaySummary(batches=1, up_to_date=1, seats=[seat] * 3099)
     assert replayed.lines()[0] == "replayed: 3,099 seats in 1 batch; 1 batch already up to date"
+    # the advice won 1 point on each seat: +100 per 100 hands, on the claimed loss's scale
+    won = "  won by the advice on the players' own cards: +100 ± 0 per 100 hands over their play"
+    assert replayed.lines()[1] == won
 
 
 def test_import_command_summary(tmp_path: Path) -> None:

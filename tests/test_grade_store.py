@@ -193,8 +193,15 @@ def test_the_command_grades_and_refuses_an_unknown_player(small: Path, tmp_path:
     assert result.exit_code == 0, result.output
     assert result.output.startswith("graded: ")
     result = runner.invoke(main, ["grade", "--data", str(copy), "--player", "Nobody\x1b[31m"])
-    assert result.exit_code == 1 and "no player named" in result.output
+    assert result.exit_code == 1 and "no player 'Nobody\\x1b[31m' in this dataset" in result.output
     assert "\x1b" not in result.output
+    # the wording `report --player` gives for the same name
+    report = runner.invoke(
+        main, ["report", "--data", str(copy), "--player", "Nobody", "--out", str(tmp_path / "r")]
+    )
+    graded = runner.invoke(main, ["grade", "--data", str(copy), "--player", "Nobody"])
+    assert (report.exit_code, graded.exit_code) == (1, 1)
+    assert graded.output == report.output
 
 
 def test_grade_prints_the_regret_reports_measure_over_the_same_hands(

@@ -104,7 +104,9 @@ def test_a_clear_leak_is_called_clear_only_with_the_replay() -> None:
         "realised_se": 1.0, "claim_clear": True, "clear": True,
     }  # fmt: skip
     assert regret._leak_note(row, "over 100 graded hands").endswith(
-        "(12 seats): clear (beyond 2 SE and confirmed by the replay)."
+        "; where the advice first played otherwise here it claimed 4.10 a hand and won +3.00 "
+        "± 1.00 a hand over your play on your own cards (12 seats): clear (beyond 2 SE and "
+        "confirmed by the replay)."
     )
     row.update(replayed_seats=0, claim_clear=False, clear=False)
     assert regret._leak_note(row, "over 100 graded hands", replayed=True).endswith(

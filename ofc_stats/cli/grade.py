@@ -156,8 +156,8 @@ def _grade_on_spark(
 def _accounts(data: str, player: str) -> list[str | None]:
     """The accounts ``player`` names: an alias's (``players alias``), else ``player`` itself
     once a stored name or room id matches it; else the error, with the closest names."""
-    from ofc_stats.errors import UnknownPlayer
     from ofc_stats.store.views import open_dataset
+    from reports.filters import unknown_player
 
     with open_dataset(data) as db:
         aliased = db.sql(
@@ -170,9 +170,4 @@ def _accounts(data: str, player: str) -> list[str | None]:
         ).fetchall()[0][0]
         if found:
             return [player]
-        names = [r[0] for r in db.sql("SELECT DISTINCT player FROM seats").fetchall()]
-    import difflib
-
-    close = difflib.get_close_matches(player, [str(n) for n in names], n=3)
-    hint = f"; closest: {', '.join(close)}" if close else ""
-    raise UnknownPlayer(f"no player named {player!r} in {data}{hint}")
+        raise unknown_player(db, player)

@@ -272,7 +272,6 @@ class ReplaySummary:
     batches: int = 0
     up_to_date: int = 0
     seats: list[SeatReplay] | None = None
-    claimed: float = 0.0
     seconds: float = 0.0
 
     def lines(self) -> list[str]:
@@ -286,9 +285,10 @@ class ReplaySummary:
         ]
         if seats:
             gain = realised([s.gain for s in seats])
+            # per 100 hands, as the claimed loss above it: + is what the advice won over the play
             text.append(
-                f"  the advice on the players' own cards: {gain.mean:+.2f} ± {gain.se:.2f} "
-                "points a seat-hand against the players"
+                f"  won by the advice on the players' own cards: {100 * gain.mean:+,.0f} ± "
+                f"{100 * gain.se:,.0f} per 100 hands over their play"
             )
         return text
 
