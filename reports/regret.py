@@ -171,7 +171,8 @@ def tied_decisions(streets: pd.DataFrame) -> int:
 CLEAR_MEANS = (
     "clear: the claim exceeds 2 SE and the replay confirms it (the advice gained on your "
     "own cards beyond 2 SE where it first played otherwise at this decision); otherwise "
-    "not clear yet"
+    "not clear yet. A claim's SE is the rollouts' noise only: the way the grader plays the "
+    "streets after a decision can be wrong by more, which only the replay measures"
 )
 
 
