@@ -36,8 +36,9 @@ HANDS_SQL = f"""
 SELECT s.hand_id, s.hand_key, epoch(s.played_at)::BIGINT AS t, s.format, s.room, s.table_id,
        s.stakes, coalesce(s.currency, '') AS currency, s.seat_count, s.player_key,
        s.net_capped AS points, s.reported_money AS money, s.fouled, s.in_fantasy,
-       s.royalties, coalesce(s.fantasy_entry > 0 OR s.fantasy_stays, false) AS earns_fantasy
-FROM {SEATS} s ORDER BY {ORDER}
+       s.royalties, coalesce(s.fantasy_entry > 0 OR s.fantasy_stays, false) AS earns_fantasy,
+       r.run
+FROM {SEATS} s LEFT JOIN table_runs r USING (hand_id) ORDER BY {ORDER}
 """
 
 OPPONENTS_SQL = f"""
@@ -55,8 +56,9 @@ WHERE g.loss IS NOT NULL GROUP BY m.hand_id
 UNSCORED_SQL = """
 SELECT h.hand_id, h.hand_key, epoch(h.played_at)::BIGINT AS t, h.format, h.room, h.table_id,
        h.stakes,
-       coalesce(h.currency, '') AS currency, h.seat_count
-FROM hands h WHERE h.hand_id IN (SELECT hand_id FROM explore_unscored)
+       coalesce(h.currency, '') AS currency, h.seat_count, r.run
+FROM hands h LEFT JOIN table_runs r USING (hand_id)
+WHERE h.hand_id IN (SELECT hand_id FROM explore_unscored)
 """
 
 
@@ -164,7 +166,7 @@ def page_data(scope: Scope) -> dict[str, Any]:
     rooms, room_index = _codes(frame["room"])
     currencies, currency_index = _codes(frame["currency"])
     accounts, account_index = _codes(frame["player_key"])
-    tables, table_index = _codes(frame["table_id"])
+    tables, table_index = _table_codes(frame)
     return {
         "formats": formats,
         "rooms": rooms,
@@ -280,6 +282,19 @@ def _codes(values: pd.Series) -> tuple[list[str], np.ndarray]:
     text = values.fillna("").astype(str)
     codes, uniques = pd.factorize(text, sort=True)
     return [str(u) for u in uniques], codes
+
+
+def _table_codes(frame: pd.DataFrame) -> tuple[list[str], np.ndarray]:
+    """The tables' names and each row's index into them: one index per table of the store,
+    so a table whose hand ids were reused (the ``table_runs`` view) has one per file, each
+    named as the table is.  The page's script (sessionsOf) starts a session where the
+    index changes, as the report's SQL partitions by the run."""
+    if frame["run"].isna().all():
+        return _codes(frame["table_id"])
+    # A file's path holds no NUL: the last one splits the table's name from its run.
+    keyed = frame["table_id"].fillna("").astype(str) + "\0" + frame["run"].fillna("").astype(str)
+    names, codes = _codes(keyed)
+    return [name.rsplit("\0", 1)[0] for name in names], codes
 
 
 def _column(values: pd.Series, digits: int) -> np.ndarray | list[Any]:

@@ -22,20 +22,23 @@ from reports.stats import TOO_FEW, moments_ci
 
 # A hand begins a session when it is the table's first, the first without a time (they
 # sort last: a table's hands without a time are one group, "no time", not a session
-# each), or more than the gap after the one before.
+# each), or more than the gap after the one before.  A table is the store's: one of a
+# format and room, and one per file where its hand ids were reused (its run, the
+# ``table_runs`` view; two simulations' T0000 are two tables, never one session).
 MARKED = f"""
 WITH marked AS (
-  SELECT s.format, s.room, s.table_id, s.played_at, s.hand_key, s.stakes, s.currency,
+  SELECT s.format, s.room, s.table_id, r.run, s.played_at, s.hand_key, s.stakes, s.currency,
          s.net_capped AS points, s.reported_money AS money,
          CASE WHEN lag(s.hand_key) OVER w IS NULL THEN 1
               WHEN s.played_at IS NULL THEN CASE WHEN lag(s.played_at) OVER w IS NULL
                                                  THEN 0 ELSE 1 END
               WHEN s.played_at - lag(s.played_at) OVER w > to_minutes($gap::BIGINT) THEN 1
               ELSE 0 END AS fresh
-  FROM {SEATS} s
-  WINDOW w AS (PARTITION BY s.format, s.room, s.table_id ORDER BY s.played_at, s.hand_key)
+  FROM {SEATS} s LEFT JOIN table_runs r USING (hand_id)
+  WINDOW w AS (PARTITION BY s.format, s.room, s.table_id, r.run
+               ORDER BY s.played_at, s.hand_key)
 )
-SELECT *, sum(fresh) OVER (PARTITION BY format, room, table_id
+SELECT *, sum(fresh) OVER (PARTITION BY format, room, table_id, run
                            ORDER BY played_at, hand_key ROWS UNBOUNDED PRECEDING) AS session
 FROM marked
 """
@@ -53,7 +56,8 @@ SESSIONS_SQL = f"""
 SELECT min(played_at) AS start,
        (epoch(max(played_at)) - epoch(min(played_at))) / 60 + 1 AS minutes,
        room, table_id AS "table", any_value(stakes) AS stakes, {MOMENTS}
-FROM ({MARKED}) GROUP BY format, room, table_id, session ORDER BY start, room, "table"
+FROM ({MARKED}) GROUP BY format, room, table_id, run, session
+ORDER BY start, room, "table", run
 """
 
 GROUPS = {

@@ -21,31 +21,37 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.audit.chunks import table_shares
-from ofc_stats.store.views import OfcData
+from ofc_stats.store.views import TABLE_RUNS, OfcData
 
 AGREES = 0.5  # a field that matches on at most half the hands is not the hand's points
 MIN_HANDS = 20  # fewer hands cannot overrule the field's name: compare it hand by hand
 LAWFUL = 0.9  # zero-sum and |correlation| this high: the hand's points, however wrong
 EPS = 1e-6
 
-FIELDS_SQL = """
-WITH s AS (
-  SELECT hand_key, room, table_id, played_at, room_hand_id, seat, seat_count, player_key,
+# A player's hands at a table in turn (the running total, the last hand) stay within one
+# table of one format and, where the table's hand ids were reused, one file (its run).
+FIELDS_SQL = (
+    """
+WITH runs AS ("""
+    + TABLE_RUNS.format(hands="(SELECT * FROM hands WHERE {share})")
+    + """), s AS (
+  SELECT hand_key, format, room, table_id, runs.run, played_at, room_hand_id, seat,
+         seat_count, player_key,
          reported_points AS field, net, net_capped, royalties, reported_money, stakes,
          sum(royalties) OVER (PARTITION BY hand_key) AS hand_royalties,
          sum(reported_points) OVER (PARTITION BY hand_key) AS field_sum,
          count(reported_points) OVER (PARTITION BY hand_key) AS field_seats
-  FROM seat_results WHERE status = 'scored' AND {share}
+  FROM seat_results LEFT JOIN runs USING (hand_key) WHERE status = 'scored' AND {share}
 ), t AS (
   SELECT *,
-    sum(net_capped) OVER run AS running_total,
-    field - lag(field) OVER run AS field_change,
-    lag(net_capped) OVER run AS previous_points,
+    sum(net_capped) OVER in_turn AS running_total,
+    field - lag(field) OVER in_turn AS field_change,
+    lag(net_capped) OVER in_turn AS previous_points,
     lead(net_capped) OVER ring AS next_seat_points,
     lag(net_capped) OVER ring AS previous_seat_points
   FROM s
-  WINDOW run AS (PARTITION BY room, table_id, player_key
-                 ORDER BY played_at, room_hand_id, hand_key ROWS UNBOUNDED PRECEDING),
+  WINDOW in_turn AS (PARTITION BY format, room, table_id, run, player_key
+                     ORDER BY played_at, room_hand_id, hand_key ROWS UNBOUNDED PRECEDING),
          ring AS (PARTITION BY hand_key ORDER BY seat)
 )
 SELECT t.*, coalesce(w.won, 0) AS pairs_won
@@ -53,7 +59,8 @@ FROM t LEFT JOIN (SELECT hand_key, seat, sum(greatest(points, 0)) AS won
                   FROM versus WHERE hand_id IN (SELECT hand_id FROM hands WHERE {share})
                   GROUP BY ALL) w USING (hand_key, seat)
 WHERE field IS NOT NULL
-"""  # {share}: the tables read (chunks.table_shares)
+"""
+)  # {share}: the tables read (chunks.table_shares)
 
 Hypothesis = Callable[[pd.DataFrame], pd.Series]
 HYPOTHESES: dict[str, Hypothesis] = {

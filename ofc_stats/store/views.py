@@ -85,14 +85,19 @@ VIEW = "CREATE OR REPLACE VIEW"
 # the id has one), what the room dealt cannot be checked (next_link 'sat out', 'gap').
 # A table whose hand ids were reused for other hands (stored under hand_key~<fingerprint>,
 # say two simulations' T0000) is one table per file: two files' hands with one name and
-# the same ids are not one table's hands in turn, so no link crosses files there (TABLE_RUNS).
+# the same ids are not one table's hands in turn, so no link crosses files there.
+# TABLE_RUNS (the ``table_runs`` view) is that split, the one definition of it: each hand of
+# such a table with its file as its ``run``; a table whose ids were never reused has no
+# rows (a LEFT JOIN gives a null run: one table, however many files hold it).  Whatever
+# takes a table's hands in turn partitions by format, room, table_id and run.
 TABLE_RUNS = """
-  SELECT h.hand_key, h.source_file AS run
+  SELECT h.hand_key, h.hand_id, h.source_file AS run
   FROM {hands} h SEMI JOIN (SELECT DISTINCT format, room, table_id FROM {hands}
                             WHERE contains(hand_key, '~')) r
     ON h.format = r.format AND h.room IS NOT DISTINCT FROM r.room
    AND h.table_id IS NOT DISTINCT FROM r.table_id
-"""
+"""  # {hands}: the view, or the rows of some tables (a table's hands all in or all out)
+TABLE_RUNS_VIEW = "CREATE OR REPLACE VIEW table_runs AS" + TABLE_RUNS.format(hands="hands")
 FANTASY_SQL = (
     """
 WITH runs AS ("""
@@ -490,6 +495,7 @@ class OfcData:
         # each app's own name for itself (hands.room) beside the name people know it by
         con.register("app_names", pa.table({"room": [*APP_NAMES], "app": [*APP_NAMES.values()]}))
         con.sql(SEAT_RESULTS_VIEW)
+        con.sql(TABLE_RUNS_VIEW)
         con.sql(FANTASY_VIEW)
         self._people_views(dataset)
         self._grade_views(dataset)
