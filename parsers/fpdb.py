@@ -314,7 +314,7 @@ def _fetch(path: str, source: str) -> Iterator[list[Fetched] | Quarantined]:
         try:
             cursor = connection.execute(QUERY, (MAX_RAW,))
             rows = cursor.fetchmany(FETCH_ROWS)
-        except sqlite3.Error as error:
+        except DAMAGED as error:
             yield Quarantined(source, _why_not(error, "no fpdb-3 OFC tables"), "", hand=False)
             return
         while rows:
@@ -338,7 +338,7 @@ def _fetch(path: str, source: str) -> Iterator[list[Fetched] | Quarantined]:
             yield fetched
             try:
                 rows = cursor.fetchmany(FETCH_ROWS)
-            except sqlite3.Error as error:
+            except DAMAGED as error:
                 after = "" if last is None else f" after row {last}"
                 why = _why_not(error, f"the database is damaged{after}")
                 yield Quarantined(source, why, "", hand=False)
@@ -347,8 +347,15 @@ def _fetch(path: str, source: str) -> Iterator[list[Fetched] | Quarantined]:
         connection.close()
 
 
-def _why_not(error: sqlite3.Error, what: str) -> str:
+# What a damaged database raises: SQLite's error, or Python's failure to decode SQLite's
+# message when the damage is in a name it quotes (a byte-flipped schema).
+DAMAGED = (sqlite3.Error, UnicodeDecodeError)
+
+
+def _why_not(error: sqlite3.Error | UnicodeDecodeError, what: str) -> str:
     """A quarantine reason for a database that stops being read: locked, too slow, or damaged."""
+    if isinstance(error, UnicodeDecodeError):
+        return f"{what}: the database is damaged (SQLite's message about it is not UTF-8)"
     text = str(error)
     if "locked" in text or "busy" in text:
         return f"the database is locked by another program ({text}); import it again later"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import ofc_stats
 from ofc_stats.store.importer import import_paths
 from parsers import fpdb
 from parsers.app_json import dumps_app
@@ -121,3 +122,26 @@ def test_a_round_whose_placed_cards_are_no_object_is_refused_by_name(tmp_path: P
     summary = import_paths([database], tmp_path / "data")
     assert summary.stored == 1
     assert list(summary.reasons) == ["placed 'x' is not an object"]
+
+
+def test_a_schema_whose_damage_is_not_utf8_is_refused_and_the_run_goes_on(tmp_path: Path) -> None:
+    """A byte flipped to 0xfe inside the schema's text (a fuzz seed's fpdb file): SQLite's
+    "malformed schema" message quotes the damaged name, which Python cannot decode, so
+    sqlite3 raises UnicodeDecodeError, not sqlite3.Error.  The import stopped there with
+    "Error: UnicodeDecodeError"; now that database is refused as damaged and the other
+    file's 3 hands are stored."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    _app_file(folder)
+    database = fpdb_database(folder / "hands.db3", _texts(3, seed=1))
+    data = bytearray(database.read_bytes())
+    at = data.index(b"CREATE TABLE")
+    data[at + 2] = 0xFE  # "CR\xfeATE": a schema SQLite reads as malformed
+    database.write_bytes(bytes(data))
+    summary = import_paths([folder], tmp_path / "data")
+    by_name = {Path(f.path).name: f for f in summary.files}
+    assert by_name["good.hh"].stored == 3
+    assert dict(summary.reasons) == {"no fpdb-3 OFC tables": 1}
+    with ofc_stats.open(tmp_path / "data") as data:
+        [(reason,)] = data.sql("SELECT reason FROM quarantine").fetchall()
+    assert reason.endswith("the database is damaged (SQLite's message about it is not UTF-8)")

@@ -53,8 +53,9 @@ def no_ofc_hands(path: str) -> str | None:
             "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') "
             "AND name = 'HttpOFCHands' COLLATE NOCASE"
         ).fetchone()
-    except sqlite3.Error:
-        return None  # not a database, damaged or locked: the reader says which
+    except (sqlite3.Error, UnicodeDecodeError):
+        # not a database, damaged (a name that is not UTF-8) or locked: the reader says which
+        return None
     finally:
         connection.close()
     return None if found else NOT_FPDB
