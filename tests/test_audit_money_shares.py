@@ -97,7 +97,7 @@ def test_a_rake_from_the_counts_of_two_shares_is_the_rake_of_their_seats() -> No
 
 
 def test_the_multiplier_from_the_counts_of_two_shares_is_the_whole_rooms() -> None:
-    def losers(ratios: list[float]) -> pd.DataFrame:
+    def losers(ratios: list[int]) -> pd.DataFrame:
         # Losers of 10 points at stakes 1 who paid ratio × 10.
         return pd.DataFrame(
             {"net_capped": -10.0, "stakes": 1.0, "reported_money": [-10.0 * r for r in ratios]}
