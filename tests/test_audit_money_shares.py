@@ -17,6 +17,8 @@ import pandas as pd
 import pytest
 
 from ofc_stats.audit import chunks, money
+from ofc_stats.audit import holdout as holdout_module
+from ofc_stats.audit.holdout import holdout
 from ofc_stats.audit.money import Ratios, RoomMoney, Winners, expected_money, infer_rake
 from ofc_stats.store.views import OfcData, open_dataset
 from tests.test_audit_shares import simulated  # noqa: F401  (the fixture)
@@ -113,3 +115,25 @@ def test_the_multiplier_from_the_counts_of_two_shares_is_the_whole_rooms() -> No
         whole = Ratios()
         whole.add(losers(ratios))
         assert tally.multiplier() == whole.multiplier() == expected
+
+
+@pytest.mark.parametrize("shares", ["40 hands", "one table each"])
+def test_the_holdout_a_share_at_a_time_is_the_holdout_of_the_seats_whole(
+    simulated: Path,  # noqa: F811
+    shares: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The halves' cut, each half's rules and the hands they explain, from three passes
+    over the shares, are those of room_money's seats folded whole."""
+    found, _ = _money(simulated, "whole", monkeypatch)
+    pairwise = {r.room: p for r, p in zip(found.rakes, found.pairwise, strict=True)}
+    with open_dataset(simulated) as db:
+        whole = holdout(db, pairwise, found.seats)
+    if shares == "one table each":
+        monkeypatch.setattr(holdout_module, "table_shares", _one_table_each)
+    else:
+        monkeypatch.setattr(chunks, "CHUNK_HANDS", 40)
+    with open_dataset(simulated) as db:
+        split = holdout(db, pairwise)
+    assert split == whole and all(h.folds == 2 for h in whole)
+    assert any(h.out_of_sample for h in whole) and any(not h.agree or h.runner_up for h in whole)

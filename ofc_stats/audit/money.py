@@ -377,12 +377,12 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
     if hands is not None:
         return _scoped_money(data, scoped_seats(data, hands), rules)
     shares = table_shares(data)
-    rooms: dict[tuple[str, str], _Room] = {}
+    rooms: dict[tuple[str, str], RoomTally] = {}
     for share in shares:
-        for (room, currency), group in _by_room(money_seats(data, share)):
-            rooms.setdefault((room, currency), _Room(room, currency)).ratios.add(group)
+        for (room, currency), group in by_room(money_seats(data, share)):
+            rooms.setdefault((room, currency), RoomTally(room, currency)).ratios.add(group)
     for share in shares:
-        for key, group in _by_room(money_seats(data, share)):
+        for key, group in by_room(money_seats(data, share)):
             rooms[key].add(data, group)
     keys = sorted(rooms)
     for key in keys:
@@ -392,7 +392,7 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
     for share in shares:
         seats = money_seats(data, share)
         empty = seats.iloc[:0] if empty is None else empty
-        for key, group in _by_room(seats):
+        for key, group in by_room(seats):
             parts[key].append(rooms[key].priced(group))
         del seats
     if not keys:
@@ -406,14 +406,14 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
     return _money(frame, [rooms[key] for key in keys])
 
 
-def _money(seats: pd.DataFrame, rooms: list[_Room]) -> RoomMoney:
+def _money(seats: pd.DataFrame, rooms: list[RoomTally]) -> RoomMoney:
     rakes = tuple(r.rake for r in rooms if r.rake is not None)
     settlements = tuple(r.settlement for r in rooms if r.settlement is not None)
     assert len(rakes) == len(settlements) == len(rooms)  # every room inferred
     return RoomMoney(seats, rakes, settlements, tuple(r.pairwise for r in rooms))
 
 
-def _by_room(seats: pd.DataFrame) -> list[tuple[tuple[str, str], pd.DataFrame]]:
+def by_room(seats: pd.DataFrame) -> list[tuple[tuple[str, str], pd.DataFrame]]:
     """A money frame's rows per room and currency (both as text)."""
     if seats.empty:
         return []
@@ -435,7 +435,7 @@ _NO_SEATS = pd.DataFrame({"gross": [], "reported_money": []})
 
 
 @dataclass
-class _Room:
+class RoomTally:
     """One room and currency's money rules, from what its shares add up to: the losers'
     ratios, the winners paid in full (:class:`Winners`) and, whole, the hands with a
     loser who paid less than owed (a few in a hundred), with their pairs' money."""
@@ -459,12 +459,19 @@ class _Room:
     def add(self, data: OfcData, group: pd.DataFrame) -> None:
         """One share's seats of the room (after the ratios of every share)."""
         self.multiplier = self.ratios.multiplier()
-        frame = expected_money(group, self.multiplier)
-        self.winners = self.winners.plus(Winners.of(frame))
-        short = frame[frame["short"]]
+        self.tally(expected_money(group, self.multiplier), data)
+
+    def tally(self, frame: pd.DataFrame, data: OfcData | None = None) -> None:
+        """An :func:`expected_money` frame of whole hands: its winners paid in full counted,
+        its hands with a short loser (:func:`short_hands`) kept whole, with their pairs'
+        money read from ``data`` (without it, :attr:`pairwise` is given)."""
+        candidate = short_hands(frame)
+        self.winners = self.winners.plus(Winners.of(frame[~candidate]))
+        short = frame[candidate]
         if len(short):
             self.short.append(short)
-            self.pairwise.update(_pairwise(data, short, self.multiplier, self.column))
+            if data is not None:
+                self.pairwise.update(_pairwise(data, short, self.multiplier, self.column))
 
     def infer(self, rules: MoneyRules) -> None:
         """The rake from the winners paid in full, narrowed by the short-stack hands a
@@ -510,10 +517,10 @@ class _Room:
 
 def _scoped_money(data: OfcData, seats: pd.DataFrame, rules: MoneyRules) -> RoomMoney:
     """room_money of the seats of some hands (scoped_seats'), read whole."""
-    rooms: list[_Room] = []
+    rooms: list[RoomTally] = []
     parts = []
-    for (room, currency), group in _by_room(seats):
-        tally = _Room(room, currency, column="hand_id")
+    for (room, currency), group in by_room(seats):
+        tally = RoomTally(room, currency, column="hand_id")
         tally.ratios.add(group)
         tally.add(data, group)
         tally.infer(rules)
