@@ -426,6 +426,7 @@ def _in_order(parts: list[pd.DataFrame]) -> pd.DataFrame:
     if len(parts) == 1:
         return parts[0]
     frame = pd.concat(parts, ignore_index=True)
+    parts.clear()  # the shares' copies go: two copies at most, not three
     keys = pa.table({"hand_key": pa.array(frame["hand_key"]), "seat": pa.array(frame["seat"])})
     order = pc.sort_indices(keys, sort_keys=[("hand_key", "ascending"), ("seat", "ascending")])
     return frame.take(np.asarray(order.to_numpy(), dtype=np.int64)).reset_index(drop=True)
