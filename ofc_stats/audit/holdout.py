@@ -13,33 +13,35 @@ is judged the same way, with its own figures.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from ofc_stats.audit.chunks import table_shares
 from ofc_stats.audit.money import (
-    MONEY_SQL,
     TOLERANCE,
     Rake,
+    Ratios,
+    RoomTally,
     after_rake,
+    by_room,
     expected_money,
     infer_rake,
     money_multiplier,
     short_stacks,
 )
+from ofc_stats.audit.money_seats import money_seats
 from ofc_stats.payouts.settle import ALL_KINDS, explained_short, gross_by_kind, infer_settlement
 from ofc_stats.store.views import OfcData
 
 # What the halves are inferred and judged from (MONEY_SQL's names): no text per seat.
 FOLD_COLUMNS = ["hand_key", "seat", "net_capped", "stakes", "reported_money", "stack"]
-HOLD_SQL = f"""
-SELECT m.*, h.played_at FROM ({MONEY_SQL}) m JOIN hands h USING (hand_key)
-ORDER BY m.hand_key, m.seat
-"""
 
 
 UNTOLD = "proportional"  # a settlement no hand tells: the default, named as assumed
@@ -134,10 +136,10 @@ CRITERION = (
 )
 
 
-# When each money hand was played: room_money's seats, dated without reading them again.
+# When each money hand of a share of the tables was played ({share}: chunks.table_shares).
 PLAYED_SQL = """
 SELECT hand_key, played_at FROM hands
-WHERE hand_key IN (SELECT hand_key FROM seats WHERE reported_money IS NOT NULL)
+WHERE hand_key IN (SELECT hand_key FROM seats WHERE reported_money IS NOT NULL) AND {share}
 """
 
 
@@ -148,26 +150,201 @@ def holdout(
 ) -> list[Holdout]:
     """Two-fold by date, per room and currency (``pairwise``: room_money's, by label).
 
+    The money hands are read a share of the tables at a time, three times: when each
+    hand was played (the halves' cut), the counts each half's rules are inferred from
+    (:class:`~ofc_stats.audit.money.RoomTally`), and the hands each rule explains.
     ``seats``: room_money's seats of these very hands (MONEY_SQL's rows, in its order),
-    each dated here by its hand's ``played_at``: reading every money seat again, with
-    its names, held the audit's peak memory at three times the seats'."""
+    folded whole instead (what the shares must add up to)."""
     if seats is None:
-        seats = data.df(HOLD_SQL)
-        when = None
-    else:
-        seats = seats[["room", "currency", *FOLD_COLUMNS]]
-        played = data.df(PLAYED_SQL)
-        when = pd.Series(played["played_at"].to_numpy(), index=pd.Index(played["hand_key"]))
+        return _by_shares(data, pairwise or {})
+    seats = seats[["room", "currency", *FOLD_COLUMNS]]
+    played = data.df(PLAYED_SQL.format(share="true"))
+    when = pd.Series(played["played_at"].to_numpy(), index=pd.Index(played["hand_key"]))
     out = []
-    for (room, currency), group in seats.groupby(["room", "currency"], sort=True, observed=True):
+    for (room, currency), group in by_room(seats):
         label = f"{room} {currency or '(no currency)'}"
         pairs = dict((pairwise or {}).get(label, {}))
-        if when is not None:
-            at = when.index.get_indexer(pd.Index(group["hand_key"]))
-            group = group[FOLD_COLUMNS].assign(played_at=when.to_numpy()[at])[at >= 0]
+        at = when.index.get_indexer(pd.Index(group["hand_key"]))
+        group = group[FOLD_COLUMNS].assign(played_at=when.to_numpy()[at])[at >= 0]
         out.append(_fold(label, group.reset_index(drop=True), pairs))
         del group
     return out
+
+
+def _share_frames(data: OfcData, share: str) -> Iterator[tuple[str, str, pd.DataFrame]]:
+    """Per room and currency: its money seats of one share (FOLD_COLUMNS and played_at)."""
+    seats = money_seats(data, share)
+    if seats.empty:
+        return
+    played = data.df(PLAYED_SQL.format(share=share))
+    when = pd.Series(played["played_at"].to_numpy(), index=pd.Index(played["hand_key"]))
+    for (room, currency), group in by_room(seats):
+        at = when.index.get_indexer(pd.Index(group["hand_key"]))
+        yield room, currency, group[FOLD_COLUMNS].assign(played_at=when.to_numpy()[at])[at >= 0]
+
+
+def _folded(group: pd.DataFrame, multiplier: float) -> pd.DataFrame:
+    """The seats a fold infers and judges from: every seat but a loser of unknown money."""
+    frame = expected_money(group, multiplier).assign(multiplier=multiplier)
+    return frame[frame["reported_money"].notna() | (frame["owed"] >= 0)]
+
+
+def _first_half(frame: pd.DataFrame, cut: tuple[int, str] | None) -> pd.Series:
+    """Per row: its hand is in the earlier half, before ``cut`` in (played_at, hand key)
+    order (an unknown time last); no cut, no earlier half."""
+    if cut is None:
+        return pd.Series(False, index=frame.index)
+    played = _instants(frame["played_at"])
+    keys = frame["hand_key"].astype(str)
+    return (played < cut[0]) | ((played == cut[0]) & (keys < cut[1]))
+
+
+def _instants(played: pd.Series) -> pd.Series:
+    """Times as integers to sort by, an unknown time after every known one."""
+    values = pd.to_datetime(played).astype("datetime64[ns]")
+    known = values.notna()
+    out = pd.Series(np.iinfo(np.int64).max, index=played.index, dtype=np.int64)
+    out[known] = values[known].astype(np.int64)
+    return out
+
+
+@dataclass
+class _Folds:
+    """One room and currency's holdout, a share at a time: the rules inferred on all its
+    hands and on each half, then the hands each explains."""
+
+    room: str
+    currency: str
+    ratios: Ratios = field(default_factory=Ratios)
+    keys: list[pa.Array] = field(default_factory=list)  # the hands, and when played
+    played: list[pa.Array] = field(default_factory=list)
+    hands: int = 0
+    cut: tuple[int, str] | None = None
+    tallies: tuple[RoomTally, ...] = ()  # all the hands, the earlier half, the later half
+    rows: list[int] = field(default_factory=lambda: [0, 0, 0])
+    rules: list[tuple[Rake, str, bool]] = field(default_factory=list)
+    in_sample: int = 0
+    out_of_sample: int = 0
+    runner: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"{self.room} {self.currency or '(no currency)'}"
+
+    def first(self, group: pd.DataFrame) -> None:
+        """Pass 1: the multiplier's ratios, and each hand's time."""
+        self.ratios.add(group)
+        frame = _folded(group, 1.0)  # (a positive multiplier keeps every sign)
+        played = frame.groupby("hand_key")["played_at"].min()
+        self.keys.append(pa.array(played.index.astype(str).to_numpy(dtype=object)))
+        self.played.append(pa.array(_instants(played).to_numpy()))
+
+    def halve(self, pairs: Mapping[str, npt.NDArray[np.float64]]) -> None:
+        """The cut between the halves: the first hand of the later half."""
+        table = pa.table(
+            {"played": pa.chunked_array(self.played, pa.int64()),
+             "key": pa.chunked_array(self.keys, pa.string())}
+        )  # fmt: skip
+        self.keys, self.played = [], []
+        self.hands = table.num_rows
+        half = self.hands // 2
+        if half:
+            order = pc.sort_indices(
+                table, sort_keys=[("played", "ascending"), ("key", "ascending")]
+            )
+            at = int(order[half].as_py())
+            self.cut = (int(table["played"][at].as_py()), str(table["key"][at].as_py()))
+        self.tallies = tuple(RoomTally(self.room, self.currency) for _ in range(3))
+        for tally in self.tallies:
+            tally.ratios = self.ratios
+            tally.pairwise = dict(pairs)
+
+    def second(self, group: pd.DataFrame) -> None:
+        """Pass 2: the counts each half's rules and the whole's are inferred from."""
+        frame = _folded(group, self.ratios.multiplier())
+        first = _first_half(frame, self.cut)
+        for index, part in enumerate((frame, frame[first], frame[~first])):
+            self.rows[index] += len(part)
+            if len(part):
+                self.tallies[index].multiplier = self.ratios.multiplier()
+                self.tallies[index].tally(part)
+
+    def infer(self) -> None:
+        for tally in self.tallies:
+            self.rules.append(_inferred(tally))
+
+    def folds(self) -> list[tuple[int, int]]:
+        """(half inferred on, half judged) of each fold, both halves with seats."""
+        earlier, later = 1, 2
+        folds = ((earlier, later), (later, earlier))
+        return [(a, b) for a, b in folds if self.rows[a] and self.rows[b]]
+
+    def third(self, group: pd.DataFrame, pairs: dict[str, npt.NDArray[np.float64]]) -> None:
+        """Pass 3: the hands each rule explains, in sample and out of it."""
+        multiplier = self.ratios.multiplier()
+        frame = _folded(group, multiplier)
+        if frame.empty:
+            return
+        rake, kind, _ = self.rules[0]
+        self.in_sample += int(_explained(frame, rake, kind, pairs).sum())
+        first = _first_half(frame, self.cut)
+        halves = {1: frame[first], 2: frame[~first]}
+        for train, test in self.folds():
+            judged = halves[test]
+            if judged.empty:
+                continue
+            rake, kind, _ = self.rules[train]
+            self.out_of_sample += int(_explained(judged, rake, kind, pairs).sum())
+            if rake.runner_up is not None:
+                rate, tick, mode, _ = rake.runner_up
+                other = Rake(self.label, rate, tick, mode, 0, 0, multiplier)
+                self.runner += int(_explained(judged, other, kind, pairs).sum())
+
+    def result(self) -> Holdout:
+        whole_rake, whole_kind, _ = self.rules[0]
+        rules, agree = [], True
+        for train, _ in self.folds():
+            rake, kind, told = self.rules[train]
+            rules.append(f"{rake.rule()}, settlement {_named(kind, told)}")
+            agree &= (rake.rate, rake.tick, rake.mode, rake.cap, kind) == (
+                whole_rake.rate, whole_rake.tick, whole_rake.mode, whole_rake.cap, whole_kind,
+            )  # fmt: skip
+        return _holdout(
+            self.label, self.hands, self.in_sample, self.out_of_sample, rules, agree,
+            whole_rake, self.runner, len(self.folds()),
+        )  # fmt: skip
+
+
+def _by_shares(
+    data: OfcData, pairwise: Mapping[str, Mapping[str, npt.NDArray[np.float64]]]
+) -> list[Holdout]:
+    shares = table_shares(data)
+    folds: dict[tuple[str, str], _Folds] = {}
+    for share in shares:
+        for room, currency, group in _share_frames(data, share):
+            folds.setdefault((room, currency), _Folds(room, currency)).first(group)
+    for fold in folds.values():
+        fold.halve(pairwise.get(fold.label, {}))
+    for share in shares:
+        for room, currency, group in _share_frames(data, share):
+            folds[(room, currency)].second(group)
+    for fold in folds.values():
+        fold.infer()
+    for share in shares:
+        for room, currency, group in _share_frames(data, share):
+            fold = folds[(room, currency)]
+            fold.third(group, dict(pairwise.get(fold.label, {})))
+    return [folds[key].result() for key in sorted(folds)]
+
+
+def _inferred(tally: RoomTally) -> tuple[Rake, str, bool]:
+    """:func:`_infer` of the seats a tally counted."""
+    tally.infer(None)
+    rake, settlement = tally.rake, tally.settlement
+    assert rake is not None and settlement is not None
+    if settlement.telling:
+        return rake, settlement.kind, True
+    return rake, UNTOLD, False
 
 
 def _infer(
@@ -224,6 +401,20 @@ def _fold(label: str, group: pd.DataFrame, pairs: dict[str, npt.NDArray[np.float
             rate, tick, mode, _ = rake.runner_up
             other = Rake(label, rate, tick, mode, 0, 0, multiplier)
             runner += int(_explained(judged, other, kind, pairs).sum())
+    return _holdout(label, len(hands), in_sample, out, rules, agree, whole_rake, runner, folds)
+
+
+def _holdout(
+    label: str,
+    hands: int,
+    in_sample: int,
+    out: int,
+    rules: list[str],
+    agree: bool,
+    whole_rake: Rake,
+    runner: int,
+    folds: int,
+) -> Holdout:
     shown = ""
     if whole_rake.runner_up is not None:
         rate, tick, mode, count = whole_rake.runner_up
@@ -233,7 +424,7 @@ def _fold(label: str, group: pd.DataFrame, pairs: dict[str, npt.NDArray[np.float
             f"{runner:,} money hands out of sample"
         )
     pair = [*rules, "", ""][:2]
-    return Holdout(label, len(hands), in_sample, out, (pair[0], pair[1]), agree, shown, folds)
+    return Holdout(label, hands, in_sample, out, (pair[0], pair[1]), agree, shown, folds)
 
 
 __all__ = ["CRITERION", "Holdout", "holdout"]

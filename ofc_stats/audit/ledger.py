@@ -391,7 +391,7 @@ def _priced_whole(data: OfcData, rules: MoneyRules = None, files: RulesFiles = N
     holdouts = None
     if rules is None:
         pairwise = {r.room: p for r, p in zip(money.rakes, money.pairwise, strict=True)}
-        holdouts = holdout(data, pairwise, money.seats)
+        holdouts = holdout(data, pairwise)  # a share of the tables at a time
     return priced_seats(data, money, holdouts, files=files)
 
 

@@ -11,15 +11,18 @@ next, so a short-stacked loser does not make every winner look wrong.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from ofc_stats.audit.chunks import table_shares
 from ofc_stats.audit.money_seats import money_seats  # MONEY_SQL's rows, at less memory
 from ofc_stats.payouts.rake import MODES, rake_taken, rounded
 from ofc_stats.payouts.room_rules import RoomRules
@@ -39,7 +42,6 @@ RATES = np.round(np.arange(0, 0.1001, 0.0025), 4)
 TICKS = (0.01, 0.1, 1.0)
 TOLERANCE = 0.011
 CAP_CANDIDATES = 3  # the amounts kept most often below the rate, tried as a cap
-RAKE_SAMPLE = 20_000  # winning seats the rake search looks at, at most
 
 
 @dataclass(frozen=True)
@@ -98,17 +100,88 @@ class Rake:
         return text + ")"
 
 
+@dataclass(frozen=True)
+class Winners:
+    """A room's winning seats paid in full, as the rake sees them: each distinct (gross,
+    money) and how many seats had it.  A rake rule explains a seat or not by these two
+    numbers alone, so the rake inferred from the counts is the rake inferred from the
+    seats, and the counts of the room's shares add up (:meth:`plus`): a few hundred
+    pairs, not a row a seat (memory follows the share, not the dataset)."""
+
+    gross: npt.NDArray[np.float64]
+    money: npt.NDArray[np.float64]
+    count: npt.NDArray[np.int64]
+
+    @classmethod
+    def of(cls, seats: pd.DataFrame) -> Winners:
+        """The winning seats of ``seats`` (gross > 0) with money reported, paid in full
+        (not ``short``)."""
+        paid_in_full = ~seats["short"] if "short" in seats else True
+        winners = (seats["gross"] > 0) & seats["reported_money"].notna() & paid_in_full
+        return cls.pairs(
+            seats.loc[winners, "gross"].to_numpy(dtype=np.float64),
+            seats.loc[winners, "reported_money"].to_numpy(dtype=np.float64),
+            np.ones(int(winners.sum()), dtype=np.int64),
+        )
+
+    @classmethod
+    def pairs(
+        cls,
+        gross: npt.NDArray[np.float64],
+        money: npt.NDArray[np.float64],
+        count: npt.NDArray[np.int64],
+    ) -> Winners:
+        if not len(gross):
+            return cls(np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64))
+        both = np.column_stack([gross, money])
+        unique, inverse = np.unique(both, axis=0, return_inverse=True)
+        total = np.bincount(inverse.ravel(), weights=count, minlength=len(unique))
+        return cls(unique[:, 0].copy(), unique[:, 1].copy(), total.astype(np.int64))
+
+    def plus(self, other: Winners) -> Winners:
+        return Winners.pairs(
+            np.r_[self.gross, other.gross],
+            np.r_[self.money, other.money],
+            np.r_[self.count, other.count],
+        )
+
+    @property
+    def seats(self) -> int:
+        return int(self.count.sum())
+
+
+@dataclass
+class Ratios:
+    """A room's losers' money over points × stakes (to 3 decimals), counted: what
+    :func:`money_multiplier` judges, added up share by share."""
+
+    counts: Counter[float] = field(default_factory=Counter)
+    losers: int = 0  # losers with money reported, a ratio or not
+
+    def add(self, seats: pd.DataFrame) -> None:
+        losers = seats[(seats["net_capped"] < 0) & seats["reported_money"].notna()]
+        owed = losers["net_capped"] * losers["stakes"].fillna(1.0)
+        ratios = (losers["reported_money"] / owed).round(3)
+        self.counts.update(ratios.dropna().tolist())
+        self.losers += len(losers)
+
+    def multiplier(self) -> float:
+        """The most common ratio (the smallest of those as common), when it is positive
+        and at least half the losers pay it; else 1."""
+        if not self.counts:
+            return 1.0
+        most = max(self.counts.values())
+        common = min(ratio for ratio, seen in self.counts.items() if seen == most)
+        if common <= 0 or most / self.losers < 0.5:
+            return 1.0
+        return float(common)
+
+
 def money_multiplier(seats: pd.DataFrame) -> float:
     """How many times points × stakes the losers of a room pay, by majority (usually 1)."""
-    losers = seats[(seats["net_capped"] < 0) & seats["reported_money"].notna()]
-    if losers.empty:
-        return 1.0
-    owed = losers["net_capped"] * losers["stakes"].fillna(1.0)
-    ratios = (losers["reported_money"] / owed).round(3)
-    common = ratios.mode()
-    if common.empty or common.iloc[0] <= 0 or (ratios == common.iloc[0]).mean() < 0.5:
-        return 1.0
-    return float(common.iloc[0])
+    ratios = Ratios()
+    ratios.add(seats)
+    return ratios.multiplier()
 
 
 def expected_money(
@@ -143,23 +216,23 @@ def after_rake(gross: pd.Series, rake: Rake) -> pd.Series:
 
 def given_rake(
     room: str,
-    seats: pd.DataFrame,
+    seats: pd.DataFrame | Winners,
     multiplier: float,
     rule: tuple[float, float, str],
     cap: float | None = None,
 ) -> Rake:
     """The file's rake (rate, tick, mode, cap), with the winning seats paid in full it
-    explains."""
+    explains (``seats``: a seat frame, or its :class:`Winners`)."""
     rate, tick, mode = rule
-    winners = seats[(seats["gross"] > 0) & seats["reported_money"].notna() & ~seats["short"]]
-    gross = winners["gross"].to_numpy(dtype=np.float64)
+    winners = seats if isinstance(seats, Winners) else Winners.of(seats)
+    gross, money, weight = winners.gross, winners.money, winners.count
     rake = rake_taken(gross, rate, tick, mode, cap)
-    money = winners["reported_money"].to_numpy(dtype=np.float64)
     ok = np.abs(gross - rake - money) <= TOLERANCE
     largest = float(gross[ok].max()) if ok.any() else 0.0
     return Rake(
-        room, rate, tick, mode, len(winners), int(ok.sum()), multiplier, True, largest, cap=cap
-    )
+        room, rate, tick, mode, winners.seats, int(weight[ok].sum()), multiplier, True, largest,
+        cap=cap,
+    )  # fmt: skip
 
 
 def infer_cap(
@@ -168,80 +241,80 @@ def infer_cap(
     rate: float,
     tick: float,
     mode: str,
+    weight: npt.NDArray[np.int64] | None = None,
 ) -> tuple[float | None, int, int, int, int]:
     """The cap on the rake that explains the most winning seats under (rate, tick, mode).
 
     A candidate is an amount the room kept of winners whose rate takes more (the
     few kept most often); it is kept only when it explains more winning seats
-    than no cap.  Returns (cap or
+    than no cap.  ``weight``: how many seats each (gross, money) stands for (one
+    each without it).  Returns (cap or
     None, seats explained with it, seats explained without, seats whose rate
     takes more than the cap, of those the seats the cap explains).
     """
+    seats = np.ones(len(gross), dtype=np.int64) if weight is None else weight
     rake = rounded(gross * rate, tick, mode)
     kept = gross - money
-    plain = int((np.abs(kept - rake) <= TOLERANCE).sum())
+    plain = int(seats[np.abs(kept - rake) <= TOLERANCE].sum())
     below = (kept > TOLERANCE) & (kept < rake - TOLERANCE)
     best: tuple[float | None, int] = (None, plain)
-    values, seen = np.unique(np.round(kept[below], 6), return_counts=True)
+    values, inverse = np.unique(np.round(kept[below], 6), return_inverse=True)
+    seen = np.bincount(inverse.ravel(), weights=seats[below], minlength=len(values))
     for cap in values[np.argsort(-seen, kind="stable")[:CAP_CANDIDATES]].tolist():
-        count = int((np.abs(kept - np.minimum(rake, cap)) <= TOLERANCE).sum())
+        count = int(seats[np.abs(kept - np.minimum(rake, cap)) <= TOLERANCE].sum())
         if count > best[1]:
             best = (float(cap), count)
     cap = best[0]
     if cap is None:
         return None, plain, plain, 0, 0
     reach = rake > cap + TOLERANCE
-    fit = int((reach & (np.abs(kept - cap) <= TOLERANCE)).sum())
-    return cap, best[1], plain, int(reach.sum()), fit
+    fit = int(seats[reach & (np.abs(kept - cap) <= TOLERANCE)].sum())
+    return cap, best[1], plain, int(seats[reach].sum()), fit
 
 
-def infer_rake(room: str, seats: pd.DataFrame, multiplier: float = 1.0) -> Rake:
+def infer_rake(room: str, seats: pd.DataFrame | Winners, multiplier: float = 1.0) -> Rake:
     """The (rate, rounding) that explains the most winning seats of one room.
 
     ``room`` labels the group: the audit infers one rule per room and currency,
-    since one app rounds dollars to 0.1 and pesos to 1.
+    since one app rounds dollars to 0.1 and pesos to 1.  ``seats``: a seat frame, or
+    its :class:`Winners` (the counts a room's shares add up to: the same rule).
     """
-    paid_in_full = ~seats["short"] if "short" in seats else True
-    winners = seats[(seats["gross"] > 0) & seats["reported_money"].notna() & paid_in_full]
-    all_gross = winners["gross"].to_numpy(dtype=np.float64)
-    all_money = winners["reported_money"].to_numpy(dtype=np.float64)
-    # 369 candidate rules: searched on an even sample of a big room's winners, then the
-    # winner counted on them all (the sample ranks rules as the whole does; it costs less).
-    step = max(1, len(all_gross) // RAKE_SAMPLE)
-    gross, money = all_gross[::step], all_money[::step]
-    # Each rule with its own best cap, if any: a capped room's big wins would otherwise
-    # favour a lower rate that happens to round to the cap.
+    winners = seats if isinstance(seats, Winners) else Winners.of(seats)
+    gross, money, weight = winners.gross, winners.money, winners.count
+    # 369 candidate rules, each with its own best cap, if any: a capped room's big wins
+    # would otherwise favour a lower rate that happens to round to the cap.
     counts: dict[tuple[float, float, str], int] = {}
     caps: dict[tuple[float, float, str], float | None] = {}
     for tick in TICKS:
         for mode in MODES:
             for rate in RATES.tolist():
-                found, count, *_ = infer_cap(gross, money, rate, tick, mode)
+                found, count, *_ = infer_cap(gross, money, rate, tick, mode, weight)
                 counts[(float(rate), tick, mode)] = count
                 caps[(float(rate), tick, mode)] = found
     # Stable: of rules that explain as many seats, one without a cap, then the first found.
     ranked = sorted(counts, key=lambda rule: (-counts[rule], caps[rule] is not None))
     best = ranked[0] if counts[ranked[0]] else (0.0, 0.01, "nearest")
     rate, tick, mode = best
-    cap, _, without, reach, fit = infer_cap(all_gross, all_money, rate, tick, mode)
+    cap, _, without, reach, fit = infer_cap(gross, money, rate, tick, mode, weight)
     caps[best] = cap
 
     def explained(rate: float, tick: float, mode: str) -> npt.NDArray[np.bool_]:
-        rake = rake_taken(all_gross, rate, tick, mode, caps.get((rate, tick, mode)))
-        return np.asarray(np.abs(all_gross - rake - all_money) <= TOLERANCE)
+        rake = rake_taken(gross, rate, tick, mode, caps.get((rate, tick, mode)))
+        return np.asarray(np.abs(gross - rake - money) <= TOLERANCE)
 
     ok = explained(rate, tick, mode)
     cap_runner_up = (None, without) if cap is not None else None
-    largest = float(all_gross[ok].max()) if ok.any() else 0.0
+    largest = float(gross[ok].max()) if ok.any() else 0.0
     # The runner-up: the best rule that differs from the winner's on some winning seat.
     runner_up = None
     for other in ranked[1:]:
         if counts[other] and (explained(*other) != ok).any():
-            runner_up = (*other, int(explained(*other).sum()))
+            runner_up = (*other, int(weight[explained(*other)].sum()))
             break
     return Rake(
-        room, rate, tick, mode, len(winners), int(ok.sum()), multiplier, largest=largest,
-        runner_up=runner_up, cap=cap, capped=(reach, fit), cap_runner_up=cap_runner_up,
+        room, rate, tick, mode, winners.seats, int(weight[ok].sum()), multiplier,
+        largest=largest, runner_up=runner_up, cap=cap, capped=(reach, fit),
+        cap_runner_up=cap_runner_up,
     )  # fmt: skip
 
 
@@ -295,39 +368,169 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
     ``hands`` (a table or view with a ``hand_key`` column on the connection)
     only those hands are read, and the rules are inferred from them: what a
     ledger of one player's hands needs, at the cost of those hands only.
+
+    The dataset's money hands are read a share of the tables at a time
+    (:func:`~ofc_stats.audit.chunks.table_shares`), three times: the losers' ratios
+    (the multiplier), then the winners paid in full as counts (:class:`Winners`) and
+    the few hands with a short loser whole, then each seat priced by the rules.
     """
-    seats = money_seats(data) if hands is None else scoped_seats(data, hands)
-    rakes: list[Rake] = []
-    settlements: list[Settlement] = []
-    pairs: list[dict[str, npt.NDArray[np.float64]]] = []
-    parts = []
-    for (room, currency), group in seats.groupby(["room", "currency"], sort=True, observed=True):
-        label = f"{room} {currency or '(no currency)'}"
-        given = rules(str(room)) if callable(rules) else rules
-        multiplier = money_multiplier(group)
-        frame = expected_money(group, multiplier)
-        del group  # a copy of the room's seats: the frame is another
-        pairwise = _pairwise(data, frame, multiplier, "hand_key" if hands is None else "hand_id")
-        pairs.append(pairwise)
-        rake_of = partial(_room_rake, label, str(currency), multiplier, given)
-        rake = short_stacks(frame, rake_of, pairwise)
-        rakes.append(rake)
-        if frame["short"].any():
-            net = {k: after_rake(gross_by_kind(frame, k, pairwise), rake) for k in ALL_KINDS}
-            settlement = infer_settlement(label, frame, net)
-        else:  # every hand paid in full: nothing to settle, nothing to tell the kinds apart
-            settlement = Settlement(label, "proportional", 0, 0, {})
+    if hands is not None:
+        return _scoped_money(data, scoped_seats(data, hands), rules)
+    shares = table_shares(data)
+    rooms: dict[tuple[str, str], RoomTally] = {}
+    for share in shares:
+        for (room, currency), group in by_room(money_seats(data, share)):
+            rooms.setdefault((room, currency), RoomTally(room, currency)).ratios.add(group)
+    for share in shares:
+        for key, group in by_room(money_seats(data, share)):
+            rooms[key].add(data, group)
+    keys = sorted(rooms)
+    for key in keys:
+        rooms[key].infer(rules)
+    parts: dict[tuple[str, str], list[pd.DataFrame]] = {key: [] for key in keys}
+    empty = None
+    for share in shares:
+        seats = money_seats(data, share)
+        empty = seats.iloc[:0] if empty is None else empty
+        for key, group in by_room(seats):
+            parts[key].append(rooms[key].priced(group))
+        del seats
+    if not keys:
+        assert empty is not None  # a share at least
+        return RoomMoney(empty.assign(expected_money=0.0), (), ())
+    frames = [_in_order(parts.pop(key)) for key in keys]
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    del frames
+    if len(keys) == 1:
+        frame = frame.reset_index(drop=True)
+    return _money(frame, [rooms[key] for key in keys])
+
+
+def _money(seats: pd.DataFrame, rooms: list[RoomTally]) -> RoomMoney:
+    rakes = tuple(r.rake for r in rooms if r.rake is not None)
+    settlements = tuple(r.settlement for r in rooms if r.settlement is not None)
+    assert len(rakes) == len(settlements) == len(rooms)  # every room inferred
+    return RoomMoney(seats, rakes, settlements, tuple(r.pairwise for r in rooms))
+
+
+def by_room(seats: pd.DataFrame) -> list[tuple[tuple[str, str], pd.DataFrame]]:
+    """A money frame's rows per room and currency (both as text)."""
+    if seats.empty:
+        return []
+    groups = seats.groupby(["room", "currency"], sort=True, observed=True)
+    return [((str(room), str(currency)), group) for (room, currency), group in groups]
+
+
+def _in_order(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """A room's priced seats of every share, in MONEY_SQL's order (hand key, seat)."""
+    if len(parts) == 1:
+        return parts[0]
+    frame = pd.concat(parts, ignore_index=True)
+    parts.clear()  # the shares' copies go: two copies at most, not three
+    keys = pa.table({"hand_key": pa.array(frame["hand_key"]), "seat": pa.array(frame["seat"])})
+    order = pc.sort_indices(keys, sort_keys=[("hand_key", "ascending"), ("seat", "ascending")])
+    return frame.take(np.asarray(order.to_numpy(), dtype=np.int64)).reset_index(drop=True)
+
+
+_NO_SEATS = pd.DataFrame({"gross": [], "reported_money": []})
+
+
+@dataclass
+class RoomTally:
+    """One room and currency's money rules, from what its shares add up to: the losers'
+    ratios, the winners paid in full (:class:`Winners`) and, whole, the hands with a
+    loser who paid less than owed (a few in a hundred), with their pairs' money."""
+
+    room: str
+    currency: str
+    ratios: Ratios = field(default_factory=Ratios)
+    multiplier: float = 1.0
+    winners: Winners = field(default_factory=lambda: Winners.of(_NO_SEATS))
+    short: list[pd.DataFrame] = field(default_factory=list)
+    pairwise: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
+    column: str = "hand_key"  # what the seats' hand_key holds, for _pairwise
+    rake: Rake | None = None
+    settlement: Settlement | None = None
+    short_keys: set[object] = field(default_factory=set)  # the hands a short stack explains
+
+    @property
+    def label(self) -> str:
+        return f"{self.room} {self.currency or '(no currency)'}"
+
+    def add(self, data: OfcData, group: pd.DataFrame) -> None:
+        """One share's seats of the room (after the ratios of every share)."""
+        self.multiplier = self.ratios.multiplier()
+        self.tally(expected_money(group, self.multiplier), data)
+
+    def tally(self, frame: pd.DataFrame, data: OfcData | None = None) -> None:
+        """An :func:`expected_money` frame of whole hands: its winners paid in full counted,
+        its hands with a short loser (:func:`short_hands`) kept whole, with their pairs'
+        money read from ``data`` (without it, :attr:`pairwise` is given)."""
+        candidate = short_hands(frame)
+        self.winners = self.winners.plus(Winners.of(frame[~candidate]))
+        short = frame[candidate]
+        if len(short):
+            self.short.append(short)
+            if data is not None:
+                self.pairwise.update(_pairwise(data, short, self.multiplier, self.column))
+
+    def infer(self, rules: MoneyRules) -> None:
+        """The rake from the winners paid in full, narrowed by the short-stack hands a
+        settlement explains (:func:`short_stacks`), then the settlement."""
+        self.multiplier = self.ratios.multiplier()
+        given = rules(self.room) if callable(rules) else rules
+        frame = pd.concat(self.short, ignore_index=True) if self.short else None
+        self.short = []
+        winners = self.winners
+
+        def rake_of(seats: pd.DataFrame) -> Rake:
+            return _room_rake(
+                self.label, self.currency, self.multiplier, given, winners.plus(Winners.of(seats))
+            )
+
+        if frame is None:
+            self.rake = _room_rake(self.label, self.currency, self.multiplier, given, winners)
+            settlement = Settlement(self.label, "proportional", 0, 0, {})
+        else:
+            self.rake = short_stacks(frame, rake_of, self.pairwise)
+            if frame["short"].any():
+                net = {
+                    k: after_rake(gross_by_kind(frame, k, self.pairwise), self.rake)
+                    for k in ALL_KINDS
+                }
+                settlement = infer_settlement(self.label, frame, net)
+            else:  # no hand's shortfall a short stack explains
+                settlement = Settlement(self.label, "proportional", 0, 0, {})
+            self.short_keys = set(frame.loc[frame["short"], "hand_key"].tolist())
         if given is not None:
             settlement = replace(settlement, kind=given.settlement, tied=(), given=True)
-        settlements.append(settlement)
-        frame["settlement"] = settlement.kind
-        parts.append(settled(frame, rake, settlement.kind, pairwise))
-        del frame
+        self.settlement = settlement
+
+    def priced(self, group: pd.DataFrame) -> pd.DataFrame:
+        """The room's seats of one share with owed, short, gross, settlement and
+        expected_money under the inferred (or given) rules."""
+        assert self.rake is not None and self.settlement is not None
+        frame = expected_money(group, self.multiplier)
+        frame["short"] = frame["short"] & frame["hand_key"].isin(self.short_keys)
+        frame["settlement"] = self.settlement.kind
+        return settled(frame, self.rake, self.settlement.kind, self.pairwise)
+
+
+def _scoped_money(data: OfcData, seats: pd.DataFrame, rules: MoneyRules) -> RoomMoney:
+    """room_money of the seats of some hands (scoped_seats'), read whole."""
+    rooms: list[RoomTally] = []
+    parts = []
+    for (room, currency), group in by_room(seats):
+        tally = RoomTally(room, currency, column="hand_id")
+        tally.ratios.add(group)
+        tally.add(data, group)
+        tally.infer(rules)
+        rooms.append(tally)
+        parts.append(tally.priced(group))
     if not parts:
-        return RoomMoney(seats.assign(expected_money=0.0), tuple(rakes), tuple(settlements))
-    del seats  # the rooms' frames hold every seat: one copy, not three, when they are joined
-    frame = pd.concat(parts, ignore_index=True)
-    return RoomMoney(frame, tuple(rakes), tuple(settlements), tuple(pairs))
+        return RoomMoney(seats.assign(expected_money=0.0), (), ())
+    del seats
+    return _money(pd.concat(parts, ignore_index=True), rooms)
 
 
 def scoped_seats(data: OfcData, hands: str) -> pd.DataFrame:
@@ -440,7 +643,11 @@ def _pairwise(
 
 
 def _room_rake(
-    label: str, currency: str, multiplier: float, given: RoomRules | None, frame: pd.DataFrame
+    label: str,
+    currency: str,
+    multiplier: float,
+    given: RoomRules | None,
+    frame: pd.DataFrame | Winners,
 ) -> Rake:
     """The rake inferred from ``frame``'s hands paid in full, or the rules file's."""
     if given is None:

@@ -19,18 +19,20 @@ import pyarrow.compute as pc
 from ofc_stats.store.views import OfcData
 
 MONEY_HANDS = "hand_id IN (SELECT hand_id FROM seats WHERE reported_money IS NOT NULL)"
+# {share}: the tables read (chunks.table_shares), "true" for all.
 HANDS_SQL = f"""
 SELECT hand_id, hand_key, room, ruleset, stakes, coalesce(currency, '') AS currency
-FROM hands WHERE {MONEY_HANDS}
+FROM hands WHERE {MONEY_HANDS} AND {{share}}
 """
+IN_SHARE = "hand_id IN (SELECT hand_id FROM hands WHERE {share})"  # {in_share} below
 SEATS_SQL = f"""
 SELECT hand_id, seat, player, coalesce(player_id, player) AS player_key, hero,
        reported_points, reported_money, stack
-FROM seats WHERE {MONEY_HANDS}
+FROM seats WHERE {MONEY_HANDS} AND {{in_share}}
 """
 RESULTS_SQL = f"""
 SELECT hand_id, seat, ruleset AS scored_with, net_capped
-FROM results WHERE status = 'scored' AND {MONEY_HANDS}
+FROM results WHERE status = 'scored' AND {MONEY_HANDS} AND {{in_share}}
 """
 # MONEY_SQL's columns, in its order, and the table each comes from.
 COLUMNS = {
@@ -57,12 +59,14 @@ def _seat_keys(table: pa.Table) -> npt.NDArray[np.int64]:
     return ids * 256 + np.asarray(table["seat"].to_numpy(), dtype=np.int64)
 
 
-def money_seats(data: OfcData) -> pd.DataFrame:
+def money_seats(data: OfcData, share: str = "true") -> pd.DataFrame:
     """MONEY_SQL's frame: every scored seat of a hand with money reported, ordered by hand
-    key and seat."""
-    hand = data.arrow(HANDS_SQL)
-    seat = data.arrow(SEATS_SQL)
-    result = data.arrow(RESULTS_SQL)
+    key and seat; of the tables ``share`` holds (:func:`~ofc_stats.audit.chunks.table_shares`),
+    all of them by default."""
+    hand = data.arrow(HANDS_SQL.format(share=share))
+    in_share = "true" if share == "true" else IN_SHARE.format(share=share)
+    seat = data.arrow(SEATS_SQL.format(in_share=in_share))
+    result = data.arrow(RESULTS_SQL.format(in_share=in_share))
     # Each scored result's seat row (a seat without a scored result is not a row).
     seat_key = _seat_keys(seat)
     by_key = np.argsort(seat_key, kind="stable")

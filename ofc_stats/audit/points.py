@@ -245,7 +245,7 @@ def audit(
         holdouts: tuple[Holdout, ...] = ()
         if money_rules is None:  # rules inferred from these hands: judge them on the others
             pairwise = {r.room: p for r, p in zip(room.rakes, room.pairwise, strict=True)}
-            holdouts = tuple(holdout(scored, pairwise, room.seats))
+            holdouts = tuple(holdout(scored, pairwise))  # a share of the tables at a time
         begin(next(stages))
         money = _Check("money", room.seats[["room", "ruleset", "hand_key"]], money_rows(room))
         step(1)
