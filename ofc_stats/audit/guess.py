@@ -108,6 +108,8 @@ def guess_rulesets(
                     "ruled_out": ruled_out,
                 }
             )
+    if not rows:  # no hand stored (every one quarantined): nothing to rank
+        return pd.DataFrame()
     ranking = pd.DataFrame(rows)
     ranking["explained_rate"] = ranking["explained"] / ranking["hands"].where(ranking["hands"] > 0)
     ranking["explained_rate"] = ranking["explained_rate"].fillna(0.0).round(4)

@@ -103,7 +103,8 @@ def _evidence(data: OfcData, points_rooms: set[str], multiplier: dict[str, float
                   h.room || ' ' || coalesce(nullif(h.currency, ''), '(no currency)') AS label
            FROM seats s JOIN hands h USING (hand_key)"""
     )
-    frame["money_points"] /= frame["label"].map(multiplier).fillna(1.0)
+    # as floats even with no seat (an empty map keeps the labels' string type)
+    frame["money_points"] /= frame["label"].map(multiplier).astype("float64").fillna(1.0)
     use_points = frame["room"].isin(points_rooms) & frame["reported_points"].notna()
     frame["shown"] = np.where(
         use_points,
