@@ -106,8 +106,10 @@ def test_the_multiplier_from_the_counts_of_two_shares_is_the_whole_rooms() -> No
         )
 
     for ratios, expected in (
-        ([2, 2, 3, 3], 2.0),  # 2 and 3 as common: the smaller, paid by half the losers
-        ([2, 2, 3, 3, 1], 1.0),  # 2 is paid by 2 of 5, under half: money = points × stakes
+        ([2] * 5 + [3] * 5, 2.0),  # 2 and 3 as common: the smaller, paid by half the losers
+        ([2] * 5 + [3] * 5 + [1], 1.0),  # 2 is paid by 5 of 11, under half: points × stakes
+        ([2] * 4, 1.0),  # every loser pays 2, but 4 losers are no room's rule yet
+        ([2] * 5, 2.0),  # 5 are
     ):
         tally = Ratios()
         tally.add(losers(ratios[:1]))

@@ -150,6 +150,11 @@ class Winners:
         return int(self.count.sum())
 
 
+# Losers who must pay one ratio of points × stakes before it is the room's multiplier: a
+# lone Ppp hand's short loser (0.565) priced its winner's 21 points at 2.373 USD, not 4.2.
+MULTIPLIER_LOSERS = 5
+
+
 @dataclass
 class Ratios:
     """A room's losers' money over points × stakes (to 3 decimals), counted: what
@@ -166,13 +171,14 @@ class Ratios:
         self.losers += len(losers)
 
     def multiplier(self) -> float:
-        """The most common ratio (the smallest of those as common), when it is positive
-        and at least half the losers pay it; else 1."""
+        """The most common ratio (the smallest of those as common), when it is positive,
+        at least half the losers pay it and at least :data:`MULTIPLIER_LOSERS` do; else 1
+        (one short-stacked loser of a one-hand dataset is no room's rule)."""
         if not self.counts:
             return 1.0
         most = max(self.counts.values())
         common = min(ratio for ratio, seen in self.counts.items() if seen == most)
-        if common <= 0 or most / self.losers < 0.5:
+        if common <= 0 or most / self.losers < 0.5 or most < MULTIPLIER_LOSERS:
             return 1.0
         return float(common)
 
