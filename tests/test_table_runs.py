@@ -154,3 +154,18 @@ def test_the_fields_running_totals_stay_in_their_file(datasets: dict[str, Path])
     player = by_table.groupby(["file", "table_id", "player_key"])
     ends = player["running_total"].last()
     pd.testing.assert_series_equal(ends, player["net_capped"].sum(), check_names=False)
+
+
+def test_the_button_evidence_stays_in_its_file(datasets: dict[str, Path]) -> None:
+    """The rules inference's "did the button move after a Fantasyland hand" rows: each
+    hand's next is its own file's next hand at the table, so the combined dataset's rows
+    are the two files' rows alone, together (they interleaved across files before)."""
+    from ofc_stats.audit.infer import BUTTON_SQL
+
+    def rows(data: Path) -> Counter[tuple[object, ...]]:
+        with ofc_stats.open(data) as db:
+            return Counter(tuple(row) for row in db.sql(BUTTON_SQL).fetchall())
+
+    alone = rows(datasets["a.jsonl"]) + rows(datasets["b.jsonl"])
+    assert sum(alone.values()) > 10  # enough hands followed by the same table to tell
+    assert rows(datasets["both"]) == alone

@@ -232,18 +232,21 @@ def _repeat_evidence(rows: pd.DataFrame, base: Ruleset) -> tuple[list[Evidence],
     return evidence, fantasy
 
 
+# A table's hands in turn, one table per file where its hand ids were reused (table_runs).
 BUTTON_SQL = """
 WITH firsts AS (
-  SELECT h.hand_key, h.room, coalesce(h.rules_text, h.ruleset) AS rules_text, h.table_id,
-         h.played_at, h.room_hand_id, h.seat_count,
+  SELECT h.hand_key, h.format, h.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
+         h.table_id, r.run, h.played_at, h.room_hand_id, h.seat_count,
          bool_or(s.in_fantasy) AS any_fantasy,
          max(coalesce(s.player_id, s.player)) FILTER (WHERE s.seat = 0) AS first_player,
          string_agg(coalesce(s.player_id, s.player), ',' ORDER BY coalesce(s.player_id, s.player))
            AS players
-  FROM hands h JOIN seats s USING (hand_key) GROUP BY ALL
+  FROM hands h JOIN seats s USING (hand_key) LEFT JOIN table_runs r USING (hand_key)
+  GROUP BY ALL
 ), linked AS (
   SELECT *, lead(hand_key) OVER w AS next_key, lead(players) OVER w AS next_players
-  FROM firsts WINDOW w AS (PARTITION BY room, table_id ORDER BY played_at, room_hand_id, hand_key)
+  FROM firsts WINDOW w AS (PARTITION BY format, room, table_id, run
+                           ORDER BY played_at, room_hand_id, hand_key)
 )
 SELECT l.room, l.rules_text, l.any_fantasy, l.seat_count, s.seat AS next_seat
 FROM linked l JOIN seats s ON s.hand_key = l.next_key
