@@ -108,6 +108,8 @@ def test_money_that_follows_the_rooms_points_is_not_a_second_guess(tmp_path: Pat
         "the room charged this seat by the points it reported: -20 × 1 = 20, exactly"
     )
     assert "the money follows this hand's points row" in money.loc[0, "explanation"]
+    # the rules' money keeps its sign (Bob owes 21 under the rules: -21, not 21)
+    assert "the rules give -21 points, -21: the money follows" in money.loc[1, "explanation"]
 
 
 def test_only_the_seats_whose_points_are_off_follow_the_points_row() -> None:

@@ -214,5 +214,5 @@ def follows_text(row: Mapping[Any, Any], rake: Rake) -> str:
             f"stack's settlement of {expected:g}{unit}"
         )
     else:
-        text += f", {abs(expected):g}{unit}"
+        text += f", {expected:+g}{unit}"  # signed: the rules' charge reads -14, not 14
     return text + ": the money follows this hand's points row, not a separate money error"
