@@ -52,7 +52,12 @@ def _money(data: Path, shares: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Ro
     return found, counted[0]
 
 
-@pytest.mark.parametrize("shares", ["40 hands", "one table each"])
+@pytest.fixture(params=["40 hands", "one table each"])
+def shares(request: pytest.FixtureRequest) -> str:
+    """How the tables are cut: 40 hands a share, or one table a share (the smallest)."""
+    return str(request.param)
+
+
 def test_room_money_is_the_same_whatever_the_shares(
     simulated: Path,  # noqa: F811
     shares: str,
@@ -119,7 +124,6 @@ def test_the_multiplier_from_the_counts_of_two_shares_is_the_whole_rooms() -> No
         assert tally.multiplier() == whole.multiplier() == expected
 
 
-@pytest.mark.parametrize("shares", ["40 hands", "one table each"])
 def test_the_holdout_a_share_at_a_time_is_the_holdout_of_the_seats_whole(
     simulated: Path,  # noqa: F811
     shares: str,
