@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
 
-from parsers.fpdb import read_only_uri
+from parsers.fpdb import DAMAGED, read_only_uri
 
 NOT_FPDB = "not an fpdb-3 database with OFC hands (it has no HttpOFCHands table): no hand seen"
 
@@ -53,9 +53,8 @@ def no_ofc_hands(path: str) -> str | None:
             "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') "
             "AND name = 'HttpOFCHands' COLLATE NOCASE"
         ).fetchone()
-    except (sqlite3.Error, UnicodeDecodeError):
-        # not a database, damaged (a name that is not UTF-8) or locked: the reader says which
-        return None
+    except DAMAGED:
+        return None  # not a database, damaged or locked: the reader says which
     finally:
         connection.close()
     return None if found else NOT_FPDB
