@@ -11,19 +11,19 @@ import json
 import math
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from ofc_stats.core.decode import HANDS, Decoded, decode_rows, fpdb_decoder
-from ofc_stats.engine.board import DISCARD_CODE
+from ofc_stats.engine.board import DISCARD, ROWS
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.errors import FpdbError
-from ofc_stats.records import HandRecord, Quarantined, storable_text
+from ofc_stats.records import HandRecord, Placement, Quarantined, SeatRecord, storable_text
 from parsers import core_lane
 from parsers.base import BAD_INPUT, ColumnarHands, ParseItem, Parser, reason_of
-from parsers.hand_columns import Move, SeatRow, fantasy_jump, placements, seat_records, street_of
+from parsers.streets import fantasy_jump, street_of
 
 FORMAT = "fpdb"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -70,21 +70,16 @@ def _number(value: Any) -> float | None:
     return number
 
 
-class Hand(NamedTuple):
-    """The parts of one rawJson hand model both readers build on."""
-
-    room: str
-    table_id: str
-    room_hand_id: str
-    ruleset: str
-    rules_text: str
-    played_at: datetime | None
-    seats: list[SeatRow]
-    moves: list[Move]
-
-
-def hand_parts(raw: dict[str, Any], table_name: str, played_under: str | None = None) -> Hand:
-    """One rawJson hand model read; FpdbError (or a BAD_INPUT error) if it cannot be.
+def hand_from_raw(
+    raw: dict[str, Any],
+    table_name: str,
+    source: str,
+    row_id: int | None,
+    raw_text: str = "",
+    played_under: str | None = None,
+) -> HandRecord:
+    """One rawJson hand model as a HandRecord (``raw_text``: the row's text as stored);
+    FpdbError (or a BAD_INPUT error) if it cannot be read.
 
     ``played_under`` (``import --rules``): the ruleset of every hand, so a variant
     whose rules are unknown (OFC/P 2-7, a name fpdb-3 does not use) is read under it.
@@ -111,7 +106,7 @@ def hand_parts(raw: dict[str, Any], table_name: str, played_under: str | None = 
     index_of = {str(p.get("name")): i for i, p in enumerate(players)}
     # per player: [seat, cards placed so far, in Fantasyland, dealt to, discards]
     states: dict[str, list[Any]] = {n: [i, 0, False, False, []] for n, i in index_of.items()}
-    moves: list[Move] = []
+    moves: list[Placement] = []
     rounds = raw.get("rounds") or []
     if not isinstance(rounds, list) or not all(isinstance(r, dict) for r in rounds):
         raise FpdbError("rounds is not a list of objects")
@@ -124,26 +119,15 @@ def hand_parts(raw: dict[str, Any], table_name: str, played_under: str | None = 
         placed_rows = record.get("placed") or {}
         if not isinstance(placed_rows, dict):
             raise FpdbError(f"placed {str(placed_rows)[:40]!r} is not an object")
-        top = _cards(placed_rows.get("top"))
-        middle = _cards(placed_rows.get("middle"))
-        bottom = _cards(placed_rows.get("bottom"))
-        count = len(top) + len(middle) + len(bottom)
-        if fantasy_jump(count):
-            state[2] = True
+        rows = {row: _cards(placed_rows.get(row)) for row in ROWS}
+        count = sum(map(len, rows.values()))
+        state[2] = state[2] or fantasy_jump(count)
         state[1] += count
         street = street_of(state[1], pineapple, state[2])
-        seat = state[0]
-        if top:
-            moves += [(seat, street, card, 0) for card in top]
-        if middle:
-            moves += [(seat, street, card, 1) for card in middle]
-        if bottom:
-            moves += [(seat, street, card, 2) for card in bottom]
-        gone = record.get("discarded")
-        if gone:
-            for card in _cards(gone):
-                moves.append((seat, street, card, DISCARD_CODE))
-                state[4].append(card)
+        moves += [Placement(state[0], street, card, row) for row in ROWS for card in rows[row]]
+        for card in _cards(record.get("discarded")):
+            moves.append(Placement(state[0], street, card, DISCARD))
+            state[4].append(card)
     result = raw.get("result") or {}
     if not isinstance(result, dict):
         raise FpdbError(f"result {str(result)[:40]!r} is not an object")
@@ -151,11 +135,12 @@ def hand_parts(raw: dict[str, Any], table_name: str, played_under: str | None = 
     if not isinstance(settled, dict):
         raise FpdbError("points_settled is not an object")
     seats = []
-    for player in players:
+    for index, player in enumerate(players):
         name_ = str(player.get("name"))
         points = settled.get(name_, player.get("points"))
         seats.append(
-            SeatRow(
+            SeatRecord(
+                seat=index,
                 player=name_,
                 top=tuple(_cards(player.get("top"))),
                 middle=tuple(_cards(player.get("middle"))),
@@ -173,38 +158,16 @@ def hand_parts(raw: dict[str, Any], table_name: str, played_under: str | None = 
             played_at = played_at.replace(tzinfo=None)
         except ValueError:
             played_at = None
-    return Hand(
+    return HandRecord(
+        format=FORMAT,
         room=str(raw.get("site") or "SealsWithClubs"),
         table_id=str(raw.get("table_id") or table_name or ""),
         room_hand_id=str(raw.get("hand_id")),
         ruleset=played_under or VARIANTS[name],
-        rules_text=name,
+        seats=tuple(seats),
+        placements=tuple(moves),
         played_at=played_at,
-        seats=seats,
-        moves=moves,
-    )
-
-
-def hand_from_raw(
-    raw: dict[str, Any],
-    table_name: str,
-    source: str,
-    row_id: int | None,
-    raw_text: str = "",
-    played_under: str | None = None,
-) -> HandRecord:
-    """One rawJson hand model as a HandRecord (``raw_text``: the row's text as stored)."""
-    hand = hand_parts(raw, table_name, played_under)
-    return HandRecord(
-        format=FORMAT,
-        room=hand.room,
-        table_id=hand.table_id,
-        room_hand_id=hand.room_hand_id,
-        ruleset=hand.ruleset,
-        seats=seat_records(hand.seats),
-        placements=placements(hand.moves),
-        played_at=hand.played_at,
-        rules_text=hand.rules_text,
+        rules_text=name,
         source_file=source,
         source_line=row_id,
         raw_text=raw_text or json.dumps(raw, sort_keys=True),
@@ -236,7 +199,7 @@ class FpdbParser(Parser):
         """The same items, most hands decoded by the core straight into columns.
 
         Each fetch of rows goes to the core (``rust/ofc-core/src/decode/fpdb.rs``);
-        the rows it leaves (any it cannot read exactly as :func:`hand_parts`
+        the rows it leaves (any it cannot read exactly as :func:`hand_from_raw`
         would, or whose hand would be refused) are read here, in their place.
         """
         # Every hand of an unstorable name is refused (the definition says why); a
@@ -368,14 +331,14 @@ def _item(row: Fetched, source: str, played_under: str | None = None) -> ParseIt
     """One fetched row through the record path (the definition)."""
     if isinstance(row[3], Quarantined):
         return row[3]
-    decoded = _decoded(row, source, json.loads)
+    decoded = _decoded(row, source)
     return decoded if isinstance(decoded, Quarantined) else _record(decoded, source, played_under)
 
 
-def _decoded(row: Fetched, source: str, loads: Callable[[Any], Any]) -> _Row | Quarantined:
+def _decoded(row: Fetched, source: str) -> _Row | Quarantined:
     line, hand_id, table_name, raw_json = row
     try:
-        raw = loads(raw_json)
+        raw = json.loads(raw_json)
     except json.JSONDecodeError as error:
         return Quarantined(source, f"bad rawJson: {error}", str(raw_json), line, hand_id=hand_id)
     except BAD_INPUT as error:

@@ -22,12 +22,11 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, BinaryIO
 
-from ofc_stats.engine.board import DESTINATIONS
 from ofc_stats.errors import SwcError
-from ofc_stats.records import HandRecord, Partial, Quarantined, storable_text
+from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord, storable_text
 from parsers import core_lane
 from parsers.base import BAD_INPUT, ParseItem, Parser, finite_number, head_lines, reason_of
-from parsers.hand_columns import SeatRow, fantasy_jump, placements, seat_records, street_of
+from parsers.streets import fantasy_jump, street_of
 
 PINEAPPLE_CODES = {74: "pineapple", 75: "pineapple-progressive", 77: "pineapple"}
 CLASSIC_CODES = {70: "classic-american", 73: "classic-american", 84: "classic-american"}
@@ -291,8 +290,9 @@ def _record(hand: Hand, source: str, played_under: str | None) -> HandRecord:
     seats = [seat for seat in hand.seats if seat is not None]
     if not any(sum(map(len, seat.rows)) or seat.active for seat in seats):
         raise SwcError(f"the capture ends before any card of hand {hand.gi} was seen")
-    rows = [
-        SeatRow(
+    records = tuple(
+        SeatRecord(
+            seat=index,
             player=seat.name,
             top=tuple(seat.rows[0]),
             middle=tuple(seat.rows[1]),
@@ -302,21 +302,21 @@ def _record(hand: Hand, source: str, played_under: str | None) -> HandRecord:
             in_fantasy=seat.fantasy or seat.name in hand.fantasy_names,
             reported_points=seat.points if hand.settled else None,
         )
-        for seat in seats
-    ]
-    moves = [
-        (index, street, card, DESTINATIONS.index(dest))
+        for index, seat in enumerate(seats)
+    )
+    moves = tuple(
+        Placement(index, street, card, dest)
         for index, seat in enumerate(seats)
         for street, card, dest in seat.placements
-    ]
+    )
     return HandRecord(
         format=FORMAT,
         room=ROOM,
         table_id=hand.ti,
         room_hand_id=hand.gi,
         ruleset=ruleset,
-        seats=seat_records(rows),
-        placements=placements(moves),
+        seats=records,
+        placements=moves,
         played_at=played_at(hand.captured_at),
         rules_text=f"gt={hand.code}",
         source_file=source,

@@ -575,7 +575,7 @@ struct State {
     placements: Vec<Placed>,
 }
 
-/// One row's hand as ``hand_parts`` reads it but for its ruleset, which the caller's
+/// One row's hand as ``hand_from_raw`` reads it but for its ruleset, which the caller's
 /// resolver gives in row order once the rows are read (on every core: [`parsed`] is pure).
 struct Parsed<'a> {
     name: &'static str,
@@ -609,7 +609,7 @@ impl<'a> Parsed<'a> {
     }
 }
 
-/// ``hand_parts`` of one rawJson text up to its ruleset ([`Parsed::hand`] adds it), where
+/// ``hand_from_raw`` of one rawJson text up to its ruleset ([`Parsed::hand`] adds it), where
 /// its answer is surely the definition's; None otherwise (the definition then reads the
 /// row, or quarantines it with its reason).
 fn parsed<'a>(text: &'a str, table_name: &str) -> Option<Parsed<'a>> {
@@ -826,7 +826,7 @@ impl FpdbDecoder {
 mod tests {
     use super::*;
 
-    /// ``hand_parts`` of one rawJson text, ruleset and all (None: the definition's).
+    /// ``hand_from_raw`` of one rawJson text, ruleset and all (None: the definition's).
     fn hand_of<'a>(
         text: &'a str,
         table_name: &str,
