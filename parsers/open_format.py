@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any, BinaryIO
 
-from ofc_stats.engine.board import DESTINATIONS
+from ofc_stats.engine.board import DESTINATIONS, ROWS
 from ofc_stats.engine.cards import format_card, parse_card
 from ofc_stats.errors import OpenFormatError
 from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
@@ -30,7 +30,6 @@ from parsers.base import (
 
 FORMAT = "open"
 VERSION = 1
-ROW_NAMES = ("top", "middle", "bottom")
 
 
 def _card(value: Any, where: str) -> int | None:
@@ -58,7 +57,7 @@ def _seat(index: int, data: Any) -> tuple[SeatRecord, list[Placement]]:
     if not isinstance(data, dict):
         raise OpenFormatError(f"seat {index} is not an object")
     placements: list[Placement] = []
-    rows: dict[str, list[int]] = {name: [] for name in ROW_NAMES}
+    rows: dict[str, list[int]] = {name: [] for name in ROWS}
     discards: list[int] | None = []
     for street, step in enumerate(_list(data.get("streets"), f"seat {index}: streets")):
         if not isinstance(step, dict):
@@ -91,12 +90,12 @@ def _seat(index: int, data: Any) -> tuple[SeatRecord, list[Placement]]:
             name: [
                 _card(c, f"seat {index}") for c in _list(final.get(name), f"seat {index}: {name}")
             ]
-            for name in ROW_NAMES
+            for name in ROWS
         }
-        if placements and any(sorted(rows[n]) != sorted(given[n]) for n in ROW_NAMES):  # type: ignore[type-var]
+        if placements and any(sorted(rows[n]) != sorted(given[n]) for n in ROWS):  # type: ignore[type-var]
             raise OpenFormatError(f"seat {index}: rows do not match the streets")
         if not placements:
-            rows = {n: [c for c in given[n] if c is not None] for n in ROW_NAMES}
+            rows = {n: [c for c in given[n] if c is not None] for n in ROWS}
             if "discards" in data and data["discards"] is not None:
                 discards = [
                     c
@@ -205,7 +204,7 @@ def hand_to_json(hand: HandRecord) -> dict[str, Any]:
         else:
             entry["rows"] = {
                 name: [format_card(c) for c in row]
-                for name, row in zip(ROW_NAMES, (seat.top, seat.middle, seat.bottom), strict=True)
+                for name, row in zip(ROWS, (seat.top, seat.middle, seat.bottom), strict=True)
             }
             if seat.discards is not None:
                 entry["discards"] = [format_card(c) for c in seat.discards]

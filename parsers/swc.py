@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, BinaryIO
 
+from ofc_stats.engine.board import ROWS
 from ofc_stats.errors import SwcError
 from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord, storable_text
 from parsers import core_lane
@@ -30,7 +31,6 @@ from parsers.streets import fantasy_jump, street_of
 
 PINEAPPLE_CODES = {74: "pineapple", 75: "pineapple-progressive", 77: "pineapple"}
 CLASSIC_CODES = {70: "classic-american", 73: "classic-american", 84: "classic-american"}
-ROW_NAMES = ("top", "middle", "bottom")
 UNKNOWN_TABLE = "__unknown_table__"
 FORMAT = "swc"
 ROOM = "SwC"
@@ -261,7 +261,7 @@ def fold_layout(hand: Hand, seat: Seat, d: str) -> None:
     rows, active = layout
     placed_now: list[tuple[int, str]] = []
     new_rows = []
-    for name, old, new in zip(ROW_NAMES, seat.rows, rows, strict=True):
+    for name, old, new in zip(ROWS, seat.rows, rows, strict=True):
         added = added_cards(new, old)
         new_rows.append(old + added)  # a placed card never leaves its row
         placed_now += [(card, name) for card in added]
