@@ -83,3 +83,13 @@ def test_report_player_hero_is_the_hero_as_in_the_audit(tmp_path: Path) -> None:
     )
     assert done.exit_code == 0, done.output
     assert "the hero" in out.read_text()
+
+
+def test_a_bare_command_prints_its_help_on_lines_not_an_error() -> None:
+    """`ofc-stats` alone, what many type first: click's help, one option or command a
+    line on stdout and exit 0 (it was one 1,400-character 'Error:' line with literal \\n)."""
+    result = CliRunner().invoke(main, [], prog_name="ofc-stats")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("Usage: ofc-stats [OPTIONS] COMMAND [ARGS]...\n")
+    assert "\n  import " in result.stdout and "\\n" not in result.stdout
+    assert result.stderr == ""

@@ -45,6 +45,9 @@ class OfcGroup(click.Group):
         ctx.meta["ofc_args"] = list(args)  # the command line, for the --data an error names
         try:
             return super().parse_args(ctx, args)
+        except click.exceptions.NoArgsIsHelpError:  # a bare `ofc-stats`: its help, as asked
+            click.echo(ctx.get_help())
+            raise SystemExit(0) from None
         except click.UsageError as error:
             raise UsageLine(error) from None
 
