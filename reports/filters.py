@@ -62,8 +62,9 @@ class Filters:
         if self.opponents:
             parts.append(
                 f"{alias}.hand_id IN (SELECT hand_id FROM seats "
-                "WHERE list_contains($opponents, coalesce(player_id, player)))"
-            )
+                "WHERE list_contains($opponents, coalesce(player_id, player))"
+                f"{' AND NOT coalesce(hero, false)' if self.hero else ''})"
+            )  # (a hero report: the hero seats are the player, never the opponent)
             params["opponents"] = list(self.opponents)
         elif self.opponent is not None:
             parts.append(
@@ -220,7 +221,14 @@ def checked(data: OfcData, filters: Filters) -> Filters:
             raise UnknownFilter(_unknown("ruleset", filters.ruleset, stored))
         out = replace(out, rulesets=matching)
     if filters.opponent is not None:
-        out = replace(out, opponents=_opponents(data, filters.opponent))
+        mine = set(filters.accounts or (() if filters.player is None else (filters.player,)))
+        others = tuple(a for a in _opponents(data, filters.opponent) if a not in mine)
+        if not others:  # every hand of the player "has" the player at its table
+            raise UnknownFilter(
+                f"{filters.opponent!r} is this report's player; --opponent names someone "
+                "the player played against"
+            )
+        out = replace(out, opponents=others)
     return out
 
 

@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 
 import ofc_stats
+from ofc_stats.errors import UnknownFilter
 from ofc_stats.records import HandRecord
 from ofc_stats.store.hand_ids import hand_id_range
 from ofc_stats.store.importer import import_paths
@@ -375,3 +376,22 @@ def test_a_player_of_some_batches_is_read_from_those_batches_alone(tmp_path: Pat
         everyone = db.sql("SELECT hand_id FROM hands").fetchnumpy()["hand_id"]
         assert db.batch_sources_of(np.asarray(everyone, np.int64))["results"] == "results_stored"
     test_the_scope_holds_what_the_views_give(root)
+
+
+def test_an_opponent_is_never_the_reports_own_player(data: Path) -> None:
+    """A player met at every one of his own tables: `--opponent` naming him, or an alias of
+    his own accounts, is refused (it kept every hand and titled the page 'against' him); a
+    hero report's opponent filter never matches the hero's own seats."""
+    with ofc_stats.open(data) as db:
+        keys = players(db)
+        with pytest.raises(UnknownFilter, match="is this report's player"):
+            checked(db, Filters(player=keys[0], opponent=keys[0]))
+        with pytest.raises(UnknownFilter, match="is this report's player"):
+            checked(db, Filters(accounts=(keys[0], keys[1]), opponent=keys[1]))
+        hero = checked(db, Filters(hero=True, opponent=HERO))  # the hero's account itself
+        where, params = hero.where("s")
+        mine, _ = hero.me("s")
+        query = f"SELECT count(*) FROM seat_results s WHERE {where} AND {mine}"
+        assert db.sql(query, params).fetchall()[0][0] == 0  # he never sits against himself
+        every = f"SELECT count(*) FROM seat_results s WHERE s.status = 'scored' AND {mine}"
+        assert db.sql(every).fetchall()[0][0] > 0
