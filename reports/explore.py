@@ -156,6 +156,10 @@ def page_data(scope: Scope) -> dict[str, Any]:
         rules[unpriced > 0] = np.nan  # a person's seat the rules could not price: not checked
         paid[_distinct(where)] = 0.0
         np.add.at(paid, where, np.asarray(ledger.paid, dtype=np.float64))
+    # A hand the rules could not score was still paid: its money is what the room paid.
+    money = frame["money"].to_numpy(np.float64, copy=True)
+    unscored = ~frame["scored"].to_numpy(bool)
+    money[unscored] = paid[unscored]
 
     loss = np.full(len(frame), np.nan)
     if int(data.sql("SELECT count(*) FROM grades").fetchall()[0][0]):
@@ -190,7 +194,7 @@ def page_data(scope: Scope) -> dict[str, Any]:
             "acct": account_index,
             "scored": frame["scored"].to_numpy(np.int8),
             "points": _column(frame["points"], 2),
-            "money": _column(frame["money"], 4),
+            "money": _column(pd.Series(money), 4),
             "foul": _flags(frame["fouled"]),
             "fl": _flags(frame["in_fantasy"]),
             "earns": _flags(frame["earns_fantasy"]),

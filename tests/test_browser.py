@@ -1097,3 +1097,31 @@ def screenshots(report: Path, folder: Path) -> list[Path]:
 if __name__ == "__main__":
     for shot in screenshots(Path(sys.argv[1]), Path(sys.argv[2])):
         print(shot)
+
+
+def test_money_won_on_the_page_counts_a_hand_paid_but_not_scored(
+    browser: Any, tmp_path: Path
+) -> None:
+    """The report's summary counts what the room paid on every hand, scored or not
+    (tests/test_audit_ledger_unscored.py: 10.5 + 10.5 + 9.5 + 7 = 37.5 USD, the fourth hand
+    unscorable); the page's live summary left the 7 out (30.50) and its headline said the
+    unscored hand had "no result to count"."""
+    from tests.test_audit_ledger_unscored import BOB_SHORT, _hand
+
+    records = [_hand(1, 10.5), _hand(2, 10.5), _hand(3, 9.5), _hand(4, 7.0, BOB_SHORT)]
+    data = write_dataset(tmp_path, records)
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(
+        main, ["report", "--data", str(data), "--player", "Alice", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    page, errors = open_page(browser, out, 1280)
+    assert summary_value(page, "hands") == "3"  # points: the scored hands
+    assert summary_value(page, "money won (USD)") == "37.50"
+    headline = page.inner_text("#live-headline")
+    assert (
+        "(1 more not scored: no points to count; money won counts what the room paid on it)"
+        in headline
+    )
+    assert errors == []
+    page.close()

@@ -510,9 +510,9 @@
     if (!last || last[0].length !== scored.length || last[0].some((i, k) => i !== scored[k])) lastSessions = [scored, sessionsOf(scored)];
     return lastSessions[1].slice();
   }
-  function moneyBy(idx) {  // currency -> [hands with money, net money]
+  function moneyBy(idx) {  // currency -> [hands with money, net money]: paid money is a fact, scored or not
     const h = L.hands, out = {};
-    idx.forEach(i => { if (h.money[i] !== null && h.scored[i]) { const c = L.currencies[h.cur[i]] || "no currency"; out[c] = out[c] || [0, 0]; out[c][0] += 1; out[c][1] += h.money[i]; } });
+    idx.forEach(i => { if (h.money[i] !== null) { const c = L.currencies[h.cur[i]] || "no currency"; out[c] = out[c] || [0, 0]; out[c][0] += 1; out[c][1] += h.money[i]; } });
     return out;
   }
   function moneyText(m) { const e = Object.entries(m); return e.length ? e.map(([c, v]) => (v[1] > 0 ? "+" : "") + num(v[1]) + " " + c).join(", ") : "–"; }
@@ -537,7 +537,7 @@
       ["royalties per hand", n ? sum(scored.map(i => h.roy[i])) / n : null, 2],
     ];
     if (graded.length) rows.push(["graded hands (street decisions or a Fantasyland set; the regret section counts street decisions only)", graded.length, 0], ["graded loss per hand (expected points)", sum(graded.map(i => h.loss[i])) / graded.length, 2]);
-    Object.entries(moneyBy(scored)).sort().forEach(([c, [k, m]]) => {
+    Object.entries(moneyBy(idx)).sort().forEach(([c, [k, m]]) => {  // (as the report's summary counts it)
       rows.push(["money won (" + c + ")", m, 2], ["money per hand (" + c + ")", m / k, 2], ["money per hour of play (" + c + ")", perHour(m, hours, k), 2]);
     });
     const grid = el("div", "grid");
@@ -546,7 +546,8 @@
       [{label: "measure"}, {label: "value", num: true, fmt: (v, r) => r[2] === "%" ? pct(v) : num(v, r[2])}], rows));
     const hl = $("#live-headline");
     // The filter bar counts every hand kept; the results count the scored ones: say the rest.
-    const unscored = idx.length - scored.length, aside = unscored ? " (" + unscored.toLocaleString("en") + " more not scored: no result to count)" : "";
+    const unscored = idx.length - scored.length, unscoredMoney = idx.some(i => !h.scored[i] && h.money[i] !== null);
+    const aside = unscored ? " (" + unscored.toLocaleString("en") + " more not scored: no points to count" + (unscoredMoney ? "; money won counts what the room paid on " + (unscored === 1 ? "it" : "them") : "") + ")" : "";
     const hourly = perHour(net, hours, n - untimed), interval = low === null ? noInterval() : "95% interval " + num(low) + " to " + num(high);
     if (hl) hl.textContent = n ? "These " + n.toLocaleString("en") + " scored hands" + aside + ": " + (mean >= 0 ? "won " : "lost ") + num(Math.abs(mean)) + " points per hand (" + interval + ")" + (hourly !== null ? ", " + num(hourly, 1) + " points per hour of play." : ".") : "No hand matches the filter bar.";
     // Cumulative points over dates, and money per currency (never summed across currencies).
