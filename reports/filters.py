@@ -278,4 +278,6 @@ def _closest(data: OfcData, name: str) -> str:
         "SELECT DISTINCT name FROM player_aliases",
     )
     close = difflib.get_close_matches(name, known, n=5, cutoff=0.5)
-    return f"; closest: {', '.join(close)}" if close else f"; {len(known):,} players are known"
+    if close:
+        return f"; closest: {', '.join(close)}"
+    return f"; no name close to it among {len(known):,} (`ofc-stats players` lists them)"

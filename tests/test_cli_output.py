@@ -321,3 +321,33 @@ def test_ctrl_c_is_one_line_saying_what_is_kept_and_exit_130(
     assert result.output == (
         "Error: interrupted: what was committed before is kept; run the command again to go on\n"
     )
+
+
+def test_import_of_a_reused_hand_id_says_how_to_find_the_hand(tmp_path: Path) -> None:
+    """The import's line named a placeholder (`hand_key~<fingerprint>`) and no hand; now it
+    gives the command that lists them, and that command runs and finds the second hand."""
+    import shlex
+    from dataclasses import replace
+    from datetime import datetime
+
+    from parsers.open_format import dumps
+    from tests.builders import hand_record, seat_record
+
+    alice = seat_record(0, "Alice", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    bob = seat_record(1, "Bob", "Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c")
+    first = replace(hand_record(7, (alice, bob)), played_at=datetime(2026, 3, 1, 20, 0))
+    swapped = (replace(bob, seat=0), replace(alice, seat=1))
+    second = replace(hand_record(7, swapped), played_at=datetime(2026, 3, 1, 20, 2))
+    source = tmp_path / "hands.jsonl"
+    source.write_text(dumps(first) + "\n" + dumps(second) + "\n", encoding="utf-8")
+    data = str(tmp_path / "data")
+    result = run("import", "--data", data, str(source))
+    assert result.exit_code == 0, result.output
+    (line,) = [text for text in result.stdout.splitlines() if "reused another" in text]
+    assert "<fingerprint>" not in line
+    command = shlex.split(line.split("`")[1])
+    assert command[:4] == ["ofc-stats", "sql", "--data", data]
+    listed = run(*command[1:], "--format", "csv")
+    assert listed.exit_code == 0, listed.output
+    rows = listed.stdout.splitlines()[1:]
+    assert len(rows) == 1 and rows[0].startswith("open:test:T1:7~") and rows[0].endswith(",2")

@@ -53,7 +53,14 @@ def test_joining_an_account_of_another_alias_says_it_moves(tmp_path: Path) -> No
         "  a2 moved here from Me",
     ]
     again = runner.invoke(main, ["players", "alias", "--data", data, "Work", "a2"])
-    assert "moved" not in again.output  # already Work's: nothing moves
+    assert again.exit_code == 0, again.output  # already Work's: nothing moves, nothing joins
+    assert again.output == "Work: already joins 1 account (a2)\n"
+    more = runner.invoke(main, ["players", "alias", "--data", data, "Work", "a3", "a1"])
+    assert more.output.splitlines() == [
+        "Work: already joins 1 account (a3)",
+        "Work: 1 account joined (a1)",
+        "  a1 moved here from Me",
+    ]
 
 
 def test_the_groups_data_reaches_alias_and_unalias(
@@ -79,6 +86,8 @@ def test_the_groups_data_reaches_alias_and_unalias(
     unknown = runner.invoke(main, ["players", "--data", data, "alias", "Me", "pid404"])
     assert unknown.exit_code == 1
     assert unknown.output.startswith(f"Error: {data}: no player 'pid404' in this dataset")
+    far = runner.invoke(main, ["players", "--data", data, "alias", "Me", "zzzzzz"])
+    assert far.output.endswith("no name close to it among 3 (`ofc-stats players` lists them)\n")
     assert len(unknown.output.splitlines()) == 1
     gone = runner.invoke(main, ["players", "--data", data, "unalias", "Nobody"])
     assert gone.exit_code == 1 and gone.output.startswith(f"Error: {data}: no alias 'Nobody'")

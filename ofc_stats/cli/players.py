@@ -128,11 +128,18 @@ def alias_command(ctx: click.Context, name: str, accounts: tuple[str, ...], data
         keys = _accounts(dataset, accounts)
         before = dataset.sql(
             "SELECT account, name FROM player_aliases WHERE list_contains($keys, account) "
-            "AND name <> $name ORDER BY account",
-            {"keys": keys, "name": name},
+            "ORDER BY account",
+            {"keys": keys},
         ).fetchall()
-    count = record(data, name, keys, "join")
-    joined = terminal_safe(", ".join(keys))
+    already = sorted({str(account) for account, was in before if was == name})
+    before = [(account, was) for account, was in before if was != name]
+    new = [key for key in dict.fromkeys(keys) if key not in already]
+    if already:  # joining again changes nothing: no event stored for them
+        say(f"{name}: already joins {plural(len(already), 'account')} ({', '.join(already)})")
+    if not new:
+        return
+    count = record(data, name, new, "join")
+    joined = ", ".join(new)
     say(f"{name}: {plural(count, 'account')} joined ({joined})")
     for account, was in before:  # an account is one person's: joining moves it
         say(f"  {account} moved here from {was}")

@@ -121,9 +121,13 @@ class ImportSummary:
             out.append(f"  {replaced} incomplete hand(s) replaced by their whole version")
         reused = sum(f.reused_ids for f in self.files)
         if reused:
+            listed = (
+                "SELECT hand_key, source_file, source_line FROM hands WHERE hand_key LIKE '%~%'"
+            )
             out.append(
-                f"  {reused} hand(s) reused another hand's room hand id: "
-                "stored under hand_key~<fingerprint>"
+                f"  {reused} hand(s) reused another hand's room hand id: each is stored under "
+                f"its key with '~' and its fingerprint added (`ofc-stats sql{where} "
+                f'"{listed}"` lists them)'
             )
         again = [f for f in skipped if f.skipped == ALREADY_IMPORTED]
         if len(again) > 1 and not verbose:
