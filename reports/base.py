@@ -41,6 +41,13 @@ OTHERS_SEATS = 250_000  # at most about this many other players' seats are sampl
 SAMPLE_RUNS = 64  # the others' sample: this many runs of consecutive hands, spread evenly
 SAMPLE_SCALE = 1_000_000  # the others' sample share is counted in millionths
 ORDER = "s.played_at, s.hand_key, s.seat"
+# Points without royalties: against each opponent, points - (mine - theirs); summed over
+# the S - 1 opponents that is net - S * mine + the hand's total (its join, TABLE_ROYALTIES).
+ROW_POINTS = "s.net - s.seat_count * s.royalties + t.total"
+TABLE_ROYALTIES = (
+    f"LEFT JOIN (SELECT hand_id, sum(royalties) AS total FROM {HANDS} GROUP BY hand_id) t "
+    "USING (hand_id)"
+)
 TABLES = {
     "hands": "hands",
     "seats": "seats",

@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ofc_stats.store.views import OfcData, ledger_hands_of
-from reports.base import ORDER, SEATS, VERSUS, Scope
+from reports.base import ORDER, ROW_POINTS, SEATS, TABLE_ROYALTIES, VERSUS, Scope
 from reports.ledger import money_seats, scope_ledger
 from reports.replay import hand_details
 from reports.stats import MIN_HANDS
@@ -37,8 +37,9 @@ SELECT s.hand_id, s.hand_key, epoch(s.played_at)::BIGINT AS t, s.format, s.room,
        s.stakes, coalesce(s.currency, '') AS currency, s.seat_count, s.player_key,
        s.net_capped AS points, s.reported_money AS money, s.fouled, s.in_fantasy,
        s.royalties, coalesce(s.fantasy_entry > 0 OR s.fantasy_stays, false) AS earns_fantasy,
-       r.run
-FROM {SEATS} s LEFT JOIN table_runs r USING (hand_id) ORDER BY {ORDER}
+       {ROW_POINTS} AS row_points, r.run
+FROM {SEATS} s LEFT JOIN table_runs r USING (hand_id) {TABLE_ROYALTIES}
+ORDER BY {ORDER}
 """
 
 OPPONENTS_SQL = f"""
@@ -199,6 +200,7 @@ def page_data(scope: Scope) -> dict[str, Any]:
             "fl": _flags(frame["in_fantasy"]),
             "earns": _flags(frame["earns_fantasy"]),
             "roy": _column(frame["royalties"], 2),
+            "rows": _column(frame["row_points"], 2),
             "opp_at": offsets,
             "opp": who[order],
             "vs": _column(versus["points"].iloc[order], 2),

@@ -6,19 +6,25 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.wording import plural
-from reports.base import HANDS, MINE, ORDER, PERSON, SEATS, VERSUS, Report, Scope
+from reports.base import (
+    MINE,
+    ORDER,
+    PERSON,
+    ROW_POINTS,
+    SEATS,
+    TABLE_ROYALTIES,
+    VERSUS,
+    Report,
+    Scope,
+)
 from reports.charts import bars_with_ci, line
 from reports.ledger import money_seats, paid_not_scored, paid_text
 from reports.stats import TOO_FEW, grouped_mean_ci, interval_text, mean_ci, moments_ci
 
-# Points without royalties: against each opponent, points - (mine - theirs);
-# summed over the S - 1 opponents that is net - S * mine + the hand's total.
 SEATS_SQL = f"""
 SELECT s.hand_key, s.played_at, s.seat, s.seat_count, s.net_capped AS points, s.in_fantasy,
-       s.reported_money, s.currency, s.net - s.seat_count * s.royalties + t.total AS row_points
-FROM {SEATS} s
-LEFT JOIN (SELECT hand_id, sum(royalties) AS total FROM {HANDS} GROUP BY hand_id) t
-  USING (hand_id)
+       s.reported_money, s.currency, {ROW_POINTS} AS row_points
+FROM {SEATS} s {TABLE_ROYALTIES}
 ORDER BY {ORDER}
 """
 

@@ -1125,3 +1125,35 @@ def test_money_won_on_the_page_counts_a_hand_paid_but_not_scored(
     )
     assert errors == []
     page.close()
+
+
+def test_the_cumulative_chart_has_the_line_without_royalties_and_marks_fantasyland(
+    browser: Any, tmp_path: Path
+) -> None:
+    """docs/player.md promised what only the exported chart had: the page's cumulative
+    points now end where the results' table does, with a second line of the row points
+    alone ending at the table's "without_royalties" and a mark on each Fantasyland hand
+    (Alice's hands of tests/test_reports.py, one in Fantasyland)."""
+    from reports import results
+
+    data = write_dataset(tmp_path, alice_hands(HOSTILE))
+    with ofc_stats.open(data) as db:
+        table = results.build(prepare(db, Filters(player=HOSTILE))).tables["cumulative"]
+    path = tmp_path / "report.html"
+    result = CliRunner().invoke(
+        main, ["report", "--data", str(data), "--player", HOSTILE, "--out", str(path)]
+    )
+    assert result.exit_code == 0, result.output
+    page, errors = open_page(browser, path, 1280)
+    traces = page.evaluate(
+        "() => document.getElementById('chart-live-cumulative').data"
+        ".map(d => [d.name, d.y[d.y.length - 1], d.y.length])"
+    )
+    (points, last, _), (rows, last_rows, _), (marks, _, marked) = traces
+    assert (points, rows, marks) == ("points", "without royalties", "Fantasyland hand")
+    assert last == pytest.approx(float(table["points"].iloc[-1]))
+    assert last_rows == pytest.approx(float(table["without_royalties"].iloc[-1]))
+    assert last != pytest.approx(last_rows)  # the premise: royalties were won or paid
+    assert marked == int(table["fantasyland"].sum()) > 0
+    assert errors == []
+    page.close()

@@ -552,12 +552,19 @@
     if (hl) hl.textContent = n ? "These " + n.toLocaleString("en") + " scored hands" + aside + ": " + (mean >= 0 ? "won " : "lost ") + num(Math.abs(mean)) + " points per hand (" + interval + ")" + (hourly !== null ? ", " + num(hourly, 1) + " points per hour of play." : ".") : "No hand matches the filter bar.";
     // Cumulative points over dates, and money per currency (never summed across currencies).
     const dated = scored.filter(i => h.t[i] !== null);
-    let run = 0; const cy = [];
-    dated.forEach(i => { run += h.points[i]; cy.push(run); });
+    // With the row points alone (royalties taken out, as the results' "without royalties")
+    // and the Fantasyland hands marked on the points line, as the exported chart has them.
+    let run = 0, rowsRun = 0; const cy = [], cr = [];
+    dated.forEach(i => { run += h.points[i]; rowsRun += h.rows[i] || 0; cy.push(run); cr.push(rowsRun); });
     const [tx, ty] = thin(dated.length, k => iso(h.t[dated[k]]), k => cy[k]);
+    const [, tr] = thin(dated.length, k => iso(h.t[dated[k]]), k => cr[k]);
     const times = dated.map(i => h.t[i]);
-    plot(grid, "chart-live-cumulative", [{type: "scatter", mode: "lines", x: tx, y: ty, name: "points", line: {color: "#1f5fa8", width: 1.6}, hovertemplate: "%{x}<br>%{y:,.0f} points<extra></extra>"}],
-      {title: title("Cumulative points over dates (days without play left out)"), xaxis: dateAxis(times), yaxis: {title: {text: "points"}, automargin: true}, height: 340, showlegend: false});
+    const marked = dated.map((i, k) => h.fl[i] ? k : -1).filter(k => k >= 0).slice(-2000);
+    plot(grid, "chart-live-cumulative", [
+      {type: "scatter", mode: "lines", x: tx, y: ty, name: "points", line: {color: "#1f5fa8", width: 1.6}, hovertemplate: "%{x}<br>%{y:,.0f} points<extra></extra>"},
+      {type: "scatter", mode: "lines", x: tx, y: tr, name: "without royalties", line: {color: "#8a8f98", width: 1.2, dash: "dot"}, hovertemplate: "%{x}<br>%{y:,.0f} points without royalties<extra></extra>"},
+      {type: "scatter", mode: "markers", x: marked.map(k => iso(times[k])), y: marked.map(k => cy[k]), name: "Fantasyland hand", marker: {color: "#d68910", size: 6, symbol: "diamond"}, hovertemplate: "%{x}<br>Fantasyland hand, %{y:,.0f} points<extra></extra>"}],
+      {title: title("Cumulative points over dates (days without play left out)"), xaxis: dateAxis(times), yaxis: {title: {text: "points"}, automargin: true}, height: 340, showlegend: true, legend: {orientation: "h", y: -0.2}});
     const byCur = {};
     dated.forEach(i => { if (h.money[i] !== null) { const c = L.currencies[h.cur[i]] || "no currency"; (byCur[c] = byCur[c] || []).push(i); } });
     // One currency at a time (a menu picks it, the one with most hands first): never summed.
