@@ -1157,3 +1157,32 @@ def test_the_cumulative_chart_has_the_line_without_royalties_and_marks_fantasyla
     assert marked == int(table["fantasyland"].sum()) > 0
     assert errors == []
     page.close()
+
+
+def test_a_hand_page_of_its_own_writes_money_as_the_cli_and_has_no_close(
+    browser: Any, tmp_path: Path
+) -> None:
+    """`ofc-stats hand KEY --format html` is a page of one hand: its replayer wrote "money
+    +10.5" (the CLI and the report write "+10.50 USD") and offered a Close that closed
+    nothing.  Alice's hand of tests/test_audit_ledger_unscored.py: paid 10.5 USD."""
+    from tests.test_audit_ledger_unscored import _hand
+
+    data = write_dataset(tmp_path, [_hand(1, 10.5)])
+    key = "open:test:T1:1"
+    text = CliRunner().invoke(main, ["hand", key, "--data", str(data)])
+    assert "; money +10.50 USD\n" in text.output and "; money -10.50 USD\n" in text.output
+    out = tmp_path / "hand.html"
+    result = CliRunner().invoke(
+        main, ["hand", key, "--data", str(data), "--format", "html", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(out.as_uri())
+    page.wait_for_selector("#replayer .facts")
+    facts = page.locator("#replayer .facts").all_inner_texts()
+    assert "money +10.50 USD" in facts and "money -10.50 USD" in facts
+    assert page.locator("#replayer button.close").count() == 0
+    assert errors == []
+    page.close()

@@ -25,6 +25,16 @@ def _signed(value: float | None) -> str:
     return f"{value:+,.2f}".replace(".00", "")
 
 
+def _money(value: float, currency: str | None) -> str:
+    """Money as the report and the audit write it: its sign, cents and currency.
+
+    >>> _money(-8.2, "USD"), _money(12.0, None), _money(-0.001, "INR")
+    ('-8.20 USD', '+12.00', '0.00 INR')
+    """
+    text = "0.00" if round(value, 2) == 0 else f"{value:+,.2f}"
+    return f"{text} {currency}" if currency else text
+
+
 def hand_text(hand: dict[str, Any]) -> str:
     """The hand for a terminal: streets numbered 1-5, then final boards and points."""
     where = [
@@ -77,7 +87,7 @@ def hand_text(hand: dict[str, Any]) -> str:
         if seat["reported_points"] is not None:
             points += f", {_signed(seat['reported_points'])} (room)"
         if seat["reported_money"] is not None:
-            points += f"; money {_signed(seat['reported_money'])}"
+            points += f"; money {_money(seat['reported_money'], hand['currency'])}"
         lines.append(points)
         if seat["versus"]:
             lines.append(

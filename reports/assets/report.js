@@ -170,7 +170,11 @@
     }
     return box;
   }
-  function seatView(seat, upto) {
+  function moneyOf(v, currency) {  // as `ofc-stats hand` writes it: sign, cents, currency
+    const text = Math.abs(v) < 0.005 ? "0.00" : (v > 0 ? "+" : "") + Number(v).toLocaleString("en", {minimumFractionDigits: 2, maximumFractionDigits: 2});
+    return currency ? text + " " + currency : text;
+  }
+  function seatView(seat, upto, currency) {
     const box = el("div", "seat" + (seat.hero ? " hero" : ""));
     box.appendChild(el("h3", "", "Seat " + seat.seat + ": " + (seat.player || "?") + (seat.hero ? " (hero)" : "") + (seat.in_fantasy ? " · Fantasyland" : "")));
     const known = seat.streets.length > 0;
@@ -205,7 +209,7 @@
         seat.fouled ? "fouled" : "royalties " + (r.total ?? "–") + " (top " + (r.top ?? "–") + ", middle " + (r.middle ?? "–") + ", bottom " + (r.bottom ?? "–") + ")",
         "points " + signed(seat.net_capped) + " (engine)" + (seat.reported_points !== null ? ", " + signed(seat.reported_points) + " (room)" : ""),
       ];
-      if (seat.reported_money !== null) facts.push("money " + signed(seat.reported_money));
+      if (seat.reported_money !== null) facts.push("money " + moneyOf(seat.reported_money, currency));
       const vs = Object.entries(seat.versus).map(([o, p]) => "seat " + o + ": " + signed(p));
       if (vs.length) facts.push("against " + vs.join(", "));
       if (seat.fantasy_entry) facts.push("earns Fantasyland (" + seat.fantasy_entry + " cards)");
@@ -237,15 +241,17 @@
     title.appendChild(el("h2", "", "Hand " + (hand.room_hand_id || hand.key)));
     title.appendChild(el("p", "meta", [hand.room, hand.table ? "table " + hand.table : "", hand.played_at, hand.ruleset, hand.stakes !== null ? hand.stakes + " " + (hand.currency || "") + " a point" : ""].filter(Boolean).join(" · ")));
     head.appendChild(title);
-    const close = el("button", "close", "Close");
-    close.addEventListener("click", () => { if (location.hash.startsWith("#hand=")) history.pushState("", "", location.pathname + location.search); view.hidden = true; });
-    head.appendChild(close);
+    if (!view.hasAttribute("data-standalone")) {  // a page of this one hand: nothing to close to
+      const close = el("button", "close", "Close");
+      close.addEventListener("click", () => { if (location.hash.startsWith("#hand=")) history.pushState("", "", location.pathname + location.search); view.hidden = true; });
+      head.appendChild(close);
+    }
     panel.appendChild(head);
     const count = Math.max(0, ...hand.seats.map(s => s.streets.length));
     const bar = el("div", "streets"), seats = el("div", "seats");
     function draw(upto) {
       $$("button", bar).forEach(b => b.setAttribute("aria-pressed", String(Number(b.dataset.street) === upto)));
-      seats.replaceChildren(...hand.seats.map(s => seatView(s, upto)));
+      seats.replaceChildren(...hand.seats.map(s => seatView(s, upto, hand.currency)));
     }
     for (let s = 1; s <= count; s++) {
       const b = el("button", "", "Street " + s);
