@@ -391,7 +391,8 @@ def _priced_whole(data: OfcData, rules: MoneyRules = None, files: RulesFiles = N
     holdouts = None
     if rules is None:
         pairwise = {r.room: p for r, p in zip(money.rakes, money.pairwise, strict=True)}
-        holdouts = holdout(data, pairwise)  # a share of the tables at a time
+        # a share of the tables at a time
+        holdouts = holdout(data, pairwise, points_rooms=money.points_rooms)
     return priced_seats(data, money, holdouts, files=files)
 
 
@@ -564,10 +565,11 @@ ORDER BY s.hand_id, s.seat
 """
 BATCH_MONEY_SQL = """
 SELECT s.hand_id AS hand_key, s.hand_id, s.seat::BIGINT AS seat, coalesce(h.room, '') AS room,
-       r.net_capped::DOUBLE AS net_capped, h.stakes::DOUBLE AS stakes,
-       s.reported_money::DOUBLE AS reported_money, s.stack::DOUBLE AS stack,
-       coalesce(h.currency, '') AS currency
-FROM (SELECT hand_id, seat, reported_money, stack FROM read_parquet({seats})) s
+       r.net_capped::DOUBLE AS net_capped, s.reported_points::DOUBLE AS reported_points,
+       h.stakes::DOUBLE AS stakes, s.reported_money::DOUBLE AS reported_money,
+       s.stack::DOUBLE AS stack, coalesce(h.currency, '') AS currency
+FROM (SELECT hand_id, seat, reported_points, reported_money, stack
+      FROM read_parquet({seats})) s
 JOIN (SELECT hand_id, room, stakes, currency FROM read_parquet({hands})) h USING (hand_id)
 JOIN (SELECT hand_id, seat, net_capped FROM read_parquet({results}) WHERE status = 'scored') r
   USING (hand_id, seat)
@@ -608,7 +610,10 @@ def _price_batch(
         if rake is None:  # a room the sample never saw scored: not priced
             continue
         kind = kinds.get(label, "proportional")
-        frame = rules_money(data, group, rake, kind, column="hand_id", versus=versus, hands=hands)
+        frame = rules_money(
+            data, group, rake, kind, column="hand_id", versus=versus, hands=hands,
+            points_field=str(room) in money.points_rooms,
+        )  # fmt: skip
         parts.append(frame[["hand_id", "seat", "expected_money"]])
     expected = (
         pd.concat(parts, ignore_index=True)

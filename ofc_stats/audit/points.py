@@ -240,12 +240,15 @@ def audit(
         fantasy = _fantasy(scored, max_gap_minutes)
         step(1)
         begin(next(stages))
-        room = room_money(scored, money_rules)
+        # where `result` is the hand's points, a loser paid by wrong points is no short stack
+        fields = frozenset(v.room for v in verdicts if v.measures)
+        room = room_money(scored, money_rules, points_rooms=fields)
         begin(next(stages))
         holdouts: tuple[Holdout, ...] = ()
         if money_rules is None:  # rules inferred from these hands: judge them on the others
             pairwise = {r.room: p for r, p in zip(room.rakes, room.pairwise, strict=True)}
-            holdouts = tuple(holdout(scored, pairwise))  # a share of the tables at a time
+            # a share of the tables at a time
+            holdouts = tuple(holdout(scored, pairwise, points_rooms=fields))
         begin(next(stages))
         money = _Check("money", room.seats[["room", "ruleset", "hand_key"]], money_rows(room))
         step(1)
