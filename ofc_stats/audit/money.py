@@ -42,6 +42,10 @@ from ofc_stats.wording import plural
 RATES = np.round(np.arange(0, 0.1001, 0.0025), 4)
 TICKS = (0.01, 0.1, 1.0)
 TOLERANCE = 0.011
+# Kept to the cent: rules that explain as many winning seats within TOLERANCE are told
+# apart by the seats each gives exactly (Upoker USD: 3% rounded up to 0.01 gives 105 of
+# 106 to the cent, rounded to the nearest 97, and both 105 within a cent).
+EXACT = 0.005
 POINTS_EPS = 1e-6  # reported points this close to the rules' agree (as the points check)
 CAP_CANDIDATES = 3  # the amounts kept most often below the rate, tried as a cap
 
@@ -301,6 +305,7 @@ def infer_rake(room: str, seats: pd.DataFrame | Winners, multiplier: float = 1.0
     # would otherwise favour a lower rate that happens to round to the cap.
     counts: dict[tuple[float, float, str], int] = {}
     caps: dict[tuple[float, float, str], float | None] = {}
+    exact: dict[tuple[float, float, str], int] = {}
     for tick in TICKS:
         for mode in MODES:
             for rate in RATES.tolist():
@@ -308,8 +313,12 @@ def infer_rake(room: str, seats: pd.DataFrame | Winners, multiplier: float = 1.0
                 rule = (float(rate), tick, mode)
                 counts[rule] = count
                 caps[rule] = found
-    # Stable: of rules that explain as many seats, one without a cap, then the first found.
-    ranked = sorted(counts, key=lambda rule: (-counts[rule], caps[rule] is not None))
+                off = np.abs(gross - rake_taken(gross, rate, tick, mode, found) - money)
+                exact[rule] = int(weight[off <= EXACT].sum())
+    # Stable: of rules that explain as many seats, the one that gives more of them to the
+    # cent (a cent of slack must not let a rounding that is a cent out tie with the room's
+    # own), then one without a cap, then the first found.
+    ranked = sorted(counts, key=lambda rule: (-counts[rule], -exact[rule], caps[rule] is not None))
     best = ranked[0] if counts[ranked[0]] else (0.0, 0.01, "nearest")
     rate, tick, mode = best
     cap, _, without, reach, fit = infer_cap(gross, money, rate, tick, mode, weight)
