@@ -558,7 +558,10 @@ def _counted(rows: pd.DataFrame) -> pd.DataFrame:
     """CARD_COLUMNS rows summed by (room, ruleset, rules_cards, room_cards)."""
     keys = CARD_COLUMNS[:-1]
     rows = rows.astype({"room": str, "ruleset": str, "rules_cards": float, "room_cards": float})
-    return rows.groupby(keys, as_index=False, sort=True)["decisions"].sum()[CARD_COLUMNS]
+    summed: pd.DataFrame = rows.groupby(keys, as_index=False, sort=True).agg(
+        decisions=("decisions", "sum")
+    )
+    return summed[CARD_COLUMNS]
 
 
 def card_departures(cards: pd.DataFrame | None, room: str, ruleset: str) -> str:
@@ -573,11 +576,12 @@ def card_departures(cards: pd.DataFrame | None, room: str, ruleset: str) -> str:
     if off.empty:
         return ""
     parts = []
-    for given, deals in mine[mine["rules_cards"].isin(off["rules_cards"])].groupby("rules_cards"):
+    for _, deals in mine[mine["rules_cards"].isin(off["rules_cards"])].groupby("rules_cards"):
         if len(deals) != 1 or int(deals["decisions"].iloc[0]) < CONSISTENT:
             return ""
-        dealt, times = int(deals["room_cards"].iloc[0]), int(deals["decisions"].iloc[0])
-        parts.append(f"{dealt} cards all {times:,} times the rules give {int(given)}")
+        given, dealt = int(deals["rules_cards"].iloc[0]), int(deals["room_cards"].iloc[0])
+        times = int(deals["decisions"].iloc[0])
+        parts.append(f"{dealt} cards all {times:,} times the rules give {given}")
     return (
         f"the same departure every time: the room dealt {', '.join(parts)} — a rule of its "
         f"own, not a slip; `ofc-stats audit --guess-rules` infers each room's rules"
