@@ -238,10 +238,15 @@ def _by_class(
 
 
 def group_lines(
-    row: Mapping[str, Any], coverage: pd.DataFrame, by_class: pd.DataFrame, money_basis: str = ""
+    row: Mapping[str, Any],
+    coverage: pd.DataFrame,
+    by_class: pd.DataFrame,
+    money_basis: str = "",
+    notes: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The lines of one room and ruleset (a summary row): hands checked and matching, then
-    each check with what it checked and why it skipped the rest, then the mismatch classes."""
+    each check with what it checked and why it skipped the rest, then the mismatch classes,
+    each with its ``notes`` line (by class), if any."""
     get = row.__getitem__
     hands, checked, matching = int(get("hands")), int(get("checked")), int(get("matching"))
     never = str(row.get("never_checked", "") or "")
@@ -287,6 +292,9 @@ def group_lines(
             f"    {name}: {plural(int(item['hands']), 'hand')} "
             f"({float(item['rate']):.1%} of the {CLASS_CHECK.get(name, name)}-checked)"
         )
+        note = (notes or {}).get(name, "")
+        if note:
+            out.append(f"      {note}")
     return out
 
 

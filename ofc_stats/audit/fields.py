@@ -62,6 +62,9 @@ WHERE field IS NOT NULL
 """
 )  # {share}: the tables read (chunks.table_shares)
 
+# The keys of the hands whose hand_id is in table {hands} (by key: the runs hold hand_id too).
+HAND_KEYS = "SELECT hand_key FROM hands WHERE hand_id IN (SELECT hand_id FROM {hands})"
+
 Hypothesis = Callable[[pd.DataFrame], pd.Series]
 HYPOTHESES: dict[str, Hypothesis] = {
     "this hand's points": lambda f: f["net_capped"],
@@ -206,11 +209,16 @@ class _Tally:
         )
 
 
-def field_verdicts(data: OfcData) -> list[FieldVerdict]:
+def field_verdicts(data: OfcData, hands: str | None = None) -> list[FieldVerdict]:
     """One verdict per room for the points field (``result`` in the apps), read a share of
-    the tables at a time (:func:`~ofc_stats.audit.chunks.table_shares`)."""
+    the tables at a time (:func:`~ofc_stats.audit.chunks.table_shares`); with ``hands``
+    (a table of hand_id on the connection) of those hands only."""
+    if hands is not None and not hands.isidentifier():
+        raise ValueError(f"not a table name: {hands!r}")
     tallies: dict[str, _Tally] = {}
     for share in table_shares(data):
+        if hands is not None:
+            share = f"({share}) AND hand_key IN ({HAND_KEYS.format(hands=hands)})"
         frame = data.df(FIELDS_SQL.format(share=share))
         for room, rows in frame.groupby("room", sort=True):
             tallies.setdefault(str(room), _Tally()).add(rows)

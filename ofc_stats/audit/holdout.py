@@ -13,7 +13,7 @@ is judged the same way, with its own figures.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -41,7 +41,9 @@ from ofc_stats.payouts.settle import ALL_KINDS, explained_short, gross_by_kind, 
 from ofc_stats.store.views import OfcData
 
 # What the halves are inferred and judged from (MONEY_SQL's names): no text per seat.
-FOLD_COLUMNS = ["hand_key", "seat", "net_capped", "stakes", "reported_money", "stack"]
+FOLD_COLUMNS = [
+    "hand_key", "seat", "net_capped", "reported_points", "stakes", "reported_money", "stack",
+]  # fmt: skip
 
 
 UNTOLD = "proportional"  # a settlement no hand tells: the default, named as assumed
@@ -147,6 +149,7 @@ def holdout(
     data: OfcData,
     pairwise: Mapping[str, Mapping[str, npt.NDArray[np.float64]]] | None = None,
     seats: pd.DataFrame | None = None,
+    points_rooms: Collection[str] = frozenset(),
 ) -> list[Holdout]:
     """Two-fold by date, per room and currency (``pairwise``: room_money's, by label).
 
@@ -154,9 +157,11 @@ def holdout(
     hand was played (the halves' cut), the counts each half's rules are inferred from
     (:class:`~ofc_stats.audit.money.RoomTally`), and the hands each rule explains.
     ``seats``: room_money's seats of these very hands (MONEY_SQL's rows, in its order),
-    folded whole instead (what the shares must add up to)."""
+    folded whole instead (what the shares must add up to).  ``points_rooms``: room_money's
+    (:attr:`~ofc_stats.audit.money.RoomMoney.points_rooms`), its short stacks found alike."""
+    fields = frozenset(points_rooms)
     if seats is None:
-        return _by_shares(data, pairwise or {})
+        return _by_shares(data, pairwise or {}, fields)
     seats = seats[["room", "currency", *FOLD_COLUMNS]]
     played = data.df(PLAYED_SQL.format(share="true"))
     when = pd.Series(played["played_at"].to_numpy(), index=pd.Index(played["hand_key"]))
@@ -166,7 +171,7 @@ def holdout(
         pairs = dict((pairwise or {}).get(label, {}))
         at = when.index.get_indexer(pd.Index(group["hand_key"]))
         group = group[FOLD_COLUMNS].assign(played_at=when.to_numpy()[at])[at >= 0]
-        out.append(_fold(label, group.reset_index(drop=True), pairs))
+        out.append(_fold(label, group.reset_index(drop=True), pairs, room in fields))
         del group
     return out
 
@@ -183,9 +188,10 @@ def _share_frames(data: OfcData, share: str) -> Iterator[tuple[str, str, pd.Data
         yield room, currency, group[FOLD_COLUMNS].assign(played_at=when.to_numpy()[at])[at >= 0]
 
 
-def _folded(group: pd.DataFrame, multiplier: float) -> pd.DataFrame:
+def _folded(group: pd.DataFrame, multiplier: float, points_field: bool) -> pd.DataFrame:
     """The seats a fold infers and judges from: every seat but a loser of unknown money."""
-    frame = expected_money(group, multiplier).assign(multiplier=multiplier)
+    frame = expected_money(group, multiplier, points_field=points_field)
+    frame = frame.assign(multiplier=multiplier)
     return frame[frame["reported_money"].notna() | (frame["owed"] >= 0)]
 
 
@@ -215,6 +221,7 @@ class _Folds:
 
     room: str
     currency: str
+    points_field: bool = False  # the room's `result` is the hand's points (RoomTally's)
     ratios: Ratios = field(default_factory=Ratios)
     keys: list[pa.Array] = field(default_factory=list)  # the hands, and when played
     played: list[pa.Array] = field(default_factory=list)
@@ -234,7 +241,7 @@ class _Folds:
     def first(self, group: pd.DataFrame) -> None:
         """Pass 1: the multiplier's ratios, and each hand's time."""
         self.ratios.add(group)
-        frame = _folded(group, 1.0)  # (a positive multiplier keeps every sign)
+        frame = _folded(group, 1.0, self.points_field)  # (a positive multiplier: every sign)
         played = frame.groupby("hand_key")["played_at"].min()
         self.keys.append(pa.array(played.index.astype(str).to_numpy(dtype=object)))
         self.played.append(pa.array(_instants(played).to_numpy()))
@@ -254,14 +261,16 @@ class _Folds:
             )
             at = int(order[half].as_py())
             self.cut = (int(table["played"][at].as_py()), str(table["key"][at].as_py()))
-        self.tallies = tuple(RoomTally(self.room, self.currency) for _ in range(3))
+        self.tallies = tuple(
+            RoomTally(self.room, self.currency, self.points_field) for _ in range(3)
+        )
         for tally in self.tallies:
             tally.ratios = self.ratios
             tally.pairwise = dict(pairs)
 
     def second(self, group: pd.DataFrame) -> None:
         """Pass 2: the counts each half's rules and the whole's are inferred from."""
-        frame = _folded(group, self.ratios.multiplier())
+        frame = _folded(group, self.ratios.multiplier(), self.points_field)
         first = _first_half(frame, self.cut)
         for index, part in enumerate((frame, frame[first], frame[~first])):
             self.rows[index] += len(part)
@@ -282,7 +291,7 @@ class _Folds:
     def third(self, group: pd.DataFrame, pairs: dict[str, npt.NDArray[np.float64]]) -> None:
         """Pass 3: the hands each rule explains, in sample and out of it."""
         multiplier = self.ratios.multiplier()
-        frame = _folded(group, multiplier)
+        frame = _folded(group, multiplier, self.points_field)
         if frame.empty:
             return
         rake, kind, _ = self.rules[0]
@@ -316,13 +325,16 @@ class _Folds:
 
 
 def _by_shares(
-    data: OfcData, pairwise: Mapping[str, Mapping[str, npt.NDArray[np.float64]]]
+    data: OfcData,
+    pairwise: Mapping[str, Mapping[str, npt.NDArray[np.float64]]],
+    fields: frozenset[str],
 ) -> list[Holdout]:
     shares = table_shares(data)
     folds: dict[tuple[str, str], _Folds] = {}
     for share in shares:
         for room, currency, group in _share_frames(data, share):
-            folds.setdefault((room, currency), _Folds(room, currency)).first(group)
+            fold = folds.setdefault((room, currency), _Folds(room, currency, room in fields))
+            fold.first(group)
     for fold in folds.values():
         fold.halve(pairwise.get(fold.label, {}))
     for share in shares:
@@ -374,9 +386,15 @@ def _explained(
     return ok.groupby(frame["hand_key"]).all()
 
 
-def _fold(label: str, group: pd.DataFrame, pairs: dict[str, npt.NDArray[np.float64]]) -> Holdout:
+def _fold(
+    label: str,
+    group: pd.DataFrame,
+    pairs: dict[str, npt.NDArray[np.float64]],
+    points_field: bool = False,
+) -> Holdout:
     multiplier = money_multiplier(group)
-    frame = expected_money(group, multiplier).assign(multiplier=multiplier)
+    frame = expected_money(group, multiplier, points_field=points_field)
+    frame = frame.assign(multiplier=multiplier)
     frame = frame[frame["reported_money"].notna() | (frame["owed"] >= 0)]
     played = frame.groupby("hand_key")["played_at"].min().sort_values(kind="stable")
     hands = played.index.to_numpy()

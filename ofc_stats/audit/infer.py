@@ -283,7 +283,7 @@ def infer_rules(
     verdicts = {v.room: v for v in field_verdicts(data)}
     points_rooms = {room for room, v in verdicts.items() if v.measures}
     points_rooms |= set(groups["room"]) - set(verdicts)
-    money = room_money(data)
+    money = room_money(data, points_rooms=points_rooms)
     shown = _evidence(data, points_rooms, {r.room: r.multiplier for r in money.rakes})
     current = {str(g.base): base_ruleset(str(g.base)) for g in groups.itertuples()}
     per_group: dict[tuple[str, str], list[Evidence]] = {
@@ -337,7 +337,7 @@ def infer_rules(
     # differ too, and the settlement kind would be charged with the game's difference.
     inferred = lookup_results(data, lambda name: current.get(name, base_ruleset(name)))
     with data.rescored(inferred) as scored:
-        money = room_money(scored)
+        money = room_money(scored, points_rooms=points_rooms)
     settlements = {s.room: s for s in money.settlements}
     rakes = {r.room: r for r in money.rakes}
     out = []

@@ -106,12 +106,15 @@ def _label(room: str, currency: str) -> str:
     return f"{room} {currency or '(no currency)'}"
 
 
+UNCHECKED = "inferred from this player's hands only"  # an inferred rule without holdouts
+
+
 def priced_seats(
     data: OfcData,
     money: RoomMoney,
     holdouts: Sequence[Holdout] | None = None,
     hands: str | None = None,
-    unchecked: str = "inferred from this player's hands only",
+    unchecked: str = UNCHECKED,
     files: RulesFiles = None,
 ) -> pa.Table:
     """``ledger_seats`` rows: every seat the room paid, with what the rules give it under
@@ -173,9 +176,10 @@ def _room_of(label: str) -> str:
     return label.rsplit(" ", 1)[0]
 
 
-def _priced(paid: pa.Table, expected: pd.DataFrame, words: Words) -> pa.Table:
+def _priced(paid: pa.Table, expected: pd.DataFrame | _Expected, words: Words) -> pa.Table:
     """``ledger_seats`` rows of the ``paid`` seats (PAID_SQL's columns), what the rules give
-    each from ``expected`` (hand_id, seat, expected_money) and the rules' ``words``."""
+    each from ``expected`` (hand_id, seat, expected_money, or those looked up already) and
+    the rules' ``words``."""
     # Each (room, currency) once: its texts are taken for its rows by integer codes.
     rooms, room_codes = _codes(paid["room"])
     currencies, currency_codes = _codes(paid["currency"])
@@ -203,7 +207,12 @@ def _priced(paid: pa.Table, expected: pd.DataFrame, words: Words) -> pa.Table:
             "money_paid": pa.array(
                 np.asarray(paid["money_paid"].to_numpy(zero_copy_only=False), np.float64)
             ),
-            "money_rules": pa.array(_expected(expected, ids, seats), from_pandas=True),
+            "money_rules": pa.array(
+                (expected if isinstance(expected, _Expected) else _Expected.of(expected)).at(
+                    ids, seats
+                ),
+                from_pandas=True,
+            ),
             "rules": per_row([t[0] for t in texts]),
             "rules_source": per_row([t[1] for t in texts]),
             "out_of_sample": per_row([t[2] for t in texts]),
@@ -221,20 +230,38 @@ def _codes(column: pa.ChunkedArray) -> tuple[list[str], npt.NDArray[np.int64]]:
     return [*values, "None"], codes
 
 
+@dataclass(frozen=True)
+class _Expected:
+    """What the rules give each (hand id, seat) of a priced frame (hand_id, seat,
+    expected_money), its first row's, by sorted key: read once, looked up batch by batch."""
+
+    keys: npt.NDArray[np.int64]
+    values: npt.NDArray[np.float64]
+
+    @classmethod
+    def of(cls, seats: pd.DataFrame) -> _Expected:
+        if seats.empty:
+            return cls(np.zeros(0, np.int64), np.zeros(0))
+        keys = seats["hand_id"].to_numpy(np.int64) * 256 + seats["seat"].to_numpy(np.int64)
+        known, first = np.unique(keys, return_index=True)
+        return cls(known, seats["expected_money"].to_numpy(np.float64)[first])
+
+    def at(self, ids: npt.NDArray[np.int64], seat: npt.NDArray[np.int64]) -> Any:
+        """Each seat's money by the rules; NaN for a seat not priced (its hand not scored)."""
+        out = np.full(len(ids), np.nan)
+        if not len(ids) or not len(self.keys):
+            return out
+        wanted = ids * 256 + seat
+        at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+        hit = self.keys[at] == wanted
+        out[hit] = self.values[at[hit]]
+        return out
+
+
 def _expected(seats: pd.DataFrame, ids: npt.NDArray[np.int64], seat: npt.NDArray[np.int64]) -> Any:
     """What the rules give each (hand id, seat), the first of ``seats``' rows for it; NaN
     for a seat the rules did not price (its hand not scored)."""
-    out = np.full(len(ids), np.nan)
-    if not len(ids) or seats.empty:
-        return out
-    keys = seats["hand_id"].to_numpy(np.int64) * 256 + seats["seat"].to_numpy(np.int64)
-    known, first = np.unique(keys, return_index=True)
-    values = seats["expected_money"].to_numpy(np.float64)[first]
-    wanted = ids * 256 + seat
-    at = np.minimum(np.searchsorted(known, wanted), len(known) - 1)
-    hit = known[at] == wanted
-    out[hit] = values[at[hit]]
-    return out
+    return _Expected.of(seats).at(ids, seat)
 
 
 def _results_stamp(dataset: Dataset, batch: str) -> str:
@@ -378,6 +405,58 @@ def store_ledger(data: OfcData, table: pa.Table) -> bool:
     return True
 
 
+def store_priced(
+    data: OfcData,
+    money: RoomMoney,
+    holdouts: Sequence[Holdout] | None = None,
+    files: RulesFiles = None,
+) -> bool:
+    """Store the ledger :func:`priced_seats` gives, priced and written batch by batch: each
+    batch's paid seats read from its own files and priced from ``money``'s seats (the
+    audit's, in memory already), committed every :data:`COMMIT_ROWS` rows, so the ledger
+    never stands whole in memory.  As :func:`store_ledger`: only the batches whose file is
+    missing, stale or priced by other rules are written; False (the ledger priced whole
+    and shown from memory) when this process cannot write the dataset."""
+    words = rule_words(money, holdouts, UNCHECKED, files)
+    dataset = Dataset(data.root)
+    fingerprint = _fingerprint(_paid_words(data, words))
+    expected = _Expected.of(money.seats)
+    try:
+        with dataset.locked():
+            stale, orphans = _stale(dataset, fingerprint)
+            parts: dict[str, pa.Table] = {}
+            for batch in stale:
+                paid = data.arrow(BATCH_PAID_SQL.format(**_batch_files(dataset, batch)))
+                table = _priced(paid, expected, words).cast(LEDGER_SEATS)
+                parts[batch] = _stamped(dataset, batch, table, fingerprint)
+                if sum(part.num_rows for part in parts.values()) >= COMMIT_ROWS:
+                    _commit(dataset, parts)
+                    parts = {}
+            _commit(dataset, parts, orphans)
+    except (DatasetError, OSError):
+        data.reload_ledger(priced_seats(data, money, holdouts, files=files))
+        return False
+    data.reload_ledger()
+    return True
+
+
+# The room and currency of every seat the room paid, once each (as PAID_SQL gives them).
+PAID_ROOMS_SQL = """
+SELECT DISTINCT h.room, coalesce(h.currency, '') AS currency
+FROM (SELECT hand_id FROM seats WHERE reported_money IS NOT NULL) s
+JOIN (SELECT hand_id, room, currency FROM hands) h USING (hand_id)
+"""
+
+
+def _paid_words(data: OfcData, words: Words) -> Words:
+    """The words a ledger of every paid seat holds (:func:`_table_words` of the table
+    :func:`priced_seats` gives, without pricing it): the stamp its files are compared by."""
+    rooms = data.arrow(PAID_ROOMS_SQL).to_pylist()
+    unknown = ("", "", "")
+    labels = [_label(str(r["room"]), str(r["currency"])) for r in rooms]
+    return {label: words.get(label, unknown) for label in labels}
+
+
 def price_ledger(data: OfcData, rules: MoneyRules = None, files: RulesFiles = None) -> pa.Table:
     """Price every seat the room paid (rules inferred and judged out of sample, or
     ``rules``', from ``files``), store it as the dataset's ledger, and return it."""
@@ -391,7 +470,8 @@ def _priced_whole(data: OfcData, rules: MoneyRules = None, files: RulesFiles = N
     holdouts = None
     if rules is None:
         pairwise = {r.room: p for r, p in zip(money.rakes, money.pairwise, strict=True)}
-        holdouts = holdout(data, pairwise)  # a share of the tables at a time
+        # a share of the tables at a time
+        holdouts = holdout(data, pairwise, points_rooms=money.points_rooms)
     return priced_seats(data, money, holdouts, files=files)
 
 
@@ -564,10 +644,11 @@ ORDER BY s.hand_id, s.seat
 """
 BATCH_MONEY_SQL = """
 SELECT s.hand_id AS hand_key, s.hand_id, s.seat::BIGINT AS seat, coalesce(h.room, '') AS room,
-       r.net_capped::DOUBLE AS net_capped, h.stakes::DOUBLE AS stakes,
-       s.reported_money::DOUBLE AS reported_money, s.stack::DOUBLE AS stack,
-       coalesce(h.currency, '') AS currency
-FROM (SELECT hand_id, seat, reported_money, stack FROM read_parquet({seats})) s
+       r.net_capped::DOUBLE AS net_capped, s.reported_points::DOUBLE AS reported_points,
+       h.stakes::DOUBLE AS stakes, s.reported_money::DOUBLE AS reported_money,
+       s.stack::DOUBLE AS stack, coalesce(h.currency, '') AS currency
+FROM (SELECT hand_id, seat, reported_points, reported_money, stack
+      FROM read_parquet({seats})) s
 JOIN (SELECT hand_id, room, stakes, currency FROM read_parquet({hands})) h USING (hand_id)
 JOIN (SELECT hand_id, seat, net_capped FROM read_parquet({results}) WHERE status = 'scored') r
   USING (hand_id, seat)
@@ -582,15 +663,20 @@ UNION ALL
 SELECT hand_id, opponent, seat, -points FROM read_parquet({versus}))"""
 
 
+def _batch_files(dataset: Dataset, batch: str) -> dict[str, str]:
+    """A batch's hands, seats, results and versus files, each as an SQL string literal."""
+    return {
+        name: "'" + str(dataset.batch_file(name, batch)).replace("'", "''") + "'"
+        for name in ("hands", "seats", "results", "versus")
+    }
+
+
 def _price_batch(
     data: OfcData, dataset: Dataset, batch: str, money: RoomMoney, words: Words
 ) -> pa.Table:
     """One batch's ``ledger_seats`` rows under ``money``'s rules (each room's multiplier,
     rake and short-stack settlement), read from the batch's own files."""
-    files = {
-        name: "'" + str(dataset.batch_file(name, batch)).replace("'", "''") + "'"
-        for name in ("hands", "seats", "results", "versus")
-    }
+    files = _batch_files(dataset, batch)
     paid = data.arrow(BATCH_PAID_SQL.format(**files))
     if not paid.num_rows:
         return LEDGER_SEATS.empty_table()
@@ -608,7 +694,10 @@ def _price_batch(
         if rake is None:  # a room the sample never saw scored: not priced
             continue
         kind = kinds.get(label, "proportional")
-        frame = rules_money(data, group, rake, kind, column="hand_id", versus=versus, hands=hands)
+        frame = rules_money(
+            data, group, rake, kind, column="hand_id", versus=versus, hands=hands,
+            points_field=str(room) in money.points_rooms,
+        )  # fmt: skip
         parts.append(frame[["hand_id", "seat", "expected_money"]])
     expected = (
         pd.concat(parts, ignore_index=True)
@@ -796,4 +885,13 @@ def rules_text(row: Mapping[Any, Any]) -> str:
     )
 
 
-__all__ = ["Ledger", "book", "ensure_ledger", "ledger", "ledger_lines", "owed_text", "price_ledger"]
+__all__ = [
+    "Ledger",
+    "book",
+    "ensure_ledger",
+    "ledger",
+    "ledger_lines",
+    "owed_text",
+    "price_ledger",
+    "store_priced",
+]

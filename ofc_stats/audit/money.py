@@ -12,7 +12,7 @@ next, so a short-stacked loser does not make every winner look wrong.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ofc_stats.audit.chunks import table_shares
+from ofc_stats.audit.fields import field_verdicts
 from ofc_stats.audit.money_seats import money_seats  # MONEY_SQL's rows, at less memory
 from ofc_stats.payouts.rake import MODES, rake_taken, rounded
 from ofc_stats.payouts.room_rules import RoomRules
@@ -41,6 +42,11 @@ from ofc_stats.wording import plural
 RATES = np.round(np.arange(0, 0.1001, 0.0025), 4)
 TICKS = (0.01, 0.1, 1.0)
 TOLERANCE = 0.011
+# Kept to the cent: rules that explain as many winning seats within TOLERANCE are told
+# apart by the seats each gives exactly (Upoker USD: 3% rounded up to 0.01 gives 105 of
+# 106 to the cent, rounded to the nearest 97, and both 105 within a cent).
+EXACT = 0.005
+POINTS_EPS = 1e-6  # reported points this close to the rules' agree (as the points check)
 CAP_CANDIDATES = 3  # the amounts kept most often below the rate, tried as a cap
 
 
@@ -195,18 +201,26 @@ def expected_money(
     multiplier: float = 1.0,
     kind: str = "proportional",
     pairwise: dict[str, npt.NDArray[np.float64]] | None = None,
+    points_field: bool = False,
 ) -> pd.DataFrame:
     """Add ``owed`` (points × stakes × multiplier), ``short`` and ``gross`` to a seat frame.
 
     ``gross`` is what each seat wins or pays before rake when short stacks
     settle by ``kind``.  Needs columns hand_key, seat, net_capped, stakes,
-    reported_money.
+    reported_money.  ``points_field``: the room's ``result`` is the hand's points
+    (its field verdict, :mod:`.fields`); then a seat whose reported points differ
+    from the rules' is marked ``points_off`` and is never a short stack
+    (:func:`~ofc_stats.payouts.settle.short_hands`): a loser who paid by the room's
+    wrong points paid less through that error, not for want of chips.
     """
     frame = seats.copy()
     if "seat" not in frame:
         frame["seat"] = frame.groupby("hand_key").cumcount()
     stakes = frame["stakes"].fillna(1.0)
     frame["owed"] = frame["net_capped"] * stakes * multiplier
+    if points_field and "reported_points" in frame:
+        reported = frame["reported_points"].astype(np.float64)
+        frame["points_off"] = (reported - frame["net_capped"]).abs() > POINTS_EPS
     frame["short"] = short_hands(frame)
     frame["gross"] = gross_by_kind(frame, kind, pairwise)
     return frame
@@ -291,14 +305,20 @@ def infer_rake(room: str, seats: pd.DataFrame | Winners, multiplier: float = 1.0
     # would otherwise favour a lower rate that happens to round to the cap.
     counts: dict[tuple[float, float, str], int] = {}
     caps: dict[tuple[float, float, str], float | None] = {}
+    exact: dict[tuple[float, float, str], int] = {}
     for tick in TICKS:
         for mode in MODES:
             for rate in RATES.tolist():
                 found, count, *_ = infer_cap(gross, money, rate, tick, mode, weight)
-                counts[(float(rate), tick, mode)] = count
-                caps[(float(rate), tick, mode)] = found
-    # Stable: of rules that explain as many seats, one without a cap, then the first found.
-    ranked = sorted(counts, key=lambda rule: (-counts[rule], caps[rule] is not None))
+                rule = (float(rate), tick, mode)
+                counts[rule] = count
+                caps[rule] = found
+                off = np.abs(gross - rake_taken(gross, rate, tick, mode, found) - money)
+                exact[rule] = int(weight[off <= EXACT].sum())
+    # Stable: of rules that explain as many seats, the one that gives more of them to the
+    # cent (a cent of slack must not let a rounding that is a cent out tie with the room's
+    # own), then one without a cap, then the first found.
+    ranked = sorted(counts, key=lambda rule: (-counts[rule], -exact[rule], caps[rule] is not None))
     best = ranked[0] if counts[ranked[0]] else (0.0, 0.01, "nearest")
     rate, tick, mode = best
     cap, _, without, reach, fit = infer_cap(gross, money, rate, tick, mode, weight)
@@ -349,6 +369,9 @@ class RoomMoney:
     settlements: tuple[Settlement, ...]
     # per room and currency (as rakes): money each seat owes each other in short-stack hands
     pairwise: tuple[dict[str, npt.NDArray[np.float64]], ...] = ()
+    # the rooms whose `result` is the hand's points (field verdicts): a loser there whose
+    # reported points are wrong is no short stack (expected_money's points_field)
+    points_rooms: frozenset[str] = frozenset()
 
 
 MONEY_SQL = """
@@ -364,7 +387,13 @@ ORDER BY hand_key, seat
 MoneyRules = RoomRules | Callable[[str], RoomRules | None] | None  # one for all, or per room
 
 
-def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = None) -> RoomMoney:
+def room_money(
+    data: OfcData,
+    rules: MoneyRules = None,
+    *,
+    hands: str | None = None,
+    points_rooms: Collection[str] | None = None,
+) -> RoomMoney:
     """Per room and currency: the multiplier, the rake (from hands paid in full), then
     the short-stack settlement (from the rest), and every seat's expected money.
 
@@ -379,14 +408,22 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
     (:func:`~ofc_stats.audit.chunks.table_shares`), three times: the losers' ratios
     (the multiplier), then the winners paid in full as counts (:class:`Winners`) and
     the few hands with a short loser whole, then each seat priced by the rules.
+
+    ``points_rooms``: the rooms whose ``result`` field is the hand's points (the
+    field verdicts the audit printed); without it they are judged here, from the
+    hands read (:func:`points_field_rooms`).
     """
+    if points_rooms is None:
+        points_rooms = points_field_rooms(data, hands)
+    fields = frozenset(points_rooms)
     if hands is not None:
-        return _scoped_money(data, scoped_seats(data, hands), rules)
+        return _scoped_money(data, scoped_seats(data, hands), rules, fields)
     shares = table_shares(data)
     rooms: dict[tuple[str, str], RoomTally] = {}
     for share in shares:
         for (room, currency), group in by_room(money_seats(data, share)):
-            rooms.setdefault((room, currency), RoomTally(room, currency)).ratios.add(group)
+            tally = rooms.setdefault((room, currency), RoomTally(room, currency, room in fields))
+            tally.ratios.add(group)
     for share in shares:
         for key, group in by_room(money_seats(data, share)):
             rooms[key].add(data, group)
@@ -403,20 +440,27 @@ def room_money(data: OfcData, rules: MoneyRules = None, *, hands: str | None = N
         del seats
     if not keys:
         assert empty is not None  # a share at least
-        return RoomMoney(empty.assign(expected_money=0.0), (), ())
+        return RoomMoney(empty.assign(expected_money=0.0), (), (), points_rooms=fields)
     frames = [_in_order(parts.pop(key)) for key in keys]
     frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     del frames
     if len(keys) == 1:
         frame = frame.reset_index(drop=True)
-    return _money(frame, [rooms[key] for key in keys])
+    return _money(frame, [rooms[key] for key in keys], fields)
 
 
-def _money(seats: pd.DataFrame, rooms: list[RoomTally]) -> RoomMoney:
+def points_field_rooms(data: OfcData, hands: str | None = None) -> frozenset[str]:
+    """The rooms whose ``result`` field is the hand's points, by their field verdicts
+    (:func:`~ofc_stats.audit.fields.field_verdicts`), of the hands in table ``hands``
+    (all of them without it)."""
+    return frozenset(v.room for v in field_verdicts(data, hands) if v.measures)
+
+
+def _money(seats: pd.DataFrame, rooms: list[RoomTally], fields: frozenset[str]) -> RoomMoney:
     rakes = tuple(r.rake for r in rooms if r.rake is not None)
     settlements = tuple(r.settlement for r in rooms if r.settlement is not None)
     assert len(rakes) == len(settlements) == len(rooms)  # every room inferred
-    return RoomMoney(seats, rakes, settlements, tuple(r.pairwise for r in rooms))
+    return RoomMoney(seats, rakes, settlements, tuple(r.pairwise for r in rooms), fields)
 
 
 def by_room(seats: pd.DataFrame) -> list[tuple[tuple[str, str], pd.DataFrame]]:
@@ -449,6 +493,7 @@ class RoomTally:
 
     room: str
     currency: str
+    points_field: bool = False  # the room's `result` is the hand's points (expected_money)
     ratios: Ratios = field(default_factory=Ratios)
     multiplier: float = 1.0
     winners: Winners = field(default_factory=lambda: Winners.of(_NO_SEATS))
@@ -466,7 +511,7 @@ class RoomTally:
     def add(self, data: OfcData, group: pd.DataFrame) -> None:
         """One share's seats of the room (after the ratios of every share)."""
         self.multiplier = self.ratios.multiplier()
-        self.tally(expected_money(group, self.multiplier), data)
+        self.tally(expected_money(group, self.multiplier, points_field=self.points_field), data)
 
     def tally(self, frame: pd.DataFrame, data: OfcData | None = None) -> None:
         """An :func:`expected_money` frame of whole hands: its winners paid in full counted,
@@ -516,27 +561,29 @@ class RoomTally:
         """The room's seats of one share with owed, short, gross, settlement and
         expected_money under the inferred (or given) rules."""
         assert self.rake is not None and self.settlement is not None
-        frame = expected_money(group, self.multiplier)
+        frame = expected_money(group, self.multiplier, points_field=self.points_field)
         frame["short"] = frame["short"] & frame["hand_key"].isin(self.short_keys)
         frame["settlement"] = self.settlement.kind
         return settled(frame, self.rake, self.settlement.kind, self.pairwise)
 
 
-def _scoped_money(data: OfcData, seats: pd.DataFrame, rules: MoneyRules) -> RoomMoney:
+def _scoped_money(
+    data: OfcData, seats: pd.DataFrame, rules: MoneyRules, fields: frozenset[str]
+) -> RoomMoney:
     """room_money of the seats of some hands (scoped_seats'), read whole."""
     rooms: list[RoomTally] = []
     parts = []
     for (room, currency), group in by_room(seats):
-        tally = RoomTally(room, currency, column="hand_id")
+        tally = RoomTally(room, currency, room in fields, column="hand_id")
         tally.ratios.add(group)
         tally.add(data, group)
         tally.infer(rules)
         rooms.append(tally)
         parts.append(tally.priced(group))
     if not parts:
-        return RoomMoney(seats.assign(expected_money=0.0), (), ())
+        return RoomMoney(seats.assign(expected_money=0.0), (), (), points_rooms=fields)
     del seats
-    return _money(pd.concat(parts, ignore_index=True), rooms)
+    return _money(pd.concat(parts, ignore_index=True), rooms, fields)
 
 
 def scoped_seats(data: OfcData, hands: str) -> pd.DataFrame:
@@ -553,7 +600,9 @@ def scoped_seats(data: OfcData, hands: str) -> pd.DataFrame:
         f"SELECT hand_id, room, stakes, coalesce(currency, '') AS currency FROM hands "
         f"WHERE {wanted} ORDER BY hand_id"
     )
-    seat = data.arrow(f"SELECT hand_id, seat, reported_money, stack FROM seats WHERE {wanted}")
+    seat = data.arrow(
+        f"SELECT hand_id, seat, reported_points, reported_money, stack FROM seats WHERE {wanted}"
+    )
     result = data.arrow(
         f"SELECT hand_id, seat, net_capped FROM results WHERE status = 'scored' AND {wanted}"
     )
@@ -577,6 +626,7 @@ def scoped_seats(data: OfcData, hands: str) -> pd.DataFrame:
     hand_ids = hand["hand_id"].to_numpy()
     at = np.searchsorted(hand_ids, ids)
     stack = seat["stack"].to_numpy(zero_copy_only=False).astype(np.float64)[rows]
+    points = seat["reported_points"].to_numpy(zero_copy_only=False).astype(np.float64)[rows]
     return pd.DataFrame(
         {
             "hand_key": ids,
@@ -584,6 +634,7 @@ def scoped_seats(data: OfcData, hands: str) -> pd.DataFrame:
             "seat": seat["seat"].to_numpy()[rows].astype(np.int64),
             "room": _categorical(hand["room"], at),
             "net_capped": net.astype(np.float64),
+            "reported_points": points,
             "stakes": hand["stakes"].to_numpy(zero_copy_only=False).astype(np.float64)[at],
             "reported_money": money,
             "stack": stack,
@@ -717,12 +768,14 @@ def rules_money(
     column: str = "hand_key",
     versus: str = "versus",
     hands: str = "hands",
+    points_field: bool = False,
 ) -> pd.DataFrame:
     """One room's ``seats`` (MONEY_SQL's columns) priced under known rules (``rake``, its
     multiplier, short stacks settled by ``kind``): :func:`room_money`'s steps without
     the inference, so a ledger priced batch by batch is priced as it is whole.
-    ``column``, ``versus``, ``hands``: as :func:`_pairwise`'s."""
-    frame = expected_money(seats, rake.multiplier)
+    ``column``, ``versus``, ``hands``: as :func:`_pairwise`'s; ``points_field``: as
+    :func:`expected_money`'s (the room is in :attr:`RoomMoney.points_rooms`)."""
+    frame = expected_money(seats, rake.multiplier, points_field=points_field)
     pairwise = _pairwise(data, frame, rake.multiplier, column, versus, hands)
     frame["short"] = explained_short(frame, partial(after_rake, rake=rake), pairwise)
     return settled(frame, rake, kind, pairwise)

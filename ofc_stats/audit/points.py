@@ -117,13 +117,17 @@ class AuditReport:
     unchecked: pd.DataFrame | None = None  # Fantasyland decisions not checkable
     coverage: pd.DataFrame | None = None  # room, ruleset, check, reason, hands not checked
     holdouts: tuple[Holdout, ...] = ()  # inferred money rules judged on hands not inferred from
+    cards: pd.DataFrame | None = None  # Fantasyland card counts dealt, CARD_COLUMNS
 
     def lines(self) -> list[str]:
         out = [f"audit against {self.rules}"]
         coverage = self.coverage if self.coverage is not None else empty_coverage()
         rows = self.summary.to_dict("records")
         for index, row in enumerate(rows):
-            out += group_lines({str(k): v for k, v in row.items()}, coverage, self.by_class)
+            notes = {"fantasy_cards": card_departures(self.cards, row["room"], row["ruleset"])}
+            out += group_lines(
+                {str(k): v for k, v in row.items()}, coverage, self.by_class, notes=notes
+            )
             room = str(row["room"])
             if index + 1 < len(rows) and str(rows[index + 1]["room"]) == room:
                 continue
@@ -240,12 +244,15 @@ def audit(
         fantasy = _fantasy(scored, max_gap_minutes)
         step(1)
         begin(next(stages))
-        room = room_money(scored, money_rules)
+        # where `result` is the hand's points, a loser paid by wrong points is no short stack
+        fields = frozenset(v.room for v in verdicts if v.measures)
+        room = room_money(scored, money_rules, points_rooms=fields)
         begin(next(stages))
         holdouts: tuple[Holdout, ...] = ()
         if money_rules is None:  # rules inferred from these hands: judge them on the others
             pairwise = {r.room: p for r, p in zip(room.rakes, room.pairwise, strict=True)}
-            holdouts = tuple(holdout(scored, pairwise))  # a share of the tables at a time
+            # a share of the tables at a time
+            holdouts = tuple(holdout(scored, pairwise, points_rooms=fields))
         begin(next(stages))
         money = _Check("money", room.seats[["room", "ruleset", "hand_key"]], money_rows(room))
         step(1)
@@ -276,9 +283,11 @@ def audit(
     begin(next(stages))
     checked = {check.name: check.checked for check in (points, fantasy, money)}
     summary, by_class, coverage = summarize(data, mismatches, checked, reasons)
+    cards = fantasy.cards
     if book is not None and ruleset is None:  # each group as the file that audited it
         names = book.group_names(data)
         summary, by_class, coverage = (_renamed(f, names) for f in (summary, by_class, coverage))
+        cards = None if cards is None else _renamed(cards, names)
     unchecked = fantasy.unchecked
     assert unchecked is not None  # _fantasy always says which decisions it could not check
     counts = unchecked.groupby(["room", "ruleset"]).size().rename("fantasy_unchecked")
@@ -301,6 +310,7 @@ def audit(
         unchecked.reset_index(drop=True),
         coverage,
         holdouts,
+        cards,
     )
 
 
@@ -319,6 +329,7 @@ class _Check:
     checked: pd.DataFrame  # room, ruleset, hand_key of every hand this check looked at
     mismatches: pd.DataFrame
     unchecked: pd.DataFrame | None = None  # decisions it could not check, UNCHECKED_COLUMNS
+    cards: pd.DataFrame | None = None  # Fantasyland's card counts dealt, CARD_COLUMNS
 
 
 # The seats the points check reads: every scored seat of a hand with reported points
@@ -353,11 +364,13 @@ def _joined(name: str, checks: list[_Check]) -> _Check:
     found = [c.mismatches for c in checks if len(c.mismatches)]
     unchecked = [c.unchecked for c in checks if c.unchecked is not None and len(c.unchecked)]
     unchecked = unchecked or [c.unchecked for c in checks[:1] if c.unchecked is not None]
+    cards = [c.cards for c in checks if c.cards is not None]
     return _Check(
         name,
         pd.concat([c.checked for c in checks], ignore_index=True),
         pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=MISMATCH_COLUMNS),
         pd.concat(unchecked, ignore_index=True) if unchecked else None,
+        _counted(pd.concat(cards, ignore_index=True)) if cards else None,
     )
 
 
@@ -530,7 +543,49 @@ def _fantasy_share(data: OfcData, max_gap_minutes: float, share: str) -> _Check:
         rows["seat"] = rows["next_seat"]
         parts.append(rows)
     mismatches = pd.concat(parts) if parts else pd.DataFrame(columns=MISMATCH_COLUMNS)
-    return _Check("fantasy", checked, mismatches, unchecked[UNCHECKED_COLUMNS])
+    known = rules_fl & room_fl & frame["room_cards"].notna() & frame["rules_cards"].notna()
+    dealt = _counted(frame.loc[known, CARD_COLUMNS[:-1]].assign(decisions=1))
+    return _Check("fantasy", checked, mismatches, unchecked[UNCHECKED_COLUMNS], dealt)
+
+
+# Every checked Fantasyland deal whose card count the rules and the room both give: how
+# many times the room dealt room_cards where the rules give rules_cards.
+CARD_COLUMNS = ["room", "ruleset", "rules_cards", "room_cards", "decisions"]
+CONSISTENT = 3  # deals that must all depart alike before the departure is the room's own
+
+
+def _counted(rows: pd.DataFrame) -> pd.DataFrame:
+    """CARD_COLUMNS rows summed by (room, ruleset, rules_cards, room_cards)."""
+    keys = CARD_COLUMNS[:-1]
+    rows = rows.astype({"room": str, "ruleset": str, "rules_cards": float, "room_cards": float})
+    summed: pd.DataFrame = rows.groupby(keys, as_index=False, sort=True).agg(
+        decisions=("decisions", "sum")
+    )
+    return summed[CARD_COLUMNS]
+
+
+def card_departures(cards: pd.DataFrame | None, room: str, ruleset: str) -> str:
+    """The room's card counts, when it departs from the rules the same way every time: each
+    count the rules give that the room ever dealt otherwise was dealt one other count, on
+    :data:`CONSISTENT` deals at least (Ppp deals 16 cards for trips on top where the
+    ultimate rules give 17): a rule of its own, which ``--guess-rules`` infers; "" else."""
+    if cards is None or cards.empty:
+        return ""
+    mine = cards[(cards["room"] == room) & (cards["ruleset"] == ruleset)]
+    off = mine[mine["rules_cards"] != mine["room_cards"]]
+    if off.empty:
+        return ""
+    parts = []
+    for _, deals in mine[mine["rules_cards"].isin(off["rules_cards"])].groupby("rules_cards"):
+        if len(deals) != 1 or int(deals["decisions"].iloc[0]) < CONSISTENT:
+            return ""
+        given, dealt = int(deals["rules_cards"].iloc[0]), int(deals["room_cards"].iloc[0])
+        times = int(deals["decisions"].iloc[0])
+        parts.append(f"{dealt} cards all {times:,} times the rules give {given}")
+    return (
+        f"the same departure every time: the room dealt {', '.join(parts)} — a rule of its "
+        f"own, not a slip; `ofc-stats audit --guess-rules` infers each room's rules"
+    )
 
 
 __all__ = ["AUDIT_STAGES", "AUDIT_STEPS", "AuditReport", "audit", "ruleset_results"]

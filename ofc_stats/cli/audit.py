@@ -139,7 +139,7 @@ def audit_command(
 ) -> None:
     """Compare the room's reported results with the rules; explain every difference."""
     from ofc_stats.audit.infer import INFER_STEPS, infer_rules
-    from ofc_stats.audit.ledger import HERO, ledger, ledger_lines, priced_seats, store_ledger
+    from ofc_stats.audit.ledger import HERO, ledger, ledger_lines, store_priced
     from ofc_stats.audit.money import RoomMoney
     from ofc_stats.audit.output import write_mismatches
     from ofc_stats.audit.points import AUDIT_STAGES, audit
@@ -207,12 +207,12 @@ def audit_command(
                     book=None if whole else book,
                     stage=begin,
                 )
-                # The dataset's ledger priced by the money rules this audit judged by.
+                # The dataset's ledger priced by the money rules this audit judged by,
+                # batch by batch (the whole ledger of a big dataset was the audit's peak).
                 begin(LEDGER_STAGE)
                 if report.money is not None:
                     money = RoomMoney(report.money, report.rakes, report.settlements)
-                    priced = priced_seats(dataset, money, report.holdouts, files=files)
-                    store_ledger(dataset, priced)
+                    store_priced(dataset, money, report.holdouts, files=files)
         accounts = None
         if players:
             with ExitStack() as scope:

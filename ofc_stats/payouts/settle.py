@@ -213,13 +213,17 @@ def short_hands(frame: pd.DataFrame) -> pd.Series:
     """Per seat row: its hand has a loser who paid less than the rules say (all losers known).
 
     A loser whose stack is recorded is never short: his points are already
-    capped by it, so paying less is the room's error, not his stack.
+    capped by it, so paying less is the room's error, not his stack.  Nor is a
+    loser marked ``points_off`` (the room's points field got his points wrong,
+    :func:`ofc_stats.audit.money.expected_money`): he paid by the room's points.
     """
     losing = frame["owed"] < 0
     short = losing & frame["reported_money"].notna()
     short &= -frame["reported_money"] < -frame["owed"] - TOLERANCE
     if "stack" in frame:
         short &= frame["stack"].isna()
+    if "points_off" in frame:
+        short &= ~frame["points_off"].astype(bool)
     codes = pd.factorize(frame["hand_key"])[0]
     known = ~_any_per_hand(losing & frame["reported_money"].isna(), codes)
     return pd.Series(_any_per_hand(short, codes) & known, index=frame.index)
