@@ -74,3 +74,43 @@ def test_the_audit_stores_the_ledger_a_batch_at_a_time(
         assert _ledger_files(data) == files
     columns = ("hand_id", "seat", "money_paid", "money_rules")
     assert stored == sorted(zip(*(whole[c].to_pylist() for c in columns), strict=True))
+
+
+def test_a_ledger_priced_by_older_code_is_priced_again(tmp_path: Path) -> None:
+    """The stamp held the rules' words and the results only, so a dataset priced before a
+    pricing fix kept its old money under `audit --player` until the rules' words changed;
+    a file without today's PRICING_VERSION is stale."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from ofc_stats.store.schema import LEDGER_KEY
+
+    data = _two_batches(tmp_path)
+    assert CliRunner().invoke(main, ["audit", "--data", str(data), "--quiet"]).exit_code == 0
+    with open_dataset(data) as db:
+        assert LEDGER.ledger_is_current(db)
+    path = Path(Dataset(data).files("ledger_seats")[0])
+    table = pq.read_table(path)
+    stamp = json.loads(table.schema.metadata[LEDGER_KEY])
+    assert stamp.pop("pricing") == LEDGER.PRICING_VERSION
+    pq.write_table(table.replace_schema_metadata({LEDGER_KEY: json.dumps(stamp)}), path)
+    with open_dataset(data) as db:
+        assert not LEDGER.ledger_is_current(db)
+
+
+def test_the_audit_runs_while_another_command_holds_the_dataset(tmp_path: Path) -> None:
+    """A `grade` holding the lock made `audit` (and `report`, which prices the ledger the
+    same way) fail with "pass --wait SECONDS", an option neither has: the ledger is shown
+    from memory, not stored, as on a dataset this process cannot write."""
+    data = _two_batches(tmp_path)
+    _forget_ledger(data)
+    with Dataset(data).locked():  # another holder (a second open file: flock refuses it)
+        done = CliRunner().invoke(main, ["audit", "--data", str(data), "--player", "Alice"])
+        page = CliRunner().invoke(
+            main, ["report", "--data", str(data), "--out", str(tmp_path / "r.html")]
+        )
+    assert done.exit_code == 0, done.output
+    assert "Alice" in done.output and "in use" not in done.output
+    assert page.exit_code == 0, page.output
+    assert _ledger_files(data) == {}  # nothing stored while it was held

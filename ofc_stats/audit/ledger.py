@@ -44,7 +44,7 @@ import pyarrow.parquet as pq
 
 from ofc_stats.audit.holdout import Holdout, holdout
 from ofc_stats.audit.money import MoneyRules, RoomMoney, room_money, rules_money
-from ofc_stats.errors import DatasetError
+from ofc_stats.errors import DatasetError, DatasetLocked
 from ofc_stats.payouts.settle import kind_text
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.files import fsync_dir, write_parquet
@@ -54,6 +54,9 @@ from ofc_stats.store.views import OfcData, ledger_of, owed_text
 from ofc_stats.wording import plural
 
 HERO = "hero"
+# How seats are priced: a ledger file priced by an older version is priced again, though
+# its rules' words and results are the same (2: a room's wrong points are no short stack).
+PRICING_VERSION = 2
 LEDGER_COLUMNS = [
     "player",
     "room",
@@ -324,6 +327,7 @@ def _stale(dataset: Dataset, fingerprint: str | None) -> tuple[list[str], list[s
         for batch in batches
         if batch not in stamps
         or stamps[batch].get("results") != _results_stamp(dataset, batch)
+        or stamps[batch].get("pricing") != PRICING_VERSION
         or (fingerprint is not None and stamps[batch].get("rules") != fingerprint)
     ]
     return stale, sorted(set(stamps) - set(batches))
@@ -372,7 +376,11 @@ def _commit(dataset: Dataset, parts: dict[str, pa.Table], orphans: Sequence[str]
 
 
 def _stamped(dataset: Dataset, batch: str, table: pa.Table, fingerprint: str) -> pa.Table:
-    stamp = {"rules": fingerprint, "results": _results_stamp(dataset, batch)}
+    stamp = {
+        "rules": fingerprint,
+        "results": _results_stamp(dataset, batch),
+        "pricing": PRICING_VERSION,
+    }
     return table.replace_schema_metadata({LEDGER_KEY: json.dumps(stamp)})
 
 
@@ -398,7 +406,7 @@ def store_ledger(data: OfcData, table: pa.Table) -> bool:
                 part = table.take(pa.array(np.sort(at))).cast(LEDGER_SEATS)
                 parts[batch] = _stamped(dataset, batch, part, fingerprint)
             _commit(dataset, parts, orphans)
-    except (DatasetError, OSError):
+    except (DatasetError, DatasetLocked, OSError):  # busy or read-only: shown, not stored
         data.reload_ledger(table)
         return False
     data.reload_ledger()
@@ -433,7 +441,7 @@ def store_priced(
                     _commit(dataset, parts)
                     parts = {}
             _commit(dataset, parts, orphans)
-    except (DatasetError, OSError):
+    except (DatasetError, DatasetLocked, OSError):  # busy or read-only: shown, not stored
         data.reload_ledger(priced_seats(data, money, holdouts, files=files))
         return False
     data.reload_ledger()
@@ -519,7 +527,7 @@ def price_batches(data: OfcData, progress: Callable[[str], None] | None = None) 
                     _commit(dataset, parts)
                     parts = {}
             _commit(dataset, parts, orphans)
-    except (DatasetError, OSError):
+    except (DatasetError, DatasetLocked, OSError):  # busy or read-only: shown, not stored
         return False
     data.reload_ledger()
     return True
