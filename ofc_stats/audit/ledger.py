@@ -56,7 +56,7 @@ from ofc_stats.wording import plural
 HERO = "hero"
 # How seats are priced: a ledger file priced by an older version is priced again, though
 # its rules' words and results are the same (2: a room's wrong points are no short stack).
-PRICING_VERSION = 2
+PRICING_VERSION = "2"
 LEDGER_COLUMNS = [
     "player",
     "room",
