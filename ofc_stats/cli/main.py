@@ -29,6 +29,7 @@ from ofc_stats.cli.report import report_command
 from ofc_stats.cli.score import formats, rules, score
 from ofc_stats.cli.solve import solve_fantasy_command
 from ofc_stats.cli.sql import sql_command
+from ofc_stats.cli.text import say_lines
 from ofc_stats.errors import OfcError
 from ofc_stats.safe_text import terminal_safe
 
@@ -46,7 +47,7 @@ class OfcGroup(click.Group):
         try:
             return super().parse_args(ctx, args)
         except click.exceptions.NoArgsIsHelpError:  # a bare `ofc-stats`: its help, as asked
-            click.echo(ctx.get_help())
+            say_lines(ctx.get_help())
             raise SystemExit(0) from None
         except click.UsageError as error:
             raise UsageLine(error) from None
