@@ -145,7 +145,7 @@ def player_grades(dataset: Dataset, options: GradeOptions) -> GradeSummary:
         )
         player = options.player
         seats = seats.filter(
-            pc.or_(pc.equal(seats["player"], player), pc.equal(seats["player_id"], player))
+            pc.or_kleene(pc.equal(seats["player"], player), pc.equal(seats["player_id"], player))
         )
         grades = pq.read_table(
             dataset.batch_file("grades", batch), columns=["hand_key", "seat", "kind", "loss"]
