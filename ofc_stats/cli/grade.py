@@ -55,7 +55,8 @@ def _bar(quiet: bool) -> Iterator[tuple[Callable[[int], None], Callable[[int], N
     type=click.IntRange(4, 4096),
     default=32,
     show_default=True,
-    help="Most rollouts per candidate; close races get them, clear ones stop early.",
+    help="Most rollouts per candidate; close races get them, clear ones stop early. "
+    "Not given, the stored grades' own (of --player's seats, if given) are kept.",
 )
 @click.option(
     "--workers",
@@ -63,7 +64,13 @@ def _bar(quiet: bool) -> Iterator[tuple[Callable[[int], None], Callable[[int], N
     default=None,
     help="Threads grading side by side (default: one per core).",
 )
-@click.option("--seed", type=SEED, default=0, show_default=True, help="Same seed, same grades.")
+@click.option(
+    "--seed",
+    type=SEED,
+    default=0,
+    show_default=True,
+    help="Same seed, same grades. Not given, the stored grades' own is kept.",
+)
 @click.option("--force", is_flag=True, help="Grade every batch again, not only new ones.")
 @click.option(
     "--replay",
@@ -92,8 +99,14 @@ def grade_command(
 
     Stored in the dataset's grades and grade_candidates tables, batch by batch.
     """
-    from ofc_stats.grade.run import GradeOptions, grade_dataset
+    from ofc_stats.grade.run import grade_dataset
     from ofc_stats.store.dataset import Dataset
+
+    ctx = click.get_current_context()
+    given = {
+        name: ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT
+        for name in ("rollouts", "seed")
+    }
 
     dataset = Dataset(data)
     dataset.require()
@@ -105,7 +118,7 @@ def grade_command(
     for account in accounts:
         if len(accounts) > 1:
             say_lines(f"{account}:")
-        options = GradeOptions(rollouts=rollouts, player=account, seed=seed)
+        options = _options(data, account, rollouts, seed, given)
         if engine == "spark":
             summary = _grade_on_spark(dataset, options, force, wait, quiet, master, conf)
         else:
@@ -113,6 +126,8 @@ def grade_command(
                 summary = grade_dataset(
                     data, options, force=force, workers=workers, progress=advance, planned=planned
                 )
+        if options.player is not None and summary.player is None:  # Spark: not counted yet
+            summary.mine(data, options)
         for line in summary.lines():
             say_lines(line)
         if replay:
@@ -122,6 +137,21 @@ def grade_command(
                 replayed = replay_dataset(data, options, force=force, workers=workers)
             for line in replayed.lines():
                 say_lines(line)
+
+
+def _options(
+    data: str, player: str | None, rollouts: int, seed: int, given: dict[str, bool]
+) -> Any:
+    """The options to grade ``player`` (every seat, if None) with: a setting not given
+    is the stored grades' own, so `grade --player X --replay` after `grade --player X
+    --rollouts 256` replays those grades rather than grading X again at the default."""
+    from ofc_stats.grade.run import GradeOptions, stored_settings
+
+    stored = None if all(given.values()) else stored_settings(data, player)
+    if stored is not None:
+        rollouts = rollouts if given["rollouts"] else stored[0]
+        seed = seed if given["seed"] else stored[1]
+    return GradeOptions(rollouts=rollouts, player=player, seed=seed)
 
 
 def _grade_on_spark(

@@ -56,6 +56,13 @@ from ofc_stats.grade.replay import (
     published_worth,
     replay,
 )
+from ofc_stats.grade.run import (
+    REPLAY_KEY,
+    read_stamp,
+    same_settings,
+    settings_of,
+    with_player,
+)
 from ofc_stats.grade.run import up_to_date as grades_up_to_date
 from ofc_stats.grade.tasks import GradeOptions
 from ofc_stats.store.dataset import EMPTY, Dataset, stale_batches
@@ -64,7 +71,6 @@ from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import REPLAYS
 from ofc_stats.wording import plural
 
-REPLAY_KEY = b"ofc_stats.replay"
 # Bump when the replay's bot plays otherwise with the same grades: stored replays are redone.
 # 2: on the bot's own positions (after its first deviation) the room's auto-placement, which
 #    the core needs as a play made, no longer wins the race's ties (grade_many(stick=False)).
@@ -184,44 +190,20 @@ def replay_rows(
     return pa.table(columns, schema=REPLAYS)
 
 
-def _stamp(options: GradeOptions, worth: DataWorth, players: list[str] | None) -> bytes:
-    return json.dumps(
-        {
-            **options.grader(),
-            "replay": REPLAY_VERSION,
-            "players": players,
-            "fantasy_values": worth.sources(),
-        },
-        sort_keys=True,
-    ).encode()
+def _settings(options: GradeOptions, worth: DataWorth) -> dict[str, Any]:
+    """What makes two replays the same: the grades' settings, the bot, the values."""
+    return {**options.grader(), "replay": REPLAY_VERSION, "fantasy_values": worth.sources()}
 
 
 def stored_stamp(dataset: Dataset, batch: str) -> dict[str, Any] | None:
-    path = dataset.batch_file("replays", batch)
-    if not path.is_file():
-        return None
-    try:
-        stamp = json.loads((pq.read_schema(path).metadata or {}).get(REPLAY_KEY, b"{}"))
-    except (OSError, ValueError, pa.ArrowInvalid):
-        return None
-    return stamp if isinstance(stamp, dict) and "players" in stamp else None
+    return read_stamp(dataset.batch_file("replays", batch), REPLAY_KEY)
 
 
 def up_to_date(dataset: Dataset, batch: str, options: GradeOptions, worth: DataWorth) -> bool:
-    """Whether the batch's replays come from this grader, these values and cover the seats."""
-    stamp = stored_stamp(dataset, batch)
-    if stamp is None:
-        return False
-    if any(stamp.get(k) != v for k, v in options.grader().items()):
-        return False
-    if stamp.get("replay") != REPLAY_VERSION:
-        return False
-    if json.dumps(stamp.get("fantasy_values"), sort_keys=True) != json.dumps(
-        worth.sources(), sort_keys=True
-    ):
-        return False
-    players = stamp.get("players")
-    return players is None or (options.player is not None and options.player in players)
+    """Whether the batch's replays of the seats asked for come from this grader, these
+    values and this bot (a player's own: others' may have been replayed otherwise)."""
+    found = settings_of(stored_stamp(dataset, batch), options.player)
+    return same_settings(found, json.loads(json.dumps(_settings(options, worth))))
 
 
 def replay_batch(
@@ -243,26 +225,19 @@ def replay_batch(
     replayed = replay(decisions, final_seats(seats), advice, worth)
     rulesets = {d.hand_key: d.ruleset for d in decisions}
     table = replay_rows(replayed, rulesets, _claimed(dataset, batch))
-    players: list[str] | None = None
     data_worth = worth if isinstance(worth, DataWorth) else DataWorth({})
-    if options.player is not None:
-        stamp = stored_stamp(dataset, batch)
-        old_players = None if stamp is None else stamp.get("players")
-        players = [options.player]
-        if (
-            stamp is not None
-            and stamp.get("replay") == REPLAY_VERSION
-            and all(stamp.get(k) == v for k, v in options.grader().items())
-        ):
-            old = pq.read_table(dataset.batch_file("replays", batch)).replace_schema_metadata(None)
-            new = set(zip(table["hand_key"].to_pylist(), table["seat"].to_pylist(), strict=True))
-            keep = [
-                (k, s) not in new
-                for k, s in zip(old["hand_key"].to_pylist(), old["seat"].to_pylist(), strict=True)
-            ]
-            table = pa.concat_tables([old.filter(pa.array(keep, pa.bool_())), table])
-            players = None if old_players is None else sorted({*old_players, options.player})
-    table = table.replace_schema_metadata({REPLAY_KEY: _stamp(options, data_worth, players)})
+    stamp = stored_stamp(dataset, batch) if options.player is not None else None
+    if stamp is not None:  # other players' replays are kept, whatever they were made with
+        old = pq.read_table(dataset.batch_file("replays", batch)).replace_schema_metadata(None)
+        new = set(zip(table["hand_key"].to_pylist(), table["seat"].to_pylist(), strict=True))
+        keep = [
+            (k, s) not in new
+            for k, s in zip(old["hand_key"].to_pylist(), old["seat"].to_pylist(), strict=True)
+        ]
+        table = pa.concat_tables([old.filter(pa.array(keep, pa.bool_())), table])
+    merged = with_player(stamp, _settings(options, data_worth), options.player)
+    metadata = {REPLAY_KEY: json.dumps(merged, sort_keys=True).encode()}
+    table = table.replace_schema_metadata(metadata)
     dataset.commit(batch, {"replays": table}, step="replays")
     return replayed
 

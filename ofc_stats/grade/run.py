@@ -47,6 +47,7 @@ from ofc_stats.store.schema import GRADE_TABLES, GRADER_TABLES
 from ofc_stats.wording import plural
 
 GRADER_KEY = b"ofc_stats.grader"
+REPLAY_KEY = b"ofc_stats.replay"
 CHUNK_HANDS = 64  # hands per call to the core: enough decisions to keep every thread busy
 FANTASY_CHUNK = 32  # Fantasyland sets per task
 
@@ -66,6 +67,11 @@ class GradeSummary:
     sets_loss: float = 0.0
     skipped: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
+    # With --player: the settings and the player's stored grades in every batch, fresh or
+    # up to date (:meth:`mine`), so a re-run says what is stored rather than "0 graded".
+    player: str | None = None
+    settings: str = ""
+    stored: GradeSummary | None = None
 
     def count(self, grades: pa.Table) -> None:
         """Add one batch's losses: street decisions by seat, Fantasyland sets by set."""
@@ -78,7 +84,23 @@ class GradeSummary:
         self.sets += sets.num_rows
         self.sets_loss += float(pc.sum(sets["loss"]).as_py() or 0.0)
 
+    def mine(self, root: str | Path, options: GradeOptions) -> None:
+        """Take ``options.player``'s stored grades in every batch as the rates to print."""
+        self.player = options.player
+        self.settings = f"{plural(options.rollouts, 'rollout')}, seed {options.seed}"
+        self.stored = player_grades(Dataset(root), options)
+
     def lines(self) -> list[str]:
+        stored = self.stored
+        if stored is not None and self.player is not None and not self.batches:
+            return [
+                f"{self.player}'s grades are current: "
+                f"{plural(stored.decisions, 'street decision')} and "
+                f"{plural(stored.fantasy_sets, 'Fantasyland set')} in "
+                f"{plural(stored.hands, 'hand')} ({self.settings}); "
+                f"`ofc-stats report --player {self.player}` shows them",
+                *stored.rate_lines(),
+            ]
         text = [
             f"graded: {plural(self.decisions, 'street decision')} and "
             f"{plural(self.fantasy_sets, 'Fantasyland set')} in {plural(self.hands, 'hand')}, "
@@ -87,11 +109,17 @@ class GradeSummary:
         ]
         if self.decisions and self.seconds >= 2:
             text[0] += f" ({self.decisions / self.seconds:,.0f} decisions/s)"
-        if self.seats or self.sets:
-            text.append("  expected points lost: " + "; ".join(self.rates()))
+        if self.player is not None:
+            text[0] += f" ({self.settings})"
+        text += (stored or self).rate_lines()
         for reason, count in sorted(self.skipped.items()):
             text.append(f"  not graded ({reason}): {count:,}")
         return text
+
+    def rate_lines(self) -> list[str]:
+        if self.seats or self.sets:
+            return ["  expected points lost: " + "; ".join(self.rates())]
+        return []
 
     def rates(self) -> list[str]:
         """Each rate with what it is over, in the regret report's units."""
@@ -106,6 +134,36 @@ class GradeSummary:
         return out
 
 
+def player_grades(dataset: Dataset, options: GradeOptions) -> GradeSummary:
+    """``options.player``'s stored grades over every batch, counted as a grade run counts."""
+    out = GradeSummary()
+    for batch in dataset.batches():
+        if stored_stamp(dataset, batch) is None:
+            continue
+        seats = pq.read_table(
+            dataset.batch_file("seats", batch), columns=["hand_key", "seat", "player", "player_id"]
+        )
+        player = options.player
+        seats = seats.filter(
+            pc.or_kleene(pc.equal(seats["player"], player), pc.equal(seats["player_id"], player))
+        )
+        grades = pq.read_table(
+            dataset.batch_file("grades", batch), columns=["hand_key", "seat", "kind", "loss"]
+        )
+        keys = pc.binary_join_element_wise(
+            grades["hand_key"], pc.cast(grades["seat"], pa.string()), "/"
+        )
+        mine = pc.binary_join_element_wise(
+            seats["hand_key"], pc.cast(seats["seat"], pa.string()), "/"
+        )
+        grades = grades.filter(pc.is_in(keys, value_set=mine))
+        out.count(grades)
+        out.decisions += pc.sum(pc.equal(grades["kind"], "street")).as_py() or 0
+        out.fantasy_sets += pc.sum(pc.equal(grades["kind"], "fantasy")).as_py() or 0
+        out.hands += len(set(grades["hand_key"].to_pylist()))
+    return out
+
+
 def ensure_tables(dataset: Dataset) -> None:
     """The grade folders with their empty schema files (older datasets lack them)."""
     for name, schema in GRADER_TABLES.items():
@@ -115,62 +173,153 @@ def ensure_tables(dataset: Dataset) -> None:
             write_parquet(schema.empty_table(), folder / EMPTY)
 
 
-def stored_stamp(dataset: Dataset, batch: str, options: GradeOptions) -> dict[str, Any] | None:
-    """The stamp of the batch's grades when they came from this grader and these options."""
-    path = dataset.batch_file("grades", batch)
-    if not path.is_file() or not dataset.batch_file("grade_candidates", batch).is_file():
+SETTINGS_KEY = "player_settings"
+
+
+def read_stamp(path: Path, key: bytes) -> dict[str, Any] | None:
+    """A batch file's stamp (None: no file, or no readable stamp listing its players)."""
+    if not path.is_file():
         return None
     try:
-        metadata = pq.read_schema(path).metadata or {}
-        stamp = json.loads(metadata.get(GRADER_KEY, b"{}"))
+        stamp = json.loads((pq.read_schema(path).metadata or {}).get(key, b"{}"))
     except (OSError, ValueError, pa.ArrowInvalid):
         return None
-    if not isinstance(stamp, dict) or "players" not in stamp:
+    return stamp if isinstance(stamp, dict) and "players" in stamp else None
+
+
+def settings_of(stamp: dict[str, Any] | None, player: str | None) -> dict[str, Any] | None:
+    """What ``player``'s stored rows were made with (None: the file does not hold them).
+
+    A stamp is the settings of most rows at its top level, ``players`` the
+    players it holds (None: every seat), and under ``player_settings`` what
+    differs for a player graded otherwise (``grade --player X --rollouts 256``
+    keeps the others' rows as they were).  ``player`` None asks for every seat:
+    the file holds them all with one set of settings, or None.
+    """
+    if stamp is None:
         return None
-    if any(stamp.get(k) != v for k, v in options.grader().items()):
+    own, main, players = stamp.get(SETTINGS_KEY) or {}, _main(stamp), stamp.get("players")
+    if player is None:
+        return main if players is None and not own else None
+    if player in own:
+        return {**main, **own[player]}
+    return main if players is None or player in players else None
+
+
+def _main(stamp: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in stamp.items() if k not in ("players", SETTINGS_KEY)}
+
+
+def same_settings(found: dict[str, Any] | None, wanted: dict[str, Any]) -> bool:
+    return found is not None and all(found.get(k) == v for k, v in wanted.items())
+
+
+def with_player(
+    stamp: dict[str, Any] | None, settings: dict[str, Any], player: str | None
+) -> dict[str, Any]:
+    """The stamp once ``player``'s rows (every seat's, if None) are made with ``settings``."""
+    if player is None or stamp is None:
+        return {**settings, "players": None if player is None else [player]}
+    main, players = _main(stamp), stamp.get("players")
+    own = {k: v for k, v in (stamp.get(SETTINGS_KEY) or {}).items() if k != player}
+    differs = {k: v for k, v in settings.items() if main.get(k) != v}
+    if differs:
+        own[player] = differs
+    listed = None if players is None else sorted({*players, player})
+    return {**main, "players": listed, **({SETTINGS_KEY: own} if own else {})}
+
+
+def stored_stamp(dataset: Dataset, batch: str) -> dict[str, Any] | None:
+    """The stamp of the batch's grades (None without both grade files)."""
+    if not dataset.batch_file("grade_candidates", batch).is_file():
         return None
-    return stamp
+    return read_stamp(dataset.batch_file("grades", batch), GRADER_KEY)
 
 
 def up_to_date(dataset: Dataset, batch: str, options: GradeOptions) -> bool:
-    """Whether the batch holds grades of this grader for the seats asked for."""
-    stamp = stored_stamp(dataset, batch, options)
-    if stamp is None:
-        return False
-    players = stamp.get("players")
-    return players is None or (options.player is not None and options.player in players)
+    """Whether the batch holds grades of this grader and these options for the seats asked
+    for (a player's own settings: other players' rows may have been made otherwise)."""
+    found = settings_of(stored_stamp(dataset, batch), options.player)
+    return same_settings(found, options.grader())
+
+
+def stored_settings(root: str | Path, player: str | None) -> tuple[int, int] | None:
+    """The rollouts and seed ``player``'s stored grades (every seat's, if None) were made
+    with: those of most batches, None if no batch holds them."""
+    dataset = Dataset(root)
+    seen: Counter[tuple[int, int]] = Counter()
+    for batch in dataset.batches():
+        stamp = stored_stamp(dataset, batch)
+        found = settings_of(stamp, player)
+        if stamp is not None and player is None and stamp.get("players") is None:
+            found = _main(stamp)  # most seats' settings, some players' graded otherwise
+        rollouts, seed = (found or {}).get("rollouts"), (found or {}).get("seed")
+        if isinstance(rollouts, int) and isinstance(seed, int):
+            seen[(rollouts, seed)] += 1
+    return seen.most_common(1)[0][0] if seen else None
+
+
+def _seat_keys(table: pa.Table) -> set[tuple[str, int]]:
+    return set(zip(table["hand_key"].to_pylist(), table["seat"].to_pylist(), strict=True))
+
+
+def _drop_seats(table: pa.Table, seats: set[tuple[str, int]]) -> pa.Table:
+    keep = [
+        (key, seat) not in seats
+        for key, seat in zip(table["hand_key"].to_pylist(), table["seat"].to_pylist(), strict=True)
+    ]
+    return table.filter(pa.array(keep, pa.bool_()))
 
 
 def _merge(
     dataset: Dataset, batch: str, options: GradeOptions, tables: dict[str, pa.Table]
-) -> tuple[dict[str, pa.Table], list[str] | None]:
-    """One player's new grades with the batch's other stored grades of the same grader.
+) -> tuple[dict[str, pa.Table], bytes]:
+    """One player's new grades with the batch's other stored grades, and the stamp.
 
-    Grading a second player keeps the first one's grades; the stamp lists both.
+    Grading a second player keeps the first one's grades whatever settings
+    they were made with; the stamp says each player's.
     """
-    if options.player is None:
-        return tables, None
-    stamp = stored_stamp(dataset, batch, options)
+    settings = options.grader()
+    stamp = stored_stamp(dataset, batch) if options.player is not None else None
+    merged = with_player(stamp, settings, options.player)
     if stamp is None:
-        return tables, [options.player]
-    players = stamp.get("players")
-    new_seats = set(
-        zip(
-            tables["grades"]["hand_key"].to_pylist(),
-            tables["grades"]["seat"].to_pylist(),
-            strict=True,
-        )
-    )
-    merged = {}
+        return tables, json.dumps(merged, sort_keys=True).encode()
+    new_seats = _seat_keys(tables["grades"])
+    out = {}
     for name, table in tables.items():
         old = pq.read_table(dataset.batch_file(name, batch)).replace_schema_metadata(None)
-        keep = [
-            (key, seat) not in new_seats
-            for key, seat in zip(old["hand_key"].to_pylist(), old["seat"].to_pylist(), strict=True)
-        ]
-        merged[name] = pa.concat_tables([old.filter(pa.array(keep, pa.bool_())), table])
-    listed = None if players is None else sorted({*players, options.player})
-    return merged, listed
+        out[name] = pa.concat_tables([_drop_seats(old, new_seats), table])
+    return out, json.dumps(merged, sort_keys=True).encode()
+
+
+def _stale_replays(
+    dataset: Dataset, batch: str, options: GradeOptions, grades: pa.Table
+) -> pa.Table | None:
+    """The batch's replays without those of the seats just graded otherwise (None: they all
+    still hold).  A replay plays the stored grades' advice and quotes their claims: the
+    grades replaced, it replays nothing stored."""
+    path = dataset.batch_file("replays", batch)
+    stamp = read_stamp(path, REPLAY_KEY)
+    if stamp is None:
+        return None
+    if same_settings(settings_of(stamp, options.player), options.grader()):
+        return None  # made from grades of these settings: the same advice, the same claims
+    old = pq.read_table(path)
+    table = old.replace_schema_metadata(None)
+    if options.player is None:
+        table, left = table.slice(0, 0), {**_main(stamp), "players": []}
+    else:
+        table = _drop_seats(table, _seat_keys(grades))
+        players = stamp.get("players")
+        if players is None:  # every seat was replayed: now those of the rows left
+            players = sorted(set(table["player"].to_pylist()))
+        own = {k: v for k, v in (stamp.get(SETTINGS_KEY) or {}).items() if k != options.player}
+        left = {**_main(stamp), "players": [p for p in players if p != options.player]}
+        if own:
+            left[SETTINGS_KEY] = own
+    if table.num_rows == old.num_rows and left == stamp:
+        return None
+    return table.replace_schema_metadata({REPLAY_KEY: json.dumps(left, sort_keys=True).encode()})
 
 
 def _chunks(decisions: list[Decision]) -> Iterator[tuple[list[Decision], int]]:
@@ -223,6 +372,8 @@ def grade_dataset(
         summary.fantasy_sets += len(graded.positions.fantasies)
         summary.skipped.update(graded.positions.skipped)
     summary.seconds = time.perf_counter() - started
+    if options.player is not None:
+        summary.mine(root, options)
     return summary
 
 
@@ -252,9 +403,11 @@ def grade_batch(
     positions, results, stored = _positions(dataset, batch, options)
     tables, counted = _grade_batch(positions, results, options, threads, progress)
     grades = tables["grades"]
-    tables, players = _merge(dataset, batch, options, tables)
-    stamp = {GRADER_KEY: options.stamp(players)}
-    tables["grades"] = tables["grades"].replace_schema_metadata(stamp)
+    tables, stamp = _merge(dataset, batch, options, tables)
+    tables["grades"] = tables["grades"].replace_schema_metadata({GRADER_KEY: stamp})
+    replays = _stale_replays(dataset, batch, options, grades)
+    if replays is not None:
+        tables["replays"] = replays
     dataset.commit(batch, tables, step="grades")
     return BatchGrades(grades, positions, stored, counted)
 
