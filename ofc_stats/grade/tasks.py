@@ -42,7 +42,11 @@ from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 # 6: in a rollout where one of the two plays fouls, the Fantasyland the live board earns is
 #    filed under fouls with its rows and royalties (a Fantasyland already earned on top was
 #    lost by fouling, not "missed").
-GRADER_VERSION = 6
+# 7: grade_candidates keeps each candidate's measured gap behind the best, signed, with its
+#    SE and whether it is within the noise of the best (a candidate the rollouts measured
+#    above a tied best showed only the best's value); where the fresh rollouts clear the
+#    play made, the race's leader is valued by them too.  The advice and losses are 6's.
+GRADER_VERSION = 7
 
 
 @dataclass(frozen=True)
@@ -173,6 +177,9 @@ class GradeRows:
         rolled = np.concatenate([g.rollouts for g in graded])
         ev = np.concatenate([g.ev for g in graded])
         se = np.concatenate([g.se for g in graded])
+        gap = np.concatenate([g.gap for g in graded])
+        gap_se = np.concatenate([g.gap_se for g in graded])
+        within = np.concatenate([g.within_noise for g in graded])
         dest = [g.destinations for g in graded]
         widths = np.repeat([d.shape[1] for d in dest], counts)
         offsets = np.concatenate([[0], np.cumsum(widths)]).astype(np.int32)
@@ -200,6 +207,10 @@ class GradeRows:
             "rollouts": rolled.astype(np.int32),
             "chosen": flags["chosen"],
             "best": flags["best"],
+            # the measured gap behind the best, signed: the rollouts' order among near-ties
+            "gap": pa.array(gap, mask=rolled == 0),
+            "gap_se": pa.array(gap_se, mask=rolled == 0),
+            "within_noise": pa.array(within, mask=rolled == 0),
         }
         return pa.table(columns, schema=GRADE_CANDIDATES)
 

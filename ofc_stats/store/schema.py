@@ -235,6 +235,12 @@ GRADE_CANDIDATES = pa.schema(
         ("rollouts", pa.int32()),
         ("chosen", pa.bool_()),
         ("best", pa.bool_()),
+        # grader 7: the measured gap behind the best (best - this, signed: < 0 means the
+        # rollouts measured it above the best, within their noise), its SE, and whether
+        # the rollouts cannot tell it from the best; ev never exceeds the best's
+        ("gap", pa.float64()),
+        ("gap_se", pa.float64()),
+        ("within_noise", pa.bool_()),
     ]
 )
 GRADE_TABLES = {"grades": GRADES, "grade_candidates": GRADE_CANDIDATES}
