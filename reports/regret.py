@@ -15,6 +15,12 @@ the top") and called clear only when its claimed loss exceeds twice its SE
 *and* the replay confirms it: the seats where the advice first deviated at
 that decision gained, beyond twice their SE.  Fantasyland sets are judged by
 the exact solver, per set and by card count.
+
+A player with no leak still has *close calls* (:func:`close_calls`): decisions
+with no expected loss where another play came within the rollouts' noise of
+the one made (``grade_candidates.gap``, grader version 7), named like the
+leaks, the plays the rollouts measured highest against yours first.  They are
+not leaks: the grader cannot tell the two plays apart.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from ofc_stats.grade.mistakes import mistake_name
 from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
 from reports.base import SEATS, Report, Scope
@@ -33,6 +40,7 @@ from reports.stats import Z95
 
 CLEAR = 2.0  # a leak is clear when its loss exceeds this many SEs
 MISTAKES = 15
+CLOSE_CALLS = 10  # close calls listed: those where the rollouts favoured the other play most
 GRADE_COLUMNS = (
     "g.hand_key, g.seat, g.street, g.kind, g.decision, g.status, g.loss, g.loss_se, "
     "g.chosen_play, g.best_play, g.ev_chosen, g.ev_best, g.fantasy_cards, g.missed_repeat, "
@@ -62,6 +70,116 @@ def _replays(data: OfcData) -> pd.DataFrame:
     return data.df(
         f"SELECT {REPLAY_COLUMNS} FROM replays r JOIN {SEATS} s USING (hand_key, seat) "
         "WHERE r.claimed IS NOT NULL"
+    )
+
+
+# Per graded street decision with no expected loss: the play made and its rival, the best
+# play where that is another, else the other play within the noise of the best (then the
+# play made) the rollouts measured highest.  Screened-out plays have no gap.
+CLOSE_SQL = f"""
+WITH d AS (
+    SELECT g.hand_key, g.seat, g.street, g.dealt, g.ev_chosen, s.played_at
+    FROM grades g JOIN {SEATS} s USING (hand_key, seat)
+    WHERE g.kind = 'street' AND g.status = 'graded' AND g.loss = 0
+), c AS (
+    SELECT c.hand_key, c.seat, c.street, c.candidate, c.play, c.destinations, c.gap,
+           c.gap_se, c.within_noise, c.chosen, c.best
+    FROM grade_candidates c JOIN d USING (hand_key, seat, street)
+    WHERE c.gap IS NOT NULL
+), made AS (
+    SELECT * FROM c WHERE chosen
+), rival AS (
+    SELECT * FROM (
+        SELECT *, row_number() OVER (PARTITION BY hand_key, seat, street
+                                     ORDER BY best DESC, gap, candidate) AS k
+        FROM c WHERE NOT chosen AND (best OR within_noise)
+    ) WHERE k = 1
+)
+SELECT d.hand_key, d.seat, d.played_at, d.street, d.dealt, d.ev_chosen,
+       m.play AS your_play, m.destinations AS your_destinations, m.best AS yours_best,
+       m.gap AS your_gap, m.gap_se AS your_gap_se, m.within_noise AS your_within,
+       r.play AS other_play, r.destinations AS other_destinations,
+       r.gap AS other_gap, r.gap_se AS other_gap_se, r.within_noise AS other_within
+FROM d JOIN made m USING (hand_key, seat, street) JOIN rival r USING (hand_key, seat, street)
+ORDER BY d.played_at, d.hand_key, d.street
+"""
+CLOSE_COLUMNS = [
+    "close_call", "hand_key", "played_at", "your_play", "other_play", "your_value",
+    "other_value", "other_minus_yours", "se", "ses",
+]  # fmt: skip
+CLOSE_MEANS = (
+    "close calls, within the rollouts' noise and not leaks: decisions with no expected loss "
+    "where another play came within 2 SE of yours (the best play, when the grader names "
+    "another, else the one of those the rollouts measured highest); other minus "
+    "yours: the other play's value minus yours as the rollouts measured them, on the same "
+    "deals, ± its SE (se); ses: that difference in SEs (2 or more would be beyond the "
+    "noise); other value: yours plus that difference. Plays valued exactly (nothing left "
+    "to deal) are not close calls"
+)
+
+
+def close_calls(data: OfcData) -> pd.DataFrame:
+    """Every close call of the report's seats, the other play the rollouts favoured most
+    first (no rows: none, or grades older than grader version 7, which hold no gaps).
+
+    A decision is a close call when it lost no expected points and its rival (the best
+    play where the grader names another, else the other play within the noise the
+    rollouts measured highest) is within the noise of the play made, measured by
+    rollouts (a tie of exact values is no call): not a leak, the grader cannot tell
+    the two apart, but what a coach would look at for a player with no leak.
+    """
+    columns = data.sql("SELECT * FROM grade_candidates LIMIT 0").columns
+    if "gap" not in columns:  # graded before version 7: `ofc-stats grade` grades again
+        return pd.DataFrame(columns=CLOSE_COLUMNS)
+    return named_close_calls(data.df(CLOSE_SQL))
+
+
+def named_close_calls(frame: pd.DataFrame) -> pd.DataFrame:
+    """:data:`CLOSE_SQL`'s rows (each decision's play made and its rival) that are close
+    calls, named, nearest to a leak first."""
+    if frame.empty:
+        return pd.DataFrame(columns=CLOSE_COLUMNS)
+    yours_best = frame["yours_best"].to_numpy(dtype=bool)
+    # One of the two is the best play (gap 0): the difference is the other's gap.
+    edge = np.where(yours_best, -frame["other_gap"], frame["your_gap"]).astype(np.float64)
+    se = np.where(yours_best, frame["other_gap_se"], frame["your_gap_se"]).astype(np.float64)
+    within = np.where(yours_best, frame["other_within"], frame["your_within"]).astype(bool)
+    frame = frame.assign(other_minus_yours=edge, se=se)[within & (se > 0)]
+    if frame.empty:
+        return pd.DataFrame(columns=CLOSE_COLUMNS)
+    names = [
+        mistake_name(list(dealt), list(yours), list(other)) or "another play"
+        for dealt, yours, other in zip(
+            frame["dealt"], frame["your_destinations"], frame["other_destinations"], strict=True
+        )
+    ]
+    frame = frame.assign(
+        close_call=[
+            f"street {int(st) + 1}: {n}" for st, n in zip(frame["street"], names, strict=True)
+        ],
+        your_value=frame["ev_chosen"].astype(np.float64),
+        other_value=frame["ev_chosen"].astype(np.float64) + frame["other_minus_yours"],
+    )
+    # Nearest to a leak first: the other play the rollouts favoured most, in SEs (2 or more
+    # would be beyond the noise); in points, a first street's noise would lead the list.
+    frame = frame.assign(ses=frame["other_minus_yours"] / frame["se"])
+    ordered = frame.sort_values(
+        ["ses", "other_minus_yours"], ascending=[False, False], kind="stable"
+    )
+    return ordered[CLOSE_COLUMNS].reset_index(drop=True)
+
+
+def _close_note(calls: pd.DataFrame, decisions: int) -> str:
+    """The close calls in words: how many, and the one the rollouts favoured the other most."""
+    top = calls.iloc[0]
+    return (
+        f"Close calls, within the rollouts' noise and not leaks: on "
+        f"{plural(len(calls), 'decision')} of your {decisions:,} graded street decisions another "
+        f"play came within 2 SE of yours. The nearest to a leak, {top['close_call']} "
+        f"({top['your_play']}): the rollouts measured the other play ({top['other_play']}) "
+        f"{abs(top['other_minus_yours']):.2f} ± {top['se']:.2f} points "
+        f"{'above' if top['other_minus_yours'] >= 0 else 'below'} yours "
+        f"(the close calls table lists {min(len(calls), CLOSE_CALLS)})."
     )
 
 
@@ -346,6 +464,9 @@ def build(scope: Scope) -> Report:
             if tied
             else ""
         )
+        calls = close_calls(data)
+        graded_streets = int((streets["status"] == "graded").sum())
+        close_note = _close_note(calls, graded_streets) if len(calls) else ""
         if len(leaks):
             report.tables["leaks"] = leaks
             report.captions["leaks"] = (
@@ -362,11 +483,23 @@ def build(scope: Scope) -> Report:
                 _leak_note(row, over, replayed is not None)
                 for row in leaks.head(3).to_dict("records")
             ]
+            if close_note:
+                report.notes.append(close_note)
         else:
+            # With no leak, the close calls are what there is to look at: in the same note,
+            # so the summary carries them.
             report.notes.append(
                 f"No decision of yours lost expected points against the grader's best {over}"
                 + (f" ({plural(tied, 'tied decision')}, not leaks)." if tied else ".")
+                + (f" {close_note}" if close_note else "")
             )
+        if len(calls):  # after the leaks, which they are not
+            report.tables["close_calls"] = calls.head(CLOSE_CALLS)
+            report.captions["close_calls"] = (
+                f"the {plural(min(len(calls), CLOSE_CALLS), 'close call')} where the rollouts "
+                f"favoured the other play most (in SEs), of {len(calls):,}; {CLOSE_MEANS}"
+            )
+            report.hands.add("close_calls")  # each opens its hand in the replayer
         if replayed is not None:
             table = replay_by_street(replays)
             report.tables["replay"] = table
@@ -427,7 +560,10 @@ def build(scope: Scope) -> Report:
         ["hand_key", "played_at", "kind", "street", "chosen_play", "best_play", "loss", "loss_se"]
     ].reset_index(drop=True)
     report.hands.add("biggest_mistakes")  # each mistake opens its hand in the replayer
-    report.replays = hand_details(data, worst["hand_key"].drop_duplicates().tolist())
+    keys = worst["hand_key"].tolist()
+    if "close_calls" in report.tables:
+        keys += report.tables["close_calls"]["hand_key"].tolist()
+    report.replays = hand_details(data, list(dict.fromkeys(keys)))
     fantasy = graded[graded["kind"] == "fantasy"]
     if len(fantasy):
         rows = []

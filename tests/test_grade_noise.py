@@ -43,7 +43,7 @@ def test_a_tied_best_keeps_the_plays_the_rollouts_measured_above_it() -> None:
     # Every candidate's value is the best's minus its gap where positive.
     for r in valued:
         assert r["ev"] == pytest.approx(grades["ev_best"] - max(r["gap"], 0.0), abs=1e-9)
-        assert r["within_noise"] == (r["gap"] <= 2 * r["gap_se"])
+        assert r["within_noise"] == (abs(r["gap"]) <= 2 * r["gap_se"])
     # Screened-out or not raced: no value, no gap.
     for r in rows:
         if r["ev"] is None:

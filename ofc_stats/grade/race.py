@@ -87,7 +87,7 @@ class Graded:
     # above the best's, the gap keeps the rollouts' order among near-ties.
     gap: npt.NDArray[np.float64]
     gap_se: npt.NDArray[np.float64]
-    within_noise: npt.NDArray[np.bool_]  # the rollouts cannot tell it from the best
+    within_noise: npt.NDArray[np.bool_]  # |gap| <= 2 SE: the rollouts cannot tell it from the best
     chosen: int  # position in the arrays above
     best: int
     loss: float

@@ -118,9 +118,11 @@ pub struct Graded {
     /// the candidate above the best play, within their noise.
     pub gap: Vec<f64>,
     pub gap_se: Vec<f64>,
-    /// Whether the rollouts cannot tell the candidate from the best play: its gap is at
-    /// most [`RaceParams::tie`] SEs of the race's paired difference ([`Z_LOSS`] SEs where
-    /// the pair was measured again: the play made then is not charged); the best itself is.
+    /// Whether the rollouts cannot tell the candidate from the best play: its gap, either
+    /// way, is at most [`RaceParams::tie`] SEs of the race's paired difference ([`Z_LOSS`]
+    /// SEs where the pair was measured again: the play made then is not charged); the best
+    /// itself is.  A candidate that left the race early, behind its leader, can show a
+    /// gap below the best beyond that on the few rollouts it shared with it: not within.
     pub within_noise: Vec<bool>,
 }
 
@@ -511,7 +513,7 @@ fn result(
         };
         gap[i] = d;
         gap_se[i] = e;
-        within_noise[i] = d <= p.tie * e;
+        within_noise[i] = d.abs() <= p.tie * e;
         ev[i] = if i == best {
             best_ev
         } else {
@@ -616,10 +618,10 @@ mod tests {
             assert!((graded.gap_se[i] - gap_se).abs() < 1e-9);
             let ev_best = graded.ev[best];
             assert!((graded.ev[i] - (ev_best - graded.gap[i].max(0.0))).abs() < 1e-9);
-            assert_eq!(graded.within_noise[i], mean(&d) <= TIE * gap_se);
+            assert_eq!(graded.within_noise[i], mean(&d).abs() <= TIE * gap_se);
             if mean(&d) < 0.0 {
                 above += 1;
-                assert!(graded.within_noise[i] && graded.ev[i] == ev_best);
+                assert_eq!(graded.ev[i], ev_best);
             }
         }
         assert!(
