@@ -19,8 +19,8 @@ the exact solver, per set and by card count.
 A player with no leak still has *close calls* (:func:`close_calls`): decisions
 with no expected loss where another play came within the rollouts' noise of
 the one made (``grade_candidates.gap``, grader version 7), named like the
-leaks, the plays the rollouts measured highest against yours first.  They are
-not leaks: the grader cannot tell the two plays apart.
+leaks, the nearest to a leak (the other play favoured by the most SEs) first.
+They are not leaks: the grader cannot tell the two plays apart.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from ofc_stats.grade.mistakes import mistake_name
 from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
 from reports.base import SEATS, Report, Scope
@@ -73,35 +72,15 @@ def _replays(data: OfcData) -> pd.DataFrame:
     )
 
 
-# Per graded street decision with no expected loss: the play made and its rival, the best
-# play where that is another, else the other play within the noise of the best (then the
-# play made) the rollouts measured highest.  Screened-out plays have no gap.
+# The graded street decisions with no expected loss whose rival (the best play where the
+# grader names another, else the play within the noise the rollouts measured highest; the
+# grader stores it) is within the noise, measured by rollouts (an exact tie is no call).
 CLOSE_SQL = f"""
-WITH d AS (
-    SELECT g.hand_key, g.seat, g.street, g.dealt, g.ev_chosen, s.played_at
-    FROM grades g JOIN {SEATS} s USING (hand_key, seat)
-    WHERE g.kind = 'street' AND g.status = 'graded' AND g.loss = 0
-), c AS (
-    SELECT c.hand_key, c.seat, c.street, c.candidate, c.play, c.destinations, c.gap,
-           c.gap_se, c.within_noise, c.chosen, c.best
-    FROM grade_candidates c JOIN d USING (hand_key, seat, street)
-    WHERE c.gap IS NOT NULL
-), made AS (
-    SELECT * FROM c WHERE chosen
-), rival AS (
-    SELECT * FROM (
-        SELECT *, row_number() OVER (PARTITION BY hand_key, seat, street
-                                     ORDER BY best DESC, gap, candidate) AS k
-        FROM c WHERE NOT chosen AND (best OR within_noise)
-    ) WHERE k = 1
-)
-SELECT d.hand_key, d.seat, d.played_at, d.street, d.dealt, d.ev_chosen,
-       m.play AS your_play, m.destinations AS your_destinations, m.best AS yours_best,
-       m.gap AS your_gap, m.gap_se AS your_gap_se, m.within_noise AS your_within,
-       r.play AS other_play, r.destinations AS other_destinations,
-       r.gap AS other_gap, r.gap_se AS other_gap_se, r.within_noise AS other_within
-FROM d JOIN made m USING (hand_key, seat, street) JOIN rival r USING (hand_key, seat, street)
-ORDER BY d.played_at, d.hand_key, d.street
+SELECT g.hand_key, s.played_at, g.street, g.chosen_play, g.rival_play, g.rival_mistake,
+       g.ev_chosen, g.rival_edge, g.rival_se
+FROM grades g JOIN {SEATS} s USING (hand_key, seat)
+WHERE g.kind = 'street' AND g.status = 'graded' AND g.loss = 0 AND g.rival_within_noise
+  AND g.rival_se > 0
 """
 CLOSE_COLUMNS = [
     "close_call", "hand_key", "played_at", "your_play", "other_play", "your_value",
@@ -119,8 +98,8 @@ CLOSE_MEANS = (
 
 
 def close_calls(data: OfcData) -> pd.DataFrame:
-    """Every close call of the report's seats, the other play the rollouts favoured most
-    first (no rows: none, or grades older than grader version 7, which hold no gaps).
+    """Every close call of the report's seats, nearest to a leak first (no rows: none, or
+    grades older than grader version 7, which hold no gaps).
 
     A decision is a close call when it lost no expected points and its rival (the best
     play where the grader names another, else the other play within the noise the
@@ -128,43 +107,34 @@ def close_calls(data: OfcData) -> pd.DataFrame:
     rollouts (a tie of exact values is no call): not a leak, the grader cannot tell
     the two apart, but what a coach would look at for a player with no leak.
     """
-    columns = data.sql("SELECT * FROM grade_candidates LIMIT 0").columns
-    if "gap" not in columns:  # graded before version 7: `ofc-stats grade` grades again
+    columns = data.sql("SELECT * FROM grades LIMIT 0").columns
+    if "rival_edge" not in columns:  # graded before version 7: `ofc-stats grade` grades again
         return pd.DataFrame(columns=CLOSE_COLUMNS)
     return named_close_calls(data.df(CLOSE_SQL))
 
 
 def named_close_calls(frame: pd.DataFrame) -> pd.DataFrame:
-    """:data:`CLOSE_SQL`'s rows (each decision's play made and its rival) that are close
-    calls, named, nearest to a leak first."""
+    """:data:`CLOSE_SQL`'s rows as the report lists them: named like the leaks, nearest to
+    a leak (the other play favoured by the most SEs; 2 would be beyond the noise) first: in
+    points, a first street's noise would lead the list."""
     if frame.empty:
         return pd.DataFrame(columns=CLOSE_COLUMNS)
-    yours_best = frame["yours_best"].to_numpy(dtype=bool)
-    # One of the two is the best play (gap 0): the difference is the other's gap.
-    edge = np.where(yours_best, -frame["other_gap"], frame["your_gap"]).astype(np.float64)
-    se = np.where(yours_best, frame["other_gap_se"], frame["your_gap_se"]).astype(np.float64)
-    within = np.where(yours_best, frame["other_within"], frame["your_within"]).astype(bool)
-    frame = frame.assign(other_minus_yours=edge, se=se)[within & (se > 0)]
-    if frame.empty:
-        return pd.DataFrame(columns=CLOSE_COLUMNS)
-    names = [
-        mistake_name(list(dealt), list(yours), list(other)) or "another play"
-        for dealt, yours, other in zip(
-            frame["dealt"], frame["your_destinations"], frame["other_destinations"], strict=True
-        )
-    ]
+    edge = frame["rival_edge"].astype(np.float64)
+    names = frame["rival_mistake"].fillna("another play")
     frame = frame.assign(
-        close_call=[
-            f"street {int(st) + 1}: {n}" for st, n in zip(frame["street"], names, strict=True)
-        ],
+        close_call="street " + (frame["street"].astype(int) + 1).astype(str) + ": " + names,
+        your_play=frame["chosen_play"],
+        other_play=frame["rival_play"],
         your_value=frame["ev_chosen"].astype(np.float64),
-        other_value=frame["ev_chosen"].astype(np.float64) + frame["other_minus_yours"],
+        other_value=frame["ev_chosen"].astype(np.float64) + edge,
+        other_minus_yours=edge,
+        se=frame["rival_se"].astype(np.float64),
+        ses=edge / frame["rival_se"].astype(np.float64),
     )
-    # Nearest to a leak first: the other play the rollouts favoured most, in SEs (2 or more
-    # would be beyond the noise); in points, a first street's noise would lead the list.
-    frame = frame.assign(ses=frame["other_minus_yours"] / frame["se"])
     ordered = frame.sort_values(
-        ["ses", "other_minus_yours"], ascending=[False, False], kind="stable"
+        ["ses", "other_minus_yours", "hand_key", "street"],
+        ascending=[False, False, True, True],
+        kind="stable",
     )
     return ordered[CLOSE_COLUMNS].reset_index(drop=True)
 

@@ -15,57 +15,35 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ofc_stats.engine.cards import parse_cards
-from ofc_stats.grade.run import GradeOptions, grade_dataset
+from ofc_stats.grade.run import GradeOptions, grade_chunk, grade_dataset
 from ofc_stats.store.views import open_dataset
 from reports import build_all, leak_summary, prepare, regret
 from reports.base import Report
 from reports.filters import Filters
 from reports.html import render
+from tests.test_grade import BOTTOM, DISCARD, MIDDLE, flush
 from tests.test_grade_store import heads_up
 
-TOP, MIDDLE, BOTTOM, DISCARD = 0, 1, 2, 3
-DEALT = list(parse_cards("Ks 9h 2c"))
+TWIN_OF_KEEP = (BOTTOM, DISCARD, MIDDLE)  # 9h to the bottom, 2c thrown, 5s to the middle
 
 
-def decision(key: str, street: int, **fields: object) -> dict[str, object]:
-    """One row as CLOSE_SQL gives it: the play made (Ks top, 9h middle, 2c thrown) and its
-    rival (Ks to the bottom instead)."""
-    row: dict[str, object] = {
-        "hand_key": key, "seat": 0, "played_at": pd.Timestamp("2026-01-01"), "street": street,
-        "dealt": DEALT, "ev_chosen": 1.5,
-        "your_play": "top Ks | middle 9h | discard 2c",
-        "your_destinations": [TOP, MIDDLE, DISCARD], "yours_best": True,
-        "your_gap": 0.0, "your_gap_se": 0.0, "your_within": True,
-        "other_play": "middle 9h | bottom Ks | discard 2c",
-        "other_destinations": [BOTTOM, MIDDLE, DISCARD],
-        "other_gap": -0.5, "other_gap_se": 0.5, "other_within": True,
+def decision(key: str, street: int, edge: float, se: float) -> dict[str, object]:
+    """One row as CLOSE_SQL gives it: the play made (Ks top) and its rival (Ks bottom)."""
+    return {
+        "hand_key": key, "played_at": pd.Timestamp("2026-01-01"), "street": street,
+        "chosen_play": "top Ks | middle 9h | discard 2c",
+        "rival_play": "middle 9h | bottom Ks | discard 2c",
+        "rival_mistake": "a king placed in the top instead of the bottom",
+        "ev_chosen": 1.5, "rival_edge": edge, "rival_se": se,
     }  # fmt: skip
-    row.update(fields)
-    return row
 
 
 def test_close_calls_are_named_measured_and_nearest_to_a_leak_first() -> None:
     frame = pd.DataFrame(
         [
-            # the play made is the best; the rival measured 0.5 above it, SE 0.5: 1 SE
-            decision("a", 1),
-            # the grader names the rival best but charges nothing: 1.8 ± 1.0, 1.8 SE
-            decision(
-                "b",
-                2,
-                yours_best=False,
-                your_gap=1.8,
-                your_gap_se=1.0,
-                other_gap=0.0,
-                other_gap_se=0.0,
-            ),
-            # the rival measured 0.6 below the play made, SE 2: a margin of -0.3 SE
-            decision("c", 0, other_gap=0.6, other_gap_se=2.0),
-            # beyond the noise (3 SE below): not a close call
-            decision("d", 3, other_gap=3.0, other_gap_se=1.0, other_within=False),
-            # an exact tie (nothing left to deal): no noise, no call
-            decision("e", 4, other_gap=0.0, other_gap_se=0.0),
+            decision("a", 1, 0.5, 0.5),  # the rival measured 0.5 above, SE 0.5: 1 SE
+            decision("b", 2, 1.8, 1.0),  # 1.8 SE: the nearest to a leak
+            decision("c", 0, -0.6, 2.0),  # measured below the play made: -0.3 SE
         ]
     )
     calls = regret.named_close_calls(frame)
@@ -90,6 +68,20 @@ def test_close_calls_are_named_measured_and_nearest_to_a_leak_first() -> None:
     )
 
 
+def test_a_tied_best_names_the_play_the_rollouts_measured_highest_beside_it() -> None:
+    # The flush draw kept (9h bottom, 5s middle, 2c thrown): the race cannot tell it from
+    # its twin (2c middle, 5s thrown), which the rollouts measured above it.
+    rows = grade_chunk([flush(TWIN_OF_KEEP)], GradeOptions(rollouts=32, seed=0), threads=1)
+    grade = rows["grades"].to_pylist()[0]
+    candidates = rows["grade_candidates"].to_pylist()
+    assert grade["loss"] == 0.0 and grade["mistake"] is None
+    twin = next(r for r in candidates if r["play"] == "middle 2c | bottom 9h | discard 5s")
+    assert grade["rival_play"] == twin["play"]
+    assert grade["rival_mistake"] == "a 9 or lower placed in the middle instead of discarded"
+    assert grade["rival_edge"] == -twin["gap"] > 0
+    assert grade["rival_se"] == twin["gap_se"] and grade["rival_within_noise"]
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data = heads_up(tmp_path_factory.mktemp("close"), 12, seed=2)
@@ -97,49 +89,56 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return data
 
 
-def test_each_close_call_is_the_stored_rival_within_the_noise(graded: Path) -> None:
+def test_each_decisions_rival_is_the_best_or_the_nearest_within_the_noise(graded: Path) -> None:
+    with open_dataset(graded) as db:
+        grades = db.df(
+            "SELECT * FROM grades WHERE kind = 'street' AND status = 'graded' "
+            "ORDER BY hand_key, seat, street"
+        )
+        candidates = db.df("SELECT * FROM grade_candidates WHERE gap IS NOT NULL")
+    by_decision = dict(list(candidates.groupby(["hand_key", "seat", "street"])))
+    within = 0
+    for row in grades.itertuples():
+        here = by_decision[(row.hand_key, row.seat, row.street)]
+        made = here[here["chosen"]].iloc[0]
+        others = here[~here["chosen"] & (here["best"] | here["within_noise"])]
+        if others.empty:
+            assert pd.isna(row.rival_play) and pd.isna(row.rival_edge)
+            continue
+        rival = others.sort_values(["best", "gap", "candidate"], ascending=[False, True, True])
+        rival = rival.iloc[0]
+        # one of the two is the best play (gap 0): the difference and its SE are the other's
+        other = rival if made["best"] else made
+        assert row.rival_play == rival["play"]
+        assert row.rival_edge == pytest.approx(made["gap"] - rival["gap"], abs=1e-12)
+        assert row.rival_se == other["gap_se"]
+        assert row.rival_within_noise == other["within_noise"]
+        within += bool(row.rival_within_noise)
+        if not made["best"]:
+            assert row.rival_mistake == row.mistake  # the best play's name
+    assert within, "some decision has a rival within the noise"
+
+
+def test_the_close_calls_are_the_decisions_without_loss_with_a_rival_within_noise(
+    graded: Path,
+) -> None:
     with open_dataset(graded) as db:
         player = db.sql(
             "SELECT player FROM grades WHERE kind = 'street' GROUP BY 1 ORDER BY count(*) DESC"
         ).fetchall()[0][0]
         calls = regret.close_calls(prepare(db, Filters(player=player)).data)
         grades = db.df(
-            "SELECT hand_key, seat, street, loss, ev_chosen FROM grades "
-            "WHERE kind = 'street' AND status = 'graded' AND player = $p",
+            "SELECT * FROM grades WHERE kind = 'street' AND status = 'graded' AND player = $p",
             {"p": player},
         )
-        candidates = db.df("SELECT * FROM grade_candidates")
-    assert len(calls), "some decision with a play within the noise of the one made"
+    want = grades[
+        (grades["loss"] == 0) & grades["rival_within_noise"].fillna(False).astype(bool)
+        & (grades["rival_se"] > 0)
+    ]  # fmt: skip
+    assert len(calls) == len(want) > 0
+    assert sorted(calls["hand_key"]) == sorted(want["hand_key"])
     assert (calls["ses"].abs() <= 2 + 1e-9).all()
     assert calls["ses"].is_monotonic_decreasing
-    # Recomputed from the stored grades: for each decision without loss, the rival is the
-    # best play if another, else the within-noise play with the smallest gap.
-    want = []
-    for row in grades[grades["loss"] == 0].itertuples():
-        here = candidates[
-            (candidates["hand_key"] == row.hand_key)
-            & (candidates["seat"] == row.seat)
-            & (candidates["street"] == row.street)
-            & candidates["gap"].notna()
-        ]
-        made = here[here["chosen"]].iloc[0]
-        others = here[~here["chosen"] & (here["best"] | here["within_noise"])]
-        if others.empty:
-            continue
-        rival = others.sort_values(["best", "gap", "candidate"], ascending=[False, True, True])
-        rival = rival.iloc[0]
-        if made["best"]:
-            edge, se, within = -rival["gap"], rival["gap_se"], rival["within_noise"]
-        else:
-            edge, se, within = made["gap"], made["gap_se"], made["within_noise"]
-        if within and se > 0:
-            want.append((row.hand_key, rival["play"], edge, se))
-    got = list(zip(calls["hand_key"], calls["other_play"], calls["other_minus_yours"],
-                   calls["se"], strict=True))  # fmt: skip
-    assert sorted((k, p) for k, p, _, _ in got) == sorted((k, p) for k, p, _, _ in want)
-    by_key = {(k, p): (e, s) for k, p, e, s in want}
-    for k, p, e, s in got:
-        assert (e, s) == pytest.approx(by_key[(k, p)])
 
 
 def test_a_player_without_a_leak_is_shown_the_close_calls(graded: Path, tmp_path: Path) -> None:
@@ -218,7 +217,7 @@ def test_the_page_escapes_the_close_calls() -> None:
 
 
 def test_grades_older_than_version_7_list_no_close_calls(graded: Path, tmp_path: Path) -> None:
-    # A dataset graded by version 6 has no gap column: the report says nothing of close
+    # A dataset graded by version 6 has no rival columns: the report says nothing of close
     # calls rather than failing (grading again adds them).
     import shutil
 
@@ -226,9 +225,10 @@ def test_grades_older_than_version_7_list_no_close_calls(graded: Path, tmp_path:
 
     old = tmp_path / "old"
     shutil.copytree(graded, old)
-    for path in (old / "grade_candidates").glob("*.parquet"):
+    rival = ["rival_play", "rival_mistake", "rival_edge", "rival_se", "rival_within_noise"]
+    for path in (old / "grades").glob("*.parquet"):
         table = pq.read_table(path)
-        pq.write_table(table.drop_columns(["gap", "gap_se", "within_noise"]), path)
+        pq.write_table(table.drop_columns(rival), path)
     with open_dataset(old) as db:
         player = db.sql("SELECT player FROM grades LIMIT 1").fetchall()[0][0]
         scope = prepare(db, Filters(player=player))
