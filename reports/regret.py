@@ -15,6 +15,12 @@ the top") and called clear only when its claimed loss exceeds twice its SE
 *and* the replay confirms it: the seats where the advice first deviated at
 that decision gained, beyond twice their SE.  Fantasyland sets are judged by
 the exact solver, per set and by card count.
+
+A player with no leak still has *close calls* (:func:`close_calls`): decisions
+with no expected loss where another play came within the rollouts' noise of
+the one made (``grade_candidates.gap``, grader version 7), named like the
+leaks, the nearest to a leak (the other play favoured by the most SEs) first.
+They are not leaks: the grader cannot tell the two plays apart.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from reports.stats import Z95
 
 CLEAR = 2.0  # a leak is clear when its loss exceeds this many SEs
 MISTAKES = 15
+CLOSE_CALLS = 10  # close calls listed: those where the rollouts favoured the other play most
 GRADE_COLUMNS = (
     "g.hand_key, g.seat, g.street, g.kind, g.decision, g.status, g.loss, g.loss_se, "
     "g.chosen_play, g.best_play, g.ev_chosen, g.ev_best, g.fantasy_cards, g.missed_repeat, "
@@ -62,6 +69,87 @@ def _replays(data: OfcData) -> pd.DataFrame:
     return data.df(
         f"SELECT {REPLAY_COLUMNS} FROM replays r JOIN {SEATS} s USING (hand_key, seat) "
         "WHERE r.claimed IS NOT NULL"
+    )
+
+
+# The graded street decisions with no expected loss whose rival (the best play where the
+# grader names another, else the play within the noise the rollouts measured highest; the
+# grader stores it) is within the noise, measured by rollouts (an exact tie is no call).
+CLOSE_SQL = f"""
+SELECT g.hand_key, s.played_at, g.street, g.chosen_play, g.rival_play, g.rival_mistake,
+       g.ev_chosen, g.rival_edge, g.rival_se
+FROM grades g JOIN {SEATS} s USING (hand_key, seat)
+WHERE g.kind = 'street' AND g.status = 'graded' AND g.loss = 0 AND g.rival_within_noise
+  AND g.rival_se > 0
+"""
+CLOSE_COLUMNS = [
+    "close_call", "hand_key", "played_at", "your_play", "other_play", "your_value",
+    "other_value", "other_minus_yours", "se", "ses",
+]  # fmt: skip
+CLOSE_MEANS = (
+    "close calls, within the rollouts' noise and not leaks: decisions with no expected loss "
+    "where another play came within 2 SE of yours (the best play, when the grader names "
+    "another, else the one of those the rollouts measured highest); other minus "
+    "yours: the other play's value minus yours as the rollouts measured them, on the same "
+    "deals, ± its SE (se); ses: that difference in SEs (2 or more would be beyond the "
+    "noise); other value: yours plus that difference. Plays valued exactly (nothing left "
+    "to deal) are not close calls"
+)
+
+
+def close_calls(data: OfcData) -> pd.DataFrame:
+    """Every close call of the report's seats, nearest to a leak first (no rows: none, or
+    grades older than grader version 7, which hold no gaps).
+
+    A decision is a close call when it lost no expected points and its rival (the best
+    play where the grader names another, else the other play within the noise the
+    rollouts measured highest) is within the noise of the play made, measured by
+    rollouts (a tie of exact values is no call): not a leak, the grader cannot tell
+    the two apart, but what a coach would look at for a player with no leak.
+    """
+    columns = data.sql("SELECT * FROM grades LIMIT 0").columns
+    if "rival_edge" not in columns:  # graded before version 7: `ofc-stats grade` grades again
+        return pd.DataFrame(columns=CLOSE_COLUMNS)
+    return named_close_calls(data.df(CLOSE_SQL))
+
+
+def named_close_calls(frame: pd.DataFrame) -> pd.DataFrame:
+    """:data:`CLOSE_SQL`'s rows as the report lists them: named like the leaks, nearest to
+    a leak (the other play favoured by the most SEs; 2 would be beyond the noise) first: in
+    points, a first street's noise would lead the list."""
+    if frame.empty:
+        return pd.DataFrame(columns=CLOSE_COLUMNS)
+    edge = frame["rival_edge"].astype(np.float64)
+    names = frame["rival_mistake"].fillna("another play")
+    frame = frame.assign(
+        close_call="street " + (frame["street"].astype(int) + 1).astype(str) + ": " + names,
+        your_play=frame["chosen_play"],
+        other_play=frame["rival_play"],
+        your_value=frame["ev_chosen"].astype(np.float64),
+        other_value=frame["ev_chosen"].astype(np.float64) + edge,
+        other_minus_yours=edge,
+        se=frame["rival_se"].astype(np.float64),
+        ses=edge / frame["rival_se"].astype(np.float64),
+    )
+    ordered = frame.sort_values(
+        ["ses", "other_minus_yours", "hand_key", "street"],
+        ascending=[False, False, True, True],
+        kind="stable",
+    )
+    return ordered[CLOSE_COLUMNS].reset_index(drop=True)
+
+
+def _close_note(calls: pd.DataFrame, decisions: int) -> str:
+    """The close calls in words: how many, and the one the rollouts favoured the other most."""
+    top = calls.iloc[0]
+    return (
+        f"Close calls, within the rollouts' noise and not leaks: on "
+        f"{plural(len(calls), 'decision')} of your {decisions:,} graded street decisions another "
+        f"play came within 2 SE of yours. The nearest to a leak, {top['close_call']} "
+        f"({top['your_play']}): the rollouts measured the other play ({top['other_play']}) "
+        f"{abs(top['other_minus_yours']):.2f} ± {top['se']:.2f} points "
+        f"{'above' if top['other_minus_yours'] >= 0 else 'below'} yours "
+        f"(the close calls table lists {min(len(calls), CLOSE_CALLS)})."
     )
 
 
@@ -346,6 +434,9 @@ def build(scope: Scope) -> Report:
             if tied
             else ""
         )
+        calls = close_calls(data)
+        graded_streets = int((streets["status"] == "graded").sum())
+        close_note = _close_note(calls, graded_streets) if len(calls) else ""
         if len(leaks):
             report.tables["leaks"] = leaks
             report.captions["leaks"] = (
@@ -362,11 +453,23 @@ def build(scope: Scope) -> Report:
                 _leak_note(row, over, replayed is not None)
                 for row in leaks.head(3).to_dict("records")
             ]
+            if close_note:
+                report.notes.append(close_note)
         else:
+            # With no leak, the close calls are what there is to look at: in the same note,
+            # so the summary carries them.
             report.notes.append(
                 f"No decision of yours lost expected points against the grader's best {over}"
                 + (f" ({plural(tied, 'tied decision')}, not leaks)." if tied else ".")
+                + (f" {close_note}" if close_note else "")
             )
+        if len(calls):  # after the leaks, which they are not
+            report.tables["close_calls"] = calls.head(CLOSE_CALLS)
+            report.captions["close_calls"] = (
+                f"the {plural(min(len(calls), CLOSE_CALLS), 'close call')} where the rollouts "
+                f"favoured the other play most (in SEs), of {len(calls):,}; {CLOSE_MEANS}"
+            )
+            report.hands.add("close_calls")  # each opens its hand in the replayer
         if replayed is not None:
             table = replay_by_street(replays)
             report.tables["replay"] = table
@@ -427,7 +530,10 @@ def build(scope: Scope) -> Report:
         ["hand_key", "played_at", "kind", "street", "chosen_play", "best_play", "loss", "loss_se"]
     ].reset_index(drop=True)
     report.hands.add("biggest_mistakes")  # each mistake opens its hand in the replayer
-    report.replays = hand_details(data, worst["hand_key"].drop_duplicates().tolist())
+    keys = worst["hand_key"].tolist()
+    if "close_calls" in report.tables:
+        keys += report.tables["close_calls"]["hand_key"].tolist()
+    report.replays = hand_details(data, list(dict.fromkeys(keys)))
     fantasy = graded[graded["kind"] == "fantasy"]
     if len(fantasy):
         rows = []

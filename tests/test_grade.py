@@ -390,6 +390,20 @@ def test_the_laws_of_a_grade(seed: int) -> None:
         assert gap <= 2 * graded.loss_se + 1e-9
     valued = graded.ev[~np.isnan(graded.ev)]
     assert valued.max() <= graded.ev[graded.best] + 1e-9
+    # The measured gaps keep their sign: a candidate is valued at the best's value minus
+    # its gap where positive; it is within the noise of the best when its gap, either way,
+    # is at most 2 SE; the play made's gap is what the grades say, within noise exactly
+    # when not charged.
+    raced = graded.rollouts > 0
+    ev_best = graded.ev[graded.best]
+    assert graded.gap[graded.best] == 0.0 and graded.within_noise[graded.best]
+    expect = ev_best - np.maximum(graded.gap[raced], 0.0)
+    assert np.allclose(graded.ev[raced], expect, rtol=0, atol=1e-9)
+    within = np.abs(graded.gap[raced]) <= 2 * graded.gap_se[raced]
+    assert np.array_equal(graded.within_noise[raced], within)
+    assert np.isnan(graded.gap[~raced]).all() and not graded.within_noise[~raced].any()
+    assert graded.gap[graded.chosen] == pytest.approx(gap, abs=1e-9)
+    assert graded.within_noise[graded.chosen] == (graded.loss == 0.0)
     if graded.forced:
         assert graded.loss == 0.0
     dealt = random_decision(seed).dealt

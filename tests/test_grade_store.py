@@ -282,9 +282,10 @@ def test_the_regret_report(small: Path) -> None:
     assert report.notes[-1].endswith("against the best legal play.")
     mistakes = report.tables["biggest_mistakes"]
     assert mistakes["loss"].is_monotonic_decreasing
-    # every mistake links to its hand in the replayer
+    # every mistake and close call links to its hand in the replayer
     assert "biggest_mistakes" in report.hands
-    assert set(mistakes["hand_key"]) == set(report.replays)
+    calls = report.tables.get("close_calls", pd.DataFrame({"hand_key": []}))
+    assert set(mistakes["hand_key"]) | set(calls["hand_key"]) == set(report.replays)
 
 
 def test_the_summary_leads_with_the_costliest_graded_decisions(small: Path) -> None:

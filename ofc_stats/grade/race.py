@@ -11,7 +11,9 @@ paired difference.  Finalists within 2 SE of the race's top are tied: the best
 play is the play made if it is one of them, else the screen's favourite.  The
 loss is measured again on fresh common rollouts of the best play and the play
 made (more while unresolved) and charged only beyond 2 SE; every other
-candidate is valued by its paired gap to the best, so none is above it.  A
+candidate is valued by its paired gap to the best, so none is above it, and the
+gap is kept with its sign and SE (``Graded.gap``: a candidate the rollouts measured
+above a tied best shows so, ``within_noise``).  A
 position with nothing left to deal is valued exactly, by one rollout.  The
 replay's bot, on its own positions, has no play made: it is graded with
 ``stick=False`` (the placeholder play made wins no tie, no loss is measured).
@@ -80,6 +82,12 @@ class Graded:
     ev: npt.NDArray[np.float64]  # NaN: screened out
     se: npt.NDArray[np.float64]  # NaN: screened out; 0: valued exactly
     rollouts: npt.NDArray[np.int32]
+    # The paired gap behind the best as measured (best - it; < 0: the rollouts measured it
+    # above the best, within their noise) and its SE; NaN: screened out.  ``ev`` is never
+    # above the best's, the gap keeps the rollouts' order among near-ties.
+    gap: npt.NDArray[np.float64]
+    gap_se: npt.NDArray[np.float64]
+    within_noise: npt.NDArray[np.bool_]  # |gap| <= 2 SE: the rollouts cannot tell it from the best
     chosen: int  # position in the arrays above
     best: int
     loss: float
@@ -105,6 +113,9 @@ def _graded(core: _core.StreetGrade) -> Graded:
         ev=core.ev,
         se=core.se,
         rollouts=core.rollouts,
+        gap=core.gap,
+        gap_se=core.gap_se,
+        within_noise=core.within_noise,
         chosen=core.chosen,
         best=core.best,
         loss=core.loss,

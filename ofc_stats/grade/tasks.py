@@ -42,7 +42,12 @@ from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 # 6: in a rollout where one of the two plays fouls, the Fantasyland the live board earns is
 #    filed under fouls with its rows and royalties (a Fantasyland already earned on top was
 #    lost by fouling, not "missed").
-GRADER_VERSION = 6
+# 7: grade_candidates keeps each candidate's measured gap behind the best, signed, with its
+#    SE and whether it is within the noise of the best (a candidate the rollouts measured
+#    above a tied best showed only the best's value); where the fresh rollouts clear the
+#    play made, the race's leader is valued by them too; grades name each decision's rival
+#    (the report's close calls).  The advice and losses are 6's.
+GRADER_VERSION = 7
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,38 @@ def play_text(dealt: tuple[int, ...], dest: tuple[int, ...] | list[int]) -> str:
     return " | ".join(parts)
 
 
+def rival(graded: Graded) -> int | None:
+    """The play the decision's play made is measured against, or None (a forced street, or
+    no other play within the noise): the best play where it is another, else the other play
+    within the noise of the best (then the play made) the rollouts measured highest."""
+    if graded.best != graded.chosen:
+        return graded.best
+    near = [
+        i
+        for i in range(len(graded.candidates))
+        if i != graded.chosen and graded.rollouts[i] > 0 and graded.within_noise[i]
+    ]
+    return min(near, key=lambda i: (float(graded.gap[i]), i)) if near else None
+
+
+def _rival_columns(dealt: tuple[int, ...], chosen: tuple[int, ...], g: Graded) -> dict[str, object]:
+    """The grades' rival columns: the rival's play and name against the play made, its value
+    minus the play made's as the rollouts measured them (signed), that difference's SE, and
+    whether it is within the noise (one of the two is the best, gap 0: the other's gap)."""
+    at = rival(g)
+    if at is None:
+        return {}
+    other = at if g.best == g.chosen else g.chosen
+    edge = float(g.gap[g.chosen] - g.gap[at])
+    return {
+        "rival_play": g.plays[at],
+        "rival_mistake": mistake_name(dealt, chosen, [int(x) for x in g.destinations[at]]),
+        "rival_edge": edge,
+        "rival_se": float(g.gap_se[other]),
+        "rival_within_noise": bool(g.within_noise[other]),
+    }
+
+
 def _main_part(parts: dict[str, float], loss: float) -> str:
     if loss <= 0:
         return "none"
@@ -142,6 +179,7 @@ class GradeRows:
             mistake=mistake_name(
                 dealt, decision.chosen, [int(x) for x in graded.destinations[best]]
             ),
+            **_rival_columns(dealt, decision.chosen, graded),
         )
         self.streets.append((decision, graded))
         self.plays += graded.plays
@@ -173,6 +211,9 @@ class GradeRows:
         rolled = np.concatenate([g.rollouts for g in graded])
         ev = np.concatenate([g.ev for g in graded])
         se = np.concatenate([g.se for g in graded])
+        gap = np.concatenate([g.gap for g in graded])
+        gap_se = np.concatenate([g.gap_se for g in graded])
+        within = np.concatenate([g.within_noise for g in graded])
         dest = [g.destinations for g in graded]
         widths = np.repeat([d.shape[1] for d in dest], counts)
         offsets = np.concatenate([[0], np.cumsum(widths)]).astype(np.int32)
@@ -200,6 +241,10 @@ class GradeRows:
             "rollouts": rolled.astype(np.int32),
             "chosen": flags["chosen"],
             "best": flags["best"],
+            # the measured gap behind the best, signed: the rollouts' order among near-ties
+            "gap": pa.array(gap, mask=rolled == 0),
+            "gap_se": pa.array(gap_se, mask=rolled == 0),
+            "within_noise": pa.array(within, mask=rolled == 0),
         }
         return pa.table(columns, schema=GRADE_CANDIDATES)
 

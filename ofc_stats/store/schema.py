@@ -220,6 +220,14 @@ GRADES = pa.schema(
         # Street decisions: the play made against the best, named (ofc_stats.grade.mistakes);
         # null when the play made is the best
         ("mistake", pa.string()),
+        # grader 7, street decisions: the rival (the best play if another, else the play
+        # within the noise the rollouts measured highest; null: none), named like mistake,
+        # its value minus the play made's as measured (signed), its SE, within the noise
+        ("rival_play", pa.string()),
+        ("rival_mistake", pa.string()),
+        ("rival_edge", pa.float64()),
+        ("rival_se", pa.float64()),
+        ("rival_within_noise", pa.bool_()),
     ]
 )
 GRADE_CANDIDATES = pa.schema(
@@ -235,6 +243,12 @@ GRADE_CANDIDATES = pa.schema(
         ("rollouts", pa.int32()),
         ("chosen", pa.bool_()),
         ("best", pa.bool_()),
+        # grader 7: the measured gap behind the best (best - this, signed: < 0 means the
+        # rollouts measured it above the best, within their noise), its SE, and whether
+        # the rollouts cannot tell it from the best; ev never exceeds the best's
+        ("gap", pa.float64()),
+        ("gap_se", pa.float64()),
+        ("within_noise", pa.bool_()),
     ]
 )
 GRADE_TABLES = {"grades": GRADES, "grade_candidates": GRADE_CANDIDATES}

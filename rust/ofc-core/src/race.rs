@@ -18,7 +18,9 @@
 //! only beyond [`Z_LOSS`] SEs of that paired difference; the SE two independent
 //! estimates would have had is kept too, to measure what the common random
 //! numbers save.  A position with nothing left to deal is valued exactly, by
-//! one rollout, and its loss is exact.
+//! one rollout, and its loss is exact.  No candidate is valued above the best
+//! play, but each keeps its measured paired gap to it, signed, with its SE and
+//! whether it is within the noise of the best: near-ties keep the rollouts' order.
 //!
 //! [`RaceParams`] holds what the grader's version fixes (budget, tie margin, no second
 //! stage) and lets a study change it; `stick: false` grades a position of the replay's bot,
@@ -109,6 +111,19 @@ pub struct Graded {
     pub loss_se_independent: f64,
     /// The loss split into rows, fouls, royalties, fantasy; sums to the loss.
     pub parts: [f64; PARTS],
+    /// Each candidate's paired gap behind the best play as measured (the best's value
+    /// minus its own, on the rollouts they shared, or on the fresh ones where the pair
+    /// was measured again), and that gap's SE; NaN: screened out.  Unlike `ev`, which
+    /// never exceeds the best's, the gap keeps its sign: below 0 the rollouts measured
+    /// the candidate above the best play, within their noise.
+    pub gap: Vec<f64>,
+    pub gap_se: Vec<f64>,
+    /// Whether the rollouts cannot tell the candidate from the best play: its gap, either
+    /// way, is at most [`RaceParams::tie`] SEs of the race's paired difference ([`Z_LOSS`]
+    /// SEs where the pair was measured again: the play made then is not charged); the best
+    /// itself is.  A candidate that left the race early, behind its leader, can show a
+    /// gap below the best beyond that on the few rollouts it shared with it: not within.
+    pub within_noise: Vec<bool>,
 }
 
 fn mean(x: &[f64]) -> f64 {
@@ -205,6 +220,9 @@ impl Race<'_, '_> {
             loss_se: 0.0,
             loss_se_independent: 0.0,
             parts: [0.0; PARTS],
+            gap: Vec::new(),
+            gap_se: Vec::new(),
+            within_noise: Vec::new(),
         }
     }
 }
@@ -355,6 +373,10 @@ fn exact(race: &mut Race, chosen: usize) -> Graded {
         g.loss = ev[best] - ev[chosen];
         g.parts = loss_parts(&pair(&out, best, chosen));
     }
+    // Exact values: a candidate is within noise of the best only when worth as much.
+    g.gap = ev.iter().map(|v| ev[g.best] - v).collect();
+    g.gap_se = vec![0.0; ev.len()];
+    g.within_noise = g.gap.iter().map(|&d| d <= 0.0).collect();
     g
 }
 
@@ -392,11 +414,13 @@ fn diffs(v: &Values) -> Vec<f64> {
 /// therefore measured on new common rollouts of the leader and the play made,
 /// `fresh` of them, doubled while the difference is positive but within
 /// [`Z_LOSS`] SEs, up to [`MORE`] times `fresh`.  When they say the play made is
-/// at least as good, it is the best.  A loss is charged only when it exceeds
-/// [`Z_LOSS`] SEs; below that the leader stays the best play (the advice) but
-/// the play made is not charged: a grader run with another seed could as well
-/// have picked it.  Every other candidate is valued by its paired gap to the
-/// best over the rollouts they shared, so none is valued above the best.
+/// at least as good, it is the best (and the leader is valued by them).  A loss is
+/// charged only when it exceeds [`Z_LOSS`] SEs; below that the leader stays the best
+/// play (the advice) but the play made is not charged: a grader run with another seed
+/// could as well have picked it.  Every other candidate is valued by its paired gap to
+/// the best over the rollouts they shared, so none is valued above the best; the gap
+/// itself is kept with its sign and SE, so a candidate the rollouts measured above the
+/// best (within their noise: the best is the play made, tied) shows as such.
 fn result(
     race: &mut Race,
     alive: &[usize],
@@ -434,6 +458,9 @@ fn result(
     let mut best = chosen;
     let mut best_ev = race_ev[chosen];
     let mut measured = None;
+    // The one candidate besides the best measured again on fresh rollouts, where there
+    // is one: (candidate, its value, its gap behind the best, the gap's SE).
+    let mut again_pair = None;
     if !p.stick {
         best = leader;
         best_ev = race_ev[leader];
@@ -450,47 +477,62 @@ fn result(
             extend(&mut again, &more);
         }
         let d = diffs(&again);
-        if mean(&d) > 0.0 {
+        let (m, e) = (mean(&d), se_of(&d));
+        for (row, i) in [leader, chosen].into_iter().enumerate() {
+            se[i] = se_of(again.total_of(row));
+            n[i] = again.count as i32;
+        }
+        if m > 0.0 {
             best = leader;
             best_ev = mean(again.total_of(0));
-            for (row, i) in [leader, chosen].into_iter().enumerate() {
-                se[i] = se_of(again.total_of(row));
-                n[i] = again.count as i32;
-            }
+            again_pair = Some((chosen, mean(again.total_of(1)), m, e));
             measured = Some((again, d));
         } else {
+            // The fresh rollouts value the play made at least as high: it is the best,
+            // and the leader is valued by them too, not by the race that favoured it.
             best_ev = mean(again.total_of(1));
-            se[chosen] = se_of(again.total_of(1));
-            n[chosen] = again.count as i32;
+            again_pair = Some((leader, mean(again.total_of(0)), -m, e));
         }
     }
-    // Every candidate by its paired gap to the best over their shared race rollouts.
-    let reference = race.values[best].clone();
-    let ev: Vec<f64> = race
-        .values
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            if v.is_empty() {
-                f64::NAN
-            } else if i == best {
-                best_ev
-            } else {
-                let shared = v.len().min(reference.len());
-                let gap: Vec<f64> = reference[..shared]
-                    .iter()
-                    .zip(&v[..shared])
-                    .map(|(a, b)| a - b)
-                    .collect();
-                best_ev - mean(&gap).max(0.0)
-            }
-        })
-        .collect();
+    // Every candidate's paired gap behind the best over their shared race rollouts, kept
+    // with its sign; its value is the best's minus that gap where positive, so none is
+    // valued above the best.
+    let count = race.values.len();
+    let mut gap = vec![f64::NAN; count];
+    let mut gap_se = vec![f64::NAN; count];
+    let mut within_noise = vec![false; count];
+    let mut ev = vec![f64::NAN; count];
+    for (i, v) in race.values.iter().enumerate() {
+        if v.is_empty() {
+            continue;
+        }
+        let (d, e) = if i == best {
+            (0.0, 0.0)
+        } else {
+            gap_to(&race.values, best, i)
+        };
+        gap[i] = d;
+        gap_se[i] = e;
+        within_noise[i] = d.abs() <= p.tie * e;
+        ev[i] = if i == best {
+            best_ev
+        } else {
+            best_ev - d.max(0.0)
+        };
+    }
+    if let Some((i, value, d, e)) = again_pair {
+        ev[i] = value;
+        gap[i] = d;
+        gap_se[i] = e;
+        within_noise[i] = d <= Z_LOSS * e;
+    }
     let mut g = race.graded(ev, se, n, chosen);
     g.best = best;
+    g.gap = gap;
+    g.gap_se = gap_se;
+    g.within_noise = within_noise;
     if let Some((again, d)) = measured {
         let (loss, loss_se) = (mean(&d), se_of(&d));
-        g.ev[chosen] = mean(again.total_of(1));
         g.loss_se = loss_se;
         g.loss_se_independent = se_of(again.total_of(0)).hypot(se_of(again.total_of(1)));
         if loss > Z_LOSS * loss_se {
@@ -536,6 +578,91 @@ mod tests {
         let safe = grade(&Setup::new(&g, &last_street([1, 0, 3])).unwrap(), 32);
         assert_eq!(safe.loss, 0.0);
         assert_eq!(safe.best, safe.chosen);
+        // Exact values: each gap is the best's value minus its own, with no noise, and
+        // only a play worth as much as the best is within noise of it.
+        assert!((graded.gap[graded.chosen] - 29.23).abs() < 1e-12);
+        for i in 0..graded.ev.len() {
+            assert_eq!(graded.gap[i], graded.ev[graded.best] - graded.ev[i]);
+            assert_eq!(graded.gap_se[i], 0.0);
+            assert_eq!(
+                graded.within_noise[i],
+                graded.ev[i] == graded.ev[graded.best]
+            );
+        }
+    }
+
+    #[test]
+    fn near_ties_keep_the_rollouts_order_below_the_best() {
+        // The play made keeps the flush draw: 9h to the bottom, 5s to the middle, 2c thrown.
+        // Its twin with the 2c in the middle and the 5s thrown is the race's top, about 0.3
+        // above it, within the noise (SE about 0.8): the play made stays the best play.
+        // The twin is not valued above the best, but its gap, recomputed here from the
+        // same rollouts, is negative and within the noise: the rollouts' order is kept.
+        let rules = Rules::pineapple_progressive();
+        let g = game(&rules);
+        let s = Setup::new(&g, &flush([2, 3, 1])).unwrap();
+        let graded = grade(&s, 32);
+        let best = graded.best;
+        assert_eq!((best, graded.loss), (graded.chosen, 0.0), "{graded:?}");
+        let mut above = 0;
+        for i in 0..graded.candidates.len() {
+            if graded.rollouts[i] == 0 {
+                assert!(graded.gap[i].is_nan() && !graded.within_noise[i]);
+                continue;
+            }
+            let shared = graded.rollouts[i].min(graded.rollouts[best]) as usize;
+            let rows = [graded.candidates[best], graded.candidates[i]];
+            let d = diffs(&s.simulate(&rows, 0, 0, shared));
+            let gap_se = if i == best { 0.0 } else { se_of(&d) };
+            assert!((graded.gap[i] - mean(&d)).abs() < 1e-9);
+            assert!((graded.gap_se[i] - gap_se).abs() < 1e-9);
+            let ev_best = graded.ev[best];
+            assert!((graded.ev[i] - (ev_best - graded.gap[i].max(0.0))).abs() < 1e-9);
+            assert_eq!(graded.within_noise[i], mean(&d).abs() <= TIE * gap_se);
+            if mean(&d) < 0.0 {
+                above += 1;
+                assert_eq!(graded.ev[i], ev_best);
+            }
+        }
+        assert!(
+            above > 0,
+            "no candidate measured above the play made: {graded:?}"
+        );
+        let twin = (0..graded.candidates.len())
+            .find(|&i| s.cands.dest(graded.candidates[i]) == [2, 1, 3])
+            .unwrap();
+        assert!(graded.gap[twin] < 0.0 && graded.within_noise[twin]);
+    }
+
+    #[test]
+    fn a_leader_the_fresh_rollouts_do_not_confirm_is_valued_by_them() {
+        // 9h to the top (5s middle, 2c thrown), 16 rollouts: the race puts 9h to the bottom
+        // with 5s to the middle ahead beyond 2 SE, but the fresh rollouts measuring the pair
+        // again value the play made at least as high, so it stays the best play.  The
+        // leader is then valued by those fresh rollouts (its race estimate was the highest
+        // of many noisy ones, biased up), below the best, its gap recomputed here.
+        let rules = Rules::pineapple_progressive();
+        let g = game(&rules);
+        let s = Setup::new(&g, &flush_draw(vec![115, 9, 1, 1], [0, 3, 1])).unwrap();
+        let graded = grade(&s, 16);
+        let (best, chosen) = (graded.best, graded.chosen);
+        assert_eq!((best, graded.loss), (chosen, 0.0));
+        let leader = (0..graded.candidates.len())
+            .find(|&i| s.cands.dest(graded.candidates[i]) == [2, 3, 1])
+            .unwrap();
+        let rows = [graded.candidates[chosen], graded.candidates[leader]];
+        let race = diffs(&s.simulate(&rows, 0, 0, 16));
+        assert!(mean(&race) < -TIE * se_of(&race), "the race's leader");
+        let n = graded.rollouts[leader] as usize;
+        assert!(n > 16 && graded.rollouts[chosen] as usize == n);
+        let fresh = s.simulate(&rows, 1, 0, n);
+        let d = diffs(&fresh);
+        assert!((graded.gap[leader] - mean(&d)).abs() < 1e-9 && mean(&d) >= 0.0);
+        assert!((graded.gap_se[leader] - se_of(&d)).abs() < 1e-9);
+        assert!(graded.within_noise[leader]);
+        assert!((graded.ev[leader] - mean(fresh.total_of(1))).abs() < 1e-9);
+        assert!((graded.ev[best] - mean(fresh.total_of(0))).abs() < 1e-9);
+        assert!(graded.ev[leader] <= graded.ev[best]);
     }
 
     fn flush(chosen: [i64; 3]) -> Position {

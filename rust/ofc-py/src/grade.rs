@@ -119,6 +119,23 @@ impl StreetGrade {
         PyArray1::from_slice(py, &self.inner.rollouts)
     }
 
+    /// Each candidate's measured paired gap behind the best play (negative: measured above
+    /// it, within the noise), its SE, and whether it is within the noise of the best.
+    #[getter]
+    fn gap<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, &self.inner.gap)
+    }
+
+    #[getter]
+    fn gap_se<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, &self.inner.gap_se)
+    }
+
+    #[getter]
+    fn within_noise<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        PyArray1::from_slice(py, &self.inner.within_noise)
+    }
+
     #[getter]
     fn chosen(&self) -> usize {
         self.inner.chosen
