@@ -171,3 +171,38 @@ def test_the_stamp_keeps_only_what_differs_per_player() -> None:
     listed = with_player(None, {"rollouts": 8}, "a")
     assert settings_of(listed, "b") is None
     assert with_player(listed, {"rollouts": 4}, "b")["players"] == ["a", "b"]
+
+
+def test_grading_one_player_keeps_grades_an_older_grader_made(
+    replayed: Path, tmp_path: Path
+) -> None:
+    """Every dataset graded before version 7 holds files without the newer columns (the
+    candidates' gaps, the decisions' rivals): keeping the others' rows beside one player's
+    new grades failed with "Schema at index 1 was different".  They are kept, null in the
+    columns their grader did not write, and read as that grader's (graded again when
+    asked for)."""
+    copy = _copy(replayed, tmp_path)
+    me, other = _two_players(copy)
+    newer = {
+        "grades": [
+            c
+            for c in pq.read_schema(Dataset(copy).files("grades")[0]).names
+            if c.startswith("rival_")
+        ],
+        "grade_candidates": ["gap", "gap_se", "within_noise"],
+    }
+    for table, columns in newer.items():
+        for path in Dataset(copy).files(table):
+            stored = pq.read_table(path)
+            metadata = dict(stored.schema.metadata or {})
+            if b"ofc_stats.grader" in metadata:
+                stamp = json.loads(metadata[b"ofc_stats.grader"])
+                stamp["version"] -= 1
+                metadata[b"ofc_stats.grader"] = json.dumps(stamp).encode()
+            pq.write_table(stored.drop_columns(columns).replace_schema_metadata(metadata), path)
+    _grade(copy, "--player", me)
+    grades = _rows(copy, "grades")
+    assert set(grades["player"]) == set(_rows(replayed, "grades")["player"])
+    assert grades.loc[grades["player"] == other, "rival_play"].isna().all()
+    assert grades.loc[grades["player"] == me, "rival_play"].notna().any()
+    assert grade_dataset(copy, GradeOptions(rollouts=8, player=other)).batches == 1  # older

@@ -271,6 +271,15 @@ def _drop_seats(table: pa.Table, seats: set[tuple[str, int]]) -> pa.Table:
     return table.filter(pa.array(keep, pa.bool_()))
 
 
+def _older(stored: pa.Schema, today: pa.Schema) -> pa.Schema:
+    """``stored``'s columns with today's types where both have them (a file of an older
+    grader keeps the columns it has)."""
+    return pa.schema(
+        [today.field(f.name) if f.name in today.names else f for f in stored],
+        metadata=stored.metadata,
+    )
+
+
 def _merge(
     dataset: Dataset, batch: str, options: GradeOptions, tables: dict[str, pa.Table]
 ) -> tuple[dict[str, pa.Table], bytes]:
@@ -288,7 +297,11 @@ def _merge(
     out = {}
     for name, table in tables.items():
         old = pq.read_table(dataset.batch_file(name, batch)).replace_schema_metadata(None)
-        out[name] = pa.concat_tables([_drop_seats(old, new_seats), table])
+        kept = _drop_seats(old, new_seats).cast(_older(old.schema, table.schema))
+        # Grades of an older grader lack its newer columns: null there, in today's layout.
+        out[name] = pa.concat_tables([kept, table], promote_options="default").select(
+            table.column_names
+        )
     return out, json.dumps(merged, sort_keys=True).encode()
 
 
