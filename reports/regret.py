@@ -459,7 +459,9 @@ def build(scope: Scope) -> Report:
             # With no leak, the close calls are what there is to look at: in the same note,
             # so the summary carries them.
             report.notes.append(
-                f"No decision of yours lost expected points against the grader's best {over}"
+                "No decision of yours lost expected points beyond the grader's noise "
+                f"{over}: each was its best play or within 2 SE of it, which its rollouts "
+                "cannot tell apart"
                 + (f" ({plural(tied, 'tied decision')}, not leaks)." if tied else ".")
                 + (f" {close_note}" if close_note else "")
             )
@@ -524,11 +526,21 @@ def build(scope: Scope) -> Report:
         report.captions["by_decision"] += (
             "; mainly lost to: the part of each decision's expected loss that dominated it"
         )
-    worst = graded.sort_values("loss", ascending=False).head(MISTAKES)
+    # Only decisions that lost expected points: a best play, or one within the noise of
+    # it (loss 0), is no mistake, however many there are to fill the table with.
+    lost = graded[graded["loss"].fillna(0) > 0]
+    worst = lost.sort_values("loss", ascending=False).head(MISTAKES)
     worst = worst.assign(street=worst["street"] + 1)
     report.tables["biggest_mistakes"] = worst[
         ["hand_key", "played_at", "kind", "street", "chosen_play", "best_play", "loss", "loss_se"]
     ].reset_index(drop=True)
+    report.captions["biggest_mistakes"] = (
+        f"the {plural(len(worst), 'decision')} that lost the most expected points, of "
+        f"{len(lost):,} that lost any"
+        if len(lost)
+        else "none: no graded decision lost expected points (each was the best play or "
+        "within 2 SE of it)"
+    )
     report.hands.add("biggest_mistakes")  # each mistake opens its hand in the replayer
     keys = worst["hand_key"].tolist()
     if "close_calls" in report.tables:

@@ -282,6 +282,11 @@ def test_the_regret_report(small: Path) -> None:
     assert report.notes[-1].endswith("against the best legal play.")
     mistakes = report.tables["biggest_mistakes"]
     assert mistakes["loss"].is_monotonic_decreasing
+    # Only decisions that lost (a new user's hero had 15 rows of loss 0: "best = chosen").
+    mine = grades(small)
+    lost = mine[(mine["player"] == player) & (mine["loss"].fillna(0) > 0)]
+    assert (mistakes["loss"] > 0).all() and len(mistakes) == min(15, len(lost))
+    assert (mine.loc[mine["player"] == player, "loss"].fillna(0) == 0).any()  # the premise
     # every mistake and close call links to its hand in the replayer
     assert "biggest_mistakes" in report.hands
     calls = report.tables.get("close_calls", pd.DataFrame({"hand_key": []}))
