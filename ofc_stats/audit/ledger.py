@@ -384,6 +384,28 @@ def _stamped(dataset: Dataset, batch: str, table: pa.Table, fingerprint: str) ->
     return table.replace_schema_metadata({LEDGER_KEY: json.dumps(stamp)})
 
 
+def _store_stale(
+    dataset: Dataset,
+    fingerprint: str,
+    price: Callable[[str], pa.Table],
+    say: Callable[[str], None] | None = None,
+) -> None:
+    """Under the lock: each batch whose ledger file is missing or stale priced by ``price``
+    and stored, a commit every :data:`COMMIT_ROWS` rows (memory follows the batch), the
+    files of batches gone removed with the last commit."""
+    with dataset.locked():
+        stale, orphans = _stale(dataset, fingerprint)
+        parts: dict[str, pa.Table] = {}
+        for number, batch in enumerate(stale, 1):
+            if say is not None:
+                say(PRICING_BATCH.format(number=number, batches=len(stale)))
+            parts[batch] = _stamped(dataset, batch, price(batch), fingerprint)
+            if sum(part.num_rows for part in parts.values()) >= COMMIT_ROWS:
+                _commit(dataset, parts)
+                parts = {}
+        _commit(dataset, parts, orphans)
+
+
 def store_ledger(data: OfcData, table: pa.Table) -> bool:
     """Write ``table`` (every seat the room paid) as the dataset's ledger, one file per
     import batch, and show it; False (the ledger shown from memory only) when this process
@@ -429,18 +451,13 @@ def store_priced(
     dataset = Dataset(data.root)
     fingerprint = _fingerprint(_paid_words(data, words))
     expected = _Expected.of(money.seats)
+
+    def price(batch: str) -> pa.Table:
+        paid = data.arrow(BATCH_PAID_SQL.format(**_batch_files(dataset, batch)))
+        return _priced(paid, expected, words).cast(LEDGER_SEATS)
+
     try:
-        with dataset.locked():
-            stale, orphans = _stale(dataset, fingerprint)
-            parts: dict[str, pa.Table] = {}
-            for batch in stale:
-                paid = data.arrow(BATCH_PAID_SQL.format(**_batch_files(dataset, batch)))
-                table = _priced(paid, expected, words).cast(LEDGER_SEATS)
-                parts[batch] = _stamped(dataset, batch, table, fingerprint)
-                if sum(part.num_rows for part in parts.values()) >= COMMIT_ROWS:
-                    _commit(dataset, parts)
-                    parts = {}
-            _commit(dataset, parts, orphans)
+        _store_stale(dataset, fingerprint, price)
     except (DatasetError, DatasetLocked, OSError):  # busy or read-only: shown, not stored
         data.reload_ledger(priced_seats(data, money, holdouts, files=files))
         return False
@@ -515,18 +532,12 @@ def price_batches(data: OfcData, progress: Callable[[str], None] | None = None) 
         data.connection.unregister(KEYS_TABLE)
     words = rule_words(money, unchecked=SAMPLED)
     fingerprint = _fingerprint(words)
+
+    def price(batch: str) -> pa.Table:
+        return _price_batch(data, dataset, batch, money, words)
+
     try:
-        with dataset.locked():
-            stale, orphans = _stale(dataset, fingerprint)
-            parts: dict[str, pa.Table] = {}
-            for number, batch in enumerate(stale, 1):
-                say(PRICING_BATCH.format(number=number, batches=len(stale)))
-                table = _price_batch(data, dataset, batch, money, words)
-                parts[batch] = _stamped(dataset, batch, table, fingerprint)
-                if sum(part.num_rows for part in parts.values()) >= COMMIT_ROWS:
-                    _commit(dataset, parts)
-                    parts = {}
-            _commit(dataset, parts, orphans)
+        _store_stale(dataset, fingerprint, price, say)
     except (DatasetError, DatasetLocked, OSError):  # busy or read-only: shown, not stored
         return False
     data.reload_ledger()
