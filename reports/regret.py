@@ -167,6 +167,20 @@ def confirmed(realised: float, se: float) -> bool:
     return bool(se == se and realised > CLEAR * se)
 
 
+def replay_note(replays: pd.DataFrame) -> str:
+    """The summary's line on the replay: claimed against realised over every replayed seat;
+    where the advice never played otherwise, that, not "+0 ± 0 … claims 0 ± 0 lost"."""
+    every = replay_by_street(replays).iloc[0]
+    over = f"Replayed on your own cards over {plural(int(every['seats']), 'hand')}, "
+    if replays["first_deviation"].isna().all():
+        return over + "the grader's advice never played otherwise than you: no gain to realise."
+    return (
+        f"{over}the grader's advice realised {100 * every['realised_per_seat']:+.0f} ± "
+        f"{100 * every['realised_se']:.0f} points per 100 hands against your play, where it "
+        f"claims {100 * every['claimed_per_seat']:.0f} ± {100 * every['claimed_se']:.0f} lost."
+    )
+
+
 def replay_by_street(replays: pd.DataFrame) -> pd.DataFrame:
     """Claimed against realised, per replayed seat (one hand), by the street the advice first
     deviated (every replayed seat, and those where it never did).
@@ -482,14 +496,7 @@ def build(scope: Scope) -> Report:
                 "advice won over you playing your own cards against the opponents' real final "
                 "boards (their plays kept as they were); confirmed: realised beyond 2 SE"
             )
-            every = table.iloc[0]
-            report.notes.append(
-                f"Replayed on your own cards over {plural(int(every['seats']), 'hand')}, the "
-                f"grader's advice realised {100 * every['realised_per_seat']:+.0f} ± "
-                f"{100 * every['realised_se']:.0f} points per 100 hands against your play, "
-                f"where it claims {100 * every['claimed_per_seat']:.0f} ± "
-                f"{100 * every['claimed_se']:.0f} lost."
-            )
+            report.notes.append(replay_note(replays))
             confirmed_streets = {
                 row["first_deviation"] for row in table.to_dict("records") if row["confirmed"]
             }
