@@ -58,8 +58,10 @@ from ofc_stats.grade.replay import (
 )
 from ofc_stats.grade.run import (
     REPLAY_KEY,
+    drop_seats,
     read_stamp,
     same_settings,
+    seat_keys,
     settings_of,
     with_player,
 )
@@ -229,12 +231,7 @@ def replay_batch(
     stamp = stored_stamp(dataset, batch) if options.player is not None else None
     if stamp is not None:  # other players' replays are kept, whatever they were made with
         old = pq.read_table(dataset.batch_file("replays", batch)).replace_schema_metadata(None)
-        new = set(zip(table["hand_key"].to_pylist(), table["seat"].to_pylist(), strict=True))
-        keep = [
-            (k, s) not in new
-            for k, s in zip(old["hand_key"].to_pylist(), old["seat"].to_pylist(), strict=True)
-        ]
-        table = pa.concat_tables([old.filter(pa.array(keep, pa.bool_())), table])
+        table = pa.concat_tables([drop_seats(old, seat_keys(table)), table])
     merged = with_player(stamp, _settings(options, data_worth), options.player)
     metadata = {REPLAY_KEY: json.dumps(merged, sort_keys=True).encode()}
     table = table.replace_schema_metadata(metadata)

@@ -259,11 +259,13 @@ def stored_settings(root: str | Path, player: str | None) -> tuple[int, int] | N
     return seen.most_common(1)[0][0] if seen else None
 
 
-def _seat_keys(table: pa.Table) -> set[tuple[str, int]]:
+def seat_keys(table: pa.Table) -> set[tuple[str, int]]:
+    """The (hand_key, seat) of every row: what a player's new rows replace."""
     return set(zip(table["hand_key"].to_pylist(), table["seat"].to_pylist(), strict=True))
 
 
-def _drop_seats(table: pa.Table, seats: set[tuple[str, int]]) -> pa.Table:
+def drop_seats(table: pa.Table, seats: set[tuple[str, int]]) -> pa.Table:
+    """``table`` without the rows of ``seats`` (:func:`seat_keys`)."""
     keep = [
         (key, seat) not in seats
         for key, seat in zip(table["hand_key"].to_pylist(), table["seat"].to_pylist(), strict=True)
@@ -293,11 +295,11 @@ def _merge(
     merged = with_player(stamp, settings, options.player)
     if stamp is None:
         return tables, json.dumps(merged, sort_keys=True).encode()
-    new_seats = _seat_keys(tables["grades"])
+    new_seats = seat_keys(tables["grades"])
     out = {}
     for name, table in tables.items():
         old = pq.read_table(dataset.batch_file(name, batch)).replace_schema_metadata(None)
-        kept = _drop_seats(old, new_seats).cast(_older(old.schema, table.schema))
+        kept = drop_seats(old, new_seats).cast(_older(old.schema, table.schema))
         # Grades of an older grader lack its newer columns: null there, in today's layout.
         out[name] = pa.concat_tables([kept, table], promote_options="default").select(
             table.column_names
@@ -322,7 +324,7 @@ def _stale_replays(
     if options.player is None:
         table, left = table.slice(0, 0), {**_main(stamp), "players": []}
     else:
-        table = _drop_seats(table, _seat_keys(grades))
+        table = drop_seats(table, seat_keys(grades))
         players = stamp.get("players")
         if players is None:  # every seat was replayed: now those of the rows left
             players = sorted(set(table["player"].to_pylist()))

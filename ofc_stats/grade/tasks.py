@@ -10,7 +10,6 @@ on the threads or on what else the chunk held.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -82,10 +81,6 @@ class GradeOptions:
         if self.fantasy is not None:
             out["fantasy_values"] = {name: list(values) for name, values in self.fantasy}
         return out
-
-    def stamp(self, players: list[str] | None) -> bytes:
-        """The grades file's metadata; ``players`` None means every seat is graded."""
-        return json.dumps({**self.grader(), "players": players}, sort_keys=True).encode()
 
 
 def play_text(dealt: tuple[int, ...], dest: tuple[int, ...] | list[int]) -> str:
