@@ -261,12 +261,6 @@ class _Expected:
         return out
 
 
-def _expected(seats: pd.DataFrame, ids: npt.NDArray[np.int64], seat: npt.NDArray[np.int64]) -> Any:
-    """What the rules give each (hand id, seat), the first of ``seats``' rows for it; NaN
-    for a seat the rules did not price (its hand not scored)."""
-    return _Expected.of(seats).at(ids, seat)
-
-
 def _results_stamp(dataset: Dataset, batch: str) -> str:
     """The batch's results file as its ledger was priced from (size and time: a recompute
     or a forget writes a new file); "" before the batch is scored."""
@@ -414,20 +408,16 @@ def store_ledger(data: OfcData, table: pa.Table) -> bool:
     writes its own batch's file); under other rules, every batch's."""
     dataset = Dataset(data.root)
     fingerprint = _fingerprint(_table_words(table))
+    ids = np.asarray(table["hand_id"].to_numpy(), np.int64)
+    order = np.argsort(ids, kind="stable")
+
+    def part(batch: str) -> pa.Table:  # the batch's rows of the table, by its hand ids
+        low, high = hand_id_range(dataset.batch_file("hands", batch))
+        at = order[np.searchsorted(ids[order], low) : np.searchsorted(ids[order], high, "right")]
+        return table.take(pa.array(np.sort(at))).cast(LEDGER_SEATS)
+
     try:
-        with dataset.locked():
-            stale, orphans = _stale(dataset, fingerprint)
-            ids = np.asarray(table["hand_id"].to_numpy(), np.int64)
-            order = np.argsort(ids, kind="stable")
-            parts = {}
-            for batch in stale:
-                low, high = hand_id_range(dataset.batch_file("hands", batch))
-                at = order[
-                    np.searchsorted(ids[order], low) : np.searchsorted(ids[order], high, "right")
-                ]
-                part = table.take(pa.array(np.sort(at))).cast(LEDGER_SEATS)
-                parts[batch] = _stamped(dataset, batch, part, fingerprint)
-            _commit(dataset, parts, orphans)
+        _store_stale(dataset, fingerprint, part)
     except (DatasetError, DatasetLocked, OSError):  # busy or read-only: shown, not stored
         data.reload_ledger(table)
         return False
