@@ -14,7 +14,7 @@ evidence.  It also tries what such a field could measure instead
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -207,6 +207,12 @@ class _Tally:
             tried=tried,
             change_is_points=float(self.changed / max(self.with_previous, 1)),
         )
+
+
+def rooms_measuring(verdicts: Iterable[FieldVerdict]) -> frozenset[str]:
+    """The rooms whose points field is the hand's points (a loser paid by the room's wrong
+    points there is no short stack: :func:`~ofc_stats.audit.money.expected_money`)."""
+    return frozenset(v.room for v in verdicts if v.measures)
 
 
 def field_verdicts(data: OfcData, hands: str | None = None) -> list[FieldVerdict]:

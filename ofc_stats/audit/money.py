@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ofc_stats.audit.chunks import table_shares
-from ofc_stats.audit.fields import field_verdicts
+from ofc_stats.audit.fields import field_verdicts, rooms_measuring
 from ofc_stats.audit.money_seats import money_seats  # MONEY_SQL's rows, at less memory
 from ofc_stats.payouts.rake import MODES, rake_taken, rounded
 from ofc_stats.payouts.room_rules import RoomRules
@@ -453,7 +453,7 @@ def points_field_rooms(data: OfcData, hands: str | None = None) -> frozenset[str
     """The rooms whose ``result`` field is the hand's points, by their field verdicts
     (:func:`~ofc_stats.audit.fields.field_verdicts`), of the hands in table ``hands``
     (all of them without it)."""
-    return frozenset(v.room for v in field_verdicts(data, hands) if v.measures)
+    return rooms_measuring(field_verdicts(data, hands))
 
 
 def _money(seats: pd.DataFrame, rooms: list[RoomTally], fields: frozenset[str]) -> RoomMoney:

@@ -41,7 +41,13 @@ from ofc_stats.audit.explain import (
     royalty_text,
     unchecked_text,
 )
-from ofc_stats.audit.fields import FieldVerdict, MoneyVerdict, field_verdicts, money_verdicts
+from ofc_stats.audit.fields import (
+    FieldVerdict,
+    MoneyVerdict,
+    field_verdicts,
+    money_verdicts,
+    rooms_measuring,
+)
 from ofc_stats.audit.holdout import CRITERION, Holdout, holdout
 from ofc_stats.audit.money import MoneyRules, Rake, room_money
 from ofc_stats.audit.money_rows import follow_points, money_rows
@@ -245,7 +251,7 @@ def audit(
         step(1)
         begin(next(stages))
         # where `result` is the hand's points, a loser paid by wrong points is no short stack
-        fields = frozenset(v.room for v in verdicts if v.measures)
+        fields = rooms_measuring(verdicts)
         room = room_money(scored, money_rules, points_rooms=fields)
         begin(next(stages))
         holdouts: tuple[Holdout, ...] = ()
