@@ -167,12 +167,14 @@ def confirmed(realised: float, se: float) -> bool:
     return bool(se == se and realised > CLEAR * se)
 
 
-def replay_note(replays: pd.DataFrame) -> str:
-    """The summary's line on the replay: claimed against realised over every replayed seat;
-    where the advice never played otherwise, that, not "+0 ± 0 … claims 0 ± 0 lost"."""
-    every = replay_by_street(replays).iloc[0]
+def replay_note(table: pd.DataFrame) -> str:
+    """The summary's line on the replay (:func:`replay_by_street`'s table): claimed against
+    realised over every replayed seat; where the advice never played otherwise, that, not
+    "+0 ± 0 … claims 0 ± 0 lost"."""
+    every = table.iloc[0]
     over = f"Replayed on your own cards over {plural(int(every['seats']), 'hand')}, "
-    if replays["first_deviation"].isna().all():
+    never = table.loc[table["first_deviation"] == "never deviated", "seats"]
+    if int(never.iloc[0]) == int(every["seats"]):
         return over + "the grader's advice never played otherwise than you: no gain to realise."
     return (
         f"{over}the grader's advice realised {100 * every['realised_per_seat']:+.0f} ± "
@@ -496,7 +498,7 @@ def build(scope: Scope) -> Report:
                 "advice won over you playing your own cards against the opponents' real final "
                 "boards (their plays kept as they were); confirmed: realised beyond 2 SE"
             )
-            report.notes.append(replay_note(replays))
+            report.notes.append(replay_note(table))
             confirmed_streets = {
                 row["first_deviation"] for row in table.to_dict("records") if row["confirmed"]
             }

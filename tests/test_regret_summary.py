@@ -220,14 +220,14 @@ def test_the_replay_line_of_advice_that_never_deviated_says_so() -> None:
     every seat.  One seat that deviated: realised -43.81 / 3 seats = -14.60 a seat, SE of
     (-43.81, 0, 0) = 14.60, claimed 2 / 3 = 0.67 (SE 0.67), per 100 hands."""
     never = pd.DataFrame({"first_deviation": [None, None], "gain": [0.0, 0.0], "claimed": [0, 0]})
-    assert regret.replay_note(never) == (
+    assert regret.replay_note(regret.replay_by_street(never)) == (
         "Replayed on your own cards over 2 hands, the grader's advice never played otherwise "
         "than you: no gain to realise."
     )
     once = pd.DataFrame(
         {"first_deviation": [1, None, None], "gain": [-43.81, 0.0, 0.0], "claimed": [2.0, 0, 0]}
     )
-    assert regret.replay_note(once) == (
+    assert regret.replay_note(regret.replay_by_street(once)) == (
         "Replayed on your own cards over 3 hands, the grader's advice realised -1460 ± 1460 "
         "points per 100 hands against your play, where it claims 67 ± 67 lost."
     )
