@@ -17,6 +17,7 @@ from ofc_stats.engine.board import Board
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.scoring import score_board, score_hand
 from ofc_stats.engine.timeout import Street, forced_street, timeout_streets
+from ofc_stats.errors import OfcError
 from ofc_stats.records import HandRecord, Quarantined, SeatRecord, builder, validate_hand
 from ofc_stats.sim.tables import Player, Style, TableSpec, play_hands
 from parsers.open_format import dumps
@@ -278,6 +279,20 @@ def test_simulate_app_json_imports_without_loss(tmp_path) -> None:  # type: igno
     )
     summary = import_paths([out], tmp_path / "data")
     assert (summary.stored, summary.quarantined) == (60, 0)
+
+
+def test_a_stack_in_the_apps_json_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The apps' JSON has no stack field: a seat capped at 30 that owes 31 would be written
+    as -30 and audited against the uncapped -31, a room error the room never made."""
+    from ofc_stats.sim.rooms import write_simulation
+
+    out = tmp_path / "sim.jsonl"
+    with pytest.raises(OfcError, match="records none"):
+        write_simulation(
+            out, 60, get_ruleset("pineapple-progressive"), output_format="app-json", seats=3,
+            stack=30.0,
+        )  # fmt: skip
+    assert not out.exists()
 
 
 def test_fantasy_setter_with_jokers_keeps_them_and_never_fouls() -> None:

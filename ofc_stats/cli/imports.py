@@ -257,7 +257,12 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
     show_default=True,
     help="Share of streets the room places on a timeout.",
 )
-@click.option("--stack", type=Finite(), default=None, help="Points each player brings (caps).")
+@click.option(
+    "--stack",
+    type=Finite(),
+    default=None,
+    help="Points each player brings (caps; the open format only: the apps' JSON has none).",
+)
 @click.option(
     "--out",
     type=click.Path(dir_okay=False),

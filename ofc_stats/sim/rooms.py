@@ -387,6 +387,14 @@ def write_simulation(
 
     players = options.get("players", 9)
     check_options(ruleset, int(options.get("seats", 0)), int(players))  # type: ignore[call-overload]
+    if output_format == "app-json" and options.get("stack") is not None:
+        # The apps' JSON has no stack field: points capped by a stack the file does not
+        # show would read as the room's errors in every audit of it.
+        raise OfcError(
+            "a stack cannot be simulated in the apps' JSON: it records none, so points capped"
+            " by one would read as the room's errors; give the room's money stack (money_stack"
+            " in the ruleset's [room] table) or write the open format"
+        )
     if run is None:
         run = run_name(out, hands, ruleset, output_format, **options)
     out = Path(out)
