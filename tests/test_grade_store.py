@@ -464,3 +464,24 @@ def test_a_fantasyland_set_reads_as_the_solvers_when_it_holds_the_same_cards() -
     chosen, best_text = table["chosen_play"][0].as_py(), table["best_play"][0].as_py()
     assert chosen == best_text, (chosen, best_text)
     assert table["loss"][0].as_py() == 0.0
+
+
+def test_a_player_is_found_by_name_or_by_the_rooms_id(small: Path) -> None:
+    """A seat is the player's by stored name or by the room's player id (one rule for the
+    grade run and the stored-grade summary: ``players_seats``): naming the player by id
+    reads exactly the decisions naming them by name reads, and none of another seat."""
+    dataset = Dataset(small)
+    batch = dataset.batches()[0]
+    hands, seats, placements = (
+        pq.read_table(dataset.batch_file(n, batch)) for n in ("hands", "seats", "placements")
+    )
+    ids = pa.array([f"id-{name}" for name in seats["player"].to_pylist()])
+    seats = seats.set_column(seats.schema.get_field_index("player_id"), "player_id", ids)
+    name = seats["player"][0].as_py()
+    by_name = read_positions(hands, seats, placements, get_ruleset, player=name).decisions
+    by_id = read_positions(hands, seats, placements, get_ruleset, player=f"id-{name}").decisions
+    assert by_name and by_name == by_id
+    assert {d.player for d in by_id} == {name}
+    everyone = read_positions(hands, seats, placements, get_ruleset).decisions
+    assert len(everyone) > len(by_id)
+    assert not read_positions(hands, seats, placements, get_ruleset, player="nobody").decisions

@@ -127,7 +127,7 @@ def grade_command(
                     data, options, force=force, workers=workers, progress=advance, planned=planned
                 )
         if options.player is not None and summary.player is None:  # Spark: not counted yet
-            summary.mine(data, options)
+            summary.mine(data, options.player, options)
         for line in summary.lines():
             say_lines(line)
         if replay:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ofc_stats.engine.board import DESTINATIONS, DISCARD_CODE, ROW_SIZES, ROW_SLICES
 from ofc_stats.engine.rules import Ruleset
@@ -90,9 +91,16 @@ SEAT_COLUMNS = [
 PLACEMENT_COLUMNS = ["hand_id", "seat", "street", "card", "destination"]  # as stored (schema 5)
 
 
-def _is(seat: Row, player: str) -> bool:
-    """A seat is the player's by stored name or by the room's player id."""
-    return bool(seat["player"] == player or seat["player_id"] == player)
+def players_seats(seats: pa.Table, player: str) -> pa.ChunkedArray:
+    """Which of ``seats`` are ``player``'s: by stored name or by the room's player id.
+
+    >>> seats = pa.table({"player": ["Ann", "Bo", None], "player_id": ["7", None, "Ann"]})
+    >>> players_seats(seats, "Ann").to_pylist()
+    [True, False, True]
+    """
+    by_name = pc.fill_null(pc.equal(seats["player"], player), False)
+    by_id = pc.fill_null(pc.equal(seats["player_id"], player), False)
+    return pc.or_(by_name, by_id)
 
 
 def _board(rows: list[list[int]]) -> tuple[int, ...]:
@@ -121,12 +129,15 @@ def read_positions(
     for key, seat, street, card, dest in zip(*columns, destinations, strict=True):
         moves[(key, seat)].append((street, card, codes.get(dest, -1)))
     by_hand: dict[str, list[Row]] = defaultdict(list)
-    for row in seats.select(SEAT_COLUMNS).to_pylist():
+    rows = seats.select(SEAT_COLUMNS)
+    mine = [True] * len(rows) if player is None else players_seats(rows, player).to_pylist()
+    for row, is_mine in zip(rows.to_pylist(), mine, strict=True):
+        row["mine"] = is_mine
         by_hand[row["hand_key"]].append(row)
     rulesets: dict[str, Ruleset | None] = {}
     for key, name in zip(hands["hand_key"].to_pylist(), hands["ruleset"].to_pylist(), strict=True):
         seated = sorted(by_hand.get(key, []), key=lambda s: int(s["seat"]))
-        if player is not None and not any(_is(s, player) for s in seated):
+        if not any(s["mine"] for s in seated):
             continue
         out.hands += 1
         if name not in rulesets:
@@ -152,7 +163,7 @@ def _hand(
 ) -> None:
     streets = ruleset.variant.streets
     for position, seat in enumerate(seated):
-        if player is not None and not _is(seat, player):
+        if not seat["mine"]:
             continue
         number = int(seat["seat"])
         if seat["in_fantasy"]:

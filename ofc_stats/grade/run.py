@@ -30,6 +30,7 @@ from ofc_stats.grade.position import (
     SEAT_COLUMNS,
     Decision,
     Positions,
+    players_seats,
     read_positions,
 )
 from ofc_stats.grade.tasks import (
@@ -84,11 +85,11 @@ class GradeSummary:
         self.sets += sets.num_rows
         self.sets_loss += float(pc.sum(sets["loss"]).as_py() or 0.0)
 
-    def mine(self, root: str | Path, options: GradeOptions) -> None:
-        """Take ``options.player``'s stored grades in every batch as the rates to print."""
-        self.player = options.player
+    def mine(self, root: str | Path, player: str, options: GradeOptions) -> None:
+        """Take ``player``'s stored grades in every batch as the rates to print."""
+        self.player = player
         self.settings = f"{plural(options.rollouts, 'rollout')}, seed {options.seed}"
-        self.stored = player_grades(Dataset(root), options)
+        self.stored = player_grades(Dataset(root), player)
 
     def lines(self) -> list[str]:
         stored = self.stored
@@ -134,8 +135,8 @@ class GradeSummary:
         return out
 
 
-def player_grades(dataset: Dataset, options: GradeOptions) -> GradeSummary:
-    """``options.player``'s stored grades over every batch, counted as a grade run counts."""
+def player_grades(dataset: Dataset, player: str) -> GradeSummary:
+    """``player``'s stored grades over every batch, counted as a grade run counts."""
     out = GradeSummary()
     for batch in dataset.batches():
         if stored_stamp(dataset, batch) is None:
@@ -143,10 +144,7 @@ def player_grades(dataset: Dataset, options: GradeOptions) -> GradeSummary:
         seats = pq.read_table(
             dataset.batch_file("seats", batch), columns=["hand_key", "seat", "player", "player_id"]
         )
-        player = options.player
-        seats = seats.filter(
-            pc.or_kleene(pc.equal(seats["player"], player), pc.equal(seats["player_id"], player))
-        )
+        seats = seats.filter(players_seats(seats, player))
         grades = pq.read_table(
             dataset.batch_file("grades", batch), columns=["hand_key", "seat", "kind", "loss"]
         )
@@ -388,7 +386,7 @@ def grade_dataset(
         summary.skipped.update(graded.positions.skipped)
     summary.seconds = time.perf_counter() - started
     if options.player is not None:
-        summary.mine(root, options)
+        summary.mine(root, options.player, options)
     return summary
 
 
