@@ -134,14 +134,3 @@ def _csv_value(value: Any) -> str:
     if type(value).__name__ in ("NAType", "NaTType"):  # pandas' missing values
         return ""
     return str(csv_cell(value))
-
-
-def csv_frame(frame: Any) -> Any:
-    """A copy of a pandas DataFrame whose text cells are :func:`csv_cell` (numbers stay numbers)."""
-    out = frame.copy()
-    for column in out.columns:
-        if out[column].dtype == object or str(out[column].dtype) in ("string", "str"):
-            out[column] = out[column].map(csv_cell)
-    safe_names = [csv_cell(str(c)) if isinstance(c, str) else c for c in out.columns]
-    out.columns = safe_names
-    return out

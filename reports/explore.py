@@ -42,11 +42,6 @@ FROM {SEATS} s LEFT JOIN table_runs r USING (hand_id) {TABLE_ROYALTIES}
 ORDER BY {ORDER}
 """
 
-OPPONENTS_SQL = f"""
-SELECT hand_id, list(opponent ORDER BY opponent) AS names, list(points ORDER BY opponent) AS pts
-FROM {VERSUS} GROUP BY hand_id
-"""
-
 GRADED_SQL = f"""
 SELECT m.hand_id, sum(g.loss) AS loss
 FROM grades g JOIN (SELECT hand_id, hand_key, seat FROM {SEATS}) m

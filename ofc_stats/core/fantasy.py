@@ -32,8 +32,6 @@ from ofc_stats.engine.cards import format_cards
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import HandError
 
-MIN_CARDS, MAX_CARDS = 13, 18
-
 
 @dataclass(frozen=True)
 class FantasySet:

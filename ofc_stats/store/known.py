@@ -191,12 +191,6 @@ class KnownHands:
         """The batch being written is committed and indexed: the index answers for it now."""
         self.writing = None
 
-    def committed(self, batch: str, hands: pa.Table) -> None:
-        """The pending rows are now ``batch``, written and committed (its index built)."""
-        self.writing_batch(batch)
-        self.index_batch(batch, hands)
-        self.settled()
-
 
 def _among(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
     """Which of ``values`` are in ``sorted_values`` (np.isin that does not sort them again).
@@ -300,8 +294,3 @@ class KnownQuarantine:
 
     def settled(self) -> None:
         self.writing, self.written = None, set()
-
-    def committed(self, batch: str, table: pa.Table) -> None:
-        self.writing_batch(batch)
-        self.index_batch(batch, table)
-        self.settled()
