@@ -46,10 +46,7 @@ def _money(data: Path, shares: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Ro
     else:
         monkeypatch.setattr(chunks, "CHUNK_HANDS", {"whole": 10**9, "40 hands": 40}[shares])
     with open_dataset(data) as db:
-        # The simulated apps' room caps its `result` at stacks the apps' JSON does not
-        # record: judged as a points field, its short-stack hands are points errors and
-        # none is settled.  Judged as not one, its short stacks are (what is compared).
-        found = money.room_money(db, points_rooms=frozenset())
+        found = money.room_money(db)
         if not counted:
             counted.append(len(chunks.table_shares(db)))
     return found, counted[0]

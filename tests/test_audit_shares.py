@@ -26,6 +26,7 @@ from ofc_stats.audit.money_seats import money_seats
 from ofc_stats.audit.points import AUDIT_STAGES, AUDIT_STEPS, AuditReport, audit
 from ofc_stats.cli.options import stage_text
 from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.sim.rooms import write_simulation
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
@@ -53,10 +54,15 @@ def apps(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def simulated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Apps' JSON (money, short stacks at a 14-point stack) and the open format (timeouts
-    recorded) of one simulated room with a quarter of its hands corrupted."""
+    """Apps' JSON (money, short stacks: the room's money stack of 14, as the apps record
+    none) and the open format (a 14-point stack, timeouts recorded) of one simulated room
+    with a quarter of its hands corrupted."""
     folder = tmp_path_factory.mktemp("sim")
     paths = []
+    stacks: dict[str, dict[str, object]] = {
+        "app-json": {"room": RoomRules(money_stack=14.0)},
+        "open": {"stack": 14.0},
+    }
     for output_format, name in (("app-json", "sim.hh"), ("open", "sim.jsonl")):
         out = folder / name
         write_simulation(
@@ -68,9 +74,9 @@ def simulated(tmp_path_factory: pytest.TempPathFactory) -> Path:
             players=6,
             seed=11,
             room_errors=0.25,
-            stack=14.0,
             timeout_rate=0.05,
             rollouts=2,
+            **stacks[output_format],
         )
         paths.append(out)
     data = folder / "data"
