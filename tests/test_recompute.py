@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import ofc_stats
@@ -283,6 +284,9 @@ def test_fantasy_view_links_a_players_next_hand(tmp_path: Path) -> None:
     assert list(links["room_fantasy"][:2]) == [True, False]
     assert list(links["room_cards"][:2]) == [14, 0]
     assert links["next_hand_key"].iloc[2] is None or links["next_hand_key"].isna().iloc[2]
+    # The last hand has no next one: what the room dealt is unknown, not 0 cards (an
+    # analyst's `rules_cards <> room_cards` counted such rows as room errors).
+    assert pd.isna(links["room_fantasy"].iloc[2]) and pd.isna(links["room_cards"].iloc[2])
 
 
 def _children(pid: int) -> list[int]:

@@ -134,7 +134,8 @@ SELECT l.*,
        ELSE 'next' END AS next_link,
   date_diff('second', played_at, next_played_at) AS seconds_to_next,
   next_in_fantasy AS room_fantasy,
-  CASE WHEN next_in_fantasy THEN next_fantasy_cards ELSE 0 END AS room_cards,
+  CASE WHEN next_in_fantasy THEN next_fantasy_cards WHEN NOT next_in_fantasy THEN 0 END
+    AS room_cards,
   fantasy_stays OR fantasy_entry > 0 AS rules_fantasy,
   fantasy_next AS rules_cards
 FROM linked l LEFT JOIN tabled t USING (hand_key)
