@@ -218,6 +218,32 @@ def test_players_hero_on_a_dataset_without_hero_seats_says_so(tmp_path: Path) ->
     assert result.stdout == "(no hero seat is marked in this dataset; `players` lists everyone)\n"
 
 
+def test_players_hero_says_how_many_more_the_limit_left_out(tmp_path: Path) -> None:
+    """Defect: `players --hero` cut its list at --limit with no "… more" line (51 hero
+    accounts, 50 rows).  Three hero accounts (one hand each, each the hero of it) and a
+    fourth player never hero: --hero --limit 2 shows two and 1 more; without --hero, 2 more."""
+    from tests.builders import hand_record, seat_record, write_dataset
+
+    heroes = ["Ann", "Bea", "Cy"]
+    hands = [
+        hand_record(
+            i,
+            (
+                seat_record(0, name, "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah", hero=True),
+                seat_record(1, "Dan", "Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c"),
+            ),
+        )
+        for i, name in enumerate(heroes)
+    ]
+    data = str(write_dataset(tmp_path, hands))
+    hero = run("players", "--data", data, "--hero", "--limit", "2")
+    assert hero.exit_code == 0, hero.output
+    assert hero.stdout.splitlines()[-1] == "… 1 more; --limit N shows more"
+    everyone = run("players", "--data", data, "--limit", "2")
+    assert everyone.stdout.splitlines()[-1] == "… 2 more; --limit N shows more"
+    assert "more" not in run("players", "--data", data, "--hero").stdout
+
+
 def test_hand_id_reused_in_one_room_lists_what_tells_the_hands_apart(tmp_path: Path) -> None:
     """Two hands of room test, table T1, both room id 7, two minutes apart: the second
     is stored under hand_key~<fingerprint>; the id alone names neither."""

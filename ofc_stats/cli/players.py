@@ -28,6 +28,11 @@ SELECT person, count(*) AS accounts,
 FROM players GROUP BY person HAVING NOT $hero OR sum(hero_hands) > 0
 ORDER BY hands DESC, person LIMIT $limit
 """
+# Every person, and those the list would show without a limit.
+COUNT_SQL = """
+SELECT count(*), count(*) FILTER (WHERE NOT $hero OR hero_hands > 0)
+FROM (SELECT person, sum(hero_hands) AS hero_hands FROM players GROUP BY person)
+"""
 
 
 @click.group("players", invoke_without_command=True)
@@ -55,7 +60,7 @@ def players_command(ctx: click.Context, data: str, hero: bool, limit: int) -> No
             [str(t) for t in relation.types],
             relation.fetchall(),
         )
-        total = dataset.sql("SELECT count(DISTINCT person) FROM players").fetchall()[0][0]
+        total, listed = dataset.sql(COUNT_SQL, {"hero": hero}).fetchall()[0]
     if not rows:
         if hero and total:
             say("(no hero seat is marked in this dataset; `players` lists everyone)")
@@ -63,8 +68,8 @@ def players_command(ctx: click.Context, data: str, hero: bool, limit: int) -> No
             say("(no players: import some hands first)")
         return
     say_lines(text_table(list(columns), types, rows))
-    if total > len(rows) and not hero:
-        say(f"… {total - len(rows):,} more; --limit N shows more")
+    if listed > len(rows):
+        say(f"… {listed - len(rows):,} more; --limit N shows more")
 
 
 def _dataset_folder(ctx: click.Context, data: str) -> str:
