@@ -552,6 +552,10 @@ def test_forget_lets_a_plain_import_bring_back_the_hands_other_files_shared(
     # later counted duplicates after first was imported; early-copy's came before it
     assert (summary.hands, summary.reread) == (3, [str(later)])
     assert "1 file imported since counted duplicates" in " ".join(summary.lines())
+    # the file's row of `files` is an import record: "ledger row" read as the money ledger's
+    assert summary.lines()[0] == (
+        f"forgot {first}: 3 hands, 0 quarantine entries, 1 import record, from 1 batch"
+    )
     assert len(dataset.read("hands")) == 3
     again = import_paths([early, early_copy, later], data)
     assert (again.stored, again.duplicates) == (3, 2)  # 1-3 back; 4 and 5 still stored

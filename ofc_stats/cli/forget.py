@@ -13,10 +13,12 @@ from ofc_stats.cli.text import say
 @DATA_OPTION
 @click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
 def forget_command(targets: tuple[str, ...], data: str, wait: float) -> None:
-    """Remove every hand, quarantine entry and ledger row a file (or a batch id) brought in.
+    """Remove a file's (or a batch's) hands, quarantine entries and import records.
 
-    The dataset afterwards is the one that never imported it, so importing
-    the file again reads it anew (with another --format, say).
+    Every row about those hands goes with them (scores, grades, the audit's money
+    ledger); an import record is the file's row of `files`.  The dataset
+    afterwards is the one that never imported it, so importing the file again
+    reads it anew (with another --format, say).
     """
     from ofc_stats.store.forget import forget
 

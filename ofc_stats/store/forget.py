@@ -55,7 +55,7 @@ class ForgetSummary:
         lines = [
             f"forgot {self.target}: {counted(self.hands, 'hand')}, "
             f"{counted(self.quarantined, 'quarantine entry', 'quarantine entries')}, "
-            f"{counted(self.ledger, 'ledger row')}, "
+            f"{counted(self.ledger, 'import record')}, "
             f"from {counted(self.batches, 'batch', 'batches')}",
             "import the file again to read it anew",
         ]
