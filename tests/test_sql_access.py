@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 import ofc_stats
 from ofc_stats.cli import main
+from ofc_stats.errors import OfcError
 from ofc_stats.store.forget import forget
 from ofc_stats.store.importer import import_paths
 from parsers.open_format import dumps
@@ -49,7 +50,6 @@ def test_an_open_handle_sees_a_forget_and_an_import(two_files: Path) -> None:
         ("SELECT * FROM read_text('{out}/secret.txt')", "Permission Error"),
         ("ATTACH '{out}/other.db'", "ATTACH refused"),
         ("SET enable_external_access = true", "SET refused"),
-        ("SELECT 1; COPY (SELECT 1) TO '{out}/copied.csv'", "COPY refused"),
         ("CREATE TABLE t AS SELECT 1", "CREATE refused"),
     ],
 )
@@ -79,3 +79,31 @@ def test_without_read_only_sql_is_duckdb_as_the_user(two_files: Path, tmp_path: 
     )
     assert done.exit_code == 0, done.output
     assert target.read_text().split() == ["a", "1"]
+
+
+def test_a_copy_hidden_after_a_first_statement_is_refused(two_files: Path, tmp_path: Path) -> None:
+    """The CLI runs one statement a run; the read-only connection itself refuses a COPY
+    hidden after a harmless first statement (for Python callers)."""
+    query = f"SELECT 1; COPY (SELECT 1) TO '{tmp_path}/copied.csv'"
+    data = str(two_files / "data")
+    done = CliRunner().invoke(main, ["sql", "--read-only", "--data", data, query])
+    assert done.exit_code == 2 and "one statement at a time: this query holds 2" in done.output
+    with ofc_stats.open(data) as db:
+        db.read_only()
+        with pytest.raises(OfcError, match="COPY refused"):
+            db.sql(query)
+    assert not (tmp_path / "copied.csv").exists()
+
+
+def test_a_query_from_stdin_may_start_with_a_comment(two_files: Path) -> None:
+    """An analyst's find: "-- fouls\nselect ..." as QUERY reads as an option; `-` reads the
+    query from stdin.  An empty query and a name bound twice are refused, not ignored."""
+    data = str(two_files / "data")
+    piped = CliRunner().invoke(
+        main, ["sql", "--data", data, "-"], input="-- boards\nSELECT count(*) AS n FROM boards"
+    )
+    assert piped.exit_code == 0 and piped.output.split() == ["n", "18"], piped.output
+    empty = CliRunner().invoke(main, ["sql", "--data", data, "  -- nothing\n"])
+    assert empty.exit_code == 2 and "the query is empty" in empty.output
+    twice = CliRunner().invoke(main, ["sql", "--data", data, "SELECT $x", "-p", "x=1", "-p", "x=2"])
+    assert twice.exit_code == 2 and "$x is bound twice" in twice.output

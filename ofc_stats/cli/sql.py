@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
@@ -46,7 +47,49 @@ def _parameter(text: str) -> tuple[str, object]:
     try:
         return name, _convert(kind, value)
     except ValueError:
-        raise click.BadParameter(f"{text!r}: {value!r} is not a {kind}", param_hint="-p") from None
+        raise click.BadParameter(
+            f"{text!r}: {value!r} is not {KIND_NAMES[kind]}", param_hint="-p"
+        ) from None
+
+
+KIND_NAMES = {
+    "int": "an integer",
+    "float": "a finite number",
+    "bool": "true or false (1/0, yes/no)",
+    "date": "a date (YYYY-MM-DD)",
+    "timestamp": "a timestamp (YYYY-MM-DD HH:MM[:SS])",
+}
+
+
+def _parameters(given: tuple[str, ...]) -> dict[str, object] | None:
+    """The -p bindings; a name bound twice is refused (the first would be lost unseen)."""
+    bound: dict[str, object] = {}
+    for text in given:
+        name, value = _parameter(text)
+        if name in bound:
+            raise click.BadParameter(f"${name} is bound twice", param_hint="-p")
+        bound[name] = value
+    return bound or None
+
+
+def _statements(query: str) -> str:
+    """The query (``-``: read from stdin); one statement, not empty."""
+    if query == "-":
+        query = sys.stdin.read()
+    import duckdb
+
+    try:
+        count = len(duckdb.extract_statements(query))
+    except duckdb.Error:
+        count = 1  # DuckDB's own error, with its position, comes from running it
+    if count == 0:
+        raise click.UsageError("the query is empty")
+    if count > 1:
+        raise click.UsageError(
+            f"one statement at a time: this query holds {count} (only the last one's rows"
+            " would show)"
+        )
+    return query
 
 
 def _convert(kind: str, value: str) -> object:
@@ -193,7 +236,8 @@ def sql_command(
     The query is DuckDB's whole language, run as you: COPY writes files,
     read_text and ATTACH read any file you may read.  --read-only (for a query
     someone else wrote) runs only SELECT and EXPLAIN and reads only the
-    dataset's files.
+    dataset's files.  One statement a run; QUERY - reads it from stdin (a
+    file of SQL, or a query that starts with a -- comment).
 
     NULL is NULL in the table, an empty field in CSV and null in JSON; an
     infinite or NaN double (1/0) is inf, -inf or nan in the table and CSV, as
@@ -203,7 +247,8 @@ def sql_command(
 
     if nl and output_format != "json":
         raise click.UsageError("--nl goes with --format json")
-    bound = dict(_parameter(p) for p in params) or None
+    bound = _parameters(params)
+    query = _statements(query)
     with open_dataset(data) as dataset:
         if read_only:
             dataset.read_only()
