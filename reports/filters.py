@@ -280,4 +280,7 @@ def _closest(data: OfcData, name: str) -> str:
     close = difflib.get_close_matches(name, known, n=5, cutoff=0.5)
     if close:
         return f"; closest: {', '.join(close)}"
-    return f"; no name close to it among {len(known):,} (`ofc-stats players` lists them)"
+    return (
+        f"; no name close to it among {len(known):,} player names, ids and aliases"
+        " (`ofc-stats players` lists them)"
+    )

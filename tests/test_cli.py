@@ -360,7 +360,7 @@ def test_sql_binds_text_unless_a_type_is_given(tmp_path: Path) -> None:
     result = run("sql", query, "--data", data, "-p", "p=007", "-p", "n:int=7", "--format", "csv")
     assert result.output == "p,t,n\n007,VARCHAR,8\n"
     bad = run("sql", query, "--data", data, "-p", "n:int=seven")
-    assert bad.exit_code == 2 and "'seven' is not a int" in bad.output
+    assert bad.exit_code == 2 and "'seven' is not an integer" in bad.output
     formula = run("sql", "SELECT '=1+1' AS f, -3 AS g", "--data", data, "--format", "csv").output
     assert formula == "f,g\n'=1+1,-3\n"  # a formula neutralised, a negative number kept
 

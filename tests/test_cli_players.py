@@ -87,7 +87,9 @@ def test_the_groups_data_reaches_alias_and_unalias(
     assert unknown.exit_code == 1
     assert unknown.output.startswith(f"Error: {data}: no player 'pid404' in this dataset")
     far = runner.invoke(main, ["players", "--data", data, "alias", "Me", "zzzzzz"])
-    assert far.output.endswith("no name close to it among 3 (`ofc-stats players` lists them)\n")
+    assert far.output.endswith(
+        "no name close to it among 3 player names, ids and aliases (`ofc-stats players` lists them)\n"
+    )
     assert len(unknown.output.splitlines()) == 1
     gone = runner.invoke(main, ["players", "--data", data, "unalias", "Nobody"])
     assert gone.exit_code == 1 and gone.output.startswith(f"Error: {data}: no alias 'Nobody'")

@@ -140,7 +140,7 @@ def test_toml_named_royalty_table_and_other_variant() -> None:
     [
         ('scorng = "american"', "unknown key 'scorng'"),
         ('scoring = "1-6"', "scoring: '1-6' is not one of"),
-        ("max_loss = true", "max_loss: True is not a int"),
+        ("max_loss = true", "max_loss: True is not an integer"),
         ("[royalties.bottom]\nquads = 10", "royalties.bottom: unknown key 'quads'"),
         ('[fantasy]\nmode = "forever"', "fantasy.mode"),
         ("[fantasy]\nentry_cards = {QQ = 25}", "fantasy.entry_cards: 25"),

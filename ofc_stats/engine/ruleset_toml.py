@@ -60,6 +60,7 @@ _SCALAR_OPTIONS = {
 }
 # [room] (rake, short-stack settlement) is the room's way of paying, read by the
 # audit and the simulator (ofc_stats.payouts.room_rules); the game's rules skip it.
+_KIND_NAMES = {str: "text", bool: "true or false", int: "an integer"}
 _TOP_LEVEL = {"extends", "royalties", "fantasy", "room", *_SCALAR_OPTIONS}
 _FANTASY_KEYS = {"mode", "entry_cards", "repeat", "repeat_cards"}
 _REPEAT_KEYS = {"top", "middle", "bottom", "combine"}
@@ -175,7 +176,7 @@ def ruleset_from_mapping(data: Mapping[str, Any], source: str = "") -> Ruleset:
         if key in data:
             value = data[key]
             if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-                raise RulesetError(f"{where}{key}: {value!r} is not a {kind.__name__}")
+                raise RulesetError(f"{where}{key}: {value!r} is not {_KIND_NAMES[kind]}")
             options[key] = value
     options.setdefault("name", Path(source).stem if source else f"{base.name}-custom")
     try:
