@@ -5,8 +5,9 @@
 seats as stored (from 0, as every table and CSV counts them), streets numbered
 from 1, the engine's numbers beside the room's.  Street placements come from
 each seat's board streets and discards, and only the batch files holding the
-hands are read (:meth:`OfcData.pick_hands`), so no placements scan is needed;
-a seat whose streets are unknown shows its final board only.  Where the hand
+hands are read (:meth:`OfcData.pick_hands`); an unfinished board (no board
+streets) takes its streets from those batches' placements, as the room recorded
+them, and a seat whose streets are unknown shows its final board only.  Where the hand
 was graded (``ofc-stats grade``) each street carries its ``grade``: what was
 played, the best play, the expected loss and the values of a few candidates (the
 :data:`TOP_CANDIDATES` best by expected value, and the play made and the best play
@@ -34,7 +35,7 @@ FROM picked_hands WHERE hand_key IN (SELECT unnest($keys))
 """
 
 SEATS_SQL = """
-SELECT s.hand_key, s.seat, s.player, coalesce(s.player_id, s.player) AS account, s.hero,
+SELECT s.hand_key, s.hand_id, s.seat, s.player, coalesce(s.player_id, s.player) AS account, s.hero,
        s.in_fantasy, s.fantasy_cards, s.top, s.middle, s.bottom, s.board_streets, s.discards,
        s.reported_points, s.reported_money, r.status, r.fouled, r.royalty_top,
        r.royalty_middle, r.royalty_bottom, r.royalties, r.net, r.net_capped, r.fantasy_entry,
@@ -105,6 +106,40 @@ def streets_of(seat: dict[str, Any]) -> list[dict[str, Any]]:
             dropped = []
         out.append({"street": street + 1, **placed, "discards": dropped})
     return out
+
+
+PLACED_SQL = """
+SELECT hand_id, seat, street, card, destination::VARCHAR FROM {source}
+WHERE hand_id IN (SELECT unnest($ids)) ORDER BY hand_id, seat, street
+"""
+
+
+def placed_streets(
+    data: OfcData, seats: Sequence[tuple[int, int]]
+) -> dict[tuple[int, int], list[dict[str, Any]]]:
+    """The streets of seats whose board holds none (an unfinished board: the room
+    recorded its streets card by card, in ``placements``), by (hand_id, seat)."""
+    ids = sorted({hand_id for hand_id, _ in seats})
+    if not ids:
+        return {}
+    wanted = set(seats)
+    source = data.batch_source("placements", [(i, i) for i in ids])
+    out: dict[tuple[int, int], dict[int, dict[str, list[int]]]] = {}
+    for hand_id, seat, street, card, destination in data.sql(
+        PLACED_SQL.format(source=source), {"ids": ids}
+    ).fetchall():
+        if (hand_id, seat) not in wanted:
+            continue
+        streets = out.setdefault((hand_id, seat), {})
+        rows = streets.setdefault(int(street), {row: [] for row in (*ROWS, "discards")})
+        rows["discards" if destination == "discard" else destination].append(int(card))
+    return {
+        key: [
+            {"street": street + 1, **{row: cards_text(cards) for row, cards in rows.items()}}
+            for street, rows in sorted(streets.items())
+        ]
+        for key, streets in out.items()
+    }
 
 
 def _number(value: object) -> float | None:
@@ -183,8 +218,11 @@ def hand_details(
             )
     relation = data.sql(SEATS_SQL, wanted)
     columns = relation.columns
-    for values in relation.fetchall():
-        seat = dict(zip(columns, values, strict=True))
+    seat_rows = [dict(zip(columns, values, strict=True)) for values in relation.fetchall()]
+    streets = {(int(s["hand_id"]), int(s["seat"])): streets_of(s) for s in seat_rows}
+    unfinished = [k for k, found in streets.items() if not found]
+    streets |= placed_streets(data, unfinished)
+    for seat in seat_rows:
         hand = hands.get(seat["hand_key"])
         if hand is None:
             continue
@@ -206,7 +244,7 @@ def hand_details(
                         **street,
                         "grade": graded.get((seat["hand_key"], number, street["street"] - 1)),
                     }
-                    for street in streets_of(seat)
+                    for street in streets[(int(seat["hand_id"]), number)]
                 ],
                 "discards": cards_text(seat["discards"]),
                 "status": seat["status"],
