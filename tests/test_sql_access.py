@@ -107,3 +107,15 @@ def test_a_query_from_stdin_may_start_with_a_comment(two_files: Path) -> None:
     assert empty.exit_code == 2 and "the query is empty" in empty.output
     twice = CliRunner().invoke(main, ["sql", "--data", data, "SELECT $x", "-p", "x=1", "-p", "x=2"])
     assert twice.exit_code == 2 and "$x is bound twice" in twice.output
+
+
+def test_boards_carry_the_hand_an_analyst_filters_by(two_files: Path) -> None:
+    """An analyst's find: `boards` had no hand_id, room or time to filter or join by."""
+    with ofc_stats.open(two_files / "data") as db:
+        mismatched = db.sql(
+            "SELECT count(*) FROM boards b JOIN hands h USING (hand_key) "
+            "WHERE b.hand_id <> h.hand_id OR b.room <> h.room "
+            "OR b.played_at IS DISTINCT FROM h.played_at"
+        ).fetchall()[0][0]
+        rows = db.sql("SELECT count(*) FROM boards WHERE room IS NOT NULL").fetchall()[0][0]
+    assert (mismatched, rows) == (0, 18)

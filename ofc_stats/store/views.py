@@ -235,8 +235,8 @@ CREATE OR REPLACE VIEW boards AS
 SELECT s.hand_key, s.seat, s.player, coalesce(s.player_id, s.player) AS player_key,
        cards_text(s.top) AS top, cards_text(s.middle) AS middle, cards_text(s.bottom) AS bottom,
        cards_text(s.discards) AS discards, s.in_fantasy, r.fouled, r.royalties, r.net,
-       r.net_capped
-FROM seats s LEFT JOIN results r USING (hand_key, seat)
+       r.net_capped, s.hand_id, h.room, h.played_at
+FROM seats s LEFT JOIN results r USING (hand_key, seat) LEFT JOIN hands h ON h.hand_id = s.hand_id
 """
 
 
