@@ -346,3 +346,15 @@ def test_a_killed_recompute_leaves_no_worker_holding_the_lock(tmp_path: Path) ->
     with ofc_stats.open(data) as db:
         counts = db.sql("SELECT (SELECT count(*) FROM results), (SELECT count(*) FROM seats)")
         assert counts.fetchall()[0][0] == counts.fetchall()[0][1]
+
+
+def test_a_rate_says_what_its_seconds_hold() -> None:
+    """An analyst's find: Spark's "219 hands/s" held its ~25 s start-up unsaid."""
+    from ofc_stats.store.recompute import RecomputeSummary
+
+    local = RecomputeSummary(hands=6000, batches=1, seconds=3.0).lines()[0]
+    assert local.endswith("(2,000 hands/s)")
+    spark = RecomputeSummary(
+        hands=6000, batches=1, seconds=3.0, timed=", Spark's start-up included"
+    )
+    assert spark.lines()[0].endswith("(2,000 hands/s, Spark's start-up included)")

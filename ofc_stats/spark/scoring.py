@@ -83,7 +83,8 @@ def recompute(
     """
     started = time.perf_counter()
     layout = open_layout(root)
-    summary = RecomputeSummary()
+    # the first job starts Spark's Python workers: seconds a small dataset's rate shows
+    summary = RecomputeSummary(timed=", Spark's start-up included")
     todo, summary.up_to_date = stale_batches(layout.batches(), layout.up_to_date, force)
     if todo:
         count = min(len(todo), partitions or 2 * spark.sparkContext.defaultParallelism)

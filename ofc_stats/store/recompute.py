@@ -65,6 +65,7 @@ class RecomputeSummary:
     seats: int = 0
     statuses: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
+    timed: str = ""  # what the seconds hold besides the scoring (Spark's start-up)
 
     def lines(self) -> list[str]:
         text = [
@@ -73,7 +74,7 @@ class RecomputeSummary:
             f"{counted(self.up_to_date, 'batch', 'batches')} already up to date"
         ]
         if self.seconds >= 2:  # worth a figure; short runs stay exact for tests
-            text[0] += f" ({self.hands / self.seconds:,.0f} hands/s)"
+            text[0] += f" ({self.hands / self.seconds:,.0f} hands/s{self.timed})"
         for status, count in sorted(self.statuses.items()):
             text.append(f"  {status}: {counted(count, 'seat')}")
         return text
