@@ -377,3 +377,14 @@ def test_import_of_a_reused_hand_id_says_how_to_find_the_hand(tmp_path: Path) ->
     assert listed.exit_code == 0, listed.output
     rows = listed.stdout.splitlines()[1:]
     assert len(rows) == 1 and rows[0].startswith("open:test:T1:7~") and rows[0].endswith(",2")
+
+
+def test_sql_csv_writes_booleans_and_times_as_duckdb_does(tmp_path: Path) -> None:
+    """An analyst's find: booleans came out as Python's True/False and times with a T,
+    unlike DuckDB's own CSV (and the report's CSV times)."""
+    data = str(small_dataset(tmp_path))
+    result = run(
+        "sql", "SELECT true AS t, false AS f, TIMESTAMP '2021-03-30 06:17:23' AS at",
+        "--data", data, "--format", "csv",
+    )  # fmt: skip
+    assert result.stdout == "t,f,at\ntrue,false,2021-03-30 06:17:23\n"

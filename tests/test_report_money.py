@@ -99,3 +99,21 @@ def test_skip_leaves_the_hands_where_they_met_out_of_the_money(data: Path) -> No
     assert seats["scored"].tolist() == [True, False]
     assert paid_not_scored(seats) == {"USD": (1, 7.0)}
     assert summary["money won (USD)"] == pytest.approx(17.5)
+
+
+def test_a_sessions_money_shows_no_binary_noise(tmp_path: Path) -> None:
+    """An analyst's find: a session's money read 44.40000000000002 in the CSV.  Ann is paid
+    0.1, 0.2 and 0.4 in one session: 0.1 + 0.2 + 0.4 is 0.7000000000000001 as doubles; the
+    session shows 0.7."""
+    from reports import sessions
+
+    money = {"stakes": 0.1, "currency": "USD"}
+    paid = [
+        hand_record(n, _paid((ANN, BOB), (won, -won)), **money)
+        for n, won in ((1, 0.1), (2, 0.2), (3, 0.4))
+    ]
+    assert 0.1 + 0.2 + 0.4 != 0.7  # the premise
+    data = write_dataset(tmp_path, paid)
+    with ofc_stats.open(data) as db:
+        table = sessions.build(prepare(db, Filters(player="Ann"))).tables["sessions"]
+    assert table["net_money"].tolist() == [0.7]

@@ -290,6 +290,10 @@ def sql_csv(columns: list[str], rows: list[tuple[Any, ...]], for_terminal: bool)
         too); anything else as neutralised text (NaN as ``nan``: an empty field is NULL)."""
         if value is None:
             return None
+        if isinstance(value, bool):  # as DuckDB's own CSV (COPY ... TO) writes them
+            return "true" if value else "false"
+        if isinstance(value, datetime):
+            return value.isoformat(sep=" ")
         if isinstance(value, int | float) and not (isinstance(value, float) and math.isnan(value)):
             return value
         return shown(csv_cell(text_value(value)))

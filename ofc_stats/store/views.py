@@ -247,8 +247,10 @@ READING = {"SELECT", "EXPLAIN"}  # the statement types --read-only lets through
 LEDGER_VIEW = """
 CREATE OR REPLACE VIEW ledger AS
 SELECT h.hand_key, l.hand_id, l.seat, s.player, coalesce(s.player_id, s.player) AS player_key,
-       s.hero, h.played_at, l.room, l.currency, l.money_paid, l.money_rules,
-       l.money_paid - l.money_rules AS difference, l.rules, l.rules_source, l.out_of_sample
+       s.hero, h.played_at, l.room, l.currency, l.money_paid,
+       round(l.money_rules, 6) + 0.0 AS money_rules,
+       round(l.money_paid - l.money_rules, 6) + 0.0 AS difference, l.rules, l.rules_source,
+       l.out_of_sample
 FROM ledger_seats l
 JOIN (SELECT hand_id, hand_key, played_at FROM hands) h USING (hand_id)
 JOIN (SELECT hand_id, seat, player, player_id, hero FROM seats) s USING (hand_id, seat)
@@ -258,12 +260,17 @@ JOIN (SELECT hand_id, seat, player, player_id, hero FROM seats) s USING (hand_id
 # ledger_seats cut down to those hands by an integer semi-join, no hands or seats joined.
 LEDGER_OF_SEATS = """
 SELECT w.hand_key, l.hand_id, l.seat, w.played_at, l.room, l.currency, l.money_paid,
-       l.money_rules, l.money_paid - l.money_rules AS difference, l.rules, l.rules_source,
+       round(l.money_rules, 6) + 0.0 AS money_rules,
+       round(l.money_paid - l.money_rules, 6) + 0.0 AS difference, l.rules, l.rules_source,
        l.out_of_sample
 FROM (SELECT * FROM ledger_seats WHERE hand_id IN (SELECT hand_id FROM {seats})) l
 JOIN {seats} w ON w.hand_id = l.hand_id AND w.seat = l.seat
 """
 LEDGER_TOLERANCE = 0.011  # a hand paid more or less than the rules by over a cent differs
+# Money is float64 (the rooms' decimal amounts as doubles): what the rules give and what
+# differs are rounded to 1e-6, far below any room's unit, so a sum's binary noise
+# (-2.8000000000000003, a difference of 4e-16 where the room paid exactly) is not shown
+# as money, and `difference <> 0` means a difference.
 # One row per person (``who``) and hand, over ``{who}``: a relation of who, hand_id, seat,
 # and ``{ledger}``: the ledger view, or a copy of its rows for some hands.
 # A hand is scored when the rules priced every one of its seats there; difference = paid -
@@ -271,10 +278,11 @@ LEDGER_TOLERANCE = 0.011  # a hand paid more or less than the rules by over a ce
 LEDGER_HANDS_SQL = """
 SELECT w.who AS player, l.room, l.currency, l.hand_id, any_value(l.hand_key) AS hand_key,
        min(l.played_at) AS played_at, bool_and(l.money_rules IS NOT NULL) AS scored,
-       CASE WHEN bool_and(l.money_rules IS NOT NULL) THEN sum(l.money_rules) END AS money_rules,
-       sum(l.money_paid) AS money_paid,
        CASE WHEN bool_and(l.money_rules IS NOT NULL)
-            THEN sum(l.money_paid) - sum(l.money_rules) END AS difference,
+            THEN round(sum(l.money_rules), 6) + 0.0 END AS money_rules,
+       round(sum(l.money_paid), 6) + 0.0 AS money_paid,
+       CASE WHEN bool_and(l.money_rules IS NOT NULL)
+            THEN round(sum(l.money_paid) - sum(l.money_rules), 6) + 0.0 END AS difference,
        any_value(l.rules) AS rules, any_value(l.rules_source) AS rules_source,
        any_value(l.out_of_sample) AS out_of_sample
 FROM {who} w JOIN {ledger} l USING (hand_id, seat)
