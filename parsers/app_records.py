@@ -22,7 +22,7 @@ from ofc_stats.engine.cards import parse_card
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import AppFormatError, RulesetError
 from ofc_stats.records import HandRecord, Partial, Placement, Quarantined, SeatRecord
-from parsers.base import BAD_INPUT, ParseItem, finite_number, reason_of
+from parsers.base import BAD_INPUT, ParseItem, finite_number, json_message, reason_of
 
 FORMAT = "app-json"
 DEFAULT_APP = "Ppp"  # files without appName come from Pokerrrr 2 (README)
@@ -279,7 +279,11 @@ def _decode(
             kind = "truncated JSON" if error.pos >= restart - 1 else "bad JSON"
             where = error.lineno - 1 + pending.line
             yield Quarantined(
-                source, f"{kind}: {error.msg} (line {where})", text[position:restart], line, offset
+                source,
+                f"{kind}: {json_message(error)} (line {where})",
+                text[position:restart],
+                line,
+                offset,
             )
         advance(restart)
 

@@ -8,6 +8,7 @@ line and reason.  Parsers never execute or unpickle input.
 
 from __future__ import annotations
 
+import json
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -44,6 +45,20 @@ def preset_name(name: str, played_under: str | None = None) -> str:
     room's custom rules have no preset), so it is not refused before it applies.
     """
     return played_under or get_ruleset(name).name
+
+
+def json_message(error: json.JSONDecodeError) -> str:
+    """The decoder's message, with the column its "... at" ends on.
+
+    >>> try:
+    ...     json.loads('{"a": "x' + chr(9) + 'y"}')  # a tab inside a string
+    ... except json.JSONDecodeError as error:
+    ...     json_message(error)
+    'Invalid control character at column 9'
+    """
+    if error.msg.endswith(" at"):
+        return f"{error.msg} column {error.colno}"
+    return error.msg
 
 
 def reason_of(error: BaseException) -> str:

@@ -24,6 +24,7 @@ from parsers.base import (
     Parser,
     finite_number,
     head_lines,
+    json_message,
     preset_name,
     reason_of,
 )
@@ -308,7 +309,7 @@ class OpenFormatParser(Parser):
                     yield Partial(source, number, start, "a line cut off at the end of the file")
                     continue
                 kind = "truncated JSON" if error.pos >= len(text.rstrip()) else "bad JSON"
-                yield Quarantined(source, f"{kind}: {error.msg}", text, number, start)
+                yield Quarantined(source, f"{kind}: {json_message(error)}", text, number, start)
                 continue
             except BAD_INPUT as error:  # nested too deep, a number too long
                 yield Quarantined(source, reason_of(error), text, number, start)
