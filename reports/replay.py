@@ -56,12 +56,22 @@ FROM grades WHERE hand_key IN (SELECT unnest($keys))
 
 TOP_CANDIDATES = 3  # candidates a graded street carries besides the play made and the best
 
+# A candidate's value as measured: the best's minus its signed gap (grader version 7 on),
+# so a play the rollouts put above the best within their noise shows above it, as the
+# regret report's close calls show it; `ev` itself is capped at the best's (the loss).
 CANDIDATES_SQL = """
-SELECT hand_key, seat, street, play, ev, se, chosen, best FROM (
-    SELECT hand_key, seat, street, play, ev, se, chosen, best,
-           row_number() OVER (PARTITION BY hand_key, seat, street
-                              ORDER BY ev DESC NULLS LAST, candidate) AS rank
-    FROM grade_candidates WHERE hand_key IN (SELECT unnest($keys))
+SELECT hand_key, seat, street, play, value, se, chosen, best, value > best_value + 1e-9 FROM (
+    SELECT *, row_number() OVER (PARTITION BY hand_key, seat, street
+                                 ORDER BY value DESC NULLS LAST, candidate) AS rank
+    FROM (
+        SELECT hand_key, seat, street, candidate, play, se, chosen, best,
+               coalesce(best_value - gap, ev) AS value, best_value
+        FROM (
+            SELECT *, max(ev) FILTER (WHERE best)
+                          OVER (PARTITION BY hand_key, seat, street) AS best_value
+            FROM grade_candidates WHERE hand_key IN (SELECT unnest($keys))
+        )
+    )
 ) WHERE rank <= $top OR chosen OR best
 ORDER BY hand_key, seat, street, rank
 """
@@ -202,11 +212,11 @@ def hand_details(
             "loss_se": _number(se),
             "candidates": [],
         }
-    for key, seat_no, street, play, ev, se, chosen, best in data.sql(
+    for key, seat_no, street, play, ev, se, chosen, best, above in data.sql(
         CANDIDATES_SQL, {**wanted, "top": TOP_CANDIDATES}
     ).fetchall():
         grade = graded.get((key, int(seat_no), int(street)))
-        if grade is not None:  # the values of the plays, best first
+        if grade is not None:  # the values of the plays as measured, highest first
             grade["candidates"].append(
                 {
                     "play": play,
@@ -214,6 +224,8 @@ def hand_details(
                     "se": _rounded(se),
                     "chosen": bool(chosen),
                     "best": bool(best),
+                    # measured above the best play within the noise: a close call, not a loss
+                    "above_best": bool(above),
                 }
             )
     relation = data.sql(SEATS_SQL, wanted)
@@ -397,6 +409,11 @@ def _grade(
         [
             n
             for c in grade.get("candidates") or ()
-            for n in (text(c["play"]), c["ev"], c["se"], int(c["chosen"]) + 2 * int(c["best"]))
+            for n in (
+                text(c["play"]),
+                c["ev"],
+                c["se"],
+                int(c["chosen"]) + 2 * int(c["best"]) + 4 * int(c["above_best"]),
+            )
         ],
     ]

@@ -236,3 +236,32 @@ def test_grades_older_than_version_7_list_no_close_calls(graded: Path, tmp_path:
         report = regret.build(scope)
     assert "close_calls" not in report.tables
     assert np.isfinite(report.tables["by_street"]["per_100_hands"]).all()
+
+
+def test_the_replayer_values_a_close_call_as_the_close_calls_table_does(graded: Path) -> None:
+    """A player's find: the close calls table gave the other play 17.76 and the replayer,
+    one click away, 11.23 (the stored `ev`, capped at the best's).  The replayer shows the
+    measured value (the best's minus the signed gap) and flags it above the best."""
+    from reports.replay import hand_details
+
+    with open_dataset(graded) as db:
+        player = db.sql(
+            "SELECT player FROM grades WHERE kind = 'street' GROUP BY 1 ORDER BY count(*) DESC"
+        ).fetchall()[0][0]
+        calls = regret.close_calls(prepare(db, Filters(player=player)).data)
+        above = calls[calls["other_minus_yours"] > 0]
+        assert len(above) > 0, "some close call measured the other play above"
+        details = hand_details(db, above["hand_key"].tolist())
+    for call in above.itertuples():
+        seats = details[call.hand_key]["seats"]
+        streets = [st for seat in seats if seat["player"] == player for st in seat["streets"]]
+        # the close call's street, and its candidates in the replayer
+        street = next(st for st in streets if call.close_call.startswith(f"street {st['street']}:"))
+        shown = {c["play"]: c for c in street["grade"]["candidates"]}
+        assert shown[call.your_play]["ev"] == pytest.approx(call.your_value, abs=1e-3)
+        if call.other_play in shown:  # among the few candidates the replayer carries
+            other = shown[call.other_play]
+            assert other["ev"] == pytest.approx(call.other_value, abs=1e-3)
+            assert other["ev"] > shown[call.your_play]["ev"]
+            # the best play itself, or one the rollouts put above the best within the noise
+            assert other["best"] != other["above_best"]

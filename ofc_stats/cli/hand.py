@@ -35,6 +35,23 @@ def _money(value: float, currency: str | None) -> str:
     return f"{text} {currency}" if currency else text
 
 
+def _close_call(grade: dict[str, Any]) -> list[str]:
+    """The play the rollouts measured highest above the one made, within their noise.
+
+    >>> _close_call({"candidates": [
+    ...     {"play": "middle 5h 2d", "ev": 17.76, "chosen": False, "above_best": True},
+    ...     {"play": "middle 5h 7h", "ev": 11.23, "chosen": True, "above_best": False}]})
+    ['    close call: middle 5h 2d measured +6.53 above it, within the noise']
+    """
+    made = [c["ev"] for c in grade.get("candidates") or () if c["chosen"]]
+    above = [c for c in grade.get("candidates") or () if c.get("above_best")]
+    if not made or made[0] is None or not above:
+        return []
+    top = max(above, key=lambda c: c["ev"])
+    gap = top["ev"] - made[0]
+    return [f"    close call: {top['play']} measured {gap:+.2f} above it, within the noise"]
+
+
 def hand_text(hand: dict[str, Any]) -> str:
     """The hand for a terminal: streets numbered 1-5, then final boards and points."""
     where = [
@@ -67,6 +84,7 @@ def hand_text(hand: dict[str, Any]) -> str:
             if grade and grade["loss"] is not None and grade["loss"] <= 0:
                 # A race within 2 SE keeps the play made: no loss, not a proof of the best.
                 lines.append("    no expected loss: the best play, or within 2 SE of it")
+                lines += _close_call(grade)
             elif grade and grade["loss"] is not None:
                 se = grade["loss_se"] or 0.0
                 lines.append(
