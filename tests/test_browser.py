@@ -702,9 +702,14 @@ def odd_hand(key: str, name: str) -> dict[str, Any]:
     grade = {"kind": "street", "status": "ok", "played": "<b>Qs top</b>", "best": "Qs mid",
              "loss": 1.25, "loss_se": None,
              "candidates": [
-                 {"play": "Qs mid", "ev": 2.5, "se": 0.125, "chosen": False, "best": True},
-                 {"play": "<b>Qs top</b>", "ev": 1.25, "se": None, "chosen": True, "best": False},
-                 {"play": "Qs bottom", "ev": None, "se": 0.5, "chosen": False, "best": False},
+                 {"play": "Qs 2c", "ev": 2.75, "se": 0.5, "chosen": False, "best": False,
+                  "above_best": True},
+                 {"play": "Qs mid", "ev": 2.5, "se": 0.125, "chosen": False, "best": True,
+                  "above_best": False},
+                 {"play": "<b>Qs top</b>", "ev": 1.25, "se": None, "chosen": True, "best": False,
+                  "above_best": False},
+                 {"play": "Qs bottom", "ev": None, "se": 0.5, "chosen": False, "best": False,
+                  "above_best": False},
              ]}  # fmt: skip
     streets = [
         {"street": 1, "top": ["Qs"], "middle": ["X1", "2c"], "bottom": ["Ah", "Kh"],

@@ -87,7 +87,7 @@
   }
   function candidatesOf(flat, t) {  // [play, ev, se, flags, ...]: flags 1 the play made, 2 the best, 4 measured above the best within the noise
     const out = [];
-    for (let k = 0; k < flat.length; k += 4) out.push({play: t(flat[k]), ev: flat[k + 1], se: flat[k + 2], chosen: !!(flat[k + 3] & 1), best: !!(flat[k + 3] & 2), above: !!(flat[k + 3] & 4)});
+    for (let k = 0; k < flat.length; k += 4) out.push({play: t(flat[k]), ev: flat[k + 1], se: flat[k + 2], chosen: !!(flat[k + 3] & 1), best: !!(flat[k + 3] & 2), above_best: !!(flat[k + 3] & 4)});
     return out;
   }
   function unpacked(data) {
@@ -162,7 +162,7 @@
       const body = el("tbody");
       g.candidates.forEach(c => {
         const tr = el("tr", (c.chosen ? "chosen" : "") + (c.best ? " best" : ""));
-        [c.play, points2(c.ev), points2(c.se), [c.chosen ? "played" : "", c.best ? "best" : "", c.above ? "above the best, within the noise" : ""].filter(Boolean).join(", ")].forEach(v => tr.appendChild(el("td", "", v)));
+        [c.play, points2(c.ev), points2(c.se), [c.chosen ? "played" : "", c.best ? "best" : "", c.above_best ? "above the best, within the noise" : ""].filter(Boolean).join(", ")].forEach(v => tr.appendChild(el("td", "", v)));
         body.appendChild(tr);
       });
       table.appendChild(body);
