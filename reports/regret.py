@@ -317,6 +317,23 @@ def _leak_note(row: dict[Hashable, Any], over: str, replayed: bool = False) -> s
     return f"{claim}{replay}: not clear yet ({'; '.join(reasons)})."
 
 
+def _total_note(total: pd.Series, over: str) -> str:
+    """Every street decision's loss per 100 hands; with none charged, that in words, not
+    "0 ± 0" (a loss within 2 SE of the grader's noise counts 0, so the hands' SE is 0 too:
+    it says nothing of the noise)."""
+    if total["per_100_hands"] == 0:
+        return (
+            f"Street decisions {over}: no decision lost expected points beyond 2 SE of the "
+            "grader's noise against the best legal play, so none is charged (0 per 100 "
+            "hands; the close calls are the decisions nearest to it)."
+        )
+    return (
+        f"Street decisions {over}: "
+        f"{total['per_100_hands']:.0f} ± {total['se']:.0f} expected points lost per 100 "
+        "hands against the best legal play."
+    )
+
+
 def per_100(frame: pd.DataFrame, hands: pd.Index, keys: list[str]) -> pd.DataFrame:
     """Points lost per 100 hands for each group of ``keys``, with its SE and a 95% interval."""
     rows = []
@@ -326,6 +343,8 @@ def per_100(frame: pd.DataFrame, hands: pd.Index, keys: list[str]) -> pd.DataFra
         values = per_hand.to_numpy(dtype=np.float64)
         mean = float(values.mean()) * 100
         se = float(values.std(ddof=1) / np.sqrt(count)) * 100 if count > 1 else float("nan")
+        if not values.any():  # nothing charged: an SE of 0 would read as a measured 0
+            se = float("nan")
         labels = group if isinstance(group, tuple) else (group,)
         rows.append(
             {
@@ -517,11 +536,7 @@ def build(scope: Scope) -> Report:
             note = _decision_note(by_decision.iloc[0].to_dict(), replayed is not None)
             report.notes.insert(at, note)
         total = per_100(streets.assign(all="all"), hands, ["all"]).iloc[0]
-        report.notes.append(
-            f"Street decisions {over}: "
-            f"{total['per_100_hands']:.0f} ± {total['se']:.0f} expected points lost per 100 "
-            "hands against the best legal play."
-        )
+        report.notes.append(_total_note(total, over))
         street_clear = (
             "clear: the loss exceeds 2 SE and the replay confirms that street (the advice "
             "gained on your own cards beyond 2 SE where it first played otherwise there)"

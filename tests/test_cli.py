@@ -206,12 +206,27 @@ def test_run_summaries_count_in_words_with_thousands_separators() -> None:
         "graded: 1 street decision and 1,001 Fantasyland sets in 1 hand, 1 batch; "
         "2 batches already up to date"
     )
-    seat = SeatReplay("k", 0, "p", (), (), 1.0, 0.0, None)
+    seat = SeatReplay("k", 0, "p", (), (), 1.0, 0.0, 2)  # played otherwise from street 3
     replayed = ReplaySummary(batches=1, up_to_date=1, seats=[seat] * 3099)
     assert replayed.lines()[0] == "replayed: 3,099 seats in 1 batch; 1 batch already up to date"
     # the advice won 1 point on each seat: +100 per 100 hands, on the claimed loss's scale
-    won = "  won by the advice on the players' own cards: +100 ± 0 per 100 hands over their play"
+    won = (
+        "  won by the advice on the players' own cards: +100 ± 0 per 100 hands over the play "
+        "made (3,099 hands)"
+    )
     assert replayed.lines()[1] == won
+    # A player's find: "+0 ± 0" where the advice never played otherwise, and nothing at all
+    # on a second run (every replay stored): both said in words, the stored ones marked.
+    same = SeatReplay("k", 0, "p", (), (), 0.0, 0.0, None)
+    never = ReplaySummary(batches=1, seats=[same] * 114, player="Ann")
+    assert never.lines()[1] == (
+        "  the advice never played otherwise than Ann on these 114 hands: nothing to realise"
+    )
+    stored = ReplaySummary(up_to_date=1, seats=[], player="Ann", stored=[(1.0, True), (3.0, True)])
+    assert stored.lines()[1] == (
+        "  won by the advice on Ann's own cards: +200 ± 100 per 100 hands over the play made "
+        "(2 hands) (stored)"
+    )
 
 
 def test_import_command_summary(tmp_path: Path) -> None:

@@ -206,3 +206,18 @@ def test_grading_one_player_keeps_grades_an_older_grader_made(
     assert grades.loc[grades["player"] == other, "rival_play"].isna().all()
     assert grades.loc[grades["player"] == me, "rival_play"].notna().any()
     assert grade_dataset(copy, GradeOptions(rollouts=8, player=other)).batches == 1  # older
+
+
+def test_an_up_to_date_players_replay_says_what_it_won(replayed: Path, tmp_path: Path) -> None:
+    """A player's find: a second `grade --replay` printed "replayed: 0 seats" and nothing of
+    what the advice won: the stored replays of the player's seats say it, marked stored."""
+    copy = _copy(replayed, tmp_path)
+    me, _ = _two_players(copy)
+    output = _grade(copy, "--player", me, "--rollouts", "8", "--replay")
+    assert "replayed: 0 seats" in output, output
+    replays = _rows(copy, "replays")
+    mine = replays[replays["player"] == me]
+    line = output.splitlines()[-1]
+    assert line.endswith(f"({len(mine)} hands) (stored)") or line.endswith(
+        f"on these {len(mine)} hands: nothing to realise (stored)"
+    ), output

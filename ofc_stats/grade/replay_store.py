@@ -45,6 +45,7 @@ from ofc_stats.grade.position import (
     PLACEMENT_COLUMNS,
     SEAT_COLUMNS,
     Decision,
+    players_seats,
     read_positions,
 )
 from ofc_stats.grade.replay import (
@@ -245,24 +246,63 @@ class ReplaySummary:
     up_to_date: int = 0
     seats: list[SeatReplay] | None = None
     seconds: float = 0.0
+    player: str | None = None
+    # the player's stored replays (gain, deviated) when this run replayed none of them
+    stored: list[tuple[float, bool]] | None = None
 
     def lines(self) -> list[str]:
-        from ofc_stats.grade.replay import realised
-
         seats = self.seats or []
         text = [
             f"replayed: {plural(len(seats), 'seat')} in "
             f"{plural(self.batches, 'batch', 'batches')}; "
             f"{plural(self.up_to_date, 'batch', 'batches')} already up to date"
         ]
+        whose = f"{self.player}'s" if self.player else "the players'"
         if seats:
-            gain = realised([s.gain for s in seats])
-            # per 100 hands, as the claimed loss above it: + is what the advice won over the play
-            text.append(
-                f"  won by the advice on the players' own cards: {100 * gain.mean:+,.0f} ± "
-                f"{100 * gain.se:,.0f} per 100 hands over their play"
-            )
+            text.append(_won(whose, [(s.gain, s.first_deviation is not None) for s in seats]))
+        elif self.stored:
+            text.append(_won(whose, self.stored) + " (stored)")
         return text
+
+
+def _won(whose: str, gains: Sequence[tuple[float, bool]]) -> str:
+    """What the advice won on the seats' own cards, per 100 hands (+: over the play made);
+    where it never played otherwise, that, not "+0 ± 0"."""
+    from ofc_stats.grade.replay import realised
+
+    if not any(deviated for _, deviated in gains):
+        return (
+            f"  the advice never played otherwise than {whose.removesuffix(chr(39) + 's')} "
+            f"on these {plural(len(gains), 'hand')}: nothing to realise"
+        )
+    gain = realised([g for g, _ in gains])
+    return (
+        f"  won by the advice on {whose} own cards: {100 * gain.mean:+,.0f} ± "
+        f"{100 * gain.se:,.0f} per 100 hands over the play made ({plural(len(gains), 'hand')})"
+    )
+
+
+def player_replays(dataset: Dataset, player: str) -> list[tuple[float, bool]]:
+    """``player``'s stored replays over every batch: each seat's gain and whether the
+    advice played otherwise there."""
+    out: list[tuple[float, bool]] = []
+    for batch in dataset.batches():
+        path = dataset.batch_file("replays", batch)
+        if not path.is_file():
+            continue
+        seats = pq.read_table(
+            dataset.batch_file("seats", batch), columns=["hand_key", "seat", "player", "player_id"]
+        )
+        mine = seat_keys(seats.filter(players_seats(seats, player)))
+        rows = pq.read_table(path, columns=["hand_key", "seat", "gain", "first_deviation"])
+        keys = zip(rows["hand_key"].to_pylist(), rows["seat"].to_pylist(), strict=True)
+        deviated = pc.is_valid(rows["first_deviation"]).to_pylist()
+        out += [
+            (gain, moved)
+            for key, gain, moved in zip(keys, rows["gain"].to_pylist(), deviated, strict=True)
+            if key in mine
+        ]
+    return out
 
 
 def replay_dataset(
@@ -294,5 +334,8 @@ def replay_dataset(
         summary.batches += 1
         if progress is not None:
             progress(len(replayed))
+    summary.player = options.player
+    if options.player is not None and not summary.seats:
+        summary.stored = player_replays(dataset, options.player)
     summary.seconds = time.perf_counter() - started
     return summary
