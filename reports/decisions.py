@@ -39,12 +39,15 @@ from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
 from reports.base import OTHERS, SAMPLE_RUNS, SEATS, Report, Scope
 from reports.charts import bars_with_ci
-from reports.stats import Z95
+from reports.stats import MIN_HANDS, TOO_FEW, Z95
 from reports.streetwise import summarise
 
 
 def _with_interval(frame: pd.DataFrame) -> pd.DataFrame:
+    """The mean's 95% interval, none under MIN_HANDS hands (as every table of the page:
+    one hand gave "19 to 19")."""
     half = Z95 * frame["sd"].fillna(0.0) / np.sqrt(frame["count"].clip(lower=1))
+    half = half.where(frame["count"] >= MIN_HANDS)
     out = frame.assign(low=frame["mean"] - half, high=frame["mean"] + half)
     return out.drop(columns=["sd"])
 
@@ -113,11 +116,15 @@ def build(scope: Scope) -> Report:
     timeouts = table[table["kind"] == "timeout"]
     report.tables["timeouts"] = timeouts.drop(columns="street").reset_index(drop=True)
     report.captions["decisions"] = (
-        f"others: a {permille / 10:.3g}% sample of other players' hands "
-        f"({SAMPLE_RUNS} runs of consecutive hands spread over the dataset)"
-        if permille < 1000
-        else "others: every other player's hands"
-    ) + _unflaggable_text(data)
+        (
+            f"others: a {permille / 10:.3g}% sample of other players' hands "
+            f"({SAMPLE_RUNS} runs of consecutive hands spread over the dataset)"
+            if permille < 1000
+            else "others: every other player's hands"
+        )
+        + f"; 95% intervals {TOO_FEW}"
+        + _unflaggable_text(data)
+    )
     report.captions["timeouts"] = (
         "streets that match the room's timeout auto-placement, in formats that record the "
         "deal order within a street; kept out of the classes above"
@@ -136,7 +143,8 @@ def build(scope: Scope) -> Report:
             "shortfall",
             "lo",
             "hi",
-            "Decisions whose hands did worst, against your average (results, not costs)",
+            "Decisions whose hands fell furthest below what the field's same decision "
+            "predicts (results, not costs)",
             "shortfall (points, in total)",
         )
     tail = _not_a_cost(data)

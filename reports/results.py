@@ -155,17 +155,20 @@ def build(scope: Scope) -> Report:
     report.captions["by_opponent"] = (
         f"n: hands against the opponent; points per hand before caps; 95% intervals {TOO_FEW}"
     )
-    shown = by_opponent.head(WORST)
-    report.figures["by_opponent"] = bars_with_ci(
-        shown,
-        "opponent",
-        "mean",
-        "low",
-        "high",
-        f"Points per hand against the {plural(len(shown), 'opponent')} you lost most to "
-        f"(of {len(by_opponent):,})",
-        "points per hand (before caps)",
-    )
+    # Those the player lost points to, the most first, as the page's live chart draws them
+    # (the 9 of 9 opponents a player beat 7 of were "the 9 you lost most to").
+    shown = by_opponent[by_opponent["total"] < 0].head(WORST)
+    if len(shown):
+        report.figures["by_opponent"] = bars_with_ci(
+            shown,
+            "opponent",
+            "mean",
+            "low",
+            "high",
+            f"Points per hand against the {plural(len(shown), 'opponent')} you lost most to "
+            f"(of {len(by_opponent):,})",
+            "points per hand (before caps)",
+        )
     sign = "won" if mean >= 0 else "lost"
     report.notes.append(
         f"Over {plural(hands, 'hand')} you {sign} {abs(mean):.2f} points per hand "

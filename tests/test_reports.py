@@ -216,6 +216,12 @@ def test_results_report(dataset: Path) -> None:
     position = table(report, "by_position").iloc[0]
     assert (position["position"], position["n"], position["mean"]) == ("first to act", 4, -2)
     assert set(report.figures) == {"cumulative", "by_position", "by_opponent"}
+    # A player's find: the chart of "the opponents you lost most to" drew those you beat
+    # too.  Bob won 8 from Alice: his report has no such opponent and no such chart.
+    with ofc_stats.open(dataset) as db:
+        bob = results.build(prepare(db, Filters(player="Bob")))
+    assert table(bob, "by_opponent")["total"].tolist() == [8]
+    assert "by_opponent" not in bob.figures
 
 
 def test_fouls_report(dataset: Path) -> None:
@@ -284,6 +290,10 @@ def test_decisions_report(dataset: Path) -> None:
     assert frame.loc[(first, "first five as 1-2-2"), "mean_otherwise"] == pytest.approx(4.5)
     assert frame.loc[(first, "Q, K or A to the top"), "mean_otherwise"] == pytest.approx(-18)
     assert "cost" not in frame.columns
+    # A player's find: one hand's interval read "19 to 19"; under 30 hands there is none,
+    # as in every other table of the page
+    assert frame["low"].isna().all() and frame["high"].isna().all()
+    assert "95% intervals from 30 hands up" in report.captions["decisions"]
     assert frame.loc[("street 5", "to top + bottom"), "count"] == 2  # H1 and H3
     assert frame.loc[("street 5", "discarded a T or lower"), "count"] == 3
     # H1's fourth street (Th, Jh to the bottom) matches the timeout pattern, but no hand
