@@ -97,6 +97,27 @@ def ledger_hands(scope: Scope) -> LedgerHands:
     )
 
 
+MONEY_RULES_SQL = """
+SELECT room, coalesce(currency, '') AS currency, any_value(rules), any_value(rules_source),
+       any_value(out_of_sample)
+FROM {ledger} GROUP BY ALL ORDER BY ALL
+"""
+
+
+def _money_rules(scope: Scope) -> dict[str, str]:
+    """Per room and currency of the player's ledger, the money rule it was priced by, as
+    the ledger section's caption says it (the live page's ledger replaced that caption, so
+    a player paid $44.40 for 276 points at $0.20 saw no rake to explain it)."""
+    rows = scope.data.sql(MONEY_RULES_SQL.format(ledger=scope_ledger(scope))).fetchall()
+    return {
+        f"{room} {currency}".strip(): f"{rules} ({source}; out of sample: {held})".replace(
+            "  ", " "
+        )
+        for room, currency, rules, source, held in rows
+        if rules
+    }
+
+
 def page_data(scope: Scope) -> dict[str, Any]:
     """Everything the page's script recomputes from, as columns (see module doc): lists and
     NumPy arrays (NaN for a missing number) that :func:`reports.html.script_json` writes.
@@ -162,6 +183,7 @@ def page_data(scope: Scope) -> dict[str, Any]:
         graded = data.arrow(GRADED_SQL).to_pandas()
         loss[at(graded["hand_id"].to_numpy(np.int64))] = graded["loss"].to_numpy(np.float64)
 
+    money_rules = _money_rules(scope) if len(ledger.hand_ids) else {}
     formats, format_index = _codes(frame["format"])
     rooms, room_index = _codes(frame["room"])
     currencies, currency_index = _codes(frame["currency"])
@@ -175,6 +197,7 @@ def page_data(scope: Scope) -> dict[str, Any]:
         "tables": tables,
         "opponents": [str(n) for n in names],
         "session_gap": filters.session_gap,
+        "money_rules": money_rules,  # "room currency" -> how the rules price its money
         "min_hands": MIN_HANDS,  # the fewest hands an interval or a rate per hour is given for
         "shared": scope.shared_hands(),
         "hand_ids": ids.tolist(),  # not carried: finds the replayed hands' files

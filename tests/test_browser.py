@@ -1191,3 +1191,35 @@ def test_a_hand_page_of_its_own_writes_money_as_the_cli_and_has_no_close(
     assert page.locator("#replayer button.close").count() == 0
     assert errors == []
     page.close()
+
+
+def test_the_live_ledger_says_how_the_rules_price_the_money(
+    browser: Any, filter_page: tuple[Path, Path]
+) -> None:
+    """A player's find: the ledger's caption named each room's money rule (its rake, its
+    short stacks) until the page's script drew the live ledger without it, so money won
+    below points × stakes had nothing to explain it.  The live caption names each rule
+    the section's own caption names, and only for the rooms the filter bar keeps."""
+    from ofc_stats.store.views import open_dataset
+    from reports import Filters, prepare
+    from reports.explore import _money_rules
+
+    data, path = filter_page
+    with open_dataset(data) as db:
+        rules = _money_rules(prepare(db, Filters(player=HOSTILE)))
+    assert rules, "the fixture's money is priced"
+    page, errors = open_page(browser, path, 1280)
+    caption = page.locator("#table-live-ledger-table .caption").text_content()
+    shown = {
+        f"{room} {'' if currency == '–' else currency}".strip()
+        for room, currency in zip(
+            column(page, "#table-live-ledger-table table", "room"),
+            column(page, "#table-live-ledger-table table", "currency"),
+            strict=True,
+        )
+    }
+    assert shown & set(rules)
+    for key in shown & set(rules):
+        assert f"{key}: {rules[key]}" in caption
+    assert errors == []
+    page.close()

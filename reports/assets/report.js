@@ -755,7 +755,10 @@
     });
     const grid = el("div", "grid");
     box.appendChild(grid);  // in the page before plotly measures a chart
-    grid.appendChild(makeTable("live-ledger-table", "Ledger", "per account, room and currency over the hands the filter bar keeps; every money column is over the scored hands: net = paid − by the rules = overpaid − underpaid (negative: the room owes you); money paid on hands not scored is apart",
+    // how the rules price each room's money (rake, short stacks), as the section's caption said it
+    const priced = Array.from(new Set(rows.map(r => (r[1] + " " + (r[2] === "–" ? "" : r[2])).trim())))
+      .filter(k => L.money_rules && L.money_rules[k]).map(k => k + ": " + L.money_rules[k]);
+    grid.appendChild(makeTable("live-ledger-table", "Ledger", "per account, room and currency over the hands the filter bar keeps; every money column is over the scored hands: net = paid − by the rules = overpaid − underpaid (negative: the room owes you); money paid on hands not scored is apart" + (priced.length ? "; " + priced.join("; ") : ""),
       [{label: "account"}, {label: "room"}, {label: "currency"}, {label: "hands", num: true, fmt: int}, {label: "money by the rules", num: true, fmt: v => num(v)}, {label: "money paid", num: true, fmt: v => num(v)},
        {label: "overpaid", num: true, fmt: v => num(v)}, {label: "underpaid", num: true, fmt: v => num(v)}, {label: "net", num: true, fmt: v => num(v)}, {label: "hands that differ", num: true, fmt: int},
        {label: "hands not scored", num: true, fmt: int}, {label: "paid, not scored", num: true, fmt: v => num(v)}], rows));
