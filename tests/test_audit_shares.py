@@ -26,6 +26,7 @@ from ofc_stats.audit.money_seats import money_seats
 from ofc_stats.audit.points import AUDIT_STAGES, AUDIT_STEPS, AuditReport, audit
 from ofc_stats.cli.options import stage_text
 from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.sim.rooms import write_simulation
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
@@ -68,7 +69,9 @@ def simulated(tmp_path_factory: pytest.TempPathFactory) -> Path:
             players=6,
             seed=11,
             room_errors=0.25,
-            stack=14.0,
+            # the apps' JSON records no stack: its short stacks are the room's money stack
+            stack=None if output_format == "app-json" else 14.0,
+            room=RoomRules(money_stack=14.0) if output_format == "app-json" else None,
             timeout_rate=0.05,
             rollouts=2,
         )
