@@ -1,6 +1,7 @@
 """Peak resident memory of `ofc-stats audit` at two dataset sizes, and how it grows.
 
     .venv/bin/python bench/audit_memory.py [--hands 30000,100000] [--against DIR --label COMMIT]
+        [--results DIR]
 
 The simulator writes two rooms' worth of apps' JSON (money, short stacks, a 2% share
 of hands the room gets wrong), each is imported, and `audit --out FILE --quiet`
@@ -25,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import bench.record as recording  # noqa: E402
 from bench.record import record  # noqa: E402
 
 FLOOR = """
@@ -78,7 +80,15 @@ def main() -> None:
     parser.add_argument("--hands", default="30000,100000", help="the two sizes, comma-separated")
     parser.add_argument("--against", type=Path, default=None, help="another checkout's folder")
     parser.add_argument("--label", default=None, help="what --against is (its commit), recorded")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="write the JSON into this folder, not bench/results",
+    )
     args = parser.parse_args()
+    if args.results is not None:
+        recording.RESULTS = args.results
     small, big = (int(n) for n in args.hands.split(","))
     with tempfile.TemporaryDirectory(prefix="ofc-audit-mem-", dir="/tmp") as scratch:
         folder = Path(scratch)

@@ -162,3 +162,28 @@ def test_the_rooms_own_options_are_shown_once_per_room(inferred: Inferred) -> No
         f"{group.room} · other-rules: 10 hands (named: {group.base})",
     ]
     assert any(line.lstrip().startswith("fantasy.entry_cards.QQ") for line in lines)
+
+
+def test_a_room_no_field_verdict_judged_is_read_from_the_losers_money(
+    odd_room: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A room whose `result` no field verdict judged (no scored seat reports it) is no
+    points room, as the audit has it (fields.rooms_measuring): its options are read from
+    the losers' money, said so, and room_money is told none of its rooms is one.  (The
+    inference counted such a room as a points room, and read "from result".)"""
+    from ofc_stats.audit import infer as infer_module
+
+    monkeypatch.setattr(infer_module, "field_verdicts", lambda data: [])
+    told: list[set[str]] = []
+    real = infer_module.room_money
+
+    def room_money(*args: object, **options: object) -> object:
+        told.append(set(options["points_rooms"]))  # type: ignore[call-overload]
+        return real(*args, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(infer_module, "room_money", room_money)
+    with ofc_stats.open(odd_room[0]) as db:
+        found = infer_rules(db)
+    assert told and all(rooms == set() for rooms in told)
+    notes = [e.note for g in found.groups for e in g.evidence if e.note.startswith("read from")]
+    assert notes and all(note == "read from the losers' money" for note in notes)

@@ -4,26 +4,36 @@ Every window the audit reads (a player's hands at a table, the seats of a
 hand, the table's next hand) stays within one table, so the tables can be
 read a share at a time and the shares' sums added: memory follows the share
 (about :data:`CHUNK_HANDS` hands), not the dataset.  A share is the tables whose
-(room, table id) hash to it, a predicate each query filters the hands by.
+(room, table id) hash falls in its range, a predicate each query filters the hands by.
 """
 
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 from ofc_stats.store.views import FANTASY_SQL, OfcData
 
-CHUNK_HANDS = 25_000  # hands a share holds, about: tables are not split
+CHUNK_HANDS = 10_000  # hands a share holds, about: tables are not split
+HASHES = 2**64  # hash() is a UBIGINT
 
 
 def table_shares(data: OfcData, alias: str = "") -> list[str]:
     """SQL predicates on ``room`` and ``table_id`` (of the hands; ``alias``: of that
-    relation), one per share of the tables; together they hold every hand once."""
+    relation), one per share of the tables; together they hold every hand once.
+
+    A share is a range of the hash, not its remainder: DuckDB pushes a comparison below
+    a view's LEFT JOIN (seat_results' results) but not arithmetic, and a filter left
+    above the join has the join's hash table hold every hand of the dataset."""
     hands = int(data.sql("SELECT count(*) FROM hands").fetchall()[0][0])
     count = max(1, math.ceil(hands / CHUNK_HANDS))
     if count == 1:
         return ["true"]
-    return [f"hash({alias}room, {alias}table_id) % {count:d} = {share:d}" for share in range(count)]
+    bounds = [HASHES * share // count for share in range(count + 1)]
+    return [
+        f"hash({alias}room, {alias}table_id) BETWEEN {low:d}::UBIGINT AND {high - 1:d}::UBIGINT"
+        for low, high in pairwise(bounds)
+    ]
 
 
 def share_fantasy(share: str) -> str:

@@ -11,10 +11,14 @@ match rates are over the hands actually checked.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ofc_stats.audit.chunks import share_fantasy, table_shares
 from ofc_stats.store.views import OfcData
@@ -57,16 +61,22 @@ FROM {fantasy} WHERE next_hand_key IS NOT NULL GROUP BY next_hand_key
 """  # {fantasy}: the fantasy view, or its rows of a share of the tables
 
 
+Reasons = list[pd.Series]  # per share of the tables (chunks.table_shares): hand key -> why
+
+
 def reported_reasons(
     data: OfcData, column: str, not_points: frozenset[str] | set[str] = frozenset()
-) -> pd.Series:
+) -> Reasons:
     """Why the points (``reported_points``) or money (``reported_money``) check skips a
-    hand, by hand key: not reported, not scored, or (points) the room's field is not
-    points.  Hands it can check are absent."""
-    parts = [data.df(_REPORTED_SQL.format(column=column, share=s)) for s in table_shares(data)]
-    frame = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    del parts
-    rooms = data.df("SELECT hand_key, room FROM hands").set_index("hand_key")["room"]
+    hand, by hand key, a share of the tables at a time: not reported, not scored, or
+    (points) the room's field is not points.  Hands it can check are absent."""
+    return [_reported_share(data, column, not_points, share) for share in table_shares(data)]
+
+
+def _reported_share(
+    data: OfcData, column: str, not_points: frozenset[str] | set[str], share: str
+) -> pd.Series:
+    frame = data.df(_REPORTED_SQL.format(column=column, share=share))
     reported = frame["reported"].fillna(False).to_numpy(dtype=bool)
     scored = frame["scored"].fillna(False).to_numpy(dtype=bool)
     status = frame["why"].fillna("no result").astype(str).to_numpy()
@@ -74,115 +84,172 @@ def reported_reasons(
     unscored = reported & ~scored
     why[unscored] = [f"not scored: {s}" for s in status[unscored]]
     if not_points:
-        room = rooms.reindex(frame["hand_key"].to_numpy()).isin(not_points).to_numpy()
-        why[reported & scored & room] = NOT_POINTS
+        rooms = data.df(f"SELECT hand_key, room FROM hands WHERE {share}")
+        room = rooms.set_index("hand_key")["room"].reindex(frame["hand_key"].to_numpy())
+        why[reported & scored & room.isin(not_points).to_numpy()] = NOT_POINTS
     series = pd.Series(why, index=frame["hand_key"].to_numpy(), dtype=object)
     return series[series != ""]
 
 
-def fantasy_reasons(data: OfcData, gap_minutes: float) -> pd.Series:
-    """Why the Fantasyland check skips a hand: the room's decision shows in the hand
-    that follows a player's previous one, so a hand with none (or none it can use) is
-    not checked.  Checked hands map to ""."""
-    shares = table_shares(data)
-    parts = [
-        data.df(_FANTASY_SQL.format(fantasy=share_fantasy(share)), {"gap": gap_minutes * 60})
-        for share in shares
-    ]
-    steps = (pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]).set_index(
-        "hand_key"
-    )["step"]
-    del parts
-    keys = data.df("SELECT hand_key FROM hands")["hand_key"]
+def fantasy_reasons(data: OfcData, gap_minutes: float) -> Reasons:
+    """Why the Fantasyland check skips a hand, a share of the tables at a time: the room's
+    decision shows in the hand that follows a player's previous one, so a hand with none
+    (or none it can use) is not checked.  Checked hands are absent."""
     words = {
-        0: "",
         1: "after a hand the player sat out or one missing from the files",
         2: f"more than {gap_minutes:g} minutes after the previous hand (or no time)",
         3: "after a hand not scored",
     }
-    step = steps.reindex(keys.to_numpy())
-    return step.map(words).fillna("with no earlier hand of its players at the table")
+    none = "with no earlier hand of its players at the table"
+    out = []
+    for share in table_shares(data):
+        steps = data.df(
+            _FANTASY_SQL.format(fantasy=share_fantasy(share)), {"gap": gap_minutes * 60}
+        ).set_index("hand_key")["step"]
+        keys = data.df(f"SELECT hand_key FROM hands WHERE {share}")["hand_key"].to_numpy()
+        step = steps.reindex(keys)
+        why = step.map(words).where(step.notna(), none)
+        out.append(why[why.notna()].astype(object))
+    return out
+
+
+Checked = list[pa.Array]  # per share of the tables: the keys of the hands a check looked at
+_COUNTS = ["hands", *(f"{c}_{n}" for c in CHECKS for n in ("checked", "bad")), "checked", "bad"]
+
+
+@dataclass
+class _Counts:
+    """What one share of the tables adds to the summary: per room and ruleset, the hands,
+    checked and bad per check and by any; the skipped hands by check and reason; the hands
+    no check looked at by their reasons' words; the room and ruleset of the mismatches'."""
+
+    groups: pd.DataFrame  # room, ruleset, _COUNTS
+    skipped: pd.DataFrame  # check, room, ruleset, reason, hands
+    never: pd.DataFrame  # room, ruleset, why, n
+    rooms: pd.DataFrame  # hand_key, room, ruleset of the share's mismatched hands
 
 
 def summarize(
     data: OfcData,
     mismatches: pd.DataFrame,
-    checked: dict[str, pd.DataFrame],
-    reasons: dict[str, pd.Series],
+    checked: dict[str, Checked],
+    reasons: dict[str, Reasons],
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Per room and ruleset: the summary, the mismatch classes and the not-checked reasons.
 
     ``checked[check]`` holds the hand keys a check looked at; ``reasons[check]`` why it
-    skipped the others.  Every hand is counted by its own room and ruleset, checked or
-    not checked, so the two add up to the hands; ``matching`` counts the hands checked
-    by at least one check with no mismatch.
+    skipped the others, each a share of the tables at a time (:func:`table_shares`), and
+    counted so: the summary holds counts, never a row per hand.  Every hand is counted
+    by its own room and ruleset, checked or not checked, so the two add up to the hands;
+    ``matching`` counts the hands checked by at least one check with no mismatch.
     """
-    hand_rooms = data.df("SELECT hand_key, room, ruleset FROM hands")
-    keys = ["room", "ruleset"]
-    hands = hand_rooms.groupby(keys).size().rename("hands").reset_index()
-    hands = hands.sort_values(keys).reset_index(drop=True)
-    bad_keys = set(mismatches["hand_key"])
-    # The keys each check looked at as arrays, not sets of every hand's key as Python text.
-    looked_at = {check: checked[check]["hand_key"].drop_duplicates() for check in CHECKS}
-    any_checked = pd.concat(list(looked_at.values()), ignore_index=True).drop_duplicates()
-    coverage = []
-    for check in CHECKS:
-        looked = looked_at.pop(check)
-        rows = hand_rooms.assign(
-            checked=hand_rooms["hand_key"].isin(looked),
-            bad=hand_rooms["hand_key"].isin(_check_bad(mismatches, check)),
+    shares = table_shares(data)
+    counts = []
+    for index, share in enumerate(shares):
+        hand_rooms = data.df(f"SELECT hand_key, room, ruleset FROM hands WHERE {share}")
+        mine = mismatches[mismatches["hand_key"].isin(hand_rooms["hand_key"])]
+        counts.append(
+            _share_counts(
+                hand_rooms,
+                mine,
+                {check: checked[check][index] for check in CHECKS},
+                {check: reasons[check][index] for check in CHECKS},
+            )
         )
-        rows["bad"] &= rows["checked"]
-        counts = rows.groupby(keys)[["checked", "bad"]].sum()
-        counts = hands[keys].merge(counts.reset_index(), on=keys, how="left").fillna(0)
-        hands[f"{check}_checked"] = counts["checked"].astype(int).to_numpy()
-        hands[f"{check}_matching"] = (counts["checked"] - counts["bad"]).astype(int).to_numpy()
+    return _summed(counts, mismatches)
+
+
+def _share_counts(
+    hand_rooms: pd.DataFrame,
+    mismatches: pd.DataFrame,
+    checked: dict[str, pa.Array],
+    reasons: dict[str, pd.Series],
+) -> _Counts:
+    keys = ["room", "ruleset"]
+    frame = hand_rooms[keys].assign(hands=1)
+    bad_keys = set(mismatches["hand_key"])
+    any_checked = np.zeros(len(hand_rooms), dtype=bool)
+    skipped = []
+    for check in CHECKS:
+        looked = is_in(hand_rooms["hand_key"], checked[check])
+        bad = hand_rooms["hand_key"].isin(_check_bad(mismatches, check)).to_numpy() & looked
+        frame[f"{check}_checked"] = looked.astype(np.int64)
+        frame[f"{check}_bad"] = bad.astype(np.int64)
+        any_checked |= looked
+        rows = hand_rooms[~looked]
+        why = reasons[check].reindex(rows["hand_key"].to_numpy())
+        rows = rows.assign(reason=why.fillna(OTHER).replace("", OTHER).to_numpy())
+        part = rows.groupby([*keys, "reason"]).size().rename("hands").reset_index()
+        skipped.append(part.assign(check=check))
+    frame["checked"] = any_checked.astype(np.int64)
+    bad_any = hand_rooms["hand_key"].isin(bad_keys).to_numpy() & any_checked
+    frame["bad"] = bad_any.astype(np.int64)
+    groups = frame.groupby(keys)[_COUNTS].sum().reset_index()
+    never = hand_rooms[~any_checked]
+    found = never.assign(why=_never_words(never["hand_key"].to_numpy(), reasons))
+    counted = found.groupby([*keys, "why"]).size().rename("n").reset_index()
+    rooms = hand_rooms[hand_rooms["hand_key"].isin(bad_keys)]
+    return _Counts(groups, pd.concat(skipped, ignore_index=True), counted, rooms)
+
+
+def _summed(
+    counts: list[_Counts], mismatches: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The shares' counts added: the summary, the classes and the coverage table."""
+    keys = ["room", "ruleset"]
+    groups = pd.concat([c.groups for c in counts], ignore_index=True)
+    summed = groups.groupby(keys)[_COUNTS].sum().reset_index()
+    summed = summed.sort_values(keys).reset_index(drop=True)
+    hands = summed[[*keys, "hands"]].copy()
+    for check in CHECKS:
+        looked, bad = summed[f"{check}_checked"], summed[f"{check}_bad"]
+        hands[f"{check}_checked"] = looked.astype(int).to_numpy()
+        hands[f"{check}_matching"] = (looked - bad).astype(int).to_numpy()
         hands[f"{check}_not_checked"] = hands["hands"] - hands[f"{check}_checked"]
-        skipped = rows[~rows["checked"]].copy()
-        why = reasons[check].reindex(skipped["hand_key"].to_numpy())
-        skipped["reason"] = why.fillna(OTHER).replace("", OTHER).to_numpy()
-        part = skipped.groupby([*keys, "reason"]).size().rename("hands").reset_index()
-        coverage.append(part.assign(check=check))
-    rows = hand_rooms.assign(
-        checked=hand_rooms["hand_key"].isin(any_checked),
-        bad=hand_rooms["hand_key"].isin(bad_keys),
-    )
-    rows["bad"] &= rows["checked"]
-    counts = rows.groupby(keys)[["checked", "bad"]].sum().reset_index()
-    counts = hands[keys].merge(counts, on=keys, how="left").fillna(0)
-    hands["checked"] = counts["checked"].astype(int).to_numpy()
-    hands["matching"] = (counts["checked"] - counts["bad"]).astype(int).to_numpy()
-    hands["never_checked"] = _never_checked(hand_rooms, any_checked, reasons, hands[keys])
+    hands["checked"] = summed["checked"].astype(int).to_numpy()
+    hands["matching"] = (summed["checked"] - summed["bad"]).astype(int).to_numpy()
+    nevers = pd.concat([c.never for c in counts], ignore_index=True)
+    hands["never_checked"] = _never_checked(nevers.groupby([*keys, "why"])["n"].sum(), hands[keys])
     hands["match_rate"] = (hands["matching"] / hands["checked"].where(hands["checked"] > 0)).fillna(
         0.0
     )
+    skipped = pd.concat([c.skipped for c in counts], ignore_index=True)
+    coverage = []
+    for check in CHECKS:  # each check's reasons by room, ruleset and reason, as counted whole
+        mine = skipped[skipped["check"] == check]
+        part = mine.groupby([*keys, "reason"])["hands"].sum().reset_index()
+        coverage.append(part.assign(check=check))
     table = pd.concat(coverage, ignore_index=True).reindex(columns=COVERAGE_COLUMNS)
     table["order"] = table["check"].map(CHECKS.index)
     table = table.sort_values([*keys, "order", "hands"], ascending=[True, True, True, False])
     table = table.drop(columns="order").reset_index(drop=True)
+    hand_rooms = pd.concat([c.rooms for c in counts], ignore_index=True)
     return hands, _by_class(mismatches, hand_rooms, hands), table
 
 
-def _never_checked(
-    hand_rooms: pd.DataFrame,
-    any_checked: pd.Series,
-    reasons: dict[str, pd.Series],
-    groups: pd.DataFrame,
-) -> list[str]:
-    """Per group (``groups``' rows), why its hands that no check looked at were skipped by
-    each check: 'points and money not reported, fantasy with no earlier hand …', the most
-    common combination first, each with its count when there are several."""
-    never = hand_rooms[~hand_rooms["hand_key"].isin(any_checked)]
-    if never.empty:
-        return [""] * len(groups)
-    keys = never["hand_key"].to_numpy()
+def is_in(keys: pd.Series, values: pa.Array) -> npt.NDArray[np.bool_]:
+    """Whether each of ``keys`` is one of ``values`` (no Python string per key)."""
+    found = pc.is_in(pa.array(keys, pa.string()), value_set=values.cast(pa.string()))
+    return np.asarray(found.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _never_words(keys: npt.NDArray[Any], reasons: dict[str, pd.Series]) -> list[str]:
+    """Each hand's reasons, no check having looked at it (:func:`_why_none`)."""
     per_check = {
         check: reasons[check].reindex(keys).fillna(OTHER).replace("", OTHER).to_numpy()
         for check in CHECKS
     }
-    why = [_why_none({c: str(per_check[c][i]) for c in CHECKS}) for i in range(len(never))]
-    counted = never.assign(why=why).groupby(["room", "ruleset", "why"]).size().rename("n")
-    rows = counted.reset_index().sort_values("n", ascending=False, kind="stable")
+    return [_why_none({c: str(per_check[c][i]) for c in CHECKS}) for i in range(len(keys))]
+
+
+def _never_checked(never: pd.Series, groups: pd.DataFrame) -> list[str]:
+    """Per group (``groups``' rows), why its hands that no check looked at were skipped by
+    each check: 'points and money not reported, fantasy with no earlier hand …', the most
+    common combination first, each with its count when there are several.  ``never``:
+    the hands by room, ruleset and their reasons' words."""
+    if never.empty:
+        return [""] * len(groups)
+    rows = never.rename("n").reset_index().sort_values("n", ascending=False, kind="stable")
     found: dict[tuple[str, str], list[tuple[int, str]]] = {}
     for room, ruleset, reason, n in rows.itertuples(index=False):
         found.setdefault((str(room), str(ruleset)), []).append((int(n), str(reason)))

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from ofc_stats.audit.chunks import table_shares
@@ -134,10 +135,6 @@ class FieldVerdict:
         )
 
 
-def _rate(mask: pd.Series) -> float:
-    return float(mask.mean()) if len(mask) else 0.0
-
-
 def _shown(correlation: float) -> str:
     """A correlation as the summary prints it; NaN (see :func:`_corr`) as words, not ``nan``."""
     return "n/a (too few hands)" if math.isnan(correlation) else f"{correlation:.2f}"
@@ -179,7 +176,12 @@ class _Tally:
         self.full += len(full)
         self.zero += int((full["field_sum"].abs() <= EPS).sum())
         money = rows["reported_money"] / rows["stakes"].fillna(1.0)
-        self.columns.append((value, rows["net_capped"], money))
+        # Copies, not the share's columns: a column of the share's frame holds the frame's
+        # whole block of floats, every share's kept to the end (the dataset, not 8 bytes).
+        value, points, money = (
+            pd.Series(c.to_numpy(np.float64, copy=True)) for c in (value, rows["net_capped"], money)
+        )
+        self.columns.append((value, points, money))
 
     def verdict(self, room: str) -> FieldVerdict:
         value, points, money = (
@@ -255,20 +257,61 @@ class MoneyVerdict:
         )
 
 
+@dataclass
+class _MoneyTally:
+    """One room's money field summed over the shares: counts, and the two columns the
+    correlation needs (16 bytes a seat with money)."""
+
+    rows: int = 0
+    agree: int = 0
+    hands: int = 0
+    conserved: int = 0
+    columns: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]] = field(
+        default_factory=list
+    )
+
+    def add(self, rows: pd.DataFrame, tolerance: float) -> None:
+        """Whole hands' seats of the room with money reported."""
+        self.rows += len(rows)
+        off = (rows["reported_money"] - rows["expected_money"]).abs()
+        self.agree += int((off <= tolerance).sum())
+        sums = rows.groupby("hand_key")["reported_money"].sum()
+        self.hands += len(sums)
+        self.conserved += int((sums <= tolerance).sum())
+        money, owed = (rows[c].to_numpy(np.float64, copy=True) for c in ("reported_money", "owed"))
+        self.columns.append((money, owed))
+
+    def verdict(self, room: str) -> MoneyVerdict:
+        money, owed = (np.concatenate([c[i] for c in self.columns]) for i in range(2))
+        order = np.lexsort((owed, money))  # the rows in one order, whatever the shares'
+        return MoneyVerdict(
+            room,
+            self.rows,
+            self.agree / self.rows if self.rows else 0.0,
+            self.conserved / self.hands if self.hands else 0.0,
+            _corr(pd.Series(money[order]), pd.Series(owed[order])),
+        )
+
+
+class MoneyTallies:
+    """:func:`money_verdicts` of seats shown a share of the tables at a time (each share
+    holds whole hands): per room, what the verdict needs, not the seats."""
+
+    def __init__(self, tolerance: float = 0.011) -> None:
+        self.tolerance = tolerance
+        self.rooms: dict[str, _MoneyTally] = {}
+
+    def add(self, seats: pd.DataFrame) -> None:
+        known = seats[seats["reported_money"].notna()]
+        for room, rows in known.groupby("room", sort=True):
+            self.rooms.setdefault(str(room), _MoneyTally()).add(rows, self.tolerance)
+
+    def verdicts(self) -> list[MoneyVerdict]:
+        return [self.rooms[room].verdict(room) for room in sorted(self.rooms)]
+
+
 def money_verdicts(seats: pd.DataFrame, tolerance: float = 0.011) -> list[MoneyVerdict]:
     """Per room, from :func:`ofc_stats.audit.money.room_money`'s seats."""
-    out = []
-    known = seats[seats["reported_money"].notna()]
-    for room, rows in known.groupby("room", sort=True):
-        agree = (rows["reported_money"] - rows["expected_money"]).abs() <= tolerance
-        sums = rows.groupby("hand_key")["reported_money"].sum()
-        out.append(
-            MoneyVerdict(
-                str(room),
-                len(rows),
-                _rate(agree),
-                _rate(sums <= tolerance),
-                _corr(rows["reported_money"], rows["owed"]),
-            )
-        )
-    return out
+    tallies = MoneyTallies(tolerance)
+    tallies.add(seats)
+    return tallies.verdicts()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pandas as pd
+import pyarrow as pa
 
 from ofc_stats.audit.fields import field_verdicts
 from ofc_stats.audit.points import _Check, _fantasy, _points, ruleset_results
@@ -37,7 +38,8 @@ def joker_groups(data: OfcData) -> pd.DataFrame:
 
 def explained_hands(points: _Check, fantasy: _Check) -> pd.DataFrame:
     """Per checked hand: no points mismatch, no Fantasyland mismatch, both."""
-    hands = pd.concat([points.checked, fantasy.checked]).drop_duplicates("hand_key")
+    looked: pd.DataFrame = pa.concat_tables([*points.checked, *fantasy.checked]).to_pandas()
+    hands = looked.drop_duplicates("hand_key")
     bad_points = set(points.mismatches["hand_key"]) if len(points.mismatches) else set()
     bad_fantasy = set(fantasy.mismatches["hand_key"]) if len(fantasy.mismatches) else set()
     hands = hands.copy()
@@ -66,13 +68,7 @@ def guess_rulesets(
         with data.rescored(ruleset_results(data, candidate)) as scored:
             points = _points(scored, candidate)
             if not_points:
-                points = _Check(
-                    "points",
-                    points.checked[~points.checked["room"].isin(not_points)],
-                    points.mismatches[~points.mismatches["room"].isin(not_points)]
-                    if len(points.mismatches)
-                    else points.mismatches,
-                )
+                points = points.without(not_points)
             fantasy = _fantasy(scored, max_gap_minutes)
         verdicts[name] = explained_hands(points, fantasy).merge(rule_texts, on="hand_key")
         if progress:

@@ -32,12 +32,9 @@ from ofc_stats.audit.money import (
     after_rake,
     by_room,
     expected_money,
-    infer_rake,
-    money_multiplier,
-    short_stacks,
 )
 from ofc_stats.audit.money_seats import money_seats
-from ofc_stats.payouts.settle import ALL_KINDS, explained_short, gross_by_kind, infer_settlement
+from ofc_stats.payouts.settle import explained_short, gross_by_kind
 from ofc_stats.store.views import OfcData
 
 # What the halves are inferred and judged from (MONEY_SQL's names): no text per seat.
@@ -359,23 +356,6 @@ def _inferred(tally: RoomTally) -> tuple[Rake, str, bool]:
     return rake, UNTOLD, False
 
 
-def _infer(
-    label: str, frame: pd.DataFrame, pairs: dict[str, npt.NDArray[np.float64]]
-) -> tuple[Rake, str, bool]:
-    """The rake and settlement kind inferred on ``frame``, and the kind as the halves are
-    named (a half no short-stack hand tells about assumes proportional, and says so)."""
-    frame = frame.copy()  # its own short-stack hands, as room_money finds them
-    rake = short_stacks(
-        frame, partial(infer_rake, label, multiplier=frame["multiplier"].iloc[0]), pairs
-    )
-    if frame["short"].any():
-        net = {k: after_rake(gross_by_kind(frame, k, pairs), rake) for k in ALL_KINDS}
-        settlement = infer_settlement(label, frame, net)
-        if settlement.telling:
-            return rake, settlement.kind, True
-    return rake, UNTOLD, False
-
-
 def _explained(
     frame: pd.DataFrame, rake: Rake, kind: str, pairs: dict[str, npt.NDArray[np.float64]]
 ) -> pd.Series:
@@ -392,34 +372,16 @@ def _fold(
     pairs: dict[str, npt.NDArray[np.float64]],
     points_field: bool = False,
 ) -> Holdout:
-    multiplier = money_multiplier(group)
-    frame = expected_money(group, multiplier, points_field=points_field)
-    frame = frame.assign(multiplier=multiplier)
-    frame = frame[frame["reported_money"].notna() | (frame["owed"] >= 0)]
-    played = frame.groupby("hand_key")["played_at"].min().sort_values(kind="stable")
-    hands = played.index.to_numpy()
-    half = len(hands) // 2
-    halves = (set(hands[:half]), set(hands[half:]))
-    whole_rake, whole_kind, _ = _infer(label, frame, pairs)
-    in_sample = int(_explained(frame, whole_rake, whole_kind, pairs).sum())
-    out, rules, agree, runner, folds = 0, [], True, 0, 0
-    for train, test in (halves, halves[::-1]):
-        fit = frame[frame["hand_key"].isin(train)]
-        judged = frame[frame["hand_key"].isin(test)]
-        if fit.empty or judged.empty:
-            continue
-        rake, kind, told = _infer(label, fit, pairs)
-        folds += 1
-        out += int(_explained(judged, rake, kind, pairs).sum())
-        rules.append(f"{rake.rule()}, settlement {_named(kind, told)}")
-        agree &= (rake.rate, rake.tick, rake.mode, rake.cap, kind) == (
-            whole_rake.rate, whole_rake.tick, whole_rake.mode, whole_rake.cap, whole_kind,
-        )  # fmt: skip
-        if rake.runner_up is not None:
-            rate, tick, mode, _ = rake.runner_up
-            other = Rake(label, rate, tick, mode, 0, 0, multiplier)
-            runner += int(_explained(judged, other, kind, pairs).sum())
-    return _holdout(label, len(hands), in_sample, out, rules, agree, whole_rake, runner, folds)
+    """The holdout of one room and currency's seats (``label``: "<room> <currency>") read
+    whole: :class:`_Folds`' three passes over the one frame, the fold by shares' own."""
+    room, _, currency = label.rpartition(" ")
+    fold = _Folds(room, "" if currency == "(no currency)" else currency, points_field)
+    fold.first(group)
+    fold.halve(pairs)
+    fold.second(group)
+    fold.infer()
+    fold.third(group, dict(pairs))
+    return fold.result()
 
 
 def _holdout(

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.audit.evidence import Evidence, base_ruleset, candidates, pick, setter
-from ofc_stats.audit.fields import field_verdicts
+from ofc_stats.audit.fields import field_verdicts, rooms_measuring
 from ofc_stats.audit.guess import guess_rulesets, joker_groups
 from ofc_stats.audit.max_loss import infer_max_loss, max_loss_value
 from ofc_stats.audit.money import Rake, room_money
@@ -280,9 +280,9 @@ def infer_rules(
     """Every option of every room and rule string, with the hands for and against it."""
     step = progress or (lambda n: None)
     groups = _groups(data)
-    verdicts = {v.room: v for v in field_verdicts(data)}
-    points_rooms = {room for room, v in verdicts.items() if v.measures}
-    points_rooms |= set(groups["room"]) - set(verdicts)
+    # The audit's rule: a room whose field no verdict judged (no scored seat reports it)
+    # is no points room; its points are read from the losers' money, and said so.
+    points_rooms = set(rooms_measuring(field_verdicts(data)))
     money = room_money(data, points_rooms=points_rooms)
     shown = _evidence(data, points_rooms, {r.room: r.multiplier for r in money.rakes})
     current = {str(g.base): base_ruleset(str(g.base)) for g in groups.itertuples()}

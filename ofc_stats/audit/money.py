@@ -12,7 +12,7 @@ next, so a short-stacked loser does not make every winner look wrong.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -372,6 +372,13 @@ class RoomMoney:
     # the rooms whose `result` is the hand's points (field verdicts): a loser there whose
     # reported points are wrong is no short stack (expected_money's points_field)
     points_rooms: frozenset[str] = frozenset()
+    # each room and currency's rules as inferred, in the rakes' order: what prices a share
+    # of the seats (priced_shares) when ``seats`` is not kept
+    rooms: tuple[RoomTally, ...] = ()
+
+    def tallies(self) -> dict[tuple[str, str], RoomTally]:
+        """The rooms' rules by (room, currency), for :func:`priced_shares`."""
+        return {(t.room, t.currency): t for t in self.rooms}
 
 
 MONEY_SQL = """
@@ -393,6 +400,7 @@ def room_money(
     *,
     hands: str | None = None,
     points_rooms: Collection[str] | None = None,
+    seats: bool = True,
 ) -> RoomMoney:
     """Per room and currency: the multiplier, the rake (from hands paid in full), then
     the short-stack settlement (from the rest), and every seat's expected money.
@@ -411,33 +419,25 @@ def room_money(
 
     ``points_rooms``: the rooms whose ``result`` field is the hand's points (the
     field verdicts the audit printed); without it they are judged here, from the
-    hands read (:func:`points_field_rooms`).
+    hands read (:func:`points_field_rooms`).  ``seats=False``: the rules only, no seat
+    priced or kept (the audit prices a share at a time: :func:`priced_shares`).
     """
     if points_rooms is None:
         points_rooms = points_field_rooms(data, hands)
     fields = frozenset(points_rooms)
     if hands is not None:
         return _scoped_money(data, scoped_seats(data, hands), rules, fields)
-    shares = table_shares(data)
-    rooms: dict[tuple[str, str], RoomTally] = {}
-    for share in shares:
-        for (room, currency), group in by_room(money_seats(data, share)):
-            tally = rooms.setdefault((room, currency), RoomTally(room, currency, room in fields))
-            tally.ratios.add(group)
-    for share in shares:
-        for key, group in by_room(money_seats(data, share)):
-            rooms[key].add(data, group)
+    rooms = room_tallies(data, rules, fields)
     keys = sorted(rooms)
-    for key in keys:
-        rooms[key].infer(rules)
+    if not seats:
+        return _money(money_seats(data, "false"), [rooms[key] for key in keys], fields)
     parts: dict[tuple[str, str], list[pd.DataFrame]] = {key: [] for key in keys}
     empty = None
-    for share in shares:
-        seats = money_seats(data, share)
-        empty = seats.iloc[:0] if empty is None else empty
-        for key, group in by_room(seats):
-            parts[key].append(rooms[key].priced(group))
-        del seats
+    for priced in priced_shares(data, rooms):
+        empty = priced.iloc[:0] if empty is None else empty
+        for key, group in by_room(priced):
+            parts[key].append(group)
+        del priced
     if not keys:
         assert empty is not None  # a share at least
         return RoomMoney(empty.assign(expected_money=0.0), (), (), points_rooms=fields)
@@ -447,6 +447,43 @@ def room_money(
     if len(keys) == 1:
         frame = frame.reset_index(drop=True)
     return _money(frame, [rooms[key] for key in keys], fields)
+
+
+def room_tallies(
+    data: OfcData, rules: MoneyRules, points_rooms: frozenset[str]
+) -> dict[tuple[str, str], RoomTally]:
+    """Each room and currency's money rules, inferred (or given) from the dataset's money
+    hands read a share of the tables at a time, twice: the losers' ratios, then the
+    winners paid in full as counts and the few hands with a short loser whole."""
+    shares = table_shares(data)
+    rooms: dict[tuple[str, str], RoomTally] = {}
+    for share in shares:
+        for (room, currency), group in by_room(money_seats(data, share)):
+            tally = rooms.setdefault(
+                (room, currency), RoomTally(room, currency, room in points_rooms)
+            )
+            tally.ratios.add(group)
+    for share in shares:
+        for key, group in by_room(money_seats(data, share)):
+            rooms[key].add(data, group)
+    for key in sorted(rooms):
+        rooms[key].infer(rules)
+    return rooms
+
+
+def priced_shares(data: OfcData, rooms: dict[tuple[str, str], RoomTally]) -> Iterator[pd.DataFrame]:
+    """Each share's money seats priced by its room's rules (:meth:`RoomTally.priced`), the
+    rooms in order, a share at a time: what a caller keeps of them is all it holds (the
+    audit keeps the mismatches and a few counts; :func:`room_money` every seat).  ``rooms``
+    by (room, currency), as :func:`by_room` names them (:meth:`RoomMoney.tallies`)."""
+    for share in table_shares(data):
+        seats = money_seats(data, share)
+        groups = [rooms[key].priced(group) for key, group in by_room(seats)]
+        del seats
+        if groups:
+            yield pd.concat(groups) if len(groups) > 1 else groups[0]
+        else:  # no money in this share: no seat, the priced frame's last column still
+            yield money_seats(data, "false").assign(expected_money=0.0)
 
 
 def points_field_rooms(data: OfcData, hands: str | None = None) -> frozenset[str]:
@@ -460,7 +497,8 @@ def _money(seats: pd.DataFrame, rooms: list[RoomTally], fields: frozenset[str]) 
     rakes = tuple(r.rake for r in rooms if r.rake is not None)
     settlements = tuple(r.settlement for r in rooms if r.settlement is not None)
     assert len(rakes) == len(settlements) == len(rooms)  # every room inferred
-    return RoomMoney(seats, rakes, settlements, tuple(r.pairwise for r in rooms), fields)
+    pairwise = tuple(r.pairwise for r in rooms)
+    return RoomMoney(seats, rakes, settlements, pairwise, fields, tuple(rooms))
 
 
 def by_room(seats: pd.DataFrame) -> list[tuple[tuple[str, str], pd.DataFrame]]:

@@ -11,49 +11,116 @@ follows the points row instead of guessing at a short stack.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ofc_stats.audit.explain import follows_text, money_text
-from ofc_stats.audit.money import TOLERANCE, Rake, RoomMoney, after_rake, money_mismatches
+from ofc_stats.audit.money import (
+    TOLERANCE,
+    Rake,
+    RoomMoney,
+    Winners,
+    after_rake,
+    by_room,
+    money_mismatches,
+)
 from ofc_stats.audit.patterns import NOTHING, HandPattern, hand_patterns
 from ofc_stats.payouts.settle import Settlement
 
 FOLLOWS = "follows the room's points"
 
 
-def money_rows(money: RoomMoney) -> pd.DataFrame:
+def money_rows(
+    money: RoomMoney,
+    shares: Iterable[pd.DataFrame] | None = None,
+    seen: Callable[[pd.DataFrame], None] | None = None,
+) -> pd.DataFrame:
     """One row per seat whose money differs from the rules' under its room's rake and
-    settlement, with class, cause, values, explanation, basis and ``own_money``."""
-    seats = money.seats
-    parts = []
-    groups = list(seats.groupby(["room", "currency"], sort=True)) if len(seats) else []
-    rules = enumerate(zip(groups, money.rakes, money.settlements, strict=True))
-    for index, ((_, group), rake, settlement) in rules:
-        off = money_mismatches(group, rake)
-        if off.empty:
-            continue
-        off = off.copy()
-        off["class"] = "money"
-        off["cause"] = np.where(off["short_paid"], "loser paid less than owed", "amount")
-        off["room_value"] = off["reported_money"]
-        off["recomputed_value"] = off["expected_money"]
-        off["unit"] = off["currency"]
-        records = off.to_dict("records")
-        off["explanation"] = [money_text(row, rake, settlement) for row in records]
-        pairwise = money.pairwise[index] if index < len(money.pairwise) else {}
-        found = hand_patterns(group, off["hand_key"].unique(), rake, settlement, pairwise)
-        _name_patterns(off, found)
-        off["basis"] = [money_basis(row, rake, settlement) for row in records]
-        own = off["reported_points"] * off["stakes"].fillna(1.0) * rake.multiplier
-        off["own_money"] = after_rake(own.astype(float), rake)
-        off["rake_index"] = index
-        off["ruleset"] = off["scored_with"]
-        parts.append(off)
-    return pd.concat(parts) if parts else pd.DataFrame()
+    settlement, with class, cause, values, explanation, basis and ``own_money``.
+
+    The seats are ``money.seats``, or each of ``shares`` (a share of the tables' seats
+    priced by ``money.rooms``: :func:`~ofc_stats.audit.money.priced_shares`) shown to
+    ``seen`` then let go: kept are the rows, their hands' seats and each room's winners
+    paid in full as counts, what the patterns across a hand are judged by."""
+    if shares is None:
+        seats = money.seats
+        groups = list(seats.groupby(["room", "currency"], sort=True)) if len(seats) else []
+        rules = enumerate(zip(groups, money.rakes, money.settlements, strict=True))
+        parts = [_named(_room_rows(g, i, money), g, i, money) for i, ((_, g), *_) in rules]
+        found = [part for part in parts if not part.empty]
+        return pd.concat(found) if found else pd.DataFrame()
+    index = {(t.room, t.currency): i for i, t in enumerate(money.rooms)}
+    rows: dict[int, list[pd.DataFrame]] = {}
+    hands: dict[int, list[pd.DataFrame]] = {}
+    winners: dict[int, Winners] = {}
+    for seats in shares:
+        if seen is not None:
+            seen(seats)
+        for key, group in by_room(seats):
+            at = index[key]
+            winners[at] = (
+                winners[at].plus(Winners.of(group)) if at in winners else Winners.of(group)
+            )
+            off = _room_rows(group, at, money)
+            if not off.empty:
+                rows.setdefault(at, []).append(off)
+                hands.setdefault(at, []).append(group[group["hand_key"].isin(off["hand_key"])])
+        del seats
+    found = [
+        _named(
+            pd.concat(rows[at], ignore_index=True),
+            pd.concat(hands[at], ignore_index=True),
+            at,
+            money,
+            winners[at],
+        )
+        for at in sorted(rows)
+    ]
+    return pd.concat(found, ignore_index=True) if found else pd.DataFrame()
+
+
+def _room_rows(group: pd.DataFrame, index: int, money: RoomMoney) -> pd.DataFrame:
+    """:func:`money_rows` of one room and currency's seats, its rules the ``index``-th,
+    but for the patterns across their hands (:func:`_named`)."""
+    rake, settlement = money.rakes[index], money.settlements[index]
+    off = money_mismatches(group, rake)
+    if off.empty:
+        return off
+    off = off.copy()
+    off["class"] = "money"
+    off["cause"] = np.where(off["short_paid"], "loser paid less than owed", "amount")
+    off["room_value"] = off["reported_money"]
+    off["recomputed_value"] = off["expected_money"]
+    off["unit"] = off["currency"]
+    records = off.to_dict("records")
+    off["explanation"] = [money_text(row, rake, settlement) for row in records]
+    off["basis"] = [money_basis(row, rake, settlement) for row in records]
+    own = off["reported_points"] * off["stakes"].fillna(1.0) * rake.multiplier
+    off["own_money"] = after_rake(own.astype(float), rake)
+    off["rake_index"] = index
+    off["ruleset"] = off["scored_with"]
+    return off
+
+
+def _named(
+    off: pd.DataFrame,
+    seats: pd.DataFrame,
+    index: int,
+    money: RoomMoney,
+    winners: Winners | None = None,
+) -> pd.DataFrame:
+    """``off`` with the pattern across each hand named (``seats``: the room's, or at least
+    those hands' with ``winners`` the room's winning seats paid in full)."""
+    if off.empty:
+        return off
+    rake, settlement = money.rakes[index], money.settlements[index]
+    pairwise = money.pairwise[index] if index < len(money.pairwise) else {}
+    keys = off["hand_key"].unique()
+    _name_patterns(off, hand_patterns(seats, keys, rake, settlement, pairwise, winners))
+    return off
 
 
 def _name_patterns(off: pd.DataFrame, found: Mapping[str, HandPattern]) -> None:

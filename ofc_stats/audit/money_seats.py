@@ -18,7 +18,10 @@ import pyarrow.compute as pc
 
 from ofc_stats.store.views import OfcData
 
-MONEY_HANDS = "hand_id IN (SELECT hand_id FROM seats WHERE reported_money IS NOT NULL)"
+# The hands with money ({in_share}: of the share read, so the semi-join holds its hands).
+MONEY_HANDS = (
+    "hand_id IN (SELECT hand_id FROM seats WHERE reported_money IS NOT NULL AND {in_share})"
+)
 # {share}: the tables read (chunks.table_shares), "true" for all.
 HANDS_SQL = f"""
 SELECT hand_id, hand_key, room, ruleset, stakes, coalesce(currency, '') AS currency
@@ -63,8 +66,8 @@ def money_seats(data: OfcData, share: str = "true") -> pd.DataFrame:
     """MONEY_SQL's frame: every scored seat of a hand with money reported, ordered by hand
     key and seat; of the tables ``share`` holds (:func:`~ofc_stats.audit.chunks.table_shares`),
     all of them by default."""
-    hand = data.arrow(HANDS_SQL.format(share=share))
     in_share = "true" if share == "true" else IN_SHARE.format(share=share)
+    hand = data.arrow(HANDS_SQL.format(share=share, in_share=in_share))
     seat = data.arrow(SEATS_SQL.format(in_share=in_share))
     result = data.arrow(RESULTS_SQL.format(in_share=in_share))
     # Each scored result's seat row (a seat without a scored result is not a row).

@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ofc_stats.audit.money import TICKS, TOLERANCE, Rake, after_rake
+from ofc_stats.audit.money import TICKS, TOLERANCE, Rake, Winners, after_rake
 from ofc_stats.payouts.rake import MODES, rounded
 from ofc_stats.payouts.settle import ALL_KINDS, Settlement, gross_by_kind, kind_text
 from ofc_stats.wording import plural
@@ -70,18 +70,13 @@ class HandPattern:
 class _Room:
     """What the patterns need of one room and currency."""
 
-    frame: pd.DataFrame  # all its seats: owed, gross, short, expected_money, reported_money
     rake: Rake
     settlement: Settlement
     pairwise: Mapping[str, npt.NDArray[np.float64]]
     unit: str
-
-    def full_winners(self) -> pd.DataFrame:
-        """Winning seats of hands paid in full, with ``kept`` (gross less money paid)."""
-        frame = self.frame
-        mask = (frame["gross"] > 0) & frame["reported_money"].notna() & ~frame["short"]
-        winners = frame[mask]
-        return winners.assign(kept=winners["gross"] - winners["reported_money"])
+    # the room's winning seats of hands paid in full, as (gross, money) counted: all its
+    # seats', however few of them the hands judged are
+    winners: Winners
 
 
 def hand_patterns(
@@ -90,11 +85,14 @@ def hand_patterns(
     rake: Rake,
     settlement: Settlement,
     pairwise: Mapping[str, npt.NDArray[np.float64]] | None = None,
+    winners: Winners | None = None,
 ) -> dict[str, HandPattern]:
     """The pattern of each hand in ``keys`` (hands with a money mismatch) of one room's
-    ``frame`` (room_money's seats of one room and currency)."""
+    ``frame`` (room_money's seats of one room and currency: all of them, or those hands'
+    with ``winners`` the room's winning seats paid in full, :meth:`Winners.of` its seats)."""
     currency = str(frame["currency"].iloc[0]) if "currency" in frame and len(frame) else ""
-    room = _Room(frame, rake, settlement, pairwise or {}, f" {currency}" if currency else "")
+    unit = f" {currency}" if currency else ""
+    room = _Room(rake, settlement, pairwise or {}, unit, winners or Winners.of(frame))
     by_hand = frame[frame["hand_key"].isin(list(keys))].sort_values(["hand_key", "seat"])
     out: dict[str, HandPattern] = {}
     for key, hand in by_hand.groupby("hand_key", sort=False):
@@ -228,22 +226,24 @@ def _rake_cap(room: _Room, hand: pd.DataFrame) -> str:
     cap = float(kept.max())
     if not _near(kept, cap):
         return ""
-    winners = room.full_winners()
-    gross = winners["gross"].to_numpy(dtype=float)
-    at_cap = np.abs(winners["kept"].to_numpy() - cap) <= TOLERANCE
-    above = gross * room.rake.rate > cap + TOLERANCE
-    support = int((at_cap & above).sum())
-    over = int((winners["kept"] > cap + TOLERANCE).sum())
+    winners = room.winners
+    kept_all = winners.gross - winners.money
+    at_cap = np.abs(kept_all - cap) <= TOLERANCE
+    above = winners.gross * room.rake.rate > cap + TOLERANCE
+    support = int(winners.count[at_cap & above].sum())
+    over = int(winners.count[kept_all > cap + TOLERANCE].sum())
     if over:
         return ""
-    below = winners.loc[~at_cap & (winners["kept"] > TOLERANCE), "kept"]
-    most = f"; the most any other winning seat was charged is {float(below.max()):g}{room.unit}"
+    below = kept_all[~at_cap & (kept_all > TOLERANCE)]
+    most = ""
+    if len(below):
+        most = f"; the most any other winning seat was charged is {float(below.max()):g}{room.unit}"
     return (
         f"the room kept {cap:g}{room.unit} of {_amounts(hand, 'gross', off, room.unit)} "
         f"where the rule ({room.rake.rule()}) takes {', '.join(f'{v:g}' for v in rule)}"
         f"{room.unit}: a rake capped at {cap:g}{room.unit}? {plural(support, 'winning seat')} of "
         f"the room kept exactly {cap:g}{room.unit} where the rate takes more, none was "
-        f"charged more{most if len(below) else ''}"
+        f"charged more{most}"
     )
 
 
@@ -255,27 +255,26 @@ def _rake_rounding(room: _Room, hand: pd.DataFrame) -> str:
     winning = hand["gross"] > 0
     gross = hand.loc[winning, "gross"].to_numpy(dtype=float)
     paid = hand.loc[winning, "reported_money"].to_numpy(dtype=float)
-    winners = room.full_winners()
-    all_gross = winners["gross"].to_numpy(dtype=float)
-    all_paid = winners["reported_money"].to_numpy(dtype=float)
+    winners = room.winners
+    all_gross, all_paid, weight = winners.gross, winners.money, winners.count
     rate = room.rake.rate
     fits = []
     if _near(gross - gross * rate, paid):
         ok = np.abs(all_gross * (1 - rate) - all_paid) <= TOLERANCE
-        fits.append(("the rate unrounded", int(ok.sum())))
+        fits.append(("the rate unrounded", int(weight[ok].sum())))
     for tick in TICKS:
         for mode in MODES:
             if (tick, mode) == (room.rake.tick, room.rake.mode):
                 continue
             if _near(gross - rounded(gross * rate, tick, mode), paid):
                 ok = np.abs(all_gross - rounded(all_gross * rate, tick, mode) - all_paid)
-                fits.append((f"rounded {mode} to {tick:g}", int((ok <= TOLERANCE).sum())))
+                fits.append((f"rounded {mode} to {tick:g}", int(weight[ok <= TOLERANCE].sum())))
     if not fits:
         return ""
     name, count = max(fits, key=lambda fit: fit[1])
     return (
         f"{rate:.2%} of the winnings {name} gives what the room paid; over the room's "
-        f"{len(winners):,} winning seats paid in full that rounding explains {count:,}, the "
+        f"{winners.seats:,} winning seats paid in full that rounding explains {count:,}, the "
         f"rule's (rounded {room.rake.mode} to {room.rake.tick:g}) {room.rake.explained:,}"
     )
 

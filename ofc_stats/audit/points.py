@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ofc_stats.audit.chunks import share_fantasy, table_shares
 from ofc_stats.audit.coverage import (
@@ -43,13 +44,13 @@ from ofc_stats.audit.explain import (
 )
 from ofc_stats.audit.fields import (
     FieldVerdict,
+    MoneyTallies,
     MoneyVerdict,
     field_verdicts,
-    money_verdicts,
     rooms_measuring,
 )
 from ofc_stats.audit.holdout import CRITERION, Holdout, holdout
-from ofc_stats.audit.money import MoneyRules, Rake, room_money
+from ofc_stats.audit.money import MoneyRules, Rake, priced_shares, room_money
 from ofc_stats.audit.money_rows import follow_points, money_rows
 from ofc_stats.audit.rules_book import RulesBook, book_results
 from ofc_stats.audit.timeouts import TimeoutEvidence, timeout_evidence
@@ -117,7 +118,8 @@ class AuditReport:
     rules: str  # "each hand's own" or the ruleset audited against
     settlements: tuple[Settlement, ...] = ()
     fields: tuple[FieldVerdict, ...] = ()
-    money: pd.DataFrame | None = None  # every seat with money: expected and reported
+    # every seat with money: what the rules give it (hand_id, seat, expected_money)
+    money: pd.DataFrame | None = None
     timeouts: tuple[TimeoutEvidence, ...] = ()
     money_fields: tuple[MoneyVerdict, ...] = ()
     unchecked: pd.DataFrame | None = None  # Fantasyland decisions not checkable
@@ -252,7 +254,7 @@ def audit(
         begin(next(stages))
         # where `result` is the hand's points, a loser paid by wrong points is no short stack
         fields = rooms_measuring(verdicts)
-        room = room_money(scored, money_rules, points_rooms=fields)
+        room = room_money(scored, money_rules, points_rooms=fields, seats=False)
         begin(next(stages))
         holdouts: tuple[Holdout, ...] = ()
         if money_rules is None:  # rules inferred from these hands: judge them on the others
@@ -260,7 +262,11 @@ def audit(
             # a share of the tables at a time
             holdouts = tuple(holdout(scored, pairwise, points_rooms=fields))
         begin(next(stages))
-        money = _Check("money", room.seats[["room", "ruleset", "hand_key"]], money_rows(room))
+        # a share of the tables' seats at a time: the rows kept, and of the seats what the
+        # field verdicts, the summary and the ledger need, a few counts and numbers a seat
+        seen = _MoneySeen()
+        rows = money_rows(room, priced_shares(scored, room.tallies()), seen.add)
+        money = _Check("money", seen.checked, rows)
         step(1)
         begin(next(stages))
         timeouts = tuple(timeout_evidence(scored))
@@ -273,12 +279,7 @@ def audit(
             "money": reported_reasons(scored, "reported_money"),
         }
     if not all_fields and not_points and len(points.mismatches):
-        keep = ~points.mismatches["room"].isin(not_points)
-        points = _Check(
-            "points",
-            points.checked[~points.checked["room"].isin(not_points)],
-            points.mismatches[keep],
-        )
+        points = points.without(not_points)
     money_found = follow_points(money.mismatches, points.mismatches, room.rakes)
     parts = [frame for frame in (points.mismatches, fantasy.mismatches, money_found)]
     found = [p[[c for c in MISMATCH_COLUMNS if c in p]] for p in parts if len(p)]
@@ -287,7 +288,7 @@ def audit(
         mismatches = pd.DataFrame(columns=MISMATCH_COLUMNS)
     mismatches = mismatches[MISMATCH_COLUMNS].sort_values(["hand_key", "seat", "class"])
     begin(next(stages))
-    checked = {check.name: check.checked for check in (points, fantasy, money)}
+    checked = {check.name: check.keys() for check in (points, fantasy, money)}
     summary, by_class, coverage = summarize(data, mismatches, checked, reasons)
     cards = fantasy.cards
     if book is not None and ruleset is None:  # each group as the file that audited it
@@ -310,9 +311,9 @@ def audit(
         label,
         room.settlements,
         verdicts,
-        room.seats,
+        seen.expected(),
         timeouts,
-        tuple(money_verdicts(room.seats)),
+        tuple(seen.verdicts.verdicts()),
         unchecked.reset_index(drop=True),
         coverage,
         holdouts,
@@ -332,10 +333,63 @@ def ruleset_results(data: OfcData, ruleset: Ruleset) -> pa.Table:
 @dataclass(frozen=True)
 class _Check:
     name: str
-    checked: pd.DataFrame  # room, ruleset, hand_key of every hand this check looked at
+    # per share of the tables (chunks.table_shares): hand_key and room of every hand this
+    # check looked at, once each, in Arrow (no Python string a hand)
+    checked: list[pa.Table]
     mismatches: pd.DataFrame
     unchecked: pd.DataFrame | None = None  # decisions it could not check, UNCHECKED_COLUMNS
     cards: pd.DataFrame | None = None  # Fantasyland's card counts dealt, CARD_COLUMNS
+
+    def keys(self) -> list[pa.Array]:
+        """The keys of the hands looked at, share by share (coverage.summarize's)."""
+        return [table["hand_key"].combine_chunks() for table in self.checked]
+
+    def without(self, rooms: set[str] | frozenset[str]) -> _Check:
+        """This check with these rooms' hands neither looked at nor mismatched."""
+        names = pa.array(sorted(rooms), pa.string())
+        checked = [t.filter(pc.invert(pc.is_in(t["room"], value_set=names))) for t in self.checked]
+        found = self.mismatches
+        if len(found):
+            found = found[~found["room"].isin(rooms)]
+        return replace(self, checked=checked, mismatches=found)
+
+
+def looked_at(frame: pd.DataFrame) -> pa.Table:
+    """A check's hands of one share (a frame with hand_key and room), once each."""
+    once = frame[["hand_key", "room"]].drop_duplicates("hand_key")
+    return pa.Table.from_pandas(once, preserve_index=False).cast(
+        pa.schema([("hand_key", pa.string()), ("room", pa.string())])
+    )
+
+
+class _MoneySeen:
+    """What the audit keeps of the money seats, shown a share of the tables at a time
+    (:func:`~ofc_stats.audit.money_rows.money_rows`'s ``seen``): the hands looked at, the
+    money field's tallies and what the rules give each seat (the ledger's), not the seats."""
+
+    def __init__(self) -> None:
+        self.checked: list[pa.Table] = []
+        self.verdicts = MoneyTallies()
+        self.priced: list[pd.DataFrame] = []
+
+    def add(self, seats: pd.DataFrame) -> None:
+        self.checked.append(looked_at(seats))
+        self.verdicts.add(seats)
+        self.priced.append(
+            pd.DataFrame(
+                {
+                    "hand_id": seats["hand_id"].to_numpy(np.int64, copy=True),
+                    "seat": seats["seat"].to_numpy(np.int64, copy=True),
+                    "expected_money": seats["expected_money"].to_numpy(np.float64, copy=True),
+                }
+            )
+        )
+
+    def expected(self) -> pd.DataFrame:
+        """Every priced seat's money by the rules, by hand id and seat."""
+        frame = pd.concat(self.priced, ignore_index=True)
+        self.priced = []
+        return frame.sort_values(["hand_id", "seat"], kind="stable").reset_index(drop=True)
 
 
 # The seats the points check reads: every scored seat of a hand with reported points
@@ -349,6 +403,7 @@ WHERE status = 'scored' AND hand_key IN ({hands}) AND {share}
 ORDER BY hand_key, seat
 """  # {share}: the share of the tables read (chunks.table_shares), "true" for all
 REPORTED = "SELECT hand_key FROM seats WHERE reported_points IS NOT NULL"
+IN_SHARE = "hand_id IN (SELECT hand_id FROM hands WHERE {share})"  # a share's seats only
 
 
 def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = None) -> _Check:
@@ -356,7 +411,8 @@ def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = No
     under each hypothesis stay within its table): memory follows the share."""
     checks = []
     for share in table_shares(data):
-        seats = data.df(POINTS_SEATS_SQL.format(hands=REPORTED, share=share))
+        reported = REPORTED if share == "true" else f"{REPORTED} AND {IN_SHARE.format(share=share)}"
+        seats = data.df(POINTS_SEATS_SQL.format(hands=reported, share=share))
         checks.append(points_check(data, seats, override, book))
         del seats
     return _joined("points", checks)
@@ -373,7 +429,7 @@ def _joined(name: str, checks: list[_Check]) -> _Check:
     cards = [c.cards for c in checks if c.cards is not None]
     return _Check(
         name,
-        pd.concat([c.checked for c in checks], ignore_index=True),
+        [table for c in checks for table in c.checked],
         pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=MISMATCH_COLUMNS),
         pd.concat(unchecked, ignore_index=True) if unchecked else None,
         _counted(pd.concat(cards, ignore_index=True)) if cards else None,
@@ -392,7 +448,7 @@ def points_check(
 ) -> _Check:
     """The points check of ``seats`` (:data:`POINTS_SEATS_SQL`'s rows): each seat whose
     reported points differ from the recomputed, with the rule change that explains it."""
-    checked = seats[["room", "ruleset", "hand_key"]].drop_duplicates()
+    checked = [looked_at(seats)]
     off = ~_agrees(seats["reported_points"], seats["net_capped"])
     bad_keys = seats.loc[off, "hand_key"].unique()
     if not len(bad_keys):
@@ -506,8 +562,9 @@ def _fantasy_share(data: OfcData, max_gap_minutes: float, share: str) -> _Check:
     fantasy = share_fantasy(share)
     frame = data.df(
         f"""SELECT f.*, h.ruleset, h.room AS hand_room, t.description AS top_description
-           FROM {fantasy} f JOIN hands h USING (hand_key)
-           LEFT JOIN seat_results s USING (hand_key, seat)
+           FROM {fantasy} f JOIN (SELECT * FROM hands WHERE {share}) h USING (hand_key)
+           LEFT JOIN (SELECT hand_key, seat, top_class FROM seat_results WHERE {share}) s
+             USING (hand_key, seat)
            LEFT JOIN row_classes t ON t.cards = 3 AND t.class = s.top_class
            WHERE f.status = 'scored' AND f.next_hand_key IS NOT NULL
              AND f.seconds_to_next <= $gap""",
@@ -517,8 +574,8 @@ def _fantasy_share(data: OfcData, max_gap_minutes: float, share: str) -> _Check:
     unchecked = frame[(frame["next_link"] != "next") & at_stake].copy()
     unchecked["explanation"] = [unchecked_text(row) for row in unchecked.to_dict("records")]
     frame = frame[frame["next_link"] == "next"]
-    checked = frame.rename(columns={"next_hand_key": "key"})[["room", "ruleset", "key"]]
-    checked = checked.rename(columns={"key": "hand_key"}).drop_duplicates()
+    nexts = frame[["next_hand_key", "room"]].rename(columns={"next_hand_key": "hand_key"})
+    checked = [looked_at(nexts)]
     rules_fl = frame["rules_fantasy"].astype(bool)
     room_fl = frame["room_fantasy"].astype(bool)
     entry = ~frame["in_fantasy"].astype(bool) & (rules_fl != room_fl)

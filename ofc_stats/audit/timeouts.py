@@ -32,10 +32,11 @@ SELECT h.format, coalesce(s.player_id, s.player) AS player_key,
        count(*) FILTER (WHERE st.timeout AND st.pattern_match) AS flagged_as_ruled,
        count(*) FILTER (WHERE NOT st.timeout) AS chosen,
        count(*) FILTER (WHERE NOT st.timeout AND st.pattern_match) AS chosen_like_timeout
-FROM {streets} st JOIN hands h USING (hand_key) JOIN seats s USING (hand_key, seat)
+FROM {streets} st JOIN {hands} h USING (hand_key) JOIN {seats} s USING (hand_key, seat)
 WHERE NOT st.forced AND st.street > 0 AND NOT coalesce(s.in_fantasy, false) AND {share}
 GROUP BY ALL ORDER BY h.format, player_key
-"""  # {streets}: the streets view, or its rows of the share of the tables {share} reads
+"""  # {streets}, {hands}, {seats}: the views, or their rows of the share of the tables {share}
+# reads (each relation cut to the share: a join's hash table holds the share, not the dataset)
 # The streets of a share of the tables, from their placements only (the view's groups and
 # windows stay within a hand, so a share's streets are the view's rows of its hands).
 SHARE_PLACEMENTS = (
@@ -87,13 +88,16 @@ class TimeoutEvidence:
         return [line]
 
 
-def _share_sql(share: str) -> str:
-    """TIMEOUTS_SQL over the hands of one share of the tables (``share``: a predicate on h)."""
+def _share_sql(share: str, of_hands: str) -> str:
+    """TIMEOUTS_SQL over the hands of one share of the tables (``share``: a predicate on h,
+    ``of_hands`` the same on the hands unaliased)."""
     placements = SHARE_PLACEMENTS.format(share=share)
-    streets = (
-        "(" + STREETS_SQL.format(placements=placements, hands="hands", results="results") + ")"
-    )
-    return TIMEOUTS_SQL.format(streets=streets, share=share)
+    ids = f"hand_id IN (SELECT hand_id FROM hands WHERE {of_hands})"
+    hands = f"(SELECT * FROM hands WHERE {of_hands})"
+    results = f"(SELECT * FROM results WHERE {ids})"
+    streets = "(" + STREETS_SQL.format(placements=placements, hands=hands, results=results) + ")"
+    seats = f"(SELECT * FROM seats WHERE {ids})"
+    return TIMEOUTS_SQL.format(streets=streets, hands=hands, seats=seats, share=share)
 
 
 def _summed(parts: list[pd.DataFrame]) -> pd.DataFrame:
@@ -118,9 +122,13 @@ def timeout_evidence(data: OfcData) -> list[TimeoutEvidence]:
     """Per format: recorded timeouts and, per player, his own choices that look like one."""
     shares = table_shares(data, "h.")
     if len(shares) == 1:
-        frame = data.df(TIMEOUTS_SQL.format(streets="streets", share="true"))
+        sql = TIMEOUTS_SQL.format(streets="streets", hands="hands", seats="seats", share="true")
+        frame = data.df(sql)
     else:
-        frame = _summed([data.df(_share_sql(share)) for share in shares])
+        unaliased = table_shares(data)
+        frame = _summed(
+            [data.df(_share_sql(*pair)) for pair in zip(shares, unaliased, strict=True)]
+        )
     out = []
     for name, rows in frame.groupby("format", sort=True):
         flaggable = bool(rows["records"].fillna(False).any())

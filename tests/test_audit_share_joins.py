@@ -1,0 +1,62 @@
+"""A share of the tables is read as a share, joins included.
+
+The audit reads the tables a share at a time (``ofc_stats.audit.chunks``) so its
+memory follows the share.  A share's filter that DuckDB cannot push below the
+``seat_results`` view's LEFT JOIN of the results (a remainder of the hash was one:
+arithmetic is not pushed there) leaves the join to build its hash table from every
+seat of the dataset, once per share: at 100,000 hands that was the audit's growth.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ofc_stats.audit import chunks
+from ofc_stats.store.views import open_dataset
+from tests.test_audit_shares import MANY, simulated  # noqa: F401  (the fixture)
+
+
+def _builds(node: dict[str, Any]) -> list[int]:
+    """The rows of every hash join's build side (its second child) in a profiled plan."""
+    found = []
+    children = node.get("children", node.get("operator", []))
+    if "HASH_JOIN" in str(node.get("name", "")) and len(children) == 2:
+        found.append(int(children[1]["intermediate_rows"]))
+    for child in children:
+        found += _builds(child)
+    return found
+
+
+def test_a_share_of_the_seat_results_joins_its_own_seats_only(
+    simulated: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(chunks, "CHUNK_HANDS", MANY)
+    with open_dataset(simulated) as db:
+        every = int(db.sql("SELECT count(*) FROM seat_results").fetchall()[0][0])
+        counted = {
+            share: int(db.sql(f"SELECT count(*) FROM seat_results WHERE {share}").fetchall()[0][0])
+            for share in chunks.table_shares(db)
+        }
+        share = max(counted, key=lambda s: counted[s])
+        mine = counted[share]
+        plan = db.connection.sql(
+            f"EXPLAIN (ANALYZE, FORMAT JSON) SELECT count(*) FROM seat_results WHERE {share}"
+        ).fetchall()[0][1]
+    # 600 hands in 15 shares: a share holds a few dozen hands' seats of the 1,800
+    assert 0 < mine < every / 5
+    builds = _builds(json.loads(plan))
+    # The results' LEFT JOIN builds on the share's seats (it built on all 1,800); the one
+    # build of every hand left is the results view's own join for the hand key (600 rows,
+    # a key and an id each: the store's view, not the audit's query).
+    hands = int(db_hands(simulated))
+    assert builds and max(builds) < every and max(builds) <= max(mine, hands)
+
+
+def db_hands(data: Path) -> int:
+    with open_dataset(data) as db:
+        return int(db.sql("SELECT count(*) FROM hands").fetchall()[0][0])
