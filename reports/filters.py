@@ -218,7 +218,16 @@ def checked(data: OfcData, filters: Filters) -> Filters:
             r for r in stored if r == filters.ruleset or (wanted and _canonical(r) == wanted)
         )
         if not matching:
-            raise UnknownFilter(_unknown("ruleset", filters.ruleset, stored))
+            # every ruleset, with the names the rooms' files give it (few, and people know
+            # them by the room's name: "closest" to "progressive17" named another one)
+            named = [
+                f"{ruleset} ({texts})" if texts else str(ruleset)
+                for ruleset, texts in data.sql(
+                    "SELECT ruleset, string_agg(DISTINCT rules_text, ', ' ORDER BY rules_text) "
+                    "FROM hands WHERE ruleset IS NOT NULL GROUP BY ruleset ORDER BY ruleset"
+                ).fetchall()
+            ]
+            raise UnknownFilter(_unknown("ruleset", filters.ruleset, stored, every=named))
         out = replace(out, rulesets=matching)
     if filters.opponent is not None:
         mine = set(filters.accounts or (() if filters.player is None else (filters.player,)))
