@@ -148,7 +148,9 @@ def build(scope: Scope) -> Report:
         report.notes.append("No sessions match these filters.")
         return report
     timed, untimed = sessions[sessions["start"].notna()], sessions[sessions["start"].isna()]
-    if len(timed):
+    if len(timed) == 1:  # "1 of them winning; the best +322, the worst +322" said it thrice
+        report.notes.append(f"1 session: {timed['net_points'].iloc[0]:+,.0f} points.")
+    elif len(timed):
         winning = int((timed["net_points"] > 0).sum())
         report.notes.append(
             f"{plural(len(timed), 'session')}, {winning:,} of them winning; "

@@ -697,9 +697,12 @@ def test_sessions_days_and_stakes(dataset: Path) -> None:
             "per-hand means; 95% intervals from 30 hands up (fewer say nothing)"
         )
         assert table(report, "by_room")["room"].tolist() == ["test"]
-        assert report.notes[0].startswith("1 session, 0 of them winning")
+        assert report.notes[0] == "1 session: -8 points."
         short = sessions.build(prepare(db, Filters(player="Alice", session_gap=1)))
         assert table(short, "sessions")["net_points"].tolist() == [21, 1, -12, -18]
+        assert (
+            short.notes[0] == "4 sessions, 2 of them winning; the best +21 points, the worst -18."
+        )
 
 
 def test_a_tables_hands_without_a_time_are_one_row_not_a_session_each(tmp_path: Path) -> None:
@@ -723,7 +726,7 @@ def test_a_tables_hands_without_a_time_are_one_row_not_a_session_each(tmp_path: 
     ]  # fmt: skip
     assert rows == [("2026-03-01 20:02:00", 7, 4, -8), (None, None, 2, -30)]
     assert report.notes[:2] == [
-        "1 session, 0 of them winning; the best -8 points, the worst -8.",
+        "1 session: -8 points.",
         "2 hands without a time, -30 points: one row a table (1 table), not sessions, since "
         "when they were played cannot be told.",
     ]
