@@ -179,7 +179,7 @@ def test_sql_cli_binds_parameters_and_prints_exactly(tmp_path: Path) -> None:
             "csv",
         ],
     )
-    assert csv.output == "seat,fouled\n0,False\n1,True\n"
+    assert csv.output == "seat,fouled\n0,false\n1,true\n"  # as DuckDB writes booleans
     as_json = runner.invoke(
         main,
         ["sql", "SELECT player FROM seats ORDER BY seat", "--data", str(data), "--format", "json"],
