@@ -123,7 +123,8 @@ def build(scope: Scope) -> Report:
     report.figures["over_time"] = line(
         np.arange(1, len(normal) + 1),
         {f"foul rate, last {window} hands": rolling.to_numpy()},
-        "Foul rate over time",
+        f"Foul rate over time: each point the last {window} normal hands (the first at hand "
+        f"{window})",
         "hand",
         "foul rate",
         percent=True,

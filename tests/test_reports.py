@@ -229,6 +229,10 @@ def test_fouls_report(dataset: Path) -> None:
         report = fouls.build(prepare(db, Filters(player="Alice")))
     normal = table(report, "summary").iloc[0]
     assert (normal["count"], normal["fouls"]) == (3, 1) and normal["rate"] == pytest.approx(1 / 3)
+    # the rolling window is said where the line is drawn: 20 hands, the least (a player's find)
+    assert report.figures["over_time"].title == (
+        "Foul rate over time: each point the last 20 normal hands (the first at hand 20)"
+    )
     setups = table(report, "by_setup").set_index("setup")
     assert setups.loc["2-2-1", "fouled"] == 1 and setups.loc["2-3-0", "fouled"] == 0
     assert setups.loc["1-2-2", "hands"] == 1 and setups.loc["1-2-2", "points_per_hand"] == -18
