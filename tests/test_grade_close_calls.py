@@ -77,7 +77,7 @@ def test_a_tied_best_names_the_play_the_rollouts_measured_highest_beside_it() ->
     assert grade["loss"] == 0.0 and grade["mistake"] is None
     twin = next(r for r in candidates if r["play"] == "middle 2c | bottom 9h | discard 5s")
     assert grade["rival_play"] == twin["play"]
-    assert grade["rival_mistake"] == "a 9 or lower placed in the middle instead of discarded"
+    assert grade["rival_mistake"] == "which 9 or lower goes in the middle and which is discarded"
     assert grade["rival_edge"] == -twin["gap"] > 0
     assert grade["rival_se"] == twin["gap_se"] and grade["rival_within_noise"]
 

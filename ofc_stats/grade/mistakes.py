@@ -49,10 +49,20 @@ def mistake_name(dealt: Sequence[int], chosen: Sequence[int], best: Sequence[int
     'a pair QQ+ placed in the middle instead of the top'
     >>> mistake_name(parse_cards("Ah 9c 3d"), (3, 2, 1), (2, 3, 1))
     'an ace discarded instead of placed in the bottom'
+
+    Two cards of one class that trade places are named as that choice (the 7h kept in the
+    middle and the 2d thrown, or the other way round, are both "a 9 or lower placed in
+    the middle instead of discarded"):
+
+    >>> mistake_name(parse_cards("5h 7h 2d"), (1, 1, 3), (1, 3, 1))
+    'which 9 or lower goes in the middle and which is discarded'
     """
     moved = [i for i, (a, b) in enumerate(zip(chosen, best, strict=True)) if a != b]
     if not moved:
         return None
+    swap = _swap(dealt, chosen, best, moved)
+    if swap is not None:
+        return swap
     groups: dict[int, list[int]] = {}
     for i in moved:
         groups.setdefault(_rank(dealt[i]), []).append(i)
@@ -65,3 +75,24 @@ def mistake_name(dealt: Sequence[int], chosen: Sequence[int], best: Sequence[int
     if made != DISCARD_CODE and better != DISCARD_CODE:
         instead = f"the {DESTINATIONS[better]}"
     return f"{what} {_where(made)} instead of {instead}"
+
+
+def _goes(code: int) -> str:
+    return "is discarded" if code == DISCARD_CODE else f"goes in the {DESTINATIONS[code]}"
+
+
+def _swap(
+    dealt: Sequence[int], chosen: Sequence[int], best: Sequence[int], moved: list[int]
+) -> str | None:
+    """Two single cards of one class (by :func:`_what`) that trade places, named as the
+    choice between them; None for any other change."""
+    if len(moved) != 2:
+        return None
+    a, b = sorted(moved, key=lambda i: -_rank(dealt[i]))
+    if _rank(dealt[a]) == _rank(dealt[b]) or (chosen[a], chosen[b]) != (best[b], best[a]):
+        return None
+    what = _what([_rank(dealt[a])])
+    if what != _what([_rank(dealt[b])]):
+        return None
+    noun = what.removeprefix("an ").removeprefix("a ")
+    return f"which {noun} {_goes(chosen[a])} and which {_goes(chosen[b])}"
