@@ -7,7 +7,10 @@ after it, a cheap screen (the policy's own values over 64 imagined completions,
 keyed by the position, not the seed) keeps the 20 best and always the play
 made.  Rounds of 16 common rollouts go to the candidates still in the race; one
 leaves it when it is behind the leader by more than 3 standard errors of the
-paired difference.  Finalists within 2 SE of the race's top are tied: the best
+paired difference; one that left early but measures above the race's top (or a
+finalist tied with it) beyond 2 SE on the rollouts they shared comes back for the
+rollouts it missed and races on (grader version 8).  Finalists within 2 SE of the
+race's top are tied: the best
 play is the play made if it is one of them, else the screen's favourite.  The
 loss is measured again on fresh common rollouts of the best play and the play
 made (more while unresolved) and charged only beyond 2 SE; every other

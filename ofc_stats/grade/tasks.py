@@ -46,7 +46,11 @@ from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 #    above a tied best showed only the best's value); where the fresh rollouts clear the
 #    play made, the race's leader is valued by them too; grades name each decision's rival
 #    (the report's close calls).  The advice and losses are 6's.
-GRADER_VERSION = 7
+# 8: a candidate that left the race early (behind an early leader) but measures above a play
+#    the race can advise (its top or a finalist tied with it) beyond the tie margin on the
+#    rollouts they shared comes back for the rollouts it missed and races on: the race no
+#    longer advises a play its own rollouts measure below one it dropped.
+GRADER_VERSION = 8
 
 
 @dataclass(frozen=True)
