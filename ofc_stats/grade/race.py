@@ -7,10 +7,14 @@ after it, a cheap screen (the policy's own values over 64 imagined completions,
 keyed by the position, not the seed) keeps the 20 best and always the play
 made.  Rounds of 16 common rollouts go to the candidates still in the race; one
 leaves it when it is behind the leader by more than 3 standard errors of the
-paired difference.  Finalists within 2 SE of the race's top are tied: the best
-play is the play made if it is one of them, else the screen's favourite.  The
-loss is measured again on fresh common rollouts of the best play and the play
-made (more while unresolved) and charged only beyond 2 SE; every other
+paired difference; one that left early but measures above the race's top (or a
+finalist tied with it) beyond 2 SE on the rollouts they shared comes back for the
+rollouts it missed and races on (grader version 8).  Finalists no finalist
+measures above beyond 2 SE are tied with the race's top: the best play is the
+play made if it is one of them, else the screen's favourite.  The loss is
+measured again on fresh common rollouts of the best play and the play made (more
+while unresolved) and charged only beyond 2 SE; where those keep the play made,
+the plays the race measured above it are valued on them too.  Every other
 candidate is valued by its paired gap to the best, so none is above it, and the
 gap is kept with its sign and SE (``Graded.gap``: a candidate the rollouts measured
 above a tied best shows so, ``within_noise``).  A

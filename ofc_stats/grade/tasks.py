@@ -46,7 +46,14 @@ from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 #    above a tied best showed only the best's value); where the fresh rollouts clear the
 #    play made, the race's leader is valued by them too; grades name each decision's rival
 #    (the report's close calls).  The advice and losses are 6's.
-GRADER_VERSION = 7
+# 8: the grader no longer advises a play its own rollouts measure below another beyond the
+#    tie margin: a candidate that left the race early (behind an early leader) but measures
+#    above a play the race can advise comes back for the rollouts it missed and races on; a
+#    finalist is tied with the race's top only if no finalist measures above it beyond the
+#    margin (7 judged against the top only); where the fresh rollouts keep the play made
+#    against the race's pick, every play the race measured above the play made is valued on
+#    those rollouts too.  The advice changes on 17 of the real samples' 15,485 decisions.
+GRADER_VERSION = 8
 
 
 @dataclass(frozen=True)
