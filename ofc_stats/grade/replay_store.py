@@ -45,7 +45,6 @@ from ofc_stats.grade.position import (
     PLACEMENT_COLUMNS,
     SEAT_COLUMNS,
     Decision,
-    players_seats,
     read_positions,
 )
 from ofc_stats.grade.replay import (
@@ -60,6 +59,7 @@ from ofc_stats.grade.replay import (
 from ofc_stats.grade.run import (
     REPLAY_KEY,
     drop_seats,
+    players_rows,
     read_stamp,
     same_settings,
     seat_keys,
@@ -257,25 +257,26 @@ class ReplaySummary:
             f"{plural(self.batches, 'batch', 'batches')}; "
             f"{plural(self.up_to_date, 'batch', 'batches')} already up to date"
         ]
-        whose = f"{self.player}'s" if self.player else "the players'"
         if seats:
-            text.append(_won(whose, [(s.gain, s.first_deviation is not None) for s in seats]))
+            deviated = [(s.gain, s.first_deviation is not None) for s in seats]
+            text.append(_won(self.player, deviated))
         elif self.stored:
-            text.append(_won(whose, self.stored) + " (stored)")
+            text.append(_won(self.player, self.stored) + " (stored)")
         return text
 
 
-def _won(whose: str, gains: Sequence[tuple[float, bool]]) -> str:
+def _won(player: str | None, gains: Sequence[tuple[float, bool]]) -> str:
     """What the advice won on the seats' own cards, per 100 hands (+: over the play made);
     where it never played otherwise, that, not "+0 ± 0"."""
     from ofc_stats.grade.replay import realised
 
     if not any(deviated for _, deviated in gains):
         return (
-            f"  the advice never played otherwise than {whose.removesuffix(chr(39) + 's')} "
+            f"  the advice never played otherwise than {player or 'the players'} "
             f"on these {plural(len(gains), 'hand')}: nothing to realise"
         )
     gain = realised([g for g, _ in gains])
+    whose = f"{player}'s" if player else "the players'"
     return (
         f"  won by the advice on {whose} own cards: {100 * gain.mean:+,.0f} ± "
         f"{100 * gain.se:,.0f} per 100 hands over the play made ({plural(len(gains), 'hand')})"
@@ -290,18 +291,9 @@ def player_replays(dataset: Dataset, player: str) -> list[tuple[float, bool]]:
         path = dataset.batch_file("replays", batch)
         if not path.is_file():
             continue
-        seats = pq.read_table(
-            dataset.batch_file("seats", batch), columns=["hand_key", "seat", "player", "player_id"]
-        )
-        mine = seat_keys(seats.filter(players_seats(seats, player)))
-        rows = pq.read_table(path, columns=["hand_key", "seat", "gain", "first_deviation"])
-        keys = zip(rows["hand_key"].to_pylist(), rows["seat"].to_pylist(), strict=True)
+        rows = players_rows(dataset, batch, "replays", ["gain", "first_deviation"], player)
         deviated = pc.is_valid(rows["first_deviation"]).to_pylist()
-        out += [
-            (gain, moved)
-            for key, gain, moved in zip(keys, rows["gain"].to_pylist(), deviated, strict=True)
-            if key in mine
-        ]
+        out += zip(rows["gain"].to_pylist(), deviated, strict=True)
     return out
 
 

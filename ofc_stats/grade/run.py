@@ -135,26 +135,33 @@ class GradeSummary:
         return out
 
 
+def players_rows(
+    dataset: Dataset, batch: str, table: str, columns: list[str], player: str
+) -> pa.Table:
+    """The rows of the batch's ``table`` file that are ``player``'s seats
+    (:func:`players_seats`): ``columns`` with hand_key and seat."""
+    seats = pq.read_table(
+        dataset.batch_file("seats", batch), columns=["hand_key", "seat", "player", "player_id"]
+    )
+    seats = seats.filter(players_seats(seats, player))
+    keyed = ["hand_key", "seat", *(c for c in columns if c not in ("hand_key", "seat"))]
+    rows = pq.read_table(dataset.batch_file(table, batch), columns=keyed)
+
+    def keys(t: pa.Table) -> pa.ChunkedArray:
+        return pc.binary_join_element_wise(t["hand_key"], pc.cast(t["seat"], pa.string()), "/")
+
+    return rows.filter(pc.is_in(keys(rows), value_set=keys(seats)))
+
+
 def player_grades(dataset: Dataset, player: str) -> GradeSummary:
     """``player``'s stored grades over every batch, counted as a grade run counts."""
     out = GradeSummary()
     for batch in dataset.batches():
         if stored_stamp(dataset, batch) is None:
             continue
-        seats = pq.read_table(
-            dataset.batch_file("seats", batch), columns=["hand_key", "seat", "player", "player_id"]
+        grades = players_rows(
+            dataset, batch, "grades", ["hand_key", "seat", "kind", "loss"], player
         )
-        seats = seats.filter(players_seats(seats, player))
-        grades = pq.read_table(
-            dataset.batch_file("grades", batch), columns=["hand_key", "seat", "kind", "loss"]
-        )
-        keys = pc.binary_join_element_wise(
-            grades["hand_key"], pc.cast(grades["seat"], pa.string()), "/"
-        )
-        mine = pc.binary_join_element_wise(
-            seats["hand_key"], pc.cast(seats["seat"], pa.string()), "/"
-        )
-        grades = grades.filter(pc.is_in(keys, value_set=mine))
         out.count(grades)
         out.decisions += pc.sum(pc.equal(grades["kind"], "street")).as_py() or 0
         out.fantasy_sets += pc.sum(pc.equal(grades["kind"], "fantasy")).as_py() or 0
