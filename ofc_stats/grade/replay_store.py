@@ -62,7 +62,6 @@ from ofc_stats.grade.run import (
     players_rows,
     read_stamp,
     same_settings,
-    seat_keys,
     settings_of,
     with_player,
 )
@@ -232,7 +231,7 @@ def replay_batch(
     stamp = stored_stamp(dataset, batch) if options.player is not None else None
     if stamp is not None:  # other players' replays are kept, whatever they were made with
         old = pq.read_table(dataset.batch_file("replays", batch)).replace_schema_metadata(None)
-        table = pa.concat_tables([drop_seats(old, seat_keys(table)), table])
+        table = pa.concat_tables([drop_seats(old, table), table])
     merged = with_player(stamp, _settings(options, data_worth), options.player)
     metadata = {REPLAY_KEY: json.dumps(merged, sort_keys=True).encode()}
     table = table.replace_schema_metadata(metadata)

@@ -146,11 +146,7 @@ def players_rows(
     seats = seats.filter(players_seats(seats, player))
     keyed = ["hand_key", "seat", *(c for c in columns if c not in ("hand_key", "seat"))]
     rows = pq.read_table(dataset.batch_file(table, batch), columns=keyed)
-
-    def keys(t: pa.Table) -> pa.ChunkedArray:
-        return pc.binary_join_element_wise(t["hand_key"], pc.cast(t["seat"], pa.string()), "/")
-
-    return rows.filter(pc.is_in(keys(rows), value_set=keys(seats)))
+    return rows.filter(pc.is_in(seat_key(rows), value_set=seat_key(seats)))
 
 
 def player_grades(dataset: Dataset, player: str) -> GradeSummary:
@@ -264,18 +260,16 @@ def stored_settings(root: str | Path, player: str | None) -> tuple[int, int] | N
     return seen.most_common(1)[0][0] if seen else None
 
 
-def seat_keys(table: pa.Table) -> set[tuple[str, int]]:
-    """The (hand_key, seat) of every row: what a player's new rows replace."""
-    return set(zip(table["hand_key"].to_pylist(), table["seat"].to_pylist(), strict=True))
+def seat_key(table: pa.Table) -> pa.ChunkedArray:
+    """Each row's seat as one value, ``hand_key/seat`` (the seat, a number, follows the
+    last slash, so no two seats share a key)."""
+    return pc.binary_join_element_wise(table["hand_key"], pc.cast(table["seat"], pa.string()), "/")
 
 
-def drop_seats(table: pa.Table, seats: set[tuple[str, int]]) -> pa.Table:
-    """``table`` without the rows of ``seats`` (:func:`seat_keys`)."""
-    keep = [
-        (key, seat) not in seats
-        for key, seat in zip(table["hand_key"].to_pylist(), table["seat"].to_pylist(), strict=True)
-    ]
-    return table.filter(pa.array(keep, pa.bool_()))
+def drop_seats(table: pa.Table, seats: pa.Table) -> pa.Table:
+    """``table`` without the rows of the seats ``seats`` has rows of (what a player's new
+    rows replace)."""
+    return table.filter(pc.invert(pc.is_in(seat_key(table), value_set=seat_key(seats))))
 
 
 def _older(stored: pa.Schema, today: pa.Schema) -> pa.Schema:
@@ -300,11 +294,10 @@ def _merge(
     merged = with_player(stamp, settings, options.player)
     if stamp is None:
         return tables, json.dumps(merged, sort_keys=True).encode()
-    new_seats = seat_keys(tables["grades"])
     out = {}
     for name, table in tables.items():
         old = pq.read_table(dataset.batch_file(name, batch)).replace_schema_metadata(None)
-        kept = drop_seats(old, new_seats).cast(_older(old.schema, table.schema))
+        kept = drop_seats(old, tables["grades"]).cast(_older(old.schema, table.schema))
         # Grades of an older grader lack its newer columns: null there, in today's layout.
         out[name] = pa.concat_tables([kept, table], promote_options="default").select(
             table.column_names
@@ -329,7 +322,7 @@ def _stale_replays(
     if options.player is None:
         table, left = table.slice(0, 0), {**_main(stamp), "players": []}
     else:
-        table = drop_seats(table, seat_keys(grades))
+        table = drop_seats(table, grades)
         players = stamp.get("players")
         if players is None:  # every seat was replayed: now those of the rows left
             players = sorted(set(table["player"].to_pylist()))
