@@ -46,7 +46,7 @@ FROM marked
 MOMENTS = """count(*) AS hands, sum(points) AS net_points, sum(points * points) AS points_sq,
   CASE WHEN count(DISTINCT currency) <= 1 THEN any_value(currency) END AS currency,
   CASE WHEN count(DISTINCT currency) <= 1 THEN count(money) END AS money_hands,
-  CASE WHEN count(DISTINCT currency) <= 1 THEN round(sum(money), 6) + 0.0 END AS net_money,
+  CASE WHEN count(DISTINCT currency) <= 1 THEN money_shown(sum(money)) END AS net_money,
   CASE WHEN count(DISTINCT currency) <= 1 THEN sum(money * money) END AS money_sq"""
 
 # A session's minutes: its first hand to its last, plus a minute (a hand takes about one);

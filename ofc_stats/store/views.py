@@ -158,6 +158,11 @@ CARD_MACROS = (
     "lambda i: ('0x' || substr(hex(b), 2 * i + 1, 2))::INTEGER)",
     "CREATE OR REPLACE MACRO board_text(b) AS cards_text(board_ids(b))",
 )
+# Money is float64 (the rooms' decimal amounts as doubles): what the ledger and the reports
+# show of a product, sum or difference is rounded to 1e-6, far below any room's unit, so
+# binary noise (21 × 0.9 = 18.900000000000002, a difference of 4e-16 where the room paid
+# exactly) is not shown as money and `difference <> 0` means a difference (+ 0.0: no -0).
+MONEY_MACRO = "CREATE OR REPLACE MACRO money_shown(x) AS round(x, 6) + 0.0"
 
 EMPTY_ALIASES_VIEW = """
 CREATE OR REPLACE VIEW aliases AS
@@ -248,8 +253,8 @@ LEDGER_VIEW = """
 CREATE OR REPLACE VIEW ledger AS
 SELECT h.hand_key, l.hand_id, l.seat, s.player, coalesce(s.player_id, s.player) AS player_key,
        s.hero, h.played_at, l.room, l.currency, l.money_paid,
-       round(l.money_rules, 6) + 0.0 AS money_rules,
-       round(l.money_paid - l.money_rules, 6) + 0.0 AS difference, l.rules, l.rules_source,
+       money_shown(l.money_rules) AS money_rules,
+       money_shown(l.money_paid - l.money_rules) AS difference, l.rules, l.rules_source,
        l.out_of_sample
 FROM ledger_seats l
 JOIN (SELECT hand_id, hand_key, played_at FROM hands) h USING (hand_id)
@@ -260,17 +265,13 @@ JOIN (SELECT hand_id, seat, player, player_id, hero FROM seats) s USING (hand_id
 # ledger_seats cut down to those hands by an integer semi-join, no hands or seats joined.
 LEDGER_OF_SEATS = """
 SELECT w.hand_key, l.hand_id, l.seat, w.played_at, l.room, l.currency, l.money_paid,
-       round(l.money_rules, 6) + 0.0 AS money_rules,
-       round(l.money_paid - l.money_rules, 6) + 0.0 AS difference, l.rules, l.rules_source,
+       money_shown(l.money_rules) AS money_rules,
+       money_shown(l.money_paid - l.money_rules) AS difference, l.rules, l.rules_source,
        l.out_of_sample
 FROM (SELECT * FROM ledger_seats WHERE hand_id IN (SELECT hand_id FROM {seats})) l
 JOIN {seats} w ON w.hand_id = l.hand_id AND w.seat = l.seat
 """
 LEDGER_TOLERANCE = 0.011  # a hand paid more or less than the rules by over a cent differs
-# Money is float64 (the rooms' decimal amounts as doubles): what the rules give and what
-# differs are rounded to 1e-6, far below any room's unit, so a sum's binary noise
-# (-2.8000000000000003, a difference of 4e-16 where the room paid exactly) is not shown
-# as money, and `difference <> 0` means a difference.
 # One row per person (``who``) and hand, over ``{who}``: a relation of who, hand_id, seat,
 # and ``{ledger}``: the ledger view, or a copy of its rows for some hands.
 # A hand is scored when the rules priced every one of its seats there; difference = paid -
@@ -279,10 +280,10 @@ LEDGER_HANDS_SQL = """
 SELECT w.who AS player, l.room, l.currency, l.hand_id, any_value(l.hand_key) AS hand_key,
        min(l.played_at) AS played_at, bool_and(l.money_rules IS NOT NULL) AS scored,
        CASE WHEN bool_and(l.money_rules IS NOT NULL)
-            THEN round(sum(l.money_rules), 6) + 0.0 END AS money_rules,
-       round(sum(l.money_paid), 6) + 0.0 AS money_paid,
+            THEN money_shown(sum(l.money_rules)) END AS money_rules,
+       money_shown(sum(l.money_paid)) AS money_paid,
        CASE WHEN bool_and(l.money_rules IS NOT NULL)
-            THEN round(sum(l.money_paid) - sum(l.money_rules), 6) + 0.0 END AS difference,
+            THEN money_shown(sum(l.money_paid) - sum(l.money_rules)) END AS difference,
        any_value(l.rules) AS rules, any_value(l.rules_source) AS rules_source,
        any_value(l.out_of_sample) AS out_of_sample
 FROM {who} w JOIN {ledger} l USING (hand_id, seat)
@@ -304,12 +305,12 @@ GROUP BY w.who, l.room, l.currency, l.hand_id
 LEDGER_SUMS_SQL = f"""
 WITH ranked AS (SELECT *, abs(difference) AS size FROM {{per_hand}})
 SELECT player, room, currency, count(*)::BIGINT AS hands,
-  round(coalesce(sum(money_rules) FILTER (WHERE scored), 0), 6) + 0.0 AS money_rules,
-  round(coalesce(sum(money_paid) FILTER (WHERE scored), 0), 6) + 0.0 AS money_paid,
-  round(coalesce(sum(difference), 0), 6) + 0.0 AS difference,
-  round(coalesce(sum(difference) FILTER (WHERE difference > {LEDGER_TOLERANCE}), 0), 6) + 0.0
+  money_shown(coalesce(sum(money_rules) FILTER (WHERE scored), 0)) AS money_rules,
+  money_shown(coalesce(sum(money_paid) FILTER (WHERE scored), 0)) AS money_paid,
+  money_shown(coalesce(sum(difference), 0)) AS difference,
+  money_shown(coalesce(sum(difference) FILTER (WHERE difference > {LEDGER_TOLERANCE}), 0))
     AS overpaid,
-  round(coalesce(-sum(difference) FILTER (WHERE difference < -{LEDGER_TOLERANCE}), 0), 6) + 0.0
+  money_shown(coalesce(-sum(difference) FILTER (WHERE difference < -{LEDGER_TOLERANCE}), 0))
     AS underpaid,
   count(*) FILTER (WHERE size > {LEDGER_TOLERANCE})::BIGINT AS hands_off,
   coalesce(list(hand_key ORDER BY size DESC, hand_id) FILTER (WHERE size > {LEDGER_TOLERANCE}),
@@ -321,7 +322,7 @@ SELECT player, room, currency, count(*)::BIGINT AS hands,
   coalesce(list(hand_key ORDER BY size DESC, hand_id) FILTER (WHERE size >= 0.005), [])
     AS net_hand_keys,
   count(*) FILTER (WHERE NOT scored)::BIGINT AS hands_not_scored,
-  round(coalesce(sum(money_paid) FILTER (WHERE NOT scored), 0), 6) + 0.0 AS money_not_scored,
+  money_shown(coalesce(sum(money_paid) FILTER (WHERE NOT scored), 0)) AS money_not_scored,
   coalesce(list(hand_key ORDER BY hand_id) FILTER (WHERE NOT scored), [])
     AS not_scored_hand_keys,
   any_value(rules) AS rules, any_value(rules_source) AS rules_source,
@@ -486,6 +487,7 @@ class OfcData:
 
     def _views(self, dataset: Dataset) -> None:
         con = self.connection
+        con.sql(MONEY_MACRO)
         for name in [*IMPORTED, *DERIVED]:  # hands before the views that join it
             self._parquet_view(dataset, name)
         if self.rescored_results is not None:
