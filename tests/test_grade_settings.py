@@ -13,21 +13,15 @@ import pytest
 from click.testing import CliRunner
 
 from ofc_stats.cli import main
-from ofc_stats.grade.replay_store import replay_dataset
 from ofc_stats.grade.run import GradeOptions, grade_dataset, settings_of, with_player
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.views import open_dataset
-from tests.test_grade_store import heads_up
-
-OPTIONS = GradeOptions(rollouts=8)
+from tests.test_replay_store import OPTIONS, replayed_heads_up
 
 
 @pytest.fixture(scope="module")
 def replayed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data = heads_up(tmp_path_factory.mktemp("settings"), 6, seed=4)
-    grade_dataset(data, OPTIONS, workers=1)
-    replay_dataset(data, OPTIONS, workers=1)
-    return data
+    return replayed_heads_up(tmp_path_factory.mktemp("settings"), 6, seed=4)
 
 
 def _copy(data: Path, tmp_path: Path) -> Path:

@@ -22,12 +22,17 @@ from tests.test_grade_store import heads_up
 OPTIONS = GradeOptions(rollouts=8)
 
 
-@pytest.fixture(scope="module")
-def replayed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data = heads_up(tmp_path_factory.mktemp("replayed"), 8, seed=3)
+def replayed_heads_up(folder: Path, hands: int, seed: int) -> Path:
+    """A heads-up dataset of ``hands`` simulated hands, graded and replayed with OPTIONS."""
+    data = heads_up(folder, hands, seed=seed)
     grade_dataset(data, OPTIONS, workers=1)
     replay_dataset(data, OPTIONS, workers=1)
     return data
+
+
+@pytest.fixture(scope="module")
+def replayed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return replayed_heads_up(tmp_path_factory.mktemp("replayed"), 8, seed=3)
 
 
 def test_one_row_per_normal_seat_and_the_gain_is_the_difference(replayed: Path) -> None:
