@@ -52,6 +52,65 @@ def _close_call(grade: dict[str, Any]) -> list[str]:
     return [f"    close call: {top['play']} measured {gap:+.2f} above it, within the noise"]
 
 
+LEDGER_SQL = """
+SELECT seat, money_rules, rules, rules_source, out_of_sample FROM ledger
+WHERE hand_key = $k ORDER BY seat
+"""
+
+
+def money_rules(dataset: Any, key: str) -> dict[str, Any] | None:
+    """What the room's money rules pay each seat of hand ``key`` (the ledger the import
+    priced): the rules in words, where they come from, and each seat's money; None where
+    the room paid no money in this hand."""
+    rows = dataset.sql(LEDGER_SQL, {"k": key}).fetchall()
+    if not rows:
+        return None
+    _, _, rules, source, holds = rows[0]
+    return {
+        "rules": rules,
+        "source": source,
+        "out_of_sample": holds,
+        "seats": {seat: money for seat, money, *_ in rows},
+    }
+
+
+def _money_lines(hand: dict[str, Any], seat: dict[str, Any]) -> list[str]:
+    """The seat's money: what the room paid, what the rules pay, and why a loser paid less
+    than its points at the stakes (a short stack, where the rules settle short stacks).
+
+    >>> hand = {"currency": "PHP", "stakes": 20.0, "money_rules": {"rules":
+    ...     "3.00% of the winnings; short stacks: winners paid in order of action",
+    ...     "seats": {0: -430.0}}}
+    >>> seat = {"seat": 0, "reported_money": -430.0, "net_capped": -27.0}
+    >>> for line in _money_lines(hand, seat):
+    ...     print(line)
+      money -430.00 PHP (room), -430.00 PHP by the rules
+        27 points at 20 a point are 540.00 PHP: a short stack pays what it has
+    """
+    paid, currency = seat["reported_money"], hand["currency"]
+    if paid is None:
+        return []
+    ledger = hand.get("money_rules") or {"seats": {}, "rules": ""}
+    rules = ledger["seats"].get(seat["seat"])
+    line = f"  money {_money(paid, currency)} (room)"
+    if rules is None:
+        return [line + ("" if seat["seat"] not in ledger["seats"] else "; not priced")]
+    lines = [line + f", {_money(rules, currency)} by the rules"]
+    points, stakes = seat["net_capped"], hand["stakes"]
+    owed = None if points is None or stakes is None else -points * stakes
+    if (
+        owed is not None
+        and rules < 0
+        and -rules < owed - 0.005
+        and "short stacks" in (ledger["rules"] or "")
+    ):
+        lines.append(
+            f"    {-points:g} points at {stakes:g} a point are "
+            f"{_money(owed, currency).lstrip('+')}: a short stack pays what it has"
+        )
+    return lines
+
+
 def hand_text(hand: dict[str, Any]) -> str:
     """The hand for a terminal: streets numbered 1-5, then final boards and points."""
     where = [
@@ -68,6 +127,12 @@ def hand_text(hand: dict[str, Any]) -> str:
         + (f" (room id {hand['room_hand_id']})" if hand["room_hand_id"] else ""),
         " · ".join(str(w) for w in where if w),
     ]
+    ledger = hand.get("money_rules")
+    if ledger and ledger["rules"]:
+        source, checked = ledger["source"], ledger["out_of_sample"] or ""
+        if checked in ("holds", "does not hold"):  # checked on the hands held out of the fit
+            source += f"; {checked} on hands held out"
+        lines.append(f"money rules ({source}): {ledger['rules']}")
     for seat in hand["seats"]:
         tags = [t for t, on in (("hero", seat["hero"]), ("Fantasyland", seat["in_fantasy"])) if on]
         lines += [
@@ -104,9 +169,8 @@ def hand_text(hand: dict[str, Any]) -> str:
         points = f"  points {_signed(seat['net_capped'])} (engine)"
         if seat["reported_points"] is not None:
             points += f", {_signed(seat['reported_points'])} (room)"
-        if seat["reported_money"] is not None:
-            points += f"; money {_money(seat['reported_money'], hand['currency'])}"
         lines.append(points)
+        lines += _money_lines(hand, seat)
         if seat["versus"]:
             lines.append(
                 "  against "
@@ -186,6 +250,7 @@ def hand_command(key: str, data: str, output_format: str, out: str | None) -> No
     with open_dataset(data) as dataset:
         _refuse_a_shared_id(dataset, key)
         hand = find_hand(dataset, key)
+        hand["money_rules"] = money_rules(dataset, hand["key"])
         hand["audit"] = [finding.line() for finding in hand_findings(dataset, hand["key"])]
     if output_format == "json":
         text = json_text(hand, indent=2)
