@@ -31,6 +31,7 @@ import pandas as pd
 from ofc_stats.safe_text import csv_cell, csv_field, csv_text, html_text
 from reports.base import Report
 from reports.explore import pack as pack_page_data
+from reports.live_figures import fantasy_text, figures, fouls_text
 from reports.page import css, script
 from reports.replay import pack
 
@@ -356,6 +357,15 @@ def live_filter(live: dict[str, Any]) -> str:
     )
 
 
+# Sections whose headline figures follow the filter bar (reports/live_figures.py; the
+# script redraws the line); their tables, charts and notes stay over every hand.
+LIVE_FIGURES = {"fouls": ("live-fouls", fouls_text), "fantasyland": ("live-fantasy", fantasy_text)}
+PART_FIXED = (
+    "The filter bar changes the line above only: the notes, tables and charts below cover "
+    "all the hands of this report ({scope}). For fewer, make the report with its options "
+    "(ofc-stats report --room, --since, --until, --seats, --opponent)."
+)
+
 LIVE_PARTS = {
     "results": '<div id="live-results"></div><div class="card period-tools"><label>group by '
     '<select id="period-by"><option value="day">day</option><option value="week">week</option>'
@@ -524,6 +534,7 @@ def render(
         replays.update(report.replays)
     replays.update(carried or {})
     charts: dict[str, Any] = {}
+    counted = figures(live["hands"]) if live is not None else None  # every hand: as unfiltered
     graded = any(r.key == "regret" and "by_decision" in r.tables for r in reports)
     # Only graded decisions measure points lost; the street-decision table describes results.
     heading = "Summary: where you lose expected points" if graded else "Summary"
@@ -547,6 +558,10 @@ def render(
         if is_live:
             parts.append(f'<div class="live-only" hidden>{LIVE_PARTS[report.key]}</div>')
             parts.append('<div class="static">')
+        elif counted is not None and report.key in LIVE_FIGURES:
+            ident, text = LIVE_FIGURES[report.key]
+            parts.append(f'<p class="card live-figure" id="{ident}">{html_text(text(counted))}</p>')
+            parts.append(f'<p class="card fixed">{html.escape(PART_FIXED.format(scope=scope))}</p>')
         elif live is not None:
             parts.append(f'<p class="card fixed">{html.escape(FIXED.format(scope=scope))}</p>')
         for note in report.notes:

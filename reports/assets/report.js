@@ -523,6 +523,53 @@
   }
   function moneyText(m) { const e = Object.entries(m); return e.length ? e.map(([c, v]) => (v[1] > 0 ? "+" : "") + num(v[1]) + " " + c).join(", ") : "–"; }
 
+  // Signed points as the summary writes them: +1.19, -0.30, 0.00 (reports/live_figures.py signed).
+  function plusNum(v, d) {
+    const t = num(v, d);
+    if (t === "–") return t;
+    return /[1-9]/.test(t) ? (v > 0 ? "+" + t : t) : t.replace("-", "");
+  }
+  // The fouls and Fantasyland sections' headline figures over the hands kept: the same
+  // arithmetic, in the same order, as reports/live_figures.py, which draws them for every
+  // hand (unfiltered, the two say the same text).
+  function wilson(k, n) {  // reports/stats.py wilson, step for step
+    const rate = k / n, z2 = Z95 * Z95, centre = (rate + z2 / (2 * n)) / (1 + z2 / n);
+    let half = Z95 * Math.sqrt(rate * (1 - rate) / n + z2 / (4 * n * n));
+    half /= 1 + z2 / n;
+    return [rate, Math.min(Math.max(0, centre - half), rate), Math.max(Math.min(1, centre + half), rate)];
+  }
+  function figuresOf(idx) {
+    const h = L.hands, f = {normal: 0, fouls: 0, entries: 0, fieldSeats: 0, fieldFouls: 0, flPoints: []};
+    idx.forEach(i => {
+      if (!h.scored[i]) return;
+      f.fieldSeats += h.f_seats[i]; f.fieldFouls += h.f_fouls[i];
+      if (h.fl[i]) { if (h.points[i] !== null) f.flPoints.push(h.points[i]); return; }
+      f.normal += 1;
+      if (h.foul[i]) f.fouls += 1;
+      if (h.earns[i]) f.entries += 1;
+    });
+    return f;
+  }
+  function rateText(k, n) { const [rate, low, high] = wilson(k, n); return pct(rate) + " (" + int(k) + " of " + int(n) + "; 95% interval " + pct(low) + " to " + pct(high) + ")"; }
+  function foulsText(f) {
+    const mine = f.normal ? "Your foul rate over these normal hands: " + rateText(f.fouls, f.normal) + "." : "Your foul rate: no normal hand among these hands.";
+    if (!f.fieldSeats) return mine + " The field's: no opponent's normal hand in these hands.";
+    return mine + " The field's, over your opponents' normal hands in these hands: " + rateText(f.fieldFouls, f.fieldSeats) + ".";
+  }
+  function fantasyText(f) {
+    const entry = f.normal ? "Your Fantasyland entry rate over these normal hands: " + rateText(f.entries, f.normal) + "." : "Your Fantasyland entry rate: no normal hand among these hands.";
+    const n = f.flPoints.length;
+    if (!n) return entry + " No Fantasyland hand among these hands.";
+    const [, mean, low, high] = moments(f.flPoints);
+    const interval = low === null ? noInterval() : "95% interval " + plusNum(low, 2) + " to " + plusNum(high, 2);
+    return entry + " " + (n === 1 ? "1 Fantasyland hand" : int(n) + " Fantasyland hands") + ": " + plusNum(sum(f.flPoints), 0) + " points, " + plusNum(mean, 2) + " per hand (" + interval + ").";
+  }
+  function drawFigures(idx) {
+    const f = figuresOf(idx), fouls = $("#live-fouls"), fantasy = $("#live-fantasy");
+    if (fouls) fouls.textContent = foulsText(f);
+    if (fantasy) fantasy.textContent = fantasyText(f);
+  }
+
   function drawResults(idx) {
     const h = L.hands, box = $("#live-results");
     box.replaceChildren();
@@ -776,7 +823,7 @@
     const status = $("#f-status");
     if (status) status.textContent = current.length.toLocaleString("en") + " of " + L.hands.key.length.toLocaleString("en") + " hands";
     browserShown = SHOWN;
-    drawResults(current); drawSessions(current); drawOpponents(current); drawBrowser(current); drawLedger(current);
+    drawResults(current); drawSessions(current); drawOpponents(current); drawBrowser(current); drawLedger(current); drawFigures(current);
     fit();
   }
   // The filter bar's rows (reports/explore.py page_data) come packed (explore.pack), gzipped
