@@ -52,6 +52,15 @@ HEADERS = {
     "others_otherwise": "others' mean otherwise",
 }
 DAY_COLUMNS = ("day", "start", "played_at")
+# A summary table's rows of signed points (a ``measure`` and its ``value``): written with
+# their sign, as the summary's lines and the live summary write them ("+1.19", not "1.19").
+SIGNED_MEASURES = {
+    "net points",
+    "points per hand",
+    "95% interval, low",
+    "95% interval, high",
+    "points per hand without royalties",
+}
 
 
 @cache
@@ -185,6 +194,18 @@ def cell(column: str, value: object, percent_ci: bool) -> str:
     return str(value)
 
 
+def plus(text: str, value: object) -> str:
+    """A number's text with a + when it is above zero and shows a digit other than 0
+    (``+1.19``; ``0.00``, never ``-0.00`` or ``+0.00``: as the page's script's ``plusNum``).
+
+    >>> plus("1.19", 1.19), plus("-0.00", -0.001), plus("–", None)
+    ('+1.19', '0.00', '–')
+    """
+    if not any(c in "123456789" for c in text):
+        return text.replace("-", "", 1) if text.startswith("-") else text
+    return "+" + text if isinstance(value, int | float | np.number) and value > 0 else text
+
+
 def _sort_value(value: object) -> str | None:
     if _missing(value):
         return ""
@@ -237,8 +258,12 @@ def table_html(
                 attrs += f' data-day="{day}"'
                 break
         cells = []
+        signed = values.get("measure") in SIGNED_MEASURES
         for column, value, num in zip(columns, record, numeric, strict=True):
-            shown = html_text(cell(column, value, percent_ci))
+            text = cell(column, value, percent_ci)
+            if signed and column == "value":
+                text = plus(text, value)
+            shown = html_text(text)
             sort = _sort_value(value)
             data = f' data-v="{html.escape(sort)}"' if sort is not None else ""
             css = "" if num else ' class="text"'

@@ -6,8 +6,8 @@ the bar changes; this module draws them, from the same rows and with the same
 arithmetic in the same order, for every hand of the report, so that the page before
 its rows are in (or in a browser that cannot read them) says what the script says
 unfiltered, character for character.  Numbers are written as the script's
-``Intl.NumberFormat`` and ``toFixed`` write them: rounded half away from zero on the
-exact binary value (Python's ``format`` rounds half to even).
+``Intl.NumberFormat`` and ``toFixed`` write them (:func:`fixed`, :func:`percent`): rounded
+half away from zero, where Python's ``format`` rounds the exact binary value half to even.
 
 The figures, over the scored hands kept: the player's foul rate of normal hands with
 its count and Wilson 95% interval (as :mod:`reports.fouls`), the field's beside it
@@ -60,9 +60,10 @@ def figures(hands: dict[str, Any], kept: Sequence[int] | None = None) -> Figures
 
 def fixed(value: float, digits: int) -> str:
     """``value`` with ``digits`` decimals and thousands separators, as the page's script
-    writes it (``Intl.NumberFormat("en")``: half away from zero on the exact value)."""
+    writes it (``Intl.NumberFormat("en")``: the shortest decimal that reads back as the
+    number, ``repr``'s, rounded half away from zero: 1.005 is 1.01)."""
     quantum = Decimal(1).scaleb(-digits)
-    return f"{Decimal(value).quantize(quantum, rounding=ROUND_HALF_UP):,}"
+    return f"{Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_UP):,}"
 
 
 def signed(value: float, digits: int) -> str:
@@ -73,9 +74,18 @@ def signed(value: float, digits: int) -> str:
     return "+" + text if value > 0 else text
 
 
+def signed_interval(low: float | None, high: float | None) -> str:
+    """``95% interval +0.30 to +2.07`` (:func:`signed`), or why there is none (None or NaN)."""
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+        return NO_INTERVAL
+    return f"95% interval {signed(low, 2)} to {signed(high, 2)}"
+
+
 def percent(value: float) -> str:
-    """A share as the script's ``pct`` writes it: ``(100 * v).toFixed(1) + "%"``."""
-    return fixed(100 * value, 1) + "%"
+    """A share as the script's ``pct`` writes it, ``(100 * v).toFixed(1) + "%"``: toFixed
+    rounds the exact binary value, half up (not the shortest decimal, as Intl does)."""
+    exact = Decimal(float(100 * value))
+    return f"{exact.quantize(Decimal('0.1'), rounding=ROUND_HALF_UP)}%"
 
 
 def wilson(successes: int, trials: int) -> tuple[float, float, float]:
@@ -143,10 +153,6 @@ def fantasy_text(f: Figures) -> str:
     for p in f.fantasy_points:  # in order, as the script sums them
         total += p
     mean, low, high = moments(f.fantasy_points)
-    interval = (
-        NO_INTERVAL
-        if low is None or high is None
-        else f"95% interval {signed(low, 2)} to {signed(high, 2)}"
-    )
+    interval = signed_interval(low, high)
     hands = "1 Fantasyland hand" if count == 1 else f"{count:,} Fantasyland hands"
     return f"{entry} {hands}: {signed(total, 0)} points, {signed(mean, 2)} per hand ({interval})."

@@ -22,6 +22,7 @@ import ofc_stats
 from ofc_stats.cli import main
 from reports import Filters, fantasy, fouls, prepare, resolve_player
 from reports.explore import page_data
+from reports.html import plus
 from reports.live_figures import fantasy_text, figures, fixed, fouls_text, percent, signed
 from reports.stats import NO_INTERVAL, wilson
 from tests.builders import sim_records, write_dataset
@@ -109,11 +110,17 @@ def test_numbers_are_written_as_the_pages_script_writes_them() -> None:
     (``f"{1.125:.2f}"`` is 1.12: half to even); a sign on every figure but zero."""
     assert f"{1.125:.2f}" == "1.12" and fixed(1.125, 2) == "1.13"  # 1.125 is exact in binary
     assert fixed(-1.125, 2) == "-1.13" and fixed(2.5, 0) == "3"
-    assert fixed(1.005, 2) == "1.00"  # 1.00499999999999989…: below the half
+    # 1.005 is 1.00499999999999989… in binary: Intl rounds its shortest decimal, 1.005;
+    # toFixed (the percentages) the exact value
+    assert (
+        fixed(1.005, 2) == "1.01" and percent(3 / 2000) == "0.1%"
+    )  # 100 * 3 / 2000: 0.15 less a hair
     assert fixed(1234567.891, 2) == "1,234,567.89"
     assert signed(1234.5, 0) == "+1,235" and signed(-0.3, 2) == "-0.30"
     assert signed(0.004, 2) == signed(-0.004, 2) == "0.00"
     assert percent(427 / 1403) == "30.4%" and percent(1.0) == "100.0%"
+    assert plus("1.19", 1.19) == "+1.19" and plus("-0.00", -0.001) == "0.00"
+    assert plus("–", None) == "–" and plus("-2", -2) == "-2"
 
 
 @pytest.mark.skipif(not APPS.is_dir(), reason="the shared real samples are not here")
