@@ -171,3 +171,30 @@ def test_the_samples_foul_rate_is_a_sql_count(tmp_path: Path) -> None:
         f"Your Fantasyland entry rate over these normal hands: {rate(entries, normal)}. "
         f"{played:,} Fantasyland hands: "
     )
+
+
+def test_the_field_never_holds_the_players_own_accounts(tmp_path: Path) -> None:
+    """Two accounts of one person that met at a table: the hand counts once, and neither
+    account's seat is the field's (a person does not foul against themselves); with
+    ``--self-play skip`` those hands are left out of the field too."""
+    data = write_dataset(tmp_path, sim_records(150, seed=4))
+    with ofc_stats.open(data) as db:
+        keys = [r[0] for r in db.sql("SELECT DISTINCT player FROM seats ORDER BY 1").fetchall()]
+        pair = (keys[0], keys[1])
+        for choice in ("once", "skip"):
+            live = page_data(prepare(db, Filters(accounts=pair, self_play=choice)))
+            counted = figures(live["hands"])
+            mine = (
+                "SELECT hand_id FROM seat_results WHERE status = 'scored' "
+                "AND list_contains($a, player_key)"
+            )
+            met = f"SELECT hand_id FROM ({mine}) GROUP BY hand_id HAVING count(*) > 1"
+            field = db.sql(
+                "SELECT count(*), count(*) FILTER (WHERE fouled) FROM seat_results "
+                "WHERE NOT list_contains($a, player_key) AND status = 'scored' "
+                f"AND NOT in_fantasy AND hand_id IN ({mine}) "
+                + (f"AND hand_id NOT IN ({met})" if choice == "skip" else ""),
+                {"a": list(pair)},
+            ).fetchall()[0]
+            assert (counted.field_seats, counted.field_fouls) == field, choice
+            assert db.sql(f"SELECT count(*) FROM ({met})", {"a": list(pair)}).fetchall()[0][0]
