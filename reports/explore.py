@@ -6,8 +6,11 @@ accounts and opponents as indexes into short name lists.  The page's script
 (``assets/report.js``) filters these rows by room, stakes with their
 currency, dates, table size and opponent, and recomputes from them the
 results, the charts over dates, sessions and hours of play, the tables by
-stakes, room and opponent, the hand browser, the opponent pages and the
-room ledger.  Money is summed only within one currency.
+stakes, room and opponent, the hand browser, the opponent pages, the
+room ledger and the fouls and Fantasyland sections' headline figures
+(:mod:`reports.live_figures`: the field's foul rate from two small counts a
+hand, the opponents' normal seats and their fouls).  Money is summed only
+within one currency.
 
 Hands the room paid but the rules could not score (another seat's board
 incomplete) are carried too, with no points: the ledger counts their money
@@ -24,7 +27,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ofc_stats.store.views import OfcData, ledger_hands_of
-from reports.base import ORDER, ROW_POINTS, SEATS, TABLE_ROYALTIES, VERSUS, Scope
+from reports.base import HANDS, MINE, ORDER, ROW_POINTS, SEATS, TABLE_ROYALTIES, VERSUS, Scope
 from reports.ledger import money_seats, scope_ledger
 from reports.replay import hand_details
 from reports.stats import MIN_HANDS
@@ -47,6 +50,18 @@ SELECT m.hand_id, sum(g.loss) AS loss
 FROM grades g JOIN (SELECT hand_id, hand_key, seat FROM {SEATS}) m
   ON g.hand_key = m.hand_key AND g.seat = m.seat
 WHERE g.loss IS NOT NULL GROUP BY m.hand_id
+"""
+
+# The field at the player's hands: per hand, the other players' scored normal (not
+# Fantasyland) seats and how many of them fouled; none of the person's seats (MINE) is one.
+FIELD_SQL = f"""
+SELECT o.hand_id, count(*) AS seats, count(*) FILTER (WHERE r.fouled) AS fouls
+FROM {HANDS} o
+JOIN (SELECT hand_id, seat, status, fouled FROM {{results}}
+      WHERE hand_id IN (SELECT hand_id FROM {SEATS})) r USING (hand_id, seat)
+ANTI JOIN {MINE} m ON m.hand_id = o.hand_id AND m.seat = o.seat
+WHERE r.status = 'scored' AND NOT coalesce(o.in_fantasy, false)
+GROUP BY o.hand_id
 """
 
 UNSCORED_SQL = """
@@ -183,6 +198,14 @@ def page_data(scope: Scope) -> dict[str, Any]:
         graded = data.arrow(GRADED_SQL).to_pandas()
         loss[at(graded["hand_id"].to_numpy(np.int64))] = graded["loss"].to_numpy(np.float64)
 
+    field_seats = np.zeros(len(frame), np.int64)
+    field_fouls = np.zeros(len(frame), np.int64)
+    field = data.arrow(FIELD_SQL.format(results=scope.sources["results"])).to_pandas()
+    if len(field):
+        where = at(field["hand_id"].to_numpy(np.int64))
+        field_seats[where] = field["seats"].to_numpy(np.int64)
+        field_fouls[where] = field["fouls"].to_numpy(np.int64)
+
     money_rules = _money_rules(scope) if len(ledger.hand_ids) else {}
     formats, format_index = _codes(frame["format"])
     rooms, room_index = _codes(frame["room"])
@@ -217,6 +240,9 @@ def page_data(scope: Scope) -> dict[str, Any]:
             "foul": _flags(frame["fouled"]),
             "fl": _flags(frame["in_fantasy"]),
             "earns": _flags(frame["earns_fantasy"]),
+            # the field here: the opponents' scored normal seats and their fouls (0 to 3 each)
+            "f_seats": field_seats.astype(np.int8),
+            "f_fouls": field_fouls.astype(np.int8),
             "roy": _column(frame["royalties"], 2),
             "rows": _column(frame["row_points"], 2),
             "opp_at": offsets,

@@ -31,6 +31,7 @@ import pandas as pd
 from ofc_stats.safe_text import csv_cell, csv_field, csv_text, html_text
 from reports.base import Report
 from reports.explore import pack as pack_page_data
+from reports.live_figures import fantasy_text, figures, fouls_text
 from reports.page import css, script
 from reports.replay import pack
 
@@ -51,6 +52,15 @@ HEADERS = {
     "others_otherwise": "others' mean otherwise",
 }
 DAY_COLUMNS = ("day", "start", "played_at")
+# A summary table's rows of signed points (a ``measure`` and its ``value``): written with
+# their sign, as the summary's lines and the live summary write them ("+1.19", not "1.19").
+SIGNED_MEASURES = {
+    "net points",
+    "points per hand",
+    "95% interval, low",
+    "95% interval, high",
+    "points per hand without royalties",
+}
 
 
 @cache
@@ -184,6 +194,18 @@ def cell(column: str, value: object, percent_ci: bool) -> str:
     return str(value)
 
 
+def plus(text: str, value: object) -> str:
+    """A number's text with a + when it is above zero and shows a digit other than 0
+    (``+1.19``; ``0.00``, never ``-0.00`` or ``+0.00``: as the page's script's ``plusNum``).
+
+    >>> plus("1.19", 1.19), plus("-0.00", -0.001), plus("–", None)
+    ('+1.19', '0.00', '–')
+    """
+    if not any(c in "123456789" for c in text):
+        return text.replace("-", "", 1) if text.startswith("-") else text
+    return "+" + text if isinstance(value, int | float | np.number) and value > 0 else text
+
+
 def _sort_value(value: object) -> str | None:
     if _missing(value):
         return ""
@@ -236,8 +258,12 @@ def table_html(
                 attrs += f' data-day="{day}"'
                 break
         cells = []
+        signed = values.get("measure") in SIGNED_MEASURES
         for column, value, num in zip(columns, record, numeric, strict=True):
-            shown = html_text(cell(column, value, percent_ci))
+            text = cell(column, value, percent_ci)
+            if signed and column == "value":
+                text = plus(text, value)
+            shown = html_text(text)
             sort = _sort_value(value)
             data = f' data-v="{html.escape(sort)}"' if sort is not None else ""
             css = "" if num else ' class="text"'
@@ -355,6 +381,15 @@ def live_filter(live: dict[str, Any]) -> str:
         '<span id="f-status" class="caption" aria-live="polite"></span></form>'
     )
 
+
+# Sections whose headline figures follow the filter bar (reports/live_figures.py; the
+# script redraws the line); their tables, charts and notes stay over every hand.
+LIVE_FIGURES = {"fouls": ("live-fouls", fouls_text), "fantasyland": ("live-fantasy", fantasy_text)}
+PART_FIXED = (
+    "The filter bar changes the line above only: the notes, tables and charts below cover "
+    "all the hands of this report ({scope}). For fewer, make the report with its options "
+    "(ofc-stats report --room, --since, --until, --seats, --opponent)."
+)
 
 LIVE_PARTS = {
     "results": '<div id="live-results"></div><div class="card period-tools"><label>group by '
@@ -524,6 +559,7 @@ def render(
         replays.update(report.replays)
     replays.update(carried or {})
     charts: dict[str, Any] = {}
+    counted = figures(live["hands"]) if live is not None else None  # every hand: as unfiltered
     graded = any(r.key == "regret" and "by_decision" in r.tables for r in reports)
     # Only graded decisions measure points lost; the street-decision table describes results.
     heading = "Summary: where you lose expected points" if graded else "Summary"
@@ -547,6 +583,10 @@ def render(
         if is_live:
             parts.append(f'<div class="live-only" hidden>{LIVE_PARTS[report.key]}</div>')
             parts.append('<div class="static">')
+        elif counted is not None and report.key in LIVE_FIGURES:
+            ident, text = LIVE_FIGURES[report.key]
+            parts.append(f'<p class="card live-figure" id="{ident}">{html_text(text(counted))}</p>')
+            parts.append(f'<p class="card fixed">{html.escape(PART_FIXED.format(scope=scope))}</p>')
         elif live is not None:
             parts.append(f'<p class="card fixed">{html.escape(FIXED.format(scope=scope))}</p>')
         for note in report.notes:

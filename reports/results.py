@@ -19,7 +19,8 @@ from reports.base import (
 )
 from reports.charts import bars_with_ci, line
 from reports.ledger import money_seats, paid_not_scored, paid_text
-from reports.stats import TOO_FEW, grouped_mean_ci, interval_text, mean_ci, moments_ci
+from reports.live_figures import signed, signed_interval
+from reports.stats import TOO_FEW, grouped_mean_ci, mean_ci, moments_ci
 
 SEATS_SQL = f"""
 SELECT s.hand_key, s.played_at, s.seat, s.seat_count, s.net_capped AS points, s.in_fantasy,
@@ -169,10 +170,11 @@ def build(scope: Scope) -> Report:
             f"(of {len(by_opponent):,})",
             "points per hand (before caps)",
         )
-    sign = "won" if mean >= 0 else "lost"
+    # Signed as every point figure of the summary (the page's live line beside it wrote
+    # "0.30 to 2.07" where this wrote "+0.30 to +2.07").
     report.notes.append(
-        f"Over {plural(hands, 'hand')} you {sign} {abs(mean):.2f} points per hand "
-        f"({interval_text(low, high)})."
+        f"Over {plural(hands, 'hand')} you averaged {signed(mean, 2)} points per hand "
+        f"({signed_interval(low, high)})."
     )
     return report
 

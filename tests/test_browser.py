@@ -15,8 +15,10 @@ screenshots of a report at both widths.
 
 from __future__ import annotations
 
+import html
 import http.server
 import json
+import re
 import shutil
 import sys
 import threading
@@ -39,6 +41,7 @@ from ofc_stats.store.recompute import recompute
 from parsers.app_json import dumps_app
 from parsers.open_format import dumps
 from reports import Filters, prepare, sessions
+from reports.live_figures import fixed, percent
 from tests.builders import hand_record, seat_record, write_dataset
 from tests.shared_samples import APPS
 from tests.test_reports import HOSTILE, alice_hands, placed
@@ -128,7 +131,7 @@ def test_report_sorts_filters_and_opens_a_hand(browser: Any, page_file: Path, wi
     hands = "#table-live-hands table"
     # The headline counts the scored hands and says so: (21 + 1 - 12 - 18) / 4 = -2.
     headline = page.text_content("#live-headline") or ""
-    assert headline.startswith("These 4 scored hands: lost 2.00 points per hand"), headline
+    assert headline.startswith("These 4 scored hands: -2.00 points per hand on average"), headline
     # Alice's four hands, newest first: +21, +1 (Fantasyland), -12, -18 (tests/test_reports)
     assert column(page, hands, "points") == ["-18", "-12", "1", "21"]
     page.select_option("#hb-sort", "lowest")
@@ -255,6 +258,21 @@ def expected(data: Path, where: str = "true", opponent: str | None = None) -> di
             f"SELECT CAST(m.played_at AS DATE)::VARCHAR, count(*) {mine} GROUP BY 1 ORDER BY 1",
             params,
         ).fetchall()
+        # The fouls and Fantasyland lines: the player's normal hands, fouls and entries, the
+        # Fantasyland hands, and the field (the other seats of those hands, scored, normal).
+        normal, fouls, entries, fantasy = db.sql(
+            "SELECT count(*) FILTER (WHERE NOT m.in_fantasy), "
+            "count(*) FILTER (WHERE NOT m.in_fantasy AND m.fouled), "
+            "count(*) FILTER (WHERE NOT m.in_fantasy AND m.fantasy_entry > 0), "
+            f"count(*) FILTER (WHERE m.in_fantasy) {mine}",
+            params,
+        ).fetchall()[0]
+        field = db.sql(
+            "SELECT count(*), count(*) FILTER (WHERE o.fouled) FROM seat_results o "
+            "WHERE o.player <> $p AND o.status = 'scored' AND NOT o.in_fantasy "
+            f"AND o.hand_id IN (SELECT m.hand_id {mine})",
+            params,
+        ).fetchall()[0]
         against = db.sql(
             "SELECT o.player, sum(v.points) FROM versus v "
             "JOIN seat_results m ON m.hand_key = v.hand_key AND m.seat = v.seat "
@@ -268,6 +286,35 @@ def expected(data: Path, where: str = "true", opponent: str | None = None) -> di
         "days": [(d, int(n)) for d, n in days],
         "against": {str(o): int(p) for o, p in against},
         "foul_rate": "–" if fouled is None else f"{100 * fouled:.1f}%",
+        "figures": {
+            "fouls": (int(fouls), int(normal)) if normal else None,
+            "field": (int(field[1]), int(field[0])) if field[0] else None,
+            "entries": (int(entries), int(normal)) if normal else None,
+            "fantasy": int(fantasy),
+        },
+    }
+
+
+def figures_shown(page: Any) -> dict[str, Any]:
+    """The counts the fouls and Fantasyland sections' live lines give: (events, of) for the
+    player's fouls, the field's and the entries (None: no such hand), Fantasyland hands."""
+    fouls = page.text_content("#live-fouls") or ""
+    fantasy = page.text_content("#live-fantasy") or ""
+
+    def counted(text: str, lead: str) -> tuple[int, int] | None:
+        found = re.search(re.escape(lead) + r"[\d.]+% \(([\d,]+) of ([\d,]+); 95% interval", text)
+        return (
+            None
+            if found is None
+            else (int(found[1].replace(",", "")), int(found[2].replace(",", "")))
+        )
+
+    played = re.search(r"([\d,]+) Fantasyland hands?:", fantasy)
+    return {
+        "fouls": counted(fouls, "Your foul rate over these normal hands: "),
+        "field": counted(fouls, "The field's, over your opponents' normal hands in these hands: "),
+        "entries": counted(fantasy, "Your Fantasyland entry rate over these normal hands: "),
+        "fantasy": 0 if played is None else int(played[1].replace(",", "")),
     }
 
 
@@ -308,6 +355,7 @@ def shown(page: Any) -> dict[str, Any]:
         "rooms": column(page, "#table-live-rooms table", "room"),
         "ledger": column(page, "#table-live-ledger-table table", "room"),
         "foul_rate": summary_value(page, "foul rate of normal hands"),
+        "figures": figures_shown(page),
     }
 
 
@@ -319,6 +367,7 @@ def agrees(page: Any, want: dict[str, Any]) -> dict[str, Any]:
     assert now["against"] == want["against"]
     assert now["browser"] == now["sessions"] == want["hands"]
     assert now["foul_rate"] == want["foul_rate"]
+    assert now["figures"] == want["figures"]
     return now
 
 
@@ -330,6 +379,9 @@ def test_each_filter_changes_every_live_number(
     page, errors = open_page(browser, path, width)
     every = agrees(page, expected(data))
     assert every["hands"] == 7
+    # Alice fouls H3 only (1 of 5 normal hands: H1, H3, H4, 11, 13); Bob fouls H1 and Carol
+    # her two copies of his H1 board (3 of 8 seats: Bob 4, Carol 3, Dan 1)
+    assert every["figures"] == {"fouls": (1, 5), "field": (3, 8), "entries": (3, 5), "fantasy": 2}
     # stakes sort as numbers and carry their currency: 2 before 10
     assert every["stakes"] == ["2 USD", "10 INR"]
     assert page.evaluate(
@@ -346,6 +398,10 @@ def test_each_filter_changes_every_live_number(
     assert set(spartan["against"]) == {"Carol", "Dan"} and spartan["against"]["Carol"] == 43
     assert spartan["rooms"] == [ROOM] and spartan["stakes"] == ["10 INR"]
     assert spartan["ledger"] == [ROOM]
+    # Hands 11 and 13 normal, Alice's H1 boards (no foul, Fantasyland earned); hand 12 her
+    # Fantasyland hand. The field: Carol in 11 (Bob's H1 board: fouled), 12 (not) and 13
+    # (fouled), Dan in 13 (22 / 77 / trips: not).
+    assert spartan["figures"] == {"fouls": (0, 2), "field": (2, 4), "entries": (2, 2), "fantasy": 1}
     page.click("#f-reset")
 
     page.select_option("#f-stakes", label="2 USD")
@@ -571,7 +627,8 @@ def test_from_thirty_hands_the_interval_and_the_rate_per_hour_are_given(
     hours = float(listed["minutes"].sum()) / 60
     assert hands >= 30 and (listed["hands"] < 30).all()
     page, errors = open_page(browser, path, 1280)
-    assert summary_value(page, "points per hour of play") == f"{net / hours:,.1f}"
+    # (a point figure of the summary carries its sign; the by-day table's does not)
+    assert summary_value(page, "points per hour of play") == f"{net / hours:+,.1f}"
     assert summary_value(page, "95% interval, low") != "–"
     assert column(page, "#table-live-period table", "points per hour") == [f"{net / hours:,.1f}"]
     assert set(column(page, "#table-live-session-list table", "points per hour")) == {"–"}
@@ -596,6 +653,89 @@ def test_by_day_bars_are_visible_on_the_real_samples(
     assert weeks == ["2020-05-25", "2021-03-29", "2022-04-11", "2022-06-20"]
     assert too_wide(page) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert errors == []
+    page.close()
+
+
+def outside_their_box(page: Any) -> list[str]:
+    """Axis titles drawn past their chart's box (plotly cuts them off there)."""
+    return list(
+        page.evaluate(
+            """() => Array.from(document.querySelectorAll('.chart')).flatMap(c => {
+                const svg = c.querySelector('.main-svg');
+                if (!svg || c.offsetParent === null) return [];
+                const box = svg.getBoundingClientRect();
+                return Array.from(c.querySelectorAll('.g-xtitle text, .g-ytitle text')).filter(t => {
+                    const r = t.getBoundingClientRect();
+                    return r.left < box.left - 0.5 || r.right > box.right + 0.5
+                        || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5;
+                }).map(t => c.id + ': ' + t.textContent);
+            })"""
+        )
+    )
+
+
+def summary_overflows(page: Any) -> list[str]:
+    """What in the summary reaches past its card (a phone scrolled the summary sideways)."""
+    return list(
+        page.evaluate(
+            """() => { const card = document.querySelector('#summary .card'), edge = card.getBoundingClientRect().right;
+                const wide = card.scrollWidth > card.clientWidth ? ['the card scrolls'] : [];
+                return wide.concat(Array.from(card.querySelectorAll('*'))
+                    .filter(e => e.getBoundingClientRect().right > edge + 0.5).map(e => e.tagName + ' ' + e.textContent.slice(0, 40))); }"""
+        )
+    )
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_real_samples_fouls_and_fantasyland_lines_axis_titles_and_summary(
+    browser: Any, samples_page: Path, width: int
+) -> None:
+    """Unfiltered, the script's fouls and Fantasyland lines are the ones ofc-stats report
+    drew (reports/live_figures.py, shown before the rows are in and without a script);
+    filtered, they change.  No axis title runs past its chart (at 390 px "points per hand
+    against them (before caps)" did), nothing in the summary past its card (a word longer
+    than a phone is wide wraps), and every point figure of the summary carries its sign."""
+    drawn = samples_page.read_text(encoding="utf-8")
+    python = {
+        key: html.unescape(found[1])
+        for key in ("live-fouls", "live-fantasy")
+        if (found := re.search(f'<p class="card live-figure" id="{key}">(.*?)</p>', drawn))
+    }
+    assert python["live-fouls"].startswith(
+        "Your foul rate over these normal hands: 30.4% (427 of 1,403;"
+    )  # tests/test_page_live_fouls.py counts it in SQL
+    page, errors = open_page(browser, samples_page, width)
+    page.wait_for_function("document.body.dataset.charts === '1'")
+    assert {key: page.text_content(f"#{key}") for key in python} == python
+    assert outside_their_box(page) == []
+    assert summary_overflows(page) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    summary = page.inner_text("#summary")
+    # (+1.19 and +0.30 to +2.07 in the live line and the results' line alike: the live line
+    # wrote 0.30 to 2.07 beside the other's +0.30 to +2.07)
+    figures = re.findall(r"(\S+) points per hand|95% interval (\S+) to ([^\s)]+)", summary)
+    numbers = [n for found in figures for n in found if n and not n.endswith("%")]
+    assert len(numbers) >= 6 and all(n[0] in "+-" for n in numbers), numbers
+    # A word longer than the phone is wide (an account, a hand key) wraps in the summary.
+    page.evaluate(
+        "document.querySelector('#summary .leaks').appendChild(document.createElement('li'))"
+        ".textContent = 'x'.repeat(120)"
+    )
+    assert summary_overflows(page) == []
+    # Python writes numbers as Intl.NumberFormat and toFixed do (both halves away from 0).
+    values = [1.125, -1.125, 2.5, 1.005, 0.004, -0.004, 1234567.891, 17.255]
+    intl = page.evaluate(
+        "vs => vs.map(v => new Intl.NumberFormat('en', {minimumFractionDigits: 2,"
+        " maximumFractionDigits: 2}).format(v))",
+        values,
+    )
+    assert [fixed(v, 2) for v in values] == intl
+    shares = [3 / 2000, 427 / 1403, 1 / 3, 0.0005, 1.0]
+    to_fixed = page.evaluate("vs => vs.map(v => (100 * v).toFixed(1) + '%')", shares)
+    assert [percent(v) for v in shares] == to_fixed
+    page.select_option("#f-room", index=1)
+    assert page.text_content("#live-fouls") != python["live-fouls"]
     assert errors == []
     page.close()
 

@@ -410,7 +410,7 @@
   const esc = t => String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/%\{/g, "%&#123;");
   let drawn = [];  // charts drawn since the last fit(): a grid's later cards narrow earlier ones
   function fit() {
-    if (window.Plotly) drawn.forEach(div => { if (div.isConnected) window.Plotly.Plots.resize(div); });
+    if (window.Plotly) drawn.forEach(div => { if (div.isConnected) window.Plotly.Plots.resize(div).then(() => fitAxisTitles(div)); });
     drawn = [];
   }
   // plotly.js (4.8 MB, most of the time to open the page) runs once the rest of the page is
@@ -418,7 +418,7 @@
   // here, each in a box of its height.
   let waiting = [];
   function chart(div, data, layout) {
-    if (window.Plotly) { window.Plotly.newPlot(div, data, layout, CHART_CONFIG); return; }
+    if (window.Plotly) { newPlot(div, data, layout); return; }
     div.style.minHeight = (layout.height || 450) + "px";
     waiting.push([div, data, layout]);
   }
@@ -431,16 +431,35 @@
       source.remove();
     }
     if (!window.Plotly) return;
-    const todo = waiting;
+    const todo = waiting, plotted = [];
     waiting = [];
     todo.forEach(([div, data, layout]) => {
       div.style.minHeight = "";
       if (!div.isConnected) return;  // redrawn by a filter meanwhile
-      window.Plotly.newPlot(div, data, layout, CHART_CONFIG);
+      plotted.push(newPlot(div, data, layout));
       drawn.push(div);
     });
     fit();
-    document.body.dataset.charts = "1";
+    Promise.all(plotted).then(() => { document.body.dataset.charts = "1"; });  // axis titles fitted too
+  }
+  function newPlot(div, data, layout) { return window.Plotly.newPlot(div, data, layout, CHART_CONFIG).then(fitAxisTitles); }
+  // plotly never wraps an axis title: on a phone a long one ran past the chart's box and was
+  // cut off. One that does not fit is wrapped to the plot's width (plotly centres it there).
+  function fitAxisTitles(div) {
+    const full = div._fullLayout, svg = div.querySelector(".main-svg");
+    if (!full || !svg || !div.isConnected) return div;
+    const box = svg.getBoundingClientRect(), update = {};
+    ["x", "y"].forEach(a => {
+      const shown = div.querySelector(".g-" + a + "title text"), axis = full[a + "axis"];
+      if (!shown || !axis || !axis.title || !axis.title.text) return;
+      const r = shown.getBoundingClientRect();
+      if (r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5) return;
+      const lines = axis.title.text.split("<br>"), widest = Math.max(...lines.map(l => l.length));
+      const each = (a === "x" ? r.width : r.height) / widest, room = a === "x" ? full._size.w : full._size.h;
+      const wrapped = wrapTitle(lines.join(" "), Math.max(8, Math.floor(room / each) - 1)).join("<br>");
+      if (wrapped !== axis.title.text) update[a + "axis.title.text"] = wrapped;
+    });
+    return Object.keys(update).length ? window.Plotly.relayout(div, update).then(() => div) : div;
   }
   function afterPaint(then) { requestAnimationFrame(() => setTimeout(then, 0)); }
   function wrapTitle(text, width) {  // plotly never wraps a title; a phone is narrow
@@ -523,6 +542,53 @@
   }
   function moneyText(m) { const e = Object.entries(m); return e.length ? e.map(([c, v]) => (v[1] > 0 ? "+" : "") + num(v[1]) + " " + c).join(", ") : "–"; }
 
+  // Signed points as the summary writes them: +1.19, -0.30, 0.00 (reports/live_figures.py signed).
+  function plusNum(v, d) {
+    const t = num(v, d);
+    if (t === "–") return t;
+    return /[1-9]/.test(t) ? (v > 0 ? "+" + t : t) : t.replace("-", "");
+  }
+  // The fouls and Fantasyland sections' headline figures over the hands kept: the same
+  // arithmetic, in the same order, as reports/live_figures.py, which draws them for every
+  // hand (unfiltered, the two say the same text).
+  function wilson(k, n) {  // reports/stats.py wilson, step for step
+    const rate = k / n, z2 = Z95 * Z95, centre = (rate + z2 / (2 * n)) / (1 + z2 / n);
+    let half = Z95 * Math.sqrt(rate * (1 - rate) / n + z2 / (4 * n * n));
+    half /= 1 + z2 / n;
+    return [rate, Math.min(Math.max(0, centre - half), rate), Math.max(Math.min(1, centre + half), rate)];
+  }
+  function figuresOf(idx) {
+    const h = L.hands, f = {normal: 0, fouls: 0, entries: 0, fieldSeats: 0, fieldFouls: 0, flPoints: []};
+    idx.forEach(i => {
+      if (!h.scored[i]) return;
+      f.fieldSeats += h.f_seats[i]; f.fieldFouls += h.f_fouls[i];
+      if (h.fl[i]) { if (h.points[i] !== null) f.flPoints.push(h.points[i]); return; }
+      f.normal += 1;
+      if (h.foul[i]) f.fouls += 1;
+      if (h.earns[i]) f.entries += 1;
+    });
+    return f;
+  }
+  function rateText(k, n) { const [rate, low, high] = wilson(k, n); return pct(rate) + " (" + int(k) + " of " + int(n) + "; 95% interval " + pct(low) + " to " + pct(high) + ")"; }
+  function foulsText(f) {
+    const mine = f.normal ? "Your foul rate over these normal hands: " + rateText(f.fouls, f.normal) + "." : "Your foul rate: no normal hand among these hands.";
+    if (!f.fieldSeats) return mine + " The field's: no opponent's normal hand in these hands.";
+    return mine + " The field's, over your opponents' normal hands in these hands: " + rateText(f.fieldFouls, f.fieldSeats) + ".";
+  }
+  function fantasyText(f) {
+    const entry = f.normal ? "Your Fantasyland entry rate over these normal hands: " + rateText(f.entries, f.normal) + "." : "Your Fantasyland entry rate: no normal hand among these hands.";
+    const n = f.flPoints.length;
+    if (!n) return entry + " No Fantasyland hand among these hands.";
+    const [, mean, low, high] = moments(f.flPoints);
+    const interval = low === null ? noInterval() : "95% interval " + plusNum(low, 2) + " to " + plusNum(high, 2);
+    return entry + " " + (n === 1 ? "1 Fantasyland hand" : int(n) + " Fantasyland hands") + ": " + plusNum(sum(f.flPoints), 0) + " points, " + plusNum(mean, 2) + " per hand (" + interval + ").";
+  }
+  function drawFigures(idx) {
+    const f = figuresOf(idx), fouls = $("#live-fouls"), fantasy = $("#live-fantasy");
+    if (fouls) fouls.textContent = foulsText(f);
+    if (fantasy) fantasy.textContent = fantasyText(f);
+  }
+
   function drawResults(idx) {
     const h = L.hands, box = $("#live-results");
     box.replaceChildren();
@@ -535,9 +601,9 @@
     const fl = scored.length - normal.length, entered = normal.filter(i => h.earns[i]).length;
     const graded = scored.filter(i => h.loss[i] !== null);
     const rows = [
-      ["hands", n, 0], ["net points", net, 0], ["points per hand", mean, 2], ["95% interval, low", low, 2], ["95% interval, high", high, 2],
+      ["hands", n, 0], ["net points", net, 0, true], ["points per hand", mean, 2, true], ["95% interval, low", low, 2, true], ["95% interval, high", high, 2, true],
       ["sessions", sessions.length, 0], ...(untimed ? [["hands without a time (in no session)", untimed, 0]] : []),
-      ["hours of play (table-hours)", hours, 1], ["points per hour of play", perHour(net, hours, n - untimed), 1],
+      ["hours of play (table-hours)", hours, 1], ["points per hour of play", perHour(net, hours, n - untimed), 1, true],
       ["fouled boards", fouls, 0], ["foul rate of normal hands", normal.length ? normal.filter(i => h.foul[i]).length / normal.length : null, "%"], ["Fantasyland hands", fl, 0],
       ["Fantasyland reached from normal hands", normal.length ? entered / normal.length : null, "%"],
       ["royalties per hand", n ? sum(scored.map(i => h.roy[i])) / n : null, 2],
@@ -549,13 +615,14 @@
     const grid = el("div", "grid");
     box.appendChild(grid);  // in the page before plotly measures a chart
     grid.appendChild(makeTable("live-summary", "Summary", "every hand the filter bar keeps; an hour of play: a session's first to last hand plus a minute, summed over tables (hands without a time are in no session); the 95% interval and the rates per hour " + tooFew(),
-      [{label: "measure"}, {label: "value", num: true, fmt: (v, r) => r[2] === "%" ? pct(v) : num(v, r[2])}], rows));
+      [{label: "measure"}, {label: "value", num: true, fmt: (v, r) => r[2] === "%" ? pct(v) : r[3] ? plusNum(v, r[2]) : num(v, r[2])}], rows));
     const hl = $("#live-headline");
     // The filter bar counts every hand kept; the results count the scored ones: say the rest.
     const unscored = idx.length - scored.length, unscoredMoney = idx.some(i => !h.scored[i] && h.money[i] !== null);
     const aside = unscored ? " (" + unscored.toLocaleString("en") + " more not scored: no points to count" + (unscoredMoney ? "; money won counts what the room paid on " + (unscored === 1 ? "it" : "them") : "") + ")" : "";
-    const hourly = perHour(net, hours, n - untimed), interval = low === null ? noInterval() : "95% interval " + num(low) + " to " + num(high);
-    if (hl) hl.textContent = n ? "These " + n.toLocaleString("en") + " scored hands" + aside + ": " + (mean >= 0 ? "won " : "lost ") + num(Math.abs(mean)) + " points per hand (" + interval + ")" + (hourly !== null ? ", " + num(hourly, 1) + " points per hour of play." : ".") : "No hand matches the filter bar.";
+    // Every point figure signed, as the summary's other lines write them (reports/results.py).
+    const hourly = perHour(net, hours, n - untimed), interval = low === null ? noInterval() : "95% interval " + plusNum(low, 2) + " to " + plusNum(high, 2);
+    if (hl) hl.textContent = n ? "These " + n.toLocaleString("en") + " scored hands" + aside + ": " + plusNum(mean, 2) + " points per hand on average (" + interval + ")" + (hourly !== null ? ", " + plusNum(hourly, 1) + " points per hour of play." : ".") : "No hand matches the filter bar.";
     // Cumulative points over dates, and money per currency (never summed across currencies).
     const dated = scored.filter(i => h.t[i] !== null);
     // With the row points alone (royalties taken out, as the results' "without royalties")
@@ -776,7 +843,7 @@
     const status = $("#f-status");
     if (status) status.textContent = current.length.toLocaleString("en") + " of " + L.hands.key.length.toLocaleString("en") + " hands";
     browserShown = SHOWN;
-    drawResults(current); drawSessions(current); drawOpponents(current); drawBrowser(current); drawLedger(current);
+    drawResults(current); drawSessions(current); drawOpponents(current); drawBrowser(current); drawLedger(current); drawFigures(current);
     fit();
   }
   // The filter bar's rows (reports/explore.py page_data) come packed (explore.pack), gzipped
