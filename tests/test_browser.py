@@ -1315,7 +1315,8 @@ def test_a_hand_page_of_its_own_writes_money_as_the_cli_and_has_no_close(
     data = write_dataset(tmp_path, [_hand(1, 10.5)])
     key = "open:test:T1:1"
     text = CliRunner().invoke(main, ["hand", key, "--data", str(data)])
-    assert "; money +10.50 USD\n" in text.output and "; money -10.50 USD\n" in text.output
+    assert "  money +10.50 USD (room)\n" in text.output
+    assert "  money -10.50 USD (room)\n" in text.output
     out = tmp_path / "hand.html"
     result = CliRunner().invoke(
         main, ["hand", key, "--data", str(data), "--format", "html", "--out", str(out)]
