@@ -31,7 +31,7 @@ import pandas as pd
 from ofc_stats.safe_text import csv_cell, csv_field, csv_text, html_text
 from reports.base import Report
 from reports.explore import pack as pack_page_data
-from reports.live_figures import fantasy_text, figures, fouls_text
+from reports.live_figures import fantasy_text, figures, fixed, fouls_text
 from reports.page import css, script
 from reports.replay import pack
 
@@ -258,10 +258,14 @@ def table_html(
                 attrs += f' data-day="{day}"'
                 break
         cells = []
-        signed = values.get("measure") in SIGNED_MEASURES
+        measure = str(values.get("measure", ""))
+        signed = measure in SIGNED_MEASURES
+        money = measure.startswith("money ")  # "money won (USD)": cents and sign, always
         for column, value, num in zip(columns, record, numeric, strict=True):
             text = cell(column, value, percent_ci)
-            if signed and column == "value":
+            if money and column == "value" and not _missing(value):
+                text = plus(fixed(float(value), 2), value)  # as the script's plusNum(m, 2)
+            elif signed and column == "value":
                 text = plus(text, value)
             shown = html_text(text)
             sort = _sort_value(value)

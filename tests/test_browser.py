@@ -1262,7 +1262,7 @@ def test_money_won_on_the_page_counts_a_hand_paid_but_not_scored(
     assert result.exit_code == 0, result.output
     page, errors = open_page(browser, out, 1280)
     assert summary_value(page, "hands") == "3"  # points: the scored hands
-    assert summary_value(page, "money won (USD)") == "37.50"
+    assert summary_value(page, "money won (USD)") == "+37.50"  # signed, cents kept
     headline = page.inner_text("#live-headline")
     assert (
         "(1 more not scored: no points to count; money won counts what the room paid on it)"

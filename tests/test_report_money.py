@@ -10,14 +10,17 @@ out of the points.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import ofc_stats
 from ofc_stats.records import HandRecord, SeatRecord
 from reports import Filters, prepare, results
+from reports.html import table_html
 from reports.ledger import money_seats, paid_not_scored
 from tests.builders import hand_record, seat_record, write_dataset
 
@@ -117,3 +120,19 @@ def test_a_sessions_money_shows_no_binary_noise(tmp_path: Path) -> None:
     with ofc_stats.open(data) as db:
         table = sessions.build(prepare(db, Filters(player="Ann"))).tables["sessions"]
     assert table["net_money"].tolist() == [0.7]
+
+
+def test_the_summary_writes_money_signed_and_in_cents() -> None:
+    """Money won is written as the page's script writes it (``plusNum(m, 2)``): a sign and
+    cents always, so a whole amount lines up with the others ("+1,945.00", not "1,945"),
+    a loss keeps its minus and nothing rounds to "-0.00"."""
+    summary = pd.DataFrame(
+        {
+            "measure": ["money won (USD)", "money won (INR)", "money won (EUR)", "hands"],
+            "value": [1945.0, -8420.5, -0.001, 12],
+        },
+        dtype=object,
+    )
+    text = table_html(summary, "summary", "Summary")
+    cells = re.findall(r'data-label="value">([^<]*)</td>', text)
+    assert cells == ["+1,945.00", "-8,420.50", "0.00", "12"]

@@ -610,7 +610,7 @@
     ];
     if (graded.length) rows.push(["graded hands (street decisions or a Fantasyland set; the regret section counts street decisions only)", graded.length, 0], ["graded loss per hand (expected points)", sum(graded.map(i => h.loss[i])) / graded.length, 2]);
     Object.entries(moneyBy(idx)).sort().forEach(([c, [k, m]]) => {  // (as the report's summary counts it)
-      rows.push(["money won (" + c + ")", m, 2], ["money per hand (" + c + ")", m / k, 2], ["money per hour of play (" + c + ")", perHour(m, hours, k), 2]);
+      rows.push(["money won (" + c + ")", m, 2, true], ["money per hand (" + c + ")", m / k, 2, true], ["money per hour of play (" + c + ")", perHour(m, hours, k), 2, true]);
     });
     const grid = el("div", "grid");
     box.appendChild(grid);  // in the page before plotly measures a chart
