@@ -187,6 +187,28 @@ def out_file(out: str) -> Path:
     return path
 
 
+def replace_text(target: Path, text: str) -> None:
+    """Write ``text`` to ``target`` whole or not at all: beside it, then renamed over it
+    (a browser or a stopped watch never sees half a page).  A symbolic link is followed
+    (the file it names is replaced; the link stays), and a target that is not a regular
+    file (a FIFO, ``/dev/stdout``, a device) is written into, never replaced by a file.
+    """
+    real = Path(os.path.realpath(target))
+    partial = real.with_name(f".{real.name}.{os.getpid()}.part")
+    try:
+        if target.exists() and not target.is_file():  # (both follow links, as open does)
+            with open(target, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            return
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, real)
+    except BaseException as error:
+        partial.unlink(missing_ok=True)  # a full disk leaves no half page behind
+        if isinstance(error, OSError):  # named by the file asked for, not the one beside it
+            raise click.FileError(str(target), hint=error.strerror or str(error)) from None
+        raise
+
+
 def out_folder(out: str) -> Path:
     """An --out FOLDER (made when missing); an existing file there is refused at once."""
     path = Path(out)

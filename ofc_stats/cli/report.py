@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION, out_file, out_folder
+from ofc_stats.cli.options import DATA_OPTION, out_file, out_folder, replace_text
 from ofc_stats.cli.text import terminal_safe
 
 
@@ -157,8 +157,6 @@ def _write_report(
     output_format: str,
     warn: bool,
 ) -> str:
-    import os
-
     from ofc_stats.audit.ledger import ensure_ledger
     from ofc_stats.errors import NoHands
     from ofc_stats.store.views import open_dataset
@@ -198,13 +196,7 @@ def _write_report(
             carried = replays(dataset, live, known)
     if output_format == "html":
         page = render(name, _scope(filters), built, leak_summary(built), live=live, carried=carried)
-        partial = target.with_name(f".{target.name}.{os.getpid()}.part")
-        try:
-            partial.write_text(page, encoding="utf-8")
-            os.replace(partial, target)
-        except BaseException:
-            partial.unlink(missing_ok=True)  # a full disk leaves no half page behind
-            raise
+        replace_text(target, page)
         return f"report for {name}: {target}"
     written = write_files(target, built, output_format)
     return f"{plural(len(written), f'{output_format} file')} for {name} in {target}"
