@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.options import DATA_OPTION, wait_option
 from ofc_stats.cli.text import say
 from ofc_stats.wording import plural
 
@@ -16,7 +16,7 @@ from ofc_stats.wording import plural
 @click.option(
     "--repair", is_flag=True, help="Set strays and broken batches aside, rebuild the rest."
 )
-@click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
+@wait_option()
 def check_command(data: str, repair: bool, wait: float) -> None:
     """Read every file of the dataset; name what is damaged or stray and what it holds.
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION
+from ofc_stats.cli.options import DATA_OPTION, wait_option
 from ofc_stats.cli.text import say
 
 
 @click.command("forget")
 @click.argument("targets", nargs=-1, required=True, metavar="FILE|BATCH...")
 @DATA_OPTION
-@click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
+@wait_option()
 def forget_command(targets: tuple[str, ...], data: str, wait: float) -> None:
     """Remove a file's (or a batch's) hands, quarantine entries and import records.
 

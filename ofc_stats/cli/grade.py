@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION, SEED
+from ofc_stats.cli.options import DATA_OPTION, SEED, wait_option
 from ofc_stats.cli.recompute import check_engine, fraction_to_hands, spark_options
 from ofc_stats.cli.text import say_lines
 
@@ -78,7 +78,7 @@ def _bar(quiet: bool) -> Iterator[tuple[Callable[[int], None], Callable[[int], N
     help="Then play the grader's advice on each graded seat's own cards and store what it "
     "realised against the player (the regret report shows it beside the claimed loss).",
 )
-@click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
+@wait_option()
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @spark_options
 def grade_command(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ofc_stats.cli.options import MAX_SIM_HANDS, SEED, Finite, out_file
+from ofc_stats.cli.options import MAX_SIM_HANDS, SEED, Finite, out_file, wait_option
 from ofc_stats.cli.options import progress_bar as _progress
 from ofc_stats.cli.options import ruleset_option as _ruleset
 from ofc_stats.cli.text import say, say_lines
@@ -39,7 +39,7 @@ MAX_MESSAGES = 20
     metavar="NAME|FILE.toml",
     help="Score these hands under this ruleset instead of the one the room named.",
 )
-@click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for another import to end.")
+@wait_option("another import")
 @click.option("--quiet", is_flag=True, help="No progress bar, no per-hand messages.")
 @click.option(
     "--verbose",
@@ -71,7 +71,7 @@ MAX_MESSAGES = 20
 )
 @click.option(
     "--interval",
-    type=click.FloatRange(0.1),
+    type=Finite(0.1),
     default=5.0,
     show_default=True,
     metavar="SECONDS",
@@ -245,14 +245,14 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
 )
 @click.option(
     "--room-errors",
-    type=click.FloatRange(0, 1),
+    type=Finite(0, 1),
     default=0.0,
     show_default=True,
     help="Share of hands whose reported results a buggy room corrupts (truth file).",
 )
 @click.option(
     "--timeouts",
-    type=click.FloatRange(0, 1),
+    type=Finite(0, 1),
     default=0.02,
     show_default=True,
     help="Share of streets the room places on a timeout.",

@@ -132,12 +132,13 @@ MAX_SIM_HANDS = 100_000_000  # about 6 CPU-hours at the simulator's 4,400 hands 
 
 
 class Finite(click.ParamType[float]):
-    """A finite float at least ``low`` (click's FloatRange lets ``nan`` and ``inf`` through)."""
+    """A finite float from ``low`` to ``high`` (click's FloatRange lets ``nan`` through: a
+    watch every ``nan`` seconds never slept, a room erring on ``nan`` of its hands ran)."""
 
     name = "float"
 
-    def __init__(self, low: float = 0.0) -> None:
-        self.low = low
+    def __init__(self, low: float = 0.0, high: float = math.inf) -> None:
+        self.low, self.high = low, high
 
     def convert(
         self, value: object, param: click.Parameter | None, ctx: click.Context | None
@@ -146,9 +147,21 @@ class Finite(click.ParamType[float]):
             number = float(value)  # type: ignore[arg-type]
         except (TypeError, ValueError):
             self.fail(f"{value!r} is not a number", param, ctx)
-        if not math.isfinite(number) or number < self.low:
-            self.fail(f"{value!r} is not a finite number >= {self.low:g}", param, ctx)
+        if not math.isfinite(number) or not self.low <= number <= self.high:
+            within = (
+                f">= {self.low:g}"
+                if self.high == math.inf
+                else f"from {self.low:g} to {self.high:g}"
+            )
+            self.fail(f"{value!r} is not a finite number {within}", param, ctx)
         return number
+
+
+def wait_option(what: str = "an import") -> Callable[[F], F]:
+    """``--wait SECONDS``: how long to wait for the dataset's lock (a finite number >= 0)."""
+    return click.option(
+        "--wait", type=Finite(), default=0.0, metavar="SECONDS", help=f"Wait for {what} to end."
+    )
 
 
 def ruleset_option(value: str) -> Ruleset:

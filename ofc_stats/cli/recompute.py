@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION, progress_bar, status_line
+from ofc_stats.cli.options import DATA_OPTION, progress_bar, status_line, wait_option
 from ofc_stats.cli.text import say, say_lines
 from ofc_stats.errors import OfcError
 
@@ -128,7 +128,7 @@ SPARK_OPTIONS = [
 @click.command("recompute")
 @DATA_OPTION
 @click.option("--force", is_flag=True, help="Score every hand again, not only new batches.")
-@click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
+@wait_option()
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @spark_options
 def recompute_command(
@@ -157,7 +157,7 @@ def recompute_command(
 
 @click.command("migrate")
 @DATA_OPTION
-@click.option("--wait", default=0.0, metavar="SECONDS", help="Wait for an import to end.")
+@wait_option()
 def migrate_command(data: str, wait: float) -> None:
     """Upgrade a dataset written by an older ofc-stats (import and recompute do this too)."""
     from ofc_stats.store.dataset import Dataset
