@@ -164,6 +164,22 @@ def wait_option(what: str = "an import") -> Callable[[F], F]:
     )
 
 
+CLOSED_STDIN = "stdin is closed: give a FILE, or pipe the lines in"
+
+
+class Input(click.File):
+    """A FILE to read as bytes, ``-`` for stdin; a closed stdin (``<&-``, where Python's
+    ``sys.stdin`` is None) is a command-line mistake, not click's RuntimeError."""
+
+    def __init__(self) -> None:
+        super().__init__("rb")
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value == "-" and sys.stdin is None:
+            self.fail(CLOSED_STDIN, param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def ruleset_option(value: str) -> Ruleset:
     """A preset or a ruleset file; a file's ``[room]`` table is checked too (every command
     that takes a file refuses an unknown key in it, not only the audit, which reads it)."""

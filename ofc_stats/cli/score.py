@@ -8,7 +8,7 @@ from typing import Any, BinaryIO
 
 import click
 
-from ofc_stats.cli.options import JSON_OR_TABLE
+from ofc_stats.cli.options import JSON_OR_TABLE, Input
 from ofc_stats.cli.options import ruleset_option as _ruleset
 from ofc_stats.cli.score_io import (
     HandInput,
@@ -36,7 +36,7 @@ from ofc_stats.engine.rules import Scoring
     help="A named ruleset (see `ofc-stats rules`) or a ruleset TOML file.",
 )
 @JSON_OR_TABLE
-@click.argument("source", type=click.File("rb"), default="-")
+@click.argument("source", type=Input(), default="-")
 def score(rules_name: str, output_format: str, source: BinaryIO) -> None:
     """Score finished hands from JSON Lines (FILE or - for stdin).
 

@@ -156,13 +156,34 @@ def _board(value: Any, where: str) -> Board:
     return Board.parse(rows[0], rows[1], rows[2], where=where)
 
 
+def json_line(text: str, where: str) -> Any:
+    """One line's JSON value; HandError naming ``where`` for anything unreadable, so one
+    bad line is reported and the next still read (nesting past Python's recursion limit
+    and a number of over 4,300 digits raised past the line and stopped the run).
+
+    >>> json_line('{"boards": ' + "[" * 100_000 + "]" * 100_000 + "}", "-:1")
+    Traceback (most recent call last):
+    ...
+    ofc_stats.errors.HandError: -:1: not JSON we can read: nested too deep
+    >>> json_line('{"boards": ' + "1" * 5_000 + "}", "-:2")
+    Traceback (most recent call last):
+    ...
+    ofc_stats.errors.HandError: -:2: not JSON we can read: a number too long
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise HandError(f"{where}: not JSON: {error.msg} at column {error.colno}") from None
+    except RecursionError:
+        raise HandError(f"{where}: not JSON we can read: nested too deep") from None
+    except ValueError:  # int() past sys.get_int_max_str_digits()
+        raise HandError(f"{where}: not JSON we can read: a number too long") from None
+
+
 def parse_hand(text: str, line: int, ruleset: Ruleset, source: str = "-") -> HandInput:
     """One input line as a validated hand; raises OfcError naming ``source:line``."""
     where = f"{source}:{line}"
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise HandError(f"{where}: not JSON: {error.msg} at column {error.colno}") from None
+    data = json_line(text, where)
     if not isinstance(data, dict) or not isinstance(data.get("boards"), list):
         raise HandError(f"{where}: expected an object with a list of boards")
     boards = tuple(_board(value, where) for value in data["boards"])

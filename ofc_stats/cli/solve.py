@@ -16,8 +16,8 @@ from typing import Any, BinaryIO
 
 import click
 
-from ofc_stats.cli.options import JSON_OR_TABLE, ruleset_option
-from ofc_stats.cli.score_io import InputLines, LineError, LineErrors
+from ofc_stats.cli.options import JSON_OR_TABLE, Input, ruleset_option
+from ofc_stats.cli.score_io import InputLines, LineError, LineErrors, json_line
 from ofc_stats.cli.text import say, say_lines
 from ofc_stats.core.fantasy import FantasySet, check_deal, solve_fantasy
 from ofc_stats.engine.cards import format_cards, parse_cards
@@ -35,10 +35,7 @@ class Deal:
 def parse_deal(text: str, line: int, ruleset: Ruleset, source: str) -> Deal:
     """One input line as a checked deal; raises OfcError naming ``source:line``."""
     where = f"{source}:{line}"
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise HandError(f"{where}: not JSON: {error.msg} at column {error.colno}") from None
+    data = json_line(text, where)
     value = data.get("cards") if isinstance(data, dict) else None
     if isinstance(value, list) and all(isinstance(card, str) for card in value):
         value = " ".join(value)
@@ -155,7 +152,7 @@ def _estimate(data: str, ruleset: Ruleset) -> FantasyValues | None:
     help="With --stay-value auto: estimate the value of a repeat from this dataset's "
     "results (falls back to the published figure where the data cannot tell).",
 )
-@click.argument("source", type=click.File("rb"), default="-")
+@click.argument("source", type=Input(), default="-")
 def solve_fantasy_command(
     rules_name: str, stay_text: str, output_format: str, data: str | None, source: BinaryIO
 ) -> None:

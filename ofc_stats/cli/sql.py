@@ -75,7 +75,17 @@ def _parameters(given: tuple[str, ...]) -> dict[str, object] | None:
 def _statements(query: str) -> str:
     """The query (``-``: read from stdin); one statement, not empty."""
     if query == "-":
+        if sys.stdin is None:
+            raise click.BadParameter(
+                "stdin is closed: give the query, or pipe it in", param_hint="QUERY"
+            )
         query = sys.stdin.read()
+    try:
+        query.encode("utf-8")  # argv and stdin keep bytes that are not UTF-8 as surrogates
+    except UnicodeEncodeError:
+        raise click.BadParameter(
+            "the query is not UTF-8: save it as UTF-8", param_hint="QUERY"
+        ) from None
     import duckdb
 
     try:
