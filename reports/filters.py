@@ -98,8 +98,16 @@ def _start(value: date | datetime) -> datetime:
 
 
 def _end(value: date | datetime) -> datetime:
+    """The first moment after ``--until``: a day's end is the next midnight (the last day
+    of the calendar, 9999-12-31, ends at its last microsecond: no day comes after it).
+
+    >>> _end(date(2026, 3, 1)), _end(date.max)
+    (datetime.datetime(2026, 3, 2, 0, 0), datetime.datetime(9999, 12, 31, 23, 59, 59, 999999))
+    """
     if isinstance(value, datetime):
         return value
+    if value == date.max:
+        return datetime.max
     return datetime(value.year, value.month, value.day) + timedelta(days=1)
 
 
