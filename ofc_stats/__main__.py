@@ -1,5 +1,5 @@
 """`python -m ofc_stats` is the `ofc-stats` command."""
 
-from ofc_stats.cli import main
+from ofc_stats.cli import run
 
-main()
+run()

@@ -15,7 +15,7 @@ from ofc_stats.audit.guess import guess_rulesets
 from ofc_stats.audit.infer import infer_rules
 from ofc_stats.audit.money import expected_money, infer_rake
 from ofc_stats.audit.points import audit
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.scoring import score_hand

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from tests.builders import hand_record, seat_record, write_dataset
 
 # Heads-up at 1 a point: Alice scoops Bob with royalties, +21 / -21 (test_audit_ledger's).

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 import ofc_stats
 from ofc_stats.audit.points import audit
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.records import HandRecord
 from tests.builders import hand_record, seat_record, write_dataset
 

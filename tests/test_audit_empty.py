@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.store.importer import import_paths
 
 # One open-format line whose seats are not a list: quarantined, so no hand is stored.

@@ -14,7 +14,7 @@ import ofc_stats
 from ofc_stats.audit.fields import field_verdicts
 from ofc_stats.audit.output import csv_safe, write_mismatches
 from ofc_stats.audit.points import audit
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.sim.rooms import write_simulation

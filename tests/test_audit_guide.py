@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "audit.md"

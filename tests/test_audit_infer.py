@@ -13,7 +13,7 @@ from ofc_stats.audit.guess import guess_rulesets
 from ofc_stats.audit.infer import Inferred, infer_rules
 from ofc_stats.audit.points import audit
 from ofc_stats.audit.rules_file import write_rule_files
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.engine.ruleset_toml import load_ruleset
 from ofc_stats.payouts.room_rules import load_room_rules
 from ofc_stats.sim.rooms import write_simulation

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from ofc_stats.audit.money import RoomMoney
 from ofc_stats.audit.points import audit
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.views import open_dataset
 from tests.test_ledger_batches import PRICED, _import, _ledger_files, _write

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 import ofc_stats
 from ofc_stats.audit.ledger import ensure_ledger, ledger
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.records import HandRecord, SeatRecord
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import ofc_stats.audit.points
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from tests.test_audit_cli_rules import _data
 
 

@@ -13,7 +13,7 @@ from ofc_stats.audit.infer import infer_rules
 from ofc_stats.audit.points import audit
 from ofc_stats.audit.rules_book import RulesBook
 from ofc_stats.audit.rules_file import write_rule_files
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import ROYALTY_TABLES
 from ofc_stats.payouts.room_rules import RoomRules, load_room_rules

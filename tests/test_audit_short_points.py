@@ -34,7 +34,7 @@ import pytest
 from click.testing import CliRunner
 
 from ofc_stats.audit.money import Rake, after_rake, expected_money
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.payouts.settle import explained_short
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.overlap import chat_repeats
 from tests.shared_samples import SWC

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 
 HAND = (
     '{"boards": [{"top": "Qs Qh 5c", "middle": "Qd Qc 4s 3d 2h", "bottom": "Ks Kd Kh 9h 9d"}, '

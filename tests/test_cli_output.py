@@ -321,7 +321,7 @@ def test_a_second_import_counts_the_files_it_skips_and_verbose_names_them(
 
 def test_every_data_option_reads_directory_in_help() -> None:
     """`--data DIRECTORY` in every command's help (import's said TEXT)."""
-    from ofc_stats.cli import main
+    from ofc_stats.cli.main import main
     from ofc_stats.cli.reference import _commands
 
     helps = {path: text for path, text in _commands(main, None, "ofc-stats") if "--data" in text}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 
 # Royal flush on the bottom (25, and a repeat: quads or better), 999-55 in the
 # middle (12), 33Q on top (0); 2s thrown.  See tests/test_fantasy_solver.py.

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.store.check import DAMAGED, scan
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 import ofc_stats
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.errors import DatasetError
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths

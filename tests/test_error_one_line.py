@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from tests.builders import hand_record, seat_record, write_dataset
 
 # A hostile room stored a player named "@evil<LF>next" (the import keeps names as written).

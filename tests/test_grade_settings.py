@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.grade.run import GradeOptions, grade_dataset, settings_of, with_player
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.views import open_dataset

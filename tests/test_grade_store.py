@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.grade.position import read_positions
 from ofc_stats.grade.run import GradeOptions, GradeSummary, grade_dataset
@@ -380,7 +380,7 @@ def test_the_hand_view_shows_each_streets_loss_and_best_play(small: Path) -> Non
 
     from click.testing import CliRunner
 
-    from ofc_stats.cli import main
+    from ofc_stats.cli.main import main
 
     row = grades(small).query("kind == 'street' and status == 'graded'")
     row = row.sort_values("loss", ascending=False).iloc[0]

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from ofc_stats.audit.ledger import ledger_is_current, price_batches, price_ledger
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.records import HandRecord
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.migrate import upgrade

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 import ofc_stats
 from ofc_stats.audit.ledger import ensure_ledger, ledger, ledger_lines
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.records import HandRecord
 from reports import Filters, choose_player, prepare
 from reports import ledger as ledger_report

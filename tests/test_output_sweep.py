@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.store.dataset import Dataset
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute

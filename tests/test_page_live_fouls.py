@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 import ofc_stats
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from reports import Filters, fantasy, fouls, prepare, resolve_player
 from reports.explore import page_data
 from reports.html import plus

@@ -320,7 +320,7 @@ def test_a_killed_recompute_leaves_no_worker_holding_the_lock(tmp_path: Path) ->
     data = tmp_path / "data"
     assert import_paths([source], data, batch_hands=12).stored == 1200  # 100 batches
     script = (
-        "import sys; from ofc_stats.cli import main; "
+        "import sys; from ofc_stats.cli.main import main; "
         "main(['recompute', '--quiet', '--data', sys.argv[1]])"
     )
     parent = subprocess.Popen([sys.executable, "-c", script, str(data)])

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.grade.position import HAND_COLUMNS, PLACEMENT_COLUMNS, SEAT_COLUMNS, read_positions
 from ofc_stats.grade.replay import final_seats, grader_advice, replay
 from ofc_stats.grade.replay_store import dataset_worth, replay_dataset

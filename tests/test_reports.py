@@ -30,7 +30,7 @@ import pytest
 from click.testing import CliRunner
 
 import ofc_stats
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.engine.cards import parse_card, parse_cards
 from ofc_stats.records import HandRecord, Placement
 from reports import (

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.core.scoring import score_batch
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.ruleset_toml import resolve_ruleset

@@ -177,7 +177,7 @@ def test_every_command_taking_a_ruleset_file_refuses_a_misspelt_room_key(
     the known keys sorted."""
     from click.testing import CliRunner
 
-    from ofc_stats.cli import main
+    from ofc_stats.cli.main import main
 
     path = tmp_path / "my-room.toml"
     path.write_text('extends = "pineapple"\n[room]\nrake_percent = 3\n', encoding="utf-8")

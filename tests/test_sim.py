@@ -215,7 +215,7 @@ def test_timed_out_streets_follow_the_auto_placement_rule() -> None:
 def test_simulate_command_round_trips_and_reproduces(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from click.testing import CliRunner
 
-    from ofc_stats.cli import main
+    from ofc_stats.cli.main import main
     from parsers.open_format import OpenFormatParser
     from tests.readers import records_from
 
@@ -339,7 +339,7 @@ def test_the_bundled_sample_imports_cleanly_and_its_truth_matches(tmp_path) -> N
 def test_simulate_rejects_impossible_tables(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from click.testing import CliRunner
 
-    from ofc_stats.cli import main
+    from ofc_stats.cli.main import main
 
     out = str(tmp_path / "x.jsonl")
     too_many = CliRunner().invoke(main, ["simulate", "--hands", "5", "--seats", "4", "--out", out])

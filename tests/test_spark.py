@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import ofc_stats
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.engine.cards import parse_cards
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.errors import SparkUnavailable

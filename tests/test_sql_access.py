@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 import ofc_stats
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.errors import OfcError
 from ofc_stats.store.forget import forget
 from ofc_stats.store.importer import import_paths

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 import ofc_stats
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.engine.fantasy_value import fantasy_values
 from ofc_stats.store.fantasy import dataset_fantasy_values
 from tests.builders import sim_records, write_dataset

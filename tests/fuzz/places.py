@@ -24,7 +24,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.engine.ruleset_toml import ruleset_from_text
 from ofc_stats.errors import OfcError
 from ofc_stats.store.check import scan
