@@ -80,7 +80,8 @@ def test_bad_lines_are_reported_and_the_rest_solved(tmp_path: Path) -> None:
         f"{name}:4: bad card 'Zz': expected rank and suit like 'As'",
         f"{name}:5: duplicate card Ah",
         f"{name}:6: 15 cards; ruleset pineapple deals 14 in Fantasyland",
-        f"{name}:7: card ids [52] are not in the standard52 deck (jokers need the joker54 deck)",
+        f"{name}:7: joker X1 in the standard52 deck, which has no jokers "
+        "(jokers need the joker54 deck)",
         "6 lines could not be solved",
     ]
 

@@ -243,7 +243,7 @@ def test_batch_form_and_input_order() -> None:
         ("As As Qh Jd Tc 9s 8d 7h 6c 5s 4d 3h 2c Kc", "duplicate card As"),
         (
             "X1 As Qh Jd Tc 9s 8d 7h 6c 5s 4d 3h 2c Kc",
-            r"card ids \[52\] are not in the standard52 deck \(jokers need the joker54 deck\)",
+            r"joker X1 in the standard52 deck, which has no jokers \(jokers need the joker54 deck\)",
         ),
     ],
 )

@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from ofc_stats import _core
 from ofc_stats.core.rules import core_rules
-from ofc_stats.engine.board import Board
+from ofc_stats.engine.board import Board, outside_deck
 from ofc_stats.engine.cards import format_cards
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import HandError
@@ -122,7 +122,7 @@ def solve_fantasy_batch(
         raise HandError(f"deals must be a (deals, cards) array, not shape {deals.shape}")
     if deals.size and (deals.min() < -128 or deals.max() > 127):
         bad = sorted({int(c) for c in deals.ravel() if not 0 <= c < ruleset.deck.size})
-        raise HandError(f"card ids {bad} are not in the {ruleset.deck} deck")
+        raise HandError(outside_deck(bad, ruleset.deck))
     boards, thrown, royalties, stays, values = _core.solve_fantasy_batch(
         np.ascontiguousarray(deals, dtype=np.int8), core_rules(ruleset), stay
     )

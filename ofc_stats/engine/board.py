@@ -21,6 +21,29 @@ DESTINATIONS = (*ROWS, DISCARD)
 DISCARD_CODE = DESTINATIONS.index(DISCARD)
 
 
+def outside_deck(bad: Sequence[int], deck: Deck) -> str:
+    """Why cards are not in ``deck``: a joker (``X1``, ``X2``; written ``Xx`` too) in a deck
+    without jokers is named as one, any other id as the number it is.
+
+    >>> outside_deck([52], Deck.STANDARD52)
+    'joker X1 in the standard52 deck, which has no jokers (jokers need the joker54 deck)'
+    >>> outside_deck([-1, 60], Deck.STANDARD52)
+    'card ids [-1, 60] are not in the standard52 deck'
+    """
+    jokers = [card for card in bad if card in JOKERS]
+    others = [card for card in bad if card not in JOKERS]
+    said = []
+    if jokers:
+        name = "jokers" if len(jokers) > 1 else "joker"
+        said.append(
+            f"{name} {format_cards(jokers)} in the {deck} deck, which has no jokers "
+            "(jokers need the joker54 deck)"
+        )
+    if others:
+        said.append(f"card ids {others} are not in the {deck} deck")
+    return "; ".join(said)
+
+
 @dataclass(frozen=True)
 class Board:
     """One player's 13 placed cards as card ids."""
@@ -73,8 +96,7 @@ class Board:
         limit = deck.size
         bad = [card for card in self.cards if not 0 <= card < limit]
         if bad:
-            extra = " (jokers need the joker54 deck)" if deck is Deck.STANDARD52 else ""
-            raise BoardError(f"{origin}card ids {bad} are not in the {deck} deck{extra}")
+            raise BoardError(origin + outside_deck(bad, deck))
 
     def __str__(self) -> str:
         return " / ".join(format_cards(row) for row in self.rows)

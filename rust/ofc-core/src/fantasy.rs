@@ -31,7 +31,7 @@ use std::sync::OnceLock;
 use rayon::prelude::*;
 
 use crate::board::{read_jokers, BoardEval};
-use crate::cards::{format_card, is_joker, rank, suit, DECK};
+use crate::cards::{format_card, is_joker, rank, suit};
 use crate::error::CoreError;
 use crate::eval::{Tables, CLASSES3, CLASSES5};
 use crate::rules::Rules;
@@ -90,17 +90,36 @@ pub fn check_deal(cards: &[i64], deck_size: u8) -> Result<Vec<u8>, CoreError> {
         .filter(|&c| !(0..deck_size as i64).contains(&c))
         .collect();
     if !bad.is_empty() {
-        let extra = if bad.iter().any(|&c| c >= DECK as i64) {
-            " (jokers need the joker54 deck)"
-        } else {
-            ""
-        };
-        let ids: Vec<String> = bad.iter().map(|c| c.to_string()).collect();
-        return Err(CoreError::Hand(format!(
-            "card ids [{}] are not in the {} deck{extra}",
-            ids.join(", "),
-            deck_name(deck_size)
-        )));
+        // As Python's `board.outside_deck`: a joker named as one, any other id as it is.
+        let deck = deck_name(deck_size);
+        let jokers: Vec<&str> = bad
+            .iter()
+            .filter_map(|&c| match c {
+                52 => Some("X1"),
+                53 => Some("X2"),
+                _ => None,
+            })
+            .collect();
+        let others: Vec<String> = bad
+            .iter()
+            .filter(|&&c| c != 52 && c != 53)
+            .map(|c| c.to_string())
+            .collect();
+        let mut said = Vec::new();
+        if !jokers.is_empty() {
+            let name = if jokers.len() > 1 { "jokers" } else { "joker" };
+            said.push(format!(
+                "{name} {} in the {deck} deck, which has no jokers (jokers need the joker54 deck)",
+                jokers.join(" ")
+            ));
+        }
+        if !others.is_empty() {
+            said.push(format!(
+                "card ids [{}] are not in the {deck} deck",
+                others.join(", ")
+            ));
+        }
+        return Err(CoreError::Hand(said.join("; ")));
     }
     let deal: Vec<u8> = cards.iter().map(|&c| c as u8).collect();
     let mut seen = 0u64;
@@ -1318,7 +1337,14 @@ mod tests {
         with_joker.push(52);
         assert_eq!(
             err(check_deal(&with_joker, 52)),
-            "card ids [52] are not in the standard52 deck (jokers need the joker54 deck)"
+            "joker X1 in the standard52 deck, which has no jokers (jokers need the joker54 deck)"
+        );
+        let mut more = with_joker.clone();
+        more.extend([53, -1]);
+        assert_eq!(
+            err(check_deal(&more, 52)),
+            "jokers X1 X2 in the standard52 deck, which has no jokers (jokers need the joker54 \
+             deck); card ids [-1] are not in the standard52 deck"
         );
         assert!(check_deal(&with_joker, 54).is_ok());
         let twice = deck("As As Qh Jd Tc 9s 8d 7h 6c 5s 4d 3h 2c Kc");
