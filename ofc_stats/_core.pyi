@@ -145,6 +145,8 @@ def grade_street_decisions(
     search: tuple[int, int, int, int] | None = None,
     search_next_only: bool = False,
     screen: tuple[int, int, int, int] | None = None,
+    recall: bool = True,
+    settle: bool = True,
 ) -> list[StreetGrade | UnplayablePosition]: ...
 def policy_plays(
     rules: Rules,

@@ -14,7 +14,9 @@ measures above beyond 2 SE are tied with the race's top: the best play is the
 play made if it is one of them, else the screen's favourite.  The loss is
 measured again on fresh common rollouts of the best play and the play made (more
 while unresolved) and charged only beyond 2 SE; where those keep the play made,
-the plays the race measured above it are valued on them too.  Every other
+the plays the race measured above it are valued on them too; where they measure one
+above the play made beyond 2 SE, their top is measured against it once more, on
+rollouts of its own, and is the best play if ahead there (grader version 9).  Every other
 candidate is valued by its paired gap to the best, so none is above it, and the
 gap is kept with its sign and SE (``Graded.gap``: a candidate the rollouts measured
 above a tied best shows so, ``within_noise``).  A
@@ -142,6 +144,8 @@ def grade_many(
     search: Search | None = None,
     search_next_only: bool = False,
     screen: Search | None = None,
+    recall: bool = True,
+    settle: bool = True,
 ) -> list[Graded | UnplayablePosition]:
     """Race every decision with at most ``budget`` rollouts a candidate, on ``threads``
     threads (None: every core), valuing a Fantasyland by ``fantasy(ruleset)`` (by cards
@@ -155,8 +159,10 @@ def grade_many(
     greedily), on the graded seat's first street after the decision only with
     ``search_next_only``; ``screen``: the race's screen (which candidates race, the favourite
     among tied ones) ranks by the learned value searching so (None: imagined
-    completions).  Decision i draws from ``keys[i]`` only.  Fantasyland values that
-    are not finite points >= 0 raise :class:`RulesetError`.
+    completions).  ``recall=False`` is grader version 7's race (no early leaver comes back),
+    ``settle=False`` version 8's grade (no second look where the fresh rollouts put a play
+    above a kept play made), for studies.  Decision i draws from ``keys[i]`` only.
+    Fantasyland values that are not finite points >= 0 raise :class:`RulesetError`.
     """
     if value == "learned":
         value = learned_value()
@@ -179,6 +185,8 @@ def grade_many(
             None if search is None else search.core(),
             search_next_only,
             None if screen is None else screen.core(),
+            recall,
+            settle,
         )
         for i, result in zip(members, results, strict=True):
             out[i] = result if isinstance(result, UnplayablePosition) else _graded(result)

@@ -53,7 +53,11 @@ from ofc_stats.store.schema import ENGINE_VERSION, GRADE_CANDIDATES, GRADES
 #    margin (7 judged against the top only); where the fresh rollouts keep the play made
 #    against the race's pick, every play the race measured above the play made is valued on
 #    those rollouts too.  The advice changes on 17 of the real samples' 15,485 decisions.
-GRADER_VERSION = 8
+# 9: where those fresh rollouts measure such a play above the kept play made beyond 2 SE,
+#    their top is measured against the play made once more, on rollouts of its own, and is
+#    the advice if ahead there (charged beyond 2 SE): no candidate is left measured above
+#    the best beyond 2 SE.  The advice changes on 8 of the real samples' decisions.
+GRADER_VERSION = 9
 
 
 @dataclass(frozen=True)

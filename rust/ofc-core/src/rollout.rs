@@ -361,7 +361,8 @@ impl<'g> Setup<'g> {
     }
 
     /// The values of candidates `rows` (indices into `cands`) over rollouts
-    /// `first..first + count` of `phase` (0: the race, 1: fresh re-measures).
+    /// `first..first + count` of `phase` (0: the race, 1: fresh re-measures, 2: the race's
+    /// second look).
     pub fn simulate(&self, rows: &[usize], phase: u64, first: u64, count: usize) -> Values {
         let t = Tables::get();
         let rules = self.game.rules;

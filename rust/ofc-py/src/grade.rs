@@ -249,11 +249,13 @@ pub(crate) fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
 /// (`ofc_core::search`; None: greedily), on the graded seat's first street after the
 /// decision only with `search_next_only`; `screen=(deals, among, until, from)` has the
 /// race's screen rank the candidates by the learned value searching a street ahead
-/// (`ofc_core::search::root_values`; None: imagined completions).
+/// (`ofc_core::search::root_values`; None: imagined completions).  `recall=False` is grader
+/// version 7's race (no early leaver comes back), `settle=False` version 8's grade (no second
+/// look where the fresh rollouts put a play above a kept play made): for studies and tests.
 #[pyfunction]
 #[pyo3(signature = (
     rules, streets, fantasy_values, decisions, budget, threads=None, value=None, tie=None, extra=None,
-    stick=true, search=None, search_next_only=false, screen=None
+    stick=true, search=None, search_next_only=false, screen=None, recall=true, settle=true
 ))]
 #[allow(clippy::too_many_arguments)]
 fn grade_street_decisions<'py>(
@@ -271,12 +273,16 @@ fn grade_street_decisions<'py>(
     search: Option<(usize, usize, usize, usize)>,
     search_next_only: bool,
     screen: Option<(usize, usize, usize, usize)>,
+    recall: bool,
+    settle: bool,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let mut g = game(py, rules, streets, fantasy_values.as_slice()?, value)?;
     g.search = search_of(search)?;
     g.search_next_only = search_next_only;
     let mut params = RaceParams::new(budget);
     params.stick = stick;
+    params.recall = recall;
+    params.settle = settle;
     params.screen = search_of(screen)?;
     if let Some(tie) = tie {
         if !(tie.is_finite() && tie >= 0.0) {
@@ -324,7 +330,8 @@ fn grade_street_decisions<'py>(
 
 /// The values of candidates `rows` (indices into the street's candidate table) over
 /// rollouts `first..first + rollouts` of `phase` (0 the race's, 1 the fresh
-/// re-measures): totals (C, R) and parts (C, R, 4).  For tests and benchmarks.
+/// re-measures, 2 the second look): totals (C, R) and parts (C, R, 4).  For tests and
+/// benchmarks.
 #[pyfunction]
 #[pyo3(signature = (rules, streets, fantasy_values, decision, rows, rollouts, phase=0, first=0))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
