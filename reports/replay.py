@@ -160,9 +160,15 @@ def _number(value: object) -> float | None:
 
 
 def _rounded(value: object) -> float | None:
-    """A candidate's value to 3 decimals: the page shows 2, and each digit is page weight."""
+    """A candidate's value to the 2 decimals the page and `ofc-stats hand` show: rounded
+    once, here (to 3 and then by the page's toFixed(2), 14.27481 showed 14.28 on the page
+    and 14.27 in `hand`), and each digit is page weight.
+
+    >>> _rounded(14.27481), _rounded(-0.004), _rounded(None)
+    (14.27, 0.0, None)
+    """
     number = _number(value)
-    return None if number is None else round(number, 3)
+    return None if number is None else round(number, 2) + 0.0  # no -0.0
 
 
 def hand_details(
