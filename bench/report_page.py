@@ -81,7 +81,7 @@ def cli(args: list[str], path: str) -> None:
     """``ofc-stats ARGS`` in a child process, run in ``path`` (first on sys.path) or here."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (path, str(ROOT)) if p)}
     subprocess.run(
-        [sys.executable, "-c", "from ofc_stats.cli import main; main()", *args],
+        [sys.executable, "-c", "from ofc_stats.cli.main import main; main()", *args],
         cwd=path or ROOT,
         env=env,
         check=True,

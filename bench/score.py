@@ -38,7 +38,7 @@ from child import run_child  # noqa: E402
 CHILD = r"""
 import json, os, sys, time
 mode, path, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
-from ofc_stats.cli import main
+from ofc_stats.cli.main import main
 from ofc_stats.cli.score_io import score_stream
 from ofc_stats.engine.presets import get_ruleset
 with open(path, encoding="utf-8") as handle:

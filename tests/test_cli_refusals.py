@@ -61,7 +61,7 @@ def test_import_whose_every_hand_is_refused_fails_and_keeps_the_reasons(tmp_path
     data = tmp_path / "data"
     done = CliRunner().invoke(main, ["import", "--data", str(data), str(bad)])
     assert done.exit_code == 1, done.output
-    assert "Error: nothing stored: the 1 hands seen were all refused" in done.output
+    assert "Error: nothing stored: the one hand seen was refused" in done.output  # not "1 hands"
     again = CliRunner().invoke(
         main, ["sql", "--data", str(data), "select count(*) from quarantine"]
     )

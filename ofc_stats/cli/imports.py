@@ -198,7 +198,11 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
             found = "no fpdb-3 OFC hands"  # the reason, said above, not "unreadable"
         raise OfcError(f"nothing to import: {found or 'no hand'} in the paths given")
     what = (
-        f"the {summary.hands_seen:,} hands seen were all refused"
+        (
+            "the one hand seen was refused"
+            if summary.hands_seen == 1
+            else f"the {summary.hands_seen:,} hands seen were all refused"
+        )
         if summary.hands_seen
         else f"no hand in the paths given; {summary.lines_quarantined:,} refused "
         "(unreadable capture lines or databases, named above)"
