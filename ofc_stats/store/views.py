@@ -47,15 +47,20 @@ __all__ = [  # what reports may use
     "owed_text",
 ]
 
+# The results joined by (hand_id, seat) as stored, not through the keyed ``results`` view:
+# that view joins every hand for its key, a join no filter on the hands (a share of the
+# tables, audit.chunks.table_shares) reaches, so each share's query read and hashed them all.
 SEAT_RESULTS_VIEW = """
 CREATE OR REPLACE VIEW seat_results AS
 SELECT h.hand_key, h.format, h.room, h.table_id, h.room_hand_id, h.played_at, h.ruleset,
        h.seat_count, h.stakes, h.currency, s.seat, s.player, s.player_id,
        coalesce(s.player_id, s.player) AS player_key, s.hero, s.in_fantasy, s.fantasy_cards,
        s.reported_points, s.reported_money, s.stack, s.board, s.board_streets, s.discards,
-       r.* EXCLUDE (hand_key, hand_id, seat, ruleset), r.ruleset AS scored_with, h.hand_id
-FROM hands h JOIN seats s USING (hand_id) LEFT JOIN results r USING (hand_id, seat)
+       r.* EXCLUDE (hand_id, seat, ruleset), r.ruleset AS scored_with, h.hand_id
+FROM hands h JOIN seats s USING (hand_id) LEFT JOIN results_by_id r USING (hand_id, seat)
 """
+# The results keyed by hand_id alone (no hand_key): the stored files, or the rescored table.
+RESULTS_BY_ID = "results_by_id"
 
 # results and versus are stored keyed by hand_id; their views add the hand's key.
 RESULTS_VIEW = """
@@ -490,9 +495,12 @@ class OfcData:
         con.sql(MONEY_MACRO)
         for name in [*IMPORTED, *DERIVED]:  # hands before the views that join it
             self._parquet_view(dataset, name)
+        by_id = "SELECT * FROM results_stored"
         if self.rescored_results is not None:
             con.register("results_rescored", self.rescored_results)
             con.sql("CREATE OR REPLACE VIEW results AS SELECT * FROM results_rescored")
+            by_id = "SELECT * EXCLUDE (hand_key) FROM results_rescored"
+        con.sql(f"{VIEW} {RESULTS_BY_ID} AS {by_id}")
         rule_tables(con)
         con.sql(
             "CREATE OR REPLACE VIEW recorded_timeouts AS "
