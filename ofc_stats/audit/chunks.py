@@ -10,12 +10,15 @@ read a share at a time and the shares' sums added: memory follows the share
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from itertools import pairwise
+from typing import TypeVar
 
 from ofc_stats.store.views import FANTASY_SQL, OfcData
 
 CHUNK_HANDS = 10_000  # hands a share holds, about: tables are not split
 HASHES = 2**64  # hash() is a UBIGINT
+T = TypeVar("T")
 
 
 def table_shares(data: OfcData, alias: str = "") -> list[str]:
@@ -36,6 +39,15 @@ def table_shares(data: OfcData, alias: str = "") -> list[str]:
     ]
 
 
+def each_share(data: OfcData, shares: Iterable[T]) -> Iterator[T]:
+    """``shares`` (of :func:`table_shares`) one at a time, the memory DuckDB kept from a
+    share's queries given back before the next (:meth:`OfcData.give_back`): a pass holds
+    one share's, not that of every share read so far."""
+    for share in shares:
+        yield share
+        data.give_back()
+
+
 def share_fantasy(share: str) -> str:
     """The fantasy view's rows of the tables ``share`` holds, from their hands only (the
     view's windows stay within a table); the view itself for every table."""
@@ -48,4 +60,4 @@ def share_fantasy(share: str) -> str:
     return f"({query})"
 
 
-__all__ = ["CHUNK_HANDS", "share_fantasy", "table_shares"]
+__all__ = ["CHUNK_HANDS", "each_share", "share_fantasy", "table_shares"]

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ofc_stats.audit.chunks import table_shares
+from ofc_stats.audit.chunks import each_share, table_shares
 from ofc_stats.store.views import TABLE_RUNS, OfcData
 
 AGREES = 0.5  # a field that matches on at most half the hands is not the hand's points
@@ -224,7 +224,7 @@ def field_verdicts(data: OfcData, hands: str | None = None) -> list[FieldVerdict
     if hands is not None and not hands.isidentifier():
         raise ValueError(f"not a table name: {hands!r}")
     tallies: dict[str, _Tally] = {}
-    for share in table_shares(data):
+    for share in each_share(data, table_shares(data)):
         if hands is not None:
             share = f"({share}) AND hand_key IN ({HAND_KEYS.format(hands=hands)})"
         frame = data.df(FIELDS_SQL.format(share=share))

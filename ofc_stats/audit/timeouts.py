@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ofc_stats.audit.chunks import table_shares
+from ofc_stats.audit.chunks import each_share, table_shares
 from ofc_stats.store.streets import STREETS_SQL
 from ofc_stats.store.views import OfcData
 
@@ -127,7 +127,10 @@ def timeout_evidence(data: OfcData) -> list[TimeoutEvidence]:
     else:
         unaliased = table_shares(data)
         frame = _summed(
-            [data.df(_share_sql(*pair)) for pair in zip(shares, unaliased, strict=True)]
+            [
+                data.df(_share_sql(*pair))
+                for pair in each_share(data, zip(shares, unaliased, strict=True))
+            ]
         )
     out = []
     for name, rows in frame.groupby("format", sort=True):

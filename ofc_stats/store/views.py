@@ -250,6 +250,8 @@ FROM seats s LEFT JOIN results r USING (hand_key, seat) LEFT JOIN hands h ON h.h
 """
 
 
+# Freed memory past this size is handed back at once; 0 for a statement: all of it.
+FLUSH_SETTING = "allocator_bulk_deallocation_flush_threshold"
 READING = {"SELECT", "EXPLAIN"}  # the statement types --read-only lets through
 
 # The ledger: ``ledger_seats`` is what the audit priced (one row per seat the room paid);
@@ -690,6 +692,25 @@ class OfcData:
             f"CREATE OR REPLACE VIEW {name} AS "
             f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"
         )
+
+    def give_back(self) -> None:
+        """Hand the memory DuckDB's allocator kept from finished queries back to the system.
+
+        The allocator keeps what a query freed for the next ones: after an audit's passes
+        over 100,000 hands a share at a time, 45 to 75 MB more than after 30,000.  A flush
+        threshold of zero for one statement returns it all (about 10 ms); kept at zero,
+        every query would flush (half as much CPU again).  A read-only handle's settings
+        are locked: it keeps its memory.  Arrow's pool, which holds the results' columns,
+        keeps what they freed likewise: it is handed back too.
+        """
+        pa.default_memory_pool().release_unused()
+        con = self.connection
+        try:
+            before = con.sql(f"SELECT current_setting('{FLUSH_SETTING}')").fetchall()[0][0]
+            con.sql(f"SET {FLUSH_SETTING} = '0B'")
+            con.sql(f"SET {FLUSH_SETTING} = '{before}'")
+        except duckdb.Error:
+            pass
 
     def sql(self, query: str, params: Params = None) -> duckdb.DuckDBPyRelation:
         """A DuckDB relation; ``params`` are bound, not formatted into ``query``."""
