@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
@@ -140,11 +141,88 @@ def _shown(correlation: float) -> str:
     return "n/a (too few hands)" if math.isnan(correlation) else f"{correlation:.2f}"
 
 
-def _corr(a: pd.Series, b: pd.Series) -> float:
-    ok = a.notna() & b.notna()
-    if ok.sum() < 3 or a[ok].std() == 0 or b[ok].std() == 0:
-        return float("nan")
-    return float(np.corrcoef(a[ok].astype(float), b[ok].astype(float))[0, 1])
+def _floats(column: pd.Series) -> npt.NDArray[np.float64]:
+    """A column as float64, NaN for a missing value."""
+    return np.asarray(column.astype("float64").to_numpy(np.float64, na_value=np.nan))
+
+
+SCALE = 1126  # 2**-SCALE divides every float64 exactly (the least subnormal is 2**-1074)
+
+
+def exact_sum(values: npt.NDArray[np.float64]) -> int:
+    """The sum of finite ``values`` exactly, in units of 2**-SCALE: the same whatever their
+    order or the shares they were summed in (a float sum's last bits follow the order)."""
+    if not len(values):
+        return 0
+    fraction, exponent = np.frexp(values)
+    mantissa = (fraction * 2.0**53).astype(np.int64)  # exact: 53 bits and a sign
+    shift = exponent.astype(np.int64) - 53 + SCALE
+    shifts, which = np.unique(shift, return_inverse=True)
+    # 27-bit halves: a float sum of up to 2**26 of them is exact
+    high = np.bincount(which, weights=(mantissa >> 26).astype(np.float64))
+    low = np.bincount(which, weights=(mantissa & (2**26 - 1)).astype(np.float64))
+    return sum(
+        ((int(h) << 26) + int(lo)) << int(at)
+        for h, lo, at in zip(high.tolist(), low.tolist(), shifts.tolist(), strict=True)
+    )
+
+
+def _halves(x: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], ...]:
+    """Each float as two of 26 bits that add up to it exactly (Veltkamp's split)."""
+    scaled = x * 134217729.0  # 2**27 + 1
+    high = scaled - (scaled - x)
+    return high, x - high
+
+
+def _exact_product(
+    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], ...]:
+    """Four float columns whose sum is each product a × b exactly (a float product rounds,
+    so a constant column's spread would not come out 0): the halves' products, of 52
+    bits at most each."""
+    (a_high, a_low), (b_high, b_low) = _halves(a), _halves(b)
+    return a_high * b_high, a_high * b_low, a_low * b_high, a_low * b_low
+
+
+@dataclass
+class Moments:
+    """A correlation's sums over rows shown a share at a time (no column kept): the rows
+    with both values, the sums of x, y, x², y² and xy, each exact (:func:`exact_sum`, the
+    products too), so the correlation is one number whatever the order of the rows and
+    the shares, and a constant column has no spread at all."""
+
+    rows: int = 0
+    infinite: bool = False
+    sums: list[int] = field(default_factory=lambda: [0] * 5)
+
+    def add(self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> None:
+        both = ~np.isnan(x) & ~np.isnan(y)
+        x, y = x[both], y[both]
+        if (
+            not (np.isfinite(x).all() and np.isfinite(y).all())
+            or max(np.abs(x).max(initial=0.0), np.abs(y).max(initial=0.0)) > 2.0**500
+        ):  # too large to split (and to square) exactly: no correlation told
+            self.infinite = True
+            return
+        self.rows += len(x)
+        self.sums[0] += exact_sum(x)
+        self.sums[1] += exact_sum(y)
+        for at, (a, b) in enumerate(((x, x), (y, y), (x, y)), 2):
+            self.sums[at] += sum(exact_sum(part) for part in _exact_product(a, b))
+
+    def corr(self) -> float:
+        """Pearson's correlation; NaN for fewer than 3 rows, a constant column or an
+        infinite value (the summary says "n/a")."""
+        if self.rows < 3 or self.infinite:
+            return float("nan")
+        n = self.rows
+        x, y, xx, yy, xy = (Fraction(total, 2**SCALE) for total in self.sums)
+        spread_x, spread_y = n * xx - x * x, n * yy - y * y
+        if spread_x <= 0 or spread_y <= 0:
+            return float("nan")
+        together = n * xy - x * y
+        value = float(together) / math.sqrt(float(spread_x) * float(spread_y))
+        return max(-1.0, min(1.0, value))
 
 
 @dataclass
@@ -159,7 +237,8 @@ class _Tally:
     with_previous: int = 0
     full: int = 0  # hands with every seat's field reported
     zero: int = 0  # of those, the ones summing to 0
-    columns: list[tuple[pd.Series, pd.Series, pd.Series]] = field(default_factory=list)
+    with_points: Moments = field(default_factory=Moments)  # the field against the points
+    with_money: Moments = field(default_factory=Moments)  # against money / stakes
 
     def add(self, rows: pd.DataFrame) -> None:
         value = rows["field"].astype(float)
@@ -176,23 +255,11 @@ class _Tally:
         self.full += len(full)
         self.zero += int((full["field_sum"].abs() <= EPS).sum())
         money = rows["reported_money"] / rows["stakes"].fillna(1.0)
-        # Copies, not the share's columns: a column of the share's frame holds the frame's
-        # whole block of floats, every share's kept to the end (the dataset, not 8 bytes).
-        value, points, money = (
-            pd.Series(c.to_numpy(np.float64, copy=True)) for c in (value, rows["net_capped"], money)
-        )
-        self.columns.append((value, points, money))
+        shown = _floats(value)
+        self.with_points.add(shown, _floats(rows["net_capped"]))
+        self.with_money.add(shown, _floats(money))
 
     def verdict(self, room: str) -> FieldVerdict:
-        value, points, money = (
-            pd.concat([c[i] for c in self.columns], ignore_index=True) for i in range(3)
-        )
-        # The rows in one order whatever the shares' and DuckDB's: the correlations are
-        # sums, whose last bits follow the order of the rows.
-        order = np.lexsort((money.to_numpy(float), points.to_numpy(float), value.to_numpy(float)))
-        value, points, money = (
-            c.iloc[order].reset_index(drop=True) for c in (value, points, money)
-        )
         tried = {
             name: count / self.rows if self.rows else 0.0 for name, count in self.tried.items()
         }
@@ -204,8 +271,8 @@ class _Tally:
             hands=self.hands,
             agree=tried["this hand's points"],
             zero_sum=self.zero / self.full if self.full else 0.0,
-            corr_points=_corr(value, points),
-            corr_money=_corr(value, money),
+            corr_points=self.with_points.corr(),
+            corr_money=self.with_money.corr(),
             tried=tried,
             change_is_points=float(self.changed / max(self.with_previous, 1)),
         )
@@ -259,16 +326,14 @@ class MoneyVerdict:
 
 @dataclass
 class _MoneyTally:
-    """One room's money field summed over the shares: counts, and the two columns the
-    correlation needs (16 bytes a seat with money)."""
+    """One room's money field summed over the shares: counts, and the sums of the
+    correlation with the money owed (:class:`Moments`), no column."""
 
     rows: int = 0
     agree: int = 0
     hands: int = 0
     conserved: int = 0
-    columns: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]] = field(
-        default_factory=list
-    )
+    moments: Moments = field(default_factory=Moments)
 
     def add(self, rows: pd.DataFrame, tolerance: float) -> None:
         """Whole hands' seats of the room with money reported."""
@@ -278,18 +343,15 @@ class _MoneyTally:
         sums = rows.groupby("hand_key")["reported_money"].sum()
         self.hands += len(sums)
         self.conserved += int((sums <= tolerance).sum())
-        money, owed = (rows[c].to_numpy(np.float64, copy=True) for c in ("reported_money", "owed"))
-        self.columns.append((money, owed))
+        self.moments.add(_floats(rows["reported_money"]), _floats(rows["owed"]))
 
     def verdict(self, room: str) -> MoneyVerdict:
-        money, owed = (np.concatenate([c[i] for c in self.columns]) for i in range(2))
-        order = np.lexsort((owed, money))  # the rows in one order, whatever the shares'
         return MoneyVerdict(
             room,
             self.rows,
             self.agree / self.rows if self.rows else 0.0,
             self.conserved / self.hands if self.hands else 0.0,
-            _corr(pd.Series(money[order]), pd.Series(owed[order])),
+            self.moments.corr(),
         )
 
 
