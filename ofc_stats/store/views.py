@@ -296,12 +296,14 @@ SELECT w.who AS player, l.room, l.currency, l.hand_id, any_value(l.hand_key) AS 
 FROM {who} w JOIN {ledger} l USING (hand_id, seat)
 GROUP BY w.who, l.room, l.currency, l.hand_id
 """
-# LEDGER_HANDS_SQL's money alone, grouped as it groups (the page's ledger sums it again
-# under its filters): no text column is carried, so it costs a third as much.
+# LEDGER_HANDS_SQL's money alone, grouped as it groups and shown as it shows it (the page's
+# ledger sums it again under its filters): no text column is carried, so it costs a third
+# as much.
 LEDGER_HAND_MONEY_SQL = """
 SELECT w.who AS player, l.hand_id,
-       CASE WHEN bool_and(l.money_rules IS NOT NULL) THEN sum(l.money_rules) END AS money_rules,
-       sum(l.money_paid) AS money_paid
+       CASE WHEN bool_and(l.money_rules IS NOT NULL)
+            THEN money_shown(sum(l.money_rules)) END AS money_rules,
+       money_shown(sum(l.money_paid)) AS money_paid
 FROM {who} w JOIN {ledger} l USING (hand_id, seat)
 GROUP BY w.who, l.room, l.currency, l.hand_id
 """
