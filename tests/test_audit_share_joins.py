@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ofc_stats.audit import chunks
+from ofc_stats.audit import chunks, timeouts
 from ofc_stats.store.views import open_dataset
 from tests.test_audit_shares import MANY, simulated  # noqa: F401  (the fixture)
 
@@ -56,3 +56,23 @@ def test_a_share_of_the_seat_results_joins_its_own_seats_only(
     # (it built on all 1,800), and no join of every hand is left (the keyed results view
     # joined all 600 hands for their key, a join no share filter reached).
     assert builds and max(builds) <= mine
+
+
+def test_a_share_of_the_timeouts_joins_its_own_hands_only(
+    simulated: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The timeouts' streets of a share key its placements and results by its own hands:
+    the keyed ``placements`` and ``results`` views joined all 600 hands for their key."""
+    monkeypatch.setattr(chunks, "CHUNK_HANDS", MANY)
+    with open_dataset(simulated) as db:
+        hands = int(db.sql("SELECT count(*) FROM hands").fetchall()[0][0])
+        share, of_hands = chunks.table_shares(db, "h.")[0], chunks.table_shares(db)[0]
+        mine = int(db.sql(f"SELECT count(*) FROM hands WHERE {of_hands}").fetchall()[0][0])
+        query = timeouts._share_sql(share, of_hands)
+        plan = db.connection.sql(f"EXPLAIN (ANALYZE, FORMAT JSON) {query}").fetchall()[0][1]
+    builds = _builds(json.loads(plan))
+    # 600 hands in 15 shares; the share's hands' rows are built on (a few hundred at most:
+    # its streets), never the 600 hands of the dataset
+    assert 0 < mine < hands / 5
+    assert builds and max(builds) < hands, builds
