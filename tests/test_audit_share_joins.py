@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ofc_stats.audit import chunks, timeouts
+from ofc_stats.audit import chunks, fields, timeouts
 from ofc_stats.store.views import open_dataset
 from tests.test_audit_shares import MANY, simulated  # noqa: F401  (the fixture)
 
@@ -76,3 +76,25 @@ def test_a_share_of_the_timeouts_joins_its_own_hands_only(
     # its streets), never the 600 hands of the dataset
     assert 0 < mine < hands / 5
     assert builds and max(builds) < hands, builds
+
+
+def test_a_share_of_the_field_verdicts_builds_on_its_own_seats_only(
+    simulated: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The field verdicts read the scored seats of a share: a WHERE on the results' status
+    makes the view's LEFT JOIN of the results an inner join, which DuckDB built on every
+    result of the dataset (all 1,800 seats) before the share's filter; the share's
+    seat_results (chunks.share_seat_results) cuts each relation to the share first."""
+    monkeypatch.setattr(chunks, "CHUNK_HANDS", MANY)
+    with open_dataset(simulated) as db:
+        every = int(db.sql("SELECT count(*) FROM seats").fetchall()[0][0])
+        share = chunks.table_shares(db)[0]
+        mine = int(db.sql(f"SELECT count(*) FROM seat_results WHERE {share}").fetchall()[0][0])
+        query = fields.FIELDS_SHARE_SQL.format(
+            share=share, seat_results=chunks.share_seat_results(share)
+        )
+        plan = db.connection.sql(f"EXPLAIN (ANALYZE, FORMAT JSON) {query}").fetchall()[0][1]
+    builds = _builds(json.loads(plan))
+    assert 0 < mine < every / 5
+    assert builds and max(builds) <= mine, builds

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ofc_stats.audit.chunks import each_share, table_shares
+from ofc_stats.audit.chunks import each_share, share_seat_results, table_shares
 from ofc_stats.store.views import TABLE_RUNS, OfcData
 
 AGREES = 0.5  # a field that matches on at most half the hands is not the hand's points
@@ -32,7 +32,7 @@ EPS = 1e-6
 
 # A player's hands at a table in turn (the running total, the last hand) stay within one
 # table of one format and, where the table's hand ids were reused, one file (its run).
-FIELDS_SQL = (
+FIELDS_SHARE_SQL = (
     """
 WITH runs AS ("""
     + TABLE_RUNS.format(hands="(SELECT * FROM hands WHERE {share})")
@@ -43,7 +43,7 @@ WITH runs AS ("""
          sum(royalties) OVER (PARTITION BY hand_key) AS hand_royalties,
          sum(reported_points) OVER (PARTITION BY hand_key) AS field_sum,
          count(reported_points) OVER (PARTITION BY hand_key) AS field_seats
-  FROM seat_results LEFT JOIN runs USING (hand_key) WHERE status = 'scored' AND {share}
+  FROM {seat_results} LEFT JOIN runs USING (hand_key) WHERE status = 'scored' AND {share}
 ), t AS (
   SELECT *,
     sum(net_capped) OVER in_turn AS running_total,
@@ -57,12 +57,22 @@ WITH runs AS ("""
          ring AS (PARTITION BY hand_key ORDER BY seat)
 )
 SELECT t.*, coalesce(w.won, 0) AS pairs_won
-FROM t LEFT JOIN (SELECT hand_key, seat, sum(greatest(points, 0)) AS won
-                  FROM versus WHERE hand_id IN (SELECT hand_id FROM hands WHERE {share})
+FROM t LEFT JOIN (SELECT h.hand_key, v.seat, sum(greatest(v.points, 0)) AS won
+                  FROM (SELECT hand_id, seat, points FROM versus_stored
+                        WHERE hand_id IN (SELECT hand_id FROM hands WHERE {share})
+                        UNION ALL
+                        SELECT hand_id, opponent, -points FROM versus_stored
+                        WHERE hand_id IN (SELECT hand_id FROM hands WHERE {share})) v
+                  JOIN (SELECT hand_id, hand_key FROM hands WHERE {share}) h USING (hand_id)
                   GROUP BY ALL) w USING (hand_key, seat)
 WHERE field IS NOT NULL
 """
-)  # {share}: the tables read (chunks.table_shares)
+)  # {share}: the tables read (chunks.table_shares).  The pairs are the stored versus both
+# ways round, of the share's hands (each half cut to them before the join, which built on
+# every pair of the dataset) and keyed by them: the keyed versus view joins every hand.
+# {seat_results}: the view's rows of the share (chunks.share_seat_results); FIELDS_SQL reads
+# the view (its {share} still to fill).
+FIELDS_SQL = FIELDS_SHARE_SQL.replace("{seat_results}", "seat_results")
 
 # The keys of the hands whose hand_id is in table {hands} (by key: the runs hold hand_id too).
 HAND_KEYS = "SELECT hand_key FROM hands WHERE hand_id IN (SELECT hand_id FROM {hands})"
@@ -294,7 +304,8 @@ def field_verdicts(data: OfcData, hands: str | None = None) -> list[FieldVerdict
     for share in each_share(data, table_shares(data)):
         if hands is not None:
             share = f"({share}) AND hand_key IN ({HAND_KEYS.format(hands=hands)})"
-        frame = data.df(FIELDS_SQL.format(share=share))
+        seat_results = share_seat_results(share) if hands is None else "seat_results"
+        frame = data.df(FIELDS_SHARE_SQL.format(share=share, seat_results=seat_results))
         for room, rows in frame.groupby("room", sort=True):
             tallies.setdefault(str(room), _Tally()).add(rows)
         del frame

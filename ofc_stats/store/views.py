@@ -50,15 +50,17 @@ __all__ = [  # what reports may use
 # The results joined by (hand_id, seat) as stored, not through the keyed ``results`` view:
 # that view joins every hand for its key, a join no filter on the hands (a share of the
 # tables, audit.chunks.table_shares) reaches, so each share's query read and hashed them all.
-SEAT_RESULTS_VIEW = """
-CREATE OR REPLACE VIEW seat_results AS
+SEAT_RESULTS_SQL = """
 SELECT h.hand_key, h.format, h.room, h.table_id, h.room_hand_id, h.played_at, h.ruleset,
        h.seat_count, h.stakes, h.currency, s.seat, s.player, s.player_id,
        coalesce(s.player_id, s.player) AS player_key, s.hero, s.in_fantasy, s.fantasy_cards,
        s.reported_points, s.reported_money, s.stack, s.board, s.board_streets, s.discards,
        r.* EXCLUDE (hand_id, seat, ruleset), r.ruleset AS scored_with, h.hand_id
-FROM hands h JOIN seats s USING (hand_id) LEFT JOIN results_by_id r USING (hand_id, seat)
-"""
+FROM {hands} h JOIN seats s USING (hand_id) LEFT JOIN {results} r USING (hand_id, seat)
+"""  # {hands}, {results}: the hands and results_by_id, or their rows of some hands
+SEAT_RESULTS_VIEW = "CREATE OR REPLACE VIEW seat_results AS" + SEAT_RESULTS_SQL.format(
+    hands="hands", results="results_by_id"
+)
 # The results keyed by hand_id alone (no hand_key): the stored files, or the rescored table.
 RESULTS_BY_ID = "results_by_id"
 
