@@ -5,6 +5,8 @@ memory follows the share.  A share's filter that DuckDB cannot push below the
 ``seat_results`` view's LEFT JOIN of the results (a remainder of the hash was one:
 arithmetic is not pushed there) leaves the join to build its hash table from every
 seat of the dataset, once per share: at 100,000 hands that was the audit's growth.
+So is a join inside the view that no share filter reaches: ``seat_results`` joined the
+keyed ``results`` view, which joins every hand for its key.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ofc_stats.audit import chunks
+from ofc_stats.audit import chunks, fields, timeouts
 from ofc_stats.store.views import open_dataset
 from tests.test_audit_shares import MANY, simulated  # noqa: F401  (the fixture)
 
@@ -50,13 +52,49 @@ def test_a_share_of_the_seat_results_joins_its_own_seats_only(
     # 600 hands in 15 shares: a share holds a few dozen hands' seats of the 1,800
     assert 0 < mine < every / 5
     builds = _builds(json.loads(plan))
-    # The results' LEFT JOIN builds on the share's seats (it built on all 1,800); the one
-    # build of every hand left is the results view's own join for the hand key (600 rows,
-    # a key and an id each: the store's view, not the audit's query).
-    hands = int(db_hands(simulated))
-    assert builds and max(builds) < every and max(builds) <= max(mine, hands)
+    # Every join builds on the share's rows: the results' LEFT JOIN on the share's seats
+    # (it built on all 1,800), and no join of every hand is left (the keyed results view
+    # joined all 600 hands for their key, a join no share filter reached).
+    assert builds and max(builds) <= mine
 
 
-def db_hands(data: Path) -> int:
-    with open_dataset(data) as db:
-        return int(db.sql("SELECT count(*) FROM hands").fetchall()[0][0])
+def test_a_share_of_the_timeouts_joins_its_own_hands_only(
+    simulated: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The timeouts' streets of a share key its placements and results by its own hands:
+    the keyed ``placements`` and ``results`` views joined all 600 hands for their key."""
+    monkeypatch.setattr(chunks, "CHUNK_HANDS", MANY)
+    with open_dataset(simulated) as db:
+        hands = int(db.sql("SELECT count(*) FROM hands").fetchall()[0][0])
+        share, of_hands = chunks.table_shares(db, "h.")[0], chunks.table_shares(db)[0]
+        mine = int(db.sql(f"SELECT count(*) FROM hands WHERE {of_hands}").fetchall()[0][0])
+        query = timeouts._share_sql(share, of_hands)
+        plan = db.connection.sql(f"EXPLAIN (ANALYZE, FORMAT JSON) {query}").fetchall()[0][1]
+    builds = _builds(json.loads(plan))
+    # 600 hands in 15 shares; the share's hands' rows are built on (a few hundred at most:
+    # its streets), never the 600 hands of the dataset
+    assert 0 < mine < hands / 5
+    assert builds and max(builds) < hands, builds
+
+
+def test_a_share_of_the_field_verdicts_builds_on_its_own_seats_only(
+    simulated: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The field verdicts read the scored seats of a share: a WHERE on the results' status
+    makes the view's LEFT JOIN of the results an inner join, which DuckDB built on every
+    result of the dataset (all 1,800 seats) before the share's filter; the share's
+    seat_results (chunks.share_seat_results) cuts each relation to the share first."""
+    monkeypatch.setattr(chunks, "CHUNK_HANDS", MANY)
+    with open_dataset(simulated) as db:
+        every = int(db.sql("SELECT count(*) FROM seats").fetchall()[0][0])
+        share = chunks.table_shares(db)[0]
+        mine = int(db.sql(f"SELECT count(*) FROM seat_results WHERE {share}").fetchall()[0][0])
+        query = fields.FIELDS_SHARE_SQL.format(
+            share=share, seat_results=chunks.share_seat_results(share)
+        )
+        plan = db.connection.sql(f"EXPLAIN (ANALYZE, FORMAT JSON) {query}").fetchall()[0][1]
+    builds = _builds(json.loads(plan))
+    assert 0 < mine < every / 5
+    assert builds and max(builds) <= mine, builds

@@ -10,12 +10,15 @@ read a share at a time and the shares' sums added: memory follows the share
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from itertools import pairwise
+from typing import TypeVar
 
-from ofc_stats.store.views import FANTASY_SQL, OfcData
+from ofc_stats.store.views import FANTASY_SQL, RESULTS_BY_ID, SEAT_RESULTS_SQL, OfcData
 
 CHUNK_HANDS = 10_000  # hands a share holds, about: tables are not split
 HASHES = 2**64  # hash() is a UBIGINT
+T = TypeVar("T")
 
 
 def table_shares(data: OfcData, alias: str = "") -> list[str]:
@@ -36,6 +39,32 @@ def table_shares(data: OfcData, alias: str = "") -> list[str]:
     ]
 
 
+def each_share(data: OfcData, shares: Iterable[T]) -> Iterator[T]:
+    """``shares`` (of :func:`table_shares`) one at a time, the memory DuckDB kept from a
+    share's queries given back before the next (:meth:`OfcData.give_back`): a pass holds
+    one share's, not that of every share read so far."""
+    for share in shares:
+        yield share
+        data.give_back()
+
+
+def share_seat_results(share: str) -> str:
+    """The seat_results view's rows of the tables ``share`` holds, each relation it joins
+    cut to them first: the view filtered after its joins can build a join's hash table on
+    every result of the dataset (a WHERE on the results' status makes its LEFT JOIN an
+    inner one, which DuckDB may build on the results); the view itself for every table."""
+    if share == "true":
+        return "seat_results"
+    query = SEAT_RESULTS_SQL.format(
+        hands=f"(SELECT * FROM hands WHERE {share})",
+        results=f"(SELECT * FROM {RESULTS_BY_ID} WHERE {IN_SHARE.format(share=share)})",
+    )
+    return f"({query})"
+
+
+IN_SHARE = "hand_id IN (SELECT hand_id FROM hands WHERE {share})"  # a share's rows by id
+
+
 def share_fantasy(share: str) -> str:
     """The fantasy view's rows of the tables ``share`` holds, from their hands only (the
     view's windows stay within a table); the view itself for every table."""
@@ -43,9 +72,9 @@ def share_fantasy(share: str) -> str:
         return "fantasy"
     query = FANTASY_SQL.format(
         hands=f"(SELECT * FROM hands WHERE {share})",
-        seat_results=f"(SELECT * FROM seat_results WHERE {share})",
+        seat_results=share_seat_results(share),
     )
     return f"({query})"
 
 
-__all__ = ["CHUNK_HANDS", "share_fantasy", "table_shares"]
+__all__ = ["CHUNK_HANDS", "each_share", "share_fantasy", "share_seat_results", "table_shares"]

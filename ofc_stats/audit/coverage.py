@@ -20,7 +20,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ofc_stats.audit.chunks import share_fantasy, table_shares
+from ofc_stats.audit.chunks import each_share, share_fantasy, table_shares
 from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
 
@@ -70,7 +70,10 @@ def reported_reasons(
     """Why the points (``reported_points``) or money (``reported_money``) check skips a
     hand, by hand key, a share of the tables at a time: not reported, not scored, or
     (points) the room's field is not points.  Hands it can check are absent."""
-    return [_reported_share(data, column, not_points, share) for share in table_shares(data)]
+    return [
+        _reported_share(data, column, not_points, share)
+        for share in each_share(data, table_shares(data))
+    ]
 
 
 def _reported_share(
@@ -102,7 +105,7 @@ def fantasy_reasons(data: OfcData, gap_minutes: float) -> Reasons:
     }
     none = "with no earlier hand of its players at the table"
     out = []
-    for share in table_shares(data):
+    for share in each_share(data, table_shares(data)):
         steps = data.df(
             _FANTASY_SQL.format(fantasy=share_fantasy(share)), {"gap": gap_minutes * 60}
         ).set_index("hand_key")["step"]
@@ -145,7 +148,7 @@ def summarize(
     """
     shares = table_shares(data)
     counts = []
-    for index, share in enumerate(shares):
+    for index, share in enumerate(each_share(data, shares)):
         hand_rooms = data.df(f"SELECT hand_key, room, ruleset FROM hands WHERE {share}")
         mine = mismatches[mismatches["hand_key"].isin(hand_rooms["hand_key"])]
         counts.append(

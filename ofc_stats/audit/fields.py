@@ -16,12 +16,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ofc_stats.audit.chunks import table_shares
+from ofc_stats.audit.chunks import each_share, share_seat_results, table_shares
 from ofc_stats.store.views import TABLE_RUNS, OfcData
 
 AGREES = 0.5  # a field that matches on at most half the hands is not the hand's points
@@ -31,7 +32,7 @@ EPS = 1e-6
 
 # A player's hands at a table in turn (the running total, the last hand) stay within one
 # table of one format and, where the table's hand ids were reused, one file (its run).
-FIELDS_SQL = (
+FIELDS_SHARE_SQL = (
     """
 WITH runs AS ("""
     + TABLE_RUNS.format(hands="(SELECT * FROM hands WHERE {share})")
@@ -42,7 +43,7 @@ WITH runs AS ("""
          sum(royalties) OVER (PARTITION BY hand_key) AS hand_royalties,
          sum(reported_points) OVER (PARTITION BY hand_key) AS field_sum,
          count(reported_points) OVER (PARTITION BY hand_key) AS field_seats
-  FROM seat_results LEFT JOIN runs USING (hand_key) WHERE status = 'scored' AND {share}
+  FROM {seat_results} LEFT JOIN runs USING (hand_key) WHERE status = 'scored' AND {share}
 ), t AS (
   SELECT *,
     sum(net_capped) OVER in_turn AS running_total,
@@ -56,12 +57,22 @@ WITH runs AS ("""
          ring AS (PARTITION BY hand_key ORDER BY seat)
 )
 SELECT t.*, coalesce(w.won, 0) AS pairs_won
-FROM t LEFT JOIN (SELECT hand_key, seat, sum(greatest(points, 0)) AS won
-                  FROM versus WHERE hand_id IN (SELECT hand_id FROM hands WHERE {share})
+FROM t LEFT JOIN (SELECT h.hand_key, v.seat, sum(greatest(v.points, 0)) AS won
+                  FROM (SELECT hand_id, seat, points FROM versus_stored
+                        WHERE hand_id IN (SELECT hand_id FROM hands WHERE {share})
+                        UNION ALL
+                        SELECT hand_id, opponent, -points FROM versus_stored
+                        WHERE hand_id IN (SELECT hand_id FROM hands WHERE {share})) v
+                  JOIN (SELECT hand_id, hand_key FROM hands WHERE {share}) h USING (hand_id)
                   GROUP BY ALL) w USING (hand_key, seat)
 WHERE field IS NOT NULL
 """
-)  # {share}: the tables read (chunks.table_shares)
+)  # {share}: the tables read (chunks.table_shares).  The pairs are the stored versus both
+# ways round, of the share's hands (each half cut to them before the join, which built on
+# every pair of the dataset) and keyed by them: the keyed versus view joins every hand.
+# {seat_results}: the view's rows of the share (chunks.share_seat_results); FIELDS_SQL reads
+# the view (its {share} still to fill).
+FIELDS_SQL = FIELDS_SHARE_SQL.replace("{seat_results}", "seat_results")
 
 # The keys of the hands whose hand_id is in table {hands} (by key: the runs hold hand_id too).
 HAND_KEYS = "SELECT hand_key FROM hands WHERE hand_id IN (SELECT hand_id FROM {hands})"
@@ -140,11 +151,88 @@ def _shown(correlation: float) -> str:
     return "n/a (too few hands)" if math.isnan(correlation) else f"{correlation:.2f}"
 
 
-def _corr(a: pd.Series, b: pd.Series) -> float:
-    ok = a.notna() & b.notna()
-    if ok.sum() < 3 or a[ok].std() == 0 or b[ok].std() == 0:
-        return float("nan")
-    return float(np.corrcoef(a[ok].astype(float), b[ok].astype(float))[0, 1])
+def _floats(column: pd.Series) -> npt.NDArray[np.float64]:
+    """A column as float64, NaN for a missing value."""
+    return np.asarray(column.astype("float64").to_numpy(np.float64, na_value=np.nan))
+
+
+SCALE = 1126  # 2**-SCALE divides every float64 exactly (the least subnormal is 2**-1074)
+
+
+def exact_sum(values: npt.NDArray[np.float64]) -> int:
+    """The sum of finite ``values`` exactly, in units of 2**-SCALE: the same whatever their
+    order or the shares they were summed in (a float sum's last bits follow the order)."""
+    if not len(values):
+        return 0
+    fraction, exponent = np.frexp(values)
+    mantissa = (fraction * 2.0**53).astype(np.int64)  # exact: 53 bits and a sign
+    shift = exponent.astype(np.int64) - 53 + SCALE
+    shifts, which = np.unique(shift, return_inverse=True)
+    # 27-bit halves: a float sum of up to 2**26 of them is exact
+    high = np.bincount(which, weights=(mantissa >> 26).astype(np.float64))
+    low = np.bincount(which, weights=(mantissa & (2**26 - 1)).astype(np.float64))
+    return sum(
+        ((int(h) << 26) + int(lo)) << int(at)
+        for h, lo, at in zip(high.tolist(), low.tolist(), shifts.tolist(), strict=True)
+    )
+
+
+def _halves(x: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], ...]:
+    """Each float as two of 26 bits that add up to it exactly (Veltkamp's split)."""
+    scaled = x * 134217729.0  # 2**27 + 1
+    high = scaled - (scaled - x)
+    return high, x - high
+
+
+def _exact_product(
+    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], ...]:
+    """Four float columns whose sum is each product a × b exactly (a float product rounds,
+    so a constant column's spread would not come out 0): the halves' products, of 52
+    bits at most each."""
+    (a_high, a_low), (b_high, b_low) = _halves(a), _halves(b)
+    return a_high * b_high, a_high * b_low, a_low * b_high, a_low * b_low
+
+
+@dataclass
+class Moments:
+    """A correlation's sums over rows shown a share at a time (no column kept): the rows
+    with both values, the sums of x, y, x², y² and xy, each exact (:func:`exact_sum`, the
+    products too), so the correlation is one number whatever the order of the rows and
+    the shares, and a constant column has no spread at all."""
+
+    rows: int = 0
+    infinite: bool = False
+    sums: list[int] = field(default_factory=lambda: [0] * 5)
+
+    def add(self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> None:
+        both = ~np.isnan(x) & ~np.isnan(y)
+        x, y = x[both], y[both]
+        if (
+            not (np.isfinite(x).all() and np.isfinite(y).all())
+            or max(np.abs(x).max(initial=0.0), np.abs(y).max(initial=0.0)) > 2.0**500
+        ):  # too large to split (and to square) exactly: no correlation told
+            self.infinite = True
+            return
+        self.rows += len(x)
+        self.sums[0] += exact_sum(x)
+        self.sums[1] += exact_sum(y)
+        for at, (a, b) in enumerate(((x, x), (y, y), (x, y)), 2):
+            self.sums[at] += sum(exact_sum(part) for part in _exact_product(a, b))
+
+    def corr(self) -> float:
+        """Pearson's correlation; NaN for fewer than 3 rows, a constant column or an
+        infinite value (the summary says "n/a")."""
+        if self.rows < 3 or self.infinite:
+            return float("nan")
+        n = self.rows
+        x, y, xx, yy, xy = (Fraction(total, 2**SCALE) for total in self.sums)
+        spread_x, spread_y = n * xx - x * x, n * yy - y * y
+        if spread_x <= 0 or spread_y <= 0:
+            return float("nan")
+        together = n * xy - x * y
+        value = float(together) / math.sqrt(float(spread_x) * float(spread_y))
+        return max(-1.0, min(1.0, value))
 
 
 @dataclass
@@ -159,7 +247,8 @@ class _Tally:
     with_previous: int = 0
     full: int = 0  # hands with every seat's field reported
     zero: int = 0  # of those, the ones summing to 0
-    columns: list[tuple[pd.Series, pd.Series, pd.Series]] = field(default_factory=list)
+    with_points: Moments = field(default_factory=Moments)  # the field against the points
+    with_money: Moments = field(default_factory=Moments)  # against money / stakes
 
     def add(self, rows: pd.DataFrame) -> None:
         value = rows["field"].astype(float)
@@ -176,23 +265,11 @@ class _Tally:
         self.full += len(full)
         self.zero += int((full["field_sum"].abs() <= EPS).sum())
         money = rows["reported_money"] / rows["stakes"].fillna(1.0)
-        # Copies, not the share's columns: a column of the share's frame holds the frame's
-        # whole block of floats, every share's kept to the end (the dataset, not 8 bytes).
-        value, points, money = (
-            pd.Series(c.to_numpy(np.float64, copy=True)) for c in (value, rows["net_capped"], money)
-        )
-        self.columns.append((value, points, money))
+        shown = _floats(value)
+        self.with_points.add(shown, _floats(rows["net_capped"]))
+        self.with_money.add(shown, _floats(money))
 
     def verdict(self, room: str) -> FieldVerdict:
-        value, points, money = (
-            pd.concat([c[i] for c in self.columns], ignore_index=True) for i in range(3)
-        )
-        # The rows in one order whatever the shares' and DuckDB's: the correlations are
-        # sums, whose last bits follow the order of the rows.
-        order = np.lexsort((money.to_numpy(float), points.to_numpy(float), value.to_numpy(float)))
-        value, points, money = (
-            c.iloc[order].reset_index(drop=True) for c in (value, points, money)
-        )
         tried = {
             name: count / self.rows if self.rows else 0.0 for name, count in self.tried.items()
         }
@@ -204,8 +281,8 @@ class _Tally:
             hands=self.hands,
             agree=tried["this hand's points"],
             zero_sum=self.zero / self.full if self.full else 0.0,
-            corr_points=_corr(value, points),
-            corr_money=_corr(value, money),
+            corr_points=self.with_points.corr(),
+            corr_money=self.with_money.corr(),
             tried=tried,
             change_is_points=float(self.changed / max(self.with_previous, 1)),
         )
@@ -224,10 +301,11 @@ def field_verdicts(data: OfcData, hands: str | None = None) -> list[FieldVerdict
     if hands is not None and not hands.isidentifier():
         raise ValueError(f"not a table name: {hands!r}")
     tallies: dict[str, _Tally] = {}
-    for share in table_shares(data):
+    for share in each_share(data, table_shares(data)):
         if hands is not None:
             share = f"({share}) AND hand_key IN ({HAND_KEYS.format(hands=hands)})"
-        frame = data.df(FIELDS_SQL.format(share=share))
+        seat_results = share_seat_results(share) if hands is None else "seat_results"
+        frame = data.df(FIELDS_SHARE_SQL.format(share=share, seat_results=seat_results))
         for room, rows in frame.groupby("room", sort=True):
             tallies.setdefault(str(room), _Tally()).add(rows)
         del frame
@@ -259,16 +337,14 @@ class MoneyVerdict:
 
 @dataclass
 class _MoneyTally:
-    """One room's money field summed over the shares: counts, and the two columns the
-    correlation needs (16 bytes a seat with money)."""
+    """One room's money field summed over the shares: counts, and the sums of the
+    correlation with the money owed (:class:`Moments`), no column."""
 
     rows: int = 0
     agree: int = 0
     hands: int = 0
     conserved: int = 0
-    columns: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]] = field(
-        default_factory=list
-    )
+    moments: Moments = field(default_factory=Moments)
 
     def add(self, rows: pd.DataFrame, tolerance: float) -> None:
         """Whole hands' seats of the room with money reported."""
@@ -278,18 +354,15 @@ class _MoneyTally:
         sums = rows.groupby("hand_key")["reported_money"].sum()
         self.hands += len(sums)
         self.conserved += int((sums <= tolerance).sum())
-        money, owed = (rows[c].to_numpy(np.float64, copy=True) for c in ("reported_money", "owed"))
-        self.columns.append((money, owed))
+        self.moments.add(_floats(rows["reported_money"]), _floats(rows["owed"]))
 
     def verdict(self, room: str) -> MoneyVerdict:
-        money, owed = (np.concatenate([c[i] for c in self.columns]) for i in range(2))
-        order = np.lexsort((owed, money))  # the rows in one order, whatever the shares'
         return MoneyVerdict(
             room,
             self.rows,
             self.agree / self.rows if self.rows else 0.0,
             self.conserved / self.hands if self.hands else 0.0,
-            _corr(pd.Series(money[order]), pd.Series(owed[order])),
+            self.moments.corr(),
         )
 
 

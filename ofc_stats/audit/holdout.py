@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ofc_stats.audit.chunks import table_shares
+from ofc_stats.audit.chunks import each_share, table_shares
 from ofc_stats.audit.money import (
     TOLERANCE,
     Rake,
@@ -328,18 +328,18 @@ def _by_shares(
 ) -> list[Holdout]:
     shares = table_shares(data)
     folds: dict[tuple[str, str], _Folds] = {}
-    for share in shares:
+    for share in each_share(data, shares):
         for room, currency, group in _share_frames(data, share):
             fold = folds.setdefault((room, currency), _Folds(room, currency, room in fields))
             fold.first(group)
     for fold in folds.values():
         fold.halve(pairwise.get(fold.label, {}))
-    for share in shares:
+    for share in each_share(data, shares):
         for room, currency, group in _share_frames(data, share):
             folds[(room, currency)].second(group)
     for fold in folds.values():
         fold.infer()
-    for share in shares:
+    for share in each_share(data, shares):
         for room, currency, group in _share_frames(data, share):
             fold = folds[(room, currency)]
             fold.third(group, dict(pairwise.get(fold.label, {})))

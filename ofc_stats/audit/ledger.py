@@ -455,21 +455,27 @@ def store_priced(
     return True
 
 
-# The room and currency of every seat the room paid, once each (as PAID_SQL gives them).
+# The room and currency of one batch's seats the room paid, once each (as PAID_SQL gives
+# them); {seats}, {hands}: the batch's files (_batch_files).
 PAID_ROOMS_SQL = """
 SELECT DISTINCT h.room, coalesce(h.currency, '') AS currency
-FROM (SELECT hand_id FROM seats WHERE reported_money IS NOT NULL) s
-JOIN (SELECT hand_id, room, currency FROM hands) h USING (hand_id)
+FROM (SELECT hand_id FROM read_parquet({seats}) WHERE reported_money IS NOT NULL) s
+JOIN (SELECT hand_id, room, currency FROM read_parquet({hands})) h USING (hand_id)
 """
 
 
 def _paid_words(data: OfcData, words: Words) -> Words:
     """The words a ledger of every paid seat holds (:func:`_table_words` of the table
-    :func:`priced_seats` gives, without pricing it): the stamp its files are compared by."""
-    rooms = data.arrow(PAID_ROOMS_SQL).to_pylist()
+    :func:`priced_seats` gives, without pricing it): the stamp its files are compared by.
+    Read a batch at a time: the join of every paid seat to its hand hashed the dataset."""
+    dataset = Dataset(data.root)
+    labels: set[str] = set()
+    for batch in dataset.batches():
+        rooms = data.arrow(PAID_ROOMS_SQL.format(**_batch_files(dataset, batch))).to_pylist()
+        labels |= {_label(str(r["room"]), str(r["currency"])) for r in rooms}
+    data.give_back()
     unknown = ("", "", "")
-    labels = [_label(str(r["room"]), str(r["currency"])) for r in rooms]
-    return {label: words.get(label, unknown) for label in labels}
+    return {label: words.get(label, unknown) for label in sorted(labels)}
 
 
 def price_ledger(data: OfcData, rules: MoneyRules = None, files: RulesFiles = None) -> pa.Table:

@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ofc_stats.audit.chunks import table_shares
+from ofc_stats.audit.chunks import each_share, table_shares
 from ofc_stats.audit.fields import field_verdicts, rooms_measuring
 from ofc_stats.audit.money_seats import money_seats  # MONEY_SQL's rows, at less memory
 from ofc_stats.payouts.rake import MODES, rake_taken, rounded
@@ -457,13 +457,13 @@ def room_tallies(
     winners paid in full as counts and the few hands with a short loser whole."""
     shares = table_shares(data)
     rooms: dict[tuple[str, str], RoomTally] = {}
-    for share in shares:
+    for share in each_share(data, shares):
         for (room, currency), group in by_room(money_seats(data, share)):
             tally = rooms.setdefault(
                 (room, currency), RoomTally(room, currency, room in points_rooms)
             )
             tally.ratios.add(group)
-    for share in shares:
+    for share in each_share(data, shares):
         for key, group in by_room(money_seats(data, share)):
             rooms[key].add(data, group)
     for key in sorted(rooms):
@@ -476,7 +476,7 @@ def priced_shares(data: OfcData, rooms: dict[tuple[str, str], RoomTally]) -> Ite
     rooms in order, a share at a time: what a caller keeps of them is all it holds (the
     audit keeps the mismatches and a few counts; :func:`room_money` every seat).  ``rooms``
     by (room, currency), as :func:`by_room` names them (:meth:`RoomMoney.tallies`)."""
-    for share in table_shares(data):
+    for share in each_share(data, table_shares(data)):
         seats = money_seats(data, share)
         groups = [rooms[key].priced(group) for key, group in by_room(seats)]
         del seats

@@ -27,7 +27,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ofc_stats.audit.chunks import share_fantasy, table_shares
+from ofc_stats.audit.chunks import each_share, share_fantasy, table_shares
 from ofc_stats.audit.coverage import (
     empty_coverage,
     fantasy_reasons,
@@ -410,7 +410,7 @@ def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = No
     """The points check, a share of the tables at a time (a hand's seats and its scoring
     under each hypothesis stay within its table): memory follows the share."""
     checks = []
-    for share in table_shares(data):
+    for share in each_share(data, table_shares(data)):
         reported = REPORTED if share == "true" else f"{REPORTED} AND {IN_SHARE.format(share=share)}"
         seats = data.df(POINTS_SEATS_SQL.format(hands=reported, share=share))
         checks.append(points_check(data, seats, override, book))
@@ -552,7 +552,10 @@ def _subset(
 def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
     """The Fantasyland check, a share of the tables at a time (the view's windows stay
     within a table): memory follows the share, not the dataset."""
-    checks = [_fantasy_share(data, max_gap_minutes, share) for share in table_shares(data)]
+    checks = [
+        _fantasy_share(data, max_gap_minutes, share)
+        for share in each_share(data, table_shares(data))
+    ]
     return _joined("fantasy", checks)
 
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ofc_stats.audit.chunks import table_shares
+from ofc_stats.audit.chunks import each_share, table_shares
 from ofc_stats.store.streets import STREETS_SQL
-from ofc_stats.store.views import OfcData
+from ofc_stats.store.views import RESULTS_BY_ID, OfcData
 
 # Per format and player: free streets, those recorded as timeouts, how many of those the
 # auto-placement explains, and the player's other streets that match the pattern anyway.
@@ -37,11 +37,12 @@ WHERE NOT st.forced AND st.street > 0 AND NOT coalesce(s.in_fantasy, false) AND 
 GROUP BY ALL ORDER BY h.format, player_key
 """  # {streets}, {hands}, {seats}: the views, or their rows of the share of the tables {share}
 # reads (each relation cut to the share: a join's hash table holds the share, not the dataset)
-# The streets of a share of the tables, from their placements only (the view's groups and
-# windows stay within a hand, so a share's streets are the view's rows of its hands).
-SHARE_PLACEMENTS = (
-    "(SELECT * FROM placements WHERE hand_id IN (SELECT hand_id FROM hands h WHERE {share}))"
-)
+# A table stored by hand_id (placements, results) keyed by the hands of a share of the
+# tables only ({of_hands}: the share's predicate on the hands): the streets of a share are
+# the view's rows of its hands (its groups and windows stay within a hand).  Not the keyed
+# views: those join every hand of the dataset for its key, a join no share filter reaches.
+SHARE_KEYED = """(SELECT h.hand_key, t.* FROM {source} t
+  JOIN (SELECT hand_id, hand_key FROM hands WHERE {of_hands}) h ON h.hand_id = t.hand_id)"""
 COUNTS = ["streets", "flagged", "flagged_as_ruled", "chosen", "chosen_like_timeout"]
 MIN_OWN = 30  # a player's own streets below this give no rate of his own
 
@@ -91,10 +92,10 @@ class TimeoutEvidence:
 def _share_sql(share: str, of_hands: str) -> str:
     """TIMEOUTS_SQL over the hands of one share of the tables (``share``: a predicate on h,
     ``of_hands`` the same on the hands unaliased)."""
-    placements = SHARE_PLACEMENTS.format(share=share)
+    placements = SHARE_KEYED.format(source="placements_stored", of_hands=of_hands)
     ids = f"hand_id IN (SELECT hand_id FROM hands WHERE {of_hands})"
     hands = f"(SELECT * FROM hands WHERE {of_hands})"
-    results = f"(SELECT * FROM results WHERE {ids})"
+    results = SHARE_KEYED.format(source=RESULTS_BY_ID, of_hands=of_hands)
     streets = "(" + STREETS_SQL.format(placements=placements, hands=hands, results=results) + ")"
     seats = f"(SELECT * FROM seats WHERE {ids})"
     return TIMEOUTS_SQL.format(streets=streets, hands=hands, seats=seats, share=share)
@@ -127,7 +128,10 @@ def timeout_evidence(data: OfcData) -> list[TimeoutEvidence]:
     else:
         unaliased = table_shares(data)
         frame = _summed(
-            [data.df(_share_sql(*pair)) for pair in zip(shares, unaliased, strict=True)]
+            [
+                data.df(_share_sql(*pair))
+                for pair in each_share(data, zip(shares, unaliased, strict=True))
+            ]
         )
     out = []
     for name, rows in frame.groupby("format", sort=True):
