@@ -367,8 +367,8 @@ class _MoneyTally:
 
 
 class MoneyTallies:
-    """:func:`money_verdicts` of seats shown a share of the tables at a time (each share
-    holds whole hands): per room, what the verdict needs, not the seats."""
+    """Each room's money verdict from seats shown a share of the tables at a time (each
+    share holds whole hands): per room, what the verdict needs, not the seats."""
 
     def __init__(self, tolerance: float = 0.011) -> None:
         self.tolerance = tolerance
@@ -381,10 +381,3 @@ class MoneyTallies:
 
     def verdicts(self) -> list[MoneyVerdict]:
         return [self.rooms[room].verdict(room) for room in sorted(self.rooms)]
-
-
-def money_verdicts(seats: pd.DataFrame, tolerance: float = 0.011) -> list[MoneyVerdict]:
-    """Per room, from :func:`ofc_stats.audit.money.room_money`'s seats."""
-    tallies = MoneyTallies(tolerance)
-    tallies.add(seats)
-    return tallies.verdicts()

@@ -163,8 +163,8 @@ MULTIPLIER_LOSERS = 5
 
 @dataclass
 class Ratios:
-    """A room's losers' money over points × stakes (to 3 decimals), counted: what
-    :func:`money_multiplier` judges, added up share by share."""
+    """A room's losers' money over points × stakes (to 3 decimals), counted share by share:
+    :meth:`multiplier` is how many times points × stakes they pay (usually 1)."""
 
     counts: Counter[float] = field(default_factory=Counter)
     losers: int = 0  # losers with money reported, a ratio or not
@@ -187,13 +187,6 @@ class Ratios:
         if common <= 0 or most / self.losers < 0.5 or most < MULTIPLIER_LOSERS:
             return 1.0
         return float(common)
-
-
-def money_multiplier(seats: pd.DataFrame) -> float:
-    """How many times points × stakes the losers of a room pay, by majority (usually 1)."""
-    ratios = Ratios()
-    ratios.add(seats)
-    return ratios.multiplier()
 
 
 def expected_money(
