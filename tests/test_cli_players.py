@@ -94,3 +94,29 @@ def test_the_groups_data_reaches_alias_and_unalias(
     gone = runner.invoke(main, ["players", "--data", data, "unalias", "Nobody"])
     assert gone.exit_code == 1 and gone.output.startswith(f"Error: {data}: no alias 'Nobody'")
     assert not (elsewhere / "ofc-data").exists()
+
+
+def test_an_alias_named_after_an_account_says_that_account_joins_too(tmp_path: Path) -> None:
+    """`alias a1 a2`: the players view names an account that joins no one by its key, so a1's
+    hands and a2's are one person a1 (2 accounts, 3 hands): said, not done silently."""
+    me = seat_record(0, "a1", "Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah")
+    bob = seat_record(1, "Bob", "Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c")
+    hands = [
+        hand_record(0, (me, replace(bob, player="Bob0"))),
+        hand_record(1, (me, replace(bob, player="Bob1"))),
+        hand_record(2, (replace(me, player="a2"), replace(bob, player="Bob2"))),
+    ]
+    data = write_dataset(tmp_path, hands)
+    runner = CliRunner()
+    joined = runner.invoke(main, ["players", "alias", "--data", str(data), "a1", "a2"])
+    assert joined.exit_code == 0, joined.output
+    assert joined.output.splitlines() == [
+        "a1: 1 account joined (a2)",
+        "  a1 is also an account: its hands count as a1's too "
+        "(`players alias OTHER a1` keeps it apart)",
+    ]
+    listing = runner.invoke(main, ["players", "--data", str(data)])
+    a1 = next(line for line in listing.output.splitlines() if line.startswith("a1 "))
+    assert a1.split()[1] == "2" and " 3 " in a1  # 2 accounts, 3 hands: as said
+    other = runner.invoke(main, ["players", "alias", "--data", str(data), "Me", "a2"])
+    assert "is also an account" not in other.output  # no account is named Me

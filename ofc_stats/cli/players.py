@@ -131,6 +131,12 @@ def alias_command(ctx: click.Context, name: str, accounts: tuple[str, ...], data
     data = _dataset_folder(ctx, data)
     with _naming(data), open_dataset(data) as dataset:
         keys = _accounts(dataset, accounts)
+        # An account whose key is NAME and that joins no one is that person already (the
+        # players view names a person by the alias, else by the account's key).
+        namesake = dataset.sql(
+            "SELECT count(*) FROM players WHERE player_key = $n AND person = $n",
+            {"n": name},
+        ).fetchall()[0][0]
         before = dataset.sql(
             "SELECT account, name FROM player_aliases WHERE list_contains($keys, account) "
             "ORDER BY account",
@@ -148,6 +154,11 @@ def alias_command(ctx: click.Context, name: str, accounts: tuple[str, ...], data
     say(f"{name}: {plural(count, 'account')} joined ({joined})")
     for account, was in before:  # an account is one person's: joining moves it
         say(f"  {account} moved here from {was}")
+    if namesake and name not in keys:
+        say(
+            f"  {name} is also an account: its hands count as {name}'s too "
+            f"(`players alias OTHER {name}` keeps it apart)"
+        )
 
 
 @players_command.command("unalias")
