@@ -252,16 +252,17 @@ def test_the_replayer_values_a_close_call_as_the_close_calls_table_does(graded: 
         above = calls[calls["other_minus_yours"] > 0]
         assert len(above) > 0, "some close call measured the other play above"
         details = hand_details(db, above["hand_key"].tolist())
+    shown_to = 0.005 + 1e-9  # the replayer carries values to the 2 decimals the page shows
     for call in above.itertuples():
         seats = details[call.hand_key]["seats"]
         streets = [st for seat in seats if seat["player"] == player for st in seat["streets"]]
         # the close call's street, and its candidates in the replayer
         street = next(st for st in streets if call.close_call.startswith(f"street {st['street']}:"))
         shown = {c["play"]: c for c in street["grade"]["candidates"]}
-        assert shown[call.your_play]["ev"] == pytest.approx(call.your_value, abs=1e-3)
+        assert shown[call.your_play]["ev"] == pytest.approx(call.your_value, abs=shown_to)
         if call.other_play in shown:  # among the few candidates the replayer carries
             other = shown[call.other_play]
-            assert other["ev"] == pytest.approx(call.other_value, abs=1e-3)
-            assert other["ev"] > shown[call.your_play]["ev"]
+            assert other["ev"] == pytest.approx(call.other_value, abs=shown_to)
+            assert other["ev"] >= shown[call.your_play]["ev"]  # (equal once rounded at most)
             # the best play itself, or one the rollouts put above the best within the noise
             assert other["best"] != other["above_best"]
