@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import calendar
 import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -151,6 +153,44 @@ def wait_option(what: str = "an import") -> Callable[[F], F]:
     return click.option(
         "--wait", type=Finite(), default=0.0, metavar="SECONDS", help=f"Wait for {what} to end."
     )
+
+
+class Day(click.ParamType[date]):
+    """A day as ``YYYY-MM-DD``; a day the calendar does not have is named as such (click's
+    DateTime said "does not match the format '%Y-%m-%d'" of 2026-02-30).
+
+    >>> Day().convert("2026-02-28", None, None)
+    datetime.date(2026, 2, 28)
+    >>> Day().convert("2026-02-30", None, None)
+    Traceback (most recent call last):
+    ...
+    click.exceptions.BadParameter: '2026-02-30' is not a day: February 2026 has 28 days
+    """
+
+    name = "YYYY-MM-DD"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> date:
+        if isinstance(value, date):
+            return value
+        text = str(value)
+        parts = text.split("-")
+        if [len(p) for p in parts] != [4, 2, 2] or not all(p.isdigit() for p in parts):
+            self.fail(f"{text!r} is not a day: write it as YYYY-MM-DD", param, ctx)
+        year, month, day = (int(p) for p in parts)
+        try:
+            return date(year, month, day)
+        except ValueError:
+            pass
+        if year < 1:
+            self.fail(f"{text!r} is not a day: there is no year 0", param, ctx)
+        if not 1 <= month <= 12:
+            self.fail(f"{text!r} is not a day: there is no month {month}", param, ctx)
+        days = calendar.monthrange(year, month)[1]
+        self.fail(
+            f"{text!r} is not a day: {calendar.month_name[month]} {year} has {days} days",
+            param,
+            ctx,
+        )
 
 
 CLOSED_STDIN = "stdin is closed: give a FILE, or pipe the lines in"

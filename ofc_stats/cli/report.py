@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION, out_file, out_folder, replace_text
+from ofc_stats.cli.options import DATA_OPTION, Day, out_file, out_folder, replace_text
 from ofc_stats.cli.text import terminal_safe
 
 
@@ -26,8 +26,8 @@ from ofc_stats.cli.text import terminal_safe
     default=False,
     help="Every seat the files mark as the hero's, across accounts (the default when any is).",
 )
-@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None, help="From this day.")
-@click.option("--until", type=click.DateTime(["%Y-%m-%d"]), default=None, help="To this day.")
+@click.option("--since", type=Day(), default=None, help="From this day.")
+@click.option("--until", type=Day(), default=None, help="To this day.")
 @click.option("--room", default=None, help="Only this app or room (any case).")
 @click.option(
     "--rules", "ruleset", default=None, metavar="NAME", help="Only this ruleset (or an alias)."
@@ -91,11 +91,15 @@ def report_command(
 
     if hero and player is not None:
         raise OfcError("give --player NAME or --hero, not both")
+    if since and until and since > until:
+        raise click.BadParameter(
+            f"--since {since} is after --until {until}: no day is both", param_hint="--until"
+        )
     from reports import Filters
 
     wanted = Filters(
-        since=since.date() if since else None,
-        until=until.date() if until else None,
+        since=since,
+        until=until,
         room=room,
         ruleset=ruleset,
         seats=seats,
