@@ -24,8 +24,8 @@ def check_command(data: str, repair: bool, wait: float) -> None:
     --repair moves what it cannot rebuild to .damaged/ inside the
     dataset, never deleting it.
     """
+    from ofc_stats.store.check import CANNOT_HELP, scan
     from ofc_stats.store.check import repair as repair_dataset
-    from ofc_stats.store.check import scan
 
     root = Path(data)
     found, aside = repair_dataset(root, wait_seconds=wait) if repair else (scan(root), None)
@@ -36,7 +36,13 @@ def check_command(data: str, repair: bool, wait: float) -> None:
         return
     if not repair:
         repair_it = f"`ofc-stats check --repair --data {root}`"
-        say(f"{plural(len(found), 'problem')}; {repair_it} repairs them")
+        helped = sum(not damage.repair.startswith(CANNOT_HELP) for damage in found)
+        if not helped:  # (it said "--repair cannot help", then "--repair repairs them")
+            say(f"{plural(len(found), 'problem')}; --repair cannot help (said above)")
+        elif helped < len(found):
+            say(f"{plural(len(found), 'problem')}; {repair_it} repairs {helped} of them")
+        else:
+            say(f"{plural(len(found), 'problem')}; {repair_it} repairs them")
         raise SystemExit(1)
     if aside is not None:
         say(f"set aside in {aside}")

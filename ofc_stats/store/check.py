@@ -64,6 +64,9 @@ NEEDED = {
 KNOWN = {"dataset.json", ".tmp", ".index", DAMAGED, ".v2-results", "batches"}
 
 
+CANNOT_HELP = "cannot help"  # a Damage.repair that --repair cannot mend begins so
+
+
 @dataclass
 class Damage:
     """One damaged or stray file: what it is and holds, and what ``--repair`` does."""
@@ -197,12 +200,21 @@ def _meta(root: Path) -> list[Damage]:
                     lambda _: _write_meta_version(root, number),
                 )
             ]
+    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+        return [
+            Damage(
+                meta,
+                f"names schema version {version}, newer than this ofc-stats reads "
+                f"({SCHEMA_VERSION}): a newer ofc-stats wrote it",
+                f"{CANNOT_HELP}: upgrade ofc-stats to read it",
+            )
+        ]
     if version != SCHEMA_VERSION and version not in MIGRATIONS:
         return [
             Damage(
                 meta,
                 f"names schema version {version!r}, which no ofc-stats wrote",
-                "cannot help: import the files into a new --data folder",
+                f"{CANNOT_HELP}: import the files into a new --data folder",
             )
         ]
     return []

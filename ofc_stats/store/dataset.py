@@ -248,6 +248,11 @@ class Dataset:
                 f"{self.root}: dataset schema version {version}; run `ofc-stats migrate "
                 f"--data {self.root}` (this ofc-stats reads version {SCHEMA_VERSION})"
             )
+        if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+            raise DatasetError(  # (it said: import the files again, losing nothing but time)
+                f"{self.root}: dataset schema version {version}, newer than this ofc-stats "
+                f"reads ({SCHEMA_VERSION}): a newer ofc-stats wrote it; upgrade ofc-stats"
+            )
         raise DatasetError(
             f"{self.root}: dataset schema version {version!r}, this ofc-stats reads version "
             f"{SCHEMA_VERSION}; import the files again into a new --data folder"
