@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from reports.stats import MIN_HANDS, NO_INTERVAL, Z95
+from reports.stats import MIN_HANDS, NO_INTERVAL, Z95, wilson
 
 
 @dataclass(frozen=True)
@@ -86,16 +86,6 @@ def percent(value: float) -> str:
     rounds the exact binary value, half up (not the shortest decimal, as Intl does)."""
     exact = Decimal(float(100 * value))
     return f"{exact.quantize(Decimal('0.1'), rounding=ROUND_HALF_UP)}%"
-
-
-def wilson(successes: int, trials: int) -> tuple[float, float, float]:
-    """:func:`reports.stats.wilson`, step for step as the script computes it."""
-    rate = successes / trials
-    z2 = Z95 * Z95
-    centre = (rate + z2 / (2 * trials)) / (1 + z2 / trials)
-    half = Z95 * math.sqrt(rate * (1 - rate) / trials + z2 / (4 * trials * trials))
-    half /= 1 + z2 / trials
-    return rate, min(max(0.0, centre - half), rate), max(min(1.0, centre + half), rate)
 
 
 def moments(values: Sequence[float]) -> tuple[float, float | None, float | None]:
