@@ -988,6 +988,15 @@ mod tests {
     /// A second, third or fourth street dealt from key `k`: the player (seat 1) and one opponent
     /// who acted first, each card placed on a row with room, the play made two dealt
     /// cards on rows with room and one thrown.  Random boards, so early leaders vary.
+    /// `work` run on a pool of `threads` threads (grades must not depend on how many).
+    fn on_threads<T: Send>(threads: usize, work: impl FnOnce() -> T + Send) -> T {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(work)
+    }
+
     fn random_street(k: u64) -> Position {
         let mut rng = Stream::new(&[0x0FC, k]);
         let street = 1 + rng.below(3);
@@ -1212,16 +1221,8 @@ mod tests {
             assert!(mean(&d) >= -Z_LOSS * se_of(&d), "{i}");
         }
         let positions = [random_street(8), random_street(3108)];
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
-        let two = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
-        let a = one.install(|| grade_positions(&g, &positions, &p));
-        let b = two.install(|| grade_positions(&g, &positions, &p));
+        let a = on_threads(1, || grade_positions(&g, &positions, &p));
+        let b = on_threads(2, || grade_positions(&g, &positions, &p));
         assert_eq!(format!("{a:?}"), format!("{b:?}"));
     }
 
@@ -1341,16 +1342,8 @@ mod tests {
             }
         }
         let positions = [random_street(k)];
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
-        let two = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
-        let a = one.install(|| grade_positions(&g, &positions, &p));
-        let b = two.install(|| grade_positions(&g, &positions, &p));
+        let a = on_threads(1, || grade_positions(&g, &positions, &p));
+        let b = on_threads(2, || grade_positions(&g, &positions, &p));
         assert_eq!(format!("{a:?}"), format!("{b:?}"));
     }
 
@@ -1359,16 +1352,10 @@ mod tests {
         let rules = Rules::pineapple_progressive();
         let g = game(&rules);
         let positions = vec![flush([3, 2, 1]), last_street([0, 3, 1]), flush([2, 1, 3])];
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
-        let two = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
-        let a = one.install(|| grade_positions(&g, &positions, &RaceParams::new(32)));
-        let b = two.install(|| grade_positions(&g, &positions[..1], &RaceParams::new(32)));
+        let a = on_threads(1, || grade_positions(&g, &positions, &RaceParams::new(32)));
+        let b = on_threads(2, || {
+            grade_positions(&g, &positions[..1], &RaceParams::new(32))
+        });
         let (x, y) = (a[0].as_ref().unwrap(), b[0].as_ref().unwrap());
         assert_eq!(x.loss.to_bits(), y.loss.to_bits());
         assert_eq!(format!("{:?}", x.ev), format!("{:?}", y.ev));
