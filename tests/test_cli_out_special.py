@@ -14,15 +14,21 @@ import pytest
 from ofc_stats.cli.options import replace_text
 
 
-def test_a_fifo_is_written_into_not_replaced(tmp_path: Path) -> None:
-    fifo = tmp_path / "page.html"
-    os.mkfifo(fifo)
+def _through_fifo(fifo: Path, target: Path, text: str) -> list[str]:
+    """``replace_text(target, text)`` while a reader reads ``fifo`` (a FIFO opened for
+    writing waits for its reader): what the reader got."""
     read: list[str] = []
     reader = threading.Thread(target=lambda: read.append(fifo.read_text(encoding="utf-8")))
     reader.start()
-    replace_text(fifo, "<p>page</p>")
+    replace_text(target, text)
     reader.join(10)
-    assert read == ["<p>page</p>"]
+    return read
+
+
+def test_a_fifo_is_written_into_not_replaced(tmp_path: Path) -> None:
+    fifo = tmp_path / "page.html"
+    os.mkfifo(fifo)
+    assert _through_fifo(fifo, fifo, "<p>page</p>") == ["<p>page</p>"]
     assert fifo.is_fifo()  # still the FIFO
     assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]  # nothing left beside
 
@@ -32,12 +38,8 @@ def test_a_link_to_a_fifo_is_followed(tmp_path: Path) -> None:
     fifo, link = tmp_path / "pipe", tmp_path / "out.html"
     os.mkfifo(fifo)
     link.symlink_to(fifo)
-    read: list[str] = []
-    reader = threading.Thread(target=lambda: read.append(fifo.read_text(encoding="utf-8")))
-    reader.start()
-    replace_text(link, "page")
-    reader.join(10)
-    assert read == ["page"] and link.is_symlink() and fifo.is_fifo()
+    assert _through_fifo(fifo, link, "page") == ["page"]
+    assert link.is_symlink() and fifo.is_fifo()
 
 
 def test_a_link_to_a_file_keeps_the_link_and_replaces_the_file(tmp_path: Path) -> None:
