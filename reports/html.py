@@ -31,7 +31,7 @@ import pandas as pd
 from ofc_stats.safe_text import csv_cell, csv_field, csv_text, html_text
 from reports.base import Report
 from reports.explore import pack as pack_page_data
-from reports.live_figures import fantasy_text, figures, fixed, fouls_text
+from reports.live_figures import fantasy_text, figures, fouls_text, plus, signed
 from reports.page import css, script
 from reports.replay import pack
 
@@ -194,18 +194,6 @@ def cell(column: str, value: object, percent_ci: bool) -> str:
     return str(value)
 
 
-def plus(text: str, value: object) -> str:
-    """A number's text with a + when it is above zero and shows a digit other than 0
-    (``+1.19``; ``0.00``, never ``-0.00`` or ``+0.00``: as the page's script's ``plusNum``).
-
-    >>> plus("1.19", 1.19), plus("-0.00", -0.001), plus("–", None)
-    ('+1.19', '0.00', '–')
-    """
-    if not any(c in "123456789" for c in text):
-        return text.replace("-", "", 1) if text.startswith("-") else text
-    return "+" + text if isinstance(value, int | float | np.number) and value > 0 else text
-
-
 def _sort_value(value: object) -> str | None:
     if _missing(value):
         return ""
@@ -259,13 +247,13 @@ def table_html(
                 break
         cells = []
         measure = str(values.get("measure", ""))
-        signed = measure in SIGNED_MEASURES
+        points = measure in SIGNED_MEASURES
         money = measure.startswith("money ")  # "money won (USD)": cents and sign, always
         for column, value, num in zip(columns, record, numeric, strict=True):
             text = cell(column, value, percent_ci)
             if money and column == "value" and not _missing(value):
-                text = plus(fixed(float(value), 2), value)  # as the script's plusNum(m, 2)
-            elif signed and column == "value":
+                text = signed(float(value), 2)  # as the script's plusNum(m, 2)
+            elif points and column == "value":
                 text = plus(text, value)
             shown = html_text(text)
             sort = _sort_value(value)

@@ -66,12 +66,21 @@ def fixed(value: float, digits: int) -> str:
     return f"{Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_UP):,}"
 
 
+def plus(text: str, value: object) -> str:
+    """A number's text with a + when it is above zero and shows a digit other than 0
+    (``+1.19``; ``0.00``, never ``-0.00`` or ``+0.00``: as the page's script's ``plusNum``).
+
+    >>> plus("1.19", 1.19), plus("-0.00", -0.001), plus("–", None)
+    ('+1.19', '0.00', '–')
+    """
+    if not any(c in "123456789" for c in text):
+        return text.replace("-", "", 1) if text.startswith("-") else text
+    return "+" + text if isinstance(value, int | float | np.number) and value > 0 else text
+
+
 def signed(value: float, digits: int) -> str:
     """Points with their sign, as the summary writes them: ``+1.19``, ``-0.30``, ``0.00``."""
-    text = fixed(value, digits)
-    if not any(c in "123456789" for c in text):
-        return text.lstrip("-")
-    return "+" + text if value > 0 else text
+    return plus(fixed(value, digits), value)
 
 
 def signed_interval(low: float | None, high: float | None) -> str:
