@@ -36,7 +36,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from ofc_stats.errors import DatasetError
-from ofc_stats.store.dataset import EMPTY, LOCK, TAKEOVER, Dataset
+from ofc_stats.store.dataset import EMPTY, LOCK, TAKEOVER, Dataset, newer_schema
 from ofc_stats.store.files import write_parquet
 from ofc_stats.store.migrate import MIGRATIONS, schema_version
 from ofc_stats.store.schema import (
@@ -200,7 +200,7 @@ def _meta(root: Path) -> list[Damage]:
                     lambda _: _write_meta_version(root, number),
                 )
             ]
-    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+    if newer_schema(version):
         return [
             Damage(
                 meta,

@@ -159,6 +159,11 @@ def stale_batches(
     return todo, done
 
 
+def newer_schema(version: object) -> bool:
+    """Whether ``version`` is a schema a newer ofc-stats writes (upgrading reads it)."""
+    return isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION
+
+
 class Dataset:
     """A dataset folder: read its tables, commit batches under its lock."""
 
@@ -248,7 +253,7 @@ class Dataset:
                 f"{self.root}: dataset schema version {version}; run `ofc-stats migrate "
                 f"--data {self.root}` (this ofc-stats reads version {SCHEMA_VERSION})"
             )
-        if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+        if newer_schema(version):
             raise DatasetError(  # (it said: import the files again, losing nothing but time)
                 f"{self.root}: dataset schema version {version}, newer than this ofc-stats "
                 f"reads ({SCHEMA_VERSION}): a newer ofc-stats wrote it; upgrade ofc-stats"
