@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,8 +13,9 @@ import ofc_stats
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.cards import parse_cards
 from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.engine.rules import Variant
 from ofc_stats.engine.scoring import score_hand
-from ofc_stats.records import Placement
+from ofc_stats.records import HandRecord, Placement
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute
 from parsers.open_format import dumps
@@ -71,12 +73,37 @@ def test_core_timeout_flags_equal_the_scalar_rule(tmp_path: Path) -> None:
     """results.timeout_streets (core.timeout, from board streets) against the scalar
     rule of engine.timeout on every stored street, order-free; Fantasyland seats are never
     flagged, and the scalar forced streets are exactly the view's forced streets."""
+    records = sim_records(150, seed=12, timeout_rate=0.2) + random_records(50, seed=4)
+    data = write_dataset(tmp_path, records)
+    _assert_flags_and_forced_streets(data, records, lambda r: get_ruleset(r.ruleset).variant)
+
+
+def test_forced_streets_under_a_ruleset_the_dataset_keeps(tmp_path: Path) -> None:
+    """Hands imported under a TOML ruleset (``import --rules ROOM.toml``, kept in the
+    dataset): the view finds their variant too.  Before, ``ruleset_variants`` listed the
+    presets only, so a kept ruleset's streets had no cards placed to compare with and
+    "every open slot gets filled" never held: 55 of 74 forced streets went unseen."""
+    records = sim_records(150, seed=12, timeout_rate=0.2)
+    rules = tmp_path / "my-room.toml"
+    rules.write_text('extends = "pineapple-progressive"\nname = "my-room"\n', encoding="utf-8")
+    source = tmp_path / "hands.jsonl"
+    source.write_text("".join(dumps(r) + "\n" for r in records), encoding="utf-8")
+    data = tmp_path / "data"
+    assert import_paths([source], data, rules=str(rules)).stored == len(records)
+    recompute(data)
+    with ofc_stats.open(data) as db:
+        assert db.sql("SELECT DISTINCT ruleset FROM hands").fetchall() == [("my-room",)]
+    variant = get_ruleset("pineapple-progressive").variant
+    _assert_flags_and_forced_streets(data, records, lambda r: variant)
+
+
+def _assert_flags_and_forced_streets(
+    data: Path, records: list[HandRecord], variant_of: Callable[[HandRecord], Variant]
+) -> None:
     from collections import defaultdict
 
     from ofc_stats.engine.timeout import Street, forced_street, timeout_streets
 
-    records = sim_records(150, seed=12, timeout_rate=0.2) + random_records(50, seed=4)
-    data = write_dataset(tmp_path, records)
     with ofc_stats.open(data) as db:
         stored = dict(
             ((k, s), m)
@@ -99,7 +126,7 @@ def test_core_timeout_flags_equal_the_scalar_rule(tmp_path: Path) -> None:
         }
     flagged = forced_seen = 0
     for record in records:
-        variant = get_ruleset(record.ruleset).variant
+        variant = variant_of(record)
         by_seat: dict[int, dict[int, list[Placement]]] = defaultdict(lambda: defaultdict(list))
         for placement in record.placements:
             by_seat[placement.seat][placement.street].append(placement)

@@ -92,4 +92,18 @@ class DatasetRulesets:
         return {"root": self.root, "_kept": {}}
 
 
-__all__ = ["DatasetRulesets", "keep_ruleset"]
+def kept_rulesets(root: str | Path) -> dict[str, Ruleset]:
+    """The rulesets the dataset keeps as files, by name (a file that does not read is left out:
+    ``recompute`` names it when a hand needs it)."""
+    kept: dict[str, Ruleset] = {}
+    for path in sorted((Path(root) / FOLDER).glob("*.toml")):
+        if name_problem(path.stem) is not None:
+            continue
+        try:
+            kept[path.stem] = read_ruleset_file(path)[1]
+        except (OSError, OfcError):
+            continue
+    return kept
+
+
+__all__ = ["DatasetRulesets", "keep_ruleset", "kept_rulesets"]

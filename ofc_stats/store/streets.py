@@ -34,6 +34,7 @@ bits (``results.timeout_streets``): those alone never tell a timeout.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -43,6 +44,7 @@ import pyarrow.compute as pc
 
 from ofc_stats.engine.presets import PRESETS
 from ofc_stats.engine.rules import Variant
+from ofc_stats.store.rulesets import kept_rulesets
 
 # Formats that record the order cards were dealt within a street (docs/format.md): the
 # open format and its columnar twin.  The apps' JSON keeps only each card's street, SWC
@@ -130,15 +132,20 @@ def _seat_bits(text: str | None) -> dict[int, int]:
     return out
 
 
-def rule_tables(connection: duckdb.DuckDBPyConnection) -> None:
-    """Register ``ruleset_variants``, ``street_rules`` (cards placed per street) and
-    the timeout macros."""
+def rule_tables(connection: duckdb.DuckDBPyConnection, root: str | Path) -> None:
+    """Register ``ruleset_variants`` (every preset and every ruleset the dataset at ``root``
+    keeps as a file), ``street_rules`` (cards placed per street) and the timeout macros.
+
+    A kept ruleset missing here would leave its hands' streets without their variant, and
+    the ``forced`` rule below without its cards placed: forced streets taken for free ones.
+    """
     for macro in TIMEOUT_MACROS:
         connection.sql(macro)
+    rulesets = {**kept_rulesets(root), **PRESETS}  # a preset's name is never shadowed
     variants = pa.table(
         {
-            "ruleset": list(PRESETS),
-            "variant": [str(r.variant) for r in PRESETS.values()],
+            "ruleset": list(rulesets),
+            "variant": [str(r.variant) for r in rulesets.values()],
         }
     )
     streets: dict[str, list[object]] = {"variant": [], "street": [], "dealt": [], "placed": []}

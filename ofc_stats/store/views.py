@@ -507,7 +507,7 @@ class OfcData:
             con.sql("CREATE OR REPLACE VIEW results AS SELECT * FROM results_rescored")
             by_id = "SELECT * EXCLUDE (hand_key) FROM results_rescored"
         con.sql(f"{VIEW} {RESULTS_BY_ID} AS {by_id}")
-        rule_tables(con)
+        rule_tables(con, self.root)
         con.sql(
             "CREATE OR REPLACE VIEW recorded_timeouts AS "
             + RECORDED_TIMEOUTS_SQL.format(results="results")
