@@ -64,8 +64,9 @@ def _import(data: Path, name: str, records: list[HandRecord], extra: str = "") -
 
 @pytest.fixture(scope="module")
 def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Five batches: Progressive 3-handed with stacks (caps, Fantasyland entries), Classic 2-
-    and 4-handed, Ultimate with random 2-3 seat deals, a Fantasyland seat that stays."""
+    """Six batches: Progressive 3-handed with stacks (caps, Fantasyland entries), Classic 2-
+    and 4-handed, Ultimate with random 2-3 seat deals, a Fantasyland seat that stays, and
+    Classic under a ruleset the dataset keeps as a file."""
     data = tmp_path_factory.mktemp("mixed") / "data"
     _import(data, "progressive", _simulated(120, "pineapple-progressive", 3, 21, stack=15.0))
     _import(data, "classic2", _simulated(60, "classic", 2, 22))
@@ -83,6 +84,14 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )  # 13 + 1 discard: a 14-card Fantasyland
     other = seat_record(1, "B", "Ac Kd 3s", "4c 4d 5s Js Ks", "5c 5d 6c 8d 9c")
     _import(data, "fantasy", [hand_record(1, (stays, other))])
+    # hands under a ruleset the dataset keeps as a file (import --rules ROOM.toml): Spark's
+    # workers must find it as the local recompute does (they knew the presets only)
+    rules = data.parent / "my-room.toml"
+    rules.write_text('extends = "classic"\nname = "my-room"\n', encoding="utf-8")
+    source = data.parent / "my-room.jsonl"
+    played = _simulated(30, "classic", 2, 25)
+    source.write_text("".join(dumps(r) + "\n" for r in played), encoding="utf-8")
+    import_paths([source], data, rules=str(rules))
     local_recompute(data)
     return data
 
@@ -125,8 +134,8 @@ def test_spark_results_equal_the_local_path(
 
     copy = _copy(mixed, tmp_path)
     summary = recompute(spark, copy, read=read)  # type: ignore[arg-type]
-    assert summary.batches == len(Dataset(mixed).batches()) >= 5
-    assert summary.hands == 120 + 60 + 40 + 80 + 1
+    assert summary.batches == len(Dataset(mixed).batches()) >= 6
+    assert summary.hands == 120 + 60 + 40 + 80 + 1 + 30
     _assert_same_files(mixed, copy)
     local, distributed = _sorted_views(mixed), _sorted_views(copy)
     for name in ("results", "versus"):
@@ -136,7 +145,13 @@ def test_spark_results_equal_the_local_path(
     assert (results["net_capped"] != results["net"]).sum() >= 5
     assert (results["fantasy_entry"] > 0).sum() >= 3 and results["fantasy_stays"].sum() >= 1
     assert set(results.groupby("hand_key").size()) == {2, 3, 4}
-    assert set(results["ruleset"]) == {"pineapple-progressive", "classic", "pineapple-ultimate"}
+    assert set(results["ruleset"]) == {
+        "pineapple-progressive",
+        "classic",
+        "pineapple-ultimate",
+        "my-room",
+    }
+    assert set(results["status"]) == {"scored"}  # my-room's hands too, not "unknown ruleset"
 
 
 def test_spark_stamps_the_engine_version_so_either_path_skips_the_others_work(
@@ -210,7 +225,7 @@ def test_cli_recompute_on_spark(spark: Any, mixed: Path, tmp_path: Path) -> None
     args = ["recompute", "--data", str(copy), "--engine", "spark", "--master", "local[2]"]
     done = runner.invoke(main, [*args, "--conf", "spark.sql.shuffle.partitions=4"])
     assert done.exit_code == 0, done.output
-    assert "recomputed: 301 hands in" in done.output
+    assert "recomputed: 331 hands in" in done.output
     assert "engine: spark (local[2])" in done.output
     _assert_same_files(mixed, copy)
     bad = runner.invoke(main, [*args, "--conf", "spark.sql.shuffle.partitions"])

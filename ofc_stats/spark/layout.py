@@ -25,6 +25,7 @@ from ofc_stats.errors import DatasetError
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.files import COMMIT, ArrowStorage, commit, marker_on
 from ofc_stats.store.recompute import up_to_date
+from ofc_stats.store.rulesets import DatasetRulesets, kept_rulesets
 from ofc_stats.store.schema import ENGINE_KEY, ENGINE_VERSION, SCHEMA_VERSION
 
 STEP = "results"  # the staging folder's prefix, as the local recompute names it
@@ -37,6 +38,7 @@ class Layout(Protocol):
     def spark_path(self, table: str, batch: str) -> str: ...
     def read(self, table: str, batch: str, columns: list[str]) -> pa.Table: ...
     def commit(self, batch: str, tables: dict[str, pa.Table]) -> None: ...
+    def rulesets(self) -> DatasetRulesets: ...
 
 
 def open_layout(root: str | Path) -> Layout:
@@ -72,6 +74,10 @@ class LocalLayout:
 
     def commit(self, batch: str, tables: dict[str, pa.Table]) -> None:
         Dataset(self.root).commit(batch, tables, step=STEP)
+
+    def rulesets(self) -> DatasetRulesets:
+        """Presets and the dataset's own ruleset files (read where they are needed)."""
+        return DatasetRulesets(self.root)
 
 
 class UriLayout:
@@ -153,3 +159,9 @@ class UriLayout:
     def commit(self, batch: str, tables: dict[str, pa.Table]) -> None:
         filesystem, base = self._fs()
         commit(ArrowStorage(filesystem), base, batch, tables, step=STEP)
+
+    def rulesets(self) -> DatasetRulesets:
+        """Presets and the dataset's own ruleset files, read here once through the URI's
+        filesystem (a worker's lookup cannot open them as local paths)."""
+        filesystem, base = self._fs()
+        return DatasetRulesets(self.uri, kept=kept_rulesets(base, ArrowStorage(filesystem)))

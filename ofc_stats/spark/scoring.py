@@ -34,7 +34,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.spark.layout import Layout, open_layout
 from ofc_stats.spark.session import collect_summary, run_with_progress
 from ofc_stats.store.dataset import stale_batches
@@ -138,10 +137,12 @@ class _Scorer:
 
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
+        # the dataset's own TOML rulesets as well as the presets, as the local recompute
+        self.rulesets = layout.rulesets()
 
     def score(self, batch: str, hands: pa.Table, seats: pa.Table) -> pa.RecordBatch:
         """Score one whole import batch and commit its two files; its summary rows."""
-        scored = score_tables(hands, seats, get_ruleset)
+        scored = score_tables(hands, seats, self.rulesets)
         self.layout.commit(batch, stored_tables(scored))
         counts = pc.value_counts(scored.results["status"].cast(pa.string())).to_pylist()
         statuses = [(item["values"], item["counts"]) for item in counts] or [("scored", 0)]

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset, name_problem
-from ofc_stats.engine.ruleset_toml import read_ruleset_file
+from ofc_stats.engine.ruleset_toml import read_ruleset_file, ruleset_from_text
 from ofc_stats.errors import OfcError, RulesetError
+from ofc_stats.store.files import LocalStorage, Storage
 
 FOLDER = "rulesets"
 
@@ -65,9 +67,12 @@ class DatasetRulesets:
     A plain object holding a path, so recompute's worker processes can take it.
     """
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, kept: Mapping[str, Ruleset] | None = None) -> None:
         self.root = str(root)
-        self._kept: dict[str, Ruleset] = {}
+        self._kept: dict[str, Ruleset] = dict(kept or {})
+        # ``kept`` given: the dataset's rulesets were read already (Spark's driver reads a
+        # URI dataset's, which workers cannot open as paths), and only those are known
+        self._given = kept is not None
 
     def __call__(self, name: str) -> Ruleset:
         try:
@@ -77,7 +82,7 @@ class DatasetRulesets:
         if name not in self._kept:
             safe = name_problem(name) is None
             path = Path(self.root) / FOLDER / f"{name}.toml"
-            if not safe or not path.is_file():  # a stored name is input: never a path out
+            if self._given or not safe or not path.is_file():  # a name is input: no path out
                 raise RulesetError(
                     f"unknown ruleset {name!r}: not a preset, and the dataset keeps no "
                     f"{FOLDER}/{name}.toml"
@@ -89,19 +94,27 @@ class DatasetRulesets:
         return self._kept[name]
 
     def __getstate__(self) -> dict[str, object]:
-        return {"root": self.root, "_kept": {}}
+        kept = self._kept if self._given else {}  # files read again where the copy lands
+        return {"root": self.root, "_kept": kept, "_given": self._given}
 
 
-def kept_rulesets(root: str | Path) -> dict[str, Ruleset]:
-    """The rulesets the dataset keeps as files, by name (a file that does not read is left out:
-    ``recompute`` names it when a hand needs it)."""
+def kept_rulesets(root: str | Path, storage: Storage | None = None) -> dict[str, Ruleset]:
+    """The rulesets the dataset at ``root`` keeps as files, by name, read through ``storage``
+    (the local disk by default; a URI dataset's filesystem for Spark).  A file that does not
+    read is left out: a hand that needs it is then scored as of an unknown ruleset, as
+    :class:`DatasetRulesets` would say."""
+    storage = storage or LocalStorage()
+    folder = f"{root}/{FOLDER}"
     kept: dict[str, Ruleset] = {}
-    for path in sorted((Path(root) / FOLDER).glob("*.toml")):
-        if name_problem(path.stem) is not None:
+    for file_name in sorted(storage.names(folder)):
+        name = file_name.removesuffix(".toml")
+        if name == file_name or name_problem(name) is not None:
             continue
+        text = storage.read_text(f"{folder}/{file_name}")
         try:
-            kept[path.stem] = read_ruleset_file(path)[1]
-        except (OSError, OfcError):
+            if text is not None:
+                kept[name] = ruleset_from_text(text, f"{folder}/{file_name}")
+        except OfcError:
             continue
     return kept
 
