@@ -30,6 +30,7 @@ from ofc_stats.store.rows import storable
 # (an index of the old key is never read as this one's).
 QUARANTINE_INDEX = "quarantine-2"
 QUARANTINE_CACHE = 64 << 20  # bytes of quarantine index kept loaded (8 per refused hand)
+MERGE_AFTER = 32  # batches the hands index's merged run may leave uncovered before a rebuild
 
 
 @dataclass
@@ -64,7 +65,14 @@ class KnownHands:
 
     def __init__(self, dataset: Dataset) -> None:
         self.dataset = dataset
-        self.index = KeyIndex(dataset.root, "hands", self._files, ["hand_key"], hand_keys_of)
+        self.index = KeyIndex(
+            dataset.root,
+            "hands",
+            self._files,
+            ["hand_key"],
+            hand_keys_of,
+            merge_after=MERGE_AFTER,
+        )
         self.writing: str | None = None  # the batch being written: its keys searched in memory
         self.parts: list[_Part] = []
         self._loose: tuple[list[int], list[str], list[str], list[bool]] = ([], [], [], [])
