@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ofc_stats.core.scoring import BatchResult, repeated_cards, score_batch
+from ofc_stats.core.scoring import BatchResult, score_batch
 from ofc_stats.core.tables import tables
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.presets import PRESETS, get_ruleset
@@ -174,11 +174,13 @@ def test_bad_input_is_a_hand_error() -> None:
         score_batch(np.zeros((2, 3, 12), np.int8), ruleset)
 
 
-def test_repeated_cards_counts_only_seated_seats() -> None:
+def test_a_repeated_card_counts_only_in_seated_seats() -> None:
+    ruleset = get_ruleset("pineapple")
     first = list(range(13))
     again = [0, *range(14, 26)]  # the 2c of the first board again
-    assert repeated_cards([[first, again]]).tolist() == [True]
-    assert repeated_cards([[first, again]], [[True, False]]).tolist() == [False]
+    score_batch([[first, again]], ruleset, seated=[[True, False]])  # the absent seat's 2c
+    with pytest.raises(HandError, match="hand 0: a card appears twice"):
+        score_batch([[first, again]], ruleset)
 
 
 def test_any_memory_layout_scores_alike() -> None:

@@ -161,21 +161,6 @@ def score_seat_lists(
     )
 
 
-def repeated_cards(
-    boards: npt.ArrayLike, seated: npt.ArrayLike | None = None
-) -> npt.NDArray[np.bool_]:
-    """(H,) hands with a card twice among their seated seats, for (H, S, 13) card ids.
-
-    An id outside 0..63 counts as a repeat (it could not be told apart).
-
-    >>> repeated_cards([[list(range(13)), [0, *range(14, 26)]]]).tolist()
-    [True]
-    """
-    cards = np.asarray(boards, dtype=np.int8)
-    mask = None if seated is None else np.asarray(seated, dtype=bool)
-    return _core.repeated_cards(cards, mask)
-
-
 def _mask(
     values: npt.ArrayLike | None, shape: tuple[int, int], default: bool
 ) -> npt.NDArray[np.bool_]:

@@ -269,24 +269,6 @@ fn hand_cards(batch: &Batch<'_>, hand: usize, deck_size: u8) -> (bool, u64, u32)
     (outside, mask, count)
 }
 
-/// Per hand, whether a card appears twice among its seated seats' cards (an id
-/// outside 0..63 counts as a repeat: it could not be checked).
-pub fn repeated_cards(batch: &Batch<'_>) -> Vec<bool> {
-    let repeated = |h: usize| {
-        let (_, mask, count) = hand_cards(batch, h, 64);
-        mask.count_ones() != count
-    };
-    if crate::threads::usable() {
-        (0..batch.hands)
-            .into_par_iter()
-            .with_min_len(CHUNK)
-            .map(repeated)
-            .collect()
-    } else {
-        (0..batch.hands).map(repeated).collect()
-    }
-}
-
 fn check_shapes(batch: &Batch<'_>, rules: &Rules) -> Result<(), CoreError> {
     let (hands, seats) = (batch.hands, batch.seats);
     if !(2..=rules.max_seats as usize).contains(&seats) {
@@ -828,7 +810,7 @@ mod tests {
             ..batch(&boards, 2)
         };
         assert!(score_batch(&b, &r).is_ok());
-        assert_eq!(repeated_cards(&batch(&boards, 2)), vec![true]);
+        assert!(score_batch(&batch(&boards, 2), &r).is_err()); // seated, they are looked at
         // Too many seats for the ruleset.
         let boards = [alice(), bob(), vec![0; 26]].concat();
         assert!(score_batch(&batch(&boards, 4), &r).is_err());
