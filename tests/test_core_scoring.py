@@ -17,7 +17,7 @@ from ofc_stats.core.tables import tables
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.presets import PRESETS, get_ruleset
 from ofc_stats.engine.rules import MajorityBonus, Ruleset, Scoring
-from ofc_stats.engine.scoring import BoardResult, score_hand
+from ofc_stats.engine.scoring import BoardResult, rows_against, score_hand
 from ofc_stats.errors import HandError
 from tests.handgen import random_hands
 
@@ -89,15 +89,6 @@ def assert_equal_to_scalar(ruleset: Ruleset, data: dict[str, np.ndarray]) -> dic
         absent = ~data["seated"][h]
         assert not result.fouled[h, absent].any() and not result.net[h, absent].any()
     return seen
-
-
-def rows_against(a: BoardResult, b: BoardResult) -> tuple[int, int, int]:
-    """Rows ``a`` wins, loses and ties against ``b``, as ``pair_points`` counts them:
-    a fouled board loses all three to a live one, two fouled boards compare none."""
-    if a.fouled or b.fouled:
-        return (3 * b.fouled * (not a.fouled), 3 * a.fouled * (not b.fouled), 0)
-    signs = [(x.key > y.key) - (x.key < y.key) for x, y in zip(a.ranks, b.ranks, strict=True)]
-    return signs.count(1), signs.count(-1), signs.count(0)
 
 
 def assert_rows_against(boards: tuple[BoardResult, ...], result: BatchResult, h: int) -> None:
