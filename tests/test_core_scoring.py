@@ -77,6 +77,7 @@ def assert_equal_to_scalar(ruleset: Ruleset, data: dict[str, np.ndarray]) -> dic
             assert (fl.cards or 0) == result.fantasy_cards[h, s], where
             assert fl.stays == result.fantasy_stays[h, s], where
             assert (fl.repeat_cards or 0) == result.repeat_cards[h, s], where
+            assert (fl.next_cards or 0) == result.next_cards[h, s], where
             seen["fouled"] += board.fouled
             seen["entries"] += fl.qualifies
             seen["stays"] += fl.stays

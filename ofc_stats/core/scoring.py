@@ -43,6 +43,9 @@ class BatchResult:
     fantasy_cards: npt.NDArray[np.int8]  # 0 = no entry
     fantasy_stays: npt.NDArray[np.bool_]
     repeat_cards: npt.NDArray[np.int8]  # 0 = no repeat, or count unknown
+    # Cards the next hand deals (engine FantasyOutcome.next_cards): the repeat's when the
+    # seat stays, else the entry's; 0 = a normal hand, or a repeat whose count is unknown.
+    next_cards: npt.NDArray[np.int8]
     points: npt.NDArray[np.int32]  # (H, S, S): seat i wins from seat j, uncapped
     net: npt.NDArray[np.int32]
     net_capped: npt.NDArray[np.float64]

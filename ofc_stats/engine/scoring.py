@@ -43,6 +43,22 @@ class FantasyOutcome:
     stays: bool = False
     repeat_cards: int | None = None
 
+    @property
+    def next_cards(self) -> int | None:
+        """Cards the next hand deals this seat: the repeat's count when it stays (None
+        when that count is not known), else the entry's, else 0 (a normal hand).
+
+        >>> FantasyOutcome(qualifies=True, cards=15).next_cards  # KK on top: 15 cards
+        15
+        >>> FantasyOutcome(stays=True, repeat_cards=14).next_cards, FantasyOutcome().next_cards
+        (14, 0)
+        >>> FantasyOutcome(stays=True).next_cards is None  # "as many as this one", not given
+        True
+        """
+        if self.stays:
+            return self.repeat_cards
+        return self.cards if self.qualifies and self.cards is not None else 0
+
 
 @dataclass(frozen=True)
 class BoardResult:

@@ -119,6 +119,7 @@ fn score_batch<'py>(
     put!("fantasy_cards", s.fantasy_cards);
     put!("fantasy_stays", s.fantasy_stays);
     put!("repeat_cards", s.repeat_cards);
+    put!("next_cards", s.next_cards);
     put!("net", s.net);
     put!("net_capped", s.net_capped);
     put!("rows_won", s.rows_won);
