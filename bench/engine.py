@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "bench"))  # bench/child.py, also when imported
 from child import run_child  # noqa: E402
 from record import record  # noqa: E402
 
-from ofc_stats.core.scoring import repeated_cards, score_batch  # noqa: E402
+from ofc_stats.core.scoring import score_batch  # noqa: E402
 from ofc_stats.core.tables import classify_five  # noqa: E402
 from ofc_stats.engine.board import Board  # noqa: E402
 from ofc_stats.engine.presets import get_ruleset  # noqa: E402
@@ -130,7 +130,6 @@ def main() -> None:
     )
     loop_rate = args.scalar_hands / loop
     unchecked = median_seconds(lambda: score_batch(boards, pineapple, check=False), args.repeats)
-    check_only = median_seconds(lambda: repeated_cards(boards), args.repeats)
     stacks = np.full((args.hands, 3), 30.0)
     capped = median_seconds(
         lambda: score_batch(boards, pineapple, stacks=stacks, check=False), args.repeats
@@ -174,10 +173,6 @@ def main() -> None:
             reference=args.hands / rows[2][1],
             reference_name=f"score_batch of {args.reference.name}",
         )
-    print(
-        f"  duplicate-card check alone: {check_only:.3f} s "
-        f"(the core checks the cards in every score_batch)"
-    )
 
     # 3. jokers: the expensive reading search
     joker = get_ruleset("joker-pineapple")

@@ -34,7 +34,6 @@ __all__ = [
     "offered_candidates",
     "policy_plays",
     "rank_tables",
-    "repeated_cards",
     "rollout_values",
     "score_batch",
     "score_lines",
@@ -304,9 +303,6 @@ def score_batch(
     stacks: npt.NDArray[np.float64] | None = None,
     forced_fouls: npt.NDArray[np.bool_] | None = None,
 ) -> dict[str, npt.NDArray[Any]]: ...
-def repeated_cards(
-    boards: npt.NDArray[np.int8], seated: npt.NDArray[np.bool_] | None = None
-) -> npt.NDArray[np.bool_]: ...
 def score_lines(rules: Rules, lines: list[str]) -> list[str | None]: ...
 def timeout_mask(
     streets: npt.NDArray[np.int8], in_fantasy: npt.NDArray[np.bool_], *, placed: list[int]

@@ -46,7 +46,7 @@ def random_hands(
     seat_counts = rng.integers(min_seats, seats + 1, size=hands)
     seated = np.arange(seats)[None, :] < seat_counts[:, None]
     in_fantasy = (rng.random((hands, seats)) < 0.3) & seated
-    fantasy_cards = np.where(in_fantasy, rng.integers(13, 18, (hands, seats)), 0).astype(np.int8)
+    fantasy_cards = np.where(in_fantasy, rng.integers(13, 19, (hands, seats)), 0).astype(np.int8)
     stacks = rng.integers(0, 60, (hands, seats)).astype(np.float64)
     stacks[rng.random(hands) < 0.5] = np.nan
     return {

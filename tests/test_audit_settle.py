@@ -7,17 +7,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ofc_stats
 from ofc_stats.audit.money import Rake, after_rake, expected_money
 from ofc_stats.audit.points import audit
 from ofc_stats.engine.presets import get_ruleset
+from ofc_stats.engine.scoring import settlement_order
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import (
     KINDS,
+    _pair_flow,
     gross_by_kind,
     infer_settlement,
-    rules_pairs,
     settle_hand,
 )
 from ofc_stats.sim.rooms import write_simulation
@@ -34,10 +37,34 @@ PAIRS = np.array([[0, 30, -21], [-30, 0, -10], [21, 10, 0]], dtype=float) * 0.2
 PPP = Rake("Ppp USD", 0.03, 0.1, "nearest", 0, 0)
 
 
-def test_the_rules_pair_order_is_after_the_button_first() -> None:
-    """RULES.md §4, three seats, button = seat 2: (0, 1), then 0 with the button, then 2 with 1."""
-    assert rules_pairs(3) == [(0, 1), (0, 2), (2, 1)]
-    assert rules_pairs(2) == [(0, 1)]
+def test_the_rules_pair_order_is_the_engines_settlement_order() -> None:
+    """RULES.md §4 in the engine's order (seats in order of action, the button last):
+    three seats (0, 1), (0, 2), (1, 2); four seats settle (0, 3) before (1, 2)."""
+    owes = np.array([[0, 0, 0, 0], [0, 0, 10, 0], [0, -10, 0, 0], [0, 0, 0, 0]], dtype=float)
+    # Seat 2 owes seat 1 10 and has only 4: the rules' kind pays 4 in the one pair it loses.
+    gross = settle_hand(np.array([0, 10, -10, 0.0]), np.array([0, 0, 4, 0.0]), "rules", owes)
+    assert gross.tolist() == [0.0, 4.0, -4.0, 0.0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), seats=st.sampled_from([3, 4]))
+def test_the_orders_written_before_settle_alike(seed: int, seats: int) -> None:
+    """The rules' kind once settled (0, 1), (0, 2), (1, 2), (0, 3), (3, 1), (3, 2) (three
+    seats: (0, 1), (0, 2), (2, 1)); the engine's order swaps the disjoint pairs (1, 2) and
+    (0, 3), which touch different seats' chips, and turns pairs round, which ``_pair_flow``
+    reads from both sides of the antisymmetric amounts: every flow is the same."""
+    rng = np.random.default_rng(seed)
+    upper = np.triu(rng.integers(-30, 31, (seats, seats)).astype(float), 1)
+    owes = upper - upper.T
+    owed = owes.sum(axis=1)
+    short = (owed < 0) & (rng.random(seats) < 0.7)
+    paid = np.where(short, -owed * rng.random(seats), np.maximum(-owed, 0.0))
+    written = {
+        3: [(0, 1), (0, 2), (2, 1)],
+        4: [(0, 1), (0, 2), (1, 2), (0, 3), (3, 1), (3, 2)],
+    }[seats]
+    flow = _pair_flow(paid, short, settlement_order(seats), owes)
+    assert flow.tolist() == pytest.approx(_pair_flow(paid, short, written, owes).tolist())
 
 
 def test_order_of_action_pays_seat_0_in_full_first() -> None:

@@ -244,14 +244,13 @@ def test_score_lines_write_what_the_record_path_writes(name: str) -> None:
     )
 
 
-def test_repeated_cards_finds_exactly_the_hands_with_a_card_twice() -> None:
+def test_the_scorer_refuses_exactly_the_hands_with_a_card_twice() -> None:
     """Against a set per hand, with absent seats (whose cards never count) and copies
     planted within a board, across boards, and in an absent seat only (not a repeat)."""
-    from ofc_stats.core.scoring import repeated_cards
-
+    classic = get_ruleset("classic")  # four seats of a 52-card deck
     rng = np.random.default_rng(5)
     hands, seats = 40_000, 4  # more than two chunks of the check
-    boards = rng.permuted(np.tile(np.arange(54, dtype=np.int8), (hands, 1)), axis=1)
+    boards = rng.permuted(np.tile(np.arange(52, dtype=np.int8), (hands, 1)), axis=1)
     boards = boards[:, : seats * 13].reshape(hands, seats, 13).copy()
     seated = rng.random((hands, seats)) < 0.8
     seated[:, :2] = True
@@ -273,8 +272,10 @@ def test_repeated_cards_finds_exactly_the_hands_with_a_card_twice() -> None:
         ]
     )
     assert want.sum() > hands // 3
-    assert np.array_equal(repeated_cards(boards, seated), want)
-    assert np.array_equal(
-        repeated_cards(boards[:, :2]),
-        [len(set(b.reshape(-1).tolist())) < 26 for b in boards[:, :2]],
-    )
+    score_batch(boards[~want], classic, seated=seated[~want])  # no hand refused wrongly
+    first = int(np.flatnonzero(want)[0])
+    with pytest.raises(HandError, match=f"hand {first}: a card appears twice"):
+        score_batch(boards, classic, seated=seated)
+    for hand in rng.choice(np.flatnonzero(want), 300, replace=False).tolist():
+        with pytest.raises(HandError, match="hand 0: a card appears twice"):
+            score_batch(boards[hand : hand + 1], classic, seated=seated[hand : hand + 1])

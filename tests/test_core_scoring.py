@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ofc_stats.core.scoring import BatchResult, repeated_cards, score_batch
+from ofc_stats.core.scoring import BatchResult, score_batch
 from ofc_stats.core.tables import tables
 from ofc_stats.engine.board import Board
 from ofc_stats.engine.presets import PRESETS, get_ruleset
 from ofc_stats.engine.rules import MajorityBonus, Ruleset, Scoring
-from ofc_stats.engine.scoring import BoardResult, score_hand
+from ofc_stats.engine.scoring import BoardResult, rows_against, score_hand
 from ofc_stats.errors import HandError
 from tests.handgen import random_hands
 
@@ -77,6 +77,7 @@ def assert_equal_to_scalar(ruleset: Ruleset, data: dict[str, np.ndarray]) -> dic
             assert (fl.cards or 0) == result.fantasy_cards[h, s], where
             assert fl.stays == result.fantasy_stays[h, s], where
             assert (fl.repeat_cards or 0) == result.repeat_cards[h, s], where
+            assert (fl.next_cards or 0) == result.next_cards[h, s], where
             seen["fouled"] += board.fouled
             seen["entries"] += fl.qualifies
             seen["stays"] += fl.stays
@@ -89,15 +90,6 @@ def assert_equal_to_scalar(ruleset: Ruleset, data: dict[str, np.ndarray]) -> dic
         absent = ~data["seated"][h]
         assert not result.fouled[h, absent].any() and not result.net[h, absent].any()
     return seen
-
-
-def rows_against(a: BoardResult, b: BoardResult) -> tuple[int, int, int]:
-    """Rows ``a`` wins, loses and ties against ``b``, as ``pair_points`` counts them:
-    a fouled board loses all three to a live one, two fouled boards compare none."""
-    if a.fouled or b.fouled:
-        return (3 * b.fouled * (not a.fouled), 3 * a.fouled * (not b.fouled), 0)
-    signs = [(x.key > y.key) - (x.key < y.key) for x, y in zip(a.ranks, b.ranks, strict=True)]
-    return signs.count(1), signs.count(-1), signs.count(0)
 
 
 def assert_rows_against(boards: tuple[BoardResult, ...], result: BatchResult, h: int) -> None:
@@ -174,11 +166,13 @@ def test_bad_input_is_a_hand_error() -> None:
         score_batch(np.zeros((2, 3, 12), np.int8), ruleset)
 
 
-def test_repeated_cards_counts_only_seated_seats() -> None:
+def test_a_repeated_card_counts_only_in_seated_seats() -> None:
+    ruleset = get_ruleset("pineapple")
     first = list(range(13))
     again = [0, *range(14, 26)]  # the 2c of the first board again
-    assert repeated_cards([[first, again]]).tolist() == [True]
-    assert repeated_cards([[first, again]], [[True, False]]).tolist() == [False]
+    score_batch([[first, again]], ruleset, seated=[[True, False]])  # the absent seat's 2c
+    with pytest.raises(HandError, match="hand 0: a card appears twice"):
+        score_batch([[first, again]], ruleset)
 
 
 def test_any_memory_layout_scores_alike() -> None:

@@ -178,7 +178,7 @@ def test_fantasyland_follows_the_engine() -> None:
             for seat in this.seats:
                 board = Board(seat.top, seat.middle, seat.bottom)
                 outcome = score_board(board, rules, seat.in_fantasy, seat.fantasy_cards).fantasyland
-                granted = outcome.cards if outcome.qualifies else outcome.repeat_cards
+                granted = outcome.next_cards
                 nxt = following[seat.player]
                 assert nxt.in_fantasy is bool(granted)
                 if granted:

@@ -11,6 +11,7 @@ core never re-implements them).  Built once per ruleset per process (~0.1 s).
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -28,6 +29,12 @@ def core_rules(ruleset: Ruleset) -> _core.Rules:
     >>> core_rules(get_ruleset("joker-pineapple")).deck_size
     54
     """
+    return _core.Rules(**rule_arrays(ruleset))
+
+
+def rule_arrays(ruleset: Ruleset) -> dict[str, Any]:
+    """The arguments of :class:`_core.Rules` for ``ruleset`` (what :func:`core_rules`
+    hands the core; Rust's own tests read two presets of them from a fixture)."""
     t = tables()
     table = ruleset.royalties
     fantasy = ruleset.fantasy
@@ -44,7 +51,7 @@ def core_rules(ruleset: Ruleset) -> _core.Rules:
         if repeat.bottom is not None:
             only_bot = type(repeat)(top=None, middle=None, bottom=repeat.bottom)
             bottom = np.array([only_bot.holds(t.rank3[0], t.rank5[0], r) for r in t.rank5])
-    return _core.Rules(
+    return dict(
         royalty_top=np.array([table.top_points(r) for r in t.rank3], dtype=np.int16),
         royalty_middle=np.array([table.five_points("middle", r) for r in t.rank5], np.int16),
         royalty_bottom=np.array([table.five_points("bottom", r) for r in t.rank5], np.int16),

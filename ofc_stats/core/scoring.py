@@ -43,6 +43,9 @@ class BatchResult:
     fantasy_cards: npt.NDArray[np.int8]  # 0 = no entry
     fantasy_stays: npt.NDArray[np.bool_]
     repeat_cards: npt.NDArray[np.int8]  # 0 = no repeat, or count unknown
+    # Cards the next hand deals (engine FantasyOutcome.next_cards): the repeat's when the
+    # seat stays, else the entry's; 0 = a normal hand, or a repeat whose count is unknown.
+    next_cards: npt.NDArray[np.int8]
     points: npt.NDArray[np.int32]  # (H, S, S): seat i wins from seat j, uncapped
     net: npt.NDArray[np.int32]
     net_capped: npt.NDArray[np.float64]
@@ -159,21 +162,6 @@ def score_seat_lists(
         stacks=stacks,
         check=check,
     )
-
-
-def repeated_cards(
-    boards: npt.ArrayLike, seated: npt.ArrayLike | None = None
-) -> npt.NDArray[np.bool_]:
-    """(H,) hands with a card twice among their seated seats, for (H, S, 13) card ids.
-
-    An id outside 0..63 counts as a repeat (it could not be told apart).
-
-    >>> repeated_cards([[list(range(13)), [0, *range(14, 26)]]]).tolist()
-    [True]
-    """
-    cards = np.asarray(boards, dtype=np.int8)
-    mask = None if seated is None else np.asarray(seated, dtype=bool)
-    return _core.repeated_cards(cards, mask)
 
 
 def _mask(

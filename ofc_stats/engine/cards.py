@@ -105,15 +105,6 @@ def rank_of(card: int) -> int:
     return card >> 2
 
 
-def suit_of(card: int) -> int:
-    """The suit (0 = clubs .. 3 = spades) of a non-joker card id.
-
-    >>> suit_of(parse_card("Qh"))  # clubs 0, diamonds 1, hearts 2, spades 3
-    2
-    """
-    return card & 3
-
-
 def is_joker(card: int) -> bool:
     return card >= DECK_SIZE
 
@@ -164,16 +155,6 @@ for _card in range(DECK_SIZE):
             _SPELLINGS[_rank + _suit] = _card
             if _rank in "Tt":
                 _SPELLINGS["10" + _suit] = _card
-
-
-def card_spellings() -> dict[str, int]:
-    """Every common spelling of the 52 cards and its id (what a columnar reader joins on).
-
-    >>> spellings = card_spellings()
-    >>> spellings["As"], spellings["10d"], spellings["qH"]
-    (51, 33, 42)
-    """
-    return dict(_SPELLINGS)
 
 
 def parse_cards(text: str | Iterable[str], where: str = "") -> tuple[int, ...]:

@@ -9,7 +9,7 @@ over those numbers in NumPy, fouled as
 Boards holding jokers are scored whole by ``score_board`` (the engine's joker
 reading), 1-30 ms a board: only the splits whose upper bound reaches the best
 value found are read (see :func:`_with_jokers`), and joker deals stay at 13
-cards.  It shares nothing with the core (:mod:`ofc_stats.core.fantasy`,
+or 14 cards.  It shares nothing with the core (:mod:`ofc_stats.core.fantasy`,
 ``rust/ofc-core/src/fantasy.rs``), not even the row classes, so the tests can
 hold the solver to it: the value and the very set.
 """
@@ -218,38 +218,43 @@ def _with_jokers(
     """
     fantasy = ruleset.fantasy
     repeat = fantasy.repeat if fantasy.mode is not FantasyMode.NONE else None
-    bounds: dict[tuple[str, tuple[int, ...]], tuple[int, bool]] = {}
     every_all = repeat is not None and repeat.combine is Combine.ALL
     alone = tuple(_alone(repeat, row) for row in ("top", "middle", "bottom"))
 
-    def bound(row: tuple[int, ...], name: str) -> tuple[int, bool]:
-        found = bounds.get((name, row))
-        if found is None:
-            found = bounds[(name, row)] = _row_bound_of(row, name, ruleset, alone, every_all)
-        return found
-
-    splits: list[tuple[float, int, Board]] = []
-    for bottom in combinations(deal, 5):
-        rest = [card for card in deal if card not in bottom]
-        for middle in combinations(rest, 5):
-            left = [card for card in rest if card not in middle]
-            for top in combinations(left, 3):
-                parts = (bound(top, "top"), bound(middle, "middle"), bound(bottom, "bottom"))
-                flags = [flag for _, flag in parts]
-                can_stay = repeat is not None and (all(flags) if every_all else any(flags))
-                most = sum(points for points, _ in parts) + max(stay_value * can_stay, 0.0)
-                splits.append((most, len(splits), Board(top, middle, bottom)))
-    splits.sort(key=lambda split: -split[0])  # stable: enumeration order among equal bounds
+    five, three, middle, rest3, top_rel = _subsets(len(deal))
+    rows5 = [tuple(deal[p] for p in s) for s in five.tolist()]
+    rows3 = [tuple(deal[p] for p in s) for s in three.tolist()]
+    parts = {
+        name: [
+            _row_bound_of(row, name, ruleset, alone, every_all)
+            for row in (rows3 if name == "top" else rows5)
+        ]
+        for name in ("top", "middle", "bottom")
+    }
+    most_of = {name: np.array([p for p, _ in found]) for name, found in parts.items()}
+    flag_of = {name: np.array([f for _, f in found]) for name, found in parts.items()}
+    # Every split as (bottom, middle, top) subset indices, in enumeration order.
+    bottoms = np.repeat(np.arange(len(five)), middle.shape[1] * top_rel.shape[1])
+    middles = np.repeat(middle, top_rel.shape[1], axis=1).reshape(-1)
+    tops = rest3[:, top_rel].reshape(-1)
+    flags = (flag_of["top"][tops], flag_of["middle"][middles], flag_of["bottom"][bottoms])
+    can_stay = repeat is not None and (
+        flags[0] & flags[1] & flags[2] if every_all else flags[0] | flags[1] | flags[2]
+    )
+    most_all = most_of["top"][tops] + most_of["middle"][middles] + most_of["bottom"][bottoms]
+    most_all = most_all + max(stay_value, 0.0) * np.asarray(can_stay, dtype=np.float64)
     best: tuple[tuple[float, int, int, int, int], int, bool, Split] | None = None
-    for most, index, board in splits:
+    for index in np.argsort(-most_all, kind="stable").tolist():  # enumeration order on ties
+        most = float(most_all[index])
         if best is not None and most < best[0][0]:
             break
+        board = Board(rows3[tops[index]], rows5[middles[index]], rows5[bottoms[index]])
         scored = score_board(board, ruleset, in_fantasy=True)
         if scored.fouled:
             continue
         stays = scored.fantasyland.stays
-        t, m, b = (rank.key for rank in scored.ranks)
-        here = (float(scored.royalties.total + stay_value * stays), b, m, t, -index)
+        tk, mk, bk = (rank.key for rank in scored.ranks)
+        here = (float(scored.royalties.total + stay_value * stays), bk, mk, tk, -index)
         if best is None or here > best[0]:
             split = tuple(tuple(sorted(row, reverse=True)) for row in board.rows)
             best = (here, scored.royalties.total, stays, (split[0], split[1], split[2]))

@@ -12,7 +12,7 @@ Pure: NumPy only, no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +36,18 @@ PUBLISHED_JOKERS: dict[int, tuple[float, str]] = {
 }
 
 
+def nearest_size(sizes: Collection[int], cards: int) -> int:
+    """The size among ``sizes`` (not empty) whose figure a ``cards``-card Fantasyland takes:
+    the largest not above ``cards`` (a floor, since more cards never make a Fantasyland
+    worse), else the smallest.
+
+    >>> nearest_size({14, 15, 17}, 16), nearest_size({14, 15, 17}, 17), nearest_size({14, 15}, 13)
+    (15, 17, 14)
+    """
+    below = [n for n in sizes if n <= cards]
+    return max(below) if below else min(sizes)
+
+
 def published_value(cards: int, deck: Deck = Deck.STANDARD52) -> tuple[float, str]:
     """The published value of a ``cards``-card Fantasyland and where it comes from.
 
@@ -44,9 +56,7 @@ def published_value(cards: int, deck: Deck = Deck.STANDARD52) -> tuple[float, st
     make a Fantasyland worse.  Fewer cards than any figure: the smallest.
     """
     table = PUBLISHED_JOKERS if deck is Deck.JOKER54 else PUBLISHED
-    known = sorted(table)
-    below = [count for count in known if count <= cards]
-    value, source = table[below[-1] if below else known[0]]
+    value, source = table[nearest_size(table.keys(), cards)]
     if cards not in table:
         source += f"; no published {cards}-card figure, nearest smaller count used"
     return value, source

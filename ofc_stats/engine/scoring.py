@@ -43,6 +43,22 @@ class FantasyOutcome:
     stays: bool = False
     repeat_cards: int | None = None
 
+    @property
+    def next_cards(self) -> int | None:
+        """Cards the next hand deals this seat: the repeat's count when it stays (None
+        when that count is not known), else the entry's, else 0 (a normal hand).
+
+        >>> FantasyOutcome(qualifies=True, cards=15).next_cards  # KK on top: 15 cards
+        15
+        >>> FantasyOutcome(stays=True, repeat_cards=14).next_cards, FantasyOutcome().next_cards
+        (14, 0)
+        >>> FantasyOutcome(stays=True).next_cards is None  # "as many as this one", not given
+        True
+        """
+        if self.stays:
+            return self.repeat_cards
+        return self.cards if self.qualifies and self.cards is not None else 0
+
 
 @dataclass(frozen=True)
 class BoardResult:
@@ -149,16 +165,35 @@ def row_points(ruleset: Ruleset, won: int, lost: int, foul: bool) -> int:
     return diff + (1 if won >= 2 else -1 if lost >= 2 else 0)
 
 
+def rows_against(a: BoardResult, b: BoardResult) -> tuple[int, int, int]:
+    """Rows board ``a`` wins, loses and ties against board ``b`` (RULES.md §4).
+
+    A fouled board loses all three rows to a live one; two fouled boards compare
+    none.  A scoop is all three rows won from one opponent.
+
+    >>> from ofc_stats.engine.presets import get_ruleset
+    >>> pineapple = get_ruleset("pineapple")
+    >>> alice = score_board(Board.parse("Qs Qd 2c", "5h 6d 7c 8s 9h", "2h 7h Th Jh Ah"), pineapple)
+    >>> carol = score_board(Board.parse("Kc Kd 3s", "4c 4d Jh Js 2d", "5c 5d 5h 8d 9c"), pineapple)
+    >>> rows_against(alice, carol)  # KK beats QQ; the straight two pair; the flush trips
+    (2, 1, 0)
+    >>> bob = score_board(Board.parse("Ac Kd 3s", "4c 4d 4h Js Ks", "5c 5d 6c 8d 9c"), pineapple)
+    >>> bob.fouled, rows_against(alice, bob), rows_against(bob, bob)
+    (True, (3, 0, 0), (0, 0, 0))
+    """
+    if a.fouled or b.fouled:
+        live_a, live_b = not a.fouled, not b.fouled
+        return 3 * (live_a and b.fouled), 3 * (live_b and a.fouled), 0
+    signs = [(x.key > y.key) - (x.key < y.key) for x, y in zip(a.ranks, b.ranks, strict=True)]
+    return signs.count(1), signs.count(-1), signs.count(0)
+
+
 def pair_points(ruleset: Ruleset, a: BoardResult, b: BoardResult) -> int:
     """What board ``a`` wins from board ``b``: rows plus the royalty difference."""
     if a.fouled and b.fouled:
         return 0
-    if a.fouled or b.fouled:
-        won, lost = (0, 3) if a.fouled else (3, 0)
-        rows = row_points(ruleset, won, lost, foul=True)
-    else:
-        signs = [(x.key > y.key) - (x.key < y.key) for x, y in zip(a.ranks, b.ranks, strict=True)]
-        rows = row_points(ruleset, signs.count(1), signs.count(-1), foul=False)
+    won, lost, _ = rows_against(a, b)
+    rows = row_points(ruleset, won, lost, foul=a.fouled or b.fouled)
     return rows + a.royalties.total - b.royalties.total
 
 

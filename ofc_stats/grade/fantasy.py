@@ -34,7 +34,12 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.core.fantasy import solve_fantasy
-from ofc_stats.engine.fantasy_value import documented_stay_value, fantasy_values, published_value
+from ofc_stats.engine.fantasy_value import (
+    documented_stay_value,
+    fantasy_values,
+    nearest_size,
+    published_value,
+)
 from ofc_stats.engine.rules import Deck, Ruleset
 from ofc_stats.grade.fantasy_chain import FIGURES, ChainWorth, chain_worth, worth_at
 from ofc_stats.grade.position import FantasyDeal
@@ -97,11 +102,10 @@ class RoomValues:
 def _floor(counts: dict[int, int], cards: int) -> int:
     """The size a ``cards``-card Fantasyland is pooled with: itself when seen enough, else
     the largest well-seen smaller size, else the smallest well-seen size."""
-    enough = sorted(n for n, k in counts.items() if k >= MIN_HANDS)
+    enough = {n for n, k in counts.items() if k >= MIN_HANDS}
     if cards in enough or not enough:
         return cards
-    below = [n for n in enough if n < cards]
-    return below[-1] if below else enough[0]
+    return nearest_size(enough, cards)
 
 
 def room_values(

@@ -44,7 +44,12 @@ import numpy.typing as npt
 
 from ofc_stats import _core
 from ofc_stats.core.rules import core_rules
-from ofc_stats.engine.fantasy_value import FantasyValues, fantasy_values, published_value
+from ofc_stats.engine.fantasy_value import (
+    FantasyValues,
+    fantasy_values,
+    nearest_size,
+    published_value,
+)
 from ofc_stats.engine.presets import PRESETS, get_ruleset
 from ofc_stats.engine.rules import FantasyMode, Ruleset
 from ofc_stats.grade.rollout import streets
@@ -100,8 +105,7 @@ def fingerprint(ruleset: Ruleset) -> str:
 def worth_at(worth: Mapping[int, float], cards: int) -> float:
     """A ``cards``-card Fantasyland's worth from a (non-empty) worth by size: a size not
     listed takes the nearest smaller's (the smallest's below them all)."""
-    below = [n for n in worth if n <= cards]
-    return worth[max(below) if below else min(worth)]
+    return worth[nearest_size(worth.keys(), cards)]
 
 
 def worth_by_cards(worth: Mapping[int, float]) -> list[float]:

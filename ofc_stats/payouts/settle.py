@@ -25,10 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import combinations, permutations
+from itertools import permutations
 
 import numpy as np
 import pandas as pd
+
+from ofc_stats.engine.scoring import settlement_order
 
 KINDS = ("action", "rules", "proportional")
 KIND_TEXT = {
@@ -37,7 +39,7 @@ KIND_TEXT = {
     "proportional": "winners share in proportion to their points",
 }
 TOLERANCE = 0.011
-_PAIRS3 = ((0, 1), (0, 2), (1, 2))
+_PAIRS3 = tuple(settlement_order(3))
 
 
 def _pair_kind(order: tuple[tuple[int, int], ...]) -> str:
@@ -45,9 +47,7 @@ def _pair_kind(order: tuple[tuple[int, int], ...]) -> str:
 
 
 # Every order of the three pairs of a three-seat hand but the rules' own.
-PAIR_KINDS = tuple(
-    _pair_kind(order) for order in permutations(_PAIRS3) if order != ((0, 1), (0, 2), (1, 2))
-)
+PAIR_KINDS = tuple(_pair_kind(order) for order in permutations(_PAIRS3) if order != _PAIRS3)
 # Net amounts, winners paid starting from the seat acting just before the short stack and
 # going backwards round the table (a room found paying so on real hands).
 BEFORE = "before"
@@ -65,18 +65,6 @@ def kind_text(kind: str) -> str:
         pairs = ", ".join(f"{p[0]}–{p[1]}" for p in kind[6:].split("-"))
         return f"pairs settled in the order {pairs} (seat 0 acts first)"
     return KIND_TEXT[kind]
-
-
-def rules_pairs(seats: int) -> list[tuple[int, int]]:
-    """Pairs in the settlement order of RULES.md §4; the button acts last (seat n-1).
-
-    Three seats: (0, 1), then (0, 2) (the first after the button with the
-    button), then (2, 1) (the button with the second player).
-    """
-    button = seats - 1
-    others = list(range(button))
-    pairs = list(combinations(others, 2))
-    return pairs + [(others[0], button)] + [(button, o) for o in others[1:]]
 
 
 def settle_hand(
@@ -120,7 +108,7 @@ def settle_hand(
     elif kind == "rules" or kind.startswith("pairs:"):
         if pairwise is None:
             raise ValueError("a pair order needs the pairwise amounts")
-        order = rules_pairs(len(owed))
+        order = settlement_order(len(owed))
         if kind.startswith("pairs:") and len(owed) == 3:
             order = [(int(p[0]), int(p[1])) for p in kind[6:].split("-")]
         gross = _pair_flow(np.asarray(paid, dtype=np.float64), short, order, pairwise)

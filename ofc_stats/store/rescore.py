@@ -263,6 +263,7 @@ class _Columns:
         self.entry = np.zeros(rows, dtype=np.int8)
         self.stays = np.zeros(rows, dtype=bool)
         self.repeat = np.zeros(rows, dtype=np.int8)
+        self.next = np.zeros(rows, dtype=np.int8)
         self.timeout_streets = np.zeros(rows, dtype=np.int16)
         # whatever the status: a fact of the text; None when the text was not read
         self.recorded: npt.NDArray[np.int16] | None = np.zeros(rows, dtype=np.int16)
@@ -304,6 +305,7 @@ class _Columns:
         self.entry = put(self.entry, result.fantasy_cards)
         self.stays = put(self.stays, result.fantasy_stays)
         self.repeat = put(self.repeat, result.repeat_cards)
+        self.next = put(self.next, result.next_cards)
 
     def timeouts(self, flat: npt.NDArray[np.int64], mask: npt.NDArray[np.int16]) -> None:
         self.timeout_streets[flat] = mask
@@ -323,8 +325,7 @@ class _Columns:
             return pa.array(values, kind, mask=mask)
 
         royalties = self.royalty[0] + self.royalty[1] + self.royalty[2]
-        next_cards = np.where(self.stays, self.repeat, self.entry).astype(np.int8)
-        unknown = self.stays & (self.repeat == 0)  # a repeat whose count the data lacks
+        unknown = self.stays & (self.next == 0)  # a repeat whose count the data lacks
         next_mask = unknown if mask is None else mask | unknown
         timeouts = np.bitwise_count(self.timeout_streets.view(np.uint16)).astype(np.int8)
         columns = [
@@ -346,7 +347,7 @@ class _Columns:
             col(self.entry, pa.int8()),
             col(self.stays, pa.bool_()),
             col(self.repeat, pa.int8()),
-            pa.array(next_cards, pa.int8(), mask=next_mask if next_mask.any() else None),
+            pa.array(self.next, pa.int8(), mask=next_mask if next_mask.any() else None),
             col(self.timeout_streets, pa.int16()),
             col(timeouts, pa.int8()),
             pa.nulls(self.rows, pa.int16())

@@ -8,6 +8,9 @@ use crate::cards::{is_joker, DECK};
 use crate::eval::Tables;
 use crate::rules::Rules;
 
+/// Names of the destination codes 0..4 (`engine.board.DESTINATIONS`).
+pub const DESTINATIONS: [&str; 4] = ["top", "middle", "bottom", "discard"];
+
 /// What one board is worth.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BoardEval {

@@ -1436,6 +1436,126 @@ mod tests {
         }
     }
 
+    /// Every split of a deal without jokers, each row's class looked up once per
+    /// subset (the plain brute force reads every board from its cards: too slow past
+    /// 15 cards): the best (value, classes) and its royalties and repeat.
+    fn exhaustive(deal: &[u8], rules: &Rules, stay: f64) -> (f64, i32, bool, u64) {
+        let t = Tables::get();
+        let n = deal.len();
+        let full = (1u32 << n) - 1;
+        let mut class = vec![0u16; 1 << n];
+        for mask in 0..=full {
+            let k = mask.count_ones();
+            if k == 3 || k == 5 {
+                let row: Vec<u8> = (0..n)
+                    .filter(|i| mask >> i & 1 == 1)
+                    .map(|i| deal[i])
+                    .collect();
+                class[mask as usize] = if k == 3 {
+                    t.class3(&row)
+                } else {
+                    t.class5(&row)
+                };
+            }
+        }
+        // Every k-card subset of `within`, by walking its submasks.
+        let subsets = |within: u32, k: u32| {
+            let mut out = Vec::new();
+            let mut sub = within;
+            loop {
+                if sub.count_ones() == k {
+                    out.push(sub);
+                }
+                if sub == 0 {
+                    break;
+                }
+                sub = (sub - 1) & within;
+            }
+            out
+        };
+        let mut best: Option<(f64, u64, i32, bool)> = None;
+        for bottom in subsets(full, 5) {
+            let cb = class[bottom as usize];
+            for middle in subsets(full & !bottom, 5) {
+                let cm = class[middle as usize];
+                if cm > cb {
+                    continue; // fouled, whatever the top
+                }
+                for top in subsets(full & !bottom & !middle, 3) {
+                    let e = BoardEval::from_classes(t, rules, class[top as usize], cm, cb, None);
+                    if e.fouled {
+                        continue;
+                    }
+                    let stays = e.stays(rules);
+                    let value = e.royalty_total() as f64 + if stays { stay } else { 0.0 };
+                    let code = pack(e.bottom, e.middle, e.top);
+                    if best.is_none_or(|(v, c, ..)| (value, code) > (v, c)) {
+                        best = Some((value, code, e.royalty_total(), stays));
+                    }
+                }
+            }
+        }
+        let (value, code, royalties, stays) = best.expect("a legal set exists");
+        (value, royalties, stays, code)
+    }
+
+    /// The solver's set is worth what the exhaustive search finds best, with the
+    /// same rows' classes (a tie between suits may keep other cards of those classes).
+    fn agree_exhaustive(deal: &[u8], rules: &Rules, stay: f64) {
+        let t = Tables::get();
+        let set = solve(deal, rules, stay).unwrap();
+        let code = pack(
+            t.class5(&set.bottom),
+            t.class5(&set.middle),
+            t.class3(&set.top),
+        );
+        assert_eq!(
+            (set.value, set.royalties, set.stays, code),
+            exhaustive(deal, rules, stay),
+            "{}",
+            text(deal)
+        );
+    }
+
+    #[test]
+    fn the_exhaustive_reference_is_the_brute_force() {
+        let cases = variants();
+        for i in 0..6 {
+            let mut stream = Stream::new(&[5, i as u64]);
+            let deal = random_deal(&mut stream, 13 + i % 3, 0);
+            let (rules, stay) = &cases[i % cases.len()];
+            let (value, royalties, stays, code, _) = brute_force(&deal, rules, *stay);
+            assert_eq!(
+                exhaustive(&deal, rules, *stay),
+                (value, royalties, stays, code)
+            );
+        }
+    }
+
+    #[test]
+    fn equals_the_exhaustive_search_at_16_and_17_cards() {
+        exhaustive_deals(&[(16, 3), (17, 1)]);
+    }
+
+    /// 18 cards (a custom ruleset may deal them): one deal, ~10 s of exhaustive search.
+    #[test]
+    #[ignore = "slow: cargo test -- --ignored"]
+    fn equals_the_exhaustive_search_at_18_cards() {
+        exhaustive_deals(&[(18, 1)]);
+    }
+
+    fn exhaustive_deals(counts: &[(usize, usize)]) {
+        let cases = variants();
+        for &(count, deals) in counts {
+            for i in 0..deals {
+                let mut stream = Stream::new(&[6, count as u64, i as u64]);
+                let deal = random_deal(&mut stream, count, 0);
+                let (rules, stay) = &cases[(i + count) % cases.len()];
+                agree_exhaustive(&deal, rules, *stay);
+            }
+        }
+    }
+
     #[test]
     fn the_answer_does_not_depend_on_the_input_order() {
         let rules = Rules::pineapple_progressive();

@@ -11,14 +11,15 @@
 
 use std::io::Write;
 
-use crate::sim::SeatMoves;
+use rayon::prelude::*;
+
+use crate::board::DESTINATIONS;
+use crate::sim::{HandPlayed, SeatMoves};
 
 /// `ofc_format` of the lines written.
 pub const VERSION: u32 = 1;
 const RANKS: &[u8; 13] = b"23456789TJQKA";
 const SUITS: &[u8; 4] = b"cdhs";
-/// The rows' names (`engine.board.DESTINATIONS`) as JSON strings: nothing to escape.
-const DESTINATIONS: [&[u8]; 4] = [b"\"top\"", b"\"middle\"", b"\"bottom\"", b"\"discard\""];
 
 /// What every hand of a session's file shares.
 #[derive(Debug, Clone, Copy)]
@@ -230,7 +231,10 @@ fn streets(out: &mut Vec<u8>, keys: &[u16], timed_out: u16) {
             if n > 0 {
                 out.push(b',');
             }
-            out.extend_from_slice(DESTINATIONS[(key & 3) as usize]);
+            // The rows' names have nothing to escape.
+            out.push(b'"');
+            out.extend_from_slice(DESTINATIONS[(key & 3) as usize].as_bytes());
+            out.push(b'"');
         }
         out.push(b']');
         if index < 16 && timed_out >> index & 1 == 1 {
@@ -284,6 +288,83 @@ pub fn write_line(out: &mut Vec<u8>, header: &LineHeader<'_>, hand: &LineHand<'_
         out.extend_from_slice(b"}}");
     }
     out.extend_from_slice(b"]}");
+}
+
+/// What the lines of a session's file share, and each table's names.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionNames<'a> {
+    pub header: LineHeader<'a>,
+    /// Seconds since 1970 of hand 0's `played_at`, and seconds between hands.
+    pub start: i64,
+    pub step: i64,
+    pub table_ids: &'a [String],
+    /// Players' names by table position, per table.
+    pub players: &'a [Vec<String>],
+}
+
+/// Table-hands whose lines one task of [`session_lines`] writes into one buffer.
+pub const LINES_A_TASK: usize = 32;
+
+/// One task's lines: their text, and where each line ends in it.
+pub type LinesPart = (Vec<u8>, Vec<usize>);
+
+/// The table-hands' lines (hand-major, `tables` a hand, hand ids from
+/// `first_hand`), each with its newline, encoded on rayon's threads: per task of
+/// [`LINES_A_TASK`] hands in order, their text and where each of its lines ends
+/// in it.  (A buffer a line was thousands of allocations a call.)
+pub fn session_lines(
+    names: &SessionNames<'_>,
+    hands: &[HandPlayed],
+    tables: usize,
+    first_hand: u64,
+) -> Result<Vec<LinesPart>, String> {
+    let (table_ids, players) = (names.table_ids, names.players);
+    if table_ids.len() != tables || players.len() != tables {
+        return Err("lines need one table id and one list of names a table".into());
+    }
+    hands
+        .par_chunks(LINES_A_TASK)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut out = Vec::with_capacity(chunk.len() * 2048);
+            let mut ends = Vec::with_capacity(chunk.len());
+            let mut seated: Vec<&str> = Vec::new();
+            let mut in_fantasy: Vec<bool> = Vec::new();
+            for (o, p) in chunk.iter().enumerate() {
+                let j = c * LINES_A_TASK + o;
+                let (k, i) = (j / tables, j % tables);
+                seated.clear();
+                seated.extend(
+                    p.order
+                        .iter()
+                        .map(|&at| players[i].get(at as usize).map_or("", String::as_str)),
+                );
+                if seated.len() != players[i].len() {
+                    return Err(format!("table {i}: one name a seat"));
+                }
+                in_fantasy.clear();
+                in_fantasy.extend(p.fantasy_cards.iter().map(|&c| c > 0));
+                let hand_id = first_hand + k as u64;
+                write_line(
+                    &mut out,
+                    &names.header,
+                    &LineHand {
+                        table: &table_ids[i],
+                        hand_id,
+                        played_at: names.start + names.step * hand_id as i64,
+                        players: &seated,
+                        in_fantasy: &in_fantasy,
+                        net: &p.net,
+                        moves: &p.moves,
+                        timed_out: &p.played.timed_out,
+                    },
+                );
+                out.push(b'\n');
+                ends.push(out.len());
+            }
+            Ok((out, ends))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -40,6 +40,8 @@
 
 use rayon::prelude::*;
 
+use crate::board::DESTINATIONS;
+use crate::cards::format_card;
 use crate::eval::Tables;
 use crate::policy::{imagine, street_values, value_of};
 use crate::rollout::{Game, Position, Setup, Values, PARTS, SCREEN};
@@ -120,6 +122,25 @@ impl RaceParams {
     }
 }
 
+/// `top Qs | bottom 7h 7d | discard 2c`: where each dealt card went, as
+/// `ofc_stats.grade.tasks.play_text` writes it (made on the grading threads,
+/// because a first street has 232 of them).
+pub fn play_text(dealt: &[u8], dest: &[u8]) -> String {
+    let mut parts = Vec::with_capacity(4);
+    for (code, name) in DESTINATIONS.iter().enumerate() {
+        let cards: Vec<String> = dealt
+            .iter()
+            .zip(dest)
+            .filter(|(_, &d)| d as usize == code)
+            .map(|(&c, _)| format_card(c))
+            .collect();
+        if !cards.is_empty() {
+            parts.push(format!("{name} {}", cards.join(" ")));
+        }
+    }
+    parts.join(" | ")
+}
+
 /// The grade of one decision; candidate arrays are in legal-candidate order.
 #[derive(Debug, Clone)]
 pub struct Graded {
@@ -156,6 +177,16 @@ pub struct Graded {
     /// measured again on fresh rollouts does either, but after the one second look (see
     /// [`settle`]) a rival it did not settle can: not within.
     pub within_noise: Vec<bool>,
+}
+
+impl Graded {
+    /// Each legal candidate's [`play_text`] of the `dealt` cards.
+    pub fn plays(&self, dealt: &[u8]) -> Vec<String> {
+        self.destinations
+            .chunks(self.cards.max(1))
+            .map(|dest| play_text(dealt, dest))
+            .collect()
+    }
 }
 
 fn mean(x: &[f64]) -> f64 {
@@ -838,6 +869,13 @@ mod tests {
     use crate::rollout::tests::{flush_draw, game, last_street};
     use crate::rollout::Opponent;
     use crate::rules::Rules;
+
+    #[test]
+    fn a_play_names_each_destination_once_in_row_order() {
+        let dealt = crate::cards::cards("7h Qs 2c 7d");
+        let text = play_text(&dealt, &[2, 0, 3, 2]);
+        assert_eq!(text, "top Qs | bottom 7h 7d | discard 2c");
+    }
 
     #[test]
     fn a_sure_foul_loses_exactly_what_the_rules_say() {

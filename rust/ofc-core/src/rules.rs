@@ -5,11 +5,12 @@
 //! functions (`RoyaltyTable.top_points`, `FantasyRules.entry_cards_for`,
 //! `RepeatRule.holds`, `row_points`) on each class's row, and hands them to
 //! the core: the ruleset's many options keep one definition, and the core
-//! cannot drift from it.  [`Rules::pineapple_progressive`] builds one preset
-//! here from RULES.md's tables, for Rust's own tests and benchmarks.
+//! cannot drift from it.  Rust's own tests and benchmarks (the `bench` feature)
+//! play two presets read from `testdata/presets.json`, which
+//! `tests/test_core_rules_fixture.py` writes from those same arrays and checks.
 
 use crate::error::CoreError;
-use crate::eval::{category, Tables, CLASSES3, CLASSES5};
+use crate::eval::{CLASSES3, CLASSES5};
 
 /// Every per-class array and option the core's scoring reads.
 #[derive(Debug, Clone)]
@@ -111,107 +112,110 @@ impl Rules {
             set.any(|&x| x)
         }
     }
+}
+
+/// The presets of Rust's own tests and benchmarks, written from the definition
+/// (`ofc_stats.core.rules.rule_arrays`) by `python -m tests.test_core_rules_fixture`;
+/// each array as [value, how many in a row] runs.
+#[cfg(any(test, feature = "bench"))]
+const PRESETS: &str = include_str!("testdata/presets.json");
+
+#[cfg(any(test, feature = "bench"))]
+type Runs = Vec<(i64, usize)>;
+
+#[cfg(any(test, feature = "bench"))]
+#[derive(serde::Deserialize)]
+struct Preset {
+    royalty_top: Runs,
+    royalty_middle: Runs,
+    royalty_bottom: Runs,
+    entry_cards: Runs,
+    repeat_top: Option<Runs>,
+    repeat_middle: Option<Runs>,
+    repeat_bottom: Option<Runs>,
+    repeat_all: bool,
+    repeat_cards: i8,
+    pair_rows: Runs,
+    deck_size: u8,
+    max_seats: u8,
+    stack_cap: bool,
+    max_loss: Option<f64>,
+}
+
+#[cfg(any(test, feature = "bench"))]
+fn expand<T: Clone>(runs: &Runs, value: impl Fn(i64) -> T) -> Vec<T> {
+    runs.iter()
+        .flat_map(|&(v, n)| std::iter::repeat_n(value(v), n))
+        .collect()
+}
+
+#[cfg(any(test, feature = "bench"))]
+impl Rules {
+    /// The ruleset `name` of the presets fixture (panics on a name it lacks).
+    pub fn preset(name: &str) -> Rules {
+        let mut all: std::collections::HashMap<String, Preset> =
+            serde_json::from_str(PRESETS).expect("the presets fixture is JSON");
+        let p = all
+            .remove(name)
+            .unwrap_or_else(|| panic!("no preset {name} in the fixture"));
+        let flags = |runs: &Runs| expand(runs, |v| v != 0);
+        let rules = Rules {
+            royalty_top: expand(&p.royalty_top, |v| v as i16),
+            royalty_middle: expand(&p.royalty_middle, |v| v as i16),
+            royalty_bottom: expand(&p.royalty_bottom, |v| v as i16),
+            entry_cards: expand(&p.entry_cards, |v| v as i8),
+            repeat_top: p.repeat_top.as_ref().map(flags),
+            repeat_middle: p.repeat_middle.as_ref().map(flags),
+            repeat_bottom: p.repeat_bottom.as_ref().map(flags),
+            repeat_all: p.repeat_all,
+            repeat_cards: p.repeat_cards,
+            pair_rows: expand(&p.pair_rows, |v| v as i32),
+            deck_size: p.deck_size,
+            max_seats: p.max_seats,
+            stack_cap: p.stack_cap,
+            max_loss: p.max_loss,
+        };
+        rules.validate().expect("the fixture fits the row classes");
+        rules
+    }
 
     /// RULES.md's `pineapple-progressive`: American scoring and royalties,
     /// QQ 14 / KK 15 / AA 16 / trips 17 cards, repeat on trips on top or quads
-    /// or better on the bottom (14 cards).  For Rust's own tests and benchmarks.
+    /// or better on the bottom (14 cards).
     pub fn pineapple_progressive() -> Rules {
-        use category::*;
-        let t = Tables::get();
-        let top = |r: &crate::eval::RowRank| -> (i16, i8) {
-            match r.category {
-                PAIR if r.ranks[0] >= 4 => {
-                    let q = r.ranks[0] as i16 - 3; // 66 = 1 .. AA = 9
-                    let cards = match r.ranks[0] {
-                        10 => 14,
-                        11 => 15,
-                        12 => 16,
-                        _ => 0,
-                    };
-                    (q, cards)
-                }
-                THREE_OF_A_KIND => (10 + r.ranks[0] as i16, 17), // 222 = 10 .. AAA = 22
-                _ => (0, 0),
-            }
-        };
-        let five = |r: &crate::eval::RowRank, middle: bool| -> i16 {
-            let royal = r.category == STRAIGHT_FLUSH && r.ranks[0] == 12;
-            let (m, b) = match r.category {
-                THREE_OF_A_KIND => (2, 0),
-                STRAIGHT => (4, 2),
-                FLUSH => (8, 4),
-                FULL_HOUSE => (12, 6),
-                FOUR_OF_A_KIND => (20, 10),
-                STRAIGHT_FLUSH if royal => (50, 25),
-                STRAIGHT_FLUSH => (30, 15),
-                _ => (0, 0),
-            };
-            if middle {
-                m
-            } else {
-                b
-            }
-        };
-        let mut pair_rows = vec![0i32; 108];
-        for (code, slot) in pair_rows.iter_mut().enumerate() {
-            let (fouls, signs) = (code / 27, code % 27);
-            let (a_fouled, b_fouled) = (fouls / 2 == 1, fouls % 2 == 1);
-            let rows = [
-                signs as i32 / 9 - 1,
-                signs as i32 / 3 % 3 - 1,
-                signs as i32 % 3 - 1,
-            ];
-            *slot = match (a_fouled, b_fouled) {
-                (true, true) => 0,
-                (true, false) => -6,
-                (false, true) => 6,
-                _ => {
-                    let won = rows.iter().filter(|&&x| x == 1).count() as i32;
-                    let lost = rows.iter().filter(|&&x| x == -1).count() as i32;
-                    won - lost
-                        + if won == 3 {
-                            3
-                        } else if lost == 3 {
-                            -3
-                        } else {
-                            0
-                        }
-                }
-            };
-        }
-        Rules {
-            royalty_top: t.rank3.iter().map(|r| top(r).0).collect(),
-            royalty_middle: t.rank5.iter().map(|r| five(r, true)).collect(),
-            royalty_bottom: t.rank5.iter().map(|r| five(r, false)).collect(),
-            entry_cards: t.rank3.iter().map(|r| top(r).1).collect(),
-            repeat_top: Some(
-                t.rank3
-                    .iter()
-                    .map(|r| r.category == THREE_OF_A_KIND)
-                    .collect(),
-            ),
-            repeat_middle: None,
-            repeat_bottom: Some(
-                t.rank5
-                    .iter()
-                    .map(|r| r.category >= FOUR_OF_A_KIND)
-                    .collect(),
-            ),
-            repeat_all: false,
-            repeat_cards: 14,
-            pair_rows,
-            deck_size: 52,
-            max_seats: 3,
-            stack_cap: true,
-            max_loss: None,
-        }
+        Rules::preset("pineapple-progressive")
     }
 
-    /// The same rules with the two jokers of a 54-card deck.
+    /// `joker-pineapple`: the same rules with the two jokers of a 54-card deck.
     pub fn joker_pineapple() -> Rules {
-        Rules {
-            deck_size: 54,
-            ..Rules::pineapple_progressive()
-        }
+        Rules::preset("joker-pineapple")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cards::cards;
+    use crate::eval::Tables;
+
+    #[test]
+    fn the_presets_read_as_the_rules_say() {
+        // RULES.md §5-§6 (American royalties, progressive Fantasyland): QQ on top pays 7
+        // and deals 14 cards, trips 222 pay 10 and deal 17; a royal flush in the middle
+        // pays 50 (25 on the bottom); quads on the bottom keep Fantasyland, trips do not.
+        let (t, r) = (Tables::get(), Rules::pineapple_progressive());
+        let queens = t.class3(&cards("Qs Qd 2c")) as usize;
+        let deuces = t.class3(&cards("2s 2d 2c")) as usize;
+        assert_eq!((r.royalty_top[queens], r.entry_cards[queens]), (7, 14));
+        assert_eq!((r.royalty_top[deuces], r.entry_cards[deuces]), (10, 17));
+        let royal = t.class5(&cards("Ah Kh Qh Jh Th")) as usize;
+        assert_eq!((r.royalty_middle[royal], r.royalty_bottom[royal]), (50, 25));
+        let bottom = r.repeat_bottom.as_ref().expect("a bottom condition");
+        assert!(bottom[t.class5(&cards("9s 9d 9c 9h 2c")) as usize]);
+        assert!(!bottom[t.class5(&cards("9s 9d 9c 8h 2c")) as usize]);
+        assert_eq!((r.deck_size, r.repeat_cards), (52, 14));
+        let jokers = Rules::joker_pineapple();
+        assert_eq!(jokers.deck_size, 54);
+        assert_eq!(jokers.royalty_top, r.royalty_top);
     }
 }

@@ -60,6 +60,10 @@ pub struct Scores {
     pub fantasy_stays: Vec<bool>,
     /// Cards of the repeat (0: none, or a count the input did not give).
     pub repeat_cards: Vec<i8>,
+    /// Cards the next hand deals the seat (`FantasyOutcome.next_cards`): the
+    /// repeat's when it stays, else the entry's (0: a normal hand, or a repeat
+    /// whose count the input did not give).
+    pub next_cards: Vec<i8>,
     pub points: Vec<i32>,
     pub net: Vec<i32>,
     pub net_capped: Vec<f64>,
@@ -103,6 +107,7 @@ impl Scores {
         zero(&mut self.fantasy_cards, n);
         zero(&mut self.fantasy_stays, n);
         zero(&mut self.repeat_cards, n);
+        zero(&mut self.next_cards, n);
         zero(&mut self.points, n * seats);
         zero(&mut self.net, n);
         zero(&mut self.net_capped, n);
@@ -131,6 +136,7 @@ struct Part<'a> {
     fantasy_cards: &'a mut [i8],
     fantasy_stays: &'a mut [bool],
     repeat_cards: &'a mut [i8],
+    next_cards: &'a mut [i8],
     points: &'a mut [i32],
     net: &'a mut [i32],
     net_capped: &'a mut [f64],
@@ -157,6 +163,7 @@ fn parts(out: &mut Scores, seats: usize) -> Vec<Part<'_>> {
     let mut cards = out.fantasy_cards.chunks_mut(n);
     let mut stays = out.fantasy_stays.chunks_mut(n);
     let mut repeat = out.repeat_cards.chunks_mut(n);
+    let mut next = out.next_cards.chunks_mut(n);
     let mut points = out.points.chunks_mut(n * seats);
     let mut net = out.net.chunks_mut(n);
     let mut capped = out.net_capped.chunks_mut(n);
@@ -185,6 +192,7 @@ fn parts(out: &mut Scores, seats: usize) -> Vec<Part<'_>> {
             fantasy_cards: cards.next().unwrap_or_default(),
             fantasy_stays: stays.next().unwrap_or_default(),
             repeat_cards: repeat.next().unwrap_or_default(),
+            next_cards: next.next().unwrap_or_default(),
             points: points.next().unwrap_or_default(),
             net: net.next().unwrap_or_default(),
             net_capped: capped.next().unwrap_or_default(),
@@ -267,24 +275,6 @@ fn hand_cards(batch: &Batch<'_>, hand: usize, deck_size: u8) -> (bool, u64, u32)
         count += BOARD as u32;
     }
     (outside, mask, count)
-}
-
-/// Per hand, whether a card appears twice among its seated seats' cards (an id
-/// outside 0..63 counts as a repeat: it could not be checked).
-pub fn repeated_cards(batch: &Batch<'_>) -> Vec<bool> {
-    let repeated = |h: usize| {
-        let (_, mask, count) = hand_cards(batch, h, 64);
-        mask.count_ones() != count
-    };
-    if crate::threads::usable() {
-        (0..batch.hands)
-            .into_par_iter()
-            .with_min_len(CHUNK)
-            .map(repeated)
-            .collect()
-    } else {
-        (0..batch.hands).map(repeated).collect()
-    }
 }
 
 fn check_shapes(batch: &Batch<'_>, rules: &Rules) -> Result<(), CoreError> {
@@ -511,6 +501,7 @@ fn score_part(t: &Tables, rules: &Rules, batch: &Batch<'_>, mut p: Part<'_>) -> 
                 (true, 0) => batch.fantasy_cards.map_or(0, |c| c[at]),
                 (true, cards) => cards,
             };
+            p.next_cards[me] = if stays { p.repeat_cards[me] } else { entry };
         }
         let points = &mut p.points[local * seats * seats..(local + 1) * seats * seats];
         let net = &mut p.net[local * seats..(local + 1) * seats];
@@ -828,8 +819,8 @@ mod tests {
             ..batch(&boards, 2)
         };
         assert!(score_batch(&b, &r).is_ok());
-        assert_eq!(repeated_cards(&batch(&boards, 2)), vec![true]);
-        // Too many seats for the ruleset.
+        assert!(score_batch(&batch(&boards, 2), &r).is_err()); // seated, they are looked at
+                                                               // Too many seats for the ruleset.
         let boards = [alice(), bob(), vec![0; 26]].concat();
         assert!(score_batch(&batch(&boards, 4), &r).is_err());
     }

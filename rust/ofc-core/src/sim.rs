@@ -523,16 +523,7 @@ impl Session<'_> {
                 self.rules,
                 &mut scores,
             )?;
-            let mut granted: Vec<u8> = (0..s)
-                .map(|a| {
-                    let n = if scores.fantasy_stays[a] {
-                        scores.repeat_cards[a]
-                    } else {
-                        scores.fantasy_cards[a]
-                    };
-                    n.max(0) as u8
-                })
-                .collect();
+            let mut granted: Vec<u8> = (0..s).map(|a| scores.next_cards[a].max(0) as u8).collect();
             let mut fantasy_error = None;
             if self.fantasy_errors > 0.0 {
                 let mut rng = Stream::new(&[self.seed, table, hand, FANTASY_ERROR]);

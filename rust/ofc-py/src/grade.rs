@@ -5,7 +5,6 @@ use std::sync::{Arc, Mutex};
 
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1};
-use ofc_core::cards::format_card;
 use ofc_core::race::{grade_positions, Graded, RaceParams};
 use ofc_core::rollout::{fantasy_values_problem, Game, Opponent, Position, Setup, PARTS};
 use ofc_core::search::{play_policy, Deep, Search};
@@ -52,28 +51,6 @@ pub(crate) fn position(d: DecisionTuple) -> Position {
             .collect(),
         chosen,
     }
-}
-
-/// Names of the destination codes, as `ofc_stats.engine.board.DESTINATIONS`.
-const DESTINATIONS: [&str; 4] = ["top", "middle", "bottom", "discard"];
-
-/// `top Qs | bottom 7h 7d | discard 2c`: where each dealt card went, as
-/// `ofc_stats.grade.tasks.play_text` writes it (made here, on the grading
-/// threads, because a first street has 232 of them).
-fn play_text(dealt: &[u8], dest: &[u8]) -> String {
-    let mut parts = Vec::with_capacity(4);
-    for (code, name) in DESTINATIONS.iter().enumerate() {
-        let cards: Vec<String> = dealt
-            .iter()
-            .zip(dest)
-            .filter(|(_, &d)| d as usize == code)
-            .map(|(&c, _)| format_card(c))
-            .collect();
-        if !cards.is_empty() {
-            parts.push(format!("{name} {}", cards.join(" ")));
-        }
-    }
-    parts.join(" | ")
 }
 
 /// The grade of one street decision (see `ofc_stats.grade.race.Graded`).
@@ -305,11 +282,7 @@ fn grade_street_decisions<'py>(
             .map(|(r, p)| {
                 r.map(|inner| {
                     let dealt: Vec<u8> = p.dealt.iter().map(|&c| c as u8).collect();
-                    let plays = inner
-                        .destinations
-                        .chunks(inner.cards.max(1))
-                        .map(|dest| play_text(&dealt, dest))
-                        .collect();
+                    let plays = inner.plays(&dealt);
                     StreetGrade { inner, plays }
                 })
             })

@@ -119,6 +119,7 @@ fn score_batch<'py>(
     put!("fantasy_cards", s.fantasy_cards);
     put!("fantasy_stays", s.fantasy_stays);
     put!("repeat_cards", s.repeat_cards);
+    put!("next_cards", s.next_cards);
     put!("net", s.net);
     put!("net_capped", s.net_capped);
     put!("rows_won", s.rows_won);
@@ -140,39 +141,6 @@ fn score_batch<'py>(
     pairs!("pair_won", s.pair_won);
     pairs!("pair_tied", s.pair_tied);
     Ok(out)
-}
-
-/// (H,) whether a hand's seated cards hold one card twice (or an id outside 0..63).
-#[pyfunction]
-#[pyo3(signature = (boards, seated=None))]
-fn repeated_cards<'py>(
-    py: Python<'py>,
-    boards: PyReadonlyArray3<'py, i8>,
-    seated: Option<PyReadonlyArray2<'py, bool>>,
-) -> PyResult<Bound<'py, PyArray1<bool>>> {
-    let shape = boards.shape();
-    let (hands, seats) = (shape[0], shape[1]);
-    if shape[2] != BOARD {
-        return Err(hand_error(
-            py,
-            format!("boards must have shape (hands, seats, 13), not {shape:?}"),
-        ));
-    }
-    let cards = c_order(&boards);
-    let seated = seat_mask(py, "seated", &seated, (hands, seats))?;
-    let repeated = py.detach(|| {
-        score::repeated_cards(&Batch {
-            hands,
-            seats,
-            boards: &cards,
-            seated: seated.as_deref(),
-            in_fantasy: None,
-            fantasy_cards: None,
-            stacks: None,
-            forced_fouls: None,
-        })
-    });
-    Ok(PyArray1::from_vec(py, repeated))
 }
 
 /// (N,) int16: bit s set where street s of a seat's (N, 13) board streets
@@ -220,6 +188,5 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(score_lines, m)?)?;
     m.add_function(wrap_pyfunction!(timeout_mask, m)?)?;
     m.add_function(wrap_pyfunction!(score_batch, m)?)?;
-    m.add_function(wrap_pyfunction!(repeated_cards, m)?)?;
     Ok(())
 }

@@ -11,11 +11,10 @@ use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3,
 };
 use ofc_core::lookahead::Style;
-use ofc_core::open_line::{write_line, LineHand, LineHeader};
-use ofc_core::sim::{HandPlayed, Played, SeatMoves, TableState};
+use ofc_core::open_line::{session_lines, LineHeader, LinesPart, SessionNames};
+use ofc_core::sim::{Played, SeatMoves, TableState};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
-use rayon::prelude::*;
 use rayon::ThreadPool;
 
 use crate::errors::{hand_error, to_py};
@@ -132,82 +131,6 @@ type Session<'py> = (
     Option<(Bound<'py, PyBytes>, Bound<'py, PyArray1<i64>>)>,
 );
 
-/// Table-hands whose lines one task of [`open_lines`] writes into one buffer.
-const LINES_A_TASK: usize = 32;
-
-/// One task's lines: their text, and where each line ends in it.
-type LinesPart = (Vec<u8>, Vec<usize>);
-
-/// The table-hands' open-format lines (`ofc_core::open_line`), hand-major, each
-/// with its newline, encoded on the pool's threads: per task of [`LINES_A_TASK`]
-/// hands in order, their text and where each of its lines ends in it.  (A buffer
-/// a line was thousands of allocations a call, each freed by the Python thread.)
-fn open_lines(
-    pool: &ThreadPool,
-    names: &LineNames,
-    hands: &[HandPlayed],
-    tables: usize,
-    first_hand: u64,
-    stack: Option<f64>,
-) -> Result<Vec<LinesPart>, String> {
-    let (room, ruleset, stakes, currency, start, step, table_ids, players) = names;
-    if table_ids.len() != tables || players.len() != tables {
-        return Err("lines need one table id and one list of names a table".into());
-    }
-    let header = LineHeader {
-        room,
-        ruleset,
-        stakes: *stakes,
-        currency,
-        stack,
-    };
-    pool.install(|| {
-        hands
-            .par_chunks(LINES_A_TASK)
-            .enumerate()
-            .map(|(c, chunk)| {
-                let mut out = Vec::with_capacity(chunk.len() * 2048);
-                let mut ends = Vec::with_capacity(chunk.len());
-                let mut seated: Vec<&str> = Vec::new();
-                let mut in_fantasy: Vec<bool> = Vec::new();
-                for (o, p) in chunk.iter().enumerate() {
-                    let j = c * LINES_A_TASK + o;
-                    let (k, i) = (j / tables, j % tables);
-                    seated.clear();
-                    seated.extend(
-                        p.order
-                            .iter()
-                            .map(|&at| players[i].get(at as usize).map_or("", String::as_str)),
-                    );
-                    if seated.len() != players[i].len() {
-                        return Err(format!("table {i}: one name a seat"));
-                    }
-                    in_fantasy.clear();
-                    in_fantasy.extend(p.fantasy_cards.iter().map(|&c| c > 0));
-                    let hand_id = first_hand + k as u64;
-                    write_line(
-                        &mut out,
-                        &header,
-                        &LineHand {
-                            table: &table_ids[i],
-                            hand_id,
-                            played_at: start + step * hand_id as i64,
-                            players: &seated,
-                            in_fantasy: &in_fantasy,
-                            net: &p.net,
-                            moves: &p.moves,
-                            timed_out: &p.played.timed_out,
-                        },
-                    );
-                    out.push(b'\n');
-                    ends.push(out.len());
-                }
-                Ok((out, ends))
-            })
-            .collect()
-    })
-}
-
 /// The lines as one UTF-8 text, written straight into a Python `bytes`, and the
 /// offset where each line ends in it.
 fn line_text<'py>(
@@ -249,7 +172,8 @@ fn line_text<'py>(
 /// `error_earned` (hands, tables; -1: no mistake); each hand's record parts,
 /// hand-major (see `table_record`), built as they are read ([`SessionRecords`]);
 /// the buttons and Fantasyland after the last hand; and, given `lines`
-/// ([`LineNames`]), the table-hands' open-format lines (see `open_lines`), else None.
+/// ([`LineNames`]), the table-hands' open-format lines (`ofc_core::open_line::session_lines`),
+/// else None.
 #[pyfunction]
 #[pyo3(signature = (
     rules, styles, buttons, fantasy_next, *, tables, streets, block, rollouts, timeout_rate,
@@ -375,8 +299,24 @@ fn sim_session<'py>(
     }
     let encoded = match &lines {
         Some(names) => Some(
-            py.detach(|| open_lines(&pool, names, &hands_played, n, first_hand, stack))
-                .map_err(|e| hand_error(py, e))?,
+            py.detach(|| {
+                let (room, ruleset, stakes, currency, start, step, table_ids, players) = names;
+                let names = SessionNames {
+                    header: LineHeader {
+                        room,
+                        ruleset,
+                        stakes: *stakes,
+                        currency,
+                        stack,
+                    },
+                    start: *start,
+                    step: *step,
+                    table_ids,
+                    players,
+                };
+                pool.install(|| session_lines(&names, &hands_played, n, first_hand))
+            })
+            .map_err(|e| hand_error(py, e))?,
         ),
         None => None,
     };
