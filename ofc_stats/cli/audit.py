@@ -8,6 +8,7 @@ with ``--fail-on-mismatch`` when any hand differs from the rules.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from contextlib import ExitStack
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from ofc_stats.audit.rules_book import RulesBook
 
 from ofc_stats.cli.options import DATA_OPTION, Finite, out_file, out_folder
-from ofc_stats.cli.text import say
+from ofc_stats.cli.text import echo_data, say
 from ofc_stats.wording import plural
 
 MISMATCH_EXIT = 3
@@ -220,8 +221,14 @@ def audit_command(
                 if book is not None:  # the ledger's money by the same rules as the audit's
                     scored = scope.enter_context(dataset.rescored(book_results(dataset, book)))
                 accounts = ledger(scored, players, alias=alias, rules=money_rules, files=files)
-    if report is not None and out:
-        write_mismatches(report, out, sys.stdout)
+    if report is not None and out == "-":
+        # through the text module: escaped at a terminal, and flushed while a closed
+        # pipe is still the command's to report (not at the interpreter's exit)
+        rows_csv = io.StringIO()
+        write_mismatches(report, out, rows_csv)
+        echo_data(rows_csv.getvalue(), nl=False)
+    elif report is not None and out:
+        write_mismatches(report, out)
     if report is not None and not players:
         for line in report.lines():
             _say(line, to_stderr)

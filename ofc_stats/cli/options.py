@@ -262,7 +262,9 @@ def replace_text(target: Path, text: str) -> None:
         os.replace(partial, real)
     except BaseException as error:
         partial.unlink(missing_ok=True)  # a full disk leaves no half page behind
-        if isinstance(error, OSError):  # named by the file asked for, not the one beside it
+        # named by the file asked for, not the one beside it; a pipe whose reader went
+        # away (--out /dev/stdout | head) is the group's to say, as for stdout itself
+        if isinstance(error, OSError) and not isinstance(error, BrokenPipeError):
             raise click.FileError(str(target), hint=error.strerror or str(error)) from None
         raise
 

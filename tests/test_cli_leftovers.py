@@ -1,0 +1,110 @@
+"""What a robustness probe of every command left: each refusal one line and the right exit.
+
+A closed output pipe stops every command alike (exit 141, nothing said);
+``report --allow-empty`` writes an empty page on a dataset with no hand; an
+unreadable file is one line; options that mean nothing alone are refused; an
+empty ruleset file is refused by every command that takes one; ``--read-only``
+names the statement it refuses as written.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ofc_stats.cli.main import main
+from ofc_stats.cli.text import READER_GONE
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "tests" / "data" / "open" / "three_hands.jsonl"
+HAND = (
+    '{"boards": [{"top": "Qs Qh 5c", "middle": "Qd Qc 4s 3d 2h", "bottom": "Ks Kd Kh 9h 9d"}, '
+    '{"top": "2c 3c 4c", "middle": "Ac Ad 7h 8h 9s", "bottom": "Tc Jc 8c 6c 7c"}]}'
+)
+DEAL = '{"cards": "Ah Kh Qh Jh Th 9s 9d 9c 5s 5d 3c 3d 2s Qd"}'
+
+
+def run(*args: str, stdin: str | None = None):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(main, list(args), input=stdin)
+
+
+def error_lines(result) -> list[str]:  # type: ignore[no-untyped-def]
+    return result.stderr.splitlines()
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("leftovers") / "data"
+    done = run("import", "--quiet", "--data", str(root), str(SAMPLE))
+    assert done.exit_code == 0, done.output
+    return root
+
+
+# --- 1. a closed pipe: every command stops the same way ------------------------------------
+
+
+def _into_closed_pipe(args: list[str]) -> subprocess.CompletedProcess[bytes]:
+    """``ofc-stats ARGS`` writing into a pipe nobody reads any more (``| head -0`` whose
+    head has already gone: every write fails, not only those after a race is lost)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(
+            [sys.executable, "-c", "from ofc_stats.cli import run; run()", *args],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            timeout=300,
+        )
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["report", "--data", "{data}", "--out", "{tmp}/r.html"],
+        ["report", "--data", "{data}", "--out", "/dev/stdout"],
+        ["audit", "--data", "{data}", "--quiet"],
+        ["audit", "--data", "{data}", "--quiet", "--out", "-"],
+        ["players", "--data", "{data}"],
+        ["sql", "--data", "{data}", "--format", "csv", "SELECT * FROM hands"],
+        ["grade", "--data", "{data}", "--quiet", "--rollouts", "4", "--workers", "1"],
+        ["hand", "--data", "{data}", "1"],
+        ["hand", "--data", "{data}", "1", "--out", "/dev/stdout"],
+        ["score", "{tmp}/hands.jsonl"],
+        ["solve-fantasy", "{tmp}/deals.jsonl"],
+        ["check", "--data", "{data}"],
+        ["import", "--quiet", "--data", "{tmp}/new", str(SAMPLE)],
+        ["--help"],
+        ["players", "--help"],
+    ],
+    ids=lambda args: " ".join(a for a in args if "{" not in a and "/" not in a),
+)
+def test_a_closed_pipe_stops_every_command_quietly_with_141(
+    dataset: Path, tmp_path: Path, args: list[str]
+) -> None:
+    # Click's handler and the group's exited 1 (a failure, to `set -o pipefail` and to
+    # `&&`) and `audit --out -` left its rows to Python's flush at exit: exit 120 and two
+    # lines "Exception ignored ... BrokenPipeError".  141 = 128 + SIGPIPE, as `yes | head`.
+    (tmp_path / "hands.jsonl").write_text(HAND + "\n")
+    (tmp_path / "deals.jsonl").write_text(DEAL + "\n")
+    given = [a.format(data=dataset, tmp=tmp_path) for a in args]
+    done = _into_closed_pipe(given)
+    assert (done.returncode, done.stderr.decode()) == (READER_GONE, "")
+
+
+def test_the_work_before_the_closed_pipe_is_kept(tmp_path: Path) -> None:
+    # import stores its hands before it prints: the reader going away costs none of them.
+    data = tmp_path / "data"
+    done = _into_closed_pipe(["import", "--quiet", "--data", str(data), str(SAMPLE)])
+    assert done.returncode == READER_GONE
+    count = run("sql", "--data", str(data), "--format", "csv", "SELECT count(*) AS n FROM hands")
+    assert count.stdout == "n\n3\n"
