@@ -108,3 +108,61 @@ def test_the_work_before_the_closed_pipe_is_kept(tmp_path: Path) -> None:
     assert done.returncode == READER_GONE
     count = run("sql", "--data", str(data), "--format", "csv", "SELECT count(*) AS n FROM hands")
     assert count.stdout == "n\n3\n"
+
+
+# --- 2. report --allow-empty on a dataset with no hand -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def no_hands(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A dataset whose one hand was refused: it exists (its quarantine row) but holds no hand."""
+    folder = tmp_path_factory.mktemp("no-hands")
+    bad = folder / "bad.jsonl"
+    line = SAMPLE.read_text().splitlines()[0]
+    bad.write_text(line.replace('"cards":["', '"cards":["Zz","', 1) + "\n")
+    data = folder / "data"
+    refused = run("import", "--quiet", "--data", str(data), str(bad))
+    assert refused.exit_code == 1 and (data / "dataset.json").exists(), refused.output
+    return data
+
+
+@pytest.mark.parametrize("extra", [[], ["--hero"]])
+def test_allow_empty_writes_the_empty_page_of_a_dataset_with_no_hand(
+    no_hands: Path, tmp_path: Path, extra: list[str]
+) -> None:
+    # It exited 1, "the dataset has no hands yet", though --allow-empty asked for the page
+    # whatever matched (a watch's page, a nightly job's): nobody to choose is no hand.
+    out = tmp_path / "r.html"
+    done = run("report", "--data", str(no_hands), "--out", str(out), "--allow-empty", *extra)
+    assert done.exit_code == 0, done.output
+    assert done.stdout == (
+        f"report for you (the hero): {out} "
+        "(empty: no scored hand of you (the hero) matches all hands)\n"
+    )
+    assert "<title>OFC report: you (the hero)" in out.read_text()
+
+
+def test_without_allow_empty_and_for_a_name_nobody_has_the_report_is_refused(
+    no_hands: Path, tmp_path: Path
+) -> None:
+    out = str(tmp_path / "r.html")
+    plain = run("report", "--data", str(no_hands), "--out", out)
+    assert plain.exit_code == 1
+    assert error_lines(plain) == ["Error: the dataset has no hands yet; import some first"]
+    # a typo is not an empty page: a name is looked up, as --room and --opponent are
+    named = run("report", "--data", str(no_hands), "--out", out, "--player", "Bob", "--allow-empty")
+    assert named.exit_code == 1 and "no player 'Bob'" in named.stderr
+    assert not Path(out).exists()
+
+
+def test_an_empty_page_of_filters_says_it_is_empty(dataset: Path, tmp_path: Path) -> None:
+    out = tmp_path / "csv"
+    done = run(
+        "report", "--data", str(dataset), "--out", str(out), "--format", "csv",
+        "--since", "2030-01-01", "--allow-empty",
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert done.stdout.endswith(
+        f"for you (the hero, 2 accounts) in {out} (empty: no scored hand of you (the hero, "
+        "2 accounts) matches since 2030-01-01)\n"
+    )
