@@ -166,3 +166,43 @@ def test_an_empty_page_of_filters_says_it_is_empty(dataset: Path, tmp_path: Path
         f"for you (the hero, 2 accounts) in {out} (empty: no scored hand of you (the hero, "
         "2 accounts) matches since 2030-01-01)\n"
     )
+
+
+# --- 3. a file that cannot be read ---------------------------------------------------------
+
+MEM = Path("/proc/self/mem")  # a regular file by stat, an I/O error at offset 0
+
+
+@pytest.mark.skipif(not MEM.exists(), reason="no /proc/self/mem")
+def test_a_lone_unreadable_file_is_one_line(tmp_path: Path) -> None:
+    # It said the reason, then "the one hand seen was refused" of a hand nobody saw.
+    done = run("import", "--data", str(tmp_path / "data"), str(MEM))
+    assert done.exit_code == 1
+    assert len(error_lines(done)) == 1
+    assert error_lines(done)[0].startswith("Error: nothing stored: /proc/self/mem: unreadable file:")
+    assert "Input/output error" in done.stderr
+
+
+@pytest.mark.skipif(not MEM.exists(), reason="no /proc/self/mem")
+def test_several_unreadable_files_are_named_once_each(tmp_path: Path) -> None:
+    done = run("import", "--data", str(tmp_path / "data"), str(MEM), str(MEM))
+    assert done.exit_code == 1
+    lines = error_lines(done)
+    assert lines[-1] == (
+        "Error: nothing stored: none of the 2 files could be read "
+        "(named above and in the quarantine table)"
+    )
+    assert all(line.startswith("/proc/self/mem: unreadable file:") for line in lines[:-1])
+
+
+@pytest.mark.skipif(not MEM.exists(), reason="no /proc/self/mem")
+def test_an_unreadable_file_costs_no_hand_of_the_others(tmp_path: Path) -> None:
+    # As a quarantined hand does: named on stderr, kept in the quarantine table, and the
+    # run a success since it stored what could be read (a watched folder with one bad
+    # file is not a failure on every look).
+    data = tmp_path / "data"
+    done = run("import", "--data", str(data), str(MEM), str(SAMPLE))
+    assert done.exit_code == 0, done.output
+    assert len(error_lines(done)) == 1 and done.stderr.startswith("/proc/self/mem: unreadable")
+    count = run("sql", "--data", str(data), "--format", "csv", "SELECT count(*) AS n FROM hands")
+    assert count.stdout == "n\n3\n"
