@@ -206,3 +206,37 @@ def test_an_unreadable_file_costs_no_hand_of_the_others(tmp_path: Path) -> None:
     assert len(error_lines(done)) == 1 and done.stderr.startswith("/proc/self/mem: unreadable")
     count = run("sql", "--data", str(data), "--format", "csv", "SELECT count(*) AS n FROM hands")
     assert count.stdout == "n\n3\n"
+
+
+# --- 4, 5. an option that means something only beside another ------------------------------
+
+
+def test_solve_fantasy_refuses_data_beside_a_fixed_stay_value(dataset: Path) -> None:
+    # --data only estimates what --stay-value auto takes: with 5 it was silently unused.
+    done = run("solve-fantasy", "--data", str(dataset), "--stay-value", "5", stdin=DEAL)
+    assert done.exit_code == 2 and done.stdout == ""
+    assert error_lines(done) == [
+        "Error: --data goes with --stay-value auto: it estimates the repeat's value, which "
+        "--stay-value 5 fixes (see 'main solve-fantasy --help')"
+    ]
+    auto = run("solve-fantasy", "--data", str(dataset), "--stay-value", "auto", stdin=DEAL)
+    assert auto.exit_code == 0 and '"stays": true' in auto.stdout
+
+
+def test_import_refuses_interval_without_watch(tmp_path: Path) -> None:
+    for interval in ("2", "5"):  # the default's value too: it was given
+        done = run("import", "--data", str(tmp_path / "data"), "--interval", interval, str(SAMPLE))
+        assert done.exit_code == 2
+        assert error_lines(done) == [
+            "Error: --interval goes with --watch: how often a watch looks "
+            "(see 'main import --help')"
+        ]
+    assert not (tmp_path / "data").exists()
+
+
+def test_audit_refuses_alias_without_player(dataset: Path) -> None:
+    done = run("audit", "--data", str(dataset), "--alias", "Me")
+    assert done.exit_code == 2
+    assert error_lines(done) == [
+        "Error: --alias LABEL goes with --player: it names their sum (see 'main audit --help')"
+    ]

@@ -152,6 +152,8 @@ def audit_command(
 
     if write_rules and not guess_rules:
         raise click.UsageError("--write-rules needs --guess-rules")
+    if alias is not None and not players:
+        raise click.UsageError("--alias LABEL goes with --player: it names their sum")
     if out and out != "-":
         _check_out(out)
         out_file(out)  # checked (and its folder made) before the audit runs

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.ruleset_toml import resolve_ruleset
@@ -207,6 +208,13 @@ class Input(click.File):
         if value == "-" and sys.stdin is None:
             self.fail(CLOSED_STDIN, param, ctx)
         return super().convert(value, param, ctx)
+
+
+def given(ctx: click.Context, name: str) -> bool:
+    """Whether the user gave option ``name`` (on the command line or from the environment),
+    not its default: an option that only means something beside another is refused alone."""
+    source = ctx.get_parameter_source(name)
+    return source not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
 
 
 def ruleset_option(value: str) -> Ruleset:
