@@ -240,3 +240,47 @@ def test_audit_refuses_alias_without_player(dataset: Path) -> None:
     assert error_lines(done) == [
         "Error: --alias LABEL goes with --player: it names their sum (see 'main audit --help')"
     ]
+
+
+# --- 6. an empty ruleset file --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["", "\n  \n", "# only a comment\n"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["score", "--rules", "{rules}", "{hands}"],
+        ["solve-fantasy", "--rules", "{rules}", "{deals}"],
+        ["import", "--rules", "{rules}", "--data", "{tmp}/new", str(SAMPLE)],
+        ["audit", "--data", "{data}", "--rules", "{rules}"],
+        ["audit", "--data", "{data}", "--rules", "{folder}"],
+        ["simulate", "--hands", "1", "--rules", "{rules}", "--out", "{tmp}/sim.jsonl"],
+        ["rules", "{rules}"],
+    ],
+    ids=lambda args: args[0] if isinstance(args, list) else repr(args),
+)
+def test_an_empty_ruleset_file_is_refused_naming_it(
+    dataset: Path, tmp_path: Path, args: list[str], text: str
+) -> None:
+    # It read as plain pineapple under the file's name: every hand scored and audited by
+    # rules nobody chose (a file cut short, a redirect that failed).
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    rules = folder / "mine.toml"
+    rules.write_text(text)
+    (tmp_path / "hands.jsonl").write_text(HAND + "\n")
+    (tmp_path / "deals.jsonl").write_text(DEAL + "\n")
+    fill = {"rules": rules, "folder": folder, "data": dataset, "tmp": tmp_path}
+    fill |= {"hands": tmp_path / "hands.jsonl", "deals": tmp_path / "deals.jsonl"}
+    done = run(*(a.format(**fill) for a in args))
+    assert done.exit_code == 2 and done.stdout == ""
+    (line,) = error_lines(done)
+    assert f'{rules}: empty: a ruleset file sets at least extends = "NAME"' in line
+    assert not (tmp_path / "new").exists() and not (tmp_path / "sim.jsonl").exists()
+
+
+def test_a_ruleset_file_of_one_setting_is_taken(tmp_path: Path) -> None:
+    rules = tmp_path / "mine.toml"
+    rules.write_text('extends = "pineapple"\n')
+    done = run("rules", str(rules))
+    assert done.exit_code == 0 and done.stdout.startswith("name: mine\n")

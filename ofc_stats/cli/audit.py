@@ -20,7 +20,13 @@ import click
 if TYPE_CHECKING:
     from ofc_stats.audit.rules_book import RulesBook
 
-from ofc_stats.cli.options import DATA_OPTION, Finite, out_file, out_folder
+from ofc_stats.cli.options import (
+    DATA_OPTION,
+    Finite,
+    out_file,
+    out_folder,
+    refuse_empty_rules,
+)
 from ofc_stats.cli.text import echo_data, say
 from ofc_stats.wording import plural
 
@@ -33,9 +39,12 @@ def _rules_book(value: str) -> RulesBook:
     from ofc_stats.errors import OfcError
 
     try:
-        return RulesBook.load(value)
+        book = RulesBook.load(value)
+        for entry in book.entries:  # a file given, or each of a folder's: none empty
+            refuse_empty_rules(entry.source)
     except OfcError as error:  # a bad option value: a usage error, as ruleset_option's
         raise click.BadParameter(str(error), param_hint="--rules") from None
+    return book
 
 
 OUT_SUFFIXES = (".csv", ".parquet")

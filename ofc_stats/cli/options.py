@@ -217,17 +217,45 @@ def given(ctx: click.Context, name: str) -> bool:
     return source not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
 
 
-def ruleset_option(value: str) -> Ruleset:
+def ruleset_option(value: str, param_hint: str | None = "--rules") -> Ruleset:
     """A preset or a ruleset file; a file's ``[room]`` table is checked too (every command
-    that takes a file refuses an unknown key in it, not only the audit, which reads it)."""
+    that takes a file refuses an unknown key in it, not only the audit, which reads it),
+    and an empty one is refused (:func:`refuse_empty_rules`)."""
     from ofc_stats.payouts.room_rules import load_room_rules
 
     try:
         ruleset = resolve_ruleset(value)
         load_room_rules(value)
+        refuse_empty_rules(value)
     except OfcError as error:
-        raise click.BadParameter(str(error)) from None
+        raise click.BadParameter(str(error), param_hint=param_hint) from None
     return ruleset
+
+
+def refuse_empty_rules(value: str) -> None:
+    """A ruleset file that sets nothing (empty, or comments only) is refused, naming it.
+
+    Read as TOML it is plain ``pineapple`` under the file's name: a file cut
+    short or never written (``> mine.toml`` that failed) would score and audit
+    every hand by rules nobody chose.  A preset name passes; a file that does
+    not parse is the reader's to refuse.
+    """
+    import tomllib
+
+    from ofc_stats.engine.ruleset_toml import names_a_file
+    from ofc_stats.errors import RulesetError
+
+    if not names_a_file(value):
+        return
+    try:
+        settings = tomllib.loads(Path(value).read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return
+    if not settings:
+        raise RulesetError(
+            f'{value}: empty: a ruleset file sets at least extends = "NAME" '
+            "(`ofc-stats rules` lists the names)"
+        )
 
 
 def out_file(out: str) -> Path:
