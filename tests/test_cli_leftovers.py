@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from ofc_stats.cli.main import main
+from ofc_stats.cli.sql import statement_name
 from ofc_stats.cli.text import READER_GONE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -284,3 +285,31 @@ def test_a_ruleset_file_of_one_setting_is_taken(tmp_path: Path) -> None:
     rules.write_text('extends = "pineapple"\n')
     done = run("rules", str(rules))
     assert done.exit_code == 0 and done.stdout.startswith("name: mine\n")
+
+
+# --- 7. --read-only names what it refuses ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("install httpfs", "INSTALL"),  # DuckDB files it as a LOAD
+        ("FORCE INSTALL httpfs", "FORCE INSTALL"),
+        ("load httpfs", "LOAD"),
+        ("/* a comment */ -- and another\n checkpoint", "CHECKPOINT"),  # a CALL to DuckDB
+        ("use memory", "USE"),  # a SET to DuckDB
+        ("update extensions", "UPDATE EXTENSIONS"),  # no name in duckdb's Python module
+        ("WITH a AS (SELECT 1) INSERT INTO t SELECT * FROM a", "INSERT"),
+    ],
+)
+def test_read_only_names_the_statement_refused(dataset: Path, query: str, named: str) -> None:
+    done = run("sql", "--data", str(dataset), "--read-only", query)
+    assert done.exit_code == 1
+    assert error_lines(done) == [
+        f"Error: --read-only runs queries that read (SELECT, EXPLAIN): {named} refused"
+    ]
+
+
+def test_statement_name_without_a_keyword_is_duckdbs_kind() -> None:
+    assert statement_name("(((", "SELECT") == "SELECT"
+    assert statement_name("", None) == "this statement"

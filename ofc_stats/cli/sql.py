@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -100,6 +101,59 @@ def _statements(query: str) -> str:
             " would show)"
         )
     return query
+
+
+def _only_reading(query: str) -> None:
+    """Refuse under --read-only a statement that does more than read, named as written.
+
+    DuckDB files statements under its own kinds (INSTALL and LOAD are one, LOAD;
+    CHECKPOINT is a CALL, USE a SET, IMPORT DATABASE a PRAGMA), and a newer
+    kind may have no name in its Python module yet (UPDATE EXTENSIONS): the
+    refusal names the statement's first words, as the user wrote them.  The
+    dataset refuses them too (:meth:`OfcData.read_only`); this says which.
+    """
+    import duckdb
+
+    from ofc_stats.errors import OfcError
+    from ofc_stats.store.views import READING
+
+    try:
+        statements = duckdb.extract_statements(query)
+    except duckdb.Error:
+        return  # DuckDB's own error, with its position, comes from running it
+    for statement in statements:
+        try:
+            kind: str | None = statement.type.name
+        except ValueError:  # "29 is not a valid StatementType"
+            kind = None
+        if kind not in READING:
+            raise OfcError(
+                "--read-only runs queries that read (SELECT, EXPLAIN): "
+                f"{statement_name(statement.query, kind)} refused"
+            )
+
+
+_COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
+_WORD = re.compile(r"[A-Za-z_]+")
+
+
+def statement_name(text: str, kind: str | None) -> str:
+    """A statement's name for a person: its first keyword (two for FORCE INSTALL, UPDATE
+    EXTENSIONS), or DuckDB's kind after a WITH.
+
+    >>> statement_name("/* x */ install httpfs", "LOAD")
+    'INSTALL'
+    >>> statement_name("force install httpfs", "LOAD")
+    'FORCE INSTALL'
+    >>> statement_name("WITH a AS (SELECT 1) INSERT INTO t SELECT * FROM a", "INSERT")
+    'INSERT'
+    """
+    words: list[str] = _WORD.findall(_COMMENT.sub(" ", text).upper())[:2]
+    if not words or words[0] == "WITH":
+        return kind or "this statement"
+    if words[0] in ("FORCE", "UPDATE") and words[1:] in (["INSTALL"], ["EXTENSIONS"]):
+        return " ".join(words)
+    return words[0]
 
 
 def _convert(kind: str, value: str) -> object:
@@ -259,6 +313,8 @@ def sql_command(
         raise click.UsageError("--nl goes with --format json")
     bound = _parameters(params)
     query = _statements(query)
+    if read_only:
+        _only_reading(query)
     with open_dataset(data) as dataset:
         if read_only:
             dataset.read_only()
