@@ -180,7 +180,9 @@ def test_a_lone_unreadable_file_is_one_line(tmp_path: Path) -> None:
     done = run("import", "--data", str(tmp_path / "data"), str(MEM))
     assert done.exit_code == 1
     assert len(error_lines(done)) == 1
-    assert error_lines(done)[0].startswith("Error: nothing stored: /proc/self/mem: unreadable file:")
+    assert error_lines(done)[0].startswith(
+        "Error: nothing stored: /proc/self/mem: unreadable file:"
+    )
     assert "Input/output error" in done.stderr
 
 
@@ -313,3 +315,25 @@ def test_read_only_names_the_statement_refused(dataset: Path, query: str, named:
 def test_statement_name_without_a_keyword_is_duckdbs_kind() -> None:
     assert statement_name("(((", "SELECT") == "SELECT"
     assert statement_name("", None) == "this statement"
+
+
+# --- 8. more odd inputs --------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not MEM.exists(), reason="no /proc/self/mem")
+@pytest.mark.parametrize("command", ["score", "solve-fantasy"])
+def test_an_input_the_system_cannot_read_is_named(command: str) -> None:
+    # It said only "Error: Input/output error".
+    done = run(command, str(MEM))
+    assert done.exit_code == 1
+    assert error_lines(done) == ["Error: /proc/self/mem: Input/output error"]
+
+
+def test_a_folder_as_a_ruleset_is_named_as_one(tmp_path: Path) -> None:
+    # It was "unknown ruleset '/tmp/...'" and every preset's name.
+    done = run("score", "--rules", str(tmp_path), stdin=HAND)
+    assert done.exit_code == 2
+    assert error_lines(done) == [
+        f"Error: Invalid value for --rules: {tmp_path}: a folder; give a ruleset name or one "
+        ".toml file (see 'main score --help')"
+    ]

@@ -223,6 +223,10 @@ def ruleset_option(value: str, param_hint: str | None = "--rules") -> Ruleset:
     and an empty one is refused (:func:`refuse_empty_rules`)."""
     from ofc_stats.payouts.room_rules import load_room_rules
 
+    if os.path.isdir(value):  # not "unknown ruleset" and every preset's name
+        raise click.BadParameter(
+            f"{value}: a folder; give a ruleset name or one .toml file", param_hint=param_hint
+        )
     try:
         ruleset = resolve_ruleset(value)
         load_room_rules(value)
