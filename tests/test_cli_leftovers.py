@@ -337,3 +337,33 @@ def test_a_folder_as_a_ruleset_is_named_as_one(tmp_path: Path) -> None:
         f"Error: Invalid value for --rules: {tmp_path}: a folder; give a ruleset name or one "
         ".toml file (see 'main score --help')"
     ]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "EXPLAIN ANALYZE COPY (SELECT 'gone') TO '{data}/dataset.json' (HEADER false)",
+        "/* x */ explain (analyze, format json) copy (select 1) to '{data}/dataset.json'",
+        "EXPLAIN ANALYSE INSERT INTO t VALUES (1)",
+    ],
+)
+def test_read_only_refuses_a_write_inside_explain_analyze(tmp_path: Path, query: str) -> None:
+    # EXPLAIN ANALYZE runs the statement it explains: a COPY into the dataset's own folder
+    # (the one place --read-only lets DuckDB write) overwrote dataset.json.
+    data = tmp_path / "data"
+    assert run("import", "--quiet", "--data", str(data), str(SAMPLE)).exit_code == 0
+    kept = (data / "dataset.json").read_bytes()
+    done = run("sql", "--data", str(data), "--read-only", query.format(data=data))
+    assert done.exit_code == 1
+    (line,) = error_lines(done)
+    assert line.endswith("refused (EXPLAIN ANALYZE would run it)")
+    assert (data / "dataset.json").read_bytes() == kept
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["EXPLAIN SELECT 1", "explain analyze from hands", "EXPLAIN (FORMAT json) SELECT * FROM hands"],
+)
+def test_read_only_runs_an_explain_of_a_query_that_reads(dataset: Path, query: str) -> None:
+    done = run("sql", "--data", str(dataset), "--read-only", query)
+    assert done.exit_code == 0, done.output

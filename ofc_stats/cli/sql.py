@@ -131,6 +131,35 @@ def _only_reading(query: str) -> None:
                 "--read-only runs queries that read (SELECT, EXPLAIN): "
                 f"{statement_name(statement.query, kind)} refused"
             )
+        if kind == "EXPLAIN":  # EXPLAIN ANALYZE runs what it explains: a COPY writes
+            explained = _explained(statement.query)
+            if explained is None:
+                raise OfcError(
+                    "--read-only: an EXPLAIN whose statement cannot be told refused; "
+                    "write EXPLAIN [ANALYZE] SELECT ..."
+                )
+            try:
+                _only_reading(explained)
+            except OfcError as error:
+                raise OfcError(f"{error} (EXPLAIN ANALYZE would run it)") from None
+
+
+# EXPLAIN, ANALYZE and DuckDB's (options), in either order, after leading space and comments
+_EXPLAIN = re.compile(
+    r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*EXPLAIN\s*"
+    r"(?:(?:ANALY[SZ]E\b|\([^()]*\))\s*){0,2}",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _explained(text: str) -> str | None:
+    """The statement an EXPLAIN explains (None: not an EXPLAIN this can read).
+
+    >>> _explained("/* x */ explain analyze (format json) COPY t TO 'f'")
+    "COPY t TO 'f'"
+    """
+    found = _EXPLAIN.match(text)
+    return None if found is None else text[found.end() :]
 
 
 _COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
