@@ -367,3 +367,37 @@ def test_read_only_refuses_a_write_inside_explain_analyze(tmp_path: Path, query:
 def test_read_only_runs_an_explain_of_a_query_that_reads(dataset: Path, query: str) -> None:
     done = run("sql", "--data", str(dataset), "--read-only", query)
     assert done.exit_code == 0, done.output
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "what"),
+    [
+        (["hand", "--data", "{data}", "1", "--out", "-"], "--out", "file"),
+        (["report", "--data", "{data}", "--out", "-"], "--out", "file"),
+        (["report", "--data", "{data}", "--out", "-", "--format", "csv"], "--out", "folder"),
+        (["simulate", "--hands", "1", "--out", "-"], "--out", "file"),
+        (
+            ["import", "--watch", "--data", "{tmp}/new", "--report", "-", "{tmp}"],
+            "--report",
+            "file",
+        ),
+    ],
+)
+def test_a_dash_where_only_audit_reads_it_as_stdout_is_refused(
+    dataset: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    option: str,
+    what: str,
+) -> None:
+    # `audit --out -` is stdout; hand, report and simulate wrote a file called '-' in the
+    # current folder, and a watch's --report - was only found out after its first import.
+    monkeypatch.chdir(tmp_path)
+    done = run(*(a.format(data=dataset, tmp=tmp_path) for a in args))
+    assert done.exit_code == 2 and done.stdout == ""
+    (line,) = error_lines(done)
+    assert line.startswith(
+        f"Error: {option} - is not stdout here: {option} names a {what} (./- for one called '-')"
+    )
+    assert not (tmp_path / "-").exists() and not (tmp_path / "new").exists()

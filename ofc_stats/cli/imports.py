@@ -7,7 +7,15 @@ from pathlib import Path
 
 import click
 
-from ofc_stats.cli.options import MAX_SIM_HANDS, SEED, Finite, given, out_file, wait_option
+from ofc_stats.cli.options import (
+    MAX_SIM_HANDS,
+    SEED,
+    Finite,
+    given,
+    not_stdout,
+    out_file,
+    wait_option,
+)
 from ofc_stats.cli.options import progress_bar as _progress
 from ofc_stats.cli.options import ruleset_option as _ruleset
 from ofc_stats.cli.text import say, say_lines
@@ -118,6 +126,8 @@ def import_command(
         raise click.UsageError("--final is for files that will not grow, --watch for growing ones")
     if report_file is not None and not watch:
         raise click.UsageError("--report FILE goes with --watch (else run `ofc-stats report`)")
+    if report_file is not None:  # said now, not after the first hands a watch stores
+        not_stdout(report_file, "file", "--report")
     if given(click.get_current_context(), "interval") and not watch:
         raise click.UsageError("--interval goes with --watch: how often a watch looks")
     if watch:

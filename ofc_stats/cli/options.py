@@ -270,6 +270,7 @@ def out_file(out: str) -> Path:
     remembered: a command that fails after writing part of it removes the cut
     file (:func:`discard_cut_outputs`).
     """
+    not_stdout(out, "file")
     path = Path(out)
     if path.is_dir():
         raise click.FileError(out, hint="Is a directory; give a file name")
@@ -283,6 +284,15 @@ def out_file(out: str) -> Path:
         raise click.FileError(out, hint="its folder is not writable")
     _WRITING.append((path, _stamp(path)))
     return path
+
+
+def not_stdout(out: str, what: str, option: str = "--out") -> None:
+    """``-`` is stdout to ``audit --out``, so elsewhere it is refused, not made a file
+    called ``-`` in the current folder (``./-`` still names one)."""
+    if out == "-":
+        raise click.UsageError(
+            f"{option} - is not stdout here: {option} names a {what} (./- for one called '-')"
+        )
 
 
 def replace_text(target: Path, text: str) -> None:
@@ -311,6 +321,7 @@ def replace_text(target: Path, text: str) -> None:
 
 def out_folder(out: str) -> Path:
     """An --out FOLDER (made when missing); an existing file there is refused at once."""
+    not_stdout(out, "folder")
     path = Path(out)
     if path.exists() and not path.is_dir():
         raise click.FileError(out, hint="Not a directory; give a folder")
