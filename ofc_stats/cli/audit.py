@@ -8,6 +8,7 @@ with ``--fail-on-mismatch`` when any hand differs from the rules.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from contextlib import ExitStack
@@ -19,8 +20,14 @@ import click
 if TYPE_CHECKING:
     from ofc_stats.audit.rules_book import RulesBook
 
-from ofc_stats.cli.options import DATA_OPTION, Finite, out_file, out_folder
-from ofc_stats.cli.text import say
+from ofc_stats.cli.options import (
+    DATA_OPTION,
+    Finite,
+    out_file,
+    out_folder,
+    refuse_empty_rules,
+)
+from ofc_stats.cli.text import echo_data, say
 from ofc_stats.wording import plural
 
 MISMATCH_EXIT = 3
@@ -32,9 +39,12 @@ def _rules_book(value: str) -> RulesBook:
     from ofc_stats.errors import OfcError
 
     try:
-        return RulesBook.load(value)
+        book = RulesBook.load(value)
+        for entry in book.entries:  # a file given, or each of a folder's: none empty
+            refuse_empty_rules(entry.source)
     except OfcError as error:  # a bad option value: a usage error, as ruleset_option's
         raise click.BadParameter(str(error), param_hint="--rules") from None
+    return book
 
 
 OUT_SUFFIXES = (".csv", ".parquet")
@@ -151,6 +161,8 @@ def audit_command(
 
     if write_rules and not guess_rules:
         raise click.UsageError("--write-rules needs --guess-rules")
+    if alias is not None and not players:
+        raise click.UsageError("--alias LABEL goes with --player: it names their sum")
     if out and out != "-":
         _check_out(out)
         out_file(out)  # checked (and its folder made) before the audit runs
@@ -220,8 +232,14 @@ def audit_command(
                 if book is not None:  # the ledger's money by the same rules as the audit's
                     scored = scope.enter_context(dataset.rescored(book_results(dataset, book)))
                 accounts = ledger(scored, players, alias=alias, rules=money_rules, files=files)
-    if report is not None and out:
-        write_mismatches(report, out, sys.stdout)
+    if report is not None and out == "-":
+        # through the text module: escaped at a terminal, and flushed while a closed
+        # pipe is still the command's to report (not at the interpreter's exit)
+        rows_csv = io.StringIO()
+        write_mismatches(report, out, rows_csv)
+        echo_data(rows_csv.getvalue(), nl=False)
+    elif report is not None and out:
+        write_mismatches(report, out)
     if report is not None and not players:
         for line in report.lines():
             _say(line, to_stderr)

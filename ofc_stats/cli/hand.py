@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ofc_stats.cli.options import DATA_OPTION, out_file
+from ofc_stats.cli.options import DATA_OPTION, out_file, replace_text
 from ofc_stats.cli.text import echo_data, json_text, say, terminal_safe
 
 ROWS = ("top", "middle", "bottom")
@@ -261,8 +261,5 @@ def hand_command(key: str, data: str, output_format: str, out: str | None) -> No
     if out is None:
         echo_data(text)
     else:
-        try:
-            out_file(out).write_text(text + "\n", encoding="utf-8")
-        except OSError as error:
-            raise click.FileError(out, hint=error.strerror or str(error)) from None
+        replace_text(out_file(out), text + "\n")  # whole or not at all, as report's page
         say(f"hand {hand['key']}: {out}")

@@ -7,7 +7,15 @@ from pathlib import Path
 
 import click
 
-from ofc_stats.cli.options import MAX_SIM_HANDS, SEED, Finite, out_file, wait_option
+from ofc_stats.cli.options import (
+    MAX_SIM_HANDS,
+    SEED,
+    Finite,
+    given,
+    not_stdout,
+    out_file,
+    wait_option,
+)
 from ofc_stats.cli.options import progress_bar as _progress
 from ofc_stats.cli.options import ruleset_option as _ruleset
 from ofc_stats.cli.text import say, say_lines
@@ -118,6 +126,10 @@ def import_command(
         raise click.UsageError("--final is for files that will not grow, --watch for growing ones")
     if report_file is not None and not watch:
         raise click.UsageError("--report FILE goes with --watch (else run `ofc-stats report`)")
+    if report_file is not None:  # said now, not after the first hands a watch stores
+        not_stdout(report_file, "file", "--report")
+    if given(click.get_current_context(), "interval") and not watch:
+        raise click.UsageError("--interval goes with --watch: how often a watch looks")
     if watch:
         from ofc_stats.cli.watch import echo
         from ofc_stats.cli.watch import watch as follow
@@ -145,15 +157,18 @@ def import_command(
             force=force,
             final=final,
         )
+    refusal, folded = _nothing_stored(summary, data, existed)
+    messages = [message for message in summary.messages if message != folded]
     if not quiet:
-        for message in summary.messages[:MAX_MESSAGES]:
+        for message in messages[:MAX_MESSAGES]:
             say(message, err=True)
-        if len(summary.messages) > MAX_MESSAGES:
-            more = len(summary.messages) - MAX_MESSAGES
+        if len(messages) > MAX_MESSAGES:
+            more = len(messages) - MAX_MESSAGES
             say(f"... and {more} more in the quarantine table", err=True)
     for line in summary.lines(verbose, data=str(data)):
         say(line)
-    _refuse_nothing(summary, data, existed)
+    if refusal is not None:
+        raise refusal
     from ofc_stats.store.overlap import SWC_FORMATS, chat_repeats, repeat_lines
 
     if any(f.stored and f.format in SWC_FORMATS for f in summary.files):
@@ -167,9 +182,16 @@ def import_command(
     say(f"dataset: {data}")
 
 
-def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
+def _nothing_stored(
+    summary: ImportSummary, data: str, existed: bool
+) -> tuple[OfcError | None, str | None]:
     """An import that stored nothing new, found nothing known and left nothing for later is
-    an error, not a success.
+    an error, not a success: the error (None: a success), and the refusal message it says
+    itself (not said again above it).
+
+    A lone file that could not be read at all (``/proc/self/mem``: an I/O
+    error) is that one line: its name and the reason, not the reason and then
+    "the one hand seen was refused" of a hand nobody saw.
 
     A dataset this import created is kept when it holds something: a
     quarantine row (the only record of a refused hand: its reason, file,
@@ -180,23 +202,32 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
     """
     known = summary.duplicates or any(f.skipped == ALREADY_IMPORTED for f in summary.files)
     if summary.stored or known or summary.partial:
-        return
+        return None, None
     refused = summary.quarantined + summary.lines_quarantined
+    unread = [f for f in summary.files if f.skipped and f.quarantined + f.lines_quarantined]
+    if unread and refused == len(unread):  # each refusal a whole file that could not be read
+        if len(unread) == 1 and len(summary.messages) == 1:
+            file = unread[0]
+            return OfcError(f"nothing stored: {file.path}: {file.skipped}"), summary.messages[0]
+        return OfcError(
+            f"nothing stored: none of the {len(unread):,} files could be read (named above and in "
+            "the quarantine table)"
+        ), None
     if not refused:
         if not existed:
             shutil.rmtree(data, ignore_errors=True)
         wrong = [f for f in summary.files if f.not_format]
         if wrong:
-            raise OfcError(
+            return OfcError(
                 f"nothing stored: no file given is {wrong[0].not_format} (--format "
                 f"{wrong[0].not_format}); drop --format to read each file as the format "
                 "it looks like"
-            )
+            ), None
         readable = [f for f in summary.files if not f.skipped]
         found = "no file" if not summary.files else "no readable file" if not readable else ""
         if found and summary.files and all(f.skipped == NOT_FPDB for f in summary.files):
             found = "no fpdb-3 OFC hands"  # the reason, said above, not "unreadable"
-        raise OfcError(f"nothing to import: {found or 'no hand'} in the paths given")
+        return OfcError(f"nothing to import: {found or 'no hand'} in the paths given"), None
     what = (
         (
             "the one hand seen was refused"
@@ -212,9 +243,9 @@ def _refuse_nothing(summary: ImportSummary, data: str, existed: bool) -> None:
         if any(f.refused for f in summary.files)
         else ""
     )
-    raise OfcError(
+    return OfcError(
         f"nothing stored: {what} (the reasons are above and in the quarantine table{again})"
-    )
+    ), None
 
 
 @click.command()

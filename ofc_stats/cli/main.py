@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from ofc_stats.cli.report import report_command
 from ofc_stats.cli.score import formats, rules, score
 from ofc_stats.cli.solve import solve_fantasy_command
 from ofc_stats.cli.sql import sql_command
-from ofc_stats.cli.text import say_lines
+from ofc_stats.cli.text import reader_gone, say_lines
 from ofc_stats.errors import OfcError
 from ofc_stats.safe_text import terminal_safe
 
@@ -44,6 +45,12 @@ class OfcGroup(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta["ofc_args"] = list(args)  # the command line, for the --data an error names
+        try:
+            return self._parsed(ctx, args)
+        except BrokenPipeError:  # `ofc-stats --help | head -0`: as any command's output
+            reader_gone()
+
+    def _parsed(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
             return super().parse_args(ctx, args)
         except click.exceptions.NoArgsIsHelpError:  # a bare `ofc-stats`: its help, as asked
@@ -64,12 +71,14 @@ class OfcGroup(click.Group):
 
     def _translated(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            done = super().invoke(ctx)
+            sys.stdout.flush()  # what a command left buffered meets a closed pipe here
+            return done
         except OfcError as error:
             lines = [str(error), *(f"  {choice}" for choice in error.choices)]
             raise click.ClickException("\n".join(map(terminal_safe, lines))) from None
-        except BrokenPipeError:
-            raise SystemExit(1) from None  # the reader went away (`| head`): nothing to tell
+        except BrokenPipeError:  # the reader went away (`| head`): nothing to tell
+            reader_gone()
         except click.UsageError as error:
             raise UsageLine(error) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.engine.ruleset_toml import resolve_ruleset
@@ -209,17 +210,56 @@ class Input(click.File):
         return super().convert(value, param, ctx)
 
 
-def ruleset_option(value: str) -> Ruleset:
+def given(ctx: click.Context, name: str) -> bool:
+    """Whether the user gave option ``name`` (on the command line or from the environment),
+    not its default: an option that only means something beside another is refused alone."""
+    source = ctx.get_parameter_source(name)
+    return source not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+
+
+def ruleset_option(value: str, param_hint: str | None = "--rules") -> Ruleset:
     """A preset or a ruleset file; a file's ``[room]`` table is checked too (every command
-    that takes a file refuses an unknown key in it, not only the audit, which reads it)."""
+    that takes a file refuses an unknown key in it, not only the audit, which reads it),
+    and an empty one is refused (:func:`refuse_empty_rules`)."""
     from ofc_stats.payouts.room_rules import load_room_rules
 
+    if os.path.isdir(value):  # not "unknown ruleset" and every preset's name
+        raise click.BadParameter(
+            f"{value}: a folder; give a ruleset name or one .toml file", param_hint=param_hint
+        )
     try:
         ruleset = resolve_ruleset(value)
         load_room_rules(value)
+        refuse_empty_rules(value)
     except OfcError as error:
-        raise click.BadParameter(str(error)) from None
+        raise click.BadParameter(str(error), param_hint=param_hint) from None
     return ruleset
+
+
+def refuse_empty_rules(value: str) -> None:
+    """A ruleset file that sets nothing (empty, or comments only) is refused, naming it.
+
+    Read as TOML it is plain ``pineapple`` under the file's name: a file cut
+    short or never written (``> mine.toml`` that failed) would score and audit
+    every hand by rules nobody chose.  A preset name passes; a file that does
+    not parse is the reader's to refuse.
+    """
+    import tomllib
+
+    from ofc_stats.engine.ruleset_toml import names_a_file
+    from ofc_stats.errors import RulesetError
+
+    if not names_a_file(value):
+        return
+    try:
+        settings = tomllib.loads(Path(value).read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return
+    if not settings:
+        raise RulesetError(
+            f'{value}: empty: a ruleset file sets at least extends = "NAME" '
+            "(`ofc-stats rules` lists the names)"
+        )
 
 
 def out_file(out: str) -> Path:
@@ -230,6 +270,7 @@ def out_file(out: str) -> Path:
     remembered: a command that fails after writing part of it removes the cut
     file (:func:`discard_cut_outputs`).
     """
+    not_stdout(out, "file")
     path = Path(out)
     if path.is_dir():
         raise click.FileError(out, hint="Is a directory; give a file name")
@@ -243,6 +284,15 @@ def out_file(out: str) -> Path:
         raise click.FileError(out, hint="its folder is not writable")
     _WRITING.append((path, _stamp(path)))
     return path
+
+
+def not_stdout(out: str, what: str, option: str = "--out") -> None:
+    """``-`` is stdout to ``audit --out``, so elsewhere it is refused, not made a file
+    called ``-`` in the current folder (``./-`` still names one)."""
+    if out == "-":
+        raise click.UsageError(
+            f"{option} - is not stdout here: {option} names a {what} (./- for one called '-')"
+        )
 
 
 def replace_text(target: Path, text: str) -> None:
@@ -262,13 +312,16 @@ def replace_text(target: Path, text: str) -> None:
         os.replace(partial, real)
     except BaseException as error:
         partial.unlink(missing_ok=True)  # a full disk leaves no half page behind
-        if isinstance(error, OSError):  # named by the file asked for, not the one beside it
+        # named by the file asked for, not the one beside it; a pipe whose reader went
+        # away (--out /dev/stdout | head) is the group's to say, as for stdout itself
+        if isinstance(error, OSError) and not isinstance(error, BrokenPipeError):
             raise click.FileError(str(target), hint=error.strerror or str(error)) from None
         raise
 
 
 def out_folder(out: str) -> Path:
     """An --out FOLDER (made when missing); an existing file there is refused at once."""
+    not_stdout(out, "folder")
     path = Path(out)
     if path.exists() and not path.is_dir():
         raise click.FileError(out, hint="Not a directory; give a folder")

@@ -165,7 +165,7 @@ def _write_report(
     from ofc_stats.errors import NoHands
     from ofc_stats.store.views import open_dataset
     from ofc_stats.wording import plural
-    from reports import Filters, build_sections, checked, choose_player, leak_summary, prepare
+    from reports import Filters, build_sections, checked, leak_summary, prepare
     from reports.explore import page_data, replays
     from reports.html import render, shared_text, write_files
     from reports.ledger import money_seats
@@ -176,14 +176,15 @@ def _write_report(
     # One DuckDB thread: the report's queries read one player's seats, where a second
     # thread costs more CPU than it saves (1M hands: 6.2 s of CPU, not 6.9; wall alike)
     with open_dataset(data, threads=1) as dataset:
-        chosen = choose_player(dataset, player, hero=True if hero else None)
+        chosen = _whose(dataset, player, hero, allow_empty)
         name = chosen.name
         filters = checked(dataset, chosen.scope(wanted or Filters()))
         scope = prepare(dataset, filters)
-        if not allow_empty and scope.hand_count() == 0:
+        nothing = f"no scored hand of {name} matches {_scope(filters)}"
+        empty = scope.hand_count() == 0
+        if empty and not allow_empty:
             raise NoHands(
-                f"no scored hand of {name} matches {_scope(filters)}; "
-                "widen the filters, or pass --allow-empty to write an empty report"
+                f"{nothing}; widen the filters, or pass --allow-empty to write an empty report"
             )
         # The page's ledger reads the priced money (the store's view); a big dataset's is
         # priced from the player's hands only.
@@ -198,12 +199,34 @@ def _write_report(
             live = page_data(scope)
             known = {key for report in built for key in report.replays}
             carried = replays(dataset, live, known)
+    said = f" (empty: {nothing})" if empty else ""  # --allow-empty's page, said as such
     if output_format == "html":
         page = render(name, _scope(filters), built, leak_summary(built), live=live, carried=carried)
         replace_text(target, page)
-        return f"report for {name}: {target}"
+        return f"report for {name}: {target}{said}"
     written = write_files(target, built, output_format)
-    return f"{plural(len(written), f'{output_format} file')} for {name} in {target}"
+    return f"{plural(len(written), f'{output_format} file')} for {name} in {target}{said}"
+
+
+def _whose(dataset: Any, player: str | None, hero: bool, allow_empty: bool) -> Any:
+    """The report's player; with --allow-empty and no --player, the hero's (empty) page when
+    the dataset has nobody to choose: no hand yet, or no hero seat under --hero.
+
+    A name given is still looked up (a typo is refused, not written as an empty page),
+    as an unknown --room or --opponent is.
+    """
+    from ofc_stats.errors import UnknownPlayer
+    from reports import Player, choose_player
+
+    try:
+        return choose_player(dataset, player, hero=True if hero else None)
+    except UnknownPlayer:
+        if player is not None or not allow_empty:
+            raise
+        return Player(EMPTY_HERO, hero=True)
+
+
+EMPTY_HERO = "you (the hero)"  # as choose_player names one hero account
 
 
 def _scope(filters: Any) -> str:

@@ -114,7 +114,7 @@ def rules(name: str | None) -> None:
         aliases = ", ".join(f"{alias}={target}" for alias, target in sorted(ALIASES.items()))
         say_lines(f"\naliases: {aliases}")
         return
-    ruleset = _ruleset(name)
+    ruleset = _ruleset(name, param_hint=None)  # an argument, not --rules
     fl = ruleset.fantasy
     say(f"name: {ruleset.name}")
     if ruleset.description:

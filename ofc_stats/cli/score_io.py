@@ -67,7 +67,7 @@ class InputLines:
         from parsers.base import SNIFF_BYTES
 
         seen_text = False
-        for number, raw in enumerate(self.stream, start=1):
+        for number, raw in enumerate(self._read(), start=1):
             if len(self.head) < SNIFF_BYTES:
                 self.head += raw[: SNIFF_BYTES - len(self.head)]
             try:
@@ -83,6 +83,21 @@ class InputLines:
                     raise self._not_text(None, number)
                 seen_text = True
             yield text
+
+    def _read(self) -> Iterator[bytes]:
+        """The stream's lines; a read the system refuses names the input (it said only
+        "Input/output error" of ``score /proc/self/mem``)."""
+        lines = iter(self.stream)
+        while True:
+            try:
+                raw = next(lines)
+            except StopIteration:
+                return
+            except OSError as error:
+                if error.filename is None:
+                    error.filename = "stdin" if self.source == "-" else self.source
+                raise
+            yield raw
 
     def _not_text(self, error: UnicodeDecodeError | None, number: int) -> NotText:
         from parsers.base import SNIFF_BYTES

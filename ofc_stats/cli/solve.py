@@ -94,9 +94,13 @@ def _stay_value(text: str) -> float | None:
     try:
         points = float(text)
     except ValueError:
-        raise click.BadParameter(f"{text!r} is not a number of points or 'auto'") from None
+        raise click.BadParameter(
+            f"{text!r} is not a number of points or 'auto'", param_hint="--stay-value"
+        ) from None
     if not points >= 0 or points == float("inf"):
-        raise click.BadParameter(f"{text!r}: a stay value is a finite number ≥ 0")
+        raise click.BadParameter(
+            f"{text!r}: a stay value is a finite number ≥ 0", param_hint="--stay-value"
+        )
     return points
 
 
@@ -165,8 +169,13 @@ def solve_fantasy_command(
     number (the first ten, then a count); the rest are still solved and the
     exit code is 1.  Input that is not UTF-8 text is refused.
     """
-    ruleset = ruleset_option(rules_name)
     fixed = _stay_value(stay_text)
+    if fixed is not None and data is not None:  # --data only estimates what auto would take
+        raise click.UsageError(
+            f"--data goes with --stay-value auto: it estimates the repeat's value, "
+            f"which --stay-value {stay_text} fixes"
+        )
+    ruleset = ruleset_option(rules_name)
     estimated = _estimate(data, ruleset) if fixed is None and data is not None else None
     name = getattr(source, "name", "-")
     name = "-" if name == "<stdin>" else name

@@ -11,15 +11,19 @@ reaches it raw.  The escaping itself lives in the low layer
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import NoReturn
 
 import click
 
 from ofc_stats.safe_text import json_text, terminal_lines, terminal_safe
 
 __all__ = [
+    "READER_GONE",
     "echo_data",
     "json_text",
+    "reader_gone",
     "say",
     "say_lines",
     "stdout_is_terminal",
@@ -55,3 +59,33 @@ def echo_data(text: str, nl: bool = True) -> None:
         click.echo(terminal_lines(text), nl=nl)
     else:
         click.echo(text, nl=nl, color=True)
+
+
+# The exit status when the reader of stdout went away (`| head`, `| true`): 128 + SIGPIPE,
+# what the shell shows for a tool the signal stopped (`yes | head -1`), as 130 is Ctrl-C's.
+READER_GONE = 141
+
+
+def reader_gone() -> NoReturn:
+    """Stop quietly, exit status 141, when a pipe's reader has gone: every command alike.
+
+    Python ignores SIGPIPE, so a write to a closed pipe raises BrokenPipeError
+    (click's own handler exits 1, as Python's docs suggest).  141 tells
+    "nobody read the rest" apart from a failure (1) while a shell treats it as
+    it treats ``cat`` or ``git log`` stopped by the signal; nothing is said,
+    since the reader has gone.  Standard output is pointed at /dev/null when
+    it is the broken pipe, so Python's flush at exit finds nothing to complain
+    about (the ``Exception ignored ... BrokenPipeError`` lines and exit 120).
+    """
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):  # a stream with no descriptor (a test's runner)
+            pass
+    except OSError:
+        pass
+    raise SystemExit(READER_GONE)
