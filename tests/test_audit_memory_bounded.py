@@ -147,3 +147,28 @@ def test_each_rulesets_verdicts_are_a_byte_a_hand(simulated: Path) -> None:  # n
     explained = looked - bad_points - bad_fantasy
     assert {i for i in ids.tolist() if bits[at[i]] == EXPLAINED} == explained
     assert all(bits[at[i]] == 0 for i in set(ids.tolist()) - looked)
+
+
+def test_guessing_the_rules_prices_no_seat(
+    simulated: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--guess-rules reads each room's rake and settlement only: its two room_money calls
+    priced and kept every seat of the dataset (a frame a seat) for no use."""
+    from ofc_stats.audit import infer
+
+    asked: list[bool] = []
+    real = infer.room_money
+
+    def room_money(*args: object, **kwargs: object) -> money.RoomMoney:
+        asked.append(bool(kwargs.get("seats", True)))
+        found = real(*args, **kwargs)  # type: ignore[arg-type]
+        assert found.seats.empty or asked[-1]
+        return found
+
+    monkeypatch.setattr(infer, "room_money", room_money)
+    monkeypatch.setattr(infer, "guess_rulesets", lambda *a, **k: pd.DataFrame())
+    with open_dataset(simulated) as db:
+        inferred = infer.infer_rules(db)
+    assert asked == [False, False]
+    assert any(e.option == "room.settlement" for g in inferred.groups for e in g.evidence)
