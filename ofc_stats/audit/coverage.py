@@ -116,7 +116,7 @@ def fantasy_reasons(data: OfcData, gap_minutes: float) -> Reasons:
     return out
 
 
-Checked = list[pa.Array]  # per share of the tables: the keys of the hands a check looked at
+Checked = list[pa.Array]  # per share of the tables: the ids of the hands a check looked at
 _COUNTS = ["hands", *(f"{c}_{n}" for c in CHECKS for n in ("checked", "bad")), "checked", "bad"]
 
 
@@ -140,7 +140,7 @@ def summarize(
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Per room and ruleset: the summary, the mismatch classes and the not-checked reasons.
 
-    ``checked[check]`` holds the hand keys a check looked at; ``reasons[check]`` why it
+    ``checked[check]`` holds the ids of the hands a check looked at; ``reasons[check]`` why it
     skipped the others, each a share of the tables at a time (:func:`table_shares`), and
     counted so: the summary holds counts, never a row per hand.  Every hand is counted
     by its own room and ruleset, checked or not checked, so the two add up to the hands;
@@ -149,7 +149,7 @@ def summarize(
     shares = table_shares(data)
     counts = []
     for index, share in enumerate(each_share(data, shares)):
-        hand_rooms = data.df(f"SELECT hand_key, room, ruleset FROM hands WHERE {share}")
+        hand_rooms = data.df(f"SELECT hand_key, hand_id, room, ruleset FROM hands WHERE {share}")
         mine = mismatches[mismatches["hand_key"].isin(hand_rooms["hand_key"])]
         counts.append(
             _share_counts(
@@ -174,7 +174,7 @@ def _share_counts(
     any_checked = np.zeros(len(hand_rooms), dtype=bool)
     skipped = []
     for check in CHECKS:
-        looked = is_in(hand_rooms["hand_key"], checked[check])
+        looked = is_in(hand_rooms["hand_id"], checked[check])
         bad = hand_rooms["hand_key"].isin(_check_bad(mismatches, check)).to_numpy() & looked
         frame[f"{check}_checked"] = looked.astype(np.int64)
         frame[f"{check}_bad"] = bad.astype(np.int64)
@@ -230,9 +230,9 @@ def _summed(
     return hands, _by_class(mismatches, hand_rooms, hands), table
 
 
-def is_in(keys: pd.Series, values: pa.Array) -> npt.NDArray[np.bool_]:
-    """Whether each of ``keys`` is one of ``values`` (no Python string per key)."""
-    found = pc.is_in(pa.array(keys, pa.string()), value_set=values.cast(pa.string()))
+def is_in(ids: pd.Series, values: pa.Array) -> npt.NDArray[np.bool_]:
+    """Whether each of the hand ``ids`` is one of ``values``."""
+    found = pc.is_in(pa.array(ids, pa.int64()), value_set=values.cast(pa.int64()))
     return np.asarray(found.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
 
 

@@ -9,8 +9,10 @@ and rulesets that explain as many hands share a rank (``tied``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 
@@ -36,17 +38,47 @@ def joker_groups(data: OfcData) -> pd.DataFrame:
     return grouped.agg(hands="size", joker_hands="sum").reset_index()
 
 
-def explained_hands(points: _Check, fantasy: _Check) -> pd.DataFrame:
-    """Per checked hand: no points mismatch, no Fantasyland mismatch, both."""
-    looked: pd.DataFrame = pa.concat_tables([*points.checked, *fantasy.checked]).to_pandas()
-    hands = looked.drop_duplicates("hand_key")
-    bad_points = set(points.mismatches["hand_key"]) if len(points.mismatches) else set()
-    bad_fantasy = set(fantasy.mismatches["hand_key"]) if len(fantasy.mismatches) else set()
-    hands = hands.copy()
-    hands["points_ok"] = ~hands["hand_key"].isin(bad_points)
-    hands["fantasy_ok"] = ~hands["hand_key"].isin(bad_fantasy)
-    hands["ok"] = hands["points_ok"] & hands["fantasy_ok"]
-    return hands
+# What a ruleset's checks say of one hand, as bits of one byte (explained_hands).
+LOOKED, POINTS_OK, FANTASY_OK = 1, 2, 4
+EXPLAINED = LOOKED | POINTS_OK | FANTASY_OK
+
+
+def explained_hands(
+    data: OfcData, ids: npt.NDArray[np.int64], points: _Check, fantasy: _Check
+) -> npt.NDArray[np.uint8]:
+    """Per hand of ``ids`` (sorted): whether a check looked at it (:data:`LOOKED`), and of
+    one looked at, no points mismatch (:data:`POINTS_OK`) and no Fantasyland mismatch
+    (:data:`FANTASY_OK`).  A byte a hand: the verdicts of every named ruleset are kept at
+    once (the telling hands are those they disagree on), not a frame of keys each."""
+    looked = [table["hand_id"] for table in (*points.checked, *fantasy.checked)]
+    out = np.zeros(len(ids), np.uint8)
+    for column in looked:
+        out[_positions(ids, column.to_numpy())] = LOOKED | POINTS_OK | FANTASY_OK
+    for check, bit in ((points, POINTS_OK), (fantasy, FANTASY_OK)):
+        if len(check.mismatches):
+            bad = _positions(ids, _key_ids(data, check.mismatches["hand_key"].unique()))
+            out[bad] &= ~np.uint8(bit)
+    out[(out & LOOKED) == 0] = 0
+    return out
+
+
+def _positions(ids: npt.NDArray[np.int64], wanted: npt.NDArray[np.int64]) -> npt.NDArray[np.intp]:
+    """Where each of ``wanted`` (all of them among ``ids``, which is sorted) stands in it."""
+    return np.searchsorted(ids, np.asarray(wanted, np.int64))
+
+
+def _key_ids(data: OfcData, keys: Iterable[object]) -> npt.NDArray[np.int64]:
+    """The ids of the hands of these keys (a few: the mismatched hands)."""
+    data.connection.register(
+        "guess_keys", pa.table({"hand_key": pa.array([str(k) for k in keys], pa.string())})
+    )
+    try:
+        found = data.arrow(
+            "SELECT hand_id FROM hands WHERE hand_key IN (SELECT hand_key FROM guess_keys)"
+        )
+    finally:
+        data.connection.unregister("guess_keys")
+    return np.asarray(found["hand_id"].to_numpy(), np.int64)
 
 
 def guess_rulesets(
@@ -60,36 +92,47 @@ def guess_rulesets(
     Columns: room, room_rules, ruleset, hands (telling hands), explained,
     points_ok, fantasy_ok, explained_rate, rank, tied, ruled_out (why, or "").
     """
-    rule_texts = data.df("SELECT hand_key, coalesce(rules_text, ruleset) AS rules_text FROM hands")
+    hands = data.arrow(
+        "SELECT hand_id, room, coalesce(rules_text, ruleset) AS rules_text FROM hands "
+        "ORDER BY hand_id"
+    )
+    ids = np.asarray(hands["hand_id"].to_numpy(), np.int64)
+    rooms, room_codes = _codes(hands["room"])
+    texts, text_codes = _codes(hands["rules_text"])
+    del hands
     not_points = {v.room for v in field_verdicts(data) if not v.measures}
     decks = joker_groups(data)
-    verdicts: dict[str, pd.DataFrame] = {}
+    verdicts: dict[str, npt.NDArray[np.uint8]] = {}
     for name, candidate in PRESETS.items():
         with data.rescored(ruleset_results(data, candidate)) as scored:
             points = _points(scored, candidate)
             if not_points:
                 points = points.without(not_points)
             fantasy = _fantasy(scored, max_gap_minutes)
-        verdicts[name] = explained_hands(points, fantasy).merge(rule_texts, on="hand_key")
+        verdicts[name] = explained_hands(data, ids, points, fantasy)
+        del points, fantasy
         if progress:
             progress(1)
     if not verdicts:
         return pd.DataFrame()
-    wide = pd.concat(
-        {name: frame.set_index("hand_key")["ok"] for name, frame in verdicts.items()}, axis=1
-    ).fillna(False)
-    telling = wide.index[wide.nunique(axis=1) > 1]
+    # A hand tells the rulesets apart when they do not all explain it (one not looked at
+    # does not); only the hands a ruleset looked at count for it.
+    explained = [(bits == EXPLAINED) for bits in verdicts.values()]
+    telling = np.logical_or.reduce(explained) & ~np.logical_and.reduce(explained)
     rows = []
-    for name, frame in verdicts.items():
-        frame = frame[frame["hand_key"].isin(telling)]
+    for name, bits in verdicts.items():
         deck = PRESETS[name].deck
+        counted = telling & ((bits & LOOKED) > 0)
         for group in decks.to_dict("records"):
             room, text = str(group["room"]), str(group["rules_text"])
-            jokers, hands = int(group["joker_hands"]), int(group["hands"])
-            checked = frame[(frame["room"] == room) & (frame["rules_text"] == text)]
+            jokers, hands_in = int(group["joker_hands"]), int(group["hands"])
+            mine = (
+                counted & (room_codes == rooms.get(room, -1)) & (text_codes == texts.get(text, -1))
+            )
+            checked = bits[mine]
             ruled_out = ""
             if deck is Deck.JOKER54 and jokers == 0:
-                ruled_out = f"no joker in {plural(hands, 'hand')}"
+                ruled_out = f"no joker in {plural(hands_in, 'hand')}"
             elif deck is Deck.STANDARD52 and jokers > 0:
                 ruled_out = f"jokers in {plural(jokers, 'hand')}"
             rows.append(
@@ -98,9 +141,9 @@ def guess_rulesets(
                     "room_rules": text,
                     "ruleset": name,
                     "hands": len(checked),
-                    "explained": int(checked["ok"].sum()),
-                    "points_ok": int(checked["points_ok"].sum()),
-                    "fantasy_ok": int(checked["fantasy_ok"].sum()),
+                    "explained": int((checked == EXPLAINED).sum()),
+                    "points_ok": int(((checked & POINTS_OK) > 0).sum()),
+                    "fantasy_ok": int(((checked & FANTASY_OK) > 0).sum()),
                     "ruled_out": ruled_out,
                 }
             )
@@ -119,3 +162,11 @@ def guess_rulesets(
         ranking.groupby(["room", "room_rules", "score"])["score"].transform("size") > 1
     )
     return ranking.drop(columns="score").reset_index(drop=True)
+
+
+def _codes(column: pa.ChunkedArray) -> tuple[dict[str, int], npt.NDArray[np.int32]]:
+    """A text column's values by code, and each row's code (-2 for null: no group's)."""
+    encoded = column.combine_chunks().dictionary_encode()
+    values = {str(v): at for at, v in enumerate(encoded.dictionary.to_pylist())}
+    codes = np.asarray(encoded.indices.fill_null(-2).to_numpy(), np.int32)
+    return values, codes

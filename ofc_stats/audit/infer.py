@@ -283,7 +283,8 @@ def infer_rules(
     # The audit's rule: a room whose field no verdict judged (no scored seat reports it)
     # is no points room; its points are read from the losers' money, and said so.
     points_rooms = set(rooms_measuring(field_verdicts(data)))
-    money = room_money(data, points_rooms=points_rooms)
+    # the rules only (seats=False): no seat priced and kept, as the audit's
+    money = room_money(data, points_rooms=points_rooms, seats=False)
     shown = _evidence(data, points_rooms, {r.room: r.multiplier for r in money.rakes})
     current = {str(g.base): base_ruleset(str(g.base)) for g in groups.itertuples()}
     per_group: dict[tuple[str, str], list[Evidence]] = {
@@ -336,8 +337,10 @@ def infer_rules(
     # where the two disagree (another royalty table) the winners' shares of a short stack
     # differ too, and the settlement kind would be charged with the game's difference.
     inferred = lookup_results(data, lambda name: current.get(name, base_ruleset(name)))
+    del shown
     with data.rescored(inferred) as scored:
-        money = room_money(scored, points_rooms=points_rooms)
+        money = room_money(scored, points_rooms=points_rooms, seats=False)
+    del inferred
     settlements = {s.room: s for s in money.settlements}
     rakes = {r.room: r for r in money.rakes}
     out = []
@@ -380,6 +383,7 @@ def infer_rules(
                 key[0], key[1], base.name, sizes[key], tuple(per_group[key]), ruleset, room_rules
             )
         )
+    del fantasy_rows, button_rows  # a row a seat or hand: gone before the rulesets are ranked
     ranking = guess_rulesets(data, max_gap_minutes=max_gap_minutes, progress=progress)
     return Inferred(tuple(out), ranking)
 

@@ -246,8 +246,11 @@ class _Expected:
         if seats.empty:
             return cls(np.zeros(0, np.int64), np.zeros(0))
         keys = seats["hand_id"].to_numpy(np.int64) * 256 + seats["seat"].to_numpy(np.int64)
+        values = seats["expected_money"].to_numpy(np.float64)
+        if bool(np.all(keys[1:] > keys[:-1])):  # in order, once each (the audit's): as is
+            return cls(keys, values)
         known, first = np.unique(keys, return_index=True)
-        return cls(known, seats["expected_money"].to_numpy(np.float64)[first])
+        return cls(known, values[first])
 
     def at(self, ids: npt.NDArray[np.int64], seat: npt.NDArray[np.int64]) -> Any:
         """Each seat's money by the rules; NaN for a seat not priced (its hand not scored)."""
@@ -572,7 +575,12 @@ def ensure_ledger(data: OfcData, hand_ids: Sequence[int] | None = None) -> None:
 WHOLE_UP_TO = 50_000  # money hands priced whole, rules judged out of sample (about 15 CPU s)
 RULES_SAMPLE = 50_000  # hands per room and currency a big dataset's rules come from, about
 RULES_MINIMUM = 2_000  # money hands each room and currency's rules come from at least (or all)
-COMMIT_ROWS = 1_000_000  # ledger rows priced before they are committed (memory stays bounded)
+# Ledger rows priced before they are committed: fewer than one import batch's paid seats
+# (importer.BATCH_HANDS hands, two seats or more each), so a full batch is written on its
+# own and only small batches are gathered.  At a million, every batch of a 100,000-hand
+# dataset was held at once (60 MB, the first audit's peak); the ledger's bytes a row are
+# about 190 (its rules' words are repeated on every row).
+COMMIT_ROWS = 20_000
 KEYS_TABLE = "ledger_hand_ids"  # the hands a ledger's rules are inferred from
 # (no count in it: the words stamp the files, and the same rules must not price them again)
 SAMPLED = f"inferred from a sample of about {RULES_SAMPLE:,} hands a room"

@@ -692,6 +692,19 @@ def _categorical(column: pa.ChunkedArray, at: npt.NDArray[np.intp]) -> pd.Catego
     return categorical
 
 
+def _sort_key(key: object) -> tuple[int, str]:
+    """Keys of one kind (texts, or integer ids) in their own order."""
+    return (int(key), "") if isinstance(key, (int, np.integer)) else (0, str(key))
+
+
+# The stored versus both ways round by hand id, as the ``versus`` view holds it without the
+# hands' keys: that view joins every hand of the dataset for its key, whatever hands are asked.
+VERSUS_BY_ID = """(
+SELECT hand_id, seat, opponent, points FROM versus_stored WHERE {wanted}
+UNION ALL
+SELECT hand_id, opponent, seat, -points FROM versus_stored WHERE {wanted})"""
+
+
 def _pairwise(
     data: OfcData,
     frame: pd.DataFrame,
@@ -700,34 +713,41 @@ def _pairwise(
     versus: str = "versus",
     hands: str = "hands",
 ) -> dict[str, npt.NDArray[np.float64]]:
-    """Money each seat owes each other by the pair's points, for the short-stack hands
-    (``column`` says whether the frame's hand_key holds the key or the integer id).
+    """Money each seat owes each other by the pair's points, for the short-stack hands, by
+    the frame's ``hand_key`` (``column`` says whether it holds the key or the integer id:
+    either way the hands are read by their ``hand_id``, a few of them).
 
     ``versus`` and ``hands`` are the relations read (the views, or one batch's files:
     ``versus`` must hold each pair both ways round, as the view does)."""
-    keys = frame.loc[frame["short"], "hand_key"].unique()
-    if not len(keys):
+    short = frame.loc[frame["short"], ["hand_key", "hand_id"]].drop_duplicates("hand_key")
+    if not len(short):
         return {}
-    data.connection.register("short_keys", pd.DataFrame({"k": keys}))
+    ids = short["hand_id"].to_numpy(np.int64)
+    data.connection.register("short_ids", pa.table({"hand_id": pa.array(np.unique(ids))}))
+    wanted = "hand_id IN (SELECT hand_id FROM short_ids)"
+    pairs_of = VERSUS_BY_ID.format(wanted=wanted) if versus == "versus" else versus
     try:
         pairs = data.df(
-            f"""SELECT v.{column} AS hand_key, v.seat, v.opponent,
+            f"""SELECT v.hand_id, v.seat, v.opponent,
                        v.points * coalesce(h.stakes, 1) AS money, h.seat_count
-                FROM {versus} v JOIN {hands} h USING (hand_id)
-                WHERE v.{column} IN (SELECT k FROM short_keys)"""
+                FROM (SELECT * FROM {pairs_of} WHERE {wanted}) v
+                JOIN (SELECT hand_id, stakes, seat_count FROM {hands} WHERE {wanted}) h
+                  USING (hand_id)"""
         )
     finally:
-        data.connection.unregister("short_keys")
-    out: dict[str, npt.NDArray[np.float64]] = {}
-    for key, hand in pairs.groupby("hand_key"):
+        data.connection.unregister("short_ids")
+    key_of = dict(zip(ids.tolist(), short["hand_key"].tolist(), strict=True))
+    found: dict[object, npt.NDArray[np.float64]] = {}
+    for _, hand in pairs.groupby("hand_id", sort=False):
         n = int(hand["seat_count"].iloc[0])
         matrix = np.zeros((n, n))
         seat = hand["seat"].to_numpy(dtype=int)
         opponent = hand["opponent"].to_numpy(dtype=int)
         ok = (seat < n) & (opponent < n)
         matrix[seat[ok], opponent[ok]] = hand["money"].to_numpy(dtype=float)[ok] * multiplier
-        out[str(key)] = matrix
-    return out
+        found[key_of[int(hand["hand_id"].iloc[0])]] = matrix
+    # in the order of the hands' keys, as a groupby of the keys gave them
+    return {str(key): found[key] for key in sorted(found, key=_sort_key)}
 
 
 def _room_rake(

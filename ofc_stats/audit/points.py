@@ -23,6 +23,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -333,16 +334,16 @@ def ruleset_results(data: OfcData, ruleset: Ruleset) -> pa.Table:
 @dataclass(frozen=True)
 class _Check:
     name: str
-    # per share of the tables (chunks.table_shares): hand_key and room of every hand this
-    # check looked at, once each, in Arrow (no Python string a hand)
+    # per share of the tables (chunks.table_shares): hand_id and room (dictionary-coded) of
+    # every hand this check looked at, once each: 12 bytes a hand, no key's text
     checked: list[pa.Table]
     mismatches: pd.DataFrame
     unchecked: pd.DataFrame | None = None  # decisions it could not check, UNCHECKED_COLUMNS
     cards: pd.DataFrame | None = None  # Fantasyland's card counts dealt, CARD_COLUMNS
 
     def keys(self) -> list[pa.Array]:
-        """The keys of the hands looked at, share by share (coverage.summarize's)."""
-        return [table["hand_key"].combine_chunks() for table in self.checked]
+        """The ids of the hands looked at, share by share (coverage.summarize's)."""
+        return [table["hand_id"].combine_chunks() for table in self.checked]
 
     def without(self, rooms: set[str] | frozenset[str]) -> _Check:
         """This check with these rooms' hands neither looked at nor mismatched."""
@@ -354,48 +355,57 @@ class _Check:
         return replace(self, checked=checked, mismatches=found)
 
 
+LOOKED_AT = pa.schema([("hand_id", pa.int64()), ("room", pa.dictionary(pa.int32(), pa.string()))])
+
+
 def looked_at(frame: pd.DataFrame) -> pa.Table:
-    """A check's hands of one share (a frame with hand_key and room), once each."""
-    once = frame[["hand_key", "room"]].drop_duplicates("hand_key")
-    return pa.Table.from_pandas(once, preserve_index=False).cast(
-        pa.schema([("hand_key", pa.string()), ("room", pa.string())])
-    )
+    """A check's hands of one share (a frame with hand_id and room), once each: the id and
+    the room's code, kept for the whole audit (a hand's key as text was 5 times the size)."""
+    once = frame[["hand_id", "room"]].drop_duplicates("hand_id")
+    room = pa.array(once["room"].astype(object), pa.string(), from_pandas=True)
+    ids = pa.array(once["hand_id"].to_numpy(np.int64))
+    return pa.table([ids, room.dictionary_encode()], schema=LOOKED_AT)
 
 
 class _MoneySeen:
     """What the audit keeps of the money seats, shown a share of the tables at a time
     (:func:`~ofc_stats.audit.money_rows.money_rows`'s ``seen``): the hands looked at, the
-    money field's tallies and what the rules give each seat (the ledger's), not the seats."""
+    money field's tallies and what the rules give each seat (the ledger's), not the seats:
+    of a seat, its (hand id, seat) as one integer and its money, 16 bytes."""
 
     def __init__(self) -> None:
         self.checked: list[pa.Table] = []
         self.verdicts = MoneyTallies()
-        self.priced: list[pd.DataFrame] = []
+        self.keys: list[npt.NDArray[np.int64]] = []
+        self.priced: list[npt.NDArray[np.float64]] = []
 
     def add(self, seats: pd.DataFrame) -> None:
         self.checked.append(looked_at(seats))
         self.verdicts.add(seats)
-        self.priced.append(
-            pd.DataFrame(
-                {
-                    "hand_id": seats["hand_id"].to_numpy(np.int64, copy=True),
-                    "seat": seats["seat"].to_numpy(np.int64, copy=True),
-                    "expected_money": seats["expected_money"].to_numpy(np.float64, copy=True),
-                }
-            )
-        )
+        ids = seats["hand_id"].to_numpy(np.int64)
+        self.keys.append(ids * SEAT_KEY + seats["seat"].to_numpy(np.int64))
+        self.priced.append(seats["expected_money"].to_numpy(np.float64, copy=True))
 
     def expected(self) -> pd.DataFrame:
         """Every priced seat's money by the rules, by hand id and seat."""
-        frame = pd.concat(self.priced, ignore_index=True)
+        keys = np.concatenate(self.keys) if self.keys else np.zeros(0, np.int64)
+        self.keys = []
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+        values = np.concatenate(self.priced)[order] if self.priced else np.zeros(0)
         self.priced = []
-        return frame.sort_values(["hand_id", "seat"], kind="stable").reset_index(drop=True)
+        return pd.DataFrame(
+            {"hand_id": keys // SEAT_KEY, "seat": keys % SEAT_KEY, "expected_money": values}
+        )
+
+
+SEAT_KEY = 256  # a seat's key: hand id × 256 + seat (a table seats fewer)
 
 
 # The seats the points check reads: every scored seat of a hand with reported points
 # ({hands}: those hands' keys, all of them or one hand's).
 POINTS_SEATS_SQL = """
-SELECT hand_key, seat, player, room, ruleset, scored_with, reported_points, net,
+SELECT hand_key, hand_id, seat, player, room, ruleset, scored_with, reported_points, net,
        net_capped, fouled, stack, top_class, middle_class, bottom_class,
        royalty_top, royalty_middle, royalty_bottom
 FROM seat_results
@@ -564,8 +574,11 @@ def _fantasy_share(data: OfcData, max_gap_minutes: float, share: str) -> _Check:
     holds: the fantasy view's rows of those tables, from their hands only."""
     fantasy = share_fantasy(share)
     frame = data.df(
-        f"""SELECT f.*, h.ruleset, h.room AS hand_room, t.description AS top_description
+        f"""SELECT f.*, h.ruleset, h.room AS hand_room, t.description AS top_description,
+                  n.hand_id AS next_hand_id
            FROM {fantasy} f JOIN (SELECT * FROM hands WHERE {share}) h USING (hand_key)
+           LEFT JOIN (SELECT hand_key AS next_hand_key, hand_id FROM hands WHERE {share}) n
+             USING (next_hand_key)
            LEFT JOIN (SELECT hand_key, seat, top_class FROM seat_results WHERE {share}) s
              USING (hand_key, seat)
            LEFT JOIN row_classes t ON t.cards = 3 AND t.class = s.top_class
@@ -577,7 +590,7 @@ def _fantasy_share(data: OfcData, max_gap_minutes: float, share: str) -> _Check:
     unchecked = frame[(frame["next_link"] != "next") & at_stake].copy()
     unchecked["explanation"] = [unchecked_text(row) for row in unchecked.to_dict("records")]
     frame = frame[frame["next_link"] == "next"]
-    nexts = frame[["next_hand_key", "room"]].rename(columns={"next_hand_key": "hand_key"})
+    nexts = frame[["next_hand_id", "room"]].rename(columns={"next_hand_id": "hand_id"})
     checked = [looked_at(nexts)]
     rules_fl = frame["rules_fantasy"].astype(bool)
     room_fl = frame["room_fantasy"].astype(bool)
