@@ -417,9 +417,9 @@ FIXED_WHY = {
 ALL_HANDS = '<strong class="all-hands">All hands.</strong> '
 KEPT = '<span class="kept"></span>'  # the script says how many hands the bar keeps
 SUMMARY_FIXED = (
-    "The filter bar changes the first line only: the lines under it cover all the hands "
-    "of this report ({scope}); the Fouls, Fantasyland, Royalties and Regret sections' "
-    "first lines follow the filter bar."
+    "The filter bar changes the line above only: the lines below cover all the hands of "
+    "this report ({scope}); the Fouls, Fantasyland, Royalties and Regret sections' first "
+    "lines follow the filter bar."
 )
 
 
@@ -621,13 +621,12 @@ def render(
         _shared_warning(live.get("shared", {})) if live else "",
         f'<section id="summary"><h2>{heading}</h2><div class="card">',
         '<p id="live-headline"></p>' if live else "",
-        '<ul class="leaks">',
-        *(f"<li>{html_text(line)}</li>" for line in summary),
-        "</ul>",
         f'<p class="fixed filtered-only">{html.escape(SUMMARY_FIXED.format(scope=scope))}</p>'
         if live
         else "",
-        "</div></section>",
+        '<ul class="leaks">',
+        *(f"<li>{html_text(line)}</li>" for line in summary),
+        "</ul></div></section>",
     ]
     for report in reports:
         parts.append(f'<section id="{report.key}"><h2>{html.escape(report.title)}</h2>')

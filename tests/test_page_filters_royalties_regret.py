@@ -442,7 +442,9 @@ def test_the_samples_lines_in_the_browser_are_pythons_then_sql_counts_for_a_room
     total = len(live["hands"]["key"])
     notes = all_hands_notes(page)
     # the summary's, then fouls, Fantasyland, decisions, royalties and regret
-    assert len(notes) == 6 and notes[0].startswith("The filter bar changes the first line only")
+    assert len(notes) == 6 and notes[0].startswith(
+        "The filter bar changes the line above only: the lines below cover all the hands"
+    )
     kept_note = (
         f" Now filtered to {len(kept):,} of {total:,} hands: this still covers all {total:,}."
     )
