@@ -7,10 +7,11 @@ accounts and opponents as indexes into short name lists.  The page's script
 currency, dates, table size and opponent, and recomputes from them the
 results, the charts over dates, sessions and hours of play, the tables by
 stakes, room and opponent, the hand browser, the opponent pages, the
-room ledger and the fouls and Fantasyland sections' headline figures
-(:mod:`reports.live_figures`: the field's foul rate from two small counts a
-hand, the opponents' normal seats and their fouls).  Money is summed only
-within one currency.
+room ledger and the fouls, Fantasyland, royalties and regret sections' headline
+figures (:mod:`reports.live_figures`: the field's foul rate from two small counts a
+hand, the opponents' normal seats and their fouls; each live board's rows as
+[class, royalty] kinds; each hand's graded street-decision loss and the named
+leaks' decisions).  Money is summed only within one currency.
 
 Hands the room paid but the rules could not score (another seat's board
 incomplete) are carried too, with no points: the ledger counts their money
@@ -19,6 +20,7 @@ as paid and apart, as :mod:`reports.ledger` does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +32,7 @@ from ofc_stats.store.views import OfcData, ledger_hands_of
 from reports.base import HANDS, MINE, ORDER, ROW_POINTS, SEATS, TABLE_ROYALTIES, VERSUS, Scope
 from reports.ledger import money_seats, scope_ledger
 from reports.replay import hand_details
+from reports.royalties import ROW_CLASS, TOP_CLASS
 from reports.stats import MIN_HANDS
 
 REPLAYS = 2_000  # a player with at most this many hands: every one opens in the replayer
@@ -43,6 +46,38 @@ SELECT s.hand_id, s.hand_key, epoch(s.played_at)::BIGINT AS t, s.format, s.room,
        {ROW_POINTS} AS row_points, r.run
 FROM {SEATS} s LEFT JOIN table_runs r USING (hand_id) {TABLE_ROYALTIES}
 ORDER BY {ORDER}
+"""
+
+# Each live (unfouled) board's rows: class as the royalties section names it, and the
+# royalty it paid; a fouled board's are null (the section counts live boards only).
+ROYALTY_ROWS_SQL = f"""
+SELECT s.hand_id,
+       {TOP_CLASS.replace("c.", "t.")} AS top_class, s.royalty_top AS top,
+       {ROW_CLASS.replace("c.", "m.")} AS middle_class, s.royalty_middle AS middle,
+       {ROW_CLASS.replace("c.", "b.")} AS bottom_class, s.royalty_bottom AS bottom
+FROM {SEATS} s
+LEFT JOIN row_classes t ON t.cards = 3 AND t.class = s.top_class
+LEFT JOIN row_classes m ON m.cards = 5 AND m.class = s.middle_class
+LEFT JOIN row_classes b ON b.cards = 5 AND b.class = s.bottom_class
+WHERE NOT s.fouled
+"""
+
+# The regret section's measures over the hands kept: each hand's graded street decisions'
+# loss (a hand graded with none charged: 0), and each named leak (a named decision that lost
+# expected points), as :mod:`reports.regret` reads the grades of the report's seats.
+STREET_LOSS_SQL = f"""
+SELECT m.hand_id, coalesce(sum(g.loss), 0) AS loss
+FROM grades g JOIN (SELECT hand_id, hand_key, seat FROM {SEATS}) m
+  ON g.hand_key = m.hand_key AND g.seat = m.seat
+WHERE g.kind = 'street' AND g.status IN ('graded', 'forced') GROUP BY m.hand_id
+"""
+LEAKS_SQL = f"""
+SELECT m.hand_id, 'street ' || (g.street + 1) || ': ' || g.mistake AS leak, g.loss
+FROM grades g JOIN (SELECT hand_id, hand_key, seat FROM {SEATS}) m
+  ON g.hand_key = m.hand_key AND g.seat = m.seat
+WHERE g.kind = 'street' AND g.status IN ('graded', 'forced') AND g.mistake IS NOT NULL
+  AND g.loss > 0
+ORDER BY m.hand_id, g.street, g.loss DESC
 """
 
 GRADED_SQL = f"""
@@ -194,9 +229,17 @@ def page_data(scope: Scope) -> dict[str, Any]:
     money[unscored] = paid[unscored]
 
     loss = np.full(len(frame), np.nan)
+    street_loss = np.full(len(frame), np.nan)
+    leaks: dict[str, Any] = {"names": [], "at": [], "leak": [], "loss": []}
     if int(data.sql("SELECT count(*) FROM grades").fetchall()[0][0]):
         graded = data.arrow(GRADED_SQL).to_pandas()
         loss[at(graded["hand_id"].to_numpy(np.int64))] = graded["loss"].to_numpy(np.float64)
+        streets = data.arrow(STREET_LOSS_SQL).to_pandas()
+        street_loss[at(streets["hand_id"].to_numpy(np.int64))] = streets["loss"].to_numpy(
+            np.float64
+        )
+        leaks = _leaks(data.arrow(LEAKS_SQL).to_pandas(), at)
+    royalty_kinds, royalty_rows = _royalty_rows(data.df(ROYALTY_ROWS_SQL), at, len(frame))
 
     field_seats = np.zeros(len(frame), np.int64)
     field_fouls = np.zeros(len(frame), np.int64)
@@ -223,6 +266,10 @@ def page_data(scope: Scope) -> dict[str, Any]:
         "money_rules": money_rules,  # "room currency" -> how the rules price its money
         "min_hands": MIN_HANDS,  # the fewest hands an interval or a rate per hour is given for
         "shared": scope.shared_hands(),
+        # [class, royalty points] of the live boards' rows (hands' rk_top, rk_mid, rk_bot)
+        "royalty_kinds": royalty_kinds,
+        # the named leaks: names, and per decision its hand's row (ascending), name, loss
+        "leaks": leaks,
         "hand_ids": ids.tolist(),  # not carried: finds the replayed hands' files
         "hands": {
             "key": frame["hand_key"].tolist(),
@@ -251,7 +298,58 @@ def page_data(scope: Scope) -> dict[str, Any]:
             "rules": _column(pd.Series(rules), 4),
             "paid": _column(pd.Series(paid), 4),
             "loss": _column(pd.Series(loss), 3),
+            # the graded street decisions' loss (none graded: null), for the regret line
+            "sloss": _column(pd.Series(street_loss), 4),
+            # each live board's row as an index into royalty_kinds (-1: fouled, not scored)
+            "rk_top": royalty_rows[0],
+            "rk_mid": royalty_rows[1],
+            "rk_bot": royalty_rows[2],
         },
+    }
+
+
+def _royalty_rows(
+    boards: pd.DataFrame, at: Callable[[np.ndarray], np.ndarray], hands: int
+) -> tuple[list[list[Any]], list[np.ndarray]]:
+    """The distinct [class, royalty] pairs of the live boards' rows (sorted), and per row
+    (top, middle, bottom) each hand's pair as an index into them, -1 where the hand has
+    no live board (fouled or not scored) or the row no class."""
+    where = at(boards["hand_id"].to_numpy(np.int64)) if len(boards) else np.zeros(0, np.int64)
+    pairs = []
+    for row in ("top", "middle", "bottom"):
+        known = boards[f"{row}_class"].notna().to_numpy()
+        pairs.append((known, boards[f"{row}_class"], boards[row]))
+    kinds = sorted(
+        {
+            (str(c), float(r))
+            for known, classes, royalty in pairs
+            for c, r in zip(classes[known], royalty[known], strict=True)
+        }
+    )
+    index = {kind: k for k, kind in enumerate(kinds)}
+    columns = []
+    for known, classes, royalty in pairs:
+        codes = np.full(hands, -1, np.int64)
+        codes[where[known]] = [
+            index[(str(c), float(r))] for c, r in zip(classes[known], royalty[known], strict=True)
+        ]
+        columns.append(codes)
+    return [[c, r] for c, r in kinds], columns
+
+
+def _leaks(frame: pd.DataFrame, at: Callable[[np.ndarray], np.ndarray]) -> dict[str, Any]:
+    """The named leaks' decisions: their names (sorted), and per decision the row of its hand
+    (ascending: in hand order, as the page's script sums them), its name's index and loss."""
+    if frame.empty:
+        return {"names": [], "at": [], "leak": [], "loss": []}
+    rows = at(frame["hand_id"].to_numpy(np.int64))
+    codes, names = pd.factorize(frame["leak"].astype(str), sort=True)
+    order = np.lexsort((np.arange(len(rows)), rows))  # by hand, as the query gave them within
+    return {
+        "names": [str(n) for n in names],
+        "at": rows[order],
+        "leak": codes[order],
+        "loss": _column(frame["loss"].iloc[order].reset_index(drop=True), 4),
     }
 
 

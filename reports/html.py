@@ -17,7 +17,7 @@ import gzip
 import html
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
 from functools import cache
 from pathlib import Path
@@ -31,7 +31,17 @@ import pandas as pd
 from ofc_stats.safe_text import csv_cell, csv_field, csv_text, html_text
 from reports.base import Report
 from reports.explore import pack as pack_page_data
-from reports.live_figures import fantasy_text, figures, fouls_text, plus, signed
+from reports.live_figures import (
+    fantasy_text,
+    figures,
+    fouls_text,
+    plus,
+    regret_figures,
+    regret_text,
+    royalties_text,
+    royalty_figures,
+    signed,
+)
 from reports.page import css, script
 from reports.replay import pack
 
@@ -376,12 +386,57 @@ def live_filter(live: dict[str, Any]) -> str:
 
 # Sections whose headline figures follow the filter bar (reports/live_figures.py; the
 # script redraws the line); their tables, charts and notes stay over every hand.
-LIVE_FIGURES = {"fouls": ("live-fouls", fouls_text), "fantasyland": ("live-fantasy", fantasy_text)}
+LIVE_FIGURES: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
+    "fouls": ("live-fouls", lambda live: fouls_text(figures(live["hands"]))),
+    "fantasyland": ("live-fantasy", lambda live: fantasy_text(figures(live["hands"]))),
+    "royalties": ("live-royalties", lambda live: royalties_text(royalty_figures(live))),
+    "regret": ("live-regret", lambda live: regret_text(regret_figures(live))),
+}
+FOR_FEWER = (
+    "For fewer, make the report with its options (ofc-stats report --room, --since, "
+    "--until, --seats, --opponent)."
+)
 PART_FIXED = (
     "The filter bar changes the line above only: the notes, tables and charts below cover "
-    "all the hands of this report ({scope}). For fewer, make the report with its options "
-    "(ofc-stats report --room, --since, --until, --seats, --opponent)."
+    "all the hands of this report ({scope}). " + FOR_FEWER
 )
+# Why a section, or the rest of one, cannot follow the filter bar in the page.
+FIXED_WHY = {
+    "decisions": (
+        "The filter bar does not change this section: it covers all the hands of this "
+        "report ({scope}). It sets your hands beside other players' hands (a sample of the "
+        "whole dataset, under the report's options), which the page does not carry. " + FOR_FEWER
+    ),
+    "regret": (
+        "The filter bar changes the line above only: the named leaks' verdicts (clear or "
+        "not), the replay, the close calls, notes and tables below cover all the hands of "
+        "this report ({scope}). A verdict needs the grader's replays of whole hands, which "
+        "the page does not carry. " + FOR_FEWER
+    ),
+}
+ALL_HANDS = '<strong class="all-hands">All hands.</strong> '
+KEPT = '<span class="kept"></span>'  # the script says how many hands the bar keeps
+SUMMARY_FIXED = (
+    "The filter bar changes the line above only: the lines below cover all the hands of "
+    "this report ({scope}); the Fouls, Fantasyland, Royalties and Regret sections' first "
+    "lines follow the filter bar."
+)
+
+
+def _fixed(text: str) -> str:
+    """A note that what follows covers every hand of the report, whatever the bar keeps."""
+    return f'<p class="card fixed">{ALL_HANDS}{html.escape(text)}{KEPT}</p>'
+
+
+def _follows(key: str, live: dict[str, Any]) -> bool:
+    """Whether the section's first line follows the filter bar: regret's only where some
+    hand of the page is graded (else its one note says why none is, for every hand)."""
+    if key not in LIVE_FIGURES:
+        return False
+    if key == "regret":
+        return bool((~np.isnan(np.asarray(live["hands"]["sloss"], dtype=np.float64))).any())
+    return True
+
 
 LIVE_PARTS = {
     "results": '<div id="live-results"></div><div class="card period-tools"><label>group by '
@@ -537,9 +592,11 @@ def render(
 
     With ``live`` (:func:`reports.explore.page_data`) the results, sessions,
     hands and ledger are recomputed in the page for the filter bar, an
-    opponents section is added, and every other section says the filter
-    bar does not change it; ``carried`` is more replayer data (hand_key ->
-    hand) the hand browser opens.
+    opponents section is added, the fouls, Fantasyland, royalties and regret
+    sections' first lines follow the bar (:data:`LIVE_FIGURES`), and every
+    other part says, "All hands.", that the bar does not change it (and why,
+    where the page cannot: :data:`FIXED_WHY`); ``carried`` is more replayer
+    data (hand_key -> hand) the hand browser opens.
     """
     when = (generated or datetime.now()).strftime("%Y-%m-%d %H:%M")
     name = html_text(player)
@@ -551,7 +608,6 @@ def render(
         replays.update(report.replays)
     replays.update(carried or {})
     charts: dict[str, Any] = {}
-    counted = figures(live["hands"]) if live is not None else None  # every hand: as unfiltered
     graded = any(r.key == "regret" and "by_decision" in r.tables for r in reports)
     # Only graded decisions measure points lost; the street-decision table describes results.
     heading = "Summary: where you lose expected points" if graded else "Summary"
@@ -565,6 +621,9 @@ def render(
         _shared_warning(live.get("shared", {})) if live else "",
         f'<section id="summary"><h2>{heading}</h2><div class="card">',
         '<p id="live-headline"></p>' if live else "",
+        f'<p class="fixed filtered-only">{html.escape(SUMMARY_FIXED.format(scope=scope))}</p>'
+        if live
+        else "",
         '<ul class="leaks">',
         *(f"<li>{html_text(line)}</li>" for line in summary),
         "</ul></div></section>",
@@ -575,12 +634,13 @@ def render(
         if is_live:
             parts.append(f'<div class="live-only" hidden>{LIVE_PARTS[report.key]}</div>')
             parts.append('<div class="static">')
-        elif counted is not None and report.key in LIVE_FIGURES:
+        elif live is not None and _follows(report.key, live):
             ident, text = LIVE_FIGURES[report.key]
-            parts.append(f'<p class="card live-figure" id="{ident}">{html_text(text(counted))}</p>')
-            parts.append(f'<p class="card fixed">{html.escape(PART_FIXED.format(scope=scope))}</p>')
+            parts.append(f'<p class="card live-figure" id="{ident}">{html_text(text(live))}</p>')
+            parts.append(_fixed(FIXED_WHY.get(report.key, PART_FIXED).format(scope=scope)))
         elif live is not None:
-            parts.append(f'<p class="card fixed">{html.escape(FIXED.format(scope=scope))}</p>')
+            why = FIXED_WHY.get(report.key, FIXED) if report.key != "regret" else FIXED
+            parts.append(_fixed(why.format(scope=scope)))
         for note in report.notes:
             parts.append(f'<p class="card">{html_text(note)}</p>')
         parts.append('<div class="grid">')

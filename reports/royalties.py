@@ -12,21 +12,27 @@ from ofc_stats.wording import plural
 from reports.base import SEATS, Report, Scope
 from reports.charts import bars_with_ci
 
-ROWS_SQL = """
+# Each row's class as the tables name it (``c``: its ``row_classes`` row): the top row by
+# its pattern (AA, KKK), the others by their royalty class.  The page's data names live
+# boards' rows the same way (:mod:`reports.explore`).
+TOP_CLASS = (
+    "CASE WHEN c.top_pattern <> '' THEN c.top_pattern ELSE replace(c.royalty_class, '_', ' ') END"
+)
+ROW_CLASS = "replace(c.royalty_class, '_', ' ')"
+
+ROWS_SQL = f"""
 WITH boards AS (
   SELECT s.royalty_top, s.royalty_middle, s.royalty_bottom, s.top_class, s.middle_class,
          s.bottom_class
-  FROM {seats} s WHERE NOT s.fouled
+  FROM {{seats}} s WHERE NOT s.fouled
 )
-SELECT 'top' AS row,
-       CASE WHEN c.top_pattern <> '' THEN c.top_pattern ELSE replace(c.royalty_class, '_', ' ')
-       END AS hand_class, b.royalty_top AS royalty
+SELECT 'top' AS row, {TOP_CLASS} AS hand_class, b.royalty_top AS royalty
 FROM boards b JOIN row_classes c ON c.cards = 3 AND c.class = b.top_class
 UNION ALL
-SELECT 'middle', replace(c.royalty_class, '_', ' '), b.royalty_middle
+SELECT 'middle', {ROW_CLASS}, b.royalty_middle
 FROM boards b JOIN row_classes c ON c.cards = 5 AND c.class = b.middle_class
 UNION ALL
-SELECT 'bottom', replace(c.royalty_class, '_', ' '), b.royalty_bottom
+SELECT 'bottom', {ROW_CLASS}, b.royalty_bottom
 FROM boards b JOIN row_classes c ON c.cards = 5 AND c.class = b.bottom_class
 """
 
@@ -85,9 +91,26 @@ def build(scope: Scope) -> Report:
         "Royalty points per live board, by row",
         "royalty points",
     )
-    best = table.iloc[0]
+    best = biggest(table)
+    if best["royalty_total"] <= 0:
+        report.notes.append("None of your live boards paid a royalty.")
+        return report
     report.notes.append(
-        f"Your biggest royalty source is {best['hand_class']} on the {best['row']} "
+        f"Your biggest royalty source is {best['hand_class']} in the {best['row']} row "
         f"({int(best['royalty_total']):,} points from {plural(int(best['boards']), 'board')})."
     )
     return report
+
+
+def biggest(table: pd.DataFrame) -> pd.Series:
+    """The class and row that paid the most royalty points (the by-class table is grouped
+    by row, so its first row was the top row's biggest even where the bottom paid more);
+    a tie goes to more boards, then the row higher up, then the class's name (as the
+    page's script breaks it: ``royaltyFigures``)."""
+    order = table.assign(order=table["row"].map(ROW_ORDER))
+    ranked = order.sort_values(
+        ["royalty_total", "boards", "order", "hand_class"],
+        ascending=[False, False, True, True],
+        kind="stable",
+    )
+    return ranked.iloc[0]

@@ -226,20 +226,57 @@ WHERE captured.played_at IS NULL
     chat=f"'{CHAT_FORMAT}'", captures=", ".join(f"'{name}'" for name in CAPTURE_FORMATS)
 )
 
-# A chat hand that repeats a captured one is counted once, as the capture.
+# A chat hand that repeats a captured one is counted once, as the capture.  One row per
+# account (its person: the alias joining it, else the account itself); after the first
+# eight columns, what a person is seen as: the account's room id (null: known by name
+# only) and every name it played under (most seats first), the person's accounts (most
+# seats first), hands (two of their accounts at one table: one hand) and rooms.  A person
+# of one account has its counts, so only the seats of people of several are read again.
 PLAYERS_VIEW = """
 CREATE OR REPLACE VIEW players AS
-SELECT coalesce(a.name, p.player_key) AS person, p.*
-FROM (
-  SELECT s.player_key, mode(s.player) AS player, count(*) AS hands,
-         count(*) FILTER (WHERE s.hero) AS hero_hands,
-         string_agg(DISTINCT h.room, ', ' ORDER BY h.room) AS rooms,
-         min(h.played_at) AS first_seen, max(h.played_at) AS last_seen
-  FROM (SELECT *, coalesce(player_id, player) AS player_key FROM seats) s
-  JOIN hands h USING (hand_key)
+WITH seat AS (
+  SELECT s.hand_key, s.player, s.player_id, coalesce(s.player_id, s.player) AS player_key,
+         s.hero, h.room, h.played_at
+  FROM seats s JOIN hands h USING (hand_key)
   WHERE s.hand_key NOT IN (SELECT chat_key FROM chat_repeats)
-  GROUP BY s.player_key
-) p LEFT JOIN player_aliases a ON a.account = p.player_key
+),
+named AS (
+  SELECT player_key, player, count(*) AS seats, max(player_id) AS player_id
+  FROM seat GROUP BY player_key, player
+),
+account AS (
+  SELECT coalesce(a.name, p.player_key) AS person, p.*
+  FROM (
+    SELECT s.player_key, mode(s.player) AS player, count(*) AS hands,
+           count(*) FILTER (WHERE s.hero) AS hero_hands,
+           string_agg(DISTINCT s.room, ', ' ORDER BY s.room) AS rooms,
+           min(s.played_at) AS first_seen, max(s.played_at) AS last_seen
+    FROM seat s GROUP BY s.player_key
+  ) p LEFT JOIN player_aliases a ON a.account = p.player_key
+),
+names AS (
+  SELECT player_key, max(player_id) AS player_id,
+         list(player ORDER BY seats DESC, player) AS names
+  FROM named GROUP BY player_key
+),
+person AS (
+  SELECT person, count(*) AS accounts_held,
+         list(player_key ORDER BY hands DESC, player_key) AS accounts,
+         any_value(hands) AS hands, any_value(rooms) AS rooms
+  FROM account GROUP BY person
+),
+several AS (
+  SELECT a.person, count(DISTINCT s.hand_key) AS hands,
+         string_agg(DISTINCT s.room, ', ' ORDER BY s.room) AS rooms
+  FROM seat s JOIN account a USING (player_key)
+  WHERE a.person IN (SELECT person FROM person WHERE accounts_held > 1)
+  GROUP BY a.person
+)
+SELECT a.*, n.player_id, n.names, p.accounts,
+       CASE WHEN p.accounts_held > 1 THEN m.hands ELSE p.hands END AS person_hands,
+       CASE WHEN p.accounts_held > 1 THEN m.rooms ELSE p.rooms END AS person_rooms
+FROM account a JOIN names n USING (player_key) JOIN person p USING (person)
+LEFT JOIN several m USING (person)
 """
 
 BOARDS_VIEW = """

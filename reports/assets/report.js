@@ -583,10 +583,91 @@
     const interval = low === null ? noInterval() : "95% interval " + plusNum(low, 2) + " to " + plusNum(high, 2);
     return entry + " " + (n === 1 ? "1 Fantasyland hand" : int(n) + " Fantasyland hands") + ": " + plusNum(sum(f.flPoints), 0) + " points, " + plusNum(mean, 2) + " per hand (" + interval + ").";
   }
+  // The royalties section's line (reports/live_figures.py royalty_figures): per row, each
+  // [class, royalty] kind's boards, a row's points summed kind by kind in the kinds' order.
+  const ROWS = ["top", "middle", "bottom"], ROW_CODES = ["rk_top", "rk_mid", "rk_bot"];
+  function royaltyFiguresOf(idx) {
+    const h = L.hands, kinds = L.royalty_kinds, scored = idx.filter(i => h.scored[i]);
+    const boards = scored.filter(i => !h.foul[i]).length, rows = [], sources = [];
+    ROW_CODES.forEach((name, row) => {
+      const counts = new Array(kinds.length).fill(0);
+      let n = 0, total = 0;
+      scored.forEach(i => { const k = h[name][i]; if (k >= 0) { counts[k] += 1; n += 1; } });
+      const byClass = new Map();
+      kinds.forEach(([label, royalty], k) => {
+        const count = counts[k];
+        if (!count) return;
+        total += count * royalty;
+        if (!byClass.has(label)) byClass.set(label, [0, 0]);
+        const paid = byClass.get(label);
+        paid[0] += count * royalty; paid[1] += count;
+      });
+      rows.push([n, total]);
+      byClass.forEach(([points, count], label) => sources.push([points, count, row, label]));
+    });
+    const rank = (a, b) => b[0] - a[0] || b[1] - a[1] || a[2] - b[2] || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0);
+    const best = sources.sort(rank)[0];
+    return {boards: boards, rows: rows, best: best ? [best[3], ROWS[best[2]], best[0], best[1]] : null};
+  }
+  const boardsText = n => n === 1 ? "1 board" : int(n) + " boards";
+  function royaltiesText(r) {
+    if (!r.boards) return "Your royalties: no live (unfouled) board among these hands.";
+    let total = 0;
+    r.rows.forEach(([, points]) => { total += points; });
+    const each = r.rows.map(([n, points], k) => ROWS[k] + " " + (n ? num(points / n, 2) : "–")).join(", ");
+    const line = "Your royalties over these hands' " + int(r.boards) + " live boards: " + num(total, 0) + " points, " + num(total / r.boards, 2) + " a board (" + each + ").";
+    if (r.best === null || r.best[2] <= 0) return line + " None of them paid a royalty.";
+    const [label, row, points, count] = r.best;
+    return line + " The biggest source: " + label + " in the " + row + " row, " + num(points, 0) + " points from " + boardsText(count) + ".";
+  }
+  // The regret section's line (reports/live_figures.py regret_figures): the graded hands'
+  // street-decision loss, and each named leak's loss summed hand by hand (its SE over hands).
+  function regretFiguresOf(idx) {
+    const h = L.hands, leaks = L.leaks, scored = idx.filter(i => h.scored[i]);
+    const normal = scored.filter(i => !h.fl[i]).length;
+    let graded = 0, total = 0, squares = 0;
+    scored.forEach(i => { const v = h.sloss[i]; if (v !== null) { graded += 1; total += v; squares += v * v; } });
+    const wanted = new Uint8Array(h.key.length);
+    scored.forEach(i => { wanted[i] = 1; });
+    const sums = new Map();  // leak -> [sum, squares, decisions, hand, this hand's]
+    leaks.at.forEach((row, k) => {
+      if (!wanted[row]) return;
+      const leak = leaks.leak[k];
+      if (!sums.has(leak)) sums.set(leak, [0, 0, 0, -1, 0]);
+      const s = sums.get(leak);
+      if (s[3] !== row) { s[0] += s[4]; s[1] += s[4] * s[4]; s[3] = row; s[4] = 0; }
+      s[2] += 1; s[4] += leaks.loss[k];
+    });
+    let costliest = null;
+    sums.forEach((s, leak) => {
+      s[0] += s[4]; s[1] += s[4] * s[4];
+      const here = [leaks.names[leak], s[0], s[1], s[2]];
+      if (costliest === null || here[1] > costliest[1] || (here[1] === costliest[1] && (here[3] > costliest[3] || (here[3] === costliest[3] && here[0] < costliest[0])))) costliest = here;
+    });
+    return {normal: normal, graded: graded, total: total, squares: squares, leak: costliest};
+  }
+  function per100Text(total, squares, n) {  // reports/live_figures.py per_100_text
+    const mean = total / n;
+    if (n < 2) return num(100 * mean, 1) + " (no SE from one hand)";
+    const sd = Math.sqrt(Math.max(0, (squares - n * mean * mean) / (n - 1)));
+    return num(100 * mean, 1) + " ± " + num(100 * sd / Math.sqrt(n), 1);
+  }
+  function regretText(r) {
+    if (!r.graded) return "Street decisions: no graded hand among these hands.";
+    const over = "over these " + (r.graded === 1 ? "1 graded hand" : int(r.graded) + " graded hands") + " of " + int(r.normal) + " normal hands";
+    if (r.total <= 0) return "Street decisions " + over + ": no decision lost expected points beyond 2 SE of the grader's noise (0 per 100 hands).";
+    const line = "Street decisions " + over + ": " + per100Text(r.total, r.squares, r.graded) + " expected points lost per 100 hands against the best legal play.";
+    if (r.leak === null) return line + " No named leak among them.";
+    const [name, total, squares, decisions] = r.leak;
+    return line + " The costliest named leak among them: " + name + ", " + per100Text(total, squares, r.graded) + " per 100 hands (" + (decisions === 1 ? "1 decision" : int(decisions) + " decisions") + ").";
+  }
   function drawFigures(idx) {
     const f = figuresOf(idx), fouls = $("#live-fouls"), fantasy = $("#live-fantasy");
     if (fouls) fouls.textContent = foulsText(f);
     if (fantasy) fantasy.textContent = fantasyText(f);
+    const royalties = $("#live-royalties"), regret = $("#live-regret");
+    if (royalties) royalties.textContent = royaltiesText(royaltyFiguresOf(idx));
+    if (regret) regret.textContent = regretText(regretFiguresOf(idx));
   }
 
   function drawResults(idx) {
@@ -842,6 +923,9 @@
     document.body.classList.toggle("filtered", active(f));
     const status = $("#f-status");
     if (status) status.textContent = current.length.toLocaleString("en") + " of " + L.hands.key.length.toLocaleString("en") + " hands";
+    // Each part the bar does not change says so beside the hands it keeps (reports/html.py KEPT).
+    const all = int(L.hands.key.length), keptNote = " Now filtered to " + int(current.length) + " of " + all + " hands: this still covers all " + all + ".";
+    $$(".fixed .kept").forEach(s => { s.textContent = active(f) ? keptNote : ""; });
     browserShown = SHOWN;
     drawResults(current); drawSessions(current); drawOpponents(current); drawBrowser(current); drawLedger(current); drawFigures(current);
     fit();
