@@ -108,3 +108,14 @@ def test_the_players_command_still_lists_one_line_a_person(dataset: Path) -> Non
     ]  # fmt: skip
     me = next(line for line in lines if line.startswith("Me "))
     assert me.split()[:4] == ["Me", "2", "Ann,", "ann_sp"]
+
+
+def test_the_players_command_counts_a_persons_hands_and_rooms_once(dataset: Path) -> None:
+    """``ofc-stats players``: Me played 6 hands (id7 in 0, 1, 2, 5; ann_sp in 3, 4, 5: hand 5
+    once, not twice: 7 seats) in two rooms, each named once (the accounts' rooms were
+    "test" and "Spartan, test": summed, Spartan's hand and 'test' came twice)."""
+    listed = CliRunner().invoke(main, ["players", "--data", str(dataset)])
+    assert listed.exit_code == 0, listed.output
+    row = next(line for line in listed.output.splitlines() if line.startswith("Me"))
+    assert " 6 " in f" {row} " and "Spartan, test" in row, row
+    assert "Spartan, Spartan" not in row and " 7 " not in f" {row} ", row

@@ -21,8 +21,10 @@ SELECT person, count(*) AS accounts,
        -- the three busiest accounts' names: a person with 49 accounts stays one short line
        array_to_string(list(player ORDER BY hands DESC, player)[1:3], ', ')
          || CASE WHEN count(*) > 3 THEN ' +' || (count(*) - 3) || ' more' ELSE '' END AS names,
-       sum(hands) AS hands, sum(hero_hands) AS hero_hands,
-       string_agg(DISTINCT rooms, ', ' ORDER BY rooms) AS rooms,
+       -- the person's own counts: a hand two of their accounts played is one hand, and
+       -- each room is named once (summing the accounts' counted both twice)
+       any_value(person_hands) AS hands, sum(hero_hands) AS hero_hands,
+       any_value(person_rooms) AS rooms,
        strftime(min(first_seen), '%Y-%m-%d') AS first_seen,
        strftime(max(last_seen), '%Y-%m-%d') AS last_seen
 FROM players GROUP BY person HAVING NOT $hero OR sum(hero_hands) > 0
