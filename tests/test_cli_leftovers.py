@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from ofc_stats.cli.main import main
-from ofc_stats.cli.sql import statement_name
 from ofc_stats.cli.text import READER_GONE
+from ofc_stats.store.read_only import statement_name
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "tests" / "data" / "open" / "three_hands.jsonl"

@@ -119,3 +119,17 @@ def test_boards_carry_the_hand_an_analyst_filters_by(two_files: Path) -> None:
         ).fetchall()[0][0]
         rows = db.sql("SELECT count(*) FROM boards WHERE room IS NOT NULL").fetchall()[0][0]
     assert (mismatched, rows) == (0, 18)
+
+
+def test_a_read_only_handle_refuses_the_write_explain_analyze_would_run(two_files: Path) -> None:
+    """EXPLAIN ANALYZE runs what it explains: under a Python caller's read-only handle a
+    COPY onto the dataset's own ``dataset.json`` (the one folder DuckDB may still write) is
+    refused as the CLI refuses it, and the file is untouched."""
+    data = two_files / "data"
+    before = (data / "dataset.json").read_bytes()
+    query = f"EXPLAIN ANALYZE COPY (SELECT 1) TO '{data}/dataset.json'"
+    with ofc_stats.open(data) as db:
+        db.read_only()
+        with pytest.raises(OfcError, match=r"COPY refused.*EXPLAIN ANALYZE would run it"):
+            db.sql(query)
+    assert (data / "dataset.json").read_bytes() == before

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import sys
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -30,6 +29,7 @@ from ofc_stats.cli.text import (
     terminal_safe,
 )
 from ofc_stats.safe_text import csv_cell, csv_text
+from ofc_stats.store.read_only import only_reading
 
 TYPES = ("str", "int", "float", "bool", "date", "timestamp")
 
@@ -101,88 +101,6 @@ def _statements(query: str) -> str:
             " would show)"
         )
     return query
-
-
-def _only_reading(query: str) -> None:
-    """Refuse under --read-only a statement that does more than read, named as written.
-
-    DuckDB files statements under its own kinds (INSTALL and LOAD are one, LOAD;
-    CHECKPOINT is a CALL, USE a SET, IMPORT DATABASE a PRAGMA), and a newer
-    kind may have no name in its Python module yet (UPDATE EXTENSIONS): the
-    refusal names the statement's first words, as the user wrote them.  The
-    dataset refuses them too (:meth:`OfcData.read_only`); this says which.
-    """
-    import duckdb
-
-    from ofc_stats.errors import OfcError
-    from ofc_stats.store.views import READING
-
-    try:
-        statements = duckdb.extract_statements(query)
-    except duckdb.Error:
-        return  # DuckDB's own error, with its position, comes from running it
-    for statement in statements:
-        try:
-            kind: str | None = statement.type.name
-        except ValueError:  # "29 is not a valid StatementType"
-            kind = None
-        if kind not in READING:
-            raise OfcError(
-                "--read-only runs queries that read (SELECT, EXPLAIN): "
-                f"{statement_name(statement.query, kind)} refused"
-            )
-        if kind == "EXPLAIN":  # EXPLAIN ANALYZE runs what it explains: a COPY writes
-            explained = _explained(statement.query)
-            if explained is None:
-                raise OfcError(
-                    "--read-only: an EXPLAIN whose statement cannot be told refused; "
-                    "write EXPLAIN [ANALYZE] SELECT ..."
-                )
-            try:
-                _only_reading(explained)
-            except OfcError as error:
-                raise OfcError(f"{error} (EXPLAIN ANALYZE would run it)") from None
-
-
-# EXPLAIN, ANALYZE and DuckDB's (options), in either order, after leading space and comments
-_EXPLAIN = re.compile(
-    r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*EXPLAIN\s*"
-    r"(?:(?:ANALY[SZ]E\b|\([^()]*\))\s*){0,2}",
-    re.IGNORECASE | re.DOTALL,
-)
-
-
-def _explained(text: str) -> str | None:
-    """The statement an EXPLAIN explains (None: not an EXPLAIN this can read).
-
-    >>> _explained("/* x */ explain analyze (format json) COPY t TO 'f'")
-    "COPY t TO 'f'"
-    """
-    found = _EXPLAIN.match(text)
-    return None if found is None else text[found.end() :]
-
-
-_COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
-_WORD = re.compile(r"[A-Za-z_]+")
-
-
-def statement_name(text: str, kind: str | None) -> str:
-    """A statement's name for a person: its first keyword (two for FORCE INSTALL, UPDATE
-    EXTENSIONS), or DuckDB's kind after a WITH.
-
-    >>> statement_name("/* x */ install httpfs", "LOAD")
-    'INSTALL'
-    >>> statement_name("force install httpfs", "LOAD")
-    'FORCE INSTALL'
-    >>> statement_name("WITH a AS (SELECT 1) INSERT INTO t SELECT * FROM a", "INSERT")
-    'INSERT'
-    """
-    words: list[str] = _WORD.findall(_COMMENT.sub(" ", text).upper())[:2]
-    if not words or words[0] == "WITH":
-        return kind or "this statement"
-    if words[0] in ("FORCE", "UPDATE") and words[1:] in (["INSTALL"], ["EXTENSIONS"]):
-        return " ".join(words)
-    return words[0]
 
 
 def _convert(kind: str, value: str) -> object:
@@ -343,7 +261,7 @@ def sql_command(
     bound = _parameters(params)
     query = _statements(query)
     if read_only:
-        _only_reading(query)
+        only_reading(query)
     with open_dataset(data) as dataset:
         if read_only:
             dataset.read_only()

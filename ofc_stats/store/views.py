@@ -27,6 +27,7 @@ from ofc_stats.errors import OfcError
 from ofc_stats.store.counts import counted
 from ofc_stats.store.dataset import EMPTY, Dataset
 from ofc_stats.store.hand_ids import hand_id_range
+from ofc_stats.store.read_only import only_reading
 from ofc_stats.store.rescore import board_array
 from ofc_stats.store.schema import DERIVED, GRADER_TABLES, IMPORTED, LEDGER_SEATS, LEDGER_TABLES
 from ofc_stats.store.streets import RECORDED_TIMEOUTS_SQL, STREETS_SQL, rule_tables
@@ -291,7 +292,6 @@ FROM seats s LEFT JOIN results r USING (hand_key, seat) LEFT JOIN hands h ON h.h
 
 # Freed memory past this size is handed back at once; 0 for a statement: all of it.
 FLUSH_SETTING = "allocator_bulk_deallocation_flush_threshold"
-READING = {"SELECT", "EXPLAIN"}  # the statement types --read-only lets through
 
 # The ledger: ``ledger_seats`` is what the audit priced (one row per seat the room paid);
 # ``ledger`` adds whose seat it is and the hand, so a report filters it as it filters seats.
@@ -504,16 +504,7 @@ class OfcData:
         self.reading_only = True
 
     def _refuse_writes(self, query: str) -> None:
-        try:
-            kinds = [statement.type for statement in duckdb.extract_statements(query)]
-        except duckdb.Error as error:
-            raise OfcError(f"SQL error: {sql_error_line(error)}") from None
-        refused = sorted({kind.name for kind in kinds} - READING)
-        if refused:
-            raise OfcError(
-                f"--read-only runs queries that read (SELECT, EXPLAIN): {', '.join(refused)} "
-                "refused"
-            )
+        only_reading(query)  # what it refuses, EXPLAIN ANALYZE's statement included
 
     def _stamp(self) -> tuple[int, ...]:
         """The table folders' change times: a commit renames files in or out of them."""
