@@ -34,6 +34,7 @@ from reports.live_figures import (
 )
 from tests.builders import write_dataset
 from tests.shared_samples import APPS
+from tests.test_browser import filter_page  # noqa: F401  (the fixture)
 from tests.test_reports import alice_hands
 
 
@@ -458,20 +459,10 @@ def test_the_samples_lines_in_the_browser_are_pythons_then_sql_counts_for_a_room
 
 
 @pytest.fixture(scope="module")
-def rooms_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """tests/test_browser.py's seven hands: Alice's four at room test, and her H1, H2 and
-    H1 again (3-handed) at Spartan; not graded."""
-    from tests.test_browser import filter_hands
-    from tests.test_reports import HOSTILE
-
-    folder = tmp_path_factory.mktemp("rooms")
-    data = write_dataset(folder, filter_hands())
-    out = folder / "report.html"
-    done = CliRunner().invoke(
-        main, ["report", "--data", str(data), "--player", HOSTILE, "--out", str(out)]
-    )
-    assert done.exit_code == 0, done.output
-    return out
+def rooms_page(filter_page: tuple[Path, Path]) -> Path:  # noqa: F811
+    """tests/test_browser.py's page of seven hands: Alice's four at room test, and her H1,
+    H2 and H1 again (3-handed) at Spartan; not graded."""
+    return filter_page[1]
 
 
 def test_the_royalties_line_follows_the_room_worked_out_by_hand(
