@@ -9,14 +9,12 @@ import numpy.typing as npt
 import pandas as pd
 
 from ofc_stats.core.certain import foul_unavoidable_after
+from ofc_stats.engine.cards import Rank
 from ofc_stats.wording import plural
 from reports.base import Report, Scope
 from reports.charts import bars_with_ci, line
 from reports.stats import wilson
 from reports.streetwise import SeatCards, first_street, queen_up
-
-QUEEN = 10  # rank index: 2 = 0 ... Q = 10, K = 11, A = 12
-
 
 TOP_LABELS = (
     "nothing on top",
@@ -146,7 +144,7 @@ def build(scope: Scope) -> Report:
     # which of TOP_LABELS: nothing, a pair, Q+, T or J, 2 to 9 on top
     rank = np.asarray(first["top_rank"], dtype=np.int64)
     pair = np.asarray(first["top_pair"], dtype=bool)
-    case = np.select([rank < 0, pair, rank >= QUEEN, rank >= 8], [0, 1, 2, 3], 4)
+    case = np.select([rank < 0, pair, rank >= Rank.QUEEN, rank >= Rank.TEN], [0, 1, 2, 3], 4)
     normal["on_top"] = labelled(np.asarray(case, dtype=np.int64), lambda c: TOP_LABELS[c])
     normal["chasing"] = labelled(queen_up(cards, 1).astype(np.int64), lambda c: CHASING[c])
     known = normal[first["known"]].copy()

@@ -16,11 +16,11 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from ofc_stats.engine.cards import Rank
 from ofc_stats.store.views import board_array, open_dataset
 
 ROW_OF = np.repeat(np.arange(3), (3, 5, 5))  # board position -> 0 top, 1 middle, 2 bottom
 ROW_POSITIONS = (slice(0, 3), slice(3, 8), slice(8, 13))  # top, middle, bottom
-QUEEN = 10  # rank index of the queen (2 = 0 ... A = 12)
 UNKNOWN = -1
 
 
@@ -102,7 +102,7 @@ def first_street(seats: SeatCards) -> dict[str, npt.NDArray[np.generic]]:
 def queen_up(seats: SeatCards, last_street: int) -> npt.NDArray[np.bool_]:
     """A queen or better went to the top row on a street up to ``last_street``."""
     early = (seats.streets[:, :3] >= 0) & (seats.streets[:, :3] <= last_street)
-    return np.asarray((early & (seats.ranks[:, :3] >= QUEEN)).any(axis=1), dtype=bool)
+    return np.asarray((early & (seats.ranks[:, :3] >= Rank.QUEEN)).any(axis=1), dtype=bool)
 
 
 Classes = dict[str, tuple[npt.NDArray[np.int16], list[str]]]  # kind -> (codes, labels)
@@ -135,11 +135,11 @@ def street_decisions(seats: SeatCards, street: int) -> Classes:
     known = seats.complete & here.any(axis=0)
     counts = [np.minimum(here[rows].sum(axis=0), 5) for rows in ROW_POSITIONS]
     placement = (counts[0] * 36 + counts[1] * 6 + counts[2]).astype(np.int16)
-    top = np.where((here[:3] & (ranks[:3] >= QUEEN)).any(axis=0), 0, -1)
+    top = np.where((here[:3] & (ranks[:3] >= Rank.QUEEN)).any(axis=0), 0, -1)
     discard = seats.discards[:, street - 1] if 1 <= street <= 4 else np.full(n, UNKNOWN)
     has_discard = discard >= 0
     discard_rank = np.where(has_discard, discard >> 2, -1)
-    discard_code = np.where(~has_discard, -1, (discard_rank >= QUEEN).astype(np.int16))
+    discard_code = np.where(~has_discard, -1, (discard_rank >= Rank.QUEEN).astype(np.int16))
     pair = _pairs(ranks, here, discard_rank, has_discard)
     out: Classes = {
         "placement": (placement, FIRST_LABELS if street == 0 else LATER_LABELS),
