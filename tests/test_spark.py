@@ -231,7 +231,7 @@ def test_cli_recompute_on_spark(spark: Any, mixed: Path, tmp_path: Path) -> None
     bad = runner.invoke(main, [*args, "--conf", "spark.sql.shuffle.partitions"])
     assert bad.exit_code == 1 and "expected KEY=VALUE" in bad.output
     local_only = runner.invoke(main, ["recompute", "--data", str(copy), "--master", "local[2]"])
-    assert local_only.exit_code == 1 and "add --engine spark" in local_only.output
+    assert local_only.exit_code == 2 and "add --engine spark" in local_only.output
 
 
 def test_conf_pairs() -> None:
@@ -337,4 +337,4 @@ def test_spark_grades_equal_the_local_grader(spark: Any, tmp_path: Path) -> None
     assert again.exit_code == 0, again.output
     assert "in 0 hands, 0 batches; 2 batches already up to date" in again.output
     local_only = CliRunner().invoke(main, ["grade", "--data", str(copy), "--conf", "a=b"])
-    assert local_only.exit_code == 1 and "add --engine spark" in local_only.output
+    assert local_only.exit_code == 2 and "add --engine spark" in local_only.output

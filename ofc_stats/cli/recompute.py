@@ -9,7 +9,6 @@ import click
 
 from ofc_stats.cli.options import DATA_OPTION, progress_bar, status_line, wait_option
 from ofc_stats.cli.text import say, say_lines
-from ofc_stats.errors import OfcError
 
 
 def run_recompute(
@@ -86,8 +85,8 @@ def spark_options(command: Callable[..., None]) -> Callable[..., None]:
 
 
 def check_engine(engine: str, master: str | None, conf: tuple[str, ...]) -> None:
-    if engine != "spark" and (master or conf):
-        raise OfcError("--master and --conf are Spark settings: add --engine spark")
+    if engine != "spark" and (master or conf):  # a mistake in the command line: exit 2
+        raise click.UsageError("--master and --conf are Spark settings: add --engine spark")
 
 
 def fraction_to_hands(hands: int, advance: Callable[[int], None]) -> Callable[[float], None]:
