@@ -42,7 +42,8 @@ HANDS_SQL = f"""
 SELECT s.hand_id, s.hand_key, epoch(s.played_at)::BIGINT AS t, s.format, s.room, s.table_id,
        s.stakes, coalesce(s.currency, '') AS currency, s.seat_count, s.player_key,
        s.net_capped AS points, s.reported_money AS money, s.fouled, s.in_fantasy,
-       s.royalties, coalesce(s.fantasy_entry > 0 OR s.fantasy_stays, false) AS earns_fantasy,
+       s.royalties,
+       coalesce(earns_fantasy(s.fantasy_entry, s.fantasy_stays), false) AS earns_fantasy,
        {ROW_POINTS} AS row_points, r.run
 FROM {SEATS} s LEFT JOIN table_runs r USING (hand_id) {TABLE_ROYALTIES}
 ORDER BY {ORDER}

@@ -73,7 +73,8 @@ ORDER BY f.next_seat
 # check cannot find anything, and this scan of one table's recent seats is much cheaper.
 AT_STAKE_SQL = """
 SELECT coalesce(bool_or(s.in_fantasy AND s.hand_key = $k)
-                OR bool_or((s.fantasy_entry > 0 OR s.fantasy_stays) AND s.hand_key <> $k), false)
+                OR bool_or(earns_fantasy(s.fantasy_entry, s.fantasy_stays) AND s.hand_key <> $k),
+                false)
 FROM seat_results s, (SELECT format, room, table_id, played_at FROM hands WHERE hand_key = $k) h
 WHERE s.format = h.format AND s.room = h.room AND s.table_id IS NOT DISTINCT FROM h.table_id
   AND s.played_at BETWEEN h.played_at - to_seconds($gap) AND h.played_at

@@ -144,7 +144,7 @@ SELECT l.*,
   next_in_fantasy AS room_fantasy,
   CASE WHEN next_in_fantasy THEN next_fantasy_cards WHEN NOT next_in_fantasy THEN 0 END
     AS room_cards,
-  fantasy_stays OR fantasy_entry > 0 AS rules_fantasy,
+  earns_fantasy(fantasy_entry, fantasy_stays) AS rules_fantasy,
   fantasy_next AS rules_cards
 FROM linked l LEFT JOIN tabled t USING (hand_key)
 """
@@ -171,6 +171,11 @@ CARD_MACROS = (
 # binary noise (21 × 0.9 = 18.900000000000002, a difference of 4e-16 where the room paid
 # exactly) is not shown as money and `difference <> 0` means a difference (+ 0.0: no -0).
 MONEY_MACRO = "CREATE OR REPLACE MACRO money_shown(x) AS round(x, 6) + 0.0"
+# A seat's next hand is in Fantasyland by the rules: it entered, or it stays (a repeat whose
+# size the rules leave open has no fantasy_next, so the flag is not fantasy_next > 0).  The
+# one SQL spelling of engine.scoring.FantasyOutcome's "qualifies or stays", for every view,
+# check and report that asks it (NULL for a seat not scored, as before).
+FANTASY_MACRO = "CREATE OR REPLACE MACRO earns_fantasy(entry, stays) AS stays OR entry > 0"
 
 EMPTY_ALIASES_VIEW = """
 CREATE OR REPLACE VIEW aliases AS
@@ -527,6 +532,7 @@ class OfcData:
     def _views(self, dataset: Dataset) -> None:
         con = self.connection
         con.sql(MONEY_MACRO)
+        con.sql(FANTASY_MACRO)
         for name in [*IMPORTED, *DERIVED]:  # hands before the views that join it
             self._parquet_view(dataset, name)
         by_id = "SELECT * FROM results_stored"
