@@ -29,7 +29,6 @@ from ofc_stats.cli.text import (
     terminal_safe,
 )
 from ofc_stats.safe_text import csv_cell, csv_text
-from ofc_stats.store.read_only import only_reading
 
 TYPES = ("str", "int", "float", "bool", "date", "timestamp")
 
@@ -260,8 +259,6 @@ def sql_command(
         raise click.UsageError("--nl goes with --format json")
     bound = _parameters(params)
     query = _statements(query)
-    if read_only:
-        only_reading(query)
     with open_dataset(data) as dataset:
         if read_only:
             dataset.read_only()
