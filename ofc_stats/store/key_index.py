@@ -17,10 +17,10 @@ A large dataset has a thousand batch files (10M hands), and one search that
 opened every file's index cost a quarter of a second, most of a small
 import.  So the hands index also keeps a **merged run** (``merged.run``):
 every indexed batch's hashes in one sorted array, each with the ordinal of
-its batch, and the stamps of the batch files it was built from.  A search
-reads the run through a memory map (only the pages its binary search
-touches) and trusts an entry only while its batch's file still has the
-stamp the run recorded; the batches the run does not cover (new since, or
+its batch, the stamps of the batch files it was built from, and a fence every
+``FENCE`` hashes.  A search reads the fences and then only the blocks a wanted
+hash can sit in, and trusts an entry only while its batch's file still has
+the stamp the run recorded; the batches the run does not cover (new since, or
 rewritten) are searched file by file as before, and once more than
 ``merge_after`` of them pile up the run is rebuilt from the batch indexes, a
 bounded chunk at a time.
@@ -30,10 +30,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import mmap
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -174,16 +174,16 @@ class KeyIndex:
         run = _read_run(self.folder / RUN)
         if run is None:
             return set(), {}
-        batches, stamps = run[0], run[1]
+        batches = run.batches
         valid = np.zeros(len(batches), bool)
-        for ordinal, (batch, stamp) in enumerate(zip(batches, stamps, strict=True)):
+        for ordinal, (batch, stamp) in enumerate(zip(batches, run.stamps, strict=True)):
             name = files.get(batch)
             if name is not None:
                 with contextlib.suppress(OSError):  # gone since listed: not covered
                     valid[ordinal] = _stamp(name) == stamp
         covered = {batches[o] for o in np.flatnonzero(valid)}
         found: dict[str, np.ndarray] = {}
-        values, owners = _run_find(self.folder / RUN, wanted)
+        values, owners = _run_find(self.folder / RUN, run, wanted)
         keep = valid[owners.astype(np.int64)]
         values, owners = values[keep], owners[keep]
         for ordinal in np.unique(owners).tolist():
@@ -193,8 +193,8 @@ class KeyIndex:
     def merge(self, paths: list[Path]) -> None:
         """Rebuild the merged run to cover every batch in ``paths`` (the caller holds the
         dataset's lock).  Batches join the run ``MERGE_GROUP`` at a time, each step
-        merging the run so far (read through its memory map) with their indexes a chunk
-        at a time: memory holds a group's indexes and a chunk, whatever the dataset."""
+        merging the run so far (read a chunk at a time) with their indexes: memory holds a
+        group's indexes and a chunk, whatever the dataset."""
         current: dict[str, tuple[tuple[int, int, int], Path]] = {}
         for path in paths:
             try:
@@ -206,13 +206,13 @@ class KeyIndex:
         covered = (
             {
                 batch
-                for batch, stamp in zip(*old[:2], strict=True)
+                for batch, stamp in zip(old.batches, old.stamps, strict=True)
                 if batch in current and current[batch][0] == stamp
             }
             if old is not None
             else set()
         )
-        stale = old is not None and len(covered) < len(old[0])
+        stale = old is not None and len(covered) < len(old.batches)
         del old
         todo = [stem for stem in current if stem not in covered]
         for first in range(0, len(todo), MERGE_GROUP):
@@ -232,14 +232,13 @@ class KeyIndex:
         stamps: list[tuple[int, int, int]] = []
         sources: list[_Source] = []
         if old is not None:
-            remap = np.full(len(old[0]), -1, np.int64)
-            for number, (batch, stamp) in enumerate(zip(*old[:2], strict=True)):
+            remap = np.full(len(old.batches), -1, np.int64)
+            for number, (batch, stamp) in enumerate(zip(old.batches, old.stamps, strict=True)):
                 if batch in current and current[batch][0] == stamp and batch not in group:
                     remap[number] = len(batches)
                     batches.append(batch)
                     stamps.append(stamp)
-            read, count = _run_reader(run)
-            sources.append(_Source(read, count, remap))
+            sources.append(_Source(_run_reader(run, old), old.hashes, remap))
         for batch in group:
             stamp, path = current[batch]
             stored = self.load(path).copy()  # load's array may be a reused buffer's view
@@ -309,47 +308,46 @@ class KeyIndex:
             self._cached += stored.nbytes
 
 
-def _read_run(
-    path: Path,
-) -> tuple[list[str], list[tuple[int, int, int]], np.ndarray, np.ndarray] | None:
-    """A merged run: its batches, their files' stamps, the sorted hashes and each hash's
-    batch ordinal (both memory-mapped); None when there is none or it does not read."""
+class _RunHead(NamedTuple):
+    """A merged run's header and batch list: where its arrays lie in the file."""
+
+    batches: list[str]
+    stamps: list[tuple[int, int, int]]
+    hashes: int  # hashes (and ordinals) in the run
+    start: int  # byte offset of the hashes; the ordinals, then the fences follow
+
+
+def _read_run(path: Path) -> _RunHead | None:
+    """A merged run's batches, their files' stamps and its layout; None when there is none
+    or it does not read whole."""
     try:
         with open(path, "rb") as handle:
             header = np.frombuffer(handle.read(RUN_HEADER * 8), np.uint64)
             if len(header) != RUN_HEADER or int(header[0]) != RUN_VERSION:
                 return None
-            count, hashes, listed = (int(word) for word in header[1:])
+            listed_count, count, listed = (int(word) for word in header[1:])
             listing = json.loads(handle.read(listed))
         size = os.stat(path).st_size
     except (OSError, ValueError):
         return None
     start = RUN_HEADER * 8 + _padded(listed)
-    fenced = start + hashes * 12 + _fences(hashes) * 8
-    if size != fenced or not isinstance(listing, list) or len(listing) != count:
+    if size != start + count * 12 + _fences(count) * 8:
+        return None
+    if not isinstance(listing, list) or len(listing) != listed_count:
         return None
     try:
         batches = [str(entry[0]) for entry in listing]
         stamps = [(int(entry[1]), int(entry[2]), int(entry[3])) for entry in listing]
     except (TypeError, ValueError, IndexError):
         return None
-    if hashes == 0:
-        return batches, stamps, np.empty(0, np.uint64), np.empty(0, np.uint32)
-    with open(path, "rb") as handle:
-        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    # a search touches a page here and there: no read-ahead around each (those pages
-    # would count as this process's memory, and most would never be looked at)
-    mapped.madvise(mmap.MADV_RANDOM)
-    sorted_hashes = np.frombuffer(mapped, np.uint64, hashes, start)
-    ordinals = np.frombuffer(mapped, np.uint32, hashes, start + hashes * 8)
-    return batches, stamps, sorted_hashes, ordinals
+    return _RunHead(batches, stamps, count, start)
 
 
 def _fences(hashes: int) -> int:
     return (hashes + FENCE - 1) // FENCE
 
 
-def _run_find(path: Path, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _run_find(path: Path, run: _RunHead, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every (hash, batch ordinal) of the run whose hash is in ``wanted`` (sorted, unique).
 
     Only the fences and the blocks a wanted hash can sit in are read (``pread``): a
@@ -357,9 +355,7 @@ def _run_find(path: Path, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     of the process's memory at 10M hands)."""
     with open(path, "rb") as handle:
         fd = handle.fileno()
-        header = np.frombuffer(os.pread(fd, RUN_HEADER * 8, 0), np.uint64)
-        count, listed = int(header[2]), int(header[3])
-        start = RUN_HEADER * 8 + _padded(listed)
+        count, start = run.hashes, run.start
         blocks = _fences(count)
         fences = np.frombuffer(os.pread(fd, blocks * 8, start + count * 12), np.uint64)
         # a hash equal to a fence may also end the block before it: start one earlier
@@ -431,7 +427,7 @@ class _Source:
             if end < len(self.hashes) or self.at + len(self.hashes) >= self.count:
                 break
             self._hold(self.at + len(self.hashes) + step)  # all of the buffer is below
-        hashes, ordinals = self.hashes[:end], self.ordinals[:end].astype(np.uint32)
+        hashes, ordinals = self.hashes[:end], self.ordinals[:end]
         self.hashes, self.ordinals = self.hashes[end:], self.ordinals[end:]
         self.at += end
         if self.remap is not None:
@@ -448,20 +444,17 @@ def _slicer(
     return lambda first, stop: (hashes[first:stop], ordinals[first:stop])
 
 
-def _run_reader(path: Path) -> tuple[Callable[[int, int], tuple[np.ndarray, np.ndarray]], int]:
-    """``read(first, stop)`` over the run at ``path`` with ``pread``, and its hash count."""
-    with open(path, "rb") as handle:
-        header = np.frombuffer(handle.read(RUN_HEADER * 8), np.uint64)
-    count, listed = int(header[2]), int(header[3])
-    start = RUN_HEADER * 8 + _padded(listed)
+def _run_reader(path: Path, run: _RunHead) -> Callable[[int, int], tuple[np.ndarray, np.ndarray]]:
+    """``read(first, stop)`` over the run at ``path`` with ``pread``."""
 
     def read(first: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
         with open(path, "rb") as handle:
-            hashes = os.pread(handle.fileno(), (stop - first) * 8, start + first * 8)
-            ordinals = os.pread(handle.fileno(), (stop - first) * 4, start + count * 8 + first * 4)
+            fd = handle.fileno()
+            hashes = os.pread(fd, (stop - first) * 8, run.start + first * 8)
+            ordinals = os.pread(fd, (stop - first) * 4, run.start + run.hashes * 8 + first * 4)
         return np.frombuffer(hashes, np.uint64), np.frombuffer(ordinals, np.uint32)
 
-    return read, count
+    return read
 
 
 def _write_run(
