@@ -167,6 +167,16 @@ def _named(data: OfcData, name: str) -> bool:
     return bool(found[0][0])
 
 
+def hero_player(accounts: int = 1) -> Player:
+    """Every hero seat as the report's player, named for the accounts they span.
+
+    >>> hero_player().name, hero_player(49).name
+    ('you (the hero)', 'you (the hero, 49 accounts)')
+    """
+    label = "you (the hero)" if accounts == 1 else f"you (the hero, {accounts:,} accounts)"
+    return Player(label, hero=True)
+
+
 def choose_player(data: OfcData, name: str | None, hero: bool | None = None) -> Player:
     """The report's player: ``--hero``, an alias, an account or a stored name.
 
@@ -179,9 +189,7 @@ def choose_player(data: OfcData, name: str | None, hero: bool | None = None) -> 
             "SELECT count(DISTINCT coalesce(player_id, player)), count(*) FROM seats WHERE hero"
         ).fetchall()[0]
         if hero is not False and heroes[1]:
-            accounts = int(heroes[0])
-            label = "you (the hero)" if accounts == 1 else f"you (the hero, {accounts:,} accounts)"
-            return Player(label, hero=True)
+            return hero_player(int(heroes[0]))
         if hero:
             raise UnknownPlayer("no seat in this dataset is marked as the hero's")
         key, shown = resolve_player(data, None)

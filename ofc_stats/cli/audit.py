@@ -8,11 +8,10 @@ with ``--fail-on-mismatch`` when any hand differs from the rules.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import sys
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -167,7 +166,7 @@ def audit_command(
     # returns it (bench/audit_memory.py), at no measurable CPU cost
     import pyarrow
 
-    with contextlib.suppress(NotImplementedError):  # a build without jemalloc keeps its own
+    with suppress(NotImplementedError):  # a build without jemalloc keeps its own
         pyarrow.set_memory_pool(pyarrow.jemalloc_memory_pool())
     if alias is not None and not players:
         raise click.UsageError("--alias LABEL goes with --player: it names their sum")

@@ -216,17 +216,15 @@ def _whose(dataset: Any, player: str | None, hero: bool, allow_empty: bool) -> A
     as an unknown --room or --opponent is.
     """
     from ofc_stats.errors import UnknownPlayer
-    from reports import Player, choose_player
+    from reports import choose_player
+    from reports.filters import hero_player
 
     try:
         return choose_player(dataset, player, hero=True if hero else None)
     except UnknownPlayer:
         if player is not None or not allow_empty:
             raise
-        return Player(EMPTY_HERO, hero=True)
-
-
-EMPTY_HERO = "you (the hero)"  # as choose_player names one hero account
+        return hero_player()  # no hero account yet: the one-account name
 
 
 def _scope(filters: Any) -> str:
