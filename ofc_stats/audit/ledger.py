@@ -44,6 +44,7 @@ import pyarrow.parquet as pq
 
 from ofc_stats.audit.holdout import Holdout, holdout
 from ofc_stats.audit.money import MoneyRules, RoomMoney, room_money, rules_money
+from ofc_stats.audit.money_seats import seat_keys
 from ofc_stats.errors import DatasetError, DatasetLocked
 from ofc_stats.payouts.settle import kind_text
 from ofc_stats.store.dataset import EMPTY, Dataset
@@ -245,7 +246,7 @@ class _Expected:
     def of(cls, seats: pd.DataFrame) -> _Expected:
         if seats.empty:
             return cls(np.zeros(0, np.int64), np.zeros(0))
-        keys = seats["hand_id"].to_numpy(np.int64) * 256 + seats["seat"].to_numpy(np.int64)
+        keys = seat_keys(seats["hand_id"].to_numpy(), seats["seat"].to_numpy())
         values = seats["expected_money"].to_numpy(np.float64)
         if bool(np.all(keys[1:] > keys[:-1])):  # in order, once each (the audit's): as is
             return cls(keys, values)
@@ -257,7 +258,7 @@ class _Expected:
         out = np.full(len(ids), np.nan)
         if not len(ids) or not len(self.keys):
             return out
-        wanted = ids * 256 + seat
+        wanted = seat_keys(ids, seat)
         at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
         hit = self.keys[at] == wanted
         out[hit] = self.values[at[hit]]

@@ -24,7 +24,10 @@ import pyarrow.compute as pc
 
 from ofc_stats.audit.chunks import each_share, table_shares
 from ofc_stats.audit.fields import field_verdicts, rooms_measuring
-from ofc_stats.audit.money_seats import money_seats  # MONEY_SQL's rows, at less memory
+from ofc_stats.audit.money_seats import (  # MONEY_SQL's rows, at less memory
+    _seat_keys,
+    money_seats,
+)
 from ofc_stats.payouts.rake import MODES, rake_taken, rounded
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import (
@@ -637,8 +640,8 @@ def scoped_seats(data: OfcData, hands: str) -> pd.DataFrame:
     result = data.arrow(
         f"SELECT hand_id, seat, net_capped FROM results WHERE status = 'scored' AND {wanted}"
     )
-    seat_key = _seat_key(seat)
-    result_key = _seat_key(result)
+    seat_key = _seat_keys(seat)
+    result_key = _seat_keys(result)
     order = np.argsort(result_key, kind="stable")
     result_key = result_key[order]
     at_result = np.minimum(np.searchsorted(result_key, seat_key), max(len(result_key) - 1, 0))
@@ -672,11 +675,6 @@ def scoped_seats(data: OfcData, hands: str) -> pd.DataFrame:
             "currency": _categorical(hand["currency"], at),
         }
     )
-
-
-def _seat_key(table: pa.Table) -> npt.NDArray[np.int64]:
-    ids = np.asarray(table["hand_id"].to_numpy(), dtype=np.int64)
-    return np.asarray(ids * 256 + table["seat"].to_numpy().astype(np.int64), dtype=np.int64)
 
 
 def _categorical(column: pa.ChunkedArray, at: npt.NDArray[np.intp]) -> pd.Categorical:

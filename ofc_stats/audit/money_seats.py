@@ -57,9 +57,17 @@ COLUMNS = {
 }
 
 
+SEAT_KEY = 256  # a seat's key: hand id × 256 + seat (a table seats fewer)
+
+
+def seat_keys(hand_ids: npt.ArrayLike, seats: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """One integer a seat, ordered as (hand id, seat): the audit's key for a seat."""
+    ids = np.asarray(hand_ids, dtype=np.int64)
+    return ids * SEAT_KEY + np.asarray(seats, dtype=np.int64)
+
+
 def _seat_keys(table: pa.Table) -> npt.NDArray[np.int64]:
-    ids = np.asarray(table["hand_id"].to_numpy(), dtype=np.int64)
-    return ids * 256 + np.asarray(table["seat"].to_numpy(), dtype=np.int64)
+    return seat_keys(table["hand_id"].to_numpy(), table["seat"].to_numpy())
 
 
 def money_seats(data: OfcData, share: str = "true") -> pd.DataFrame:
@@ -81,13 +89,14 @@ def money_seats(data: OfcData, share: str = "true") -> pd.DataFrame:
     # Each row's hand, and the hands ranked by key: the rows sorted by (hand key, seat).
     hand_ids = np.asarray(hand["hand_id"].to_numpy(), dtype=np.int64)
     by_id = np.argsort(hand_ids, kind="stable")
-    row_ids = result_key[result_rows] // 256
+    row_ids = result_key[result_rows] // SEAT_KEY
     hand_rows = by_id[np.searchsorted(hand_ids[by_id], row_ids)] if len(row_ids) else row_ids
     rank = np.empty(len(hand_ids), dtype=np.int64)
     rank[np.asarray(pc.sort_indices(hand["hand_key"]).to_numpy(), dtype=np.int64)] = np.arange(
         len(hand_ids)
     )
-    order = np.argsort(rank[hand_rows] * 256 + result_key[result_rows] % 256, kind="stable")
+    row_seats = result_key[result_rows] % SEAT_KEY
+    order = np.argsort(rank[hand_rows] * SEAT_KEY + row_seats, kind="stable")
     rows = {
         "hand": pa.array(hand_rows[order]),
         "seat": pa.array(seat_rows[order]),

@@ -53,6 +53,7 @@ from ofc_stats.audit.fields import (
 from ofc_stats.audit.holdout import CRITERION, Holdout, holdout
 from ofc_stats.audit.money import MoneyRules, Rake, priced_shares, room_money
 from ofc_stats.audit.money_rows import follow_points, money_rows
+from ofc_stats.audit.money_seats import SEAT_KEY, seat_keys
 from ofc_stats.audit.rules_book import RulesBook, book_results
 from ofc_stats.audit.timeouts import TimeoutEvidence, timeout_evidence
 from ofc_stats.engine.rules import Ruleset
@@ -383,7 +384,7 @@ class _MoneySeen:
         self.checked.append(looked_at(seats))
         self.verdicts.add(seats)
         ids = seats["hand_id"].to_numpy(np.int64)
-        self.keys.append(ids * SEAT_KEY + seats["seat"].to_numpy(np.int64))
+        self.keys.append(seat_keys(ids, seats["seat"].to_numpy(np.int64)))
         self.priced.append(seats["expected_money"].to_numpy(np.float64, copy=True))
 
     def expected(self) -> pd.DataFrame:
@@ -397,9 +398,6 @@ class _MoneySeen:
         return pd.DataFrame(
             {"hand_id": keys // SEAT_KEY, "seat": keys % SEAT_KEY, "expected_money": values}
         )
-
-
-SEAT_KEY = 256  # a seat's key: hand id × 256 + seat (a table seats fewer)
 
 
 # The seats the points check reads: every scored seat of a hand with reported points
