@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ofc_stats.wording import plural
 from reports.stats import MIN_HANDS, NO_INTERVAL, Z95, wilson
 
 
@@ -158,7 +159,7 @@ def fantasy_text(f: Figures) -> str:
         total += p
     mean, low, high = moments(f.fantasy_points)
     interval = signed_interval(low, high)
-    hands = "1 Fantasyland hand" if count == 1 else f"{count:,} Fantasyland hands"
+    hands = plural(count, "Fantasyland hand")
     return f"{entry} {hands}: {signed(total, 0)} points, {signed(mean, 2)} per hand ({interval})."
 
 
@@ -212,10 +213,6 @@ def royalty_figures(live: dict[str, Any], kept: Sequence[int] | None = None) -> 
     return Royalties(boards, rows, (label, ROWS[row], points, count))
 
 
-def _boards(count: int) -> str:
-    return "1 board" if count == 1 else f"{count:,} boards"
-
-
 def royalties_text(r: Royalties) -> str:
     """The royalties section's live line (``#live-royalties``)."""
     if not r.boards:
@@ -236,7 +233,7 @@ def royalties_text(r: Royalties) -> str:
     label, row, points, count = r.best
     return (
         f"{line} The biggest source: {label} in the {row} row, {fixed(points, 0)} points "
-        f"from {_boards(count)}."
+        f"from {plural(count, 'board')}."
     )
 
 
@@ -317,7 +314,7 @@ def regret_text(r: Regret) -> str:
     """The regret section's live line (``#live-regret``)."""
     if not r.graded:
         return "Street decisions: no graded hand among these hands."
-    hands = "1 graded hand" if r.graded == 1 else f"{r.graded:,} graded hands"
+    hands = plural(r.graded, "graded hand")
     over = f"over these {hands} of {r.normal:,} normal hands"
     if r.total <= 0:
         return (
@@ -331,7 +328,7 @@ def regret_text(r: Regret) -> str:
     if r.leak is None:
         return line + " No named leak among them."
     name, total, squares, decisions = r.leak
-    count = "1 decision" if decisions == 1 else f"{decisions:,} decisions"
+    count = plural(decisions, "decision")
     return (
         f"{line} The costliest named leak among them: {name}, "
         f"{per_100_text(total, squares, r.graded)} per 100 hands ({count})."
