@@ -315,7 +315,7 @@ def regret_text(r: Regret) -> str:
     if not r.graded:
         return "Street decisions: no graded hand among these hands."
     hands = plural(r.graded, "graded hand")
-    over = f"over these {hands} of {r.normal:,} normal hands"
+    over = f"over these {hands} of {plural(r.normal, 'normal hand')}"
     if r.total <= 0:
         return (
             f"Street decisions {over}: no decision lost expected points beyond 2 SE of the "

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.store.views import OfcData
-from ofc_stats.wording import plural
+from ofc_stats.wording import plural, signed
 from reports.base import SEATS, Report, Scope
 from reports.replay import hand_details
 from reports.stats import Z95
@@ -177,9 +177,9 @@ def replay_note(table: pd.DataFrame) -> str:
     if int(never.iloc[0]) == int(every["seats"]):
         return over + "the grader's advice never played otherwise than you: no gain to realise."
     return (
-        f"{over}the grader's advice realised {100 * every['realised_per_seat']:+.0f} ± "
-        f"{100 * every['realised_se']:.0f} points per 100 hands against your play, where it "
-        f"claims {100 * every['claimed_per_seat']:.0f} ± {100 * every['claimed_se']:.0f} lost."
+        f"{over}the grader's advice realised {signed(100 * every['realised_per_seat'])} ± "
+        f"{100 * every['realised_se']:,.0f} points per 100 hands against your play, where it "
+        f"claims {100 * every['claimed_per_seat']:,.0f} ± {100 * every['claimed_se']:,.0f} lost."
     )
 
 
@@ -286,7 +286,8 @@ def _leak_note(row: dict[Hashable, Any], over: str, replayed: bool = False) -> s
     claim = (
         f"{row['leak'][0].upper()}{row['leak'][1:]}: claimed {row['per_100_hands']:.1f} ± "
         f"{row['se']:.1f} expected points lost per 100 hands {over} "
-        f"({plural(int(row['decisions']), 'decision')}; {row['loss_per_decision']:.2f} each)"
+        f"({plural(int(row['decisions']), 'decision')}, {row['loss_per_decision']:.2f} "
+        f"{'lost' if int(row['decisions']) == 1 else 'on average'})"
     )
     within = "" if row["claim_clear"] else "the claim is within 2 SE"
     if not row["replayed_seats"]:
@@ -301,11 +302,12 @@ def _leak_note(row: dict[Hashable, Any], over: str, replayed: bool = False) -> s
     se_text = f" ± {realised_se:.2f}" if realised_se == realised_se else " (no SE from one seat)"
     # like for like: a hand's claim (the seat's decisions from here on) against what the
     # advice won over the play on the same hands; + is the advice's gain
+    seats = int(row["replayed_seats"])
     replay = (
-        f"; where the advice first played otherwise here it claimed "
-        f"{row['claimed_per_seat']:.2f} a hand and won {row['realised_per_seat']:+.2f}"
-        f"{se_text} a hand over your play on your own cards "
-        f"({plural(int(row['replayed_seats']), 'seat')})"
+        f"; on the {plural(seats, 'hand')} where the advice first played otherwise here, "
+        f"the grader claimed {row['claimed_per_seat']:.2f} lost a hand (this decision and "
+        f"the hand's later ones) and its advice won {signed(row['realised_per_seat'], 2)}"
+        f"{se_text} a hand over your play on your own cards"
     )
     if row["clear"]:
         return f"{claim}{replay}: clear (beyond 2 SE and confirmed by the replay)."
@@ -329,7 +331,7 @@ def _total_note(total: pd.Series, over: str) -> str:
         )
     return (
         f"Street decisions {over}: "
-        f"{total['per_100_hands']:.0f} ± {total['se']:.0f} expected points lost per 100 "
+        f"{total['per_100_hands']:.1f} ± {total['se']:.1f} expected points lost per 100 "
         "hands against the best legal play."
     )
 

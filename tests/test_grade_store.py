@@ -216,7 +216,8 @@ def test_grade_prints_the_regret_reports_measure_over_the_same_hands(
     result = CliRunner().invoke(main, [*args, "--quiet"])
     assert result.exit_code == 0, result.output
     printed = re.search(
-        r"expected points lost: ([\d,]+) per 100 hands on the street decisions, over ([\d,]+) "
+        r"expected points lost: ([\d,.]+) ± [\d,.]+ per 100 hands on the street decisions, "
+        r"over ([\d,]+) "
         r"graded seat-hands",
         result.output,
     )
@@ -225,7 +226,8 @@ def test_grade_prints_the_regret_reports_measure_over_the_same_hands(
         notes = regret.build(prepare(db, Filters(player=player))).notes
     note = next(n for n in notes if n.startswith("Street decisions over "))
     shown = re.match(
-        r"Street decisions over (\d+) graded hands of (\d+) normal hands: (\d+) ± \d+ ", note
+        r"Street decisions over (\d+) graded hands of (\d+) normal hands: ([\d.]+) ± [\d.]+ ",
+        note,
     )
     assert shown, note
     assert (shown[3], shown[1]) == (printed[1].replace(",", ""), printed[2].replace(",", ""))
@@ -233,8 +235,9 @@ def test_grade_prints_the_regret_reports_measure_over_the_same_hands(
 
 
 def test_the_grade_summary_keeps_streets_and_sets_apart() -> None:
-    """Seat a lost 1.0 + 0.5 on its streets, b 2.0: 350 / 2 = 175 per 100 hands; one
-    Fantasyland set lost 0.3 (another had no result and counts nowhere)."""
+    """Seat a lost 1.0 + 0.5 on its streets, b 2.0: 350 / 2 = 175 per 100 hands, its SE
+    100 × sd(1.5, 2.0) / √2 = 100 × 0.3536 / 1.4142 = 25; one Fantasyland set lost 0.3
+    (another had no result and counts nowhere)."""
     grades = pa.table(
         {
             "hand_key": ["h1", "h1", "h2", "h3", "h4"],
@@ -246,7 +249,7 @@ def test_the_grade_summary_keeps_streets_and_sets_apart() -> None:
     summary = GradeSummary(decisions=3, fantasy_sets=2)
     summary.count(grades)
     assert summary.lines()[1] == (
-        "  expected points lost: 175 per 100 hands on the street decisions, over 2 graded "
+        "  expected points lost: 175.0 ± 25.0 per 100 hands on the street decisions, over 2 graded "
         "seat-hands; 0.30 per Fantasyland set, over 1 set"
     )
 
@@ -306,7 +309,7 @@ def test_the_summary_leads_with_the_costliest_graded_decisions(small: Path) -> N
     # The costliest named leaks lead whatever their SEs, each marked clear or not clear yet.
     if "leaks" in next(r for r in built if r.key == "regret").tables:
         assert re.search(
-            r"over \d+ graded hands? of \d+ normal hands \(\d+ decisions?; ", summary[0]
+            r"over \d+ graded hands? of \d+ normal hands \(\d+ decisions?, ", summary[0]
         )
         assert re.search(r": (clear \(|not clear yet \()", summary[0]), summary[0]
     else:

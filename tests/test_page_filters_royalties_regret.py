@@ -124,14 +124,14 @@ def test_the_regret_line_worked_out_by_hand() -> None:
     )
     # kept: hands 0 and 1: one graded hand, no SE; A alone
     assert regret_text(regret_figures(live, [0, 1])) == (
-        "Street decisions over these 1 graded hand of 1 normal hands: 50.0 (no SE from one "
+        "Street decisions over these 1 graded hand of 1 normal hand: 50.0 (no SE from one "
         "hand) expected points lost per 100 hands against the best legal play. The costliest "
         "named leak among them: street 2: A, 50.0 (no SE from one hand) per 100 hands "
         "(1 decision)."
     )
     # kept: hand 2 only: graded, nothing charged
     assert regret_text(regret_figures(live, [2])) == (
-        "Street decisions over these 1 graded hand of 1 normal hands: no decision lost "
+        "Street decisions over these 1 graded hand of 1 normal hand: no decision lost "
         "expected points beyond 2 SE of the grader's noise (0 per 100 hands)."
     )
     assert regret_text(regret_figures(live, [1, 4])) == (

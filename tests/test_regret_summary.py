@@ -68,7 +68,7 @@ def test_the_costliest_leaks_are_named_whatever_their_se() -> None:
     ]
     assert notes[0].startswith(
         "Street 4: a king placed in the top instead of the middle: claimed 90.0 ± 90.0 "
-        "expected points lost per 100 hands over 10 graded hands (1 decision; 9.00 each)"
+        "expected points lost per 100 hands over 10 graded hands (1 decision, 9.00 lost)"
     )
     assert all(n.endswith("(the claim is within 2 SE; not replayed yet: `ofc-stats grade --replay`).")
                for n in notes)  # fmt: skip
@@ -104,9 +104,10 @@ def test_a_clear_leak_is_called_clear_only_with_the_replay() -> None:
         "realised_se": 1.0, "claim_clear": True, "clear": True,
     }  # fmt: skip
     assert regret._leak_note(row, "over 100 graded hands").endswith(
-        "; where the advice first played otherwise here it claimed 4.10 a hand and won +3.00 "
-        "± 1.00 a hand over your play on your own cards (12 seats): clear (beyond 2 SE and "
-        "confirmed by the replay)."
+        "; on the 12 hands where the advice first played otherwise here, the grader claimed "
+        "4.10 lost a hand (this decision and the hand's later ones) and its advice won +3.00 "
+        "± 1.00 a hand over your play on your own cards: clear (beyond 2 SE and confirmed by "
+        "the replay)."
     )
     row.update(replayed_seats=0, claim_clear=False, clear=False)
     assert regret._leak_note(row, "over 100 graded hands", replayed=True).endswith(
@@ -115,7 +116,7 @@ def test_a_clear_leak_is_called_clear_only_with_the_replay() -> None:
     )
     row.update(replayed_seats=12, realised_per_seat=1.0, claim_clear=True)
     assert regret._leak_note(row, "over 100 graded hands").endswith(
-        "(12 seats): not clear yet (the replay does not confirm it beyond 2 SE)."
+        "your own cards: not clear yet (the replay does not confirm it beyond 2 SE)."
     )
 
 
@@ -228,6 +229,13 @@ def test_the_replay_line_of_advice_that_never_deviated_says_so() -> None:
         {"first_deviation": [1, None, None], "gain": [-43.81, 0.0, 0.0], "claimed": [2.0, 0, 0]}
     )
     assert regret.replay_note(regret.replay_by_street(once)) == (
-        "Replayed on your own cards over 3 hands, the grader's advice realised -1460 ± 1460 "
+        "Replayed on your own cards over 3 hands, the grader's advice realised -1,460 ± 1,460 "
         "points per 100 hands against your play, where it claims 67 ± 67 lost."
+    )
+    # A loss of 0.13 per 100 hands rounds to 0, which has no sign (it printed "-0").
+    small = pd.DataFrame(
+        {"first_deviation": [1] + [None] * 99, "gain": [-0.13] + [0.0] * 99, "claimed": [0.0] * 100}
+    )
+    assert "advice realised 0 ± 0 points per 100 hands" in regret.replay_note(
+        regret.replay_by_street(small)
     )

@@ -8,21 +8,21 @@ import click
 
 from ofc_stats.cli.options import DATA_OPTION, out_file, replace_text
 from ofc_stats.cli.text import echo_data, json_text, say, terminal_safe
+from ofc_stats.wording import signed
 
 ROWS = ("top", "middle", "bottom")
 
 
 def _signed(value: float | None) -> str:
-    """Points or money with their sign; nothing rounds to "-0".
+    """Points or money with their sign; nothing rounds to "-0", whole numbers without cents.
 
     >>> _signed(-0.0), _signed(-0.001), _signed(1234.5), _signed(-3.0)
     ('0', '0', '+1,234.50', '-3')
     """
     if value is None:
         return "–"
-    if round(value, 2) == 0:
-        return "0"
-    return f"{value:+,.2f}".replace(".00", "")
+    text = signed(value, 2)
+    return text[: -len(".00")] if text.endswith(".00") else text
 
 
 def _money(value: float, currency: str | None) -> str:
@@ -50,6 +50,35 @@ def _close_call(grade: dict[str, Any]) -> list[str]:
     top = max(above, key=lambda c: c["ev"])
     gap = top["ev"] - made[0]
     return [f"    close call: {top['play']} measured {gap:+.2f} above it, within the noise"]
+
+
+def _candidates(grade: dict[str, Any]) -> list[str]:
+    """A charged street's plays as the rollouts measured them, highest first: the play made,
+    the best play and the few highest (``reports.replay.TOP_CANDIDATES``), each marked.
+
+    >>> for line in _candidates({"candidates": [
+    ...     {"play": "middle 6c 4c | discard 9s", "ev": 3.29, "se": 1.1, "chosen": False,
+    ...      "best": False, "above_best": True},
+    ...     {"play": "top 6c 9s | discard 4c", "ev": -1.58, "se": 0.9, "chosen": False,
+    ...      "best": True, "above_best": False},
+    ...     {"play": "top 6c 4c | discard 9s", "ev": -16.67, "se": 0.8, "chosen": True,
+    ...      "best": False, "above_best": False}]}):
+    ...     print(line)
+         +3.29 ± 1.10  middle 6c 4c | discard 9s  (above the best, within the noise)
+         -1.58 ± 0.90  top 6c 9s | discard 4c  (best)
+        -16.67 ± 0.80  top 6c 4c | discard 9s  (played)
+    """
+    lines = []
+    for c in grade.get("candidates") or ():
+        if c["ev"] is None:
+            continue
+        marks = [m for m, on in (("played", c["chosen"]), ("best", c["best"])) if on]
+        if c.get("above_best"):
+            marks.append("above the best, within the noise")
+        value = f"{c['ev']:+.2f} ± {c['se'] or 0.0:.2f}"
+        tail = f"  ({', '.join(marks)})" if marks else ""
+        lines.append(f"    {value:>13}  {c['play']}{tail}")
+    return lines
 
 
 LEDGER_SQL = """
@@ -155,6 +184,7 @@ def hand_text(hand: dict[str, Any]) -> str:
                 lines.append(
                     f"    expected loss {grade['loss']:.2f} ± {se:.2f}; best: {grade['best']}"
                 )
+                lines += _candidates(grade)
         for row in ROWS:
             name = seat["names"][row] or ""
             lines.append(f"  {row:<6} {' '.join(seat['rows'][row]):<15} {name}".rstrip())
@@ -239,9 +269,11 @@ def _refuse_a_shared_id(dataset: Any, key: str) -> None:
     help="Write to this file, not stdout (missing folders are made).",
 )
 def hand_command(key: str, data: str, output_format: str, out: str | None) -> None:
-    """Show one hand (its hand_key, or the room's hand id): streets, boards, points, and what
-    the audit finds in it (points or money the room reported otherwise than the rules,
-    Fantasyland dealt otherwise, recorded timeouts)."""
+    """Show one hand (its hand_key, or the room's hand id): streets, boards, points, the
+    grades where `ofc-stats grade` ran (each street's expected loss; where a loss is
+    charged, the best play and the values the rollouts measured), and what the audit finds
+    in it (points or money the room reported otherwise than the rules, Fantasyland dealt
+    otherwise, recorded timeouts)."""
     from ofc_stats.audit.hand_findings import hand_findings
     from ofc_stats.store.views import open_dataset
     from reports.html import hand_page

@@ -71,7 +71,7 @@ from ofc_stats.store.dataset import EMPTY, Dataset, stale_batches
 from ofc_stats.store.files import write_parquet
 from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import REPLAYS
-from ofc_stats.wording import plural
+from ofc_stats.wording import plural, signed
 
 # Bump when the replay's bot plays otherwise with the same grades: stored replays are redone.
 # 2: on the bot's own positions (after its first deviation) the room's auto-placement, which
@@ -277,7 +277,7 @@ def _won(player: str | None, gains: Sequence[tuple[float, bool]]) -> str:
     gain = realised([g for g, _ in gains])
     whose = f"{player}'s" if player else "the players'"
     return (
-        f"  won by the advice on {whose} own cards: {100 * gain.mean:+,.0f} ± "
+        f"  won by the advice on {whose} own cards: {signed(100 * gain.mean)} ± "
         f"{100 * gain.se:,.0f} per 100 hands over the play made ({plural(len(gains), 'hand')})"
     )
 

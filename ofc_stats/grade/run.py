@@ -13,6 +13,7 @@ own seed, so the grades do not depend on the chunking or the number of threads.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -64,6 +65,7 @@ class GradeSummary:
     # Fantasyland sets per set; these are the same two measures, so the figures agree.
     seats: int = 0  # graded hands: seats with a graded street decision
     loss: float = 0.0  # the street decisions' expected points lost
+    squares: float = 0.0  # the sum over graded hands of (the hand's loss) squared, for the SE
     sets: int = 0  # Fantasyland sets graded
     sets_loss: float = 0.0
     skipped: Counter[str] = field(default_factory=Counter)
@@ -80,8 +82,12 @@ class GradeSummary:
         streets = scored.filter(pc.equal(scored["kind"], "street"))
         sets = scored.filter(pc.equal(scored["kind"], "fantasy"))
         self.loss += float(pc.sum(streets["loss"]).as_py() or 0.0)
-        keys, seats = streets["hand_key"].to_pylist(), streets["seat"].to_pylist()
-        self.seats += len(set(zip(keys, seats, strict=True)))
+        # a seat's hand lies in one batch, so its loss sums within the batch
+        by_seat = streets.group_by(["hand_key", "seat"]).aggregate([("loss", "sum")])
+        self.seats += by_seat.num_rows
+        self.squares += float(
+            pc.sum(pc.multiply(by_seat["loss_sum"], by_seat["loss_sum"])).as_py() or 0.0
+        )
         self.sets += sets.num_rows
         self.sets_loss += float(pc.sum(sets["loss"]).as_py() or 0.0)
 
@@ -122,13 +128,22 @@ class GradeSummary:
             return ["  expected points lost: " + "; ".join(self.rates())]
         return []
 
+    def per_100(self) -> str:
+        """The street decisions' loss per 100 graded hands with its SE over the hands, as
+        the regret report writes it ("26.4 ± 3.2"; no SE from one hand)."""
+        n = self.seats
+        mean = self.loss / n
+        if n < 2:
+            return f"{100 * mean:,.1f} (no SE from one hand)"
+        variance = max(0.0, (self.squares - n * mean * mean) / (n - 1))
+        return f"{100 * mean:,.1f} ± {100 * math.sqrt(variance / n):,.1f}"
+
     def rates(self) -> list[str]:
         """Each rate with what it is over, in the regret report's units."""
         out = []
         if self.seats:
-            per_100 = 100 * self.loss / self.seats
             hands = plural(self.seats, "graded seat-hand")
-            out.append(f"{per_100:,.0f} per 100 hands on the street decisions, over {hands}")
+            out.append(f"{self.per_100()} per 100 hands on the street decisions, over {hands}")
         if self.sets:
             sets = plural(self.sets, "set")
             out.append(f"{self.sets_loss / self.sets:.2f} per Fantasyland set, over {sets}")

@@ -654,7 +654,7 @@
   }
   function regretText(r) {
     if (!r.graded) return "Street decisions: no graded hand among these hands.";
-    const over = "over these " + (r.graded === 1 ? "1 graded hand" : int(r.graded) + " graded hands") + " of " + int(r.normal) + " normal hands";
+    const over = "over these " + (r.graded === 1 ? "1 graded hand" : int(r.graded) + " graded hands") + " of " + (r.normal === 1 ? "1 normal hand" : int(r.normal) + " normal hands");
     if (r.total <= 0) return "Street decisions " + over + ": no decision lost expected points beyond 2 SE of the grader's noise (0 per 100 hands).";
     const line = "Street decisions " + over + ": " + per100Text(r.total, r.squares, r.graded) + " expected points lost per 100 hands against the best legal play.";
     if (r.leak === null) return line + " No named leak among them.";
