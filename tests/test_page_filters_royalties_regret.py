@@ -4,8 +4,8 @@ The page carries each live board's rows as [class, royalty] kinds (``rk_top``, `
 ``rk_bot`` and ``royalty_kinds`` in :func:`reports.explore.page_data`), each hand's graded
 street-decision loss (``sloss``) and the named leaks' decisions (``leaks``); Python draws
 the lines over every hand (:mod:`reports.live_figures`) and the page's script redraws them
-for the hands the bar keeps (``tests/test_page_filters_browser.py`` checks the two say the
-same unfiltered, and SQL's counts under a filter).  Here: the figures worked out by hand,
+for the hands the bar keeps (the Chromium tests below check the two say the same
+unfiltered, and SQL's counts under a filter).  Here: the figures worked out by hand,
 the same figures as the royalties and regret sections count, and on the real samples, graded,
 the lines as SQL counts them for every hand and for one room.
 """
