@@ -20,7 +20,8 @@ import pytest
 
 from ofc_stats.audit import money
 from ofc_stats.audit.guess import EXPLAINED, FANTASY_OK, LOOKED, POINTS_OK, explained_hands
-from ofc_stats.audit.points import SEAT_KEY, _Check, _fantasy, _MoneySeen, _points, looked_at
+from ofc_stats.audit.money_seats import SEAT_KEY
+from ofc_stats.audit.points import _Check, _fantasy, _MoneySeen, _points, looked_at
 from ofc_stats.store import importer
 from ofc_stats.store.views import open_dataset
 from tests.test_audit_shares import simulated  # noqa: F401  (the fixture)

@@ -44,7 +44,7 @@ import pyarrow.parquet as pq
 
 from ofc_stats.audit.holdout import Holdout, holdout
 from ofc_stats.audit.money import MoneyRules, RoomMoney, room_money, rules_money
-from ofc_stats.audit.money_seats import seat_keys
+from ofc_stats.audit.money_seats import SeatMoney
 from ofc_stats.errors import DatasetError, DatasetLocked
 from ofc_stats.payouts.settle import kind_text
 from ofc_stats.store.dataset import EMPTY, Dataset
@@ -180,7 +180,7 @@ def _room_of(label: str) -> str:
     return label.rsplit(" ", 1)[0]
 
 
-def _priced(paid: pa.Table, expected: pd.DataFrame | _Expected, words: Words) -> pa.Table:
+def _priced(paid: pa.Table, expected: pd.DataFrame | SeatMoney, words: Words) -> pa.Table:
     """``ledger_seats`` rows of the ``paid`` seats (PAID_SQL's columns), what the rules give
     each from ``expected`` (hand_id, seat, expected_money, or those looked up already) and
     the rules' ``words``."""
@@ -212,7 +212,7 @@ def _priced(paid: pa.Table, expected: pd.DataFrame | _Expected, words: Words) ->
                 np.asarray(paid["money_paid"].to_numpy(zero_copy_only=False), np.float64)
             ),
             "money_rules": pa.array(
-                (expected if isinstance(expected, _Expected) else _Expected.of(expected)).at(
+                (expected if isinstance(expected, SeatMoney) else SeatMoney.of(expected)).at(
                     ids, seats
                 ),
                 from_pandas=True,
@@ -232,37 +232,6 @@ def _codes(column: pa.ChunkedArray) -> tuple[list[str], npt.NDArray[np.int64]]:
     values = [str(v) for v in encoded.dictionary.to_pylist()]
     codes = np.asarray(encoded.indices.fill_null(len(values)).to_numpy(), np.int64)
     return [*values, "None"], codes
-
-
-@dataclass(frozen=True)
-class _Expected:
-    """What the rules give each (hand id, seat) of a priced frame (hand_id, seat,
-    expected_money), its first row's, by sorted key: read once, looked up batch by batch."""
-
-    keys: npt.NDArray[np.int64]
-    values: npt.NDArray[np.float64]
-
-    @classmethod
-    def of(cls, seats: pd.DataFrame) -> _Expected:
-        if seats.empty:
-            return cls(np.zeros(0, np.int64), np.zeros(0))
-        keys = seat_keys(seats["hand_id"].to_numpy(), seats["seat"].to_numpy())
-        values = seats["expected_money"].to_numpy(np.float64)
-        if bool(np.all(keys[1:] > keys[:-1])):  # in order, once each (the audit's): as is
-            return cls(keys, values)
-        known, first = np.unique(keys, return_index=True)
-        return cls(known, values[first])
-
-    def at(self, ids: npt.NDArray[np.int64], seat: npt.NDArray[np.int64]) -> Any:
-        """Each seat's money by the rules; NaN for a seat not priced (its hand not scored)."""
-        out = np.full(len(ids), np.nan)
-        if not len(ids) or not len(self.keys):
-            return out
-        wanted = seat_keys(ids, seat)
-        at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
-        hit = self.keys[at] == wanted
-        out[hit] = self.values[at[hit]]
-        return out
 
 
 def _results_stamp(dataset: Dataset, batch: str) -> str:
@@ -444,7 +413,7 @@ def store_priced(
     words = rule_words(money, holdouts, UNCHECKED, files)
     dataset = Dataset(data.root)
     fingerprint = _fingerprint(_paid_words(data, words))
-    expected = _Expected.of(money.seats)
+    expected = SeatMoney.of(money.seats)
 
     def price(batch: str) -> pa.Table:
         paid = data.arrow(BATCH_PAID_SQL.format(**_batch_files(dataset, batch)))

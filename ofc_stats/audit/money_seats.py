@@ -10,6 +10,9 @@ seat) by one sort of the hands' keys: the same frame, column for column.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
@@ -58,12 +61,65 @@ COLUMNS = {
 
 
 SEAT_KEY = 256  # a seat's key: hand id × 256 + seat (a table seats fewer)
+KEYED = "seat_key"  # the index name of a frame keyed by its seats' keys (priced_frame)
 
 
 def seat_keys(hand_ids: npt.ArrayLike, seats: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """One integer a seat, ordered as (hand id, seat): the audit's key for a seat."""
     ids = np.asarray(hand_ids, dtype=np.int64)
     return ids * SEAT_KEY + np.asarray(seats, dtype=np.int64)
+
+
+def key_seats(keys: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The (hand id, seat) of each of :func:`seat_keys`' keys: the one way back."""
+    known = np.asarray(keys, dtype=np.int64)
+    return known // SEAT_KEY, known % SEAT_KEY
+
+
+def priced_frame(keys: npt.NDArray[np.int64], values: npt.NDArray[np.float64]) -> pd.DataFrame:
+    """What the rules give seats (hand_id, seat, expected_money), indexed by the seats' keys
+    (:data:`KEYED`): :meth:`SeatMoney.of` takes those as they are, never encoding again."""
+    ids, seats = key_seats(keys)
+    return pd.DataFrame(
+        {"hand_id": ids, "seat": seats, "expected_money": values},
+        index=pd.Index(keys, name=KEYED),
+    )
+
+
+@dataclass(frozen=True)
+class SeatMoney:
+    """What the rules give each seat of a priced frame (hand_id, seat, expected_money), its
+    first row's, by sorted seat key: read once, looked up batch by batch (the ledger's)."""
+
+    keys: npt.NDArray[np.int64]
+    values: npt.NDArray[np.float64]
+
+    @classmethod
+    def of(cls, seats: pd.DataFrame) -> SeatMoney:
+        """From a frame keyed by seat (:func:`priced_frame`: its keys as they are), else
+        from its hand_id and seat columns."""
+        if seats.empty:
+            return cls(np.zeros(0, np.int64), np.zeros(0))
+        if seats.index.name == KEYED:
+            keys = np.asarray(seats.index.to_numpy(), np.int64)
+        else:
+            keys = seat_keys(seats["hand_id"].to_numpy(), seats["seat"].to_numpy())
+        values = seats["expected_money"].to_numpy(np.float64)
+        if bool(np.all(keys[1:] > keys[:-1])):  # in order, once each (the audit's): as is
+            return cls(keys, values)
+        known, first = np.unique(keys, return_index=True)
+        return cls(known, values[first])
+
+    def at(self, ids: npt.NDArray[np.int64], seat: npt.NDArray[np.int64]) -> Any:
+        """Each seat's money by the rules; NaN for a seat not priced (its hand not scored)."""
+        out = np.full(len(ids), np.nan)
+        if not len(ids) or not len(self.keys):
+            return out
+        wanted = seat_keys(ids, seat)
+        at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+        hit = self.keys[at] == wanted
+        out[hit] = self.values[at[hit]]
+        return out
 
 
 def _seat_keys(table: pa.Table) -> npt.NDArray[np.int64]:
@@ -89,14 +145,13 @@ def money_seats(data: OfcData, share: str = "true") -> pd.DataFrame:
     # Each row's hand, and the hands ranked by key: the rows sorted by (hand key, seat).
     hand_ids = np.asarray(hand["hand_id"].to_numpy(), dtype=np.int64)
     by_id = np.argsort(hand_ids, kind="stable")
-    row_ids = result_key[result_rows] // SEAT_KEY
+    row_ids, row_seats = key_seats(result_key[result_rows])
     hand_rows = by_id[np.searchsorted(hand_ids[by_id], row_ids)] if len(row_ids) else row_ids
     rank = np.empty(len(hand_ids), dtype=np.int64)
     rank[np.asarray(pc.sort_indices(hand["hand_key"]).to_numpy(), dtype=np.int64)] = np.arange(
         len(hand_ids)
     )
-    row_seats = result_key[result_rows] % SEAT_KEY
-    order = np.argsort(rank[hand_rows] * SEAT_KEY + row_seats, kind="stable")
+    order = np.argsort(seat_keys(rank[hand_rows], row_seats), kind="stable")
     rows = {
         "hand": pa.array(hand_rows[order]),
         "seat": pa.array(seat_rows[order]),
@@ -117,4 +172,4 @@ def money_seats(data: OfcData, share: str = "true") -> pd.DataFrame:
     return frame
 
 
-__all__ = ["money_seats"]
+__all__ = ["SEAT_KEY", "SeatMoney", "key_seats", "money_seats", "priced_frame", "seat_keys"]

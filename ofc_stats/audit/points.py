@@ -53,7 +53,7 @@ from ofc_stats.audit.fields import (
 from ofc_stats.audit.holdout import CRITERION, Holdout, holdout
 from ofc_stats.audit.money import MoneyRules, Rake, priced_shares, room_money
 from ofc_stats.audit.money_rows import follow_points, money_rows
-from ofc_stats.audit.money_seats import SEAT_KEY, seat_keys
+from ofc_stats.audit.money_seats import priced_frame, seat_keys
 from ofc_stats.audit.rules_book import RulesBook, book_results
 from ofc_stats.audit.timeouts import TimeoutEvidence, timeout_evidence
 from ofc_stats.engine.rules import Ruleset
@@ -120,7 +120,8 @@ class AuditReport:
     rules: str  # "each hand's own" or the ruleset audited against
     settlements: tuple[Settlement, ...] = ()
     fields: tuple[FieldVerdict, ...] = ()
-    # every seat with money: what the rules give it (hand_id, seat, expected_money)
+    # every seat with money: what the rules give it (hand_id, seat, expected_money), indexed
+    # by the seats' keys (money_seats.priced_frame)
     money: pd.DataFrame | None = None
     timeouts: tuple[TimeoutEvidence, ...] = ()
     money_fields: tuple[MoneyVerdict, ...] = ()
@@ -388,16 +389,15 @@ class _MoneySeen:
         self.priced.append(seats["expected_money"].to_numpy(np.float64, copy=True))
 
     def expected(self) -> pd.DataFrame:
-        """Every priced seat's money by the rules, by hand id and seat."""
+        """Every priced seat's money by the rules, by hand id and seat, keyed by the seats'
+        keys (the ledger looks seats up by them, not encoding them again)."""
         keys = np.concatenate(self.keys) if self.keys else np.zeros(0, np.int64)
         self.keys = []
         order = np.argsort(keys, kind="stable")
         keys = keys[order]
         values = np.concatenate(self.priced)[order] if self.priced else np.zeros(0)
         self.priced = []
-        return pd.DataFrame(
-            {"hand_id": keys // SEAT_KEY, "seat": keys % SEAT_KEY, "expected_money": values}
-        )
+        return priced_frame(keys, values)
 
 
 # The seats the points check reads: every scored seat of a hand with reported points

@@ -220,19 +220,32 @@ def given(ctx: click.Context, name: str) -> bool:
 def ruleset_option(value: str, param_hint: str | None = "--rules") -> Ruleset:
     """A preset or a ruleset file; a file's ``[room]`` table is checked too (every command
     that takes a file refuses an unknown key in it, not only the audit, which reads it),
-    and an empty one is refused (:func:`refuse_empty_rules`)."""
-    from ofc_stats.payouts.room_rules import load_room_rules
+    and an empty one is refused (:func:`refuse_empty_rules`).  A file is read once."""
+    from ofc_stats.engine.ruleset_toml import names_a_file
 
     if os.path.isdir(value):  # not "unknown ruleset" and every preset's name
         raise click.BadParameter(
             f"{value}: a folder; give a ruleset name or one .toml file", param_hint=param_hint
         )
     try:
-        ruleset = resolve_ruleset(value)
-        load_room_rules(value)
-        refuse_empty_rules(value)
+        return _rules_file(value) if names_a_file(value) else resolve_ruleset(value)
     except OfcError as error:
         raise click.BadParameter(str(error), param_hint=param_hint) from None
+
+
+def _rules_file(value: str) -> Ruleset:
+    """A ruleset file's ruleset, its ``[room]`` table checked and an empty file refused,
+    from one read of the file: its refusals in the engine's words (``read_ruleset_file``)."""
+    import tomllib
+
+    from ofc_stats.engine.ruleset_toml import read_ruleset_file
+    from ofc_stats.payouts.room_rules import room_rules_from_mapping
+
+    text, ruleset = read_ruleset_file(value)
+    settings = tomllib.loads(text)  # the text the engine just read as TOML
+    if "room" in settings:
+        room_rules_from_mapping(settings["room"], value)
+    _refuse_empty(settings, value)
     return ruleset
 
 
@@ -242,12 +255,12 @@ def refuse_empty_rules(value: str) -> None:
     Read as TOML it is plain ``pineapple`` under the file's name: a file cut
     short or never written (``> mine.toml`` that failed) would score and audit
     every hand by rules nobody chose.  A preset name passes; a file that does
-    not parse is the reader's to refuse.
+    not parse is the reader's to refuse.  (:func:`ruleset_option` checks the
+    file it reads itself; this is for a file another reader loaded.)
     """
     import tomllib
 
     from ofc_stats.engine.ruleset_toml import names_a_file
-    from ofc_stats.errors import RulesetError
 
     if not names_a_file(value):
         return
@@ -255,6 +268,12 @@ def refuse_empty_rules(value: str) -> None:
         settings = tomllib.loads(Path(value).read_bytes().decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return
+    _refuse_empty(settings, value)
+
+
+def _refuse_empty(settings: dict[str, Any], value: str) -> None:
+    from ofc_stats.errors import RulesetError
+
     if not settings:
         raise RulesetError(
             f'{value}: empty: a ruleset file sets at least extends = "NAME" '

@@ -24,6 +24,13 @@ recorded timeout on a free street; ``pattern_match`` keeps the auto-placement ma
 studies and to check a recorded timeout against the rule
 (``ofc_stats.audit.timeouts``).
 
+``forced`` is :func:`ofc_stats.engine.timeout.forced_street` written in SQL (a street
+places the plan's cards when it holds the plan's dealt cards, else every card it holds),
+held equal to the definition on random placements by ``tests/test_streets_forced.py``.
+It is not read from a core-computed column as ``timeout`` is: the view judges every
+street in ``placements``, an unfinished board's too, and the core's mask reads
+``seats.board_streets``, which an unfinished board lacks.
+
 The rule lives in SQL macros, :data:`TIMEOUT_MACROS`: ``records_deal_order(format)``
 (the formats that keep the order cards came in) and ``records_timeouts(format)``;
 ``flagged_timeouts(format, recorded)``, which reports apply to a seat's
@@ -181,7 +188,8 @@ WITH counts AS (
   SELECT f.*, h.hand_id, ((x.timeout_streets >> f.street) & 1) = 1 AS pattern_match,
     records_timeouts(h.format) AS flaggable,
     ((x.recorded_timeouts >> f.street) & 1) = 1 AS flagged,
-    (3 - f.top_before) + (5 - f.middle_before) + (5 - f.bottom_before) = r.placed
+    (3 - f.top_before) + (5 - f.middle_before) + (5 - f.bottom_before)
+        = CASE WHEN f.cards = r.dealt THEN r.placed ELSE f.cards END
       OR (f.top_before < 3)::INT + (f.middle_before < 5)::INT + (f.bottom_before < 5)::INT <= 1
       AS forced
   FROM filled f

@@ -68,6 +68,19 @@ pub fn offered(game: &Game, p: &Position) -> Result<Offered, String> {
     Ok(out)
 }
 
+/// [`offered`] of each position, in order, on `threads` threads (None: the current pool;
+/// see [`crate::threads::on_threads`]).  The error is a pool that could not be built.
+pub fn offered_all(
+    game: &Game,
+    positions: &[Position],
+    threads: Option<usize>,
+) -> Result<Vec<Result<Offered, String>>, String> {
+    use rayon::prelude::*;
+    crate::threads::on_threads(threads, || {
+        positions.par_iter().map(|p| offered(game, p)).collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;

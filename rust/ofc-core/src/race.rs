@@ -861,6 +861,37 @@ pub fn grade_positions(
         .collect()
 }
 
+/// A street decision's grade and each legal candidate's play named ([`Graded::plays`]).
+#[derive(Debug, Clone)]
+pub struct NamedGrade {
+    pub graded: Graded,
+    pub plays: Vec<String>,
+}
+
+/// The grader's batch: each decision of one ruleset graded and its candidates' plays
+/// named, in order, on `threads` threads (None: the current pool; see
+/// [`crate::threads::on_threads`]); a position that cannot be replayed comes back as
+/// the reason.  The grades depend only on each decision and its key, never on the
+/// threads or the batch.  The error is a pool that could not be built.
+pub fn grade_decisions(
+    game: &Game,
+    positions: &[Position],
+    params: &RaceParams,
+    threads: Option<usize>,
+) -> Result<Vec<Result<NamedGrade, String>>, String> {
+    crate::threads::on_threads(threads, || {
+        positions
+            .par_iter()
+            .map(|p| {
+                let graded = grade_with(&Setup::new(game, p)?, params);
+                let dealt: Vec<u8> = p.dealt.iter().map(|&c| c as u8).collect();
+                let plays = graded.plays(&dealt);
+                Ok(NamedGrade { graded, plays })
+            })
+            .collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1401,5 +1432,36 @@ mod tests {
             x.se.iter().any(|&e| e > 0.0),
             "valued by rollouts, not exactly"
         );
+    }
+
+    #[test]
+    fn the_graders_batch_is_the_positions_grades_with_their_plays_on_any_threads() {
+        // grade_decisions is the batch the binding hands over: each position's grade as
+        // grade_positions gives it, its candidates' plays named, in order, an unplayable
+        // position (a dealt card also on the board) its reason; 1 or 2 threads alike.
+        let rules = Rules::pineapple_progressive();
+        let g = game(&rules);
+        let mut broken = last_street([0, 3, 1]);
+        broken.dealt[0] = broken.board.iter().copied().find(|&c| c >= 0).unwrap();
+        let positions = vec![random_street(8), broken, flush([3, 2, 1])];
+        let params = RaceParams::new(16);
+        let plain = on_threads(2, || grade_positions(&g, &positions, &params));
+        let one = grade_decisions(&g, &positions, &params, Some(1)).unwrap();
+        let two = grade_decisions(&g, &positions, &params, Some(2)).unwrap();
+        assert_eq!(format!("{one:?}"), format!("{two:?}"));
+        assert_eq!(one.len(), positions.len());
+        for ((named, graded), p) in one.iter().zip(&plain).zip(&positions) {
+            match (named, graded) {
+                (Ok(named), Ok(graded)) => {
+                    assert_eq!(format!("{:?}", named.graded), format!("{graded:?}"));
+                    let dealt: Vec<u8> = p.dealt.iter().map(|&c| c as u8).collect();
+                    assert_eq!(named.plays, graded.plays(&dealt));
+                    assert_eq!(named.plays.len(), graded.candidates.len());
+                }
+                (Err(a), Err(b)) => assert_eq!(a, b),
+                _ => panic!("{named:?} against {graded:?}"),
+            }
+        }
+        assert!(one[1].is_err(), "a dealt card on the board is unplayable");
     }
 }

@@ -243,6 +243,27 @@ pub fn deep_play(s: &Setup, search: Search, deep: Deep) -> Option<usize> {
     Some(best.0)
 }
 
+/// [`play_policy`] of each position, in order, on `threads` threads (None: the current
+/// pool; see [`crate::threads::on_threads`]): the replay bot's batch.  The plays depend
+/// only on each position and its key.  The error is a pool that could not be built.
+pub fn play_policies(
+    game: &crate::rollout::Game,
+    positions: &[crate::rollout::Position],
+    dreams: Option<usize>,
+    ahead: Option<usize>,
+    search: Search,
+    deep: Option<Deep>,
+    threads: Option<usize>,
+) -> Result<Vec<Result<Vec<u8>, String>>, String> {
+    use rayon::prelude::*;
+    crate::threads::on_threads(threads, || {
+        positions
+            .par_iter()
+            .map(|p| play_policy(game, p, dreams, ahead, search, deep))
+            .collect()
+    })
+}
+
 /// The policy alone's play of a position (the replay's bot): [`play_searching`], but
 /// exact where nothing is hidden ([`exact_last_play`], with a search) and two streets
 /// deep where `deep` is given ([`deep_play`]).

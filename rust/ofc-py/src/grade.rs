@@ -1,15 +1,13 @@
 //! The grader's races: a chunk of street decisions graded on threads, the GIL released.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1};
-use ofc_core::race::{grade_positions, Graded, RaceParams};
+use ofc_core::race::{grade_decisions, Graded, NamedGrade, RaceParams};
 use ofc_core::rollout::{fantasy_values_problem, Game, Opponent, Position, Setup, PARTS};
-use ofc_core::search::{play_policy, Deep, Search};
+use ofc_core::search::{play_policies, Deep, Search};
 use pyo3::prelude::*;
-use rayon::prelude::*;
 
 use crate::errors::{ruleset_error, unplayable};
 use crate::rules::Rules;
@@ -198,21 +196,9 @@ pub(crate) fn search_of(search: Option<(usize, usize, usize, usize)>) -> PyResul
     })
 }
 
-/// A rayon pool of `threads` threads, built once per size.
+/// The core's pool of `threads` threads (`ofc_core::threads::pool`), or a `RuntimeError`.
 pub(crate) fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
-    static POOLS: Mutex<Option<HashMap<usize, Arc<rayon::ThreadPool>>>> = Mutex::new(None);
-    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
-    let pools = pools.get_or_insert_with(HashMap::new);
-    if let Some(p) = pools.get(&threads) {
-        return Ok(p.clone());
-    }
-    let built = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
-    let built = Arc::new(built);
-    pools.insert(threads, built.clone());
-    Ok(built)
+    ofc_core::threads::pool(threads).map_err(pyo3::exceptions::PyRuntimeError::new_err)
 }
 
 /// Grade a chunk of street decisions of one ruleset, at most `budget` rollouts a
@@ -273,29 +259,20 @@ fn grade_street_decisions<'py>(
         params.extra = extra.max(1);
     }
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
-    let pool = threads.map(|n| pool(n.max(1))).transpose()?;
-    let grade_all = || {
-        let graded = grade_positions(&g, &positions, &params);
-        graded
-            .into_par_iter()
-            .zip(positions.par_iter())
-            .map(|(r, p)| {
-                r.map(|inner| {
-                    let dealt: Vec<u8> = p.dealt.iter().map(|&c| c as u8).collect();
-                    let plays = inner.plays(&dealt);
-                    StreetGrade { inner, plays }
-                })
-            })
-            .collect::<Vec<_>>()
-    };
-    let results = py.detach(|| match &pool {
-        Some(p) => p.install(grade_all),
-        None => grade_all(),
-    });
+    let results = py
+        .detach(|| grade_decisions(&g, &positions, &params, threads))
+        .map_err(pyo3::exceptions::PyRuntimeError::new_err)?;
     results
         .into_iter()
         .map(|r| match r {
-            Ok(grade) => Ok(Bound::new(py, grade)?.into_any()),
+            Ok(NamedGrade { graded, plays }) => Ok(Bound::new(
+                py,
+                StreetGrade {
+                    inner: graded,
+                    plays,
+                },
+            )?
+            .into_any()),
             Err(why) => Ok(unplayable(py, why).into_value(py).into_bound(py).into_any()),
         })
         .collect()
@@ -384,17 +361,9 @@ fn policy_plays<'py>(
         None => None,
     };
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
-    let pool = threads.map(|n| pool(n.max(1))).transpose()?;
-    let play_all = || {
-        positions
-            .par_iter()
-            .map(|p| play_policy(&g, p, dreams, ahead, search, deep))
-            .collect::<Vec<_>>()
-    };
-    let results = py.detach(|| match &pool {
-        Some(p) => p.install(play_all),
-        None => play_all(),
-    });
+    let results = py
+        .detach(|| play_policies(&g, &positions, dreams, ahead, search, deep, threads))
+        .map_err(pyo3::exceptions::PyRuntimeError::new_err)?;
     results
         .into_iter()
         .map(|r| match r {

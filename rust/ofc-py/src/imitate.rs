@@ -3,14 +3,13 @@
 
 use numpy::ndarray::{Array1, Array2};
 use numpy::{IntoPyArray, PyReadonlyArray1};
-use ofc_core::imitate::offered;
+use ofc_core::imitate::offered_all;
 use ofc_core::rollout::Position;
 use ofc_core::value::{DIM, MAX_ACTIVE as ACTIVE};
 use pyo3::prelude::*;
-use rayon::prelude::*;
 
 use crate::errors::unplayable;
-use crate::grade::{game, pool, position, DecisionTuple};
+use crate::grade::{game, position, DecisionTuple};
 use crate::rules::Rules;
 use crate::value::ValueFunction;
 
@@ -30,17 +29,9 @@ fn offered_candidates<'py>(
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let g = game(py, rules, streets, fantasy_values.as_slice()?, Some(value))?;
     let positions: Vec<Position> = decisions.into_iter().map(position).collect();
-    let pool = threads.map(|n| pool(n.max(1))).transpose()?;
-    let all = || {
-        positions
-            .par_iter()
-            .map(|p| offered(&g, p))
-            .collect::<Vec<_>>()
-    };
-    let results = py.detach(|| match &pool {
-        Some(p) => p.install(all),
-        None => all(),
-    });
+    let results = py
+        .detach(|| offered_all(&g, &positions, threads))
+        .map_err(pyo3::exceptions::PyRuntimeError::new_err)?;
     results
         .into_iter()
         .map(|r| match r {
