@@ -229,7 +229,7 @@ def test_cli_recompute_on_spark(spark: Any, mixed: Path, tmp_path: Path) -> None
     assert "engine: spark (local[2])" in done.output
     _assert_same_files(mixed, copy)
     bad = runner.invoke(main, [*args, "--conf", "spark.sql.shuffle.partitions"])
-    assert bad.exit_code == 1 and "expected KEY=VALUE" in bad.output
+    assert bad.exit_code == 2 and "expected KEY=VALUE" in bad.output
     local_only = runner.invoke(main, ["recompute", "--data", str(copy), "--master", "local[2]"])
     assert local_only.exit_code == 2 and "add --engine spark" in local_only.output
 

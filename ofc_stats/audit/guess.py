@@ -23,19 +23,25 @@ from ofc_stats.engine.rules import Deck
 from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
 
+# Per room and rule string, hands and hands with a joker on a board or in the discards,
+# counted in the query (a row a group, never a row a hand); a group of no room or rule
+# string is no group's.
 JOKERS_SQL = """
-SELECT h.hand_key, h.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
-       coalesce(bool_or(list_max(list_concat(s.top, s.middle, s.bottom, s.discards)) >= 52),
-                false) AS joker
-FROM hands h JOIN seats s USING (hand_key) GROUP BY ALL
+WITH per_hand AS (
+  SELECT h.hand_key, h.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
+         coalesce(bool_or(list_max(list_concat(s.top, s.middle, s.bottom, s.discards)) >= 52),
+                  false) AS joker
+  FROM hands h JOIN seats s USING (hand_key) GROUP BY ALL
+)
+SELECT room, rules_text, count(*) AS hands, count_if(joker) AS joker_hands
+FROM per_hand WHERE room IS NOT NULL AND rules_text IS NOT NULL
+GROUP BY ALL ORDER BY ALL
 """
 
 
 def joker_groups(data: OfcData) -> pd.DataFrame:
     """Per room and rule string: hands, and hands with a joker on a board or in the discards."""
-    hands = data.df(JOKERS_SQL)
-    grouped = hands.groupby(["room", "rules_text"], sort=True)["joker"]
-    return grouped.agg(hands="size", joker_hands="sum").reset_index()
+    return data.df(JOKERS_SQL)
 
 
 # What a ruleset's checks say of one hand, as bits of one byte (explained_hands).

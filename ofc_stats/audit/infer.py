@@ -23,6 +23,7 @@ money rules) that ``ofc-stats audit --rules FILE.toml`` audits with.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
@@ -39,6 +40,8 @@ from ofc_stats.core.tables import tables
 from ofc_stats.engine.presets import PRESETS
 from ofc_stats.engine.rules import (
     ROYALTY_TABLES,
+    STRICT_REPEAT,
+    TRIPS_OR_QUADS,
     Combine,
     Deck,
     FantasyRules,
@@ -55,10 +58,8 @@ from ofc_stats.wording import plural
 
 REPEATS: dict[str, RepeatRule | None] = {
     "none": None,
-    "trips on top or quads on bottom": RepeatRule("222", None, "four_of_a_kind", Combine.ANY),
-    "trips on top, full house middle and quads bottom": RepeatRule(
-        "222", "full_house", "four_of_a_kind", Combine.ALL
-    ),
+    "trips on top or quads on bottom": TRIPS_OR_QUADS,
+    "trips on top, full house middle and quads bottom": STRICT_REPEAT,
     "trips on top": RepeatRule("222", None, None, Combine.ANY),
 }
 # The units the room's money options count, as the audit's rake and settlement lines do.
@@ -121,46 +122,78 @@ def royalty_name(ruleset: Ruleset) -> str:
     return "custom"
 
 
-def _fantasy_frame(data: OfcData, max_gap_minutes: float) -> pd.DataFrame:
+# The room's Fantasyland decisions the infer reads: a scored board whose player's next hand
+# is the table's next, within the gap.
+FANTASY_TRACED = """
+FROM fantasy f JOIN hands h USING (hand_key) JOIN seat_results s USING (hand_key, seat)
+WHERE f.status = 'scored' AND f.next_link = 'next' AND f.seconds_to_next <= $gap
+"""
+
+
+def _entry_counts(data: OfcData, max_gap_minutes: float) -> pd.DataFrame:
+    """Boards played outside Fantasyland and not fouled, counted per room, rule string, top
+    class and what the room dealt next: a row per class seen, never a row per board."""
     return data.df(
-        """SELECT f.hand_key, f.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
-                  f.in_fantasy, f.fantasy_cards, f.fouled, f.room_fantasy, f.room_cards,
-                  s.top_class, s.middle_class, s.bottom_class
-           FROM fantasy f JOIN hands h USING (hand_key)
-           JOIN seat_results s USING (hand_key, seat)
-           WHERE f.status = 'scored' AND f.next_link = 'next'
-             AND f.seconds_to_next <= $gap""",
+        """SELECT f.room, coalesce(h.rules_text, h.ruleset) AS rules_text, s.top_class,
+                  coalesce(f.room_fantasy, false) AS room_fantasy, f.room_cards,
+                  count(*) AS boards"""
+        + FANTASY_TRACED
+        + """ AND NOT coalesce(f.in_fantasy, false) AND NOT coalesce(f.fouled, false)
+           GROUP BY ALL ORDER BY ALL""",
         {"gap": max_gap_minutes * 60},
     )
 
 
-def _entry_evidence(rows: pd.DataFrame, base: Ruleset) -> tuple[list[Evidence], FrozenMap[int]]:
-    """Cards dealt after each entry tier, read off the room's Fantasyland hands."""
+def _stays(data: OfcData, max_gap_minutes: float) -> pd.DataFrame:
+    """Boards played in Fantasyland (a few in a hundred), one row each in hand order: the
+    repeat's evidence is per board, its two folds by hand order (:func:`pick`)."""
+    return data.df(
+        """SELECT f.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
+                  coalesce(f.fouled, false) AS fouled,
+                  coalesce(f.room_fantasy, false) AS room_fantasy, f.room_cards,
+                  f.fantasy_cards, s.top_class, s.middle_class, s.bottom_class"""
+        + FANTASY_TRACED
+        + """ AND coalesce(f.in_fantasy, false) ORDER BY h.hand_id, f.seat""",
+        {"gap": max_gap_minutes * 60},
+    )
+
+
+def _entry_evidence(counts: pd.DataFrame, base: Ruleset) -> tuple[list[Evidence], FrozenMap[int]]:
+    """Cards dealt after each entry tier, read off the room's boards (:func:`_entry_counts`).
+
+    The tiers are the engine's (:meth:`FantasyRules.tiers`): a top row is in the strongest
+    tier whose threshold it reaches, as :meth:`FantasyRules.entry_cards_for` deals."""
     t = tables()
-    entries = rows[~rows["in_fantasy"].astype(bool) & ~rows["fouled"].astype(bool)]
-    tiers = sorted(base.fantasy.entry_cards.items(), key=lambda kv: top_threshold(kv[0]).key)
-    keys = [top_threshold(pattern).key for pattern, _ in tiers]
+    tiers = base.fantasy.tiers()
+    thresholds = [key for key, _ in tiers]
+    patterns = {top_threshold(pattern).key: pattern for pattern in base.fantasy.entry_cards}
+    # each top class's tier, -1 below the entry threshold
+    tier = counts["top_class"].astype(int).map(lambda c: bisect_right(thresholds, t.rank3[c].key))
+    tier -= 1
+    boards = counts["boards"].astype(int)
+    dealt_fantasy = counts["room_fantasy"].astype(bool)
     found: dict[str, int] = {}
     evidence = []
-    tops = entries["top_class"].astype(int).map(lambda c: t.rank3[c].key)
-    for index, (pattern, cards) in enumerate(tiers):
-        upper = keys[index + 1] if index + 1 < len(keys) else None
-        mask = tops >= keys[index]
-        if upper is not None:
-            mask &= tops < upper
-        dealt = entries.loc[mask & entries["room_fantasy"].astype(bool), "room_cards"].dropna()
-        counts = dealt.astype(int).value_counts()
-        missed = int((mask & ~entries["room_fantasy"].astype(bool)).sum())
-        if counts.empty:
+    for index, (threshold, cards) in enumerate(tiers):
+        pattern = patterns[threshold]
+        mine = tier == index
+        dealt = counts[mine & dealt_fantasy & counts["room_cards"].notna()]
+        per_count = dealt.groupby(dealt["room_cards"].astype(int))["boards"].sum()
+        missed = int(boards[mine & ~dealt_fantasy].sum())
+        if per_count.empty:
             found[pattern] = cards
             evidence.append(
                 Evidence(f"fantasy.entry_cards.{pattern}", "", 0, 0, note="no entry seen; kept")
             )
             continue
-        tally = {
-            int(k): int(n) for k, n in zip(counts.index.tolist(), counts.tolist(), strict=True)
-        }
-        value = max(tally, key=lambda k: tally[k])
+        # most boards first, then fewer cards
+        tally = dict(
+            sorted(
+                zip(map(int, per_count.index.tolist()), map(int, per_count.tolist()), strict=True),
+                key=lambda kv: (-kv[1], kv[0]),
+            )
+        )
+        value = next(iter(tally))
         found[pattern] = value
         others = {str(k): n for k, n in tally.items() if k != value}
         note = f"{plural(missed, 'qualifying board')} got no Fantasyland" if missed else ""
@@ -174,17 +207,18 @@ def _entry_evidence(rows: pd.DataFrame, base: Ruleset) -> tuple[list[Evidence], 
                 note,
             )
         )
-    below = int(((tops < keys[0]) & entries["room_fantasy"].astype(bool)).sum()) if keys else 0
+    below = int(boards[(tier < 0) & dealt_fantasy].sum()) if tiers else 0
     if below:
+        weakest = patterns[thresholds[0]]
         evidence.append(
-            Evidence("fantasy entry threshold", tiers[0][0], 0, below, note="entries below it")
+            Evidence("fantasy entry threshold", weakest, 0, below, note="entries below it")
         )
     return evidence, FrozenMap(found)
 
 
-def _repeat_evidence(rows: pd.DataFrame, base: Ruleset) -> tuple[list[Evidence], FantasyRules]:
+def _repeat_evidence(stays: pd.DataFrame, base: Ruleset) -> tuple[list[Evidence], FantasyRules]:
+    """Whether and with how many cards the room's Fantasyland boards stayed (:func:`_stays`)."""
     t = tables()
-    stays = rows[rows["in_fantasy"].astype(bool)]
     fantasy = base.fantasy
     if stays.empty:
         note = "no Fantasyland hand traced to the next"
@@ -255,14 +289,24 @@ WHERE l.players = l.next_players AND l.seat_count > 2
 """
 
 
-def _button_evidence(rows: pd.DataFrame, base: Ruleset) -> Evidence:
+# Where the first to act sat in the table's next hand, counted per room and rule string and
+# whether a seat played Fantasyland: a few rows a group, never a row per hand.
+BUTTON_COUNTS_SQL = f"""
+SELECT room, rules_text, coalesce(any_fantasy, false) AS after_fantasy,
+       coalesce(next_seat = seat_count - 1, false) AS moved,
+       coalesce(next_seat = 0, false) AS stayed, count(*) AS hands
+FROM ({BUTTON_SQL}) GROUP BY ALL ORDER BY ALL
+"""
+
+
+def _button_evidence(counts: pd.DataFrame, base: Ruleset) -> Evidence:
     """After a hand with a Fantasyland seat: did the first to act become the button?"""
-    moved = rows["next_seat"] == rows["seat_count"] - 1
-    stayed = rows["next_seat"] == 0
-    after = rows["any_fantasy"].astype(bool)
-    usual = int((moved & ~after).sum()), int((~after).sum())
+    hands = counts["hands"].astype(int)
+    moved, stayed = counts["moved"].astype(bool), counts["stayed"].astype(bool)
+    after = counts["after_fantasy"].astype(bool)
+    usual = int(hands[moved & ~after].sum()), int(hands[~after].sum())
     note = f"after other hands the button moved {usual[0]} of {usual[1]} times"
-    yes, no = int((moved & after).sum()), int((stayed & after).sum())
+    yes, no = int(hands[moved & after].sum()), int(hands[stayed & after].sum())
     if not yes and not no:
         return Evidence("button_moves_on_fantasy", "", 0, 0, note="no Fantasyland hand followed")
     value = yes > no or (yes == no and base.button_moves_on_fantasy)
@@ -331,8 +375,9 @@ def infer_rules(
     step(3 - len(options))  # the caps step when no stack is recorded
     losses = infer_max_loss(data, shown, current, {k: base_ruleset(b) for k, b in bases.items()})
     step(1)
-    fantasy_rows = _fantasy_frame(data, max_gap_minutes)
-    button_rows = data.df(BUTTON_SQL)
+    entry_counts = _entry_counts(data, max_gap_minutes)
+    stays = _stays(data, max_gap_minutes)
+    button_counts = data.df(BUTTON_COUNTS_SQL)
     # The money rules from the points of the rules inferred so far, not the named preset's:
     # where the two disagree (another royalty table) the winners' shares of a short stack
     # differ too, and the settlement kind would be charged with the game's difference.
@@ -357,22 +402,14 @@ def infer_rules(
             max_loss=max_loss_value(losses.get(key), base),
         )
         per_group[key].append(losses[key])
-        rows = fantasy_rows[
-            (fantasy_rows["room"] == g.room) & (fantasy_rows["rules_text"] == g.rules_text)
-        ]
         if not base.fantasy.entry_cards:
             per_group[key].append(Evidence("fantasy", "none", 0, 0, note="the named rules"))
         else:
-            entry, cards = _entry_evidence(rows, base)
-            repeat, fantasy = _repeat_evidence(rows, base)
+            entry, cards = _entry_evidence(_of(entry_counts, key), base)
+            repeat, fantasy = _repeat_evidence(_of(stays, key), base)
             ruleset = ruleset.with_options(fantasy=replace(fantasy, entry_cards=cards))
             per_group[key] += entry + repeat
-        button = _button_evidence(
-            button_rows[
-                (button_rows["room"] == g.room) & (button_rows["rules_text"] == g.rules_text)
-            ],
-            base,
-        )
+        button = _button_evidence(_of(button_counts, key), base)
         per_group[key].append(button)
         if button.value:
             ruleset = ruleset.with_options(button_moves_on_fantasy=button.value == "true")
@@ -383,9 +420,14 @@ def infer_rules(
                 key[0], key[1], base.name, sizes[key], tuple(per_group[key]), ruleset, room_rules
             )
         )
-    del fantasy_rows, button_rows  # a row a seat or hand: gone before the rulesets are ranked
+    del stays
     ranking = guess_rulesets(data, max_gap_minutes=max_gap_minutes, progress=progress)
     return Inferred(tuple(out), ranking)
+
+
+def _of(frame: pd.DataFrame, key: tuple[str, str]) -> pd.DataFrame:
+    """The rows of one room and rule string."""
+    return frame[(frame["room"] == key[0]) & (frame["rules_text"] == key[1])]
 
 
 def _money_evidence(

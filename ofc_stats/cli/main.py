@@ -2,9 +2,10 @@
 
 Library code raises :class:`ofc_stats.errors.OfcError` subclasses with a
 message for people; :class:`OfcGroup` turns any of them into click's usage
-error (message on stderr with control characters made visible, exit 1), so
-no command catches them itself; a mistake in the command line is one line too
-(exit 2).
+error (message on stderr, exit 1), so no command catches them itself; a
+mistake in the command line is one line too (exit 2).  Every error, ours or
+click's, is said through :func:`ofc_stats.cli.text.error_text`: control
+characters made visible, a long value cut short.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from ofc_stats.cli.report import report_command
 from ofc_stats.cli.score import formats, rules, score
 from ofc_stats.cli.solve import solve_fantasy_command
 from ofc_stats.cli.sql import sql_command
-from ofc_stats.cli.text import reader_gone, say_lines
+from ofc_stats.cli.text import error_text, reader_gone, say_lines
 from ofc_stats.errors import OfcError
 from ofc_stats.safe_text import terminal_safe
 
@@ -49,6 +50,8 @@ class OfcGroup(click.Group):
             return self._parsed(ctx, args)
         except BrokenPipeError:  # `ofc-stats --help | head -0`: as any command's output
             reader_gone()
+        except click.ClickException as error:
+            raise ErrorLine(error) from None
 
     def _parsed(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
@@ -65,8 +68,10 @@ class OfcGroup(click.Group):
             return self._translated(ctx)
         except SystemExit:  # an exit status the command chose (audit --fail-on-mismatch)
             raise
-        except BaseException:
+        except BaseException as error:
             discard_cut_outputs()  # a file cut short by the failure is not left behind
+            if isinstance(error, click.ClickException):
+                raise ErrorLine(error) from None
             raise
 
     def _translated(self, ctx: click.Context) -> Any:
@@ -76,7 +81,7 @@ class OfcGroup(click.Group):
             return done
         except OfcError as error:
             lines = [str(error), *(f"  {choice}" for choice in error.choices)]
-            raise click.ClickException("\n".join(map(terminal_safe, lines))) from None
+            raise click.ClickException("\n".join(lines)) from None
         except BrokenPipeError:  # the reader went away (`| head`): nothing to tell
             reader_gone()
         except click.UsageError as error:
@@ -91,6 +96,16 @@ class OfcGroup(click.Group):
             if str(error).strip() == DUCKDB_INTERRUPTED:  # Ctrl-C inside a DuckDB query
                 raise Interrupted() from None
             raise click.ClickException(unexpected(error, _data_option(ctx))) from None
+
+
+class ErrorLine(click.ClickException):
+    """Any error as the terminal gets it (:func:`error_text`: no control character raw, no
+    value repeated whole however long), with the exit status it had."""
+
+    def __init__(self, error: click.ClickException) -> None:
+        super().__init__(error_text(error.format_message()))
+        # (click types exit_code as a class variable; this one is the error's own)
+        setattr(self, "exit_code", error.exit_code)  # noqa: B010
 
 
 DUCKDB_INTERRUPTED = "Query interrupted"  # what DuckDB raises when Ctrl-C stops a query
@@ -117,7 +132,7 @@ class UsageLine(click.ClickException):
 
     def __init__(self, error: click.UsageError) -> None:
         where = error.ctx.command_path if error.ctx is not None else "ofc-stats"
-        super().__init__(f"{terminal_safe(error.format_message())} (see '{where} --help')")
+        super().__init__(f"{error.format_message()} (see '{where} --help')")
 
 
 def one_line(text: str) -> str:

@@ -101,6 +101,22 @@ def fraction_to_hands(hands: int, advance: Callable[[int], None]) -> Callable[[f
     return progress
 
 
+def _conf_pairs(
+    ctx: click.Context, param: click.Parameter, pairs: tuple[str, ...]
+) -> tuple[str, ...]:
+    """Each ``--conf`` checked as ``KEY=VALUE`` while the command line is read: a malformed
+    one is a usage error (one line, exit 2), not a failure of the run (exit 1)."""
+    if pairs:
+        from ofc_stats.errors import SparkUnavailable
+        from ofc_stats.spark.session import parse_conf
+
+        try:
+            parse_conf(pairs)
+        except SparkUnavailable as error:
+            raise click.BadParameter(str(error).removeprefix("--conf "), ctx, param) from None
+    return pairs
+
+
 SPARK_OPTIONS = [
     click.option(
         "--engine",
@@ -119,6 +135,7 @@ SPARK_OPTIONS = [
         "--conf",
         multiple=True,
         metavar="KEY=VALUE",
+        callback=_conf_pairs,
         help="A Spark setting for --engine spark; repeat for more.",
     ),
 ]

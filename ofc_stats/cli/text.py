@@ -2,16 +2,18 @@
 
 The one way the commands print (``tests/test_cli_terminal.py`` holds them to
 it): :func:`say` a line, :func:`say_lines` a block of ours, :func:`echo_data`
-data.  Names, file names and refusal reasons come from files anyone can
-write, so nothing a terminal would obey or that reorders text on screen
-(escapes, C1, bidirectional overrides such as U+202E, zero-width marks)
-reaches it raw.  The escaping itself lives in the low layer
-(:mod:`ofc_stats.safe_text`); this module decides which one a stream gets.
+data, and every error :func:`error_text` (``ofc_stats.cli.main``).  Names, file
+names and refusal reasons come from files anyone can write, so nothing a
+terminal would obey or that reorders text on screen (escapes, C1,
+bidirectional overrides such as U+202E, zero-width marks) reaches it raw.
+The escaping itself lives in the low layer (:mod:`ofc_stats.safe_text`);
+this module decides which one a stream gets.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import NoReturn
 
@@ -22,6 +24,7 @@ from ofc_stats.safe_text import json_text, terminal_lines, terminal_safe
 __all__ = [
     "READER_GONE",
     "echo_data",
+    "error_text",
     "json_text",
     "reader_gone",
     "say",
@@ -41,6 +44,39 @@ def say(line: str, err: bool = False) -> None:
 def say_lines(text: str, err: bool = False) -> None:
     """A block whose line breaks are ours (a table, a message): each line as :func:`say`."""
     click.echo(terminal_lines(text), err=err)
+
+
+# The most characters of one word an error line repeats (a path, a name, a value given:
+# anyone's, and a 10,000-character one pasted by mistake), and of one line.  A longer word
+# keeps its ends around an ellipsis: the start says what it was, the end its suffix.
+ECHOED_WORD = 120
+ERROR_LINE = 1000
+_LONG_WORD = re.compile(rf"\S{{{ECHOED_WORD + 1},}}")
+
+
+def error_text(message: str) -> str:
+    """An error message as the terminal gets it: each line :func:`terminal_safe`, each word
+    over :data:`ECHOED_WORD` characters and each line over :data:`ERROR_LINE` cut short.
+
+    >>> line = error_text("no player '" + "x" * 500 + "' in this dataset")
+    >>> len(line), line[:14], line.index("…"), line[-20:]
+    (146, "no player 'xxx", 90, "xxx' in this dataset")
+    """
+    return "\n".join(_short_line(terminal_safe(line)) for line in message.split("\n"))
+
+
+def _short_line(line: str) -> str:
+    line = _LONG_WORD.sub(lambda word: _cut(word.group(), ECHOED_WORD), line)
+    return _cut(line, ERROR_LINE)
+
+
+def _cut(text: str, most: int) -> str:
+    """``text`` in at most ``most`` characters: two thirds of them its start, then "…" and
+    its end."""
+    if len(text) <= most:
+        return text
+    head = most * 2 // 3
+    return f"{text[:head]}…{text[len(text) - (most - head - 1) :]}"
 
 
 def stdout_is_terminal() -> bool:
