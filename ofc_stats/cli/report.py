@@ -86,7 +86,10 @@ def report_command(
     output_format: str,
     out: str,
 ) -> None:
-    """Write the player's report: results, sessions, hands, fouls, Fantasyland, decisions."""
+    """Write the player's report: results, sessions, hands, fouls, Fantasyland, decisions,
+    and where `ofc-stats grade` ran, the regret section: the expected points the player's
+    decisions lost, the costliest named leaks, and what the advice won on the player's own
+    cards (`grade --replay`)."""
     from ofc_stats.errors import OfcError
 
     if hero and player is not None:
