@@ -3,9 +3,6 @@
 //! `sim_session` releases the GIL and runs on a rayon pool of exactly `threads`
 //! threads (kept per thread count); its results do not depend on it.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
-
 use numpy::ndarray::{Array1, Array2, Array3};
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3,
@@ -13,32 +10,12 @@ use numpy::{
 use ofc_core::lookahead::Style;
 use ofc_core::open_line::{session_lines, LineHeader, LinesPart, SessionNames};
 use ofc_core::sim::{Played, SeatMoves, TableState};
+use ofc_core::threads::pool;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
-use rayon::ThreadPool;
 
 use crate::errors::{hand_error, to_py};
 use crate::rules::Rules;
-
-/// The pool of `threads` threads, built once per count.
-fn pool(threads: usize) -> Result<Arc<ThreadPool>, String> {
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<ThreadPool>>>> = OnceLock::new();
-    let pools = POOLS.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut pools = pools
-        .lock()
-        .map_err(|_| "the thread pools' lock is poisoned")?;
-    if let Some(p) = pools.get(&threads) {
-        return Ok(p.clone());
-    }
-    let built = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("ofc-sim-{i}"))
-        .build()
-        .map_err(|e| e.to_string())?;
-    let p = Arc::new(built);
-    pools.insert(threads, p.clone());
-    Ok(p)
-}
 
 fn table_ids(py: Python<'_>, tables: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<u64>> {
     tables
