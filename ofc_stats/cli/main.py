@@ -81,7 +81,9 @@ class OfcGroup(click.Group):
             return done
         except OfcError as error:
             lines = [str(error), *(f"  {choice}" for choice in error.choices)]
-            raise click.ClickException("\n".join(lines)) from None
+            # each part made safe before the parts are joined: a line feed inside a stored
+            # name is shown as \n, so the error stays the lines we meant
+            raise click.ClickException("\n".join(map(terminal_safe, lines))) from None
         except BrokenPipeError:  # the reader went away (`| head`): nothing to tell
             reader_gone()
         except click.UsageError as error:
@@ -132,7 +134,7 @@ class UsageLine(click.ClickException):
 
     def __init__(self, error: click.UsageError) -> None:
         where = error.ctx.command_path if error.ctx is not None else "ofc-stats"
-        super().__init__(f"{error.format_message()} (see '{where} --help')")
+        super().__init__(f"{terminal_safe(error.format_message())} (see '{where} --help')")
 
 
 def one_line(text: str) -> str:
