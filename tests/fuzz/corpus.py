@@ -11,6 +11,7 @@ line, junk, mixed formats, damaged zips).  Deterministic for a seed.
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import random
@@ -215,6 +216,10 @@ def wrong_field(data: Any, rng: random.Random) -> str:
     paths = list(_paths(data))
     path = rng.choice(paths)
     value = rng.choice(WRONG_VALUES)
+    if isinstance(value, (list, dict)):
+        # a fresh copy: the list's own [] or {} put into one record and edited there by a
+        # later breakage would reach every record given it after, and could hold itself
+        value = copy.deepcopy(value)
     _set(data, path, value)
     return f"{'/'.join(map(str, path))} = {str(value)[:30]!r}"
 
