@@ -1213,7 +1213,7 @@ pub fn brute_force(
     let mut deal = cards.to_vec();
     deal.sort_unstable();
     let n = deal.len();
-    let mut best: Option<(f64, u64, i32, bool, [u8; 13])> = None;
+    let mut best: BruteBest = None;
     let positions: Vec<usize> = (0..n).collect();
     for bottom in combinations::<5>(n) {
         let rest: Vec<usize> = positions
@@ -1237,24 +1237,39 @@ pub fn brute_force(
                 for (slot, &i) in board[8..13].iter_mut().zip(&bottom) {
                     *slot = deal[i as usize];
                 }
-                let (_, e) = read_jokers(t, rules, &board);
-                if e.fouled {
-                    continue;
-                }
-                let stays = e.stays(rules);
-                let value = e.royalty_total() as f64 + if stays { stay_value } else { 0.0 };
-                let code = pack(e.bottom, e.middle, e.top);
-                if best
-                    .as_ref()
-                    .is_none_or(|(v, c, ..)| (value, code) > (*v, *c))
-                {
-                    best = Some((value, code, e.royalty_total(), stays, board));
-                }
+                keep_if_best(t, rules, stay_value, board, &mut best);
             }
         }
     }
     let (value, code, royalties, stays, board) = best.expect("a legal set exists");
     (value, royalties, stays, code, board)
+}
+
+/// The best set a brute force has seen: (value, classes, royalties, stays, board).
+pub(crate) type BruteBest = Option<(f64, u64, i32, bool, [u8; 13])>;
+
+/// One board of a brute force: kept in `best` if it is live and beats it (by value, then
+/// by its rows' classes, so every brute force breaks ties alike).
+pub(crate) fn keep_if_best(
+    t: &Tables,
+    rules: &Rules,
+    stay_value: f64,
+    board: [u8; 13],
+    best: &mut BruteBest,
+) {
+    let (_, e) = read_jokers(t, rules, &board);
+    if e.fouled {
+        return;
+    }
+    let stays = e.stays(rules);
+    let value = e.royalty_total() as f64 + if stays { stay_value } else { 0.0 };
+    let code = pack(e.bottom, e.middle, e.top);
+    if best
+        .as_ref()
+        .is_none_or(|(v, c, ..)| (value, code) > (*v, *c))
+    {
+        *best = Some((value, code, e.royalty_total(), stays, board));
+    }
 }
 
 #[cfg(test)]
@@ -1531,7 +1546,7 @@ mod tests {
             table(5, &rules.royalty_bottom),
         ];
         let bit = |positions: &[usize]| positions.iter().fold(0usize, |m, &p| m | 1 << p);
-        let mut best: Option<(f64, u64, i32, bool, [u8; 13])> = None;
+        let mut best: BruteBest = None;
         let positions: Vec<usize> = (0..n).collect();
         for bottom in combinations::<5>(n) {
             let bottom_at: Vec<usize> = bottom.iter().map(|&i| i as usize).collect();
@@ -1567,19 +1582,7 @@ mod tests {
                     for (slot, &i) in board[8..13].iter_mut().zip(&bottom_at) {
                         *slot = deal[i];
                     }
-                    let (_, e) = read_jokers(t, rules, &board);
-                    if e.fouled {
-                        continue;
-                    }
-                    let stays = e.stays(rules);
-                    let value = e.royalty_total() as f64 + if stays { stay_value } else { 0.0 };
-                    let code = pack(e.bottom, e.middle, e.top);
-                    if best
-                        .as_ref()
-                        .is_none_or(|(v, c, ..)| (value, code) > (*v, *c))
-                    {
-                        best = Some((value, code, e.royalty_total(), stays, board));
-                    }
+                    keep_if_best(t, rules, stay_value, board, &mut best);
                 }
             }
         }
