@@ -6,22 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from ofc_stats.cli.main import main
 from ofc_stats.cli.text import ECHOED_WORD, ERROR_LINE, error_text
+from tests.test_cli_refusals import dataset  # noqa: F401  (the fixture: three hands imported)
 
-SAMPLE = Path(__file__).resolve().parent / "data" / "open" / "three_hands.jsonl"
 LONG = 10_000
-
-
-@pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("echo") / "data"
-    done = CliRunner().invoke(main, ["import", "--quiet", "--data", str(root), str(SAMPLE)])
-    assert done.exit_code == 0, done.output
-    return root
 
 
 def _error(args: list[str], status: int) -> str:
@@ -42,7 +33,7 @@ def test_a_long_path_is_shown_by_its_ends(tmp_path: Path) -> None:
     assert word.startswith(str(tmp_path)) and line.endswith("/dataset.json: File name too long")
 
 
-def test_a_long_name_keeps_the_sentence_around_it(dataset: Path) -> None:
+def test_a_long_name_keeps_the_sentence_around_it(dataset: Path) -> None:  # noqa: F811
     line = _error(["audit", "--data", str(dataset), "--player", "p" * LONG], 1)
     assert line.startswith("Error: no player 'ppp") and "' in this dataset; " in line
     assert len(line) < 400 and line.count("…") == 1
@@ -53,14 +44,14 @@ def test_a_long_option_value_is_a_short_usage_line() -> None:
     assert "' is not a finite number (see 'main audit --help')" in line and len(line) < 300
 
 
-def test_a_long_value_with_control_characters_is_escaped_and_short(dataset: Path) -> None:
+def test_a_long_value_with_control_characters_is_escaped_and_short(dataset: Path) -> None:  # noqa: F811
     name = "\x1b]0;pwned\x07" + "\u202e" + "q" * LONG
     line = _error(["audit", "--data", str(dataset), "--player", name], 1)
     assert "\x1b" not in line and "\x07" not in line and "\u202e" not in line
     assert "'\\x1b]0;pwned\\x07\\u202eqqq" in line and len(line) < 400
 
 
-def test_a_long_value_of_many_words_is_cut_at_the_line(dataset: Path) -> None:
+def test_a_long_value_of_many_words_is_cut_at_the_line(dataset: Path) -> None:  # noqa: F811
     line = _error(["audit", "--data", str(dataset), "--player", "ab " * LONG], 1)
     assert len(line) == len("Error: ") + ERROR_LINE
     # its start and end kept: what it was, and the end of the sentence
