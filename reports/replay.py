@@ -11,7 +11,8 @@ them, and a seat whose streets are unknown shows its final board only.  Where th
 was graded (``ofc-stats grade``) each street carries its ``grade``: what was
 played, the best play, the expected loss and the values of a few candidates (the
 :data:`TOP_CANDIDATES` best by expected value, and the play made and the best play
-where they are not among them).
+where they are not among them; ``top=EVERY_CANDIDATE``, as ``ofc-stats hand`` asks,
+every candidate the rollouts valued).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ FROM grades WHERE hand_key IN (SELECT unnest($keys))
 """
 
 TOP_CANDIDATES = 3  # candidates a graded street carries besides the play made and the best
+EVERY_CANDIDATE = 1 << 20  # more than any street has: every candidate the rollouts valued
 
 # A candidate's value as measured: the best's minus its signed gap (grader version 7 on),
 # so a play the rollouts put above the best within their noise shows above it, as the
@@ -72,7 +74,7 @@ SELECT hand_key, seat, street, play, value, se, chosen, best, value > best_value
             FROM grade_candidates WHERE hand_key IN (SELECT unnest($keys))
         )
     )
-) WHERE rank <= $top OR chosen OR best
+) WHERE (rank <= $top AND value IS NOT NULL) OR chosen OR best
 ORDER BY hand_key, seat, street, rank
 """
 
@@ -172,12 +174,14 @@ def _rounded(value: object) -> float | None:
 
 
 def hand_details(
-    data: OfcData, keys: Sequence[str], ids: Sequence[int] = ()
+    data: OfcData, keys: Sequence[str], ids: Sequence[int] = (), top: int = TOP_CANDIDATES
 ) -> dict[str, dict[str, Any]]:
     """hand_key -> the hand as a JSON-ready dict (see the module doc).
 
     ``ids``, the same hands' ``hand_id`` when the caller has them, spare a
-    scan of every stored key to find the files that hold them.
+    scan of every stored key to find the files that hold them; ``top``: how many of a
+    graded street's candidates it carries besides the play made and the best (a page of
+    many hands carries a few, one hand every valued one).
     """
     wanted = {"keys": list(dict.fromkeys(keys))}
     if not wanted["keys"]:
@@ -219,7 +223,7 @@ def hand_details(
             "candidates": [],
         }
     for key, seat_no, street, play, ev, se, chosen, best, above in data.sql(
-        CANDIDATES_SQL, {**wanted, "top": TOP_CANDIDATES}
+        CANDIDATES_SQL, {**wanted, "top": top}
     ).fetchall():
         grade = graded.get((key, int(seat_no), int(street)))
         if grade is not None:  # the values of the plays as measured, highest first
@@ -285,9 +289,10 @@ def hand_details(
     return hands
 
 
-def find_hand(data: OfcData, key: str) -> dict[str, Any]:
-    """One hand by its ``hand_key`` or the room's hand id (when that is unique)."""
-    found = hand_details(data, [key])
+def find_hand(data: OfcData, key: str, top: int = TOP_CANDIDATES) -> dict[str, Any]:
+    """One hand by its ``hand_key`` or the room's hand id (when that is unique); ``top`` as
+    :func:`hand_details` takes it."""
+    found = hand_details(data, [key], top=top)
     if key in found:
         return found[key]
     matches = [
@@ -297,7 +302,7 @@ def find_hand(data: OfcData, key: str) -> dict[str, Any]:
         ).fetchall()
     ]
     if len(matches) == 1:
-        return hand_details(data, matches)[matches[0]]
+        return hand_details(data, matches, top=top)[matches[0]]
     if matches:
         raise UnknownHand(
             f"hand id {key!r} is in several rooms; give one hand_key: {', '.join(matches[:5])}"

@@ -266,3 +266,37 @@ def test_the_replayer_values_a_close_call_as_the_close_calls_table_does(graded: 
             assert other["ev"] >= shown[call.your_play]["ev"]  # (equal once rounded at most)
             # the best play itself, or one the rollouts put above the best within the noise
             assert other["best"] != other["above_best"]
+
+
+def test_one_hand_carries_every_candidate_the_rollouts_valued(graded: Path) -> None:
+    """`ofc-stats hand` shows every play the rollouts valued on a graded street (the issue:
+    "every candidate's value"), where the report's page of many hands carries the few
+    highest: per street, as many as `grade_candidates` holds with a value, plus the play
+    made and the best when they have none."""
+    from reports.replay import EVERY_CANDIDATE, TOP_CANDIDATES, hand_details
+
+    with open_dataset(graded) as db:
+        key = db.sql(
+            "SELECT hand_key FROM grade_candidates GROUP BY 1 ORDER BY count(*) DESC LIMIT 1"
+        ).fetchall()[0][0]
+        counts = dict(
+            db.sql(
+                "SELECT seat || ':' || street, count(*) FILTER (WHERE ev IS NOT NULL "
+                "OR chosen OR best) FROM grade_candidates WHERE hand_key = $k GROUP BY 1",
+                {"k": key},
+            ).fetchall()
+        )
+        every = hand_details(db, [key], top=EVERY_CANDIDATE)[key]
+        few = hand_details(db, [key])[key]
+    shown = {
+        f"{seat['seat']}:{street['street'] - 1}": len(street["grade"]["candidates"])
+        for seat in every["seats"]
+        for street in seat["streets"]
+        if street.get("grade")
+    }
+    assert shown == counts
+    assert max(counts.values()) > TOP_CANDIDATES + 2  # a street with more than the few
+    for seat in few["seats"]:
+        for street in seat["streets"]:
+            if street.get("grade"):
+                assert len(street["grade"]["candidates"]) <= TOP_CANDIDATES + 2

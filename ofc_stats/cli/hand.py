@@ -53,8 +53,8 @@ def _close_call(grade: dict[str, Any]) -> list[str]:
 
 
 def _candidates(grade: dict[str, Any]) -> list[str]:
-    """A charged street's plays as the rollouts measured them, highest first: the play made,
-    the best play and the few highest (``reports.replay.TOP_CANDIDATES``), each marked.
+    """A charged street's plays as the rollouts measured them, highest first (every one they
+    valued: the race's finalists and those it left behind), the play made and the best marked.
 
     >>> for line in _candidates({"candidates": [
     ...     {"play": "middle 6c 4c | discard 9s", "ev": 3.29, "se": 1.1, "chosen": False,
@@ -271,17 +271,18 @@ def _refuse_a_shared_id(dataset: Any, key: str) -> None:
 def hand_command(key: str, data: str, output_format: str, out: str | None) -> None:
     """Show one hand (its hand_key, or the room's hand id): streets, boards, points, the
     grades where `ofc-stats grade` ran (each street's expected loss; where a loss is
-    charged, the best play and the values the rollouts measured), and what the audit finds
+    charged, the best play and every play's value as the rollouts measured it; the page and
+    JSON carry them for every street), and what the audit finds
     in it (points or money the room reported otherwise than the rules, Fantasyland dealt
     otherwise, recorded timeouts)."""
     from ofc_stats.audit.hand_findings import hand_findings
     from ofc_stats.store.views import open_dataset
     from reports.html import hand_page
-    from reports.replay import find_hand
+    from reports.replay import EVERY_CANDIDATE, find_hand
 
     with open_dataset(data) as dataset:
         _refuse_a_shared_id(dataset, key)
-        hand = find_hand(dataset, key)
+        hand = find_hand(dataset, key, top=EVERY_CANDIDATE)
         hand["money_rules"] = money_rules(dataset, hand["key"])
         hand["audit"] = [finding.line() for finding in hand_findings(dataset, hand["key"])]
     if output_format == "json":
