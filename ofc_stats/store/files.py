@@ -128,10 +128,15 @@ def fsync_dir(folder: Path) -> None:
 
 
 def write_parquet(table: pa.Table, path: Path, name: str = "", **options: Any) -> None:
-    """Write table ``name``'s file (its :func:`options_for`, then ``options``), durably."""
-    pq.write_table(table, path, **{**options_for(name), **options})
-    with open(path, "rb") as handle:
+    """Write table ``name``'s file (its :func:`options_for`, then ``options``), durably and
+    whole: written beside it under another name, then moved into place, so a kill leaves the
+    old file or the new one, never part of one (a table's schema file, written in place, was
+    cut at 4 bytes by a `kill -9` and the dataset then needed `check --repair`)."""
+    staged = path.with_name(path.name + ".new")
+    pq.write_table(table, staged, **{**options_for(name), **options})
+    with open(staged, "rb") as handle:
         os.fsync(handle.fileno())
+    os.replace(staged, path)
 
 
 COMMIT = "COMMIT"  # the marker whose presence makes a staging folder committed
