@@ -30,7 +30,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ofc_stats.audit.evidence import Evidence, base_ruleset, candidates, pick, setter
+from ofc_stats.audit.evidence import (
+    Evidence,
+    HandOrder,
+    Shown,
+    base_ruleset,
+    candidates,
+    pick,
+    setter,
+)
 from ofc_stats.audit.fields import field_verdicts, rooms_measuring
 from ofc_stats.audit.guess import guess_rulesets, joker_groups
 from ofc_stats.audit.max_loss import infer_max_loss, max_loss_value
@@ -93,26 +101,6 @@ def _groups(data: OfcData) -> pd.DataFrame:
                   count(*) AS hands
            FROM hands GROUP BY ALL ORDER BY room, rules_text"""
     )
-
-
-def _evidence(data: OfcData, points_rooms: set[str], multiplier: dict[str, float]) -> pd.DataFrame:
-    """What each seat's points were, as far as the data tells: the result field in a room
-    where it is the points, else a loser's money over stakes (no rake on losses)."""
-    frame = data.df(
-        """SELECT s.hand_key, s.seat, h.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
-                  s.reported_points, s.reported_money / coalesce(h.stakes, 1) AS money_points,
-                  h.room || ' ' || coalesce(nullif(h.currency, ''), '(no currency)') AS label
-           FROM seats s JOIN hands h USING (hand_key)"""
-    )
-    # as floats even with no seat (an empty map keeps the labels' string type)
-    frame["money_points"] /= frame["label"].map(multiplier).astype("float64").fillna(1.0)
-    use_points = frame["room"].isin(points_rooms) & frame["reported_points"].notna()
-    frame["shown"] = np.where(
-        use_points,
-        frame["reported_points"],
-        frame["money_points"].where(frame["money_points"] < 0),
-    )
-    return frame[["hand_key", "seat", "room", "rules_text", "shown"]]
 
 
 def royalty_name(ruleset: Ruleset) -> str:
@@ -329,7 +317,8 @@ def infer_rules(
     points_rooms = set(rooms_measuring(field_verdicts(data)))
     # the rules only (seats=False): no seat priced and kept, as the audit's
     money = room_money(data, points_rooms=points_rooms, seats=False)
-    shown = _evidence(data, points_rooms, {r.room: r.multiplier for r in money.rakes})
+    shown = Shown(frozenset(points_rooms), {r.room: r.multiplier for r in money.rakes})
+    order = HandOrder(data)
     current = {str(g.base): base_ruleset(str(g.base)) for g in groups.itertuples()}
     per_group: dict[tuple[str, str], list[Evidence]] = {
         (str(g.room), str(g.rules_text)): [] for g in groups.itertuples()
@@ -352,7 +341,7 @@ def infer_rules(
     bases = {(str(g.room), str(g.rules_text)): str(g.base) for g in groups.itertuples()}
     updated: set[str] = set()
     for option, values in options:
-        found = candidates(data, shown, option, values, current)
+        found = candidates(data, shown, option, values, current, order)
         for key in sorted(per_group, key=lambda k: -sizes[k]):
             base = base_ruleset(bases[key])
             default = {
@@ -373,7 +362,9 @@ def infer_rules(
         updated.clear()
         step(1)
     step(3 - len(options))  # the caps step when no stack is recorded
-    losses = infer_max_loss(data, shown, current, {k: base_ruleset(b) for k, b in bases.items()})
+    bases_rules = {k: base_ruleset(b) for k, b in bases.items()}
+    losses = infer_max_loss(data, shown, current, bases_rules, order)
+    del order
     step(1)
     entry_counts = _entry_counts(data, max_gap_minutes)
     stays = _stays(data, max_gap_minutes)
@@ -382,7 +373,6 @@ def infer_rules(
     # where the two disagree (another royalty table) the winners' shares of a short stack
     # differ too, and the settlement kind would be charged with the game's difference.
     inferred = lookup_results(data, lambda name: current.get(name, base_ruleset(name)))
-    del shown
     with data.rescored(inferred) as scored:
         money = room_money(scored, points_rooms=points_rooms, seats=False)
     del inferred
