@@ -30,6 +30,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from ofc_stats.audit.chunks import (
+    each_share,
+    share_fantasy,
+    share_seat_results,
+    table_shares,
+)
 from ofc_stats.audit.evidence import (
     Evidence,
     HandOrder,
@@ -111,39 +117,68 @@ def royalty_name(ruleset: Ruleset) -> str:
 
 
 # The room's Fantasyland decisions the infer reads: a scored board whose player's next hand
-# is the table's next, within the gap.
-FANTASY_TRACED = """
-FROM fantasy f JOIN hands h USING (hand_key) JOIN seat_results s USING (hand_key, seat)
+# is the table's next, within the gap ({fantasy}, {hands}, {seat_results}: the views, or
+# their rows of a share of the tables, chunks.table_shares).
+TRACED_IN = """
+FROM {fantasy} f JOIN {hands} h USING (hand_key) JOIN {seat_results} s USING (hand_key, seat)
 WHERE f.status = 'scored' AND f.next_link = 'next' AND f.seconds_to_next <= $gap
 """
+FANTASY_TRACED = TRACED_IN.format(fantasy="fantasy", hands="hands", seat_results="seat_results")
+ENTRY_KEYS = ["room", "rules_text", "top_class", "room_fantasy", "room_cards"]
+
+
+def _traced(share: str) -> str:
+    """:data:`TRACED_IN` over the tables ``share`` holds (the fantasy view's windows stay
+    within a table): DuckDB's window over the whole view held 120 MB at 100,000 hands."""
+    if share == "true":
+        return FANTASY_TRACED
+    return TRACED_IN.format(
+        fantasy=share_fantasy(share),
+        hands=f"(SELECT * FROM hands WHERE {share})",
+        seat_results=share_seat_results(share),
+    )
 
 
 def _entry_counts(data: OfcData, max_gap_minutes: float) -> pd.DataFrame:
     """Boards played outside Fantasyland and not fouled, counted per room, rule string, top
-    class and what the room dealt next: a row per class seen, never a row per board."""
-    return data.df(
-        """SELECT f.room, coalesce(h.rules_text, h.ruleset) AS rules_text, s.top_class,
-                  coalesce(f.room_fantasy, false) AS room_fantasy, f.room_cards,
-                  count(*) AS boards"""
-        + FANTASY_TRACED
-        + """ AND NOT coalesce(f.in_fantasy, false) AND NOT coalesce(f.fouled, false)
-           GROUP BY ALL ORDER BY ALL""",
-        {"gap": max_gap_minutes * 60},
-    )
+    class and what the room dealt next: a row per class seen, never a row per board; a
+    share of the tables at a time, the shares' counts added."""
+    parts = [
+        data.df(
+            """SELECT f.room, coalesce(h.rules_text, h.ruleset) AS rules_text, s.top_class,
+                      coalesce(f.room_fantasy, false) AS room_fantasy, f.room_cards,
+                      count(*) AS boards"""
+            + _traced(share)
+            + """ AND NOT coalesce(f.in_fantasy, false) AND NOT coalesce(f.fouled, false)
+               GROUP BY ALL""",
+            {"gap": max_gap_minutes * 60},
+        )
+        for share in each_share(data, table_shares(data))
+    ]
+    counts = pd.concat(parts, ignore_index=True)
+    summed = counts.groupby(ENTRY_KEYS, dropna=False, sort=True)["boards"].sum()
+    return summed.reset_index()
 
 
 def _stays(data: OfcData, max_gap_minutes: float) -> pd.DataFrame:
     """Boards played in Fantasyland (a few in a hundred), one row each in hand order: the
-    repeat's evidence is per board, its two folds by hand order (:func:`pick`)."""
-    return data.df(
-        """SELECT f.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
-                  coalesce(f.fouled, false) AS fouled,
-                  coalesce(f.room_fantasy, false) AS room_fantasy, f.room_cards,
-                  f.fantasy_cards, s.top_class, s.middle_class, s.bottom_class"""
-        + FANTASY_TRACED
-        + """ AND coalesce(f.in_fantasy, false) ORDER BY h.hand_id, f.seat""",
-        {"gap": max_gap_minutes * 60},
-    )
+    repeat's evidence is per board, its two folds by hand order (:func:`pick`); a share
+    of the tables at a time."""
+    parts = [
+        data.df(
+            """SELECT f.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
+                      coalesce(f.fouled, false) AS fouled,
+                      coalesce(f.room_fantasy, false) AS room_fantasy, f.room_cards,
+                      f.fantasy_cards, s.top_class, s.middle_class, s.bottom_class,
+                      h.hand_id AS hand_order, f.seat AS seat_order"""
+            + _traced(share)
+            + " AND coalesce(f.in_fantasy, false)",
+            {"gap": max_gap_minutes * 60},
+        )
+        for share in each_share(data, table_shares(data))
+    ]
+    stays = pd.concat(parts, ignore_index=True).sort_values(["hand_order", "seat_order"])
+    return stays.drop(columns=["hand_order", "seat_order"]).reset_index(drop=True)
 
 
 def _entry_evidence(counts: pd.DataFrame, base: Ruleset) -> tuple[list[Evidence], FrozenMap[int]]:

@@ -44,6 +44,10 @@ def _rules_book(value: str) -> RulesBook:
             refuse_empty_rules(entry.source)
     except OfcError as error:  # a bad option value: a usage error, as ruleset_option's
         raise click.BadParameter(str(error), param_hint="--rules") from None
+    except OSError as error:  # a name no file can have (too long): a bad value too
+        raise click.BadParameter(
+            f"{value}: {error.strerror or error}", param_hint="--rules"
+        ) from None
     return book
 
 
