@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.audit.chunks import (
+    IN_SHARE,
     each_share,
     share_fantasy,
     share_seat_results,
@@ -67,7 +68,7 @@ from ofc_stats.engine.rules import (
 )
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import Settlement
-from ofc_stats.store.views import OfcData
+from ofc_stats.store.views import TABLE_RUNS, OfcData
 from ofc_stats.wording import plural
 
 REPEATS: dict[str, RepeatRule | None] = {
@@ -289,8 +290,9 @@ def _repeat_evidence(stays: pd.DataFrame, base: Ruleset) -> tuple[list[Evidence]
     return evidence, fantasy
 
 
-# A table's hands in turn, one table per file where its hand ids were reused (table_runs).
-BUTTON_SQL = """
+# A table's hands in turn, one table per file where its hand ids were reused (table_runs);
+# {hands}, {seats}, {runs}: the views, or their rows of a share of the tables.
+BUTTON_IN = """
 WITH firsts AS (
   SELECT h.hand_key, h.format, h.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
          h.table_id, r.run, h.played_at, h.room_hand_id, h.seat_count,
@@ -298,7 +300,7 @@ WITH firsts AS (
          max(coalesce(s.player_id, s.player)) FILTER (WHERE s.seat = 0) AS first_player,
          string_agg(coalesce(s.player_id, s.player), ',' ORDER BY coalesce(s.player_id, s.player))
            AS players
-  FROM hands h JOIN seats s USING (hand_key) LEFT JOIN table_runs r USING (hand_key)
+  FROM {hands} h JOIN {seats} s USING (hand_key) LEFT JOIN {runs} r USING (hand_key)
   GROUP BY ALL
 ), linked AS (
   SELECT *, lead(hand_key) OVER w AS next_key, lead(players) OVER w AS next_players
@@ -306,20 +308,43 @@ WITH firsts AS (
                            ORDER BY played_at, room_hand_id, hand_key)
 )
 SELECT l.room, l.rules_text, l.any_fantasy, l.seat_count, s.seat AS next_seat
-FROM linked l JOIN seats s ON s.hand_key = l.next_key
+FROM linked l JOIN {seats} s ON s.hand_key = l.next_key
   AND coalesce(s.player_id, s.player) = l.first_player
 WHERE l.players = l.next_players AND l.seat_count > 2
 """
+BUTTON_SQL = BUTTON_IN.format(hands="hands", seats="seats", runs="table_runs")
 
 
 # Where the first to act sat in the table's next hand, counted per room and rule string and
 # whether a seat played Fantasyland: a few rows a group, never a row per hand.
-BUTTON_COUNTS_SQL = f"""
+BUTTON_COUNTS_IN = """
 SELECT room, rules_text, coalesce(any_fantasy, false) AS after_fantasy,
        coalesce(next_seat = seat_count - 1, false) AS moved,
        coalesce(next_seat = 0, false) AS stayed, count(*) AS hands
-FROM ({BUTTON_SQL}) GROUP BY ALL ORDER BY ALL
+FROM ({button}) GROUP BY ALL
 """
+BUTTON_COUNTS_SQL = BUTTON_COUNTS_IN.format(button=BUTTON_SQL) + "ORDER BY ALL"
+BUTTON_KEYS = ["room", "rules_text", "after_fantasy", "moved", "stayed"]
+
+
+def _button_counts(data: OfcData) -> pd.DataFrame:
+    """:data:`BUTTON_COUNTS_SQL` a share of the tables at a time (a table's hands in turn
+    stay within it), the shares' counts added: over every hand at once, its window and
+    joins held 100 MB at 100,000 hands."""
+    parts = []
+    for share in each_share(data, table_shares(data)):
+        if share == "true":
+            parts.append(data.df(BUTTON_COUNTS_SQL))
+            continue
+        hands = f"(SELECT * FROM hands WHERE {share})"
+        button = BUTTON_IN.format(
+            hands=hands,
+            seats=f"(SELECT * FROM seats WHERE {IN_SHARE.format(share=share)})",
+            runs=f"({TABLE_RUNS.format(hands=hands)})",
+        )
+        parts.append(data.df(BUTTON_COUNTS_IN.format(button=button)))
+    counts = pd.concat(parts, ignore_index=True)
+    return counts.groupby(BUTTON_KEYS, dropna=False, sort=True)["hands"].sum().reset_index()
 
 
 def _button_evidence(counts: pd.DataFrame, base: Ruleset) -> Evidence:
@@ -349,7 +374,8 @@ def infer_rules(
     groups = _groups(data)
     # The audit's rule: a room whose field no verdict judged (no scored seat reports it)
     # is no points room; its points are read from the losers' money, and said so.
-    points_rooms = set(rooms_measuring(field_verdicts(data)))
+    verdicts = field_verdicts(data)
+    points_rooms = set(rooms_measuring(verdicts))
     # the rules only (seats=False): no seat priced and kept, as the audit's
     money = room_money(data, points_rooms=points_rooms, seats=False)
     shown = Shown(frozenset(points_rooms), {r.room: r.multiplier for r in money.rakes})
@@ -403,7 +429,7 @@ def infer_rules(
     step(1)
     entry_counts = _entry_counts(data, max_gap_minutes)
     stays = _stays(data, max_gap_minutes)
-    button_counts = data.df(BUTTON_COUNTS_SQL)
+    button_counts = _button_counts(data)
     # The money rules from the points of the rules inferred so far, not the named preset's:
     # where the two disagree (another royalty table) the winners' shares of a short stack
     # differ too, and the settlement kind would be charged with the game's difference.
@@ -446,7 +472,10 @@ def infer_rules(
             )
         )
     del stays
-    ranking = guess_rulesets(data, max_gap_minutes=max_gap_minutes, progress=progress)
+    data.give_back()  # the options' passes kept none of it: the ranking starts afresh
+    ranking = guess_rulesets(
+        data, max_gap_minutes=max_gap_minutes, progress=progress, fields=verdicts
+    )
     return Inferred(tuple(out), ranking)
 
 

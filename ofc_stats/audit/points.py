@@ -417,13 +417,19 @@ IN_SHARE = "hand_id IN (SELECT hand_id FROM hands WHERE {share})"  # a share's s
 def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = None) -> _Check:
     """The points check, a share of the tables at a time (a hand's seats and its scoring
     under each hypothesis stay within its table): memory follows the share."""
-    checks = []
-    for share in each_share(data, table_shares(data)):
-        reported = REPORTED if share == "true" else f"{REPORTED} AND {IN_SHARE.format(share=share)}"
-        seats = data.df(POINTS_SEATS_SQL.format(hands=reported, share=share))
-        checks.append(points_check(data, seats, override, book))
-        del seats
+    checks = [
+        points_share(data, override, share, book) for share in each_share(data, table_shares(data))
+    ]
     return _joined("points", checks)
+
+
+def points_share(
+    data: OfcData, override: Ruleset | None, share: str, book: RulesBook | None = None
+) -> _Check:
+    """The points check of the tables ``share`` holds (chunks.table_shares; "true": all)."""
+    reported = REPORTED if share == "true" else f"{REPORTED} AND {IN_SHARE.format(share=share)}"
+    seats = data.df(POINTS_SEATS_SQL.format(hands=reported, share=share))
+    return points_check(data, seats, override, book)
 
 
 def _joined(name: str, checks: list[_Check]) -> _Check:
