@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from ofc_stats.audit.chunks import each_share, table_shares
 from ofc_stats.audit.fields import FieldVerdict, field_verdicts
-from ofc_stats.audit.points import _Check, _fantasy_share, points_share, ruleset_results
+from ofc_stats.audit.points import _Check, _fantasy_share, points_share, share_results
 from ofc_stats.engine.presets import PRESETS
 from ofc_stats.engine.rules import Deck
 from ofc_stats.store.views import OfcData
@@ -114,19 +114,21 @@ def guess_rulesets(
     not_points = {v.room for v in fields if not v.measures}
     decks = joker_groups(data)
     verdicts: dict[str, npt.NDArray[np.uint8]] = {}
+    shares = table_shares(data)
     for name, candidate in PRESETS.items():
-        # a share of the tables at a time, each share's checks kept as the byte of each of
-        # its hands (a hand is in one share): a wrong preset's mismatch rows, explained,
-        # were a frame growing with the dataset
+        # A share of the tables at a time, scored under the ruleset and checked, each
+        # share's checks kept as the byte of each of its hands (a hand is in one share):
+        # the results of every hand, and a wrong preset's explained mismatch rows, grew
+        # with the dataset.
         bits = np.zeros(len(ids), np.uint8)
-        with data.rescored(ruleset_results(data, candidate)) as scored:
-            for share in each_share(scored, table_shares(scored)):
+        for share in each_share(data, shares):
+            with data.rescored(share_results(data, share, candidate)) as scored:
                 points = points_share(scored, candidate, share)
                 if not_points:
                     points = points.without(not_points)
                 fantasy = _fantasy_share(scored, max_gap_minutes, share)
-                bits |= explained_hands(data, ids, points, fantasy)
-                del points, fantasy
+            bits |= explained_hands(data, ids, points, fantasy)
+            del points, fantasy, scored
         verdicts[name] = bits
         data.give_back()
         if progress:
