@@ -436,7 +436,7 @@ def infer_rules(
     inferred = lookup_results(data, lambda name: current.get(name, base_ruleset(name)))
     with data.rescored(inferred) as scored:
         money = room_money(scored, points_rooms=points_rooms, seats=False)
-    del inferred
+    del inferred, scored  # the handle holds the results: not through the ranking
     settlements = {s.room: s for s in money.settlements}
     rakes = {r.room: r for r in money.rakes}
     out = []
