@@ -130,7 +130,6 @@ def guess_rulesets(
             bits |= explained_hands(data, ids, points, fantasy)
             del points, fantasy, scored
         verdicts[name] = bits
-        data.give_back()
         if progress:
             progress(1)
     if not verdicts:
