@@ -8,16 +8,18 @@ which value each of them supports.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
-import pyarrow as pa
 
 from ofc_stats.engine.presets import get_ruleset
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import RulesetError
 from ofc_stats.store.dataset import Dataset
+from ofc_stats.store.hand_ids import hand_id_range
 from ofc_stats.store.recompute import score_batch_files
 from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
@@ -106,46 +108,132 @@ def _verb(verb: str, count: int) -> str:
 
 
 def score_all(data: OfcData, lookup: Callable[[str], Ruleset]) -> pd.DataFrame:
-    """hand_key, seat, net_capped of every stored hand under ``lookup``."""
+    """hand_key, seat, net_capped of every stored hand under ``lookup`` (a small dataset's:
+    :func:`candidates` scores a batch at a time)."""
     dataset = Dataset(data.root)
-    parts = [
-        score_batch_files(dataset, batch, lookup, timeouts=False)["results"].select(
-            ["hand_key", "seat", "net_capped", "status"]
-        )
-        for batch in dataset.batches()
-    ]
+    parts = [_scored(dataset, batch, lookup) for batch in dataset.batches()]
     if not parts:
         return pd.DataFrame(columns=["hand_key", "seat", "net_capped"])
-    frame: pd.DataFrame = pa.concat_tables(parts, promote_options="permissive").to_pandas()
-    return frame[frame["status"].astype(str) == "scored"].drop(columns="status")
+    return pd.concat(parts, ignore_index=True)
+
+
+def _scored(dataset: Dataset, batch: str, lookup: Callable[[str], Ruleset]) -> pd.DataFrame:
+    """hand_key, seat, net_capped of one batch's scored seats under ``lookup``."""
+    results = score_batch_files(dataset, batch, lookup, timeouts=False)["results"]
+    frame: pd.DataFrame = results.select(["hand_key", "seat", "net_capped", "status"]).to_pandas()
+    scored = frame[frame["status"].astype(str) == "scored"].drop(columns="status")
+    return scored.reset_index(drop=True)
+
+
+# One batch's seats (by its hand_id range: batches take ranges in turn) with what the data
+# shows of their points: the result field, and a loser's money over stakes.
+SHOWN_SQL = """
+SELECT s.hand_key, s.hand_id, s.seat, h.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
+       s.reported_points, s.reported_money / coalesce(h.stakes, 1) AS money_points,
+       h.room || ' ' || coalesce(nullif(h.currency, ''), '(no currency)') AS label
+FROM (SELECT * FROM seats WHERE hand_id BETWEEN $low AND $high) s
+JOIN (SELECT * FROM hands WHERE hand_id BETWEEN $low AND $high) h USING (hand_key)
+"""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What each seat's points were, as far as the data tells, read a batch at a time: the
+    result field in a room where it is the points (``points_rooms``), else a loser's money
+    over stakes and the room's multiplier (no rake on losses).  A frame of every seat was
+    the infer's biggest holding after the candidates' (75 MB at 100,000 hands)."""
+
+    points_rooms: frozenset[str]
+    multiplier: dict[str, float]
+
+    def batches(self, data: OfcData) -> Iterator[tuple[str, pd.DataFrame]]:
+        """(batch, its seats: hand_key, hand_id, seat, room, rules_text, shown), in turn."""
+        dataset = Dataset(data.root)
+        for batch in dataset.batches():
+            low, high = hand_id_range(dataset.batch_file("hands", batch))
+            yield batch, self.frame(data.df(SHOWN_SQL, {"low": low, "high": high}))
+            data.give_back()
+
+    def frame(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """:data:`SHOWN_SQL`'s rows with each seat's ``shown`` points (NaN: not shown)."""
+        # as floats even with no seat (an empty map keeps the labels' string type)
+        multiplier = frame["label"].map(self.multiplier).astype("float64").fillna(1.0)
+        money_points = frame["money_points"] / multiplier
+        use_points = frame["room"].isin(self.points_rooms) & frame["reported_points"].notna()
+        frame["shown"] = np.where(
+            use_points, frame["reported_points"], money_points.where(money_points < 0)
+        )
+        return frame[["hand_key", "hand_id", "seat", "room", "rules_text", "shown"]]
+
+
+class HandOrder:
+    """Each hand's place in hand_key order, by hand_id: the order the two folds of
+    :func:`pick` halve the telling hands by, kept as 16 bytes a hand, not the keys."""
+
+    def __init__(self, data: OfcData) -> None:
+        by_key = data.arrow("SELECT hand_id FROM hands ORDER BY hand_key")["hand_id"]
+        ids = np.asarray(by_key.to_numpy(), np.int64)
+        self._places = np.argsort(ids, kind="stable")  # the key-order place of each id, sorted
+        self._ids = ids[self._places]
+
+    def __call__(self, ids: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        return np.asarray(self._places[np.searchsorted(self._ids, ids)], np.int64)
+
+
+_Flags = tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]  # hands' places, and matched
+
+
+def _changed(
+    change: Callable[[Ruleset], Ruleset], current: dict[str, Ruleset]
+) -> Callable[[str], Ruleset]:
+    """A lookup by stored name: the rules inferred so far (else the named), changed."""
+    return lambda name: change(current.get(name, base_ruleset(name)))
 
 
 def candidates(
     data: OfcData,
-    shown: pd.DataFrame,
+    shown: Shown,
     option: str,
     values: dict[str, Callable[[Ruleset], Ruleset]],
     current: dict[str, Ruleset],
+    order: HandOrder,
 ) -> dict[tuple[str, str], dict[str, pd.Series]]:
-    """Per group: per value, whether each hand's shown points match (NaN = cannot tell)."""
+    """Per group: per value, whether each hand's shown points match (NaN = cannot tell),
+    indexed by the hand's place in hand_key order (:class:`HandOrder`).
+
+    A batch at a time: its seats' shown points and their scoring under each value, kept
+    as a place and a flag per hand seen (the seats and their scores are the batch's)."""
+    dataset = Dataset(data.root)
+    lookups = {value: _changed(change, current) for value, change in values.items()}
+    found: dict[
+        tuple[str, str], dict[str, list[tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]]]
+    ]
+    found = {}
+    for batch, seats in shown.batches(data):
+        for value, lookup in lookups.items():
+            merged = seats.merge(_scored(dataset, batch, lookup), on=["hand_key", "seat"])
+            shown_points = merged["shown"]
+            seen = shown_points.notna()
+            merged["ok"] = ((shown_points - merged["net_capped"]).abs() <= EPS) | ~seen
+            merged["seen"] = seen
+            per_hand = merged.groupby(["room", "rules_text", "hand_id"]).agg(
+                ok=("ok", "all"), seen=("seen", "any")
+            )
+            per_hand = per_hand[per_hand["seen"]]
+            for (room, text), hands in per_hand.groupby(level=[0, 1]):
+                ids = hands.index.get_level_values(2).to_numpy(np.int64)
+                parts = found.setdefault((str(room), str(text)), {}).setdefault(value, [])
+                parts.append((order(ids), hands["ok"].to_numpy(bool)))
+            del merged, per_hand
     out: dict[tuple[str, str], dict[str, pd.Series]] = {}
-    for value, change in values.items():
-
-        def lookup(name: str, change: Callable[[Ruleset], Ruleset] = change) -> Ruleset:
-            return change(current.get(name, base_ruleset(name)))
-
-        scored = score_all(data, lookup)
-        merged = shown.merge(scored, on=["hand_key", "seat"])
-        shown_points = merged["shown"]
-        seen = shown_points.notna()
-        merged["ok"] = ((shown_points - merged["net_capped"]).abs() <= EPS) | ~seen
-        merged["seen"] = seen
-        per_hand = merged.groupby(["room", "rules_text", "hand_key"]).agg(
-            ok=("ok", "all"), seen=("seen", "any")
-        )
-        per_hand = per_hand[per_hand["seen"]]
-        for (room, text), hands in per_hand.groupby(level=[0, 1]):
-            out.setdefault((str(room), str(text)), {})[value] = hands["ok"].droplevel([0, 1])
+    for key, per_value in found.items():
+        for value in values:  # in the values' order: a tie goes to the first (pick)
+            if value not in per_value:
+                continue
+            places = np.concatenate([p for p, _ in per_value[value]])
+            oks = np.concatenate([ok for _, ok in per_value[value]])
+            sort = np.argsort(places, kind="stable")
+            out.setdefault(key, {})[value] = pd.Series(oks[sort], index=places[sort], name="ok")
     return out
 
 

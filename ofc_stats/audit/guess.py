@@ -9,15 +9,16 @@ and rulesets that explain as many hands share a rank (``tied``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 
-from ofc_stats.audit.fields import field_verdicts
-from ofc_stats.audit.points import _Check, _fantasy, _points, ruleset_results
+from ofc_stats.audit.chunks import each_share, table_shares
+from ofc_stats.audit.fields import FieldVerdict, field_verdicts
+from ofc_stats.audit.points import _Check, _fantasy_share, points_share, share_results
 from ofc_stats.engine.presets import PRESETS
 from ofc_stats.engine.rules import Deck
 from ofc_stats.store.views import OfcData
@@ -92,8 +93,11 @@ def guess_rulesets(
     *,
     max_gap_minutes: float = 15.0,
     progress: Callable[[int], None] | None = None,
+    fields: Sequence[FieldVerdict] | None = None,
 ) -> pd.DataFrame:
     """Every named ruleset ranked by the telling hands whose points and Fantasyland it explains.
+
+    ``fields``: the dataset's field verdicts when the caller has them (read again else).
 
     Columns: room, room_rules, ruleset, hands (telling hands), explained,
     points_ok, fantasy_ok, explained_rate, rank, tied, ruled_out (why, or "").
@@ -106,17 +110,26 @@ def guess_rulesets(
     rooms, room_codes = _codes(hands["room"])
     texts, text_codes = _codes(hands["rules_text"])
     del hands
-    not_points = {v.room for v in field_verdicts(data) if not v.measures}
+    fields = field_verdicts(data) if fields is None else fields
+    not_points = {v.room for v in fields if not v.measures}
     decks = joker_groups(data)
     verdicts: dict[str, npt.NDArray[np.uint8]] = {}
+    shares = table_shares(data)
     for name, candidate in PRESETS.items():
-        with data.rescored(ruleset_results(data, candidate)) as scored:
-            points = _points(scored, candidate)
-            if not_points:
-                points = points.without(not_points)
-            fantasy = _fantasy(scored, max_gap_minutes)
-        verdicts[name] = explained_hands(data, ids, points, fantasy)
-        del points, fantasy
+        # A share of the tables at a time, scored under the ruleset and checked, each
+        # share's checks kept as the byte of each of its hands (a hand is in one share):
+        # the results of every hand, and a wrong preset's explained mismatch rows, grew
+        # with the dataset.
+        bits = np.zeros(len(ids), np.uint8)
+        for share in each_share(data, shares):
+            with data.rescored(share_results(data, share, candidate)) as scored:
+                points = points_share(scored, candidate, share)
+                if not_points:
+                    points = points.without(not_points)
+                fantasy = _fantasy_share(scored, max_gap_minutes, share)
+            bits |= explained_hands(data, ids, points, fantasy)
+            del points, fantasy, scored
+        verdicts[name] = bits
         if progress:
             progress(1)
     if not verdicts:

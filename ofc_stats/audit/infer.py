@@ -30,7 +30,22 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ofc_stats.audit.evidence import Evidence, base_ruleset, candidates, pick, setter
+from ofc_stats.audit.chunks import (
+    IN_SHARE,
+    each_share,
+    share_fantasy,
+    share_seat_results,
+    table_shares,
+)
+from ofc_stats.audit.evidence import (
+    Evidence,
+    HandOrder,
+    Shown,
+    base_ruleset,
+    candidates,
+    pick,
+    setter,
+)
 from ofc_stats.audit.fields import field_verdicts, rooms_measuring
 from ofc_stats.audit.guess import guess_rulesets, joker_groups
 from ofc_stats.audit.max_loss import infer_max_loss, max_loss_value
@@ -53,7 +68,7 @@ from ofc_stats.engine.rules import (
 )
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import Settlement
-from ofc_stats.store.views import OfcData
+from ofc_stats.store.views import TABLE_RUNS, OfcData
 from ofc_stats.wording import plural
 
 REPEATS: dict[str, RepeatRule | None] = {
@@ -95,26 +110,6 @@ def _groups(data: OfcData) -> pd.DataFrame:
     )
 
 
-def _evidence(data: OfcData, points_rooms: set[str], multiplier: dict[str, float]) -> pd.DataFrame:
-    """What each seat's points were, as far as the data tells: the result field in a room
-    where it is the points, else a loser's money over stakes (no rake on losses)."""
-    frame = data.df(
-        """SELECT s.hand_key, s.seat, h.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
-                  s.reported_points, s.reported_money / coalesce(h.stakes, 1) AS money_points,
-                  h.room || ' ' || coalesce(nullif(h.currency, ''), '(no currency)') AS label
-           FROM seats s JOIN hands h USING (hand_key)"""
-    )
-    # as floats even with no seat (an empty map keeps the labels' string type)
-    frame["money_points"] /= frame["label"].map(multiplier).astype("float64").fillna(1.0)
-    use_points = frame["room"].isin(points_rooms) & frame["reported_points"].notna()
-    frame["shown"] = np.where(
-        use_points,
-        frame["reported_points"],
-        frame["money_points"].where(frame["money_points"] < 0),
-    )
-    return frame[["hand_key", "seat", "room", "rules_text", "shown"]]
-
-
 def royalty_name(ruleset: Ruleset) -> str:
     for name, table in ROYALTY_TABLES.items():
         if table == ruleset.royalties:
@@ -123,39 +118,68 @@ def royalty_name(ruleset: Ruleset) -> str:
 
 
 # The room's Fantasyland decisions the infer reads: a scored board whose player's next hand
-# is the table's next, within the gap.
-FANTASY_TRACED = """
-FROM fantasy f JOIN hands h USING (hand_key) JOIN seat_results s USING (hand_key, seat)
+# is the table's next, within the gap ({fantasy}, {hands}, {seat_results}: the views, or
+# their rows of a share of the tables, chunks.table_shares).
+TRACED_IN = """
+FROM {fantasy} f JOIN {hands} h USING (hand_key) JOIN {seat_results} s USING (hand_key, seat)
 WHERE f.status = 'scored' AND f.next_link = 'next' AND f.seconds_to_next <= $gap
 """
+FANTASY_TRACED = TRACED_IN.format(fantasy="fantasy", hands="hands", seat_results="seat_results")
+ENTRY_KEYS = ["room", "rules_text", "top_class", "room_fantasy", "room_cards"]
+
+
+def _traced(share: str) -> str:
+    """:data:`TRACED_IN` over the tables ``share`` holds (the fantasy view's windows stay
+    within a table): DuckDB's window over the whole view held 120 MB at 100,000 hands."""
+    if share == "true":
+        return FANTASY_TRACED
+    return TRACED_IN.format(
+        fantasy=share_fantasy(share),
+        hands=f"(SELECT * FROM hands WHERE {share})",
+        seat_results=share_seat_results(share),
+    )
 
 
 def _entry_counts(data: OfcData, max_gap_minutes: float) -> pd.DataFrame:
     """Boards played outside Fantasyland and not fouled, counted per room, rule string, top
-    class and what the room dealt next: a row per class seen, never a row per board."""
-    return data.df(
-        """SELECT f.room, coalesce(h.rules_text, h.ruleset) AS rules_text, s.top_class,
-                  coalesce(f.room_fantasy, false) AS room_fantasy, f.room_cards,
-                  count(*) AS boards"""
-        + FANTASY_TRACED
-        + """ AND NOT coalesce(f.in_fantasy, false) AND NOT coalesce(f.fouled, false)
-           GROUP BY ALL ORDER BY ALL""",
-        {"gap": max_gap_minutes * 60},
-    )
+    class and what the room dealt next: a row per class seen, never a row per board; a
+    share of the tables at a time, the shares' counts added."""
+    parts = [
+        data.df(
+            """SELECT f.room, coalesce(h.rules_text, h.ruleset) AS rules_text, s.top_class,
+                      coalesce(f.room_fantasy, false) AS room_fantasy, f.room_cards,
+                      count(*) AS boards"""
+            + _traced(share)
+            + """ AND NOT coalesce(f.in_fantasy, false) AND NOT coalesce(f.fouled, false)
+               GROUP BY ALL""",
+            {"gap": max_gap_minutes * 60},
+        )
+        for share in each_share(data, table_shares(data))
+    ]
+    counts = pd.concat(parts, ignore_index=True)
+    summed = counts.groupby(ENTRY_KEYS, dropna=False, sort=True)["boards"].sum()
+    return summed.reset_index()
 
 
 def _stays(data: OfcData, max_gap_minutes: float) -> pd.DataFrame:
     """Boards played in Fantasyland (a few in a hundred), one row each in hand order: the
-    repeat's evidence is per board, its two folds by hand order (:func:`pick`)."""
-    return data.df(
-        """SELECT f.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
-                  coalesce(f.fouled, false) AS fouled,
-                  coalesce(f.room_fantasy, false) AS room_fantasy, f.room_cards,
-                  f.fantasy_cards, s.top_class, s.middle_class, s.bottom_class"""
-        + FANTASY_TRACED
-        + """ AND coalesce(f.in_fantasy, false) ORDER BY h.hand_id, f.seat""",
-        {"gap": max_gap_minutes * 60},
-    )
+    repeat's evidence is per board, its two folds by hand order (:func:`pick`); a share
+    of the tables at a time."""
+    parts = [
+        data.df(
+            """SELECT f.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
+                      coalesce(f.fouled, false) AS fouled,
+                      coalesce(f.room_fantasy, false) AS room_fantasy, f.room_cards,
+                      f.fantasy_cards, s.top_class, s.middle_class, s.bottom_class,
+                      h.hand_id AS hand_order, f.seat AS seat_order"""
+            + _traced(share)
+            + " AND coalesce(f.in_fantasy, false)",
+            {"gap": max_gap_minutes * 60},
+        )
+        for share in each_share(data, table_shares(data))
+    ]
+    stays = pd.concat(parts, ignore_index=True).sort_values(["hand_order", "seat_order"])
+    return stays.drop(columns=["hand_order", "seat_order"]).reset_index(drop=True)
 
 
 def _entry_evidence(counts: pd.DataFrame, base: Ruleset) -> tuple[list[Evidence], FrozenMap[int]]:
@@ -266,8 +290,9 @@ def _repeat_evidence(stays: pd.DataFrame, base: Ruleset) -> tuple[list[Evidence]
     return evidence, fantasy
 
 
-# A table's hands in turn, one table per file where its hand ids were reused (table_runs).
-BUTTON_SQL = """
+# A table's hands in turn, one table per file where its hand ids were reused (table_runs);
+# {hands}, {seats}, {runs}: the views, or their rows of a share of the tables.
+BUTTON_IN = """
 WITH firsts AS (
   SELECT h.hand_key, h.format, h.room, coalesce(h.rules_text, h.ruleset) AS rules_text,
          h.table_id, r.run, h.played_at, h.room_hand_id, h.seat_count,
@@ -275,7 +300,7 @@ WITH firsts AS (
          max(coalesce(s.player_id, s.player)) FILTER (WHERE s.seat = 0) AS first_player,
          string_agg(coalesce(s.player_id, s.player), ',' ORDER BY coalesce(s.player_id, s.player))
            AS players
-  FROM hands h JOIN seats s USING (hand_key) LEFT JOIN table_runs r USING (hand_key)
+  FROM {hands} h JOIN {seats} s USING (hand_key) LEFT JOIN {runs} r USING (hand_key)
   GROUP BY ALL
 ), linked AS (
   SELECT *, lead(hand_key) OVER w AS next_key, lead(players) OVER w AS next_players
@@ -283,20 +308,43 @@ WITH firsts AS (
                            ORDER BY played_at, room_hand_id, hand_key)
 )
 SELECT l.room, l.rules_text, l.any_fantasy, l.seat_count, s.seat AS next_seat
-FROM linked l JOIN seats s ON s.hand_key = l.next_key
+FROM linked l JOIN {seats} s ON s.hand_key = l.next_key
   AND coalesce(s.player_id, s.player) = l.first_player
 WHERE l.players = l.next_players AND l.seat_count > 2
 """
+BUTTON_SQL = BUTTON_IN.format(hands="hands", seats="seats", runs="table_runs")
 
 
 # Where the first to act sat in the table's next hand, counted per room and rule string and
 # whether a seat played Fantasyland: a few rows a group, never a row per hand.
-BUTTON_COUNTS_SQL = f"""
+BUTTON_COUNTS_IN = """
 SELECT room, rules_text, coalesce(any_fantasy, false) AS after_fantasy,
        coalesce(next_seat = seat_count - 1, false) AS moved,
        coalesce(next_seat = 0, false) AS stayed, count(*) AS hands
-FROM ({BUTTON_SQL}) GROUP BY ALL ORDER BY ALL
+FROM ({button}) GROUP BY ALL
 """
+BUTTON_COUNTS_SQL = BUTTON_COUNTS_IN.format(button=BUTTON_SQL) + "ORDER BY ALL"
+BUTTON_KEYS = ["room", "rules_text", "after_fantasy", "moved", "stayed"]
+
+
+def _button_counts(data: OfcData) -> pd.DataFrame:
+    """:data:`BUTTON_COUNTS_SQL` a share of the tables at a time (a table's hands in turn
+    stay within it), the shares' counts added: over every hand at once, its window and
+    joins held 100 MB at 100,000 hands."""
+    parts = []
+    for share in each_share(data, table_shares(data)):
+        if share == "true":
+            parts.append(data.df(BUTTON_COUNTS_SQL))
+            continue
+        hands = f"(SELECT * FROM hands WHERE {share})"
+        button = BUTTON_IN.format(
+            hands=hands,
+            seats=f"(SELECT * FROM seats WHERE {IN_SHARE.format(share=share)})",
+            runs=f"({TABLE_RUNS.format(hands=hands)})",
+        )
+        parts.append(data.df(BUTTON_COUNTS_IN.format(button=button)))
+    counts = pd.concat(parts, ignore_index=True)
+    return counts.groupby(BUTTON_KEYS, dropna=False, sort=True)["hands"].sum().reset_index()
 
 
 def _button_evidence(counts: pd.DataFrame, base: Ruleset) -> Evidence:
@@ -326,10 +374,12 @@ def infer_rules(
     groups = _groups(data)
     # The audit's rule: a room whose field no verdict judged (no scored seat reports it)
     # is no points room; its points are read from the losers' money, and said so.
-    points_rooms = set(rooms_measuring(field_verdicts(data)))
+    verdicts = field_verdicts(data)
+    points_rooms = set(rooms_measuring(verdicts))
     # the rules only (seats=False): no seat priced and kept, as the audit's
     money = room_money(data, points_rooms=points_rooms, seats=False)
-    shown = _evidence(data, points_rooms, {r.room: r.multiplier for r in money.rakes})
+    shown = Shown(frozenset(points_rooms), {r.room: r.multiplier for r in money.rakes})
+    order = HandOrder(data)
     current = {str(g.base): base_ruleset(str(g.base)) for g in groups.itertuples()}
     per_group: dict[tuple[str, str], list[Evidence]] = {
         (str(g.room), str(g.rules_text)): [] for g in groups.itertuples()
@@ -352,7 +402,7 @@ def infer_rules(
     bases = {(str(g.room), str(g.rules_text)): str(g.base) for g in groups.itertuples()}
     updated: set[str] = set()
     for option, values in options:
-        found = candidates(data, shown, option, values, current)
+        found = candidates(data, shown, option, values, current, order)
         for key in sorted(per_group, key=lambda k: -sizes[k]):
             base = base_ruleset(bases[key])
             default = {
@@ -373,19 +423,20 @@ def infer_rules(
         updated.clear()
         step(1)
     step(3 - len(options))  # the caps step when no stack is recorded
-    losses = infer_max_loss(data, shown, current, {k: base_ruleset(b) for k, b in bases.items()})
+    bases_rules = {k: base_ruleset(b) for k, b in bases.items()}
+    losses = infer_max_loss(data, shown, current, bases_rules, order)
+    del order
     step(1)
     entry_counts = _entry_counts(data, max_gap_minutes)
     stays = _stays(data, max_gap_minutes)
-    button_counts = data.df(BUTTON_COUNTS_SQL)
+    button_counts = _button_counts(data)
     # The money rules from the points of the rules inferred so far, not the named preset's:
     # where the two disagree (another royalty table) the winners' shares of a short stack
     # differ too, and the settlement kind would be charged with the game's difference.
     inferred = lookup_results(data, lambda name: current.get(name, base_ruleset(name)))
-    del shown
     with data.rescored(inferred) as scored:
         money = room_money(scored, points_rooms=points_rooms, seats=False)
-    del inferred
+    del inferred, scored  # the handle holds the results: not through the ranking
     settlements = {s.room: s for s in money.settlements}
     rakes = {r.room: r for r in money.rakes}
     out = []
@@ -421,7 +472,10 @@ def infer_rules(
             )
         )
     del stays
-    ranking = guess_rulesets(data, max_gap_minutes=max_gap_minutes, progress=progress)
+    data.give_back()  # the options' passes kept none of it: the ranking starts afresh
+    ranking = guess_rulesets(
+        data, max_gap_minutes=max_gap_minutes, progress=progress, fields=verdicts
+    )
     return Inferred(tuple(out), ranking)
 
 

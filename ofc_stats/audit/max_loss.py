@@ -14,12 +14,12 @@ stops at its stack, not at a cap.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
-from ofc_stats.audit.evidence import Evidence, candidates, pick, setter
+from ofc_stats.audit.evidence import Evidence, HandOrder, Shown, candidates, pick, setter
 from ofc_stats.engine.rules import Ruleset
 from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
@@ -28,33 +28,42 @@ NOT_INFERABLE = "not inferable from these hands"
 MIN_SUPPORT = 3  # hands that must stop at the cap: one short stack that paid its all is not a cap
 
 
-def largest_losses(shown: pd.DataFrame) -> dict[tuple[str, str], int]:
-    """Per (room, rule string): the largest whole-point loss the data shows, if any."""
-    losses = shown[shown["shown"] < 0]
-    out = {}
-    for (room, text), group in losses.groupby(["room", "rules_text"]):
-        worst = float(-group["shown"].min())
-        if worst >= 1 and np.isclose(worst, round(worst)):
-            out[(str(room), str(text))] = round(worst)
-    return out
+def largest_losses(
+    frames: pd.DataFrame | Iterable[pd.DataFrame],
+) -> dict[tuple[str, str], int]:
+    """Per (room, rule string): the largest whole-point loss the data shows, if any, over
+    the seats of ``frames`` (a batch's each, :meth:`Shown.batches`, read one at a time)."""
+    worst: dict[tuple[str, str], float] = {}
+    for shown in [frames] if isinstance(frames, pd.DataFrame) else frames:
+        losses = shown[shown["shown"] < 0]
+        lowest = losses.groupby(["room", "rules_text"])["shown"].min()
+        for (room, text), loss in zip(lowest.index.tolist(), (-lowest).tolist(), strict=True):
+            key = (str(room), str(text))
+            worst[key] = max(worst.get(key, 0.0), float(loss))
+    return {
+        key: round(loss)
+        for key, loss in sorted(worst.items())
+        if loss >= 1 and np.isclose(loss, round(loss))
+    }
 
 
 def infer_max_loss(
     data: OfcData,
-    shown: pd.DataFrame,
+    shown: Shown,
     current: dict[str, Ruleset],
     bases: Mapping[tuple[str, str], Ruleset],
+    order: HandOrder,
 ) -> dict[tuple[str, str], Evidence]:
     """``max_loss`` evidence per (room, rule string) of ``bases``.
 
-    ``shown`` is each seat's points as far as the data tells (``infer._evidence``);
+    ``shown`` reads each seat's points as far as the data tells, a batch at a time;
     ``current`` the rulesets inferred so far, by stored name, rescored with
     each candidate.
     """
-    worst = largest_losses(shown)
+    worst = largest_losses(frame for _, frame in shown.batches(data))
     values = {"none": setter("max_loss", None)}
     values |= {str(n): setter("max_loss", n) for n in sorted(set(worst.values()))}
-    found = candidates(data, shown, "max_loss", values, current) if worst else {}
+    found = candidates(data, shown, "max_loss", values, current, order) if worst else {}
     out = {}
     for key, base in bases.items():
         default = "none" if base.max_loss is None else str(base.max_loss)

@@ -28,7 +28,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ofc_stats.audit.chunks import each_share, share_fantasy, table_shares
+from ofc_stats.audit.chunks import each_share, share_fantasy, share_seat_results, table_shares
 from ofc_stats.audit.coverage import (
     empty_coverage,
     fantasy_reasons,
@@ -333,6 +333,23 @@ def ruleset_results(data: OfcData, ruleset: Ruleset) -> pa.Table:
     return pa.concat_tables(parts, promote_options="permissive") if parts else RESULTS.empty_table()
 
 
+def share_results(data: OfcData, share: str, ruleset: Ruleset) -> pa.Table:
+    """The results of the hands of one share of the tables (chunks.table_shares) scored
+    under ``ruleset``, as :func:`ruleset_results` scores a batch's but for the recorded
+    timeouts (null: no check of a share reads them), for :meth:`OfcData.rescored` by a
+    pass that reads that share only: ``--guess-rules`` scores every named ruleset, and
+    the results of every hand at once were 25 MB at 100,000 hands."""
+    in_share = IN_SHARE.format(share=share)
+    hands = data.arrow(
+        f"SELECT {', '.join(RESCORE_HAND_COLUMNS)} FROM hands WHERE {share} ORDER BY hand_id"
+    )
+    seats = data.arrow(
+        f"SELECT hand_key, {', '.join(SEAT_COLUMNS)} FROM seats WHERE {in_share} "
+        "ORDER BY hand_id, seat"
+    )
+    return score_tables(hands, seats, DatasetRulesets(data.root), ruleset=ruleset).results
+
+
 @dataclass(frozen=True)
 class _Check:
     name: str
@@ -406,10 +423,12 @@ POINTS_SEATS_SQL = """
 SELECT hand_key, hand_id, seat, player, room, ruleset, scored_with, reported_points, net,
        net_capped, fouled, stack, top_class, middle_class, bottom_class,
        royalty_top, royalty_middle, royalty_bottom
-FROM seat_results
+FROM {seat_results}
 WHERE status = 'scored' AND hand_key IN ({hands}) AND {share}
 ORDER BY hand_key, seat
-"""  # {share}: the share of the tables read (chunks.table_shares), "true" for all
+"""  # {share}: the share of the tables read (chunks.table_shares), "true" for all;
+# {seat_results}: the view's rows of that share, each relation cut to it before the joins
+# (chunks.share_seat_results: else the status filter may build a join on every result)
 REPORTED = "SELECT hand_key FROM seats WHERE reported_points IS NOT NULL"
 IN_SHARE = "hand_id IN (SELECT hand_id FROM hands WHERE {share})"  # a share's seats only
 
@@ -417,13 +436,22 @@ IN_SHARE = "hand_id IN (SELECT hand_id FROM hands WHERE {share})"  # a share's s
 def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = None) -> _Check:
     """The points check, a share of the tables at a time (a hand's seats and its scoring
     under each hypothesis stay within its table): memory follows the share."""
-    checks = []
-    for share in each_share(data, table_shares(data)):
-        reported = REPORTED if share == "true" else f"{REPORTED} AND {IN_SHARE.format(share=share)}"
-        seats = data.df(POINTS_SEATS_SQL.format(hands=reported, share=share))
-        checks.append(points_check(data, seats, override, book))
-        del seats
+    checks = [
+        points_share(data, override, share, book) for share in each_share(data, table_shares(data))
+    ]
     return _joined("points", checks)
+
+
+def points_share(
+    data: OfcData, override: Ruleset | None, share: str, book: RulesBook | None = None
+) -> _Check:
+    """The points check of the tables ``share`` holds (chunks.table_shares; "true": all)."""
+    reported = REPORTED if share == "true" else f"{REPORTED} AND {IN_SHARE.format(share=share)}"
+    query = POINTS_SEATS_SQL.format(
+        seat_results=share_seat_results(share), hands=reported, share=share
+    )
+    seats = data.df(query)
+    return points_check(data, seats, override, book)
 
 
 def _joined(name: str, checks: list[_Check]) -> _Check:
@@ -447,7 +475,8 @@ def _joined(name: str, checks: list[_Check]) -> _Check:
 def hand_points(data: OfcData, hand_key: str) -> pd.DataFrame:
     """The points check of one hand under its own ruleset: its MISMATCH_COLUMNS rows."""
     hands = f"{REPORTED} AND hand_key = $k"
-    seats = data.df(POINTS_SEATS_SQL.format(hands=hands, share="true"), {"k": hand_key})
+    query = POINTS_SEATS_SQL.format(seat_results="seat_results", hands=hands, share="true")
+    seats = data.df(query, {"k": hand_key})
     return points_check(data, seats, None).mismatches
 
 
@@ -570,14 +599,14 @@ def _fantasy(data: OfcData, max_gap_minutes: float) -> _Check:
 def _fantasy_share(data: OfcData, max_gap_minutes: float, share: str) -> _Check:
     """The Fantasyland check of the tables ``share`` (a predicate on room and table_id)
     holds: the fantasy view's rows of those tables, from their hands only."""
-    fantasy = share_fantasy(share)
+    fantasy, seat_results = share_fantasy(share), share_seat_results(share)
     frame = data.df(
         f"""SELECT f.*, h.ruleset, h.room AS hand_room, t.description AS top_description,
                   n.hand_id AS next_hand_id
            FROM {fantasy} f JOIN (SELECT * FROM hands WHERE {share}) h USING (hand_key)
            LEFT JOIN (SELECT hand_key AS next_hand_key, hand_id FROM hands WHERE {share}) n
              USING (next_hand_key)
-           LEFT JOIN (SELECT hand_key, seat, top_class FROM seat_results WHERE {share}) s
+           LEFT JOIN (SELECT hand_key, seat, top_class FROM {seat_results} WHERE {share}) s
              USING (hand_key, seat)
            LEFT JOIN row_classes t ON t.cards = 3 AND t.class = s.top_class
            WHERE f.status = 'scored' AND f.next_hand_key IS NOT NULL

@@ -44,6 +44,10 @@ def _rules_book(value: str) -> RulesBook:
             refuse_empty_rules(entry.source)
     except OfcError as error:  # a bad option value: a usage error, as ruleset_option's
         raise click.BadParameter(str(error), param_hint="--rules") from None
+    except OSError as error:  # a name no file can have (too long): a bad value too
+        raise click.BadParameter(
+            f"{value}: {error.strerror or error}", param_hint="--rules"
+        ) from None
     return book
 
 
@@ -62,6 +66,29 @@ def _check_out(out: str) -> None:
             f"{out}: write the mismatches as .csv or .parquet (or - for CSV on stdout)",
             param_hint="--out",
         )
+
+
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+MMAP_THRESHOLD = 128 * 1024  # its default, before any block is freed
+
+
+def _fixed_mmap_threshold() -> None:
+    """Have glibc map every large block, and unmap it when freed, for the whole run.
+
+    Its threshold rises with each mapped block freed (up to 32 MB), after which blocks
+    that size come from the heap, which keeps what they leave behind: ``--guess-rules``
+    scores batches and shares again and again, and its resting memory grew by 60 MB over
+    the named rulesets at 100,000 hands (none at 30,000); fixed, it stays flat.  Not
+    glibc (no ``mallopt``): nothing to do.
+    """
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+    except (OSError, AttributeError):
+        pass
 
 
 def _say(line: str, to_stderr: bool) -> None:
@@ -204,6 +231,7 @@ def audit_command(
             if name != HERO:
                 choose_player(dataset, name)
         if guess_rules:
+            _fixed_mmap_threshold()
             with progress_bar(quiet, INFER_STEPS, "inferring rules") as advance:
                 inferred = infer_rules(dataset, max_gap_minutes=max_gap, progress=advance)
             for line in guess_lines(inferred):
