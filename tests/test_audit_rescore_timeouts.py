@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import ofc_stats
-from ofc_stats.audit.evidence import score_all
+from ofc_stats.audit.evidence import scored
 from ofc_stats.audit.points import audit, ruleset_results
 from ofc_stats.audit.rules_book import RulesBook, book_results, lookup_results
 from ofc_stats.engine.presets import get_ruleset
@@ -111,7 +111,8 @@ def test_no_rescoring_reads_the_hand_text(timed_out: Path, monkeypatch: pytest.M
         ruleset_results(db, get_ruleset(OTHER))
         book_results(db, RulesBook.load(OTHER))
         lookup_results(db, lambda name: get_ruleset(OTHER))
-        score_all(db, lambda name: get_ruleset(OTHER))
+        for batch in Dataset(timed_out).batches():  # the options' evidence, a batch at a time
+            scored(Dataset(timed_out), batch, lambda name: get_ruleset(OTHER))
     hands = [columns for path, columns in asked if "hands" in Path(path).parts]
     assert len(hands) >= 4 * len(Dataset(timed_out).batches())  # each pass reads every batch
     assert all(columns is not None and "raw_text" not in columns for columns in hands), hands

@@ -107,17 +107,7 @@ def _verb(verb: str, count: int) -> str:
     return verb + "s" if count == 1 else verb
 
 
-def score_all(data: OfcData, lookup: Callable[[str], Ruleset]) -> pd.DataFrame:
-    """hand_key, seat, net_capped of every stored hand under ``lookup`` (a small dataset's:
-    :func:`candidates` scores a batch at a time)."""
-    dataset = Dataset(data.root)
-    parts = [_scored(dataset, batch, lookup) for batch in dataset.batches()]
-    if not parts:
-        return pd.DataFrame(columns=["hand_key", "seat", "net_capped"])
-    return pd.concat(parts, ignore_index=True)
-
-
-def _scored(dataset: Dataset, batch: str, lookup: Callable[[str], Ruleset]) -> pd.DataFrame:
+def scored(dataset: Dataset, batch: str, lookup: Callable[[str], Ruleset]) -> pd.DataFrame:
     """hand_key, seat, net_capped of one batch's scored seats under ``lookup``."""
     results = score_batch_files(dataset, batch, lookup, timeouts=False)["results"]
     frame: pd.DataFrame = results.select(["hand_key", "seat", "net_capped", "status"]).to_pandas()
@@ -211,7 +201,7 @@ def candidates(
     found = {}
     for batch, seats in shown.batches(data):
         for value, lookup in lookups.items():
-            merged = seats.merge(_scored(dataset, batch, lookup), on=["hand_key", "seat"])
+            merged = seats.merge(scored(dataset, batch, lookup), on=["hand_key", "seat"])
             shown_points = merged["shown"]
             seen = shown_points.notna()
             merged["ok"] = ((shown_points - merged["net_capped"]).abs() <= EPS) | ~seen
