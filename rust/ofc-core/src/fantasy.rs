@@ -1204,6 +1204,7 @@ pub fn solve_batch(
 
 /// Every split scored plainly, no bounds: the reference of the tests.
 /// Returns (value, royalties, stays, (bottom, middle, top) classes, board).
+#[cfg(test)]
 pub fn brute_force(
     cards: &[u8],
     rules: &Rules,
@@ -1216,27 +1217,21 @@ pub fn brute_force(
     let mut best: BruteBest = None;
     let positions: Vec<usize> = (0..n).collect();
     for bottom in combinations::<5>(n) {
+        let bottom_at: Vec<usize> = bottom.iter().map(|&i| i as usize).collect();
         let rest: Vec<usize> = positions
             .iter()
             .copied()
             .filter(|p| !bottom.contains(&(*p as u8)))
             .collect();
         for middle in combinations::<5>(n - 5) {
+            let middle_at: Vec<usize> = middle.iter().map(|&i| rest[i as usize]).collect();
             let left: Vec<usize> = (0..n - 5)
                 .filter(|i| !middle.contains(&(*i as u8)))
                 .map(|i| rest[i])
                 .collect();
             for top in combinations::<3>(n - 10) {
-                let mut board = [0u8; 13];
-                for (slot, &i) in board[0..3].iter_mut().zip(&top) {
-                    *slot = deal[left[i as usize]];
-                }
-                for (slot, &i) in board[3..8].iter_mut().zip(&middle) {
-                    *slot = deal[rest[i as usize]];
-                }
-                for (slot, &i) in board[8..13].iter_mut().zip(&bottom) {
-                    *slot = deal[i as usize];
-                }
+                let top_at: Vec<usize> = top.iter().map(|&i| left[i as usize]).collect();
+                let board = split_board(&deal, &top_at, &middle_at, &bottom_at);
                 keep_if_best(t, rules, stay_value, board, &mut best);
             }
         }
@@ -1245,11 +1240,28 @@ pub fn brute_force(
     (value, royalties, stays, code, board)
 }
 
+/// The board of a split: the deal's cards at the top's, middle's and bottom's positions.
+#[cfg(test)]
+pub(crate) fn split_board(
+    deal: &[u8],
+    top: &[usize],
+    middle: &[usize],
+    bottom: &[usize],
+) -> [u8; 13] {
+    let mut board = [0u8; 13];
+    for (slot, &i) in board.iter_mut().zip(top.iter().chain(middle).chain(bottom)) {
+        *slot = deal[i];
+    }
+    board
+}
+
 /// The best set a brute force has seen: (value, classes, royalties, stays, board).
+#[cfg(test)]
 pub(crate) type BruteBest = Option<(f64, u64, i32, bool, [u8; 13])>;
 
 /// One board of a brute force: kept in `best` if it is live and beats it (by value, then
 /// by its rows' classes, so every brute force breaks ties alike).
+#[cfg(test)]
 pub(crate) fn keep_if_best(
     t: &Tables,
     rules: &Rules,
@@ -1572,16 +1584,7 @@ mod tests {
                     {
                         continue;
                     }
-                    let mut board = [0u8; 13];
-                    for (slot, &i) in board[0..3].iter_mut().zip(&top_at) {
-                        *slot = deal[i];
-                    }
-                    for (slot, &i) in board[3..8].iter_mut().zip(&middle_at) {
-                        *slot = deal[i];
-                    }
-                    for (slot, &i) in board[8..13].iter_mut().zip(&bottom_at) {
-                        *slot = deal[i];
-                    }
+                    let board = split_board(&deal, &top_at, &middle_at, &bottom_at);
                     keep_if_best(t, rules, stay_value, board, &mut best);
                 }
             }
