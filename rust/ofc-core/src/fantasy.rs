@@ -1213,8 +1213,19 @@ pub fn brute_force(
     let t = Tables::get();
     let mut deal = cards.to_vec();
     deal.sort_unstable();
-    let n = deal.len();
     let mut best: BruteBest = None;
+    every_split(deal.len(), |top, middle, bottom| {
+        let board = split_board(&deal, top, middle, bottom);
+        keep_if_best(t, rules, stay_value, board, &mut best);
+    });
+    let (value, code, royalties, stays, board) = best.expect("a legal set exists");
+    (value, royalties, stays, code, board)
+}
+
+/// Every split of `n` dealt cards' positions into a bottom of 5, a middle of 5 and a top
+/// of 3 (the rest discarded), each handed to `visit(top, middle, bottom)` once, in one order.
+#[cfg(test)]
+pub(crate) fn every_split(n: usize, mut visit: impl FnMut(&[usize], &[usize], &[usize])) {
     let positions: Vec<usize> = (0..n).collect();
     for bottom in combinations::<5>(n) {
         let bottom_at: Vec<usize> = bottom.iter().map(|&i| i as usize).collect();
@@ -1231,13 +1242,10 @@ pub fn brute_force(
                 .collect();
             for top in combinations::<3>(n - 10) {
                 let top_at: Vec<usize> = top.iter().map(|&i| left[i as usize]).collect();
-                let board = split_board(&deal, &top_at, &middle_at, &bottom_at);
-                keep_if_best(t, rules, stay_value, board, &mut best);
+                visit(&top_at, &middle_at, &bottom_at);
             }
         }
     }
-    let (value, code, royalties, stays, board) = best.expect("a legal set exists");
-    (value, royalties, stays, code, board)
 }
 
 /// The board of a split: the deal's cards at the top's, middle's and bottom's positions.
@@ -1559,36 +1567,17 @@ mod tests {
         ];
         let bit = |positions: &[usize]| positions.iter().fold(0usize, |m, &p| m | 1 << p);
         let mut best: BruteBest = None;
-        let positions: Vec<usize> = (0..n).collect();
-        for bottom in combinations::<5>(n) {
-            let bottom_at: Vec<usize> = bottom.iter().map(|&i| i as usize).collect();
-            let rest: Vec<usize> = positions
-                .iter()
-                .copied()
-                .filter(|p| !bottom.contains(&(*p as u8)))
-                .collect();
-            for middle in combinations::<5>(n - 5) {
-                let middle_at: Vec<usize> = middle.iter().map(|&i| rest[i as usize]).collect();
-                let left: Vec<usize> = (0..n - 5)
-                    .filter(|i| !middle.contains(&(*i as u8)))
-                    .map(|i| rest[i])
-                    .collect();
-                for top in combinations::<3>(n - 10) {
-                    let top_at: Vec<usize> = top.iter().map(|&i| left[i as usize]).collect();
-                    let most = bound[0][bit(&top_at)]
-                        + bound[1][bit(&middle_at)]
-                        + bound[2][bit(&bottom_at)];
-                    if best
-                        .as_ref()
-                        .is_some_and(|(v, ..)| most as f64 + stay_value.max(0.0) < *v)
-                    {
-                        continue;
-                    }
-                    let board = split_board(&deal, &top_at, &middle_at, &bottom_at);
-                    keep_if_best(t, rules, stay_value, board, &mut best);
-                }
+        every_split(n, |top, middle, bottom| {
+            let most = bound[0][bit(top)] + bound[1][bit(middle)] + bound[2][bit(bottom)];
+            if best
+                .as_ref()
+                .is_some_and(|(v, ..)| most as f64 + stay_value.max(0.0) < *v)
+            {
+                return;
             }
-        }
+            let board = split_board(&deal, top, middle, bottom);
+            keep_if_best(t, rules, stay_value, board, &mut best);
+        });
         let (value, code, royalties, stays, board) = best.expect("a legal set exists");
         (value, royalties, stays, code, board)
     }
