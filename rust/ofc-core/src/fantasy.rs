@@ -1423,6 +1423,15 @@ mod tests {
 
     /// Rulesets to vary the objective: progressive, no repeat at all, and a
     /// strict repeat needing every row (trips on top and quads on the bottom).
+    /// [`variants`] dealt from a deck with two jokers.
+    fn joker_variants() -> Vec<(Rules, f64)> {
+        let mut cases = variants();
+        for (rules, _) in cases.iter_mut() {
+            rules.deck_size = 54;
+        }
+        cases
+    }
+
     fn variants() -> Vec<(Rules, f64)> {
         let progressive = Rules::pineapple_progressive();
         let none = Rules {
@@ -1457,10 +1466,7 @@ mod tests {
 
     #[test]
     fn equals_the_brute_force_with_jokers() {
-        let mut cases = variants();
-        for (rules, _) in cases.iter_mut() {
-            rules.deck_size = 54;
-        }
+        let cases = joker_variants();
         for (count, jokers, deals) in [(13, 1, 12), (13, 2, 2), (14, 1, 2)] {
             for i in 0..deals {
                 let mut stream = Stream::new(&[2, count as u64, jokers as u64, i as u64]);
@@ -1478,10 +1484,7 @@ mod tests {
     /// (with two jokers, all but the 72,072 that discard both).
     #[test]
     fn equals_the_brute_force_with_jokers_at_15_cards() {
-        let mut cases = variants();
-        for (rules, _) in cases.iter_mut() {
-            rules.deck_size = 54;
-        }
+        let cases = joker_variants();
         for (jokers, i) in [(1usize, 0usize), (2, 1)] {
             let mut stream = Stream::new(&[7, 15, jokers as u64, i as u64]);
             let deal = random_deal(&mut stream, 15, jokers);
@@ -1586,10 +1589,7 @@ mod tests {
     fn the_bounded_brute_force_is_the_brute_force() {
         // 13 cards with jokers, where the plain brute force is quick (72,072 boards; 14
         // cards read a million, 10 s): the same value, classes and very rows.
-        let mut cases = variants();
-        for (rules, _) in cases.iter_mut() {
-            rules.deck_size = 54;
-        }
+        let cases = joker_variants();
         for (count, jokers, i) in [(13, 1, 0), (13, 2, 1), (13, 1, 3)] {
             let mut stream = Stream::new(&[8, count as u64, jokers as u64, i as u64]);
             let deal = random_deal(&mut stream, count, jokers);
