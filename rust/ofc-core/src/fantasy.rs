@@ -1210,11 +1210,28 @@ pub fn brute_force(
     rules: &Rules,
     stay_value: f64,
 ) -> (f64, i32, bool, u64, [u8; 13]) {
+    brute_force_under(cards, rules, stay_value, |_, _, _| i32::MAX)
+}
+
+/// [`brute_force`] skipping the splits whose royalties' ceiling, `most(top, middle,
+/// bottom)` over the sorted deal's positions, plus the stay value is below the best value
+/// read so far: the same answer, ties included, where the ceiling holds.
+#[cfg(test)]
+pub(crate) fn brute_force_under(
+    cards: &[u8],
+    rules: &Rules,
+    stay_value: f64,
+    most: impl Fn(&[usize], &[usize], &[usize]) -> i32,
+) -> (f64, i32, bool, u64, [u8; 13]) {
     let t = Tables::get();
     let mut deal = cards.to_vec();
     deal.sort_unstable();
     let mut best: BruteBest = None;
     every_split(deal.len(), |top, middle, bottom| {
+        let ceiling = most(top, middle, bottom) as f64 + stay_value.max(0.0);
+        if best.as_ref().is_some_and(|(v, ..)| ceiling < *v) {
+            return;
+        }
         let board = split_board(&deal, top, middle, bottom);
         keep_if_best(t, rules, stay_value, board, &mut best);
     });
@@ -1225,7 +1242,7 @@ pub fn brute_force(
 /// Every split of `n` dealt cards' positions into a bottom of 5, a middle of 5 and a top
 /// of 3 (the rest discarded), each handed to `visit(top, middle, bottom)` once, in one order.
 #[cfg(test)]
-pub(crate) fn every_split(n: usize, mut visit: impl FnMut(&[usize], &[usize], &[usize])) {
+fn every_split(n: usize, mut visit: impl FnMut(&[usize], &[usize], &[usize])) {
     let positions: Vec<usize> = (0..n).collect();
     for bottom in combinations::<5>(n) {
         let bottom_at: Vec<usize> = bottom.iter().map(|&i| i as usize).collect();
@@ -1250,12 +1267,7 @@ pub(crate) fn every_split(n: usize, mut visit: impl FnMut(&[usize], &[usize], &[
 
 /// The board of a split: the deal's cards at the top's, middle's and bottom's positions.
 #[cfg(test)]
-pub(crate) fn split_board(
-    deal: &[u8],
-    top: &[usize],
-    middle: &[usize],
-    bottom: &[usize],
-) -> [u8; 13] {
+fn split_board(deal: &[u8], top: &[usize], middle: &[usize], bottom: &[usize]) -> [u8; 13] {
     let mut board = [0u8; 13];
     for (slot, &i) in board.iter_mut().zip(top.iter().chain(middle).chain(bottom)) {
         *slot = deal[i];
@@ -1265,18 +1277,12 @@ pub(crate) fn split_board(
 
 /// The best set a brute force has seen: (value, classes, royalties, stays, board).
 #[cfg(test)]
-pub(crate) type BruteBest = Option<(f64, u64, i32, bool, [u8; 13])>;
+type BruteBest = Option<(f64, u64, i32, bool, [u8; 13])>;
 
 /// One board of a brute force: kept in `best` if it is live and beats it (by value, then
 /// by its rows' classes, so every brute force breaks ties alike).
 #[cfg(test)]
-pub(crate) fn keep_if_best(
-    t: &Tables,
-    rules: &Rules,
-    stay_value: f64,
-    board: [u8; 13],
-    best: &mut BruteBest,
-) {
+fn keep_if_best(t: &Tables, rules: &Rules, stay_value: f64, board: [u8; 13], best: &mut BruteBest) {
     let (_, e) = read_jokers(t, rules, &board);
     if e.fouled {
         return;
@@ -1569,20 +1575,9 @@ mod tests {
             table(5, &rules.royalty_bottom),
         ];
         let bit = |positions: &[usize]| positions.iter().fold(0usize, |m, &p| m | 1 << p);
-        let mut best: BruteBest = None;
-        every_split(n, |top, middle, bottom| {
-            let most = bound[0][bit(top)] + bound[1][bit(middle)] + bound[2][bit(bottom)];
-            if best
-                .as_ref()
-                .is_some_and(|(v, ..)| most as f64 + stay_value.max(0.0) < *v)
-            {
-                return;
-            }
-            let board = split_board(&deal, top, middle, bottom);
-            keep_if_best(t, rules, stay_value, board, &mut best);
-        });
-        let (value, code, royalties, stays, board) = best.expect("a legal set exists");
-        (value, royalties, stays, code, board)
+        brute_force_under(&deal, rules, stay_value, |top, middle, bottom| {
+            bound[0][bit(top)] + bound[1][bit(middle)] + bound[2][bit(bottom)]
+        })
     }
 
     #[test]
