@@ -41,7 +41,9 @@ def test_largest_losses_are_whole_points_per_room_and_rule_string() -> None:
         }
     )
     # a: the largest loss is 12; b loses 2.5 (no whole-point cap); c shows no loss at all.
-    assert largest_losses(shown) == {("a", "x"): 12}
+    assert largest_losses([shown]) == {("a", "x"): 12}
+    # read a batch at a time: the largest over the batches (12 in the first, 3 in the next)
+    assert largest_losses([shown.iloc[:1], shown.iloc[1:]]) == {("a", "x"): 12}
 
 
 def test_a_capped_room_shows_its_cap(capped: Path, tmp_path: Path) -> None:

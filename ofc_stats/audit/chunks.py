@@ -14,7 +14,13 @@ from collections.abc import Iterable, Iterator
 from itertools import pairwise
 from typing import TypeVar
 
-from ofc_stats.store.views import FANTASY_SQL, RESULTS_BY_ID, SEAT_RESULTS_SQL, OfcData
+from ofc_stats.store.views import (
+    FANTASY_SQL,
+    RESULTS_BY_ID,
+    SEAT_RESULTS_SQL,
+    TABLE_RUNS,
+    OfcData,
+)
 
 CHUNK_HANDS = 10_000  # hands a share holds, about: tables are not split
 HASHES = 2**64  # hash() is a UBIGINT
@@ -48,6 +54,30 @@ def each_share(data: OfcData, shares: Iterable[T]) -> Iterator[T]:
         data.give_back()
 
 
+IN_SHARE = "hand_id IN (SELECT hand_id FROM hands WHERE {share})"  # a share's rows by id
+
+
+def in_share(share: str) -> str:
+    """A predicate on ``hand_id``: the rows of the tables ``share`` holds ("true": all)."""
+    return "true" if share == "true" else IN_SHARE.format(share=share)
+
+
+def share_hands(share: str) -> str:
+    """The hands of the tables ``share`` holds; the view itself for every table."""
+    return "hands" if share == "true" else f"(SELECT * FROM hands WHERE {share})"
+
+
+def share_seats(share: str) -> str:
+    """The seats of the tables ``share`` holds (by hand id); the view itself for every table."""
+    return "seats" if share == "true" else f"(SELECT * FROM seats WHERE {in_share(share)})"
+
+
+def share_table_runs(share: str) -> str:
+    """The table_runs view's rows of the tables ``share`` holds, from their hands only (a run
+    stays within a table); the view itself for every table."""
+    return "table_runs" if share == "true" else f"({TABLE_RUNS.format(hands=share_hands(share))})"
+
+
 def share_seat_results(share: str) -> str:
     """The seat_results view's rows of the tables ``share`` holds, each relation it joins
     cut to them first: the view filtered after its joins can build a join's hash table on
@@ -56,13 +86,10 @@ def share_seat_results(share: str) -> str:
     if share == "true":
         return "seat_results"
     query = SEAT_RESULTS_SQL.format(
-        hands=f"(SELECT * FROM hands WHERE {share})",
-        results=f"(SELECT * FROM {RESULTS_BY_ID} WHERE {IN_SHARE.format(share=share)})",
+        hands=share_hands(share),
+        results=f"(SELECT * FROM {RESULTS_BY_ID} WHERE {in_share(share)})",
     )
     return f"({query})"
-
-
-IN_SHARE = "hand_id IN (SELECT hand_id FROM hands WHERE {share})"  # a share's rows by id
 
 
 def share_fantasy(share: str) -> str:
@@ -71,10 +98,20 @@ def share_fantasy(share: str) -> str:
     if share == "true":
         return "fantasy"
     query = FANTASY_SQL.format(
-        hands=f"(SELECT * FROM hands WHERE {share})",
+        hands=share_hands(share),
         seat_results=share_seat_results(share),
     )
     return f"({query})"
 
 
-__all__ = ["CHUNK_HANDS", "each_share", "share_fantasy", "share_seat_results", "table_shares"]
+__all__ = [
+    "CHUNK_HANDS",
+    "each_share",
+    "in_share",
+    "share_fantasy",
+    "share_hands",
+    "share_seat_results",
+    "share_seats",
+    "share_table_runs",
+    "table_shares",
+]

@@ -195,10 +195,7 @@ def candidates(
     as a place and a flag per hand seen (the seats and their scores are the batch's)."""
     dataset = Dataset(data.root)
     lookups = {value: _changed(change, current) for value, change in values.items()}
-    found: dict[
-        tuple[str, str], dict[str, list[tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]]]
-    ]
-    found = {}
+    found: dict[tuple[str, str], dict[str, list[_Flags]]] = {}
     for batch, seats in shown.batches(data):
         for value, lookup in lookups.items():
             merged = seats.merge(scored(dataset, batch, lookup), on=["hand_key", "seat"])

@@ -31,10 +31,12 @@ import numpy as np
 import pandas as pd
 
 from ofc_stats.audit.chunks import (
-    IN_SHARE,
     each_share,
     share_fantasy,
+    share_hands,
     share_seat_results,
+    share_seats,
+    share_table_runs,
     table_shares,
 )
 from ofc_stats.audit.evidence import (
@@ -68,7 +70,7 @@ from ofc_stats.engine.rules import (
 )
 from ofc_stats.payouts.room_rules import RoomRules
 from ofc_stats.payouts.settle import Settlement
-from ofc_stats.store.views import TABLE_RUNS, OfcData
+from ofc_stats.store.views import OfcData
 from ofc_stats.wording import plural
 
 REPEATS: dict[str, RepeatRule | None] = {
@@ -124,20 +126,20 @@ TRACED_IN = """
 FROM {fantasy} f JOIN {hands} h USING (hand_key) JOIN {seat_results} s USING (hand_key, seat)
 WHERE f.status = 'scored' AND f.next_link = 'next' AND f.seconds_to_next <= $gap
 """
-FANTASY_TRACED = TRACED_IN.format(fantasy="fantasy", hands="hands", seat_results="seat_results")
 ENTRY_KEYS = ["room", "rules_text", "top_class", "room_fantasy", "room_cards"]
 
 
 def _traced(share: str) -> str:
     """:data:`TRACED_IN` over the tables ``share`` holds (the fantasy view's windows stay
     within a table): DuckDB's window over the whole view held 120 MB at 100,000 hands."""
-    if share == "true":
-        return FANTASY_TRACED
     return TRACED_IN.format(
         fantasy=share_fantasy(share),
-        hands=f"(SELECT * FROM hands WHERE {share})",
+        hands=share_hands(share),
         seat_results=share_seat_results(share),
     )
+
+
+FANTASY_TRACED = _traced("true")  # the traced boards of every table
 
 
 def _entry_counts(data: OfcData, max_gap_minutes: float) -> pd.DataFrame:
@@ -331,18 +333,16 @@ def _button_counts(data: OfcData) -> pd.DataFrame:
     """:data:`BUTTON_COUNTS_SQL` a share of the tables at a time (a table's hands in turn
     stay within it), the shares' counts added: over every hand at once, its window and
     joins held 100 MB at 100,000 hands."""
-    parts = []
-    for share in each_share(data, table_shares(data)):
-        if share == "true":
-            parts.append(data.df(BUTTON_COUNTS_SQL))
-            continue
-        hands = f"(SELECT * FROM hands WHERE {share})"
-        button = BUTTON_IN.format(
-            hands=hands,
-            seats=f"(SELECT * FROM seats WHERE {IN_SHARE.format(share=share)})",
-            runs=f"({TABLE_RUNS.format(hands=hands)})",
+    parts = [
+        data.df(
+            BUTTON_COUNTS_IN.format(
+                button=BUTTON_IN.format(
+                    hands=share_hands(share), seats=share_seats(share), runs=share_table_runs(share)
+                )
+            )
         )
-        parts.append(data.df(BUTTON_COUNTS_IN.format(button=button)))
+        for share in each_share(data, table_shares(data))
+    ]
     counts = pd.concat(parts, ignore_index=True)
     return counts.groupby(BUTTON_KEYS, dropna=False, sort=True)["hands"].sum().reset_index()
 

@@ -28,13 +28,11 @@ NOT_INFERABLE = "not inferable from these hands"
 MIN_SUPPORT = 3  # hands that must stop at the cap: one short stack that paid its all is not a cap
 
 
-def largest_losses(
-    frames: pd.DataFrame | Iterable[pd.DataFrame],
-) -> dict[tuple[str, str], int]:
+def largest_losses(frames: Iterable[pd.DataFrame]) -> dict[tuple[str, str], int]:
     """Per (room, rule string): the largest whole-point loss the data shows, if any, over
     the seats of ``frames`` (a batch's each, :meth:`Shown.batches`, read one at a time)."""
     worst: dict[tuple[str, str], float] = {}
-    for shown in [frames] if isinstance(frames, pd.DataFrame) else frames:
+    for shown in frames:
         losses = shown[shown["shown"] < 0]
         lowest = losses.groupby(["room", "rules_text"])["shown"].min()
         for (room, text), loss in zip(lowest.index.tolist(), (-lowest).tolist(), strict=True):

@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ofc_stats.audit.chunks import in_share
 from ofc_stats.store.views import OfcData
 
 # The hands with money ({in_share}: of the share read, so the semi-join holds its hands).
@@ -30,7 +31,6 @@ HANDS_SQL = f"""
 SELECT hand_id, hand_key, room, ruleset, stakes, coalesce(currency, '') AS currency
 FROM hands WHERE {MONEY_HANDS} AND {{share}}
 """
-IN_SHARE = "hand_id IN (SELECT hand_id FROM hands WHERE {share})"  # {in_share} below
 SEATS_SQL = f"""
 SELECT hand_id, seat, player, coalesce(player_id, player) AS player_key, hero,
        reported_points, reported_money, stack
@@ -130,10 +130,10 @@ def money_seats(data: OfcData, share: str = "true") -> pd.DataFrame:
     """MONEY_SQL's frame: every scored seat of a hand with money reported, ordered by hand
     key and seat; of the tables ``share`` holds (:func:`~ofc_stats.audit.chunks.table_shares`),
     all of them by default."""
-    in_share = "true" if share == "true" else IN_SHARE.format(share=share)
-    hand = data.arrow(HANDS_SQL.format(share=share, in_share=in_share))
-    seat = data.arrow(SEATS_SQL.format(in_share=in_share))
-    result = data.arrow(RESULTS_SQL.format(in_share=in_share))
+    share_rows = in_share(share)
+    hand = data.arrow(HANDS_SQL.format(share=share, in_share=share_rows))
+    seat = data.arrow(SEATS_SQL.format(in_share=share_rows))
+    result = data.arrow(RESULTS_SQL.format(in_share=share_rows))
     # Each scored result's seat row (a seat without a scored result is not a row).
     seat_key = _seat_keys(seat)
     by_key = np.argsort(seat_key, kind="stable")

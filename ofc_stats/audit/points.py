@@ -28,7 +28,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ofc_stats.audit.chunks import each_share, share_fantasy, share_seat_results, table_shares
+from ofc_stats.audit.chunks import (
+    each_share,
+    in_share,
+    share_fantasy,
+    share_hands,
+    share_seat_results,
+    table_shares,
+)
 from ofc_stats.audit.coverage import (
     empty_coverage,
     fantasy_reasons,
@@ -339,12 +346,12 @@ def share_results(data: OfcData, share: str, ruleset: Ruleset) -> pa.Table:
     timeouts (null: no check of a share reads them), for :meth:`OfcData.rescored` by a
     pass that reads that share only: ``--guess-rules`` scores every named ruleset, and
     the results of every hand at once were 25 MB at 100,000 hands."""
-    in_share = IN_SHARE.format(share=share)
+    share_rows = in_share(share)
     hands = data.arrow(
         f"SELECT {', '.join(RESCORE_HAND_COLUMNS)} FROM hands WHERE {share} ORDER BY hand_id"
     )
     seats = data.arrow(
-        f"SELECT hand_key, {', '.join(SEAT_COLUMNS)} FROM seats WHERE {in_share} "
+        f"SELECT hand_key, {', '.join(SEAT_COLUMNS)} FROM seats WHERE {share_rows} "
         "ORDER BY hand_id, seat"
     )
     return score_tables(hands, seats, DatasetRulesets(data.root), ruleset=ruleset).results
@@ -430,7 +437,6 @@ ORDER BY hand_key, seat
 # {seat_results}: the view's rows of that share, each relation cut to it before the joins
 # (chunks.share_seat_results: else the status filter may build a join on every result)
 REPORTED = "SELECT hand_key FROM seats WHERE reported_points IS NOT NULL"
-IN_SHARE = "hand_id IN (SELECT hand_id FROM hands WHERE {share})"  # a share's seats only
 
 
 def _points(data: OfcData, override: Ruleset | None, book: RulesBook | None = None) -> _Check:
@@ -446,7 +452,7 @@ def points_share(
     data: OfcData, override: Ruleset | None, share: str, book: RulesBook | None = None
 ) -> _Check:
     """The points check of the tables ``share`` holds (chunks.table_shares; "true": all)."""
-    reported = REPORTED if share == "true" else f"{REPORTED} AND {IN_SHARE.format(share=share)}"
+    reported = f"{REPORTED} AND {in_share(share)}"
     query = POINTS_SEATS_SQL.format(
         seat_results=share_seat_results(share), hands=reported, share=share
     )
@@ -603,7 +609,7 @@ def _fantasy_share(data: OfcData, max_gap_minutes: float, share: str) -> _Check:
     frame = data.df(
         f"""SELECT f.*, h.ruleset, h.room AS hand_room, t.description AS top_description,
                   n.hand_id AS next_hand_id
-           FROM {fantasy} f JOIN (SELECT * FROM hands WHERE {share}) h USING (hand_key)
+           FROM {fantasy} f JOIN {share_hands(share)} h USING (hand_key)
            LEFT JOIN (SELECT hand_key AS next_hand_key, hand_id FROM hands WHERE {share}) n
              USING (next_hand_key)
            LEFT JOIN (SELECT hand_key, seat, top_class FROM {seat_results} WHERE {share}) s
