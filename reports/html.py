@@ -29,18 +29,17 @@ import orjson
 import pandas as pd
 
 from ofc_stats.safe_text import csv_cell, csv_field, csv_text, html_text
+from ofc_stats.wording import plus, signed
 from reports.base import Report
 from reports.explore import pack as pack_page_data
 from reports.live_figures import (
     fantasy_text,
     figures,
     fouls_text,
-    plus,
     regret_figures,
     regret_text,
     royalties_text,
     royalty_figures,
-    signed,
 )
 from reports.page import css, script
 from reports.replay import pack

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ofc_stats.wording import plural
+from ofc_stats.wording import fixed, per_100_text, plural, signed
 from reports.stats import MIN_HANDS, NO_INTERVAL, Z95, wilson
 
 
@@ -62,31 +62,6 @@ def figures(hands: dict[str, Any], kept: Sequence[int] | None = None) -> Figures
         field_fouls=int(np.asarray(hands["f_fouls"], dtype=np.int64)[at].sum()),
         fantasy_points=[float(p) for p in points if not math.isnan(p)],  # (the script: not null)
     )
-
-
-def fixed(value: float, digits: int) -> str:
-    """``value`` with ``digits`` decimals and thousands separators, as the page's script
-    writes it (``Intl.NumberFormat("en")``: the shortest decimal that reads back as the
-    number, ``repr``'s, rounded half away from zero: 1.005 is 1.01)."""
-    quantum = Decimal(1).scaleb(-digits)
-    return f"{Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_UP):,}"
-
-
-def plus(text: str, value: object) -> str:
-    """A number's text with a + when it is above zero and shows a digit other than 0
-    (``+1.19``; ``0.00``, never ``-0.00`` or ``+0.00``: as the page's script's ``plusNum``).
-
-    >>> plus("1.19", 1.19), plus("-0.00", -0.001), plus("–", None)
-    ('+1.19', '0.00', '–')
-    """
-    if not any(c in "123456789" for c in text):
-        return text.replace("-", "", 1) if text.startswith("-") else text
-    return "+" + text if isinstance(value, int | float | np.number) and value > 0 else text
-
-
-def signed(value: float, digits: int) -> str:
-    """Points with their sign, as the summary writes them: ``+1.19``, ``-0.30``, ``0.00``."""
-    return plus(fixed(value, digits), value)
 
 
 def signed_interval(low: float | None, high: float | None) -> str:
@@ -298,16 +273,6 @@ def regret_figures(live: dict[str, Any], kept: Sequence[int] | None = None) -> R
         ):
             costliest = here
     return Regret(normal, len(graded), total, squares, costliest)
-
-
-def per_100_text(total: float, squares: float, hands: int) -> str:
-    """``2.9 ± 0.8`` expected points per 100 hands from the per-hand losses' sum and sum of
-    squares (an SE needs two hands: ``3.0 (no SE from one hand)``)."""
-    mean = total / hands
-    if hands < 2:
-        return f"{fixed(100 * mean, 1)} (no SE from one hand)"
-    sd = math.sqrt(max(0.0, (squares - hands * mean * mean) / (hands - 1)))
-    return f"{fixed(100 * mean, 1)} ± {fixed(100 * sd / math.sqrt(hands), 1)}"
 
 
 def regret_text(r: Regret) -> str:

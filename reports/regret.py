@@ -177,7 +177,7 @@ def replay_note(table: pd.DataFrame) -> str:
     if int(never.iloc[0]) == int(every["seats"]):
         return over + "the grader's advice never played otherwise than you: no gain to realise."
     return (
-        f"{over}the grader's advice realised {signed(100 * every['realised_per_seat'])} ± "
+        f"{over}the grader's advice realised {signed(100 * every['realised_per_seat'], 0)} ± "
         f"{100 * every['realised_se']:,.0f} points per 100 hands against your play, where it "
         f"claims {100 * every['claimed_per_seat']:,.0f} ± {100 * every['claimed_se']:,.0f} lost."
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ofc_stats.wording import plural
+from ofc_stats.wording import plural, signed
 from reports.base import (
     MINE,
     ORDER,
@@ -19,7 +19,7 @@ from reports.base import (
 )
 from reports.charts import bars_with_ci, line
 from reports.ledger import money_seats, paid_not_scored, paid_text
-from reports.live_figures import signed, signed_interval
+from reports.live_figures import signed_interval
 from reports.stats import TOO_FEW, grouped_mean_ci, mean_ci, moments_ci
 
 SEATS_SQL = f"""

@@ -38,10 +38,11 @@ from ofc_stats.cli.main import main
 from ofc_stats.records import HandRecord, SeatRecord
 from ofc_stats.store.importer import import_paths
 from ofc_stats.store.recompute import recompute
+from ofc_stats.wording import fixed
 from parsers.app_json import dumps_app
 from parsers.open_format import dumps
 from reports import Filters, prepare, sessions
-from reports.live_figures import fixed, percent
+from reports.live_figures import percent
 from tests.builders import hand_record, seat_record, write_dataset
 from tests.shared_samples import APPS
 from tests.test_reports import HOSTILE, alice_hands, placed

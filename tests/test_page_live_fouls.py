@@ -20,10 +20,11 @@ from click.testing import CliRunner
 
 import ofc_stats
 from ofc_stats.cli.main import main
+from ofc_stats.wording import fixed, signed
 from reports import Filters, fantasy, fouls, prepare, resolve_player
 from reports.explore import page_data
 from reports.html import plus
-from reports.live_figures import fantasy_text, figures, fixed, fouls_text, percent, signed
+from reports.live_figures import fantasy_text, figures, fouls_text, percent
 from reports.stats import NO_INTERVAL, wilson
 from tests.builders import sim_records, write_dataset
 from tests.shared_samples import APPS

@@ -25,8 +25,8 @@ import pyarrow.compute as pc
 from ofc_stats.audit.chunks import each_share, table_shares
 from ofc_stats.audit.fields import field_verdicts, rooms_measuring
 from ofc_stats.audit.money_seats import (  # MONEY_SQL's rows, at less memory
-    _seat_keys,
     money_seats,
+    table_seat_keys,
 )
 from ofc_stats.payouts.rake import MODES, rake_taken, rounded
 from ofc_stats.payouts.room_rules import RoomRules
@@ -640,8 +640,8 @@ def scoped_seats(data: OfcData, hands: str) -> pd.DataFrame:
     result = data.arrow(
         f"SELECT hand_id, seat, net_capped FROM results WHERE status = 'scored' AND {wanted}"
     )
-    seat_key = _seat_keys(seat)
-    result_key = _seat_keys(result)
+    seat_key = table_seat_keys(seat)
+    result_key = table_seat_keys(result)
     order = np.argsort(result_key, kind="stable")
     result_key = result_key[order]
     at_result = np.minimum(np.searchsorted(result_key, seat_key), max(len(result_key) - 1, 0))

@@ -122,7 +122,8 @@ class SeatMoney:
         return out
 
 
-def _seat_keys(table: pa.Table) -> npt.NDArray[np.int64]:
+def table_seat_keys(table: pa.Table) -> npt.NDArray[np.int64]:
+    """:func:`seat_keys` of a table's hand_id and seat columns."""
     return seat_keys(table["hand_id"].to_numpy(), table["seat"].to_numpy())
 
 
@@ -135,9 +136,9 @@ def money_seats(data: OfcData, share: str = "true") -> pd.DataFrame:
     seat = data.arrow(SEATS_SQL.format(in_share=share_rows))
     result = data.arrow(RESULTS_SQL.format(in_share=share_rows))
     # Each scored result's seat row (a seat without a scored result is not a row).
-    seat_key = _seat_keys(seat)
+    seat_key = table_seat_keys(seat)
     by_key = np.argsort(seat_key, kind="stable")
-    result_key = _seat_keys(result)
+    result_key = table_seat_keys(result)
     at = np.minimum(np.searchsorted(seat_key[by_key], result_key), max(len(seat_key) - 1, 0))
     found = seat_key[by_key[at]] == result_key if len(seat_key) else np.zeros(0, bool)
     result_rows = np.flatnonzero(found)
@@ -172,4 +173,12 @@ def money_seats(data: OfcData, share: str = "true") -> pd.DataFrame:
     return frame
 
 
-__all__ = ["SEAT_KEY", "SeatMoney", "key_seats", "money_seats", "priced_frame", "seat_keys"]
+__all__ = [
+    "SEAT_KEY",
+    "SeatMoney",
+    "key_seats",
+    "money_seats",
+    "priced_frame",
+    "seat_keys",
+    "table_seat_keys",
+]

@@ -31,7 +31,7 @@ def _money(value: float, currency: str | None) -> str:
     >>> _money(-8.2, "USD"), _money(12.0, None), _money(-0.001, "INR")
     ('-8.20 USD', '+12.00', '0.00 INR')
     """
-    text = "0.00" if round(value, 2) == 0 else f"{value:+,.2f}"
+    text = signed(value, 2)
     return f"{text} {currency}" if currency else text
 
 
@@ -75,7 +75,7 @@ def _candidates(grade: dict[str, Any]) -> list[str]:
         marks = [m for m, on in (("played", c["chosen"]), ("best", c["best"])) if on]
         if c.get("above_best"):
             marks.append("above the best, within the noise")
-        value = f"{c['ev']:+.2f} ± {c['se'] or 0.0:.2f}"
+        value = f"{signed(c['ev'], 2)} ± {c['se'] or 0.0:.2f}"
         tail = f"  ({', '.join(marks)})" if marks else ""
         lines.append(f"    {value:>13}  {c['play']}{tail}")
     return lines

@@ -277,7 +277,7 @@ def _won(player: str | None, gains: Sequence[tuple[float, bool]]) -> str:
     gain = realised([g for g, _ in gains])
     whose = f"{player}'s" if player else "the players'"
     return (
-        f"  won by the advice on {whose} own cards: {signed(100 * gain.mean)} ± "
+        f"  won by the advice on {whose} own cards: {signed(100 * gain.mean, 0)} ± "
         f"{100 * gain.se:,.0f} per 100 hands over the play made ({plural(len(gains), 'hand')})"
     )
 

@@ -13,7 +13,6 @@ own seed, so the grades do not depend on the chunking or the number of threads.
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -46,7 +45,7 @@ from ofc_stats.store.files import write_parquet
 from ofc_stats.store.recompute import stored_results
 from ofc_stats.store.rulesets import DatasetRulesets
 from ofc_stats.store.schema import GRADE_TABLES, GRADER_TABLES
-from ofc_stats.wording import plural
+from ofc_stats.wording import per_100_text, plural
 
 GRADER_KEY = b"ofc_stats.grader"
 REPLAY_KEY = b"ofc_stats.replay"
@@ -131,12 +130,7 @@ class GradeSummary:
     def per_100(self) -> str:
         """The street decisions' loss per 100 graded hands with its SE over the hands, as
         the regret report writes it ("26.4 ± 3.2"; no SE from one hand)."""
-        n = self.seats
-        mean = self.loss / n
-        if n < 2:
-            return f"{100 * mean:,.1f} (no SE from one hand)"
-        variance = max(0.0, (self.squares - n * mean * mean) / (n - 1))
-        return f"{100 * mean:,.1f} ± {100 * math.sqrt(variance / n):,.1f}"
+        return per_100_text(self.loss, self.squares, self.seats)
 
     def rates(self) -> list[str]:
         """Each rate with what it is over, in the regret report's units."""
