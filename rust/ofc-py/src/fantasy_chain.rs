@@ -5,9 +5,9 @@ use ofc_core::fantasy_chain::Chain;
 use pyo3::prelude::*;
 
 use crate::errors::to_py;
-use crate::grade::pool;
 use crate::rules::Rules;
 use crate::value::ValueFunction;
+use ofc_core::threads::on_threads;
 
 /// Per-seat columns of self-play hands: hand, cards (the Fantasyland played, 0 a normal hand),
 /// points before caps, next_cards (the Fantasyland dealt next, 0 none).
@@ -49,13 +49,9 @@ fn fantasy_chain_hands<'py>(
         value: value.map(|v| v.inner.clone()),
         seed,
     };
-    let pool = threads.map(|n| pool(n.max(1))).transpose()?;
-    let run = || chain.play(fantasy, first, hands);
     let rows = py
-        .detach(|| match &pool {
-            Some(p) => p.install(run),
-            None => run(),
-        })
+        .detach(|| on_threads(threads, || chain.play(fantasy, first, hands)))
+        .map_err(pyo3::exceptions::PyRuntimeError::new_err)?
         .map_err(|e| to_py(py, e))?;
     let column = |f: &dyn Fn(&ofc_core::fantasy_chain::SeatHand) -> i64| {
         rows.iter().map(f).collect::<Vec<i64>>().into_pyarray(py)

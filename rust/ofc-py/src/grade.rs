@@ -1,7 +1,5 @@
 //! The grader's races: a chunk of street decisions graded on threads, the GIL released.
 
-use std::sync::Arc;
-
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1};
 use ofc_core::race::{grade_decisions, Graded, NamedGrade, RaceParams};
@@ -194,11 +192,6 @@ pub(crate) fn search_of(search: Option<(usize, usize, usize, usize)>) -> PyResul
         until,
         from,
     })
-}
-
-/// The core's pool of `threads` threads (`ofc_core::threads::pool`), or a `RuntimeError`.
-pub(crate) fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
-    ofc_core::threads::pool(threads).map_err(pyo3::exceptions::PyRuntimeError::new_err)
 }
 
 /// Grade a chunk of street decisions of one ruleset, at most `budget` rollouts a

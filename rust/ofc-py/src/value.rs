@@ -5,8 +5,8 @@ use std::sync::Arc;
 use ofc_core::value::{train, TrainConfig, ValueFn};
 use pyo3::prelude::*;
 
-use crate::grade::pool;
 use crate::rules::Rules;
+use ofc_core::threads::on_threads;
 
 /// A board value learned from self-play (`ofc_stats.grade.value`), for the
 /// continuation policy of the rollouts and the replay.
@@ -87,12 +87,9 @@ fn train_value(
         lambda_fantasy,
         fantasy_values,
     };
-    let pool = threads.map(|n| pool(n.max(1))).transpose()?;
-    let run = || train(&rules.inner, &streets, &cfg);
-    let trained = py.detach(|| match &pool {
-        Some(p) => p.install(run),
-        None => run(),
-    });
+    let trained = py
+        .detach(|| on_threads(threads, || train(&rules.inner, &streets, &cfg)))
+        .map_err(pyo3::exceptions::PyRuntimeError::new_err)?;
     let inner = trained.map_err(pyo3::exceptions::PyValueError::new_err)?;
     Ok(ValueFunction {
         inner: Arc::new(inner),
